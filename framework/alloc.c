@@ -1,0 +1,67 @@
+/* alloc.c - the kernel allocator: counts allocations and can fail on demand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "settee/alloc.h"
+
+static unsigned long alloc_count;
+static long fail_countdown = -1;
+
+static int should_fail(void)
+{
+    if (fail_countdown < 0)
+        return 0;
+    if (fail_countdown == 0) {
+        fail_countdown = -1;
+        return 1;
+    }
+    fail_countdown--;
+    return 0;
+}
+
+void *st_malloc(size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *p = malloc(size ? size : 1);
+    if (p)
+        alloc_count++;
+    return p;
+}
+
+void *st_calloc(size_t n, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (p)
+        alloc_count++;
+    return p;
+}
+
+void *st_realloc(void *p, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *q = realloc(p, size ? size : 1);
+    if (q)
+        alloc_count++;
+    return q;
+}
+
+void st_free(void *p) { free(p); }
+
+char *st_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = st_malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+unsigned long st_alloc_count(void) { return alloc_count; }
+
+void st_alloc_fail_after(long n) { fail_countdown = n; }

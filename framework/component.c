@@ -1,0 +1,578 @@
+/* component.c - component instances: creation from a class, fields set from
+ * scene values, object and data links, lazy engine updates. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static size_t count_fields(const st_field *t)
+{
+    size_t n = 0;
+    for (; t && t->name; t++)
+        n++;
+    return n;
+}
+
+bool st__class_has_role(const st_class *cls, st_role role)
+{
+    switch (role) {
+    case ST_ROLE_ANY:
+        return true;
+    case ST_ROLE_STATE:
+        return cls == &st__mechanical_object_class;
+    case ST_ROLE_FORCEFIELD:
+        return cls->forcefield != NULL;
+    case ST_ROLE_MASS:
+        return cls->mass != NULL;
+    case ST_ROLE_PROJECTIVE:
+        return cls->projective != NULL;
+    case ST_ROLE_MAPPING:
+        return cls->mapping != NULL;
+    case ST_ROLE_ODESOLVER:
+        return cls->odesolver != NULL;
+    case ST_ROLE_LINSOLVER:
+        return cls->linsolver != NULL;
+    case ST_ROLE_TOPOLOGY:
+        return cls->topology != NULL;
+    case ST_ROLE_ENGINE:
+        return cls->engine != NULL;
+    case ST_ROLE_ANIMLOOP:
+        return cls->animloop != NULL;
+    }
+    return false;
+}
+
+bool st_component_has_role(const st_component *c, st_role role)
+{
+    return c && st__class_has_role(c->cls, role);
+}
+
+bool st__is_mstate(const st_component *c) { return c && c->cls == &st__mechanical_object_class; }
+
+st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
+                               st_component **out, st_error *err)
+{
+    *out = NULL;
+    size_t nb = count_fields(st__base_fields), nc = count_fields(cls->fields);
+    st_component *c = st_calloc(1, cls->instance_size);
+    st_cinfo *ci = st_calloc(1, sizeof *ci);
+    const st_field **fields = st_calloc(nb + nc, sizeof *fields);
+    st_fstate *fs = st_calloc(nb + nc, sizeof *fs);
+    unsigned long *snap = st_calloc(nb + nc, sizeof *snap);
+    if (!c || !ci || !fields || !fs || !snap) {
+        st_free(c);
+        st_free(ci);
+        st_free(fields);
+        st_free(fs);
+        st_free(snap);
+        return st_error_set(err, ST_ENOMEM, "out of memory creating %s", cls->name);
+    }
+    c->cls = cls;
+    c->node = n;
+    c->kernel = ci;
+    ci->rt = n->scene ? n->scene->rt : NULL;
+    ci->fields = fields;
+    ci->fs = fs;
+    ci->snap = snap;
+    ci->nfields = nb + nc;
+    ci->mark = mark;
+    /* Class fields first, so that a class may shadow a base field. */
+    for (size_t i = 0; i < nc; i++)
+        fields[i] = &cls->fields[i];
+    for (size_t i = 0; i < nb; i++)
+        fields[nc + i] = &st__base_fields[i];
+
+    st_status s = ST_OK;
+    for (size_t i = 0; i < ci->nfields && s == ST_OK; i++) {
+        s = st__field_set_default(fields[i], (char *)c + fields[i]->offset, err);
+        if (s != ST_OK)
+            st_error_prefix(err, "%s.%s: ", cls->name, fields[i]->name);
+    }
+    if (s == ST_OK) {
+        char buf[256];
+        if (!name) {
+            unsigned k = 1;
+            for (size_t i = 0; i < n->nobjects; i++)
+                k += n->objects[i]->cls == cls;
+            snprintf(buf, sizeof buf, "%s%u", cls->name, k);
+            name = buf;
+        }
+        st_free(c->name);
+        c->name = st_strdup(name);
+        if (!c->name)
+            s = st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    if (s == ST_OK && n->nobjects == n->capobjects) {
+        size_t cap = n->capobjects ? 2 * n->capobjects : 8;
+        st_component **o = st_realloc(n->objects, cap * sizeof *o);
+        if (!o)
+            s = st_error_set(err, ST_ENOMEM, "out of memory");
+        else {
+            n->objects = o;
+            n->capobjects = cap;
+        }
+    }
+    if (s == ST_OK && cls->create) {
+        s = cls->create(c, err);
+        if (s != ST_OK) {
+            char path[256];
+            st__error_at(err, s, mark, "%s", err->msg);
+            st_error_set_path(err, st_component_path(c, path, sizeof path));
+        }
+    }
+    if (s != ST_OK) {
+        c->node = NULL;
+        st__component_destroy(c);
+        return s;
+    }
+    n->objects[n->nobjects++] = c;
+    *out = c;
+    return ST_OK;
+}
+
+void st__component_destroy(st_component *c)
+{
+    if (!c)
+        return;
+    st_cinfo *ci = st__cinfo(c);
+    if (c->cls->cleanup)
+        c->cls->cleanup(c);
+    if (ci) {
+        for (size_t i = 0; i < ci->nfields; i++) {
+            st__field_free(ci->fields[i], (char *)c + ci->fields[i]->offset);
+            st_free(ci->fs[i].link);
+        }
+        st_free(ci->fields);
+        st_free(ci->fs);
+        st_free(ci->snap);
+        st_free(ci->template_name);
+        st_free(ci);
+    }
+    st_free(c->name);
+    st_free(c);
+}
+
+int st__component_field_index(const st_component *c, const char *name)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (!strcmp(ci->fields[i]->name, name))
+            return (int)i;
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (ci->fields[i]->alias && !strcmp(ci->fields[i]->alias, name))
+            return (int)i;
+    return -1;
+}
+
+const st_field *st_component_field(const st_component *c, const char *name)
+{
+    int i = c ? st__component_field_index(c, name) : -1;
+    return i < 0 ? NULL : st__cinfo(c)->fields[i];
+}
+
+void *st_component_field_ptr(st_component *c, const st_field *f) { return (char *)c + f->offset; }
+
+const char *st_component_path(const st_component *c, char *buf, size_t size)
+{
+    if (!buf || !size)
+        return buf;
+    if (!c) {
+        buf[0] = 0;
+        return buf;
+    }
+    if (!c->node) {
+        snprintf(buf, size, "%s", c->name ? c->name : "?");
+        return buf;
+    }
+    char np[ST_ERROR_PATH_MAX];
+    st_node_path(c->node, np, sizeof np);
+    snprintf(buf, size, "%s%s%s", np, strcmp(np, "/") ? "/" : "", c->name ? c->name : "?");
+    return buf;
+}
+
+const char *st_component_plugin(const st_component *c)
+{
+    st_cinfo *ci = st__cinfo(c);
+    const char *p = ci && ci->rt ? st_registry_class_plugin(ci->rt->reg, c->cls) : NULL;
+    return p ? p : "(unknown)";
+}
+
+static st_mark field_mark(const st_component *c, const char *field)
+{
+    st_cinfo *ci = st__cinfo(c);
+    if (field) {
+        int i = st__component_field_index(c, field);
+        if (i >= 0 && ci->fs[i].mark.file)
+            return ci->fs[i].mark;
+    }
+    return ci->mark;
+}
+
+st_status st_component_error(const st_component *c, const char *field, st_error *err,
+                             st_status code, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    char msg[ST_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    st__error_at(err, code, field_mark(c, field), "%s%s%s: ", c->cls->name, field ? "." : "",
+                 field ? field : "");
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, "%s", msg);
+    char path[ST_ERROR_PATH_MAX];
+    st_error_set_path(err, st_component_path(c, path, sizeof path));
+    return code;
+}
+
+static void component_log(const st_component *c, st_log_level lv, const char *fmt, va_list ap)
+{
+    st_cinfo *ci = st__cinfo(c);
+    if (!ci || !ci->rt)
+        return;
+    char msg[ST_ERROR_MSG_MAX], path[ST_ERROR_PATH_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    st__log(ci->rt, lv, ci->mark, st_component_path(c, path, sizeof path), "%s", msg);
+}
+
+void st_component_warn(const st_component *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    component_log(c, ST_LOG_WARNING, fmt, ap);
+    va_end(ap);
+}
+
+void st_component_info(const st_component *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    component_log(c, ST_LOG_INFO, fmt, ap);
+    va_end(ap);
+}
+
+/* Field names and aliases of a component, for suggestions. */
+static size_t field_names(const st_component *c, const char **out, size_t max)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    size_t k = 0;
+    for (size_t i = 0; i < ci->nfields && k < max; i++) {
+        out[k++] = ci->fields[i]->name;
+        if (ci->fields[i]->alias && k < max)
+            out[k++] = ci->fields[i]->alias;
+    }
+    return k;
+}
+
+static bool is_vec3_template(const char *t)
+{
+    return !strcmp(t, "Vec3d") || !strcmp(t, "Vec3") || !strcmp(t, "Vec3Types") || !t[0];
+}
+
+static st_status set_value(st_component *c, const char *key, const st_value *v, bool from_scene,
+                           st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    char path[ST_ERROR_PATH_MAX];
+    int i = st__component_field_index(c, key);
+    if (i < 0 && !strcmp(key, "template")) {
+        if (v->kind != ST_VAL_SCALAR || !is_vec3_template(v->text)) {
+            st__error_at(err, ST_ESCENE, v->mark,
+                         "%s: template '%s' is not supported (settee components are Vec3d)",
+                         c->cls->name, v->kind == ST_VAL_SCALAR ? v->text : "(list)");
+            st_error_set_path(err, st_component_path(c, path, sizeof path));
+            return ST_ESCENE;
+        }
+        st_free(ci->template_name);
+        ci->template_name = st_strdup(v->text);
+        return ci->template_name ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    if (i < 0) {
+        const char *names[256], *sugg[3];
+        size_t nn = field_names(c, names, 256);
+        size_t ns = st__suggest(key, names, nn, sugg, 3);
+        char hint[512] = "";
+        if (ns) {
+            size_t len = (size_t)snprintf(hint, sizeof hint, " (did you mean ");
+            for (size_t k = 0; k < ns; k++)
+                len += (size_t)snprintf(hint + len, sizeof hint - len, "%s'%s'",
+                                        k ? (k + 1 == ns ? " or " : ", ") : "", sugg[k]);
+            snprintf(hint + len, sizeof hint - len, "?)");
+        }
+        st__error_at(err, ST_ESCENE, v->mark, "%s has no field '%s'%s; `settee inspect %s` lists its fields",
+                     c->cls->name, key, hint, c->cls->name);
+        st_error_set_path(err, st_component_path(c, path, sizeof path));
+        return ST_ESCENE;
+    }
+    const st_field *f = ci->fields[i];
+    st_fstate *fs = &ci->fs[i];
+    st_status s = ST_OK;
+    if (from_scene && fs->set && fs->mark.file) {
+        s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' is set twice (first at line %d)",
+                         c->cls->name, f->name, fs->mark.line);
+    } else if (f->flags & ST_F_OUTPUT) {
+        s = st__error_at(err, ST_ESCENE, v->mark,
+                         "%s: field '%s' is a read-only output; it cannot be set", c->cls->name,
+                         f->name);
+    } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
+        if (f->flags & ST_F_NOLINK)
+            s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' cannot be linked",
+                             c->cls->name, f->name);
+        else if (!v->text[1] && f->type != ST_T_LINK)
+            s = st__error_at(err, ST_ESCENE, v->mark,
+                             "%s: field '%s': '@' must be followed by a path (\"@box.indices\")",
+                             c->cls->name, f->name);
+        else {
+            char *l = st_strdup(v->text + 1);
+            if (!l)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            st_free(fs->link);
+            fs->link = l;
+            fs->parent = NULL;
+        }
+    } else if (f->type == ST_T_LINK) {
+        s = st__error_at(err, ST_ESCENE, v->mark,
+                         "%s: field '%s' expects a link such as \"@../dofs\" (a path starting with '@')",
+                         c->cls->name, f->name);
+    } else {
+        s = st__field_parse(f, v, (char *)c + f->offset, err);
+        if (s == ST_OK) {
+            st_free(fs->link);
+            fs->link = NULL;
+            fs->parent = NULL;
+        }
+    }
+    if (s != ST_OK) {
+        if (!strstr(err->msg, c->cls->name))
+            st_error_prefix(err, "%s: ", c->cls->name);
+        st_error_set_path(err, st_component_path(c, path, sizeof path));
+        return s;
+    }
+    fs->set = true;
+    fs->counter++;
+    if (from_scene)
+        fs->mark = v->mark;
+    return ST_OK;
+}
+
+st_status st__component_set_value(st_component *c, const char *key, const st_value *v,
+                                  st_error *err)
+{
+    return set_value(c, key, v, true, err);
+}
+
+st_status st_component_set(st_component *c, const char *name, const char *text, st_error *err)
+{
+    st_value v = {ST_VAL_SCALAR, text ? text : "", false, NULL, 0, ST_NO_MARK};
+    ST_TRY(set_value(c, name, &v, false, err));
+    /* Links set after init are resolved at once. */
+    st_cinfo *ci = st__cinfo(c);
+    if (ci->initialised && text && text[0] == '@')
+        return st__component_resolve_links(c, err);
+    return ST_OK;
+}
+
+bool st_component_is_set(const st_component *c, const char *name)
+{
+    int i = c ? st__component_field_index(c, name) : -1;
+    return i >= 0 && st__cinfo(c)->fs[i].set;
+}
+
+void st_component_touch(st_component *c, const st_field *f)
+{
+    st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (ci->fields[i] == f) {
+            ci->fs[i].counter++;
+            return;
+        }
+}
+
+/* ---- links ---- */
+
+static bool types_compatible(st_type a, st_type b)
+{
+    if (a == b)
+        return true;
+    /* Element lists of the same width are interchangeable (quads/tetrahedra). */
+    return st_type_width(a) == st_type_width(b) && a >= ST_T_UINTS && a <= ST_T_HEXAS &&
+           b >= ST_T_UINTS && b <= ST_T_HEXAS && a != ST_T_VEC3S && b != ST_T_VEC3S &&
+           a != ST_T_REALS && b != ST_T_REALS;
+}
+
+static st_status resolve_one(st_component *c, size_t i, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    const st_field *f = ci->fields[i];
+    st_fstate *fs = &ci->fs[i];
+    char path[ST_ERROR_PATH_MAX];
+    st_status s;
+    if (f->type == ST_T_LINK) {
+        st_component *target = NULL;
+        s = st_node_resolve(c->node, fs->link, f->link_kind, &target, err);
+        if (s == ST_OK) {
+            *(st_component **)((char *)c + f->offset) = target;
+            return ST_OK;
+        }
+    } else {
+        /* Data link: the field name follows the last '.' after the last '/'. */
+        const char *slash = strrchr(fs->link, '/');
+        const char *dot = strrchr(slash ? slash : fs->link, '.');
+        if (!dot || dot[1] == 0 || !strcmp(dot, ".") ||
+            (dot > fs->link && dot[-1] == '.' && (dot - 1 == fs->link || dot[-2] == '/'))) {
+            s = st_error_set(err, ST_ELINK,
+                             "'@%s' names no field: a data link is \"@object.field\" (\"@box.indices\")",
+                             fs->link);
+        } else {
+            char obj[ST_ERROR_PATH_MAX];
+            size_t len = (size_t)(dot - fs->link);
+            if (len >= sizeof obj)
+                len = sizeof obj - 1;
+            memcpy(obj, fs->link, len);
+            obj[len] = 0;
+            st_component *target = NULL;
+            s = len ? st_node_resolve(c->node, obj, ST_LINK_ANY, &target, err) : ST_OK;
+            if (!len)
+                target = c;
+            if (s == ST_OK) {
+                const st_field *tf = st_component_field(target, dot + 1);
+                if (!tf) {
+                    const char *names[256], *sugg[1];
+                    size_t nn = field_names(target, names, 256);
+                    size_t ns = st__suggest(dot + 1, names, nn, sugg, 1);
+                    s = st_error_set(err, ST_ELINK, "'@%s': %s '%s' has no field '%s'%s%s%s",
+                                     fs->link, target->cls->name, target->name, dot + 1,
+                                     ns ? " (did you mean '" : "", ns ? sugg[0] : "",
+                                     ns ? "'?)" : "");
+                } else if (tf->type == ST_T_LINK) {
+                    s = st_error_set(err, ST_ELINK, "'@%s' is a link, not data", fs->link);
+                } else if (!types_compatible(tf->type, f->type)) {
+                    s = st_error_set(err, ST_ELINK,
+                                     "'@%s' is %s but field '%s' expects %s", fs->link,
+                                     st_type_name(tf->type), f->name, st_type_name(f->type));
+                } else if (target == c && tf == f) {
+                    s = st_error_set(err, ST_ELINK, "field '%s' links to itself", f->name);
+                } else {
+                    fs->parent = target;
+                    fs->parent_field = tf;
+                    fs->parent_counter = (unsigned long)-1;
+                    return ST_OK;
+                }
+            }
+        }
+    }
+    /* Put the link's position and the component in front of the message. */
+    char msg[ST_ERROR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    st__error_at(err, s, fs->mark.file ? fs->mark : ci->mark, "%s: field '%s': %s", c->cls->name,
+                 f->name, msg);
+    st_error_set_path(err, st_component_path(c, path, sizeof path));
+    return s;
+}
+
+st_status st__component_resolve_links(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (ci->fs[i].link && !ci->fs[i].parent)
+            ST_TRY(resolve_one(c, i, err));
+    return ST_OK;
+}
+
+st_status st_component_update_inputs(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++) {
+        st_fstate *fs = &ci->fs[i];
+        if (!fs->parent)
+            continue;
+        st_component *p = fs->parent;
+        st_cinfo *pi = st__cinfo(p);
+        if (pi->updating) {
+            char path[ST_ERROR_PATH_MAX];
+            return st_component_error(c, ci->fields[i]->name, err, ST_ELINK,
+                                      "data links form a cycle through %s",
+                                      st_component_path(p, path, sizeof path));
+        }
+        if (st__class_has_role(p->cls, ST_ROLE_ENGINE))
+            ST_TRY(st__engine_refresh(p, err));
+        else {
+            pi->updating = true;
+            st_status s = st_component_update_inputs(p, err);
+            pi->updating = false;
+            ST_TRY(s);
+        }
+        int pidx = -1;
+        for (size_t k = 0; k < pi->nfields; k++)
+            if (pi->fields[k] == fs->parent_field)
+                pidx = (int)k;
+        if (pidx < 0)
+            continue;
+        unsigned long pc = pi->fs[pidx].counter;
+        if (pc == fs->parent_counter)
+            continue;
+        const st_field *f = ci->fields[i];
+        st_status s = st__field_copy(f, (char *)c + f->offset, (char *)p + fs->parent_field->offset,
+                                     err);
+        if (s != ST_OK)
+            return st_component_error(c, f->name, err, s, "cannot copy '@%s': %s", fs->link,
+                                      err->msg);
+        fs->parent_counter = pc;
+        fs->counter++;
+    }
+    return ST_OK;
+}
+
+st_status st__engine_refresh(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    if (!c->cls->engine || !c->cls->engine->update)
+        return ST_OK;
+    if (ci->updating) {
+        char path[ST_ERROR_PATH_MAX];
+        return st_error_set(err, ST_ELINK, "data links form a cycle through engine %s",
+                            st_component_path(c, path, sizeof path));
+    }
+    if (!ci->initialised) {
+        char path[ST_ERROR_PATH_MAX];
+        return st_component_error(c, NULL, err, ST_ESTATE,
+                                  "its outputs are read before it is initialised; place %s before "
+                                  "the components that link to it",
+                                  st_component_path(c, path, sizeof path));
+    }
+    ci->updating = true;
+    st_status s = st_component_update_inputs(c, err);
+    bool changed = !ci->updated_once;
+    for (size_t i = 0; s == ST_OK && i < ci->nfields; i++)
+        if (!(ci->fields[i]->flags & ST_F_OUTPUT) && ci->fs[i].counter != ci->snap[i])
+            changed = true;
+    if (s == ST_OK && changed) {
+        s = c->cls->engine->update(c, err);
+        if (s == ST_OK) {
+            ci->updated_once = true;
+            for (size_t i = 0; i < ci->nfields; i++) {
+                if (ci->fields[i]->flags & ST_F_OUTPUT)
+                    ci->fs[i].counter++;
+                else
+                    ci->snap[i] = ci->fs[i].counter;
+            }
+        }
+    }
+    ci->updating = false;
+    return s;
+}
+
+st_mstate *st_component_mstate(const st_component *c)
+{
+    if (!c)
+        return NULL;
+    const st_field *f = st_component_field(c, "mstate");
+    if (f && f->type == ST_T_LINK) {
+        st_component *t = *(st_component *const *)((const char *)c + f->offset);
+        if (t && st__is_mstate(t))
+            return (st_mstate *)t;
+    }
+    return c->node ? st_node_mstate(c->node) : NULL;
+}

@@ -1,0 +1,583 @@
+/* field.c - field types: parsing scene values, defaults, copies, formatting.
+ *
+ * The field's declared type decides how a value parses: libyaml gives us
+ * text only, so `1e-5` is a real for a real field and `yes` is not a bool.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef enum scalar_kind { SK_BOOL, SK_INT, SK_UINT, SK_REAL, SK_STRING, SK_LINK } scalar_kind;
+
+typedef struct type_info {
+    const char *name;
+    unsigned width;   /* scalars per tuple */
+    scalar_kind sk;   /* scalar kind of each entry */
+    bool array;       /* stored in an st_array */
+    size_t esize;     /* bytes per scalar */
+} type_info;
+
+static const type_info types[ST_T_TYPE_COUNT] = {
+    [ST_T_BOOL] = {"bool", 1, SK_BOOL, false, sizeof(bool)},
+    [ST_T_INT] = {"int", 1, SK_INT, false, sizeof(int)},
+    [ST_T_UINT] = {"uint", 1, SK_UINT, false, sizeof(unsigned)},
+    [ST_T_REAL] = {"real", 1, SK_REAL, false, sizeof(double)},
+    [ST_T_STRING] = {"string", 1, SK_STRING, false, sizeof(char *)},
+    [ST_T_VEC3] = {"vec3", 3, SK_REAL, false, sizeof(double)},
+    [ST_T_VEC2] = {"vec2", 2, SK_REAL, false, sizeof(double)},
+    [ST_T_REALS] = {"real[]", 1, SK_REAL, true, sizeof(double)},
+    [ST_T_UINTS] = {"uint[]", 1, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_VEC3S] = {"vec3[]", 3, SK_REAL, true, sizeof(double)},
+    [ST_T_EDGES] = {"edges", 2, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_TRIANGLES] = {"triangles", 3, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_QUADS] = {"quads", 4, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_TETRAS] = {"tetrahedra", 4, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_HEXAS] = {"hexahedra", 8, SK_UINT, true, sizeof(unsigned)},
+    [ST_T_STRINGS] = {"string[]", 1, SK_STRING, true, sizeof(char *)},
+    [ST_T_LINK] = {"link", 1, SK_LINK, false, sizeof(st_component *)},
+};
+
+static const type_info *tinfo(st_type t)
+{
+    if ((unsigned)t >= ST_T_TYPE_COUNT || !types[t].name)
+        return NULL;
+    return &types[t];
+}
+
+unsigned st_type_width(st_type t)
+{
+    const type_info *ti = tinfo(t);
+    return ti ? ti->width : 0;
+}
+
+const char *st_type_name(st_type t)
+{
+    const type_info *ti = tinfo(t);
+    return ti ? ti->name : "?";
+}
+
+/* The base fields of every component. */
+const st_field st__base_fields[] = {
+    ST_STRING(st_component, name, "name", NULL,
+              "Name of the component; unique among its node's objects (default: ClassName1, ...)"),
+    ST_BOOL(st_component, print_log, "printLog", "false",
+            "Send this component's information messages to the log"),
+    ST_FIELD_END};
+
+/* ---- tokens ---- */
+
+typedef struct token {
+    const char *s; /* start */
+    size_t len;
+    st_mark mark;
+    int group;     /* index of the inner sequence this token came from, or -1 */
+} token;
+
+typedef struct tokens {
+    token *t;
+    size_t n, cap;
+    int ngroups;
+    bool nested;   /* at least one inner sequence */
+} tokens;
+
+static st_status tok_push(tokens *ts, const char *s, size_t len, st_mark m, int group,
+                          st_error *err)
+{
+    if (ts->n == ts->cap) {
+        size_t cap = ts->cap ? 2 * ts->cap : 16;
+        token *t = st_realloc(ts->t, cap * sizeof *t);
+        if (!t)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        ts->t = t;
+        ts->cap = cap;
+    }
+    ts->t[ts->n++] = (token){s, len, m, group};
+    return ST_OK;
+}
+
+/* Splits a scalar on white space; columns follow the text when it sits on
+ * one line. */
+static st_status split_scalar(tokens *ts, const st_value *v, int group, st_error *err)
+{
+    const char *p = v->text ? v->text : "";
+    bool oneline = !strchr(p, '\n');
+    int base = v->mark.col + (v->quoted ? 1 : 0);
+    while (*p) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        const char *s = p;
+        while (*p && !isspace((unsigned char)*p))
+            p++;
+        st_mark m = v->mark;
+        if (oneline && m.line > 0)
+            m.col = base + (int)(s - v->text);
+        ST_TRY(tok_push(ts, s, (size_t)(p - s), m, group, err));
+    }
+    return ST_OK;
+}
+
+/* Flattens a value into tokens. Strings in sequences are not split. */
+static st_status tokenize(tokens *ts, const st_value *v, bool split, st_error *err)
+{
+    if (v->kind == ST_VAL_MAP)
+        return st__error_at(err, ST_ESCENE, v->mark, "expected a value or a list, found a mapping");
+    if (v->kind == ST_VAL_SCALAR) {
+        if (split)
+            return split_scalar(ts, v, -1, err);
+        return tok_push(ts, v->text ? v->text : "", v->text ? strlen(v->text) : 0, v->mark, -1,
+                        err);
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        const st_value *it = &v->items[i];
+        if (it->kind == ST_VAL_SEQ) {
+            int g = ts->ngroups++;
+            ts->nested = true;
+            for (size_t j = 0; j < it->n; j++) {
+                const st_value *in = &it->items[j];
+                if (in->kind != ST_VAL_SCALAR)
+                    return st__error_at(err, ST_ESCENE, in->mark,
+                                        "lists nest at most two levels deep ([[x, y, z], ...])");
+                if (split)
+                    ST_TRY(split_scalar(ts, in, g, err));
+                else
+                    ST_TRY(tok_push(ts, in->text, strlen(in->text), in->mark, g, err));
+            }
+        } else if (it->kind == ST_VAL_SCALAR) {
+            if (split)
+                ST_TRY(split_scalar(ts, it, -1, err));
+            else
+                ST_TRY(tok_push(ts, it->text, strlen(it->text), it->mark, -1, err));
+        } else {
+            return st__error_at(err, ST_ESCENE, it->mark, "expected a value, found a mapping");
+        }
+    }
+    return ST_OK;
+}
+
+/* ---- scalar parsing ---- */
+
+static bool tok_eq(const token *t, const char *s)
+{
+    return strlen(s) == t->len && !strncmp(t->s, s, t->len);
+}
+
+static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t, void *dst,
+                              st_error *err)
+{
+    char buf[128];
+    if (sk != SK_STRING && t->len >= sizeof buf)
+        return st__error_at(err, ST_EPARSE, t->mark, "field '%s': value too long", f->name);
+    if (sk != SK_STRING) {
+        memcpy(buf, t->s, t->len);
+        buf[t->len] = 0;
+    }
+    switch (sk) {
+    case SK_BOOL:
+        if (tok_eq(t, "true") || tok_eq(t, "True") || tok_eq(t, "TRUE") || tok_eq(t, "1")) {
+            *(bool *)dst = true;
+            return ST_OK;
+        }
+        if (tok_eq(t, "false") || tok_eq(t, "False") || tok_eq(t, "FALSE") || tok_eq(t, "0")) {
+            *(bool *)dst = false;
+            return ST_OK;
+        }
+        return st__error_at(err, ST_EPARSE, t->mark,
+                            "field '%s' expects a bool (true or false), got '%s'%s", f->name, buf,
+                            (!strcasecmp(buf, "yes") || !strcasecmp(buf, "no") ||
+                             !strcasecmp(buf, "on") || !strcasecmp(buf, "off") ||
+                             !strcasecmp(buf, "y") || !strcasecmp(buf, "n"))
+                                ? " (YAML 1.1 words are not booleans here: write true or false)"
+                                : "");
+    case SK_INT:
+    case SK_UINT: {
+        char *end;
+        errno = 0;
+        if (sk == SK_UINT && buf[0] == '-')
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects an unsigned integer, got '%s'", f->name, buf);
+        long long x = strtoll(buf, &end, 10);
+        if (!buf[0] || *end || errno)
+            return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects %s integer, got '%s'",
+                                f->name, sk == SK_UINT ? "an unsigned" : "an", buf);
+        if (sk == SK_INT) {
+            if (x < -2147483647LL - 1 || x > 2147483647LL)
+                return st__error_at(err, ST_EPARSE, t->mark, "field '%s': %s is out of range",
+                                    f->name, buf);
+            *(int *)dst = (int)x;
+        } else {
+            if (x > 4294967295LL)
+                return st__error_at(err, ST_EPARSE, t->mark, "field '%s': %s is out of range",
+                                    f->name, buf);
+            *(unsigned *)dst = (unsigned)x;
+        }
+        if (f->min < f->max && ((double)x < f->min || (double)x > f->max))
+            return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
+                                f->name, f->min, f->max, buf);
+        return ST_OK;
+    }
+    case SK_REAL: {
+        char *end;
+        errno = 0;
+        double x = strtod(buf, &end);
+        if (!buf[0] || *end || isnan(x) || (errno == ERANGE && isinf(x)))
+            return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects a real number, got '%s'",
+                                f->name, buf);
+        if (f->min < f->max && (x < f->min || x > f->max))
+            return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
+                                f->name, f->min, f->max, buf);
+        *(double *)dst = x;
+        return ST_OK;
+    }
+    case SK_STRING: {
+        char *s = st_malloc(t->len + 1);
+        if (!s)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        memcpy(s, t->s, t->len);
+        s[t->len] = 0;
+        *(char **)dst = s;
+        return ST_OK;
+    }
+    case SK_LINK:
+        break;
+    }
+    return st_error_set(err, ST_EINTERNAL, "field '%s': unexpected type", f->name);
+}
+
+/* ---- arrays ---- */
+
+static void array_free_data(st_array *a, st_type t)
+{
+    if (a->cap == 0) { /* borrowed or empty */
+        a->n = 0;
+        return;
+    }
+    if (t == ST_T_STRINGS)
+        for (size_t i = 0; i < a->n; i++)
+            st_free(a->s[i]);
+    st_free(a->p);
+    a->p = NULL;
+    a->n = a->cap = 0;
+}
+
+void st_array_free(st_array *a, st_type t)
+{
+    if (!a)
+        return;
+    if (a->cap == 0) {
+        a->p = NULL;
+        a->n = 0;
+        return;
+    }
+    array_free_data(a, t);
+}
+
+st_status st_array_resize(st_array *a, st_type t, size_t n, st_error *err)
+{
+    const type_info *ti = tinfo(t);
+    if (!ti || !ti->array)
+        return st_error_set(err, ST_EINVAL, "st_array_resize: not an array type");
+    size_t tuple = ti->width * ti->esize;
+    if (a->cap == 0 && a->p) { /* borrowed: only its own size fits */
+        if (n == a->n)
+            return ST_OK;
+        return st_error_set(err, ST_ESTATE,
+                            "cannot resize an array bound to a mechanical system (%zu -> %zu)", a->n,
+                            n);
+    }
+    if (t == ST_T_STRINGS)
+        for (size_t i = n; i < a->n; i++) {
+            st_free(a->s[i]);
+            a->s[i] = NULL;
+        }
+    if (n > a->cap) {
+        void *p = st_realloc(a->p, n * tuple);
+        if (!p)
+            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", n);
+        a->p = p;
+        a->cap = n;
+    }
+    if (n > a->n)
+        memset((char *)a->p + a->n * tuple, 0, (n - a->n) * tuple);
+    a->n = n;
+    if (n == 0 && a->cap) {
+        st_free(a->p);
+        a->p = NULL;
+        a->cap = 0;
+    }
+    return ST_OK;
+}
+
+/* ---- public entry points ---- */
+
+static st_status parse_tokens(const st_field *f, const type_info *ti, const tokens *ts,
+                              const st_value *v, void *dst, st_error *err)
+{
+    if (!ti->array) {
+        if (ti->width == 1) {
+            if (ts->n != 1)
+                return st__error_at(err, ST_EPARSE, v->mark,
+                                    "field '%s' expects one %s value, got %zu", f->name, ti->name,
+                                    ts->n);
+            if (ti->sk == SK_STRING) {
+                char *s = NULL;
+                ST_TRY(parse_scalar(f, SK_STRING, &ts->t[0], &s, err));
+                st_free(*(char **)dst);
+                *(char **)dst = s;
+                return ST_OK;
+            }
+            return parse_scalar(f, ti->sk, &ts->t[0], dst, err);
+        }
+        if (ts->n != ti->width)
+            return st__error_at(err, ST_EPARSE, v->mark,
+                                "field '%s' expects %u reals (%s), got %zu value%s", f->name,
+                                ti->width, ti->name, ts->n, ts->n == 1 ? "" : "s");
+        double tmp[3];
+        for (size_t i = 0; i < ts->n; i++)
+            ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &tmp[i], err));
+        memcpy(dst, tmp, ti->width * sizeof(double));
+        return ST_OK;
+    }
+    /* Arrays: check tuple structure. */
+    if (ts->n % ti->width)
+        return st__error_at(err, ST_EPARSE, v->mark,
+                            "field '%s' expects %s: a multiple of %u values, got %zu", f->name,
+                            ti->name, ti->width, ts->n);
+    if (ts->nested) {
+        /* Each inner list is one tuple. */
+        size_t i = 0;
+        while (i < ts->n) {
+            int g = ts->t[i].group;
+            size_t j = i;
+            while (j < ts->n && ts->t[j].group == g)
+                j++;
+            if (g < 0 || j - i != ti->width)
+                return st__error_at(err, ST_EPARSE, ts->t[i].mark,
+                                    "field '%s' expects %s: each inner list holds %u values",
+                                    f->name, ti->name, ti->width);
+            i = j;
+        }
+    }
+    st_array tmp = {{NULL}, 0, 0};
+    size_t n = ts->n / ti->width;
+    if (n) {
+        tmp.p = st_calloc(n, ti->width * ti->esize);
+        if (!tmp.p)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        tmp.cap = n;
+        tmp.n = 0;
+        for (size_t i = 0; i < ts->n; i++) {
+            st_status s = parse_scalar(f, ti->sk, &ts->t[i], (char *)tmp.p + i * ti->esize, err);
+            if (s != ST_OK) {
+                tmp.n = ti->sk == SK_STRING ? i : 0;
+                array_free_data(&tmp, f->type);
+                return s;
+            }
+        }
+        tmp.n = n;
+    }
+    st_array *a = dst;
+    if (a->cap == 0 && a->p) { /* borrowed memory: copy in place */
+        if (a->n != n) {
+            array_free_data(&tmp, f->type);
+            return st__error_at(err, ST_ESTATE, v->mark,
+                                "field '%s' is bound to a solver's vectors: %zu values needed, got %zu",
+                                f->name, a->n, n);
+        }
+        if (n)
+            memcpy(a->p, tmp.p, n * ti->width * ti->esize);
+        array_free_data(&tmp, f->type);
+        return ST_OK;
+    }
+    array_free_data(a, f->type);
+    *a = tmp;
+    return ST_OK;
+}
+
+st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err)
+{
+    const type_info *ti = tinfo(f->type);
+    if (!ti || ti->sk == SK_LINK)
+        return st_error_set(err, ST_EINTERNAL, "field '%s' cannot be parsed as data", f->name);
+    bool split = !(ti->sk == SK_STRING && (!ti->array || v->kind == ST_VAL_SEQ));
+    if (!ti->array && ti->width == 1 && v->kind == ST_VAL_SEQ)
+        return st__error_at(err, ST_EPARSE, v->mark, "field '%s' expects one %s value, got a list",
+                            f->name, ti->name);
+    tokens ts = {0};
+    st_status s = tokenize(&ts, v, split, err);
+    if (s == ST_OK) {
+        if (ti->sk == SK_STRING && !ti->array && ts.n == 0) {
+            token empty = {"", 0, v->mark, -1};
+            tokens one = {&empty, 1, 1, 0, false};
+            s = parse_tokens(f, ti, &one, v, dst, err);
+        } else {
+            s = parse_tokens(f, ti, &ts, v, dst, err);
+        }
+    }
+    st_free(ts.t);
+    return s;
+}
+
+void st__field_free(const st_field *f, void *dst)
+{
+    const type_info *ti = tinfo(f->type);
+    if (!ti)
+        return;
+    if (ti->array)
+        st_array_free(dst, f->type);
+    else if (ti->sk == SK_STRING) {
+        st_free(*(char **)dst);
+        *(char **)dst = NULL;
+    }
+}
+
+st_status st__field_set_default(const st_field *f, void *dst, st_error *err)
+{
+    const type_info *ti = tinfo(f->type);
+    if (!ti)
+        return st_error_set(err, ST_EINTERNAL, "field '%s' has an unknown type", f->name);
+    if (ti->sk == SK_LINK) {
+        *(st_component **)dst = NULL;
+        return ST_OK;
+    }
+    if (!f->def) {
+        if (ti->array) {
+            st_array *a = dst;
+            if (!(a->cap == 0 && a->p))
+                st_array_free(a, f->type);
+            else
+                a->n = 0;
+        } else if (ti->sk == SK_STRING) {
+            st_free(*(char **)dst);
+            *(char **)dst = NULL;
+        } else {
+            memset(dst, 0, ti->width * ti->esize);
+        }
+        return ST_OK;
+    }
+    st_value v = {ST_VAL_SCALAR, f->def, false, NULL, 0, ST_NO_MARK};
+    st_status s = st__field_parse(f, &v, dst, err);
+    if (s != ST_OK)
+        st_error_prefix(err, "default of ");
+    return s;
+}
+
+st_status st__field_copy(const st_field *f, void *dst, const void *src, st_error *err)
+{
+    const type_info *ti = tinfo(f->type);
+    if (!ti)
+        return st_error_set(err, ST_EINTERNAL, "bad field type");
+    if (ti->sk == SK_LINK) {
+        *(st_component **)dst = *(st_component *const *)src;
+        return ST_OK;
+    }
+    if (!ti->array) {
+        if (ti->sk == SK_STRING) {
+            const char *s = *(char *const *)src;
+            char *d = s ? st_strdup(s) : NULL;
+            if (s && !d)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            st_free(*(char **)dst);
+            *(char **)dst = d;
+        } else {
+            memcpy(dst, src, ti->width * ti->esize);
+        }
+        return ST_OK;
+    }
+    const st_array *a = src;
+    st_array *d = dst;
+    if (d == a)
+        return ST_OK;
+    if (f->type == ST_T_STRINGS) {
+        st_array_free(d, f->type);
+        ST_TRY(st_array_resize(d, f->type, a->n, err));
+        for (size_t i = 0; i < a->n; i++) {
+            d->s[i] = st_strdup(a->s[i] ? a->s[i] : "");
+            if (!d->s[i])
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+        }
+        return ST_OK;
+    }
+    ST_TRY(st_array_resize(d, f->type, a->n, err));
+    if (a->n)
+        memcpy(d->p, a->p, a->n * ti->width * ti->esize);
+    return ST_OK;
+}
+
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...) ST_PRINTF(4, 5);
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *len += (size_t)k;
+    if (*len >= size && size > 4) {
+        memcpy(buf + size - 4, "...", 4);
+        *len = size;
+    }
+}
+
+static void format_scalar(scalar_kind sk, const void *p, char *buf, size_t size, size_t *len)
+{
+    switch (sk) {
+    case SK_BOOL:
+        append(buf, size, len, "%s", *(const bool *)p ? "true" : "false");
+        break;
+    case SK_INT:
+        append(buf, size, len, "%d", *(const int *)p);
+        break;
+    case SK_UINT:
+        append(buf, size, len, "%u", *(const unsigned *)p);
+        break;
+    case SK_REAL:
+        append(buf, size, len, "%.17g", *(const double *)p);
+        break;
+    case SK_STRING:
+        append(buf, size, len, "%s", *(char *const *)p ? *(char *const *)p : "");
+        break;
+    case SK_LINK:
+        break;
+    }
+}
+
+const char *st__field_format(const st_field *f, const void *src, char *buf, size_t size)
+{
+    size_t len = 0;
+    const type_info *ti = tinfo(f->type);
+    if (!buf || !size)
+        return buf;
+    buf[0] = 0;
+    if (!ti)
+        return buf;
+    if (ti->sk == SK_LINK) {
+        const st_component *c = *(st_component *const *)src;
+        if (c)
+            append(buf, size, &len, "@%s", c->name);
+        return buf;
+    }
+    if (!ti->array) {
+        for (unsigned i = 0; i < ti->width; i++) {
+            if (i)
+                append(buf, size, &len, " ");
+            format_scalar(ti->sk, (const char *)src + i * ti->esize, buf, size, &len);
+        }
+        return buf;
+    }
+    const st_array *a = src;
+    for (size_t i = 0; i < a->n * ti->width && len < size; i++) {
+        if (i)
+            append(buf, size, &len, " ");
+        format_scalar(ti->sk, (const char *)a->p + i * ti->esize, buf, size, &len);
+    }
+    return buf;
+}

@@ -1,0 +1,206 @@
+/* internal.h - kernel internals shared between framework/ files. Never
+ * installed; plugins see only sdk/include/settee. */
+#ifndef SETTEE_INTERNAL_H
+#define SETTEE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "settee/settee.h"
+
+/* A position in a scene file; line and col are 1-based, file is borrowed
+ * (interned by the scene) and NULL when unknown. */
+typedef struct st_mark {
+    const char *file;
+    int line, col;
+} st_mark;
+
+#define ST_NO_MARK ((st_mark){NULL, 0, 0})
+
+/* A value as written in a scene: a scalar, or a sequence of values. The
+ * YAML loader builds these; st_component_set builds a scalar. */
+typedef enum st_value_kind { ST_VAL_SCALAR = 0, ST_VAL_SEQ, ST_VAL_MAP } st_value_kind;
+typedef struct st_value {
+    st_value_kind kind;
+    const char *text;         /* scalar text (NUL-terminated) */
+    bool quoted;              /* the scalar was quoted in the file */
+    struct st_value *items;   /* sequence items (ST_VAL_SEQ) */
+    size_t n;
+    st_mark mark;             /* where the value starts */
+} st_value;
+
+/* Per-field bookkeeping of a component instance. */
+typedef struct st_fstate {
+    bool set;                     /* set by the scene or the API */
+    unsigned long counter;        /* incremented on every write */
+    char *link;                   /* link text without '@' ("box.indices", "../dofs"), or NULL */
+    st_component *parent;         /* data link source, resolved at init */
+    const st_field *parent_field;
+    unsigned long parent_counter; /* source counter at the last copy */
+    st_mark mark;                 /* where the scene wrote the value */
+} st_fstate;
+
+/* Kernel bookkeeping behind st_component.kernel. */
+typedef struct st_cinfo {
+    st_runtime *rt;
+    size_t nfields;               /* base fields, then class fields */
+    const st_field **fields;      /* nfields pointers into the static tables */
+    st_fstate *fs;                /* nfields */
+    unsigned long *snap;          /* engines: input counters at the last update */
+    bool updated_once;            /* engines: update ran at least once */
+    bool updating;                /* engines: guards against link cycles */
+    bool initialised;
+    st_mark mark;                 /* where the component was declared */
+    char *template_name;          /* "template" when the class has no such field */
+    unsigned plugin_index;        /* registry entry's plugin (for messages) */
+} st_cinfo;
+
+static inline st_cinfo *st__cinfo(const st_component *c) { return (st_cinfo *)c->kernel; }
+
+/* ---- errors and logging ---- */
+st_status st__error_at(st_error *err, st_status code, st_mark m, const char *fmt, ...)
+    ST_PRINTF(4, 5);
+void st__log_error(st_runtime *rt, const st_error *err);
+void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, const char *fmt,
+             ...) ST_PRINTF(5, 6);
+/* Similarity-based suggestions: writes up to max names of cands (n of them)
+ * closest to name, best first, score >= 0.5. */
+size_t st__suggest(const char *name, const char *const *cands, size_t n, const char **out,
+                   size_t max);
+
+/* ---- fields ---- */
+/* The base fields every component has (name, printLog). */
+extern const st_field st__base_fields[];
+/* Parses a value into a field's storage (dst points at the member). */
+st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err);
+/* Writes the default (or empty) into dst, freeing what was there. */
+st_status st__field_set_default(const st_field *f, void *dst, st_error *err);
+/* Frees what a field owns. */
+void st__field_free(const st_field *f, void *dst);
+/* Copies src into dst (both of f's type). */
+st_status st__field_copy(const st_field *f, void *dst, const void *src, st_error *err);
+/* Formats a field value as scene text into buf (truncated with "..."). */
+const char *st__field_format(const st_field *f, const void *src, char *buf, size_t size);
+
+/* ---- registry ---- */
+st_status st__registry_create(st_registry **out, st_error *err);
+void st__registry_destroy(st_registry **r);
+/* Sets the plugin name and file that st_registry_add attributes classes to. */
+void st__registry_set_current(st_registry *r, const char *plugin, const char *file);
+/* Removes the classes registered by a plugin (after a failed registration). */
+void st__registry_remove_plugin(st_registry *r, const char *plugin);
+/* The file of the plugin that registered a class ("" for built-ins). */
+const char *st__registry_class_file(const st_registry *r, const st_class *cls);
+
+/* ---- components ---- */
+/* Creates a component in node n (appended to its objects): defaults,
+ * create(). name may be NULL (SOFA's default naming). */
+st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
+                               st_component **out, st_error *err);
+void st__component_destroy(st_component *c);
+/* Index of a field by scene name or alias, or -1. */
+int st__component_field_index(const st_component *c, const char *name);
+/* Sets a field from a scene value (handles '@' links, set-twice,
+ * read-only outputs); errors name the field and the value's position. */
+st_status st__component_set_value(st_component *c, const char *key, const st_value *v,
+                                  st_error *err);
+/* Resolves the component's links (object links and data links). */
+st_status st__component_resolve_links(st_component *c, st_error *err);
+/* Runs an engine's update when one of its inputs changed. */
+st_status st__engine_refresh(st_component *c, st_error *err);
+bool st__class_has_role(const st_class *cls, st_role role);
+
+/* ---- nodes ---- */
+struct st_node {
+    char *name;
+    st_node *parent;
+    st_scene *scene;
+    st_node **children;
+    size_t nchildren, capchildren;
+    st_component **objects;
+    size_t nobjects, capobjects;
+    double gravity[3];
+    double dt, time;
+    bool animate, activated;
+    bool pruned;                  /* set by the last top-down visit */
+    st_mark mark;
+};
+st_status st__node_create(st_scene *s, st_node *parent, const char *name, st_mark mark,
+                          st_node **out, st_error *err);
+void st__node_destroy(st_node *n);
+st_status st__node_set_value(st_node *n, const char *key, const st_value *v, st_error *err);
+/* Copies context data from the parent, recursively. */
+void st__node_propagate_context(st_node *n);
+/* Inserts a component at the front of the node's objects. */
+st_status st__node_prepend_object(st_node *n, st_component *c, st_error *err);
+
+/* ---- runtime and plugins ---- */
+typedef struct st_plugin_rec {
+    st_plugin_info info;
+    void *handle;                 /* dlopen handle, NULL for built-ins */
+    char *file;                   /* owned */
+    const st_plugin_desc *desc;   /* inside the shared object */
+} st_plugin_rec;
+
+struct st_runtime {
+    st_registry *reg;
+    st_log_fn log;
+    void *log_ud;
+    char **paths;                 /* user-added search dirs */
+    size_t npaths;
+    char **dirs;                  /* the full search list, rebuilt by st_runtime_plugin_dirs */
+    size_t ndirs;
+    st_plugin_rec **plugins;
+    size_t nplugins;
+};
+/* Registers the kernel's built-in classes and built-in plugin records. */
+st_status st__builtins_register(st_runtime *rt, st_error *err);
+/* Maps "Sofa.Component.X.Y" to "X.Y"; returns a pointer into name. */
+const char *st__plugin_short_name(const char *name);
+/* Unloads all plugins (runtime destruction). */
+void st__plugins_unload_all(st_runtime *rt);
+
+/* ---- scenes ---- */
+struct st_scene {
+    st_runtime *rt;
+    st_node *root;
+    char *file;                   /* owned; "" for scenes built in code */
+    char **strings;               /* interned file names for marks */
+    size_t nstrings;
+    st_system **systems;
+    size_t nsystems;
+    st_component *loop;           /* the animation loop */
+    bool initialised;
+    unsigned long steps;
+};
+st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
+const char *st__scene_intern(st_scene *s, const char *file);
+/* Loads a plugin named by a RequiredPlugin component (kernel built-in). */
+st_status st__required_plugin_load(st_component *c, st_error *err);
+
+/* ---- mechanical systems ---- */
+st_status st__system_compile(st_component *solver, st_system **out, st_error *err);
+/* Frees the system and its vectors. It must not touch the states: scene.c
+ * calls st__system_unbind on every system first, then destroys the nodes
+ * (and with them the states), then the systems. */
+void st__system_destroy(st_system **sys);
+/* Copies global vectors back so that states own their arrays again, and
+ * detaches the states (ms->system = NULL). */
+void st__system_unbind(st_system *sys);
+/* After a step: externalForce cleared, field counters touched. */
+void st__system_end_step(st_system *sys);
+
+/* ---- built-in classes ---- */
+extern const st_class st__mechanical_object_class;
+extern const st_class st__default_animation_loop_class;
+extern const st_class st__required_plugin_class;
+bool st__is_mstate(const st_component *c);
+
+/* ---- matrix assembly (framework/matrix.c) ---- */
+/* The components of a system playing role (ST_ROLE_MASS, ST_ROLE_FORCEFIELD,
+ * ST_ROLE_PROJECTIVE), in scene order: returns the count and writes up to
+ * max of them into out (out may be NULL). matrix.c holds a weak fallback
+ * that walks the solver's subtree; system.c may define the real one. */
+size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max);
+
+#endif

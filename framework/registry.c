@@ -1,0 +1,204 @@
+/* registry.c - component classes by name and alias, with the plugin that
+ * registered each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct entry {
+    const char *name;      /* the class name or one of its aliases */
+    const st_class *cls;
+    char *plugin;          /* owned */
+    char *file;            /* owned */
+    bool alias;
+} entry;
+
+struct st_registry {
+    entry *e;
+    size_t n, cap;
+    char *cur_plugin;      /* attribution of st_registry_add; NULL = kernel */
+    char *cur_file;
+};
+
+st_status st__registry_create(st_registry **out, st_error *err)
+{
+    *out = st_calloc(1, sizeof **out);
+    if (!*out)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    return ST_OK;
+}
+
+void st__registry_destroy(st_registry **r)
+{
+    if (!r || !*r)
+        return;
+    for (size_t i = 0; i < (*r)->n; i++) {
+        st_free((*r)->e[i].plugin);
+        st_free((*r)->e[i].file);
+    }
+    st_free((*r)->e);
+    st_free((*r)->cur_plugin);
+    st_free((*r)->cur_file);
+    st_free(*r);
+    *r = NULL;
+}
+
+void st__registry_set_current(st_registry *r, const char *plugin, const char *file)
+{
+    st_free(r->cur_plugin);
+    st_free(r->cur_file);
+    r->cur_plugin = plugin ? st_strdup(plugin) : NULL;
+    r->cur_file = file ? st_strdup(file) : NULL;
+}
+
+static entry *lookup(const st_registry *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->e[i].name, name))
+            return &r->e[i];
+    return NULL;
+}
+
+static st_status push(st_registry *r, const char *name, const st_class *cls, bool alias,
+                      st_error *err)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        entry *e = st_realloc(r->e, cap * sizeof *e);
+        if (!e)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        r->e = e;
+        r->cap = cap;
+    }
+    entry *e = &r->e[r->n];
+    e->name = name;
+    e->cls = cls;
+    e->alias = alias;
+    e->plugin = st_strdup(r->cur_plugin ? r->cur_plugin : "(kernel)");
+    e->file = st_strdup(r->cur_file ? r->cur_file : "");
+    if (!e->plugin || !e->file) {
+        st_free(e->plugin);
+        st_free(e->file);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    r->n++;
+    return ST_OK;
+}
+
+static st_status check_class(const st_class *cls, st_error *err)
+{
+    if (!cls || !cls->name || !cls->name[0])
+        return st_error_set(err, ST_EINVAL, "a class without a name cannot be registered");
+    if (cls->struct_size < offsetof(st_class, forcefield))
+        return st_error_set(err, ST_EABI, "class '%s': struct_size %zu is too small", cls->name,
+                            cls->struct_size);
+    if (cls->instance_size < sizeof(st_component))
+        return st_error_set(err, ST_EINVAL,
+                            "class '%s': instance_size %zu is smaller than st_component", cls->name,
+                            cls->instance_size);
+    for (const st_field *f = cls->fields; f && f->name; f++) {
+        if ((unsigned)f->type == 0 || f->type >= ST_T_TYPE_COUNT)
+            return st_error_set(err, ST_EINVAL, "class '%s': field '%s' has an unknown type",
+                                cls->name, f->name);
+        if (f->offset + sizeof(double) > cls->instance_size + sizeof(double) &&
+            f->offset >= cls->instance_size)
+            return st_error_set(err, ST_EINVAL,
+                                "class '%s': field '%s' lies outside the instance", cls->name,
+                                f->name);
+    }
+    return ST_OK;
+}
+
+st_status st_registry_add(st_registry *r, const st_class *cls, st_error *err)
+{
+    ST_TRY(check_class(cls, err));
+    const char *names[64];
+    size_t nn = 0;
+    names[nn++] = cls->name;
+    for (const char *const *a = cls->aliases; a && *a && nn < 64; a++)
+        names[nn++] = *a;
+    for (size_t i = 0; i < nn; i++) {
+        entry *e = lookup(r, names[i]);
+        if (e) {
+            const char *mine = r->cur_plugin ? r->cur_plugin : "(kernel)";
+            const char *myfile = r->cur_file ? r->cur_file : "";
+            return st_error_set(err, ST_EPLUGIN,
+                                "class '%s' is registered twice: by plugin %s%s%s%s and by plugin "
+                                "%s%s%s%s",
+                                names[i], e->plugin, e->file[0] ? " (" : "", e->file,
+                                e->file[0] ? ")" : "", mine, myfile[0] ? " (" : "", myfile,
+                                myfile[0] ? ")" : "");
+        }
+    }
+    for (size_t i = 0; i < nn; i++)
+        ST_TRY(push(r, names[i], cls, i > 0, err));
+    return ST_OK;
+}
+
+const st_class *st_registry_find(const st_registry *r, const char *name)
+{
+    if (!r || !name)
+        return NULL;
+    entry *e = lookup(r, name);
+    return e ? e->cls : NULL;
+}
+
+size_t st_registry_suggest(const st_registry *r, const char *name, const char **out, size_t max)
+{
+    if (!r || !r->n)
+        return 0;
+    const char **cands = st_malloc(r->n * sizeof *cands);
+    if (!cands)
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        cands[i] = r->e[i].name;
+    size_t k = st__suggest(name, cands, r->n, out, max);
+    st_free(cands);
+    return k;
+}
+
+size_t st_registry_count(const st_registry *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; r && i < r->n; i++)
+        k += !r->e[i].alias;
+    return k;
+}
+
+const st_class *st_registry_class(const st_registry *r, size_t i)
+{
+    for (size_t j = 0; r && j < r->n; j++)
+        if (!r->e[j].alias && i-- == 0)
+            return r->e[j].cls;
+    return NULL;
+}
+
+const char *st_registry_class_plugin(const st_registry *r, const st_class *cls)
+{
+    for (size_t j = 0; r && j < r->n; j++)
+        if (r->e[j].cls == cls)
+            return r->e[j].plugin;
+    return NULL;
+}
+
+const char *st__registry_class_file(const st_registry *r, const st_class *cls)
+{
+    for (size_t j = 0; r && j < r->n; j++)
+        if (r->e[j].cls == cls)
+            return r->e[j].file;
+    return "";
+}
+
+void st__registry_remove_plugin(st_registry *r, const char *plugin)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (!strcmp(r->e[i].plugin, plugin)) {
+            st_free(r->e[i].plugin);
+            st_free(r->e[i].file);
+            continue;
+        }
+        r->e[k++] = r->e[i];
+    }
+    r->n = k;
+}

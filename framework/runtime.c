@@ -1,0 +1,85 @@
+/* runtime.c - the runtime: registry, log sink, built-in classes. Plugin
+ * loading lives in plugin.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+st_status st_runtime_create(st_runtime **out, st_error *err)
+{
+    *out = NULL;
+    st_runtime *rt = st_calloc(1, sizeof *rt);
+    if (!rt)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    st_status s = st__registry_create(&rt->reg, err);
+    if (s == ST_OK)
+        s = st__builtins_register(rt, err);
+    if (s != ST_OK) {
+        st_runtime_destroy(&rt);
+        return s;
+    }
+    *out = rt;
+    return ST_OK;
+}
+
+void st_runtime_destroy(st_runtime **prt)
+{
+    if (!prt || !*prt)
+        return;
+    st_runtime *rt = *prt;
+    /* Classes point into plugins: drop the registry before unloading them. */
+    st__registry_destroy(&rt->reg);
+    st__plugins_unload_all(rt);
+    for (size_t i = 0; i < rt->npaths; i++)
+        st_free(rt->paths[i]);
+    st_free(rt->paths);
+    for (size_t i = 0; i < rt->ndirs; i++)
+        st_free(rt->dirs[i]);
+    st_free(rt->dirs);
+    st_free(rt);
+    *prt = NULL;
+}
+
+st_registry *st_runtime_registry(st_runtime *rt) { return rt ? rt->reg : NULL; }
+
+void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud)
+{
+    rt->log = fn;
+    rt->log_ud = ud;
+}
+
+void st_runtime_log(st_runtime *rt, st_log_level level, const char *where, const char *path,
+                    const char *fmt, ...)
+{
+    if (!rt || !rt->log)
+        return;
+    char msg[ST_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt->log(level, where ? where : "", path ? path : "", msg, rt->log_ud);
+}
+
+void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, const char *fmt, ...)
+{
+    if (!rt || !rt->log)
+        return;
+    char msg[ST_ERROR_MSG_MAX], where[ST_ERROR_WHERE_MAX] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m.file && m.line > 0)
+        snprintf(where, sizeof where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
+    rt->log(level, where, path ? path : "", msg, rt->log_ud);
+}
+
+void st__log_error(st_runtime *rt, const st_error *err)
+{
+    if (!err || err->code == ST_OK || err->reported)
+        return;
+    if (rt && rt->log)
+        rt->log(ST_LOG_ERROR, err->where, err->path, err->msg, rt->log_ud);
+    ((st_error *)err)->reported = true;
+}

@@ -1,0 +1,343 @@
+/* scene.c - a scene: its root node, initialisation (links, init, mechanical
+ * systems), stepping through the animation loop, reset and destruction. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err)
+{
+    *out = NULL;
+    st_scene *s = st_calloc(1, sizeof *s);
+    if (!s)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    s->rt = rt;
+    s->file = st_strdup(file ? file : "");
+    if (!s->file) {
+        st_free(s);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    *out = s;
+    return ST_OK;
+}
+
+const char *st__scene_intern(st_scene *s, const char *file)
+{
+    for (size_t i = 0; i < s->nstrings; i++)
+        if (!strcmp(s->strings[i], file))
+            return s->strings[i];
+    char **l = st_realloc(s->strings, (s->nstrings + 1) * sizeof *l);
+    if (!l)
+        return NULL;
+    s->strings = l;
+    l[s->nstrings] = st_strdup(file);
+    return l[s->nstrings] ? l[s->nstrings++] : NULL;
+}
+
+st_status st_scene_create(st_runtime *rt, st_scene **out, st_error *err)
+{
+    st_scene *s;
+    ST_TRY(st__scene_new(rt, "", &s, err));
+    st_node *root;
+    st_status st = st__node_create(s, NULL, "root", ST_NO_MARK, &root, err);
+    if (st != ST_OK) {
+        st_scene_destroy(&s);
+        return st;
+    }
+    *out = s;
+    return ST_OK;
+}
+
+void st_scene_destroy(st_scene **ps)
+{
+    if (!ps || !*ps)
+        return;
+    st_scene *s = *ps;
+    for (size_t i = 0; i < s->nsystems; i++)
+        st__system_unbind(s->systems[i]);
+    st__node_destroy(s->root);
+    for (size_t i = 0; i < s->nsystems; i++)
+        st__system_destroy(&s->systems[i]);
+    st_free(s->systems);
+    for (size_t i = 0; i < s->nstrings; i++)
+        st_free(s->strings[i]);
+    st_free(s->strings);
+    st_free(s->file);
+    st_free(s);
+    *ps = NULL;
+}
+
+st_node *st_scene_root(st_scene *s) { return s ? s->root : NULL; }
+st_runtime *st_scene_runtime(st_scene *s) { return s ? s->rt : NULL; }
+double st_scene_time(const st_scene *s) { return s && s->root ? s->root->time : 0.0; }
+const char *st_scene_file(const st_scene *s) { return s ? s->file : NULL; }
+
+static size_t collect_states(st_node *n, st_mstate **out, size_t max, size_t k)
+{
+    for (size_t i = 0; i < n->nobjects; i++)
+        if (st__is_mstate(n->objects[i])) {
+            if (out && k < max)
+                out[k] = (st_mstate *)n->objects[i];
+            k++;
+        }
+    for (size_t i = 0; i < n->nchildren; i++)
+        k = collect_states(n->children[i], out, max, k);
+    return k;
+}
+
+size_t st_scene_states(st_scene *s, st_mstate **out, size_t max)
+{
+    return s && s->root ? collect_states(s->root, out, max, 0) : 0;
+}
+
+/* ---- init ---- */
+
+typedef struct init_ctx {
+    st_scene *s;
+    st_error *err;
+    st_status first;
+    int nerrors;
+} init_ctx;
+
+static void record(init_ctx *x, st_error *e)
+{
+    st__log_error(x->s->rt, e);
+    if (x->first == ST_OK) {
+        *x->err = *e;
+        x->first = e->code;
+    }
+    x->nerrors++;
+}
+
+static st_status ensure_loop(st_scene *s, st_error *err)
+{
+    st_node *root = s->root;
+    s->loop = NULL;
+    for (size_t i = 0; i < root->nobjects; i++)
+        if (st__class_has_role(root->objects[i]->cls, ST_ROLE_ANIMLOOP)) {
+            s->loop = root->objects[i];
+            return ST_OK;
+        }
+    st_component *c;
+    ST_TRY(st__component_create(root, &st__default_animation_loop_class, "DefaultAnimationLoop",
+                                ST_NO_MARK, &c, err));
+    ST_TRY(st__node_prepend_object(root, c, err));
+    st__log(s->rt, ST_LOG_INFO, root->mark, "/",
+            "the root node has no animation loop: a DefaultAnimationLoop was added");
+    s->loop = c;
+    return ST_OK;
+}
+
+/* Duplicate object names in a node make paths ambiguous. */
+static void check_names(init_ctx *x, st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(n->objects[i]->name, n->objects[j]->name)) {
+                st_error e = {0};
+                char path[ST_ERROR_PATH_MAX];
+                st__error_at(&e, ST_ESCENE, st__cinfo(n->objects[i])->mark,
+                             "%s: an object named '%s' already exists in this node (a %s)",
+                             n->objects[i]->cls->name, n->objects[i]->name,
+                             n->objects[j]->cls->name);
+                st_error_set_path(&e, st_component_path(n->objects[i], path, sizeof path));
+                record(x, &e);
+                break;
+            }
+    for (size_t i = 0; i < n->nchildren; i++)
+        check_names(x, n->children[i]);
+}
+
+static void resolve_all(init_ctx *x, st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_error e = {0};
+        if (st__component_resolve_links(n->objects[i], &e) != ST_OK)
+            record(x, &e);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        resolve_all(x, n->children[i]);
+}
+
+static st_status init_node(st_scene *s, st_node *n, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX];
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        st_cinfo *ci = st__cinfo(c);
+        st_status st = st_component_update_inputs(c, err);
+        if (st == ST_OK && c->cls->init)
+            st = c->cls->init(c, err);
+        if (st != ST_OK) {
+            c->state = ST_CSTATE_INVALID;
+            if (!err->where[0] && ci->mark.file)
+                snprintf(err->where, sizeof err->where, "%s:%d:%d", ci->mark.file, ci->mark.line,
+                         ci->mark.col);
+            st_error_set_path(err, st_component_path(c, path, sizeof path));
+            if (!strstr(err->msg, c->cls->name))
+                st_error_prefix(err, "%s: ", c->cls->name);
+            return st;
+        }
+        ci->initialised = true;
+        if (c->state == ST_CSTATE_UNDEFINED)
+            c->state = ST_CSTATE_VALID;
+        if (c->cls->engine) {
+            st = st__engine_refresh(c, err);
+            if (st != ST_OK)
+                return st;
+        }
+    }
+    (void)s;
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(init_node(s, n->children[i], err));
+    return ST_OK;
+}
+
+/* The solvers the animation loop drives: the first node(s) with ODE solvers
+ * met going down from the root; deeper ones are pruned (SOFA's SolveVisitor). */
+static st_status compile_systems(st_scene *s, st_node *n, st_error *err)
+{
+    if (!n->activated)
+        return ST_OK;
+    bool has = false;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->odesolver)
+            continue;
+        has = true;
+        st_system *sys = NULL;
+        ST_TRY(st__system_compile(c, &sys, err));
+        st_system **l = st_realloc(s->systems, (s->nsystems + 1) * sizeof *l);
+        if (!l) {
+            st__system_unbind(sys);
+            st__system_destroy(&sys);
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        }
+        s->systems = l;
+        s->systems[s->nsystems++] = sys;
+    }
+    if (has)
+        return ST_OK;
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(compile_systems(s, n->children[i], err));
+    return ST_OK;
+}
+
+static st_status bind_systems(st_scene *s, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX];
+    for (size_t k = 0; k < s->nsystems; k++) {
+        st_system *sys = s->systems[k];
+        st_component *ls[64];
+        size_t nls = st_node_find_all(sys->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN, ls, 64);
+        for (size_t i = 0; i < nls && i < 64; i++)
+            if (ls[i]->cls->linsolver->bind) {
+                st_status st = ls[i]->cls->linsolver->bind(ls[i], sys, err);
+                if (st != ST_OK) {
+                    st_error_set_path(err, st_component_path(ls[i], path, sizeof path));
+                    return st;
+                }
+            }
+        const st_odesolver_ops *ops = sys->solver->cls->odesolver;
+        if (ops->bind) {
+            st_status st = ops->bind(sys->solver, sys, err);
+            if (st != ST_OK) {
+                st_cinfo *ci = st__cinfo(sys->solver);
+                if (!err->where[0] && ci->mark.file)
+                    snprintf(err->where, sizeof err->where, "%s:%d:%d", ci->mark.file,
+                             ci->mark.line, ci->mark.col);
+                st_error_set_path(err, st_component_path(sys->solver, path, sizeof path));
+                return st;
+            }
+        }
+        st_system_project_position(sys, sys->x);
+        st_system_project_velocity(sys, sys->v);
+        st_system_propagate_x(sys, sys->x);
+        st_system_propagate_v(sys, sys->v);
+    }
+    return ST_OK;
+}
+
+static void send_event(st_node *n, st_event ev, double dt)
+{
+    for (size_t i = 0; i < n->nobjects; i++)
+        if (n->objects[i]->cls->on_event)
+            n->objects[i]->cls->on_event(n->objects[i], ev, dt);
+    for (size_t i = 0; i < n->nchildren; i++)
+        send_event(n->children[i], ev, dt);
+}
+
+st_status st_scene_init(st_scene *s, st_error *err)
+{
+    if (!s || !s->root)
+        return st_error_set(err, ST_EINVAL, "st_scene_init: no scene");
+    if (s->initialised)
+        return st_error_set(err, ST_ESTATE, "the scene is already initialised");
+    init_ctx x = {s, err, ST_OK, 0};
+    st_error e = {0};
+    if (ensure_loop(s, &e) != ST_OK) {
+        record(&x, &e);
+        return x.first;
+    }
+    check_names(&x, s->root);
+    resolve_all(&x, s->root);
+    if (x.first != ST_OK)
+        return x.first;
+    st__node_propagate_context(s->root);
+    st_status st = init_node(s, s->root, err);
+    if (st == ST_OK)
+        st = compile_systems(s, s->root, err);
+    if (st == ST_OK)
+        st = bind_systems(s, err);
+    if (st != ST_OK) {
+        st__log_error(s->rt, err);
+        return st;
+    }
+    s->initialised = true;
+    send_event(s->root, ST_EVENT_INIT_DONE, s->root->dt);
+    return ST_OK;
+}
+
+st_status st_scene_step(st_scene *s, double dt, st_error *err)
+{
+    if (!s || !s->initialised)
+        return st_error_set(err, ST_ESTATE, "the scene must be initialised before it steps");
+    if (!(dt > 0))
+        dt = s->root->dt;
+    const st_animloop_ops *ops = s->loop->cls->animloop;
+    st_status st = ops->step(s->loop, s->root, dt, err);
+    if (st != ST_OK) {
+        if (!strstr(err->msg, "step "))
+            st_error_prefix(err, "step %lu (t = %g): ", s->steps + 1, s->root->time);
+        return st;
+    }
+    s->steps++;
+    return ST_OK;
+}
+
+static void reset_node(st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++)
+        if (n->objects[i]->cls->reset)
+            n->objects[i]->cls->reset(n->objects[i]);
+    for (size_t i = 0; i < n->nchildren; i++)
+        reset_node(n->children[i]);
+}
+
+st_status st_scene_reset(st_scene *s, st_error *err)
+{
+    if (!s || !s->initialised)
+        return st_error_set(err, ST_ESTATE, "the scene must be initialised before a reset");
+    s->root->time = 0;
+    st__node_propagate_context(s->root);
+    reset_node(s->root);
+    for (size_t k = 0; k < s->nsystems; k++) {
+        st_system *sys = s->systems[k];
+        st_system_project_position(sys, sys->x);
+        st_system_project_velocity(sys, sys->v);
+        st_system_propagate_x(sys, sys->x);
+        st_system_propagate_v(sys, sys->v);
+    }
+    s->steps = 0;
+    return ST_OK;
+}

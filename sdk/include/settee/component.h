@@ -1,0 +1,124 @@
+/* component.h - component classes and instances.
+ *
+ * A class is static data a plugin registers: its name, category, field
+ * table, lifecycle callbacks and role interfaces. An instance is a struct
+ * allocated by the kernel (instance_size bytes, zeroed) whose first member
+ * is an st_component. Lifecycle: the kernel allocates the instance, writes
+ * the field defaults, calls `create`, parses the scene's values, resolves
+ * links, then calls `init` in scene order (top-down, objects in order).
+ * `cleanup` releases what the component allocated itself; the kernel frees
+ * field storage and the instance.
+ */
+#ifndef SETTEE_COMPONENT_H
+#define SETTEE_COMPONENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "settee/field.h"
+#include "settee/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct st_node st_node;
+typedef struct st_class st_class;
+typedef struct st_system st_system;
+typedef struct st_mstate st_mstate;
+
+/* Role interfaces (settee/roles.h). */
+typedef struct st_forcefield_ops st_forcefield_ops;
+typedef struct st_mass_ops st_mass_ops;
+typedef struct st_projective_ops st_projective_ops;
+typedef struct st_mapping_ops st_mapping_ops;
+typedef struct st_odesolver_ops st_odesolver_ops;
+typedef struct st_linsolver_ops st_linsolver_ops;
+typedef struct st_topology_ops st_topology_ops;
+typedef struct st_engine_ops st_engine_ops;
+typedef struct st_animloop_ops st_animloop_ops;
+
+/* Component state, as SOFA's componentState. */
+typedef enum st_cstate {
+    ST_CSTATE_UNDEFINED = 0,
+    ST_CSTATE_LOADING,
+    ST_CSTATE_VALID,
+    ST_CSTATE_DIRTY,
+    ST_CSTATE_BUSY,
+    ST_CSTATE_INVALID
+} st_cstate;
+
+/* Events delivered to components that implement `on_event`. */
+typedef enum st_event {
+    ST_EVENT_ANIMATE_BEGIN = 1, /* start of a step, before the solvers */
+    ST_EVENT_ANIMATE_END,       /* end of a step, after time advanced */
+    ST_EVENT_INIT_DONE          /* after the whole scene was initialised */
+} st_event;
+
+/* The common head of every component instance. Plugins read these members;
+ * only the kernel writes them. */
+struct st_component {
+    const st_class *cls;   /* borrowed: the class (static data of a plugin) */
+    st_node *node;         /* borrowed: the node that owns this component */
+    char *name;            /* owned by the kernel; never NULL after creation */
+    st_cstate state;       /* ST_CSTATE_VALID after a successful init */
+    bool print_log;        /* "printLog" */
+    void *kernel;          /* kernel bookkeeping; do not touch */
+};
+
+/* A component class. Registered by a plugin; must outlive the registry
+ * (static storage). Fields are only ever appended to this struct:
+ * struct_size tells the kernel which ones a plugin knows. */
+struct st_class {
+    size_t struct_size;         /* sizeof(st_class) as the plugin saw it */
+    const char *name;           /* SOFA's class name ("EulerImplicitSolver") */
+    const char *category;       /* "OdeSolver", "Mass", "ForceField", ... */
+    const char *description;    /* one line */
+    const char *const *aliases; /* NULL-terminated older names, or NULL */
+    size_t instance_size;       /* sizeof the instance struct (>= sizeof(st_component)) */
+    const st_field *fields;     /* ST_FIELD_END-terminated table, or NULL */
+
+    /* Lifecycle. Each may be NULL. */
+    st_status (*create)(st_component *self, st_error *err); /* after defaults, before parsing */
+    st_status (*init)(st_component *self, st_error *err);   /* after links resolved */
+    st_status (*reinit)(st_component *self, st_error *err); /* after fields were edited */
+    void (*reset)(st_component *self);                      /* back to the initial state */
+    void (*cleanup)(st_component *self);                    /* free what the component owns */
+    void (*on_event)(st_component *self, st_event ev, double dt);
+
+    /* Role interfaces; NULL for roles the class does not play. */
+    const st_forcefield_ops *forcefield;
+    const st_mass_ops *mass;
+    const st_projective_ops *projective;
+    const st_mapping_ops *mapping;
+    const st_odesolver_ops *odesolver;
+    const st_linsolver_ops *linsolver;
+    const st_topology_ops *topology;
+    const st_engine_ops *engine;
+    const st_animloop_ops *animloop;
+};
+
+/* The component's path: "/Beam/dofs" (the root node's objects: "/dofs").
+ * Written into buf (always NUL-terminated); returns buf. */
+ST_API const char *st_component_path(const st_component *c, char *buf, size_t size);
+
+/* Name of the plugin that registered the component's class. */
+ST_API const char *st_component_plugin(const st_component *c);
+
+/* The mechanical state a single-state component acts on: its "mstate" link
+ * when it has one, else the MechanicalObject of its node. NULL if none. */
+ST_API st_mstate *st_component_mstate(const st_component *c);
+
+/* Records an error about c (its path and, where known, the scene position
+ * of the component or of one of its fields; field may be NULL). */
+ST_API st_status st_component_error(const st_component *c, const char *field, st_error *err,
+                                    st_status code, const char *fmt, ...) ST_PRINTF(5, 6);
+
+/* Sends a warning or information about c to the runtime's log sink. */
+ST_API void st_component_warn(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
+ST_API void st_component_info(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,150 @@
+/* mechanics.h - mechanical states, the flat mechanical system, vector
+ * operations and matrix assembly.
+ *
+ * At init each ODE solver that the animation loop drives compiles its
+ * subtree into an st_system: the MechanicalObjects below it laid out one
+ * after another in global vectors (independent states first, in scene
+ * order, then mapped states), and the lists of masses, force fields,
+ * projective constraints and mappings in scene order. The states' position,
+ * velocity, force, rest_position and externalForce arrays then point into
+ * the global vectors, so that solvers run plain loops over contiguous
+ * memory. Nothing here allocates during a step.
+ */
+#ifndef SETTEE_MECHANICS_H
+#define SETTEE_MECHANICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "settee/component.h"
+#include "settee/roles.h"
+#include "settee/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A MechanicalObject (template Vec3d). Plugins read its members; the kernel
+ * writes them. Arrays hold 3 doubles per vertex. */
+struct st_mstate {
+    st_component base;
+    st_array position;       /* x, "position" */
+    st_array velocity;       /* v, "velocity" */
+    st_array force;          /* f, "force" */
+    st_array rest_position;  /* x0, "rest_position" */
+    st_array external_force; /* "externalForce": added to f, cleared after each step */
+    st_array derivx;         /* "derivX" */
+    st_array reset_position; /* "reset_position" */
+    st_array reset_velocity; /* "reset_velocity" */
+    double rest_scale;       /* "restScale" */
+    bool use_topology;       /* "useTopology" */
+    st_vec3 translation, rotation, scale3d, translation2, rotation2;
+    st_component *topology;  /* "topology" link */
+    unsigned size;           /* "size" */
+    char *template_name;     /* "template" */
+    /* Set by the kernel. */
+    size_t n;                /* number of vertices */
+    size_t offset;           /* first vertex in the system's global vectors */
+    st_system *system;       /* the system integrating this state, or NULL */
+    bool mapped;             /* output of a mapping */
+    bool has_external_force; /* externalForce holds values this step */
+};
+
+/* This state's part of a global vector. */
+#define st_slice(vec, ms) ((vec) + 3 * (ms)->offset)
+
+/* The compiled mechanical system of one ODE solver. Members are read-only
+ * for plugins. */
+struct st_system {
+    size_t struct_size;
+    st_component *solver;    /* the ODE solver that owns it */
+    st_node *node;           /* the solver's node */
+    size_t nstates;
+    st_mstate **states;      /* independent states first, then mapped ones */
+    size_t nindep;           /* number of independent states */
+    size_t ndof;             /* vertices of the independent states */
+    size_t nall;             /* vertices of all states */
+    size_t size;             /* 3 * ndof: the length of vector operations */
+    /* Global vectors, 3 * nall doubles each. */
+    double *x, *v, *f, *x0, *fext, *dx, *df;
+    st_mparams mp;           /* dt, time and gravity of the current step */
+};
+
+/* Allocates a scratch vector of 3 * nall doubles, zeroed, owned by the
+ * system and freed with it. Call from bind(), never during a step. */
+ST_API st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err) ST_WARN_UNUSED;
+
+/* f = externalForce + sum of forces at (x, v), mapped forces accumulated
+ * back to the independent states. Order: SOFA's (scene order). */
+ST_API void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v);
+/* df (+)= (mf M + bf B + kf K) dx over all components, with each component's
+ * Rayleigh coefficients; clear first when clear is true. */
+ST_API void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf, double bf,
+                                double kf, bool clear);
+/* True when every mass is diagonal and no mass sits on a mapped state. */
+ST_API bool st_system_mass_is_diagonal(const st_system *sys);
+/* a = M^-1 f for each mass (states without a mass untouched). */
+ST_API st_status st_system_acc_from_f(st_system *sys, double *a, const double *f,
+                                      st_error *err) ST_WARN_UNUSED;
+ST_API void st_system_project_response(st_system *sys, double *dx);
+ST_API void st_system_project_position(st_system *sys, double *x);
+ST_API void st_system_project_velocity(st_system *sys, double *v);
+/* Mappings, top-down: positions / velocities of mapped states. */
+ST_API void st_system_propagate_x(st_system *sys, double *x);
+ST_API void st_system_propagate_v(st_system *sys, double *v);
+/* Masses that keep gravity separate add dt g to v. */
+ST_API void st_system_add_separate_gravity(st_system *sys, double *v, double dt);
+ST_API double st_system_kinetic_energy(st_system *sys);
+ST_API double st_system_potential_energy(st_system *sys);
+/* The linear solver serving the ODE solver: the component's "linearSolver"
+ * link when set, else the first linear solver found below the solver's node
+ * (down = true) or in its node and ancestors (down = false). NULL if none. */
+ST_API st_component *st_system_find_linear_solver(st_system *sys, st_component *link, bool down);
+
+/* Vector operations over the independent part (sys->size doubles). */
+ST_API void st_vec_clear(const st_system *sys, double *v);                            /* v = 0 */
+ST_API void st_vec_eq(const st_system *sys, double *v, const double *a);              /* v = a */
+ST_API void st_vec_peq(const st_system *sys, double *v, const double *a, double f);   /* v += f a */
+ST_API void st_vec_teq(const st_system *sys, double *v, double f);                    /* v *= f */
+ST_API void st_vec_op(const st_system *sys, double *v, const double *a, const double *b,
+                      double f);                                                      /* v = a + f b */
+ST_API double st_vec_dot(const st_system *sys, const double *a, const double *b);
+ST_API double st_vec_norm(const st_system *sys, const double *a);
+
+/* Matrix assembly.
+ *
+ * A matrix of the system, square, of size 3 ndof, kept as 3x3 blocks in
+ * compressed sparse rows. Components add contributions with the functions
+ * below, in the same order every time: the first assembly records the
+ * pattern and, for each call, the slot it writes; later assemblies write
+ * straight into those slots (no search, no allocation). Vertex indices are
+ * global: st_mstate offset + local index. */
+ST_API void st_matrix_add_block(st_matrix *m, size_t row, size_t col, const double b[9]);
+ST_API void st_matrix_add_diag(st_matrix *m, size_t vertex, double d); /* d * I3 */
+/* Constrains one scalar DOF (3 * vertex + axis): row and column cleared,
+ * diagonal set to 1. */
+ST_API void st_matrix_project_dof(st_matrix *m, size_t vertex, unsigned axis);
+
+ST_API st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err) ST_WARN_UNUSED;
+ST_API void st_matrix_destroy(st_matrix **m);
+/* m = mf M + bf B + kf K with projective constraints applied. */
+ST_API st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
+                                    st_error *err) ST_WARN_UNUSED;
+/* Scalar CSR view of the assembled matrix (both triangles, sorted columns).
+ * Pointers stay valid until the pattern changes or the matrix is destroyed. */
+typedef struct st_csr {
+    size_t n;             /* rows = columns = 3 ndof */
+    size_t nnz;
+    const int *rowptr;    /* n + 1 */
+    const int *colind;    /* nnz */
+    const double *values; /* nnz */
+    unsigned long pattern_version; /* changes when the pattern is rebuilt */
+} st_csr;
+ST_API void st_matrix_csr(const st_matrix *m, st_csr *out);
+/* y = A x over the assembled matrix. */
+ST_API void st_matrix_mul(const st_matrix *m, double *y, const double *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,155 @@
+/* roles.h - the interfaces components implement, one struct per role.
+ *
+ * Vectors passed to role functions are the mechanical system's *global*
+ * vectors (3 doubles per vertex, all states of the solver's subtree laid
+ * out one after another). A component finds its own part with st_slice():
+ *
+ *   double *f = st_slice(fglobal, ms);   // ms = st_component_mstate(self)
+ *   f[3*i + 1] += ...;                   // y component of vertex i
+ *
+ * A component acting on two states (an interaction force field) takes one
+ * slice per state. Every role struct begins with struct_size and is only
+ * ever appended to.
+ */
+#ifndef SETTEE_ROLES_H
+#define SETTEE_ROLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "settee/component.h"
+#include "settee/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct st_matrix st_matrix;
+
+/* Parameters of the current mechanical operation. */
+typedef struct st_mparams {
+    size_t struct_size;
+    double dt;          /* time step */
+    double time;        /* simulated time at the start of the step */
+    double gravity[3];  /* the context's gravity */
+    bool implicit;      /* set by implicit solvers: force fields may cache Jacobians */
+} st_mparams;
+
+/* Force fields. K = df/dx and B = df/dv as SOFA defines them (derivatives of
+ * the force, so a spring's K is negative semi-definite). Matrix functions add
+ * factor * K (or B) to m with st_matrix_add_block / st_matrix_add_diag. The
+ * kernel passes kfactor already including the component's own Rayleigh
+ * stiffness (kfactor + bfactor * rayleigh_stiffness) and skips calls whose
+ * factors are exactly zero. */
+struct st_forcefield_ops {
+    size_t struct_size;
+    /* f += f(x, v). */
+    void (*add_force)(st_component *self, const st_mparams *mp, double *f, const double *x,
+                      const double *v);
+    /* df += kfactor * K dx + bfactor * B dx, K and B taken at the state of
+     * the last add_force. */
+    void (*add_dforce)(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                       double kfactor, double bfactor);
+    void (*add_k_to_matrix)(st_component *self, const st_mparams *mp, st_matrix *m,
+                            double kfactor);
+    void (*add_b_to_matrix)(st_component *self, const st_mparams *mp, st_matrix *m,
+                            double bfactor);
+    double (*potential_energy)(st_component *self, const st_mparams *mp, const double *x);
+    /* The component's Rayleigh stiffness coefficient (NULL: 0). */
+    double (*rayleigh_stiffness)(const st_component *self);
+};
+
+/* Masses. The kernel passes factor already including the component's own
+ * Rayleigh mass (mfactor - bfactor * rayleigh_mass). Gravity is part of the
+ * force: add_gravity_to_force adds m g (unless the mass keeps gravity
+ * separate, then add_gravity_to_v adds dt g to v). */
+struct st_mass_ops {
+    size_t struct_size;
+    void (*add_m_dx)(st_component *self, const st_mparams *mp, double *res, const double *dx,
+                     double factor);
+    /* a = M^-1 f; NULL when the mass matrix is not diagonal. */
+    void (*acc_from_f)(st_component *self, const st_mparams *mp, double *a, const double *f);
+    void (*add_m_to_matrix)(st_component *self, const st_mparams *mp, st_matrix *m,
+                            double mfactor);
+    void (*add_gravity_to_force)(st_component *self, const st_mparams *mp, double *f,
+                                 const double *x, const double *v);
+    void (*add_gravity_to_v)(st_component *self, const st_mparams *mp, double *v, double dt);
+    double (*kinetic_energy)(st_component *self, const st_mparams *mp, const double *v);
+    double (*potential_energy)(st_component *self, const st_mparams *mp, const double *x);
+    bool (*is_diagonal)(const st_component *self);
+    double (*rayleigh_mass)(const st_component *self); /* NULL: 0 */
+};
+
+/* Projective constraints (fixed points, planes, ...). */
+struct st_projective_ops {
+    size_t struct_size;
+    void (*project_response)(st_component *self, const st_mparams *mp, double *dx);
+    void (*project_velocity)(st_component *self, const st_mparams *mp, double *v);
+    void (*project_position)(st_component *self, const st_mparams *mp, double *x);
+    /* Clears the constrained rows and columns with st_matrix_project_dof. */
+    void (*apply_to_matrix)(st_component *self, const st_mparams *mp, st_matrix *m);
+};
+
+/* Mappings: an output state computed from an input state. */
+struct st_mapping_ops {
+    size_t struct_size;
+    st_mstate *(*input)(const st_component *self);
+    st_mstate *(*output)(const st_component *self);
+    void (*apply)(st_component *self, const st_mparams *mp, double *x);      /* x_out = J(x_in) */
+    void (*apply_j)(st_component *self, const st_mparams *mp, double *v);    /* v_out = J v_in */
+    void (*apply_jt)(st_component *self, const st_mparams *mp, double *f);   /* f_in += J^T f_out */
+};
+
+/* ODE solvers. bind() runs once after the kernel compiled the solver's
+ * subtree into a mechanical system: allocate scratch vectors there, find
+ * the linear solver. solve() advances the system's x and v by dt. */
+struct st_odesolver_ops {
+    size_t struct_size;
+    st_status (*bind)(st_component *self, st_system *sys, st_error *err);
+    st_status (*solve)(st_component *self, st_system *sys, double dt, st_error *err);
+    /* SOFA's integration factors. in/out: 0 = position, 1 = velocity, 2 = acceleration. */
+    double (*integration_factor)(const st_component *self, int in, int out, double dt);
+    double (*solution_integration_factor)(const st_component *self, int out, double dt);
+    double (*velocity_integration_factor)(const st_component *self, double dt);
+    double (*position_integration_factor)(const st_component *self, double dt);
+};
+
+/* Linear solvers: solve (mf M + bf B + kf K) x = b for a system. */
+struct st_linsolver_ops {
+    size_t struct_size;
+    /* Once per system: allocate, build the pattern, analyse. */
+    st_status (*bind)(st_component *self, st_system *sys, st_error *err);
+    /* Each step: assemble (or remember the factors for a matrix-free
+     * product) and factor. */
+    st_status (*set_system)(st_component *self, st_system *sys, double mf, double bf, double kf,
+                            st_error *err);
+    st_status (*solve)(st_component *self, st_system *sys, double *x, const double *b,
+                       st_error *err);
+};
+
+/* Topologies: points and element lists. */
+struct st_topology_ops {
+    size_t struct_size;
+    size_t (*nb_points)(st_component *self);                       /* 0: no positions */
+    void (*get_point)(st_component *self, size_t i, double p[3]);
+    /* Element lists by type (ST_T_EDGES ... ST_T_HEXAS); NULL or n == 0 when none. */
+    const st_array *(*elements)(st_component *self, st_type kind);
+};
+
+/* Engines: outputs computed from inputs, recomputed lazily when an output
+ * is read while an input changed. */
+struct st_engine_ops {
+    size_t struct_size;
+    st_status (*update)(st_component *self, st_error *err);
+};
+
+/* Animation loops: one step of the whole scene. */
+struct st_animloop_ops {
+    size_t struct_size;
+    st_status (*step)(st_component *self, st_node *root, double dt, st_error *err);
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,53 @@
+/* scene.h - loading, initialising and stepping a scene. */
+#ifndef SETTEE_SCENE_H
+#define SETTEE_SCENE_H
+
+#include <stddef.h>
+
+#include "settee/node.h"
+#include "settee/runtime.h"
+#include "settee/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct st_scene st_scene;
+
+/* An empty scene with a root node named "root", for building in code. */
+ST_API st_status st_scene_create(st_runtime *rt, st_scene **out, st_error *err) ST_WARN_UNUSED;
+/* Loads a YAML scene (format settee/1). Plugins named by RequiredPlugin are
+ * loaded as they appear. Every error found is sent to the runtime's log
+ * sink; err holds the first. Nothing half-loaded is returned. */
+ST_API st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out,
+                               st_error *err) ST_WARN_UNUSED;
+/* The same from text in memory; name is used in messages. */
+ST_API st_status st_scene_load_string(st_runtime *rt, const char *text, size_t len,
+                                      const char *name, st_scene **out,
+                                      st_error *err) ST_WARN_UNUSED;
+/* Resolves links, initialises every component (top-down, scene order),
+ * compiles the mechanical systems. Adds a DefaultAnimationLoop (with an
+ * info message) when the root has no animation loop. */
+ST_API st_status st_scene_init(st_scene *s, st_error *err) ST_WARN_UNUSED;
+/* One step of the animation loop; dt <= 0 means the root's dt. */
+ST_API st_status st_scene_step(st_scene *s, double dt, st_error *err) ST_WARN_UNUSED;
+/* Back to the state after init. */
+ST_API st_status st_scene_reset(st_scene *s, st_error *err) ST_WARN_UNUSED;
+ST_API void st_scene_destroy(st_scene **s);
+
+ST_API st_node *st_scene_root(st_scene *s);
+ST_API st_runtime *st_scene_runtime(st_scene *s);
+ST_API double st_scene_time(const st_scene *s);
+ST_API const char *st_scene_file(const st_scene *s);
+/* Every MechanicalObject of the scene, in scene order. */
+ST_API size_t st_scene_states(st_scene *s, st_mstate **out, size_t max);
+/* Writes the state as JSON: {"time": T, "steps": N, "objects": [{"path":
+ * ..., "position": [[x,y,z],...], "velocity": [...]}]} with 17 significant
+ * digits, so that it reads back bit-exact. */
+ST_API st_status st_scene_export_state(st_scene *s, const char *path, unsigned long steps,
+                                       st_error *err) ST_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+/* settee.h - everything a plugin or a program needs. */
+#ifndef SETTEE_SETTEE_H
+#define SETTEE_SETTEE_H
+
+#include "settee/alloc.h"
+#include "settee/component.h"
+#include "settee/export.h"
+#include "settee/field.h"
+#include "settee/log.h"
+#include "settee/mechanics.h"
+#include "settee/node.h"
+#include "settee/plugin.h"
+#include "settee/registry.h"
+#include "settee/roles.h"
+#include "settee/runtime.h"
+#include "settee/scene.h"
+#include "settee/status.h"
+
+#endif

@@ -1,0 +1,67 @@
+/* support.c - helpers shared by the test suites. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void collect(st_log_level level, const char *where, const char *path, const char *msg,
+                    void *ud)
+{
+    test_rt *t = ud;
+    static const char *names[] = {"error", "warning", "info"};
+    int k = snprintf(t->log + t->len, sizeof t->log - t->len, "%s|%s|%s|%s\n", names[level],
+                     where ? where : "", path ? path : "", msg);
+    if (k > 0 && t->len + (size_t)k < sizeof t->log)
+        t->len += (size_t)k;
+    if (level == ST_LOG_ERROR)
+        t->nerrors++;
+}
+
+void test_rt_open(test_rt *t)
+{
+    memset(t, 0, sizeof *t);
+    st_error err = {0};
+    if (st_runtime_create(&t->rt, &err) != ST_OK) {
+        fprintf(stderr, "runtime: %s\n", err.msg);
+        abort();
+    }
+    st_runtime_set_log(t->rt, collect, t);
+}
+
+void test_rt_close(test_rt *t) { st_runtime_destroy(&t->rt); }
+
+st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err)
+{
+    return st_scene_load_string(t->rt, yaml, strlen(yaml), "test.yaml", out, err);
+}
+
+const char *test_write_temp(const char *name, const char *text)
+{
+    static char paths[8][512];
+    static int slot;
+    char *p = paths[slot++ % 8];
+    snprintf(p, 512, "%s/settee-test-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid(), name);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        abort();
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+int test_run(const char *cmd, char *out, size_t size)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

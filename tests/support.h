@@ -1,0 +1,26 @@
+/* support.h - helpers shared by the test suites. */
+#ifndef SETTEE_TEST_SUPPORT_H
+#define SETTEE_TEST_SUPPORT_H
+
+#include <stddef.h>
+
+#include "settee/settee.h"
+
+/* A runtime whose log sink collects messages into a buffer. */
+typedef struct test_rt {
+    st_runtime *rt;
+    char log[16384]; /* every message, one per line: "LEVEL|where|path|msg" */
+    size_t len;
+    int nerrors;
+} test_rt;
+
+void test_rt_open(test_rt *t);
+void test_rt_close(test_rt *t);
+/* Loads a scene from text; returns the status, err filled. */
+st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err);
+/* Writes text to a fresh temporary file; returns its path (static buffer per call slot). */
+const char *test_write_temp(const char *name, const char *text);
+/* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
+int test_run(const char *cmd, char *out, size_t size);
+
+#endif
