@@ -4,6 +4,15 @@
 function(settee_add_plugin name)
   cmake_parse_arguments(P "" "OUTPUT_DIR" "SOURCES;LIBS" ${ARGN})
   set(target "plugin_${name}")
+  foreach(src ${P_SOURCES})
+    if(NOT IS_ABSOLUTE "${src}")
+      set(src "${CMAKE_CURRENT_SOURCE_DIR}/${src}")
+    endif()
+    if(NOT EXISTS "${src}")
+      message(WARNING "plugin ${name} skipped: source ${src} does not exist")
+      return()
+    endif()
+  endforeach()
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME "${name}" PREFIX "lib"

@@ -47,7 +47,6 @@ bool st_component_has_role(const st_component *c, st_role role)
     return c && st__class_has_role(c->cls, role);
 }
 
-bool st__is_mstate(const st_component *c) { return c && c->cls == &st__mechanical_object_class; }
 
 st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
                                st_component **out, st_error *err)

@@ -8,6 +8,12 @@
 
 #include "settee/settee.h"
 
+/* Test builds (SETTEE_EXPORT_INTERNALS) export these internals so that the
+ * test suites can reach them; other builds export only the public API. */
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility push(default)
+#endif
+
 /* A position in a scene file; line and col are 1-based, file is borrowed
  * (interned by the scene) and NULL when unknown. */
 typedef struct st_mark {
@@ -202,5 +208,9 @@ bool st__is_mstate(const st_component *c);
  * max of them into out (out may be NULL). matrix.c holds a weak fallback
  * that walks the solver's subtree; system.c may define the real one. */
 size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max);
+
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -1,0 +1,152 @@
+/* default_animation_loop.c - the built-in DefaultAnimationLoop: one step of
+ * the scene as SOFA's loop does it (begin event, engine inputs, the ODE
+ * solvers met first going down from the root, projection and mapping
+ * propagation, externalForce cleared, time advanced, end event). A step
+ * never allocates. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct default_loop {
+    st_component base;
+    bool parallel_ode_solving;
+    bool compute_bounding_box;
+} default_loop;
+
+static const st_field default_loop_fields[] = {
+    ST_BOOL(default_loop, parallel_ode_solving, "parallelODESolving", "false",
+            "If true, solves all the ODEs in parallel (accepted; settee solves them in sequence)"),
+    ST_BOOL(default_loop, compute_bounding_box, "computeBoundingBox", "true",
+            "If true, compute the global bounding box of the scene at each time step (accepted; "
+            "no effect without a GUI)"),
+    ST_FIELD_END};
+
+/* Sends an event to every component that listens, in scene order. */
+static void send_event(st_node *n, st_event ev, double dt)
+{
+    if (!n->activated)
+        return;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (c->cls->on_event)
+            c->cls->on_event(c, ev, dt);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        send_event(n->children[i], ev, dt);
+}
+
+static bool has_data_links(const st_component *c)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    if (!ci)
+        return false;
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (ci->fs[i].parent)
+            return true;
+    return false;
+}
+
+/* Brings data-linked inputs up to date (engines recompute lazily). */
+static st_status update_inputs(st_node *n, st_error *err)
+{
+    if (!n->activated)
+        return ST_OK;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (has_data_links(c))
+            ST_TRY(st_component_update_inputs(c, err));
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(update_inputs(n->children[i], err));
+    return ST_OK;
+}
+
+static st_system *system_of(st_scene *s, const st_component *solver)
+{
+    for (size_t i = 0; i < s->nsystems; i++)
+        if (s->systems[i] && s->systems[i]->solver == solver)
+            return s->systems[i];
+    return NULL;
+}
+
+/* SOFA's SolveVisitor: the first node(s) holding ODE solvers, going down
+ * from the root; each of their solvers integrates its subtree; deeper
+ * solvers are left to them. */
+static st_status solve_node(st_scene *s, st_node *n, double dt, st_error *err)
+{
+    if (!n->activated)
+        return ST_OK;
+    bool found = false;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->odesolver)
+            continue;
+        found = true;
+        st_system *sys = system_of(s, c);
+        if (!sys || !c->cls->odesolver->solve)
+            continue;
+        sys->mp.dt = dt;
+        sys->mp.time = n->time;
+        memcpy(sys->mp.gravity, n->gravity, sizeof n->gravity);
+        st_status rc = c->cls->odesolver->solve(c, sys, dt, err);
+        if (rc != ST_OK) {
+            char path[256];
+            st_component_path(c, path, sizeof path);
+            if (!err->path[0])
+                st_error_set_path(err, path);
+            st_error_prefix(err, "while %s integrated its subtree: ", path);
+            return rc;
+        }
+    }
+    if (found)
+        return ST_OK;
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(solve_node(s, n->children[i], dt, err));
+    return ST_OK;
+}
+
+static st_status default_loop_step(st_component *self, st_node *root, double dt, st_error *err)
+{
+    st_scene *s = root->scene;
+    if (dt <= 0.0)
+        dt = root->dt;
+    double t0 = root->time;
+
+    send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
+    ST_TRY(update_inputs(root, err));
+    ST_TRY(solve_node(s, root, dt, err));
+
+    for (size_t i = 0; i < s->nsystems; i++) {
+        st_system *sys = s->systems[i];
+        if (!sys)
+            continue;
+        sys->mp.time = t0 + dt;
+        st_system_project_position(sys, sys->x);
+        st_system_project_velocity(sys, sys->v);
+        st_system_propagate_x(sys, sys->x);
+        st_system_propagate_v(sys, sys->v);
+        st__system_end_step(sys);
+    }
+
+    root->time = t0 + dt;
+    st__node_propagate_context(root);
+    send_event(root, ST_EVENT_ANIMATE_END, dt);
+    (void)self;
+    return ST_OK;
+}
+
+static const st_animloop_ops default_loop_ops = {
+    .struct_size = sizeof(st_animloop_ops),
+    .step = default_loop_step,
+};
+
+const st_class st__default_animation_loop_class = {
+    .struct_size = sizeof(st_class),
+    .name = "DefaultAnimationLoop",
+    .category = "AnimationLoop",
+    .description = "Simulation loop: each ODE solver integrates its subtree, then mappings "
+                   "propagate and time advances",
+    .instance_size = sizeof(default_loop),
+    .fields = default_loop_fields,
+    .animloop = &default_loop_ops,
+};

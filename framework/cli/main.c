@@ -1,0 +1,315 @@
+/* main.c - the `settee` program: dispatch of subcommands, help, messages,
+ * option scanning and Ctrl-C handling shared by the subcommands. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void print_help(FILE *f)
+{
+    fputs("usage: settee <command> [options] [arguments]\n"
+          "\n"
+          "A plugin-based physics simulation framework modelled on SOFA.\n"
+          "\n"
+          "Commands:\n"
+          "  run SCENE        load, initialise and step a scene (default 100 steps)\n"
+          "  check SCENE      load and initialise a scene without running it, report every error\n"
+          "  inspect [NAME]   list plugins and their components, or describe one of them\n"
+          "  help [COMMAND]   show this help, or the help of a command\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help       show this help\n"
+          "  --version        show the version of settee and of its plugin ABI\n"
+          "\n"
+          "Exit status:\n"
+          "  0    success\n"
+          "  1    the scene, a plugin or the run failed (every error is printed on stderr)\n"
+          "  2    bad command line (usage error)\n"
+          "  130  interrupted by Ctrl-C\n"
+          "\n"
+          "Messages go to stderr as FILE:LINE:COL: error: PATH: MESSAGE.\n"
+          "\n"
+          "Environment:\n"
+          "  SETTEE_PLUGIN_PATH  colon-separated plugin directories, searched after --plugin-path\n"
+          "  NO_COLOR            when set, messages are never coloured\n"
+          "\n"
+          "Run 'settee help COMMAND' for the options of a command.\n",
+          f);
+}
+
+static void print_version(void)
+{
+    printf("settee %s (plugin ABI %d.%d)\n", ST_VERSION_STRING, ST_ABI_MAJOR, ST_ABI_MINOR);
+}
+
+/* ---- messages ---- */
+
+/* Colour escapes when stderr is a terminal and NO_COLOR is unset. */
+static bool use_color(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        const char *nc = getenv("NO_COLOR");
+        cached = isatty(2) && !(nc && *nc);
+    }
+    return cached == 1;
+}
+
+static void print_diag(st_log_level level, const char *where, const char *path, const char *msg)
+{
+    static const char *names[] = {"error", "warning", "info"};
+    static const char *colors[] = {"\033[1;31m", "\033[1;35m", "\033[1;36m"};
+    if (level > ST_LOG_INFO)
+        level = ST_LOG_INFO;
+    if (cli_active_progress)
+        cli_progress_clear(cli_active_progress);
+    bool c = use_color();
+    fprintf(stderr, "%s%s:%s %s%s:%s ", c ? "\033[1m" : "", where && *where ? where : "settee",
+            c ? "\033[0m" : "", c ? colors[level] : "", names[level], c ? "\033[0m" : "");
+    if (path && *path)
+        fprintf(stderr, "%s: ", path);
+    fprintf(stderr, "%s\n", msg ? msg : "");
+}
+
+void cli_log_sink(st_log_level level, const char *where, const char *path, const char *msg,
+                  void *ud)
+{
+    cli_log *log = ud;
+    if (level == ST_LOG_ERROR) {
+        log->nerrors++;
+    } else if (level == ST_LOG_WARNING) {
+        log->nwarnings++;
+        if (!log->show_warnings)
+            return;
+    } else if (!log->show_info) {
+        return;
+    }
+    print_diag(level, where, path, msg);
+}
+
+void cli_report(cli_log *log, const st_error *err)
+{
+    if (!err || err->code == ST_OK || err->reported)
+        return;
+    if (log)
+        log->nerrors++;
+    print_diag(ST_LOG_ERROR, err->where, err->path,
+               err->msg[0] ? err->msg : st_status_name(err->code));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    char msg[ST_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_diag(ST_LOG_ERROR, NULL, NULL, msg);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "settee%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+    fprintf(stderr, "Try 'settee %s%s--help' for more information.\n", cmd ? cmd : "",
+            cmd ? " " : "");
+    return CLI_EXIT_USAGE;
+}
+
+bool cli_runtime_open(st_runtime **rt, cli_log *log, char **plugin_paths, size_t npaths)
+{
+    st_error err = {0};
+    if (st_runtime_create(rt, &err) != ST_OK) {
+        cli_report(log, &err);
+        return false;
+    }
+    st_runtime_set_log(*rt, cli_log_sink, log);
+    for (size_t i = 0; i < npaths; i++) {
+        st_error_clear(&err);
+        if (st_runtime_add_plugin_path(*rt, plugin_paths[i], &err) != ST_OK) {
+            cli_report(log, &err);
+            st_runtime_destroy(rt);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- options ---- */
+
+bool cli_next(cli_args *a, const char **opt, const char **pos)
+{
+    *opt = *pos = NULL;
+    a->inline_val = NULL;
+    a->opt[0] = 0;
+    if (a->i >= a->argc)
+        return false;
+    const char *s = a->argv[a->i++];
+    if (!a->no_more && strcmp(s, "--") == 0) {
+        a->no_more = true;
+        return cli_next(a, opt, pos);
+    }
+    if (a->no_more || s[0] != '-' || s[1] == 0) {
+        *pos = s;
+        return false;
+    }
+    if (s[1] == '-') {
+        const char *eq = strchr(s, '=');
+        size_t n = eq ? (size_t)(eq - s) : strlen(s);
+        if (n >= sizeof a->opt)
+            n = sizeof a->opt - 1;
+        memcpy(a->opt, s, n);
+        a->opt[n] = 0;
+        a->inline_val = eq ? eq + 1 : NULL;
+    } else {
+        a->opt[0] = '-';
+        a->opt[1] = s[1];
+        a->opt[2] = 0;
+        a->inline_val = s[2] ? s + 2 : NULL;
+    }
+    *opt = a->opt;
+    return true;
+}
+
+bool cli_is(const char *opt, const char *short_name, const char *long_name)
+{
+    return (short_name && strcmp(opt, short_name) == 0) ||
+           (long_name && strcmp(opt, long_name) == 0);
+}
+
+const char *cli_value(cli_args *a)
+{
+    if (a->inline_val)
+        return a->inline_val;
+    if (a->i < a->argc)
+        return a->argv[a->i++];
+    cli_usage_error(a->cmd, "option '%s' needs a value", a->opt);
+    return NULL;
+}
+
+bool cli_flag(cli_args *a)
+{
+    if (!a->inline_val)
+        return true;
+    if (a->opt[1] != '-')
+        cli_usage_error(a->cmd, "unknown option '%s%s'", a->opt, a->inline_val);
+    else
+        cli_usage_error(a->cmd, "option '%s' takes no value", a->opt);
+    return false;
+}
+
+int cli_unknown_option(cli_args *a)
+{
+    return cli_usage_error(a->cmd, "unknown option '%s'", a->argv[a->i - 1]);
+}
+
+/* ---- Ctrl-C ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    /* a second Ctrl-C kills the program the usual way */
+    signal(SIGINT, SIG_DFL);
+}
+
+void cli_catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+bool cli_interrupted(void) { return interrupted != 0; }
+
+/* ---- dispatch ---- */
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    void (*help)(FILE *f);
+} command;
+
+static const command commands[] = {
+    {"run", cli_run, cli_help_run},
+    {"check", cli_check, cli_help_check},
+    {"inspect", cli_inspect, cli_help_inspect},
+};
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "settee: unknown command '%s' (commands: run, check, inspect, help)\n", name);
+    fputs("Try 'settee --help' for more information.\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+static int help_command(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 2)
+        return cli_usage_error("help", "takes at most one command name");
+    if (strcmp(argv[1], "help") == 0) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c)
+        return unknown_command(argv[1]);
+    c->help(stdout);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        print_version();
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0)
+        return help_command(argc - 1, argv + 1);
+    if (name[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s' (a command comes first)", name);
+    const command *c = find_command(name);
+    if (!c)
+        return unknown_command(name);
+    /* "settee run --help" anywhere before "--" */
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            c->help(stdout);
+            return CLI_EXIT_OK;
+        }
+    }
+    return c->run(argc - 1, argv + 1);
+}

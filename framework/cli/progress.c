@@ -1,0 +1,100 @@
+/* progress.c - the progress bar `settee run` draws on a terminal.
+ *
+ * The bar appears only when stderr is a terminal and the run has lasted
+ * more than a second, is redrawn at most 20 times a second, and is erased
+ * before any message and at the end, so logs never interleave with it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define PROGRESS_DELAY 1.0     /* s before the first draw */
+#define PROGRESS_PERIOD 0.05   /* s between draws */
+
+cli_progress *cli_active_progress;
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress_start(cli_progress *p, unsigned long total, bool enabled)
+{
+    memset(p, 0, sizeof *p);
+    p->enabled = enabled && isatty(2);
+    p->total = total;
+    p->start = p->last = cli_now();
+    cli_active_progress = p->enabled ? p : NULL;
+}
+
+static int terminal_width(void)
+{
+    struct winsize ws;
+    if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+/* "12m03s" or "4.2s". */
+static void format_duration(char *buf, size_t size, double s)
+{
+    if (s < 60)
+        snprintf(buf, size, "%.1fs", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, size, "%dh%02dm", (int)(s / 3600), ((int)s / 60) % 60);
+}
+
+void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
+{
+    if (!p->enabled)
+        return;
+    double now = cli_now();
+    if (now - p->start < PROGRESS_DELAY || now - p->last < PROGRESS_PERIOD)
+        return;
+    p->last = now;
+
+    double frac = p->total ? (double)done / (double)p->total : 0.0;
+    double elapsed = now - p->start;
+    char eta[32] = "?";
+    if (done > 0)
+        format_duration(eta, sizeof eta, elapsed * (double)(p->total - done) / (double)done);
+    char tail[160];
+    snprintf(tail, sizeof tail, " %3d%% %lu/%lu steps  t=%.6g s  %.0f steps/s  ETA %s",
+             (int)(100.0 * frac), done, p->total, sim_time, (double)done / elapsed, eta);
+
+    int cols = terminal_width();
+    if ((int)strlen(tail) > cols - 1)
+        tail[cols - 1] = 0;
+    int width = cols - 1 - (int)strlen(tail) - 2;
+    if (width > 50)
+        width = 50;
+    char bar[64];
+    int nbar = width > 0 ? width : 0;
+    int filled = (int)(frac * nbar);
+    for (int i = 0; i < nbar; i++)
+        bar[i] = i < filled ? '#' : '-';
+    bar[nbar] = 0;
+    if (nbar > 0)
+        fprintf(stderr, "\r[%s]%s\033[K", bar, tail);
+    else
+        fprintf(stderr, "\r%s\033[K", tail);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+void cli_progress_clear(cli_progress *p)
+{
+    if (!p->drawn)
+        return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    p->drawn = false;
+}

@@ -1,0 +1,133 @@
+/* export.c - writes a scene's mechanical state as JSON (st_scene_export_state).
+ *
+ * The file holds the simulated time, the number of steps and, for every
+ * MechanicalObject in scene order, its path, positions and velocities.
+ * Numbers are printed with 17 significant digits so that strtod reads them
+ * back bit-exact. JSON has no NaN or infinity: such values are written as
+ * null and the export fails with ST_ESOLVER once the file is complete.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Writes one double; returns false when it is not finite (null written). */
+static bool put_number(FILE *f, double x)
+{
+    if (!isfinite(x)) {
+        fputs("null", f);
+        return false;
+    }
+    fprintf(f, "%.17g", x);
+    return true;
+}
+
+/* Writes s as a JSON string literal. */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Writes an array of n vec3 tuples, one per line; returns false when one
+ * of the values is not finite. */
+static bool put_vec3s(FILE *f, const double *v, size_t n)
+{
+    bool finite = true;
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n    [" : "\n    [", f);
+        for (int k = 0; k < 3; k++) {
+            if (k)
+                fputs(", ", f);
+            finite &= put_number(f, v[3 * i + k]);
+        }
+        fputc(']', f);
+    }
+    fputs(n ? "\n  ]" : "]", f);
+    return finite;
+}
+
+/* Writes the whole document; returns false when a value is not finite. */
+static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
+                      unsigned long steps, char *bad_path, size_t bad_size)
+{
+    bool finite = true;
+    fputs("{\"time\": ", f);
+    if (!put_number(f, st_scene_time(s))) {
+        finite = false;
+        snprintf(bad_path, bad_size, "time");
+    }
+    fprintf(f, ", \"steps\": %lu, \"objects\": [", steps);
+    for (size_t i = 0; i < nstates; i++) {
+        const st_mstate *ms = states[i];
+        char path[ST_ERROR_PATH_MAX];
+        st_component_path(&ms->base, path, sizeof path);
+        fputs(i ? ",\n {\"path\": " : "\n {\"path\": ", f);
+        put_string(f, path);
+        fputs(",\n  \"position\": ", f);
+        bool ok = put_vec3s(f, ms->position.r, ms->position.n);
+        fputs(",\n  \"velocity\": ", f);
+        ok &= put_vec3s(f, ms->velocity.r, ms->velocity.n);
+        fputc('}', f);
+        if (!ok && finite)
+            snprintf(bad_path, bad_size, "%s", path);
+        finite &= ok;
+    }
+    fputs(nstates ? "\n]}\n" : "]}\n", f);
+    return finite;
+}
+
+st_status st_scene_export_state(st_scene *s, const char *path, unsigned long steps,
+                                st_error *err)
+{
+    if (!s || !path || !*path)
+        return st_error_set(err, ST_EINVAL, "export: a scene and a file path are needed");
+
+    size_t nstates = st_scene_states(s, NULL, 0);
+    st_mstate **states = NULL;
+    if (nstates) {
+        states = st_calloc(nstates, sizeof *states);
+        if (!states)
+            return st_error_set(err, ST_ENOMEM, "export: out of memory");
+        nstates = st_scene_states(s, states, nstates);
+    }
+
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int e = errno;
+        st_free(states);
+        return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+    }
+    char bad[ST_ERROR_PATH_MAX] = "";
+    bool finite = put_state(f, s, states, nstates, steps, bad, sizeof bad);
+    st_free(states);
+
+    bool werr = ferror(f) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !werr) {
+        werr = true;
+        e = errno;
+    }
+    if (werr)
+        return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+    if (!finite) {
+        st_error_set(err, ST_ESOLVER,
+                     "state contains non-finite values (NaN or infinity), written as null to '%s'",
+                     path);
+        if (strcmp(bad, "time") != 0)
+            st_error_set_path(err, bad);
+        return ST_ESOLVER;
+    }
+    return ST_OK;
+}

@@ -1,0 +1,624 @@
+/* matrix.c - assembly of mf M + bf B + kf K into block (3x3) compressed
+ * sparse rows, with projective constraints applied.
+ *
+ * Design: "recorded call sequence". The first st_matrix_assemble records
+ * every st_matrix_add_block / st_matrix_add_diag / st_matrix_project_dof
+ * call (kind, row, column) with its values, builds the block pattern once
+ * (structurally symmetric, sorted columns, every diagonal block present) and
+ * a slot table giving, for each call, where its values go. Later assemblies
+ * clear the values and write each call straight into its slot: no search, no
+ * allocation. Each call is checked against the recording (two integer
+ * compares); when the sequence differs (the topology changed) the assembly
+ * is redone in recording mode, the pattern rebuilt and pattern_version
+ * bumped.
+ *
+ * Storage: the values of block row br live in scalar CSR order, so that the
+ * scalar view st_matrix_csr() is the storage itself (no copy): scalar row
+ * 3 br + i holds, for each block k of the block row, the three entries of
+ * the block's row i. The block starts at base(k) = 9 rowptr_b[br] + 3 (k -
+ * rowptr_b[br]) and its rows are stride(br) = 3 len(br) apart.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A role function is present when the plugin's ops struct is large enough
+ * to hold it and it is set. */
+#define HAS_OP(ops, type, member)                                                                  \
+    ((ops) && (ops)->struct_size >= offsetof(type, member) + sizeof((ops)->member) &&             \
+     (ops)->member)
+
+enum { CALL_BLOCK = 0, CALL_DIAG, CALL_PROJECT };
+
+typedef struct mcall {
+    int kind;      /* CALL_* */
+    unsigned row;  /* block row (vertex) */
+    unsigned col;  /* block column; the axis for CALL_PROJECT */
+} mcall;
+
+enum { MODE_RECORD = 0, MODE_REPLAY };
+
+struct st_matrix {
+    st_system *sys;
+    size_t nb;                 /* block rows = ndof */
+    /* The system's components, scene order (borrowed). */
+    st_component **masses, **ffs, **projs;
+    size_t nmass, nff, nproj;
+
+    /* Block pattern. */
+    size_t nblocks;
+    int *browptr;              /* nb + 1 */
+    int *bcol;                 /* nblocks: block column of each block */
+    int *btrans;               /* nblocks: index of the transposed block */
+    int *bdiag;                /* nb: index of the diagonal block of each row */
+
+    /* Scalar CSR view (the storage of the values). */
+    size_t n, nnz;
+    int *rowptr;               /* 3 nb + 1 */
+    int *colind;               /* nnz */
+    double *values;            /* nnz */
+    unsigned long pattern_version;
+
+    /* The recorded call sequence and each call's slot. */
+    mcall *calls;
+    size_t ncalls, capcalls;
+    size_t *slot;              /* per call: base index in values (blocks, diag) */
+    double *recvals;           /* recording only: 9 values per call */
+    size_t caprec;
+    size_t cursor;             /* next call in replay */
+    int mode;
+    bool recorded;             /* a pattern exists */
+    bool mismatch;             /* replay met a different call */
+    bool failed;               /* recording ran out of memory */
+    bool out_of_range;         /* a call named a vertex beyond ndof */
+    const st_component *current; /* the component being assembled */
+    const st_component *offender;
+    size_t bad_index;
+};
+
+/* ---- the system's components ---- */
+
+typedef struct collect_ctx {
+    st_node *root;
+    st_role role;
+    st_component **out;
+    size_t max, count;
+} collect_ctx;
+
+static st_visit collect_top_down(st_node *n, void *ud)
+{
+    collect_ctx *c = ud;
+    /* A deeper ODE solver owns its own subtree (SOFA's SolveVisitor). */
+    if (n != c->root && st_node_find(n, ST_ROLE_ODESOLVER, ST_SEARCH_LOCAL))
+        return ST_VISIT_PRUNE;
+    size_t k = st_node_object_count(n);
+    for (size_t i = 0; i < k; i++) {
+        st_component *o = st_node_object(n, i);
+        if (st_component_has_role(o, c->role)) {
+            if (c->out && c->count < c->max)
+                c->out[c->count] = o;
+            c->count++;
+        }
+    }
+    return ST_VISIT_CONTINUE;
+}
+
+/* Fallback used while framework/system.c does not define this accessor: the
+ * components playing role in the solver's subtree, scene order, deeper ODE
+ * solvers' subtrees excluded. A strong definition in system.c wins. */
+__attribute__((weak)) size_t st__system_components(const st_system *sys, st_role role,
+                                                   st_component **out, size_t max)
+{
+    collect_ctx c = {sys->node, role, out, max, 0};
+    st_visitor v = {collect_top_down, NULL, &c};
+    st_node_execute(sys->node, &v);
+    return c.count;
+}
+
+static st_status gather(st_system *sys, st_role role, st_component ***out, size_t *n,
+                        st_error *err)
+{
+    size_t k = st__system_components(sys, role, NULL, 0);
+    *out = NULL;
+    *n = 0;
+    if (!k)
+        return ST_OK;
+    *out = st_calloc(k, sizeof **out);
+    if (!*out)
+        return st_error_set(err, ST_ENOMEM, "out of memory while collecting the system's components");
+    *n = st__system_components(sys, role, *out, k);
+    return ST_OK;
+}
+
+/* ---- creation ---- */
+
+st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err)
+{
+    *out = NULL;
+    if (!sys)
+        return st_error_set(err, ST_EINVAL, "st_matrix_create: no mechanical system");
+    if (sys->ndof > (size_t)INT_MAX / 3)
+        return st_error_set(err, ST_EINVAL, "system too large for matrix assembly (%zu vertices)",
+                            sys->ndof);
+    st_matrix *m = st_calloc(1, sizeof *m);
+    if (!m)
+        return st_error_set(err, ST_ENOMEM, "out of memory creating a system matrix");
+    m->sys = sys;
+    m->nb = sys->ndof;
+    m->n = 3 * m->nb;
+    st_status s;
+    if ((s = gather(sys, ST_ROLE_MASS, &m->masses, &m->nmass, err)) != ST_OK ||
+        (s = gather(sys, ST_ROLE_FORCEFIELD, &m->ffs, &m->nff, err)) != ST_OK ||
+        (s = gather(sys, ST_ROLE_PROJECTIVE, &m->projs, &m->nproj, err)) != ST_OK) {
+        st_matrix_destroy(&m);
+        return s;
+    }
+    *out = m;
+    return ST_OK;
+}
+
+static void free_pattern(st_matrix *m)
+{
+    st_free(m->browptr);
+    st_free(m->bcol);
+    st_free(m->btrans);
+    st_free(m->bdiag);
+    st_free(m->rowptr);
+    st_free(m->colind);
+    st_free(m->values);
+    st_free(m->slot);
+    m->browptr = m->bcol = m->btrans = m->bdiag = m->rowptr = m->colind = NULL;
+    m->values = NULL;
+    m->slot = NULL;
+    m->nblocks = m->nnz = 0;
+    m->recorded = false;
+}
+
+void st_matrix_destroy(st_matrix **pm)
+{
+    if (!pm || !*pm)
+        return;
+    st_matrix *m = *pm;
+    free_pattern(m);
+    st_free(m->calls);
+    st_free(m->recvals);
+    st_free(m->masses);
+    st_free(m->ffs);
+    st_free(m->projs);
+    st_free(m);
+    *pm = NULL;
+}
+
+/* ---- recording ---- */
+
+static void record(st_matrix *m, int kind, size_t row, size_t col, const double *vals, int nv)
+{
+    if (m->failed)
+        return;
+    if (m->ncalls == m->capcalls) {
+        size_t cap = m->capcalls ? 2 * m->capcalls : 256;
+        mcall *c = st_realloc(m->calls, cap * sizeof *c);
+        if (!c) {
+            m->failed = true;
+            return;
+        }
+        m->calls = c;
+        m->capcalls = cap;
+    }
+    if (m->ncalls >= m->caprec) {
+        size_t cap = m->caprec ? 2 * m->caprec : 256;
+        double *r = st_realloc(m->recvals, cap * 9 * sizeof *r);
+        if (!r) {
+            m->failed = true;
+            return;
+        }
+        m->recvals = r;
+        m->caprec = cap;
+    }
+    mcall *c = &m->calls[m->ncalls];
+    c->kind = kind;
+    c->row = (unsigned)row;
+    c->col = (unsigned)col;
+    double *r = m->recvals + 9 * m->ncalls;
+    for (int i = 0; i < nv; i++)
+        r[i] = vals[i];
+    m->ncalls++;
+}
+
+static bool check_range(st_matrix *m, size_t row, size_t col)
+{
+    if (row < m->nb && col < m->nb)
+        return true;
+    if (!m->out_of_range) {
+        m->out_of_range = true;
+        m->offender = m->current;
+        m->bad_index = row >= m->nb ? row : col;
+    }
+    return false;
+}
+
+/* Replay: the next recorded call must be the same one. */
+static bool replay_match(st_matrix *m, int kind, size_t row, size_t col)
+{
+    if (m->mismatch)
+        return false;
+    if (m->cursor >= m->ncalls) {
+        m->mismatch = true;
+        return false;
+    }
+    const mcall *c = &m->calls[m->cursor];
+    if (c->kind != kind || c->row != row || c->col != col) {
+        m->mismatch = true;
+        return false;
+    }
+    return true;
+}
+
+static void apply_project(st_matrix *m, size_t v, unsigned axis)
+{
+    double *val = m->values;
+    int b0 = m->browptr[v], b1 = m->browptr[v + 1];
+    size_t stride = 3 * (size_t)(b1 - b0);
+    size_t rowbase = 9 * (size_t)b0 + axis * stride;
+    /* Row 3 v + axis. */
+    for (size_t j = 0; j < stride; j++)
+        val[rowbase + j] = 0.0;
+    /* Column 3 v + axis: in each block (r, v), the transposes of row v's blocks. */
+    for (int k = b0; k < b1; k++) {
+        int t = m->btrans[k];
+        int r = m->bcol[k];
+        int rb = m->browptr[r];
+        size_t rstride = 3 * (size_t)(m->browptr[r + 1] - rb);
+        size_t base = 9 * (size_t)rb + 3 * (size_t)(t - rb) + axis;
+        val[base] = 0.0;
+        val[base + rstride] = 0.0;
+        val[base + 2 * rstride] = 0.0;
+    }
+    int d = m->bdiag[v];
+    val[9 * (size_t)b0 + axis * stride + 3 * (size_t)(d - b0) + axis] = 1.0;
+}
+
+void st_matrix_add_block(st_matrix *m, size_t row, size_t col, const double b[9])
+{
+    if (!check_range(m, row, col))
+        return;
+    if (m->mode == MODE_RECORD) {
+        record(m, CALL_BLOCK, row, col, b, 9);
+        return;
+    }
+    if (!replay_match(m, CALL_BLOCK, row, col))
+        return;
+    size_t base = m->slot[m->cursor++];
+    size_t stride = 3 * (size_t)(m->browptr[row + 1] - m->browptr[row]);
+    double *v = m->values + base;
+    v[0] += b[0];
+    v[1] += b[1];
+    v[2] += b[2];
+    v += stride;
+    v[0] += b[3];
+    v[1] += b[4];
+    v[2] += b[5];
+    v += stride;
+    v[0] += b[6];
+    v[1] += b[7];
+    v[2] += b[8];
+}
+
+void st_matrix_add_diag(st_matrix *m, size_t vertex, double d)
+{
+    if (!check_range(m, vertex, vertex))
+        return;
+    if (m->mode == MODE_RECORD) {
+        record(m, CALL_DIAG, vertex, vertex, &d, 1);
+        return;
+    }
+    if (!replay_match(m, CALL_DIAG, vertex, vertex))
+        return;
+    size_t base = m->slot[m->cursor++];
+    size_t stride = 3 * (size_t)(m->browptr[vertex + 1] - m->browptr[vertex]);
+    m->values[base] += d;
+    m->values[base + stride + 1] += d;
+    m->values[base + 2 * stride + 2] += d;
+}
+
+void st_matrix_project_dof(st_matrix *m, size_t vertex, unsigned axis)
+{
+    if (axis > 2 || !check_range(m, vertex, vertex))
+        return;
+    if (m->mode == MODE_RECORD) {
+        record(m, CALL_PROJECT, vertex, axis, NULL, 0);
+        return;
+    }
+    if (!replay_match(m, CALL_PROJECT, vertex, axis))
+        return;
+    m->cursor++;
+    apply_project(m, vertex, axis);
+}
+
+/* ---- pattern ---- */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of block (row, col) in the pattern, or -1. */
+static int find_block(const st_matrix *m, size_t row, int col)
+{
+    int lo = m->browptr[row], hi = m->browptr[row + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->bcol[mid] < col)
+            lo = mid + 1;
+        else if (m->bcol[mid] > col)
+            hi = mid - 1;
+        else
+            return mid;
+    }
+    return -1;
+}
+
+/* Builds the block pattern and the scalar CSR arrays from the recorded
+ * calls, then the slot of each call. */
+static st_status build_pattern(st_matrix *m, st_error *err)
+{
+    size_t nb = m->nb;
+    free_pattern(m);
+    /* Candidate entries per row: the diagonal, each call and its transpose. */
+    size_t *cnt = st_calloc(nb + 1, sizeof *cnt);
+    if (!cnt)
+        goto nomem;
+    for (size_t r = 0; r < nb; r++)
+        cnt[r + 1] = 1;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        if (c->kind == CALL_BLOCK && c->row != c->col) {
+            cnt[c->row + 1]++;
+            cnt[c->col + 1]++;
+        }
+    }
+    for (size_t r = 0; r < nb; r++)
+        cnt[r + 1] += cnt[r];
+    size_t total = cnt[nb];
+    int *tmp = st_malloc((total ? total : 1) * sizeof *tmp);
+    size_t *fill = st_malloc((nb + 1) * sizeof *fill);
+    if (!tmp || !fill) {
+        st_free(tmp);
+        st_free(fill);
+        st_free(cnt);
+        goto nomem;
+    }
+    memcpy(fill, cnt, (nb + 1) * sizeof *fill);
+    for (size_t r = 0; r < nb; r++)
+        tmp[fill[r]++] = (int)r;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        if (c->kind == CALL_BLOCK && c->row != c->col) {
+            tmp[fill[c->row]++] = (int)c->col;
+            tmp[fill[c->col]++] = (int)c->row;
+        }
+    }
+    st_free(fill);
+    /* Sort and deduplicate each row, compacting in place. */
+    m->browptr = st_malloc((nb + 1) * sizeof *m->browptr);
+    if (!m->browptr) {
+        st_free(tmp);
+        st_free(cnt);
+        goto nomem;
+    }
+    size_t w = 0;
+    m->browptr[0] = 0;
+    for (size_t r = 0; r < nb; r++) {
+        size_t a = cnt[r], b = cnt[r + 1];
+        qsort(tmp + a, b - a, sizeof *tmp, cmp_int);
+        for (size_t k = a; k < b; k++)
+            if (k == a || tmp[k] != tmp[k - 1])
+                tmp[w++] = tmp[k];
+        if (w > (size_t)INT_MAX / 9) {
+            st_free(tmp);
+            st_free(cnt);
+            free_pattern(m);
+            return st_error_set(err, ST_EINVAL,
+                                "system matrix too large for 32-bit sparse indices (%zu blocks)", w);
+        }
+        m->browptr[r + 1] = (int)w;
+    }
+    st_free(cnt);
+    m->nblocks = w;
+    m->bcol = st_realloc(tmp, (w ? w : 1) * sizeof *tmp);
+    if (!m->bcol) {
+        m->bcol = tmp;
+        goto nomem_pattern;
+    }
+    m->btrans = st_malloc((w ? w : 1) * sizeof *m->btrans);
+    m->bdiag = st_malloc((nb ? nb : 1) * sizeof *m->bdiag);
+    m->nnz = 9 * w;
+    m->rowptr = st_malloc((m->n + 1) * sizeof *m->rowptr);
+    m->colind = st_malloc((m->nnz ? m->nnz : 1) * sizeof *m->colind);
+    m->values = st_calloc(m->nnz ? m->nnz : 1, sizeof *m->values);
+    m->slot = st_malloc((m->ncalls ? m->ncalls : 1) * sizeof *m->slot);
+    if (!m->btrans || !m->bdiag || !m->rowptr || !m->colind || !m->values || !m->slot)
+        goto nomem_pattern;
+    for (size_t r = 0; r < nb; r++) {
+        for (int k = m->browptr[r]; k < m->browptr[r + 1]; k++) {
+            m->btrans[k] = find_block(m, (size_t)m->bcol[k], (int)r);
+            if (m->bcol[k] == (int)r)
+                m->bdiag[r] = k;
+        }
+    }
+    /* Scalar CSR view. */
+    for (size_t r = 0; r < nb; r++) {
+        int b0 = m->browptr[r], len = m->browptr[r + 1] - b0;
+        for (int i = 0; i < 3; i++) {
+            int start = 9 * b0 + i * 3 * len;
+            m->rowptr[3 * r + (size_t)i] = start;
+            for (int k = 0; k < len; k++)
+                for (int j = 0; j < 3; j++)
+                    m->colind[start + 3 * k + j] = 3 * m->bcol[b0 + k] + j;
+        }
+    }
+    m->rowptr[m->n] = (int)m->nnz;
+    /* Slots. */
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        if (c->kind == CALL_PROJECT) {
+            m->slot[i] = 0;
+            continue;
+        }
+        int k = c->kind == CALL_DIAG ? m->bdiag[c->row] : find_block(m, c->row, (int)c->col);
+        int b0 = m->browptr[c->row];
+        m->slot[i] = 9 * (size_t)b0 + 3 * (size_t)(k - b0);
+    }
+    m->recorded = true;
+    m->pattern_version++;
+    return ST_OK;
+nomem_pattern:
+    free_pattern(m);
+nomem:
+    return st_error_set(err, ST_ENOMEM, "out of memory building the system matrix pattern");
+}
+
+/* After recording: scatter the recorded values into their slots and apply
+ * the recorded projections, in call order. */
+static void scatter_recorded(st_matrix *m)
+{
+    memset(m->values, 0, m->nnz * sizeof *m->values);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        const double *r = m->recvals + 9 * i;
+        if (c->kind == CALL_PROJECT) {
+            apply_project(m, c->row, c->col);
+            continue;
+        }
+        size_t stride = 3 * (size_t)(m->browptr[c->row + 1] - m->browptr[c->row]);
+        double *v = m->values + m->slot[i];
+        if (c->kind == CALL_DIAG) {
+            v[0] += r[0];
+            v[stride + 1] += r[0];
+            v[2 * stride + 2] += r[0];
+        } else {
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    v[(size_t)a * stride + (size_t)b] += r[3 * a + b];
+        }
+    }
+}
+
+/* ---- assembly ---- */
+
+/* Calls every component's matrix functions with SOFA's factors. */
+static void run_components(st_matrix *m, st_system *sys, double mf, double bf, double kf)
+{
+    const st_mparams *mp = &sys->mp;
+    for (size_t i = 0; i < m->nmass; i++) {
+        st_component *c = m->masses[i];
+        const st_mass_ops *ops = c->cls->mass;
+        double rm = HAS_OP(ops, st_mass_ops, rayleigh_mass) ? ops->rayleigh_mass(c) : 0.0;
+        double f = mf - bf * rm;
+        if (f != 0.0 && HAS_OP(ops, st_mass_ops, add_m_to_matrix)) {
+            m->current = c;
+            ops->add_m_to_matrix(c, mp, m, f);
+        }
+    }
+    for (size_t i = 0; i < m->nff; i++) {
+        st_component *c = m->ffs[i];
+        const st_forcefield_ops *ops = c->cls->forcefield;
+        double rs =
+            HAS_OP(ops, st_forcefield_ops, rayleigh_stiffness) ? ops->rayleigh_stiffness(c) : 0.0;
+        double k = kf + bf * rs;
+        m->current = c;
+        if (k != 0.0 && HAS_OP(ops, st_forcefield_ops, add_k_to_matrix))
+            ops->add_k_to_matrix(c, mp, m, k);
+        if (bf != 0.0 && HAS_OP(ops, st_forcefield_ops, add_b_to_matrix))
+            ops->add_b_to_matrix(c, mp, m, bf);
+    }
+    for (size_t i = 0; i < m->nproj; i++) {
+        st_component *c = m->projs[i];
+        const st_projective_ops *ops = c->cls->projective;
+        if (HAS_OP(ops, st_projective_ops, apply_to_matrix)) {
+            m->current = c;
+            ops->apply_to_matrix(c, mp, m);
+        }
+    }
+    m->current = NULL;
+}
+
+st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
+                             st_error *err)
+{
+    if (!m || !sys || m->sys != sys)
+        return st_error_set(err, ST_EINVAL, "st_matrix_assemble: matrix of another system");
+    m->out_of_range = false;
+    if (m->recorded) {
+        m->mode = MODE_REPLAY;
+        m->cursor = 0;
+        m->mismatch = false;
+        memset(m->values, 0, m->nnz * sizeof *m->values);
+        run_components(m, sys, mf, bf, kf);
+        if (!m->mismatch && m->cursor == m->ncalls && !m->out_of_range)
+            return ST_OK;
+    }
+    if (m->out_of_range)
+        goto range;
+    /* First assembly, or the call sequence changed: record and rebuild. */
+    m->mode = MODE_RECORD;
+    m->ncalls = 0;
+    m->failed = false;
+    run_components(m, sys, mf, bf, kf);
+    m->mode = MODE_REPLAY;
+    if (m->out_of_range)
+        goto range;
+    if (m->failed) {
+        free_pattern(m);
+        return st_error_set(err, ST_ENOMEM, "out of memory recording the system matrix");
+    }
+    ST_TRY(build_pattern(m, err));
+    scatter_recorded(m);
+    /* The recorded values are needed only once. */
+    st_free(m->recvals);
+    m->recvals = NULL;
+    m->caprec = 0;
+    return ST_OK;
+range: {
+    char path[256] = "";
+    if (m->offender)
+        st_component_path(m->offender, path, sizeof path);
+    st_error_set(err, ST_EINVAL,
+                 "%s%svertex %zu is outside the %zu independent vertices of the system "
+                 "(matrix assembly does not support components on mapped states)",
+                 path[0] ? path : "", path[0] ? ": " : "", m->bad_index, m->nb);
+    if (path[0])
+        st_error_set_path(err, path);
+    return ST_EINVAL;
+}
+}
+
+void st_matrix_csr(const st_matrix *m, st_csr *out)
+{
+    out->n = m->recorded ? m->n : 0;
+    out->nnz = m->nnz;
+    out->rowptr = m->rowptr;
+    out->colind = m->colind;
+    out->values = m->values;
+    out->pattern_version = m->pattern_version;
+}
+
+void st_matrix_mul(const st_matrix *m, double *y, const double *x)
+{
+    if (!m->recorded) {
+        memset(y, 0, m->n * sizeof *y);
+        return;
+    }
+    const int *rp = m->rowptr, *ci = m->colind;
+    const double *v = m->values;
+    for (size_t i = 0; i < m->n; i++) {
+        double s = 0.0;
+        for (int k = rp[i]; k < rp[i + 1]; k++)
+            s += v[k] * x[ci[k]];
+        y[i] = s;
+    }
+}

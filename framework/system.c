@@ -1,0 +1,659 @@
+/* system.c - the mechanical system of one ODE solver: its subtree compiled
+ * into flat global vectors and ordered component lists, and the operations
+ * solvers run on it (forces, M/B/K products, projections, mappings, vector
+ * algebra). Everything is allocated at compile or bind time; the operations
+ * called during a step never allocate. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A component that contributes to the force: a mass (gravity) or a force
+ * field (add_force), in scene order. */
+typedef struct sys_contrib {
+    st_component *c;
+    bool is_mass;
+} sys_contrib;
+
+/* Per-state bookkeeping of the binding. */
+typedef struct sys_state {
+    st_mstate *ms;
+    const st_field *f_position, *f_velocity;
+    int ext_index;                /* field index of externalForce, or -1 */
+    unsigned long ext_counter;    /* its write counter when last looked at */
+} sys_state;
+
+/* The system with its private lists; the public part comes first. */
+typedef struct sys_impl {
+    st_system pub;
+    sys_state *st;                /* pub.nstates */
+    sys_contrib *contrib;
+    size_t ncontrib;
+    st_component **masses, **ffs, **projs, **maps;
+    size_t nmasses, nffs, nprojs, nmaps;
+    double **scratch;
+    size_t nscratch;
+    bool bound;
+} sys_impl;
+
+static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
+static const sys_impl *cimpl(const st_system *s) { return (const sys_impl *)s; }
+
+/* ---- compilation ---- */
+
+/* Growable list of component pointers used while collecting. */
+typedef struct comp_list {
+    st_component **p;
+    size_t n, cap;
+} comp_list;
+
+static st_status list_push(comp_list *l, st_component *c, st_error *err)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        st_component **p = st_realloc(l->p, cap * sizeof *p);
+        if (!p)
+            return st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+        l->p = p;
+        l->cap = cap;
+    }
+    l->p[l->n++] = c;
+    return ST_OK;
+}
+
+typedef struct collect {
+    comp_list states, masses, ffs, projs, maps, contrib;
+} collect;
+
+/* Scene order: a node's objects, then its children depth-first. */
+static st_status collect_node(st_node *n, collect *cl, st_error *err)
+{
+    if (!n->activated)
+        return ST_OK;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        const st_class *k = c->cls;
+        if (st__is_mstate(c))
+            ST_TRY(list_push(&cl->states, c, err));
+        if (k->mass) {
+            ST_TRY(list_push(&cl->masses, c, err));
+            ST_TRY(list_push(&cl->contrib, c, err));
+        } else if (k->forcefield) {
+            ST_TRY(list_push(&cl->ffs, c, err));
+            ST_TRY(list_push(&cl->contrib, c, err));
+        }
+        if (k->projective)
+            ST_TRY(list_push(&cl->projs, c, err));
+        if (k->mapping)
+            ST_TRY(list_push(&cl->maps, c, err));
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(collect_node(n->children[i], cl, err));
+    return ST_OK;
+}
+
+static void collect_free(collect *cl)
+{
+    st_free(cl->states.p);
+    st_free(cl->masses.p);
+    st_free(cl->ffs.p);
+    st_free(cl->projs.p);
+    st_free(cl->maps.p);
+    st_free(cl->contrib.p);
+}
+
+/* Moves a collected list into an exactly-sized array owned by the system. */
+static st_status take_list(comp_list *l, st_component ***out, size_t *n, st_error *err)
+{
+    *out = NULL;
+    *n = l->n;
+    if (l->n == 0)
+        return ST_OK;
+    *out = st_malloc(l->n * sizeof **out);
+    if (!*out)
+        return st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+    memcpy(*out, l->p, l->n * sizeof **out);
+    return ST_OK;
+}
+
+static bool is_mapped_output(const collect *cl, const st_mstate *ms)
+{
+    for (size_t i = 0; i < cl->maps.n; i++) {
+        st_component *m = cl->maps.p[i];
+        if (m->cls->mapping->output && m->cls->mapping->output(m) == ms)
+            return true;
+    }
+    return false;
+}
+
+/* Points one of the state's arrays at its slice of a global vector, after
+ * copying what the array held (zero-padding, truncating to n). */
+static void bind_array(st_array *a, double *slice, size_t n)
+{
+    size_t keep = a->n < n ? a->n : n;
+    if (keep && a->p && a->p != (void *)slice)
+        memcpy(slice, a->r, 3 * keep * sizeof(double));
+    if (a->p != (void *)slice)
+        st_array_free(a, ST_T_VEC3S);
+    a->p = slice;
+    a->n = n;
+    a->cap = 0;
+}
+
+/* Gives a state its own copy of an array that points into a global vector. */
+static void unbind_array(st_array *a, const double *slice, size_t n)
+{
+    if (a->cap != 0 || a->p != (const void *)slice)
+        return; /* replaced by the owner meanwhile: already owned */
+    st_array own = {{NULL}, 0, 0};
+    st_error e = {0};
+    if (n && st_array_resize(&own, ST_T_VEC3S, n, &e) == ST_OK)
+        memcpy(own.r, slice, 3 * n * sizeof(double));
+    else
+        own = (st_array){{NULL}, 0, 0};
+    *a = own;
+}
+
+static void set_mparams(st_system *sys)
+{
+    st_node *n = sys->node;
+    sys->mp.struct_size = sizeof(st_mparams);
+    sys->mp.dt = n->dt;
+    sys->mp.time = n->time;
+    memcpy(sys->mp.gravity, n->gravity, sizeof n->gravity);
+    sys->mp.implicit = false;
+}
+
+static double *vec_new(size_t nall)
+{
+    return st_calloc(3 * (nall ? nall : 1), sizeof(double));
+}
+
+st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
+{
+    *out = NULL;
+    collect cl;
+    memset(&cl, 0, sizeof cl);
+    sys_impl *s = st_calloc(1, sizeof *s);
+    if (!s)
+        return st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+    st_system *sys = &s->pub;
+    sys->struct_size = sizeof(st_system);
+    sys->solver = solver;
+    sys->node = solver->node;
+
+    st_status rc = collect_node(solver->node, &cl, err);
+    if (rc != ST_OK)
+        goto fail;
+
+    /* Independent states first, mapped ones after, each group in scene order. */
+    sys->nstates = cl.states.n;
+    if (sys->nstates) {
+        sys->states = st_calloc(sys->nstates, sizeof *sys->states);
+        s->st = st_calloc(sys->nstates, sizeof *s->st);
+        if (!sys->states || !s->st) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+    }
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < cl.states.n; i++) {
+            st_mstate *ms = (st_mstate *)cl.states.p[i];
+            bool mapped = is_mapped_output(&cl, ms);
+            if (mapped != (pass == 1))
+                continue;
+            ms->mapped = mapped;
+            sys->states[k++] = ms;
+        }
+        if (pass == 0)
+            sys->nindep = k;
+    }
+
+    size_t off = 0;
+    for (size_t i = 0; i < sys->nstates; i++) {
+        st_mstate *ms = sys->states[i];
+        ms->n = ms->position.n;
+        ms->offset = off;
+        off += ms->n;
+        if (i + 1 == sys->nindep)
+            sys->ndof = off;
+    }
+    sys->nall = off;
+    sys->size = 3 * sys->ndof;
+
+    double **vecs[7] = {&sys->x, &sys->v, &sys->f, &sys->x0, &sys->fext, &sys->dx, &sys->df};
+    for (int i = 0; i < 7; i++) {
+        *vecs[i] = vec_new(sys->nall);
+        if (!*vecs[i]) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory allocating the global vectors (%zu vertices)",
+                              sys->nall);
+            goto fail;
+        }
+    }
+
+    if ((rc = take_list(&cl.masses, &s->masses, &s->nmasses, err)) != ST_OK ||
+        (rc = take_list(&cl.ffs, &s->ffs, &s->nffs, err)) != ST_OK ||
+        (rc = take_list(&cl.projs, &s->projs, &s->nprojs, err)) != ST_OK ||
+        (rc = take_list(&cl.maps, &s->maps, &s->nmaps, err)) != ST_OK)
+        goto fail;
+    if (cl.contrib.n) {
+        s->contrib = st_malloc(cl.contrib.n * sizeof *s->contrib);
+        if (!s->contrib) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+        for (size_t i = 0; i < cl.contrib.n; i++) {
+            s->contrib[i].c = cl.contrib.p[i];
+            s->contrib[i].is_mass = cl.contrib.p[i]->cls->mass != NULL;
+        }
+        s->ncontrib = cl.contrib.n;
+    }
+
+    /* Bind the states' arrays to their slices of the global vectors. */
+    for (size_t i = 0; i < sys->nstates; i++) {
+        st_mstate *ms = sys->states[i];
+        sys_state *ss = &s->st[i];
+        ss->ms = ms;
+        ss->f_position = st_component_field(&ms->base, "position");
+        ss->f_velocity = st_component_field(&ms->base, "velocity");
+        ss->ext_index = st__component_field_index(&ms->base, "externalForce");
+        if (ss->ext_index >= 0 && st__cinfo(&ms->base))
+            ss->ext_counter = st__cinfo(&ms->base)->fs[ss->ext_index].counter;
+        bind_array(&ms->position, st_slice(sys->x, ms), ms->n);
+        bind_array(&ms->velocity, st_slice(sys->v, ms), ms->n);
+        bind_array(&ms->force, st_slice(sys->f, ms), ms->n);
+        bind_array(&ms->rest_position, st_slice(sys->x0, ms), ms->n);
+        bind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n);
+        bind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n);
+        ms->system = sys;
+    }
+    s->bound = true;
+    set_mparams(sys);
+    collect_free(&cl);
+    *out = sys;
+    return ST_OK;
+
+fail:
+    collect_free(&cl);
+    st__system_destroy(&sys);
+    return rc;
+}
+
+void st__system_unbind(st_system *sys)
+{
+    if (!sys)
+        return;
+    sys_impl *s = impl(sys);
+    if (!s->bound)
+        return;
+    for (size_t i = 0; i < sys->nstates; i++) {
+        st_mstate *ms = sys->states[i];
+        unbind_array(&ms->position, st_slice(sys->x, ms), ms->n);
+        unbind_array(&ms->velocity, st_slice(sys->v, ms), ms->n);
+        unbind_array(&ms->force, st_slice(sys->f, ms), ms->n);
+        unbind_array(&ms->rest_position, st_slice(sys->x0, ms), ms->n);
+        unbind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n);
+        unbind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n);
+        ms->system = NULL;
+        ms->offset = 0;
+    }
+    s->bound = false;
+}
+
+void st__system_destroy(st_system **psys)
+{
+    if (!psys || !*psys)
+        return;
+    st_system *sys = *psys;
+    sys_impl *s = impl(sys);
+    st__system_unbind(sys);
+    st_free(sys->x);
+    st_free(sys->v);
+    st_free(sys->f);
+    st_free(sys->x0);
+    st_free(sys->fext);
+    st_free(sys->dx);
+    st_free(sys->df);
+    for (size_t i = 0; i < s->nscratch; i++)
+        st_free(s->scratch[i]);
+    st_free(s->scratch);
+    st_free(sys->states);
+    st_free(s->st);
+    st_free(s->contrib);
+    st_free(s->masses);
+    st_free(s->ffs);
+    st_free(s->projs);
+    st_free(s->maps);
+    st_free(s);
+    *psys = NULL;
+}
+
+void st__system_end_step(st_system *sys)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < sys->nstates; i++) {
+        sys_state *ss = &s->st[i];
+        st_mstate *ms = ss->ms;
+        /* SOFA clears externalForce after every step: it acts once. */
+        if (ms->has_external_force) {
+            if (ms->external_force.p)
+                memset(ms->external_force.p, 0, 3 * ms->external_force.n * sizeof(double));
+            ms->has_external_force = false;
+        }
+        if (ss->f_position)
+            st_component_touch(&ms->base, ss->f_position);
+        if (ss->f_velocity)
+            st_component_touch(&ms->base, ss->f_velocity);
+    }
+}
+
+st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)
+{
+    sys_impl *s = impl(sys);
+    *out = NULL;
+    double **list = st_realloc(s->scratch, (s->nscratch + 1) * sizeof *list);
+    if (!list)
+        return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector");
+    s->scratch = list;
+    double *v = vec_new(sys->nall);
+    if (!v)
+        return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector (%zu vertices)",
+                            sys->nall);
+    s->scratch[s->nscratch++] = v;
+    *out = v;
+    return ST_OK;
+}
+
+/* ---- externalForce ---- */
+
+/* Picks up a write to a state's externalForce made since the last look
+ * (st_component_set or a data link may have replaced the bound array). */
+static void sync_external_force(st_system *sys, sys_state *ss)
+{
+    st_mstate *ms = ss->ms;
+    double *slice = st_slice(sys->fext, ms);
+    st_cinfo *ci = st__cinfo(&ms->base);
+    if (ss->ext_index < 0 || !ci)
+        return;
+    unsigned long cnt = ci->fs[ss->ext_index].counter;
+    if (cnt == ss->ext_counter && ms->external_force.p == (void *)slice)
+        return;
+    ss->ext_counter = cnt;
+    if (ms->external_force.p != (void *)slice) {
+        memset(slice, 0, 3 * ms->n * sizeof(double));
+        bind_array(&ms->external_force, slice, ms->n);
+    }
+    bool any = false;
+    for (size_t i = 0; i < 3 * ms->n && !any; i++)
+        any = slice[i] != 0.0;
+    ms->has_external_force = any;
+}
+
+/* ---- operations ---- */
+
+static void clear_all(const st_system *sys, double *v)
+{
+    memset(v, 0, 3 * sys->nall * sizeof(double));
+}
+
+void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v)
+{
+    sys_impl *s = impl(sys);
+    const st_mparams *mp = &sys->mp;
+    clear_all(sys, f);
+    /* externalForce of every state (mapped ones included). */
+    for (size_t i = 0; i < sys->nstates; i++) {
+        sync_external_force(sys, &s->st[i]);
+        st_mstate *ms = s->st[i].ms;
+        if (!ms->has_external_force)
+            continue;
+        const double *e = ms->external_force.r;
+        double *fs = st_slice(f, ms);
+        size_t n3 = 3 * (ms->external_force.n < ms->n ? ms->external_force.n : ms->n);
+        for (size_t j = 0; j < n3; j++)
+            fs[j] += e[j];
+    }
+    /* Masses (gravity) and force fields, in scene order. */
+    for (size_t i = 0; i < s->ncontrib; i++) {
+        st_component *c = s->contrib[i].c;
+        if (s->contrib[i].is_mass) {
+            if (c->cls->mass->add_gravity_to_force)
+                c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
+        } else if (c->cls->forcefield->add_force) {
+            c->cls->forcefield->add_force(c, mp, f, x, v);
+        }
+    }
+    /* Mapped forces back to their inputs, bottom-up. */
+    for (size_t i = s->nmaps; i-- > 0;) {
+        st_component *c = s->maps[i];
+        if (c->cls->mapping->apply_jt)
+            c->cls->mapping->apply_jt(c, mp, f);
+    }
+}
+
+void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf, double bf,
+                         double kf, bool clear)
+{
+    sys_impl *s = impl(sys);
+    const st_mparams *mp = &sys->mp;
+    if (clear)
+        clear_all(sys, df);
+    /* dx of mapped states, top-down (the mapped part of dx is scratch). */
+    for (size_t i = 0; i < s->nmaps; i++) {
+        st_component *c = s->maps[i];
+        if (c->cls->mapping->apply_j)
+            c->cls->mapping->apply_j(c, mp, (double *)dx);
+    }
+    for (size_t i = 0; i < s->ncontrib; i++) {
+        st_component *c = s->contrib[i].c;
+        if (s->contrib[i].is_mass) {
+            const st_mass_ops *m = c->cls->mass;
+            double rm = m->rayleigh_mass ? m->rayleigh_mass(c) : 0.0;
+            double mfi = mf - bf * rm;
+            if (mfi != 0.0 && m->add_m_dx)
+                m->add_m_dx(c, mp, df, dx, mfi);
+        } else {
+            const st_forcefield_ops *ff = c->cls->forcefield;
+            double rs = ff->rayleigh_stiffness ? ff->rayleigh_stiffness(c) : 0.0;
+            double kfi = kf + bf * rs;
+            if ((kfi != 0.0 || bf != 0.0) && ff->add_dforce)
+                ff->add_dforce(c, mp, df, dx, kfi, bf);
+        }
+    }
+    for (size_t i = s->nmaps; i-- > 0;) {
+        st_component *c = s->maps[i];
+        if (c->cls->mapping->apply_jt)
+            c->cls->mapping->apply_jt(c, mp, df);
+    }
+}
+
+bool st_system_mass_is_diagonal(const st_system *sys)
+{
+    const sys_impl *s = cimpl(sys);
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_component *c = s->masses[i];
+        const st_mass_ops *m = c->cls->mass;
+        if (!m->is_diagonal || !m->is_diagonal(c))
+            return false;
+        st_mstate *ms = st_component_mstate(c);
+        if (ms && ms->mapped)
+            return false;
+    }
+    return true;
+}
+
+st_status st_system_acc_from_f(st_system *sys, double *a, const double *f, st_error *err)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_component *c = s->masses[i];
+        if (!c->cls->mass->acc_from_f)
+            return st_component_error(c, NULL, err, ST_ESTATE,
+                                      "this mass cannot compute M^-1 f (its matrix is not diagonal); "
+                                      "use a solver with a linear solver");
+        c->cls->mass->acc_from_f(c, &sys->mp, a, f);
+    }
+    return ST_OK;
+}
+
+void st_system_project_response(st_system *sys, double *dx)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nprojs; i++) {
+        st_component *c = s->projs[i];
+        if (c->cls->projective->project_response)
+            c->cls->projective->project_response(c, &sys->mp, dx);
+    }
+}
+
+/* Position and velocity projections skip constraints on mapped states, as
+ * SOFA's projection visitor stops at mappings. */
+static bool on_mapped(st_component *c)
+{
+    st_mstate *ms = st_component_mstate(c);
+    return ms && ms->mapped;
+}
+
+void st_system_project_position(st_system *sys, double *x)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nprojs; i++) {
+        st_component *c = s->projs[i];
+        if (c->cls->projective->project_position && !on_mapped(c))
+            c->cls->projective->project_position(c, &sys->mp, x);
+    }
+}
+
+void st_system_project_velocity(st_system *sys, double *v)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nprojs; i++) {
+        st_component *c = s->projs[i];
+        if (c->cls->projective->project_velocity && !on_mapped(c))
+            c->cls->projective->project_velocity(c, &sys->mp, v);
+    }
+}
+
+void st_system_propagate_x(st_system *sys, double *x)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nmaps; i++) {
+        st_component *c = s->maps[i];
+        if (c->cls->mapping->apply)
+            c->cls->mapping->apply(c, &sys->mp, x);
+    }
+}
+
+void st_system_propagate_v(st_system *sys, double *v)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nmaps; i++) {
+        st_component *c = s->maps[i];
+        if (c->cls->mapping->apply_j)
+            c->cls->mapping->apply_j(c, &sys->mp, v);
+    }
+}
+
+void st_system_add_separate_gravity(st_system *sys, double *v, double dt)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_component *c = s->masses[i];
+        if (c->cls->mass->add_gravity_to_v)
+            c->cls->mass->add_gravity_to_v(c, &sys->mp, v, dt);
+    }
+}
+
+double st_system_kinetic_energy(st_system *sys)
+{
+    sys_impl *s = impl(sys);
+    double e = 0.0;
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_component *c = s->masses[i];
+        if (c->cls->mass->kinetic_energy)
+            e += c->cls->mass->kinetic_energy(c, &sys->mp, sys->v);
+    }
+    return e;
+}
+
+double st_system_potential_energy(st_system *sys)
+{
+    sys_impl *s = impl(sys);
+    double e = 0.0;
+    for (size_t i = 0; i < s->ncontrib; i++) {
+        st_component *c = s->contrib[i].c;
+        if (s->contrib[i].is_mass) {
+            if (c->cls->mass->potential_energy)
+                e += c->cls->mass->potential_energy(c, &sys->mp, sys->x);
+        } else if (c->cls->forcefield->potential_energy) {
+            e += c->cls->forcefield->potential_energy(c, &sys->mp, sys->x);
+        }
+    }
+    return e;
+}
+
+st_component *st_system_find_linear_solver(st_system *sys, st_component *link, bool down)
+{
+    if (link)
+        return link;
+    return st_node_find(sys->node, ST_ROLE_LINSOLVER, down ? ST_SEARCH_DOWN : ST_SEARCH_UP);
+}
+
+/* ---- vector operations over the independent part ---- */
+
+void st_vec_clear(const st_system *sys, double *v)
+{
+    memset(v, 0, sys->size * sizeof(double));
+}
+
+void st_vec_eq(const st_system *sys, double *v, const double *a)
+{
+    if (v != a)
+        memmove(v, a, sys->size * sizeof(double));
+}
+
+void st_vec_peq(const st_system *sys, double *v, const double *a, double f)
+{
+    size_t n = sys->size;
+    for (size_t i = 0; i < n; i++)
+        v[i] += a[i] * f;
+}
+
+void st_vec_teq(const st_system *sys, double *v, double f)
+{
+    size_t n = sys->size;
+    for (size_t i = 0; i < n; i++)
+        v[i] *= f;
+}
+
+void st_vec_op(const st_system *sys, double *v, const double *a, const double *b, double f)
+{
+    size_t n = sys->size;
+    for (size_t i = 0; i < n; i++)
+        v[i] = a[i] + b[i] * f;
+}
+
+/* Summed as SOFA does: per vertex (x, y, z in order), per state, then over
+ * the independent states in scene order, so that iterative solvers give
+ * SOFA's numbers to round-off. */
+double st_vec_dot(const st_system *sys, const double *a, const double *b)
+{
+    double r = 0.0;
+    for (size_t s = 0; s < sys->nindep; s++) {
+        const st_mstate *ms = sys->states[s];
+        const double *pa = st_slice(a, ms), *pb = st_slice(b, ms);
+        double rs = 0.0;
+        for (size_t i = 0; i < ms->n; i++) {
+            const double *u = pa + 3 * i, *w = pb + 3 * i;
+            rs += u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
+        }
+        r += rs;
+    }
+    return r;
+}
+
+double st_vec_norm(const st_system *sys, const double *a)
+{
+    return sqrt(st_vec_dot(sys, a, a));
+}

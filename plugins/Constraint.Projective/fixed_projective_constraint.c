@@ -1,0 +1,144 @@
+/* fixed_projective_constraint.c - FixedProjectiveConstraint (formerly
+ * FixedConstraint): the listed vertices (or all of them) get no motion.
+ *
+ * As SOFA: responses (dx, accelerations, residuals) are zeroed at the fixed
+ * vertices; velocities only with activate_projectVelocity; positions are
+ * never touched; an assembled matrix gets the fixed rows and columns
+ * cleared with a unit diagonal. `indices` defaults to [0]. */
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "projective.h"
+
+st_status fixed_common_init(fixed_common *c, st_error *err)
+{
+    (void)err;
+    c->ms = st_component_mstate(&c->base);
+    if (!c->ms) {
+        st_component_warn(&c->base, "Missing mstate, cannot initialize the component: no "
+                                    "MechanicalObject in its node; the constraint does nothing");
+        return ST_OK;
+    }
+    if (!c->topology)
+        c->topology = st_node_find(c->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    /* Indices outside the state are removed, as SOFA's checkIndices. */
+    size_t n = c->ms->position.n, k = 0;
+    for (size_t i = 0; i < c->indices.n; i++) {
+        unsigned id = c->indices.u[i];
+        if (id >= n) {
+            st_component_warn(&c->base,
+                              "Index %u not valid, should be [0,%zu]. Constraint will be removed.",
+                              id, n);
+            continue;
+        }
+        c->indices.u[k++] = id;
+    }
+    if (k != c->indices.n) {
+        c->indices.n = k;
+        st_component_touch(&c->base, st_component_field(&c->base, "indices"));
+    }
+    return ST_OK;
+}
+
+static st_status fixed_init(st_component *self, st_error *err)
+{
+    return fixed_common_init((fixed_common *)self, err);
+}
+
+/* Zeroes the fixed vertices of a vector (3 doubles per vertex, global). */
+static void zero_fixed(fixed_common *c, double *v)
+{
+    st_mstate *ms = c->ms;
+    double *s = st_slice(v, ms);
+    size_t n = ms->n;
+    if (c->fix_all) {
+        memset(s, 0, 3 * n * sizeof *s);
+        return;
+    }
+    for (size_t i = 0; i < c->indices.n; i++) {
+        size_t id = c->indices.u[i];
+        if (id < n)
+            s[3 * id] = s[3 * id + 1] = s[3 * id + 2] = 0.0;
+    }
+}
+
+static void fixed_project_response(st_component *self, const st_mparams *mp, double *dx)
+{
+    fixed_common *c = (fixed_common *)self;
+    if (c->ms && projective_active(c->end_time, mp))
+        zero_fixed(c, dx);
+}
+
+static void fixed_project_velocity(st_component *self, const st_mparams *mp, double *v)
+{
+    fixed_common *c = (fixed_common *)self;
+    if (c->ms && c->project_velocity && projective_active(c->end_time, mp))
+        zero_fixed(c, v);
+}
+
+static void fixed_project_position(st_component *self, const st_mparams *mp, double *x)
+{
+    /* SOFA leaves positions alone: a fixed vertex stays put because its
+     * velocity increments are zero. */
+    (void)self, (void)mp, (void)x;
+}
+
+static void fixed_apply_to_matrix(st_component *self, const st_mparams *mp, st_matrix *m)
+{
+    fixed_common *c = (fixed_common *)self;
+    if (!c->ms || !projective_active(c->end_time, mp))
+        return;
+    size_t n = c->ms->n, off = c->ms->offset;
+    if (c->fix_all) {
+        for (size_t i = 0; i < n; i++)
+            for (unsigned a = 0; a < 3; a++)
+                st_matrix_project_dof(m, off + i, a);
+        return;
+    }
+    for (size_t i = 0; i < c->indices.n; i++) {
+        size_t id = c->indices.u[i];
+        if (id < n)
+            for (unsigned a = 0; a < 3; a++)
+                st_matrix_project_dof(m, off + id, a);
+    }
+}
+
+static const st_projective_ops fixed_ops = {
+    .struct_size = sizeof(st_projective_ops),
+    .project_response = fixed_project_response,
+    .project_velocity = fixed_project_velocity,
+    .project_position = fixed_project_position,
+    .apply_to_matrix = fixed_apply_to_matrix,
+};
+
+static const st_field fixed_fields[] = {
+    ST_UINTS(fixed_common, indices, "indices", "0", "Indices of the fixed points"),
+    ST_BOOL(fixed_common, fix_all, "fixAll", "false",
+            "filter all the DOF to implement a fixed object"),
+    ST_BOOL(fixed_common, show_object, "showObject", "true",
+            "draw or not the fixed constraints (kept; settee does not draw)"),
+    ST_REAL(fixed_common, draw_size, "drawSize", "0",
+            "Size of the rendered particles (0 -> point based rendering, >0 -> radius of spheres)"),
+    ST_BOOL(fixed_common, project_velocity, "activate_projectVelocity", "false",
+            "if true, projects not only a constant but a zero velocity"),
+    ST_REAL(fixed_common, end_time, "endTime", "-1",
+            "The constraint stops acting after the given value. Use a negative value for "
+            "infinite constraints"),
+    ST_LINK(fixed_common, topology, "topology", ST_LINK_TOPOLOGY,
+            "link to the topology container (default: the first topology found upward)"),
+    ST_FIELD_END};
+
+static const char *const fixed_aliases[] = {"FixedConstraint", NULL};
+
+const st_class fixed_projective_constraint_class = {
+    .struct_size = sizeof(st_class),
+    .name = "FixedProjectiveConstraint",
+    .category = "ProjectiveConstraint",
+    .description = "Attach given particles to their initial positions",
+    .aliases = fixed_aliases,
+    .instance_size = sizeof(fixed_common),
+    .fields = fixed_fields,
+    .init = fixed_init,
+    .projective = &fixed_ops,
+};

@@ -1,0 +1,220 @@
+/* direct_common.c - the CHOLMOD backend shared by SparseLDLSolver and
+ * SparseCholeskySolver, and the option parsing shared by the direct solvers.
+ *
+ * The matrix comes from st_matrix_csr: scalar CSR with both triangles and
+ * sorted columns. Read as compressed columns it is A^T = A, so it is handed
+ * to CHOLMOD without a copy as a symmetric matrix (stype = 1: the upper
+ * triangle is used, the lower one ignored). Symbolic analysis (ordering,
+ * elimination tree, supernodes) runs once per pattern; numeric
+ * factorization runs every step into the same factor object; solves reuse
+ * their workspace (cholmod_solve2). */
+#include "direct_common.h"
+
+#include <string.h>
+
+const char *direct_cholmod_status_name(int status)
+{
+    switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID";
+    case CHOLMOD_GPU_PROBLEM: return "CHOLMOD_GPU_PROBLEM";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL";
+    default: return "CHOLMOD status unknown";
+    }
+}
+
+/* Applies the ordering and the factorization kind to CHOLMOD's settings. */
+static void configure(direct_chol *ch)
+{
+    cholmod_common *c = &ch->c;
+    c->nmethods = 1;
+    switch (ch->ordering) {
+    case DIRECT_ORDER_NATURAL: c->method[0].ordering = CHOLMOD_NATURAL; break;
+    case DIRECT_ORDER_METIS: c->method[0].ordering = CHOLMOD_METIS; break;
+    default: c->method[0].ordering = CHOLMOD_AMD; break;
+    }
+    c->postorder = 1;
+    if (ch->ldl) {
+        /* Simplicial LDL^T: factors symmetric indefinite matrices too. */
+        c->supernodal = CHOLMOD_SIMPLICIAL;
+        c->final_ll = 0;
+    } else {
+        /* Supernodal LL^T on BLAS (OpenBLAS). */
+        c->supernodal = CHOLMOD_SUPERNODAL;
+        c->final_ll = 1;
+    }
+}
+
+st_status direct_chol_start(direct_chol *ch, direct_ordering ord, bool allow_ldl,
+                            const st_component *self, st_error *err)
+{
+    memset(ch, 0, sizeof *ch);
+    if (!cholmod_start(&ch->c))
+        return st_component_error(self, NULL, err, ST_ESOLVER, "cholmod_start failed (%s)",
+                                  direct_cholmod_status_name(ch->c.status));
+    ch->started = true;
+    ch->c.print = 0; /* the library never prints */
+    ch->c.error_handler = NULL;
+    ch->ordering = ord;
+    ch->allow_ldl = allow_ldl;
+    configure(ch);
+    return ST_OK;
+}
+
+void direct_chol_finish(direct_chol *ch)
+{
+    if (!ch->started)
+        return;
+    if (ch->L)
+        cholmod_free_factor(&ch->L, &ch->c);
+    if (ch->X)
+        cholmod_free_dense(&ch->X, &ch->c);
+    if (ch->Y)
+        cholmod_free_dense(&ch->Y, &ch->c);
+    if (ch->E)
+        cholmod_free_dense(&ch->E, &ch->c);
+    cholmod_finish(&ch->c);
+    ch->started = false;
+}
+
+/* A CHOLMOD header over the CSR arrays (no copy). */
+static void wrap(cholmod_sparse *A, const st_csr *a)
+{
+    memset(A, 0, sizeof *A);
+    A->nrow = a->n;
+    A->ncol = a->n;
+    A->nzmax = a->nnz;
+    A->p = (void *)a->rowptr;
+    A->i = (void *)a->colind;
+    A->x = (void *)a->values;
+    A->stype = 1;
+    A->itype = CHOLMOD_INT;
+    A->xtype = CHOLMOD_REAL;
+    A->dtype = CHOLMOD_DOUBLE;
+    A->sorted = 1;
+    A->packed = 1;
+}
+
+static st_status analyse(direct_chol *ch, cholmod_sparse *A, const st_component *self,
+                         st_error *err)
+{
+    if (ch->L)
+        cholmod_free_factor(&ch->L, &ch->c);
+    configure(ch);
+    ch->L = cholmod_analyze(A, &ch->c);
+    if (!ch->L || ch->c.status < CHOLMOD_OK)
+        return st_component_error(self, NULL, err, ST_ESOLVER,
+                                  "symbolic analysis of the %zux%zu system matrix failed (%s)",
+                                  (size_t)A->nrow, (size_t)A->ncol,
+                                  direct_cholmod_status_name(ch->c.status));
+    ch->nsymbolic++;
+    ch->analysed = true;
+    return ST_OK;
+}
+
+st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analyse,
+                             const st_component *self, double time, st_error *err)
+{
+    ch->n = a->n;
+    if (a->n == 0)
+        return ST_OK;
+    cholmod_sparse A;
+    wrap(&A, a);
+    if (!ch->analysed || ch->version != a->pattern_version || always_analyse) {
+        ST_TRY(analyse(ch, &A, self, err));
+        ch->version = a->pattern_version;
+    }
+    unsigned long step = ch->nnumeric + 1;
+    int ok = cholmod_factorize(&A, ch->L, &ch->c);
+    if (ok && ch->c.status == CHOLMOD_NOT_POSDEF && ch->allow_ldl && !ch->ldl) {
+        /* Not positive definite: LDL^T, kept for the following steps. */
+        ch->ldl = true;
+        ST_TRY(analyse(ch, &A, self, err));
+        ok = cholmod_factorize(&A, ch->L, &ch->c);
+    }
+    if (!ok || ch->c.status < CHOLMOD_OK || ch->c.status == CHOLMOD_NOT_POSDEF) {
+        const char *what = ch->c.status == CHOLMOD_NOT_POSDEF
+                               ? (ch->ldl ? "the matrix is singular (zero pivot in LDL^T)"
+                                          : "the matrix is not positive definite")
+                               : "CHOLMOD failed";
+        return st_component_error(
+            self, NULL, err, ST_ESOLVER,
+            "%s factorization %lu (time %g) of the %zux%zu system matrix failed: %s (%s, "
+            "column %zu)",
+            ch->ldl ? "LDL^T" : "LL^T", step, time, a->n, a->n, what,
+            direct_cholmod_status_name(ch->c.status), (size_t)ch->L->minor);
+    }
+    ch->nnumeric++;
+    return ST_OK;
+}
+
+st_status direct_chol_solve(direct_chol *ch, double *x, const double *b, const st_component *self,
+                            st_error *err)
+{
+    if (ch->n == 0)
+        return ST_OK;
+    if (!ch->L || !ch->nnumeric)
+        return st_component_error(self, NULL, err, ST_ESTATE,
+                                  "solve called before the matrix was factored");
+    cholmod_dense B;
+    memset(&B, 0, sizeof B);
+    B.nrow = ch->n;
+    B.ncol = 1;
+    B.nzmax = ch->n;
+    B.d = ch->n;
+    B.x = (void *)b;
+    B.xtype = CHOLMOD_REAL;
+    B.dtype = CHOLMOD_DOUBLE;
+    if (!cholmod_solve2(CHOLMOD_A, ch->L, &B, NULL, &ch->X, NULL, &ch->Y, &ch->E, &ch->c))
+        return st_component_error(self, NULL, err, ST_ESOLVER, "cholmod_solve2 failed (%s)",
+                                  direct_cholmod_status_name(ch->c.status));
+    memcpy(x, ch->X->x, ch->n * sizeof *x);
+    return ST_OK;
+}
+
+size_t direct_chol_lnnz(const direct_chol *ch)
+{
+    if (!ch->L)
+        return 0;
+    if (ch->L->is_super)
+        return (size_t)ch->L->xsize;
+    const int *p = ch->L->p;
+    return p ? (size_t)p[ch->L->n] : 0;
+}
+
+static const char *const template_names[] = {
+    "CompressedRowSparseMatrixd", "CompressedRowSparseMatrixMat3x3d", "CompressedRowSparseMatrix",
+    "CompressedRowSparseMatrixMat3x3", NULL};
+
+st_status direct_check_template(st_component *self, const char *value, st_error *err)
+{
+    if (!value || !value[0])
+        return ST_OK;
+    for (size_t i = 0; template_names[i]; i++)
+        if (strcmp(value, template_names[i]) == 0)
+            return ST_OK;
+    return st_component_error(self, "template", err, ST_ESCENE,
+                              "unsupported template '%s': expected CompressedRowSparseMatrixd or "
+                              "CompressedRowSparseMatrixMat3x3d",
+                              value);
+}
+
+st_status direct_parse_permutation(st_component *self, const char *field, const char *value,
+                                   direct_ordering *out, st_error *err)
+{
+    if (!value || !value[0] || strcmp(value, "None") == 0 || strcmp(value, "natural") == 0)
+        *out = DIRECT_ORDER_NATURAL;
+    else if (strcmp(value, "SuiteSparse") == 0 || strcmp(value, "AMD") == 0)
+        *out = DIRECT_ORDER_AMD;
+    else if (strcmp(value, "METIS") == 0)
+        *out = DIRECT_ORDER_METIS;
+    else
+        return st_component_error(self, field, err, ST_ESCENE,
+                                  "unknown %s '%s': expected None, SuiteSparse (AMD) or METIS",
+                                  field, value);
+    return ST_OK;
+}

@@ -1,0 +1,64 @@
+/* direct_common.h - what the direct solvers of LinearSolver.Direct share:
+ * the CHOLMOD backend (symbolic analysis once per matrix pattern, numeric
+ * factorization every step, solves without allocation) and the parsing of
+ * SOFA's `template` values. Private to this plugin. */
+#ifndef LINEARSOLVER_DIRECT_COMMON_H
+#define LINEARSOLVER_DIRECT_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cholmod.h>
+
+#include <settee/settee.h>
+
+/* Fill-reducing orderings. */
+typedef enum direct_ordering {
+    DIRECT_ORDER_NATURAL = 0,
+    DIRECT_ORDER_AMD,
+    DIRECT_ORDER_METIS
+} direct_ordering;
+
+/* A CHOLMOD factorization of a symmetric matrix given as the scalar CSR of
+ * an st_matrix (both triangles stored; the upper one is read). */
+typedef struct direct_chol {
+    cholmod_common c;
+    bool started;
+    cholmod_factor *L;
+    cholmod_dense *X, *Y, *E;     /* solve workspace, allocated once */
+    unsigned long version;        /* pattern_version of the analysed matrix */
+    bool analysed;
+    direct_ordering ordering;
+    bool allow_ldl;               /* fall back to LDL^T when LL^T fails */
+    bool ldl;                     /* the fall-back happened */
+    unsigned long nsymbolic;      /* symbolic analyses done */
+    unsigned long nnumeric;       /* numeric factorizations done */
+    size_t n;                     /* size of the factored matrix */
+} direct_chol;
+
+/* Starts CHOLMOD (never prints). */
+st_status direct_chol_start(direct_chol *ch, direct_ordering ord, bool allow_ldl,
+                            const st_component *self, st_error *err);
+/* Frees everything; accepts a chol never started. */
+void direct_chol_finish(direct_chol *ch);
+/* Factors a (symbolic analysis first when the pattern changed or always is
+ * true). Errors name self, the factorization count and CHOLMOD's status. */
+st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analyse,
+                             const st_component *self, double time, st_error *err);
+/* x = A^-1 b over the first n entries. */
+st_status direct_chol_solve(direct_chol *ch, double *x, const double *b,
+                            const st_component *self, st_error *err);
+/* Nonzeros of the factor (L_nnz). */
+size_t direct_chol_lnnz(const direct_chol *ch);
+/* CHOLMOD's status as text ("CHOLMOD_NOT_POSDEF"). */
+const char *direct_cholmod_status_name(int status);
+
+/* Checks a `template` value against SOFA's names for compressed sparse row
+ * matrices (CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d and
+ * their aliases). */
+st_status direct_check_template(st_component *self, const char *value, st_error *err);
+/* Parses SOFA's "permutation" option (None, SuiteSparse, METIS). */
+st_status direct_parse_permutation(st_component *self, const char *field, const char *value,
+                                   direct_ordering *out, st_error *err);
+
+#endif

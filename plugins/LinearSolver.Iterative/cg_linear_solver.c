@@ -1,0 +1,183 @@
+/* cg_linear_solver.c - CGLinearSolver: SOFA's conjugate gradient, loop for
+ * loop (stopping tests, first-solve exceptions, update order), matrix-free
+ * by default (template GraphScattered) or on the assembled matrix. */
+#include <math.h>
+
+#include "iterative_common.h"
+
+typedef struct cg_solver {
+    st_component base;
+    char *template_name;   /* "template" */
+    unsigned iterations;   /* "iterations" */
+    double tolerance;      /* "tolerance": on |r| / |b| */
+    double threshold;      /* "threshold": on |p.Ap| */
+    bool warm_start;       /* "warmStart" */
+    unsigned nb_iterations; /* "nbIterations" (output) */
+    double residual;       /* "residual" (output): |r| / |b| at the end */
+    /* Runtime. */
+    iter_op op;
+    double *r, *p, *q;     /* scratch vectors, owned by the system */
+    unsigned long time_step_count;
+} cg_solver;
+
+static const st_field cg_fields[] = {
+    ST_STRING(cg_solver, template_name, "template", "GraphScattered",
+              "GraphScattered (matrix-free products through the components) or an assembled "
+              "matrix type (CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d, ...)"),
+    ST_UINT(cg_solver, iterations, "iterations", "25",
+            "Maximum number of iterations of the Conjugate Gradient solution"),
+    ST_REAL(cg_solver, tolerance, "tolerance", "1e-5",
+            "Desired accuracy of the Conjugate Gradient solution evaluating: |r|/|b| (ratio of "
+            "current residual norm over initial residual norm)"),
+    ST_REAL(cg_solver, threshold, "threshold", "1e-5",
+            "Minimum value of the denominator (pT A p) in the conjugate Gradient solution"),
+    ST_BOOL(cg_solver, warm_start, "warmStart", "false",
+            "Use previous solution as initial solution"),
+    ST_OUTPUT(cg_solver, nb_iterations, "nbIterations", ST_T_UINT, unsigned,
+              "Number of iterations done by the last solve (settee)"),
+    ST_OUTPUT(cg_solver, residual, "residual", ST_T_REAL, double,
+              "Relative residual |r|/|b| at the end of the last solve (settee)"),
+    ST_FIELD_END};
+
+static st_status cg_init(st_component *self, st_error *err)
+{
+    cg_solver *s = (cg_solver *)self;
+    ST_TRY(iter_parse_template(self, s->template_name, &s->op.assembled, err));
+    /* SOFA marks the three as required: a warning when unset. */
+    static const char *const required[] = {"iterations", "tolerance", "threshold"};
+    static const char *const defaults[] = {"25", "1e-05", "1e-05"};
+    for (int i = 0; i < 3; i++)
+        if (!st_component_is_set(self, required[i]))
+            st_component_warn(self, "Required data \"%s\" has not been set. Falling back to "
+                                    "default value: %s",
+                              required[i], defaults[i]);
+    if (s->tolerance < 0.0) {
+        st_component_warn(self, "'tolerance' must be a positive value: set to 1e-05");
+        s->tolerance = 1e-5;
+    }
+    if (s->threshold < 0.0) {
+        st_component_warn(self, "'threshold' must be a positive value: set to 1e-05");
+        s->threshold = 1e-5;
+    }
+    s->time_step_count = 0;
+    s->residual = 0.0;
+    s->nb_iterations = 0;
+    return ST_OK;
+}
+
+static st_status cg_bind(st_component *self, st_system *sys, st_error *err)
+{
+    cg_solver *s = (cg_solver *)self;
+    ST_TRY(iter_op_bind(&s->op, sys, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->r, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->p, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->q, err));
+    s->time_step_count = 0;
+    return ST_OK;
+}
+
+static st_status cg_set_system(st_component *self, st_system *sys, double mf, double bf, double kf,
+                               st_error *err)
+{
+    cg_solver *s = (cg_solver *)self;
+    if (s->op.sys != sys || !s->r)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    return iter_op_set(&s->op, mf, bf, kf, err);
+}
+
+static st_status cg_solve(st_component *self, st_system *sys, double *x, const double *b,
+                          st_error *err)
+{
+    cg_solver *s = (cg_solver *)self;
+    if (s->op.sys != sys || !s->r)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    double *r = s->r, *p = s->p, *q = s->q;
+    const bool first_solve = s->time_step_count == 0;
+    if (s->warm_start) {
+        /* r = b - A x */
+        iter_op_mul(&s->op, q, x);
+        st_vec_op(sys, r, b, q, -1.0);
+    } else {
+        st_vec_clear(sys, x);
+        st_vec_eq(sys, r, b);
+    }
+    const double nb = st_vec_norm(sys, b);
+    unsigned done = 0;
+    if (nb != 0.0) {
+        double rho_prev = 0.0;
+        for (unsigned it = 1; it <= s->iterations; it++) {
+            const double rho = st_vec_dot(sys, r, r);
+            const double e = sqrt(rho) / nb;
+            if (e <= s->tolerance) {
+                if (it == 1 && first_solve)
+                    st_component_warn(self, "tolerance reached at first iteration of CG. Check "
+                                            "the 'tolerance' data field, you might decrease it");
+                else
+                    break;
+            }
+            if (it == 1)
+                st_vec_eq(sys, p, r);
+            else
+                st_vec_op(sys, p, r, p, rho / rho_prev); /* p = r + beta p */
+            iter_op_mul(&s->op, q, p);
+            const double den = st_vec_dot(sys, p, q);
+            if (den == 0.0) {
+                st_component_warn(self, "den = 0.0, break the iterations");
+                break;
+            }
+            if (fabs(den) <= s->threshold) {
+                if (it == 1 && first_solve)
+                    st_component_warn(self, "denominator threshold reached at first iteration "
+                                            "of CG. Check the 'threshold' data field, you might "
+                                            "decrease it");
+                else
+                    break;
+            }
+            const double alpha = rho / den;
+            st_vec_peq(sys, x, p, alpha);
+            st_vec_peq(sys, r, q, -alpha);
+            rho_prev = rho;
+            done = it;
+        }
+        s->residual = sqrt(st_vec_dot(sys, r, r)) / nb;
+    } else {
+        s->residual = 0.0;
+        if (first_solve) {
+            st_vec_eq(sys, p, r);
+            iter_op_mul(&s->op, q, p);
+            const double den = st_vec_dot(sys, p, q);
+            if (den != 0.0 && fabs(den) <= s->threshold)
+                st_component_warn(self, "denominator threshold reached at first iteration of "
+                                        "CG. Check the 'threshold' data field, you might "
+                                        "decrease it");
+        }
+    }
+    s->nb_iterations = done;
+    s->time_step_count++;
+    return ST_OK;
+}
+
+static void cg_cleanup(st_component *self)
+{
+    cg_solver *s = (cg_solver *)self;
+    iter_op_free(&s->op);
+}
+
+static const st_linsolver_ops cg_ops = {
+    .struct_size = sizeof(st_linsolver_ops),
+    .bind = cg_bind,
+    .set_system = cg_set_system,
+    .solve = cg_solve,
+};
+
+const st_class cg_linear_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "CGLinearSolver",
+    .category = "LinearSolver",
+    .description = "Linear system solver using the conjugate gradient iterative algorithm",
+    .instance_size = sizeof(cg_solver),
+    .fields = cg_fields,
+    .init = cg_init,
+    .cleanup = cg_cleanup,
+    .linsolver = &cg_ops,
+};

@@ -1,0 +1,72 @@
+/* jacobi_preconditioner.c - JacobiPreconditioner: a linear solver that
+ * inverts only the diagonal of the assembled system, x = b / diag(A); used
+ * as the preconditioner of PCGLinearSolver. */
+#include <math.h>
+
+#include "iterative_common.h"
+
+typedef struct jacobi_pre {
+    st_component base;
+    st_system *sys;
+    st_matrix *m;
+    double *inv_diag;  /* 3 ndof, owned by the system */
+} jacobi_pre;
+
+static st_status jacobi_bind(st_component *self, st_system *sys, st_error *err)
+{
+    jacobi_pre *s = (jacobi_pre *)self;
+    st_matrix_destroy(&s->m);
+    s->sys = sys;
+    ST_TRY(st_matrix_create(sys, &s->m, err));
+    return st_system_vec_alloc(sys, &s->inv_diag, err);
+}
+
+static st_status jacobi_set_system(st_component *self, st_system *sys, double mf, double bf,
+                                   double kf, st_error *err)
+{
+    jacobi_pre *s = (jacobi_pre *)self;
+    if (!s->m || s->sys != sys)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
+    st_csr a;
+    st_matrix_csr(s->m, &a);
+    for (size_t i = 0; i < a.n; i++) {
+        double d = 0.0;
+        for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++)
+            if ((size_t)a.colind[k] == i) {
+                d = a.values[k];
+                break;
+            }
+        s->inv_diag[i] = d != 0.0 ? 1.0 / d : 1.0;
+    }
+    return ST_OK;
+}
+
+static st_status jacobi_solve(st_component *self, st_system *sys, double *x, const double *b,
+                              st_error *err)
+{
+    jacobi_pre *s = (jacobi_pre *)self;
+    for (size_t i = 0; i < sys->size; i++)
+        x[i] = b[i] * s->inv_diag[i];
+    return ST_OK;
+}
+
+static void jacobi_cleanup(st_component *self) { st_matrix_destroy(&((jacobi_pre *)self)->m); }
+
+static const st_linsolver_ops jacobi_ops = {
+    .struct_size = sizeof(st_linsolver_ops),
+    .bind = jacobi_bind,
+    .set_system = jacobi_set_system,
+    .solve = jacobi_solve,
+};
+
+const st_class jacobi_preconditioner_class = {
+    .struct_size = sizeof(st_class),
+    .name = "JacobiPreconditioner",
+    .category = "LinearSolver",
+    .description = "Linear solver inverting the diagonal of the assembled system (Jacobi "
+                   "preconditioner)",
+    .instance_size = sizeof(jacobi_pre),
+    .cleanup = jacobi_cleanup,
+    .linsolver = &jacobi_ops,
+};

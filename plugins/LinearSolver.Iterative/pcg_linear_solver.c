@@ -1,0 +1,139 @@
+/* pcg_linear_solver.c - PCGLinearSolver: SOFA's preconditioned conjugate
+ * gradient. The preconditioner is another linear solver (link
+ * "preconditioner", e.g. JacobiPreconditioner); without one it runs as a
+ * plain conjugate gradient with SOFA's PCG stopping test
+ * (r.z <= tolerance * b.b). Starts from the solution vector as given. */
+#include "iterative_common.h"
+
+typedef struct pcg_solver {
+    st_component base;
+    char *template_name;   /* "template" */
+    unsigned iterations;   /* "iterations" */
+    double tolerance;      /* "tolerance": on r.z / b.b */
+    bool use_precond;      /* "use_precond" */
+    st_component *preconditioner; /* "preconditioner" link */
+    unsigned nb_iterations; /* "nbIterations" (output) */
+    double residual;       /* "residual" (output): r.z / b.b at the end */
+    /* Runtime. */
+    iter_op op;
+    double *r, *w, *s;
+} pcg_solver;
+
+static const st_field pcg_fields[] = {
+    ST_STRING(pcg_solver, template_name, "template", "GraphScattered",
+              "GraphScattered (matrix-free products) or an assembled matrix type"),
+    ST_UINT(pcg_solver, iterations, "iterations", "25",
+            "Maximum number of iterations after which the iterative descent of the Conjugate "
+            "Gradient must stop"),
+    ST_REAL(pcg_solver, tolerance, "tolerance", "1e-5",
+            "Desired accuracy of the Conjugate Gradient solution evaluating: |r|^2/|b|^2 (ratio "
+            "of current residual norm over initial residual norm)"),
+    ST_BOOL(pcg_solver, use_precond, "use_precond", "true", "Use a preconditioner"),
+    ST_LINK(pcg_solver, preconditioner, "preconditioner", ST_LINK_LINEAR_SOLVER,
+            "Link towards the linear solver used to precondition the conjugate gradient"),
+    ST_OUTPUT(pcg_solver, nb_iterations, "nbIterations", ST_T_UINT, unsigned,
+              "Number of iterations done by the last solve (settee)"),
+    ST_OUTPUT(pcg_solver, residual, "residual", ST_T_REAL, double,
+              "r.z / b.b at the end of the last solve (settee)"),
+    ST_FIELD_END};
+
+static st_status pcg_init(st_component *self, st_error *err)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    ST_TRY(iter_parse_template(self, s->template_name, &s->op.assembled, err));
+    if (!s->preconditioner)
+        st_component_info(self, "Link 'preconditioner' to the desired linear solver should be set "
+                                "to precondition the conjugate gradient. Without preconditioner, "
+                                "the solver will act as a regular conjugate gradient solver.");
+    else if (!st_component_has_role(s->preconditioner, ST_ROLE_LINSOLVER) ||
+             s->preconditioner == self)
+        return st_component_error(self, "preconditioner", err, ST_ELINK,
+                                  "the preconditioner must be another linear solver");
+    return ST_OK;
+}
+
+static st_status pcg_bind(st_component *self, st_system *sys, st_error *err)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    ST_TRY(iter_op_bind(&s->op, sys, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->r, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->w, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->s, err));
+    return ST_OK;
+}
+
+static bool apply_precond(const pcg_solver *s) { return s->preconditioner && s->use_precond; }
+
+static st_status pcg_set_system(st_component *self, st_system *sys, double mf, double bf,
+                                double kf, st_error *err)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    if (s->op.sys != sys || !s->r)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    ST_TRY(iter_op_set(&s->op, mf, bf, kf, err));
+    if (apply_precond(s))
+        ST_TRY(s->preconditioner->cls->linsolver->set_system(s->preconditioner, sys, mf, bf, kf,
+                                                             err));
+    return ST_OK;
+}
+
+static st_status pcg_solve(st_component *self, st_system *sys, double *x, const double *b,
+                           st_error *err)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    if (s->op.sys != sys || !s->r)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    double *r = s->r, *w = s->w, *q = s->s;
+    const bool pre = apply_precond(s);
+    const st_linsolver_ops *pops = pre ? s->preconditioner->cls->linsolver : NULL;
+    const double b_norm = st_vec_dot(sys, b, b);
+    const double tol = s->tolerance * b_norm;
+    /* r = b - A x */
+    iter_op_mul(&s->op, r, x);
+    st_vec_op(sys, r, b, r, -1.0);
+    if (pre)
+        ST_TRY(pops->solve(s->preconditioner, sys, w, r, err));
+    else
+        st_vec_eq(sys, w, r);
+    double r_norm = st_vec_dot(sys, r, w);
+    unsigned it = 1;
+    while (it <= s->iterations && r_norm > tol) {
+        iter_op_mul(&s->op, q, w);
+        const double dtq = st_vec_dot(sys, w, q);
+        const double alpha = r_norm / dtq;
+        st_vec_peq(sys, x, w, alpha);
+        st_vec_peq(sys, r, q, -alpha);
+        if (pre)
+            ST_TRY(pops->solve(s->preconditioner, sys, q, r, err));
+        else
+            st_vec_eq(sys, q, r);
+        const double delta_old = r_norm;
+        r_norm = st_vec_dot(sys, r, q);
+        st_vec_op(sys, w, q, w, r_norm / delta_old); /* w = s + beta w */
+        it++;
+    }
+    s->nb_iterations = it - 1;
+    s->residual = b_norm != 0.0 ? r_norm / b_norm : 0.0;
+    return ST_OK;
+}
+
+static void pcg_cleanup(st_component *self) { iter_op_free(&((pcg_solver *)self)->op); }
+
+static const st_linsolver_ops pcg_ops = {
+    .struct_size = sizeof(st_linsolver_ops),
+    .bind = pcg_bind,
+    .set_system = pcg_set_system,
+    .solve = pcg_solve,
+};
+
+const st_class pcg_linear_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "PCGLinearSolver",
+    .category = "LinearSolver",
+    .description = "Linear system solver using the preconditioned conjugate gradient",
+    .instance_size = sizeof(pcg_solver),
+    .fields = pcg_fields,
+    .init = pcg_init,
+    .cleanup = pcg_cleanup,
+    .linsolver = &pcg_ops,
+};

@@ -1,0 +1,484 @@
+/* diagonal_mass.c - DiagonalMass: a lumped (diagonal) mass computed from
+ * the topology's elements, as SOFA's.
+ *
+ * The element type is the highest the topology has (hexahedra, tetrahedra,
+ * quads, triangles, edges). Each element gives rho |e| / k to each of its k
+ * vertices (edge length, triangle area, quad area as two triangles,
+ * tetrahedron volume, hexahedron volume as six tetrahedra), measured on the
+ * geometry state's rest positions (computeMassOnRest, default true) or
+ * positions. Precedence: totalMass set (wins, warning if others set) >
+ * massDensity set > vertexMass set > nothing (totalMass = 1). A negative
+ * totalMass falls back to 1 with a warning, as SOFA. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "mass.h"
+
+typedef struct diagonal_mass {
+    st_component base;
+    st_array vertex_mass;       /* "vertexMass": per vertex, input and result */
+    double mass_density;        /* "massDensity" */
+    double total_mass;          /* "totalMass" */
+    bool compute_mass_on_rest;  /* "computeMassOnRest" */
+    bool show_gravity_center;
+    double show_axis_size;
+    char *filename;             /* "filename" (alias "fileMass") */
+    bool separate_gravity;
+    double rayleigh_mass, rayleigh_stiffness;
+    st_component *topology, *geometry_state, *mstate;
+    /* Set at init. */
+    st_mstate *ms;
+    st_type elem;               /* element type used */
+} diagonal_mass;
+
+extern const st_class st_diagonal_mass_class;
+
+/* ---- geometry, with SOFA's arithmetic order ---- */
+
+static double dm_norm(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+static void dm_cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void dm_sub(const double *p, const double *q, double r[3])
+{
+    r[0] = p[0] - q[0], r[1] = p[1] - q[1], r[2] = p[2] - q[2];
+}
+
+static double dm_tri_area(const double *p0, const double *p1, const double *p2)
+{
+    double a[3], b[3], c[3];
+    dm_sub(p1, p0, a);
+    dm_sub(p2, p0, b);
+    dm_cross(a, b, c);
+    return 0.5 * dm_norm(c);
+}
+
+static double dm_tet_volume(const double *p0, const double *p1, const double *p2, const double *p3)
+{
+    double a[3], b[3], c[3], x[3];
+    dm_sub(p1, p0, a);
+    dm_sub(p2, p0, b);
+    dm_sub(p3, p0, c);
+    dm_cross(a, b, x);
+    return fabs((x[0] * c[0] + x[1] * c[1] + x[2] * c[2]) / 6.0);
+}
+
+static double dm_hexa_volume(const double *const p[8])
+{
+    return dm_tet_volume(p[0], p[5], p[1], p[6]) + dm_tet_volume(p[0], p[1], p[3], p[6]) +
+           dm_tet_volume(p[1], p[3], p[6], p[2]) + dm_tet_volume(p[6], p[3], p[0], p[7]) +
+           dm_tet_volume(p[6], p[7], p[0], p[5]) + dm_tet_volume(p[7], p[5], p[4], p[0]);
+}
+
+/* ---- mass computation ---- */
+
+static const st_array *dm_elems(const diagonal_mass *m, st_type kind)
+{
+    const st_array *a = m->topology->cls->topology->elements(m->topology, kind);
+    return a && a->n ? a : NULL;
+}
+
+/* Fills vertexMass with the masses for a density; returns their sum
+ * (accumulated vertex by vertex, as SOFA). */
+static st_status dm_compute(diagonal_mass *m, double density, double *total, st_error *err)
+{
+    size_t n = m->ms->position.n;
+    ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
+    double *vm = m->vertex_mass.r;
+    memset(vm, 0, n * sizeof *vm);
+    st_mstate *g = (st_mstate *)m->geometry_state;
+    const st_array *pos = m->compute_mass_on_rest ? &g->rest_position : &g->position;
+    const double *x = pos->r;
+    const st_array *e = dm_elems(m, m->elem);
+    unsigned w = st_type_width(m->elem);
+    double t = 0;
+    for (size_t i = 0; e && i < e->n; i++) {
+        const unsigned *v = e->u + (size_t)w * i;
+        for (unsigned j = 0; j < w; j++)
+            if (v[j] >= pos->n || v[j] >= n)
+                return st_component_error(&m->base, "topology", err, ST_EINVAL,
+                                          "element %zu of the topology uses vertex %u but the "
+                                          "state has %zu points",
+                                          i, v[j], pos->n < n ? pos->n : n);
+        double mass = 0;
+        switch (m->elem) {
+        case ST_T_EDGES: {
+            double d[3];
+            dm_sub(x + 3 * v[1], x + 3 * v[0], d);
+            mass = (density * dm_norm(d)) / 2.0;
+            break;
+        }
+        case ST_T_TRIANGLES:
+            mass = (density * dm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2])) / 3.0;
+            break;
+        case ST_T_QUADS: {
+            double area = dm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
+                          dm_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
+            mass = (density * area) / 4.0;
+            break;
+        }
+        case ST_T_TETRAS:
+            mass = (density *
+                    dm_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3])) /
+                   4.0;
+            break;
+        case ST_T_HEXAS: {
+            const double *p[8];
+            for (int j = 0; j < 8; j++)
+                p[j] = x + 3 * v[j];
+            mass = (density * dm_hexa_volume(p)) / 8.0;
+            break;
+        }
+        default:
+            break;
+        }
+        for (unsigned j = 0; j < w; j++) {
+            vm[v[j]] += mass;
+            t += mass;
+        }
+    }
+    *total = t;
+    return ST_OK;
+}
+
+static void dm_check_total_init(diagonal_mass *m)
+{
+    if (m->total_mass < 0.0) {
+        st_component_warn(&m->base,
+                          "totalMass data can not have a negative value. To remove this warning, "
+                          "you need to set a strictly positive value to the totalMass data");
+        st_component_warn(&m->base, "Switching back to default values: totalMass = 1.0");
+        m->total_mass = 1.0;
+    }
+}
+
+static st_status dm_from_total(diagonal_mass *m, st_error *err)
+{
+    double sum;
+    ST_TRY(dm_compute(m, 1.0, &sum, err));
+    m->mass_density = sum < DBL_EPSILON ? 1.0 : m->total_mass / sum;
+    for (size_t i = 0; i < m->vertex_mass.n; i++)
+        m->vertex_mass.r[i] *= m->mass_density;
+    return ST_OK;
+}
+
+static st_status dm_from_density(diagonal_mass *m, st_error *err)
+{
+    double sum;
+    ST_TRY(dm_compute(m, m->mass_density, &sum, err));
+    m->total_mass = sum;
+    return ST_OK;
+}
+
+static bool dm_check_vertex_mass(diagonal_mass *m)
+{
+    size_t np = m->topology->cls->topology->nb_points(m->topology);
+    if (m->vertex_mass.n != np) {
+        st_component_warn(&m->base,
+                          "Inconsistent size of vertexMass vector (%zu) compared to the DOFs "
+                          "size (%zu).",
+                          m->vertex_mass.n, np);
+        return false;
+    }
+    for (size_t i = 0; i < m->vertex_mass.n; i++)
+        if (m->vertex_mass.r[i] < 0) {
+            st_component_warn(&m->base, "Negative value of vertexMass vector: vertexMass[%zu] = %g",
+                              i, m->vertex_mass.r[i]);
+            return false;
+        }
+    return true;
+}
+
+static st_status dm_from_vertex_mass(diagonal_mass *m, st_error *err)
+{
+    size_t n = m->vertex_mass.n;
+    double *save = st_malloc((n ? n : 1) * sizeof *save);
+    if (!save)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(save, m->vertex_mass.r, n * sizeof *save);
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += save[i];
+    m->total_mass = total;
+    double sum;
+    st_status st = dm_compute(m, 1.0, &sum, err);
+    if (st == ST_OK) {
+        m->mass_density = sum < DBL_EPSILON ? 1.0 : total / sum;
+        st = st_array_resize(&m->vertex_mass, ST_T_REALS, n, err);
+        if (st == ST_OK)
+            memcpy(m->vertex_mass.r, save, n * sizeof *save);
+    }
+    st_free(save);
+    return st;
+}
+
+static st_status dm_init(st_component *self, st_error *err)
+{
+    diagonal_mass *m = (diagonal_mass *)self;
+    if (m->filename && m->filename[0])
+        return st_component_error(self, "filename", err, ST_EINVAL,
+                                  "Xsp mass files are not supported: give vertexMass, massDensity "
+                                  "or totalMass instead");
+    m->ms = st_component_mstate(self);
+    if (!m->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "No compatible MechanicalState found in the current context "
+                                  "(DiagonalMass needs a MechanicalObject in its node)");
+    if (!m->topology)
+        m->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!m->topology || !m->topology->cls->topology)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "No topology component found at path: %s, nor in current "
+                                  "context: %s",
+                                  m->topology ? m->topology->name : "(none)",
+                                  st_node_name(self->node));
+    if (!m->geometry_state) {
+        m->geometry_state = (st_component *)st_node_mstate(m->topology->node);
+        if (!m->geometry_state)
+            return st_component_error(self, "geometryState", err, ST_ESCENE,
+                                      "No compatible state associated with the topology has been "
+                                      "found.");
+    } else if (!st_component_has_role(m->geometry_state, ST_ROLE_STATE)) {
+        return st_component_error(self, "geometryState", err, ST_ELINK,
+                                  "geometryState must link a MechanicalObject, not a %s",
+                                  m->geometry_state->cls->name);
+    }
+    static const st_type order[5] = {ST_T_HEXAS, ST_T_TETRAS, ST_T_QUADS, ST_T_TRIANGLES,
+                                     ST_T_EDGES};
+    m->elem = 0;
+    for (int i = 0; i < 5 && !m->elem; i++)
+        if (dm_elems(m, order[i]))
+            m->elem = order[i];
+    if (!m->elem)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "Topology empty: the topology '%s' has no edges, triangles, "
+                                  "quads, tetrahedra or hexahedra",
+                                  m->topology->name);
+
+    /* A short vertexMass is padded with its last value. */
+    size_t n = m->ms->position.n, vn = m->vertex_mass.n;
+    if (vn > 0 && vn < n) {
+        ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
+        for (size_t i = vn; i < n; i++)
+            m->vertex_mass.r[i] = m->vertex_mass.r[vn - 1];
+    }
+
+    bool vm_set = st_component_is_set(self, "vertexMass");
+    bool md_set = st_component_is_set(self, "massDensity");
+    bool tm_set = st_component_is_set(self, "totalMass");
+    if (tm_set) {
+        if (vm_set || md_set)
+            st_component_warn(self, "totalMass value overriding other mass information "
+                                    "(vertexMass or massDensity). To remove this warning you need "
+                                    "to define only one single mass information data field.");
+        dm_check_total_init(m);
+        ST_TRY(dm_from_total(m, err));
+    } else if (md_set) {
+        if (vm_set)
+            st_component_warn(self, "massDensity value overriding the value of the attribute "
+                                    "vertexMass. To remove this warning you need to set either "
+                                    "vertexMass or massDensity data field, but not both.");
+        if (m->mass_density < 0.0) {
+            st_component_warn(self, "Negative value of massDensity: massDensity = %g",
+                              m->mass_density);
+            dm_check_total_init(m);
+            ST_TRY(dm_from_total(m, err));
+        } else {
+            ST_TRY(dm_from_density(m, err));
+        }
+    } else if (vm_set) {
+        if (!dm_check_vertex_mass(m)) {
+            dm_check_total_init(m);
+            ST_TRY(dm_from_total(m, err));
+        } else {
+            ST_TRY(dm_from_vertex_mass(m, err));
+        }
+    } else {
+        st_component_info(self, "No information about the mass is given. Default : totalMass = "
+                                "1.0");
+        dm_check_total_init(m);
+        ST_TRY(dm_from_total(m, err));
+    }
+    st_component_touch(self, st_component_field(self, "vertexMass"));
+    st_component_touch(self, st_component_field(self, "massDensity"));
+    st_component_touch(self, st_component_field(self, "totalMass"));
+    return ST_OK;
+}
+
+/* ---- role functions ---- */
+
+static void dm_add_m_dx(st_component *self, const st_mparams *mp, double *res, const double *dx,
+                        double factor)
+{
+    (void)mp;
+    diagonal_mass *m = (diagonal_mass *)self;
+    double *r = st_slice(res, m->ms);
+    const double *d = st_slice(dx, m->ms);
+    const double *vm = m->vertex_mass.r;
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    if (factor == 1.0) {
+        for (size_t i = 0; i < 3 * n; i++)
+            r[i] += d[i] * vm[i / 3];
+    } else {
+        for (size_t i = 0; i < 3 * n; i++)
+            r[i] += (d[i] * vm[i / 3]) * factor;
+    }
+}
+
+static void dm_acc_from_f(st_component *self, const st_mparams *mp, double *a, const double *f)
+{
+    (void)mp;
+    diagonal_mass *m = (diagonal_mass *)self;
+    double *as = st_slice(a, m->ms);
+    const double *fs = st_slice(f, m->ms);
+    const double *vm = m->vertex_mass.r;
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    for (size_t i = 0; i < 3 * n; i++)
+        as[i] = fs[i] / vm[i / 3];
+}
+
+static void dm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matrix *mat,
+                               double mfactor)
+{
+    (void)mp;
+    diagonal_mass *m = (diagonal_mass *)self;
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    for (size_t i = 0; i < n; i++)
+        st_matrix_add_diag(mat, m->ms->offset + i, m->vertex_mass.r[i] * mfactor);
+}
+
+static void dm_add_gravity(st_component *self, const st_mparams *mp, double *f, const double *x,
+                           const double *v)
+{
+    (void)x, (void)v;
+    diagonal_mass *m = (diagonal_mass *)self;
+    if (m->separate_gravity)
+        return;
+    double *fs = st_slice(f, m->ms);
+    const double *g = mp->gravity;
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    for (size_t i = 0; i < n; i++) {
+        double mi = m->vertex_mass.r[i];
+        fs[3 * i] += g[0] * mi;
+        fs[3 * i + 1] += g[1] * mi;
+        fs[3 * i + 2] += g[2] * mi;
+    }
+}
+
+static void dm_add_gravity_to_v(st_component *self, const st_mparams *mp, double *v, double dt)
+{
+    diagonal_mass *m = (diagonal_mass *)self;
+    if (!m->separate_gravity)
+        return;
+    double *vs = st_slice(v, m->ms);
+    double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    for (size_t i = 0; i < m->ms->n; i++)
+        vs[3 * i] += hg[0], vs[3 * i + 1] += hg[1], vs[3 * i + 2] += hg[2];
+}
+
+static double dm_kinetic(st_component *self, const st_mparams *mp, const double *v)
+{
+    (void)mp;
+    diagonal_mass *m = (diagonal_mass *)self;
+    const double *vs = st_slice(v, m->ms);
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        double mi = m->vertex_mass.r[i];
+        const double *w = vs + 3 * i;
+        e += (w[0] * mi) * w[0] + (w[1] * mi) * w[1] + (w[2] * mi) * w[2];
+    }
+    return e / 2;
+}
+
+static double dm_potential(st_component *self, const st_mparams *mp, const double *x)
+{
+    diagonal_mass *m = (diagonal_mass *)self;
+    const double *xs = st_slice(x, m->ms);
+    const double *g = mp->gravity;
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = xs + 3 * i;
+        e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * m->vertex_mass.r[i];
+    }
+    return e;
+}
+
+static bool dm_is_diagonal(const st_component *self)
+{
+    (void)self;
+    return true;
+}
+
+static double dm_rayleigh_mass(const st_component *self)
+{
+    return ((const diagonal_mass *)self)->rayleigh_mass;
+}
+
+static const st_mass_ops dm_mass_ops = {
+    .struct_size = sizeof(st_mass_ops),
+    .add_m_dx = dm_add_m_dx,
+    .acc_from_f = dm_acc_from_f,
+    .add_m_to_matrix = dm_add_m_to_matrix,
+    .add_gravity_to_force = dm_add_gravity,
+    .add_gravity_to_v = dm_add_gravity_to_v,
+    .kinetic_energy = dm_kinetic,
+    .potential_energy = dm_potential,
+    .is_diagonal = dm_is_diagonal,
+    .rayleigh_mass = dm_rayleigh_mass,
+};
+
+static const st_field dm_fields[] = {
+    ST_REALS(diagonal_mass, vertex_mass, "vertexMass", NULL,
+             "Specify a vector giving the mass of each vertex. If unspecified or wrongly set, the "
+             "massDensity or totalMass information is used."),
+    ST_REAL(diagonal_mass, mass_density, "massDensity", "1",
+            "Specify one single real and positive value for the mass density. If unspecified or "
+            "wrongly set, the totalMass information is used."),
+    ST_REAL(diagonal_mass, total_mass, "totalMass", "1",
+            "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
+            "the default value is used: totalMass = 1.0"),
+    ST_BOOL(diagonal_mass, compute_mass_on_rest, "computeMassOnRest", "true",
+            "If true, the mass of every element is computed based on the rest position rather "
+            "than the position"),
+    ST_BOOL(diagonal_mass, show_gravity_center, "showGravityCenter", "false",
+            "Display the center of gravity of the system (kept; no drawing)"),
+    ST_REAL(diagonal_mass, show_axis_size, "showAxisSizeFactor", "1",
+            "Factor length of the axis displayed (only used for rigids; kept)"),
+    ST_FIELD_EX(diagonal_mass, filename, "filename", ST_T_STRING, char *, NULL,
+                "Xsp3.0 file to specify the mass parameters (not supported: an error when set)",
+                0, "fileMass", 0.0, 0.0),
+    ST_BOOL(diagonal_mass, separate_gravity, "separateGravity", "false",
+            "add separately gravity to velocity computation"),
+    ST_REAL(diagonal_mass, rayleigh_mass, "rayleighMass", "0",
+            "Rayleigh damping - mass matrix coefficient"),
+    ST_REAL(diagonal_mass, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping - stiffness matrix coefficient"),
+    ST_LINK(diagonal_mass, topology, "topology", ST_LINK_TOPOLOGY,
+            "link to the topology container (default: the first topology found upward)"),
+    ST_LINK(diagonal_mass, geometry_state, "geometryState", ST_LINK_STATE,
+            "link to the MechanicalObject associated with the geometry (default: the "
+            "topology's node's)"),
+    ST_LINK(diagonal_mass, mstate, "mstate", ST_LINK_STATE,
+            "MechanicalState used by this component"),
+    ST_FIELD_END};
+
+const st_class st_diagonal_mass_class = {
+    .struct_size = sizeof(st_class),
+    .name = "DiagonalMass",
+    .category = "Mass",
+    .description = "Lumped mass from the topology's elements (edges to hexahedra)",
+    .instance_size = sizeof(diagonal_mass),
+    .fields = dm_fields,
+    .init = dm_init,
+    .mass = &dm_mass_ops,
+};

@@ -1,0 +1,15 @@
+/* plugin.c - the Mass plugin descriptor: mass components. */
+#include <settee/settee.h>
+
+#include "mass.h"
+
+static st_status mass_register(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &st_uniform_mass_class, err));
+    return ST_OK;
+}
+
+static const char *const mass_provides[] = {"Sofa.Component.Mass", NULL};
+
+ST_PLUGIN_DEFINE("Mass", "0.1.0", "Mass components (UniformMass)", "LGPL-2.1", mass_provides,
+                 mass_register)

@@ -1,0 +1,288 @@
+/* uniform_mass.c - UniformMass: the same mass on every vertex (or on a
+ * subset), as SOFA's: gravity as a force, M dx, M^-1 f, the diagonal mass
+ * matrix and the energies. */
+#include <settee/settee.h>
+
+#include "mass.h"
+
+typedef struct uniform_mass {
+    st_component base;
+    double vertex_mass;       /* "vertexMass" */
+    double total_mass;        /* "totalMass" */
+    char *filename;           /* "filename" (rigid templates only) */
+    st_vec2 local_range;      /* "localRange" */
+    st_array indices;         /* "indices": empty means every vertex */
+    bool preserve_total_mass;
+    bool separate_gravity;
+    double rayleigh_mass;
+    double rayleigh_stiffness;
+    bool show_gravity_center, compute_mapping_inertia, show_initial_center, show_x0;
+    double show_axis_size_factor;
+    st_component *topology;   /* "topology" link */
+    st_component *mstate;     /* "mstate" link */
+    /* Set at init. */
+    st_mstate *ms;
+    bool valid;
+} uniform_mass;
+
+static const st_field uniform_mass_fields[] = {
+    ST_REAL(uniform_mass, vertex_mass, "vertexMass", "1",
+            "Specify one single, positive, real value for the mass of each particle. If unspecified "
+            "or wrongly set, the totalMass information is used."),
+    ST_REAL(uniform_mass, total_mass, "totalMass", "1",
+            "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
+            "the default value is used: totalMass = 1.0"),
+    ST_STRING(uniform_mass, filename, "filename", "unused",
+              "rigid file to load the mass parameters (rigid templates only)"),
+    ST_VEC2(uniform_mass, local_range, "localRange", "-1 -1",
+            "optional range of local DOF indices. Any computation involving only indices outside "
+            "of this range are discarded (useful for parallelization using mesh partitioning)"),
+    ST_UINTS(uniform_mass, indices, "indices", NULL,
+             "optional local DOF indices. Any computation involving only indices outside of this "
+             "list are discarded"),
+    ST_BOOL(uniform_mass, preserve_total_mass, "preserveTotalMass", "false",
+            "Prevent totalMass from decreasing when removing particles."),
+    ST_BOOL(uniform_mass, separate_gravity, "separateGravity", "false",
+            "add separately gravity to velocity computation"),
+    ST_REAL(uniform_mass, rayleigh_mass, "rayleighMass", "0",
+            "Rayleigh damping - mass matrix coefficient"),
+    ST_REAL(uniform_mass, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping - stiffness matrix coefficient"),
+    ST_BOOL(uniform_mass, show_gravity_center, "showGravityCenter", "false",
+            "display the center of gravity of the system"),
+    ST_REAL(uniform_mass, show_axis_size_factor, "showAxisSizeFactor", "1",
+            "factor length of the axis displayed (only used for rigids)"),
+    ST_BOOL(uniform_mass, compute_mapping_inertia, "compute_mapping_inertia", "false",
+            "to be used if the mass is placed under a mapping"),
+    ST_BOOL(uniform_mass, show_initial_center, "showInitialCenterOfGravity", "false",
+            "display the initial center of gravity of the system"),
+    ST_BOOL(uniform_mass, show_x0, "showX0", "false",
+            "display the rest positions"),
+    ST_LINK(uniform_mass, topology, "topology", ST_LINK_TOPOLOGY,
+            "link to the topology container"),
+    ST_LINK(uniform_mass, mstate, "mstate", ST_LINK_STATE,
+            "MechanicalState used by this component"),
+    ST_FIELD_END};
+
+/* The indices (localRange, else every vertex) and the mass values. */
+static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    m->valid = false;
+    size_t size = m->ms->position.n;
+
+    int a = (int)m->local_range[0], b = (int)m->local_range[1];
+    if (a >= 0 && b > 0 && (size_t)b + 1 < size) {
+        ST_TRY(st_array_resize(&m->indices, ST_T_UINTS, (size_t)(b - a + 1), err));
+        for (int i = a; i <= b; i++)
+            m->indices.u[i - a] = (unsigned)i;
+    }
+    if (m->indices.n == 0 && size > 0) {
+        ST_TRY(st_array_resize(&m->indices, ST_T_UINTS, size, err));
+        for (size_t i = 0; i < size; i++)
+            m->indices.u[i] = (unsigned)i;
+    }
+    for (size_t i = 0; i < m->indices.n; i++)
+        if (m->indices.u[i] >= size)
+            return st_component_error(self, "indices", err, ST_ESCENE,
+                                      "index %u is out of range: the state has %zu vertices",
+                                      m->indices.u[i], size);
+
+    bool vm_set = st_component_is_set(self, "vertexMass");
+    bool tm_set = st_component_is_set(self, "totalMass");
+    size_t n = m->indices.n;
+    if (tm_set) {
+        if (vm_set)
+            st_component_warn(self,
+                              "totalMass value overriding the value of the attribute vertexMass. "
+                              "vertexMass = totalMass / nb_dofs. To remove this warning you need "
+                              "to set either totalMass or vertexMass data field, but not both.");
+        if (m->total_mass < 0.0)
+            return st_component_error(self, "totalMass", err, ST_ESCENE,
+                                      "totalMass must be a positive value (got %g); set one "
+                                      "single, positive value to totalMass",
+                                      m->total_mass);
+        if (n > 0)
+            m->vertex_mass = m->total_mass / (double)n;
+    } else if (vm_set) {
+        if (m->vertex_mass < 0.0)
+            return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                      "vertexMass must be a positive value (got %g); set one "
+                                      "single, positive value to vertexMass",
+                                      m->vertex_mass);
+        m->total_mass = m->vertex_mass * (double)n;
+    } else {
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "No input mass information has been set. Please define one of "
+                                  "both Data: vertexMass or totalMass. For your information, prior "
+                                  "to #3927, default value was totalMass=\"1.0\".");
+    }
+    m->valid = true;
+    return ST_OK;
+}
+
+static st_status uniform_mass_init(st_component *self, st_error *err)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    m->ms = st_component_mstate(self);
+    if (!m->ms)
+        return st_component_error(self, "mstate", err, ST_ESCENE,
+                                  "No compatible MechanicalState found in the current context: "
+                                  "add a MechanicalObject before the mass in this node, or set "
+                                  "mstate");
+    return uniform_mass_setup(m, err);
+}
+
+static st_status uniform_mass_reinit(st_component *self, st_error *err)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->ms)
+        return uniform_mass_init(self, err);
+    return uniform_mass_setup(m, err);
+}
+
+static void uniform_mass_add_gravity_to_force(st_component *self, const st_mparams *mp, double *f,
+                                              const double *x, const double *v)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid || m->separate_gravity)
+        return;
+    double *fs = st_slice(f, m->ms);
+    const double mg[3] = {mp->gravity[0] * m->vertex_mass, mp->gravity[1] * m->vertex_mass,
+                          mp->gravity[2] * m->vertex_mass};
+    const unsigned *idx = m->indices.u;
+    for (size_t k = 0, n = m->indices.n; k < n; k++) {
+        double *fi = fs + 3 * (size_t)idx[k];
+        fi[0] += mg[0];
+        fi[1] += mg[1];
+        fi[2] += mg[2];
+    }
+}
+
+static void uniform_mass_add_gravity_to_v(st_component *self, const st_mparams *mp, double *v,
+                                          double dt)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid || !m->separate_gravity)
+        return;
+    double *vs = st_slice(v, m->ms);
+    const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    for (size_t k = 0; k < m->indices.n; k++) {
+        double *vi = vs + 3 * (size_t)m->indices.u[k];
+        vi[0] += hg[0];
+        vi[1] += hg[1];
+        vi[2] += hg[2];
+    }
+}
+
+static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, double *res,
+                                  const double *dx, double factor)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid)
+        return;
+    double *r = st_slice(res, m->ms);
+    const double *d = st_slice(dx, m->ms);
+    const double mf = m->vertex_mass * factor;
+    for (size_t k = 0; k < m->indices.n; k++) {
+        size_t i = 3 * (size_t)m->indices.u[k];
+        r[i] += d[i] * mf;
+        r[i + 1] += d[i + 1] * mf;
+        r[i + 2] += d[i + 2] * mf;
+    }
+}
+
+static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, double *a,
+                                    const double *f)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid)
+        return;
+    double *as = st_slice(a, m->ms);
+    const double *fs = st_slice(f, m->ms);
+    const double vm = m->vertex_mass;
+    const unsigned *idx = m->indices.u;
+    for (size_t k = 0, n = m->indices.n; k < n; k++) {
+        size_t i = 3 * (size_t)idx[k];
+        as[i] = fs[i] / vm;
+        as[i + 1] = fs[i + 1] / vm;
+        as[i + 2] = fs[i + 2] / vm;
+    }
+}
+
+static void uniform_mass_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matrix *mat,
+                                         double mfactor)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid)
+        return;
+    const double d = m->vertex_mass * mfactor;
+    for (size_t k = 0; k < m->indices.n; k++)
+        st_matrix_add_diag(mat, m->ms->offset + m->indices.u[k], d);
+}
+
+static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *mp,
+                                          const double *v)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid)
+        return 0.0;
+    const double *vs = st_slice(v, m->ms);
+    double e = 0.0;
+    for (size_t k = 0; k < m->indices.n; k++) {
+        const double *vi = vs + 3 * (size_t)m->indices.u[k];
+        e += (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) * m->vertex_mass;
+    }
+    return e / 2.0;
+}
+
+static double uniform_mass_potential_energy(st_component *self, const st_mparams *mp,
+                                            const double *x)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    if (!m->valid)
+        return 0.0;
+    const double *xs = st_slice(x, m->ms);
+    const double *g = mp->gravity;
+    double e = 0.0;
+    for (size_t k = 0; k < m->indices.n; k++) {
+        const double *xi = xs + 3 * (size_t)m->indices.u[k];
+        e -= (g[0] * xi[0] + g[1] * xi[1] + g[2] * xi[2]) * m->vertex_mass;
+    }
+    return e;
+}
+
+static bool uniform_mass_is_diagonal(const st_component *self)
+{
+    return true;
+}
+
+static double uniform_mass_rayleigh_mass(const st_component *self)
+{
+    return ((const uniform_mass *)self)->rayleigh_mass;
+}
+
+static const st_mass_ops uniform_mass_ops = {
+    .struct_size = sizeof(st_mass_ops),
+    .add_m_dx = uniform_mass_add_m_dx,
+    .acc_from_f = uniform_mass_acc_from_f,
+    .add_m_to_matrix = uniform_mass_add_m_to_matrix,
+    .add_gravity_to_force = uniform_mass_add_gravity_to_force,
+    .add_gravity_to_v = uniform_mass_add_gravity_to_v,
+    .kinetic_energy = uniform_mass_kinetic_energy,
+    .potential_energy = uniform_mass_potential_energy,
+    .is_diagonal = uniform_mass_is_diagonal,
+    .rayleigh_mass = uniform_mass_rayleigh_mass,
+};
+
+const st_class st_uniform_mass_class = {
+    .struct_size = sizeof(st_class),
+    .name = "UniformMass",
+    .category = "Mass",
+    .description = "Define the same mass for all the particles",
+    .instance_size = sizeof(uniform_mass),
+    .fields = uniform_mass_fields,
+    .init = uniform_mass_init,
+    .reinit = uniform_mass_reinit,
+    .mass = &uniform_mass_ops,
+};

@@ -1,0 +1,149 @@
+/* newmark_implicit_solver.c - NewmarkImplicitSolver: SOFA's implicit
+ * Newmark-beta scheme on accelerations (gamma 0.5, beta 0.25 by default),
+ * with Rayleigh damping and velocity decay. Keeps the previous acceleration
+ * between steps. */
+#include <math.h>
+
+#include <settee/settee.h>
+
+typedef struct newmark {
+    st_component base;
+    double rayleigh_stiffness;   /* "rayleighStiffness" */
+    double rayleigh_mass;        /* "rayleighMass" */
+    double vdamping;             /* "vdamping" */
+    double gamma;                /* "gamma" */
+    double beta;                 /* "beta" */
+    bool thread_safe_visitor;    /* "threadSafeVisitor" (accepted) */
+    st_component *linear_solver; /* "linearSolver" link */
+    /* Runtime. */
+    st_component *ls;
+    double *a, *anew, *rhs;      /* system-owned */
+    unsigned long counter;       /* steps since init or reset */
+} newmark;
+
+static const st_field newmark_fields[] = {
+    ST_REAL(newmark, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping coefficient related to stiffness, > 0"),
+    ST_REAL(newmark, rayleigh_mass, "rayleighMass", "0",
+            "Rayleigh damping coefficient related to mass, > 0"),
+    ST_REAL(newmark, vdamping, "vdamping", "0", "Velocity decay coefficient (no decay if null)"),
+    ST_REAL(newmark, gamma, "gamma", "0.5",
+            "Newmark scheme gamma coefficient (0.5 for an unconditionally stable scheme)"),
+    ST_REAL(newmark, beta, "beta", "0.25",
+            "Newmark scheme beta coefficient (0.25 for an unconditionally stable scheme)"),
+    ST_BOOL(newmark, thread_safe_visitor, "threadSafeVisitor", "false",
+            "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+    ST_LINK(newmark, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
+            "Linear solver used by this component"),
+    ST_FIELD_END};
+
+static st_status nm_init(st_component *self, st_error *err)
+{
+    newmark *s = (newmark *)self;
+    s->ls = s->linear_solver ? s->linear_solver
+                             : st_node_find(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN);
+    if (!s->ls)
+        return st_component_error(self, "linearSolver", err, ST_ESCENE,
+                                  "A linear solver is required by this component but has not "
+                                  "been found.");
+    if (!st_component_has_role(s->ls, ST_ROLE_LINSOLVER))
+        return st_component_error(self, "linearSolver", err, ST_ELINK,
+                                  "the linked component is not a linear solver");
+    s->counter = 0;
+    return ST_OK;
+}
+
+static void nm_reset(st_component *self) { ((newmark *)self)->counter = 0; }
+
+static st_status nm_bind(st_component *self, st_system *sys, st_error *err)
+{
+    newmark *s = (newmark *)self;
+    ST_TRY(st_system_vec_alloc(sys, &s->a, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->anew, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->rhs, err));
+    s->counter = 0;
+    return ST_OK;
+}
+
+static st_status nm_solve(st_component *self, st_system *sys, double dt, st_error *err)
+{
+    newmark *s = (newmark *)self;
+    const st_linsolver_ops *lso = s->ls->cls->linsolver;
+    const double h = dt, g = s->gamma, be = s->beta;
+    const double rk = s->rayleigh_stiffness, rm = s->rayleigh_mass;
+    double *x = sys->x, *v = sys->v, *f = sys->f, *a = s->a, *an = s->anew, *b = s->rhs;
+
+    sys->mp.implicit = true;
+    if (s->counter == 0) {
+        /* Initial acceleration: a = M^-1 f(x, v), projected (diagonal mass). */
+        st_system_project_position(sys, x);
+        st_system_project_velocity(sys, v);
+        st_system_propagate_x(sys, x);
+        st_system_propagate_v(sys, v);
+        st_system_compute_force(sys, f, x, v);
+        ST_TRY(st_system_acc_from_f(sys, a, f, err));
+        st_system_project_response(sys, a);
+    }
+    st_system_compute_force(sys, f, x, v);
+    st_vec_eq(sys, b, f);
+    if (rm != 0.0 || rk != 0.0 || be != 0.5)
+        st_system_add_mbkdx(sys, b, a, -h * (1 - g) * rm, h * (1 - g),
+                            h * (1 - g) * rk + h * h * (1 - 2 * be) / 2, false);
+    st_system_add_mbkdx(sys, b, v, -rm, 1.0, rk + h, false);
+    st_system_project_response(sys, b);
+
+    ST_TRY(lso->set_system(s->ls, sys, 1 + h * g * rm, -h * g, -(h * h * be + h * g * rk), err));
+    ST_TRY(lso->solve(s->ls, sys, an, b, err));
+
+    const double c2 = h * h * (0.5 - be), c3 = h * h * be, c4 = h * (1 - g), c5 = h * g;
+    for (size_t i = 0; i < sys->size; i++) {
+        x[i] = x[i] + h * v[i] + c2 * a[i] + c3 * an[i];
+        v[i] = v[i] + c4 * a[i] + c5 * an[i];
+    }
+    st_system_add_separate_gravity(sys, v, h);
+    if (s->vdamping != 0.0)
+        st_vec_teq(sys, v, exp(-h * s->vdamping));
+    st_vec_eq(sys, a, an);
+    s->counter++;
+    return ST_OK;
+}
+
+static double nm_integration_factor(const st_component *self, int in, int out, double dt)
+{
+    const newmark *s = (const newmark *)self;
+    const double m[3][3] = {{1.0, dt, dt * dt * s->beta},
+                            {0.0, 1.0, dt * s->gamma},
+                            {0.0, 0.0, 1.0}};
+    if (in < 0 || in > 2 || out < 0 || out > 2)
+        return 0.0;
+    return m[out][in];
+}
+
+static double nm_solution_integration_factor(const st_component *self, int out, double dt)
+{
+    const newmark *s = (const newmark *)self;
+    const double v[3] = {dt * dt * s->beta, dt * s->gamma, 1.0};
+    if (out < 0 || out > 2)
+        return 0.0;
+    return v[out];
+}
+
+static const st_odesolver_ops nm_ops = {
+    .struct_size = sizeof(st_odesolver_ops),
+    .bind = nm_bind,
+    .solve = nm_solve,
+    .integration_factor = nm_integration_factor,
+    .solution_integration_factor = nm_solution_integration_factor,
+};
+
+const st_class newmark_implicit_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "NewmarkImplicitSolver",
+    .category = "OdeSolver",
+    .description = "Implicit time integrator using Newmark scheme",
+    .instance_size = sizeof(newmark),
+    .fields = newmark_fields,
+    .init = nm_init,
+    .reset = nm_reset,
+    .odesolver = &nm_ops,
+};

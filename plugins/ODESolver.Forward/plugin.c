@@ -1,0 +1,15 @@
+/* plugin.c - the ODESolver.Forward plugin descriptor: explicit integrators. */
+#include <settee/settee.h>
+
+#include "forward.h"
+
+static st_status forward_register(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &st_euler_explicit_solver_class, err));
+    return ST_OK;
+}
+
+static const char *const forward_provides[] = {"Sofa.Component.ODESolver.Forward", NULL};
+
+ST_PLUGIN_DEFINE("ODESolver.Forward", "0.1.0", "Explicit time integrators (EulerExplicitSolver)",
+                 "LGPL-2.1", forward_provides, forward_register)

@@ -1,0 +1,20 @@
+/* plugin.c - the SolidMechanics.Spring plugin: SOFA's linear springs
+ * (explicit lists, springs from a mesh, springs to the rest shape). */
+#include <settee/settee.h>
+
+#include "springs.h"
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &mesh_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &rest_shape_springs_force_field_class, err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.SolidMechanics.Spring", NULL};
+
+ST_PLUGIN_DEFINE("SolidMechanics.Spring", "0.1.0",
+                 "Linear springs: SpringForceField, MeshSpringForceField, "
+                 "RestShapeSpringsForceField",
+                 "LGPL-2.1-or-later", provides, register_classes)

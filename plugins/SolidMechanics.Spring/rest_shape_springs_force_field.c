@@ -1,0 +1,233 @@
+/* rest_shape_springs_force_field.c - RestShapeSpringsForceField: each
+ * controlled point is pulled back to its rest position (its state's
+ * rest_position, or the position of the external_rest_shape state):
+ *   f_p -= k_i (x_p - x0_q), with the inactive directions zeroed,
+ * k_i = stiffness[i] if i < |stiffness| else stiffness[0]; points empty
+ * means every point; stiffness empty means [100].
+ *
+ * Deviation from SOFA, on purpose: SOFA's assembled stiffness matrix
+ * (buildStiffnessMatrix) indexes `stiffness` by the vertex index instead of
+ * the point's rank and ignores activeDirections, so it disagrees with its
+ * own addDForce when `points` is not 0..n-1 with several stiffnesses or when
+ * a direction is inactive. Here the matrix is exactly the Jacobian that
+ * add_dforce applies (they agree with SOFA whenever SOFA agrees with itself). */
+#include <string.h>
+
+#include "springs.h"
+
+typedef struct rest_shape_ff {
+    st_component base;
+    st_array points;            /* "points" */
+    st_array stiffness;         /* "stiffness" */
+    st_array angular_stiffness; /* "angularStiffness" (rigid only; kept) */
+    st_array pivot_points;      /* "pivot_points" (rigid only; kept) */
+    st_array external_points;   /* "external_points" */
+    bool recompute_indices;     /* "recompute_indices" */
+    bool draw_spring;           /* "drawSpring" */
+    st_array spring_color;      /* "springColor" */
+    st_vec3 active_directions;  /* "activeDirections": non-zero = active */
+    double rayleigh_stiffness;
+    st_component *external_rest_shape;
+    st_component *topology;
+    st_mstate *ms, *ext;
+} rest_shape_ff;
+
+static st_status rs_init(st_component *self, st_error *err)
+{
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    r->ms = st_component_mstate(self);
+    if (!r->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (RestShapeSpringsForceField "
+                                  "needs one)");
+    if (r->stiffness.n == 0) {
+        ST_TRY(st_array_resize(&r->stiffness, ST_T_REALS, 1, err));
+        r->stiffness.r[0] = 100.0;
+    }
+    for (size_t i = 0; i < r->stiffness.n; i++)
+        if (r->stiffness.r[i] < 0)
+            st_component_warn(self, "stiffness[%zu] = %g is negative: the spring pushes away",
+                              i, r->stiffness.r[i]);
+    r->ext = NULL;
+    if (r->external_rest_shape) {
+        if (!st_component_has_role(r->external_rest_shape, ST_ROLE_STATE))
+            return st_component_error(self, "external_rest_shape", err, ST_ELINK,
+                                      "external_rest_shape must link a MechanicalObject, not a %s",
+                                      r->external_rest_shape->cls->name);
+        r->ext = (st_mstate *)r->external_rest_shape;
+    }
+    if (!r->topology)
+        r->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    size_t n = r->ms->position.n;
+    size_t np = r->points.n ? r->points.n : n;
+    for (size_t i = 0; i < r->points.n; i++)
+        if (r->points.u[i] >= n)
+            return st_component_error(self, "points", err, ST_EINVAL,
+                                      "Out of Bounds points: index %u, the state has %zu points",
+                                      r->points.u[i], n);
+    if (r->ext) {
+        size_t ne = r->ext->position.n;
+        size_t nx = r->external_points.n ? r->external_points.n : ne;
+        for (size_t i = 0; i < r->external_points.n; i++)
+            if (r->external_points.u[i] >= ne)
+                return st_component_error(self, "external_points", err, ST_EINVAL,
+                                          "Out of Bounds external_points: index %u, the external "
+                                          "state has %zu points",
+                                          r->external_points.u[i], ne);
+        if (nx != np)
+            return st_component_error(self, "external_points", err, ST_EINVAL,
+                                      "Dimensions of the source and the targeted points are "
+                                      "different: %zu points and %zu external points",
+                                      np, nx);
+    }
+    return ST_OK;
+}
+
+/* The i-th controlled point, its reference point and its stiffness. */
+static inline size_t rs_point(const rest_shape_ff *r, size_t i)
+{
+    return r->points.n ? r->points.u[i] : i;
+}
+
+static inline size_t rs_count(const rest_shape_ff *r)
+{
+    return r->points.n ? r->points.n : r->ms->n;
+}
+
+static inline double rs_k(const rest_shape_ff *r, size_t i)
+{
+    return r->stiffness.r[i < r->stiffness.n ? i : 0];
+}
+
+static void rs_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                         const double *v)
+{
+    (void)mp, (void)v;
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    double *fs = st_slice(f, r->ms);
+    const double *xs = st_slice(x, r->ms);
+    const double *x0 = r->ext ? r->ext->position.r : r->ms->rest_position.r;
+    size_t n = rs_count(r);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = rs_point(r, i);
+        size_t q = p;
+        if (r->ext)
+            q = r->external_points.n ? r->external_points.u[i] : i;
+        double k = rs_k(r, i);
+        for (int a = 0; a < 3; a++) {
+            double dx = xs[3 * p + a] - x0[3 * q + a];
+            if (r->active_directions[a] == 0)
+                dx = 0;
+            fs[3 * p + a] -= dx * k;
+        }
+    }
+}
+
+static void rs_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                          double kfactor, double bfactor)
+{
+    (void)mp, (void)bfactor;
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    double *dfs = st_slice(df, r->ms);
+    const double *dxs = st_slice(dx, r->ms);
+    size_t n = rs_count(r);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = rs_point(r, i);
+        double k = rs_k(r, i);
+        for (int a = 0; a < 3; a++) {
+            double d = r->active_directions[a] != 0 ? dxs[3 * p + a] : 0.0;
+            dfs[3 * p + a] -= d * k * kfactor;
+        }
+    }
+}
+
+static void rs_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
+{
+    (void)mp;
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    size_t n = rs_count(r);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = rs_point(r, i);
+        double vt = -kfactor * rs_k(r, i);
+        double b[9] = {0};
+        for (int a = 0; a < 3; a++)
+            b[4 * a] = r->active_directions[a] != 0 ? vt : 0.0;
+        st_matrix_add_block(m, r->ms->offset + p, r->ms->offset + p, b);
+    }
+}
+
+static double rs_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    (void)mp;
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    const double *xs = st_slice(x, r->ms);
+    const double *x0 = r->ext ? r->ext->position.r : r->ms->rest_position.r;
+    double e = 0;
+    size_t n = rs_count(r);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = rs_point(r, i), q = p;
+        if (r->ext)
+            q = r->external_points.n ? r->external_points.u[i] : i;
+        double s = 0;
+        for (int a = 0; a < 3; a++) {
+            double d = r->active_directions[a] != 0 ? xs[3 * p + a] - x0[3 * q + a] : 0.0;
+            s += d * d;
+        }
+        e += 0.5 * rs_k(r, i) * s;
+    }
+    return e;
+}
+
+static double rs_rayleigh(const st_component *self)
+{
+    return ((const rest_shape_ff *)self)->rayleigh_stiffness;
+}
+
+static const st_forcefield_ops rs_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = rs_add_force,
+    .add_dforce = rs_add_dforce,
+    .add_k_to_matrix = rs_add_k,
+    .potential_energy = rs_energy,
+    .rayleigh_stiffness = rs_rayleigh,
+};
+
+static const st_field rs_fields[] = {
+    ST_UINTS(rest_shape_ff, points, "points",
+             NULL, "points controlled by the rest shape springs (empty: all points)"),
+    ST_REALS(rest_shape_ff, stiffness, "stiffness", NULL,
+             "stiffness values between the actual position and the rest shape position (one, or "
+             "one per point; empty: 100)"),
+    ST_REALS(rest_shape_ff, angular_stiffness, "angularStiffness", NULL,
+             "angularStiffness assigned when controlling the rotation of the points (rigid "
+             "states only; kept)"),
+    ST_VEC3S(rest_shape_ff, pivot_points, "pivot_points", NULL,
+             "global pivot points used when translations instead of the rigid mass centers "
+             "(rigid states only; kept)"),
+    ST_UINTS(rest_shape_ff, external_points, "external_points", NULL,
+             "points from the external Mechanical State that define the rest shape springs"),
+    ST_BOOL(rest_shape_ff, recompute_indices, "recompute_indices", "true",
+            "Recompute indices (should be false for BBOX)"),
+    ST_BOOL(rest_shape_ff, draw_spring, "drawSpring", "false", "draw Spring (kept; no drawing)"),
+    ST_REALS(rest_shape_ff, spring_color, "springColor", "0 1 0 1",
+             "spring color (kept; no drawing)"),
+    ST_VEC3(rest_shape_ff, active_directions, "activeDirections", "1 1 1",
+            "Directions in which the spring is active (1) or not (0)"),
+    ST_REAL(rest_shape_ff, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping coefficient related to stiffness, > 0"),
+    ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
+            "rest_shape can be defined by the position of an external Mechanical State"),
+    ST_LINK(rest_shape_ff, topology, "topology", ST_LINK_TOPOLOGY,
+            "Link to be set to the topology container in the component graph"),
+    ST_FIELD_END};
+
+const st_class rest_shape_springs_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "RestShapeSpringsForceField",
+    .category = "ForceField",
+    .description = "Springs pulling points back to their rest (or an external) position",
+    .instance_size = sizeof(rest_shape_ff),
+    .fields = rs_fields,
+    .init = rs_init,
+    .forcefield = &rs_ops,
+};

@@ -1,0 +1,249 @@
+/* spring_force_field.c - SpringForceField (formerly StiffSpringForceField):
+ * linear springs between vertices of object1 and object2 (both default to
+ * the node's MechanicalObject).
+ *
+ * Springs come either from `spring` (SOFA's LinearSpring text: "i j ks kd
+ * L0" repeated, 5 numbers per spring) or, when `spring` is not set, from
+ * the lists indices1/indices2 with stiffness (default [100]), damping
+ * (default [5]), lengths (default: empty = rest length 0), elongationOnly
+ * and enabled (0 or 1 per spring): lists shorter than indices1 are padded
+ * with their last value, as SOFA does. */
+#include <math.h>
+#include <string.h>
+
+#include "springs.h"
+
+typedef struct spring_ff {
+    st_component base;
+    st_array stiffness;       /* "stiffness", real[] */
+    st_array damping;         /* "damping", real[] */
+    st_array spring_list;     /* "spring", real[] (5 per spring) */
+    st_array lengths;         /* "lengths" (alias "length") */
+    st_array elongation_only; /* "elongationOnly", uint[] of 0/1 */
+    st_array enabled;         /* "enabled", uint[] of 0/1 */
+    st_array indices1;        /* "springsIndices1" (alias "indices1") */
+    st_array indices2;        /* "springsIndices2" (alias "indices2") */
+    double show_arrow_size;   /* "showArrowSize" */
+    int draw_mode;            /* "drawMode" */
+    double rayleigh_stiffness;
+    st_component *object1, *object2;
+    spring_set set;
+} spring_ff;
+
+/* The state of an object1/object2 link, or the node's state. */
+static st_status link_state(st_component *self, st_component *link, const char *field,
+                            st_mstate **out, st_error *err)
+{
+    if (link) {
+        if (!st_component_has_role(link, ST_ROLE_STATE))
+            return st_component_error(self, field, err, ST_ELINK,
+                                      "'%s' must link a MechanicalObject, not a %s", field,
+                                      link->cls->name);
+        *out = (st_mstate *)link;
+        return ST_OK;
+    }
+    *out = st_node_mstate(self->node);
+    if (!*out)
+        return st_component_error(self, field, err, ST_ESCENE,
+                                  "no MechanicalObject for '%s': link one or add one to the node",
+                                  field);
+    return ST_OK;
+}
+
+/* Resizes a list to n entries, padding with its last value (or def when
+ * empty), with SOFA's warning when the scene gave a list of another size. */
+static st_status pad_list(spring_ff *s, st_array *a, st_type t, const char *name, size_t n,
+                          double def, st_error *err)
+{
+    size_t old = a->n;
+    if (old == n)
+        return ST_OK;
+    if (old > 0 && st_component_is_set(&s->base, name))
+        st_component_warn(&s->base,
+                          "%s list has a different size than indices1. The list will be resized "
+                          "to %zu elements.",
+                          name, n);
+    ST_TRY(st_array_resize(a, t, n, err));
+    for (size_t i = old; i < n; i++) {
+        if (t == ST_T_REALS)
+            a->r[i] = old ? a->r[old - 1] : def;
+        else
+            a->u[i] = old ? a->u[old - 1] : (unsigned)def;
+    }
+    return ST_OK;
+}
+
+static st_status check_index(spring_ff *s, unsigned idx, const st_mstate *ms, const char *field,
+                             size_t k, st_error *err)
+{
+    if (idx >= ms->position.n)
+        return st_component_error(&s->base, field, err, ST_EINVAL,
+                                  "spring %zu: index %u is out of range, the state '%s' has %zu "
+                                  "points",
+                                  k, idx, ms->base.name, ms->position.n);
+    return ST_OK;
+}
+
+static st_status sff_init(st_component *self, st_error *err)
+{
+    spring_ff *s = (spring_ff *)self;
+    springs_free(&s->set);
+    ST_TRY(link_state(self, s->object1, "object1", &s->set.ms1, err));
+    ST_TRY(link_state(self, s->object2, "object2", &s->set.ms2, err));
+
+    if (st_component_is_set(self, "spring")) {
+        if (s->spring_list.n % 5 != 0)
+            return st_component_error(self, "spring", err, ST_EINVAL,
+                                      "'spring' takes 5 numbers per spring (i j ks kd restLength), "
+                                      "got %zu numbers",
+                                      s->spring_list.n);
+        size_t n = s->spring_list.n / 5;
+        for (size_t k = 0; k < n; k++) {
+            const double *r = s->spring_list.r + 5 * k;
+            for (int j = 0; j < 2; j++)
+                if (!(r[j] >= 0) || r[j] != floor(r[j]) || r[j] > 4294967295.0)
+                    return st_component_error(self, "spring", err, ST_EINVAL,
+                                              "spring %zu: vertex index %g is not a "
+                                              "non-negative integer",
+                                              k, r[j]);
+            spring sp = {(unsigned)r[0], (unsigned)r[1], r[2], r[3], r[4], false, true};
+            ST_TRY(check_index(s, sp.m1, s->set.ms1, "spring", k, err));
+            ST_TRY(check_index(s, sp.m2, s->set.ms2, "spring", k, err));
+            ST_TRY(springs_push(&s->set, sp, err));
+        }
+        /* The lists are rewritten from the springs, as SOFA does. */
+        ST_TRY(st_array_resize(&s->indices1, ST_T_UINTS, n, err));
+        ST_TRY(st_array_resize(&s->indices2, ST_T_UINTS, n, err));
+        ST_TRY(st_array_resize(&s->stiffness, ST_T_REALS, n, err));
+        ST_TRY(st_array_resize(&s->damping, ST_T_REALS, n, err));
+        ST_TRY(st_array_resize(&s->lengths, ST_T_REALS, n, err));
+        ST_TRY(st_array_resize(&s->elongation_only, ST_T_UINTS, n, err));
+        ST_TRY(st_array_resize(&s->enabled, ST_T_UINTS, n, err));
+        for (size_t k = 0; k < n; k++) {
+            const spring *sp = &s->set.s[k];
+            s->indices1.u[k] = sp->m1;
+            s->indices2.u[k] = sp->m2;
+            s->stiffness.r[k] = sp->ks;
+            s->damping.r[k] = sp->kd;
+            s->lengths.r[k] = sp->l0;
+            s->elongation_only.u[k] = 0;
+            s->enabled.u[k] = 1;
+        }
+    } else {
+        size_t n = s->indices1.n;
+        if (n != s->indices2.n)
+            return st_component_error(self, "springsIndices2", err, ST_EINVAL,
+                                      "Inputs indices sets sizes are different: %zu indices1 and "
+                                      "%zu indices2. No springs will be created",
+                                      n, s->indices2.n);
+        if (n > 0) {
+            ST_TRY(pad_list(s, &s->lengths, ST_T_REALS, "lengths", n, 0.0, err));
+            ST_TRY(pad_list(s, &s->stiffness, ST_T_REALS, "stiffness", n, 100.0, err));
+            ST_TRY(pad_list(s, &s->damping, ST_T_REALS, "damping", n, 5.0, err));
+            ST_TRY(pad_list(s, &s->elongation_only, ST_T_UINTS, "elongationOnly", n, 0, err));
+            ST_TRY(pad_list(s, &s->enabled, ST_T_UINTS, "enabled", n, 1, err));
+        }
+        for (size_t k = 0; k < n; k++) {
+            spring sp = {s->indices1.u[k], s->indices2.u[k], s->stiffness.r[k], s->damping.r[k],
+                         s->lengths.r[k], s->elongation_only.u[k] != 0, s->enabled.u[k] != 0};
+            ST_TRY(check_index(s, sp.m1, s->set.ms1, "springsIndices1", k, err));
+            ST_TRY(check_index(s, sp.m2, s->set.ms2, "springsIndices2", k, err));
+            ST_TRY(springs_push(&s->set, sp, err));
+        }
+    }
+    return springs_finish(&s->set, err);
+}
+
+static void sff_cleanup(st_component *self) { springs_free(&((spring_ff *)self)->set); }
+
+static void sff_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                          const double *v)
+{
+    (void)mp;
+    springs_add_force(&((spring_ff *)self)->set, f, x, v);
+}
+
+static void sff_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                           double kfactor, double bfactor)
+{
+    (void)mp, (void)bfactor;
+    springs_add_dforce(&((spring_ff *)self)->set, df, dx, kfactor);
+}
+
+static void sff_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
+{
+    (void)mp;
+    springs_add_k(&((spring_ff *)self)->set, m, kfactor);
+}
+
+static double sff_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    (void)mp;
+    return springs_energy(&((spring_ff *)self)->set, x);
+}
+
+static double sff_rayleigh(const st_component *self)
+{
+    return ((const spring_ff *)self)->rayleigh_stiffness;
+}
+
+static const st_forcefield_ops sff_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = sff_add_force,
+    .add_dforce = sff_add_dforce,
+    .add_k_to_matrix = sff_add_k,
+    .potential_energy = sff_energy,
+    .rayleigh_stiffness = sff_rayleigh,
+};
+
+static const st_field sff_fields[] = {
+    ST_REALS(spring_ff, stiffness, "stiffness", "100",
+             "List of stiffnesses of the springs built from indices1/indices2 (padded with its "
+             "last value)"),
+    ST_REALS(spring_ff, damping, "damping", "5",
+             "List of damping coefficients of the springs built from indices1/indices2 (padded "
+             "with its last value)"),
+    ST_REALS(spring_ff, spring_list, "spring", NULL,
+             "Springs as SOFA's LinearSpring text: 'i j ks kd restLength' repeated (5 numbers "
+             "per spring); when set, the lists are rewritten from it"),
+    ST_FIELD_EX(spring_ff, lengths, "lengths", ST_T_REALS, st_array, NULL,
+                "List of rest lengths of the springs built from indices1/indices2 (empty: 0)", 0,
+                "length", 0.0, 0.0),
+    ST_UINTS(spring_ff, elongation_only, "elongationOnly", "0",
+             "Per spring, 1 if the spring only acts when stretched (0 or 1; padded with its last "
+             "value)"),
+    ST_UINTS(spring_ff, enabled, "enabled", "1",
+             "Per spring, 1 if the spring is enabled (0 or 1; padded with its last value)"),
+    ST_FIELD_EX(spring_ff, indices1, "springsIndices1", ST_T_UINTS, st_array, NULL,
+                "Indices of the first vertex of each spring, in object1", 0, "indices1", 0.0,
+                0.0),
+    ST_FIELD_EX(spring_ff, indices2, "springsIndices2", ST_T_UINTS, st_array, NULL,
+                "Indices of the second vertex of each spring, in object2", 0, "indices2", 0.0,
+                0.0),
+    ST_REAL(spring_ff, show_arrow_size, "showArrowSize", "0.01",
+            "size of the axis (kept; settee does not draw)"),
+    ST_INT(spring_ff, draw_mode, "drawMode", "0",
+           "The way springs will be drawn (kept; settee does not draw)"),
+    ST_REAL(spring_ff, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping coefficient related to stiffness, > 0"),
+    ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE,
+            "First object associated to this spring set (default: the node's MechanicalObject)"),
+    ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE,
+            "Second object associated to this spring set (default: the node's "
+            "MechanicalObject)"),
+    ST_FIELD_END};
+
+static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
+
+const st_class spring_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SpringForceField",
+    .category = "ForceField",
+    .description = "Springs between the vertices of one or two MechanicalObjects",
+    .aliases = sff_aliases,
+    .instance_size = sizeof(spring_ff),
+    .fields = sff_fields,
+    .init = sff_init,
+    .cleanup = sff_cleanup,
+    .forcefield = &sff_ops,
+};

@@ -1,0 +1,37 @@
+/* plugin.c - the Topology plugin: grid, mesh and dynamic topology
+ * containers, their companions, and Hexa2QuadTopologicalMapping. */
+#include <settee/settee.h>
+
+extern const st_class regular_grid_topology_class, grid_topology_class, mesh_topology_class;
+extern const st_class point_set_container_class, edge_set_container_class,
+    triangle_set_container_class, quad_set_container_class, tetra_set_container_class,
+    hexa_set_container_class;
+extern const st_class point_set_geo_class, edge_set_geo_class, triangle_set_geo_class,
+    quad_set_geo_class, tetra_set_geo_class, hexa_set_geo_class;
+extern const st_class point_set_mod_class, edge_set_mod_class, triangle_set_mod_class,
+    quad_set_mod_class, tetra_set_mod_class, hexa_set_mod_class;
+extern const st_class hexa2quad_mapping_class;
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    static const st_class *const classes[] = {
+        &regular_grid_topology_class, &grid_topology_class,      &mesh_topology_class,
+        &point_set_container_class,   &edge_set_container_class, &triangle_set_container_class,
+        &quad_set_container_class,    &tetra_set_container_class, &hexa_set_container_class,
+        &point_set_geo_class,         &edge_set_geo_class,       &triangle_set_geo_class,
+        &quad_set_geo_class,          &tetra_set_geo_class,      &hexa_set_geo_class,
+        &point_set_mod_class,         &edge_set_mod_class,       &triangle_set_mod_class,
+        &quad_set_mod_class,          &tetra_set_mod_class,      &hexa_set_mod_class,
+        &hexa2quad_mapping_class};
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        ST_TRY(st_registry_add(r, classes[i], err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {
+    "Sofa.Component.Topology.Container.Grid", "Sofa.Component.Topology.Container.Dynamic",
+    "Sofa.Component.Topology.Container.Constant", "Sofa.Component.Topology.Mapping", NULL};
+
+ST_PLUGIN_DEFINE("Topology", "0.1.0",
+                 "Topology containers (grids, meshes, dynamic sets) and topological mappings",
+                 "LGPL-2.1-or-later", provides, register_classes)

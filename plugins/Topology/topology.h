@@ -1,0 +1,92 @@
+/* topology.h - what the Topology plugin's containers share: one instance
+ * struct for MeshTopology, the grids and the dynamic containers, and the
+ * helpers that derive element lists the way SOFA derives them. Private to
+ * this plugin. */
+#ifndef SETTEE_PLUGIN_TOPOLOGY_H
+#define SETTEE_PLUGIN_TOPOLOGY_H
+
+#include <settee/settee.h>
+
+typedef enum topo_kind {
+    TOPO_MESH = 0,     /* MeshTopology: lists given, missing ones derived */
+    TOPO_GRID,         /* GridTopology: grid lists, positions from `position` */
+    TOPO_REGULAR_GRID, /* RegularGridTopology: grid lists and geometry */
+    TOPO_DYNAMIC       /* ...SetTopologyContainer */
+} topo_kind;
+
+/* One instance layout for every container class; each class's field table
+ * names the members it exposes. */
+typedef struct topo {
+    st_component base;
+    /* MeshTopology / containers: the lists (SOFA's Data names). */
+    st_array position;   /* vec3[], "position" (alias "points") */
+    st_array edges;      /* "edges" (alias "lines") */
+    st_array triangles;  /* "triangles" */
+    st_array quads;      /* "quads" */
+    st_array tetrahedra; /* "tetrahedra" (alias "tetras") */
+    st_array hexahedra;  /* "hexahedra" (alias "hexas") */
+    st_array uv;         /* "uv" (alias "texcoords"), 2 reals per point */
+    st_component *src;   /* "src": a loader whose lists are copied when not given */
+    bool compute_all_buffers;
+    bool draw_edges, draw_triangles, draw_quads, draw_tetrahedra, draw_hexahedra;
+    /* Dynamic containers. */
+    unsigned nb_points;  /* "nbPoints" */
+    bool check_topology; /* "checkTopology" */
+    bool check_connexity;/* "checkConnexity" */
+    /* Grids. */
+    st_vec3 n;           /* "n": resolution per axis (integers) */
+    int nx, ny, nz;      /* parse-only "nx ny nz" */
+    st_vec3 min, max;    /* "min", "max" */
+    st_vec3 p0;          /* "p0" */
+    double xmin, ymin, zmin, xmax, ymax, zmax; /* parse-only, read as float */
+    double scale;        /* parse-only "scale" applied to xmin..zmax */
+    double cell_width;   /* "cellWidth" */
+    bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
+    bool compute_point_list, create_tex_coords;
+    /* State. */
+    topo_kind kind;
+    bool lists_ready;    /* element lists computed (or derived) */
+    bool grid_warned;    /* the resolution warning was sent */
+} topo;
+
+/* Resolution, origin and spacing of a grid, computed from its fields as
+ * SOFA's grid computes them at parse time. */
+typedef struct grid_geom {
+    int n[3];
+    double p0[3];
+    double d[3][3]; /* Dx, Dy, Dz */
+} grid_geom;
+
+void topo_grid_geom(topo *t, grid_geom *g);
+/* Fills a grid's element lists (hexahedra, quads, triangles, edges). */
+st_status topo_grid_lists(topo *t, st_error *err);
+/* Derives the lists a MeshTopology or container lacks. */
+st_status topo_mesh_derive(topo *t, st_error *err);
+/* Copies the loader's lists into those not set by the scene. */
+st_status topo_copy_src(topo *t, st_error *err);
+/* Ensures the lists are ready (grid lists computed, mesh lists derived). */
+st_status topo_ensure_lists(topo *t, st_error *err);
+
+/* Shared role interface and lifecycle of every container. */
+extern const st_topology_ops topo_ops;
+st_status topo_init(st_component *self, st_error *err);
+st_status topo_reinit(st_component *self, st_error *err);
+
+/* Appends a tuple to an element list of type `type`. */
+st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);
+
+/* Sorted-key set of unsigned tuples (deduplication helpers). */
+typedef struct tuple_set {
+    unsigned *keys;  /* n * width, sorted keys */
+    size_t n, cap;
+    unsigned width;
+    size_t *slots;   /* open-addressing hash of key indices */
+    size_t nslots;
+} tuple_set;
+/* Inserts key (width values); returns true when it was new. */
+st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st_error *err);
+/* Index of key in insertion order, or (size_t)-1 when absent. */
+size_t tuple_set_find(const tuple_set *s, const unsigned *key);
+void tuple_set_free(tuple_set *s);
+
+#endif

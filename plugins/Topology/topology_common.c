@@ -1,0 +1,674 @@
+/* topology_common.c - code shared by the Topology plugin's containers: grid
+ * geometry and element lists in SOFA's orderings, derivation of missing
+ * lists as SOFA's MeshTopology derives them, copying from a loader, and the
+ * st_topology_ops every container implements. */
+#include <math.h>
+#include <string.h>
+
+#include "topology.h"
+
+/* ---- small helpers ---- */
+
+st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err)
+{
+    unsigned w = st_type_width(type);
+    if (a->n == a->cap || a->cap == 0) {
+        /* Grow geometrically; st_array_resize keeps contents and zero-fills. */
+        size_t n = a->n;
+        size_t want = a->cap ? 2 * a->cap : 64;
+        if (want < n + 1)
+            want = n + 1;
+        ST_TRY(st_array_resize(a, type, want, err));
+        a->n = n;
+    }
+    memcpy(a->u + a->n * w, v, w * sizeof(unsigned));
+    a->n++;
+    return ST_OK;
+}
+
+/* Sets a's length to n tuples (growing storage when needed). */
+static st_status arr_set_len(st_array *a, st_type type, size_t n, st_error *err)
+{
+    return st_array_resize(a, type, n, err);
+}
+
+static size_t hash_key(const unsigned *k, unsigned w)
+{
+    size_t h = 1469598103934665603ull;
+    for (unsigned i = 0; i < w; i++) {
+        h ^= k[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static st_status tuple_set_grow(tuple_set *s, st_error *err)
+{
+    size_t nslots = s->nslots ? 2 * s->nslots : 256;
+    size_t *slots = st_malloc(nslots * sizeof *slots);
+    if (!slots)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nslots; i++)
+        slots[i] = (size_t)-1;
+    for (size_t k = 0; k < s->n; k++) {
+        size_t h = hash_key(s->keys + k * s->width, s->width) & (nslots - 1);
+        while (slots[h] != (size_t)-1)
+            h = (h + 1) & (nslots - 1);
+        slots[h] = k;
+    }
+    st_free(s->slots);
+    s->slots = slots;
+    s->nslots = nslots;
+    return ST_OK;
+}
+
+st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st_error *err)
+{
+    if (2 * (s->n + 1) > s->nslots)
+        ST_TRY(tuple_set_grow(s, err));
+    size_t h = hash_key(key, s->width) & (s->nslots - 1);
+    while (s->slots[h] != (size_t)-1) {
+        if (!memcmp(s->keys + s->slots[h] * s->width, key, s->width * sizeof(unsigned))) {
+            *inserted = false;
+            return ST_OK;
+        }
+        h = (h + 1) & (s->nslots - 1);
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        unsigned *k = st_realloc(s->keys, cap * s->width * sizeof(unsigned));
+        if (!k)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        s->keys = k;
+        s->cap = cap;
+    }
+    memcpy(s->keys + s->n * s->width, key, s->width * sizeof(unsigned));
+    s->slots[h] = s->n++;
+    *inserted = true;
+    return ST_OK;
+}
+
+size_t tuple_set_find(const tuple_set *s, const unsigned *key)
+{
+    if (s->nslots == 0)
+        return (size_t)-1;
+    size_t h = hash_key(key, s->width) & (s->nslots - 1);
+    while (s->slots[h] != (size_t)-1) {
+        if (!memcmp(s->keys + s->slots[h] * s->width, key, s->width * sizeof(unsigned)))
+            return s->slots[h];
+        h = (h + 1) & (s->nslots - 1);
+    }
+    return (size_t)-1;
+}
+
+void tuple_set_free(tuple_set *s)
+{
+    st_free(s->keys);
+    st_free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+static void sort_small(unsigned *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        unsigned k = v[i], j = i;
+        while (j > 0 && v[j - 1] > k) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = k;
+    }
+}
+
+static const st_field *field_of(topo *t, const char *name)
+{
+    return st_component_field(&t->base, name);
+}
+
+static void touch(topo *t, const char *name)
+{
+    const st_field *f = field_of(t, name);
+    if (f)
+        st_component_touch(&t->base, f);
+}
+
+/* ---- grids ---- */
+
+void topo_grid_geom(topo *t, grid_geom *g)
+{
+    st_component *c = &t->base;
+    int n[3];
+    if (st_component_is_set(c, "nx") && st_component_is_set(c, "ny") &&
+        st_component_is_set(c, "nz")) {
+        n[0] = t->nx;
+        n[1] = t->ny;
+        n[2] = t->nz;
+    } else {
+        for (int a = 0; a < 3; a++)
+            n[a] = (int)t->n[a];
+    }
+    if (n[0] < 1 || n[1] < 1 || n[2] < 1) {
+        if (!t->grid_warned) {
+            t->grid_warned = true;
+            st_component_warn(c,
+                              "The grid resolution: [%d; %d; %d] is outside the validity range "
+                              "(every value >= 1). Continuing with default value=[2; 2; 2].",
+                              n[0], n[1], n[2]);
+        }
+        n[0] = n[1] = n[2] = 2;
+    }
+    memcpy(g->n, n, sizeof n);
+    memset(g->d, 0, sizeof g->d);
+    memset(g->p0, 0, sizeof g->p0);
+    if (t->kind != TOPO_REGULAR_GRID)
+        return;
+
+    double lo[3], hi[3];
+    if (st_component_is_set(c, "xmin") && st_component_is_set(c, "ymin") &&
+        st_component_is_set(c, "zmin") && st_component_is_set(c, "xmax") &&
+        st_component_is_set(c, "ymax") && st_component_is_set(c, "zmax")) {
+        /* SOFA reads these attributes as float, then multiplies by the float scale. */
+        double s = (double)(float)t->scale;
+        const double v[6] = {t->xmin, t->ymin, t->zmin, t->xmax, t->ymax, t->zmax};
+        for (int a = 0; a < 3; a++) {
+            lo[a] = (double)(float)v[a] * s;
+            hi[a] = (double)(float)v[3 + a] * s;
+        }
+    } else {
+        for (int a = 0; a < 3; a++) {
+            lo[a] = t->min[a];
+            hi[a] = t->max[a];
+        }
+    }
+    double p0[3] = {lo[0], lo[1], lo[2]};
+    for (int a = 0; a < 3; a++) {
+        int m = n[a] - 1;
+        if (m > 0) {
+            g->d[a][a] = (hi[a] - lo[a]) / m;
+        } else {
+            g->d[a][a] = hi[a] - lo[a];
+            /* x and y are centred; z stays at zmin (as SOFA does). */
+            p0[a] = a < 2 ? (hi[a] + lo[a]) / 2 : lo[a];
+        }
+    }
+    if (st_component_is_set(c, "p0"))
+        memcpy(g->p0, t->p0, sizeof g->p0);
+    else
+        memcpy(g->p0, p0, sizeof p0);
+}
+
+static void grid_point(const grid_geom *g, size_t idx, double p[3])
+{
+    size_t nx = (size_t)g->n[0], ny = (size_t)g->n[1];
+    double i = (double)(idx % nx), j = (double)((idx / nx) % ny), k = (double)(idx / (nx * ny));
+    for (int a = 0; a < 3; a++) {
+        double v = g->p0[a] + g->d[0][a] * i;
+        v = v + g->d[1][a] * j;
+        v = v + g->d[2][a] * k;
+        p[a] = v;
+    }
+}
+
+st_status topo_grid_lists(topo *t, st_error *err)
+{
+    grid_geom g;
+    topo_grid_geom(t, &g);
+    unsigned nx = (unsigned)g.n[0], ny = (unsigned)g.n[1], nz = (unsigned)g.n[2];
+#define P(x, y, z) ((x) + nx * ((y) + ny * (z)))
+    st_array_free(&t->hexahedra, ST_T_HEXAS);
+    st_array_free(&t->quads, ST_T_QUADS);
+    st_array_free(&t->triangles, ST_T_TRIANGLES);
+    st_array_free(&t->edges, ST_T_EDGES);
+
+    if (t->compute_hexa_list && nx > 1 && ny > 1 && nz > 1) {
+        ST_TRY(arr_set_len(&t->hexahedra, ST_T_HEXAS, (size_t)(nx - 1) * (ny - 1) * (nz - 1), err));
+        unsigned *h = t->hexahedra.u;
+        for (unsigned z = 0; z + 1 < nz; z++)
+            for (unsigned y = 0; y + 1 < ny; y++)
+                for (unsigned x = 0; x + 1 < nx; x++) {
+                    const unsigned v[8] = {P(x, y, z),         P(x + 1, y, z),
+                                           P(x + 1, y + 1, z), P(x, y + 1, z),
+                                           P(x, y, z + 1),     P(x + 1, y, z + 1),
+                                           P(x + 1, y + 1, z + 1), P(x, y + 1, z + 1)};
+                    memcpy(h, v, sizeof v);
+                    h += 8;
+                }
+    }
+
+    /* Quads: XY, XZ then YZ faces, all internal ones included. */
+    st_array quads = {0};
+    {
+        size_t nq = 0;
+        if (nx > 1 && ny > 1)
+            nq += (size_t)(nx - 1) * (ny - 1) * nz;
+        if (nx > 1 && nz > 1)
+            nq += (size_t)(nx - 1) * ny * (nz - 1);
+        if (ny > 1 && nz > 1)
+            nq += (size_t)nx * (ny - 1) * (nz - 1);
+        if (nq > 0) {
+            ST_TRY(arr_set_len(&quads, ST_T_QUADS, nq, err));
+            unsigned *q = quads.u;
+            for (unsigned z = 0; z < nz; z++)
+                for (unsigned y = 0; y + 1 < ny; y++)
+                    for (unsigned x = 0; x + 1 < nx; x++) {
+                        const unsigned v[4] = {P(x, y, z), P(x + 1, y, z), P(x + 1, y + 1, z),
+                                               P(x, y + 1, z)};
+                        memcpy(q, v, sizeof v);
+                        q += 4;
+                    }
+            for (unsigned z = 0; z + 1 < nz; z++)
+                for (unsigned y = 0; y < ny; y++)
+                    for (unsigned x = 0; x + 1 < nx; x++) {
+                        const unsigned v[4] = {P(x, y, z), P(x + 1, y, z), P(x + 1, y, z + 1),
+                                               P(x, y, z + 1)};
+                        memcpy(q, v, sizeof v);
+                        q += 4;
+                    }
+            for (unsigned z = 0; z + 1 < nz; z++)
+                for (unsigned y = 0; y + 1 < ny; y++)
+                    for (unsigned x = 0; x < nx; x++) {
+                        const unsigned v[4] = {P(x, y, z), P(x, y + 1, z), P(x, y + 1, z + 1),
+                                               P(x, y, z + 1)};
+                        memcpy(q, v, sizeof v);
+                        q += 4;
+                    }
+        }
+    }
+
+    st_status s = ST_OK;
+    if (t->compute_triangle_list && quads.n > 0) {
+        s = arr_set_len(&t->triangles, ST_T_TRIANGLES, 2 * quads.n, err);
+        if (s == ST_OK)
+            for (size_t i = 0; i < quads.n; i++) {
+                const unsigned *q = quads.u + 4 * i;
+                unsigned *tr = t->triangles.u + 6 * i;
+                tr[0] = q[0], tr[1] = q[1], tr[2] = q[2];
+                tr[3] = q[0], tr[4] = q[2], tr[5] = q[3];
+            }
+    }
+    if (s == ST_OK && t->compute_quad_list) {
+        t->quads = quads;
+        quads = (st_array){0};
+    }
+    st_array_free(&quads, ST_T_QUADS);
+    if (s != ST_OK)
+        return s;
+
+    if (t->compute_edge_list) {
+        if (t->triangles.n > 0) {
+            /* Edges of the triangles, oriented as first met. */
+            tuple_set set = {.width = 2};
+            for (size_t i = 0; i < t->triangles.n && s == ST_OK; i++) {
+                const unsigned *tr = t->triangles.u + 3 * i;
+                for (unsigned j = 0; j < 3 && s == ST_OK; j++) {
+                    unsigned e[2] = {tr[(j + 1) % 3], tr[(j + 2) % 3]};
+                    unsigned k[2] = {e[0] < e[1] ? e[0] : e[1], e[0] < e[1] ? e[1] : e[0]};
+                    bool fresh = false;
+                    s = tuple_set_insert(&set, k, &fresh, err);
+                    if (s == ST_OK && fresh)
+                        s = topo_push(&t->edges, ST_T_EDGES, e, err);
+                }
+            }
+            tuple_set_free(&set);
+            if (s != ST_OK)
+                return s;
+        } else {
+            for (unsigned z = 0; z < nz; z++)
+                for (unsigned y = 0; y < ny; y++)
+                    for (unsigned x = 0; x + 1 < nx; x++) {
+                        unsigned e[2] = {P(x, y, z), P(x + 1, y, z)};
+                        ST_TRY(topo_push(&t->edges, ST_T_EDGES, e, err));
+                    }
+            for (unsigned z = 0; z < nz; z++)
+                for (unsigned y = 0; y + 1 < ny; y++)
+                    for (unsigned x = 0; x < nx; x++) {
+                        unsigned e[2] = {P(x, y, z), P(x, y + 1, z)};
+                        ST_TRY(topo_push(&t->edges, ST_T_EDGES, e, err));
+                    }
+            for (unsigned z = 0; z + 1 < nz; z++)
+                for (unsigned y = 0; y < ny; y++)
+                    for (unsigned x = 0; x < nx; x++) {
+                        unsigned e[2] = {P(x, y, z), P(x, y, z + 1)};
+                        ST_TRY(topo_push(&t->edges, ST_T_EDGES, e, err));
+                    }
+        }
+    }
+#undef P
+    t->lists_ready = true;
+    touch(t, "hexahedra");
+    touch(t, "quads");
+    touch(t, "triangles");
+    touch(t, "edges");
+    return ST_OK;
+}
+
+/* ---- meshes ---- */
+
+static const unsigned tetra_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+static const unsigned tetra_tris[4][3] = {{1, 2, 3}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
+static const unsigned hexa_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
+                                           {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
+static const unsigned hexa_quads[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                          {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+
+/* Adds the edge (a, b) when its unordered pair is new; stores it as given. */
+static st_status add_edge(topo *t, tuple_set *set, unsigned a, unsigned b, st_error *err)
+{
+    unsigned k[2] = {a < b ? a : b, a < b ? b : a};
+    bool fresh = false;
+    ST_TRY(tuple_set_insert(set, k, &fresh, err));
+    if (!fresh)
+        return ST_OK;
+    unsigned e[2] = {a, b};
+    return topo_push(&t->edges, ST_T_EDGES, e, err);
+}
+
+static st_status derive_edges(topo *t, st_error *err)
+{
+    tuple_set set = {.width = 2};
+    st_status s = ST_OK;
+    if (t->tetrahedra.n > 0 || t->hexahedra.n > 0) {
+        /* From volumes: sorted pairs, tetrahedra first. */
+        for (size_t i = 0; i < t->tetrahedra.n && s == ST_OK; i++) {
+            const unsigned *e = t->tetrahedra.u + 4 * i;
+            for (unsigned j = 0; j < 6 && s == ST_OK; j++) {
+                unsigned a = e[tetra_edges[j][0]], b = e[tetra_edges[j][1]];
+                s = add_edge(t, &set, a < b ? a : b, a < b ? b : a, err);
+            }
+        }
+        for (size_t i = 0; i < t->hexahedra.n && s == ST_OK; i++) {
+            const unsigned *e = t->hexahedra.u + 8 * i;
+            for (unsigned j = 0; j < 12 && s == ST_OK; j++) {
+                unsigned a = e[hexa_edges[j][0]], b = e[hexa_edges[j][1]];
+                s = add_edge(t, &set, a < b ? a : b, a < b ? b : a, err);
+            }
+        }
+    } else {
+        /* From surfaces: triangle edges oriented as met, quad edges sorted. */
+        for (size_t i = 0; i < t->triangles.n && s == ST_OK; i++) {
+            const unsigned *e = t->triangles.u + 3 * i;
+            for (unsigned j = 0; j < 3 && s == ST_OK; j++)
+                s = add_edge(t, &set, e[(j + 1) % 3], e[(j + 2) % 3], err);
+        }
+        for (size_t i = 0; i < t->quads.n && s == ST_OK; i++) {
+            const unsigned *e = t->quads.u + 4 * i;
+            for (unsigned j = 0; j < 4 && s == ST_OK; j++) {
+                unsigned a = e[(j + 1) % 4], b = e[(j + 2) % 4];
+                s = add_edge(t, &set, a < b ? a : b, a < b ? b : a, err);
+            }
+        }
+    }
+    tuple_set_free(&set);
+    return s;
+}
+
+static st_status derive_triangles(topo *t, st_error *err)
+{
+    tuple_set set = {.width = 3};
+    st_status s = ST_OK;
+    for (size_t i = 0; i < t->tetrahedra.n && s == ST_OK; i++) {
+        const unsigned *e = t->tetrahedra.u + 4 * i;
+        for (unsigned j = 0; j < 4 && s == ST_OK; j++) {
+            unsigned v[3];
+            for (unsigned k = 0; k < 3; k++)
+                v[k] = e[tetra_tris[j][k]];
+            /* Rotate so that the smallest index comes first (orientation kept). */
+            while (v[0] > v[1] || v[0] > v[2]) {
+                unsigned x = v[0];
+                v[0] = v[1], v[1] = v[2], v[2] = x;
+            }
+            unsigned key[3] = {v[0], v[1], v[2]};
+            sort_small(key, 3);
+            bool fresh = false;
+            s = tuple_set_insert(&set, key, &fresh, err);
+            if (s == ST_OK && fresh)
+                s = topo_push(&t->triangles, ST_T_TRIANGLES, v, err);
+        }
+    }
+    tuple_set_free(&set);
+    return s;
+}
+
+static st_status derive_quads(topo *t, st_error *err)
+{
+    tuple_set set = {.width = 4};
+    st_status s = ST_OK;
+    for (size_t i = 0; i < t->hexahedra.n && s == ST_OK; i++) {
+        const unsigned *e = t->hexahedra.u + 8 * i;
+        for (unsigned j = 0; j < 6 && s == ST_OK; j++) {
+            unsigned v[4];
+            for (unsigned k = 0; k < 4; k++)
+                v[k] = e[hexa_quads[j][k]];
+            while (v[0] > v[1] || v[0] > v[2] || v[0] > v[3]) {
+                unsigned x = v[0];
+                v[0] = v[1], v[1] = v[2], v[2] = v[3], v[3] = x;
+            }
+            unsigned key[4] = {v[0], v[1], v[2], v[3]};
+            sort_small(key, 4);
+            bool fresh = false;
+            s = tuple_set_insert(&set, key, &fresh, err);
+            if (s == ST_OK && fresh)
+                s = topo_push(&t->quads, ST_T_QUADS, v, err);
+        }
+    }
+    tuple_set_free(&set);
+    return s;
+}
+
+/* Checks that every index of a list is below npoints. */
+static st_status check_indices(topo *t, const st_array *a, st_type type, const char *name,
+                               size_t npoints, st_error *err)
+{
+    unsigned w = st_type_width(type);
+    for (size_t i = 0; i < a->n * w; i++)
+        if (a->u[i] >= npoints)
+            return st_component_error(&t->base, name, err, ST_EINVAL,
+                                      "%s: element %zu uses point %u but the topology has %zu "
+                                      "points (indices must be < %zu)",
+                                      name, i / w, a->u[i], npoints, npoints);
+    return ST_OK;
+}
+
+static size_t max_index_plus_one(const topo *t)
+{
+    const st_array *lists[5] = {&t->edges, &t->triangles, &t->quads, &t->tetrahedra,
+                                &t->hexahedra};
+    const unsigned widths[5] = {2, 3, 4, 4, 8};
+    size_t m = 0;
+    for (int l = 0; l < 5; l++)
+        for (size_t i = 0; i < lists[l]->n * widths[l]; i++)
+            if (lists[l]->u[i] + (size_t)1 > m)
+                m = lists[l]->u[i] + (size_t)1;
+    return m;
+}
+
+st_status topo_mesh_derive(topo *t, st_error *err)
+{
+    bool volume = t->tetrahedra.n > 0 || t->hexahedra.n > 0;
+    bool surface = t->triangles.n > 0 || t->quads.n > 0;
+    /* Triangles and quads from volumes first, then edges (as SOFA's lazy
+     * updates resolve them). */
+    if (t->triangles.n == 0 && t->tetrahedra.n > 0) {
+        ST_TRY(derive_triangles(t, err));
+        touch(t, "triangles");
+    }
+    if (t->quads.n == 0 && t->hexahedra.n > 0) {
+        ST_TRY(derive_quads(t, err));
+        touch(t, "quads");
+    }
+    if (t->edges.n == 0 && (volume || surface)) {
+        ST_TRY(derive_edges(t, err));
+        touch(t, "edges");
+    }
+    t->lists_ready = true;
+    return ST_OK;
+}
+
+/* ---- copying from a loader ("src") ---- */
+
+static st_status copy_list(topo *t, const char *name, st_error *err)
+{
+    if (!t->src || st_component_is_set(&t->base, name))
+        return ST_OK;
+    const st_field *mine = field_of(t, name);
+    const st_field *theirs = st_component_field(t->src, name);
+    if (!mine || !theirs || theirs->type != mine->type)
+        return ST_OK;
+    const st_array *from = st_component_field_ptr(t->src, theirs);
+    st_array *to = st_component_field_ptr(&t->base, mine);
+    unsigned w = st_type_width(mine->type);
+    size_t esize = mine->type == ST_T_VEC3S || mine->type == ST_T_REALS ? sizeof(double)
+                                                                          : sizeof(unsigned);
+    ST_TRY(st_array_resize(to, mine->type, from->n, err));
+    if (from->n)
+        memcpy(to->p, from->p, from->n * w * esize);
+    st_component_touch(&t->base, mine);
+    return ST_OK;
+}
+
+st_status topo_copy_src(topo *t, st_error *err)
+{
+    if (!t->src)
+        return ST_OK;
+    ST_TRY(st_component_update_inputs(t->src, err));
+    static const char *const names[] = {"position",   "edges",     "triangles",
+                                        "quads",      "tetrahedra", "hexahedra"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        ST_TRY(copy_list(t, names[i], err));
+    return ST_OK;
+}
+
+/* ---- the role interface and lifecycle ---- */
+
+st_status topo_ensure_lists(topo *t, st_error *err)
+{
+    if (t->lists_ready)
+        return ST_OK;
+    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID)
+        return topo_grid_lists(t, err);
+    return topo_mesh_derive(t, err);
+}
+
+static size_t ops_nb_points(st_component *self)
+{
+    topo *t = (topo *)self;
+    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
+        grid_geom g;
+        topo_grid_geom(t, &g);
+        return (size_t)g.n[0] * (size_t)g.n[1] * (size_t)g.n[2];
+    }
+    return t->position.n;
+}
+
+static void ops_get_point(st_component *self, size_t i, double p[3])
+{
+    topo *t = (topo *)self;
+    if (t->kind == TOPO_REGULAR_GRID) {
+        grid_geom g;
+        topo_grid_geom(t, &g);
+        grid_point(&g, i, p);
+        return;
+    }
+    if (i < t->position.n) {
+        memcpy(p, t->position.r + 3 * i, 3 * sizeof(double));
+        return;
+    }
+    p[0] = p[1] = p[2] = 0.0;
+}
+
+static const st_array *ops_elements(st_component *self, st_type kind)
+{
+    topo *t = (topo *)self;
+    st_error err = {0};
+    if (topo_ensure_lists(t, &err) != ST_OK) {
+        st_component_warn(self, "cannot compute the element lists: %s", err.msg);
+        return NULL;
+    }
+    switch (kind) {
+    case ST_T_EDGES: return &t->edges;
+    case ST_T_TRIANGLES: return &t->triangles;
+    case ST_T_QUADS: return &t->quads;
+    case ST_T_TETRAS: return &t->tetrahedra;
+    case ST_T_HEXAS: return &t->hexahedra;
+    default: return NULL;
+    }
+}
+
+const st_topology_ops topo_ops = {
+    .struct_size = sizeof(st_topology_ops),
+    .nb_points = ops_nb_points,
+    .get_point = ops_get_point,
+    .elements = ops_elements,
+};
+
+/* Fills a grid's `position` list from its geometry. */
+static st_status grid_fill_points(topo *t, st_error *err)
+{
+    grid_geom g;
+    topo_grid_geom(t, &g);
+    size_t n = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)g.n[2];
+    ST_TRY(st_array_resize(&t->position, ST_T_VEC3S, n, err));
+    for (size_t i = 0; i < n; i++)
+        grid_point(&g, i, t->position.r + 3 * i);
+    touch(t, "position");
+    return ST_OK;
+}
+
+st_status topo_init(st_component *self, st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
+        if (t->kind == TOPO_REGULAR_GRID && t->cell_width < 0)
+            return st_component_error(self, "cellWidth", err, ST_EINVAL,
+                                      "cellWidth must be >= 0 (0: cells from min, max and n), "
+                                      "got %g",
+                                      t->cell_width);
+        for (int a = 0; a < 3; a++)
+            if (t->n[a] != floor(t->n[a]))
+                return st_component_error(self, "n", err, ST_EINVAL,
+                                          "n must hold three integers (grid resolution per "
+                                          "axis), got %g %g %g",
+                                          t->n[0], t->n[1], t->n[2]);
+        if (t->kind == TOPO_REGULAR_GRID && t->cell_width > 0) {
+            /* Resolution from the cell width. */
+            for (int a = 0; a < 3; a++)
+                t->n[a] = ceil((t->max[a] - t->min[a]) / t->cell_width) + 1;
+            t->nx = t->ny = t->nz = 0;
+        }
+        t->lists_ready = false;
+        ST_TRY(topo_grid_lists(t, err));
+        if (t->kind == TOPO_REGULAR_GRID && t->compute_point_list)
+            ST_TRY(grid_fill_points(t, err));
+        self->state = ST_CSTATE_VALID;
+        return ST_OK;
+    }
+
+    ST_TRY(topo_copy_src(t, err));
+    /* Lists given by the scene must use existing points. */
+    size_t np = t->position.n;
+    if (t->kind == TOPO_DYNAMIC && np == 0 && t->nb_points > 0)
+        np = t->nb_points;
+    if (np > 0) {
+        ST_TRY(check_indices(t, &t->edges, ST_T_EDGES, "edges", np, err));
+        ST_TRY(check_indices(t, &t->triangles, ST_T_TRIANGLES, "triangles", np, err));
+        ST_TRY(check_indices(t, &t->quads, ST_T_QUADS, "quads", np, err));
+        ST_TRY(check_indices(t, &t->tetrahedra, ST_T_TETRAS, "tetrahedra", np, err));
+        ST_TRY(check_indices(t, &t->hexahedra, ST_T_HEXAS, "hexahedra", np, err));
+    }
+    if (t->kind == TOPO_DYNAMIC && t->nb_points == 0) {
+        size_t m = t->position.n ? t->position.n : max_index_plus_one(t);
+        t->nb_points = (unsigned)m;
+        touch(t, "nbPoints");
+    }
+    t->lists_ready = false;
+    ST_TRY(topo_mesh_derive(t, err));
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+st_status topo_reinit(st_component *self, st_error *err)
+{
+    topo *t = (topo *)self;
+    t->grid_warned = false;
+    return topo_init(self, err);
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages settee builds and tests with, when missing.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
+      liblapack-dev libcriterion-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

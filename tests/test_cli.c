@@ -1,0 +1,385 @@
+/* test_cli.c - the `settee` program, run as a separate process: help and
+ * exit codes, `run` (summary line, --quiet, -n/--dt, --export-state, errors),
+ * `check` (FILE:LINE:COL errors, the added DefaultAnimationLoop), `inspect`
+ * (text and JSON, did-you-mean) and the progress bar (never when stderr is
+ * not a terminal; drawn on a pseudo-terminal). Under ASan a leak makes the
+ * program exit non-zero, so every exit-code assertion also checks that the
+ * program frees everything on that path. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define CLI SETTEE_CLI
+
+static char out[1 << 17];
+
+static int run(const char *fmt, ...) ST_PRINTF(1, 2);
+static int run(const char *fmt, ...)
+{
+    char args[3000], cmd[3500];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", CLI, args);
+    return test_run(cmd, out, sizeof out);
+}
+
+static void assert_has(const char *needle)
+{
+    cr_assert(strstr(out, needle) != NULL, "expected \"%s\" in:\n%s", needle, out);
+}
+
+static void assert_lacks(const char *needle)
+{
+    cr_assert(strstr(out, needle) == NULL, "did not expect \"%s\" in:\n%s", needle, out);
+}
+
+/* A scene needing no plugin: one MechanicalObject, dt 0.01, and no animation loop. */
+static const char *GOOD = "format: settee/1\n"
+                          "root:\n"
+                          "  name: root\n"
+                          "  dt: 0.01\n"
+                          "  objects:\n"
+                          "    - MechanicalObject: {name: dofs, position: [[0, 0, 0], [1, 2, 3]]}\n";
+
+/* ---- help, version, usage ---- */
+
+Test(cli, help_exits_zero_and_documents_exit_codes)
+{
+    cr_assert_eq(run("--help"), 0, "%s", out);
+    assert_has("usage: settee");
+    assert_has("run SCENE");
+    assert_has("check SCENE");
+    assert_has("inspect");
+    assert_has("Exit status");
+    assert_has("2    bad command line");
+    cr_assert_eq(run("help"), 0, "%s", out);
+    assert_has("usage: settee");
+}
+
+Test(cli, help_of_a_command)
+{
+    cr_assert_eq(run("help run"), 0, "%s", out);
+    assert_has("usage: settee run SCENE");
+    assert_has("--export-state");
+    assert_has("default 100");
+    cr_assert_eq(run("run --help"), 0, "%s", out);
+    assert_has("usage: settee run SCENE");
+    cr_assert_eq(run("help check"), 0, "%s", out);
+    assert_has("usage: settee check SCENE");
+    cr_assert_eq(run("inspect -h"), 0, "%s", out);
+    assert_has("usage: settee inspect");
+    cr_assert_eq(run("help nosuch"), 2, "%s", out);
+}
+
+Test(cli, version)
+{
+    cr_assert_eq(run("--version"), 0, "%s", out);
+    assert_has("settee " ST_VERSION_STRING);
+    assert_has("ABI 1.");
+}
+
+Test(cli, usage_errors_exit_2)
+{
+    cr_assert_eq(run("%s", ""), 2, "%s", out);
+    assert_has("usage: settee");
+    cr_assert_eq(run("frobnicate"), 2, "%s", out);
+    assert_has("unknown command 'frobnicate'");
+    cr_assert_eq(run("--frobnicate"), 2, "%s", out);
+    cr_assert_eq(run("run"), 2, "%s", out);
+    assert_has("missing the scene file");
+    const char *scene = test_write_temp("usage.yaml", GOOD);
+    cr_assert_eq(run("run %s --bogus", scene), 2, "%s", out);
+    assert_has("unknown option '--bogus'");
+    cr_assert_eq(run("run %s -n", scene), 2, "%s", out);
+    assert_has("needs a value");
+    cr_assert_eq(run("run %s -n -3", scene), 2, "%s", out);
+    cr_assert_eq(run("run %s -n 12x", scene), 2, "%s", out);
+    cr_assert_eq(run("run %s --dt 0", scene), 2, "%s", out);
+    cr_assert_eq(run("run %s --dt nan", scene), 2, "%s", out);
+    cr_assert_eq(run("run %s --quiet=yes", scene), 2, "%s", out);
+    cr_assert_eq(run("run %s %s", scene, scene), 2, "%s", out);
+    cr_assert_eq(run("check"), 2, "%s", out);
+    cr_assert_eq(run("inspect A B"), 2, "%s", out);
+}
+
+/* ---- run ---- */
+
+Test(cli, run_missing_file_names_the_path)
+{
+    cr_assert_eq(run("run /nonexistent/dir/nosuch-scene.yaml"), 1, "%s", out);
+    assert_has("/nonexistent/dir/nosuch-scene.yaml");
+    assert_has("error:");
+    assert_lacks("steps, simulated");
+}
+
+Test(cli, run_prints_the_summary_line)
+{
+    const char *scene = test_write_temp("good.yaml", GOOD);
+    cr_assert_eq(run("run %s", scene), 0, "%s", out);
+    assert_has("100 steps, simulated 1 s in ");
+    assert_has(" steps/s)\n");
+    /* exactly one line of output by default */
+    cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line only:\n%s", out);
+}
+
+Test(cli, run_steps_and_dt)
+{
+    const char *scene = test_write_temp("steps.yaml", GOOD);
+    cr_assert_eq(run("run %s -n 5 --dt 0.5", scene), 0, "%s", out);
+    assert_has("5 steps, simulated 2.5 s in ");
+    cr_assert_eq(run("run --steps=3 %s --dt=0.25", scene), 0, "%s", out);
+    assert_has("3 steps, simulated 0.75 s in ");
+    cr_assert_eq(run("run -n1 %s", scene), 0, "%s", out);
+    assert_has("1 step, simulated 0.01 s in ");
+    cr_assert_eq(run("run %s -n 0", scene), 0, "%s", out);
+    assert_has("0 steps, simulated 0 s in ");
+}
+
+Test(cli, run_quiet_prints_nothing_on_success)
+{
+    const char *scene = test_write_temp("quiet.yaml", GOOD);
+    cr_assert_eq(run("run %s --quiet", scene), 0, "%s", out);
+    cr_assert_str_eq(out, "");
+    cr_assert_eq(run("run -q %s", scene), 0, "%s", out);
+    cr_assert_str_eq(out, "");
+}
+
+Test(cli, run_quiet_still_prints_errors)
+{
+    const char *scene = test_write_temp("quietbad.yaml", "format: settee/1\n"
+                                                         "root:\n"
+                                                         "  objects:\n"
+                                                         "    - NoSuchThing: {}\n");
+    cr_assert_eq(run("run %s -q", scene), 1, "%s", out);
+    assert_has("NoSuchThing");
+    assert_has("error:");
+}
+
+Test(cli, run_exports_the_state)
+{
+    const char *scene = test_write_temp("export.yaml", GOOD);
+    const char *json = test_write_temp("export.json", "");
+    cr_assert_eq(run("run %s -n 4 --export-state %s", scene, json), 0, "%s", out);
+    FILE *f = fopen(json, "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    cr_assert(strncmp(text, "{\"time\": 0.04", 13) == 0, "%s", text);
+    cr_assert(strstr(text, "\"steps\": 4,") != NULL, "%s", text);
+    cr_assert(strstr(text, "{\"path\": \"/dofs\"") != NULL, "%s", text);
+    cr_assert(strstr(text, "[1, 2, 3]") != NULL, "%s", text);
+    remove(json);
+}
+
+Test(cli, run_export_to_unwritable_file_fails)
+{
+    const char *scene = test_write_temp("export2.yaml", GOOD);
+    cr_assert_eq(run("run %s -n 1 --export-state /nonexistent-dir/x.json", scene), 1, "%s", out);
+    assert_has("/nonexistent-dir/x.json");
+    assert_has("No such file or directory");
+}
+
+Test(cli, run_with_plugins_from_the_build_tree)
+{
+    const char *scene = test_write_temp("fall.yaml",
+                                        "format: settee/1\n"
+                                        "root:\n"
+                                        "  gravity: [0, -9.81, 0]\n"
+                                        "  dt: 0.01\n"
+                                        "  objects:\n"
+                                        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass]}\n"
+                                        "    - DefaultAnimationLoop: {}\n"
+                                        "  children:\n"
+                                        "    - name: Ball\n"
+                                        "      objects:\n"
+                                        "        - EulerExplicitSolver: {symplectic: true}\n"
+                                        "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                                        "        - UniformMass: {totalMass: 1}\n");
+    const char *json = test_write_temp("fall.json", "");
+    cr_assert_eq(run("run %s -n 10 --export-state %s", scene, json), 0, "%s", out);
+    assert_has("10 steps, simulated 0.1 s in ");
+    FILE *f = fopen(json, "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    cr_assert(strstr(text, "\"/Ball/dofs\"") != NULL, "%s", text);
+    /* symplectic Euler from rest, 10 steps: y = -g dt^2 (1 + 2 + ... + 10) = -0.539550 */
+    const char *pos = strstr(text, "\"position\": [\n    [0, ");
+    cr_assert_not_null(pos, "%s", text);
+    double y = strtod(pos + strlen("\"position\": [\n    [0, "), NULL);
+    cr_assert_float_eq(y, -9.81 * 0.01 * 0.01 * 55, 1e-12, "y = %.17g", y);
+    remove(json);
+}
+
+/* ---- check ---- */
+
+Test(cli, check_good_scene_says_ok_and_reports_the_added_loop)
+{
+    const char *scene = test_write_temp("check.yaml", GOOD);
+    cr_assert_eq(run("check %s", scene), 0, "%s", out);
+    assert_has(": ok (1 node, 2 objects, DefaultAnimationLoop added)");
+    assert_has(scene);
+    assert_has("info:");
+}
+
+Test(cli, check_bad_scene_prints_file_line_col)
+{
+    const char *scene = test_write_temp("bad.yaml", "format: settee/1\n"
+                                                    "root:\n"
+                                                    "  name: root\n"
+                                                    "  objects:\n"
+                                                    "    - MechanicalObject: {name: dofs, positon: [[0, 0, 0]]}\n"
+                                                    "    - MechanicalObjet: {name: other}\n");
+    cr_assert_eq(run("check %s", scene), 1, "%s", out);
+    char where[600];
+    /* both errors are reported, each with its position */
+    snprintf(where, sizeof where, "%s:5:", scene);
+    assert_has(where);
+    snprintf(where, sizeof where, "%s:6:", scene);
+    assert_has(where);
+    assert_has("error:");
+    assert_has("positon");
+    assert_has("MechanicalObjet");
+    assert_lacks(": ok (");
+}
+
+Test(cli, check_yaml_syntax_error)
+{
+    const char *scene = test_write_temp("syntax.yaml", "format: settee/1\n"
+                                                       "root:\n"
+                                                       "  objects: [\n");
+    cr_assert_eq(run("check %s", scene), 1, "%s", out);
+    assert_has(scene);
+    assert_has("error:");
+}
+
+/* ---- inspect ---- */
+
+Test(cli, inspect_lists_plugins)
+{
+    cr_assert_eq(run("inspect"), 0, "%s", out);
+    assert_has("Plugin search path:");
+    assert_has("MechanicalObject");
+    assert_has("DefaultAnimationLoop");
+    assert_has("ODESolver.Forward");
+    assert_has("EulerExplicitSolver");
+}
+
+Test(cli, inspect_builtin_component_lists_its_fields)
+{
+    cr_assert_eq(run("inspect MechanicalObject"), 0, "%s", out);
+    assert_has("MechanicalObject  (plugin ");
+    assert_has("Fields");
+    assert_has("position");
+    assert_has("velocity");
+    assert_has("vec3");
+    assert_has("Links:");
+    assert_has("topology");
+    cr_assert_eq(run("inspect DefaultAnimationLoop"), 0, "%s", out);
+    assert_has("DefaultAnimationLoop  (plugin ");
+    assert_has("AnimationLoop");
+}
+
+Test(cli, inspect_a_plugin)
+{
+    cr_assert_eq(run("inspect ODESolver.Forward"), 0, "%s", out);
+    assert_has("ODESolver.Forward ");
+    assert_has("EulerExplicitSolver");
+    assert_has("file: ");
+}
+
+Test(cli, inspect_json)
+{
+    cr_assert_eq(run("inspect --json"), 0, "%s", out);
+    cr_assert_eq(out[0], '{', "%s", out);
+    assert_has("\"plugins\": [");
+    assert_has("\"name\": \"MechanicalObject\"");
+    assert_has("\"fields\": [");
+    cr_assert_eq(out[strlen(out) - 2], '}', "ends with }");
+
+    cr_assert_eq(run("inspect MechanicalObject --json"), 0, "%s", out);
+    cr_assert(strncmp(out, "{\n  \"component\": {\n    \"name\": \"MechanicalObject\",", 49) == 0,
+              "%s", out);
+    assert_has("\"name\": \"position\",\n        \"type\": \"vec3[]\"");
+    assert_has("\"kind\": \"topology\"");
+
+    cr_assert_eq(run("inspect --json ODESolver.Forward"), 0, "%s", out);
+    cr_assert(strncmp(out, "{\n  \"plugin\": {\n    \"name\": \"ODESolver.Forward\",", 48) == 0,
+              "%s", out);
+}
+
+Test(cli, inspect_json_is_stable)
+{
+    cr_assert_eq(run("inspect --json"), 0, "%s", out);
+    static char first[sizeof out];
+    strcpy(first, out);
+    cr_assert_eq(run("inspect --json"), 0, "%s", out);
+    cr_assert_str_eq(out, first);
+}
+
+Test(cli, inspect_unknown_name_suggests)
+{
+    cr_assert_eq(run("inspect MechanicalObjet"), 1, "%s", out);
+    assert_has("MechanicalObjet");
+    assert_has("did you mean 'MechanicalObject'");
+    cr_assert_eq(run("inspect Zzzzzzzzzzzzzzzz --json"), 1, "%s", out);
+    assert_has("no component or plugin named 'Zzzzzzzzzzzzzzzz'");
+}
+
+/* ---- progress bar ---- */
+
+/* Wall time from the summary line ("... in 1.234 s ..."), or -1. */
+static double wall_time(void)
+{
+    const char *p = strstr(out, " in ");
+    return p ? strtod(p + 4, NULL) : -1.0;
+}
+
+Test(cli, no_progress_bar_when_not_a_terminal, .timeout = 120)
+{
+    const char *scene = test_write_temp("long.yaml", GOOD);
+    /* long enough for the bar's 1 s delay to pass */
+    unsigned long n = 200000;
+    for (int tries = 0; tries < 6; tries++) {
+        cr_assert_eq(run("run %s -n %lu", scene, n), 0, "%s", out);
+        if (wall_time() > 1.2)
+            break;
+        n *= 3;
+    }
+    cr_assert(wall_time() > 1.2, "the run should last more than a second: %s", out);
+    cr_assert_null(strchr(out, '\r'), "no carriage return without a terminal:\n%s", out);
+    assert_lacks("\033[");
+    assert_lacks("ETA");
+}
+
+Test(cli, progress_bar_on_a_terminal, .timeout = 120)
+{
+    if (system("script --version >/dev/null 2>&1") != 0)
+        cr_skip_test("script(1) is not available to make a pseudo-terminal");
+    const char *scene = test_write_temp("tty.yaml", GOOD);
+    unsigned long n = 200000;
+    for (int tries = 0; tries < 6; tries++) {
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd, "script -qefc \"'%s' run %s -n %lu\" /dev/null", CLI, scene, n);
+        cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+        if (wall_time() > 1.5)
+            break;
+        n *= 3;
+    }
+    cr_assert(wall_time() > 1.5, "the run should last more than a second: %s", out);
+    assert_has("\r[");
+    assert_has("steps/s  ETA");
+    assert_has("\r\033[K"); /* erased at the end */
+    assert_has(" steps, simulated ");
+}
