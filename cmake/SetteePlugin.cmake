@@ -17,6 +17,7 @@ function(settee_add_plugin name)
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME "${name}" PREFIX "lib"
     C_VISIBILITY_PRESET hidden
+    INSTALL_RPATH "$ORIGIN/../.."
     LIBRARY_OUTPUT_DIRECTORY "$<IF:$<BOOL:${P_OUTPUT_DIR}>,${P_OUTPUT_DIR},${SETTEE_BUILD_PLUGIN_DIR}>")
   target_compile_options(${target} PRIVATE ${SETTEE_WARNINGS})
   target_link_libraries(${target} PRIVATE settee_sdk ${P_LIBS})

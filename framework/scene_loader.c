@@ -20,7 +20,8 @@
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
 #define LD_MAX_ERRORS 100        /* errors reported before giving up */
-#define LD_MAX_VALUES 1000000ul  /* values built, bounds alias expansion */
+#define LD_BUDGET_BASE 1000000ul /* work units (values, merges, nodes, objects) beyond */
+#define LD_BUDGET_PER_NODE 8ul   /* ... this many per YAML node: bounds alias expansion */
 #define LD_FORMAT "settee/1"
 
 /* One key of a mapping after merge keys are expanded. */
@@ -44,7 +45,8 @@ typedef struct loader {
     yaml_document_t doc;
     st_error *first;    /* the caller's error: the first one found */
     int nerrors;
-    unsigned long nvalues;
+    unsigned long spent, budget; /* work done, and the most allowed */
+    bool over;                   /* the budget ran out (reported once) */
 } loader;
 
 static const char *const node_keys[] = {"name", "gravity", "dt",      "time",
@@ -90,7 +92,7 @@ static void ld_error_at(loader *ld, st_status code, st_mark m, const char *path,
     va_end(ap);
     st_error e = {0};
     st__error_at(&e, code, m, "%s", msg);
-    if (path && path[0])
+    if (path && path[0] && strcmp(path, "/"))
         st_error_set_path(&e, path);
     ld_report(ld, &e);
 }
@@ -98,7 +100,7 @@ static void ld_error_at(loader *ld, st_status code, st_mark m, const char *path,
 /* Reports an error that came back from the kernel, adding the path when it has none. */
 static void ld_report_kernel(loader *ld, st_error *e, const char *path)
 {
-    if (path && path[0])
+    if (path && path[0] && strcmp(path, "/"))
         st_error_set_path(e, path);
     ld_report(ld, e);
 }
@@ -125,8 +127,8 @@ static const char *did_you_mean(const char **sugg, size_t n, char *buf, size_t s
         return buf;
     size_t k = (size_t)snprintf(buf, size, "; did you mean ");
     for (size_t i = 0; i < n && k < size; i++)
-        k += (size_t)snprintf(buf + k, size - k, "%s'%s'", i == 0 ? "" : (i + 1 == n ? " or " : ", "),
-                              sugg[i]);
+        k += (size_t)snprintf(buf + k, size - k, "%s'%s'",
+                              i == 0 ? "" : (i + 1 == n ? " or " : ", "), sugg[i]);
     if (k < size)
         snprintf(buf + k, size - k, "?");
     return buf;
@@ -189,18 +191,35 @@ static void ld_oom(loader *ld)
     ld_error_at(ld, ST_ENOMEM, ST_NO_MARK, NULL, "out of memory while loading the scene");
 }
 
+/* Counts one unit of work; false (reported once) when aliases expand the
+ * document beyond any reasonable size ("billion laughs"). */
+static bool ld_spend(loader *ld, const yaml_node_t *at)
+{
+    if (++ld->spent <= ld->budget)
+        return true;
+    if (!ld->over)
+        ld_error_at(ld, ST_ESCENE, ld_mark(ld, at->start_mark), NULL,
+                    "the scene expands to more than %lu values through aliases; refusing it",
+                    ld->budget);
+    ld->over = true;
+    ld->nerrors = LD_MAX_ERRORS; /* stop everything */
+    return false;
+}
+
 /* Appends the keys of mapping map to out, expanding merge keys (`<<: *a`,
  * `<<: [*a, *b]`). Keys already in out (from a mapping of higher priority)
  * are kept; a key written twice in the same mapping is an error reported at
  * the second occurrence. what names the mapping's owner in messages. */
-static void ld_flatten(loader *ld, yaml_node_t *map, const char *what, const char *path,
-                       ld_kvlist *out, int depth)
+static void ld_flatten(loader *ld, yaml_node_t *map, const char *what, const char *keyword,
+                       const char *path, ld_kvlist *out, int depth)
 {
     if (depth > LD_MAX_DEPTH) {
         ld_error_at(ld, ST_ESCENE, ld_mark(ld, map->start_mark), path,
                     "%s: merge keys nested too deeply (a recursive alias?)", what);
         return;
     }
+    if (!ld_spend(ld, map))
+        return;
     size_t start = out->n;
     yaml_node_t *first_merge = NULL;
     /* Local keys first: they override merged ones. */
@@ -232,7 +251,8 @@ static void ld_flatten(loader *ld, yaml_node_t *map, const char *what, const cha
                 continue;
             if (i >= start)
                 ld_error_at(ld, ST_ESCENE, ld_mark(ld, k->start_mark), path,
-                            "%s: '%s' is set twice (first at line %d, column %d)", what, key,
+                            "%s: %s '%s' is set twice (first at line %d, column %d)", what,
+                            keyword, key,
                             (int)out->items[i].knode->start_mark.line + 1,
                             (int)out->items[i].knode->start_mark.column + 1);
             skip = true;
@@ -252,13 +272,13 @@ static void ld_flatten(loader *ld, yaml_node_t *map, const char *what, const cha
         if (k != first_merge || !v)
             continue;
         if (v->type == YAML_MAPPING_NODE) {
-            ld_flatten(ld, v, what, path, out, depth + 1);
+            ld_flatten(ld, v, what, keyword, path, out, depth + 1);
         } else if (v->type == YAML_SEQUENCE_NODE) {
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  it < v->data.sequence.items.top; it++) {
                 yaml_node_t *m = ld_node(ld, *it);
                 if (m && m->type == YAML_MAPPING_NODE) {
-                    ld_flatten(ld, m, what, path, out, depth + 1);
+                    ld_flatten(ld, m, what, keyword, path, out, depth + 1);
                 } else if (m) {
                     ld_error_at(ld, ST_ESCENE, ld_mark(ld, m->start_mark), path,
                                 "%s: the merge key `<<` takes mappings (`<<: [*a, *b]`), found %s",
@@ -294,11 +314,13 @@ static bool ld_value(loader *ld, yaml_node_t *n, st_value *v, const char *what, 
 {
     memset(v, 0, sizeof *v);
     v->mark = ld_mark(ld, n->start_mark);
-    if (depth > LD_MAX_DEPTH || ++ld->nvalues > LD_MAX_VALUES) {
+    if (depth > LD_MAX_DEPTH) {
         ld_error_at(ld, ST_ESCENE, v->mark, path,
-                    "%s: value nested too deeply or too large (a recursive alias?)", what);
+                    "%s: value nested too deeply (a recursive alias?)", what);
         return false;
     }
+    if (!ld_spend(ld, n))
+        return false;
     switch (n->type) {
     case YAML_SCALAR_NODE:
         v->kind = ST_VAL_SCALAR;
@@ -354,13 +376,18 @@ static void ld_unknown_component(loader *ld, const char *type, st_mark m, const 
                  "it",
                  plugin, plugin);
     ld_error_at(ld, ST_ESCENE, m, node_path, "unknown component '%s'%s%s", type,
-                hint[0] ? hint : dym, hint[0] ? "" : (ns ? "" : " (no loaded plugin provides it)"));
+                hint[0] ? hint : dym,
+                hint[0] || ns ? ""
+                              : " (no loaded or installed plugin provides it; `settee inspect` "
+                                "lists the components)");
 }
 
 /* Loads one entry of a node's `objects` list. */
 static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *node_path)
 {
     st_mark m = ld_mark(ld, item->start_mark);
+    if (!ld_spend(ld, item))
+        return;
     if (item->type != YAML_MAPPING_NODE || ld_pair_count(item) == 0) {
         ld_error_at(ld, ST_ESCENE, m, node_path,
                     "an object is a one-key mapping `Type: {field: value, ...}` (e.g. `- "
@@ -413,7 +440,7 @@ static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *
     }
     ld_kvlist fields = {0};
     if (v->type == YAML_MAPPING_NODE)
-        ld_flatten(ld, v, what, node_path, &fields, 0);
+        ld_flatten(ld, v, what, "field", node_path, &fields, 0);
 
     /* The name goes to creation (SOFA's default naming when absent). */
     const char *name = NULL;
@@ -460,8 +487,11 @@ static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *
     if (is_required_plugin(cls) && ld->nerrors == before) {
         st_error_clear(&e);
         if (st__required_plugin_load(comp, &e) != ST_OK) {
-            if (!e.where[0])
-                st__error_at(&e, e.code, m, "%s", e.msg);
+            if (!e.where[0]) {
+                char msg[ST_ERROR_MSG_MAX];
+                memcpy(msg, e.msg, sizeof msg);
+                st__error_at(&e, e.code, m, "%s", msg);
+            }
             ld_report_kernel(ld, &e, cpath);
         }
     }
@@ -556,8 +586,10 @@ static void ld_node_tree(loader *ld, yaml_node_t *yn, st_node *parent, int depth
                     "nodes nested too deeply (more than %d levels)", LD_MAX_DEPTH);
         return;
     }
+    if (!ld_spend(ld, yn))
+        return;
     ld_kvlist keys = {0};
-    ld_flatten(ld, yn, "node", ppath, &keys, 0);
+    ld_flatten(ld, yn, "node", "key", ppath, &keys, 0);
 
     const char *name = parent ? NULL : "root";
     const ld_kv *nkv = kv_get(&keys, "name");
@@ -636,7 +668,7 @@ static void ld_top(loader *ld)
         return;
     }
     ld_kvlist keys = {0};
-    ld_flatten(ld, top, "scene", NULL, &keys, 0);
+    ld_flatten(ld, top, "scene", "key", NULL, &keys, 0);
     const ld_kv *fmt = kv_get(&keys, "format"), *root = kv_get(&keys, "root");
     if (!fmt) {
         ld_error_at(ld, ST_ESCENE, tm, NULL,
@@ -668,7 +700,8 @@ static void ld_top(loader *ld)
                     nodekey ? "; node keys such as this one go under `root:`" : "");
     }
     if (!root) {
-        ld_error_at(ld, ST_ESCENE, tm, NULL, "missing `root:` (the root node: name, objects, children)");
+        ld_error_at(ld, ST_ESCENE, tm, NULL,
+                    "missing `root:` (the root node: name, objects, children)");
     } else if (root->val->type != YAML_MAPPING_NODE) {
         ld_error_at(ld, ST_ESCENE, ld_mark(ld, root->val->start_mark), NULL,
                     "`root` must be a mapping (a node with name, objects, children), found %s",
@@ -793,6 +826,8 @@ static st_status ld_run(st_runtime *rt, const char *text, size_t len, const char
     if (!yaml_parser_load(&parser, &ld.doc)) {
         ld_syntax_error(&ld, &parser);
     } else {
+        ld.budget = LD_BUDGET_BASE +
+                    LD_BUDGET_PER_NODE * (unsigned long)(ld.doc.nodes.top - ld.doc.nodes.start);
         ld_top(&ld);
         /* One document per file: a second one is an error, not ignored. */
         if (ld.nerrors == 0) {

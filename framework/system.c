@@ -34,6 +34,8 @@ typedef struct sys_impl {
     double **scratch;
     size_t nscratch;
     bool bound;
+    bool mass_on_mapped;          /* some mass acts on a mapped state */
+    bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
 } sys_impl;
 
 static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
@@ -250,6 +252,23 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         s->ncontrib = cl.contrib.n;
     }
 
+    if (s->nprojs) {
+        s->proj_mapped = st_calloc(s->nprojs, sizeof *s->proj_mapped);
+        if (!s->proj_mapped) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < s->nprojs; i++) {
+        st_mstate *ms = st_component_mstate(s->projs[i]);
+        s->proj_mapped[i] = ms && ms->mapped;
+    }
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_mstate *ms = st_component_mstate(s->masses[i]);
+        if (ms && ms->mapped)
+            s->mass_on_mapped = true;
+    }
+
     /* Bind the states' arrays to their slices of the global vectors. */
     for (size_t i = 0; i < sys->nstates; i++) {
         st_mstate *ms = sys->states[i];
@@ -324,6 +343,7 @@ void st__system_destroy(st_system **psys)
     st_free(s->masses);
     st_free(s->ffs);
     st_free(s->projs);
+    st_free(s->proj_mapped);
     st_free(s->maps);
     st_free(s);
     *psys = NULL;
@@ -476,11 +496,8 @@ bool st_system_mass_is_diagonal(const st_system *sys)
         const st_mass_ops *m = c->cls->mass;
         if (!m->is_diagonal || !m->is_diagonal(c))
             return false;
-        st_mstate *ms = st_component_mstate(c);
-        if (ms && ms->mapped)
-            return false;
     }
-    return true;
+    return !s->mass_on_mapped;
 }
 
 st_status st_system_acc_from_f(st_system *sys, double *a, const double *f, st_error *err)
@@ -509,18 +526,13 @@ void st_system_project_response(st_system *sys, double *dx)
 
 /* Position and velocity projections skip constraints on mapped states, as
  * SOFA's projection visitor stops at mappings. */
-static bool on_mapped(st_component *c)
-{
-    st_mstate *ms = st_component_mstate(c);
-    return ms && ms->mapped;
-}
 
 void st_system_project_position(st_system *sys, double *x)
 {
     sys_impl *s = impl(sys);
     for (size_t i = 0; i < s->nprojs; i++) {
         st_component *c = s->projs[i];
-        if (c->cls->projective->project_position && !on_mapped(c))
+        if (c->cls->projective->project_position && !s->proj_mapped[i])
             c->cls->projective->project_position(c, &sys->mp, x);
     }
 }
@@ -530,7 +542,7 @@ void st_system_project_velocity(st_system *sys, double *v)
     sys_impl *s = impl(sys);
     for (size_t i = 0; i < s->nprojs; i++) {
         st_component *c = s->projs[i];
-        if (c->cls->projective->project_velocity && !on_mapped(c))
+        if (c->cls->projective->project_velocity && !s->proj_mapped[i])
             c->cls->projective->project_velocity(c, &sys->mp, v);
     }
 }

@@ -686,7 +686,8 @@ Test(scene_loader, garbage_fails_cleanly)
         "format: settee/1\nroot: {objects: [{'': {}}, {? [a] : b}, {MechanicalObject: 3}]}\n",
         "format: settee/1\nroot: {<<: [1, 2], name: [x]}\n",
         "\xef\xbb\xbf" "format: settee/1\nroot: {name: \"\\u00e9\"}\n",
-        "format: settee/1\nroot:\n  objects:\n    - MechanicalObject: {name: '', template: Rigid3d}\n",
+        "format: settee/1\nroot:\n  objects:\n"
+        "    - MechanicalObject: {name: '', template: Rigid3d}\n",
     };
     for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
         st_scene *s = (st_scene *)1;
@@ -729,4 +730,61 @@ Test(scene_loader, bad_arguments)
     cr_assert_eq(st_scene_load_string(T.rt, NULL, 3, "x", &s, &err), ST_EINVAL);
     cr_assert_eq(st_scene_load(T.rt, NULL, &s, &err), ST_EINVAL);
     cr_assert_eq(st_scene_load_string(NULL, "a", 1, "x", &s, &err), ST_EINVAL);
+}
+
+/* "Billion laughs": aliases that expand exponentially are refused quickly. */
+static void build_bomb(char *buf, size_t size, bool merge)
+{
+    size_t n = (size_t)snprintf(buf, size,
+                                "format: settee/1\nroot:\n  objects:\n"
+                                "    - MechanicalObject:\n        name: m\n");
+    if (merge)
+        n += (size_t)snprintf(buf + n, size - n, "        <<: [&l0 {velocity: [[1, 2, 3]]}");
+    else
+        n += (size_t)snprintf(buf + n, size - n, "        position: [&l0 [1, 2, 3]");
+    for (int lvl = 1; lvl < 9; lvl++) {
+        n += (size_t)snprintf(buf + n, size - n, merge ? ", &l%d {<<: [" : ", &l%d [", lvl);
+        for (int k = 0; k < 10; k++)
+            n += (size_t)snprintf(buf + n, size - n, "%s*l%d", k ? ", " : "", lvl - 1);
+        n += (size_t)snprintf(buf + n, size - n, merge ? "]}" : "]");
+    }
+    snprintf(buf + n, size - n, "]\n");
+}
+
+Test(scene_loader, alias_bombs_are_refused, .timeout = 20)
+{
+    static char buf[8192];
+    build_bomb(buf, sizeof buf, false);
+    expect_error(buf, "test.yaml:", "aliases", NULL);
+    build_bomb(buf, sizeof buf, true);
+    expect_error(buf, "test.yaml:", "aliases", NULL);
+}
+
+/* Every allocation of a load can fail: the result is ST_ENOMEM and no scene
+ * (or a complete scene, where a failure is recoverable), never a crash or a
+ * leak (ASan checks the latter). */
+Test(scene_loader, allocation_failures_are_clean)
+{
+    unsigned long c0 = st_alloc_count();
+    st_scene *s = load_ok(good_scene);
+    st_scene_destroy(&s);
+    long total = (long)(st_alloc_count() - c0);
+    cr_assert_gt(total, 10);
+    int failures = 0;
+    for (long n = 0; n < total; n++) {
+        st_error err = {0};
+        s = NULL;
+        st_alloc_fail_after(n);
+        st_status rc = test_load_string(&T, good_scene, &s, &err);
+        st_alloc_fail_after(-1);
+        if (rc == ST_OK) {
+            cr_assert_not_null(s);
+            st_scene_destroy(&s);
+            continue;
+        }
+        failures++;
+        cr_assert_eq(rc, ST_ENOMEM, "n=%ld: %s %s", n, st_status_name(rc), err.msg);
+        cr_assert_null(s);
+    }
+    cr_assert_gt(failures, total / 2);
 }

@@ -344,6 +344,13 @@ static void mobject_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     if (ev == ST_EVENT_INIT_DONE) {
+        st_mstate *ms = (st_mstate *)self;
+        if (ms->mapped) {
+            /* Mapped states are deduced from their inputs: no reset state. */
+            st_array_free(&ms->reset_position, ST_T_VEC3S);
+            st_array_free(&ms->reset_velocity, ST_T_VEC3S);
+            return;
+        }
         st_error e = {0};
         if (store_reset_state((st_mstate *)self, &e) != ST_OK)
             st_component_warn(self, "could not store the reset state: %s", e.msg);

@@ -291,18 +291,26 @@ static void text_component(st_runtime *rt, const st_class *c)
         if (f->type == ST_T_LINK || !field_listed(f))
             continue;
         nfields++;
-        printf("  %-*s  %-10s", width, f->name, st_type_name(f->type));
+        char line[1024];
+        int k = snprintf(line, sizeof line, "  %-*s  %-10s", width, f->name,
+                         st_type_name(f->type));
         if (f->def)
-            printf("  default: %s", *f->def ? f->def : "\"\"");
+            k += snprintf(line + k, sizeof line - (size_t)k, "  default: %s",
+                          *f->def ? f->def : "\"\"");
         const char *flags[4];
         size_t nflags = field_flags(f, flags);
-        for (size_t i = 0; i < nflags; i++)
-            printf("  [%s]", flags[i]);
-        if (f->min < f->max)
-            printf("  range: [%.17g, %.17g]", f->min, f->max);
-        if (f->alias)
-            printf("  alias: %s", f->alias);
-        printf("\n");
+        for (size_t i = 0; i < nflags && (size_t)k < sizeof line; i++)
+            k += snprintf(line + k, sizeof line - (size_t)k, "  [%s]", flags[i]);
+        if (f->min < f->max && (size_t)k < sizeof line)
+            k += snprintf(line + k, sizeof line - (size_t)k, "  range: [%.17g, %.17g]", f->min,
+                          f->max);
+        if (f->alias && (size_t)k < sizeof line)
+            snprintf(line + k, sizeof line - (size_t)k, "  alias: %s", f->alias);
+        /* no trailing blanks when the type is the last thing on the line */
+        size_t len = strlen(line);
+        while (len && line[len - 1] == ' ')
+            line[--len] = 0;
+        printf("%s\n", line);
         if (f->help && *f->help)
             printf("  %*s  %s\n", width, "", f->help);
     }
@@ -365,8 +373,8 @@ static void print_unknown(st_runtime *rt, const char *name)
     char msg[1024];
     int k = snprintf(msg, sizeof msg, "no component or plugin named '%s'", name);
     for (size_t i = 0; i < ns && k > 0 && (size_t)k < sizeof msg; i++)
-        k += snprintf(msg + k, sizeof msg - (size_t)k, "%s'%s'", i ? ", " : " (did you mean ",
-                      sugg[i]);
+        k += snprintf(msg + k, sizeof msg - (size_t)k, "%s'%s'",
+                      i == 0 ? " (did you mean " : i + 1 == ns ? " or " : ", ", sugg[i]);
     if (ns && k > 0 && (size_t)k < sizeof msg)
         snprintf(msg + k, sizeof msg - (size_t)k, "?)");
     cli_error("%s", msg);

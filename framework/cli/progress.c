@@ -66,18 +66,24 @@ void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
     char eta[32] = "?";
     if (done > 0)
         format_duration(eta, sizeof eta, elapsed * (double)(p->total - done) / (double)done);
+    /* numbers padded so that the line keeps its length while it runs */
     char tail[160];
-    snprintf(tail, sizeof tail, " %3d%% %lu/%lu steps  t=%.6g s  %.0f steps/s  ETA %s",
-             (int)(100.0 * frac), done, p->total, sim_time, (double)done / elapsed, eta);
+    int digits = snprintf(NULL, 0, "%lu", p->total);
+    char t[40], rate[40];
+    snprintf(t, sizeof t, "t=%.6g s", sim_time);
+    snprintf(rate, sizeof rate, "%.0f steps/s", (double)done / elapsed);
+    snprintf(tail, sizeof tail, " %3d%%  %*lu/%lu steps  %-14s  %-16s  ETA %-7s",
+             (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
 
     int cols = terminal_width();
     if ((int)strlen(tail) > cols - 1)
         tail[cols - 1] = 0;
-    int width = cols - 1 - (int)strlen(tail) - 2;
-    if (width > 50)
-        width = 50;
-    char bar[64];
-    int nbar = width > 0 ? width : 0;
+    int nbar = cols - 1 - (int)strlen(tail) - 2;
+    if (nbar > 30)
+        nbar = 30;
+    if (nbar < 5)
+        nbar = 0;
+    char bar[32];
     int filled = (int)(frac * nbar);
     for (int i = 0; i < nbar; i++)
         bar[i] = i < filled ? '#' : '-';

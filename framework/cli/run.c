@@ -158,7 +158,7 @@ static void print_summary(unsigned long done, double sim, double wall, bool inte
         printf("interrupted after %lu of %lu steps, ", done, planned);
     else
         printf("%lu step%s, ", done, done == 1 ? "" : "s");
-    printf("simulated %.6g s in %.3f s", sim, wall);
+    printf(wall >= 100 ? "simulated %.6g s in %.0f s" : "simulated %.6g s in %.3g s", sim, wall);
     if (wall > 0 && done > 0)
         printf(" (%.0f steps/s)", (double)done / wall);
     printf("\n");

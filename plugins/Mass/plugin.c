@@ -3,9 +3,15 @@
 
 #include "mass.h"
 
+/* DiagonalMass and MeshMatrixMass (diagonal_mass.c, mesh_matrix_mass.c). */
+extern const st_class st_diagonal_mass_class;
+extern const st_class st_mesh_matrix_mass_class;
+
 static st_status mass_register(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &st_uniform_mass_class, err));
+    ST_TRY(st_registry_add(r, &st_diagonal_mass_class, err));
+    ST_TRY(st_registry_add(r, &st_mesh_matrix_mass_class, err));
     return ST_OK;
 }
 

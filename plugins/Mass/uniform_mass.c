@@ -23,6 +23,7 @@ typedef struct uniform_mass {
     /* Set at init. */
     st_mstate *ms;
     bool valid;
+    bool all;                 /* indices are 0..n-1 of the whole state: flat loops */
 } uniform_mass;
 
 static const st_field uniform_mass_fields[] = {
@@ -88,6 +89,10 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                                       "index %u is out of range: the state has %zu vertices",
                                       m->indices.u[i], size);
 
+    m->all = m->indices.n == size;
+    for (size_t i = 0; i < m->indices.n && m->all; i++)
+        m->all = m->indices.u[i] == i;
+
     bool vm_set = st_component_is_set(self, "vertexMass");
     bool tm_set = st_component_is_set(self, "totalMass");
     size_t n = m->indices.n;
@@ -150,6 +155,14 @@ static void uniform_mass_add_gravity_to_force(st_component *self, const st_mpara
     double *fs = st_slice(f, m->ms);
     const double mg[3] = {mp->gravity[0] * m->vertex_mass, mp->gravity[1] * m->vertex_mass,
                           mp->gravity[2] * m->vertex_mass};
+    if (m->all) {
+        for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i += 3) {
+            fs[i] += mg[0];
+            fs[i + 1] += mg[1];
+            fs[i + 2] += mg[2];
+        }
+        return;
+    }
     const unsigned *idx = m->indices.u;
     for (size_t k = 0, n = m->indices.n; k < n; k++) {
         double *fi = fs + 3 * (size_t)idx[k];
@@ -201,6 +214,12 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
     double *as = st_slice(a, m->ms);
     const double *fs = st_slice(f, m->ms);
     const double vm = m->vertex_mass;
+    if (m->all) {
+        /* Same divisions, in a loop the compiler can vectorise. */
+        for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i++)
+            as[i] = fs[i] / vm;
+        return;
+    }
     const unsigned *idx = m->indices.u;
     for (size_t k = 0, n = m->indices.n; k < n; k++) {
         size_t i = 3 * (size_t)idx[k];

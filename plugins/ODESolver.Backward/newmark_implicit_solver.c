@@ -108,32 +108,10 @@ static st_status nm_solve(st_component *self, st_system *sys, double dt, st_erro
     return ST_OK;
 }
 
-static double nm_integration_factor(const st_component *self, int in, int out, double dt)
-{
-    const newmark *s = (const newmark *)self;
-    const double m[3][3] = {{1.0, dt, dt * dt * s->beta},
-                            {0.0, 1.0, dt * s->gamma},
-                            {0.0, 0.0, 1.0}};
-    if (in < 0 || in > 2 || out < 0 || out > 2)
-        return 0.0;
-    return m[out][in];
-}
-
-static double nm_solution_integration_factor(const st_component *self, int out, double dt)
-{
-    const newmark *s = (const newmark *)self;
-    const double v[3] = {dt * dt * s->beta, dt * s->gamma, 1.0};
-    if (out < 0 || out > 2)
-        return 0.0;
-    return v[out];
-}
-
 static const st_odesolver_ops nm_ops = {
     .struct_size = sizeof(st_odesolver_ops),
     .bind = nm_bind,
     .solve = nm_solve,
-    .integration_factor = nm_integration_factor,
-    .solution_integration_factor = nm_solution_integration_factor,
 };
 
 const st_class newmark_implicit_solver_class = {

@@ -100,6 +100,11 @@ ST_API st_status st_node_add_object(st_node *n, const char *class_name, const ch
 ST_API st_status st_node_set(st_node *n, const char *key, const char *text,
                              st_error *err) ST_WARN_UNUSED;
 
+/* The file the node's scene was loaded from ("" for scenes built in code,
+ * NULL when the node belongs to no scene). Borrowed: valid while the scene
+ * lives. Loaders resolve relative file names against its directory. */
+ST_API const char *st_node_scene_file(const st_node *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,16 @@
+/* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh 2.2 ASCII). */
+#include <settee/settee.h>
+
+extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class;
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &mesh_obj_loader_class, err));
+    ST_TRY(st_registry_add(r, &mesh_gmsh_loader_class, err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.IO.Mesh", NULL};
+
+ST_PLUGIN_DEFINE("IO.Mesh", "0.1.0", "Mesh loaders: MeshOBJLoader, MeshGmshLoader",
+                 "LGPL-2.1-or-later", provides, register_classes)

@@ -1,0 +1,873 @@
+/* mesh_matrix_mass.c - MeshMatrixMass: the consistent (or lumped) mass
+ * matrix of a mesh, with SOFA's coefficients.
+ *
+ * Per element of density rho and measure |e| (current positions, or rest
+ * positions with computeMassOnRest), SOFA adds to each vertex (diagonal) and
+ * to each element edge (off-diagonal, stored on the topology's edge):
+ *   triangle rho A/6, rho A/12;  quad rho A/8, rho A/16;
+ *   tetrahedron rho V/10, rho V/20;  hexahedron rho V/20, rho V/40.
+ * With lumping, M = c diag(vertexMass) with c = 2 (surfaces) or 2.5
+ * (volumes). Gravity adds g c vertexMass_i in both modes (g times the row
+ * sum of M). Edge-only meshes get no mass (SOFA does the same).
+ *
+ * Hexahedra: SOFA's V/20, V/40 make the element matrix indefinite (the
+ * checkerboard mode has eigenvalue -V/40); they are the default so that SOFA
+ * scenes give SOFA's numbers, and init warns about it. exactHexahedra: true
+ * uses the exact consistent mass of the trilinear hexahedron instead (3x3x3
+ * Gauss integration of rho N_i N_j det J, which is exact; for a box V/27 on
+ * the diagonal, V/54 on edges, V/108 on face diagonals, V/216 on body
+ * diagonals), symmetric positive definite; face and body diagonal terms are
+ * kept in pairs of their own. With exactHexahedra and lumping, each vertex
+ * gets its row sum. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "mass.h"
+
+typedef struct mesh_matrix_mass {
+    st_component base;
+    st_array mass_density;      /* "massDensity": 1 value or one per element */
+    double total_mass;          /* "totalMass" */
+    st_array vertex_mass;       /* "vertexMass": diagonal terms */
+    st_array edge_mass;         /* "edgeMass": off-diagonal terms per topology edge */
+    bool compute_mass_on_rest;  /* "computeMassOnRest" */
+    bool show_gravity_center;
+    double show_axis_size;
+    bool lumping;               /* "lumping" */
+    bool print_mass;            /* "printMass" */
+    bool exact_hexahedra;       /* "exactHexahedra" (settee's opt-in) */
+    bool separate_gravity;
+    double rayleigh_mass, rayleigh_stiffness;
+    st_component *topology, *geometry_state, *mstate;
+    /* Set at init. */
+    st_mstate *ms;
+    st_type elem;               /* element type used, 0 for none (edges only) */
+    double c;                   /* SOFA's mass lumping coefficient */
+    bool exact;                 /* exact trilinear hexahedra in use */
+    size_t ne;                  /* topology edges */
+    size_t npair;               /* pairs: the ne topology edges, then extra pairs */
+    unsigned *pa, *pb;          /* npair vertex pairs */
+    double *pm;                 /* npair off-diagonal masses */
+    double *rowsum;             /* exact mode: row sums of M (n) */
+    size_t paircap;
+    uint64_t *keys;             /* init-time pair lookup: key -> index + 1 */
+    size_t *kidx;
+    size_t keycap;
+    bool warned_acc;
+} mesh_matrix_mass;
+
+extern const st_class st_mesh_matrix_mass_class;
+
+/* ---- geometry, with SOFA's arithmetic order ---- */
+
+static double mm_norm(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+static void mm_sub(const double *p, const double *q, double r[3])
+{
+    r[0] = p[0] - q[0], r[1] = p[1] - q[1], r[2] = p[2] - q[2];
+}
+
+static void mm_cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double mm_tri_area(const double *p0, const double *p1, const double *p2)
+{
+    double a[3], b[3], c[3];
+    mm_sub(p1, p0, a);
+    mm_sub(p2, p0, b);
+    mm_cross(a, b, c);
+    return 0.5 * mm_norm(c);
+}
+
+static double mm_tet_volume(const double *p0, const double *p1, const double *p2, const double *p3)
+{
+    double a[3], b[3], c[3], x[3];
+    mm_sub(p1, p0, a);
+    mm_sub(p2, p0, b);
+    mm_sub(p3, p0, c);
+    mm_cross(a, b, x);
+    return fabs((x[0] * c[0] + x[1] * c[1] + x[2] * c[2]) / 6.0);
+}
+
+static double mm_hexa_volume(const double *const p[8])
+{
+    return mm_tet_volume(p[0], p[5], p[1], p[6]) + mm_tet_volume(p[0], p[1], p[3], p[6]) +
+           mm_tet_volume(p[1], p[3], p[6], p[2]) + mm_tet_volume(p[6], p[3], p[0], p[7]) +
+           mm_tet_volume(p[6], p[7], p[0], p[5]) + mm_tet_volume(p[7], p[5], p[4], p[0]);
+}
+
+/* Exact consistent mass of a trilinear hexahedron with unit density
+ * (SOFA's vertex order: bottom face 0..3 counter-clockwise, top 4..7). */
+static void mm_hexa_exact(const double *const p[8], double me[8][8])
+{
+    static const double sx[8] = {-1, 1, 1, -1, -1, 1, 1, -1};
+    static const double sy[8] = {-1, -1, 1, 1, -1, -1, 1, 1};
+    static const double sz[8] = {-1, -1, -1, -1, 1, 1, 1, 1};
+    static const double gp[3] = {-0.7745966692414834, 0.0, 0.7745966692414834};
+    static const double gw[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+    memset(me, 0, 64 * sizeof(double));
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 3; c++) {
+                double xi = gp[a], et = gp[b], ze = gp[c], N[8], J[3][3] = {{0}};
+                for (int i = 0; i < 8; i++) {
+                    N[i] = (1 + sx[i] * xi) * (1 + sy[i] * et) * (1 + sz[i] * ze) / 8;
+                    double d[3] = {sx[i] * (1 + sy[i] * et) * (1 + sz[i] * ze) / 8,
+                                   sy[i] * (1 + sx[i] * xi) * (1 + sz[i] * ze) / 8,
+                                   sz[i] * (1 + sx[i] * xi) * (1 + sy[i] * et) / 8};
+                    for (int r = 0; r < 3; r++)
+                        for (int k = 0; k < 3; k++)
+                            J[r][k] += p[i][r] * d[k];
+                }
+                double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                             J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                             J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+                double w = gw[a] * gw[b] * gw[c] * fabs(det);
+                for (int i = 0; i < 8; i++)
+                    for (int j = 0; j < 8; j++)
+                        me[i][j] += w * N[i] * N[j];
+            }
+}
+
+/* ---- vertex pairs ---- */
+
+static st_status mm_pairs_reset(mesh_matrix_mass *m, size_t expect, st_error *err)
+{
+    st_free(m->keys);
+    st_free(m->kidx);
+    size_t cap = 64;
+    while (cap < 2 * expect + 1)
+        cap *= 2;
+    m->keys = st_calloc(cap, sizeof *m->keys);
+    m->kidx = st_calloc(cap, sizeof *m->kidx);
+    if (!m->keys || !m->kidx)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    m->keycap = cap;
+    m->npair = 0;
+    return ST_OK;
+}
+
+/* Index of the pair {a, b}, created (with mass 0) when absent. */
+static st_status mm_pair(mesh_matrix_mass *m, unsigned a, unsigned b, size_t *out, st_error *err)
+{
+    unsigned lo = a < b ? a : b, hi = a < b ? b : a;
+    uint64_t key = ((uint64_t)lo << 32 | hi) + 1;
+    size_t mask = m->keycap - 1;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (m->keys[h]) {
+        if (m->keys[h] == key) {
+            *out = m->kidx[h];
+            return ST_OK;
+        }
+        h = (h + 1) & mask;
+    }
+    if (m->npair == m->paircap) {
+        size_t cap = m->paircap ? 2 * m->paircap : 64;
+        unsigned *pa = st_realloc(m->pa, cap * sizeof *pa);
+        if (pa)
+            m->pa = pa;
+        unsigned *pb = st_realloc(m->pb, cap * sizeof *pb);
+        if (pb)
+            m->pb = pb;
+        double *pm = st_realloc(m->pm, cap * sizeof *pm);
+        if (pm)
+            m->pm = pm;
+        if (!pa || !pb || !pm)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        m->paircap = cap;
+    }
+    /* Table stays under half full: the reset sized it for every pair. */
+    size_t i = m->npair++;
+    m->pa[i] = a, m->pb[i] = b, m->pm[i] = 0;
+    m->keys[h] = key;
+    m->kidx[h] = i;
+    *out = i;
+    return ST_OK;
+}
+
+static const st_array *mm_elems(const mesh_matrix_mass *m, st_type kind)
+{
+    const st_array *a = m->topology->cls->topology->elements(m->topology, kind);
+    return a && a->n ? a : NULL;
+}
+
+/* ---- mass computation (SOFA's computeMass) ---- */
+
+static const unsigned tri_edges[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+static const unsigned quad_edges[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+static const unsigned tet_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+static const unsigned hexa_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
+                                           {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
+
+/* The measure (length, area, volume) of an element as SOFA computes it. */
+static double measure(const mesh_matrix_mass *m, const double *x, const unsigned *v)
+{
+    switch (m->elem) {
+    case ST_T_TRIANGLES:
+        return mm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]);
+    case ST_T_QUADS:
+        return mm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
+               mm_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
+    case ST_T_TETRAS:
+        return mm_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]);
+    default: {
+        const double *p[8];
+        for (int j = 0; j < 8; j++)
+            p[j] = x + 3 * v[j];
+        return mm_hexa_volume(p);
+    }
+    }
+}
+
+/* Computes vertexMass, the pair masses and the total for the densities in
+ * massDensity (one per element). Returns the total as SOFA accumulates it. */
+static st_status mm_compute(mesh_matrix_mass *m, double *total, st_error *err)
+{
+    size_t n = m->ms->position.n;
+    ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
+    double *vm = m->vertex_mass.r;
+    memset(vm, 0, n * sizeof *vm);
+    for (size_t i = 0; i < m->npair; i++)
+        m->pm[i] = 0;
+    if (m->rowsum)
+        memset(m->rowsum, 0, n * sizeof *m->rowsum);
+    double t = 0;
+    *total = 0;
+    if (!m->elem)
+        return ST_OK;
+    st_mstate *g = (st_mstate *)m->geometry_state;
+    const double *x = m->compute_mass_on_rest ? g->rest_position.r : g->position.r;
+    const st_array *e = mm_elems(m, m->elem);
+    unsigned w = st_type_width(m->elem);
+    const double *rho = m->mass_density.r;
+    unsigned nedge = m->elem == ST_T_TRIANGLES ? 3 : m->elem == ST_T_QUADS ? 4
+                     : m->elem == ST_T_TETRAS  ? 6
+                                               : 12;
+    const unsigned(*edges)[2] = m->elem == ST_T_TRIANGLES ? tri_edges
+                                : m->elem == ST_T_QUADS   ? quad_edges
+                                : m->elem == ST_T_TETRAS  ? tet_edges
+                                                          : hexa_edges;
+    double dv = m->elem == ST_T_TRIANGLES ? 6.0 : m->elem == ST_T_QUADS ? 8.0
+                : m->elem == ST_T_TETRAS  ? 10.0
+                                          : 20.0;
+
+    if (m->exact) {
+        for (size_t i = 0; i < e->n; i++) {
+            const unsigned *v = e->u + 8 * i;
+            const double *p[8];
+            for (int j = 0; j < 8; j++)
+                p[j] = x + 3 * v[j];
+            double me[8][8];
+            mm_hexa_exact(p, me);
+            for (int a = 0; a < 8; a++) {
+                vm[v[a]] += rho[i] * me[a][a];
+                for (int b = 0; b < 8; b++)
+                    m->rowsum[v[a]] += rho[i] * me[a][b];
+                for (int b = a + 1; b < 8; b++) {
+                    size_t k;
+                    ST_TRY(mm_pair(m, v[a], v[b], &k, err));
+                    m->pm[k] += rho[i] * me[a][b];
+                }
+            }
+            for (int a = 0; a < 8; a++)
+                for (int b = 0; b < 8; b++)
+                    t += rho[i] * me[a][b];
+        }
+        if (m->lumping)
+            for (size_t i = 0; i < n; i++)
+                vm[i] = m->rowsum[i];
+        *total = t;
+        return ST_OK;
+    }
+
+    if (!m->lumping) {
+        for (size_t i = 0; i < e->n; i++) {
+            const unsigned *v = e->u + (size_t)w * i;
+            double mass = (rho[i] * measure(m, x, v)) / (2.0 * dv);
+            for (unsigned j = 0; j < nedge; j++) {
+                size_t k;
+                ST_TRY(mm_pair(m, v[edges[j][0]], v[edges[j][1]], &k, err));
+                m->pm[k] += mass;
+            }
+            t += (double)nedge * mass * 2.0;
+        }
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        const unsigned *v = e->u + (size_t)w * i;
+        double mass = (rho[i] * measure(m, x, v)) / dv;
+        for (unsigned j = 0; j < w; j++)
+            vm[v[j]] += mass;
+        if (!m->lumping)
+            t += (double)w * mass;
+        else
+            t += (double)w * mass * m->c;
+    }
+    *total = t;
+    return ST_OK;
+}
+
+/* ---- initialisation (SOFA's massInitialization) ---- */
+
+static size_t mm_nelems(const mesh_matrix_mass *m)
+{
+    const st_array *e = m->elem ? mm_elems(m, m->elem) : NULL;
+    return e ? e->n : 0;
+}
+
+/* Sets massDensity to one value for every element. */
+static st_status mm_set_density(mesh_matrix_mass *m, double rho, st_error *err)
+{
+    size_t ne = mm_nelems(m);
+    ST_TRY(st_array_resize(&m->mass_density, ST_T_REALS, ne ? ne : 1, err));
+    for (size_t i = 0; i < m->mass_density.n; i++)
+        m->mass_density.r[i] = rho;
+    return ST_OK;
+}
+
+/* SOFA's checkMassDensity: 1 value (expanded) or one per element, >= 0. */
+static st_status mm_check_density(mesh_matrix_mass *m, bool *ok, st_error *err)
+{
+    size_t ne = mm_nelems(m);
+    *ok = false;
+    if (m->mass_density.n == 0)
+        return ST_OK;
+    if (m->elem && m->mass_density.n != ne && m->mass_density.n != 1) {
+        st_component_warn(&m->base, "Inconsistent size of massDensity = %zu, should be either 1 "
+                                    "or %zu",
+                          m->mass_density.n, ne);
+        return ST_OK;
+    }
+    for (size_t i = 0; i < m->mass_density.n; i++)
+        if (m->mass_density.r[i] < 0) {
+            if (m->mass_density.n == 1)
+                st_component_warn(&m->base, "Negative value of massDensity: massDensity = %g",
+                                  m->mass_density.r[0]);
+            else
+                st_component_warn(&m->base,
+                                  "Negative value of massDensity vector: massDensity[%zu] = %g",
+                                  i, m->mass_density.r[i]);
+            return ST_OK;
+        }
+    if (m->mass_density.n == 1)
+        ST_TRY(mm_set_density(m, m->mass_density.r[0], err));
+    *ok = true;
+    return ST_OK;
+}
+
+static void mm_check_total_init(mesh_matrix_mass *m)
+{
+    if (m->total_mass < 0.0) {
+        st_component_warn(&m->base,
+                          "totalMass data can not have a negative value. To remove this warning, "
+                          "you need to set a strictly positive value to the totalMass data");
+        st_component_warn(&m->base, "Switching back to default values: totalMass = 1.0");
+        m->total_mass = 1.0;
+    }
+}
+
+static st_status mm_from_total(mesh_matrix_mass *m, st_error *err)
+{
+    double total = m->total_mass, sum;
+    ST_TRY(mm_set_density(m, 1.0, err));
+    ST_TRY(mm_compute(m, &sum, err));
+    double md = sum > DBL_EPSILON ? total / sum : 1.0;
+    ST_TRY(mm_set_density(m, md, err));
+    m->total_mass = total;
+    for (size_t i = 0; i < m->vertex_mass.n; i++)
+        m->vertex_mass.r[i] *= md;
+    for (size_t i = 0; i < m->npair; i++)
+        m->pm[i] *= md;
+    if (m->rowsum)
+        for (size_t i = 0; i < m->ms->position.n; i++)
+            m->rowsum[i] *= md;
+    return ST_OK;
+}
+
+static st_status mm_from_density(mesh_matrix_mass *m, st_error *err)
+{
+    double sum;
+    ST_TRY(mm_compute(m, &sum, err));
+    if (m->exact) {
+        m->total_mass = sum;
+        return ST_OK;
+    }
+    double s = 0;
+    for (size_t i = 0; i < m->vertex_mass.n; i++)
+        s += m->vertex_mass.r[i];
+    if (!m->lumping) {
+        double se = 0;
+        for (size_t i = 0; i < m->ne; i++)
+            se += m->pm[i];
+        s += se * 2.0;
+    } else {
+        s *= m->c;
+    }
+    m->total_mass = s;
+    return ST_OK;
+}
+
+static bool mm_check_list(mesh_matrix_mass *m, const st_array *a, size_t want, const char *name)
+{
+    if (a->n != want) {
+        st_component_warn(&m->base, "Inconsistent size of %s vector (%zu) compared to the "
+                                    "expected size (%zu).",
+                          name, a->n, want);
+        return false;
+    }
+    for (size_t i = 0; i < a->n; i++)
+        if (a->r[i] < 0) {
+            st_component_warn(&m->base, "Negative value of %s vector: %s[%zu] = %g", name, name,
+                              i, a->r[i]);
+            return false;
+        }
+    return true;
+}
+
+/* initFromVertexMass / initFromVertexAndEdgeMass: keep the given values,
+ * deduce the density from the geometry. */
+static st_status mm_from_given(mesh_matrix_mass *m, bool with_edges, st_error *err)
+{
+    size_t nv = m->vertex_mass.n, nem = m->edge_mass.n;
+    double *sv = st_malloc((nv + nem + 1) * sizeof *sv);
+    if (!sv)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(sv, m->vertex_mass.r, nv * sizeof *sv);
+    if (nem)
+        memcpy(sv + nv, m->edge_mass.r, nem * sizeof *sv);
+    double save = 0;
+    for (size_t i = 0; i < nv; i++)
+        save += sv[i];
+    if (with_edges)
+        for (size_t i = 0; i < nem; i++)
+            save += sv[nv + i];
+    double sum;
+    st_status st = mm_set_density(m, 1.0, err);
+    if (st == ST_OK)
+        st = mm_compute(m, &sum, err);
+    if (st == ST_OK) {
+        double volume = 0;
+        for (size_t i = 0; i < m->vertex_mass.n; i++)
+            volume += m->vertex_mass.r[i] * m->c;
+        memcpy(m->vertex_mass.r, sv, nv * sizeof *sv);
+        if (with_edges)
+            for (size_t i = 0; i < m->ne && i < nem; i++)
+                m->pm[i] = sv[nv + i];
+        st = mm_set_density(m, volume > 0 ? save / volume : 1.0, err);
+        m->total_mass = save;
+    }
+    st_free(sv);
+    return st;
+}
+
+static st_status mm_init_mass(mesh_matrix_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    bool vm_set = st_component_is_set(self, "vertexMass");
+    bool md_set = st_component_is_set(self, "massDensity");
+    bool tm_set = st_component_is_set(self, "totalMass");
+    bool em_set = st_component_is_set(self, "edgeMass");
+    size_t np = m->topology->cls->topology->nb_points(m->topology);
+    if (tm_set) {
+        if (vm_set || md_set)
+            st_component_warn(self, "totalMass value overriding other mass information "
+                                    "(vertexMass or massDensity). To remove this warning you need "
+                                    "to define only one single mass information data field.");
+        mm_check_total_init(m);
+        return mm_from_total(m, err);
+    }
+    if (md_set) {
+        if (vm_set)
+            st_component_warn(self, "massDensity value overriding the value of the attribute "
+                                    "vertexMass. To remove this warning you need to set either "
+                                    "vertexMass or massDensity data field, but not both.");
+        bool ok;
+        ST_TRY(mm_check_density(m, &ok, err));
+        if (!ok) {
+            mm_check_total_init(m);
+            return mm_from_total(m, err);
+        }
+        return mm_from_density(m, err);
+    }
+    if (vm_set && !m->exact) {
+        if (em_set) {
+            if (!mm_check_list(m, &m->vertex_mass, np, "vertexMass") ||
+                !mm_check_list(m, &m->edge_mass, m->ne, "edgeMass")) {
+                mm_check_total_init(m);
+                return mm_from_total(m, err);
+            }
+            return mm_from_given(m, true, err);
+        }
+        if (m->lumping) {
+            if (!mm_check_list(m, &m->vertex_mass, np, "vertexMass")) {
+                mm_check_total_init(m);
+                return mm_from_total(m, err);
+            }
+            return mm_from_given(m, false, err);
+        }
+        st_component_warn(self, "Initialization using vertexMass requires the lumping option or "
+                                "the edgeMass information; totalMass is used instead");
+        mm_check_total_init(m);
+        return mm_from_total(m, err);
+    }
+    if (vm_set)
+        st_component_warn(self, "vertexMass cannot initialise exactHexahedra; totalMass is used");
+    else
+        st_component_info(self, "No information about the mass is given. Default : totalMass "
+                                "= 1.0");
+    mm_check_total_init(m);
+    return mm_from_total(m, err);
+}
+
+static void mm_free_runtime(mesh_matrix_mass *m)
+{
+    st_free(m->pa), st_free(m->pb), st_free(m->pm), st_free(m->rowsum);
+    st_free(m->keys), st_free(m->kidx);
+    m->pa = m->pb = NULL, m->pm = m->rowsum = NULL, m->keys = NULL, m->kidx = NULL;
+    m->npair = m->paircap = m->keycap = m->ne = 0;
+}
+
+static st_status mm_init(st_component *self, st_error *err)
+{
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    mm_free_runtime(m);
+    m->ms = st_component_mstate(self);
+    if (!m->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "No compatible MechanicalState found in the current context "
+                                  "(MeshMatrixMass needs a MechanicalObject in its node)");
+    if (!m->topology)
+        m->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!m->topology || !m->topology->cls->topology)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "No topology component found at path: %s, nor in current "
+                                  "context: %s",
+                                  m->topology ? m->topology->name : "(none)",
+                                  st_node_name(self->node));
+    if (!m->geometry_state) {
+        m->geometry_state = (st_component *)st_node_mstate(m->topology->node);
+        if (!m->geometry_state)
+            return st_component_error(self, "geometryState", err, ST_ESCENE,
+                                      "No compatible state associated with the topology has been "
+                                      "found.");
+    } else if (!st_component_has_role(m->geometry_state, ST_ROLE_STATE)) {
+        return st_component_error(self, "geometryState", err, ST_ELINK,
+                                  "geometryState must link a MechanicalObject, not a %s",
+                                  m->geometry_state->cls->name);
+    }
+    static const st_type order[4] = {ST_T_HEXAS, ST_T_TETRAS, ST_T_QUADS, ST_T_TRIANGLES};
+    m->elem = 0;
+    for (int i = 0; i < 4 && !m->elem; i++)
+        if (mm_elems(m, order[i]))
+            m->elem = order[i];
+    const st_array *edges = mm_elems(m, ST_T_EDGES);
+    if (!m->elem && !edges)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "Topology empty: the topology '%s' has no edges, triangles, "
+                                  "quads, tetrahedra or hexahedra",
+                                  m->topology->name);
+    if (!m->elem)
+        st_component_warn(self, "Edge topology found: MeshMatrixMass computes no mass on edges "
+                                "(as SOFA), every mass is 0");
+    m->c = (m->elem == ST_T_TRIANGLES || m->elem == ST_T_QUADS) ? 2.0
+           : m->elem                                          ? 2.5
+                                                              : 0.0;
+    m->exact = m->exact_hexahedra && m->elem == ST_T_HEXAS;
+    if (m->exact_hexahedra && !m->exact)
+        st_component_warn(self, "exactHexahedra has no effect: the topology has no hexahedra");
+    if (m->exact && m->lumping)
+        m->c = 1.0; /* vertexMass then holds the row sums */
+
+    /* Every vertex the elements use must exist in both states. */
+    size_t n = m->ms->position.n;
+    st_mstate *g = (st_mstate *)m->geometry_state;
+    size_t gn = m->compute_mass_on_rest ? g->rest_position.n : g->position.n;
+    const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS, ST_T_HEXAS};
+    for (int t = 0; t < 5; t++) {
+        const st_array *e = mm_elems(m, kinds[t]);
+        if (!e || (kinds[t] != ST_T_EDGES && kinds[t] != m->elem))
+            continue;
+        unsigned w = st_type_width(kinds[t]);
+        for (size_t i = 0; i < e->n * w; i++)
+            if (e->u[i] >= n || e->u[i] >= gn)
+                return st_component_error(self, "topology", err, ST_EINVAL,
+                                          "the topology's %s use vertex %u but the state has "
+                                          "%zu points",
+                                          st_type_name(kinds[t]), e->u[i], n < gn ? n : gn);
+    }
+
+    /* The topology's edges come first among the pairs, in its order. */
+    size_t nel = mm_nelems(m);
+    size_t expect = (edges ? edges->n : 0) + 28 * (m->elem == ST_T_HEXAS ? nel : 0) +
+                    6 * (m->elem != ST_T_HEXAS ? nel : 0);
+    ST_TRY(mm_pairs_reset(m, expect, err));
+    for (size_t i = 0; edges && i < edges->n; i++) {
+        size_t k;
+        ST_TRY(mm_pair(m, edges->u[2 * i], edges->u[2 * i + 1], &k, err));
+    }
+    m->ne = m->npair;
+    if (m->exact) {
+        m->rowsum = st_calloc(n ? n : 1, sizeof *m->rowsum);
+        if (!m->rowsum)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+
+    ST_TRY(mm_init_mass(m, err));
+
+    /* Outputs: the edge masses of the topology's edges. */
+    ST_TRY(st_array_resize(&m->edge_mass, ST_T_REALS, m->ne, err));
+    for (size_t i = 0; i < m->ne; i++)
+        m->edge_mass.r[i] = m->lumping ? 0.0 : m->pm[i];
+    if (m->lumping)
+        for (size_t i = 0; i < m->npair; i++)
+            m->pm[i] = 0.0;
+    st_free(m->keys), st_free(m->kidx);
+    m->keys = NULL, m->kidx = NULL, m->keycap = 0;
+    st_component_touch(self, st_component_field(self, "vertexMass"));
+    st_component_touch(self, st_component_field(self, "edgeMass"));
+    st_component_touch(self, st_component_field(self, "massDensity"));
+    st_component_touch(self, st_component_field(self, "totalMass"));
+
+    if (m->elem == ST_T_HEXAS && !m->lumping && !m->exact)
+        st_component_warn(self,
+                          "SOFA's hexahedron mass coefficients (V/20 on the diagonal, V/40 on the "
+                          "12 edges) make the element mass matrix indefinite: its checkerboard "
+                          "mode has eigenvalue -V/40, which can make implicit and explicit "
+                          "integration unstable. Kept by default to reproduce SOFA; set "
+                          "exactHexahedra: true for the exact trilinear consistent mass or "
+                          "lumping: true for a diagonal mass");
+    if (m->print_mass)
+        st_component_info(self, "mass information computed: totalMass = %g", m->total_mass);
+    return ST_OK;
+}
+
+static void mm_cleanup(st_component *self) { mm_free_runtime((mesh_matrix_mass *)self); }
+
+/* ---- role functions ---- */
+
+static size_t mm_n(const mesh_matrix_mass *m)
+{
+    return m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
+}
+
+static void mm_add_m_dx(st_component *self, const st_mparams *mp, double *res, const double *dx,
+                        double factor)
+{
+    (void)mp;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    double *r = st_slice(res, m->ms);
+    const double *d = st_slice(dx, m->ms);
+    const double *vm = m->vertex_mass.r;
+    size_t n = mm_n(m);
+    if (m->lumping) {
+        for (size_t i = 0; i < 3 * n; i++)
+            r[i] += d[i] * vm[i / 3] * m->c * factor;
+        return;
+    }
+    for (size_t i = 0; i < 3 * n; i++)
+        r[i] += d[i] * vm[i / 3] * factor;
+    for (size_t k = 0; k < m->npair; k++) {
+        double t = m->pm[k] * factor;
+        double *ra = r + 3 * m->pa[k], *rb = r + 3 * m->pb[k];
+        const double *da = d + 3 * m->pa[k], *db = d + 3 * m->pb[k];
+        ra[0] += db[0] * t, ra[1] += db[1] * t, ra[2] += db[2] * t;
+        rb[0] += da[0] * t, rb[1] += da[1] * t, rb[2] += da[2] * t;
+    }
+}
+
+static void mm_acc_from_f(st_component *self, const st_mparams *mp, double *a, const double *f)
+{
+    (void)mp;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    if (!m->lumping) {
+        if (!m->warned_acc)
+            st_component_warn(self, "the method 'accFromF' can't be used with MeshMatrixMass as "
+                                    "this SPARSE mass matrix can't be inversed easily. Please "
+                                    "proceed to mass lumping or use a DiagonalMass (both are "
+                                    "equivalent).");
+        m->warned_acc = true;
+        return;
+    }
+    double *as = st_slice(a, m->ms);
+    const double *fs = st_slice(f, m->ms);
+    size_t n = mm_n(m);
+    for (size_t i = 0; i < 3 * n; i++)
+        as[i] = fs[i] / (m->vertex_mass.r[i / 3] * m->c);
+}
+
+static void mm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matrix *mat,
+                               double mfactor)
+{
+    (void)mp;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    size_t n = mm_n(m), off = m->ms->offset;
+    if (m->lumping) {
+        for (size_t i = 0; i < n; i++)
+            st_matrix_add_diag(mat, off + i, m->vertex_mass.r[i] * m->c * mfactor);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        st_matrix_add_diag(mat, off + i, m->vertex_mass.r[i] * mfactor);
+    for (size_t k = 0; k < m->npair; k++) {
+        if (m->pm[k] == 0.0)
+            continue;
+        double e = m->pm[k] * mfactor;
+        double b[9] = {e, 0, 0, 0, e, 0, 0, 0, e};
+        st_matrix_add_block(mat, off + m->pa[k], off + m->pb[k], b);
+        st_matrix_add_block(mat, off + m->pb[k], off + m->pa[k], b);
+    }
+}
+
+static void mm_add_gravity(st_component *self, const st_mparams *mp, double *f, const double *x,
+                           const double *v)
+{
+    (void)x, (void)v;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    if (m->separate_gravity)
+        return;
+    double *fs = st_slice(f, m->ms);
+    const double *g = mp->gravity;
+    size_t n = mm_n(m);
+    for (size_t i = 0; i < n; i++) {
+        if (m->exact && !m->lumping) {
+            double r = m->rowsum[i];
+            fs[3 * i] += g[0] * r, fs[3 * i + 1] += g[1] * r, fs[3 * i + 2] += g[2] * r;
+            continue;
+        }
+        double vm = m->vertex_mass.r[i];
+        fs[3 * i] += g[0] * vm * m->c;
+        fs[3 * i + 1] += g[1] * vm * m->c;
+        fs[3 * i + 2] += g[2] * vm * m->c;
+    }
+}
+
+static void mm_add_gravity_to_v(st_component *self, const st_mparams *mp, double *v, double dt)
+{
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    if (!m->separate_gravity)
+        return;
+    double *vs = st_slice(v, m->ms);
+    double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    for (size_t i = 0; i < m->ms->n; i++)
+        vs[3 * i] += hg[0], vs[3 * i + 1] += hg[1], vs[3 * i + 2] += hg[2];
+}
+
+static double mm_kinetic(st_component *self, const st_mparams *mp, const double *v)
+{
+    (void)mp;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    const double *vs = st_slice(v, m->ms);
+    size_t n = mm_n(m);
+    double e = 0, c = m->lumping ? m->c : 1.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *w = vs + 3 * i;
+        e += (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * m->vertex_mass.r[i] * c;
+    }
+    if (!m->lumping)
+        for (size_t k = 0; k < m->npair; k++) {
+            const double *a = vs + 3 * m->pa[k], *b = vs + 3 * m->pb[k];
+            e += 2 * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * m->pm[k];
+        }
+    return e / 2;
+}
+
+static double mm_potential(st_component *self, const st_mparams *mp, const double *x)
+{
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    const double *xs = st_slice(x, m->ms);
+    const double *g = mp->gravity;
+    size_t n = mm_n(m);
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = xs + 3 * i;
+        double w = (m->exact && !m->lumping) ? m->rowsum[i] : m->vertex_mass.r[i] * m->c;
+        e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * w;
+    }
+    return e;
+}
+
+static bool mm_is_diagonal(const st_component *self)
+{
+    return ((const mesh_matrix_mass *)self)->lumping;
+}
+
+static double mm_rayleigh_mass(const st_component *self)
+{
+    return ((const mesh_matrix_mass *)self)->rayleigh_mass;
+}
+
+static const st_mass_ops mm_mass_ops = {
+    .struct_size = sizeof(st_mass_ops),
+    .add_m_dx = mm_add_m_dx,
+    .acc_from_f = mm_acc_from_f,
+    .add_m_to_matrix = mm_add_m_to_matrix,
+    .add_gravity_to_force = mm_add_gravity,
+    .add_gravity_to_v = mm_add_gravity_to_v,
+    .kinetic_energy = mm_kinetic,
+    .potential_energy = mm_potential,
+    .is_diagonal = mm_is_diagonal,
+    .rayleigh_mass = mm_rayleigh_mass,
+};
+
+static const st_field mm_fields[] = {
+    ST_REALS(mesh_matrix_mass, mass_density, "massDensity", NULL,
+             "Specify real and strictly positive value(s) for the mass density (one, or one per "
+             "element). If unspecified or wrongly set, the totalMass information is used."),
+    ST_REAL(mesh_matrix_mass, total_mass, "totalMass", "1",
+            "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
+            "the default value is used: totalMass = 1.0"),
+    ST_REALS(mesh_matrix_mass, vertex_mass, "vertexMass", NULL,
+             "internal values of the particles masses on vertices (the diagonal of M)"),
+    ST_REALS(mesh_matrix_mass, edge_mass, "edgeMass", NULL,
+             "internal values of the particles masses on edges (off-diagonal terms of M, one per "
+             "topology edge)"),
+    ST_BOOL(mesh_matrix_mass, compute_mass_on_rest, "computeMassOnRest", "false",
+            "If true, the mass of every element is computed based on the rest position rather "
+            "than the position"),
+    ST_BOOL(mesh_matrix_mass, show_gravity_center, "showGravityCenter", "false",
+            "display the center of gravity of the system (kept; no drawing)"),
+    ST_REAL(mesh_matrix_mass, show_axis_size, "showAxisSizeFactor", "1",
+            "factor length of the axis displayed (only used for rigids; kept)"),
+    ST_BOOL(mesh_matrix_mass, lumping, "lumping", "false",
+            "boolean if you need to use a lumped mass matrix (c x vertexMass on the diagonal, "
+            "c = 2 on surfaces, 2.5 on volumes)"),
+    ST_BOOL(mesh_matrix_mass, print_mass, "printMass", "false",
+            "boolean if you want to check the mass conservation"),
+    ST_BOOL(mesh_matrix_mass, exact_hexahedra, "exactHexahedra", "false",
+            "settee extension: use the exact consistent mass of trilinear hexahedra (positive "
+            "definite) instead of SOFA's V/20 diagonal and V/40 edge coefficients, whose element "
+            "matrix is indefinite (checkerboard eigenvalue -V/40); default false reproduces SOFA"),
+    ST_BOOL(mesh_matrix_mass, separate_gravity, "separateGravity", "false",
+            "add separately gravity to velocity computation"),
+    ST_REAL(mesh_matrix_mass, rayleigh_mass, "rayleighMass", "0",
+            "Rayleigh damping - mass matrix coefficient"),
+    ST_REAL(mesh_matrix_mass, rayleigh_stiffness, "rayleighStiffness", "0",
+            "Rayleigh damping - stiffness matrix coefficient"),
+    ST_LINK(mesh_matrix_mass, topology, "topology", ST_LINK_TOPOLOGY,
+            "link to the topology container (default: the first topology found upward)"),
+    ST_LINK(mesh_matrix_mass, geometry_state, "geometryState", ST_LINK_STATE,
+            "link to the MechanicalObject associated with the geometry (default: the "
+            "topology's node's)"),
+    ST_LINK(mesh_matrix_mass, mstate, "mstate", ST_LINK_STATE,
+            "MechanicalState used by this component"),
+    ST_FIELD_END};
+
+const st_class st_mesh_matrix_mass_class = {
+    .struct_size = sizeof(st_class),
+    .name = "MeshMatrixMass",
+    .category = "Mass",
+    .description = "Consistent (or lumped) mass matrix of triangles, quads, tetrahedra or "
+                   "hexahedra with SOFA's coefficients",
+    .instance_size = sizeof(mesh_matrix_mass),
+    .fields = mm_fields,
+    .init = mm_init,
+    .cleanup = mm_cleanup,
+    .mass = &mm_mass_ops,
+};

@@ -1,0 +1,266 @@
+/* static_solver.c - StaticSolver: static equilibrium by Newton-Raphson
+ * iterations on the residual r(x) = P f(x), solving (-K) dx = r with the
+ * linear solver, with SOFA's line search and convergence tests. The data
+ * of the iterations live in a NewtonRaphsonSolver (link "newtonSolver",
+ * else the first one below the solver's node); without one the solver uses
+ * its own defaults (as SOFA's automatically created one), fed by the
+ * deprecated attributes. dt and v are ignored. */
+#include <string.h>
+
+#include "newton_raphson.h"
+
+typedef struct static_solver {
+    st_component base;
+    st_component *newton_link;   /* "newtonSolver" link */
+    st_component *linear_solver; /* "linearSolver" link */
+    /* Deprecated attributes forwarded to the Newton data. */
+    unsigned newton_iterations;  /* "newton_iterations" */
+    double abs_corr, rel_corr, abs_res, rel_res; /* "*_tolerance_threshold" */
+    bool diverge_growing;        /* "should_diverge_when_residual_is_growing" */
+    /* Runtime. */
+    st_component *ls;
+    newton_raphson *nr;          /* the NewtonRaphsonSolver, or NULL */
+    newton_params own;           /* used when nr is NULL */
+    char *status;                /* status buffer when nr is NULL */
+    double *r, *dx, *x0;         /* system-owned */
+} static_solver;
+
+static const st_field static_fields[] = {
+    ST_LINK(static_solver, newton_link, "newtonSolver", ST_LINK_ANY,
+            "Link to a NewtonRaphsonSolver"),
+    ST_LINK(static_solver, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
+            "Linear solver used by this component"),
+    ST_UINT(static_solver, newton_iterations, "newton_iterations", "1",
+            "Deprecated: use maxNbIterationsNewton of a NewtonRaphsonSolver"),
+    ST_REAL(static_solver, abs_corr, "absolute_correction_tolerance_threshold", "0",
+            "Deprecated: use absoluteEstimateDifferenceThreshold of a NewtonRaphsonSolver"),
+    ST_REAL(static_solver, rel_corr, "relative_correction_tolerance_threshold", "0",
+            "Deprecated: use relativeEstimateDifferenceThreshold of a NewtonRaphsonSolver"),
+    ST_REAL(static_solver, abs_res, "absolute_residual_tolerance_threshold", "1e-5",
+            "Deprecated: use absoluteResidualStoppingThreshold of a NewtonRaphsonSolver"),
+    ST_REAL(static_solver, rel_res, "relative_residual_tolerance_threshold", "1e-5",
+            "Deprecated: use relativeInitialStoppingThreshold of a NewtonRaphsonSolver"),
+    ST_BOOL(static_solver, diverge_growing, "should_diverge_when_residual_is_growing", "false",
+            "Deprecated (accepted, unused)"),
+    ST_FIELD_END};
+
+static const char *const deprecated[] = {
+    "newton_iterations", "absolute_correction_tolerance_threshold",
+    "relative_correction_tolerance_threshold", "absolute_residual_tolerance_threshold",
+    "relative_residual_tolerance_threshold", "should_diverge_when_residual_is_growing", NULL};
+
+static newton_raphson *find_newton(st_component *self)
+{
+    st_component *all[64];
+    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (all[i]->cls == &newton_raphson_solver_class)
+            return (newton_raphson *)all[i];
+    return NULL;
+}
+
+static st_status ss_init(st_component *self, st_error *err)
+{
+    static_solver *s = (static_solver *)self;
+    s->ls = s->linear_solver ? s->linear_solver
+                             : st_node_find(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN);
+    if (!s->ls || !st_component_has_role(s->ls, ST_ROLE_LINSOLVER))
+        return st_component_error(self, "linearSolver", err, ST_ESCENE,
+                                  "A linear solver is required by this component but has not "
+                                  "been found.");
+    if (s->newton_link) {
+        if (s->newton_link->cls != &newton_raphson_solver_class)
+            return st_component_error(self, "newtonSolver", err, ST_ELINK,
+                                      "the linked component is not a NewtonRaphsonSolver");
+        s->nr = (newton_raphson *)s->newton_link;
+    } else {
+        s->nr = find_newton(self);
+    }
+    bool any_deprecated = false;
+    for (size_t i = 0; deprecated[i]; i++)
+        if (st_component_is_set(self, deprecated[i])) {
+            any_deprecated = true;
+            st_component_warn(self, "'%s' is deprecated: set the data of a NewtonRaphsonSolver "
+                                    "instead",
+                              deprecated[i]);
+        }
+    if (!s->nr) {
+        st_component_warn(self, "A Newton-Raphson solver is required by this component but has "
+                                "not been found. It will be created automatically");
+        /* NewtonRaphsonSolver's defaults, then the deprecated attributes. */
+        s->own = (newton_params){1, 1e-5, 1e-5, 1e-5, 0.0, 0.0, 1, 0.5, true, true, true};
+        if (any_deprecated) {
+            if (st_component_is_set(self, "newton_iterations"))
+                s->own.max_it = s->newton_iterations;
+            if (st_component_is_set(self, "absolute_correction_tolerance_threshold"))
+                s->own.abs_estimate = s->abs_corr;
+            if (st_component_is_set(self, "relative_correction_tolerance_threshold"))
+                s->own.rel_estimate = s->rel_corr;
+            if (st_component_is_set(self, "absolute_residual_tolerance_threshold"))
+                s->own.abs_residual = s->abs_res;
+            if (st_component_is_set(self, "relative_residual_tolerance_threshold"))
+                s->own.rel_estimate = s->rel_res; /* as SOFA forwards it */
+        }
+    }
+    return ST_OK;
+}
+
+static st_status ss_bind(st_component *self, st_system *sys, st_error *err)
+{
+    static_solver *s = (static_solver *)self;
+    ST_TRY(st_system_vec_alloc(sys, &s->r, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->dx, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->x0, err));
+    /* Status text and residual graph storage, allocated once. */
+    char **status = s->nr ? &s->nr->status : &s->status;
+    st_free(*status);
+    *status = st_calloc(48, 1);
+    if (!*status)
+        return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
+    strcpy(*status, "Undefined");
+    if (s->nr) {
+        unsigned max_it = s->nr->p.max_it;
+        ST_TRY(st_array_resize(&s->nr->residual_graph, ST_T_REALS, (size_t)max_it + 1, err));
+        s->nr->residual_graph.n = 0;
+    }
+    return ST_OK;
+}
+
+static void ss_cleanup(st_component *self)
+{
+    static_solver *s = (static_solver *)self;
+    st_free(s->status);
+    s->status = NULL;
+}
+
+/* r = P f(x); returns |r|^2. */
+static double residual(st_system *sys, double *r)
+{
+    st_system_compute_force(sys, r, sys->x, sys->v);
+    st_system_project_response(sys, r);
+    return st_vec_dot(sys, r, r);
+}
+
+static void set_status(static_solver *s, const char *text)
+{
+    char *buf = s->nr ? s->nr->status : s->status;
+    if (buf) {
+        strncpy(buf, text, 47);
+        buf[47] = 0;
+    }
+}
+
+static void graph_push(static_solver *s, double v)
+{
+    if (!s->nr)
+        return;
+    st_array *g = &s->nr->residual_graph;
+    if (g->n < g->cap)
+        g->r[g->n++] = v;
+}
+
+/* x += f dx, then the position correction and mapped positions. */
+static void move(st_system *sys, const double *dx, double f)
+{
+    st_vec_peq(sys, sys->x, dx, f);
+    st_system_propagate_x(sys, sys->x);
+}
+
+static st_status ss_solve(st_component *self, st_system *sys, double dt, st_error *err)
+{
+    static_solver *s = (static_solver *)self;
+    const newton_params *p = s->nr ? &s->nr->p : &s->own;
+    const st_linsolver_ops *lso = s->ls->cls->linsolver;
+    double *r = s->r, *dx = s->dx;
+    if (s->nr)
+        s->nr->residual_graph.n = 0;
+    set_status(s, "Running");
+    sys->mp.implicit = true;
+    st_vec_eq(sys, s->x0, sys->x);
+    const double r0 = residual(sys, r);
+    graph_push(s, r0);
+    if (p->abs_residual > 0.0 && r0 <= p->abs_residual * p->abs_residual) {
+        set_status(s, "ConvergedEquilibrium");
+        return ST_OK;
+    }
+    double prev = r0;
+    bool converged = false, diverged = false;
+    for (unsigned k = 0; k < p->max_it && !converged && !diverged; k++) {
+        const double xprev2 = p->rel_estimate > 0.0 ? st_vec_dot(sys, sys->x, sys->x) : 0.0;
+        ST_TRY(lso->set_system(s->ls, sys, 0.0, 0.0, -1.0, err));
+        ST_TRY(lso->solve(s->ls, sys, dx, r, err));
+        /* Line search: alpha = 1, then alpha * c, ... */
+        double alpha = 1.0;
+        move(sys, dx, alpha);
+        double rn = residual(sys, r);
+        for (unsigned ls = 1; rn >= prev && ls < p->max_ls; ls++) {
+            const double na = alpha * p->ls_coef;
+            move(sys, dx, na - alpha);
+            alpha = na;
+            rn = residual(sys, r);
+        }
+        if (rn >= prev) {
+            diverged = true;
+            set_status(s, "DivergedLineSearch");
+            if (p->max_ls > 1) {
+                move(sys, dx, 1.0 - alpha);
+                rn = residual(sys, r);
+            }
+            if (p->warn_ls)
+                st_component_warn(self, "Line search failed at Newton iteration %u", k + 1);
+        }
+        graph_push(s, rn);
+        if (diverged)
+            break;
+        const double dx2 = st_vec_dot(sys, dx, dx);
+        if (p->rel_successive > 0.0 && rn < p->rel_successive * p->rel_successive * prev) {
+            set_status(s, "ConvergedResidualSuccessiveRatio");
+            converged = true;
+        } else if (p->rel_initial > 0.0 && rn < p->rel_initial * p->rel_initial * r0) {
+            set_status(s, "ConvergedResidualInitialRatio");
+            converged = true;
+        } else if (p->abs_residual > 0.0 && rn < p->abs_residual * p->abs_residual) {
+            set_status(s, "ConvergedAbsoluteResidual");
+            converged = true;
+        } else if (p->rel_estimate > 0.0 && xprev2 > 0.0 &&
+                   dx2 < p->rel_estimate * p->rel_estimate * xprev2) {
+            set_status(s, "ConvergedRelativeEstimateDifference");
+            converged = true;
+        } else if (p->abs_estimate > 0.0 && dx2 < p->abs_estimate * p->abs_estimate) {
+            set_status(s, "ConvergedAbsoluteEstimateDifference");
+            converged = true;
+        }
+        prev = rn;
+    }
+    if (!converged && !diverged) {
+        diverged = true;
+        set_status(s, "DivergedMaxIterations");
+        if (p->warn_diverge)
+            st_component_warn(self, "Newton-Raphson diverged: no convergence after %u "
+                                    "iterations",
+                              p->max_it);
+    }
+    if (diverged && !p->update_when_diverged) {
+        st_vec_eq(sys, sys->x, s->x0);
+        st_system_propagate_x(sys, sys->x);
+    }
+    return ST_OK;
+}
+
+static const st_odesolver_ops ss_ops = {
+    .struct_size = sizeof(st_odesolver_ops),
+    .bind = ss_bind,
+    .solve = ss_solve,
+};
+
+const st_class static_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "StaticSolver",
+    .category = "OdeSolver",
+    .description = "Static equilibrium solver: Newton-Raphson iterations on P f(x) = 0",
+    .instance_size = sizeof(static_solver),
+    .fields = static_fields,
+    .init = ss_init,
+    .cleanup = ss_cleanup,
+    .odesolver = &ss_ops,
+};

@@ -1,0 +1,302 @@
+/* test_jacobians.c - for every force field of SolidMechanics.Spring,
+ * add_dforce and the assembled stiffness matrix equal a central finite
+ * difference Jacobian of add_force (to 1e-6 relative); for every mass of the
+ * Mass plugin, the assembled mass matrix equals add_m_dx column by column. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+static void set(st_component *c, const char *name, const char *text)
+{
+    st_error err = {0};
+    cr_assert_eq(st_component_set(c, name, text, &err), ST_OK, "set %s=%s: %s", name, text,
+                 err.msg);
+}
+
+static st_component *add(st_node *n, const char *cls, const char *name)
+{
+    st_component *c = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_node_add_object(n, cls, name, &c, &err), ST_OK, "add %s: %s", cls, err.msg);
+    return c;
+}
+
+static st_node *child(st_node *n, const char *name)
+{
+    st_node *c = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_node_add_child(n, name, &c, &err), ST_OK, "%s", err.msg);
+    return c;
+}
+
+static st_scene *new_scene(test_rt *t)
+{
+    st_error err = {0};
+    test_rt_open(t);
+    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    const char *plugins[] = {"ODESolver.Forward", "Mass", "Topology", "SolidMechanics.Spring",
+                             "Constraint.Projective"};
+    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_create(t->rt, &s, &err), ST_OK, "%s", err.msg);
+    return s;
+}
+
+static st_system *init_scene(st_scene *s)
+{
+    st_error err = {0};
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
+    cr_assert_geq(s->nsystems, 1);
+    return s->systems[0];
+}
+
+/* Deterministic pseudo-random numbers in [-1, 1]. */
+static double rnd(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return ((*state >> 8) & 0xFFFF) / 32767.5 - 1.0;
+}
+
+/* Compares the force field's add_dforce and assembled K with central
+ * differences of add_force at a perturbed state (zero velocity: SOFA's
+ * spring Jacobian leaves out the derivative of the damping term, which
+ * vanishes there). */
+static void check_forcefield(st_system *sys, st_component *ff, double perturb, unsigned seed)
+{
+    const st_forcefield_ops *ops = ff->cls->forcefield;
+    size_t N = sys->size, NA = 3 * sys->nall;
+    double *x = calloc(NA, sizeof *x), *v = calloc(NA, sizeof *v), *f = calloc(NA, sizeof *f);
+    double *fp = calloc(NA, sizeof *f), *fm = calloc(NA, sizeof *f);
+    double *Jfd = calloc(N * N, sizeof *Jfd), *e = calloc(NA, sizeof *e);
+    memcpy(x, sys->x, NA * sizeof *x);
+    for (size_t i = 0; i < N; i++)
+        x[i] += perturb * rnd(&seed);
+    const double h = 1e-6;
+    double jmax = 0;
+    for (size_t j = 0; j < N; j++) {
+        double xj = x[j];
+        memset(fp, 0, NA * sizeof *fp);
+        memset(fm, 0, NA * sizeof *fm);
+        x[j] = xj + h;
+        ops->add_force(ff, &sys->mp, fp, x, v);
+        x[j] = xj - h;
+        ops->add_force(ff, &sys->mp, fm, x, v);
+        x[j] = xj;
+        for (size_t i = 0; i < N; i++) {
+            Jfd[i * N + j] = (fp[i] - fm[i]) / (2 * h);
+            if (fabs(Jfd[i * N + j]) > jmax)
+                jmax = fabs(Jfd[i * N + j]);
+        }
+    }
+    cr_assert_gt(jmax, 0.0, "%s: the Jacobian is zero, the test would prove nothing",
+                 ff->cls->name);
+    /* Jacobian cached at x. */
+    ops->add_force(ff, &sys->mp, f, x, v);
+    double tol = 1e-6 * jmax;
+    for (size_t j = 0; j < N; j++) {
+        memset(e, 0, NA * sizeof *e);
+        memset(fp, 0, NA * sizeof *fp);
+        e[j] = 1.0;
+        ops->add_dforce(ff, &sys->mp, fp, e, 1.0, 0.0);
+        for (size_t i = 0; i < N; i++)
+            cr_assert(fabs(fp[i] - Jfd[i * N + j]) <= tol,
+                      "%s add_dforce: K(%zu,%zu) = %.12g, finite differences %.12g",
+                      ff->cls->name, i, j, fp[i], Jfd[i * N + j]);
+    }
+    /* Assembled K (kf = 1, no mass: the scene has none). */
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    cr_assert_eq(csr.n, N);
+    double *K = calloc(N * N, sizeof *K);
+    for (size_t r = 0; r < N; r++)
+        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
+            K[r * N + (size_t)csr.colind[k]] += csr.values[k];
+    for (size_t i = 0; i < N * N; i++)
+        cr_assert(fabs(K[i] - Jfd[i]) <= tol, "%s assembled: K(%zu,%zu) = %.12g, finite "
+                                              "differences %.12g",
+                  ff->cls->name, i / N, i % N, K[i], Jfd[i]);
+    st_matrix_destroy(&m);
+    free(K), free(x), free(v), free(f), free(fp), free(fm), free(Jfd), free(e);
+}
+
+static st_node *grid_node(st_scene *s, const char *n, st_component **dofs)
+{
+    st_node *b = child(st_scene_root(s), "Beam");
+    add(b, "EulerExplicitSolver", "solver");
+    *dofs = add(b, "MechanicalObject", "dofs");
+    st_component *g = add(b, "RegularGridTopology", "grid");
+    set(g, "n", n);
+    set(g, "min", "0 0 0");
+    set(g, "max", "1 1.5 2");
+    return b;
+}
+
+Test(jacobians, spring_force_field_list)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "P");
+    add(b, "EulerExplicitSolver", "solver");
+    st_component *dofs = add(b, "MechanicalObject", "dofs");
+    set(dofs, "position", "0 0 0  1 0 0  0 1 0  0 0 1  1 1 1");
+    st_component *ff = add(b, "SpringForceField", "springs");
+    set(ff, "spring", "0 1 100 5 0.8  1 2 50 1 1.2  2 3 70 0 1  3 4 20 2 0.5  0 4 10 1 1.5");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.1, 7);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, spring_force_field_two_states)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *root = st_scene_root(s);
+    st_node *p = child(root, "P");
+    add(p, "EulerExplicitSolver", "solver");
+    st_node *a = child(p, "A"), *bb = child(p, "B");
+    set(add(a, "MechanicalObject", "dofs"), "position", "0 0 0  1 0 0");
+    set(add(bb, "MechanicalObject", "dofs"), "position", "0 1 0  1 1 1  2 0 0");
+    st_component *ff = add(p, "SpringForceField", "springs");
+    set(ff, "object1", "@A/dofs");
+    set(ff, "object2", "@B/dofs");
+    set(ff, "indices1", "0 1 1");
+    set(ff, "indices2", "0 1 2");
+    set(ff, "stiffness", "30 40 50");
+    set(ff, "lengths", "0.5 1 2");
+    st_system *sys = init_scene(s);
+    cr_assert_eq(sys->ndof, 5);
+    check_forcefield(sys, ff, 0.1, 11);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, mesh_spring_force_field)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "3 2 2", &dofs);
+    st_component *ff = add(b, "MeshSpringForceField", "springs");
+    set(ff, "stiffness", "300");
+    set(ff, "damping", "4");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.05, 3);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, rest_shape_springs)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "2 2 2", &dofs);
+    st_component *ff = add(b, "RestShapeSpringsForceField", "rs");
+    set(ff, "points", "1 3 4 6");
+    set(ff, "stiffness", "10 20 30 40");
+    set(ff, "activeDirections", "1 0 1");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.1, 5);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The assembled mass matrix (mf = 1) equals add_m_dx applied to unit
+ * vectors, and a diagonal mass's acc_from_f inverts it. */
+static void check_mass(const char *cls, const char *const *fields, size_t nf, bool diagonal)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "3 2 2", &dofs);
+    st_component *mc = add(b, cls, "mass");
+    for (size_t i = 0; i + 1 < nf; i += 2)
+        set(mc, fields[i], fields[i + 1]);
+    st_system *sys = init_scene(s);
+    const st_mass_ops *ops = mc->cls->mass;
+    cr_assert_eq(ops->is_diagonal(mc), diagonal, "%s is_diagonal", cls);
+    size_t N = sys->size, NA = 3 * sys->nall;
+    double *e = calloc(NA, sizeof *e), *col = calloc(NA, sizeof *col);
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 1.0, 0.0, 0.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    double *M = calloc(N * N, sizeof *M);
+    for (size_t r = 0; r < N; r++)
+        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
+            M[r * N + (size_t)csr.colind[k]] += csr.values[k];
+    double mmax = 0;
+    for (size_t i = 0; i < N * N; i++)
+        mmax = fmax(mmax, fabs(M[i]));
+    cr_assert_gt(mmax, 0.0);
+    for (size_t j = 0; j < N; j++) {
+        memset(e, 0, NA * sizeof *e);
+        memset(col, 0, NA * sizeof *col);
+        e[j] = 1.0;
+        ops->add_m_dx(mc, &sys->mp, col, e, 1.0);
+        for (size_t i = 0; i < N; i++)
+            cr_assert(fabs(col[i] - M[i * N + j]) <= 1e-12 * mmax,
+                      "%s: M(%zu,%zu) = %.17g assembled, %.17g from add_m_dx", cls, i, j,
+                      M[i * N + j], col[i]);
+        if (diagonal) {
+            double a[3 * 64] = {0};
+            cr_assert_leq(NA, sizeof a / sizeof *a);
+            ops->acc_from_f(mc, &sys->mp, a, col);
+            for (size_t i = 0; i < N; i++)
+                cr_assert(fabs(a[i] - e[i]) <= 1e-12, "%s acc_from_f(M e_%zu)[%zu] = %g", cls,
+                          j, i, a[i]);
+        }
+    }
+    /* Gravity is g times each row sum of M. */
+    double *f = calloc(NA, sizeof *f);
+    ops->add_gravity_to_force(mc, &sys->mp, f, sys->x, sys->v);
+    for (size_t i = 0; i < N; i++) {
+        double rs = 0;
+        for (size_t j = i % 3; j < N; j += 3)
+            rs += M[i * N + j];
+        double want = sys->mp.gravity[i % 3] * rs;
+        cr_assert(fabs(f[i] - want) <= 1e-12 * (fabs(want) + 1), "%s gravity[%zu] = %.17g, "
+                                                                   "g * row sum = %.17g",
+                  cls, i, f[i], want);
+    }
+    st_matrix_destroy(&m);
+    free(e), free(col), free(M), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, diagonal_mass)
+{
+    const char *f[] = {"totalMass", "3"};
+    check_mass("DiagonalMass", f, 2, true);
+}
+
+Test(jacobians, mesh_matrix_mass_consistent)
+{
+    const char *f[] = {"massDensity", "2"};
+    check_mass("MeshMatrixMass", f, 2, false);
+}
+
+Test(jacobians, mesh_matrix_mass_lumped)
+{
+    const char *f[] = {"totalMass", "5", "lumping", "true"};
+    check_mass("MeshMatrixMass", f, 4, true);
+}
+
+Test(jacobians, mesh_matrix_mass_exact_hexahedra)
+{
+    const char *f[] = {"totalMass", "5", "exactHexahedra", "true"};
+    check_mass("MeshMatrixMass", f, 4, false);
+}

@@ -1,0 +1,325 @@
+/* test_linear_solvers.c - the linear solvers (SparseLDLSolver,
+ * SparseCholeskySolver, SparseLUSolver, CGLinearSolver matrix-free and
+ * assembled, PCGLinearSolver with JacobiPreconditioner) against a dense
+ * LAPACK solve (dgesv) of the same assembled system; whole trajectories
+ * agreeing across solvers; the errors of singular and indefinite matrices;
+ * the LDL^T fall-back. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+/* A small spring lattice: 2 x 2 x 4 grid, base fixed, every linear solver in
+ * the node; the ODE solver uses the one named by `use`. */
+static st_scene *lattice(test_rt *t, const char *use)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "                      LinearSolver.Direct, Mass, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Topology]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {name: ode, rayleighStiffness: 0.1, rayleighMass: 0.1,\n"
+             "                                linearSolver: \"@%s\"}\n"
+             "        - SparseLDLSolver: {name: ldl, template: CompressedRowSparseMatrixMat3x3d}\n"
+             "        - SparseLUSolver: {name: lu, permutation: SuiteSparse}\n"
+             "        - SparseCholeskySolver: {name: chol, permutation: METIS}\n"
+             "        - CGLinearSolver: {name: cg, iterations: 2000, tolerance: 1e-14,\n"
+             "                           threshold: 1e-30}\n"
+             "        - CGLinearSolver: {name: cga, template: CompressedRowSparseMatrixMat3x3d,\n"
+             "                           iterations: 2000, tolerance: 1e-14, threshold: 1e-30}\n"
+             "        - JacobiPreconditioner: {name: jacobi}\n"
+             "        - PCGLinearSolver: {name: pcg, iterations: 2000, tolerance: 1e-28,\n"
+             "                            preconditioner: \"@jacobi\"}\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, nx: 2, ny: 2, nz: 4, xmin: 0, xmax: 1,\n"
+             "                                ymin: 0, ymax: 1, zmin: 0, zmax: 3}\n"
+             "        - UniformMass: {totalMass: 4}\n"
+             "        - FixedProjectiveConstraint: {indices: [0, 1, 2, 3]}\n"
+             "        - MeshSpringForceField: {stiffness: 300, damping: 1}\n",
+             use);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
+    return s;
+}
+
+static st_component *object(st_scene *s, const char *name)
+{
+    st_component *all[32];
+    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 32);
+    for (size_t i = 0; i < n && i < 32; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    cr_assert_fail("no object %s", name);
+    return NULL;
+}
+
+typedef void (*dgesv_fn)(int *n, int *nrhs, double *a, int *lda, int *ipiv, double *b, int *ldb,
+                         int *info);
+
+/* LAPACK's dgesv, loaded at run time from LAPACK_LIB's soname. */
+static dgesv_fn load_dgesv(void **handle)
+{
+    *handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!*handle)
+        *handle = dlopen("liblapack.so", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(*handle, "cannot load LAPACK: %s", dlerror());
+    dgesv_fn f = (dgesv_fn)(uintptr_t)dlsym(*handle, "dgesv_");
+    cr_assert_not_null(f, "no dgesv_ in LAPACK");
+    return f;
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+Test(linear_solvers, agree_with_dense_lapack)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = lattice(&t, "ldl");
+    st_error err = {0};
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_system *sys = s->systems[0];
+    const size_t n = sys->size;
+    const double h = 0.01, mf = 1 + h * 0.1, bf = -h, kf = -h * (h + 0.1);
+
+    /* The dense matrix from our own assembly. */
+    st_matrix *m = NULL;
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, mf, bf, kf, &err), ST_OK, "%s", err.msg);
+    st_csr a;
+    st_matrix_csr(m, &a);
+    cr_assert_eq(a.n, n);
+    double *dense = calloc(n * n, sizeof *dense);
+    for (size_t i = 0; i < n; i++)
+        for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++)
+            dense[(size_t)a.colind[k] * n + i] = a.values[k]; /* column-major */
+    /* A projected right-hand side. */
+    double *b = calloc(3 * sys->nall, sizeof *b), *xd = calloc(n, sizeof *xd);
+    srand(7);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (double)rand() / RAND_MAX - 0.5;
+    st_system_project_response(sys, b);
+    memcpy(xd, b, n * sizeof *xd);
+    void *lapack = NULL;
+    dgesv_fn dgesv = load_dgesv(&lapack);
+    int nn = (int)n, one = 1, info = 0;
+    int *ipiv = calloc(n, sizeof *ipiv);
+    dgesv(&nn, &one, dense, &nn, ipiv, xd, &nn, &info);
+    cr_assert_eq(info, 0, "dgesv info %d", info);
+    double xmax = 0;
+    for (size_t i = 0; i < n; i++)
+        xmax = fmax(xmax, fabs(xd[i]));
+    cr_assert_gt(xmax, 1e-6, "a non-trivial solution");
+
+    static const char *const names[] = {"ldl", "lu", "chol", "cg", "cga", "pcg"};
+    double *x = calloc(3 * sys->nall, sizeof *x);
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        st_component *ls = object(s, names[k]);
+        memset(x, 0, 3 * sys->nall * sizeof *x);
+        cr_assert_eq(ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, &err), ST_OK, "%s: %s",
+                     names[k], err.msg);
+        cr_assert_eq(ls->cls->linsolver->solve(ls, sys, x, b, &err), ST_OK, "%s: %s", names[k],
+                     err.msg);
+        double d = max_abs_diff(x, xd, n);
+        cr_assert(d <= 1e-10 * xmax, "%s differs from LAPACK by %.3g (|x| %.3g)", names[k], d,
+                  xmax);
+    }
+    /* The CG outputs report what happened. */
+    st_component *cg = object(s, "cg");
+    const unsigned *iters = st_component_field_ptr(cg, st_component_field(cg, "nbIterations"));
+    const double *res = st_component_field_ptr(cg, st_component_field(cg, "residual"));
+    cr_assert_gt(*iters, 1u);
+    cr_assert_lt(*iters, 2000u);
+    cr_assert_leq(*res, 1e-14);
+    free(ipiv);
+    free(x);
+    free(b);
+    free(xd);
+    free(dense);
+    dlclose(lapack);
+    st_matrix_destroy(&m);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Positions after 30 steps with the given linear solver. */
+static void trajectory(const char *use, double *out, size_t *n)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = lattice(&t, use);
+    st_error err = {0};
+    for (int i = 0; i < 30; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", use, err.msg);
+    st_mstate *ms = (st_mstate *)object(s, "dofs");
+    *n = 3 * ms->n;
+    memcpy(out, ms->position.r, *n * sizeof *out);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(linear_solvers, trajectories_agree)
+{
+    double ref[256], x[256];
+    size_t n = 0, m = 0;
+    trajectory("ldl", ref, &n);
+    cr_assert_eq(n, 48u);
+    /* The tip moved. */
+    cr_assert(fabs(ref[n - 2] - 1.0) > 1e-3, "tip y %.17g", ref[n - 2]);
+    static const char *const names[] = {"lu", "chol", "cg", "cga", "pcg"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        trajectory(names[k], x, &m);
+        cr_assert_eq(m, n);
+        double d = max_abs_diff(x, ref, n);
+        cr_assert(d <= 1e-10, "%s differs from SparseLDLSolver by %.3g", names[k], d);
+    }
+}
+
+Test(linear_solvers, singular_matrix_is_an_error)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = lattice(&t, "ldl");
+    st_system *sys = s->systems[0];
+    st_error err = {0};
+    /* The zero matrix (with the constrained rows set to identity). */
+    st_component *ldl = object(s, "ldl");
+    cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, 0, 0, 0, &err), ST_ESOLVER);
+    cr_assert(strstr(err.msg, "singular") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "factorization 1"), "%s", err.msg);
+    cr_assert(strstr(err.path, "ldl"), "path %s", err.path);
+    st_error_clear(&err);
+    st_component *lu = object(s, "lu");
+    cr_assert_eq(lu->cls->linsolver->set_system(lu, sys, 0, 0, 0, &err), ST_ESOLVER);
+    cr_assert(strstr(err.msg, "UMFPACK_WARNING_singular_matrix"), "%s", err.msg);
+    cr_assert(strstr(err.path, "lu"), "path %s", err.path);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(linear_solvers, singular_system_stops_the_run)
+{
+    /* StaticSolver on a spring that has no stiffness across itself: -K is
+     * singular and the step fails with the solver's name and status. */
+    test_rt t;
+    test_rt_open(&t);
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Mass,\n"
+        "                                    SolidMechanics.Spring, Constraint.Projective]}\n"
+        "    - StaticSolver: {}\n"
+        "    - NewtonRaphsonSolver: {}\n"
+        "    - SparseLDLSolver: {name: theLDL}\n"
+        "    - MechanicalObject: {name: dofs, position: [0, 1, 0, 0, 0, 0]}\n"
+        "    - UniformMass: {vertexMass: 1}\n"
+        "    - SpringForceField: {spring: \"0 1 100 0 1\"}\n"
+        "    - FixedProjectiveConstraint: {indices: [0]}\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\n%s", err.msg, t.log);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_ESOLVER);
+    cr_assert(strstr(err.msg, "CHOLMOD_NOT_POSDEF"), "%s", err.msg);
+    cr_assert(strstr(err.path, "theLDL"), "path %s", err.path);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(linear_solvers, ldl_falls_back_on_indefinite_matrices)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = lattice(&t, "ldl");
+    st_system *sys = s->systems[0];
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    /* -M: negative definite off the constrained rows (which are +1): LL^T
+     * fails, LDL^T factors it. */
+    double *b = calloc(3 * sys->nall, sizeof *b), *x = calloc(3 * sys->nall, sizeof *x);
+    for (size_t i = 0; i < sys->size; i++)
+        b[i] = 1.0 + (double)i;
+    st_system_project_response(sys, b);
+    st_component *ldl = object(s, "ldl");
+    cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, -1, 0, 0, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(ldl->cls->linsolver->solve(ldl, sys, x, b, &err), ST_OK, "%s", err.msg);
+    const double vm = 4.0 / 16.0; /* vertex mass */
+    for (size_t i = 0; i < sys->size; i++)
+        cr_assert(fabs(x[i] + b[i] / vm) <= 1e-12 * fabs(b[i] / vm) + 1e-300, "x[%zu] %.17g", i,
+                  x[i]);
+    /* SparseCholeskySolver refuses it. */
+    st_component *chol = object(s, "chol");
+    cr_assert_eq(chol->cls->linsolver->set_system(chol, sys, -1, 0, 0, &err), ST_ESOLVER);
+    cr_assert(strstr(err.msg, "not positive definite") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"),
+              "%s", err.msg);
+    free(b);
+    free(x);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(linear_solvers, bad_template_is_an_error)
+{
+    test_rt t;
+    test_rt_open(&t);
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  name: root\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {pluginName: [LinearSolver.Direct]}\n"
+                       "    - SparseLDLSolver: {template: GraphScattered}\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    st_status st = test_load_string(&t, yaml, &s, &err);
+    if (st == ST_OK)
+        st = st_scene_init(s, &err);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "GraphScattered"), "%s", err.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(linear_solvers, no_allocation_in_steps)
+{
+    static const char *const names[] = {"ldl", "lu", "cg", "cga", "pcg"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        test_rt t;
+        test_rt_open(&t);
+        st_scene *s = lattice(&t, names[k]);
+        st_error err = {0};
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+        unsigned long before = st_alloc_count();
+        for (int i = 0; i < 10; i++)
+            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+        cr_assert_eq(st_alloc_count(), before, "%s: %lu allocations in 10 steps", names[k],
+                     st_alloc_count() - before);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}

@@ -1,0 +1,380 @@
+/* test_springs.c - SpringForceField, MeshSpringForceField and
+ * RestShapeSpringsForceField: SOFA's spring force examples, defaults, every
+ * field, the springs MeshSpringForceField creates, and bad values. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+static void set(st_component *c, const char *name, const char *text)
+{
+    st_error err = {0};
+    cr_assert_eq(st_component_set(c, name, text, &err), ST_OK, "set %s=%s: %s", name, text,
+                 err.msg);
+}
+
+static st_component *add(st_node *n, const char *cls, const char *name)
+{
+    st_component *c = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_node_add_object(n, cls, name, &c, &err), ST_OK, "add %s: %s", cls, err.msg);
+    return c;
+}
+
+static const st_array *arr(st_component *c, const char *name)
+{
+    const st_field *f = st_component_field(c, name);
+    cr_assert_not_null(f, "field %s", name);
+    return st_component_field_ptr(c, f);
+}
+
+#define CLOSE(a, b) (fabs((a) - (b)) <= 1e-12 * (fabs(b) + 1.0))
+
+static test_rt T;
+static st_scene *S;
+static st_node *B;
+static st_component *DOFS;
+
+static void setup(void)
+{
+    st_error err = {0};
+    test_rt_open(&T);
+    cr_assert_eq(st_runtime_add_plugin_path(T.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    const char *plugins[] = {"ODESolver.Forward", "Topology",
+                             "Sofa.Component.SolidMechanics.Spring"};
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(st_runtime_load_plugin(T.rt, plugins[i], &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_create(T.rt, &S, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_add_child(st_scene_root(S), "Body", &B, &err), ST_OK, "%s", err.msg);
+    add(B, "EulerExplicitSolver", "solver");
+    DOFS = add(B, "MechanicalObject", "dofs");
+}
+
+static void teardown(void)
+{
+    st_scene_destroy(&S);
+    test_rt_close(&T);
+}
+
+static void init_ok(void)
+{
+    st_error err = {0};
+    cr_assert_eq(st_scene_init(S, &err), ST_OK, "init: %s\nlog:\n%s", err.msg, T.log);
+}
+
+static st_error init_fails(void)
+{
+    st_error err = {0};
+    cr_assert_neq(st_scene_init(S, &err), ST_OK, "init should fail\nlog:\n%s", T.log);
+    return err;
+}
+
+/* f = force field's add_force at (x, v), 3 n doubles. */
+static void force(st_component *ff, const double *x, const double *v, double *f, size_t n)
+{
+    st_system *sys = S->systems[0];
+    memset(f, 0, 3 * n * sizeof *f);
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
+}
+
+TestSuite(spring_force_field, .init = setup, .fini = teardown);
+
+/* SOFA's SpringForceField_test: ks = 1, kd = 0.1, L0 = 1, after a rigid
+ * transform of the two particles. */
+Test(spring_force_field, sofa_examples)
+{
+    set(DOFS, "position", "0 0 0  2 0 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    set(ff, "spring", "0 1 1 0.1 1");
+    init_ok();
+    /* rotation about (1,2,2)/3 by 0.7 rad and a translation */
+    double ax[3] = {1 / 3.0, 2 / 3.0, 2 / 3.0}, c = cos(0.7), s = sin(0.7), R[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            R[i][j] = (i == j ? c : 0) + (1 - c) * ax[i] * ax[j];
+    R[0][1] -= s * ax[2], R[0][2] += s * ax[1], R[1][0] += s * ax[2];
+    R[1][2] -= s * ax[0], R[2][0] -= s * ax[1], R[2][1] += s * ax[0];
+    const double t[3] = {0.3, -1.2, 4};
+    const double p[2][3] = {{0, 0, 0}, {2, 0, 0}};
+    double x[6], v[6] = {0}, f[6];
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++)
+            x[3 * k + i] = R[i][0] * p[k][0] + R[i][1] * p[k][1] + R[i][2] * p[k][2] + t[i];
+    force(ff, x, v, f, 2);
+    for (int i = 0; i < 3; i++) {
+        cr_assert(fabs(f[i] - R[i][0]) < 1e-14, "f0[%d] = %.17g, want %.17g", i, f[i], R[i][0]);
+        cr_assert(fabs(f[3 + i] + R[i][0]) < 1e-14);
+    }
+    /* x1 = (1,0,0) (rest length), v0 = (-1,0,0), v1 = (1,0,0): damping only, 0.2 */
+    for (int i = 0; i < 3; i++) {
+        x[i] = t[i];
+        x[3 + i] = R[i][0] + t[i];
+        v[i] = -R[i][0];
+        v[3 + i] = R[i][0];
+    }
+    force(ff, x, v, f, 2);
+    for (int i = 0; i < 3; i++)
+        cr_assert(fabs(f[i] - 0.2 * R[i][0]) < 1e-14, "f0[%d] = %.17g", i, f[i]);
+    /* energy 1/2 ks (d - L0)^2 */
+    double x2[6] = {0, 0, 0, 3, 0, 0};
+    cr_assert(CLOSE(ff->cls->forcefield->potential_energy(ff, &S->systems[0]->mp, x2), 2.0));
+}
+
+Test(spring_force_field, defaults_from_indices)
+{
+    set(DOFS, "position", "0 0 0  2 0 0  0 3 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    cr_assert_eq(arr(ff, "stiffness")->n, 1);
+    cr_assert_eq(arr(ff, "stiffness")->r[0], 100.0);
+    cr_assert_eq(arr(ff, "damping")->r[0], 5.0);
+    set(ff, "indices1", "0 0");
+    set(ff, "indices2", "1 2");
+    init_ok();
+    /* lists padded to 2 springs; rest length 0 */
+    cr_assert_eq(arr(ff, "stiffness")->n, 2);
+    cr_assert_eq(arr(ff, "lengths")->n, 2);
+    double x[9] = {0, 0, 0, 2, 0, 0, 0, 3, 0}, v[9] = {0}, f[9];
+    force(ff, x, v, f, 3);
+    cr_assert(CLOSE(f[0], 200.0) && CLOSE(f[1], 300.0), "f0 = (%g, %g)", f[0], f[1]);
+}
+
+Test(spring_force_field, lists_padded_with_warning)
+{
+    set(DOFS, "position", "0 0 0  1 0 0  2 0 0");
+    st_component *ff = add(B, "StiffSpringForceField", "s");
+    cr_assert_str_eq(ff->cls->name, "SpringForceField", "StiffSpringForceField is an alias");
+    set(ff, "indices1", "0 1");
+    set(ff, "indices2", "1 2");
+    set(ff, "stiffness", "10 20 30");
+    set(ff, "length", "0.5");
+    set(ff, "elongationOnly", "1");
+    init_ok();
+    cr_assert(strstr(T.log, "different size than indices1"), "%s", T.log);
+    cr_assert_eq(arr(ff, "lengths")->r[1], 0.5);
+    /* elongationOnly: a compressed spring gives no force */
+    double x[9] = {0, 0, 0, 0.4, 0, 0, 2, 0, 0}, v[9] = {0}, f[9];
+    force(ff, x, v, f, 3);
+    cr_assert_eq(f[0], 0.0);
+    cr_assert(CLOSE(f[3], 20 * 1.1), "f1 = %g", f[3]);
+}
+
+Test(spring_force_field, disabled_and_rayleigh)
+{
+    set(DOFS, "position", "0 0 0  1 0 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    set(ff, "indices1", "0");
+    set(ff, "indices2", "1");
+    set(ff, "enabled", "0");
+    set(ff, "rayleighStiffness", "0.25");
+    init_ok();
+    double x[6] = {0, 0, 0, 3, 0, 0}, v[6] = {0}, f[6];
+    force(ff, x, v, f, 2);
+    cr_assert_eq(f[0], 0.0);
+    cr_assert_eq(ff->cls->forcefield->rayleigh_stiffness(ff), 0.25);
+}
+
+Test(spring_force_field, bad_spring_list)
+{
+    set(DOFS, "position", "0 0 0  1 0 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    set(ff, "spring", "0 1 100 5");
+    st_error err = init_fails();
+    cr_assert(strstr(err.msg, "5 numbers per spring"), "%s", err.msg);
+}
+
+Test(spring_force_field, bad_index)
+{
+    set(DOFS, "position", "0 0 0  1 0 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    set(ff, "spring", "0 7 100 5 1");
+    st_error err = init_fails();
+    cr_assert(strstr(err.msg, "out of range"), "%s", err.msg);
+}
+
+Test(spring_force_field, index_sizes_differ)
+{
+    set(DOFS, "position", "0 0 0  1 0 0");
+    st_component *ff = add(B, "SpringForceField", "s");
+    set(ff, "indices1", "0 1");
+    set(ff, "indices2", "1");
+    st_error err = init_fails();
+    cr_assert(strstr(err.msg, "sizes are different"), "%s", err.msg);
+}
+
+/* ---- MeshSpringForceField ---- */
+
+TestSuite(mesh_spring_force_field, .init = setup, .fini = teardown);
+
+static st_component *grid(const char *n, const char *max)
+{
+    st_component *g = add(B, "RegularGridTopology", "grid");
+    set(g, "n", n);
+    set(g, "min", "0 0 0");
+    set(g, "max", max);
+    return g;
+}
+
+/* The number of springs shows in the energy of a uniform dilation: every
+ * spring has (d - L0)^2 ks / 2 = (0.1 L0)^2 (s / L0) / 2. */
+static double dilation_energy(st_component *ff, size_t n)
+{
+    st_system *sys = S->systems[0];
+    double *x = calloc(3 * n, sizeof *x);
+    for (size_t i = 0; i < 3 * n; i++)
+        x[i] = 1.1 * sys->x0[i];
+    double e = ff->cls->forcefield->potential_energy(ff, &sys->mp, x);
+    free(x);
+    return e;
+}
+
+Test(mesh_spring_force_field, cube_28_springs)
+{
+    grid("2 2 2", "1 1 1");
+    st_component *ff = add(B, "MeshSpringForceField", "s");
+    set(ff, "stiffness", "300");
+    init_ok();
+    /* 12 edges L=1, 12 face diagonals L=sqrt2, 4 body diagonals L=sqrt3:
+     * energy = sum 0.005 s L */
+    double want = 0.005 * 300 * (12 + 12 * sqrt(2.0) + 4 * sqrt(3.0));
+    cr_assert(CLOSE(dilation_energy(ff, 8), want), "E = %.17g, want %.17g",
+              dilation_energy(ff, 8), want);
+    /* stiffness per unit length: pulling vertex 0 along x */
+    st_system *sys = S->systems[0];
+    double dx[24] = {0}, df[24] = {0}, f[24] = {0}, v[24] = {0};
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, sys->x0, v);
+    dx[0] = 1;
+    ff->cls->forcefield->add_dforce(ff, &sys->mp, df, dx, 1.0, 0.0);
+    double s = 300, k = s + s / sqrt(2.0) + s / (3 * sqrt(3.0));
+    cr_assert(CLOSE(df[0], -k), "K00 = %.17g, want %.17g", df[0], -k);
+}
+
+Test(mesh_spring_force_field, grid_3x3x3_count)
+{
+    grid("3 3 3", "2 2 2");
+    st_component *ff = add(B, "MeshSpringForceField", "s");
+    set(ff, "linesStiffness", "1");
+    set(ff, "trianglesStiffness", "1");
+    set(ff, "quadsStiffness", "1");
+    set(ff, "cubesStiffness", "1");
+    init_ok();
+    /* 54 axis edges (L=1) + 36 + 36 face diagonals (L=sqrt2) + 32 body diagonals (L=sqrt3) */
+    double want = 0.005 * (54 + 72 * sqrt(2.0) + 32 * sqrt(3.0));
+    cr_assert(CLOSE(dilation_energy(ff, 27), want), "E = %.17g, want %.17g",
+              dilation_energy(ff, 27), want);
+}
+
+Test(mesh_spring_force_field, first_type_wins)
+{
+    grid("2 2 2", "1 1 1");
+    st_component *ff = add(B, "MeshSpringForceField", "s");
+    set(ff, "stiffness", "100");
+    set(ff, "linesStiffness", "1000");
+    init_ok();
+    /* edges and one diagonal per face come from the lines (1000), the other
+     * face diagonals from quads, the body diagonals from cubes (100) */
+    double want = 0.005 * (1000 * (12 + 6 * sqrt(2.0)) + 100 * (6 * sqrt(2.0) + 4 * sqrt(3.0)));
+    cr_assert(CLOSE(dilation_energy(ff, 8), want), "E = %.17g, want %.17g",
+              dilation_energy(ff, 8), want);
+}
+
+Test(mesh_spring_force_field, nothing_set_no_spring)
+{
+    grid("2 2 2", "1 1 1");
+    st_component *ff = add(B, "MeshSpringForceField", "s");
+    init_ok();
+    cr_assert_eq(dilation_energy(ff, 8), 0.0);
+}
+
+Test(mesh_spring_force_field, no_compression_and_damping)
+{
+    grid("2 2 2", "1 1 1");
+    st_component *ff = add(B, "MeshSpringForceField", "s");
+    set(ff, "cubesStiffness", "10");
+    set(ff, "cubesDamping", "2");
+    set(ff, "noCompression", "true");
+    init_ok();
+    st_system *sys = S->systems[0];
+    double x[24], v[24] = {0}, f[24];
+    for (int i = 0; i < 24; i++)
+        x[i] = 0.9 * sys->x0[i];
+    force(ff, x, v, f, 8);
+    for (int i = 0; i < 24; i++)
+        cr_assert_eq(f[i], 0.0, "compressed springs give no force");
+    /* damping per unit length on the x edge 0-1 stretched: kd = 2 */
+    for (int i = 0; i < 24; i++)
+        x[i] = 1.5 * sys->x0[i];
+    v[3] = 1.0;
+    force(ff, x, v, f, 8);
+    double f_nodamp[24];
+    v[3] = 0.0;
+    force(ff, x, v, f_nodamp, 8);
+    cr_assert(f[0] - f_nodamp[0] > 1.99, "edge damping kd = 2 adds >= 2: %g", f[0] - f_nodamp[0]);
+}
+
+Test(mesh_spring_force_field, no_topology)
+{
+    set(DOFS, "position", "0 0 0");
+    add(B, "MeshSpringForceField", "s");
+    st_error err = init_fails();
+    cr_assert(strstr(err.msg, "No topology"), "%s", err.msg);
+}
+
+/* ---- RestShapeSpringsForceField ---- */
+
+TestSuite(rest_shape_springs, .init = setup, .fini = teardown);
+
+Test(rest_shape_springs, defaults)
+{
+    set(DOFS, "position", "0 0 0  1 0 0");
+    st_component *ff = add(B, "RestShapeSpringsForceField", "rs");
+    init_ok();
+    cr_assert_eq(arr(ff, "stiffness")->n, 1);
+    cr_assert_eq(arr(ff, "stiffness")->r[0], 100.0);
+    double x[6] = {0.1, 0, 0, 1, 0.2, -0.3}, v[6] = {0}, f[6];
+    force(ff, x, v, f, 2);
+    cr_assert(CLOSE(f[0], -10.0) && CLOSE(f[4], -20.0) && CLOSE(f[5], 30.0));
+}
+
+Test(rest_shape_springs, points_stiffness_directions)
+{
+    set(DOFS, "position", "0 0 0  1 0 0  2 0 0");
+    st_component *ff = add(B, "RestShapeSpringsForceField", "rs");
+    set(ff, "points", "2 0");
+    set(ff, "stiffness", "5 7");
+    set(ff, "activeDirections", "1 0 1");
+    init_ok();
+    double x[9] = {1, 1, 1, 2, 2, 2, 3, 3, 3}, v[9] = {0}, f[9];
+    force(ff, x, v, f, 3);
+    cr_assert(CLOSE(f[6], -5.0) && f[7] == 0.0 && CLOSE(f[8], -15.0), "point 2: k = 5");
+    cr_assert(CLOSE(f[0], -7.0) && f[1] == 0.0, "point 0: k = 7");
+    cr_assert(f[3] == 0.0 && f[4] == 0.0, "point 1 is free");
+}
+
+Test(rest_shape_springs, external_rest_shape)
+{
+    st_node *r = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_node_add_child(st_scene_root(S), "Ref", &r, &err), ST_OK);
+    set(add(r, "MechanicalObject", "ref"), "position", "5 5 5  6 6 6");
+    set(DOFS, "position", "0 0 0");
+    st_component *ff = add(B, "RestShapeSpringsForceField", "rs");
+    set(ff, "external_rest_shape", "@/Ref/ref");
+    set(ff, "external_points", "1");
+    set(ff, "stiffness", "2");
+    init_ok();
+    double x[3] = {0, 0, 0}, v[3] = {0}, f[3];
+    force(ff, x, v, f, 1);
+    cr_assert(CLOSE(f[0], 12.0), "pulled towards (6,6,6): %g", f[0]);
+}
+
+Test(rest_shape_springs, bad_points)
+{
+    set(DOFS, "position", "0 0 0");
+    st_component *ff = add(B, "RestShapeSpringsForceField", "rs");
+    set(ff, "points", "3");
+    st_error err = init_fails();
+    cr_assert(strstr(err.msg, "Out of Bounds"), "%s", err.msg);
+}

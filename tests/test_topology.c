@@ -1,0 +1,402 @@
+/* test_topology.c - the Topology plugin: RegularGridTopology (orderings of
+ * nodes, hexahedra, quads, triangles and edges as SOFA's, the 3x3x3 grid's
+ * 90 edges, parameters and bad values), GridTopology, MeshTopology
+ * (derived lists), the dynamic containers and their companions,
+ * Hexa2QuadTopologicalMapping, and MechanicalObject taking its positions
+ * from a grid. */
+#include <math.h>
+#include <stdio.h>
+
+#include "topo_support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(topology, .init = setup, .fini = teardown);
+
+#define HEAD                                                                                      \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Grid]}\n"
+
+static st_scene *grid(const char *fields)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, HEAD "    - RegularGridTopology: {name: g, %s}\n", fields);
+    return topo_scene(&T, yaml);
+}
+
+Test(topology, grid_3x3x3_counts_and_90_edges)
+{
+    st_scene *s = grid("n: [3, 3, 3], min: [0, 0, 0], max: [2, 2, 2]");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(topo_arr(g, "position")->n, 27);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 8);
+    cr_assert_eq(topo_arr(g, "quads")->n, 36);
+    cr_assert_eq(topo_arr(g, "triangles")->n, 72);
+    cr_assert_eq(topo_arr(g, "edges")->n, 90);
+    /* The role interface gives the same lists. */
+    cr_assert_eq(g->cls->topology->nb_points(g), 27);
+    cr_assert_eq(g->cls->topology->elements(g, ST_T_EDGES)->n, 90);
+    /* First edges: those of triangle (0, 1, 4), as met. */
+    const unsigned e0[] = {1, 4, 4, 0, 0, 1};
+    st_array first = *topo_arr(g, "edges");
+    first.n = 3;
+    topo_assert_tuples(&first, 2, e0, 3, "edges");
+    /* Hexahedron 0 and 7. */
+    const st_array *h = topo_arr(g, "hexahedra");
+    const unsigned h0[] = {0, 1, 4, 3, 9, 10, 13, 12};
+    for (int k = 0; k < 8; k++)
+        cr_assert_eq(h->u[k], h0[k]);
+    const unsigned h7[] = {13, 14, 17, 16, 22, 23, 26, 25};
+    for (int k = 0; k < 8; k++)
+        cr_assert_eq(h->u[56 + k], h7[k]);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_2x2x2_orderings_match_sofa)
+{
+    st_scene *s = grid("n: [2, 2, 2]");
+    st_component *g = topo_get(s, "g");
+    const unsigned quads[] = {0, 1, 3, 2, 4, 5, 7, 6, 0, 1, 5, 4, 2, 3, 7, 6, 0, 2, 6, 4, 1, 3, 7, 5};
+    topo_assert_tuples(topo_arr(g, "quads"), 4, quads, 6, "quads");
+    const unsigned tris[] = {0, 1, 3, 0, 3, 2, 4, 5, 7, 4, 7, 6};
+    st_array t4 = *topo_arr(g, "triangles");
+    cr_assert_eq(t4.n, 12);
+    t4.n = 4;
+    topo_assert_tuples(&t4, 3, tris, 4, "triangles");
+    const unsigned edges[] = {1, 3, 3, 0, 0, 1, 3, 2, 2, 0, 5, 7, 7, 4, 4, 5, 7, 6,
+                              6, 4, 1, 5, 5, 0, 4, 0, 3, 7, 7, 2, 6, 2, 6, 0, 7, 1};
+    topo_assert_tuples(topo_arr(g, "edges"), 2, edges, 18, "edges");
+    const unsigned hexa[] = {0, 1, 3, 2, 4, 5, 7, 6};
+    topo_assert_tuples(topo_arr(g, "hexahedra"), 8, hexa, 1, "hexahedra");
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_positions_x_fastest_and_float_bounds)
+{
+    st_scene *s = grid("nx: 4, ny: 4, nz: 11, xmin: -1.5, xmax: 1.5, ymin: -1.5, ymax: 1.5, "
+                       "zmin: 0, zmax: 10");
+    st_component *g = topo_get(s, "g");
+    const st_array *p = topo_arr(g, "position");
+    cr_assert_eq(p->n, 176);
+    double q[3];
+    g->cls->topology->get_point(g, 1, q);
+    cr_assert(q[0] == -0.5 && q[1] == -1.5 && q[2] == 0.0, "%g %g %g", q[0], q[1], q[2]);
+    g->cls->topology->get_point(g, 175, q);
+    cr_assert(q[0] == 1.5 && q[1] == 1.5 && q[2] == 10.0, "%g %g %g", q[0], q[1], q[2]);
+    /* index(i, j, k) = i + nx (j + ny k): (2, 1, 3) is 2 + 4 (1 + 4 * 3) = 54. */
+    cr_assert_eq(p->r[3 * 54 + 0], 0.5);
+    cr_assert_eq(p->r[3 * 54 + 1], -0.5);
+    cr_assert_eq(p->r[3 * 54 + 2], 3.0);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 3 * 3 * 10);
+    /* Quads: (nx-1)(ny-1)nz + (nx-1)ny(nz-1) + nx(ny-1)(nz-1). */
+    cr_assert_eq(topo_arr(g, "quads")->n, 99 + 120 + 120);
+    /* xmin..zmax are read as float (SOFA): 0.1 becomes 0.100000001490116... */
+    st_scene_destroy(&s);
+    s = grid("n: [2, 2, 2], xmin: 0, xmax: 0.1, ymin: 0, ymax: 1, zmin: 0, zmax: 1");
+    g = topo_get(s, "g");
+    g->cls->topology->get_point(g, 1, q);
+    cr_assert_eq(q[0], (double)0.1f);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_defaults)
+{
+    st_scene *s = grid("computeTriangleList: true");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(g->cls->topology->nb_points(g), 8);
+    const st_array *p = topo_arr(g, "position");
+    /* Default min (0,0,0), max (1,1,1), n (2,2,2): point 7 is (1,1,1). */
+    cr_assert(p->r[21] == 1 && p->r[22] == 1 && p->r[23] == 1);
+    cr_assert_eq(topo_arr(g, "edges")->n, 18);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_without_triangles_has_axis_edges_only)
+{
+    st_scene *s = grid("n: [3, 3, 3], computeTriangleList: false");
+    st_component *g = topo_get(s, "g");
+    const st_array *e = topo_arr(g, "edges");
+    cr_assert_eq(e->n, 54);
+    cr_assert_eq(topo_arr(g, "triangles")->n, 0);
+    /* X edges first, then Y, then Z. */
+    cr_assert(e->u[0] == 0 && e->u[1] == 1);
+    cr_assert(e->u[2 * 18] == 0 && e->u[2 * 18 + 1] == 3);
+    cr_assert(e->u[2 * 36] == 0 && e->u[2 * 36 + 1] == 9);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_switches)
+{
+    st_scene *s = grid("n: [3, 3, 3], computeHexaList: false, computeQuadList: false, "
+                       "computeEdgeList: false");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 0);
+    cr_assert_eq(topo_arr(g, "quads")->n, 0);
+    cr_assert_eq(topo_arr(g, "triangles")->n, 72);
+    cr_assert_eq(topo_arr(g, "edges")->n, 0);
+    st_scene_destroy(&s);
+    s = grid("n: [3, 3, 3], computePointList: false");
+    cr_assert_eq(topo_arr(topo_get(s, "g"), "position")->n, 0);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_flat_axis_and_p0)
+{
+    /* nz = 1: z stays at zmin; ny = 1: y centred. */
+    st_scene *s = grid("n: [3, 1, 1], min: [0, 0, 4], max: [2, 2, 6]");
+    st_component *g = topo_get(s, "g");
+    double q[3];
+    g->cls->topology->get_point(g, 2, q);
+    cr_assert(q[0] == 2 && q[1] == 1 && q[2] == 4, "%g %g %g", q[0], q[1], q[2]);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 0);
+    cr_assert_eq(topo_arr(g, "quads")->n, 0);
+    cr_assert_eq(topo_arr(g, "edges")->n, 2);
+    st_scene_destroy(&s);
+    /* A user p0 is the origin; spacing still from min and max. */
+    s = grid("n: [2, 2, 2], min: [0, 0, 0], max: [2, 2, 2], p0: [10, 0, 0]");
+    g = topo_get(s, "g");
+    g->cls->topology->get_point(g, 1, q);
+    cr_assert(q[0] == 12 && q[1] == 0 && q[2] == 0, "%g %g %g", q[0], q[1], q[2]);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_partial_nx_is_ignored)
+{
+    /* nx alone is ignored (SOFA needs all three): n stays 2 2 2. */
+    st_scene *s = grid("nx: 5");
+    cr_assert_eq(topo_get(s, "g")->cls->topology->nb_points(topo_get(s, "g")), 8);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_bad_resolution_warns_and_uses_default)
+{
+    st_scene *s = grid("n: [0, 3, 3]");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(g->cls->topology->nb_points(g), 8);
+    cr_assert(strstr(T.log, "outside the validity range"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_bad_values_are_errors)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - RegularGridTopology: {n: [2.5, 2, 2]}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "integers"), "%s", err.msg);
+    cr_assert(strstr(err.where, ":"), "error has a position: '%s'", err.where);
+    memset(&err, 0, sizeof err);
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - RegularGridTopology: {edges: [[0, 1]]}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "read-only"), "%s", err.msg);
+    cr_assert(strstr(err.where, "test.yaml:6:"), "%s", err.where);
+    memset(&err, 0, sizeof err);
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - RegularGridTopology: {cellWidth: -1}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "cellWidth"), "%s", err.msg);
+    memset(&err, 0, sizeof err);
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - RegularGridTopology: {nx: two}\n", &err), ST_OK);
+    cr_assert(strstr(err.where, "test.yaml:6:"), "%s", err.where);
+}
+
+Test(topology, grid_cell_width)
+{
+    st_scene *s = grid("min: [0, 0, 0], max: [2, 1, 1], cellWidth: 0.5");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(g->cls->topology->nb_points(g), 5 * 3 * 3);
+    st_scene_destroy(&s);
+}
+
+Test(topology, grid_topology_without_geometry)
+{
+    st_scene *s = topo_scene(&T, HEAD "    - GridTopology: {name: g, n: [3, 2, 2]}\n");
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(g->cls->topology->nb_points(g), 12);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 2);
+    double q[3] = {1, 1, 1};
+    g->cls->topology->get_point(g, 5, q);
+    cr_assert(q[0] == 0 && q[1] == 0 && q[2] == 0);
+    st_scene_destroy(&s);
+}
+
+Test(topology, mechanical_object_takes_grid_positions_even_before_it)
+{
+    st_scene *s = topo_scene(&T, HEAD "    - MechanicalObject: {name: dofs}\n"
+                                      "    - RegularGridTopology: {n: [3, 3, 3], max: [2, 2, 2]}\n");
+    st_mstate *ms = (st_mstate *)topo_get(s, "dofs");
+    cr_assert_eq(ms->position.n, 27);
+    cr_assert_eq(ms->position.r[3 * 26 + 2], 2.0);
+    cr_assert_eq(ms->rest_position.n, 27);
+    st_scene_destroy(&s);
+}
+
+#define MESH_HEAD                                                                                 \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Constant]}\n"
+
+Test(topology, mesh_topology_derives_from_tetrahedra)
+{
+    st_scene *s = topo_scene(&T, MESH_HEAD
+                             "    - MeshTopology: {name: m, position: [[0,0,0],[1,0,0],[0,1,0],"
+                             "[0,0,1],[1,1,1]], tetrahedra: [[0, 1, 2, 3], [1, 2, 3, 4]]}\n");
+    st_component *m = topo_get(s, "m");
+    /* Edges from volumes: sorted pairs in first-met order (tetra edge table). */
+    const unsigned edges[] = {0, 1, 0, 2, 0, 3, 1, 2, 1, 3, 2, 3, 1, 4, 2, 4, 3, 4};
+    topo_assert_tuples(topo_arr(m, "edges"), 2, edges, 9, "edges");
+    /* Triangles: faces (1,2,3), (0,3,2), (1,3,0), (0,2,1) rotated so the smallest is
+     * first; the shared face appears once. */
+    const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 4, 3, 1, 4, 2, 1, 3, 4};
+    topo_assert_tuples(topo_arr(m, "triangles"), 3, tris, 7, "triangles");
+    cr_assert_eq(m->cls->topology->nb_points(m), 5);
+    st_scene_destroy(&s);
+}
+
+Test(topology, mesh_topology_derives_from_surfaces_and_hexahedra)
+{
+    st_scene *s = topo_scene(&T, MESH_HEAD
+                             "    - MeshTopology: {name: m, position: [[0,0,0],[1,0,0],[1,1,0],"
+                             "[0,1,0]], triangles: [[0, 1, 2], [0, 2, 3]]}\n");
+    st_component *m = topo_get(s, "m");
+    /* Triangle edges keep the orientation they are met with. */
+    const unsigned edges[] = {1, 2, 2, 0, 0, 1, 2, 3, 3, 0};
+    topo_assert_tuples(topo_arr(m, "edges"), 2, edges, 5, "edges");
+    st_scene_destroy(&s);
+
+    s = topo_scene(&T, MESH_HEAD "    - MeshTopology: {name: m, hexahedra: [[0,1,2,3,4,5,6,7]]}\n");
+    m = topo_get(s, "m");
+    const unsigned quads[] = {0, 3, 2, 1, 4, 5, 6, 7, 0, 1, 5, 4,
+                              1, 2, 6, 5, 2, 3, 7, 6, 0, 4, 7, 3};
+    topo_assert_tuples(topo_arr(m, "quads"), 4, quads, 6, "quads");
+    cr_assert_eq(topo_arr(m, "edges")->n, 12);
+    /* No positions: nb_points is 0 (MechanicalObject keeps its own). */
+    cr_assert_eq(m->cls->topology->nb_points(m), 0);
+    st_scene_destroy(&s);
+}
+
+Test(topology, mesh_topology_bad_index)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, MESH_HEAD "    - MeshTopology: {position: [[0,0,0],[1,0,0]],"
+                                                 " edges: [[0, 2]]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "point 2"), "%s", err.msg);
+    cr_assert(strstr(err.where, "test.yaml:6:"), "%s", err.where);
+}
+
+Test(topology, mesh_topology_aliases)
+{
+    st_scene *s = topo_scene(&T, MESH_HEAD "    - MeshTopology: {name: m, points: [[0,0,0],[1,0,0]],"
+                                           " lines: [[0, 1]]}\n");
+    st_component *m = topo_get(s, "m");
+    cr_assert_eq(topo_arr(m, "position")->n, 2);
+    cr_assert_eq(topo_arr(m, "edges")->n, 1);
+    st_scene_destroy(&s);
+}
+
+#define DYN_HEAD                                                                                  \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"              \
+    " Sofa.Component.Topology.Container.Grid, Sofa.Component.Topology.Mapping]}\n"
+
+Test(topology, dynamic_containers_and_companions_load)
+{
+    static const char *kinds[] = {"PointSet", "EdgeSet", "TriangleSet", "QuadSet", "TetrahedronSet",
+                                  "HexahedronSet"};
+    for (size_t i = 0; i < 6; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 DYN_HEAD "    - %sTopologyContainer: {name: c, position: [[0,0,0],[1,0,0]]}\n"
+                          "    - %sTopologyModifier: {}\n    - %sGeometryAlgorithms: {}\n",
+                 kinds[i], kinds[i], kinds[i]);
+        st_scene *s = topo_scene(&T, yaml);
+        st_component *c = topo_get(s, "c");
+        cr_assert_eq(c->cls->topology->nb_points(c), 2, "%s", kinds[i]);
+        cr_assert_eq(*(unsigned *)st_component_field_ptr(c, st_component_field(c, "nbPoints")), 2);
+        st_scene_destroy(&s);
+    }
+}
+
+Test(topology, quad_container_derives_edges_and_has_no_triangles)
+{
+    st_scene *s = topo_scene(&T, DYN_HEAD "    - QuadSetTopologyContainer: {name: c, quads: "
+                                          "[[0, 1, 2, 3]]}\n");
+    st_component *c = topo_get(s, "c");
+    cr_assert_eq(topo_arr(c, "edges")->n, 4);
+    cr_assert_null(st_component_field(c, "triangles"));
+    cr_assert_eq(*(unsigned *)st_component_field_ptr(c, st_component_field(c, "nbPoints")), 4);
+    st_scene_destroy(&s);
+}
+
+static const char *H2Q =
+    DYN_HEAD "  children:\n"
+             "    - name: beam\n"
+             "      objects:\n"
+             "        - RegularGridTopology: {name: topology, nx: 4, ny: 4, nz: 11, xmin: -1.5,"
+             " xmax: 1.5, ymin: -1.5, ymax: 1.5, zmin: 0, zmax: 10}\n"
+             "        - HexahedronSetGeometryAlgorithms: {}\n"
+             "      children:\n"
+             "        - name: visual\n"
+             "          objects:\n"
+             "            - QuadSetTopologyContainer: {name: Container}\n"
+             "%s"
+             "            - Hexa2QuadTopologicalMapping: {input: \"@../topology\", output: "
+             "\"@Container\"%s}\n";
+
+Test(topology, hexa2quad_keeps_boundary_quads_in_input_order)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, H2Q, "            - QuadSetTopologyModifier: {}\n", "");
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *c = topo_get(s, "/beam/visual/Container");
+    const st_array *q = topo_arr(c, "quads");
+    /* 2*9 (z faces) + 2*30 (y faces) + 2*30 (x faces). */
+    cr_assert_eq(q->n, 138);
+    /* The first is the grid's first quad (bottom face z = 0). */
+    cr_assert(q->u[0] == 0 && q->u[1] == 1 && q->u[2] == 5 && q->u[3] == 4);
+    cr_assert_eq(*(unsigned *)st_component_field_ptr(c, st_component_field(c, "nbPoints")), 176);
+    /* Edges derived from the boundary quads. */
+    cr_assert_gt(topo_arr(c, "edges")->n, 0);
+    st_scene_destroy(&s);
+
+    snprintf(yaml, sizeof yaml, H2Q, "            - QuadSetTopologyModifier: {}\n",
+             ", flipNormals: true");
+    s = topo_scene(&T, yaml);
+    q = topo_arr(topo_get(s, "/beam/visual/Container"), "quads");
+    cr_assert(q->u[0] == 4 && q->u[1] == 5 && q->u[2] == 1 && q->u[3] == 0);
+    st_scene_destroy(&s);
+}
+
+Test(topology, hexa2quad_needs_a_modifier_and_a_quad_container)
+{
+    char yaml[4096];
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml, H2Q, "", "");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "QuadSetTopologyModifier"), "%s", err.msg);
+}
+
+Test(topology, plugin_answers_sofa_module_names)
+{
+    st_error err = {0};
+    const char *names[] = {"Sofa.Component.Topology.Container.Grid",
+                           "Sofa.Component.Topology.Container.Dynamic",
+                           "Sofa.Component.Topology.Container.Constant",
+                           "Sofa.Component.Topology.Mapping"};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(st_runtime_load_plugin(T.rt, names[i], &err), ST_OK, "%s: %s", names[i],
+                     err.msg);
+        const st_plugin_info *p = st_runtime_find_plugin(T.rt, names[i]);
+        cr_assert(p && !strcmp(p->name, "Topology"));
+    }
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 22);
+}
