@@ -371,7 +371,8 @@ Test(cli, progress_bar_on_a_terminal, .timeout = 120)
     unsigned long n = 200000;
     for (int tries = 0; tries < 6; tries++) {
         char cmd[2000];
-        snprintf(cmd, sizeof cmd, "script -qefc \"'%s' run %s -n %lu\" /dev/null", CLI, scene, n);
+        snprintf(cmd, sizeof cmd, "script -qefc \"stty cols 100; '%s' run %s -n %lu\" /dev/null",
+                 CLI, scene, n);
         cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%.3000s", out);
         if (wall_time() > 1.5)
             break;
@@ -379,7 +380,8 @@ Test(cli, progress_bar_on_a_terminal, .timeout = 120)
     }
     cr_assert(wall_time() > 1.5, "the run should last more than a second: %.3000s", out);
     assert_has("\r[");
-    assert_has("steps/s  ETA");
+    assert_has(" steps/s ");
+    assert_has("ETA ");
     assert_has("\r\033[K"); /* erased at the end */
     assert_has(" steps, simulated ");
 }

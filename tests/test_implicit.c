@@ -455,3 +455,79 @@ Test(static_solver, linear_spring_equilibrium)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- 10.8 RungeKutta4 and 10.10 CentralDifference (ODESolver.Forward) ---- */
+
+typedef struct explicit_case {
+    double K, m, h, rm, tol, p1, p2, plast;
+} explicit_case;
+
+static void run_explicit(const char *solver, const explicit_case *c, bool rk4)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_error err = {0};
+    cr_assert_eq(st_runtime_load_plugin(t.rt, "ODESolver.Forward", &err), ST_OK, "%s", err.msg);
+    st_scene *s = spring_scene(&t, c->K, c->m, c->h, solver, CG_TIGHT, NULL, NULL);
+    st_mstate *ms = find_state(s, "massDof");
+    const double z0 = 1, g = 10, K = c->K, m = c->m, h = c->h, rm = c->rm;
+#define ACC(p) ((-K * ((p) - z0) - m * g) / m)
+    double p = 1, v = 0, last = 0;
+    int i = 0;
+    do {
+        double y = ms->position.r[1];
+        cr_assert(fabs(y - p) <= c->tol, "step %d: y %.17g, reference %.17g", i, y, p);
+        if (i == 1)
+            cr_assert(fabs(y - c->p1) <= c->tol, "p1 %.17g want %.17g", y, c->p1);
+        if (i == 2)
+            cr_assert(fabs(y - c->p2) <= c->tol, "p2 %.17g want %.17g", y, c->p2);
+        last = y;
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step: %s", err.msg);
+        if (rk4) {
+            double k1v = v, k1a = ACC(p);
+            double k2v = v + h / 2 * k1a, k2a = ACC(p + h / 2 * k1v);
+            double k3v = v + h / 2 * k2a, k3a = ACC(p + h / 2 * k2v);
+            double k4v = v + h * k3a, k4a = ACC(p + h * k3v);
+            p = p + h / 6 * k1v + h / 3 * k2v + h / 3 * k3v + h / 6 * k4v;
+            v = v + h / 6 * k1a + h / 3 * k2a + h / 3 * k3a + h / 6 * k4a;
+        } else {
+            double a = ACC(p);
+            if (rm == 0)
+                v = v + h * a;
+            else
+                v = v * ((1 / h - rm / 2) / (1 / h + rm / 2)) + a / (1 / h + rm / 2);
+            p = p + h * v;
+        }
+        i++;
+    } while (st_scene_time(s) < 2.0);
+#undef ACC
+    cr_assert(fabs(last - c->plast) <= 10 * c->tol, "last %.17g want %.17g", last, c->plast);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(runge_kutta4_dynamic, cases, .timeout = 60)
+{
+    const explicit_case cs[] = {
+        {100, 10, 0.01, 0, 5e-16, 0.9995000416666667, 0.998000666597224, 0.9999524951951307},
+        {1000, 10, 0.1, 0, 5e-16, 0.9541666666666666, 0.8598958333333333, 0.9889454735232635},
+        {100, 100, 0.001, 0, 9e-16, 0.9999950000004166, 0.9999800000066665, -13.16146836547134},
+    };
+    for (int k = 0; k < 3; k++)
+        run_explicit("RungeKutta4Solver: {}", &cs[k], true);
+}
+
+Test(central_difference_dynamic, cases, .timeout = 60)
+{
+    const explicit_case cs[] = {
+        {100, 10, 0.01, 0, 4e-16, 0.999, 0.997001, 0.9997916248721143},
+        {1000, 10, 0.1, 0.1, 5e-16, 0.900497512437811, 0.8014900621271751, 0.9004682986081558},
+        {100, 100, 0.001, 0.1, 2e-16, 0.999990000499975, 0.999970002509824, -12.336614205526198},
+    };
+    for (int k = 0; k < 3; k++) {
+        char solver[128];
+        snprintf(solver, sizeof solver, "CentralDifferenceSolver: {rayleighMass: %.17g}",
+                 cs[k].rm);
+        run_explicit(solver, &cs[k], false);
+    }
+}

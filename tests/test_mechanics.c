@@ -514,3 +514,52 @@ Test(animation_loop, only_the_first_solver_going_down_integrates)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+Test(system, mapped_states_come_last_and_forces_map_back)
+{
+    test_rt t;
+    open_rt(&t);
+    st_error err = {0};
+    if (st_runtime_load_plugin(t.rt, "Mapping.Linear", &err) != ST_OK) {
+        test_rt_close(&t);
+        cr_skip_test("the Mapping.Linear plugin is not available");
+    }
+    st_node *body, *mapped;
+    st_scene *s = new_scene(&t, "1 0 0", &body);
+    cr_assert_eq(st_node_add_child(body, "Mapped", &mapped, &err), ST_OK);
+    /* The mapped node comes first in scene order, yet is laid out last. */
+    st_mstate *b = (st_mstate *)add(mapped, "MechanicalObject", "b");
+    st_component *map = add(mapped, "IdentityMapping", "map");
+    set(map, "input", "@../a");
+    set(map, "output", "@b");
+    set(add(mapped, "ProbeForceField", "p"), "id", "5");
+    /* Children come after the node's objects, so add a's node objects now. */
+    st_mstate *a = (st_mstate *)add(body, "MechanicalObject", "a");
+    set(&a->base, "position", "1 2 3  4 5 6");
+    set(add(body, "UniformMass", "m"), "vertexMass", "1");
+    init_ok(s);
+    st_system *sys = the_system(s);
+    cr_assert_eq(sys->nstates, 2);
+    cr_assert_eq(sys->nindep, 1);
+    cr_assert_eq(sys->states[0], a);
+    cr_assert_eq(sys->states[1], b);
+    cr_assert(b->mapped);
+    cr_assert_not(a->mapped);
+    cr_assert_eq(b->offset, 2);
+    cr_assert_eq(sys->ndof, 2);
+    cr_assert_eq(sys->nall, 4);
+    cr_assert_eq(sys->size, 6);
+    /* Positions were propagated at init. */
+    cr_assert_eq(b->position.r[4], 5.0);
+    st_system_compute_force(sys, sys->f, sys->x, sys->v);
+    /* a: gravity 1, plus the probe's 5 mapped back by J^T. */
+    cr_assert_eq(sys->f[0], 6.0, "f = %g", sys->f[0]);
+    cr_assert_eq(sys->f[3], 1.0);
+    cr_assert(st_system_mass_is_diagonal(sys));
+    /* A step moves b with a. */
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(b->position.r[0], a->position.r[0]);
+    cr_assert_neq(a->position.r[0], 1.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -251,7 +251,7 @@ Test(topology, mesh_topology_derives_from_tetrahedra)
     topo_assert_tuples(topo_arr(m, "edges"), 2, edges, 9, "edges");
     /* Triangles: faces (1,2,3), (0,3,2), (1,3,0), (0,2,1) rotated so the smallest is
      * first; the shared face appears once. */
-    const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 4, 3, 1, 4, 2, 1, 3, 4};
+    const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 3, 4, 1, 4, 3, 1, 2, 4};
     topo_assert_tuples(topo_arr(m, "triangles"), 3, tris, 7, "triangles");
     cr_assert_eq(m->cls->topology->nb_points(m), 5);
     st_scene_destroy(&s);

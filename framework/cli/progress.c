@@ -72,7 +72,7 @@ void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
     char t[40], rate[40];
     snprintf(t, sizeof t, "t=%.6g s", sim_time);
     snprintf(rate, sizeof rate, "%.0f steps/s", (double)done / elapsed);
-    snprintf(tail, sizeof tail, " %3d%%  %*lu/%lu steps  %-14s  %-16s  ETA %-7s",
+    snprintf(tail, sizeof tail, " %3d%% %*lu/%lu  %-13s %-15s ETA %-6s",
              (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
 
     int cols = terminal_width();

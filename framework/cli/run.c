@@ -158,7 +158,12 @@ static void print_summary(unsigned long done, double sim, double wall, bool inte
         printf("interrupted after %lu of %lu steps, ", done, planned);
     else
         printf("%lu step%s, ", done, done == 1 ? "" : "s");
-    printf(wall >= 100 ? "simulated %.6g s in %.0f s" : "simulated %.6g s in %.3g s", sim, wall);
+    if (wall >= 100)
+        printf("simulated %.6g s in %.0f s", sim, wall);
+    else if (wall >= 1e-3)
+        printf("simulated %.6g s in %.3g s", sim, wall);
+    else
+        printf("simulated %.6g s in %.3g ms", sim, 1e3 * wall);
     if (wall > 0 && done > 0)
         printf(" (%.0f steps/s)", (double)done / wall);
     printf("\n");
