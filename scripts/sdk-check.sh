@@ -119,6 +119,10 @@ for h in "$prefix"/include/settee/*.h; do
     cc -std=c11 -Wall -Wextra -Werror -Wpedantic -fsyntax-only -I"$prefix/include" -x c - 2>"$log" ||
     { cat "$log" >&2; fail "installed header settee/$name does not compile on its own"; }
 done
+v_prog=$(settee --version | awk '{ print $2 }')
+v_pc=$(pkg-config --modversion settee)
+[ "$v_prog" = "$v_pc" ] || fail "settee --version says $v_prog but settee.pc says $v_pc"
+pkg-config --atleast-version=0.1 settee || fail "pkg-config does not accept settee >= 0.1"
 # The installed program finds its bundled plugins by itself.
 settee inspect >"$work/inspect.txt" 2>&1 || { cat "$work/inspect.txt" >&2; fail "settee inspect failed"; }
 grep -q "^  $prefix/lib/settee/plugins\$" "$work/inspect.txt" ||

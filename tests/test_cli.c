@@ -222,6 +222,21 @@ Test(cli, run_with_plugins_from_the_build_tree)
     remove(json);
 }
 
+Test(cli, run_interrupted_by_ctrl_c_reports_and_exits_130)
+{
+    const char *scene = test_write_temp("sigint.yaml", GOOD);
+    const char *json = test_write_temp("sigint.json", "");
+    remove(json);
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run %s -n 4000000000 --export-state %s & p=$!; sleep 1; kill -INT $p; wait $p",
+             CLI, scene, json);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 130, "%.3000s", out);
+    assert_has("interrupted after ");
+    assert_has(" of 4000000000 steps, simulated ");
+    cr_assert_neq(access(json, F_OK), 0, "no state is exported from an interrupted run");
+}
+
 /* ---- check ---- */
 
 Test(cli, check_good_scene_says_ok_and_reports_the_added_loop)
@@ -346,7 +361,7 @@ static double wall_time(void)
     return p ? strtod(p + 4, NULL) : -1.0;
 }
 
-Test(cli, no_progress_bar_when_not_a_terminal, .timeout = 120)
+Test(cli, no_progress_bar_when_not_a_terminal)
 {
     const char *scene = test_write_temp("long.yaml", GOOD);
     /* long enough for the bar's 1 s delay to pass */
@@ -363,7 +378,7 @@ Test(cli, no_progress_bar_when_not_a_terminal, .timeout = 120)
     assert_lacks("ETA");
 }
 
-Test(cli, progress_bar_on_a_terminal, .timeout = 120)
+Test(cli, progress_bar_on_a_terminal)
 {
     if (system("script --version >/dev/null 2>&1") != 0)
         cr_skip_test("script(1) is not available to make a pseudo-terminal");

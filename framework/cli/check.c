@@ -67,7 +67,7 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
 
 int cli_check(int argc, char **argv)
 {
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
@@ -90,7 +90,7 @@ int cli_check(int argc, char **argv)
             if (!(v = cli_value(&a)))
                 rc = CLI_EXIT_USAGE;
             else
-                paths[npaths++] = (char *)v;
+                paths[npaths++] = v;
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 rc = CLI_EXIT_USAGE;

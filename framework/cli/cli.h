@@ -45,7 +45,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) ST_PRINTF(2, 3);
 
 /* Creates a runtime with the sink and the --plugin-path directories.
  * Prints what failed and returns false on failure. */
-bool cli_runtime_open(st_runtime **rt, cli_log *log, char **plugin_paths, size_t npaths);
+bool cli_runtime_open(st_runtime **rt, cli_log *log, const char **plugin_paths, size_t npaths);
 
 /* ---- command-line options (main.c) ---- */
 

@@ -436,7 +436,7 @@ static int inspect(st_runtime *rt, const char *name, bool json)
 
 int cli_inspect(int argc, char **argv)
 {
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
@@ -459,7 +459,7 @@ int cli_inspect(int argc, char **argv)
             if (!(v = cli_value(&a)))
                 rc = CLI_EXIT_USAGE;
             else
-                paths[npaths++] = (char *)v;
+                paths[npaths++] = v;
         } else if (cli_is(opt, NULL, "--json")) {
             if (!cli_flag(&a))
                 rc = CLI_EXIT_USAGE;

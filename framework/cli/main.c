@@ -124,7 +124,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-bool cli_runtime_open(st_runtime **rt, cli_log *log, char **plugin_paths, size_t npaths)
+bool cli_runtime_open(st_runtime **rt, cli_log *log, const char **plugin_paths, size_t npaths)
 {
     st_error err = {0};
     if (st_runtime_create(rt, &err) != ST_OK) {

@@ -44,7 +44,7 @@ typedef struct run_opts {
     double dt;              /* <= 0: the scene's */
     const char *export_path;
     bool quiet, verbose, progress;
-    char **plugin_paths;
+    const char **plugin_paths;
     size_t npaths;
 } run_opts;
 
@@ -107,7 +107,7 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
-            o->plugin_paths[o->npaths++] = (char *)v;
+            o->plugin_paths[o->npaths++] = v;
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -240,7 +240,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
 
 int cli_run(int argc, char **argv)
 {
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;

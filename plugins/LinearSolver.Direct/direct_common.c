@@ -43,8 +43,8 @@ static void configure(direct_chol *ch)
         c->supernodal = CHOLMOD_SIMPLICIAL;
         c->final_ll = 0;
     } else {
-        /* Supernodal LL^T on BLAS (OpenBLAS). */
-        c->supernodal = CHOLMOD_SUPERNODAL;
+        /* LL^T, supernodal on BLAS (OpenBLAS) when the fronts are big. */
+        c->supernodal = CHOLMOD_AUTO; /* supernodal when dense enough */
         c->final_ll = 1;
     }
 }
