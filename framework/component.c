@@ -89,6 +89,10 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
     }
     if (s == ST_OK) {
         char buf[256];
+        if (name) { /* an explicit name counts as set by the scene */
+            ci->fs[nc].set = true;
+            ci->fs[nc].mark = mark;
+        }
         if (!name) {
             unsigned k = 1;
             for (size_t i = 0; i < n->nobjects; i++)

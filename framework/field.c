@@ -349,7 +349,7 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
         return st__error_at(err, ST_EPARSE, v->mark,
                             "field '%s' expects %s: a multiple of %u values, got %zu", f->name,
                             ti->name, ti->width, ts->n);
-    if (ts->nested) {
+    if (ts->nested && ti->width > 1) {
         /* Each inner list is one tuple. */
         size_t i = 0;
         while (i < ts->n) {

@@ -385,6 +385,40 @@ st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)
     return ST_OK;
 }
 
+/* The system's own ordered lists (scene order, as compiled): masses, force
+ * fields, projective constraints and mappings. Overrides the weak fallback in
+ * matrix.c, which walks the solver's subtree again. Other roles give 0. */
+size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max)
+{
+    const sys_impl *s = cimpl(sys);
+    st_component *const *list;
+    size_t n;
+    switch (role) {
+    case ST_ROLE_MASS:
+        list = s->masses;
+        n = s->nmasses;
+        break;
+    case ST_ROLE_FORCEFIELD:
+        list = s->ffs;
+        n = s->nffs;
+        break;
+    case ST_ROLE_PROJECTIVE:
+        list = s->projs;
+        n = s->nprojs;
+        break;
+    case ST_ROLE_MAPPING:
+        list = s->maps;
+        n = s->nmaps;
+        break;
+    default:
+        return 0;
+    }
+    if (out)
+        for (size_t i = 0; i < n && i < max; i++)
+            out[i] = list[i];
+    return n;
+}
+
 /* ---- externalForce ---- */
 
 /* Picks up a write to a state's externalForce made since the last look

@@ -7,6 +7,7 @@
  * LP64 Linux (x86_64, aarch64); elsewhere only the platform-independent
  * checks run. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
