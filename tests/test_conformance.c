@@ -8,8 +8,9 @@
  * solver, a linear solver, a MechanicalObject with the 8 corners of a unit
  * cube, a 2x2x2 RegularGridTopology, a UniformMass (totalMass 1), a
  * MeshSpringForceField (stiffness 100) and a FixedProjectiveConstraint on the
- * bottom face, and the class under test with its defaults. A class that plays one of those roles
- * itself takes the place of the stock component of that role. Classes whose
+ * bottom face, and the class under test with its defaults. A class that
+ * plays one of those roles itself takes the place of the stock component of
+ * that role. Classes whose
  * defaults legitimately refuse to initialise are listed in `refusals` with
  * the reason; each of them must fail with a clean error naming the class.
  * Every other class must initialise, step and leave finite positions. */
@@ -65,9 +66,9 @@ static char report[32768];
 static size_t report_len;
 static int nfailed;
 
-static void failf(const char *cls, const char *fmt, const char *detail)
+static void failf(const char *cls, const char *what, const char *detail)
 {
-    int k = snprintf(report + report_len, sizeof report - report_len, "\n  %s: %s%s", cls, fmt,
+    int k = snprintf(report + report_len, sizeof report - report_len, "\n  %s: %s%s", cls, what,
                      detail ? detail : "");
     if (k > 0 && report_len + (size_t)k < sizeof report)
         report_len += (size_t)k;

@@ -1,0 +1,240 @@
+/* bench_implicit.c - the implicit spring beam (issue 4): n x n x (5n+1) nodes
+ * 1 apart (RegularGridTopology), base layer fixed (BoxROI +
+ * FixedProjectiveConstraint), UniformMass totalMass 15, MeshSpringForceField
+ * stiffness 300, EulerImplicitSolver (SOFA defaults: no Rayleigh damping),
+ * dt 0.01, gravity -9.81 y, with SparseLDLSolver (CHOLMOD) or CGLinearSolver
+ * (matrix-free, iterations 25, tolerance 1e-5, threshold 1e-5).
+ *
+ * Usage: bench_implicit ldl|cg N [STEPS [SPLIT_STEPS]] (defaults 200 and 50).
+ *
+ * Two timed phases on the same scene, printed as one line of key=value:
+ *  1. STEPS steps through st_scene_step (the real path): ms per step (first
+ *     step apart: it holds the symbolic analysis), allocations made by
+ *     settee during those steps (st_alloc_count; CHOLMOD's own allocator is
+ *     not counted), peak RSS after this phase (getrusage).
+ *  2. SPLIT_STEPS more steps that the benchmark drives itself with the
+ *     public functions, in EulerImplicitSolver's order (sofa-notes 3.1),
+ *     timing each phase with clock_gettime:
+ *       force = st_system_compute_force + right-hand side + projection,
+ *       set_system = the linear solver's set_system (assembly + numeric
+ *                    factorization for SparseLDLSolver; for matrix-free CG it
+ *                    only records the factors),
+ *       solve = the linear solver's solve (CHOLMOD's solve; all CG
+ *               iterations with their matrix-free products),
+ *       update = v += dv, x += h v.
+ *     The assembly inside set_system is not separately observable through
+ *     the public interface, so the benchmark assembles the same matrix
+ *     (same factors, same state) into a matrix of its own right after each
+ *     set_system and times that: assembly = that time, factorization =
+ *     set_system - assembly. "other" = the phase-1 step minus the sum of
+ *     the phase-2 parts (animation loop, events, field touches).
+ *     pattern_rebuilds counts changes of the benchmark matrix's
+ *     pattern_version after its first assembly: SparseLDLSolver analyses
+ *     again only when its (identically built) pattern changes, so 0 means
+ *     one symbolic analysis per run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <settee/settee.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(const char *what, const st_error *err)
+{
+    char buf[ST_ERROR_MSG_MAX + 1024];
+    fprintf(stderr, "bench_implicit: %s: %s\n", what, st_error_format(err, buf, sizeof buf));
+    return 1;
+}
+
+static st_component *find(st_scene *s, const char *name)
+{
+    st_component *all[64];
+    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "";
+    int n = argc > 2 ? atoi(argv[2]) : 0;
+    int steps = argc > 3 ? atoi(argv[3]) : 200;
+    int split = argc > 4 ? atoi(argv[4]) : 50;
+    bool ldl = strcmp(which, "ldl") == 0, cg = strcmp(which, "cg") == 0;
+    if ((!ldl && !cg) || n < 2 || steps < 2 || split < 1) {
+        fprintf(stderr, "usage: bench_implicit ldl|cg N [STEPS [SPLIT_STEPS]]\n");
+        return 2;
+    }
+    const int nz = 5 * n + 1;
+    const double h = 0.01;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+             "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Engine.Select]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {name: ode}\n"
+             "        - %s\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
+             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
+             "        - UniformMass: {totalMass: 15}\n"
+             "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
+             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
+             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
+             ldl ? "SparseLDLSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d}"
+                 : "CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-5, threshold: 1e-5}",
+             n, n, nz, n - 1, n - 1, nz - 1, n, n);
+
+    st_error err = {0};
+    st_runtime *rt = NULL;
+    st_scene *s = NULL;
+    if (st_runtime_create(&rt, &err) != ST_OK)
+        return fail("runtime", &err);
+    double t_init = now();
+    if (st_scene_load_string(rt, yaml, strlen(yaml), "bench_implicit.yaml", &s, &err) != ST_OK)
+        return fail("load", &err);
+    if (st_scene_init(s, &err) != ST_OK)
+        return fail("init", &err);
+    t_init = now() - t_init;
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_component *ls = find(s, "ls"), *box = find(s, "box");
+    if (!ms || !ls || !box || !ms->system) {
+        fprintf(stderr, "bench_implicit: scene objects missing\n");
+        return 1;
+    }
+    st_system *sys = ms->system;
+    const st_array *fixed = st_component_field_ptr(box, st_component_field(box, "indices"));
+    if (!fixed || fixed->n != (size_t)(n * n)) {
+        fprintf(stderr, "bench_implicit: expected %d fixed nodes, got %zu\n", n * n,
+                fixed ? fixed->n : 0);
+        return 1;
+    }
+    /* Phase 1: the real step. */
+    double t0 = now();
+    if (st_scene_step(s, 0, &err) != ST_OK)
+        return fail("step 1", &err);
+    double t_first = now() - t0;
+    unsigned long allocs = st_alloc_count();
+    t0 = now();
+    for (int k = 1; k < steps; k++)
+        if (st_scene_step(s, 0, &err) != ST_OK)
+            return fail("step", &err);
+    double t_steps = (now() - t0) / (steps - 1);
+    allocs = st_alloc_count() - allocs;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double peak_mb = (double)ru.ru_maxrss / 1024.0;
+    double tip_y = ms->position.r[3 * (ms->n - 1) + 1];
+    unsigned cg_iters = 0;
+    if (cg) {
+        const unsigned *it = st_component_field_ptr(ls, st_component_field(ls, "nbIterations"));
+        cg_iters = it ? *it : 0;
+    }
+
+    /* Phase 2: the split, EulerImplicitSolver's sequence driven from here. */
+    const size_t len = 3 * sys->nall;
+    double *b = calloc(len, sizeof *b), *dv = calloc(len, sizeof *dv);
+    st_matrix *m = NULL;
+    if (!b || !dv) {
+        fprintf(stderr, "bench_implicit: out of memory\n");
+        return 1;
+    }
+    if (st_matrix_create(sys, &m, &err) != ST_OK)
+        return fail("matrix", &err);
+    const double mf = 1.0, bf = -h, kf = -h * h;
+    const st_linsolver_ops *lso = ls->cls->linsolver;
+    double tf = 0, ts = 0, ta = 0, tl = 0, tu = 0;
+    unsigned long version = 0, rebuilds = 0, split_allocs = 0;
+    for (int k = 0; k < split; k++) {
+        unsigned long a0 = st_alloc_count();
+        double c0 = now();
+        sys->mp.implicit = true;
+        st_system_compute_force(sys, sys->f, sys->x, sys->v);
+        st_vec_eq(sys, b, sys->f);
+        st_system_add_mbkdx(sys, b, sys->v, 0.0, 0.0, h, false);
+        st_vec_teq(sys, b, h);
+        st_system_project_response(sys, b);
+        double c1 = now();
+        if (lso->set_system(ls, sys, mf, bf, kf, &err) != ST_OK)
+            return fail("set_system", &err);
+        double c2 = now();
+        if (lso->solve(ls, sys, dv, b, &err) != ST_OK)
+            return fail("solve", &err);
+        double c3 = now();
+        st_vec_op(sys, sys->v, sys->v, dv, 1.0);
+        st_vec_peq(sys, sys->x, sys->v, h);
+        double c4 = now();
+        split_allocs += st_alloc_count() - a0;
+        tf += c1 - c0;
+        ts += c2 - c1;
+        tl += c3 - c2;
+        tu += c4 - c3;
+        if (ldl) {
+            double a1 = now();
+            if (st_matrix_assemble(m, sys, mf, bf, kf, &err) != ST_OK)
+                return fail("assemble", &err);
+            ta += now() - a1;
+            st_csr csr;
+            st_matrix_csr(m, &csr);
+            if (k > 0 && csr.pattern_version != version)
+                rebuilds++;
+            version = csr.pattern_version;
+        }
+    }
+    tf /= split;
+    ts /= split;
+    ta /= split;
+    tl /= split;
+    tu /= split;
+    double factor = ldl ? ts - ta : 0.0;
+    double other = t_steps - (tf + ts + tl + tu);
+    /* The pattern's size (for CG too, assembled once here, untimed) and
+     * the number of coupled vertex pairs (springs without duplicates). */
+    if (cg && st_matrix_assemble(m, sys, mf, bf, kf, &err) != ST_OK)
+        return fail("assemble", &err);
+    size_t nnz = 0;
+    {
+        st_csr csr;
+        st_matrix_csr(m, &csr);
+        nnz = csr.nnz;
+    }
+    size_t pairs = (nnz / 9 - sys->ndof) / 2;
+    /* Everything outside CHOLMOD (factorization and solve are CHOLMOD's). */
+    double outside = ldl ? (t_steps - factor - tl) / t_steps : 1.0;
+    printf("bench=implicit solver=%s n=%d nodes=%zu dofs=%zu pairs=%zu nnz=%zu steps=%d "
+           "split_steps=%d init_ms=%.2f first_step_ms=%.2f step_ms=%.3f force_ms=%.3f "
+           "assembly_ms=%.3f factor_ms=%.3f solve_ms=%.3f update_ms=%.3f other_ms=%.3f "
+           "outside_cholmod=%.1f%% cg_iterations=%u pattern_rebuilds=%lu step_allocs=%lu "
+           "split_allocs=%lu peak_rss_mb=%.1f tip_y=%.6f\n",
+           which, n, sys->ndof, sys->size, pairs, nnz, steps, split, 1e3 * t_init,
+           1e3 * t_first, 1e3 * t_steps, 1e3 * tf, 1e3 * ta, 1e3 * factor, 1e3 * tl, 1e3 * tu,
+           1e3 * other, 100.0 * outside, cg_iters, rebuilds, allocs, split_allocs, peak_mb, tip_y);
+    st_matrix_destroy(&m);
+    free(b);
+    free(dv);
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
+    return allocs == 0 && isfinite(tip_y) && rebuilds == 0 ? 0 : 1;
+}
