@@ -5,33 +5,38 @@
  * dt 0.01, gravity -9.81 y, with SparseLDLSolver (CHOLMOD) or CGLinearSolver
  * (matrix-free, iterations 25, tolerance 1e-5, threshold 1e-5).
  *
- * Usage: bench_implicit ldl|cg N [STEPS [SPLIT_STEPS]] (defaults 200 and 50).
+ * Usage: bench_implicit ldl|cg N [STEPS] (default 200 steps).
  *
- * Two timed phases on the same scene, printed as one line of key=value:
- *  1. STEPS steps through st_scene_step (the real path): ms per step (first
- *     step apart: it holds the symbolic analysis), allocations made by
- *     settee during those steps (st_alloc_count; CHOLMOD's own allocator is
- *     not counted), peak RSS after this phase (getrusage).
- *  2. SPLIT_STEPS more steps that the benchmark drives itself with the
- *     public functions, in EulerImplicitSolver's order (sofa-notes 3.1),
- *     timing each phase with clock_gettime:
- *       force = st_system_compute_force + right-hand side + projection,
- *       set_system = the linear solver's set_system (assembly + numeric
- *                    factorization for SparseLDLSolver; for matrix-free CG it
- *                    only records the factors),
- *       solve = the linear solver's solve (CHOLMOD's solve; all CG
- *               iterations with their matrix-free products),
- *       update = v += dv, x += h v.
- *     The assembly inside set_system is not separately observable through
- *     the public interface, so the benchmark assembles the same matrix
- *     (same factors, same state) into a matrix of its own right after each
- *     set_system and times that: assembly = that time, factorization =
- *     set_system - assembly. "other" = the phase-1 step minus the sum of
- *     the phase-2 parts (animation loop, events, field touches).
- *     pattern_rebuilds counts changes of the benchmark matrix's
- *     pattern_version after its first assembly: SparseLDLSolver analyses
- *     again only when its (identically built) pattern changes, so 0 means
- *     one symbolic analysis per run.
+ * Step 1 is timed apart (it holds the symbolic analysis). The other steps
+ * alternate between two kinds, so that both see the same load of the shared
+ * machine, and the median of each timing is printed as one line of
+ * key=value:
+ *  - real steps: st_scene_step (the animation loop, EulerImplicitSolver, the
+ *    linear solver): step_ms.
+ *  - split steps: the same step driven by the benchmark itself through the
+ *    public functions, in EulerImplicitSolver's order (sofa-notes 3.1), each
+ *    phase timed with clock_gettime:
+ *      force = st_system_compute_force + right-hand side + projection,
+ *      set_system = the linear solver's set_system (assembly + numeric
+ *                   factorization for SparseLDLSolver; for matrix-free CG it
+ *                   only records the factors),
+ *      solve = the linear solver's solve (CHOLMOD's solve; for CG all the
+ *              iterations with their matrix-free products),
+ *      update = v += dv, x += h v.
+ *    The assembly inside set_system cannot be timed from outside, so the
+ *    benchmark assembles the same matrix (same factors, same state) into a
+ *    matrix of its own right after set_system, untimed for the step, and
+ *    times that: assembly = that time, factorization = set_system -
+ *    assembly. other = step_ms - (force + set_system + solve + update): the
+ *    animation loop, events, field touches.
+ * step_allocs counts settee allocations (st_alloc_count) in all steps after
+ * the first (CHOLMOD's and UMFPACK's own allocator is not counted).
+ * pattern_rebuilds counts changes of the benchmark matrix's pattern_version
+ * after its first assembly: SparseLDLSolver analyses again only when its
+ * (identically built) pattern changes, so 0 means one symbolic analysis per
+ * run. peak_rss_mb is read after step 2, before the benchmark's own matrix
+ * exists. The exit status is 1 when a step allocated, the pattern changed or
+ * the state is not finite.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +61,21 @@ static int fail(const char *what, const st_error *err)
     return 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n timings (sorted in place). */
+static double median(double *t, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    qsort(t, n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
 static st_component *find(st_scene *s, const char *name)
 {
     st_component *all[64];
@@ -71,10 +91,9 @@ int main(int argc, char **argv)
     const char *which = argc > 1 ? argv[1] : "";
     int n = argc > 2 ? atoi(argv[2]) : 0;
     int steps = argc > 3 ? atoi(argv[3]) : 200;
-    int split = argc > 4 ? atoi(argv[4]) : 50;
     bool ldl = strcmp(which, "ldl") == 0, cg = strcmp(which, "cg") == 0;
-    if ((!ldl && !cg) || n < 2 || steps < 2 || split < 1) {
-        fprintf(stderr, "usage: bench_implicit ldl|cg N [STEPS [SPLIT_STEPS]]\n");
+    if ((!ldl && !cg) || n < 2 || steps < 3) {
+        fprintf(stderr, "usage: bench_implicit ldl|cg N [STEPS]\n");
         return 2;
     }
     const int nz = 5 * n + 1;
@@ -131,44 +150,43 @@ int main(int argc, char **argv)
                 fixed ? fixed->n : 0);
         return 1;
     }
-    /* Phase 1: the real step. */
+    const size_t len = 3 * sys->nall;
+    double *b = calloc(len, sizeof *b), *dv = calloc(len, sizeof *dv);
+    int half = steps / 2;
+    double *tt = calloc((size_t)half * 6, sizeof *tt);
+    double *t_real = tt, *t_force = tt + half, *t_set = tt + 2 * half, *t_asm = tt + 3 * half,
+           *t_solve = tt + 4 * half, *t_upd = tt + 5 * half;
+    if (!b || !dv || !tt) {
+        fprintf(stderr, "bench_implicit: out of memory\n");
+        return 1;
+    }
+    const double mf = 1.0, bf = -h, kf = -h * h;
+    const st_linsolver_ops *lso = ls->cls->linsolver;
+    unsigned long version = 0, rebuilds = 0, allocs = 0;
+    st_matrix *m = NULL;
+    struct rusage ru;
+    double peak_mb = 0.0;
+
+    /* Step 1 apart: it holds the symbolic analysis. */
     double t0 = now();
     if (st_scene_step(s, 0, &err) != ST_OK)
         return fail("step 1", &err);
     double t_first = now() - t0;
-    unsigned long allocs = st_alloc_count();
-    t0 = now();
-    for (int k = 1; k < steps; k++)
-        if (st_scene_step(s, 0, &err) != ST_OK)
-            return fail("step", &err);
-    double t_steps = (now() - t0) / (steps - 1);
-    allocs = st_alloc_count() - allocs;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double peak_mb = (double)ru.ru_maxrss / 1024.0;
-    double tip_y = ms->position.r[3 * (ms->n - 1) + 1];
-    unsigned cg_iters = 0;
-    if (cg) {
-        const unsigned *it = st_component_field_ptr(ls, st_component_field(ls, "nbIterations"));
-        cg_iters = it ? *it : 0;
-    }
-
-    /* Phase 2: the split, EulerImplicitSolver's sequence driven from here. */
-    const size_t len = 3 * sys->nall;
-    double *b = calloc(len, sizeof *b), *dv = calloc(len, sizeof *dv);
-    st_matrix *m = NULL;
-    if (!b || !dv) {
-        fprintf(stderr, "bench_implicit: out of memory\n");
-        return 1;
-    }
-    if (st_matrix_create(sys, &m, &err) != ST_OK)
-        return fail("matrix", &err);
-    const double mf = 1.0, bf = -h, kf = -h * h;
-    const st_linsolver_ops *lso = ls->cls->linsolver;
-    double tf = 0, ts = 0, ta = 0, tl = 0, tu = 0;
-    unsigned long version = 0, rebuilds = 0, split_allocs = 0;
-    for (int k = 0; k < split; k++) {
+    /* Then real and split steps alternate, so that both see the same load
+     * of the shared machine; medians are reported. */
+    int nreal = 0, nsplit = 0;
+    for (int k = 1; k < steps; k++) {
         unsigned long a0 = st_alloc_count();
+        if (k % 2 == 1 && nreal < half) {
+            double c0 = now();
+            if (st_scene_step(s, 0, &err) != ST_OK)
+                return fail("step", &err);
+            t_real[nreal++] = now() - c0;
+            allocs += st_alloc_count() - a0;
+            continue;
+        }
+        if (nsplit >= half)
+            continue;
         double c0 = now();
         sys->mp.implicit = true;
         st_system_compute_force(sys, sys->f, sys->x, sys->v);
@@ -186,30 +204,50 @@ int main(int argc, char **argv)
         st_vec_op(sys, sys->v, sys->v, dv, 1.0);
         st_vec_peq(sys, sys->x, sys->v, h);
         double c4 = now();
-        split_allocs += st_alloc_count() - a0;
-        tf += c1 - c0;
-        ts += c2 - c1;
-        tl += c3 - c2;
-        tu += c4 - c3;
+        allocs += st_alloc_count() - a0;
+        t_force[nsplit] = c1 - c0;
+        t_set[nsplit] = c2 - c1;
+        t_solve[nsplit] = c3 - c2;
+        t_upd[nsplit] = c4 - c3;
         if (ldl) {
+            if (!m) {
+                /* Peak memory is read before the benchmark's own matrix
+                 * exists: steps 1 and 2 already ran, so the solver's
+                 * matrix and CHOLMOD's factor are at their full size. */
+                getrusage(RUSAGE_SELF, &ru);
+                peak_mb = (double)ru.ru_maxrss / 1024.0;
+                if (st_matrix_create(sys, &m, &err) != ST_OK)
+                    return fail("matrix", &err);
+            }
             double a1 = now();
             if (st_matrix_assemble(m, sys, mf, bf, kf, &err) != ST_OK)
                 return fail("assemble", &err);
-            ta += now() - a1;
+            t_asm[nsplit] = now() - a1;
             st_csr csr;
             st_matrix_csr(m, &csr);
-            if (k > 0 && csr.pattern_version != version)
+            if (nsplit > 0 && csr.pattern_version != version)
                 rebuilds++;
             version = csr.pattern_version;
         }
+        nsplit++;
     }
-    tf /= split;
-    ts /= split;
-    ta /= split;
-    tl /= split;
-    tu /= split;
+    if (!m) {
+        getrusage(RUSAGE_SELF, &ru);
+        peak_mb = (double)ru.ru_maxrss / 1024.0;
+    }
+    double tip_y = ms->position.r[3 * (ms->n - 1) + 1];
+    unsigned cg_iters = 0;
+    if (cg) {
+        const unsigned *it = st_component_field_ptr(ls, st_component_field(ls, "nbIterations"));
+        cg_iters = it ? *it : 0;
+    }
+    double t_steps = median(t_real, (size_t)nreal), tf = median(t_force, (size_t)nsplit),
+           ts = median(t_set, (size_t)nsplit), tl = median(t_solve, (size_t)nsplit),
+           tu = median(t_upd, (size_t)nsplit), ta = ldl ? median(t_asm, (size_t)nsplit) : 0.0;
     double factor = ldl ? ts - ta : 0.0;
     double other = t_steps - (tf + ts + tl + tu);
+    if (!m && st_matrix_create(sys, &m, &err) != ST_OK)
+        return fail("matrix", &err);
     /* The pattern's size (for CG too, assembled once here, untimed) and
      * the number of coupled vertex pairs (springs without duplicates). */
     if (cg && st_matrix_assemble(m, sys, mf, bf, kf, &err) != ST_OK)
@@ -221,17 +259,20 @@ int main(int argc, char **argv)
         nnz = csr.nnz;
     }
     size_t pairs = (nnz / 9 - sys->ndof) / 2;
-    /* Everything outside CHOLMOD (factorization and solve are CHOLMOD's). */
-    double outside = ldl ? (t_steps - factor - tl) / t_steps : 1.0;
+    /* Everything outside CHOLMOD (its numeric factorization and solve),
+     * as a share of the step rebuilt from the medians of its parts. */
+    double whole = tf + ts + tl + tu + fmax(other, 0.0);
+    double outside = ldl ? (tf + ta + tu + fmax(other, 0.0)) / whole : 1.0;
     printf("bench=implicit solver=%s n=%d nodes=%zu dofs=%zu pairs=%zu nnz=%zu steps=%d "
-           "split_steps=%d init_ms=%.2f first_step_ms=%.2f step_ms=%.3f force_ms=%.3f "
+           "real_steps=%d split_steps=%d init_ms=%.2f first_step_ms=%.2f step_ms=%.3f force_ms=%.3f "
            "assembly_ms=%.3f factor_ms=%.3f solve_ms=%.3f update_ms=%.3f other_ms=%.3f "
            "outside_cholmod=%.1f%% cg_iterations=%u pattern_rebuilds=%lu step_allocs=%lu "
-           "split_allocs=%lu peak_rss_mb=%.1f tip_y=%.6f\n",
-           which, n, sys->ndof, sys->size, pairs, nnz, steps, split, 1e3 * t_init,
+           "peak_rss_mb=%.1f tip_y=%.6f\n",
+           which, n, sys->ndof, sys->size, pairs, nnz, steps, nreal, nsplit, 1e3 * t_init,
            1e3 * t_first, 1e3 * t_steps, 1e3 * tf, 1e3 * ta, 1e3 * factor, 1e3 * tl, 1e3 * tu,
-           1e3 * other, 100.0 * outside, cg_iters, rebuilds, allocs, split_allocs, peak_mb, tip_y);
+           1e3 * other, 100.0 * outside, cg_iters, rebuilds, allocs, peak_mb, tip_y);
     st_matrix_destroy(&m);
+    free(tt);
     free(b);
     free(dv);
     st_scene_destroy(&s);

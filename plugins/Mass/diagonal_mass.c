@@ -36,48 +36,6 @@ typedef struct diagonal_mass {
 
 extern const st_class st_diagonal_mass_class;
 
-/* ---- geometry, with SOFA's arithmetic order ---- */
-
-static double dm_norm(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-
-static void dm_cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static void dm_sub(const double *p, const double *q, double r[3])
-{
-    r[0] = p[0] - q[0], r[1] = p[1] - q[1], r[2] = p[2] - q[2];
-}
-
-static double dm_tri_area(const double *p0, const double *p1, const double *p2)
-{
-    double a[3], b[3], c[3];
-    dm_sub(p1, p0, a);
-    dm_sub(p2, p0, b);
-    dm_cross(a, b, c);
-    return 0.5 * dm_norm(c);
-}
-
-static double dm_tet_volume(const double *p0, const double *p1, const double *p2, const double *p3)
-{
-    double a[3], b[3], c[3], x[3];
-    dm_sub(p1, p0, a);
-    dm_sub(p2, p0, b);
-    dm_sub(p3, p0, c);
-    dm_cross(a, b, x);
-    return fabs((x[0] * c[0] + x[1] * c[1] + x[2] * c[2]) / 6.0);
-}
-
-static double dm_hexa_volume(const double *const p[8])
-{
-    return dm_tet_volume(p[0], p[5], p[1], p[6]) + dm_tet_volume(p[0], p[1], p[3], p[6]) +
-           dm_tet_volume(p[1], p[3], p[6], p[2]) + dm_tet_volume(p[6], p[3], p[0], p[7]) +
-           dm_tet_volume(p[6], p[7], p[0], p[5]) + dm_tet_volume(p[7], p[5], p[4], p[0]);
-}
-
 /* ---- mass computation ---- */
 
 static const st_array *dm_elems(const diagonal_mass *m, st_type kind)
@@ -110,31 +68,28 @@ static st_status dm_compute(diagonal_mass *m, double density, double *total, st_
                                           i, v[j], pos->n < n ? pos->n : n);
         double mass = 0;
         switch (m->elem) {
-        case ST_T_EDGES: {
-            double d[3];
-            dm_sub(x + 3 * v[1], x + 3 * v[0], d);
-            mass = (density * dm_norm(d)) / 2.0;
+        case ST_T_EDGES:
+            mass = (density * mass_edge_length(x + 3 * v[0], x + 3 * v[1])) / 2.0;
             break;
-        }
         case ST_T_TRIANGLES:
-            mass = (density * dm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2])) / 3.0;
+            mass = (density * mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2])) / 3.0;
             break;
         case ST_T_QUADS: {
-            double area = dm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
-                          dm_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
+            double area = mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
+                          mass_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
             mass = (density * area) / 4.0;
             break;
         }
         case ST_T_TETRAS:
             mass = (density *
-                    dm_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3])) /
+                    mass_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3])) /
                    4.0;
             break;
         case ST_T_HEXAS: {
             const double *p[8];
             for (int j = 0; j < 8; j++)
                 p[j] = x + 3 * v[j];
-            mass = (density * dm_hexa_volume(p)) / 8.0;
+            mass = (density * mass_hexa_volume(p)) / 8.0;
             break;
         }
         default:

@@ -62,48 +62,6 @@ typedef struct mesh_matrix_mass {
 
 extern const st_class st_mesh_matrix_mass_class;
 
-/* ---- geometry, with SOFA's arithmetic order ---- */
-
-static double mm_norm(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-
-static void mm_sub(const double *p, const double *q, double r[3])
-{
-    r[0] = p[0] - q[0], r[1] = p[1] - q[1], r[2] = p[2] - q[2];
-}
-
-static void mm_cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double mm_tri_area(const double *p0, const double *p1, const double *p2)
-{
-    double a[3], b[3], c[3];
-    mm_sub(p1, p0, a);
-    mm_sub(p2, p0, b);
-    mm_cross(a, b, c);
-    return 0.5 * mm_norm(c);
-}
-
-static double mm_tet_volume(const double *p0, const double *p1, const double *p2, const double *p3)
-{
-    double a[3], b[3], c[3], x[3];
-    mm_sub(p1, p0, a);
-    mm_sub(p2, p0, b);
-    mm_sub(p3, p0, c);
-    mm_cross(a, b, x);
-    return fabs((x[0] * c[0] + x[1] * c[1] + x[2] * c[2]) / 6.0);
-}
-
-static double mm_hexa_volume(const double *const p[8])
-{
-    return mm_tet_volume(p[0], p[5], p[1], p[6]) + mm_tet_volume(p[0], p[1], p[3], p[6]) +
-           mm_tet_volume(p[1], p[3], p[6], p[2]) + mm_tet_volume(p[6], p[3], p[0], p[7]) +
-           mm_tet_volume(p[6], p[7], p[0], p[5]) + mm_tet_volume(p[7], p[5], p[4], p[0]);
-}
-
 /* Exact consistent mass of a trilinear hexahedron with unit density
  * (SOFA's vertex order: bottom face 0..3 counter-clockwise, top 4..7). */
 static void mm_hexa_exact(const double *const p[8], double me[8][8])
@@ -212,17 +170,17 @@ static double measure(const mesh_matrix_mass *m, const double *x, const unsigned
 {
     switch (m->elem) {
     case ST_T_TRIANGLES:
-        return mm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]);
+        return mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]);
     case ST_T_QUADS:
-        return mm_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
-               mm_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
+        return mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
+               mass_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
     case ST_T_TETRAS:
-        return mm_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]);
+        return mass_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]);
     default: {
         const double *p[8];
         for (int j = 0; j < 8; j++)
             p[j] = x + 3 * v[j];
-        return mm_hexa_volume(p);
+        return mass_hexa_volume(p);
     }
     }
 }

@@ -1,0 +1,52 @@
+/* mass_geometry.c - element measures shared by the Mass plugin's
+ * components, with SOFA's arithmetic order (so that masses round alike). */
+#include <math.h>
+
+#include "mass.h"
+
+static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+static void sub3(const double *p, const double *q, double r[3])
+{
+    r[0] = p[0] - q[0], r[1] = p[1] - q[1], r[2] = p[2] - q[2];
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+double mass_tri_area(const double *p0, const double *p1, const double *p2)
+{
+    double a[3], b[3], c[3];
+    sub3(p1, p0, a);
+    sub3(p2, p0, b);
+    cross3(a, b, c);
+    return 0.5 * norm3(c);
+}
+
+double mass_tet_volume(const double *p0, const double *p1, const double *p2, const double *p3)
+{
+    double a[3], b[3], c[3], x[3];
+    sub3(p1, p0, a);
+    sub3(p2, p0, b);
+    sub3(p3, p0, c);
+    cross3(a, b, x);
+    return fabs((x[0] * c[0] + x[1] * c[1] + x[2] * c[2]) / 6.0);
+}
+
+double mass_hexa_volume(const double *const p[8])
+{
+    return mass_tet_volume(p[0], p[5], p[1], p[6]) + mass_tet_volume(p[0], p[1], p[3], p[6]) +
+           mass_tet_volume(p[1], p[3], p[6], p[2]) + mass_tet_volume(p[6], p[3], p[0], p[7]) +
+           mass_tet_volume(p[6], p[7], p[0], p[5]) + mass_tet_volume(p[7], p[5], p[4], p[0]);
+}
+
+double mass_edge_length(const double *p0, const double *p1)
+{
+    double d[3];
+    sub3(p1, p0, d);
+    return norm3(d);
+}
