@@ -1,5 +1,6 @@
-/* mass_geometry.c - element measures shared by the Mass plugin's
- * components, with SOFA's arithmetic order (so that masses round alike). */
+/* mass_geometry.c - what the topology-based masses share: finding their
+ * state, topology and geometry state, and element measures in SOFA's
+ * arithmetic order (so that masses round alike). */
 #include <math.h>
 
 #include "mass.h"
@@ -49,4 +50,35 @@ double mass_edge_length(const double *p0, const double *p1)
     double d[3];
     sub3(p1, p0, d);
     return norm3(d);
+}
+
+st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,
+                             st_component **geometry_state, st_error *err)
+{
+    *ms = st_component_mstate(self);
+    if (!*ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "No compatible MechanicalState found in the current context "
+                                  "(%s needs a MechanicalObject in its node)",
+                                  self->cls->name);
+    if (!*topology)
+        *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!*topology || !(*topology)->cls->topology)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "No topology component found at path: %s, nor in current "
+                                  "context: %s",
+                                  *topology ? (*topology)->name : "(none)",
+                                  st_node_name(self->node));
+    if (!*geometry_state) {
+        *geometry_state = (st_component *)st_node_mstate((*topology)->node);
+        if (!*geometry_state)
+            return st_component_error(self, "geometryState", err, ST_ESCENE,
+                                      "No compatible state associated with the topology has been "
+                                      "found.");
+    } else if (!st_component_has_role(*geometry_state, ST_ROLE_STATE)) {
+        return st_component_error(self, "geometryState", err, ST_ELINK,
+                                  "geometryState must link a MechanicalObject, not a %s",
+                                  (*geometry_state)->cls->name);
+    }
+    return ST_OK;
 }

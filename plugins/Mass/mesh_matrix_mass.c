@@ -496,30 +496,7 @@ static st_status mm_init(st_component *self, st_error *err)
 {
     mesh_matrix_mass *m = (mesh_matrix_mass *)self;
     mm_free_runtime(m);
-    m->ms = st_component_mstate(self);
-    if (!m->ms)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "No compatible MechanicalState found in the current context "
-                                  "(MeshMatrixMass needs a MechanicalObject in its node)");
-    if (!m->topology)
-        m->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    if (!m->topology || !m->topology->cls->topology)
-        return st_component_error(self, "topology", err, ST_ESCENE,
-                                  "No topology component found at path: %s, nor in current "
-                                  "context: %s",
-                                  m->topology ? m->topology->name : "(none)",
-                                  st_node_name(self->node));
-    if (!m->geometry_state) {
-        m->geometry_state = (st_component *)st_node_mstate(m->topology->node);
-        if (!m->geometry_state)
-            return st_component_error(self, "geometryState", err, ST_ESCENE,
-                                      "No compatible state associated with the topology has been "
-                                      "found.");
-    } else if (!st_component_has_role(m->geometry_state, ST_ROLE_STATE)) {
-        return st_component_error(self, "geometryState", err, ST_ELINK,
-                                  "geometryState must link a MechanicalObject, not a %s",
-                                  m->geometry_state->cls->name);
-    }
+    ST_TRY(mass_bind_topology(self, &m->ms, &m->topology, &m->geometry_state, err));
     static const st_type order[4] = {ST_T_HEXAS, ST_T_TETRAS, ST_T_QUADS, ST_T_TRIANGLES};
     m->elem = 0;
     for (int i = 0; i < 4 && !m->elem; i++)
