@@ -65,3 +65,26 @@ int test_run(const char *cmd, char *out, size_t size)
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+st_component *test_find_object(st_scene *s, const char *name)
+{
+    st_component *all[64];
+    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+extern void dgesv_(int *n, int *nrhs, double *a, int *lda, int *ipiv, double *b, int *ldb,
+                   int *info);
+
+int test_dense_solve(int n, double *a, double *b)
+{
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), one = 1, info = -1;
+    if (!ipiv)
+        return -1;
+    dgesv_(&n, &one, a, &n, ipiv, b, &n, &info);
+    free(ipiv);
+    return info;
+}

@@ -20,6 +20,11 @@ void test_rt_close(test_rt *t);
 st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err);
 /* Writes text to a fresh temporary file; returns its path (static buffer per call slot). */
 const char *test_write_temp(const char *name, const char *text);
+/* The component named name anywhere in the scene, or NULL. */
+st_component *test_find_object(st_scene *s, const char *name);
+/* Solves the dense n x n system a x = b in place with LAPACK's dgesv (a is
+ * column-major and overwritten; b receives x). Returns LAPACK's info. */
+int test_dense_solve(int n, double *a, double *b);
 /* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
 int test_run(const char *cmd, char *out, size_t size);
 

@@ -6,7 +6,6 @@
  * assembled and solved densely by LAPACK (dgesv), gives the same solution
  * and the same state. */
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +19,14 @@
 #define H 0.01
 
 /* The beam with the given linear solver line (the solver is named "ls"). */
+/* A named component of the scene (the test fails without it). */
+static st_component *find(st_scene *s, const char *name)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert_not_null(c, "no object %s", name);
+    return c;
+}
+
 static st_scene *beam(test_rt *t, const char *solver)
 {
     char yaml[4096];
@@ -67,31 +74,6 @@ static const char *const solver_names[] = {"SparseLDLSolver", "SparseLUSolver", 
                                            "matrix-free CG"};
 #define NSOLVERS (sizeof solver_lines / sizeof *solver_lines)
 
-static st_component *object(st_scene *s, const char *name)
-{
-    st_component *all[32];
-    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 32);
-    for (size_t i = 0; i < n && i < 32; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    cr_assert_fail("no object %s", name);
-    return NULL;
-}
-
-typedef void (*dgesv_fn)(int *n, int *nrhs, double *a, int *lda, int *ipiv, double *b, int *ldb,
-                         int *info);
-
-static dgesv_fn load_dgesv(void **handle)
-{
-    *handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!*handle)
-        *handle = dlopen("liblapack.so", RTLD_NOW | RTLD_LOCAL);
-    cr_assert_not_null(*handle, "cannot load LAPACK: %s", dlerror());
-    dgesv_fn f = (dgesv_fn)(uintptr_t)dlsym(*handle, "dgesv_");
-    cr_assert_not_null(f, "no dgesv_ in LAPACK");
-    return f;
-}
-
 static double max_abs(const double *a, size_t n)
 {
     double m = 0;
@@ -116,7 +98,7 @@ Test(beam_solvers, beam_layout)
     st_scene *s = beam(&t, solver_lines[0]);
     st_system *sys = s->systems[0];
     cr_assert_eq(sys->ndof, 176u, "4 x 4 x 11 vertices, got %zu", sys->ndof);
-    st_component *box = object(s, "box");
+    st_component *box = find(s, "box");
     const st_array *idx = st_component_field_ptr(box, st_component_field(box, "indices"));
     cr_assert_eq(idx->n, 16u, "the base layer is fixed, got %zu indices", idx->n);
     /* st__system_components returns the system's own lists. */
@@ -124,10 +106,10 @@ Test(beam_solvers, beam_layout)
     cr_assert_eq(st__system_components(sys, ST_ROLE_MASS, c, 4), 1u);
     cr_assert_str_eq(c[0]->cls->name, "UniformMass");
     cr_assert_eq(st__system_components(sys, ST_ROLE_FORCEFIELD, c, 4), 1u);
-    cr_assert_eq(c[0], object(s, "springs"));
+    cr_assert_eq(c[0], find(s, "springs"));
     cr_assert_eq(st__system_components(sys, ST_ROLE_PROJECTIVE, NULL, 0), 1u);
     cr_assert_eq(st__system_components(sys, ST_ROLE_PROJECTIVE, c, 4), 1u);
-    cr_assert_eq(c[0], object(s, "fixed"));
+    cr_assert_eq(c[0], find(s, "fixed"));
     cr_assert_eq(st__system_components(sys, ST_ROLE_LINSOLVER, c, 4), 0u);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -143,12 +125,12 @@ static void run(size_t k, double *x, double *v, size_t *n)
     for (int i = 0; i < STEPS; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s step %d: %s", solver_names[k], i,
                      err.msg);
-    st_mstate *ms = (st_mstate *)object(s, "dofs");
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
     *n = 3 * ms->n;
     memcpy(x, ms->position.r, *n * sizeof *x);
     memcpy(v, ms->velocity.r, *n * sizeof *v);
     if (strstr(solver_lines[k], "CGLinearSolver")) {
-        st_component *cg = object(s, "ls");
+        st_component *cg = find(s, "ls");
         const unsigned *it = st_component_field_ptr(cg, st_component_field(cg, "nbIterations"));
         const double *res = st_component_field_ptr(cg, st_component_field(cg, "residual"));
         cr_assert_lt(*it, 5000u, "%s did not converge", solver_names[k]);
@@ -189,8 +171,6 @@ Test(beam_solvers, trajectories_agree)
  * and the state after the scene's own first step, agree with it. */
 Test(beam_solvers, first_step_matches_dense_lapack)
 {
-    void *lapack = NULL;
-    dgesv_fn dgesv = load_dgesv(&lapack);
     const double rk = 0.1, rm = 0.1;
     const double mf = 1 + H * rm, bf = -H, kf = -H * (H + rk);
     for (size_t k = 0; k < NSOLVERS; k++) {
@@ -204,7 +184,6 @@ Test(beam_solvers, first_step_matches_dense_lapack)
         double *f = calloc(nall3, sizeof *f), *b = calloc(nall3, sizeof *b);
         double *xd = calloc(n, sizeof *xd), *sol = calloc(nall3, sizeof *sol);
         double *dense = calloc(n * n, sizeof *dense), *y = calloc(n, sizeof *y);
-        int *ipiv = calloc(n, sizeof *ipiv);
         memcpy(x0, sys->x, nall3 * sizeof *x0);
         memcpy(v0, sys->v, nall3 * sizeof *v0);
         /* Give the beam a velocity so that every term of b is exercised. */
@@ -248,13 +227,12 @@ Test(beam_solvers, first_step_matches_dense_lapack)
                   dm);
 
         memcpy(xd, b, n * sizeof *xd);
-        int nn = (int)n, one = 1, info = 0;
-        dgesv(&nn, &one, dense, &nn, ipiv, xd, &nn, &info);
+        int info = test_dense_solve((int)n, dense, xd);
         cr_assert_eq(info, 0, "dgesv info %d", info);
         const double xmax = max_abs(xd, n);
 
         /* The solver's own solution of the same system. */
-        st_component *ls = object(s, "ls");
+        st_component *ls = find(s, "ls");
         memset(sol, 0, nall3 * sizeof *sol);
         cr_assert_eq(ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, &err), ST_OK, "%s",
                      err.msg);
@@ -293,9 +271,7 @@ Test(beam_solvers, first_step_matches_dense_lapack)
         free(sol);
         free(dense);
         free(y);
-        free(ipiv);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
-    dlclose(lapack);
 }

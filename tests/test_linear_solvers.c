@@ -5,7 +5,6 @@
  * agreeing across solvers; the errors of singular and indefinite matrices;
  * the LDL^T fall-back. */
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,14 @@
 
 /* A small spring lattice: 2 x 2 x 4 grid, base fixed, every linear solver in
  * the node; the ODE solver uses the one named by `use`. */
+/* A named component of the scene (the test fails without it). */
+static st_component *find(st_scene *s, const char *name)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert_not_null(c, "no object %s", name);
+    return c;
+}
+
 static st_scene *lattice(test_rt *t, const char *use)
 {
     char yaml[4096];
@@ -59,32 +66,6 @@ static st_scene *lattice(test_rt *t, const char *use)
     return s;
 }
 
-static st_component *object(st_scene *s, const char *name)
-{
-    st_component *all[32];
-    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 32);
-    for (size_t i = 0; i < n && i < 32; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    cr_assert_fail("no object %s", name);
-    return NULL;
-}
-
-typedef void (*dgesv_fn)(int *n, int *nrhs, double *a, int *lda, int *ipiv, double *b, int *ldb,
-                         int *info);
-
-/* LAPACK's dgesv, loaded at run time from LAPACK_LIB's soname. */
-static dgesv_fn load_dgesv(void **handle)
-{
-    *handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!*handle)
-        *handle = dlopen("liblapack.so", RTLD_NOW | RTLD_LOCAL);
-    cr_assert_not_null(*handle, "cannot load LAPACK: %s", dlerror());
-    dgesv_fn f = (dgesv_fn)(uintptr_t)dlsym(*handle, "dgesv_");
-    cr_assert_not_null(f, "no dgesv_ in LAPACK");
-    return f;
-}
-
 static double max_abs_diff(const double *a, const double *b, size_t n)
 {
     double m = 0;
@@ -123,11 +104,7 @@ Test(linear_solvers, agree_with_dense_lapack)
         b[i] = (double)rand() / RAND_MAX - 0.5;
     st_system_project_response(sys, b);
     memcpy(xd, b, n * sizeof *xd);
-    void *lapack = NULL;
-    dgesv_fn dgesv = load_dgesv(&lapack);
-    int nn = (int)n, one = 1, info = 0;
-    int *ipiv = calloc(n, sizeof *ipiv);
-    dgesv(&nn, &one, dense, &nn, ipiv, xd, &nn, &info);
+    int info = test_dense_solve((int)n, dense, xd);
     cr_assert_eq(info, 0, "dgesv info %d", info);
     double xmax = 0;
     for (size_t i = 0; i < n; i++)
@@ -137,7 +114,7 @@ Test(linear_solvers, agree_with_dense_lapack)
     static const char *const names[] = {"ldl", "lu", "chol", "cg", "cga", "pcg"};
     double *x = calloc(3 * sys->nall, sizeof *x);
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        st_component *ls = object(s, names[k]);
+        st_component *ls = find(s, names[k]);
         memset(x, 0, 3 * sys->nall * sizeof *x);
         cr_assert_eq(ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, &err), ST_OK, "%s: %s",
                      names[k], err.msg);
@@ -148,18 +125,16 @@ Test(linear_solvers, agree_with_dense_lapack)
                   xmax);
     }
     /* The CG outputs report what happened. */
-    st_component *cg = object(s, "cg");
+    st_component *cg = find(s, "cg");
     const unsigned *iters = st_component_field_ptr(cg, st_component_field(cg, "nbIterations"));
     const double *res = st_component_field_ptr(cg, st_component_field(cg, "residual"));
     cr_assert_gt(*iters, 1u);
     cr_assert_lt(*iters, 2000u);
     cr_assert_leq(*res, 1e-14);
-    free(ipiv);
     free(x);
     free(b);
     free(xd);
     free(dense);
-    dlclose(lapack);
     st_matrix_destroy(&m);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -174,7 +149,7 @@ static void trajectory(const char *use, double *out, size_t *n)
     st_error err = {0};
     for (int i = 0; i < 30; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", use, err.msg);
-    st_mstate *ms = (st_mstate *)object(s, "dofs");
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
     *n = 3 * ms->n;
     memcpy(out, ms->position.r, *n * sizeof *out);
     st_scene_destroy(&s);
@@ -206,14 +181,14 @@ Test(linear_solvers, singular_matrix_is_an_error)
     st_system *sys = s->systems[0];
     st_error err = {0};
     /* The zero matrix (with the constrained rows set to identity). */
-    st_component *ldl = object(s, "ldl");
+    st_component *ldl = find(s, "ldl");
     cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, 0, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "singular") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"), "%s",
               err.msg);
     cr_assert(strstr(err.msg, "factorization 1"), "%s", err.msg);
     cr_assert(strstr(err.path, "ldl"), "path %s", err.path);
     st_error_clear(&err);
-    st_component *lu = object(s, "lu");
+    st_component *lu = find(s, "lu");
     cr_assert_eq(lu->cls->linsolver->set_system(lu, sys, 0, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "UMFPACK_WARNING_singular_matrix"), "%s", err.msg);
     cr_assert(strstr(err.path, "lu"), "path %s", err.path);
@@ -266,7 +241,7 @@ Test(linear_solvers, ldl_falls_back_on_indefinite_matrices)
     for (size_t i = 0; i < sys->size; i++)
         b[i] = 1.0 + (double)i;
     st_system_project_response(sys, b);
-    st_component *ldl = object(s, "ldl");
+    st_component *ldl = find(s, "ldl");
     cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, -1, 0, 0, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(ldl->cls->linsolver->solve(ldl, sys, x, b, &err), ST_OK, "%s", err.msg);
     const double vm = 4.0 / 16.0; /* vertex mass */
@@ -274,7 +249,7 @@ Test(linear_solvers, ldl_falls_back_on_indefinite_matrices)
         cr_assert(fabs(x[i] + b[i] / vm) <= 1e-12 * fabs(b[i] / vm) + 1e-300, "x[%zu] %.17g", i,
                   x[i]);
     /* SparseCholeskySolver refuses it. */
-    st_component *chol = object(s, "chol");
+    st_component *chol = find(s, "chol");
     cr_assert_eq(chol->cls->linsolver->set_system(chol, sys, -1, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "not positive definite") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"),
               "%s", err.msg);
@@ -436,7 +411,7 @@ static void explicit_consistent_mass(const char *linsolver, double *out, size_t 
     st_scene *s = NULL;
     cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t.log);
     cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t.log);
-    st_mstate *ms = (st_mstate *)object(s, "dofs");
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
     for (int i = 0; i < 50; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", linsolver, err.msg);
     *n = 3 * ms->n;
