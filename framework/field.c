@@ -411,15 +411,8 @@ st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_er
                             f->name, ti->name);
     tokens ts = {0};
     st_status s = tokenize(&ts, v, split, err);
-    if (s == ST_OK) {
-        if (ti->sk == SK_STRING && !ti->array && ts.n == 0) {
-            token empty = {"", 0, v->mark, -1};
-            tokens one = {&empty, 1, 1, 0, false};
-            s = parse_tokens(f, ti, &one, v, dst, err);
-        } else {
-            s = parse_tokens(f, ti, &ts, v, dst, err);
-        }
-    }
+    if (s == ST_OK) /* an unsplit scalar always gives one token, even "" */
+        s = parse_tokens(f, ti, &ts, v, dst, err);
     st_free(ts.t);
     return s;
 }
