@@ -47,7 +47,7 @@ static const struct refusal {
 /* The plugins bundled in plugins/: all of them must load. */
 static const char *const bundled[] = {
     "ODESolver.Forward", "ODESolver.Backward", "LinearSolver.Direct", "LinearSolver.Iterative",
-    "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
+    "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
@@ -109,7 +109,10 @@ static void build(test_rt *t, const st_class *cls, ctx *c)
         return;
     /* The ODE solver first, then the linear solver, as scenes write them. */
     const char *ode = cls->odesolver ? cls->name : "EulerImplicitSolver";
-    const char *lin = cls->linsolver ? cls->name : "SparseLDLSolver";
+    /* COLAMD orders LU factorizations only: it sits beside SparseLUSolver. */
+    const char *lin = cls->linsolver                                ? cls->name
+                      : strcmp(cls->name, "COLAMDOrderingMethod") == 0 ? "SparseLUSolver"
+                                                                      : "SparseLDLSolver";
     if (!try(c, st_node_add_object(body, ode, NULL, &x, e), cls->odesolver ? "create" : ode) ||
         !try(c, st_node_add_object(body, lin, NULL, &x, e), cls->linsolver ? "create" : lin))
         return;

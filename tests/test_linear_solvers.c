@@ -173,6 +173,190 @@ Test(linear_solvers, trajectories_agree)
     }
 }
 
+/* An int output field of a component. */
+static int int_output(st_component *c, const char *name)
+{
+    const st_field *f = st_component_field(c, name);
+    cr_assert_not_null(f, "no field %s", name);
+    return *(const int *)st_component_field_ptr(c, f);
+}
+
+/* SparseLDLSolver analyses the pattern once per run and refactors every
+ * step; with precomputeSymbolicDecomposition false it analyses every step.
+ * Every ordering gives the same trajectory to round-off. */
+Test(linear_solvers, symbolic_analysis_once_per_pattern)
+{
+    static const char *const orderings[] = {"METIS", "AMD", "natural"};
+    double ref[256], x[256];
+    for (int k = 0; k < 3; k++) {
+        for (int precompute = 1; precompute >= 0; precompute--) {
+            test_rt t;
+            test_rt_open(&t);
+            st_scene *s = lattice(&t, "ldl");
+            st_component *ldl = find(s, "ldl");
+            st_error err = {0};
+            if (k > 0)
+                cr_assert_eq(st_component_set(ldl, "ordering", orderings[k], &err), ST_OK, "%s",
+                             err.msg);
+            else
+                cr_assert_str_eq(*(char **)st_component_field_ptr(
+                                     ldl, st_component_field(ldl, "ordering")),
+                                 "METIS");
+            if (!precompute)
+                cr_assert_eq(st_component_set(ldl, "precomputeSymbolicDecomposition", "false",
+                                              &err),
+                             ST_OK, "%s", err.msg);
+            cr_assert_eq(ldl->cls->init(ldl, &err), ST_OK, "%s", err.msg);
+            cr_assert_eq(ldl->cls->linsolver->bind(ldl, s->systems[0], &err), ST_OK, "%s",
+                         err.msg);
+            cr_assert_eq(int_output(ldl, "symbolicAnalyses"), 0);
+            for (int i = 0; i < 7; i++)
+                cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+            cr_assert_eq(int_output(ldl, "symbolicAnalyses"), precompute ? 1 : 7, "%s: %d",
+                         orderings[k], int_output(ldl, "symbolicAnalyses"));
+            cr_assert_gt(int_output(ldl, "L_nnz"), 0);
+            st_mstate *ms = (st_mstate *)find(s, "dofs");
+            memcpy(k == 0 && precompute ? ref : x, ms->position.r, 3 * ms->n * sizeof(double));
+            if (k > 0 || !precompute) {
+                double d = max_abs_diff(x, ref, 3 * ms->n);
+                cr_assert(d <= 1e-12, "%s: differs from METIS by %.3g", orderings[k], d);
+            }
+            st_scene_destroy(&s);
+            test_rt_close(&t);
+        }
+    }
+}
+
+/* A 2 x 2 x 4 lattice stepped 5 times by the direct solver `solver`
+ * (SparseLDLSolver, SparseCholeskySolver or SparseLUSolver, written with its
+ * options, e.g. "SparseLDLSolver: {name: ls}") beside the objects `extra`.
+ * Returns the status of load + init + steps; on success *l_nnz is the
+ * solver's L_nnz and tip_y the last node's y. */
+static st_status ordering_run(const char *solver, const char *extra, int *l_nnz, double *tip_y,
+                              st_error *err)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+             "                      LinearSolver.Ordering, Mass, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Topology]}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {linearSolver: \"@ls\"}\n"
+             "        - %s\n"
+             "%s"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {nx: 2, ny: 2, nz: 4, xmin: 0, xmax: 1,\n"
+             "                                ymin: 0, ymax: 1, zmin: 0, zmax: 3}\n"
+             "        - UniformMass: {totalMass: 4}\n"
+             "        - FixedProjectiveConstraint: {indices: [0, 1, 2, 3]}\n"
+             "        - MeshSpringForceField: {stiffness: 300, damping: 1}\n",
+             solver, extra);
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_status st = test_load_string(&t, yaml, &s, err);
+    if (st == ST_OK)
+        st = st_scene_init(s, err);
+    for (int i = 0; i < 5 && st == ST_OK; i++)
+        st = st_scene_step(s, 0, err);
+    if (st == ST_OK) {
+        st_component *ls = find(s, "ls");
+        *l_nnz = int_output(ls, "L_nnz");
+        st_mstate *ms = (st_mstate *)find(s, "dofs");
+        *tip_y = ms->position.r[3 * ms->n - 2];
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    return st;
+}
+
+/* SOFA's ordering components choose the ordering of each direct solver,
+ * linked or found in the node, exactly as the solver's own option would:
+ * the factor has the same size, the trajectory the same numbers. */
+Test(linear_solvers, ordering_components_choose_the_ordering)
+{
+    static const struct {
+        const char *component, *ldl_option, *permutation;
+    } cases[] = {{"MetisOrderingMethod", "METIS", "METIS"},
+                 {"AMDOrderingMethod", "AMD", "SuiteSparse"},
+                 {"NaturalOrderingMethod", "natural", "None"}};
+    static const char *const solvers[] = {"SparseLDLSolver", "SparseCholeskySolver",
+                                          "SparseLUSolver"};
+    int nnz_natural_ldl = 0, nnz_metis_ldl = 0;
+    for (size_t k = 0; k < 3; k++)
+        for (size_t j = 0; j < 3; j++) {
+            char option[256], linked[256], local[128], extra[128];
+            snprintf(option, sizeof option, "%s: {name: ls, %s: %s}", solvers[j],
+                     j == 0 ? "ordering" : "permutation",
+                     j == 0 ? cases[k].ldl_option : cases[k].permutation);
+            snprintf(linked, sizeof linked, "%s: {name: ls, orderingMethod: \"@order\"}",
+                     solvers[j]);
+            snprintf(local, sizeof local, "%s: {name: ls}", solvers[j]);
+            snprintf(extra, sizeof extra, "        - %s: {name: order}\n", cases[k].component);
+            int n_opt = 0, n_link = 0, n_local = 0;
+            double y_opt = 0, y_link = 0, y_local = 0;
+            st_error err = {0};
+            cr_assert_eq(ordering_run(option, "", &n_opt, &y_opt, &err), ST_OK, "%s", err.msg);
+            cr_assert_eq(ordering_run(linked, extra, &n_link, &y_link, &err), ST_OK, "%s",
+                         err.msg);
+            cr_assert_eq(ordering_run(local, extra, &n_local, &y_local, &err), ST_OK, "%s",
+                         err.msg);
+            cr_assert_eq(n_link, n_opt, "%s %s: L_nnz %d vs %d", solvers[j], cases[k].component,
+                         n_link, n_opt);
+            cr_assert_eq(n_local, n_opt, "%s %s: L_nnz %d vs %d", solvers[j],
+                         cases[k].component, n_local, n_opt);
+            cr_assert(fabs(y_link - y_opt) <= 1e-13 && fabs(y_local - y_opt) <= 1e-13,
+                      "%s %s: %.17g %.17g %.17g", solvers[j], cases[k].component, y_opt, y_link,
+                      y_local);
+            if (j == 0 && k == 0)
+                nnz_metis_ldl = n_opt;
+            if (j == 0 && k == 2)
+                nnz_natural_ldl = n_opt;
+        }
+    /* The orderings differ, so the comparisons above can tell them apart. */
+    cr_assert_neq(nnz_metis_ldl, nnz_natural_ldl);
+    /* COLAMD is an LU ordering: SparseLUSolver takes it, the others refuse it. */
+    int n = 0;
+    double y = 0, y_ref = 0;
+    st_error err = {0};
+    cr_assert_eq(ordering_run("SparseLUSolver: {name: ls}", "", &n, &y_ref, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_eq(ordering_run("SparseLUSolver: {name: ls}",
+                              "        - COLAMDOrderingMethod: {}\n", &n, &y, &err),
+                 ST_OK, "%s", err.msg);
+    cr_assert(fabs(y - y_ref) <= 1e-13, "%.17g %.17g", y, y_ref);
+    cr_assert_eq(ordering_run("SparseLDLSolver: {name: ls}",
+                              "        - COLAMDOrderingMethod: {name: col}\n", &n, &y, &err),
+                 ST_ESCENE);
+    cr_assert(strstr(err.msg, "COLAMDOrderingMethod 'col'") && strstr(err.msg, "symmetric"),
+              "%s", err.msg);
+}
+
+Test(linear_solvers, ordering_component_errors)
+{
+    int n = 0;
+    double y = 0;
+    st_error err = {0};
+    /* Both the option and a component. */
+    cr_assert_eq(ordering_run("SparseLDLSolver: {name: ls, ordering: AMD}",
+                              "        - MetisOrderingMethod: {name: order}\n", &n, &y, &err),
+                 ST_ESCENE);
+    cr_assert(strstr(err.msg, "'ordering'") && strstr(err.msg, "'order'"), "%s", err.msg);
+    cr_assert(strstr(err.where, ".yaml:"), "where: %s", err.where);
+    /* A link to something that is not an ordering. */
+    cr_assert_eq(ordering_run("SparseCholeskySolver: {name: ls, orderingMethod: \"@dofs\"}", "",
+                              &n, &y, &err),
+                 ST_ELINK);
+    cr_assert(strstr(err.msg, "MechanicalObject") && strstr(err.msg, "not an ordering method"),
+              "%s", err.msg);
+}
+
 Test(linear_solvers, singular_matrix_is_an_error)
 {
     test_rt t;

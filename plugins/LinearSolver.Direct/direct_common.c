@@ -203,6 +203,59 @@ st_status direct_check_template(st_component *self, const char *value, st_error 
                               value);
 }
 
+/* The ordering an ordering component stands for, by class; false when the
+ * component is not one. */
+static bool ordering_of(const st_component *c, direct_ordering *out)
+{
+    static const struct {
+        const char *cls;
+        direct_ordering ord;
+    } known[] = {{"AMDOrderingMethod", DIRECT_ORDER_AMD},
+                 {"MetisOrderingMethod", DIRECT_ORDER_METIS},
+                 {"NaturalOrderingMethod", DIRECT_ORDER_NATURAL},
+                 {"COLAMDOrderingMethod", DIRECT_ORDER_COLAMD}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strcmp(c->cls->name, known[i].cls) == 0) {
+            *out = known[i].ord;
+            return true;
+        }
+    return false;
+}
+
+st_status direct_resolve_ordering(st_component *self, st_component *link, const char *field,
+                                  bool colamd_ok, direct_ordering *ord, st_error *err)
+{
+    st_component *method = link;
+    direct_ordering found = DIRECT_ORDER_AMD;
+    if (method && !ordering_of(method, &found))
+        return st_component_error(self, "orderingMethod", err, ST_ELINK,
+                                  "'%s' is a %s, not an ordering method: expected "
+                                  "AMDOrderingMethod, MetisOrderingMethod or NaturalOrderingMethod",
+                                  method->name, method->cls->name);
+    if (!method) {
+        st_component *local[64];
+        size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_LOCAL, local, 64);
+        for (size_t i = 0; i < n && i < 64 && !method; i++)
+            if (ordering_of(local[i], &found))
+                method = local[i];
+    }
+    if (!method)
+        return ST_OK; /* the solver's own option decides */
+    if (st_component_is_set(self, field))
+        return st_component_error(self, field, err, ST_ESCENE,
+                                  "both '%s' and the ordering component '%s' choose the ordering: "
+                                  "keep one",
+                                  field, method->name);
+    if (found == DIRECT_ORDER_COLAMD && !colamd_ok)
+        return st_component_error(self, "orderingMethod", err, ST_ESCENE,
+                                  "COLAMDOrderingMethod '%s' orders the columns of an LU "
+                                  "factorization; %s factors a symmetric matrix: use "
+                                  "MetisOrderingMethod, AMDOrderingMethod or NaturalOrderingMethod",
+                                  method->name, self->cls->name);
+    *ord = found;
+    return ST_OK;
+}
+
 st_status direct_parse_permutation(st_component *self, const char *field, const char *value,
                                    direct_ordering *out, st_error *err)
 {

@@ -16,7 +16,8 @@
 typedef enum direct_ordering {
     DIRECT_ORDER_NATURAL = 0,
     DIRECT_ORDER_AMD,
-    DIRECT_ORDER_METIS
+    DIRECT_ORDER_METIS,
+    DIRECT_ORDER_COLAMD   /* LU only: UMFPACK's unsymmetric strategy */
 } direct_ordering;
 
 /* A CHOLMOD factorization of a symmetric matrix given as the scalar CSR of
@@ -57,6 +58,14 @@ const char *direct_cholmod_status_name(int status);
  * matrices (CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d and
  * their aliases). */
 st_status direct_check_template(st_component *self, const char *value, st_error *err);
+/* Chooses the ordering of a direct solver: the ordering component that its
+ * `orderingMethod` link names (link, may be NULL), else the first ordering
+ * component of its node, else the solver's own option `field`, already
+ * parsed into *ord. A link to a component that is not an ordering, an
+ * ordering component together with the option set in the scene, and
+ * COLAMDOrderingMethod for a symmetric solver (colamd_ok false) are errors. */
+st_status direct_resolve_ordering(st_component *self, st_component *link, const char *field,
+                                  bool colamd_ok, direct_ordering *ord, st_error *err);
 /* Parses SOFA's "permutation" option (None, SuiteSparse, METIS). */
 st_status direct_parse_permutation(st_component *self, const char *field, const char *value,
                                    direct_ordering *out, st_error *err);

@@ -1,16 +1,19 @@
 /* plugin.c - the LinearSolver.Direct plugin: SparseLDLSolver,
- * SparseCholeskySolver (CHOLMOD) and SparseLUSolver (UMFPACK). */
+ * SparseCholeskySolver (CHOLMOD), SparseLUSolver (UMFPACK) and
+ * MetisOrderingMethod. */
 #include <settee/settee.h>
 
 extern const st_class sparse_ldl_solver_class;
 extern const st_class sparse_cholesky_solver_class;
 extern const st_class sparse_lu_solver_class;
+extern const st_class metis_ordering_method_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &sparse_ldl_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_cholesky_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_lu_solver_class, err));
+    ST_TRY(st_registry_add(r, &metis_ordering_method_class, err));
     return ST_OK;
 }
 

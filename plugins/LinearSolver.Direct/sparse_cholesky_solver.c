@@ -7,7 +7,9 @@ typedef struct sparse_cholesky {
     st_component base;
     char *template_name;  /* "template" */
     char *permutation;    /* "permutation": None, SuiteSparse, METIS */
+    st_component *ordering_method; /* "orderingMethod" link */
     bool verbose;         /* "verbose" (deprecated in SOFA, accepted) */
+    int l_nnz;            /* "L_nnz" (settee, output) */
     st_system *sys;
     st_matrix *m;
     direct_chol ch;
@@ -17,17 +19,24 @@ typedef struct sparse_cholesky {
 static const st_field sparse_cholesky_fields[] = {
     ST_STRING(sparse_cholesky, template_name, "template", "CompressedRowSparseMatrixd",
               "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d"),
-    ST_STRING(sparse_cholesky, permutation, "permutation", "None",
-              "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS"),
+    ST_STRING(sparse_cholesky, permutation, "permutation", "METIS",
+              "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS (SOFA's older "
+              "option; settee's default is METIS, as SOFA's ordering components give)"),
+    ST_LINK(sparse_cholesky, ordering_method, "orderingMethod", ST_LINK_ANY,
+            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod); "
+            "when unset, the one in this node, else 'permutation'"),
     ST_BOOL(sparse_cholesky, verbose, "verbose", "false",
             "Dump system state at each iteration (accepted, unused)"),
+    ST_OUTPUT(sparse_cholesky, l_nnz, "L_nnz", ST_T_INT, int,
+              "Number of non-zero values in the factor L (settee, as SparseLDLSolver's)"),
     ST_FIELD_END};
 
 static st_status chol_init(st_component *self, st_error *err)
 {
     sparse_cholesky *s = (sparse_cholesky *)self;
     ST_TRY(direct_check_template(self, s->template_name, err));
-    return direct_parse_permutation(self, "permutation", s->permutation, &s->ord, err);
+    ST_TRY(direct_parse_permutation(self, "permutation", s->permutation, &s->ord, err));
+    return direct_resolve_ordering(self, s->ordering_method, "permutation", false, &s->ord, err);
 }
 
 static st_status chol_bind(st_component *self, st_system *sys, st_error *err)
@@ -49,7 +58,9 @@ static st_status chol_set_system(st_component *self, st_system *sys, double mf, 
     ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
     st_csr a;
     st_matrix_csr(s->m, &a);
-    return direct_chol_factor(&s->ch, &a, false, self, sys->mp.time, err);
+    ST_TRY(direct_chol_factor(&s->ch, &a, false, self, sys->mp.time, err));
+    s->l_nnz = (int)direct_chol_lnnz(&s->ch);
+    return ST_OK;
 }
 
 static st_status chol_solve(st_component *self, st_system *sys, double *x, const double *b,

@@ -14,6 +14,8 @@ typedef struct sparse_ldl {
     int l_nnz;                  /* "L_nnz" (output) */
     bool parallel_inverse;      /* "parallelInverseProduct" (accepted) */
     char *ordering;             /* "ordering" (settee): AMD, METIS or natural */
+    int nsymbolic;              /* "symbolicAnalyses" (settee, output) */
+    st_component *ordering_method; /* "orderingMethod" link */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
@@ -32,8 +34,15 @@ static const st_field sparse_ldl_fields[] = {
               "Number of non-zero values in the factor L"),
     ST_BOOL(sparse_ldl, parallel_inverse, "parallelInverseProduct", "false",
             "Parallelize the computation of the product J*M^{-1}*J^T (accepted, unused)"),
-    ST_STRING(sparse_ldl, ordering, "ordering", "AMD",
-              "Fill-reducing ordering (settee): AMD, METIS or natural (SOFA: orderingMethod)"),
+    ST_STRING(sparse_ldl, ordering, "ordering", "METIS",
+              "Fill-reducing ordering (settee): METIS (nested dissection; SOFA's default when its "
+              "METIS plugin is present), AMD or natural. Changes only round-off"),
+    ST_LINK(sparse_ldl, ordering_method, "orderingMethod", ST_LINK_ANY,
+            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod); "
+            "when unset, the one in this node, else the 'ordering' field"),
+    ST_OUTPUT(sparse_ldl, nsymbolic, "symbolicAnalyses", ST_T_INT, int,
+              "Number of symbolic analyses (ordering, elimination tree, supernodes) done so far "
+              "(settee): 1 while the matrix pattern does not change"),
     ST_FIELD_END};
 
 static st_status ldl_init(st_component *self, st_error *err)
@@ -43,7 +52,7 @@ static st_status ldl_init(st_component *self, st_error *err)
     if (!st_component_is_set(self, "template"))
         st_component_info(self, "no template given: template=\"CompressedRowSparseMatrixMat3x3d\" "
                                 "suits pure 3D degrees of freedom");
-    const char *o = s->ordering ? s->ordering : "AMD";
+    const char *o = s->ordering ? s->ordering : "METIS";
     if (strcmp(o, "AMD") == 0)
         s->ord = DIRECT_ORDER_AMD;
     else if (strcmp(o, "METIS") == 0)
@@ -52,8 +61,8 @@ static st_status ldl_init(st_component *self, st_error *err)
         s->ord = DIRECT_ORDER_NATURAL;
     else
         return st_component_error(self, "ordering", err, ST_ESCENE,
-                                  "unknown ordering '%s': expected AMD, METIS or natural", o);
-    return ST_OK;
+                                  "unknown ordering '%s': expected METIS, AMD or natural", o);
+    return direct_resolve_ordering(self, s->ordering_method, "ordering", false, &s->ord, err);
 }
 
 static st_status ldl_bind(st_component *self, st_system *sys, st_error *err)
@@ -80,6 +89,7 @@ static st_status ldl_set_system(st_component *self, st_system *sys, double mf, d
                                 "there is enough constraints (not rank deficient).");
     ST_TRY(direct_chol_factor(&s->ch, &a, !s->precompute_symbolic, self, sys->mp.time, err));
     s->l_nnz = (int)direct_chol_lnnz(&s->ch);
+    s->nsymbolic = (int)s->ch.nsymbolic;
     return ST_OK;
 }
 

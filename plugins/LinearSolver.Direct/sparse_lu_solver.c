@@ -13,6 +13,7 @@ typedef struct sparse_lu {
     char *template_name;  /* "template" */
     double tolerance;     /* "tolerance": pivot tolerance */
     char *permutation;    /* "permutation": None, SuiteSparse, METIS */
+    st_component *ordering_method; /* "orderingMethod" link */
     int l_nnz;            /* "L_nnz" (output) */
     bool verbose;         /* "verbose" (accepted) */
     /* Runtime. */
@@ -35,8 +36,12 @@ static const st_field sparse_lu_fields[] = {
     ST_STRING(sparse_lu, template_name, "template", "CompressedRowSparseMatrixd",
               "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d"),
     ST_REAL(sparse_lu, tolerance, "tolerance", "0.001", "tolerance of factorization"),
-    ST_STRING(sparse_lu, permutation, "permutation", "None",
-              "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS"),
+    ST_STRING(sparse_lu, permutation, "permutation", "METIS",
+              "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS (SOFA's older "
+              "option; settee's default is METIS, as SOFA's ordering components give)"),
+    ST_LINK(sparse_lu, ordering_method, "orderingMethod", ST_LINK_ANY,
+            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod, COLAMDOrderingMethod); "
+            "when unset, the one in this node, else 'permutation'"),
     ST_OUTPUT(sparse_lu, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the lower triangular matrix of the factorization"),
     ST_BOOL(sparse_lu, verbose, "verbose", "false",
@@ -81,7 +86,8 @@ static st_status lu_init(st_component *self, st_error *err)
 {
     sparse_lu *s = (sparse_lu *)self;
     ST_TRY(direct_check_template(self, s->template_name, err));
-    return direct_parse_permutation(self, "permutation", s->permutation, &s->ord, err);
+    ST_TRY(direct_parse_permutation(self, "permutation", s->permutation, &s->ord, err));
+    return direct_resolve_ordering(self, s->ordering_method, "permutation", true, &s->ord, err);
 }
 
 static st_status lu_bind(st_component *self, st_system *sys, st_error *err)
@@ -98,6 +104,10 @@ static st_status lu_bind(st_component *self, st_system *sys, st_error *err)
     s->control[UMFPACK_ORDERING] = s->ord == DIRECT_ORDER_NATURAL ? UMFPACK_ORDERING_NONE
                                    : s->ord == DIRECT_ORDER_METIS ? UMFPACK_ORDERING_METIS
                                                                   : UMFPACK_ORDERING_AMD;
+    /* COLAMD: UMFPACK's unsymmetric strategy orders the columns of A with
+     * COLAMD (UMFPACK_ORDERING_AMD selects it there). */
+    if (s->ord == DIRECT_ORDER_COLAMD)
+        s->control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_UNSYMMETRIC;
     ST_TRY(st_matrix_create(sys, &s->m, err));
     size_t n = 3 * sys->ndof;
     s->wi = st_malloc((n ? n : 1) * sizeof *s->wi);
