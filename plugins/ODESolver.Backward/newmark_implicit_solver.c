@@ -108,10 +108,64 @@ static st_status nm_solve(st_component *self, st_system *sys, double dt, st_erro
     return ST_OK;
 }
 
+/* Integration factors, as SOFA's NewmarkImplicitSolver overrides them (it
+ * does not keep OdeSolver's defaults). They are the factors of an implicit
+ * Euler step whose linear system is solved on s = a_{t+dt} dt, not those of
+ * the Newmark update itself (which would involve beta and gamma):
+ *   input:     x_t  v_t  a_t   |  s (solution)
+ *   x_{t+dt}    1   dt   0     |  dt
+ *   v_{t+dt}    0   1    0     |  1
+ *   a_{t+dt}    0   0    0     |  1/dt
+ * Derivative orders: 0 position, 1 velocity, 2 acceleration; any other
+ * order gives 0. */
+static double nm_integration_factor(const st_component *self, int in, int out, double dt)
+{
+    (void)self;
+    if (in < 0 || in > 2 || out < 0 || out > 2)
+        return 0.0;
+    if (in == out)
+        return out == 2 ? 0.0 : 1.0;
+    return (out == 0 && in == 1) ? dt : 0.0;
+}
+
+static double nm_solution_integration_factor(const st_component *self, int out, double dt)
+{
+    (void)self;
+    switch (out) {
+    case 0:
+        return dt;
+    case 1:
+        return 1.0;
+    case 2:
+        return 1.0 / dt;
+    default:
+        return 0.0;
+    }
+}
+
+/* A solution of the linear system changes the velocity by itself... */
+static double nm_velocity_integration_factor(const st_component *self, double dt)
+{
+    (void)self;
+    (void)dt;
+    return 1.0;
+}
+
+/* ...and the position by dt times itself. */
+static double nm_position_integration_factor(const st_component *self, double dt)
+{
+    (void)self;
+    return dt;
+}
+
 static const st_odesolver_ops nm_ops = {
     .struct_size = sizeof(st_odesolver_ops),
     .bind = nm_bind,
     .solve = nm_solve,
+    .integration_factor = nm_integration_factor,
+    .solution_integration_factor = nm_solution_integration_factor,
+    .velocity_integration_factor = nm_velocity_integration_factor,
+    .position_integration_factor = nm_position_integration_factor,
 };
 
 const st_class newmark_implicit_solver_class = {

@@ -5,6 +5,9 @@
 
 #include <settee/settee.h>
 
+/* Size of the status text buffers (longest status and its NUL fit). */
+#define NR_STATUS_SIZE 48
+
 typedef struct newton_params {
     unsigned max_it;            /* "maxNbIterationsNewton" */
     double rel_successive;      /* "relativeSuccessiveStoppingThreshold" */

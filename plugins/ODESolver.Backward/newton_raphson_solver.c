@@ -1,6 +1,8 @@
 /* newton_raphson_solver.c - NewtonRaphsonSolver: the data of SOFA's Newton
  * iterations (thresholds, line search, status, residual graph). The
  * iterations themselves run in StaticSolver (static_solver.c). */
+#include <string.h>
+
 #include "newton_raphson.h"
 
 static const st_field newton_fields[] = {
@@ -18,7 +20,7 @@ static const st_field newton_fields[] = {
             "Threshold for the relative estimate difference criterion; <= 0 disables it"),
     ST_REAL(newton_raphson, p.abs_estimate, "absoluteEstimateDifferenceThreshold", "0",
             "Threshold for the absolute estimate difference criterion; <= 0 disables it"),
-    ST_UINT(newton_raphson, p.max_ls, "maxNbIterationsLineSearch", "1",
+    ST_UINT(newton_raphson, p.max_ls, "maxNbIterationsLineSearch", "5",
             "Maximum number of iterations of the line search method if it has not converged."),
     ST_REAL(newton_raphson, p.ls_coef, "lineSearchCoefficient", "0.5",
             "Line search coefficient"),
@@ -36,6 +38,29 @@ static const st_field newton_fields[] = {
             "Trigger a warning if Newton-Raphson diverges"),
     ST_FIELD_END};
 
+/* Status text storage: one buffer of NR_STATUS_SIZE bytes, written in
+ * place by StaticSolver during a step (no allocation there). */
+static st_status nr_init(st_component *self, st_error *err)
+{
+    newton_raphson *s = (newton_raphson *)self;
+    st_free(s->status);
+    s->status = st_calloc(NR_STATUS_SIZE, 1);
+    if (!s->status)
+        return st_component_error(self, "status", err, ST_ENOMEM, "out of memory");
+    strcpy(s->status, "Undefined");
+    s->residual_graph.n = 0;
+    return ST_OK;
+}
+
+/* Back to the state before the first solve: status Undefined, no residuals. */
+static void nr_reset(st_component *self)
+{
+    newton_raphson *s = (newton_raphson *)self;
+    if (s->status)
+        strcpy(s->status, "Undefined");
+    s->residual_graph.n = 0;
+}
+
 const st_class newton_raphson_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "NewtonRaphsonSolver",
@@ -43,4 +68,6 @@ const st_class newton_raphson_solver_class = {
     .description = "Newton-Raphson iterations (data used by StaticSolver)",
     .instance_size = sizeof(newton_raphson),
     .fields = newton_fields,
+    .init = nr_init,
+    .reset = nr_reset,
 };

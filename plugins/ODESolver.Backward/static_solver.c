@@ -114,7 +114,7 @@ static st_status ss_bind(st_component *self, st_system *sys, st_error *err)
     /* Status text and residual graph storage, allocated once. */
     char **status = s->nr ? &s->nr->status : &s->status;
     st_free(*status);
-    *status = st_calloc(48, 1);
+    *status = st_calloc(NR_STATUS_SIZE, 1);
     if (!*status)
         return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
     strcpy(*status, "Undefined");
@@ -145,8 +145,8 @@ static void set_status(static_solver *s, const char *text)
 {
     char *buf = s->nr ? s->nr->status : s->status;
     if (buf) {
-        strncpy(buf, text, 47);
-        buf[47] = 0;
+        strncpy(buf, text, NR_STATUS_SIZE - 1);
+        buf[NR_STATUS_SIZE - 1] = 0;
     }
 }
 
@@ -166,12 +166,19 @@ static void move(st_system *sys, const double *dx, double f)
     st_system_propagate_x(sys, sys->x);
 }
 
+/* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4). A failed
+ * line search does not stop the iterations: the status becomes
+ * DivergedLineSearch, the state goes back to the full step (when more than
+ * one try was allowed), the convergence tests still run and the next
+ * iteration starts from there; without convergence after maxIt iterations
+ * the final status is DivergedMaxIterations. */
 static st_status ss_solve(st_component *self, st_system *sys, double dt, st_error *err)
 {
     static_solver *s = (static_solver *)self;
     const newton_params *p = s->nr ? &s->nr->p : &s->own;
     const st_linsolver_ops *lso = s->ls->cls->linsolver;
     double *r = s->r, *dx = s->dx;
+    (void)dt;
     if (s->nr)
         s->nr->residual_graph.n = 0;
     set_status(s, "Running");
@@ -183,66 +190,79 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
         set_status(s, "ConvergedEquilibrium");
         return ST_OK;
     }
-    double prev = r0;
-    bool converged = false, diverged = false;
-    for (unsigned k = 0; k < p->max_it && !converged && !diverged; k++) {
+    /* Squared thresholds: every test compares squared norms, strictly. */
+    const double rel_succ2 = p->rel_successive * p->rel_successive;
+    const double rel_init2 = p->rel_initial * p->rel_initial;
+    const double abs_res2 = p->abs_residual * p->abs_residual;
+    const double rel_est2 = p->rel_estimate * p->rel_estimate;
+    const double abs_est2 = p->abs_estimate * p->abs_estimate;
+    double prev = r0, rn = r0;
+    bool converged = false;
+    unsigned k = 0;
+    for (; k < p->max_it && !converged; k++) {
+        /* |x|^2 before the iteration, for the relative estimate test. */
         const double xprev2 = p->rel_estimate > 0.0 ? st_vec_dot(sys, sys->x, sys->x) : 0.0;
         ST_TRY(lso->set_system(s->ls, sys, 0.0, 0.0, -1.0, err));
         ST_TRY(lso->solve(s->ls, sys, dx, r, err));
-        /* Line search: alpha = 1, then alpha * c, ... */
+        /* Line search: alpha = 1, c, c^2, ... (at least one try), each
+         * move applying the difference to the previous alpha. A try
+         * succeeds when |r|^2 drops strictly (NaN never does). */
+        const unsigned tries = p->max_ls > 0 ? p->max_ls : 1;
         double alpha = 1.0;
         move(sys, dx, alpha);
-        double rn = residual(sys, r);
-        for (unsigned ls = 1; rn >= prev && ls < p->max_ls; ls++) {
+        rn = residual(sys, r);
+        for (unsigned t = 1; !(rn < prev) && t < tries; t++) {
             const double na = alpha * p->ls_coef;
             move(sys, dx, na - alpha);
             alpha = na;
             rn = residual(sys, r);
         }
-        if (rn >= prev) {
-            diverged = true;
+        if (!(rn < prev)) {
+            if (p->warn_ls)
+                st_component_warn(self, "Line search failed at Newton iteration %u.", k);
             set_status(s, "DivergedLineSearch");
-            if (p->max_ls > 1) {
+            if (tries > 1) {
                 move(sys, dx, 1.0 - alpha);
                 rn = residual(sys, r);
             }
-            if (p->warn_ls)
-                st_component_warn(self, "Line search failed at Newton iteration %u", k + 1);
         }
         graph_push(s, rn);
-        if (diverged)
-            break;
-        const double dx2 = st_vec_dot(sys, dx, dx);
-        if (p->rel_successive > 0.0 && rn < p->rel_successive * p->rel_successive * prev) {
+        if (p->rel_successive > 0.0 && rn < rel_succ2 * prev) {
             set_status(s, "ConvergedResidualSuccessiveRatio");
             converged = true;
-        } else if (p->rel_initial > 0.0 && rn < p->rel_initial * p->rel_initial * r0) {
+        } else if (p->rel_initial > 0.0 && rn < rel_init2 * r0) {
             set_status(s, "ConvergedResidualInitialRatio");
             converged = true;
-        } else if (p->abs_residual > 0.0 && rn < p->abs_residual * p->abs_residual) {
+        } else if (p->abs_residual > 0.0 && rn < abs_res2) {
             set_status(s, "ConvergedAbsoluteResidual");
             converged = true;
-        } else if (p->rel_estimate > 0.0 && xprev2 > 0.0 &&
-                   dx2 < p->rel_estimate * p->rel_estimate * xprev2) {
-            set_status(s, "ConvergedRelativeEstimateDifference");
-            converged = true;
-        } else if (p->abs_estimate > 0.0 && dx2 < p->abs_estimate * p->abs_estimate) {
-            set_status(s, "ConvergedAbsoluteEstimateDifference");
-            converged = true;
+        } else if (p->rel_estimate > 0.0 || p->abs_estimate > 0.0) {
+            /* The unscaled Newton direction, whatever alpha was kept. */
+            const double dx2 = st_vec_dot(sys, dx, dx);
+            if (p->rel_estimate > 0.0 && xprev2 > 0.0 && dx2 < rel_est2 * xprev2) {
+                set_status(s, "ConvergedRelativeEstimateDifference");
+                converged = true;
+            } else if (p->abs_estimate > 0.0 && dx2 < abs_est2) {
+                set_status(s, "ConvergedAbsoluteEstimateDifference");
+                converged = true;
+            }
         }
         prev = rn;
     }
-    if (!converged && !diverged) {
-        diverged = true;
-        set_status(s, "DivergedMaxIterations");
+    if (!converged) {
         if (p->warn_diverge)
-            st_component_warn(self, "Newton-Raphson diverged: no convergence after %u "
-                                    "iterations",
-                              p->max_it);
-    }
-    if (diverged && !p->update_when_diverged) {
-        st_vec_eq(sys, sys->x, s->x0);
-        st_system_propagate_x(sys, sys->x);
+            st_component_warn(self,
+                              "Newton-Raphson method failed to converge after %u iteration(s) "
+                              "with residual squared norm = %.17g.",
+                              k, rn);
+        set_status(s, "DivergedMaxIterations");
+        /* updateStateWhenDiverged = false puts back the state the solve
+         * started from. (settee's reading of the field: the SOFA version
+         * sofa-notes follows declares it but never reads it.) */
+        if (!p->update_when_diverged) {
+            st_vec_eq(sys, sys->x, s->x0);
+            st_system_propagate_x(sys, sys->x);
+        }
     }
     return ST_OK;
 }
