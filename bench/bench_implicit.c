@@ -5,7 +5,8 @@
  * dt 0.01, gravity -9.81 y, with SparseLDLSolver (CHOLMOD) or CGLinearSolver
  * (matrix-free, iterations 25, tolerance 1e-5, threshold 1e-5).
  *
- * Usage: bench_implicit ldl|cg N [STEPS] (default 200 steps).
+ * Usage: bench_implicit ldl|cg N [STEPS] (default 200 steps),
+ *        bench_implicit sofa-ldl N [REPS] (default 3 factorizations).
  *
  * Step 1 is timed apart (it holds the symbolic analysis). The other steps
  * alternate between two kinds, so that both see the same load of the shared
@@ -38,6 +39,35 @@
  * run. peak_rss_mb is read after step 2, before the benchmark's own matrix
  * exists. The exit status is 1 when a step allocated, the pattern changed or
  * the state is not finite.
+ * The ldl mode also prints the solver's L_nnz field (CHOLMOD's stored
+ * entries: for a supernodal factor the whole supernode blocks, padding
+ * included) and, from a CHOLMOD analysis of the benchmark's last matrix with
+ * the solver's ordering (untimed, after the run), lnz = nnz(L) with the
+ * diagonal and flops = CHOLMOD's flop measure (sum over columns of the
+ * squared column count, cholmod_common.fl).
+ *
+ * sofa-ldl mode: SOFA's own SparseLDLSolver cannot be installed here, so
+ * sofa_ldl_proxy.c runs its algorithm (up-looking LDL^T of SuiteSparse's
+ * LDL package on the METIS-permuted matrix, 1/D, L^T rebuilt; see that
+ * file) on the same matrix as the ldl mode: the same scene, 2 real steps
+ * with settee's solver so that the beam is deformed (at rest, axis-aligned
+ * springs leave exact zeros that SOFA's copy would drop), then the matrix
+ * mf = 1, bf = -h, kf = -h^2 assembled once per factorization (untimed, the
+ * same values each time). Printed: symbolic_ms (first factorization only:
+ * ordering, ldl_symbolic, allocation, L^T counting), factor_ms (median of
+ * the per-step work: copy_ms + numeric_ms + transpose_ms, each also given
+ * as a median), solve_ms (median), L_nnz (SOFA's: below the diagonal), lnz
+ * and flops as in the ldl mode, nnz (the filtered copy), proxy_mb (the
+ * proxy's own arrays) and peak_rss_mb (the whole process, settee's solver
+ * and its factor included). The exit status is 1 when the relative residual
+ * ||A x - b|| / ||b|| of a solve with a non-trivial b is not below 1e-10 or
+ * the pattern was analysed more than once; 77 when the proxy was not built
+ * (no SuiteSparse LDL). The proxy is slow (seconds to minutes per
+ * factorization from n = 12), hence the few repetitions: bench/run gives it
+ * 3 factorizations at n = 4, 8, 12 and 1 at n = 16, 20. n = 20 was measured
+ * once before deciding (factorization 161 s, whole run 2 min 57 s with the
+ * set-up, load average about 3, 3.5 GB peak RSS) and is kept, being within
+ * the ~3 minute budget; SETTEE_BENCH_SOFA_SIZES="4 8 12 16" drops it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +76,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <cholmod.h>
+
 #include <settee/settee.h>
+
+#include "sofa_ldl_proxy.h" /* bench_cholmod_wrap; the proxy itself when built */
 
 static double now(void)
 {
@@ -87,18 +121,12 @@ static st_component *find(st_scene *s, const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+/* Loads and initialises the beam n x n x (5n+1) with the given linear
+ * solver (one YAML flow mapping named ls). */
+static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scene **out,
+                           st_error *err)
 {
-    const char *which = argc > 1 ? argv[1] : "";
-    int n = argc > 2 ? atoi(argv[2]) : 0;
-    int steps = argc > 3 ? atoi(argv[3]) : 200;
-    bool ldl = strcmp(which, "ldl") == 0, cg = strcmp(which, "cg") == 0;
-    if ((!ldl && !cg) || n < 2 || steps < 3) {
-        fprintf(stderr, "usage: bench_implicit ldl|cg N [STEPS]\n");
-        return 2;
-    }
     const int nz = 5 * n + 1;
-    const double h = 0.01;
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
              "format: settee/1\n"
@@ -123,20 +151,179 @@ int main(int argc, char **argv)
              "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
              "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
              "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             ldl ? "SparseLDLSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d}"
-                 : "CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-5, threshold: 1e-5}",
-             n, n, nz, n - 1, n - 1, nz - 1, n, n);
+             linsolver, n, n, nz, n - 1, n - 1, nz - 1, n, n);
+    ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_implicit.yaml", out, err));
+    return st_scene_init(*out, err);
+}
 
+static const char ldl_solver_yaml[] =
+    "SparseLDLSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d}";
+
+/* CHOLMOD's analysis of a with the given ordering (AMD, METIS, natural):
+ * nnz(L) with the diagonal and the flop measure cholmod_common.fl. Returns
+ * 0, or -1 when the ordering is unknown or the analysis fails. */
+static int chol_stats(const st_csr *a, const char *ordering, double *lnz, double *fl)
+{
+    int method;
+    if (strcmp(ordering, "AMD") == 0)
+        method = CHOLMOD_AMD;
+    else if (strcmp(ordering, "METIS") == 0)
+        method = CHOLMOD_METIS;
+    else if (strcmp(ordering, "natural") == 0 || strcmp(ordering, "None") == 0)
+        method = CHOLMOD_NATURAL;
+    else
+        return -1;
+    cholmod_common c;
+    if (!cholmod_start(&c))
+        return -1;
+    c.print = 0;
+    c.error_handler = NULL;
+    c.nmethods = 1;
+    c.method[0].ordering = method;
+    c.postorder = 1;
+    c.supernodal = CHOLMOD_SIMPLICIAL; /* the counts do not depend on it */
+    cholmod_sparse A;
+    bench_cholmod_wrap(&A, a->n, a->nnz, a->rowptr, a->colind, a->values);
+    cholmod_factor *L = cholmod_analyze(&A, &c);
+    int ok = L != NULL && c.status == CHOLMOD_OK;
+    *lnz = c.lnz;
+    *fl = c.fl;
+    if (L)
+        cholmod_free_factor(&L, &c);
+    cholmod_finish(&c);
+    return ok ? 0 : -1;
+}
+
+#ifdef SETTEE_BENCH_SOFA_LDL
+/* The sofa-ldl mode (see the top of this file). */
+static int run_sofa_ldl(int n, int reps)
+{
+    const double h = 0.01, mf = 1.0, bf = -h, kf = -h * h;
+    const int warmup = 2;
+    st_error err = {0};
+    st_runtime *rt = NULL;
+    st_scene *s = NULL;
+    if (st_runtime_create(&rt, &err) != ST_OK)
+        return fail("runtime", &err);
+    if (load_beam(rt, n, ldl_solver_yaml, &s, &err) != ST_OK)
+        return fail("load", &err);
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    if (!ms || !ms->system) {
+        fprintf(stderr, "bench_implicit: scene objects missing\n");
+        return 1;
+    }
+    st_system *sys = ms->system;
+    for (int k = 0; k < warmup; k++)
+        if (st_scene_step(s, 0, &err) != ST_OK)
+            return fail("step", &err);
+    st_matrix *m = NULL;
+    if (st_matrix_create(sys, &m, &err) != ST_OK)
+        return fail("matrix", &err);
+    sofa_ldl *p = sofa_ldl_create();
+    const size_t len = sys->size;
+    double *b = calloc(len, sizeof *b), *x = calloc(len, sizeof *x), *r = calloc(len, sizeof *r);
+    double *tt = calloc((size_t)reps * 5, sizeof *tt);
+    if (!p || !b || !x || !r || !tt) {
+        fprintf(stderr, "bench_implicit: out of memory\n");
+        return 1;
+    }
+    double *t_factor = tt, *t_copy = tt + reps, *t_num = tt + 2 * reps,
+           *t_tr = tt + 3 * reps, *t_solve = tt + 4 * reps;
+    for (size_t i = 0; i < len; i++)
+        b[i] = sin(0.37 * (double)i + 1.0) * (1.0 + (double)(i % 5));
+    double symbolic = 0.0;
+    size_t nnz_in = 0;
+    st_csr a;
+    char msg[256];
+    for (int k = 0; k < reps; k++) {
+        if (st_matrix_assemble(m, sys, mf, bf, kf, &err) != ST_OK)
+            return fail("assemble", &err);
+        st_matrix_csr(m, &a);
+        nnz_in = a.nnz;
+        sofa_ldl_times t;
+        if (sofa_ldl_factor(p, &a, &t, msg, sizeof msg) != 0) {
+            fprintf(stderr, "bench_implicit: sofa-ldl factorization: %s\n", msg);
+            return 1;
+        }
+        if (t.new_pattern)
+            symbolic += t.symbolic;
+        t_copy[k] = t.copy;
+        t_num[k] = t.numeric;
+        t_tr[k] = t.transpose;
+        t_factor[k] = t.copy + t.numeric + t.transpose;
+        double c0 = now();
+        sofa_ldl_solve(p, x, b);
+        t_solve[k] = now() - c0;
+    }
+    /* The proxy's own residual: ||A x - b|| / ||b||. */
+    st_matrix_mul(m, r, x);
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < len; i++) {
+        num += (r[i] - b[i]) * (r[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    double residual = sqrt(num / den);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    size_t lnnz = sofa_ldl_lnnz(p);
+    unsigned long nsym = sofa_ldl_symbolic_count(p);
+    printf("bench=implicit solver=sofa-ldl n=%d nodes=%zu dofs=%zu nnz_assembled=%zu nnz=%zu "
+           "ordering=METIS L_nnz=%zu lnz=%zu flops=%.4g reps=%d symbolic_ms=%.2f "
+           "factor_ms=%.2f copy_ms=%.3f numeric_ms=%.2f transpose_ms=%.3f solve_ms=%.3f "
+           "residual=%.2e symbolic_analyses=%lu proxy_mb=%.1f peak_rss_mb=%.1f\n",
+           n, sys->ndof, sys->size, nnz_in, sofa_ldl_nnz(p), lnnz, lnnz + len,
+           sofa_ldl_flops(p), reps, 1e3 * symbolic, 1e3 * median(t_factor, (size_t)reps),
+           1e3 * median(t_copy, (size_t)reps), 1e3 * median(t_num, (size_t)reps),
+           1e3 * median(t_tr, (size_t)reps), 1e3 * median(t_solve, (size_t)reps), residual, nsym,
+           (double)sofa_ldl_bytes(p) / (1024.0 * 1024.0), (double)ru.ru_maxrss / 1024.0);
+    int ok = isfinite(residual) && residual < 1e-10 && nsym == 1;
+    if (!ok)
+        fprintf(stderr, "bench_implicit: sofa-ldl check failed: residual %.3e (< 1e-10 expected), "
+                        "%lu symbolic analyses (1 expected)\n", residual, nsym);
+    sofa_ldl_destroy(p);
+    st_matrix_destroy(&m);
+    free(tt);
+    free(r);
+    free(x);
+    free(b);
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
+    return ok ? 0 : 1;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "";
+    int n = argc > 2 ? atoi(argv[2]) : 0;
+    bool sofa = strcmp(which, "sofa-ldl") == 0;
+    int steps = argc > 3 ? atoi(argv[3]) : sofa ? 3 : 200;
+    bool ldl = strcmp(which, "ldl") == 0, cg = strcmp(which, "cg") == 0;
+    if ((!ldl && !cg && !sofa) || n < 2 || steps < (sofa ? 1 : 3)) {
+        fprintf(stderr, "usage: bench_implicit ldl|cg N [STEPS >= 3]\n"
+                        "       bench_implicit sofa-ldl N [REPS >= 1]\n");
+        return 2;
+    }
+    if (sofa) {
+#ifdef SETTEE_BENCH_SOFA_LDL
+        return run_sofa_ldl(n, steps);
+#else
+        fprintf(stderr, "bench_implicit: sofa-ldl not built (SuiteSparse LDL not found)\n");
+        return 77;
+#endif
+    }
+    const double h = 0.01;
     st_error err = {0};
     st_runtime *rt = NULL;
     st_scene *s = NULL;
     if (st_runtime_create(&rt, &err) != ST_OK)
         return fail("runtime", &err);
     double t_init = now();
-    if (st_scene_load_string(rt, yaml, strlen(yaml), "bench_implicit.yaml", &s, &err) != ST_OK)
+    if (load_beam(rt, n,
+                  ldl ? ldl_solver_yaml
+                      : "CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-5, threshold: 1e-5}",
+                  &s, &err) != ST_OK)
         return fail("load", &err);
-    if (st_scene_init(s, &err) != ST_OK)
-        return fail("init", &err);
     t_init = now() - t_init;
     st_mstate *ms = (st_mstate *)find(s, "dofs");
     st_component *ls = find(s, "ls"), *box = find(s, "box");
@@ -265,6 +452,20 @@ int main(int argc, char **argv)
         nnz = csr.nnz;
     }
     size_t pairs = (nnz / 9 - sys->ndof) / 2;
+    /* The factor's size and flop measure (ldl mode, untimed). */
+    int l_nnz = 0;
+    double lnz = 0.0, flops = 0.0;
+    const char *ordering = "none";
+    if (ldl) {
+        const int *ln = st_component_field_ptr(ls, st_component_field(ls, "L_nnz"));
+        l_nnz = ln ? *ln : 0;
+        char *const *o = st_component_field_ptr(ls, st_component_field(ls, "ordering"));
+        ordering = o && *o ? *o : "unknown";
+        st_csr csr;
+        st_matrix_csr(m, &csr);
+        if (chol_stats(&csr, ordering, &lnz, &flops) != 0)
+            lnz = flops = 0.0;
+    }
     /* Everything outside CHOLMOD (its numeric factorization and solve),
      * as a share of the step rebuilt from the medians of its parts. */
     double whole = tf + ts + tl + tu + fmax(other, 0.0);
@@ -273,10 +474,11 @@ int main(int argc, char **argv)
            "real_steps=%d split_steps=%d init_ms=%.2f first_step_ms=%.2f step_ms=%.3f force_ms=%.3f "
            "assembly_ms=%.3f factor_ms=%.3f solve_ms=%.3f update_ms=%.3f other_ms=%.3f "
            "outside_cholmod=%.1f%% cg_iterations=%u pattern_rebuilds=%lu step_allocs=%lu "
-           "peak_rss_mb=%.1f tip_y=%.6f\n",
+           "peak_rss_mb=%.1f tip_y=%.6f ordering=%s L_nnz=%d lnz=%.0f flops=%.4g\n",
            which, n, sys->ndof, sys->size, pairs, nnz, steps, nreal, nsplit, 1e3 * t_init,
            1e3 * t_first, 1e3 * t_steps, 1e3 * tf, 1e3 * ta, 1e3 * factor, 1e3 * tl, 1e3 * tu,
-           1e3 * other, 100.0 * outside, cg_iters, rebuilds, allocs, peak_mb, tip_y);
+           1e3 * other, 100.0 * outside, cg_iters, rebuilds, allocs, peak_mb, tip_y, ordering,
+           l_nnz, lnz, flops);
     st_matrix_destroy(&m);
     free(tt);
     free(b);
