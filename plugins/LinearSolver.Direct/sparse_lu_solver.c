@@ -40,8 +40,8 @@ static const st_field sparse_lu_fields[] = {
               "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS (SOFA's older "
               "option; settee's default is METIS, as SOFA's ordering components give)"),
     ST_LINK(sparse_lu, ordering_method, "orderingMethod", ST_LINK_ANY,
-            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod, COLAMDOrderingMethod); "
-            "when unset, the one in this node, else 'permutation'"),
+            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod, "
+            "COLAMDOrderingMethod); when unset, the one in this node, else 'permutation'"),
     ST_OUTPUT(sparse_lu, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the lower triangular matrix of the factorization"),
     ST_BOOL(sparse_lu, verbose, "verbose", "false",
