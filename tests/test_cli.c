@@ -97,6 +97,18 @@ Test(cli, usage_errors_exit_2)
     const char *scene = test_write_temp("usage.yaml", GOOD);
     cr_assert_eq(run("run %s --bogus", scene), 2, "%.3000s", out);
     assert_has("unknown option '--bogus'");
+    /* check and inspect share their option parsing (cli_parse_one_arg). */
+    cr_assert_eq(run("check %s %s", scene, scene), 2, "%.3000s", out);
+    assert_has("settee check: one scene at a time");
+    cr_assert_eq(run("check"), 2, "%.3000s", out);
+    assert_has("missing the scene file");
+    cr_assert_eq(run("check %s --quiet=yes", scene), 2, "%.3000s", out);
+    assert_has("option '--quiet' takes no value");
+    cr_assert_eq(run("inspect A B"), 2, "%.3000s", out);
+    assert_has("settee inspect: one name at a time ('A' and 'B' given)");
+    cr_assert_eq(run("inspect -q"), 2, "%.3000s", out);
+    assert_has("unknown option '-q'");
+    cr_assert_eq(run("inspect --plugin-path"), 2, "%.3000s", out);
     cr_assert_eq(run("run %s -n", scene), 2, "%.3000s", out);
     assert_has("needs a value");
     cr_assert_eq(run("run %s -n -3", scene), 2, "%.3000s", out);

@@ -67,49 +67,19 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
 
 int cli_check(int argc, char **argv)
 {
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    if (!paths) {
-        cli_error("out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    size_t npaths = 0;
-    const char *scene = NULL;
-    bool quiet = false;
-    cli_args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "check"};
-    const char *opt, *pos, *v;
-    int rc = -1;
-    while (rc < 0) {
-        if (!cli_next(&a, &opt, &pos)) {
-            if (!pos)
-                break;
-            if (scene)
-                rc = cli_usage_error("check", "one scene at a time ('%s' and '%s' given)", scene,
-                                     pos);
-            scene = pos;
-        } else if (cli_is(opt, NULL, "--plugin-path")) {
-            if (!(v = cli_value(&a)))
-                rc = CLI_EXIT_USAGE;
-            else
-                paths[npaths++] = v;
-        } else if (cli_is(opt, "-q", "--quiet")) {
-            if (!cli_flag(&a))
-                rc = CLI_EXIT_USAGE;
-            quiet = true;
-        } else {
-            rc = cli_unknown_option(&a);
-        }
-    }
-    if (rc < 0 && !scene)
+    cli_one_arg o;
+    int rc = cli_parse_one_arg(argc, argv, "check", "scene", "-q", "--quiet", &o);
+    if (rc < 0 && !o.arg)
         rc = cli_usage_error("check", "missing the scene file");
     if (rc < 0) {
-        cli_log log = {.show_info = !quiet, .show_warnings = true};
+        cli_log log = {.show_info = !o.flag, .show_warnings = true};
         st_runtime *rt = NULL;
-        if (!cli_runtime_open(&rt, &log, paths, npaths))
+        if (!cli_runtime_open(&rt, &log, o.paths, o.npaths))
             rc = CLI_EXIT_ERROR;
         else
-            rc = check_scene(scene, rt, &log, quiet);
+            rc = check_scene(o.arg, rt, &log, o.flag);
         st_runtime_destroy(&rt);
     }
-    free(paths);
+    free(o.paths);
     return rc;
 }

@@ -76,6 +76,21 @@ bool cli_flag(cli_args *a);
 /* The usage message for an unknown option; returns CLI_EXIT_USAGE. */
 int cli_unknown_option(cli_args *a);
 
+/* The command line of check and inspect: at most one positional argument,
+ * --plugin-path DIR (repeatable) and one flag without a value. */
+typedef struct cli_one_arg {
+    const char *arg;    /* the positional argument, or NULL */
+    const char **paths; /* the --plugin-path values (owned; free() it) */
+    size_t npaths;
+    bool flag;          /* the flag was given */
+} cli_one_arg;
+/* Parses argv into out for the subcommand cmd; `what` names the positional
+ * argument in messages ("scene", "name"); flag_short may be NULL. Returns -1
+ * when the command line is valid, else the exit status (the message was
+ * printed). out->paths is to be freed in both cases. */
+int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
+                      const char *flag_short, const char *flag_long, cli_one_arg *out);
+
 /* ---- JSON output (json.c) ---- */
 
 /* A streaming writer: values are indented two spaces per level, one per

@@ -436,54 +436,24 @@ static int inspect(st_runtime *rt, const char *name, bool json)
 
 int cli_inspect(int argc, char **argv)
 {
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    if (!paths) {
-        cli_error("out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    size_t npaths = 0;
-    const char *name = NULL;
-    bool json = false;
-    cli_args a = {.argc = argc, .argv = argv, .i = 1, .cmd = "inspect"};
-    const char *opt, *pos, *v;
-    int rc = -1;
-    while (rc < 0) {
-        if (!cli_next(&a, &opt, &pos)) {
-            if (!pos)
-                break;
-            if (name)
-                rc = cli_usage_error("inspect", "one name at a time ('%s' and '%s' given)", name,
-                                     pos);
-            name = pos;
-        } else if (cli_is(opt, NULL, "--plugin-path")) {
-            if (!(v = cli_value(&a)))
-                rc = CLI_EXIT_USAGE;
-            else
-                paths[npaths++] = v;
-        } else if (cli_is(opt, NULL, "--json")) {
-            if (!cli_flag(&a))
-                rc = CLI_EXIT_USAGE;
-            json = true;
-        } else {
-            rc = cli_unknown_option(&a);
-        }
-    }
+    cli_one_arg o;
+    int rc = cli_parse_one_arg(argc, argv, "inspect", "name", NULL, "--json", &o);
     if (rc < 0) {
         cli_log log = {.show_info = false, .show_warnings = true};
         st_runtime *rt = NULL;
         st_error err = {0};
-        if (!cli_runtime_open(&rt, &log, paths, npaths)) {
+        if (!cli_runtime_open(&rt, &log, o.paths, o.npaths)) {
             rc = CLI_EXIT_ERROR;
         } else if (st_runtime_load_all_plugins(rt, &err) != ST_OK) {
             cli_report(&log, &err);
             rc = CLI_EXIT_ERROR;
         } else {
-            rc = inspect(rt, name, json);
+            rc = inspect(rt, o.arg, o.flag);
             if (rc == CLI_EXIT_OK && log.nerrors)
                 rc = CLI_EXIT_ERROR;
         }
         st_runtime_destroy(&rt);
     }
-    free(paths);
+    free(o.paths);
     return rc;
 }

@@ -211,6 +211,42 @@ int cli_unknown_option(cli_args *a)
     return cli_usage_error(a->cmd, "unknown option '%s'", a->argv[a->i - 1]);
 }
 
+int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
+                      const char *flag_short, const char *flag_long, cli_one_arg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->paths = calloc((size_t)argc + 1, sizeof *out->paths);
+    if (!out->paths) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    cli_args a = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
+    const char *opt, *pos, *v;
+    int rc = -1;
+    while (rc < 0) {
+        if (!cli_next(&a, &opt, &pos)) {
+            if (!pos)
+                break;
+            if (out->arg)
+                rc = cli_usage_error(cmd, "one %s at a time ('%s' and '%s' given)", what,
+                                     out->arg, pos);
+            out->arg = pos;
+        } else if (cli_is(opt, NULL, "--plugin-path")) {
+            if (!(v = cli_value(&a)))
+                rc = CLI_EXIT_USAGE;
+            else
+                out->paths[out->npaths++] = v;
+        } else if (cli_is(opt, flag_short, flag_long)) {
+            if (!cli_flag(&a))
+                rc = CLI_EXIT_USAGE;
+            out->flag = true;
+        } else {
+            rc = cli_unknown_option(&a);
+        }
+    }
+    return rc;
+}
+
 /* ---- Ctrl-C ---- */
 
 static volatile sig_atomic_t interrupted;
