@@ -308,6 +308,45 @@ Test(euler_implicit, missing_linear_solver_is_an_error)
     test_rt_close(&t);
 }
 
+/* The three implicit solvers find their linear solver the same way: none
+ * is SOFA's "required" error, a link to something else is refused. */
+Test(euler_implicit, linear_solver_lookup_of_every_implicit_solver)
+{
+    static const char *const solvers[] = {"EulerImplicitSolver", "NewmarkImplicitSolver",
+                                          "StaticSolver"};
+    for (size_t k = 0; k < 3; k++)
+        for (int linked = 0; linked < 2; linked++) {
+            test_rt t;
+            test_rt_open(&t);
+            char yaml[1024];
+            snprintf(yaml, sizeof yaml,
+                     "format: settee/1\n"
+                     "root:\n"
+                     "  name: root\n"
+                     "  objects:\n"
+                     "    - RequiredPlugin: {pluginName: [ODESolver.Backward, Mass]}\n"
+                     "    - %s: {name: odesolver%s}\n"
+                     "    - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
+                     "    - UniformMass: {totalMass: 1}\n",
+                     solvers[k], linked ? ", linearSolver: \"@dofs\"" : "");
+            st_scene *s = NULL;
+            st_error err = {0};
+            st_status st = test_load_string(&t, yaml, &s, &err);
+            if (st == ST_OK)
+                st = st_scene_init(s, &err);
+            cr_assert_neq(st, ST_OK, "%s", solvers[k]);
+            if (linked)
+                cr_assert(strstr(err.msg, "linear solver") && strstr(err.msg, "linearSolver"),
+                          "%s: %s", solvers[k], err.msg);
+            else
+                cr_assert(strstr(err.msg, "A linear solver is required") &&
+                              strstr(err.path, "odesolver"),
+                          "%s: %s at %s", solvers[k], err.msg, err.path);
+            st_scene_destroy(&s);
+            test_rt_close(&t);
+        }
+}
+
 Test(euler_implicit, solve_constraint_warns)
 {
     test_rt t;

@@ -8,6 +8,8 @@
 
 #include <settee/settee.h>
 
+#include "backward_common.h"
+
 typedef struct euler_implicit {
     st_component base;
     double rayleigh_stiffness;   /* "rayleighStiffness" r_K */
@@ -60,15 +62,7 @@ static st_status ei_init(st_component *self, st_error *err)
     if (s->solve_constraint)
         st_component_warn(self, "solveConstraint is set but settee has no constraint solver: "
                                 "no constraint correction is applied");
-    s->ls = s->linear_solver ? s->linear_solver
-                             : st_node_find(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN);
-    if (!s->ls)
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "A linear solver is required by this component but has not "
-                                  "been found.");
-    if (!st_component_has_role(s->ls, ST_ROLE_LINSOLVER))
-        return st_component_error(self, "linearSolver", err, ST_ELINK,
-                                  "the linked component is not a linear solver");
+    ST_TRY(backward_linear_solver(self, s->linear_solver, &s->ls, err));
     s->residual = DBL_MAX;
     return ST_OK;
 }

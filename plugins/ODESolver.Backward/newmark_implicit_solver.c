@@ -6,6 +6,8 @@
 
 #include <settee/settee.h>
 
+#include "backward_common.h"
+
 typedef struct newmark {
     st_component base;
     double rayleigh_stiffness;   /* "rayleighStiffness" */
@@ -40,15 +42,7 @@ static const st_field newmark_fields[] = {
 static st_status nm_init(st_component *self, st_error *err)
 {
     newmark *s = (newmark *)self;
-    s->ls = s->linear_solver ? s->linear_solver
-                             : st_node_find(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN);
-    if (!s->ls)
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "A linear solver is required by this component but has not "
-                                  "been found.");
-    if (!st_component_has_role(s->ls, ST_ROLE_LINSOLVER))
-        return st_component_error(self, "linearSolver", err, ST_ELINK,
-                                  "the linked component is not a linear solver");
+    ST_TRY(backward_linear_solver(self, s->linear_solver, &s->ls, err));
     s->counter = 0;
     return ST_OK;
 }

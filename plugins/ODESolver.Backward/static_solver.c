@@ -7,6 +7,7 @@
  * deprecated attributes. dt and v are ignored. */
 #include <string.h>
 
+#include "backward_common.h"
 #include "newton_raphson.h"
 
 typedef struct static_solver {
@@ -62,12 +63,7 @@ static newton_raphson *find_newton(st_component *self)
 static st_status ss_init(st_component *self, st_error *err)
 {
     static_solver *s = (static_solver *)self;
-    s->ls = s->linear_solver ? s->linear_solver
-                             : st_node_find(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN);
-    if (!s->ls || !st_component_has_role(s->ls, ST_ROLE_LINSOLVER))
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "A linear solver is required by this component but has not "
-                                  "been found.");
+    ST_TRY(backward_linear_solver(self, s->linear_solver, &s->ls, err));
     if (s->newton_link) {
         if (s->newton_link->cls != &newton_raphson_solver_class)
             return st_component_error(self, "newtonSolver", err, ST_ELINK,
