@@ -409,3 +409,42 @@ Test(diagonal_mass, yaml_scene)
     cr_assert_neq(test_load_string(&T, yaml, &s, &err), ST_OK);
     cr_assert(strstr(err.where, ":12:"), "error at the scene line: '%s' %s", err.where, err.msg);
 }
+
+/* ---- separateGravity: g dt goes to the velocities, not into the force ---- */
+
+/* Steps the 2x2x2 grid once with the mass class `cls` (separateGravity
+ * true) under gravity (0, -10, 0), dt 0.01: the force holds no gravity and
+ * every velocity is g dt. */
+static void separate_gravity(const char *cls, bool lumping)
+{
+    st_error err = {0};
+    cr_assert_eq(st_node_set(st_scene_root(S), "gravity", "0 -10 0", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_set(st_scene_root(S), "dt", "0.01", &err), ST_OK, "%s", err.msg);
+    grid("2 2 2", "0 0 0", "2 2 2");
+    st_component *m = add(B, cls, "mass");
+    set(m, "totalMass", "8");
+    set(m, "separateGravity", "true");
+    if (lumping)
+        set(m, "lumping", "true");
+    init_ok();
+    st_mstate *ms = st_component_mstate(m);
+    cr_assert_not_null(ms);
+    st_system *sys = ms->system;
+    st_system_compute_force(sys, sys->f, sys->x, sys->v);
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        cr_assert_eq(sys->f[i], 0.0, "%s: f[%zu] = %g", cls, i, sys->f[i]);
+    cr_assert_eq(st_scene_step(S, 0, &err), ST_OK, "%s", err.msg);
+    for (size_t i = 0; i < ms->n; i++) {
+        cr_assert_eq(ms->velocity.r[3 * i], 0.0);
+        cr_assert(CLOSE(ms->velocity.r[3 * i + 1], -0.1), "%s: v[%zu] = %.17g", cls, i,
+                  ms->velocity.r[3 * i + 1]);
+        cr_assert_eq(ms->velocity.r[3 * i + 2], 0.0);
+    }
+}
+
+Test(diagonal_mass, separate_gravity_goes_to_velocity) { separate_gravity("DiagonalMass", false); }
+
+Test(mesh_matrix_mass, separate_gravity_goes_to_velocity)
+{
+    separate_gravity("MeshMatrixMass", true);
+}

@@ -1,6 +1,6 @@
 /* mass_geometry.c - what the topology-based masses share: finding their
- * state, topology and geometry state, and element measures in SOFA's
- * arithmetic order (so that masses round alike). */
+ * state, topology and geometry state, element measures in SOFA's
+ * arithmetic order (so that masses round alike), and separate gravity. */
 #include <math.h>
 
 #include "mass.h"
@@ -81,4 +81,15 @@ st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **
                                   (*geometry_state)->cls->name);
     }
     return ST_OK;
+}
+
+void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v, double dt)
+{
+    double *vs = st_slice(v, ms);
+    const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    for (size_t i = 0; i < ms->n; i++) {
+        vs[3 * i] += hg[0];
+        vs[3 * i + 1] += hg[1];
+        vs[3 * i + 2] += hg[2];
+    }
 }

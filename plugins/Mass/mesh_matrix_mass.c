@@ -686,12 +686,8 @@ static void mm_add_gravity(st_component *self, const st_mparams *mp, double *f, 
 static void mm_add_gravity_to_v(st_component *self, const st_mparams *mp, double *v, double dt)
 {
     mesh_matrix_mass *m = (mesh_matrix_mass *)self;
-    if (!m->separate_gravity)
-        return;
-    double *vs = st_slice(v, m->ms);
-    double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
-    for (size_t i = 0; i < m->ms->n; i++)
-        vs[3 * i] += hg[0], vs[3 * i + 1] += hg[1], vs[3 * i + 2] += hg[2];
+    if (m->separate_gravity)
+        mass_add_gravity_to_v(m->ms, mp, v, dt);
 }
 
 static double mm_kinetic(st_component *self, const st_mparams *mp, const double *v)
