@@ -357,6 +357,10 @@ static st_status set_value(st_component *c, const char *key, const st_value *v, 
     fs->counter++;
     if (from_scene)
         fs->mark = v->mark;
+    if (f->flags & ST_F_IGNORED)
+        st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
+                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee",
+                c->cls->name, f->name);
     return ST_OK;
 }
 

@@ -30,6 +30,8 @@ static const type_info types[ST_T_TYPE_COUNT] = {
     [ST_T_STRING] = {"string", 1, SK_STRING, false, sizeof(char *)},
     [ST_T_VEC3] = {"vec3", 3, SK_REAL, false, sizeof(double)},
     [ST_T_VEC2] = {"vec2", 2, SK_REAL, false, sizeof(double)},
+    [ST_T_VEC4] = {"vec4", 4, SK_REAL, false, sizeof(double)},
+    [ST_T_RGBA] = {"rgba", 4, SK_REAL, false, sizeof(double)},
     [ST_T_REALS] = {"real[]", 1, SK_REAL, true, sizeof(double)},
     [ST_T_UINTS] = {"uint[]", 1, SK_UINT, true, sizeof(unsigned)},
     [ST_T_VEC3S] = {"vec3[]", 3, SK_REAL, true, sizeof(double)},
@@ -314,6 +316,94 @@ st_status st_array_resize(st_array *a, st_type t, size_t n, st_error *err)
     return ST_OK;
 }
 
+/* ---- colours ---- */
+
+/* SOFA's named colours (RGBAColor). */
+static const struct {
+    const char *name;
+    float rgba[4];
+} colours[] = {
+    {"white", {1, 1, 1, 1}},          {"black", {0, 0, 0, 1}},
+    {"red", {1, 0, 0, 1}},            {"green", {0, 1, 0, 1}},
+    {"blue", {0, 0, 1, 1}},           {"cyan", {0, 1, 1, 1}},
+    {"magenta", {1, 0, 1, 1}},        {"yellow", {1, 1, 0, 1}},
+    {"gray", {0.5f, 0.5f, 0.5f, 1}},  {"darkgray", {0.25f, 0.25f, 0.25f, 1}},
+    {"lightgray", {0.75f, 0.75f, 0.75f, 1}}, {"orange", {1, 0.5f, 0, 1}},
+    {"purple", {0.5f, 0, 0.5f, 1}},   {"pink", {1, 0, 0.5f, 1}},
+    {"brown", {0.6f, 0.3f, 0, 1}},    {"lime", {0.5f, 1, 0, 1}},
+    {"teal", {0, 0.5f, 0.5f, 1}},     {"navy", {0, 0, 0.5f, 1}},
+    {"olive", {0.5f, 0.5f, 0, 1}},    {"maroon", {0.5f, 0, 0, 1}},
+    {"silver", {0.75f, 0.75f, 0.75f, 1}}, {"gold", {1, 0.84f, 0, 1}},
+    {"azure", {0, 0.5f, 1, 1}},
+};
+
+static int hexdigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)tolower((unsigned char)c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* An RGBA colour as SOFA reads one: three or four reals (alpha 1), "#rgb",
+ * "#rgba", "#rrggbb", "#rrggbbaa", or a colour name. SOFA stores floats, so
+ * values are rounded through float to give SOFA's numbers. */
+static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value *v, void *dst,
+                            st_error *err)
+{
+    double c[4] = {0, 0, 0, 1};
+    if (ts->n == 1 && ts->t[0].len && ts->t[0].s[0] == '#') {
+        const token *t = &ts->t[0];
+        size_t nd = t->len - 1;
+        bool ok = nd == 3 || nd == 4 || nd == 6 || nd == 8;
+        for (size_t i = 1; ok && i < t->len; i++)
+            ok = hexdigit(t->s[i]) >= 0;
+        if (!ok)
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects a colour: #rgb, #rgba, #rrggbb or #rrggbbaa, "
+                                "got '%.*s'",
+                                f->name, (int)(t->len > 40 ? 40 : t->len), t->s);
+        bool one = nd <= 4;
+        for (size_t k = 0; k < (one ? nd : nd / 2); k++) {
+            int x = one ? hexdigit(t->s[1 + k]) * 17
+                        : hexdigit(t->s[1 + 2 * k]) * 16 + hexdigit(t->s[2 + 2 * k]);
+            c[k] = (float)(x / 255.0f);
+        }
+    } else if (ts->n == 1 && ts->t[0].len && isalpha((unsigned char)ts->t[0].s[0])) {
+        const token *t = &ts->t[0];
+        size_t k = 0, nc = sizeof colours / sizeof colours[0];
+        while (k < nc && !tok_eq(t, colours[k].name))
+            k++;
+        if (k == nc) {
+            const char *names[sizeof colours / sizeof colours[0]], *sugg[1];
+            char buf[64];
+            for (size_t i = 0; i < nc; i++)
+                names[i] = colours[i].name;
+            snprintf(buf, sizeof buf, "%.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+            size_t ns = st__suggest(buf, names, nc, sugg, 1);
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects a colour (\"r g b a\", \"#rrggbb\" or a name "
+                                "such as red), got '%s'%s%s%s",
+                                f->name, buf, ns ? " (did you mean '" : "", ns ? sugg[0] : "",
+                                ns ? "'?)" : "");
+        }
+        for (int i = 0; i < 4; i++)
+            c[i] = colours[k].rgba[i];
+    } else {
+        if (ts->n != 3 && ts->n != 4)
+            return st__error_at(err, ST_EPARSE, v->mark,
+                                "field '%s' expects a colour: 3 or 4 reals (r g b [a]), "
+                                "\"#rrggbb\" or a name, got %zu values",
+                                f->name, ts->n);
+        for (size_t i = 0; i < ts->n; i++) {
+            ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &c[i], err));
+            c[i] = (float)c[i];
+        }
+    }
+    memcpy(dst, c, sizeof c);
+    return ST_OK;
+}
+
 /* ---- public entry points ---- */
 
 static st_status parse_tokens(const st_field *f, const type_info *ti, const tokens *ts,
@@ -338,7 +428,9 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
             return st__error_at(err, ST_EPARSE, v->mark,
                                 "field '%s' expects %u reals (%s), got %zu value%s", f->name,
                                 ti->width, ti->name, ts->n, ts->n == 1 ? "" : "s");
-        double tmp[3];
+        if (f->type == ST_T_RGBA)
+            return parse_rgba(f, ts, v, dst, err);
+        double tmp[4];
         for (size_t i = 0; i < ts->n; i++)
             ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &tmp[i], err));
         memcpy(dst, tmp, ti->width * sizeof(double));

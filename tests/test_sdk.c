@@ -296,7 +296,7 @@ Test(sdk, enum_values_are_abi_1)
     const int types[] = {ST_T_BOOL,  ST_T_INT,     ST_T_UINT,      ST_T_REAL,   ST_T_STRING,
                          ST_T_VEC3,  ST_T_REALS,   ST_T_UINTS,     ST_T_VEC3S,  ST_T_EDGES,
                          ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,  ST_T_HEXAS,  ST_T_STRINGS,
-                         ST_T_LINK,  ST_T_VEC2,    ST_T_TYPE_COUNT};
+                         ST_T_LINK,  ST_T_VEC2,    ST_T_VEC4,      ST_T_RGBA,   ST_T_TYPE_COUNT};
     for (int i = 0; i < (int)(sizeof types / sizeof *types); i++)
         cr_assert_eq(types[i], i + 1, "st_type value %d", i + 1);
 
@@ -304,6 +304,7 @@ Test(sdk, enum_values_are_abi_1)
     cr_assert_eq(ST_F_REQUIRED, 2);
     cr_assert_eq(ST_F_HIDDEN, 4);
     cr_assert_eq(ST_F_NOLINK, 8);
+    cr_assert_eq(ST_F_IGNORED, 16);
 
     const int kinds[] = {ST_LINK_ANY,           ST_LINK_STATE,      ST_LINK_TOPOLOGY,
                          ST_LINK_LINEAR_SOLVER, ST_LINK_ODE_SOLVER, ST_LINK_LOADER,

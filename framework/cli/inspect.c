@@ -128,6 +128,8 @@ static size_t field_flags(const st_field *f, const char **out)
         out[n++] = "required";
     if (f->flags & ST_F_NOLINK)
         out[n++] = "nolink";
+    if (f->flags & ST_F_IGNORED)
+        out[n++] = "ignored";
     return n;
 }
 
@@ -166,7 +168,7 @@ static void json_component(jw *w, const char *key, st_runtime *rt, const st_clas
         jw_string(w, "name", f->name);
         jw_string(w, "type", st_type_name(f->type));
         jw_string(w, "default", f->def);
-        const char *flags[4];
+        const char *flags[5];
         json_strings(w, "flags", flags, field_flags(f, flags));
         jw_string(w, "alias", f->alias);
         if (f->min < f->max) {
@@ -189,7 +191,7 @@ static void json_component(jw *w, const char *key, st_runtime *rt, const st_clas
         jw_object(w, NULL);
         jw_string(w, "name", f->name);
         jw_string(w, "kind", link_kind_name(f->link_kind));
-        const char *flags[4];
+        const char *flags[5];
         json_strings(w, "flags", flags, field_flags(f, flags));
         jw_string(w, "alias", f->alias);
         jw_string(w, "help", f->help);
@@ -297,7 +299,7 @@ static void text_component(st_runtime *rt, const st_class *c)
         if (f->def)
             k += snprintf(line + k, sizeof line - (size_t)k, "  default: %s",
                           *f->def ? f->def : "\"\"");
-        const char *flags[4];
+        const char *flags[5];
         size_t nflags = field_flags(f, flags);
         for (size_t i = 0; i < nflags && (size_t)k < sizeof line; i++)
             k += snprintf(line + k, sizeof line - (size_t)k, "  [%s]", flags[i]);
@@ -324,7 +326,7 @@ static void text_component(st_runtime *rt, const st_class *c)
         if (!nlinks++)
             printf("\nLinks:\n");
         printf("  %-*s  link to %s", width, f->name, link_kind_name(f->link_kind));
-        const char *flags[4];
+        const char *flags[5];
         size_t nflags = field_flags(f, flags);
         for (size_t i = 0; i < nflags; i++)
             printf("  [%s]", flags[i]);

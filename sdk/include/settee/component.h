@@ -114,6 +114,17 @@ ST_API st_mstate *st_component_mstate(const st_component *c);
 ST_API st_status st_component_error(const st_component *c, const char *field, st_error *err,
                                     st_status code, const char *fmt, ...) ST_PRINTF(5, 6);
 
+/* Resolves a file name written in the scene (a mesh, an include, an
+ * output) as SOFA's data repository does: an absolute name as it is; a
+ * relative one in the folder of the file that wrote the field (field may be
+ * NULL), then the scene's folder, then each folder of SETTEE_DATA_PATH and
+ * of SOFA_DATA_PATH (':'-separated). Writes the path found into out. Not
+ * found, or not a regular file: an error at the field's scene position that
+ * lists every place tried. */
+ST_API st_status st_component_find_file(const st_component *c, const char *field,
+                                        const char *name, char *out, size_t size,
+                                        st_error *err) ST_WARN_UNUSED;
+
 /* Sends a warning or information about c to the runtime's log sink. */
 ST_API void st_component_warn(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
 ST_API void st_component_info(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);

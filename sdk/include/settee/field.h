@@ -28,6 +28,7 @@ extern "C" {
 typedef struct st_component st_component;
 typedef double st_vec3[3];
 typedef double st_vec2[2];
+typedef double st_vec4[4];
 
 /* Field types and the C member type each one is stored in. */
 typedef enum st_type {
@@ -48,6 +49,8 @@ typedef enum st_type {
     ST_T_STRINGS,   /* st_array of char *, width 1 */
     ST_T_LINK,      /* st_component * : a link to another component ("@../dofs") */
     ST_T_VEC2,      /* double[2] */
+    ST_T_VEC4,      /* double[4] */
+    ST_T_RGBA,      /* double[4]: SOFA's RGBAColor ("1 0 0 1", "1 0 0", "#ff0000", "red") */
     ST_T_TYPE_COUNT
 } st_type;
 
@@ -69,7 +72,10 @@ enum {
     ST_F_OUTPUT = 1u << 0,   /* read-only output, computed by the component */
     ST_F_REQUIRED = 1u << 1, /* must be set by the scene */
     ST_F_HIDDEN = 1u << 2,   /* not listed by inspect (internal state) */
-    ST_F_NOLINK = 1u << 3    /* may not be linked with "@..." */
+    ST_F_NOLINK = 1u << 3,   /* may not be linked with "@..." */
+    ST_F_IGNORED = 1u << 4   /* accepted for SOFA compatibility, no effect in settee: a scene
+                                that sets it gets an information message (--verbose), and the
+                                component reference marks it */
 };
 
 /* Link target kinds, for ST_T_LINK fields: which component a path that ends
@@ -115,6 +121,8 @@ ST_API const char *st_type_name(st_type t);
 #define ST_STRING(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_STRING, char *, def, help, 0)
 #define ST_VEC2(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_VEC2, st_vec2, def, help, 0)
 #define ST_VEC3(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_VEC3, st_vec3, def, help, 0)
+#define ST_VEC4(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_VEC4, st_vec4, def, help, 0)
+#define ST_RGBA(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_RGBA, st_vec4, def, help, 0)
 #define ST_REALS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_REALS, st_array, def, help, 0)
 #define ST_UINTS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_UINTS, st_array, def, help, 0)
 #define ST_VEC3S(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_VEC3S, st_array, def, help, 0)
@@ -130,6 +138,11 @@ ST_API const char *st_type_name(st_type t);
 #define ST_LINK(S, m, key, kind, help)                                                            \
     {(key), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (help), 0,   \
      NULL, (kind), 0.0, 0.0}
+
+/* A field SOFA's twin has and settee accepts but does not use (see
+ * ST_F_IGNORED): same storage rules as the typed macros. */
+#define ST_IGNORED(S, m, key, T, CT, def, help)                                                  \
+    ST_FIELD_(S, m, key, T, CT, def, help, ST_F_IGNORED)
 
 /* Fields with flags, an alias or a numeric range use the _EX form:
  *   ST_FIELD_EX(S, m, "key", ST_T_REAL, double, "0", "help", 0, "oldKey", 0.0, 1e300)

@@ -1,0 +1,124 @@
+/* datapath.c - file names written in scenes, resolved as SOFA's data
+ * repository resolves them: relative to the file that wrote the name, then
+ * the scene's folder, then each folder of SETTEE_DATA_PATH and of
+ * SOFA_DATA_PATH (so that a SOFA user's setup works unchanged). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* The folder part of a file name ("" for a bare name), into buf. */
+static const char *dir_of(const char *file, char *buf, size_t size)
+{
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    size_t len = slash ? (size_t)(slash - file) : 0;
+    if (slash && len == 0)
+        len = 1; /* "/x" -> "/" */
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, file ? file : "", len);
+    buf[len] = 0;
+    return buf;
+}
+
+typedef struct tried {
+    char list[1536];
+    size_t len;
+    int n;
+} tried;
+
+/* Tries dir/name; true when it is a regular file (written to out). A name
+ * that exists but is not a regular file is an error. */
+static bool try_one(const char *dir, const char *name, char *out, size_t size, tried *t,
+                    bool *not_regular)
+{
+    char path[4096];
+    int k = dir && dir[0] ? snprintf(path, sizeof path, "%s%s%s", dir,
+                                     dir[strlen(dir) - 1] == '/' ? "" : "/", name)
+                          : snprintf(path, sizeof path, "%s", name);
+    if (k < 0 || (size_t)k >= sizeof path)
+        return false;
+    for (size_t i = 0, off = 0; i < (size_t)t->n; i++) { /* skip folders already tried */
+        const char *p = t->list + off;
+        if (!strncmp(p, path, strlen(path)) && (p[strlen(path)] == ',' || !p[strlen(path)]))
+            return false;
+        const char *c = strstr(p, ", ");
+        if (!c)
+            break;
+        off = (size_t)(c + 2 - t->list);
+    }
+    if (t->len < sizeof t->list)
+        t->len += (size_t)snprintf(t->list + t->len, sizeof t->list - t->len, "%s%s",
+                                   t->n ? ", " : "", path);
+    t->n++;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    if (!S_ISREG(st.st_mode)) {
+        *not_regular = true;
+        snprintf(out, size, "%s", path);
+        return false;
+    }
+    if ((size_t)k >= size)
+        return false;
+    memcpy(out, path, (size_t)k + 1);
+    return true;
+}
+
+static bool try_env(const char *var, const char *name, char *out, size_t size, tried *t,
+                    bool *not_regular)
+{
+    const char *v = getenv(var);
+    while (v && *v && !*not_regular) {
+        const char *colon = strchr(v, ':');
+        size_t len = colon ? (size_t)(colon - v) : strlen(v);
+        char dir[4096];
+        if (len && len < sizeof dir) {
+            memcpy(dir, v, len);
+            dir[len] = 0;
+            if (try_one(dir, name, out, size, t, not_regular))
+                return true;
+        }
+        v = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+st_status st_component_find_file(const st_component *c, const char *field, const char *name,
+                                 char *out, size_t size, st_error *err)
+{
+    if (!name || !name[0])
+        return st_component_error(c, field, err, ST_EINVAL, "no file name given");
+    tried t = {.len = 0, .n = 0};
+    t.list[0] = 0;
+    bool not_regular = false, found = false;
+    if (name[0] == '/') {
+        found = try_one(NULL, name, out, size, &t, &not_regular);
+    } else {
+        char dir[4096];
+        /* The file that wrote the name (an included file), then the scene's. */
+        int i = field ? st__component_field_index(c, field) : -1;
+        const char *wrote = i >= 0 ? st__cinfo(c)->fs[i].mark.file : NULL;
+        const char *scene = st_node_scene_file(c->node);
+        if (wrote && wrote[0])
+            found = try_one(dir_of(wrote, dir, sizeof dir), name, out, size, &t, &not_regular);
+        if (!found && !not_regular)
+            found = try_one(dir_of(scene, dir, sizeof dir), name, out, size, &t, &not_regular);
+        if (!found && !not_regular)
+            found = try_env("SETTEE_DATA_PATH", name, out, size, &t, &not_regular);
+        if (!found && !not_regular)
+            found = try_env("SOFA_DATA_PATH", name, out, size, &t, &not_regular);
+    }
+    if (found)
+        return ST_OK;
+    if (not_regular)
+        return st_component_error(c, field, err, ST_EINVAL,
+                                  "'%s' is not a regular file (a directory, device or pipe)", out);
+    return st_component_error(c, field, err, ST_ENOTFOUND,
+                              "cannot find file '%s' (tried %s%s)", name, t.list,
+                              name[0] == '/' ? ""
+                                             : "; relative names are searched in the scene's "
+                                               "folder, then SETTEE_DATA_PATH and SOFA_DATA_PATH");
+}
