@@ -13,13 +13,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
 
-#include "internal.h"
+#include "scene_desc.h"
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
-#define LD_MAX_ERRORS 100        /* errors reported before giving up */
 #define LD_BUDGET_BASE 1000000ul /* work units (values, merges, nodes, objects) beyond */
 #define LD_BUDGET_PER_NODE 8ul   /* ... this many per YAML node: bounds alias expansion */
 #define LD_FORMAT "settee/1"
@@ -39,12 +40,12 @@ typedef struct ld_kvlist {
 typedef struct loader {
     st_runtime *rt;
     st_scene *scene;
+    st_desc *desc;      /* what the file describes */
+    st_report *rep;     /* errors */
     const char *file;   /* interned by the scene */
     const char *text;   /* the source, for hints on syntax errors */
     size_t len;
     yaml_document_t doc;
-    st_error *first;    /* the caller's error: the first one found */
-    int nerrors;
     unsigned long spent, budget; /* work done, and the most allowed */
     bool over;                   /* the budget ran out (reported once) */
 } loader;
@@ -61,49 +62,10 @@ static st_mark ld_mark(const loader *ld, yaml_mark_t m)
     return (st_mark){ld->file, (int)m.line + 1, (int)m.column + 1};
 }
 
-static bool ld_stopped(const loader *ld) { return ld->nerrors >= LD_MAX_ERRORS; }
-
-/* Sends an error to the log sink (unless already sent) and keeps the first. */
-static void ld_report(loader *ld, st_error *e)
-{
-    if (e->code == ST_OK)
-        e->code = ST_EINTERNAL;
-    ld->nerrors++;
-    if (!e->reported && ld->nerrors <= LD_MAX_ERRORS)
-        st__log_error(ld->rt, e);
-    e->reported = true;
-    if (ld->nerrors == LD_MAX_ERRORS)
-        st__log(ld->rt, ST_LOG_ERROR, ST_NO_MARK, NULL,
-                "too many errors (%d): giving up on this scene", LD_MAX_ERRORS);
-    if (ld->first->code == ST_OK)
-        *ld->first = *e;
-}
+static bool ld_stopped(const loader *ld) { return st__report_stopped(ld->rep); }
 
 /* Reports an error at a position, about a component or node path (may be NULL). */
-static void ld_error_at(loader *ld, st_status code, st_mark m, const char *path, const char *fmt,
-                        ...) ST_PRINTF(5, 6);
-static void ld_error_at(loader *ld, st_status code, st_mark m, const char *path, const char *fmt,
-                        ...)
-{
-    char msg[ST_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    st_error e = {0};
-    st__error_at(&e, code, m, "%s", msg);
-    if (path && path[0] && strcmp(path, "/"))
-        st_error_set_path(&e, path);
-    ld_report(ld, &e);
-}
-
-/* Reports an error that came back from the kernel, adding the path when it has none. */
-static void ld_report_kernel(loader *ld, st_error *e, const char *path)
-{
-    if (path && path[0] && strcmp(path, "/"))
-        st_error_set_path(e, path);
-    ld_report(ld, e);
-}
+#define ld_error_at(ld, ...) st__report_at((ld)->rep, __VA_ARGS__)
 
 static const char *kind_name(const yaml_node_t *n)
 {
@@ -119,20 +81,7 @@ static const char *kind_name(const yaml_node_t *n)
     }
 }
 
-/* "did you mean 'a' or 'b'?" into buf, or "" when nothing is close. */
-static const char *did_you_mean(const char **sugg, size_t n, char *buf, size_t size)
-{
-    buf[0] = 0;
-    if (!n)
-        return buf;
-    size_t k = (size_t)snprintf(buf, size, "; did you mean ");
-    for (size_t i = 0; i < n && k < size; i++)
-        k += (size_t)snprintf(buf + k, size - k, "%s'%s'",
-                              i == 0 ? "" : (i + 1 == n ? " or " : ", "), sugg[i]);
-    if (k < size)
-        snprintf(buf + k, size - k, "?");
-    return buf;
-}
+#define did_you_mean st__did_you_mean
 
 /* ---- YAML helpers ---- */
 
@@ -202,7 +151,7 @@ static bool ld_spend(loader *ld, const yaml_node_t *at)
                     "the scene expands to more than %lu values through aliases; refusing it",
                     ld->budget);
     ld->over = true;
-    ld->nerrors = LD_MAX_ERRORS; /* stop everything */
+    ld->rep->nerrors = ST_LOAD_MAX_ERRORS; /* stop everything */
     return false;
 }
 
@@ -358,32 +307,8 @@ static bool ld_value(loader *ld, yaml_node_t *n, st_value *v, const char *what, 
 
 /* ---- objects ---- */
 
-static bool is_required_plugin(const st_class *cls)
-{
-    return cls == &st__required_plugin_class || !strcmp(cls->name, "RequiredPlugin");
-}
-
-static void ld_unknown_component(loader *ld, const char *type, st_mark m, const char *node_path)
-{
-    char plugin[256], hint[512], dym[512];
-    const char *sugg[4];
-    size_t ns = st_registry_suggest(st_runtime_registry(ld->rt), type, sugg, 3);
-    did_you_mean(sugg, ns, dym, sizeof dym);
-    hint[0] = 0;
-    if (st_runtime_which_plugin(ld->rt, type, plugin, sizeof plugin))
-        snprintf(hint, sizeof hint,
-                 "; it is provided by plugin %s: add `- RequiredPlugin: {pluginName: %s}` before "
-                 "it",
-                 plugin, plugin);
-    ld_error_at(ld, ST_ESCENE, m, node_path, "unknown component '%s'%s%s", type,
-                hint[0] ? hint : dym,
-                hint[0] || ns ? ""
-                              : " (no loaded or installed plugin provides it; `settee inspect` "
-                                "lists the components)");
-}
-
 /* Loads one entry of a node's `objects` list. */
-static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *node_path)
+static void ld_object(loader *ld, st_dnode *node, yaml_node_t *item, const char *node_path)
 {
     st_mark m = ld_mark(ld, item->start_mark);
     if (!ld_spend(ld, item))
@@ -425,11 +350,6 @@ static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *
         return;
     }
     m = ld_mark(ld, k->start_mark);
-    const st_class *cls = st_registry_find(st_runtime_registry(ld->rt), type);
-    if (!cls) {
-        ld_unknown_component(ld, type, m, node_path);
-        return;
-    }
     char what[512];
     snprintf(what, sizeof what, "%s", type);
     if (!ld_is_null(v) && v->type != YAML_MAPPING_NODE) {
@@ -438,68 +358,33 @@ static void ld_object(loader *ld, st_node *node, yaml_node_t *item, const char *
                     type, type, kind_name(v));
         return;
     }
+    st_dobj *o = st__desc_obj(ld->desc, node, type, m);
+    if (!o) {
+        ld_oom(ld);
+        return;
+    }
     ld_kvlist fields = {0};
     if (v->type == YAML_MAPPING_NODE)
         ld_flatten(ld, v, what, "field", node_path, &fields, 0);
-
-    /* The name goes to creation (SOFA's default naming when absent). */
-    const char *name = NULL;
-    const ld_kv *nkv = kv_get(&fields, "name");
-    if (nkv) {
-        name = ld_scalar(nkv->val);
-        if (!name || !name[0]) {
-            ld_error_at(ld, ST_ESCENE, ld_mark(ld, nkv->val->start_mark), node_path,
-                        "%s: field 'name' expects a non-empty string, found %s", type,
-                        name ? "an empty value" : kind_name(nkv->val));
-            name = NULL;
-        }
-    }
-    st_component *comp = NULL;
-    st_error e = {0};
-    if (st__component_create(node, cls, name, m, &comp, &e) != ST_OK) {
-        ld_report_kernel(ld, &e, node_path);
-        kv_free(&fields);
-        return;
-    }
-    char cpath[ST_ERROR_PATH_MAX];
-    st_component_path(comp, cpath, sizeof cpath);
-    snprintf(what, sizeof what, "%s '%s'", type, comp->name);
-    int before = ld->nerrors;
     for (size_t i = 0; i < fields.n && !ld_stopped(ld); i++) {
         const ld_kv *f = &fields.items[i];
-        if (f == nkv)
-            continue;
         char fwhat[640];
         snprintf(fwhat, sizeof fwhat, "%s: field '%s'", what, f->key);
         st_value val;
-        if (!ld_value(ld, f->val, &val, fwhat, cpath, 0))
+        if (!ld_value(ld, f->val, &val, fwhat, node_path, 0))
             continue;
-        /* An unknown field is reported at its key, other errors at the value. */
-        if (st__component_field_index(comp, f->key) < 0)
-            val.mark = ld_mark(ld, f->knode->start_mark);
-        st_error_clear(&e);
-        if (st__component_set_value(comp, f->key, &val, &e) != ST_OK)
-            ld_report_kernel(ld, &e, cpath);
+        if (!st__desc_attr(ld->desc, &o->attrs, &o->nattrs, &o->capattrs, f->key,
+                           ld_mark(ld, f->knode->start_mark), &val))
+            ld_oom(ld);
         ld_value_free(&val);
     }
     kv_free(&fields);
-    /* SOFA loads plugins while parsing, so later objects can use them. */
-    if (is_required_plugin(cls) && ld->nerrors == before) {
-        st_error_clear(&e);
-        if (st__required_plugin_load(comp, &e) != ST_OK) {
-            if (!e.where[0]) {
-                char msg[ST_ERROR_MSG_MAX];
-                memcpy(msg, e.msg, sizeof msg);
-                st__error_at(&e, e.code, m, "%s", msg);
-            }
-            ld_report_kernel(ld, &e, cpath);
-        }
-    }
 }
 
 /* ---- nodes ---- */
 
-static void ld_node_tree(loader *ld, yaml_node_t *yn, st_node *parent, int depth);
+static void ld_node_tree(loader *ld, yaml_node_t *yn, st_dnode *parent, int depth,
+                         const char *ppath);
 
 static bool is_context_key(const char *k)
 {
@@ -528,7 +413,7 @@ static void ld_unknown_node_key(loader *ld, const ld_kv *kv, const char *path)
                 kv->key, dym, extra);
 }
 
-static void ld_objects(loader *ld, st_node *node, const ld_kv *kv, const char *path)
+static void ld_objects(loader *ld, st_dnode *node, const ld_kv *kv, const char *path)
 {
     yaml_node_t *v = kv->val;
     if (ld_is_null(v))
@@ -548,7 +433,7 @@ static void ld_objects(loader *ld, st_node *node, const ld_kv *kv, const char *p
     }
 }
 
-static void ld_children(loader *ld, st_node *node, const ld_kv *kv, const char *path, int depth)
+static void ld_children(loader *ld, st_dnode *node, const ld_kv *kv, const char *path, int depth)
 {
     yaml_node_t *v = kv->val;
     if (ld_is_null(v))
@@ -571,16 +456,15 @@ static void ld_children(loader *ld, st_node *node, const ld_kv *kv, const char *
                         kind_name(c));
             continue;
         }
-        ld_node_tree(ld, c, node, depth + 1);
+        ld_node_tree(ld, c, node, depth + 1, path);
     }
 }
 
-/* Loads a node (a mapping) and its subtree. parent NULL: the root. */
-static void ld_node_tree(loader *ld, yaml_node_t *yn, st_node *parent, int depth)
+/* Reads a node (a mapping) and its subtree. parent NULL: the root. ppath
+ * is the parent's path in messages. */
+static void ld_node_tree(loader *ld, yaml_node_t *yn, st_dnode *parent, int depth,
+                         const char *ppath)
 {
-    char ppath[ST_ERROR_PATH_MAX] = "";
-    if (parent)
-        st_node_path(parent, ppath, sizeof ppath);
     if (depth > LD_MAX_DEPTH) {
         ld_error_at(ld, ST_ESCENE, ld_mark(ld, yn->start_mark), ppath,
                     "nodes nested too deeply (more than %d levels)", LD_MAX_DEPTH);
@@ -605,19 +489,19 @@ static void ld_node_tree(loader *ld, yaml_node_t *yn, st_node *parent, int depth
         ld_error_at(ld, ST_ESCENE, ld_mark(ld, yn->start_mark), ppath,
                     "a child node needs a `name` (`- name: Child`)");
     }
-    st_node *node = NULL;
-    st_error e = {0};
-    if (st__node_create(ld->scene, parent, name ? name : "unnamed", ld_mark(ld, yn->start_mark),
-                        &node, &e) != ST_OK) {
-        ld_report_kernel(ld, &e, ppath);
+    st_dnode *node = st__desc_node(ld->desc, parent, name, ld_mark(ld, yn->start_mark));
+    if (!node) {
+        ld_oom(ld);
         kv_free(&keys);
         return;
     }
+    if (nkv)
+        node->name_mark = ld_mark(ld, nkv->val->start_mark);
     char path[ST_ERROR_PATH_MAX];
-    st_node_path(node, path, sizeof path);
+    snprintf(path, sizeof path, "%s/%s", parent && strcmp(ppath, "/") ? ppath : "",
+             parent ? (name ? name : "unnamed") : "");
 
-    /* Context data and key checks first, then objects (which may load
-     * plugins), then children. */
+    /* Context data and key checks first, then objects, then children. */
     const ld_kv *objects = NULL, *children = NULL;
     for (size_t i = 0; i < keys.n && !ld_stopped(ld); i++) {
         const ld_kv *kv = &keys.items[i];
@@ -629,13 +513,13 @@ static void ld_node_tree(loader *ld, yaml_node_t *yn, st_node *parent, int depth
             children = kv;
         } else if (is_context_key(kv->key)) {
             char what[128];
-            snprintf(what, sizeof what, "node '%s': `%s`", node->name, kv->key);
+            snprintf(what, sizeof what, "node '%s': `%s`", name ? name : "unnamed", kv->key);
             st_value val;
             if (!ld_value(ld, kv->val, &val, what, path, 0))
                 continue;
-            st_error_clear(&e);
-            if (st__node_set_value(node, kv->key, &val, &e) != ST_OK)
-                ld_report_kernel(ld, &e, path);
+            if (!st__desc_attr(ld->desc, &node->attrs, &node->nattrs, &node->capattrs, kv->key,
+                               ld_mark(ld, kv->knode->start_mark), &val))
+                ld_oom(ld);
             ld_value_free(&val);
         } else {
             ld_unknown_node_key(ld, kv, path);
@@ -707,7 +591,7 @@ static void ld_top(loader *ld)
                     "`root` must be a mapping (a node with name, objects, children), found %s",
                     ld_is_null(root->val) ? "nothing" : kind_name(root->val));
     } else {
-        ld_node_tree(ld, root->val, NULL, 0);
+        ld_node_tree(ld, root->val, NULL, 0, "");
     }
     kv_free(&keys);
 }
@@ -788,6 +672,78 @@ static void ld_syntax_error(loader *ld, const yaml_parser_t *p)
                 hint);
 }
 
+void st__yaml_read(st_scene *s, const char *file, const char *text, size_t len, st_desc *d,
+                   st_report *r)
+{
+    loader ld = {0};
+    ld.rt = r->rt;
+    ld.scene = s;
+    ld.desc = d;
+    ld.rep = r;
+    ld.file = file;
+    ld.text = text ? text : "";
+    ld.len = len;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        ld_oom(&ld);
+        return;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)ld.text, len);
+    if (!yaml_parser_load(&parser, &ld.doc)) {
+        ld_syntax_error(&ld, &parser);
+    } else {
+        ld.budget = LD_BUDGET_BASE +
+                    LD_BUDGET_PER_NODE * (unsigned long)(ld.doc.nodes.top - ld.doc.nodes.start);
+        ld_top(&ld);
+        /* One document per file: a second one is an error, not ignored. */
+        if (r->nerrors == 0) {
+            yaml_document_t next;
+            if (!yaml_parser_load(&parser, &next)) {
+                ld_syntax_error(&ld, &parser);
+            } else {
+                yaml_node_t *root = yaml_document_get_root_node(&next);
+                if (root)
+                    ld_error_at(&ld, ST_ESCENE, ld_mark(&ld, root->start_mark), NULL,
+                                "a scene file holds one YAML document; remove this second one "
+                                "(or the `---` before it)");
+                yaml_document_delete(&next);
+            }
+        }
+        yaml_document_delete(&ld.doc);
+    }
+    yaml_parser_delete(&parser);
+}
+
+st_scene_format st__scene_format_of(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    if (n >= 4 && (!strcasecmp(path + n - 4, ".scn") || !strcasecmp(path + n - 4, ".xml")))
+        return ST_FMT_XML;
+    return ST_FMT_YAML;
+}
+
+/* Reads text in the format its name implies into a description; the scene
+ * (created here) interns file names. On error nothing is returned. */
+st_status st__scene_describe(st_runtime *rt, const char *text, size_t len, const char *name,
+                             st_scene **scene, st_desc *d, st_report *r)
+{
+    st_error *err = r->first;
+    if (st__scene_new(rt, name, scene, err) != ST_OK) {
+        st__log_error(rt, err);
+        err->reported = true;
+        return err->code;
+    }
+    const char *file = st__scene_intern(*scene, name);
+    if (!file)
+        file = (*scene)->file;
+    if (st__scene_format_of(name) == ST_FMT_XML)
+        st__xml_read(*scene, file, text, len, d, r);
+    else
+        st__yaml_read(*scene, file, text, len, d, r);
+    return r->nerrors || err->code != ST_OK ? (err->code != ST_OK ? err->code : ST_EINTERNAL)
+                                            : ST_OK;
+}
+
 static st_status ld_run(st_runtime *rt, const char *text, size_t len, const char *name,
                         st_scene **out, st_error *err)
 {
@@ -801,57 +757,19 @@ static st_status ld_run(st_runtime *rt, const char *text, size_t len, const char
         return st_error_set(err, ST_EINVAL, "st_scene_load: runtime, text and out are required");
     if (!name)
         name = "<string>";
-
-    loader ld = {0};
-    ld.rt = rt;
-    ld.first = err;
-    ld.text = text ? text : "";
-    ld.len = len;
-    if (st__scene_new(rt, name, &ld.scene, err) != ST_OK) {
-        st__log_error(rt, err);
-        err->reported = true;
+    st_report rep = {rt, err, 0};
+    st_desc d = {0};
+    st_scene *s = NULL;
+    /* Build even after reading errors, so that one pass reports them all. */
+    if (st__scene_describe(rt, text ? text : "", len, name, &s, &d, &rep) != ST_OK && !s)
         return err->code;
-    }
-    ld.file = st__scene_intern(ld.scene, name);
-    if (!ld.file)
-        ld.file = ld.scene->file;
-
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        ld_oom(&ld);
-        st_scene_destroy(&ld.scene);
-        return err->code;
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)ld.text, len);
-    if (!yaml_parser_load(&parser, &ld.doc)) {
-        ld_syntax_error(&ld, &parser);
-    } else {
-        ld.budget = LD_BUDGET_BASE +
-                    LD_BUDGET_PER_NODE * (unsigned long)(ld.doc.nodes.top - ld.doc.nodes.start);
-        ld_top(&ld);
-        /* One document per file: a second one is an error, not ignored. */
-        if (ld.nerrors == 0) {
-            yaml_document_t next;
-            if (!yaml_parser_load(&parser, &next)) {
-                ld_syntax_error(&ld, &parser);
-            } else {
-                yaml_node_t *r = yaml_document_get_root_node(&next);
-                if (r)
-                    ld_error_at(&ld, ST_ESCENE, ld_mark(&ld, r->start_mark), NULL,
-                                "a scene file holds one YAML document; remove this second one "
-                                "(or the `---` before it)");
-                yaml_document_delete(&next);
-            }
-        }
-        yaml_document_delete(&ld.doc);
-    }
-    yaml_parser_delete(&parser);
-
-    if (ld.nerrors || err->code != ST_OK) {
-        st_scene_destroy(&ld.scene);
+    st__desc_build(&d, s, &rep);
+    st__desc_free(&d);
+    if (rep.nerrors || err->code != ST_OK) {
+        st_scene_destroy(&s);
         return err->code != ST_OK ? err->code : ST_EINTERNAL;
     }
-    *out = ld.scene;
+    *out = s;
     return ST_OK;
 }
 
@@ -861,16 +779,16 @@ st_status st_scene_load_string(st_runtime *rt, const char *text, size_t len, con
     return ld_run(rt, text, len, name, out, err);
 }
 
-st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_error *err)
+st_status st__read_file(const char *path, char **out, size_t *outlen, st_error *err)
 {
-    st_error local = {0};
-    if (!err)
-        err = &local;
-    st_error_clear(err);
-    if (out)
-        *out = NULL;
-    if (!rt || !path || !out)
-        return st_error_set(err, ST_EINVAL, "st_scene_load: runtime, path and out are required");
+    *out = NULL;
+    *outlen = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return st_error_set_at(err, ST_EIO, path, 0, 0,
+                               "cannot read '%s': not a regular file (a directory, device or "
+                               "pipe)",
+                               path);
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, cap = 0;
@@ -883,10 +801,7 @@ st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_err
                 if (!p) {
                     st_free(buf);
                     fclose(f);
-                    st_error_set(err, ST_ENOMEM, "out of memory reading scene file '%s'", path);
-                    st__log_error(rt, err);
-                    err->reported = true;
-                    return ST_ENOMEM;
+                    return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", path);
                 }
                 buf = p;
                 cap = ncap;
@@ -905,13 +820,37 @@ st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_err
     }
     if (!f || saved) {
         st_free(buf);
-        st_error_set_at(err, ST_EIO, path, 0, 0, "cannot read scene file '%s': %s", path,
-                        strerror(saved));
-        st__log_error(rt, err);
-        err->reported = true;
-        return ST_EIO;
+        return st_error_set_at(err, ST_EIO, path, 0, 0, "cannot read '%s': %s", path,
+                               strerror(saved));
     }
     buf[len] = 0;
+    *out = buf;
+    *outlen = len;
+    return ST_OK;
+}
+
+st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_error *err)
+{
+    st_error local = {0};
+    if (!err)
+        err = &local;
+    st_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (!rt || !path || !out)
+        return st_error_set(err, ST_EINVAL, "st_scene_load: runtime, path and out are required");
+    char *buf = NULL;
+    size_t len = 0;
+    if (st__read_file(path, &buf, &len, err) != ST_OK) {
+        if (err->code == ST_EIO && strncmp(err->msg, "cannot read scene file", 22)) {
+            char msg[ST_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg + strlen("cannot read "));
+            st_error_set_at(err, ST_EIO, path, 0, 0, "cannot read scene file %s", msg);
+        }
+        st__log_error(rt, err);
+        err->reported = true;
+        return err->code;
+    }
     st_status s = ld_run(rt, buf, len, path, out, err);
     st_free(buf);
     return s;
