@@ -149,6 +149,7 @@ void st__component_destroy(st_component *c)
         st_free(ci->fs);
         st_free(ci->snap);
         st_free(ci->template_name);
+        st_free(ci->src);
         st_free(ci);
     }
     st_free(c->name);
@@ -291,6 +292,23 @@ static st_status set_value(st_component *c, const char *key, const st_value *v, 
         st_free(ci->template_name);
         ci->template_name = st_strdup(v->text);
         return ci->template_name ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    if (i < 0 && !strcmp(key, "src")) {
+        /* SOFA's src: link every same-named field of the source (at init). */
+        if (v->kind != ST_VAL_SCALAR || v->text[0] != '@' || !v->text[1]) {
+            st__error_at(err, ST_ESCENE, v->mark,
+                         "%s: 'src' expects a link to a component (src=\"@loader\"), got '%s'",
+                         c->cls->name, v->kind == ST_VAL_SCALAR ? v->text : "(list)");
+            st_error_set_path(err, st_component_path(c, path, sizeof path));
+            return ST_ESCENE;
+        }
+        if (from_scene && ci->src && ci->src_mark.file)
+            return st_component_error(c, NULL, err, ST_ESCENE, "'src' is set twice");
+        st_free(ci->src);
+        ci->src = st_strdup(v->text + 1);
+        ci->src_mark = v->mark;
+        ci->src_done = false;
+        return ci->src ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     }
     if (i < 0) {
         const char *names[256], *sugg[3];
@@ -479,9 +497,69 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
     return s;
 }
 
+/* Fields a src link never takes (SOFA: the scene's own attributes, the
+ * loader's type and filename, and data that do not auto-link). */
+static bool src_excluded(const char *name)
+{
+    static const char *const ex[] = {"name",      "printLog",       "type", "filename",
+                                     "tags",      "bbox",           "listening",
+                                     "componentState"};
+    for (size_t i = 0; i < sizeof ex / sizeof *ex; i++)
+        if (!strcmp(name, ex[i]))
+            return true;
+    return false;
+}
+
+/* SOFA's src="@path": each field of c that the scene did not set and that
+ * the source also has (by name or alias) is linked to the source's. */
+static st_status resolve_src(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    st_component *srcc = NULL;
+    char path[ST_ERROR_PATH_MAX];
+    if (st_node_resolve(c->node, ci->src, ST_LINK_ANY, &srcc, err) != ST_OK) {
+        char msg[ST_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        st__error_at(err, ST_ELINK, ci->src_mark.file ? ci->src_mark : ci->mark,
+                     "%s: src '@%s': %s", c->cls->name, ci->src, msg);
+        st_error_set_path(err, st_component_path(c, path, sizeof path));
+        return ST_ELINK;
+    }
+    if (srcc == c) {
+        st__error_at(err, ST_ELINK, ci->src_mark, "%s: src '@%s' names the component itself",
+                     c->cls->name, ci->src);
+        st_error_set_path(err, st_component_path(c, path, sizeof path));
+        return ST_ELINK;
+    }
+    for (size_t i = 0; i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        st_fstate *fs = &ci->fs[i];
+        if (fs->set || fs->link || f->type == ST_T_LINK || (f->flags & ST_F_OUTPUT) ||
+            src_excluded(f->name))
+            continue;
+        const st_field *tf = st_component_field(srcc, f->name);
+        if (!tf && f->alias)
+            tf = st_component_field(srcc, f->alias);
+        if (!tf || tf->type == ST_T_LINK || (tf->flags & ST_F_NOAUTOLINK) ||
+            !types_compatible(tf->type, f->type))
+            continue;
+        char link[ST_ERROR_PATH_MAX + 128];
+        snprintf(link, sizeof link, "%s.%s", ci->src, tf->name);
+        fs->link = st_strdup(link);
+        if (!fs->link)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        fs->parent = NULL;
+        fs->mark = ci->src_mark;
+    }
+    ci->src_done = true;
+    return ST_OK;
+}
+
 st_status st__component_resolve_links(st_component *c, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
+    if (ci->src && !ci->src_done)
+        ST_TRY(resolve_src(c, err));
     for (size_t i = 0; i < ci->nfields; i++)
         if (ci->fs[i].link && !ci->fs[i].parent)
             ST_TRY(resolve_one(c, i, err));

@@ -86,38 +86,53 @@ static bool try_env(const char *var, const char *name, char *out, size_t size, t
     return false;
 }
 
+bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
+                   char *tried_out, size_t tried_size, bool *not_regular)
+{
+    tried t = {.len = 0, .n = 0};
+    t.list[0] = 0;
+    *not_regular = false;
+    bool found = false;
+    if (name[0] == '/') {
+        found = try_one(NULL, name, out, size, &t, not_regular);
+    } else {
+        if (dir1)
+            found = try_one(dir1, name, out, size, &t, not_regular);
+        if (!found && !*not_regular && dir2)
+            found = try_one(dir2, name, out, size, &t, not_regular);
+        if (!found && !*not_regular)
+            found = try_env("SETTEE_DATA_PATH", name, out, size, &t, not_regular);
+        if (!found && !*not_regular)
+            found = try_env("SOFA_DATA_PATH", name, out, size, &t, not_regular);
+    }
+    if (tried_out && tried_size)
+        snprintf(tried_out, tried_size, "%s", t.list);
+    return found;
+}
+
+const char *st__dir_of(const char *file, char *buf, size_t size) { return dir_of(file, buf, size); }
+
 st_status st_component_find_file(const st_component *c, const char *field, const char *name,
                                  char *out, size_t size, st_error *err)
 {
     if (!name || !name[0])
         return st_component_error(c, field, err, ST_EINVAL, "no file name given");
-    tried t = {.len = 0, .n = 0};
-    t.list[0] = 0;
-    bool not_regular = false, found = false;
-    if (name[0] == '/') {
-        found = try_one(NULL, name, out, size, &t, &not_regular);
-    } else {
-        char dir[4096];
-        /* The file that wrote the name (an included file), then the scene's. */
-        int i = field ? st__component_field_index(c, field) : -1;
-        const char *wrote = i >= 0 ? st__cinfo(c)->fs[i].mark.file : NULL;
-        const char *scene = st_node_scene_file(c->node);
-        if (wrote && wrote[0])
-            found = try_one(dir_of(wrote, dir, sizeof dir), name, out, size, &t, &not_regular);
-        if (!found && !not_regular)
-            found = try_one(dir_of(scene, dir, sizeof dir), name, out, size, &t, &not_regular);
-        if (!found && !not_regular)
-            found = try_env("SETTEE_DATA_PATH", name, out, size, &t, &not_regular);
-        if (!found && !not_regular)
-            found = try_env("SOFA_DATA_PATH", name, out, size, &t, &not_regular);
-    }
+    bool not_regular = false;
+    char d1[4096], d2[4096], list[1536];
+    /* The file that wrote the name (an included file), then the scene's. */
+    int i = field ? st__component_field_index(c, field) : -1;
+    const char *wrote = i >= 0 ? st__cinfo(c)->fs[i].mark.file : NULL;
+    const char *scene = st_node_scene_file(c->node);
+    bool found = st__data_find(wrote && wrote[0] ? dir_of(wrote, d1, sizeof d1) : NULL,
+                               dir_of(scene, d2, sizeof d2), name, out, size, list, sizeof list,
+                               &not_regular);
     if (found)
         return ST_OK;
     if (not_regular)
         return st_component_error(c, field, err, ST_EINVAL,
                                   "'%s' is not a regular file (a directory, device or pipe)", out);
     return st_component_error(c, field, err, ST_ENOTFOUND,
-                              "cannot find file '%s' (tried %s%s)", name, t.list,
+                              "cannot find file '%s' (tried %s%s)", name, list,
                               name[0] == '/' ? ""
                                              : "; relative names are searched in the scene's "
                                                "folder, then SETTEE_DATA_PATH and SOFA_DATA_PATH");

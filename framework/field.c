@@ -424,12 +424,12 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
             }
             return parse_scalar(f, ti->sk, &ts->t[0], dst, err);
         }
+        if (f->type == ST_T_RGBA)
+            return parse_rgba(f, ts, v, dst, err);
         if (ts->n != ti->width)
             return st__error_at(err, ST_EPARSE, v->mark,
                                 "field '%s' expects %u reals (%s), got %zu value%s", f->name,
                                 ti->width, ti->name, ts->n, ts->n == 1 ? "" : "s");
-        if (f->type == ST_T_RGBA)
-            return parse_rgba(f, ts, v, dst, err);
         double tmp[4];
         for (size_t i = 0; i < ts->n; i++)
             ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &tmp[i], err));

@@ -58,6 +58,9 @@ typedef struct st_cinfo {
     bool initialised;
     st_mark mark;                 /* where the component was declared */
     char *template_name;          /* "template" when the class has no such field */
+    char *src;                    /* SOFA's src="@path" (without '@'), or NULL */
+    st_mark src_mark;
+    bool src_done;                /* src's links were made */
     unsigned plugin_index;        /* registry entry's plugin (for messages) */
 } st_cinfo;
 
@@ -195,6 +198,16 @@ void st__system_destroy(st_system **sys);
 void st__system_unbind(st_system *sys);
 /* After a step: externalForce cleared, field counters touched. */
 void st__system_end_step(st_system *sys);
+
+/* ---- data files (datapath.c) ---- */
+/* Looks name up as SOFA's data repository does: absolute as is; else dir1,
+ * dir2 (each may be NULL), SETTEE_DATA_PATH, SOFA_DATA_PATH. tried_out gets
+ * the list of paths tried; not_regular is set when name exists but is not
+ * a regular file (then out holds it). */
+bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
+                   char *tried_out, size_t tried_size, bool *not_regular);
+/* The folder of a file name ("" for a bare name) into buf. */
+const char *st__dir_of(const char *file, char *buf, size_t size);
 
 /* ---- built-in classes ---- */
 extern const st_class st__mechanical_object_class;

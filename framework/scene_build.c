@@ -69,7 +69,7 @@ static bool grow(st_desc *d, void **items, size_t *cap, size_t n, size_t esize)
     return true;
 }
 
-static bool add_item(st_desc *d, st_dnode *parent, st_ditem it)
+bool st__desc_add_item(st_desc *d, st_dnode *parent, st_ditem it)
 {
     if (!grow(d, (void **)&parent->items, &parent->capitems, parent->nitems, sizeof it))
         return false;
@@ -84,9 +84,9 @@ st_dnode *st__desc_node(st_desc *d, st_dnode *parent, const char *name, st_mark 
         return NULL;
     n->name = name ? st__desc_str(d, name) : NULL;
     n->mark = n->name_mark = mark;
-    if ((name && !n->name) || (parent && !add_item(d, parent, (st_ditem){NULL, n})))
+    if ((name && !n->name) || (parent && !st__desc_add_item(d, parent, (st_ditem){NULL, n})))
         return NULL;
-    if (!parent)
+    if (!parent && !d->root)
         d->root = n;
     return n;
 }
@@ -98,7 +98,7 @@ st_dobj *st__desc_obj(st_desc *d, st_dnode *parent, const char *type, st_mark ma
         return NULL;
     o->type = st__desc_str(d, type);
     o->mark = mark;
-    if (!o->type || !add_item(d, parent, (st_ditem){o, NULL}))
+    if (!o->type || !st__desc_add_item(d, parent, (st_ditem){o, NULL}))
         return NULL;
     return o;
 }

@@ -56,7 +56,10 @@ typedef struct st_desc {
 /* Owned copies; NULL when out of memory. */
 const char *st__desc_str(st_desc *d, const char *s);
 const char *st__desc_strn(st_desc *d, const char *s, size_t n);
+/* A node; parent NULL: the root when there is none yet, else a detached node. */
 st_dnode *st__desc_node(st_desc *d, st_dnode *parent, const char *name, st_mark mark);
+/* Appends an object or node to a node's items. */
+bool st__desc_add_item(st_desc *d, st_dnode *parent, st_ditem it);
 st_dobj *st__desc_obj(st_desc *d, st_dnode *parent, const char *type, st_mark mark);
 /* Appends an attribute, copying the value deeply (texts into the pool). */
 st_dattr *st__desc_attr(st_desc *d, st_dattr **attrs, size_t *n, size_t *cap, const char *key,

@@ -1,7 +1,655 @@
+/* scene_xml.c - reads SOFA's XML scenes (.scn, .xml) into a scene
+ * description, with libxml2.
+ *
+ * SOFA's semantics (sofa-notes 11): the document's root element is the root
+ * node; `<Node>` elements are nodes; `<include href=...>` inserts another
+ * file (as a child node, or its children into this node when its root is
+ * named Group/_Group_, or merged into this node when named _Merge_), with
+ * the include's other attributes overriding the included objects' values
+ * (`attr="v"` in every object that has attr, `Obj__attr="v"` in the objects
+ * named Obj); `<Object type="T">` is the legacy spelling of `<T>`; every
+ * other element is an object of its tag's class. Attributes are data
+ * strings; those whose name starts with '_' or "NO" are comments.
+ *
+ * libxml2 gives elements' lines but not attributes' columns, so the text is
+ * scanned alongside the tree (both in document order) to find where each
+ * start tag and attribute value begins: errors carry FILE:LINE:COL as in
+ * YAML scenes. Network access, DTDs and external entities are off: a scene
+ * with a DTD is refused (no XXE, no entity expansion bombs).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
 #include "scene_desc.h"
+
+#define XR_MAX_DEPTH 64    /* nested elements */
+#define XR_MAX_INCLUDES 16 /* nested includes */
+
+/* One file being read: its text and a cursor that follows the tree. */
+typedef struct xfile {
+    const char *name;   /* interned */
+    const char *text;
+    size_t len;
+    size_t cursor;      /* just after the last start tag matched */
+    size_t *lines;      /* byte offset of each line start */
+    size_t nlines;
+    int depth;          /* include depth */
+} xfile;
+
+/* An include's attribute overrides for the objects it brings. */
+typedef struct override {
+    const char *target; /* object name, or NULL: every object with the attribute */
+    const char *key;
+    const char *value;
+    st_mark mark;
+} override;
+
+typedef struct xreader {
+    st_scene *scene;
+    st_desc *d;
+    st_report *r;
+    const override *ov;
+    size_t nov;
+} xreader;
+
+/* ---- positions ---- */
+
+static bool index_lines(xfile *f)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < f->len; i++)
+        n += f->text[i] == '\n';
+    f->lines = st_malloc(n * sizeof *f->lines);
+    if (!f->lines)
+        return false;
+    f->lines[0] = 0;
+    f->nlines = 1;
+    for (size_t i = 0; i < f->len; i++)
+        if (f->text[i] == '\n')
+            f->lines[f->nlines++] = i + 1;
+    return true;
+}
+
+static st_mark mark_at(const xfile *f, size_t off)
+{
+    size_t lo = 0, hi = f->nlines;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (f->lines[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int col = 1;
+    for (size_t i = f->lines[lo]; i < off && i < f->len; i++)
+        col += ((unsigned char)f->text[i] & 0xC0) != 0x80;
+    return (st_mark){f->name, (int)lo + 1, col};
+}
+
+static st_mark line_mark(const xfile *f, long line) { return (st_mark){f->name, (int)line, 1}; }
+
+static bool name_char(char c)
+{
+    return c && !strchr(" \t\r\n/>=\"'", c);
+}
+
+/* Skips from text[i] == '<' over a comment, CDATA, processing instruction
+ * or declaration; returns the offset after it, or i when it is none. */
+static size_t skip_markup(const xfile *f, size_t i)
+{
+    const char *t = f->text;
+    const char *end = NULL;
+    if (!strncmp(t + i, "<!--", 4))
+        end = strstr(t + i + 4, "-->"), end = end ? end + 3 : NULL;
+    else if (!strncmp(t + i, "<![CDATA[", 9))
+        end = strstr(t + i + 9, "]]>"), end = end ? end + 3 : NULL;
+    else if (!strncmp(t + i, "<?", 2))
+        end = strstr(t + i + 2, "?>"), end = end ? end + 2 : NULL;
+    else if (!strncmp(t + i, "<!", 2))
+        end = strchr(t + i + 2, '>'), end = end ? end + 1 : NULL;
+    else
+        return i;
+    return end ? (size_t)(end - t) : f->len;
+}
+
+/* Finds the next start tag `<tag` from the cursor; returns its offset and
+ * the offset of its end ('>') in *tag_end, or (size_t)-1. */
+static size_t find_tag(xfile *f, const char *tag, size_t *tag_end)
+{
+    size_t tl = strlen(tag), i = f->cursor;
+    while (i < f->len) {
+        if (f->text[i] != '<') {
+            i++;
+            continue;
+        }
+        size_t j = skip_markup(f, i);
+        if (j != i) {
+            i = j;
+            continue;
+        }
+        if (!strncmp(f->text + i + 1, tag, tl) && !name_char(f->text[i + 1 + tl])) {
+            char q = 0;
+            size_t k = i + 1 + tl;
+            for (; k < f->len; k++) {
+                if (q) {
+                    if (f->text[k] == q)
+                        q = 0;
+                } else if (f->text[k] == '"' || f->text[k] == '\'') {
+                    q = f->text[k];
+                } else if (f->text[k] == '>') {
+                    break;
+                }
+            }
+            *tag_end = k;
+            f->cursor = i + 1;
+            return i;
+        }
+        i++;
+    }
+    return (size_t)-1;
+}
+
+/* Where attribute key is written in the start tag [start, end): marks of
+ * the key and of the value's first character. */
+static bool find_attr(const xfile *f, size_t start, size_t end, const char *key, st_mark *km,
+                      st_mark *vm)
+{
+    size_t kl = strlen(key);
+    const char *t = f->text;
+    size_t i = start + 1;
+    while (i < end && name_char(t[i])) /* the tag name */
+        i++;
+    while (i < end) {
+        while (i < end && strchr(" \t\r\n/", t[i]))
+            i++;
+        size_t ks = i;
+        while (i < end && name_char(t[i]))
+            i++;
+        size_t ke = i;
+        while (i < end && strchr(" \t\r\n=", t[i]))
+            i++;
+        if (i >= end || (t[i] != '"' && t[i] != '\''))
+            return false;
+        char q = t[i++];
+        size_t vs = i;
+        while (i < end && t[i] != q)
+            i++;
+        i++;
+        if (ke - ks == kl && !strncmp(t + ks, key, kl)) {
+            *km = mark_at(f, ks);
+            *vm = mark_at(f, vs);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- reading ---- */
+
+typedef struct xelem {
+    xmlNode *el;
+    size_t start, end;  /* start tag in the text, or (size_t)-1 */
+    st_mark mark;       /* of the tag name */
+} xelem;
+
+static xelem locate(xfile *f, xmlNode *el)
+{
+    xelem e = {el, (size_t)-1, 0, line_mark(f, xmlGetLineNo(el))};
+    e.start = find_tag(f, (const char *)el->name, &e.end);
+    if (e.start != (size_t)-1)
+        e.mark = mark_at(f, e.start + 1);
+    return e;
+}
+
+static void attr_marks(const xfile *f, const xelem *e, const char *key, st_mark *km,
+                       st_mark *vm)
+{
+    *km = *vm = e->mark;
+    if (e->start != (size_t)-1)
+        find_attr(f, e->start, e->end, key, km, vm);
+}
+
+/* An attribute's value (entities and character references resolved). */
+static char *attr_value(xmlAttr *a)
+{
+    xmlChar *v = xmlNodeListGetString(a->doc, a->children, 1);
+    return (char *)(v ? v : xmlStrdup((const xmlChar *)""));
+}
+
+static bool is_comment_attr(const char *k) { return k[0] == '_' || !strncmp(k, "NO", 2); }
+
+static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
+                          const char *path, int depth);
+
+/* Node attributes SOFA's Node and its root accept besides the context data
+ * settee uses: accepted, with no effect here. */
+static const char *const sofa_node_attrs[] = {
+    "bbox", "sleeping", "multiThreadSimulation", "depend", "tags", "listening", "printLog",
+    "componentState", "canChangeSleepingState", "showBoundingTree", "showBehavior",
+    "showBehaviorModels", "showCollision", "showCollisionModels", "showMapping",
+    "showMechanicalMappings", "showForceFields", "showInteractionForceFields",
+    "showVisual", "showVisualModels", "showWireFrame", "showNormals", "showAll",
+    "showProcessorColor", "showWireframe"};
+
+static bool is_context_attr(const char *k)
+{
+    return !strcmp(k, "gravity") || !strcmp(k, "dt") || !strcmp(k, "time") ||
+           !strcmp(k, "animate") || !strcmp(k, "activated");
+}
+
+static void oom(xreader *x)
+{
+    st__report_at(x->r, ST_ENOMEM, ST_NO_MARK, NULL, "out of memory while loading the scene");
+}
+
+static void read_node_attrs(xreader *x, xfile *f, const xelem *e, st_dnode *dn,
+                            const char *path)
+{
+    for (xmlAttr *a = e->el->properties; a; a = a->next) {
+        const char *k = (const char *)a->name;
+        if (!strcmp(k, "name") || is_comment_attr(k))
+            continue;
+        st_mark km, vm;
+        attr_marks(f, e, k, &km, &vm);
+        if (is_context_attr(k)) {
+            char *v = attr_value(a);
+            if (!st__desc_attr_text(x->d, &dn->attrs, &dn->nattrs, &dn->capattrs, k, km, v, vm))
+                oom(x);
+            xmlFree(v);
+            continue;
+        }
+        bool known = false;
+        for (size_t i = 0; i < sizeof sofa_node_attrs / sizeof *sofa_node_attrs; i++)
+            known = known || !strcmp(k, sofa_node_attrs[i]);
+        if (known) {
+            st__log(x->r->rt, ST_LOG_INFO, km, path,
+                    "node attribute '%s' is accepted for SOFA compatibility and has no effect in "
+                    "settee",
+                    k);
+        } else {
+            const char *cands[] = {"name", "gravity", "dt", "time", "animate", "activated"};
+            const char *sugg[1];
+            char dym[128];
+            size_t ns = st__suggest(k, cands, 6, sugg, 1);
+            st__log(x->r->rt, ST_LOG_WARNING, km, path,
+                    "unknown node attribute '%s' ignored (as SOFA does)%s", k,
+                    st__did_you_mean(sugg, ns, dym, sizeof dym));
+        }
+    }
+}
+
+/* The override for attribute key of an object named name, or NULL. */
+static const override *find_override(const xreader *x, const char *name, const char *key)
+{
+    for (size_t i = x->nov; i-- > 0;) { /* the outermost include wins: listed first */
+        const override *o = &x->ov[i];
+        if (!strcmp(o->key, key) && (!o->target || (name && !strcmp(o->target, name))))
+            return o;
+    }
+    return NULL;
+}
+
+static void read_object(xreader *x, xfile *f, const xelem *e, st_dnode *dn, const char *path)
+{
+    const char *type = (const char *)e->el->name;
+    bool legacy = !strcmp(type, "Object");
+    st_mark tm = e->mark;
+    if (legacy) {
+        xmlChar *t = xmlGetNoNsProp(e->el, (const xmlChar *)"type");
+        if (!t) {
+            st__report_at(x->r, ST_ESCENE, e->mark, path,
+                          "<Object> needs a type attribute (<Object type=\"MechanicalObject\"/>), "
+                          "or write the class as the tag (<MechanicalObject/>)");
+            return;
+        }
+        st_mark km;
+        attr_marks(f, e, "type", &km, &tm);
+        st_dobj *o = st__desc_obj(x->d, dn, (const char *)t, tm);
+        xmlFree(t);
+        if (!o)
+            return oom(x);
+        xmlChar *nm = xmlGetNoNsProp(e->el, (const xmlChar *)"name");
+        for (xmlAttr *a = e->el->properties; a; a = a->next) {
+            const char *k = (const char *)a->name;
+            if (!strcmp(k, "type") || is_comment_attr(k))
+                continue;
+            st_mark vm;
+            attr_marks(f, e, k, &km, &vm);
+            char *v = attr_value(a);
+            const override *ov = strcmp(k, "name") ? find_override(x, (const char *)nm, k) : NULL;
+            if (!st__desc_attr_text(x->d, &o->attrs, &o->nattrs, &o->capattrs, k, km,
+                                    ov ? ov->value : v, ov ? ov->mark : vm))
+                oom(x);
+            xmlFree(v);
+        }
+        xmlFree(nm);
+        return;
+    }
+    st_dobj *o = st__desc_obj(x->d, dn, type, tm);
+    if (!o)
+        return oom(x);
+    xmlChar *nm = xmlGetNoNsProp(e->el, (const xmlChar *)"name");
+    for (xmlAttr *a = e->el->properties; a; a = a->next) {
+        const char *k = (const char *)a->name;
+        if (is_comment_attr(k))
+            continue;
+        st_mark km, vm;
+        attr_marks(f, e, k, &km, &vm);
+        char *v = attr_value(a);
+        const override *ov = strcmp(k, "name") ? find_override(x, (const char *)nm, k) : NULL;
+        if (!st__desc_attr_text(x->d, &o->attrs, &o->nattrs, &o->capattrs, k, km,
+                                ov ? ov->value : v, ov ? ov->mark : vm))
+            oom(x);
+        xmlFree(v);
+    }
+    xmlFree(nm);
+}
+
+static void read_node(xreader *x, xfile *f, const xelem *e, st_dnode *parent, const char *ppath,
+                      int depth, st_dnode **out)
+{
+    xmlChar *nm = xmlGetNoNsProp(e->el, (const xmlChar *)"name");
+    const char *name = nm ? (const char *)nm : (parent ? NULL : "root");
+    if (name && (!name[0] || strchr(name, '/'))) {
+        st_mark km, vm;
+        attr_marks(f, e, "name", &km, &vm);
+        st__report_at(x->r, ST_ESCENE, vm, ppath,
+                      "a node's name must be a non-empty name without '/', found '%s'", name);
+        name = NULL;
+    }
+    st_dnode *dn = st__desc_node(x->d, parent, name ? name : (parent ? "Node" : "root"), e->mark);
+    xmlFree(nm);
+    if (!dn)
+        return oom(x);
+    if (out)
+        *out = dn;
+    char path[ST_ERROR_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", parent && strcmp(ppath, "/") ? ppath : "",
+             parent ? dn->name : "");
+    read_node_attrs(x, f, e, dn, path);
+    read_children(x, f, e->el, dn, path, depth);
+}
+
+/* ---- includes ---- */
+
+static void read_file(xreader *x, const char *name, const char *text, size_t len, int depth,
+                      st_dnode *into, const char *path, st_mark from, const xelem *inc,
+                      const xfile *incf);
+
+static void merge_nodes(xreader *x, st_dnode *dst, const st_dnode *src)
+{
+    for (size_t i = 0; i < src->nattrs; i++) {
+        const st_dattr *a = &src->attrs[i];
+        if (!st__desc_attr(x->d, &dst->attrs, &dst->nattrs, &dst->capattrs, a->key, a->kmark,
+                           &a->val))
+            oom(x);
+    }
+    for (size_t i = 0; i < src->nitems; i++) {
+        const st_ditem *it = &src->items[i];
+        st_dnode *match = NULL;
+        if (it->node)
+            for (size_t j = 0; j < dst->nitems && !match; j++)
+                if (dst->items[j].node && !strcmp(dst->items[j].node->name, it->node->name))
+                    match = dst->items[j].node;
+        if (match) {
+            merge_nodes(x, match, it->node);
+            continue;
+        }
+        if (!st__desc_add_item(x->d, dst, *it))
+            return oom(x);
+    }
+}
+
+static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, const char *path)
+{
+    xmlChar *href = xmlGetNoNsProp(e->el, (const xmlChar *)"href");
+    st_mark km, vm;
+    attr_marks(f, e, "href", &km, &vm);
+    if (!href || !href[0]) {
+        xmlFree(href);
+        st__report_at(x->r, ST_ESCENE, e->mark, path,
+                      "<include> needs a non-empty href (<include href=\"part.scn\"/>)");
+        return;
+    }
+    if (f->depth + 1 > XR_MAX_INCLUDES) {
+        st__report_at(x->r, ST_ESCENE, vm, path,
+                      "includes nested more than %d deep (does '%s' include itself?)",
+                      XR_MAX_INCLUDES, (const char *)href);
+        xmlFree(href);
+        return;
+    }
+    char dir[4096], found[4096], tried[1536];
+    bool not_regular = false;
+    bool ok = st__data_find(st__dir_of(f->name, dir, sizeof dir), NULL, (const char *)href, found,
+                            sizeof found, tried, sizeof tried, &not_regular);
+    if (!ok) {
+        if (not_regular)
+            st__report_at(x->r, ST_ESCENE, vm, path, "include '%s': '%s' is not a regular file",
+                          (const char *)href, found);
+        else
+            st__report_at(x->r, ST_ENOTFOUND, vm, path,
+                          "cannot find included file '%s' (tried %s; relative names are searched "
+                          "in the including file's folder, then SETTEE_DATA_PATH and "
+                          "SOFA_DATA_PATH)",
+                          (const char *)href, tried);
+        xmlFree(href);
+        return;
+    }
+    xmlFree(href);
+    char *text = NULL;
+    size_t len = 0;
+    st_error err = {0};
+    if (st__read_file(found, &text, &len, &err) != ST_OK) {
+        st__report_at(x->r, err.code, vm, path, "include: %s", err.msg);
+        return;
+    }
+    const char *iname = st__scene_intern(x->scene, found);
+    if (!iname)
+        oom(x);
+    else
+        read_file(x, iname, text, len, f->depth + 1, dn, path, vm, e, f);
+    st_free(text);
+}
+
+/* ---- the tree ---- */
+
+static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
+                          const char *path, int depth)
+{
+    for (xmlNode *c = parent->children; c && !st__report_stopped(x->r); c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        xelem e = locate(f, c);
+        if (depth + 1 > XR_MAX_DEPTH) {
+            st__report_at(x->r, ST_ESCENE, e.mark, path,
+                          "elements nested too deeply (more than %d levels)", XR_MAX_DEPTH);
+            return;
+        }
+        const char *tag = (const char *)c->name;
+        if (!strcmp(tag, "Node"))
+            read_node(x, f, &e, dn, path, depth + 1, NULL);
+        else if (!strcmp(tag, "include"))
+            read_include(x, f, &e, dn, path);
+        else {
+            read_object(x, f, &e, dn, path);
+            /* Elements inside an object are not part of SOFA's grammar. */
+            for (xmlNode *g = c->children; g; g = g->next)
+                if (g->type == XML_ELEMENT_NODE) {
+                    xelem ge = locate(f, g);
+                    st__report_at(x->r, ST_ESCENE, ge.mark, path,
+                                  "<%s> is inside <%s>: objects hold no elements; close the "
+                                  "object (<%s .../>) before it",
+                                  (const char *)g->name, tag, tag);
+                    break;
+                }
+        }
+    }
+}
+
+static void silent_error(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
+static void silent_serror(void *ctx, xmlErrorPtr e) { (void)ctx, (void)e; }
+
+static xmlParserInputPtr no_external(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+    (void)url, (void)id, (void)ctxt;
+    return NULL;
+}
+
+/* Reads one file. into NULL: the scene's root file (its root element is the
+ * root node). Otherwise an include: inc is the <include> element in incf. */
+static void read_file(xreader *x, const char *name, const char *text, size_t len, int depth,
+                      st_dnode *into, const char *path, st_mark from, const xelem *inc,
+                      const xfile *incf)
+{
+    xfile f = {name, text, len, 0, NULL, 0, depth};
+    if (!index_lines(&f))
+        return oom(x);
+    if (len > (size_t)INT32_MAX) {
+        st__report_at(x->r, ST_ESCENE, (st_mark){name, 1, 1}, NULL, "scene file too large");
+        st_free(f.lines);
+        return;
+    }
+    xmlExternalEntityLoader old_loader = xmlGetExternalEntityLoader();
+    xmlSetExternalEntityLoader(no_external);
+    xmlSetGenericErrorFunc(NULL, silent_error);
+    xmlSetStructuredErrorFunc(NULL, silent_serror);
+    xmlResetLastError();
+    xmlDoc *doc = xmlReadMemory(text, (int)len, name, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOWARNING |
+                                    XML_PARSE_NOERROR | XML_PARSE_NOCDATA);
+    xmlSetExternalEntityLoader(old_loader);
+    if (!doc) {
+        const xmlError *e = xmlGetLastError();
+        char msg[512] = "not well-formed";
+        if (e && e->message) {
+            snprintf(msg, sizeof msg, "%s", e->message);
+            size_t n = strlen(msg);
+            while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+                msg[--n] = 0;
+        }
+        st_mark m = {name, e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1};
+        st__report_at(x->r, ST_EPARSE, m, into ? path : NULL, "XML syntax error: %s%s", msg,
+                      into ? "" : " (a SOFA scene is XML: <Node name=\"root\"> ... </Node>)");
+        if (into)
+            st__report_at(x->r, ST_EPARSE, from, path, "in the file included here");
+        st_free(f.lines);
+        return;
+    }
+    if (doc->intSubset || doc->extSubset) {
+        st__report_at(x->r, ST_ESCENE, (st_mark){name, 1, 1}, NULL,
+                      "scene files may not declare a DTD (<!DOCTYPE ...>): settee refuses "
+                      "document type declarations and external entities");
+        xmlFreeDoc(doc);
+        st_free(f.lines);
+        return;
+    }
+    xmlNode *root = xmlDocGetRootElement(doc);
+    if (!root) {
+        st__report_at(x->r, ST_ESCENE, (st_mark){name, 1, 1}, NULL,
+                      "empty scene: a SOFA scene is <Node name=\"root\"> ... </Node>");
+    } else if (!into) {
+        xelem e = locate(&f, root);
+        if (strcmp((const char *)root->name, "Node"))
+            st__report_at(x->r, ST_ESCENE, e.mark, NULL,
+                          "the root element of a scene is <Node> (the root node), found <%s>",
+                          (const char *)root->name);
+        else
+            read_node(x, &f, &e, NULL, "", 0, NULL);
+    } else {
+        /* An include: its overrides apply to the objects it brings. */
+        size_t nov0 = x->nov;
+        const override *ov0 = x->ov;
+        override *ov = NULL;
+        size_t n = 0, cap = 0;
+        const char *rename = NULL;
+        for (xmlAttr *a = inc->el->properties; a; a = a->next) {
+            const char *k = (const char *)a->name;
+            if (!strcmp(k, "href") || is_comment_attr(k))
+                continue;
+            char *v = attr_value(a);
+            const char *vs = st__desc_str(x->d, v);
+            xmlFree(v);
+            if (!vs)
+                return oom(x);
+            if (!strcmp(k, "name")) {
+                rename = vs;
+                continue;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                override *p = st_realloc(ov, (cap + nov0) * sizeof *p);
+                if (!p) {
+                    st_free(ov);
+                    return oom(x);
+                }
+                ov = p;
+            }
+            st_mark km, vm;
+            attr_marks(incf, inc, k, &km, &vm);
+            const char *sep = strstr(k, "__");
+            override o = {NULL, NULL, vs, vm};
+            o.key = st__desc_str(x->d, sep ? sep + 2 : k);
+            o.target = sep ? st__desc_strn(x->d, k, (size_t)(sep - k)) : NULL;
+            ov[n++] = o;
+        }
+        /* Outer overrides are kept after this include's and win. */
+        if (nov0) {
+            override *p = st_realloc(ov, (n + nov0) * sizeof *p);
+            if (!p) {
+                st_free(ov);
+                return oom(x);
+            }
+            ov = p;
+            memcpy(ov + n, ov0, nov0 * sizeof *ov);
+        }
+        x->ov = ov;
+        x->nov = n + nov0;
+        xelem e = locate(&f, root);
+        const char *rname = rename;
+        xmlChar *own = xmlGetNoNsProp(root, (const xmlChar *)"name");
+        if (!rname && own)
+            rname = st__desc_str(x->d, (const char *)own);
+        xmlFree(own);
+        bool group = rname && (!strcmp(rname, "Group") || !strcmp(rname, "_Group_"));
+        bool merge = rname && !strcmp(rname, "_Merge_");
+        if (strcmp((const char *)root->name, "Node")) {
+            /* An included file whose root is an object adds that object. */
+            read_object(x, &f, &e, into, path);
+        } else if (group) {
+            read_node_attrs(x, &f, &e, into, path);
+            read_children(x, &f, root, into, path, 0);
+        } else if (merge) {
+            /* Read into a detached node, then merged into this one by name. */
+            st_dnode *holder = st__desc_node(x->d, NULL, "_Merge_", e.mark);
+            if (holder) {
+                read_node_attrs(x, &f, &e, holder, path);
+                read_children(x, &f, root, holder, path, 0);
+                merge_nodes(x, into, holder);
+            } else {
+                oom(x);
+            }
+        } else {
+            st_dnode *child = NULL;
+            read_node(x, &f, &e, into, path, 0, &child);
+            if (child && rename)
+                child->name = rename;
+        }
+        x->ov = ov0;
+        x->nov = nov0;
+        st_free(ov);
+    }
+    xmlFreeDoc(doc);
+    st_free(f.lines);
+}
+
 void st__xml_read(st_scene *s, const char *file, const char *text, size_t len, st_desc *d,
                   st_report *r)
 {
-    (void)s; (void)text; (void)len; (void)d;
-    st__report_at(r, ST_ESCENE, (st_mark){file, 1, 1}, NULL, "XML: not yet");
+    xreader x = {s, d, r, NULL, 0};
+    read_file(&x, file, text, len, 0, NULL, "", ST_NO_MARK, NULL, NULL);
 }

@@ -118,9 +118,11 @@ void jw_write_string(FILE *f, const char *s);
 /* ---- subcommands ---- */
 int cli_run(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_convert(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 void cli_help_run(FILE *f);
 void cli_help_check(FILE *f);
+void cli_help_convert(FILE *f);
 void cli_help_inspect(FILE *f);
 
 /* ---- Ctrl-C (main.c) ---- */

@@ -19,6 +19,7 @@ static void print_help(FILE *f)
           "  run SCENE        load, initialise and step a scene (default 100 steps)\n"
           "  check SCENE      load and initialise a scene without running it, report every error\n"
           "  inspect [NAME]   list plugins and their components, or describe one of them\n"
+          "  convert SCENE    convert between settee YAML and SOFA XML (.scn)\n"
           "  help [COMMAND]   show this help, or the help of a command\n"
           "\n"
           "Options:\n"
@@ -282,6 +283,7 @@ static const command commands[] = {
     {"run", cli_run, cli_help_run},
     {"check", cli_check, cli_help_check},
     {"inspect", cli_inspect, cli_help_inspect},
+    {"convert", cli_convert, cli_help_convert},
 };
 
 static const command *find_command(const char *name)
@@ -294,7 +296,7 @@ static const command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
-    fprintf(stderr, "settee: unknown command '%s' (commands: run, check, inspect, help)\n", name);
+    fprintf(stderr, "settee: unknown command '%s' (commands: run, check, inspect, convert, help)\n", name);
     fputs("Try 'settee --help' for more information.\n", stderr);
     return CLI_EXIT_USAGE;
 }

@@ -14,7 +14,8 @@ void cli_help_run(FILE *f)
     fprintf(f,
             "usage: settee run SCENE [options]\n"
             "\n"
-            "Loads SCENE (YAML, format settee/1), initialises it and runs its animation loop.\n"
+            "Loads SCENE (settee YAML, or SOFA XML: .scn, .xml), initialises it and runs its\n"
+            "animation loop.\n"
             "\n"
             "Options:\n"
             "  -n, --steps N           number of steps (default %lu); 0 only loads and initialises\n"
@@ -22,6 +23,8 @@ void cli_help_run(FILE *f)
             "  --export-state FILE     after the run, write time, steps and the positions and\n"
             "                          velocities of every MechanicalObject to FILE as JSON, every\n"
             "                          number with 17 significant digits (reads back bit-exact)\n"
+            "  --set PATH.FIELD=VALUE  set a field before init, parsed as the scene would\n"
+            "                          (/Beam/springs.stiffness=500, dt=0.005; repeatable)\n"
             "  --plugin-path DIR       search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
             "  -q, --quiet             no summary line (errors and warnings are still printed)\n"
             "  -v, --verbose           also print information messages\n"
@@ -46,6 +49,8 @@ typedef struct run_opts {
     bool quiet, verbose, progress;
     const char **plugin_paths;
     size_t npaths;
+    const char **sets;      /* "PATH.FIELD=VALUE" */
+    size_t nsets;
 } run_opts;
 
 /* Parses a step count: digits only, no sign. */
@@ -108,6 +113,14 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
             o->plugin_paths[o->npaths++] = v;
+        } else if (cli_is(opt, NULL, "--set")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v)
+                return cli_usage_error("run", "--set expects PATH.FIELD=VALUE (e.g. "
+                                       "/Beam/springs.stiffness=500 or dt=0.005), not '%s'", v);
+            o->sets[o->nsets++] = v;
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -152,7 +165,7 @@ static bool find_non_finite(st_scene *s, char *path, size_t size)
 }
 
 static void print_summary(unsigned long done, double sim, double wall, bool interrupted,
-                          unsigned long planned)
+                          unsigned long planned, const char *const *sets, size_t nsets)
 {
     if (interrupted)
         printf("interrupted after %lu of %lu steps, ", done, planned);
@@ -166,6 +179,8 @@ static void print_summary(unsigned long done, double sim, double wall, bool inte
         printf("simulated %.6g s in %.3g ms", sim, 1e3 * wall);
     if (wall > 0 && done > 0)
         printf(" (%.0f steps/s)", (double)done / wall);
+    for (size_t i = 0; i < nsets; i++)
+        printf("%s%s", i ? ", " : "; with --set ", sets[i]);
     printf("\n");
     fflush(stdout);
 }
@@ -177,6 +192,16 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     if (st_scene_load(rt, o->scene, &s, &err) != ST_OK) {
         cli_report(log, &err);
         return CLI_EXIT_ERROR;
+    }
+    for (size_t i = 0; i < o->nsets; i++) {
+        char target[1024];
+        const char *eq = strchr(o->sets[i], '=');
+        snprintf(target, sizeof target, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+        if (st_scene_set(s, target, eq + 1, &err) != ST_OK) {
+            cli_report(log, &err);
+            st_scene_destroy(&s);
+            return CLI_EXIT_ERROR;
+        }
     }
     if (st_scene_init(s, &err) != ST_OK) {
         cli_report(log, &err);
@@ -210,10 +235,10 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                 done + 1, o->steps, st_scene_time(s));
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
-        print_summary(done, sim, wall, true, o->steps);
+        print_summary(done, sim, wall, true, o->steps, o->sets, o->nsets);
     } else {
         if (!o->quiet)
-            print_summary(done, sim, wall, false, o->steps);
+            print_summary(done, sim, wall, false, o->steps, o->sets, o->nsets);
         if (o->export_path) {
             st_error_clear(&err);
             if (st_scene_export_state(s, o->export_path, done, &err) != ST_OK) {
@@ -241,24 +266,30 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
 int cli_run(int argc, char **argv)
 {
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    if (!paths) {
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    if (!paths || !sets) {
+        free(paths);
+        free(sets);
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    run_opts o = {.plugin_paths = paths};
+    run_opts o = {.plugin_paths = paths, .sets = sets};
     int rc = parse_run_args(argc, argv, &o);
     if (rc >= 0) {
         free(paths);
+        free(sets);
         return rc;
     }
     cli_log log = {.show_info = o.verbose, .show_warnings = true};
     st_runtime *rt = NULL;
     if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths)) {
         free(paths);
+        free(sets);
         return CLI_EXIT_ERROR;
     }
     rc = run_scene(&o, rt, &log);
     st_runtime_destroy(&rt);
     free(paths);
+    free(sets);
     return rc;
 }

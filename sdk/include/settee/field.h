@@ -73,9 +73,11 @@ enum {
     ST_F_REQUIRED = 1u << 1, /* must be set by the scene */
     ST_F_HIDDEN = 1u << 2,   /* not listed by inspect (internal state) */
     ST_F_NOLINK = 1u << 3,   /* may not be linked with "@..." */
-    ST_F_IGNORED = 1u << 4   /* accepted for SOFA compatibility, no effect in settee: a scene
+    ST_F_IGNORED = 1u << 4,  /* accepted for SOFA compatibility, no effect in settee: a scene
                                 that sets it gets an information message (--verbose), and the
                                 component reference marks it */
+    ST_F_NOAUTOLINK = 1u << 5 /* a src="@this" on another component does not link this field
+                                (SOFA's setAutoLink(false): a loader's translation, ...) */
 };
 
 /* Link target kinds, for ST_T_LINK fields: which component a path that ends

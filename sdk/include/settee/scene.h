@@ -25,6 +25,17 @@ ST_API st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out,
 ST_API st_status st_scene_load_string(st_runtime *rt, const char *text, size_t len,
                                       const char *name, st_scene **out,
                                       st_error *err) ST_WARN_UNUSED;
+/* Converts a scene between settee's YAML and SOFA's XML (.scn, .xml): the
+ * formats come from the file names; out NULL writes the other format to
+ * stdout. Includes are expanded. The output builds the same graph. */
+ST_API st_status st_scene_convert(st_runtime *rt, const char *in, const char *out,
+                                  st_error *err) ST_WARN_UNUSED;
+/* Sets a field of a loaded scene from text, as a scene would: target is
+ * "PATH.FIELD" with PATH a component's path ("/Beam/springs.stiffness"),
+ * or a root context key ("dt", "gravity"). Call it before st_scene_init.
+ * Errors suggest close names for the path and the field. */
+ST_API st_status st_scene_set(st_scene *s, const char *target, const char *value,
+                              st_error *err) ST_WARN_UNUSED;
 /* Resolves links, initialises every component (top-down, scene order),
  * compiles the mechanical systems. Adds a DefaultAnimationLoop (with an
  * info message) when the root has no animation loop. */

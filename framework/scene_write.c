@@ -1,0 +1,366 @@
+/* scene_write.c - writes a scene description as settee YAML or SOFA XML
+ * (`settee convert`). Values are written as their text: a SOFA string of
+ * numbers becomes a YAML flow list of the same numbers, a YAML list becomes
+ * a space-separated SOFA string, and everything else is quoted. Both forms
+ * parse to the same field values, so a round trip builds the same graph. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_desc.h"
+
+/* ---- YAML ---- */
+
+static bool plain_ok(const char *s)
+{
+    /* A plain YAML scalar that reads back as the same text: letters, digits
+     * and a few safe punctuation marks, not a YAML keyword. */
+    if (!s[0])
+        return false;
+    static const char *const kw[] = {"null", "Null", "NULL", "~", "yes", "no", "on", "off",
+                                     "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF", "y", "n"};
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+        if (!strcmp(s, kw[i]))
+            return false;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("._+-", *p))
+            return false;
+    return true;
+}
+
+static void yaml_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void yaml_scalar(FILE *f, const char *s)
+{
+    if (plain_ok(s))
+        fputs(s, f);
+    else
+        yaml_quoted(f, s);
+}
+
+/* True when text is two or more white-space separated tokens, each one a
+ * plain scalar (numbers, words): written as a flow list. */
+static bool is_word_list(const char *s)
+{
+    size_t n = 0;
+    const char *p = s;
+    char tok[256];
+    while (*p) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        size_t len = 0;
+        while (p[len] && !isspace((unsigned char)p[len]))
+            len++;
+        if (len >= sizeof tok)
+            return false;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (!plain_ok(tok) || tok[0] == '@')
+            return false;
+        n++;
+        p += len;
+    }
+    return n >= 2;
+}
+
+static void yaml_value(FILE *f, const st_value *v)
+{
+    if (v->kind == ST_VAL_SEQ) {
+        fputc('[', f);
+        for (size_t i = 0; i < v->n; i++) {
+            if (i)
+                fputs(", ", f);
+            yaml_value(f, &v->items[i]);
+        }
+        fputc(']', f);
+        return;
+    }
+    const char *s = v->text ? v->text : "";
+    if (is_word_list(s)) {
+        fputc('[', f);
+        const char *p = s;
+        bool first = true;
+        while (*p) {
+            while (*p && isspace((unsigned char)*p))
+                p++;
+            if (!*p)
+                break;
+            size_t len = 0;
+            while (p[len] && !isspace((unsigned char)p[len]))
+                len++;
+            fprintf(f, "%s%.*s", first ? "" : ", ", (int)len, p);
+            first = false;
+            p += len;
+        }
+        fputc(']', f);
+        return;
+    }
+    yaml_scalar(f, s);
+}
+
+static void indent(FILE *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        fputc(' ', f);
+}
+
+static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
+{
+    if (root) {
+        indent(f, ind);
+        fputs("name: ", f);
+    } else {
+        indent(f, ind - 2);
+        fputs("- name: ", f);
+    }
+    yaml_scalar(f, n->name ? n->name : "root");
+    fputc('\n', f);
+    for (size_t i = 0; i < n->nattrs; i++) {
+        indent(f, ind);
+        fprintf(f, "%s: ", n->attrs[i].key);
+        yaml_value(f, &n->attrs[i].val);
+        fputc('\n', f);
+    }
+    size_t nobj = 0, nchild = 0;
+    for (size_t i = 0; i < n->nitems; i++)
+        n->items[i].obj ? nobj++ : nchild++;
+    /* YAML scenes list objects before children; SOFA creates them in
+     * document order. Objects of a node never depend on the order of its
+     * child nodes in settee (links resolve at init), so this is the same
+     * graph; a comment marks where the order moved. */
+    bool moved = false;
+    for (size_t i = 0, seen_child = 0; i < n->nitems; i++) {
+        if (n->items[i].node)
+            seen_child = 1;
+        else if (seen_child)
+            moved = true;
+    }
+    if (nobj) {
+        indent(f, ind);
+        fputs("objects:\n", f);
+        if (moved) {
+            indent(f, ind + 2);
+            fputs("# objects written after child nodes in the SOFA file are listed here\n", f);
+        }
+        for (size_t i = 0; i < n->nitems; i++) {
+            const st_dobj *o = n->items[i].obj;
+            if (!o)
+                continue;
+            indent(f, ind + 2);
+            fprintf(f, "- %s: {", o->type);
+            for (size_t k = 0; k < o->nattrs; k++) {
+                fprintf(f, "%s", k ? ", " : "");
+                yaml_scalar(f, o->attrs[k].key);
+                fputs(": ", f);
+                yaml_value(f, &o->attrs[k].val);
+            }
+            fputs("}\n", f);
+        }
+    }
+    if (nchild) {
+        indent(f, ind);
+        fputs("children:\n", f);
+        for (size_t i = 0; i < n->nitems; i++)
+            if (n->items[i].node)
+                yaml_node(f, n->items[i].node, ind + 4, false);
+    }
+}
+
+/* ---- XML ---- */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\n': fputs("&#10;", f); break;
+        case '\t': fputs("&#9;", f); break;
+        default: fputc(*p, f);
+        }
+    }
+}
+
+/* A value as one SOFA string: lists flattened with spaces. */
+static void xml_value(FILE *f, const st_value *v, bool *first)
+{
+    if (v->kind == ST_VAL_SEQ) {
+        for (size_t i = 0; i < v->n; i++)
+            xml_value(f, &v->items[i], first);
+        return;
+    }
+    if (!*first)
+        fputc(' ', f);
+    *first = false;
+    xml_text(f, v->text ? v->text : "");
+}
+
+static void xml_attr(FILE *f, const st_dattr *a)
+{
+    fprintf(f, " %s=\"", a->key);
+    bool first = true;
+    xml_value(f, &a->val, &first);
+    fputc('"', f);
+}
+
+static void xml_node(FILE *f, const st_dnode *n, int ind)
+{
+    indent(f, ind);
+    fputs("<Node name=\"", f);
+    xml_text(f, n->name ? n->name : "root");
+    fputc('"', f);
+    for (size_t i = 0; i < n->nattrs; i++)
+        xml_attr(f, &n->attrs[i]);
+    if (!n->nitems) {
+        fputs("/>\n", f);
+        return;
+    }
+    fputs(">\n", f);
+    for (size_t i = 0; i < n->nitems; i++) {
+        const st_dobj *o = n->items[i].obj;
+        if (!o) {
+            xml_node(f, n->items[i].node, ind + 4);
+            continue;
+        }
+        indent(f, ind + 4);
+        fprintf(f, "<%s", o->type);
+        for (size_t k = 0; k < o->nattrs; k++)
+            xml_attr(f, &o->attrs[k]);
+        fputs("/>\n", f);
+    }
+    indent(f, ind);
+    fputs("</Node>\n", f);
+}
+
+static bool valid_xml_name(const char *s)
+{
+    if (!s[0] || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+            return false;
+    return true;
+}
+
+static st_status check_xml_names(const st_dnode *n, st_error *err)
+{
+    for (size_t i = 0; i < n->nattrs; i++)
+        if (!valid_xml_name(n->attrs[i].key))
+            return st_error_set(err, ST_EINVAL, "'%s' cannot be an XML attribute name",
+                                n->attrs[i].key);
+    for (size_t i = 0; i < n->nitems; i++) {
+        const st_dobj *o = n->items[i].obj;
+        if (!o) {
+            ST_TRY(check_xml_names(n->items[i].node, err));
+            continue;
+        }
+        if (!valid_xml_name(o->type))
+            return st_error_set(err, ST_EINVAL, "'%s' cannot be an XML element name", o->type);
+        for (size_t k = 0; k < o->nattrs; k++)
+            if (!valid_xml_name(o->attrs[k].key))
+                return st_error_set(err, ST_EINVAL, "%s: '%s' cannot be an XML attribute name",
+                                    o->type, o->attrs[k].key);
+    }
+    return ST_OK;
+}
+
+st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_error *err)
+{
+    if (!d->root)
+        return st_error_set(err, ST_EINVAL, "nothing to write: the scene has no root node");
+    if (fmt == ST_FMT_YAML) {
+        fputs("# settee scene (converted by `settee convert`)\n", f);
+        fputs("format: settee/1\nroot:\n", f);
+        yaml_node(f, d->root, 2, true);
+    } else {
+        ST_TRY(check_xml_names(d->root, err));
+        fputs("<?xml version=\"1.0\"?>\n<!-- converted by `settee convert` -->\n", f);
+        xml_node(f, d->root, 0);
+    }
+    if (ferror(f))
+        return st_error_set(err, ST_EIO, "write error");
+    return ST_OK;
+}
+
+st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_error *err)
+{
+    st_error local = {0};
+    if (!err)
+        err = &local;
+    st_error_clear(err);
+    if (!rt || !in)
+        return st_error_set(err, ST_EINVAL, "st_scene_convert: runtime and input are required");
+    st_scene_format from = st__scene_format_of(in);
+    st_scene_format to = out ? st__scene_format_of(out) : (from == ST_FMT_XML ? ST_FMT_YAML
+                                                                              : ST_FMT_XML);
+    char *text = NULL;
+    size_t len = 0;
+    if (st__read_file(in, &text, &len, err) != ST_OK) {
+        st__log_error(rt, err);
+        err->reported = true;
+        return err->code;
+    }
+    st_report rep = {rt, err, 0};
+    st_desc d = {0};
+    st_scene *s = NULL;
+    st_status rc = st__scene_describe(rt, text, len, in, &s, &d, &rep);
+    st_free(text);
+    if (rc == ST_OK) {
+        /* Write to a temporary file next to the output, then rename, so a
+         * failed conversion never leaves a partial file. */
+        char tmp[4096];
+        FILE *f = stdout;
+        if (out) {
+            int k = snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid());
+            f = k > 0 && (size_t)k < sizeof tmp ? fopen(tmp, "w") : NULL;
+            if (!f)
+                rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out, strerror(errno));
+        }
+        if (rc == ST_OK) {
+            rc = st__desc_write(&d, to, f, err);
+            if (out) {
+                if (fclose(f) != 0 && rc == ST_OK)
+                    rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out,
+                                      strerror(errno));
+                if (rc == ST_OK && rename(tmp, out) != 0)
+                    rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out,
+                                      strerror(errno));
+                if (rc != ST_OK)
+                    remove(tmp);
+            } else {
+                fflush(stdout);
+            }
+        }
+        if (rc != ST_OK) {
+            st__log_error(rt, err);
+            err->reported = true;
+        }
+    }
+    st__desc_free(&d);
+    st_scene_destroy(&s);
+    return rc;
+}
