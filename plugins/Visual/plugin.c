@@ -2,9 +2,12 @@
  * draw in SOFA load with all their data, checked and kept; nothing is drawn. */
 #include <settee/settee.h>
 
-extern const st_class visual_style_class;
+extern const st_class visual_style_class, visual_grid_class, line_axis_class, visual_3d_text_class,
+    camera_class, interactive_camera_class;
 
-static const st_class *const classes[] = {&visual_style_class};
+static const st_class *const classes[] = {&visual_style_class,   &visual_grid_class,
+                                          &line_axis_class,      &visual_3d_text_class,
+                                          &camera_class,         &interactive_camera_class};
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
