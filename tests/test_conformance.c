@@ -48,7 +48,8 @@ static const struct refusal {
 static const char *const bundled[] = {
     "ODESolver.Forward", "ODESolver.Backward", "LinearSolver.Direct", "LinearSolver.Iterative",
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
-    "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual"};
+    "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
+    "GL.Rendering3D"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

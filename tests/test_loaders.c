@@ -20,7 +20,8 @@ TestSuite(loaders, .init = setup, .fini = teardown);
     "  name: root\n"                                                                              \
     "  objects:\n"                                                                                \
     "    - RequiredPlugin: {pluginName: [Sofa.Component.IO.Mesh,"                                 \
-    " Sofa.Component.Topology.Container.Constant, Sofa.Component.Visual]}\n"
+    " Sofa.Component.Topology.Container.Constant, Sofa.Component.Visual,"                  \
+    " Sofa.GL.Component.Rendering3D]}\n"
 
 /* Writes a mesh file and a scene next to it (the scene names the mesh by
  * its bare file name, resolved against the scene's directory); loads and

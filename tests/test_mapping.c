@@ -20,7 +20,8 @@ TestSuite(mapping, .init = setup, .fini = teardown);
     "  gravity: [0, -10, 0]\n"                                                                    \
     "  objects:\n"                                                                                \
     "    - RequiredPlugin: {pluginName: [Sofa.Component.Mapping.Linear,"                          \
-    " Sofa.Component.ODESolver.Forward, Sofa.Component.Mass, Sofa.Component.Visual]}\n"
+    " Sofa.Component.ODESolver.Forward, Sofa.Component.Mass, Sofa.Component.Visual,"        \
+    " Sofa.GL.Component.Rendering3D]}\n"
 
 static const char *MAPPED =
     HEAD "  children:\n"
@@ -112,7 +113,7 @@ Test(mapping, visual_components_keep_their_data)
     cr_assert_null(strstr(T.log, "unknown flag"), "%s", T.log);
     st_scene_destroy(&s);
     cr_assert_neq(topo_scene_fails(&T, HEAD "    - OglModel: {color: notacolor}\n", &err), ST_OK);
-    cr_assert(strstr(err.msg, "not a color"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "is not a colour"), "%s", err.msg);
     cr_assert(strstr(err.where, "test.yaml:8:"), "%s", err.where);
     s = topo_scene(&T, HEAD "    - VisualStyle: {displayFlags: showNothing}\n");
     cr_assert(strstr(T.log, "unknown flag 'showNothing'"), "%s", T.log);

@@ -1,0 +1,449 @@
+/* ogl_model.c - OglModel (SOFA's VisualModelImpl and OglModel data): a
+ * rendered surface. Headless it keeps its mesh and applies what changes the
+ * numbers: the scene's scale3d, rotation and translation (and SOFA's parse
+ * attributes dx.. sx.. scale) at init, the texture transformation, `flip`,
+ * and the normals, recomputed after each step while updateNormals is true.
+ * A mapping (IdentityMapping) writes `position`, so exported visual meshes
+ * move. Rendering options are accepted and validated; nothing is drawn. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "../shared/options.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef struct ogl_model {
+    st_component base;
+    /* VisualState */
+    st_array position, rest_position, normal; /* vec3 x n */
+    /* VisualModelImpl */
+    bool init_rest_positions, use_normals, update_normals, compute_tangents, update_tangents,
+        compute_texcoords, handle_dynamic_topology, fix_merged_uv_seams, keep_lines;
+    st_array vertices, tangents, bitangents; /* vec3 x n */
+    st_array texcoords;                      /* 2 reals per point */
+    st_array edges, triangles, quads;
+    st_array vert_pos_idx, vert_norm_idx;
+    char *filename, *texturename, *material;
+    st_vec3 translation, rotation, scale3d;
+    st_vec2 scale_tex, translation_tex;
+    bool put_only_tex_coords, srgb_texturing;
+    char *materials, *groups;
+    st_component *topology;
+    st_component *src;
+    /* SOFA's parse attributes (VisualModelImpl::parse, OglModel::parse). */
+    double dx, dy, dz, rx, ry, rz, sx, sy, sz, su, sv, du, dv;
+    char *scale;
+    char *color;
+    int normals_attr, castshadow;
+    bool flip, is_enabled;
+    /* VisualModel */
+    bool enable;
+    /* OglModel */
+    bool blend_translucency, premultiplied_alpha, write_z_transparent, alpha_blend, depth_test;
+    int cull_face;
+    double line_width, point_size;
+    bool line_smooth, point_smooth;
+    char *primitive_type, *blend_equation, *sfactor, *dfactor;
+    /* Set at init. */
+    bool normals_ok; /* the elements index existing points: normals can be computed */
+} ogl_model;
+
+#define S ogl_model
+#define ARR(m, key, T, help) ST_FIELD_(S, m, key, T, st_array, NULL, help, 0)
+
+static const st_field ogl_fields[] = {
+    ST_FIELD_EX(S, position, "position", ST_T_VEC3S, st_array, NULL, "Vertices coordinates", 0,
+                "vertices", 0.0, 0.0),
+    ARR(rest_position, "restPosition", ST_T_VEC3S, "Vertices rest coordinates"),
+    ARR(normal, "normal", ST_T_VEC3S,
+        "Normals of the model (computed from the faces when not given or updateNormals)"),
+    ST_BOOL(S, init_rest_positions, "initRestPositions", "false",
+            "Apply the initial transformation to restPosition as well"),
+    IGN_BOOL(S, use_normals, "useNormals", "true",
+             "Read normal smoothing groups from the mesh file"),
+    ST_BOOL(S, update_normals, "updateNormals", "true", "Recompute the normals after each step"),
+    IGN_BOOL(S, compute_tangents, "computeTangents", "false", "Compute tangents at startup"),
+    IGN_BOOL(S, update_tangents, "updateTangents", "true", "Recompute tangents at each step"),
+    IGN_BOOL(S, compute_texcoords, "computeTextureCoordinates", "false",
+             "Compute texture coordinates at startup by a UV sphere projection"),
+    IGN_BOOL(S, handle_dynamic_topology, "handleDynamicTopology", "true",
+             "Follow topological changes"),
+    IGN_BOOL(S, fix_merged_uv_seams, "fixMergedUVSeams", "true",
+             "Handle UV seams even when duplicate UVs are merged"),
+    IGN_BOOL(S, keep_lines, "keepLines", "false", "Keep and draw the lines of the mesh file"),
+    IGN_VEC3S(S, vertices, "vertices", NULL,
+              "Vertices when they carry several normals or texture coordinates"),
+    ARR(texcoords, "texcoords", ST_T_REALS,
+        "Texture coordinates, two reals per point (scaleTex and translationTex apply when a "
+        "texture is given)"),
+    IGN_VEC3S(S, tangents, "tangents", NULL, "Tangents for normal mapping"),
+    IGN_VEC3S(S, bitangents, "bitangents", NULL, "Bitangents for normal mapping"),
+    ARR(edges, "edges", ST_T_EDGES, "Edges of the model"),
+    ARR(triangles, "triangles", ST_T_TRIANGLES, "Triangles of the model"),
+    ARR(quads, "quads", ST_T_QUADS, "Quads of the model"),
+    IGN_UINTS(S, vert_pos_idx, "vertPosIdx", NULL,
+              "Position index of each vertex when vertices carry several normals"),
+    IGN_UINTS(S, vert_norm_idx, "vertNormIdx", NULL,
+              "Normal index of each vertex when vertices carry several normals"),
+    ST_FIELD_EX(S, filename, "filename", ST_T_STRING, char *, NULL,
+                "Mesh file of the model (not read headless: use src=\"@loader\")", 0, "fileMesh",
+                0.0, 0.0),
+    ST_STRING(S, texturename, "texturename", NULL,
+              "Texture file; looked up in the data paths, a missing file is a warning headless"),
+    ST_VEC3(S, translation, "translation", "0 0 0", "Initial translation of the positions"),
+    ST_VEC3(S, rotation, "rotation", "0 0 0",
+            "Initial rotation of the positions: Euler angles in degrees (SOFA's ZYX quaternion)"),
+    ST_VEC3(S, scale3d, "scale3d", "1 1 1", "Initial scale of the positions, per axis"),
+    ST_VEC2(S, scale_tex, "scaleTex", "1 1", "Scale of the texture coordinates"),
+    ST_VEC2(S, translation_tex, "translationTex", "0 0", "Translation of the texture coordinates"),
+    IGN_STRING(S, material, "material", NULL,
+               "Material: \"name Diffuse 1 r g b a Ambient 1 r g b a Specular ... Shininess 1 s\""),
+    IGN_BOOL(S, put_only_tex_coords, "putOnlyTexCoords", "false",
+             "Give texture coordinates without binding the texture"),
+    IGN_BOOL(S, srgb_texturing, "srgbTexturing", "false", "The texture is in sRGB colour space"),
+    IGN_STRING(S, materials, "materials", NULL, "List of materials"),
+    IGN_STRING(S, groups, "groups", NULL, "Groups of triangles and quads using a given material"),
+    {"topology", ST_T_LINK, offsetof(S, topology) + ST_FIELD_CHECK_(S, topology, st_component *),
+     NULL, "Topology container (used by SOFA when no mesh is given)", ST_F_IGNORED, NULL,
+     ST_LINK_TOPOLOGY, 0.0, 0.0},
+    {"src", ST_T_LINK, offsetof(S, src) + ST_FIELD_CHECK_(S, src, st_component *), NULL,
+     "Mesh loader whose position, triangles, quads, edges and normals are used when not given",
+     0, NULL, ST_LINK_LOADER, 0.0, 0.0},
+    ST_REAL(S, dx, "dx", "0", "Translation along x; replaces translation (SOFA parse attribute)"),
+    ST_REAL(S, dy, "dy", "0", "Translation along y; replaces translation (SOFA parse attribute)"),
+    ST_REAL(S, dz, "dz", "0", "Translation along z; replaces translation (SOFA parse attribute)"),
+    ST_REAL(S, rx, "rx", "0", "Rotation about x in degrees; replaces rotation (parse attribute)"),
+    ST_REAL(S, ry, "ry", "0", "Rotation about y in degrees; replaces rotation (parse attribute)"),
+    ST_REAL(S, rz, "rz", "0", "Rotation about z in degrees; replaces rotation (parse attribute)"),
+    ST_REAL(S, sx, "sx", "1", "Scale along x; replaces scale3d (SOFA parse attribute)"),
+    ST_REAL(S, sy, "sy", "1", "Scale along y; replaces scale3d (SOFA parse attribute)"),
+    ST_REAL(S, sz, "sz", "1", "Scale along z; replaces scale3d (SOFA parse attribute)"),
+    ST_STRING(S, scale, "scale", NULL,
+              "Uniform scale, one number; replaces scale3d and wins over sx sy sz. As in SOFA, "
+              "a value that is not one number (\"2 2 2\") is ignored with a warning: use scale3d"),
+    ST_REAL(S, su, "su", "1", "Texture scale along u; replaces scaleTex (parse attribute)"),
+    ST_REAL(S, sv, "sv", "1", "Texture scale along v; replaces scaleTex (parse attribute)"),
+    ST_REAL(S, du, "du", "0", "Texture translation along u; replaces translationTex"),
+    ST_REAL(S, dv, "dv", "0", "Texture translation along v; replaces translationTex"),
+    IGN_COLOR(S, color, "color", NULL,
+             "Colour of the material: \"r g b [a]\", #rrggbb[aa] or a name (parse attribute)"),
+    ST_FIELD_EX(S, normals_attr, "normals", ST_T_INT, int, "1",
+                "0 sets useNormals to false (SOFA parse attribute)", ST_F_IGNORED, NULL, 0.0, 0.0),
+    IGN_INT(S, castshadow, "castshadow", "1", "Cast shadows (SOFA parse attribute)"),
+    ST_BOOL(S, flip, "flip", "false",
+            "Reverse the orientation of the edges, triangles and quads and negate the normals "
+            "(SOFA parse attribute: present means flip)"),
+    ST_FIELD_EX(S, is_enabled, "isEnabled", ST_T_BOOL, bool, "true",
+                "Old name of enable (renamed in SOFA v23.12)", ST_F_IGNORED, NULL, 0.0, 0.0),
+    IGN_ENABLE(S),
+    IGN_BOOL(S, blend_translucency, "blendTranslucency", "true", "Blend transparent parts"),
+    IGN_BOOL(S, premultiplied_alpha, "premultipliedAlpha", "false", "Alpha is premultiplied"),
+    IGN_BOOL(S, write_z_transparent, "writeZTransparent", "false",
+             "Write transparent objects into the depth buffer"),
+    IGN_BOOL(S, alpha_blend, "alphaBlend", "false", "Enable alpha blending"),
+    IGN_BOOL(S, depth_test, "depthTest", "true", "Enable depth testing"),
+    ST_FIELD_EX(S, cull_face, "cullFace", ST_T_INT, int, "0",
+                "Face culling: 0 none, 1 back faces, 2 front faces", ST_F_IGNORED, NULL, 0.0, 2.0),
+    IGN_REAL(S, line_width, "lineWidth", "1", "Line width (lines rendering)"),
+    IGN_REAL(S, point_size, "pointSize", "1", "Point size (points rendering)"),
+    IGN_BOOL(S, line_smooth, "lineSmooth", "false", "Smooth line rendering"),
+    IGN_BOOL(S, point_smooth, "pointSmooth", "false", "Smooth point rendering"),
+    IGN_STRING(S, primitive_type, "primitiveType", "DEFAULT",
+               "Primitives sent to the shaders: DEFAULT, LINES_ADJACENCY, PATCHES or POINTS"),
+    IGN_STRING(S, blend_equation, "blendEquation", "GL_FUNC_ADD",
+               "Blend equation: GL_FUNC_ADD, GL_FUNC_SUBTRACT, GL_MIN or GL_MAX"),
+    IGN_STRING(S, sfactor, "sfactor", "GL_SRC_ALPHA",
+               "Source blend factor: GL_ZERO, GL_ONE, GL_SRC_ALPHA or GL_ONE_MINUS_SRC_ALPHA"),
+    IGN_STRING(S, dfactor, "dfactor", "GL_ONE_MINUS_SRC_ALPHA",
+               "Destination blend factor: GL_ZERO, GL_ONE, GL_SRC_ALPHA or "
+               "GL_ONE_MINUS_SRC_ALPHA"),
+    ST_FIELD_END};
+
+#undef ARR
+#undef S
+
+static const char *const primitive_types[] = {"DEFAULT", "LINES_ADJACENCY", "PATCHES", "POINTS",
+                                              NULL};
+static const char *const blend_equations[] = {"GL_FUNC_ADD", "GL_FUNC_SUBTRACT", "GL_MIN",
+                                              "GL_MAX", NULL};
+static const char *const blend_factors[] = {"GL_ZERO", "GL_ONE", "GL_SRC_ALPHA",
+                                            "GL_ONE_MINUS_SRC_ALPHA", NULL};
+static const st_option_field ogl_options[] = {{"primitiveType", primitive_types},
+                                              {"blendEquation", blend_equations},
+                                              {"sfactor", blend_factors},
+                                              {"dfactor", blend_factors},
+                                              {NULL, NULL}};
+
+static st_status copy_from_src(ogl_model *m, const char *mine, const char *theirs, st_error *err)
+{
+    if (st_component_is_set(&m->base, mine))
+        return ST_OK;
+    const st_field *fm = st_component_field(&m->base, mine);
+    const st_field *ft = st_component_field(m->src, theirs);
+    if (!fm || !ft || fm->type != ft->type)
+        return ST_OK;
+    const st_array *from = st_component_field_ptr(m->src, ft);
+    st_array *to = st_component_field_ptr(&m->base, fm);
+    unsigned w = st_type_width(fm->type);
+    size_t es = fm->type == ST_T_VEC3S ? sizeof(double) : sizeof(unsigned);
+    ST_TRY(st_array_resize(to, fm->type, from->n, err));
+    if (from->n)
+        memcpy(to->p, from->p, from->n * w * es);
+    st_component_touch(&m->base, fm);
+    return ST_OK;
+}
+
+/* The rotation matrix of SOFA's Quat::createQuaterFromEuler (ZYX order) for
+ * Euler angles in degrees. */
+static void euler_matrix(const double deg[3], double R[3][3])
+{
+    double a = deg[0] * M_PI / 360, b = deg[1] * M_PI / 360, c = deg[2] * M_PI / 360;
+    double sa = sin(a), ca = cos(a), sb = sin(b), cb = cos(b), sc = sin(c), cc = cos(c);
+    double x = sa * cb * cc - ca * sb * sc, y = ca * sb * cc + sa * cb * sc,
+           z = ca * cb * sc - sa * sb * cc, w = ca * cb * cc + sa * sb * sc;
+    double M[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (z * x + y * w)},
+                      {2 * (x * y + z * w), 1 - 2 * (z * z + x * x), 2 * (y * z - x * w)},
+                      {2 * (z * x - y * w), 2 * (y * z + x * w), 1 - 2 * (y * y + x * x)}};
+    memcpy(R, M, sizeof M);
+}
+
+/* Scale, then rotation, then translation (VisualModelImpl::init). */
+static void transform(st_array *p, const double s[3], const double deg[3], const double t[3])
+{
+    double R[3][3];
+    euler_matrix(deg, R);
+    for (size_t i = 0; i < p->n; i++) {
+        double *v = p->r + 3 * i, q[3];
+        for (int a = 0; a < 3; a++)
+            v[a] *= s[a];
+        for (int r = 0; r < 3; r++)
+            q[r] = R[r][0] * v[0] + R[r][1] * v[1] + R[r][2] * v[2];
+        for (int a = 0; a < 3; a++)
+            v[a] = q[a] + t[a];
+    }
+}
+
+/* SOFA's parse attributes replace the transformation fields they stand for. */
+static void apply_parse_attributes(ogl_model *m)
+{
+    st_component *self = &m->base;
+#define ANY3(a, b, c)                                                                             \
+    (st_component_is_set(self, a) || st_component_is_set(self, b) || st_component_is_set(self, c))
+    if (ANY3("dx", "dy", "dz"))
+        m->translation[0] = m->dx, m->translation[1] = m->dy, m->translation[2] = m->dz;
+    if (ANY3("rx", "ry", "rz"))
+        m->rotation[0] = m->rx, m->rotation[1] = m->ry, m->rotation[2] = m->rz;
+    if (st_component_is_set(self, "scale")) {
+        /* SOFA reads one float; text that is not exactly one number gives 1. */
+        char *end = NULL;
+        double s = m->scale ? strtod(m->scale, &end) : 1;
+        while (end && (*end == ' ' || *end == '\t' || *end == '\n'))
+            end++;
+        if (!m->scale || end == m->scale || *end || !isfinite(s)) {
+            st_component_warn(self,
+                              "scale '%s' is not one number: SOFA ignores it and scales by 1; "
+                              "write scale3d=\"%s\" for a per-axis scale",
+                              m->scale ? m->scale : "", m->scale ? m->scale : "");
+            s = 1;
+        }
+        m->scale3d[0] = m->scale3d[1] = m->scale3d[2] = s;
+    } else if (ANY3("sx", "sy", "sz")) {
+        m->scale3d[0] = m->sx, m->scale3d[1] = m->sy, m->scale3d[2] = m->sz;
+    }
+#undef ANY3
+    if (st_component_is_set(self, "su") || st_component_is_set(self, "sv"))
+        m->scale_tex[0] = m->su, m->scale_tex[1] = m->sv;
+    if (st_component_is_set(self, "du") || st_component_is_set(self, "dv"))
+        m->translation_tex[0] = m->du, m->translation_tex[1] = m->dv;
+    if (st_component_is_set(self, "isEnabled")) {
+        st_component_warn(self, "isEnabled was renamed 'enable' in SOFA v23.12");
+        m->enable = m->is_enabled;
+    }
+    if (st_component_is_set(self, "normals"))
+        m->use_normals = m->normals_attr != 0;
+}
+
+static void flip_faces(ogl_model *m)
+{
+    unsigned t;
+    for (size_t i = 0; i < m->edges.n; i++)
+        t = m->edges.u[2 * i], m->edges.u[2 * i] = m->edges.u[2 * i + 1], m->edges.u[2 * i + 1] = t;
+    for (size_t i = 0; i < m->triangles.n; i++) {
+        unsigned *f = m->triangles.u + 3 * i;
+        t = f[1], f[1] = f[2], f[2] = t;
+    }
+    for (size_t i = 0; i < m->quads.n; i++) {
+        unsigned *f = m->quads.u + 4 * i;
+        t = f[1], f[1] = f[3], f[3] = t;
+    }
+    for (size_t i = 0; i < 3 * m->normal.n; i++)
+        m->normal.r[i] = -m->normal.r[i];
+}
+
+/* Applies scaleTex then translationTex to the texture coordinates, as SOFA
+ * does when a texture is loaded; both are then reset. */
+static void transform_texcoords(ogl_model *m)
+{
+    for (size_t i = 0; i + 1 < m->texcoords.n; i += 2)
+        for (int a = 0; a < 2; a++)
+            m->texcoords.r[i + a] =
+                m->texcoords.r[i + a] * m->scale_tex[a] + m->translation_tex[a];
+    m->scale_tex[0] = m->scale_tex[1] = 1;
+    m->translation_tex[0] = m->translation_tex[1] = 0;
+}
+
+static bool elements_in_range(const st_array *a, unsigned w, size_t n)
+{
+    for (size_t i = 0; i < a->n * w; i++)
+        if (a->u[i] >= n)
+            return false;
+    return true;
+}
+
+static void add_cross(double *n, const double *o, const double *a, const double *b)
+{
+    double u[3] = {a[0] - o[0], a[1] - o[1], a[2] - o[2]};
+    double v[3] = {b[0] - o[0], b[1] - o[1], b[2] - o[2]};
+    n[0] += u[1] * v[2] - u[2] * v[1];
+    n[1] += u[2] * v[0] - u[0] * v[2];
+    n[2] += u[0] * v[1] - u[1] * v[0];
+}
+
+/* SOFA's computeNormals: the sum of the faces' cross products at each point
+ * (area-weighted for triangles, per corner for quads), then normalized. The
+ * normal array already has one entry per point. */
+static void compute_normals(ogl_model *m)
+{
+    const double *x = m->position.r;
+    double *n = m->normal.r;
+    memset(n, 0, 3 * m->normal.n * sizeof(double));
+    for (size_t i = 0; i < m->triangles.n; i++) {
+        const unsigned *f = m->triangles.u + 3 * i;
+        double c[3] = {0, 0, 0};
+        add_cross(c, x + 3 * f[0], x + 3 * f[1], x + 3 * f[2]);
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                n[3 * f[k] + a] += c[a];
+    }
+    for (size_t i = 0; i < m->quads.n; i++) {
+        const unsigned *f = m->quads.u + 4 * i;
+        for (int k = 0; k < 4; k++)
+            add_cross(n + 3 * f[k], x + 3 * f[k], x + 3 * f[(k + 1) % 4], x + 3 * f[(k + 3) % 4]);
+    }
+    for (size_t i = 0; i < m->normal.n; i++) {
+        double *v = n + 3 * i, l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (l > 2.220446049250313e-16)
+            v[0] /= l, v[1] /= l, v[2] /= l;
+    }
+    st_component_touch(&m->base, st_component_field(&m->base, "normal"));
+}
+
+/* Sizes the normals to the positions (outside the step: may allocate) and
+ * computes them, unless the scene gave normals that fit and updateNormals
+ * is false. */
+static st_status prepare_normals(ogl_model *m, st_error *err)
+{
+    size_t n = m->position.n;
+    m->normals_ok = elements_in_range(&m->triangles, 3, n) && elements_in_range(&m->quads, 4, n);
+    if (!m->normals_ok) {
+        st_component_warn(&m->base, "triangles or quads index points beyond the %zu positions: "
+                                    "normals are not computed", n);
+        return ST_OK;
+    }
+    if (m->normal.n == n && !m->update_normals)
+        return ST_OK;
+    if (!m->triangles.n && !m->quads.n && m->normal.n == n)
+        return ST_OK;
+    ST_TRY(st_array_resize(&m->normal, ST_T_VEC3S, n, err));
+    compute_normals(m);
+    return ST_OK;
+}
+
+static st_status ogl_init(st_component *self, st_error *err)
+{
+    ogl_model *m = (ogl_model *)self;
+    static const char *const colours[] = {"color", NULL};
+    ST_TRY(st_options_check(self, ogl_options, err));
+    ST_TRY(st_options_check_colours(self, colours, err));
+    ST_TRY(st_options_check_groups(self, "texcoords", 2, false, err));
+    apply_parse_attributes(m);
+    if (m->filename && m->filename[0])
+        st_component_warn(self, "filename '%s' is not read headless (use src=\"@loader\")",
+                          m->filename);
+    if (m->src) {
+        ST_TRY(st_component_update_inputs(m->src, err));
+        ST_TRY(copy_from_src(m, "position", "position", err));
+        ST_TRY(copy_from_src(m, "triangles", "triangles", err));
+        ST_TRY(copy_from_src(m, "quads", "quads", err));
+        ST_TRY(copy_from_src(m, "edges", "edges", err));
+        ST_TRY(copy_from_src(m, "normal", "normals", err));
+    }
+    if (m->flip)
+        flip_faces(m);
+    if (m->texturename && m->texturename[0]) {
+        char path[4096];
+        st_error ferr = {0};
+        if (st_component_find_file(self, "texturename", m->texturename, path, sizeof path,
+                                   &ferr) != ST_OK)
+            st_component_warn(self, "texture not found (nothing is drawn headless): %s",
+                              ferr.msg);
+        transform_texcoords(m);
+    }
+    if (m->init_rest_positions) {
+        ST_TRY(st_array_resize(&m->rest_position, ST_T_VEC3S, m->position.n, err));
+        if (m->position.n)
+            memcpy(m->rest_position.r, m->position.r, 3 * m->position.n * sizeof(double));
+        transform(&m->rest_position, m->scale3d, m->rotation, m->translation);
+    }
+    transform(&m->position, m->scale3d, m->rotation, m->translation);
+    if (m->rest_position.n != m->position.n) {
+        ST_TRY(st_array_resize(&m->rest_position, ST_T_VEC3S, m->position.n, err));
+        if (m->position.n)
+            memcpy(m->rest_position.r, m->position.r, 3 * m->position.n * sizeof(double));
+    }
+    /* As SOFA, the transformation is consumed: init applies it once. */
+    memset(m->translation, 0, sizeof m->translation);
+    memset(m->rotation, 0, sizeof m->rotation);
+    m->scale3d[0] = m->scale3d[1] = m->scale3d[2] = 1;
+    ST_TRY(prepare_normals(m, err));
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static void ogl_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    ogl_model *m = (ogl_model *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return;
+    if (ev == ST_EVENT_INIT_DONE) {
+        /* A mapping may have resized the positions after our init. */
+        st_error err = {0};
+        if (prepare_normals(m, &err) != ST_OK)
+            st_component_warn(self, "normals: %s", err.msg);
+    } else if (ev == ST_EVENT_ANIMATE_END && m->update_normals && m->normals_ok &&
+               m->normal.n == m->position.n && (m->triangles.n || m->quads.n)) {
+        compute_normals(m);
+    }
+}
+
+static const char *const ogl_aliases[] = {"VisualModel", NULL};
+
+const st_class ogl_model_class = {
+    .struct_size = sizeof(st_class),
+    .name = "OglModel",
+    .category = "Visual",
+    .description = "Generic visual model for OpenGL display (headless: the mesh is kept, "
+                   "transformed and mapped; nothing is drawn)",
+    .aliases = ogl_aliases,
+    .instance_size = sizeof(ogl_model),
+    .fields = ogl_fields,
+    .init = ogl_init,
+    .on_event = ogl_on_event,
+};

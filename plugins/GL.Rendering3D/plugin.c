@@ -1,0 +1,24 @@
+/* plugin.c - SOFA's Sofa.GL.Component.Rendering3D, headless: OglModel keeps,
+ * transforms and maps its mesh; the other components keep their data. */
+#include <settee/settee.h>
+
+extern const st_class ogl_model_class, ogl_scene_frame_class, clip_plane_class,
+    point_splat_model_class, sliced_volumetric_model_class, data_display_class;
+
+static const st_class *const classes[] = {
+    &ogl_model_class,         &ogl_scene_frame_class,         &clip_plane_class,
+    &point_splat_model_class, &sliced_volumetric_model_class, &data_display_class};
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        ST_TRY(st_registry_add(r, classes[i], err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.GL.Component.Rendering3D", NULL};
+
+ST_PLUGIN_DEFINE("GL.Rendering3D", "0.1.0",
+                 "SOFA's 3D rendering components, headless: meshes kept, transformed and mapped, "
+                 "nothing drawn",
+                 "LGPL-2.1-or-later", provides, register_classes)
