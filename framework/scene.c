@@ -159,37 +159,53 @@ static void resolve_all(init_ctx *x, st_node *n)
         resolve_all(x, n->children[i]);
 }
 
-static st_status init_node(st_scene *s, st_node *n, st_error *err)
+/* Components other components read at init: states, topologies, loaders
+ * and engines. They initialise first (in scene order), so that a force
+ * field, mass or constraint written before its MechanicalObject, or in a
+ * parent node (SOFA's interaction force fields), sees it sized; SOFA's own
+ * components tolerate either order. */
+static bool is_provider(const st_component *c)
+{
+    return st__class_has_role(c->cls, ST_ROLE_STATE) || c->cls->topology || c->cls->engine ||
+           (c->cls->category && !strcmp(c->cls->category, "Loader"));
+}
+
+static st_status init_one(st_component *c, st_error *err)
 {
     char path[ST_ERROR_PATH_MAX];
+    st_cinfo *ci = st__cinfo(c);
+    st_status st = st_component_update_inputs(c, err);
+    if (st == ST_OK && c->cls->init)
+        st = c->cls->init(c, err);
+    if (st != ST_OK) {
+        c->state = ST_CSTATE_INVALID;
+        if (!err->where[0] && ci->mark.file)
+            snprintf(err->where, sizeof err->where, "%s:%d:%d", ci->mark.file, ci->mark.line,
+                     ci->mark.col);
+        st_error_set_path(err, st_component_path(c, path, sizeof path));
+        if (!strstr(err->msg, c->cls->name))
+            st_error_prefix(err, "%s: ", c->cls->name);
+        return st;
+    }
+    ci->initialised = true;
+    if (c->state == ST_CSTATE_UNDEFINED)
+        c->state = ST_CSTATE_VALID;
+    if (c->cls->engine)
+        return st__engine_refresh(c, err);
+    return ST_OK;
+}
+
+/* Top-down, objects in scene order: providers (pass 0), then the rest. */
+static st_status init_node(st_node *n, int pass, st_error *err)
+{
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
-        st_cinfo *ci = st__cinfo(c);
-        st_status st = st_component_update_inputs(c, err);
-        if (st == ST_OK && c->cls->init)
-            st = c->cls->init(c, err);
-        if (st != ST_OK) {
-            c->state = ST_CSTATE_INVALID;
-            if (!err->where[0] && ci->mark.file)
-                snprintf(err->where, sizeof err->where, "%s:%d:%d", ci->mark.file, ci->mark.line,
-                         ci->mark.col);
-            st_error_set_path(err, st_component_path(c, path, sizeof path));
-            if (!strstr(err->msg, c->cls->name))
-                st_error_prefix(err, "%s: ", c->cls->name);
-            return st;
-        }
-        ci->initialised = true;
-        if (c->state == ST_CSTATE_UNDEFINED)
-            c->state = ST_CSTATE_VALID;
-        if (c->cls->engine) {
-            st = st__engine_refresh(c, err);
-            if (st != ST_OK)
-                return st;
-        }
+        if (st__cinfo(c)->initialised || (pass == 0 && !is_provider(c)))
+            continue;
+        ST_TRY(init_one(c, err));
     }
-    (void)s;
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(init_node(s, n->children[i], err));
+        ST_TRY(init_node(n->children[i], pass, err));
     return ST_OK;
 }
 
@@ -284,7 +300,9 @@ st_status st_scene_init(st_scene *s, st_error *err)
     if (x.first != ST_OK)
         return x.first;
     st__node_propagate_context(s->root);
-    st_status st = init_node(s, s->root, err);
+    st_status st = init_node(s->root, 0, err);
+    if (st == ST_OK)
+        st = init_node(s->root, 1, err);
     if (st == ST_OK)
         st = compile_systems(s, s->root, err);
     if (st == ST_OK)
