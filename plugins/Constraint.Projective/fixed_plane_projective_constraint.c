@@ -26,6 +26,7 @@ typedef struct fixed_plane {
 static st_status plane_init(st_component *self, st_error *err)
 {
     fixed_plane *p = (fixed_plane *)self;
+    ST_TRY(projective_check_mstate(self, p->mstate, err));
     p->ms = st_component_mstate(self);
     if (!p->ms) {
         st_component_warn(self, "Missing mstate: no MechanicalObject in its node; the "

@@ -13,7 +13,7 @@
 
 st_status fixed_common_init(fixed_common *c, st_error *err)
 {
-    (void)err;
+    ST_TRY(projective_check_mstate(&c->base, c->mstate, err));
     c->ms = st_component_mstate(&c->base);
     if (!c->ms) {
         st_component_warn(&c->base, "Missing mstate, cannot initialize the component: no "

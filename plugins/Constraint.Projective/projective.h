@@ -58,6 +58,23 @@ static inline bool projective_active(double end_time, const st_mparams *mp)
     return end_time < 0 || end_time > (mp ? mp->time : 0.0);
 }
 
+/* Checks a projective constraint's "mstate" link (may be NULL): the state
+ * must sit in the constraint's node or an ancestor, where the ODE solver
+ * that applies the constraint also integrates it. */
+static inline st_status projective_check_mstate(st_component *self, const st_component *link,
+                                                st_error *err)
+{
+    if (!link)
+        return ST_OK;
+    for (const st_node *n = self->node; n; n = st_node_parent(n))
+        if (n == link->node)
+            return ST_OK;
+    return st_component_error(self, "mstate", err, ST_ELINK,
+                              "a state outside this constraint's node and its ancestors ('%s') "
+                              "is not supported by settee yet",
+                              link->name);
+}
+
 /* Init shared by the fixed constraints: finds the state and the topology,
  * drops indices outside the state with a warning. */
 st_status fixed_common_init(fixed_common *c, st_error *err);
