@@ -9,7 +9,7 @@
 /* A runtime whose log sink collects messages into a buffer. */
 typedef struct test_rt {
     st_runtime *rt;
-    char log[16384]; /* every message, one per line: "LEVEL|where|path|msg" */
+    char log[65536]; /* every message, one per line: "LEVEL|where|path|msg" */
     size_t len;
     int nerrors;
 } test_rt;

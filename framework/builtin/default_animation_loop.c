@@ -14,11 +14,12 @@ typedef struct default_loop {
 } default_loop;
 
 static const st_field default_loop_fields[] = {
-    ST_BOOL(default_loop, parallel_ode_solving, "parallelODESolving", "false",
-            "If true, solves all the ODEs in parallel (accepted; settee solves them in sequence)"),
-    ST_BOOL(default_loop, compute_bounding_box, "computeBoundingBox", "true",
-            "If true, compute the global bounding box of the scene at each time step (accepted; "
-            "no effect without a GUI)"),
+    ST_IGNORED(default_loop, parallel_ode_solving, "parallelODESolving", ST_T_BOOL, bool, "false",
+               "If true, solves all the ODEs in parallel (settee solves them in sequence, with "
+               "the same result)"),
+    ST_IGNORED(default_loop, compute_bounding_box, "computeBoundingBox", ST_T_BOOL, bool, "true",
+               "If true, compute the global bounding box of the scene at each time step (no "
+               "effect without a GUI)"),
     ST_FIELD_END};
 
 /* Sends an event to every component that listens, in scene order. */

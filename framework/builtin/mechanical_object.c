@@ -21,9 +21,14 @@ typedef struct mobject {
     bool show_object, show_indices, show_vectors;
     double show_object_scale, show_indices_scale, show_vectors_scale;
     int draw_mode;
-    st_array show_color;
+    st_vec4 show_color;
     unsigned reserve;
+    st_array constraint, mapping_jacobian; /* ignored */
 } mobject;
+
+/* A field SOFA's MechanicalObject has that settee accepts without effect
+ * (display, memory reservation, data rebuilt by other components). */
+#define MO_IGN(m, key, T, CT, def, help) ST_IGNORED(mobject, m, key, T, CT, def, help)
 
 static const st_field mobject_fields[] = {
     ST_FIELD_EX(st_mstate, template_name, "template", ST_T_STRING, char *, "Vec3d",
@@ -49,15 +54,24 @@ static const st_field mobject_fields[] = {
             "optional scaling of rest position coordinates (to simulated pre-existing internal tension)"),
     ST_BOOL(st_mstate, use_topology, "useTopology", "true",
             "Shall this object rely on any active topology to initialize its size and positions"),
-    ST_BOOL(mobject, show_object, "showObject", "false", "Show objects"),
-    ST_REAL(mobject, show_object_scale, "showObjectScale", "0.1", "Scale for object display"),
-    ST_BOOL(mobject, show_indices, "showIndices", "false", "Show indices"),
-    ST_REAL(mobject, show_indices_scale, "showIndicesScale", "1", "Scale for indices display"),
-    ST_BOOL(mobject, show_vectors, "showVectors", "false", "Show velocity"),
-    ST_REAL(mobject, show_vectors_scale, "showVectorsScale", "0.0001", "Scale for vectors display"),
-    ST_INT(mobject, draw_mode, "drawMode", "0",
+    MO_IGN(show_object, "showObject", ST_T_BOOL, bool, "false", "Show objects. (default=false)"),
+    MO_IGN(show_object_scale, "showObjectScale", ST_T_REAL, double, "0.1",
+           "Scale for object display. (default=0.1)"),
+    MO_IGN(show_indices, "showIndices", ST_T_BOOL, bool, "false", "Show indices. (default=false)"),
+    MO_IGN(show_indices_scale, "showIndicesScale", ST_T_REAL, double, "1",
+           "Scaling factor for indices display size"),
+    MO_IGN(show_vectors, "showVectors", ST_T_BOOL, bool, "false", "Show velocity. (default=false)"),
+    MO_IGN(show_vectors_scale, "showVectorsScale", ST_T_REAL, double, "0.0001",
+           "Scale for vectors display. (default=0.0001)"),
+    MO_IGN(draw_mode, "drawMode", ST_T_INT, int, "0",
            "The way vectors will be drawn: 0 line, 1 cylinder, 2 arrow"),
-    ST_REALS(mobject, show_color, "showColor", "1 1 1 1", "Color for object display (RGBA)"),
+    MO_IGN(show_color, "showColor", ST_T_RGBA, st_vec4, "1 1 1 1",
+           "Color for object display. (default=[1 1 1 1])"),
+    MO_IGN(constraint, "constraint", ST_T_REALS, st_array, NULL,
+           "constraints applied to the degrees of freedom (rebuilt by constraint components; "
+           "settee has none)"),
+    MO_IGN(mapping_jacobian, "mappingJacobian", ST_T_REALS, st_array, NULL,
+           "mappingJacobian applied to the degrees of freedom (rebuilt by mappings)"),
     ST_VEC3(st_mstate, translation, "translation", "0 0 0", "Translation of the DOFs"),
     ST_VEC3(st_mstate, rotation, "rotation", "0 0 0", "Rotation of the DOFs (Euler angles in degrees)"),
     ST_VEC3(st_mstate, scale3d, "scale3d", "1 1 1", "Scale of the DOFs in 3 dimensions"),
@@ -66,7 +80,8 @@ static const st_field mobject_fields[] = {
     ST_VEC3(st_mstate, rotation2, "rotation2", "0 0 0",
             "Rotation of the DOFs, applied after the rest position has been computed"),
     ST_UINT(st_mstate, size, "size", "0", "Size of the vectors"),
-    ST_UINT(mobject, reserve, "reserve", "0", "Size to reserve when creating vectors"),
+    MO_IGN(reserve, "reserve", ST_T_UINT, unsigned, "0",
+           "Size to reserve when creating vectors. (default=0)"),
     {"topology", ST_T_LINK, offsetof(st_mstate, topology), NULL,
      "Link to the topology relevant for this object", 0, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},
     ST_FIELD_END};

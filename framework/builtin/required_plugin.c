@@ -12,7 +12,8 @@ typedef struct required_plugin {
     bool require_one;
     bool stop_after_first;
     st_array loaded;         /* strings, output */
-    st_array suffix_map;     /* strings, accepted for SOFA scenes */
+    st_array suffix_map;     /* strings, ignored */
+    bool stop_after_first_suffix; /* ignored */
 } required_plugin;
 
 static const st_field required_plugin_fields[] = {
@@ -25,8 +26,12 @@ static const st_field required_plugin_fields[] = {
             "Fail only when none of the plugins can be loaded (with requireAll false)"),
     ST_BOOL(required_plugin, stop_after_first, "stopAfterFirstNameFound", "false",
             "Stop after the first plugin that loads"),
-    ST_STRINGS(required_plugin, suffix_map, "suffixMap", NULL,
-               "Accepted for SOFA scenes; settee plugins have no debug suffix"),
+    ST_IGNORED(required_plugin, suffix_map, "suffixMap", ST_T_STRINGS, st_array, NULL,
+               "standard->custom suffixes pairs (settee plugins have no debug suffix)"),
+    ST_IGNORED(required_plugin, stop_after_first_suffix, "stopAfterFirstSuffixFound", ST_T_BOOL,
+               bool, "true",
+               "For each plugin name, stop after the first suffix that is loaded successfully "
+               "(settee plugins have no suffix)"),
     ST_FIELD_EX(required_plugin, loaded, "loadedPlugins", ST_T_STRINGS, st_array, NULL,
                 "The plugins this component loaded (output)", ST_F_OUTPUT, NULL, 0.0, 0.0),
     ST_FIELD_END};

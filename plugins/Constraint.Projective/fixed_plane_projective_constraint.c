@@ -17,13 +17,16 @@ typedef struct fixed_plane {
     double dmin, dmax;       /* "dmin", "dmax" */
     st_array indices;        /* "indices" */
     double end_time;         /* "endTime" */
+    int group;               /* "group" (ignored) */
     st_component *topology;  /* "topology" */
+    st_component *mstate;    /* "mstate" */
     st_mstate *ms;
 } fixed_plane;
 
 static st_status plane_init(st_component *self, st_error *err)
 {
     fixed_plane *p = (fixed_plane *)self;
+    ST_TRY(projective_check_mstate(self, p->mstate, err));
     p->ms = st_component_mstate(self);
     if (!p->ms) {
         st_component_warn(self, "Missing mstate: no MechanicalObject in its node; the "
@@ -107,11 +110,7 @@ static const st_field plane_fields[] = {
     ST_REAL(fixed_plane, dmin, "dmin", "0", "Minimum plane distance from the origin"),
     ST_REAL(fixed_plane, dmax, "dmax", "0", "Maximum plane distance from the origin"),
     ST_UINTS(fixed_plane, indices, "indices", NULL, "Indices of the fixed points"),
-    ST_REAL(fixed_plane, end_time, "endTime", "-1",
-            "The constraint stops acting after the given value. Use a negative value for "
-            "infinite constraints"),
-    ST_LINK(fixed_plane, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+    PROJ_F_COMMON(fixed_plane, ),
     ST_FIELD_END};
 
 static const char *const plane_aliases[] = {"FixedPlaneConstraint", NULL};

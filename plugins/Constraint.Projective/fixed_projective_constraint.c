@@ -13,7 +13,7 @@
 
 st_status fixed_common_init(fixed_common *c, st_error *err)
 {
-    (void)err;
+    ST_TRY(projective_check_mstate(&c->base, c->mstate, err));
     c->ms = st_component_mstate(&c->base);
     if (!c->ms) {
         st_component_warn(&c->base, "Missing mstate, cannot initialize the component: no "
@@ -113,20 +113,7 @@ static const st_projective_ops fixed_ops = {
 };
 
 static const st_field fixed_fields[] = {
-    ST_UINTS(fixed_common, indices, "indices", "0", "Indices of the fixed points"),
-    ST_BOOL(fixed_common, fix_all, "fixAll", "false",
-            "filter all the DOF to implement a fixed object"),
-    ST_BOOL(fixed_common, show_object, "showObject", "true",
-            "draw or not the fixed constraints (kept; settee does not draw)"),
-    ST_REAL(fixed_common, draw_size, "drawSize", "0",
-            "Size of the rendered particles (0 -> point based rendering, >0 -> radius of spheres)"),
-    ST_BOOL(fixed_common, project_velocity, "activate_projectVelocity", "false",
-            "if true, projects not only a constant but a zero velocity"),
-    ST_REAL(fixed_common, end_time, "endTime", "-1",
-            "The constraint stops acting after the given value. Use a negative value for "
-            "infinite constraints"),
-    ST_LINK(fixed_common, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+    FIXED_F_COMMON(fixed_common, , 0, "if true, projects not only a constant but a zero velocity"),
     ST_FIELD_END};
 
 static const char *const fixed_aliases[] = {"FixedConstraint", NULL};

@@ -88,20 +88,9 @@ static const st_projective_ops partial_ops = {
 };
 
 static const st_field partial_fields[] = {
-    ST_UINTS(partial_fixed, c.indices, "indices", "0", "Indices of the fixed points"),
-    ST_BOOL(partial_fixed, c.fix_all, "fixAll", "false",
-            "filter all the DOF to implement a fixed object"),
-    ST_BOOL(partial_fixed, c.show_object, "showObject", "true",
-            "draw or not the fixed constraints (kept; settee does not draw)"),
-    ST_REAL(partial_fixed, c.draw_size, "drawSize", "0",
-            "Size of the rendered particles (0 -> point based rendering, >0 -> radius of spheres)"),
-    ST_BOOL(partial_fixed, c.project_velocity, "activate_projectVelocity", "false",
-            "inherited from FixedProjectiveConstraint and unused here: see projectVelocity"),
-    ST_REAL(partial_fixed, c.end_time, "endTime", "-1",
-            "The constraint stops acting after the given value. Use a negative value for "
-            "infinite constraints"),
-    ST_LINK(partial_fixed, c.topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+    FIXED_F_COMMON(partial_fixed, c., ST_F_IGNORED,
+                   "inherited from FixedProjectiveConstraint and unused (as in SOFA): see "
+                   "projectVelocity"),
     ST_VEC3(partial_fixed, fixed_directions, "fixedDirections", "1 1 1",
             "Defines the directions in which the particles are fixed: true (or 1) for fixed, "
             "false (or 0) for free"),

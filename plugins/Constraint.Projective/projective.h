@@ -15,9 +15,38 @@ typedef struct fixed_common {
     double draw_size;          /* "drawSize" */
     bool project_velocity;     /* "activate_projectVelocity" */
     double end_time;           /* "endTime": active while < 0 or > time */
+    int group;                 /* "group" (ignored) */
     st_component *topology;    /* "topology" */
+    st_component *mstate;      /* "mstate" */
     st_mstate *ms;             /* resolved at init */
 } fixed_common;
+
+/* Field fragments. P is the path of the members inside S ("c." for a
+ * struct that embeds fixed_common, empty otherwise). */
+/* SOFA's ProjectiveConstraintSet data: every projective constraint has them. */
+#define PROJ_F_COMMON(S, P)                                                                       \
+    ST_REAL(S, P end_time, "endTime", "-1",                                                       \
+            "The constraint stops acting after the given value. Use a negative value for "        \
+            "infinite constraints"),                                                              \
+        ST_IGNORED(S, P group, "group", ST_T_INT, int, "0",                                       \
+                   "ID of the group containing this constraint (selects the constraint solver; "  \
+                   "settee's projective constraints are applied by the ODE solver)"),             \
+        ST_LINK(S, P topology, "topology", ST_LINK_TOPOLOGY,                                      \
+                "link to the topology container (default: the first topology found upward)"),    \
+        ST_LINK(S, P mstate, "mstate", ST_LINK_STATE,                                             \
+                "MechanicalState used by this component (default: the node's)")
+/* FixedProjectiveConstraint's own data; pv_flags marks activate_projectVelocity. */
+#define FIXED_F_COMMON(S, P, pv_flags, pv_help)                                                   \
+    ST_UINTS(S, P indices, "indices", "0", "Indices of the fixed points"),                        \
+        ST_BOOL(S, P fix_all, "fixAll", "false", "filter all the DOF to implement a fixed object"),\
+        ST_IGNORED(S, P show_object, "showObject", ST_T_BOOL, bool, "true",                       \
+                   "draw or not the fixed constraints"),                                          \
+        ST_IGNORED(S, P draw_size, "drawSize", ST_T_REAL, double, "0",                            \
+                   "Size of the rendered particles (0 -> point based rendering, >0 -> radius of " \
+                   "spheres)"),                                                                   \
+        ST_FIELD_EX(S, P project_velocity, "activate_projectVelocity", ST_T_BOOL, bool, "false",  \
+                    pv_help, pv_flags, NULL, 0.0, 0.0),                                           \
+        PROJ_F_COMMON(S, P)
 
 extern const st_class fixed_projective_constraint_class;
 extern const st_class partial_fixed_projective_constraint_class;
@@ -27,6 +56,23 @@ extern const st_class fixed_plane_projective_constraint_class;
 static inline bool projective_active(double end_time, const st_mparams *mp)
 {
     return end_time < 0 || end_time > (mp ? mp->time : 0.0);
+}
+
+/* Checks a projective constraint's "mstate" link (may be NULL): the state
+ * must sit in the constraint's node or an ancestor, where the ODE solver
+ * that applies the constraint also integrates it. */
+static inline st_status projective_check_mstate(st_component *self, const st_component *link,
+                                                st_error *err)
+{
+    if (!link)
+        return ST_OK;
+    for (const st_node *n = self->node; n; n = st_node_parent(n))
+        if (n == link->node)
+            return ST_OK;
+    return st_component_error(self, "mstate", err, ST_ELINK,
+                              "a state outside this constraint's node and its ancestors ('%s') "
+                              "is not supported by settee yet",
+                              link->name);
 }
 
 /* Init shared by the fixed constraints: finds the state and the topology,

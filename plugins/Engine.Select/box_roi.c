@@ -13,25 +13,9 @@ static const st_field box_roi_fields[] = {
     ST_REALS(roi, oriented_box, "orientedBox", NULL,
              "List of boxes defined by 3 points (p0, p1, p2) and a depth distance: a "
              "parallelogram p0 p1 p2 p3 = p0 + (p2 - p1) extruded by +-depth/2 along its normal"),
-    ROI_INPUTS,
-    ST_HEXAS(roi, hexahedra, "hexahedra", NULL, "Hexahedron Topology"),
-    ST_BOOL(roi, compute_hexahedra, "computeHexahedra", "true",
-            "If true, will compute hexahedra list and index list inside the ROI."),
-    ST_BOOL(roi, strict, "strict", "true",
-            "If true, an element is inside the box if all of its nodes are inside. If False, only "
-            "the center point of the element is checked."),
-    ST_BOOL(roi, do_update, "doUpdate", "true", "If true, updates the selection at each change"),
-    ROI_OUTPUTS,
-    ROI_OUT(hexahedron_indices, "hexahedronIndices", ST_T_UINTS,
-            "Indices of the hexahedra contained in the ROI"),
-    ROI_OUT(hexahedra_in_roi, "hexahedraInROI", ST_T_HEXAS, "Hexahedra contained in the ROI"),
-    ROI_OUT(hexahedron_out_indices, "hexahedronOutIndices", ST_T_UINTS,
-            "Indices of the hexahedra not in the ROI"),
-    ROI_OUT(hexahedra_out_roi, "hexahedraOutROI", ST_T_HEXAS, "Hexahedra not in the ROI"),
-    ST_FIELD_EX(roi, draw_roi, "drawROI", ST_T_BOOL, bool, "false",
-                "Draw the ROI (no-op headless)", 0, "drawBoxes", 0.0, 0.0),
-    ROI_DRAW,
-    ST_BOOL(roi, draw_hexahedra, "drawHexahedra", "false", "Draw Hexahedra (no-op headless)"),
+    ROI_INPUTS(NULL),
+    ROI_OUTPUTS(NULL),
+    ROI_DRAW("drawBoxes"),
     ST_FIELD_END};
 
 static double dot3(const double *a, const double *b)

@@ -9,10 +9,12 @@
 #define ROI_IN_ALIAS(m, key, T, help, alias)                                                      \
     ST_FIELD_EX(roi, m, key, T, st_array, NULL, help, 0, alias, 0.0, 0.0)
 
-#define ROI_INPUTS                                                                                \
-    ST_VEC3S(roi, position, "position",  NULL,                                                    \
-             "Rest position coordinates of the degrees of freedom (default: the node's "         \
-             "MechanicalObject rest_position)"),                                                  \
+/* SOFA's BaseROI inputs; pos_alias is the class's alias of position (or NULL). */
+#define ROI_INPUTS(pos_alias)                                                                     \
+    ROI_IN_ALIAS(position, "position", ST_T_VEC3S,                                                \
+                 "Rest position coordinates of the degrees of freedom (default: the node's "      \
+                 "MechanicalObject rest_position)",                                               \
+                 pos_alias),                                                                      \
         ST_EDGES(roi, edges, "edges", NULL, "Edge Topology (default: the node's topology)"),      \
         ST_TRIANGLES(roi, triangles, "triangles", NULL, "Triangle Topology"),                     \
         ROI_IN_ALIAS(quads, "quads", ST_T_QUADS, "Quad Topology", "quad"),                        \
@@ -25,10 +27,20 @@
                     "If true, will compute quad list and index list inside the ROI.", 0,          \
                     "computeQuad", 0.0, 0.0),                                                     \
         ST_BOOL(roi, compute_tetrahedra, "computeTetrahedra", "true",                             \
-                "If true, will compute tetrahedra list and index list inside the ROI.")
+                "If true, will compute tetrahedra list and index list inside the ROI."),          \
+        ST_HEXAS(roi, hexahedra, "hexahedra", NULL, "Hexahedron Topology"),                       \
+        ST_BOOL(roi, compute_hexahedra, "computeHexahedra", "true",                               \
+                "If true, will compute hexahedra list and index list inside the ROI."),           \
+        ST_BOOL(roi, strict, "strict", "true",                                                    \
+                "If true, an element is inside the box if all of its nodes are inside. If "       \
+                "False, only the center point of the element is checked."),                       \
+        ST_BOOL(roi, do_update, "doUpdate", "true",                                               \
+                "If true, updates the selection at each change")
 
-#define ROI_OUTPUTS                                                                               \
-    ROI_OUT(indices, "indices", ST_T_UINTS, "Indices of the points contained in the ROI"),        \
+/* SOFA's BaseROI outputs; idx_alias is the class's alias of indices (or NULL). */
+#define ROI_OUTPUTS(idx_alias)                                                                    \
+    ST_FIELD_EX(roi, indices, "indices", ST_T_UINTS, st_array, NULL,                              \
+                "Indices of the points contained in the ROI", ST_F_OUTPUT, idx_alias, 0.0, 0.0),  \
         ROI_OUT(edge_indices, "edgeIndices", ST_T_UINTS,                                          \
                 "Indices of the edges contained in the ROI"),                                     \
         ROI_OUT(triangle_indices, "triangleIndices", ST_T_UINTS,                                  \
@@ -61,15 +73,27 @@
         ROI_OUT(quads_out_roi, "quadsOutROI", ST_T_QUADS, "Quads not in the ROI"),                \
         ROI_OUT(tetrahedron_out_indices, "tetrahedronOutIndices", ST_T_UINTS,                     \
                 "Indices of the tetrahedra not in the ROI"),                                      \
-        ROI_OUT(tetrahedra_out_roi, "tetrahedraOutROI", ST_T_TETRAS, "Tetrahedra not in the ROI")
+        ROI_OUT(tetrahedra_out_roi, "tetrahedraOutROI", ST_T_TETRAS, "Tetrahedra not in the ROI"),\
+        ROI_OUT(hexahedron_indices, "hexahedronIndices", ST_T_UINTS,                              \
+                "Indices of the hexahedra contained in the ROI"),                                 \
+        ROI_OUT(hexahedra_in_roi, "hexahedraInROI", ST_T_HEXAS, "Hexahedra contained in the ROI"),\
+        ROI_OUT(hexahedron_out_indices, "hexahedronOutIndices", ST_T_UINTS,                       \
+                "Indices of the hexahedra not in the ROI"),                                       \
+        ROI_OUT(hexahedra_out_roi, "hexahedraOutROI", ST_T_HEXAS, "Hexahedra not in the ROI")
 
-#define ROI_DRAW                                                                                  \
-    ST_BOOL(roi, draw_points, "drawPoints", "false", "Draw Points (no-op headless)"),             \
-        ST_BOOL(roi, draw_edges, "drawEdges", "false", "Draw Edges (no-op headless)"),            \
-        ST_BOOL(roi, draw_triangles, "drawTriangles", "false", "Draw Triangles (no-op headless)"),\
-        ST_BOOL(roi, draw_quads, "drawQuads", "false", "Draw Quads (no-op headless)"),            \
-        ST_BOOL(roi, draw_tetrahedra, "drawTetrahedra", "false",                                  \
-                "Draw Tetrahedra (no-op headless)"),                                              \
-        ST_REAL(roi, draw_size, "drawSize", "1", "rendering size for ROI and topological elements")
+/* SOFA's BaseROI display data (settee draws nothing); draw_alias is the
+ * class's alias of drawROI. */
+#define ROI_DRAW_IGN(m, key, help) ST_IGNORED(roi, m, key, ST_T_BOOL, bool, "false", help)
+#define ROI_DRAW(draw_alias)                                                                      \
+    ST_FIELD_EX(roi, draw_roi, "drawROI", ST_T_BOOL, bool, "false", "Draw the ROI.",             \
+                ST_F_IGNORED, draw_alias, 0.0, 0.0),                                              \
+        ROI_DRAW_IGN(draw_points, "drawPoints", "Draw Points."),                                  \
+        ROI_DRAW_IGN(draw_edges, "drawEdges", "Draw Edges."),                                     \
+        ROI_DRAW_IGN(draw_triangles, "drawTriangles", "Draw Triangles."),                         \
+        ROI_DRAW_IGN(draw_quads, "drawQuads", "Draw Quads."),                                     \
+        ROI_DRAW_IGN(draw_tetrahedra, "drawTetrahedra", "Draw Tetrahedra."),                      \
+        ROI_DRAW_IGN(draw_hexahedra, "drawHexahedra", "Draw Hexahedra."),                         \
+        ST_IGNORED(roi, draw_size, "drawSize", ST_T_REAL, double, "1",                            \
+                   "rendering size for ROI and topological elements")
 
 #endif

@@ -1,6 +1,7 @@
 /* sphere_roi.c - SphereROI: the points (and edges, triangles, quads,
  * tetrahedra) inside one or several spheres, tested on the rest positions.
- * An element is selected when all its vertices lie in one same sphere. */
+ * An element is selected when all its vertices lie in one same sphere
+ * (strict), or its centre in a sphere. Hexahedra as the other elements. */
 #include <math.h>
 
 #include "roi_fields.h"
@@ -9,18 +10,20 @@ static const st_field sphere_roi_fields[] = {
     ST_VEC3S(roi, centers, "centers", NULL, "Center(s) of the sphere(s)"),
     ST_REALS(roi, radii, "radii", NULL,
              "Radius(i) of the sphere(s) (one per center, or one for all)"),
-    ST_VEC3(roi, direction, "direction", "0 0 0",
-            "Edge direction(if edgeAngle > 0) (not used headless)"),
+    ST_VEC3(roi, direction, "direction", "0 0 0", "Edge direction(if edgeAngle > 0)"),
     ST_VEC3(roi, normal, "normal", "0 0 0", "Normal direction of the triangles (if triAngle > 0)"),
     ST_REAL(roi, edge_angle, "edgeAngle", "0",
-            "Max angle between the direction of the selected edges and the specified direction"),
-    ST_REAL(roi, tri_angle, "triAngle", "0",
-            "Max angle between the normal of the selected triangle and the specified normal "
-            "direction"),
-    ROI_INPUTS,
-    ROI_OUTPUTS,
-    ST_BOOL(roi, draw_roi, "drawSphere", "false", "Draw sphere(s) (no-op headless)"),
-    ROI_DRAW,
+            "Max angle between the direction of the selected edges and the specified direction "
+            "(> 0 is not supported yet: an error)"),
+    ST_FIELD_EX(roi, tri_angle, "triAngle", ST_T_REAL, double, "0",
+                "Max angle between the normal of the selected triangle and the specified normal "
+                "direction (> 0 is not supported yet: an error)",
+                0, "angle", 0.0, 0.0),
+    ROI_INPUTS("rest_position"),
+    ROI_OUTPUTS("pointIndices"),
+    ROI_DRAW("drawSphere"),
+    ST_IGNORED(roi, draw_roi, "isVisible", ST_T_BOOL, bool, "false",
+               "SOFA's second alias of drawROI"),
     ST_FIELD_END};
 
 static bool in_sphere(const double *c, double r, const double *p)
@@ -77,6 +80,11 @@ static st_status sphere_roi_init(st_component *self, st_error *err)
 {
     roi *r = (roi *)self;
     r->computed_once = false;
+    if (r->edge_angle > 0 || r->tri_angle > 0)
+        return st_component_error(self, r->edge_angle > 0 ? "edgeAngle" : "triAngle", err,
+                                  ST_EINVAL,
+                                  "selecting elements by angle (edgeAngle, triAngle > 0) is not "
+                                  "supported by settee yet");
     return check_radii(r, err);
 }
 

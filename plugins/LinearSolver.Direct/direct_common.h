@@ -12,6 +12,18 @@
 
 #include <settee/settee.h>
 
+/* SOFA's MatrixLinearSolver data, which every linear solver of this plugin
+ * has; S has members parallel_inverse (bool) and linear_system (link).
+ * Both are accepted and ignored: the product J M^-1 J^T is only
+ * parallelized, and settee assembles the system itself. */
+#define DIRECT_F_MATRIX_SOLVER(S)                                                                    \
+    ST_IGNORED(S, parallel_inverse, "parallelInverseProduct", ST_T_BOOL, bool, "false",           \
+               "Parallelize the computation of the product J*M^{-1}*J^T where M is the matrix "   \
+               "of the linear system and J is any matrix with compatible dimensions"),            \
+        {"linearSystem", ST_T_LINK,                                                               \
+         offsetof(S, linear_system) + ST_FIELD_CHECK_(S, linear_system, st_component *), NULL,    \
+         "The linear system to solve", ST_F_IGNORED, NULL, ST_LINK_ANY, 0.0, 0.0}
+
 /* Fill-reducing orderings. */
 typedef enum direct_ordering {
     DIRECT_ORDER_NATURAL = 0,

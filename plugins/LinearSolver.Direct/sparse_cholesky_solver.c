@@ -10,6 +10,8 @@ typedef struct sparse_cholesky {
     st_component *ordering_method; /* "orderingMethod" link */
     bool verbose;         /* "verbose" (deprecated in SOFA, accepted) */
     int l_nnz;            /* "L_nnz" (settee, output) */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
     st_system *sys;
     st_matrix *m;
     direct_chol ch;
@@ -25,8 +27,9 @@ static const st_field sparse_cholesky_fields[] = {
     ST_LINK(sparse_cholesky, ordering_method, "orderingMethod", ST_LINK_ANY,
             "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod); "
             "when unset, the one in this node, else 'permutation'"),
-    ST_BOOL(sparse_cholesky, verbose, "verbose", "false",
-            "Dump system state at each iteration (accepted, unused)"),
+    ST_IGNORED(sparse_cholesky, verbose, "verbose", ST_T_BOOL, bool, "false",
+               "Dump system state at each iteration"),
+    DIRECT_F_MATRIX_SOLVER(sparse_cholesky),
     ST_OUTPUT(sparse_cholesky, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the factor L (settee, as SparseLDLSolver's)"),
     ST_FIELD_END};

@@ -12,7 +12,8 @@ typedef struct sparse_ldl {
     char *template_name;        /* "template" */
     bool precompute_symbolic;   /* "precomputeSymbolicDecomposition" */
     int l_nnz;                  /* "L_nnz" (output) */
-    bool parallel_inverse;      /* "parallelInverseProduct" (accepted) */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
     char *ordering;             /* "ordering" (settee): AMD, METIS or natural */
     int nsymbolic;              /* "symbolicAnalyses" (settee, output) */
     st_component *ordering_method; /* "orderingMethod" link */
@@ -32,8 +33,7 @@ static const st_field sparse_ldl_fields[] = {
             "every step"),
     ST_OUTPUT(sparse_ldl, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the factor L"),
-    ST_BOOL(sparse_ldl, parallel_inverse, "parallelInverseProduct", "false",
-            "Parallelize the computation of the product J*M^{-1}*J^T (accepted, unused)"),
+    DIRECT_F_MATRIX_SOLVER(sparse_ldl),
     ST_STRING(sparse_ldl, ordering, "ordering", "METIS",
               "Fill-reducing ordering (settee): METIS (nested dissection; SOFA's default when its "
               "METIS plugin is present), AMD or natural. Changes only round-off"),

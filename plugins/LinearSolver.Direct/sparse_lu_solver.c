@@ -15,7 +15,9 @@ typedef struct sparse_lu {
     char *permutation;    /* "permutation": None, SuiteSparse, METIS */
     st_component *ordering_method; /* "orderingMethod" link */
     int l_nnz;            /* "L_nnz" (output) */
-    bool verbose;         /* "verbose" (accepted) */
+    bool verbose;         /* "verbose" (ignored) */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
@@ -44,8 +46,9 @@ static const st_field sparse_lu_fields[] = {
             "COLAMDOrderingMethod); when unset, the one in this node, else 'permutation'"),
     ST_OUTPUT(sparse_lu, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the lower triangular matrix of the factorization"),
-    ST_BOOL(sparse_lu, verbose, "verbose", "false",
-            "Dump system state at each iteration (accepted, unused)"),
+    ST_IGNORED(sparse_lu, verbose, "verbose", ST_T_BOOL, bool, "false",
+               "Dump system state at each iteration"),
+    DIRECT_F_MATRIX_SOLVER(sparse_lu),
     ST_FIELD_END};
 
 static const char *umf_status_name(int s)

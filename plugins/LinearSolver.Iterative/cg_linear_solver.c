@@ -8,6 +8,8 @@
 typedef struct cg_solver {
     st_component base;
     char *template_name;   /* "template" */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
     unsigned iterations;   /* "iterations" */
     double tolerance;      /* "tolerance": on |r| / |b| */
     double threshold;      /* "threshold": on |p.Ap| */
@@ -37,6 +39,7 @@ static const st_field cg_fields[] = {
               "Number of iterations done by the last solve (settee)"),
     ST_OUTPUT(cg_solver, residual, "residual", ST_T_REAL, double,
               "Relative residual |r|/|b| at the end of the last solve (settee)"),
+    ITER_F_MATRIX_SOLVER(cg_solver),
     ST_FIELD_END};
 
 static st_status cg_init(st_component *self, st_error *err)

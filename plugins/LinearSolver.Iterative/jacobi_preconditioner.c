@@ -10,6 +10,8 @@ typedef struct jacobi_pre {
     st_system *sys;
     st_matrix *m;
     double *inv_diag;  /* 3 ndof, owned by the system */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
 } jacobi_pre;
 
 static st_status jacobi_bind(st_component *self, st_system *sys, st_error *err)
@@ -60,6 +62,8 @@ static const st_linsolver_ops jacobi_ops = {
     .solve = jacobi_solve,
 };
 
+static const st_field jacobi_fields[] = {ITER_F_MATRIX_SOLVER(jacobi_pre), ST_FIELD_END};
+
 const st_class jacobi_preconditioner_class = {
     .struct_size = sizeof(st_class),
     .name = "JacobiPreconditioner",
@@ -67,6 +71,7 @@ const st_class jacobi_preconditioner_class = {
     .description = "Linear solver inverting the diagonal of the assembled system (Jacobi "
                    "preconditioner)",
     .instance_size = sizeof(jacobi_pre),
+    .fields = jacobi_fields,
     .cleanup = jacobi_cleanup,
     .linsolver = &jacobi_ops,
 };

@@ -8,6 +8,8 @@
 typedef struct pcg_solver {
     st_component base;
     char *template_name;   /* "template" */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
     unsigned iterations;   /* "iterations" */
     double tolerance;      /* "tolerance": on r.z / b.b */
     bool use_precond;      /* "use_precond" */
@@ -35,6 +37,7 @@ static const st_field pcg_fields[] = {
               "Number of iterations done by the last solve (settee)"),
     ST_OUTPUT(pcg_solver, residual, "residual", ST_T_REAL, double,
               "r.z / b.b at the end of the last solve (settee)"),
+    ITER_F_MATRIX_SOLVER(pcg_solver),
     ST_FIELD_END};
 
 static st_status pcg_init(st_component *self, st_error *err)

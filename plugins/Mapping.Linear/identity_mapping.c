@@ -29,13 +29,13 @@ static const st_field identity_fields[] = {
      NULL, "Output object to map (a MechanicalObject or a visual model)", ST_F_REQUIRED, NULL,
      ST_LINK_ANY, 0.0, 0.0},
     ST_BOOL(identity_mapping, map_forces, "mapForces", "true",
-            "Are forces mapped ? (kept for compatibility)"),
-    ST_BOOL(identity_mapping, map_constraint, "mapConstraints", "true",
-            "Are constraints mapped ? (kept for compatibility)"),
+            "Are forces mapped ? (false into a MechanicalObject is not supported yet: an error)"),
+    ST_IGNORED(identity_mapping, map_constraint, "mapConstraints", ST_T_BOOL, bool, "true",
+               "Are constraints mapped ? (settee has no constraints to map)"),
     ST_BOOL(identity_mapping, map_masses, "mapMasses", "true",
-            "Are masses mapped ? (kept for compatibility)"),
-    ST_BOOL(identity_mapping, map_matrices, "mapMatrices", "false",
-            "Are matrix explicit mapped? (kept for compatibility)"),
+            "Are masses mapped ? (false into a MechanicalObject is not supported yet: an error)"),
+    ST_IGNORED(identity_mapping, map_matrices, "mapMatrices", ST_T_BOOL, bool, "false",
+               "Are matrix explicit mapped? (an identity mapping adds no geometric stiffness)"),
     ST_BOOL(identity_mapping, apply_rest_position, "applyRestPosition", "false",
             "set to true to apply this mapping to restPosition at init"),
     ST_FIELD_END};
@@ -74,6 +74,12 @@ static st_status identity_init(st_component *self, st_error *err)
     m->in = (st_mstate *)m->input;
     size_t n = m->in->position.n;
     if (is_mstate(m->output)) {
+        if (!m->map_forces || !m->map_masses)
+            return st_component_error(self, m->map_forces ? "mapMasses" : "mapForces", err,
+                                      ST_EINVAL,
+                                      "a mechanical mapping that does not map its %s is not "
+                                      "supported by settee yet",
+                                      m->map_forces ? "masses" : "forces");
         m->out = (st_mstate *)m->output;
         m->visual_pos = NULL;
         /* The output takes the input's size, positions and velocities. */

@@ -378,26 +378,16 @@ static const st_field dm_fields[] = {
     ST_BOOL(diagonal_mass, compute_mass_on_rest, "computeMassOnRest", "true",
             "If true, the mass of every element is computed based on the rest position rather "
             "than the position"),
-    ST_BOOL(diagonal_mass, show_gravity_center, "showGravityCenter", "false",
-            "Display the center of gravity of the system (kept; no drawing)"),
-    ST_REAL(diagonal_mass, show_axis_size, "showAxisSizeFactor", "1",
-            "Factor length of the axis displayed (only used for rigids; kept)"),
+    MASS_F_SHOW(diagonal_mass),
     ST_FIELD_EX(diagonal_mass, filename, "filename", ST_T_STRING, char *, NULL,
                 "Xsp3.0 file to specify the mass parameters (not supported: an error when set)",
                 0, "fileMass", 0.0, 0.0),
-    ST_BOOL(diagonal_mass, separate_gravity, "separateGravity", "false",
-            "add separately gravity to velocity computation"),
-    ST_REAL(diagonal_mass, rayleigh_mass, "rayleighMass", "0",
-            "Rayleigh damping - mass matrix coefficient"),
-    ST_REAL(diagonal_mass, rayleigh_stiffness, "rayleighStiffness", "0",
-            "Rayleigh damping - stiffness matrix coefficient"),
     ST_LINK(diagonal_mass, topology, "topology", ST_LINK_TOPOLOGY,
             "link to the topology container (default: the first topology found upward)"),
     ST_LINK(diagonal_mass, geometry_state, "geometryState", ST_LINK_STATE,
             "link to the MechanicalObject associated with the geometry (default: the "
             "topology's node's)"),
-    ST_LINK(diagonal_mass, mstate, "mstate", ST_LINK_STATE,
-            "MechanicalState used by this component"),
+    MASS_F_COMMON(diagonal_mass),
     ST_FIELD_END};
 
 const st_class st_diagonal_mass_class = {

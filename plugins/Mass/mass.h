@@ -24,4 +24,24 @@ st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **
  * vector; masses call it when their separateGravity field is true). */
 void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v, double dt);
 
+/* Field fragments every mass has (SOFA's BaseMass and ForceField data):
+ * separateGravity and rayleighMass act; rayleighStiffness is accepted and
+ * ignored, since a mass has no stiffness matrix for it to scale (as in
+ * SOFA). S is the mass's struct, with members of these names. */
+#define MASS_F_COMMON(S)                                                                          \
+    ST_BOOL(S, separate_gravity, "separateGravity", "false",                                      \
+            "add separately gravity to velocity computation"),                                    \
+        ST_REAL(S, rayleigh_mass, "rayleighMass", "0",                                            \
+                "Rayleigh damping - mass matrix coefficient"),                                    \
+        ST_IGNORED(S, rayleigh_stiffness, "rayleighStiffness", ST_T_REAL, double, "0",            \
+                   "Rayleigh damping - stiffness matrix coefficient (a mass has no stiffness "    \
+                   "for it to scale)"),                                                           \
+        ST_LINK(S, mstate, "mstate", ST_LINK_STATE, "MechanicalState used by this component")
+/* The display fields of SOFA's masses (settee does not draw). */
+#define MASS_F_SHOW(S)                                                                            \
+    ST_IGNORED(S, show_gravity_center, "showGravityCenter", ST_T_BOOL, bool, "false",             \
+               "display the center of gravity of the system"),                                    \
+        ST_IGNORED(S, show_axis_size, "showAxisSizeFactor", ST_T_REAL, double, "1",               \
+                   "factor length of the axis displayed (only used for rigids)")
+
 #endif

@@ -762,10 +762,7 @@ static const st_field mm_fields[] = {
     ST_BOOL(mesh_matrix_mass, compute_mass_on_rest, "computeMassOnRest", "false",
             "If true, the mass of every element is computed based on the rest position rather "
             "than the position"),
-    ST_BOOL(mesh_matrix_mass, show_gravity_center, "showGravityCenter", "false",
-            "display the center of gravity of the system (kept; no drawing)"),
-    ST_REAL(mesh_matrix_mass, show_axis_size, "showAxisSizeFactor", "1",
-            "factor length of the axis displayed (only used for rigids; kept)"),
+    MASS_F_SHOW(mesh_matrix_mass),
     ST_BOOL(mesh_matrix_mass, lumping, "lumping", "false",
             "boolean if you need to use a lumped mass matrix (c x vertexMass on the diagonal, "
             "c = 2 on surfaces, 2.5 on volumes)"),
@@ -775,19 +772,12 @@ static const st_field mm_fields[] = {
             "settee extension: use the exact consistent mass of trilinear hexahedra (positive "
             "definite) instead of SOFA's V/20 diagonal and V/40 edge coefficients, whose element "
             "matrix is indefinite (checkerboard eigenvalue -V/40); default false reproduces SOFA"),
-    ST_BOOL(mesh_matrix_mass, separate_gravity, "separateGravity", "false",
-            "add separately gravity to velocity computation"),
-    ST_REAL(mesh_matrix_mass, rayleigh_mass, "rayleighMass", "0",
-            "Rayleigh damping - mass matrix coefficient"),
-    ST_REAL(mesh_matrix_mass, rayleigh_stiffness, "rayleighStiffness", "0",
-            "Rayleigh damping - stiffness matrix coefficient"),
     ST_LINK(mesh_matrix_mass, topology, "topology", ST_LINK_TOPOLOGY,
             "link to the topology container (default: the first topology found upward)"),
     ST_LINK(mesh_matrix_mass, geometry_state, "geometryState", ST_LINK_STATE,
             "link to the MechanicalObject associated with the geometry (default: the "
             "topology's node's)"),
-    ST_LINK(mesh_matrix_mass, mstate, "mstate", ST_LINK_STATE,
-            "MechanicalState used by this component"),
+    MASS_F_COMMON(mesh_matrix_mass),
     ST_FIELD_END};
 
 const st_class st_mesh_matrix_mass_class = {

@@ -17,7 +17,7 @@ typedef struct uniform_mass {
     double rayleigh_mass;
     double rayleigh_stiffness;
     bool show_gravity_center, compute_mapping_inertia, show_initial_center, show_x0;
-    double show_axis_size_factor;
+    double show_axis_size;
     st_component *topology;   /* "topology" link */
     st_component *mstate;     /* "mstate" link */
     /* Set at init. */
@@ -33,36 +33,28 @@ static const st_field uniform_mass_fields[] = {
     ST_REAL(uniform_mass, total_mass, "totalMass", "1",
             "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
             "the default value is used: totalMass = 1.0"),
-    ST_STRING(uniform_mass, filename, "filename", "unused",
-              "rigid file to load the mass parameters (rigid templates only)"),
+    ST_IGNORED(uniform_mass, filename, "filename", ST_T_STRING, char *, "unused",
+               "rigid file to load the mass parameters (read for rigid templates only; settee's "
+               "states are Vec3d)"),
     ST_VEC2(uniform_mass, local_range, "localRange", "-1 -1",
             "optional range of local DOF indices. Any computation involving only indices outside "
             "of this range are discarded (useful for parallelization using mesh partitioning)"),
     ST_UINTS(uniform_mass, indices, "indices", NULL,
              "optional local DOF indices. Any computation involving only indices outside of this "
              "list are discarded"),
-    ST_BOOL(uniform_mass, preserve_total_mass, "preserveTotalMass", "false",
-            "Prevent totalMass from decreasing when removing particles."),
-    ST_BOOL(uniform_mass, separate_gravity, "separateGravity", "false",
-            "add separately gravity to velocity computation"),
-    ST_REAL(uniform_mass, rayleigh_mass, "rayleighMass", "0",
-            "Rayleigh damping - mass matrix coefficient"),
-    ST_REAL(uniform_mass, rayleigh_stiffness, "rayleighStiffness", "0",
-            "Rayleigh damping - stiffness matrix coefficient"),
-    ST_BOOL(uniform_mass, show_gravity_center, "showGravityCenter", "false",
-            "display the center of gravity of the system"),
-    ST_REAL(uniform_mass, show_axis_size_factor, "showAxisSizeFactor", "1",
-            "factor length of the axis displayed (only used for rigids)"),
-    ST_BOOL(uniform_mass, compute_mapping_inertia, "compute_mapping_inertia", "false",
-            "to be used if the mass is placed under a mapping"),
-    ST_BOOL(uniform_mass, show_initial_center, "showInitialCenterOfGravity", "false",
-            "display the initial center of gravity of the system"),
-    ST_BOOL(uniform_mass, show_x0, "showX0", "false",
-            "display the rest positions"),
+    ST_IGNORED(uniform_mass, preserve_total_mass, "preserveTotalMass", ST_T_BOOL, bool, "false",
+               "Prevent totalMass from decreasing when removing particles (settee has no "
+               "topological changes)"),
+    MASS_F_SHOW(uniform_mass),
+    ST_IGNORED(uniform_mass, compute_mapping_inertia, "compute_mapping_inertia", ST_T_BOOL, bool,
+               "false", "to be used if the mass is placed under a mapping (unused in SOFA too)"),
+    ST_IGNORED(uniform_mass, show_initial_center, "showInitialCenterOfGravity", ST_T_BOOL, bool,
+               "false", "display the initial center of gravity of the system"),
+    ST_IGNORED(uniform_mass, show_x0, "showX0", ST_T_BOOL, bool, "false",
+               "display the rest positions"),
     ST_LINK(uniform_mass, topology, "topology", ST_LINK_TOPOLOGY,
             "link to the topology container"),
-    ST_LINK(uniform_mass, mstate, "mstate", ST_LINK_STATE,
-            "MechanicalState used by this component"),
+    MASS_F_COMMON(uniform_mass),
     ST_FIELD_END};
 
 /* The indices (localRange, else every vertex) and the mass values. */

@@ -41,11 +41,10 @@ static const st_field euler_implicit_fields[] = {
     ST_BOOL(euler_implicit, trapezoidal, "trapezoidalScheme", "false",
             "Boolean to use the trapezoidal scheme instead of the implicit Euler scheme and get "
             "second order accuracy in time (false by default)"),
-    ST_BOOL(euler_implicit, solve_constraint, "solveConstraint", "false",
-            "Apply ConstraintSolver (requires a ConstraintSolver in the same node as this "
-            "solver, disabled by by default for now)"),
-    ST_BOOL(euler_implicit, thread_safe_visitor, "threadSafeVisitor", "false",
-            "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+    ST_IGNORED(euler_implicit, solve_constraint, "solveConstraint", ST_T_BOOL, bool, "false",
+               "Apply ConstraintSolver (requires a ConstraintSolver in the same node as this "
+               "solver; settee has none, so as in SOFA without one nothing is applied)"),
+    BACKWARD_F_THREAD_SAFE(euler_implicit),
     ST_BOOL(euler_implicit, compute_residual, "computeResidual", "false",
             "If true, the residual is computed at the end of the solving"),
     ST_FIELD_EX(euler_implicit, residual, "residual", ST_T_REAL, double,
@@ -59,9 +58,6 @@ static const st_field euler_implicit_fields[] = {
 static st_status ei_init(st_component *self, st_error *err)
 {
     euler_implicit *s = (euler_implicit *)self;
-    if (s->solve_constraint)
-        st_component_warn(self, "solveConstraint is set but settee has no constraint solver: "
-                                "no constraint correction is applied");
     ST_TRY(backward_linear_solver(self, s->linear_solver, &s->ls, err));
     s->residual = DBL_MAX;
     return ST_OK;

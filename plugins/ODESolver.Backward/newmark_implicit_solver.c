@@ -33,8 +33,7 @@ static const st_field newmark_fields[] = {
             "Newmark scheme gamma coefficient (0.5 for an unconditionally stable scheme)"),
     ST_REAL(newmark, beta, "beta", "0.25",
             "Newmark scheme beta coefficient (0.25 for an unconditionally stable scheme)"),
-    ST_BOOL(newmark, thread_safe_visitor, "threadSafeVisitor", "false",
-            "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+    BACKWARD_F_THREAD_SAFE(newmark),
     ST_LINK(newmark, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
             "Linear solver used by this component"),
     ST_FIELD_END};

@@ -20,7 +20,7 @@ static const st_field newton_fields[] = {
             "Threshold for the relative estimate difference criterion; <= 0 disables it"),
     ST_REAL(newton_raphson, p.abs_estimate, "absoluteEstimateDifferenceThreshold", "0",
             "Threshold for the absolute estimate difference criterion; <= 0 disables it"),
-    ST_UINT(newton_raphson, p.max_ls, "maxNbIterationsLineSearch", "5",
+    ST_UINT(newton_raphson, p.max_ls, "maxNbIterationsLineSearch", "1",
             "Maximum number of iterations of the line search method if it has not converged."),
     ST_REAL(newton_raphson, p.ls_coef, "lineSearchCoefficient", "0.5",
             "Line search coefficient"),

@@ -3,6 +3,8 @@
  * then v and x (with the new v). Needs diagonal masses. */
 #include <settee/settee.h>
 
+#include "forward.h"
+
 typedef struct central_diff {
     st_component base;
     double rayleigh_mass;      /* "rayleighMass" */
@@ -13,8 +15,7 @@ typedef struct central_diff {
 static const st_field central_diff_fields[] = {
     ST_REAL(central_diff, rayleigh_mass, "rayleighMass", "0",
             "Rayleigh damping coefficient related to mass"),
-    ST_BOOL(central_diff, thread_safe_visitor, "threadSafeVisitor", "false",
-            "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+    FORWARD_F_THREAD_SAFE(central_diff),
     ST_FIELD_END};
 
 static st_status cd_bind(st_component *self, st_system *sys, st_error *err)

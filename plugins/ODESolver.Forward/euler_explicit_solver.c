@@ -16,9 +16,7 @@ static const st_field euler_explicit_fields[] = {
     ST_BOOL(euler_explicit, symplectic, "symplectic", "true",
             "If true (default), the velocity is updated before the position (symplectic Euler); "
             "otherwise the position uses the velocity at the start of the step"),
-    ST_BOOL(euler_explicit, thread_safe_visitor, "threadSafeVisitor", "false",
-            "If true, do not use realloc and free visitors in fwdInteractionForceField (accepted, "
-            "no effect)"),
+    FORWARD_F_THREAD_SAFE(euler_explicit),
     ST_LINK(euler_explicit, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
             "Linear solver used when the mass matrix is not diagonal"),
     ST_FIELD_END};

@@ -24,10 +24,11 @@ typedef struct rest_shape_ff {
     st_array external_points;   /* "external_points" */
     bool recompute_indices;     /* "recompute_indices" */
     bool draw_spring;           /* "drawSpring" */
-    st_array spring_color;      /* "springColor" */
+    st_vec4 spring_color;       /* "springColor" */
     st_vec3 active_directions;  /* "activeDirections": non-zero = active */
     double rayleigh_stiffness;
     st_component *external_rest_shape;
+    st_component *mstate;       /* "mstate" */
     st_component *topology;
     st_mstate *ms, *ext;
 } rest_shape_ff;
@@ -198,25 +199,27 @@ static const st_field rs_fields[] = {
     ST_REALS(rest_shape_ff, stiffness, "stiffness", NULL,
              "stiffness values between the actual position and the rest shape position (one, or "
              "one per point; empty: 100)"),
-    ST_REALS(rest_shape_ff, angular_stiffness, "angularStiffness", NULL,
-             "angularStiffness assigned when controlling the rotation of the points (rigid "
-             "states only; kept)"),
-    ST_VEC3S(rest_shape_ff, pivot_points, "pivot_points", NULL,
-             "global pivot points used when translations instead of the rigid mass centers "
-             "(rigid states only; kept)"),
+    ST_IGNORED(rest_shape_ff, angular_stiffness, "angularStiffness", ST_T_REALS, st_array, NULL,
+               "angularStiffness assigned when controlling the rotation of the points (rigid "
+               "states only; settee's states are Vec3d)"),
+    ST_IGNORED(rest_shape_ff, pivot_points, "pivot_points", ST_T_VEC3S, st_array, NULL,
+               "global pivot points used when translations instead of the rigid mass centers "
+               "(rigid states only)"),
     ST_UINTS(rest_shape_ff, external_points, "external_points", NULL,
              "points from the external Mechanical State that define the rest shape springs"),
-    ST_BOOL(rest_shape_ff, recompute_indices, "recompute_indices", "true",
-            "Recompute indices (should be false for BBOX)"),
-    ST_BOOL(rest_shape_ff, draw_spring, "drawSpring", "false", "draw Spring (kept; no drawing)"),
-    ST_REALS(rest_shape_ff, spring_color, "springColor", "0 1 0 1",
-             "spring color (kept; no drawing)"),
+    ST_IGNORED(rest_shape_ff, recompute_indices, "recompute_indices", ST_T_BOOL, bool, "true",
+               "Recompute indices (should be false for BBOX); settee reads the current points "
+               "at every step, which gives the same springs unless points change"),
+    ST_IGNORED(rest_shape_ff, draw_spring, "drawSpring", ST_T_BOOL, bool, "false", "draw Spring"),
+    ST_FIELD_EX(rest_shape_ff, spring_color, "springColor", ST_T_RGBA, st_vec4, "0 1 0 1",
+                "spring color", ST_F_IGNORED, NULL, 0.0, 0.0),
     ST_VEC3(rest_shape_ff, active_directions, "activeDirections", "1 1 1",
             "Directions in which the spring is active (1) or not (0)"),
-    ST_REAL(rest_shape_ff, rayleigh_stiffness, "rayleighStiffness", "0",
-            "Rayleigh damping coefficient related to stiffness, > 0"),
+    SPRING_F_RAYLEIGH(rest_shape_ff),
     ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
             "rest_shape can be defined by the position of an external Mechanical State"),
+    ST_LINK(rest_shape_ff, mstate, "mstate", ST_LINK_STATE,
+            "MechanicalState used by this component (default: the node's)"),
     ST_LINK(rest_shape_ff, topology, "topology", ST_LINK_TOPOLOGY,
             "Link to be set to the topology container in the component graph"),
     ST_FIELD_END};

@@ -24,6 +24,7 @@ typedef struct spring_ff {
     st_array indices1;        /* "springsIndices1" (alias "indices1") */
     st_array indices2;        /* "springsIndices2" (alias "indices2") */
     double show_arrow_size;   /* "showArrowSize" */
+    char *file_springs;       /* "fileSprings": refused when set */
     int draw_mode;            /* "drawMode" */
     double rayleigh_stiffness;
     st_component *object1, *object2;
@@ -88,6 +89,12 @@ static st_status sff_init(st_component *self, st_error *err)
 {
     spring_ff *s = (spring_ff *)self;
     springs_free(&s->set);
+    if (s->file_springs && s->file_springs[0])
+        return st_component_error(self, "fileSprings", err, ST_EINVAL,
+                                  "loading springs from a file ('%s') is not supported by settee "
+                                  "yet: give them with spring, or springsIndices1/2 with "
+                                  "stiffness, damping and lengths",
+                                  s->file_springs);
     ST_TRY(link_state(self, s->object1, "object1", &s->set.ms1, err));
     ST_TRY(link_state(self, s->object2, "object2", &s->set.ms2, err));
 
@@ -220,12 +227,13 @@ static const st_field sff_fields[] = {
     ST_FIELD_EX(spring_ff, indices2, "springsIndices2", ST_T_UINTS, st_array, NULL,
                 "Indices of the second vertex of each spring, in object2", 0, "indices2", 0.0,
                 0.0),
-    ST_REAL(spring_ff, show_arrow_size, "showArrowSize", "0.01",
-            "size of the axis (kept; settee does not draw)"),
-    ST_INT(spring_ff, draw_mode, "drawMode", "0",
-           "The way springs will be drawn (kept; settee does not draw)"),
-    ST_REAL(spring_ff, rayleigh_stiffness, "rayleighStiffness", "0",
-            "Rayleigh damping coefficient related to stiffness, > 0"),
+    ST_IGNORED(spring_ff, show_arrow_size, "showArrowSize", ST_T_REAL, double, "0.01",
+               "size of the axis"),
+    ST_IGNORED(spring_ff, draw_mode, "drawMode", ST_T_INT, int, "0",
+               "The way springs will be drawn: 0 line, 1 cylinder, 2 arrow"),
+    ST_STRING(spring_ff, file_springs, "fileSprings", NULL,
+              "File of springs (SOFA's .xs3); not supported yet: an error when set"),
+    SPRING_F_RAYLEIGH(spring_ff),
     ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE,
             "First object associated to this spring set (default: the node's MechanicalObject)"),
     ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE,

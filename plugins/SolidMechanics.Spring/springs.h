@@ -35,6 +35,11 @@ void springs_add_dforce(spring_set *set, double *df, const double *dx, double kf
 void springs_add_k(spring_set *set, st_matrix *m, double kfactor);
 double springs_energy(const spring_set *set, const double *x);
 
+/* SOFA's ForceField data, shared by the spring force fields. */
+#define SPRING_F_RAYLEIGH(S)                                                                      \
+    ST_REAL(S, rayleigh_stiffness, "rayleighStiffness", "0",                                      \
+            "Rayleigh damping coefficient related to stiffness, > 0")
+
 extern const st_class spring_force_field_class;
 extern const st_class mesh_spring_force_field_class;
 extern const st_class rest_shape_springs_force_field_class;

@@ -4,11 +4,7 @@
 
 static const st_field grid_fields[] = {
     TOPO_F_POSITION(0),
-    TOPO_F_EDGES(ST_F_OUTPUT),
-    TOPO_F_TRIANGLES(ST_F_OUTPUT),
-    TOPO_F_QUADS(ST_F_OUTPUT),
-    TOPO_F_TETRAS(ST_F_OUTPUT),
-    TOPO_F_HEXAS(ST_F_OUTPUT),
+    TOPO_MESH_LISTS(ST_F_OUTPUT),
     TOPO_GRID_COMMON,
     ST_FIELD_END};
 

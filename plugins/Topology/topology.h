@@ -26,6 +26,9 @@ typedef struct topo {
     st_array tetrahedra; /* "tetrahedra" (alias "tetras") */
     st_array hexahedra;  /* "hexahedra" (alias "hexas") */
     st_array uv;         /* "uv" (alias "texcoords"), 2 reals per point */
+    st_array prisms;     /* "prisms", 6 indices each: refused when given */
+    st_array pyramids;   /* "pyramids", 5 indices each: refused when given */
+    char *filename;      /* "filename" (alias "fileTopology"): refused when given */
     st_component *src;   /* "src": a loader whose lists are copied when not given */
     bool compute_all_buffers;
     bool draw_edges, draw_triangles, draw_quads, draw_tetrahedra, draw_hexahedra;
@@ -33,6 +36,7 @@ typedef struct topo {
     unsigned nb_points;  /* "nbPoints" */
     bool check_topology; /* "checkTopology" */
     bool check_connexity;/* "checkConnexity" */
+    bool create_triangle_array, create_quad_array; /* ignored */
     /* Grids. */
     st_vec3 n;           /* "n": resolution per axis (integers) */
     int nx, ny, nz;      /* parse-only "nx ny nz" */

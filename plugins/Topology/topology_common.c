@@ -617,6 +617,14 @@ static st_status grid_fill_points(topo *t, st_error *err)
 st_status topo_init(st_component *self, st_error *err)
 {
     topo *t = (topo *)self;
+    if (t->filename && t->filename[0])
+        return st_component_error(self, "filename", err, ST_EINVAL,
+                                  "reading a topology from a file ('%s') is not supported by "
+                                  "settee yet: load the mesh with a loader and link it with src",
+                                  t->filename);
+    if (t->prisms.n || t->pyramids.n)
+        return st_component_error(self, t->prisms.n ? "prisms" : "pyramids", err, ST_EINVAL,
+                                  "prisms and pyramids are not supported by settee yet");
     if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
         if (t->kind == TOPO_REGULAR_GRID && t->cell_width < 0)
             return st_component_error(self, "cellWidth", err, ST_EINVAL,

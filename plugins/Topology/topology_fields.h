@@ -31,22 +31,38 @@
      "used for the lists the scene does not give",                                                \
      0, NULL, ST_LINK_LOADER, 0.0, 0.0}
 
-/* The MeshTopology fields every static container has. */
-#define TOPO_MESH_COMMON(flags)                                                                   \
-    TOPO_F_POSITION(flags), TOPO_F_EDGES(flags), TOPO_F_TRIANGLES(flags), TOPO_F_QUADS(flags),    \
-        TOPO_F_TETRAS(flags), TOPO_F_HEXAS(flags),                                                \
+/* SOFA's BaseMeshTopology "filename": every container has it. */
+#define TOPO_F_FILENAME                                                                           \
+    ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,                            \
+                "Filename of the mesh (not supported yet: an error when set; use a mesh loader "  \
+                "and src)",                                                                       \
+                0, "fileTopology", 0.0, 0.0)
+
+/* The MeshTopology fields every static container has, but position. */
+#define TOPO_MESH_LISTS(flags)                                                                    \
+    TOPO_F_EDGES(flags), TOPO_F_TRIANGLES(flags), TOPO_F_QUADS(flags), TOPO_F_TETRAS(flags),      \
+        TOPO_F_HEXAS(flags),                                                                      \
+        TOPO_ALIAS(prisms, "prisms", ST_T_UINTS, st_array,                                        \
+                   "List of prisms indices, 6 per prism (not supported yet: an error when given)",\
+                   NULL, flags),                                                                  \
+        TOPO_ALIAS(pyramids, "pyramids", ST_T_UINTS, st_array,                                    \
+                   "List of pyramids indices, 5 per pyramid (not supported yet: an error when "   \
+                   "given)",                                                                      \
+                   NULL, flags),                                                                  \
+        TOPO_F_FILENAME,                                                                          \
         TOPO_ALIAS(uv, "uv", ST_T_REALS, st_array,                                                \
                    "Texture coordinates, two reals per point", "texcoords", flags),               \
-        ST_BOOL(topo, compute_all_buffers, "computeAllBuffers", "false",                          \
-                "Compute the cross-element buffers at init instead of on demand"),                \
-        ST_BOOL(topo, draw_edges, "drawEdges", "false", "Display the edges (no-op headless)"),    \
-        ST_BOOL(topo, draw_triangles, "drawTriangles", "false",                                   \
-                "Display the triangles (no-op headless)"),                                        \
-        ST_BOOL(topo, draw_quads, "drawQuads", "false", "Display the quads (no-op headless)"),    \
-        ST_BOOL(topo, draw_tetrahedra, "drawTetrahedra", "false",                                 \
-                "Display the tetrahedra (no-op headless)"),                                       \
-        ST_BOOL(topo, draw_hexahedra, "drawHexahedra", "false",                                   \
-                "Display the hexahedra (no-op headless)")
+        ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",      \
+                   "Compute the cross-element buffers at init instead of on demand"),             \
+        TOPO_DRAW(draw_edges, "drawEdges", "edges"),                                              \
+        TOPO_DRAW(draw_triangles, "drawTriangles", "triangles"),                                  \
+        TOPO_DRAW(draw_quads, "drawQuads", "quads"),                                              \
+        TOPO_DRAW(draw_tetrahedra, "drawTetrahedra", "tetrahedra"),                               \
+        TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra")
+#define TOPO_DRAW(m, key, what)                                                                   \
+    ST_IGNORED(topo, m, key, ST_T_BOOL, bool, "false", "if true, draw the topology " what)
+/* MeshTopology's fields. */
+#define TOPO_MESH_COMMON(flags) TOPO_F_POSITION(flags), TOPO_MESH_LISTS(flags)
 
 /* GridTopology's own fields. */
 #define TOPO_GRID_COMMON                                                                          \
@@ -65,8 +81,8 @@
                 "Put true if the list of Lines is needed during init"),                           \
         ST_BOOL(topo, compute_point_list, "computePointList", "true",                             \
                 "Put true if the list of Points is needed during init"),                          \
-        ST_BOOL(topo, create_tex_coords, "createTexCoords", "false",                              \
-                "If set to true, virtual texture coordinates will be generated using 3D "         \
-                "interpolation (not done headless)")
+        ST_IGNORED(topo, create_tex_coords, "createTexCoords", ST_T_BOOL, bool, "false",          \
+                   "If set to true, virtual texture coordinates will be generated using 3D "      \
+                   "interpolation (texture coordinates serve drawing only)")
 
 #endif
