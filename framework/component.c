@@ -293,6 +293,13 @@ static st_status set_value(st_component *c, const char *key, const st_value *v, 
         ci->template_name = st_strdup(v->text);
         return ci->template_name ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     }
+    if (i < 0 && (!strcmp(key, "listening") || !strcmp(key, "tags") || !strcmp(key, "bbox"))) {
+        /* SOFA's BaseObject data with no effect on settee's results. */
+        st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
+                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee",
+                c->cls->name, key);
+        return ST_OK;
+    }
     if (i < 0 && !strcmp(key, "src")) {
         /* SOFA's src: link every same-named field of the source (at init). */
         if (v->kind != ST_VAL_SCALAR || v->text[0] != '@' || !v->text[1]) {
