@@ -341,7 +341,7 @@ int main(int argc, char **argv)
                 fixed ? fixed->n : 0);
         return 1;
     }
-    const size_t len = 3 * sys->nall;
+    const size_t len = sys->size_all;
     double *b = calloc(len, sizeof *b), *dv = calloc(len, sizeof *dv);
     int half = steps / 2;
     double *tt = calloc((size_t)half * 6, sizeof *tt);

@@ -5,6 +5,9 @@
 
 #include "internal.h"
 
+static const st_state_type *provisional_type(const st_component *c);
+static st_status template_changed(st_component *c, const st_state_type *old, st_error *err);
+
 static size_t count_fields(const st_field *t)
 {
     size_t n = 0;
@@ -13,13 +16,18 @@ static size_t count_fields(const st_field *t)
     return n;
 }
 
+/* A member appended to st_class after ABI 2.0 is read only when the
+ * plugin's class is large enough to hold it. */
+#define CLASS_HAS(cls, member)                                                                     \
+    ((cls)->struct_size >= offsetof(st_class, member) + sizeof((cls)->member) && (cls)->member)
+
 bool st__class_has_role(const st_class *cls, st_role role)
 {
     switch (role) {
     case ST_ROLE_ANY:
         return true;
     case ST_ROLE_STATE:
-        return cls == &st__mechanical_object_class;
+        return CLASS_HAS(cls, state);
     case ST_ROLE_FORCEFIELD:
         return cls->forcefield != NULL;
     case ST_ROLE_MASS:
@@ -45,6 +53,11 @@ bool st__class_has_role(const st_class *cls, st_role role)
 bool st_component_has_role(const st_component *c, st_role role)
 {
     return c && st__class_has_role(c->cls, role);
+}
+
+bool st__is_mstate(const st_component *c)
+{
+    return c && st__class_has_role(c->cls, ST_ROLE_STATE);
 }
 
 
@@ -129,6 +142,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
         return s;
     }
     n->objects[n->nobjects++] = c;
+    st__scene_touch(n->scene);
     *out = c;
     return ST_OK;
 }
@@ -270,22 +284,54 @@ static size_t field_names(const st_component *c, const char **out, size_t max)
     return k;
 }
 
-static bool is_vec3_template(const char *t)
+/* "Vec3d" or, for mappings, "Vec3d,Rigid3d": every part a known state type. */
+static const char *unknown_template_part(const char *t, char *part, size_t size)
 {
-    return !strcmp(t, "Vec3d") || !strcmp(t, "Vec3") || !strcmp(t, "Vec3Types") || !t[0];
+    const char *p = t;
+    do {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        snprintf(part, size, "%.*s", (int)len, p);
+        if (!st_state_type_find(part))
+            return part;
+        p = e ? e + 1 : NULL;
+    } while (p);
+    return NULL;
 }
 
+static st_status set_value_(st_component *c, const char *key, const st_value *v, bool from_scene,
+                            st_error *err);
+
+/* Sets a field; a change of "template" regroups the state vectors parsed
+ * before it. */
 static st_status set_value(st_component *c, const char *key, const st_value *v, bool from_scene,
                            st_error *err)
+{
+    if (strcmp(key, "template"))
+        return set_value_(c, key, v, from_scene, err);
+    const st_state_type *old = provisional_type(c);
+    ST_TRY(set_value_(c, key, v, from_scene, err));
+    return template_changed(c, old, err);
+}
+
+static st_status set_value_(st_component *c, const char *key, const st_value *v, bool from_scene,
+                            st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
     char path[ST_ERROR_PATH_MAX];
     int i = st__component_field_index(c, key);
     if (i < 0 && !strcmp(key, "template")) {
-        if (v->kind != ST_VAL_SCALAR || !is_vec3_template(v->text)) {
+        char part[64];
+        const char *bad = v->kind != ST_VAL_SCALAR ? "(list)" : !v->text[0] ? NULL
+                          : unknown_template_part(v->text, part, sizeof part);
+        if (bad) {
+            const char *names[32], *sugg[1];
+            size_t ns = st__suggest(bad, names, st__state_type_names(names, 32), sugg, 1);
+            char list[256];
             st__error_at(err, ST_ESCENE, v->mark,
-                         "%s: template '%s' is not supported (settee components are Vec3d)",
-                         c->cls->name, v->kind == ST_VAL_SCALAR ? v->text : "(list)");
+                         "%s: unknown template '%s'%s%s%s; state types are %s", c->cls->name, bad,
+                         ns ? " (did you mean '" : "", ns ? sugg[0] : "", ns ? "'?)" : "",
+                         st_state_type_list(list, sizeof list));
             st_error_set_path(err, st_component_path(c, path, sizeof path));
             return ST_ESCENE;
         }
@@ -424,9 +470,18 @@ void st_component_touch(st_component *c, const st_field *f)
 
 /* ---- links ---- */
 
+static bool is_real_tuples(st_type t)
+{
+    return t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS;
+}
+
 static bool types_compatible(st_type a, st_type b)
 {
     if (a == b)
+        return true;
+    /* Point lists of reals: a vec3[] and a state's coord[] or deriv[] (the
+     * copy checks that the scalars make whole points). */
+    if (is_real_tuples(a) && is_real_tuples(b))
         return true;
     /* Element lists of the same width are interchangeable (quads/tetrahedra). */
     return st_type_width(a) == st_type_width(b) && a >= ST_T_UINTS && a <= ST_T_HEXAS &&
@@ -570,12 +625,19 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     for (size_t i = 0; i < ci->nfields; i++)
         if (ci->fs[i].link && !ci->fs[i].parent)
             ST_TRY(resolve_one(c, i, err));
+    ci->has_links = false;
+    for (size_t i = 0; i < ci->nfields; i++)
+        ci->has_links = ci->has_links || ci->fs[i].parent != NULL;
+    if (c->node)
+        st__scene_touch(c->node->scene);
     return ST_OK;
 }
 
 st_status st_component_update_inputs(st_component *c, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
+    if (!ci->has_links)
+        return ST_OK;
     for (size_t i = 0; i < ci->nfields; i++) {
         st_fstate *fs = &ci->fs[i];
         if (!fs->parent)
@@ -606,8 +668,8 @@ st_status st_component_update_inputs(st_component *c, st_error *err)
         if (pc == fs->parent_counter)
             continue;
         const st_field *f = ci->fields[i];
-        st_status s = st__field_copy(f, (char *)c + f->offset, (char *)p + fs->parent_field->offset,
-                                     err);
+        st_status s = st__field_copy(f, (char *)c + f->offset, fs->parent_field,
+                                     (char *)p + fs->parent_field->offset, err);
         if (s != ST_OK)
             return st_component_error(c, f->name, err, s, "cannot copy '@%s': %s", fs->link,
                                       err->msg);
@@ -667,4 +729,199 @@ st_mstate *st_component_mstate(const st_component *c)
             return (st_mstate *)t;
     }
     return c->node ? st_node_mstate(c->node) : NULL;
+}
+
+/* ---- state types ---- */
+
+const st_state_type *st_component_state_type(const st_component *c)
+{
+    return c ? st__cinfo(c)->stype : NULL;
+}
+
+/* The type a component's state vectors are parsed with before the kernel
+ * resolves it: a state's "template" member, else the scene's template, else
+ * Vec3d. */
+static const st_state_type *provisional_type(const st_component *c)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    const char *name = st__is_mstate(c) ? ((const st_mstate *)c)->template_name
+                                        : ci->template_name;
+    char part[64];
+    if (name && strchr(name, ',')) {
+        snprintf(part, sizeof part, "%.*s", (int)(strchr(name, ',') - name), name);
+        name = part;
+    }
+    const st_state_type *t = name && name[0] ? st_state_type_find(name) : NULL;
+    return t ? t : &st_vec3d_type;
+}
+
+unsigned st__state_width(const st_component *c, st_type t)
+{
+    if (!c || !c->kernel)
+        return 1;
+    const st_state_type *st = st__cinfo(c)->stype;
+    if (!st)
+        st = provisional_type(c);
+    return t == ST_T_COORDS ? st->coord_size : st->deriv_size;
+}
+
+/* Components that work on a state type: states, classes that list their
+ * templates, and the roles that act on a state. */
+static bool is_typed(const st_class *k)
+{
+    return st__class_has_role(k, ST_ROLE_STATE) || CLASS_HAS(k, templates) || k->forcefield ||
+           k->mass || k->projective;
+}
+
+/* The state a component acts on: its first set link to a state, else its
+ * node's state. */
+static st_component *acted_state(const st_component *c)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        if (f->type == ST_T_LINK && f->link_kind == ST_LINK_STATE) {
+            st_component *t = *(st_component *const *)((const char *)c + f->offset);
+            if (t && st__is_mstate(t))
+                return t;
+        }
+    }
+    return c->node ? (st_component *)st_node_mstate(c->node) : NULL;
+}
+
+static bool class_supports(const st_class *k, const st_state_type *t)
+{
+    if (!CLASS_HAS(k, templates))
+        return t == &st_vec3d_type;
+    for (const char *const *p = k->templates; *p; p++)
+        if (st_state_type_find(*p) == t)
+            return true;
+    return false;
+}
+
+static void supported_list(const st_class *k, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (!CLASS_HAS(k, templates)) {
+        snprintf(buf, size, "Vec3d");
+        return;
+    }
+    for (const char *const *p = k->templates; *p && len < size; p++) {
+        int w = snprintf(buf + len, size - len, "%s%s", p == k->templates ? "" : ", ", *p);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Regroups c's state vectors, parsed as points of type from, into points
+ * of type to: the scene's scalars must make whole points; vectors the scene
+ * did not set hold one point (the type's identity, or zero) when they have
+ * a default; linked ones are left empty for the link's copy. */
+static st_status reshape_vectors(st_component *c, const st_state_type *from,
+                                 const st_state_type *to, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        if (f->type != ST_T_COORDS && f->type != ST_T_DERIVS)
+            continue;
+        st_array *a = (st_array *)((char *)c + f->offset);
+        bool coord = f->type == ST_T_COORDS;
+        unsigned wf = coord ? from->coord_size : from->deriv_size;
+        unsigned wt = coord ? to->coord_size : to->deriv_size;
+        if (ci->fs[i].link) {
+            ST_TRY(st_array_resize_width(a, wt, 0, err));
+            continue;
+        }
+        if (!ci->fs[i].set) {
+            ST_TRY(st_array_resize_width(a, wt, 0, err));
+            if (f->def && f->def[0]) {
+                ST_TRY(st_array_resize_width(a, wt, 1, err));
+                if (coord)
+                    memcpy(a->r, to->identity, wt * sizeof(double));
+            }
+            continue;
+        }
+        if (wf == wt)
+            continue;
+        size_t scalars = a->n * wf;
+        if (scalars % wt)
+            return st_component_error(c, f->name, err, ST_ESCENE,
+                                      "%zu values are not a whole number of %s %s (%u values each)",
+                                      scalars, to->name, coord ? "coordinates" : "derivatives", wt);
+        a->n = scalars / wt;
+        if (a->cap)
+            a->cap = a->cap * wf / wt;
+    }
+    return ST_OK;
+}
+
+/* After "template" changed before init: regroup the vectors already parsed. */
+static st_status template_changed(st_component *c, const st_state_type *old, st_error *err)
+{
+    const st_state_type *now = provisional_type(c);
+    if (st__cinfo(c)->stype || now == old)
+        return ST_OK;
+    return reshape_vectors(c, old, now, err);
+}
+
+static st_status shape_vectors(st_component *c, const st_state_type *t, st_error *err)
+{
+    ST_TRY(reshape_vectors(c, provisional_type(c), t, err));
+    st__cinfo(c)->stype = t;
+    return ST_OK;
+}
+
+st_status st__component_resolve_type(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    const st_class *k = c->cls;
+    if (ci->stype || !is_typed(k))
+        return ST_OK;
+    const st_state_type *t = NULL;
+    if (st__class_has_role(k, ST_ROLE_STATE)) {
+        if (k->state->resolve_type)
+            ST_TRY(k->state->resolve_type(c, &t, err));
+        if (!t)
+            t = &st_vec3d_type;
+        ((st_mstate *)c)->type = t;
+        return shape_vectors(c, t, err);
+    }
+    char list[256];
+    st_component *ms = acted_state(c);
+    if (ms && ms != c)
+        ST_TRY(st__component_resolve_type(ms, err));
+    const st_state_type *mt = ms ? st__cinfo(ms)->stype : NULL;
+    if (ci->template_name && ci->template_name[0]) {
+        char part[64];
+        const char *comma = strchr(ci->template_name, ',');
+        snprintf(part, sizeof part, "%.*s",
+                 comma ? (int)(comma - ci->template_name) : (int)strlen(ci->template_name),
+                 ci->template_name);
+        t = st_state_type_find(part);
+        if (t && mt && mt != t) {
+            char path[ST_ERROR_PATH_MAX];
+            return st_component_error(c, "template", err, ST_ESCENE,
+                                      "template %s does not match the %s state %s it acts on",
+                                      t->name, mt->name, st_component_path(ms, path, sizeof path));
+        }
+    } else if (mt) {
+        t = mt;
+    } else {
+        t = CLASS_HAS(k, templates) ? st_state_type_find(k->templates[0]) : &st_vec3d_type;
+    }
+    if (!t || !class_supports(k, t)) {
+        supported_list(k, list, sizeof list);
+        if (ms && !ci->template_name) {
+            char path[ST_ERROR_PATH_MAX];
+            return st_component_error(c, NULL, err, ST_ESCENE,
+                                      "%s does not support %s states (the state %s); it supports %s",
+                                      k->name, t ? t->name : "?",
+                                      st_component_path(ms, path, sizeof path), list);
+        }
+        return st_component_error(c, "template", err, ST_ESCENE,
+                                  "%s does not support template %s; it supports %s", k->name,
+                                  t ? t->name : "?", list);
+    }
+    return shape_vectors(c, t, err);
 }

@@ -42,7 +42,33 @@ static const type_info types[ST_T_TYPE_COUNT] = {
     [ST_T_HEXAS] = {"hexahedra", 8, SK_UINT, true, sizeof(unsigned)},
     [ST_T_STRINGS] = {"string[]", 1, SK_STRING, true, sizeof(char *)},
     [ST_T_LINK] = {"link", 1, SK_LINK, false, sizeof(st_component *)},
+    [ST_T_COORDS] = {"coord[]", 1, SK_REAL, true, sizeof(double)},
+    [ST_T_DERIVS] = {"deriv[]", 1, SK_REAL, true, sizeof(double)},
+    [ST_T_MASS] = {"mass", 11, SK_REAL, false, sizeof(double)},
 };
+
+static bool is_state_vec(st_type t) { return t == ST_T_COORDS || t == ST_T_DERIVS; }
+
+/* "Rigid3d coordinates" for messages about a state vector at dst. */
+static const char *state_vec_name(const st_field *f, const void *dst, char *buf, size_t size)
+{
+    const st_component *c = (const st_component *)((const char *)dst - f->offset);
+    const st_state_type *t = st_component_state_type(c);
+    snprintf(buf, size, "%s %s", t ? t->name : "state",
+             f->type == ST_T_COORDS ? "coordinates" : "derivatives");
+    return buf;
+}
+
+/* Scalars per tuple of the value at dst: the type's width, or for state
+ * vectors the width of the owning component's state type (dst is the member
+ * inside the component: the component starts f->offset bytes before). */
+static unsigned value_width(const st_field *f, const void *dst)
+{
+    if (!is_state_vec(f->type))
+        return st_type_width(f->type);
+    const st_component *c = (const st_component *)((const char *)dst - f->offset);
+    return st__state_width(c, f->type);
+}
 
 static const type_info *tinfo(st_type t)
 {
@@ -280,12 +306,25 @@ void st_array_free(st_array *a, st_type t)
     array_free_data(a, t);
 }
 
+static st_status array_resize(st_array *a, st_type t, size_t tuple, size_t n, st_error *err);
+
 st_status st_array_resize(st_array *a, st_type t, size_t n, st_error *err)
 {
     const type_info *ti = tinfo(t);
     if (!ti || !ti->array)
         return st_error_set(err, ST_EINVAL, "st_array_resize: not an array type");
-    size_t tuple = ti->width * ti->esize;
+    return array_resize(a, t, ti->width * ti->esize, n, err);
+}
+
+st_status st_array_resize_width(st_array *a, unsigned width, size_t n, st_error *err)
+{
+    if (!width)
+        return st_error_set(err, ST_EINVAL, "st_array_resize_width: width 0");
+    return array_resize(a, ST_T_REALS, width * sizeof(double), n, err);
+}
+
+static st_status array_resize(st_array *a, st_type t, size_t tuple, size_t n, st_error *err)
+{
     if (a->cap == 0 && a->p) { /* borrowed: only its own size fits */
         if (n == a->n)
             return ST_OK;
@@ -404,11 +443,39 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
     return ST_OK;
 }
 
+/* ---- masses ---- */
+
+/* "m" (volume 1, identity inertia) or "m volume I00 ... I22". */
+static st_status parse_mass(const st_field *f, const tokens *ts, const st_value *v, void *dst,
+                            st_error *err)
+{
+    if (ts->n != 1 && ts->n != 11)
+        return st__error_at(err, ST_EPARSE, v->mark,
+                            "field '%s' expects a mass: one real, or (rigid bodies) the mass, "
+                            "the volume and a 3x3 inertia matrix (11 reals), got %zu values",
+                            f->name, ts->n);
+    st_mass_value m = {0.0, 1.0, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+    double *p = &m.mass;
+    for (size_t i = 0; i < ts->n; i++)
+        ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], i == 0 ? p : i == 1 ? &m.volume
+                                                                    : &m.inertia[i - 2], err));
+    memcpy(dst, &m, sizeof m);
+    return ST_OK;
+}
+
+/* True when a mass has the default volume and inertia (printed as one value). */
+static bool mass_is_plain(const st_mass_value *m)
+{
+    static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    return m->volume == 1.0 && !memcmp(m->inertia, id, sizeof id);
+}
+
 /* ---- public entry points ---- */
 
 static st_status parse_tokens(const st_field *f, const type_info *ti, const tokens *ts,
                               const st_value *v, void *dst, st_error *err)
 {
+    const unsigned width = value_width(f, dst);
     if (!ti->array) {
         if (ti->width == 1) {
             if (ts->n != 1)
@@ -426,6 +493,8 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
         }
         if (f->type == ST_T_RGBA)
             return parse_rgba(f, ts, v, dst, err);
+        if (f->type == ST_T_MASS)
+            return parse_mass(f, ts, v, dst, err);
         if (ts->n != ti->width)
             return st__error_at(err, ST_EPARSE, v->mark,
                                 "field '%s' expects %u reals (%s), got %zu value%s", f->name,
@@ -437,11 +506,13 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
         return ST_OK;
     }
     /* Arrays: check tuple structure. */
-    if (ts->n % ti->width)
+    char tn[64];
+    if (ts->n % width)
         return st__error_at(err, ST_EPARSE, v->mark,
                             "field '%s' expects %s: a multiple of %u values, got %zu", f->name,
-                            ti->name, ti->width, ts->n);
-    if (ts->nested && ti->width > 1) {
+                            is_state_vec(f->type) ? state_vec_name(f, dst, tn, sizeof tn) : ti->name,
+                            width, ts->n);
+    if (ts->nested && width > 1) {
         /* Each inner list is one tuple. */
         size_t i = 0;
         while (i < ts->n) {
@@ -449,17 +520,17 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
             size_t j = i;
             while (j < ts->n && ts->t[j].group == g)
                 j++;
-            if (g < 0 || j - i != ti->width)
+            if (g < 0 || j - i != width)
                 return st__error_at(err, ST_EPARSE, ts->t[i].mark,
                                     "field '%s' expects %s: each inner list holds %u values",
-                                    f->name, ti->name, ti->width);
+                                    f->name, ti->name, width);
             i = j;
         }
     }
     st_array tmp = {{NULL}, 0, 0};
-    size_t n = ts->n / ti->width;
+    size_t n = ts->n / width;
     if (n) {
-        tmp.p = st_calloc(n, ti->width * ti->esize);
+        tmp.p = st_calloc(n, width * ti->esize);
         if (!tmp.p)
             return st_error_set(err, ST_ENOMEM, "out of memory");
         tmp.cap = n;
@@ -483,7 +554,7 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
                                 f->name, a->n, n);
         }
         if (n)
-            memcpy(a->p, tmp.p, n * ti->width * ti->esize);
+            memcpy(a->p, tmp.p, n * width * ti->esize);
         array_free_data(&tmp, f->type);
         return ST_OK;
     }
@@ -553,7 +624,8 @@ st_status st__field_set_default(const st_field *f, void *dst, st_error *err)
     return s;
 }
 
-st_status st__field_copy(const st_field *f, void *dst, const void *src, st_error *err)
+st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const void *src,
+                         st_error *err)
 {
     const type_info *ti = tinfo(f->type);
     if (!ti)
@@ -589,9 +661,17 @@ st_status st__field_copy(const st_field *f, void *dst, const void *src, st_error
         }
         return ST_OK;
     }
-    ST_TRY(st_array_resize(d, f->type, a->n, err));
-    if (a->n)
-        memcpy(d->p, a->p, a->n * ti->width * ti->esize);
+    /* Real arrays of different widths (a vec3[] into a state's coord[])
+     * copy their scalars when they make whole tuples. */
+    unsigned dw = value_width(f, dst), sw = sf ? value_width(sf, src) : dw;
+    size_t scalars = a->n * sw;
+    if (scalars % dw)
+        return st_error_set(err, ST_EPARSE,
+                            "%zu values are not a whole number of tuples of %u for field '%s'",
+                            scalars, dw, f->name);
+    ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
+    if (scalars)
+        memcpy(d->p, a->p, scalars * ti->esize);
     return ST_OK;
 }
 
@@ -650,6 +730,10 @@ const char *st__field_format(const st_field *f, const void *src, char *buf, size
             append(buf, size, &len, "@%s", c->name);
         return buf;
     }
+    if (f->type == ST_T_MASS && mass_is_plain(src)) {
+        format_scalar(SK_REAL, src, buf, size, &len);
+        return buf;
+    }
     if (!ti->array) {
         for (unsigned i = 0; i < ti->width; i++) {
             if (i)
@@ -659,7 +743,7 @@ const char *st__field_format(const st_field *f, const void *src, char *buf, size
         return buf;
     }
     const st_array *a = src;
-    for (size_t i = 0; i < a->n * ti->width && len < size; i++) {
+    for (size_t i = 0; i < a->n * value_width(f, src) && len < size; i++) {
         if (i)
             append(buf, size, &len, " ");
         format_scalar(ti->sk, (const char *)a->p + i * ti->esize, buf, size, &len);

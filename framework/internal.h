@@ -62,6 +62,8 @@ typedef struct st_cinfo {
     st_mark src_mark;
     bool src_done;                /* src's links were made */
     unsigned plugin_index;        /* registry entry's plugin (for messages) */
+    const st_state_type *stype;   /* resolved state type; NULL before (state vectors flat) */
+    bool has_links;               /* some data field reads another component's */
 } st_cinfo;
 
 static inline st_cinfo *st__cinfo(const st_component *c) { return (st_cinfo *)c->kernel; }
@@ -87,7 +89,10 @@ st_status st__field_set_default(const st_field *f, void *dst, st_error *err);
 /* Frees what a field owns. */
 void st__field_free(const st_field *f, void *dst);
 /* Copies src into dst (both of f's type). */
-st_status st__field_copy(const st_field *f, void *dst, const void *src, st_error *err);
+/* Copies src (a value of field sf, which may be NULL: same as f) into dst
+ * (a value of f); real arrays of different widths copy whole tuples. */
+st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const void *src,
+                         st_error *err);
 /* Formats a field value as scene text into buf (truncated with "..."). */
 const char *st__field_format(const st_field *f, const void *src, char *buf, size_t size);
 
@@ -118,6 +123,13 @@ st_status st__component_resolve_links(st_component *c, st_error *err);
 /* Runs an engine's update when one of its inputs changed. */
 st_status st__engine_refresh(st_component *c, st_error *err);
 bool st__class_has_role(const st_class *cls, st_role role);
+/* Resolves c's state type (st_class.templates, "template", its state) and
+ * reshapes its state vectors into points; idempotent. */
+st_status st__component_resolve_type(st_component *c, st_error *err);
+/* Scalars per point of a state vector field of c (1 before resolution). */
+unsigned st__state_width(const st_component *c, st_type t);
+/* Names and aliases of every state type, for suggestions. */
+size_t st__state_type_names(const char **out, size_t max);
 
 /* ---- nodes ---- */
 struct st_node {
@@ -181,7 +193,14 @@ struct st_scene {
     st_component *loop;           /* the animation loop */
     bool initialised;
     unsigned long steps;
+    unsigned long graph_version;  /* bumped when components, nodes or links change */
 };
+/* Marks the scene's graph as changed (lists built from it are stale). */
+static inline void st__scene_touch(st_scene *s)
+{
+    if (s)
+        s->graph_version++;
+}
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
 const char *st__scene_intern(st_scene *s, const char *file);
 /* Loads a plugin named by a RequiredPlugin component (kernel built-in). */
@@ -213,6 +232,7 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__required_plugin_class;
+/* True when c plays the state role (its instance begins with st_mstate). */
 bool st__is_mstate(const st_component *c);
 
 /* ---- matrix assembly (framework/matrix.c) ---- */

@@ -1,5 +1,7 @@
-/* matrix.c - assembly of mf M + bf B + kf K into block (3x3) compressed
- * sparse rows, with projective constraints applied.
+/* matrix.c - assembly of mf M + bf B + kf K into point-block compressed
+ * sparse rows (derivative space: a block couples two points and has their
+ * derivative sizes, 3x3 between Vec3d points, 6x6 between Rigid3d points),
+ * with projective constraints applied.
  *
  * Design: "recorded call sequence". The first st_matrix_assemble records
  * every st_matrix_add_block / st_matrix_add_diag / st_matrix_project_dof
@@ -12,11 +14,17 @@
  * is redone in recording mode, the pattern rebuilt and pattern_version
  * bumped.
  *
- * Storage: the values of block row br live in scalar CSR order, so that the
- * scalar view st_matrix_csr() is the storage itself (no copy): scalar row
- * 3 br + i holds, for each block k of the block row, the three entries of
- * the block's row i. The block starts at base(k) = 9 rowptr_b[br] + 3 (k -
- * rowptr_b[br]) and its rows are stride(br) = 3 len(br) apart.
+ * Calls name points by the scalar index of their first derivative
+ * component (ms->doffset + deriv_size * i), so replay compares two integers
+ * as before, whatever the sizes.
+ *
+ * Storage: the values of block row p (point p, d(p) scalar rows) live in
+ * scalar CSR order, so that the scalar view st_matrix_csr() is the storage
+ * itself (no copy): each scalar row of the block row holds, for each block
+ * of the row, that block's row. Block k starts at bbase[k] and its rows are
+ * W(p) = (sum of the row's block widths) apart, which is also the length of
+ * each scalar row (rowptr[r + 1] - rowptr[r]). With only Vec3d states this
+ * is the 3x3 layout of ABI 1, value for value.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -35,15 +43,22 @@ enum { CALL_BLOCK = 0, CALL_DIAG, CALL_PROJECT };
 
 typedef struct mcall {
     int kind;      /* CALL_* */
-    unsigned row;  /* block row (vertex) */
-    unsigned col;  /* block column; the axis for CALL_PROJECT */
+    unsigned row;  /* first scalar row of the block (a point's doffset) */
+    unsigned col;  /* first scalar column of the block; the axis for CALL_PROJECT */
 } mcall;
+
+/* Largest point derivative (Rigid3d): recorded values per call. */
+#define MAXD 6
+#define MAXB (MAXD * MAXD)
 
 enum { MODE_RECORD = 0, MODE_REPLAY };
 
 struct st_matrix {
     st_system *sys;
-    size_t nb;                 /* block rows = ndof */
+    size_t nb;                 /* block rows = points of the independent states */
+    int *poff;                 /* nb + 1: first scalar of each point */
+    unsigned char *pdim;       /* nb: derivative size of each point */
+    int *point_at;             /* n: the point a scalar belongs to */
     /* The system's components, scene order (borrowed). */
     st_component **masses, **ffs, **projs;
     size_t nmass, nff, nproj;
@@ -54,10 +69,11 @@ struct st_matrix {
     int *bcol;                 /* nblocks: block column of each block */
     int *btrans;               /* nblocks: index of the transposed block */
     int *bdiag;                /* nb: index of the diagonal block of each row */
+    size_t *bbase;             /* nblocks: index in values of each block's first entry */
 
     /* Scalar CSR view (the storage of the values). */
     size_t n, nnz;
-    int *rowptr;               /* 3 nb + 1 */
+    int *rowptr;               /* n + 1 */
     int *colind;               /* nnz */
     double *values;            /* nnz */
     unsigned long pattern_version;
@@ -66,16 +82,17 @@ struct st_matrix {
     mcall *calls;
     size_t ncalls, capcalls;
     size_t *slot;              /* per call: base index in values (blocks, diag) */
-    double *recvals;           /* recording only: 9 values per call */
+    double *recvals;           /* recording only: MAXB values per call */
     size_t caprec;
     size_t cursor;             /* next call in replay */
     int mode;
     bool recorded;             /* a pattern exists */
     bool mismatch;             /* replay met a different call */
     bool failed;               /* recording ran out of memory */
-    bool out_of_range;         /* a call named a vertex beyond ndof */
+    bool out_of_range;         /* a call named a point outside the independent states */
     const st_component *current; /* the component being assembled */
     const st_component *offender;
+    const st_mstate *bad_state;
     size_t bad_index;
 };
 
@@ -140,15 +157,35 @@ st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err)
     *out = NULL;
     if (!sys)
         return st_error_set(err, ST_EINVAL, "st_matrix_create: no mechanical system");
-    if (sys->ndof > (size_t)INT_MAX / 3)
-        return st_error_set(err, ST_EINVAL, "system too large for matrix assembly (%zu vertices)",
-                            sys->ndof);
+    if (sys->size > (size_t)INT_MAX / MAXD)
+        return st_error_set(err, ST_EINVAL, "system too large for matrix assembly (%zu values)",
+                            sys->size);
     st_matrix *m = st_calloc(1, sizeof *m);
     if (!m)
         return st_error_set(err, ST_ENOMEM, "out of memory creating a system matrix");
     m->sys = sys;
     m->nb = sys->ndof;
-    m->n = 3 * m->nb;
+    m->n = sys->size;
+    m->poff = st_malloc((m->nb + 1) * sizeof *m->poff);
+    m->pdim = st_malloc((m->nb ? m->nb : 1) * sizeof *m->pdim);
+    m->point_at = st_malloc((m->n ? m->n : 1) * sizeof *m->point_at);
+    if (!m->poff || !m->pdim || !m->point_at) {
+        st_matrix_destroy(&m);
+        return st_error_set(err, ST_ENOMEM, "out of memory creating a system matrix");
+    }
+    /* Points of the independent states, in the derivative layout. */
+    size_t p = 0;
+    for (size_t k = 0; k < sys->nindep; k++) {
+        const st_mstate *ms = sys->states[k];
+        unsigned d = ms->type->deriv_size;
+        for (size_t i = 0; i < ms->n && p < m->nb; i++, p++) {
+            m->poff[p] = (int)(ms->doffset + d * i);
+            m->pdim[p] = (unsigned char)d;
+            for (unsigned a = 0; a < d; a++)
+                m->point_at[ms->doffset + d * i + a] = (int)p;
+        }
+    }
+    m->poff[m->nb] = (int)m->n;
     st_status s;
     if ((s = gather(sys, ST_ROLE_MASS, &m->masses, &m->nmass, err)) != ST_OK ||
         (s = gather(sys, ST_ROLE_FORCEFIELD, &m->ffs, &m->nff, err)) != ST_OK ||
@@ -166,11 +203,13 @@ static void free_pattern(st_matrix *m)
     st_free(m->bcol);
     st_free(m->btrans);
     st_free(m->bdiag);
+    st_free(m->bbase);
     st_free(m->rowptr);
     st_free(m->colind);
     st_free(m->values);
     st_free(m->slot);
     m->browptr = m->bcol = m->btrans = m->bdiag = m->rowptr = m->colind = NULL;
+    m->bbase = NULL;
     m->values = NULL;
     m->slot = NULL;
     m->nblocks = m->nnz = 0;
@@ -188,6 +227,9 @@ void st_matrix_destroy(st_matrix **pm)
     st_free(m->masses);
     st_free(m->ffs);
     st_free(m->projs);
+    st_free(m->poff);
+    st_free(m->pdim);
+    st_free(m->point_at);
     st_free(m);
     *pm = NULL;
 }
@@ -210,7 +252,7 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
     }
     if (m->ncalls >= m->caprec) {
         size_t cap = m->caprec ? 2 * m->caprec : 256;
-        double *r = st_realloc(m->recvals, cap * 9 * sizeof *r);
+        double *r = st_realloc(m->recvals, cap * MAXB * sizeof *r);
         if (!r) {
             m->failed = true;
             return;
@@ -222,20 +264,23 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
     c->kind = kind;
     c->row = (unsigned)row;
     c->col = (unsigned)col;
-    double *r = m->recvals + 9 * m->ncalls;
+    double *r = m->recvals + MAXB * m->ncalls;
     for (int i = 0; i < nv; i++)
         r[i] = vals[i];
     m->ncalls++;
 }
 
-static bool check_range(st_matrix *m, size_t row, size_t col)
+/* Point i of ms must be a point of the system's independent states. */
+static bool check_point(st_matrix *m, const st_mstate *ms, size_t i)
 {
-    if (row < m->nb && col < m->nb)
+    if (ms && ms->system == m->sys && !ms->mapped && i < ms->n &&
+        ms->doffset + (size_t)ms->type->deriv_size * (i + 1) <= m->n)
         return true;
     if (!m->out_of_range) {
         m->out_of_range = true;
         m->offender = m->current;
-        m->bad_index = row >= m->nb ? row : col;
+        m->bad_state = ms;
+        m->bad_index = i;
     }
     return false;
 }
@@ -257,85 +302,98 @@ static bool replay_match(st_matrix *m, int kind, size_t row, size_t col)
     return true;
 }
 
+/* Clears scalar row and column r0 + axis of point v, diagonal 1. */
 static void apply_project(st_matrix *m, size_t v, unsigned axis)
 {
     double *val = m->values;
+    size_t r = (size_t)m->poff[v] + axis;
+    size_t rb = (size_t)m->rowptr[r], re = (size_t)m->rowptr[r + 1];
+    for (size_t j = rb; j < re; j++)
+        val[j] = 0.0;
+    /* Column r: in each block (q, v), the transposes of row v's blocks. */
     int b0 = m->browptr[v], b1 = m->browptr[v + 1];
-    size_t stride = 3 * (size_t)(b1 - b0);
-    size_t rowbase = 9 * (size_t)b0 + axis * stride;
-    /* Row 3 v + axis. */
-    for (size_t j = 0; j < stride; j++)
-        val[rowbase + j] = 0.0;
-    /* Column 3 v + axis: in each block (r, v), the transposes of row v's blocks. */
     for (int k = b0; k < b1; k++) {
         int t = m->btrans[k];
-        int r = m->bcol[k];
-        int rb = m->browptr[r];
-        size_t rstride = 3 * (size_t)(m->browptr[r + 1] - rb);
-        size_t base = 9 * (size_t)rb + 3 * (size_t)(t - rb) + axis;
-        val[base] = 0.0;
-        val[base + rstride] = 0.0;
-        val[base + 2 * rstride] = 0.0;
+        size_t q = (size_t)m->bcol[k];
+        size_t stride = (size_t)(m->rowptr[m->poff[q] + 1] - m->rowptr[m->poff[q]]);
+        size_t base = m->bbase[t] + axis;
+        for (unsigned a = 0; a < m->pdim[q]; a++)
+            val[base + a * stride] = 0.0;
     }
-    int d = m->bdiag[v];
-    val[9 * (size_t)b0 + axis * stride + 3 * (size_t)(d - b0) + axis] = 1.0;
+    size_t stride = re - rb;
+    val[m->bbase[m->bdiag[v]] + axis * stride + axis] = 1.0;
 }
 
-void st_matrix_add_block(st_matrix *m, size_t row, size_t col, const double b[9])
+/* Adds a da x db block (row-major) at values + base, rows stride apart. */
+static inline void add_values(double *v, size_t stride, const double *b, unsigned da, unsigned db)
 {
-    if (!check_range(m, row, col))
+    if (da == 3 && db == 3) {
+        v[0] += b[0];
+        v[1] += b[1];
+        v[2] += b[2];
+        v += stride;
+        v[0] += b[3];
+        v[1] += b[4];
+        v[2] += b[5];
+        v += stride;
+        v[0] += b[6];
+        v[1] += b[7];
+        v[2] += b[8];
         return;
+    }
+    for (unsigned a = 0; a < da; a++, v += stride, b += db)
+        for (unsigned c = 0; c < db; c++)
+            v[c] += b[c];
+}
+
+void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b,
+                         size_t j, const double *blk)
+{
+    if (!check_point(m, a, i) || !check_point(m, b, j))
+        return;
+    unsigned da = a->type->deriv_size, db = b->type->deriv_size;
+    size_t row = a->doffset + (size_t)da * i, col = b->doffset + (size_t)db * j;
     if (m->mode == MODE_RECORD) {
-        record(m, CALL_BLOCK, row, col, b, 9);
+        record(m, CALL_BLOCK, row, col, blk, (int)(da * db));
         return;
     }
     if (!replay_match(m, CALL_BLOCK, row, col))
         return;
     size_t base = m->slot[m->cursor++];
-    size_t stride = 3 * (size_t)(m->browptr[row + 1] - m->browptr[row]);
-    double *v = m->values + base;
-    v[0] += b[0];
-    v[1] += b[1];
-    v[2] += b[2];
-    v += stride;
-    v[0] += b[3];
-    v[1] += b[4];
-    v[2] += b[5];
-    v += stride;
-    v[0] += b[6];
-    v[1] += b[7];
-    v[2] += b[8];
+    add_values(m->values + base, (size_t)(m->rowptr[row + 1] - m->rowptr[row]), blk, da, db);
 }
 
-void st_matrix_add_diag(st_matrix *m, size_t vertex, double d)
+void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d)
 {
-    if (!check_range(m, vertex, vertex))
+    if (!check_point(m, ms, i))
         return;
+    unsigned dd = ms->type->deriv_size;
+    size_t row = ms->doffset + (size_t)dd * i;
     if (m->mode == MODE_RECORD) {
-        record(m, CALL_DIAG, vertex, vertex, &d, 1);
+        record(m, CALL_DIAG, row, row, &d, 1);
         return;
     }
-    if (!replay_match(m, CALL_DIAG, vertex, vertex))
+    if (!replay_match(m, CALL_DIAG, row, row))
         return;
     size_t base = m->slot[m->cursor++];
-    size_t stride = 3 * (size_t)(m->browptr[vertex + 1] - m->browptr[vertex]);
-    m->values[base] += d;
-    m->values[base + stride + 1] += d;
-    m->values[base + 2 * stride + 2] += d;
+    size_t stride = (size_t)(m->rowptr[row + 1] - m->rowptr[row]);
+    for (unsigned a = 0; a < dd; a++)
+        m->values[base + a * stride + a] += d;
 }
 
-void st_matrix_project_dof(st_matrix *m, size_t vertex, unsigned axis)
+void st_matrix_project_dof(st_matrix *m, const st_mstate *ms, size_t i, unsigned axis)
 {
-    if (axis > 2 || !check_range(m, vertex, vertex))
+    if (!ms || axis >= ms->type->deriv_size || !check_point(m, ms, i))
         return;
+    size_t row = ms->doffset + (size_t)ms->type->deriv_size * i;
     if (m->mode == MODE_RECORD) {
-        record(m, CALL_PROJECT, vertex, axis, NULL, 0);
+        record(m, CALL_PROJECT, row, axis, NULL, 0);
         return;
     }
-    if (!replay_match(m, CALL_PROJECT, vertex, axis))
+    if (!replay_match(m, CALL_PROJECT, row, axis))
         return;
     m->cursor++;
-    apply_project(m, vertex, axis);
+    apply_project(m, (size_t)m->point_at[row], axis);
 }
 
 /* ---- pattern ---- */
@@ -368,7 +426,7 @@ static st_status build_pattern(st_matrix *m, st_error *err)
 {
     size_t nb = m->nb;
     free_pattern(m);
-    /* Candidate entries per row: the diagonal, each call and its transpose. */
+    /* Candidate entries per point row: the diagonal, each call and its transpose. */
     size_t *cnt = st_calloc(nb + 1, sizeof *cnt);
     if (!cnt)
         goto nomem;
@@ -377,8 +435,8 @@ static st_status build_pattern(st_matrix *m, st_error *err)
     for (size_t i = 0; i < m->ncalls; i++) {
         const mcall *c = &m->calls[i];
         if (c->kind == CALL_BLOCK && c->row != c->col) {
-            cnt[c->row + 1]++;
-            cnt[c->col + 1]++;
+            cnt[m->point_at[c->row] + 1]++;
+            cnt[m->point_at[c->col] + 1]++;
         }
     }
     for (size_t r = 0; r < nb; r++)
@@ -398,8 +456,9 @@ static st_status build_pattern(st_matrix *m, st_error *err)
     for (size_t i = 0; i < m->ncalls; i++) {
         const mcall *c = &m->calls[i];
         if (c->kind == CALL_BLOCK && c->row != c->col) {
-            tmp[fill[c->row]++] = (int)c->col;
-            tmp[fill[c->col]++] = (int)c->row;
+            int pr = m->point_at[c->row], pc = m->point_at[c->col];
+            tmp[fill[pr]++] = pc;
+            tmp[fill[pc]++] = pr;
         }
     }
     st_free(fill);
@@ -410,20 +469,23 @@ static st_status build_pattern(st_matrix *m, st_error *err)
         st_free(cnt);
         goto nomem;
     }
-    size_t w = 0;
+    size_t w = 0, nnz = 0;
     m->browptr[0] = 0;
     for (size_t r = 0; r < nb; r++) {
         size_t a = cnt[r], b = cnt[r + 1];
         qsort(tmp + a, b - a, sizeof *tmp, cmp_int);
         for (size_t k = a; k < b; k++)
-            if (k == a || tmp[k] != tmp[k - 1])
+            if (k == a || tmp[k] != tmp[k - 1]) {
+                nnz += (size_t)m->pdim[r] * m->pdim[tmp[k]];
                 tmp[w++] = tmp[k];
-        if (w > (size_t)INT_MAX / 9) {
+            }
+        if (nnz > (size_t)INT_MAX) {
             st_free(tmp);
             st_free(cnt);
             free_pattern(m);
             return st_error_set(err, ST_EINVAL,
-                                "system matrix too large for 32-bit sparse indices (%zu blocks)", w);
+                                "system matrix too large for 32-bit sparse indices (%zu entries)",
+                                nnz);
         }
         m->browptr[r + 1] = (int)w;
     }
@@ -435,13 +497,15 @@ static st_status build_pattern(st_matrix *m, st_error *err)
         goto nomem_pattern;
     }
     m->btrans = st_malloc((w ? w : 1) * sizeof *m->btrans);
+    m->bbase = st_malloc((w ? w : 1) * sizeof *m->bbase);
     m->bdiag = st_malloc((nb ? nb : 1) * sizeof *m->bdiag);
-    m->nnz = 9 * w;
+    m->nnz = nnz;
     m->rowptr = st_malloc((m->n + 1) * sizeof *m->rowptr);
     m->colind = st_malloc((m->nnz ? m->nnz : 1) * sizeof *m->colind);
     m->values = st_calloc(m->nnz ? m->nnz : 1, sizeof *m->values);
     m->slot = st_malloc((m->ncalls ? m->ncalls : 1) * sizeof *m->slot);
-    if (!m->btrans || !m->bdiag || !m->rowptr || !m->colind || !m->values || !m->slot)
+    if (!m->btrans || !m->bbase || !m->bdiag || !m->rowptr || !m->colind || !m->values ||
+        !m->slot)
         goto nomem_pattern;
     for (size_t r = 0; r < nb; r++) {
         for (int k = m->browptr[r]; k < m->browptr[r + 1]; k++) {
@@ -450,16 +514,26 @@ static st_status build_pattern(st_matrix *m, st_error *err)
                 m->bdiag[r] = k;
         }
     }
-    /* Scalar CSR view. */
+    /* Scalar CSR view and each block's base. */
+    size_t start = 0;
     for (size_t r = 0; r < nb; r++) {
-        int b0 = m->browptr[r], len = m->browptr[r + 1] - b0;
-        for (int i = 0; i < 3; i++) {
-            int start = 9 * b0 + i * 3 * len;
-            m->rowptr[3 * r + (size_t)i] = start;
-            for (int k = 0; k < len; k++)
-                for (int j = 0; j < 3; j++)
-                    m->colind[start + 3 * k + j] = 3 * m->bcol[b0 + k] + j;
+        int b0 = m->browptr[r], b1 = m->browptr[r + 1];
+        size_t width = 0;
+        for (int k = b0; k < b1; k++)
+            width += m->pdim[m->bcol[k]];
+        for (unsigned i = 0; i < m->pdim[r]; i++) {
+            size_t rs = start + i * width, col = 0;
+            m->rowptr[(size_t)m->poff[r] + i] = (int)rs;
+            for (int k = b0; k < b1; k++) {
+                int q = m->bcol[k];
+                if (i == 0)
+                    m->bbase[k] = start + col;
+                for (unsigned j = 0; j < m->pdim[q]; j++)
+                    m->colind[rs + col + j] = m->poff[q] + (int)j;
+                col += m->pdim[q];
+            }
         }
+        start += m->pdim[r] * width;
     }
     m->rowptr[m->n] = (int)m->nnz;
     /* Slots. */
@@ -469,9 +543,9 @@ static st_status build_pattern(st_matrix *m, st_error *err)
             m->slot[i] = 0;
             continue;
         }
-        int k = c->kind == CALL_DIAG ? m->bdiag[c->row] : find_block(m, c->row, (int)c->col);
-        int b0 = m->browptr[c->row];
-        m->slot[i] = 9 * (size_t)b0 + 3 * (size_t)(k - b0);
+        int pr = m->point_at[c->row];
+        int k = c->kind == CALL_DIAG ? m->bdiag[pr] : find_block(m, (size_t)pr, m->point_at[c->col]);
+        m->slot[i] = m->bbase[k];
     }
     m->recorded = true;
     m->pattern_version++;
@@ -489,21 +563,20 @@ static void scatter_recorded(st_matrix *m)
     memset(m->values, 0, m->nnz * sizeof *m->values);
     for (size_t i = 0; i < m->ncalls; i++) {
         const mcall *c = &m->calls[i];
-        const double *r = m->recvals + 9 * i;
+        const double *r = m->recvals + MAXB * i;
+        int pr = m->point_at[c->row];
         if (c->kind == CALL_PROJECT) {
-            apply_project(m, c->row, c->col);
+            apply_project(m, (size_t)pr, c->col);
             continue;
         }
-        size_t stride = 3 * (size_t)(m->browptr[c->row + 1] - m->browptr[c->row]);
+        size_t stride = (size_t)(m->rowptr[c->row + 1] - m->rowptr[c->row]);
         double *v = m->values + m->slot[i];
+        unsigned da = m->pdim[pr];
         if (c->kind == CALL_DIAG) {
-            v[0] += r[0];
-            v[stride + 1] += r[0];
-            v[2 * stride + 2] += r[0];
+            for (unsigned a = 0; a < da; a++)
+                v[a * stride + a] += r[0];
         } else {
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    v[(size_t)a * stride + (size_t)b] += r[3 * a + b];
+            add_values(v, stride, r, da, m->pdim[m->point_at[c->col]]);
         }
     }
 }
@@ -584,13 +657,16 @@ st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf,
     m->caprec = 0;
     return ST_OK;
 range: {
-    char path[256] = "";
+    char path[256] = "", spath[256] = "";
     if (m->offender)
         st_component_path(m->offender, path, sizeof path);
+    if (m->bad_state)
+        st_component_path(&m->bad_state->base, spath, sizeof spath);
     st_error_set(err, ST_EINVAL,
-                 "%s%svertex %zu is outside the %zu independent vertices of the system "
+                 "%s%svertex %zu of state %s is not one of the system's %zu independent vertices "
                  "(matrix assembly does not support components on mapped states)",
-                 path[0] ? path : "", path[0] ? ": " : "", m->bad_index, m->nb);
+                 path[0] ? path : "", path[0] ? ": " : "", m->bad_index,
+                 spath[0] ? spath : "(none)", m->nb);
     if (path[0])
         st_error_set_path(err, path);
     return ST_EINVAL;

@@ -55,6 +55,7 @@ st_status st__node_create(st_scene *s, st_node *parent, const char *name, st_mar
     } else if (s) {
         s->root = n;
     }
+    st__scene_touch(s);
     *out = n;
     return ST_OK;
 }
@@ -80,6 +81,7 @@ st_status st__node_set_value(st_node *n, const char *key, const st_value *v, st_
         if (strcmp(f->name, key))
             continue;
         ST_TRY(st__field_parse(f, v, (char *)n + f->offset, err));
+        st__scene_touch(n->scene);
         if (n->parent && strcmp(key, "activated") && n->scene)
             st__log(n->scene->rt, ST_LOG_WARNING, v->mark, NULL,
                     "'%s' on node '%s' is overwritten by the root's value (as in SOFA, only the "

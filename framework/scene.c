@@ -159,6 +159,20 @@ static void resolve_all(init_ctx *x, st_node *n)
         resolve_all(x, n->children[i]);
 }
 
+/* Every component's state type, before any init: states first reshape
+ * their vectors into points, then the components acting on them check that
+ * they support the type. */
+static void resolve_types(init_ctx *x, st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_error e = {0};
+        if (st__component_resolve_type(n->objects[i], &e) != ST_OK)
+            record(x, &e);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        resolve_types(x, n->children[i]);
+}
+
 /* Components other components read at init: states, topologies, loaders
  * and engines. They initialise first (in scene order), so that a force
  * field, mass or constraint written before its MechanicalObject, or in a
@@ -297,6 +311,9 @@ st_status st_scene_init(st_scene *s, st_error *err)
     }
     check_names(&x, s->root);
     resolve_all(&x, s->root);
+    if (x.first != ST_OK)
+        return x.first;
+    resolve_types(&x, s->root);
     if (x.first != ST_OK)
         return x.first;
     st__node_propagate_context(s->root);

@@ -319,9 +319,11 @@ static void build_object(st_report *r, st_node *node, const st_dobj *o, const ch
     char cpath[ST_ERROR_PATH_MAX];
     st_component_path(comp, cpath, sizeof cpath);
     int before = r->nerrors;
-    for (size_t i = 0; i < o->nattrs && !st__report_stopped(r); i++) {
-        const st_dattr *a = &o->attrs[i];
-        if (a == na)
+    /* "template" first: it says how the state vectors parse. */
+    const st_dattr *ta = st__desc_get(o->attrs, o->nattrs, "template");
+    for (size_t k = 0; k <= o->nattrs && !st__report_stopped(r); k++) {
+        const st_dattr *a = k == 0 ? ta : &o->attrs[k - 1];
+        if (!a || a == na || (k > 0 && a == ta))
             continue;
         st_value val = a->val;
         /* An unknown field is reported at its key, other errors at the value. */

@@ -129,28 +129,29 @@ static bool is_mapped_output(const collect *cl, const st_mstate *ms)
 }
 
 /* Points one of the state's arrays at its slice of a global vector, after
- * copying what the array held (zero-padding, truncating to n). */
-static void bind_array(st_array *a, double *slice, size_t n)
+ * copying what the array held (w scalars per point; zero-padding,
+ * truncating to n points). */
+static void bind_array(st_array *a, double *slice, size_t n, unsigned w)
 {
     size_t keep = a->n < n ? a->n : n;
     if (keep && a->p && a->p != (void *)slice)
-        memcpy(slice, a->r, 3 * keep * sizeof(double));
+        memcpy(slice, a->r, w * keep * sizeof(double));
     if (a->p != (void *)slice)
-        st_array_free(a, ST_T_VEC3S);
+        st_array_free(a, ST_T_REALS);
     a->p = slice;
     a->n = n;
     a->cap = 0;
 }
 
 /* Gives a state its own copy of an array that points into a global vector. */
-static void unbind_array(st_array *a, const double *slice, size_t n)
+static void unbind_array(st_array *a, const double *slice, size_t n, unsigned w)
 {
     if (a->cap != 0 || a->p != (const void *)slice)
         return; /* replaced by the owner meanwhile: already owned */
     st_array own = {{NULL}, 0, 0};
     st_error e = {0};
-    if (n && st_array_resize(&own, ST_T_VEC3S, n, &e) == ST_OK)
-        memcpy(own.r, slice, 3 * n * sizeof(double));
+    if (n && st_array_resize_width(&own, w, n, &e) == ST_OK)
+        memcpy(own.r, slice, w * n * sizeof(double));
     else
         own = (st_array){{NULL}, 0, 0};
     *a = own;
@@ -166,10 +167,13 @@ static void set_mparams(st_system *sys)
     sys->mp.implicit = false;
 }
 
-static double *vec_new(size_t nall)
+static double *vec_new(size_t scalars)
 {
-    return st_calloc(3 * (nall ? nall : 1), sizeof(double));
+    return st_calloc(scalars ? scalars : 1, sizeof(double));
 }
+
+static unsigned cw(const st_mstate *ms) { return ms->type->coord_size; }
+static unsigned dw(const st_mstate *ms) { return ms->type->deriv_size; }
 
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
 {
@@ -212,23 +216,37 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
             sys->nindep = k;
     }
 
-    size_t off = 0;
+    /* Each state's coordinates and derivatives follow the previous
+     * state's, in the coordinate and derivative vectors respectively. */
+    size_t off = 0, xoff = 0, doff = 0;
     for (size_t i = 0; i < sys->nstates; i++) {
         st_mstate *ms = sys->states[i];
+        if (!ms->type) {
+            rc = st_component_error(&ms->base, NULL, err, ST_ESTATE, "state without a type");
+            goto fail;
+        }
         ms->n = ms->position.n;
-        ms->offset = off;
+        ms->xoffset = xoff;
+        ms->doffset = doff;
         off += ms->n;
-        if (i + 1 == sys->nindep)
+        xoff += cw(ms) * ms->n;
+        doff += dw(ms) * ms->n;
+        if (i + 1 == sys->nindep) {
             sys->ndof = off;
+            sys->xsize = xoff;
+            sys->size = doff;
+        }
     }
     sys->nall = off;
-    sys->size = 3 * sys->ndof;
+    sys->xsize_all = xoff;
+    sys->size_all = doff;
 
     double **vecs[7] = {&sys->x, &sys->v, &sys->f, &sys->x0, &sys->fext, &sys->dx, &sys->df};
     for (int i = 0; i < 7; i++) {
-        *vecs[i] = vec_new(sys->nall);
+        bool coord = vecs[i] == &sys->x || vecs[i] == &sys->x0;
+        *vecs[i] = vec_new(coord ? sys->xsize_all : sys->size_all);
         if (!*vecs[i]) {
-            rc = st_error_set(err, ST_ENOMEM, "out of memory allocating the global vectors (%zu vertices)",
+            rc = st_error_set(err, ST_ENOMEM, "out of memory allocating the global vectors (%zu points)",
                               sys->nall);
             goto fail;
         }
@@ -279,12 +297,12 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         ss->ext_index = st__component_field_index(&ms->base, "externalForce");
         if (ss->ext_index >= 0 && st__cinfo(&ms->base))
             ss->ext_counter = st__cinfo(&ms->base)->fs[ss->ext_index].counter;
-        bind_array(&ms->position, st_slice(sys->x, ms), ms->n);
-        bind_array(&ms->velocity, st_slice(sys->v, ms), ms->n);
-        bind_array(&ms->force, st_slice(sys->f, ms), ms->n);
-        bind_array(&ms->rest_position, st_slice(sys->x0, ms), ms->n);
-        bind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n);
-        bind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n);
+        bind_array(&ms->position, st_slice_x(sys->x, ms), ms->n, cw(ms));
+        bind_array(&ms->velocity, st_slice(sys->v, ms), ms->n, dw(ms));
+        bind_array(&ms->force, st_slice(sys->f, ms), ms->n, dw(ms));
+        bind_array(&ms->rest_position, st_slice_x(sys->x0, ms), ms->n, cw(ms));
+        bind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n, dw(ms));
+        bind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n, dw(ms));
         ms->system = sys;
     }
     s->bound = true;
@@ -308,14 +326,14 @@ void st__system_unbind(st_system *sys)
         return;
     for (size_t i = 0; i < sys->nstates; i++) {
         st_mstate *ms = sys->states[i];
-        unbind_array(&ms->position, st_slice(sys->x, ms), ms->n);
-        unbind_array(&ms->velocity, st_slice(sys->v, ms), ms->n);
-        unbind_array(&ms->force, st_slice(sys->f, ms), ms->n);
-        unbind_array(&ms->rest_position, st_slice(sys->x0, ms), ms->n);
-        unbind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n);
-        unbind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n);
+        unbind_array(&ms->position, st_slice_x(sys->x, ms), ms->n, cw(ms));
+        unbind_array(&ms->velocity, st_slice(sys->v, ms), ms->n, dw(ms));
+        unbind_array(&ms->force, st_slice(sys->f, ms), ms->n, dw(ms));
+        unbind_array(&ms->rest_position, st_slice_x(sys->x0, ms), ms->n, cw(ms));
+        unbind_array(&ms->external_force, st_slice(sys->fext, ms), ms->n, dw(ms));
+        unbind_array(&ms->derivx, st_slice(sys->dx, ms), ms->n, dw(ms));
         ms->system = NULL;
-        ms->offset = 0;
+        ms->xoffset = ms->doffset = 0;
     }
     s->bound = false;
 }
@@ -358,7 +376,7 @@ void st__system_end_step(st_system *sys)
         /* SOFA clears externalForce after every step: it acts once. */
         if (ms->has_external_force) {
             if (ms->external_force.p)
-                memset(ms->external_force.p, 0, 3 * ms->external_force.n * sizeof(double));
+                memset(ms->external_force.p, 0, dw(ms) * ms->external_force.n * sizeof(double));
             ms->has_external_force = false;
         }
         if (ss->f_position)
@@ -368,7 +386,7 @@ void st__system_end_step(st_system *sys)
     }
 }
 
-st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)
+static st_status scratch_alloc(st_system *sys, size_t scalars, double **out, st_error *err)
 {
     sys_impl *s = impl(sys);
     *out = NULL;
@@ -376,12 +394,24 @@ st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)
     if (!list)
         return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector");
     s->scratch = list;
-    double *v = vec_new(sys->nall);
+    double *v = vec_new(scalars);
     if (!v)
-        return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector (%zu vertices)",
-                            sys->nall);
+        return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector (%zu values)",
+                            scalars);
     s->scratch[s->nscratch++] = v;
     *out = v;
+    return ST_OK;
+}
+
+st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)
+{
+    return scratch_alloc(sys, sys->size_all, out, err);
+}
+
+st_status st_system_xvec_alloc(st_system *sys, double **out, st_error *err)
+{
+    ST_TRY(scratch_alloc(sys, sys->xsize_all, out, err));
+    memcpy(*out, sys->x, sys->xsize_all * sizeof(double));
     return ST_OK;
 }
 
@@ -435,11 +465,11 @@ static void sync_external_force(st_system *sys, sys_state *ss)
         return;
     ss->ext_counter = cnt;
     if (ms->external_force.p != (void *)slice) {
-        memset(slice, 0, 3 * ms->n * sizeof(double));
-        bind_array(&ms->external_force, slice, ms->n);
+        memset(slice, 0, dw(ms) * ms->n * sizeof(double));
+        bind_array(&ms->external_force, slice, ms->n, dw(ms));
     }
     bool any = false;
-    for (size_t i = 0; i < 3 * ms->n && !any; i++)
+    for (size_t i = 0; i < dw(ms) * ms->n && !any; i++)
         any = slice[i] != 0.0;
     ms->has_external_force = any;
 }
@@ -448,7 +478,7 @@ static void sync_external_force(st_system *sys, sys_state *ss)
 
 static void clear_all(const st_system *sys, double *v)
 {
-    memset(v, 0, 3 * sys->nall * sizeof(double));
+    memset(v, 0, sys->size_all * sizeof(double));
 }
 
 void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v)
@@ -464,7 +494,7 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
             continue;
         const double *e = ms->external_force.r;
         double *fs = st_slice(f, ms);
-        size_t n3 = 3 * (ms->external_force.n < ms->n ? ms->external_force.n : ms->n);
+        size_t n3 = dw(ms) * (ms->external_force.n < ms->n ? ms->external_force.n : ms->n);
         for (size_t j = 0; j < n3; j++)
             fs[j] += e[j];
     }
@@ -680,9 +710,10 @@ void st_vec_op(const st_system *sys, double *v, const double *a, const double *b
         v[i] = a[i] + b[i] * f;
 }
 
-/* Summed as SOFA does: per vertex (x, y, z in order), per state, then over
- * the independent states in scene order, so that iterative solvers give
- * SOFA's numbers to round-off. */
+/* Summed as SOFA does: per point (its components in order; Rigid3d: the
+ * linear part, then the angular part), per state, then over the independent
+ * states in scene order, so that iterative solvers give SOFA's numbers to
+ * round-off. */
 double st_vec_dot(const st_system *sys, const double *a, const double *b)
 {
     double r = 0.0;
@@ -690,9 +721,33 @@ double st_vec_dot(const st_system *sys, const double *a, const double *b)
         const st_mstate *ms = sys->states[s];
         const double *pa = st_slice(a, ms), *pb = st_slice(b, ms);
         double rs = 0.0;
-        for (size_t i = 0; i < ms->n; i++) {
-            const double *u = pa + 3 * i, *w = pb + 3 * i;
-            rs += u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
+        switch (dw(ms)) {
+        case 1:
+            for (size_t i = 0; i < ms->n; i++)
+                rs += pa[i] * pb[i];
+            break;
+        case 2:
+            for (size_t i = 0; i < ms->n; i++) {
+                const double *u = pa + 2 * i, *w = pb + 2 * i;
+                rs += u[0] * w[0] + u[1] * w[1];
+            }
+            break;
+        case 3:
+            for (size_t i = 0; i < ms->n; i++) {
+                const double *u = pa + 3 * i, *w = pb + 3 * i;
+                rs += u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
+            }
+            break;
+        case 6:
+            for (size_t i = 0; i < ms->n; i++) {
+                const double *u = pa + 6 * i, *w = pb + 6 * i;
+                rs += (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) +
+                      (u[3] * w[3] + u[4] * w[4] + u[5] * w[5]);
+            }
+            break;
+        default:
+            for (size_t i = 0; i < dw(ms) * ms->n; i++)
+                rs += pa[i] * pb[i];
         }
         r += rs;
     }
@@ -702,4 +757,33 @@ double st_vec_dot(const st_system *sys, const double *a, const double *b)
 double st_vec_norm(const st_system *sys, const double *a)
 {
     return sqrt(st_vec_dot(sys, a, a));
+}
+
+/* ---- coordinate operations over the independent states ---- */
+
+void st_vec_x_op(const st_system *sys, double *xo, const double *x, const double *v, double f)
+{
+    for (size_t s = 0; s < sys->nindep; s++) {
+        const st_mstate *ms = sys->states[s];
+        ms->type->add_deriv(st_slice_x(xo, ms), st_slice_x(x, ms), st_slice(v, ms), f, ms->n);
+    }
+}
+
+void st_vec_x_peq(const st_system *sys, double *x, const double *v, double f)
+{
+    st_vec_x_op(sys, x, x, v, f);
+}
+
+void st_vec_x_eq(const st_system *sys, double *xo, const double *x)
+{
+    if (xo != x)
+        memmove(xo, x, sys->xsize * sizeof(double));
+}
+
+void st_vec_x_diff(const st_system *sys, double *d, const double *a, const double *b)
+{
+    for (size_t s = 0; s < sys->nindep; s++) {
+        const st_mstate *ms = sys->states[s];
+        ms->type->diff(st_slice(d, ms), st_slice_x(a, ms), st_slice_x(b, ms), ms->n);
+    }
 }

@@ -82,7 +82,7 @@ Test(cli, version)
 {
     cr_assert_eq(run("--version"), 0, "%.3000s", out);
     assert_has("settee " ST_VERSION_STRING);
-    assert_has("ABI 1.");
+    assert_has("ABI 2.");
 }
 
 Test(cli, usage_errors_exit_2)
@@ -338,7 +338,7 @@ Test(cli, inspect_json)
     cr_assert_eq(run("inspect MechanicalObject --json"), 0, "%.3000s", out);
     cr_assert(strncmp(out, "{\n  \"component\": {\n    \"name\": \"MechanicalObject\",", 49) == 0,
               "%.3000s", out);
-    assert_has("\"name\": \"position\",\n        \"type\": \"vec3[]\"");
+    assert_has("\"name\": \"position\",\n        \"type\": \"coord[]\"");
     assert_has("\"kind\": \"topology\"");
 
     cr_assert_eq(run("inspect --json ODESolver.Forward"), 0, "%.3000s", out);

@@ -520,10 +520,10 @@ static void tm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
     const double e = factor * m / 4;
     const double b[9] = {e, 0, 0, 0, e, 0, 0, 0, e};
     for (size_t i = 0; i < ms->n; i++) {
-        st_matrix_add_diag(mat, ms->offset + i, factor * m);
+        st_matrix_add_diag(mat, ms, i, factor * m);
         if (i + 1 < ms->n) {
-            st_matrix_add_block(mat, ms->offset + i, ms->offset + i + 1, b);
-            st_matrix_add_block(mat, ms->offset + i + 1, ms->offset + i, b);
+            st_matrix_add_block(mat, ms, i, ms, i + 1, b);
+            st_matrix_add_block(mat, ms, i + 1, ms, i, b);
         }
     }
 }

@@ -55,7 +55,7 @@ static void tb_add_k(st_component *self, const st_mparams *mp, st_matrix *m, dou
         double b[9];
         for (int a = 0; a < 9; a++)
             b[a] = kfactor * t->value * (1 + a);
-        st_matrix_add_block(m, ms->offset + t->pairs.u[k], ms->offset + t->pairs.u[k + 1], b);
+        st_matrix_add_block(m, ms, t->pairs.u[k], ms, t->pairs.u[k + 1], b);
     }
 }
 

@@ -158,8 +158,8 @@ Test(system, layout_binding_and_vector_ops)
     cr_assert_eq(sys->nindep, 2);
     cr_assert_eq(sys->states[0], a);
     cr_assert_eq(sys->states[1], b);
-    cr_assert_eq(a->offset, 0);
-    cr_assert_eq(b->offset, 2);
+    cr_assert_eq(a->doffset, 0);
+    cr_assert_eq(b->doffset, 6);
     cr_assert_eq(sys->ndof, 5);
     cr_assert_eq(sys->nall, 5);
     cr_assert_eq(sys->size, 15);
@@ -545,7 +545,7 @@ Test(system, mapped_states_come_last_and_forces_map_back)
     cr_assert_eq(sys->states[1], b);
     cr_assert(b->mapped);
     cr_assert_not(a->mapped);
-    cr_assert_eq(b->offset, 2);
+    cr_assert_eq(b->doffset, 6);
     cr_assert_eq(sys->ndof, 2);
     cr_assert_eq(sys->nall, 4);
     cr_assert_eq(sys->size, 6);

@@ -85,7 +85,7 @@ static void law_add_k_to_matrix(st_component *self, const st_mparams *mp, st_mat
         double blk[9] = {0};
         for (int d = 0; d < 3; d++)
             blk[4 * d] = kfactor * law_kdd(s, i, d);
-        st_matrix_add_block(m, ms->offset + i, ms->offset + i, blk);
+        st_matrix_add_block(m, ms, i, ms, i, blk);
     }
 }
 

@@ -1,7 +1,7 @@
 /* test_sdk.c - the plugin ABI, pinned: the size and every member offset of
  * each public struct, the values of the public enums and flags, and the
  * descriptor's fixed head. A failure here means a change to the public
- * headers breaks plugins built against ABI 1.x: either undo it, or append
+ * headers breaks plugins built against ABI 2.x: either undo it, or append
  * instead (see docs/writing-a-plugin.md, "ABI versioning"), or bump
  * ST_ABI_MAJOR and update these tables. The layout values are those of
  * LP64 Linux (x86_64, aarch64); elsewhere only the platform-independent
@@ -22,7 +22,7 @@ typedef struct layout {
 #define S(T, size) {#T, NULL, sizeof(T), (size)}
 #define M(T, m, off) {#T, #m, offsetof(T, m), (off)}
 
-static const layout abi_1_layout[] = {
+static const layout abi_2_layout[] = {
     S(st_error, 3080),
     M(st_error, code, 0),
     M(st_error, where, 4),
@@ -51,7 +51,7 @@ static const layout abi_1_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 176),
+    S(st_class, 192),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -74,6 +74,8 @@ static const layout abi_1_layout[] = {
     M(st_class, topology, 152),
     M(st_class, engine, 160),
     M(st_class, animloop, 168),
+    M(st_class, state, 176),
+    M(st_class, templates, 184),
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),
@@ -155,7 +157,7 @@ static const layout abi_1_layout[] = {
     S(st_animloop_ops, 16),
     M(st_animloop_ops, struct_size, 0),
     M(st_animloop_ops, step, 8),
-    S(st_mstate, 424),
+    S(st_mstate, 440),
     M(st_mstate, base, 0),
     M(st_mstate, position, 40),
     M(st_mstate, velocity, 64),
@@ -176,11 +178,13 @@ static const layout abi_1_layout[] = {
     M(st_mstate, size, 376),
     M(st_mstate, template_name, 384),
     M(st_mstate, n, 392),
-    M(st_mstate, offset, 400),
+    M(st_mstate, xoffset, 400),
     M(st_mstate, system, 408),
     M(st_mstate, mapped, 416),
     M(st_mstate, has_external_force, 417),
-    S(st_system, 184),
+    M(st_mstate, type, 424),
+    M(st_mstate, doffset, 432),
+    S(st_system, 208),
     M(st_system, struct_size, 0),
     M(st_system, solver, 8),
     M(st_system, node, 16),
@@ -198,6 +202,23 @@ static const layout abi_1_layout[] = {
     M(st_system, dx, 112),
     M(st_system, df, 120),
     M(st_system, mp, 128),
+    M(st_system, size_all, 184),
+    M(st_system, xsize, 192),
+    M(st_system, xsize_all, 200),
+    S(st_state_ops, 16),
+    M(st_state_ops, struct_size, 0),
+    M(st_state_ops, resolve_type, 8),
+    S(st_state_type, 64),
+    M(st_state_type, struct_size, 0),
+    M(st_state_type, name, 8),
+    M(st_state_type, aliases, 16),
+    M(st_state_type, coord_size, 24),
+    M(st_state_type, deriv_size, 28),
+    M(st_state_type, spatial_size, 32),
+    M(st_state_type, rigid, 36),
+    M(st_state_type, identity, 40),
+    M(st_state_type, add_deriv, 48),
+    M(st_state_type, diff, 56),
     S(st_csr, 48),
     M(st_csr, n, 0),
     M(st_csr, nnz, 8),
@@ -211,22 +232,22 @@ static const layout abi_1_layout[] = {
     M(st_visitor, ud, 16),
 };
 
-Test(sdk, public_struct_layout_is_abi_1)
+Test(sdk, public_struct_layout_is_abi_2)
 {
 #if defined(__LP64__) && (defined(__x86_64__) || defined(__aarch64__))
     size_t bad = 0;
-    for (size_t i = 0; i < sizeof abi_1_layout / sizeof *abi_1_layout; i++) {
-        const layout *l = &abi_1_layout[i];
+    for (size_t i = 0; i < sizeof abi_2_layout / sizeof *abi_2_layout; i++) {
+        const layout *l = &abi_2_layout[i];
         if (l->actual == l->expected)
             continue;
         bad++;
         if (l->member)
-            cr_log_error("offsetof(%s, %s) is %zu, ABI 1 has %zu", l->type, l->member, l->actual,
+            cr_log_error("offsetof(%s, %s) is %zu, ABI 2 has %zu", l->type, l->member, l->actual,
                          l->expected);
         else
-            cr_log_error("sizeof(%s) is %zu, ABI 1 has %zu", l->type, l->actual, l->expected);
+            cr_log_error("sizeof(%s) is %zu, ABI 2 has %zu", l->type, l->actual, l->expected);
     }
-    cr_assert_eq(bad, 0, "%zu layout differences with ABI 1 (see the messages above)", bad);
+    cr_assert_eq(bad, 0, "%zu layout differences with ABI 2 (see the messages above)", bad);
 #else
     cr_skip_test("the pinned layout is that of LP64 Linux");
 #endif
@@ -236,20 +257,20 @@ Test(sdk, public_struct_layout_is_abi_1)
  * the table above covers each struct member by member, in order. */
 Test(sdk, layout_table_lists_members_in_order)
 {
-    size_t n = sizeof abi_1_layout / sizeof *abi_1_layout;
+    size_t n = sizeof abi_2_layout / sizeof *abi_2_layout;
     for (size_t i = 0; i < n; i++) {
-        const layout *l = &abi_1_layout[i];
+        const layout *l = &abi_2_layout[i];
         if (!l->member)
             continue;
-        const layout *prev = &abi_1_layout[i - 1];
+        const layout *prev = &abi_2_layout[i - 1];
         cr_assert_str_eq(prev->type, l->type);
         if (prev->member)
             cr_assert_gt(l->actual, prev->actual, "%s.%s", l->type, l->member);
         /* The struct's size, the row that opened its block, bounds it. */
         size_t k = i;
-        while (abi_1_layout[k].member)
+        while (abi_2_layout[k].member)
             k--;
-        cr_assert_lt(l->actual, abi_1_layout[k].actual, "%s.%s", l->type, l->member);
+        cr_assert_lt(l->actual, abi_2_layout[k].actual, "%s.%s", l->type, l->member);
     }
 }
 
@@ -262,7 +283,7 @@ Test(sdk, descriptor_head_never_moves)
     cr_assert_eq(sizeof(((st_plugin_desc *)0)->abi_major), 4);
     cr_assert_eq(sizeof(((st_plugin_desc *)0)->struct_size), 4);
     cr_assert_str_eq(ST_PLUGIN_SYMBOL, "st_plugin_descriptor");
-    cr_assert_eq(ST_ABI_MAJOR, 1);
+    cr_assert_eq(ST_ABI_MAJOR, 2);
 }
 
 /* A descriptor made by ST_PLUGIN_DEFINE carries the headers' ABI. */
@@ -285,7 +306,7 @@ Test(sdk, plugin_define_fills_the_descriptor)
 }
 
 /* Scene files, the loader and plugins agree on these numbers. */
-Test(sdk, enum_values_are_abi_1)
+Test(sdk, enum_values_are_abi_2)
 {
     const int status[] = {ST_OK,      ST_ENOMEM, ST_EINVAL,   ST_ENOTFOUND, ST_EPARSE,
                           ST_ESCENE,  ST_ELINK,  ST_EPLUGIN,  ST_EABI,      ST_ESOLVER,
@@ -296,7 +317,8 @@ Test(sdk, enum_values_are_abi_1)
     const int types[] = {ST_T_BOOL,  ST_T_INT,     ST_T_UINT,      ST_T_REAL,   ST_T_STRING,
                          ST_T_VEC3,  ST_T_REALS,   ST_T_UINTS,     ST_T_VEC3S,  ST_T_EDGES,
                          ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,  ST_T_HEXAS,  ST_T_STRINGS,
-                         ST_T_LINK,  ST_T_VEC2,    ST_T_VEC4,      ST_T_RGBA,   ST_T_TYPE_COUNT};
+                         ST_T_LINK,  ST_T_VEC2,    ST_T_VEC4,      ST_T_RGBA,   ST_T_COORDS,
+                         ST_T_DERIVS, ST_T_MASS,   ST_T_TYPE_COUNT};
     for (int i = 0; i < (int)(sizeof types / sizeof *types); i++)
         cr_assert_eq(types[i], i + 1, "st_type value %d", i + 1);
 

@@ -176,7 +176,7 @@ static const char *const IGNORED[] = {
     "FixedProjectiveConstraint: group", "MeshSpringForceField: drawMinElongationRange",
     "MeshSpringForceField: drawMaxElongationRange", "MeshSpringForceField: drawSpringSize",
     "RestShapeSpringsForceField: drawSpring", "RestShapeSpringsForceField: springColor",
-    "RestShapeSpringsForceField: angularStiffness", "RestShapeSpringsForceField: pivot_points",
+    "RestShapeSpringsForceField: pivot_points",
     "RestShapeSpringsForceField: recompute_indices", "IdentityMapping: mapConstraints",
     "IdentityMapping: mapMatrices", "EulerExplicitSolver: threadSafeVisitor",
     "TetrahedronSetTopologyContainer: checkTopology",

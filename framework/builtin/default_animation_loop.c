@@ -11,6 +11,11 @@ typedef struct default_loop {
     st_component base;
     bool parallel_ode_solving;
     bool compute_bounding_box;
+    /* Components with data-linked inputs, built when the graph changes. */
+    st_component **linked;
+    size_t nlinked, caplinked;
+    unsigned long version;        /* the scene's graph_version the list was built at */
+    bool listed;
 } default_loop;
 
 static const st_field default_loop_fields[] = {
@@ -36,30 +41,67 @@ static void send_event(st_node *n, st_event ev, double dt)
         send_event(n->children[i], ev, dt);
 }
 
-static bool has_data_links(const st_component *c)
-{
-    const st_cinfo *ci = st__cinfo(c);
-    if (!ci)
-        return false;
-    for (size_t i = 0; i < ci->nfields; i++)
-        if (ci->fs[i].parent)
-            return true;
-    return false;
-}
-
-/* Brings data-linked inputs up to date (engines recompute lazily). */
-static st_status update_inputs(st_node *n, st_error *err)
+/* The components with data-linked inputs, scene order, active nodes only. */
+static st_status collect_linked(default_loop *l, st_node *n, st_error *err)
 {
     if (!n->activated)
         return ST_OK;
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
-        if (has_data_links(c))
-            ST_TRY(st_component_update_inputs(c, err));
+        if (!st__cinfo(c)->has_links)
+            continue;
+        if (l->nlinked == l->caplinked) {
+            size_t cap = l->caplinked ? 2 * l->caplinked : 16;
+            st_component **p = st_realloc(l->linked, cap * sizeof *p);
+            if (!p)
+                return st_error_set(err, ST_ENOMEM, "out of memory listing linked components");
+            l->linked = p;
+            l->caplinked = cap;
+        }
+        l->linked[l->nlinked++] = c;
     }
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(update_inputs(n->children[i], err));
+        ST_TRY(collect_linked(l, n->children[i], err));
     return ST_OK;
+}
+
+/* Brings data-linked inputs up to date (engines recompute lazily). The list
+ * of components to visit is rebuilt only when the graph changed. */
+static st_status update_inputs(default_loop *l, st_node *root, st_error *err)
+{
+    st_scene *s = root->scene;
+    if (!l->listed || l->version != s->graph_version) {
+        l->nlinked = 0;
+        ST_TRY(collect_linked(l, root, err));
+        l->version = s->graph_version;
+        l->listed = true;
+    }
+    for (size_t i = 0; i < l->nlinked; i++)
+        ST_TRY(st_component_update_inputs(l->linked[i], err));
+    return ST_OK;
+}
+
+/* The list is built once the scene is initialised, so that the first step
+ * does not allocate either. */
+static void default_loop_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    if (ev != ST_EVENT_INIT_DONE || !self->node)
+        return;
+    default_loop *l = (default_loop *)self;
+    st_node *root = st_node_root(self->node);
+    st_error e = {0};
+    l->nlinked = 0;
+    l->listed = collect_linked(l, root, &e) == ST_OK;
+    l->version = root->scene ? root->scene->graph_version : 0;
+}
+
+static void default_loop_cleanup(st_component *self)
+{
+    default_loop *l = (default_loop *)self;
+    st_free(l->linked);
+    l->linked = NULL;
+    l->nlinked = l->caplinked = 0;
 }
 
 static st_system *system_of(st_scene *s, const st_component *solver)
@@ -114,7 +156,7 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
     double t0 = root->time;
 
     send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
-    ST_TRY(update_inputs(root, err));
+    ST_TRY(update_inputs((default_loop *)self, root, err));
     ST_TRY(solve_node(s, root, dt, err));
 
     for (size_t i = 0; i < s->nsystems; i++) {
@@ -132,7 +174,6 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
     root->time = t0 + dt;
     st__node_propagate_context(root);
     send_event(root, ST_EVENT_ANIMATE_END, dt);
-    (void)self;
     return ST_OK;
 }
 
@@ -149,5 +190,7 @@ const st_class st__default_animation_loop_class = {
                    "propagate and time advances",
     .instance_size = sizeof(default_loop),
     .fields = default_loop_fields,
+    .cleanup = default_loop_cleanup,
+    .on_event = default_loop_on_event,
     .animloop = &default_loop_ops,
 };

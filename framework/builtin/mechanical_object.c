@@ -1,8 +1,10 @@
-/* mechanical_object.c - the built-in MechanicalObject (template Vec3d): the
- * state vectors of a set of vertices, initialised as SOFA does (sizes,
- * topology positions, scale/rotation/translation, rest position), plus
- * SOFA's reset and externalForce semantics. Once a mechanical system is
- * compiled, the vectors point into the system's global vectors. */
+/* mechanical_object.c - the built-in MechanicalObject (templates Vec1d,
+ * Vec2d, Vec3d, Rigid3d): the state vectors of a set of points, initialised
+ * as SOFA does (sizes, topology positions, scale/rotation/translation, rest
+ * position), plus SOFA's reset and externalForce semantics. It plays the
+ * state role like any third-party state class would: the kernel asks its
+ * type through st_state_ops and lays its vectors out in the system's global
+ * vectors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,24 +34,25 @@ typedef struct mobject {
 
 static const st_field mobject_fields[] = {
     ST_FIELD_EX(st_mstate, template_name, "template", ST_T_STRING, char *, "Vec3d",
-                "Data type of the degrees of freedom (Vec3d; Vec3 is accepted as a synonym)", 0, NULL,
-                0.0, 0.0),
-    ST_VEC3S(st_mstate, position, "position", "0 0 0", "position coordinates of the degrees of freedom"),
-    ST_VEC3S(st_mstate, velocity, "velocity", "0 0 0", "velocity coordinates of the degrees of freedom"),
-    ST_VEC3S(st_mstate, force, "force", "0 0 0", "force vector of the degrees of freedom"),
-    ST_VEC3S(st_mstate, rest_position, "rest_position", NULL,
-             "rest position coordinates of the degrees of freedom"),
-    ST_VEC3S(st_mstate, external_force, "externalForce", "0 0 0",
-             "externalForces vector of the degrees of freedom (applied during the next step only)"),
-    ST_VEC3S(st_mstate, derivx, "derivX", NULL, "dx vector of the degrees of freedom"),
-    ST_VEC3S(mobject, free_position, "free_position", NULL,
-             "free position coordinates of the degrees of freedom"),
-    ST_VEC3S(mobject, free_velocity, "free_velocity", NULL,
-             "free velocity coordinates of the degrees of freedom"),
-    ST_VEC3S(st_mstate, reset_position, "reset_position", NULL,
-             "reset position coordinates of the degrees of freedom"),
-    ST_VEC3S(st_mstate, reset_velocity, "reset_velocity", NULL,
-             "reset velocity coordinates of the degrees of freedom"),
+                "Data type of the degrees of freedom: Vec1d, Vec2d, Vec3d or Rigid3d (SOFA's "
+                "spellings Vec1, Vec2, Vec3, Rigid3 and Rigid accepted)",
+                0, NULL, 0.0, 0.0),
+    ST_COORDS(st_mstate, position, "position", "0 0 0", "position coordinates of the degrees of freedom"),
+    ST_DERIVS(st_mstate, velocity, "velocity", "0 0 0", "velocity coordinates of the degrees of freedom"),
+    ST_DERIVS(st_mstate, force, "force", "0 0 0", "force vector of the degrees of freedom"),
+    ST_COORDS(st_mstate, rest_position, "rest_position", NULL,
+              "rest position coordinates of the degrees of freedom"),
+    ST_DERIVS(st_mstate, external_force, "externalForce", "0 0 0",
+              "externalForces vector of the degrees of freedom (applied during the next step only)"),
+    ST_DERIVS(st_mstate, derivx, "derivX", NULL, "dx vector of the degrees of freedom"),
+    ST_COORDS(mobject, free_position, "free_position", NULL,
+              "free position coordinates of the degrees of freedom"),
+    ST_DERIVS(mobject, free_velocity, "free_velocity", NULL,
+              "free velocity coordinates of the degrees of freedom"),
+    ST_COORDS(st_mstate, reset_position, "reset_position", NULL,
+              "reset position coordinates of the degrees of freedom"),
+    ST_DERIVS(st_mstate, reset_velocity, "reset_velocity", NULL,
+              "reset velocity coordinates of the degrees of freedom"),
     ST_REAL(st_mstate, rest_scale, "restScale", "1",
             "optional scaling of rest position coordinates (to simulated pre-existing internal tension)"),
     ST_BOOL(st_mstate, use_topology, "useTopology", "true",
@@ -92,20 +95,35 @@ typedef struct vec_ref {
     const char *name;
     size_t offset;
     bool forced;
+    bool coord;   /* coordinates (else derivatives) */
 } vec_ref;
 
 static const vec_ref mobject_vecs[] = {
-    {"position", offsetof(st_mstate, position), true},
-    {"velocity", offsetof(st_mstate, velocity), true},
-    {"force", offsetof(st_mstate, force), true},
-    {"externalForce", offsetof(st_mstate, external_force), true},
-    {"derivX", offsetof(st_mstate, derivx), false},
-    {"free_position", offsetof(mobject, free_position), false},
-    {"free_velocity", offsetof(mobject, free_velocity), false},
-    {"rest_position", offsetof(st_mstate, rest_position), false},
-    {"reset_position", offsetof(st_mstate, reset_position), false},
-    {"reset_velocity", offsetof(st_mstate, reset_velocity), false},
+    {"position", offsetof(st_mstate, position), true, true},
+    {"velocity", offsetof(st_mstate, velocity), true, false},
+    {"force", offsetof(st_mstate, force), true, false},
+    {"externalForce", offsetof(st_mstate, external_force), true, false},
+    {"derivX", offsetof(st_mstate, derivx), false, false},
+    {"free_position", offsetof(mobject, free_position), false, true},
+    {"free_velocity", offsetof(mobject, free_velocity), false, false},
+    {"rest_position", offsetof(st_mstate, rest_position), false, true},
+    {"reset_position", offsetof(st_mstate, reset_position), false, true},
+    {"reset_velocity", offsetof(st_mstate, reset_velocity), false, false},
 };
+
+static unsigned cw(const st_mstate *ms) { return ms->type->coord_size; }
+static unsigned dw(const st_mstate *ms) { return ms->type->deriv_size; }
+
+/* Resizes a coordinate array to n points; new points are the type's
+ * identity (SOFA's default-constructed coordinates: unit quaternion). */
+static st_status resize_coords(st_mstate *ms, st_array *a, size_t n, st_error *err)
+{
+    size_t old = a->n;
+    ST_TRY(st_array_resize_width(a, cw(ms), n, err));
+    for (size_t i = old; i < n; i++)
+        memcpy(a->r + cw(ms) * i, ms->type->identity, cw(ms) * sizeof(double));
+    return ST_OK;
+}
 #define NVECS (sizeof mobject_vecs / sizeof mobject_vecs[0])
 
 static st_array *vec_at(st_mstate *ms, size_t k)
@@ -128,7 +146,8 @@ static st_status resize_set(st_mstate *ms, size_t n, st_error *err)
         if (!vec_is_set(ms, k))
             continue;
         st_array *a = vec_at(ms, k);
-        if (a->n != n && st_array_resize(a, ST_T_VEC3S, n, err) != ST_OK)
+        if (a->n != n && (mobject_vecs[k].coord ? resize_coords(ms, a, n, err)
+                                                : st_array_resize_width(a, dw(ms), n, err)) != ST_OK)
             return st_component_error(&ms->base, mobject_vecs[k].name, err, ST_ENOMEM,
                                       "out of memory resizing to %zu vertices", n);
     }
@@ -142,16 +161,17 @@ static st_status pad_velocity(st_mstate *ms, size_t n, st_error *err)
     size_t old = v->n;
     if (old < 1 || old >= n)
         return ST_OK;
-    if (st_array_resize(v, ST_T_VEC3S, n, err) != ST_OK)
+    unsigned w = dw(ms);
+    if (st_array_resize_width(v, w, n, err) != ST_OK)
         return st_component_error(&ms->base, "velocity", err, ST_ENOMEM, "out of memory");
     for (size_t i = old; i < n; i++)
-        memcpy(v->r + 3 * i, v->r + 3 * (old - 1), 3 * sizeof(double));
+        memcpy(v->r + w * i, v->r + w * (old - 1), w * sizeof(double));
     return ST_OK;
 }
 
-/* Rotation matrix of SOFA's quaternion from Euler angles in degrees
- * (R = Rz Ry Rx: the rotation about x applies first). */
-static void euler_matrix(const double deg[3], double R[9])
+/* SOFA's quaternion from Euler angles in degrees (x y z w) and its
+ * rotation matrix (R = Rz Ry Rx: the rotation about x applies first). */
+static void euler_matrix(const double deg[3], double R[9], double q[4])
 {
     double a = deg[0] * M_PI / 180.0 * 0.5, b = deg[1] * M_PI / 180.0 * 0.5,
            c = deg[2] * M_PI / 180.0 * 0.5;
@@ -160,6 +180,10 @@ static void euler_matrix(const double deg[3], double R[9])
     double q1 = ca * sb * cc + sa * cb * sc; /* y */
     double q2 = ca * cb * sc - sa * sb * cc; /* z */
     double q3 = ca * cb * cc + sa * sb * sc; /* w */
+    q[0] = q0;
+    q[1] = q1;
+    q[2] = q2;
+    q[3] = q3;
     R[0] = 1.0 - 2.0 * (q1 * q1 + q2 * q2);
     R[1] = 2.0 * (q0 * q1 - q2 * q3);
     R[2] = 2.0 * (q2 * q0 + q1 * q3);
@@ -176,54 +200,63 @@ static bool vec3_is(const double v[3], double x)
     return v[0] == x && v[1] == x && v[2] == x;
 }
 
-static void apply_rotation(st_array *p, const double deg[3])
+/* Rotates the position part of each coordinate (missing components of
+ * Vec1d/Vec2d read as 0); a Rigid3d orientation is left-multiplied by the
+ * rotation, as SOFA's MechanicalObject<Rigid3>::applyRotation. */
+static void apply_rotation(const st_mstate *ms, st_array *p, const double deg[3])
 {
     if (vec3_is(deg, 0.0))
         return;
-    double R[9];
-    euler_matrix(deg, R);
+    double R[9], q[4];
+    euler_matrix(deg, R, q);
+    unsigned w = cw(ms), sp = ms->type->spatial_size;
     for (size_t i = 0; i < p->n; i++) {
-        double *x = p->r + 3 * i;
-        double u = x[0], v = x[1], w = x[2];
-        x[0] = R[0] * u + R[1] * v + R[2] * w;
-        x[1] = R[3] * u + R[4] * v + R[5] * w;
-        x[2] = R[6] * u + R[7] * v + R[8] * w;
+        double *x = p->r + w * i;
+        double u = x[0], v = sp > 1 ? x[1] : 0.0, z = sp > 2 ? x[2] : 0.0;
+        double r[3] = {R[0] * u + R[1] * v + R[2] * z, R[3] * u + R[4] * v + R[5] * z,
+                       R[6] * u + R[7] * v + R[8] * z};
+        for (unsigned j = 0; j < sp; j++)
+            x[j] = r[j];
+        if (ms->type->rigid)
+            st_quat_mul(x + 3, q, x + 3);
     }
 }
 
-static void apply_translation(st_array *p, const double t[3])
+static void apply_translation(const st_mstate *ms, st_array *p, const double t[3])
 {
     if (vec3_is(t, 0.0))
         return;
+    unsigned w = cw(ms), sp = ms->type->spatial_size;
     for (size_t i = 0; i < p->n; i++)
-        for (int j = 0; j < 3; j++)
-            p->r[3 * i + j] += t[j];
+        for (unsigned j = 0; j < sp; j++)
+            p->r[w * i + j] += t[j];
 }
 
-static void apply_scale(st_array *p, const double s[3])
+static void apply_scale(const st_mstate *ms, st_array *p, const double s[3])
 {
     if (vec3_is(s, 1.0))
         return;
+    unsigned w = cw(ms), sp = ms->type->spatial_size;
     for (size_t i = 0; i < p->n; i++)
-        for (int j = 0; j < 3; j++)
-            p->r[3 * i + j] = p->r[3 * i + j] * s[j];
+        for (unsigned j = 0; j < sp; j++)
+            p->r[w * i + j] = p->r[w * i + j] * s[j];
 }
 
-static bool array_nonzero(const st_array *a)
+static bool array_nonzero(const st_array *a, unsigned w)
 {
-    for (size_t i = 0; i < 3 * a->n; i++)
+    for (size_t i = 0; i < w * a->n; i++)
         if (a->r[i] != 0.0)
             return true;
     return false;
 }
 
-/* Copies src into dst (an owned or empty array) with its size. */
-static st_status copy_array(st_array *dst, const st_array *src, st_error *err)
+/* Copies src into dst (an owned or empty array of w scalars per point). */
+static st_status copy_array(st_array *dst, const st_array *src, unsigned w, st_error *err)
 {
-    if (dst->n != src->n && st_array_resize(dst, ST_T_VEC3S, src->n, err) != ST_OK)
+    if (dst->n != src->n && st_array_resize_width(dst, w, src->n, err) != ST_OK)
         return err ? err->code : ST_ENOMEM;
     if (src->n)
-        memmove(dst->r, src->r, 3 * src->n * sizeof(double));
+        memmove(dst->r, src->r, w * src->n * sizeof(double));
     return ST_OK;
 }
 
@@ -233,21 +266,17 @@ static st_status store_reset_state(st_mstate *ms, st_error *err)
 {
     if (ms->reset_position.cap == 0 && ms->reset_position.p)
         return ST_OK; /* never bound, but be safe with borrowed memory */
-    ST_TRY(copy_array(&ms->reset_position, &ms->position, err));
-    if (array_nonzero(&ms->velocity))
-        ST_TRY(copy_array(&ms->reset_velocity, &ms->velocity, err));
+    ST_TRY(copy_array(&ms->reset_position, &ms->position, cw(ms), err));
+    if (array_nonzero(&ms->velocity, dw(ms)))
+        ST_TRY(copy_array(&ms->reset_velocity, &ms->velocity, dw(ms), err));
     return ST_OK;
 }
 
 static st_status mobject_init(st_component *self, st_error *err)
 {
     st_mstate *ms = (st_mstate *)self;
-    const char *tpl = ms->template_name ? ms->template_name : "Vec3d";
-    if (strcmp(tpl, "Vec3d") != 0 && strcmp(tpl, "Vec3") != 0)
-        return st_component_error(self, "template", err, ST_ESCENE,
-                                  "unsupported template '%s': MechanicalObject supports Vec3d "
-                                  "(also written Vec3)",
-                                  tpl);
+    if (!ms->type)
+        return st_component_error(self, NULL, err, ST_ESTATE, "initialised before its type");
 
     /* The scene's "size" resizes the set vectors (SOFA does it at parse). */
     if (st_component_is_set(self, "size"))
@@ -290,15 +319,18 @@ static st_status mobject_init(st_component *self, st_error *err)
     }
 
     if (ms->rest_position.n > ms->position.n)
-        ST_TRY(copy_array(&ms->position, &ms->rest_position, err));
+        ST_TRY(copy_array(&ms->position, &ms->rest_position, cw(ms), err));
 
     if (ms->position.n <= 1 && ms->velocity.n <= 1) {
         size_t nbp = topo && topo->cls->topology->nb_points ? topo->cls->topology->nb_points(topo) : 0;
         if (nbp > 0) {
             ST_TRY(pad_velocity(ms, nbp, err));
             ST_TRY(resize_set(ms, nbp, err));
-            for (size_t i = 0; i < nbp; i++)
-                topo->cls->topology->get_point(topo, i, ms->position.r + 3 * i);
+            for (size_t i = 0; i < nbp; i++) {
+                double p[3];
+                topo->cls->topology->get_point(topo, i, p);
+                memcpy(ms->position.r + cw(ms) * i, p, ms->type->spatial_size * sizeof(double));
+            }
         } else if (ms->position.n == 0) {
             ST_TRY(resize_set(ms, 0, err));
         }
@@ -309,22 +341,24 @@ static st_status mobject_init(st_component *self, st_error *err)
     }
 
     /* reinit(): scale, rotation, translation. */
-    apply_scale(&ms->position, ms->scale3d);
-    apply_rotation(&ms->position, ms->rotation);
-    apply_translation(&ms->position, ms->translation);
+    apply_scale(ms, &ms->position, ms->scale3d);
+    apply_rotation(ms, &ms->position, ms->rotation);
+    apply_translation(ms, &ms->position, ms->translation);
 
     if (ms->rest_position.n != ms->position.n) {
-        ST_TRY(copy_array(&ms->rest_position, &ms->position, err));
+        ST_TRY(copy_array(&ms->rest_position, &ms->position, cw(ms), err));
         if (ms->rest_scale != 1.0)
-            for (size_t i = 0; i < 3 * ms->rest_position.n; i++)
-                ms->rest_position.r[i] *= ms->rest_scale;
+            for (size_t i = 0; i < ms->rest_position.n; i++)
+                for (unsigned j = 0; j < ms->type->spatial_size; j++)
+                    ms->rest_position.r[cw(ms) * i + j] *= ms->rest_scale;
     }
-    apply_rotation(&ms->position, ms->rotation2);
-    apply_translation(&ms->position, ms->translation2);
+    apply_rotation(ms, &ms->position, ms->rotation2);
+    apply_translation(ms, &ms->position, ms->translation2);
 
     ms->n = ms->position.n;
     ms->size = (unsigned)ms->n;
-    ms->has_external_force = ms->external_force.n > 0 && array_nonzero(&ms->external_force);
+    ms->has_external_force =
+        ms->external_force.n > 0 && array_nonzero(&ms->external_force, dw(ms));
     return store_reset_state(ms, err);
 }
 
@@ -333,17 +367,19 @@ static st_status mobject_init(st_component *self, st_error *err)
 static void mobject_reset(st_component *self)
 {
     st_mstate *ms = (st_mstate *)self;
+    if (!ms->type)
+        return;
     if (ms->force.p)
-        memset(ms->force.p, 0, 3 * ms->force.n * sizeof(double));
+        memset(ms->force.p, 0, dw(ms) * ms->force.n * sizeof(double));
     if (ms->reset_position.n == 0)
         return;
     size_t n = ms->reset_position.n < ms->position.n ? ms->reset_position.n : ms->position.n;
-    memmove(ms->position.r, ms->reset_position.r, 3 * n * sizeof(double));
+    memmove(ms->position.r, ms->reset_position.r, cw(ms) * n * sizeof(double));
     if (ms->velocity.p) {
-        memset(ms->velocity.p, 0, 3 * ms->velocity.n * sizeof(double));
+        memset(ms->velocity.p, 0, dw(ms) * ms->velocity.n * sizeof(double));
         size_t nv = ms->reset_velocity.n < ms->velocity.n ? ms->reset_velocity.n : ms->velocity.n;
         if (nv)
-            memmove(ms->velocity.r, ms->reset_velocity.r, 3 * nv * sizeof(double));
+            memmove(ms->velocity.r, ms->reset_velocity.r, dw(ms) * nv * sizeof(double));
     }
     const st_field *fp = st_component_field(self, "position");
     const st_field *fv = st_component_field(self, "velocity");
@@ -362,8 +398,8 @@ static void mobject_on_event(st_component *self, st_event ev, double dt)
         st_mstate *ms = (st_mstate *)self;
         if (ms->mapped) {
             /* Mapped states are deduced from their inputs: no reset state. */
-            st_array_free(&ms->reset_position, ST_T_VEC3S);
-            st_array_free(&ms->reset_velocity, ST_T_VEC3S);
+            st_array_free(&ms->reset_position, ST_T_COORDS);
+            st_array_free(&ms->reset_velocity, ST_T_DERIVS);
             return;
         }
         st_error e = {0};
@@ -372,10 +408,31 @@ static void mobject_on_event(st_component *self, st_event ev, double dt)
     }
 }
 
-bool st__is_mstate(const st_component *c)
+/* The type named by "template", with the accepted names and a suggestion
+ * when it names none. */
+static st_status mobject_resolve_type(st_component *self, const st_state_type **out,
+                                      st_error *err)
 {
-    return c && c->cls == &st__mechanical_object_class;
+    st_mstate *ms = (st_mstate *)self;
+    const char *tpl = ms->template_name && ms->template_name[0] ? ms->template_name : "Vec3d";
+    *out = st_state_type_find(tpl);
+    if (*out)
+        return ST_OK;
+    const char *names[32], *sugg[1];
+    size_t ns = st__suggest(tpl, names, st__state_type_names(names, 32), sugg, 1);
+    char list[256];
+    return st_component_error(self, "template", err, ST_ESCENE,
+                              "unsupported template '%s'%s%s%s: MechanicalObject supports %s", tpl,
+                              ns ? " (did you mean '" : "", ns ? sugg[0] : "", ns ? "'?)" : "",
+                              st_state_type_list(list, sizeof list));
 }
+
+static const st_state_ops mobject_state_ops = {
+    .struct_size = sizeof(st_state_ops),
+    .resolve_type = mobject_resolve_type,
+};
+
+static const char *const mobject_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
 
 const st_class st__mechanical_object_class = {
     .struct_size = sizeof(st_class),
@@ -388,4 +445,6 @@ const st_class st__mechanical_object_class = {
     .init = mobject_init,
     .reset = mobject_reset,
     .on_event = mobject_on_event,
+    .state = &mobject_state_ops,
+    .templates = mobject_templates,
 };

@@ -35,7 +35,8 @@ static st_status plane_init(st_component *self, st_error *err)
     }
     if (!p->topology)
         p->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    size_t n = p->ms->position.n;
+    size_t n = p->ms->n;
+    unsigned w = p->ms->type->coord_size;
     /* Out-of-range indices would write outside the state. */
     for (size_t i = 0; i < p->indices.n; i++)
         if (p->indices.u[i] >= n)
@@ -46,7 +47,7 @@ static st_status plane_init(st_component *self, st_error *err)
         const double *x = p->ms->position.r;
         const double *d = p->direction;
         for (size_t i = 0; i < n; i++) {
-            double s = x[3 * i] * d[0] + x[3 * i + 1] * d[1] + x[3 * i + 2] * d[2];
+            double s = x[w * i] * d[0] + x[w * i + 1] * d[1] + x[w * i + 2] * d[2];
             if (s > p->dmin && s < p->dmax) {
                 size_t k = p->indices.n;
                 ST_TRY(st_array_resize(&p->indices, ST_T_UINTS, k + 1, err));
@@ -69,7 +70,7 @@ static void plane_project_response(st_component *self, const st_mparams *mp, dou
         size_t i = p->indices.u[k];
         if (i >= p->ms->n)
             continue;
-        double *v = s + 3 * i;
+        double *v = s + p->ms->type->deriv_size * i; /* Rigid3d: the linear part */
         double dot = v[0] * d[0] + v[1] * d[1] + v[2] * d[2];
         v[0] = v[0] - d[0] * dot;
         v[1] = v[1] - d[1] * dot;
@@ -93,7 +94,7 @@ static void plane_apply_to_matrix(st_component *self, const st_mparams *mp, st_m
             continue;
         for (unsigned a = 0; a < 3; a++)
             if (p->direction[a] != 0.0)
-                st_matrix_project_dof(m, p->ms->offset + i, a);
+                st_matrix_project_dof(m, p->ms, i, a);
     }
 }
 
@@ -114,6 +115,8 @@ static const st_field plane_fields[] = {
     ST_FIELD_END};
 
 static const char *const plane_aliases[] = {"FixedPlaneConstraint", NULL};
+/* SOFA's: the plane acts on the position (Rigid3d: the centre). */
+static const char *const plane_templates[] = {"Vec3d", "Rigid3d", NULL};
 
 const st_class fixed_plane_projective_constraint_class = {
     .struct_size = sizeof(st_class),
@@ -125,4 +128,5 @@ const st_class fixed_plane_projective_constraint_class = {
     .fields = plane_fields,
     .init = plane_init,
     .projective = &plane_ops,
+    .templates = plane_templates,
 };

@@ -23,7 +23,7 @@ st_status fixed_common_init(fixed_common *c, st_error *err)
     if (!c->topology)
         c->topology = st_node_find(c->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     /* Indices outside the state are removed, as SOFA's checkIndices. */
-    size_t n = c->ms->position.n, k = 0;
+    size_t n = c->ms->n, k = 0;
     for (size_t i = 0; i < c->indices.n; i++) {
         unsigned id = c->indices.u[i];
         if (id >= n) {
@@ -46,20 +46,22 @@ static st_status fixed_init(st_component *self, st_error *err)
     return fixed_common_init((fixed_common *)self, err);
 }
 
-/* Zeroes the fixed vertices of a vector (3 doubles per vertex, global). */
+/* Zeroes the fixed points of a derivative vector (global). */
 static void zero_fixed(fixed_common *c, double *v)
 {
     st_mstate *ms = c->ms;
     double *s = st_slice(v, ms);
     size_t n = ms->n;
+    unsigned d = ms->type->deriv_size;
     if (c->fix_all) {
-        memset(s, 0, 3 * n * sizeof *s);
+        memset(s, 0, d * n * sizeof *s);
         return;
     }
     for (size_t i = 0; i < c->indices.n; i++) {
         size_t id = c->indices.u[i];
         if (id < n)
-            s[3 * id] = s[3 * id + 1] = s[3 * id + 2] = 0.0;
+            for (unsigned a = 0; a < d; a++)
+                s[d * id + a] = 0.0;
     }
 }
 
@@ -89,18 +91,19 @@ static void fixed_apply_to_matrix(st_component *self, const st_mparams *mp, st_m
     fixed_common *c = (fixed_common *)self;
     if (!c->ms || !projective_active(c->end_time, mp))
         return;
-    size_t n = c->ms->n, off = c->ms->offset;
+    size_t n = c->ms->n;
+    unsigned d = c->ms->type->deriv_size;
     if (c->fix_all) {
         for (size_t i = 0; i < n; i++)
-            for (unsigned a = 0; a < 3; a++)
-                st_matrix_project_dof(m, off + i, a);
+            for (unsigned a = 0; a < d; a++)
+                st_matrix_project_dof(m, c->ms, i, a);
         return;
     }
     for (size_t i = 0; i < c->indices.n; i++) {
         size_t id = c->indices.u[i];
         if (id < n)
-            for (unsigned a = 0; a < 3; a++)
-                st_matrix_project_dof(m, off + id, a);
+            for (unsigned a = 0; a < d; a++)
+                st_matrix_project_dof(m, c->ms, id, a);
     }
 }
 
@@ -128,4 +131,5 @@ const st_class fixed_projective_constraint_class = {
     .fields = fixed_fields,
     .init = fixed_init,
     .projective = &fixed_ops,
+    .templates = st_all_state_types,
 };

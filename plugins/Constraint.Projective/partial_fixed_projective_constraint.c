@@ -11,35 +11,46 @@
 
 typedef struct partial_fixed {
     fixed_common c;
-    st_vec3 fixed_directions; /* "fixedDirections": non-zero = fixed */
-    bool project_velocity;    /* "projectVelocity" */
+    st_array fixed_directions; /* "fixedDirections": one flag per derivative component */
+    bool project_velocity;     /* "projectVelocity" */
+    bool fx[6];                /* the flags, checked at init */
 } partial_fixed;
 
+/* fixedDirections has one flag per derivative component of the state type
+ * (3 for Vec3d, 6 for Rigid3d: linear then angular); unset: all fixed. */
 static st_status partial_init(st_component *self, st_error *err)
 {
-    return fixed_common_init((fixed_common *)self, err);
+    partial_fixed *p = (partial_fixed *)self;
+    ST_TRY(fixed_common_init(&p->c, err));
+    const st_state_type *t = st_component_state_type(self);
+    unsigned d = t ? t->deriv_size : 3;
+    const st_array *fd = &p->fixed_directions;
+    if (!st_component_is_set(self, "fixedDirections") && fd->n == 0) {
+        for (unsigned a = 0; a < d; a++)
+            p->fx[a] = true;
+        return ST_OK;
+    }
+    if (fd->n != d)
+        return st_component_error(self, "fixedDirections", err, ST_ESCENE,
+                                  "expects %u values for %s (one per derivative component), got %zu",
+                                  d, t ? t->name : "Vec3d", fd->n);
+    for (unsigned a = 0; a < d; a++)
+        p->fx[a] = fd->r[a] != 0.0;
+    return ST_OK;
 }
 
 static void zero_dirs(partial_fixed *p, double *v)
 {
     st_mstate *ms = p->c.ms;
     double *s = st_slice(v, ms);
-    size_t n = ms->n;
-    bool fx[3] = {p->fixed_directions[0] != 0, p->fixed_directions[1] != 0,
-                  p->fixed_directions[2] != 0};
-    if (p->c.fix_all) {
-        for (size_t i = 0; i < n; i++)
-            for (unsigned a = 0; a < 3; a++)
-                if (fx[a])
-                    s[3 * i + a] = 0.0;
-        return;
-    }
-    for (size_t k = 0; k < p->c.indices.n; k++) {
-        size_t i = p->c.indices.u[k];
+    size_t n = ms->n, count = p->c.fix_all ? n : p->c.indices.n;
+    unsigned d = ms->type->deriv_size;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = p->c.fix_all ? k : p->c.indices.u[k];
         if (i < n)
-            for (unsigned a = 0; a < 3; a++)
-                if (fx[a])
-                    s[3 * i + a] = 0.0;
+            for (unsigned a = 0; a < d; a++)
+                if (p->fx[a])
+                    s[d * i + a] = 0.0;
     }
 }
 
@@ -67,15 +78,16 @@ static void partial_apply_to_matrix(st_component *self, const st_mparams *mp, st
     partial_fixed *p = (partial_fixed *)self;
     if (!p->c.ms || !projective_active(p->c.end_time, mp))
         return;
-    size_t n = p->c.ms->n, off = p->c.ms->offset;
+    size_t n = p->c.ms->n;
+    unsigned d = p->c.ms->type->deriv_size;
     size_t count = p->c.fix_all ? n : p->c.indices.n;
     for (size_t k = 0; k < count; k++) {
         size_t i = p->c.fix_all ? k : p->c.indices.u[k];
         if (i >= n)
             continue;
-        for (unsigned a = 0; a < 3; a++)
-            if (p->fixed_directions[a] != 0)
-                st_matrix_project_dof(m, off + i, a);
+        for (unsigned a = 0; a < d; a++)
+            if (p->fx[a])
+                st_matrix_project_dof(m, p->c.ms, i, a);
     }
 }
 
@@ -91,9 +103,10 @@ static const st_field partial_fields[] = {
     FIXED_F_COMMON(partial_fixed, c., ST_F_IGNORED,
                    "inherited from FixedProjectiveConstraint and unused (as in SOFA): see "
                    "projectVelocity"),
-    ST_VEC3(partial_fixed, fixed_directions, "fixedDirections", "1 1 1",
-            "Defines the directions in which the particles are fixed: true (or 1) for fixed, "
-            "false (or 0) for free"),
+    ST_REALS(partial_fixed, fixed_directions, "fixedDirections", NULL,
+             "Defines the directions in which the particles are fixed: true (or 1) for fixed, "
+             "false (or 0) for free; one per derivative component (3 for Vec3d, 6 for Rigid3d: "
+             "linear then angular); unset: all fixed"),
     ST_BOOL(partial_fixed, project_velocity, "projectVelocity", "false",
             "activate project velocity to maintain a constant velocity"),
     ST_FIELD_END};
@@ -110,4 +123,5 @@ const st_class partial_fixed_projective_constraint_class = {
     .fields = partial_fields,
     .init = partial_init,
     .projective = &partial_ops,
+    .templates = st_all_state_types,
 };

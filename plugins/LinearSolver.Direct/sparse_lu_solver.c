@@ -112,7 +112,7 @@ static st_status lu_bind(st_component *self, st_system *sys, st_error *err)
     if (s->ord == DIRECT_ORDER_COLAMD)
         s->control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_UNSYMMETRIC;
     ST_TRY(st_matrix_create(sys, &s->m, err));
-    size_t n = 3 * sys->ndof;
+    size_t n = sys->size;
     s->wi = st_malloc((n ? n : 1) * sizeof *s->wi);
     s->w = st_malloc((n ? 5 * n : 1) * sizeof *s->w);
     if (!s->wi || !s->w)

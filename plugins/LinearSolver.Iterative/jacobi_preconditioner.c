@@ -9,7 +9,7 @@ typedef struct jacobi_pre {
     st_component base;
     st_system *sys;
     st_matrix *m;
-    double *inv_diag;  /* 3 ndof, owned by the system */
+    double *inv_diag;  /* sys->size_all, owned by the system */
     bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
     st_component *linear_system;   /* "linearSystem" (ignored) */
 } jacobi_pre;

@@ -49,13 +49,14 @@ static size_t min_n(size_t a, size_t b) { return a < b ? a : b; }
 
 static st_status resize_out(st_mstate *out, size_t n, st_error *err)
 {
-    st_array *arrays[] = {&out->position, &out->velocity, &out->rest_position};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        ST_TRY(st_array_resize(arrays[i], ST_T_VEC3S, n, err));
+    unsigned cw = out->type->coord_size, dw = out->type->deriv_size;
+    ST_TRY(st_array_resize_width(&out->position, cw, n, err));
+    ST_TRY(st_array_resize_width(&out->velocity, dw, n, err));
+    ST_TRY(st_array_resize_width(&out->rest_position, cw, n, err));
     if (out->force.n)
-        ST_TRY(st_array_resize(&out->force, ST_T_VEC3S, n, err));
+        ST_TRY(st_array_resize_width(&out->force, dw, n, err));
     if (out->external_force.n)
-        ST_TRY(st_array_resize(&out->external_force, ST_T_VEC3S, n, err));
+        ST_TRY(st_array_resize_width(&out->external_force, dw, n, err));
     out->size = (unsigned)n;
     return ST_OK;
 }
@@ -72,7 +73,8 @@ static st_status identity_init(st_component *self, st_error *err)
         return st_component_error(self, "output", err, ST_ELINK,
                                   "output must link a MechanicalObject or a visual model");
     m->in = (st_mstate *)m->input;
-    size_t n = m->in->position.n;
+    size_t n = m->in->n;
+    const unsigned cw = m->in->type->coord_size, dw = m->in->type->deriv_size;
     if (is_mstate(m->output)) {
         if (!m->map_forces || !m->map_masses)
             return st_component_error(self, m->map_forces ? "mapMasses" : "mapForces", err,
@@ -82,21 +84,31 @@ static st_status identity_init(st_component *self, st_error *err)
                                       m->map_forces ? "masses" : "forces");
         m->out = (st_mstate *)m->output;
         m->visual_pos = NULL;
+        if (m->out->type != m->in->type)
+            return st_component_error(self, "output", err, ST_ESCENE,
+                                      "an IdentityMapping maps a state to one of the same type: "
+                                      "input '%s' is %s, output '%s' is %s",
+                                      m->in->base.name, m->in->type->name, m->out->base.name,
+                                      m->out->type->name);
         /* The output takes the input's size, positions and velocities. */
         if (m->out->position.n != n)
             ST_TRY(resize_out(m->out, n, err));
-        memcpy(m->out->position.r, m->in->position.r, 3 * n * sizeof(double));
+        memcpy(m->out->position.r, m->in->position.r, cw * n * sizeof(double));
         size_t nv = min_n(m->in->velocity.n, n);
         if (nv)
-            memcpy(m->out->velocity.r, m->in->velocity.r, 3 * nv * sizeof(double));
+            memcpy(m->out->velocity.r, m->in->velocity.r, dw * nv * sizeof(double));
         if (m->apply_rest_position || m->out->rest_position.n != n) {
-            ST_TRY(st_array_resize(&m->out->rest_position, ST_T_VEC3S, n, err));
+            ST_TRY(st_array_resize_width(&m->out->rest_position, cw, n, err));
             size_t nr = min_n(m->in->rest_position.n, n);
             if (nr)
-                memcpy(m->out->rest_position.r, m->in->rest_position.r, 3 * nr * sizeof(double));
+                memcpy(m->out->rest_position.r, m->in->rest_position.r, cw * nr * sizeof(double));
         }
     } else {
         const st_field *f = st_component_field(m->output, "position");
+        if (m->in->type != &st_vec3d_type)
+            return st_component_error(self, "output", err, ST_ESCENE,
+                                      "a visual output takes Vec3d positions; the input '%s' is %s",
+                                      m->in->base.name, m->in->type->name);
         if (!f || f->type != ST_T_VEC3S)
             return st_component_error(self, "output", err, ST_ELINK,
                                       "output '%s' (%s) is neither a MechanicalObject nor a "
@@ -129,9 +141,10 @@ static void identity_apply(st_component *self, const st_mparams *mp, double *x)
     identity_mapping *m = (identity_mapping *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
-    const double *xin = st_slice(x, m->in);
+    const double *xin = st_slice_x(x, m->in);
+    const unsigned cw = m->in->type->coord_size;
     if (m->out) {
-        memcpy(st_slice(x, m->out), xin, 3 * min_n(m->in->n, m->out->n) * sizeof(double));
+        memcpy(st_slice_x(x, m->out), xin, cw * min_n(m->in->n, m->out->n) * sizeof(double));
     } else if (m->visual_pos) {
         /* Visual output: the model's positions follow (no allocation: sized at init). */
         memcpy(m->visual_pos->r, xin, 3 * min_n(m->in->n, m->visual_pos->n) * sizeof(double));
@@ -146,7 +159,7 @@ static void identity_apply_j(st_component *self, const st_mparams *mp, double *v
     if (self->state != ST_CSTATE_VALID || !m->out)
         return;
     memcpy(st_slice(v, m->out), st_slice(v, m->in),
-           3 * min_n(m->in->n, m->out->n) * sizeof(double));
+           m->in->type->deriv_size * min_n(m->in->n, m->out->n) * sizeof(double));
 }
 
 static void identity_apply_jt(st_component *self, const st_mparams *mp, double *f)
@@ -157,7 +170,7 @@ static void identity_apply_jt(st_component *self, const st_mparams *mp, double *
         return;
     double *fin = st_slice(f, m->in);
     const double *fout = st_slice(f, m->out);
-    size_t n3 = 3 * min_n(m->in->n, m->out->n);
+    size_t n3 = m->in->type->deriv_size * min_n(m->in->n, m->out->n);
     for (size_t i = 0; i < n3; i++)
         fin[i] += fout[i];
 }
@@ -182,4 +195,5 @@ const st_class identity_mapping_class = {
     .init = identity_init,
     .reinit = identity_init,
     .mapping = &identity_ops,
+    .templates = st_all_state_types,
 };

@@ -48,7 +48,7 @@ static const st_array *dm_elems(const diagonal_mass *m, st_type kind)
  * (accumulated vertex by vertex, as SOFA). */
 static st_status dm_compute(diagonal_mass *m, double density, double *total, st_error *err)
 {
-    size_t n = m->ms->position.n;
+    size_t n = m->ms->n;
     ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
     double *vm = m->vertex_mass.r;
     memset(vm, 0, n * sizeof *vm);
@@ -196,7 +196,7 @@ static st_status dm_init(st_component *self, st_error *err)
                                   m->topology->name);
 
     /* A short vertexMass is padded with its last value. */
-    size_t n = m->ms->position.n, vn = m->vertex_mass.n;
+    size_t n = m->ms->n, vn = m->vertex_mass.n;
     if (vn > 0 && vn < n) {
         ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
         for (size_t i = vn; i < n; i++)
@@ -284,7 +284,7 @@ static void dm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
     diagonal_mass *m = (diagonal_mass *)self;
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < n; i++)
-        st_matrix_add_diag(mat, m->ms->offset + i, m->vertex_mass.r[i] * mfactor);
+        st_matrix_add_diag(mat, m->ms, i, m->vertex_mass.r[i] * mfactor);
 }
 
 static void dm_add_gravity(st_component *self, const st_mparams *mp, double *f, const double *x,
@@ -330,7 +330,7 @@ static double dm_kinetic(st_component *self, const st_mparams *mp, const double 
 static double dm_potential(st_component *self, const st_mparams *mp, const double *x)
 {
     diagonal_mass *m = (diagonal_mass *)self;
-    const double *xs = st_slice(x, m->ms);
+    const double *xs = st_slice_x(x, m->ms);
     const double *g = mp->gravity;
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     double e = 0;

@@ -20,6 +20,9 @@ double mass_edge_length(const double *p0, const double *p1);
 st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,
                              st_component **geometry_state, st_error *err);
 
+/* inv = m^-1 for a 3x3 row-major matrix; false when singular. */
+bool mass_invert3(const double m[9], double inv[9]);
+
 /* SOFA's separate gravity: v += g dt on every vertex of ms (v is a global
  * vector; masses call it when their separateGravity field is true). */
 void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v, double dt);

@@ -189,7 +189,7 @@ static double measure(const mesh_matrix_mass *m, const double *x, const unsigned
  * massDensity (one per element). Returns the total as SOFA accumulates it. */
 static st_status mm_compute(mesh_matrix_mass *m, double *total, st_error *err)
 {
-    size_t n = m->ms->position.n;
+    size_t n = m->ms->n;
     ST_TRY(st_array_resize(&m->vertex_mass, ST_T_REALS, n, err));
     double *vm = m->vertex_mass.r;
     memset(vm, 0, n * sizeof *vm);
@@ -521,7 +521,7 @@ static st_status mm_init(st_component *self, st_error *err)
         m->c = 1.0; /* vertexMass then holds the row sums */
 
     /* Every vertex the elements use must exist in both states. */
-    size_t n = m->ms->position.n;
+    size_t n = m->ms->n;
     st_mstate *g = (st_mstate *)m->geometry_state;
     size_t gn = m->compute_mass_on_rest ? g->rest_position.n : g->position.n;
     const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS, ST_T_HEXAS};
@@ -642,21 +642,22 @@ static void mm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
 {
     (void)mp;
     mesh_matrix_mass *m = (mesh_matrix_mass *)self;
-    size_t n = mm_n(m), off = m->ms->offset;
+    size_t n = mm_n(m);
+    const st_mstate *ms = m->ms;
     if (m->lumping) {
         for (size_t i = 0; i < n; i++)
-            st_matrix_add_diag(mat, off + i, m->vertex_mass.r[i] * m->c * mfactor);
+            st_matrix_add_diag(mat, ms, i, m->vertex_mass.r[i] * m->c * mfactor);
         return;
     }
     for (size_t i = 0; i < n; i++)
-        st_matrix_add_diag(mat, off + i, m->vertex_mass.r[i] * mfactor);
+        st_matrix_add_diag(mat, ms, i, m->vertex_mass.r[i] * mfactor);
     for (size_t k = 0; k < m->npair; k++) {
         if (m->pm[k] == 0.0)
             continue;
         double e = m->pm[k] * mfactor;
         double b[9] = {e, 0, 0, 0, e, 0, 0, 0, e};
-        st_matrix_add_block(mat, off + m->pa[k], off + m->pb[k], b);
-        st_matrix_add_block(mat, off + m->pb[k], off + m->pa[k], b);
+        st_matrix_add_block(mat, ms, m->pa[k], ms, m->pb[k], b);
+        st_matrix_add_block(mat, ms, m->pb[k], ms, m->pa[k], b);
     }
 }
 
@@ -712,7 +713,7 @@ static double mm_kinetic(st_component *self, const st_mparams *mp, const double 
 static double mm_potential(st_component *self, const st_mparams *mp, const double *x)
 {
     mesh_matrix_mass *m = (mesh_matrix_mass *)self;
-    const double *xs = st_slice(x, m->ms);
+    const double *xs = st_slice_x(x, m->ms);
     const double *g = mp->gravity;
     size_t n = mm_n(m);
     double e = 0;

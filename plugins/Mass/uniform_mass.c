@@ -1,13 +1,23 @@
 /* uniform_mass.c - UniformMass: the same mass on every vertex (or on a
  * subset), as SOFA's: gravity as a force, M dx, M^-1 f, the diagonal mass
- * matrix and the energies. */
+ * matrix and the energies, on Vec1d, Vec2d, Vec3d and Rigid3d states.
+ *
+ * Rigid3d (SOFA's RigidMass): vertexMass is "mass [volume inertia(9)]",
+ * the inertia per unit mass (default identity); the angular block of M is
+ * mass * inertia, constant in the world frame as in SOFA; gravity acts on
+ * the centre only. */
+#include <string.h>
+
 #include <settee/settee.h>
 
 #include "mass.h"
 
 typedef struct uniform_mass {
     st_component base;
-    double vertex_mass;       /* "vertexMass" */
+    st_mass_value vertex_mass_in; /* "vertexMass" (Rigid3d: mass [volume inertia(9)]) */
+    double vertex_mass;       /* the mass of each point */
+    double inertia_mass[9];   /* Rigid3d: mass * inertia (world frame) */
+    double inv_inertia_mass[9];
     double total_mass;        /* "totalMass" */
     char *filename;           /* "filename" (rigid templates only) */
     st_vec2 local_range;      /* "localRange" */
@@ -27,15 +37,15 @@ typedef struct uniform_mass {
 } uniform_mass;
 
 static const st_field uniform_mass_fields[] = {
-    ST_REAL(uniform_mass, vertex_mass, "vertexMass", "1",
-            "Specify one single, positive, real value for the mass of each particle. If unspecified "
-            "or wrongly set, the totalMass information is used."),
+    ST_MASS(uniform_mass, vertex_mass_in, "vertexMass", "1",
+             "Specify one single, positive, real value for the mass of each particle (Rigid3d: "
+             "mass, then optionally volume and the 3x3 inertia matrix per unit mass). If "
+             "unspecified or wrongly set, the totalMass information is used."),
     ST_REAL(uniform_mass, total_mass, "totalMass", "1",
             "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
             "the default value is used: totalMass = 1.0"),
     ST_IGNORED(uniform_mass, filename, "filename", ST_T_STRING, char *, "unused",
-               "rigid file to load the mass parameters (read for rigid templates only; settee's "
-               "states are Vec3d)"),
+               "rigid file to load the mass parameters (not read by settee: give vertexMass)"),
     ST_VEC2(uniform_mass, local_range, "localRange", "-1 -1",
             "optional range of local DOF indices. Any computation involving only indices outside "
             "of this range are discarded (useful for parallelization using mesh partitioning)"),
@@ -62,7 +72,16 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
 {
     st_component *self = &m->base;
     m->valid = false;
-    size_t size = m->ms->position.n;
+    size_t size = m->ms->n;
+    const st_state_type *t = m->ms->type;
+    st_mass_value *vmi = &m->vertex_mass_in;
+    static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (!t->rigid && (vmi->volume != 1.0 || memcmp(vmi->inertia, id, sizeof id)))
+        return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                  "a volume and an inertia matrix are for Rigid3d states; the "
+                                  "state is %s: give one value",
+                                  t->name);
+    m->vertex_mass = vmi->mass;
 
     int a = (int)m->local_range[0], b = (int)m->local_range[1];
     if (a >= 0 && b > 0 && (size_t)b + 1 < size) {
@@ -114,6 +133,14 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                                   "both Data: vertexMass or totalMass. For your information, prior "
                                   "to #3927, default value was totalMass=\"1.0\".");
     }
+    vmi->mass = m->vertex_mass; /* the data shows the mass in use, as SOFA's */
+    if (t->rigid) {
+        for (int k = 0; k < 9; k++)
+            m->inertia_mass[k] = vmi->inertia[k] * m->vertex_mass;
+        if (!mass_invert3(m->inertia_mass, m->inv_inertia_mass))
+            return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                      "the inertia matrix times the mass is not invertible");
+    }
     m->valid = true;
     return ST_OK;
 }
@@ -147,6 +174,14 @@ static void uniform_mass_add_gravity_to_force(st_component *self, const st_mpara
     double *fs = st_slice(f, m->ms);
     const double mg[3] = {mp->gravity[0] * m->vertex_mass, mp->gravity[1] * m->vertex_mass,
                           mp->gravity[2] * m->vertex_mass};
+    const unsigned D = m->ms->type->deriv_size;
+    if (D != 3) { /* Vec1d, Vec2d: the first D components; Rigid3d: the centre */
+        unsigned sp = m->ms->type->spatial_size;
+        for (size_t k = 0; k < m->indices.n; k++)
+            for (unsigned a = 0; a < sp; a++)
+                fs[D * (size_t)m->indices.u[k] + a] += mg[a];
+        return;
+    }
     if (m->all) {
         for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i += 3) {
             fs[i] += mg[0];
@@ -172,11 +207,11 @@ static void uniform_mass_add_gravity_to_v(st_component *self, const st_mparams *
         return;
     double *vs = st_slice(v, m->ms);
     const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    const unsigned D = m->ms->type->deriv_size, sp = m->ms->type->spatial_size;
     for (size_t k = 0; k < m->indices.n; k++) {
-        double *vi = vs + 3 * (size_t)m->indices.u[k];
-        vi[0] += hg[0];
-        vi[1] += hg[1];
-        vi[2] += hg[2];
+        double *vi = vs + D * (size_t)m->indices.u[k];
+        for (unsigned a = 0; a < sp; a++)
+            vi[a] += hg[a];
     }
 }
 
@@ -189,6 +224,27 @@ static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, doub
     double *r = st_slice(res, m->ms);
     const double *d = st_slice(dx, m->ms);
     const double mf = m->vertex_mass * factor;
+    const unsigned D = m->ms->type->deriv_size;
+    if (m->ms->type->rigid) { /* SOFA: (m *= factor), then res += dx * m */
+        double im[9];
+        for (int a = 0; a < 9; a++)
+            im[a] = m->inertia_mass[a] * factor;
+        for (size_t k = 0; k < m->indices.n; k++) {
+            size_t i = 6 * (size_t)m->indices.u[k];
+            for (int a = 0; a < 3; a++)
+                r[i + a] += d[i + a] * mf;
+            for (int a = 0; a < 3; a++)
+                r[i + 3 + a] += im[3 * a] * d[i + 3] + im[3 * a + 1] * d[i + 4] +
+                                im[3 * a + 2] * d[i + 5];
+        }
+        return;
+    }
+    if (D != 3) {
+        for (size_t k = 0; k < m->indices.n; k++)
+            for (unsigned a = 0; a < D; a++)
+                r[D * (size_t)m->indices.u[k] + a] += d[D * (size_t)m->indices.u[k] + a] * mf;
+        return;
+    }
     for (size_t k = 0; k < m->indices.n; k++) {
         size_t i = 3 * (size_t)m->indices.u[k];
         r[i] += d[i] * mf;
@@ -206,6 +262,25 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
     double *as = st_slice(a, m->ms);
     const double *fs = st_slice(f, m->ms);
     const double vm = m->vertex_mass;
+    const unsigned D = m->ms->type->deriv_size;
+    if (m->ms->type->rigid) {
+        const double *iv = m->inv_inertia_mass;
+        for (size_t k = 0; k < m->indices.n; k++) {
+            size_t i = 6 * (size_t)m->indices.u[k];
+            for (int c = 0; c < 3; c++)
+                as[i + c] = fs[i + c] / vm;
+            for (int c = 0; c < 3; c++)
+                as[i + 3 + c] = iv[3 * c] * fs[i + 3] + iv[3 * c + 1] * fs[i + 4] +
+                                iv[3 * c + 2] * fs[i + 5];
+        }
+        return;
+    }
+    if (D != 3) {
+        for (size_t k = 0; k < m->indices.n; k++)
+            for (unsigned c = 0; c < D; c++)
+                as[D * (size_t)m->indices.u[k] + c] = fs[D * (size_t)m->indices.u[k] + c] / vm;
+        return;
+    }
     if (m->all) {
         /* Same divisions, in a loop the compiler can vectorise. */
         for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i++)
@@ -228,8 +303,19 @@ static void uniform_mass_add_m_to_matrix(st_component *self, const st_mparams *m
     if (!m->valid)
         return;
     const double d = m->vertex_mass * mfactor;
+    if (m->ms->type->rigid) { /* SOFA's AddMToMatrixFunctor<RigidDeriv> */
+        double b[36] = {0};
+        for (int a = 0; a < 3; a++) {
+            b[7 * a] = d;
+            for (int c = 0; c < 3; c++)
+                b[6 * (3 + a) + 3 + c] = m->inertia_mass[3 * a + c] * mfactor;
+        }
+        for (size_t k = 0; k < m->indices.n; k++)
+            st_matrix_add_block(mat, m->ms, m->indices.u[k], m->ms, m->indices.u[k], b);
+        return;
+    }
     for (size_t k = 0; k < m->indices.n; k++)
-        st_matrix_add_diag(mat, m->ms->offset + m->indices.u[k], d);
+        st_matrix_add_diag(mat, m->ms, m->indices.u[k], d);
 }
 
 static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *mp,
@@ -239,10 +325,23 @@ static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *
     if (!m->valid)
         return 0.0;
     const double *vs = st_slice(v, m->ms);
+    const unsigned D = m->ms->type->deriv_size;
     double e = 0.0;
     for (size_t k = 0; k < m->indices.n; k++) {
-        const double *vi = vs + 3 * (size_t)m->indices.u[k];
-        e += (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) * m->vertex_mass;
+        const double *vi = vs + D * (size_t)m->indices.u[k];
+        if (D == 3) {
+            e += (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) * m->vertex_mass;
+            continue;
+        }
+        double s = 0.0;
+        for (unsigned a = 0; a < (D == 6 ? 3u : D); a++)
+            s += vi[a] * vi[a];
+        e += s * m->vertex_mass;
+        if (D == 6) /* w . (I_m w) */
+            for (int a = 0; a < 3; a++)
+                e += vi[3 + a] * (m->inertia_mass[3 * a] * vi[3] +
+                                  m->inertia_mass[3 * a + 1] * vi[4] +
+                                  m->inertia_mass[3 * a + 2] * vi[5]);
     }
     return e / 2.0;
 }
@@ -253,12 +352,16 @@ static double uniform_mass_potential_energy(st_component *self, const st_mparams
     uniform_mass *m = (uniform_mass *)self;
     if (!m->valid)
         return 0.0;
-    const double *xs = st_slice(x, m->ms);
+    const double *xs = st_slice_x(x, m->ms);
     const double *g = mp->gravity;
+    const unsigned w = m->ms->type->coord_size, sp = m->ms->type->spatial_size;
     double e = 0.0;
     for (size_t k = 0; k < m->indices.n; k++) {
-        const double *xi = xs + 3 * (size_t)m->indices.u[k];
-        e -= (g[0] * xi[0] + g[1] * xi[1] + g[2] * xi[2]) * m->vertex_mass;
+        const double *xi = xs + w * (size_t)m->indices.u[k];
+        double s = g[0] * xi[0];
+        for (unsigned a = 1; a < sp; a++)
+            s += g[a] * xi[a];
+        e -= s * m->vertex_mass;
     }
     return e;
 }
@@ -296,4 +399,5 @@ const st_class st_uniform_mass_class = {
     .init = uniform_mass_init,
     .reinit = uniform_mass_reinit,
     .mass = &uniform_mass_ops,
+    .templates = st_all_state_types,
 };

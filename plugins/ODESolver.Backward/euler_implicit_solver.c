@@ -110,7 +110,7 @@ static st_status ei_solve(st_component *self, st_system *sys, double dt, st_erro
         st_vec_eq(sys, v, sol);
     else
         st_vec_op(sys, v, v, sol, 1.0);
-    st_vec_peq(sys, x, v, h);
+    st_vec_x_peq(sys, x, v, h);
 
     st_system_add_separate_gravity(sys, v, h);
     if (s->vdamping != 0.0)

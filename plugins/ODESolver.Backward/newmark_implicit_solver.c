@@ -89,10 +89,13 @@ static st_status nm_solve(st_component *self, st_system *sys, double dt, st_erro
     ST_TRY(lso->solve(s->ls, sys, an, b, err));
 
     const double c2 = h * h * (0.5 - be), c3 = h * h * be, c4 = h * (1 - g), c5 = h * g;
-    for (size_t i = 0; i < sys->size; i++) {
-        x[i] = x[i] + h * v[i] + c2 * a[i] + c3 * an[i];
+    /* x (+)= h v + c2 a + c3 a_new, one term after the other (Vec types:
+     * ((x + h v) + c2 a) + c3 a_new); then v with the old a. */
+    st_vec_x_peq(sys, x, v, h);
+    st_vec_x_peq(sys, x, a, c2);
+    st_vec_x_peq(sys, x, an, c3);
+    for (size_t i = 0; i < sys->size; i++)
         v[i] = v[i] + c4 * a[i] + c5 * an[i];
-    }
     st_system_add_separate_gravity(sys, v, h);
     if (s->vdamping != 0.0)
         st_vec_teq(sys, v, exp(-h * s->vdamping));

@@ -106,7 +106,7 @@ static st_status ss_bind(st_component *self, st_system *sys, st_error *err)
     static_solver *s = (static_solver *)self;
     ST_TRY(st_system_vec_alloc(sys, &s->r, err));
     ST_TRY(st_system_vec_alloc(sys, &s->dx, err));
-    ST_TRY(st_system_vec_alloc(sys, &s->x0, err));
+    ST_TRY(st_system_xvec_alloc(sys, &s->x0, err));
     /* Status text and residual graph storage, allocated once. */
     char **status = s->nr ? &s->nr->status : &s->status;
     st_free(*status);
@@ -158,8 +158,29 @@ static void graph_push(static_solver *s, double v)
 /* x += f dx, then the position correction and mapped positions. */
 static void move(st_system *sys, const double *dx, double f)
 {
-    st_vec_peq(sys, sys->x, dx, f);
+    st_vec_x_peq(sys, sys->x, dx, f);
     st_system_propagate_x(sys, sys->x);
+}
+
+/* |x|^2 over the independent states' coordinates, summed per point then per
+ * state as st_vec_dot does. */
+static double coord_norm2(const st_system *sys)
+{
+    double r = 0.0;
+    for (size_t k = 0; k < sys->nindep; k++) {
+        const st_mstate *ms = sys->states[k];
+        const double *x = st_slice_x(sys->x, ms);
+        unsigned w = ms->type->coord_size;
+        double rs = 0.0;
+        for (size_t i = 0; i < ms->n; i++) {
+            double p = 0.0;
+            for (unsigned j = 0; j < w; j++)
+                p += x[w * i + j] * x[w * i + j];
+            rs += p;
+        }
+        r += rs;
+    }
+    return r;
 }
 
 /* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4). A failed
@@ -179,7 +200,7 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
         s->nr->residual_graph.n = 0;
     set_status(s, "Running");
     sys->mp.implicit = true;
-    st_vec_eq(sys, s->x0, sys->x);
+    st_vec_x_eq(sys, s->x0, sys->x);
     const double r0 = residual(sys, r);
     graph_push(s, r0);
     if (p->abs_residual > 0.0 && r0 <= p->abs_residual * p->abs_residual) {
@@ -197,7 +218,7 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
     unsigned k = 0;
     for (; k < p->max_it && !converged; k++) {
         /* |x|^2 before the iteration, for the relative estimate test. */
-        const double xprev2 = p->rel_estimate > 0.0 ? st_vec_dot(sys, sys->x, sys->x) : 0.0;
+        const double xprev2 = p->rel_estimate > 0.0 ? coord_norm2(sys) : 0.0;
         ST_TRY(lso->set_system(s->ls, sys, 0.0, 0.0, -1.0, err));
         ST_TRY(lso->solve(s->ls, sys, dx, r, err));
         /* Line search: alpha = 1, c, c^2, ... (at least one try), each
@@ -256,7 +277,7 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
          * started from. (settee's reading of the field: the SOFA version
          * sofa-notes follows declares it but never reads it.) */
         if (!p->update_when_diverged) {
-            st_vec_eq(sys, sys->x, s->x0);
+            st_vec_x_eq(sys, sys->x, s->x0);
             st_system_propagate_x(sys, sys->x);
         }
     }

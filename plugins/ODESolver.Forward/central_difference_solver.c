@@ -40,7 +40,7 @@ static st_status cd_solve(st_component *self, st_system *sys, double dt, st_erro
         for (size_t i = 0; i < sys->size; i++)
             v[i] = v[i] * c + a[i] / den;
     }
-    st_vec_peq(sys, x, v, dt);
+    st_vec_x_peq(sys, x, v, dt);
     return ST_OK;
 }
 

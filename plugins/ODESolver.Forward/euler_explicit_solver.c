@@ -49,17 +49,13 @@ static st_status euler_explicit_solve(st_component *self, st_system *sys, double
         ST_TRY(ls->cls->linsolver->solve(ls, sys, acc, f, err));
     }
 
-    size_t n = sys->size;
+    /* Symplectic: v first, then x with the new v; else x with the old v. */
     if (s->symplectic) {
-        for (size_t i = 0; i < n; i++) {
-            v[i] += acc[i] * dt;
-            x[i] += v[i] * dt;
-        }
+        st_vec_peq(sys, v, acc, dt);
+        st_vec_x_peq(sys, x, v, dt);
     } else {
-        for (size_t i = 0; i < n; i++) {
-            x[i] += v[i] * dt;
-            v[i] += acc[i] * dt;
-        }
+        st_vec_x_peq(sys, x, v, dt);
+        st_vec_peq(sys, v, acc, dt);
     }
     return ST_OK;
 }

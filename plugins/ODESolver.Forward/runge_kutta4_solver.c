@@ -12,10 +12,10 @@ typedef struct rk4 {
 static st_status rk4_bind(st_component *self, st_system *sys, st_error *err)
 {
     rk4 *s = (rk4 *)self;
-    double **v[] = {&s->k1a, &s->k2v, &s->k2a, &s->k3v, &s->k3a, &s->k4v, &s->k4a, &s->xt, &s->f};
+    double **v[] = {&s->k1a, &s->k2v, &s->k2a, &s->k3v, &s->k3a, &s->k4v, &s->k4a, &s->f};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         ST_TRY(st_system_vec_alloc(sys, v[i], err));
-    return ST_OK;
+    return st_system_xvec_alloc(sys, &s->xt, err); /* coordinates */
 }
 
 /* a = P M^-1 f(x, v) after projecting and propagating x and v. */
@@ -42,23 +42,23 @@ static st_status rk4_solve(st_component *self, st_system *sys, double dt, st_err
     /* k1: the state itself. */
     ST_TRY(compute_acc(s, sys, s->k1a, x, v, err));
     /* k2 */
-    st_vec_op(sys, s->xt, x, v, h2);
+    st_vec_x_op(sys, s->xt, x, v, h2);
     st_vec_op(sys, s->k2v, v, s->k1a, h2);
     ST_TRY(compute_acc(s, sys, s->k2a, s->xt, s->k2v, err));
     /* k3 */
-    st_vec_op(sys, s->xt, x, s->k2v, h2);
+    st_vec_x_op(sys, s->xt, x, s->k2v, h2);
     st_vec_op(sys, s->k3v, v, s->k2a, h2);
     ST_TRY(compute_acc(s, sys, s->k3a, s->xt, s->k3v, err));
     /* k4 */
-    st_vec_op(sys, s->xt, x, s->k3v, dt);
+    st_vec_x_op(sys, s->xt, x, s->k3v, dt);
     st_vec_op(sys, s->k4v, v, s->k3a, dt);
     ST_TRY(compute_acc(s, sys, s->k4a, s->xt, s->k4v, err));
     /* x += h/6 k1v + h/3 k2v + h/3 k3v + h/6 k4v (k1v = v, read before v
      * changes), then the same for v. */
-    st_vec_peq(sys, x, v, h6);
-    st_vec_peq(sys, x, s->k2v, h3);
-    st_vec_peq(sys, x, s->k3v, h3);
-    st_vec_peq(sys, x, s->k4v, h6);
+    st_vec_x_peq(sys, x, v, h6);
+    st_vec_x_peq(sys, x, s->k2v, h3);
+    st_vec_x_peq(sys, x, s->k3v, h3);
+    st_vec_x_peq(sys, x, s->k4v, h6);
     st_vec_peq(sys, v, s->k1a, h6);
     st_vec_peq(sys, v, s->k2a, h3);
     st_vec_peq(sys, v, s->k3a, h3);

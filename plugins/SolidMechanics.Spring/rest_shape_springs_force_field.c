@@ -10,7 +10,15 @@
  * the point's rank and ignores activeDirections, so it disagrees with its
  * own addDForce when `points` is not 0..n-1 with several stiffnesses or when
  * a direction is inactive. Here the matrix is exactly the Jacobian that
- * add_dforce applies (they agree with SOFA whenever SOFA agrees with itself). */
+ * add_dforce applies (they agree with SOFA whenever SOFA agrees with itself).
+ *
+ * Rigid3d (SOFA's specialisation): the centre is pulled as a Vec3d point;
+ * the orientation by a torque -angularStiffness * angle * axis, with
+ * (axis, angle) of q q0^-1 (normalised, taken with w >= 0); its stiffness
+ * is -angularStiffness on the angular diagonal. angularStiffness is padded
+ * to the size of stiffness with 100 (or cut to it). activeDirections has
+ * one flag per coordinate component (3 for Vec3d; 7 for Rigid3d as in SOFA,
+ * of which the first 6 are used: linear then angular). */
 #include <string.h>
 
 #include "springs.h"
@@ -19,13 +27,14 @@ typedef struct rest_shape_ff {
     st_component base;
     st_array points;            /* "points" */
     st_array stiffness;         /* "stiffness" */
-    st_array angular_stiffness; /* "angularStiffness" (rigid only; kept) */
+    st_array angular_stiffness; /* "angularStiffness" (Rigid3d) */
     st_array pivot_points;      /* "pivot_points" (rigid only; kept) */
     st_array external_points;   /* "external_points" */
     bool recompute_indices;     /* "recompute_indices" */
     bool draw_spring;           /* "drawSpring" */
     st_vec4 spring_color;       /* "springColor" */
-    st_vec3 active_directions;  /* "activeDirections": non-zero = active */
+    st_array active_directions; /* "activeDirections": non-zero = active */
+    bool active[6];             /* per derivative component, from activeDirections */
     double rayleigh_stiffness;
     st_component *external_rest_shape;
     st_component *mstate;       /* "mstate" */
@@ -59,7 +68,26 @@ static st_status rs_init(st_component *self, st_error *err)
     }
     if (!r->topology)
         r->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    size_t n = r->ms->position.n;
+    const st_state_type *t = r->ms->type;
+    if (r->ext && r->ext->type != t)
+        return st_component_error(self, "external_rest_shape", err, ST_ESCENE,
+                                  "the external state '%s' is %s, the controlled state %s",
+                                  r->ext->base.name, r->ext->type->name, t->name);
+    /* activeDirections: one flag per coordinate component (unset: all). */
+    const st_array *ad = &r->active_directions;
+    if (ad->n && ad->n != t->coord_size && !(t->rigid && ad->n == t->deriv_size))
+        return st_component_error(self, "activeDirections", err, ST_ESCENE,
+                                  "expects %u values for %s, got %zu", t->coord_size, t->name,
+                                  ad->n);
+    for (unsigned a = 0; a < 6; a++)
+        r->active[a] = ad->n == 0 || (a < ad->n && ad->r[a] != 0.0);
+    if (t->rigid) {
+        size_t old = r->angular_stiffness.n;
+        ST_TRY(st_array_resize(&r->angular_stiffness, ST_T_REALS, r->stiffness.n, err));
+        for (size_t i = old; i < r->stiffness.n; i++)
+            r->angular_stiffness.r[i] = 100.0;
+    }
+    size_t n = r->ms->n;
     size_t np = r->points.n ? r->points.n : n;
     for (size_t i = 0; i < r->points.n; i++)
         if (r->points.u[i] >= n)
@@ -67,7 +95,7 @@ static st_status rs_init(st_component *self, st_error *err)
                                       "Out of Bounds points: index %u, the state has %zu points",
                                       r->points.u[i], n);
     if (r->ext) {
-        size_t ne = r->ext->position.n;
+        size_t ne = r->ext->n;
         size_t nx = r->external_points.n ? r->external_points.n : ne;
         for (size_t i = 0; i < r->external_points.n; i++)
             if (r->external_points.u[i] >= ne)
@@ -100,14 +128,42 @@ static inline double rs_k(const rest_shape_ff *r, size_t i)
     return r->stiffness.r[i < r->stiffness.n ? i : 0];
 }
 
+static inline double rs_ka(const rest_shape_ff *r, size_t i)
+{
+    return r->angular_stiffness.r[i < r->angular_stiffness.n ? i : 0];
+}
+
+/* The reference coordinates: the external state's positions or the rest. */
+static inline const double *rs_ref(const rest_shape_ff *r)
+{
+    return r->ext ? r->ext->position.r : r->ms->rest_position.r;
+}
+
+/* Axis times angle of the rotation taking q0 to q (SOFA's quatToAxis of
+ * q q0^-1 after normalisation, w >= 0), inactive axes zeroed. */
+static void rs_rotation(const rest_shape_ff *r, const double *q, const double *q0, double out[3])
+{
+    const double inv[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+    double dq[4], axis[3] = {0, 0, 0}, angle = 0.0;
+    st_quat_mul(dq, q, inv);
+    st_quat_normalize(dq);
+    if (dq[3] < 0.0)
+        for (int a = 0; a < 4; a++)
+            dq[a] = -dq[a];
+    if (dq[3] < 1.0)
+        st_quat_to_axis(dq, axis, &angle);
+    for (int a = 0; a < 3; a++)
+        out[a] = r->active[3 + a] ? axis[a] * angle : 0.0;
+}
+
 static void rs_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                          const double *v)
 {
     (void)mp, (void)v;
     rest_shape_ff *r = (rest_shape_ff *)self;
     double *fs = st_slice(f, r->ms);
-    const double *xs = st_slice(x, r->ms);
-    const double *x0 = r->ext ? r->ext->position.r : r->ms->rest_position.r;
+    const double *xs = st_slice_x(x, r->ms), *x0 = rs_ref(r);
+    const unsigned cw = r->ms->type->coord_size, dw = r->ms->type->deriv_size;
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
         size_t p = rs_point(r, i);
@@ -116,10 +172,17 @@ static void rs_add_force(st_component *self, const st_mparams *mp, double *f, co
             q = r->external_points.n ? r->external_points.u[i] : i;
         double k = rs_k(r, i);
         for (int a = 0; a < 3; a++) {
-            double dx = xs[3 * p + a] - x0[3 * q + a];
-            if (r->active_directions[a] == 0)
+            double dx = xs[cw * p + a] - x0[cw * q + a];
+            if (!r->active[a])
                 dx = 0;
-            fs[3 * p + a] -= dx * k;
+            fs[dw * p + a] -= dx * k;
+        }
+        if (r->ms->type->rigid) {
+            double rot[3];
+            rs_rotation(r, xs + cw * p + 3, x0 + cw * q + 3, rot);
+            double ka = rs_ka(r, i);
+            for (int a = 0; a < 3; a++)
+                fs[dw * p + 3 + a] -= rot[a] * ka;
         }
     }
 }
@@ -131,13 +194,21 @@ static void rs_add_dforce(st_component *self, const st_mparams *mp, double *df, 
     rest_shape_ff *r = (rest_shape_ff *)self;
     double *dfs = st_slice(df, r->ms);
     const double *dxs = st_slice(dx, r->ms);
+    const unsigned dw = r->ms->type->deriv_size;
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
         size_t p = rs_point(r, i);
         double k = rs_k(r, i);
         for (int a = 0; a < 3; a++) {
-            double d = r->active_directions[a] != 0 ? dxs[3 * p + a] : 0.0;
-            dfs[3 * p + a] -= d * k * kfactor;
+            double d = r->active[a] ? dxs[dw * p + a] : 0.0;
+            dfs[dw * p + a] -= d * k * kfactor;
+        }
+        if (r->ms->type->rigid) {
+            double ka = rs_ka(r, i);
+            for (int a = 3; a < 6; a++) {
+                double d = r->active[a] ? dxs[dw * p + a] : 0.0;
+                dfs[dw * p + a] -= d * ka * kfactor;
+            }
         }
     }
 }
@@ -149,11 +220,13 @@ static void rs_add_k(st_component *self, const st_mparams *mp, st_matrix *m, dou
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
         size_t p = rs_point(r, i);
+        const unsigned dw = r->ms->type->deriv_size;
         double vt = -kfactor * rs_k(r, i);
-        double b[9] = {0};
-        for (int a = 0; a < 3; a++)
-            b[4 * a] = r->active_directions[a] != 0 ? vt : 0.0;
-        st_matrix_add_block(m, r->ms->offset + p, r->ms->offset + p, b);
+        double vr = r->ms->type->rigid ? -kfactor * rs_ka(r, i) : 0.0;
+        double b[36] = {0};
+        for (unsigned a = 0; a < dw; a++)
+            b[(dw + 1) * a] = r->active[a] ? (a < 3 ? vt : vr) : 0.0;
+        st_matrix_add_block(m, r->ms, p, r->ms, p, b);
     }
 }
 
@@ -161,8 +234,8 @@ static double rs_energy(st_component *self, const st_mparams *mp, const double *
 {
     (void)mp;
     rest_shape_ff *r = (rest_shape_ff *)self;
-    const double *xs = st_slice(x, r->ms);
-    const double *x0 = r->ext ? r->ext->position.r : r->ms->rest_position.r;
+    const double *xs = st_slice_x(x, r->ms), *x0 = rs_ref(r);
+    const unsigned cw = r->ms->type->coord_size;
     double e = 0;
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
@@ -171,10 +244,15 @@ static double rs_energy(st_component *self, const st_mparams *mp, const double *
             q = r->external_points.n ? r->external_points.u[i] : i;
         double s = 0;
         for (int a = 0; a < 3; a++) {
-            double d = r->active_directions[a] != 0 ? xs[3 * p + a] - x0[3 * q + a] : 0.0;
+            double d = r->active[a] ? xs[cw * p + a] - x0[cw * q + a] : 0.0;
             s += d * d;
         }
         e += 0.5 * rs_k(r, i) * s;
+        if (r->ms->type->rigid) {
+            double rot[3];
+            rs_rotation(r, xs + cw * p + 3, x0 + cw * q + 3, rot);
+            e += 0.5 * rs_ka(r, i) * (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]);
+        }
     }
     return e;
 }
@@ -199,9 +277,9 @@ static const st_field rs_fields[] = {
     ST_REALS(rest_shape_ff, stiffness, "stiffness", NULL,
              "stiffness values between the actual position and the rest shape position (one, or "
              "one per point; empty: 100)"),
-    ST_IGNORED(rest_shape_ff, angular_stiffness, "angularStiffness", ST_T_REALS, st_array, NULL,
-               "angularStiffness assigned when controlling the rotation of the points (rigid "
-               "states only; settee's states are Vec3d)"),
+    ST_REALS(rest_shape_ff, angular_stiffness, "angularStiffness", NULL,
+             "angularStiffness assigned when controlling the rotation of the points (Rigid3d; "
+             "padded to the size of stiffness with 100)"),
     ST_IGNORED(rest_shape_ff, pivot_points, "pivot_points", ST_T_VEC3S, st_array, NULL,
                "global pivot points used when translations instead of the rigid mass centers "
                "(rigid states only)"),
@@ -213,8 +291,9 @@ static const st_field rs_fields[] = {
     ST_IGNORED(rest_shape_ff, draw_spring, "drawSpring", ST_T_BOOL, bool, "false", "draw Spring"),
     ST_FIELD_EX(rest_shape_ff, spring_color, "springColor", ST_T_RGBA, st_vec4, "0 1 0 1",
                 "spring color", ST_F_IGNORED, NULL, 0.0, 0.0),
-    ST_VEC3(rest_shape_ff, active_directions, "activeDirections", "1 1 1",
-            "Directions in which the spring is active (1) or not (0)"),
+    ST_REALS(rest_shape_ff, active_directions, "activeDirections", NULL,
+             "Directions in which the spring is active (1) or not (0): one per coordinate "
+             "component (3 for Vec3d, 7 for Rigid3d: translation, then rotation); unset: all"),
     SPRING_F_RAYLEIGH(rest_shape_ff),
     ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
             "rest_shape can be defined by the position of an external Mechanical State"),
@@ -223,6 +302,8 @@ static const st_field rs_fields[] = {
     ST_LINK(rest_shape_ff, topology, "topology", ST_LINK_TOPOLOGY,
             "Link to be set to the topology container in the component graph"),
     ST_FIELD_END};
+
+static const char *const rs_templates[] = {"Vec3d", "Rigid3d", NULL};
 
 const st_class rest_shape_springs_force_field_class = {
     .struct_size = sizeof(st_class),
@@ -233,4 +314,5 @@ const st_class rest_shape_springs_force_field_class = {
     .fields = rs_fields,
     .init = rs_init,
     .forcefield = &rs_ops,
+    .templates = rs_templates,
 };

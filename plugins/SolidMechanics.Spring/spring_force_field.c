@@ -77,11 +77,11 @@ static st_status pad_list(spring_ff *s, st_array *a, st_type t, const char *name
 static st_status check_index(spring_ff *s, unsigned idx, const st_mstate *ms, const char *field,
                              size_t k, st_error *err)
 {
-    if (idx >= ms->position.n)
+    if (idx >= ms->n)
         return st_component_error(&s->base, field, err, ST_EINVAL,
                                   "spring %zu: index %u is out of range, the state '%s' has %zu "
                                   "points",
-                                  k, idx, ms->base.name, ms->position.n);
+                                  k, idx, ms->base.name, ms->n);
     return ST_OK;
 }
 
@@ -97,6 +97,15 @@ static st_status sff_init(st_component *self, st_error *err)
                                   s->file_springs);
     ST_TRY(link_state(self, s->object1, "object1", &s->set.ms1, err));
     ST_TRY(link_state(self, s->object2, "object2", &s->set.ms2, err));
+    /* Both states have the spring's type (SOFA's SpringForceField<T>). */
+    const st_state_type *t = st_component_state_type(self);
+    const st_mstate *both[2] = {s->set.ms1, s->set.ms2};
+    for (int k = 0; k < 2; k++)
+        if (both[k]->type != t)
+            return st_component_error(self, k ? "object2" : "object1", err, ST_ESCENE,
+                                      "the state '%s' is %s, the springs are %s: both states of "
+                                      "a SpringForceField have its type",
+                                      both[k]->base.name, both[k]->type->name, t ? t->name : "?");
 
     if (st_component_is_set(self, "spring")) {
         if (s->spring_list.n % 5 != 0)
@@ -243,6 +252,8 @@ static const st_field sff_fields[] = {
 
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
 
+static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", NULL};
+
 const st_class spring_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "SpringForceField",
@@ -254,4 +265,5 @@ const st_class spring_force_field_class = {
     .init = sff_init,
     .cleanup = sff_cleanup,
     .forcefield = &sff_ops,
+    .templates = sff_templates,
 };

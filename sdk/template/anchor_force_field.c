@@ -43,7 +43,7 @@ static void anchor_add_force(st_component *self, const st_mparams *mp, double *f
 {
     anchor_force_field *a = (anchor_force_field *)self;
     double *fs = st_slice(f, a->ms);
-    const double *xs = st_slice(x, a->ms);
+    const double *xs = st_slice_x(x, a->ms);
     const double k = a->stiffness;
     for (size_t i = 0, n = a->ms->n; i < n; i++)
         for (int d = 0; d < 3; d++)
@@ -68,13 +68,13 @@ static void anchor_add_k_to_matrix(st_component *self, const st_mparams *mp, st_
 {
     anchor_force_field *a = (anchor_force_field *)self;
     for (size_t i = 0; i < a->ms->n; i++)
-        st_matrix_add_diag(m, a->ms->offset + i, -a->stiffness * kfactor);
+        st_matrix_add_diag(m, a->ms, i, -a->stiffness * kfactor);
 }
 
 static double anchor_potential_energy(st_component *self, const st_mparams *mp, const double *x)
 {
     anchor_force_field *a = (anchor_force_field *)self;
-    const double *xs = st_slice(x, a->ms);
+    const double *xs = st_slice_x(x, a->ms);
     double e = 0.0;
     for (size_t i = 0; i < a->ms->n; i++)
         for (int d = 0; d < 3; d++) {

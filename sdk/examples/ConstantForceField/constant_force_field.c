@@ -127,7 +127,7 @@ static void cff_add_force(st_component *self, const st_mparams *mp, double *f, c
 static double cff_potential_energy(st_component *self, const st_mparams *mp, const double *x)
 {
     constant_force_field *c = (constant_force_field *)self;
-    const double *xs = st_slice(x, c->ms);
+    const double *xs = st_slice_x(x, c->ms);
     double e = 0.0;
     for (size_t i = 0; i < c->indices.n; i++) {
         const double *xi = xs + 3 * cff_vertex(c, i);

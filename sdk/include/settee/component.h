@@ -37,6 +37,8 @@ typedef struct st_linsolver_ops st_linsolver_ops;
 typedef struct st_topology_ops st_topology_ops;
 typedef struct st_engine_ops st_engine_ops;
 typedef struct st_animloop_ops st_animloop_ops;
+typedef struct st_state_ops st_state_ops;
+typedef struct st_state_type st_state_type;
 
 /* Component state, as SOFA's componentState. */
 typedef enum st_cstate {
@@ -96,6 +98,17 @@ struct st_class {
     const st_topology_ops *topology;
     const st_engine_ops *engine;
     const st_animloop_ops *animloop;
+
+    /* Appended in ABI 2. */
+    /* The state role: the class is a mechanical state (its instance begins
+     * with an st_mstate). NULL otherwise. */
+    const st_state_ops *state;
+    /* The state types the class works on: NULL-terminated SOFA names
+     * ("Vec3d", "Rigid3d"), or NULL for Vec3d only. The kernel gives each
+     * component a type before its init: its "template" when the scene sets
+     * one, else the type of the state it acts on, else the first listed;
+     * a type not listed is an error naming the component and the type. */
+    const char *const *templates;
 };
 
 /* The component's path: "/Beam/dofs" (the root node's objects: "/dofs").
@@ -108,6 +121,11 @@ ST_API const char *st_component_plugin(const st_component *c);
 /* The mechanical state a single-state component acts on: its "mstate" link
  * when it has one, else the MechanicalObject of its node. NULL if none. */
 ST_API st_mstate *st_component_mstate(const st_component *c);
+
+/* The state type of a component, resolved by the kernel before init (see
+ * st_class.templates): a state's own type, or the type a component works
+ * on. NULL before resolution. */
+ST_API const st_state_type *st_component_state_type(const st_component *c);
 
 /* Records an error about c (its path and, where known, the scene position
  * of the component or of one of its fields; field may be NULL). */

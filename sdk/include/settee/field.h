@@ -29,6 +29,14 @@ typedef struct st_component st_component;
 typedef double st_vec3[3];
 typedef double st_vec2[2];
 typedef double st_vec4[4];
+/* A mass as SOFA writes it: the mass, then (rigid bodies) the volume and
+ * the 3x3 inertia matrix per unit mass, row-major. One value in the scene
+ * gives volume 1 and the identity inertia. */
+typedef struct st_mass_value {
+    double mass;
+    double volume;
+    double inertia[9];
+} st_mass_value;
 
 /* Field types and the C member type each one is stored in. */
 typedef enum st_type {
@@ -51,6 +59,9 @@ typedef enum st_type {
     ST_T_VEC2,      /* double[2] */
     ST_T_VEC4,      /* double[4] */
     ST_T_RGBA,      /* double[4]: SOFA's RGBAColor ("1 0 0 1", "1 0 0", "#ff0000", "red") */
+    ST_T_COORDS,    /* st_array of double, width: the component's state type's coordinate size */
+    ST_T_DERIVS,    /* st_array of double, width: the component's state type's derivative size */
+    ST_T_MASS,      /* st_mass_value: SOFA's MassType, "m" or (Rigid3d) "m volume inertia(9)" */
     ST_T_TYPE_COUNT
 } st_type;
 
@@ -134,6 +145,16 @@ ST_API const char *st_type_name(st_type t);
 #define ST_QUADS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_QUADS, st_array, def, help, 0)
 #define ST_TETRAS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_TETRAS, st_array, def, help, 0)
 #define ST_HEXAS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_HEXAS, st_array, def, help, 0)
+/* State vectors: the width of a point follows the component's state type
+ * (st_component_state_type). Before init they parse with the type its
+ * "template" names (Vec3d when none; a later "template" regroups the values
+ * already parsed); the kernel regroups them into points of the resolved
+ * type before init, erroring at the field when the values do not make whole
+ * points. A default is written for Vec3d and means one point: a vector the
+ * scene did not set holds the type's identity (coordinates) or zero. */
+#define ST_COORDS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_COORDS, st_array, def, help, 0)
+#define ST_DERIVS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_DERIVS, st_array, def, help, 0)
+#define ST_MASS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_MASS, st_mass_value, def, help, 0)
 #define ST_STRINGS(S, m, key, def, help)                                                          \
     ST_FIELD_(S, m, key, ST_T_STRINGS, st_array, def, help, 0)
 /* A link to another component; kind says what a path ending on a node means. */
@@ -184,6 +205,10 @@ ST_API st_status st_component_update_inputs(st_component *c, st_error *err) ST_W
  * tuples and zero-fills the rest. */
 ST_API st_status st_array_resize(st_array *a, st_type t, size_t n, st_error *err) ST_WARN_UNUSED;
 ST_API void st_array_free(st_array *a, st_type t);
+/* Resizes a real array of width scalars per tuple (state vectors: the
+ * type's coord_size or deriv_size), with the same rules. */
+ST_API st_status st_array_resize_width(st_array *a, unsigned width, size_t n,
+                                       st_error *err) ST_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -18,24 +18,32 @@
 
 #include "settee/component.h"
 #include "settee/roles.h"
+#include "settee/state.h"
 #include "settee/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* A MechanicalObject (template Vec3d). Plugins read its members; the kernel
- * writes them. Arrays hold 3 doubles per vertex. */
+/* A mechanical state: the head of every component that plays the state
+ * role (st_class.state; the built-in MechanicalObject is one). Plugins read
+ * its members; the kernel and the state's class write them.
+ *
+ * Arrays hold n points each: coordinate arrays (position, rest_position,
+ * reset_position) type->coord_size scalars per point, derivative arrays
+ * (velocity, force, externalForce, derivX, reset_velocity)
+ * type->deriv_size scalars per point. Vec3d: 3 and 3; Rigid3d: 7 (x y z
+ * qx qy qz qw) and 6 (linear, then angular). */
 struct st_mstate {
     st_component base;
-    st_array position;       /* x, "position" */
-    st_array velocity;       /* v, "velocity" */
-    st_array force;          /* f, "force" */
-    st_array rest_position;  /* x0, "rest_position" */
+    st_array position;       /* x, "position": coordinates */
+    st_array velocity;       /* v, "velocity": derivatives */
+    st_array force;          /* f, "force": derivatives */
+    st_array rest_position;  /* x0, "rest_position": coordinates */
     st_array external_force; /* "externalForce": added to f, cleared after each step */
-    st_array derivx;         /* "derivX" */
-    st_array reset_position; /* "reset_position" */
-    st_array reset_velocity; /* "reset_velocity" */
+    st_array derivx;         /* "derivX": derivatives */
+    st_array reset_position; /* "reset_position": coordinates */
+    st_array reset_velocity; /* "reset_velocity": derivatives */
     double rest_scale;       /* "restScale" */
     bool use_topology;       /* "useTopology" */
     st_vec3 translation, rotation, scale3d, translation2, rotation2;
@@ -43,18 +51,32 @@ struct st_mstate {
     unsigned size;           /* "size" */
     char *template_name;     /* "template" */
     /* Set by the kernel. */
-    size_t n;                /* number of vertices */
-    size_t offset;           /* first vertex in the system's global vectors */
+    size_t n;                /* number of points */
+    size_t xoffset;          /* first scalar of this state in the system's coordinate vectors */
     st_system *system;       /* the system integrating this state, or NULL */
     bool mapped;             /* output of a mapping */
     bool has_external_force; /* externalForce holds values this step */
+    const st_state_type *type; /* the state type (Vec3d unless the template says otherwise) */
+    size_t doffset;          /* first scalar of this state in the system's derivative vectors */
 };
 
-/* This state's part of a global vector. */
-#define st_slice(vec, ms) ((vec) + 3 * (ms)->offset)
+/* This state's part of a global derivative vector (v, f, dx, df, fext and
+ * scratch vectors): type->deriv_size scalars per point. */
+#define st_slice(vec, ms) ((vec) + (ms)->doffset)
+/* This state's part of a global coordinate vector (x, x0 and coordinate
+ * scratch vectors): type->coord_size scalars per point. For a system whose
+ * states are all Vec types the two layouts coincide (xoffset == doffset),
+ * but components must not rely on it. */
+#define st_slice_x(vec, ms) ((vec) + (ms)->xoffset)
 
 /* The compiled mechanical system of one ODE solver. Members are read-only
- * for plugins. */
+ * for plugins.
+ *
+ * Coordinate vectors (x, x0) hold each state's coordinates one after
+ * another (xsize_all scalars); derivative vectors (v, f, fext, dx, df and
+ * scratch vectors) hold each state's derivatives (size_all scalars).
+ * Independent states come first, so vector operations and the matrix cover
+ * the first `size` derivative scalars (or `xsize` coordinate scalars). */
 struct st_system {
     size_t struct_size;
     st_component *solver;    /* the ODE solver that owns it */
@@ -62,17 +84,22 @@ struct st_system {
     size_t nstates;
     st_mstate **states;      /* independent states first, then mapped ones */
     size_t nindep;           /* number of independent states */
-    size_t ndof;             /* vertices of the independent states */
-    size_t nall;             /* vertices of all states */
-    size_t size;             /* 3 * ndof: the length of vector operations */
-    /* Global vectors, 3 * nall doubles each. */
+    size_t ndof;             /* points of the independent states */
+    size_t nall;             /* points of all states */
+    size_t size;             /* derivative scalars of the independent states: the length of
+                                vector operations and the order of the system matrix */
     double *x, *v, *f, *x0, *fext, *dx, *df;
     st_mparams mp;           /* dt, time and gravity of the current step */
+    size_t size_all;         /* derivative scalars of all states */
+    size_t xsize;            /* coordinate scalars of the independent states */
+    size_t xsize_all;        /* coordinate scalars of all states */
 };
 
-/* Allocates a scratch vector of 3 * nall doubles, zeroed, owned by the
- * system and freed with it. Call from bind(), never during a step. */
+/* Allocates a scratch derivative vector (size_all doubles), zeroed, owned
+ * by the system and freed with it. Call from bind(), never during a step. */
 ST_API st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err) ST_WARN_UNUSED;
+/* Allocates a scratch coordinate vector (xsize_all doubles), a copy of x. */
+ST_API st_status st_system_xvec_alloc(st_system *sys, double **out, st_error *err) ST_WARN_UNUSED;
 
 /* f = externalForce + sum of forces at (x, v), mapped forces accumulated
  * back to the independent states. Order: SOFA's (scene order). */
@@ -101,7 +128,8 @@ ST_API double st_system_potential_energy(st_system *sys);
  * (down = true) or in its node and ancestors (down = false). NULL if none. */
 ST_API st_component *st_system_find_linear_solver(st_system *sys, st_component *link, bool down);
 
-/* Vector operations over the independent part (sys->size doubles). */
+/* Vector operations over the independent part of derivative vectors
+ * (sys->size doubles). */
 ST_API void st_vec_clear(const st_system *sys, double *v);                            /* v = 0 */
 ST_API void st_vec_eq(const st_system *sys, double *v, const double *a);              /* v = a */
 ST_API void st_vec_peq(const st_system *sys, double *v, const double *a, double f);   /* v += f a */
@@ -111,19 +139,38 @@ ST_API void st_vec_op(const st_system *sys, double *v, const double *a, const do
 ST_API double st_vec_dot(const st_system *sys, const double *a, const double *b);
 ST_API double st_vec_norm(const st_system *sys, const double *a);
 
+/* Coordinate operations over the independent states, each with its type's
+ * arithmetic (Rigid3d: the rotation integrates on the quaternion). Every
+ * ODE solver moves positions with these, never with st_vec_peq. */
+/* x = x (+) f v (x a coordinate vector, v a derivative vector). */
+ST_API void st_vec_x_peq(const st_system *sys, double *x, const double *v, double f);
+/* xo = x (+) f v; xo may be x. */
+ST_API void st_vec_x_op(const st_system *sys, double *xo, const double *x, const double *v,
+                        double f);
+/* xo = x (coordinate copy). */
+ST_API void st_vec_x_eq(const st_system *sys, double *xo, const double *x);
+/* d = a (-) b: the derivative vector taking coordinates b to a. */
+ST_API void st_vec_x_diff(const st_system *sys, double *d, const double *a, const double *b);
+
 /* Matrix assembly.
  *
- * A matrix of the system, square, of size 3 ndof, kept as 3x3 blocks in
- * compressed sparse rows. Components add contributions with the functions
- * below, in the same order every time: the first assembly records the
- * pattern and, for each call, the slot it writes; later assemblies write
- * straight into those slots (no search, no allocation). Vertex indices are
- * global: st_mstate offset + local index. */
-ST_API void st_matrix_add_block(st_matrix *m, size_t row, size_t col, const double b[9]);
-ST_API void st_matrix_add_diag(st_matrix *m, size_t vertex, double d); /* d * I3 */
-/* Constrains one scalar DOF (3 * vertex + axis): row and column cleared,
- * diagonal set to 1. */
-ST_API void st_matrix_project_dof(st_matrix *m, size_t vertex, unsigned axis);
+ * A matrix of the system, square, of order sys->size (derivative space),
+ * kept in compressed sparse rows by point blocks: the block coupling point
+ * i of state a with point j of state b is a->type->deriv_size rows by
+ * b->type->deriv_size columns (3x3 for two Vec3d points, 6x6 for two
+ * Rigid3d points, 3x6 for a Vec3d/Rigid3d pair). Components add
+ * contributions with the functions below, in the same order every time:
+ * the first assembly records the pattern and, for each call, the slot it
+ * writes; later assemblies write straight into those slots (no search, no
+ * allocation). Points are local to their state (0 .. ms->n - 1). */
+/* Adds a block (row-major, da x db values) at point i of a and point j of b. */
+ST_API void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b,
+                                size_t j, const double *block);
+/* Adds d times the identity (deriv_size) at point i of ms. */
+ST_API void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d);
+/* Constrains one scalar DOF (component axis of point i's derivative): row
+ * and column cleared, diagonal set to 1. */
+ST_API void st_matrix_project_dof(st_matrix *m, const st_mstate *ms, size_t i, unsigned axis);
 
 ST_API st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err) ST_WARN_UNUSED;
 ST_API void st_matrix_destroy(st_matrix **m);
@@ -133,7 +180,7 @@ ST_API st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, dou
 /* Scalar CSR view of the assembled matrix (both triangles, sorted columns).
  * Pointers stay valid until the pattern changes or the matrix is destroyed. */
 typedef struct st_csr {
-    size_t n;             /* rows = columns = 3 ndof */
+    size_t n;             /* rows = columns = sys->size */
     size_t nnz;
     const int *rowptr;    /* n + 1 */
     const int *colind;    /* nnz */

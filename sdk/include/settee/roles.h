@@ -1,11 +1,14 @@
 /* roles.h - the interfaces components implement, one struct per role.
  *
  * Vectors passed to role functions are the mechanical system's *global*
- * vectors (3 doubles per vertex, all states of the solver's subtree laid
- * out one after another). A component finds its own part with st_slice():
+ * vectors, all states of the solver's subtree laid out one after another.
+ * Derivative vectors (v, f, df, dx) hold ms->type->deriv_size doubles per
+ * point, coordinate vectors (x) ms->type->coord_size. A component finds its
+ * own part with st_slice() (derivatives) and st_slice_x() (coordinates):
  *
- *   double *f = st_slice(fglobal, ms);   // ms = st_component_mstate(self)
- *   f[3*i + 1] += ...;                   // y component of vertex i
+ *   double *f = st_slice(fglobal, ms);        // ms = st_component_mstate(self)
+ *   const double *x = st_slice_x(xglobal, ms);
+ *   f[3*i + 1] += ...;                        // y component of point i (Vec3d)
  *
  * A component acting on two states (an interaction force field) takes one
  * slice per state. Every role struct begins with struct_size and is only
@@ -141,6 +144,17 @@ struct st_topology_ops {
 struct st_engine_ops {
     size_t struct_size;
     st_status (*update)(st_component *self, st_error *err);
+};
+
+/* Mechanical states. The instance of a class with this role begins with an
+ * st_mstate (mechanics.h); the kernel lays its arrays out in the global
+ * vectors of the system that integrates it. */
+struct st_state_ops {
+    size_t struct_size;
+    /* The state's type, from its fields (its "template"); called once by
+     * the kernel before the state's vectors are parsed into points and
+     * before init. Errors name the field. */
+    st_status (*resolve_type)(st_component *self, const st_state_type **out, st_error *err);
 };
 
 /* Animation loops: one step of the whole scene. */

@@ -14,6 +14,7 @@
 #include "settee/roles.h"
 #include "settee/runtime.h"
 #include "settee/scene.h"
+#include "settee/state.h"
 #include "settee/status.h"
 
 #endif
