@@ -755,13 +755,17 @@ static const st_state_type *provisional_type(const st_component *c)
     return t ? t : &st_vec3d_type;
 }
 
+const st_state_type *st__component_parse_type(const st_component *c)
+{
+    const st_state_type *st = st__cinfo(c)->stype;
+    return st ? st : provisional_type(c);
+}
+
 unsigned st__state_width(const st_component *c, st_type t)
 {
     if (!c || !c->kernel)
         return 1;
-    const st_state_type *st = st__cinfo(c)->stype;
-    if (!st)
-        st = provisional_type(c);
+    const st_state_type *st = st__component_parse_type(c);
     return t == ST_T_COORDS ? st->coord_size : st->deriv_size;
 }
 

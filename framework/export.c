@@ -39,18 +39,19 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Writes an array of n vec3 tuples, one per line; returns false when one
- * of the values is not finite. */
-static bool put_vec3s(FILE *f, const double *v, size_t n)
+/* Writes an array of n tuples of w values (a state's coordinates or
+ * derivatives), one per line; returns false when one of the values is not
+ * finite. */
+static bool put_tuples(FILE *f, const double *v, size_t n, unsigned w)
 {
     bool finite = true;
     fputc('[', f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n    [" : "\n    [", f);
-        for (int k = 0; k < 3; k++) {
+        for (unsigned k = 0; k < w; k++) {
             if (k)
                 fputs(", ", f);
-            finite &= put_number(f, v[3 * i + k]);
+            finite &= put_number(f, v[w * i + k]);
         }
         fputc(']', f);
     }
@@ -76,9 +77,10 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
         fputs(i ? ",\n {\"path\": " : "\n {\"path\": ", f);
         put_string(f, path);
         fputs(",\n  \"position\": ", f);
-        bool ok = put_vec3s(f, ms->position.r, ms->position.n);
+        const st_state_type *t = ms->type ? ms->type : &st_vec3d_type;
+        bool ok = put_tuples(f, ms->position.r, ms->position.n, t->coord_size);
         fputs(",\n  \"velocity\": ", f);
-        ok &= put_vec3s(f, ms->velocity.r, ms->velocity.n);
+        ok &= put_tuples(f, ms->velocity.r, ms->velocity.n, t->deriv_size);
         fputc('}', f);
         if (!ok && finite)
             snprintf(bad_path, bad_size, "%s", path);

@@ -53,7 +53,7 @@ static bool is_state_vec(st_type t) { return t == ST_T_COORDS || t == ST_T_DERIV
 static const char *state_vec_name(const st_field *f, const void *dst, char *buf, size_t size)
 {
     const st_component *c = (const st_component *)((const char *)dst - f->offset);
-    const st_state_type *t = st_component_state_type(c);
+    const st_state_type *t = st__component_parse_type(c);
     snprintf(buf, size, "%s %s", t ? t->name : "state",
              f->type == ST_T_COORDS ? "coordinates" : "derivatives");
     return buf;

@@ -126,7 +126,10 @@ bool st__class_has_role(const st_class *cls, st_role role);
 /* Resolves c's state type (st_class.templates, "template", its state) and
  * reshapes its state vectors into points; idempotent. */
 st_status st__component_resolve_type(st_component *c, st_error *err);
-/* Scalars per point of a state vector field of c (1 before resolution). */
+/* The type c's state vectors parse with now: the resolved type, else the
+ * one its template names, else Vec3d. */
+const st_state_type *st__component_parse_type(const st_component *c);
+/* Scalars per point of a state vector field of c (see st__component_parse_type). */
 unsigned st__state_width(const st_component *c, st_type t);
 /* Names and aliases of every state type, for suggestions. */
 size_t st__state_type_names(const char **out, size_t max);
