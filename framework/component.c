@@ -739,13 +739,20 @@ const st_state_type *st_component_state_type(const st_component *c)
 }
 
 /* The type a component's state vectors are parsed with before the kernel
- * resolves it: a state's "template" member, else the scene's template, else
- * Vec3d. */
+ * resolves it: what a state says its type is now (st_state_ops), else the
+ * scene's template, else Vec3d. */
 static const st_state_type *provisional_type(const st_component *c)
 {
     const st_cinfo *ci = st__cinfo(c);
-    const char *name = st__is_mstate(c) ? ((const st_mstate *)c)->template_name
-                                        : ci->template_name;
+    if (st__is_mstate(c)) { /* the type the state says it has now */
+        const st_state_type *t = NULL;
+        st_error e = {0};
+        if (c->cls->state->resolve_type &&
+            c->cls->state->resolve_type((st_component *)c, &t, &e) == ST_OK && t)
+            return t;
+        return &st_vec3d_type;
+    }
+    const char *name = ci->template_name;
     char part[64];
     if (name && strchr(name, ',')) {
         snprintf(part, sizeof part, "%.*s", (int)(strchr(name, ',') - name), name);
