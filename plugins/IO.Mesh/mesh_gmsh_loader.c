@@ -377,23 +377,18 @@ static st_status gmsh_parse(gmsh_reader *g, st_error *err)
     return version == 4 ? read_v4(g, err) : read_v2(g, 2, err);
 }
 
-static st_status gmsh_init(st_component *self, st_error *err)
+static st_status gmsh_read(mesh_loader *l, const mesh_file *f, st_error *err)
 {
-    mesh_loader *l = (mesh_loader *)self;
-    ST_TRY(loader_check(l, err));
-    mesh_file mf;
-    ST_TRY(mesh_file_read(self, l->filename, &mf, err));
-    loader_clear(l);
     gmsh_reader g = {.l = l};
-    text_cursor_init(&g.tc, &mf);
+    text_cursor_init(&g.tc, f);
     st_status s = gmsh_parse(&g, err);
     st_free(g.tags.p);
-    mesh_file_free(&mf);
-    if (s == ST_OK)
-        s = loader_finish(l, err);
-    if (s != ST_OK)
-        loader_clear(l);
     return s;
+}
+
+static st_status gmsh_init(st_component *self, st_error *err)
+{
+    return loader_load((mesh_loader *)self, gmsh_read, err);
 }
 
 const st_class mesh_gmsh_loader_class = {

@@ -151,79 +151,6 @@ st_status loader_error_at(const st_component *c, const char *path, int line, siz
     return st_component_error(c, "filename", err, code, "%s: byte %zu: %s", path, offset, msg);
 }
 
-st_status loader_open(mesh_loader *l, line_reader *r, st_error *err)
-{
-    memset(r, 0, sizeof *r);
-    if (!l->filename || !l->filename[0])
-        return st_component_error(&l->base, "filename", err, ST_EINVAL,
-                                  "no filename given: set filename to the mesh file");
-    char path[4096];
-    ST_TRY(st_component_find_file(&l->base, "filename", l->filename, path, sizeof path, err));
-    st_free(l->path);
-    l->path = st_strdup(path);
-    if (!l->path)
-        return st_error_set(err, ST_ENOMEM, "out of memory");
-    r->f = fopen(l->path, "r");
-    if (!r->f)
-        return st_component_error(&l->base, "filename", err, ST_EIO, "cannot open '%s': %s",
-                                  l->path, strerror(errno));
-    r->path = l->path;
-    return ST_OK;
-}
-
-bool loader_next_line(line_reader *r)
-{
-    size_t len = 0;
-    int c;
-    bool any = false;
-    while ((c = fgetc(r->f)) != EOF) {
-        any = true;
-        if (c == '\n')
-            break;
-        if (len + 2 > r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *b = st_realloc(r->buf, cap);
-            if (!b)
-                return false;
-            r->buf = b;
-            r->cap = cap;
-        }
-        r->buf[len++] = (char)c;
-    }
-    if (!any)
-        return false;
-    if (!r->buf) {
-        r->buf = st_malloc(1);
-        if (!r->buf)
-            return false;
-        r->cap = 1;
-    }
-    if (len && r->buf[len - 1] == '\r')
-        len--;
-    r->buf[len] = 0;
-    r->line++;
-    return true;
-}
-
-void loader_close(line_reader *r)
-{
-    if (r->f)
-        fclose(r->f);
-    st_free(r->buf);
-    memset(r, 0, sizeof *r);
-}
-
-st_status loader_file_error(mesh_loader *l, const line_reader *r, st_error *err, st_status code,
-                            const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return st_component_error(&l->base, "filename", err, code, "%s:%d: %s", r->path, r->line, msg);
-}
-
 void loader_clear(mesh_loader *l)
 {
     st_array_free(&l->position, ST_T_VEC3S);
@@ -303,6 +230,21 @@ st_status loader_check(mesh_loader *l, st_error *err)
                                   "got %zu",
                                   l->transformation.n);
     return ST_OK;
+}
+
+st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err)
+{
+    ST_TRY(loader_check(l, err));
+    mesh_file f;
+    ST_TRY(mesh_file_read(&l->base, l->filename, &f, err));
+    loader_clear(l);
+    st_status s = parse(l, &f, err);
+    mesh_file_free(&f);
+    if (s == ST_OK)
+        s = loader_finish(l, err);
+    if (s != ST_OK)
+        loader_clear(l);
+    return s;
 }
 
 st_status loader_push_point(st_array *a, const double p[3], st_error *err)

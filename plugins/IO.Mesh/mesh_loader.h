@@ -44,15 +44,6 @@ typedef struct text_cursor {
     int pline; /* line of p */
 } text_cursor;
 
-/* A text file read line by line, counting lines from 1. */
-typedef struct line_reader {
-    FILE *f;
-    char *buf;
-    size_t cap;
-    int line;
-    const char *path;
-} line_reader;
-
 /* Finds c's "filename" through st_component_find_file and reads it whole;
  * refuses non-regular files. f->data is owned by the caller
  * (mesh_file_free). */
@@ -74,18 +65,15 @@ bool parse_long(const char *s, size_t len, long long *out);
 st_status loader_error_at(const st_component *c, const char *path, int line, size_t offset,
                           st_error *err, st_status code, const char *fmt, ...) ST_PRINTF(7, 8);
 
-/* Opens the loader's file through the data path (line_reader form). */
-st_status loader_open(mesh_loader *l, line_reader *r, st_error *err);
-/* Reads the next line (without its end-of-line); false at end of file. */
-bool loader_next_line(line_reader *r);
-void loader_close(line_reader *r);
-/* Records a parse error at the file's own line. */
-st_status loader_file_error(mesh_loader *l, const line_reader *r, st_error *err, st_status code,
-                            const char *fmt, ...) ST_PRINTF(5, 6);
-
 /* Clears every output list. */
 void loader_clear(mesh_loader *l);
-/* Common checks before loading (onlyAttachedPoints, transformation). */
+/* Reads a file into the outputs. */
+typedef st_status (*loader_parse_fn)(mesh_loader *l, const mesh_file *f, st_error *err);
+/* The whole load of a MeshLoader: checks, finds and reads the file, clears
+ * the outputs, parses, then loader_finish; on failure the outputs are left
+ * empty. */
+st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err);
+/* Common checks before loading (transformation). */
 st_status loader_check(mesh_loader *l, st_error *err);
 /* Appends one tuple; triangles and quads are reversed with flipNormals. */
 st_status loader_push(mesh_loader *l, st_array *a, st_type t, const unsigned *v, bool flip,

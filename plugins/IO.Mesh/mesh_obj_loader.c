@@ -140,7 +140,7 @@ static bool obj_index(const char *s, size_t len, size_t count, int *out)
 static st_status obj_face(obj_loader *o, text_cursor *tc, const char *s, size_t len,
                           obj_faces *F, st_error *err)
 {
-    size_t ntex = o->texcoords_def.n, nnor = o->normals_def.n, npos = o->m.position.n;
+    size_t ntex = o->texcoords_def.n / 2, nnor = o->normals_def.n, npos = o->m.position.n;
     size_t i = 0, first = F->nc;
     while (i < len) {
         while (i < len && (s[i] == ' ' || s[i] == '\t'))
@@ -409,22 +409,23 @@ static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_
     return ST_OK;
 }
 
-static st_status obj_load(obj_loader *o, st_error *err)
+static st_status obj_read(mesh_loader *l, const mesh_file *mf, st_error *err)
 {
-    mesh_loader *l = &o->m;
-    mesh_file mf;
-    ST_TRY(loader_check(l, err));
-    ST_TRY(mesh_file_read(&l->base, l->filename, &mf, err));
+    obj_loader *o = (obj_loader *)l;
     obj_clear(o);
     obj_faces F = {0};
-    st_status s = obj_parse(o, &mf, &F, err);
+    st_status s = obj_parse(o, mf, &F, err);
     if (s == ST_OK)
         s = o->handle_seams ? obj_build_seams(o, &F, err) : obj_build_plain(o, &F, err);
     st_free(F.c);
     st_free(F.start);
-    mesh_file_free(&mf);
-    if (s == ST_OK)
-        s = loader_finish(l, err);
+    return s;
+}
+
+static st_status obj_init(st_component *self, st_error *err)
+{
+    obj_loader *o = (obj_loader *)self;
+    st_status s = loader_load(&o->m, obj_read, err);
     if (s != ST_OK) {
         obj_clear(o);
         return s;
@@ -432,13 +433,8 @@ static st_status obj_load(obj_loader *o, st_error *err)
     static const char *const outs[] = {"texcoords", "texcoordsDefinition", "normalsDefinition",
                                        "vertPosIdx", "vertNormIdx"};
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        st_component_touch(&l->base, st_component_field(&l->base, outs[i]));
+        st_component_touch(self, st_component_field(self, outs[i]));
     return ST_OK;
-}
-
-static st_status obj_init(st_component *self, st_error *err)
-{
-    return obj_load((obj_loader *)self, err);
 }
 
 static const char *const obj_aliases[] = {"MeshObjLoader", NULL};
