@@ -40,6 +40,9 @@ static const struct refusal {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
+    {"SphereLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
 };
