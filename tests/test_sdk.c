@@ -305,6 +305,7 @@ Test(sdk, enum_values_are_abi_1)
     cr_assert_eq(ST_F_HIDDEN, 4);
     cr_assert_eq(ST_F_NOLINK, 8);
     cr_assert_eq(ST_F_IGNORED, 16);
+    cr_assert_eq(ST_F_NOAUTOLINK, 32);
 
     const int kinds[] = {ST_LINK_ANY,           ST_LINK_STATE,      ST_LINK_TOPOLOGY,
                          ST_LINK_LINEAR_SOLVER, ST_LINK_ODE_SOLVER, ST_LINK_LOADER,

@@ -99,24 +99,30 @@ void loader_cleanup(st_component *self);
 #define LOADER_IGNORED_OUT(m, key, help)                                                          \
     ST_FIELD_EX(mesh_loader, m, key, ST_T_UINTS, st_array, NULL, help,                            \
                 ST_F_OUTPUT | ST_F_IGNORED, NULL, 0.0, 0.0)
+/* Loader settings another component's src="@loader" never links (SOFA
+ * disables their auto-link: a MechanicalObject must not translate again). */
+#define LOADER_NOAUTO(m, key, T, CT, def, help)                                                   \
+    ST_FIELD_EX(mesh_loader, m, key, T, CT, def, help, ST_F_NOAUTOLINK, NULL, 0.0, 0.0)
 #define LOADER_FIELDS                                                                             \
     ST_FIELD_EX(mesh_loader, filename, "filename", ST_T_STRING, char *, NULL,                     \
                 "Filename of the object (the scene's folder, then SETTEE_DATA_PATH and "          \
                 "SOFA_DATA_PATH)",                                                                \
                 ST_F_REQUIRED, NULL, 0.0, 0.0),                                                   \
-        ST_VEC3(mesh_loader, translation, "translation", "0 0 0", "Translation of the DOFs"),    \
-        ST_VEC3(mesh_loader, rotation, "rotation", "0 0 0",                                       \
-                "Rotation of the DOFs (Euler angles in degrees, R = Rz Ry Rx)"),                  \
-        ST_VEC3(mesh_loader, scale3d, "scale3d", "1 1 1", "Scale of the DOFs in 3 dimensions"),   \
-        ST_REAL(mesh_loader, scale, "scale", "1", "Uniform scale multiplying scale3d"),           \
-        ST_REALS(mesh_loader, transformation, "transformation",                                   \
-                 "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",                                               \
-                 "4x4 Homogeneous matrix to transform the DOFs (when present replace any)"),      \
-        ST_BOOL(mesh_loader, flip_normals, "flipNormals", "false", "Flip Normals"),               \
-        ST_BOOL(mesh_loader, triangulate, "triangulate", "false",                                 \
-                "Divide all polygons into triangles"),                                            \
-        ST_BOOL(mesh_loader, only_attached_points, "onlyAttachedPoints", "false",                 \
-                "Only keep points attached to elements of the mesh"),                             \
+        LOADER_NOAUTO(translation, "translation", ST_T_VEC3, st_vec3, "0 0 0",                   \
+                      "Translation of the DOFs"),                                                 \
+        LOADER_NOAUTO(rotation, "rotation", ST_T_VEC3, st_vec3, "0 0 0",                          \
+                      "Rotation of the DOFs (Euler angles in degrees, R = Rz Ry Rx)"),            \
+        LOADER_NOAUTO(scale3d, "scale3d", ST_T_VEC3, st_vec3, "1 1 1",                            \
+                      "Scale of the DOFs in 3 dimensions"),                                       \
+        LOADER_NOAUTO(scale, "scale", ST_T_REAL, double, "1", "Uniform scale multiplying scale3d"), \
+        LOADER_NOAUTO(transformation, "transformation", ST_T_REALS, st_array,                     \
+                      "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",                                          \
+                      "4x4 Homogeneous matrix to transform the DOFs (when present replace any)"), \
+        LOADER_NOAUTO(flip_normals, "flipNormals", ST_T_BOOL, bool, "false", "Flip Normals"),     \
+        LOADER_NOAUTO(triangulate, "triangulate", ST_T_BOOL, bool, "false",                       \
+                      "Divide all polygons into triangles"),                                      \
+        LOADER_NOAUTO(only_attached_points, "onlyAttachedPoints", ST_T_BOOL, bool, "false",       \
+                      "Only keep points attached to elements of the mesh"),                       \
         ST_OUTPUT(mesh_loader, position, "position", ST_T_VEC3S, st_array,                        \
                   "Vertices of the mesh loaded"),                                                 \
         ST_OUTPUT(mesh_loader, edges, "edges", ST_T_EDGES, st_array, "Edges of the mesh loaded"), \
@@ -154,8 +160,8 @@ void loader_cleanup(st_component *self);
 
 /* The createSubelements field with SOFA's default for the loader. */
 #define LOADER_SUBELEMENTS(def)                                                                   \
-    ST_BOOL(mesh_loader, create_subelements, "createSubelements", def,                            \
-            "Divide all n-D elements into their (n-1)-D boundary elements (e.g. tetrahedra to "   \
-            "triangles)")
+    LOADER_NOAUTO(create_subelements, "createSubelements", ST_T_BOOL, bool, def,                  \
+                  "Divide all n-D elements into their (n-1)-D boundary elements (e.g. tetrahedra " \
+                  "to triangles)")
 
 #endif
