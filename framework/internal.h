@@ -213,6 +213,7 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__required_plugin_class;
+extern const st_class st__default_visual_manager_loop_class;
 bool st__is_mstate(const st_component *c);
 
 /* ---- matrix assembly (framework/matrix.c) ---- */
