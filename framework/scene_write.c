@@ -147,23 +147,11 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
     for (size_t i = 0; i < n->nitems; i++)
         n->items[i].obj ? nobj++ : nchild++;
     /* YAML scenes list objects before children; SOFA creates them in
-     * document order. Objects of a node never depend on the order of its
-     * child nodes in settee (links resolve at init), so this is the same
-     * graph; a comment marks where the order moved. */
-    bool moved = false;
-    for (size_t i = 0, seen_child = 0; i < n->nitems; i++) {
-        if (n->items[i].node)
-            seen_child = 1;
-        else if (seen_child)
-            moved = true;
-    }
+     * document order. A node's objects are initialised before its children
+     * in both (and links resolve at init), so this is the same graph. */
     if (nobj) {
         indent(f, ind);
         fputs("objects:\n", f);
-        if (moved) {
-            indent(f, ind + 2);
-            fputs("# objects written after child nodes in the SOFA file are listed here\n", f);
-        }
         for (size_t i = 0; i < n->nitems; i++) {
             const st_dobj *o = n->items[i].obj;
             if (!o)

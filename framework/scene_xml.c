@@ -99,7 +99,7 @@ static st_mark mark_at(const xfile *f, size_t off)
     for (size_t i = f->lines[lo]; i < off && i < f->len; i++)
         col += ((unsigned char)f->text[i] & 0xC0) != 0x80;
     for (size_t k = 0; k < f->nfixes; k++) /* columns of the original text */
-        if (f->fixes[k].pos >= f->lines[lo] && f->fixes[k].pos < off)
+        if (f->fixes[k].pos > f->lines[lo] && f->fixes[k].pos <= off)
             col -= (int)f->fixes[k].extra;
     return (st_mark){f->name, (int)lo + 1, col < 1 ? 1 : col};
 }
