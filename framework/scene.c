@@ -128,22 +128,38 @@ static st_status ensure_loop(st_scene *s, st_error *err)
     return ST_OK;
 }
 
-/* Duplicate object names in a node make paths ambiguous. */
+/* Duplicate names among a node's objects or among its children make paths
+ * ambiguous: refused at the later one's line. */
+static void on_duplicate(void *ud, st_node *n, st_component *obj, st_component *first,
+                         st_node *child, st_node *first_child)
+{
+    init_ctx *x = ud;
+    st_error e = {0};
+    char path[ST_ERROR_PATH_MAX], at[32] = "";
+    st_mark fm = obj ? st__cinfo(first)->mark : first_child->mark;
+    (void)n;
+    if (fm.line)
+        snprintf(at, sizeof at, " at line %d", fm.line);
+    if (obj) {
+        st__error_at(&e, ST_ESCENE, st__cinfo(obj)->mark,
+                     "%s: an object named '%s' already exists in this node (a %s%s)",
+                     obj->cls->name, obj->name, first->cls->name, at);
+        st_error_set_path(&e, st_component_path(obj, path, sizeof path));
+    } else {
+        st__error_at(&e, ST_ESCENE, child->mark,
+                     "a node named '%s' already exists under this parent%s: sibling nodes need "
+                     "different names, or paths to them are ambiguous",
+                     child->name, at);
+        st_error_set_path(&e, st_node_path(child, path, sizeof path));
+    }
+    record(x, &e);
+}
+
 static void check_names(init_ctx *x, st_node *n)
 {
-    for (size_t i = 0; i < n->nobjects; i++)
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(n->objects[i]->name, n->objects[j]->name)) {
-                st_error e = {0};
-                char path[ST_ERROR_PATH_MAX];
-                st__error_at(&e, ST_ESCENE, st__cinfo(n->objects[i])->mark,
-                             "%s: an object named '%s' already exists in this node (a %s)",
-                             n->objects[i]->cls->name, n->objects[i]->name,
-                             n->objects[j]->cls->name);
-                st_error_set_path(&e, st_component_path(n->objects[i], path, sizeof path));
-                record(x, &e);
-                break;
-            }
+    st_error e = {0};
+    if (st__node_index(n, on_duplicate, x, &e) != ST_OK)
+        record(x, &e);
     for (size_t i = 0; i < n->nchildren; i++)
         check_names(x, n->children[i]);
 }
@@ -281,10 +297,13 @@ st_status st_scene_init(st_scene *s, st_error *err)
     }
     check_names(&x, s->root);
     resolve_all(&x, s->root);
-    if (x.first != ST_OK)
+    if (x.first != ST_OK) {
+        st__node_unindex(s->root);
         return x.first;
+    }
     st__node_propagate_context(s->root);
     st_status st = init_node(s, s->root, err);
+    st__node_unindex(s->root);
     if (st == ST_OK)
         st = compile_systems(s, s->root, err);
     if (st == ST_OK)
