@@ -232,7 +232,11 @@ struct st_scene {
     st_component *loop;           /* the animation loop */
     bool initialised;
     unsigned long steps;
+    bool continue_on_failure;     /* the loop's continueOnSolverFailure (failure.c) */
 };
+/* After a step: ST_ESOLVER naming the step, the state, the vertex and the
+ * solver when a position or velocity is NaN or infinite (failure.c). */
+st_status st__scene_check_finite(st_scene *s, st_error *err);
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
 const char *st__scene_intern(st_scene *s, const char *file);
 /* Loads a plugin named by a RequiredPlugin component (kernel built-in). */

@@ -11,6 +11,7 @@ typedef struct default_loop {
     st_component base;
     bool parallel_ode_solving;
     bool compute_bounding_box;
+    bool continue_on_failure;
 } default_loop;
 
 static const st_field default_loop_fields[] = {
@@ -19,6 +20,9 @@ static const st_field default_loop_fields[] = {
     ST_BOOL(default_loop, compute_bounding_box, "computeBoundingBox", "true",
             "If true, compute the global bounding box of the scene at each time step (accepted; "
             "no effect without a GUI)"),
+    ST_BOOL(default_loop, continue_on_failure, "continueOnSolverFailure", "false",
+            "A failed linear or nonlinear solve stops the run with an error (false) or is "
+            "reported as a warning and the run goes on (true) (settee)"),
     ST_FIELD_END};
 
 /* Sends an event to every component that listens, in scene order. */
