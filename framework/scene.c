@@ -186,6 +186,22 @@ static void check_roles(init_ctx *x, st_node *n)
     char path[ST_ERROR_PATH_MAX];
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
+        const st_field *fin = c->cls->mapping ? st_component_field(c, "input") : NULL;
+        const st_field *fout = c->cls->mapping ? st_component_field(c, "output") : NULL;
+        if (fin && fout && fin->type == ST_T_LINK && fout->type == ST_T_LINK) {
+            st_component *in = *(st_component **)st_component_field_ptr(c, fin);
+            if (in && in == *(st_component **)st_component_field_ptr(c, fout)) {
+                st_error e = {0};
+                st_cinfo *ci = st__cinfo(c);
+                int k = st__component_field_index(c, "output");
+                st__error_at(&e, ST_ESCENE, k >= 0 && ci->fs[k].mark.line ? ci->fs[k].mark : ci->mark,
+                             "%s: input and output are the same state '%s': a mapping computes "
+                             "one state from another",
+                             c->cls->name, in->name);
+                st_error_set_path(&e, st_component_path(c, path, sizeof path));
+                record(x, &e);
+            }
+        }
         st_component **first = c->cls->mass ? &mass : c->cls->odesolver ? &ode : NULL;
         if (!first)
             continue;
