@@ -52,6 +52,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
                                st_component **out, st_error *err)
 {
     *out = NULL;
+    ST_TRY(st__name_check("a component", name, mark, err));
     size_t nb = count_fields(st__base_fields), nc = count_fields(cls->fields);
     st_component *c = st_calloc(1, cls->instance_size);
     st_cinfo *ci = st_calloc(1, sizeof *ci);
@@ -94,10 +95,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
             ci->fs[nc].mark = mark;
         }
         if (!name) {
-            unsigned k = 1;
-            for (size_t i = 0; i < n->nobjects; i++)
-                k += n->objects[i]->cls == cls;
-            snprintf(buf, sizeof buf, "%s%u", cls->name, k);
+            snprintf(buf, sizeof buf, "%s%zu", cls->name, st__node_class_count(n, cls) + 1);
             name = buf;
         }
         st_free(c->name);
@@ -380,6 +378,7 @@ static st_status set_value(st_component *c, const char *key, const st_value *v, 
     }
     fs->set = true;
     fs->counter++;
+    st__data_changed(ci->rt);
     if (from_scene)
         fs->mark = v->mark;
     if (f->flags & ST_F_IGNORED)
@@ -418,6 +417,7 @@ void st_component_touch(st_component *c, const st_field *f)
     for (size_t i = 0; i < ci->nfields; i++)
         if (ci->fields[i] == f) {
             ci->fs[i].counter++;
+            st__data_changed(ci->rt);
             return;
         }
 }
@@ -568,12 +568,40 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     if (ci->src && !ci->src_done)
         ST_TRY(resolve_src(c, err));
     for (size_t i = 0; i < ci->nfields; i++)
-        if (ci->fs[i].link && !ci->fs[i].parent)
+        if (ci->fs[i].link && !ci->fs[i].parent) {
+            st__data_changed(ci->rt);
             ST_TRY(resolve_one(c, i, err));
+        }
     return ST_OK;
 }
 
+static st_status update_inputs(st_component *c, st_error *err);
+
 st_status st_component_update_inputs(st_component *c, st_error *err)
+{
+    /* Nothing was written since c was last brought up to date: its inputs
+     * cannot have changed (keeps a chain of n links O(n), not O(n^2)). */
+    st_cinfo *ci = st__cinfo(c);
+    st_runtime *rt = ci->rt;
+    if (rt && ci->inputs_gen == rt->data_gen + 1)
+        return ST_OK;
+    if (rt && rt->update_depth >= ST__LINK_DEPTH_MAX)
+        return st_component_error(c, NULL, err, ST_ELINK,
+                                  "data links chain through more than %d components upstream of "
+                                  "this one; settee follows at most %d",
+                                  ST__LINK_DEPTH_MAX, ST__LINK_DEPTH_MAX);
+    if (rt)
+        rt->update_depth++;
+    st_status s = update_inputs(c, err);
+    if (rt) {
+        rt->update_depth--;
+        if (s == ST_OK)
+            ci->inputs_gen = rt->data_gen + 1;
+    }
+    return s;
+}
+
+static st_status update_inputs(st_component *c, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
     for (size_t i = 0; i < ci->nfields; i++) {
@@ -613,6 +641,7 @@ st_status st_component_update_inputs(st_component *c, st_error *err)
                                       err->msg);
         fs->parent_counter = pc;
         fs->counter++;
+        st__data_changed(ci->rt);
     }
     return ST_OK;
 }
@@ -645,9 +674,10 @@ st_status st__engine_refresh(st_component *c, st_error *err)
         if (s == ST_OK) {
             ci->updated_once = true;
             for (size_t i = 0; i < ci->nfields; i++) {
-                if (ci->fields[i]->flags & ST_F_OUTPUT)
+                if (ci->fields[i]->flags & ST_F_OUTPUT) {
                     ci->fs[i].counter++;
-                else
+                    st__data_changed(ci->rt);
+                } else
                     ci->snap[i] = ci->fs[i].counter;
             }
         }

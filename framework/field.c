@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,9 +206,20 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
             return st__error_at(err, ST_EPARSE, t->mark,
                                 "field '%s' expects an unsigned integer, got '%s'", f->name, buf);
         long long x = strtoll(buf, &end, 10);
-        if (!buf[0] || *end || errno)
-            return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects %s integer, got '%s'",
-                                f->name, sk == SK_UINT ? "an unsigned" : "an", buf);
+        if (!buf[0] || *end || errno) {
+            /* Say why a number is refused: "1e10", "2.5", "99999999999999999999". */
+            char *rend;
+            double r = strtod(buf, &rend);
+            const char *why = "";
+            if (buf[0] && !*rend && isfinite(r))
+                why = r != floor(r) ? " (not a whole number)"
+                                    : (errno == ERANGE || fabs(r) > 4294967295.0)
+                                          ? " (out of range: at most 32 bits)"
+                                          : " (write it without a decimal point or exponent)";
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects %s integer, got '%s'%s", f->name,
+                                sk == SK_UINT ? "an unsigned" : "an", buf, why);
+        }
         if (sk == SK_INT) {
             if (x < -2147483647LL - 1 || x > 2147483647LL)
                 return st__error_at(err, ST_EPARSE, t->mark, "field '%s': %s is out of range",
@@ -228,9 +240,13 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
         char *end;
         errno = 0;
         double x = strtod(buf, &end);
-        if (!buf[0] || *end || isnan(x) || (errno == ERANGE && isinf(x)))
+        if (!buf[0] || *end)
             return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects a real number, got '%s'",
                                 f->name, buf);
+        if (!isfinite(x))
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects a finite real number, got '%s'%s", f->name,
+                                buf, isnan(x) || isinf(x) ? "" : " (too large for a double)");
         if (f->min < f->max && (x < f->min || x > f->max))
             return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
                                 f->name, f->min, f->max, buf);
@@ -299,9 +315,10 @@ st_status st_array_resize(st_array *a, st_type t, size_t n, st_error *err)
             a->s[i] = NULL;
         }
     if (n > a->cap) {
-        void *p = st_realloc(a->p, n * tuple);
+        void *p = n <= SIZE_MAX / tuple ? st_realloc(a->p, n * tuple) : NULL;
         if (!p)
-            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", n);
+            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements of %zu bytes: %.3g GB)",
+                                n, tuple, (double)n * (double)tuple / 1e9);
         a->p = p;
         a->cap = n;
     }

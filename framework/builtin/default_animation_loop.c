@@ -11,6 +11,7 @@ typedef struct default_loop {
     st_component base;
     bool parallel_ode_solving;
     bool compute_bounding_box;
+    bool continue_on_failure;
 } default_loop;
 
 static const st_field default_loop_fields[] = {
@@ -20,6 +21,9 @@ static const st_field default_loop_fields[] = {
     ST_IGNORED(default_loop, compute_bounding_box, "computeBoundingBox", ST_T_BOOL, bool, "true",
                "If true, compute the global bounding box of the scene at each time step (no "
                "effect without a GUI)"),
+    ST_BOOL(default_loop, continue_on_failure, "continueOnSolverFailure", "false",
+            "A failed linear or nonlinear solve stops the run with an error (false) or is "
+            "reported as a warning and the run goes on (true) (settee)"),
     ST_FIELD_END};
 
 /* Sends an event to every component that listens, in scene order. */

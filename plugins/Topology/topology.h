@@ -62,6 +62,10 @@ typedef struct grid_geom {
 } grid_geom;
 
 void topo_grid_geom(topo *t, grid_geom *g);
+/* Refuses a resolution that is not integral or needs more memory (or more
+ * points than 32-bit indices reach) than the machine has, before any
+ * allocation; the error names the field and the amount. */
+st_status topo_grid_check(topo *t, st_error *err);
 /* Fills a grid's element lists (hexahedra, quads, triangles, edges). */
 st_status topo_grid_lists(topo *t, st_error *err);
 /* Derives the lists a MeshTopology or container lacks. */

@@ -114,6 +114,15 @@ ST_API st_mstate *st_component_mstate(const st_component *c);
 ST_API st_status st_component_error(const st_component *c, const char *field, st_error *err,
                                     st_status code, const char *fmt, ...) ST_PRINTF(5, 6);
 
+/* Reports a failed solve by c (a singular or non-finite system, a solve
+ * that cannot meet what the component's settings demand). By default it
+ * records an ST_ESOLVER error naming c, the step and the time, and returns
+ * it: the run stops. When the scene's animation loop sets
+ * continueOnSolverFailure: true it sends the message as a warning and
+ * returns ST_OK, and the solver goes on with what it has. */
+ST_API st_status st_component_solver_failure(const st_component *c, st_error *err,
+                                             const char *fmt, ...) ST_PRINTF(3, 4);
+
 /* Resolves a file name written in the scene (a mesh, an include, an
  * output) as SOFA's data repository does: an absolute name as it is; a
  * relative one in the folder of the file that wrote the field (field may be
