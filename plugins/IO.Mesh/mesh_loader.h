@@ -53,22 +53,30 @@ st_status loader_finish(mesh_loader *l, st_error *err);
 /* Marks every output as modified. */
 void loader_touch_outputs(mesh_loader *l);
 
+/* A loader field that a src="@loader" elsewhere does not link: SOFA's
+ * MeshLoader calls setAutoLink(false) on its transformation and its
+ * options, so a model fed by src does not apply them a second time. */
+#define NOAUTO(m, key, T, CT, def, help)                                                          \
+    ST_FIELD_EX(mesh_loader, m, key, T, CT, def, help, ST_F_NOAUTOLINK, NULL, 0.0, 0.0)
+
 /* Field table fragments. */
 #define LOADER_FIELDS                                                                             \
     ST_FIELD_EX(mesh_loader, filename, "filename", ST_T_STRING, char *, NULL,                     \
                 "Filename of the object (relative to the scene file's directory)",                \
                 ST_F_REQUIRED, NULL, 0.0, 0.0),                                                   \
-        ST_VEC3(mesh_loader, translation, "translation", "0 0 0", "Translation of the DOFs"),    \
-        ST_VEC3(mesh_loader, rotation, "rotation", "0 0 0",                                       \
-                "Rotation of the DOFs (Euler angles in degrees, R = Rz Ry Rx)"),                  \
-        ST_VEC3(mesh_loader, scale3d, "scale3d", "1 1 1", "Scale of the DOFs in 3 dimensions"),   \
+        NOAUTO(translation, "translation", ST_T_VEC3, st_vec3, "0 0 0",                          \
+               "Translation of the DOFs"),                                                        \
+        NOAUTO(rotation, "rotation", ST_T_VEC3, st_vec3, "0 0 0",                                 \
+               "Rotation of the DOFs (Euler angles in degrees, R = Rz Ry Rx)"),                   \
+        NOAUTO(scale3d, "scale3d", ST_T_VEC3, st_vec3, "1 1 1",                                   \
+               "Scale of the DOFs in 3 dimensions"),                                              \
         ST_REAL(mesh_loader, scale, "scale", "1", "Uniform scale multiplying scale3d"),           \
-        ST_BOOL(mesh_loader, flip_normals, "flipNormals", "false", "Flip Normals"),               \
-        ST_BOOL(mesh_loader, triangulate, "triangulate", "false",                                 \
-                "Divide all polygons into triangles"),                                            \
-        ST_BOOL(mesh_loader, only_attached_points, "onlyAttachedPoints", "false",                 \
-                "Only keep points attached to elements of the mesh (not supported: must be "      \
-                "false)"),                                                                        \
+        NOAUTO(flip_normals, "flipNormals", ST_T_BOOL, bool, "false", "Flip Normals"),            \
+        NOAUTO(triangulate, "triangulate", ST_T_BOOL, bool, "false",                              \
+               "Divide all polygons into triangles"),                                             \
+        NOAUTO(only_attached_points, "onlyAttachedPoints", ST_T_BOOL, bool, "false",              \
+               "Only keep points attached to elements of the mesh (not supported: must be "       \
+               "false)"),                                                                         \
         ST_OUTPUT(mesh_loader, position, "position", ST_T_VEC3S, st_array,                        \
                   "Vertices of the mesh loaded"),                                                 \
         ST_OUTPUT(mesh_loader, edges, "edges", ST_T_EDGES, st_array, "Edges of the mesh loaded"), \
