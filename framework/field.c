@@ -384,7 +384,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
         for (size_t k = 0; k < (one ? nd : nd / 2); k++) {
             int x = one ? hexdigit(t->s[1 + k]) * 17
                         : hexdigit(t->s[1 + 2 * k]) * 16 + hexdigit(t->s[2 + 2 * k]);
-            c[k] = (float)(x / 255.0f);
+            c[k] = st_float_round(x / 255.0f);
         }
     } else if (ts->n == 1 && ts->t[0].len && isalpha((unsigned char)ts->t[0].s[0])) {
         const token *t = &ts->t[0];
@@ -414,7 +414,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
                                 f->name, ts->n);
         for (size_t i = 0; i < ts->n; i++) {
             ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &c[i], err));
-            c[i] = (float)c[i];
+            c[i] = st_float_round(c[i]);
         }
     }
     memcpy(dst, c, sizeof c);

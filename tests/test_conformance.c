@@ -52,7 +52,8 @@ static const char *const bundled[] = {
     "ODESolver.Forward", "ODESolver.Backward", "LinearSolver.Direct", "LinearSolver.Iterative",
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
-    "GL.Rendering3D"};
+    "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
+    "Setting"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

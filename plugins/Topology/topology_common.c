@@ -220,11 +220,11 @@ void topo_grid_geom(topo *t, grid_geom *g)
         st_component_is_set(c, "zmin") && st_component_is_set(c, "xmax") &&
         st_component_is_set(c, "ymax") && st_component_is_set(c, "zmax")) {
         /* SOFA reads these attributes as float, then multiplies by the float scale. */
-        double s = (double)(float)t->scale;
+        double s = st_float_round(t->scale);
         const double v[6] = {t->xmin, t->ymin, t->zmin, t->xmax, t->ymax, t->zmax};
         for (int a = 0; a < 3; a++) {
-            lo[a] = (double)(float)v[a] * s;
-            hi[a] = (double)(float)v[3 + a] * s;
+            lo[a] = st_float_round(v[a]) * s;
+            hi[a] = st_float_round(v[3 + a]) * s;
         }
     } else {
         for (int a = 0; a < 3; a++) {

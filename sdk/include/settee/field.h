@@ -105,6 +105,15 @@ typedef struct st_field {
     double min, max;         /* range of numeric scalars when min < max */
 } st_field;
 
+/* x rounded to float and back, as SOFA's float data (RGBAColor, grid
+ * bounds, OglModel's parse attributes) hold it. The volatile keeps the
+ * round trip: GCC 12's SLP vectoriser drops it at -O2 otherwise. */
+static inline double st_float_round(double x)
+{
+    volatile float f = (float)x;
+    return f;
+}
+
 /* Number of scalars in one tuple of a type (3 for VEC3S, 8 for HEXAS). */
 ST_API unsigned st_type_width(st_type t);
 /* The type's name as inspect prints it ("real", "vec3[]", "hexahedra"). */
