@@ -381,9 +381,10 @@ static st_status set_value(st_component *c, const char *key, const st_value *v, 
     st__data_changed(ci->rt);
     if (from_scene)
         fs->mark = v->mark;
-    if (f->flags & ST_F_IGNORED)
+    if ((f->flags & ST_F_IGNORED) && st__runtime_first_note(ci->rt, c->cls, f))
         st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
-                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee",
+                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee "
+                "(said once per class and field)",
                 c->cls->name, f->name);
     return ST_OK;
 }

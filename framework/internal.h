@@ -203,7 +203,12 @@ struct st_runtime {
     size_t nplugins;
     unsigned long data_gen;       /* bumped on every field write (st__data_changed) */
     int update_depth;             /* nesting of st_component_update_inputs */
+    const void **noted;           /* (class, field) pairs already reported, 2 per entry */
+    size_t nnoted, capnoted;
 };
+/* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
+ * is reported once per class and field, not per use. */
+bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b);
 /* The longest chain of data links followed upstream (deeper chains would
  * exhaust the stack). */
 #define ST__LINK_DEPTH_MAX 1000
