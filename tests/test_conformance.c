@@ -38,6 +38,7 @@ static const struct refusal {
     const char *why;
 } refusals[] = {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
+    {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
@@ -49,7 +50,7 @@ static const char *const bundled[] = {
     "ODESolver.Forward", "ODESolver.Backward", "LinearSolver.Direct", "LinearSolver.Iterative",
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
-    "GL.Rendering3D"};
+    "GL.Rendering3D",    "MechanicalLoad"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"
