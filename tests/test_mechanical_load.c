@@ -552,3 +552,28 @@ static void linear_velocity(bool continue_after_end, const char *coordinates)
 Test(mechanical_load, linear_velocity_stops_after_end) { linear_velocity(false, NULL); }
 Test(mechanical_load, linear_velocity_continue_after_end) { linear_velocity(true, NULL); }
 Test(mechanical_load, linear_velocity_coordinates) { linear_velocity(true, "0"); }
+
+/* The shipped SOFA scene: particles at rest on the floor sink by m g / k,
+ * the pushed ones slide. */
+Test(mechanical_load, shipped_scene_particles_on_plane)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    char msg[4096];
+    cr_assert_eq(st_scene_load(t.rt, SETTEE_SOURCE_DIR "/scenes/particles_on_plane.scn", &s, &err),
+                 ST_OK, "%s", st_error_format(&err, msg, sizeof msg));
+    init_ok(s);
+    for (int i = 0; i < 1000; i++)
+        step_ok(s);
+    st_mstate *ms = NULL;
+    cr_assert_eq(st_scene_states(s, &ms, 1), 1);
+    for (int i = 0; i < 4; i++)
+        check_rel(ms->position.r[3 * i + 1], -0.25 * 9.81 / 10000, 1e-9, "rest depth");
+    cr_assert_eq(ms->position.r[6], 1.0, "particle 2 was pushed");
+    cr_assert_gt(ms->position.r[0], 5.0, "particle 0 did not slide");
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
