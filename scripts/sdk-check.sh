@@ -165,7 +165,7 @@ awk 'BEGIN { h = 0.01; w2 = 8 / 2; n = 300; c = 1 - h * h * w2 / 2; t = atan2(sq
   check_positions "$work/anchor.json" "template scene"
 
 for build in build/plugins pc; do
-  step "running the example's scene with the $build plugin (ConstantForceField)"
+  step "running the example's scene with the $build plugin (ExampleConstantForceField)"
   SETTEE_PLUGIN_PATH="$work/src/cff/$build" quiet settee run "$work/src/cff/scene.yaml" -n 100 \
     --export-state "$work/cff.json"
   grep -q "$work/src/cff/$build/libExample.MechanicalLoad.so" <(SETTEE_PLUGIN_PATH="$work/src/cff/$build" \

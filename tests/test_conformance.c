@@ -38,6 +38,7 @@ static const struct refusal {
     const char *why;
 } refusals[] = {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
+    {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
@@ -53,7 +54,7 @@ static const char *const bundled[] = {
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
     "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
-    "Setting"};
+    "Setting",           "MechanicalLoad"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

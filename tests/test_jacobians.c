@@ -1,4 +1,5 @@
-/* test_jacobians.c - for every force field of SolidMechanics.Spring,
+/* test_jacobians.c - for every force field of SolidMechanics.Spring and the
+ * penalty force fields of MechanicalLoad (plane, sphere),
  * add_dforce and the assembled stiffness matrix equal a central finite
  * difference Jacobian of add_force (to 1e-6 relative); for every mass of the
  * Mass plugin, the assembled mass matrix equals add_m_dx column by column. */
@@ -39,7 +40,7 @@ static st_scene *new_scene(test_rt *t)
     test_rt_open(t);
     cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
     const char *plugins[] = {"ODESolver.Forward", "Mass", "Topology", "SolidMechanics.Spring",
-                             "Constraint.Projective"};
+                             "Constraint.Projective", "MechanicalLoad"};
     for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
         cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
     st_scene *s = NULL;
@@ -209,6 +210,45 @@ Test(jacobians, rest_shape_springs)
     check_forcefield(sys, ff, 0.1, 5);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* Penalty contacts: points on both sides of the surface, none within the
+ * finite-difference step of it; K is taken on the contacts recorded by
+ * add_force (zero velocity: SOFA leaves out the damping term's derivative). */
+static void check_contact(const char *cls, const char *const *kv, size_t nkv)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "P");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0.2 -0.3 0.1  1 0.8 0.4  -0.5 0.25 0.6  0.3 1.9 -0.2  2 -1 1");
+    st_component *ff = add(b, cls, "contact");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.01, 13);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, plane_force_field)
+{
+    const char *kv[] = {"normal", "0.3 1 -0.2", "d", "0.4", "stiffness", "700"};
+    check_contact("PlaneForceField", kv, 6);
+}
+
+Test(jacobians, plane_force_field_bilateral_local_range)
+{
+    const char *kv[] = {"normal", "0 0.6 0.8", "d", "-0.1", "bilateral", "true", "localRange",
+                        "1 3"};
+    check_contact("PlaneForceField", kv, 8);
+}
+
+Test(jacobians, sphere_force_field)
+{
+    const char *kv[] = {"center", "0.4 0.5 0.3", "radius", "1.2", "stiffness", "300"};
+    check_contact("SphereForceField", kv, 6);
 }
 
 /* The assembled mass matrix (mf = 1) equals add_m_dx applied to unit

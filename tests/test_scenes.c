@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +32,9 @@ Test(scenes, every_shipped_scene_loads_and_steps)
     int count = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml"))
+        bool yaml = n >= 6 && strcmp(e->d_name + n - 5, ".yaml") == 0;
+        bool scn = n >= 5 && strcmp(e->d_name + n - 4, ".scn") == 0;
+        if (!yaml && !scn)
             continue;
         test_rt t;
         test_rt_open(&t);
