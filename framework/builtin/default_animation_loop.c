@@ -125,7 +125,9 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
         st_system *sys = s->systems[i];
         if (!sys)
             continue;
-        sys->mp.time = t0 + dt;
+        /* SOFA's projection visitor carries t0 + dt, but its components read
+         * the context's time, which advances only after it: t0. */
+        sys->mp.time = t0;
         st_system_project_position(sys, sys->x);
         st_system_project_velocity(sys, sys->v);
         st_system_propagate_x(sys, sys->x);
