@@ -687,3 +687,26 @@ Test(mesh_loaders, loaders_accept_sofa_fields_and_transformation)
                  ST_OK, "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* SOFA's own OBJ files have "\r\r\n" line ends and, in two cases, a last line
+ * of NUL bytes; SOFA reads both. A NUL inside a real line stays an error. */
+Test(mesh_loaders, obj_reads_what_sofas_share_folder_holds)
+{
+    static const char crcr[] = "v 0 0 0\r\r\nv 1 0 0\r\r\nv 0 1 0\r\r\nf 1 2 3\r\r\n\0\0\0\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load("MeshOBJLoader", write_bytes("crcr.obj", crcr, sizeof crcr - 1), "", &s,
+                      &err),
+                 ST_OK, "%s", err.msg);
+    st_component *l = test_find_object(s, "loader");
+    const st_array *p = st_component_field_ptr(l, st_component_field(l, "position"));
+    const st_array *t = st_component_field_ptr(l, st_component_field(l, "triangles"));
+    cr_assert_eq(p->n, 3);
+    cr_assert_eq(p->r[3], 1.0);
+    cr_assert_eq(t->n, 1);
+    cr_assert(strstr(T.log, "a line of NUL bytes, skipped"), "%s", T.log);
+    st_scene_destroy(&s);
+    static const char nul_in_line[] = "v 0 0 0\nv 1 \0 0 0\n";
+    expect_error("MeshOBJLoader", "nul.obj", nul_in_line, sizeof nul_in_line - 1,
+                 "binary data (a NUL byte)", NULL);
+}

@@ -82,7 +82,7 @@ bool text_next_line(text_cursor *c, const char **s, size_t *len)
     } else {
         c->p = e;
     }
-    if (e > b && e[-1] == '\r')
+    while (e > b && e[-1] == '\r') /* "\r\n" and "\r\r\n" (SOFA's share/mesh has both) */
         e--;
     *s = b;
     *len = (size_t)(e - b);

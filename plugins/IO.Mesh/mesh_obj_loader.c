@@ -371,9 +371,20 @@ static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_
             i++;
         if (i == len || line[i] == '#')
             continue;
-        if (memchr(line, 0, len))
+        if (memchr(line, 0, len)) {
+            /* A line of NUL bytes only (some of SOFA's own OBJ files end with
+             * one): SOFA's reader skips it as an unknown line; so do we. */
+            size_t k = i;
+            while (k < len && (line[k] == 0 || line[k] == ' ' || line[k] == '\t'))
+                k++;
+            if (k == len) {
+                st_component_warn(&l->base, "%s:%d: a line of NUL bytes, skipped", tc.path,
+                                  tc.line);
+                continue;
+            }
             return loader_error_at(&l->base, tc.path, tc.line, 0, err, ST_EPARSE,
                                    "binary data (a NUL byte) in an OBJ file");
+        }
         const char *kw = line + i;
         while (i < len && line[i] != ' ' && line[i] != '\t')
             i++;
