@@ -712,6 +712,8 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
             size_t n = strlen(msg);
             while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
                 msg[--n] = 0;
+            if (strstr(msg, "Excessive depth")) /* libxml2's limit, without its advice */
+                snprintf(msg, sizeof msg, "elements nested more than 256 levels deep");
         }
         st_mark m = {name, e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1};
         st__report_at(x->r, ST_EPARSE, m, into ? path : NULL, "XML syntax error: %s%s", msg,

@@ -194,6 +194,18 @@ Test(scn, malformed_xml_is_an_error_never_a_crash)
     expect_error("<?xml version=\"1.0\"?>\n<!DOCTYPE Node [<!ENTITY a \"aaaa\">]>\n"
                  "<Node name=\"root\"/>\n",
                  "t.scn:1:1", "may not declare a DTD");
+    /* 10^5 nested nodes: libxml2's depth limit, said plainly. */
+    size_t depth = 100000;
+    char *deep = malloc(depth * 24 + 64);
+    cr_assert_not_null(deep);
+    size_t dl = (size_t)sprintf(deep, "<Node name=\"root\">");
+    for (size_t i = 0; i < depth; i++)
+        dl += (size_t)sprintf(deep + dl, "<Node name=\"a\">");
+    for (size_t i = 0; i < depth; i++)
+        dl += (size_t)sprintf(deep + dl, "</Node>");
+    sprintf(deep + dl, "</Node>\n");
+    expect_error(deep, "t.scn:1:", "elements nested more than 256 levels deep");
+    free(deep);
     /* Every prefix of a valid scene, and binary garbage: an error or a
      * scene, never a crash (the sanitizers watch). */
     size_t len = strlen(spring_scn);
