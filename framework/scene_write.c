@@ -126,7 +126,31 @@ static void indent(FILE *f, int n)
         fputc(' ', f);
 }
 
-static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
+/* Comments where SOFA's meaning is not obvious from the YAML alone. */
+static void yaml_object_notes(FILE *f, const st_dobj *o, int ind, const char **from,
+                              const char *root_file)
+{
+    const char *file = o->mark.file;
+    if (file && root_file && strcmp(file, root_file)) {
+        const char *base = strrchr(file, '/');
+        indent(f, ind);
+        fprintf(f, "# from %s (an <include> in the SOFA scene)\n", base ? base + 1 : file);
+    }
+    (void)from;
+    const st_dattr *src = st__desc_get(o->attrs, o->nattrs, "src");
+    if (src && src->val.kind == ST_VAL_SCALAR) {
+        indent(f, ind);
+        fprintf(f, "# src: each field not set here reads the same-named field of %s\n",
+                src->val.text);
+    }
+    if (!strcmp(o->type, "RequiredPlugin") && !st__desc_get(o->attrs, o->nattrs, "pluginName") &&
+        st__desc_get(o->attrs, o->nattrs, "name")) {
+        indent(f, ind);
+        fputs("# SOFA's older form: the plugin is the one the component is named after\n", f);
+    }
+}
+
+static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char *root_file)
 {
     if (root) {
         indent(f, ind);
@@ -152,10 +176,12 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
     if (nobj) {
         indent(f, ind);
         fputs("objects:\n", f);
+        const char *from = n->mark.file;
         for (size_t i = 0; i < n->nitems; i++) {
             const st_dobj *o = n->items[i].obj;
             if (!o)
                 continue;
+            yaml_object_notes(f, o, ind + 2, &from, root_file);
             indent(f, ind + 2);
             fprintf(f, "- %s: {", o->type);
             for (size_t k = 0; k < o->nattrs; k++) {
@@ -172,7 +198,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
         fputs("children:\n", f);
         for (size_t i = 0; i < n->nitems; i++)
             if (n->items[i].node)
-                yaml_node(f, n->items[i].node, ind + 4, false);
+                yaml_node(f, n->items[i].node, ind + 4, false, root_file);
     }
 }
 
@@ -283,7 +309,7 @@ st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_erro
     if (fmt == ST_FMT_YAML) {
         fputs("# settee scene (converted by `settee convert`)\n", f);
         fputs("format: settee/1\nroot:\n", f);
-        yaml_node(f, d->root, 2, true);
+        yaml_node(f, d->root, 2, true, d->root->mark.file);
     } else {
         ST_TRY(check_xml_names(d->root, err));
         fputs("<?xml version=\"1.0\"?>\n<!-- converted by `settee convert` -->\n", f);

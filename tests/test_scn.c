@@ -353,6 +353,18 @@ Test(scn, includes_follow_sofa)
     cr_assert_eq(m1, 8.0);
     cr_assert_eq(field_real(s, "merged", "totalMass"), 7.0);
     st_scene_destroy(&s);
+
+    /* convert expands the includes and says where objects came from. */
+    char out[1100], text[16384];
+    snprintf(out, sizeof out, "%s/expanded.yaml", tmpdir);
+    cr_assert_eq(st_scene_convert(T.rt, scene, out, &err), ST_OK, "%s", err.msg);
+    FILE *f = fopen(out, "r");
+    size_t n2 = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n2] = 0;
+    cr_assert(strstr(text, "# from body.xml (an <include> in the SOFA scene)\n"), "%s", text);
+    cr_assert(strstr(text, "- UniformMass: {name: extra, totalMass: 8}"), "%s", text);
+    cr_assert(strstr(text, "- name: B2"), "%s", text);
 }
 
 Test(scn, include_errors)
@@ -412,6 +424,15 @@ Test(scn, src_links_same_named_fields)
     st_mstate *own = (st_mstate *)test_find_object(s, "own");
     cr_assert_eq(own->n, 1);
     cr_assert_eq(own->position.r[0], 5.0);
+    char yout[1100], ytext[8192];
+    snprintf(yout, sizeof yout, "%s/src.yaml", tmpdir);
+    cr_assert_eq(st_scene_convert(T.rt, scene, yout, &err), ST_OK, "%s", err.msg);
+    FILE *yf = fopen(yout, "r");
+    ytext[fread(ytext, 1, sizeof ytext - 1, yf)] = 0;
+    fclose(yf);
+    cr_assert(strstr(ytext, "# src: each field not set here reads the same-named field of "
+                            "@loader\n    - MechanicalObject: {name: dofs, src: \"@loader\"}"),
+              "%s", ytext);
     st_component *topo = test_find_object(s, "topo");
     const st_array *tri = st_component_field_ptr(topo, st_component_field(topo, "triangles"));
     cr_assert_eq(tri->n, 2);
