@@ -241,6 +241,8 @@ struct st_scene {
     bool initialised;
     unsigned long steps;
     bool continue_on_failure;     /* the loop's continueOnSolverFailure (failure.c) */
+    char **data_paths;            /* folders added by AddDataRepository, searched last */
+    size_t ndata_paths;
 };
 /* After a step: ST_ESOLVER naming the step, the state, the vertex and the
  * solver when a position or velocity is NaN or infinite (failure.c). */
@@ -269,6 +271,10 @@ void st__system_end_step(st_system *sys);
  * a regular file (then out holds it). */
 bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
                    char *tried_out, size_t tried_size, bool *not_regular);
+/* The same, then in the scene's own data folders (AddDataRepository). */
+bool st__data_find_in(const st_scene *s, const char *dir1, const char *dir2, const char *name,
+                      char *out, size_t size, char *tried_out, size_t tried_size,
+                      bool *not_regular);
 /* The folder of a file name ("" for a bare name) into buf. */
 const char *st__dir_of(const char *file, char *buf, size_t size);
 

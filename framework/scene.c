@@ -62,6 +62,9 @@ void st_scene_destroy(st_scene **ps)
     for (size_t i = 0; i < s->nstrings; i++)
         st_free(s->strings[i]);
     st_free(s->strings);
+    for (size_t i = 0; i < s->ndata_paths; i++)
+        st_free(s->data_paths[i]);
+    st_free(s->data_paths);
     st_free(s->file);
     st_free(s);
     *ps = NULL;

@@ -643,3 +643,43 @@ Test(scn, colours_read_as_sofa_reads_them)
         expect_error(text, "t.scn:2:", bad[i][1]);
     }
 }
+
+/* AddDataRepository and AddPluginRepository act while the scene is read:
+ * file names and RequiredPlugin entries after them search their folders. */
+Test(scn, repositories_extend_the_search_while_reading)
+{
+    make_tmpdir();
+    write_in("scenes/extra/only_here.obj", cube_obj);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "<Node name=\"root\">\n"
+             "  <RequiredPlugin pluginName=\"Sofa.Component.IO.Mesh Sofa.Component.SceneUtility\"/>\n"
+             "  <AddDataRepository path=\"extra\"/>\n"
+             "  <MeshOBJLoader name=\"l\" filename=\"only_here.obj\"/>\n"
+             "  <AddPluginRepository path=\"%s\"/>\n"
+             "  <RequiredPlugin pluginName=\"TestGood\"/>\n"
+             "</Node>\n",
+             SETTEE_TEST_PLUGIN_DIR);
+    const char *scene = write_in("scenes/repo.scn", text);
+    st_scene *s = NULL;
+    st_error err = {0};
+    char buf[2048];
+    cr_assert_eq(st_scene_load(T.rt, scene, &s, &err), ST_OK, "%s",
+                 st_error_format(&err, buf, sizeof buf));
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", st_error_format(&err, buf, sizeof buf));
+    st_component *l = test_find_object(s, "l");
+    const st_array *p = st_component_field_ptr(l, st_component_field(l, "position"));
+    cr_assert_eq(p->n, 4);
+    st_scene_destroy(&s);
+
+    /* A folder that does not exist is an error at its line. */
+    const char *bad = write_in("scenes/bad.scn",
+                               "<Node name=\"root\">\n"
+                               "  <RequiredPlugin pluginName=\"Sofa.Component.SceneUtility\"/>\n"
+                               "  <AddDataRepository path=\"nowhere\"/>\n"
+                               "</Node>\n");
+    cr_assert_neq(st_scene_load(T.rt, bad, &s, &err), ST_OK);
+    st_error_format(&err, buf, sizeof buf);
+    cr_assert(strstr(buf, "bad.scn:3:") && strstr(buf, "folder 'nowhere' does not exist"), "%s",
+              buf);
+}

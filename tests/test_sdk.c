@@ -51,7 +51,7 @@ static const layout abi_1_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 176),
+    S(st_class, 184),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -74,6 +74,7 @@ static const layout abi_1_layout[] = {
     M(st_class, topology, 152),
     M(st_class, engine, 160),
     M(st_class, animloop, 168),
+    M(st_class, parsed, 176), /* ABI 1.2 */
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),

@@ -3,12 +3,14 @@
  * FileMessageHandlerComponent, PauseAnimationOnEvent, AddDataRepository and
  * AddPluginRepository keep and check their data.
  *
- * Not honoured yet (the kernel has no hook for it): the repositories' paths
- * are not searched by st_component_find_file nor by the plugin loader, and
- * the message handlers do not change settee's log. A path that is not a
- * directory is a warning, as SOFA's error leaves the scene running. */
+ * AddDataRepository and AddPluginRepository act while the scene is read
+ * (the class's parsed step, SOFA's parse): the folder, relative to the
+ * scene file's folder, is searched by every later file name (after
+ * SETTEE_DATA_PATH and SOFA_DATA_PATH, as SOFA's addLastPath) or by every
+ * later RequiredPlugin. A path that is not a folder is an error (SOFA
+ * prints one and goes on with files it then cannot find). The message
+ * handlers do not change settee's log. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include <settee/settee.h>
 
@@ -33,8 +35,8 @@ static const st_field file_message_handler_fields[] = {
                "File the messages would be written to (not written headless)"),
     ST_FIELD_END};
 static const st_field repository_fields[] = {
-    IGN_STRING(scene_utility, text, "path", NULL,
-               "Directory to add to the repository (checked; not searched yet, see the note)"),
+    ST_STRING(scene_utility, text, "path", NULL,
+              "Folder to add to the repository (relative to the scene file's folder)"),
     ST_FIELD_END};
 
 static const char *text_of(st_component *c)
@@ -75,18 +77,22 @@ static st_status message_handler_init(st_component *self, st_error *err)
     return st_headless_init(self, err);
 }
 
-static st_status repository_init(st_component *self, st_error *err)
+static st_status data_repository_parsed(st_component *self, st_error *err)
 {
-    const char *v = text_of(self);
-    struct stat sb;
-    if (!*v || stat(v, &sb) != 0)
-        st_component_warn(self, "path '%s' does not exist", v);
-    else if (!S_ISDIR(sb.st_mode))
-        st_component_warn(self, "path '%s' is not a directory", v);
-    else
-        st_component_info(self, "path '%s' is not searched by settee yet (the kernel has no "
-                                "scene data path hook)", v);
-    return st_headless_init(self, err);
+    if (!*text_of(self))
+        return ST_OK; /* nothing to add */
+    ST_TRY(st_component_add_data_path(self, "path", text_of(self), err));
+    st_component_info(self, "file names are also searched in '%s'", text_of(self));
+    return ST_OK;
+}
+
+static st_status plugin_repository_parsed(st_component *self, st_error *err)
+{
+    char dir[4096];
+    if (!*text_of(self))
+        return ST_OK;
+    ST_TRY(st_component_find_dir(self, "path", text_of(self), dir, sizeof dir, err));
+    return st_runtime_add_plugin_path(st_component_runtime(self), dir, err);
 }
 
 #define UTILITY(var, NAME, DESC, FIELDS, INIT)                                                    \
@@ -105,12 +111,24 @@ UTILITY(file_message_handler_class, "FileMessageHandlerComponent",
 UTILITY(pause_class, "PauseAnimationOnEvent",
         "Pauses the simulation on a PauseEvent (headless: no such event is sent)", no_fields,
         st_headless_class_init)
-UTILITY(data_repository_class, "AddDataRepository",
-        "Adds a directory to the data repository (checked; not searched yet)",
-        repository_fields, repository_init)
-UTILITY(plugin_repository_class, "AddPluginRepository",
-        "Adds a directory to the plugin repository (checked; not searched yet)",
-        repository_fields, repository_init)
+/* The repositories act in their parsed step (while the scene is read). */
+#define REPOSITORY(var, NAME, DESC, PARSED)                                                       \
+    static const st_headless_class var = {                                                        \
+        {.struct_size = sizeof(st_class),                                                         \
+         .name = (NAME),                                                                          \
+         .category = "SceneUtility",                                                              \
+         .description = (DESC),                                                                   \
+         .instance_size = sizeof(scene_utility),                                                  \
+         .fields = repository_fields,                                                             \
+         .init = st_headless_class_init,                                                          \
+         .parsed = (PARSED)},                                                                     \
+        NULL, NULL, NULL};
+REPOSITORY(data_repository_class, "AddDataRepository",
+           "Adds a folder that later file names of the scene are searched in",
+           data_repository_parsed)
+REPOSITORY(plugin_repository_class, "AddPluginRepository",
+           "Adds a folder that later RequiredPlugin entries search plugins in",
+           plugin_repository_parsed)
 
 static const st_headless_class *const classes[] = {
     &info_class,   &api_version_class,     &message_handler_class,  &file_message_handler_class,

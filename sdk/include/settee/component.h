@@ -96,7 +96,18 @@ struct st_class {
     const st_topology_ops *topology;
     const st_engine_ops *engine;
     const st_animloop_ops *animloop;
+
+    /* ABI 1.2. Runs while the scene is read, right after the component's
+     * values are set (SOFA's parse), before later objects are created: for
+     * components that act on loading itself (AddDataRepository adds a
+     * folder that later file names are searched in). May be NULL. */
+    st_status (*parsed)(st_component *self, st_error *err);
 };
+
+/* True when a class registered by a plugin built against an older ABI
+ * has member m (the kernel reads appended members only then). */
+#define ST_CLASS_HAS(cls, m)                                                                      \
+    ((cls)->struct_size >= offsetof(st_class, m) + sizeof((cls)->m))
 
 /* The component's path: "/Beam/dofs" (the root node's objects: "/dofs").
  * Written into buf (always NUL-terminated); returns buf. */
@@ -133,6 +144,20 @@ ST_API st_status st_component_solver_failure(const st_component *c, st_error *er
 ST_API st_status st_component_find_file(const st_component *c, const char *field,
                                         const char *name, char *out, size_t size,
                                         st_error *err) ST_WARN_UNUSED;
+
+/* Adds a folder, written in field `field` of c (relative names are taken
+ * from the folder of the file that wrote it), to the folders c's scene
+ * searches file names in, after SETTEE_DATA_PATH and SOFA_DATA_PATH
+ * (SOFA's AddDataRepository). Not a directory: an error at the field. */
+ST_API st_status st_component_add_data_path(const st_component *c, const char *field,
+                                            const char *dir, st_error *err) ST_WARN_UNUSED;
+/* Resolves a folder written in field `field` of c as st_component_add_data_path
+ * does, into out. */
+ST_API st_status st_component_find_dir(const st_component *c, const char *field, const char *dir,
+                                       char *out, size_t size, st_error *err) ST_WARN_UNUSED;
+
+/* The runtime c's scene belongs to (plugin search paths, registry). */
+ST_API struct st_runtime *st_component_runtime(const st_component *c);
 
 /* Sends a warning or information about c to the runtime's log sink. */
 ST_API void st_component_warn(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
