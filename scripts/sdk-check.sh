@@ -153,7 +153,16 @@ mkdir -p "$work/src/cff/pc"
 quiet cc -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC -fvisibility=hidden \
   -DSETTEE_PLUGIN_NAME='"Example.MechanicalLoad"' $(pkg-config --cflags settee) \
   -o "$work/src/cff/pc/libExample.MechanicalLoad.so" "$work/src/cff/plugin.c" \
-  "$work/src/cff/constant_force_field.c" $(pkg-config --libs settee) -lm -Wl,--no-undefined
+  "$work/src/cff/constant_force_field.c" $(pkg-config --libs settee) -Wl,--no-undefined
+# A plugin that calls libm links with pkg-config's flags alone (-lm is in Libs).
+cat >"$work/src/cff/pc/libm_user.c" <<'EOF'
+#include <math.h>
+double settee_sdk_check_norm(double x, double y);
+double settee_sdk_check_norm(double x, double y) { return sqrt(x * x + y * y); }
+EOF
+# shellcheck disable=SC2046
+quiet cc -std=c11 -shared -fPIC $(pkg-config --cflags settee) -o "$work/src/cff/pc/liblibm.so" \
+  "$work/src/cff/pc/libm_user.c" $(pkg-config --libs settee) -Wl,--no-undefined
 
 # ---- 4. the scenes against closed forms ----
 step "running the template's scene (AnchorForceField, closed-form oscillation)"
