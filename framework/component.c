@@ -229,21 +229,40 @@ st_status st_component_error(const st_component *c, const char *field, st_error 
     return code;
 }
 
-static void component_log(const st_component *c, st_log_level lv, const char *fmt, va_list ap)
+/* Logs about c at the scene position of field (when the scene wrote it)
+ * or of the component. */
+static void component_log(const st_component *c, const char *field, st_log_level lv,
+                          const char *fmt, va_list ap)
 {
     st_cinfo *ci = st__cinfo(c);
     if (!ci || !ci->rt)
         return;
     char msg[ST_ERROR_MSG_MAX], path[ST_ERROR_PATH_MAX];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    st__log(ci->rt, lv, ci->mark, st_component_path(c, path, sizeof path), "%s", msg);
+    st_mark m = ci->mark;
+    int i = field ? st__component_field_index(c, field) : -1;
+    if (i >= 0 && ci->fs[i].mark.file)
+        m = ci->fs[i].mark;
+    if (field)
+        st__log(ci->rt, lv, m, st_component_path(c, path, sizeof path), "%s.%s: %s",
+                c->cls->name, field, msg);
+    else
+        st__log(ci->rt, lv, m, st_component_path(c, path, sizeof path), "%s", msg);
 }
 
 void st_component_warn(const st_component *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    component_log(c, ST_LOG_WARNING, fmt, ap);
+    component_log(c, NULL, ST_LOG_WARNING, fmt, ap);
+    va_end(ap);
+}
+
+void st_component_warn_field(const st_component *c, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    component_log(c, field, ST_LOG_WARNING, fmt, ap);
     va_end(ap);
 }
 
@@ -251,7 +270,7 @@ void st_component_info(const st_component *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    component_log(c, ST_LOG_INFO, fmt, ap);
+    component_log(c, NULL, ST_LOG_INFO, fmt, ap);
     va_end(ap);
 }
 

@@ -683,3 +683,22 @@ Test(scn, repositories_extend_the_search_while_reading)
     cr_assert(strstr(buf, "bad.scn:3:") && strstr(buf, "folder 'nowhere' does not exist"), "%s",
               buf);
 }
+
+/* st_component_warn_field points at the scene line of the field's value. */
+Test(scn, field_warnings_point_at_the_value)
+{
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as("<Node name=\"root\">\n  <MechanicalObject name=\"m\"\n"
+                         "      position=\"1 2 3\"/>\n</Node>\n",
+                         "w.scn", &s, &err),
+                 ST_OK);
+    st_component *m = test_find_object(s, "m");
+    st_component_warn_field(m, "position", "look at %d", 3);
+    st_component_warn_field(m, "velocity", "not written");
+    cr_assert(strstr(T.log, "warning|w.scn:3:17|/m|MechanicalObject.position: look at 3\n"), "%s",
+              T.log);
+    cr_assert(strstr(T.log, "warning|w.scn:2:4|/m|MechanicalObject.velocity: not written\n"), "%s",
+              T.log);
+    st_scene_destroy(&s);
+}

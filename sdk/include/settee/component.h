@@ -161,6 +161,10 @@ ST_API struct st_runtime *st_component_runtime(const st_component *c);
 
 /* Sends a warning or information about c to the runtime's log sink. */
 ST_API void st_component_warn(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
+/* A warning about one field: at the scene position of its value when the
+ * scene wrote it, prefixed "Class.field: ". */
+ST_API void st_component_warn_field(const st_component *c, const char *field, const char *fmt,
+                                    ...) ST_PRINTF(3, 4);
 ST_API void st_component_info(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
 
 #ifdef __cplusplus

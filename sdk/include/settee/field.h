@@ -150,6 +150,11 @@ ST_API const char *st_type_name(st_type t);
     {(key), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (help), 0,   \
      NULL, (kind), 0.0, 0.0}
 
+/* A real in [lo, hi], checked when the scene's value is read:
+ *   ST_REAL_RANGE(S, poisson, "poissonRatio", "0.45", "help", -1.0, 0.5) */
+#define ST_REAL_RANGE(S, m, key, def, help, lo, hi)                                               \
+    ST_FIELD_EX(S, m, key, ST_T_REAL, double, def, help, 0, NULL, lo, hi)
+
 /* A field SOFA's twin has and settee accepts but does not use (see
  * ST_F_IGNORED): same storage rules as the typed macros. */
 #define ST_IGNORED(S, m, key, T, CT, def, help)                                                  \
