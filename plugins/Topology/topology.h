@@ -80,6 +80,10 @@ extern const st_topology_ops topo_ops;
 st_status topo_init(st_component *self, st_error *err);
 st_status topo_reinit(st_component *self, st_error *err);
 
+/* True when node n holds a component of class a or of class b (b may be
+ * NULL): the topological mappings look for their output's modifier. */
+bool topo_node_has_class(st_node *n, const char *a, const char *b);
+
 /* Appends a tuple to an element list of type `type`. */
 st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);
 

@@ -732,3 +732,13 @@ st_status topo_reinit(st_component *self, st_error *err)
     t->grid_warned = false;
     return topo_init(self, err);
 }
+
+bool topo_node_has_class(st_node *n, const char *a, const char *b)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const char *cn = st_node_object(n, i)->cls->name;
+        if (!strcmp(cn, a) || (b && !strcmp(cn, b)))
+            return true;
+    }
+    return false;
+}
