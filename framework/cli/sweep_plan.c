@@ -86,15 +86,10 @@ static bool get_count(parser *ps, const yaml_node_t *n, const char *what, unsign
     return true;
 }
 
-/* The shortest %g text that reads back as the same double. */
-static void format_real(double v, char *buf, size_t size)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
+/* A generated value as text: 15 significant digits, so that a range from
+ * 1 to 100 reads 10, not 10.000000000000002 (the text is what each case is
+ * given, and what the tables show). */
+static void format_real(double v, char *buf, size_t size) { snprintf(buf, size, "%.15g", v); }
 
 /* ---- a parameter's values ---- */
 
