@@ -298,6 +298,17 @@ Test(sweep, ranges_random_product_and_zip)
     snprintf(csv, sizeof csv, "%s/o3/results.csv", d);
     cr_assert_str_eq(cell(read_file(csv), 3, 1), "0.03");
     cr_assert_str_eq(cell(read_file(csv), 2, 2), "0.1");
+
+    /* steps as a parameter: each case's own step count */
+    plan = plan_at(d, "sweep: settee/1\nscene: " BEAM "\nparameters:\n  zip:\n"
+                      "    dt: [0.01, 0.005]\n    steps: [2, 4]\ncollect: [time]\n");
+    cr_assert_eq(sh("'%s' sweep %s --out %s/o4", CLI, plan, d), 0, "%s", out);
+    snprintf(csv, sizeof csv, "%s/o4/results.csv", d);
+    cr_assert_str_eq(cell(read_file(csv), 1, 5), "0.02");
+    cr_assert_str_eq(cell(read_file(csv), 2, 5), "0.02");
+    plan = plan_at(d, "sweep: settee/1\nscene: " BEAM "\nparameters:\n  steps: [2, 1.5]\n");
+    cr_assert_eq(sh("'%s' sweep %s --collect --out %s/o5", CLI, plan, d), 1);
+    assert_has("plan.yaml:4:10: error: steps: each value must be a whole number of steps, not '1.5'");
 }
 
 /* ---- local runs ---- */

@@ -325,6 +325,11 @@ static void run_worker(const sweep_plan *p, size_t k, const sweep_opts *o, const
         argv[n++] = p->sets[i];
     }
     for (size_t i = 0; i < p->nparams; i++) {
+        bool is_steps = !strcmp(p->params[i].key, "steps");
+        if (is_steps) {
+            argv[3] = (char *)sweep_case_value(p, k, i); /* the case's own step count */
+            continue;
+        }
         if (asprintf(&owned[i], "%s=%s", p->params[i].key, sweep_case_value(p, k, i)) < 0)
             _exit(CLI_EXIT_ERROR);
         argv[n++] = "--set";

@@ -279,23 +279,28 @@ static bool add_param(parser *ps, yaml_node_t *key, yaml_node_t *val, size_t fac
         return oom(ps);
     sp->factor = factor;
     p->nparams++;
-    if (val->type == YAML_SCALAR_NODE)
-        return push_value(ps, sp, scalar(val));
-    if (val->type == YAML_SEQUENCE_NODE) {
+    bool ok;
+    if (val->type == YAML_SCALAR_NODE) {
+        ok = push_value(ps, sp, scalar(val));
+    } else if (val->type == YAML_SEQUENCE_NODE) {
+        ok = true;
         for (yaml_node_item_t *it = val->data.sequence.items.start;
-             it < val->data.sequence.items.top; it++)
-            if (!list_item(ps, sp, node_at(ps, *it)))
-                return false;
-        if (!sp->nvalues)
+             ok && it < val->data.sequence.items.top; it++)
+            ok = list_item(ps, sp, node_at(ps, *it));
+        if (ok && !sp->nvalues)
             return fail(ps, val, "parameter '%s': the list is empty", ks);
-        return true;
+    } else {
+        spec_keys k;
+        ok = read_spec_keys(ps, sp, val, &k) &&
+             (k.random ? random_values(ps, sp, val, &k) : range_values(ps, sp, val, &k));
     }
-    spec_keys k;
-    if (!read_spec_keys(ps, sp, val, &k))
-        return false;
-    if (k.random)
-        return random_values(ps, sp, val, &k);
-    return range_values(ps, sp, val, &k);
+    /* "steps" is the step count of each case, not a field */
+    for (size_t i = 0; ok && !strcmp(ks, "steps") && i < sp->nvalues; i++)
+        if (!*sp->values[i] || strspn(sp->values[i], "0123456789") != strlen(sp->values[i]) ||
+            strlen(sp->values[i]) > 18)
+            return fail(ps, val, "steps: each value must be a whole number of steps, not '%s'",
+                        sp->values[i]);
+    return ok;
 }
 
 /* Closes a factor: its parameters must have equal lengths (they are zipped). */
