@@ -574,17 +574,23 @@ static int run_local(const sweep_plan *p, const sweep_opts *o, const char *out)
     cmd.argv[cmd.argc + 1] = kbuf;
     cmd.argv[cmd.argc + 2] = NULL;
 
+    /* Each case in a process group of its own: Ctrl-C on the terminal reaches
+     * the driver alone, which passes it on to each case exactly once. */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
     cli_catch_sigint();
     cli_progress bar;
     cli_progress_start(&bar, ntodo, o->progress);
     double t0 = cli_now();
     size_t next = 0, done = 0, nrun = 0, nbad = 0;
-    bool spawn_failed = false;
+    bool spawn_failed = false, forwarded = false;
     while ((next < ntodo && !cli_interrupted() && !spawn_failed) || nrun > 0) {
         while (next < ntodo && nrun < (size_t)jobs && !cli_interrupted() && !spawn_failed) {
             snprintf(kbuf, sizeof kbuf, "%zu", todo[next]);
             pid_t pid;
-            int e = posix_spawn(&pid, exe, NULL, NULL, (char **)cmd.argv, environ);
+            int e = posix_spawn(&pid, exe, NULL, &attr, (char **)cmd.argv, environ);
             if (e) {
                 cli_error("cannot start case %zu: %s", todo[next], strerror(e));
                 spawn_failed = true;
@@ -598,13 +604,22 @@ static int run_local(const sweep_plan *p, const sweep_opts *o, const char *out)
         }
         if (!nrun)
             break;
+        if (cli_progress_due(&bar)) {
+            char eta[32], text[160];
+            cli_progress_eta(&bar, done, eta, sizeof eta);
+            snprintf(text, sizeof text, " %zu/%zu cases  %zu running  %zu not ok  ETA %s", done,
+                     ntodo, nrun, nbad, eta);
+            cli_progress_draw(&bar, ntodo ? (double)done / (double)ntodo : 1.0, text);
+        }
         int ws;
         pid_t pid = waitpid(-1, &ws, 0);
         if (pid < 0) {
-            if (errno == EINTR && cli_interrupted())
+            if (errno == EINTR && cli_interrupted() && !forwarded) {
+                forwarded = true;
                 for (long i = 0; i < jobs; i++)
                     if (run[i].pid)
                         kill(run[i].pid, SIGINT);
+            }
             if (errno != EINTR)
                 break;
             continue;
@@ -629,16 +644,10 @@ static int run_local(const sweep_plan *p, const sweep_opts *o, const char *out)
             fprintf(stderr, "settee sweep: case %zu %s (see %s/log.txt)\n", k,
                     st == SWEEP_MISSING ? "left no result" : sweep_status_name(st), dir);
         }
-        if (bar.enabled && (cli_progress_due(&bar) || done == ntodo)) {
-            char eta[32], text[160];
-            cli_progress_eta(&bar, done, eta, sizeof eta);
-            snprintf(text, sizeof text, " %zu/%zu cases  %zu running  %zu not ok  ETA %s", done,
-                     ntodo, nrun, nbad, eta);
-            cli_progress_draw(&bar, ntodo ? (double)done / (double)ntodo : 1.0, text);
-        }
     }
     cli_progress_clear(&bar);
     cli_active_progress = NULL;
+    posix_spawnattr_destroy(&attr);
     double wall = cli_now() - t0;
     free(todo);
     free(run);
