@@ -269,3 +269,228 @@ Test(results, run_output_writes_pvd_vtu_and_summary)
     o = py(summary, args, &st);
     cr_assert_eq(st, 0, "%s", o);
 }
+
+/* ---- Playback: WriteState, ReadState, CompareState ---- */
+
+/* The beam without exporter, with `extra` appended to its objects. */
+static st_scene *load_beam(test_rt *t, const char *plugins_extra, const char *extra,
+                           const char *name)
+{
+    char scene[4096], path[512];
+    snprintf(scene, sizeof scene,
+             "format: settee/1\n"
+             "root:\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Mass,\n"
+             "                       Topology, SolidMechanics.Spring, Constraint.Projective, "
+             "Playback%s]}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+             "        - SparseLDLSolver: {}\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, n: [3, 3, 6], min: [-1, -1, 0],\n"
+             "                                max: [1, 1, 5]}\n"
+             "        - UniformMass: {totalMass: 5}\n"
+             "        - FixedProjectiveConstraint: {indices: [0, 1, 2]}\n"
+             "        - MeshSpringForceField: {stiffness: 200}\n"
+             "%s",
+             plugins_extra, extra);
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    write_file(path, scene);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(t->rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    return s;
+}
+
+static st_mstate *beam_dofs(st_scene *s)
+{
+    return (st_mstate *)test_find_object(s, "dofs");
+}
+
+#define NSTEPS 12
+#define NPTS (3 * 3 * 6)
+
+/* Runs the beam with WriteState into file; records x and v before each step. */
+static void record_run(const char *file, double x[NSTEPS + 1][3 * NPTS],
+                       double v[NSTEPS + 1][3 * NPTS])
+{
+    test_rt t;
+    test_rt_open(&t);
+    char extra[512];
+    snprintf(extra, sizeof extra, "        - WriteState: {filename: %s, writeV: true}\n", file);
+    st_scene *s = load_beam(&t, "", extra, "write.yaml");
+    st_mstate *ms = beam_dofs(s);
+    st_error err = {0};
+    for (int k = 0; k <= NSTEPS; k++) {
+        cr_assert_eq(ms->n, NPTS);
+        memcpy(x[k], ms->position.r, sizeof x[k]);
+        memcpy(v[k], ms->velocity.r, sizeof v[k]);
+        if (k < NSTEPS)
+            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    }
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+}
+
+static double xs[NSTEPS + 1][3 * NPTS], vs[NSTEPS + 1][3 * NPTS];
+
+/* ReadState on a state without solver replays the trajectory: at the
+ * beginning of step k it holds the state the run had at that time. */
+static void replay(const char *file)
+{
+    record_run(file, xs, vs);
+    test_rt t;
+    test_rt_open(&t);
+    char scene[2048], path[512];
+    snprintf(scene, sizeof scene,
+             "format: settee/1\n"
+             "root:\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Topology, Playback]}\n"
+             "  children:\n"
+             "    - name: Replay\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {n: [3, 3, 6], min: [-1, -1, 0], max: [1, 1, 5]}\n"
+             "        - ReadState: {filename: %s}\n",
+             file);
+    snprintf(path, sizeof path, "%s/read.yaml", tmpdir);
+    write_file(path, scene);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(t.rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *ms = beam_dofs(s);
+    for (int k = 0; k < NSTEPS; k++) {
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+        for (size_t i = 0; i < 3 * NPTS; i++) {
+            cr_assert_eq(ms->position.r[i], xs[k][i], "step %d x[%zu]: %.17g != %.17g", k, i,
+                         ms->position.r[i], xs[k][i]);
+            cr_assert_eq(ms->velocity.r[i], vs[k][i], "step %d v[%zu]", k, i);
+        }
+    }
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+}
+
+Test(results, write_state_then_read_state_replays_the_run)
+{
+    replay("traj.txt");
+}
+
+Test(results, write_state_gzip_then_read_state)
+{
+    replay("traj.txt.gz");
+    char path[512];
+    snprintf(path, sizeof path, "%s/traj.txt.gz", tmpdir);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    unsigned char magic[2] = {0};
+    cr_assert_eq(fread(magic, 1, 2, f), 2);
+    fclose(f);
+    cr_assert(magic[0] == 0x1f && magic[1] == 0x8b, "not gzip");
+}
+
+Test(results, write_state_file_has_sofa_layout)
+{
+    record_run("layout.txt", xs, vs);
+    char path[512], line[65536];
+    snprintf(path, sizeof path, "%s/layout.txt", tmpdir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        /* T= t, then "  X= " and "  V= " with 3 values per vertex. */
+        const char *want = n % 3 == 0 ? "T= " : n % 3 == 1 ? "  X= " : "  V= ";
+        cr_assert(!strncmp(line, want, strlen(want)), "line %d: %.40s", n + 1, line);
+        if (n % 3) {
+            int count = 0;
+            for (char *p = line + 5, *e; (strtod(p, &e), e != p); p = e)
+                count++;
+            cr_assert_eq(count, 3 * NPTS, "line %d", n + 1);
+        }
+        n++;
+    }
+    fclose(f);
+    cr_assert_eq(n, 3 * NSTEPS, "a state at the beginning of each step");
+}
+
+Test(results, read_state_reads_a_hand_written_sofa_file)
+{
+    /* As SOFA writes them: 6 digits, a space-separated line per vector. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/sofa.txt", tmpdir);
+    write_file(path, "T= 0\n  X= 0 0 0 1 0 0\n  V= 0 0 0 0 0 0\n"
+                     "T= 0.01\n  X= 0 -0.000981 0 1 -0.000981 0\n  V= 0 -0.0981 0 0 -0.0981 0\n"
+                     "T= 0.02\n  X= 0 -0.002943 0 1 -0.002943 0\n");
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    char scene[1024];
+    snprintf(scene, sizeof scene,
+             "format: settee/1\nroot:\n  dt: 0.01\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: Playback}\n"
+             "    - MechanicalObject: {name: dofs, position: [5, 5, 5, 6, 6, 6]}\n"
+             "    - ReadState: {filename: '%s', translation: [0, 0, 1]}\n",
+             path);
+    cr_assert_eq(test_load_string(&t, scene, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *ms = beam_dofs(s);
+    /* Set at init from T= 0 (translated), then at each step. */
+    cr_assert_eq(ms->position.r[3], 1.0);
+    cr_assert_eq(ms->position.r[5], 1.0);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK);
+    cr_assert_eq(ms->position.r[1], -0.000981);
+    cr_assert_eq(ms->velocity.r[4], -0.0981);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK);
+    cr_assert_eq(ms->position.r[4], -0.002943);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* CompareState against the reference written by a first run. */
+static void compare_run(const char *set_dt, double *total, test_rt *t)
+{
+    test_rt_open(t);
+    st_scene *s = load_beam(t, "", "        - CompareState: {name: cmp, filename: ref.txt, "
+                                   "epsilon: 1.0e-12}\n",
+                            "compare.yaml");
+    st_error err = {0};
+    if (set_dt)
+        cr_assert_eq(st_scene_step(s, atof(set_dt), &err), ST_OK, "%s", err.msg);
+    for (int k = 0; k < NSTEPS; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_component *c = test_find_object(s, "cmp");
+    *total = *(double *)st_component_field_ptr(c, st_component_field(c, "totalError"));
+    st_scene_destroy(&s);
+}
+
+Test(results, compare_state_passes_identical_and_fails_perturbed)
+{
+    record_run("ref.txt", xs, vs);
+    test_rt t;
+    double total;
+    compare_run(NULL, &total, &t);
+    cr_assert_eq(total, 0.0);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+    /* One step of a slightly different dt first: the states drift apart. */
+    compare_run("0.0101", &total, &t);
+    cr_assert_gt(total, 1e-9);
+    cr_assert_eq(t.nerrors, 1, "%s", t.log);
+    cr_assert(strstr(t.log, "differs from the reference") && strstr(t.log, "ref.txt:") &&
+                  strstr(t.log, "largest difference"),
+              "%s", t.log);
+    test_rt_close(&t);
+}

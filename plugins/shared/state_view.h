@@ -37,4 +37,31 @@ static inline void state_view_of(const st_mstate *ms, state_view *v)
     v->x0 = state_view_vec_(&ms->rest_position, n);
 }
 
+/* Writable positions and velocities of ms (ReadState): NULL when the state
+ * has none of that size. After writing, call state_view_propagate. */
+static inline double *state_view_edit_x(st_mstate *ms)
+{
+    return (double *)state_view_vec_(&ms->position, ms->n ? ms->n : ms->position.n);
+}
+static inline double *state_view_edit_v(st_mstate *ms)
+{
+    return (double *)state_view_vec_(&ms->velocity, ms->n ? ms->n : ms->position.n);
+}
+
+/* Marks the vectors of ms as written and brings the states mapped from it
+ * up to date. */
+static inline void state_view_propagate(st_mstate *ms)
+{
+    if (ms->system) {
+        st_system_propagate_x(ms->system, ms->system->x);
+        st_system_propagate_v(ms->system, ms->system->v);
+    }
+    const st_field *f = st_component_field(&ms->base, "position");
+    if (f)
+        st_component_touch(&ms->base, f);
+    f = st_component_field(&ms->base, "velocity");
+    if (f)
+        st_component_touch(&ms->base, f);
+}
+
 #endif
