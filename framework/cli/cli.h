@@ -161,6 +161,35 @@ void cli_help_check(FILE *f);
 void cli_help_convert(FILE *f);
 void cli_help_inspect(FILE *f);
 
+/* ---- run --output (output.c) ---- */
+typedef struct output_frame {
+    unsigned long step;
+    double time, kinetic, potential; /* s, J, J */
+} output_frame;
+typedef struct cli_output {
+    const char *dir;          /* as given on the command line */
+    unsigned long every;      /* steps between frames */
+    char absdir[4096];
+    st_component **exporters; /* borrowed: the VTKExporters added to the scene */
+    size_t nexporters;
+    char **stems;             /* file stem of each exporter (owned) */
+    size_t nstems;
+    output_frame *frames;     /* time and energies of each frame written */
+    size_t nframes, capframes;
+} cli_output;
+/* Before init: creates the folder and adds a VTKExporter to the node of each
+ * MechanicalObject (loads IO.Mesh). */
+st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err);
+/* After init, and after each step: records the frames' times and energies. */
+void cli_output_begin(cli_output *o, st_scene *s);
+void cli_output_step(cli_output *o, st_scene *s, unsigned long done);
+/* VTU files written so far. */
+unsigned long cli_output_files(const cli_output *o);
+/* Writes DIR/summary.json (temporary file, then rename). */
+st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
+                            unsigned long done, double wall, st_error *err);
+void cli_output_free(cli_output *o);
+
 /* ---- Ctrl-C (main.c) ---- */
 /* Installs a SIGINT handler that sets a flag (the first Ctrl-C only). */
 void cli_catch_sigint(void);

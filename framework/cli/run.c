@@ -23,6 +23,10 @@ void cli_help_run(FILE *f)
             "  --export-state FILE     after the run, write time, steps and the positions and\n"
             "                          velocities of every MechanicalObject to FILE as JSON, every\n"
             "                          number with 17 significant digits (reads back bit-exact)\n"
+            "  --output DIR            write every MechanicalObject (cells from its node's topology)\n"
+            "                          as DIR/NODE-PATH.pvd + .vtu files (ParaView), at init and\n"
+            "                          every --every steps, and DIR/summary.json (docs/results.md)\n"
+            "  --every N               steps between two --output frames (default 1)\n"
             "  --set PATH.FIELD=VALUE  set a field before init, parsed as the scene would\n"
             "                          (/Beam/springs.stiffness=500, dt=0.005; repeatable)\n"
             "  --collect [NAME=]PATH.FIELD[I][J]\n"
@@ -52,6 +56,8 @@ typedef struct run_opts {
     unsigned long steps;
     double dt;              /* <= 0: the scene's */
     const char *export_path;
+    const char *output_dir;  /* --output */
+    unsigned long every;     /* --every */
     bool quiet, verbose, progress;
     const char **plugin_paths;
     size_t npaths;
@@ -118,6 +124,17 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "--export-state expects a file name");
             o->export_path = v;
+        } else if (cli_is(opt, NULL, "--output")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--output expects a folder");
+            o->output_dir = v;
+        } else if (cli_is(opt, NULL, "--every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->every) || o->every == 0)
+                return cli_usage_error("run", "--every expects a number of steps >= 1, not '%s'", v);
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -164,6 +181,10 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "missing the scene file");
     if (o->collect_json && !o->ncollect)
         return cli_usage_error("run", "--collect-json needs at least one --collect");
+    if (o->every && !o->output_dir)
+        return cli_usage_error("run", "--every goes with --output DIR");
+    if (!o->every)
+        o->every = 1;
     return -1;
 }
 
@@ -253,22 +274,29 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             return CLI_EXIT_ERROR;
         }
     }
-    if (st_scene_init(s, &err) != ST_OK ||
+    cli_output out = {.dir = o->output_dir, .every = o->every};
+    if ((o->output_dir && cli_output_prepare(&out, rt, s, &err) != ST_OK) ||
+        st_scene_init(s, &err) != ST_OK ||
         cli_collect_resolve(o->collect, o->ncollect, s, &err) != ST_OK) {
         cli_report(log, &err);
         st_scene_destroy(&s);
+        cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
+    if (o->output_dir)
+        cli_output_begin(&out, s);
     /* An export path that cannot be written fails before the run; an export
      * left by an earlier run goes, so that a failed run leaves none. */
     st_error_clear(&err);
     if (o->export_path && st_scene_export_prepare(o->export_path, &err) != ST_OK) {
         cli_report(log, &err);
         st_scene_destroy(&s);
+        cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
 
     int rc = CLI_EXIT_OK;
+    int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
     cli_progress bar;
     cli_catch_sigint();
@@ -281,6 +309,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             break;
         }
         done++;
+        if (o->output_dir)
+            cli_output_step(&out, s, done);
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
@@ -295,6 +325,12 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
         print_summary(done, sim, wall, true, o->steps, o->sets, o->nsets);
+    } else if (log->nerrors > errors0) {
+        /* Components that failed during the steps (an output that could not
+         * be written) logged errors: the run is not a success. */
+        fprintf(stderr, "settee: note: %d error%s during the run\n", log->nerrors - errors0,
+                log->nerrors - errors0 == 1 ? "" : "s");
+        rc = CLI_EXIT_ERROR;
     } else {
         if (!o->quiet)
             print_summary(done, sim, wall, false, o->steps, o->sets, o->nsets);
@@ -320,7 +356,18 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             }
         }
     }
+    if (o->output_dir && rc != CLI_EXIT_ERROR) {
+        st_error_clear(&err);
+        if (cli_output_finish(&out, s, o->scene, done, wall, &err) != ST_OK) {
+            cli_report(log, &err);
+            rc = CLI_EXIT_ERROR;
+        } else if (!o->quiet) {
+            printf("wrote %lu VTU files and summary.json to %s\n", cli_output_files(&out),
+                   out.absdir);
+        }
+    }
     st_scene_destroy(&s);
+    cli_output_free(&out);
     return rc;
 }
 
