@@ -367,6 +367,49 @@ Test(jacobians, hexahedron_fem_large_rigid) { check_hexa_rigid("large"); }
 Test(jacobians, hexahedron_fem_polar_rigid) { check_hexa_rigid("polar"); }
 Test(jacobians, hexahedron_fem_small_rigid) { check_hexa_rigid("small"); }
 
+/* A flat mesh of 4 triangles at rest, rotated and translated (large), or in
+ * the xy plane (small): there SOFA's tangent, which leaves out the
+ * derivatives of J and R, is exact. */
+static void check_triangle(const char *method, bool rotate)
+{
+    static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {1.2, 0.9, 0}, {-0.1, 1.1, 0},
+                                   {0.5, 0.4, 0}};
+    const double a = 0.9, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    char rest[512] = "", pos[512] = "";
+    for (int i = 0; i < 5; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
+        strcat(rest, buf);
+        double q[3];
+        for (int r = 0; r < 3; r++)
+            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
+                                r - 0.5
+                          : p[i][r];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        strcat(pos, buf);
+    }
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    st_component *dofs = add(b, "MechanicalObject", "dofs");
+    set(dofs, "position", pos);
+    set(dofs, "rest_position", rest);
+    set(add(b, "MeshTopology", "topo"), "triangles", "0 1 4  1 2 4  2 3 4  3 0 4");
+    st_component *ff = add(b, "TriangleFEMForceField", "fem");
+    set(ff, "method", method);
+    set(ff, "youngModulus", "2000 1000");
+    set(ff, "poissonRatio", "0.35");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 37);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, triangle_fem_large_rigid) { check_triangle("large", true); }
+Test(jacobians, triangle_fem_small_rest) { check_triangle("small", false); }
+
 Test(jacobians, plane_force_field)
 {
     const char *kv[] = {"normal", "0.3 1 -0.2", "d", "0.4", "stiffness", "700"};
