@@ -36,8 +36,10 @@ static double pdet(double m00, double m01, double m02, double m10, double m11, d
 }
 
 /* J from the four vertex positions p[0..3]. Node k uses the three next
- * vertices in cyclic order; its sign alternates (-, +, -, +). */
-static void strain_displacement(double J[12][6], const double p[4][3])
+ * vertices in cyclic order; its sign alternates (-, +, -, +). p is a
+ * pointer, not p[4][3]: GCC 12 at -O3 misreads that bound (a false
+ * -Wstringop-overflow that breaks the Release build). */
+static void strain_displacement(double J[12][6], const double (*p)[3])
 {
     memset(J, 0, 12 * 6 * sizeof(double));
     for (int k = 0; k < 4; k++) {
