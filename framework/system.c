@@ -77,13 +77,14 @@ static st_status collect_node(st_node *n, collect *cl, st_error *err)
         const st_class *k = c->cls;
         if (st__is_mstate(c))
             ST_TRY(list_push(&cl->states, c, err));
-        if (k->mass) {
+        /* A class may be a mass and a force field at once (SOFA's
+         * HexahedronFEMForceFieldAndMass): it is listed, and called, as both. */
+        if (k->mass)
             ST_TRY(list_push(&cl->masses, c, err));
-            ST_TRY(list_push(&cl->contrib, c, err));
-        } else if (k->forcefield) {
+        if (k->forcefield)
             ST_TRY(list_push(&cl->ffs, c, err));
+        if (k->mass || k->forcefield)
             ST_TRY(list_push(&cl->contrib, c, err));
-        }
         if (k->projective)
             ST_TRY(list_push(&cl->projs, c, err));
         if (k->mapping)
@@ -501,12 +502,10 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
     /* Masses (gravity) and force fields, in scene order. */
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
-        if (s->contrib[i].is_mass) {
-            if (c->cls->mass->add_gravity_to_force)
-                c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
-        } else if (c->cls->forcefield->add_force) {
+        if (s->contrib[i].is_mass && c->cls->mass->add_gravity_to_force)
+            c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
+        if (c->cls->forcefield && c->cls->forcefield->add_force)
             c->cls->forcefield->add_force(c, mp, f, x, v);
-        }
     }
     /* Mapped forces back to their inputs, bottom-up. */
     for (size_t i = s->nmaps; i-- > 0;) {
@@ -537,7 +536,8 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
             double mfi = mf - bf * rm;
             if (mfi != 0.0 && m->add_m_dx)
                 m->add_m_dx(c, mp, df, dx, mfi);
-        } else {
+        }
+        if (c->cls->forcefield) {
             const st_forcefield_ops *ff = c->cls->forcefield;
             double rs = ff->rayleigh_stiffness ? ff->rayleigh_stiffness(c) : 0.0;
             double kfi = kf + bf * rs;
@@ -659,12 +659,10 @@ double st_system_potential_energy(st_system *sys)
     double e = 0.0;
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
-        if (s->contrib[i].is_mass) {
-            if (c->cls->mass->potential_energy)
-                e += c->cls->mass->potential_energy(c, &sys->mp, sys->x);
-        } else if (c->cls->forcefield->potential_energy) {
+        if (s->contrib[i].is_mass && c->cls->mass->potential_energy)
+            e += c->cls->mass->potential_energy(c, &sys->mp, sys->x);
+        if (c->cls->forcefield && c->cls->forcefield->potential_energy)
             e += c->cls->forcefield->potential_energy(c, &sys->mp, sys->x);
-        }
     }
     return e;
 }

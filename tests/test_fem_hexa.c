@@ -490,3 +490,49 @@ Test(fem_hexa, cantilever_convergence, .timeout = 600)
     cr_assert_lt(err[1], err[0]);
     cr_assert_gt(r2, 1.5, "second-order convergence expected, measured %g", r2);
 }
+
+/* A class that is both a mass and a force field is used as both: the
+ * stiffness of HexahedronFEMForceFieldAndMass enters the system matrix
+ * exactly as HexahedronFEMForceField's does, and its mass as well. */
+Test(fem_hexa, and_mass_stiffness_enters_the_matrix)
+{
+    const char *cls[2] = {"HexahedronFEMForceFieldAndMass", "HexahedronFEMForceField"};
+    double *K[2] = {NULL, NULL};
+    size_t N = 0;
+    for (int k = 0; k < 2; k++) {
+        test_rt t;
+        open_rt(&t);
+        char xml[2048];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 -9.81 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<RegularGridTopology name='grid' n='3 2 2' min='0 0 0' max='2 0.5 0.25'/>"
+                 "<EulerImplicitSolver/><SparseLDLSolver/>"
+                 "<MechanicalObject name='dof' position='@grid.position'/>"
+                 "<%s name='FEM' youngModulus='100' poissonRatio='0.2' method='polar'/>%s"
+                 "</Node>",
+                 cls[k], k ? "<UniformMass totalMass='1'/>" : "");
+        st_scene *s = load_xml(&t, xml);
+        st_system *sys = s->systems[0];
+        st_matrix *m = NULL;
+        st_error err = {0};
+        cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+        cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+        st_csr csr;
+        st_matrix_csr(m, &csr);
+        N = sys->size;
+        K[k] = calloc(N * N, sizeof *K[k]);
+        for (size_t r = 0; r < N; r++)
+            for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
+                K[k][r * N + (size_t)csr.colind[q]] += csr.values[q];
+        if (k == 0) /* the stiffness is there: not an empty matrix */
+            cr_assert(fabs(K[0][0]) > 1.0, "K(0,0) = %g", K[0][0]);
+        st_matrix_destroy(&m);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    for (size_t i = 0; i < N * N; i++)
+        cr_assert(fabs(K[0][i] - K[1][i]) <= 1e-12 * (1 + fabs(K[1][i])), "K[%zu]: %g vs %g", i,
+                  K[0][i], K[1][i]);
+    free(K[0]);
+    free(K[1]);
+}

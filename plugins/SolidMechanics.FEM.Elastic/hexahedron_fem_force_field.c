@@ -496,15 +496,10 @@ static const st_forcefield_ops hfem_ops = {
 
 static st_status hfm_init(st_component *self, st_error *err)
 {
-    ST_TRY(hfem_init_common(self, true, err));
-    /* The kernel dispatches a component that plays both roles as a mass
-     * only: the force below (add_gravity_to_force) is SOFA's whole addForce,
-     * but add_dforce and the stiffness matrix are never called, so implicit
-     * solvers miss K. Said plainly until the kernel dispatches both. */
-    st_component_warn(self, "the kernel applies this component as a mass: its elastic forces are "
-                            "applied, but its stiffness does not enter implicit solves (K is "
-                            "missing from the system matrix)");
-    return ST_OK;
+    /* The kernel calls both roles: the force comes whole from the mass role
+     * (SOFA's addForce, weight included), add_dforce and K from the force
+     * field role. */
+    return hfem_init_common(self, true, err);
 }
 
 static void hfm_add_m_dx(st_component *self, const st_mparams *mp, double *res, const double *dx,
