@@ -2,7 +2,8 @@
 # Installs the Debian packages settee builds and tests with, when missing.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
-      liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev)
+      liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev
+      clang libclang-rt-14-dev) # clang and its runtimes: the fuzz targets (tests/fuzz)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
