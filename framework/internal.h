@@ -95,7 +95,8 @@ const char *st__field_format(const st_field *f, const void *src, char *buf, size
 /* ---- registry ---- */
 st_status st__registry_create(st_registry **out, st_error *err);
 void st__registry_destroy(st_registry **r);
-/* Sets the plugin name and file that st_registry_add attributes classes to. */
+/* Sets the plugin name and file that st_registry_add attributes classes to
+ * (borrowed: they must outlive the registration; NULL, NULL to end it). */
 void st__registry_set_current(st_registry *r, const char *plugin, const char *file);
 /* Removes the classes registered by a plugin (after a failed registration). */
 void st__registry_remove_plugin(st_registry *r, const char *plugin);

@@ -787,6 +787,10 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
             override o = {NULL, NULL, vs, vm};
             o.key = st__desc_str(x->d, sep ? sep + 2 : k);
             o.target = sep ? st__desc_strn(x->d, k, (size_t)(sep - k)) : NULL;
+            if (!o.key || (sep && !o.target)) {
+                st_free(ov);
+                return oom(x);
+            }
             ov[n++] = o;
         }
         /* Outer overrides are kept after this include's and win. */
@@ -806,10 +810,13 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         xmlChar *own = xmlGetNoNsProp(root, (const xmlChar *)"name");
         if (!rname && own)
             rname = st__desc_str(x->d, (const char *)own);
+        bool no_name = own && !rname; /* out of memory */
         xmlFree(own);
         bool group = rname && (!strcmp(rname, "Group") || !strcmp(rname, "_Group_"));
         bool merge = rname && !strcmp(rname, "_Merge_");
-        if (strcmp((const char *)root->name, "Node")) {
+        if (no_name) {
+            oom(x);
+        } else if (strcmp((const char *)root->name, "Node")) {
             /* An included file whose root is an object adds that object. */
             read_object(x, &f, &e, into, path);
         } else if (group) {
