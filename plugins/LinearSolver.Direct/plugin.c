@@ -6,6 +6,8 @@
 
 #include <settee/settee.h>
 
+#include "direct_common.h"
+
 extern const st_class sparse_ldl_solver_class;
 extern const st_class sparse_cholesky_solver_class;
 extern const st_class sparse_lu_solver_class;
@@ -26,6 +28,7 @@ static void stay_loaded(void)
 static st_status register_classes(st_registry *r, st_error *err)
 {
     stay_loaded();
+    direct_use_kernel_allocator();
     ST_TRY(st_registry_add(r, &sparse_ldl_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_cholesky_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_lu_solver_class, err));
