@@ -292,6 +292,13 @@ Test(hostile, zero_masses_are_refused)
                          "    - MechanicalObject: {position: [0, 0, 0]}\n"
                          "    - UniformMass: {totalMass: 0}\n";
     expect_refused(y, "test.yaml:7:", "totalMass must be a positive value");
+    /* A lumped MeshMatrixMass: the vertex that no triangle uses gets 0. */
+    const char *lumped = HEAD "  objects:\n"
+                              "    - RequiredPlugin: {pluginName: [Mass, Topology]}\n"
+                              "    - MechanicalObject: {position: [0, 0, 0, 1, 0, 0, 0, 1, 0, 5, 5, 5]}\n"
+                              "    - MeshTopology: {triangles: [0, 1, 2]}\n"
+                              "    - MeshMatrixMass: {lumping: true, totalMass: 1}\n";
+    expect_refused(lumped, "test.yaml:8:", "vertex 3 gets the mass 0");
 }
 
 /* ---- names and structure ---- */

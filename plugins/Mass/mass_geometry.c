@@ -93,3 +93,18 @@ void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v,
         vs[3 * i + 2] += hg[2];
     }
 }
+
+st_status mass_check_vertex_masses(st_component *self, const char *field, const double *mass,
+                                   size_t n, double scale, st_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = mass[i] * scale;
+        if (!(v > 0.0) || !isfinite(v))
+            return st_component_error(self, field, err, ST_ESCENE,
+                                      "vertex %zu gets the mass %g; every vertex needs a "
+                                      "positive, finite mass (is an element degenerate, a vertex "
+                                      "in no element, or a density or mass zero?)",
+                                      i, v);
+    }
+    return ST_OK;
+}
