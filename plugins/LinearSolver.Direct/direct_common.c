@@ -42,16 +42,73 @@ static void *noted(void *p, size_t size)
     return p;
 }
 
-static void *ss_malloc(size_t size) { return noted(st_lib_malloc(size), size); }
-static void *ss_calloc(size_t n, size_t size) { return noted(st_lib_calloc(n, size), n * size); }
-static void *ss_realloc(void *p, size_t size) { return noted(st_lib_realloc(p, size), size); }
+/* Blocks SuiteSparse allocated, and has not freed, since
+ * direct_lib_track_begin (a few dozen per analysis; beyond the table,
+ * tracking stops and nothing is released). */
+static struct {
+    bool on, overflow;
+    size_t n;
+    void *p[512];
+} track;
+
+static void *tracked(void *p, void *old)
+{
+    if (!track.on)
+        return p;
+    for (size_t i = 0; old && p && i < track.n; i++)
+        if (track.p[i] == old) {
+            track.p[i] = p;
+            return p;
+        }
+    if (p && p != old) {
+        if (track.n < sizeof track.p / sizeof *track.p)
+            track.p[track.n++] = p;
+        else
+            track.overflow = true;
+    }
+    return p;
+}
+
+static void *ss_malloc(size_t size) { return tracked(noted(st_lib_malloc(size), size), NULL); }
+static void *ss_calloc(size_t n, size_t size)
+{
+    return tracked(noted(st_lib_calloc(n, size), n * size), NULL);
+}
+static void *ss_realloc(void *p, size_t size)
+{
+    return tracked(noted(st_lib_realloc(p, size), size), p);
+}
+static void ss_free(void *p)
+{
+    for (size_t i = 0; track.on && p && i < track.n; i++)
+        if (track.p[i] == p) {
+            track.p[i] = track.p[--track.n];
+            break;
+        }
+    st_free(p);
+}
 
 void direct_use_kernel_allocator(void)
 {
     SuiteSparse_config.malloc_func = ss_malloc;
     SuiteSparse_config.calloc_func = ss_calloc;
     SuiteSparse_config.realloc_func = ss_realloc;
-    SuiteSparse_config.free_func = st_free;
+    SuiteSparse_config.free_func = ss_free;
+}
+
+void direct_lib_track_begin(void)
+{
+    track.on = true;
+    track.overflow = false;
+    track.n = 0;
+}
+
+void direct_lib_track_end(bool release)
+{
+    track.on = false;
+    for (size_t i = 0; release && !track.overflow && i < track.n; i++)
+        st_free(track.p[i]);
+    track.n = 0;
 }
 
 unsigned long direct_lib_failures(void) { return lib_failures; }

@@ -70,6 +70,12 @@ void direct_use_kernel_allocator(void);
 /* How many SuiteSparse allocations have failed so far: a call during which
  * it changes is out of memory, whatever the library made of it. */
 unsigned long direct_lib_failures(void);
+/* UMFPACK leaks what its METIS ordering (through CHOLMOD) allocated when an
+ * allocation there fails. Between begin and end, the blocks SuiteSparse
+ * allocates and does not free are recorded; end(true) frees them: call it
+ * after freeing every object the library returned. */
+void direct_lib_track_begin(void);
+void direct_lib_track_end(bool release);
 /* ST_ENOMEM naming self and what was running ("symbolic analysis"). */
 st_status direct_lib_oom(const st_component *self, st_error *err, const char *what);
 /* CHOLMOD's status as text ("CHOLMOD_NOT_POSDEF"). */

@@ -150,9 +150,14 @@ static st_status lu_set_system(st_component *self, st_system *sys, double mf, do
         if (s->symbolic)
             umfpack_di_free_symbolic(&s->symbolic);
         unsigned long failures0 = direct_lib_failures();
+        direct_lib_track_begin();
         st = umfpack_di_symbolic(n, n, a.rowptr, a.colind, a.values, &s->symbolic, s->control,
                                  s->info);
-        if (direct_lib_failures() != failures0) /* e.g. METIS: AMD instead, or ordering_failed */
+        bool oom = direct_lib_failures() != failures0;
+        if (oom && s->symbolic) /* e.g. METIS: AMD instead, or ordering_failed */
+            umfpack_di_free_symbolic(&s->symbolic);
+        direct_lib_track_end(oom);
+        if (oom)
             return direct_lib_oom(self, err, "symbolic analysis");
         if (st != UMFPACK_OK)
             return st_component_error(self, NULL, err, umf_code(st),
