@@ -242,6 +242,8 @@ struct st_scene {
     bool initialised;
     unsigned long steps;
     bool continue_on_failure;     /* the loop's continueOnSolverFailure (failure.c) */
+    double step_dt;               /* the dt of the first step (failure.c replays with it) */
+    bool dt_varied;               /* a later step ran with another dt */
     char **data_paths;            /* folders added by AddDataRepository, searched last */
     size_t ndata_paths;
 };

@@ -410,6 +410,36 @@ Test(hostile, non_finite_state_stops_at_the_step_it_appears)
     free(y);
 }
 
+Test(hostile, non_finite_state_names_the_force_field_that_went_first)
+{
+    /* A stiff spring from a fixed particle to one thrown at 1e307 m/s: its
+     * force overflows at step 2; the replay to the start of that step finds
+     * it, and leaves the state there (finite). */
+    const char *y = HEAD "  dt: 1\n"
+                         "  gravity: [0, 0, 0]\n"
+                         "  objects:\n"
+                         "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, "
+                         "SolidMechanics.Spring, Constraint.Projective]}\n"
+                         "  children:\n"
+                         "    - name: p\n"
+                         "      objects:\n"
+                         "        - EulerExplicitSolver: {symplectic: true}\n"
+                         "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0], "
+                         "velocity: [0, 0, 0, 1e307, 0, 0]}\n"
+                         "        - UniformMass: {totalMass: 1}\n"
+                         "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                         "        - SpringForceField: {name: spring, spring: \"0 1 10 0 1\"}\n";
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_scene_step(s, 0, &E), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_scene_step(s, 0, &E), ST_ESOLVER);
+    assert_contains(E.msg, "step 2 (t = 2)");
+    assert_contains(E.msg, "at the state this step started from, /p/spring already gives");
+    cr_assert_str_eq(E.path, "/p/dofs");
+    cr_assert_float_eq(st_scene_time(s), 1.0, 0.0);
+    st_scene_destroy(&s);
+}
+
 static const char *singular =
     HEAD "  objects:\n"
          "    - RequiredPlugin: {name: Sofa.Component.ODESolver.Backward}\n"
