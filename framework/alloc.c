@@ -75,4 +75,34 @@ char *st_strdup(const char *s)
 
 unsigned long st_alloc_count(void) { return alloc_count; }
 
+/* Third-party libraries' allocations: fault injection applies, the count is
+ * their own (st_alloc_count stays settee's). */
+static unsigned long lib_count;
+
+static void *lib_counted(void *p)
+{
+    if (p)
+        lib_count++;
+    return p;
+}
+
+void *st_lib_malloc(size_t size)
+{
+    return lib_counted(size > ALLOC_MAX || should_fail() ? NULL : malloc(size ? size : 1));
+}
+
+void *st_lib_calloc(size_t n, size_t size)
+{
+    return lib_counted((size && n > ALLOC_MAX / size) || should_fail()
+                           ? NULL
+                           : calloc(n ? n : 1, size ? size : 1));
+}
+
+void *st_lib_realloc(void *p, size_t size)
+{
+    return lib_counted(size > ALLOC_MAX || should_fail() ? NULL : realloc(p, size ? size : 1));
+}
+
+unsigned long st_alloc_lib_count(void) { return lib_count; }
+
 void st_alloc_fail_after(long n) { fail_countdown = n; }

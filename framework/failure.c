@@ -3,7 +3,9 @@
  * Both stop the run with an error naming the component, the step and the
  * time; a scene may ask to continue past solver failures with the animation
  * loop's `continueOnSolverFailure: true` (they become warnings). A
- * non-finite state always stops the run: nothing after it is meaningful. */
+ * non-finite state always stops the run: nothing after it is meaningful.
+ * Then, on that failure path only, the scene is replayed to the start of the
+ * failing step to name the force field whose force first went non-finite. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +64,90 @@ static bool locate(const st_system *sys, const double *v, bool coord, st_mstate 
     return false;
 }
 
+/* Steps replayed at most to name a force field (the failure path only). */
+#define REPLAY_MAX_STEPS 10000
+
+/* True when c is one of sys's force fields: in the solver's subtree, and no
+ * node between them has an ODE solver of its own (that one owns c). */
+static bool in_system(const st_system *sys, const st_component *c)
+{
+    for (const st_node *n = c->node; n; n = st_node_parent(n)) {
+        if (n == sys->node)
+            return true;
+        if (st_node_find(n, ST_ROLE_ODESOLVER, ST_SEARCH_LOCAL))
+            return false;
+    }
+    return false;
+}
+
+/* Evaluates the force fields of sys one by one, in scene order, on its
+ * current state; names in out the first whose force is not finite. */
+static void first_nonfinite_force(st_scene *s, const st_system *sys, char *out, size_t size)
+{
+    size_t n = st_node_find_all(sys->node, ST_ROLE_FORCEFIELD, ST_SEARCH_DOWN, NULL, 0);
+    st_component **ffs = st_calloc(n ? n : 1, sizeof *ffs);
+    double *f = st_malloc((sys->size_all ? sys->size_all : 1) * sizeof *f);
+    st_mparams mp = sys->mp;
+    mp.time = s->root->time;
+    bool any = false;
+    if (ffs && f) {
+        n = st_node_find_all(sys->node, ST_ROLE_FORCEFIELD, ST_SEARCH_DOWN, ffs, n);
+        for (size_t i = 0; i < n; i++) {
+            st_component *c = ffs[i];
+            if (!c->cls->forcefield || !c->cls->forcefield->add_force || !in_system(sys, c))
+                continue;
+            any = true;
+            memset(f, 0, sys->size_all * sizeof *f);
+            c->cls->forcefield->add_force(c, &mp, f, sys->x, sys->v);
+            st_mstate *ms = NULL;
+            size_t vertex = 0;
+            double value = 0.0;
+            if (locate(sys, f, false, &ms, &vertex, &value)) {
+                char path[ST_ERROR_PATH_MAX], state[ST_ERROR_PATH_MAX];
+                snprintf(out, size,
+                         "; at the state this step started from, %s already gives the force %g "
+                         "on vertex %zu of %s",
+                         st_component_path(c, path, sizeof path), value, vertex,
+                         st_component_path(&ms->base, state, sizeof state));
+                break;
+            }
+        }
+        if (any && !out[0])
+            snprintf(out, size, "; at the state this step started from every force field "
+                                "gives finite forces: the solve itself diverged");
+    }
+    st_free(ffs);
+    st_free(f);
+}
+
+/* Names the force field whose force first went non-finite: the scene is
+ * reset and replayed, silently, to the start of the failing step (steps are
+ * deterministic), and the force fields of system k are evaluated there one
+ * by one. Only when the run used one dt throughout and is short enough to
+ * replay; the state is then the one the failing step started
+ * from. Nothing of this runs before a failure. */
+static void replay_and_name(st_scene *s, size_t k, char *out, size_t size)
+{
+    out[0] = 0;
+    unsigned long steps = s->steps;
+    if (s->dt_varied || steps > REPLAY_MAX_STEPS)
+        return;
+    st_runtime *rt = s->rt;
+    st_log_fn log = rt->log;
+    rt->log = NULL;
+    st_error e = {0};
+    st_status st = st_scene_reset(s, &e);
+    const st_animloop_ops *ops = s->loop->cls->animloop;
+    for (unsigned long i = 0; st == ST_OK && i < steps; i++) {
+        st = ops->step(s->loop, s->root, s->step_dt, &e);
+        s->steps = i + 1;
+    }
+    rt->log = log;
+    s->steps = steps;
+    if (st == ST_OK)
+        first_nonfinite_force(s, s->systems[k], out, size);
+}
+
 st_status st__scene_check_finite(st_scene *s, st_error *err)
 {
     for (size_t k = 0; k < s->nsystems; k++) {
@@ -82,17 +168,21 @@ st_status st__scene_check_finite(st_scene *s, st_error *err)
         st_mstate *fms = NULL;
         size_t fv = 0;
         double fval = 0.0;
-        char force[160] = "";
+        char force[160] = "", culprit[2 * ST_ERROR_PATH_MAX + 160];
         if (sys->f && locate(sys, sys->f, false, &fms, &fv, &fval))
             snprintf(force, sizeof force, "; the force on vertex %zu of that solve was already %g",
                      fv, fval);
+        if (ms)
+            st_component_path(&ms->base, path, sizeof path);
+        double t = s->root->time;
+        replay_and_name(s, k, culprit, sizeof culprit);
         st_error_set(err, ST_ESOLVER,
                      "step %lu (t = %g): the %s of vertex %zu is %g after this step: the "
-                     "simulation diverged under %s%s (a smaller dt, stiffer constraints or "
+                     "simulation diverged under %s%s%s (a smaller dt, stiffer constraints or "
                      "a positive mass may help)",
-                     s->steps + 1, s->root->time, what, vertex, value, solver, force);
+                     s->steps + 1, t, what, vertex, value, solver, force, culprit);
         if (ms)
-            st_error_set_path(err, st_component_path(&ms->base, path, sizeof path));
+            st_error_set_path(err, path);
         return ST_ESOLVER;
     }
     return ST_OK;

@@ -100,7 +100,8 @@ const char *st__field_format(const st_field *f, const void *src, char *buf, size
 /* ---- registry ---- */
 st_status st__registry_create(st_registry **out, st_error *err);
 void st__registry_destroy(st_registry **r);
-/* Sets the plugin name and file that st_registry_add attributes classes to. */
+/* Sets the plugin name and file that st_registry_add attributes classes to
+ * (borrowed: they must outlive the registration; NULL, NULL to end it). */
 void st__registry_set_current(st_registry *r, const char *plugin, const char *file);
 /* Removes the classes registered by a plugin (after a failed registration). */
 void st__registry_remove_plugin(st_registry *r, const char *plugin);
@@ -257,6 +258,8 @@ struct st_scene {
     unsigned long steps;
     unsigned long graph_version;  /* bumped when components, nodes or links change */
     bool continue_on_failure;     /* the loop's continueOnSolverFailure (failure.c) */
+    double step_dt;               /* the dt of the first step (failure.c replays with it) */
+    bool dt_varied;               /* a later step ran with another dt */
     char **data_paths;            /* folders added by AddDataRepository, searched last */
     size_t ndata_paths;
 };

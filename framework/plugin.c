@@ -257,26 +257,32 @@ static bool build_dirs(const st_runtime *rt, strlist *l)
 }
 
 /* Rebuilds rt->dirs, keeping the old array (and the pointers handed out)
- * when nothing changed or memory runs out. */
-static void refresh_dirs(st_runtime *rt)
+ * when nothing changed or memory runs out. False when out of memory. */
+static bool refresh_dirs(st_runtime *rt)
 {
     strlist l = {0};
     if (!build_dirs(rt, &l)) {
         sl_free(&l);
-        return;
+        return false;
     }
     bool same = l.n == rt->ndirs;
     for (size_t i = 0; same && i < l.n; i++)
         same = strcmp(l.v[i], rt->dirs[i]) == 0;
     if (same) {
         sl_free(&l);
-        return;
+        return true;
     }
     for (size_t i = 0; i < rt->ndirs; i++)
         st_free(rt->dirs[i]);
     st_free(rt->dirs);
     rt->dirs = l.v;
     rt->ndirs = l.n;
+    return true;
+}
+
+static st_status dirs_oom(st_error *err)
+{
+    return st_error_set(err, ST_ENOMEM, "out of memory building the plugin search path");
 }
 
 st_status st_runtime_add_plugin_path(st_runtime *rt, const char *dir, st_error *err)
@@ -302,7 +308,7 @@ size_t st_runtime_plugin_dirs(st_runtime *rt, const char **out, size_t max)
 {
     if (!rt)
         return 0;
-    refresh_dirs(rt);
+    (void)refresh_dirs(rt); /* out of memory: the previous list */
     for (size_t i = 0; out && i < rt->ndirs && i < max; i++)
         out[i] = rt->dirs[i];
     return rt->ndirs;
@@ -569,12 +575,14 @@ static st_status register_plugin(st_runtime *rt, void *handle, const st_plugin_d
     if (s != ST_OK) {
         st__registry_remove_plugin(rt->reg, desc->name);
         const char *why = rerr.msg[0] ? rerr.msg : "(the plugin gave no message)";
-        st_error_set(err, ST_EPLUGIN, "plugin '%s' (%s) failed to register its classes: %s",
+        /* Out of memory stays out of memory: the plugin is not at fault. */
+        st_status code = s == ST_ENOMEM ? ST_ENOMEM : ST_EPLUGIN;
+        st_error_set(err, code, "plugin '%s' (%s) failed to register its classes: %s",
                      desc->name, fcopy, why);
         dlclose(handle);
         st_free(fcopy);
         st_free(rec);
-        return ST_EPLUGIN;
+        return code;
     }
     rt->plugins[rt->nplugins++] = rec;
     return ST_OK;
@@ -680,7 +688,8 @@ st_status st_runtime_load_plugin(st_runtime *rt, const char *name, st_error *err
         return ST_OK;
 
     const char *file_name = st__plugin_short_name(name);
-    refresh_dirs(rt);
+    if (!refresh_dirs(rt))
+        return dirs_oom(err);
     for (size_t i = 0; i < rt->ndirs; i++) {
         for (int k = 0; k < 2; k++) {
             char file[PATH_MAX], path[PATH_MAX];
@@ -704,7 +713,8 @@ st_status st_runtime_load_all_plugins(st_runtime *rt, st_error *err)
 {
     if (!rt)
         return st_error_set(err, ST_EINVAL, "load all plugins: no runtime");
-    refresh_dirs(rt);
+    if (!refresh_dirs(rt))
+        return dirs_oom(err);
     for (size_t i = 0; i < rt->ndirs; i++) {
         strlist files = {0};
         if (!list_plugin_files(rt->dirs[i], &files)) {
@@ -760,7 +770,8 @@ bool st_runtime_which_plugin(st_runtime *rt, const char *class_name, char *buf, 
         copy_name(buf, size, st_registry_class_plugin(rt->reg, cls));
         return true;
     }
-    refresh_dirs(rt);
+    if (!refresh_dirs(rt))
+        return false;
     for (size_t i = 0; i < rt->ndirs; i++) {
         strlist files = {0};
         if (!list_plugin_files(rt->dirs[i], &files)) {

@@ -16,8 +16,10 @@ typedef struct entry {
 struct st_registry {
     entry *e;
     size_t n, cap;
-    char *cur_plugin;      /* attribution of st_registry_add; NULL = kernel */
-    char *cur_file;
+    /* Attribution of st_registry_add (NULL = kernel): borrowed from the
+     * caller for the duration of a registration, copied into each entry. */
+    const char *cur_plugin;
+    const char *cur_file;
 };
 
 st_status st__registry_create(st_registry **out, st_error *err)
@@ -37,18 +39,15 @@ void st__registry_destroy(st_registry **r)
         st_free((*r)->e[i].file);
     }
     st_free((*r)->e);
-    st_free((*r)->cur_plugin);
-    st_free((*r)->cur_file);
     st_free(*r);
     *r = NULL;
 }
 
 void st__registry_set_current(st_registry *r, const char *plugin, const char *file)
 {
-    st_free(r->cur_plugin);
-    st_free(r->cur_file);
-    r->cur_plugin = plugin ? st_strdup(plugin) : NULL;
-    r->cur_file = file ? st_strdup(file) : NULL;
+    /* Nothing is allocated here: a failure could only be silent. */
+    r->cur_plugin = plugin;
+    r->cur_file = file;
 }
 
 static entry *lookup(const st_registry *r, const char *name)

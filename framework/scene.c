@@ -450,6 +450,10 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
         return st_error_set(err, ST_ESTATE, "the scene must be initialised before it steps");
     if (!(dt > 0))
         dt = s->root->dt;
+    if (s->steps == 0)
+        s->step_dt = dt;
+    else
+        s->dt_varied |= dt != s->step_dt;
     const st_animloop_ops *ops = s->loop->cls->animloop;
     st_status st = ops->step(s->loop, s->root, dt, err);
     if (st == ST_OK)
@@ -487,5 +491,6 @@ st_status st_scene_reset(st_scene *s, st_error *err)
         st_system_propagate_v(sys, sys->v);
     }
     s->steps = 0;
+    s->dt_varied = false;
     return ST_OK;
 }

@@ -111,23 +111,30 @@ static bool name_char(char c)
     return c && !strchr(" \t\r\n/>=\"'", c);
 }
 
+/* The offset just after the first `close` in t[from, len), or len: texts
+ * from memory need not end with a NUL, and may hold NULs. */
+static size_t past(const char *t, size_t from, size_t len, const char *close)
+{
+    size_t n = strlen(close);
+    const char *e = from < len ? memmem(t + from, len - from, close, n) : NULL;
+    return e ? (size_t)(e - t) + n : len;
+}
+
 /* Skips from text[i] == '<' over a comment, CDATA, processing instruction
  * or declaration; returns the offset after it, or i when it is none. */
 static size_t skip_markup(const xfile *f, size_t i)
 {
     const char *t = f->text;
-    const char *end = NULL;
-    if (!strncmp(t + i, "<!--", 4))
-        end = strstr(t + i + 4, "-->"), end = end ? end + 3 : NULL;
-    else if (!strncmp(t + i, "<![CDATA[", 9))
-        end = strstr(t + i + 9, "]]>"), end = end ? end + 3 : NULL;
-    else if (!strncmp(t + i, "<?", 2))
-        end = strstr(t + i + 2, "?>"), end = end ? end + 2 : NULL;
-    else if (!strncmp(t + i, "<!", 2))
-        end = strchr(t + i + 2, '>'), end = end ? end + 1 : NULL;
-    else
-        return i;
-    return end ? (size_t)(end - t) : f->len;
+    size_t len = f->len;
+    if (len - i >= 4 && !strncmp(t + i, "<!--", 4))
+        return past(t, i + 4, len, "-->");
+    if (len - i >= 9 && !strncmp(t + i, "<![CDATA[", 9))
+        return past(t, i + 9, len, "]]>");
+    if (len - i >= 2 && !strncmp(t + i, "<?", 2))
+        return past(t, i + 2, len, "?>");
+    if (len - i >= 2 && !strncmp(t + i, "<!", 2))
+        return past(t, i + 2, len, ">");
+    return i;
 }
 
 /* Finds the next start tag `<tag` from the cursor; returns its offset and
@@ -301,11 +308,9 @@ static bool repair(xreader *x, const char *name, const char *t, size_t len, rbuf
     while (i < len) {
         if (t[i] != '<' || i + 1 >= len || strchr("!?/", t[i + 1])) {
             if (t[i] == '<' && i + 3 < len && !strncmp(t + i, "<!--", 4)) {
-                const char *e = strstr(t + i + 4, "-->");
-                i = e ? (size_t)(e - t) + 3 : len;
+                i = past(t, i + 4, len, "-->");
             } else if (t[i] == '<' && i + 8 < len && !strncmp(t + i, "<![CDATA[", 9)) {
-                const char *e = strstr(t + i + 9, "]]>");
-                i = e ? (size_t)(e - t) + 3 : len;
+                i = past(t, i + 9, len, "]]>");
             } else {
                 i++;
             }
@@ -782,6 +787,10 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
             override o = {NULL, NULL, vs, vm};
             o.key = st__desc_str(x->d, sep ? sep + 2 : k);
             o.target = sep ? st__desc_strn(x->d, k, (size_t)(sep - k)) : NULL;
+            if (!o.key || (sep && !o.target)) {
+                st_free(ov);
+                return oom(x);
+            }
             ov[n++] = o;
         }
         /* Outer overrides are kept after this include's and win. */
@@ -801,10 +810,13 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         xmlChar *own = xmlGetNoNsProp(root, (const xmlChar *)"name");
         if (!rname && own)
             rname = st__desc_str(x->d, (const char *)own);
+        bool no_name = own && !rname; /* out of memory */
         xmlFree(own);
         bool group = rname && (!strcmp(rname, "Group") || !strcmp(rname, "_Group_"));
         bool merge = rname && !strcmp(rname, "_Merge_");
-        if (strcmp((const char *)root->name, "Node")) {
+        if (no_name) {
+            oom(x);
+        } else if (strcmp((const char *)root->name, "Node")) {
             /* An included file whose root is an object adds that object. */
             read_object(x, &f, &e, into, path);
         } else if (group) {

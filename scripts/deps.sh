@@ -6,7 +6,8 @@ set -euo pipefail
 # and a one-node Slurm cluster on localhost (tests/test_sweep.c).
 pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
       liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev parallel slurm-wlm munge
-      python3-meshio)
+      python3-meshio
+      clang libclang-rt-14-dev) # clang and its runtimes: the fuzz target (tests/fuzz)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -53,6 +53,29 @@ const char *test_write_temp(const char *name, const char *text)
     return p;
 }
 
+char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (cap - n - 1 == 0) {
+            char *q = realloc(buf, 2 * cap);
+            if (!q)
+                free(buf);
+            buf = q;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
 int test_run(const char *cmd, char *out, size_t size)
 {
     char full[4096];

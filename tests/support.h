@@ -20,6 +20,9 @@ void test_rt_close(test_rt *t);
 st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err);
 /* Writes text to a fresh temporary file; returns its path (static buffer per call slot). */
 const char *test_write_temp(const char *name, const char *text);
+/* The whole file, NUL-terminated, in memory owned by the caller (free);
+ * NULL when it cannot be read. */
+char *test_read_file(const char *path);
 /* The component named name anywhere in the scene, or NULL. */
 st_component *test_find_object(st_scene *s, const char *name);
 /* Solves the dense n x n system a x = b in place with LAPACK's dgesv (a is

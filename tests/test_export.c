@@ -132,16 +132,13 @@ static void jfree(jval *v)
 /* Parses a whole file; fails the test when it is not valid JSON. */
 static void read_json(const char *path, jval *root)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "cannot open %s", path);
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
+    char *buf = test_read_file(path);
+    cr_assert_not_null(buf, "cannot open %s", path);
     const char *p = buf;
     cr_assert(parse_value(&p, root), "not valid JSON near offset %td:\n%s", p - buf, buf);
     skip_ws(&p);
     cr_assert_eq(*p, 0, "trailing text after the JSON value: %s", p);
+    free(buf);
 }
 
 static const jval *key(const jval *obj, size_t i, const char *name)

@@ -13,6 +13,8 @@
 #include <float.h>
 #include <string.h>
 
+#include <SuiteSparse_config.h>
+
 const char *direct_cholmod_status_name(int status)
 {
     switch (status) {
@@ -26,6 +28,102 @@ const char *direct_cholmod_status_name(int status)
     case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL";
     default: return "CHOLMOD status unknown";
     }
+}
+
+/* ---- SuiteSparse's allocations go to the kernel allocator ---- */
+
+/* Allocations of SuiteSparse that failed (CHOLMOD hides some failures). */
+static unsigned long lib_failures;
+
+static void *noted(void *p, size_t size)
+{
+    if (!p && size)
+        lib_failures++;
+    return p;
+}
+
+/* Blocks SuiteSparse allocated, and has not freed, since
+ * direct_lib_track_begin (a few dozen per analysis; beyond the table,
+ * tracking stops and nothing is released). */
+static struct {
+    bool on, overflow;
+    size_t n;
+    void *p[512];
+} track;
+
+static void *tracked(void *p, void *old)
+{
+    if (!track.on)
+        return p;
+    for (size_t i = 0; old && p && i < track.n; i++)
+        if (track.p[i] == old) {
+            track.p[i] = p;
+            return p;
+        }
+    if (p && p != old) {
+        if (track.n < sizeof track.p / sizeof *track.p)
+            track.p[track.n++] = p;
+        else
+            track.overflow = true;
+    }
+    return p;
+}
+
+static void *ss_malloc(size_t size) { return tracked(noted(st_lib_malloc(size), size), NULL); }
+static void *ss_calloc(size_t n, size_t size)
+{
+    return tracked(noted(st_lib_calloc(n, size), n * size), NULL);
+}
+static void *ss_realloc(void *p, size_t size)
+{
+    return tracked(noted(st_lib_realloc(p, size), size), p);
+}
+static void ss_free(void *p)
+{
+    for (size_t i = 0; track.on && p && i < track.n; i++)
+        if (track.p[i] == p) {
+            track.p[i] = track.p[--track.n];
+            break;
+        }
+    st_free(p);
+}
+
+void direct_use_kernel_allocator(void)
+{
+    SuiteSparse_config.malloc_func = ss_malloc;
+    SuiteSparse_config.calloc_func = ss_calloc;
+    SuiteSparse_config.realloc_func = ss_realloc;
+    SuiteSparse_config.free_func = ss_free;
+}
+
+void direct_lib_track_begin(void)
+{
+    track.on = true;
+    track.overflow = false;
+    track.n = 0;
+}
+
+void direct_lib_track_end(bool release)
+{
+    track.on = false;
+    for (size_t i = 0; release && !track.overflow && i < track.n; i++)
+        st_free(track.p[i]);
+    track.n = 0;
+}
+
+unsigned long direct_lib_failures(void) { return lib_failures; }
+
+st_status direct_lib_oom(const st_component *self, st_error *err, const char *what)
+{
+    return st_component_error(self, NULL, err, ST_ENOMEM,
+                              "%s: out of memory in SuiteSparse (an allocation failed; the "
+                              "library would have gone on another way)",
+                              what);
+}
+
+st_status direct_cholmod_code(int status)
+{
+    return status == CHOLMOD_OUT_OF_MEMORY ? ST_ENOMEM : ST_ESOLVER;
 }
 
 /* Applies the ordering and the factorization kind to CHOLMOD's settings. */
@@ -55,7 +153,8 @@ st_status direct_chol_start(direct_chol *ch, direct_ordering ord, bool allow_ldl
 {
     memset(ch, 0, sizeof *ch);
     if (!cholmod_start(&ch->c))
-        return st_component_error(self, NULL, err, ST_ESOLVER, "cholmod_start failed (%s)",
+        return st_component_error(self, NULL, err, direct_cholmod_code(ch->c.status),
+                                  "cholmod_start failed (%s)",
                                   direct_cholmod_status_name(ch->c.status));
     ch->started = true;
     ch->c.print = 0; /* the library never prints */
@@ -106,14 +205,42 @@ static st_status analyse(direct_chol *ch, cholmod_sparse *A, const st_component 
     if (ch->L)
         cholmod_free_factor(&ch->L, &ch->c);
     configure(ch);
+    unsigned long failures0 = lib_failures;
     ch->L = cholmod_analyze(A, &ch->c);
     if (!ch->L || ch->c.status < CHOLMOD_OK)
-        return st_component_error(self, NULL, err, ST_ESOLVER,
+        return st_component_error(self, NULL, err, direct_cholmod_code(ch->c.status),
                                   "symbolic analysis of the %zux%zu system matrix failed (%s)",
                                   (size_t)A->nrow, (size_t)A->ncol,
                                   direct_cholmod_status_name(ch->c.status));
+    /* CHOLMOD recovers from some failed allocations by changing its course
+     * (METIS out of memory: AMD instead, with status OK): the factor would
+     * differ from the one the scene asked for. Not silently. */
+    if (lib_failures != failures0)
+        return direct_lib_oom(self, err, "symbolic analysis");
     ch->nsymbolic++;
     ch->analysed = true;
+    return ST_OK;
+}
+
+/* Allocates cholmod_solve2's workspace (X: n x 1, Y: n entries in either
+ * shape, E: the supernodal fronts) before the first solve: CHOLMOD 3's
+ * cholmod_solve2 can crash when it runs out of memory allocating them
+ * itself. Large enough, they are reused as they are. */
+static st_status solve_workspace(direct_chol *ch, const st_component *self, st_error *err)
+{
+    size_t n = ch->n, e = ch->L->is_super && ch->L->maxesize ? ch->L->maxesize : 1;
+    if (!ch->X)
+        ch->X = cholmod_allocate_dense(n, 1, n, CHOLMOD_REAL, &ch->c);
+    if (!ch->Y)
+        ch->Y = cholmod_allocate_dense(n, 1, n, CHOLMOD_REAL, &ch->c);
+    if (ch->E && ch->E->nzmax < e)
+        cholmod_free_dense(&ch->E, &ch->c);
+    if (!ch->E)
+        ch->E = cholmod_allocate_dense(e, 1, e, CHOLMOD_REAL, &ch->c);
+    if (!ch->X || !ch->Y || !ch->E)
+        return st_component_error(self, NULL, err, ST_ENOMEM,
+                                  "out of memory allocating the solve workspace (%s)",
+                                  direct_cholmod_status_name(ch->c.status));
     return ST_OK;
 }
 
@@ -130,6 +257,7 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
         ch->version = a->pattern_version;
     }
     unsigned long step = ch->nnumeric + 1;
+    unsigned long failures0 = lib_failures;
     int ok = cholmod_factorize(&A, ch->L, &ch->c);
     if (ok && ch->c.status == CHOLMOD_NOT_POSDEF && ch->allow_ldl && !ch->ldl) {
         /* Not positive definite: LDL^T, kept for the following steps. */
@@ -137,19 +265,23 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
         ST_TRY(analyse(ch, &A, self, err));
         ok = cholmod_factorize(&A, ch->L, &ch->c);
     }
+    if (lib_failures != failures0)
+        return direct_lib_oom(self, err, "numeric factorization");
     if (!ok || ch->c.status < CHOLMOD_OK || ch->c.status == CHOLMOD_NOT_POSDEF) {
         const char *what = ch->c.status == CHOLMOD_NOT_POSDEF
                                ? (ch->ldl ? "the matrix is singular (zero pivot in LDL^T)"
                                           : "the matrix is not positive definite")
-                               : "CHOLMOD failed";
+                           : ch->c.status == CHOLMOD_OUT_OF_MEMORY ? "out of memory"
+                                                                    : "CHOLMOD failed";
         return st_component_error(
-            self, NULL, err, ST_ESOLVER,
+            self, NULL, err, direct_cholmod_code(ch->c.status),
             "%s factorization %lu (time %g) of the %zux%zu system matrix failed: %s (%s, "
             "column %zu)",
             ch->ldl ? "LDL^T" : "LL^T", step, time, a->n, a->n, what,
             direct_cholmod_status_name(ch->c.status), (size_t)ch->L->minor);
     }
     ch->nnumeric++;
+    ST_TRY(solve_workspace(ch, self, err));
     /* A factorization that went through but is singular to working
      * precision (a structure with nothing fixed under a StaticSolver): its
      * solution would be noise of size 1/pivot. */
@@ -180,8 +312,13 @@ st_status direct_chol_solve(direct_chol *ch, double *x, const double *b, const s
     B.x = (void *)b;
     B.xtype = CHOLMOD_REAL;
     B.dtype = CHOLMOD_DOUBLE;
-    if (!cholmod_solve2(CHOLMOD_A, ch->L, &B, NULL, &ch->X, NULL, &ch->Y, &ch->E, &ch->c))
-        return st_component_error(self, NULL, err, ST_ESOLVER, "cholmod_solve2 failed (%s)",
+    unsigned long failures0 = lib_failures;
+    int ok = cholmod_solve2(CHOLMOD_A, ch->L, &B, NULL, &ch->X, NULL, &ch->Y, &ch->E, &ch->c);
+    if (lib_failures != failures0)
+        return direct_lib_oom(self, err, "solve");
+    if (!ok)
+        return st_component_error(self, NULL, err, direct_cholmod_code(ch->c.status),
+                                  "cholmod_solve2 failed (%s)",
                                   direct_cholmod_status_name(ch->c.status));
     memcpy(x, ch->X->x, ch->n * sizeof *x);
     return ST_OK;

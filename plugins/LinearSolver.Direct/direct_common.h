@@ -63,8 +63,26 @@ st_status direct_chol_solve(direct_chol *ch, double *x, const double *b,
                             const st_component *self, st_error *err);
 /* Nonzeros of the factor (L_nnz). */
 size_t direct_chol_lnnz(const direct_chol *ch);
+/* Routes CHOLMOD's and UMFPACK's allocations (SuiteSparse_config) to the
+ * kernel allocator's hooks for libraries (st_lib_malloc...), so that fault
+ * injection reaches the factorizations; counted by st_alloc_lib_count. */
+void direct_use_kernel_allocator(void);
+/* How many SuiteSparse allocations have failed so far: a call during which
+ * it changes is out of memory, whatever the library made of it. */
+unsigned long direct_lib_failures(void);
+/* UMFPACK leaks what its METIS ordering (through CHOLMOD) allocated when an
+ * allocation there fails. Between begin and end, the blocks SuiteSparse
+ * allocates and does not free are recorded; end(true) frees them: call it
+ * after freeing every object the library returned. */
+void direct_lib_track_begin(void);
+void direct_lib_track_end(bool release);
+/* ST_ENOMEM naming self and what was running ("symbolic analysis"). */
+st_status direct_lib_oom(const st_component *self, st_error *err, const char *what);
 /* CHOLMOD's status as text ("CHOLMOD_NOT_POSDEF"). */
 const char *direct_cholmod_status_name(int status);
+/* The settee status for a failed CHOLMOD call: ST_ENOMEM when CHOLMOD ran
+ * out of memory, ST_ESOLVER otherwise. */
+st_status direct_cholmod_code(int status);
 
 /* Checks a `template` value against SOFA's names for compressed sparse row
  * matrices (CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d and

@@ -2,6 +2,7 @@
  * assembled system on UMFPACK, for non-symmetric systems. Symbolic analysis
  * once per matrix pattern, numeric factorization every step, solves with
  * preallocated workspace (umfpack_di_wsolve). */
+#include <float.h>
 #include <string.h>
 
 #include <umfpack.h>
@@ -70,6 +71,12 @@ static const char *umf_status_name(int s)
     case UMFPACK_ERROR_ordering_failed: return "UMFPACK_ERROR_ordering_failed";
     default: return "UMFPACK status unknown";
     }
+}
+
+/* The settee status for a failed UMFPACK call. */
+static st_status umf_code(int s)
+{
+    return s == UMFPACK_ERROR_out_of_memory ? ST_ENOMEM : ST_ESOLVER;
 }
 
 static void lu_free(sparse_lu *s)
@@ -142,31 +149,61 @@ static st_status lu_set_system(st_component *self, st_system *sys, double mf, do
     if (!s->symbolic || s->version != a.pattern_version) {
         if (s->symbolic)
             umfpack_di_free_symbolic(&s->symbolic);
+        unsigned long failures0 = direct_lib_failures();
+        direct_lib_track_begin();
         st = umfpack_di_symbolic(n, n, a.rowptr, a.colind, a.values, &s->symbolic, s->control,
                                  s->info);
+        bool oom = direct_lib_failures() != failures0;
+        if (oom && s->symbolic) /* e.g. METIS: AMD instead, or ordering_failed */
+            umfpack_di_free_symbolic(&s->symbolic);
+        direct_lib_track_end(oom);
+        if (oom)
+            return direct_lib_oom(self, err, "symbolic analysis");
         if (st != UMFPACK_OK)
-            return st_component_error(self, NULL, err, ST_ESOLVER,
+            return st_component_error(self, NULL, err, umf_code(st),
                                       "symbolic analysis of the %zux%zu system matrix failed (%s)",
                                       a.n, a.n, umf_status_name(st));
         s->version = a.pattern_version;
     }
     if (s->numeric)
         umfpack_di_free_numeric(&s->numeric);
+    unsigned long failures0 = direct_lib_failures();
     st = umfpack_di_numeric(a.rowptr, a.colind, a.values, s->symbolic, &s->numeric, s->control,
                             s->info);
-    if (st != UMFPACK_OK) {
+    if (direct_lib_failures() != failures0 && st == UMFPACK_OK)
+        st = UMFPACK_ERROR_out_of_memory; /* recovered, but not as asked */
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix) {
         if (s->numeric)
             umfpack_di_free_numeric(&s->numeric);
-        return st_component_error(self, NULL, err, ST_ESOLVER,
+        return st_component_error(self, NULL, err, umf_code(st),
                                   "LU factorization %lu (time %g) of the %zux%zu system matrix "
                                   "failed: %s (%s)",
                                   s->nnumeric + 1, sys->mp.time, a.n, a.n,
-                                  st == UMFPACK_WARNING_singular_matrix ? "the matrix is singular"
-                                                                        : "UMFPACK failed",
+                                  st == UMFPACK_ERROR_out_of_memory ? "out of memory"
+                                                                    : "UMFPACK failed",
                                   umf_status_name(st));
     }
-    s->nnumeric++;
+    unsigned long step = ++s->nnumeric;
     s->l_nnz = (int)s->info[UMFPACK_LNZ];
+    /* Singular exactly (a zero pivot: UMFPACK still returns the factors) or
+     * to working precision: UMFPACK's estimate min |U_ii| / max |U_ii| below
+     * n eps, the usual rank tolerance (a pivot that size is round-off; a
+     * free body under a StaticSolver gives about eps). The run stops as for
+     * CHOLMOD's factorizations, unless the scene asks to continue (the
+     * factors are kept; the state check stops a run made non-finite). */
+    double rc = s->info[UMFPACK_RCOND];
+    if (st == UMFPACK_WARNING_singular_matrix)
+        return st_component_solver_failure(
+            self, err,
+            "LU factorization %lu of the %zux%zu system matrix is singular (%s): is every "
+            "rigid motion fixed?",
+            step, a.n, a.n, umf_status_name(st));
+    if (!(rc >= (double)a.n * DBL_EPSILON))
+        return st_component_solver_failure(
+            self, err,
+            "LU factorization %lu of the %zux%zu system matrix is singular to working precision "
+            "(reciprocal condition estimate %g, below n eps = %g): is every rigid motion fixed?",
+            step, a.n, a.n, rc, (double)a.n * DBL_EPSILON);
     return ST_OK;
 }
 
@@ -181,8 +218,10 @@ static st_status lu_solve(st_component *self, st_system *sys, double *x, const d
                                   "solve called before the matrix was factored");
     int st = umfpack_di_wsolve(UMFPACK_At, s->rowptr, s->colind, s->values, x, b, s->numeric,
                                s->control, s->info, s->wi, s->w);
-    if (st != UMFPACK_OK)
-        return st_component_error(self, NULL, err, ST_ESOLVER, "umfpack_di_wsolve failed (%s)",
+    /* A singular factorization the scene chose to continue past solves with
+     * UMFPACK's warning again; the state check judges the result. */
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
+        return st_component_error(self, NULL, err, umf_code(st), "umfpack_di_wsolve failed (%s)",
                                   umf_status_name(st));
     return ST_OK;
 }

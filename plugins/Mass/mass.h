@@ -45,6 +45,11 @@ double mass_rigid_vmv(const mass_rigid *r, const double *v);
 /* SOFA's separate gravity: v += g dt on every vertex of ms (Vec3d, or the
  * linear part of Rigid3d) (v is a global
  * vector; masses call it when their separateGravity field is true). */
+/* Every one of the n vertex masses (mass[i] * scale) must be positive and
+ * finite where accelerations divide by it (accFromF of a diagonal or lumped
+ * mass): else an error at `field` naming the first bad vertex. */
+st_status mass_check_vertex_masses(st_component *self, const char *field, const double *mass,
+                                   size_t n, double scale, st_error *err);
 void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v, double dt);
 
 /* Field fragments every mass has (SOFA's BaseMass and ForceField data):

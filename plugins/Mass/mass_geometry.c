@@ -169,3 +169,18 @@ double mass_rigid_vmv(const mass_rigid *r, const double *v)
     return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) * r->m +
            (v[3] * t[0] + v[4] * t[1] + v[5] * t[2]);
 }
+
+st_status mass_check_vertex_masses(st_component *self, const char *field, const double *mass,
+                                   size_t n, double scale, st_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = mass[i] * scale;
+        if (!(v > 0.0) || !isfinite(v))
+            return st_component_error(self, field, err, ST_ESCENE,
+                                      "vertex %zu gets the mass %g; every vertex needs a "
+                                      "positive, finite mass (is an element degenerate, a vertex "
+                                      "in no element, or a density or mass zero?)",
+                                      i, v);
+    }
+    return ST_OK;
+}

@@ -555,6 +555,10 @@ static st_status mm_init(st_component *self, st_error *err)
     }
 
     ST_TRY(mm_init_mass(m, err));
+    /* A lumped mass is diagonal: accFromF divides by each vertex's mass. */
+    if (m->lumping)
+        ST_TRY(mass_check_vertex_masses(self, "vertexMass", m->vertex_mass.r,
+                                        m->vertex_mass.n < n ? m->vertex_mass.n : n, m->c, err));
 
     /* Outputs: the edge masses of the topology's edges. */
     ST_TRY(st_array_resize(&m->edge_mass, ST_T_REALS, m->ne, err));

@@ -98,8 +98,7 @@ static st_status hexa2quad_init(st_component *self, st_error *err)
     if (hexas && hexas->n > 0 && quads && quads->n > 0) {
         tuple_set set = {.width = 4};
         unsigned *counts = NULL;
-        ST_TRY(count_faces(hexas, &set, &counts, err));
-        st_status s = ST_OK;
+        st_status s = count_faces(hexas, &set, &counts, err);
         for (size_t q = 0; q < quads->n && s == ST_OK; q++) {
             unsigned key[4];
             memcpy(key, quads->u + 4 * q, sizeof key);

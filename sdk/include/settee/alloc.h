@@ -27,6 +27,16 @@ ST_API unsigned long st_alloc_count(void);
  * a negative n disables fault injection. */
 ST_API void st_alloc_fail_after(long n);
 
+/* For the allocator hooks of third-party libraries a plugin uses (CHOLMOD
+ * and UMFPACK through SuiteSparse_config): fault injection reaches them as
+ * it reaches st_malloc, and they are counted apart, by st_alloc_lib_count,
+ * so that st_alloc_count stays the count of settee's own allocations.
+ * Memory from them is freed with st_free (or free). */
+ST_API void *st_lib_malloc(size_t size);
+ST_API void *st_lib_calloc(size_t n, size_t size);
+ST_API void *st_lib_realloc(void *p, size_t size);
+ST_API unsigned long st_alloc_lib_count(void);
+
 #ifdef __cplusplus
 }
 #endif

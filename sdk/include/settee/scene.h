@@ -40,7 +40,10 @@ ST_API st_status st_scene_set(st_scene *s, const char *target, const char *value
  * compiles the mechanical systems. Adds a DefaultAnimationLoop (with an
  * info message) when the root has no animation loop. */
 ST_API st_status st_scene_init(st_scene *s, st_error *err) ST_WARN_UNUSED;
-/* One step of the animation loop; dt <= 0 means the root's dt. */
+/* One step of the animation loop; dt <= 0 means the root's dt. A step
+ * that leaves a position or velocity non-finite fails with ST_ESOLVER; the
+ * scene is then replayed to the start of that step to name the force field
+ * that went non-finite first, and is left in that state. */
 ST_API st_status st_scene_step(st_scene *s, double dt, st_error *err) ST_WARN_UNUSED;
 /* Back to the state after init. */
 ST_API st_status st_scene_reset(st_scene *s, st_error *err) ST_WARN_UNUSED;
