@@ -13,6 +13,7 @@
 typedef struct sys_contrib {
     st_component *c;
     bool is_mass;
+    bool active;                  /* not below a mapping that does not map forces */
 } sys_contrib;
 
 /* Per-state bookkeeping of the binding. */
@@ -36,7 +37,15 @@ typedef struct sys_impl {
     bool bound;
     bool mass_on_mapped;          /* some mass acts on a mapped state */
     bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
+    st_mapgraph *graph;           /* the mappings' Jacobians (NULL without mappings) */
+    bool *map_active;             /* nmaps: the mapping maps forces up */
 } sys_impl;
+
+/* A mapping role function is present when the plugin's ops struct holds it
+ * (plugins built for ABI 2.0 have the shorter struct). */
+#define HAS_MOP(ops, member)                                                                       \
+    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
+     (ops)->member)
 
 static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
 static const sys_impl *cimpl(const st_system *s) { return (const sys_impl *)s; }
@@ -257,6 +266,17 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         (rc = take_list(&cl.projs, &s->projs, &s->nprojs, err)) != ST_OK ||
         (rc = take_list(&cl.maps, &s->maps, &s->nmaps, err)) != ST_OK)
         goto fail;
+    if (s->nmaps) {
+        if ((rc = st__mapgraph_create(sys, s->maps, s->nmaps, &s->graph, err)) != ST_OK)
+            goto fail;
+        s->map_active = st_calloc(s->nmaps, sizeof *s->map_active);
+        if (!s->map_active) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+        for (size_t i = 0; i < s->nmaps; i++)
+            s->map_active[i] = st__mapgraph_maps_forces(s->graph, s->maps[i]);
+    }
     if (cl.contrib.n) {
         s->contrib = st_malloc(cl.contrib.n * sizeof *s->contrib);
         if (!s->contrib) {
@@ -266,6 +286,7 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         for (size_t i = 0; i < cl.contrib.n; i++) {
             s->contrib[i].c = cl.contrib.p[i];
             s->contrib[i].is_mass = cl.contrib.p[i]->cls->mass != NULL;
+            s->contrib[i].active = st__mapgraph_active(s->graph, cl.contrib.p[i]);
         }
         s->ncontrib = cl.contrib.n;
     }
@@ -363,6 +384,8 @@ void st__system_destroy(st_system **psys)
     st_free(s->projs);
     st_free(s->proj_mapped);
     st_free(s->maps);
+    st_free(s->map_active);
+    st__mapgraph_destroy(&s->graph);
     st_free(s);
     *psys = NULL;
 }
@@ -449,6 +472,11 @@ size_t st__system_components(const st_system *sys, st_role role, st_component **
     return n;
 }
 
+st_mapgraph *st__system_mapgraph(const st_system *sys)
+{
+    return sys ? cimpl(sys)->graph : NULL;
+}
+
 /* ---- externalForce ---- */
 
 /* Picks up a write to a state's externalForce made since the last look
@@ -501,6 +529,8 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
     /* Masses (gravity) and force fields, in scene order. */
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
+        if (!s->contrib[i].active)
+            continue;
         if (s->contrib[i].is_mass) {
             if (c->cls->mass->add_gravity_to_force)
                 c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
@@ -508,11 +538,18 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
             c->cls->forcefield->add_force(c, mp, f, x, v);
         }
     }
-    /* Mapped forces back to their inputs, bottom-up. */
+    /* Mapped forces back to their inputs, bottom-up; a non-linear mapping
+     * first keeps the child force for its geometric stiffness (SOFA's
+     * updateK with the force just computed). */
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_jt)
-            c->cls->mapping->apply_jt(c, mp, f);
+        const st_mapping_ops *ops = c->cls->mapping;
+        if (!s->map_active[i])
+            continue;
+        if (HAS_MOP(ops, update_k))
+            ops->update_k(c, mp, f);
+        if (ops->apply_jt)
+            ops->apply_jt(c, mp, f);
     }
 }
 
@@ -523,6 +560,8 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
     const st_mparams *mp = &sys->mp;
     if (clear)
         clear_all(sys, df);
+    else if (sys->size_all > sys->size)
+        memset(df + sys->size, 0, (sys->size_all - sys->size) * sizeof(double));
     /* dx of mapped states, top-down (the mapped part of dx is scratch). */
     for (size_t i = 0; i < s->nmaps; i++) {
         st_component *c = s->maps[i];
@@ -531,6 +570,8 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
     }
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
+        if (!s->contrib[i].active)
+            continue;
         if (s->contrib[i].is_mass) {
             const st_mass_ops *m = c->cls->mass;
             double rm = m->rayleigh_mass ? m->rayleigh_mass(c) : 0.0;
@@ -545,10 +586,17 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
                 ff->add_dforce(c, mp, df, dx, kfi, bf);
         }
     }
+    /* Back up, bottom-up, each mapping adding its geometric stiffness
+     * after its J^T (SOFA's order). */
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_jt)
-            c->cls->mapping->apply_jt(c, mp, df);
+        const st_mapping_ops *ops = c->cls->mapping;
+        if (!s->map_active[i])
+            continue;
+        if (ops->apply_jt)
+            ops->apply_jt(c, mp, df);
+        if (kf != 0.0 && HAS_MOP(ops, apply_djt))
+            ops->apply_djt(c, mp, df, dx, kf);
     }
 }
 
