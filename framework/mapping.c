@@ -80,7 +80,7 @@ static unsigned dsz(const st_system *sys, unsigned s) { return sys->states[s]->t
 
 static long state_index(const st_system *sys, const st_mstate *ms)
 {
-    if (!ms || ms->system != sys)
+    if (!ms)
         return -1;
     for (size_t k = 0; k < sys->nstates; k++)
         if (sys->states[k] == ms)
@@ -254,7 +254,7 @@ static st_status update_one(st_mapgraph *g, mapjac *mj, bool *changed, st_error 
     c->cls->mapping->get_j(c, &g->sys->mp, &jb);
     if (!jb.record && !jb.mismatch && !jb.failed && jb.cursor == mj->n)
         return ST_OK;
-    if (!jb.failed) {
+    if (!jb.record && !jb.failed) {
         jb = (st_jbuilder){g, mj, 0, true, false, false};
         c->cls->mapping->get_j(c, &g->sys->mp, &jb);
     }
