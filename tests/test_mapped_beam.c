@@ -156,3 +156,8 @@ Test(mapped_beam, map_forces_false_cuts_the_child_off)
     run(c, "IdentityMapping: {input: \"@../dofs\", output: \"@mapped\"}", got);
     cr_assert_gt(max_diff(free_fall, got, 3 * 176), 1e-3, "with mapForces true they act");
 }
+
+Test(mapped_beam, barycentric_mapping_gives_the_parent_only_trajectory)
+{
+    compare("BarycentricMapping: {input: \"@../dofs\", output: \"@mapped\"}", 1e-12);
+}
