@@ -4,6 +4,17 @@
 
 #include "settee/alloc.h"
 
+#include <stdint.h>
+
+/* Requests above this size fail (NULL) without reaching malloc: no machine
+ * settee runs on has that much memory, and sanitizer allocators abort on
+ * such requests instead of returning NULL. */
+#if UINTPTR_MAX > 0xffffffffu
+#define ALLOC_MAX ((size_t)1 << 40)
+#else
+#define ALLOC_MAX ((size_t)1 << 31)
+#endif
+
 static unsigned long alloc_count;
 static long fail_countdown = -1;
 
@@ -21,7 +32,7 @@ static int should_fail(void)
 
 void *st_malloc(size_t size)
 {
-    if (should_fail())
+    if (size > ALLOC_MAX || should_fail())
         return NULL;
     void *p = malloc(size ? size : 1);
     if (p)
@@ -31,7 +42,7 @@ void *st_malloc(size_t size)
 
 void *st_calloc(size_t n, size_t size)
 {
-    if (should_fail())
+    if ((size && n > ALLOC_MAX / size) || should_fail())
         return NULL;
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (p)
@@ -41,7 +52,7 @@ void *st_calloc(size_t n, size_t size)
 
 void *st_realloc(void *p, size_t size)
 {
-    if (should_fail())
+    if (size > ALLOC_MAX || should_fail())
         return NULL;
     void *q = realloc(p, size ? size : 1);
     if (q)

@@ -65,6 +65,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
                                st_component **out, st_error *err)
 {
     *out = NULL;
+    ST_TRY(st__name_check("a component", name, mark, err));
     size_t nb = count_fields(st__base_fields), nc = count_fields(cls->fields);
     st_component *c = st_calloc(1, cls->instance_size);
     st_cinfo *ci = st_calloc(1, sizeof *ci);
@@ -107,10 +108,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
             ci->fs[nc].mark = mark;
         }
         if (!name) {
-            unsigned k = 1;
-            for (size_t i = 0; i < n->nobjects; i++)
-                k += n->objects[i]->cls == cls;
-            snprintf(buf, sizeof buf, "%s%u", cls->name, k);
+            snprintf(buf, sizeof buf, "%s%zu", cls->name, st__node_class_count(n, cls) + 1);
             name = buf;
         }
         st_free(c->name);
@@ -245,21 +243,40 @@ st_status st_component_error(const st_component *c, const char *field, st_error 
     return code;
 }
 
-static void component_log(const st_component *c, st_log_level lv, const char *fmt, va_list ap)
+/* Logs about c at the scene position of field (when the scene wrote it)
+ * or of the component. */
+static void component_log(const st_component *c, const char *field, st_log_level lv,
+                          const char *fmt, va_list ap)
 {
     st_cinfo *ci = st__cinfo(c);
     if (!ci || !ci->rt)
         return;
     char msg[ST_ERROR_MSG_MAX], path[ST_ERROR_PATH_MAX];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    st__log(ci->rt, lv, ci->mark, st_component_path(c, path, sizeof path), "%s", msg);
+    st_mark m = ci->mark;
+    int i = field ? st__component_field_index(c, field) : -1;
+    if (i >= 0 && ci->fs[i].mark.file)
+        m = ci->fs[i].mark;
+    if (field)
+        st__log(ci->rt, lv, m, st_component_path(c, path, sizeof path), "%s.%s: %s",
+                c->cls->name, field, msg);
+    else
+        st__log(ci->rt, lv, m, st_component_path(c, path, sizeof path), "%s", msg);
 }
 
 void st_component_warn(const st_component *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    component_log(c, ST_LOG_WARNING, fmt, ap);
+    component_log(c, NULL, ST_LOG_WARNING, fmt, ap);
+    va_end(ap);
+}
+
+void st_component_warn_field(const st_component *c, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    component_log(c, field, ST_LOG_WARNING, fmt, ap);
     va_end(ap);
 }
 
@@ -267,7 +284,7 @@ void st_component_info(const st_component *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    component_log(c, ST_LOG_INFO, fmt, ap);
+    component_log(c, NULL, ST_LOG_INFO, fmt, ap);
     va_end(ap);
 }
 
@@ -426,11 +443,13 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     }
     fs->set = true;
     fs->counter++;
+    st__data_changed(ci->rt);
     if (from_scene)
         fs->mark = v->mark;
-    if (f->flags & ST_F_IGNORED)
+    if ((f->flags & ST_F_IGNORED) && st__runtime_first_note(ci->rt, c->cls, f))
         st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
-                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee",
+                "%s: field '%s' is accepted for SOFA compatibility and has no effect in settee "
+                "(said once per class and field)",
                 c->cls->name, f->name);
     return ST_OK;
 }
@@ -464,6 +483,7 @@ void st_component_touch(st_component *c, const st_field *f)
     for (size_t i = 0; i < ci->nfields; i++)
         if (ci->fields[i] == f) {
             ci->fs[i].counter++;
+            st__data_changed(ci->rt);
             return;
         }
 }
@@ -623,8 +643,10 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     if (ci->src && !ci->src_done)
         ST_TRY(resolve_src(c, err));
     for (size_t i = 0; i < ci->nfields; i++)
-        if (ci->fs[i].link && !ci->fs[i].parent)
+        if (ci->fs[i].link && !ci->fs[i].parent) {
+            st__data_changed(ci->rt);
             ST_TRY(resolve_one(c, i, err));
+        }
     ci->has_links = false;
     for (size_t i = 0; i < ci->nfields; i++)
         ci->has_links = ci->has_links || ci->fs[i].parent != NULL;
@@ -633,7 +655,33 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     return ST_OK;
 }
 
+static st_status update_inputs(st_component *c, st_error *err);
+
 st_status st_component_update_inputs(st_component *c, st_error *err)
+{
+    /* Nothing was written since c was last brought up to date: its inputs
+     * cannot have changed (keeps a chain of n links O(n), not O(n^2)). */
+    st_cinfo *ci = st__cinfo(c);
+    st_runtime *rt = ci->rt;
+    if (rt && ci->inputs_gen == rt->data_gen + 1)
+        return ST_OK;
+    if (rt && rt->update_depth >= ST__LINK_DEPTH_MAX)
+        return st_component_error(c, NULL, err, ST_ELINK,
+                                  "data links chain through more than %d components upstream of "
+                                  "this one; settee follows at most %d",
+                                  ST__LINK_DEPTH_MAX, ST__LINK_DEPTH_MAX);
+    if (rt)
+        rt->update_depth++;
+    st_status s = update_inputs(c, err);
+    if (rt) {
+        rt->update_depth--;
+        if (s == ST_OK)
+            ci->inputs_gen = rt->data_gen + 1;
+    }
+    return s;
+}
+
+static st_status update_inputs(st_component *c, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
     if (!ci->has_links)
@@ -675,6 +723,7 @@ st_status st_component_update_inputs(st_component *c, st_error *err)
                                       err->msg);
         fs->parent_counter = pc;
         fs->counter++;
+        st__data_changed(ci->rt);
     }
     return ST_OK;
 }
@@ -707,9 +756,10 @@ st_status st__engine_refresh(st_component *c, st_error *err)
         if (s == ST_OK) {
             ci->updated_once = true;
             for (size_t i = 0; i < ci->nfields; i++) {
-                if (ci->fields[i]->flags & ST_F_OUTPUT)
+                if (ci->fields[i]->flags & ST_F_OUTPUT) {
                     ci->fs[i].counter++;
-                else
+                    st__data_changed(ci->rt);
+                } else
                     ci->snap[i] = ci->fs[i].counter;
             }
         }
@@ -739,13 +789,20 @@ const st_state_type *st_component_state_type(const st_component *c)
 }
 
 /* The type a component's state vectors are parsed with before the kernel
- * resolves it: a state's "template" member, else the scene's template, else
- * Vec3d. */
+ * resolves it: what a state says its type is now (st_state_ops), else the
+ * scene's template, else Vec3d. */
 static const st_state_type *provisional_type(const st_component *c)
 {
     const st_cinfo *ci = st__cinfo(c);
-    const char *name = st__is_mstate(c) ? ((const st_mstate *)c)->template_name
-                                        : ci->template_name;
+    if (st__is_mstate(c)) { /* the type the state says it has now */
+        const st_state_type *t = NULL;
+        st_error e = {0};
+        if (c->cls->state->resolve_type &&
+            c->cls->state->resolve_type((st_component *)c, &t, &e) == ST_OK && t)
+            return t;
+        return &st_vec3d_type;
+    }
+    const char *name = ci->template_name;
     char part[64];
     if (name && strchr(name, ',')) {
         snprintf(part, sizeof part, "%.*s", (int)(strchr(name, ',') - name), name);

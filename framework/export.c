@@ -7,9 +7,13 @@
  * null and the export fails with ST_ESOLVER once the file is complete.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -90,6 +94,61 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
     return finite;
 }
 
+/* Opens a fresh temporary file next to path ("path.tmp-XXXXXX"), its name
+ * written into tmp. */
+static st_status open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
+{
+    *out = NULL;
+    int k = snprintf(tmp, size, "%s.tmp-XXXXXX", path);
+    if (k < 0 || (size_t)k >= size)
+        return st_error_set(err, ST_EIO, "cannot write state to '%.300s%s': %s", path,
+                            strlen(path) > 300 ? "..." : "", strerror(ENAMETOOLONG));
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+    }
+    *out = f;
+    return ST_OK;
+}
+
+/* Whether path names something other than a regular file (a device such
+ * as /dev/stdout, a FIFO): written in place, never replaced by a rename. */
+static bool is_special(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
+st_status st_scene_export_prepare(const char *path, st_error *err)
+{
+    if (!path || !*path)
+        return st_error_set(err, ST_EINVAL, "export: a file path is needed");
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return st_error_set(err, ST_EIO, "cannot write state to '%s': it is a directory", path);
+    if (is_special(path)) {
+        if (access(path, W_OK) != 0)
+            return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path,
+                                strerror(errno));
+        return ST_OK;
+    }
+    char tmp[PATH_MAX + 16];
+    FILE *f;
+    ST_TRY(open_temp(path, tmp, sizeof tmp, &f, err));
+    fclose(f);
+    unlink(tmp);
+    if (unlink(path) != 0 && errno != ENOENT)
+        return st_error_set(err, ST_EIO, "cannot remove the earlier export '%s': %s", path,
+                            strerror(errno));
+    return ST_OK;
+}
+
 st_status st_scene_export_state(st_scene *s, const char *path, unsigned long steps,
                                 st_error *err)
 {
@@ -105,11 +164,19 @@ st_status st_scene_export_state(st_scene *s, const char *path, unsigned long ste
         nstates = st_scene_states(s, states, nstates);
     }
 
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int e = errno;
+    /* Written to a temporary file renamed over path once complete: a
+     * reader never sees half a file, and a failure leaves no new file. */
+    char tmp[PATH_MAX + 16] = "";
+    FILE *f = NULL;
+    bool special = is_special(path);
+    st_status st = ST_OK;
+    if (special && !(f = fopen(path, "w")))
+        st = st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(errno));
+    else if (!special)
+        st = open_temp(path, tmp, sizeof tmp, &f, err);
+    if (st != ST_OK) {
         st_free(states);
-        return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+        return st;
     }
     char bad[ST_ERROR_PATH_MAX] = "";
     bool finite = put_state(f, s, states, nstates, steps, bad, sizeof bad);
@@ -121,8 +188,15 @@ st_status st_scene_export_state(st_scene *s, const char *path, unsigned long ste
         werr = true;
         e = errno;
     }
-    if (werr)
+    if (!werr && !special && rename(tmp, path) != 0) {
+        werr = true;
+        e = errno;
+    }
+    if (werr) {
+        if (!special)
+            unlink(tmp);
         return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+    }
     if (!finite) {
         st_error_set(err, ST_ESOLVER,
                      "state contains non-finite values (NaN or infinity), written as null to '%s'",

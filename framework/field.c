@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,9 +232,20 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
             return st__error_at(err, ST_EPARSE, t->mark,
                                 "field '%s' expects an unsigned integer, got '%s'", f->name, buf);
         long long x = strtoll(buf, &end, 10);
-        if (!buf[0] || *end || errno)
-            return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects %s integer, got '%s'",
-                                f->name, sk == SK_UINT ? "an unsigned" : "an", buf);
+        if (!buf[0] || *end || errno) {
+            /* Say why a number is refused: "1e10", "2.5", "99999999999999999999". */
+            char *rend;
+            double r = strtod(buf, &rend);
+            const char *why = "";
+            if (buf[0] && !*rend && isfinite(r))
+                why = r != floor(r) ? " (not a whole number)"
+                                    : (errno == ERANGE || fabs(r) > 4294967295.0)
+                                          ? " (out of range: at most 32 bits)"
+                                          : " (write it without a decimal point or exponent)";
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects %s integer, got '%s'%s", f->name,
+                                sk == SK_UINT ? "an unsigned" : "an", buf, why);
+        }
         if (sk == SK_INT) {
             if (x < -2147483647LL - 1 || x > 2147483647LL)
                 return st__error_at(err, ST_EPARSE, t->mark, "field '%s': %s is out of range",
@@ -254,9 +266,13 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
         char *end;
         errno = 0;
         double x = strtod(buf, &end);
-        if (!buf[0] || *end || isnan(x) || (errno == ERANGE && isinf(x)))
+        if (!buf[0] || *end)
             return st__error_at(err, ST_EPARSE, t->mark, "field '%s' expects a real number, got '%s'",
                                 f->name, buf);
+        if (!isfinite(x))
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects a finite real number, got '%s'%s", f->name,
+                                buf, isnan(x) || isinf(x) ? "" : " (too large for a double)");
         if (f->min < f->max && (x < f->min || x > f->max))
             return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
                                 f->name, f->min, f->max, buf);
@@ -338,9 +354,10 @@ static st_status array_resize(st_array *a, st_type t, size_t tuple, size_t n, st
             a->s[i] = NULL;
         }
     if (n > a->cap) {
-        void *p = st_realloc(a->p, n * tuple);
+        void *p = n <= SIZE_MAX / tuple ? st_realloc(a->p, n * tuple) : NULL;
         if (!p)
-            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", n);
+            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements of %zu bytes: %.3g GB)",
+                                n, tuple, (double)n * (double)tuple / 1e9);
         a->p = p;
         a->cap = n;
     }
@@ -406,7 +423,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
         for (size_t k = 0; k < (one ? nd : nd / 2); k++) {
             int x = one ? hexdigit(t->s[1 + k]) * 17
                         : hexdigit(t->s[1 + 2 * k]) * 16 + hexdigit(t->s[2 + 2 * k]);
-            c[k] = (float)(x / 255.0f);
+            c[k] = st_float_round(x / 255.0f);
         }
     } else if (ts->n == 1 && ts->t[0].len && isalpha((unsigned char)ts->t[0].s[0])) {
         const token *t = &ts->t[0];
@@ -436,7 +453,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
                                 f->name, ts->n);
         for (size_t i = 0; i < ts->n; i++) {
             ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &c[i], err));
-            c[i] = (float)c[i];
+            c[i] = st_float_round(c[i]);
         }
     }
     memcpy(dst, c, sizeof c);

@@ -64,6 +64,7 @@ typedef struct st_cinfo {
     unsigned plugin_index;        /* registry entry's plugin (for messages) */
     const st_state_type *stype;   /* resolved state type; NULL before (state vectors flat) */
     bool has_links;               /* some data field reads another component's */
+    unsigned long inputs_gen;     /* 1 + runtime data_gen when inputs were last up to date */
 } st_cinfo;
 
 static inline st_cinfo *st__cinfo(const st_component *c) { return (st_cinfo *)c->kernel; }
@@ -135,6 +136,11 @@ unsigned st__state_width(const st_component *c, st_type t);
 size_t st__state_type_names(const char **out, size_t max);
 
 /* ---- nodes ---- */
+#define ST__NROLES ((unsigned)ST_ROLE_ANIMLOOP + 1)
+typedef struct st__clscount {
+    const st_class *cls;
+    size_t n;
+} st__clscount;
 struct st_node {
     char *name;
     st_node *parent;
@@ -148,6 +154,17 @@ struct st_node {
     bool animate, activated;
     bool pruned;                  /* set by the last top-down visit */
     st_mark mark;
+    /* Lookup caches (names.c). Name indexes exist while the scene
+     * initialises and are trusted while their counts match. */
+    st_component **objs_by_name;  /* objects sorted by name */
+    size_t nobjs_by_name;
+    st_node **children_by_name;   /* children sorted by name */
+    size_t nchildren_by_name;
+    size_t role_first[ST__NROLES]; /* 1 + index of the first object with each role, 0: none */
+    size_t roles_scanned;         /* objects [0, roles_scanned) are in role_first */
+    st__clscount *clscount;       /* open-addressing map: class -> objects of that class */
+    size_t nclscount, capclscount;
+    size_t clscounted;            /* objects [0, clscounted) are in clscount */
 };
 st_status st__node_create(st_scene *s, st_node *parent, const char *name, st_mark mark,
                           st_node **out, st_error *err);
@@ -157,6 +174,29 @@ st_status st__node_set_value(st_node *n, const char *key, const st_value *v, st_
 void st__node_propagate_context(st_node *n);
 /* Inserts a component at the front of the node's objects. */
 st_status st__node_prepend_object(st_node *n, st_component *c, st_error *err);
+
+/* ---- names and lookup caches (names.c) ---- */
+/* Refuses a component or node name that cannot appear in a path ('/'). */
+st_status st__name_check(const char *what, const char *name, st_mark m, st_error *err);
+/* Called for each name met twice in a node: the later object (or child)
+ * and the first one with that name. */
+typedef void (*st__dup_fn)(void *ud, st_node *n, st_component *obj, st_component *first_obj,
+                           st_node *child, st_node *first_child);
+/* Sorts the node's objects and children by name (O(n log n)), reporting
+ * duplicates to on_dup; lookups by name then use binary search. */
+st_status st__node_index(st_node *n, st__dup_fn on_dup, void *ud, st_error *err);
+void st__node_unindex_one(st_node *n);
+/* Frees the name indexes of a subtree. */
+void st__node_unindex(st_node *n);
+/* The object or child named (name, len), or NULL. */
+st_component *st__node_object_named(const st_node *n, const char *name, size_t len);
+st_node *st__node_child_named(const st_node *n, const char *name, size_t len);
+/* The node's first object with a role, or NULL (amortised O(1)). */
+st_component *st__node_first_role(const st_node *n, st_role role);
+/* How many of the node's objects are of class cls (amortised O(1)). */
+size_t st__node_class_count(st_node *n, const st_class *cls);
+/* Forgets the role and class caches (after objects were reordered) and frees them. */
+void st__node_caches_reset(st_node *n);
 
 /* ---- runtime and plugins ---- */
 typedef struct st_plugin_rec {
@@ -176,11 +216,30 @@ struct st_runtime {
     size_t ndirs;
     st_plugin_rec **plugins;
     size_t nplugins;
+    unsigned long data_gen;       /* bumped on every field write (st__data_changed) */
+    int update_depth;             /* nesting of st_component_update_inputs */
+    const void **noted;           /* (class, field) pairs already reported, 2 per entry */
+    size_t nnoted, capnoted;
 };
+/* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
+ * is reported once per class and field, not per use. */
+bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b);
+/* The longest chain of data links followed upstream (deeper chains would
+ * exhaust the stack). */
+#define ST__LINK_DEPTH_MAX 1000
+static inline void st__data_changed(st_runtime *rt)
+{
+    if (rt)
+        rt->data_gen++;
+}
 /* Registers the kernel's built-in classes and built-in plugin records. */
 st_status st__builtins_register(st_runtime *rt, st_error *err);
 /* Maps "Sofa.Component.X.Y" to "X.Y"; returns a pointer into name. */
 const char *st__plugin_short_name(const char *name);
+/* Checks a plugin file before dlopen (plugin_file.c): a regular file whose
+ * ELF header, segments and sections lie inside it; ST_EPLUGIN saying
+ * "damaged" and naming the file otherwise. */
+st_status st__plugin_file_check(const char *file, st_error *err);
 /* Unloads all plugins (runtime destruction). */
 void st__plugins_unload_all(st_runtime *rt);
 
@@ -197,6 +256,9 @@ struct st_scene {
     bool initialised;
     unsigned long steps;
     unsigned long graph_version;  /* bumped when components, nodes or links change */
+    bool continue_on_failure;     /* the loop's continueOnSolverFailure (failure.c) */
+    char **data_paths;            /* folders added by AddDataRepository, searched last */
+    size_t ndata_paths;
 };
 /* Marks the scene's graph as changed (lists built from it are stale). */
 static inline void st__scene_touch(st_scene *s)
@@ -204,6 +266,9 @@ static inline void st__scene_touch(st_scene *s)
     if (s)
         s->graph_version++;
 }
+/* After a step: ST_ESOLVER naming the step, the state, the vertex and the
+ * solver when a position or velocity is NaN or infinite (failure.c). */
+st_status st__scene_check_finite(st_scene *s, st_error *err);
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
 const char *st__scene_intern(st_scene *s, const char *file);
 /* Loads a plugin named by a RequiredPlugin component (kernel built-in). */
@@ -228,6 +293,10 @@ void st__system_end_step(st_system *sys);
  * a regular file (then out holds it). */
 bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
                    char *tried_out, size_t tried_size, bool *not_regular);
+/* The same, then in the scene's own data folders (AddDataRepository). */
+bool st__data_find_in(const st_scene *s, const char *dir1, const char *dir2, const char *name,
+                      char *out, size_t size, char *tried_out, size_t tried_size,
+                      bool *not_regular);
 /* The folder of a file name ("" for a bare name) into buf. */
 const char *st__dir_of(const char *file, char *buf, size_t size);
 
@@ -235,6 +304,7 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__required_plugin_class;
+extern const st_class st__default_visual_manager_loop_class;
 /* True when c plays the state role (its instance begins with st_mstate). */
 bool st__is_mstate(const st_component *c);
 

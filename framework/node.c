@@ -69,6 +69,8 @@ void st__node_destroy(st_node *n)
         st__node_destroy(n->children[i]);
     for (size_t i = n->nobjects; i-- > 0;)
         st__component_destroy(n->objects[i]);
+    st__node_unindex_one(n);
+    st__node_caches_reset(n);
     st_free(n->children);
     st_free(n->objects);
     st_free(n->name);
@@ -132,6 +134,7 @@ st_status st__node_prepend_object(st_node *n, st_component *c, st_error *err)
         return st_error_set(err, ST_EINTERNAL, "component not in node");
     memmove(n->objects + 1, n->objects, i * sizeof *n->objects);
     n->objects[0] = c;
+    st__node_caches_reset(n);
     return ST_OK;
 }
 
@@ -182,10 +185,7 @@ bool st_node_activated(const st_node *n) { return n->activated; }
 
 st_mstate *st_node_mstate(const st_node *n)
 {
-    for (size_t i = 0; n && i < n->nobjects; i++)
-        if (st__is_mstate(n->objects[i]))
-            return (st_mstate *)n->objects[i];
-    return NULL;
+    return n ? (st_mstate *)st__node_first_role(n, ST_ROLE_STATE) : NULL;
 }
 
 /* ---- searches ---- */
@@ -237,10 +237,33 @@ size_t st_node_find_all(const st_node *n, st_role role, st_search dir, st_compon
     return f.count;
 }
 
+/* The first object with a role in a subtree, in pre-order. */
+static st_component *first_down(const st_node *n, st_role role)
+{
+    st_component *c = st__node_first_role(n, role);
+    for (size_t i = 0; !c && i < n->nchildren; i++)
+        c = first_down(n->children[i], role);
+    return c;
+}
+
 st_component *st_node_find(const st_node *n, st_role role, st_search dir)
 {
+    if (!n)
+        return NULL;
     st_component *c = NULL;
-    return st_node_find_all(n, role, dir, &c, 1) ? c : NULL;
+    switch (dir) {
+    case ST_SEARCH_LOCAL:
+        return st__node_first_role(n, role);
+    case ST_SEARCH_UP:
+        for (const st_node *p = n; p && !c; p = p->parent)
+            c = st__node_first_role(p, role);
+        return c;
+    case ST_SEARCH_DOWN:
+        return first_down(n, role);
+    case ST_SEARCH_ROOT:
+        return first_down(st_node_root(n), role);
+    }
+    return NULL;
 }
 
 /* ---- path resolution ---- */
@@ -275,21 +298,8 @@ static const char *kind_name(st_link_kind k)
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "component";
 }
 
-static st_node *child_named(const st_node *n, const char *name, size_t len)
-{
-    for (size_t i = 0; i < n->nchildren; i++)
-        if (strlen(n->children[i]->name) == len && !strncmp(n->children[i]->name, name, len))
-            return n->children[i];
-    return NULL;
-}
-
-static st_component *object_named(const st_node *n, const char *name, size_t len)
-{
-    for (size_t i = 0; i < n->nobjects; i++)
-        if (strlen(n->objects[i]->name) == len && !strncmp(n->objects[i]->name, name, len))
-            return n->objects[i];
-    return NULL;
-}
+#define child_named st__node_child_named
+#define object_named st__node_object_named
 
 st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st_component **out,
                           st_error *err)

@@ -3,6 +3,7 @@
  * into the runtime's registry, `which plugin provides this class`, and
  * unloading when the runtime is destroyed. */
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -400,11 +401,31 @@ size_t st_runtime_plugin_classes(const st_runtime *rt, const char *plugin, const
 
 /* ---- opening a shared object ---- */
 
-/* dlopens file (a resolved path), reads its descriptor and checks the ABI
- * and the descriptor's mandatory fields. On success the caller owns
+/* The plugin name a file stands for: its base name without "lib" and
+ * ".so", as a short name ("libMass.so" and "Sofa.Component.Mass.so" give
+ * "Mass"). Returns false when it does not fit buf. */
+static bool file_plugin_name(const char *file, char *buf, size_t size)
+{
+    const char *b = base_name(file);
+    if (strncmp(b, "lib", 3) == 0 && strlen(b) > 6)
+        b += 3;
+    size_t len = strlen(b);
+    if (ends_with(b, ".so"))
+        len -= 3;
+    if (len >= size)
+        return false;
+    memcpy(buf, b, len);
+    buf[len] = '\0';
+    memmove(buf, st__plugin_short_name(buf), strlen(st__plugin_short_name(buf)) + 1);
+    return true;
+}
+
+/* dlopens file (a resolved path, already checked by st__plugin_file_check),
+ * reads its descriptor and checks the ABI, the descriptor's mandatory fields
+ * and that its name agrees with the file's. On success the caller owns
  * *handle; on failure nothing stays open. */
-static st_status open_plugin(const char *file, void **handle, const st_plugin_desc **desc,
-                             st_error *err)
+static st_status dlopen_plugin(const char *file, void **handle, const st_plugin_desc **desc,
+                               st_error *err)
 {
     *handle = NULL;
     *desc = NULL;
@@ -454,6 +475,15 @@ static st_status open_plugin(const char *file, void **handle, const st_plugin_de
         s = st_error_set(err, ST_EPLUGIN,
                          "plugin '%s' (%s): its descriptor has no registration function",
                          d->name, file);
+    } else {
+        char fname[256];
+        const char *dname = st__plugin_short_name(d->name);
+        if (file_plugin_name(file, fname, sizeof fname) && strcmp(fname, dname) != 0)
+            s = st_error_set(err, ST_EPLUGIN,
+                             "plugin file %s calls itself '%s': a plugin named '%s' must be in a "
+                             "file lib%s.so, and %s stands for a plugin '%s' (rename the file or "
+                             "fix the name given to ST_PLUGIN_DEFINE)",
+                             file, d->name, d->name, dname, base_name(file), fname);
     }
     if (s != ST_OK) {
         dlclose(h);
@@ -464,6 +494,31 @@ static st_status open_plugin(const char *file, void **handle, const st_plugin_de
     return ST_OK;
 }
 
+/* Checks the file (st__plugin_file_check), then dlopen_plugin. */
+static st_status open_plugin(const char *file, void **handle, const st_plugin_desc **desc,
+                             st_error *err)
+{
+    *handle = NULL;
+    *desc = NULL;
+    ST_TRY(st__plugin_file_check(file, err));
+    return dlopen_plugin(file, handle, desc, err);
+}
+
+/* open_plugin for the scans that look for a plugin by what it provides:
+ * a damaged file is skipped with a warning naming it, other refusals
+ * silently (the file is simply not the one looked for). */
+static bool scan_open(st_runtime *rt, const char *file, void **handle,
+                      const st_plugin_desc **desc)
+{
+    st_error e;
+    st_error_clear(&e);
+    if (st__plugin_file_check(file, &e) != ST_OK) {
+        st__log(rt, ST_LOG_WARNING, ST_NO_MARK, "", "skipping %s", e.msg);
+        return false;
+    }
+    return dlopen_plugin(file, handle, desc, &e) == ST_OK;
+}
+
 /* Registers an opened plugin into the runtime and records it. Takes
  * ownership of handle (closed on failure or when the plugin is already
  * loaded under the same name). */
@@ -472,12 +527,16 @@ static st_status register_plugin(st_runtime *rt, void *handle, const st_plugin_d
 {
     st_plugin_rec *dup = find_by_desc_name(rt, desc->name);
     if (dup) {
-        if (dup->handle != handle)
-            st__log(rt, ST_LOG_INFO, ST_NO_MARK, "",
-                    "plugin '%s' is already loaded from %s; ignoring %s", desc->name,
-                    dup->info.file ? dup->info.file : "?", file);
+        bool same = dup->handle == handle;
+        st_status s = ST_OK;
+        /* The message reads the descriptor: write it before dlclose unmaps it. */
+        if (!same)
+            s = st_error_set(err, ST_EPLUGIN,
+                             "plugin file %s claims the name '%s', which the plugin loaded from "
+                             "%s already has: two plugins cannot share a name (remove one file)",
+                             file, desc->name, dup->info.file ? dup->info.file : "(built in)");
         dlclose(handle);
-        return ST_OK;
+        return s;
     }
 
     st_plugin_rec **v = st_realloc(rt->plugins, (rt->nplugins + 1) * sizeof *v);
@@ -525,9 +584,11 @@ static st_status register_plugin(st_runtime *rt, void *handle, const st_plugin_d
 static st_status load_file(st_runtime *rt, const char *path, st_error *err)
 {
     char real[PATH_MAX];
-    if (!realpath(path, real) || !is_regular_file(real))
-        return st_error_set(err, ST_EPLUGIN, "plugin file %s does not exist or is not a file",
-                            path);
+    if (!realpath(path, real))
+        return st_error_set(err, ST_EPLUGIN, "plugin file %.*s%s: %s", 300, path,
+                            strlen(path) > 300 ? "..." : "", strerror(errno));
+    if (!is_regular_file(real))
+        return st_error_set(err, ST_EPLUGIN, "plugin file %s is not a regular file", path);
     if (find_by_file(rt, real))
         return ST_OK;
     void *h;
@@ -554,9 +615,7 @@ static st_status load_providing(st_runtime *rt, const char *name, bool *found, s
                 continue;
             void *h;
             const st_plugin_desc *d;
-            st_error ignored;
-            st_error_clear(&ignored);
-            if (open_plugin(real, &h, &d, &ignored) != ST_OK)
+            if (!scan_open(rt, real, &h, &d))
                 continue;
             if (!answers_to(d->name, d->provides, name)) {
                 dlclose(h);
@@ -715,9 +774,7 @@ bool st_runtime_which_plugin(st_runtime *rt, const char *class_name, char *buf, 
                 continue;
             void *h;
             const st_plugin_desc *d;
-            st_error ignored;
-            st_error_clear(&ignored);
-            if (open_plugin(real, &h, &d, &ignored) != ST_OK)
+            if (!scan_open(rt, real, &h, &d))
                 continue;
             /* Skip a copy of a loaded plugin found under another path. */
             bool has = !find_by_desc_name(rt, d->name) && plugin_has_class(d, real, class_name);

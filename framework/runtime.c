@@ -36,6 +36,7 @@ void st_runtime_destroy(st_runtime **prt)
     for (size_t i = 0; i < rt->ndirs; i++)
         st_free(rt->dirs[i]);
     st_free(rt->dirs);
+    st_free(rt->noted);
     st_free(rt);
     *prt = NULL;
 }
@@ -82,4 +83,24 @@ void st__log_error(st_runtime *rt, const st_error *err)
     if (rt && rt->log)
         rt->log(ST_LOG_ERROR, err->where, err->path, err->msg, rt->log_ud);
     ((st_error *)err)->reported = true;
+}
+
+bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b)
+{
+    if (!rt)
+        return true;
+    for (size_t i = 0; i + 1 < rt->nnoted; i += 2)
+        if (rt->noted[i] == a && rt->noted[i + 1] == b)
+            return false;
+    if (rt->nnoted + 2 > rt->capnoted) {
+        size_t cap = rt->capnoted ? 2 * rt->capnoted : 32;
+        const void **p = st_realloc(rt->noted, cap * sizeof *p);
+        if (!p)
+            return true; /* no memory to remember it: say it again */
+        rt->noted = p;
+        rt->capnoted = cap;
+    }
+    rt->noted[rt->nnoted++] = a;
+    rt->noted[rt->nnoted++] = b;
+    return true;
 }

@@ -62,6 +62,9 @@ void st_scene_destroy(st_scene **ps)
     for (size_t i = 0; i < s->nstrings; i++)
         st_free(s->strings[i]);
     st_free(s->strings);
+    for (size_t i = 0; i < s->ndata_paths; i++)
+        st_free(s->data_paths[i]);
+    st_free(s->data_paths);
     st_free(s->file);
     st_free(s);
     *ps = NULL;
@@ -128,24 +131,122 @@ static st_status ensure_loop(st_scene *s, st_error *err)
     return ST_OK;
 }
 
-/* Duplicate object names in a node make paths ambiguous. */
+/* Duplicate names among a node's objects or among its children make paths
+ * ambiguous: refused at the later one's line. */
+static void on_duplicate(void *ud, st_node *n, st_component *obj, st_component *first,
+                         st_node *child, st_node *first_child)
+{
+    init_ctx *x = ud;
+    st_error e = {0};
+    char path[ST_ERROR_PATH_MAX], at[32] = "";
+    st_mark fm = obj ? st__cinfo(first)->mark : first_child->mark;
+    (void)n;
+    if (fm.line)
+        snprintf(at, sizeof at, " at line %d", fm.line);
+    if (obj) {
+        st__error_at(&e, ST_ESCENE, st__cinfo(obj)->mark,
+                     "%s: an object named '%s' already exists in this node (a %s%s)",
+                     obj->cls->name, obj->name, first->cls->name, at);
+        st_error_set_path(&e, st_component_path(obj, path, sizeof path));
+    } else {
+        st__error_at(&e, ST_ESCENE, child->mark,
+                     "a node named '%s' already exists under this parent%s: sibling nodes need "
+                     "different names, or paths to them are ambiguous",
+                     child->name, at);
+        st_error_set_path(&e, st_node_path(child, path, sizeof path));
+    }
+    record(x, &e);
+}
+
 static void check_names(init_ctx *x, st_node *n)
 {
-    for (size_t i = 0; i < n->nobjects; i++)
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(n->objects[i]->name, n->objects[j]->name)) {
-                st_error e = {0};
-                char path[ST_ERROR_PATH_MAX];
-                st__error_at(&e, ST_ESCENE, st__cinfo(n->objects[i])->mark,
-                             "%s: an object named '%s' already exists in this node (a %s)",
-                             n->objects[i]->cls->name, n->objects[i]->name,
-                             n->objects[j]->cls->name);
-                st_error_set_path(&e, st_component_path(n->objects[i], path, sizeof path));
-                record(x, &e);
-                break;
-            }
+    st_error e = {0};
+    if (st__node_index(n, on_duplicate, x, &e) != ST_OK)
+        record(x, &e);
     for (size_t i = 0; i < n->nchildren; i++)
         check_names(x, n->children[i]);
+}
+
+/* The link fields of c that point at target. */
+static bool links_to(const st_component *c, const st_component *target)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++)
+        if (ci->fields[i]->type == ST_T_LINK &&
+            *(st_component *const *)((const char *)c + ci->fields[i]->offset) == target)
+            return true;
+    return false;
+}
+
+/* What one node may hold (docs/scene-format.md, "One of a kind"): one mass
+ * and one ODE solver (SOFA keeps a single mass per node and would run two
+ * solvers over the same states: both are errors), and a warning when an
+ * ODE solver that names no linearSolver picks the first of several linear
+ * solvers that nothing links to (SOFA takes the first too). */
+static void check_roles(init_ctx *x, st_node *n)
+{
+    st_component *mass = NULL, *ode = NULL, *ls = NULL;
+    char path[ST_ERROR_PATH_MAX];
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        const st_field *fin = c->cls->mapping ? st_component_field(c, "input") : NULL;
+        const st_field *fout = c->cls->mapping ? st_component_field(c, "output") : NULL;
+        if (fin && fout && fin->type == ST_T_LINK && fout->type == ST_T_LINK) {
+            st_component *in = *(st_component **)st_component_field_ptr(c, fin);
+            if (in && in == *(st_component **)st_component_field_ptr(c, fout)) {
+                st_error e = {0};
+                st_cinfo *ci = st__cinfo(c);
+                int k = st__component_field_index(c, "output");
+                st__error_at(&e, ST_ESCENE, k >= 0 && ci->fs[k].mark.line ? ci->fs[k].mark : ci->mark,
+                             "%s: input and output are the same state '%s': a mapping computes "
+                             "one state from another",
+                             c->cls->name, in->name);
+                st_error_set_path(&e, st_component_path(c, path, sizeof path));
+                record(x, &e);
+            }
+        }
+        st_component **first = c->cls->mass ? &mass : c->cls->odesolver ? &ode : NULL;
+        if (!first)
+            continue;
+        if (!*first) {
+            *first = c;
+            continue;
+        }
+        st_error e = {0};
+        st__error_at(&e, ST_ESCENE, st__cinfo(c)->mark,
+                     "%s: this node already has %s %s '%s' (line %d): a node holds one %s "
+                     "(SOFA %s); move one to its own node",
+                     c->cls->name, c->cls->mass ? "the mass" : "the ODE solver",
+                     (*first)->cls->name, (*first)->name, st__cinfo(*first)->mark.line,
+                     c->cls->mass ? "mass" : "ODE solver",
+                     c->cls->mass ? "uses only one mass per node: the other would be ignored, or "
+                                    "both would add gravity"
+                                  : "would integrate the same states twice per step");
+        st_error_set_path(&e, st_component_path(c, path, sizeof path));
+        record(x, &e);
+    }
+    const st_field *lf = ode ? st_component_field(ode, "linearSolver") : NULL;
+    bool linked = lf && *(st_component **)st_component_field_ptr(ode, lf);
+    for (size_t i = 0; ode && !linked && i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->linsolver)
+            continue;
+        if (!ls) {
+            ls = c;
+            continue;
+        }
+        bool used = false; /* a preconditioner linked by another solver */
+        for (size_t k = 0; k < n->nobjects && !used; k++)
+            used = n->objects[k] != c && links_to(n->objects[k], c);
+        if (!used)
+            st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(c)->mark,
+                    st_component_path(c, path, sizeof path),
+                    "%s '%s' is ignored: %s '%s' uses the first linear solver of its node, %s "
+                    "'%s' (as SOFA does); link the one you mean with linearSolver: \"@name\"",
+                    c->cls->name, c->name, ode->cls->name, ode->name, ls->cls->name, ls->name);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        check_roles(x, n->children[i]);
 }
 
 static void resolve_all(init_ctx *x, st_node *n)
@@ -311,15 +412,22 @@ st_status st_scene_init(st_scene *s, st_error *err)
     }
     check_names(&x, s->root);
     resolve_all(&x, s->root);
-    if (x.first != ST_OK)
+    if (x.first == ST_OK)
+        check_roles(&x, s->root);
+    if (x.first != ST_OK) {
+        st__node_unindex(s->root);
         return x.first;
+    }
     resolve_types(&x, s->root);
-    if (x.first != ST_OK)
+    if (x.first != ST_OK) {
+        st__node_unindex(s->root);
         return x.first;
+    }
     st__node_propagate_context(s->root);
     st_status st = init_node(s->root, 0, err);
     if (st == ST_OK)
         st = init_node(s->root, 1, err);
+    st__node_unindex(s->root);
     if (st == ST_OK)
         st = compile_systems(s, s->root, err);
     if (st == ST_OK)
@@ -329,6 +437,9 @@ st_status st_scene_init(st_scene *s, st_error *err)
         return st;
     }
     s->initialised = true;
+    const st_field *cf = st_component_field(s->loop, "continueOnSolverFailure");
+    s->continue_on_failure =
+        cf && cf->type == ST_T_BOOL && *(bool *)st_component_field_ptr(s->loop, cf);
     send_event(s->root, ST_EVENT_INIT_DONE, s->root->dt);
     return ST_OK;
 }
@@ -341,6 +452,8 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
         dt = s->root->dt;
     const st_animloop_ops *ops = s->loop->cls->animloop;
     st_status st = ops->step(s->loop, s->root, dt, err);
+    if (st == ST_OK)
+        st = st__scene_check_finite(s, err);
     if (st != ST_OK) {
         if (!strstr(err->msg, "step "))
             st_error_prefix(err, "step %lu (t = %g): ", s->steps + 1, s->root->time);

@@ -333,6 +333,12 @@ static void build_object(st_report *r, st_node *node, const st_dobj *o, const ch
         if (st__component_set_value(comp, a->key, &val, &e) != ST_OK)
             st__report_kernel(r, &e, cpath);
     }
+    /* The class's own parse step (AddDataRepository), before later objects. */
+    if (ST_CLASS_HAS(cls, parsed) && cls->parsed && r->nerrors == before) {
+        st_error_clear(&e);
+        if (cls->parsed(comp, &e) != ST_OK)
+            st__report_kernel(r, &e, cpath);
+    }
     /* SOFA loads plugins while parsing, so later objects can use them. */
     if (is_required_plugin(cls) && r->nerrors == before) {
         st_error_clear(&e);

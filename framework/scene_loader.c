@@ -21,6 +21,7 @@
 #include "scene_desc.h"
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
+#define LD_MAX_EVENT_DEPTH 256   /* any nesting in the file (checked before loading) */
 #define LD_BUDGET_BASE 1000000ul /* work units (values, merges, nodes, objects) beyond */
 #define LD_BUDGET_PER_NODE 8ul   /* ... this many per YAML node: bounds alias expansion */
 #define LD_FORMAT "settee/1"
@@ -672,6 +673,49 @@ static void ld_syntax_error(loader *ld, const yaml_parser_t *p)
                 hint);
 }
 
+/* Walks the event stream once, before libyaml builds the document, and
+ * refuses nesting deeper than any scene needs: building a document of 10^5
+ * nested lists takes libyaml minutes, the event stream stops at the limit.
+ * A syntax error is left to the load that follows (it reports it). */
+static bool ld_depth_ok(loader *ld)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        ld_oom(ld);
+        return false;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)ld->text, ld->len);
+    int depth = 0;
+    bool ok = true, done = false;
+    while (ok && !done) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > LD_MAX_EVENT_DEPTH) {
+                ld_error_at(ld, ST_ESCENE, ld_mark(ld, ev.start_mark), NULL,
+                            "values nested more than %d levels deep", LD_MAX_EVENT_DEPTH);
+                ok = false;
+            }
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return ok;
+}
+
 void st__yaml_read(st_scene *s, const char *file, const char *text, size_t len, st_desc *d,
                    st_report *r)
 {
@@ -686,6 +730,10 @@ void st__yaml_read(st_scene *s, const char *file, const char *text, size_t len, 
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         ld_oom(&ld);
+        return;
+    }
+    if (!ld_depth_ok(&ld)) {
+        yaml_parser_delete(&parser);
         return;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)ld.text, len);

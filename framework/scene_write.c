@@ -126,7 +126,31 @@ static void indent(FILE *f, int n)
         fputc(' ', f);
 }
 
-static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
+/* Comments where SOFA's meaning is not obvious from the YAML alone. */
+static void yaml_object_notes(FILE *f, const st_dobj *o, int ind, const char **from,
+                              const char *root_file)
+{
+    const char *file = o->mark.file;
+    if (file && root_file && strcmp(file, root_file)) {
+        const char *base = strrchr(file, '/');
+        indent(f, ind);
+        fprintf(f, "# from %s (an <include> in the SOFA scene)\n", base ? base + 1 : file);
+    }
+    (void)from;
+    const st_dattr *src = st__desc_get(o->attrs, o->nattrs, "src");
+    if (src && src->val.kind == ST_VAL_SCALAR) {
+        indent(f, ind);
+        fprintf(f, "# src: each field not set here reads the same-named field of %s\n",
+                src->val.text);
+    }
+    if (!strcmp(o->type, "RequiredPlugin") && !st__desc_get(o->attrs, o->nattrs, "pluginName") &&
+        st__desc_get(o->attrs, o->nattrs, "name")) {
+        indent(f, ind);
+        fputs("# SOFA's older form: the plugin is the one the component is named after\n", f);
+    }
+}
+
+static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char *root_file)
 {
     if (root) {
         indent(f, ind);
@@ -147,27 +171,17 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
     for (size_t i = 0; i < n->nitems; i++)
         n->items[i].obj ? nobj++ : nchild++;
     /* YAML scenes list objects before children; SOFA creates them in
-     * document order. Objects of a node never depend on the order of its
-     * child nodes in settee (links resolve at init), so this is the same
-     * graph; a comment marks where the order moved. */
-    bool moved = false;
-    for (size_t i = 0, seen_child = 0; i < n->nitems; i++) {
-        if (n->items[i].node)
-            seen_child = 1;
-        else if (seen_child)
-            moved = true;
-    }
+     * document order. A node's objects are initialised before its children
+     * in both (and links resolve at init), so this is the same graph. */
     if (nobj) {
         indent(f, ind);
         fputs("objects:\n", f);
-        if (moved) {
-            indent(f, ind + 2);
-            fputs("# objects written after child nodes in the SOFA file are listed here\n", f);
-        }
+        const char *from = n->mark.file;
         for (size_t i = 0; i < n->nitems; i++) {
             const st_dobj *o = n->items[i].obj;
             if (!o)
                 continue;
+            yaml_object_notes(f, o, ind + 2, &from, root_file);
             indent(f, ind + 2);
             fprintf(f, "- %s: {", o->type);
             for (size_t k = 0; k < o->nattrs; k++) {
@@ -184,7 +198,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root)
         fputs("children:\n", f);
         for (size_t i = 0; i < n->nitems; i++)
             if (n->items[i].node)
-                yaml_node(f, n->items[i].node, ind + 4, false);
+                yaml_node(f, n->items[i].node, ind + 4, false, root_file);
     }
 }
 
@@ -295,7 +309,7 @@ st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_erro
     if (fmt == ST_FMT_YAML) {
         fputs("# settee scene (converted by `settee convert`)\n", f);
         fputs("format: settee/1\nroot:\n", f);
-        yaml_node(f, d->root, 2, true);
+        yaml_node(f, d->root, 2, true, d->root->mark.file);
     } else {
         ST_TRY(check_xml_names(d->root, err));
         fputs("<?xml version=\"1.0\"?>\n<!-- converted by `settee convert` -->\n", f);

@@ -17,7 +17,9 @@
  * YAML scenes. Network access, DTDs and external entities are off: a scene
  * with a DTD is refused (no XXE, no entity expansion bombs).
  */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,11 +32,19 @@
 #define XR_MAX_DEPTH 64    /* nested elements */
 #define XR_MAX_INCLUDES 16 /* nested includes */
 
+/* A repair of the text (see repair()): extra bytes inserted at pos. */
+typedef struct xfix {
+    size_t pos;         /* offset in the repaired text */
+    size_t extra;       /* bytes the repaired text has more than the original there */
+} xfix;
+
 /* One file being read: its text and a cursor that follows the tree. */
 typedef struct xfile {
     const char *name;   /* interned */
-    const char *text;
+    const char *text;   /* repaired text */
     size_t len;
+    xfix *fixes;        /* in increasing pos */
+    size_t nfixes;
     size_t cursor;      /* just after the last start tag matched */
     size_t *lines;      /* byte offset of each line start */
     size_t nlines;
@@ -88,7 +98,10 @@ static st_mark mark_at(const xfile *f, size_t off)
     int col = 1;
     for (size_t i = f->lines[lo]; i < off && i < f->len; i++)
         col += ((unsigned char)f->text[i] & 0xC0) != 0x80;
-    return (st_mark){f->name, (int)lo + 1, col};
+    for (size_t k = 0; k < f->nfixes; k++) /* columns of the original text */
+        if (f->fixes[k].pos > f->lines[lo] && f->fixes[k].pos <= off)
+            col -= (int)f->fixes[k].extra;
+    return (st_mark){f->name, (int)lo + 1, col < 1 ? 1 : col};
 }
 
 static st_mark line_mark(const xfile *f, long line) { return (st_mark){f->name, (int)line, 1}; }
@@ -187,6 +200,161 @@ static bool find_attr(const xfile *f, size_t start, size_t end, const char *key,
         }
     }
     return false;
+}
+
+/* ---- SOFA's XML, as its parser (tinyxml2) reads it ---- */
+
+typedef struct rbuf {
+    char *p;
+    size_t n, cap;
+    xfix *fixes;
+    size_t nfixes, capfixes;
+    bool oom;
+} rbuf;
+
+static void rb_put(rbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = st_realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+/* Writes s (replacing n original bytes) and records the growth. */
+static void rb_fix(rbuf *b, const char *s, size_t n_orig)
+{
+    size_t pos = b->n, len = strlen(s);
+    rb_put(b, s, len);
+    if (b->oom || len <= n_orig)
+        return;
+    if (b->nfixes == b->capfixes) {
+        size_t cap = b->capfixes ? 2 * b->capfixes : 16;
+        xfix *q = st_realloc(b->fixes, cap * sizeof *q);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->fixes = q;
+        b->capfixes = cap;
+    }
+    b->fixes[b->nfixes++] = (xfix){pos + len, len - n_orig};
+}
+
+static bool entity_at(const char *t, size_t i, size_t len)
+{
+    /* &name; or &#123; or &#x1F; */
+    size_t k = i + 1;
+    if (k < len && t[k] == '#') {
+        k++;
+        if (k < len && (t[k] == 'x' || t[k] == 'X'))
+            k++;
+        size_t d = k;
+        while (k < len && isxdigit((unsigned char)t[k]))
+            k++;
+        return k > d && k < len && t[k] == ';';
+    }
+    size_t d = k;
+    while (k < len && (isalnum((unsigned char)t[k]) || t[k] == '_'))
+        k++;
+    return k > d && k < len && t[k] == ';';
+}
+
+/* The position of byte off of text t (for the few repair messages). */
+static st_mark raw_mark(const char *name, const char *t, size_t off)
+{
+    int line = 1, col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (t[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)t[i] & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    return (st_mark){name, line, col};
+}
+
+/* SOFA reads scenes with tinyxml2, which accepts three things XML forbids
+ * and SOFA's own scenes contain: '<' inside an attribute value
+ * (template="Data<double>"), '&' that starts no entity (params="a=1&b=2"),
+ * and attributes without white space between them (a="1"b="2"). The text
+ * is repaired into well-formed XML with the same meaning before libxml2
+ * reads it, and each repair is reported as information. Positions are
+ * mapped back to the original text. */
+static bool repair(xreader *x, const char *name, const char *t, size_t len, rbuf *b)
+{
+    size_t i = 0, copied = 0;
+    int nrep = 0;
+    while (i < len) {
+        if (t[i] != '<' || i + 1 >= len || strchr("!?/", t[i + 1])) {
+            if (t[i] == '<' && i + 3 < len && !strncmp(t + i, "<!--", 4)) {
+                const char *e = strstr(t + i + 4, "-->");
+                i = e ? (size_t)(e - t) + 3 : len;
+            } else if (t[i] == '<' && i + 8 < len && !strncmp(t + i, "<![CDATA[", 9)) {
+                const char *e = strstr(t + i + 9, "]]>");
+                i = e ? (size_t)(e - t) + 3 : len;
+            } else {
+                i++;
+            }
+            continue;
+        }
+        /* A start tag: walk its attributes. */
+        size_t k = i + 1;
+        while (k < len && name_char(t[k]))
+            k++;
+        while (k < len && t[k] != '>') {
+            if (t[k] != '"' && t[k] != '\'') {
+                k++;
+                continue;
+            }
+            char q = t[k++];
+            while (k < len && t[k] != q) {
+                const char *rep = NULL;
+                if (t[k] == '<')
+                    rep = "&lt;";
+                else if (t[k] == '&' && !entity_at(t, k, len))
+                    rep = "&amp;";
+                if (rep) {
+                    rb_put(b, t + copied, k - copied);
+                    rb_fix(b, rep, 1);
+                    copied = k + 1;
+                    if (nrep++ < 20)
+                        st__log(x->r->rt, ST_LOG_INFO, raw_mark(name, t, k), NULL,
+                                "'%c' in an attribute value is not well-formed XML; read as "
+                                "SOFA reads it",
+                                t[k]);
+                }
+                k++;
+            }
+            if (k < len)
+                k++; /* closing quote */
+            if (k < len && name_char(t[k]) && t[k] != '=') {
+                rb_put(b, t + copied, k - copied);
+                rb_fix(b, " ", 0);
+                copied = k;
+                if (nrep++ < 20)
+                    st__log(x->r->rt, ST_LOG_INFO, raw_mark(name, t, k), NULL,
+                            "attributes without white space between them are not well-formed "
+                            "XML; read as SOFA reads them");
+            }
+        }
+        i = k;
+    }
+    rb_put(b, t + copied, len - copied);
+    return !b->oom;
 }
 
 /* ---- reading ---- */
@@ -506,12 +674,25 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
                       st_dnode *into, const char *path, st_mark from, const xelem *inc,
                       const xfile *incf)
 {
-    xfile f = {name, text, len, 0, NULL, 0, depth};
-    if (!index_lines(&f))
+    rbuf rb = {0};
+    if (!repair(x, name, text, len, &rb)) {
+        st_free(rb.p);
+        st_free(rb.fixes);
         return oom(x);
+    }
+    text = rb.p ? rb.p : "";
+    len = rb.n;
+    xfile f = {name, text, len, rb.fixes, rb.nfixes, 0, NULL, 0, depth};
+    if (!index_lines(&f)) {
+        st_free(rb.p);
+        st_free(rb.fixes);
+        return oom(x);
+    }
     if (len > (size_t)INT32_MAX) {
         st__report_at(x->r, ST_ESCENE, (st_mark){name, 1, 1}, NULL, "scene file too large");
         st_free(f.lines);
+        st_free(rb.p);
+        st_free(rb.fixes);
         return;
     }
     xmlExternalEntityLoader old_loader = xmlGetExternalEntityLoader();
@@ -531,6 +712,8 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
             size_t n = strlen(msg);
             while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
                 msg[--n] = 0;
+            if (strstr(msg, "Excessive depth")) /* libxml2's limit, without its advice */
+                snprintf(msg, sizeof msg, "elements nested more than 256 levels deep");
         }
         st_mark m = {name, e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1};
         st__report_at(x->r, ST_EPARSE, m, into ? path : NULL, "XML syntax error: %s%s", msg,
@@ -538,6 +721,8 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         if (into)
             st__report_at(x->r, ST_EPARSE, from, path, "in the file included here");
         st_free(f.lines);
+        st_free(rb.p);
+        st_free(rb.fixes);
         return;
     }
     if (doc->intSubset || doc->extSubset) {
@@ -546,6 +731,8 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
                       "document type declarations and external entities");
         xmlFreeDoc(doc);
         st_free(f.lines);
+        st_free(rb.p);
+        st_free(rb.fixes);
         return;
     }
     xmlNode *root = xmlDocGetRootElement(doc);
@@ -645,6 +832,8 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
     }
     xmlFreeDoc(doc);
     st_free(f.lines);
+    st_free(rb.p);
+    st_free(rb.fixes);
 }
 
 void st__xml_read(st_scene *s, const char *file, const char *text, size_t len, st_desc *d,

@@ -153,7 +153,16 @@ mkdir -p "$work/src/cff/pc"
 quiet cc -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC -fvisibility=hidden \
   -DSETTEE_PLUGIN_NAME='"Example.MechanicalLoad"' $(pkg-config --cflags settee) \
   -o "$work/src/cff/pc/libExample.MechanicalLoad.so" "$work/src/cff/plugin.c" \
-  "$work/src/cff/constant_force_field.c" $(pkg-config --libs settee) -lm -Wl,--no-undefined
+  "$work/src/cff/constant_force_field.c" $(pkg-config --libs settee) -Wl,--no-undefined
+# A plugin that calls libm links with pkg-config's flags alone (-lm is in Libs).
+cat >"$work/src/cff/pc/libm_user.c" <<'EOF'
+#include <math.h>
+double settee_sdk_check_norm(double x, double y);
+double settee_sdk_check_norm(double x, double y) { return sqrt(x * x + y * y); }
+EOF
+# shellcheck disable=SC2046
+quiet cc -std=c11 -shared -fPIC $(pkg-config --cflags settee) -o "$work/src/cff/pc/liblibm.so" \
+  "$work/src/cff/pc/libm_user.c" $(pkg-config --libs settee) -Wl,--no-undefined
 
 # ---- 4. the scenes against closed forms ----
 step "running the template's scene (AnchorForceField, closed-form oscillation)"
@@ -165,7 +174,7 @@ awk 'BEGIN { h = 0.01; w2 = 8 / 2; n = 300; c = 1 - h * h * w2 / 2; t = atan2(sq
   check_positions "$work/anchor.json" "template scene"
 
 for build in build/plugins pc; do
-  step "running the example's scene with the $build plugin (ConstantForceField)"
+  step "running the example's scene with the $build plugin (ExampleConstantForceField)"
   SETTEE_PLUGIN_PATH="$work/src/cff/$build" quiet settee run "$work/src/cff/scene.yaml" -n 100 \
     --export-state "$work/cff.json"
   grep -q "$work/src/cff/$build/libExample.MechanicalLoad.so" <(SETTEE_PLUGIN_PATH="$work/src/cff/$build" \

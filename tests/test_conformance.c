@@ -38,10 +38,15 @@ static const struct refusal {
     const char *why;
 } refusals[] = {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
+    {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
+    {"SphereLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
@@ -49,7 +54,8 @@ static const char *const bundled[] = {
     "ODESolver.Forward", "ODESolver.Backward", "LinearSolver.Direct", "LinearSolver.Iterative",
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
-    "GL.Rendering3D"};
+    "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
+    "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

@@ -241,3 +241,39 @@ Test(fixed_plane, defaults_and_bad_index)
     cr_assert_neq(st_scene_init(S, &err), ST_OK);
     cr_assert(strstr(err.msg, "out of range"), "%s", err.msg);
 }
+
+/* In a running scene, endTime compares with the time at the start of the
+ * step, as SOFA's constraints read the context's time, which advances only
+ * after the step's last projection: with dt 0.01 and endTime 0.05 the point
+ * is held for the steps that start at 0 ... 0.04 and falls from the step
+ * that starts at 0.05. */
+Test(fixed, end_time_in_a_running_scene_is_sofas)
+{
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  gravity: [0, -10, 0]\n"
+                       "  dt: 0.01\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, "
+                       "Constraint.Projective]}\n"
+                       "    - EulerExplicitSolver: {symplectic: true}\n"
+                       "    - MechanicalObject: {name: p, position: [[0, 0, 0]]}\n"
+                       "    - UniformMass: {totalMass: 1}\n"
+                       "    - FixedProjectiveConstraint: {indices: [0], endTime: 0.05}\n";
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *p = (st_mstate *)test_find_object(s, "p");
+    for (int k = 0; k < 5; k++) {
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK);
+        cr_assert_eq(p->position.r[1], 0.0, "held during step %d", k);
+    }
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK);
+    /* Symplectic Euler from rest: v = -g dt, x = -g dt^2. */
+    cr_assert_float_eq(p->position.r[1], -10 * 0.01 * 0.01, 1e-15);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -1,4 +1,8 @@
-/* test_jacobians.c - for every force field of SolidMechanics.Spring,
+/* test_jacobians.c - for every force field of SolidMechanics.Spring, the
+ * penalty force fields of MechanicalLoad (plane, sphere) and the elastic
+ * FEM force fields (TetrahedronFEMForceField small at a deformed state; its
+ * corotational methods at a rotated and translated rest state, where SOFA's
+ * tangent R K R^T, which leaves out the derivative of R, is exact),
  * add_dforce and the assembled stiffness matrix equal a central finite
  * difference Jacobian of add_force (to 1e-6 relative); for every mass of the
  * Mass plugin, the assembled mass matrix equals add_m_dx column by column. */
@@ -39,7 +43,8 @@ static st_scene *new_scene(test_rt *t)
     test_rt_open(t);
     cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
     const char *plugins[] = {"ODESolver.Forward", "Mass", "Topology", "SolidMechanics.Spring",
-                             "Constraint.Projective"};
+                             "Constraint.Projective", "MechanicalLoad",
+                             "SolidMechanics.FEM.Elastic"};
     for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
         cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
     st_scene *s = NULL;
@@ -209,6 +214,116 @@ Test(jacobians, rest_shape_springs)
     check_forcefield(sys, ff, 0.1, 5);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* Penalty contacts: points on both sides of the surface, none within the
+ * finite-difference step of it; K is taken on the contacts recorded by
+ * add_force (zero velocity: SOFA leaves out the damping term's derivative). */
+static void check_contact(const char *cls, const char *const *kv, size_t nkv)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "P");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0.2 -0.3 0.1  1 0.8 0.4  -0.5 0.25 0.6  0.3 1.9 -0.2  2 -1 1");
+    st_component *ff = add(b, cls, "contact");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.01, 13);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, tetrahedron_fem_small)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "3 2 2", &dofs);
+    st_component *ff = add(b, "TetrahedronFEMForceField", "fem");
+    set(ff, "method", "small");
+    set(ff, "youngModulus", "1000 3000 2000");
+    set(ff, "poissonRatio", "0.3");
+    set(ff, "localStiffnessFactor", "1 2");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.05, 17);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, tetrahedron_fem_small_global_matrix)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "2 2 3", &dofs);
+    st_component *ff = add(b, "TetrahedronFEMForceField", "fem");
+    set(ff, "method", "small");
+    set(ff, "computeGlobalMatrix", "true");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.05, 19);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Two tetrahedra sharing a face, at rest, rotated and translated. */
+static void check_tetra_rigid(const char *method)
+{
+    static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1.2}};
+    const double a = 0.9, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    char rest[512] = "", pos[512] = "";
+    for (int i = 0; i < 5; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
+        strcat(rest, buf);
+        double q[3];
+        for (int r = 0; r < 3; r++)
+            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        strcat(pos, buf);
+    }
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    st_component *dofs = add(b, "MechanicalObject", "dofs");
+    set(dofs, "position", pos);
+    set(dofs, "rest_position", rest);
+    set(add(b, "MeshTopology", "topo"), "tetrahedra", "0 1 2 3  1 2 3 4");
+    st_component *ff = add(b, "TetrahedronFEMForceField", "fem");
+    set(ff, "method", method);
+    set(ff, "youngModulus", "2000");
+    set(ff, "poissonRatio", "0.35");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 23);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, tetrahedron_fem_large_rigid) { check_tetra_rigid("large"); }
+Test(jacobians, tetrahedron_fem_polar_rigid) { check_tetra_rigid("polar"); }
+Test(jacobians, tetrahedron_fem_svd_rigid) { check_tetra_rigid("svd"); }
+
+Test(jacobians, plane_force_field)
+{
+    const char *kv[] = {"normal", "0.3 1 -0.2", "d", "0.4", "stiffness", "700"};
+    check_contact("PlaneForceField", kv, 6);
+}
+
+Test(jacobians, plane_force_field_bilateral_local_range)
+{
+    const char *kv[] = {"normal", "0 0.6 0.8", "d", "-0.1", "bilateral", "true", "localRange",
+                        "1 3"};
+    check_contact("PlaneForceField", kv, 8);
+}
+
+Test(jacobians, sphere_force_field)
+{
+    const char *kv[] = {"center", "0.4 0.5 0.3", "radius", "1.2", "stiffness", "300"};
+    check_contact("SphereForceField", kv, 6);
 }
 
 /* The assembled mass matrix (mf = 1) equals add_m_dx applied to unit

@@ -265,10 +265,10 @@ Test(loaders, gmsh_errors_name_the_file_line)
 {
     st_scene *s = NULL;
     st_error err = {0};
-    cr_assert_eq(load_with_mesh("v4.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n",
+    cr_assert_eq(load_with_mesh("v3.msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n",
                                 "MeshGmshLoader", "", &s, &err),
                  ST_EPARSE);
-    cr_assert(strstr(err.msg, "v4.msh:2:"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "v3.msh:2:"), "%s", err.msg);
     cr_assert(strstr(err.msg, "2.2"), "%s", err.msg);
     memset(&err, 0, sizeof err);
     cr_assert_eq(load_with_mesh("nodes.msh",

@@ -113,7 +113,7 @@ Test(mapping, visual_components_keep_their_data)
     cr_assert_null(strstr(T.log, "unknown flag"), "%s", T.log);
     st_scene_destroy(&s);
     cr_assert_neq(topo_scene_fails(&T, HEAD "    - OglModel: {color: notacolor}\n", &err), ST_OK);
-    cr_assert(strstr(err.msg, "is not a colour"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "expects a colour"), "%s", err.msg);
     cr_assert(strstr(err.where, "test.yaml:8:"), "%s", err.where);
     s = topo_scene(&T, HEAD "    - VisualStyle: {displayFlags: showNothing}\n");
     cr_assert(strstr(T.log, "unknown flag 'showNothing'"), "%s", T.log);

@@ -788,3 +788,21 @@ Test(scene_loader, allocation_failures_are_clean)
     }
     cr_assert_gt(failures, total / 2);
 }
+
+/* 10^5 nested lists: refused on the event stream at the depth limit, before
+ * libyaml builds a document (which would take minutes). */
+Test(scene_loader, deep_nesting_is_refused_before_the_document_is_built)
+{
+    size_t n = 100000, len = 0;
+    const char *head = "format: settee/1\nroot:\n  name: r\n  objects:\n"
+                       "    - MechanicalObject: {position: ";
+    char *yaml = malloc(strlen(head) + 2 * n + 8);
+    cr_assert_not_null(yaml);
+    len = (size_t)sprintf(yaml, "%s", head);
+    memset(yaml + len, '[', n);
+    memset(yaml + len + n, ']', n);
+    len += 2 * n;
+    strcpy(yaml + len, "}\n");
+    expect_error(yaml, "test.yaml:5:", "nested more than 256 levels deep", NULL);
+    free(yaml);
+}

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,30 +23,88 @@ static st_scene *load(test_rt *t, const char *rel)
     return s;
 }
 
-Test(scenes, every_shipped_scene_loads_and_steps)
+static int run_dir(const char *sub)
 {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/scenes", SETTEE_SOURCE_DIR);
+    snprintf(dir, sizeof dir, "%s/scenes%s", SETTEE_SOURCE_DIR, sub);
     DIR *d = opendir(dir);
-    cr_assert_not_null(d);
+    cr_assert_not_null(d, "%s", dir);
     int count = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml"))
+        bool yaml = n >= 6 && strcmp(e->d_name + n - 5, ".yaml") == 0;
+        bool scn = n >= 5 && strcmp(e->d_name + n - 4, ".scn") == 0;
+        if (!yaml && !scn)
             continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "%s%s%s", sub[0] ? sub + 1 : "", sub[0] ? "/" : "", e->d_name);
         test_rt t;
         test_rt_open(&t);
-        st_scene *s = load(&t, e->d_name);
+        st_scene *s = load(&t, rel);
         st_error err = {0};
         for (int i = 0; i < 3; i++)
-            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", e->d_name, err.msg);
-        cr_assert_eq(t.nerrors, 0, "%s logged errors:\n%s", e->d_name, t.log);
+            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", rel, err.msg);
+        cr_assert_eq(t.nerrors, 0, "%s logged errors:\n%s", rel, t.log);
         st_scene_destroy(&s);
         test_rt_close(&t);
         count++;
     }
     closedir(d);
+    return count;
+}
+
+Test(scenes, every_shipped_scene_loads_and_steps)
+{
+    int count = run_dir("");
     cr_assert_geq(count, 3, "expected the shipped scenes, found %d", count);
+    cr_assert_geq(run_dir("/sofa"), 2, "expected the SOFA-format scenes");
+}
+
+/* Runs a shipped scene n steps; returns the positions of the state at path. */
+static size_t positions(const char *rel, const char *path, int n, double *out, size_t max)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = load(&t, rel);
+    st_error err = {0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", rel, err.msg);
+    st_mstate *ms[16];
+    size_t k = st_scene_states(s, ms, 16), got = 0;
+    for (size_t i = 0; i < k; i++) {
+        char p[256];
+        if (strcmp(st_component_path(&ms[i]->base, p, sizeof p), path))
+            continue;
+        got = 3 * ms[i]->n;
+        cr_assert_leq(got, max);
+        memcpy(out, ms[i]->position.r, got * sizeof *out);
+    }
+    cr_assert_gt(got, 0, "%s: no state %s", rel, path);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    return got;
+}
+
+/* The SOFA-format scenes give their YAML twins' numbers bit for bit: the
+ * beam (an include, a visual part that changes nothing) and the cloth (src
+ * from a loader against explicit data links). */
+Test(scenes, sofa_format_scenes_match_their_yaml_twins)
+{
+    static double a[4096], b[4096], a0[4096];
+    const char *pairs[][3] = {{"sofa/beam_implicit.scn", "beam_implicit_ldl.yaml", "/Beam/dofs"},
+                              {"sofa/cloth_loader.scn", "cloth_loader.yaml", "/Cloth/dofs"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        size_t na = positions(pairs[i][0], pairs[i][2], 30, a, 4096);
+        size_t nb = positions(pairs[i][1], pairs[i][2], 30, b, 4096);
+        cr_assert_eq(na, nb, "%s", pairs[i][0]);
+        cr_assert_eq(memcmp(a, b, na * sizeof *a), 0, "%s differs from %s", pairs[i][0],
+                     pairs[i][1]);
+        cr_assert_eq(positions(pairs[i][0], pairs[i][2], 0, a0, 4096), na);
+        double moved = 0;
+        for (size_t k = 0; k < na; k++)
+            moved = fmax(moved, fabs(a[k] - a0[k]));
+        cr_assert_gt(moved, 1e-3, "%s did not move", pairs[i][0]);
+    }
 }
 
 /* SOFA's result for the seed's diagonal-mass beam (EulerExplicitSolver,

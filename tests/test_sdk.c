@@ -51,7 +51,7 @@ static const layout abi_2_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 192),
+    S(st_class, 200),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -74,8 +74,9 @@ static const layout abi_2_layout[] = {
     M(st_class, topology, 152),
     M(st_class, engine, 160),
     M(st_class, animloop, 168),
-    M(st_class, state, 176),
-    M(st_class, templates, 184),
+    M(st_class, parsed, 176), /* ABI 1.2 */
+    M(st_class, state, 184),
+    M(st_class, templates, 192),
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),
@@ -332,6 +333,7 @@ Test(sdk, enum_values_are_abi_2)
     cr_assert_eq(ST_F_HIDDEN, 4);
     cr_assert_eq(ST_F_NOLINK, 8);
     cr_assert_eq(ST_F_IGNORED, 16);
+    cr_assert_eq(ST_F_NOAUTOLINK, 32);
 
     const int kinds[] = {ST_LINK_ANY,           ST_LINK_STATE,      ST_LINK_TOPOLOGY,
                          ST_LINK_LINEAR_SOLVER, ST_LINK_ODE_SOLVER, ST_LINK_LOADER,

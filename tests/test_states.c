@@ -544,3 +544,120 @@ Test(states, unsupported_types_are_errors_naming_both)
                    "        - UniformMass: {vertexMass: \"1 1 2 0 0 0 2 0 0 0 2\"}\n",
                    "vertexMass", "Vec3d");
 }
+
+/* ---- BoxROI on each type's positions ---- */
+
+Test(states, box_roi_on_every_type)
+{
+    const struct {
+        const char *tpl, *pos;
+        unsigned in0, in1;
+    } k[] = {{"Vec1d", "0 1 2 3", 1, 2},
+             {"Vec2d", "0 0  1 5  2 0.5  3 0", 2, 2},
+             {"Vec3d", "0 0 0  1 0 0  2 0.5 0  3 0 0", 1, 2},
+             {"Rigid3d", "0 0 0 0 0 0 1  1 0 0 0 0 0 1  2 0.5 0 0 0 0 1  3 0 0 0 0 0 1", 1, 2}};
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        test_rt t;
+        test_rt_open(&t);
+        char yaml[2048];
+        /* Box x in [0.5, 2.5], y in [0, 1], z in [-1, 1]: Vec1d tests x only,
+         * Vec2d x and y, the others x y z (Rigid3d: the centre). */
+        snprintf(yaml, sizeof yaml,
+                 "format: settee/1\nroot:\n  objects:\n"
+                 "    - RequiredPlugin: {pluginName: [Engine.Select]}\n"
+                 "    - MechanicalObject: {name: dofs, template: %s, position: \"%s\"}\n"
+                 "    - BoxROI: {name: box, box: [0.5, 0, -1, 2.5, 1, 1]}\n",
+                 k[i].tpl, k[i].pos);
+        st_scene *s = load(&t, yaml);
+        st_component *box = test_find_object(s, "box");
+        cr_assert_eq(st_component_state_type(box), state(s, "dofs")->type, "%s", k[i].tpl);
+        const st_array *idx = st_component_field_ptr(box, st_component_field(box, "indices"));
+        const st_array *pin = st_component_field_ptr(box, st_component_field(box, "pointsInROI"));
+        cr_assert_eq(idx->n, k[i].in0 == k[i].in1 ? 1 : 2, "%s: %zu indices", k[i].tpl, idx->n);
+        cr_assert_eq(idx->u[0], k[i].in0, "%s", k[i].tpl);
+        cr_assert_eq(idx->u[idx->n - 1], k[i].in1, "%s", k[i].tpl);
+        /* the points keep their type's coordinates (Rigid3d: 7 values) */
+        const st_mstate *ms = state(s, "dofs");
+        cr_assert_eq(pin->n, idx->n);
+        cr_assert_eq(memcmp(pin->r, ms->position.r + ms->type->coord_size * idx->u[0],
+                            ms->type->coord_size * sizeof(double)),
+                     0, "%s", k[i].tpl);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
+/* ---- a state class from a plugin ---- */
+
+/* A minimal state class, as a third-party plugin would write it: the
+ * instance begins with st_mstate, the role tells its type (Vec2d, fixed),
+ * init sizes it. The kernel integrates it like a MechanicalObject. */
+static const st_field plane_state_fields[] = {
+    ST_COORDS(st_mstate, position, "position", NULL, "positions"),
+    ST_DERIVS(st_mstate, velocity, "velocity", NULL, "velocities"),
+    ST_DERIVS(st_mstate, force, "force", NULL, "forces"),
+    ST_DERIVS(st_mstate, external_force, "externalForce", NULL, "external forces"),
+    ST_COORDS(st_mstate, rest_position, "rest_position", NULL, "rest positions"),
+    ST_DERIVS(st_mstate, derivx, "derivX", NULL, "dx"),
+    ST_FIELD_END};
+
+static st_status plane_state_type(st_component *self, const st_state_type **out, st_error *err)
+{
+    (void)self, (void)err;
+    *out = &st_vec2d_type;
+    return ST_OK;
+}
+
+static st_status plane_state_init(st_component *self, st_error *err)
+{
+    st_mstate *ms = (st_mstate *)self;
+    ms->n = ms->position.n;
+    ST_TRY(st_array_resize_width(&ms->velocity, 2, ms->n, err));
+    ST_TRY(st_array_resize_width(&ms->rest_position, 2, ms->n, err));
+    memcpy(ms->rest_position.r, ms->position.r, 2 * ms->n * sizeof(double));
+    return ST_OK;
+}
+
+static const st_state_ops plane_state_ops = {sizeof(st_state_ops), plane_state_type};
+
+static const st_class plane_state_class = {
+    .struct_size = sizeof(st_class),
+    .name = "PlaneState",
+    .category = "State",
+    .description = "test: a Vec2d state class",
+    .instance_size = sizeof(st_mstate),
+    .fields = plane_state_fields,
+    .init = plane_state_init,
+    .state = &plane_state_ops,
+    .templates = (const char *const[]){"Vec2d", NULL},
+};
+
+Test(states, a_plugin_state_class_is_integrated)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_error err = {0};
+    cr_assert_eq(st_registry_add(st_runtime_registry(t.rt), &plane_state_class, &err), ST_OK,
+                 "%s", err.msg);
+    st_scene *s = load(&t, "format: settee/1\n"
+                           "root:\n"
+                           "  gravity: [0, -10, 0]\n"
+                           "  dt: 0.1\n"
+                           "  objects:\n" PLUGINS "  children:\n"
+                           "    - name: N\n"
+                           "      objects:\n"
+                           "        - EulerExplicitSolver: {}\n"
+                           "        - PlaneState: {name: p, position: [0, 0, 1, 1]}\n"
+                           "        - UniformMass: {vertexMass: 2}\n"
+                           "        - FixedProjectiveConstraint: {indices: [0]}\n");
+    st_mstate *ms = state(s, "p");
+    cr_assert_eq(ms->type, &st_vec2d_type);
+    cr_assert_eq(st_node_mstate(ms->base.node), ms);
+    step(s, 2);
+    /* symplectic Euler: v1 = -1, x1 = 0.9; v2 = -2, x2 = 0.7 */
+    cr_assert_eq(ms->position.r[0], 0.0);
+    cr_assert(fabs(ms->position.r[3] - 0.7) < 1e-15, "%.17g", ms->position.r[3]);
+    cr_assert_eq(ms->position.r[2], 1.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

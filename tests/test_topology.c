@@ -398,5 +398,5 @@ Test(topology, plugin_answers_sofa_module_names)
         const st_plugin_info *p = st_runtime_find_plugin(T.rt, names[i]);
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 22);
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 23); /* with Hexa2TetraTopologicalMapping */
 }

@@ -42,21 +42,7 @@ static st_scene *loads(const char *objects)
     return topo_scene(&T, yaml);
 }
 
-Test(visual, every_component_loads_with_defaults)
-{
-    const char *names[] = {"VisualStyle",   "VisualGrid",  "LineAxis",   "Visual3DText",
-                           "Camera",        "InteractiveCamera", "OglModel", "OglSceneFrame",
-                           "ClipPlane",     "PointSplatModel", "SlicedVolumetricModel",
-                           "DataDisplay"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char obj[256];
-        snprintf(obj, sizeof obj, "    - %s: {name: c}\n", names[i]);
-        st_scene *s = loads(obj);
-        cr_assert_eq(topo_get(s, "c")->state, ST_CSTATE_VALID, "%s", names[i]);
-        st_scene_destroy(&s);
-    }
-    cr_assert_eq(T.nerrors, 0, "%s", T.log);
-}
+/* Every component loading with its defaults: test_headless.c. */
 
 Test(visual, sofa_values_are_accepted)
 {
@@ -113,10 +99,12 @@ Test(visual, bad_options_are_rejected_with_the_list)
     cr_assert(strstr(err.msg, "16 reals"), "%s", err.msg);
 }
 
+/* Colours are the kernel's RGBA fields (SOFA's RGBAColor); every notation
+ * is covered in test_headless.c. */
 Test(visual, colours_in_every_notation)
 {
-    const char *good[] = {"red", "Yellow", "\"#ff0000\"", "\"#f00\"", "\"#ff000080\"",
-                          "\"1 0 0\"", "\"1 0 0 0.5\"", "azure"};
+    const char *good[] = {"red", "yellow", "\"#ff0000\"", "\"#f00\"", "\"#ff000080\"",
+                          "\"1 0 0\"", "\"1 0 0 0.5\"", "azure", "[1, 0, 0, 0.5]"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         char obj[256];
         snprintf(obj, sizeof obj, "    - VisualGrid: {color: %s}\n    - OglModel: {color: %s}\n",
@@ -129,8 +117,8 @@ Test(visual, colours_in_every_notation)
         char obj[256];
         st_error err;
         snprintf(obj, sizeof obj, "    - OglModel: {color: %s}\n", bad[i]);
-        cr_assert_eq(fails(obj, &err), ST_EINVAL, "%s", bad[i]);
-        cr_assert(strstr(err.msg, "is not a colour"), "%s: %s", bad[i], err.msg);
+        cr_assert_neq(fails(obj, &err), ST_OK, "%s", bad[i]);
+        cr_assert(strstr(err.msg, "expects a colour"), "%s: %s", bad[i], err.msg);
     }
 }
 
@@ -178,7 +166,8 @@ Test(visual, scale_has_sofas_semantics)
                         " scale3d: [5, 5, 5]}\n"
                         "    - OglModel: {name: d, position: [[1, 1, 1]], scale: 2, sx: 5}\n"
                         "    - OglModel: {name: e, position: [[1, 1, 1]], dy: 4,"
-                        " translation: [7, 7, 7]}\n");
+                        " translation: [7, 7, 7]}\n"
+                        "    - OglModel: {name: f, position: [[0, 0, 0]], dx: 0.3, dy: 0.1}\n");
     cr_assert_eq(pos(s, "a")[0], 2.0);
     cr_assert_eq(pos(s, "a")[2], 2.0);
     cr_assert_eq(pos(s, "b")[0], 1.0);
@@ -187,6 +176,9 @@ Test(visual, scale_has_sofas_semantics)
     const double *c = pos(s, "c");
     cr_assert(c[0] == 2.0 && c[1] == 1.0 && c[2] == 3.0, "%g %g %g", c[0], c[1], c[2]);
     cr_assert_eq(pos(s, "d")[0], 2.0);
+    /* SOFA reads the parse attributes as float. */
+    cr_assert_eq(pos(s, "f")[1], (double)0.1f, "%.17g", pos(s, "f")[1]);
+    cr_assert_eq(pos(s, "f")[0], (double)0.3f);
     const double *e = pos(s, "e");
     cr_assert(e[0] == 1.0 && e[1] == 5.0 && e[2] == 1.0, "%g %g %g", e[0], e[1], e[2]);
     st_scene_destroy(&s);

@@ -11,6 +11,7 @@ typedef struct default_loop {
     st_component base;
     bool parallel_ode_solving;
     bool compute_bounding_box;
+    bool continue_on_failure;
     /* Components with data-linked inputs, built when the graph changes. */
     st_component **linked;
     size_t nlinked, caplinked;
@@ -25,6 +26,9 @@ static const st_field default_loop_fields[] = {
     ST_IGNORED(default_loop, compute_bounding_box, "computeBoundingBox", ST_T_BOOL, bool, "true",
                "If true, compute the global bounding box of the scene at each time step (no "
                "effect without a GUI)"),
+    ST_BOOL(default_loop, continue_on_failure, "continueOnSolverFailure", "false",
+            "A failed linear or nonlinear solve stops the run with an error (false) or is "
+            "reported as a warning and the run goes on (true) (settee)"),
     ST_FIELD_END};
 
 /* Sends an event to every component that listens, in scene order. */
@@ -163,7 +167,9 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
         st_system *sys = s->systems[i];
         if (!sys)
             continue;
-        sys->mp.time = t0 + dt;
+        /* SOFA's projection visitor carries t0 + dt, but its components read
+         * the context's time, which advances only after it: t0. */
+        sys->mp.time = t0;
         st_system_project_position(sys, sys->x);
         st_system_project_velocity(sys, sys->v);
         st_system_propagate_x(sys, sys->x);

@@ -235,6 +235,8 @@ int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 rc = CLI_EXIT_USAGE;
+            else if (!*v)
+                rc = cli_usage_error(cmd, "--plugin-path expects a directory, not ''");
             else
                 out->paths[out->npaths++] = v;
         } else if (cli_is(opt, flag_short, flag_long)) {

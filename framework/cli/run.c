@@ -112,6 +112,8 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--plugin-path expects a directory, not ''");
             o->plugin_paths[o->npaths++] = v;
         } else if (cli_is(opt, NULL, "--set")) {
             if (!(v = cli_value(&a)))
@@ -204,6 +206,14 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         }
     }
     if (st_scene_init(s, &err) != ST_OK) {
+        cli_report(log, &err);
+        st_scene_destroy(&s);
+        return CLI_EXIT_ERROR;
+    }
+    /* An export path that cannot be written fails before the run; an export
+     * left by an earlier run goes, so that a failed run leaves none. */
+    st_error_clear(&err);
+    if (o->export_path && st_scene_export_prepare(o->export_path, &err) != ST_OK) {
         cli_report(log, &err);
         st_scene_destroy(&s);
         return CLI_EXIT_ERROR;

@@ -1,5 +1,6 @@
 /* plugin.c - the Constraint.Projective plugin: SOFA's projective
- * constraints (fixed points, partially fixed points, fixed planes). */
+ * constraints (fixed points, partially fixed points, fixed planes, motions
+ * and velocities imposed at key times). */
 #include <settee/settee.h>
 
 #include "projective.h"
@@ -9,11 +10,14 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fixed_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &partial_fixed_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &fixed_plane_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &linear_movement_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &linear_velocity_projective_constraint_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.Constraint.Projective", NULL};
 
 ST_PLUGIN_DEFINE("Constraint.Projective", "0.1.0",
-                 "Projective constraints: fixed points, partially fixed points, fixed planes",
+                 "Projective constraints: fixed points, partially fixed points, fixed planes, "
+                 "linear movements and velocities",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -51,6 +51,8 @@ typedef struct fixed_common {
 extern const st_class fixed_projective_constraint_class;
 extern const st_class partial_fixed_projective_constraint_class;
 extern const st_class fixed_plane_projective_constraint_class;
+extern const st_class linear_movement_projective_constraint_class;
+extern const st_class linear_velocity_projective_constraint_class;
 
 /* True while a constraint with this endTime acts at the given time. */
 static inline bool projective_active(double end_time, const st_mparams *mp)
@@ -78,5 +80,16 @@ static inline st_status projective_check_mstate(st_component *self, const st_com
 /* Init shared by the fixed constraints: finds the state and the topology,
  * drops indices outside the state with a warning. */
 st_status fixed_common_init(fixed_common *c, st_error *err);
+
+/* Helpers of the key-time constraints (linear_common.c). An index beyond
+ * the state's n points is an error at "indices". */
+st_status projective_check_indices(st_component *self, const st_array *indices, size_t n,
+                                   st_error *err);
+/* keyTimes must not decrease (SOFA assumes chronological order). */
+st_status projective_check_increasing(st_component *self, const st_array *times, st_error *err);
+/* Zeroes the listed points of a state's slice (3 doubles per point). */
+void projective_zero_points(double *s, const st_array *indices);
+/* Clears the listed points' rows and columns with a unit diagonal. */
+void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices);
 
 #endif

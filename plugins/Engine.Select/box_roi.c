@@ -23,10 +23,14 @@ static double dot3(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static bool in_aligned(const double *b, const double *p)
+/* Inside an axis-aligned box on the first sp axes (SOFA: the state type's
+ * spatial dimensions; Vec1d and Vec2d ignore the box's other bounds). */
+static bool in_aligned(const double *b, const double *p, unsigned sp)
 {
-    return p[0] >= b[0] && p[0] <= b[3] && p[1] >= b[1] && p[1] <= b[4] && p[2] >= b[2] &&
-           p[2] <= b[5];
+    for (unsigned a = 0; a < sp; a++)
+        if (!(p[a] >= b[a] && p[a] <= b[a + 3]))
+            return false;
+    return true;
 }
 
 /* Oriented box: p0, p1, p2 span a parallelogram (edges p1 - p0 and p2 - p1),
@@ -63,12 +67,13 @@ static bool in_oriented(const double *ob, const double *p)
 
 static bool box_inside(const roi *r, const double *p, size_t region)
 {
-    size_t nb = r->box.n / 6, no = r->oriented_box.n / 10;
+    /* Oriented boxes hold points of 3-D types only, as SOFA's. */
+    size_t nb = r->box.n / 6, no = r->sp == 3 ? r->oriented_box.n / 10 : 0;
     if (region != (size_t)-1)
-        return region < nb ? in_aligned(r->box.r + 6 * region, p)
-                           : in_oriented(r->oriented_box.r + 10 * (region - nb), p);
+        return region < nb ? in_aligned(r->box.r + 6 * region, p, r->sp)
+                           : region - nb < no && in_oriented(r->oriented_box.r + 10 * (region - nb), p);
     for (size_t i = 0; i < nb; i++)
-        if (in_aligned(r->box.r + 6 * i, p))
+        if (in_aligned(r->box.r + 6 * i, p, r->sp))
             return true;
     for (size_t i = 0; i < no; i++)
         if (in_oriented(r->oriented_box.r + 10 * i, p))
@@ -143,6 +148,9 @@ static const st_engine_ops box_roi_engine = {
     .update = box_roi_update,
 };
 
+/* SOFA's BoxROI templates (Vec6d aside). */
+static const char *const box_roi_templates[] = {"Vec3d", "Vec1d", "Vec2d", "Rigid3d", NULL};
+
 const st_class box_roi_class = {
     .struct_size = sizeof(st_class),
     .name = "BoxROI",
@@ -155,4 +163,5 @@ const st_class box_roi_class = {
     .init = box_roi_init,
     .reinit = box_roi_init,
     .engine = &box_roi_engine,
+    .templates = box_roi_templates,
 };

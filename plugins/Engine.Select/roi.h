@@ -46,6 +46,7 @@ struct roi {
     bool per_region_elements; /* an element must lie in one region (SphereROI) */
     bool defaults_linked;  /* default input links were made */
     bool computed_once;
+    unsigned cw, sp;       /* the state type's coordinate and position sizes (set by roi_compute) */
 };
 
 /* Links the inputs the scene left unset to the node's state, loader and

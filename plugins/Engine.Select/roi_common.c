@@ -99,16 +99,28 @@ static st_status push_u(st_array *a, st_type t, const unsigned *v, st_error *err
     return ST_OK;
 }
 
-static st_status push_p(st_array *a, const double *p, st_error *err)
+/* Appends one coordinate (w values). */
+static st_status push_p(st_array *a, const double *p, unsigned w, st_error *err)
 {
     size_t n = a->n;
     if (n == a->cap)
-        ST_TRY(st_array_resize(a, ST_T_VEC3S, n ? 2 * n : 16, err));
+        ST_TRY(st_array_resize_width(a, w, n ? 2 * n : 16, err));
     else
-        ST_TRY(st_array_resize(a, ST_T_VEC3S, n + 1, err));
+        ST_TRY(st_array_resize_width(a, w, n + 1, err));
     a->n = n + 1;
-    memcpy(a->r + 3 * n, p, 3 * sizeof(double));
+    memcpy(a->r + w * n, p, w * sizeof(double));
     return ST_OK;
+}
+
+/* Point i's position part, zero-padded to 3 (Rigid3d: the centre). */
+static const double *roi_point(const roi *r, size_t i, double buf[3])
+{
+    const double *p = r->position.r + (size_t)r->cw * i;
+    if (r->cw == 3)
+        return p;
+    for (unsigned a = 0; a < 3; a++)
+        buf[a] = a < r->sp ? p[a] : 0.0;
+    return buf;
 }
 
 /* Sets a's length to 0 keeping its storage. */
@@ -128,10 +140,12 @@ static bool element_inside(const roi *r, const unsigned *v, unsigned w, bool *va
             return false;
         }
     if (!r->strict) {
-        double c[3] = {0, 0, 0};
-        for (unsigned k = 0; k < w; k++)
+        double c[3] = {0, 0, 0}, b[3];
+        for (unsigned k = 0; k < w; k++) {
+            const double *p = roi_point(r, v[k], b);
             for (int a = 0; a < 3; a++)
-                c[a] += pos->r[3 * v[k] + a];
+                c[a] += p[a];
+        }
         for (int a = 0; a < 3; a++)
             c[a] /= w;
         return r->inside(r, c, (size_t)-1);
@@ -139,15 +153,17 @@ static bool element_inside(const roi *r, const unsigned *v, unsigned w, bool *va
     if (r->per_region_elements) {
         for (size_t g = 0; g < r->nregions; g++) {
             bool all = true;
+            double b[3];
             for (unsigned k = 0; k < w && all; k++)
-                all = r->inside(r, pos->r + 3 * v[k], g);
+                all = r->inside(r, roi_point(r, v[k], b), g);
             if (all)
                 return true;
         }
         return false;
     }
+    double b[3];
     for (unsigned k = 0; k < w; k++)
-        if (!r->inside(r, pos->r + 3 * v[k], (size_t)-1))
+        if (!r->inside(r, roi_point(r, v[k], b), (size_t)-1))
             return false;
     return true;
 }
@@ -164,6 +180,9 @@ st_status roi_compute(roi *r, st_error *err)
                         &r->tetrahedra_out_roi, &r->hexahedron_out_indices, &r->hexahedra_out_roi};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
         clear(outs[i]);
+    const st_state_type *t = st_component_state_type(&r->base);
+    r->cw = t ? t->coord_size : 3;
+    r->sp = t ? t->spatial_size : 3;
     if (r->position.n == 0)
         st_component_warn(&r->base, "No rest position yet defined. ROI might not work properly, "
                                     "if this comes from a topology or a state not yet initialised");
@@ -171,12 +190,14 @@ st_status roi_compute(roi *r, st_error *err)
     const st_array *pos = &r->position;
     for (size_t i = 0; i < pos->n; i++) {
         unsigned id = (unsigned)i;
-        if (r->inside(r, pos->r + 3 * i, (size_t)-1)) {
+        double b[3];
+        const double *coord = pos->r + (size_t)r->cw * i;
+        if (r->inside(r, roi_point(r, i, b), (size_t)-1)) {
             ST_TRY(push_u(&r->indices, ST_T_UINTS, &id, err));
-            ST_TRY(push_p(&r->points_in_roi, pos->r + 3 * i, err));
+            ST_TRY(push_p(&r->points_in_roi, coord, r->cw, err));
         } else {
             ST_TRY(push_u(&r->indices_out, ST_T_UINTS, &id, err));
-            ST_TRY(push_p(&r->points_out_roi, pos->r + 3 * i, err));
+            ST_TRY(push_p(&r->points_out_roi, coord, r->cw, err));
         }
     }
     r->nb_indices = (unsigned)r->indices.n;

@@ -11,7 +11,7 @@
 
 /* SOFA's BaseROI inputs; pos_alias is the class's alias of position (or NULL). */
 #define ROI_INPUTS(pos_alias)                                                                     \
-    ROI_IN_ALIAS(position, "position", ST_T_VEC3S,                                                \
+    ROI_IN_ALIAS(position, "position", ST_T_COORDS,                                                \
                  "Rest position coordinates of the degrees of freedom (default: the node's "      \
                  "MechanicalObject rest_position)",                                               \
                  pos_alias),                                                                      \
@@ -49,7 +49,7 @@
                 "Indices of the quads contained in the ROI"),                                     \
         ROI_OUT(tetrahedron_indices, "tetrahedronIndices", ST_T_UINTS,                            \
                 "Indices of the tetrahedra contained in the ROI"),                                \
-        ROI_OUT(points_in_roi, "pointsInROI", ST_T_VEC3S, "Points contained in the ROI"),         \
+        ROI_OUT(points_in_roi, "pointsInROI", ST_T_COORDS, "Points contained in the ROI"),         \
         ROI_OUT(edges_in_roi, "edgesInROI", ST_T_EDGES, "Edges contained in the ROI"),            \
         ROI_OUT(triangles_in_roi, "trianglesInROI", ST_T_TRIANGLES,                               \
                 "Triangles contained in the ROI"),                                                \
@@ -60,7 +60,7 @@
         ST_FIELD_EX(roi, nb_indices, "nbIndices", ST_T_UINT, unsigned, NULL,                      \
                     "Number of selected indices", ST_F_OUTPUT, NULL, 0.0, 0.0),                   \
         ROI_OUT(indices_out, "indicesOut", ST_T_UINTS, "Indices of the points not in the ROI"),   \
-        ROI_OUT(points_out_roi, "pointsOutROI", ST_T_VEC3S, "Points not in the ROI"),             \
+        ROI_OUT(points_out_roi, "pointsOutROI", ST_T_COORDS, "Points not in the ROI"),             \
         ROI_OUT(edge_out_indices, "edgeOutIndices", ST_T_UINTS,                                   \
                 "Indices of the edges not in the ROI"),                                           \
         ROI_OUT(edges_out_roi, "edgesOutROI", ST_T_EDGES, "Edges not in the ROI"),                \

@@ -11,7 +11,7 @@ typedef struct data_display {
     st_array position, rest_position, normal; /* VisualState, vec3 x n */
     bool maximal_range;
     st_array point_data, triangle_data, quad_data, point_triangle_data, point_quad_data;
-    char *color_nan;
+    st_vec4 color_nan;
     st_vec2 user_range;
     double current_min, current_max, shininess, transparency;
     st_component *color_map, *topology;
@@ -29,7 +29,7 @@ static const st_field data_display_fields[] = {
     IGN_REALS(S, quad_data, "quadData", NULL, "One value per quad"),
     IGN_REALS(S, point_triangle_data, "pointTriangleData", NULL, "One value per triangle corner"),
     IGN_REALS(S, point_quad_data, "pointQuadData", NULL, "One value per quad corner"),
-    IGN_COLOR(S, color_nan, "colorNaN", "0 0 0 1", "Colour of NaN values"),
+    IGN_RGBA(S, color_nan, "colorNaN", "0 0 0 1", "Colour of NaN values"),
     IGN_VEC2(S, user_range, "userRange", "1 -1", "Clamp the values to this range when max > min"),
     IGN_REAL(S, current_min, "currentMin", "0", "Current lower end of the range"),
     IGN_REAL(S, current_max, "currentMax", "0", "Current upper end of the range"),
@@ -44,19 +44,6 @@ static const st_field data_display_fields[] = {
     ST_FIELD_END};
 #undef S
 
-static const char *const data_display_colours[] = {"colorNaN", NULL};
-
-static st_status data_display_init(st_component *self, st_error *err)
-{
-    return st_headless_check(self, NULL, data_display_colours, err);
-}
-
-const st_class data_display_class = {
-    .struct_size = sizeof(st_class),
-    .name = "DataDisplay",
-    .category = "Visual",
-    .description = "Colours a mesh by point or cell values (headless: nothing drawn)",
-    .instance_size = sizeof(data_display),
-    .fields = data_display_fields,
-    .init = data_display_init,
-};
+ST_HEADLESS_CLASS(data_display_class, "DataDisplay", "Visual",
+                  "Colours a mesh by point or cell values (headless: nothing drawn)",
+                  data_display, data_display_fields, NULL, NULL, NULL);

@@ -4,7 +4,13 @@
  * attributes dx.. sx.. scale) at init, the texture transformation, `flip`,
  * and the normals, recomputed after each step while updateNormals is true.
  * A mapping (IdentityMapping) writes `position`, so exported visual meshes
- * move. Rendering options are accepted and validated; nothing is drawn. */
+ * move. `src="@loader"` is the kernel's (SOFA's setSrc): position,
+ * triangles, quads, edges, texcoords... of the loader are linked by name;
+ * SOFA's `normal` is not the loader's `normals`, so normals are computed
+ * from the faces, as SOFA does with updateNormals. `edges` is not linked
+ * when another component names this model as its src (SOFA's
+ * setAutoLink(false)). Rendering options are accepted and validated;
+ * nothing is drawn. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +19,13 @@
 #include <settee/settee.h>
 
 #include "../shared/options.h"
+#include "ogl_model.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
 
-typedef struct ogl_model {
+struct ogl_model {
     st_component base;
     /* VisualState */
     st_array position, rest_position, normal; /* vec3 x n */
@@ -35,11 +42,10 @@ typedef struct ogl_model {
     bool put_only_tex_coords, srgb_texturing;
     char *materials, *groups;
     st_component *topology;
-    st_component *src;
     /* SOFA's parse attributes (VisualModelImpl::parse, OglModel::parse). */
     double dx, dy, dz, rx, ry, rz, sx, sy, sz, su, sv, du, dv;
     char *scale;
-    char *color;
+    st_vec4 color;
     int normals_attr, castshadow;
     bool flip, is_enabled;
     /* VisualModel */
@@ -52,14 +58,13 @@ typedef struct ogl_model {
     char *primitive_type, *blend_equation, *sfactor, *dfactor;
     /* Set at init. */
     bool normals_ok; /* the elements index existing points: normals can be computed */
-} ogl_model;
+};
 
 #define S ogl_model
 #define ARR(m, key, T, help) ST_FIELD_(S, m, key, T, st_array, NULL, help, 0)
 
-static const st_field ogl_fields[] = {
-    ST_FIELD_EX(S, position, "position", ST_T_VEC3S, st_array, NULL, "Vertices coordinates", 0,
-                "vertices", 0.0, 0.0),
+const st_field ogl_model_fields[] = {
+    ARR(position, "position", ST_T_VEC3S, "Vertices coordinates"),
     ARR(rest_position, "restPosition", ST_T_VEC3S, "Vertices rest coordinates"),
     ARR(normal, "normal", ST_T_VEC3S,
         "Normals of the model (computed from the faces when not given or updateNormals)"),
@@ -84,7 +89,9 @@ static const st_field ogl_fields[] = {
         "texture is given)"),
     IGN_VEC3S(S, tangents, "tangents", NULL, "Tangents for normal mapping"),
     IGN_VEC3S(S, bitangents, "bitangents", NULL, "Bitangents for normal mapping"),
-    ARR(edges, "edges", ST_T_EDGES, "Edges of the model"),
+    ST_FIELD_EX(S, edges, "edges", ST_T_EDGES, st_array, NULL,
+                "Edges of the model (not linked by another component's src, as in SOFA)",
+                ST_F_NOAUTOLINK, NULL, 0.0, 0.0),
     ARR(triangles, "triangles", ST_T_TRIANGLES, "Triangles of the model"),
     ARR(quads, "quads", ST_T_QUADS, "Quads of the model"),
     IGN_UINTS(S, vert_pos_idx, "vertPosIdx", NULL,
@@ -112,9 +119,6 @@ static const st_field ogl_fields[] = {
     {"topology", ST_T_LINK, offsetof(S, topology) + ST_FIELD_CHECK_(S, topology, st_component *),
      NULL, "Topology container (used by SOFA when no mesh is given)", ST_F_IGNORED, NULL,
      ST_LINK_TOPOLOGY, 0.0, 0.0},
-    {"src", ST_T_LINK, offsetof(S, src) + ST_FIELD_CHECK_(S, src, st_component *), NULL,
-     "Mesh loader whose position, triangles, quads, edges and normals are used when not given",
-     0, NULL, ST_LINK_LOADER, 0.0, 0.0},
     ST_REAL(S, dx, "dx", "0", "Translation along x; replaces translation (SOFA parse attribute)"),
     ST_REAL(S, dy, "dy", "0", "Translation along y; replaces translation (SOFA parse attribute)"),
     ST_REAL(S, dz, "dz", "0", "Translation along z; replaces translation (SOFA parse attribute)"),
@@ -125,14 +129,17 @@ static const st_field ogl_fields[] = {
     ST_REAL(S, sy, "sy", "1", "Scale along y; replaces scale3d (SOFA parse attribute)"),
     ST_REAL(S, sz, "sz", "1", "Scale along z; replaces scale3d (SOFA parse attribute)"),
     ST_STRING(S, scale, "scale", NULL,
-              "Uniform scale, one number; replaces scale3d and wins over sx sy sz. As in SOFA, "
-              "a value that is not one number (\"2 2 2\") is ignored with a warning: use scale3d"),
+              "Uniform scale (SOFA parse attribute, read as ONE float): replaces scale3d and wins "
+              "over sx sy sz. SOFA's VisualModelImpl::parse reads it with getAttributeAsFloat, so "
+              "\"2\" gives scale3d 2 2 2 while \"2 2 2\" is not one number and gives 1 1 1 "
+              "(settee warns); scale3d is the per-axis Vec3"),
     ST_REAL(S, su, "su", "1", "Texture scale along u; replaces scaleTex (parse attribute)"),
     ST_REAL(S, sv, "sv", "1", "Texture scale along v; replaces scaleTex (parse attribute)"),
     ST_REAL(S, du, "du", "0", "Texture translation along u; replaces translationTex"),
     ST_REAL(S, dv, "dv", "0", "Texture translation along v; replaces translationTex"),
-    IGN_COLOR(S, color, "color", NULL,
-             "Colour of the material: \"r g b [a]\", #rrggbb[aa] or a name (parse attribute)"),
+    IGN_RGBA(S, color, "color", NULL,
+             "Colour of the material: \"r g b [a]\", [r, g, b, a], #rrggbb[aa] or a name (parse "
+             "attribute)"),
     ST_FIELD_EX(S, normals_attr, "normals", ST_T_INT, int, "1",
                 "0 sets useNormals to false (SOFA parse attribute)", ST_F_IGNORED, NULL, 0.0, 0.0),
     IGN_INT(S, castshadow, "castshadow", "1", "Cast shadows (SOFA parse attribute)"),
@@ -180,25 +187,6 @@ static const st_option_field ogl_options[] = {{"primitiveType", primitive_types}
                                               {"dfactor", blend_factors},
                                               {NULL, NULL}};
 
-static st_status copy_from_src(ogl_model *m, const char *mine, const char *theirs, st_error *err)
-{
-    if (st_component_is_set(&m->base, mine))
-        return ST_OK;
-    const st_field *fm = st_component_field(&m->base, mine);
-    const st_field *ft = st_component_field(m->src, theirs);
-    if (!fm || !ft || fm->type != ft->type)
-        return ST_OK;
-    const st_array *from = st_component_field_ptr(m->src, ft);
-    st_array *to = st_component_field_ptr(&m->base, fm);
-    unsigned w = st_type_width(fm->type);
-    size_t es = fm->type == ST_T_VEC3S ? sizeof(double) : sizeof(unsigned);
-    ST_TRY(st_array_resize(to, fm->type, from->n, err));
-    if (from->n)
-        memcpy(to->p, from->p, from->n * w * es);
-    st_component_touch(&m->base, fm);
-    return ST_OK;
-}
-
 /* The rotation matrix of SOFA's Quat::createQuaterFromEuler (ZYX order) for
  * Euler angles in degrees. */
 static void euler_matrix(const double deg[3], double R[3][3])
@@ -229,38 +217,48 @@ static void transform(st_array *p, const double s[3], const double deg[3], const
     }
 }
 
-/* SOFA's parse attributes replace the transformation fields they stand for. */
+/* SOFA's parse attributes replace the transformation fields they stand for.
+ * SOFA reads each with BaseObjectDescription::getAttributeAsFloat: strtof,
+ * so the value is rounded to float, and a text that strtof does not consume
+ * entirely gives the default (1 for scale). */
+static double as_float(double x) { return st_float_round(x); }
+
 static void apply_parse_attributes(ogl_model *m)
 {
     st_component *self = &m->base;
 #define ANY3(a, b, c)                                                                             \
     (st_component_is_set(self, a) || st_component_is_set(self, b) || st_component_is_set(self, c))
     if (ANY3("dx", "dy", "dz"))
-        m->translation[0] = m->dx, m->translation[1] = m->dy, m->translation[2] = m->dz;
+        m->translation[0] = as_float(m->dx), m->translation[1] = as_float(m->dy),
+        m->translation[2] = as_float(m->dz);
     if (ANY3("rx", "ry", "rz"))
-        m->rotation[0] = m->rx, m->rotation[1] = m->ry, m->rotation[2] = m->rz;
+        m->rotation[0] = as_float(m->rx), m->rotation[1] = as_float(m->ry),
+        m->rotation[2] = as_float(m->rz);
     if (st_component_is_set(self, "scale")) {
-        /* SOFA reads one float; text that is not exactly one number gives 1. */
+        /* One float, as SOFA's parse: "2 2 2" is not consumed whole, so SOFA
+         * records a parse error (shown only when the object cannot be
+         * created) and scales by 1, overriding scale3d. */
+        const char *text = m->scale ? m->scale : "";
         char *end = NULL;
-        double s = m->scale ? strtod(m->scale, &end) : 1;
-        while (end && (*end == ' ' || *end == '\t' || *end == '\n'))
-            end++;
-        if (!m->scale || end == m->scale || *end || !isfinite(s)) {
+        float s = strtof(text, &end);
+        if (end != text + strlen(text)) {
             st_component_warn(self,
-                              "scale '%s' is not one number: SOFA ignores it and scales by 1; "
-                              "write scale3d=\"%s\" for a per-axis scale",
-                              m->scale ? m->scale : "", m->scale ? m->scale : "");
+                              "scale '%s' is not one number: SOFA reads scale as a single float "
+                              "and, for this text, scales by 1 (ignoring scale3d); write "
+                              "scale3d=\"%s\" for a per-axis scale",
+                              text, text);
             s = 1;
         }
         m->scale3d[0] = m->scale3d[1] = m->scale3d[2] = s;
     } else if (ANY3("sx", "sy", "sz")) {
-        m->scale3d[0] = m->sx, m->scale3d[1] = m->sy, m->scale3d[2] = m->sz;
+        m->scale3d[0] = as_float(m->sx), m->scale3d[1] = as_float(m->sy),
+        m->scale3d[2] = as_float(m->sz);
     }
 #undef ANY3
     if (st_component_is_set(self, "su") || st_component_is_set(self, "sv"))
-        m->scale_tex[0] = m->su, m->scale_tex[1] = m->sv;
+        m->scale_tex[0] = as_float(m->su), m->scale_tex[1] = as_float(m->sv);
     if (st_component_is_set(self, "du") || st_component_is_set(self, "dv"))
-        m->translation_tex[0] = m->du, m->translation_tex[1] = m->dv;
+        m->translation_tex[0] = as_float(m->du), m->translation_tex[1] = as_float(m->dv);
     if (st_component_is_set(self, "isEnabled")) {
         st_component_warn(self, "isEnabled was renamed 'enable' in SOFA v23.12");
         m->enable = m->is_enabled;
@@ -365,25 +363,17 @@ static st_status prepare_normals(ogl_model *m, st_error *err)
     return ST_OK;
 }
 
-static st_status ogl_init(st_component *self, st_error *err)
+st_status ogl_model_init(st_component *self, st_error *err)
 {
     ogl_model *m = (ogl_model *)self;
-    static const char *const colours[] = {"color", NULL};
+    static const st_value_check checks[] = {{"texcoords", 2, 0, ST_CHECK_REAL},
+                                            {NULL, 0, 0, 0}};
     ST_TRY(st_options_check(self, ogl_options, err));
-    ST_TRY(st_options_check_colours(self, colours, err));
-    ST_TRY(st_options_check_groups(self, "texcoords", 2, false, err));
+    ST_TRY(st_options_check_values(self, checks, err));
     apply_parse_attributes(m);
     if (m->filename && m->filename[0])
         st_component_warn(self, "filename '%s' is not read headless (use src=\"@loader\")",
                           m->filename);
-    if (m->src) {
-        ST_TRY(st_component_update_inputs(m->src, err));
-        ST_TRY(copy_from_src(m, "position", "position", err));
-        ST_TRY(copy_from_src(m, "triangles", "triangles", err));
-        ST_TRY(copy_from_src(m, "quads", "quads", err));
-        ST_TRY(copy_from_src(m, "edges", "edges", err));
-        ST_TRY(copy_from_src(m, "normal", "normals", err));
-    }
     if (m->flip)
         flip_faces(m);
     if (m->texturename && m->texturename[0]) {
@@ -416,7 +406,7 @@ static st_status ogl_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void ogl_on_event(st_component *self, st_event ev, double dt)
+void ogl_model_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     ogl_model *m = (ogl_model *)self;
@@ -443,7 +433,22 @@ const st_class ogl_model_class = {
                    "transformed and mapped; nothing is drawn)",
     .aliases = ogl_aliases,
     .instance_size = sizeof(ogl_model),
-    .fields = ogl_fields,
-    .init = ogl_init,
-    .on_event = ogl_on_event,
+    .fields = ogl_model_fields,
+    .init = ogl_model_init,
+    .on_event = ogl_model_on_event,
+};
+
+/* SOFA's OglShaderVisualModel (Sofa.GL.Component.Shader) is an OglModel
+ * drawn with the scene's OglShader: headless the same model. The GL.Shader
+ * plugin compiles this file and registers this class. */
+const st_class ogl_shader_visual_model_class = {
+    .struct_size = sizeof(st_class),
+    .name = "OglShaderVisualModel",
+    .category = "Visual",
+    .description = "Visual model drawn with a custom shader (headless: an OglModel; the mesh is "
+                   "kept, transformed and mapped; nothing is drawn)",
+    .instance_size = sizeof(ogl_model),
+    .fields = ogl_model_fields,
+    .init = ogl_model_init,
+    .on_event = ogl_model_on_event,
 };

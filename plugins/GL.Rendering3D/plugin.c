@@ -2,18 +2,22 @@
  * transforms and maps its mesh; the other components keep their data. */
 #include <settee/settee.h>
 
-extern const st_class ogl_model_class, ogl_scene_frame_class, clip_plane_class,
-    point_splat_model_class, sliced_volumetric_model_class, data_display_class;
+#include "../shared/options.h"
 
-static const st_class *const classes[] = {
-    &ogl_model_class,         &ogl_scene_frame_class,         &clip_plane_class,
-    &point_splat_model_class, &sliced_volumetric_model_class, &data_display_class};
+extern const st_class ogl_model_class, ogl_scene_frame_class, clip_plane_class,
+    point_splat_model_class;
+extern const st_headless_class sliced_volumetric_model_class, data_display_class;
+
+static const st_class *const classes[] = {&ogl_model_class, &ogl_scene_frame_class,
+                                          &clip_plane_class, &point_splat_model_class};
+static const st_headless_class *const headless[] = {&sliced_volumetric_model_class,
+                                                    &data_display_class};
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
-    return ST_OK;
+    return st_headless_register(r, headless, sizeof headless / sizeof headless[0], err);
 }
 
 static const char *const provides[] = {"Sofa.GL.Component.Rendering3D", NULL};

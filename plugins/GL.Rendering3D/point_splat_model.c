@@ -9,7 +9,7 @@ typedef struct point_splat_model {
     bool enable;
     double radius, alpha;
     int texture_size;
-    char *color;
+    st_vec4 color;
     st_array point_data; /* one value in 0..255 per point */
 } point_splat_model;
 
@@ -19,7 +19,7 @@ static const st_field point_splat_model_fields[] = {
     IGN_REAL(S, radius, "radius", "1", "Radius of the spheres"),
     IGN_INT(S, texture_size, "textureSize", "32", "Size of the billboard texture"),
     IGN_REAL(S, alpha, "alpha", "1", "Opacity of the billboards (1 is opaque)"),
-    IGN_COLOR(S, color, "color", "1 1 1 1", "Billboard colour"),
+    IGN_RGBA(S, color, "color", "1 1 1 1", "Billboard colour"),
     IGN_UINTS(S, point_data, "pointData", NULL, "Scalar field (0..255) modulating point colours"),
     ST_FIELD_END};
 #undef S
@@ -32,8 +32,7 @@ static st_status point_splat_init(st_component *self, st_error *err)
             return st_component_error(self, "pointData", err, ST_EINVAL,
                                       "values are bytes (0..255), value %zu is %u", i,
                                       m->point_data.u[i]);
-    static const char *const colours[] = {"color", NULL};
-    return st_headless_check(self, NULL, colours, err);
+    return st_headless_init(self, err);
 }
 
 const st_class point_splat_model_class = {

@@ -1,265 +1,394 @@
-/* mesh_gmsh_loader.c - MeshGmshLoader: Gmsh MSH 2.2 ASCII files. Nodes may
- * be numbered with holes; elements of types 1 (line), 2 (triangle), 3
- * (quad), 4 (tetrahedron), 5 (hexahedron), 8/9/11 (second order: their
- * corners) are kept, points (15) skipped. As in SOFA, createSubelements
- * defaults to true for Gmsh files (faces of volumes, edges of faces).
- * Malformed files are errors naming the file's own line. */
-#include <errno.h>
+/* mesh_gmsh_loader.c - MeshGmshLoader: Gmsh MSH files, ASCII formats 1
+ * ($NOD / $ELM), 2.2 and 4.1. Nodes may be numbered with holes and in any
+ * order (tags are mapped to positions in file order). Elements of types 1
+ * (line), 2 (triangle), 3 (quad), 4 (tetrahedron), 5 (hexahedron), 8/9/11
+ * (second order: their corners, plus the edges of 9 and 11 as SOFA adds
+ * them) are kept, points (15) skipped, others skipped with a warning. As in
+ * SOFA, createSubelements defaults to true for Gmsh files. Nothing is
+ * allocated from a count the file declares; malformed files are errors
+ * naming the file's own line. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mesh_loader.h"
 
-static const st_field gmsh_fields[] = {
-    LOADER_FIELDS,
-    ST_BOOL(mesh_loader, create_subelements, "createSubelements", "true",
-            "Divide all n-D elements into their (n-1)-D boundary elements (e.g. tetrahedra to "
-            "triangles); true by default for Gmsh files"),
-    ST_FIELD_END};
+static const st_field gmsh_fields[] = {LOADER_FIELDS, LOADER_SUBELEMENTS("true"), ST_FIELD_END};
 
-static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+/* Node tag -> position index, sorted by tag once the nodes are read. */
+typedef struct tag_map {
+    struct tag_pair {
+        long long tag;
+        size_t index;
+    } *p;
+    size_t n, cap;
+} tag_map;
 
-/* Reads whitespace-separated integers from s; returns the count or -1. */
-static int parse_longs(const char *s, long *out, int max)
+typedef struct gmsh_reader {
+    mesh_loader *l;
+    text_cursor tc;
+    const char *s; /* the current line */
+    size_t len;
+    tag_map tags;
+} gmsh_reader;
+
+static st_status gerr(gmsh_reader *g, st_error *err, const char *fmt, ...) ST_PRINTF(3, 4);
+static st_status gerr(gmsh_reader *g, st_error *err, const char *fmt, ...)
 {
-    int k = 0;
-    const char *p = s;
-    while (k < max) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ' ' && *end != '\t'))
-            return -1;
-        out[k++] = v;
-        p = end;
-    }
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return *p ? -2 : k;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return loader_error_at(&g->l->base, g->tc.path, g->tc.line > 0 ? g->tc.line : 1, 0, err,
+                           ST_EPARSE, "%s", msg);
 }
 
-static bool next_content_line(line_reader *r)
+/* Next non-blank line. */
+static bool gline(gmsh_reader *g)
 {
-    while (loader_next_line(r)) {
-        const char *p = r->buf;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p)
+    while (text_next_line(&g->tc, &g->s, &g->len)) {
+        size_t i = 0;
+        while (i < g->len && (g->s[i] == ' ' || g->s[i] == '\t'))
+            i++;
+        if (i < g->len)
             return true;
     }
+    g->s = "end of file";
+    g->len = strlen(g->s);
     return false;
 }
 
-static st_status push_edge_once(mesh_loader *l, unsigned a, unsigned b, unsigned (*seen)[2],
-                                int *nseen, st_error *err)
+static bool is_kw(const gmsh_reader *g, const char *kw)
 {
-    unsigned e[2] = {a < b ? a : b, a < b ? b : a};
-    for (int i = 0; i < *nseen; i++)
-        if (seen[i][0] == e[0] && seen[i][1] == e[1])
-            return ST_OK;
-    seen[*nseen][0] = e[0];
-    seen[*nseen][1] = e[1];
-    (*nseen)++;
-    return loader_push(l, &l->edges, ST_T_EDGES, e, false, err);
+    size_t k = strlen(kw);
+    return g->len >= k && !strncmp(g->s, kw, k);
 }
 
-static st_status gmsh_parse(mesh_loader *l, line_reader *r, size_t **pmap_out, size_t *npmap,
-                            st_error *err)
+/* Splits the current line into numbers; returns the count, or -1 on a
+ * token that is not a number (integers when reals is NULL). */
+static int gsplit(const gmsh_reader *g, long long *ints, double *reals, int max)
 {
-    if (!next_content_line(r) || !starts(r->buf, "$MeshFormat"))
-        return loader_file_error(l, r, err, ST_EPARSE,
-                                 "not a Gmsh file: the first line must be $MeshFormat");
-    if (!next_content_line(r))
-        return loader_file_error(l, r, err, ST_EPARSE, "missing the version line after $MeshFormat");
-    char *end;
-    double version = strtod(r->buf, &end);
-    if (end == r->buf || version < 2.0 || version >= 3.0)
-        return loader_file_error(l, r, err, ST_EPARSE,
-                                 "unsupported MSH version '%s': MeshGmshLoader reads format 2.2 "
-                                 "(gmsh -format msh22)",
-                                 r->buf);
-    long ft = strtol(end, &end, 10);
-    if (ft != 0)
-        return loader_file_error(l, r, err, ST_EPARSE,
-                                 "binary MSH files are not supported (file-type %ld): save as "
-                                 "ASCII",
-                                 ft);
-    if (!next_content_line(r) || !starts(r->buf, "$EndMeshFormat"))
-        return loader_file_error(l, r, err, ST_EPARSE,
-                                 "No $EndMeshFormat flag found at the end of the header");
-    while (next_content_line(r) && !starts(r->buf, "$Nodes"))
-        ;
-    if (!r->buf || !starts(r->buf, "$Nodes"))
-        return loader_file_error(l, r, err, ST_EPARSE,
-                                 "End of file reached without finding the $Nodes section");
-    long cnt;
-    if (!next_content_line(r) || parse_longs(r->buf, &cnt, 1) != 1 || cnt < 0)
-        return loader_file_error(l, r, err, ST_EPARSE, "expected the number of nodes");
-    ST_TRY(st_array_resize(&l->position, ST_T_VEC3S, (size_t)cnt, err));
-    size_t *pmap = NULL, pn = 0;
-    st_status s = ST_OK;
-    for (long i = 0; i < cnt && s == ST_OK; i++) {
-        if (!next_content_line(r)) {
-            s = loader_file_error(l, r, err, ST_EPARSE,
-                                  "end of file after %ld of %ld nodes", i, cnt);
+    int k = 0;
+    size_t i = 0;
+    while (i < g->len) {
+        while (i < g->len && (g->s[i] == ' ' || g->s[i] == '\t'))
+            i++;
+        if (i >= g->len)
             break;
-        }
-        char *p = r->buf;
-        errno = 0;
-        long id = strtol(p, &end, 10);
-        double v[3];
-        int ok = end != p && id >= 0;
-        for (int a = 0; a < 3 && ok; a++) {
-            p = end;
-            v[a] = strtod(p, &end);
-            ok = end != p;
-        }
-        if (!ok) {
-            s = loader_file_error(l, r, err, ST_EPARSE,
-                                  "a node line needs 'id x y z' (integer id, 3 reals)");
-            break;
-        }
-        memcpy(l->position.r + 3 * i, v, sizeof v);
-        if ((size_t)id >= pn) {
-            size_t nn = (size_t)id + 1 > 2 * pn ? (size_t)id + 1 : 2 * pn;
-            size_t *q = st_realloc(pmap, nn * sizeof *q);
-            if (!q) {
-                s = st_error_set(err, ST_ENOMEM, "out of memory");
-                break;
-            }
-            for (size_t k = pn; k < nn; k++)
-                q[k] = (size_t)-1;
-            pmap = q;
-            pn = nn;
-        }
-        pmap[id] = (size_t)i;
+        size_t b = i;
+        while (i < g->len && g->s[i] != ' ' && g->s[i] != '\t')
+            i++;
+        if (k >= max)
+            return max + 1;
+        bool ok = reals ? parse_real(g->s + b, i - b, &reals[k])
+                        : parse_long(g->s + b, i - b, &ints[k]);
+        if (!ok)
+            return -1;
+        k++;
     }
-    *pmap_out = pmap;
-    *npmap = pn;
-    if (s != ST_OK)
-        return s;
-    if (!next_content_line(r) || !starts(r->buf, "$EndNodes"))
-        return loader_file_error(l, r, err, ST_EPARSE, "'$EndNodes' expected, found '%s'",
-                                 r->buf ? r->buf : "end of file");
-    if (!next_content_line(r) || !starts(r->buf, "$Elements"))
-        return loader_file_error(l, r, err, ST_EPARSE, "'$Elements' expected, found '%s'",
-                                 r->buf ? r->buf : "end of file");
-    if (!next_content_line(r) || parse_longs(r->buf, &cnt, 1) != 1 || cnt < 0)
-        return loader_file_error(l, r, err, ST_EPARSE, "expected the number of elements");
-    for (long i = 0; i < cnt; i++) {
-        if (!next_content_line(r))
-            return loader_file_error(l, r, err, ST_EPARSE,
-                                     "end of file after %ld of %ld elements", i, cnt);
-        long v[64];
-        int k = parse_longs(r->buf, v, 64);
+    return k;
+}
+
+static st_status add_node(gmsh_reader *g, long long tag, const double x[3], st_error *err)
+{
+    if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]))
+        return gerr(g, err, "node %lld has a coordinate that is not a finite number", tag);
+    tag_map *m = &g->tags;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        void *q = st_realloc(m->p, cap * sizeof *m->p);
+        if (!q)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        m->p = q;
+        m->cap = cap;
+    }
+    m->p[m->n].tag = tag;
+    m->p[m->n].index = g->l->position.n;
+    m->n++;
+    return loader_push_point(&g->l->position, x, err);
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const struct tag_pair *x = a, *y = b;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index; /* stable: the last one wins */
+}
+
+static bool node_of(const gmsh_reader *g, long long tag, unsigned *out)
+{
+    size_t lo = 0, hi = g->tags.n;
+    while (lo < hi) { /* the last pair with this tag (SOFA: pmap[tag] = i, last wins) */
+        size_t mid = (lo + hi) / 2;
+        if (g->tags.p[mid].tag <= tag)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || g->tags.p[lo - 1].tag != tag)
+        return false;
+    *out = (unsigned)g->tags.p[lo - 1].index;
+    return true;
+}
+
+static int nodes_of_type(long long type)
+{
+    switch (type) {
+    case 15: return 1;
+    case 1: return 2;
+    case 2: return 3;
+    case 3: return 4;
+    case 4: return 4;
+    case 5: return 8;
+    case 6: return 6;
+    case 7: return 5;
+    case 8: return 3;
+    case 9: return 6;
+    case 11: return 10;
+    default: return 0;
+    }
+}
+
+/* Adds the element of the given type whose node tags are tags[0..nn). */
+static st_status add_element(gmsh_reader *g, long long type, const long long *tags,
+                             st_error *err)
+{
+    mesh_loader *l = g->l;
+    unsigned v[10];
+    int nn = nodes_of_type(type);
+    for (int j = 0; j < nn; j++)
+        if (!node_of(g, tags[j], &v[j]))
+            return gerr(g, err, "element uses node %lld, which the $Nodes section does not define",
+                        tags[j]);
+    static const unsigned tri_edges[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+    static const unsigned tet_edges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {2, 3}, {1, 3}};
+    const unsigned(*ho)[2] = NULL;
+    int nho = 0;
+    switch (type) {
+    case 1:
+    case 8: ST_TRY(loader_push(l, &l->edges, ST_T_EDGES, v, false, err)); break;
+    case 2: ST_TRY(loader_push(l, &l->triangles, ST_T_TRIANGLES, v, true, err)); break;
+    case 9:
+        ST_TRY(loader_push(l, &l->triangles, ST_T_TRIANGLES, v, true, err));
+        ho = tri_edges;
+        nho = 3;
+        break;
+    case 3: ST_TRY(loader_push(l, &l->quads, ST_T_QUADS, v, true, err)); break;
+    case 4: ST_TRY(loader_push(l, &l->tetrahedra, ST_T_TETRAS, v, false, err)); break;
+    case 11:
+        ST_TRY(loader_push(l, &l->tetrahedra, ST_T_TETRAS, v, false, err));
+        ho = tet_edges;
+        nho = 6;
+        break;
+    case 5: ST_TRY(loader_push(l, &l->hexahedra, ST_T_HEXAS, v, false, err)); break;
+    default: break; /* points; prisms and pyramids (SOFA keeps none) */
+    }
+    /* The corner edges of a second-order element, each once per element. */
+    unsigned seen[6][2];
+    int nseen = 0;
+    for (int j = 0; j < nho; j++) {
+        unsigned a = v[ho[j][0]], b = v[ho[j][1]];
+        unsigned e[2] = {a < b ? a : b, a < b ? b : a};
+        bool dup = false;
+        for (int k = 0; k < nseen; k++)
+            dup |= seen[k][0] == e[0] && seen[k][1] == e[1];
+        if (dup)
+            continue;
+        memcpy(seen[nseen++], e, sizeof e);
+        ST_TRY(loader_push(l, &l->edges, ST_T_EDGES, e, false, err));
+    }
+    return ST_OK;
+}
+
+static void warn_type(gmsh_reader *g, long long type)
+{
+    st_component_warn(&g->l->base,
+                      "%s:%d: element of type %lld skipped (types 1, 2, 3, 4, 5, 8, 9, 11 and "
+                      "15 are read)",
+                      g->tc.path, g->tc.line, type);
+}
+
+static st_status read_count(gmsh_reader *g, const char *what, long long *n, st_error *err)
+{
+    if (!gline(g) || gsplit(g, n, NULL, 1) != 1 || *n < 0)
+        return gerr(g, err, "expected the number of %s, found '%.*s'", what, (int)g->len, g->s);
+    return ST_OK;
+}
+
+/* Formats 1 and 2.2: "$Nodes" (or "$NOD") was just read. */
+static st_status read_v2(gmsh_reader *g, int version, st_error *err)
+{
+    long long cnt;
+    ST_TRY(read_count(g, "nodes", &cnt, err));
+    for (long long i = 0; i < cnt; i++) {
+        if (!gline(g))
+            return gerr(g, err, "end of file after %lld of %lld nodes", i, cnt);
+        double v[4];
+        long long id;
+        if (gsplit(g, NULL, v, 4) != 4 || !parse_long(g->s + strspn(g->s, " \t"),
+                                                      strcspn(g->s + strspn(g->s, " \t"), " \t"),
+                                                      &id) ||
+            id < 0)
+            return gerr(g, err, "a node line needs 'id x y z' (integer id, 3 reals)");
+        ST_TRY(add_node(g, id, v + 1, err));
+    }
+    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (!gline(g) || !(is_kw(g, "$EndNodes") || is_kw(g, "$ENDNOD")))
+        return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
+    if (!gline(g) || !(is_kw(g, "$Elements") || is_kw(g, "$ELM")))
+        return gerr(g, err, "'$Elements' expected, found '%.*s'", (int)g->len, g->s);
+    ST_TRY(read_count(g, "elements", &cnt, err));
+    for (long long i = 0; i < cnt; i++) {
+        if (!gline(g))
+            return gerr(g, err, "end of file after %lld of %lld elements", i, cnt);
+        long long v[64];
+        int k = gsplit(g, v, NULL, 64);
         if (k < 3)
-            return loader_file_error(l, r, err, ST_EPARSE,
-                                     "an element line needs 'id type ntags tags... nodes...'");
-        long type = v[1], ntags = v[2];
-        int nn;
-        switch (type) {
-        case 15: nn = 1; break;
-        case 1: nn = 2; break;
-        case 2: nn = 3; break;
-        case 3: nn = 4; break;
-        case 4: nn = 4; break;
-        case 5: nn = 8; break;
-        case 8: nn = 3; break;
-        case 9: nn = 6; break;
-        case 11: nn = 10; break;
-        default:
-            st_component_warn(&l->base, "%s:%d: element of type %ld skipped (types 1, 2, 3, 4, 5, "
-                                        "8, 9, 11 and 15 are read)",
-                              r->path, r->line, type);
+            return gerr(g, err, "an element line needs 'id type ntags tags... nodes...'");
+        long long type = v[1];
+        long long first = version == 1 ? 5 : 3 + v[2]; /* v1: id type phys elem nnodes */
+        int nn = nodes_of_type(type);
+        if (nn == 0) {
+            warn_type(g, type);
             continue;
         }
-        if (ntags < 0 || k != 3 + ntags + nn)
-            return loader_file_error(l, r, err, ST_EPARSE,
-                                     "element of type %ld needs %d node numbers after %ld tags, "
-                                     "found %d values",
-                                     type, nn, ntags, k - 3 - (int)(ntags > 0 ? ntags : 0));
-        unsigned nodes[10];
-        for (int j = 0; j < nn; j++) {
-            long id = v[3 + ntags + j];
-            if (id < 0 || (size_t)id >= pn || pmap[id] == (size_t)-1)
-                return loader_file_error(l, r, err, ST_EPARSE,
-                                         "element uses node %ld, which the $Nodes section does "
-                                         "not define",
-                                         id);
-            nodes[j] = (unsigned)pmap[id];
-        }
-        unsigned seen[6][2];
-        int nseen = 0;
-        switch (type) {
-        case 1:
-        case 8:
-            ST_TRY(loader_push(l, &l->edges, ST_T_EDGES, nodes, false, err));
-            break;
-        case 2:
-            ST_TRY(loader_push(l, &l->triangles, ST_T_TRIANGLES, nodes, true, err));
-            break;
-        case 9: {
-            static const unsigned te[3][2] = {{0, 1}, {1, 2}, {2, 0}};
-            ST_TRY(loader_push(l, &l->triangles, ST_T_TRIANGLES, nodes, true, err));
-            for (int j = 0; j < 3; j++)
-                ST_TRY(push_edge_once(l, nodes[te[j][0]], nodes[te[j][1]], seen, &nseen, err));
-            break;
-        }
-        case 3:
-            ST_TRY(loader_push(l, &l->quads, ST_T_QUADS, nodes, true, err));
-            break;
-        case 4:
-            ST_TRY(loader_push(l, &l->tetrahedra, ST_T_TETRAS, nodes, false, err));
-            break;
-        case 11: {
-            static const unsigned te[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {2, 3}, {1, 3}};
-            ST_TRY(loader_push(l, &l->tetrahedra, ST_T_TETRAS, nodes, false, err));
-            for (int j = 0; j < 6; j++)
-                ST_TRY(push_edge_once(l, nodes[te[j][0]], nodes[te[j][1]], seen, &nseen, err));
-            break;
-        }
-        case 5:
-            ST_TRY(loader_push(l, &l->hexahedra, ST_T_HEXAS, nodes, false, err));
-            break;
-        default:
-            break;
-        }
+        if (v[2] < 0 || first + nn != k || (version == 1 && (k < 5 || v[4] != nn)))
+            return gerr(g, err,
+                        "element of type %lld needs %d node numbers after %lld tags, found %lld "
+                        "values",
+                        type, nn, version == 1 ? 3 : v[2],
+                        (long long)k - (first < k ? first : k));
+        ST_TRY(add_element(g, type, v + first, err));
     }
-    if (!next_content_line(r) || !starts(r->buf, "$EndElements"))
-        return loader_file_error(l, r, err, ST_EPARSE, "'$EndElements' expected, found '%s'",
-                                 r->buf ? r->buf : "end of file");
+    if (!gline(g) || !(is_kw(g, "$EndElements") || is_kw(g, "$ENDELM")))
+        return gerr(g, err, "'$EndElements' expected, found '%.*s'", (int)g->len, g->s);
     return ST_OK;
+}
+
+/* Format 4.1: "$Nodes" was just read. */
+static st_status read_v4(gmsh_reader *g, st_error *err)
+{
+    long long h[4];
+    if (!gline(g) || gsplit(g, h, NULL, 4) != 4 || h[0] < 0 || h[1] < 0)
+        return gerr(g, err, "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag'");
+    long long total = 0;
+    for (long long b = 0; b < h[0]; b++) {
+        long long e[4];
+        if (!gline(g) || gsplit(g, e, NULL, 4) != 4 || e[3] < 0)
+            return gerr(g, err, "expected a node block 'entityDim entityTag parametric "
+                                "numNodesInBlock'");
+        /* The block's tags, then as many coordinate lines: tags are read
+         * from the first part while the cursor walks the second. */
+        text_cursor tags_at = g->tc;
+        for (long long i = 0; i < e[3]; i++)
+            if (!gline(g))
+                return gerr(g, err, "end of file in a node block (%lld of %lld tags)", i, e[3]);
+        for (long long i = 0; i < e[3]; i++) {
+            const char *ts;
+            size_t tl;
+            long long tag;
+            if (!text_next_token(&tags_at, &ts, &tl) || !parse_long(ts, tl, &tag) || tag < 1)
+                return loader_error_at(&g->l->base, tags_at.path, tags_at.line, 0, err,
+                                       ST_EPARSE, "expected a node tag (an integer >= 1)");
+            if (!gline(g))
+                return gerr(g, err, "end of file in a node block (%lld of %lld coordinates)",
+                            i, e[3]);
+            double x[6];
+            int k = gsplit(g, NULL, x, 6);
+            if (k < 3)
+                return gerr(g, err, "a node line needs 'x y z' (3 reals)");
+            ST_TRY(add_node(g, tag, x, err));
+        }
+        total += e[3];
+    }
+    if (total != h[1])
+        return gerr(g, err, "the $Nodes header declares %lld nodes, the blocks hold %lld", h[1],
+                    total);
+    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (!gline(g) || !is_kw(g, "$EndNodes"))
+        return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
+    if (!gline(g) || !is_kw(g, "$Elements"))
+        return gerr(g, err, "'$Elements' expected, found '%.*s'", (int)g->len, g->s);
+    if (!gline(g) || gsplit(g, h, NULL, 4) != 4 || h[0] < 0 || h[1] < 0)
+        return gerr(g, err, "expected 'numEntityBlocks numElements minElementTag "
+                            "maxElementTag'");
+    total = 0;
+    for (long long b = 0; b < h[0]; b++) {
+        long long e[4];
+        if (!gline(g) || gsplit(g, e, NULL, 4) != 4 || e[3] < 0)
+            return gerr(g, err, "expected an element block 'entityDim entityTag elementType "
+                                "numElementsInBlock'");
+        int nn = nodes_of_type(e[2]);
+        if (nn == 0)
+            warn_type(g, e[2]);
+        for (long long i = 0; i < e[3]; i++) {
+            if (!gline(g))
+                return gerr(g, err, "end of file in an element block (%lld of %lld elements)",
+                            i, e[3]);
+            if (nn == 0)
+                continue;
+            long long v[11];
+            int k = gsplit(g, v, NULL, 11);
+            if (k != nn + 1)
+                return gerr(g, err, "element of type %lld needs 'tag' and %d node tags, found %d "
+                                    "values",
+                            e[2], nn, k < 0 ? 0 : k);
+            ST_TRY(add_element(g, e[2], v + 1, err));
+        }
+        total += e[3];
+    }
+    if (total != h[1])
+        return gerr(g, err, "the $Elements header declares %lld elements, the blocks hold %lld",
+                    h[1], total);
+    if (!gline(g) || !is_kw(g, "$EndElements"))
+        return gerr(g, err, "'$EndElements' expected, found '%.*s'", (int)g->len, g->s);
+    return ST_OK;
+}
+
+static st_status gmsh_parse(gmsh_reader *g, st_error *err)
+{
+    if (!gline(g))
+        return gerr(g, err, "empty file: not a Gmsh file");
+    if (memchr(g->s, 0, g->len) || !(is_kw(g, "$MeshFormat") || is_kw(g, "$NOD")))
+        return gerr(g, err, "not a Gmsh file: the first line must be $MeshFormat (or $NOD)");
+    if (is_kw(g, "$NOD"))
+        return read_v2(g, 1, err);
+    if (!gline(g))
+        return gerr(g, err, "missing the version line after $MeshFormat");
+    double h[3];
+    int k = gsplit(g, NULL, h, 3);
+    if (k < 2 || (!(h[0] >= 2.0 && h[0] < 3.0) && h[0] != 4.1))
+        return gerr(g, err,
+                    "unsupported MSH version '%.*s': MeshGmshLoader reads formats 2.2 and 4.1",
+                    (int)g->len, g->s);
+    if (h[1] != 0)
+        return gerr(g, err, "binary MSH files are not supported (file-type %g): save as ASCII",
+                    h[1]);
+    int version = h[0] >= 4 ? 4 : 2;
+    if (!gline(g) || !is_kw(g, "$EndMeshFormat"))
+        return gerr(g, err, "No $EndMeshFormat flag found at the end of the header");
+    /* Sections before $Nodes ($PhysicalNames, $Entities, ...) are skipped. */
+    while (gline(g) && !is_kw(g, "$Nodes"))
+        ;
+    if (!is_kw(g, "$Nodes"))
+        return gerr(g, err, "End of file reached without finding the $Nodes section");
+    return version == 4 ? read_v4(g, err) : read_v2(g, 2, err);
+}
+
+static st_status gmsh_read(mesh_loader *l, const mesh_file *f, st_error *err)
+{
+    gmsh_reader g = {.l = l};
+    text_cursor_init(&g.tc, f);
+    st_status s = gmsh_parse(&g, err);
+    st_free(g.tags.p);
+    return s;
 }
 
 static st_status gmsh_init(st_component *self, st_error *err)
 {
-    mesh_loader *l = (mesh_loader *)self;
-    if (l->only_attached_points)
-        return st_component_error(self, "onlyAttachedPoints", err, ST_EINVAL,
-                                  "onlyAttachedPoints is not supported; set it to false");
-    line_reader r;
-    ST_TRY(loader_open(l, &r, err));
-    loader_clear(l);
-    size_t *pmap = NULL, pn = 0;
-    st_status s = gmsh_parse(l, &r, &pmap, &pn, err);
-    st_free(pmap);
-    loader_close(&r);
-    if (s != ST_OK) {
-        loader_clear(l);
-        return s;
-    }
-    return loader_finish(l, err);
-}
-
-static void gmsh_cleanup(st_component *self)
-{
-    mesh_loader *l = (mesh_loader *)self;
-    st_free(l->path);
-    l->path = NULL;
+    return loader_load((mesh_loader *)self, gmsh_read, err);
 }
 
 const st_class mesh_gmsh_loader_class = {
@@ -271,5 +400,5 @@ const st_class mesh_gmsh_loader_class = {
     .fields = gmsh_fields,
     .init = gmsh_init,
     .reinit = gmsh_init,
-    .cleanup = gmsh_cleanup,
+    .cleanup = loader_cleanup,
 };

@@ -2,9 +2,14 @@
  * to the scene, line reading, errors at the file's own line, and SOFA's
  * MeshLoader steps after reading (transformation T R S, sub-elements,
  * normals). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mesh_loader.h"
 
@@ -12,99 +17,138 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static char *join_path(const char *dir_of, const char *name)
+st_status mesh_file_read(st_component *c, const char *filename, mesh_file *f, st_error *err)
 {
-    if (name[0] == '/' || !dir_of || !dir_of[0])
-        return st_strdup(name);
-    const char *slash = strrchr(dir_of, '/');
-    if (!slash)
-        return st_strdup(name);
-    size_t dl = (size_t)(slash - dir_of);
-    size_t nl = strlen(name);
-    char *p = st_malloc(dl + 1 + nl + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, dir_of, dl);
-    p[dl] = '/';
-    memcpy(p + dl + 1, name, nl + 1);
-    return p;
-}
-
-st_status loader_open(mesh_loader *l, line_reader *r, st_error *err)
-{
-    memset(r, 0, sizeof *r);
-    if (!l->filename || !l->filename[0])
-        return st_component_error(&l->base, "filename", err, ST_EINVAL,
-                                  "no filename given: set filename to the mesh file (relative to "
-                                  "the scene file's directory)");
-    st_free(l->path);
-    const char *scene = st_node_scene_file(l->base.node);
-    l->path = join_path(scene, l->filename);
-    if (!l->path)
-        return st_error_set(err, ST_ENOMEM, "out of memory");
-    r->f = fopen(l->path, "r");
-    if (!r->f)
-        return st_component_error(&l->base, "filename", err, ST_ENOTFOUND,
-                                  "cannot open mesh file '%s' (looked for '%s'%s)", l->filename,
-                                  l->path,
-                                  l->filename[0] == '/' ? ""
-                                                        : ", relative to the scene file's "
-                                                          "directory");
-    r->path = l->path;
+    memset(f, 0, sizeof *f);
+    if (!filename || !filename[0])
+        return st_component_error(c, "filename", err, ST_EINVAL,
+                                  "no filename given: set filename to the mesh file");
+    ST_TRY(st_component_find_file(c, "filename", filename, f->path, sizeof f->path, err));
+    FILE *in = fopen(f->path, "rb");
+    if (!in)
+        return st_component_error(c, "filename", err, ST_EIO, "cannot open '%s': %s", f->path,
+                                  strerror(errno));
+    struct stat st;
+    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(in);
+        return st_component_error(c, "filename", err, ST_EINVAL,
+                                  "'%s' is not a regular file", f->path);
+    }
+    size_t size = (size_t)st.st_size;
+    f->data = st_malloc(size + 1);
+    if (!f->data) {
+        fclose(in);
+        return st_error_set(err, ST_ENOMEM, "out of memory reading '%s' (%zu bytes)", f->path,
+                            size);
+    }
+    size_t got = size ? fread(f->data, 1, size, in) : 0;
+    fclose(in);
+    if (got != size) {
+        mesh_file_free(f);
+        return st_component_error(c, "filename", err, ST_EIO, "cannot read '%s'", f->path);
+    }
+    f->data[size] = 0;
+    f->size = size;
     return ST_OK;
 }
 
-bool loader_next_line(line_reader *r)
+void mesh_file_free(mesh_file *f)
 {
-    size_t len = 0;
-    int c;
-    bool any = false;
-    while ((c = fgetc(r->f)) != EOF) {
-        any = true;
-        if (c == '\n')
-            break;
-        if (len + 2 > r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *b = st_realloc(r->buf, cap);
-            if (!b)
-                return false;
-            r->buf = b;
-            r->cap = cap;
-        }
-        r->buf[len++] = (char)c;
-    }
-    if (!any)
+    st_free(f->data);
+    f->data = NULL;
+    f->size = 0;
+}
+
+void text_cursor_init(text_cursor *c, const mesh_file *f)
+{
+    c->path = f->path;
+    c->begin = c->p = f->data;
+    c->end = f->data + f->size;
+    c->line = 0;
+    c->pline = 1;
+}
+
+bool text_next_line(text_cursor *c, const char **s, size_t *len)
+{
+    if (c->p >= c->end)
         return false;
-    if (!r->buf) {
-        r->buf = st_malloc(1);
-        if (!r->buf)
-            return false;
-        r->cap = 1;
+    const char *b = c->p, *e = memchr(b, '\n', (size_t)(c->end - b));
+    if (!e)
+        e = c->end;
+    c->line = c->pline;
+    if (e < c->end) {
+        c->p = e + 1;
+        c->pline++;
+    } else {
+        c->p = e;
     }
-    if (len && r->buf[len - 1] == '\r')
-        len--;
-    r->buf[len] = 0;
-    r->line++;
+    while (e > b && e[-1] == '\r') /* "\r\n" and "\r\r\n" (SOFA's share/mesh has both) */
+        e--;
+    *s = b;
+    *len = (size_t)(e - b);
     return true;
 }
 
-void loader_close(line_reader *r)
+static bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; }
+
+bool text_next_token(text_cursor *c, const char **s, size_t *len)
 {
-    if (r->f)
-        fclose(r->f);
-    st_free(r->buf);
-    memset(r, 0, sizeof *r);
+    const char *p = c->p;
+    while (p < c->end && is_space(*p)) {
+        if (*p == '\n')
+            c->pline++;
+        p++;
+    }
+    c->p = p;
+    if (p >= c->end)
+        return false;
+    const char *b = p;
+    while (p < c->end && !is_space(*p))
+        p++;
+    c->line = c->pline;
+    *s = b;
+    *len = (size_t)(p - b);
+    c->p = p;
+    return true;
 }
 
-st_status loader_file_error(mesh_loader *l, const line_reader *r, st_error *err, st_status code,
-                            const char *fmt, ...)
+bool parse_real(const char *s, size_t len, double *out)
+{
+    char buf[80];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    *out = strtod(buf, &end);
+    return end == buf + len && errno != ERANGE;
+}
+
+bool parse_long(const char *s, size_t len, long long *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    *out = strtoll(buf, &end, 10);
+    return end == buf + len && errno != ERANGE;
+}
+
+st_status loader_error_at(const st_component *c, const char *path, int line, size_t offset,
+                          st_error *err, st_status code, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return st_component_error(&l->base, "filename", err, code, "%s:%d: %s", r->path, r->line, msg);
+    if (line > 0)
+        return st_component_error(c, "filename", err, code, "%s:%d: %s", path, line, msg);
+    return st_component_error(c, "filename", err, code, "%s: byte %zu: %s", path, offset, msg);
 }
 
 void loader_clear(mesh_loader *l)
@@ -164,6 +208,91 @@ static void euler_matrix(const double deg[3], double R[3][3])
     R[2][0] = 2 * (z * x - y * w);
     R[2][1] = 2 * (y * z + x * w);
     R[2][2] = 1 - 2 * (y * y + x * x);
+}
+
+void loader_trs_matrix(const double t[3], const double r_deg[3], const double s[3],
+                       double M[3][4])
+{
+    double R[3][3];
+    euler_matrix(r_deg, R);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            M[i][j] = R[i][j] * s[j];
+        M[i][3] = t[i];
+    }
+}
+
+st_status loader_check(mesh_loader *l, st_error *err)
+{
+    if (l->transformation.n != 16)
+        return st_component_error(&l->base, "transformation", err, ST_EINVAL,
+                                  "transformation needs 16 values (a 4x4 matrix, row by row), "
+                                  "got %zu",
+                                  l->transformation.n);
+    return ST_OK;
+}
+
+st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err)
+{
+    ST_TRY(loader_check(l, err));
+    mesh_file f;
+    ST_TRY(mesh_file_read(&l->base, l->filename, &f, err));
+    loader_clear(l);
+    st_status s = parse(l, &f, err);
+    mesh_file_free(&f);
+    if (s == ST_OK)
+        s = loader_finish(l, err);
+    if (s != ST_OK)
+        loader_clear(l);
+    return s;
+}
+
+st_status loader_push_point(st_array *a, const double p[3], st_error *err)
+{
+    size_t n = a->n;
+    ST_TRY(st_array_resize(a, ST_T_VEC3S, n == a->cap ? (n ? 2 * n : 64) : n + 1, err));
+    a->n = n + 1;
+    memcpy(a->r + 3 * n, p, 3 * sizeof(double));
+    return ST_OK;
+}
+
+void loader_cleanup(st_component *self)
+{
+    mesh_loader *l = (mesh_loader *)self;
+    st_free(l->path);
+    l->path = NULL;
+}
+
+/* SOFA's updatePoints with onlyAttachedPoints: drops the positions no
+ * element uses and renumbers the elements. */
+static st_status keep_attached_points(mesh_loader *l, st_error *err)
+{
+    size_t np = l->position.n;
+    st_array *lists[] = {&l->edges, &l->triangles, &l->quads, &l->tetrahedra, &l->hexahedra};
+    static const unsigned widths[] = {2, 3, 4, 4, 8};
+    unsigned *old2new = st_malloc((np ? np : 1) * sizeof *old2new);
+    if (!old2new)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < np; i++)
+        old2new[i] = UINT_MAX;
+    for (size_t k = 0; k < 5; k++)
+        for (size_t i = 0; i < lists[k]->n * widths[k]; i++)
+            if (lists[k]->u[i] < np)
+                old2new[lists[k]->u[i]] = 0;
+    unsigned p = 0;
+    for (size_t i = 0; i < np; i++)
+        if (old2new[i] == 0) {
+            old2new[i] = p;
+            memmove(l->position.r + 3 * p, l->position.r + 3 * i, 3 * sizeof(double));
+            p++;
+        }
+    l->position.n = p;
+    for (size_t k = 0; k < 5; k++)
+        for (size_t i = 0; i < lists[k]->n * widths[k]; i++)
+            if (lists[k]->u[i] < np)
+                lists[k]->u[i] = old2new[lists[k]->u[i]];
+    st_free(old2new);
+    return ST_OK;
 }
 
 static void sort_key(unsigned *v, unsigned n)
@@ -261,25 +390,34 @@ static void cross_sub(const double *o, const double *a, const double *b, double 
 
 st_status loader_finish(mesh_loader *l, st_error *err)
 {
-    /* Transformation T R S (scale, then rotation, then translation). */
-    double s[3];
+    /* Transformation: the matrix when it is not the identity, else T R S. */
+    double s[3], M[3][4];
     for (int a = 0; a < 3; a++)
         s[a] = l->scale3d[a] * l->scale;
-    bool identity = s[0] == 1 && s[1] == 1 && s[2] == 1 && l->rotation[0] == 0 &&
-                    l->rotation[1] == 0 && l->rotation[2] == 0 && l->translation[0] == 0 &&
-                    l->translation[1] == 0 && l->translation[2] == 0;
-    if (!identity) {
-        double R[3][3], M[3][3];
-        euler_matrix(l->rotation, R);
+    loader_trs_matrix(l->translation, l->rotation, s, M);
+    const double *X = l->transformation.r;
+    bool given = false;
+    for (int i = 0; i < 16; i++)
+        given |= X[i] != (i % 5 == 0 ? 1.0 : 0.0);
+    if (given) {
+        if (X[12] != 0 || X[13] != 0 || X[14] != 0 || X[15] != 1)
+            st_component_warn(&l->base, "transformation ignored: its last row is not 0 0 0 1 "
+                                        "(not an affine transformation)");
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                M[i][j] = R[i][j] * s[j];
-        for (size_t k = 0; k < l->position.n; k++) {
-            double *p = l->position.r + 3 * k, q[3];
-            for (int i = 0; i < 3; i++)
-                q[i] = M[i][0] * p[0] + M[i][1] * p[1] + M[i][2] * p[2] + l->translation[i];
-            memcpy(p, q, sizeof q);
-        }
+            for (int j = 0; j < 4; j++)
+                M[i][j] = X[12] != 0 || X[13] != 0 || X[14] != 0 || X[15] != 1
+                              ? (i == j ? 1.0 : 0.0)
+                              : X[4 * i + j];
+    }
+    bool identity = true;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            identity &= M[i][j] == (i == j ? 1.0 : 0.0);
+    for (size_t k = 0; !identity && k < l->position.n; k++) {
+        double *p = l->position.r + 3 * k, q[3];
+        for (int i = 0; i < 3; i++)
+            q[i] = M[i][0] * p[0] + M[i][1] * p[1] + M[i][2] * p[2] + M[i][3];
+        memcpy(p, q, sizeof q);
     }
     /* Elements. */
     if (l->triangulate) {
@@ -302,10 +440,17 @@ st_status loader_finish(mesh_loader *l, st_error *err)
         if (l->triangles.n)
             ST_TRY(add_missing(l, &l->triangles, 3, &l->edges, ST_T_EDGES, NULL, 3, 2, err));
     }
-    /* Normals from the geometry. */
+    if (l->only_attached_points)
+        ST_TRY(keep_attached_points(l, err));
+    /* Normals from the geometry, unless the file gave one per position. As
+     * SOFA, a list of another size is resized (keeping its first entries)
+     * and the geometric normals are added to it. */
     size_t np = l->position.n;
+    if (l->normals.n == np) {
+        loader_touch_outputs(l);
+        return ST_OK;
+    }
     ST_TRY(st_array_resize(&l->normals, ST_T_VEC3S, np, err));
-    memset(l->normals.r, 0, 3 * np * sizeof(double));
     const double *P = l->position.r;
     for (size_t i = 0; i < l->triangles.n; i++) {
         const unsigned *t = l->triangles.u + 3 * i;

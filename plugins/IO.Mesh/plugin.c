@@ -1,16 +1,23 @@
-/* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh 2.2 ASCII). */
+/* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh, VTK, STL) and
+ * SOFA's sphere files. */
 #include <settee/settee.h>
 
-extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class;
+extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class, mesh_vtk_loader_class,
+    mesh_stl_loader_class, sphere_loader_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &mesh_obj_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_gmsh_loader_class, err));
+    ST_TRY(st_registry_add(r, &mesh_vtk_loader_class, err));
+    ST_TRY(st_registry_add(r, &mesh_stl_loader_class, err));
+    ST_TRY(st_registry_add(r, &sphere_loader_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.IO.Mesh", NULL};
 
-ST_PLUGIN_DEFINE("IO.Mesh", "0.1.0", "Mesh loaders: MeshOBJLoader, MeshGmshLoader",
+ST_PLUGIN_DEFINE("IO.Mesh", "0.2.0",
+                 "Mesh loaders: MeshOBJLoader, MeshGmshLoader, MeshVTKLoader, MeshSTLLoader, "
+                 "SphereLoader",
                  "LGPL-2.1-or-later", provides, register_classes)

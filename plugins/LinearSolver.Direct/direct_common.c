@@ -10,6 +10,7 @@
  * their workspace (cholmod_solve2). */
 #include "direct_common.h"
 
+#include <float.h>
 #include <string.h>
 
 const char *direct_cholmod_status_name(int status)
@@ -149,6 +150,16 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
             direct_cholmod_status_name(ch->c.status), (size_t)ch->L->minor);
     }
     ch->nnumeric++;
+    /* A factorization that went through but is singular to working
+     * precision (a structure with nothing fixed under a StaticSolver): its
+     * solution would be noise of size 1/pivot. */
+    double rc = cholmod_rcond(ch->L, &ch->c);
+    if (!(rc >= DBL_EPSILON))
+        return st_component_solver_failure(
+            self, err,
+            "%s factorization %lu of the %zux%zu system matrix is singular to working "
+            "precision (reciprocal condition estimate %g): is every rigid motion fixed?",
+            ch->ldl ? "LDL^T" : "LL^T", step, a->n, a->n, rc);
     return ST_OK;
 }
 

@@ -26,8 +26,9 @@ static const st_field cg_fields[] = {
     ST_STRING(cg_solver, template_name, "template", "GraphScattered",
               "GraphScattered (matrix-free products through the components) or an assembled "
               "matrix type (CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d, ...)"),
-    ST_UINT(cg_solver, iterations, "iterations", "25",
-            "Maximum number of iterations of the Conjugate Gradient solution"),
+    ST_FIELD_EX(cg_solver, iterations, "iterations", ST_T_UINT, unsigned, "25",
+                "Maximum number of iterations of the Conjugate Gradient solution (at least 1: "
+                "0 would never solve)", 0, NULL, 1.0, 4294967295.0),
     ST_REAL(cg_solver, tolerance, "tolerance", "1e-5",
             "Desired accuracy of the Conjugate Gradient solution evaluating: |r|/|b| (ratio of "
             "current residual norm over initial residual norm)"),
@@ -157,6 +158,11 @@ static st_status cg_solve(st_component *self, st_system *sys, double *x, const d
     }
     s->nb_iterations = done;
     s->time_step_count++;
+    if (!isfinite(s->residual))
+        return st_component_solver_failure(self, err,
+                                           "the residual is %g after %u iterations: the system "
+                                           "matrix or right-hand side is not finite",
+                                           s->residual, done);
     return ST_OK;
 }
 

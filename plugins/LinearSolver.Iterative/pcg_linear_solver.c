@@ -3,6 +3,8 @@
  * "preconditioner", e.g. JacobiPreconditioner); without one it runs as a
  * plain conjugate gradient with SOFA's PCG stopping test
  * (r.z <= tolerance * b.b). Starts from the solution vector as given. */
+#include <math.h>
+
 #include "iterative_common.h"
 
 typedef struct pcg_solver {
@@ -24,9 +26,10 @@ typedef struct pcg_solver {
 static const st_field pcg_fields[] = {
     ST_STRING(pcg_solver, template_name, "template", "GraphScattered",
               "GraphScattered (matrix-free products) or an assembled matrix type"),
-    ST_UINT(pcg_solver, iterations, "iterations", "25",
-            "Maximum number of iterations after which the iterative descent of the Conjugate "
-            "Gradient must stop"),
+    ST_FIELD_EX(pcg_solver, iterations, "iterations", ST_T_UINT, unsigned, "25",
+                "Maximum number of iterations after which the iterative descent of the Conjugate "
+                "Gradient must stop (at least 1: 0 would never solve)", 0, NULL, 1.0,
+                4294967295.0),
     ST_REAL(pcg_solver, tolerance, "tolerance", "1e-5",
             "Desired accuracy of the Conjugate Gradient solution evaluating: |r|^2/|b|^2 (ratio "
             "of current residual norm over initial residual norm)"),
@@ -117,6 +120,12 @@ static st_status pcg_solve(st_component *self, st_system *sys, double *x, const 
     }
     s->nb_iterations = it - 1;
     s->residual = b_norm != 0.0 ? r_norm / b_norm : 0.0;
+    if (!isfinite(r_norm) || !isfinite(b_norm))
+        return st_component_solver_failure(self, err,
+                                           "the residual is %g after %u iterations: the system "
+                                           "matrix, the preconditioner or the right-hand side "
+                                           "is not finite",
+                                           r_norm, s->nb_iterations);
     return ST_OK;
 }
 

@@ -239,6 +239,15 @@ static st_status dm_init(st_component *self, st_error *err)
         dm_check_total_init(m);
         ST_TRY(dm_from_total(m, err));
     }
+    /* accFromF divides by each vertex's mass: a zero (or negative) one would
+     * give infinite accelerations. */
+    for (size_t i = 0; i < m->vertex_mass.n && i < n; i++)
+        if (!(m->vertex_mass.r[i] > 0.0) || !isfinite(m->vertex_mass.r[i]))
+            return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                      "vertex %zu gets the mass %g; every vertex needs a positive, "
+                                      "finite mass (is an element degenerate, or a density or "
+                                      "mass zero?)",
+                                      i, m->vertex_mass.r[i]);
     st_component_touch(self, st_component_field(self, "vertexMass"));
     st_component_touch(self, st_component_field(self, "massDensity"));
     st_component_touch(self, st_component_field(self, "totalMass"));

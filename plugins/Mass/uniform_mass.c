@@ -113,7 +113,7 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                               "totalMass value overriding the value of the attribute vertexMass. "
                               "vertexMass = totalMass / nb_dofs. To remove this warning you need "
                               "to set either totalMass or vertexMass data field, but not both.");
-        if (m->total_mass < 0.0)
+        if (!(m->total_mass > 0.0))
             return st_component_error(self, "totalMass", err, ST_ESCENE,
                                       "totalMass must be a positive value (got %g); set one "
                                       "single, positive value to totalMass",
@@ -121,7 +121,7 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
         if (n > 0)
             m->vertex_mass = m->total_mass / (double)n;
     } else if (vm_set) {
-        if (m->vertex_mass < 0.0)
+        if (!(m->vertex_mass > 0.0))
             return st_component_error(self, "vertexMass", err, ST_ESCENE,
                                       "vertexMass must be a positive value (got %g); set one "
                                       "single, positive value to vertexMass",

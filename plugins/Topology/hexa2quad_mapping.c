@@ -66,16 +66,6 @@ static st_status count_faces(const st_array *hexas, tuple_set *set, unsigned **c
     return ST_OK;
 }
 
-static bool has_quad_modifier(st_node *n)
-{
-    for (size_t i = 0; i < st_node_object_count(n); i++) {
-        const char *cn = st_node_object(n, i)->cls->name;
-        if (!strcmp(cn, "QuadSetTopologyModifier") || !strcmp(cn, "HexahedronSetTopologyModifier"))
-            return true;
-    }
-    return false;
-}
-
 static st_status hexa2quad_init(st_component *self, st_error *err)
 {
     hexa2quad *m = (hexa2quad *)self;
@@ -90,7 +80,8 @@ static st_status hexa2quad_init(st_component *self, st_error *err)
                                   "output must link a QuadSetTopologyContainer (or "
                                   "HexahedronSetTopologyContainer), got %s",
                                   m->output ? m->output->cls->name : "nothing");
-    if (!has_quad_modifier(m->output->node))
+    if (!topo_node_has_class(m->output->node, "QuadSetTopologyModifier",
+                             "HexahedronSetTopologyModifier"))
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "the output container's node has no QuadSetTopologyModifier: "
                                   "add one next to '%s'",

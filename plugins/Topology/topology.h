@@ -62,6 +62,10 @@ typedef struct grid_geom {
 } grid_geom;
 
 void topo_grid_geom(topo *t, grid_geom *g);
+/* Refuses a resolution that is not integral or needs more memory (or more
+ * points than 32-bit indices reach) than the machine has, before any
+ * allocation; the error names the field and the amount. */
+st_status topo_grid_check(topo *t, st_error *err);
 /* Fills a grid's element lists (hexahedra, quads, triangles, edges). */
 st_status topo_grid_lists(topo *t, st_error *err);
 /* Derives the lists a MeshTopology or container lacks. */
@@ -75,6 +79,10 @@ st_status topo_ensure_lists(topo *t, st_error *err);
 extern const st_topology_ops topo_ops;
 st_status topo_init(st_component *self, st_error *err);
 st_status topo_reinit(st_component *self, st_error *err);
+
+/* True when node n holds a component of class a or of class b (b may be
+ * NULL): the topological mappings look for their output's modifier. */
+bool topo_node_has_class(st_node *n, const char *a, const char *b);
 
 /* Appends a tuple to an element list of type `type`. */
 st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);

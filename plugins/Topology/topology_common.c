@@ -2,8 +2,10 @@
  * geometry and element lists in SOFA's orderings, derivation of missing
  * lists as SOFA's MeshTopology derives them, copying from a loader, and the
  * st_topology_ops every container implements. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology.h"
 
@@ -134,6 +136,54 @@ static void touch(topo *t, const char *name)
 
 /* ---- grids ---- */
 
+/* The vec3 `n` holds three integers an int can store. */
+static bool grid_n_integral(const double *n)
+{
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(n[a]) || n[a] != floor(n[a]) || fabs(n[a]) > INT_MAX)
+            return false;
+    return true;
+}
+
+/* The machine's physical memory in bytes, or 0 when unknown. */
+static double physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+st_status topo_grid_check(topo *t, st_error *err)
+{
+    st_component *self = &t->base;
+    bool ints = st_component_is_set(self, "nx") && st_component_is_set(self, "ny") &&
+                st_component_is_set(self, "nz");
+    if (!ints && !grid_n_integral(t->n))
+        return st_component_error(self, "n", err, ST_EINVAL,
+                                  "n must hold three integers between 1 and %d (grid resolution "
+                                  "per axis), got %g %g %g",
+                                  INT_MAX, t->n[0], t->n[1], t->n[2]);
+    grid_geom g;
+    topo_grid_geom(t, &g);
+    double n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
+    double points = n0 * n1 * n2, cells = (n0 - 1) * (n1 - 1) * (n2 - 1);
+    /* Points (3 reals), hexahedra (8 indices), about 3 quads (4) and 3 edges
+     * (2) per point: what the lists alone take, before any state vector. */
+    double bytes = points * (3 * 8 + 3 * 16 + 3 * 8) + cells * 32;
+    double mem = physical_memory();
+    const char *field = ints ? "nx" : "n";
+    if (points > (double)UINT_MAX)
+        return st_component_error(self, field, err, ST_EINVAL,
+                                  "a %d x %d x %d grid has %.4g points; point indices are 32-bit "
+                                  "(at most %u points)",
+                                  g.n[0], g.n[1], g.n[2], points, UINT_MAX);
+    if (mem > 0 && bytes > mem)
+        return st_component_error(self, field, err, ST_ENOMEM,
+                                  "a %d x %d x %d grid needs at least %.3g GB for its element "
+                                  "lists alone; this machine has %.3g GB of memory",
+                                  g.n[0], g.n[1], g.n[2], bytes / 1e9, mem / 1e9);
+    return ST_OK;
+}
+
 void topo_grid_geom(topo *t, grid_geom *g)
 {
     st_component *c = &t->base;
@@ -143,6 +193,8 @@ void topo_grid_geom(topo *t, grid_geom *g)
         n[0] = t->nx;
         n[1] = t->ny;
         n[2] = t->nz;
+    } else if (!grid_n_integral(t->n)) {
+        n[0] = n[1] = n[2] = 2; /* refused by topo_grid_check at init */
     } else {
         for (int a = 0; a < 3; a++)
             n[a] = (int)t->n[a];
@@ -168,11 +220,11 @@ void topo_grid_geom(topo *t, grid_geom *g)
         st_component_is_set(c, "zmin") && st_component_is_set(c, "xmax") &&
         st_component_is_set(c, "ymax") && st_component_is_set(c, "zmax")) {
         /* SOFA reads these attributes as float, then multiplies by the float scale. */
-        double s = (double)(float)t->scale;
+        double s = st_float_round(t->scale);
         const double v[6] = {t->xmin, t->ymin, t->zmin, t->xmax, t->ymax, t->zmax};
         for (int a = 0; a < 3; a++) {
-            lo[a] = (double)(float)v[a] * s;
-            hi[a] = (double)(float)v[3 + a] * s;
+            lo[a] = st_float_round(v[a]) * s;
+            hi[a] = st_float_round(v[3 + a]) * s;
         }
     } else {
         for (int a = 0; a < 3; a++) {
@@ -211,6 +263,7 @@ static void grid_point(const grid_geom *g, size_t idx, double p[3])
 
 st_status topo_grid_lists(topo *t, st_error *err)
 {
+    ST_TRY(topo_grid_check(t, err));
     grid_geom g;
     topo_grid_geom(t, &g);
     unsigned nx = (unsigned)g.n[0], ny = (unsigned)g.n[1], nz = (unsigned)g.n[2];
@@ -553,6 +606,9 @@ static size_t ops_nb_points(st_component *self)
 {
     topo *t = (topo *)self;
     if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
+        st_error err = {0};
+        if (topo_grid_check(t, &err) != ST_OK)
+            return 0; /* the grid's init reports it */
         grid_geom g;
         topo_grid_geom(t, &g);
         return (size_t)g.n[0] * (size_t)g.n[1] * (size_t)g.n[2];
@@ -631,17 +687,13 @@ st_status topo_init(st_component *self, st_error *err)
                                       "cellWidth must be >= 0 (0: cells from min, max and n), "
                                       "got %g",
                                       t->cell_width);
-        for (int a = 0; a < 3; a++)
-            if (t->n[a] != floor(t->n[a]))
-                return st_component_error(self, "n", err, ST_EINVAL,
-                                          "n must hold three integers (grid resolution per "
-                                          "axis), got %g %g %g",
-                                          t->n[0], t->n[1], t->n[2]);
+        ST_TRY(topo_grid_check(t, err));
         if (t->kind == TOPO_REGULAR_GRID && t->cell_width > 0) {
             /* Resolution from the cell width. */
             for (int a = 0; a < 3; a++)
                 t->n[a] = ceil((t->max[a] - t->min[a]) / t->cell_width) + 1;
             t->nx = t->ny = t->nz = 0;
+            ST_TRY(topo_grid_check(t, err));
         }
         t->lists_ready = false;
         ST_TRY(topo_grid_lists(t, err));
@@ -679,4 +731,14 @@ st_status topo_reinit(st_component *self, st_error *err)
     topo *t = (topo *)self;
     t->grid_warned = false;
     return topo_init(self, err);
+}
+
+bool topo_node_has_class(st_node *n, const char *a, const char *b)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const char *cn = st_node_object(n, i)->cls->name;
+        if (!strcmp(cn, a) || (b && !strcmp(cn, b)))
+            return true;
+    }
+    return false;
 }

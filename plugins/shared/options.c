@@ -85,126 +85,97 @@ st_status st_headless_init(st_component *c, st_error *err)
     return ST_OK;
 }
 
-st_status st_options_check_groups(st_component *c, const char *field, unsigned k, bool integral,
-                                  st_error *err)
+static bool is_file_field(const st_field *f)
 {
-    const st_field *f = st_component_field(c, field);
-    if (!f || f->type != ST_T_REALS)
-        return st_component_error(c, field, err, ST_EINTERNAL, "'%s' is not a real[] field of %s",
-                                  field, c->cls->name);
-    const st_array *a = st_component_field_ptr(c, f);
-    if (a->n % k)
-        return st_component_error(c, field, err, ST_EINVAL,
-                                  "expects groups of %u values, got %zu value%s (%zu left over)",
-                                  k, a->n, a->n == 1 ? "" : "s", a->n % k);
-    for (size_t i = 0; integral && i < a->n; i++)
-        if (a->r[i] != (double)(long long)a->r[i])
-            return st_component_error(c, field, err, ST_EINVAL,
-                                      "expects integers, value %zu is %g", i, a->r[i]);
-    return ST_OK;
+    return f && (f->type == ST_T_STRING || f->type == ST_T_STRINGS);
 }
 
-/* SOFA's named colours (RGBAColor), in SOFA's order. */
-static const struct {
-    const char *name;
-    float rgba[4];
-} named_colours[] = {
-    {"white", {1, 1, 1, 1}},          {"black", {0, 0, 0, 1}},
-    {"red", {1, 0, 0, 1}},            {"green", {0, 1, 0, 1}},
-    {"blue", {0, 0, 1, 1}},           {"cyan", {0, 1, 1, 1}},
-    {"magenta", {1, 0, 1, 1}},        {"yellow", {1, 1, 0, 1}},
-    {"gray", {0.5f, 0.5f, 0.5f, 1}},  {"darkgray", {0.25f, 0.25f, 0.25f, 1}},
-    {"lightgray", {0.75f, 0.75f, 0.75f, 1}}, {"orange", {1, 0.5f, 0, 1}},
-    {"purple", {0.5f, 0, 0.5f, 1}},   {"pink", {1, 0, 0.5f, 1}},
-    {"brown", {0.6f, 0.3f, 0, 1}},    {"lime", {0.5f, 1, 0, 1}},
-    {"teal", {0, 0.5f, 0.5f, 1}},     {"navy", {0, 0, 0.5f, 1}},
-    {"olive", {0.5f, 0.5f, 0, 1}},    {"maroon", {0.5f, 0, 0, 1}},
-    {"silver", {0.75f, 0.75f, 0.75f, 1}}, {"gold", {1, 0.84f, 0, 1}},
-    {"azure", {0, 0.5f, 1, 1}},
-};
-
-static int hexdigit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    ch = (char)(ch | 32);
-    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
-bool st_colour_parse(const char *text, double rgba[4])
-{
-    double c[4] = {0, 0, 0, 1};
-    const char *s = text;
-    while (*s == ' ' || *s == '\t' || *s == '\n')
-        s++;
-    size_t len = strlen(s);
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n'))
-        len--;
-    if (s[0] == '#') {
-        size_t nd = len - 1;
-        if (nd != 3 && nd != 4 && nd != 6 && nd != 8)
-            return false;
-        for (size_t i = 1; i < len; i++)
-            if (hexdigit(s[i]) < 0)
-                return false;
-        bool one = nd <= 4;
-        for (size_t k = 0; k < (one ? nd : nd / 2); k++) {
-            int x = one ? hexdigit(s[1 + k]) * 17
-                        : hexdigit(s[1 + 2 * k]) * 16 + hexdigit(s[2 + 2 * k]);
-            c[k] = (float)(x / 255.0f);
-        }
-    } else if ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z') {
-        size_t k = 0, nc = sizeof named_colours / sizeof named_colours[0];
-        while (k < nc && !(strlen(named_colours[k].name) == len && !strncasecmp(s, named_colours[k].name, len)))
-            k++;
-        if (k == nc)
-            return false;
-        for (int i = 0; i < 4; i++)
-            c[i] = named_colours[k].rgba[i];
-    } else {
-        int k = 0;
-        const char *p = s, *stop = s + len;
-        while (p < stop) {
-            char *end;
-            double x = strtod(p, &end);
-            if (end == p || k == 4 || !isfinite(x))
-                return false;
-            c[k++] = (float)x;
-            p = end;
-            while (p < stop && (*p == ' ' || *p == '\t' || *p == '\n' || *p == ','))
-                p++;
-        }
-        if (k != 3 && k != 4)
-            return false;
-    }
-    memcpy(rgba, c, sizeof c);
-    return true;
-}
-
-st_status st_options_check_colours(st_component *c, const char *const *fields, st_error *err)
+st_status st_options_check_files(st_component *c, const char *const *fields, st_error *err)
 {
     for (const char *const *name = fields; name && *name; name++) {
         const st_field *f = st_component_field(c, *name);
-        if (!f || f->type != ST_T_STRING)
+        if (!is_file_field(f))
             return st_component_error(c, *name, err, ST_EINTERNAL,
                                       "'%s' is not a string field of %s", *name, c->cls->name);
-        const char *v = *(char **)st_component_field_ptr(c, f);
-        double rgba[4];
-        if (v && *v && !st_colour_parse(v, rgba))
-            return st_component_error(
-                c, *name, err, ST_EINVAL,
-                "'%s' is not a colour: write \"r g b [a]\" (reals in [0, 1]), #rgb, #rrggbb, "
-                "#rrggbbaa, or a name (white, black, red, green, blue, cyan, magenta, yellow, "
-                "gray, orange, ...)",
-                v);
+        if (!st_component_is_set(c, *name))
+            continue;
+        const void *p = st_component_field_ptr(c, f);
+        size_t n = f->type == ST_T_STRING ? 1 : ((const st_array *)p)->n;
+        for (size_t i = 0; i < n; i++) {
+            const char *v = f->type == ST_T_STRING ? *(char *const *)p : ((const st_array *)p)->s[i];
+            char path[4096];
+            st_error ferr = {0};
+            if (v && *v && st_component_find_file(c, *name, v, path, sizeof path, &ferr) != ST_OK)
+                st_component_warn(c, "%s: file not found (nothing is read headless): %s", *name,
+                                  ferr.msg);
+        }
     }
     return ST_OK;
 }
 
-st_status st_headless_check(st_component *c, const st_option_field *table,
-                            const char *const *colours, st_error *err)
+/* The scalars of a real-valued field: one for real, n for vecN, all of a
+ * real[]; NULL for other types. */
+static const double *reals_of(st_component *c, const st_field *f, size_t *n)
+{
+    void *p = st_component_field_ptr(c, f);
+    switch (f->type) {
+    case ST_T_REAL: *n = 1; return p;
+    case ST_T_VEC2: case ST_T_VEC3: case ST_T_VEC4: case ST_T_RGBA:
+        *n = st_type_width(f->type);
+        return p;
+    case ST_T_REALS: *n = ((st_array *)p)->n; return ((st_array *)p)->r;
+    default: return NULL;
+    }
+}
+
+st_status st_options_check_values(st_component *c, const st_value_check *checks, st_error *err)
+{
+    for (const st_value_check *k = checks; k && k->field; k++) {
+        const st_field *f = st_component_field(c, k->field);
+        size_t n = 0;
+        const double *v = f ? reals_of(c, f, &n) : NULL;
+        if (!f || (!v && n))
+            return st_component_error(c, k->field, err, ST_EINTERNAL,
+                                      "'%s' is not a real-valued field of %s", k->field,
+                                      c->cls->name);
+        if (k->group > 1 && n % k->group)
+            return st_component_error(c, k->field, err, ST_EINVAL,
+                                      "expects groups of %u values, got %zu value%s (%zu left over)",
+                                      k->group, n, n == 1 ? "" : "s", n % k->group);
+        if (k->count && n && n != k->count)
+            return st_component_error(c, k->field, err, ST_EINVAL, "expects %u values, got %zu",
+                                      k->count, n);
+        for (size_t i = 0; k->kind != ST_CHECK_REAL && i < n; i++) {
+            if (v[i] != (double)(long long)v[i] || fabs(v[i]) > 2147483647.0)
+                return st_component_error(c, k->field, err, ST_EINVAL,
+                                          "expects integers, value %zu is %g", i, v[i]);
+            if (k->kind == ST_CHECK_UINT && v[i] < 0)
+                return st_component_error(c, k->field, err, ST_EINVAL,
+                                          "expects unsigned integers, value %zu is %g", i, v[i]);
+        }
+    }
+    return ST_OK;
+}
+
+st_status st_headless_check(st_component *c, const st_option_field *table, st_error *err)
 {
     ST_TRY(st_options_check(c, table, err));
-    ST_TRY(st_options_check_colours(c, colours, err));
     return st_headless_init(c, err);
+}
+
+st_status st_headless_class_init(st_component *c, st_error *err)
+{
+    const st_headless_class *h = (const st_headless_class *)c->cls;
+    ST_TRY(st_options_check(c, h->options, err));
+    ST_TRY(st_options_check_values(c, h->checks, err));
+    ST_TRY(st_options_check_files(c, h->files, err));
+    return st_headless_init(c, err);
+}
+
+st_status st_headless_register(st_registry *r, const st_headless_class *const *classes, size_t n,
+                               st_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        ST_TRY(st_registry_add(r, &classes[i]->cls, err));
+    return ST_OK;
 }

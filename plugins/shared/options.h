@@ -1,5 +1,8 @@
-/* options.h - SOFA's OptionsGroup for headless plugins: a string field whose
- * value must be one of a fixed list. Compiled into each plugin that uses it
+/* options.h - what headless plugins share: SOFA's OptionsGroup (a string
+ * field whose value must be one of a fixed list), value checks for SOFA's
+ * integer and fixed-size types stored as reals, file-name warnings, and
+ * st_headless_class, a class whose init only checks its data. Colours are
+ * the kernel's ST_T_RGBA. Compiled into each plugin that uses it
  * (plugins/shared has no CMakeLists.txt, so it is not a plugin itself). */
 #ifndef SETTEE_SHARED_OPTIONS_H
 #define SETTEE_SHARED_OPTIONS_H
@@ -19,11 +22,9 @@ typedef struct st_option_field {
  * options and suggests the closest one. */
 st_status st_options_check(st_component *c, const st_option_field *table, st_error *err);
 
-/* Checks the enumerated fields (table may be NULL) and the colour fields
- * (colours, NULL-terminated, may be NULL) of c, then marks it valid: the
- * whole init of a component that only keeps its data headless. */
-st_status st_headless_check(st_component *c, const st_option_field *table,
-                            const char *const *colours, st_error *err);
+/* Checks the enumerated fields (table may be NULL) of c, then marks it
+ * valid: the whole init of a component that only keeps its data headless. */
+st_status st_headless_check(st_component *c, const st_option_field *table, st_error *err);
 
 /* An init callback for components that only keep their data headless: marks
  * the component valid. */
@@ -44,27 +45,70 @@ st_status st_headless_init(st_component *c, st_error *err);
 #define IGN_UINTS(S, m, k, d, h) ST_IGNORED(S, m, k, ST_T_UINTS, st_array, d, h)
 #define IGN_VEC3S(S, m, k, d, h) ST_IGNORED(S, m, k, ST_T_VEC3S, st_array, d, h)
 #define IGN_STRINGS(S, m, k, d, h) ST_IGNORED(S, m, k, ST_T_STRINGS, st_array, d, h)
-/* A colour field (SOFA's RGBAColor). Stored as text and checked at init by
- * st_options_check_colours until the kernel's ST_T_RGBA parser accepts
- * SOFA's one-token forms ("red", "#ff0000") and three reals; then this
- * becomes ST_T_RGBA with an st_vec4 member. */
-#define IGN_COLOR(S, m, k, d, h) ST_IGNORED(S, m, k, ST_T_STRING, char *, d, h)
+#define IGN_EDGES(S, m, k, d, h) ST_IGNORED(S, m, k, ST_T_EDGES, st_array, d, h)
+/* A link SOFA's twin has and settee keeps without using it. */
+#define IGN_LINK(S, m, k, kind, h)                                                                \
+    {(k), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (h),          \
+     ST_F_IGNORED, NULL, (kind), 0.0, 0.0}
 /* VisualModel's "enable", which every SOFA visual model has. */
 #define IGN_ENABLE(S) IGN_BOOL(S, enable, "enable", "true", "Display the object or not")
 
-/* Parses a colour as SOFA's RGBAColor::read: 3 or 4 reals (alpha 1), #rgb,
- * #rgba, #rrggbb, #rrggbbaa, or one of SOFA's colour names. False when the
- * text is not a colour. */
-bool st_colour_parse(const char *text, double rgba[4]);
+/* What st_options_check_values checks in a real-valued field (real, vecN,
+ * rgba, real[]): its scalars come in groups of `group` (0 or 1: any count),
+ * there are exactly `count` of them when count > 0 and the field is not
+ * empty, and with ST_CHECK_INT or ST_CHECK_UINT each is an integer (>= 0).
+ * SOFA's Vec<2,int>, vector<Vec3f>, Mat4x4f lists... are stored this way.
+ * Tables end with {NULL}. */
+enum { ST_CHECK_REAL = 0, ST_CHECK_INT, ST_CHECK_UINT };
+typedef struct st_value_check {
+    const char *field;
+    unsigned group, count, kind;
+} st_value_check;
 
-/* Checks the colour fields named in fields (NULL-terminated) of c: an
- * ST_EINVAL error at the field for text that is not a colour. */
-st_status st_options_check_colours(st_component *c, const char *const *fields, st_error *err);
+/* Checks real-valued fields of c against a table (may be NULL): an ST_EINVAL
+ * error at the field that says what was expected. */
+st_status st_options_check_values(st_component *c, const st_value_check *checks, st_error *err);
 
-/* Checks that an array field holding groups of k scalars (texcoords: 2,
- * a mat3 list: 9) has a multiple of k values, and when integral is true that
- * every value is an integer. */
-st_status st_options_check_groups(st_component *c, const char *field, unsigned k, bool integral,
-                                  st_error *err);
+/* For the file-name fields (string or string[]) named in fields
+ * (NULL-terminated, may be NULL) that the scene set: a file that
+ * st_component_find_file cannot find is a warning, not an error, since
+ * headless nothing reads it (shaders, textures, images). */
+st_status st_options_check_files(st_component *c, const char *const *fields, st_error *err);
+
+/* A component class that only keeps its data headless, with what its init
+ * checks. The registry keeps the pointer to cls, so the generic init finds
+ * the rest from c->cls. */
+typedef struct st_headless_class {
+    st_class cls;
+    const st_option_field *options; /* enumerated fields, or NULL */
+    const st_value_check *checks;   /* value checks, or NULL */
+    const char *const *files;       /* file-name fields, NULL-terminated, or NULL */
+} st_headless_class;
+
+/* The init (and reinit) of every st_headless_class: options, values and
+ * files checked, then the component is valid. */
+st_status st_headless_class_init(st_component *c, st_error *err);
+
+/* Defines `const st_headless_class var` for the instance struct T, whose
+ * init and reinit is INIT (st_headless_class_init, or a function that ends
+ * by calling it). */
+#define ST_HEADLESS_CLASS_INIT(var, NAME, CATEGORY, DESCRIPTION, T, FIELDS, OPTIONS, CHECKS,      \
+                               FILES, INIT)                                                        \
+    const st_headless_class var = {{.struct_size = sizeof(st_class),                              \
+                                    .name = (NAME),                                               \
+                                    .category = (CATEGORY),                                       \
+                                    .description = (DESCRIPTION),                                 \
+                                    .instance_size = sizeof(T),                                   \
+                                    .fields = (FIELDS),                                           \
+                                    .init = (INIT),                                               \
+                                    .reinit = (INIT)},                                            \
+                                   (OPTIONS), (CHECKS), (FILES)}
+#define ST_HEADLESS_CLASS(var, NAME, CATEGORY, DESCRIPTION, T, FIELDS, OPTIONS, CHECKS, FILES)     \
+    ST_HEADLESS_CLASS_INIT(var, NAME, CATEGORY, DESCRIPTION, T, FIELDS, OPTIONS, CHECKS, FILES,   \
+                           st_headless_class_init)
+
+/* Registers n headless classes. */
+st_status st_headless_register(st_registry *r, const st_headless_class *const *classes, size_t n,
+                               st_error *err);
 
 #endif

@@ -1,4 +1,6 @@
-/* constant_force_field.c - ConstantForceField, as SOFA's (MechanicalLoad):
+/* constant_force_field.c - ExampleConstantForceField, a copy of SOFA's
+ * ConstantForceField (MechanicalLoad) under a name of its own, so that it
+ * loads beside the bundled MechanicalLoad plugin:
  * a constant force on chosen vertices, given per vertex ("forces"), the
  * same for each ("force") or as a total spread evenly ("totalForce"), in
  * that order of precedence. Its derivatives are zero, so it has no
@@ -73,7 +75,7 @@ static st_status cff_init(st_component *self, st_error *err)
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject to act on: add one before "
-                                  "ConstantForceField in this node, or set mstate");
+                                  "ExampleConstantForceField in this node, or set mstate");
     ST_TRY(cff_indices(c, err));
     if (st_component_is_set(self, "forces")) {
         if (c->forces.n != c->indices.n)
@@ -145,7 +147,7 @@ static const st_forcefield_ops cff_ops = {
 
 const st_class constant_force_field_class = {
     .struct_size = sizeof(st_class),
-    .name = "ConstantForceField",
+    .name = "ExampleConstantForceField",
     .category = "ForceField",
     .description = "Constant forces applied to given degrees of freedom",
     .instance_size = sizeof(constant_force_field),

@@ -1,5 +1,6 @@
 /* plugin.c - the descriptor of the example plugin Example.MechanicalLoad:
- * SOFA's ConstantForceField, built out of tree against the installed SDK. */
+ * SOFA's ConstantForceField as ExampleConstantForceField, built out of tree
+ * against the installed SDK. */
 #include <settee/settee.h>
 
 extern const st_class constant_force_field_class;

@@ -99,7 +99,13 @@ struct st_class {
     const st_engine_ops *engine;
     const st_animloop_ops *animloop;
 
-    /* Appended in ABI 2. */
+    /* ABI 1.2. Runs while the scene is read, right after the component's
+     * values are set (SOFA's parse), before later objects are created: for
+     * components that act on loading itself (AddDataRepository adds a
+     * folder that later file names are searched in). May be NULL. */
+    st_status (*parsed)(st_component *self, st_error *err);
+
+    /* ABI 2.0. */
     /* The state role: the class is a mechanical state (its instance begins
      * with an st_mstate). NULL otherwise. */
     const st_state_ops *state;
@@ -110,6 +116,11 @@ struct st_class {
      * a type not listed is an error naming the component and the type. */
     const char *const *templates;
 };
+
+/* True when a class registered by a plugin built against an older ABI
+ * has member m (the kernel reads appended members only then). */
+#define ST_CLASS_HAS(cls, m)                                                                      \
+    ((cls)->struct_size >= offsetof(st_class, m) + sizeof((cls)->m))
 
 /* The component's path: "/Beam/dofs" (the root node's objects: "/dofs").
  * Written into buf (always NUL-terminated); returns buf. */
@@ -132,6 +143,15 @@ ST_API const st_state_type *st_component_state_type(const st_component *c);
 ST_API st_status st_component_error(const st_component *c, const char *field, st_error *err,
                                     st_status code, const char *fmt, ...) ST_PRINTF(5, 6);
 
+/* Reports a failed solve by c (a singular or non-finite system, a solve
+ * that cannot meet what the component's settings demand). By default it
+ * records an ST_ESOLVER error naming c, the step and the time, and returns
+ * it: the run stops. When the scene's animation loop sets
+ * continueOnSolverFailure: true it sends the message as a warning and
+ * returns ST_OK, and the solver goes on with what it has. */
+ST_API st_status st_component_solver_failure(const st_component *c, st_error *err,
+                                             const char *fmt, ...) ST_PRINTF(3, 4);
+
 /* Resolves a file name written in the scene (a mesh, an include, an
  * output) as SOFA's data repository does: an absolute name as it is; a
  * relative one in the folder of the file that wrote the field (field may be
@@ -143,8 +163,26 @@ ST_API st_status st_component_find_file(const st_component *c, const char *field
                                         const char *name, char *out, size_t size,
                                         st_error *err) ST_WARN_UNUSED;
 
+/* Adds a folder, written in field `field` of c (relative names are taken
+ * from the folder of the file that wrote it), to the folders c's scene
+ * searches file names in, after SETTEE_DATA_PATH and SOFA_DATA_PATH
+ * (SOFA's AddDataRepository). Not a directory: an error at the field. */
+ST_API st_status st_component_add_data_path(const st_component *c, const char *field,
+                                            const char *dir, st_error *err) ST_WARN_UNUSED;
+/* Resolves a folder written in field `field` of c as st_component_add_data_path
+ * does, into out. */
+ST_API st_status st_component_find_dir(const st_component *c, const char *field, const char *dir,
+                                       char *out, size_t size, st_error *err) ST_WARN_UNUSED;
+
+/* The runtime c's scene belongs to (plugin search paths, registry). */
+ST_API struct st_runtime *st_component_runtime(const st_component *c);
+
 /* Sends a warning or information about c to the runtime's log sink. */
 ST_API void st_component_warn(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
+/* A warning about one field: at the scene position of its value when the
+ * scene wrote it, prefixed "Class.field: ". */
+ST_API void st_component_warn_field(const st_component *c, const char *field, const char *fmt,
+                                    ...) ST_PRINTF(3, 4);
 ST_API void st_component_info(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
 
 #ifdef __cplusplus

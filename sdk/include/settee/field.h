@@ -116,6 +116,15 @@ typedef struct st_field {
     double min, max;         /* range of numeric scalars when min < max */
 } st_field;
 
+/* x rounded to float and back, as SOFA's float data (RGBAColor, grid
+ * bounds, OglModel's parse attributes) hold it. The volatile keeps the
+ * round trip: GCC 12's SLP vectoriser drops it at -O2 otherwise. */
+static inline double st_float_round(double x)
+{
+    volatile float f = (float)x;
+    return f;
+}
+
 /* Number of scalars in one tuple of a type (3 for VEC3S, 8 for HEXAS). */
 ST_API unsigned st_type_width(st_type t);
 /* The type's name as inspect prints it ("real", "vec3[]", "hexahedra"). */
@@ -161,6 +170,11 @@ ST_API const char *st_type_name(st_type t);
 #define ST_LINK(S, m, key, kind, help)                                                            \
     {(key), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (help), 0,   \
      NULL, (kind), 0.0, 0.0}
+
+/* A real in [lo, hi], checked when the scene's value is read:
+ *   ST_REAL_RANGE(S, poisson, "poissonRatio", "0.45", "help", -1.0, 0.5) */
+#define ST_REAL_RANGE(S, m, key, def, help, lo, hi)                                               \
+    ST_FIELD_EX(S, m, key, ST_T_REAL, double, def, help, 0, NULL, lo, hi)
 
 /* A field SOFA's twin has and settee accepts but does not use (see
  * ST_F_IGNORED): same storage rules as the typed macros. */

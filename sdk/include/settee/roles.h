@@ -194,8 +194,12 @@ struct st_engine_ops {
 };
 
 /* Mechanical states. The instance of a class with this role begins with an
- * st_mstate (mechanics.h); the kernel lays its arrays out in the global
- * vectors of the system that integrates it. */
+ * st_mstate (mechanics.h). After the class's init has sized it (ms->n =
+ * position.n), the kernel lays position, velocity, force, rest_position,
+ * externalForce and derivX out in the global vectors of the system that
+ * integrates it, and gives them back (owned) when the scene is destroyed:
+ * declare them as fields (ST_COORDS / ST_DERIVS, freed by the kernel) or
+ * free them in cleanup. */
 struct st_state_ops {
     size_t struct_size;
     /* The state's type, from its fields (its "template"); called once by

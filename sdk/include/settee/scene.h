@@ -54,9 +54,17 @@ ST_API const char *st_scene_file(const st_scene *s);
 ST_API size_t st_scene_states(st_scene *s, st_mstate **out, size_t max);
 /* Writes the state as JSON: {"time": T, "steps": N, "objects": [{"path":
  * ..., "position": [[x,y,z],...], "velocity": [...]}]} with 17 significant
- * digits, so that it reads back bit-exact. */
+ * digits, so that it reads back bit-exact. A regular file is written under
+ * a temporary name next to path and renamed over path once complete; a
+ * device or FIFO (/dev/stdout) is written in place. */
 ST_API st_status st_scene_export_state(st_scene *s, const char *path, unsigned long steps,
                                        st_error *err) ST_WARN_UNUSED;
+/* Before a run: checks that st_scene_export_state could write path (not a
+ * directory; a file can be created in its folder, or a device or FIFO is
+ * writable) and removes a regular file left there by an earlier run, so
+ * that a run that fails leaves no export looking current. ST_EIO naming
+ * the path and the reason otherwise. */
+ST_API st_status st_scene_export_prepare(const char *path, st_error *err) ST_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

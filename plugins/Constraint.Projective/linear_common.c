@@ -1,0 +1,42 @@
+/* linear_common.c - what LinearMovementProjectiveConstraint and
+ * LinearVelocityProjectiveConstraint share: index and key-time checks, and
+ * the projections of their points. */
+#include "projective.h"
+
+st_status projective_check_indices(st_component *self, const st_array *indices, size_t n,
+                                   st_error *err)
+{
+    for (size_t i = 0; i < indices->n; i++)
+        if (indices->u[i] >= n)
+            return st_component_error(self, "indices", err, ST_ESCENE,
+                                      "index %u (position %zu) is beyond the %zu points of the "
+                                      "state",
+                                      indices->u[i], i, n);
+    return ST_OK;
+}
+
+st_status projective_check_increasing(st_component *self, const st_array *times, st_error *err)
+{
+    for (size_t k = 1; k < times->n; k++)
+        if (times->r[k] < times->r[k - 1])
+            return st_component_error(self, "keyTimes", err, ST_ESCENE,
+                                      "key times must be in chronological order: keyTimes[%zu] "
+                                      "= %g comes after %g",
+                                      k, times->r[k], times->r[k - 1]);
+    return ST_OK;
+}
+
+void projective_zero_points(double *s, const st_array *indices)
+{
+    for (size_t i = 0; i < indices->n; i++) {
+        double *p = s + 3 * indices->u[i];
+        p[0] = p[1] = p[2] = 0.0;
+    }
+}
+
+void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices)
+{
+    for (size_t i = 0; i < indices->n; i++)
+        for (unsigned a = 0; a < 3; a++)
+            st_matrix_project_dof(m, ms, indices->u[i], a);
+}

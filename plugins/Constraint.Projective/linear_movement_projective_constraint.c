@@ -1,0 +1,202 @@
+/* linear_movement_projective_constraint.c - LinearMovementProjectiveConstraint:
+ * the listed points follow a piecewise-linear motion given at key times, as
+ * SOFA's.
+ *
+ * With t the node's time (SOFA's context time: after a solve, the animation
+ * loop projects before the time advances, so the positions after the step
+ * from t to t + dt are those of time t), the motion acts while a key time
+ * lies strictly after t and t >= keyTimes[0]: between the last key time
+ * prevT <= t (movement prevM) and the next one nextT (nextM),
+ *   m(t) = prevM + (nextM - prevM) (t - prevT) / (nextT - prevT),
+ *   x_i = x0_i + m(t) (relativeMovements, x0 the positions at the first
+ *         projection, i.e. at init) or x_i = m(t) (absolute),
+ *   v_i = (nextM - prevM) / (nextT - prevT),
+ * and responses (dx, residuals) are zeroed at the points. Before the first
+ * key time and from the last one on, the points are free (they keep the
+ * velocity last imposed). An assembled matrix always gets the points' rows
+ * and columns cleared with a unit diagonal, as SOFA's applyConstraint,
+ * whatever the time. Defaults as SOFA's: indices [0], keyTimes [0],
+ * movements [0 0 0]. keyTimes must be in increasing order (SOFA assumes it). */
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "projective.h"
+
+typedef struct linear_movement {
+    st_component base;
+    st_array indices;        /* "indices", uint[] */
+    st_array key_times;      /* "keyTimes", real[] */
+    st_array movements;      /* "movements", vec3[], one per key time */
+    bool relative;           /* "relativeMovements" */
+    bool show_movement;      /* "showMovement" (drawing) */
+    double end_time;         /* "endTime" */
+    int group;               /* "group" (ignored) */
+    st_component *topology;  /* "topology" */
+    st_component *mstate;    /* "mstate" */
+    st_mstate *ms;
+    double *x0;              /* positions of the points at the first projection, 3 n, owned */
+    bool have_x0;
+} linear_movement;
+
+/* The key interval around time t, as SOFA's findKeyTimes: true when the
+ * motion acts (prevT <= t < nextT). */
+static bool lm_keys(const linear_movement *c, double t, double *pt, double *nt, const double **pm,
+                    const double **nm)
+{
+    size_t n = c->key_times.n;
+    const double *kt = c->key_times.r;
+    if (n == 0 || t < kt[0] || t > kt[n - 1])
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        if (kt[k] <= t) {
+            *pt = kt[k];
+            *pm = c->movements.r + 3 * k;
+        } else {
+            *nt = kt[k];
+            *nm = c->movements.r + 3 * k;
+            return *nt != *pt;
+        }
+    }
+    return false;
+}
+
+static st_status lm_init(st_component *self, st_error *err)
+{
+    linear_movement *c = (linear_movement *)self;
+    ST_TRY(projective_check_mstate(self, c->mstate, err));
+    c->ms = st_component_mstate(self);
+    if (!c->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (LinearMovementProjective"
+                                  "Constraint needs one)");
+    if (!c->topology)
+        c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    size_t n = c->ms->n;
+    ST_TRY(projective_check_indices(self, &c->indices, n, err));
+    if (c->movements.n != c->key_times.n)
+        return st_component_error(self, "movements", err, ST_ESCENE,
+                                  "%zu movements for %zu key times: give one movement per key "
+                                  "time",
+                                  c->movements.n, c->key_times.n);
+    ST_TRY(projective_check_increasing(self, &c->key_times, err));
+    st_free(c->x0);
+    c->x0 = st_calloc(3 * (n ? n : 1), sizeof *c->x0);
+    if (!c->x0)
+        return st_error_set(err, ST_ENOMEM, "out of memory for %zu initial positions", n);
+    c->have_x0 = false;
+    return ST_OK;
+}
+
+static void lm_cleanup(st_component *self)
+{
+    linear_movement *c = (linear_movement *)self;
+    st_free(c->x0);
+    c->x0 = NULL;
+}
+
+/* The time SOFA's constraint reads and whether the constraint set acts. */
+static double lm_time(const linear_movement *c, bool *active)
+{
+    double t = st_node_time(c->base.node);
+    *active = c->ms && (c->end_time < 0 || c->end_time > t);
+    return t;
+}
+
+static void lm_project_response(st_component *self, const st_mparams *mp, double *dx)
+{
+    (void)mp;
+    linear_movement *c = (linear_movement *)self;
+    bool active;
+    double t = lm_time(c, &active), pt = 0, nt = 0;
+    const double *pm = NULL, *nm = NULL;
+    if (active && lm_keys(c, t, &pt, &nt, &pm, &nm))
+        projective_zero_points(st_slice(dx, c->ms), &c->indices);
+}
+
+static void lm_project_velocity(st_component *self, const st_mparams *mp, double *v)
+{
+    (void)mp;
+    linear_movement *c = (linear_movement *)self;
+    bool active;
+    double t = lm_time(c, &active), pt = 0, nt = 0;
+    const double *pm = NULL, *nm = NULL;
+    if (!active || !lm_keys(c, t, &pt, &nt, &pm, &nm))
+        return;
+    double *vs = st_slice(v, c->ms), w[3];
+    for (int k = 0; k < 3; k++)
+        w[k] = (nm[k] - pm[k]) * (1.0 / (nt - pt));
+    for (size_t i = 0; i < c->indices.n; i++)
+        memcpy(vs + 3 * c->indices.u[i], w, sizeof w);
+}
+
+static void lm_project_position(st_component *self, const st_mparams *mp, double *x)
+{
+    (void)mp;
+    linear_movement *c = (linear_movement *)self;
+    bool active;
+    double t = lm_time(c, &active), pt = 0, nt = 0;
+    const double *pm = NULL, *nm = NULL;
+    if (!active)
+        return;
+    double *xs = st_slice_x(x, c->ms);
+    if (!c->have_x0) {
+        for (size_t i = 0; i < c->indices.n; i++)
+            memcpy(c->x0 + 3 * c->indices.u[i], xs + 3 * c->indices.u[i], 3 * sizeof *xs);
+        c->have_x0 = true;
+    }
+    if (!lm_keys(c, t, &pt, &nt, &pm, &nm))
+        return;
+    double s = (t - pt) / (nt - pt), m[3];
+    for (int k = 0; k < 3; k++)
+        m[k] = pm[k] + (nm[k] - pm[k]) * s;
+    for (size_t i = 0; i < c->indices.n; i++) {
+        double *xi = xs + 3 * c->indices.u[i];
+        const double *x0 = c->x0 + 3 * c->indices.u[i];
+        for (int k = 0; k < 3; k++)
+            xi[k] = c->relative ? x0[k] + m[k] : m[k];
+    }
+}
+
+static void lm_apply_to_matrix(st_component *self, const st_mparams *mp, st_matrix *m)
+{
+    (void)mp;
+    linear_movement *c = (linear_movement *)self;
+    if (c->ms)
+        projective_matrix_points(m, c->ms, &c->indices);
+}
+
+static const st_projective_ops lm_ops = {
+    .struct_size = sizeof(st_projective_ops),
+    .project_response = lm_project_response,
+    .project_velocity = lm_project_velocity,
+    .project_position = lm_project_position,
+    .apply_to_matrix = lm_apply_to_matrix,
+};
+
+static const st_field lm_fields[] = {
+    ST_UINTS(linear_movement, indices, "indices", "0", "Indices of the constrained points"),
+    ST_REALS(linear_movement, key_times, "keyTimes", "0", "key times for the movements"),
+    ST_VEC3S(linear_movement, movements, "movements", "0 0 0",
+             "movements corresponding to the key times"),
+    ST_BOOL(linear_movement, relative, "relativeMovements", "true",
+            "If true, movements are relative to first position, absolute otherwise"),
+    ST_IGNORED(linear_movement, show_movement, "showMovement", ST_T_BOOL, bool, "false",
+               "Visualization of the movement to be applied to constrained dofs."),
+    PROJ_F_COMMON(linear_movement, ),
+    ST_FIELD_END};
+
+static const char *const lm_aliases[] = {"LinearMovementConstraint", NULL};
+
+const st_class linear_movement_projective_constraint_class = {
+    .struct_size = sizeof(st_class),
+    .name = "LinearMovementProjectiveConstraint",
+    .category = "ProjectiveConstraint",
+    .description = "Impose a motion to given DOFs (translation and rotation)",
+    .aliases = lm_aliases,
+    .instance_size = sizeof(linear_movement),
+    .fields = lm_fields,
+    .init = lm_init,
+    .cleanup = lm_cleanup,
+    .projective = &lm_ops,
+};

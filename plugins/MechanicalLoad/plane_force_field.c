@@ -1,0 +1,171 @@
+/* plane_force_field.c - PlaneForceField: a penalty force keeping points on
+ * the positive side of the plane {x : x . normal = d}, as SOFA's.
+ *
+ * For each point i of the local range with penetration p = x_i . n - d < 0
+ * (any p when bilateral):
+ *   f_i += -stiffness p n + damping p v_i,
+ * scaled down to |f_i| = maxForce when maxForce > 0 and |f_i| exceeds it. The
+ * points in contact are recorded by add_force; K = -stiffness n n^T on each
+ * of them (SOFA's: neither the damping term's position derivative nor the
+ * maxForce scaling enters K, and there is no damping matrix). The normal is
+ * used as given (SOFA normalises it only in setPlane). Potential energy:
+ * SOFA's is not implemented (0). Negative stiffness, damping or maxForce are
+ * reset to their defaults with a warning, as SOFA's init.
+ *
+ * The assembled matrix gets one 3x3 block per point of the local range,
+ * zero for points not in contact, so its pattern does not change while
+ * contacts come and go (issue 19). */
+#include <math.h>
+
+#include "mechanical_load.h"
+
+typedef struct plane_ff {
+    st_component base;
+    st_vec3 normal;            /* "normal" */
+    double d;                  /* "d" */
+    double stiffness;          /* "stiffness" */
+    double damping;            /* "damping" */
+    double max_force;          /* "maxForce", 0: no limit */
+    bool bilateral;            /* "bilateral" */
+    st_vec2 local_range;       /* "localRange" (integers), -1: unbounded */
+    bool show_plane;           /* "showPlane" (drawing) */
+    st_vec4 plane_color;       /* "planeColor" (drawing) */
+    double show_plane_size;    /* "showPlaneSize" (drawing) */
+    double rayleigh_stiffness; /* "rayleighStiffness" */
+    st_component *mstate;      /* "mstate" link */
+    st_mstate *ms;             /* resolved at init */
+    ml_contacts contacts;      /* points in contact at the last add_force */
+} plane_ff;
+
+/* SOFA's init: a negative value is replaced by the default, with a warning. */
+static void nonnegative(st_component *self, const char *name, double *v, double def)
+{
+    if (*v < 0.0) {
+        st_component_warn(self,
+                          "The '%s=%g' parameter is outside the validity range of [0, +INF[. "
+                          "Continuing with the default value=%g.",
+                          name, *v, def);
+        *v = def;
+    }
+}
+
+static st_status plane_init(st_component *self, st_error *err)
+{
+    plane_ff *p = (plane_ff *)self;
+    ST_TRY(ml_find_state(self, &p->ms, err));
+    nonnegative(self, "stiffness", &p->stiffness, 500.0);
+    nonnegative(self, "damping", &p->damping, 5.0);
+    nonnegative(self, "maxForce", &p->max_force, 0.0);
+    ml_check_range(self, p->local_range);
+    return ml_contacts_reserve(&p->contacts, p->ms->n, err);
+}
+
+static void plane_cleanup(st_component *self) { ml_contacts_free(&((plane_ff *)self)->contacts); }
+
+static void plane_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                            const double *v)
+{
+    (void)mp;
+    plane_ff *p = (plane_ff *)self;
+    double *fs = st_slice(f, p->ms);
+    const double *xs = st_slice_x(x, p->ms), *vs = st_slice(v, p->ms);
+    double limit = p->max_force * p->max_force;
+    size_t begin, end;
+    ml_range(p->local_range, p->ms->n, &begin, &end);
+    p->contacts.n = 0;
+    for (size_t i = begin; i < end; i++) {
+        const double *xi = xs + ML_N * i, *vi = vs + ML_N * i;
+        double pen = ml_dot(xi, p->normal) - p->d;
+        if (!(p->bilateral || pen < 0))
+            continue;
+        double fi[ML_N];
+        for (int k = 0; k < ML_N; k++)
+            fi[k] = p->normal[k] * (-p->stiffness * pen) - vi[k] * (-p->damping * pen);
+        double amp = ml_dot(fi, fi);
+        if (limit > 0 && amp > limit)
+            for (int k = 0; k < ML_N; k++)
+                fi[k] *= sqrt(limit / amp);
+        ml_axpy(fs + ML_N * i, 1.0, fi);
+        p->contacts.index[p->contacts.n++] = (unsigned)i;
+    }
+}
+
+static void plane_add_dforce(st_component *self, const st_mparams *mp, double *df,
+                             const double *dx, double kfactor, double bfactor)
+{
+    (void)mp, (void)bfactor;
+    plane_ff *p = (plane_ff *)self;
+    double *dfs = st_slice(df, p->ms);
+    const double *dxs = st_slice(dx, p->ms);
+    double fact = -p->stiffness * kfactor;
+    for (size_t k = 0; k < p->contacts.n; k++) {
+        size_t i = p->contacts.index[k];
+        ml_axpy(dfs + ML_N * i, fact * ml_dot(dxs + ML_N * i, p->normal), p->normal);
+    }
+}
+
+/* factor K = -stiffness factor n n^T, in SOFA's order of operations. */
+static void plane_block(const st_component *self, size_t k, double factor, double b[9])
+{
+    (void)k;
+    const plane_ff *p = (const plane_ff *)self;
+    double fact = -p->stiffness * factor;
+    for (int r = 0; r < ML_N; r++)
+        for (int c = 0; c < ML_N; c++)
+            b[ML_N * r + c] = p->normal[r] * fact * p->normal[c];
+}
+
+static void plane_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
+{
+    (void)mp;
+    plane_ff *p = (plane_ff *)self;
+    size_t begin, end;
+    ml_range(p->local_range, p->ms->n, &begin, &end);
+    ml_add_contact_blocks(m, self, p->ms, begin, end, &p->contacts, kfactor, plane_block);
+}
+
+static double plane_rayleigh(const st_component *self)
+{
+    return ((const plane_ff *)self)->rayleigh_stiffness;
+}
+
+static const st_forcefield_ops plane_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = plane_add_force,
+    .add_dforce = plane_add_dforce,
+    .add_k_to_matrix = plane_add_k,
+    .rayleigh_stiffness = plane_rayleigh,
+};
+
+static const st_field plane_fields[] = {
+    ST_VEC3(plane_ff, normal, "normal", "0 1 0", "plane normal. (default=[0,1,0])"),
+    ST_REAL(plane_ff, d, "d", "0", "plane d coef. (default=0)"),
+    ST_REAL(plane_ff, stiffness, "stiffness", "500", "force stiffness. (default=500)"),
+    ST_REAL(plane_ff, damping, "damping", "5", "force damping. (default=5)"),
+    ST_REAL(plane_ff, max_force, "maxForce", "0",
+            "if non-null , the max force that can be applied to the object. (default=0)"),
+    ST_BOOL(plane_ff, bilateral, "bilateral", "false",
+            "if true the plane force field is applied on both sides. (default=false)"),
+    ST_VEC2(plane_ff, local_range, "localRange", "-1 -1",
+            "optional range of local DOF indices. Any computation involving indices outside of "
+            "this range are discarded (useful for parallelization using mesh partitioning)"),
+    IGN_BOOL(plane_ff, show_plane, "showPlane", "false",
+             "enable/disable drawing of plane. (default=false)"),
+    IGN_RGBA(plane_ff, plane_color, "planeColor", "0 0.5 0.2 1",
+             "plane color. (default=[0.0,0.5,0.2,1.0])"),
+    IGN_REAL(plane_ff, show_plane_size, "showPlaneSize", "10",
+             "plane display size if draw is enabled. (default=10)"),
+    ML_F_FORCEFIELD(plane_ff),
+    ST_FIELD_END};
+
+const st_class plane_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "PlaneForceField",
+    .category = "ForceField",
+    .description = "Repulsion along the normal to a plane",
+    .instance_size = sizeof(plane_ff),
+    .fields = plane_fields,
+    .init = plane_init,
+    .cleanup = plane_cleanup,
+    .forcefield = &plane_ops,
+};

@@ -1,0 +1,22 @@
+/* plugin.c - the MechanicalLoad plugin: SOFA's Sofa.Component.MechanicalLoad
+ * loads (constant forces, penalty contacts with a plane, a sphere and an
+ * ellipsoid). */
+#include <settee/settee.h>
+
+#include "mechanical_load.h"
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &constant_force_field_class, err));
+    ST_TRY(st_registry_add(r, &plane_force_field_class, err));
+    ST_TRY(st_registry_add(r, &sphere_force_field_class, err));
+    ST_TRY(st_registry_add(r, &ellipsoid_force_field_class, err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.MechanicalLoad", NULL};
+
+ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0",
+                 "Loads: ConstantForceField, PlaneForceField, SphereForceField, "
+                 "EllipsoidForceField",
+                 "LGPL-2.1-or-later", provides, register_classes)

@@ -1,0 +1,122 @@
+/* fem.h - what the elastic FEM force fields share: access to the state
+ * vectors and the matrix (the only places that know the kernel's vector
+ * and block layout), small dense 3x3 algebra, SOFA's polar decomposition,
+ * material checks and the topology lookup. Internal to the plugin. */
+#ifndef SETTEE_PLUGIN_FEM_H
+#define SETTEE_PLUGIN_FEM_H
+
+#include <settee/settee.h>
+
+/* ---- State vectors and matrix blocks (adapt here when the ABI changes) ---- */
+
+/* The state's coordinates (x) or derivatives (v, f, dx, df) inside a global
+ * vector, 3 doubles per vertex (the class is Vec3d only). */
+static inline const double *fem_coords(const double *vec, const st_mstate *ms)
+{
+    return st_slice_x(vec, ms);
+}
+static inline double *fem_derivs(double *vec, const st_mstate *ms)
+{
+    return st_slice(vec, ms);
+}
+/* m(row vertex a, column vertex b) += b3 (3x3, row-major); a, b local to ms. */
+static inline void fem_add_block(st_matrix *m, const st_mstate *ms, unsigned a, unsigned b,
+                                 const double b3[9])
+{
+    st_matrix_add_block(m, ms, a, ms, b, b3);
+}
+
+/* ---- 3x3 algebra, row-major double[9] ---- */
+
+static inline double fem_det3(const double m[9])
+{
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+           m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+static inline void fem_transpose3(double t[9], const double m[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            t[3 * i + j] = m[3 * j + i];
+}
+/* r = a b */
+static inline void fem_mul3(double r[9], const double a[9], const double b[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+}
+/* y = m x */
+static inline void fem_mulv3(double y[3], const double m[9], const double x[3])
+{
+    for (int i = 0; i < 3; i++)
+        y[i] = m[3 * i] * x[0] + m[3 * i + 1] * x[1] + m[3 * i + 2] * x[2];
+}
+static inline void fem_cross(double r[3], const double a[3], const double b[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* SOFA's Vec::normalize: divides by the norm when it exceeds DBL_EPSILON,
+ * else leaves v unchanged. */
+void fem_normalize(double v[3]);
+/* Inverse of m; false when singular. */
+bool fem_invert3(double inv[9], const double m[9]);
+/* Inverse of a 4x4 matrix (row-major) by Gauss-Jordan with partial
+ * pivoting; false when singular. */
+bool fem_invert4(double inv[16], const double m[16]);
+
+/* SOFA's polar decomposition (Higham's scaled Newton iteration on the
+ * transpose, stopping at a relative one-norm step of 1e-8): q is the
+ * orthogonal factor of m. Returns the last determinant. */
+double fem_polar(const double m[9], double q[9]);
+/* Orthogonal factor of m by singular value decomposition, a proper
+ * rotation even when m is inverted or degenerate (U V^T with the smallest
+ * singular direction flipped when det m < 0). Used where SOFA calls its
+ * stable SVD polar decomposition. */
+void fem_polar_stable(const double m[9], double q[9]);
+
+/* ---- Materials and topology ---- */
+
+/* SOFA's getYoungModulusInElement / getPoissonRatioInElement: element i's
+ * value, the first one when the list is shorter, def when empty. */
+double fem_value_in_element(const st_array *a, size_t i, double def);
+/* SOFA's checks: a Poisson ratio outside [0, 0.5) becomes 0.45 and a
+ * negative Young modulus 5000, with a warning. An empty list gets the
+ * default value. */
+st_status fem_check_material(st_component *self, st_array *young, st_array *poisson,
+                             st_error *err);
+
+/* The topology the force field reads: its "topology" link, else the first
+ * topology of its node or an ancestor. Error when none. */
+st_status fem_find_topology(st_component *self, st_component **topo, st_error *err);
+/* The element list of a kind (NULL when absent or empty). */
+const st_array *fem_elements(st_component *topo, st_type kind);
+/* Resolution minus one along x and y of a grid topology (SOFA's
+ * getNx() - 1, getNy() - 1); 2 and 1 when topo is not a grid. */
+void fem_grid_cells(st_component *topo, int *nx, int *ny);
+/* Checks that every vertex index of a list exists in the state. */
+st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, unsigned width,
+                            size_t npoints, const char *what, st_error *err);
+
+/* ---- Data shared by the force fields ---- */
+
+#define FEM_DEFAULT_YOUNG 5000.0
+#define FEM_DEFAULT_POISSON 0.45
+
+/* SOFA's ForceField data and BaseLinearElasticityFEMForceField data. */
+#define FEM_F_RAYLEIGH(S)                                                                         \
+    ST_REAL(S, rayleigh_stiffness, "rayleighStiffness", "0",                                      \
+            "Rayleigh damping coefficient related to stiffness, > 0")
+#define FEM_F_MATERIAL(S)                                                                         \
+    ST_REALS(S, poisson_ratio, "poissonRatio", "0.45", "FEM Poisson Ratio in Hooke's law [0,0.5["), \
+        ST_REALS(S, young_modulus, "youngModulus", "5000", "FEM Young's Modulus in Hooke's law")
+#define FEM_F_TOPOLOGY(S)                                                                         \
+    ST_LINK(S, topology, "topology", ST_LINK_TOPOLOGY,                                            \
+            "link to the topology container (default: the first topology found upward)")
+
+extern const st_class tetrahedron_fem_force_field_class;
+extern const st_class hexahedron_fem_force_field_class;
+
+#endif

@@ -1,0 +1,308 @@
+/* fem_common.c - helpers shared by the elastic FEM force fields: SOFA's
+ * polar decomposition, a stable SVD-based rotation, small inverses, the
+ * material checks and the topology lookup. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "fem.h"
+
+void fem_normalize(double v[3])
+{
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (n > DBL_EPSILON)
+        v[0] /= n, v[1] /= n, v[2] /= n;
+}
+
+bool fem_invert3(double inv[9], const double m[9])
+{
+    double d = fem_det3(m);
+    if (d == 0.0)
+        return false;
+    inv[0] = (m[4] * m[8] - m[5] * m[7]) / d;
+    inv[1] = (m[2] * m[7] - m[1] * m[8]) / d;
+    inv[2] = (m[1] * m[5] - m[2] * m[4]) / d;
+    inv[3] = (m[5] * m[6] - m[3] * m[8]) / d;
+    inv[4] = (m[0] * m[8] - m[2] * m[6]) / d;
+    inv[5] = (m[2] * m[3] - m[0] * m[5]) / d;
+    inv[6] = (m[3] * m[7] - m[4] * m[6]) / d;
+    inv[7] = (m[1] * m[6] - m[0] * m[7]) / d;
+    inv[8] = (m[0] * m[4] - m[1] * m[3]) / d;
+    return true;
+}
+
+bool fem_invert4(double inv[16], const double m[16])
+{
+    double a[4][8];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            a[i][j] = m[4 * i + j];
+            a[i][4 + j] = i == j ? 1.0 : 0.0;
+        }
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++)
+            if (fabs(a[r][c]) > fabs(a[p][c]))
+                p = r;
+        if (a[p][c] == 0.0)
+            return false;
+        if (p != c)
+            for (int j = 0; j < 8; j++) {
+                double t = a[c][j];
+                a[c][j] = a[p][j];
+                a[p][j] = t;
+            }
+        double piv = a[c][c];
+        for (int j = 0; j < 8; j++)
+            a[c][j] /= piv;
+        for (int r = 0; r < 4; r++)
+            if (r != c && a[r][c] != 0.0) {
+                double f = a[r][c];
+                for (int j = 0; j < 8; j++)
+                    a[r][j] -= f * a[c][j];
+            }
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            inv[4 * i + j] = a[i][4 + j];
+    return true;
+}
+
+/* Largest column (one) and row (inf) absolute sums. */
+static double one_norm(const double m[9])
+{
+    double n = 0;
+    for (int j = 0; j < 3; j++) {
+        double s = fabs(m[j]) + fabs(m[3 + j]) + fabs(m[6 + j]);
+        if (s > n)
+            n = s;
+    }
+    return n;
+}
+
+static double inf_norm(const double m[9])
+{
+    double n = 0;
+    for (int i = 0; i < 3; i++) {
+        double s = fabs(m[3 * i]) + fabs(m[3 * i + 1]) + fabs(m[3 * i + 2]);
+        if (s > n)
+            n = s;
+    }
+    return n;
+}
+
+double fem_polar(const double m[9], double q[9])
+{
+    double mk[9], adj[9], e[9], det = 0;
+    fem_transpose3(mk, m);
+    double m_one = one_norm(mk), m_inf = inf_norm(mk), e_one;
+    /* At most 100 steps: the iteration converges quadratically; the bound
+     * only guards against non-finite input. */
+    for (int it = 0; it < 100; it++) {
+        fem_cross(adj, mk + 3, mk + 6);
+        fem_cross(adj + 3, mk + 6, mk);
+        fem_cross(adj + 6, mk, mk + 3);
+        det = mk[0] * adj[0] + mk[1] * adj[1] + mk[2] * adj[2];
+        if (det == 0.0)
+            break;
+        double adj_one = one_norm(adj), adj_inf = inf_norm(adj);
+        double gamma = sqrt(sqrt((adj_one * adj_inf) / (m_one * m_inf)) / fabs(det));
+        double g1 = gamma * 0.5, g2 = 0.5 / (gamma * det);
+        for (int k = 0; k < 9; k++) {
+            double next = mk[k] * g1 + adj[k] * g2;
+            e[k] = mk[k] - next;
+            mk[k] = next;
+        }
+        e_one = one_norm(e);
+        m_one = one_norm(mk);
+        m_inf = inf_norm(mk);
+        if (!(e_one > m_one * 1e-8))
+            break;
+    }
+    fem_transpose3(q, mk);
+    return det;
+}
+
+/* Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi
+ * rotations: s = V diag(w) V^T, eigenvectors in the columns of v. */
+static void jacobi3(const double s_in[9], double w[3], double v[9])
+{
+    double a[9];
+    memcpy(a, s_in, sizeof a);
+    for (int i = 0; i < 9; i++)
+        v[i] = i % 4 == 0 ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 50; sweep++) {
+        double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
+        if (off < 1e-300)
+            break;
+        for (int p = 0; p < 2; p++)
+            for (int r = p + 1; r < 3; r++) {
+                double apr = a[3 * p + r];
+                if (apr == 0.0)
+                    continue;
+                double theta = (a[3 * r + r] - a[3 * p + p]) / (2 * apr);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), sn = t * c;
+                for (int k = 0; k < 3; k++) { /* columns p, r */
+                    double akp = a[3 * k + p], akr = a[3 * k + r];
+                    a[3 * k + p] = c * akp - sn * akr;
+                    a[3 * k + r] = sn * akp + c * akr;
+                }
+                for (int k = 0; k < 3; k++) { /* rows p, r */
+                    double apk = a[3 * p + k], ark = a[3 * r + k];
+                    a[3 * p + k] = c * apk - sn * ark;
+                    a[3 * r + k] = sn * apk + c * ark;
+                }
+                for (int k = 0; k < 3; k++) {
+                    double vkp = v[3 * k + p], vkr = v[3 * k + r];
+                    v[3 * k + p] = c * vkp - sn * vkr;
+                    v[3 * k + r] = sn * vkp + c * vkr;
+                }
+            }
+    }
+    for (int i = 0; i < 3; i++)
+        w[i] = a[4 * i];
+}
+
+/* A unit vector orthogonal to u. */
+static void any_orthogonal(double r[3], const double u[3])
+{
+    double e[3] = {0, 0, 0};
+    int k = fabs(u[0]) <= fabs(u[1]) ? (fabs(u[0]) <= fabs(u[2]) ? 0 : 2)
+                                     : (fabs(u[1]) <= fabs(u[2]) ? 1 : 2);
+    e[k] = 1;
+    fem_cross(r, u, e);
+    fem_normalize(r);
+}
+
+void fem_polar_stable(const double m[9], double q[9])
+{
+    double mt[9], s[9], w[3], v[9];
+    fem_transpose3(mt, m);
+    fem_mul3(s, mt, m);
+    jacobi3(s, w, v);
+    /* Sort by decreasing eigenvalue. */
+    int ord[3] = {0, 1, 2};
+    for (int i = 0; i < 2; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (w[ord[j]] > w[ord[i]]) {
+                int t = ord[i];
+                ord[i] = ord[j];
+                ord[j] = t;
+            }
+    double V[3][3], U[3][3], sig[3];
+    for (int i = 0; i < 3; i++) {
+        sig[i] = sqrt(w[ord[i]] > 0 ? w[ord[i]] : 0);
+        for (int k = 0; k < 3; k++)
+            V[i][k] = v[3 * k + ord[i]];
+    }
+    double cv[3];
+    fem_cross(cv, V[0], V[1]);
+    if (cv[0] * V[2][0] + cv[1] * V[2][1] + cv[2] * V[2][2] < 0)
+        for (int k = 0; k < 3; k++)
+            V[2][k] = -V[2][k];
+    double tol = 1e-12 * (sig[0] > 0 ? sig[0] : 1);
+    if (sig[0] <= tol) {
+        for (int i = 0; i < 9; i++)
+            q[i] = i % 4 == 0 ? 1.0 : 0.0;
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && sig[1] <= tol) {
+            any_orthogonal(U[1], U[0]);
+            continue;
+        }
+        fem_mulv3(U[i], m, V[i]);
+        fem_normalize(U[i]);
+    }
+    /* The third direction completes a proper rotation: when det m < 0 this
+     * flips the smallest singular value, as an inversion-aware SVD does. */
+    fem_cross(U[2], U[0], U[1]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            q[3 * i + j] = U[0][i] * V[0][j] + U[1][i] * V[1][j] + U[2][i] * V[2][j];
+}
+
+double fem_value_in_element(const st_array *a, size_t i, double def)
+{
+    if (a->n > i)
+        return a->r[i];
+    if (a->n > 0)
+        return a->r[0];
+    return def;
+}
+
+st_status fem_check_material(st_component *self, st_array *young, st_array *poisson,
+                             st_error *err)
+{
+    if (young->n == 0) {
+        ST_TRY(st_array_resize(young, ST_T_REALS, 1, err));
+        young->r[0] = FEM_DEFAULT_YOUNG;
+    }
+    if (poisson->n == 0) {
+        ST_TRY(st_array_resize(poisson, ST_T_REALS, 1, err));
+        poisson->r[0] = FEM_DEFAULT_POISSON;
+    }
+    for (size_t i = 0; i < young->n; i++)
+        if (young->r[i] < 0) {
+            st_component_warn(self,
+                              "Young's modulus must be positive, but a negative value has been "
+                              "provided (%g). It is set to %g to ensure the correct behavior",
+                              young->r[i], FEM_DEFAULT_YOUNG);
+            young->r[i] = FEM_DEFAULT_YOUNG;
+        }
+    for (size_t i = 0; i < poisson->n; i++)
+        if (!(poisson->r[i] >= 0 && poisson->r[i] < 0.5)) {
+            st_component_warn(self,
+                              "Poisson's ratio must be in the range [0, 0.5), but an "
+                              "out-of-bounds value has been provided (%g). It is set to %g to "
+                              "ensure the correct behavior",
+                              poisson->r[i], FEM_DEFAULT_POISSON);
+            poisson->r[i] = FEM_DEFAULT_POISSON;
+        }
+    return ST_OK;
+}
+
+st_status fem_find_topology(st_component *self, st_component **topo, st_error *err)
+{
+    st_component *t = *topo;
+    if (!t)
+        t = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!t || !t->cls->topology)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "No topology component found at path: %s, nor in current "
+                                  "context: %s",
+                                  t ? t->name : "(none)", st_node_name(self->node));
+    *topo = t;
+    return ST_OK;
+}
+
+const st_array *fem_elements(st_component *topo, st_type kind)
+{
+    const st_array *a = topo->cls->topology->elements(topo, kind);
+    return a && a->n ? a : NULL;
+}
+
+void fem_grid_cells(st_component *topo, int *nx, int *ny)
+{
+    *nx = 2;
+    *ny = 1;
+    const st_field *f = st_component_field(topo, "n");
+    if (!f || f->type != ST_T_VEC3 || !strstr(topo->cls->name, "Grid"))
+        return;
+    const double *n = st_component_field_ptr(topo, f);
+    *nx = (int)n[0] - 1;
+    *ny = (int)n[1] - 1;
+}
+
+st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, unsigned width,
+                            size_t npoints, const char *what, st_error *err)
+{
+    for (size_t i = 0; i < n * width; i++)
+        if (idx[i] >= npoints)
+            return st_component_error(self, "topology", err, ST_EINVAL,
+                                      "%s %zu of the topology uses vertex %u but the state has "
+                                      "%zu points",
+                                      what, i / width, idx[i], npoints);
+    return ST_OK;
+}

@@ -1,0 +1,17 @@
+/* plugin.c - the SolidMechanics.FEM.Elastic plugin: SOFA's linear elastic
+ * finite elements. */
+#include <settee/settee.h>
+
+#include "fem.h"
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &tetrahedron_fem_force_field_class, err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.SolidMechanics.FEM.Elastic", NULL};
+
+ST_PLUGIN_DEFINE("SolidMechanics.FEM.Elastic", "0.1.0",
+                 "Linear elastic finite elements: TetrahedronFEMForceField",
+                 "LGPL-2.1-or-later", provides, register_classes)

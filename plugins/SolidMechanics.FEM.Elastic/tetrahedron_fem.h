@@ -1,0 +1,56 @@
+/* tetrahedron_fem.h - the TetrahedronFEMForceField instance and its
+ * per-element data. Internal to the plugin; tests include it to compare the
+ * element data with the values SOFA's own tests check. */
+#ifndef SETTEE_PLUGIN_TETRAHEDRON_FEM_H
+#define SETTEE_PLUGIN_TETRAHEDRON_FEM_H
+
+#include "fem.h"
+
+enum { M_SMALL = 0, M_LARGE, M_POLAR, M_SVD }; /* "method" */
+
+/* One element: vertices and what init and the last add_force computed. */
+typedef struct tet {
+    unsigned v[4];
+    double J[12][6];   /* strain-displacement */
+    double kd, ko, ks; /* material: diagonal, off-diagonal (normal), shear, / (36 V) */
+    double lambda, mu; /* Lame coefficients (von Mises) */
+    double R[9];       /* current rotation, local to world (SOFA's rotations[i]) */
+    double R0[9];      /* initial rotation (SOFA's _initialRotations[i]) */
+    double rest[4][3]; /* rest positions in the initial frame */
+    double A0inv[9];   /* svd: inverse of the rest edge matrix */
+    double plastic[6]; /* plastic strain */
+} tet;
+
+typedef struct tetra_fem {
+    st_component base;
+    st_array poisson_ratio, young_modulus; /* reals */
+    double rayleigh_stiffness;
+    st_component *topology;
+    st_array initial_points;         /* vec3[], "initialPoints" (rest positions at init) */
+    char *method;                    /* "method" */
+    st_array local_stiffness_factor; /* reals */
+    bool update_stiffness_matrix;    /* "updateStiffnessMatrix" */
+    bool assembling;                 /* "computeGlobalMatrix" (alias "assembling") */
+    double plastic_max, plastic_yield, plastic_creep;
+    char *gather_pt, *gather_bsize;
+    bool draw_heterogeneous;
+    int compute_von_mises;           /* 0, 1 (corotational strain), 2 (Green strain) */
+    st_array von_mises_elem;         /* output, one per element */
+    st_array von_mises_node;         /* output, one per vertex */
+    st_array von_mises_colors;       /* output, ignored */
+    char *show_color_map;
+    double show_alpha, show_gap;
+    bool show_vm_node, show_vm_node_map, show_vm_elem;
+    bool update_stiffness;           /* "updateStiffness": material recomputed each step */
+    /* Computed at init. */
+    st_mstate *ms;
+    int meth;
+    size_t ne;
+    tet *e;                  /* ne elements, owned */
+    double (*shape)[16];     /* ne inverse vertex matrices (von Mises), owned */
+    unsigned *node_count;    /* elements around each vertex (von Mises), owned */
+    double rest_volume;
+    bool vm_dirty;
+} tetra_fem;
+
+#endif

@@ -1,0 +1,135 @@
+/* hexa2tetra_mapping.c - Hexa2TetraTopologicalMapping: fills a tetrahedron
+ * container with 6 tetrahedra per hexahedron of the input, in SOFA's order
+ * (hexahedron by hexahedron; within one, the pattern below). With
+ * `swapping`, the vertices of hexahedra at even x, odd y or odd z grid
+ * positions are mirrored across the cell first (so that the diagonals
+ * alternate), and an odd number of mirrors selects the pattern with
+ * reversed orientation. */
+#include <string.h>
+
+#include "topology.h"
+
+typedef struct hexa2tetra {
+    st_component base;
+    st_component *input;  /* "input": hexahedral topology */
+    st_component *output; /* "output": TetrahedronSetTopologyContainer */
+    bool swapping;        /* "swapping" */
+} hexa2tetra;
+
+static const st_field hexa2tetra_fields[] = {
+    {"input", ST_T_LINK,
+     offsetof(hexa2tetra, input) + ST_FIELD_CHECK_(hexa2tetra, input, st_component *), NULL,
+     "Input topology (hexahedra)", ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},
+    {"output", ST_T_LINK,
+     offsetof(hexa2tetra, output) + ST_FIELD_CHECK_(hexa2tetra, output, st_component *), NULL,
+     "Output topology (a TetrahedronSetTopologyContainer)", ST_F_REQUIRED, NULL,
+     ST_LINK_TOPOLOGY, 0.0, 0.0},
+    ST_BOOL(hexa2tetra, swapping, "swapping", "false",
+            "Boolean enabling to swap edges to hexahedrons based on their grid position in "
+            "order to avoid numerical bias effect"),
+    ST_FIELD_END};
+
+/* Vertex pairs along each axis of a hexahedron (SOFA's numbering). */
+static const unsigned x_edges[4][2] = {{0, 1}, {4, 5}, {3, 2}, {7, 6}};
+static const unsigned y_edges[4][2] = {{4, 7}, {5, 6}, {1, 2}, {0, 3}};
+static const unsigned z_edges[4][2] = {{4, 0}, {5, 1}, {6, 2}, {7, 3}};
+static const unsigned straight[6][4] = {{0, 5, 1, 6}, {0, 1, 3, 6}, {1, 3, 6, 2},
+                                        {6, 3, 0, 7}, {6, 7, 0, 5}, {7, 5, 4, 0}};
+static const unsigned mirrored[6][4] = {{0, 5, 6, 1}, {0, 1, 6, 3}, {1, 3, 2, 6},
+                                        {6, 3, 7, 0}, {6, 7, 5, 0}, {7, 5, 0, 4}};
+
+static void mirror(unsigned c[8], const unsigned e[4][2])
+{
+    for (int k = 0; k < 4; k++) {
+        unsigned t = c[e[k][0]];
+        c[e[k][0]] = c[e[k][1]];
+        c[e[k][1]] = t;
+    }
+}
+
+static st_status hexa2tetra_init(st_component *self, st_error *err)
+{
+    hexa2tetra *m = (hexa2tetra *)self;
+    self->state = ST_CSTATE_INVALID;
+    if (!m->input || !m->input->cls->topology)
+        return st_component_error(self, "input", err, ST_ELINK,
+                                  "input must link a topology container with hexahedra "
+                                  "(e.g. \"@../grid\")");
+    if (!m->output || m->output->cls->topology != &topo_ops ||
+        !st_component_field(m->output, "tetrahedra") || ((topo *)m->output)->kind != TOPO_DYNAMIC)
+        return st_component_error(self, "output", err, ST_ELINK,
+                                  "output must link a TetrahedronSetTopologyContainer, got %s",
+                                  m->output ? m->output->cls->name : "nothing");
+    if (!topo_node_has_class(m->output->node, "TetrahedronSetTopologyModifier", NULL))
+        st_component_warn(self, "the output container's node has no "
+                                "TetrahedronSetTopologyModifier (SOFA scenes put one next to '%s')",
+                          m->output->name);
+    const st_topology_ops *in = m->input->cls->topology;
+    const st_array *hexas = in->elements(m->input, ST_T_HEXAS);
+    topo *out = (topo *)m->output;
+    st_array_free(&out->tetrahedra, ST_T_TETRAS);
+    st_array_free(&out->triangles, ST_T_TRIANGLES);
+    st_array_free(&out->edges, ST_T_EDGES);
+    out->nb_points = (unsigned)in->nb_points(m->input);
+
+    /* Grid cells along x and y (SOFA: only meaningful for grids). */
+    int nx = 2, ny = 1;
+    if (m->input->cls->topology == &topo_ops) {
+        topo *ti = (topo *)m->input;
+        if (ti->kind == TOPO_GRID || ti->kind == TOPO_REGULAR_GRID) {
+            grid_geom g;
+            topo_grid_geom(ti, &g);
+            nx = g.n[0] - 1 > 0 ? g.n[0] - 1 : 1;
+            ny = g.n[1] - 1 > 0 ? g.n[1] - 1 : 1;
+        }
+    }
+    size_t nh = hexas ? hexas->n : 0;
+    if (nh == 0)
+        st_component_warn(self, "the input topology '%s' has no hexahedra: the output stays empty",
+                          m->input->name);
+    ST_TRY(st_array_resize(&out->tetrahedra, ST_T_TETRAS, 6 * nh, err));
+    for (size_t i = 0; i < nh; i++) {
+        unsigned c[8];
+        memcpy(c, hexas->u + 8 * i, sizeof c);
+        bool swapped = false;
+        if (m->swapping) {
+            if (!((i % (size_t)nx) & 1)) {
+                mirror(c, x_edges);
+                swapped = !swapped;
+            }
+            if (((i / (size_t)nx) % (size_t)ny) & 1) {
+                mirror(c, y_edges);
+                swapped = !swapped;
+            }
+            if ((i / (size_t)(nx * ny)) & 1) {
+                mirror(c, z_edges);
+                swapped = !swapped;
+            }
+        }
+        const unsigned(*pat)[4] = swapped ? mirrored : straight;
+        for (int k = 0; k < 6; k++)
+            for (int j = 0; j < 4; j++)
+                out->tetrahedra.u[4 * (6 * i + (size_t)k) + (size_t)j] = c[pat[k][j]];
+    }
+    st_component_touch(m->output, st_component_field(m->output, "tetrahedra"));
+    const st_field *fn = st_component_field(m->output, "nbPoints");
+    if (fn)
+        st_component_touch(m->output, fn);
+    /* The container derives its triangles and edges from the new tetrahedra. */
+    out->lists_ready = false;
+    ST_TRY(topo_mesh_derive(out, err));
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+const st_class hexa2tetra_mapping_class = {
+    .struct_size = sizeof(st_class),
+    .name = "Hexa2TetraTopologicalMapping",
+    .category = "TopologicalMapping",
+    .description = "Topological mapping where HexahedronSetTopology is converted to "
+                   "TetrahedronSetTopology",
+    .instance_size = sizeof(hexa2tetra),
+    .fields = hexa2tetra_fields,
+    .init = hexa2tetra_init,
+    .reinit = hexa2tetra_init,
+};

@@ -1,0 +1,477 @@
+/* test_hostile.c - hostile and broken inputs (issue 18): damaged plugin
+ * files, plugins that lie about their name, huge nodes and link chains,
+ * out-of-range and non-finite values, grids larger than memory, scenes
+ * SOFA cannot mean, failed solves, non-finite states and exports that must
+ * not be left stale. Each case asserts the refusal and its message. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "support.h"
+
+#define TDIR SETTEE_TEST_PLUGIN_DIR
+#define CLI SETTEE_CLI
+
+static test_rt T;
+static st_error E;
+static char out[32768];
+
+static void open_rt(void)
+{
+    test_rt_open(&T);
+    st_error_clear(&E);
+}
+
+static void close_rt(void) { test_rt_close(&T); }
+
+TestSuite(hostile, .init = open_rt, .fini = close_rt, .timeout = 120);
+
+static void assert_contains(const char *hay, const char *needle)
+{
+    cr_assert(strstr(hay, needle) != NULL, "expected \"%s\" in:\n%.3000s", needle, hay);
+}
+
+/* A fresh directory under TMPDIR for this process. */
+static const char *temp_dir(const char *name)
+{
+    static char paths[4][512];
+    static int slot;
+    char *p = paths[slot++ % 4];
+    snprintf(p, 512, "%s/settee-hostile-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid(), name);
+    mkdir(p, 0755);
+    return p;
+}
+
+/* Copies the first n bytes of src (all when n is 0) to dst. */
+static void copy_file(const char *src, const char *dst, long n)
+{
+    FILE *in = fopen(src, "rb"), *o = fopen(dst, "wb");
+    cr_assert(in && o, "cannot copy %s to %s", src, dst);
+    char buf[4096];
+    long done = 0;
+    size_t k;
+    while ((n == 0 || done < n) &&
+           (k = fread(buf, 1, n == 0 || n - done > 4096 ? 4096 : (size_t)(n - done), in)) > 0) {
+        fwrite(buf, 1, k, o);
+        done += (long)k;
+    }
+    fclose(in);
+    fclose(o);
+}
+
+static int cli(const char *fmt, ...) ST_PRINTF(1, 2);
+static int cli(const char *fmt, ...)
+{
+    char args[3072], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s", CLI, args);
+    return test_run(cmd, out, sizeof out);
+}
+
+/* Loads and initialises yaml; returns the first failing status. */
+static st_status load_init(const char *yaml, st_scene **s)
+{
+    st_error_clear(&E);
+    *s = NULL;
+    st_status st = test_load_string(&T, yaml, s, &E);
+    if (st == ST_OK)
+        st = st_scene_init(*s, &E);
+    return st;
+}
+
+static void expect_refused(const char *yaml, const char *where, const char *msg)
+{
+    st_scene *s;
+    cr_assert_neq(load_init(yaml, &s), ST_OK, "accepted:\n%s", yaml);
+    assert_contains(E.where, where);
+    assert_contains(E.msg, msg);
+    st_scene_destroy(&s);
+}
+
+#define HEAD "format: settee/1\nroot:\n  name: root\n"
+
+/* ---- plugins ---- */
+
+/* A plugin folder holding a copy of libTestGood.so cut short, as an
+ * interrupted copy leaves it. */
+static const char *damaged_dir(void)
+{
+    const char *dir = temp_dir("damaged");
+    char dst[600];
+    snprintf(dst, sizeof dst, "%s/libTestBroken.so", dir);
+    copy_file(TDIR "/libTestGood.so", dst, 9000);
+    return dir;
+}
+
+Test(hostile, truncated_plugin_is_damaged_not_a_crash)
+{
+    const char *dir = damaged_dir();
+    cr_assert_eq(st_runtime_add_plugin_path(T.rt, dir, &E), ST_OK);
+    cr_assert_eq(st_runtime_load_plugin(T.rt, "TestBroken", &E), ST_EPLUGIN);
+    assert_contains(E.msg, "/libTestBroken.so is damaged");
+    /* The "which plugin provides it" scan opens every file: it survives. */
+    char buf[128];
+    cr_assert_not(st_runtime_which_plugin(T.rt, "NoSuchClassAnywhere", buf, sizeof buf));
+    assert_contains(T.log, "libTestBroken.so is damaged");
+}
+
+Test(hostile, truncated_plugin_in_cli_inspect_and_misspelt_component)
+{
+    const char *dir = damaged_dir();
+    cr_assert_eq(cli("inspect --plugin-path %s", dir), 0, "%s", out);
+    assert_contains(out, "libTestBroken.so is damaged");
+    const char *scene = test_write_temp("misspelt.yaml", HEAD "  objects:\n"
+                                                           "    - MechanicalObjekt: {}\n");
+    cr_assert_eq(cli("check --plugin-path %s %s", dir, scene), 1, "%s", out);
+    assert_contains(out, "libTestBroken.so is damaged");
+    assert_contains(out, "MechanicalObjekt");
+}
+
+Test(hostile, plugin_named_unlike_its_file_is_refused)
+{
+    const char *dir = temp_dir("liar");
+    char dst[600];
+    snprintf(dst, sizeof dst, "%s/libMass.so", dir);
+    copy_file(TDIR "/libTestGood.so", dst, 0);
+    cr_assert_eq(st_runtime_load_plugin(T.rt, dst, &E), ST_EPLUGIN);
+    assert_contains(E.msg, "calls itself 'TestGood'");
+    assert_contains(E.msg, dst);
+    assert_contains(E.msg, "libTestGood.so");
+}
+
+Test(hostile, second_plugin_with_a_loaded_name_names_both_files)
+{
+    const char *dir = temp_dir("second");
+    char dst[600];
+    snprintf(dst, sizeof dst, "%s/libTestGood.so", dir);
+    copy_file(TDIR "/libTestGood.so", dst, 0);
+    cr_assert_eq(st_runtime_load_plugin(T.rt, TDIR "/libTestGood.so", &E), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_runtime_load_plugin(T.rt, dst, &E), ST_EPLUGIN);
+    assert_contains(E.msg, dst);
+    assert_contains(E.msg, TDIR "/libTestGood.so");
+}
+
+Test(hostile, long_plugin_path_keeps_file_name_too_long)
+{
+    static char path[6100];
+    memset(path, 'a', 6000);
+    memcpy(path, "/tmp/", 5);
+    strcpy(path + 6000, "/libX.so");
+    cr_assert_eq(st_runtime_load_plugin(T.rt, path, &E), ST_EPLUGIN);
+    assert_contains(E.msg, "File name too long");
+}
+
+Test(hostile, empty_plugin_path_is_a_usage_error)
+{
+    cr_assert_eq(cli("inspect --plugin-path ''"), 2, "%s", out);
+    assert_contains(out, "--plugin-path");
+    cr_assert_eq(cli("run --plugin-path '' x.yaml"), 2, "%s", out);
+}
+
+/* ---- size ---- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+Test(hostile, hundred_thousand_components_and_a_long_link_chain_load_fast)
+{
+    enum { N = 100000, CHAIN = 5000 };
+    size_t cap = (size_t)N * 64 + (size_t)CHAIN * 96 + 256, len = 0;
+    char *y = malloc(cap);
+    cr_assert_not_null(y);
+    len += (size_t)snprintf(y + len, cap - len, HEAD "  objects:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(y + len, cap - len, "    - MechanicalObject: {position: [0, 0, 0]}\n");
+    len += (size_t)snprintf(y + len, cap - len, "  children:\n    - name: chain\n      objects:\n"
+                                                "        - MechanicalObject: {name: m0, position: [1, 2, 3]}\n");
+    for (int i = 1; i < CHAIN; i++)
+        len += (size_t)snprintf(y + len, cap - len,
+                                "        - MechanicalObject: {name: m%d, position: '@m%d.position'}\n",
+                                i, i - 1);
+    double t0 = now();
+    st_scene *s;
+    st_status st = load_init(y, &s);
+    double wall = now() - t0;
+    free(y);
+    cr_assert_eq(st, ST_OK, "%s", E.msg);
+    st_node *root = st_scene_root(s);
+    cr_assert_eq(st_node_object_count(root), (size_t)N + 1); /* + the default loop */
+    /* Default names count per class without rescanning the node. */
+    cr_assert_str_eq(st_node_object(root, N)->name, "MechanicalObject100000");
+    st_mstate *last = (st_mstate *)st_node_object(st_node_child(root, 0), CHAIN - 1);
+    cr_assert_eq(last->position.r[2], 3.0);
+    /* Quadratic code took minutes here (a pairwise name check, a scan per
+     * init and per default name); the bound is generous for sanitizers. */
+    cr_assert_lt(wall, 60.0, "load and init took %.1f s", wall);
+    st_scene_destroy(&s);
+}
+
+Test(hostile, reversed_link_chain_deeper_than_the_limit_is_an_error)
+{
+    enum { CHAIN = ST__LINK_DEPTH_MAX + 50 };
+    size_t cap = (size_t)CHAIN * 96 + 256, len = 0;
+    char *y = malloc(cap);
+    len += (size_t)snprintf(y + len, cap - len, HEAD "  objects:\n");
+    for (int i = 0; i < CHAIN - 1; i++)
+        len += (size_t)snprintf(y + len, cap - len,
+                                "    - MechanicalObject: {name: m%d, position: '@m%d.position'}\n",
+                                i, i + 1);
+    snprintf(y + len, cap - len, "    - MechanicalObject: {name: m%d, position: [0, 0, 0]}\n",
+             CHAIN - 1);
+    st_scene *s;
+    cr_assert_neq(load_init(y, &s), ST_OK);
+    free(y);
+    assert_contains(E.msg, "data links chain through more than");
+    st_scene_destroy(&s);
+}
+
+/* ---- values ---- */
+
+Test(hostile, non_finite_reals_are_refused_at_the_value)
+{
+    const char *vals[] = {"inf", "Infinity", "-inf", "nan", "1e999"};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        char y[512];
+        snprintf(y, sizeof y, HEAD "  objects:\n    - MechanicalObject: {position: [0, %s, 0]}\n",
+                 vals[i]);
+        expect_refused(y, "test.yaml:5:", "expects a");
+        assert_contains(E.msg, vals[i]);
+    }
+}
+
+Test(hostile, integer_fields_refuse_reals_and_out_of_range)
+{
+    const char *y = HEAD "  objects:\n"
+                         "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+                         "    - RegularGridTopology: {nx: 1e10, ny: 2, nz: 2}\n";
+    expect_refused(y, "test.yaml:6:33", "expects an integer, got '1e10'");
+    y = HEAD "  objects:\n"
+             "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+             "    - RegularGridTopology: {nx: 99999999999, ny: 2, nz: 2}\n";
+    expect_refused(y, "test.yaml:6:", "out of range");
+    /* The real-valued resolution n: no undefined conversion. */
+    y = HEAD "  objects:\n"
+             "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+             "    - MechanicalObject: {}\n"
+             "    - RegularGridTopology: {n: [1e10, 2, 2]}\n";
+    expect_refused(y, "test.yaml:7:", "n must hold three integers");
+}
+
+Test(hostile, grid_larger_than_memory_is_refused_before_allocating)
+{
+    const char *y = HEAD "  objects:\n"
+                         "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+                         "    - MechanicalObject: {}\n"
+                         "    - RegularGridTopology: {nx: 1000, ny: 1000, nz: 1000}\n";
+    expect_refused(y, "test.yaml:7:", "a 1000 x 1000 x 1000 grid needs at least");
+    assert_contains(E.msg, "GB of memory");
+    y = HEAD "  objects:\n"
+             "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+             "    - MechanicalObject: {}\n"
+             "    - RegularGridTopology: {nx: 100000, ny: 100000, nz: 100000}\n";
+    expect_refused(y, "test.yaml:7:", "point indices are 32-bit");
+}
+
+Test(hostile, zero_masses_are_refused)
+{
+    const char *y = HEAD "  objects:\n"
+                         "    - RequiredPlugin: {name: Sofa.Component.Mass}\n"
+                         "    - MechanicalObject: {position: [0, 0, 0]}\n"
+                         "    - UniformMass: {totalMass: 0}\n";
+    expect_refused(y, "test.yaml:7:", "totalMass must be a positive value");
+}
+
+/* ---- names and structure ---- */
+
+Test(hostile, sibling_nodes_with_one_name_are_refused)
+{
+    const char *y = HEAD "  children:\n"
+                         "    - name: a\n"
+                         "    - name: b\n"
+                         "    - name: a\n";
+    expect_refused(y, "test.yaml:7:", "a node named 'a' already exists under this parent at line 5");
+}
+
+Test(hostile, component_name_with_a_slash_is_refused)
+{
+    const char *y = HEAD "  objects:\n    - MechanicalObject: {name: a/b}\n";
+    expect_refused(y, "test.yaml:5:", "contains '/'");
+}
+
+Test(hostile, mapping_onto_its_own_input_is_refused)
+{
+    const char *y = HEAD "  objects:\n"
+                         "    - RequiredPlugin: {name: Sofa.Component.Mapping.Linear}\n"
+                         "    - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
+                         "    - IdentityMapping: {input: '@dofs', output: '@dofs'}\n";
+    expect_refused(y, "test.yaml:7:", "input and output are the same state 'dofs'");
+}
+
+#define PARTICLE                                                                                   \
+    HEAD "  dt: 0.01\n"                                                                            \
+         "  objects:\n"                                                                            \
+         "    - RequiredPlugin: {name: Sofa.Component.ODESolver.Forward}\n"                         \
+         "    - RequiredPlugin: {name: Sofa.Component.ODESolver.Backward}\n"                        \
+         "    - RequiredPlugin: {name: Sofa.Component.LinearSolver.Iterative}\n"                    \
+         "    - RequiredPlugin: {name: Sofa.Component.Mass}\n"                                      \
+         "  children:\n"                                                                           \
+         "    - name: p\n"                                                                         \
+         "      objects:\n"
+
+Test(hostile, two_masses_in_a_node_are_refused)
+{
+    const char *y = PARTICLE "        - EulerExplicitSolver: {}\n"
+                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
+                             "        - UniformMass: {totalMass: 1}\n"
+                             "        - UniformMass: {totalMass: 1}\n";
+    expect_refused(y, "test.yaml:16:", "this node already has the mass UniformMass 'UniformMass1'");
+}
+
+Test(hostile, two_ode_solvers_in_a_node_are_refused)
+{
+    const char *y = PARTICLE "        - EulerExplicitSolver: {}\n"
+                             "        - EulerExplicitSolver: {}\n"
+                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
+                             "        - UniformMass: {totalMass: 1}\n";
+    expect_refused(y, "test.yaml:14:", "already has the ODE solver");
+}
+
+Test(hostile, second_unlinked_linear_solver_is_a_warning)
+{
+    const char *y = PARTICLE "        - EulerImplicitSolver: {}\n"
+                             "        - CGLinearSolver: {name: first, iterations: 10, tolerance: 1e-9, threshold: 1e-9}\n"
+                             "        - CGLinearSolver: {name: second, iterations: 10, tolerance: 1e-9, threshold: 1e-9}\n"
+                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
+                             "        - UniformMass: {totalMass: 1}\n";
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    assert_contains(T.log, "CGLinearSolver 'second' is ignored");
+    st_scene_destroy(&s);
+}
+
+/* ---- failures during the run ---- */
+
+Test(hostile, cg_with_zero_iterations_is_refused)
+{
+    const char *y = PARTICLE "        - EulerImplicitSolver: {}\n"
+                             "        - CGLinearSolver: {iterations: 0, tolerance: 1e-9, threshold: 1e-9}\n"
+                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
+                             "        - UniformMass: {totalMass: 1}\n";
+    expect_refused(y, "test.yaml:14:", "field 'iterations' must be in [1,");
+}
+
+/* Explicit Euler with dt 1 and a velocity of 1e307: the position passes
+ * DBL_MAX at step 18 exactly. */
+static const char *diverging =
+    PARTICLE "        - EulerExplicitSolver: {}\n"
+             "        - MechanicalObject: {name: dofs, position: [0, 0, 0], velocity: [0, 1e307, 0]}\n"
+             "        - UniformMass: {totalMass: 1}\n";
+
+Test(hostile, non_finite_state_stops_at_the_step_it_appears)
+{
+    char *y = strdup(diverging);
+    char *dt = strstr(y, "dt: 0.01");
+    memcpy(dt, "dt: 1   ", 8);
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    unsigned long k = 0;
+    st_status st = ST_OK;
+    while (st == ST_OK && k < 30) {
+        st = st_scene_step(s, 0, &E);
+        k++;
+    }
+    cr_assert_eq(st, ST_ESOLVER);
+    cr_assert_eq(k, 18);
+    assert_contains(E.msg, "step 18 (t = 18)");
+    assert_contains(E.msg, "the position of vertex 0 is inf");
+    assert_contains(E.msg, "/p/EulerExplicitSolver1");
+    cr_assert_str_eq(E.path, "/p/dofs");
+    st_scene_destroy(&s);
+    free(y);
+}
+
+static const char *singular =
+    HEAD "  objects:\n"
+         "    - RequiredPlugin: {name: Sofa.Component.ODESolver.Backward}\n"
+         "    - RequiredPlugin: {name: Sofa.Component.LinearSolver.Direct}\n"
+         "    - RequiredPlugin: {name: Sofa.Component.Mass}\n"
+         "    - RequiredPlugin: {name: Sofa.Component.SolidMechanics.Spring}\n"
+         "    - RequiredPlugin: {name: Sofa.Component.Topology.Container.Grid}\n"
+         "%s"
+         "  children:\n"
+         "    - name: beam\n"
+         "      objects:\n"
+         "        - StaticSolver: {}\n"
+         "        - SparseLDLSolver: {}\n"
+         "        - MechanicalObject: {name: dofs}\n"
+         "        - RegularGridTopology: {nx: 2, ny: 2, nz: 3, xmin: 0, xmax: 1, ymin: 0, ymax: 1, "
+         "zmin: 0, zmax: 2}\n"
+         "        - UniformMass: {totalMass: 1}\n"
+         "        - MeshSpringForceField: {stiffness: 100}\n";
+
+Test(hostile, singular_system_stops_the_run_unless_asked_to_continue)
+{
+    char y[2048];
+    snprintf(y, sizeof y, singular, "");
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_scene_step(s, 0, &E), ST_ESOLVER);
+    assert_contains(E.msg, "singular to working precision");
+    assert_contains(E.msg, "step 1 (t = 0)");
+    cr_assert_str_eq(E.path, "/beam/SparseLDLSolver1");
+    st_scene_destroy(&s);
+
+    snprintf(y, sizeof y, singular, "    - DefaultAnimationLoop: {continueOnSolverFailure: true}\n");
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    st_status st = st_scene_step(s, 0, &E);
+    assert_contains(T.log, "singular to working precision");
+    assert_contains(T.log, "continuing: continueOnSolverFailure is set");
+    if (st != ST_OK) /* going on may still end in a non-finite state */
+        assert_contains(E.msg, "after this step");
+    st_scene_destroy(&s);
+}
+
+/* ---- exports ---- */
+
+Test(hostile, unwritable_export_is_reported_before_the_run)
+{
+    const char *scene = test_write_temp("export.yaml", diverging);
+    cr_assert_eq(cli("run -n 2 %s --export-state /nonexistent-dir/state.json", scene), 1, "%s", out);
+    assert_contains(out, "cannot write state to '/nonexistent-dir/state.json'");
+    cr_assert(strstr(out, "2 steps") == NULL, "the run went ahead:\n%s", out);
+}
+
+Test(hostile, export_is_renamed_into_place_and_a_failed_run_leaves_none)
+{
+    const char *dir = temp_dir("export");
+    char json[600], cmd[2048];
+    snprintf(json, sizeof json, "%s/state.json", dir);
+    const char *good = test_write_temp("good.yaml", diverging);
+    cr_assert_eq(cli("run -q -n 2 %s --export-state %s", good, json), 0, "%s", out);
+    cr_assert_eq(access(json, F_OK), 0);
+    /* No temporary file is left beside it. */
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c tmp-", dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 1, "%s", out); /* grep found nothing */
+
+    /* A run that fails (diverges at step 18) leaves no stale export. */
+    char *y = strdup(diverging);
+    memcpy(strstr(y, "dt: 0.01"), "dt: 1   ", 8);
+    const char *bad = test_write_temp("bad.yaml", y);
+    free(y);
+    cr_assert_eq(cli("run -n 30 %s --export-state %s", bad, json), 1, "%s", out);
+    assert_contains(out, "step 18");
+    cr_assert_neq(access(json, F_OK), 0, "the earlier export is still there");
+}
