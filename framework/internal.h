@@ -337,6 +337,11 @@ bool st__mapgraph_add_block(st_mapgraph *g, st_matrix *m, const st_mstate *a, si
                             const st_mstate *b, size_t j, const double *blk);
 /* Every mapping's geometric stiffness, kf K, into m. */
 void st__mapgraph_add_k(st_mapgraph *g, st_matrix *m, double kf);
+/* Tests: the mapping's own Jacobian as a dense rows x cols matrix (rows:
+ * its output's derivative scalars; columns: the system's derivative
+ * vectors, size_all). */
+st_status st__mapgraph_dense_j(st_system *sys, const st_component *map, double *J, size_t rows,
+                               size_t cols, st_error *err);
 
 #ifdef SETTEE_EXPORT_INTERNALS
 #pragma GCC visibility pop

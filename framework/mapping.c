@@ -522,3 +522,34 @@ void st__mapgraph_add_k(st_mapgraph *g, st_matrix *m, double kf)
             ops->get_k(c, &g->sys->mp, m, kf);
     }
 }
+
+st_status st__mapgraph_dense_j(st_system *sys, const st_component *map, double *J, size_t rows,
+                               size_t cols, st_error *err)
+{
+    st_mapgraph *g = st__system_mapgraph(sys);
+    if (!g)
+        return st_error_set(err, ST_EINVAL, "the system has no mapping");
+    ST_TRY(st__mapgraph_update(g, err));
+    for (size_t m = 0; m < g->nmaps; m++) {
+        const mapjac *mj = &g->mj[m];
+        if (mj->map != map)
+            continue;
+        if (!mj->has_j || mj->out == (unsigned)-1)
+            return st_error_set(err, ST_EINVAL, "the mapping gives no Jacobian");
+        unsigned dout = dsz(sys, mj->out);
+        memset(J, 0, rows * cols * sizeof *J);
+        for (size_t k = 0; k < mj->n; k++) {
+            const jkey *jk = &mj->keys[k];
+            const st_mstate *in = sys->states[jk->s];
+            unsigned din = in->type->deriv_size;
+            for (unsigned a = 0; a < dout; a++)
+                for (unsigned b = 0; b < din; b++) {
+                    size_t r = (size_t)dout * jk->i + a, c = in->doffset + (size_t)din * jk->j + b;
+                    if (r < rows && c < cols)
+                        J[r * cols + c] += mj->vals[MAXB * k + a * din + b];
+                }
+        }
+        return ST_OK;
+    }
+    return st_error_set(err, ST_EINVAL, "the mapping is not in the system");
+}

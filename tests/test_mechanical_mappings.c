@@ -1,0 +1,526 @@
+/* test_mechanical_mappings.c - every mechanical mapping's role functions
+ * against each other: J (get_j) is the finite-difference derivative of
+ * apply, apply_jt is the transpose of apply_j (<J u, w> = <u, J^T w>), and
+ * the geometric stiffness (update_k + apply_djt, and get_k assembled) is
+ * the finite-difference derivative of J^T f with f fixed; BarycentricMapping
+ * on points outside the mesh gives SOFA's extrapolated coefficients
+ * (hand-checked cases); SubsetMapping's index rules; a rigid pendulum
+ * (Rigid3d body, a RigidMapping child point held by a stiff spring) keeps
+ * the closed-form period of a physical pendulum. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "topo_support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(mechanical_mappings, .init = setup, .fini = teardown);
+
+#define HEAD                                                                                      \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  dt: 0.01\n"                                                                                \
+    "  gravity: [0, -9.81, 0]\n"                                                                  \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Mapping.Linear,"                          \
+    " Sofa.Component.Mapping.NonLinear, Sofa.Component.ODESolver.Backward,"                   \
+    " Sofa.Component.LinearSolver.Iterative, Sofa.Component.LinearSolver.Direct,"              \
+    " Sofa.Component.Mass, Sofa.Component.Topology.Container.Grid,"                             \
+    " Sofa.Component.Topology.Container.Constant, Sofa.Component.SolidMechanics.Spring]}\n"      \
+    "  children:\n"                                                                               \
+    "    - name: P\n"                                                                             \
+    "      objects:\n"                                                                            \
+    "        - EulerImplicitSolver: {}\n"                                                         \
+    "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n"
+
+/* Parent objects, then the child node's objects (the mapping is "map",
+ * its output "out"). */
+static st_scene *mapped_scene(const char *parent, const char *child)
+{
+    static char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "%s"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "%s",
+             parent, child);
+    return topo_scene(&T, yaml);
+}
+
+static unsigned long rng = 12345;
+static double rnd(void)
+{
+    rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+typedef struct mcase {
+    st_scene *s;
+    st_system *sys;
+    st_component *map;
+    st_mstate *in, *out;
+    size_t rows, cols; /* output derivative scalars; system derivative scalars */
+} mcase;
+
+static mcase open_case(st_scene *s)
+{
+    mcase c = {s, NULL, NULL, NULL, NULL, 0, 0};
+    c.map = topo_get(s, "/P/C/map");
+    c.in = c.map->cls->mapping->input(c.map);
+    c.out = c.map->cls->mapping->output(c.map);
+    cr_assert_not_null(c.in);
+    cr_assert_not_null(c.out);
+    c.sys = c.in->system;
+    cr_assert_not_null(c.sys);
+    c.rows = (size_t)c.out->type->deriv_size * c.out->n;
+    c.cols = c.sys->size_all;
+    /* Start from a generic configuration: move the input a little. */
+    double *v = calloc(c.sys->size_all, sizeof *v);
+    for (size_t k = 0; k < c.sys->size; k++)
+        v[k] = 0.1 * rnd();
+    st_vec_x_peq(c.sys, c.sys->x, v, 1.0);
+    free(v);
+    st_system_propagate_x(c.sys, c.sys->x);
+    return c;
+}
+
+/* Output coordinates after apply at x (a copy), as derivatives from base. */
+static void apply_at(mcase *c, const double *x, double *out_d, const double *base)
+{
+    double *xs = malloc(c->sys->xsize_all * sizeof *xs);
+    memcpy(xs, x, c->sys->xsize_all * sizeof *xs);
+    c->map->cls->mapping->apply(c->map, &c->sys->mp, xs);
+    c->out->type->diff(out_d, st_slice_x(xs, c->out), base, c->out->n);
+    free(xs);
+}
+
+/* J from get_j against central differences of apply, column by column
+ * over the input's derivative scalars. */
+static void check_j(mcase *c, double tol)
+{
+    st_error err = {0};
+    double *J = malloc(c->rows * c->cols * sizeof *J);
+    cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
+                 err.msg);
+    const unsigned cw = c->in->type->coord_size, dw = c->in->type->deriv_size;
+    double *x0 = malloc(c->sys->xsize_all * sizeof *x0), *xp = malloc(c->sys->xsize_all * sizeof *xp);
+    double *base = malloc((size_t)c->out->type->coord_size * c->out->n * sizeof *base);
+    double *dp = malloc(c->rows * sizeof *dp), *dm = malloc(c->rows * sizeof *dm);
+    memcpy(x0, c->sys->x, c->sys->xsize_all * sizeof *x0);
+    memcpy(base, st_slice_x(x0, c->out), (size_t)c->out->type->coord_size * c->out->n * sizeof *base);
+    const double eps = 1e-6;
+    double worst = 0.0, jmax = 0.0;
+    for (size_t p = 0; p < c->in->n; p++)
+        for (unsigned a = 0; a < dw; a++) {
+            double e[6] = {0};
+            e[a] = 1.0;
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                memcpy(xp, x0, c->sys->xsize_all * sizeof *xp);
+                double *xi = st_slice_x(xp, c->in) + (size_t)cw * p;
+                c->in->type->add_deriv(xi, xi, e, sgn * eps, 1);
+                apply_at(c, xp, sgn > 0 ? dp : dm, base);
+            }
+            size_t col = c->in->doffset + (size_t)dw * p + a;
+            for (size_t r = 0; r < c->rows; r++) {
+                double fd = (dp[r] - dm[r]) / (2 * eps);
+                worst = fmax(worst, fabs(fd - J[r * c->cols + col]));
+                jmax = fmax(jmax, fabs(J[r * c->cols + col]));
+            }
+        }
+    cr_log_info("%s: max |J - J_fd| = %.3g (max |J| %.3g)", c->map->cls->name, worst, jmax);
+    cr_assert_gt(jmax, 0.0, "J is zero");
+    cr_assert_leq(worst, tol * fmax(1.0, jmax), "%s: J differs from the derivative of apply by %.3g",
+                  c->map->cls->name, worst);
+    /* The mapping at x0 again (apply keeps state such as rotated points). */
+    c->map->cls->mapping->apply(c->map, &c->sys->mp, x0);
+    free(J);
+    free(x0);
+    free(xp);
+    free(base);
+    free(dp);
+    free(dm);
+}
+
+/* <J u, w> = <u, J^T w> on random vectors, and J u from apply_j equals the
+ * dense J times u. */
+static void check_transpose(mcase *c)
+{
+    size_t n = c->sys->size_all;
+    double *u = calloc(n, sizeof *u), *w = calloc(n, sizeof *w);
+    double *J = malloc(c->rows * c->cols * sizeof *J);
+    st_error err = {0};
+    cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
+                 err.msg);
+    double *ui = st_slice(u, c->in), *wo = st_slice(w, c->out);
+    const unsigned din = c->in->type->deriv_size;
+    for (size_t k = 0; k < din * c->in->n; k++)
+        ui[k] = rnd();
+    for (size_t k = 0; k < c->rows; k++)
+        wo[k] = rnd();
+    c->map->cls->mapping->apply_j(c->map, &c->sys->mp, u); /* u_out = J u_in */
+    double ju_w = 0.0, dense_err = 0.0;
+    const double *uo = st_slice(u, c->out);
+    for (size_t r = 0; r < c->rows; r++) {
+        double s = 0.0;
+        for (size_t k = 0; k < c->cols; k++)
+            s += J[r * c->cols + k] * u[k];
+        dense_err = fmax(dense_err, fabs(s - uo[r]));
+        ju_w += uo[r] * wo[r];
+    }
+    double *wi = st_slice(w, c->in);
+    memset(wi, 0, din * c->in->n * sizeof *wi);
+    c->map->cls->mapping->apply_jt(c->map, &c->sys->mp, w); /* w_in = J^T w_out */
+    double u_jtw = 0.0;
+    for (size_t k = 0; k < din * c->in->n; k++)
+        u_jtw += ui[k] * wi[k];
+    cr_log_info("%s: <Ju,w> = %.17g, <u,J^T w> = %.17g, |apply_j - J u| = %.3g",
+                c->map->cls->name, ju_w, u_jtw, dense_err);
+    cr_assert_leq(fabs(ju_w - u_jtw), 1e-12 * fmax(1.0, fabs(ju_w)), "%s: apply_jt is not the "
+                  "transpose of apply_j: %.17g vs %.17g", c->map->cls->name, ju_w, u_jtw);
+    cr_assert_leq(dense_err, 1e-12, "%s: apply_j differs from get_j's J", c->map->cls->name);
+    free(u);
+    free(w);
+    free(J);
+}
+
+static void check_mapping(st_scene *s, double tol)
+{
+    mcase c = open_case(s);
+    check_j(&c, tol);
+    check_transpose(&c);
+    st_scene_destroy(&s);
+}
+
+/* ---- per mapping ---- */
+
+static const char *VEC3_PARENT =
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1]}\n";
+
+Test(mechanical_mappings, identity_vec3d)
+{
+    check_mapping(mapped_scene(VEC3_PARENT,
+                               "            - MechanicalObject: {name: out}\n"
+                               "            - IdentityMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\"}\n"),
+                  1e-8);
+}
+
+Test(mechanical_mappings, identity_rigid3d)
+{
+    check_mapping(
+        mapped_scene("        - MechanicalObject: {name: dofs, template: Rigid3d,\n"
+                     "            position: [0,0,0, 0,0,0,1,  1,2,3, 0.6,0,0,0.8]}\n",
+                     "            - MechanicalObject: {name: out, template: Rigid3d}\n"
+                     "            - IdentityMapping: {name: map, input: \"@../dofs\","
+                     " output: \"@out\"}\n"),
+        1e-7);
+}
+
+Test(mechanical_mappings, subset_mapping)
+{
+    st_scene *s = mapped_scene(VEC3_PARENT, "            - MechanicalObject: {name: out}\n"
+                                            "            - SubsetMapping: {name: map, input: "
+                                            "\"@../dofs\", output: \"@out\", indices: [3, 0, 3]}\n");
+    st_mstate *out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 3u);
+    check_mapping(s, 1e-8);
+}
+
+Test(mechanical_mappings, subset_mapping_first_last_and_radius)
+{
+    st_scene *s = mapped_scene(VEC3_PARENT, "            - MechanicalObject: {name: out}\n"
+                                            "            - SubsetMapping: {name: map, input: "
+                                            "\"@../dofs\", output: \"@out\", first: 1, last: 3}\n");
+    st_mstate *out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 3u);
+    cr_assert_eq(out->position.r[3 * 1 + 1], 1.0); /* output 1 is input 2 = (0,1,0) */
+    st_scene_destroy(&s);
+    s = mapped_scene(VEC3_PARENT,
+                     "            - MechanicalObject: {name: out, position: [1,1,1, 0,0,1.000001,"
+                     " 5,5,5]}\n"
+                     "            - SubsetMapping: {name: map, input: \"@../dofs\", output: "
+                     "\"@out\", radius: 0.001, ignoreNotFound: true}\n");
+    const st_array *idx = topo_arr(topo_get(s, "/P/C/map"), "indices");
+    cr_assert_eq(idx->n, 3u);
+    cr_assert_eq(idx->u[0], 4u);
+    cr_assert_eq(idx->u[1], 3u);
+    cr_assert_eq(idx->u[2], 4294967295u, "a point without a match is SOFA's InvalidID");
+    out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->position.r[6], 5.0, "an unmatched point keeps its rest position");
+    st_scene_destroy(&s);
+}
+
+#define BARY_CHILD                                                                                 \
+    "            - MechanicalObject: {name: out, position: [0.2,0.3,0.1, 0.5,0.5,0.5, 2,0.5,-1,"    \
+    " -0.3,1.2,0.4, 0.9,0.9,0.1]}\n"                                                              \
+    "            - BarycentricMapping: {name: map, input: \"@../dofs\", output: \"@out\"}\n"
+
+Test(mechanical_mappings, barycentric_tetrahedra)
+{
+    check_mapping(mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 0,1,0, 0,0,1,"
+                               " 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               BARY_CHILD),
+                  1e-8);
+}
+
+Test(mechanical_mappings, barycentric_hexahedra)
+{
+    check_mapping(mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 1,1,0, 0,1,0,"
+                               " 0,0,1, 1,0,1, 1,1,1, 0,1,1, 2,0,0, 2,1,0, 2,0,1, 2,1,1],"
+                               " hexahedra: [0,1,2,3,4,5,6,7, 1,8,9,2,5,10,11,6]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               BARY_CHILD),
+                  1e-8);
+}
+
+Test(mechanical_mappings, barycentric_regular_grid)
+{
+    check_mapping(mapped_scene("        - RegularGridTopology: {n: [3, 2, 2], min: [0, 0, 0],"
+                               " max: [2, 1, 1]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               BARY_CHILD),
+                  1e-8);
+}
+
+Test(mechanical_mappings, barycentric_triangles_and_quads)
+{
+    check_mapping(mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 0,1,0, 1,1,0,"
+                               " 2,0,0, 2,1,0], triangles: [0,1,2, 1,3,2],"
+                               " quads: [1,4,5,3]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               BARY_CHILD),
+                  1e-8);
+}
+
+Test(mechanical_mappings, barycentric_edges)
+{
+    check_mapping(mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 2,0,0],"
+                               " edges: [0,1, 1,2]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               BARY_CHILD),
+                  1e-8);
+}
+
+/* The weights of output point i on every input point, read from J. */
+static void weights_of(st_scene *s, size_t i, double *w, size_t nin)
+{
+    mcase c = {s, NULL, topo_get(s, "/P/C/map"), NULL, NULL, 0, 0};
+    c.in = c.map->cls->mapping->input(c.map);
+    c.out = c.map->cls->mapping->output(c.map);
+    c.sys = c.in->system;
+    c.rows = 3 * c.out->n;
+    c.cols = c.sys->size_all;
+    double *J = malloc(c.rows * c.cols * sizeof *J);
+    st_error err = {0};
+    cr_assert_eq(st__mapgraph_dense_j(c.sys, c.map, J, c.rows, c.cols, &err), ST_OK, "%s",
+                 err.msg);
+    for (size_t k = 0; k < nin; k++) {
+        w[k] = J[(3 * i) * c.cols + c.in->doffset + 3 * k];
+        /* The block is w times the identity. */
+        cr_assert_eq(J[(3 * i + 1) * c.cols + c.in->doffset + 3 * k + 1], w[k]);
+        cr_assert_eq(J[(3 * i) * c.cols + c.in->doffset + 3 * k + 1], 0.0);
+    }
+    free(J);
+}
+
+static void assert_weights(const double *got, const double *want, size_t n, const char *what)
+{
+    for (size_t k = 0; k < n; k++)
+        cr_assert_leq(fabs(got[k] - want[k]), 1e-14, "%s: weight of input point %zu is %.17g, "
+                      "SOFA's is %.17g", what, k, got[k], want[k]);
+}
+
+/* Hand-checked outside points, SOFA's rules:
+ * - regular grid [0,1]^3, point (1.5, 0.5, -0.25): nearest cube (the only
+ *   one), fx = 1.5, fy = 0.5, fz = -0.25, trilinear weights extrapolated;
+ * - two tetrahedra, point (2, 0.5, -1) outside both: the one whose centre
+ *   is nearer (the second: squared distances 4.6875 and 4.5), coefficients
+ *   (0.25, -1.25, 0.25) in its frame (edges from its vertex 1);
+ *   point (0.5, 0.5, 0.5) inside the second: (0.25, 0.25, 0.25);
+ * - edges 0-1-2 on x, point (3, 0, 0): no edge has a coefficient in [0, 1],
+ *   the last edge with coefficient 2: weights (-1, 2);
+ * - one triangle, point (2, 2, 0.5): coefficients (2, 2): weights
+ *   (-3, 2, 2). */
+Test(mechanical_mappings, barycentric_outside_points_take_sofa_coefficients)
+{
+    double w[8];
+    st_scene *s = mapped_scene("        - RegularGridTopology: {n: [2, 2, 2], min: [0, 0, 0],"
+                               " max: [1, 1, 1]}\n"
+                               "        - MechanicalObject: {name: dofs}\n",
+                               "            - MechanicalObject: {name: out, position: "
+                               "[1.5, 0.5, -0.25]}\n"
+                               "            - BarycentricMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\"}\n");
+    weights_of(s, 0, w, 8);
+    const double grid[8] = {-0.3125, 0.9375, -0.3125, 0.9375, 0.0625, -0.1875, 0.0625, -0.1875};
+    assert_weights(w, grid, 8, "regular grid");
+    st_scene_destroy(&s);
+
+    s = mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1],"
+                     " tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                     "        - MechanicalObject: {name: dofs}\n",
+                     "            - MechanicalObject: {name: out, position: [2,0.5,-1,"
+                     " 0.5,0.5,0.5]}\n"
+                     "            - BarycentricMapping: {name: map, input: \"@../dofs\","
+                     " output: \"@out\"}\n");
+    weights_of(s, 0, w, 5);
+    const double tet_out[5] = {0, 1.75, 0.25, -1.25, 0.25};
+    assert_weights(w, tet_out, 5, "tetrahedra, outside");
+    weights_of(s, 1, w, 5);
+    const double tet_in[5] = {0, 0.25, 0.25, 0.25, 0.25};
+    assert_weights(w, tet_in, 5, "tetrahedra, inside the second");
+    st_scene_destroy(&s);
+
+    s = mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 2,0,0], edges: [0,1, 1,2]}\n"
+                     "        - MechanicalObject: {name: dofs}\n",
+                     "            - MechanicalObject: {name: out, position: [3, 0, 0]}\n"
+                     "            - BarycentricMapping: {name: map, input: \"@../dofs\","
+                     " output: \"@out\"}\n");
+    weights_of(s, 0, w, 3);
+    const double edge[3] = {0, -1, 2};
+    assert_weights(w, edge, 3, "edges");
+    st_scene_destroy(&s);
+
+    s = mapped_scene("        - MeshTopology: {position: [0,0,0, 1,0,0, 0,1,0], triangles: [0,1,2]}\n"
+                     "        - MechanicalObject: {name: dofs}\n",
+                     "            - MechanicalObject: {name: out, position: [2, 2, 0.5]}\n"
+                     "            - BarycentricMapping: {name: map, input: \"@../dofs\","
+                     " output: \"@out\"}\n");
+    weights_of(s, 0, w, 3);
+    const double tri[3] = {-3, 2, 2};
+    assert_weights(w, tri, 3, "triangle");
+    st_scene_destroy(&s);
+}
+
+/* ---- RigidMapping ---- */
+
+#define RIGID_PARENT                                                                               \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  1,2,3, 0.5,0.5,0.5,0.5]}\n"
+
+Test(mechanical_mappings, rigid_mapping)
+{
+    check_mapping(mapped_scene(RIGID_PARENT,
+                               "            - MechanicalObject: {name: out, position: [1,0,0,"
+                               " 0,2,0.5, -1,0.3,0.2]}\n"
+                               "            - RigidMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", rigidIndexPerPoint: [0, 1, 1],"
+                               " geometricStiffness: Exact}\n"),
+                  1e-7);
+}
+
+Test(mechanical_mappings, rigid_mapping_index_and_global_to_local)
+{
+    /* indexFromEnd: rigid 1; globalToLocalCoords: the output keeps its
+     * global position at init. */
+    st_scene *s = mapped_scene(RIGID_PARENT,
+                               "            - MechanicalObject: {name: out, position: [2,2,2]}\n"
+                               "            - RigidMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", index: 0, indexFromEnd: true,"
+                               " globalToLocalCoords: true}\n");
+    st_mstate *out = (st_mstate *)topo_get(s, "/P/C/out");
+    for (int a = 0; a < 3; a++)
+        cr_assert_leq(fabs(out->position.r[a] - 2.0), 1e-12, "x[%d] = %.17g", a,
+                      out->position.r[a]);
+    st_scene_destroy(&s);
+    /* Without globalToLocalCoords the positions are local to rigid 1. */
+    s = mapped_scene(RIGID_PARENT, "            - MechanicalObject: {name: out, position: [0,0,0]}\n"
+                                   "            - RigidMapping: {name: map, input: \"@../dofs\","
+                                   " output: \"@out\", index: 1}\n");
+    out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->position.r[0], 1.0);
+    cr_assert_eq(out->position.r[2], 3.0);
+    st_scene_destroy(&s);
+}
+
+/* Geometric stiffness: K = d(J^T f)/dx with f fixed, from apply_djt (after
+ * update_k) and from the assembled matrix (get_k), against central
+ * differences. */
+Test(mechanical_mappings, rigid_mapping_geometric_stiffness)
+{
+    st_scene *s = mapped_scene(RIGID_PARENT,
+                               "            - MechanicalObject: {name: out, position: [1,0,0,"
+                               " 0,2,0.5, -1,0.3,0.2]}\n"
+                               "            - RigidMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", rigidIndexPerPoint: [0, 1, 1],"
+                               " geometricStiffness: Exact}\n");
+    mcase c = open_case(s);
+    const st_mapping_ops *ops = c.map->cls->mapping;
+    size_t n = c.sys->size_all, nx = c.sys->xsize_all;
+    double *f = calloc(n, sizeof *f), *g = calloc(n, sizeof *g), *gp = calloc(n, sizeof *gp);
+    double *x0 = malloc(nx * sizeof *x0), *xp = malloc(nx * sizeof *xp);
+    double *dx = calloc(n, sizeof *dx), *df = calloc(n, sizeof *df);
+    memcpy(x0, c.sys->x, nx * sizeof *x0);
+    double *fo = st_slice(f, c.out);
+    for (size_t k = 0; k < c.rows; k++)
+        fo[k] = rnd();
+    /* The assembled K (mass factor 0: only the geometric stiffness). */
+    st_matrix *mat = NULL;
+    st_error err = {0};
+    ops->apply(c.map, &c.sys->mp, x0);
+    ops->update_k(c.map, &c.sys->mp, f);
+    cr_assert_eq(st_matrix_create(c.sys, &mat, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(mat, c.sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(mat, &csr);
+    const double eps = 1e-6;
+    double worst_djt = 0.0, worst_k = 0.0, kmax = 0.0;
+    for (size_t col = 0; col < c.sys->size; col++) {
+        const st_mstate *ms = c.in;
+        size_t p = (col - ms->doffset) / 6;
+        unsigned a = (unsigned)((col - ms->doffset) % 6);
+        double e[6] = {0};
+        e[a] = 1.0;
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            memcpy(xp, x0, nx * sizeof *xp);
+            double *xi = st_slice_x(xp, ms) + 7 * p;
+            ms->type->add_deriv(xi, xi, e, sgn * eps, 1);
+            ops->apply(c.map, &c.sys->mp, xp);
+            memcpy(gp, f, n * sizeof *gp);
+            memset(gp, 0, c.sys->size * sizeof *gp);
+            ops->apply_jt(c.map, &c.sys->mp, gp);
+            if (sgn < 0)
+                memcpy(g, gp, n * sizeof *g);
+        }
+        /* apply_djt at x0 on the unit vector. */
+        ops->apply(c.map, &c.sys->mp, x0);
+        ops->update_k(c.map, &c.sys->mp, f);
+        memset(dx, 0, n * sizeof *dx);
+        memset(df, 0, n * sizeof *df);
+        dx[col] = 1.0;
+        ops->apply_djt(c.map, &c.sys->mp, df, dx, 1.0);
+        for (size_t r = 0; r < c.sys->size; r++) {
+            double fd = (gp[r] - g[r]) / (2 * eps);
+            double kij = 0.0;
+            for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
+                if ((size_t)csr.colind[q] == col)
+                    kij = csr.values[q];
+            worst_djt = fmax(worst_djt, fabs(fd - df[r]));
+            worst_k = fmax(worst_k, fabs(fd - kij));
+            kmax = fmax(kmax, fabs(fd));
+        }
+    }
+    cr_log_info("RigidMapping geometric stiffness: max |K_djt - K_fd| = %.3g, max |K_asm - K_fd| "
+                "= %.3g (max |K| %.3g)",
+                worst_djt, worst_k, kmax);
+    cr_assert_gt(kmax, 0.1, "the test force gives no geometric stiffness");
+    cr_assert_leq(worst_djt, 1e-7 * kmax, "apply_djt differs from d(J^T f)/dx by %.3g", worst_djt);
+    cr_assert_leq(worst_k, 1e-7 * kmax, "get_k differs from d(J^T f)/dx by %.3g", worst_k);
+    st_matrix_destroy(&mat);
+    free(f);
+    free(g);
+    free(gp);
+    free(x0);
+    free(xp);
+    free(dx);
+    free(df);
+    st_scene_destroy(&s);
+}
