@@ -465,6 +465,17 @@ static st_status bary_init(st_component *self, st_error *err)
                                       "topology '%s' has no elements to map points into",
                                       topo->name);
     }
+    /* Terms with a weight of exactly 0 add nothing: drop them (a point on
+     * a grid node keeps one term instead of eight). */
+    for (size_t i = 0; i < m->n; i++) {
+        unsigned w = 0;
+        for (unsigned k = 0; k < m->nv[i]; k++)
+            if (m->w[MAXV * i + k] != 0.0) {
+                m->v[MAXV * i + w] = m->v[MAXV * i + k];
+                m->w[MAXV * i + w++] = m->w[MAXV * i + k];
+            }
+        m->nv[i] = w;
+    }
     ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
     if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
         apply_points(m, in->velocity.r, out->velocity.r);
@@ -524,8 +535,7 @@ static void bary_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb
         return;
     for (size_t i = 0; i < m->n; i++)
         for (unsigned k = 0; k < m->nv[i]; k++)
-            if (m->w[MAXV * i + k] != 0.0)
-                st_jbuilder_add_diag(jb, i, m->h.in, m->v[MAXV * i + k], m->w[MAXV * i + k]);
+            st_jbuilder_add_diag(jb, i, m->h.in, m->v[MAXV * i + k], m->w[MAXV * i + k]);
 }
 
 static const st_mapping_ops bary_ops = {
