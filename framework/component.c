@@ -16,10 +16,9 @@ static size_t count_fields(const st_field *t)
     return n;
 }
 
-/* A member appended to st_class after ABI 2.0 is read only when the
- * plugin's class is large enough to hold it. */
-#define CLASS_HAS(cls, member)                                                                     \
-    ((cls)->struct_size >= offsetof(st_class, member) + sizeof((cls)->member) && (cls)->member)
+/* A member appended to st_class is read only when the plugin's class is
+ * large enough to hold it (ST_CLASS_HAS), and set. */
+#define CLASS_HAS(cls, member) (ST_CLASS_HAS(cls, member) && (cls)->member)
 
 bool st__class_has_role(const st_class *cls, st_role role)
 {

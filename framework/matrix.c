@@ -82,8 +82,8 @@ struct st_matrix {
     mcall *calls;
     size_t ncalls, capcalls;
     size_t *slot;              /* per call: base index in values (blocks, diag) */
-    double *recvals;           /* recording only: MAXB values per call */
-    size_t caprec;
+    double *recvals;           /* recording only: each call's values, back to back */
+    size_t nrec, caprec;       /* values recorded, capacity (doubles) */
     size_t cursor;             /* next call in replay */
     int mode;
     bool recorded;             /* a pattern exists */
@@ -251,9 +251,9 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
         m->calls = c;
         m->capcalls = cap;
     }
-    if (m->ncalls >= m->caprec) {
-        size_t cap = m->caprec ? 2 * m->caprec : 256;
-        double *r = st_realloc(m->recvals, cap * MAXB * sizeof *r);
+    if (m->nrec + (size_t)nv > m->caprec) {
+        size_t cap = m->caprec ? 2 * m->caprec : 256 * MAXB;
+        double *r = st_realloc(m->recvals, cap * sizeof *r);
         if (!r) {
             m->failed = true;
             return;
@@ -265,18 +265,16 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
     c->kind = kind;
     c->row = (unsigned)row;
     c->col = (unsigned)col;
-    double *r = m->recvals + MAXB * m->ncalls;
+    double *r = m->recvals + m->nrec;
     for (int i = 0; i < nv; i++)
         r[i] = vals[i];
+    m->nrec += (size_t)nv;
     m->ncalls++;
 }
 
-/* Point i of ms must be a point of the system's independent states. */
-static bool check_point(st_matrix *m, const st_mstate *ms, size_t i)
+/* Records the first call naming a point outside the matrix; false. */
+static bool point_error(st_matrix *m, const st_mstate *ms, size_t i)
 {
-    if (ms && ms->system == m->sys && !ms->mapped && i < ms->n &&
-        ms->doffset + (size_t)ms->type->deriv_size * (i + 1) <= m->n)
-        return true;
     if (!m->out_of_range) {
         m->out_of_range = true;
         m->offender = m->current;
@@ -284,6 +282,16 @@ static bool check_point(st_matrix *m, const st_mstate *ms, size_t i)
         m->bad_index = i;
     }
     return false;
+}
+
+/* Point i of ms must be a point of the system's independent states (mapped
+ * states come after them, so the bound excludes them too). */
+static inline bool check_point(st_matrix *m, const st_mstate *ms, size_t i)
+{
+    if (ms && ms->system == m->sys && i < ms->n &&
+        ms->doffset + (size_t)ms->type->deriv_size * (i + 1) <= m->n)
+        return true;
+    return point_error(m, ms, i);
 }
 
 /* Replay: the next recorded call must be the same one. */
@@ -370,10 +378,15 @@ void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_ms
 {
     if (add_mapped(m, a, i, b, j, blk))
         return;
-    if (!check_point(m, a, i) || !check_point(m, b, j))
-        return;
+    if (!a || !b)
+        return (void)point_error(m, a ? b : a, a ? j : i);
     unsigned da = a->type->deriv_size, db = b->type->deriv_size;
     size_t row = a->doffset + (size_t)da * i, col = b->doffset + (size_t)db * j;
+    /* Both points inside the independent states of this system. */
+    if (a->system != m->sys || i >= a->n || row + da > m->n)
+        return (void)point_error(m, a, i);
+    if (b->system != m->sys || j >= b->n || col + db > m->n)
+        return (void)point_error(m, b, j);
     if (m->mode == MODE_RECORD) {
         record(m, CALL_BLOCK, row, col, blk, (int)(da * db));
         return;
@@ -594,9 +607,10 @@ nomem:
 static void scatter_recorded(st_matrix *m)
 {
     memset(m->values, 0, m->nnz * sizeof *m->values);
+    size_t rec = 0; /* the calls' values are back to back, in call order */
     for (size_t i = 0; i < m->ncalls; i++) {
         const mcall *c = &m->calls[i];
-        const double *r = m->recvals + MAXB * i;
+        const double *r = m->recvals + rec;
         int pr = m->point_at[c->row];
         if (c->kind == CALL_PROJECT) {
             apply_project(m, (size_t)pr, c->col);
@@ -608,8 +622,11 @@ static void scatter_recorded(st_matrix *m)
         if (c->kind == CALL_DIAG) {
             for (unsigned a = 0; a < da; a++)
                 v[a * stride + a] += r[0];
+            rec += 1;
         } else {
-            add_values(v, stride, r, da, m->pdim[m->point_at[c->col]]);
+            unsigned db = m->pdim[m->point_at[c->col]];
+            add_values(v, stride, r, da, db);
+            rec += (size_t)da * db;
         }
     }
 }
@@ -683,6 +700,7 @@ st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf,
     /* First assembly, or the call sequence changed: record and rebuild. */
     m->mode = MODE_RECORD;
     m->ncalls = 0;
+    m->nrec = 0;
     m->failed = false;
     run_components(m, sys, mf, bf, kf);
     m->mode = MODE_REPLAY;
@@ -697,7 +715,7 @@ st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf,
     /* The recorded values are needed only once. */
     st_free(m->recvals);
     m->recvals = NULL;
-    m->caprec = 0;
+    m->nrec = m->caprec = 0;
     return ST_OK;
 range: {
     char path[256] = "", spath[256] = "";

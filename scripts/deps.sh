@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages settee builds and tests with, when missing.
+# Installs the Debian packages settee builds and tests with, when missing
+# (python3-meshio: tests/test_results.c reads the VTK output back with it).
 set -euo pipefail
+# parallel, slurm-wlm and munge: the sweep tests run cases through GNU parallel
+# and a one-node Slurm cluster on localhost (tests/test_sweep.c).
 pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
-      liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev)
+      liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev parallel slurm-wlm munge
+      python3-meshio)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -50,6 +50,9 @@ static const struct refusal {
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"WriteState", "no filename: a state writer needs the file to write"},
+    {"ReadState", "no filename: a state reader without a file has nothing to read"},
+    {"CompareState", "no filename: a comparison needs the reference file"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
@@ -58,7 +61,7 @@ static const char *const bundled[] = {
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
     "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
-    "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic",
+    "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic", "Playback",
     "Mapping.NonLinear"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */

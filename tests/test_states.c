@@ -15,7 +15,7 @@
 #define PLUGINS                                                                                    \
     "    - RequiredPlugin: {pluginName: [ODESolver.Forward, ODESolver.Backward, Mass,\n"          \
     "                                    SolidMechanics.Spring, Constraint.Projective,\n"         \
-    "                                    LinearSolver.Iterative, LinearSolver.Direct]}\n"
+    "                                    LinearSolver.Iterative, LinearSolver.Direct, Topology]}\n"
 
 static st_scene *load(test_rt *t, const char *yaml)
 {
@@ -658,6 +658,48 @@ Test(states, a_plugin_state_class_is_integrated)
     cr_assert_eq(ms->position.r[0], 0.0);
     cr_assert(fabs(ms->position.r[3] - 0.7) < 1e-15, "%.17g", ms->position.r[3]);
     cr_assert_eq(ms->position.r[2], 1.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* DiagonalMass on Rigid3d: one RigidMass per point from vertexMass, a short
+ * list padded with its last entry. */
+Test(states, rigid_diagonal_mass)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = rigid_scene(&t, 0.01, IMPLICIT_LDL,
+                              "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"
+                              "            position: \"0 0 0 0 0 0 1  1 0 0 0 0 0 1  2 0 0 0 0 0 1\"}\n"
+                              "        - MeshTopology: {edges: [0, 1, 1, 2]}\n"
+                              "        - DiagonalMass: {vertexMass: \"2 1 1 0 0 0 2 0 0 0 3  "
+                              "4 1 5 0 0 0 5 1 0 1 5\"}\n");
+    st_system *sys = state(s, "dofs")->system;
+    cr_assert_eq(sys->size, 18);
+    double dx[18], df[18];
+    for (int i = 0; i < 18; i++)
+        dx[i] = 1 + 0.5 * i;
+    st_system_add_mbkdx(sys, df, dx, 1.0, 0.0, 0.0, true);
+    const double m[3] = {2, 4, 4};
+    const double I[3][9] = {{1, 0, 0, 0, 2, 0, 0, 0, 3},
+                            {5, 0, 0, 0, 5, 1, 0, 1, 5},
+                            {5, 0, 0, 0, 5, 1, 0, 1, 5}};
+    for (int p = 0; p < 3; p++) {
+        const double *d = dx + 6 * p, *r = df + 6 * p;
+        for (int a = 0; a < 3; a++) {
+            cr_assert_eq(r[a], d[a] * m[p]);
+            double want = m[p] * (I[p][3 * a] * d[3] + I[p][3 * a + 1] * d[4] +
+                                  I[p][3 * a + 2] * d[5]);
+            cr_assert(fabs(r[3 + a] - want) < 1e-12, "point %d angular %d: %g vs %g", p, a,
+                      r[3 + a], want);
+        }
+    }
+    /* a = M^-1 (M dx) = dx */
+    double a[18];
+    st_error err = {0};
+    cr_assert_eq(st_system_acc_from_f(sys, a, df, &err), ST_OK, "%s", err.msg);
+    for (int i = 0; i < 18; i++)
+        cr_assert(fabs(a[i] - dx[i]) < 1e-12, "a[%d] = %.17g vs %g", i, a[i], dx[i]);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

@@ -112,18 +112,83 @@ void jw_uint(jw *w, const char *key, unsigned long value);
 void jw_real(jw *w, const char *key, double value);       /* non-finite: null */
 void jw_bool(jw *w, const char *key, bool value);
 void jw_null(jw *w, const char *key);
+/* A value already written as JSON text (copied as it is). */
+void jw_raw(jw *w, const char *key, const char *json);
 /* A JSON string literal (null for NULL). */
 void jw_write_string(FILE *f, const char *s);
+
+/* ---- data fields collected at the end of a run (collect.c) ---- */
+
+/* One --collect spec: [NAME=]PATH.FIELD[I][J] (see collect.c). */
+typedef struct cli_collect_item {
+    char name[256];            /* the key in the output: NAME, or the spec without it */
+    char target[1024];         /* PATH.FIELD, or a root key (time, dt, gravity) */
+    long index[2];             /* tuple, then scalar within it; negative from the end */
+    int nindex;
+    int root_key;              /* after resolve: 0 time, 1 dt, 2 gravity, -1 a field */
+    st_component *comp;        /* after resolve: borrowed from the scene */
+    const st_field *field;
+} cli_collect_item;
+
+/* Parses a spec into it; false with a message in msg on a syntax error. */
+bool cli_collect_parse(const char *spec, cli_collect_item *it, char *msg, size_t size);
+/* Finds each item's component and field in the initialised scene. */
+st_status cli_collect_resolve(cli_collect_item *items, size_t n, st_scene *s, st_error *err);
+/* Writes {"steps": N, "time": T, "values": {NAME: VALUE, ...}} to f: scalars
+ * as numbers (non-finite: null), tuples as arrays, arrays of tuples as
+ * arrays of arrays, 17 significant digits. */
+st_status cli_collect_write(const cli_collect_item *items, size_t n, st_scene *s,
+                            unsigned long steps, FILE *f, st_error *err);
+
+/* ---- files (files.c); each returns false or NULL with errno set ---- */
+/* Writes the bytes to path through a temporary file renamed over it, so that
+ * readers never see half a file. */
+bool cli_write_file_atomic(const char *path, const char *data, size_t len);
+/* The whole file, NUL-terminated (owned by the caller: free() it). */
+char *cli_read_file(const char *path, size_t *len);
+/* Creates a directory and its parents (mkdir -p). */
+bool cli_mkdirs(const char *path);
 
 /* ---- subcommands ---- */
 int cli_run(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
+void cli_help_sweep(FILE *f);
 void cli_help_run(FILE *f);
 void cli_help_check(FILE *f);
 void cli_help_convert(FILE *f);
 void cli_help_inspect(FILE *f);
+
+/* ---- run --output (output.c) ---- */
+typedef struct output_frame {
+    unsigned long step;
+    double time, kinetic, potential; /* s, J, J */
+} output_frame;
+typedef struct cli_output {
+    const char *dir;          /* as given on the command line */
+    unsigned long every;      /* steps between frames */
+    char absdir[4096];
+    st_component **exporters; /* borrowed: the VTKExporters added to the scene */
+    size_t nexporters;
+    char **stems;             /* file stem of each exporter (owned) */
+    size_t nstems;
+    output_frame *frames;     /* time and energies of each frame written */
+    size_t nframes, capframes;
+} cli_output;
+/* Before init: creates the folder and adds a VTKExporter to the node of each
+ * MechanicalObject (loads IO.Mesh). */
+st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err);
+/* After init, and after each step: records the frames' times and energies. */
+void cli_output_begin(cli_output *o, st_scene *s);
+void cli_output_step(cli_output *o, st_scene *s, unsigned long done);
+/* VTU files written so far. */
+unsigned long cli_output_files(const cli_output *o);
+/* Writes DIR/summary.json (temporary file, then rename). */
+st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
+                            unsigned long done, double wall, st_error *err);
+void cli_output_free(cli_output *o);
 
 /* ---- Ctrl-C (main.c) ---- */
 /* Installs a SIGINT handler that sets a flag (the first Ctrl-C only). */
@@ -145,6 +210,13 @@ void cli_progress_start(cli_progress *p, unsigned long total, bool enabled);
 /* Draws the bar when more than a second has passed since start and the
  * last draw is older than 1/20 s. Cheap when it does nothing. */
 void cli_progress_update(cli_progress *p, unsigned long done, double sim_time);
+/* True when a redraw is due: cli_progress_update's timing, for callers that
+ * draw their own text with cli_progress_draw. */
+bool cli_progress_due(cli_progress *p);
+/* Draws "[####------] TEXT" (frac in [0, 1]) fitted to the terminal. */
+void cli_progress_draw(cli_progress *p, double frac, const char *text);
+/* The remaining time ("12m03s", "4.2s", "?") from the rate so far. */
+void cli_progress_eta(const cli_progress *p, unsigned long done, char *buf, size_t size);
 /* Erases the bar (before other output and at the end). */
 void cli_progress_clear(cli_progress *p);
 /* The bar currently on screen, cleared by the log sink before a message. */

@@ -1,5 +1,5 @@
 /* json.c - a small streaming JSON writer with stable, indented output, used
- * by `settee inspect --json`. */
+ * by `settee inspect --json`, `run --collect` and `sweep`. */
 #include <math.h>
 
 #include "cli.h"
@@ -97,6 +97,12 @@ void jw_bool(jw *w, const char *key, bool value)
 {
     jw_begin_value(w, key);
     fputs(value ? "true" : "false", w->f);
+}
+
+void jw_raw(jw *w, const char *key, const char *json)
+{
+    jw_begin_value(w, key);
+    fputs(json, w->f);
 }
 
 void jw_null(jw *w, const char *key)

@@ -20,6 +20,8 @@ static void print_help(FILE *f)
           "  check SCENE      load and initialise a scene without running it, report every error\n"
           "  inspect [NAME]   list plugins and their components, or describe one of them\n"
           "  convert SCENE    convert between settee YAML and SOFA XML (.scn)\n"
+          "  sweep PLAN       run a parameter study: one process per case, locally, through\n"
+          "                   GNU parallel or as a Slurm job array\n"
           "  help [COMMAND]   show this help, or the help of a command\n"
           "\n"
           "Options:\n"
@@ -286,6 +288,7 @@ static const command commands[] = {
     {"check", cli_check, cli_help_check},
     {"inspect", cli_inspect, cli_help_inspect},
     {"convert", cli_convert, cli_help_convert},
+    {"sweep", cli_sweep, cli_help_sweep},
 };
 
 static const command *find_command(const char *name)

@@ -1,4 +1,5 @@
-/* progress.c - the progress bar `settee run` draws on a terminal.
+/* progress.c - the progress bar `settee run` and `settee sweep` draw on a
+ * terminal.
  *
  * The bar appears only when stderr is a terminal and the run has lasted
  * more than a second, is redrawn at most 20 times a second, and is erased
@@ -52,29 +53,22 @@ static void format_duration(char *buf, size_t size, double s)
         snprintf(buf, size, "%dh%02dm", (int)(s / 3600), ((int)s / 60) % 60);
 }
 
-void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
+/* True when a redraw is due (enabled, past the delay, not drawn too recently). */
+static bool progress_due(cli_progress *p, double *now)
 {
     if (!p->enabled)
-        return;
-    double now = cli_now();
-    if (now - p->start < PROGRESS_DELAY || now - p->last < PROGRESS_PERIOD)
-        return;
-    p->last = now;
+        return false;
+    *now = cli_now();
+    if (*now - p->start < PROGRESS_DELAY || *now - p->last < PROGRESS_PERIOD)
+        return false;
+    p->last = *now;
+    return true;
+}
 
-    double frac = p->total ? (double)done / (double)p->total : 0.0;
-    double elapsed = now - p->start;
-    char eta[32] = "?";
-    if (done > 0)
-        format_duration(eta, sizeof eta, elapsed * (double)(p->total - done) / (double)done);
-    /* numbers padded so that the line keeps its length while it runs */
-    char tail[160];
-    int digits = snprintf(NULL, 0, "%lu", p->total);
-    char t[40], rate[40];
-    snprintf(t, sizeof t, "t=%.6g s", sim_time);
-    snprintf(rate, sizeof rate, "%.0f steps/s", (double)done / elapsed);
-    snprintf(tail, sizeof tail, " %3d%% %*lu/%lu  %-13s %-15s ETA %-6s",
-             (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
-
+void cli_progress_draw(cli_progress *p, double frac, const char *text)
+{
+    char tail[256];
+    snprintf(tail, sizeof tail, "%s", text);
     int cols = terminal_width();
     if ((int)strlen(tail) > cols - 1)
         tail[cols - 1] = 0;
@@ -94,6 +88,40 @@ void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
         fprintf(stderr, "\r%s\033[K", tail);
     fflush(stderr);
     p->drawn = true;
+}
+
+void cli_progress_eta(const cli_progress *p, unsigned long done, char *buf, size_t size)
+{
+    snprintf(buf, size, "?");
+    if (done > 0 && p->total >= done)
+        format_duration(buf, size,
+                        (cli_now() - p->start) * (double)(p->total - done) / (double)done);
+}
+
+void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
+{
+    double now;
+    if (!progress_due(p, &now))
+        return;
+    double frac = p->total ? (double)done / (double)p->total : 0.0;
+    double elapsed = now - p->start;
+    char eta[32];
+    cli_progress_eta(p, done, eta, sizeof eta);
+    /* numbers padded so that the line keeps its length while it runs */
+    char tail[160];
+    int digits = snprintf(NULL, 0, "%lu", p->total);
+    char t[40], rate[40];
+    snprintf(t, sizeof t, "t=%.6g s", sim_time);
+    snprintf(rate, sizeof rate, "%.0f steps/s", (double)done / elapsed);
+    snprintf(tail, sizeof tail, " %3d%% %*lu/%lu  %-13s %-15s ETA %-6s",
+             (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
+    cli_progress_draw(p, frac, tail);
+}
+
+bool cli_progress_due(cli_progress *p)
+{
+    double now;
+    return progress_due(p, &now);
 }
 
 void cli_progress_clear(cli_progress *p)

@@ -23,8 +23,18 @@ void cli_help_run(FILE *f)
             "  --export-state FILE     after the run, write time, steps and the positions and\n"
             "                          velocities of every MechanicalObject to FILE as JSON, every\n"
             "                          number with 17 significant digits (reads back bit-exact)\n"
+            "  --output DIR            write every MechanicalObject (cells from its node's topology)\n"
+            "                          as DIR/NODE-PATH.pvd + .vtu files (ParaView), at init and\n"
+            "                          every --every steps, and DIR/summary.json (docs/results.md)\n"
+            "  --every N               steps between two --output frames (default 1)\n"
             "  --set PATH.FIELD=VALUE  set a field before init, parsed as the scene would\n"
             "                          (/Beam/springs.stiffness=500, dt=0.005; repeatable)\n"
+            "  --collect [NAME=]PATH.FIELD[I][J]\n"
+            "                          after the run, read a data field (/Beam/dofs.position,\n"
+            "                          /Beam/dofs.position[-1][1]: the last point's y; time, dt,\n"
+            "                          gravity); repeatable; printed as JSON on stdout unless\n"
+            "                          --collect-json is given\n"
+            "  --collect-json FILE     write the collected values to FILE as JSON\n"
             "  --plugin-path DIR       search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
             "  -q, --quiet             no summary line (errors and warnings are still printed)\n"
             "  -v, --verbose           also print information messages\n"
@@ -46,11 +56,16 @@ typedef struct run_opts {
     unsigned long steps;
     double dt;              /* <= 0: the scene's */
     const char *export_path;
+    const char *output_dir;  /* --output */
+    unsigned long every;     /* --every */
     bool quiet, verbose, progress;
     const char **plugin_paths;
     size_t npaths;
     const char **sets;      /* "PATH.FIELD=VALUE" */
     size_t nsets;
+    cli_collect_item *collect; /* --collect */
+    size_t ncollect;
+    const char *collect_json;  /* --collect-json FILE, or NULL: stdout */
 } run_opts;
 
 /* Parses a step count: digits only, no sign. */
@@ -109,6 +124,17 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "--export-state expects a file name");
             o->export_path = v;
+        } else if (cli_is(opt, NULL, "--output")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--output expects a folder");
+            o->output_dir = v;
+        } else if (cli_is(opt, NULL, "--every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->every) || o->every == 0)
+                return cli_usage_error("run", "--every expects a number of steps >= 1, not '%s'", v);
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -123,6 +149,18 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
                 return cli_usage_error("run", "--set expects PATH.FIELD=VALUE (e.g. "
                                        "/Beam/springs.stiffness=500 or dt=0.005), not '%s'", v);
             o->sets[o->nsets++] = v;
+        } else if (cli_is(opt, NULL, "--collect")) {
+            char msg[1200];
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!cli_collect_parse(v, &o->collect[o->ncollect++], msg, sizeof msg))
+                return cli_usage_error("run", "%s", msg);
+        } else if (cli_is(opt, NULL, "--collect-json")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--collect-json expects a file name");
+            o->collect_json = v;
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -141,6 +179,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
     }
     if (!o->scene)
         return cli_usage_error("run", "missing the scene file");
+    if (o->collect_json && !o->ncollect)
+        return cli_usage_error("run", "--collect-json needs at least one --collect");
+    if (o->every && !o->output_dir)
+        return cli_usage_error("run", "--every goes with --output DIR");
+    if (!o->every)
+        o->every = 1;
     return -1;
 }
 
@@ -187,6 +231,31 @@ static void print_summary(unsigned long done, double sim, double wall, bool inte
     fflush(stdout);
 }
 
+/* Writes the --collect values (also when the state diverged: they show it). */
+static bool write_collected(const run_opts *o, st_scene *s, unsigned long done, cli_log *log)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    st_error err = {0};
+    bool ok = m && cli_collect_write(o->collect, o->ncollect, s, done, m, &err) == ST_OK;
+    if (m)
+        fclose(m);
+    if (!m)
+        st_error_set(&err, ST_ENOMEM, "--collect: out of memory");
+    if (ok && o->collect_json && !cli_write_file_atomic(o->collect_json, buf, len)) {
+        st_error_set(&err, ST_EIO, "--collect-json %s: %s", o->collect_json, strerror(errno));
+        ok = false;
+    } else if (ok && !o->collect_json) {
+        fwrite(buf, 1, len, stdout);
+        fflush(stdout);
+    }
+    free(buf);
+    if (!ok)
+        cli_report(log, &err);
+    return ok;
+}
+
 static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
 {
     st_error err = {0};
@@ -205,21 +274,29 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             return CLI_EXIT_ERROR;
         }
     }
-    if (st_scene_init(s, &err) != ST_OK) {
+    cli_output out = {.dir = o->output_dir, .every = o->every};
+    if ((o->output_dir && cli_output_prepare(&out, rt, s, &err) != ST_OK) ||
+        st_scene_init(s, &err) != ST_OK ||
+        cli_collect_resolve(o->collect, o->ncollect, s, &err) != ST_OK) {
         cli_report(log, &err);
         st_scene_destroy(&s);
+        cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
+    if (o->output_dir)
+        cli_output_begin(&out, s);
     /* An export path that cannot be written fails before the run; an export
      * left by an earlier run goes, so that a failed run leaves none. */
     st_error_clear(&err);
     if (o->export_path && st_scene_export_prepare(o->export_path, &err) != ST_OK) {
         cli_report(log, &err);
         st_scene_destroy(&s);
+        cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
 
     int rc = CLI_EXIT_OK;
+    int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
     cli_progress bar;
     cli_catch_sigint();
@@ -232,6 +309,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             break;
         }
         done++;
+        if (o->output_dir)
+            cli_output_step(&out, s, done);
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
@@ -246,9 +325,17 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
         print_summary(done, sim, wall, true, o->steps, o->sets, o->nsets);
+    } else if (log->nerrors > errors0) {
+        /* Components that failed during the steps (an output that could not
+         * be written) logged errors: the run is not a success. */
+        fprintf(stderr, "settee: note: %d error%s during the run\n", log->nerrors - errors0,
+                log->nerrors - errors0 == 1 ? "" : "s");
+        rc = CLI_EXIT_ERROR;
     } else {
         if (!o->quiet)
             print_summary(done, sim, wall, false, o->steps, o->sets, o->nsets);
+        if (o->ncollect && !write_collected(o, s, done, log))
+            rc = CLI_EXIT_ERROR;
         if (o->export_path) {
             st_error_clear(&err);
             if (st_scene_export_state(s, o->export_path, done, &err) != ST_OK) {
@@ -269,7 +356,18 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             }
         }
     }
+    if (o->output_dir && rc != CLI_EXIT_ERROR) {
+        st_error_clear(&err);
+        if (cli_output_finish(&out, s, o->scene, done, wall, &err) != ST_OK) {
+            cli_report(log, &err);
+            rc = CLI_EXIT_ERROR;
+        } else if (!o->quiet) {
+            printf("wrote %lu VTU files and summary.json to %s\n", cli_output_files(&out),
+                   out.absdir);
+        }
+    }
     st_scene_destroy(&s);
+    cli_output_free(&out);
     return rc;
 }
 
@@ -283,23 +381,26 @@ int cli_run(int argc, char **argv)
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    run_opts o = {.plugin_paths = paths, .sets = sets};
-    int rc = parse_run_args(argc, argv, &o);
+    cli_collect_item *collect = calloc((size_t)argc + 1, sizeof *collect);
+    run_opts o = {.plugin_paths = paths, .sets = sets, .collect = collect};
+    int rc = collect ? parse_run_args(argc, argv, &o) : CLI_EXIT_ERROR;
     if (rc >= 0) {
+        if (!collect)
+            cli_error("out of memory");
         free(paths);
         free(sets);
+        free(collect);
         return rc;
     }
     cli_log log = {.show_info = o.verbose, .show_warnings = true};
     st_runtime *rt = NULL;
-    if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths)) {
-        free(paths);
-        free(sets);
-        return CLI_EXIT_ERROR;
-    }
-    rc = run_scene(&o, rt, &log);
+    if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths))
+        rc = CLI_EXIT_ERROR;
+    else
+        rc = run_scene(&o, rt, &log);
     st_runtime_destroy(&rt);
     free(paths);
     free(sets);
+    free(collect);
     return rc;
 }

@@ -8,7 +8,12 @@
  * geometry state's rest positions (computeMassOnRest, default true) or
  * positions. Precedence: totalMass set (wins, warning if others set) >
  * massDensity set > vertexMass set > nothing (totalMass = 1). A negative
- * totalMass falls back to 1 with a warning, as SOFA. */
+ * totalMass falls back to 1 with a warning, as SOFA.
+ *
+ * Rigid3d (SOFA's DiagonalMass<Rigid3>): nothing is computed from the
+ * elements; vertexMass gives each point's RigidMass, "mass volume
+ * inertia(9)" (11 values per point, the inertia per unit mass), a short list
+ * padded with its last entry; gravity acts on the centres. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -32,6 +37,7 @@ typedef struct diagonal_mass {
     /* Set at init. */
     st_mstate *ms;
     st_type elem;               /* element type used */
+    mass_rigid *rigid;          /* Rigid3d: one per point (owned), else NULL */
 } diagonal_mass;
 
 extern const st_class st_diagonal_mass_class;
@@ -175,6 +181,43 @@ static st_status dm_from_vertex_mass(diagonal_mass *m, st_error *err)
     return st;
 }
 
+/* Rigid3d: one RigidMass per point from vertexMass (11 values each). */
+static st_status dm_init_rigid(diagonal_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    m->ms = st_component_mstate(self);
+    if (!m->ms)
+        return st_component_error(self, "mstate", err, ST_ESCENE,
+                                  "no MechanicalObject in the node (DiagonalMass needs one)");
+    const st_array *vm = &m->vertex_mass;
+    if (vm->n == 0 || vm->n % 11)
+        return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                  "on Rigid3d, vertexMass gives each point's mass, volume and "
+                                  "3x3 inertia matrix (11 values per point); got %zu values",
+                                  vm->n);
+    size_t n = m->ms->n, given = vm->n / 11;
+    st_free(m->rigid);
+    m->rigid = st_calloc(n ? n : 1, sizeof *m->rigid);
+    if (!m->rigid)
+        return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const double *r = vm->r + 11 * (i < given ? i : given - 1);
+        if (!(r[0] > 0.0) || !mass_rigid_set(&m->rigid[i], r[0], r + 2))
+            return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                      "point %zu: the mass must be positive and mass * inertia "
+                                      "invertible",
+                                      i);
+    }
+    return ST_OK;
+}
+
+static void dm_cleanup(st_component *self)
+{
+    diagonal_mass *m = (diagonal_mass *)self;
+    st_free(m->rigid);
+    m->rigid = NULL;
+}
+
 static st_status dm_init(st_component *self, st_error *err)
 {
     diagonal_mass *m = (diagonal_mass *)self;
@@ -182,6 +225,9 @@ static st_status dm_init(st_component *self, st_error *err)
         return st_component_error(self, "filename", err, ST_EINVAL,
                                   "Xsp mass files are not supported: give vertexMass, massDensity "
                                   "or totalMass instead");
+    const st_state_type *t = st_component_state_type(self);
+    if (t && t->rigid)
+        return dm_init_rigid(m, err);
     ST_TRY(mass_bind_topology(self, &m->ms, &m->topology, &m->geometry_state, err));
     static const st_type order[5] = {ST_T_HEXAS, ST_T_TETRAS, ST_T_QUADS, ST_T_TRIANGLES,
                                      ST_T_EDGES};
@@ -264,6 +310,11 @@ static void dm_add_m_dx(st_component *self, const st_mparams *mp, double *res, c
     double *r = st_slice(res, m->ms);
     const double *d = st_slice(dx, m->ms);
     const double *vm = m->vertex_mass.r;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++)
+            mass_rigid_mdx(&m->rigid[i], r + 6 * i, d + 6 * i, factor);
+        return;
+    }
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     if (factor == 1.0) {
         for (size_t i = 0; i < 3 * n; i++)
@@ -281,6 +332,11 @@ static void dm_acc_from_f(st_component *self, const st_mparams *mp, double *a, c
     double *as = st_slice(a, m->ms);
     const double *fs = st_slice(f, m->ms);
     const double *vm = m->vertex_mass.r;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++)
+            mass_rigid_acc(&m->rigid[i], as + 6 * i, fs + 6 * i);
+        return;
+    }
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < 3 * n; i++)
         as[i] = fs[i] / vm[i / 3];
@@ -291,6 +347,14 @@ static void dm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
 {
     (void)mp;
     diagonal_mass *m = (diagonal_mass *)self;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++) {
+            double b[36];
+            mass_rigid_block(&m->rigid[i], b, mfactor);
+            st_matrix_add_block(mat, m->ms, i, m->ms, i, b);
+        }
+        return;
+    }
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < n; i++)
         st_matrix_add_diag(mat, m->ms, i, m->vertex_mass.r[i] * mfactor);
@@ -305,6 +369,12 @@ static void dm_add_gravity(st_component *self, const st_mparams *mp, double *f, 
         return;
     double *fs = st_slice(f, m->ms);
     const double *g = mp->gravity;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++)
+            for (int a = 0; a < 3; a++)
+                fs[6 * i + a] += g[a] * m->rigid[i].m;
+        return;
+    }
     size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < n; i++) {
         double mi = m->vertex_mass.r[i];
@@ -326,8 +396,13 @@ static double dm_kinetic(st_component *self, const st_mparams *mp, const double 
     (void)mp;
     diagonal_mass *m = (diagonal_mass *)self;
     const double *vs = st_slice(v, m->ms);
-    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     double e = 0;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++)
+            e += mass_rigid_vmv(&m->rigid[i], vs + 6 * i);
+        return e / 2;
+    }
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < n; i++) {
         double mi = m->vertex_mass.r[i];
         const double *w = vs + 3 * i;
@@ -341,8 +416,15 @@ static double dm_potential(st_component *self, const st_mparams *mp, const doubl
     diagonal_mass *m = (diagonal_mass *)self;
     const double *xs = st_slice_x(x, m->ms);
     const double *g = mp->gravity;
-    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     double e = 0;
+    if (m->rigid) {
+        for (size_t i = 0; i < m->ms->n; i++) {
+            const double *p = xs + 7 * i;
+            e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * m->rigid[i].m;
+        }
+        return e;
+    }
+    size_t n = m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
     for (size_t i = 0; i < n; i++) {
         const double *p = xs + 3 * i;
         e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * m->vertex_mass.r[i];
@@ -399,6 +481,9 @@ static const st_field dm_fields[] = {
     MASS_F_COMMON(diagonal_mass),
     ST_FIELD_END};
 
+/* Vec3d from the elements; Rigid3d from vertexMass (SOFA's specialisation). */
+static const char *const dm_templates[] = {"Vec3d", "Rigid3d", NULL};
+
 const st_class st_diagonal_mass_class = {
     .struct_size = sizeof(st_class),
     .name = "DiagonalMass",
@@ -407,5 +492,7 @@ const st_class st_diagonal_mass_class = {
     .instance_size = sizeof(diagonal_mass),
     .fields = dm_fields,
     .init = dm_init,
+    .cleanup = dm_cleanup,
     .mass = &dm_mass_ops,
+    .templates = dm_templates,
 };

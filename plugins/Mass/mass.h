@@ -20,10 +20,30 @@ double mass_edge_length(const double *p0, const double *p1);
 st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,
                              st_component **geometry_state, st_error *err);
 
-/* inv = m^-1 for a 3x3 row-major matrix; false when singular. */
-bool mass_invert3(const double m[9], double inv[9]);
+/* A Rigid3d point's mass, as SOFA's RigidMass: the mass, mass * inertia
+ * (the inertia given per unit mass, constant in the world frame) and its
+ * inverse. */
+typedef struct mass_rigid {
+    double m;
+    double im[9];  /* m * inertia, row-major */
+    double inv[9]; /* im^-1 */
+} mass_rigid;
 
-/* SOFA's separate gravity: v += g dt on every vertex of ms (v is a global
+/* Sets r from a mass and an inertia per unit mass; false when m * inertia
+ * is singular. */
+bool mass_rigid_set(mass_rigid *r, double m, const double inertia[9]);
+/* res += factor M dx on one point (6 values), SOFA's (m *= factor) then
+ * dx * m. */
+void mass_rigid_mdx(const mass_rigid *r, double *res, const double *dx, double factor);
+/* a = M^-1 f on one point. */
+void mass_rigid_acc(const mass_rigid *r, double *a, const double *f);
+/* The 6x6 block factor M (SOFA's AddMToMatrixFunctor for rigid bodies). */
+void mass_rigid_block(const mass_rigid *r, double b[36], double factor);
+/* v . (M v) on one point (twice the kinetic energy). */
+double mass_rigid_vmv(const mass_rigid *r, const double *v);
+
+/* SOFA's separate gravity: v += g dt on every vertex of ms (Vec3d, or the
+ * linear part of Rigid3d) (v is a global
  * vector; masses call it when their separateGravity field is true). */
 void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v, double dt);
 

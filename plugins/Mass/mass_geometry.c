@@ -2,6 +2,7 @@
  * state, topology and geometry state, element measures in SOFA's
  * arithmetic order (so that masses round alike), and separate gravity. */
 #include <math.h>
+#include <string.h>
 
 #include "mass.h"
 
@@ -87,14 +88,16 @@ void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v,
 {
     double *vs = st_slice(v, ms);
     const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
+    const unsigned d = ms->type->deriv_size; /* Rigid3d: the linear part */
     for (size_t i = 0; i < ms->n; i++) {
-        vs[3 * i] += hg[0];
-        vs[3 * i + 1] += hg[1];
-        vs[3 * i + 2] += hg[2];
+        vs[d * i] += hg[0];
+        vs[d * i + 1] += hg[1];
+        vs[d * i + 2] += hg[2];
     }
 }
 
-bool mass_invert3(const double m[9], double inv[9])
+/* inv = m^-1 for a 3x3 row-major matrix; false when singular. */
+static bool invert3(const double m[9], double inv[9])
 {
     double c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8],
            c2 = m[3] * m[7] - m[4] * m[6];
@@ -112,4 +115,57 @@ bool mass_invert3(const double m[9], double inv[9])
     inv[7] = (m[1] * m[6] - m[0] * m[7]) * id;
     inv[8] = (m[0] * m[4] - m[1] * m[3]) * id;
     return true;
+}
+
+bool mass_rigid_set(mass_rigid *r, double m, const double inertia[9])
+{
+    r->m = m;
+    for (int k = 0; k < 9; k++)
+        r->im[k] = inertia[k] * m;
+    return invert3(r->im, r->inv);
+}
+
+/* o = A w for a 3x3 row-major A. */
+static void mul3(double o[3], const double A[9], const double w[3])
+{
+    for (int a = 0; a < 3; a++)
+        o[a] = A[3 * a] * w[0] + A[3 * a + 1] * w[1] + A[3 * a + 2] * w[2];
+}
+
+void mass_rigid_mdx(const mass_rigid *r, double *res, const double *dx, double factor)
+{
+    double im[9], t[3];
+    for (int k = 0; k < 9; k++)
+        im[k] = r->im[k] * factor;
+    const double mf = r->m * factor;
+    for (int a = 0; a < 3; a++)
+        res[a] += dx[a] * mf;
+    mul3(t, im, dx + 3);
+    for (int a = 0; a < 3; a++)
+        res[3 + a] += t[a];
+}
+
+void mass_rigid_acc(const mass_rigid *r, double *a, const double *f)
+{
+    for (int c = 0; c < 3; c++)
+        a[c] = f[c] / r->m;
+    mul3(a + 3, r->inv, f + 3);
+}
+
+void mass_rigid_block(const mass_rigid *r, double b[36], double factor)
+{
+    memset(b, 0, 36 * sizeof *b);
+    for (int a = 0; a < 3; a++) {
+        b[7 * a] = r->m * factor;
+        for (int c = 0; c < 3; c++)
+            b[6 * (3 + a) + 3 + c] = r->im[3 * a + c] * factor;
+    }
+}
+
+double mass_rigid_vmv(const mass_rigid *r, const double *v)
+{
+    double t[3];
+    mul3(t, r->im, v + 3);
+    return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) * r->m +
+           (v[3] * t[0] + v[4] * t[1] + v[5] * t[2]);
 }

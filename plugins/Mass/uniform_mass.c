@@ -16,8 +16,7 @@ typedef struct uniform_mass {
     st_component base;
     st_mass_value vertex_mass_in; /* "vertexMass" (Rigid3d: mass [volume inertia(9)]) */
     double vertex_mass;       /* the mass of each point */
-    double inertia_mass[9];   /* Rigid3d: mass * inertia (world frame) */
-    double inv_inertia_mass[9];
+    mass_rigid rigid;         /* Rigid3d: mass, mass * inertia (world frame), its inverse */
     double total_mass;        /* "totalMass" */
     char *filename;           /* "filename" (rigid templates only) */
     st_vec2 local_range;      /* "localRange" */
@@ -135,9 +134,7 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
     }
     vmi->mass = m->vertex_mass; /* the data shows the mass in use, as SOFA's */
     if (t->rigid) {
-        for (int k = 0; k < 9; k++)
-            m->inertia_mass[k] = vmi->inertia[k] * m->vertex_mass;
-        if (!mass_invert3(m->inertia_mass, m->inv_inertia_mass))
+        if (!mass_rigid_set(&m->rigid, m->vertex_mass, vmi->inertia))
             return st_component_error(self, "vertexMass", err, ST_ESCENE,
                                       "the inertia matrix times the mass is not invertible");
     }
@@ -225,18 +222,10 @@ static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, doub
     const double *d = st_slice(dx, m->ms);
     const double mf = m->vertex_mass * factor;
     const unsigned D = m->ms->type->deriv_size;
-    if (m->ms->type->rigid) { /* SOFA: (m *= factor), then res += dx * m */
-        double im[9];
-        for (int a = 0; a < 9; a++)
-            im[a] = m->inertia_mass[a] * factor;
-        for (size_t k = 0; k < m->indices.n; k++) {
-            size_t i = 6 * (size_t)m->indices.u[k];
-            for (int a = 0; a < 3; a++)
-                r[i + a] += d[i + a] * mf;
-            for (int a = 0; a < 3; a++)
-                r[i + 3 + a] += im[3 * a] * d[i + 3] + im[3 * a + 1] * d[i + 4] +
-                                im[3 * a + 2] * d[i + 5];
-        }
+    if (m->ms->type->rigid) {
+        for (size_t k = 0; k < m->indices.n; k++)
+            mass_rigid_mdx(&m->rigid, r + 6 * (size_t)m->indices.u[k],
+                           d + 6 * (size_t)m->indices.u[k], factor);
         return;
     }
     if (D != 3) {
@@ -264,15 +253,9 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
     const double vm = m->vertex_mass;
     const unsigned D = m->ms->type->deriv_size;
     if (m->ms->type->rigid) {
-        const double *iv = m->inv_inertia_mass;
-        for (size_t k = 0; k < m->indices.n; k++) {
-            size_t i = 6 * (size_t)m->indices.u[k];
-            for (int c = 0; c < 3; c++)
-                as[i + c] = fs[i + c] / vm;
-            for (int c = 0; c < 3; c++)
-                as[i + 3 + c] = iv[3 * c] * fs[i + 3] + iv[3 * c + 1] * fs[i + 4] +
-                                iv[3 * c + 2] * fs[i + 5];
-        }
+        for (size_t k = 0; k < m->indices.n; k++)
+            mass_rigid_acc(&m->rigid, as + 6 * (size_t)m->indices.u[k],
+                           fs + 6 * (size_t)m->indices.u[k]);
         return;
     }
     if (D != 3) {
@@ -303,13 +286,9 @@ static void uniform_mass_add_m_to_matrix(st_component *self, const st_mparams *m
     if (!m->valid)
         return;
     const double d = m->vertex_mass * mfactor;
-    if (m->ms->type->rigid) { /* SOFA's AddMToMatrixFunctor<RigidDeriv> */
-        double b[36] = {0};
-        for (int a = 0; a < 3; a++) {
-            b[7 * a] = d;
-            for (int c = 0; c < 3; c++)
-                b[6 * (3 + a) + 3 + c] = m->inertia_mass[3 * a + c] * mfactor;
-        }
+    if (m->ms->type->rigid) {
+        double b[36];
+        mass_rigid_block(&m->rigid, b, mfactor);
         for (size_t k = 0; k < m->indices.n; k++)
             st_matrix_add_block(mat, m->ms, m->indices.u[k], m->ms, m->indices.u[k], b);
         return;
@@ -333,15 +312,14 @@ static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *
             e += (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) * m->vertex_mass;
             continue;
         }
+        if (D == 6) {
+            e += mass_rigid_vmv(&m->rigid, vi);
+            continue;
+        }
         double s = 0.0;
-        for (unsigned a = 0; a < (D == 6 ? 3u : D); a++)
+        for (unsigned a = 0; a < D; a++)
             s += vi[a] * vi[a];
         e += s * m->vertex_mass;
-        if (D == 6) /* w . (I_m w) */
-            for (int a = 0; a < 3; a++)
-                e += vi[3 + a] * (m->inertia_mass[3 * a] * vi[3] +
-                                  m->inertia_mass[3 * a + 1] * vi[4] +
-                                  m->inertia_mass[3 * a + 2] * vi[5]);
     }
     return e / 2.0;
 }

@@ -62,7 +62,7 @@ static void anchor_add_dforce(st_component *self, const st_mparams *mp, double *
         dfs[i] += c * dxs[i];
 }
 
-/* m += kfactor K: one diagonal 3x3 block per vertex (global index). */
+/* m += kfactor K: one diagonal 3x3 block per point (state and local index). */
 static void anchor_add_k_to_matrix(st_component *self, const st_mparams *mp, st_matrix *m,
                                    double kfactor)
 {
@@ -92,6 +92,8 @@ static const st_forcefield_ops anchor_ops = {
     .potential_energy = anchor_potential_energy,
 };
 
+static const char *const anchor_templates[] = {"Vec3d", NULL};
+
 const st_class anchor_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "AnchorForceField",
@@ -101,4 +103,7 @@ const st_class anchor_force_field_class = {
     .fields = anchor_fields,
     .init = anchor_init,
     .forcefield = &anchor_ops,
+    /* The state types it works on (NULL would mean the same: Vec3d only).
+     * A scene putting it on another type gets an error naming both. */
+    .templates = anchor_templates,
 };

@@ -127,7 +127,7 @@ static inline double st_float_round(double x)
 
 /* Number of scalars in one tuple of a type (3 for VEC3S, 8 for HEXAS). */
 ST_API unsigned st_type_width(st_type t);
-/* The type's name as inspect prints it ("real", "vec3[]", "hexahedra"). */
+/* The type's name as inspect prints it ("real", "vec3[]", "coord[]", "hexahedra"). */
 ST_API const char *st_type_name(st_type t);
 
 /* Compile-time check that a member has the C type a field type needs. */

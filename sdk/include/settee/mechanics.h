@@ -2,13 +2,15 @@
  * operations and matrix assembly.
  *
  * At init each ODE solver that the animation loop drives compiles its
- * subtree into an st_system: the MechanicalObjects below it laid out one
- * after another in global vectors (independent states first, in scene
- * order, then mapped states), and the lists of masses, force fields,
- * projective constraints and mappings in scene order. The states' position,
- * velocity, force, rest_position and externalForce arrays then point into
- * the global vectors, so that solvers run plain loops over contiguous
- * memory. Nothing here allocates during a step.
+ * subtree into an st_system: the states below it (components playing the
+ * state role) laid out one after another in global vectors (independent
+ * states first, in scene order, then mapped states), each with the sizes of
+ * its type (settee/state.h): coordinate vectors in coordinates, derivative
+ * vectors in derivatives. The lists of masses, force fields, projective
+ * constraints and mappings are in scene order. The states' position,
+ * velocity, force, rest_position, externalForce and derivX arrays then
+ * point into the global vectors, so that solvers run plain loops over
+ * contiguous memory. Nothing here allocates during a step.
  */
 #ifndef SETTEE_MECHANICS_H
 #define SETTEE_MECHANICS_H

@@ -1,0 +1,248 @@
+/* output.c - `settee run --output DIR [--every N]`: results of a run
+ * without editing the scene.
+ *
+ * Before init, one VTKExporter (plugin IO.Mesh) joins the node of every
+ * MechanicalObject, writing DIR/NODE-PATH.pvd and DIR/NODE-PATH<k>.vtu at
+ * init and every N steps, with the node's own topology as cells (only the
+ * elements of its highest dimension), the velocity and force as point data.
+ * During the run the time and energies of each frame are recorded; at the
+ * end DIR/summary.json gathers them with the run's counts and wall time.
+ * Write failures are logged by the exporters as errors (the run fails). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../../plugins/shared/output_file.h"
+
+/* Name of the exporters added to the scene. */
+#define OUTPUT_EXPORTER "settee_output"
+
+/* The file stem of a state: its node's path without the leading '/' (the
+ * root: the root's name), and the state's name when its node has others. */
+static void state_stem(const st_mstate *ms, char *out, size_t size)
+{
+    st_node *n = ms->base.node;
+    char path[ST_ERROR_PATH_MAX];
+    st_node_path(n, path, sizeof path);
+    const char *p = path[1] ? path + 1 : st_node_name(n);
+    size_t nstates = 0;
+    for (size_t i = 0; i < st_node_object_count(n); i++)
+        nstates += st_component_has_role(st_node_object(n, i), ST_ROLE_STATE);
+    if (nstates > 1)
+        snprintf(out, size, "%s_%s", p, ms->base.name);
+    else
+        snprintf(out, size, "%s", p);
+}
+
+static st_status set_field(st_component *c, const char *name, const char *value, st_error *err)
+{
+    st_status s = st_component_set(c, name, value, err);
+    if (s != ST_OK)
+        st_error_prefix(err, "--output: ");
+    return s;
+}
+
+st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err)
+{
+    char probe[PATH_MAX + 8];
+    snprintf(probe, sizeof probe, "%s/x", o->dir);
+    if (out_make_parents(probe, err) != ST_OK) {
+        st_error_prefix(err, "--output: ");
+        return err->code;
+    }
+    if (!realpath(o->dir, o->absdir))
+        return st_error_set(err, ST_EIO, "--output: '%s': %s", o->dir, strerror(errno));
+    /* An old summary must not look like this run's. */
+    char sum[PATH_MAX + 16];
+    snprintf(sum, sizeof sum, "%s/summary.json", o->absdir);
+    if (unlink(sum) != 0 && errno != ENOENT)
+        return st_error_set(err, ST_EIO, "--output: cannot remove '%s': %s", sum,
+                            strerror(errno));
+    st_status ls = st_runtime_load_plugin(rt, "IO.Mesh", err);
+    if (ls != ST_OK) {
+        st_error_prefix(err, "--output needs the VTKExporter of plugin IO.Mesh: ");
+        return ls;
+    }
+    size_t n = st_scene_states(s, NULL, 0);
+    st_mstate **states = calloc(n ? n : 1, sizeof *states);
+    o->stems = calloc(n ? n : 1, sizeof *o->stems);
+    o->exporters = calloc(n ? n : 1, sizeof *o->exporters);
+    if (!states || !o->stems || !o->exporters) {
+        free(states);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    n = st_scene_states(s, states, n);
+    char every[32], name[64], text[PATH_MAX + ST_ERROR_PATH_MAX + 8];
+    snprintf(every, sizeof every, "%lu", o->every);
+    st_status st = ST_OK;
+    for (size_t i = 0; i < n && st == ST_OK; i++) {
+        st_mstate *ms = states[i];
+        st_node *node = ms->base.node;
+        char stem[ST_ERROR_PATH_MAX];
+        state_stem(ms, stem, sizeof stem);
+        o->stems[i] = strdup(stem);
+        o->nstems = i + 1;
+        if (!o->stems[i]) {
+            st = st_error_set(err, ST_ENOMEM, "out of memory");
+            break;
+        }
+        snprintf(name, sizeof name, "%s%zu", OUTPUT_EXPORTER, i);
+        st_component *c = NULL;
+        st = st_node_add_object(node, "VTKExporter", name, &c, err);
+        if (st != ST_OK)
+            break;
+        o->exporters[o->nexporters++] = c;
+        snprintf(text, sizeof text, "%s/%s", o->absdir, stem);
+        st_component *topo = st_node_find(node, ST_ROLE_TOPOLOGY, ST_SEARCH_LOCAL);
+        const char *kinds[] = {"edges", "triangles", "quads", "tetras", "hexas"};
+        st = set_field(c, "filename", text, err);
+        for (size_t k = 0; k < 5 && st == ST_OK; k++)
+            st = set_field(c, kinds[k], topo ? "true" : "false", err);
+        if (st == ST_OK && topo) {
+            snprintf(text, sizeof text, "@%s", topo->name);
+            st = set_field(c, "topology", text, err);
+        }
+        if (st == ST_OK) {
+            snprintf(text, sizeof text, "@%s", ms->base.name);
+            st = set_field(c, "mstate", text, err);
+        }
+        if (st == ST_OK) {
+            snprintf(text, sizeof text, "velocity=@%s.velocity force=@%s.force", ms->base.name,
+                     ms->base.name);
+            st = set_field(c, "pointsDataFields", text, err);
+        }
+        if (st == ST_OK)
+            st = set_field(c, "topDimensionOnly", "true", err);
+        if (st == ST_OK)
+            st = set_field(c, "exportAtBegin", "true", err);
+        if (st == ST_OK)
+            st = set_field(c, "exportEveryNumberOfSteps", every, err);
+    }
+    free(states);
+    return st;
+}
+
+/* Kinetic and potential energy summed over the scene's mechanical systems. */
+static void scene_energies(st_scene *s, double *ke, double *pe)
+{
+    *ke = *pe = 0;
+    size_t n = st_scene_states(s, NULL, 0);
+    st_mstate *buf[256];
+    st_mstate **states = n <= 256 ? buf : malloc(n * sizeof *states);
+    if (!states)
+        return;
+    n = st_scene_states(s, states, n);
+    for (size_t i = 0; i < n; i++) {
+        st_system *sys = states[i]->system;
+        bool seen = !sys || states[i]->mapped;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = states[j]->system == sys;
+        if (seen)
+            continue;
+        *ke += st_system_kinetic_energy(sys);
+        *pe += st_system_potential_energy(sys);
+    }
+    if (states != buf)
+        free(states);
+}
+
+static void record(cli_output *o, st_scene *s, unsigned long step)
+{
+    if (o->nframes == o->capframes) {
+        size_t cap = o->capframes ? 2 * o->capframes : 256;
+        output_frame *f = realloc(o->frames, cap * sizeof *f);
+        if (!f)
+            return;
+        o->frames = f;
+        o->capframes = cap;
+    }
+    output_frame *f = &o->frames[o->nframes++];
+    f->step = step;
+    f->time = st_scene_time(s);
+    scene_energies(s, &f->kinetic, &f->potential);
+}
+
+void cli_output_begin(cli_output *o, st_scene *s)
+{
+    record(o, s, 0);
+}
+
+void cli_output_step(cli_output *o, st_scene *s, unsigned long done)
+{
+    if (o->every && done % o->every == 0)
+        record(o, s, done);
+}
+
+/* Files written so far by the exporters ("filesWritten"). */
+unsigned long cli_output_files(const cli_output *o)
+{
+    unsigned long total = 0;
+    for (size_t i = 0; i < o->nexporters; i++) {
+        const st_field *f = st_component_field(o->exporters[i], "filesWritten");
+        if (f)
+            total += *(unsigned *)st_component_field_ptr(o->exporters[i], f);
+    }
+    return total;
+}
+
+st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
+                            unsigned long done, double wall, st_error *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/summary.json", o->absdir);
+    out_file of;
+    ST_TRY(out_open(&of, path, err));
+    jw w = {.f = of.f};
+    jw_object(&w, NULL);
+    jw_string(&w, "scene", scene_file);
+    jw_uint(&w, "steps", done);
+    jw_real(&w, "time", st_scene_time(s));
+    jw_real(&w, "wall_time", wall);
+    jw_uint(&w, "every", o->every);
+    jw_array(&w, "outputs");
+    for (size_t i = 0; i < o->nexporters; i++) {
+        char cpath[ST_ERROR_PATH_MAX], pvd[ST_ERROR_PATH_MAX + 8];
+        const st_field *mf = st_component_field(o->exporters[i], "mstate");
+        st_component *ms = mf ? *(st_component **)st_component_field_ptr(o->exporters[i], mf)
+                              : NULL;
+        const st_field *ff = st_component_field(o->exporters[i], "filesWritten");
+        jw_object(&w, NULL);
+        jw_string(&w, "state", ms ? st_component_path(ms, cpath, sizeof cpath) : NULL);
+        snprintf(pvd, sizeof pvd, "%s.pvd", o->stems[i]);
+        jw_string(&w, "pvd", pvd);
+        jw_uint(&w, "files", ff ? *(unsigned *)st_component_field_ptr(o->exporters[i], ff) : 0);
+        jw_end_object(&w);
+    }
+    jw_end_array(&w);
+    jw_array(&w, "frames");
+    for (size_t i = 0; i < o->nframes; i++) {
+        const output_frame *fr = &o->frames[i];
+        jw_object(&w, NULL);
+        jw_uint(&w, "step", fr->step);
+        jw_real(&w, "time", fr->time);
+        jw_real(&w, "kinetic_energy", fr->kinetic);
+        jw_real(&w, "potential_energy", fr->potential);
+        jw_end_object(&w);
+    }
+    jw_end_array(&w);
+    jw_end_object(&w);
+    fputc('\n', of.f);
+    return out_commit(&of, err);
+}
+
+void cli_output_free(cli_output *o)
+{
+    for (size_t i = 0; i < o->nstems; i++)
+        free(o->stems[i]);
+    free(o->stems);
+    free(o->exporters);
+    free(o->frames);
+    o->stems = NULL;
+    o->exporters = NULL;
+    o->frames = NULL;
+}

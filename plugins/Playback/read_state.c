@@ -1,0 +1,329 @@
+/* read_state.c - SOFA's ReadState and CompareState over SOFA's state files
+ * (see write_state.c; gzip or plain, read whole at init through zlib).
+ *
+ * At the beginning of each step both read the file up to the node's time
+ * (plus `shift`): the lines after the last "T= t" with t <= time. ReadState
+ * sets the state's positions (X=, scaled, rotated and translated) and
+ * velocities (V=) from them, then updates mapped states. CompareState
+ * compares them with the state instead, as SOFA does: for each X= or V=
+ * line the mean absolute difference over the values, summed over the run
+ * in totalError (and divided by the number of vertices in errorByDof). With
+ * `epsilon` > 0 (settee), the first comparison whose difference exceeds it
+ * is logged as an error naming the time, the line of the file and the
+ * largest difference, and the run fails. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <settee/settee.h>
+
+#include "../shared/output_file.h"
+#include "../shared/state_view.h"
+
+typedef struct read_state {
+    st_component base;
+    char *filename;
+    double interval, shift;
+    bool loop;
+    double scale_pos;
+    st_vec3 rotation, translation;
+    /* CompareState (settee outputs and threshold). */
+    double epsilon, total_error, error_by_dof;
+    bool failed;
+    bool compare;
+    /* The file, whole, and the reading position. */
+    char path[OUT_PATH_MAX];
+    char *text;
+    size_t len, pos;
+    int line;              /* line number at pos */
+    double next_time, loop_time;
+} read_state;
+
+#define READ_FIELDS(S)                                                                            \
+    ST_FIELD_EX(S, filename, "filename", ST_T_STRING, char *, NULL,                               \
+                "input file name (relative to the scene's folder; gzip or plain text)",           \
+                ST_F_REQUIRED, NULL, 0.0, 0.0),                                                   \
+        ST_IGNORED(S, interval, "interval", ST_T_REAL, double, "0",                               \
+                   "time duration between inputs"),                                               \
+        ST_REAL(S, shift, "shift", "0",                                                           \
+                "shift between times in the file and times when they will be read"),              \
+        ST_BOOL(S, loop, "loop", "false",                                                         \
+                "set to 'true' to re-read the file when reaching the end")
+
+static const st_field read_state_fields[] = {
+    READ_FIELDS(read_state),
+    ST_REAL(read_state, scale_pos, "scalePos", "1", "scale the input mechanical object"),
+    ST_VEC3(read_state, rotation, "rotation", "0 0 0",
+            "rotate the input mechanical object (Euler angles in degrees)"),
+    ST_VEC3(read_state, translation, "translation", "0 0 0",
+            "translate the input mechanical object"),
+    ST_FIELD_END};
+
+static const st_field compare_state_fields[] = {
+    READ_FIELDS(read_state),
+    ST_REAL(read_state, epsilon, "epsilon", "0",
+            "Largest mean absolute difference allowed per comparison; above it the run fails "
+            "with an error (0: only measure) (settee)"),
+    ST_OUTPUT(read_state, total_error, "totalError", ST_T_REAL, double,
+              "Sum over the comparisons of the mean absolute difference of X and V "
+              "(SOFA's getTotalError) (settee)"),
+    ST_OUTPUT(read_state, error_by_dof, "errorByDof", ST_T_REAL, double,
+              "totalError divided by the number of vertices (SOFA's getErrorByDof) (settee)"),
+    ST_FIELD_END};
+
+static st_status load_file(read_state *r, st_error *err)
+{
+    st_free(r->text);
+    r->text = NULL;
+    r->len = 0;
+    ST_TRY(st_component_find_file(&r->base, "filename", r->filename, r->path, sizeof r->path,
+                                  err));
+    gzFile gz = gzopen(r->path, "rb");
+    if (!gz)
+        return st_component_error(&r->base, "filename", err, ST_EIO, "cannot open '%s'",
+                                  r->path);
+    size_t cap = 1 << 16;
+    r->text = st_malloc(cap + 1);
+    int k = 0;
+    while (r->text && (k = gzread(gz, r->text + r->len, (unsigned)(cap - r->len))) > 0) {
+        r->len += (size_t)k;
+        if (r->len == cap) {
+            cap *= 2;
+            char *t = st_realloc(r->text, cap + 1);
+            if (!t) {
+                st_free(r->text);
+                r->text = NULL;
+            }
+            r->text = t;
+        }
+    }
+    gzclose(gz);
+    if (!r->text)
+        return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", r->path);
+    if (k < 0)
+        return st_component_error(&r->base, "filename", err, ST_EIO,
+                                  "'%s' is not a valid gzip file", r->path);
+    r->text[r->len] = 0;
+    return ST_OK;
+}
+
+static void rewind_file(read_state *r)
+{
+    r->pos = 0;
+    r->line = 1;
+    r->next_time = 0;
+    r->loop_time = 0;
+}
+
+static st_status read_state_init(st_component *self, st_error *err)
+{
+    read_state *r = (read_state *)self;
+    if (!st_component_mstate(self))
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in this node to %s",
+                                  r->compare ? "compare" : "set");
+    ST_TRY(load_file(r, err));
+    rewind_file(r);
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static st_status compare_state_create(st_component *self, st_error *err)
+{
+    ((read_state *)self)->compare = true;
+    (void)err;
+    return ST_OK;
+}
+
+/* One line read from the file: [s, s + n), its number. */
+typedef struct line_ref {
+    size_t start, n;
+    int line;
+} line_ref;
+#define MAX_LINES 16
+
+/* SOFA's readNext: the lines after the last "T=" at or before time. */
+static size_t read_next(read_state *r, double time, line_ref *lines)
+{
+    size_t nl = 0;
+    while (r->next_time <= time) {
+        if (r->pos >= r->len) {
+            if (!r->loop || !r->len)
+                break;
+            r->pos = 0;
+            r->line = 1;
+            r->loop_time = r->next_time;
+        }
+        const char *s = r->text + r->pos;
+        const char *eol = strchr(s, '\n');
+        size_t n = eol ? (size_t)(eol - s) : strlen(s);
+        line_ref lr = {r->pos, n, r->line};
+        r->pos += n + (eol ? 1 : 0);
+        r->line++;
+        const char *p = s + strspn(s, " \t");
+        if (!strncmp(p, "T=", 2)) {
+            r->next_time = strtod(p + 2, NULL) + r->loop_time;
+            if (r->next_time <= time)
+                nl = 0;
+        }
+        if (r->next_time <= time && nl < MAX_LINES)
+            lines[nl++] = lr;
+    }
+    return nl;
+}
+
+/* The values of an "X= ..." line into out (3 n doubles); returns how many. */
+static size_t parse_values(const char *s, size_t len, double *out, size_t max)
+{
+    const char *p = s, *end = s + len;
+    size_t k = 0;
+    while (p < end && k < max) {
+        char *q;
+        double v = strtod(p, &q);
+        if (q == p || q > end)
+            break;
+        out[k++] = v;
+        p = q;
+    }
+    return k;
+}
+
+/* x' = R (scale x) + t with SOFA's Euler angles (degrees, R = Rz Ry Rx). */
+static void transform(const read_state *r, double *x, size_t n)
+{
+    const double d = 3.14159265358979323846 / 180.0;
+    double cx = cos(r->rotation[0] * d), sx = sin(r->rotation[0] * d);
+    double cy = cos(r->rotation[1] * d), sy = sin(r->rotation[1] * d);
+    double cz = cos(r->rotation[2] * d), sz = sin(r->rotation[2] * d);
+    double R[3][3] = {{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+                      {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+                      {-sy, cy * sx, cy * cx}};
+    for (size_t i = 0; i < n; i++) {
+        double p[3];
+        for (int a = 0; a < 3; a++)
+            p[a] = r->scale_pos * x[3 * i + a];
+        for (int a = 0; a < 3; a++)
+            x[3 * i + a] = R[a][0] * p[0] + R[a][1] * p[1] + R[a][2] * p[2] + r->translation[a];
+    }
+}
+
+static void report_difference(read_state *r, const char *tag, double time, int line,
+                              double mean, size_t worst, double dmax)
+{
+    st_error err = {0};
+    st_error_set(&err, ST_ESOLVER,
+                 "at t = %.17g, %s differs from the reference %s:%d by %.6g on average per "
+                 "value (epsilon %g); the largest difference, %.6g, is at vertex %zu",
+                 time, tag, r->path, line, mean, r->epsilon, dmax, worst / 3);
+    out_log_error(&r->base, &err);
+}
+
+static void read_state_on_event(st_component *self, st_event ev, double dt)
+{
+    read_state *r = (read_state *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return;
+    /* ReadState sets the initial state once the scene is initialised (SOFA's
+     * bwdInit), and both act at the beginning of each step. */
+    if (!(ev == ST_EVENT_ANIMATE_BEGIN || (ev == ST_EVENT_INIT_DONE && !r->compare)))
+        return;
+    st_mstate *ms = st_component_mstate(self);
+    double time = st_node_time(self->node) + r->shift;
+    if (r->compare)
+        time += 0.001 * dt;
+    line_ref lines[MAX_LINES];
+    size_t nl = read_next(r, time, lines);
+    bool changed = false;
+    for (size_t i = 0; i < nl; i++) {
+        const char *s = r->text + lines[i].start;
+        const char *p = s + strspn(s, " \t");
+        size_t rest = lines[i].n - (size_t)(p - s);
+        bool is_x = !strncmp(p, "X=", 2), is_v = !strncmp(p, "V=", 2);
+        if (!is_x && !is_v)
+            continue;
+        double *dst = is_x ? state_view_edit_x(ms) : state_view_edit_v(ms);
+        size_t n = ms->n ? ms->n : ms->position.n;
+        if (!dst)
+            continue;
+        if (!r->compare) {
+            size_t k = parse_values(p + 2, rest - 2, dst, 3 * n);
+            if (is_x)
+                transform(r, dst, k / 3);
+            changed = true;
+            continue;
+        }
+        /* CompareState: SOFA's compareVec, mean |ref - cur| over the values. */
+        double sum = 0, dmax = 0;
+        size_t count = 0, worst = 0;
+        const char *q = p + 2, *end = p + rest;
+        while (q < end && count < 3 * n) {
+            char *e;
+            double ref = strtod(q, &e);
+            if (e == q || e > end)
+                break;
+            double d = fabs(ref - dst[count]);
+            sum += d;
+            if (d > dmax || isnan(d)) {
+                dmax = d;
+                worst = count;
+            }
+            count++;
+            q = e;
+        }
+        double mean = count ? sum / (double)count : 0.0;
+        r->total_error += mean;
+        if (n)
+            r->error_by_dof += mean / (double)n;
+        if (r->epsilon > 0 && !r->failed && !(mean <= r->epsilon)) {
+            r->failed = true;
+            report_difference(r, is_x ? "X" : "V", st_node_time(self->node), lines[i].line,
+                              mean, worst, dmax);
+        }
+    }
+    if (changed)
+        state_view_propagate(ms);
+}
+
+static void read_state_reset(st_component *self)
+{
+    read_state *r = (read_state *)self;
+    rewind_file(r);
+}
+
+static void read_state_cleanup(st_component *self)
+{
+    read_state *r = (read_state *)self;
+    st_free(r->text);
+    r->text = NULL;
+}
+
+const st_class read_state_class = {
+    .struct_size = sizeof(st_class),
+    .name = "ReadState",
+    .category = "Playback",
+    .description = "Read State vectors from file at each timestep",
+    .instance_size = sizeof(read_state),
+    .fields = read_state_fields,
+    .init = read_state_init,
+    .reinit = read_state_init,
+    .reset = read_state_reset,
+    .on_event = read_state_on_event,
+    .cleanup = read_state_cleanup,
+};
+
+const st_class compare_state_class = {
+    .struct_size = sizeof(st_class),
+    .name = "CompareState",
+    .category = "Playback",
+    .description = "Compare State vectors from a reference frame to the associated Mechanical "
+                   "State",
+    .instance_size = sizeof(read_state),
+    .fields = compare_state_fields,
+    .create = compare_state_create,
+    .init = read_state_init,
+    .reinit = read_state_init,
+    .reset = read_state_reset,
+    .on_event = read_state_on_event,
+    .cleanup = read_state_cleanup,
+};

@@ -1,0 +1,48 @@
+/* output_file.h - what the output components share (VTKExporter, WriteState,
+ * Monitor): output file names resolved as SOFA resolves them (relative to
+ * the scene's folder), missing folders created, and files written under a
+ * temporary name in their folder and renamed over the target once complete,
+ * so that a reader never sees half a file. Compiled into each plugin that
+ * uses it (plugins/shared is not a plugin itself). */
+#ifndef SETTEE_SHARED_OUTPUT_FILE_H
+#define SETTEE_SHARED_OUTPUT_FILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <settee/settee.h>
+
+#define OUT_PATH_MAX 4096
+
+/* Resolves an output file name written in field `field` of c: an absolute
+ * name as it is, a relative one in the folder of c's scene file (the
+ * current folder for scenes built in code). ST_EINVAL at the field when the
+ * result does not fit in size bytes or name is empty. */
+st_status out_resolve(const st_component *c, const char *field, const char *name, char *out,
+                      size_t size, st_error *err);
+
+/* Creates the folders above the file `path` that do not exist (mkdir -p of
+ * its dirname). ST_EIO naming the folder and the reason otherwise. */
+st_status out_make_parents(const char *path, st_error *err);
+
+/* A file being written: f writes into tmp, commit renames tmp over dst. */
+typedef struct out_file {
+    FILE *f;
+    char tmp[OUT_PATH_MAX];
+    char dst[OUT_PATH_MAX];
+} out_file;
+
+/* Opens a temporary file next to path (creating missing folders). */
+st_status out_open(out_file *o, const char *path, st_error *err);
+/* Flushes, checks for write errors, closes and renames over the target;
+ * on failure removes the temporary file. ST_EIO naming the file. */
+st_status out_commit(out_file *o, st_error *err);
+/* Drops a file being written (after a failure). Accepts a closed one. */
+void out_abort(out_file *o);
+
+/* Logs err as an error of c to the runtime's log sink (from an event
+ * handler, which cannot return a status): the run's error count grows, so
+ * that `settee run` fails. */
+void out_log_error(const st_component *c, const st_error *err);
+
+#endif
