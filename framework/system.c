@@ -39,6 +39,10 @@ typedef struct sys_impl {
     bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
     st_mapgraph *graph;           /* the mappings' Jacobians (NULL without mappings) */
     bool *map_active;             /* nmaps: the mapping maps forces up */
+    long *map_in, *map_out;       /* nmaps: state indices of input and output (-1: none) */
+    bool *fed;                    /* nstates: a force field or mass acts on the state or on a
+                                     state mapped from it (fixed at compile) */
+    bool *fed_now;                /* nstates: the same with this step's externalForce */
 } sys_impl;
 
 /* A mapping role function is present when the plugin's ops struct holds it
@@ -184,6 +188,60 @@ static double *vec_new(size_t scalars)
 static unsigned cw(const st_mstate *ms) { return ms->type->coord_size; }
 static unsigned dw(const st_mstate *ms) { return ms->type->deriv_size; }
 
+static long state_index(const st_system *sys, const st_mstate *ms)
+{
+    for (size_t k = 0; ms && k < sys->nstates; k++)
+        if (sys->states[k] == ms)
+            return (long)k;
+    return -1;
+}
+
+/* Whether c may add forces or products to ms: its own state, or a state
+ * one of its links names (an interaction force field). */
+static bool acts_on(st_component *c, const st_mstate *ms)
+{
+    if (st_component_mstate(c) == ms)
+        return true;
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; ci && i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        if (f->type == ST_T_LINK &&
+            *(st_component *const *)((const char *)c + f->offset) == &ms->base)
+            return true;
+    }
+    return false;
+}
+
+/* Which states receive forces: those a force field or mass acts on, and
+ * the inputs of mappings whose outputs do (bottom-up). A mapping whose
+ * output receives none has nothing to map back: its apply_jt adds zeros,
+ * and its apply_j feeds nobody in M/B/K products. */
+static void find_fed_states(sys_impl *s)
+{
+    st_system *sys = &s->pub;
+    for (size_t i = 0; i < s->nmaps; i++) {
+        const st_mapping_ops *ops = s->maps[i]->cls->mapping;
+        s->map_in[i] = state_index(sys, ops->input ? ops->input(s->maps[i]) : NULL);
+        s->map_out[i] = state_index(sys, ops->output ? ops->output(s->maps[i]) : NULL);
+    }
+    for (size_t k = sys->nindep; k < sys->nstates; k++)
+        for (size_t i = 0; i < s->ncontrib && !s->fed[k]; i++)
+            s->fed[k] = s->contrib[i].active && acts_on(s->contrib[i].c, sys->states[k]);
+    for (size_t i = s->nmaps; i-- > 0;)
+        if (s->map_out[i] >= 0 && s->fed[s->map_out[i]] && s->map_in[i] >= 0)
+            s->fed[s->map_in[i]] = true;
+    for (size_t k = 0; k < sys->nindep; k++)
+        s->fed[k] = true;
+}
+
+/* A mapping's output has no force to send back (this step's externalForce
+ * counted): its J^T and geometric stiffness would add exact zeros. Outputs
+ * outside the system (visual models) count as fed, the mapping decides. */
+static bool output_idle(const sys_impl *s, size_t i, const bool *fed)
+{
+    return s->map_out[i] >= 0 && !fed[s->map_out[i]];
+}
+
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
 {
     *out = NULL;
@@ -270,7 +328,11 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         if ((rc = st__mapgraph_create(sys, s->maps, s->nmaps, &s->graph, err)) != ST_OK)
             goto fail;
         s->map_active = st_calloc(s->nmaps, sizeof *s->map_active);
-        if (!s->map_active) {
+        s->map_in = st_calloc(s->nmaps, sizeof *s->map_in);
+        s->map_out = st_calloc(s->nmaps, sizeof *s->map_out);
+        s->fed = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed);
+        s->fed_now = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed_now);
+        if (!s->map_active || !s->map_in || !s->map_out || !s->fed || !s->fed_now) {
             rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
             goto fail;
         }
@@ -291,6 +353,8 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         s->ncontrib = cl.contrib.n;
     }
 
+    if (s->nmaps)
+        find_fed_states(s);
     if (s->nprojs) {
         s->proj_mapped = st_calloc(s->nprojs, sizeof *s->proj_mapped);
         if (!s->proj_mapped) {
@@ -385,6 +449,10 @@ void st__system_destroy(st_system **psys)
     st_free(s->proj_mapped);
     st_free(s->maps);
     st_free(s->map_active);
+    st_free(s->map_in);
+    st_free(s->map_out);
+    st_free(s->fed);
+    st_free(s->fed_now);
     st__mapgraph_destroy(&s->graph);
     st_free(s);
     *psys = NULL;
@@ -540,12 +608,19 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
     }
     /* Mapped forces back to their inputs, bottom-up; a non-linear mapping
      * first keeps the child force for its geometric stiffness (SOFA's
-     * updateK with the force just computed). */
+     * updateK with the force just computed). Outputs that received no
+     * force are skipped (their J^T f adds zeros). */
+    if (s->nmaps) {
+        for (size_t k = 0; k < sys->nstates; k++)
+            s->fed_now[k] = s->fed[k] || sys->states[k]->has_external_force;
+    }
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
         const st_mapping_ops *ops = c->cls->mapping;
-        if (!s->map_active[i])
+        if (!s->map_active[i] || output_idle(s, i, s->fed_now))
             continue;
+        if (s->map_in[i] >= 0)
+            s->fed_now[s->map_in[i]] = true;
         if (HAS_MOP(ops, update_k))
             ops->update_k(c, mp, f);
         if (ops->apply_jt)
@@ -562,10 +637,11 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
         clear_all(sys, df);
     else if (sys->size_all > sys->size)
         memset(df + sys->size, 0, (sys->size_all - sys->size) * sizeof(double));
-    /* dx of mapped states, top-down (the mapped part of dx is scratch). */
+    /* dx of mapped states, top-down (the mapped part of dx is scratch),
+     * where some component below will read it. */
     for (size_t i = 0; i < s->nmaps; i++) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_j)
+        if (s->map_active[i] && !output_idle(s, i, s->fed) && c->cls->mapping->apply_j)
             c->cls->mapping->apply_j(c, mp, (double *)dx);
     }
     for (size_t i = 0; i < s->ncontrib; i++) {
@@ -593,9 +669,9 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
         const st_mapping_ops *ops = c->cls->mapping;
         if (!s->map_active[i])
             continue;
-        if (ops->apply_jt)
+        if (ops->apply_jt && !output_idle(s, i, s->fed))
             ops->apply_jt(c, mp, df);
-        if (kf != 0.0 && HAS_MOP(ops, apply_djt))
+        if (kf != 0.0 && HAS_MOP(ops, apply_djt) && !output_idle(s, i, s->fed_now))
             ops->apply_djt(c, mp, df, dx, kf);
     }
 }

@@ -32,9 +32,11 @@ typedef struct bary_mapping {
     st_component *out_topology;  /* "output_topology" (kept) */
     /* Set at init. */
     size_t n;                    /* output points */
-    unsigned *nv;                /* n: vertices of the point's element */
-    unsigned *v;                 /* n * MAXV: input point indices, summation order */
-    double *w;                   /* n * MAXV: weights */
+    unsigned *nv;                /* n: vertices of the point's element (while locating) */
+    unsigned *v;                 /* input point indices, summation order: while locating
+                                    MAXV per point, then packed (point i: row[i]..row[i+1]) */
+    double *w;                   /* the weights, laid out as v */
+    unsigned *row;               /* n + 1: each point's first term once packed */
     unsigned outside;            /* points located outside every element */
 } bary_mapping;
 
@@ -386,7 +388,8 @@ static void bary_free(bary_mapping *m)
     st_free(m->nv);
     st_free(m->v);
     st_free(m->w);
-    m->nv = m->v = NULL;
+    st_free(m->row);
+    m->nv = m->v = m->row = NULL;
     m->w = NULL;
     m->n = 0;
 }
@@ -394,14 +397,13 @@ static void bary_free(bary_mapping *m)
 static void apply_points(const bary_mapping *m, const double *in, double *out)
 {
     for (size_t i = 0; i < m->n; i++) {
-        const unsigned *v = m->v + MAXV * i;
-        const double *w = m->w + MAXV * i;
         double r0 = 0.0, r1 = 0.0, r2 = 0.0;
-        for (unsigned k = 0; k < m->nv[i]; k++) {
-            const double *p = in + 3 * v[k];
-            r0 += p[0] * w[k];
-            r1 += p[1] * w[k];
-            r2 += p[2] * w[k];
+        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++) {
+            const double *p = in + 3 * (size_t)m->v[k];
+            const double w = m->w[k];
+            r0 += p[0] * w;
+            r1 += p[1] * w;
+            r2 += p[2] * w;
         }
         out[3 * i] = r0;
         out[3 * i + 1] = r1;
@@ -449,7 +451,8 @@ static st_status bary_init(st_component *self, st_error *err)
     m->nv = st_calloc(m->n ? m->n : 1, sizeof *m->nv);
     m->v = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->v);
     m->w = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->w);
-    if (!m->nv || !m->v || !m->w) {
+    m->row = st_calloc(m->n + 1, sizeof *m->row);
+    if (!m->nv || !m->v || !m->w || !m->row) {
         bary_free(m);
         return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
     }
@@ -465,17 +468,19 @@ static st_status bary_init(st_component *self, st_error *err)
                                       "topology '%s' has no elements to map points into",
                                       topo->name);
     }
-    /* Terms with a weight of exactly 0 add nothing: drop them (a point on
-     * a grid node keeps one term instead of eight). */
+    /* Pack the terms point after point, dropping those of weight exactly
+     * 0 (they add nothing: a point on a grid node keeps one term of eight).
+     * Packing moves terms only backwards, so it is done in place. */
+    unsigned t = 0;
     for (size_t i = 0; i < m->n; i++) {
-        unsigned w = 0;
+        m->row[i] = t;
         for (unsigned k = 0; k < m->nv[i]; k++)
             if (m->w[MAXV * i + k] != 0.0) {
-                m->v[MAXV * i + w] = m->v[MAXV * i + k];
-                m->w[MAXV * i + w++] = m->w[MAXV * i + k];
+                m->v[t] = m->v[MAXV * i + k];
+                m->w[t++] = m->w[MAXV * i + k];
             }
-        m->nv[i] = w;
     }
+    m->row[m->n] = t;
     ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
     if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
         apply_points(m, in->velocity.r, out->velocity.r);
@@ -515,14 +520,13 @@ static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
     for (size_t i = 0; i < m->n; i++) {
-        const unsigned *v = m->v + MAXV * i;
-        const double *w = m->w + MAXV * i;
-        const double *fo = fout + 3 * i;
-        for (unsigned k = 0; k < m->nv[i]; k++) {
-            double *p = fin + 3 * v[k];
-            p[0] += fo[0] * w[k];
-            p[1] += fo[1] * w[k];
-            p[2] += fo[2] * w[k];
+        const double f0 = fout[3 * i], f1 = fout[3 * i + 1], f2 = fout[3 * i + 2];
+        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++) {
+            double *p = fin + 3 * (size_t)m->v[k];
+            const double w = m->w[k];
+            p[0] += f0 * w;
+            p[1] += f1 * w;
+            p[2] += f2 * w;
         }
     }
 }
@@ -534,8 +538,8 @@ static void bary_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb
     if (!ready(m))
         return;
     for (size_t i = 0; i < m->n; i++)
-        for (unsigned k = 0; k < m->nv[i]; k++)
-            st_jbuilder_add_diag(jb, i, m->h.in, m->v[MAXV * i + k], m->w[MAXV * i + k]);
+        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++)
+            st_jbuilder_add_diag(jb, i, m->h.in, m->v[k], m->w[k]);
 }
 
 static const st_mapping_ops bary_ops = {
