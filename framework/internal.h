@@ -319,6 +319,11 @@ size_t st__system_components(const st_system *sys, st_role role, st_component **
 /* The mechanical mappings of a system: Jacobians, total Jacobians of the
  * mapped states with respect to the independent ones, mapForces. */
 typedef struct st_mapgraph st_mapgraph;
+/* Inputs of a mapping (its inputs() or its one input()): up to max written
+ * into out; returns how many there are. The kernel looks at the first
+ * ST_MAP_MAX_INPUTS. */
+#define ST_MAP_MAX_INPUTS 16
+size_t st__mapping_inputs(const st_component *map, st_mstate **out, size_t max);
 st_status st__mapgraph_create(st_system *sys, st_component *const *maps, size_t nmaps,
                               st_mapgraph **out, st_error *err);
 void st__mapgraph_destroy(st_mapgraph **g);

@@ -88,6 +88,17 @@ static long state_index(const st_system *sys, const st_mstate *ms)
     return -1;
 }
 
+size_t st__mapping_inputs(const st_component *map, st_mstate **out, size_t max)
+{
+    const st_mapping_ops *ops = map->cls->mapping;
+    if (HAS_MOP(ops, inputs))
+        return ops->inputs(map, out, max);
+    st_mstate *in = ops->input ? ops->input(map) : NULL;
+    if (in && max)
+        out[0] = in;
+    return in ? 1 : 0;
+}
+
 static unsigned map_flags(const st_component *c)
 {
     const st_mapping_ops *ops = c->cls->mapping;
@@ -128,8 +139,14 @@ st_status st__mapgraph_create(st_system *sys, st_component *const *maps, size_t 
         if (o < 0)
             continue;
         g->map_of[o] = (long)m;
-        long in = state_index(sys, ops->input ? ops->input(c) : NULL);
-        g->flags[o] = map_flags(c) & (in >= 0 ? g->flags[in] : ST_MAP_ALL);
+        st_mstate *ins[ST_MAP_MAX_INPUTS];
+        size_t nin = st__mapping_inputs(c, ins, ST_MAP_MAX_INPUTS);
+        g->flags[o] = map_flags(c);
+        for (size_t k = 0; k < nin && k < ST_MAP_MAX_INPUTS; k++) {
+            long in = state_index(sys, ins[k]);
+            if (in >= 0)
+                g->flags[o] &= g->flags[in];
+        }
     }
     *out = g;
     return ST_OK;

@@ -39,7 +39,7 @@ typedef struct sys_impl {
     bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
     st_mapgraph *graph;           /* the mappings' Jacobians (NULL without mappings) */
     bool *map_active;             /* nmaps: the mapping maps forces up */
-    long *map_in, *map_out;       /* nmaps: state indices of input and output (-1: none) */
+    long *map_out;                /* nmaps: state index of the output (-1: none) */
     bool *fed;                    /* nstates: a force field or mass acts on the state or on a
                                      state mapped from it (fixed at compile) */
     bool *fed_now;                /* nstates: the same with this step's externalForce */
@@ -216,22 +216,35 @@ static bool acts_on(st_component *c, const st_mstate *ms)
  * the inputs of mappings whose outputs do (bottom-up). A mapping whose
  * output receives none has nothing to map back: its apply_jt adds zeros,
  * and its apply_j feeds nobody in M/B/K products. */
+static void feed_inputs(sys_impl *s, size_t i, bool *fed);
+
 static void find_fed_states(sys_impl *s)
 {
     st_system *sys = &s->pub;
     for (size_t i = 0; i < s->nmaps; i++) {
         const st_mapping_ops *ops = s->maps[i]->cls->mapping;
-        s->map_in[i] = state_index(sys, ops->input ? ops->input(s->maps[i]) : NULL);
         s->map_out[i] = state_index(sys, ops->output ? ops->output(s->maps[i]) : NULL);
     }
     for (size_t k = sys->nindep; k < sys->nstates; k++)
         for (size_t i = 0; i < s->ncontrib && !s->fed[k]; i++)
             s->fed[k] = s->contrib[i].active && acts_on(s->contrib[i].c, sys->states[k]);
     for (size_t i = s->nmaps; i-- > 0;)
-        if (s->map_out[i] >= 0 && s->fed[s->map_out[i]] && s->map_in[i] >= 0)
-            s->fed[s->map_in[i]] = true;
+        if (s->map_out[i] >= 0 && s->fed[s->map_out[i]])
+            feed_inputs(s, i, s->fed);
     for (size_t k = 0; k < sys->nindep; k++)
         s->fed[k] = true;
+}
+
+/* Marks the inputs of mapping i as receiving forces. */
+static void feed_inputs(sys_impl *s, size_t i, bool *fed)
+{
+    st_mstate *ins[ST_MAP_MAX_INPUTS];
+    size_t n = st__mapping_inputs(s->maps[i], ins, ST_MAP_MAX_INPUTS);
+    for (size_t k = 0; k < n && k < ST_MAP_MAX_INPUTS; k++) {
+        long in = state_index(&s->pub, ins[k]);
+        if (in >= 0)
+            fed[in] = true;
+    }
 }
 
 /* A mapping's output has no force to send back (this step's externalForce
@@ -328,11 +341,10 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         if ((rc = st__mapgraph_create(sys, s->maps, s->nmaps, &s->graph, err)) != ST_OK)
             goto fail;
         s->map_active = st_calloc(s->nmaps, sizeof *s->map_active);
-        s->map_in = st_calloc(s->nmaps, sizeof *s->map_in);
         s->map_out = st_calloc(s->nmaps, sizeof *s->map_out);
         s->fed = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed);
         s->fed_now = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed_now);
-        if (!s->map_active || !s->map_in || !s->map_out || !s->fed || !s->fed_now) {
+        if (!s->map_active || !s->map_out || !s->fed || !s->fed_now) {
             rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
             goto fail;
         }
@@ -449,7 +461,6 @@ void st__system_destroy(st_system **psys)
     st_free(s->proj_mapped);
     st_free(s->maps);
     st_free(s->map_active);
-    st_free(s->map_in);
     st_free(s->map_out);
     st_free(s->fed);
     st_free(s->fed_now);
@@ -619,8 +630,8 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
         const st_mapping_ops *ops = c->cls->mapping;
         if (!s->map_active[i] || output_idle(s, i, s->fed_now))
             continue;
-        if (s->map_in[i] >= 0)
-            s->fed_now[s->map_in[i]] = true;
+        if (s->map_out[i] >= 0 && !s->fed[s->map_out[i]])
+            feed_inputs(s, i, s->fed_now); /* fed by this step's externalForce only */
         if (HAS_MOP(ops, update_k))
             ops->update_k(c, mp, f);
         if (ops->apply_jt)

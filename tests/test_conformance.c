@@ -47,6 +47,7 @@ static const struct refusal {
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

@@ -4,7 +4,9 @@
  * the geometric stiffness (update_k + apply_djt, and get_k assembled) is
  * the finite-difference derivative of J^T f with f fixed; BarycentricMapping
  * on points outside the mesh gives SOFA's extrapolated coefficients
- * (hand-checked cases); SubsetMapping's index rules; a rigid pendulum
+ * (hand-checked cases); SubsetMapping's index rules; SubsetMultiMapping
+ * (two inputs; a spring in its output node acts on both parents as in one
+ * state); a rigid pendulum
  * (Rigid3d body, a RigidMapping child point held by a stiff spring) keeps
  * the closed-form period of a physical pendulum. */
 #include <criterion/criterion.h>
@@ -32,7 +34,8 @@ TestSuite(mechanical_mappings, .init = setup, .fini = teardown);
     " Sofa.Component.Mapping.NonLinear, Sofa.Component.ODESolver.Backward,"                   \
     " Sofa.Component.LinearSolver.Iterative, Sofa.Component.LinearSolver.Direct,"              \
     " Sofa.Component.Mass, Sofa.Component.Topology.Container.Grid,"                             \
-    " Sofa.Component.Topology.Container.Constant, Sofa.Component.SolidMechanics.Spring]}\n"      \
+    " Sofa.Component.Topology.Container.Constant, Sofa.Component.SolidMechanics.Spring,"        \
+    " Sofa.Component.ODESolver.Forward, Sofa.Component.Constraint.Projective, Sofa.Component.Visual]}\n"      \
     "  children:\n"                                                                               \
     "    - name: P\n"                                                                             \
     "      objects:\n"                                                                            \
@@ -109,7 +112,6 @@ static void check_j(mcase *c, double tol)
     double *J = malloc(c->rows * c->cols * sizeof *J);
     cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
                  err.msg);
-    const unsigned cw = c->in->type->coord_size, dw = c->in->type->deriv_size;
     double *x0 = malloc(c->sys->xsize_all * sizeof *x0), *xp = malloc(c->sys->xsize_all * sizeof *xp);
     double *base = malloc((size_t)c->out->type->coord_size * c->out->n * sizeof *base);
     double *dp = malloc(c->rows * sizeof *dp), *dm = malloc(c->rows * sizeof *dm);
@@ -117,23 +119,27 @@ static void check_j(mcase *c, double tol)
     memcpy(base, st_slice_x(x0, c->out), (size_t)c->out->type->coord_size * c->out->n * sizeof *base);
     const double eps = 1e-6;
     double worst = 0.0, jmax = 0.0;
-    for (size_t p = 0; p < c->in->n; p++)
+    for (size_t st = 0; st < c->sys->nindep; st++) {
+        const st_mstate *in = c->sys->states[st];
+        const unsigned cw = in->type->coord_size, dw = in->type->deriv_size;
+        for (size_t p = 0; p < in->n; p++)
         for (unsigned a = 0; a < dw; a++) {
             double e[6] = {0};
             e[a] = 1.0;
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 memcpy(xp, x0, c->sys->xsize_all * sizeof *xp);
-                double *xi = st_slice_x(xp, c->in) + (size_t)cw * p;
-                c->in->type->add_deriv(xi, xi, e, sgn * eps, 1);
+                double *xi = st_slice_x(xp, in) + (size_t)cw * p;
+                in->type->add_deriv(xi, xi, e, sgn * eps, 1);
                 apply_at(c, xp, sgn > 0 ? dp : dm, base);
             }
-            size_t col = c->in->doffset + (size_t)dw * p + a;
+            size_t col = in->doffset + (size_t)dw * p + a;
             for (size_t r = 0; r < c->rows; r++) {
                 double fd = (dp[r] - dm[r]) / (2 * eps);
                 worst = fmax(worst, fabs(fd - J[r * c->cols + col]));
                 jmax = fmax(jmax, fabs(J[r * c->cols + col]));
             }
         }
+    }
     cr_log_info("%s: max |J - J_fd| = %.3g (max |J| %.3g)", c->map->cls->name, worst, jmax);
     cr_assert_gt(jmax, 0.0, "J is zero");
     cr_assert_leq(worst, tol * fmax(1.0, jmax), "%s: J differs from the derivative of apply by %.3g",
@@ -158,10 +164,9 @@ static void check_transpose(mcase *c)
     st_error err = {0};
     cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
                  err.msg);
-    double *ui = st_slice(u, c->in), *wo = st_slice(w, c->out);
-    const unsigned din = c->in->type->deriv_size;
-    for (size_t k = 0; k < din * c->in->n; k++)
-        ui[k] = rnd();
+    double *wo = st_slice(w, c->out);
+    for (size_t k = 0; k < c->sys->size; k++)
+        u[k] = rnd();
     for (size_t k = 0; k < c->rows; k++)
         wo[k] = rnd();
     c->map->cls->mapping->apply_j(c->map, &c->sys->mp, u); /* u_out = J u_in */
@@ -174,12 +179,11 @@ static void check_transpose(mcase *c)
         dense_err = fmax(dense_err, fabs(s - uo[r]));
         ju_w += uo[r] * wo[r];
     }
-    double *wi = st_slice(w, c->in);
-    memset(wi, 0, din * c->in->n * sizeof *wi);
+    memset(w, 0, c->sys->size * sizeof *w);
     c->map->cls->mapping->apply_jt(c->map, &c->sys->mp, w); /* w_in = J^T w_out */
     double u_jtw = 0.0;
-    for (size_t k = 0; k < din * c->in->n; k++)
-        u_jtw += ui[k] * wi[k];
+    for (size_t k = 0; k < c->sys->size; k++)
+        u_jtw += u[k] * w[k];
     cr_log_info("%s: <Ju,w> = %.17g, <u,J^T w> = %.17g, |apply_j - J u| = %.3g",
                 c->map->cls->name, ju_w, u_jtw, dense_err);
     cr_assert_leq(fabs(ju_w - u_jtw), 1e-12 * fmax(1.0, fabs(ju_w)), "%s: apply_jt is not the "
@@ -613,5 +617,108 @@ Test(mechanical_mappings, rigid_pendulum_keeps_the_closed_form_period)
                     runs[k].ls, runs[k].gs, t, t0, fabs(t - t0) / t0);
         cr_assert_leq(fabs(t - t0) / t0, 5e-4, "%s/%s: period %.6f, closed form %.6f",
                       runs[k].ls, runs[k].gs, t, t0);
+    }
+}
+
+/* ---- SubsetMultiMapping ---- */
+
+Test(mechanical_mappings, subset_multi_mapping)
+{
+    /* A parent state a in P, a second one b in P/B (a sibling of the mapped
+     * node C, which reads both). */
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0,0, 2,0,0]}\n"
+                  "      children:\n"
+                  "        - name: B\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: b, position: [0,1,0, 1,1,0]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out}\n"
+                  "            - SubsetMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+                  " output: \"@out\", indexPairs: [1, 1, 0, 2, 1, 0, 0, 0]}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    st_mstate *out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 4u);
+    cr_assert_eq(out->position.r[1], 1.0, "output 0 is b[1] = (1,1,0)");
+    cr_assert_eq(out->position.r[3], 2.0, "output 1 is a[2] = (2,0,0)");
+    check_mapping(s, 1e-8);
+}
+
+/* Two particles in two states joined by a spring that lives in a node
+ * mapped from both (SubsetMultiMapping): the trajectory of the same two
+ * particles in one state with the spring there, to 1e-12, with an explicit
+ * solver, matrix-free CG and SparseLDLSolver. */
+static void two_particles(const char *ode, const char *ls, bool mapped, int steps, double *out)
+{
+    static char yaml[8192];
+    const char *spring = "SpringForceField: {spring: \"0 1 50 0.5 0.8\"}";
+    if (!mapped)
+        snprintf(yaml, sizeof yaml,
+                 HEAD "        - %s\n"
+                      "        - MechanicalObject: {name: a, position: [0,0,0, 1,0.2,0.1]}\n"
+                      "        - UniformMass: {vertexMass: 1}\n"
+                      "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - %s\n",
+                 ls, spring);
+    else
+        snprintf(yaml, sizeof yaml,
+                 HEAD "        - %s\n"
+                      "      children:\n"
+                      "        - name: A\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: a, position: [0,0,0]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "            - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - name: B\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: b, position: [1,0.2,0.1]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "        - name: S\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: pair}\n"
+                      "            - SubsetMultiMapping: {input: [\"@../A/a\", \"@../B/b\"],"
+                      " output: \"@pair\", indexPairs: [0, 0, 1, 0]}\n"
+                      "            - %s\n",
+                 ls, spring);
+    /* The solver line replaces HEAD's. */
+    char *p = strstr(yaml, "        - EulerImplicitSolver: {}\n");
+    char head[256];
+    snprintf(head, sizeof head, "        - %s\n", ode);
+    size_t old = strlen("        - EulerImplicitSolver: {}\n");
+    memmove(p + strlen(head), p + old, strlen(p + old) + 1);
+    memcpy(p, head, strlen(head));
+    p = strstr(yaml, "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    old = strlen("        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    memmove(p, p + old, strlen(p + old) + 1);
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    for (int k = 0; k < steps; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, mapped ? "b" : "a");
+    memcpy(out, ms->position.r + (mapped ? 0 : 3), 3 * sizeof(double));
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, subset_multi_mapping_spring_acts_on_both_parents)
+{
+    struct {
+        const char *ode, *ls;
+    } cases[] = {
+        {"EulerExplicitSolver: {symplectic: true}", "VisualStyle: {}"},
+        {"EulerImplicitSolver: {rayleighStiffness: 0.1}",
+         "CGLinearSolver: {iterations: 100, tolerance: 1e-15, threshold: 1e-30}"},
+        {"EulerImplicitSolver: {rayleighStiffness: 0.1}", "SparseLDLSolver: {}"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        double ref[3], got[3];
+        two_particles(cases[k].ode, cases[k].ls, false, 100, ref);
+        two_particles(cases[k].ode, cases[k].ls, true, 100, got);
+        double d = fmax(fabs(ref[0] - got[0]), fmax(fabs(ref[1] - got[1]), fabs(ref[2] - got[2])));
+        cr_log_info("SubsetMultiMapping spring, %s: max |x - x_one_state| = %.3g (x = %g %g %g)",
+                    cases[k].ls, d, got[0], got[1], got[2]);
+        cr_assert_lt(ref[1], 0.15, "the particle did not move");
+        cr_assert_leq(d, 1e-12, "%s: %.3g", cases[k].ls, d);
     }
 }

@@ -49,6 +49,7 @@ st_status map_resize_output(st_mstate *out, size_t n, st_error *err)
     if (out->external_force.n)
         ST_TRY(st_array_resize_width(&out->external_force, dw, n, err));
     out->size = (unsigned)n;
+    out->n = n; /* components initialised after the mapping see the new size */
     return ST_OK;
 }
 

@@ -23,9 +23,12 @@ typedef struct map_head {
 #define MAP_HEAD_FIELDS(S)                                                                         \
     {"input", ST_T_LINK, offsetof(S, h.input) + ST_FIELD_CHECK_(S, h.input, st_component *), NULL, \
      "Input object to map", ST_F_REQUIRED, NULL, ST_LINK_STATE, 0.0, 0.0},                        \
-        {"output", ST_T_LINK,                                                                      \
-         offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *), NULL,              \
-         "Output object to map", ST_F_REQUIRED, NULL, ST_LINK_ANY, 0.0, 0.0},                     \
+        MAP_OUTPUT_FIELDS(S)
+
+/* The same without "input" (multi-mappings declare their own). */
+#define MAP_OUTPUT_FIELDS(S)                                                                       \
+    {"output", ST_T_LINK, offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *),   \
+     NULL, "Output object to map", ST_F_REQUIRED, NULL, ST_LINK_ANY, 0.0, 0.0},                   \
         ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
                 "Are forces mapped ? (false: the output's forces and masses do not act on the "   \
                 "input)"),                                                                         \

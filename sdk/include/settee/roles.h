@@ -94,7 +94,7 @@ struct st_projective_ops {
 };
 
 /* Mappings: an output state computed from one input state (or, for a
- * multi-mapping, several: see get_j). All vectors are the system's global
+ * multi-mapping, several: see inputs and get_j). All vectors are the system's global
  * ones; a mapping reads its inputs' slices and writes its output's.
  *
  * SOFA's switches, reported by flags(): a mapping that does not map its
@@ -148,6 +148,9 @@ struct st_mapping_ops {
     void (*get_k)(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor);
     /* ST_MAP_* switches (NULL: ST_MAP_ALL). */
     unsigned (*flags)(const st_component *self);
+    /* Multi-mappings: writes up to max input states into out and returns
+     * how many there are (NULL: the one state of input()). */
+    size_t (*inputs)(const st_component *self, st_mstate **out, size_t max);
 };
 
 /* ODE solvers. bind() runs once after the kernel compiled the solver's
