@@ -185,6 +185,13 @@ const st_field *st_component_field(const st_component *c, const char *name)
     return i < 0 ? NULL : st__cinfo(c)->fields[i];
 }
 
+unsigned st_component_field_width(const st_component *c, const st_field *f)
+{
+    if (f->type == ST_T_COORDS || f->type == ST_T_DERIVS)
+        return st__state_width(c, f->type);
+    return st_type_width(f->type);
+}
+
 void *st_component_field_ptr(st_component *c, const st_field *f) { return (char *)c + f->offset; }
 
 const char *st_component_path(const st_component *c, char *buf, size_t size)

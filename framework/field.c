@@ -678,15 +678,17 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         }
         return ST_OK;
     }
-    /* Real arrays of different widths (a vec3[] into a state's coord[])
-     * copy their scalars when they make whole tuples. */
+    /* A vec3[] and a state's coord[] or deriv[] copy into each other when
+     * their points have the same size: never a Rigid3d coordinate read as
+     * vec3 values. */
     unsigned dw = value_width(f, dst), sw = sf ? value_width(sf, src) : dw;
+    if (sw != dw)
+        return st_error_set(err, ST_ELINK,
+                            "the source holds %u values per point, field '%s' takes %u (different "
+                            "state types)",
+                            sw, f->name, dw);
     size_t scalars = a->n * sw;
-    if (scalars % dw)
-        return st_error_set(err, ST_EPARSE,
-                            "%zu values are not a whole number of tuples of %u for field '%s'",
-                            scalars, dw, f->name);
-    ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
+    ST_TRY(array_resize(d, f->type, dw * ti->esize, a->n, err));
     if (scalars)
         memcpy(d->p, a->p, scalars * ti->esize);
     return ST_OK;

@@ -1,8 +1,9 @@
 /* test_jacobians.c - for every force field of SolidMechanics.Spring, the
  * penalty force fields of MechanicalLoad (plane, sphere) and the elastic
- * FEM force fields (TetrahedronFEMForceField small at a deformed state; its
- * corotational methods at a rotated and translated rest state, where SOFA's
- * tangent R K R^T, which leaves out the derivative of R, is exact),
+ * FEM force fields (TetrahedronFEMForceField and HexahedronFEMForceField
+ * small at a deformed state; their corotational methods at a rotated and
+ * translated rest state, where SOFA's tangent R K R^T, which leaves out the
+ * derivative of R, is exact),
  * add_dforce and the assembled stiffness matrix equal a central finite
  * difference Jacobian of add_force (to 1e-6 relative); for every mass of the
  * Mass plugin, the assembled mass matrix equals add_m_dx column by column. */
@@ -306,6 +307,108 @@ static void check_tetra_rigid(const char *method)
 Test(jacobians, tetrahedron_fem_large_rigid) { check_tetra_rigid("large"); }
 Test(jacobians, tetrahedron_fem_polar_rigid) { check_tetra_rigid("polar"); }
 Test(jacobians, tetrahedron_fem_svd_rigid) { check_tetra_rigid("svd"); }
+
+Test(jacobians, hexahedron_fem_small)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "3 2 2", &dofs);
+    st_component *ff = add(b, "HexahedronFEMForceField", "fem");
+    set(ff, "method", "small");
+    set(ff, "youngModulus", "1000 3000");
+    set(ff, "poissonRatio", "0.3 0.1");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.05, 29);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Two hexahedra sharing a face (one of them skewed, so that its stiffness
+ * is integrated with a varying Jacobian), at rest, rotated and translated:
+ * there SOFA's corotational tangent is exact. */
+static void check_hexa_rigid(const char *method)
+{
+    static const double p[12][3] = {{0, 0, 0},     {1, 0, 0},      {2.1, 0.1, 0}, {0, 1, 0},
+                                    {1, 1, 0},     {2.2, 1.3, 0.1}, {0, 0, 1},    {1, 0, 1},
+                                    {2, -0.1, 1.2}, {0, 1, 1},      {1, 1, 1},    {2.3, 1.1, 0.9}};
+    const double a = 0.9, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    char rest[1024] = "", pos[1024] = "";
+    for (int i = 0; i < 12; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
+        strcat(rest, buf);
+        double q[3];
+        for (int r = 0; r < 3; r++)
+            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        strcat(pos, buf);
+    }
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    st_component *dofs = add(b, "MechanicalObject", "dofs");
+    set(dofs, "position", pos);
+    set(dofs, "rest_position", rest);
+    set(add(b, "MeshTopology", "topo"), "hexahedra", "0 1 4 3 6 7 10 9  1 2 5 4 7 8 11 10");
+    st_component *ff = add(b, "HexahedronFEMForceField", "fem");
+    set(ff, "method", method);
+    set(ff, "youngModulus", "2000");
+    set(ff, "poissonRatio", "0.35");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 31);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, hexahedron_fem_large_rigid) { check_hexa_rigid("large"); }
+Test(jacobians, hexahedron_fem_polar_rigid) { check_hexa_rigid("polar"); }
+Test(jacobians, hexahedron_fem_small_rigid) { check_hexa_rigid("small"); }
+
+/* A flat mesh of 4 triangles at rest, rotated and translated (large), or in
+ * the xy plane (small): there SOFA's tangent, which leaves out the
+ * derivatives of J and R, is exact. */
+static void check_triangle(const char *method, bool rotate)
+{
+    static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {1.2, 0.9, 0}, {-0.1, 1.1, 0},
+                                   {0.5, 0.4, 0}};
+    const double a = 0.9, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    char rest[512] = "", pos[512] = "";
+    for (int i = 0; i < 5; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
+        strcat(rest, buf);
+        double q[3];
+        for (int r = 0; r < 3; r++)
+            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
+                                r - 0.5
+                          : p[i][r];
+        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        strcat(pos, buf);
+    }
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    st_component *dofs = add(b, "MechanicalObject", "dofs");
+    set(dofs, "position", pos);
+    set(dofs, "rest_position", rest);
+    set(add(b, "MeshTopology", "topo"), "triangles", "0 1 4  1 2 4  2 3 4  3 0 4");
+    st_component *ff = add(b, "TriangleFEMForceField", "fem");
+    set(ff, "method", method);
+    set(ff, "youngModulus", "2000 1000");
+    set(ff, "poissonRatio", "0.35");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 37);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, triangle_fem_large_rigid) { check_triangle("large", true); }
+Test(jacobians, triangle_fem_small_rest) { check_triangle("small", false); }
 
 Test(jacobians, plane_force_field)
 {

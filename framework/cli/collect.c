@@ -105,7 +105,7 @@ static void write_scalar(jw *w, const char *key, st_type t, const void *p, size_
     case ST_T_STRING: jw_string(w, key, *(char *const *)p); break;
     case ST_T_STRINGS: jw_string(w, key, ((char *const *)p)[k]); break;
     case ST_T_REAL: case ST_T_VEC2: case ST_T_VEC3: case ST_T_VEC4: case ST_T_RGBA:
-    case ST_T_REALS: case ST_T_VEC3S:
+    case ST_T_REALS: case ST_T_VEC3S: case ST_T_COORDS: case ST_T_DERIVS:
         jw_real(w, key, ((const double *)p)[k]);
         break;
     default: jw_uint(w, key, ((const unsigned *)p)[k]); break;
@@ -116,7 +116,7 @@ static bool is_array_type(st_type t)
 {
     return t == ST_T_REALS || t == ST_T_UINTS || t == ST_T_VEC3S || t == ST_T_EDGES ||
            t == ST_T_TRIANGLES || t == ST_T_QUADS || t == ST_T_TETRAS || t == ST_T_HEXAS ||
-           t == ST_T_STRINGS;
+           t == ST_T_STRINGS || t == ST_T_COORDS || t == ST_T_DERIVS;
 }
 
 /* An index into n things, negative from the end; false when out of range. */
@@ -164,7 +164,9 @@ static st_status write_item(jw *w, const cli_collect_item *it, st_scene *s, st_e
             data = a->p;
         }
     }
-    size_t width = t == ST_T_STRING ? 1 : st_type_width(t);
+    size_t width = t == ST_T_STRING                     ? 1
+                   : it->root_key < 0 && t != ST_T_LINK ? st_component_field_width(it->comp, it->field)
+                                                        : st_type_width(t);
     bool array = is_array_type(t);
     size_t first = 0, last = ntuples, comp = 0;
     int ni = 0;

@@ -142,12 +142,19 @@ typedef struct vtk_mesh {
 
 static bool is_real_type(st_type t)
 {
-    return t == ST_T_REALS || t == ST_T_VEC3S;
+    return t == ST_T_REALS || t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS;
 }
 
 static bool is_array_type(st_type t)
 {
-    return t >= ST_T_REALS && t <= ST_T_HEXAS && t != ST_T_STRINGS;
+    return (t >= ST_T_REALS && t <= ST_T_HEXAS && t != ST_T_STRINGS) || t == ST_T_COORDS ||
+           t == ST_T_DERIVS;
+}
+
+/* Values per tuple of a data field (a state's vectors: its type's sizes). */
+static unsigned data_width(const vtk_data *d)
+{
+    return st_component_field_width(d->obj, d->field);
 }
 
 static st_status gather_mesh(vtk_exporter *e, vtk_mesh *m, st_error *err)
@@ -359,7 +366,7 @@ static st_status put_data_section(FILE *f, const vtk_exporter *e, const vtk_data
         const st_array *a;
         ST_TRY(data_array(e, &d[i], expect, tag[0] == 'P' ? "point data" : "cell data", &a,
                           err));
-        unsigned w = st_type_width(d[i].field->type);
+        unsigned w = data_width(&d[i]);
         put_array_head(f, vtu_type(d[i].field->type), d[i].name, w, binary, offset,
                        (uint64_t)a->n * w * elem_size(d[i].field->type), true);
         if (!binary) {
@@ -378,7 +385,7 @@ static void put_data_blocks(FILE *f, const vtk_data *d, size_t nd)
 {
     for (size_t i = 0; i < nd; i++) {
         const st_array *a = st_component_field_ptr(d[i].obj, d[i].field);
-        size_t n = a->n * st_type_width(d[i].field->type);
+        size_t n = a->n * data_width(&d[i]);
         size_t es = elem_size(d[i].field->type);
         put_block_header(f, (uint64_t)(n * es));
         fwrite(a->p, es, n, f);
@@ -465,7 +472,7 @@ static st_status put_legacy_data(FILE *f, const vtk_exporter *e, const vtk_data 
     for (size_t i = 0; i < nd; i++) {
         const st_array *a;
         ST_TRY(data_array(e, &d[i], expect, cells ? "cell data" : "point data", &a, err));
-        unsigned w = st_type_width(d[i].field->type);
+        unsigned w = data_width(&d[i]);
         bool real = is_real_type(d[i].field->type);
         const char *ty = real ? "double" : "unsigned_int";
         if (w == 3)
@@ -684,6 +691,7 @@ static st_status vtk_exporter_init(st_component *self, st_error *err)
              e->xml_format ? ".vtu" : (has_vtu ? ".vtu" : ".vtk"));
 
     e->ms = e->mstate_link ? (st_mstate *)e->mstate_link : st_component_mstate(self);
+    ST_TRY(state_view_check(self, e->ms, err));
     e->topo = e->topology_link ? e->topology_link
                                : st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     if (e->topo && !e->topo->cls->topology)

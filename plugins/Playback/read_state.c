@@ -123,6 +123,7 @@ static st_status read_state_init(st_component *self, st_error *err)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in this node to %s",
                                   r->compare ? "compare" : "set");
+    ST_TRY(state_view_check(self, st_component_mstate(self), err));
     ST_TRY(load_file(r, err));
     rewind_file(r);
     self->state = ST_CSTATE_VALID;

@@ -81,6 +81,7 @@ static st_status write_state_init(st_component *self, st_error *err)
     if (!w->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in this node to write");
+    ST_TRY(state_view_check(self, w->ms, err));
     ST_TRY(out_resolve(self, "filename", w->filename, w->path, sizeof w->path, err));
     ST_TRY(out_make_parents(w->path, err));
     size_t len = strlen(w->path);

@@ -118,5 +118,7 @@ st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, u
 
 extern const st_class tetrahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_class;
+extern const st_class hexahedron_fem_force_field_and_mass_class;
+extern const st_class triangle_fem_force_field_class;
 
 #endif

@@ -7,11 +7,15 @@
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &tetrahedron_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &hexahedron_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &hexahedron_fem_force_field_and_mass_class, err));
+    ST_TRY(st_registry_add(r, &triangle_fem_force_field_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.SolidMechanics.FEM.Elastic", NULL};
 
 ST_PLUGIN_DEFINE("SolidMechanics.FEM.Elastic", "0.1.0",
-                 "Linear elastic finite elements: TetrahedronFEMForceField",
+                 "Linear elastic finite elements: TetrahedronFEMForceField, HexahedronFEMForceField, "
+                 "HexahedronFEMForceFieldAndMass, TriangleFEMForceField",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -25,6 +25,19 @@ static inline const double *state_view_vec_(const st_array *a, size_t n)
     return a->n >= n && a->r ? a->r : NULL;
 }
 
+/* The views hold 3 doubles per vertex: an output component checks at init
+ * that its state is Vec3d, so that it never reads another type's points as
+ * vec3 (an error naming the component and the type). */
+static inline st_status state_view_check(const st_component *self, const st_mstate *ms,
+                                         st_error *err)
+{
+    if (!ms || !ms->type || ms->type == &st_vec3d_type)
+        return ST_OK;
+    return st_component_error(self, NULL, err, ST_ESCENE,
+                              "%s reads Vec3d states; the state '%s' is %s", self->cls->name,
+                              ms->base.name, ms->type->name);
+}
+
 /* Fills v with the current vectors of ms (borrowed: valid until the next
  * step or until the state is resized). */
 static inline void state_view_of(const st_mstate *ms, state_view *v)

@@ -199,6 +199,9 @@ ST_API const char *st_type_name(st_type t);
 
 /* Finds a field of a component by scene name or alias; NULL when absent. */
 ST_API const st_field *st_component_field(const st_component *c, const char *name);
+/* Scalars per tuple of a field of c: st_type_width(f->type), or for state
+ * vectors (ST_T_COORDS, ST_T_DERIVS) the size of c's state type. */
+ST_API unsigned st_component_field_width(const st_component *c, const st_field *f);
 /* Pointer to a field's storage inside the component. */
 ST_API void *st_component_field_ptr(st_component *c, const st_field *f);
 /* Parses text (SOFA style: "0 -9.81 0", "true", "@../dofs") into a field,

@@ -1,0 +1,51 @@
+/* hexahedron_fem.h - the HexahedronFEMForceField and
+ * HexahedronFEMForceFieldAndMass instances and their per-element data.
+ * Internal to the plugin; tests include it to compare element data with
+ * SOFA's. */
+#ifndef SETTEE_PLUGIN_HEXAHEDRON_FEM_H
+#define SETTEE_PLUGIN_HEXAHEDRON_FEM_H
+
+#include "fem.h"
+
+enum { HM_LARGE = 0, HM_POLAR, HM_SMALL }; /* SOFA's enum order */
+
+/* One hexahedron, vertices in the topology's order (SOFA's: 0 (-,-,-),
+ * 1 (+,-,-), 2 (+,+,-), 3 (-,+,-), 4..7 the same at +z). */
+typedef struct hexa {
+    unsigned v[8];
+    double K[24][24];   /* element stiffness in the element frame (SOFA's stiffnessMatrices[i]) */
+    double R[9];        /* current rotation, world to element frame (SOFA's _rotations[i]) */
+    double R0[9];       /* initial rotation (SOFA's _initialrotations[i]) */
+    double rest[8][3];  /* initial positions in the element frame (_rotatedInitialElements) */
+    double U, V, W;     /* material: M(0,0), M(0,1), M(3,3) */
+} hexa;
+
+typedef struct hexa_fem {
+    st_component base;
+    st_array poisson_ratio, young_modulus; /* reals */
+    double rayleigh_stiffness;
+    st_component *topology;
+    char *method;                    /* "method": large, polar, small */
+    bool update_stiffness_matrix;    /* "updateStiffnessMatrix" */
+    char *gather_pt, *gather_bsize;  /* GPU only, ignored */
+    bool drawing;                    /* ignored */
+    double draw_offset;              /* "drawPercentageOffset", ignored */
+    st_array stiffness_matrices;     /* output, reals: 24 x 24 per element */
+    st_array initial_points;         /* vec3[]: rest positions at init */
+    /* HexahedronFEMForceFieldAndMass only. */
+    double density;                  /* "density" (kg m^-3) */
+    bool lumped_mass;                /* "lumpedMass" */
+    st_array mass_matrices;          /* output, reals: 24 x 24 per element */
+    bool separate_gravity;           /* "separateGravity" */
+    double rayleigh_mass;            /* "rayleighMass" */
+    /* Computed at init. */
+    st_mstate *ms;
+    int meth;
+    size_t ne, np;
+    hexa *e;                         /* ne elements, owned */
+    double *particle_mass;           /* np: volume density / 8 summed per vertex, owned */
+    double *lumped;                  /* np x 3: row sums of the element masses, owned */
+    double (*M)[24][24];             /* ne element mass matrices, owned */
+} hexa_fem;
+
+#endif

@@ -1,0 +1,687 @@
+/* hexahedron_fem_force_field.c - HexahedronFEMForceField: SOFA's trilinear
+ * hexahedron (8 nodes, 2x2x2 Gauss points), small displacements or
+ * corotational (large: frame of the mean x and y edges; polar: polar
+ * decomposition of the three mean edges), and HexahedronFEMForceFieldAndMass,
+ * the same element carrying its own mass.
+ *
+ * Per element (SOFA's conventions):
+ *   K: 24x24 stiffness of the rest shape in the element frame, integrated
+ *      with the isoparametric Jacobian at each Gauss point (constant for a
+ *      parallelepiped); material U = M(0,0), V = M(0,1), W = M(3,3) of the
+ *      6x6 isotropic matrix;
+ *   R: rotation world -> element frame (identity for small);
+ *   D = rest - R x (24 values), F = K D, f += R^T F.
+ * add_dforce and the matrix use R^T K R with R stored by the last
+ * add_force (SOFA's corotational tangent: the derivative of R is left out).
+ * Potential energy: 1/2 D^T K D at x for every method (SOFA returns the
+ * value its last addForce accumulated, the same number at that state).
+ *
+ * The mass (AndMass): SOFA's element mass matrix, whose every 3x3 block of
+ * the upper triangle is vol * density * 8/27 * I (SOFA integrates each
+ * block with the first vertex's signs, so all blocks are equal), the
+ * gravity from the particle masses vol * density / 8 per element vertex,
+ * and, with lumpedMass, row sums of the element matrices. Element data are
+ * computed at init into contiguous arrays; no step allocates. */
+#include <math.h>
+#include <string.h>
+
+#include "hexahedron_fem.h"
+
+/* Signs of the natural coordinates of each vertex (SOFA's _coef). */
+static const int coef[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                               {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+
+static const char *const method_names[] = {"large", "polar", "small"};
+
+/* ---- Element kernels ---- */
+
+static double dist(const double *a, const double *b)
+{
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+/* dX/dxi at natural coordinates (x1, x2, x3): column c is d position /
+ * d xi_c (J[3 * row + col]). */
+static void iso_jacobian(double J[9], const double n[8][3], double x1, double x2, double x3)
+{
+    for (int c = 0; c < 3; c++) {
+        J[3 * c] = (n[1][c] - n[0][c]) * (1 - x2) * (1 - x3) / 8 +
+                   (n[2][c] - n[3][c]) * (1 + x2) * (1 - x3) / 8 +
+                   (n[5][c] - n[4][c]) * (1 - x2) * (1 + x3) / 8 +
+                   (n[6][c] - n[7][c]) * (1 + x2) * (1 + x3) / 8;
+        J[3 * c + 1] = (n[3][c] - n[0][c]) * (1 - x1) * (1 - x3) / 8 +
+                       (n[2][c] - n[1][c]) * (1 + x1) * (1 - x3) / 8 +
+                       (n[7][c] - n[4][c]) * (1 - x1) * (1 + x3) / 8 +
+                       (n[6][c] - n[5][c]) * (1 + x1) * (1 + x3) / 8;
+        J[3 * c + 2] = (n[4][c] - n[0][c]) * (1 - x1) * (1 - x2) / 8 +
+                       (n[5][c] - n[1][c]) * (1 + x1) * (1 - x2) / 8 +
+                       (n[6][c] - n[2][c]) * (1 + x1) * (1 + x2) / 8 +
+                       (n[7][c] - n[3][c]) * (1 - x1) * (1 + x2) / 8;
+    }
+}
+
+/* SOFA's computeElementStiffness (its generic Gauss integration; the
+ * parallelepiped test only decides whether J is evaluated once). */
+static void element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3])
+{
+    double J[9], Ji[9], detJ = 1.0;
+    double lx[3], ly[3], lz[3];
+    for (int c = 0; c < 3; c++) {
+        lx[c] = n[1][c] - n[0][c];
+        ly[c] = n[3][c] - n[0][c];
+        lz[c] = n[4][c] - n[0][c];
+    }
+    double nx = sqrt(lx[0] * lx[0] + lx[1] * lx[1] + lx[2] * lx[2]);
+    double nz = sqrt(lz[0] * lz[0] + lz[1] * lz[1] + lz[2] * lz[2]);
+    double t[3];
+    bool parallel = true;
+    for (int c = 0; c < 3; c++)
+        t[c] = n[3][c] + lx[c];
+    parallel = parallel && dist(t, n[2]) < nx * 0.001;
+    const int zpairs[4][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    for (int k = 0; k < 4 && parallel; k++) {
+        for (int c = 0; c < 3; c++)
+            t[c] = n[zpairs[k][0]][c] + lz[c];
+        parallel = dist(t, n[zpairs[k][1]]) < nz * 0.001;
+    }
+    if (parallel) {
+        for (int c = 0; c < 3; c++) {
+            J[3 * c] = lx[c] / 2;
+            J[3 * c + 1] = ly[c] / 2;
+            J[3 * c + 2] = lz[c] / 2;
+        }
+        detJ = fem_det3(J);
+        if (!fem_invert3(Ji, J))
+            memset(Ji, 0, sizeof Ji);
+    }
+    memset(K, 0, 24 * 24 * sizeof(double));
+    const double g = 1.0 / sqrt(3.0);
+    for (int g1 = -1; g1 <= 1; g1 += 2)
+        for (int g2 = -1; g2 <= 1; g2 += 2)
+            for (int g3 = -1; g3 <= 1; g3 += 2) {
+                double x1 = g1 * g, x2 = g2 * g, x3 = g3 * g;
+                if (!parallel) {
+                    iso_jacobian(J, n, x1, x2, x3);
+                    detJ = fem_det3(J);
+                    if (!fem_invert3(Ji, J))
+                        memset(Ji, 0, sizeof Ji);
+                }
+                double qx[8], qy[8], qz[8];
+                for (int i = 0; i < 8; i++) {
+                    const int *s = coef[i];
+                    double d1 = s[0] * (1 + s[1] * x2) * (1 + s[2] * x3) / 8.0;
+                    double d2 = (1 + s[0] * x1) * s[1] * (1 + s[2] * x3) / 8.0;
+                    double d3 = (1 + s[0] * x1) * (1 + s[1] * x2) * s[2] / 8.0;
+                    qx[i] = d1 * Ji[0] + d2 * Ji[3] + d3 * Ji[6];
+                    qy[i] = d1 * Ji[1] + d2 * Ji[4] + d3 * Ji[7];
+                    qz[i] = d1 * Ji[2] + d2 * Ji[5] + d3 * Ji[8];
+                }
+                for (int i = 0; i < 8; i++) {
+                    /* M B_i, 6x3 (rows: xx yy zz xy yz zx) */
+                    double mb[6][3] = {{U * qx[i], V * qy[i], V * qz[i]},
+                                       {V * qx[i], U * qy[i], V * qz[i]},
+                                       {V * qx[i], V * qy[i], U * qz[i]},
+                                       {W * qy[i], W * qx[i], 0},
+                                       {0, W * qz[i], W * qy[i]},
+                                       {W * qz[i], 0, W * qx[i]}};
+                    for (int j = i; j < 8; j++) {
+                        double k[9]; /* B_j^T M B_i */
+                        k[0] = qx[j] * mb[0][0] + qy[j] * mb[3][0] + qz[j] * mb[5][0];
+                        k[1] = qx[j] * mb[0][1] + qy[j] * mb[3][1];
+                        k[2] = qx[j] * mb[0][2] + qz[j] * mb[5][2];
+                        k[3] = qy[j] * mb[1][0] + qx[j] * mb[3][0];
+                        k[4] = qy[j] * mb[1][1] + qx[j] * mb[3][1] + qz[j] * mb[4][1];
+                        k[5] = qy[j] * mb[1][2] + qz[j] * mb[4][2];
+                        k[6] = qz[j] * mb[2][0] + qx[j] * mb[5][0];
+                        k[7] = qz[j] * mb[2][1] + qy[j] * mb[4][1];
+                        k[8] = qz[j] * mb[2][2] + qy[j] * mb[4][2] + qx[j] * mb[5][2];
+                        for (int m = 0; m < 3; m++)
+                            for (int l = 0; l < 3; l++)
+                                K[3 * i + m][3 * j + l] += k[3 * l + m] * detJ;
+                    }
+                }
+            }
+    for (int i = 0; i < 24; i++)
+        for (int j = i + 1; j < 24; j++)
+            K[j][i] = K[i][j];
+}
+
+/* SOFA's "large" frame: x along the mean x edge, z normal to the mean x
+ * and y edges. Rows of r are the axes. */
+static void rotation_large(double r[9], const double n[8][3])
+{
+    double ex[3], ey[3], ez[3];
+    for (int c = 0; c < 3; c++) {
+        ex[c] = (n[1][c] - n[0][c] + n[2][c] - n[3][c] + n[5][c] - n[4][c] + n[6][c] - n[7][c]) *
+                .25;
+        ey[c] = (n[3][c] - n[0][c] + n[2][c] - n[1][c] + n[7][c] - n[4][c] + n[6][c] - n[5][c]) *
+                .25;
+    }
+    fem_normalize(ex);
+    fem_cross(ez, ex, ey);
+    fem_normalize(ez);
+    fem_cross(ey, ez, ex);
+    memcpy(r, ex, sizeof ex);
+    memcpy(r + 3, ey, sizeof ey);
+    memcpy(r + 6, ez, sizeof ez);
+}
+
+/* SOFA's "polar" frame: orthogonal factor of the mean edge matrix. */
+static void rotation_polar(double r[9], const double n[8][3])
+{
+    double A[9];
+    for (int c = 0; c < 3; c++) {
+        A[c] = (n[1][c] - n[0][c] + n[2][c] - n[3][c] + n[5][c] - n[4][c] + n[6][c] - n[7][c]) *
+               .25;
+        A[3 + c] = (n[3][c] - n[0][c] + n[2][c] - n[1][c] + n[7][c] - n[4][c] + n[6][c] -
+                    n[5][c]) *
+                   .25;
+        A[6 + c] = (n[4][c] - n[0][c] + n[5][c] - n[1][c] + n[7][c] - n[3][c] + n[6][c] -
+                    n[2][c]) *
+                   .25;
+    }
+    fem_polar(A, r);
+}
+
+static void rotation_of(int meth, double r[9], const double n[8][3])
+{
+    if (meth == HM_LARGE)
+        rotation_large(r, n);
+    else if (meth == HM_POLAR)
+        rotation_polar(r, n);
+    else
+        for (int k = 0; k < 9; k++)
+            r[k] = k % 4 == 0 ? 1.0 : 0.0;
+}
+
+static void gather(const double *x, const unsigned v[8], double p[8][3])
+{
+    for (int k = 0; k < 8; k++)
+        memcpy(p[k], x + 3 * v[k], 3 * sizeof(double));
+}
+
+static void mat24_vec(double y[24], const double K[24][24], const double x[24])
+{
+    for (int i = 0; i < 24; i++) {
+        double a = 0;
+        for (int j = 0; j < 24; j++)
+            a += K[i][j] * x[j];
+        y[i] = a;
+    }
+}
+
+/* D = rest - R p for the current positions p (R from p, stored); K from the
+ * deformed shape when updateStiffnessMatrix. */
+static void displacement(hexa_fem *s, hexa *h, const double *x, double D[24])
+{
+    double p[8][3], def[8][3];
+    gather(x, h->v, p);
+    rotation_of(s->meth, h->R, p);
+    for (int k = 0; k < 8; k++) {
+        fem_mulv3(def[k], h->R, p[k]);
+        for (int c = 0; c < 3; c++)
+            D[3 * k + c] = h->rest[k][c] - def[k][c];
+    }
+    if (s->update_stiffness_matrix)
+        element_stiffness(h->K, h->U, h->V, h->W, def);
+}
+
+/* ---- Init ---- */
+
+static void material(hexa_fem *s, size_t i)
+{
+    hexa *h = &s->e[i];
+    double nu = fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON);
+    double E = fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG);
+    double scale = (E * (1 - nu)) / ((1 + nu) * (1 - 2 * nu));
+    h->U = 1 * scale;
+    h->V = nu / (1 - nu) * scale;
+    h->W = (1 - 2 * nu) / (2 * (1 - nu)) * scale;
+}
+
+static void init_element(hexa_fem *s, size_t i)
+{
+    hexa *h = &s->e[i];
+    double p[8][3];
+    gather(s->initial_points.r, h->v, p);
+    rotation_of(s->meth, h->R, p);
+    memcpy(h->R0, h->R, sizeof h->R0);
+    for (int k = 0; k < 8; k++)
+        fem_mulv3(h->rest[k], h->R, p[k]);
+    element_stiffness(h->K, h->U, h->V, h->W, h->rest);
+}
+
+/* SOFA's computeElementMass, for the rest shape in the element frame. */
+static void element_mass(double M[24][24], const double n[8][3], double density)
+{
+    double vol = dist(n[1], n[0]) * dist(n[3], n[0]) * dist(n[4], n[0]);
+    /* SOFA's integrateMass at (+-1, +-1, +-1): 8/27, for every block. */
+    double m = vol * ((1.0 / 72 + 1.0 / 72 + 1.0 / 216 + 1.0 / 24 + 1.0 / 8 + 1.0 / 72 +
+                       1.0 / 24 + 1.0 / 24) *
+                      density);
+    memset(M, 0, 24 * 24 * sizeof(double));
+    for (int i = 0; i < 8; i++)
+        for (int j = i; j < 8; j++)
+            for (int c = 0; c < 3; c++)
+                M[3 * i + c][3 * j + c] += m;
+    for (int i = 0; i < 24; i++)
+        for (int j = i + 1; j < 24; j++)
+            M[j][i] = M[i][j];
+}
+
+static void hfem_free(hexa_fem *s)
+{
+    st_free(s->e);
+    st_free(s->particle_mass);
+    st_free(s->lumped);
+    st_free(s->M);
+    s->e = NULL;
+    s->particle_mass = s->lumped = NULL;
+    s->M = NULL;
+    s->ne = s->np = 0;
+}
+
+static st_status init_mass(hexa_fem *s, st_error *err)
+{
+    s->M = st_calloc(s->ne ? s->ne : 1, sizeof *s->M);
+    s->particle_mass = st_calloc(s->np ? s->np : 1, sizeof *s->particle_mass);
+    if (!s->M || !s->particle_mass)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu element mass matrices)", s->ne);
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        element_mass(s->M[i], h->rest, s->density);
+        const double *x0 = s->initial_points.r;
+        const double *n0 = x0 + 3 * h->v[0];
+        double vol = dist(x0 + 3 * h->v[1], n0) * dist(x0 + 3 * h->v[3], n0) *
+                     dist(x0 + 3 * h->v[4], n0);
+        double m = (vol * s->density) / 8.0;
+        for (int w = 0; w < 8; w++)
+            s->particle_mass[h->v[w]] += m;
+    }
+    ST_TRY(st_array_resize(&s->mass_matrices, ST_T_REALS, 576 * s->ne, err));
+    if (s->ne)
+        memcpy(s->mass_matrices.r, s->M, s->ne * sizeof *s->M);
+    if (!s->lumped_mass)
+        return ST_OK;
+    s->lumped = st_calloc(s->np ? 3 * s->np : 1, sizeof *s->lumped);
+    if (!s->lumped)
+        return st_error_set(err, ST_ENOMEM, "out of memory (lumped masses)");
+    for (size_t i = 0; i < s->ne; i++)
+        for (int w = 0; w < 8; w++)
+            for (int j = 0; j < 24; j++)
+                for (int c = 0; c < 3; c++)
+                    s->lumped[3 * s->e[i].v[w] + (unsigned)c] += s->M[i][3 * w + c][j];
+    return ST_OK;
+}
+
+static st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
+{
+    hexa_fem *s = (hexa_fem *)self;
+    hfem_free(s);
+    self->state = ST_CSTATE_INVALID;
+    ST_TRY(fem_check_material(self, &s->young_modulus, &s->poisson_ratio, err));
+    s->ms = st_component_mstate(self);
+    if (!s->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (%s needs one)",
+                                  self->cls->name);
+    ST_TRY(fem_find_topology(self, &s->topology, err));
+    s->meth = -1;
+    for (int m = 0; m < 3; m++)
+        if (s->method && !strcmp(s->method, method_names[m]))
+            s->meth = m;
+    if (s->meth < 0) {
+        st_component_warn(self, "Unknown method \"%s\": large method will be used. Available "
+                                "methods are \"large\", \"polar\", \"small\"",
+                          s->method ? s->method : "");
+        s->meth = HM_LARGE;
+        st_free(s->method);
+        s->method = st_calloc(6, 1);
+        if (!s->method)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        memcpy(s->method, "large", 6);
+    }
+    const st_array *hx = fem_elements(s->topology, ST_T_HEXAS);
+    if (!hx)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "Object must have a hexahedric MeshTopology: '%s' has no "
+                                  "hexahedra",
+                                  s->topology->name);
+    s->np = s->ms->rest_position.n;
+    ST_TRY(fem_check_indices(self, hx->u, hx->n, 8, s->np, "hexahedron", err));
+    s->ne = hx->n;
+    s->e = st_calloc(s->ne, sizeof *s->e);
+    if (!s->e)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu hexahedra)", s->ne);
+    ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, s->np, err));
+    memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * s->np * sizeof(double));
+    for (size_t i = 0; i < s->ne; i++) {
+        memcpy(s->e[i].v, hx->u + 8 * i, sizeof s->e[i].v);
+        material(s, i);
+        init_element(s, i);
+    }
+    ST_TRY(st_array_resize(&s->stiffness_matrices, ST_T_REALS, 576 * s->ne, err));
+    for (size_t i = 0; i < s->ne; i++)
+        memcpy(s->stiffness_matrices.r + 576 * i, s->e[i].K, sizeof s->e[i].K);
+    if (with_mass)
+        ST_TRY(init_mass(s, err));
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static st_status hfem_init(st_component *self, st_error *err)
+{
+    return hfem_init_common(self, false, err);
+}
+
+static void hfem_cleanup(st_component *self)
+{
+    hfem_free((hexa_fem *)self);
+}
+
+/* ---- Forces ---- */
+
+static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                           const double *v)
+{
+    (void)mp, (void)v;
+    hexa_fem *s = (hexa_fem *)self;
+    double *fs = fem_derivs(f, s->ms);
+    const double *p = fem_coords(x, s->ms);
+    for (size_t i = 0; i < s->ne; i++) {
+        hexa *h = &s->e[i];
+        double D[24], F[24];
+        displacement(s, h, p, D);
+        mat24_vec(F, h->K, D);
+        for (int k = 0; k < 8; k++) {
+            double g[3], *o = fs + 3 * h->v[k];
+            for (int c = 0; c < 3; c++) /* R^T F_k */
+                g[c] = h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2];
+            o[0] += g[0], o[1] += g[1], o[2] += g[2];
+        }
+    }
+}
+
+static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                            double kfactor, double bfactor)
+{
+    (void)mp, (void)bfactor;
+    hexa_fem *s = (hexa_fem *)self;
+    double *dfs = fem_derivs(df, s->ms);
+    const double *d = fem_coords(dx, s->ms);
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        double X[24], F[24];
+        for (int k = 0; k < 8; k++)
+            fem_mulv3(X + 3 * k, h->R, d + 3 * h->v[k]);
+        mat24_vec(F, h->K, X);
+        for (int k = 0; k < 8; k++) {
+            double *o = dfs + 3 * h->v[k];
+            for (int c = 0; c < 3; c++)
+                o[c] -= (h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] +
+                         h->R[6 + c] * F[3 * k + 2]) *
+                        kfactor;
+        }
+    }
+}
+
+static void hfem_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
+{
+    (void)mp;
+    hexa_fem *s = (hexa_fem *)self;
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        for (int n1 = 0; n1 < 8; n1++)
+            for (int n2 = 0; n2 < 8; n2++) {
+                double k[9], kr[9], rt[9], b[9];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++)
+                        k[3 * r + c] = h->K[3 * n1 + r][3 * n2 + c];
+                fem_transpose3(rt, h->R);
+                fem_mul3(kr, k, h->R);
+                fem_mul3(b, rt, kr);
+                for (int j = 0; j < 9; j++)
+                    b[j] *= -kfactor;
+                fem_add_block(m, s->ms, h->v[n1], h->v[n2], b);
+            }
+    }
+}
+
+/* 1/2 D^T K D summed over the elements, D at x. Reads the element data
+ * only (the rotations are recomputed locally). */
+static double elastic_energy(const hexa_fem *s, const double *x)
+{
+    const double *p = fem_coords(x, s->ms);
+    double energy = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        double pos[8][3], R[9], D[24], F[24];
+        gather(p, h->v, pos);
+        rotation_of(s->meth, R, pos);
+        for (int k = 0; k < 8; k++) {
+            double d[3];
+            fem_mulv3(d, R, pos[k]);
+            for (int c = 0; c < 3; c++)
+                D[3 * k + c] = h->rest[k][c] - d[c];
+        }
+        mat24_vec(F, h->K, D);
+        for (int j = 0; j < 24; j++)
+            energy += F[j] * -D[j];
+    }
+    return energy / -2.0;
+}
+
+static double hfem_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    (void)mp;
+    return elastic_energy((hexa_fem *)self, x);
+}
+
+static double hfem_rayleigh(const st_component *self)
+{
+    return ((const hexa_fem *)self)->rayleigh_stiffness;
+}
+
+static const st_forcefield_ops hfem_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = hfem_add_force,
+    .add_dforce = hfem_add_dforce,
+    .add_k_to_matrix = hfem_add_k,
+    .potential_energy = hfem_energy,
+    .rayleigh_stiffness = hfem_rayleigh,
+};
+
+/* ---- HexahedronFEMForceFieldAndMass: the mass role ---- */
+
+static st_status hfm_init(st_component *self, st_error *err)
+{
+    ST_TRY(hfem_init_common(self, true, err));
+    /* The kernel dispatches a component that plays both roles as a mass
+     * only: the force below (add_gravity_to_force) is SOFA's whole addForce,
+     * but add_dforce and the stiffness matrix are never called, so implicit
+     * solvers miss K. Said plainly until the kernel dispatches both. */
+    st_component_warn(self, "the kernel applies this component as a mass: its elastic forces are "
+                            "applied, but its stiffness does not enter implicit solves (K is "
+                            "missing from the system matrix)");
+    return ST_OK;
+}
+
+static void hfm_add_m_dx(st_component *self, const st_mparams *mp, double *res, const double *dx,
+                         double factor)
+{
+    (void)mp;
+    hexa_fem *s = (hexa_fem *)self;
+    double *r = fem_derivs(res, s->ms);
+    const double *d = fem_coords(dx, s->ms);
+    if (s->lumped_mass) {
+        for (size_t i = 0; i < 3 * s->np; i++)
+            r[i] += s->lumped[i] * d[i] * factor;
+        return;
+    }
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        double X[24], F[24];
+        for (int k = 0; k < 8; k++)
+            memcpy(X + 3 * k, d + 3 * h->v[k], 3 * sizeof(double));
+        mat24_vec(F, s->M[i], X);
+        for (int k = 0; k < 8; k++)
+            for (int c = 0; c < 3; c++)
+                r[3 * h->v[k] + (unsigned)c] += F[3 * k + c] * factor;
+    }
+}
+
+/* SOFA's addMToMatrix: the consistent element matrices (lumpedMass only
+ * changes addMDx, as in SOFA). */
+static void hfm_add_m_matrix(st_component *self, const st_mparams *mp, st_matrix *m, double mfactor)
+{
+    (void)mp;
+    hexa_fem *s = (hexa_fem *)self;
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        for (int n1 = 0; n1 < 8; n1++)
+            for (int n2 = 0; n2 < 8; n2++) {
+                double b[9];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++)
+                        b[3 * r + c] = s->M[i][3 * n1 + r][3 * n2 + c] * mfactor;
+                fem_add_block(m, s->ms, h->v[n1], h->v[n2], b);
+            }
+    }
+}
+
+/* SOFA's addForce of the AndMass: the elastic force, then the particle
+ * masses' weight unless gravity is separate. */
+static void hfm_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                          const double *v)
+{
+    hfem_add_force(self, mp, f, x, v);
+    hexa_fem *s = (hexa_fem *)self;
+    if (s->separate_gravity)
+        return;
+    double *fs = fem_derivs(f, s->ms);
+    for (size_t i = 0; i < s->np; i++)
+        for (int c = 0; c < 3; c++)
+            fs[3 * i + (unsigned)c] += mp->gravity[c] * s->particle_mass[i];
+}
+
+static void hfm_add_gravity_to_v(st_component *self, const st_mparams *mp, double *v, double dt)
+{
+    hexa_fem *s = (hexa_fem *)self;
+    if (!s->separate_gravity)
+        return;
+    double *vs = fem_derivs(v, s->ms);
+    for (size_t i = 0; i < s->np; i++)
+        for (int c = 0; c < 3; c++)
+            vs[3 * i + (unsigned)c] += mp->gravity[c] * dt;
+}
+
+/* Elastic energy plus the particle masses' potential -m g . x. */
+static double hfm_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    hexa_fem *s = (hexa_fem *)self;
+    double e = elastic_energy(s, x);
+    const double *p = fem_coords(x, s->ms);
+    for (size_t i = 0; i < s->np; i++)
+        e -= s->particle_mass[i] * (mp->gravity[0] * p[3 * i] + mp->gravity[1] * p[3 * i + 1] +
+                                    mp->gravity[2] * p[3 * i + 2]);
+    return e;
+}
+
+static bool hfm_is_diagonal(const st_component *self)
+{
+    (void)self;
+    return false;
+}
+
+static double hfm_rayleigh_mass(const st_component *self)
+{
+    return ((const hexa_fem *)self)->rayleigh_mass;
+}
+
+static const st_mass_ops hfm_mass_ops = {
+    .struct_size = sizeof(st_mass_ops),
+    .add_m_dx = hfm_add_m_dx,
+    .add_m_to_matrix = hfm_add_m_matrix,
+    .add_gravity_to_force = hfm_add_force,
+    .add_gravity_to_v = hfm_add_gravity_to_v,
+    .potential_energy = hfm_energy,
+    .is_diagonal = hfm_is_diagonal,
+    .rayleigh_mass = hfm_rayleigh_mass,
+};
+
+/* The stiffness part, for a kernel that dispatches both roles: the force
+ * comes whole from the mass role (add_gravity_to_force), so add_force and
+ * the energy stay NULL here. */
+static const st_forcefield_ops hfm_ff_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_dforce = hfem_add_dforce,
+    .add_k_to_matrix = hfem_add_k,
+    .rayleigh_stiffness = hfem_rayleigh,
+};
+
+/* ---- Classes ---- */
+
+#define T hexa_fem
+#define HFEM_FIELDS                                                                               \
+    FEM_F_RAYLEIGH(T), FEM_F_MATERIAL(T), FEM_F_TOPOLOGY(T),                                      \
+        ST_STRING(T, method, "method", "large", "\"large\" or \"polar\" or \"small\" displacements"), \
+        ST_BOOL(T, update_stiffness_matrix, "updateStiffnessMatrix", "false",                     \
+                "Recompute the element stiffness from the deformed shape at each force "          \
+                "computation"),                                                                   \
+        ST_IGNORED(T, gather_pt, "gatherPt", ST_T_STRING, char *, " ",                            \
+                   "number of dof accumulated per threads during the gather operation (Only use " \
+                   "in GPU version)"),                                                            \
+        ST_IGNORED(T, gather_bsize, "gatherBsize", ST_T_STRING, char *, " ",                      \
+                   "number of dof accumulated per threads during the gather operation (Only use " \
+                   "in GPU version)"),                                                            \
+        ST_IGNORED(T, drawing, "drawing", ST_T_BOOL, bool, "true", "draw the forcefield if true"), \
+        ST_IGNORED(T, draw_offset, "drawPercentageOffset", ST_T_REAL, double, "0.15",             \
+                   "size of the hexa"),                                                           \
+        ST_OUTPUT(T, stiffness_matrices, "stiffnessMatrices", ST_T_REALS, st_array,               \
+                  "Stiffness matrices per element (K_i), 24 x 24 row-major each"),                \
+        ST_VEC3S(T, initial_points, "initialPoints", NULL,                                        \
+                 "Initial Position (set from the state's rest positions at init)")
+
+static const st_field hfem_fields[] = {HFEM_FIELDS, ST_FIELD_END};
+
+static const st_field hfm_fields[] = {
+    HFEM_FIELDS,
+    ST_OUTPUT(T, mass_matrices, "massMatrices", ST_T_REALS, st_array,
+              "Mass matrices per element (M_i), 24 x 24 row-major each"),
+    ST_REAL(T, density, "density", "1", "density == volumetric mass in english (kg.m-3)"),
+    ST_BOOL(T, lumped_mass, "lumpedMass", "false", "Does it use lumped masses?"),
+    ST_BOOL(T, separate_gravity, "separateGravity", "false",
+            "add separately gravity to velocity computation"),
+    ST_REAL(T, rayleigh_mass, "rayleighMass", "0", "Rayleigh damping - mass matrix coefficient"),
+    ST_FIELD_END};
+#undef T
+
+const st_class hexahedron_fem_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "HexahedronFEMForceField",
+    .category = "ForceField",
+    .description = "Hexahedral finite elements (trilinear, linear elasticity; small, or "
+                   "corotational large, polar)",
+    .instance_size = sizeof(hexa_fem),
+    .fields = hfem_fields,
+    .init = hfem_init,
+    .reinit = hfem_init,
+    .cleanup = hfem_cleanup,
+    .forcefield = &hfem_ops,
+};
+
+const st_class hexahedron_fem_force_field_and_mass_class = {
+    .struct_size = sizeof(st_class),
+    .name = "HexahedronFEMForceFieldAndMass",
+    .category = "Mass",
+    .description = "HexahedronFEMForceField carrying its own mass (element mass matrices, "
+                   "optionally lumped)",
+    .instance_size = sizeof(hexa_fem),
+    .fields = hfm_fields,
+    .init = hfm_init,
+    .reinit = hfm_init,
+    .cleanup = hfem_cleanup,
+    .forcefield = &hfm_ff_ops,
+    .mass = &hfm_mass_ops,
+};

@@ -1,0 +1,356 @@
+/* triangle_fem_force_field.c - TriangleFEMForceField: SOFA's linear
+ * triangle (membrane, plane stress or plane strain), small or corotational
+ * large displacements.
+ *
+ * Per element (vertices a, b, c; SOFA's conventions):
+ *   K: 3x3 material matrix times thickness and rest area;
+ *   large: R from the current triangle (x along ab, z normal, y completing;
+ *      rows of R are the axes), b and c in that frame (a at the origin),
+ *      D = rest - current in the frame (6 values, the components SOFA's
+ *      frame makes zero left out), J the 6x3 strain-displacement matrix of
+ *      the *current* local shape, f = R^T J K J^T D;
+ *   small: D from the global x and y of b - a and c - a, J from the same
+ *      (SOFA's local formula applied to global coordinates: exact when ab
+ *      lies along x), forces on x and y only.
+ * add_dforce and the matrix use the J and R of the last add_force (SOFA's
+ * tangent, without the derivatives of J and R). When the topology has no
+ * triangles, each quad (q0 q1 q2 q3) becomes (q0 q1 q2) and (q0 q2 q3). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "triangle_fem.h"
+
+static const char *const method_names[] = {"large", "small"};
+
+/* SOFA's computeStrainDisplacementLocal: b = (xb, *, *), c = (xc, yc, *);
+ * false when xb yc vanishes. */
+static bool strain_displacement(double J[6][3], const double *b, const double *c)
+{
+    double det = b[0] * c[1];
+    if (fabs(det) < DBL_EPSILON)
+        return false;
+    double inv = 1 / det;
+    memset(J, 0, 18 * sizeof(double));
+    J[0][0] = J[1][2] = -c[1] * inv;
+    J[0][2] = J[1][1] = (c[0] - b[0]) * inv;
+    J[2][0] = J[3][2] = c[1] * inv;
+    J[2][2] = J[3][1] = -c[0] * inv;
+    J[4][2] = J[5][1] = b[0] * inv;
+    return true;
+}
+
+/* F = J K J^T D (6 values). */
+static void element_force(const double J[6][3], const double K[9], const double D[6], double F[6])
+{
+    double e[3], s[3];
+    for (int c = 0; c < 3; c++) {
+        double a = 0;
+        for (int r = 0; r < 6; r++)
+            a += J[r][c] * D[r];
+        e[c] = a;
+    }
+    fem_mulv3(s, K, e);
+    for (int r = 0; r < 6; r++)
+        F[r] = J[r][0] * s[0] + J[r][1] * s[1] + J[r][2] * s[2];
+}
+
+/* SOFA's computeRotationLarge for a triangle. Rows of r are the axes. */
+static void rotation_large(double r[9], const double *pa, const double *pb, const double *pc)
+{
+    double ex[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]}, ez[3];
+    fem_normalize(ex);
+    fem_cross(ez, ex, ey);
+    fem_normalize(ez);
+    fem_cross(ey, ez, ex);
+    memcpy(r, ex, sizeof ex);
+    memcpy(r + 3, ey, sizeof ey);
+    memcpy(r + 6, ez, sizeof ez);
+}
+
+/* ---- Init ---- */
+
+static void material(tri_fem *s, size_t i, const double *x0)
+{
+    tri *t = &s->e[i];
+    double nu = fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON);
+    double E = fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG);
+    const double *a = x0 + 3 * t->v[0], *b = x0 + 3 * t->v[1], *c = x0 + 3 * t->v[2];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
+    fem_cross(n, u, w);
+    double area = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / 2;
+    double vol = s->thickness * area;
+    double *K = t->K;
+    if (s->plane_strain) {
+        double k = E / ((1 + nu) * (1 - 2 * nu)) * vol;
+        double m[9] = {1 - nu, nu, 0, nu, 1 - nu, 0, 0, 0, 0.5 - nu};
+        for (int j = 0; j < 9; j++)
+            K[j] = m[j] * k;
+    } else {
+        double k = E / (1 - nu * nu) * vol;
+        double m[9] = {1, nu, 0, nu, 1, 0, 0, 0, 0.5 * (1 - nu)};
+        for (int j = 0; j < 9; j++)
+            K[j] = m[j] * k;
+    }
+}
+
+static st_status init_element(tri_fem *s, size_t i, const double *x0, st_error *err)
+{
+    tri *t = &s->e[i];
+    const double *a = x0 + 3 * t->v[0], *b = x0 + 3 * t->v[1], *c = x0 + 3 * t->v[2];
+    memset(t->rest, 0, sizeof t->rest);
+    if (s->meth == TM_SMALL) {
+        for (int k = 0; k < 9; k++)
+            t->R[k] = k % 4 == 0 ? 1.0 : 0.0;
+        for (int k = 0; k < 3; k++) {
+            t->rest[1][k] = b[k] - a[k];
+            t->rest[2][k] = c[k] - a[k];
+        }
+        memset(t->J, 0, sizeof t->J);
+        return ST_OK;
+    }
+    double r[9];
+    rotation_large(r, a, b, c);
+    fem_transpose3(t->R, r);
+    double ra[3], rb[3], rc[3];
+    fem_mulv3(ra, r, a);
+    fem_mulv3(rb, r, b);
+    fem_mulv3(rc, r, c);
+    for (int k = 0; k < 3; k++) {
+        t->rest[1][k] = rb[k] - ra[k];
+        t->rest[2][k] = rc[k] - ra[k];
+    }
+    if (!strain_displacement(t->J, t->rest[1], t->rest[2]))
+        return st_component_error(&s->base, "topology", err, ST_EINVAL,
+                                  "triangle %zu (vertices %u %u %u) is flat: null determinant "
+                                  "in its strain-displacement matrix",
+                                  i, t->v[0], t->v[1], t->v[2]);
+    return ST_OK;
+}
+
+static void tri_free(tri_fem *s)
+{
+    st_free(s->e);
+    s->e = NULL;
+    s->ne = 0;
+}
+
+static st_status collect(tri_fem *s, st_error *err)
+{
+    const st_array *tr = fem_elements(s->topology, ST_T_TRIANGLES);
+    const st_array *qd = tr ? NULL : fem_elements(s->topology, ST_T_QUADS);
+    if (!tr && !qd) {
+        st_component_warn(&s->base, "No triangles found in linked Topology.");
+        return ST_OK;
+    }
+    s->ne = tr ? tr->n : 2 * qd->n;
+    s->e = st_calloc(s->ne, sizeof *s->e);
+    if (!s->e)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu triangles)", s->ne);
+    if (tr) {
+        for (size_t i = 0; i < tr->n; i++)
+            memcpy(s->e[i].v, tr->u + 3 * i, sizeof s->e[i].v);
+        return ST_OK;
+    }
+    for (size_t i = 0; i < qd->n; i++) {
+        const unsigned *q = qd->u + 4 * i;
+        unsigned *t0 = s->e[2 * i].v, *t1 = s->e[2 * i + 1].v;
+        t0[0] = q[0], t0[1] = q[1], t0[2] = q[2];
+        t1[0] = q[0], t1[1] = q[2], t1[2] = q[3];
+    }
+    return ST_OK;
+}
+
+static st_status tri_init(st_component *self, st_error *err)
+{
+    tri_fem *s = (tri_fem *)self;
+    tri_free(s);
+    self->state = ST_CSTATE_INVALID;
+    ST_TRY(fem_check_material(self, &s->young_modulus, &s->poisson_ratio, err));
+    s->ms = st_component_mstate(self);
+    if (!s->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (TriangleFEMForceField needs "
+                                  "one)");
+    ST_TRY(fem_find_topology(self, &s->topology, err));
+    s->meth = -1;
+    for (int m = 0; m < 2; m++)
+        if (s->method && !strcmp(s->method, method_names[m]))
+            s->meth = m;
+    if (s->meth < 0) {
+        st_component_warn(self, "Input Method is not possible: %s, should be 0 (Large) or 1 "
+                                "(Small). Setting default value: Large",
+                          s->method ? s->method : "");
+        s->meth = TM_LARGE;
+    }
+    ST_TRY(collect(s, err));
+    size_t np = s->ms->rest_position.n;
+    for (size_t i = 0; i < s->ne; i++)
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, np, "triangle", err));
+    /* initialPoints: the rest positions unless given. */
+    if (s->initial_points.n == 0) {
+        ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, np, err));
+        memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * np * sizeof(double));
+    } else if (s->initial_points.n < np) {
+        return st_component_error(self, "initialPoints", err, ST_EINVAL,
+                                  "%zu initial points for a state of %zu", s->initial_points.n,
+                                  np);
+    }
+    const double *x0 = s->initial_points.r;
+    for (size_t i = 0; i < s->ne; i++) {
+        ST_TRY(init_element(s, i, x0, err));
+        material(s, i, x0);
+    }
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static void tri_cleanup(st_component *self)
+{
+    tri_free((tri_fem *)self);
+}
+
+/* ---- Forces ---- */
+
+static void tri_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                          const double *v)
+{
+    (void)mp, (void)v;
+    tri_fem *s = (tri_fem *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return;
+    double *fs = fem_derivs(f, s->ms);
+    const double *p = fem_coords(x, s->ms);
+    for (size_t i = 0; i < s->ne; i++) {
+        tri *t = &s->e[i];
+        const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
+        double db[3], dc[3], D[6], F[6], J[6][3];
+        double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+        double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+        double r[9];
+        if (s->meth == TM_SMALL) {
+            memcpy(db, ab, sizeof db);
+            memcpy(dc, ac, sizeof dc);
+            double d[6] = {0, 0, t->rest[1][0] - db[0], t->rest[1][1] - db[1],
+                           t->rest[2][0] - dc[0], t->rest[2][1] - dc[1]};
+            memcpy(D, d, sizeof D);
+        } else {
+            rotation_large(r, pa, pb, pc);
+            fem_mulv3(db, r, ab);
+            fem_mulv3(dc, r, ac);
+            double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0],
+                           t->rest[2][1] - dc[1]};
+            memcpy(D, d, sizeof D);
+        }
+        if (!strain_displacement(J, db, dc))
+            continue; /* degenerate now: SOFA stops with an error; no force from it */
+        memcpy(t->J, J, sizeof J);
+        element_force(J, t->K, D, F);
+        if (s->meth == TM_LARGE)
+            fem_transpose3(t->R, r);
+        for (int k = 0; k < 3; k++) {
+            double g[3] = {F[2 * k], F[2 * k + 1], 0}, w[3];
+            fem_mulv3(w, t->R, g);
+            double *o = fs + 3 * t->v[k];
+            o[0] += w[0], o[1] += w[1], o[2] += w[2];
+        }
+    }
+}
+
+static void tri_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                           double kfactor, double bfactor)
+{
+    (void)mp, (void)bfactor;
+    tri_fem *s = (tri_fem *)self;
+    double *dfs = fem_derivs(df, s->ms);
+    const double *d = fem_coords(dx, s->ms);
+    for (size_t i = 0; i < s->ne; i++) {
+        const tri *t = &s->e[i];
+        double X[6], F[6];
+        for (int k = 0; k < 3; k++) { /* R^T dx, in-plane components */
+            const double *dk = d + 3 * t->v[k];
+            for (int c = 0; c < 2; c++)
+                X[2 * k + c] = t->R[c] * dk[0] + t->R[3 + c] * dk[1] + t->R[6 + c] * dk[2];
+        }
+        element_force(t->J, t->K, X, F);
+        for (int k = 0; k < 3; k++) {
+            double *o = dfs + 3 * t->v[k];
+            for (int c = 0; c < 3; c++)
+                o[c] -= (t->R[3 * c] * F[2 * k] + t->R[3 * c + 1] * F[2 * k + 1]) * kfactor;
+        }
+    }
+}
+
+static void tri_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
+{
+    (void)mp;
+    tri_fem *s = (tri_fem *)self;
+    for (size_t i = 0; i < s->ne; i++) {
+        const tri *t = &s->e[i];
+        /* JKJ^T (6x6), then R (block 3x2 of its first two columns) */
+        double JK[6][3], S[6][6];
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 3; c++)
+                JK[r][c] = t->J[r][0] * t->K[c] + t->J[r][1] * t->K[3 + c] +
+                           t->J[r][2] * t->K[6 + c];
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++)
+                S[r][c] = JK[r][0] * t->J[c][0] + JK[r][1] * t->J[c][1] + JK[r][2] * t->J[c][2];
+        for (int n1 = 0; n1 < 3; n1++)
+            for (int n2 = 0; n2 < 3; n2++) {
+                double b[9];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) {
+                        double a = 0;
+                        for (int k = 0; k < 2; k++)
+                            for (int l = 0; l < 2; l++)
+                                a += t->R[3 * r + k] * S[2 * n1 + k][2 * n2 + l] * t->R[3 * c + l];
+                        b[3 * r + c] = -a * kfactor;
+                    }
+                fem_add_block(m, s->ms, t->v[n1], t->v[n2], b);
+            }
+    }
+}
+
+static double tri_rayleigh(const st_component *self)
+{
+    return ((const tri_fem *)self)->rayleigh_stiffness;
+}
+
+static const st_forcefield_ops tri_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = tri_add_force,
+    .add_dforce = tri_add_dforce,
+    .add_k_to_matrix = tri_add_k,
+    .rayleigh_stiffness = tri_rayleigh,
+};
+
+#define T tri_fem
+static const st_field tri_fields[] = {
+    FEM_F_RAYLEIGH(T),
+    FEM_F_MATERIAL(T),
+    FEM_F_TOPOLOGY(T),
+    ST_VEC3S(T, initial_points, "initialPoints", NULL,
+             "Initial Position (the state's rest positions at init when empty)"),
+    ST_STRING(T, method, "method", "large",
+              "large: large displacements, small: small displacements"),
+    ST_REAL(T, thickness, "thickness", "1", "Thickness of the elements"),
+    ST_BOOL(T, plane_strain, "planeStrain", "false", "Plane strain or plane stress assumption"),
+    ST_FIELD_END};
+#undef T
+
+const st_class triangle_fem_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TriangleFEMForceField",
+    .category = "ForceField",
+    .description = "Triangular membrane finite elements (linear elasticity, plane stress or "
+                   "strain; small, or corotational large)",
+    .instance_size = sizeof(tri_fem),
+    .fields = tri_fields,
+    .init = tri_init,
+    .reinit = tri_init,
+    .cleanup = tri_cleanup,
+    .forcefield = &tri_ops,
+};
