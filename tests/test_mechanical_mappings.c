@@ -227,6 +227,22 @@ Test(mechanical_mappings, identity_rigid3d)
         1e-7);
 }
 
+Test(mechanical_mappings, identity_vec1d_and_vec2d)
+{
+    check_mapping(mapped_scene("        - MechanicalObject: {name: dofs, template: Vec1d,"
+                               " position: [0, 1, 3]}\n",
+                               "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                               "            - IdentityMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\"}\n"),
+                  1e-8);
+    check_mapping(mapped_scene("        - MechanicalObject: {name: dofs, template: Vec2d,"
+                               " position: [0, 1, 3, 4]}\n",
+                               "            - MechanicalObject: {name: out, template: Vec2d}\n"
+                               "            - SubsetMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", indices: [1]}\n"),
+                  1e-8);
+}
+
 Test(mechanical_mappings, subset_mapping)
 {
     st_scene *s = mapped_scene(VEC3_PARENT, "            - MechanicalObject: {name: out}\n"
@@ -538,7 +554,7 @@ Test(mechanical_mappings, rigid_mapping_geometric_stiffness)
  * body starts at rest at angle theta0 about z. Returns the measured period
  * (mean of the half-periods between zero crossings of the angle). */
 static double pendulum_period(const char *ls, const char *gs, double theta0, double dt,
-                              double duration)
+                              double duration, double *final7)
 {
     char yaml[4096];
     const double L = 1.0;
@@ -593,6 +609,8 @@ static double pendulum_period(const char *ls, const char *gs, double theta0, dou
     }
     /* The pivot stayed put (the spring holds it to within m g / k). */
     cr_assert_leq(fabs(out->position.r[0]) + fabs(out->position.r[1]), 1e-3);
+    if (final7)
+        memcpy(final7, ms->position.r, 7 * sizeof(double));
     st_scene_destroy(&s);
     cr_assert_geq(crossings, 4, "the pendulum did not swing");
     return 2 * (last - first) / (crossings - 1);
@@ -611,7 +629,7 @@ Test(mechanical_mappings, rigid_pendulum_keeps_the_closed_form_period)
         {"CGLinearSolver: {iterations: 200, tolerance: 1e-14, threshold: 1e-30}", "Stabilized"},
     };
     for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
-        double t = pendulum_period(runs[k].ls, runs[k].gs, theta0, 1e-3, 7.0);
+        double t = pendulum_period(runs[k].ls, runs[k].gs, theta0, 1e-3, 7.0, NULL);
         cr_log_info("pendulum, %s, geometricStiffness %s: period %.6f s, closed form %.6f s, "
                     "relative error %.2e",
                     runs[k].ls, runs[k].gs, t, t0, fabs(t - t0) / t0);
@@ -720,5 +738,30 @@ Test(mechanical_mappings, subset_multi_mapping_spring_acts_on_both_parents)
                     cases[k].ls, d, got[0], got[1], got[2]);
         cr_assert_lt(ref[1], 0.15, "the particle did not move");
         cr_assert_leq(d, 1e-12, "%s: %.3g", cases[k].ls, d);
+    }
+}
+
+/* The geometric stiffness in the assembled path (get_k through
+ * SparseLDLSolver) and in the matrix-free one (apply_djt inside CG) gives
+ * the same motion to round-off; without it the motion differs. */
+Test(mechanical_mappings, rigid_pendulum_assembled_and_matrix_free_agree)
+{
+    const char *cg = "CGLinearSolver: {iterations: 1000, tolerance: 1e-20, threshold: 1e-30}";
+    const char *gss[] = {"Exact", "Stabilized"};
+    double none[7];
+    pendulum_period("SparseLDLSolver: {}", "None", 0.3, 1e-2, 5.0, none);
+    for (size_t k = 0; k < 2; k++) {
+        double a[7], b[7], d = 0.0, dn = 0.0;
+        pendulum_period("SparseLDLSolver: {}", gss[k], 0.3, 1e-2, 5.0, a);
+        pendulum_period(cg, gss[k], 0.3, 1e-2, 5.0, b);
+        for (int i = 0; i < 7; i++) {
+            d = fmax(d, fabs(a[i] - b[i]));
+            dn = fmax(dn, fabs(a[i] - none[i]));
+        }
+        cr_log_info("pendulum (0.3 rad, dt 0.01, 500 steps), geometricStiffness %s: |LDL - CG| = "
+                    "%.3g, |with - without| = %.3g",
+                    gss[k], d, dn);
+        cr_assert_leq(d, 1e-9, "%s: LDL and CG differ by %.3g", gss[k], d);
+        cr_assert_gt(dn, 1e-6, "%s: the geometric stiffness changes nothing", gss[k]);
     }
 }
