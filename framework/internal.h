@@ -319,6 +319,11 @@ size_t st__system_components(const st_system *sys, st_role role, st_component **
 /* The mechanical mappings of a system: Jacobians, total Jacobians of the
  * mapped states with respect to the independent ones, mapForces. */
 typedef struct st_mapgraph st_mapgraph;
+/* A mapping role function is present when the plugin's ops struct holds it
+ * (plugins built for ABI 2.0 have the shorter struct) and it is set. */
+#define HAS_MOP(ops, member)                                                                       \
+    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
+     (ops)->member)
 /* Inputs of a mapping (its inputs() or its one input()): up to max written
  * into out; returns how many there are. The kernel looks at the first
  * ST_MAP_MAX_INPUTS. */

@@ -12,10 +12,6 @@
 
 #include "internal.h"
 
-#define HAS_MOP(ops, member)                                                                       \
-    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
-     (ops)->member)
-
 #define MAXD 6
 #define MAXB (MAXD * MAXD)
 

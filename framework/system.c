@@ -45,12 +45,6 @@ typedef struct sys_impl {
     bool *fed_now;                /* nstates: the same with this step's externalForce */
 } sys_impl;
 
-/* A mapping role function is present when the plugin's ops struct holds it
- * (plugins built for ABI 2.0 have the shorter struct). */
-#define HAS_MOP(ops, member)                                                                       \
-    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
-     (ops)->member)
-
 static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
 static const sys_impl *cimpl(const st_system *s) { return (const sys_impl *)s; }
 

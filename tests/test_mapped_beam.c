@@ -44,6 +44,8 @@ static const solver_case CASES[] = {
 
 /* mapping: NULL for the parent-only beam, else the mapping's line (input
  * "@../dofs", output "@mapped"). */
+static bool mass_in_child; /* the UniformMass lives in the mapped node too */
+
 static char *beam_yaml(const solver_case *c, const char *mapping)
 {
     char *y = malloc(8192);
@@ -66,10 +68,11 @@ static char *beam_yaml(const solver_case *c, const char *mapping)
                      "%s%s%s"
                      "        - MechanicalObject: {name: dofs}\n"
                      "        - " GRID "\n"
-                     "        - UniformMass: {totalMass: 15}\n"
+                     "%s"
                      "        - BoxROI: {name: box, box: [-1.5, -1.5, 0, 1.5, 1.5, 0.0001]}\n"
                      "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n",
-                     c->dt, c->ode, c->ls[0] ? "        - " : "", c->ls, c->ls[0] ? "\n" : "");
+                     c->dt, c->ode, c->ls[0] ? "        - " : "", c->ls, c->ls[0] ? "\n" : "",
+                     mapping && mass_in_child ? "" : "        - UniformMass: {totalMass: 15}\n");
     if (!mapping)
         snprintf(y + n, 8192 - (size_t)n, "        - MeshSpringForceField: {stiffness: 300}\n");
     else
@@ -80,8 +83,9 @@ static char *beam_yaml(const solver_case *c, const char *mapping)
                  "            - " GRID "\n"
                  "            - MechanicalObject: {name: mapped}\n"
                  "            - %s\n"
+                 "%s"
                  "            - MeshSpringForceField: {stiffness: 300}\n",
-                 mapping);
+                 mapping, mass_in_child ? "            - UniformMass: {totalMass: 15}\n" : "");
     return y;
 }
 
@@ -166,4 +170,34 @@ Test(mapped_beam, map_forces_false_cuts_the_child_off)
 Test(mapped_beam, barycentric_mapping_gives_the_parent_only_trajectory)
 {
     compare("BarycentricMapping: {input: \"@../dofs\", output: \"@mapped\"}", 1e-12);
+}
+
+/* The mass in the mapped node too: gravity is mapped up as a force and M
+ * as J^T M J (a non-diagonal mass for the solvers: the explicit solver then
+ * needs its linear solver, matrix-free CG here). */
+Test(mapped_beam, mass_in_the_mapped_child_gives_the_parent_only_trajectory)
+{
+    static const solver_case cases[] = {
+        {"explicit + CG", "EulerExplicitSolver: {symplectic: true}",
+         "CGLinearSolver: {iterations: 5000, tolerance: 1e-20, threshold: 1e-300}", 0.001, 100},
+        {"SparseLDLSolver", "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}",
+         "SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}", 0.01, 20},
+        {"matrix-free CG", "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}",
+         "CGLinearSolver: {iterations: 5000, tolerance: 1e-15, threshold: 1e-300}", 0.01, 20},
+    };
+    static double ref[3 * 176], got[3 * 176];
+    const char *maps[] = {"IdentityMapping: {input: \"@../dofs\", output: \"@mapped\"}",
+                          "BarycentricMapping: {input: \"@../dofs\", output: \"@mapped\"}"};
+    for (size_t m = 0; m < 2; m++)
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            mass_in_child = false;
+            run(&cases[k], NULL, ref);
+            mass_in_child = true;
+            run(&cases[k], maps[m], got);
+            mass_in_child = false;
+            double d = max_diff(ref, got, 3 * 176);
+            cr_log_info("mass and springs in the child (%.18s), %s: max |x - x_parent_only| = %.3g",
+                        maps[m], cases[k].name, d);
+            cr_assert_leq(d, 1e-12, "%s: %.3g", cases[k].name, d);
+        }
 }
