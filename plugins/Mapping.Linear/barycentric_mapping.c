@@ -394,16 +394,19 @@ static void bary_free(bary_mapping *m)
     m->n = 0;
 }
 
-static void apply_points(const bary_mapping *m, const double *in, double *out)
+static void apply_points(const bary_mapping *m, const double *restrict in, double *restrict out)
 {
-    for (size_t i = 0; i < m->n; i++) {
+    const unsigned *restrict row = m->row, *restrict v = m->v;
+    const double *restrict w = m->w;
+    const size_t n = m->n;
+    for (size_t i = 0; i < n; i++) {
         double r0 = 0.0, r1 = 0.0, r2 = 0.0;
-        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++) {
-            const double *p = in + 3 * (size_t)m->v[k];
-            const double w = m->w[k];
-            r0 += p[0] * w;
-            r1 += p[1] * w;
-            r2 += p[2] * w;
+        for (unsigned k = row[i], e = row[i + 1]; k < e; k++) {
+            const double *p = in + 3 * (size_t)v[k];
+            const double wk = w[k];
+            r0 += p[0] * wk;
+            r1 += p[1] * wk;
+            r2 += p[2] * wk;
         }
         out[3 * i] = r0;
         out[3 * i + 1] = r1;
@@ -519,14 +522,16 @@ static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
+    const unsigned *row = m->row, *v = m->v;
+    const double *w = m->w;
     for (size_t i = 0; i < m->n; i++) {
         const double f0 = fout[3 * i], f1 = fout[3 * i + 1], f2 = fout[3 * i + 2];
-        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++) {
-            double *p = fin + 3 * (size_t)m->v[k];
-            const double w = m->w[k];
-            p[0] += f0 * w;
-            p[1] += f1 * w;
-            p[2] += f2 * w;
+        for (unsigned k = row[i], e = row[i + 1]; k < e; k++) {
+            double *p = fin + 3 * (size_t)v[k];
+            const double wk = w[k];
+            p[0] += f0 * wk;
+            p[1] += f1 * wk;
+            p[2] += f2 * wk;
         }
     }
 }
