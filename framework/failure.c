@@ -152,7 +152,8 @@ st_status st__scene_check_finite(st_scene *s, st_error *err)
 {
     for (size_t k = 0; k < s->nsystems; k++) {
         st_system *sys = s->systems[k];
-        if (all_finite(sys->x, sys->xsize_all) && all_finite(sys->v, sys->size_all))
+        /* The independent states: mapped ones are computed from them. */
+        if (all_finite(sys->x, sys->xsize) && all_finite(sys->v, sys->size))
             continue;
         st_mstate *ms = NULL;
         size_t vertex = 0;

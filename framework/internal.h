@@ -318,6 +318,44 @@ bool st__is_mstate(const st_component *c);
  * that walks the solver's subtree; system.c may define the real one. */
 size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max);
 
+/* ---- mapping graph (mapping.c) ---- */
+/* The mechanical mappings of a system: Jacobians, total Jacobians of the
+ * mapped states with respect to the independent ones, mapForces. */
+typedef struct st_mapgraph st_mapgraph;
+/* A mapping role function is present when the plugin's ops struct holds it
+ * (plugins built for ABI 2.0 have the shorter struct) and it is set. */
+#define HAS_MOP(ops, member)                                                                       \
+    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
+     (ops)->member)
+/* Inputs of a mapping (its inputs() or its one input()): up to max written
+ * into out; returns how many there are. The kernel looks at the first
+ * ST_MAP_MAX_INPUTS. */
+#define ST_MAP_MAX_INPUTS 16
+size_t st__mapping_inputs(const st_component *map, st_mstate **out, size_t max);
+st_status st__mapgraph_create(st_system *sys, st_component *const *maps, size_t nmaps,
+                              st_mapgraph **out, st_error *err);
+void st__mapgraph_destroy(st_mapgraph **g);
+/* The system's graph (NULL when it has no mapping). */
+st_mapgraph *st__system_mapgraph(const st_system *sys);
+/* False when the component sits below a mapping that does not map forces. */
+bool st__mapgraph_active(const st_mapgraph *g, const st_component *c);
+/* False when the mapping's output is cut off from the parent's dynamics. */
+bool st__mapgraph_maps_forces(const st_mapgraph *g, const st_component *map);
+/* Runs every mapping's get_j and updates the total Jacobians (allocates
+ * only when a Jacobian's pattern changed). */
+st_status st__mapgraph_update(st_mapgraph *g, st_error *err);
+/* Adds T_a^T blk T_b to m on the independent points (a or b mapped); false
+ * when a state has no total Jacobian (a mapping without get_j). */
+bool st__mapgraph_add_block(st_mapgraph *g, st_matrix *m, const st_mstate *a, size_t i,
+                            const st_mstate *b, size_t j, const double *blk);
+/* Every mapping's geometric stiffness, kf K, into m. */
+void st__mapgraph_add_k(st_mapgraph *g, st_matrix *m, double kf);
+/* Tests: the mapping's own Jacobian as a dense rows x cols matrix (rows:
+ * its output's derivative scalars; columns: the system's derivative
+ * vectors, size_all). */
+st_status st__mapgraph_dense_j(st_system *sys, const st_component *map, double *J, size_t rows,
+                               size_t cols, st_error *err);
+
 #ifdef SETTEE_EXPORT_INTERNALS
 #pragma GCC visibility pop
 #endif

@@ -94,6 +94,7 @@ struct st_matrix {
     const st_component *offender;
     const st_mstate *bad_state;
     size_t bad_index;
+    bool no_jacobian;          /* the out-of-range point is on a mapped state without J */
 };
 
 /* ---- the system's components ---- */
@@ -354,9 +355,29 @@ static inline void add_values(double *v, size_t stride, const double *b, unsigne
             v[c] += b[c];
 }
 
+/* A block on a mapped state goes to the independent states through the
+ * total Jacobians (mapping.c), which call back with independent points. */
+static bool add_mapped(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b, size_t j,
+                       const double *blk)
+{
+    if (!(a && a->mapped && a->system == m->sys) && !(b && b->mapped && b->system == m->sys))
+        return false;
+    if (!st__mapgraph_add_block(st__system_mapgraph(m->sys), m, a, i, b, j, blk) &&
+        !m->out_of_range) {
+        m->out_of_range = true;
+        m->no_jacobian = true;
+        m->offender = m->current;
+        m->bad_state = a && a->mapped ? a : b;
+        m->bad_index = a && a->mapped ? i : j;
+    }
+    return true;
+}
+
 void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b,
                          size_t j, const double *blk)
 {
+    if (add_mapped(m, a, i, b, j, blk))
+        return;
     if (!a || !b)
         return (void)point_error(m, a ? b : a, a ? j : i);
     unsigned da = a->type->deriv_size, db = b->type->deriv_size;
@@ -378,6 +399,14 @@ void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_ms
 
 void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d)
 {
+    if (ms && ms->mapped && ms->system == m->sys) {
+        double blk[MAXB] = {0};
+        unsigned dd = ms->type->deriv_size;
+        for (unsigned a = 0; a < dd; a++)
+            blk[a * dd + a] = d;
+        add_mapped(m, ms, i, ms, i, blk);
+        return;
+    }
     if (!check_point(m, ms, i))
         return;
     unsigned dd = ms->type->deriv_size;
@@ -396,6 +425,10 @@ void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d)
 
 void st_matrix_project_dof(st_matrix *m, const st_mstate *ms, size_t i, unsigned axis)
 {
+    /* A constraint on a mapped state leaves the parent's matrix alone, as
+     * SOFA's linear system does. */
+    if (ms && ms->mapped && ms->system == m->sys)
+        return;
     if (!ms || axis >= ms->type->deriv_size || !check_point(m, ms, i))
         return;
     size_t row = ms->doffset + (size_t)ms->type->deriv_size * i;
@@ -604,8 +637,11 @@ static void scatter_recorded(st_matrix *m)
 static void run_components(st_matrix *m, st_system *sys, double mf, double bf, double kf)
 {
     const st_mparams *mp = &sys->mp;
+    st_mapgraph *g = st__system_mapgraph(sys);
     for (size_t i = 0; i < m->nmass; i++) {
         st_component *c = m->masses[i];
+        if (!st__mapgraph_active(g, c))
+            continue;
         const st_mass_ops *ops = c->cls->mass;
         double rm = HAS_OP(ops, st_mass_ops, rayleigh_mass) ? ops->rayleigh_mass(c) : 0.0;
         double f = mf - bf * rm;
@@ -617,6 +653,8 @@ static void run_components(st_matrix *m, st_system *sys, double mf, double bf, d
     for (size_t i = 0; i < m->nff; i++) {
         st_component *c = m->ffs[i];
         const st_forcefield_ops *ops = c->cls->forcefield;
+        if (!st__mapgraph_active(g, c))
+            continue;
         double rs =
             HAS_OP(ops, st_forcefield_ops, rayleigh_stiffness) ? ops->rayleigh_stiffness(c) : 0.0;
         double k = kf + bf * rs;
@@ -626,6 +664,9 @@ static void run_components(st_matrix *m, st_system *sys, double mf, double bf, d
         if (bf != 0.0 && HAS_OP(ops, st_forcefield_ops, add_b_to_matrix))
             ops->add_b_to_matrix(c, mp, m, bf);
     }
+    /* Geometric stiffness of the non-linear mappings. */
+    m->current = NULL;
+    st__mapgraph_add_k(g, m, kf);
     for (size_t i = 0; i < m->nproj; i++) {
         st_component *c = m->projs[i];
         const st_projective_ops *ops = c->cls->projective;
@@ -643,6 +684,8 @@ st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf,
     if (!m || !sys || m->sys != sys)
         return st_error_set(err, ST_EINVAL, "st_matrix_assemble: matrix of another system");
     m->out_of_range = false;
+    m->no_jacobian = false;
+    ST_TRY(st__mapgraph_update(st__system_mapgraph(sys), err));
     if (m->recorded) {
         m->mode = MODE_REPLAY;
         m->cursor = 0;
@@ -680,11 +723,18 @@ range: {
         st_component_path(m->offender, path, sizeof path);
     if (m->bad_state)
         st_component_path(&m->bad_state->base, spath, sizeof spath);
-    st_error_set(err, ST_EINVAL,
-                 "%s%svertex %zu of state %s is not one of the system's %zu independent vertices "
-                 "(matrix assembly does not support components on mapped states)",
-                 path[0] ? path : "", path[0] ? ": " : "", m->bad_index,
-                 spath[0] ? spath : "(none)", m->nb);
+    if (m->no_jacobian)
+        st_error_set(err, ST_EINVAL,
+                     "%s%svertex %zu of mapped state %s: the mapping writing this state (or one "
+                     "above it) gives no Jacobian (get_j), so its matrix cannot be assembled",
+                     path[0] ? path : "", path[0] ? ": " : "", m->bad_index,
+                     spath[0] ? spath : "(none)");
+    else
+        st_error_set(err, ST_EINVAL,
+                     "%s%svertex %zu of state %s is not one of the system's %zu independent "
+                     "vertices",
+                     path[0] ? path : "", path[0] ? ": " : "", m->bad_index,
+                     spath[0] ? spath : "(none)", m->nb);
     if (path[0])
         st_error_set_path(err, path);
     return ST_EINVAL;

@@ -13,6 +13,7 @@
 typedef struct sys_contrib {
     st_component *c;
     bool is_mass;
+    bool active;                  /* not below a mapping that does not map forces */
 } sys_contrib;
 
 /* Per-state bookkeeping of the binding. */
@@ -36,6 +37,12 @@ typedef struct sys_impl {
     bool bound;
     bool mass_on_mapped;          /* some mass acts on a mapped state */
     bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
+    st_mapgraph *graph;           /* the mappings' Jacobians (NULL without mappings) */
+    bool *map_active;             /* nmaps: the mapping maps forces up */
+    long *map_out;                /* nmaps: state index of the output (-1: none) */
+    bool *fed;                    /* nstates: a force field or mass acts on the state or on a
+                                     state mapped from it (fixed at compile) */
+    bool *fed_now;                /* nstates: the same with this step's externalForce */
 } sys_impl;
 
 static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
@@ -176,6 +183,73 @@ static double *vec_new(size_t scalars)
 static unsigned cw(const st_mstate *ms) { return ms->type->coord_size; }
 static unsigned dw(const st_mstate *ms) { return ms->type->deriv_size; }
 
+static long state_index(const st_system *sys, const st_mstate *ms)
+{
+    for (size_t k = 0; ms && k < sys->nstates; k++)
+        if (sys->states[k] == ms)
+            return (long)k;
+    return -1;
+}
+
+/* Whether c may add forces or products to ms: its own state, or a state
+ * one of its links names (an interaction force field). */
+static bool acts_on(st_component *c, const st_mstate *ms)
+{
+    if (st_component_mstate(c) == ms)
+        return true;
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; ci && i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        if (f->type == ST_T_LINK &&
+            *(st_component *const *)((const char *)c + f->offset) == &ms->base)
+            return true;
+    }
+    return false;
+}
+
+/* Which states receive forces: those a force field or mass acts on, and
+ * the inputs of mappings whose outputs do (bottom-up). A mapping whose
+ * output receives none has nothing to map back: its apply_jt adds zeros,
+ * and its apply_j feeds nobody in M/B/K products. */
+static void feed_inputs(sys_impl *s, size_t i, bool *fed);
+
+static void find_fed_states(sys_impl *s)
+{
+    st_system *sys = &s->pub;
+    for (size_t i = 0; i < s->nmaps; i++) {
+        const st_mapping_ops *ops = s->maps[i]->cls->mapping;
+        s->map_out[i] = state_index(sys, ops->output ? ops->output(s->maps[i]) : NULL);
+    }
+    for (size_t k = sys->nindep; k < sys->nstates; k++)
+        for (size_t i = 0; i < s->ncontrib && !s->fed[k]; i++)
+            s->fed[k] = s->contrib[i].active && acts_on(s->contrib[i].c, sys->states[k]);
+    for (size_t i = s->nmaps; i-- > 0;)
+        if (s->map_out[i] >= 0 && s->fed[s->map_out[i]])
+            feed_inputs(s, i, s->fed);
+    for (size_t k = 0; k < sys->nindep; k++)
+        s->fed[k] = true;
+}
+
+/* Marks the inputs of mapping i as receiving forces. */
+static void feed_inputs(sys_impl *s, size_t i, bool *fed)
+{
+    st_mstate *ins[ST_MAP_MAX_INPUTS];
+    size_t n = st__mapping_inputs(s->maps[i], ins, ST_MAP_MAX_INPUTS);
+    for (size_t k = 0; k < n && k < ST_MAP_MAX_INPUTS; k++) {
+        long in = state_index(&s->pub, ins[k]);
+        if (in >= 0)
+            fed[in] = true;
+    }
+}
+
+/* A mapping's output has no force to send back (this step's externalForce
+ * counted): its J^T and geometric stiffness would add exact zeros. Outputs
+ * outside the system (visual models) count as fed, the mapping decides. */
+static bool output_idle(const sys_impl *s, size_t i, const bool *fed)
+{
+    return s->map_out[i] >= 0 && !fed[s->map_out[i]];
+}
+
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
 {
     *out = NULL;
@@ -258,6 +332,20 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         (rc = take_list(&cl.projs, &s->projs, &s->nprojs, err)) != ST_OK ||
         (rc = take_list(&cl.maps, &s->maps, &s->nmaps, err)) != ST_OK)
         goto fail;
+    if (s->nmaps) {
+        if ((rc = st__mapgraph_create(sys, s->maps, s->nmaps, &s->graph, err)) != ST_OK)
+            goto fail;
+        s->map_active = st_calloc(s->nmaps, sizeof *s->map_active);
+        s->map_out = st_calloc(s->nmaps, sizeof *s->map_out);
+        s->fed = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed);
+        s->fed_now = st_calloc(sys->nstates ? sys->nstates : 1, sizeof *s->fed_now);
+        if (!s->map_active || !s->map_out || !s->fed || !s->fed_now) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+        for (size_t i = 0; i < s->nmaps; i++)
+            s->map_active[i] = st__mapgraph_maps_forces(s->graph, s->maps[i]);
+    }
     if (cl.contrib.n) {
         s->contrib = st_malloc(cl.contrib.n * sizeof *s->contrib);
         if (!s->contrib) {
@@ -267,10 +355,13 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
         for (size_t i = 0; i < cl.contrib.n; i++) {
             s->contrib[i].c = cl.contrib.p[i];
             s->contrib[i].is_mass = cl.contrib.p[i]->cls->mass != NULL;
+            s->contrib[i].active = st__mapgraph_active(s->graph, cl.contrib.p[i]);
         }
         s->ncontrib = cl.contrib.n;
     }
 
+    if (s->nmaps)
+        find_fed_states(s);
     if (s->nprojs) {
         s->proj_mapped = st_calloc(s->nprojs, sizeof *s->proj_mapped);
         if (!s->proj_mapped) {
@@ -364,6 +455,11 @@ void st__system_destroy(st_system **psys)
     st_free(s->projs);
     st_free(s->proj_mapped);
     st_free(s->maps);
+    st_free(s->map_active);
+    st_free(s->map_out);
+    st_free(s->fed);
+    st_free(s->fed_now);
+    st__mapgraph_destroy(&s->graph);
     st_free(s);
     *psys = NULL;
 }
@@ -450,6 +546,11 @@ size_t st__system_components(const st_system *sys, st_role role, st_component **
     return n;
 }
 
+st_mapgraph *st__system_mapgraph(const st_system *sys)
+{
+    return sys ? cimpl(sys)->graph : NULL;
+}
+
 /* ---- externalForce ---- */
 
 /* Picks up a write to a state's externalForce made since the last look
@@ -502,16 +603,32 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
     /* Masses (gravity) and force fields, in scene order. */
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
+        if (!s->contrib[i].active)
+            continue;
         if (s->contrib[i].is_mass && c->cls->mass->add_gravity_to_force)
             c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
         if (c->cls->forcefield && c->cls->forcefield->add_force)
             c->cls->forcefield->add_force(c, mp, f, x, v);
     }
-    /* Mapped forces back to their inputs, bottom-up. */
+    /* Mapped forces back to their inputs, bottom-up; a non-linear mapping
+     * first keeps the child force for its geometric stiffness (SOFA's
+     * updateK with the force just computed). Outputs that received no
+     * force are skipped (their J^T f adds zeros). */
+    if (s->nmaps) {
+        for (size_t k = 0; k < sys->nstates; k++)
+            s->fed_now[k] = s->fed[k] || sys->states[k]->has_external_force;
+    }
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_jt)
-            c->cls->mapping->apply_jt(c, mp, f);
+        const st_mapping_ops *ops = c->cls->mapping;
+        if (!s->map_active[i] || output_idle(s, i, s->fed_now))
+            continue;
+        if (s->map_out[i] >= 0 && !s->fed[s->map_out[i]])
+            feed_inputs(s, i, s->fed_now); /* fed by this step's externalForce only */
+        if (HAS_MOP(ops, update_k))
+            ops->update_k(c, mp, f);
+        if (ops->apply_jt)
+            ops->apply_jt(c, mp, f);
     }
 }
 
@@ -522,14 +639,19 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
     const st_mparams *mp = &sys->mp;
     if (clear)
         clear_all(sys, df);
-    /* dx of mapped states, top-down (the mapped part of dx is scratch). */
+    else if (sys->size_all > sys->size)
+        memset(df + sys->size, 0, (sys->size_all - sys->size) * sizeof(double));
+    /* dx of mapped states, top-down (the mapped part of dx is scratch),
+     * where some component below will read it. */
     for (size_t i = 0; i < s->nmaps; i++) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_j)
+        if (s->map_active[i] && !output_idle(s, i, s->fed) && c->cls->mapping->apply_j)
             c->cls->mapping->apply_j(c, mp, (double *)dx);
     }
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
+        if (!s->contrib[i].active)
+            continue;
         if (s->contrib[i].is_mass) {
             const st_mass_ops *m = c->cls->mass;
             double rm = m->rayleigh_mass ? m->rayleigh_mass(c) : 0.0;
@@ -545,10 +667,17 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
                 ff->add_dforce(c, mp, df, dx, kfi, bf);
         }
     }
+    /* Back up, bottom-up, each mapping adding its geometric stiffness
+     * after its J^T (SOFA's order). */
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
-        if (c->cls->mapping->apply_jt)
-            c->cls->mapping->apply_jt(c, mp, df);
+        const st_mapping_ops *ops = c->cls->mapping;
+        if (!s->map_active[i])
+            continue;
+        if (ops->apply_jt && !output_idle(s, i, s->fed))
+            ops->apply_jt(c, mp, df);
+        if (kf != 0.0 && HAS_MOP(ops, apply_djt) && !output_idle(s, i, s->fed_now))
+            ops->apply_djt(c, mp, df, dx, kf);
     }
 }
 

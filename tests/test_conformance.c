@@ -45,6 +45,11 @@ static const struct refusal {
     {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
     {"SphereLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
+    {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
     {"WriteState", "no filename: a state writer needs the file to write"},
@@ -58,7 +63,8 @@ static const char *const bundled[] = {
     "LinearSolver.Ordering", "Mass",              "SolidMechanics.Spring", "Constraint.Projective", "Topology",
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
     "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
-    "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic", "Playback"};
+    "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic", "Playback",
+    "Mapping.NonLinear", "Engine.Transform"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

@@ -361,20 +361,6 @@ Test(sofa_fields, unsupported_values_are_refused)
     refused("        - SphereROI: {centers: [0, 0, 0], radii: [1], angle: 30}\n", "triAngle",
             "not supported");
     refused("        - DiagonalMass: {fileMass: m.xs3}\n", "filename", "not supported");
-    refused("      children:\n"
-            "        - name: M\n"
-            "          objects:\n"
-            "            - MechanicalObject: {name: copy}\n"
-            "            - IdentityMapping: {input: \"@../dofs\", output: \"@copy\", "
-            "mapForces: false}\n",
-            "mapForces", "not supported");
-    refused("      children:\n"
-            "        - name: M\n"
-            "          objects:\n"
-            "            - MechanicalObject: {name: copy}\n"
-            "            - IdentityMapping: {input: \"@../dofs\", output: \"@copy\", "
-            "mapMasses: false}\n",
-            "mapMasses", "not supported");
 }
 
 /* The mstate link chooses the state a constraint acts on; one outside the

@@ -7,132 +7,76 @@
 
 #include <settee/settee.h>
 
+#include "../shared/mapping_common.h"
+
 typedef struct identity_mapping {
-    st_component base;
-    st_component *input;  /* "input": a MechanicalObject */
-    st_component *output; /* "output": a MechanicalObject or a visual model */
-    bool map_forces, map_constraint, map_masses, map_matrices; /* SOFA's flags, kept */
-    bool apply_rest_position;
+    map_head h;           /* input: a MechanicalObject; output: one, or a visual model */
     /* Set at init. */
-    st_mstate *in, *out;  /* out NULL for a visual output */
     st_array *visual_pos; /* the visual model's position, or NULL */
     const st_field *visual_field;
 } identity_mapping;
 
-static const st_field identity_fields[] = {
-    {"input", ST_T_LINK,
-     offsetof(identity_mapping, input) + ST_FIELD_CHECK_(identity_mapping, input, st_component *),
-     NULL, "Input object to map", ST_F_REQUIRED, NULL, ST_LINK_STATE, 0.0, 0.0},
-    {"output", ST_T_LINK,
-     offsetof(identity_mapping, output) +
-         ST_FIELD_CHECK_(identity_mapping, output, st_component *),
-     NULL, "Output object to map (a MechanicalObject or a visual model)", ST_F_REQUIRED, NULL,
-     ST_LINK_ANY, 0.0, 0.0},
-    ST_BOOL(identity_mapping, map_forces, "mapForces", "true",
-            "Are forces mapped ? (false into a MechanicalObject is not supported yet: an error)"),
-    ST_IGNORED(identity_mapping, map_constraint, "mapConstraints", ST_T_BOOL, bool, "true",
-               "Are constraints mapped ? (settee has no constraints to map)"),
-    ST_BOOL(identity_mapping, map_masses, "mapMasses", "true",
-            "Are masses mapped ? (false into a MechanicalObject is not supported yet: an error)"),
-    ST_IGNORED(identity_mapping, map_matrices, "mapMatrices", ST_T_BOOL, bool, "false",
-               "Are matrix explicit mapped? (an identity mapping adds no geometric stiffness)"),
-    ST_BOOL(identity_mapping, apply_rest_position, "applyRestPosition", "false",
-            "set to true to apply this mapping to restPosition at init"),
-    ST_FIELD_END};
-
-static bool is_mstate(const st_component *c)
-{
-    return st_component_has_role(c, ST_ROLE_STATE);
-}
+static const st_field identity_fields[] = {MAP_HEAD_FIELDS(identity_mapping), ST_FIELD_END};
 
 static size_t min_n(size_t a, size_t b) { return a < b ? a : b; }
-
-static st_status resize_out(st_mstate *out, size_t n, st_error *err)
-{
-    unsigned cw = out->type->coord_size, dw = out->type->deriv_size;
-    ST_TRY(st_array_resize_width(&out->position, cw, n, err));
-    ST_TRY(st_array_resize_width(&out->velocity, dw, n, err));
-    ST_TRY(st_array_resize_width(&out->rest_position, cw, n, err));
-    if (out->force.n)
-        ST_TRY(st_array_resize_width(&out->force, dw, n, err));
-    if (out->external_force.n)
-        ST_TRY(st_array_resize_width(&out->external_force, dw, n, err));
-    out->size = (unsigned)n;
-    return ST_OK;
-}
 
 static st_status identity_init(st_component *self, st_error *err)
 {
     identity_mapping *m = (identity_mapping *)self;
+    map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
-    if (!m->input || !is_mstate(m->input))
-        return st_component_error(self, "input", err, ST_ELINK,
-                                  "input must link a MechanicalObject (\"@../dofs\"), got %s",
-                                  m->input ? m->input->cls->name : "nothing");
-    if (!m->output)
-        return st_component_error(self, "output", err, ST_ELINK,
-                                  "output must link a MechanicalObject or a visual model");
-    m->in = (st_mstate *)m->input;
-    size_t n = m->in->n;
-    const unsigned cw = m->in->type->coord_size, dw = m->in->type->deriv_size;
-    if (is_mstate(m->output)) {
-        if (!m->map_forces || !m->map_masses)
-            return st_component_error(self, m->map_forces ? "mapMasses" : "mapForces", err,
-                                      ST_EINVAL,
-                                      "a mechanical mapping that does not map its %s is not "
-                                      "supported by settee yet",
-                                      m->map_forces ? "masses" : "forces");
-        m->out = (st_mstate *)m->output;
-        m->visual_pos = NULL;
-        if (m->out->type != m->in->type)
-            return st_component_error(self, "output", err, ST_ESCENE,
-                                      "an IdentityMapping maps a state to one of the same type: "
-                                      "input '%s' is %s, output '%s' is %s",
-                                      m->in->base.name, m->in->type->name, m->out->base.name,
-                                      m->out->type->name);
-        /* The output takes the input's size, positions and velocities. */
-        if (m->out->position.n != n)
-            ST_TRY(resize_out(m->out, n, err));
-        memcpy(m->out->position.r, m->in->position.r, cw * n * sizeof(double));
-        size_t nv = min_n(m->in->velocity.n, n);
-        if (nv)
-            memcpy(m->out->velocity.r, m->in->velocity.r, dw * nv * sizeof(double));
-        if (m->apply_rest_position || m->out->rest_position.n != n) {
-            ST_TRY(st_array_resize_width(&m->out->rest_position, cw, n, err));
-            size_t nr = min_n(m->in->rest_position.n, n);
-            if (nr)
-                memcpy(m->out->rest_position.r, m->in->rest_position.r, cw * nr * sizeof(double));
-        }
-    } else {
-        const st_field *f = st_component_field(m->output, "position");
-        if (m->in->type != &st_vec3d_type)
+    m->visual_pos = NULL;
+    if (h->output && !st_component_has_role(h->output, ST_ROLE_STATE)) {
+        /* A visual output: positions only, no part in the mechanics. */
+        if (!h->input || !st_component_has_role(h->input, ST_ROLE_STATE))
+            return st_component_error(self, "input", err, ST_ELINK,
+                                      "input must link a MechanicalObject (\"@../dofs\"), got %s",
+                                      h->input ? h->input->cls->name : "nothing");
+        h->in = (st_mstate *)h->input;
+        h->out = NULL;
+        const st_field *f = st_component_field(h->output, "position");
+        if (h->in->type != &st_vec3d_type)
             return st_component_error(self, "output", err, ST_ESCENE,
                                       "a visual output takes Vec3d positions; the input '%s' is %s",
-                                      m->in->base.name, m->in->type->name);
+                                      h->in->base.name, h->in->type->name);
         if (!f || f->type != ST_T_VEC3S)
             return st_component_error(self, "output", err, ST_ELINK,
                                       "output '%s' (%s) is neither a MechanicalObject nor a "
                                       "model with a 'position' field",
-                                      m->output->name, m->output->cls->name);
-        m->out = NULL;
+                                      h->output->name, h->output->cls->name);
+        size_t n = h->in->n;
         m->visual_field = f;
-        m->visual_pos = st_component_field_ptr(m->output, f);
+        m->visual_pos = st_component_field_ptr(h->output, f);
         ST_TRY(st_array_resize(m->visual_pos, ST_T_VEC3S, n, err));
-        memcpy(m->visual_pos->r, m->in->position.r, 3 * n * sizeof(double));
-        st_component_touch(m->output, f);
+        memcpy(m->visual_pos->r, h->in->position.r, 3 * n * sizeof(double));
+        st_component_touch(h->output, f);
+        self->state = ST_CSTATE_VALID;
+        return ST_OK;
+    }
+    ST_TRY(map_head_bind(h, NULL, NULL, err));
+    if (h->out->type != h->in->type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "an IdentityMapping maps a state to one of the same type: "
+                                  "input '%s' is %s, output '%s' is %s",
+                                  h->in->base.name, h->in->type->name, h->out->base.name,
+                                  h->out->type->name);
+    /* The output takes the input's size, positions and velocities. */
+    size_t n = h->in->n;
+    const unsigned cw = h->in->type->coord_size, dw = h->in->type->deriv_size;
+    if (h->out->position.n != n)
+        ST_TRY(map_resize_output(h->out, n, err));
+    memcpy(h->out->position.r, h->in->position.r, cw * n * sizeof(double));
+    size_t nv = min_n(h->in->velocity.n, n);
+    if (nv)
+        memcpy(h->out->velocity.r, h->in->velocity.r, dw * nv * sizeof(double));
+    if (h->apply_rest_position || h->out->rest_position.n != n) {
+        ST_TRY(st_array_resize_width(&h->out->rest_position, cw, n, err));
+        size_t nr = min_n(h->in->rest_position.n, n);
+        if (nr)
+            memcpy(h->out->rest_position.r, h->in->rest_position.r, cw * nr * sizeof(double));
     }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
-}
-
-static st_mstate *identity_input(const st_component *self)
-{
-    return ((const identity_mapping *)self)->in;
-}
-
-static st_mstate *identity_output(const st_component *self)
-{
-    return ((const identity_mapping *)self)->out;
 }
 
 static void identity_apply(st_component *self, const st_mparams *mp, double *x)
@@ -141,14 +85,14 @@ static void identity_apply(st_component *self, const st_mparams *mp, double *x)
     identity_mapping *m = (identity_mapping *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
-    const double *xin = st_slice_x(x, m->in);
-    const unsigned cw = m->in->type->coord_size;
-    if (m->out) {
-        memcpy(st_slice_x(x, m->out), xin, cw * min_n(m->in->n, m->out->n) * sizeof(double));
+    const double *xin = st_slice_x(x, m->h.in);
+    const unsigned cw = m->h.in->type->coord_size;
+    if (m->h.out) {
+        memcpy(st_slice_x(x, m->h.out), xin, cw * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
     } else if (m->visual_pos) {
         /* Visual output: the model's positions follow (no allocation: sized at init). */
-        memcpy(m->visual_pos->r, xin, 3 * min_n(m->in->n, m->visual_pos->n) * sizeof(double));
-        st_component_touch(m->output, m->visual_field);
+        memcpy(m->visual_pos->r, xin, 3 * min_n(m->h.in->n, m->visual_pos->n) * sizeof(double));
+        st_component_touch(m->h.output, m->visual_field);
     }
 }
 
@@ -156,32 +100,45 @@ static void identity_apply_j(st_component *self, const st_mparams *mp, double *v
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->out)
+    if (self->state != ST_CSTATE_VALID || !m->h.out)
         return;
-    memcpy(st_slice(v, m->out), st_slice(v, m->in),
-           m->in->type->deriv_size * min_n(m->in->n, m->out->n) * sizeof(double));
+    memcpy(st_slice(v, m->h.out), st_slice(v, m->h.in),
+           m->h.in->type->deriv_size * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
 }
 
 static void identity_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->out)
+    if (self->state != ST_CSTATE_VALID || !m->h.out)
         return;
-    double *fin = st_slice(f, m->in);
-    const double *fout = st_slice(f, m->out);
-    size_t n3 = m->in->type->deriv_size * min_n(m->in->n, m->out->n);
+    double *fin = st_slice(f, m->h.in);
+    const double *fout = st_slice(f, m->h.out);
+    size_t n3 = m->h.in->type->deriv_size * min_n(m->h.in->n, m->h.out->n);
     for (size_t i = 0; i < n3; i++)
         fin[i] += fout[i];
 }
 
+static void identity_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
+{
+    (void)mp;
+    identity_mapping *m = (identity_mapping *)self;
+    if (self->state != ST_CSTATE_VALID || !m->h.out)
+        return;
+    size_t n = min_n(m->h.in->n, m->h.out->n);
+    for (size_t i = 0; i < n; i++)
+        st_jbuilder_add_diag(jb, i, m->h.in, i, 1.0);
+}
+
 static const st_mapping_ops identity_ops = {
     .struct_size = sizeof(st_mapping_ops),
-    .input = identity_input,
-    .output = identity_output,
+    .input = map_head_input,
+    .output = map_head_output,
     .apply = identity_apply,
     .apply_j = identity_apply_j,
     .apply_jt = identity_apply_jt,
+    .get_j = identity_get_j,
+    .flags = map_head_flags,
 };
 
 const st_class identity_mapping_class = {

@@ -1,14 +1,22 @@
-/* plugin.c - the Mapping.Linear plugin: linear mappings (IdentityMapping). */
+/* plugin.c - the Mapping.Linear plugin: linear mappings (IdentityMapping,
+ * BarycentricMapping, SubsetMapping, SubsetMultiMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
+extern const st_class barycentric_mapping_class;
+extern const st_class subset_mapping_class;
+extern const st_class subset_multi_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
-    return st_registry_add(r, &identity_mapping_class, err);
+    ST_TRY(st_registry_add(r, &identity_mapping_class, err));
+    ST_TRY(st_registry_add(r, &barycentric_mapping_class, err));
+    ST_TRY(st_registry_add(r, &subset_mapping_class, err));
+    return st_registry_add(r, &subset_multi_mapping_class, err);
 }
 
 static const char *const provides[] = {"Sofa.Component.Mapping.Linear", NULL};
 
-ST_PLUGIN_DEFINE("Mapping.Linear", "0.1.0", "Linear mappings: IdentityMapping",
+ST_PLUGIN_DEFINE("Mapping.Linear", "0.2.0", "Linear mappings: IdentityMapping, BarycentricMapping, SubsetMapping, "
+                 "SubsetMultiMapping",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -93,7 +93,36 @@ struct st_projective_ops {
     void (*apply_to_matrix)(st_component *self, const st_mparams *mp, st_matrix *m);
 };
 
-/* Mappings: an output state computed from an input state. */
+/* Mappings: an output state computed from one input state (or, for a
+ * multi-mapping, several: see inputs and get_j). All vectors are the system's global
+ * ones; a mapping reads its inputs' slices and writes its output's.
+ *
+ * SOFA's switches, reported by flags(): a mapping that does not map its
+ * forces hides everything below it from the parent's dynamics (SOFA's
+ * visitors stop there); one that maps forces but not masses hides the
+ * masses of its output state and of the states below. */
+enum {
+    ST_MAP_FORCES = 1u << 0,      /* "mapForces" */
+    ST_MAP_CONSTRAINTS = 1u << 1, /* "mapConstraints" */
+    ST_MAP_MASSES = 1u << 2,      /* "mapMasses" */
+    ST_MAP_MATRICES = 1u << 3,    /* "mapMatrices" */
+    ST_MAP_ALL = 0xfu
+};
+
+/* Receives the blocks of a mapping's Jacobian J = d x_out / d x_in (see
+ * st_mapping_ops.get_j). Owned by the kernel. */
+typedef struct st_jbuilder st_jbuilder;
+
+/* Adds a block of J: output point i (of the mapping's output) by point j of
+ * the input state in, out->type->deriv_size x in->type->deriv_size values,
+ * row-major. Blocks for the same (i, in, j) add up. */
+ST_API void st_jbuilder_add(st_jbuilder *jb, size_t i, const st_mstate *in, size_t j,
+                            const double *block);
+/* Adds w times the identity (the two states' derivatives of the same size;
+ * on a Rigid3d/Vec3d pair the first three rows and columns). */
+ST_API void st_jbuilder_add_diag(st_jbuilder *jb, size_t i, const st_mstate *in, size_t j,
+                                 double w);
+
 struct st_mapping_ops {
     size_t struct_size;
     st_mstate *(*input)(const st_component *self);
@@ -101,6 +130,27 @@ struct st_mapping_ops {
     void (*apply)(st_component *self, const st_mparams *mp, double *x);      /* x_out = J(x_in) */
     void (*apply_j)(st_component *self, const st_mparams *mp, double *v);    /* v_out = J v_in */
     void (*apply_jt)(st_component *self, const st_mparams *mp, double *f);   /* f_in += J^T f_out */
+    /* ABI 2.1. */
+    /* The Jacobian at the positions of the last apply, block by block with
+     * st_jbuilder_add. Make the same calls (same points, same order) every
+     * time while the topology is unchanged: the kernel records the pattern
+     * at the first call and replays later ones into it. NULL: the mapping
+     * cannot take part in matrix assembly. */
+    void (*get_j)(st_component *self, const st_mparams *mp, st_jbuilder *jb);
+    /* Non-linear mappings (NULL for linear ones). SOFA's updateK: f is the
+     * global force vector, the output's slice holding the child force;
+     * keep what the geometric stiffness K = d(J^T f_child)/d x_in needs. */
+    void (*update_k)(st_component *self, const st_mparams *mp, const double *f);
+    /* SOFA's applyDJT: df_in += kfactor K dx_in (K of the last update_k). */
+    void (*apply_djt)(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                      double kfactor);
+    /* SOFA's getK: adds kfactor K to m on input points (st_matrix_add_block). */
+    void (*get_k)(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor);
+    /* ST_MAP_* switches (NULL: ST_MAP_ALL). */
+    unsigned (*flags)(const st_component *self);
+    /* Multi-mappings: writes up to max input states into out and returns
+     * how many there are (NULL: the one state of input()). */
+    size_t (*inputs)(const st_component *self, st_mstate **out, size_t max);
 };
 
 /* ODE solvers. bind() runs once after the kernel compiled the solver's

@@ -1,0 +1,576 @@
+/* barycentric_mapping.c - BarycentricMapping: each output point follows the
+ * input element it was located in at init, with fixed barycentric
+ * coefficients (a linear mapping: x_out = sum_k w_k x_in[v_k]).
+ *
+ * Location follows SOFA's mappers:
+ * - a RegularGridTopology (3D): the cube found from the grid's origin and
+ *   spacing; a point outside takes the nearest cube (indices clamped) with
+ *   extrapolated coefficients (below 0 or above 1);
+ * - any other topology (SOFA's MeshTopology mapper): with tetrahedra or
+ *   hexahedra, the element whose coefficients are inside (the most inside
+ *   one), else the one whose centre is nearest, coefficients extrapolated
+ *   (hexahedra use the affine frame of their edges 0-1, 0-3, 0-4); else
+ *   triangles and quads (a point is inside when within 0.01 of the
+ *   element's plane, in units of the normal's length); else edges (the first
+ *   edge whose projection coefficient lies in [0, 1], else the last edge).
+ * Weights per element kind (SOFA's formulas and summation order):
+ *   edge (1-fx, fx), triangle (1-fx-fy, fx, fy), quad bilinear, tetra
+ *   (1-fx-fy-fz, fx, fy, fz), cube trilinear. */
+#include <math.h>
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "../shared/mapping_common.h"
+
+#define MAXV 8 /* vertices of an element */
+
+typedef struct bary_mapping {
+    map_head h;
+    bool use_rest_position;      /* "useRestPosition" */
+    st_component *in_topology;   /* "input_topology" */
+    st_component *out_topology;  /* "output_topology" (kept) */
+    /* Set at init. */
+    size_t n;                    /* output points */
+    unsigned *nv;                /* n: vertices of the point's element (while locating) */
+    unsigned *v;                 /* input point indices, summation order: while locating
+                                    MAXV per point, then packed (point i: row[i]..row[i+1]) */
+    double *w;                   /* the weights, laid out as v */
+    unsigned *row;               /* n + 1: each point's first term once packed */
+    unsigned outside;            /* points located outside every element */
+} bary_mapping;
+
+static const st_field bary_fields[] = {
+    MAP_HEAD_FIELDS(bary_mapping),
+    ST_BOOL(bary_mapping, use_rest_position, "useRestPosition", "false",
+            "Use the rest position of the input and output models to initialize the mapping"),
+    ST_LINK(bary_mapping, in_topology, "input_topology", ST_LINK_TOPOLOGY,
+            "Input topology container (usually the surrounding domain)."),
+    ST_LINK(bary_mapping, out_topology, "output_topology", ST_LINK_TOPOLOGY,
+            "Output topology container (usually the immersed domain)."),
+    ST_FIELD_END};
+
+static void sub3(double r[3], const double a[3], const double b[3])
+{
+    r[0] = a[0] - b[0];
+    r[1] = a[1] - b[1];
+    r[2] = a[2] - b[2];
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(double r[3], const double a[3], const double b[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* inv = the inverse of the matrix whose columns are c0, c1, c2; false when
+ * singular. */
+static bool inverse_cols(double inv[9], const double c0[3], const double c1[3], const double c2[3])
+{
+    /* Rows of the inverse are the cross products over the determinant. */
+    double r0[3], r1[3], r2[3];
+    cross3(r0, c1, c2);
+    cross3(r1, c2, c0);
+    cross3(r2, c0, c1);
+    double det = dot3(c0, r0);
+    if (det == 0.0)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        inv[k] = r0[k] / det;
+        inv[3 + k] = r1[k] / det;
+        inv[6 + k] = r2[k] / det;
+    }
+    return true;
+}
+
+static void mul33(double r[3], const double m[9], const double v[3])
+{
+    for (int k = 0; k < 3; k++)
+        r[k] = m[3 * k] * v[0] + m[3 * k + 1] * v[1] + m[3 * k + 2] * v[2];
+}
+
+static double fmax3(double a, double b, double c) { return fmax(fmax(a, b), c); }
+
+/* ---- weights per element kind (SOFA's summation order) ---- */
+
+static void set_edge(bary_mapping *m, size_t i, const unsigned *e, double fx)
+{
+    unsigned *v = m->v + MAXV * i;
+    double *w = m->w + MAXV * i;
+    m->nv[i] = 2;
+    v[0] = e[0], w[0] = 1 - fx;
+    v[1] = e[1], w[1] = fx;
+}
+
+static void set_triangle(bary_mapping *m, size_t i, const unsigned *t, double fx, double fy)
+{
+    unsigned *v = m->v + MAXV * i;
+    double *w = m->w + MAXV * i;
+    m->nv[i] = 3;
+    v[0] = t[0], w[0] = 1 - fx - fy;
+    v[1] = t[1], w[1] = fx;
+    v[2] = t[2], w[2] = fy;
+}
+
+static void set_quad(bary_mapping *m, size_t i, const unsigned *q, double fx, double fy)
+{
+    unsigned *v = m->v + MAXV * i;
+    double *w = m->w + MAXV * i;
+    m->nv[i] = 4;
+    v[0] = q[0], w[0] = (1 - fx) * (1 - fy);
+    v[1] = q[1], w[1] = fx * (1 - fy);
+    v[2] = q[3], w[2] = (1 - fx) * fy;
+    v[3] = q[2], w[3] = fx * fy;
+}
+
+static void set_tetra(bary_mapping *m, size_t i, const unsigned *t, const double f[3])
+{
+    unsigned *v = m->v + MAXV * i;
+    double *w = m->w + MAXV * i;
+    m->nv[i] = 4;
+    v[0] = t[0], w[0] = 1 - f[0] - f[1] - f[2];
+    v[1] = t[1], w[1] = f[0];
+    v[2] = t[2], w[2] = f[1];
+    v[3] = t[3], w[3] = f[2];
+}
+
+static void set_cube(bary_mapping *m, size_t i, const unsigned *c, const double f[3])
+{
+    static const unsigned order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+    const double fx = f[0], fy = f[1], fz = f[2];
+    const double ws[8] = {(1 - fx) * (1 - fy) * (1 - fz), fx * (1 - fy) * (1 - fz),
+                          (1 - fx) * fy * (1 - fz),       fx * fy * (1 - fz),
+                          (1 - fx) * (1 - fy) * fz,       fx * (1 - fy) * fz,
+                          (1 - fx) * fy * fz,             fx * fy * fz};
+    m->nv[i] = 8;
+    for (int k = 0; k < 8; k++) {
+        m->v[MAXV * i + k] = c[order[k]];
+        m->w[MAXV * i + k] = ws[k];
+    }
+}
+
+/* ---- location ---- */
+
+typedef struct elems {
+    const st_array *edges, *tris, *quads, *tetras, *hexas;
+} elems;
+
+static size_t count(const st_array *a) { return a ? a->n : 0; }
+
+/* The 3D case of SOFA's mesh mapper: tetrahedra, then hexahedra. */
+static st_status locate_3d(bary_mapping *m, const elems *e, const double *in, const double *out,
+                           st_error *err)
+{
+    size_t nt = count(e->tetras), nh = count(e->hexas), ne = nt + nh;
+    double *bases = st_malloc(ne * 9 * sizeof *bases), *centres = st_malloc(ne * 3 * sizeof(double));
+    if (!bases || !centres) {
+        st_free(bases);
+        st_free(centres);
+        return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
+    }
+    for (size_t k = 0; k < ne; k++) {
+        bool tet = k < nt;
+        const unsigned *el = tet ? e->tetras->u + 4 * k : e->hexas->u + 8 * (k - nt);
+        unsigned nvx = tet ? 4 : 8;
+        const double *p0 = in + 3 * el[0];
+        double c0[3], c1[3], c2[3];
+        sub3(c0, in + 3 * el[1], p0);
+        sub3(c1, in + 3 * el[tet ? 2 : 3], p0);
+        sub3(c2, in + 3 * el[tet ? 3 : 4], p0);
+        if (!inverse_cols(bases + 9 * k, c0, c1, c2)) {
+            st_free(bases);
+            st_free(centres);
+            return st_component_error(&m->h.base, NULL, err, ST_ESCENE,
+                                      "%s %zu of the input topology is degenerate",
+                                      tet ? "tetrahedron" : "hexahedron", tet ? k : k - nt);
+        }
+        double *c = centres + 3 * k;
+        c[0] = c[1] = c[2] = 0.0;
+        for (unsigned a = 0; a < nvx; a++)
+            for (int d = 0; d < 3; d++)
+                c[d] += in[3 * el[a] + d];
+        for (int d = 0; d < 3; d++)
+            c[d] *= tet ? 0.25 : 0.125;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const double *pos = out + 3 * i;
+        double best = 1e10, coefs[3] = {0, 0, 0};
+        size_t index = (size_t)-1;
+        for (size_t k = 0; k < ne; k++) {
+            bool tet = k < nt;
+            const unsigned *el = tet ? e->tetras->u + 4 * k : e->hexas->u + 8 * (k - nt);
+            double rel[3], v[3];
+            sub3(rel, pos, in + 3 * el[0]);
+            mul33(v, bases + 9 * k, rel);
+            double d = fmax(fmax3(-v[0], -v[1], -v[2]),
+                            tet ? v[0] + v[1] + v[2] - 1 : fmax3(v[0] - 1, v[1] - 1, v[2] - 1));
+            if (d > 0) {
+                double r[3];
+                sub3(r, pos, centres + 3 * k);
+                d = dot3(r, r);
+            }
+            if (d < best) {
+                memcpy(coefs, v, sizeof coefs);
+                best = d;
+                index = k;
+            }
+        }
+        if (best > 0)
+            m->outside++;
+        if (index < nt)
+            set_tetra(m, i, e->tetras->u + 4 * index, coefs);
+        else if (index != (size_t)-1)
+            set_cube(m, i, e->hexas->u + 8 * (index - nt), coefs);
+    }
+    st_free(bases);
+    st_free(centres);
+    return ST_OK;
+}
+
+/* The 2D case: triangles, then quads. */
+static st_status locate_2d(bary_mapping *m, const elems *e, const double *in, const double *out,
+                           st_error *err)
+{
+    size_t nt = count(e->tris), nq = count(e->quads), ne = nt + nq;
+    double *bases = st_malloc(ne * 9 * sizeof *bases), *centres = st_malloc(ne * 3 * sizeof(double));
+    if (!bases || !centres) {
+        st_free(bases);
+        st_free(centres);
+        return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
+    }
+    for (size_t k = 0; k < ne; k++) {
+        bool tri = k < nt;
+        const unsigned *el = tri ? e->tris->u + 3 * k : e->quads->u + 4 * (k - nt);
+        unsigned nvx = tri ? 3 : 4;
+        const double *p0 = in + 3 * el[0];
+        double c0[3], c1[3], c2[3];
+        sub3(c0, in + 3 * el[1], p0);
+        sub3(c1, in + 3 * el[tri ? 2 : 3], p0);
+        cross3(c2, c0, c1);
+        if (!inverse_cols(bases + 9 * k, c0, c1, c2)) {
+            st_free(bases);
+            st_free(centres);
+            return st_component_error(&m->h.base, NULL, err, ST_ESCENE,
+                                      "%s %zu of the input topology is degenerate",
+                                      tri ? "triangle" : "quad", tri ? k : k - nt);
+        }
+        double *c = centres + 3 * k;
+        c[0] = c[1] = c[2] = 0.0;
+        for (unsigned a = 0; a < nvx; a++)
+            for (int d = 0; d < 3; d++)
+                c[d] += in[3 * el[a] + d];
+        for (int d = 0; d < 3; d++)
+            c[d] = tri ? c[d] / 3 : c[d] * 0.25;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const double *pos = out + 3 * i;
+        double best = 1e10, coefs[3] = {0, 0, 0};
+        size_t index = (size_t)-1;
+        for (size_t k = 0; k < ne; k++) {
+            bool tri = k < nt;
+            const unsigned *el = tri ? e->tris->u + 3 * k : e->quads->u + 4 * (k - nt);
+            double rel[3], v[3];
+            sub3(rel, pos, in + 3 * el[0]);
+            mul33(v, bases + 9 * k, rel);
+            double d = tri ? fmax(fmax(-v[0], -v[1]), fmax(fabs(v[2]) - 0.01, v[0] + v[1] - 1))
+                           : fmax(fmax(-v[0], -v[1]),
+                                  fmax(fmax(v[1] - 1, v[0] - 1), fmax(v[2] - 0.01, -v[2] - 0.01)));
+            if (d > 0) {
+                double r[3];
+                sub3(r, pos, centres + 3 * k);
+                d = dot3(r, r);
+            }
+            if (d < best) {
+                memcpy(coefs, v, sizeof coefs);
+                best = d;
+                index = k;
+            }
+        }
+        if (best > 0)
+            m->outside++;
+        if (index < nt)
+            set_triangle(m, i, e->tris->u + 3 * index, coefs[0], coefs[1]);
+        else if (index != (size_t)-1)
+            set_quad(m, i, e->quads->u + 4 * (index - nt), coefs[0], coefs[1]);
+    }
+    st_free(bases);
+    st_free(centres);
+    return ST_OK;
+}
+
+/* The 1D case: the first edge whose coefficient is in [0, 1], else the
+ * last edge with its coefficient. */
+static void locate_1d(bary_mapping *m, const elems *e, const double *in, const double *out)
+{
+    size_t ne = count(e->edges);
+    for (size_t i = 0; i < m->n; i++) {
+        double coef = 0.0;
+        size_t k;
+        for (k = 0; k < ne; k++) {
+            const unsigned *ed = e->edges->u + 2 * k;
+            double d[3], r[3];
+            sub3(d, in + 3 * ed[1], in + 3 * ed[0]);
+            double len = sqrt(dot3(d, d));
+            double u[3] = {d[0], d[1], d[2]};
+            if (len > 0)
+                for (int a = 0; a < 3; a++)
+                    u[a] /= len;
+            sub3(r, out + 3 * i, in + 3 * ed[0]);
+            coef = dot3(u, r) / len;
+            if (coef >= 0 && coef <= 1)
+                break;
+        }
+        if (k == ne) {
+            k = ne - 1;
+            m->outside++;
+        }
+        set_edge(m, i, e->edges->u + 2 * k, coef);
+    }
+}
+
+/* SOFA's regular grid mapper: the cube from the grid's origin and spacing,
+ * read from the grid's points and its hexahedra (cube (i, j, k) is
+ * i + (nx-1) (j + (ny-1) k), point (i, j, k) is i + nx (j + ny k)). Returns
+ * false when the topology is not a 3D grid. */
+static bool locate_grid(bary_mapping *m, st_component *topo, const elems *e, const double *out)
+{
+    const st_topology_ops *ops = topo->cls->topology;
+    if (strcmp(topo->cls->name, "RegularGridTopology") != 0 || count(e->hexas) == 0 ||
+        !ops->nb_points || !ops->get_point)
+        return false;
+    const unsigned *h0 = e->hexas->u;
+    size_t np = ops->nb_points(topo);
+    size_t nx = h0[3], nxy = h0[4];
+    if (nx < 2 || nxy < 2 * nx || nxy % nx || np % nxy || np / nxy < 2)
+        return false;
+    long n[3] = {(long)nx, (long)(nxy / nx), (long)(np / nxy)};
+    double p0[3], p[3], d[3][3], inv2[3];
+    ops->get_point(topo, 0, p0);
+    const size_t step[3] = {1, nx, nxy};
+    for (int a = 0; a < 3; a++) {
+        ops->get_point(topo, step[a], p);
+        sub3(d[a], p, p0);
+        double l2 = dot3(d[a], d[a]);
+        if (l2 == 0.0)
+            return false;
+        inv2[a] = 1.0 / l2;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        double rel[3], f[3];
+        long c[3];
+        bool in = true;
+        sub3(rel, out + 3 * i, p0);
+        for (int a = 0; a < 3; a++) {
+            double x = dot3(rel, d[a]) * inv2[a];
+            c[a] = (long)floor(x);
+            if (c[a] < 0 || c[a] > n[a] - 2) {
+                in = false;
+                c[a] = c[a] < 0 ? 0 : n[a] - 2;
+            }
+            f[a] = x - (double)c[a];
+        }
+        if (!in)
+            m->outside++;
+        size_t cube = (size_t)(c[0] + (n[0] - 1) * (c[1] + (n[1] - 1) * c[2]));
+        set_cube(m, i, e->hexas->u + 8 * cube, f);
+    }
+    return true;
+}
+
+static void bary_free(bary_mapping *m)
+{
+    st_free(m->nv);
+    st_free(m->v);
+    st_free(m->w);
+    st_free(m->row);
+    m->nv = m->v = m->row = NULL;
+    m->w = NULL;
+    m->n = 0;
+}
+
+static void apply_points(const bary_mapping *m, const double *restrict in, double *restrict out)
+{
+    const unsigned *restrict row = m->row, *restrict v = m->v;
+    const double *restrict w = m->w;
+    const size_t n = m->n;
+    for (size_t i = 0; i < n; i++) {
+        double r0 = 0.0, r1 = 0.0, r2 = 0.0;
+        for (unsigned k = row[i], e = row[i + 1]; k < e; k++) {
+            const double *p = in + 3 * (size_t)v[k];
+            const double wk = w[k];
+            r0 += p[0] * wk;
+            r1 += p[1] * wk;
+            r2 += p[2] * wk;
+        }
+        out[3 * i] = r0;
+        out[3 * i + 1] = r1;
+        out[3 * i + 2] = r2;
+    }
+}
+
+static void init_apply(st_component *self, const double *xin, double *xout)
+{
+    apply_points((const bary_mapping *)self, xin, xout);
+}
+
+static st_status bary_init(st_component *self, st_error *err)
+{
+    bary_mapping *m = (bary_mapping *)self;
+    self->state = ST_CSTATE_INVALID;
+    bary_free(m);
+    m->outside = 0;
+    ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
+    st_component *topo = m->in_topology;
+    if (!topo)
+        topo = st_node_find(m->h.input->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!topo || !topo->cls->topology)
+        return st_component_error(self, "input_topology", err, ST_ESCENE,
+                                  "no topology found for the input '%s' (its node and above)",
+                                  m->h.in->base.name);
+    const st_topology_ops *ops = topo->cls->topology;
+    elems e = {ops->elements(topo, ST_T_EDGES), ops->elements(topo, ST_T_TRIANGLES),
+               ops->elements(topo, ST_T_QUADS), ops->elements(topo, ST_T_TETRAS),
+               ops->elements(topo, ST_T_HEXAS)};
+    const st_mstate *in = m->h.in, *out = m->h.out;
+    const double *xin = m->use_rest_position ? in->rest_position.r : in->position.r;
+    const double *xout = m->use_rest_position ? out->rest_position.r : out->position.r;
+    size_t nin = m->use_rest_position ? in->rest_position.n : in->position.n;
+    m->n = m->use_rest_position ? out->rest_position.n : out->position.n;
+    /* Element vertices must be input points. */
+    const st_array *lists[5] = {e.edges, e.tris, e.quads, e.tetras, e.hexas};
+    const unsigned widths[5] = {2, 3, 4, 4, 8};
+    for (int l = 0; l < 5; l++)
+        for (size_t k = 0; lists[l] && k < lists[l]->n * widths[l]; k++)
+            if (lists[l]->u[k] >= nin)
+                return st_component_error(self, "input", err, ST_ESCENE,
+                                          "topology '%s' names point %u; the input '%s' has %zu",
+                                          topo->name, lists[l]->u[k], in->base.name, nin);
+    m->nv = st_calloc(m->n ? m->n : 1, sizeof *m->nv);
+    m->v = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->v);
+    m->w = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->w);
+    m->row = st_calloc(m->n + 1, sizeof *m->row);
+    if (!m->nv || !m->v || !m->w || !m->row) {
+        bary_free(m);
+        return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
+    }
+    if (!locate_grid(m, topo, &e, xout)) {
+        if (count(e.tetras) || count(e.hexas))
+            ST_TRY(locate_3d(m, &e, xin, xout, err));
+        else if (count(e.tris) || count(e.quads))
+            ST_TRY(locate_2d(m, &e, xin, xout, err));
+        else if (count(e.edges))
+            locate_1d(m, &e, xin, xout);
+        else
+            return st_component_error(self, "input_topology", err, ST_ESCENE,
+                                      "topology '%s' has no elements to map points into",
+                                      topo->name);
+    }
+    /* Pack the terms point after point, dropping those of weight exactly
+     * 0 (they add nothing: a point on a grid node keeps one term of eight).
+     * Packing moves terms only backwards, so it is done in place. */
+    unsigned t = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        m->row[i] = t;
+        for (unsigned k = 0; k < m->nv[i]; k++)
+            if (m->w[MAXV * i + k] != 0.0) {
+                m->v[t] = m->v[MAXV * i + k];
+                m->w[t++] = m->w[MAXV * i + k];
+            }
+    }
+    m->row[m->n] = t;
+    ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
+    if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
+        apply_points(m, in->velocity.r, out->velocity.r);
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static void bary_destroy(st_component *self) { bary_free((bary_mapping *)self); }
+
+static bool ready(const bary_mapping *m)
+{
+    return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n;
+}
+
+static void bary_apply(st_component *self, const st_mparams *mp, double *x)
+{
+    (void)mp;
+    bary_mapping *m = (bary_mapping *)self;
+    if (ready(m))
+        apply_points(m, st_slice_x(x, m->h.in), st_slice_x(x, m->h.out));
+}
+
+static void bary_apply_j(st_component *self, const st_mparams *mp, double *v)
+{
+    (void)mp;
+    bary_mapping *m = (bary_mapping *)self;
+    if (ready(m))
+        apply_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out));
+}
+
+static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
+{
+    (void)mp;
+    bary_mapping *m = (bary_mapping *)self;
+    if (!ready(m))
+        return;
+    double *fin = st_slice(f, m->h.in);
+    const double *fout = st_slice(f, m->h.out);
+    const unsigned *row = m->row, *v = m->v;
+    const double *w = m->w;
+    for (size_t i = 0; i < m->n; i++) {
+        const double f0 = fout[3 * i], f1 = fout[3 * i + 1], f2 = fout[3 * i + 2];
+        for (unsigned k = row[i], e = row[i + 1]; k < e; k++) {
+            double *p = fin + 3 * (size_t)v[k];
+            const double wk = w[k];
+            p[0] += f0 * wk;
+            p[1] += f1 * wk;
+            p[2] += f2 * wk;
+        }
+    }
+}
+
+static void bary_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
+{
+    (void)mp;
+    bary_mapping *m = (bary_mapping *)self;
+    if (!ready(m))
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        for (unsigned k = m->row[i]; k < m->row[i + 1]; k++)
+            st_jbuilder_add_diag(jb, i, m->h.in, m->v[k], m->w[k]);
+}
+
+static const st_mapping_ops bary_ops = {
+    .struct_size = sizeof(st_mapping_ops),
+    .input = map_head_input,
+    .output = map_head_output,
+    .apply = bary_apply,
+    .apply_j = bary_apply_j,
+    .apply_jt = bary_apply_jt,
+    .get_j = bary_get_j,
+    .flags = map_head_flags,
+};
+
+static const char *const vec3_only[] = {"Vec3d", NULL};
+
+const st_class barycentric_mapping_class = {
+    .struct_size = sizeof(st_class),
+    .name = "BarycentricMapping",
+    .category = "Mapping",
+    .description = "Mapping using barycentric coordinates of the child with respect to cells of "
+                   "its parent",
+    .instance_size = sizeof(bary_mapping),
+    .fields = bary_fields,
+    .init = bary_init,
+    .reinit = bary_init,
+    .cleanup = bary_destroy,
+    .mapping = &bary_ops,
+    .templates = vec3_only,
+};

@@ -1,0 +1,69 @@
+/* mapping_common.h - what every mechanical mapping plugin shares: the head
+ * of the instance (input, output, SOFA's map* switches), its fields, the
+ * flags() role function and the sizing of the output state. Compiled into
+ * each plugin that uses it (plugins/shared is not a plugin itself). */
+#ifndef SETTEE_SHARED_MAPPING_COMMON_H
+#define SETTEE_SHARED_MAPPING_COMMON_H
+
+#include <settee/settee.h>
+
+/* Head of a mapping instance (first member of the class's struct). */
+typedef struct map_head {
+    st_component base;
+    st_component *input;  /* "input" */
+    st_component *output; /* "output" */
+    bool map_forces, map_constraints, map_masses, map_matrices; /* SOFA's switches */
+    bool apply_rest_position;                                   /* "applyRestPosition" */
+    /* Set at init. */
+    st_mstate *in, *out;
+} map_head;
+
+/* Field entries of the head for instance struct S whose first member is
+ * `map_head h`: input, output and SOFA's switches. */
+#define MAP_HEAD_FIELDS(S)                                                                         \
+    {"input", ST_T_LINK, offsetof(S, h.input) + ST_FIELD_CHECK_(S, h.input, st_component *), NULL, \
+     "Input object to map", ST_F_REQUIRED, NULL, ST_LINK_STATE, 0.0, 0.0},                        \
+        MAP_OUTPUT_FIELDS(S)
+
+/* The same without "input" (multi-mappings declare their own). */
+#define MAP_OUTPUT_FIELDS(S)                                                                       \
+    {"output", ST_T_LINK, offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *),   \
+     NULL, "Output object to map", ST_F_REQUIRED, NULL, ST_LINK_ANY, 0.0, 0.0},                   \
+        ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
+                "Are forces mapped ? (false: the output's forces and masses do not act on the "   \
+                "input)"),                                                                         \
+        ST_IGNORED(S, h.map_constraints, "mapConstraints", ST_T_BOOL, bool, "true",                \
+                   "Are constraints mapped ? (settee has no constraints to map)"),                \
+        ST_BOOL(S, h.map_masses, "mapMasses", "true",                                              \
+                "Are masses mapped ? (as in SOFA, no effect on the dynamics; alias "              \
+                "isMechanical)"),                                                                  \
+        ST_IGNORED(S, h.map_matrices, "mapMatrices", ST_T_BOOL, bool, "false",                     \
+                   "Are matrix explicit mapped? (as SOFA's linear system, settee always "         \
+                   "projects mapped matrices)"),                                                  \
+        ST_BOOL(S, h.apply_rest_position, "applyRestPosition", "false",                            \
+                "set to true to apply this mapping to restPosition at init")
+
+/* st_mapping_ops.flags for any class whose instance starts with a map_head. */
+unsigned map_head_flags(const st_component *self);
+st_mstate *map_head_input(const st_component *self);
+st_mstate *map_head_output(const st_component *self);
+
+/* Checks input and output (both mechanical states; the input's type one of
+ * in_types, the output's out_type, NULL: any) and sets h->in, h->out. */
+st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
+                        st_error *err);
+
+/* Resizes the output state to n points (positions, velocities, rest
+ * positions; force and externalForce when they hold values). */
+st_status map_resize_output(st_mstate *out, size_t n, st_error *err);
+
+/* The usual init tail: x_out = apply(x_in), v_out = J v_in, and with
+ * applyRestPosition the rest positions too, on the states' own arrays
+ * (before the kernel binds them to a system). apply and apply_j take the
+ * input's and the output's arrays. */
+typedef void (*map_apply_fn)(st_component *self, const double *xin, double *xout);
+typedef void (*map_applyj_fn)(st_component *self, const double *vin, double *vout);
+st_status map_init_outputs(map_head *h, map_apply_fn apply, map_applyj_fn apply_j,
+                           st_error *err);
+
+#endif
