@@ -366,9 +366,23 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
     }
     if (!obj) {
         if (kind == ST_LINK_ANY) {
+            /* A node stands for its mechanical state (SOFA's mapping
+             * output="@." and the like), when it has exactly one. */
+            st_component *state = NULL;
+            size_t nstates = 0;
+            for (size_t i = 0; i < n->nobjects; i++)
+                if (kind_ok(n->objects[i], ST_LINK_STATE)) {
+                    state = n->objects[i];
+                    nstates++;
+                }
             char np[ST_ERROR_PATH_MAX];
-            return st_error_set(err, ST_ELINK, "'@%s' names the node %s, not a component", path,
-                                st_node_path(n, np, sizeof np));
+            if (nstates != 1)
+                return st_error_set(err, ST_ELINK,
+                                    "'@%s' names the node %s, not a component (a node stands for "
+                                    "its MechanicalObject, and it has %zu)",
+                                    path, st_node_path(n, np, sizeof np), nstates);
+            *out = state;
+            return ST_OK;
         }
         st_component *found = NULL;
         size_t count = 0;

@@ -702,3 +702,21 @@ Test(scn, field_warnings_point_at_the_value)
               T.log);
     st_scene_destroy(&s);
 }
+
+/* A link that may name any component stands, when it names a node, for the
+ * node's MechanicalObject (SOFA's mapping output="@."); a node without
+ * exactly one is an error saying so. */
+Test(scn, a_node_stands_for_its_state)
+{
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as(spring_scn, "spring.scn", &s, &err), ST_OK);
+    st_component *c = NULL;
+    cr_assert_eq(st_node_resolve(st_scene_root(s), "Bob", ST_LINK_ANY, &c, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert(st_component_has_role(c, ST_ROLE_STATE));
+    cr_assert_str_eq(st_node_name(c->node), "Bob");
+    cr_assert_neq(st_node_resolve(st_scene_root(s), ".", ST_LINK_ANY, &c, &err), ST_OK);
+    cr_assert(strstr(err.msg, "stands for its MechanicalObject, and it has 0"), "%s", err.msg);
+    st_scene_destroy(&s);
+}

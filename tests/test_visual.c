@@ -249,3 +249,42 @@ Test(visual, ignored_fields_say_so_at_verbose)
     cr_assert(strstr(T.log, "'size' is accepted for SOFA compatibility"), "%s", T.log);
     st_scene_destroy(&s);
 }
+
+/* A BarycentricMapping into an OglModel maps its points (SOFA's visual
+ * mapping): each point follows the cell it lies in, here a falling cube. */
+Test(visual, barycentric_mapping_into_a_visual_model)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -9.81, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Topology, Mapping.Linear,\n"
+        "                                    Sofa.GL.Component.Rendering3D]}\n"
+        "    - EulerExplicitSolver: {symplectic: true}\n"
+        "    - MechanicalObject: {name: dofs}\n"
+        "    - RegularGridTopology: {n: [2, 2, 2], min: [0, 0, 0], max: [1, 1, 1]}\n"
+        "    - UniformMass: {totalMass: 1}\n"
+        "  children:\n"
+        "    - name: Visual\n"
+        "      objects:\n"
+        "        - OglModel: {name: vis, position: [[0.5, 0.5, 0.5], [0.25, 0.75, 0.1]]}\n"
+        "        - BarycentricMapping: {input: \"@..\", output: \"@vis\"}\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&T, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_component *vis = test_find_object(s, "vis");
+    cr_assert_not_null(vis);
+    const double *p = ((const st_array *)st_component_field_ptr(
+                           vis, st_component_field(vis, "position")))->r;
+    double drop = 9.81 * 0.01 * 0.01 * 55; /* symplectic Euler, 10 steps from rest */
+    cr_assert_float_eq(p[1], 0.5 - drop, 1e-12);
+    cr_assert_float_eq(p[4], 0.75 - drop, 1e-12);
+    cr_assert_eq(p[0], 0.5);
+    cr_assert_eq(p[5], 0.1);
+    st_scene_destroy(&s);
+}

@@ -425,7 +425,11 @@ static st_status bary_init(st_component *self, st_error *err)
     self->state = ST_CSTATE_INVALID;
     bary_free(m);
     m->outside = 0;
-    ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
+    st_status rc;
+    bool visual = map_head_bind_visual(&m->h, &rc, err);
+    ST_TRY(rc);
+    if (!visual)
+        ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
     st_component *topo = m->in_topology;
     if (!topo)
         topo = st_node_find(m->h.input->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
@@ -439,9 +443,12 @@ static st_status bary_init(st_component *self, st_error *err)
                ops->elements(topo, ST_T_HEXAS)};
     const st_mstate *in = m->h.in, *out = m->h.out;
     const double *xin = m->use_rest_position ? in->rest_position.r : in->position.r;
-    const double *xout = m->use_rest_position ? out->rest_position.r : out->position.r;
     size_t nin = m->use_rest_position ? in->rest_position.n : in->position.n;
-    m->n = m->use_rest_position ? out->rest_position.n : out->position.n;
+    /* A visual output is located from its positions as they are at init. */
+    const double *xout = visual ? m->h.visual_pos->r
+                                : (m->use_rest_position ? out->rest_position.r : out->position.r);
+    m->n = visual ? m->h.visual_pos->n
+                  : (m->use_rest_position ? out->rest_position.n : out->position.n);
     /* Element vertices must be input points. */
     const st_array *lists[5] = {e.edges, e.tris, e.quads, e.tetras, e.hexas};
     const unsigned widths[5] = {2, 3, 4, 4, 8};
@@ -484,6 +491,13 @@ static st_status bary_init(st_component *self, st_error *err)
             }
     }
     m->row[m->n] = t;
+    if (visual) {
+        if (m->n)
+            apply_points(m, in->position.r, m->h.visual_pos->r);
+        map_head_touch_visual(&m->h);
+        self->state = ST_CSTATE_VALID;
+        return ST_OK;
+    }
     ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
     if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
         apply_points(m, in->velocity.r, out->velocity.r);
@@ -504,6 +518,12 @@ static void bary_apply(st_component *self, const st_mparams *mp, double *x)
     bary_mapping *m = (bary_mapping *)self;
     if (ready(m))
         apply_points(m, st_slice_x(x, m->h.in), st_slice_x(x, m->h.out));
+    else if (m->h.base.state == ST_CSTATE_VALID && m->h.visual_pos &&
+             m->h.visual_pos->n == m->n) {
+        /* Visual output: its positions follow (sized at init, no allocation). */
+        apply_points(m, st_slice_x(x, m->h.in), m->h.visual_pos->r);
+        map_head_touch_visual(&m->h);
+    }
 }
 
 static void bary_apply_j(st_component *self, const st_mparams *mp, double *v)

@@ -26,30 +26,16 @@ static st_status identity_init(st_component *self, st_error *err)
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
     m->visual_pos = NULL;
-    if (h->output && !st_component_has_role(h->output, ST_ROLE_STATE)) {
+    st_status rc;
+    if (map_head_bind_visual(h, &rc, err)) {
         /* A visual output: positions only, no part in the mechanics. */
-        if (!h->input || !st_component_has_role(h->input, ST_ROLE_STATE))
-            return st_component_error(self, "input", err, ST_ELINK,
-                                      "input must link a MechanicalObject (\"@../dofs\"), got %s",
-                                      h->input ? h->input->cls->name : "nothing");
-        h->in = (st_mstate *)h->input;
-        h->out = NULL;
-        const st_field *f = st_component_field(h->output, "position");
-        if (h->in->type != &st_vec3d_type)
-            return st_component_error(self, "output", err, ST_ESCENE,
-                                      "a visual output takes Vec3d positions; the input '%s' is %s",
-                                      h->in->base.name, h->in->type->name);
-        if (!f || f->type != ST_T_VEC3S)
-            return st_component_error(self, "output", err, ST_ELINK,
-                                      "output '%s' (%s) is neither a MechanicalObject nor a "
-                                      "model with a 'position' field",
-                                      h->output->name, h->output->cls->name);
+        ST_TRY(rc);
         size_t n = h->in->n;
-        m->visual_field = f;
-        m->visual_pos = st_component_field_ptr(h->output, f);
+        m->visual_field = h->visual_field;
+        m->visual_pos = h->visual_pos;
         ST_TRY(st_array_resize(m->visual_pos, ST_T_VEC3S, n, err));
         memcpy(m->visual_pos->r, h->in->position.r, 3 * n * sizeof(double));
-        st_component_touch(h->output, f);
+        map_head_touch_visual(h);
         self->state = ST_CSTATE_VALID;
         return ST_OK;
     }

@@ -38,6 +38,47 @@ st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_stat
     return ST_OK;
 }
 
+bool map_head_bind_visual(map_head *h, st_status *rc, st_error *err)
+{
+    st_component *self = &h->base;
+    *rc = ST_OK;
+    h->visual_pos = NULL;
+    h->visual_field = NULL;
+    if (!h->output || st_component_has_role(h->output, ST_ROLE_STATE))
+        return false;
+    h->in = h->out = NULL;
+    if (!h->input || !st_component_has_role(h->input, ST_ROLE_STATE)) {
+        *rc = st_component_error(self, "input", err, ST_ELINK,
+                                 "input must link a MechanicalObject (\"@../dofs\"), got %s",
+                                 h->input ? h->input->cls->name : "nothing");
+        return true;
+    }
+    h->in = (st_mstate *)h->input;
+    const st_field *f = st_component_field(h->output, "position");
+    if (h->in->type != &st_vec3d_type) {
+        *rc = st_component_error(self, "output", err, ST_ESCENE,
+                                 "a visual output takes Vec3d positions; the input '%s' is %s",
+                                 h->in->base.name, h->in->type->name);
+        return true;
+    }
+    if (!f || f->type != ST_T_VEC3S) {
+        *rc = st_component_error(self, "output", err, ST_ELINK,
+                                 "output '%s' (%s) is neither a MechanicalObject nor a model "
+                                 "with a 'position' field",
+                                 h->output->name, h->output->cls->name);
+        return true;
+    }
+    h->visual_field = f;
+    h->visual_pos = st_component_field_ptr(h->output, f);
+    return true;
+}
+
+void map_head_touch_visual(map_head *h)
+{
+    if (h->visual_pos)
+        st_component_touch(h->output, h->visual_field);
+}
+
 st_status map_resize_output(st_mstate *out, size_t n, st_error *err)
 {
     unsigned cw = out->type->coord_size, dw = out->type->deriv_size;

@@ -16,7 +16,18 @@ typedef struct map_head {
     bool apply_rest_position;                                   /* "applyRestPosition" */
     /* Set at init. */
     st_mstate *in, *out;
+    st_array *visual_pos;         /* a visual output's positions (out is NULL then), or NULL */
+    const st_field *visual_field;
 } map_head;
+
+/* When the output is a visual model (an OglModel: no state role, a vec3[]
+ * 'position'), binds the input (a Vec3d state) and the model's positions
+ * into h->visual_pos and returns true; false for a state output (nothing
+ * done). SOFA maps into visual models the same way: positions only, no
+ * part in the mechanics. Errors go to *rc. */
+bool map_head_bind_visual(map_head *h, st_status *rc, st_error *err);
+/* Marks the visual output's positions as changed. */
+void map_head_touch_visual(map_head *h);
 
 /* Field entries of the head for instance struct S whose first member is
  * `map_head h`: input, output and SOFA's switches. */
