@@ -580,6 +580,120 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
     return ST_OK;
 }
 
+/* Index lists read SOFA's ranges (its vector<unsigned>::read): "A-B" is
+ * every integer from A to B (either way), "A-B-S" every S-th, a negative
+ * step walking down and ending on B. The expanded numbers are written into
+ * *buf (owned by the caller) and replace the range tokens. */
+#define RANGE_MAX 50000000ul /* entries one list may expand to */
+
+static bool range_part(const char *s, size_t len, long long *out)
+{
+    char tmp[32], *end;
+    if (!len || len >= sizeof tmp)
+        return false;
+    memcpy(tmp, s, len);
+    tmp[len] = 0;
+    errno = 0;
+    *out = strtoll(tmp, &end, 10);
+    return !*end && !errno;
+}
+
+static st_status expand_ranges(const st_field *f, tokens *ts, char **buf, st_error *err)
+{
+    size_t total = 0, nrange = 0;
+    typedef struct rng { long long a, b, step; } rng;
+    rng *r = NULL;
+    for (size_t i = 0; i < ts->n; i++) {
+        const token *t = &ts->t[i];
+        const char *h = t->len > 1 ? memchr(t->s + 1, '-', t->len - 1) : NULL;
+        if (!h)
+            continue;
+        nrange++;
+    }
+    if (!nrange)
+        return ST_OK;
+    r = st_calloc(ts->n, sizeof *r);
+    if (!r)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ts->n; i++) {
+        const token *t = &ts->t[i];
+        const char *h = t->len > 1 ? memchr(t->s + 1, '-', t->len - 1) : NULL;
+        if (!h) {
+            total++;
+            r[i].step = 0;
+            continue;
+        }
+        const char *end = t->s + t->len;
+        const char *h2 = h + 2 < end ? memchr(h + 2, '-', (size_t)(end - h - 2)) : NULL;
+        long long a, b, step = 0;
+        bool ok = range_part(t->s, (size_t)(h - t->s), &a) &&
+                  range_part(h + 1, (size_t)((h2 ? h2 : end) - h - 1), &b) &&
+                  (!h2 || range_part(h2 + 1, (size_t)(end - h2 - 1), &step)) && a >= 0 && b >= 0;
+        if (!ok) {
+            st_free(r);
+            return st__error_at(err, ST_EPARSE, t->mark,
+                                "field '%s' expects unsigned integers or ranges A-B or A-B-step "
+                                "(SOFA's index ranges), got '%.*s'",
+                                f->name, (int)(t->len > 60 ? 60 : t->len), t->s);
+        }
+        if (step == 0)
+            step = a <= b ? 1 : -1;
+        else if ((b - a) * step < 0) { /* SOFA swaps the ends */
+            long long tmp = a;
+            a = b;
+            b = tmp;
+        }
+        unsigned long long n = step > 0 ? (unsigned long long)((b - a) / step) + 1
+                                        : (unsigned long long)((a - b) / -step) + 1 +
+                                              ((a - b) % -step != 0);
+        if (n > RANGE_MAX || total + n > RANGE_MAX) {
+            st_free(r);
+            return st__error_at(err, ST_EINVAL, t->mark,
+                                "field '%s': the range '%.*s' has %llu indices, more than the %lu "
+                                "a list may hold",
+                                f->name, (int)(t->len > 60 ? 60 : t->len), t->s, n, RANGE_MAX);
+        }
+        r[i] = (rng){a, b, step};
+        total += n;
+    }
+    /* Every number as text, 11 bytes each at most ("4294967295" and a NUL). */
+    tokens out = {0};
+    char *text = st_malloc(total * 11 + 1);
+    token *nt = st_malloc((total ? total : 1) * sizeof *nt);
+    if (!text || !nt) {
+        st_free(r), st_free(text), st_free(nt);
+        return st_error_set(err, ST_ENOMEM, "out of memory expanding index ranges");
+    }
+    out.t = nt;
+    out.cap = total ? total : 1;
+    size_t pos = 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        const token *t = &ts->t[i];
+        if (!r[i].step) {
+            out.t[out.n++] = *t;
+            continue;
+        }
+        long long a = r[i].a, b = r[i].b, step = r[i].step;
+        for (long long x = a; step > 0 ? x <= b : x > b; x += step) {
+            int k = snprintf(text + pos, 11, "%lld", x);
+            out.t[out.n++] = (token){text + pos, (size_t)k, t->mark, t->group};
+            pos += (size_t)k + 1;
+        }
+        if (step < 0) {
+            int k = snprintf(text + pos, 11, "%lld", b);
+            out.t[out.n++] = (token){text + pos, (size_t)k, t->mark, t->group};
+            pos += (size_t)k + 1;
+        }
+    }
+    st_free(r);
+    st_free(ts->t);
+    out.ngroups = ts->ngroups;
+    out.nested = ts->nested;
+    *ts = out;
+    *buf = text;
+    return ST_OK;
+}
+
 st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err)
 {
     const type_info *ti = tinfo(f->type);
@@ -590,10 +704,14 @@ st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_er
         return st__error_at(err, ST_EPARSE, v->mark, "field '%s' expects one %s value, got a list",
                             f->name, ti->name);
     tokens ts = {0};
+    char *buf = NULL;
     st_status s = tokenize(&ts, v, split, err);
+    if (s == ST_OK && f->type == ST_T_UINTS)
+        s = expand_ranges(f, &ts, &buf, err);
     if (s == ST_OK) /* an unsplit scalar always gives one token, even "" */
         s = parse_tokens(f, ti, &ts, v, dst, err);
     st_free(ts.t);
+    st_free(buf);
     return s;
 }
 

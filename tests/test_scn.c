@@ -720,3 +720,32 @@ Test(scn, a_node_stands_for_its_state)
     cr_assert(strstr(err.msg, "stands for its MechanicalObject, and it has 0"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* Index lists read SOFA's ranges: A-B, A-B-step, reversed, a negative step
+ * ending on B; nonsense and huge ranges are errors at the value. */
+Test(scn, index_lists_read_sofas_ranges)
+{
+    const char *text = "<Node name=\"root\">\n"
+                       "  <RequiredPlugin pluginName=\"Sofa.Component.Constraint.Projective\"/>\n"
+                       "  <MechanicalObject position=\"0 0 0\" size=\"20\"/>\n"
+                       "  <FixedProjectiveConstraint name=\"f\" indices=\"0-3 7 10-6-2 9-0--4 5-5\"/>\n"
+                       "</Node>\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as(text, "r.scn", &s, &err), ST_OK, "%s", err.msg);
+    st_component *f = test_find_object(s, "f");
+    const st_array *a = st_component_field_ptr(f, st_component_field(f, "indices"));
+    const unsigned want[] = {0, 1, 2, 3, 7, 6, 8, 10, 9, 5, 1, 0, 5};
+    cr_assert_eq(a->n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < a->n; i++)
+        cr_assert_eq(a->u[i], want[i], "index %zu: %u, SOFA %u", i, a->u[i], want[i]);
+    st_scene_destroy(&s);
+    expect_error("<Node name=\"root\">\n  <RequiredPlugin pluginName=\"Sofa.Component."
+                 "Constraint.Projective\"/>\n  <FixedProjectiveConstraint indices=\"1-x\"/>\n"
+                 "</Node>\n",
+                 "t.scn:3:40", "ranges A-B or A-B-step");
+    expect_error("<Node name=\"root\">\n  <RequiredPlugin pluginName=\"Sofa.Component."
+                 "Constraint.Projective\"/>\n  <FixedProjectiveConstraint indices=\"0-4000000000\"/>"
+                 "\n</Node>\n",
+                 "t.scn:3:40", "more than the 50000000");
+}
