@@ -749,3 +749,28 @@ Test(scn, index_lists_read_sofas_ranges)
                  "\n</Node>\n",
                  "t.scn:3:40", "more than the 50000000");
 }
+
+/* MechanicalObject's SOFA parse attributes replace scale3d, rotation and
+ * translation, each read as one float; "0 0 0" is not one float: SOFA (and
+ * settee) use the default and say so. */
+Test(scn, mechanical_object_parse_attributes)
+{
+    const char *text = "<Node name=\"root\">\n"
+                       "  <MechanicalObject name=\"a\" position=\"1 0 0\" scale=\"2\" dx=\"0.1\""
+                       " translation=\"5 5 5\"/>\n"
+                       "  <MechanicalObject name=\"b\" position=\"1 0 0\" rz=\"90\" dy=\"0 0 0\"/>\n"
+                       "</Node>\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as(text, "pa.scn", &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *a = (st_mstate *)test_find_object(s, "a"), *b = (st_mstate *)test_find_object(s, "b");
+    /* a: scale 2, then the translation (0.1f, 0, 0) replaces "5 5 5". */
+    cr_assert_eq(a->position.r[0], 2.0 + (double)0.1f);
+    cr_assert_eq(a->position.r[1], 0.0);
+    /* b: a quarter turn about z takes x to y; dy's text gives 0 and a warning. */
+    cr_assert_float_eq(b->position.r[0], 0.0, 1e-15);
+    cr_assert_float_eq(b->position.r[1], 1.0, 1e-15);
+    cr_assert(strstr(T.log, "MechanicalObject.dy: '0 0 0' is not one number"), "%s", T.log);
+    st_scene_destroy(&s);
+}

@@ -7,6 +7,7 @@
  * vectors. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -26,7 +27,14 @@ typedef struct mobject {
     st_vec4 show_color;
     unsigned reserve;
     st_array constraint, mapping_jacobian; /* ignored */
+    /* SOFA's parse attributes, read as floats at init (see apply_parse_attrs). */
+    char *pa[16];
 } mobject;
+
+/* SOFA's MechanicalObject::parse attributes, in its order: scale; sx sy
+ * sz; rx ry rz; dx dy dz; rx2 ry2 rz2; dx2 dy2 dz2. */
+enum { PA_SCALE, PA_SX, PA_SY, PA_SZ, PA_RX, PA_RY, PA_RZ, PA_DX, PA_DY, PA_DZ, PA_RX2, PA_RY2,
+       PA_RZ2, PA_DX2, PA_DY2, PA_DZ2 };
 
 /* A field SOFA's MechanicalObject has that settee accepts without effect
  * (display, memory reservation, data rebuilt by other components). */
@@ -83,6 +91,26 @@ static const st_field mobject_fields[] = {
     ST_VEC3(st_mstate, rotation2, "rotation2", "0 0 0",
             "Rotation of the DOFs, applied after the rest position has been computed"),
     ST_UINT(st_mstate, size, "size", "0", "Size of the vectors"),
+    /* SOFA's parse attributes: each replaces a component of scale3d,
+     * rotation or translation, read as ONE float (SOFA's getAttributeAsFloat:
+     * a value strtof does not consume whole gives the default, with a
+     * warning). */
+    ST_STRING(mobject, pa[PA_SCALE], "scale", NULL, "Uniform scale: replaces scale3d (parse attribute, one float)"),
+    ST_STRING(mobject, pa[PA_SX], "sx", NULL, "Scale along x: replaces scale3d (parse attribute)"),
+    ST_STRING(mobject, pa[PA_SY], "sy", NULL, "Scale along y: replaces scale3d (parse attribute)"),
+    ST_STRING(mobject, pa[PA_SZ], "sz", NULL, "Scale along z: replaces scale3d (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RX], "rx", NULL, "Rotation about x (degrees): replaces rotation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RY], "ry", NULL, "Rotation about y (degrees): replaces rotation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RZ], "rz", NULL, "Rotation about z (degrees): replaces rotation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DX], "dx", NULL, "Translation along x: replaces translation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DY], "dy", NULL, "Translation along y: replaces translation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DZ], "dz", NULL, "Translation along z: replaces translation (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RX2], "rx2", NULL, "Rotation2 about x: replaces rotation2 (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RY2], "ry2", NULL, "Rotation2 about y: replaces rotation2 (parse attribute)"),
+    ST_STRING(mobject, pa[PA_RZ2], "rz2", NULL, "Rotation2 about z: replaces rotation2 (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DX2], "dx2", NULL, "Translation2 along x: replaces translation2 (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DY2], "dy2", NULL, "Translation2 along y: replaces translation2 (parse attribute)"),
+    ST_STRING(mobject, pa[PA_DZ2], "dz2", NULL, "Translation2 along z: replaces translation2 (parse attribute)"),
     MO_IGN(reserve, "reserve", ST_T_UINT, unsigned, "0",
            "Size to reserve when creating vectors. (default=0)"),
     {"topology", ST_T_LINK, offsetof(st_mstate, topology), NULL,
@@ -272,11 +300,55 @@ static st_status store_reset_state(st_mstate *ms, st_error *err)
     return ST_OK;
 }
 
+/* One parse attribute as SOFA reads it: strtof over the whole text, else
+ * the default with a warning. */
+static double parse_attr(st_component *self, const mobject *mo, int k, const char *name,
+                         double def)
+{
+    const char *t = mo->pa[k];
+    if (!t)
+        return def;
+    char *end;
+    float v = strtof(t, &end);
+    if (!t[0] || *end) {
+        st_component_warn_field(self, name,
+                                "'%s' is not one number: SOFA reads it as a float and uses %g",
+                                t, def);
+        return def;
+    }
+    return st_float_round(v);
+}
+
+/* SOFA's MechanicalObject::parse: scale, sx sy sz, rx ry rz, dx dy dz,
+ * rx2 ry2 rz2, dx2 dy2 dz2 replace the data they stand for. */
+static void apply_parse_attrs(st_component *self)
+{
+    mobject *mo = (mobject *)self;
+    st_mstate *ms = &mo->ms;
+    if (mo->pa[PA_SCALE]) {
+        double sc = parse_attr(self, mo, PA_SCALE, "scale", 1.0);
+        ms->scale3d[0] = ms->scale3d[1] = ms->scale3d[2] = sc;
+    }
+    static const char *const names[] = {"sx", "sy", "sz", "rx",  "ry",  "rz",  "dx",  "dy",
+                                        "dz", "rx2", "ry2", "rz2", "dx2", "dy2", "dz2"};
+    double *targets[5] = {ms->scale3d, ms->rotation, ms->translation, ms->rotation2,
+                          ms->translation2};
+    const double defs[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
+    for (int g = 0; g < 5; g++) {
+        int k0 = PA_SX + 3 * g;
+        if (!mo->pa[k0] && !mo->pa[k0 + 1] && !mo->pa[k0 + 2])
+            continue;
+        for (int a = 0; a < 3; a++)
+            targets[g][a] = parse_attr(self, mo, k0 + a, names[3 * g + a], defs[g]);
+    }
+}
+
 static st_status mobject_init(st_component *self, st_error *err)
 {
     st_mstate *ms = (st_mstate *)self;
     if (!ms->type)
         return st_component_error(self, NULL, err, ST_ESTATE, "initialised before its type");
+    apply_parse_attrs(self);
 
     /* The scene's "size" resizes the set vectors (SOFA does it at parse). */
     if (st_component_is_set(self, "size"))
