@@ -1,6 +1,7 @@
 /* component.c - component instances: creation from a class, fields set from
  * scene values, object and data links, lazy engine updates. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -515,6 +516,33 @@ static bool types_compatible(st_type a, st_type b)
            a != ST_T_REALS && b != ST_T_REALS;
 }
 
+/* A link path from c: SOFA's "[k]" names the object k places from c in
+ * its node ("[-1]": the one just before); other paths go to
+ * st_node_resolve. */
+static st_status resolve_path(st_component *c, const char *path, st_link_kind kind,
+                              st_component **out, st_error *err)
+{
+    if (path[0] != '[')
+        return st_node_resolve(c->node, path, kind, out, err);
+    char *end;
+    long k = strtol(path + 1, &end, 10);
+    if (end == path + 1 || *end != ']' || end[1])
+        return st_error_set(err, ST_ELINK,
+                            "'@%s': a relative object is written [k] ('@[-1]': the object just "
+                            "before this one in its node)",
+                            path);
+    st_node *n = c->node;
+    size_t self = 0;
+    while (self < n->nobjects && n->objects[self] != c)
+        self++;
+    long idx = (long)self + k;
+    if (self == n->nobjects || idx < 0 || idx >= (long)n->nobjects)
+        return st_error_set(err, ST_ELINK, "'@%s': there is no object %ld places from this one",
+                            path, k);
+    *out = n->objects[idx];
+    return ST_OK;
+}
+
 static st_status resolve_one(st_component *c, size_t i, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
@@ -524,7 +552,7 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
     st_status s;
     if (f->type == ST_T_LINK) {
         st_component *target = NULL;
-        s = st_node_resolve(c->node, fs->link, f->link_kind, &target, err);
+        s = resolve_path(c, fs->link, f->link_kind, &target, err);
         if (s == ST_OK) {
             *(st_component **)((char *)c + f->offset) = target;
             return ST_OK;
@@ -546,7 +574,7 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
             memcpy(obj, fs->link, len);
             obj[len] = 0;
             st_component *target = NULL;
-            s = len ? st_node_resolve(c->node, obj, ST_LINK_ANY, &target, err) : ST_OK;
+            s = len ? resolve_path(c, obj, ST_LINK_ANY, &target, err) : ST_OK;
             if (!len)
                 target = c;
             if (s == ST_OK) {

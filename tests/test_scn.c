@@ -774,3 +774,30 @@ Test(scn, mechanical_object_parse_attributes)
     cr_assert(strstr(T.log, "MechanicalObject.dy: '0 0 0' is not one number"), "%s", T.log);
     st_scene_destroy(&s);
 }
+
+/* SOFA's relative object links: "@[-1]" is the object just before, in the
+ * same node. */
+Test(scn, relative_object_links)
+{
+    const char *text = "<Node name=\"root\">\n"
+                       "  <MechanicalObject name=\"a\" position=\"1 2 3\"/>\n"
+                       "  <MechanicalObject name=\"b\" position=\"4 5 6\"/>\n"
+                       "  <MechanicalObject name=\"c\" position=\"@[-2].position\"/>\n"
+                       "  <MechanicalObject name=\"d\" position=\"@[-2].position\"/>\n"
+                       "</Node>\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as(text, "rel.scn", &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *c = (st_mstate *)test_find_object(s, "c"), *d = (st_mstate *)test_find_object(s, "d");
+    cr_assert_eq(c->position.r[0], 1.0);
+    cr_assert_eq(d->position.r[0], 4.0);
+    st_scene_destroy(&s);
+    cr_assert_eq(load_as("<Node name=\"root\">\n  <MechanicalObject position=\"@[-3].position\"/>\n"
+                         "</Node>\n",
+                         "rel.scn", &s, &err),
+                 ST_OK);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "no object -3 places from this one"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
