@@ -81,6 +81,23 @@ static const st_plugin_info **sorted_plugins(st_runtime *rt, size_t *n)
 #define CLASS_HAS(cls, member)                                                                     \
     ((cls)->struct_size >= offsetof(st_class, member) + sizeof((cls)->member) && (cls)->member)
 
+/* The state types a class works on (its "template"s): st_class.templates,
+ * or Vec3d alone for a class acting on states that lists none; none for a
+ * class that acts on no state. Returns the count. */
+static size_t class_templates(const st_class *c, const char **out, size_t max)
+{
+    static const char *const vec3_only[] = {"Vec3d", NULL};
+    const char *const *t = ST_CLASS_HAS(c, templates) ? c->templates : NULL;
+    bool on_states = (ST_CLASS_HAS(c, state) && c->state) || c->forcefield || c->mass ||
+                     c->projective || c->mapping;
+    if (!t && on_states)
+        t = vec3_only;
+    size_t n = 0;
+    for (; t && t[n] && n < max; n++)
+        out[n] = t[n];
+    return n;
+}
+
 /* The roles a class plays, as SOFA's category names; returns the count. */
 static size_t class_roles(const st_class *c, const char **out)
 {
@@ -159,6 +176,8 @@ static void json_component(jw *w, const char *key, st_runtime *rt, const st_clas
     jw_end_array(w);
     const char *roles[16];
     json_strings(w, "roles", roles, class_roles(c, roles));
+    const char *types[16];
+    json_strings(w, "templates", types, class_templates(c, types, 16));
 
     jw_array(w, "fields");
     for (const st_field *f = c->fields; f && f->name; f++) {
@@ -279,6 +298,14 @@ static void text_component(st_runtime *rt, const st_class *c)
         printf("  roles:");
         for (size_t i = 0; i < nroles; i++)
             printf(" %s", roles[i]);
+        printf("\n");
+    }
+    const char *types[16];
+    size_t ntypes = class_templates(c, types, 16);
+    if (ntypes) {
+        printf("  templates (state types):");
+        for (size_t i = 0; i < ntypes; i++)
+            printf(" %s", types[i]);
         printf("\n");
     }
 
