@@ -91,6 +91,14 @@ st_status fem_check_material(st_component *self, st_array *young, st_array *pois
 /* The topology the force field reads: its "topology" link, else the first
  * topology of its node or an ancestor. Error when none. */
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err);
+/* The start of every FEM init: the material checked (fem_check_material),
+ * the state the force field acts on (error when the node has none) and
+ * its topology (fem_find_topology). */
+st_status fem_bind(st_component *self, st_array *young, st_array *poisson, st_mstate **ms,
+                   st_component **topo, st_error *err);
+/* The index of method in names[0..n), or -1. */
+int fem_method_index(const char *method, const char *const *names, int n);
+
 /* The element list of a kind (NULL when absent or empty). */
 const st_array *fem_elements(st_component *topo, st_type kind);
 /* Resolution minus one along x and y of a grid topology (SOFA's

@@ -224,6 +224,26 @@ st_status fem_check_material(st_component *self, st_array *young, st_array *pois
     return ST_OK;
 }
 
+st_status fem_bind(st_component *self, st_array *young, st_array *poisson, st_mstate **ms,
+                   st_component **topo, st_error *err)
+{
+    ST_TRY(fem_check_material(self, young, poisson, err));
+    *ms = st_component_mstate(self);
+    if (!*ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (%s needs one)",
+                                  self->cls->name);
+    return fem_find_topology(self, topo, err);
+}
+
+int fem_method_index(const char *method, const char *const *names, int n)
+{
+    for (int m = 0; method && m < n; m++)
+        if (!strcmp(method, names[m]))
+            return m;
+    return -1;
+}
+
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err)
 {
     st_component *t = *topo;

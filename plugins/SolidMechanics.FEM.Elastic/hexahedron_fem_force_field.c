@@ -320,17 +320,8 @@ static st_status hfem_init_common(st_component *self, bool with_mass, st_error *
     hexa_fem *s = (hexa_fem *)self;
     hfem_free(s);
     self->state = ST_CSTATE_INVALID;
-    ST_TRY(fem_check_material(self, &s->young_modulus, &s->poisson_ratio, err));
-    s->ms = st_component_mstate(self);
-    if (!s->ms)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
-                                  self->cls->name);
-    ST_TRY(fem_find_topology(self, &s->topology, err));
-    s->meth = -1;
-    for (int m = 0; m < 3; m++)
-        if (s->method && !strcmp(s->method, method_names[m]))
-            s->meth = m;
+    ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
+    s->meth = fem_method_index(s->method, method_names, 3);
     if (s->meth < 0) {
         st_component_warn(self, "Unknown method \"%s\": large method will be used. Available "
                                 "methods are \"large\", \"polar\", \"small\"",

@@ -333,17 +333,8 @@ static st_status tfem_init(st_component *self, st_error *err)
     tetra_fem *s = (tetra_fem *)self;
     tfem_free(s);
     self->state = ST_CSTATE_INVALID;
-    ST_TRY(fem_check_material(self, &s->young_modulus, &s->poisson_ratio, err));
-    s->ms = st_component_mstate(self);
-    if (!s->ms)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (TetrahedronFEMForceField "
-                                  "needs one)");
-    ST_TRY(fem_find_topology(self, &s->topology, err));
-    s->meth = -1;
-    for (int m = 0; m < 4; m++)
-        if (s->method && !strcmp(s->method, method_names[m]))
-            s->meth = m;
+    ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
+    s->meth = fem_method_index(s->method, method_names, 4);
     if (s->meth < 0) {
         st_component_warn(self,
                           "Unknown method: large method will be used. Remark: Available method "

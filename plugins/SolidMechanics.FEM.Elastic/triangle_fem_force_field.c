@@ -168,17 +168,8 @@ static st_status tri_init(st_component *self, st_error *err)
     tri_fem *s = (tri_fem *)self;
     tri_free(s);
     self->state = ST_CSTATE_INVALID;
-    ST_TRY(fem_check_material(self, &s->young_modulus, &s->poisson_ratio, err));
-    s->ms = st_component_mstate(self);
-    if (!s->ms)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (TriangleFEMForceField needs "
-                                  "one)");
-    ST_TRY(fem_find_topology(self, &s->topology, err));
-    s->meth = -1;
-    for (int m = 0; m < 2; m++)
-        if (s->method && !strcmp(s->method, method_names[m]))
-            s->meth = m;
+    ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
+    s->meth = fem_method_index(s->method, method_names, 2);
     if (s->meth < 0) {
         st_component_warn(self, "Input Method is not possible: %s, should be 0 (Large) or 1 "
                                 "(Small). Setting default value: Large",
