@@ -14,6 +14,17 @@
  * is redone in recording mode, the pattern rebuilt and pattern_version
  * bumped.
  *
+ * Changing active sets (contacts, unilateral constraints): when the sequence
+ * differs but every block it writes is already in the pattern, only the
+ * slots are recomputed (a binary search per call, no new pattern, no new
+ * symbolic analysis for the linear solver). The pattern only grows: a
+ * rebuild keeps every block of the previous pattern, so a set of contacts
+ * seen once costs nothing when it comes back. A force field can also
+ * declare, once, the blocks it may ever write (reserve_pattern and
+ * st_matrix_reserve_block): they are part of every pattern built, and the
+ * call buffers are sized for them, so a changing active set inside the
+ * declared superset never allocates.
+ *
  * Calls name points by the scalar index of their first derivative
  * component (ms->doffset + deriv_size * i), so replay compares two integers
  * as before, whatever the sizes.
@@ -82,6 +93,12 @@ struct st_matrix {
     mcall *calls;
     size_t ncalls, capcalls;
     size_t *slot;              /* per call: base index in values (blocks, diag) */
+    size_t capslot;            /* capacity of slot */
+    /* Declared blocks (reserve_pattern): (row, col) scalar offsets. */
+    unsigned *resv;            /* 2 per block */
+    size_t nresv, capresv;
+    bool reserving;            /* add_block calls are reservations */
+    bool rebuilt;              /* the last assembly rebuilt the pattern */
     double *recvals;           /* recording only: each call's values, back to back */
     size_t nrec, caprec;       /* values recorded, capacity (doubles) */
     size_t cursor;             /* next call in replay */
@@ -208,11 +225,9 @@ static void free_pattern(st_matrix *m)
     st_free(m->rowptr);
     st_free(m->colind);
     st_free(m->values);
-    st_free(m->slot);
     m->browptr = m->bcol = m->btrans = m->bdiag = m->rowptr = m->colind = NULL;
     m->bbase = NULL;
     m->values = NULL;
-    m->slot = NULL;
     m->nblocks = m->nnz = 0;
     m->recorded = false;
 }
@@ -223,8 +238,10 @@ void st_matrix_destroy(st_matrix **pm)
         return;
     st_matrix *m = *pm;
     free_pattern(m);
+    st_free(m->slot);
     st_free(m->calls);
     st_free(m->recvals);
+    st_free(m->resv);
     st_free(m->masses);
     st_free(m->ffs);
     st_free(m->projs);
@@ -270,6 +287,26 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
         r[i] = vals[i];
     m->nrec += (size_t)nv;
     m->ncalls++;
+}
+
+/* Appends a declared block (reserve_pattern). */
+static void reserve_push(st_matrix *m, size_t row, size_t col)
+{
+    if (m->failed)
+        return;
+    if (m->nresv == m->capresv) {
+        size_t cap = m->capresv ? 2 * m->capresv : 256;
+        unsigned *r = st_realloc(m->resv, 2 * cap * sizeof *r);
+        if (!r) {
+            m->failed = true;
+            return;
+        }
+        m->resv = r;
+        m->capresv = cap;
+    }
+    m->resv[2 * m->nresv] = (unsigned)row;
+    m->resv[2 * m->nresv + 1] = (unsigned)col;
+    m->nresv++;
 }
 
 /* Records the first call naming a point outside the matrix; false. */
@@ -387,6 +424,10 @@ void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_ms
         return (void)point_error(m, a, i);
     if (b->system != m->sys || j >= b->n || col + db > m->n)
         return (void)point_error(m, b, j);
+    if (m->reserving) {
+        reserve_push(m, row, col);
+        return;
+    }
     if (m->mode == MODE_RECORD) {
         record(m, CALL_BLOCK, row, col, blk, (int)(da * db));
         return;
@@ -395,6 +436,17 @@ void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_ms
         return;
     size_t base = m->slot[m->cursor++];
     add_values(m->values + base, (size_t)(m->rowptr[row + 1] - m->rowptr[row]), blk, da, db);
+}
+
+void st_matrix_reserve_block(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b,
+                             size_t j)
+{
+    /* Only meaningful while the kernel asks for reservations; a block on a
+     * mapped state reserves the blocks its Jacobians spread it to. */
+    if (!m || !m->reserving)
+        return;
+    static const double zero[MAXB];
+    st_matrix_add_block(m, a, i, b, j, zero);
 }
 
 void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d)
@@ -466,55 +518,114 @@ static int find_block(const st_matrix *m, size_t row, int col)
     return -1;
 }
 
+/* Counts (then, with tmp, lists) the off-diagonal block pairs of a pattern
+ * rebuild: the recorded calls, the declared blocks and the blocks of the
+ * previous pattern, each with its transpose. */
+static void candidates(const st_matrix *m, size_t *cnt, int *tmp, size_t *fill)
+{
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        if (c->kind != CALL_BLOCK || c->row == c->col)
+            continue;
+        int pr = m->point_at[c->row], pc = m->point_at[c->col];
+        if (tmp) {
+            tmp[fill[pr]++] = pc;
+            tmp[fill[pc]++] = pr;
+        } else {
+            cnt[pr + 1]++;
+            cnt[pc + 1]++;
+        }
+    }
+    for (size_t i = 0; i < m->nresv; i++) {
+        int pr = m->point_at[m->resv[2 * i]], pc = m->point_at[m->resv[2 * i + 1]];
+        if (pr == pc)
+            continue;
+        if (tmp) {
+            tmp[fill[pr]++] = pc;
+            tmp[fill[pc]++] = pr;
+        } else {
+            cnt[pr + 1]++;
+            cnt[pc + 1]++;
+        }
+    }
+    if (!m->recorded)
+        return;
+    for (size_t r = 0; r < m->nb; r++)
+        for (int k = m->browptr[r]; k < m->browptr[r + 1]; k++) {
+            if (m->bcol[k] == (int)r)
+                continue;
+            if (tmp)
+                tmp[fill[r]++] = m->bcol[k];
+            else
+                cnt[r + 1]++;
+        }
+}
+
+/* The slot of each recorded call in the current pattern; false when a block
+ * is missing from it. Grows the slot table when needed (the only
+ * allocation, and only when the number of calls exceeds every earlier one). */
+static bool compute_slots(st_matrix *m, bool *nomem)
+{
+    *nomem = false;
+    if (m->ncalls > m->capslot) {
+        size_t cap = m->capcalls > m->ncalls ? m->capcalls : m->ncalls;
+        size_t *sl = st_realloc(m->slot, (cap ? cap : 1) * sizeof *sl);
+        if (!sl) {
+            *nomem = true;
+            return false;
+        }
+        m->slot = sl;
+        m->capslot = cap;
+    }
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const mcall *c = &m->calls[i];
+        if (c->kind == CALL_PROJECT) {
+            m->slot[i] = 0;
+            continue;
+        }
+        int pr = m->point_at[c->row];
+        int k = c->kind == CALL_DIAG ? m->bdiag[pr] : find_block(m, (size_t)pr, m->point_at[c->col]);
+        if (k < 0)
+            return false;
+        m->slot[i] = m->bbase[k];
+    }
+    return true;
+}
+
 /* Builds the block pattern and the scalar CSR arrays from the recorded
- * calls, then the slot of each call. */
+ * calls, the declared blocks and the previous pattern. */
 static st_status build_pattern(st_matrix *m, st_error *err)
 {
     size_t nb = m->nb;
-    free_pattern(m);
     /* Candidate entries per point row: the diagonal, each call and its transpose. */
     size_t *cnt = st_calloc(nb + 1, sizeof *cnt);
     if (!cnt)
         goto nomem;
     for (size_t r = 0; r < nb; r++)
         cnt[r + 1] = 1;
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const mcall *c = &m->calls[i];
-        if (c->kind == CALL_BLOCK && c->row != c->col) {
-            cnt[m->point_at[c->row] + 1]++;
-            cnt[m->point_at[c->col] + 1]++;
-        }
-    }
+    candidates(m, cnt, NULL, NULL);
     for (size_t r = 0; r < nb; r++)
         cnt[r + 1] += cnt[r];
     size_t total = cnt[nb];
     int *tmp = st_malloc((total ? total : 1) * sizeof *tmp);
     size_t *fill = st_malloc((nb + 1) * sizeof *fill);
-    if (!tmp || !fill) {
+    int *rowptr = st_malloc((nb + 1) * sizeof *rowptr);
+    if (!tmp || !fill || !rowptr) {
         st_free(tmp);
         st_free(fill);
+        st_free(rowptr);
         st_free(cnt);
         goto nomem;
     }
     memcpy(fill, cnt, (nb + 1) * sizeof *fill);
     for (size_t r = 0; r < nb; r++)
         tmp[fill[r]++] = (int)r;
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const mcall *c = &m->calls[i];
-        if (c->kind == CALL_BLOCK && c->row != c->col) {
-            int pr = m->point_at[c->row], pc = m->point_at[c->col];
-            tmp[fill[pr]++] = pc;
-            tmp[fill[pc]++] = pr;
-        }
-    }
+    candidates(m, cnt, tmp, fill);
     st_free(fill);
+    /* The previous pattern is in tmp now. */
+    free_pattern(m);
+    m->browptr = rowptr;
     /* Sort and deduplicate each row, compacting in place. */
-    m->browptr = st_malloc((nb + 1) * sizeof *m->browptr);
-    if (!m->browptr) {
-        st_free(tmp);
-        st_free(cnt);
-        goto nomem;
-    }
     size_t w = 0, nnz = 0;
     m->browptr[0] = 0;
     for (size_t r = 0; r < nb; r++) {
@@ -549,9 +660,7 @@ static st_status build_pattern(st_matrix *m, st_error *err)
     m->rowptr = st_malloc((m->n + 1) * sizeof *m->rowptr);
     m->colind = st_malloc((m->nnz ? m->nnz : 1) * sizeof *m->colind);
     m->values = st_calloc(m->nnz ? m->nnz : 1, sizeof *m->values);
-    m->slot = st_malloc((m->ncalls ? m->ncalls : 1) * sizeof *m->slot);
-    if (!m->btrans || !m->bbase || !m->bdiag || !m->rowptr || !m->colind || !m->values ||
-        !m->slot)
+    if (!m->btrans || !m->bbase || !m->bdiag || !m->rowptr || !m->colind || !m->values)
         goto nomem_pattern;
     for (size_t r = 0; r < nb; r++) {
         for (int k = m->browptr[r]; k < m->browptr[r + 1]; k++) {
@@ -582,18 +691,10 @@ static st_status build_pattern(st_matrix *m, st_error *err)
         start += m->pdim[r] * width;
     }
     m->rowptr[m->n] = (int)m->nnz;
-    /* Slots. */
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const mcall *c = &m->calls[i];
-        if (c->kind == CALL_PROJECT) {
-            m->slot[i] = 0;
-            continue;
-        }
-        int pr = m->point_at[c->row];
-        int k = c->kind == CALL_DIAG ? m->bdiag[pr] : find_block(m, (size_t)pr, m->point_at[c->col]);
-        m->slot[i] = m->bbase[k];
-    }
     m->recorded = true;
+    bool nomem_slots;
+    if (!compute_slots(m, &nomem_slots))
+        goto nomem_pattern; /* every call is in the pattern: only memory can fail */
     m->pattern_version++;
     return ST_OK;
 nomem_pattern:
@@ -678,6 +779,48 @@ static void run_components(st_matrix *m, st_system *sys, double mf, double bf, d
     m->current = NULL;
 }
 
+/* Asks every force field for the blocks it may ever write (ABI 2.2). */
+static st_status reserve_blocks(st_matrix *m, st_system *sys)
+{
+    st_mapgraph *g = st__system_mapgraph(sys);
+    m->nresv = 0;
+    m->reserving = true;
+    for (size_t i = 0; i < m->nff; i++) {
+        st_component *c = m->ffs[i];
+        const st_forcefield_ops *ops = c->cls->forcefield;
+        if (!st__mapgraph_active(g, c) || !HAS_OP(ops, st_forcefield_ops, reserve_pattern))
+            continue;
+        m->current = c;
+        ops->reserve_pattern(c, &sys->mp, m);
+    }
+    m->reserving = false;
+    m->current = NULL;
+    return ST_OK;
+}
+
+/* Room for the recorded calls plus one call per declared block, so that an
+ * active set moving inside the declared blocks records without allocating. */
+static bool reserve_capacity(st_matrix *m)
+{
+    size_t calls = m->ncalls + m->nresv;
+    if (calls > m->capcalls) {
+        mcall *c = st_realloc(m->calls, calls * sizeof *c);
+        if (!c)
+            return false;
+        m->calls = c;
+        m->capcalls = calls;
+    }
+    size_t vals = m->nrec + m->nresv * MAXB;
+    if (vals > m->caprec) {
+        double *r = st_realloc(m->recvals, vals * sizeof *r);
+        if (!r)
+            return false;
+        m->recvals = r;
+        m->caprec = vals;
+    }
+    return true;
+}
+
 st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
                              st_error *err)
 {
@@ -697,26 +840,37 @@ st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf,
     }
     if (m->out_of_range)
         goto range;
-    /* First assembly, or the call sequence changed: record and rebuild. */
+    /* First assembly, or the call sequence changed: record it. */
     m->mode = MODE_RECORD;
     m->ncalls = 0;
     m->nrec = 0;
     m->failed = false;
+    m->rebuilt = false;
     run_components(m, sys, mf, bf, kf);
     m->mode = MODE_REPLAY;
     if (m->out_of_range)
         goto range;
-    if (m->failed) {
-        free_pattern(m);
-        return st_error_set(err, ST_ENOMEM, "out of memory recording the system matrix");
+    if (m->failed)
+        goto nomem;
+    bool nomem_slots = false;
+    if (!m->recorded || !compute_slots(m, &nomem_slots)) {
+        if (nomem_slots)
+            goto nomem;
+        /* A block outside the pattern (or none yet): the declared blocks,
+         * then a pattern holding them, the calls and the previous pattern. */
+        ST_TRY(reserve_blocks(m, sys));
+        if (m->out_of_range)
+            goto range;
+        if (m->failed || !reserve_capacity(m))
+            goto nomem;
+        ST_TRY(build_pattern(m, err));
+        m->rebuilt = true;
     }
-    ST_TRY(build_pattern(m, err));
     scatter_recorded(m);
-    /* The recorded values are needed only once. */
-    st_free(m->recvals);
-    m->recvals = NULL;
-    m->nrec = m->caprec = 0;
     return ST_OK;
+nomem:
+    free_pattern(m);
+    return st_error_set(err, ST_ENOMEM, "out of memory recording the system matrix");
 range: {
     char path[256] = "", spath[256] = "";
     if (m->offender)

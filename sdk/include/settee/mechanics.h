@@ -164,12 +164,20 @@ ST_API void st_vec_x_diff(const st_system *sys, double *d, const double *a, cons
  * contributions with the functions below, in the same order every time:
  * the first assembly records the pattern and, for each call, the slot it
  * writes; later assemblies write straight into those slots (no search, no
- * allocation). Points are local to their state (0 .. ms->n - 1). */
+ * allocation). Points are local to their state (0 .. ms->n - 1).
+ * A sequence that changes (contacts) is re-recorded; while its blocks stay
+ * inside the pattern, the pattern (and pattern_version) is kept. */
 /* Adds a block (row-major, da x db values) at point i of a and point j of b. */
 ST_API void st_matrix_add_block(st_matrix *m, const st_mstate *a, size_t i, const st_mstate *b,
                                 size_t j, const double *block);
 /* Adds d times the identity (deriv_size) at point i of ms. */
 ST_API void st_matrix_add_diag(st_matrix *m, const st_mstate *ms, size_t i, double d);
+/* Declares that the block (point i of a, point j of b) may be written by
+ * later assemblies (ABI 2.2). Only has effect inside a force field's
+ * reserve_pattern; a block on a mapped state declares the blocks its
+ * Jacobians spread it to. See st_forcefield_ops.reserve_pattern. */
+ST_API void st_matrix_reserve_block(st_matrix *m, const st_mstate *a, size_t i,
+                                    const st_mstate *b, size_t j);
 /* Constrains one scalar DOF (component axis of point i's derivative): row
  * and column cleared, diagonal set to 1. */
 ST_API void st_matrix_project_dof(st_matrix *m, const st_mstate *ms, size_t i, unsigned axis);

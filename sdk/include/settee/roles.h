@@ -60,6 +60,16 @@ struct st_forcefield_ops {
     double (*potential_energy)(st_component *self, const st_mparams *mp, const double *x);
     /* The component's Rayleigh stiffness coefficient (NULL: 0). */
     double (*rayleigh_stiffness)(const st_component *self);
+    /* ABI 2.2. For force fields whose matrix calls change from step to step
+     * (contacts, unilateral constraints, plasticity): declare once, with
+     * st_matrix_reserve_block, every block add_k_to_matrix / add_b_to_matrix
+     * may ever write (a superset). The kernel calls it when it builds a
+     * pattern (the first assembly, and only again if a call falls outside
+     * the pattern); an active set moving inside the declared blocks then
+     * costs no allocation and no new symbolic analysis. NULL: the pattern
+     * grows to the union of the blocks written so far (one rebuild each
+     * time a new block appears). */
+    void (*reserve_pattern)(st_component *self, const st_mparams *mp, st_matrix *m);
 };
 
 /* Masses. The kernel passes factor already including the component's own
