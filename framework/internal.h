@@ -316,6 +316,9 @@ bool st__is_mstate(const st_component *c);
  * ST_ROLE_PROJECTIVE), in scene order: returns the count and writes up to
  * max of them into out (out may be NULL). matrix.c holds a weak fallback
  * that walks the solver's subtree; system.c may define the real one. */
+/* A matrix assembling one force field alone (st_check_forcefield). */
+st_status st__matrix_create_single(st_system *sys, st_component *ff, st_matrix **out,
+                                   st_error *err);
 size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max);
 
 /* ---- mapping graph (mapping.c) ---- */

@@ -99,6 +99,7 @@ struct st_matrix {
     size_t nresv, capresv;
     bool reserving;            /* add_block calls are reservations */
     bool rebuilt;              /* the last assembly rebuilt the pattern */
+    bool single;               /* one component alone: no mapping stiffness */
     double *recvals;           /* recording only: each call's values, back to back */
     size_t nrec, caprec;       /* values recorded, capacity (doubles) */
     size_t cursor;             /* next call in replay */
@@ -212,6 +213,24 @@ st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err)
         return s;
     }
     *out = m;
+    return ST_OK;
+}
+
+st_status st__matrix_create_single(st_system *sys, st_component *ff, st_matrix **out,
+                                   st_error *err)
+{
+    ST_TRY(st_matrix_create(sys, out, err));
+    st_matrix *m = *out;
+    m->nmass = m->nproj = 0;
+    st_component **one = st_realloc(m->ffs, sizeof *one);
+    if (!one) {
+        st_matrix_destroy(out);
+        return st_error_set(err, ST_ENOMEM, "out of memory creating a system matrix");
+    }
+    one[0] = ff;
+    m->ffs = one;
+    m->nff = 1;
+    m->single = true;
     return ST_OK;
 }
 
@@ -767,7 +786,8 @@ static void run_components(st_matrix *m, st_system *sys, double mf, double bf, d
     }
     /* Geometric stiffness of the non-linear mappings. */
     m->current = NULL;
-    st__mapgraph_add_k(g, m, kf);
+    if (!m->single)
+        st__mapgraph_add_k(g, m, kf);
     for (size_t i = 0; i < m->nproj; i++) {
         st_component *c = m->projs[i];
         const st_projective_ops *ops = c->cls->projective;

@@ -71,67 +71,23 @@ static double rnd(unsigned *state)
 /* Compares the force field's add_dforce and assembled K with central
  * differences of add_force at a perturbed state (zero velocity: SOFA's
  * spring Jacobian leaves out the derivative of the damping term, which
- * vanishes there). */
+ * vanishes there), with the SDK's check (settee/check.h). */
 static void check_forcefield(st_system *sys, st_component *ff, double perturb, unsigned seed)
 {
-    const st_forcefield_ops *ops = ff->cls->forcefield;
-    size_t N = sys->size, NA = 3 * sys->nall;
-    double *x = calloc(NA, sizeof *x), *v = calloc(NA, sizeof *v), *f = calloc(NA, sizeof *f);
-    double *fp = calloc(NA, sizeof *f), *fm = calloc(NA, sizeof *f);
-    double *Jfd = calloc(N * N, sizeof *Jfd), *e = calloc(NA, sizeof *e);
-    memcpy(x, sys->x, NA * sizeof *x);
-    for (size_t i = 0; i < N; i++)
-        x[i] += perturb * rnd(&seed);
-    const double h = 1e-6;
-    double jmax = 0;
-    for (size_t j = 0; j < N; j++) {
-        double xj = x[j];
-        memset(fp, 0, NA * sizeof *fp);
-        memset(fm, 0, NA * sizeof *fm);
-        x[j] = xj + h;
-        ops->add_force(ff, &sys->mp, fp, x, v);
-        x[j] = xj - h;
-        ops->add_force(ff, &sys->mp, fm, x, v);
-        x[j] = xj;
-        for (size_t i = 0; i < N; i++) {
-            Jfd[i * N + j] = (fp[i] - fm[i]) / (2 * h);
-            if (fabs(Jfd[i * N + j]) > jmax)
-                jmax = fabs(Jfd[i * N + j]);
-        }
-    }
-    cr_assert_gt(jmax, 0.0, "%s: the Jacobian is zero, the test would prove nothing",
-                 ff->cls->name);
-    /* Jacobian cached at x. */
-    ops->add_force(ff, &sys->mp, f, x, v);
-    double tol = 1e-6 * jmax;
-    for (size_t j = 0; j < N; j++) {
-        memset(e, 0, NA * sizeof *e);
-        memset(fp, 0, NA * sizeof *fp);
-        e[j] = 1.0;
-        ops->add_dforce(ff, &sys->mp, fp, e, 1.0, 0.0);
-        for (size_t i = 0; i < N; i++)
-            cr_assert(fabs(fp[i] - Jfd[i * N + j]) <= tol,
-                      "%s add_dforce: K(%zu,%zu) = %.12g, finite differences %.12g",
-                      ff->cls->name, i, j, fp[i], Jfd[i * N + j]);
-    }
-    /* Assembled K (kf = 1, no mass: the scene has none). */
-    st_matrix *m = NULL;
+    for (size_t i = 0; i < sys->xsize; i++)
+        sys->x[i] += perturb * rnd(&seed);
+    st_jacobian_check chk = {.struct_size = sizeof chk, .h = 1e-6};
     st_error err = {0};
-    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
-    st_csr csr;
-    st_matrix_csr(m, &csr);
-    cr_assert_eq(csr.n, N);
-    double *K = calloc(N * N, sizeof *K);
-    for (size_t r = 0; r < N; r++)
-        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
-            K[r * N + (size_t)csr.colind[k]] += csr.values[k];
-    for (size_t i = 0; i < N * N; i++)
-        cr_assert(fabs(K[i] - Jfd[i]) <= tol, "%s assembled: K(%zu,%zu) = %.12g, finite "
-                                              "differences %.12g",
-                  ff->cls->name, i / N, i % N, K[i], Jfd[i]);
-    st_matrix_destroy(&m);
-    free(K), free(x), free(v), free(f), free(fp), free(fm), free(Jfd), free(e);
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(chk.size, sys->size);
+    cr_assert_gt(chk.scale, 0.0, "%s: the Jacobian is zero, the test would prove nothing",
+                 ff->cls->name);
+    cr_assert(chk.dforce_error >= 0.0 && chk.dforce_error <= 1e-6,
+              "%s add_dforce: relative error %.3g (worst at %zu,%zu)", ff->cls->name,
+              chk.dforce_error, chk.worst_row, chk.worst_col);
+    cr_assert(chk.matrix_error >= 0.0 && chk.matrix_error <= 1e-6,
+              "%s assembled: relative error %.3g (worst at %zu,%zu)", ff->cls->name,
+              chk.matrix_error, chk.worst_row, chk.worst_col);
 }
 
 static st_node *grid_node(st_scene *s, const char *n, st_component **dofs)
@@ -517,4 +473,101 @@ Test(jacobians, mesh_matrix_mass_exact_hexahedra)
 {
     const char *f[] = {"totalMass", "5", "exactHexahedra", "true"};
     check_mass("MeshMatrixMass", f, 4, false);
+}
+
+/* The check itself catches a wrong derivative: a force field whose
+ * add_dforce and matrix are twice its true stiffness, and whose energy has
+ * the wrong sign, fails each comparison by about 100 %. */
+typedef struct wrong_ff {
+    st_component base;
+} wrong_ff;
+
+static void wrong_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                            const double *v)
+{
+    st_mstate *ms = st_component_mstate(self);
+    double *fs = st_slice(f, ms);
+    const double *xs = st_slice_x(x, ms);
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        fs[i] -= 10.0 * xs[i] * xs[i] * xs[i]; /* f = -10 x^3, K = -30 x^2 */
+}
+
+static void wrong_add_dforce(st_component *self, const st_mparams *mp, double *df,
+                             const double *dx, double kf, double bf)
+{
+    st_mstate *ms = st_component_mstate(self);
+    double *d = st_slice(df, ms);
+    const double *u = st_slice(dx, ms);
+    const double *x = ms->position.r;
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        d[i] -= kf * 60.0 * x[i] * x[i] * u[i];
+}
+
+static void wrong_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kf)
+{
+    st_mstate *ms = st_component_mstate(self);
+    const double *x = ms->position.r;
+    for (size_t i = 0; i < ms->n; i++) {
+        double b[9] = {0};
+        for (int a = 0; a < 3; a++)
+            b[4 * a] = -kf * 60.0 * x[3 * i + a] * x[3 * i + a];
+        st_matrix_add_block(m, ms, i, ms, i, b);
+    }
+}
+
+static double wrong_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    st_mstate *ms = st_component_mstate(self);
+    const double *xs = st_slice_x(x, ms);
+    double e = 0.0;
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        e -= 2.5 * xs[i] * xs[i] * xs[i] * xs[i]; /* the right one is +2.5 x^4 */
+    return e;
+}
+
+static const st_forcefield_ops wrong_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = wrong_add_force,
+    .add_dforce = wrong_add_dforce,
+    .add_k_to_matrix = wrong_add_k,
+    .potential_energy = wrong_energy,
+};
+
+static const st_class wrong_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TestWrongStiffness",
+    .category = "ForceField",
+    .description = "a force field with a wrong stiffness",
+    .instance_size = sizeof(wrong_ff),
+    .forcefield = &wrong_ops,
+};
+
+Test(jacobians, sdk_check_catches_a_wrong_stiffness)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_error err = {0};
+    cr_assert_eq(st_registry_add(st_runtime_registry(t.rt), &wrong_class, &err), ST_OK, "%s",
+                 err.msg);
+    st_node *b = child(st_scene_root(s), "P");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position", "1 0.5 -1  0.3 2 1");
+    st_component *ff = add(b, "TestWrongStiffness", "wrong");
+    init_scene(s);
+    st_jacobian_check chk = {.struct_size = sizeof chk};
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    /* Largest entry: -30 * 2^2 = -120; wrong by as much. */
+    cr_assert(fabs(chk.scale - 120.0) < 1e-4, "scale %.17g", chk.scale);
+    cr_assert(fabs(chk.dforce_error - 1.0) < 1e-6, "dforce error %.17g", chk.dforce_error);
+    cr_assert(fabs(chk.matrix_error - 1.0) < 1e-6, "matrix error %.17g", chk.matrix_error);
+    cr_assert_eq(chk.worst_row, 4);
+    cr_assert_eq(chk.worst_col, 4);
+    /* f = -dE/dx with the right sign would give 0; with the wrong one, 2 |f|. */
+    cr_assert(fabs(chk.energy_error - 2.0) < 1e-6, "energy error %.17g", chk.energy_error);
+    /* A mapped state or a non-force-field is refused with a message. */
+    st_component *dofs = test_find_object(s, "dofs");
+    cr_assert_neq(st_check_forcefield(dofs, &chk, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a force field"), "%s", err.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
 }

@@ -6,6 +6,7 @@
  * ST_ABI_MAJOR and update these tables. The layout values are those of
  * LP64 Linux (x86_64, aarch64); elsewhere only the platform-independent
  * checks run. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,16 @@ typedef struct layout {
 #define M(T, m, off) {#T, #m, offsetof(T, m), (off)}
 
 static const layout abi_2_layout[] = {
+    S(st_jacobian_check, 72),
+    M(st_jacobian_check, struct_size, 0),
+    M(st_jacobian_check, h, 8),
+    M(st_jacobian_check, dforce_error, 16),
+    M(st_jacobian_check, matrix_error, 24),
+    M(st_jacobian_check, energy_error, 32),
+    M(st_jacobian_check, scale, 40),
+    M(st_jacobian_check, worst_row, 48),
+    M(st_jacobian_check, worst_col, 56),
+    M(st_jacobian_check, size, 64),
     S(st_error, 3080),
     M(st_error, code, 0),
     M(st_error, where, 4),
@@ -376,4 +387,37 @@ Test(sdk, version_macros_agree)
     char v[32];
     snprintf(v, sizeof v, "%d.%d.%d", ST_VERSION_MAJOR, ST_VERSION_MINOR, ST_VERSION_PATCH);
     cr_assert_str_eq(v, ST_VERSION_STRING);
+}
+
+/* The vector helpers of settee/vec.h against values worked by hand. */
+Test(sdk, vec_helpers)
+{
+    double a[3] = {1, 2, 3}, b[3] = {-2, 0.5, 4}, c[3];
+    cr_assert_eq(st_v3_dot(a, b), -2 + 1 + 12);
+    st_v3_cross(c, a, b); /* (2*4 - 3*0.5, 3*-2 - 1*4, 1*0.5 - 2*-2) */
+    cr_assert(c[0] == 6.5 && c[1] == -10 && c[2] == 4.5);
+    cr_assert_eq(st_v3_dot(c, a), 0.0);
+    cr_assert_eq(st_v3_norm((double[3]){3, 4, 12}), 13.0);
+    st_v3_sub(c, a, b);
+    cr_assert(c[0] == 3 && c[1] == 1.5 && c[2] == -1);
+    st_v3_peq(c, b, 2.0);
+    cr_assert(c[0] == -1 && c[1] == 2.5 && c[2] == 7);
+    double n[3] = {0, 3, 4};
+    cr_assert_eq(st_v3_normalize(n), 5.0);
+    cr_assert(fabs(n[1] - 0.6) < 1e-15 && fabs(n[2] - 0.8) < 1e-15);
+    double m[9] = {2, 0, 1, 1, 3, 0, 0, 1, 4}, inv[9], p[9];
+    cr_assert_eq(st_m3_det(m), 2 * 12 - 0 + 1 * 1);
+    cr_assert_eq(st_m3_inverse(inv, m), 25.0);
+    st_m3_mul(p, m, inv);
+    for (int i = 0; i < 9; i++)
+        cr_assert(fabs(p[i] - (i % 4 == 0)) < 1e-15, "m m^-1 [%d] = %g", i, p[i]);
+    double v[3];
+    st_m3_mulv(v, m, a);
+    cr_assert(v[0] == 5 && v[1] == 7 && v[2] == 14);
+    st_m3_tmulv(v, m, a);
+    cr_assert(v[0] == 4 && v[1] == 9 && v[2] == 13);
+    st_m3_outer(p, a, b, -1.0);
+    cr_assert(p[0] == 2 && p[5] == -8 && p[7] == -1.5);
+    st_m3_transpose(p, p);
+    cr_assert(p[0] == 2 && p[7] == -8 && p[5] == -1.5);
 }

@@ -3,6 +3,7 @@
 #define SETTEE_SETTEE_H
 
 #include "settee/alloc.h"
+#include "settee/check.h"
 #include "settee/component.h"
 #include "settee/export.h"
 #include "settee/field.h"
@@ -16,5 +17,6 @@
 #include "settee/scene.h"
 #include "settee/state.h"
 #include "settee/status.h"
+#include "settee/vec.h"
 
 #endif

@@ -87,3 +87,25 @@ Test(anchor, negative_stiffness_is_refused)
     st_scene_destroy(&s);
     st_runtime_destroy(&rt);
 }
+
+/* The derivatives against finite differences of add_force, with the SDK's
+ * check (settee/check.h): K = -stiffness I, and f = -dE/dx. */
+Test(anchor, derivatives_match_finite_differences)
+{
+    st_runtime *rt = open_runtime();
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(rt, ANCHOR_SCENE, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_component *ff = st_node_find(st_scene_root(s), ST_ROLE_FORCEFIELD, ST_SEARCH_DOWN);
+    cr_assert_not_null(ff);
+    st_jacobian_check chk = {.struct_size = sizeof chk};
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    cr_assert(fabs(chk.scale - 8.0) < 1e-6, "largest stiffness entry %g", chk.scale);
+    cr_assert_lt(chk.dforce_error, 1e-6);
+    cr_assert_lt(chk.matrix_error, 1e-6);
+    cr_assert_lt(chk.energy_error, 1e-6);
+    cr_assert_geq(chk.energy_error, 0.0);
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
+}
