@@ -46,6 +46,7 @@ static const type_info types[ST_T_TYPE_COUNT] = {
     [ST_T_COORDS] = {"coord[]", 1, SK_REAL, true, sizeof(double)},
     [ST_T_DERIVS] = {"deriv[]", 1, SK_REAL, true, sizeof(double)},
     [ST_T_MASS] = {"mass", 11, SK_REAL, false, sizeof(double)},
+    [ST_T_INT2] = {"int2", 2, SK_INT, false, sizeof(int)},
 };
 
 static bool is_state_vec(st_type t) { return t == ST_T_COORDS || t == ST_T_DERIVS; }
@@ -257,7 +258,7 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
                                     f->name, buf);
             *(unsigned *)dst = (unsigned)x;
         }
-        if (f->min < f->max && ((double)x < f->min || (double)x > f->max))
+        if (f->min < f->max && !(f->flags & ST_F_COUNT) && ((double)x < f->min || (double)x > f->max))
             return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
                                 f->name, f->min, f->max, buf);
         return ST_OK;
@@ -273,7 +274,7 @@ static st_status parse_scalar(const st_field *f, scalar_kind sk, const token *t,
             return st__error_at(err, ST_EPARSE, t->mark,
                                 "field '%s' expects a finite real number, got '%s'%s", f->name,
                                 buf, isnan(x) || isinf(x) ? "" : " (too large for a double)");
-        if (f->min < f->max && (x < f->min || x > f->max))
+        if (f->min < f->max && !(f->flags & ST_F_COUNT) && (x < f->min || x > f->max))
             return st__error_at(err, ST_EINVAL, t->mark, "field '%s' must be in [%g, %g], got %s",
                                 f->name, f->min, f->max, buf);
         *(double *)dst = x;
@@ -514,8 +515,16 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
             return parse_mass(f, ts, v, dst, err);
         if (ts->n != ti->width)
             return st__error_at(err, ST_EPARSE, v->mark,
-                                "field '%s' expects %u reals (%s), got %zu value%s", f->name,
-                                ti->width, ti->name, ts->n, ts->n == 1 ? "" : "s");
+                                "field '%s' expects %u %s (%s), got %zu value%s", f->name,
+                                ti->width, ti->sk == SK_INT ? "integers" : "reals", ti->name,
+                                ts->n, ts->n == 1 ? "" : "s");
+        if (ti->sk == SK_INT) {
+            int itmp[2];
+            for (size_t i = 0; i < ts->n; i++)
+                ST_TRY(parse_scalar(f, SK_INT, &ts->t[i], &itmp[i], err));
+            memcpy(dst, itmp, ti->width * sizeof(int));
+            return ST_OK;
+        }
         double tmp[4];
         for (size_t i = 0; i < ts->n; i++)
             ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], &tmp[i], err));
@@ -546,6 +555,15 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
     }
     st_array tmp = {{NULL}, 0, 0};
     size_t n = ts->n / width;
+    if ((f->flags & ST_F_COUNT) && ((double)n < f->min || (double)n > f->max)) {
+        if (f->min == f->max)
+            return st__error_at(err, ST_EINVAL, v->mark,
+                                "field '%s' expects exactly %g %s, got %zu", f->name, f->min,
+                                width == 1 ? "values" : "tuples", n);
+        return st__error_at(err, ST_EINVAL, v->mark,
+                            "field '%s' expects between %g and %g %s, got %zu", f->name, f->min,
+                            f->max, width == 1 ? "values" : "tuples", n);
+    }
     if (n) {
         tmp.p = st_calloc(n, width * ti->esize);
         if (!tmp.p)

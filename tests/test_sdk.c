@@ -337,7 +337,7 @@ Test(sdk, enum_values_are_abi_2)
                          ST_T_VEC3,  ST_T_REALS,   ST_T_UINTS,     ST_T_VEC3S,  ST_T_EDGES,
                          ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,  ST_T_HEXAS,  ST_T_STRINGS,
                          ST_T_LINK,  ST_T_VEC2,    ST_T_VEC4,      ST_T_RGBA,   ST_T_COORDS,
-                         ST_T_DERIVS, ST_T_MASS,   ST_T_TYPE_COUNT};
+                         ST_T_DERIVS, ST_T_MASS,   ST_T_INT2,      ST_T_TYPE_COUNT};
     for (int i = 0; i < (int)(sizeof types / sizeof *types); i++)
         cr_assert_eq(types[i], i + 1, "st_type value %d", i + 1);
 
@@ -347,6 +347,7 @@ Test(sdk, enum_values_are_abi_2)
     cr_assert_eq(ST_F_NOLINK, 8);
     cr_assert_eq(ST_F_IGNORED, 16);
     cr_assert_eq(ST_F_NOAUTOLINK, 32);
+    cr_assert_eq(ST_F_COUNT, 64);
 
     const int kinds[] = {ST_LINK_ANY,           ST_LINK_STATE,      ST_LINK_TOPOLOGY,
                          ST_LINK_LINEAR_SOLVER, ST_LINK_ODE_SOLVER, ST_LINK_LOADER,
@@ -420,4 +421,67 @@ Test(sdk, vec_helpers)
     cr_assert(p[0] == 2 && p[5] == -8 && p[7] == -1.5);
     st_m3_transpose(p, p);
     cr_assert(p[0] == 2 && p[7] == -8 && p[5] == -1.5);
+}
+
+/* Field types of ABI 2.2: an integer pair (SOFA's Vec2i) and an array with
+ * a fixed number of values, refused at the value's line and column. */
+typedef struct typed_fields {
+    st_component base;
+    st_int2 range;
+    st_array weights;
+} typed_fields;
+
+static const st_field typed_fields_fields[] = {
+    ST_INT2(typed_fields, range, "localRange", "-1 -1", "first and last index"),
+    ST_REALS_N(typed_fields, weights, "weights", "1 1 1", "three weights", 3),
+    ST_FIELD_END};
+
+static const st_class typed_fields_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TestTypedFields",
+    .category = "Misc",
+    .description = "int2 and fixed-length fields",
+    .instance_size = sizeof(typed_fields),
+    .fields = typed_fields_fields,
+};
+
+static st_status load_typed(st_runtime *rt, const char *obj, st_scene **s, st_error *err)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "format: settee/1\nroot:\n  objects:\n    - %s\n", obj);
+    return st_scene_load_string(rt, yaml, strlen(yaml), "typed.yaml", s, err);
+}
+
+Test(sdk, int_pair_and_fixed_length_fields)
+{
+    st_runtime *rt = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_runtime_create(&rt, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_registry_add(st_runtime_registry(rt), &typed_fields_class, &err), ST_OK);
+    st_scene *s = NULL;
+    cr_assert_eq(load_typed(rt, "TestTypedFields: {name: t}", &s, &err), ST_OK, "%s", err.msg);
+    typed_fields *t = (typed_fields *)st_node_object(st_scene_root(s), 0);
+    cr_assert(t->range[0] == -1 && t->range[1] == -1);
+    cr_assert(t->weights.n == 3 && t->weights.r[2] == 1.0);
+    st_scene_destroy(&s);
+
+    cr_assert_eq(load_typed(rt, "TestTypedFields: {localRange: [2, 7], weights: [0.5, 1, 2]}",
+                            &s, &err),
+                 ST_OK, "%s", err.msg);
+    t = (typed_fields *)st_node_object(st_scene_root(s), 0);
+    cr_assert(t->range[0] == 2 && t->range[1] == 7);
+    cr_assert(t->weights.r[0] == 0.5 && t->weights.r[2] == 2.0);
+    st_scene_destroy(&s);
+
+    cr_assert_neq(load_typed(rt, "TestTypedFields: {weights: [1, 2]}", &s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "'weights' expects exactly 3 values, got 2"), "%s", err.msg);
+    cr_assert_str_eq(err.where, "typed.yaml:4:34"); /* the list */
+    st_scene_destroy(&s);
+    cr_assert_neq(load_typed(rt, "TestTypedFields: {localRange: [1, 2, 3]}", &s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "'localRange' expects 2 integers"), "%s", err.msg);
+    st_scene_destroy(&s);
+    cr_assert_neq(load_typed(rt, "TestTypedFields: {localRange: [1, 2.5]}", &s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a whole number"), "%s", err.msg);
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
 }

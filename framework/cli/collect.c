@@ -101,7 +101,7 @@ static void write_scalar(jw *w, const char *key, st_type t, const void *p, size_
 {
     switch (t) {
     case ST_T_BOOL: jw_bool(w, key, ((const bool *)p)[k]); break;
-    case ST_T_INT: jw_real(w, key, ((const int *)p)[k]); break;
+    case ST_T_INT: case ST_T_INT2: jw_real(w, key, ((const int *)p)[k]); break;
     case ST_T_STRING: jw_string(w, key, *(char *const *)p); break;
     case ST_T_STRINGS: jw_string(w, key, ((char *const *)p)[k]); break;
     case ST_T_REAL: case ST_T_VEC2: case ST_T_VEC3: case ST_T_VEC4: case ST_T_RGBA:

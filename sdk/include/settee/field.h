@@ -29,6 +29,7 @@ typedef struct st_component st_component;
 typedef double st_vec3[3];
 typedef double st_vec2[2];
 typedef double st_vec4[4];
+typedef int st_int2[2];
 /* A mass as SOFA writes it: the mass, then (rigid bodies) the volume and
  * the 3x3 inertia matrix per unit mass, row-major. One value in the scene
  * gives volume 1 and the identity inertia. */
@@ -62,6 +63,7 @@ typedef enum st_type {
     ST_T_COORDS,    /* st_array of double, width: the component's state type's coordinate size */
     ST_T_DERIVS,    /* st_array of double, width: the component's state type's derivative size */
     ST_T_MASS,      /* st_mass_value: SOFA's MassType, "m" or (Rigid3d) "m volume inertia(9)" */
+    ST_T_INT2,      /* int[2]: SOFA's Vec2i ("localRange") (ABI 2.2) */
     ST_T_TYPE_COUNT
 } st_type;
 
@@ -87,6 +89,8 @@ enum {
     ST_F_IGNORED = 1u << 4,  /* accepted for SOFA compatibility, no effect in settee: a scene
                                 that sets it gets an information message (--verbose), and the
                                 component reference marks it */
+    ST_F_COUNT = 1u << 6,    /* an array whose number of tuples must lie in [min, max]
+                                (ABI 2.2; see ST_REALS_N) */
     ST_F_NOAUTOLINK = 1u << 5 /* a src="@this" on another component does not link this field
                                 (SOFA's setAutoLink(false): a loader's translation, ...) */
 };
@@ -175,6 +179,17 @@ ST_API const char *st_type_name(st_type t);
  *   ST_REAL_RANGE(S, poisson, "poissonRatio", "0.45", "help", -1.0, 0.5) */
 #define ST_REAL_RANGE(S, m, key, def, help, lo, hi)                                               \
     ST_FIELD_EX(S, m, key, ST_T_REAL, double, def, help, 0, NULL, lo, hi)
+
+/* A pair of integers (SOFA's Vec2i), e.g. localRange "-1 -1". */
+#define ST_INT2(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_INT2, st_int2, def, help, 0)
+/* An array with a fixed number of tuples, checked when the scene's value is
+ * read (the error names the field and the count):
+ *   ST_REALS_N(S, weights, "weights", "1 1 1 1 1 1", "help", 6)
+ * ST_FIELD_EX with ST_F_COUNT and [lo, hi] gives a range of counts. */
+#define ST_REALS_N(S, m, key, def, help, n)                                                       \
+    ST_FIELD_EX(S, m, key, ST_T_REALS, st_array, def, help, ST_F_COUNT, NULL, (n), (n))
+#define ST_VEC3S_N(S, m, key, def, help, n)                                                       \
+    ST_FIELD_EX(S, m, key, ST_T_VEC3S, st_array, def, help, ST_F_COUNT, NULL, (n), (n))
 
 /* A field SOFA's twin has and settee accepts but does not use (see
  * ST_F_IGNORED): same storage rules as the typed macros. */
