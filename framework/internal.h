@@ -316,6 +316,9 @@ bool st__is_mstate(const st_component *c);
  * ST_ROLE_PROJECTIVE), in scene order: returns the count and writes up to
  * max of them into out (out may be NULL). matrix.c holds a weak fallback
  * that walks the solver's subtree; system.c may define the real one. */
+/* "component 'X' is registered by 2 plugins: ...; write ..." when name is
+ * ambiguous (into buf), else NULL. */
+const char *st__registry_ambiguity(const st_registry *r, const char *name, char *buf, size_t size);
 /* A matrix assembling one force field alone (st_check_forcefield). */
 st_status st__matrix_create_single(st_system *sys, st_component *ff, st_matrix **out,
                                    st_error *err);

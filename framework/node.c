@@ -460,6 +460,9 @@ st_status st_node_add_object(st_node *n, const char *class_name, const char *nam
         return st_error_set(err, ST_EINVAL, "st_node_add_object: a node and a class are needed");
     st_runtime *rt = n->scene ? n->scene->rt : NULL;
     const st_class *cls = rt ? st_registry_find(rt->reg, class_name) : NULL;
+    char amb[1024];
+    if (!cls && rt && st__registry_ambiguity(rt->reg, class_name, amb, sizeof amb))
+        return st_error_set(err, ST_ENOTFOUND, "%s", amb);
     if (!cls) {
         const char *sugg[3];
         size_t ns = rt ? st_registry_suggest(rt->reg, class_name, sugg, 3) : 0;

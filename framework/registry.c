@@ -1,6 +1,13 @@
 /* registry.c - component classes by name and alias, with the plugin that
- * registered each. */
+ * registered each.
+ *
+ * Two plugins may register the same name (SOFA's factory keeps several
+ * creators per class name too). Such a name is ambiguous: a scene names the
+ * one it wants as "Plugin::Class", or the runtime prefers a plugin
+ * (st_registry_prefer, SETTEE_PREFER_PLUGIN); an ambiguous name left
+ * unresolved is an error naming every provider, never a silent choice. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -20,6 +27,9 @@ struct st_registry {
      * caller for the duration of a registration, copied into each entry. */
     const char *cur_plugin;
     const char *cur_file;
+    /* Preferred plugins, most recent first wins (owned). */
+    char **prefer;
+    size_t nprefer;
 };
 
 st_status st__registry_create(st_registry **out, st_error *err)
@@ -38,6 +48,9 @@ void st__registry_destroy(st_registry **r)
         st_free((*r)->e[i].plugin);
         st_free((*r)->e[i].file);
     }
+    for (size_t i = 0; i < (*r)->nprefer; i++)
+        st_free((*r)->prefer[i]);
+    st_free((*r)->prefer);
     st_free((*r)->e);
     st_free(*r);
     *r = NULL;
@@ -48,14 +61,6 @@ void st__registry_set_current(st_registry *r, const char *plugin, const char *fi
     /* Nothing is allocated here: a failure could only be silent. */
     r->cur_plugin = plugin;
     r->cur_file = file;
-}
-
-static entry *lookup(const st_registry *r, const char *name)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (!strcmp(r->e[i].name, name))
-            return &r->e[i];
-    return NULL;
 }
 
 static st_status push(st_registry *r, const char *name, const st_class *cls, bool alias,
@@ -116,30 +121,132 @@ st_status st_registry_add(st_registry *r, const st_class *cls, st_error *err)
     names[nn++] = cls->name;
     for (const char *const *a = cls->aliases; a && *a && nn < 64; a++)
         names[nn++] = *a;
+    const char *mine = r->cur_plugin ? r->cur_plugin : "(kernel)";
+    const char *myfile = r->cur_file ? r->cur_file : "";
     for (size_t i = 0; i < nn; i++) {
-        entry *e = lookup(r, names[i]);
-        if (e) {
-            const char *mine = r->cur_plugin ? r->cur_plugin : "(kernel)";
-            const char *myfile = r->cur_file ? r->cur_file : "";
-            return st_error_set(err, ST_EPLUGIN,
-                                "class '%s' is registered twice: by plugin %s%s%s%s and by plugin "
-                                "%s%s%s%s",
-                                names[i], e->plugin, e->file[0] ? " (" : "", e->file,
-                                e->file[0] ? ")" : "", mine, myfile[0] ? " (" : "", myfile,
-                                myfile[0] ? ")" : "");
-        }
+        if (strstr(names[i], "::"))
+            return st_error_set(err, ST_EINVAL,
+                                "class '%s': '::' is reserved for naming the plugin "
+                                "(\"Plugin::Class\")",
+                                names[i]);
+        /* Another plugin's class of the same name is allowed (the name
+         * becomes ambiguous); the same plugin twice is not. */
+        for (size_t j = 0; j < r->n; j++)
+            if (!strcmp(r->e[j].name, names[i]) && !strcmp(r->e[j].plugin, mine))
+                return st_error_set(err, ST_EPLUGIN,
+                                    "class '%s' is registered twice by plugin %s%s%s%s", names[i],
+                                    mine, myfile[0] ? " (" : "", myfile, myfile[0] ? ")" : "");
     }
     for (size_t i = 0; i < nn; i++)
         ST_TRY(push(r, names[i], cls, i > 0, err));
     return ST_OK;
 }
 
+static bool preferred(const st_registry *r, const char *plugin, size_t *rank)
+{
+    for (size_t i = r->nprefer; i-- > 0;)
+        if (!strcmp(r->prefer[i], plugin)) {
+            *rank = i;
+            return true;
+        }
+    return false;
+}
+
+/* The entry a name resolves to, or NULL (unknown, or ambiguous: *nprov > 1
+ * providers and none preferred). */
+static const entry *resolve(const st_registry *r, const char *name, size_t *nprov)
+{
+    *nprov = 0;
+    const char *sep = strstr(name, "::");
+    if (sep) {
+        size_t lp = (size_t)(sep - name);
+        for (size_t i = 0; i < r->n; i++)
+            if (!strcmp(r->e[i].name, sep + 2) && strlen(r->e[i].plugin) == lp &&
+                !strncmp(r->e[i].plugin, name, lp)) {
+                *nprov = 1;
+                return &r->e[i];
+            }
+        return NULL;
+    }
+    const entry *found = NULL, *best = NULL;
+    size_t best_rank = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->e[i].name, name))
+            continue;
+        (*nprov)++;
+        found = &r->e[i];
+        size_t rank;
+        if (preferred(r, r->e[i].plugin, &rank) && (!best || rank > best_rank)) {
+            best = &r->e[i];
+            best_rank = rank;
+        }
+    }
+    if (*nprov == 1)
+        return found;
+    return best;
+}
+
 const st_class *st_registry_find(const st_registry *r, const char *name)
 {
     if (!r || !name)
         return NULL;
-    entry *e = lookup(r, name);
+    size_t np;
+    const entry *e = resolve(r, name, &np);
     return e ? e->cls : NULL;
+}
+
+size_t st_registry_providers(const st_registry *r, const char *name, const char **plugins,
+                             const char **files, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; r && name && i < r->n; i++)
+        if (!strcmp(r->e[i].name, name)) {
+            if (k < max) {
+                if (plugins)
+                    plugins[k] = r->e[i].plugin;
+                if (files)
+                    files[k] = r->e[i].file;
+            }
+            k++;
+        }
+    return k;
+}
+
+st_status st_registry_prefer(st_registry *r, const char *plugin, st_error *err)
+{
+    if (!r || !plugin || !plugin[0])
+        return st_error_set(err, ST_EINVAL, "st_registry_prefer: no plugin name");
+    char **p = st_realloc(r->prefer, (r->nprefer + 1) * sizeof *p);
+    if (!p)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    r->prefer = p;
+    if (!(p[r->nprefer] = st_strdup(plugin)))
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    r->nprefer++;
+    return ST_OK;
+}
+
+const char *st__registry_ambiguity(const st_registry *r, const char *name, char *buf, size_t size)
+{
+    const char *pl[8], *fl[8];
+    size_t n = st_registry_providers(r, name, pl, fl, 8);
+    buf[0] = 0;
+    if (n < 2 || strstr(name, "::"))
+        return NULL;
+    size_t len = 0;
+    int k = snprintf(buf, size, "component '%s' is registered by %zu plugins:", name, n);
+    len = k > 0 ? (size_t)k : 0;
+    for (size_t i = 0; i < n && i < 8 && len < size; i++) {
+        k = snprintf(buf + len, size - len, "%s %s%s%s%s", i ? "," : "", pl[i],
+                     fl[i][0] ? " (" : "", fl[i], fl[i][0] ? ")" : "");
+        len += k > 0 ? (size_t)k : 0;
+    }
+    if (len < size)
+        snprintf(buf + len, size - len,
+                 "; write '%s::%s' to choose one, or prefer a plugin with "
+                 "SETTEE_PREFER_PLUGIN=%s",
+                 pl[n > 1 ? 1 : 0], name, pl[n > 1 ? 1 : 0]);
+    return buf;
 }
 
 size_t st_registry_suggest(const st_registry *r, const char *name, const char **out, size_t max)

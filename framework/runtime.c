@@ -1,6 +1,7 @@
 /* runtime.c - the runtime: registry, log sink, built-in classes. Plugin
  * loading lives in plugin.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -14,6 +15,20 @@ st_status st_runtime_create(st_runtime **out, st_error *err)
     st_status s = st__registry_create(&rt->reg, err);
     if (s == ST_OK)
         s = st__builtins_register(rt, err);
+    /* SETTEE_PREFER_PLUGIN=A:B: classes of B, then A, win over other
+     * plugins' classes of the same name. */
+    const char *pref = getenv("SETTEE_PREFER_PLUGIN");
+    while (s == ST_OK && pref && *pref) {
+        const char *end = strchr(pref, ':');
+        size_t len = end ? (size_t)(end - pref) : strlen(pref);
+        char name[256];
+        if (len && len < sizeof name) {
+            memcpy(name, pref, len);
+            name[len] = 0;
+            s = st_registry_prefer(rt->reg, name, err);
+        }
+        pref = end ? end + 1 : NULL;
+    }
     if (s != ST_OK) {
         st_runtime_destroy(&rt);
         return s;

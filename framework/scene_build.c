@@ -294,6 +294,11 @@ static bool is_xml_mark(st_mark m)
 static void build_object(st_report *r, st_node *node, const st_dobj *o, const char *node_path)
 {
     const st_class *cls = st_registry_find(st_runtime_registry(r->rt), o->type);
+    char amb[1024];
+    if (!cls && st__registry_ambiguity(st_runtime_registry(r->rt), o->type, amb, sizeof amb)) {
+        st__report_at(r, ST_ESCENE, o->mark, node_path, "%s", amb);
+        return;
+    }
     if (!cls) {
         unknown_component(r, o->type, o->mark, node_path, is_xml_mark(o->mark));
         return;

@@ -249,24 +249,49 @@ Test(plugin, failed_registration_is_undone)
     }
 }
 
-Test(plugin, duplicate_class_names_both_plugins_and_files)
+Test(plugin, duplicate_class_names_are_ambiguous_until_chosen)
 {
     cr_assert_eq(load("TestDupA"), ST_OK, "%s", E.msg);
     size_t n = st_runtime_plugin_count(T.rt);
-    cr_assert_eq(load("TestDupB"), ST_EPLUGIN);
-    cr_assert_eq(st_runtime_plugin_count(T.rt), n);
-    assert_contains(E.msg, "TestDuplicate");
-    assert_contains(E.msg, "TestDupA");
-    assert_contains(E.msg, TDIR "/libTestDupA.so");
-    assert_contains(E.msg, "TestDupB");
-    assert_contains(E.msg, TDIR "/libTestDupB.so");
-
+    /* Both plugins load; the name they share is ambiguous. */
+    cr_assert_eq(load("TestDupB"), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_runtime_plugin_count(T.rt), n + 1);
     st_registry *reg = st_runtime_registry(T.rt);
-    cr_assert_null(st_registry_find(reg, "TestDupBOnly"));
-    const st_class *cls = st_registry_find(reg, "TestDuplicate");
-    cr_assert_not_null(cls);
-    cr_assert_str_eq(st_registry_class_plugin(reg, cls), "TestDupA");
-    cr_assert_null(st_runtime_find_plugin(T.rt, "TestDupB"));
+    cr_assert_not_null(st_registry_find(reg, "TestDupBOnly"));
+    cr_assert_null(st_registry_find(reg, "TestDuplicate"));
+    const char *pl[4], *fl[4];
+    cr_assert_eq(st_registry_providers(reg, "TestDuplicate", pl, fl, 4), 2);
+    cr_assert_str_eq(pl[0], "TestDupA");
+    cr_assert_str_eq(pl[1], "TestDupB");
+    cr_assert_str_eq(fl[1], TDIR "/libTestDupB.so");
+
+    /* Creating it unqualified says who provides it and how to choose. */
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_create(T.rt, &s, &E), ST_OK, "%s", E.msg);
+    st_component *c = NULL;
+    cr_assert_neq(st_node_add_object(st_scene_root(s), "TestDuplicate", NULL, &c, &E), ST_OK);
+    assert_contains(E.msg, "registered by 2 plugins");
+    assert_contains(E.msg, TDIR "/libTestDupA.so");
+    assert_contains(E.msg, TDIR "/libTestDupB.so");
+    assert_contains(E.msg, "'TestDupB::TestDuplicate'");
+    assert_contains(E.msg, "SETTEE_PREFER_PLUGIN=");
+
+    /* "Plugin::Class" names one. */
+    const st_class *a = st_registry_find(reg, "TestDupA::TestDuplicate");
+    const st_class *b = st_registry_find(reg, "TestDupB::TestDuplicate");
+    cr_assert(a && b && a != b);
+    cr_assert_str_eq(st_registry_class_plugin(reg, b), "TestDupB");
+    cr_assert_eq(st_node_add_object(st_scene_root(s), "TestDupB::TestDuplicate", "x", &c, &E),
+                 ST_OK, "%s", E.msg);
+    cr_assert_eq(c->cls, b);
+    cr_assert_null(st_registry_find(reg, "TestDupC::TestDuplicate"));
+    st_scene_destroy(&s);
+
+    /* A preference resolves the plain name; the latest one wins. */
+    cr_assert_eq(st_registry_prefer(reg, "TestDupB", &E), ST_OK);
+    cr_assert_eq(st_registry_find(reg, "TestDuplicate"), b);
+    cr_assert_eq(st_registry_prefer(reg, "TestDupA", &E), ST_OK);
+    cr_assert_eq(st_registry_find(reg, "TestDuplicate"), a);
 }
 
 Test(plugin, missing_file_path_is_refused)
@@ -313,12 +338,12 @@ Test(plugin, load_all_loads_good_and_warns_about_bad)
     cr_assert_eq(st_runtime_load_all_plugins(T.rt, &E), ST_OK, "%s", E.msg);
     cr_assert_not_null(st_runtime_find_plugin(T.rt, "TestGood"));
     cr_assert_not_null(st_runtime_find_plugin(T.rt, "TestAbiOlderMinor"));
+    /* Two plugins sharing a class name both load (the name is ambiguous). */
     cr_assert_not_null(st_runtime_find_plugin(T.rt, "TestDupA"));
-    cr_assert_null(st_runtime_find_plugin(T.rt, "TestDupB"));
+    cr_assert_not_null(st_runtime_find_plugin(T.rt, "TestDupB"));
     cr_assert_null(st_runtime_find_plugin(T.rt, "TestAbiMajor"));
     const char *bad[] = {"libNotAPlugin.so", "libTestAbiMajor.so", "libTestAbiNewerMinor.so",
-                         "libTestAbiSmall.so", "libTestNoDescriptor.so", "libTestRegFail.so",
-                         "libTestDupB.so"};
+                         "libTestAbiSmall.so", "libTestNoDescriptor.so", "libTestRegFail.so"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char want[128];
         snprintf(want, sizeof want, "warning|||skipping %s:", bad[i]);
@@ -394,4 +419,33 @@ Test(plugin_env, without_path_test_plugins_are_not_found)
     assert_contains(err.msg, "'TestGood' not found");
     cr_assert_null(strstr(err.msg, TDIR "/"), "the test dir is not on the default path");
     test_rt_close(&t);
+}
+
+/* SETTEE_PREFER_PLUGIN chooses at runtime creation; a scene names a class
+ * as "Plugin::Class". */
+Test(plugin, prefer_plugin_from_the_environment_and_qualified_names_in_scenes)
+{
+    setenv("SETTEE_PREFER_PLUGIN", "NoSuchPlugin:TestDupB", 1);
+    st_runtime *rt = NULL;
+    cr_assert_eq(st_runtime_create(&rt, &E), ST_OK, "%s", E.msg);
+    unsetenv("SETTEE_PREFER_PLUGIN");
+    cr_assert_eq(st_runtime_add_plugin_path(rt, TDIR, &E), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_runtime_load_plugin(rt, "TestDupA", &E), ST_OK, "%s", E.msg);
+    cr_assert_eq(st_runtime_load_plugin(rt, "TestDupB", &E), ST_OK, "%s", E.msg);
+    st_registry *reg = st_runtime_registry(rt);
+    cr_assert_eq(st_registry_find(reg, "TestDuplicate"),
+                 st_registry_find(reg, "TestDupB::TestDuplicate"));
+    static const char yaml[] = "format: settee/1\n"
+                               "root:\n"
+                               "  objects:\n"
+                               "    - TestDupA::TestDuplicate: {name: a}\n"
+                               "    - TestDuplicate: {name: b}\n";
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(rt, yaml, strlen(yaml), "dup.yaml", &s, &E), ST_OK, "%s",
+                 E.msg);
+    st_node *root = st_scene_root(s);
+    cr_assert_str_eq(st_registry_class_plugin(reg, st_node_object(root, 0)->cls), "TestDupA");
+    cr_assert_str_eq(st_registry_class_plugin(reg, st_node_object(root, 1)->cls), "TestDupB");
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
 }
