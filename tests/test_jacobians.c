@@ -269,8 +269,10 @@ Test(jacobians, tetrahedron_fem_small_global_matrix)
     test_rt_close(&t);
 }
 
-/* Two tetrahedra sharing a face, at rest, rotated and translated. */
-static void check_tetra_rigid(const char *method)
+/* Two tetrahedra sharing a face of class cls, at rest, rotated and
+ * translated (or, with perturb > 0, in place and randomly deformed). */
+static void check_tetra_class(const char *cls, const char *method, double perturb,
+                              bool global_matrix)
 {
     static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1.2}};
     const double a = 0.9, c = cos(a), sn = sin(a);
@@ -291,22 +293,52 @@ static void check_tetra_rigid(const char *method)
     st_node *b = child(st_scene_root(s), "Body");
     add(b, "EulerExplicitSolver", "solver");
     st_component *dofs = add(b, "MechanicalObject", "dofs");
-    set(dofs, "position", pos);
+    set(dofs, "position", perturb > 0 ? rest : pos);
     set(dofs, "rest_position", rest);
     set(add(b, "MeshTopology", "topo"), "tetrahedra", "0 1 2 3  1 2 3 4");
-    st_component *ff = add(b, "TetrahedronFEMForceField", "fem");
-    set(ff, "method", method);
-    set(ff, "youngModulus", "2000");
-    set(ff, "poissonRatio", "0.35");
+    st_component *ff = add(b, cls, "fem");
+    if (method)
+        set(ff, "method", method);
+    if (global_matrix)
+        set(ff, "computeGlobalMatrix", "true");
+    set(ff, "youngModulus", perturb > 0 ? "2000 3000" : "2000");
+    set(ff, "poissonRatio", perturb > 0 ? "0.35 0.2" : "0.35");
     st_system *sys = init_scene(s);
-    check_forcefield(sys, ff, 0.0, 23);
+    check_forcefield(sys, ff, perturb, 23);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+static void check_tetra_rigid(const char *method)
+{
+    check_tetra_class("TetrahedronFEMForceField", method, 0.0, false);
 }
 
 Test(jacobians, tetrahedron_fem_large_rigid) { check_tetra_rigid("large"); }
 Test(jacobians, tetrahedron_fem_polar_rigid) { check_tetra_rigid("polar"); }
 Test(jacobians, tetrahedron_fem_svd_rigid) { check_tetra_rigid("svd"); }
+
+#define TCOROT "TetrahedralCorotationalFEMForceField"
+Test(jacobians, tetrahedral_corotational_small)
+{
+    check_tetra_class(TCOROT, "small", 0.05, false);
+}
+Test(jacobians, tetrahedral_corotational_small_global_matrix)
+{
+    check_tetra_class(TCOROT, "small", 0.05, true);
+}
+Test(jacobians, tetrahedral_corotational_large_rigid)
+{
+    check_tetra_class(TCOROT, "large", 0.0, false);
+}
+Test(jacobians, tetrahedral_corotational_large_global_matrix_rigid)
+{
+    check_tetra_class(TCOROT, "large", 0.0, true);
+}
+Test(jacobians, tetrahedral_corotational_polar_rigid)
+{
+    check_tetra_class(TCOROT, "polar", 0.0, false);
+}
 
 Test(jacobians, hexahedron_fem_small)
 {
@@ -370,7 +402,7 @@ Test(jacobians, hexahedron_fem_small_rigid) { check_hexa_rigid("small"); }
 /* A flat mesh of 4 triangles at rest, rotated and translated (large), or in
  * the xy plane (small): there SOFA's tangent, which leaves out the
  * derivatives of J and R, is exact. */
-static void check_triangle(const char *method, bool rotate)
+static void check_triangle_class(const char *cls, const char *method, bool rotate)
 {
     static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {1.2, 0.9, 0}, {-0.1, 1.1, 0},
                                    {0.5, 0.4, 0}};
@@ -397,8 +429,9 @@ static void check_triangle(const char *method, bool rotate)
     set(dofs, "position", pos);
     set(dofs, "rest_position", rest);
     set(add(b, "MeshTopology", "topo"), "triangles", "0 1 4  1 2 4  2 3 4  3 0 4");
-    st_component *ff = add(b, "TriangleFEMForceField", "fem");
-    set(ff, "method", method);
+    st_component *ff = add(b, cls, "fem");
+    if (method)
+        set(ff, "method", method);
     set(ff, "youngModulus", "2000 1000");
     set(ff, "poissonRatio", "0.35");
     st_system *sys = init_scene(s);
@@ -407,8 +440,21 @@ static void check_triangle(const char *method, bool rotate)
     test_rt_close(&t);
 }
 
+static void check_triangle(const char *method, bool rotate)
+{
+    check_triangle_class("TriangleFEMForceField", method, rotate);
+}
+
 Test(jacobians, triangle_fem_large_rigid) { check_triangle("large", true); }
 Test(jacobians, triangle_fem_small_rest) { check_triangle("small", false); }
+Test(jacobians, triangular_fem_large_rigid)
+{
+    check_triangle_class("TriangularFEMForceField", "large", true);
+}
+Test(jacobians, triangular_fem_small_rest)
+{
+    check_triangle_class("TriangularFEMForceField", "small", false);
+}
 
 Test(jacobians, plane_force_field)
 {

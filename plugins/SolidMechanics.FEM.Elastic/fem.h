@@ -77,6 +77,22 @@ double fem_polar(const double m[9], double q[9]);
  * stable SVD polar decomposition. */
 void fem_polar_stable(const double m[9], double q[9]);
 
+/* SOFA's "large" frame of the points a, b, c (computeRotationLarge of its
+ * tetrahedra and triangles): x along b - a, z normal to the plane, y
+ * completing. Rows of r are the axes (r maps world to local). */
+void fem_rotation_large(double r[9], const double *pa, const double *pb, const double *pc);
+/* SOFA's triangle computeStrainDisplacementLocal: the 6x3 strain-
+ * displacement matrix (rows: a.x a.y b.x b.y c.x c.y; columns: xx yy xy) of
+ * a triangle with a at the origin, b = (xb, *, *), c = (xc, yc, *); false,
+ * J untouched, when xb yc is below DBL_EPSILON in magnitude. */
+bool fem_tri_strain_local(double J[6][3], const double *b, const double *c);
+
+/* The 3x3 blocks b[n1][n2] = scale R2 (J K J^T)(n1, n2) R2^T of a membrane
+ * triangle: J 6x3 strain-displacement, K 3x3 material, R2 the first two
+ * columns of R (element frame to world). */
+void fem_tri_stiffness_blocks(const double J[6][3], const double K[9], const double R[9],
+                              double scale, double b[3][3][9]);
+
 /* ---- Materials and topology ---- */
 
 /* SOFA's getYoungModulusInElement / getPoissonRatioInElement: element i's
@@ -128,5 +144,7 @@ extern const st_class tetrahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_and_mass_class;
 extern const st_class triangle_fem_force_field_class;
+extern const st_class tetrahedral_corotational_fem_force_field_class;
+extern const st_class triangular_fem_force_field_class;
 
 #endif

@@ -1,0 +1,427 @@
+/* test_fem_corot.c - TetrahedralCorotationalFEMForceField: the values
+ * SOFA's own tests check (BaseTetrahedronFEMForceField_test instantiated for
+ * it: the element data of one tetrahedron, the 4x10x4 grid beam after 100
+ * steps, wrong and empty inputs), the patch test, rigid-motion invariance
+ * of large and polar, the von Mises output, and the three solver paths
+ * (explicit, implicit matrix-free CG, implicit assembled SparseLDL) on one
+ * beam. The Jacobian checks are in test_jacobians. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
+#include "internal.h"
+#include "support.h"
+
+static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
+                                      "LinearSolver.Direct", "LinearSolver.Iterative",
+                                      "Mass", "Topology", "Constraint.Projective",
+                                      "Engine.Select", "SolidMechanics.FEM.Elastic"};
+
+static void open_rt(test_rt *t)
+{
+    st_error err = {0};
+    test_rt_open(t);
+    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
+}
+
+static st_scene *load_xml(test_rt *t, const char *xml)
+{
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(t->rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
+    return s;
+}
+
+static void step(st_scene *s, int n, double dt)
+{
+    st_error err = {0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(st_scene_step(s, dt, &err), ST_OK, "step: %s", err.msg);
+}
+
+static tetra_fem *fem_of(st_scene *s)
+{
+    st_component *c = test_find_object(s, "FEM");
+    cr_assert_not_null(c, "no component FEM");
+    cr_assert_str_eq(c->cls->name, "TetrahedralCorotationalFEMForceField");
+    return (tetra_fem *)c;
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol, "%s: %.10g, expected %.10g (tolerance %g)", what, got,
+              want, tol);
+}
+
+#define ONE_TETRA(E, NU, METHOD)                                                                  \
+    "<Node name='root' gravity='0 0 0'>"                                                          \
+    "<DefaultAnimationLoop/><EulerExplicitSolver/>"                                               \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  0 1 0  0 0 1'/>"                       \
+    "<TetrahedronSetTopologyContainer name='topo' tetrahedra='2 3 1 0'/>"                         \
+    "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='" E "' poissonRatio='" NU     \
+    "' method='" METHOD "'/>"                                                                     \
+    "<DiagonalMass massDensity='0.1'/></Node>"
+
+/* SOFA: TetrahedralCorotationalFEMForceField_test, init (checkInit). */
+Test(fem_corot, sofa_single_tetrahedron_init)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, ONE_TETRA("1000", "0.3", "large"));
+    tetra_fem *f = fem_of(s);
+    cr_assert_eq(f->ne, 1);
+    const tet *e = &f->e[0];
+    const double R[9] = {0, 0.816497, 0.57735, -0.707107, -0.408248, 0.57735,
+                         0.707107, -0.408248, 0.57735};
+    const double P[4][3] = {{0, 0, 0}, {1.41421, 0, 0}, {0.707107, 1.22474, 0},
+                            {0.707107, 0.408248, -0.57735}};
+    const double J[12][6] = {{0.707107, 0, 0, 0.408248, 0, -0.57735},
+                             {0, 0.408248, 0, 0.707107, -0.57735, 0},
+                             {0, 0, -0.57735, 0, 0.408248, 0.707107},
+                             {-0.707107, 0, 0, 0.408248, 0, -0.57735},
+                             {0, 0.408248, 0, -0.707107, -0.57735, 0},
+                             {0, 0, -0.57735, 0, 0.408248, -0.707107},
+                             {0, 0, 0, -0.816497, 0, -0.57735},
+                             {0, -0.816497, 0, 0, -0.57735, 0},
+                             {0, 0, -0.57735, 0, -0.816497, 0},
+                             {0, 0, 0, 0, 0, 1.73205},
+                             {0, 0, 0, 0, 1.73205, 0},
+                             {0, 0, 1.73205, 0, 0, 0}};
+    for (int i = 0; i < 9; i++) {
+        near(e->R0[i], R[i], 1e-4, "initial rotation");
+        near(e->R[i], R[i], 1e-4, "current rotation");
+    }
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
+    near(e->kd, 224.359, 1e-3, "K(0,0)");
+    near(e->ko, 96.1538, 1e-4, "K(0,1)");
+    near(e->ks, 64.1026, 1e-4, "K(3,3)");
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 6; j++)
+            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: checkWrongAttributes: negative modulus and ratio, unknown method:
+ * warnings, 5000, 0.45 and large. */
+Test(fem_corot, sofa_wrong_attributes)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, ONE_TETRA("-100", "-0.3", "toto"));
+    tetra_fem *f = fem_of(s);
+    cr_assert_eq(f->meth, M_LARGE);
+    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    cr_assert_eq(f->base.state, ST_CSTATE_VALID);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: emptyTology (a warning, no error) and noTopology (an error). */
+Test(fem_corot, sofa_empty_and_missing_topology)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+                               "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
+                               "<TetrahedronSetTopologyContainer/>"
+                               "<TetrahedralCorotationalFEMForceField name='FEM'/></Node>");
+    tetra_fem *f = fem_of(s);
+    cr_assert_eq(f->ne, 0);
+    cr_assert_eq(f->base.state, ST_CSTATE_VALID);
+    step(s, 1, 0.01);
+    st_scene_destroy(&s);
+    const char *xml = "<Node name='root'><DefaultAnimationLoop/>"
+                      "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
+                      "<TetrahedralCorotationalFEMForceField name='FEM'/></Node>";
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(t.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK, "init without a topology must fail");
+    cr_assert(strstr(err.msg, "topology") != NULL, "%s", err.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+#define GRID_BEAM(SOLVER, METHOD)                                                                 \
+    "<Node name='root' gravity='0 10 0' dt='0.01'>"                                               \
+    "<DefaultAnimationLoop/>"                                                                     \
+    "<RegularGridTopology name='grid' n='4 10 4' min='0 0 20' max='10 40 30'/>"                   \
+    "<Node name='Beam'>" SOLVER "<MechanicalObject name='dof' position='@../grid.position'/>"     \
+    "<TetrahedronSetTopologyContainer name='topo'/>"                                              \
+    "<TetrahedronSetTopologyModifier name='Modifier'/>"                                           \
+    "<TetrahedronSetGeometryAlgorithms name='GeomAlgo'/>"                                         \
+    "<Hexa2TetraTopologicalMapping input='@../grid' output='@topo'/>"                             \
+    "<BoxROI name='ROI1' box='-1 -1 0 10 1 50'/>"                                                 \
+    "<FixedProjectiveConstraint mstate='@dof' name='fixC' indices='@ROI1.indices'/>"              \
+    "<DiagonalMass name='mass' massDensity='1.0'/>"                                               \
+    "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='600' poissonRatio='0.3' "     \
+    "method='" METHOD "'/>"                                                                       \
+    "</Node></Node>"
+#define SOFA_CG                                                                                   \
+    "<EulerImplicitSolver/><CGLinearSolver iterations='20' tolerance='1e-5' threshold='1e-6'/>"
+
+/* SOFA: TetrahedralCorotationalFEMForceField_test, FEMValues (vertex 159
+ * after 100 steps, and the data of element 100). */
+Test(fem_corot, sofa_grid_beam_values)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, GRID_BEAM(SOFA_CG, "large"));
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+    cr_assert_eq(ms->n, 160);
+    step(s, 100, 0.01);
+    const double *p = ms->position.r + 3 * 159;
+    near(p[0], 9.99985, 1e-4, "x159");
+    near(p[1], 45.0487, 1e-4, "y159");
+    near(p[2], 30.0011, 1e-4, "z159");
+    tetra_fem *f = fem_of(s);
+    const tet *e = &f->e[100];
+    const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
+    const double R[9] = {-1, 8.01488e-06, 0.000541687, -0.000320764, -0.814541, -0.580106,
+                         0.000436576, -0.580106, 0.814541};
+    const double P[4][3] = {{0, 0, 0}, {3.33333, 0, 0}, {3.33333, 5.55556, 0},
+                            {0, 3.55556, 2.66667}};
+    const double J[12][6] = {{-14.8148, 0, 0, 0, 0, -18.5185}, {0, 0, 0, -14.8148, -18.5185, 0},
+                             {0, 0, -18.5185, 0, 0, -14.8148}, {14.8148, 0, 0, -8.88889, 0, 11.8519},
+                             {0, -8.88889, 0, 14.8148, 11.8519, 0},
+                             {0, 0, 11.8519, 0, -8.88889, 14.8148},
+                             {0, 0, 0, 8.88889, 0, -11.8519}, {0, 8.88889, 0, 0, -11.8519, 0},
+                             {0, 0, -11.8519, 0, 8.88889, 0}, {0, 0, 0, 0, 0, 18.5185},
+                             {0, 0, 0, 0, 18.5185, 0}, {0, 0, 18.5185, 0, 0, 0}};
+    for (int i = 0; i < 9; i++) {
+        near(e->R0[i], R0[i], 1e-4, "initial rotation");
+        near(e->R[i], R[i], 1e-4, "current rotation");
+    }
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
+    near(e->kd, 2.72596, 1e-4, "K(0,0)");
+    near(e->ko, 1.16827, 1e-4, "K(0,1)");
+    near(e->ks, 0.778846, 1e-4, "K(3,3)");
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 6; j++)
+            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The same beam, method polar and small, under the three solver paths: CG
+ * converged tightly and SparseLDL give the same trajectory; explicit Euler
+ * at a stable step sags the same way. */
+static void solver_paths(const char *method)
+{
+    static const char *const solvers[] = {
+        "<EulerImplicitSolver/><CGLinearSolver iterations='2000' tolerance='1e-14' "
+        "threshold='1e-20'/>",
+        "<EulerImplicitSolver/><SparseLDLSolver/>",
+        "<EulerExplicitSolver symplectic='true'/>"};
+    double tip[3][3];
+    for (int k = 0; k < 3; k++) {
+        test_rt t;
+        open_rt(&t);
+        char xml[4096];
+        snprintf(xml, sizeof xml, GRID_BEAM("%s", "%s"), solvers[k], method);
+        st_scene *s = load_xml(&t, xml);
+        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+        if (k < 2)
+            step(s, 20, 0.01);
+        else
+            step(s, 2000, 1e-4);
+        memcpy(tip[k], ms->position.r + 3 * 159, sizeof tip[k]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    double sag = tip[0][1] - 40;
+    cr_assert_gt(sag, 1e-3, "%s: the beam must sag under gravity (+y): %g", method, sag);
+    for (int c = 0; c < 3; c++)
+        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
+    /* Explicit (dt 1e-4) and implicit (dt 1e-2) Euler differ by their
+     * O(dt) damping: same sag to 10%. */
+    near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+}
+
+Test(fem_corot, solver_paths_large) { solver_paths("large"); }
+Test(fem_corot, solver_paths_polar) { solver_paths("polar"); }
+Test(fem_corot, solver_paths_small) { solver_paths("small"); }
+
+/* A unit cube of 3x3x3 grid vertices cut into 48 tetrahedra (vertex 13 is
+ * the only interior one). */
+#define CUBE(METHOD, EXTRA)                                                                       \
+    "<Node name='root' gravity='0 0 0' dt='0.01'>"                                                \
+    "<DefaultAnimationLoop/>"                                                                     \
+    "<RegularGridTopology name='grid' n='3 3 3' min='0 0 0' max='1 1 1'/>"                        \
+    "<Node name='Body'><EulerImplicitSolver/><SparseLDLSolver/>"                                  \
+    "<MechanicalObject name='dof' position='@../grid.position'/>"                                 \
+    "<TetrahedronSetTopologyContainer name='topo'/>"                                              \
+    "<TetrahedronSetTopologyModifier/>"                                                           \
+    "<Hexa2TetraTopologicalMapping input='@../grid' output='@topo'/>"                             \
+    "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='1000' poissonRatio='0.3' "    \
+    "method='" METHOD "' " EXTRA "/>"                                                             \
+    "</Node></Node>"
+
+static void forces_at(st_component *ff, st_system *sys, const double *x, double *f)
+{
+    size_t n = 3 * sys->nall;
+    double *v = calloc(n, sizeof *v);
+    memset(f, 0, n * sizeof *f);
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
+    free(v);
+}
+
+/* Patch test: u = A x + b; the interior vertex feels no force (small; and
+ * large and polar for a symmetric A with a rotation on top, where the
+ * corotational strain is the linear one up to second order). */
+static void patch(const char *method, double rot_angle, double tol)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[4096];
+    snprintf(xml, sizeof xml, CUBE("%s", ""), method);
+    st_scene *s = load_xml(&t, xml);
+    tetra_fem *fem = fem_of(s);
+    st_system *sys = s->systems[0];
+    cr_assert_eq(fem->ne, 48);
+    const double A[9] = {1e-3, 2e-4, -3e-4, 2e-4, -2e-3, 1e-4, -3e-4, 1e-4, 1.5e-3};
+    const double b[3] = {0.1, -0.2, 0.05};
+    double c = cos(rot_angle), sn = sin(rot_angle);
+    const double Q[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    for (size_t i = 0; i < n; i++) {
+        const double *p = fem->initial_points.r + 3 * i;
+        double u[3], q[3];
+        fem_mulv3(u, A, p);
+        for (int k = 0; k < 3; k++)
+            u[k] += p[k];
+        fem_mulv3(q, Q, u);
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = q[k] + b[k];
+    }
+    forces_at(&fem->base, sys, x, f);
+    double fmax = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
+    cr_assert_gt(fmax, 1e-3, "boundary forces expected");
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(f[3 * 13 + k]) <= tol * fmax, "%s: interior residual %g (max force %g)",
+                  method, f[3 * 13 + k], fmax);
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(fem_corot, patch_test_small) { patch("small", 0.0, 1e-12); }
+/* Second-order terms of a 2e-3 strain: residual within 1e-2 of the forces. */
+Test(fem_corot, patch_test_large_rotated) { patch("large", 0.8, 1e-2); }
+Test(fem_corot, patch_test_polar_rotated) { patch("polar", 0.8, 1e-2); }
+
+static void check_rigid(const char *method)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[4096];
+    snprintf(xml, sizeof xml, CUBE("%s", ""), method);
+    st_scene *s = load_xml(&t, xml);
+    tetra_fem *fem = fem_of(s);
+    st_system *sys = s->systems[0];
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    const double a = 1.1, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    for (size_t i = 0; i < n; i++) {
+        fem_mulv3(x + 3 * i, R, fem->initial_points.r + 3 * i);
+        x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
+    }
+    forces_at(&fem->base, sys, x, f);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert(fabs(f[i]) <= 1e-11, "%s: force %g on a rigidly moved rest shape", method,
+                  f[i]);
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(fem_corot, rigid_motion_large) { check_rigid("large"); }
+Test(fem_corot, rigid_motion_polar) { check_rigid("polar"); }
+
+/* computeVonMisesStress (method large): SOFA takes the gradient of the
+ * displacement in the element frame with the shape functions of the world
+ * rest shape, and its Lame coefficients from its material matrix, divided
+ * by 36 V. On a tetrahedron whose large frame is the world frame (first
+ * edge along x, first face in xy), under a pure stretch diag(e1, e2, e3):
+ * vonMises * 36 V = the von Mises stress of the strain (to second order);
+ * small and polar give 0, as in SOFA. */
+static double von_mises_one(const char *method, double *want)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
+             "<MechanicalObject name='dofs' position='0 0 0  2 0 0  0 1 0  0 0 1.5'/>"
+             "<MeshTopology tetrahedra='0 1 2 3'/>"
+             "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='1000' "
+             "poissonRatio='0.3' method='%s' computeVonMisesStress='true'/></Node>",
+             method);
+    st_scene *s = load_xml(&t, xml);
+    tetra_fem *fem = fem_of(s);
+    st_system *sys = s->systems[0];
+    const double e[3] = {1e-4, -2e-4, 3e-4};
+    double x[12], f[12];
+    for (int i = 0; i < 12; i++)
+        x[i] = fem->initial_points.r[i] * (1 + e[i % 3]);
+    memcpy(fem->ms->position.r, x, sizeof x);
+    forces_at(&fem->base, sys, x, f);
+    double E = 1000, nu = 0.3, V = 2 * 1 * 1.5 / 6.0;
+    double lam = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
+    double tr = e[0] + e[1] + e[2], sg[3];
+    for (int k = 0; k < 3; k++)
+        sg[k] = (2 * mu * e[k] + lam * tr) / (36 * V);
+    *want = sqrt(sg[0] * sg[0] + sg[1] * sg[1] + sg[2] * sg[2] - sg[0] * sg[1] - sg[1] * sg[2] -
+                 sg[2] * sg[0]);
+    cr_assert_eq(fem->von_mises_elem.n, 1);
+    cr_assert_eq(fem->von_mises_node.n, 4);
+    double vm = fem->von_mises_elem.r[0];
+    for (int i = 0; i < 4; i++)
+        near(fem->von_mises_node.r[i], vm, 0, "von Mises per node (one element)");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    return vm;
+}
+
+Test(fem_corot, von_mises)
+{
+    double want, got = von_mises_one("large", &want);
+    cr_assert_gt(want, 0.0);
+    near(got, want, 1e-3 * want, "von Mises, large");
+    near(von_mises_one("small", &want), 0, 0, "von Mises, small");
+    near(von_mises_one("polar", &want), 0, 0, "von Mises, polar");
+}
+
+/* SOFA has no potential energy for this force field: 0. */
+Test(fem_corot, no_potential_energy)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, CUBE("small", ""));
+    tetra_fem *fem = fem_of(s);
+    st_system *sys = s->systems[0];
+    size_t n = 3 * sys->nall;
+    double *x = calloc(n, sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = fem->initial_points.r[i] * 1.01;
+    cr_assert_eq(fem->base.cls->forcefield->potential_energy(&fem->base, &sys->mp, x), 0.0);
+    free(x);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

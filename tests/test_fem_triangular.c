@@ -1,0 +1,343 @@
+/* test_fem_triangular.c - TriangularFEMForceField and
+ * TriangularFEMForceFieldOptim: the values SOFA's own tests check
+ * (TriangleFEMForceField_test: the element data of two triangles, the 40x40
+ * membrane after 100 steps, wrong, default and empty inputs), the patch
+ * test, rigid-motion invariance, principal stress outputs, and the three
+ * solver paths on the membrane. The Jacobian checks are in test_jacobians. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../plugins/SolidMechanics.FEM.Elastic/triangular_fem.h"
+#include "internal.h"
+#include "support.h"
+
+static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
+                                      "LinearSolver.Direct", "LinearSolver.Iterative",
+                                      "Mass", "Topology", "Constraint.Projective",
+                                      "SolidMechanics.FEM.Elastic"};
+
+static void open_rt(test_rt *t)
+{
+    st_error err = {0};
+    test_rt_open(t);
+    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
+}
+
+static st_scene *load_xml(test_rt *t, const char *xml)
+{
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(t->rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
+    return s;
+}
+
+static void step(st_scene *s, int n, double dt)
+{
+    st_error err = {0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(st_scene_step(s, dt, &err), ST_OK, "step: %s", err.msg);
+}
+
+static st_component *ff_of(st_scene *s, const char *cls)
+{
+    st_component *c = test_find_object(s, "FEM");
+    cr_assert_not_null(c);
+    cr_assert_str_eq(c->cls->name, cls);
+    return c;
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol, "%s: %.10g, expected %.10g", what, got, want);
+}
+
+static void forces_at(st_component *ff, st_system *sys, const double *x, double *f)
+{
+    size_t n = 3 * sys->nall;
+    double *v = calloc(n, sizeof *v);
+    memset(f, 0, n * sizeof *f);
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
+    free(v);
+}
+
+#define TRF "TriangularFEMForceField"
+
+#define TWO_TRIANGLES(CLS, E, NU, METHOD)                                                         \
+    "<Node name='root'><DefaultAnimationLoop/>"                                                   \
+    "<MechanicalObject position='0 0 0  1 0 0  0 1 0  1 1 1'/>"                                   \
+    "<TriangleSetTopologyContainer triangles='0 1 2  1 3 2'/>"                                    \
+    "<" CLS " name='FEM' youngModulus='" E "' poissonRatio='" NU "' method='" METHOD "'/>"        \
+    "<DiagonalMass massDensity='0.1'/></Node>"
+
+/* SOFA's element data: rest positions in the frame, R (element to world),
+ * material matrix, strain-displacement (6x3). */
+static void check_element(const trf_elem *e, const double P[3][3], const double R[9],
+                          const double K[9], const double J[6][3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
+            near(e->R[3 * i + j], R[3 * i + j], 1e-4, "rotation");
+            near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness");
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 3; j++)
+            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+}
+
+/* SOFA: TriangleFEMForceField_test, checkTriangularFEMForceField_init. */
+Test(fem_triangular, sofa_init)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRF, "100", "0.3", "large"));
+    trf_fem *f = (trf_fem *)ff_of(s, TRF);
+    cr_assert_eq(f->ne, 2);
+    const double P0[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    const double R0[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double K0[9] = {54.945053, 16.483517, 0, 16.483517, 54.945053, 0, 0, 0, 19.23077};
+    const double J0[6][3] = {{-1, 0, -1}, {0, -1, -1}, {1, 0, 0}, {0, 0, 1}, {0, 0, 1}, {0, 1, 0}};
+    check_element(&f->e[0], P0, R0, K0, J0);
+    const double P1[3][3] = {{0, 0, 0}, {1.4142135, 0, 0}, {0.707107, 1.2247449, 0}};
+    const double R1[9] = {0, -0.81649661, -0.57735, 0.707107, 0.40824831, -0.57735,
+                          0.707107, -0.40824831, 0.57735};
+    const double K1[9] = {95.1676, 28.550287, 0, 28.550287, 95.1676, 0, 0, 0, 33.30867};
+    const double J1[6][3] = {{-0.707107, 0, -0.408248}, {0, -0.408248, -0.707107},
+                             {0.707107, 0, -0.408248},  {0, -0.408248, 0.707107},
+                             {0, 0, 0.816497},          {0, 0.816497, 0}};
+    check_element(&f->e[1], P1, R1, K1, J1);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: checkWrongAttributes and checkDefaultAttributes: warnings, then
+ * 5000, 0.45 and large. */
+Test(fem_triangular, sofa_wrong_and_default_attributes)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRF, "-100", "-0.3", "toto"));
+    trf_fem *f = (trf_fem *)ff_of(s, TRF);
+    cr_assert_eq(f->meth, TRF_LARGE);
+    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    st_scene_destroy(&s);
+    s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+                     "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
+                     "<TriangleSetTopologyContainer triangles='0 1 2'/>"
+                     "<TriangularFEMForceField name='FEM'/></Node>");
+    f = (trf_fem *)ff_of(s, TRF);
+    cr_assert_eq(f->meth, TRF_LARGE);
+    near(f->young_modulus.r[0], 5000, 0, "default youngModulus");
+    near(f->poisson_ratio.r[0], 0.45, 0, "default poissonRatio");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: checkEmptyTopology (a warning) and checkNoTopology (an error). */
+Test(fem_triangular, sofa_empty_and_missing_topology)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+                               "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
+                               "<TriangleSetTopologyContainer/>"
+                               "<TriangularFEMForceField name='FEM'/></Node>");
+    trf_fem *f = (trf_fem *)ff_of(s, TRF);
+    cr_assert_eq(f->ne, 0);
+    step(s, 1, 0.01);
+    st_scene_destroy(&s);
+    const char *xml = "<Node name='root'><DefaultAnimationLoop/>"
+                      "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
+                      "<TriangularFEMForceField name='FEM'/></Node>";
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(t.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK, "init without a topology must fail");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA's 40x40 membrane hanging from two corners (gravity +y). */
+#define MEMBRANE(CLS, SOLVER, METHOD)                                                             \
+    "<Node name='root' gravity='0 10 0' dt='0.01'><DefaultAnimationLoop/>"                        \
+    "<RegularGridTopology name='grid' n='40 40 1' min='0 0 0' max='10 10 0'/>"                    \
+    "<Node name='Membrane'>" SOLVER "<MechanicalObject name='dof' position='@../grid.position'/>" \
+    "<TriangleSetTopologyContainer name='topo' position='@../grid.position' "                     \
+    "triangles='@../grid.triangles'/>"                                                            \
+    "<TriangleSetTopologyModifier name='Modifier'/>"                                              \
+    "<" CLS " name='FEM' youngModulus='100' poissonRatio='0.3' method='" METHOD "'/>"             \
+    "<DiagonalMass name='mass' massDensity='0.1'/>"                                               \
+    "<FixedProjectiveConstraint name='fix' indices='0 39'/></Node></Node>"
+#define SOFA_CG                                                                                   \
+    "<EulerImplicitSolver/><CGLinearSolver iterations='20' tolerance='1e-5' threshold='1e-6'/>"
+
+/* SOFA: checkTriangularFEMForceField_values (vertex 1515 after 100 steps,
+ * the data of triangle 42). */
+Test(fem_triangular, sofa_grid_values)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, MEMBRANE(TRF, SOFA_CG, "large"));
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+    cr_assert_eq(ms->n, 1600);
+    const double *p = ms->position.r + 3 * 1515;
+    near(p[0], 8.97436, 1e-4, "x1515"), near(p[1], 9.48718, 1e-4, "y1515");
+    step(s, 100, 0.01);
+    p = ms->position.r + 3 * 1515;
+    near(p[0], 8.9135, 1e-4, "x1515");
+    near(p[1], 14.2499, 1e-4, "y1515");
+    near(p[2], 0, 1e-4, "z1515");
+    trf_fem *f = (trf_fem *)ff_of(s, TRF);
+    const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
+    const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
+    const double K[9] = {3.61243, 1.08373, 0, 1.08373, 3.61243, 0, 0, 0, 1.26435};
+    const double J[6][3] = {{-3.89456, 0, -0.00185328}, {0, -0.00185328, -3.89456},
+                            {3.89456, 0, -3.89816},     {0, -3.89816, 3.89456},
+                            {0, 0, 3.90001},            {0, 3.90001, 0}};
+    check_element(&f->e[42], P, R, K, J);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The membrane (12x12) under the three solver paths: CG converged tightly
+ * and SparseLDL give the same trajectory; explicit Euler at a small step
+ * sags about as much. */
+static void solver_paths(const char *cls, const char *method)
+{
+    static const char *const solvers[] = {
+        "<EulerImplicitSolver/><CGLinearSolver iterations='5000' tolerance='1e-16' "
+        "threshold='1e-30'/>",
+        "<EulerImplicitSolver/><SparseLDLSolver/>",
+        "<EulerExplicitSolver symplectic='true'/>"};
+    double tip[3][3];
+    for (int k = 0; k < 3; k++) {
+        test_rt t;
+        open_rt(&t);
+        char xml[4096];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 10 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<RegularGridTopology name='grid' n='12 12 1' min='0 0 0' max='10 10 0'/>"
+                 "<Node name='Membrane'>%s"
+                 "<MechanicalObject name='dof' position='@../grid.position'/>"
+                 "<MeshTopology name='topo' triangles='@../grid.triangles'/>"
+                 "<%s name='FEM' youngModulus='100' poissonRatio='0.3' method='%s'/>"
+                 "<DiagonalMass name='mass' massDensity='0.1'/>"
+                 "<FixedProjectiveConstraint name='fix' indices='0 11'/></Node></Node>",
+                 solvers[k], cls, method);
+        st_scene *s = load_xml(&t, xml);
+        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+        if (k < 2)
+            step(s, 10, 0.01);
+        else
+            step(s, 1000, 1e-4);
+        memcpy(tip[k], ms->position.r + 3 * 137, sizeof tip[k]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    double y0 = 10.0 * 11 / 11; /* vertex 137 = (5, 11): y = 10 */
+    double sag = tip[0][1] - y0;
+    cr_assert_gt(sag, 1e-3, "%s %s: the membrane must fall (+y): %g", cls, method, sag);
+    for (int c = 0; c < 3; c++)
+        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
+    near(tip[2][1] - y0, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+}
+
+Test(fem_triangular, solver_paths_large) { solver_paths(TRF, "large"); }
+Test(fem_triangular, solver_paths_small) { solver_paths(TRF, "small"); }
+
+/* A flat 3x3-vertex square (vertex 4 interior) of 8 triangles, in the xy
+ * plane (small) or rotated out of it (large). */
+#define SQUARE(CLS, METHOD, EXTRA)                                                                \
+    "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"             \
+    "<MechanicalObject name='dof' position='0 0 0  0.5 0 0  1 0 0  0 0.5 0  0.45 0.55 0  1 0.5 0  " \
+    "0 1 0  0.5 1 0  1 1 0'/>"                                                                    \
+    "<MeshTopology triangles='0 1 4  0 4 3  1 2 5  1 5 4  3 4 7  3 7 6  4 5 8  4 8 7'/>"          \
+    "<" CLS " name='FEM' youngModulus='1000' poissonRatio='0.3' method='" METHOD "' " EXTRA       \
+    "/></Node>"
+
+/* Patch test: u = A x + b in the plane; the interior vertex feels no force
+ * and every element carries the stress C A_sym (small: exactly; large
+ * with a rigid rotation on top: to second order in the strain). */
+static void patch(const char *method, double angle, double tol)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[2048];
+    snprintf(xml, sizeof xml, SQUARE(TRF, "%s", "computePrincipalStress='true'"), method);
+    st_scene *s = load_xml(&t, xml);
+    trf_fem *fem = (trf_fem *)ff_of(s, TRF);
+    st_system *sys = s->systems[0];
+    const double A[4] = {1e-3, 4e-4, 4e-4, -2e-3};
+    const double b[3] = {0.1, -0.2, 0.05};
+    double c = cos(angle), sn = sin(angle);
+    const double Q[9] = {c, 0, -sn, 0, 1, 0, sn, 0, c}; /* about y: out of the plane */
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    for (size_t i = 0; i < n; i++) {
+        const double *p = fem->ms->rest_position.r + 3 * i;
+        double u[3] = {p[0] + A[0] * p[0] + A[1] * p[1], p[1] + A[2] * p[0] + A[3] * p[1], 0}, q[3];
+        fem_mulv3(q, Q, u);
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = q[k] + b[k];
+    }
+    forces_at(&fem->base, sys, x, f);
+    double fmax = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
+    cr_assert_gt(fmax, 1e-3, "boundary forces expected");
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(f[3 * 4 + k]) <= tol * fmax, "%s: interior residual %g (max force %g)",
+                  method, f[3 * 4 + k], fmax);
+    /* Plane stress of the strain (exx, eyy, gxy) = (A0, A3, A1 + A2). */
+    double E = 1000, nu = 0.3, k = E / (1 - nu * nu);
+    double sx = k * (A[0] + nu * A[3]), sy = k * (nu * A[0] + A[3]), txy = k * (1 - nu) / 2 * 8e-4;
+    double m = 0.5 * (sx + sy), d = 0.5 * (sx - sy), r = sqrt(d * d + txy * txy);
+    double smax = fabs(m + r) > fabs(m - r) ? fabs(m + r) : fabs(m - r);
+    /* SOFA's stress is the material matrix times the area times the strain,
+     * with J of the current shape (small too): exact to the strain's order. */
+    for (size_t i = 0; i < fem->ne; i++)
+        near(fem->max_stress.r[i] / fem->e[i].area, smax, 1e-2 * smax, "principal stress");
+    /* Vertex 0 lies on triangles 0 and 1: their area-weighted average. */
+    const double *ms = fem->max_stress.r;
+    double a0 = fem->e[0].area, a1 = fem->e[1].area;
+    near(fem->vertex_stress.r[0], (ms[0] * a0 + ms[1] * a1) / (a0 + a1), 1e-12 * smax,
+         "stress per vertex");
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(fem_triangular, patch_test_small) { patch("small", 0.0, 1e-12); }
+Test(fem_triangular, patch_test_large_rotated) { patch("large", 0.7, 1e-2); }
+
+/* A rigidly moved (large) rest shape feels no force. */
+Test(fem_triangular, rigid_motion_large)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, SQUARE(TRF, "large", ""));
+    st_component *ff = ff_of(s, TRF);
+    st_system *sys = s->systems[0];
+    trf_fem *fem = (trf_fem *)ff;
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    const double a = 1.1, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    for (size_t i = 0; i < n; i++) {
+        fem_mulv3(x + 3 * i, R, fem->ms->rest_position.r + 3 * i);
+        x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
+    }
+    forces_at(ff, sys, x, f);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert(fabs(f[i]) <= 1e-11, "force %g on a rigidly moved rest shape", f[i]);
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
