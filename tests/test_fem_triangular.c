@@ -341,3 +341,176 @@ Test(fem_triangular, rigid_motion_large)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- TriangularFEMForceFieldOptim ---- */
+
+#define TRO "TriangularFEMForceFieldOptim"
+
+/* SOFA: checkTriangularFEMOptim_init: rest shape in the frame, frame,
+ * material matrix times area (SOFA's test multiplies its (gamma + mu, ...)
+ * matrix by 1 / (4 ss_factor) = area). */
+Test(fem_triangular, optim_sofa_init)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRO, "100", "0.3", "large"));
+    trf_fem *f = (trf_fem *)ff_of(s, TRO);
+    cr_assert_eq(f->ne, 2);
+    const double P[2][3][3] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+                               {{0, 0, 0}, {1.4142135, 0, 0}, {0.707107, 1.2247449, 0}}};
+    const double R[2][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 1},
+                            {0, -0.81649661, -0.57735, 0.707107, 0.40824831, -0.57735, 0.707107,
+                             -0.40824831, 0.57735}};
+    const double K[2][9] = {{54.945053, 16.483517, 0, 16.483517, 54.945053, 0, 0, 0, 19.23077},
+                            {95.1676, 28.550287, 0, 28.550287, 95.1676, 0, 0, 0, 33.30867}};
+    for (int id = 0; id < 2; id++) {
+        const trf_elem *e = &f->e[id];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                near(e->rest[i][j], P[id][i][j], 1e-4, "rotated initial position");
+                near(e->K[3 * i + j], K[id][3 * i + j], 1e-4, "material stiffness * area");
+            }
+        /* SOFA's frame (2x3) is the first two columns of R, transposed. */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 2; j++)
+                near(e->R[3 * i + j], R[id][3 * i + j], 1e-4, "frame");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: checkTriangularFEMOptim_values: vertex 1515 after 100 steps (SOFA
+ * notes its difference from TriangularFEMForceField), triangle 42. */
+Test(fem_triangular, optim_sofa_grid_values)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, MEMBRANE(TRO, SOFA_CG, "large"));
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+    step(s, 100, 0.01);
+    const double *p = ms->position.r + 3 * 1515;
+    near(p[0], 9.03591, 1e-4, "x1515");
+    near(p[1], 12.8705, 1e-4, "y1515");
+    near(p[2], 0, 1e-4, "z1515");
+    trf_fem *f = (trf_fem *)ff_of(s, TRO);
+    const trf_elem *e = &f->e[42];
+    const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
+    const double K[9] = {3.61243, 1.08373, 0, 1.08373, 3.61243, 0, 0, 0, 1.26435};
+    const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
+            near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness * area");
+            if (j < 2) /* SOFA's own tolerance for this frame: 0.1 */
+                near(e->R[3 * i + j], R[3 * i + j], 1e-1, "frame");
+        }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(fem_triangular, optim_solver_paths) { solver_paths(TRO, "large"); }
+
+Test(fem_triangular, optim_wrong_method_warns_and_is_large)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRO, "-100", "-0.3", "small"));
+    trf_fem *f = (trf_fem *)ff_of(s, TRO);
+    cr_assert_eq(f->meth, TRF_LARGE);
+    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Patch test with the rest-shape J: a linear in-plane map, rotated out of
+ * the plane, gives no interior force (to second order) and stressMaxValue =
+ * the largest principal value of minus half the stress (SOFA's convention). restScale
+ * 1.1 pre-stretches: the rest shape itself is then under compression. */
+Test(fem_triangular, optim_patch_and_stress_max)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, SQUARE(TRO, "large", "computePrincipalStress='true'"));
+    trf_fem *fem = (trf_fem *)ff_of(s, TRO);
+    st_system *sys = s->systems[0];
+    const double A[4] = {1e-3, 4e-4, 4e-4, -2e-3};
+    const double c = cos(0.7), sn = sin(0.7);
+    const double Q[9] = {c, 0, -sn, 0, 1, 0, sn, 0, c};
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    for (size_t i = 0; i < n; i++) {
+        const double *p = fem->ms->rest_position.r + 3 * i;
+        double u[3] = {p[0] + A[0] * p[0] + A[1] * p[1], p[1] + A[2] * p[0] + A[3] * p[1], 0};
+        fem_mulv3(x + 3 * i, Q, u);
+    }
+    forces_at(&fem->base, sys, x, f);
+    double fmax = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(f[12 + k]) <= 1e-2 * fmax, "interior residual %g of %g", f[12 + k], fmax);
+    double E = 1000, nu = 0.3, k = E / (1 - nu * nu);
+    double sx = k * (A[0] + nu * A[3]), sy = k * (nu * A[0] + A[3]), txy = k * (1 - nu) / 2 * 8e-4;
+    double m = 0.5 * (sx + sy), d = 0.5 * (sx - sy), r = sqrt(d * d + txy * txy);
+    /* SOFA's strain is J^T (rest - current): its stress is minus half the
+     * physical one, and its largest value here is -(m - r) / 2. */
+    near(fem->stress_max_value, 0.5 * (r - m), 1e-2 * (r - m), "stressMaxValue");
+    free(x), free(f);
+    st_scene_destroy(&s);
+    /* restScale: the same rest shape, scaled, pulls on itself */
+    s = load_xml(&t, SQUARE(TRO, "large", "restScale='1.1'"));
+    fem = (trf_fem *)ff_of(s, TRO);
+    sys = s->systems[0];
+    x = calloc(3 * n, sizeof *x), f = calloc(3 * n, sizeof *f);
+    memcpy(x, fem->ms->rest_position.r, 3 * n * sizeof *x);
+    forces_at(&fem->base, sys, x, f);
+    /* corner 0 at the origin is pushed outwards (-x, -y): the rest is larger */
+    cr_assert_lt(f[0], 0.0);
+    cr_assert_lt(f[1], 0.0);
+    near(fem->e[0].rest[1][0], 0.55, 1e-12, "scaled rest edge");
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The shipped scene scenes/cloth_triangular_fem.yaml: after 0.5 s (a
+ * quarter of its swing about the held edge) the two held corners have not
+ * moved, the free corners have fallen by more than half the cloth's size,
+ * and every edge of the membrane is stretched by less than 10%. */
+Test(fem_triangular, cloth_scene_falls)
+{
+    test_rt t;
+    open_rt(&t);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/cloth_triangular_fem.yaml", SETTEE_SOURCE_DIR);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(t.rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    step(s, 50, 0.01);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    trf_fem *fem = (trf_fem *)test_find_object(s, "fem");
+    cr_assert_eq(ms->n, 400);
+    cr_assert_eq(fem->ne, 722);
+    const double *x = ms->position.r, *x0 = ms->rest_position.r;
+    for (int c = 0; c < 3; c++) {
+        near(x[c], x0[c], 0, "held corner 0");
+        near(x[3 * 19 + c], x0[3 * 19 + c], 0, "held corner 19");
+    }
+    cr_assert_lt(x[3 * 380 + 1], 0.5, "free corner 380 must fall: y = %g", x[3 * 380 + 1]);
+    cr_assert_lt(x[3 * 399 + 1], 0.5, "free corner 399 must fall: y = %g", x[3 * 399 + 1]);
+    for (size_t i = 0; i < fem->ne; i++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = fem->e[i].v[k], b = fem->e[i].v[(k + 1) % 3];
+            double l = 0, l0 = 0;
+            for (int c = 0; c < 3; c++) {
+                l += (x[3 * a + c] - x[3 * b + c]) * (x[3 * a + c] - x[3 * b + c]);
+                l0 += (x0[3 * a + c] - x0[3 * b + c]) * (x0[3 * a + c] - x0[3 * b + c]);
+            }
+            cr_assert(sqrt(l / l0) < 1.10, "edge %u-%u stretched by %g", a, b, sqrt(l / l0));
+        }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -455,6 +455,10 @@ Test(jacobians, triangular_fem_small_rest)
 {
     check_triangle_class("TriangularFEMForceField", "small", false);
 }
+Test(jacobians, triangular_fem_optim_rigid)
+{
+    check_triangle_class("TriangularFEMForceFieldOptim", NULL, true);
+}
 
 Test(jacobians, plane_force_field)
 {

@@ -146,5 +146,6 @@ extern const st_class hexahedron_fem_force_field_and_mass_class;
 extern const st_class triangle_fem_force_field_class;
 extern const st_class tetrahedral_corotational_fem_force_field_class;
 extern const st_class triangular_fem_force_field_class;
+extern const st_class triangular_fem_force_field_optim_class;
 
 #endif

@@ -1,5 +1,5 @@
-/* triangular_fem.h - the TriangularFEMForceField instance and its
- * per-element data. Internal to the plugin; tests include it to compare the
+/* triangular_fem.h - the TriangularFEMForceField (and
+ * TriangularFEMForceFieldOptim) instance and its per-element data. Internal to the plugin; tests include it to compare the
  * element data with the values SOFA's own tests check. */
 #ifndef SETTEE_PLUGIN_TRIANGULAR_FEM_H
 #define SETTEE_PLUGIN_TRIANGULAR_FEM_H
@@ -31,6 +31,10 @@ typedef struct trf_fem {
     bool show_stress_value, show_stress_vector, show_fracturable, compute_principal;
     st_array max_stress;        /* output, one per triangle */
     st_array vertex_stress;     /* output, one per vertex */
+    /* TriangularFEMForceFieldOptim only (optim true). */
+    bool optim;
+    char *triangle_state;       /* ignored internal data */
+    double damping, rest_scale, stress_max_value, show_stress_threshold;
     /* Computed at init. */
     st_mstate *ms;
     int meth;

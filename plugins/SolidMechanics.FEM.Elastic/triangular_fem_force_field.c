@@ -1,6 +1,7 @@
 /* triangular_fem_force_field.c - TriangularFEMForceField: SOFA's linear
  * membrane triangle (plane stress, no thickness), small displacements or
- * corotational large.
+ * corotational large; and TriangularFEMForceFieldOptim, SOFA's optimised
+ * corotational triangle.
  *
  * Per element (vertices a, b, c; SOFA's TriangleFEMUtils conventions):
  *   K = E / (1 - nu^2) * area * [1 nu 0; nu 1 0; 0 0 (1 - nu) / 2];
@@ -23,7 +24,16 @@
  * settee returns 0.
  * computePrincipalStress fills two settee outputs: the largest principal
  * stress per element (SOFA's triangleInfo maxStress) and its area-weighted
- * average per vertex (vertexInfo stress, when showStressValue). */
+ * average per vertex (vertexInfo stress, when showStressValue).
+ *
+ * TriangularFEMForceFieldOptim is the large element with J kept from the
+ * rest shape (SOFA writes it with the unnormalised factors bx, cx, cy and
+ * ss_factor = 1 / (2 bx cy), the same J K J^T), the frame of the current
+ * positions at init, restScale applied to the rest edges, and its stress
+ * SOFA's way: the material matrix times the unnormalised strain of
+ * rest - current times ss_factor (minus half the physical stress);
+ * stressMaxValue is the largest principal value of that (and 0). Its potential energy: SOFA has none
+ * (warns, 0); settee returns 0. */
 #include <math.h>
 #include <string.h>
 
@@ -98,6 +108,9 @@ static st_status init_element(trf_fem *s, size_t i, const double *x0, st_error *
             memcpy(t->rest, s->rotated_initial.r + 9 * i, sizeof t->rest);
         } else {
             double r[9];
+            if (s->optim && s->rest_scale != 1.0)
+                for (int k = 0; k < 3; k++)
+                    ab[k] *= s->rest_scale, ac[k] *= s->rest_scale;
             fem_rotation_large(r, a, b, c);
             fem_transpose3(t->R, r);
             fem_mulv3(t->rest[1], r, ab);
@@ -136,7 +149,13 @@ static st_status trf_init(st_component *self, st_error *err)
     self->state = ST_CSTATE_INVALID;
     ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
     s->meth = fem_method_index(s->method, method_names, 2);
-    if (s->meth < 0) {
+    if (s->optim) {
+        if (s->meth != TRF_LARGE)
+            st_component_warn(self, "Attribute method was specified as \"%s\" while this "
+                                    "version only implements the \"large\" method. Ignoring...",
+                              s->method ? s->method : "");
+        s->meth = TRF_LARGE;
+    } else if (s->meth < 0) {
         st_component_warn(self, "Input Method is not possible: %s, should be 0 (Large) or 1 "
                                 "(Small). Setting default value: Large",
                           s->method ? s->method : "");
@@ -144,8 +163,12 @@ static st_status trf_init(st_component *self, st_error *err)
     }
     const st_array *tr = fem_elements(s->topology, ST_T_TRIANGLES);
     size_t np = s->ms->rest_position.n;
-    if (!tr)
+    if (!tr) {
         st_component_warn(self, "No triangles found in linked Topology.");
+        if (s->optim && fem_elements(s->topology, ST_T_QUADS))
+            st_component_warn(self, "The topology only contains quads while this forcefield "
+                                    "only supports triangles.");
+    }
     s->ne = tr ? tr->n : 0;
     s->e = st_calloc(s->ne ? s->ne : 1, sizeof *s->e);
     s->tri_area_sum = st_calloc(np ? np : 1, sizeof *s->tri_area_sum);
@@ -165,12 +188,20 @@ static st_status trf_init(st_component *self, st_error *err)
         memcpy(s->e[i].v, tr->u + 3 * i, sizeof s->e[i].v);
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, np, "triangle", err));
         ST_TRY(init_element(s, i, x0, err));
+        if (s->optim) { /* SOFA's triangleState: the frame of the current positions */
+            const double *x = s->ms->position.r;
+            double r[9];
+            fem_rotation_large(r, x + 3 * s->e[i].v[0], x + 3 * s->e[i].v[1],
+                               x + 3 * s->e[i].v[2]);
+            fem_transpose3(s->e[i].R, r);
+        }
     }
+    s->stress_max_value = 0;
     /* Area around each vertex, for the vertex stress average. */
     for (size_t i = 0; i < s->ne; i++)
         for (int k = 0; k < 3; k++)
             s->tri_area_sum[s->e[i].v[k]] += s->e[i].area != 0 ? s->e[i].area : 0;
-    if (s->compute_principal) {
+    if (s->compute_principal && !s->optim) {
         ST_TRY(st_array_resize(&s->max_stress, ST_T_REALS, s->ne, err));
         ST_TRY(st_array_resize(&s->vertex_stress, ST_T_REALS, np, err));
     }
@@ -210,6 +241,26 @@ static void principal_stress(trf_fem *s)
     st_component_touch(&s->base, st_component_field(&s->base, "maxStressPerElement"));
 }
 
+/* SOFA's TriangularFEMForceFieldOptim computePrincipalStress: the largest
+ * eigenvalue (and 0) of its stress tensors, over the triangles. */
+static void optim_stress_max(trf_fem *s)
+{
+    double smax = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        const trf_elem *t = &s->e[i];
+        /* SOFA's stress: K_opt strain_opt = stress / (2 area) */
+        double k = 1.0 / (2 * t->area);
+        double s0 = t->stress[0] * k, s1 = t->stress[1] * k, s2 = t->stress[2] * k;
+        double tr = s0 + s1, det = s0 * s1 - s2 * s2, dl = tr * tr - 4 * det;
+        double dv = sqrt(dl > 0 ? dl : 0);
+        double e1 = (tr + dv) / 2, e2 = (tr - dv) / 2;
+        smax = smax > e1 ? smax : e1;
+        smax = smax > e2 ? smax : e2;
+    }
+    s->stress_max_value = smax;
+    st_component_touch(&s->base, st_component_field(&s->base, "stressMaxValue"));
+}
+
 /* ---- Forces ---- */
 
 static void trf_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
@@ -241,7 +292,9 @@ static void trf_add_force(st_component *self, const st_mparams *mp, double *f, c
             double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0],
                            t->rest[2][1] - dc[1]};
             memcpy(D, d, sizeof D);
-            if (!fem_tri_strain_local(J, db, dc))
+            if (s->optim)
+                memcpy(J, t->J, sizeof J); /* J of the rest shape */
+            else if (!fem_tri_strain_local(J, db, dc))
                 continue;
             fem_transpose3(t->R, r);
         }
@@ -254,7 +307,9 @@ static void trf_add_force(st_component *self, const st_mparams *mp, double *f, c
             o[0] += w[0], o[1] += w[1], o[2] += w[2];
         }
     }
-    if (s->compute_principal)
+    if (s->optim && (s->compute_principal || s->show_stress_vector))
+        optim_stress_max(s);
+    else if (s->compute_principal && !s->optim)
         principal_stress(s);
 }
 
@@ -367,6 +422,59 @@ const st_class triangular_fem_force_field_class = {
     .fields = trf_fields,
     .init = trf_init,
     .reinit = trf_init,
+    .cleanup = trf_cleanup,
+    .forcefield = &trf_ops,
+};
+
+/* ---- TriangularFEMForceFieldOptim ---- */
+
+static st_status optim_init(st_component *self, st_error *err)
+{
+    ((trf_fem *)self)->optim = true;
+    return trf_init(self, err);
+}
+
+#define T trf_fem
+static const st_field optim_fields[] = {
+    FEM_F_RAYLEIGH(T),
+    FEM_F_MATERIAL(T),
+    FEM_F_TOPOLOGY(T),
+    ST_IGNORED(T, triangle_info, "triangleInfo", ST_T_STRING, char *, NULL,
+               "Internal triangle data (persistent; SOFA's serialized element data, not read by "
+               "settee)"),
+    ST_IGNORED(T, triangle_state, "triangleState", ST_T_STRING, char *, NULL,
+               "Internal triangle data (time-dependent; not read by settee)"),
+    ST_IGNORED(T, damping, "damping", ST_T_REAL, double, "0",
+               "Ratio damping/stiffness (SOFA declares it and never reads it)"),
+    ST_REAL(T, rest_scale, "restScale", "1",
+            "Scale factor applied to rest positions (to simulate pre-stretched materials)"),
+    ST_BOOL(T, compute_principal, "computePrincipalStress", "false",
+            "Compute principal stress for each triangle (fills stressMaxValue)"),
+    ST_OUTPUT(T, stress_max_value, "stressMaxValue", ST_T_REAL, double,
+              "Max stress value computed over the triangulation (SOFA's stress: minus half the "
+              "physical one, so compression counts positive)"),
+    ST_BOOL(T, show_stress_vector, "showStressVector", "false",
+            "Flag activating rendering of stress directions within each triangle (drawing; "
+            "also fills stressMaxValue, as in SOFA)"),
+    ST_IGNORED(T, show_stress_threshold, "showStressThreshold", ST_T_REAL, double, "0",
+               "Threshold value to render only stress vectors higher to this threshold"),
+    ST_STRING(T, method, "method", "large",
+              "Not a SOFA data: SOFA's parser reads it to warn that only \"large\" is "
+              "implemented; any other value warns and is ignored"),
+    ST_FIELD_END};
+#undef T
+
+const st_class triangular_fem_force_field_optim_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TriangularFEMForceFieldOptim",
+    .category = "ForceField",
+    .description = "Corotational triangular membrane finite elements, optimised (strain-"
+                   "displacement of the rest shape). Potential energy: SOFA has none; settee "
+                   "returns 0",
+    .instance_size = sizeof(trf_fem),
+    .fields = optim_fields,
+    .init = optim_init,
+    .reinit = optim_init,
     .cleanup = trf_cleanup,
     .forcefield = &trf_ops,
 };
