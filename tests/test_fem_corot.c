@@ -425,3 +425,258 @@ Test(fem_corot, no_potential_energy)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- FastTetrahedralCorotationalForceField ---- */
+
+#include "../plugins/SolidMechanics.FEM.Elastic/fast_tetra.h"
+
+static ftc_fem *fast_of(st_scene *s)
+{
+    st_component *c = test_find_object(s, "FEM");
+    cr_assert_not_null(c, "no component FEM");
+    cr_assert_str_eq(c->cls->name, "FastTetrahedralCorotationalForceField");
+    return (ftc_fem *)c;
+}
+
+static void check_fast_element(const ftc_elem *e, const double sv[4][3], const double Ld[4][9],
+                               const double L[6][9])
+{
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            near(e->sv[j][k], sv[j][k], 1e-4, "shape vector");
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 9; k++)
+            near(e->Ld[j][k], Ld[j][k], 1e-4, "linearDfDxDiag");
+    for (int j = 0; j < 6; j++)
+        for (int k = 0; k < 9; k++)
+            near(e->L[j][k], L[j][k], 1e-4, "linearDfDx");
+}
+
+/* SOFA: FastTetrahedralCorotationalForceField_test, checkInit: the rest
+ * frame, shape vectors and stiffness blocks of the tetrahedron "2 3 1 0". */
+Test(fem_fast, sofa_single_tetrahedron_init)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
+             "<MechanicalObject name='dofs' position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
+             "<TetrahedronSetTopologyContainer name='topo' tetrahedra='2 3 1 0'/>"
+             "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='1000' "
+             "poissonRatio='0.3' method='large'/><DiagonalMass massDensity='0.1'/></Node>");
+    st_scene *s = load_xml(&t, xml);
+    ftc_fem *f = fast_of(s);
+    cr_assert_eq(f->ne, 1);
+    const ftc_elem *e = &f->e[0];
+    const double R[9] = {0, 0.816497, 0.57735, -0.707107, -0.408248, 0.57735,
+                         0.707107, -0.408248, 0.57735};
+    double Rt[9];
+    fem_transpose3(Rt, e->rest_rot);
+    for (int i = 0; i < 9; i++)
+        near(Rt[i], R[i], 1e-4, "rest rotation (transposed)");
+    const double sv[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}, {-1, -1, -1}};
+    const double Ld[4][9] = {{64.1026, 0, 0, 0, 224.359, 0, 0, 0, 64.1026},
+                             {64.1026, 0, 0, 0, 64.1026, 0, 0, 0, 224.359},
+                             {224.359, 0, 0, 0, 64.1026, 0, 0, 0, 64.1026},
+                             {352.5641, 160.25641, 160.25641, 160.25641, 352.5641, 160.25641,
+                              160.25641, 160.25641, 352.5641}};
+    const double L[6][9] = {{0, 0, 0, 0, 0, 64.1026, 0, 96.1538, 0},
+                            {0, 96.1538, 0, 64.1026, 0, 0, 0, 0, 0},
+                            {-64.1026, -96.1538, 0, -64.1026, -224.359, -64.1026, 0, -96.1538,
+                             -64.1026},
+                            {0, 0, 96.1538, 0, 0, 0, 64.1026, 0, 0},
+                            {-64.1026, 0, -96.1538, 0, -64.1026, -96.1538, -64.1026, -64.1026,
+                             -224.359},
+                            {-224.359, -64.1026, -64.1026, -96.1538, -64.1026, 0, -96.1538, 0,
+                             -64.1026}};
+    check_fast_element(e, sv, Ld, L);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+#define FAST_BEAM(SOLVER, METHOD)                                                                 \
+    "<Node name='root' gravity='0 10 0' dt='0.01'>"                                               \
+    "<DefaultAnimationLoop/>"                                                                     \
+    "<RegularGridTopology name='grid' n='4 10 4' min='0 0 20' max='10 40 30'/>"                   \
+    "<Node name='Beam'>" SOLVER "<MechanicalObject name='dof' position='@../grid.position'/>"     \
+    "<TetrahedronSetTopologyContainer name='topo'/>"                                              \
+    "<TetrahedronSetTopologyModifier name='Modifier'/>"                                           \
+    "<Hexa2TetraTopologicalMapping input='@../grid' output='@topo'/>"                             \
+    "<BoxROI name='ROI1' box='-1 -1 0 10 1 50'/>"                                                 \
+    "<FixedProjectiveConstraint mstate='@dof' name='fixC' indices='@ROI1.indices'/>"              \
+    "<DiagonalMass name='mass' massDensity='1.0'/>"                                               \
+    "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='600' poissonRatio='0.3' "    \
+    "method='" METHOD "'/>"                                                                       \
+    "</Node></Node>"
+
+/* SOFA: checkFEMValues for FastTetrahedralCorotationalForceField (vertex
+ * 159 after 100 steps, element 100's frames, shape vectors and blocks). */
+Test(fem_fast, sofa_grid_beam_values)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, FAST_BEAM(SOFA_CG, "large"));
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+    step(s, 100, 0.01);
+    const double *p = ms->position.r + 3 * 159;
+    near(p[0], 9.99985, 1e-4, "x159");
+    near(p[1], 45.0487, 1e-4, "y159");
+    near(p[2], 30.0011, 1e-4, "z159");
+    ftc_fem *f = fast_of(s);
+    const ftc_elem *e = &f->e[100];
+    const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
+    const double R[9] = {0.99999985, 0.00032076406, -0.00043657642, -0.00033142383, 0.99969634,
+                         -0.024639719, 0.00042854031, 0.024639861, 0.9996963};
+    double Rt[9];
+    fem_transpose3(Rt, e->rest_rot);
+    for (int i = 0; i < 9; i++) {
+        near(Rt[i], R0[i], 1e-4, "rest rotation (transposed)");
+        near(e->rot[i], R[i], 1e-4, "current rotation");
+    }
+    const double sv[4][3] = {{0.3, 0.224999, -0.3}, {-0.3, 0, 0.3}, {0, 0, -0.3},
+                             {0, -0.224999, 0.3}};
+    const double Ld[4][9] = {
+        {865.38462, 320.51282, -427.35043, 320.51282, 678.4188, -320.51282, -427.35043,
+         -320.51282, 865.38462},
+        {769.23077, 0, -427.35043, 0, 341.88034, 0, -427.35043, 0, 769.23077},
+        {170.94017, 0, 0, 0, 170.94017, 0, 0, 0, 598.2906},
+        {267.09402, 0, 0, 0, 507.47863, -320.51282, 0, -320.51282, 694.44444}};
+    const double L[6][9] = {
+        {-769.23077, -192.30769, 427.35043, -128.20513, -341.88034, 128.20513, 427.35043,
+         192.30769, -769.23077},
+        {170.94017, 0, -170.94017, 0, 170.94017, -128.20513, -256.41026, -192.30769, 598.2906},
+        {-267.09402, -128.20513, 170.94017, -192.30769, -507.47863, 320.51282, 256.41026,
+         320.51282, -694.44444},
+        {-170.94017, 0, 170.94017, 0, -170.94017, 0, 256.41026, 0, -598.2906},
+        {170.94017, 128.20513, -170.94017, 192.30769, 170.94017, -192.30769, -256.41026,
+         -128.20513, 598.2906},
+        {-170.94017, 0, 0, 0, -170.94017, 192.30769, 0, 128.20513, -598.2906}};
+    check_fast_element(e, sv, Ld, L);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA: wrong attributes: negative modulus and ratio become 5000 and 0.45;
+ * an unknown method is an error here (SOFA logs an error and runs on with an
+ * undefined rotation method); no tetrahedra is an error (SOFA: msg_error). */
+Test(fem_fast, wrong_inputs)
+{
+    test_rt t;
+    open_rt(&t);
+    const char *fmt = "<Node name='root'><DefaultAnimationLoop/>"
+                      "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
+                      "<TetrahedronSetTopologyContainer %s/>"
+                      "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='-100' "
+                      "poissonRatio='-0.3' method='%s'/></Node>";
+    char xml[1024];
+    snprintf(xml, sizeof xml, fmt, "tetrahedra='2 3 1 0'", "polar2");
+    st_scene *s = load_xml(&t, xml);
+    ftc_fem *f = fast_of(s);
+    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    cr_assert_eq(f->meth, FT_POLAR2);
+    st_scene_destroy(&s);
+    const char *bad[2][2] = {{"tetrahedra='2 3 1 0'", "toto"}, {"", "qr"}};
+    const char *want[2] = {"cannot recognize method toto", "No tetrahedra"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(xml, sizeof xml, fmt, bad[k][0], bad[k][1]);
+        st_error err = {0};
+        cr_assert_eq(st_scene_load_string(t.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "%s must fail", want[k]);
+        cr_assert(strstr(err.msg, want[k]) != NULL, "%s", err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+static void fast_solver_paths(const char *method)
+{
+    static const char *const solvers[] = {
+        "<EulerImplicitSolver/><CGLinearSolver iterations='2000' tolerance='1e-14' "
+        "threshold='1e-20'/>",
+        "<EulerImplicitSolver/><SparseLDLSolver/>",
+        "<EulerExplicitSolver symplectic='true'/>"};
+    double tip[3][3];
+    for (int k = 0; k < 3; k++) {
+        test_rt t;
+        open_rt(&t);
+        char xml[4096];
+        snprintf(xml, sizeof xml, FAST_BEAM("%s", "%s"), solvers[k], method);
+        st_scene *s = load_xml(&t, xml);
+        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+        step(s, k < 2 ? 20 : 2000, k < 2 ? 0.01 : 1e-4);
+        memcpy(tip[k], ms->position.r + 3 * 159, sizeof tip[k]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    double sag = tip[0][1] - 40;
+    cr_assert_gt(sag, 1e-3, "%s: the beam must sag under gravity (+y): %g", method, sag);
+    for (int c = 0; c < 3; c++)
+        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
+    near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+}
+
+Test(fem_fast, solver_paths_qr) { fast_solver_paths("qr"); }
+Test(fem_fast, solver_paths_polar) { fast_solver_paths("polar"); }
+Test(fem_fast, solver_paths_polar2) { fast_solver_paths("polar2"); }
+Test(fem_fast, solver_paths_none) { fast_solver_paths("none"); }
+
+/* Patch test (none: exact) and rigid motions (qr, polar, polar2) on the
+ * cube, and the same force as TetrahedralCorotational small for none. */
+static void fast_cube(const char *method, bool rigid)
+{
+    test_rt t;
+    open_rt(&t);
+    char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/>"
+             "<RegularGridTopology name='grid' n='3 3 3' min='0 0 0' max='1 1 1'/>"
+             "<Node name='Body'><EulerImplicitSolver/><SparseLDLSolver/>"
+             "<MechanicalObject name='dof' position='@../grid.position'/>"
+             "<TetrahedronSetTopologyContainer name='topo'/>"
+             "<Hexa2TetraTopologicalMapping input='@../grid' output='@topo'/>"
+             "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='1000' "
+             "poissonRatio='0.3' method='%s'/>"
+             "<TetrahedralCorotationalFEMForceField name='REF' youngModulus='1000' "
+             "poissonRatio='0.3' method='small'/></Node></Node>",
+             method);
+    st_scene *s = load_xml(&t, xml);
+    ftc_fem *fem = fast_of(s);
+    st_component *ref = test_find_object(s, "REF");
+    st_system *sys = s->systems[0];
+    size_t n = sys->nall;
+    const double *x0 = fem->ms->rest_position.r;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f), *g = calloc(3 * n, 8);
+    const double A[9] = {1e-3, 2e-4, -3e-4, 5e-4, -2e-3, 1e-4, 0, 3e-4, 1.5e-3};
+    const double a = 1.1, c = cos(a), sn = sin(a);
+    const double Q[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    for (size_t i = 0; i < n; i++) {
+        double u[3];
+        fem_mulv3(u, rigid ? Q : A, x0 + 3 * i);
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = (rigid ? 0 : x0[3 * i + k]) + u[k] + 0.3 * (k + 1);
+    }
+    forces_at(&fem->base, sys, x, f);
+    double fmax = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
+    if (rigid) {
+        cr_assert(fmax <= 1e-11, "%s: force %g on a rigidly moved rest shape", method, fmax);
+    } else {
+        cr_assert_gt(fmax, 1e-3);
+        for (int k = 0; k < 3; k++)
+            cr_assert(fabs(f[39 + k]) <= 1e-10 * fmax, "interior residual %g", f[39 + k]);
+        forces_at(ref, sys, x, g);
+        for (size_t i = 0; i < 3 * n; i++)
+            near(f[i], g[i], 1e-10 * fmax, "none = TetrahedralCorotational small");
+    }
+    free(x), free(f), free(g);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(fem_fast, patch_test_none) { fast_cube("none", false); }
+Test(fem_fast, rigid_motion_qr) { fast_cube("qr", true); }
+Test(fem_fast, rigid_motion_polar) { fast_cube("polar", true); }
+Test(fem_fast, rigid_motion_polar2) { fast_cube("polar2", true); }

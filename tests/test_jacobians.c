@@ -335,6 +335,23 @@ Test(jacobians, tetrahedral_corotational_large_global_matrix_rigid)
 {
     check_tetra_class(TCOROT, "large", 0.0, true);
 }
+#define FTCOROT "FastTetrahedralCorotationalForceField"
+Test(jacobians, fast_tetrahedral_corotational_none)
+{
+    check_tetra_class(FTCOROT, "none", 0.05, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_qr_rigid)
+{
+    check_tetra_class(FTCOROT, "qr", 0.0, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_polar_rigid)
+{
+    check_tetra_class(FTCOROT, "polar", 0.0, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_polar2_rigid)
+{
+    check_tetra_class(FTCOROT, "polar2", 0.0, false);
+}
 Test(jacobians, tetrahedral_corotational_polar_rigid)
 {
     check_tetra_class(TCOROT, "polar", 0.0, false);
