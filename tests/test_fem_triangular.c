@@ -514,3 +514,106 @@ Test(fem_triangular, cloth_scene_falls)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- TriangularAnisotropicFEMForceField ---- */
+
+#define TRA "TriangularAnisotropicFEMForceField"
+
+/* One triangle whose first edge lies along x: its element frame is the
+ * world frame, so the material matrix is SOFA's Q turned by the fiber
+ * angle. */
+static trf_fem *aniso_one(test_rt *t, st_scene **s, const char *extra)
+{
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
+             "<MechanicalObject position='0 0 0  2 0 0  0.5 1 0'/>"
+             "<MeshTopology triangles='0 1 2'/>"
+             "<" TRA " name='FEM' youngModulus='3000' poissonRatio='0.3' %s/></Node>",
+             extra);
+    *s = load_xml(t, xml);
+    return (trf_fem *)ff_of(*s, TRA);
+}
+
+Test(fem_triangular, anisotropic_material)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s;
+    double E = 3000, nu = 0.3, E2 = 1000, nu2 = nu * E2 / E;
+    double q11 = E / (1 - nu * nu2), q12 = nu * E2 / (1 - nu * nu2), q22 = E2 / (1 - nu * nu2);
+    double q66 = E / (2 * (1 + nu));
+    /* fiber along x (default angle 0, default transverse modulus 1000) */
+    trf_fem *f = aniso_one(&t, &s, "");
+    const double K0[9] = {q11, q12, 0, q12, q22, 0, 0, 0, q66};
+    for (int k = 0; k < 9; k++)
+        near(f->e[0].K[k], K0[k], 1e-9 * q11, "K, fiber along x");
+    near(f->local_fiber.r[0], 1, 1e-12, "local fiber x");
+    near(f->local_fiber.r[1], 0, 1e-12, "local fiber y");
+    st_scene_destroy(&s);
+    /* fiber along y: the two directions swap */
+    f = aniso_one(&t, &s, "fiberAngle='90'");
+    const double K90[9] = {q22, q12, 0, q12, q11, 0, 0, 0, q66};
+    for (int k = 0; k < 9; k++)
+        near(f->e[0].K[k], K90[k], 1e-9 * q11, "K, fiber along y");
+    /* in the (ab, ac) basis: ab = (2, 0), ac = (0.5, 1): y = -0.25 ab + ac */
+    near(f->local_fiber.r[0], -0.25 / sqrt(1.0625), 1e-12, "local fiber a");
+    near(f->local_fiber.r[1], 1 / sqrt(1.0625), 1e-12, "local fiber b");
+    st_scene_destroy(&s);
+    /* transverse modulus = E: isotropic, whatever the angle; equal to
+     * TriangularFEMForceField's matrix divided by the area (SOFA's
+     * anisotropic matrix has no area factor) */
+    f = aniso_one(&t, &s, "fiberAngle='33' transverseYoungModulus='3000'");
+    double k = E / (1 - nu * nu);
+    const double Ki[9] = {k, k * nu, 0, k * nu, k, 0, 0, 0, k * (1 - nu) / 2};
+    for (int j = 0; j < 9; j++)
+        near(f->e[0].K[j], Ki[j], 1e-9 * k, "isotropic K");
+    st_scene_destroy(&s);
+    /* concentric fibers about (1, 5, 0): n x (center - centroid) with n = z,
+     * centroid (5/6, 1/3): direction (-(5 - 1/3), 1 - 5/6) */
+    f = aniso_one(&t, &s, "fiberCenter='1 5 0'");
+    double gx = -(5 - 1.0 / 3), gy = 1 - 5.0 / 6, gn = sqrt(gx * gx + gy * gy);
+    double cs = gx / gn, sn = gy / gn, c2 = cs * cs, s2 = sn * sn;
+    near(f->e[0].K[0], c2 * c2 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s2 * s2 * q22, 1e-9 * q11,
+         "K11, concentric fibers");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A rigidly moved rest shape feels no force (large). */
+Test(fem_triangular, anisotropic_rigid_motion)
+{
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, SQUARE(TRA, "large", "fiberAngle='25' transverseYoungModulus='300'"));
+    st_component *ff = ff_of(s, TRA);
+    st_system *sys = s->systems[0];
+    trf_fem *fem = (trf_fem *)ff;
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    const double a = 1.1, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    for (size_t i = 0; i < n; i++) {
+        fem_mulv3(x + 3 * i, R, fem->ms->rest_position.r + 3 * i);
+        x[3 * i] += 3.0;
+    }
+    forces_at(ff, sys, x, f);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert(fabs(f[i]) <= 1e-11, "force %g on a rigidly moved rest shape", f[i]);
+    /* and pulling the corner along x (25 degrees from the stiff fiber) meets
+     * more resistance than along y (65 degrees from it) */
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = fem->ms->rest_position.r[3 * i + k];
+    x[3 * 8] += 0.01;
+    forces_at(ff, sys, x, f);
+    double fx = f[3 * 8];
+    x[3 * 8] -= 0.01, x[3 * 8 + 1] += 0.01;
+    forces_at(ff, sys, x, f);
+    cr_assert_lt(fx, 0.0);
+    cr_assert_lt(f[3 * 8 + 1], 0.0);
+    cr_assert_gt(-fx, -f[3 * 8 + 1], "fx %g, fy %g", fx, f[3 * 8 + 1]);
+    free(x), free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

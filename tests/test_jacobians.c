@@ -472,6 +472,14 @@ Test(jacobians, triangular_fem_small_rest)
 {
     check_triangle_class("TriangularFEMForceField", "small", false);
 }
+Test(jacobians, triangular_anisotropic_fem_large_rigid)
+{
+    check_triangle_class("TriangularAnisotropicFEMForceField", "large", true);
+}
+Test(jacobians, triangular_anisotropic_fem_small_rest)
+{
+    check_triangle_class("TriangularAnisotropicFEMForceField", "small", false);
+}
 Test(jacobians, triangular_fem_optim_rigid)
 {
     check_triangle_class("TriangularFEMForceFieldOptim", NULL, true);

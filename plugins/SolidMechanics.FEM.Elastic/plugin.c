@@ -13,6 +13,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &tetrahedral_corotational_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &triangular_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &triangular_fem_force_field_optim_class, err));
+    ST_TRY(st_registry_add(r, &triangular_anisotropic_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &fast_tetrahedral_corotational_force_field_class, err));
     return ST_OK;
 }

@@ -35,6 +35,13 @@ typedef struct trf_fem {
     bool optim;
     char *triangle_state;       /* ignored internal data */
     double damping, rest_scale, stress_max_value, show_stress_threshold;
+    /* TriangularAnisotropicFEMForceField only (aniso true). */
+    bool aniso;
+    st_array young2;            /* reals, "transverseYoungModulus" */
+    double fiber_angle;         /* degrees */
+    st_array fiber_center;      /* vec3[] (the first one is used) */
+    bool show_fiber;
+    st_array local_fiber;       /* output vec3[], one per triangle */
     /* Computed at init. */
     st_mstate *ms;
     int meth;

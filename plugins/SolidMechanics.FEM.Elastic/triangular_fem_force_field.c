@@ -82,6 +82,72 @@ static void element_force(trf_elem *t, const double J[6][3], const double D[6], 
 
 /* ---- Init ---- */
 
+/* Coordinates of g in the basis (u, v, n) (columns), third one dropped and
+ * the result normalised (SOFA: Tinv g, [2] = 0, normalize). */
+static void in_basis(double r[3], const double u[3], const double v[3], const double n[3],
+                     const double g[3])
+{
+    double T[9] = {u[0], v[0], n[0], u[1], v[1], n[1], u[2], v[2], n[2]}, Ti[9];
+    if (!fem_invert3(Ti, T)) {
+        r[0] = r[1] = r[2] = 0;
+        return;
+    }
+    fem_mulv3(r, Ti, g);
+    r[2] = 0;
+    fem_normalize(r);
+}
+
+/* SOFA's TriangularAnisotropicFEMForceField computeMaterialStiffness: the
+ * orthotropic plane-stress matrix (E along the fiber, transverse E2,
+ * nu2 = nu E2 / E) turned into the element's orthonormal frame; no area
+ * factor (unlike the isotropic element). Also the fiber direction in the
+ * (ab, ac) basis (localFiberDirection). */
+static st_status anisotropic_material(trf_fem *s, size_t i, const double *a, const double *b,
+                                      const double *c, double E, double nu, st_error *err)
+{
+    trf_elem *t = &s->e[i];
+    double E2 = fem_value_in_element(&s->young2, i, 1000.0);
+    double nu2 = nu * (E2 / E);
+    double q11 = E / (1 - nu * nu2), q12 = nu * E2 / (1 - nu * nu2);
+    double q22 = E2 / (1 - nu * nu2), q66 = E / (2.0 * (1 + nu));
+    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3], g[3];
+    fem_cross(n, ab, ac);
+    if (n[0] == 0 && n[1] == 0 && n[2] == 0)
+        return st_component_error(&s->base, "topology", err, ST_EINVAL,
+                                  "Cannot compute material stiffness for a flat triangle "
+                                  "(triangle %zu)",
+                                  i);
+    if (s->fiber_center.n > 0) { /* concentric fibers */
+        const double *fc = s->fiber_center.r;
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = fc[k] - (a[k] + b[k] + c[k]) * (1.0 / 3.0);
+        fem_cross(g, n, d);
+    } else {
+        double th = s->fiber_angle * 3.14159265358979323846 / 180.0;
+        g[0] = cos(th), g[1] = sin(th), g[2] = 0;
+    }
+    in_basis(s->local_fiber.r + 3 * i, ab, ac, n, g);
+    double ex[3], ey[3], ez[3], o[3];
+    memcpy(ex, ab, sizeof ex);
+    memcpy(ez, n, sizeof ez);
+    fem_cross(ey, n, ab);
+    fem_normalize(ex), fem_normalize(ey), fem_normalize(ez);
+    in_basis(o, ex, ey, ez, g);
+    double cs = o[0], sn = o[1], c2 = cs * cs, s2 = sn * sn, c3 = c2 * cs, s3 = s2 * sn;
+    double c4 = c2 * c2, s4 = s2 * s2;
+    double k11 = c4 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s4 * q22;
+    double k12 = c2 * s2 * (q11 + q22 - 4 * q66) + (c4 + s4) * q12;
+    double k22 = s4 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + c4 * q22;
+    double k16 = sn * c3 * (q11 - q12 - 2 * q66) + s3 * cs * (q12 - q22 + 2 * q66);
+    double k26 = s3 * cs * (q11 - q12 - 2 * q66) + sn * c3 * (q12 - q22 + 2 * q66);
+    double k66 = c2 * s2 * (q11 + q22 - 2 * q12 - 2 * q66) + (c4 + s4) * q66;
+    double K[9] = {k11, k12, k16, k12, k22, k26, k16, k26, k66};
+    memcpy(t->K, K, sizeof K);
+    return ST_OK;
+}
+
 static st_status init_element(trf_fem *s, size_t i, const double *x0, st_error *err)
 {
     trf_elem *t = &s->e[i];
@@ -126,6 +192,8 @@ static st_status init_element(trf_fem *s, size_t i, const double *x0, st_error *
                                   i, t->v[0], t->v[1], t->v[2]);
     double E = fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG);
     double nu = fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON);
+    if (s->aniso)
+        return anisotropic_material(s, i, a, b, c, E, nu, err);
     double k = E / (1.0 - nu * nu) * t->area;
     double m[9] = {1, nu, 0, nu, 1, 0, 0, 0, (1.0 - nu) * 0.5};
     for (int j = 0; j < 9; j++)
@@ -174,6 +242,10 @@ static st_status trf_init(st_component *self, st_error *err)
     s->tri_area_sum = st_calloc(np ? np : 1, sizeof *s->tri_area_sum);
     if (!s->e || !s->tri_area_sum)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu triangles)", s->ne);
+    if (s->aniso) {
+        ST_TRY(st_array_resize(&s->local_fiber, ST_T_VEC3S, s->ne, err));
+        st_component_touch(self, st_component_field(self, "localFiberDirection"));
+    }
     if (s->rotated_initial.n && s->rotated_initial.n < 3 * s->ne)
         return st_component_error(self, "rotatedInitialElements", err, ST_EINVAL,
                                   "%zu points for %zu triangles (3 per triangle expected)",
@@ -372,43 +444,44 @@ static const st_forcefield_ops trf_ops = {
 };
 
 #define T trf_fem
-static const st_field trf_fields[] = {
-    FEM_F_RAYLEIGH(T),
-    FEM_F_MATERIAL(T),
-    FEM_F_TOPOLOGY(T),
-    ST_IGNORED(T, triangle_info, "triangleInfo", ST_T_STRING, char *, NULL,
-               "Internal triangle data (SOFA's serialized element data; not read by settee)"),
-    ST_IGNORED(T, vertex_info, "vertexInfo", ST_T_STRING, char *, NULL,
-               "Internal point data (SOFA's serialized vertex data; not read by settee)"),
-    ST_STRING(T, method, "method", "large",
-              "large: large displacements, small: small displacements"),
-    ST_VEC3S(T, rotated_initial, "rotatedInitialElements", NULL,
-             "Rest shape of each triangle in its own frame, 3 points per triangle (a at the "
-             "origin); computed from the rest positions when empty"),
-    ST_REALS(T, initial_transform, "initialTransformation", NULL,
-             "Initial rotation (world to element frame) of each triangle, 9 values per "
-             "triangle; used by method large together with rotatedInitialElements"),
-    ST_IGNORED(T, hosford, "hosfordExponant", ST_T_REAL, double, "1",
-               "Exponent in the Hosford yield criteria (fracture drawing only)"),
-    ST_IGNORED(T, criteria, "criteriaValue", ST_T_REAL, double, "1e+15",
-               "Fracturable threshold used to draw fracturable triangles"),
-    ST_BOOL(T, show_stress_value, "showStressValue", "true",
-            "Flag activating rendering of stress values as a color in each triangle; with "
-            "computePrincipalStress, fills stressPerVertex"),
-    ST_IGNORED(T, show_stress_vector, "showStressVector", ST_T_BOOL, bool, "false",
-               "Flag activating rendering of stress directions within each triangle"),
-    ST_IGNORED(T, show_fracturable, "showFracturableTriangles", ST_T_BOOL, bool, "false",
-               "Flag activating rendering of triangles to fracture"),
-    ST_BOOL(T, compute_principal, "computePrincipalStress", "false",
-            "Compute principal stress for each triangle"),
-    ST_OUTPUT(T, max_stress, "maxStressPerElement", ST_T_REALS, st_array,
-              "settee extension: largest absolute principal stress of each triangle at the last "
-              "addForce (SOFA's triangleInfo maxStress), with computePrincipalStress"),
-    ST_OUTPUT(T, vertex_stress, "stressPerVertex", ST_T_REALS, st_array,
-              "settee extension: area-weighted average of maxStressPerElement around each "
-              "vertex (SOFA's vertexInfo stress), with computePrincipalStress and "
-              "showStressValue"),
-    ST_FIELD_END};
+/* The fields of TriangularFEMForceField, shared by its anisotropic twin. */
+#define TRF_FIELDS \
+    FEM_F_RAYLEIGH(T), \
+    FEM_F_MATERIAL(T), \
+    FEM_F_TOPOLOGY(T), \
+    ST_IGNORED(T, triangle_info, "triangleInfo", ST_T_STRING, char *, NULL, \
+               "Internal triangle data (SOFA's serialized element data; not read by settee)"), \
+    ST_IGNORED(T, vertex_info, "vertexInfo", ST_T_STRING, char *, NULL, \
+               "Internal point data (SOFA's serialized vertex data; not read by settee)"), \
+    ST_STRING(T, method, "method", "large", \
+              "large: large displacements, small: small displacements"), \
+    ST_VEC3S(T, rotated_initial, "rotatedInitialElements", NULL, \
+             "Rest shape of each triangle in its own frame, 3 points per triangle (a at the " \
+             "origin); computed from the rest positions when empty"), \
+    ST_REALS(T, initial_transform, "initialTransformation", NULL, \
+             "Initial rotation (world to element frame) of each triangle, 9 values per " \
+             "triangle; used by method large together with rotatedInitialElements"), \
+    ST_IGNORED(T, hosford, "hosfordExponant", ST_T_REAL, double, "1", \
+               "Exponent in the Hosford yield criteria (fracture drawing only)"), \
+    ST_IGNORED(T, criteria, "criteriaValue", ST_T_REAL, double, "1e+15", \
+               "Fracturable threshold used to draw fracturable triangles"), \
+    ST_BOOL(T, show_stress_value, "showStressValue", "true", \
+            "Flag activating rendering of stress values as a color in each triangle; with " \
+            "computePrincipalStress, fills stressPerVertex"), \
+    ST_IGNORED(T, show_stress_vector, "showStressVector", ST_T_BOOL, bool, "false", \
+               "Flag activating rendering of stress directions within each triangle"), \
+    ST_IGNORED(T, show_fracturable, "showFracturableTriangles", ST_T_BOOL, bool, "false", \
+               "Flag activating rendering of triangles to fracture"), \
+    ST_BOOL(T, compute_principal, "computePrincipalStress", "false", \
+            "Compute principal stress for each triangle"), \
+    ST_OUTPUT(T, max_stress, "maxStressPerElement", ST_T_REALS, st_array, \
+              "settee extension: largest absolute principal stress of each triangle at the last " \
+              "addForce (SOFA's triangleInfo maxStress), with computePrincipalStress"), \
+    ST_OUTPUT(T, vertex_stress, "stressPerVertex", ST_T_REALS, st_array, \
+              "settee extension: area-weighted average of maxStressPerElement around each " \
+              "vertex (SOFA's vertexInfo stress), with computePrincipalStress and " \
+              "showStressValue")
+static const st_field trf_fields[] = {TRF_FIELDS, ST_FIELD_END};
 #undef T
 
 const st_class triangular_fem_force_field_class = {
@@ -422,6 +495,53 @@ const st_class triangular_fem_force_field_class = {
     .fields = trf_fields,
     .init = trf_init,
     .reinit = trf_init,
+    .cleanup = trf_cleanup,
+    .forcefield = &trf_ops,
+};
+
+/* ---- TriangularAnisotropicFEMForceField ---- */
+
+static st_status aniso_init(st_component *self, st_error *err)
+{
+    trf_fem *s = (trf_fem *)self;
+    s->aniso = true;
+    if (s->young2.n == 0) {
+        ST_TRY(st_array_resize(&s->young2, ST_T_REALS, 1, err));
+        s->young2.r[0] = 1000.0;
+    }
+    return trf_init(self, err);
+}
+
+#define T trf_fem
+static const st_field aniso_fields[] = {
+    TRF_FIELDS,
+    ST_REALS(T, young2, "transverseYoungModulus", "1000",
+             "Young modulus along transverse direction (one per triangle, or the first for "
+             "all)"),
+    ST_REAL(T, fiber_angle, "fiberAngle", "0",
+            "Fiber angle in global reference frame (in degrees)"),
+    ST_VEC3S(T, fiber_center, "fiberCenter", NULL,
+             "Concentric fiber center in global reference frame"),
+    ST_IGNORED(T, show_fiber, "showFiber", ST_T_BOOL, bool, "true",
+               "Flag activating rendering of fiber directions within each triangle"),
+    ST_OUTPUT(T, local_fiber, "localFiberDirection", ST_T_VEC3S, st_array,
+              "Computed fibers direction within each triangle (coordinates in the basis of its "
+              "edges ab, ac)"),
+    ST_FIELD_END};
+#undef T
+
+const st_class triangular_anisotropic_fem_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TriangularAnisotropicFEMForceField",
+    .category = "ForceField",
+    .description = "TriangularFEMForceField with an orthotropic material (fiber direction by "
+                   "angle or concentric about a center). As in SOFA, its material matrix is not "
+                   "multiplied by the element area. Potential energy: SOFA has none; settee "
+                   "returns 0",
+    .instance_size = sizeof(trf_fem),
+    .fields = aniso_fields,
+    .init = aniso_init,
+    .reinit = aniso_init,
     .cleanup = trf_cleanup,
     .forcefield = &trf_ops,
 };
