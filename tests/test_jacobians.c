@@ -485,6 +485,29 @@ Test(jacobians, triangular_fem_optim_rigid)
     check_triangle_class("TriangularFEMForceFieldOptim", NULL, true);
 }
 
+/* QuadBendingFEMForceField on a 3x2 grid of quads in the xy plane, at
+ * rest (its K depends on the current edge lengths; at rest that
+ * dependence does not enter the Jacobian). */
+Test(jacobians, quad_bending_fem_rest)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Plate");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0 0 0  1 0 0  2 0 0  3 0 0  0 0.7 0  1 0.7 0  2 0.7 0  3 0.7 0  "
+        "0 1.4 0  1 1.4 0  2 1.4 0  3 1.4 0");
+    set(add(b, "MeshTopology", "topo"), "quads", "0 1 5 4  1 2 6 5  2 3 7 6  4 5 9 8  5 6 10 9");
+    st_component *ff = add(b, "QuadBendingFEMForceField", "fem");
+    set(ff, "youngModulus", "2000 1000");
+    set(ff, "poissonRatio", "0.3");
+    set(ff, "thickness", "0.2");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 41);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 Test(jacobians, plane_force_field)
 {
     const char *kv[] = {"normal", "0.3 1 -0.2", "d", "0.4", "stiffness", "700"};
