@@ -5,59 +5,14 @@
  * of large and polar, the von Mises output, and the three solver paths
  * (explicit, implicit matrix-free CG, implicit assembled SparseLDL) on one
  * beam. The Jacobian checks are in test_jacobians. */
-#include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
-#include "internal.h"
-#include "support.h"
-
-static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
-                                      "LinearSolver.Direct", "LinearSolver.Iterative",
-                                      "Mass", "Topology", "Constraint.Projective",
-                                      "Engine.Select", "SolidMechanics.FEM.Elastic"};
-
-static void open_rt(test_rt *t)
-{
-    st_error err = {0};
-    test_rt_open(t);
-    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
-    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
-        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
-}
-
-static st_scene *load_xml(test_rt *t, const char *xml)
-{
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(t->rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
-    return s;
-}
-
-static void step(st_scene *s, int n, double dt)
-{
-    st_error err = {0};
-    for (int i = 0; i < n; i++)
-        cr_assert_eq(st_scene_step(s, dt, &err), ST_OK, "step: %s", err.msg);
-}
+#include "fem_test_util.h"
 
 static tetra_fem *fem_of(st_scene *s)
 {
-    st_component *c = test_find_object(s, "FEM");
-    cr_assert_not_null(c, "no component FEM");
-    cr_assert_str_eq(c->cls->name, "TetrahedralCorotationalFEMForceField");
-    return (tetra_fem *)c;
-}
-
-static void near(double got, double want, double tol, const char *what)
-{
-    cr_assert(fabs(got - want) <= tol, "%s: %.10g, expected %.10g (tolerance %g)", what, got,
-              want, tol);
+    return (tetra_fem *)fem_find(s, "FEM", "TetrahedralCorotationalFEMForceField");
 }
 
 #define ONE_TETRA(E, NU, METHOD)                                                                  \
@@ -73,8 +28,8 @@ static void near(double got, double want, double tol, const char *what)
 Test(fem_corot, sofa_single_tetrahedron_init)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, ONE_TETRA("1000", "0.3", "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, ONE_TETRA("1000", "0.3", "large"));
     tetra_fem *f = fem_of(s);
     cr_assert_eq(f->ne, 1);
     const tet *e = &f->e[0];
@@ -95,18 +50,18 @@ Test(fem_corot, sofa_single_tetrahedron_init)
                              {0, 0, 0, 0, 1.73205, 0},
                              {0, 0, 1.73205, 0, 0, 0}};
     for (int i = 0; i < 9; i++) {
-        near(e->R0[i], R[i], 1e-4, "initial rotation");
-        near(e->R[i], R[i], 1e-4, "current rotation");
+        fem_near(e->R0[i], R[i], 1e-4, "initial rotation");
+        fem_near(e->R[i], R[i], 1e-4, "current rotation");
     }
     for (int k = 0; k < 4; k++)
         for (int c = 0; c < 3; c++)
-            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    near(e->kd, 224.359, 1e-3, "K(0,0)");
-    near(e->ko, 96.1538, 1e-4, "K(0,1)");
-    near(e->ks, 64.1026, 1e-4, "K(3,3)");
+            fem_near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
+    fem_near(e->kd, 224.359, 1e-3, "K(0,0)");
+    fem_near(e->ko, 96.1538, 1e-4, "K(0,1)");
+    fem_near(e->ks, 64.1026, 1e-4, "K(3,3)");
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 6; j++)
-            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -116,12 +71,12 @@ Test(fem_corot, sofa_single_tetrahedron_init)
 Test(fem_corot, sofa_wrong_attributes)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, ONE_TETRA("-100", "-0.3", "toto"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, ONE_TETRA("-100", "-0.3", "toto"));
     tetra_fem *f = fem_of(s);
     cr_assert_eq(f->meth, M_LARGE);
-    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
-    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    fem_near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    fem_near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
     cr_assert_eq(f->base.state, ST_CSTATE_VALID);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -131,15 +86,15 @@ Test(fem_corot, sofa_wrong_attributes)
 Test(fem_corot, sofa_empty_and_missing_topology)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
                                "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
                                "<TetrahedronSetTopologyContainer/>"
                                "<TetrahedralCorotationalFEMForceField name='FEM'/></Node>");
     tetra_fem *f = fem_of(s);
     cr_assert_eq(f->ne, 0);
     cr_assert_eq(f->base.state, ST_CSTATE_VALID);
-    step(s, 1, 0.01);
+    fem_step(s, 1, 0.01);
     st_scene_destroy(&s);
     const char *xml = "<Node name='root'><DefaultAnimationLoop/>"
                       "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
@@ -152,7 +107,7 @@ Test(fem_corot, sofa_empty_and_missing_topology)
     test_rt_close(&t);
 }
 
-#define GRID_BEAM(SOLVER, METHOD)                                                                 \
+#define BEAM(SOLVER, CLS, METHOD)                                                                 \
     "<Node name='root' gravity='0 10 0' dt='0.01'>"                                               \
     "<DefaultAnimationLoop/>"                                                                     \
     "<RegularGridTopology name='grid' n='4 10 4' min='0 0 20' max='10 40 30'/>"                   \
@@ -164,9 +119,13 @@ Test(fem_corot, sofa_empty_and_missing_topology)
     "<BoxROI name='ROI1' box='-1 -1 0 10 1 50'/>"                                                 \
     "<FixedProjectiveConstraint mstate='@dof' name='fixC' indices='@ROI1.indices'/>"              \
     "<DiagonalMass name='mass' massDensity='1.0'/>"                                               \
-    "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='600' poissonRatio='0.3' "     \
+    "<" CLS " name='FEM' youngModulus='600' poissonRatio='0.3' "                                  \
     "method='" METHOD "'/>"                                                                       \
     "</Node></Node>"
+#define TCF "TetrahedralCorotationalFEMForceField"
+#define FTCF "FastTetrahedralCorotationalForceField"
+#define GRID_BEAM(SOLVER, METHOD) BEAM(SOLVER, TCF, METHOD)
+#define FAST_BEAM(SOLVER, METHOD) BEAM(SOLVER, FTCF, METHOD)
 #define SOFA_CG                                                                                   \
     "<EulerImplicitSolver/><CGLinearSolver iterations='20' tolerance='1e-5' threshold='1e-6'/>"
 
@@ -175,15 +134,15 @@ Test(fem_corot, sofa_empty_and_missing_topology)
 Test(fem_corot, sofa_grid_beam_values)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, GRID_BEAM(SOFA_CG, "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, GRID_BEAM(SOFA_CG, "large"));
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
     cr_assert_eq(ms->n, 160);
-    step(s, 100, 0.01);
+    fem_step(s, 100, 0.01);
     const double *p = ms->position.r + 3 * 159;
-    near(p[0], 9.99985, 1e-4, "x159");
-    near(p[1], 45.0487, 1e-4, "y159");
-    near(p[2], 30.0011, 1e-4, "z159");
+    fem_near(p[0], 9.99985, 1e-4, "x159");
+    fem_near(p[1], 45.0487, 1e-4, "y159");
+    fem_near(p[2], 30.0011, 1e-4, "z159");
     tetra_fem *f = fem_of(s);
     const tet *e = &f->e[100];
     const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
@@ -199,26 +158,26 @@ Test(fem_corot, sofa_grid_beam_values)
                              {0, 0, -11.8519, 0, 8.88889, 0}, {0, 0, 0, 0, 0, 18.5185},
                              {0, 0, 0, 0, 18.5185, 0}, {0, 0, 18.5185, 0, 0, 0}};
     for (int i = 0; i < 9; i++) {
-        near(e->R0[i], R0[i], 1e-4, "initial rotation");
-        near(e->R[i], R[i], 1e-4, "current rotation");
+        fem_near(e->R0[i], R0[i], 1e-4, "initial rotation");
+        fem_near(e->R[i], R[i], 1e-4, "current rotation");
     }
     for (int k = 0; k < 4; k++)
         for (int c = 0; c < 3; c++)
-            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    near(e->kd, 2.72596, 1e-4, "K(0,0)");
-    near(e->ko, 1.16827, 1e-4, "K(0,1)");
-    near(e->ks, 0.778846, 1e-4, "K(3,3)");
+            fem_near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
+    fem_near(e->kd, 2.72596, 1e-4, "K(0,0)");
+    fem_near(e->ko, 1.16827, 1e-4, "K(0,1)");
+    fem_near(e->ks, 0.778846, 1e-4, "K(3,3)");
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 6; j++)
-            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
 
-/* The same beam, method polar and small, under the three solver paths: CG
- * converged tightly and SparseLDL give the same trajectory; explicit Euler
- * at a stable step sags the same way. */
-static void solver_paths(const char *method)
+/* The beam of force field cls, under the three solver paths: CG converged
+ * tightly and SparseLDL give the same trajectory; explicit Euler at a
+ * stable step sags the same way. */
+static void solver_paths(const char *cls, const char *method)
 {
     static const char *const solvers[] = {
         "<EulerImplicitSolver/><CGLinearSolver iterations='2000' tolerance='1e-14' "
@@ -228,15 +187,12 @@ static void solver_paths(const char *method)
     double tip[3][3];
     for (int k = 0; k < 3; k++) {
         test_rt t;
-        open_rt(&t);
+        fem_open_rt(&t);
         char xml[4096];
-        snprintf(xml, sizeof xml, GRID_BEAM("%s", "%s"), solvers[k], method);
-        st_scene *s = load_xml(&t, xml);
+        snprintf(xml, sizeof xml, BEAM("%s", "%s", "%s"), solvers[k], cls, method);
+        st_scene *s = fem_load_xml(&t, xml);
         st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-        if (k < 2)
-            step(s, 20, 0.01);
-        else
-            step(s, 2000, 1e-4);
+        fem_step(s, k < 2 ? 20 : 2000, k < 2 ? 0.01 : 1e-4);
         memcpy(tip[k], ms->position.r + 3 * 159, sizeof tip[k]);
         st_scene_destroy(&s);
         test_rt_close(&t);
@@ -244,15 +200,15 @@ static void solver_paths(const char *method)
     double sag = tip[0][1] - 40;
     cr_assert_gt(sag, 1e-3, "%s: the beam must sag under gravity (+y): %g", method, sag);
     for (int c = 0; c < 3; c++)
-        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
+        fem_near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
     /* Explicit (dt 1e-4) and implicit (dt 1e-2) Euler differ by their
      * O(dt) damping: same sag to 10%. */
-    near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+    fem_near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
 }
 
-Test(fem_corot, solver_paths_large) { solver_paths("large"); }
-Test(fem_corot, solver_paths_polar) { solver_paths("polar"); }
-Test(fem_corot, solver_paths_small) { solver_paths("small"); }
+Test(fem_corot, solver_paths_large) { solver_paths(TCF, "large"); }
+Test(fem_corot, solver_paths_polar) { solver_paths(TCF, "polar"); }
+Test(fem_corot, solver_paths_small) { solver_paths(TCF, "small"); }
 
 /* A unit cube of 3x3x3 grid vertices cut into 48 tetrahedra (vertex 13 is
  * the only interior one). */
@@ -269,25 +225,16 @@ Test(fem_corot, solver_paths_small) { solver_paths("small"); }
     "method='" METHOD "' " EXTRA "/>"                                                             \
     "</Node></Node>"
 
-static void forces_at(st_component *ff, st_system *sys, const double *x, double *f)
-{
-    size_t n = 3 * sys->nall;
-    double *v = calloc(n, sizeof *v);
-    memset(f, 0, n * sizeof *f);
-    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
-    free(v);
-}
-
 /* Patch test: u = A x + b; the interior vertex feels no force (small; and
  * large and polar for a symmetric A with a rotation on top, where the
  * corotational strain is the linear one up to second order). */
 static void patch(const char *method, double rot_angle, double tol)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[4096];
     snprintf(xml, sizeof xml, CUBE("%s", ""), method);
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     tetra_fem *fem = fem_of(s);
     st_system *sys = s->systems[0];
     cr_assert_eq(fem->ne, 48);
@@ -307,7 +254,7 @@ static void patch(const char *method, double rot_angle, double tol)
         for (int k = 0; k < 3; k++)
             x[3 * i + k] = q[k] + b[k];
     }
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     double fmax = 0;
     for (size_t i = 0; i < 3 * n; i++)
         fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
@@ -328,10 +275,10 @@ Test(fem_corot, patch_test_polar_rotated) { patch("polar", 0.8, 1e-2); }
 static void check_rigid(const char *method)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[4096];
     snprintf(xml, sizeof xml, CUBE("%s", ""), method);
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     tetra_fem *fem = fem_of(s);
     st_system *sys = s->systems[0];
     size_t n = sys->nall;
@@ -342,7 +289,7 @@ static void check_rigid(const char *method)
         fem_mulv3(x + 3 * i, R, fem->initial_points.r + 3 * i);
         x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
     }
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     for (size_t i = 0; i < 3 * n; i++)
         cr_assert(fabs(f[i]) <= 1e-11, "%s: force %g on a rigidly moved rest shape", method,
                   f[i]);
@@ -364,7 +311,7 @@ Test(fem_corot, rigid_motion_polar) { check_rigid("polar"); }
 static double von_mises_one(const char *method, double *want)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[1024];
     snprintf(xml, sizeof xml,
              "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
@@ -373,7 +320,7 @@ static double von_mises_one(const char *method, double *want)
              "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='1000' "
              "poissonRatio='0.3' method='%s' computeVonMisesStress='true'/></Node>",
              method);
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     tetra_fem *fem = fem_of(s);
     st_system *sys = s->systems[0];
     const double e[3] = {1e-4, -2e-4, 3e-4};
@@ -381,7 +328,7 @@ static double von_mises_one(const char *method, double *want)
     for (int i = 0; i < 12; i++)
         x[i] = fem->initial_points.r[i] * (1 + e[i % 3]);
     memcpy(fem->ms->position.r, x, sizeof x);
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     double E = 1000, nu = 0.3, V = 2 * 1 * 1.5 / 6.0;
     double lam = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
     double tr = e[0] + e[1] + e[2], sg[3];
@@ -393,7 +340,7 @@ static double von_mises_one(const char *method, double *want)
     cr_assert_eq(fem->von_mises_node.n, 4);
     double vm = fem->von_mises_elem.r[0];
     for (int i = 0; i < 4; i++)
-        near(fem->von_mises_node.r[i], vm, 0, "von Mises per node (one element)");
+        fem_near(fem->von_mises_node.r[i], vm, 0, "von Mises per node (one element)");
     st_scene_destroy(&s);
     test_rt_close(&t);
     return vm;
@@ -403,17 +350,17 @@ Test(fem_corot, von_mises)
 {
     double want, got = von_mises_one("large", &want);
     cr_assert_gt(want, 0.0);
-    near(got, want, 1e-3 * want, "von Mises, large");
-    near(von_mises_one("small", &want), 0, 0, "von Mises, small");
-    near(von_mises_one("polar", &want), 0, 0, "von Mises, polar");
+    fem_near(got, want, 1e-3 * want, "von Mises, large");
+    fem_near(von_mises_one("small", &want), 0, 0, "von Mises, small");
+    fem_near(von_mises_one("polar", &want), 0, 0, "von Mises, polar");
 }
 
 /* SOFA has no potential energy for this force field: 0. */
 Test(fem_corot, no_potential_energy)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, CUBE("small", ""));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, CUBE("small", ""));
     tetra_fem *fem = fem_of(s);
     st_system *sys = s->systems[0];
     size_t n = 3 * sys->nall;
@@ -432,10 +379,7 @@ Test(fem_corot, no_potential_energy)
 
 static ftc_fem *fast_of(st_scene *s)
 {
-    st_component *c = test_find_object(s, "FEM");
-    cr_assert_not_null(c, "no component FEM");
-    cr_assert_str_eq(c->cls->name, "FastTetrahedralCorotationalForceField");
-    return (ftc_fem *)c;
+    return (ftc_fem *)fem_find(s, "FEM", "FastTetrahedralCorotationalForceField");
 }
 
 static void check_fast_element(const ftc_elem *e, const double sv[4][3], const double Ld[4][9],
@@ -443,13 +387,13 @@ static void check_fast_element(const ftc_elem *e, const double sv[4][3], const d
 {
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)
-            near(e->sv[j][k], sv[j][k], 1e-4, "shape vector");
+            fem_near(e->sv[j][k], sv[j][k], 1e-4, "shape vector");
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 9; k++)
-            near(e->Ld[j][k], Ld[j][k], 1e-4, "linearDfDxDiag");
+            fem_near(e->Ld[j][k], Ld[j][k], 1e-4, "linearDfDxDiag");
     for (int j = 0; j < 6; j++)
         for (int k = 0; k < 9; k++)
-            near(e->L[j][k], L[j][k], 1e-4, "linearDfDx");
+            fem_near(e->L[j][k], L[j][k], 1e-4, "linearDfDx");
 }
 
 /* SOFA: FastTetrahedralCorotationalForceField_test, checkInit: the rest
@@ -457,7 +401,7 @@ static void check_fast_element(const ftc_elem *e, const double sv[4][3], const d
 Test(fem_fast, sofa_single_tetrahedron_init)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[1024];
     snprintf(xml, sizeof xml,
              "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
@@ -465,7 +409,7 @@ Test(fem_fast, sofa_single_tetrahedron_init)
              "<TetrahedronSetTopologyContainer name='topo' tetrahedra='2 3 1 0'/>"
              "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='1000' "
              "poissonRatio='0.3' method='large'/><DiagonalMass massDensity='0.1'/></Node>");
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     ftc_fem *f = fast_of(s);
     cr_assert_eq(f->ne, 1);
     const ftc_elem *e = &f->e[0];
@@ -474,7 +418,7 @@ Test(fem_fast, sofa_single_tetrahedron_init)
     double Rt[9];
     fem_transpose3(Rt, e->rest_rot);
     for (int i = 0; i < 9; i++)
-        near(Rt[i], R[i], 1e-4, "rest rotation (transposed)");
+        fem_near(Rt[i], R[i], 1e-4, "rest rotation (transposed)");
     const double sv[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}, {-1, -1, -1}};
     const double Ld[4][9] = {{64.1026, 0, 0, 0, 224.359, 0, 0, 0, 64.1026},
                              {64.1026, 0, 0, 0, 64.1026, 0, 0, 0, 224.359},
@@ -495,34 +439,19 @@ Test(fem_fast, sofa_single_tetrahedron_init)
     test_rt_close(&t);
 }
 
-#define FAST_BEAM(SOLVER, METHOD)                                                                 \
-    "<Node name='root' gravity='0 10 0' dt='0.01'>"                                               \
-    "<DefaultAnimationLoop/>"                                                                     \
-    "<RegularGridTopology name='grid' n='4 10 4' min='0 0 20' max='10 40 30'/>"                   \
-    "<Node name='Beam'>" SOLVER "<MechanicalObject name='dof' position='@../grid.position'/>"     \
-    "<TetrahedronSetTopologyContainer name='topo'/>"                                              \
-    "<TetrahedronSetTopologyModifier name='Modifier'/>"                                           \
-    "<Hexa2TetraTopologicalMapping input='@../grid' output='@topo'/>"                             \
-    "<BoxROI name='ROI1' box='-1 -1 0 10 1 50'/>"                                                 \
-    "<FixedProjectiveConstraint mstate='@dof' name='fixC' indices='@ROI1.indices'/>"              \
-    "<DiagonalMass name='mass' massDensity='1.0'/>"                                               \
-    "<FastTetrahedralCorotationalForceField name='FEM' youngModulus='600' poissonRatio='0.3' "    \
-    "method='" METHOD "'/>"                                                                       \
-    "</Node></Node>"
-
 /* SOFA: checkFEMValues for FastTetrahedralCorotationalForceField (vertex
  * 159 after 100 steps, element 100's frames, shape vectors and blocks). */
 Test(fem_fast, sofa_grid_beam_values)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, FAST_BEAM(SOFA_CG, "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, FAST_BEAM(SOFA_CG, "large"));
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-    step(s, 100, 0.01);
+    fem_step(s, 100, 0.01);
     const double *p = ms->position.r + 3 * 159;
-    near(p[0], 9.99985, 1e-4, "x159");
-    near(p[1], 45.0487, 1e-4, "y159");
-    near(p[2], 30.0011, 1e-4, "z159");
+    fem_near(p[0], 9.99985, 1e-4, "x159");
+    fem_near(p[1], 45.0487, 1e-4, "y159");
+    fem_near(p[2], 30.0011, 1e-4, "z159");
     ftc_fem *f = fast_of(s);
     const ftc_elem *e = &f->e[100];
     const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
@@ -531,8 +460,8 @@ Test(fem_fast, sofa_grid_beam_values)
     double Rt[9];
     fem_transpose3(Rt, e->rest_rot);
     for (int i = 0; i < 9; i++) {
-        near(Rt[i], R0[i], 1e-4, "rest rotation (transposed)");
-        near(e->rot[i], R[i], 1e-4, "current rotation");
+        fem_near(Rt[i], R0[i], 1e-4, "rest rotation (transposed)");
+        fem_near(e->rot[i], R[i], 1e-4, "current rotation");
     }
     const double sv[4][3] = {{0.3, 0.224999, -0.3}, {-0.3, 0, 0.3}, {0, 0, -0.3},
                              {0, -0.224999, 0.3}};
@@ -563,7 +492,7 @@ Test(fem_fast, sofa_grid_beam_values)
 Test(fem_fast, wrong_inputs)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     const char *fmt = "<Node name='root'><DefaultAnimationLoop/>"
                       "<MechanicalObject position='0 0 0  1 0 0  0 1 0  0 0 1'/>"
                       "<TetrahedronSetTopologyContainer %s/>"
@@ -571,10 +500,10 @@ Test(fem_fast, wrong_inputs)
                       "poissonRatio='-0.3' method='%s'/></Node>";
     char xml[1024];
     snprintf(xml, sizeof xml, fmt, "tetrahedra='2 3 1 0'", "polar2");
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     ftc_fem *f = fast_of(s);
-    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
-    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    fem_near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    fem_near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
     cr_assert_eq(f->meth, FT_POLAR2);
     st_scene_destroy(&s);
     const char *bad[2][2] = {{"tetrahedra='2 3 1 0'", "toto"}, {"", "qr"}};
@@ -590,44 +519,17 @@ Test(fem_fast, wrong_inputs)
     test_rt_close(&t);
 }
 
-static void fast_solver_paths(const char *method)
-{
-    static const char *const solvers[] = {
-        "<EulerImplicitSolver/><CGLinearSolver iterations='2000' tolerance='1e-14' "
-        "threshold='1e-20'/>",
-        "<EulerImplicitSolver/><SparseLDLSolver/>",
-        "<EulerExplicitSolver symplectic='true'/>"};
-    double tip[3][3];
-    for (int k = 0; k < 3; k++) {
-        test_rt t;
-        open_rt(&t);
-        char xml[4096];
-        snprintf(xml, sizeof xml, FAST_BEAM("%s", "%s"), solvers[k], method);
-        st_scene *s = load_xml(&t, xml);
-        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-        step(s, k < 2 ? 20 : 2000, k < 2 ? 0.01 : 1e-4);
-        memcpy(tip[k], ms->position.r + 3 * 159, sizeof tip[k]);
-        st_scene_destroy(&s);
-        test_rt_close(&t);
-    }
-    double sag = tip[0][1] - 40;
-    cr_assert_gt(sag, 1e-3, "%s: the beam must sag under gravity (+y): %g", method, sag);
-    for (int c = 0; c < 3; c++)
-        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
-    near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
-}
-
-Test(fem_fast, solver_paths_qr) { fast_solver_paths("qr"); }
-Test(fem_fast, solver_paths_polar) { fast_solver_paths("polar"); }
-Test(fem_fast, solver_paths_polar2) { fast_solver_paths("polar2"); }
-Test(fem_fast, solver_paths_none) { fast_solver_paths("none"); }
+Test(fem_fast, solver_paths_qr) { solver_paths(FTCF, "qr"); }
+Test(fem_fast, solver_paths_polar) { solver_paths(FTCF, "polar"); }
+Test(fem_fast, solver_paths_polar2) { solver_paths(FTCF, "polar2"); }
+Test(fem_fast, solver_paths_none) { solver_paths(FTCF, "none"); }
 
 /* Patch test (none: exact) and rigid motions (qr, polar, polar2) on the
  * cube, and the same force as TetrahedralCorotational small for none. */
 static void fast_cube(const char *method, bool rigid)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[4096];
     snprintf(xml, sizeof xml,
              "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/>"
@@ -641,7 +543,7 @@ static void fast_cube(const char *method, bool rigid)
              "<TetrahedralCorotationalFEMForceField name='REF' youngModulus='1000' "
              "poissonRatio='0.3' method='small'/></Node></Node>",
              method);
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     ftc_fem *fem = fast_of(s);
     st_component *ref = test_find_object(s, "REF");
     st_system *sys = s->systems[0];
@@ -657,7 +559,7 @@ static void fast_cube(const char *method, bool rigid)
         for (int k = 0; k < 3; k++)
             x[3 * i + k] = (rigid ? 0 : x0[3 * i + k]) + u[k] + 0.3 * (k + 1);
     }
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     double fmax = 0;
     for (size_t i = 0; i < 3 * n; i++)
         fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
@@ -667,9 +569,9 @@ static void fast_cube(const char *method, bool rigid)
         cr_assert_gt(fmax, 1e-3);
         for (int k = 0; k < 3; k++)
             cr_assert(fabs(f[39 + k]) <= 1e-10 * fmax, "interior residual %g", f[39 + k]);
-        forces_at(ref, sys, x, g);
+        fem_forces_at(ref, sys, x, g);
         for (size_t i = 0; i < 3 * n; i++)
-            near(f[i], g[i], 1e-10 * fmax, "none = TetrahedralCorotational small");
+            fem_near(f[i], g[i], 1e-10 * fmax, "none = TetrahedralCorotational small");
     }
     free(x), free(f), free(g);
     st_scene_destroy(&s);

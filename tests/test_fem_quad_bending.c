@@ -3,52 +3,9 @@
  * patch test on a 2x2 grid, the three solver paths on a clamped plate, and
  * (in test_jacobians) add_dforce and the assembled K against finite
  * differences at rest. */
-#include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "internal.h"
-#include "support.h"
-
-static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
-                                      "LinearSolver.Direct", "LinearSolver.Iterative",
-                                      "Mass", "Topology", "Constraint.Projective",
-                                      "SolidMechanics.FEM.Elastic"};
-
-static void open_rt(test_rt *t)
-{
-    st_error err = {0};
-    test_rt_open(t);
-    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
-    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
-        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
-}
-
-static st_scene *load_xml(test_rt *t, const char *xml)
-{
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(t->rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
-    return s;
-}
-
-static void near(double got, double want, double tol, const char *what)
-{
-    cr_assert(fabs(got - want) <= tol, "%s: %.12g, expected %.12g", what, got, want);
-}
-
-static void forces_at(st_component *ff, st_system *sys, const double *x, double *f)
-{
-    size_t n = 3 * sys->nall;
-    double *v = calloc(n, sizeof *v);
-    memset(f, 0, n * sizeof *f);
-    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
-    free(v);
-}
+#include "fem_test_util.h"
 
 #define ONE_QUAD(L, H)                                                                            \
     "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"             \
@@ -64,32 +21,32 @@ static void forces_at(st_component *ff, st_system *sys, const double *x, double 
 Test(fem_quad_bending, one_element_closed_forms)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, ONE_QUAD("2", "1"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, ONE_QUAD("2", "1"));
     st_component *ff = test_find_object(s, "FEM");
     st_system *sys = s->systems[0];
     double E = 2000, nu = 0.25, th = 0.1, l = 1, h = 0.5, e = 1e-3;
     double x0[12] = {0, 0, 0, 2, 0, 0, 2, 1, 0, 0, 1, 0}, x[12], f[12];
     for (int i = 0; i < 12; i++)
         x[i] = x0[i] * (i % 3 == 0 ? 1 + e : 1);
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     /* K takes l from the stretched edge, l (1 + e): the x stiffness, which
      * goes as h / l, is that much lower */
     double sigma = E * e / (1 - nu * nu) * th, fx = sigma * h / (1 + e);
-    near(f[3], -fx, 1e-9 * fx, "f1x");
-    near(f[6], -fx, 1e-9 * fx, "f2x");
-    near(f[0], fx, 1e-9 * fx, "f0x");
-    near(f[9], fx, 1e-9 * fx, "f3x");
+    fem_near(f[3], -fx, 1e-9 * fx, "f1x");
+    fem_near(f[6], -fx, 1e-9 * fx, "f2x");
+    fem_near(f[0], fx, 1e-9 * fx, "f0x");
+    fem_near(f[9], fx, 1e-9 * fx, "f3x");
     memcpy(x, x0, sizeof x);
     x[8] += 1e-3;
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     double kgt = 5.0 / 6.0 * E * th / (2 * (1 + nu));
     double kzz = 4 * l * h * kgt * (1 / (16 * l * l) + 1 / (16 * h * h));
-    near(f[8], -kzz * 1e-3, 1e-6 * kzz * 1e-3, "f2z");
+    fem_near(f[8], -kzz * 1e-3, 1e-6 * kzz * 1e-3, "f2z");
     double fz = 0;
     for (int i = 0; i < 4; i++)
         fz += f[3 * i + 2];
-    near(fz, 0, 1e-15, "sum of z forces");
+    fem_near(fz, 0, 1e-15, "sum of z forces");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -109,8 +66,8 @@ Test(fem_quad_bending, one_element_closed_forms)
 Test(fem_quad_bending, patch_test)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, GRID("<EulerImplicitSolver/><SparseLDLSolver/>", "0"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, GRID("<EulerImplicitSolver/><SparseLDLSolver/>", "0"));
     st_component *ff = test_find_object(s, "FEM");
     st_system *sys = s->systems[0];
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
@@ -123,7 +80,7 @@ Test(fem_quad_bending, patch_test)
         x[3 * i + 1] = p[1] - 2e-4 * p[0] + 2e-3 * p[1];
         x[3 * i + 2] = 3e-3 * p[0] - 1e-3 * p[1] + 0.2;
     }
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     double fmax = 0;
     for (size_t i = 0; i < 3 * n; i++)
         fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
@@ -148,10 +105,10 @@ Test(fem_quad_bending, solver_paths)
     double tip[3];
     for (int k = 0; k < 3; k++) {
         test_rt t;
-        open_rt(&t);
+        fem_open_rt(&t);
         char xml[2048];
         snprintf(xml, sizeof xml, GRID("%s", "0 5 10"), solvers[k]);
-        st_scene *s = load_xml(&t, xml);
+        st_scene *s = fem_load_xml(&t, xml);
         st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
         st_error err = {0};
         int nsteps = k < 2 ? 10 : 1000;
@@ -162,6 +119,6 @@ Test(fem_quad_bending, solver_paths)
         test_rt_close(&t);
     }
     cr_assert_lt(tip[0], -1e-4, "the plate must sag: %g", tip[0]);
-    near(tip[1], tip[0], 1e-7 * fabs(tip[0]), "SparseLDL vs CG");
-    near(tip[2], tip[0], 0.1 * fabs(tip[0]), "explicit vs implicit");
+    fem_near(tip[1], tip[0], 1e-7 * fabs(tip[0]), "SparseLDL vs CG");
+    fem_near(tip[2], tip[0], 0.1 * fabs(tip[0]), "explicit vs implicit");
 }

@@ -4,67 +4,14 @@
  * membrane after 100 steps, wrong, default and empty inputs), the patch
  * test, rigid-motion invariance, principal stress outputs, and the three
  * solver paths on the membrane. The Jacobian checks are in test_jacobians. */
-#include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../plugins/SolidMechanics.FEM.Elastic/triangular_fem.h"
-#include "internal.h"
-#include "support.h"
-
-static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
-                                      "LinearSolver.Direct", "LinearSolver.Iterative",
-                                      "Mass", "Topology", "Constraint.Projective",
-                                      "SolidMechanics.FEM.Elastic"};
-
-static void open_rt(test_rt *t)
-{
-    st_error err = {0};
-    test_rt_open(t);
-    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
-    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
-        cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
-}
-
-static st_scene *load_xml(test_rt *t, const char *xml)
-{
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(t->rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
-    return s;
-}
-
-static void step(st_scene *s, int n, double dt)
-{
-    st_error err = {0};
-    for (int i = 0; i < n; i++)
-        cr_assert_eq(st_scene_step(s, dt, &err), ST_OK, "step: %s", err.msg);
-}
+#include "fem_test_util.h"
 
 static st_component *ff_of(st_scene *s, const char *cls)
 {
-    st_component *c = test_find_object(s, "FEM");
-    cr_assert_not_null(c);
-    cr_assert_str_eq(c->cls->name, cls);
-    return c;
-}
-
-static void near(double got, double want, double tol, const char *what)
-{
-    cr_assert(fabs(got - want) <= tol, "%s: %.10g, expected %.10g", what, got, want);
-}
-
-static void forces_at(st_component *ff, st_system *sys, const double *x, double *f)
-{
-    size_t n = 3 * sys->nall;
-    double *v = calloc(n, sizeof *v);
-    memset(f, 0, n * sizeof *f);
-    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
-    free(v);
+    return fem_find(s, "FEM", cls);
 }
 
 #define TRF "TriangularFEMForceField"
@@ -83,21 +30,21 @@ static void check_element(const trf_elem *e, const double P[3][3], const double 
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
-            near(e->R[3 * i + j], R[3 * i + j], 1e-4, "rotation");
-            near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness");
+            fem_near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
+            fem_near(e->R[3 * i + j], R[3 * i + j], 1e-4, "rotation");
+            fem_near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness");
         }
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 3; j++)
-            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
 }
 
 /* SOFA: TriangleFEMForceField_test, checkTriangularFEMForceField_init. */
 Test(fem_triangular, sofa_init)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRF, "100", "0.3", "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRF, "100", "0.3", "large"));
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
     cr_assert_eq(f->ne, 2);
     const double P0[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
@@ -122,21 +69,21 @@ Test(fem_triangular, sofa_init)
 Test(fem_triangular, sofa_wrong_and_default_attributes)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRF, "-100", "-0.3", "toto"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRF, "-100", "-0.3", "toto"));
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
     cr_assert_eq(f->meth, TRF_LARGE);
-    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
-    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    fem_near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    fem_near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
     st_scene_destroy(&s);
-    s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+    s = fem_load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
                      "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
                      "<TriangleSetTopologyContainer triangles='0 1 2'/>"
                      "<TriangularFEMForceField name='FEM'/></Node>");
     f = (trf_fem *)ff_of(s, TRF);
     cr_assert_eq(f->meth, TRF_LARGE);
-    near(f->young_modulus.r[0], 5000, 0, "default youngModulus");
-    near(f->poisson_ratio.r[0], 0.45, 0, "default poissonRatio");
+    fem_near(f->young_modulus.r[0], 5000, 0, "default youngModulus");
+    fem_near(f->poisson_ratio.r[0], 0.45, 0, "default poissonRatio");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -145,14 +92,14 @@ Test(fem_triangular, sofa_wrong_and_default_attributes)
 Test(fem_triangular, sofa_empty_and_missing_topology)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, "<Node name='root'><DefaultAnimationLoop/>"
                                "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
                                "<TriangleSetTopologyContainer/>"
                                "<TriangularFEMForceField name='FEM'/></Node>");
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
     cr_assert_eq(f->ne, 0);
-    step(s, 1, 0.01);
+    fem_step(s, 1, 0.01);
     st_scene_destroy(&s);
     const char *xml = "<Node name='root'><DefaultAnimationLoop/>"
                       "<MechanicalObject position='0 0 0  1 0 0  0 1 0'/>"
@@ -183,17 +130,17 @@ Test(fem_triangular, sofa_empty_and_missing_topology)
 Test(fem_triangular, sofa_grid_values)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, MEMBRANE(TRF, SOFA_CG, "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, MEMBRANE(TRF, SOFA_CG, "large"));
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
     cr_assert_eq(ms->n, 1600);
     const double *p = ms->position.r + 3 * 1515;
-    near(p[0], 8.97436, 1e-4, "x1515"), near(p[1], 9.48718, 1e-4, "y1515");
-    step(s, 100, 0.01);
+    fem_near(p[0], 8.97436, 1e-4, "x1515"), fem_near(p[1], 9.48718, 1e-4, "y1515");
+    fem_step(s, 100, 0.01);
     p = ms->position.r + 3 * 1515;
-    near(p[0], 8.9135, 1e-4, "x1515");
-    near(p[1], 14.2499, 1e-4, "y1515");
-    near(p[2], 0, 1e-4, "z1515");
+    fem_near(p[0], 8.9135, 1e-4, "x1515");
+    fem_near(p[1], 14.2499, 1e-4, "y1515");
+    fem_near(p[2], 0, 1e-4, "z1515");
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
     const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
     const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
@@ -219,7 +166,7 @@ static void solver_paths(const char *cls, const char *method)
     double tip[3][3];
     for (int k = 0; k < 3; k++) {
         test_rt t;
-        open_rt(&t);
+        fem_open_rt(&t);
         char xml[4096];
         snprintf(xml, sizeof xml,
                  "<Node name='root' gravity='0 10 0' dt='0.01'><DefaultAnimationLoop/>"
@@ -231,12 +178,12 @@ static void solver_paths(const char *cls, const char *method)
                  "<DiagonalMass name='mass' massDensity='0.1'/>"
                  "<FixedProjectiveConstraint name='fix' indices='0 11'/></Node></Node>",
                  solvers[k], cls, method);
-        st_scene *s = load_xml(&t, xml);
+        st_scene *s = fem_load_xml(&t, xml);
         st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
         if (k < 2)
-            step(s, 10, 0.01);
+            fem_step(s, 10, 0.01);
         else
-            step(s, 1000, 1e-4);
+            fem_step(s, 1000, 1e-4);
         memcpy(tip[k], ms->position.r + 3 * 137, sizeof tip[k]);
         st_scene_destroy(&s);
         test_rt_close(&t);
@@ -245,8 +192,8 @@ static void solver_paths(const char *cls, const char *method)
     double sag = tip[0][1] - y0;
     cr_assert_gt(sag, 1e-3, "%s %s: the membrane must fall (+y): %g", cls, method, sag);
     for (int c = 0; c < 3; c++)
-        near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
-    near(tip[2][1] - y0, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+        fem_near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
+    fem_near(tip[2][1] - y0, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
 }
 
 Test(fem_triangular, solver_paths_large) { solver_paths(TRF, "large"); }
@@ -268,10 +215,10 @@ Test(fem_triangular, solver_paths_small) { solver_paths(TRF, "small"); }
 static void patch(const char *method, double angle, double tol)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char xml[2048];
     snprintf(xml, sizeof xml, SQUARE(TRF, "%s", "computePrincipalStress='true'"), method);
-    st_scene *s = load_xml(&t, xml);
+    st_scene *s = fem_load_xml(&t, xml);
     trf_fem *fem = (trf_fem *)ff_of(s, TRF);
     st_system *sys = s->systems[0];
     const double A[4] = {1e-3, 4e-4, 4e-4, -2e-3};
@@ -287,7 +234,7 @@ static void patch(const char *method, double angle, double tol)
         for (int k = 0; k < 3; k++)
             x[3 * i + k] = q[k] + b[k];
     }
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     double fmax = 0;
     for (size_t i = 0; i < 3 * n; i++)
         fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
@@ -303,11 +250,11 @@ static void patch(const char *method, double angle, double tol)
     /* SOFA's stress is the material matrix times the area times the strain,
      * with J of the current shape (small too): exact to the strain's order. */
     for (size_t i = 0; i < fem->ne; i++)
-        near(fem->max_stress.r[i] / fem->e[i].area, smax, 1e-2 * smax, "principal stress");
+        fem_near(fem->max_stress.r[i] / fem->e[i].area, smax, 1e-2 * smax, "principal stress");
     /* Vertex 0 lies on triangles 0 and 1: their area-weighted average. */
     const double *ms = fem->max_stress.r;
     double a0 = fem->e[0].area, a1 = fem->e[1].area;
-    near(fem->vertex_stress.r[0], (ms[0] * a0 + ms[1] * a1) / (a0 + a1), 1e-12 * smax,
+    fem_near(fem->vertex_stress.r[0], (ms[0] * a0 + ms[1] * a1) / (a0 + a1), 1e-12 * smax,
          "stress per vertex");
     free(x), free(f);
     st_scene_destroy(&s);
@@ -321,8 +268,8 @@ Test(fem_triangular, patch_test_large_rotated) { patch("large", 0.7, 1e-2); }
 Test(fem_triangular, rigid_motion_large)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, SQUARE(TRF, "large", ""));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, SQUARE(TRF, "large", ""));
     st_component *ff = ff_of(s, TRF);
     st_system *sys = s->systems[0];
     trf_fem *fem = (trf_fem *)ff;
@@ -334,7 +281,7 @@ Test(fem_triangular, rigid_motion_large)
         fem_mulv3(x + 3 * i, R, fem->ms->rest_position.r + 3 * i);
         x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
     }
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     for (size_t i = 0; i < 3 * n; i++)
         cr_assert(fabs(f[i]) <= 1e-11, "force %g on a rigidly moved rest shape", f[i]);
     free(x), free(f);
@@ -352,8 +299,8 @@ Test(fem_triangular, rigid_motion_large)
 Test(fem_triangular, optim_sofa_init)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRO, "100", "0.3", "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRO, "100", "0.3", "large"));
     trf_fem *f = (trf_fem *)ff_of(s, TRO);
     cr_assert_eq(f->ne, 2);
     const double P[2][3][3] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
@@ -367,13 +314,13 @@ Test(fem_triangular, optim_sofa_init)
         const trf_elem *e = &f->e[id];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
-                near(e->rest[i][j], P[id][i][j], 1e-4, "rotated initial position");
-                near(e->K[3 * i + j], K[id][3 * i + j], 1e-4, "material stiffness * area");
+                fem_near(e->rest[i][j], P[id][i][j], 1e-4, "rotated initial position");
+                fem_near(e->K[3 * i + j], K[id][3 * i + j], 1e-4, "material stiffness * area");
             }
         /* SOFA's frame (2x3) is the first two columns of R, transposed. */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 2; j++)
-                near(e->R[3 * i + j], R[id][3 * i + j], 1e-4, "frame");
+                fem_near(e->R[3 * i + j], R[id][3 * i + j], 1e-4, "frame");
     }
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -384,14 +331,14 @@ Test(fem_triangular, optim_sofa_init)
 Test(fem_triangular, optim_sofa_grid_values)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, MEMBRANE(TRO, SOFA_CG, "large"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, MEMBRANE(TRO, SOFA_CG, "large"));
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-    step(s, 100, 0.01);
+    fem_step(s, 100, 0.01);
     const double *p = ms->position.r + 3 * 1515;
-    near(p[0], 9.03591, 1e-4, "x1515");
-    near(p[1], 12.8705, 1e-4, "y1515");
-    near(p[2], 0, 1e-4, "z1515");
+    fem_near(p[0], 9.03591, 1e-4, "x1515");
+    fem_near(p[1], 12.8705, 1e-4, "y1515");
+    fem_near(p[2], 0, 1e-4, "z1515");
     trf_fem *f = (trf_fem *)ff_of(s, TRO);
     const trf_elem *e = &f->e[42];
     const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
@@ -399,10 +346,10 @@ Test(fem_triangular, optim_sofa_grid_values)
     const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
-            near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness * area");
+            fem_near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
+            fem_near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness * area");
             if (j < 2) /* SOFA's own tolerance for this frame: 0.1 */
-                near(e->R[3 * i + j], R[3 * i + j], 1e-1, "frame");
+                fem_near(e->R[3 * i + j], R[3 * i + j], 1e-1, "frame");
         }
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -413,12 +360,12 @@ Test(fem_triangular, optim_solver_paths) { solver_paths(TRO, "large"); }
 Test(fem_triangular, optim_wrong_method_warns_and_is_large)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, TWO_TRIANGLES(TRO, "-100", "-0.3", "small"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRO, "-100", "-0.3", "small"));
     trf_fem *f = (trf_fem *)ff_of(s, TRO);
     cr_assert_eq(f->meth, TRF_LARGE);
-    near(f->young_modulus.r[0], 5000, 0, "youngModulus");
-    near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
+    fem_near(f->young_modulus.r[0], 5000, 0, "youngModulus");
+    fem_near(f->poisson_ratio.r[0], 0.45, 0, "poissonRatio");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -430,8 +377,8 @@ Test(fem_triangular, optim_wrong_method_warns_and_is_large)
 Test(fem_triangular, optim_patch_and_stress_max)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, SQUARE(TRO, "large", "computePrincipalStress='true'"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, SQUARE(TRO, "large", "computePrincipalStress='true'"));
     trf_fem *fem = (trf_fem *)ff_of(s, TRO);
     st_system *sys = s->systems[0];
     const double A[4] = {1e-3, 4e-4, 4e-4, -2e-3};
@@ -444,7 +391,7 @@ Test(fem_triangular, optim_patch_and_stress_max)
         double u[3] = {p[0] + A[0] * p[0] + A[1] * p[1], p[1] + A[2] * p[0] + A[3] * p[1], 0};
         fem_mulv3(x + 3 * i, Q, u);
     }
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     double fmax = 0;
     for (size_t i = 0; i < 3 * n; i++)
         fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
@@ -455,20 +402,20 @@ Test(fem_triangular, optim_patch_and_stress_max)
     double m = 0.5 * (sx + sy), d = 0.5 * (sx - sy), r = sqrt(d * d + txy * txy);
     /* SOFA's strain is J^T (rest - current): its stress is minus half the
      * physical one, and its largest value here is -(m - r) / 2. */
-    near(fem->stress_max_value, 0.5 * (r - m), 1e-2 * (r - m), "stressMaxValue");
+    fem_near(fem->stress_max_value, 0.5 * (r - m), 1e-2 * (r - m), "stressMaxValue");
     free(x), free(f);
     st_scene_destroy(&s);
     /* restScale: the same rest shape, scaled, pulls on itself */
-    s = load_xml(&t, SQUARE(TRO, "large", "restScale='1.1'"));
+    s = fem_load_xml(&t, SQUARE(TRO, "large", "restScale='1.1'"));
     fem = (trf_fem *)ff_of(s, TRO);
     sys = s->systems[0];
     x = calloc(3 * n, sizeof *x), f = calloc(3 * n, sizeof *f);
     memcpy(x, fem->ms->rest_position.r, 3 * n * sizeof *x);
-    forces_at(&fem->base, sys, x, f);
+    fem_forces_at(&fem->base, sys, x, f);
     /* corner 0 at the origin is pushed outwards (-x, -y): the rest is larger */
     cr_assert_lt(f[0], 0.0);
     cr_assert_lt(f[1], 0.0);
-    near(fem->e[0].rest[1][0], 0.55, 1e-12, "scaled rest edge");
+    fem_near(fem->e[0].rest[1][0], 0.55, 1e-12, "scaled rest edge");
     free(x), free(f);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -481,14 +428,14 @@ Test(fem_triangular, optim_patch_and_stress_max)
 Test(fem_triangular, cloth_scene_falls)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     char path[1024];
     snprintf(path, sizeof path, "%s/scenes/cloth_triangular_fem.yaml", SETTEE_SOURCE_DIR);
     st_scene *s = NULL;
     st_error err = {0};
     cr_assert_eq(st_scene_load(t.rt, path, &s, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
-    step(s, 50, 0.01);
+    fem_step(s, 50, 0.01);
     cr_assert_eq(t.nerrors, 0, "%s", t.log);
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     trf_fem *fem = (trf_fem *)test_find_object(s, "fem");
@@ -496,8 +443,8 @@ Test(fem_triangular, cloth_scene_falls)
     cr_assert_eq(fem->ne, 722);
     const double *x = ms->position.r, *x0 = ms->rest_position.r;
     for (int c = 0; c < 3; c++) {
-        near(x[c], x0[c], 0, "held corner 0");
-        near(x[3 * 19 + c], x0[3 * 19 + c], 0, "held corner 19");
+        fem_near(x[c], x0[c], 0, "held corner 0");
+        fem_near(x[3 * 19 + c], x0[3 * 19 + c], 0, "held corner 19");
     }
     cr_assert_lt(x[3 * 380 + 1], 0.5, "free corner 380 must fall: y = %g", x[3 * 380 + 1]);
     cr_assert_lt(x[3 * 399 + 1], 0.5, "free corner 399 must fall: y = %g", x[3 * 399 + 1]);
@@ -531,14 +478,14 @@ static trf_fem *aniso_one(test_rt *t, st_scene **s, const char *extra)
              "<MeshTopology triangles='0 1 2'/>"
              "<" TRA " name='FEM' youngModulus='3000' poissonRatio='0.3' %s/></Node>",
              extra);
-    *s = load_xml(t, xml);
+    *s = fem_load_xml(t, xml);
     return (trf_fem *)ff_of(*s, TRA);
 }
 
 Test(fem_triangular, anisotropic_material)
 {
     test_rt t;
-    open_rt(&t);
+    fem_open_rt(&t);
     st_scene *s;
     double E = 3000, nu = 0.3, E2 = 1000, nu2 = nu * E2 / E;
     double q11 = E / (1 - nu * nu2), q12 = nu * E2 / (1 - nu * nu2), q22 = E2 / (1 - nu * nu2);
@@ -547,18 +494,18 @@ Test(fem_triangular, anisotropic_material)
     trf_fem *f = aniso_one(&t, &s, "");
     const double K0[9] = {q11, q12, 0, q12, q22, 0, 0, 0, q66};
     for (int k = 0; k < 9; k++)
-        near(f->e[0].K[k], K0[k], 1e-9 * q11, "K, fiber along x");
-    near(f->local_fiber.r[0], 1, 1e-12, "local fiber x");
-    near(f->local_fiber.r[1], 0, 1e-12, "local fiber y");
+        fem_near(f->e[0].K[k], K0[k], 1e-9 * q11, "K, fiber along x");
+    fem_near(f->local_fiber.r[0], 1, 1e-12, "local fiber x");
+    fem_near(f->local_fiber.r[1], 0, 1e-12, "local fiber y");
     st_scene_destroy(&s);
     /* fiber along y: the two directions swap */
     f = aniso_one(&t, &s, "fiberAngle='90'");
     const double K90[9] = {q22, q12, 0, q12, q11, 0, 0, 0, q66};
     for (int k = 0; k < 9; k++)
-        near(f->e[0].K[k], K90[k], 1e-9 * q11, "K, fiber along y");
+        fem_near(f->e[0].K[k], K90[k], 1e-9 * q11, "K, fiber along y");
     /* in the (ab, ac) basis: ab = (2, 0), ac = (0.5, 1): y = -0.25 ab + ac */
-    near(f->local_fiber.r[0], -0.25 / sqrt(1.0625), 1e-12, "local fiber a");
-    near(f->local_fiber.r[1], 1 / sqrt(1.0625), 1e-12, "local fiber b");
+    fem_near(f->local_fiber.r[0], -0.25 / sqrt(1.0625), 1e-12, "local fiber a");
+    fem_near(f->local_fiber.r[1], 1 / sqrt(1.0625), 1e-12, "local fiber b");
     st_scene_destroy(&s);
     /* transverse modulus = E: isotropic, whatever the angle; equal to
      * TriangularFEMForceField's matrix divided by the area (SOFA's
@@ -567,14 +514,14 @@ Test(fem_triangular, anisotropic_material)
     double k = E / (1 - nu * nu);
     const double Ki[9] = {k, k * nu, 0, k * nu, k, 0, 0, 0, k * (1 - nu) / 2};
     for (int j = 0; j < 9; j++)
-        near(f->e[0].K[j], Ki[j], 1e-9 * k, "isotropic K");
+        fem_near(f->e[0].K[j], Ki[j], 1e-9 * k, "isotropic K");
     st_scene_destroy(&s);
     /* concentric fibers about (1, 5, 0): n x (center - centroid) with n = z,
      * centroid (5/6, 1/3): direction (-(5 - 1/3), 1 - 5/6) */
     f = aniso_one(&t, &s, "fiberCenter='1 5 0'");
     double gx = -(5 - 1.0 / 3), gy = 1 - 5.0 / 6, gn = sqrt(gx * gx + gy * gy);
     double cs = gx / gn, sn = gy / gn, c2 = cs * cs, s2 = sn * sn;
-    near(f->e[0].K[0], c2 * c2 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s2 * s2 * q22, 1e-9 * q11,
+    fem_near(f->e[0].K[0], c2 * c2 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s2 * s2 * q22, 1e-9 * q11,
          "K11, concentric fibers");
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -584,8 +531,8 @@ Test(fem_triangular, anisotropic_material)
 Test(fem_triangular, anisotropic_rigid_motion)
 {
     test_rt t;
-    open_rt(&t);
-    st_scene *s = load_xml(&t, SQUARE(TRA, "large", "fiberAngle='25' transverseYoungModulus='300'"));
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, SQUARE(TRA, "large", "fiberAngle='25' transverseYoungModulus='300'"));
     st_component *ff = ff_of(s, TRA);
     st_system *sys = s->systems[0];
     trf_fem *fem = (trf_fem *)ff;
@@ -597,7 +544,7 @@ Test(fem_triangular, anisotropic_rigid_motion)
         fem_mulv3(x + 3 * i, R, fem->ms->rest_position.r + 3 * i);
         x[3 * i] += 3.0;
     }
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     for (size_t i = 0; i < 3 * n; i++)
         cr_assert(fabs(f[i]) <= 1e-11, "force %g on a rigidly moved rest shape", f[i]);
     /* and pulling the corner along x (25 degrees from the stiff fiber) meets
@@ -606,10 +553,10 @@ Test(fem_triangular, anisotropic_rigid_motion)
         for (int k = 0; k < 3; k++)
             x[3 * i + k] = fem->ms->rest_position.r[3 * i + k];
     x[3 * 8] += 0.01;
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     double fx = f[3 * 8];
     x[3 * 8] -= 0.01, x[3 * 8 + 1] += 0.01;
-    forces_at(ff, sys, x, f);
+    fem_forces_at(ff, sys, x, f);
     cr_assert_lt(fx, 0.0);
     cr_assert_lt(f[3 * 8 + 1], 0.0);
     cr_assert_gt(-fx, -f[3 * 8 + 1], "fx %g, fy %g", fx, f[3 * 8 + 1]);

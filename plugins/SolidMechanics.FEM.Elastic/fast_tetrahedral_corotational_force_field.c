@@ -46,8 +46,7 @@ static int method_of(const char *m)
 /* SOFA's computeQRRotation: rows of r are the frame of edges d0, d1. */
 static void qr_rotation(double r[9], const double d0[3], const double d1[3])
 {
-    double o[3] = {0, 0, 0};
-    fem_rotation_large(r, o, d0, d1);
+    fem_frame(r, d0, d1);
 }
 
 /* ---- Init ---- */
@@ -199,6 +198,17 @@ static void mulv3t(double y[3], const double m[9], const double x[3])
         y[i] = m[i] * x[0] + m[3 + i] * x[1] + m[6 + i] * x[2];
 }
 
+/* Edge j's share of the local forces: F_l += L_j u, F_k -= L_j^T u. */
+static void edge_force(const ftc_elem *t, int j, const double u[3], double F[4][3])
+{
+    unsigned k = tet_edges[j][0], l = tet_edges[j][1];
+    double a[3], b[3];
+    fem_mulv3(a, t->L[j], u);
+    mulv3t(b, t->L[j], u);
+    for (int c = 0; c < 3; c++)
+        F[l][c] += a[c], F[k][c] -= b[c];
+}
+
 static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {
@@ -218,14 +228,11 @@ static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, c
         for (int j = 0; j < 6; j++) {
             unsigned k = tet_edges[j][0], l = tet_edges[j][1];
             double d[3] = {pos[l][0] - pos[k][0], pos[l][1] - pos[k][1], pos[l][2] - pos[k][2]};
-            double u[3], a[3], b[3];
+            double u[3];
             fem_mulv3(u, t->rot, d);
             for (int c = 0; c < 3; c++)
                 u[c] -= t->rest_edge[j][c];
-            fem_mulv3(a, t->L[j], u);
-            mulv3t(b, t->L[j], u);
-            for (int c = 0; c < 3; c++)
-                F[l][c] += a[c], F[k][c] -= b[c];
+            edge_force(t, j, u, F);
         }
         for (int k = 0; k < 4; k++) {
             double g[3];
@@ -251,12 +258,9 @@ static void ftc_add_dforce(st_component *self, const st_mparams *mp, double *df,
             const double *dk = d + 3 * t->v[k], *dl = d + 3 * t->v[l];
             double w[3] = {(dl[0] - dk[0]) * kfactor, (dl[1] - dk[1]) * kfactor,
                            (dl[2] - dk[2]) * kfactor};
-            double u[3], a[3], b[3];
+            double u[3];
             fem_mulv3(u, t->rot, w);
-            fem_mulv3(a, t->L[j], u);
-            mulv3t(b, t->L[j], u);
-            for (int c = 0; c < 3; c++)
-                F[l][c] += a[c], F[k][c] -= b[c];
+            edge_force(t, j, u, F);
         }
         for (int k = 0; k < 4; k++) {
             double g[3];
@@ -339,15 +343,7 @@ static const st_field ftc_fields[] = {
               " method for rotation computation :\"qr\" (by QR) or \"polar\" or \"polar2\" or "
               "\"none\" (Linear elastic) (also \"large\" = qr, \"linear\" and \"small\" = none; "
               "any other value is an error)"),
-    ST_IGNORED(T, drawing, "drawing", ST_T_BOOL, bool, "true", " draw the forcefield if true"),
-    ST_IGNORED(T, draw_color[0], "drawColor1", ST_T_RGBA, st_vec4, "0 0 1 1",
-               " draw color for faces 1"),
-    ST_IGNORED(T, draw_color[1], "drawColor2", ST_T_RGBA, st_vec4, "0 0.5 1 1",
-               " draw color for faces 2"),
-    ST_IGNORED(T, draw_color[2], "drawColor3", ST_T_RGBA, st_vec4, "0 1 1 1",
-               " draw color for faces 3"),
-    ST_IGNORED(T, draw_color[3], "drawColor4", ST_T_RGBA, st_vec4, "0.5 1 1 1",
-               " draw color for faces 4"),
+    FEM_F_DRAW_COLORS(T, drawing, draw_color),
     ST_FIELD_END};
 #undef T
 

@@ -187,7 +187,13 @@ void fem_polar_stable(const double m[9], double q[9])
 void fem_rotation_large(double r[9], const double *pa, const double *pb, const double *pc)
 {
     double ex[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]}, ez[3];
+    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+    fem_frame(r, ex, ey);
+}
+
+void fem_frame(double r[9], const double *x, const double *y)
+{
+    double ex[3] = {x[0], x[1], x[2]}, ey[3] = {y[0], y[1], y[2]}, ez[3];
     fem_normalize(ex);
     fem_cross(ez, ex, ey);
     fem_normalize(ez);

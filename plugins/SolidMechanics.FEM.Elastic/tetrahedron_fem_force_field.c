@@ -893,15 +893,7 @@ static const st_field corot_fields[] = {
                 "Compute the force from the full element matrix (small, large; with polar SOFA "
                 "reports an error and computes no force, and so does settee)",
                 0, "assembling", 0.0, 0.0),
-    ST_IGNORED(T, drawing, "drawing", ST_T_BOOL, bool, "true", " draw the forcefield if true"),
-    ST_IGNORED(T, draw_color[0], "drawColor1", ST_T_RGBA, st_vec4, "0 0 1 1",
-               " draw color for faces 1"),
-    ST_IGNORED(T, draw_color[1], "drawColor2", ST_T_RGBA, st_vec4, "0 0.5 1 1",
-               " draw color for faces 2"),
-    ST_IGNORED(T, draw_color[2], "drawColor3", ST_T_RGBA, st_vec4, "0 1 1 1",
-               " draw color for faces 3"),
-    ST_IGNORED(T, draw_color[3], "drawColor4", ST_T_RGBA, st_vec4, "0.5 1 1 1",
-               " draw color for faces 4"),
+    FEM_F_DRAW_COLORS(T, drawing, draw_color),
     ST_BOOL(T, corot_vm, "computeVonMisesStress", "false",
             "compute von Mises stress at each addForce, from the corotational strain of the "
             "large frame and the material matrix divided by 36 V, as SOFA does (only method "

@@ -210,12 +210,7 @@ static void tri_add_force(st_component *self, const st_mparams *mp, double *f, c
         element_force(J, t->K, D, F);
         if (s->meth == TM_LARGE)
             fem_transpose3(t->R, r);
-        for (int k = 0; k < 3; k++) {
-            double g[3] = {F[2 * k], F[2 * k + 1], 0}, w[3];
-            fem_mulv3(w, t->R, g);
-            double *o = fs + 3 * t->v[k];
-            o[0] += w[0], o[1] += w[1], o[2] += w[2];
-        }
+        fem_tri_scatter(fs, t->R, F, t->v, 1.0);
     }
 }
 
@@ -229,17 +224,9 @@ static void tri_add_dforce(st_component *self, const st_mparams *mp, double *df,
     for (size_t i = 0; i < s->ne; i++) {
         const tri *t = &s->e[i];
         double X[6], F[6];
-        for (int k = 0; k < 3; k++) { /* R^T dx, in-plane components */
-            const double *dk = d + 3 * t->v[k];
-            for (int c = 0; c < 2; c++)
-                X[2 * k + c] = t->R[c] * dk[0] + t->R[3 + c] * dk[1] + t->R[6 + c] * dk[2];
-        }
+        fem_tri_gather(X, t->R, d, t->v);
         element_force(t->J, t->K, X, F);
-        for (int k = 0; k < 3; k++) {
-            double *o = dfs + 3 * t->v[k];
-            for (int c = 0; c < 3; c++)
-                o[c] -= (t->R[3 * c] * F[2 * k] + t->R[3 * c + 1] * F[2 * k + 1]) * kfactor;
-        }
+        fem_tri_scatter(dfs, t->R, F, t->v, -kfactor);
     }
 }
 
