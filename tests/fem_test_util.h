@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plugins/SolidMechanics.FEM.Elastic/fem.h"
 #include "internal.h"
 #include "support.h"
 
@@ -67,6 +68,62 @@ static inline st_component *fem_find(st_scene *s, const char *name, const char *
     cr_assert_not_null(c, "no component %s", name);
     cr_assert_str_eq(c->cls->name, cls);
     return c;
+}
+
+/* The rest positions x0 of the system turned by a fixed rotation and
+ * translated: the force field must exert no force there (|f| <= tol). */
+static inline void fem_assert_rigid_free(st_component *ff, st_system *sys, const double *x0,
+                                         double tol)
+{
+    size_t n = sys->nall;
+    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
+    const double a = 1.1, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    for (size_t i = 0; i < n; i++) {
+        fem_mulv3(x + 3 * i, R, x0 + 3 * i);
+        x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
+    }
+    fem_forces_at(ff, sys, x, f);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert(fabs(f[i]) <= tol, "%s: force %g on a rigidly moved rest shape",
+                  ff->cls->name, f[i]);
+    free(x), free(f);
+}
+
+/* The scene fmt (one %s for the solver components; its state is named
+ * "dof") under the three solver paths: implicit Euler with CG converged
+ * tightly (nsteps of dt) and with SparseLDL must agree to 1e-7 of the
+ * displacement of coordinate axis of vertex v from rest; symplectic
+ * explicit Euler (100 times as many steps, dt / 100) must move it by the
+ * same amount to 10% (the two differ by their O(dt) damping). */
+static inline void fem_three_solvers(const char *fmt, size_t v, int axis, int nsteps, double dt)
+{
+    static const char *const solvers[] = {
+        "<EulerImplicitSolver/><CGLinearSolver iterations='5000' tolerance='1e-16' "
+        "threshold='1e-30'/>",
+        "<EulerImplicitSolver/><SparseLDLSolver/>", "<EulerExplicitSolver symplectic='true'/>"};
+    double got[3][3], rest = 0;
+    for (int k = 0; k < 3; k++) {
+        test_rt t;
+        fem_open_rt(&t);
+        size_t len = strlen(fmt) + strlen(solvers[k]) + 1;
+        char *xml = malloc(len);
+        snprintf(xml, len, fmt, solvers[k]);
+        st_scene *s = fem_load_xml(&t, xml);
+        free(xml);
+        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+        cr_assert_not_null(ms, "the scene needs a state named dof");
+        rest = ms->rest_position.r[3 * v + (size_t)axis];
+        fem_step(s, k < 2 ? nsteps : 100 * nsteps, k < 2 ? dt : dt / 100);
+        memcpy(got[k], ms->position.r + 3 * v, sizeof got[k]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    double move = got[0][axis] - rest;
+    cr_assert_gt(fabs(move), 1e-4, "the vertex must move: %g", move);
+    for (int c = 0; c < 3; c++)
+        fem_near(got[1][c], got[0][c], 1e-7 * fabs(move) + 1e-9, "SparseLDL vs CG");
+    fem_near(got[2][axis] - rest, move, 0.1 * fabs(move), "explicit vs implicit");
 }
 
 #endif

@@ -15,6 +15,26 @@ static tetra_fem *fem_of(st_scene *s)
     return (tetra_fem *)fem_find(s, "FEM", "TetrahedralCorotationalFEMForceField");
 }
 
+/* SOFA's element data: initial and current rotation, rest shape in the
+ * frame, material (diagonal, off-diagonal, shear), strain-displacement. */
+static void check_tet(const tet *e, const double R0[9], const double R[9], const double P[4][3],
+                      const double K[3], const double J[12][6])
+{
+    for (int i = 0; i < 9; i++) {
+        fem_near(e->R0[i], R0[i], 1e-4, "initial rotation");
+        fem_near(e->R[i], R[i], 1e-4, "current rotation");
+    }
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            fem_near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
+    fem_near(e->kd, K[0], 1e-3, "K(0,0)");
+    fem_near(e->ko, K[1], 1e-4, "K(0,1)");
+    fem_near(e->ks, K[2], 1e-4, "K(3,3)");
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 6; j++)
+            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+}
+
 #define ONE_TETRA(E, NU, METHOD)                                                                  \
     "<Node name='root' gravity='0 0 0'>"                                                          \
     "<DefaultAnimationLoop/><EulerExplicitSolver/>"                                               \
@@ -49,19 +69,8 @@ Test(fem_corot, sofa_single_tetrahedron_init)
                              {0, 0, 0, 0, 0, 1.73205},
                              {0, 0, 0, 0, 1.73205, 0},
                              {0, 0, 1.73205, 0, 0, 0}};
-    for (int i = 0; i < 9; i++) {
-        fem_near(e->R0[i], R[i], 1e-4, "initial rotation");
-        fem_near(e->R[i], R[i], 1e-4, "current rotation");
-    }
-    for (int k = 0; k < 4; k++)
-        for (int c = 0; c < 3; c++)
-            fem_near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    fem_near(e->kd, 224.359, 1e-3, "K(0,0)");
-    fem_near(e->ko, 96.1538, 1e-4, "K(0,1)");
-    fem_near(e->ks, 64.1026, 1e-4, "K(3,3)");
-    for (int i = 0; i < 12; i++)
-        for (int j = 0; j < 6; j++)
-            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+    const double K[3] = {224.359, 96.1538, 64.1026};
+    check_tet(e, R, R, P, K, J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -157,53 +166,19 @@ Test(fem_corot, sofa_grid_beam_values)
                              {0, 0, 0, 8.88889, 0, -11.8519}, {0, 8.88889, 0, 0, -11.8519, 0},
                              {0, 0, -11.8519, 0, 8.88889, 0}, {0, 0, 0, 0, 0, 18.5185},
                              {0, 0, 0, 0, 18.5185, 0}, {0, 0, 18.5185, 0, 0, 0}};
-    for (int i = 0; i < 9; i++) {
-        fem_near(e->R0[i], R0[i], 1e-4, "initial rotation");
-        fem_near(e->R[i], R[i], 1e-4, "current rotation");
-    }
-    for (int k = 0; k < 4; k++)
-        for (int c = 0; c < 3; c++)
-            fem_near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    fem_near(e->kd, 2.72596, 1e-4, "K(0,0)");
-    fem_near(e->ko, 1.16827, 1e-4, "K(0,1)");
-    fem_near(e->ks, 0.778846, 1e-4, "K(3,3)");
-    for (int i = 0; i < 12; i++)
-        for (int j = 0; j < 6; j++)
-            fem_near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+    const double K[3] = {2.72596, 1.16827, 0.778846};
+    check_tet(e, R0, R, P, K, J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
 
-/* The beam of force field cls, under the three solver paths: CG converged
- * tightly and SparseLDL give the same trajectory; explicit Euler at a
- * stable step sags the same way. */
+/* The beam of force field cls under the three solver paths (its tip,
+ * vertex 159, sags along +y). */
 static void solver_paths(const char *cls, const char *method)
 {
-    static const char *const solvers[] = {
-        "<EulerImplicitSolver/><CGLinearSolver iterations='2000' tolerance='1e-14' "
-        "threshold='1e-20'/>",
-        "<EulerImplicitSolver/><SparseLDLSolver/>",
-        "<EulerExplicitSolver symplectic='true'/>"};
-    double tip[3][3];
-    for (int k = 0; k < 3; k++) {
-        test_rt t;
-        fem_open_rt(&t);
-        char xml[4096];
-        snprintf(xml, sizeof xml, BEAM("%s", "%s", "%s"), solvers[k], cls, method);
-        st_scene *s = fem_load_xml(&t, xml);
-        st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-        fem_step(s, k < 2 ? 20 : 2000, k < 2 ? 0.01 : 1e-4);
-        memcpy(tip[k], ms->position.r + 3 * 159, sizeof tip[k]);
-        st_scene_destroy(&s);
-        test_rt_close(&t);
-    }
-    double sag = tip[0][1] - 40;
-    cr_assert_gt(sag, 1e-3, "%s: the beam must sag under gravity (+y): %g", method, sag);
-    for (int c = 0; c < 3; c++)
-        fem_near(tip[1][c], tip[0][c], 1e-7 * fabs(sag) + 1e-9, "SparseLDL vs CG");
-    /* Explicit (dt 1e-4) and implicit (dt 1e-2) Euler differ by their
-     * O(dt) damping: same sag to 10%. */
-    fem_near(tip[2][1] - 40, sag, 0.1 * fabs(sag), "explicit vs implicit sag");
+    char fmt[4096];
+    snprintf(fmt, sizeof fmt, BEAM("%%s", "%s", "%s"), cls, method);
+    fem_three_solvers(fmt, 159, 1, 20, 0.01);
 }
 
 Test(fem_corot, solver_paths_large) { solver_paths(TCF, "large"); }
@@ -280,20 +255,7 @@ static void check_rigid(const char *method)
     snprintf(xml, sizeof xml, CUBE("%s", ""), method);
     st_scene *s = fem_load_xml(&t, xml);
     tetra_fem *fem = fem_of(s);
-    st_system *sys = s->systems[0];
-    size_t n = sys->nall;
-    double *x = calloc(3 * n, sizeof *x), *f = calloc(3 * n, sizeof *f);
-    const double a = 1.1, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    for (size_t i = 0; i < n; i++) {
-        fem_mulv3(x + 3 * i, R, fem->initial_points.r + 3 * i);
-        x[3 * i] += 3.0, x[3 * i + 1] -= 1.5, x[3 * i + 2] += 0.7;
-    }
-    fem_forces_at(&fem->base, sys, x, f);
-    for (size_t i = 0; i < 3 * n; i++)
-        cr_assert(fabs(f[i]) <= 1e-11, "%s: force %g on a rigidly moved rest shape", method,
-                  f[i]);
-    free(x), free(f);
+    fem_assert_rigid_free(&fem->base, s->systems[0], fem->initial_points.r, 1e-11);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

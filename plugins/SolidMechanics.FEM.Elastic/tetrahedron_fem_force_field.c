@@ -782,6 +782,13 @@ static const st_forcefield_ops tfem_ops = {
     .rayleigh_stiffness = tfem_rayleigh,
 };
 
+/* SOFA's localStiffnessFactor, in both tetrahedral classes. */
+#define TFEM_F_LOCAL_STIFFNESS(S)                                                                 \
+    ST_REALS(S, local_stiffness_factor, "localStiffnessFactor", NULL,                             \
+             "Allow specification of different stiffness per element. If there are N element "   \
+             "and M values are specified, the youngModulus factor for element i would be "        \
+             "localStiffnessFactor[i*M/N]")
+
 #define T tetra_fem
 static const st_field tfem_fields[] = {
     FEM_F_RAYLEIGH(T),
@@ -791,10 +798,7 @@ static const st_field tfem_fields[] = {
              "Initial Position (set from the state's rest positions at init)"),
     ST_STRING(T, method, "method", "large",
               "\"small\", \"large\" (by QR), \"polar\" or \"svd\" displacements"),
-    ST_REALS(T, local_stiffness_factor, "localStiffnessFactor", NULL,
-             "Allow specification of different stiffness per element. If there are N element "
-             "and M values are specified, the youngModulus factor for element i would be "
-             "localStiffnessFactor[i*M/N]"),
+    TFEM_F_LOCAL_STIFFNESS(T),
     ST_BOOL(T, update_stiffness_matrix, "updateStiffnessMatrix", "false",
             "Recompute the strain-displacement matrix from the deformed shape at each force "
             "computation (large, polar, svd)"),
@@ -882,10 +886,7 @@ static const st_field corot_fields[] = {
     ST_STRING(T, method, "method", "large",
               "\"small\", \"large\" (by QR) or \"polar\" displacements (any other value: "
               "large)"),
-    ST_REALS(T, local_stiffness_factor, "localStiffnessFactor", NULL,
-             "Allow specification of different stiffness per element. If there are N element "
-             "and M values are specified, the youngModulus factor for element i would be "
-             "localStiffnessFactor[i*M/N]"),
+    TFEM_F_LOCAL_STIFFNESS(T),
     ST_BOOL(T, update_stiffness_matrix, "updateStiffnessMatrix", "false",
             "Recompute the strain-displacement matrix from the deformed shape at each force "
             "computation (large, polar)"),
