@@ -9,6 +9,7 @@
 
 #include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
 #include "fem_test_util.h"
+#include "sofa_fem_values.h"
 
 static tetra_fem *fem_of(st_scene *s)
 {
@@ -53,24 +54,7 @@ Test(fem_corot, sofa_single_tetrahedron_init)
     tetra_fem *f = fem_of(s);
     cr_assert_eq(f->ne, 1);
     const tet *e = &f->e[0];
-    const double R[9] = {0, 0.816497, 0.57735, -0.707107, -0.408248, 0.57735,
-                         0.707107, -0.408248, 0.57735};
-    const double P[4][3] = {{0, 0, 0}, {1.41421, 0, 0}, {0.707107, 1.22474, 0},
-                            {0.707107, 0.408248, -0.57735}};
-    const double J[12][6] = {{0.707107, 0, 0, 0.408248, 0, -0.57735},
-                             {0, 0.408248, 0, 0.707107, -0.57735, 0},
-                             {0, 0, -0.57735, 0, 0.408248, 0.707107},
-                             {-0.707107, 0, 0, 0.408248, 0, -0.57735},
-                             {0, 0.408248, 0, -0.707107, -0.57735, 0},
-                             {0, 0, -0.57735, 0, 0.408248, -0.707107},
-                             {0, 0, 0, -0.816497, 0, -0.57735},
-                             {0, -0.816497, 0, 0, -0.57735, 0},
-                             {0, 0, -0.57735, 0, -0.816497, 0},
-                             {0, 0, 0, 0, 0, 1.73205},
-                             {0, 0, 0, 0, 1.73205, 0},
-                             {0, 0, 1.73205, 0, 0, 0}};
-    const double K[3] = {224.359, 96.1538, 64.1026};
-    check_tet(e, R, R, P, K, J);
+    check_tet(e, sofa_tet1_R, sofa_tet1_R, sofa_tet1_P, sofa_tet1_K, sofa_tet1_J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -149,25 +133,11 @@ Test(fem_corot, sofa_grid_beam_values)
     cr_assert_eq(ms->n, 160);
     fem_step(s, 100, 0.01);
     const double *p = ms->position.r + 3 * 159;
-    fem_near(p[0], 9.99985, 1e-4, "x159");
-    fem_near(p[1], 45.0487, 1e-4, "y159");
-    fem_near(p[2], 30.0011, 1e-4, "z159");
+    for (int c = 0; c < 3; c++)
+        fem_near(p[c], sofa_beam_tip[c], 1e-4, "vertex 159");
     tetra_fem *f = fem_of(s);
     const tet *e = &f->e[100];
-    const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
-    const double R[9] = {-1, 8.01488e-06, 0.000541687, -0.000320764, -0.814541, -0.580106,
-                         0.000436576, -0.580106, 0.814541};
-    const double P[4][3] = {{0, 0, 0}, {3.33333, 0, 0}, {3.33333, 5.55556, 0},
-                            {0, 3.55556, 2.66667}};
-    const double J[12][6] = {{-14.8148, 0, 0, 0, 0, -18.5185}, {0, 0, 0, -14.8148, -18.5185, 0},
-                             {0, 0, -18.5185, 0, 0, -14.8148}, {14.8148, 0, 0, -8.88889, 0, 11.8519},
-                             {0, -8.88889, 0, 14.8148, 11.8519, 0},
-                             {0, 0, 11.8519, 0, -8.88889, 14.8148},
-                             {0, 0, 0, 8.88889, 0, -11.8519}, {0, 8.88889, 0, 0, -11.8519, 0},
-                             {0, 0, -11.8519, 0, 8.88889, 0}, {0, 0, 0, 0, 0, 18.5185},
-                             {0, 0, 0, 0, 18.5185, 0}, {0, 0, 18.5185, 0, 0, 0}};
-    const double K[3] = {2.72596, 1.16827, 0.778846};
-    check_tet(e, R0, R, P, K, J);
+    check_tet(e, sofa_beam_R0, sofa_beam_R, sofa_beam_P, sofa_beam_K, sofa_beam_J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -375,12 +345,10 @@ Test(fem_fast, sofa_single_tetrahedron_init)
     ftc_fem *f = fast_of(s);
     cr_assert_eq(f->ne, 1);
     const ftc_elem *e = &f->e[0];
-    const double R[9] = {0, 0.816497, 0.57735, -0.707107, -0.408248, 0.57735,
-                         0.707107, -0.408248, 0.57735};
     double Rt[9];
     fem_transpose3(Rt, e->rest_rot);
     for (int i = 0; i < 9; i++)
-        fem_near(Rt[i], R[i], 1e-4, "rest rotation (transposed)");
+        fem_near(Rt[i], sofa_tet1_R[i], 1e-4, "rest rotation (transposed)");
     const double sv[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}, {-1, -1, -1}};
     const double Ld[4][9] = {{64.1026, 0, 0, 0, 224.359, 0, 0, 0, 64.1026},
                              {64.1026, 0, 0, 0, 64.1026, 0, 0, 0, 224.359},
@@ -411,18 +379,16 @@ Test(fem_fast, sofa_grid_beam_values)
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
     fem_step(s, 100, 0.01);
     const double *p = ms->position.r + 3 * 159;
-    fem_near(p[0], 9.99985, 1e-4, "x159");
-    fem_near(p[1], 45.0487, 1e-4, "y159");
-    fem_near(p[2], 30.0011, 1e-4, "z159");
+    for (int c = 0; c < 3; c++)
+        fem_near(p[c], sofa_beam_tip[c], 1e-4, "vertex 159");
     ftc_fem *f = fast_of(s);
     const ftc_elem *e = &f->e[100];
-    const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
     const double R[9] = {0.99999985, 0.00032076406, -0.00043657642, -0.00033142383, 0.99969634,
                          -0.024639719, 0.00042854031, 0.024639861, 0.9996963};
     double Rt[9];
     fem_transpose3(Rt, e->rest_rot);
     for (int i = 0; i < 9; i++) {
-        fem_near(Rt[i], R0[i], 1e-4, "rest rotation (transposed)");
+        fem_near(Rt[i], sofa_beam_R0[i], 1e-4, "rest rotation (transposed)");
         fem_near(e->rot[i], R[i], 1e-4, "current rotation");
     }
     const double sv[4][3] = {{0.3, 0.224999, -0.3}, {-0.3, 0, 0.3}, {0, 0, -0.3},

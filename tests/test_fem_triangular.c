@@ -8,6 +8,7 @@
 
 #include "../plugins/SolidMechanics.FEM.Elastic/triangular_fem.h"
 #include "fem_test_util.h"
+#include "sofa_fem_values.h"
 
 static st_component *ff_of(st_scene *s, const char *cls)
 {
@@ -47,19 +48,8 @@ Test(fem_triangular, sofa_init)
     st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRF, "100", "0.3", "large"));
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
     cr_assert_eq(f->ne, 2);
-    const double P0[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
-    const double R0[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const double K0[9] = {54.945053, 16.483517, 0, 16.483517, 54.945053, 0, 0, 0, 19.23077};
-    const double J0[6][3] = {{-1, 0, -1}, {0, -1, -1}, {1, 0, 0}, {0, 0, 1}, {0, 0, 1}, {0, 1, 0}};
-    check_element(&f->e[0], P0, R0, K0, J0);
-    const double P1[3][3] = {{0, 0, 0}, {1.4142135, 0, 0}, {0.707107, 1.2247449, 0}};
-    const double R1[9] = {0, -0.81649661, -0.57735, 0.707107, 0.40824831, -0.57735,
-                          0.707107, -0.40824831, 0.57735};
-    const double K1[9] = {95.1676, 28.550287, 0, 28.550287, 95.1676, 0, 0, 0, 33.30867};
-    const double J1[6][3] = {{-0.707107, 0, -0.408248}, {0, -0.408248, -0.707107},
-                             {0.707107, 0, -0.408248},  {0, -0.408248, 0.707107},
-                             {0, 0, 0.816497},          {0, 0.816497, 0}};
-    check_element(&f->e[1], P1, R1, K1, J1);
+    check_element(&f->e[0], sofa_tri_P[0], sofa_tri_R[0], sofa_tri_K[0], sofa_tri_J[0]);
+    check_element(&f->e[1], sofa_tri_P[1], sofa_tri_R[1], sofa_tri_K[1], sofa_tri_J[1]);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -142,13 +132,8 @@ Test(fem_triangular, sofa_grid_values)
     fem_near(p[1], 14.2499, 1e-4, "y1515");
     fem_near(p[2], 0, 1e-4, "z1515");
     trf_fem *f = (trf_fem *)ff_of(s, TRF);
-    const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
-    const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
-    const double K[9] = {3.61243, 1.08373, 0, 1.08373, 3.61243, 0, 0, 0, 1.26435};
-    const double J[6][3] = {{-3.89456, 0, -0.00185328}, {0, -0.00185328, -3.89456},
-                            {3.89456, 0, -3.89816},     {0, -3.89816, 3.89456},
-                            {0, 0, 3.90001},            {0, 3.90001, 0}};
-    check_element(&f->e[42], P, R, K, J);
+    check_element(&f->e[42], sofa_membrane_P, sofa_membrane_R, sofa_membrane_K,
+                  sofa_membrane_J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -178,7 +163,8 @@ Test(fem_triangular, solver_paths_small) { solver_paths(TRF, "small"); }
  * plane (small) or rotated out of it (large). */
 #define SQUARE(CLS, METHOD, EXTRA)                                                                \
     "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"             \
-    "<MechanicalObject name='dof' position='0 0 0  0.5 0 0  1 0 0  0 0.5 0  0.45 0.55 0  1 0.5 0  " \
+    "<MechanicalObject name='dof' position='0 0 0  0.5 0 0  1 0 0  0 0.5 0  0.45 0.55 0  "       \
+    "1 0.5 0  "                                                                                   \
     "0 1 0  0.5 1 0  1 1 0'/>"                                                                    \
     "<MeshTopology triangles='0 1 4  0 4 3  1 2 5  1 5 4  3 4 7  3 7 6  4 5 8  4 8 7'/>"          \
     "<" CLS " name='FEM' youngModulus='1000' poissonRatio='0.3' method='" METHOD "' " EXTRA       \
@@ -265,24 +251,19 @@ Test(fem_triangular, optim_sofa_init)
     st_scene *s = fem_load_xml(&t, TWO_TRIANGLES(TRO, "100", "0.3", "large"));
     trf_fem *f = (trf_fem *)ff_of(s, TRO);
     cr_assert_eq(f->ne, 2);
-    const double P[2][3][3] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
-                               {{0, 0, 0}, {1.4142135, 0, 0}, {0.707107, 1.2247449, 0}}};
-    const double R[2][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 1},
-                            {0, -0.81649661, -0.57735, 0.707107, 0.40824831, -0.57735, 0.707107,
-                             -0.40824831, 0.57735}};
-    const double K[2][9] = {{54.945053, 16.483517, 0, 16.483517, 54.945053, 0, 0, 0, 19.23077},
-                            {95.1676, 28.550287, 0, 28.550287, 95.1676, 0, 0, 0, 33.30867}};
     for (int id = 0; id < 2; id++) {
         const trf_elem *e = &f->e[id];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
-                fem_near(e->rest[i][j], P[id][i][j], 1e-4, "rotated initial position");
-                fem_near(e->K[3 * i + j], K[id][3 * i + j], 1e-4, "material stiffness * area");
+                fem_near(e->rest[i][j], sofa_tri_P[id][i][j], 1e-4,
+                         "rotated initial position");
+                fem_near(e->K[3 * i + j], sofa_tri_K[id][3 * i + j], 1e-4,
+                         "material stiffness * area");
             }
         /* SOFA's frame (2x3) is the first two columns of R, transposed. */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 2; j++)
-                fem_near(e->R[3 * i + j], R[id][3 * i + j], 1e-4, "frame");
+                fem_near(e->R[3 * i + j], sofa_tri_R[id][3 * i + j], 1e-4, "frame");
     }
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -303,15 +284,13 @@ Test(fem_triangular, optim_sofa_grid_values)
     fem_near(p[2], 0, 1e-4, "z1515");
     trf_fem *f = (trf_fem *)ff_of(s, TRO);
     const trf_elem *e = &f->e[42];
-    const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
-    const double K[9] = {3.61243, 1.08373, 0, 1.08373, 3.61243, 0, 0, 0, 1.26435};
-    const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            fem_near(e->rest[i][j], P[i][j], 1e-4, "rotated initial position");
-            fem_near(e->K[3 * i + j], K[3 * i + j], 1e-4, "material stiffness * area");
+            fem_near(e->rest[i][j], sofa_membrane_P[i][j], 1e-4, "rotated initial position");
+            fem_near(e->K[3 * i + j], sofa_membrane_K[3 * i + j], 1e-4,
+                     "material stiffness * area");
             if (j < 2) /* SOFA's own tolerance for this frame: 0.1 */
-                fem_near(e->R[3 * i + j], R[3 * i + j], 1e-1, "frame");
+                fem_near(e->R[3 * i + j], sofa_membrane_R[3 * i + j], 1e-1, "frame");
         }
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -483,7 +462,8 @@ Test(fem_triangular, anisotropic_material)
     f = aniso_one(&t, &s, "fiberCenter='1 5 0'");
     double gx = -(5 - 1.0 / 3), gy = 1 - 5.0 / 6, gn = sqrt(gx * gx + gy * gy);
     double cs = gx / gn, sn = gy / gn, c2 = cs * cs, s2 = sn * sn;
-    fem_near(f->e[0].K[0], c2 * c2 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s2 * s2 * q22, 1e-9 * q11,
+    double k11 = c2 * c2 * q11 + 2 * c2 * s2 * (q12 + 2 * q66) + s2 * s2 * q22;
+    fem_near(f->e[0].K[0], k11, 1e-9 * q11,
          "K11, concentric fibers");
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -494,7 +474,8 @@ Test(fem_triangular, anisotropic_rigid_motion)
 {
     test_rt t;
     fem_open_rt(&t);
-    st_scene *s = fem_load_xml(&t, SQUARE(TRA, "large", "fiberAngle='25' transverseYoungModulus='300'"));
+    st_scene *s =
+        fem_load_xml(&t, SQUARE(TRA, "large", "fiberAngle='25' transverseYoungModulus='300'"));
     st_component *ff = ff_of(s, TRA);
     st_system *sys = s->systems[0];
     trf_fem *fem = (trf_fem *)ff;

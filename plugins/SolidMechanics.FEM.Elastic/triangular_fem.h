@@ -1,6 +1,7 @@
-/* triangular_fem.h - the TriangularFEMForceField (and
- * TriangularFEMForceFieldOptim) instance and its per-element data. Internal to the plugin; tests include it to compare the
- * element data with the values SOFA's own tests check. */
+/* triangular_fem.h - the instance of TriangularFEMForceField (and of its
+ * Optim and Anisotropic twins) and its per-element data. Internal to the
+ * plugin; tests include it to compare the element data with the values
+ * SOFA's own tests check. */
 #ifndef SETTEE_PLUGIN_TRIANGULAR_FEM_H
 #define SETTEE_PLUGIN_TRIANGULAR_FEM_H
 

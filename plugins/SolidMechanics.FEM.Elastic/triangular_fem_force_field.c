@@ -32,8 +32,11 @@
  * positions at init, restScale applied to the rest edges, and its stress
  * SOFA's way: the material matrix times the unnormalised strain of
  * rest - current times ss_factor (minus half the physical stress);
- * stressMaxValue is the largest principal value of that (and 0). Its potential energy: SOFA has none
- * (warns, 0); settee returns 0. */
+ * stressMaxValue is the largest principal value of that (and 0). Its
+ * potential energy: SOFA has none (warns, 0); settee returns 0.
+ *
+ * TriangularAnisotropicFEMForceField is TriangularFEMForceField with SOFA's
+ * orthotropic material (see anisotropic_material). */
 #include <math.h>
 #include <string.h>
 
