@@ -510,3 +510,34 @@ Test(fem_fast, patch_test_none) { fast_cube("none", false); }
 Test(fem_fast, rigid_motion_qr) { fast_cube("qr", true); }
 Test(fem_fast, rigid_motion_polar) { fast_cube("polar", true); }
 Test(fem_fast, rigid_motion_polar2) { fast_cube("polar2", true); }
+
+/* SOFA's context topology is the last one of the node: with a grid and a
+ * tetrahedron container (filled by Hexa2TetraTopologicalMapping) in the
+ * same node, as SOFA's example scenes write it, the force field reads the
+ * container. */
+Test(fem_corot, context_topology_is_the_last_of_the_node)
+{
+    test_rt t;
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='root' gravity='0 -9.81 0'><DefaultAnimationLoop/>"
+            "<Node name='Beam'><EulerImplicitSolver/><SparseLDLSolver/>"
+            "<RegularGridTopology name='grid' min='-1 -1 0' max='1 1 4' n='3 3 5'/>"
+            "<MechanicalObject name='dof'/>"
+            "<TetrahedronSetTopologyContainer name='Tetra_topo'/>"
+            "<TetrahedronSetTopologyModifier/>"
+            "<Hexa2TetraTopologicalMapping input='@grid' output='@Tetra_topo'/>"
+            "<DiagonalMass massDensity='0.2'/>"
+            "<TetrahedralCorotationalFEMForceField name='FEM' youngModulus='1000' "
+            "poissonRatio='0.3'/>"
+            "<FastTetrahedralCorotationalForceField name='FAST' youngModulus='1000' "
+            "poissonRatio='0.3'/></Node></Node>");
+    tetra_fem *f = fem_of(s);
+    ftc_fem *g = (ftc_fem *)fem_find(s, "FAST", "FastTetrahedralCorotationalForceField");
+    cr_assert_str_eq(f->topology->name, "Tetra_topo");
+    cr_assert_eq(f->ne, 16 * 6, "%zu tetrahedra", f->ne);
+    cr_assert_eq(g->ne, 16 * 6);
+    fem_step(s, 5, 0.01);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

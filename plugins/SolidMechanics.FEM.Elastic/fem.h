@@ -129,8 +129,10 @@ double fem_value_in_element(const st_array *a, size_t i, double def);
 st_status fem_check_material(st_component *self, st_array *young, st_array *poisson,
                              st_error *err);
 
-/* The topology the force field reads: its "topology" link, else the first
- * topology of its node or an ancestor. Error when none. */
+/* The topology the force field reads: its "topology" link, else SOFA's
+ * context topology, the last topology of its node (SOFA's node keeps one,
+ * the last added), else of the nearest ancestor that has one. Error when
+ * none. */
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err);
 /* The start of every FEM init: the material checked (fem_check_material),
  * the state the force field acts on (error when the node has none) and

@@ -300,11 +300,24 @@ int fem_method_index(const char *method, const char *const *names, int n)
     return -1;
 }
 
+/* SOFA's context topology (getMeshTopology): a node holds one, the last
+ * topology added to it, else its parent's. */
+static st_component *context_topology(const st_node *n)
+{
+    for (; n; n = st_node_parent(n))
+        for (size_t i = st_node_object_count(n); i-- > 0;) {
+            st_component *c = st_node_object(n, i);
+            if (c->cls->topology && st_component_has_role(c, ST_ROLE_TOPOLOGY))
+                return c;
+        }
+    return NULL;
+}
+
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err)
 {
     st_component *t = *topo;
     if (!t)
-        t = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+        t = context_topology(self->node);
     if (!t || !t->cls->topology)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "No topology component found at path: %s, nor in current "
