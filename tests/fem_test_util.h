@@ -70,6 +70,25 @@ static inline st_component *fem_find(st_scene *s, const char *name, const char *
     return c;
 }
 
+/* Patch-test check on the forces f (3 per vertex, n vertices): some
+ * force at all (the largest above fmin), and at the interior vertices
+ * inner[0..ni) none beyond tol times the largest. Returns the largest. */
+static inline double fem_assert_interior_free(const double *f, size_t n, const unsigned *inner,
+                                              size_t ni, double tol, double fmin,
+                                              const char *what)
+{
+    double fmax = 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        fmax = fmax > fabs(f[i]) ? fmax : fabs(f[i]);
+    cr_assert_gt(fmax, fmin, "%s: boundary forces expected", what);
+    for (size_t v = 0; v < ni; v++)
+        for (int c = 0; c < 3; c++)
+            cr_assert(fabs(f[3 * inner[v] + c]) <= tol * fmax,
+                      "%s: interior vertex %u residual %g (max force %g)", what, inner[v],
+                      f[3 * inner[v] + c], fmax);
+    return fmax;
+}
+
 /* The rest positions x0 of the system turned by a fixed rotation and
  * translated: the force field must exert no force there (|f| <= tol). */
 static inline void fem_assert_rigid_free(st_component *ff, st_system *sys, const double *x0,

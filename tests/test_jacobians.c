@@ -269,25 +269,37 @@ Test(jacobians, tetrahedron_fem_small_global_matrix)
     test_rt_close(&t);
 }
 
+/* The points p[0..n) as a position string (rest), and turned by a fixed
+ * rotation and translated (pos; p itself when !rotate). Each string holds
+ * size bytes. */
+static void rigid_strings(const double (*p)[3], int n, bool rotate, char *rest, char *pos,
+                          size_t size)
+{
+    const double a = 0.9, c = cos(a), sn = sin(a);
+    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
+    size_t lr = 0, lp = 0;
+    rest[0] = pos[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        double q[3];
+        for (int r = 0; r < 3; r++)
+            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
+                                r - 0.5
+                          : p[i][r];
+        lr += (size_t)snprintf(rest + lr, size - lr, "%.17g %.17g %.17g ", p[i][0], p[i][1],
+                               p[i][2]);
+        lp += (size_t)snprintf(pos + lp, size - lp, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        cr_assert(lr < size && lp < size, "position strings too long");
+    }
+}
+
 /* Two tetrahedra sharing a face of class cls, at rest, rotated and
  * translated (or, with perturb > 0, in place and randomly deformed). */
 static void check_tetra_class(const char *cls, const char *method, double perturb,
                               bool global_matrix)
 {
     static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1.2}};
-    const double a = 0.9, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[512] = "", pos[512] = "";
-    for (int i = 0; i < 5; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
-        double q[3];
-        for (int r = 0; r < 3; r++)
-            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
-    }
+    char rest[512], pos[512];
+    rigid_strings(p, 5, true, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
@@ -381,19 +393,8 @@ static void check_hexa_rigid(const char *method)
     static const double p[12][3] = {{0, 0, 0},     {1, 0, 0},      {2.1, 0.1, 0}, {0, 1, 0},
                                     {1, 1, 0},     {2.2, 1.3, 0.1}, {0, 0, 1},    {1, 0, 1},
                                     {2, -0.1, 1.2}, {0, 1, 1},      {1, 1, 1},    {2.3, 1.1, 0.9}};
-    const double a = 0.9, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[1024] = "", pos[1024] = "";
-    for (int i = 0; i < 12; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
-        double q[3];
-        for (int r = 0; r < 3; r++)
-            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
-    }
+    char rest[1024], pos[1024];
+    rigid_strings(p, 12, true, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
@@ -423,21 +424,8 @@ static void check_triangle_class(const char *cls, const char *method, bool rotat
 {
     static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {1.2, 0.9, 0}, {-0.1, 1.1, 0},
                                    {0.5, 0.4, 0}};
-    const double a = 0.9, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[512] = "", pos[512] = "";
-    for (int i = 0; i < 5; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
-        double q[3];
-        for (int r = 0; r < 3; r++)
-            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
-                                r - 0.5
-                          : p[i][r];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
-    }
+    char rest[512], pos[512];
+    rigid_strings(p, 5, rotate, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
