@@ -55,6 +55,8 @@ static const struct refusal {
     {"WriteState", "no filename: a state writer needs the file to write"},
     {"ReadState", "no filename: a state reader without a file has nothing to read"},
     {"CompareState", "no filename: a comparison needs the reference file"},
+    {"FastTetrahedralCorotationalForceField",
+     "the stock grid has no tetrahedra: SOFA's msg_error 'No tetrahedra found in linked Topology.'"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

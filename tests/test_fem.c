@@ -15,6 +15,7 @@
 #include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
 #include "internal.h"
 #include "support.h"
+#include "sofa_fem_values.h"
 
 static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
                                       "LinearSolver.Direct", "LinearSolver.Iterative",
@@ -81,35 +82,19 @@ Test(fem, sofa_single_tetrahedron_init)
     tetra_fem *f = fem_of(s, "FEM");
     cr_assert_eq(f->ne, 1);
     const tet *e = &f->e[0];
-    const double R[9] = {0, 0.816497, 0.57735, -0.707107, -0.408248, 0.57735,
-                         0.707107, -0.408248, 0.57735};
-    const double P[4][3] = {{0, 0, 0}, {1.41421, 0, 0}, {0.707107, 1.22474, 0},
-                            {0.707107, 0.408248, -0.57735}};
-    const double J[12][6] = {{0.707107, 0, 0, 0.408248, 0, -0.57735},
-                             {0, 0.408248, 0, 0.707107, -0.57735, 0},
-                             {0, 0, -0.57735, 0, 0.408248, 0.707107},
-                             {-0.707107, 0, 0, 0.408248, 0, -0.57735},
-                             {0, 0.408248, 0, -0.707107, -0.57735, 0},
-                             {0, 0, -0.57735, 0, 0.408248, -0.707107},
-                             {0, 0, 0, -0.816497, 0, -0.57735},
-                             {0, -0.816497, 0, 0, -0.57735, 0},
-                             {0, 0, -0.57735, 0, -0.816497, 0},
-                             {0, 0, 0, 0, 0, 1.73205},
-                             {0, 0, 0, 0, 1.73205, 0},
-                             {0, 0, 1.73205, 0, 0, 0}};
     for (int i = 0; i < 9; i++) {
-        near(e->R0[i], R[i], 1e-4, "initial rotation");
-        near(e->R[i], R[i], 1e-4, "current rotation");
+        near(e->R0[i], sofa_tet1_R[i], 1e-4, "initial rotation");
+        near(e->R[i], sofa_tet1_R[i], 1e-4, "current rotation");
     }
     for (int k = 0; k < 4; k++)
         for (int c = 0; c < 3; c++)
-            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    near(e->kd, 224.359, 1e-3, "K(0,0)");
-    near(e->ko, 96.1538, 1e-4, "K(0,1)");
-    near(e->ks, 64.1026, 1e-4, "K(3,3)");
+            near(e->rest[k][c], sofa_tet1_P[k][c], 1e-4, "rotated initial position");
+    near(e->kd, sofa_tet1_K[0], 1e-3, "K(0,0)");
+    near(e->ko, sofa_tet1_K[1], 1e-4, "K(0,1)");
+    near(e->ks, sofa_tet1_K[2], 1e-4, "K(3,3)");
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 6; j++)
-            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+            near(e->J[i][j], sofa_tet1_J[i][j], 1e-4, "strain-displacement");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -146,36 +131,23 @@ Test(fem, sofa_grid_beam_values)
     near(p[0], 10, 1e-4, "x159"), near(p[1], 40, 1e-4, "y159"), near(p[2], 30, 1e-4, "z159");
     step(s, 100, 0.01);
     p = ms->position.r + 3 * 159;
-    near(p[0], 9.99985, 1e-4, "x159");
-    near(p[1], 45.0487, 1e-4, "y159");
-    near(p[2], 30.0011, 1e-4, "z159");
+    for (int c = 0; c < 3; c++)
+        near(p[c], sofa_beam_tip[c], 1e-4, "vertex 159");
     tetra_fem *f = fem_of(s, "FEM");
     const tet *e = &f->e[100];
-    const double R0[9] = {-1, 0, 0, 0, -0.8, -0.6, 0, -0.6, 0.8};
-    const double R[9] = {-1, 8.01488e-06, 0.000541687, -0.000320764, -0.814541, -0.580106,
-                         0.000436576, -0.580106, 0.814541};
-    const double P[4][3] = {{0, 0, 0}, {3.33333, 0, 0}, {3.33333, 5.55556, 0},
-                            {0, 3.55556, 2.66667}};
-    const double J[12][6] = {{-14.8148, 0, 0, 0, 0, -18.5185}, {0, 0, 0, -14.8148, -18.5185, 0},
-                             {0, 0, -18.5185, 0, 0, -14.8148}, {14.8148, 0, 0, -8.88889, 0, 11.8519},
-                             {0, -8.88889, 0, 14.8148, 11.8519, 0},
-                             {0, 0, 11.8519, 0, -8.88889, 14.8148},
-                             {0, 0, 0, 8.88889, 0, -11.8519}, {0, 8.88889, 0, 0, -11.8519, 0},
-                             {0, 0, -11.8519, 0, 8.88889, 0}, {0, 0, 0, 0, 0, 18.5185},
-                             {0, 0, 0, 0, 18.5185, 0}, {0, 0, 18.5185, 0, 0, 0}};
     for (int i = 0; i < 9; i++) {
-        near(e->R0[i], R0[i], 1e-4, "initial rotation");
-        near(e->R[i], R[i], 1e-4, "current rotation");
+        near(e->R0[i], sofa_beam_R0[i], 1e-4, "initial rotation");
+        near(e->R[i], sofa_beam_R[i], 1e-4, "current rotation");
     }
     for (int k = 0; k < 4; k++)
         for (int c = 0; c < 3; c++)
-            near(e->rest[k][c], P[k][c], 1e-4, "rotated initial position");
-    near(e->kd, 2.72596, 1e-4, "K(0,0)");
-    near(e->ko, 1.16827, 1e-4, "K(0,1)");
-    near(e->ks, 0.778846, 1e-4, "K(3,3)");
+            near(e->rest[k][c], sofa_beam_P[k][c], 1e-4, "rotated initial position");
+    near(e->kd, sofa_beam_K[0], 1e-4, "K(0,0)");
+    near(e->ko, sofa_beam_K[1], 1e-4, "K(0,1)");
+    near(e->ks, sofa_beam_K[2], 1e-4, "K(3,3)");
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 6; j++)
-            near(e->J[i][j], J[i][j], 1e-4, "strain-displacement");
+            near(e->J[i][j], sofa_beam_J[i][j], 1e-4, "strain-displacement");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

@@ -10,6 +10,7 @@
 #include "../plugins/SolidMechanics.FEM.Elastic/triangle_fem.h"
 #include "internal.h"
 #include "support.h"
+#include "sofa_fem_values.h"
 
 static const char *const plugins[] = {"ODESolver.Forward", "ODESolver.Backward",
                                       "LinearSolver.Iterative", "Mass", "Topology",
@@ -76,19 +77,8 @@ Test(fem_triangle, sofa_init)
             "method='large'/><DiagonalMass massDensity='0.1'/></Node>");
     tri_fem *f = fem_of(s);
     cr_assert_eq(f->ne, 2);
-    const double P0[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
-    const double R0[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const double K0[9] = {54.945053, 16.483517, 0, 16.483517, 54.945053, 0, 0, 0, 19.23077};
-    const double J0[6][3] = {{-1, 0, -1}, {0, -1, -1}, {1, 0, 0}, {0, 0, 1}, {0, 0, 1}, {0, 1, 0}};
-    check_element(&f->e[0], P0, R0, K0, J0);
-    const double P1[3][3] = {{0, 0, 0}, {1.4142135, 0, 0}, {0.707107, 1.2247449, 0}};
-    const double R1[9] = {0, -0.81649661, -0.57735, 0.707107, 0.40824831, -0.57735,
-                          0.707107, -0.40824831, 0.57735};
-    const double K1[9] = {95.1676, 28.550287, 0, 28.550287, 95.1676, 0, 0, 0, 33.30867};
-    const double J1[6][3] = {{-0.707107, 0, -0.408248}, {0, -0.408248, -0.707107},
-                             {0.707107, 0, -0.408248},  {0, -0.408248, 0.707107},
-                             {0, 0, 0.816497},          {0, 0.816497, 0}};
-    check_element(&f->e[1], P1, R1, K1, J1);
+    check_element(&f->e[0], sofa_tri_P[0], sofa_tri_R[0], sofa_tri_K[0], sofa_tri_J[0]);
+    check_element(&f->e[1], sofa_tri_P[1], sofa_tri_R[1], sofa_tri_K[1], sofa_tri_J[1]);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -124,13 +114,8 @@ Test(fem_triangle, sofa_grid_values)
     near(p[1], 14.2499, 1e-4, "y1515");
     near(p[2], 0, 1e-4, "z1515");
     tri_fem *f = fem_of(s);
-    const double P[3][3] = {{0, 0, 0}, {0.25641, 0, 0}, {0.25641, 0.25641, 0}};
-    const double R[9] = {0.99992, -0.0126608, 0, 0.0126608, 0.99992, 0, 0, 0, 1};
-    const double K[9] = {3.61243, 1.08373, 0, 1.08373, 3.61243, 0, 0, 0, 1.26435};
-    const double J[6][3] = {{-3.89456, 0, -0.00185328}, {0, -0.00185328, -3.89456},
-                            {3.89456, 0, -3.89816},     {0, -3.89816, 3.89456},
-                            {0, 0, 3.90001},            {0, 3.90001, 0}};
-    check_element(&f->e[42], P, R, K, J);
+    check_element(&f->e[42], sofa_membrane_P, sofa_membrane_R, sofa_membrane_K,
+                  sofa_membrane_J);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

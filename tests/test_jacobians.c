@@ -225,44 +225,105 @@ Test(jacobians, tetrahedron_fem_small_global_matrix)
     test_rt_close(&t);
 }
 
-/* Two tetrahedra sharing a face, at rest, rotated and translated. */
-static void check_tetra_rigid(const char *method)
+/* The points p[0..n) as a position string (rest), and turned by a fixed
+ * rotation and translated (pos; p itself when !rotate). Each string holds
+ * size bytes. */
+static void rigid_strings(const double (*p)[3], int n, bool rotate, char *rest, char *pos,
+                          size_t size)
 {
-    static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1.2}};
     const double a = 0.9, c = cos(a), sn = sin(a);
     const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[512] = "", pos[512] = "";
-    for (int i = 0; i < 5; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
+    size_t lr = 0, lp = 0;
+    rest[0] = pos[0] = '\0';
+    for (int i = 0; i < n; i++) {
         double q[3];
         for (int r = 0; r < 3; r++)
-            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
+            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
+                                r - 0.5
+                          : p[i][r];
+        lr += (size_t)snprintf(rest + lr, size - lr, "%.17g %.17g %.17g ", p[i][0], p[i][1],
+                               p[i][2]);
+        lp += (size_t)snprintf(pos + lp, size - lp, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
+        cr_assert(lr < size && lp < size, "position strings too long");
     }
+}
+
+/* Two tetrahedra sharing a face of class cls, at rest, rotated and
+ * translated (or, with perturb > 0, in place and randomly deformed). */
+static void check_tetra_class(const char *cls, const char *method, double perturb,
+                              bool global_matrix)
+{
+    static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1.2}};
+    char rest[512], pos[512];
+    rigid_strings(p, 5, true, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
     add(b, "EulerExplicitSolver", "solver");
     st_component *dofs = add(b, "MechanicalObject", "dofs");
-    set(dofs, "position", pos);
+    set(dofs, "position", perturb > 0 ? rest : pos);
     set(dofs, "rest_position", rest);
     set(add(b, "MeshTopology", "topo"), "tetrahedra", "0 1 2 3  1 2 3 4");
-    st_component *ff = add(b, "TetrahedronFEMForceField", "fem");
-    set(ff, "method", method);
-    set(ff, "youngModulus", "2000");
-    set(ff, "poissonRatio", "0.35");
+    st_component *ff = add(b, cls, "fem");
+    if (method)
+        set(ff, "method", method);
+    if (global_matrix)
+        set(ff, "computeGlobalMatrix", "true");
+    set(ff, "youngModulus", perturb > 0 ? "2000 3000" : "2000");
+    set(ff, "poissonRatio", perturb > 0 ? "0.35 0.2" : "0.35");
     st_system *sys = init_scene(s);
-    check_forcefield(sys, ff, 0.0, 23);
+    check_forcefield(sys, ff, perturb, 23);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+static void check_tetra_rigid(const char *method)
+{
+    check_tetra_class("TetrahedronFEMForceField", method, 0.0, false);
 }
 
 Test(jacobians, tetrahedron_fem_large_rigid) { check_tetra_rigid("large"); }
 Test(jacobians, tetrahedron_fem_polar_rigid) { check_tetra_rigid("polar"); }
 Test(jacobians, tetrahedron_fem_svd_rigid) { check_tetra_rigid("svd"); }
+
+#define TCOROT "TetrahedralCorotationalFEMForceField"
+Test(jacobians, tetrahedral_corotational_small)
+{
+    check_tetra_class(TCOROT, "small", 0.05, false);
+}
+Test(jacobians, tetrahedral_corotational_small_global_matrix)
+{
+    check_tetra_class(TCOROT, "small", 0.05, true);
+}
+Test(jacobians, tetrahedral_corotational_large_rigid)
+{
+    check_tetra_class(TCOROT, "large", 0.0, false);
+}
+Test(jacobians, tetrahedral_corotational_large_global_matrix_rigid)
+{
+    check_tetra_class(TCOROT, "large", 0.0, true);
+}
+#define FTCOROT "FastTetrahedralCorotationalForceField"
+Test(jacobians, fast_tetrahedral_corotational_none)
+{
+    check_tetra_class(FTCOROT, "none", 0.05, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_qr_rigid)
+{
+    check_tetra_class(FTCOROT, "qr", 0.0, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_polar_rigid)
+{
+    check_tetra_class(FTCOROT, "polar", 0.0, false);
+}
+Test(jacobians, fast_tetrahedral_corotational_polar2_rigid)
+{
+    check_tetra_class(FTCOROT, "polar2", 0.0, false);
+}
+Test(jacobians, tetrahedral_corotational_polar_rigid)
+{
+    check_tetra_class(TCOROT, "polar", 0.0, false);
+}
 
 Test(jacobians, hexahedron_fem_small)
 {
@@ -288,19 +349,8 @@ static void check_hexa_rigid(const char *method)
     static const double p[12][3] = {{0, 0, 0},     {1, 0, 0},      {2.1, 0.1, 0}, {0, 1, 0},
                                     {1, 1, 0},     {2.2, 1.3, 0.1}, {0, 0, 1},    {1, 0, 1},
                                     {2, -0.1, 1.2}, {0, 1, 1},      {1, 1, 1},    {2.3, 1.1, 0.9}};
-    const double a = 0.9, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[1024] = "", pos[1024] = "";
-    for (int i = 0; i < 12; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
-        double q[3];
-        for (int r = 0; r < 3; r++)
-            q[r] = R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] + r - 0.5;
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
-    }
+    char rest[1024], pos[1024];
+    rigid_strings(p, 12, true, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
@@ -326,25 +376,12 @@ Test(jacobians, hexahedron_fem_small_rigid) { check_hexa_rigid("small"); }
 /* A flat mesh of 4 triangles at rest, rotated and translated (large), or in
  * the xy plane (small): there SOFA's tangent, which leaves out the
  * derivatives of J and R, is exact. */
-static void check_triangle(const char *method, bool rotate)
+static void check_triangle_class(const char *cls, const char *method, bool rotate)
 {
     static const double p[5][3] = {{0, 0, 0}, {1, 0, 0}, {1.2, 0.9, 0}, {-0.1, 1.1, 0},
                                    {0.5, 0.4, 0}};
-    const double a = 0.9, c = cos(a), sn = sin(a);
-    const double R[9] = {c, -sn, 0, sn * 0.6, c * 0.6, -0.8, sn * 0.8, c * 0.8, 0.6};
-    char rest[512] = "", pos[512] = "";
-    for (int i = 0; i < 5; i++) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", p[i][0], p[i][1], p[i][2]);
-        strcat(rest, buf);
-        double q[3];
-        for (int r = 0; r < 3; r++)
-            q[r] = rotate ? R[3 * r] * p[i][0] + R[3 * r + 1] * p[i][1] + R[3 * r + 2] * p[i][2] +
-                                r - 0.5
-                          : p[i][r];
-        snprintf(buf, sizeof buf, "%.17g %.17g %.17g ", q[0], q[1], q[2]);
-        strcat(pos, buf);
-    }
+    char rest[512], pos[512];
+    rigid_strings(p, 5, rotate, rest, pos, sizeof rest);
     test_rt t;
     st_scene *s = new_scene(&t);
     st_node *b = child(st_scene_root(s), "Body");
@@ -353,8 +390,9 @@ static void check_triangle(const char *method, bool rotate)
     set(dofs, "position", pos);
     set(dofs, "rest_position", rest);
     set(add(b, "MeshTopology", "topo"), "triangles", "0 1 4  1 2 4  2 3 4  3 0 4");
-    st_component *ff = add(b, "TriangleFEMForceField", "fem");
-    set(ff, "method", method);
+    st_component *ff = add(b, cls, "fem");
+    if (method)
+        set(ff, "method", method);
     set(ff, "youngModulus", "2000 1000");
     set(ff, "poissonRatio", "0.35");
     st_system *sys = init_scene(s);
@@ -363,8 +401,56 @@ static void check_triangle(const char *method, bool rotate)
     test_rt_close(&t);
 }
 
+static void check_triangle(const char *method, bool rotate)
+{
+    check_triangle_class("TriangleFEMForceField", method, rotate);
+}
+
 Test(jacobians, triangle_fem_large_rigid) { check_triangle("large", true); }
 Test(jacobians, triangle_fem_small_rest) { check_triangle("small", false); }
+Test(jacobians, triangular_fem_large_rigid)
+{
+    check_triangle_class("TriangularFEMForceField", "large", true);
+}
+Test(jacobians, triangular_fem_small_rest)
+{
+    check_triangle_class("TriangularFEMForceField", "small", false);
+}
+Test(jacobians, triangular_anisotropic_fem_large_rigid)
+{
+    check_triangle_class("TriangularAnisotropicFEMForceField", "large", true);
+}
+Test(jacobians, triangular_anisotropic_fem_small_rest)
+{
+    check_triangle_class("TriangularAnisotropicFEMForceField", "small", false);
+}
+Test(jacobians, triangular_fem_optim_rigid)
+{
+    check_triangle_class("TriangularFEMForceFieldOptim", NULL, true);
+}
+
+/* QuadBendingFEMForceField on a 3x2 grid of quads in the xy plane, at
+ * rest (its K depends on the current edge lengths; at rest that
+ * dependence does not enter the Jacobian). */
+Test(jacobians, quad_bending_fem_rest)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Plate");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0 0 0  1 0 0  2 0 0  3 0 0  0 0.7 0  1 0.7 0  2 0.7 0  3 0.7 0  "
+        "0 1.4 0  1 1.4 0  2 1.4 0  3 1.4 0");
+    set(add(b, "MeshTopology", "topo"), "quads", "0 1 5 4  1 2 6 5  2 3 7 6  4 5 9 8  5 6 10 9");
+    st_component *ff = add(b, "QuadBendingFEMForceField", "fem");
+    set(ff, "youngModulus", "2000 1000");
+    set(ff, "poissonRatio", "0.3");
+    set(ff, "thickness", "0.2");
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.0, 41);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
 
 Test(jacobians, plane_force_field)
 {

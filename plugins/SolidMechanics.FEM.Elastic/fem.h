@@ -77,6 +77,47 @@ double fem_polar(const double m[9], double q[9]);
  * stable SVD polar decomposition. */
 void fem_polar_stable(const double m[9], double q[9]);
 
+/* SOFA's "large" frame of the points a, b, c (computeRotationLarge of its
+ * tetrahedra and triangles): x along b - a, z normal to the plane, y
+ * completing. Rows of r are the axes (r maps world to local). */
+void fem_rotation_large(double r[9], const double *pa, const double *pb, const double *pc);
+/* The same frame from the directions x (the x axis) and y (in the xy
+ * plane). */
+void fem_frame(double r[9], const double *x, const double *y);
+/* SOFA's triangle computeStrainDisplacementLocal: the 6x3 strain-
+ * displacement matrix (rows: a.x a.y b.x b.y c.x c.y; columns: xx yy xy) of
+ * a triangle with a at the origin, b = (xb, *, *), c = (xc, yc, *); false,
+ * J untouched, when xb yc is below DBL_EPSILON in magnitude. */
+bool fem_tri_strain_local(double J[6][3], const double *b, const double *c);
+
+/* The 3x3 blocks b[n1][n2] = scale R2 (J K J^T)(n1, n2) R2^T of a membrane
+ * triangle: J 6x3 strain-displacement, K 3x3 material, R2 the first two
+ * columns of R (element frame to world). */
+void fem_tri_stiffness_blocks(const double J[6][3], const double K[9], const double R[9],
+                              double scale, double b[3][3][9]);
+
+/* In-plane components of R^T d at the three vertices v of a triangle
+ * (X: a.x a.y b.x b.y c.x c.y), R element frame to world. */
+static inline void fem_tri_gather(double X[6], const double R[9], const double *d,
+                                  const unsigned v[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const double *dk = d + 3 * v[k];
+        for (int c = 0; c < 2; c++)
+            X[2 * k + c] = R[c] * dk[0] + R[3 + c] * dk[1] + R[6 + c] * dk[2];
+    }
+}
+/* out[v[k]] += scale R (F[2k], F[2k+1], 0). */
+static inline void fem_tri_scatter(double *out, const double R[9], const double F[6],
+                                   const unsigned v[3], double scale)
+{
+    for (int k = 0; k < 3; k++) {
+        double *o = out + 3 * v[k];
+        for (int c = 0; c < 3; c++)
+            o[c] += scale * (R[3 * c] * F[2 * k] + R[3 * c + 1] * F[2 * k + 1]);
+    }
+}
+
 /* ---- Materials and topology ---- */
 
 /* SOFA's getYoungModulusInElement / getPoissonRatioInElement: element i's
@@ -88,8 +129,10 @@ double fem_value_in_element(const st_array *a, size_t i, double def);
 st_status fem_check_material(st_component *self, st_array *young, st_array *poisson,
                              st_error *err);
 
-/* The topology the force field reads: its "topology" link, else the first
- * topology of its node or an ancestor. Error when none. */
+/* The topology the force field reads: its "topology" link, else SOFA's
+ * context topology, the last topology of its node (SOFA's node keeps one,
+ * the last added), else of the nearest ancestor that has one. Error when
+ * none. */
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err);
 /* The start of every FEM init: the material checked (fem_check_material),
  * the state the force field acts on (error when the node has none) and
@@ -120,6 +163,17 @@ st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, u
 #define FEM_F_MATERIAL(S)                                                                         \
     ST_REALS(S, poisson_ratio, "poissonRatio", "0.45", "FEM Poisson Ratio in Hooke's law [0,0.5["), \
         ST_REALS(S, young_modulus, "youngModulus", "5000", "FEM Young's Modulus in Hooke's law")
+/* SOFA's drawing and drawColor1..4 (ignored: no rendering here). */
+#define FEM_F_DRAW_COLORS(S, drawing, colors)                                                     \
+    ST_IGNORED(S, drawing, "drawing", ST_T_BOOL, bool, "true", " draw the forcefield if true"),   \
+        ST_IGNORED(S, colors[0], "drawColor1", ST_T_RGBA, st_vec4, "0 0 1 1",                     \
+                   " draw color for faces 1"),                                                    \
+        ST_IGNORED(S, colors[1], "drawColor2", ST_T_RGBA, st_vec4, "0 0.5 1 1",                   \
+                   " draw color for faces 2"),                                                    \
+        ST_IGNORED(S, colors[2], "drawColor3", ST_T_RGBA, st_vec4, "0 1 1 1",                     \
+                   " draw color for faces 3"),                                                    \
+        ST_IGNORED(S, colors[3], "drawColor4", ST_T_RGBA, st_vec4, "0.5 1 1 1",                   \
+                   " draw color for faces 4")
 #define FEM_F_TOPOLOGY(S)                                                                         \
     ST_LINK(S, topology, "topology", ST_LINK_TOPOLOGY,                                            \
             "link to the topology container (default: the first topology found upward)")
@@ -128,5 +182,11 @@ extern const st_class tetrahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_and_mass_class;
 extern const st_class triangle_fem_force_field_class;
+extern const st_class tetrahedral_corotational_fem_force_field_class;
+extern const st_class triangular_fem_force_field_class;
+extern const st_class triangular_fem_force_field_optim_class;
+extern const st_class triangular_anisotropic_fem_force_field_class;
+extern const st_class fast_tetrahedral_corotational_force_field_class;
+extern const st_class quad_bending_fem_force_field_class;
 
 #endif

@@ -184,6 +184,62 @@ void fem_polar_stable(const double m[9], double q[9])
             q[3 * i + j] = U[0][i] * V[0][j] + U[1][i] * V[1][j] + U[2][i] * V[2][j];
 }
 
+void fem_rotation_large(double r[9], const double *pa, const double *pb, const double *pc)
+{
+    double ex[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+    fem_frame(r, ex, ey);
+}
+
+void fem_frame(double r[9], const double *x, const double *y)
+{
+    double ex[3] = {x[0], x[1], x[2]}, ey[3] = {y[0], y[1], y[2]}, ez[3];
+    fem_normalize(ex);
+    fem_cross(ez, ex, ey);
+    fem_normalize(ez);
+    fem_cross(ey, ez, ex);
+    memcpy(r, ex, sizeof ex);
+    memcpy(r + 3, ey, sizeof ey);
+    memcpy(r + 6, ez, sizeof ez);
+}
+
+bool fem_tri_strain_local(double J[6][3], const double *b, const double *c)
+{
+    double det = b[0] * c[1];
+    if (fabs(det) < DBL_EPSILON)
+        return false;
+    double inv = 1 / det;
+    memset(J, 0, 18 * sizeof(double));
+    J[0][0] = J[1][2] = -c[1] * inv;
+    J[0][2] = J[1][1] = (c[0] - b[0]) * inv;
+    J[2][0] = J[3][2] = c[1] * inv;
+    J[2][2] = J[3][1] = -c[0] * inv;
+    J[4][2] = J[5][1] = b[0] * inv;
+    return true;
+}
+
+void fem_tri_stiffness_blocks(const double J[6][3], const double K[9], const double R[9],
+                              double scale, double b[3][3][9])
+{
+    double JK[6][3], S[6][6];
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 3; c++)
+            JK[r][c] = J[r][0] * K[c] + J[r][1] * K[3 + c] + J[r][2] * K[6 + c];
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++)
+            S[r][c] = JK[r][0] * J[c][0] + JK[r][1] * J[c][1] + JK[r][2] * J[c][2];
+    for (int n1 = 0; n1 < 3; n1++)
+        for (int n2 = 0; n2 < 3; n2++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) {
+                    double a = 0;
+                    for (int k = 0; k < 2; k++)
+                        for (int l = 0; l < 2; l++)
+                            a += R[3 * r + k] * S[2 * n1 + k][2 * n2 + l] * R[3 * c + l];
+                    b[n1][n2][3 * r + c] = a * scale;
+                }
+}
+
 double fem_value_in_element(const st_array *a, size_t i, double def)
 {
     if (a->n > i)
@@ -244,11 +300,24 @@ int fem_method_index(const char *method, const char *const *names, int n)
     return -1;
 }
 
+/* SOFA's context topology (getMeshTopology): a node holds one, the last
+ * topology added to it, else its parent's. */
+static st_component *context_topology(const st_node *n)
+{
+    for (; n; n = st_node_parent(n))
+        for (size_t i = st_node_object_count(n); i-- > 0;) {
+            st_component *c = st_node_object(n, i);
+            if (c->cls->topology && st_component_has_role(c, ST_ROLE_TOPOLOGY))
+                return c;
+        }
+    return NULL;
+}
+
 st_status fem_find_topology(st_component *self, st_component **topo, st_error *err)
 {
     st_component *t = *topo;
     if (!t)
-        t = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+        t = context_topology(self->node);
     if (!t || !t->cls->topology)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "No topology component found at path: %s, nor in current "

@@ -151,20 +151,14 @@ static void element_stiffness(double K[24][24], double U, double V, double W, co
  * and y edges. Rows of r are the axes. */
 static void rotation_large(double r[9], const double n[8][3])
 {
-    double ex[3], ey[3], ez[3];
+    double ex[3], ey[3];
     for (int c = 0; c < 3; c++) {
         ex[c] = (n[1][c] - n[0][c] + n[2][c] - n[3][c] + n[5][c] - n[4][c] + n[6][c] - n[7][c]) *
                 .25;
         ey[c] = (n[3][c] - n[0][c] + n[2][c] - n[1][c] + n[7][c] - n[4][c] + n[6][c] - n[5][c]) *
                 .25;
     }
-    fem_normalize(ex);
-    fem_cross(ez, ex, ey);
-    fem_normalize(ez);
-    fem_cross(ey, ez, ex);
-    memcpy(r, ex, sizeof ex);
-    memcpy(r + 3, ey, sizeof ey);
-    memcpy(r + 6, ez, sizeof ez);
+    fem_frame(r, ex, ey);
 }
 
 /* SOFA's "polar" frame: orthogonal factor of the mean edge matrix. */

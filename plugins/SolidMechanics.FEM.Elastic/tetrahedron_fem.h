@@ -42,6 +42,12 @@ typedef struct tetra_fem {
     double show_alpha, show_gap;
     bool show_vm_node, show_vm_node_map, show_vm_elem;
     bool update_stiffness;           /* "updateStiffness": material recomputed each step */
+    /* TetrahedralCorotationalFEMForceField only (corot true). */
+    bool corot;                      /* the class is TetrahedralCorotationalFEMForceField */
+    bool corot_vm;                   /* its boolean computeVonMisesStress */
+    bool drawing;
+    st_vec4 draw_color[4];
+    char *tetra_info;                /* "tetrahedronInfo", ignored */
     /* Computed at init. */
     st_mstate *ms;
     int meth;

@@ -160,21 +160,6 @@ static void element_stiffness(const tet *t, const double *R, double S[12][12], d
             }
 }
 
-/* SOFA's "large" frame: x along the first edge, z normal to the first
- * face, y completing. Rows of r are the axes (r maps world to local). */
-static void rotation_large(double r[9], const double *pa, const double *pb, const double *pc)
-{
-    double ex[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]}, ez[3];
-    fem_normalize(ex);
-    fem_cross(ez, ex, ey);
-    fem_normalize(ez);
-    fem_cross(ey, ez, ex);
-    memcpy(r, ex, sizeof ex);
-    memcpy(r + 3, ey, sizeof ey);
-    memcpy(r + 6, ez, sizeof ez);
-}
-
 /* Rows of a are the edges b - a, c - a, d - a. */
 static void edge_matrix(double a[9], const double *p[4])
 {
@@ -229,7 +214,7 @@ static st_status init_element(tetra_fem *s, size_t i, const double *x0, st_error
         return ST_OK;
     }
     if (s->meth == M_LARGE) {
-        rotation_large(r01, p[0], p[1], p[2]);
+        fem_rotation_large(r01, p[0], p[1], p[2]);
     } else {
         double A[9];
         edge_matrix(A, p);
@@ -273,6 +258,10 @@ static void swap_edges(unsigned c[8], const unsigned e[4][2])
 static st_status collect_elements(tetra_fem *s, st_component *topo, st_error *err)
 {
     const st_array *te = fem_elements(topo, ST_T_TETRAS);
+    if (!te && s->corot) {
+        st_component_warn(&s->base, "No tetrahedra found in linked Topology.");
+        return ST_OK;
+    }
     const st_array *hx = te ? NULL : fem_elements(topo, ST_T_HEXAS);
     if (!te && !hx)
         return st_component_error(&s->base, "topology", err, ST_ESCENE,
@@ -334,8 +323,13 @@ static st_status tfem_init(st_component *self, st_error *err)
     tfem_free(s);
     self->state = ST_CSTATE_INVALID;
     ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
-    s->meth = fem_method_index(s->method, method_names, 4);
-    if (s->meth < 0) {
+    s->meth = fem_method_index(s->method, method_names, s->corot ? 3 : 4);
+    if (s->corot) {
+        /* SOFA's TetrahedralCorotational: any other name is large, silently. */
+        if (s->meth < 0)
+            s->meth = M_LARGE;
+        s->compute_von_mises = s->corot_vm ? 1 : 0;
+    } else if (s->meth < 0) {
         st_component_warn(self,
                           "Unknown method: large method will be used. Remark: Available method "
                           "are \"small\", \"polar\", \"large\", \"svd\"");
@@ -346,7 +340,9 @@ static st_status tfem_init(st_component *self, st_error *err)
             return st_error_set(err, ST_ENOMEM, "out of memory");
         memcpy(s->method, "large", 6);
     }
-    if (s->compute_von_mises < 0 || s->compute_von_mises > 2) {
+    if (s->corot) {
+        /* no checks: its flag is a bool and every method computes */
+    } else if (s->compute_von_mises < 0 || s->compute_von_mises > 2) {
         st_component_warn(self, "Value of computeVonMisesStress is invalid (must be 0, 1 or 2): "
                                 "no von Mises stress computed");
         s->compute_von_mises = 0;
@@ -369,7 +365,7 @@ static st_status tfem_init(st_component *self, st_error *err)
         ST_TRY(init_element(s, i, x0, err));
     }
     if (vm_on(s)) {
-        s->shape = st_calloc(s->ne, sizeof *s->shape);
+        s->shape = st_calloc(s->ne ? s->ne : 1, sizeof *s->shape);
         s->node_count = st_calloc(np ? np : 1, sizeof *s->node_count);
         if (!s->shape || !s->node_count)
             return st_error_set(err, ST_ENOMEM, "out of memory (von Mises data)");
@@ -398,7 +394,10 @@ static st_status tfem_init(st_component *self, st_error *err)
 
 static void tfem_cleanup(st_component *self)
 {
-    tfem_free((tetra_fem *)self);
+    tetra_fem *s = (tetra_fem *)self;
+    tfem_free(s);
+    if (s->corot) /* not a field of this class: owned here */
+        st_array_free(&s->initial_points, ST_T_VEC3S);
 }
 
 static void tfem_reset(st_component *self)
@@ -469,7 +468,7 @@ static void force_large(tetra_fem *s, tet *t, double *f, const double *p)
 {
     double r02[9], def[4][3], pos[4][3];
     gather(p, t->v, pos);
-    rotation_large(r02, pos[0], pos[1], pos[2]);
+    fem_rotation_large(r02, pos[0], pos[1], pos[2]);
     fem_transpose3(t->R, r02);
     for (int k = 0; k < 4; k++)
         fem_mulv3(def[k], r02, pos[k]);
@@ -574,6 +573,8 @@ static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, 
         }
     }
     s->vm_dirty = true;
+    if (s->corot && s->corot_vm) /* SOFA computes it at the end of addForce */
+        compute_von_mises(s);
 }
 
 static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -632,7 +633,7 @@ static double tfem_energy(st_component *self, const st_mparams *mp, const double
 {
     (void)mp;
     tetra_fem *s = (tetra_fem *)self;
-    if (s->meth != M_SMALL || s->assembling)
+    if (s->corot || s->meth != M_SMALL || s->assembling)
         return 0.0;
     const double *p = fem_coords(x, s->ms), *x0 = s->initial_points.r;
     double energy = 0;
@@ -668,6 +669,12 @@ static void compute_von_mises(tetra_fem *s)
         tet *t = &s->e[el];
         const double *shf = s->shape[el];
         double U[12], G[9], st[6];
+        if (s->corot && s->meth != M_LARGE) {
+            /* SOFA's TetrahedralCorotational fills its shape functions for
+             * method large only: the stress of the others is 0. */
+            s->von_mises_elem.r[el] = 0.0;
+            continue;
+        }
         if (s->compute_von_mises == 2) {
             for (int m = 0; m < 4; m++)
                 for (int k = 0; k < 3; k++)
@@ -677,14 +684,15 @@ static void compute_von_mises(tetra_fem *s)
             double pos[4][3], r02[9], def[4][3];
             gather(X, t->v, pos);
             if (s->meth == M_LARGE) {
-                rotation_large(r02, pos[0], pos[1], pos[2]);
+                fem_rotation_large(r02, pos[0], pos[1], pos[2]);
             } else {
                 double A[9];
                 const double *pp[4] = {pos[0], pos[1], pos[2], pos[3]};
                 edge_matrix(A, pp);
                 fem_polar(A, r02);
             }
-            fem_transpose3(t->R, r02);
+            if (!s->corot) /* TetrahedralCorotational leaves its rotations alone */
+                fem_transpose3(t->R, r02);
             for (int k = 0; k < 4; k++)
                 fem_mulv3(def[k], r02, pos[k]);
             if (s->meth == M_LARGE) {
@@ -720,15 +728,18 @@ static void compute_von_mises(tetra_fem *s)
                 E[3 * k + l] = 0.5 * q;
             }
         double vs[6] = {E[0], E[4], E[8], E[5], E[2], E[1]};
+        /* TetrahedralCorotational takes its Lame coefficients from the
+         * material matrix, which it divided by 36 V. */
+        double lambda = s->corot ? t->ko : t->lambda, mu = s->corot ? t->ks : t->mu;
         double tr = 0.0;
         for (int k = 0; k < 3; k++) {
             tr += vs[k];
-            st[k] = vs[k] * 2 * t->mu;
+            st[k] = vs[k] * 2 * mu;
         }
         for (int k = 3; k < 6; k++)
-            st[k] = vs[k] * 2 * t->mu;
+            st[k] = vs[k] * 2 * mu;
         for (int k = 0; k < 3; k++)
-            st[k] += t->lambda * tr;
+            st[k] += lambda * tr;
         double vm = sqrt(st[0] * st[0] + st[1] * st[1] + st[2] * st[2] - st[0] * st[1] -
                          st[1] * st[2] - st[2] * st[0] + 3 * st[3] * st[3] + 3 * st[4] * st[4] +
                          3 * st[5] * st[5]);
@@ -752,7 +763,7 @@ static void tfem_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     tetra_fem *s = (tetra_fem *)self;
-    if (self->state != ST_CSTATE_VALID)
+    if (self->state != ST_CSTATE_VALID || s->corot)
         return;
     if (ev == ST_EVENT_ANIMATE_BEGIN && s->update_stiffness) {
         for (size_t i = 0; i < s->ne; i++)
@@ -771,6 +782,13 @@ static const st_forcefield_ops tfem_ops = {
     .rayleigh_stiffness = tfem_rayleigh,
 };
 
+/* SOFA's localStiffnessFactor, in both tetrahedral classes. */
+#define TFEM_F_LOCAL_STIFFNESS(S)                                                                 \
+    ST_REALS(S, local_stiffness_factor, "localStiffnessFactor", NULL,                             \
+             "Allow specification of different stiffness per element. If there are N element "   \
+             "and M values are specified, the youngModulus factor for element i would be "        \
+             "localStiffnessFactor[i*M/N]")
+
 #define T tetra_fem
 static const st_field tfem_fields[] = {
     FEM_F_RAYLEIGH(T),
@@ -780,10 +798,7 @@ static const st_field tfem_fields[] = {
              "Initial Position (set from the state's rest positions at init)"),
     ST_STRING(T, method, "method", "large",
               "\"small\", \"large\" (by QR), \"polar\" or \"svd\" displacements"),
-    ST_REALS(T, local_stiffness_factor, "localStiffnessFactor", NULL,
-             "Allow specification of different stiffness per element. If there are N element "
-             "and M values are specified, the youngModulus factor for element i would be "
-             "localStiffnessFactor[i*M/N]"),
+    TFEM_F_LOCAL_STIFFNESS(T),
     ST_BOOL(T, update_stiffness_matrix, "updateStiffnessMatrix", "false",
             "Recompute the strain-displacement matrix from the deformed shape at each force "
             "computation (large, polar, svd)"),
@@ -849,5 +864,60 @@ const st_class tetrahedron_fem_force_field_class = {
     .reset = tfem_reset,
     .cleanup = tfem_cleanup,
     .on_event = tfem_on_event,
+    .forcefield = &tfem_ops,
+};
+
+/* ---- TetrahedralCorotationalFEMForceField ---- */
+
+static st_status corot_init(st_component *self, st_error *err)
+{
+    ((tetra_fem *)self)->corot = true;
+    return tfem_init(self, err);
+}
+
+#define T tetra_fem
+static const st_field corot_fields[] = {
+    FEM_F_RAYLEIGH(T),
+    FEM_F_MATERIAL(T),
+    FEM_F_TOPOLOGY(T),
+    ST_IGNORED(T, tetra_info, "tetrahedronInfo", ST_T_STRING, char *, NULL,
+               "Internal tetrahedron data (SOFA's serialized element data; settee computes its "
+               "own at init and does not read this)"),
+    ST_STRING(T, method, "method", "large",
+              "\"small\", \"large\" (by QR) or \"polar\" displacements (any other value: "
+              "large)"),
+    TFEM_F_LOCAL_STIFFNESS(T),
+    ST_BOOL(T, update_stiffness_matrix, "updateStiffnessMatrix", "false",
+            "Recompute the strain-displacement matrix from the deformed shape at each force "
+            "computation (large, polar)"),
+    ST_FIELD_EX(T, assembling, "computeGlobalMatrix", ST_T_BOOL, bool, "false",
+                "Compute the force from the full element matrix (small, large; with polar SOFA "
+                "reports an error and computes no force, and so does settee)",
+                0, "assembling", 0.0, 0.0),
+    FEM_F_DRAW_COLORS(T, drawing, draw_color),
+    ST_BOOL(T, corot_vm, "computeVonMisesStress", "false",
+            "compute von Mises stress at each addForce, from the corotational strain of the "
+            "large frame and the material matrix divided by 36 V, as SOFA does (only method "
+            "large has shape functions in SOFA: small and polar give 0)"),
+    ST_OUTPUT(T, von_mises_elem, "vonMisesPerElement", ST_T_REALS, st_array,
+              "von Mises Stress per element"),
+    ST_OUTPUT(T, von_mises_node, "vonMisesPerNode", ST_T_REALS, st_array,
+              "von Mises Stress per node"),
+    ST_FIELD_END};
+#undef T
+
+const st_class tetrahedral_corotational_fem_force_field_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TetrahedralCorotationalFEMForceField",
+    .category = "ForceField",
+    .description = "Corotational tetrahedral finite elements (linear elasticity; small, large, "
+                   "polar), the element of TetrahedronFEMForceField without svd and plasticity. "
+                   "Potential energy: SOFA has none (it warns and returns 0); settee returns 0 "
+                   "for every method",
+    .instance_size = sizeof(tetra_fem),
+    .fields = corot_fields,
+    .init = corot_init,
+    .reinit = corot_init,
+    .cleanup = tfem_cleanup,
     .forcefield = &tfem_ops,
 };

@@ -23,23 +23,6 @@
 
 static const char *const method_names[] = {"large", "small"};
 
-/* SOFA's computeStrainDisplacementLocal: b = (xb, *, *), c = (xc, yc, *);
- * false when xb yc vanishes. */
-static bool strain_displacement(double J[6][3], const double *b, const double *c)
-{
-    double det = b[0] * c[1];
-    if (fabs(det) < DBL_EPSILON)
-        return false;
-    double inv = 1 / det;
-    memset(J, 0, 18 * sizeof(double));
-    J[0][0] = J[1][2] = -c[1] * inv;
-    J[0][2] = J[1][1] = (c[0] - b[0]) * inv;
-    J[2][0] = J[3][2] = c[1] * inv;
-    J[2][2] = J[3][1] = -c[0] * inv;
-    J[4][2] = J[5][1] = b[0] * inv;
-    return true;
-}
-
 /* F = J K J^T D (6 values). */
 static void element_force(const double J[6][3], const double K[9], const double D[6], double F[6])
 {
@@ -53,20 +36,6 @@ static void element_force(const double J[6][3], const double K[9], const double 
     fem_mulv3(s, K, e);
     for (int r = 0; r < 6; r++)
         F[r] = J[r][0] * s[0] + J[r][1] * s[1] + J[r][2] * s[2];
-}
-
-/* SOFA's computeRotationLarge for a triangle. Rows of r are the axes. */
-static void rotation_large(double r[9], const double *pa, const double *pb, const double *pc)
-{
-    double ex[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    double ey[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]}, ez[3];
-    fem_normalize(ex);
-    fem_cross(ez, ex, ey);
-    fem_normalize(ez);
-    fem_cross(ey, ez, ex);
-    memcpy(r, ex, sizeof ex);
-    memcpy(r + 3, ey, sizeof ey);
-    memcpy(r + 6, ez, sizeof ez);
 }
 
 /* ---- Init ---- */
@@ -112,7 +81,7 @@ static st_status init_element(tri_fem *s, size_t i, const double *x0, st_error *
         return ST_OK;
     }
     double r[9];
-    rotation_large(r, a, b, c);
+    fem_rotation_large(r, a, b, c);
     fem_transpose3(t->R, r);
     double ra[3], rb[3], rc[3];
     fem_mulv3(ra, r, a);
@@ -122,7 +91,7 @@ static st_status init_element(tri_fem *s, size_t i, const double *x0, st_error *
         t->rest[1][k] = rb[k] - ra[k];
         t->rest[2][k] = rc[k] - ra[k];
     }
-    if (!strain_displacement(t->J, t->rest[1], t->rest[2]))
+    if (!fem_tri_strain_local(t->J, t->rest[1], t->rest[2]))
         return st_component_error(&s->base, "topology", err, ST_EINVAL,
                                   "triangle %zu (vertices %u %u %u) is flat: null determinant "
                                   "in its strain-displacement matrix",
@@ -228,25 +197,20 @@ static void tri_add_force(st_component *self, const st_mparams *mp, double *f, c
                            t->rest[2][0] - dc[0], t->rest[2][1] - dc[1]};
             memcpy(D, d, sizeof D);
         } else {
-            rotation_large(r, pa, pb, pc);
+            fem_rotation_large(r, pa, pb, pc);
             fem_mulv3(db, r, ab);
             fem_mulv3(dc, r, ac);
             double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0],
                            t->rest[2][1] - dc[1]};
             memcpy(D, d, sizeof D);
         }
-        if (!strain_displacement(J, db, dc))
+        if (!fem_tri_strain_local(J, db, dc))
             continue; /* degenerate now: SOFA stops with an error; no force from it */
         memcpy(t->J, J, sizeof J);
         element_force(J, t->K, D, F);
         if (s->meth == TM_LARGE)
             fem_transpose3(t->R, r);
-        for (int k = 0; k < 3; k++) {
-            double g[3] = {F[2 * k], F[2 * k + 1], 0}, w[3];
-            fem_mulv3(w, t->R, g);
-            double *o = fs + 3 * t->v[k];
-            o[0] += w[0], o[1] += w[1], o[2] += w[2];
-        }
+        fem_tri_scatter(fs, t->R, F, t->v, 1.0);
     }
 }
 
@@ -260,17 +224,9 @@ static void tri_add_dforce(st_component *self, const st_mparams *mp, double *df,
     for (size_t i = 0; i < s->ne; i++) {
         const tri *t = &s->e[i];
         double X[6], F[6];
-        for (int k = 0; k < 3; k++) { /* R^T dx, in-plane components */
-            const double *dk = d + 3 * t->v[k];
-            for (int c = 0; c < 2; c++)
-                X[2 * k + c] = t->R[c] * dk[0] + t->R[3 + c] * dk[1] + t->R[6 + c] * dk[2];
-        }
+        fem_tri_gather(X, t->R, d, t->v);
         element_force(t->J, t->K, X, F);
-        for (int k = 0; k < 3; k++) {
-            double *o = dfs + 3 * t->v[k];
-            for (int c = 0; c < 3; c++)
-                o[c] -= (t->R[3 * c] * F[2 * k] + t->R[3 * c + 1] * F[2 * k + 1]) * kfactor;
-        }
+        fem_tri_scatter(dfs, t->R, F, t->v, -kfactor);
     }
 }
 
@@ -280,28 +236,11 @@ static void tri_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
     tri_fem *s = (tri_fem *)self;
     for (size_t i = 0; i < s->ne; i++) {
         const tri *t = &s->e[i];
-        /* JKJ^T (6x6), then R (block 3x2 of its first two columns) */
-        double JK[6][3], S[6][6];
-        for (int r = 0; r < 6; r++)
-            for (int c = 0; c < 3; c++)
-                JK[r][c] = t->J[r][0] * t->K[c] + t->J[r][1] * t->K[3 + c] +
-                           t->J[r][2] * t->K[6 + c];
-        for (int r = 0; r < 6; r++)
-            for (int c = 0; c < 6; c++)
-                S[r][c] = JK[r][0] * t->J[c][0] + JK[r][1] * t->J[c][1] + JK[r][2] * t->J[c][2];
+        double b[3][3][9];
+        fem_tri_stiffness_blocks(t->J, t->K, t->R, -kfactor, b);
         for (int n1 = 0; n1 < 3; n1++)
-            for (int n2 = 0; n2 < 3; n2++) {
-                double b[9];
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) {
-                        double a = 0;
-                        for (int k = 0; k < 2; k++)
-                            for (int l = 0; l < 2; l++)
-                                a += t->R[3 * r + k] * S[2 * n1 + k][2 * n2 + l] * t->R[3 * c + l];
-                        b[3 * r + c] = -a * kfactor;
-                    }
-                fem_add_block(m, s->ms, t->v[n1], t->v[n2], b);
-            }
+            for (int n2 = 0; n2 < 3; n2++)
+                fem_add_block(m, s->ms, t->v[n1], t->v[n2], b[n1][n2]);
     }
 }
 
