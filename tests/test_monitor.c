@@ -198,3 +198,89 @@ Test(monitor, energy_monitor_writes_the_closed_forms)
     cr_assert_eq(*p, 0, "extra lines: %s", p);
     free(text);
 }
+
+/* ---- CompareTopology on a hand-written SOFA topology file ---- */
+
+/* The 2x2x2 grid's quads and hexahedron as the Topology plugin orders them
+ * (the same lists --export-state writes). */
+#define GRID_QUADS "0 1 3 2 4 5 7 6 0 1 5 4 2 3 7 6 0 2 6 4 1 3 7 5"
+
+static st_scene *grid_with(test_rt *t, const char *compare)
+{
+    char scene[2048];
+    snprintf(scene, sizeof scene,
+             "format: settee/1\n"
+             "root:\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Topology, Playback]}\n"
+             "    - MechanicalObject: {name: dofs}\n"
+             "    - RegularGridTopology: {name: grid, n: [2, 2, 2], min: [0, 0, 0],\n"
+             "                            max: [1, 1, 1]}\n"
+             "    - CompareTopology: {name: cmp, %s}\n",
+             compare);
+    const char *path = test_write_temp("grid.yaml", scene);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(t->rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    return s;
+}
+
+static unsigned output_uint(st_scene *s, const char *field)
+{
+    st_component *c = test_find_object(s, "cmp");
+    return *(unsigned *)st_component_field_ptr(c, st_component_field(c, field));
+}
+
+Test(monitor, compare_topology_counts_as_sofa)
+{
+    /* t = 0: all equal (Edges= 0 is skipped, as SOFA); t = 0.01: one
+     * hexahedron differs in one index, and 5 quads instead of 6 count 1. */
+    const char *ref = test_write_temp("ref_topology.txt", "T= 0\n"
+                                        "  Edges= 0\n"
+                                        "\n"
+                                        "  Quads= 6\n"
+                                        "  " GRID_QUADS "\n"
+                                        "  Hexahedra= 1\n"
+                                        "  0 1 3 2 4 5 7 6\n"
+                                        "T= 0.01\n"
+                                        "  Quads= 5\n"
+                                        "  0 1 3 2 4 5 7 6 0 1 5 4 2 3 7 6 0 2 6 4\n"
+                                        "  Hexahedra= 1\n"
+                                        "  0 1 3 2 4 5 6 7\n");
+    test_rt t;
+    test_rt_open(&t);
+    char opts[600];
+    snprintf(opts, sizeof opts, "filename: %s", ref);
+    st_scene *s = grid_with(&t, opts);
+    cr_assert_eq(output_uint(s, "quadsError"), 1);
+    cr_assert_eq(output_uint(s, "hexahedraError"), 1);
+    cr_assert_eq(output_uint(s, "edgesError"), 0);
+    cr_assert_eq(output_uint(s, "totalError"), 2);
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+}
+
+Test(monitor, compare_topology_strict_fails_on_a_difference)
+{
+    const char *ref = test_write_temp("ref2_topology.txt", "T= 0\n"
+                                         "  Quads= 6\n"
+                                         "  " GRID_QUADS "\n"
+                                         "  Hexahedra= 1\n"
+                                         "  0 1 3 2 4 5 7 7\n");
+    test_rt t;
+    test_rt_open(&t);
+    char opts[600];
+    snprintf(opts, sizeof opts, "filename: %s, strict: true", ref);
+    st_scene *s = grid_with(&t, opts);
+    cr_assert_eq(output_uint(s, "totalError"), 1);
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 1, "%s", t.log);
+    cr_assert(strstr(t.log, "1 of the 1 Hexahedra of the reference"), "%s", t.log);
+    cr_assert(strstr(t.log, "ref2_topology.txt:4 differ"), "%s", t.log);
+    test_rt_close(&t);
+}

@@ -1,6 +1,7 @@
 /* run.c - `settee run`: load, initialise and step a scene, print a summary,
  * optionally export the final state as JSON. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ void cli_help_run(FILE *f)
             "  --export-state FILE     after the run, write time, steps and the positions and\n"
             "                          velocities of every MechanicalObject to FILE as JSON, every\n"
             "                          number with 17 significant digits (reads back bit-exact)\n"
+            "  --export-state-every N also write that export every N steps, to FILE with _STEP\n"
+            "                          before its extension (state.json: state_400.json, ...)\n"
             "  --output DIR            write every MechanicalObject (cells from its node's topology)\n"
             "                          as DIR/NODE-PATH.pvd + .vtu files (ParaView), at init and\n"
             "                          every --every steps, and DIR/summary.json (docs/results.md)\n"
@@ -56,6 +59,7 @@ typedef struct run_opts {
     unsigned long steps;
     double dt;              /* <= 0: the scene's */
     const char *export_path;
+    unsigned long export_every; /* --export-state-every */
     const char *output_dir;  /* --output */
     unsigned long every;     /* --every */
     bool quiet, verbose, progress;
@@ -124,6 +128,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "--export-state expects a file name");
             o->export_path = v;
+        } else if (cli_is(opt, NULL, "--export-state-every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->export_every) || o->export_every == 0)
+                return cli_usage_error("run", "--export-state-every expects a number of steps "
+                                       ">= 1, not '%s'", v);
         } else if (cli_is(opt, NULL, "--output")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -181,11 +191,25 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "missing the scene file");
     if (o->collect_json && !o->ncollect)
         return cli_usage_error("run", "--collect-json needs at least one --collect");
+    if (o->export_every && !o->export_path)
+        return cli_usage_error("run", "--export-state-every goes with --export-state FILE");
     if (o->every && !o->output_dir)
         return cli_usage_error("run", "--every goes with --output DIR");
     if (!o->every)
         o->every = 1;
     return -1;
+}
+
+/* The file of the export at step `step` with --export-state-every: "_STEP"
+ * inserted before the extension of the file name (or appended). */
+static void export_step_name(const char *path, unsigned long step, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        snprintf(out, size, "%s_%lu", path, step);
+    else
+        snprintf(out, size, "%.*s_%lu%s", (int)(dot - path), path, step, dot);
 }
 
 /* True, with the component's path, when a MechanicalObject holds a NaN or
@@ -311,6 +335,14 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         done++;
         if (o->output_dir)
             cli_output_step(&out, s, done);
+        if (o->export_every && done % o->export_every == 0) {
+            char name[PATH_MAX + 32];
+            export_step_name(o->export_path, done, name, sizeof name);
+            if (st_scene_export_state(s, name, done, &err) != ST_OK) {
+                rc = CLI_EXIT_ERROR;
+                break;
+            }
+        }
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
