@@ -139,8 +139,8 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
 }
 
 /* Opens a fresh temporary file next to path ("path.tmp-XXXXXX"), its name
- * written into tmp. */
-static st_status open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
+ * written into tmp (also used by checkpoint.c). */
+st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
 {
     *out = NULL;
     int k = snprintf(tmp, size, "%s.tmp-XXXXXX", path);
@@ -184,7 +184,7 @@ st_status st_scene_export_prepare(const char *path, st_error *err)
     }
     char tmp[PATH_MAX + 16];
     FILE *f;
-    ST_TRY(open_temp(path, tmp, sizeof tmp, &f, err));
+    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
     fclose(f);
     unlink(tmp);
     if (unlink(path) != 0 && errno != ENOENT)
@@ -217,7 +217,7 @@ st_status st_scene_export_state(st_scene *s, const char *path, unsigned long ste
     if (special && !(f = fopen(path, "w")))
         st = st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(errno));
     else if (!special)
-        st = open_temp(path, tmp, sizeof tmp, &f, err);
+        st = st__open_temp(path, tmp, sizeof tmp, &f, err);
     if (st != ST_OK) {
         st_free(states);
         return st;

@@ -30,6 +30,12 @@ void cli_help_run(FILE *f)
             "                          as DIR/NODE-PATH.pvd + .vtu files (ParaView), at init and\n"
             "                          every --every steps, and DIR/summary.json (docs/results.md)\n"
             "  --every N               steps between two --output frames (default 1)\n"
+            "  --checkpoint FILE       write a checkpoint to FILE (atomically) at the end of the\n"
+            "                          run, every --checkpoint-every steps and on Ctrl-C\n"
+            "  --checkpoint-every N    steps between two checkpoints\n"
+            "  --resume FILE           continue the run saved in the checkpoint FILE (same scene\n"
+            "                          and options): -n counts from the start of the run, so the\n"
+            "                          command of an interrupted run plus --resume finishes it\n"
             "  --set PATH.FIELD=VALUE  set a field before init, parsed as the scene would\n"
             "                          (/Beam/springs.stiffness=500, dt=0.005; repeatable)\n"
             "  --collect [NAME=]PATH.FIELD[I][J]\n"
@@ -62,6 +68,9 @@ typedef struct run_opts {
     unsigned long export_every; /* --export-state-every */
     const char *output_dir;  /* --output */
     unsigned long every;     /* --every */
+    const char *checkpoint;  /* --checkpoint FILE */
+    unsigned long checkpoint_every;
+    const char *resume;      /* --resume FILE */
     bool quiet, verbose, progress;
     const char **plugin_paths;
     size_t npaths;
@@ -145,6 +154,24 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
                 return CLI_EXIT_USAGE;
             if (!parse_steps(v, &o->every) || o->every == 0)
                 return cli_usage_error("run", "--every expects a number of steps >= 1, not '%s'", v);
+        } else if (cli_is(opt, NULL, "--checkpoint")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--checkpoint expects a file name");
+            o->checkpoint = v;
+        } else if (cli_is(opt, NULL, "--checkpoint-every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->checkpoint_every) || o->checkpoint_every == 0)
+                return cli_usage_error("run", "--checkpoint-every expects a number of steps "
+                                       ">= 1, not '%s'", v);
+        } else if (cli_is(opt, NULL, "--resume")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--resume expects a checkpoint file");
+            o->resume = v;
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -193,6 +220,11 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "--collect-json needs at least one --collect");
     if (o->export_every && !o->export_path)
         return cli_usage_error("run", "--export-state-every goes with --export-state FILE");
+    if (o->checkpoint_every && !o->checkpoint)
+        return cli_usage_error("run", "--checkpoint-every goes with --checkpoint FILE");
+    if (o->resume && o->output_dir)
+        return cli_usage_error("run", "--resume cannot be combined with --output yet (the "
+                               "VTK series would restart); resume without --output");
     if (o->every && !o->output_dir)
         return cli_usage_error("run", "--every goes with --output DIR");
     if (!o->every)
@@ -232,6 +264,33 @@ static bool find_non_finite(st_scene *s, char *path, size_t size)
     }
     free(states);
     return found;
+}
+
+/* What, beside the scene file, defines a run: the options that change the
+ * scene (recorded in checkpoints, which refuse another). */
+static char *run_tag(const run_opts *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    if (o->dt > 0)
+        fprintf(m, "dt=%a;", o->dt);
+    for (size_t i = 0; i < o->nsets; i++)
+        fprintf(m, "set=%s;", o->sets[i]);
+    fclose(m);
+    return buf;
+}
+
+static bool write_checkpoint(const run_opts *o, st_scene *s, const char *tag, cli_log *log)
+{
+    st_error err = {0};
+    if (st_scene_checkpoint_write(s, o->checkpoint, tag, &err) != ST_OK) {
+        cli_report(log, &err);
+        return false;
+    }
+    return true;
 }
 
 static void print_summary(unsigned long done, double sim, double wall, bool interrupted,
@@ -320,13 +379,42 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     }
 
     int rc = CLI_EXIT_OK;
+    unsigned long done = 0;
+    char *tag = run_tag(o);
+    if ((o->resume || o->checkpoint) && !tag) {
+        cli_error("out of memory");
+        st_scene_destroy(&s);
+        cli_output_free(&out);
+        return CLI_EXIT_ERROR;
+    }
+    if (o->resume) {
+        st_error_clear(&err);
+        if (st_scene_checkpoint_read(s, o->resume, tag, &done, &err) != ST_OK) {
+            cli_report(log, &err);
+            free(tag);
+            st_scene_destroy(&s);
+            cli_output_free(&out);
+            return CLI_EXIT_ERROR;
+        }
+        if (done > o->steps) {
+            cli_error("the checkpoint '%s' is at step %lu, beyond the %lu steps asked (-n)",
+                      o->resume, done, o->steps);
+            free(tag);
+            st_scene_destroy(&s);
+            cli_output_free(&out);
+            return CLI_EXIT_USAGE;
+        }
+        if (o->verbose)
+            fprintf(stderr, "settee: resuming '%s' at step %lu (t = %.17g)\n", o->resume, done,
+                    st_scene_time(s));
+    }
+    const unsigned long start = done;
     int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
     cli_progress bar;
     cli_catch_sigint();
     cli_progress_start(&bar, o->steps, o->progress);
     double wall0 = cli_now();
-    unsigned long done = 0;
     while (done < o->steps && !cli_interrupted()) {
         if (st_scene_step(s, o->dt, &err) != ST_OK) {
             rc = CLI_EXIT_ERROR;
@@ -343,6 +431,11 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                 break;
             }
         }
+        if (o->checkpoint_every && done % o->checkpoint_every == 0 && done < o->steps &&
+            !write_checkpoint(o, s, tag, log)) {
+            rc = CLI_EXIT_ERROR;
+            break;
+        }
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
@@ -356,7 +449,10 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                 done + 1, o->steps, st_scene_time(s));
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
-        print_summary(done, sim, wall, true, o->steps, o->sets, o->nsets);
+        print_summary(done - start, sim, wall, true, o->steps - start, o->sets, o->nsets);
+        if (o->checkpoint && write_checkpoint(o, s, tag, log))
+            printf("checkpoint at step %lu written to %s; continue with --resume %s\n", done,
+                   o->checkpoint, o->checkpoint);
     } else if (log->nerrors > errors0) {
         /* Components that failed during the steps (an output that could not
          * be written) logged errors: the run is not a success. */
@@ -365,7 +461,9 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         rc = CLI_EXIT_ERROR;
     } else {
         if (!o->quiet)
-            print_summary(done, sim, wall, false, o->steps, o->sets, o->nsets);
+            print_summary(done - start, sim, wall, false, o->steps, o->sets, o->nsets);
+        if (o->checkpoint && !write_checkpoint(o, s, tag, log))
+            rc = CLI_EXIT_ERROR;
         if (o->ncollect && !write_collected(o, s, done, log))
             rc = CLI_EXIT_ERROR;
         if (o->export_path) {
@@ -398,6 +496,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                    out.absdir);
         }
     }
+    free(tag);
     st_scene_destroy(&s);
     cli_output_free(&out);
     return rc;
