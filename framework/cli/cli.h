@@ -174,6 +174,8 @@ typedef struct cli_output {
     size_t nexporters;
     char **stems;             /* file stem of each exporter (owned) */
     size_t nstems;
+    unsigned long resumed_at; /* --resume: the checkpoint's step (its earlier frames are
+                                 not in this run's summary) */
     output_frame *frames;     /* time and energies of each frame written */
     size_t nframes, capframes;
 } cli_output;
@@ -202,6 +204,8 @@ typedef struct cli_progress {
     double start;        /* wall clock at start, s */
     double last;         /* wall clock at the last draw, s */
     unsigned long total; /* steps planned */
+    const char *files_dir; /* with --output: the folder, shown with files */
+    unsigned long files;   /* files written there so far */
 } cli_progress;
 
 /* Monotonic wall clock in seconds. */

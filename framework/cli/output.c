@@ -204,6 +204,8 @@ st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
     jw_real(&w, "time", st_scene_time(s));
     jw_real(&w, "wall_time", wall);
     jw_uint(&w, "every", o->every);
+    if (o->resumed_at)
+        jw_uint(&w, "resumed_at", o->resumed_at);
     jw_array(&w, "outputs");
     for (size_t i = 0; i < o->nexporters; i++) {
         char cpath[ST_ERROR_PATH_MAX], pvd[ST_ERROR_PATH_MAX + 8];

@@ -222,9 +222,6 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "--export-state-every goes with --export-state FILE");
     if (o->checkpoint_every && !o->checkpoint)
         return cli_usage_error("run", "--checkpoint-every goes with --checkpoint FILE");
-    if (o->resume && o->output_dir)
-        return cli_usage_error("run", "--resume cannot be combined with --output yet (the "
-                               "VTK series would restart); resume without --output");
     if (o->every && !o->output_dir)
         return cli_usage_error("run", "--every goes with --output DIR");
     if (!o->every)
@@ -366,8 +363,6 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
-    if (o->output_dir)
-        cli_output_begin(&out, s);
     /* An export path that cannot be written fails before the run; an export
      * left by an earlier run goes, so that a failed run leaves none. */
     st_error_clear(&err);
@@ -409,11 +404,16 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                     st_scene_time(s));
     }
     const unsigned long start = done;
+    if (o->output_dir && !o->resume)
+        cli_output_begin(&out, s);
+    out.resumed_at = start;
     int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
     cli_progress bar;
     cli_catch_sigint();
     cli_progress_start(&bar, o->steps, o->progress);
+    if (o->output_dir)
+        bar.files_dir = o->output_dir;
     double wall0 = cli_now();
     while (done < o->steps && !cli_interrupted()) {
         if (st_scene_step(s, o->dt, &err) != ST_OK) {
@@ -436,6 +436,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             rc = CLI_EXIT_ERROR;
             break;
         }
+        if (bar.files_dir && bar.enabled)
+            bar.files = cli_output_files(&out);
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
