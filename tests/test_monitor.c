@@ -12,9 +12,21 @@
 
 #define NSTEPS 5
 
-/* Ten particles of 0.1 kg under gravity (explicit symplectic Euler), with
- * `extra` appended to the particles' objects. */
-static st_scene *particles(test_rt *t, const char *extra)
+/* Loads and initialises the scene text (written next to the test's files). */
+static st_scene *load_init(test_rt *t, const char *name, const char *scene)
+{
+    const char *path = test_write_temp(name, scene);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(t->rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    return s;
+}
+
+/* Four particles of 0.1 kg under gravity (explicit symplectic Euler), with
+ * `root_extra` appended to the root's objects and `extra` to the
+ * particles'. */
+static st_scene *particles(test_rt *t, const char *root_extra, const char *extra)
 {
     char scene[4096];
     snprintf(scene, sizeof scene,
@@ -24,6 +36,7 @@ static st_scene *particles(test_rt *t, const char *extra)
              "  dt: 0.01\n"
              "  objects:\n"
              "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Playback]}\n"
+             "%s"
              "  children:\n"
              "    - name: P\n"
              "      objects:\n"
@@ -34,13 +47,8 @@ static st_scene *particles(test_rt *t, const char *extra)
              "            velocity: [[0, 1, 0], [1, 0, 0], [0, 0, 2], [1, 1, 1]]\n"
              "        - UniformMass: {totalMass: 0.4}\n"
              "%s",
-             extra);
-    const char *path = test_write_temp("particles.yaml", scene);
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(st_scene_load(t->rt, path, &s, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
-    return s;
+             root_extra, extra);
+    return load_init(t, "particles.yaml", scene);
 }
 
 /* The file next to the scene written by test_write_temp. */
@@ -58,7 +66,7 @@ Test(monitor, gnuplot_files_hold_the_monitored_points)
 {
     test_rt t;
     test_rt_open(&t);
-    st_scene *s = particles(&t, "        - Monitor: {name: mon, indices: [3, 1], "
+    st_scene *s = particles(&t, "", "        - Monitor: {name: mon, indices: [3, 1], "
                                 "ExportPositions: true, ExportVelocities: true, "
                                 "ExportForces: true, showTrajectories: true}\n");
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
@@ -136,30 +144,9 @@ Test(monitor, energy_monitor_writes_the_closed_forms)
 {
     test_rt t;
     test_rt_open(&t);
-    st_scene *s = NULL;
     /* In the root: the whole scene. */
-    char scene[4096];
-    snprintf(scene, sizeof scene,
-             "format: settee/1\n"
-             "root:\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Playback]}\n"
-             "    - EnergyMonitor: {name: en}\n"
-             "  children:\n"
-             "    - name: P\n"
-             "      objects:\n"
-             "        - EulerExplicitSolver: {symplectic: true}\n"
-             "        - MechanicalObject:\n"
-             "            name: dofs\n"
-             "            position: [[0, 0, 0], [1, 2, 3], [2, 0, 1], [3, 1, 0]]\n"
-             "            velocity: [[0, 1, 0], [1, 0, 0], [0, 0, 2], [1, 1, 1]]\n"
-             "        - UniformMass: {totalMass: 0.4}\n");
-    const char *path = test_write_temp("energy.yaml", scene);
+    st_scene *s = particles(&t, "    - EnergyMonitor: {name: en}\n", "");
     st_error err = {0};
-    cr_assert_eq(st_scene_load(t.rt, path, &s, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     double ke[NSTEPS + 1], pe[NSTEPS + 1], time[NSTEPS + 1];
     for (int k = 0; k <= NSTEPS; k++) {
@@ -219,11 +206,8 @@ static st_scene *grid_with(test_rt *t, const char *compare)
              "                            max: [1, 1, 1]}\n"
              "    - CompareTopology: {name: cmp, %s}\n",
              compare);
-    const char *path = test_write_temp("grid.yaml", scene);
-    st_scene *s = NULL;
+    st_scene *s = load_init(t, "grid.yaml", scene);
     st_error err = {0};
-    cr_assert_eq(st_scene_load(t->rt, path, &s, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
     for (int k = 0; k < 3; k++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
     return s;
