@@ -312,3 +312,37 @@ Test(checkpoint, resume_with_output_continues_the_series)
     cr_assert(text && strstr(text, "\"resumed_at\": 20,"), "%s", text ? text : "(none)");
     free(text);
 }
+
+/* summary.json's iteration counts: per frame, the CG iterations of the
+ * steps since the previous frame, i.e. the sums of nbIterations read after
+ * each step (--collect, run by run). */
+Test(checkpoint, summary_counts_the_solver_iterations)
+{
+    char scene[512];
+    snprintf(scene, sizeof scene, "%s/scenes/beam_implicit_cg.yaml", SETTEE_SOURCE_DIR);
+    unsigned long its[5] = {0};
+    for (int k = 1; k <= 4; k++) {
+        char args[128];
+        snprintf(args, sizeof args, "-n %d --collect /Beam/linearSolver.nbIterations", k);
+        cr_assert_eq(settee(scene, args), 0, "%s", out);
+        char *p = strstr(out, "\"/Beam/linearSolver.nbIterations\": ");
+        cr_assert(p, "%s", out);
+        its[k] = strtoul(p + strlen("\"/Beam/linearSolver.nbIterations\": "), NULL, 10);
+        cr_assert(its[k] > 0);
+    }
+    cr_assert_eq(settee(scene, "-n 4 --output it --every 2"), 0, "%s", out);
+    char *text = read_in_dir("it/summary.json");
+    cr_assert(text);
+    char want[256];
+    snprintf(want, sizeof want,
+             "\"step\": 2,\n%*s\"time\"", 6, "");
+    char *f2 = strstr(text, want);
+    cr_assert(f2, "%s", text);
+    snprintf(want, sizeof want, "\"/Beam/linearSolver\": %lu\n", its[1] + its[2]);
+    cr_assert(strstr(f2, want), "want %s in %s", want, f2);
+    char *f4 = strstr(f2, "\"step\": 4,");
+    cr_assert(f4);
+    snprintf(want, sizeof want, "\"/Beam/linearSolver\": %lu\n", its[3] + its[4]);
+    cr_assert(strstr(f4, want), "want %s in %s", want, f4);
+    free(text);
+}

@@ -404,8 +404,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                     st_scene_time(s));
     }
     const unsigned long start = done;
-    if (o->output_dir && !o->resume)
-        cli_output_begin(&out, s);
+    if (o->output_dir)
+        cli_output_begin(&out, s, !o->resume);
     out.resumed_at = start;
     int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
