@@ -55,6 +55,7 @@ static const struct refusal {
     {"WriteState", "no filename: a state writer needs the file to write"},
     {"ReadState", "no filename: a state reader without a file has nothing to read"},
     {"CompareState", "no filename: a comparison needs the reference file"},
+    {"CompareTopology", "no filename: a comparison needs the reference file"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

@@ -145,7 +145,7 @@ Test(monitor, energy_monitor_writes_the_closed_forms)
     test_rt t;
     test_rt_open(&t);
     /* In the root: the whole scene. */
-    st_scene *s = particles(&t, "    - EnergyMonitor: {name: en}\n", "");
+    st_scene *s = particles(&t, "    - EnergyMonitor: {name: en, fileName: en}\n", "");
     st_error err = {0};
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     double ke[NSTEPS + 1], pe[NSTEPS + 1], time[NSTEPS + 1];

@@ -1,7 +1,8 @@
 /* energy_monitor.c - EnergyMonitor (settee; SOFA has no such component):
  * the kinetic and potential energy of the mechanical systems of its node's
  * subtree (the whole scene when it sits in the root), written at the end of
- * every step to a gnuplot text file in Monitor's style:
+ * every step to a gnuplot text file in Monitor's style (when fileName is
+ * set; else only the outputs kineticEnergy and potentialEnergy):
  *
  *   # Gnuplot File : energies of the systems below /Beam
  *   # 1st Column : time, then kinetic, potential, total energy
@@ -34,8 +35,8 @@ typedef struct energy_monitor {
 
 static const st_field energy_monitor_fields[] = {
     ST_STRING(energy_monitor, filename, "fileName", NULL,
-              "name of the file written (default: the component's name, in the scene's "
-              "folder); _energy.txt is appended"),
+              "name of the file written (relative: in the scene's folder); _energy.txt is "
+              "appended; none: no file, only the outputs"),
     ST_OUTPUT(energy_monitor, kinetic, "kineticEnergy", ST_T_REAL, double,
               "kinetic energy at the last write (J)"),
     ST_OUTPUT(energy_monitor, potential, "potentialEnergy", ST_T_REAL, double,
@@ -76,10 +77,14 @@ static void energy_monitor_cleanup(st_component *self)
 static st_status energy_monitor_init(st_component *self, st_error *err)
 {
     energy_monitor *e = (energy_monitor *)self;
-    energy_monitor_cleanup(self);
+    if (e->f)
+        fclose(e->f);
+    e->f = NULL;
+    self->state = ST_CSTATE_VALID;
+    if (!e->filename || !*e->filename)
+        return ST_OK;
     char stem[OUT_PATH_MAX];
-    ST_TRY(out_resolve(self, "fileName", e->filename ? e->filename : self->name, stem,
-                       sizeof stem - 16, err));
+    ST_TRY(out_resolve(self, "fileName", e->filename, stem, sizeof stem - 16, err));
     snprintf(e->path, sizeof e->path, "%s_energy.txt", stem);
     ST_TRY(out_make_parents(e->path, err));
     if (!(e->f = fopen(e->path, "w")))
@@ -89,7 +94,6 @@ static st_status energy_monitor_init(st_component *self, st_error *err)
     st_node_path(self->node, where, sizeof where);
     fprintf(e->f, "# Gnuplot File : energies of the systems below %s\n", where);
     fputs("# 1st Column : time, then kinetic, potential, total energy\n", e->f);
-    self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
 
@@ -97,6 +101,9 @@ static st_status energy_monitor_init(st_component *self, st_error *err)
  * gathered once the scene is initialised. */
 static void gather_systems(energy_monitor *e)
 {
+    free(e->systems);
+    e->systems = NULL;
+    e->nsystems = 0;
     size_t n = st_node_find_all(e->base.node, ST_ROLE_STATE, ST_SEARCH_DOWN, NULL, 0);
     st_component **states = calloc(n ? n : 1, sizeof *states);
     e->systems = calloc(n ? n : 1, sizeof *e->systems);

@@ -81,7 +81,8 @@ ST_API st_status st_scene_checkpoint_write(st_scene *s, const char *path, const 
 /* Restores a checkpoint into s, freshly initialised from the same scene:
  * refuses (ST_EINVAL, naming both) another scene or tag, another settee or
  * plugin version, another format, or a scene whose states or components
- * differ in layout. *steps receives the steps done when it was written. */
+ * differ in layout. *steps receives the steps done when it was written.
+ * A failure after the header may leave s partly restored: destroy it. */
 ST_API st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *tag,
                                           unsigned long *steps, st_error *err) ST_WARN_UNUSED;
 
