@@ -17,18 +17,8 @@
 
 static char dir[512];
 
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "%s/ck-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    cr_assert(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[600], out[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)test_run(cmd, out, sizeof out);
-}
+static void make_dir(void) { test_make_dir(dir, sizeof dir, "ck"); }
+static void remove_dir(void) { test_remove_dir(dir); }
 
 TestSuite(checkpoint, .init = make_dir, .fini = remove_dir, .timeout = 300);
 

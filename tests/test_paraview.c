@@ -15,18 +15,8 @@
 static char dir[512];
 static char out[65536];
 
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "%s/pv-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    cr_assert(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[600], o[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)test_run(cmd, o, sizeof o);
-}
+static void make_dir(void) { test_make_dir(dir, sizeof dir, "pv"); }
+static void remove_dir(void) { test_remove_dir(dir); }
 
 TestSuite(paraview, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
