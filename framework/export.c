@@ -3,7 +3,10 @@
  * The file holds the simulated time, the number of steps and, for every
  * MechanicalObject in scene order, its path, positions and velocities.
  * Numbers are printed with 17 significant digits so that strtod reads them
- * back bit-exact. JSON has no NaN or infinity: such values are written as
+ * back bit-exact. When the scene has topologies, a "topologies" list
+ * follows: per topology component (scene order) its path and its element
+ * lists (edges, triangles, quads, tetrahedra, hexahedra; lists of index
+ * lists), for comparisons as SOFA's CompareTopology. JSON has no NaN or infinity: such values are written as
  * null and the export fails with ST_ESOLVER once the file is complete.
  */
 #include <errno.h>
@@ -63,6 +66,45 @@ static bool put_tuples(FILE *f, const double *v, size_t n, unsigned w)
     return finite;
 }
 
+/* Writes the "topologies" list (nothing when the scene has none). */
+static void put_topologies(FILE *f, st_scene *s)
+{
+    st_node *root = st_scene_root(s);
+    size_t n = root ? st_node_find_all(root, ST_ROLE_TOPOLOGY, ST_SEARCH_DOWN, NULL, 0) : 0;
+    st_component **topos = n ? st_calloc(n, sizeof *topos) : NULL;
+    if (!topos)
+        return;
+    n = st_node_find_all(root, ST_ROLE_TOPOLOGY, ST_SEARCH_DOWN, topos, n);
+    static const char *const names[5] = {"edges", "triangles", "quads", "tetrahedra",
+                                         "hexahedra"};
+    static const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
+                                     ST_T_HEXAS};
+    static const unsigned width[5] = {2, 3, 4, 4, 8};
+    fputs(", \"topologies\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        char path[ST_ERROR_PATH_MAX];
+        st_component_path(topos[i], path, sizeof path);
+        fputs(i ? ",\n {\"path\": " : "\n {\"path\": ", f);
+        put_string(f, path);
+        const st_topology_ops *ops = topos[i]->cls->topology;
+        for (int k = 0; k < 5; k++) {
+            const st_array *el = ops->elements ? ops->elements(topos[i], kinds[k]) : NULL;
+            size_t ne = el ? el->n : 0;
+            fprintf(f, ",\n  \"%s\": [", names[k]);
+            for (size_t e = 0; e < ne; e++) {
+                fputs(e ? ", [" : "[", f);
+                for (unsigned c = 0; c < width[k]; c++)
+                    fprintf(f, c ? ", %u" : "%u", el->u[width[k] * e + c]);
+                fputc(']', f);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fputs("\n]", f);
+    st_free(topos);
+}
+
 /* Writes the whole document; returns false when a value is not finite. */
 static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
                       unsigned long steps, char *bad_path, size_t bad_size)
@@ -90,13 +132,15 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
             snprintf(bad_path, bad_size, "%s", path);
         finite &= ok;
     }
-    fputs(nstates ? "\n]}\n" : "]}\n", f);
+    fputs(nstates ? "\n]" : "]", f);
+    put_topologies(f, s);
+    fputs("}\n", f);
     return finite;
 }
 
 /* Opens a fresh temporary file next to path ("path.tmp-XXXXXX"), its name
- * written into tmp. */
-static st_status open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
+ * written into tmp (also used by checkpoint.c). */
+st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
 {
     *out = NULL;
     int k = snprintf(tmp, size, "%s.tmp-XXXXXX", path);
@@ -140,7 +184,7 @@ st_status st_scene_export_prepare(const char *path, st_error *err)
     }
     char tmp[PATH_MAX + 16];
     FILE *f;
-    ST_TRY(open_temp(path, tmp, sizeof tmp, &f, err));
+    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
     fclose(f);
     unlink(tmp);
     if (unlink(path) != 0 && errno != ENOENT)
@@ -173,7 +217,7 @@ st_status st_scene_export_state(st_scene *s, const char *path, unsigned long ste
     if (special && !(f = fopen(path, "w")))
         st = st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(errno));
     else if (!special)
-        st = open_temp(path, tmp, sizeof tmp, &f, err);
+        st = st__open_temp(path, tmp, sizeof tmp, &f, err);
     if (st != ST_OK) {
         st_free(states);
         return st;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "settee/settee.h"
 
@@ -263,6 +264,13 @@ struct st_scene {
     char **data_paths;            /* folders added by AddDataRepository, searched last */
     size_t ndata_paths;
 };
+/* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
+ * writing, its name in tmp (export.c). */
+st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);
+/* The system's scratch vectors (st_system_vec_alloc, st_system_xvec_alloc),
+ * for checkpoints: how many, and the i-th with its length in doubles. */
+size_t st__system_nscratch(const st_system *sys);
+size_t st__system_scratch(st_system *sys, size_t i, double **v);
 /* Marks the scene's graph as changed (lists built from it are stale). */
 static inline void st__scene_touch(st_scene *s)
 {

@@ -33,6 +33,7 @@ typedef struct sys_impl {
     st_component **masses, **ffs, **projs, **maps;
     size_t nmasses, nffs, nprojs, nmaps;
     double **scratch;
+    size_t *scratch_n;            /* nscratch: the length of each scratch vector */
     size_t nscratch;
     bool bound;
     bool mass_on_mapped;          /* some mass acts on a mapped state */
@@ -447,6 +448,7 @@ void st__system_destroy(st_system **psys)
     for (size_t i = 0; i < s->nscratch; i++)
         st_free(s->scratch[i]);
     st_free(s->scratch);
+    st_free(s->scratch_n);
     st_free(sys->states);
     st_free(s->st);
     st_free(s->contrib);
@@ -491,13 +493,32 @@ static st_status scratch_alloc(st_system *sys, size_t scalars, double **out, st_
     if (!list)
         return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector");
     s->scratch = list;
+    size_t *lens = st_realloc(s->scratch_n, (s->nscratch + 1) * sizeof *lens);
+    if (!lens)
+        return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector");
+    s->scratch_n = lens;
     double *v = vec_new(scalars);
     if (!v)
         return st_error_set(err, ST_ENOMEM, "out of memory allocating a scratch vector (%zu values)",
                             scalars);
+    s->scratch_n[s->nscratch] = scalars;
     s->scratch[s->nscratch++] = v;
     *out = v;
     return ST_OK;
+}
+
+size_t st__system_scratch(st_system *sys, size_t i, double **v)
+{
+    sys_impl *s = impl(sys);
+    if (i >= s->nscratch)
+        return 0;
+    *v = s->scratch[i];
+    return s->scratch_n[i];
+}
+
+size_t st__system_nscratch(const st_system *sys)
+{
+    return cimpl(sys)->nscratch;
 }
 
 st_status st_system_vec_alloc(st_system *sys, double **out, st_error *err)

@@ -111,3 +111,17 @@ int test_dense_solve(int n, double *a, double *b)
     free(ipiv);
     return info;
 }
+
+void test_make_dir(char *dir, size_t size, const char *prefix)
+{
+    snprintf(dir, size, "%s/%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", prefix);
+    if (!mkdtemp(dir))
+        abort();
+}
+
+void test_remove_dir(const char *dir)
+{
+    char cmd[1024], out[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)test_run(cmd, out, sizeof out);
+}

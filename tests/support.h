@@ -28,6 +28,11 @@ st_component *test_find_object(st_scene *s, const char *name);
 /* Solves the dense n x n system a x = b in place with LAPACK's dgesv (a is
  * column-major and overwritten; b receives x). Returns LAPACK's info. */
 int test_dense_solve(int n, double *a, double *b);
+/* Creates a fresh folder $TMPDIR/PREFIX-XXXXXX (TMPDIR: /tmp when unset)
+ * into dir (at least 512 bytes); asserts it was made. */
+void test_make_dir(char *dir, size_t size, const char *prefix);
+/* Removes a folder made by test_make_dir and everything in it. */
+void test_remove_dir(const char *dir);
 /* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
 int test_run(const char *cmd, char *out, size_t size);
 

@@ -57,6 +57,7 @@ static const struct refusal {
     {"CompareState", "no filename: a comparison needs the reference file"},
     {"FastTetrahedralCorotationalForceField",
      "the stock grid has no tetrahedra: SOFA's msg_error 'No tetrahedra found in linked Topology.'"},
+    {"CompareTopology", "no filename: a comparison needs the reference file"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

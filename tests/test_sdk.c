@@ -62,7 +62,7 @@ static const layout abi_2_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 200),
+    S(st_class, 208),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -88,6 +88,7 @@ static const layout abi_2_layout[] = {
     M(st_class, parsed, 176), /* ABI 1.2 */
     M(st_class, state, 184),
     M(st_class, templates, 192),
+    M(st_class, checkpoint, 200), /* ABI 2.2 */
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),
@@ -173,6 +174,9 @@ static const layout abi_2_layout[] = {
     S(st_engine_ops, 16),
     M(st_engine_ops, struct_size, 0),
     M(st_engine_ops, update, 8),
+    S(st_checkpoint_ops, 16), /* ABI 2.2 */
+    M(st_checkpoint_ops, struct_size, 0),
+    M(st_checkpoint_ops, transfer, 8),
     S(st_animloop_ops, 16),
     M(st_animloop_ops, struct_size, 0),
     M(st_animloop_ops, step, 8),

@@ -174,14 +174,23 @@ typedef struct cli_output {
     size_t nexporters;
     char **stems;             /* file stem of each exporter (owned) */
     size_t nstems;
+    unsigned long resumed_at; /* --resume: the checkpoint's step (its earlier frames are
+                                 not in this run's summary) */
     output_frame *frames;     /* time and energies of each frame written */
+    st_component **solvers;   /* borrowed: the iterative solvers (an "nbIterations" output) */
+    const unsigned **solver_its; /* their nbIterations */
+    size_t nsolvers;
+    unsigned long *its_acc;   /* nsolvers: iterations since the last frame */
+    unsigned long *its_log;   /* nsolvers per frame: iterations of the steps up to it */
     size_t nframes, capframes;
 } cli_output;
 /* Before init: creates the folder and adds a VTKExporter to the node of each
  * MechanicalObject (loads IO.Mesh). */
 st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err);
-/* After init, and after each step: records the frames' times and energies. */
-void cli_output_begin(cli_output *o, st_scene *s);
+/* After init (and after a --resume; first_frame: record the initial
+ * frame), and after each step: records the frames' times, energies and the
+ * iterative solvers' iteration counts. */
+void cli_output_begin(cli_output *o, st_scene *s, bool first_frame);
 void cli_output_step(cli_output *o, st_scene *s, unsigned long done);
 /* VTU files written so far. */
 unsigned long cli_output_files(const cli_output *o);
@@ -202,6 +211,8 @@ typedef struct cli_progress {
     double start;        /* wall clock at start, s */
     double last;         /* wall clock at the last draw, s */
     unsigned long total; /* steps planned */
+    const char *files_dir; /* with --output: the folder, shown with files */
+    unsigned long files;   /* files written there so far */
 } cli_progress;
 
 /* Monotonic wall clock in seconds. */

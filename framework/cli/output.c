@@ -159,7 +159,16 @@ static void record(cli_output *o, st_scene *s, unsigned long step)
         if (!f)
             return;
         o->frames = f;
+        unsigned long *log = o->nsolvers ? realloc(o->its_log, cap * o->nsolvers * sizeof *log)
+                                         : NULL;
+        if (o->nsolvers && !log)
+            return;
+        o->its_log = log;
         o->capframes = cap;
+    }
+    for (size_t i = 0; i < o->nsolvers; i++) {
+        o->its_log[o->nframes * o->nsolvers + i] = o->its_acc[i];
+        o->its_acc[i] = 0;
     }
     output_frame *f = &o->frames[o->nframes++];
     f->step = step;
@@ -167,13 +176,37 @@ static void record(cli_output *o, st_scene *s, unsigned long step)
     scene_energies(s, &f->kinetic, &f->potential);
 }
 
-void cli_output_begin(cli_output *o, st_scene *s)
+/* The linear solvers with an "nbIterations" output (CG, PCG). */
+static void find_solvers(cli_output *o, st_scene *s)
 {
-    record(o, s, 0);
+    st_node *root = st_scene_root(s);
+    size_t n = st_node_find_all(root, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN, NULL, 0);
+    o->solvers = calloc(n ? n : 1, sizeof *o->solvers);
+    o->solver_its = calloc(n ? n : 1, sizeof *o->solver_its);
+    o->its_acc = calloc(n ? n : 1, sizeof *o->its_acc);
+    if (!o->solvers || !o->solver_its || !o->its_acc)
+        return;
+    n = st_node_find_all(root, ST_ROLE_LINSOLVER, ST_SEARCH_DOWN, o->solvers, n);
+    for (size_t i = 0; i < n; i++) {
+        const st_field *f = st_component_field(o->solvers[i], "nbIterations");
+        if (f && f->type == ST_T_UINT) {
+            o->solvers[o->nsolvers] = o->solvers[i];
+            o->solver_its[o->nsolvers++] = st_component_field_ptr(o->solvers[i], f);
+        }
+    }
+}
+
+void cli_output_begin(cli_output *o, st_scene *s, bool first_frame)
+{
+    find_solvers(o, s);
+    if (first_frame)
+        record(o, s, 0);
 }
 
 void cli_output_step(cli_output *o, st_scene *s, unsigned long done)
 {
+    for (size_t i = 0; i < o->nsolvers; i++)
+        o->its_acc[i] += *o->solver_its[i];
     if (o->every && done % o->every == 0)
         record(o, s, done);
 }
@@ -204,6 +237,8 @@ st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
     jw_real(&w, "time", st_scene_time(s));
     jw_real(&w, "wall_time", wall);
     jw_uint(&w, "every", o->every);
+    if (o->resumed_at)
+        jw_uint(&w, "resumed_at", o->resumed_at);
     jw_array(&w, "outputs");
     for (size_t i = 0; i < o->nexporters; i++) {
         char cpath[ST_ERROR_PATH_MAX], pvd[ST_ERROR_PATH_MAX + 8];
@@ -227,6 +262,15 @@ st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
         jw_real(&w, "time", fr->time);
         jw_real(&w, "kinetic_energy", fr->kinetic);
         jw_real(&w, "potential_energy", fr->potential);
+        if (o->nsolvers) {
+            jw_object(&w, "iterations");
+            for (size_t k = 0; k < o->nsolvers; k++) {
+                char spath[ST_ERROR_PATH_MAX];
+                st_component_path(o->solvers[k], spath, sizeof spath);
+                jw_uint(&w, spath, o->its_log[i * o->nsolvers + k]);
+            }
+            jw_end_object(&w);
+        }
         jw_end_object(&w);
     }
     jw_end_array(&w);
@@ -242,6 +286,13 @@ void cli_output_free(cli_output *o)
     free(o->stems);
     free(o->exporters);
     free(o->frames);
+    free(o->solvers);
+    free(o->solver_its);
+    free(o->its_acc);
+    free(o->its_log);
+    o->solvers = NULL;
+    o->solver_its = NULL;
+    o->its_acc = o->its_log = NULL;
     o->stems = NULL;
     o->exporters = NULL;
     o->frames = NULL;

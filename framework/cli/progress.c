@@ -108,13 +108,16 @@ void cli_progress_update(cli_progress *p, unsigned long done, double sim_time)
     char eta[32];
     cli_progress_eta(p, done, eta, sizeof eta);
     /* numbers padded so that the line keeps its length while it runs */
-    char tail[160];
+    char tail[160 + 96];
     int digits = snprintf(NULL, 0, "%lu", p->total);
     char t[40], rate[40];
     snprintf(t, sizeof t, "t=%.6g s", sim_time);
     snprintf(rate, sizeof rate, "%.0f steps/s", (double)done / elapsed);
-    snprintf(tail, sizeof tail, " %3d%% %*lu/%lu  %-13s %-15s ETA %-6s",
-             (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
+    int k = snprintf(tail, sizeof tail, " %3d%% %*lu/%lu  %-13s %-15s ETA %-6s",
+                     (int)(100.0 * frac), digits, done, p->total, t, rate, eta);
+    if (p->files_dir && k > 0 && (size_t)k < sizeof tail)
+        snprintf(tail + k, sizeof tail - (size_t)k, "  %lu files in %.64s", p->files,
+                 p->files_dir);
     cli_progress_draw(p, frac, tail);
 }
 

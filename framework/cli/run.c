@@ -1,6 +1,7 @@
 /* run.c - `settee run`: load, initialise and step a scene, print a summary,
  * optionally export the final state as JSON. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,18 @@ void cli_help_run(FILE *f)
             "  --export-state FILE     after the run, write time, steps and the positions and\n"
             "                          velocities of every MechanicalObject to FILE as JSON, every\n"
             "                          number with 17 significant digits (reads back bit-exact)\n"
+            "  --export-state-every N also write that export every N steps, to FILE with _STEP\n"
+            "                          before its extension (state.json: state_400.json, ...)\n"
             "  --output DIR            write every MechanicalObject (cells from its node's topology)\n"
             "                          as DIR/NODE-PATH.pvd + .vtu files (ParaView), at init and\n"
             "                          every --every steps, and DIR/summary.json (docs/results.md)\n"
             "  --every N               steps between two --output frames (default 1)\n"
+            "  --checkpoint FILE       write a checkpoint to FILE (atomically) at the end of the\n"
+            "                          run, every --checkpoint-every steps and on Ctrl-C\n"
+            "  --checkpoint-every N    steps between two checkpoints\n"
+            "  --resume FILE           continue the run saved in the checkpoint FILE (same scene\n"
+            "                          and options): -n counts from the start of the run, so the\n"
+            "                          command of an interrupted run plus --resume finishes it\n"
             "  --set PATH.FIELD=VALUE  set a field before init, parsed as the scene would\n"
             "                          (/Beam/springs.stiffness=500, dt=0.005; repeatable)\n"
             "  --collect [NAME=]PATH.FIELD[I][J]\n"
@@ -56,8 +65,12 @@ typedef struct run_opts {
     unsigned long steps;
     double dt;              /* <= 0: the scene's */
     const char *export_path;
+    unsigned long export_every; /* --export-state-every */
     const char *output_dir;  /* --output */
     unsigned long every;     /* --every */
+    const char *checkpoint;  /* --checkpoint FILE */
+    unsigned long checkpoint_every;
+    const char *resume;      /* --resume FILE */
     bool quiet, verbose, progress;
     const char **plugin_paths;
     size_t npaths;
@@ -124,6 +137,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "--export-state expects a file name");
             o->export_path = v;
+        } else if (cli_is(opt, NULL, "--export-state-every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->export_every) || o->export_every == 0)
+                return cli_usage_error("run", "--export-state-every expects a number of steps "
+                                       ">= 1, not '%s'", v);
         } else if (cli_is(opt, NULL, "--output")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -135,6 +154,24 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
                 return CLI_EXIT_USAGE;
             if (!parse_steps(v, &o->every) || o->every == 0)
                 return cli_usage_error("run", "--every expects a number of steps >= 1, not '%s'", v);
+        } else if (cli_is(opt, NULL, "--checkpoint")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--checkpoint expects a file name");
+            o->checkpoint = v;
+        } else if (cli_is(opt, NULL, "--checkpoint-every")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->checkpoint_every) || o->checkpoint_every == 0)
+                return cli_usage_error("run", "--checkpoint-every expects a number of steps "
+                                       ">= 1, not '%s'", v);
+        } else if (cli_is(opt, NULL, "--resume")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--resume expects a checkpoint file");
+            o->resume = v;
         } else if (cli_is(opt, NULL, "--plugin-path")) {
             if (!(v = cli_value(&a)))
                 return CLI_EXIT_USAGE;
@@ -181,11 +218,27 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "missing the scene file");
     if (o->collect_json && !o->ncollect)
         return cli_usage_error("run", "--collect-json needs at least one --collect");
+    if (o->export_every && !o->export_path)
+        return cli_usage_error("run", "--export-state-every goes with --export-state FILE");
+    if (o->checkpoint_every && !o->checkpoint)
+        return cli_usage_error("run", "--checkpoint-every goes with --checkpoint FILE");
     if (o->every && !o->output_dir)
         return cli_usage_error("run", "--every goes with --output DIR");
     if (!o->every)
         o->every = 1;
     return -1;
+}
+
+/* The file of the export at step `step` with --export-state-every: "_STEP"
+ * inserted before the extension of the file name (or appended). */
+static void export_step_name(const char *path, unsigned long step, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        snprintf(out, size, "%s_%lu", path, step);
+    else
+        snprintf(out, size, "%.*s_%lu%s", (int)(dot - path), path, step, dot);
 }
 
 /* True, with the component's path, when a MechanicalObject holds a NaN or
@@ -208,6 +261,33 @@ static bool find_non_finite(st_scene *s, char *path, size_t size)
     }
     free(states);
     return found;
+}
+
+/* What, beside the scene file, defines a run: the options that change the
+ * scene (recorded in checkpoints, which refuse another). */
+static char *run_tag(const run_opts *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    if (o->dt > 0)
+        fprintf(m, "dt=%a;", o->dt);
+    for (size_t i = 0; i < o->nsets; i++)
+        fprintf(m, "set=%s;", o->sets[i]);
+    fclose(m);
+    return buf;
+}
+
+static bool write_checkpoint(const run_opts *o, st_scene *s, const char *tag, cli_log *log)
+{
+    st_error err = {0};
+    if (st_scene_checkpoint_write(s, o->checkpoint, tag, &err) != ST_OK) {
+        cli_report(log, &err);
+        return false;
+    }
+    return true;
 }
 
 static void print_summary(unsigned long done, double sim, double wall, bool interrupted,
@@ -283,8 +363,6 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
-    if (o->output_dir)
-        cli_output_begin(&out, s);
     /* An export path that cannot be written fails before the run; an export
      * left by an earlier run goes, so that a failed run leaves none. */
     st_error_clear(&err);
@@ -296,13 +374,47 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     }
 
     int rc = CLI_EXIT_OK;
+    unsigned long done = 0;
+    char *tag = run_tag(o);
+    if ((o->resume || o->checkpoint) && !tag) {
+        cli_error("out of memory");
+        st_scene_destroy(&s);
+        cli_output_free(&out);
+        return CLI_EXIT_ERROR;
+    }
+    if (o->resume) {
+        st_error_clear(&err);
+        if (st_scene_checkpoint_read(s, o->resume, tag, &done, &err) != ST_OK) {
+            cli_report(log, &err);
+            free(tag);
+            st_scene_destroy(&s);
+            cli_output_free(&out);
+            return CLI_EXIT_ERROR;
+        }
+        if (done > o->steps) {
+            cli_error("the checkpoint '%s' is at step %lu, beyond the %lu steps asked (-n)",
+                      o->resume, done, o->steps);
+            free(tag);
+            st_scene_destroy(&s);
+            cli_output_free(&out);
+            return CLI_EXIT_USAGE;
+        }
+        if (o->verbose)
+            fprintf(stderr, "settee: resuming '%s' at step %lu (t = %.17g)\n", o->resume, done,
+                    st_scene_time(s));
+    }
+    const unsigned long start = done;
+    if (o->output_dir)
+        cli_output_begin(&out, s, !o->resume);
+    out.resumed_at = start;
     int errors0 = log->nerrors;
     double t0 = st_scene_time(s);
     cli_progress bar;
     cli_catch_sigint();
     cli_progress_start(&bar, o->steps, o->progress);
+    if (o->output_dir)
+        bar.files_dir = o->output_dir;
     double wall0 = cli_now();
-    unsigned long done = 0;
     while (done < o->steps && !cli_interrupted()) {
         if (st_scene_step(s, o->dt, &err) != ST_OK) {
             rc = CLI_EXIT_ERROR;
@@ -311,6 +423,21 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         done++;
         if (o->output_dir)
             cli_output_step(&out, s, done);
+        if (o->export_every && done % o->export_every == 0) {
+            char name[PATH_MAX + 32];
+            export_step_name(o->export_path, done, name, sizeof name);
+            if (st_scene_export_state(s, name, done, &err) != ST_OK) {
+                rc = CLI_EXIT_ERROR;
+                break;
+            }
+        }
+        if (o->checkpoint_every && done % o->checkpoint_every == 0 && done < o->steps &&
+            !write_checkpoint(o, s, tag, log)) {
+            rc = CLI_EXIT_ERROR;
+            break;
+        }
+        if (bar.files_dir && bar.enabled)
+            bar.files = cli_output_files(&out);
         cli_progress_update(&bar, done, st_scene_time(s));
     }
     double wall = cli_now() - wall0;
@@ -324,7 +451,10 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                 done + 1, o->steps, st_scene_time(s));
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
-        print_summary(done, sim, wall, true, o->steps, o->sets, o->nsets);
+        print_summary(done - start, sim, wall, true, o->steps - start, o->sets, o->nsets);
+        if (o->checkpoint && write_checkpoint(o, s, tag, log))
+            printf("checkpoint at step %lu written to %s; continue with --resume %s\n", done,
+                   o->checkpoint, o->checkpoint);
     } else if (log->nerrors > errors0) {
         /* Components that failed during the steps (an output that could not
          * be written) logged errors: the run is not a success. */
@@ -333,7 +463,9 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         rc = CLI_EXIT_ERROR;
     } else {
         if (!o->quiet)
-            print_summary(done, sim, wall, false, o->steps, o->sets, o->nsets);
+            print_summary(done - start, sim, wall, false, o->steps, o->sets, o->nsets);
+        if (o->checkpoint && !write_checkpoint(o, s, tag, log))
+            rc = CLI_EXIT_ERROR;
         if (o->ncollect && !write_collected(o, s, done, log))
             rc = CLI_EXIT_ERROR;
         if (o->export_path) {
@@ -366,6 +498,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                    out.absdir);
         }
     }
+    free(tag);
     st_scene_destroy(&s);
     cli_output_free(&out);
     return rc;

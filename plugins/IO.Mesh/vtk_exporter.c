@@ -739,6 +739,32 @@ static void vtk_exporter_cleanup(st_component *self)
     e->times = e->topo_points = NULL;
 }
 
+/* Checkpoints: the counts, the step counter and the collection's times,
+ * so a resumed run numbers its files on and lists every file in the PVD. */
+static st_status vtk_exporter_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    vtk_exporter *e = (vtk_exporter *)self;
+    ST_TRY(st_checkpoint_data(ck, &e->files_written, sizeof e->files_written, err));
+    ST_TRY(st_checkpoint_data(ck, &e->failures, sizeof e->failures, err));
+    ST_TRY(st_checkpoint_data(ck, &e->step_counter, sizeof e->step_counter, err));
+    size_t n = e->ntimes;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (st_checkpoint_reading(ck) && n > e->cap_times) {
+        double *t = st_realloc(e->times, n * sizeof *t);
+        if (!t)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        e->times = t;
+        e->cap_times = n;
+    }
+    e->ntimes = n;
+    return st_checkpoint_data(ck, e->times, n * sizeof *e->times, err);
+}
+
+static const st_checkpoint_ops vtk_exporter_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = vtk_exporter_checkpoint,
+};
+
 const st_class vtk_exporter_class = {
     .struct_size = sizeof(st_class),
     .name = "VTKExporter",
@@ -751,4 +777,5 @@ const st_class vtk_exporter_class = {
     .on_event = vtk_exporter_on_event,
     .reinit = vtk_exporter_init,
     .cleanup = vtk_exporter_cleanup,
+    .checkpoint = &vtk_exporter_checkpoint_ops,
 };

@@ -295,6 +295,18 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
     return ST_OK;
 }
 
+st_status direct_chol_checkpoint(direct_chol *ch, st_checkpoint *ck, st_error *err)
+{
+    bool ldl = ch->ldl;
+    ST_TRY(st_checkpoint_data(ck, &ldl, sizeof ldl, err));
+    ST_TRY(st_checkpoint_data(ck, &ch->nnumeric, sizeof ch->nnumeric, err));
+    if (st_checkpoint_reading(ck) && ldl != ch->ldl) {
+        ch->ldl = ldl;
+        ch->analysed = false;
+    }
+    return ST_OK;
+}
+
 st_status direct_chol_solve(direct_chol *ch, double *x, const double *b, const st_component *self,
                             st_error *err)
 {

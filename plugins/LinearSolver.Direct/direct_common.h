@@ -58,6 +58,9 @@ void direct_chol_finish(direct_chol *ch);
  * true). Errors name self, the factorization count and CHOLMOD's status. */
 st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analyse,
                              const st_component *self, double time, st_error *err);
+/* Checkpoints: whether the LDL^T fall-back happened and the counts; the
+ * next factorization analyses the matrix again, in the restored mode. */
+st_status direct_chol_checkpoint(direct_chol *ch, st_checkpoint *ck, st_error *err);
 /* x = A^-1 b over the first n entries. */
 st_status direct_chol_solve(direct_chol *ch, double *x, const double *b,
                             const st_component *self, st_error *err);

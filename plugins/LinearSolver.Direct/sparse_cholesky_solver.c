@@ -87,6 +87,16 @@ static const st_linsolver_ops chol_ops = {
     .solve = chol_solve,
 };
 
+static st_status sparse_cholesky_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    return direct_chol_checkpoint(&((sparse_cholesky *)self)->ch, ck, err);
+}
+
+static const st_checkpoint_ops sparse_cholesky_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = sparse_cholesky_checkpoint,
+};
+
 const st_class sparse_cholesky_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "SparseCholeskySolver",
@@ -98,4 +108,5 @@ const st_class sparse_cholesky_solver_class = {
     .init = chol_init,
     .cleanup = chol_cleanup,
     .linsolver = &chol_ops,
+    .checkpoint = &sparse_cholesky_checkpoint_ops,
 };

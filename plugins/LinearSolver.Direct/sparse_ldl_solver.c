@@ -114,6 +114,16 @@ static const st_linsolver_ops ldl_ops = {
     .solve = ldl_solve,
 };
 
+static st_status sparse_ldl_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    return direct_chol_checkpoint(&((sparse_ldl *)self)->ch, ck, err);
+}
+
+static const st_checkpoint_ops sparse_ldl_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = sparse_ldl_checkpoint,
+};
+
 const st_class sparse_ldl_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "SparseLDLSolver",
@@ -125,4 +135,5 @@ const st_class sparse_ldl_solver_class = {
     .init = ldl_init,
     .cleanup = ldl_cleanup,
     .linsolver = &ldl_ops,
+    .checkpoint = &sparse_ldl_checkpoint_ops,
 };

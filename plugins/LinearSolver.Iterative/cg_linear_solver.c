@@ -172,6 +172,19 @@ static void cg_cleanup(st_component *self)
     iter_op_free(&s->op);
 }
 
+/* Checkpoints: the solve counter (the first solve's warnings); a warm
+ * start's previous solution is the ODE solver's system vector. */
+static st_status cg_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    cg_solver *s = (cg_solver *)self;
+    return st_checkpoint_data(ck, &s->time_step_count, sizeof s->time_step_count, err);
+}
+
+static const st_checkpoint_ops cg_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = cg_checkpoint,
+};
+
 static const st_linsolver_ops cg_ops = {
     .struct_size = sizeof(st_linsolver_ops),
     .bind = cg_bind,
@@ -189,4 +202,5 @@ const st_class cg_linear_solver_class = {
     .init = cg_init,
     .cleanup = cg_cleanup,
     .linsolver = &cg_ops,
+    .checkpoint = &cg_checkpoint_ops,
 };

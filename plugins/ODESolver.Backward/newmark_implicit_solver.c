@@ -154,6 +154,19 @@ static double nm_position_integration_factor(const st_component *self, double dt
     return dt;
 }
 
+/* Checkpoints: the step counter (0 computes the initial acceleration);
+ * the accelerations are system scratch vectors, saved by the kernel. */
+static st_status nm_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    newmark *s = (newmark *)self;
+    return st_checkpoint_data(ck, &s->counter, sizeof s->counter, err);
+}
+
+static const st_checkpoint_ops nm_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = nm_checkpoint,
+};
+
 static const st_odesolver_ops nm_ops = {
     .struct_size = sizeof(st_odesolver_ops),
     .bind = nm_bind,
@@ -174,4 +187,5 @@ const st_class newmark_implicit_solver_class = {
     .init = nm_init,
     .reset = nm_reset,
     .odesolver = &nm_ops,
+    .checkpoint = &nm_checkpoint_ops,
 };

@@ -3,17 +3,22 @@
  * them as SOFA's regression suite does. */
 #include <settee/settee.h>
 
-extern const st_class write_state_class, read_state_class, compare_state_class;
+extern const st_class write_state_class, read_state_class, compare_state_class, monitor_class,
+    compare_topology_class,
+    energy_monitor_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &write_state_class, err));
     ST_TRY(st_registry_add(r, &read_state_class, err));
     ST_TRY(st_registry_add(r, &compare_state_class, err));
+    ST_TRY(st_registry_add(r, &compare_topology_class, err));
+    ST_TRY(st_registry_add(r, &monitor_class, err));
+    ST_TRY(st_registry_add(r, &energy_monitor_class, err));
     return ST_OK;
 }
 
-static const char *const provides[] = {"Sofa.Component.Playback", NULL};
+static const char *const provides[] = {"Sofa.Component.Playback", "SofaValidation", NULL};
 
-ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files: WriteState, ReadState, CompareState",
+ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files: WriteState, ReadState, CompareState, CompareTopology; Monitor, EnergyMonitor",
                  "LGPL-2.1-or-later", provides, register_classes)

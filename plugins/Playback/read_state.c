@@ -10,7 +10,13 @@
  * in totalError (and divided by the number of vertices in errorByDof). With
  * `epsilon` > 0 (settee), the first comparison whose difference exceeds it
  * is logged as an error naming the time, the line of the file and the
- * largest difference, and the run fails. */
+ * largest difference, and the run fails.
+ *
+ * CompareTopology reads SOFA's topology files (WriteTopology's: "T= t", then
+ * "  Edges= n" and a line of 2 n indices, Triangles=, Quads=, Tetrahedra=,
+ * Hexahedra=) the same way and, as SOFA, counts per element kind: when the
+ * counts differ, |n_ref - n|; else the elements that differ. With `strict`
+ * (settee) the first difference is logged as an error and the run fails. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,10 @@ typedef struct read_state {
     double epsilon, total_error, error_by_dof;
     bool failed;
     bool compare;
+    /* CompareTopology. */
+    bool topology_mode, strict;
+    unsigned kind_errors[5]; /* edges, triangles, quads, tetrahedra, hexahedra */
+    unsigned topo_total;
     /* The file, whole, and the reading position. */
     char path[OUT_PATH_MAX];
     char *text;
@@ -70,6 +80,24 @@ static const st_field compare_state_fields[] = {
               "(SOFA's getTotalError) (settee)"),
     ST_OUTPUT(read_state, error_by_dof, "errorByDof", ST_T_REAL, double,
               "totalError divided by the number of vertices (SOFA's getErrorByDof) (settee)"),
+    ST_FIELD_END};
+
+static const st_field compare_topology_fields[] = {
+    READ_FIELDS(read_state),
+    ST_BOOL(read_state, strict, "strict", "false",
+            "log the first difference as an error: the run fails (settee)"),
+    ST_OUTPUT(read_state, topo_total, "totalError", ST_T_UINT, unsigned,
+              "differing elements over the run, all kinds (SOFA's getTotalError) (settee)"),
+    ST_OUTPUT(read_state, kind_errors[0], "edgesError", ST_T_UINT, unsigned,
+              "differing edges (settee)"),
+    ST_OUTPUT(read_state, kind_errors[1], "trianglesError", ST_T_UINT, unsigned,
+              "differing triangles (settee)"),
+    ST_OUTPUT(read_state, kind_errors[2], "quadsError", ST_T_UINT, unsigned,
+              "differing quads (settee)"),
+    ST_OUTPUT(read_state, kind_errors[3], "tetrahedraError", ST_T_UINT, unsigned,
+              "differing tetrahedra (settee)"),
+    ST_OUTPUT(read_state, kind_errors[4], "hexahedraError", ST_T_UINT, unsigned,
+              "differing hexahedra (settee)"),
     ST_FIELD_END};
 
 static st_status load_file(read_state *r, st_error *err)
@@ -119,11 +147,16 @@ static void rewind_file(read_state *r)
 static st_status read_state_init(st_component *self, st_error *err)
 {
     read_state *r = (read_state *)self;
-    if (!st_component_mstate(self))
+    if (r->topology_mode) {
+        if (!st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_LOCAL))
+            return st_component_error(self, NULL, err, ST_ESCENE,
+                                      "no topology in this node to compare");
+    } else if (!st_component_mstate(self))
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in this node to %s",
                                   r->compare ? "compare" : "set");
-    ST_TRY(state_view_check(self, st_component_mstate(self), err));
+    if (!r->topology_mode)
+        ST_TRY(state_view_check(self, st_component_mstate(self), err));
     ST_TRY(load_file(r, err));
     rewind_file(r);
     self->state = ST_CSTATE_VALID;
@@ -133,6 +166,13 @@ static st_status read_state_init(st_component *self, st_error *err)
 static st_status compare_state_create(st_component *self, st_error *err)
 {
     ((read_state *)self)->compare = true;
+    (void)err;
+    return ST_OK;
+}
+
+static st_status compare_topology_create(st_component *self, st_error *err)
+{
+    ((read_state *)self)->topology_mode = true;
     (void)err;
     return ST_OK;
 }
@@ -220,11 +260,82 @@ static void report_difference(read_state *r, const char *tag, double time, int l
     out_log_error(&r->base, &err);
 }
 
+/* SOFA's CompareTopology at the beginning of a step: the blocks of the file
+ * up to the node's time (+ 1e-8, ReadTopology's epsilon) against the node's
+ * topology. */
+static void compare_topology(read_state *r)
+{
+    static const char *const tags[5] = {"Edges=", "Triangles=", "Quads=", "Tetrahedra=",
+                                        "Hexahedra="};
+    static const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
+                                     ST_T_HEXAS};
+    static const unsigned width[5] = {2, 3, 4, 4, 8};
+    st_component *topo = st_node_find(r->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_LOCAL);
+    if (!topo)
+        return;
+    double time = st_node_time(r->base.node) + r->shift;
+    line_ref lines[MAX_LINES];
+    size_t nl = read_next(r, time + 1e-8, lines);
+    for (size_t i = 0; i < nl; i++) {
+        const char *s = r->text + lines[i].start;
+        const char *p = s + strspn(s, " \t");
+        int k = 0;
+        while (k < 5 && strncmp(p, tags[k], strlen(tags[k])) != 0)
+            k++;
+        if (k == 5)
+            continue;
+        unsigned long nref = strtoul(p + strlen(tags[k]), NULL, 10);
+        if (i + 1 >= nl)
+            break;
+        i++; /* the indices are on the next line */
+        if (nref == 0)
+            continue;
+        const st_array *el = topo->cls->topology->elements(topo, kinds[k]);
+        size_t n = el ? el->n : 0;
+        unsigned errors = 0;
+        if (n != nref) {
+            errors = (unsigned)(n > nref ? n - nref : nref - n);
+        } else {
+            const char *q = r->text + lines[i].start, *end = q + lines[i].n;
+            for (size_t e = 0; e < n; e++) {
+                bool differs = false;
+                for (unsigned c = 0; c < width[k]; c++) {
+                    char *qe;
+                    unsigned long v = strtoul(q, &qe, 10);
+                    if (qe == q || qe > end)
+                        v = (unsigned long)-1;
+                    q = qe;
+                    differs |= v != el->u[width[k] * e + c];
+                }
+                errors += differs;
+            }
+        }
+        r->kind_errors[k] += errors;
+        r->topo_total += errors;
+        if (errors && r->strict && !r->failed) {
+            r->failed = true;
+            st_error err = {0};
+            st_error_set(&err, ST_ESOLVER,
+                         "at t = %.17g, %u of the %lu %.*s of the reference %s:%d differ from "
+                         "the topology '%s' (%zu)",
+                         st_node_time(r->base.node), errors, nref,
+                         (int)strlen(tags[k]) - 1, tags[k], r->path, lines[i - 1].line,
+                         topo->name, n);
+            out_log_error(&r->base, &err);
+        }
+    }
+}
+
 static void read_state_on_event(st_component *self, st_event ev, double dt)
 {
     read_state *r = (read_state *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
+    if (r->topology_mode) {
+        if (ev == ST_EVENT_ANIMATE_BEGIN)
+            compare_topology(r);
+        return;
+    }
     /* ReadState sets the initial state once the scene is initialised (SOFA's
      * bwdInit), and both act at the beginning of each step. */
     if (!(ev == ST_EVENT_ANIMATE_BEGIN || (ev == ST_EVENT_INIT_DONE && !r->compare)))
@@ -290,6 +401,8 @@ static void read_state_reset(st_component *self)
 {
     read_state *r = (read_state *)self;
     rewind_file(r);
+    memset(r->kind_errors, 0, sizeof r->kind_errors);
+    r->topo_total = 0;
 }
 
 static void read_state_cleanup(st_component *self)
@@ -322,6 +435,22 @@ const st_class compare_state_class = {
     .instance_size = sizeof(read_state),
     .fields = compare_state_fields,
     .create = compare_state_create,
+    .init = read_state_init,
+    .reinit = read_state_init,
+    .reset = read_state_reset,
+    .on_event = read_state_on_event,
+    .cleanup = read_state_cleanup,
+};
+
+const st_class compare_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "CompareTopology",
+    .category = "Playback",
+    .description = "Compare Topology containers from a reference frame to the associated "
+                   "Topology",
+    .instance_size = sizeof(read_state),
+    .fields = compare_topology_fields,
+    .create = compare_topology_create,
     .init = read_state_init,
     .reinit = read_state_init,
     .reset = read_state_reset,

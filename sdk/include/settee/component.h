@@ -115,6 +115,12 @@ struct st_class {
      * one, else the type of the state it acts on, else the first listed;
      * a type not listed is an error naming the component and the type. */
     const char *const *templates;
+
+    /* ABI 2.2. Checkpoints (roles.h, st_checkpoint_ops): components that
+     * keep state across steps outside their mechanical state's vectors and
+     * the system's vectors (a step counter, a switch made during the run)
+     * save and restore it so a resumed run is bit-identical. May be NULL. */
+    const struct st_checkpoint_ops *checkpoint;
 };
 
 /* True when a class registered by a plugin built against an older ABI

@@ -227,6 +227,29 @@ struct st_animloop_ops {
     st_status (*step)(st_component *self, st_node *root, double dt, st_error *err);
 };
 
+/* ABI 2.2. Checkpoints (`settee run --checkpoint FILE`, `--resume FILE`).
+ * The kernel itself saves the steps, every node's time, every state's
+ * vectors and every system's vectors, its scratch vectors included
+ * (st_system_vec_alloc): a solver whose only memory between steps lives
+ * there needs nothing. A component with other state that changes during the
+ * run gives `transfer`, called once the scene is initialised, in scene
+ * order, both when a checkpoint is written and when it is read: it passes
+ * each item to st_checkpoint_data in the same order both times. */
+typedef struct st_checkpoint st_checkpoint;
+typedef struct st_checkpoint_ops st_checkpoint_ops;
+struct st_checkpoint_ops {
+    size_t struct_size;
+    st_status (*transfer)(st_component *self, st_checkpoint *ck, st_error *err);
+};
+/* Writing: saves size bytes at data. Reading: fills them from the
+ * checkpoint, or fails (ST_EINVAL naming the component and the item) when
+ * the checkpoint's item has another size. */
+ST_API st_status st_checkpoint_data(st_checkpoint *ck, void *data, size_t size,
+                                    st_error *err) ST_WARN_UNUSED;
+/* True while a checkpoint is read (after the data was restored, a
+ * component may rebuild what derives from it). */
+ST_API bool st_checkpoint_reading(const st_checkpoint *ck);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,6 +69,23 @@ ST_API st_status st_scene_export_state(st_scene *s, const char *path, unsigned l
  * the path and the reason otherwise. */
 ST_API st_status st_scene_export_prepare(const char *path, st_error *err) ST_WARN_UNUSED;
 
+/* Checkpoints (docs/results.md): everything an initialised scene needs to
+ * continue bit-identically (steps, times, state and system vectors, the
+ * st_checkpoint_ops items of components), with the scene file's hash (FNV-1a
+ * of its bytes and of `tag`, the caller's description of what else defines
+ * the run: options that change the scene) and the settee and plugin
+ * versions. Written to a temporary file next to path, renamed over path
+ * once complete. */
+ST_API st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *tag,
+                                           st_error *err) ST_WARN_UNUSED;
+/* Restores a checkpoint into s, freshly initialised from the same scene:
+ * refuses (ST_EINVAL, naming both) another scene or tag, another settee or
+ * plugin version, another format, or a scene whose states or components
+ * differ in layout. *steps receives the steps done when it was written.
+ * A failure after the header may leave s partly restored: destroy it. */
+ST_API st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *tag,
+                                          unsigned long *steps, st_error *err) ST_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,395 @@
+/* checkpoint.c - a scene's run state saved and restored bit-exact
+ * (st_scene_checkpoint_write / _read; format in docs/results.md).
+ *
+ * A text header (format, versions, the scene's hash, steps, time) ends with
+ * the line "end-header"; binary records follow, each
+ *   u32 label length, label, u64 size, size bytes      (host byte order)
+ * written and read in the same walk of the scene: the scene's counters,
+ * every node's time and dt, every system's vectors and scratch vectors,
+ * every state's vectors, then the items of components with a checkpoint
+ * role. Reading checks each label and size against this scene, so a scene
+ * whose layout differs is refused naming the first item that differs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CK_MAGIC "settee checkpoint"
+#define CK_FORMAT 1
+#define CK_LABEL_MAX 4096
+
+struct st_checkpoint {
+    FILE *f;
+    bool reading;
+    const char *path;
+    char prefix[ST_ERROR_PATH_MAX]; /* the component whose items are transferred */
+    unsigned item;
+};
+
+bool st_checkpoint_reading(const st_checkpoint *ck)
+{
+    return ck && ck->reading;
+}
+
+/* One record: written, or read and checked against label and size. */
+static st_status record(st_checkpoint *ck, const char *label, void *data, size_t size,
+                        st_error *err)
+{
+    uint32_t len = (uint32_t)strlen(label);
+    uint64_t n = size;
+    if (!ck->reading) {
+        fwrite(&len, sizeof len, 1, ck->f);
+        fwrite(label, 1, len, ck->f);
+        fwrite(&n, sizeof n, 1, ck->f);
+        if (size)
+            fwrite(data, 1, size, ck->f);
+        return ST_OK;
+    }
+    char got[CK_LABEL_MAX + 1];
+    uint32_t glen = 0;
+    uint64_t gn = 0;
+    if (fread(&glen, sizeof glen, 1, ck->f) != 1 || glen > CK_LABEL_MAX ||
+        fread(got, 1, glen, ck->f) != glen)
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint '%s' is truncated or damaged before '%s'", ck->path,
+                            label);
+    got[glen] = 0;
+    if (strcmp(got, label) != 0)
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint '%s' does not match this scene: it holds '%s' where this "
+                            "scene has '%s'",
+                            ck->path, got, label);
+    if (fread(&gn, sizeof gn, 1, ck->f) != 1)
+        return st_error_set(err, ST_EINVAL, "checkpoint '%s' is truncated at '%s'", ck->path,
+                            label);
+    if (gn != n)
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint '%s' does not match this scene: '%s' holds %" PRIu64
+                            " bytes there, %zu here",
+                            ck->path, label, gn, size);
+    if (size && fread(data, 1, size, ck->f) != size)
+        return st_error_set(err, ST_EINVAL, "checkpoint '%s' is truncated in '%s'", ck->path,
+                            label);
+    return ST_OK;
+}
+
+st_status st_checkpoint_data(st_checkpoint *ck, void *data, size_t size, st_error *err)
+{
+    if (!ck || (size && !data))
+        return st_error_set(err, ST_EINVAL, "st_checkpoint_data: no checkpoint or no data");
+    char label[ST_ERROR_PATH_MAX + 16];
+    snprintf(label, sizeof label, "%s#%u", ck->prefix, ck->item++);
+    return record(ck, label, data, size, err);
+}
+
+static st_status vec(st_checkpoint *ck, const char *owner, const char *what, double *v,
+                     size_t n, st_error *err)
+{
+    char label[ST_ERROR_PATH_MAX + 64];
+    snprintf(label, sizeof label, "%s.%s", owner, what);
+    return record(ck, label, v, v ? n * sizeof *v : 0, err);
+}
+
+static st_status walk_nodes(st_checkpoint *ck, st_node *n, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX + 8];
+    st_node_path(n, path, sizeof path);
+    double td[2] = {n->time, n->dt};
+    ST_TRY(record(ck, path, td, sizeof td, err));
+    n->time = td[0];
+    n->dt = td[1];
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(walk_nodes(ck, n->children[i], err));
+    return ST_OK;
+}
+
+static st_status walk_components(st_checkpoint *ck, st_node *n, st_error *err)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        const st_class *cls = c->cls;
+        if (!ST_CLASS_HAS(cls, checkpoint) || !cls->checkpoint || !cls->checkpoint->transfer)
+            continue;
+        st_component_path(c, ck->prefix, sizeof ck->prefix);
+        ck->item = 0;
+        ST_TRY(cls->checkpoint->transfer(c, ck, err));
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(walk_components(ck, n->children[i], err));
+    return ST_OK;
+}
+
+static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
+{
+    size_t n = st_scene_states(s, NULL, 0);
+    st_mstate **states = st_calloc(n ? n : 1, sizeof *states);
+    if (!states)
+        return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+    n = st_scene_states(s, states, n);
+    st_status st = ST_OK;
+    for (size_t i = 0; i < n && st == ST_OK; i++) {
+        st_mstate *ms = states[i];
+        const st_state_type *t = ms->type ? ms->type : &st_vec3d_type;
+        char path[ST_ERROR_PATH_MAX];
+        st_component_path(&ms->base, path, sizeof path);
+        struct {
+            const char *name;
+            st_array *a;
+            unsigned w;
+        } items[] = {{"position", &ms->position, t->coord_size},
+                     {"velocity", &ms->velocity, t->deriv_size},
+                     {"force", &ms->force, t->deriv_size},
+                     {"rest_position", &ms->rest_position, t->coord_size},
+                     {"externalForce", &ms->external_force, t->deriv_size},
+                     {"derivX", &ms->derivx, t->deriv_size}};
+        for (size_t k = 0; k < sizeof items / sizeof *items && st == ST_OK; k++)
+            st = vec(ck, path, items[k].name, items[k].a->r, items[k].a->n * items[k].w, err);
+        if (st == ST_OK) {
+            char label[ST_ERROR_PATH_MAX + 32];
+            snprintf(label, sizeof label, "%s.has_external_force", path);
+            st = record(ck, label, &ms->has_external_force, sizeof ms->has_external_force, err);
+        }
+    }
+    st_free(states);
+    return st;
+}
+
+static st_status walk_systems(st_checkpoint *ck, st_scene *s, st_error *err)
+{
+    for (size_t k = 0; k < s->nsystems; k++) {
+        st_system *sys = s->systems[k];
+        char owner[ST_ERROR_PATH_MAX + 32], solver[ST_ERROR_PATH_MAX];
+        snprintf(owner, sizeof owner, "system %zu (%s)", k,
+                 sys->solver ? st_component_path(sys->solver, solver, sizeof solver) : "-");
+        ST_TRY(vec(ck, owner, "x", sys->x, sys->xsize_all, err));
+        ST_TRY(vec(ck, owner, "x0", sys->x0, sys->xsize_all, err));
+        ST_TRY(vec(ck, owner, "v", sys->v, sys->size_all, err));
+        ST_TRY(vec(ck, owner, "f", sys->f, sys->size_all, err));
+        ST_TRY(vec(ck, owner, "fext", sys->fext, sys->size_all, err));
+        ST_TRY(vec(ck, owner, "dx", sys->dx, sys->size_all, err));
+        ST_TRY(vec(ck, owner, "df", sys->df, sys->size_all, err));
+        size_t ns = st__system_nscratch(sys);
+        for (size_t i = 0; i < ns; i++) {
+            double *v = NULL;
+            size_t len = st__system_scratch(sys, i, &v);
+            char what[32];
+            snprintf(what, sizeof what, "scratch%zu", i);
+            ST_TRY(vec(ck, owner, what, v, len, err));
+        }
+    }
+    return ST_OK;
+}
+
+/* The whole walk, the same for writing and reading. */
+static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
+{
+    ST_TRY(record(ck, "scene.steps", &s->steps, sizeof s->steps, err));
+    ST_TRY(record(ck, "scene.step_dt", &s->step_dt, sizeof s->step_dt, err));
+    ST_TRY(record(ck, "scene.dt_varied", &s->dt_varied, sizeof s->dt_varied, err));
+    ST_TRY(walk_nodes(ck, s->root, err));
+    ST_TRY(walk_systems(ck, s, err));
+    ST_TRY(walk_states(ck, s, err));
+    ST_TRY(walk_components(ck, s->root, err));
+    return record(ck, "end", NULL, 0, err);
+}
+
+/* FNV-1a (64 bits) of the scene file's bytes, a NUL and tag. */
+static uint64_t scene_hash(const st_scene *s, const char *tag)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    FILE *f = s->file && *s->file ? fopen(s->file, "rb") : NULL;
+    if (f) {
+        unsigned char buf[8192];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+            for (size_t i = 0; i < k; i++)
+                h = (h ^ buf[i]) * 0x100000001b3ULL;
+        fclose(f);
+    }
+    h = (h ^ 0) * 0x100000001b3ULL;
+    for (const unsigned char *p = (const unsigned char *)(tag ? tag : ""); *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "name=version,..." of the loaded plugins, sorted by name. */
+static void plugin_list(const st_runtime *rt, char *out, size_t size)
+{
+    size_t n = st_runtime_plugin_count(rt);
+    const char **names = st_calloc(n ? n : 1, sizeof *names);
+    char *buf = st_calloc(n ? n : 1, 256);
+    out[0] = 0;
+    if (!names || !buf) {
+        st_free(names);
+        st_free(buf);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const st_plugin_info *pi = st_runtime_plugin(rt, i);
+        snprintf(buf + 256 * i, 256, "%s=%s", pi->name, pi->version ? pi->version : "?");
+        names[i] = buf + 256 * i;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < size; i++) {
+        int k = snprintf(out + len, size - len, "%s%s", i ? "," : "", names[i]);
+        if (k < 0)
+            break;
+        len += (size_t)k;
+    }
+    st_free(names);
+    st_free(buf);
+}
+
+#define CK_LIST_MAX 8192
+
+st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *tag,
+                                    st_error *err)
+{
+    if (!s || !s->initialised || !path || !*path)
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint: an initialised scene and a file path are needed");
+    char tmp[PATH_MAX + 16];
+    FILE *f = NULL;
+    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
+    char *plugins = st_malloc(CK_LIST_MAX);
+    if (!plugins) {
+        fclose(f);
+        unlink(tmp);
+        return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+    }
+    plugin_list(s->rt, plugins, CK_LIST_MAX);
+    fprintf(f,
+            CK_MAGIC "\nformat: %d\nsettee: %s\nabi: %d.%d\nscene: %s\nhash: %016" PRIx64
+                     "\nplugins: %s\nsteps: %lu\ntime: %.17g\nend-header\n",
+            CK_FORMAT, ST_VERSION_STRING, ST_ABI_MAJOR, ST_ABI_MINOR, s->file ? s->file : "",
+            scene_hash(s, tag), plugins, s->steps, s->root->time);
+    st_free(plugins);
+    st_checkpoint ck = {.f = f, .reading = false, .path = path};
+    st_status st = transfer_all(&ck, s, err);
+    bool werr = ferror(f) != 0;
+    int e = errno;
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        werr = true;
+        e = errno;
+    }
+    if (fclose(f) != 0 && !werr) {
+        werr = true;
+        e = errno;
+    }
+    if (st == ST_OK && !werr && rename(tmp, path) != 0) {
+        werr = true;
+        e = errno;
+    }
+    if (st != ST_OK || werr) {
+        unlink(tmp);
+        if (st == ST_OK)
+            st = st_error_set(err, ST_EIO, "cannot write the checkpoint '%s': %s", path,
+                              strerror(e));
+    }
+    return st;
+}
+
+/* Reads one "key: value" line of the header into val; false at a mismatch. */
+static bool header_line(FILE *f, const char *key, char *val, size_t size)
+{
+    char line[CK_LIST_MAX + 64];
+    if (!fgets(line, sizeof line, f))
+        return false;
+    line[strcspn(line, "\n")] = 0;
+    size_t k = strlen(key);
+    if (strncmp(line, key, k) != 0 || line[k] != ':' || line[k + 1] != ' ')
+        return false;
+    snprintf(val, size, "%s", line + k + 2);
+    return true;
+}
+
+st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *tag,
+                                   unsigned long *steps, st_error *err)
+{
+    if (!s || !s->initialised || !path || !*path)
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint: an initialised scene and a file path are needed");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return st_error_set(err, ST_EIO, "cannot read the checkpoint '%s': %s", path,
+                            strerror(errno));
+    char *val = st_malloc(CK_LIST_MAX + 64), *mine = st_malloc(CK_LIST_MAX);
+    char line[64], scene[PATH_MAX + 64] = "";
+    st_status st = ST_OK;
+    if (!val || !mine) {
+        st = st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        goto done;
+    }
+    if (!fgets(line, sizeof line, f) || strcmp(line, CK_MAGIC "\n") != 0) {
+        st = st_error_set(err, ST_EINVAL, "'%s' is not a settee checkpoint", path);
+        goto done;
+    }
+    if (!header_line(f, "format", val, CK_LIST_MAX) || atoi(val) != CK_FORMAT) {
+        st = st_error_set(err, ST_EINVAL,
+                          "checkpoint '%s' has format %s; this settee reads format %d", path,
+                          val, CK_FORMAT);
+        goto done;
+    }
+    if (!header_line(f, "settee", val, CK_LIST_MAX) || strcmp(val, ST_VERSION_STRING) != 0) {
+        st = st_error_set(err, ST_EINVAL,
+                          "checkpoint '%s' was written by settee %s; this is settee %s: "
+                          "resuming could give other numbers",
+                          path, val, ST_VERSION_STRING);
+        goto done;
+    }
+    if (!header_line(f, "abi", val, CK_LIST_MAX) ||
+        !header_line(f, "scene", scene, sizeof scene) ||
+        !header_line(f, "hash", val, CK_LIST_MAX)) {
+        st = st_error_set(err, ST_EINVAL, "checkpoint '%s': damaged header", path);
+        goto done;
+    }
+    char want[32];
+    snprintf(want, sizeof want, "%016" PRIx64, scene_hash(s, tag));
+    if (strcmp(val, want) != 0) {
+        st = st_error_set(err, ST_EINVAL,
+                          "checkpoint '%s' was written for another scene: '%s' (hash %s), not "
+                          "'%s' with these options (hash %s); resume it with the scene file "
+                          "and the options (--set, --dt) it was written with",
+                          path, scene, val, s->file ? s->file : "", want);
+        goto done;
+    }
+    if (!header_line(f, "plugins", val, CK_LIST_MAX)) {
+        st = st_error_set(err, ST_EINVAL, "checkpoint '%s': damaged header", path);
+        goto done;
+    }
+    plugin_list(s->rt, mine, CK_LIST_MAX);
+    if (strcmp(val, mine) != 0) {
+        st = st_error_set(err, ST_EINVAL,
+                          "checkpoint '%s' was written with other plugins or plugin versions "
+                          "(%s); this run has %s",
+                          path, val, mine);
+        goto done;
+    }
+    if (!header_line(f, "steps", val, CK_LIST_MAX) ||
+        !header_line(f, "time", val, CK_LIST_MAX) || !fgets(val, CK_LIST_MAX, f) ||
+        strcmp(val, "end-header\n") != 0) {
+        st = st_error_set(err, ST_EINVAL, "checkpoint '%s': damaged header", path);
+        goto done;
+    }
+    st_checkpoint ck = {.f = f, .reading = true, .path = path};
+    st = transfer_all(&ck, s, err);
+    if (st == ST_OK && steps)
+        *steps = s->steps;
+done:
+    st_free(val);
+    st_free(mine);
+    fclose(f);
+    return st;
+}
