@@ -17,6 +17,9 @@ typedef struct ftc_elem {
     double Ld[4][9];        /* diagonal 3x3 blocks of the linear stiffness */
     double L[6][9];         /* edge 3x3 blocks of the linear stiffness */
     double rot[9];          /* current rotation, deformed to rest (SOFA's rotation) */
+    double E[6][9];         /* R L_j R^T of the last add_force */
+    unsigned edge[6];       /* mesh edge of each local edge */
+    bool same[6];           /* local edge (k, l) runs as its mesh edge (lower vertex first) */
     double rest_rot[9];     /* rest rotation (qr, polar2) */
 } ftc_elem;
 
@@ -34,6 +37,10 @@ typedef struct ftc_fem {
     int meth;
     size_t ne;
     ftc_elem *e; /* ne elements, owned */
+    size_t nedges;
+    unsigned (*edges)[2]; /* mesh edges (lower vertex first), owned */
+    double (*G)[9];       /* SOFA's edge matrices: the sum of the E of each edge, owned */
+    bool g_dirty;         /* G to rebuild from the E of the last add_force */
 } ftc_fem;
 
 #endif

@@ -17,11 +17,13 @@
  *   u_j = R^T (x_l - x_k) - rest edge j, F_l += L_j u_j, F_k -= L_j^T u_j,
  *   f = R F.
  * add_dforce and the matrix use R of the last add_force (without its
- * derivative: exact at a rigidly moved rest state, and for "none"). SOFA
- * accumulates them on the mesh edges; here each element applies its own
- * blocks (the same sums). Potential energy: SOFA has none (warns, 0);
+ * derivative: exact at a rigidly moved rest state, and for "none"): the
+ * edge blocks R L_j R^T, which add_force stores per element and the first
+ * add_dforce after it sums onto the mesh edges, as SOFA does (then 2 3x3
+ * products per mesh edge). Potential energy: SOFA has none (warns, 0);
  * settee returns 0. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fast_tetra.h"
@@ -106,13 +108,70 @@ static void init_element(ftc_fem *s, size_t i, const double *x0)
     }
     for (int k = 0; k < 9; k++)
         t->rot[k] = k % 4 == 0 ? 1.0 : 0.0;
+    memcpy(t->E, t->L, sizeof t->E);
 }
 
 static void ftc_free(ftc_fem *s)
 {
     st_free(s->e);
+    st_free(s->edges);
+    st_free(s->G);
     s->e = NULL;
-    s->ne = 0;
+    s->edges = NULL;
+    s->G = NULL;
+    s->ne = s->nedges = 0;
+}
+
+/* Element edges sorted by their (lower, upper) vertex pair. */
+typedef struct edge_ref {
+    unsigned a, b;
+    size_t elem;
+    int j;
+} edge_ref;
+
+static int edge_cmp(const void *p, const void *q)
+{
+    const edge_ref *x = p, *y = q;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return 0;
+}
+
+/* The mesh edges of the elements, and each local edge's one. */
+static st_status build_edges(ftc_fem *s, st_error *err)
+{
+    size_t n = 6 * s->ne;
+    edge_ref *r = st_calloc(n ? n : 1, sizeof *r);
+    s->edges = st_calloc(n ? n : 1, sizeof *s->edges);
+    if (!r || !s->edges) {
+        st_free(r);
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu edges)", n);
+    }
+    for (size_t i = 0; i < s->ne; i++)
+        for (int j = 0; j < 6; j++) {
+            unsigned k = s->e[i].v[tet_edges[j][0]], l = s->e[i].v[tet_edges[j][1]];
+            edge_ref *q = &r[6 * i + (size_t)j];
+            q->a = k < l ? k : l, q->b = k < l ? l : k, q->elem = i, q->j = j;
+            s->e[i].same[j] = k < l;
+        }
+    qsort(r, n, sizeof *r, edge_cmp);
+    s->nedges = 0;
+    for (size_t m = 0; m < n; m++) {
+        if (m == 0 || edge_cmp(&r[m - 1], &r[m]) != 0) {
+            s->edges[s->nedges][0] = r[m].a;
+            s->edges[s->nedges][1] = r[m].b;
+            s->nedges++;
+        }
+        s->e[r[m].elem].edge[r[m].j] = (unsigned)(s->nedges - 1);
+    }
+    st_free(r);
+    s->G = st_calloc(s->nedges ? s->nedges : 1, sizeof *s->G);
+    if (!s->G)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu edges)", s->nedges);
+    s->g_dirty = true;
+    return ST_OK;
 }
 
 static st_status ftc_init(st_component *self, st_error *err)
@@ -141,6 +200,7 @@ static st_status ftc_init(st_component *self, st_error *err)
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "tetrahedron", err));
         init_element(s, i, s->ms->rest_position.r);
     }
+    ST_TRY(build_edges(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -209,6 +269,17 @@ static void edge_force(const ftc_elem *t, int j, const double u[3], double F[4][
         F[l][c] += a[c], F[k][c] -= b[c];
 }
 
+/* b = scale R m R^T with R = rot^T. */
+static void rotate_block(double b[9], const double rot[9], const double m[9], double scale)
+{
+    double t1[9], R[9];
+    fem_transpose3(R, rot);
+    fem_mul3(t1, R, m);
+    fem_mul3(b, t1, rot);
+    for (int k = 0; k < 9; k++)
+        b[k] *= scale;
+}
+
 static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {
@@ -225,6 +296,9 @@ static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, c
             memcpy(pos[k], p + 3 * t->v[k], sizeof pos[k]);
         element_rotation(s, t, pos, R);
         fem_transpose3(t->rot, R);
+        for (int j = 0; j < 6; j++)
+            rotate_block(t->E[j], t->rot, t->L[j], 1.0);
+        s->g_dirty = true;
         for (int j = 0; j < 6; j++) {
             unsigned k = tet_edges[j][0], l = tet_edges[j][1];
             double d[3] = {pos[l][0] - pos[k][0], pos[l][1] - pos[k][1], pos[l][2] - pos[k][2]};
@@ -243,48 +317,44 @@ static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, c
     }
 }
 
+/* SOFA's edge matrices: G_e = sum of E_j (E_j^T where the local edge
+ * runs against the mesh edge). */
+static void sum_edges(ftc_fem *s)
+{
+    memset(s->G, 0, s->nedges * sizeof *s->G);
+    for (size_t i = 0; i < s->ne; i++) {
+        const ftc_elem *t = &s->e[i];
+        for (int j = 0; j < 6; j++) {
+            double *g = s->G[t->edge[j]];
+            for (int q = 0; q < 9; q++)
+                g[q] += t->same[j] ? t->E[j][q] : t->E[j][3 * (q % 3) + q / 3];
+        }
+    }
+    s->g_dirty = false;
+}
+
+/* df[b] += G w, df[a] -= G^T w with w = kfactor (dx[b] - dx[a]), per mesh
+ * edge (a, b). */
 static void ftc_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
                            double kfactor, double bfactor)
 {
     (void)mp, (void)bfactor;
     ftc_fem *s = (ftc_fem *)self;
+    if (s->g_dirty)
+        sum_edges(s);
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_coords(dx, s->ms);
-    for (size_t i = 0; i < s->ne; i++) {
-        const ftc_elem *t = &s->e[i];
-        double F[4][3] = {{0}};
-        for (int j = 0; j < 6; j++) {
-            unsigned k = tet_edges[j][0], l = tet_edges[j][1];
-            const double *dk = d + 3 * t->v[k], *dl = d + 3 * t->v[l];
-            double w[3] = {(dl[0] - dk[0]) * kfactor, (dl[1] - dk[1]) * kfactor,
-                           (dl[2] - dk[2]) * kfactor};
-            double u[3];
-            fem_mulv3(u, t->rot, w);
-            edge_force(t, j, u, F);
-        }
-        for (int k = 0; k < 4; k++) {
-            double g[3];
-            mulv3t(g, t->rot, F[k]); /* R = rot^T */
-            double *o = dfs + 3 * t->v[k];
-            o[0] += g[0], o[1] += g[1], o[2] += g[2];
-        }
+    for (size_t e = 0; e < s->nedges; e++) {
+        const double *G = s->G[e], *da = d + 3 * s->edges[e][0], *db = d + 3 * s->edges[e][1];
+        double w[3] = {(db[0] - da[0]) * kfactor, (db[1] - da[1]) * kfactor,
+                       (db[2] - da[2]) * kfactor};
+        double p[3], q[3];
+        fem_mulv3(p, G, w);
+        mulv3t(q, G, w);
+        double *oa = dfs + 3 * s->edges[e][0], *ob = dfs + 3 * s->edges[e][1];
+        for (int c = 0; c < 3; c++)
+            ob[c] += p[c], oa[c] -= q[c];
     }
-}
-
-/* b = scale R m R^T with R = rot^T (m transposed first when tr). */
-static void rotate_block(double b[9], const double rot[9], const double m[9], bool tr,
-                         double scale)
-{
-    double mm[9], t1[9], R[9];
-    if (tr)
-        fem_transpose3(mm, m);
-    else
-        memcpy(mm, m, sizeof mm);
-    fem_transpose3(R, rot);
-    fem_mul3(t1, R, mm);
-    fem_mul3(b, t1, rot);
-    for (int k = 0; k < 9; k++)
-        b[k] *= scale;
 }
 
 static void ftc_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
@@ -295,14 +365,16 @@ static void ftc_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
         const ftc_elem *t = &s->e[i];
         double b[9];
         for (int j = 0; j < 4; j++) {
-            rotate_block(b, t->rot, t->Ld[j], false, -kfactor);
+            rotate_block(b, t->rot, t->Ld[j], -kfactor);
             fem_add_block(m, s->ms, t->v[j], t->v[j], b);
         }
         for (int j = 0; j < 6; j++) {
             unsigned k = tet_edges[j][0], l = tet_edges[j][1];
-            rotate_block(b, t->rot, t->L[j], false, -kfactor);
+            for (int q = 0; q < 9; q++)
+                b[q] = -kfactor * t->E[j][q];
             fem_add_block(m, s->ms, t->v[l], t->v[k], b);
-            rotate_block(b, t->rot, t->L[j], true, -kfactor);
+            for (int q = 0; q < 9; q++)
+                b[q] = -kfactor * t->E[j][3 * (q % 3) + q / 3];
             fem_add_block(m, s->ms, t->v[k], t->v[l], b);
         }
     }
