@@ -20,7 +20,7 @@ static char dir[512];
 static void make_dir(void) { test_make_dir(dir, sizeof dir, "ck"); }
 static void remove_dir(void) { test_remove_dir(dir); }
 
-TestSuite(checkpoint, .init = make_dir, .fini = remove_dir, .timeout = 300);
+TestSuite(checkpoint, .init = make_dir, .fini = remove_dir, .timeout = 900);
 
 static char out[65536];
 
