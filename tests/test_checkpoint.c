@@ -20,7 +20,7 @@ static char dir[512];
 static void make_dir(void) { test_make_dir(dir, sizeof dir, "ck"); }
 static void remove_dir(void) { test_remove_dir(dir); }
 
-TestSuite(checkpoint, .init = make_dir, .fini = remove_dir, .timeout = 300);
+TestSuite(checkpoint, .init = make_dir, .fini = remove_dir, .timeout = 900);
 
 static char out[65536];
 
@@ -334,5 +334,37 @@ Test(checkpoint, summary_counts_the_solver_iterations)
     cr_assert(f4);
     snprintf(want, sizeof want, "\"/Beam/linearSolver\": %lu\n", its[3] + its[4]);
     cr_assert(strstr(f4, want), "want %s in %s", want, f4);
+    free(text);
+}
+
+/* A file written as the run goes (WriteState) restarts at a resume: it
+ * holds the resumed part, from the checkpoint's time, and a warning says so. */
+Test(checkpoint, resume_restarts_state_files_with_a_warning)
+{
+    const char *scene = test_write_temp("ws.yaml",
+                                        "format: settee/1\n"
+                                        "root:\n"
+                                        "  gravity: [0, -9.81, 0]\n"
+                                        "  dt: 0.01\n"
+                                        "  objects:\n"
+                                        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, "
+                                        "Mass, Playback]}\n"
+                                        "  children:\n"
+                                        "    - name: P\n"
+                                        "      objects:\n"
+                                        "        - EulerExplicitSolver: {symplectic: true}\n"
+                                        "        - MechanicalObject: {position: [[0, 0, 0]]}\n"
+                                        "        - UniformMass: {totalMass: 1}\n"
+                                        "        - WriteState: {filename: ws_state.txt}\n");
+    cr_assert_eq(settee(scene, "-n 3 --checkpoint w.ck"), 0, "%s", out);
+    cr_assert_eq(settee(scene, "-n 5 --resume w.ck"), 0, "%s", out);
+    cr_assert(strstr(out, "WriteState1: the run was resumed from a checkpoint: the file it "
+                          "writes was started again"),
+              "%s", out);
+    char path[700];
+    snprintf(path, sizeof path, "%.*s/ws_state.txt", (int)(strrchr(scene, '/') - scene), scene);
+    char *text = test_read_file(path);
+    cr_assert(text && !strncmp(text, "T= 0.029999999999999999\n", 24), "%s", text ? text : "-");
+    cr_assert(strstr(text, "T= 0.040000000000000001\n"), "%s", text);
     free(text);
 }

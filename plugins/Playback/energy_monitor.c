@@ -152,4 +152,5 @@ const st_class energy_monitor_class = {
     .reinit = energy_monitor_init,
     .on_event = energy_monitor_on_event,
     .cleanup = energy_monitor_cleanup,
+    .checkpoint = &out_restarted_file_checkpoint,
 };

@@ -173,4 +173,5 @@ const st_class monitor_class = {
     .on_event = monitor_on_event,
     .cleanup = monitor_cleanup,
     .templates = st_all_state_types,
+    .checkpoint = &out_restarted_file_checkpoint,
 };

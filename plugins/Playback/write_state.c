@@ -231,4 +231,5 @@ const st_class write_state_class = {
     .reset = write_state_reset,
     .on_event = write_state_on_event,
     .cleanup = write_state_cleanup,
+    .checkpoint = &out_restarted_file_checkpoint,
 };

@@ -123,3 +123,18 @@ void out_log_error(const st_component *c, const st_error *err)
     st_runtime_log(st_component_runtime(c), ST_LOG_ERROR, err->where, path, "%s: %s",
                    c->cls->name, err->msg);
 }
+
+static st_status restarted_file(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    (void)err;
+    if (st_checkpoint_reading(ck))
+        st_component_warn(self, "the run was resumed from a checkpoint: the file it writes was "
+                                "started again at this run's init and holds the resumed part "
+                                "of the run only");
+    return ST_OK;
+}
+
+const st_checkpoint_ops out_restarted_file_checkpoint = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = restarted_file,
+};

@@ -45,4 +45,10 @@ void out_abort(out_file *o);
  * that `settee run` fails. */
 void out_log_error(const st_component *c, const st_error *err);
 
+/* The checkpoint role of components whose file is written as the run goes
+ * (WriteState, Monitor, EnergyMonitor): nothing is saved; on --resume the
+ * file, created afresh at init, holds the resumed part of the run only, and
+ * a warning naming it says so. */
+extern const st_checkpoint_ops out_restarted_file_checkpoint;
+
 #endif
