@@ -101,4 +101,39 @@ st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st
 size_t tuple_set_find(const tuple_set *s, const unsigned *key);
 void tuple_set_free(tuple_set *s);
 
+/* ---- topological mappings (topo_mapping.c) ---- */
+
+/* The "input" and "output" link fields every topological mapping has. */
+#define TOPO_MAP_LINKS(S, in_help, out_help)                                                      \
+    {"input", ST_T_LINK, offsetof(S, input) + ST_FIELD_CHECK_(S, input, st_component *), NULL,    \
+     in_help, ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},                                   \
+    {"output", ST_T_LINK, offsetof(S, output) + ST_FIELD_CHECK_(S, output, st_component *), NULL, \
+     out_help, ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0}
+
+/* Checks a mapping's links: `input` is a topology (holding `in_what`),
+ * `output` a container of this plugin with the list field `list` and of
+ * kind `kind`; `want` names the expected output class in the message. */
+st_status topo_map_check(st_component *self, st_component *input, st_component *output,
+                         const char *in_what, const char *list, topo_kind kind, const char *want,
+                         st_error *err);
+/* Starts filling the output: empties `lists` (NULL-terminated field names)
+ * and gives it the input's number of points. */
+void topo_map_begin(st_component *input, topo *out, const char *const *lists);
+/* Ends filling the output: marks `list` and nbPoints as changed and derives
+ * the container's other lists from the new ones. */
+st_status topo_map_end(topo *out, const char *list, st_error *err);
+/* Number of cells along x and y when `input` is a grid (SOFA's getNx()-1,
+ * getNy()-1); false otherwise. */
+bool topo_map_grid_cells(st_component *input, int *nx, int *ny);
+/* Counts, for every element of `list` (width w), how many elements of
+ * `owners` (width ow, faces given by `faces`, nf faces of fw vertices each)
+ * hold it as a face; counts[i] for list element i. The caller frees. */
+st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array *owners,
+                                unsigned ow, const unsigned *faces, unsigned nf,
+                                unsigned **counts, st_error *err);
+/* True when node n or one of its ancestors holds a component of one of
+ * `classes` (NULL-terminated): SOFA's context search for a modifier of the
+ * output (a class or one of its subclasses). */
+bool topo_map_find_modifier(st_node *n, const char *const *classes);
+
 #endif
