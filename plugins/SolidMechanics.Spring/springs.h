@@ -21,6 +21,8 @@ typedef struct spring_set {
     double (*dfdx)[9];  /* n row-major 3x3 blocks df1[m1]/dx2[m2], owned */
     size_t n, cap;
     st_mstate *ms1, *ms2;
+    double min_length;  /* a spring shorter than this has no force (0: SOFA's
+                           SpringForceField's 1e-9; the bending springs use 1e-4) */
 } spring_set;
 
 /* Appends a spring (init time only). */
@@ -35,13 +37,55 @@ void springs_add_dforce(spring_set *set, double *df, const double *dx, double kf
 void springs_add_k(spring_set *set, st_matrix *m, double kfactor);
 double springs_energy(const spring_set *set, const double *x);
 
+/* The head of a component whose force is one spring set (the bending
+ * springs, the grid springs): spring_head_ops act on it. */
+typedef struct spring_head {
+    st_component base;
+    spring_set set;
+    double rayleigh_stiffness; /* "rayleighStiffness" */
+} spring_head;
+extern const st_forcefield_ops spring_head_ops;
+
+/* ---- what the bending springs share (bending_common.c) ---- */
+
+/* The state (the node's MechanicalObject, Vec3d) and the topology (the
+ * `topology` link, else the first found upward) of a force field that reads
+ * its elements; errors name the component. */
+st_status bending_bind(st_component *self, st_component **topology, st_mstate **ms,
+                       st_error *err);
+
+/* Edges of surface elements as SOFA's containers number them: side j of an
+ * element e of width w is the edge (e[(j+1)%w], e[(j+2)%w]) (for a triangle,
+ * the edge opposite vertex j); around[2*k], around[2*k+1] are the first two
+ * elements holding edge k (in element order) and count[k] how many do. */
+typedef struct elem_edges {
+    unsigned *side;   /* n_elements * w edge indices */
+    unsigned *around; /* n_edges * 2 */
+    unsigned *count;  /* n_edges */
+    size_t n_edges;
+} elem_edges;
+st_status elem_edges_build(st_component *self, const st_array *edges, const st_array *elems,
+                           unsigned w, elem_edges *out, st_error *err);
+void elem_edges_free(elem_edges *e);
+/* Index j of edge k among the sides of element e (SOFA's
+ * getEdgeIndexIn...); w when absent. */
+unsigned elem_edges_index(const elem_edges *e, unsigned w, size_t elem, unsigned k);
+
 /* SOFA's ForceField data, shared by the spring force fields. */
 #define SPRING_F_RAYLEIGH(S)                                                                      \
     ST_REAL(S, rayleigh_stiffness, "rayleighStiffness", "0",                                      \
+            "Rayleigh damping coefficient related to stiffness, > 0")
+/* The same for a component beginning with a spring_head h. */
+#define SPRING_F_RAYLEIGH_HEAD(S)                                                                 \
+    ST_REAL(S, h.rayleigh_stiffness, "rayleighStiffness", "0",                                    \
             "Rayleigh damping coefficient related to stiffness, > 0")
 
 extern const st_class spring_force_field_class;
 extern const st_class mesh_spring_force_field_class;
 extern const st_class rest_shape_springs_force_field_class;
+extern const st_class triangular_bending_springs_class;
+extern const st_class fast_triangular_bending_springs_class;
+extern const st_class quadular_bending_springs_class;
+extern const st_class regular_grid_spring_force_field_class;
 
 #endif

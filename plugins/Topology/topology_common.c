@@ -695,6 +695,15 @@ st_status topo_init(st_component *self, st_error *err)
             t->nx = t->ny = t->nz = 0;
             ST_TRY(topo_grid_check(t, err));
         }
+        /* `n` holds the resolution in use (SOFA's parse writes nx, ny, nz
+         * into it): components reading a grid's size read `n`. */
+        grid_geom g;
+        topo_grid_geom(t, &g);
+        if (t->n[0] != g.n[0] || t->n[1] != g.n[1] || t->n[2] != g.n[2]) {
+            for (int a = 0; a < 3; a++)
+                t->n[a] = g.n[a];
+            touch(t, "n");
+        }
         t->lists_ready = false;
         ST_TRY(topo_grid_lists(t, err));
         if (t->kind == TOPO_REGULAR_GRID && t->compute_point_list)
