@@ -599,3 +599,63 @@ Test(bending_springs, grid_springs_refuse_index_lists)
     cr_assert(strstr(err.msg, "springsIndices1") || strstr(err.path, "springsIndices1"),
               "%s", err.msg);
 }
+
+/* SOFA's TriangularBendingSprings_test (checkFEMValues): a 20 x 20 grid of
+ * triangles over [0, 10]^2 falling under g = -1 y with EulerImplicitSolver,
+ * CG (20 iterations, tolerance 1e-5, threshold 1e-8), DiagonalMass density
+ * 0.1, ks = 300, kd = 0.5: 1121 edges; point 20 from (0, 0.5263, 0) to
+ * (-0.000132, 0.520924, 0) after 10 steps of 0.01 (1e-4), energy
+ * 7.7932855e-06 in the last force computation. */
+Test(bending_springs, sofa_falling_grid_values)
+{
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(
+        test_load_string(
+            &T,
+            "format: settee/1\n"
+            "root:\n"
+            "  name: root\n"
+            "  gravity: [0, -1, 0]\n"
+            "  dt: 0.01\n"
+            "  objects:\n"
+            "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Grid, "
+            "Sofa.Component.Topology.Container.Dynamic, Sofa.Component.SolidMechanics.Spring, "
+            "Sofa.Component.ODESolver.Backward, Sofa.Component.LinearSolver.Iterative, "
+            "Sofa.Component.Mass]}\n"
+            "    - DefaultAnimationLoop: {}\n"
+            "    - RegularGridTopology: {name: grid, n: [20, 20, 1], min: [0, 0, 0], "
+            "max: [10, 10, 0]}\n"
+            "  children:\n"
+            "    - name: SpringNode\n"
+            "      objects:\n"
+            "        - EulerImplicitSolver: {}\n"
+            "        - CGLinearSolver: {iterations: 20, tolerance: 1e-5, threshold: 1e-8}\n"
+            "        - MechanicalObject: {name: dof, position: \"@../grid.position\"}\n"
+            "        - TriangleSetTopologyContainer: {name: topo, position: "
+            "\"@../grid.position\", edges: \"@../grid.edges\", triangles: "
+            "\"@../grid.triangles\"}\n"
+            "        - TriangleSetTopologyModifier: {}\n"
+            "        - TriangularBendingSprings: {name: TBS, stiffness: 300, damping: 0.5}\n"
+            "        - DiagonalMass: {name: mass, massDensity: 0.1}\n",
+            &s, &err),
+        ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_component *topo = test_find_object(s, "topo");
+    st_component *tbs = test_find_object(s, "TBS");
+    cr_assert_eq(arr(topo, "edges")->n, 1121);
+    st_system *sys = s->systems[0];
+    double *xprev = calloc(3 * 400, sizeof *xprev);
+    for (int i = 0; i < 10; i++) {
+        memcpy(xprev, sys->x, 3 * 400 * sizeof *xprev);
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    }
+    const double *p = sys->x + 3 * 20;
+    cr_assert(fabs(p[0] - -0.000132) < 1e-4 && fabs(p[1] - 0.520924) < 1e-4 && p[2] == 0,
+              "point 20: %.9g %.9g %.9g", p[0], p[1], p[2]);
+    /* The energy of the last force computation: at the step's start. */
+    double e = tbs->cls->forcefield->potential_energy(tbs, &sys->mp, xprev);
+    cr_assert(fabs(e - 7.7932855e-06) < 1e-6 * 7.7932855e-06 * 4, "E = %.9g", e);
+    free(xprev);
+    st_scene_destroy(&s);
+}
