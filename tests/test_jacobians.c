@@ -301,6 +301,47 @@ Test(jacobians, regular_grid_spring_force_field)
     test_rt_close(&t);
 }
 
+/* A closed surface (the unit cube's 12 outward triangles) under a pressure
+ * force field: add_dforce, K and the energy (closed: f = -dE/dx). */
+static void check_closed_surface(const char *cls, const char *const *kv, size_t nkv,
+                                 unsigned seed)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1");
+    set(add(b, "MeshTopology", "topo"), "triangles",
+        "0 2 3  0 3 1  4 5 7  4 7 6  0 1 5  0 5 4  2 6 7  2 7 3  0 4 6  0 6 2  1 3 7  1 7 5");
+    st_component *ff = add(b, cls, "ff");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, 0.1, seed);
+    check_energy(sys, ff, 0.1, seed + 1);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(jacobians, surface_pressure_force_field)
+{
+    const char *kv[] = {"pressure", "3"};
+    check_closed_surface("SurfacePressureForceField", kv, 2, 61);
+}
+
+Test(jacobians, tait_surface_pressure_force_field)
+{
+    const char *kv[] = {"p0", "2", "B", "10", "gamma", "1.5"};
+    check_closed_surface("TaitSurfacePressureForceField", kv, 6, 67);
+}
+
+Test(jacobians, tait_surface_pressure_ideal_gas)
+{
+    const char *kv[] = {"B", "4", "gamma", "1"};
+    check_closed_surface("TaitSurfacePressureForceField", kv, 4, 71);
+}
+
 /* Penalty contacts: points on both sides of the surface, none within the
  * finite-difference step of it; K is taken on the contacts recorded by
  * add_force (zero velocity: SOFA leaves out the damping term's derivative). */
