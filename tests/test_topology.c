@@ -398,8 +398,9 @@ Test(topology, plugin_answers_sofa_module_names)
         const st_plugin_info *p = st_runtime_find_plugin(T.rt, names[i]);
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
-    /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle and Hexa2Prism */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 27);
+    /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism and
+     * SparseGridTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 28);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
@@ -616,4 +617,138 @@ Test(topology, hexa2prism_two_prisms_per_hexahedron)
                   "prism %zu volume x6 is not 3", e);
     }
     st_scene_destroy(&s);
+}
+
+/* ---- SparseGridTopology ---- */
+
+#define SPARSE_HEAD                                                                               \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Grid]}\n"
+
+/* SOFA's SparseGridTopology_test (buildFromMeshParams): the pyramid with
+ * apex (0, 0, 1) over the square z = -1 of half-width 1, n = 10: 392
+ * points, 209 hexahedra, the first point at (-1.02, -0.34, -1.02) (the box
+ * grows by 1 %, cells 2.04 / 9 wide). */
+Test(topology, sparse_grid_pyramid_as_sofa)
+{
+    st_scene *s = topo_scene(
+        &T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [10, 10, 10], position: "
+                        "[[0, 0, 1], [-1, 0, -1], [0, 1, -1], [1, 0, -1], [0, -1, -1]], "
+                        "triangles: [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [1, 2, 3], "
+                        "[3, 4, 1]]}\n");
+    st_component *g = topo_get(s, "g");
+    const st_array *p = topo_arr(g, "position");
+    const st_array *h = topo_arr(g, "hexahedra");
+    cr_assert_eq(p->n, 392);
+    cr_assert_eq(h->n, 209);
+    cr_assert(fabs(p->r[0] - -1.02) < 1e-4 && fabs(p->r[1] - -0.34) < 1e-4 &&
+                  fabs(p->r[2] - -1.02) < 1e-4,
+              "first point %g %g %g", p->r[0], p->r[1], p->r[2]);
+    cr_assert_eq(g->cls->topology->nb_points(g), 392);
+    /* Points sorted by x, then y, then z; every hexahedron is a cell of
+     * width 2.04 / 9 with SOFA's corner order. */
+    for (size_t i = 1; i < p->n; i++) {
+        const double *a = p->r + 3 * (i - 1), *b = p->r + 3 * i;
+        cr_assert(a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || (a[1] == b[1] && a[2] < b[2]))),
+                  "points %zu, %zu out of order", i - 1, i);
+    }
+    const double w = 2.04 / 9;
+    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    for (size_t e = 0; e < h->n; e++) {
+        const double *c0 = p->r + 3 * h->u[8 * e];
+        for (int k = 0; k < 8; k++) {
+            const double *c = p->r + 3 * h->u[8 * e + (size_t)k];
+            for (int a = 0; a < 3; a++)
+                cr_assert(fabs(c[a] - c0[a] - off[k][a] * w) < 1e-12, "hexahedron %zu corner %d",
+                          e, k);
+        }
+    }
+    /* Boundary cells first, then inside cells; coefficients 0.5 / 1. */
+    const st_array *types = topo_arr(g, "cellTypes");
+    const st_array *coef = topo_arr(g, "stiffnessCoefs");
+    cr_assert_eq(types->n, 209);
+    size_t nb = 0;
+    while (nb < types->n && types->u[nb] == 1)
+        nb++;
+    cr_assert_gt(nb, 0);
+    cr_assert_lt(nb, 209, "the pyramid has inside cells");
+    for (size_t e = nb; e < types->n; e++)
+        cr_assert_eq(types->u[e], 2);
+    cr_assert(coef->r[0] == 0.5 && coef->r[208] == 1.0);
+    /* Edges and quads derived from the hexahedra, without duplicates. */
+    cr_assert_gt(topo_arr(g, "edges")->n, 0);
+    cr_assert_gt(topo_arr(g, "quads")->n, 0);
+    cr_assert_eq(topo_arr(g, "triangles")->n, 0);
+    st_scene_destroy(&s);
+
+    /* onlyInsideCells keeps the inside cells only. */
+    s = topo_scene(
+        &T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [10, 10, 10], onlyInsideCells: "
+                        "true, position: [[0, 0, 1], [-1, 0, -1], [0, 1, -1], [1, 0, -1], "
+                        "[0, -1, -1]], triangles: [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], "
+                        "[1, 2, 3], [3, 4, 1]]}\n");
+    cr_assert_eq(topo_arr(topo_get(s, "g"), "hexahedra")->n, 209 - nb);
+    st_scene_destroy(&s);
+}
+
+/* A unit cube surface (12 triangles) in an OBJ file, on a 5 x 5 x 5 grid
+ * over its box grown by 1 %: every one of the 64 cells touches or lies
+ * inside the cube (125 points); the outer layer of 56 cells meets the
+ * surface, the 8 cells within are inside. */
+Test(topology, sparse_grid_cube_from_obj_file)
+{
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
+                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
+                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
+    const char *path = test_write_temp("cube.obj", obj);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [5, 5, 5], fileTopology: \"%s\"}\n",
+             path);
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(topo_arr(g, "position")->n, 125);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 64);
+    const st_array *types = topo_arr(g, "cellTypes");
+    size_t inside = 0;
+    for (size_t e = 0; e < types->n; e++)
+        inside += types->u[e] == 2;
+    cr_assert_eq(inside, 8);
+    /* 3 * 5 * 5 * 4 = 300 edges and 3 * 5 * 4 * 4 = 240 faces. */
+    cr_assert_eq(topo_arr(g, "edges")->n, 300);
+    cr_assert_eq(topo_arr(g, "quads")->n, 240);
+    st_scene_destroy(&s);
+    /* cellWidth sets n from the box (1.02 + 0.02 = 1.04 wide): ceil(1.04 /
+     * 0.5) + 1 = 4 points per axis. */
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, cellWidth: 0.5, fileTopology: \"%s\"}\n",
+             path);
+    s = topo_scene(&T, yaml);
+    const double *n = st_component_field_ptr(topo_get(s, "g"), st_component_field(topo_get(s, "g"), "n"));
+    cr_assert(n[0] == 4 && n[1] == 4 && n[2] == 4, "n = %g %g %g", n[0], n[1], n[2]);
+    st_scene_destroy(&s);
+}
+
+Test(topology, sparse_grid_refusals)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, SPARSE_HEAD "    - SparseGridTopology: {name: g}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "no filename"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T,
+                                   SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: "
+                                               "\"x.raw\"}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "voxel"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T,
+                                   SPARSE_HEAD "    - SparseGridTopology: {name: g, "
+                                               "nbVirtualFinerLevels: 1, position: [[0,0,0]]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "virtual"), "%s", err.msg);
 }

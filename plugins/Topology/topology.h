@@ -47,6 +47,19 @@ typedef struct topo {
     double cell_width;   /* "cellWidth" */
     bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
     bool compute_point_list, create_tex_coords;
+    /* SparseGridTopology. */
+    bool fill_weighted;       /* "fillWeighted" */
+    bool only_inside_cells;   /* "onlyInsideCells" */
+    int nb_virtual_finer;     /* "nbVirtualFinerLevels": refused when not 0 */
+    st_vec3 data_resolution;  /* "dataResolution" (voxel files: not supported) */
+    st_vec3 voxel_size;       /* "voxelSize" (voxel files: not supported) */
+    unsigned mc_step;         /* "marchingCubeStep" (voxel files: not supported) */
+    unsigned conv_size;       /* "convolutionSize" (voxel files: not supported) */
+    st_array facets;          /* "facets": refused when given */
+    st_array cell_types;      /* "cellTypes" output: 1 boundary, 2 inside, per hexahedron */
+    st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
+    st_array mass_coefs;      /* "massCoefs" output */
+    bool sparse_built;        /* built once, as SOFA's init */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
