@@ -248,6 +248,21 @@ static void check_energy(st_system *sys, st_component *ff, double perturb, unsig
     free(x), free(v), free(f);
 }
 
+/* Adds the force field cls (fields kv) to node b, initialises the scene,
+ * checks add_dforce, K and f = -dE/dx at a perturbed state, and closes. */
+static void check_ff_and_energy(test_rt *t, st_scene *s, st_node *b, const char *cls,
+                                const char *const *kv, size_t nkv, double perturb, unsigned seed)
+{
+    st_component *ff = add(b, cls, "ff");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, perturb, seed);
+    check_energy(sys, ff, perturb, seed + 1);
+    st_scene_destroy(&s);
+    test_rt_close(t);
+}
+
 /* A 4 x 3 grid of points in the plane z = 0 (triangles, quads, edges). */
 static void check_surface_ff(const char *cls, const char *const *kv, size_t nkv, unsigned seed)
 {
@@ -255,14 +270,7 @@ static void check_surface_ff(const char *cls, const char *const *kv, size_t nkv,
     st_scene *s = new_scene(&t);
     st_component *dofs;
     st_node *b = grid_node(s, "4 3 1", &dofs);
-    st_component *ff = add(b, cls, "ff");
-    for (size_t i = 0; i + 1 < nkv; i += 2)
-        set(ff, kv[i], kv[i + 1]);
-    st_system *sys = init_scene(s);
-    check_forcefield(sys, ff, 0.1, seed);
-    check_energy(sys, ff, 0.1, seed + 1);
-    st_scene_destroy(&s);
-    test_rt_close(&t);
+    check_ff_and_energy(&t, s, b, cls, kv, nkv, 0.1, seed);
 }
 
 Test(jacobians, triangular_bending_springs)
@@ -289,16 +297,9 @@ Test(jacobians, regular_grid_spring_force_field)
     st_scene *s = new_scene(&t);
     st_component *dofs;
     st_node *b = grid_node(s, "3 2 2", &dofs);
-    st_component *ff = add(b, "RegularGridSpringForceField", "springs");
-    set(ff, "linesStiffness", "300");
-    set(ff, "quadsStiffness", "200");
-    set(ff, "cubesStiffness", "100");
-    set(ff, "spring", "0 11 50 1 0.5");
-    st_system *sys = init_scene(s);
-    check_forcefield(sys, ff, 0.05, 53);
-    check_energy(sys, ff, 0.05, 59);
-    st_scene_destroy(&s);
-    test_rt_close(&t);
+    const char *kv[] = {"linesStiffness", "300", "quadsStiffness", "200", "cubesStiffness", "100",
+                        "spring", "0 11 50 1 0.5"};
+    check_ff_and_energy(&t, s, b, "RegularGridSpringForceField", kv, 8, 0.05, 53);
 }
 
 /* A closed surface (the unit cube's 12 outward triangles) under a pressure
@@ -314,14 +315,7 @@ static void check_closed_surface(const char *cls, const char *const *kv, size_t 
         "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1");
     set(add(b, "MeshTopology", "topo"), "triangles",
         "0 2 3  0 3 1  4 5 7  4 7 6  0 1 5  0 5 4  2 6 7  2 7 3  0 4 6  0 6 2  1 3 7  1 7 5");
-    st_component *ff = add(b, cls, "ff");
-    for (size_t i = 0; i + 1 < nkv; i += 2)
-        set(ff, kv[i], kv[i + 1]);
-    st_system *sys = init_scene(s);
-    check_forcefield(sys, ff, 0.1, seed);
-    check_energy(sys, ff, 0.1, seed + 1);
-    st_scene_destroy(&s);
-    test_rt_close(&t);
+    check_ff_and_energy(&t, s, b, cls, kv, nkv, 0.1, seed);
 }
 
 Test(jacobians, surface_pressure_force_field)

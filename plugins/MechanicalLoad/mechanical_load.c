@@ -59,19 +59,6 @@ void ml_add_contact_blocks(st_matrix *m, const st_component *self, const st_msta
     }
 }
 
-st_status ml_find_topology(st_component *self, st_component **topology, st_error *err)
-{
-    if (!*topology)
-        *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    if (!*topology || !(*topology)->cls->topology)
-        return st_component_error(self, "topology", err, ST_ESCENE,
-                                  "No topology component found at path: %s, nor in current "
-                                  "context: %s",
-                                  *topology ? (*topology)->name : "(none)",
-                                  st_node_name(self->node));
-    return ST_OK;
-}
-
 st_status ml_check_elements(st_component *self, const char *what, const unsigned *v, size_t n,
                             unsigned w, const st_mstate *ms, st_error *err)
 {

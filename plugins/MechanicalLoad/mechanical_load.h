@@ -12,7 +12,8 @@
 
 #include <settee/settee.h>
 
-#include "../shared/options.h" /* IGN_* field macros */
+#include "../shared/options.h"        /* IGN_* field macros */
+#include "../shared/topology_link.h"  /* st_find_topology */
 
 /* Values per point of a Vec3d state, for coordinates and derivatives. */
 #define ML_N 3
@@ -78,9 +79,6 @@ void ml_add_contact_blocks(st_matrix *m, const st_component *self, const st_msta
  * node's); an error naming the class when there is none. */
 st_status ml_find_state(st_component *self, st_mstate **out, st_error *err);
 
-/* Resolves the topology a force field reads (its topology link, else the
- * first found upward); SOFA's error naming the node when there is none. */
-st_status ml_find_topology(st_component *self, st_component **topology, st_error *err);
 
 /* Checks that every index of `n` elements of `w` vertices is a point of ms. */
 st_status ml_check_elements(st_component *self, const char *what, const unsigned *v, size_t n,

@@ -46,7 +46,7 @@ static st_status qp_init(st_component *self, st_error *err)
     quad_pressure *q = (quad_pressure *)self;
     ml_elem_load_free(&q->load);
     ST_TRY(ml_find_state(self, &q->ms, err));
-    ST_TRY(ml_find_topology(self, &q->topology, err));
+    ST_TRY(st_find_topology(self, &q->topology, err));
     const st_array *quads = q->topology->cls->topology->elements(q->topology, ST_T_QUADS);
     size_t nq = quads ? quads->n : 0;
     if (nq)

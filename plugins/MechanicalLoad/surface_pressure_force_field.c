@@ -112,7 +112,7 @@ static st_status sp_init(st_component *self, st_error *err)
     surface_pressure *s = (surface_pressure *)self;
     sp_free(s);
     ST_TRY(ml_find_state(self, &s->ms, err));
-    ST_TRY(ml_find_topology(self, &s->topology, err));
+    ST_TRY(st_find_topology(self, &s->topology, err));
     const st_topology_ops *t = s->topology->cls->topology;
     ST_TRY(pick(self, "triangleIndices", &s->tri_idx, t->elements(s->topology, ST_T_TRIANGLES), 3,
                 &s->tri, &s->ntri, err));

@@ -122,7 +122,7 @@ static st_status tait_init(st_component *self, st_error *err)
     tait *t = (tait *)self;
     tait_free(t);
     ST_TRY(ml_find_state(self, &t->ms, err));
-    ST_TRY(ml_find_topology(self, &t->topology, err));
+    ST_TRY(st_find_topology(self, &t->topology, err));
     const st_topology_ops *ops = t->topology->cls->topology;
     const st_array *tris = ops->elements(t->topology, ST_T_TRIANGLES);
     const st_array *quads = ops->elements(t->topology, ST_T_QUADS);

@@ -34,7 +34,7 @@ static st_status tp_init(st_component *self, st_error *err)
     tri_pressure *t = (tri_pressure *)self;
     ml_elem_load_free(&t->load);
     ST_TRY(ml_find_state(self, &t->ms, err));
-    ST_TRY(ml_find_topology(self, &t->topology, err));
+    ST_TRY(st_find_topology(self, &t->topology, err));
     if (t->cauchy.n != 6)
         return st_component_error(self, "cauchyStress", err, ST_EINVAL,
                                   "cauchyStress takes 6 values (xx xy yy xz yz zz), got %zu",

@@ -1,31 +1,13 @@
 /* bending_common.c - what the bending springs share: binding the state and
  * the topology, the edges of triangles or quads with the elements around
  * each edge (SOFA's EdgesInTriangle/EdgesInQuad and TrianglesAroundEdge/
- * QuadsAroundEdge), and the force field role of a component made of one
- * spring set. */
+ * QuadsAroundEdge) and SOFA's visiting order, and the force field role of a
+ * component made of one spring set. */
 #include <stdint.h>
 #include <string.h>
 
 #include "springs.h"
-
-st_status bending_bind(st_component *self, st_component **topology, st_mstate **ms,
-                       st_error *err)
-{
-    *ms = st_node_mstate(self->node);
-    if (!*ms)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
-                                  self->cls->name);
-    if (!*topology)
-        *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    if (!*topology || !(*topology)->cls->topology)
-        return st_component_error(self, "topology", err, ST_ESCENE,
-                                  "No topology component found at path: %s, nor in current "
-                                  "context: %s",
-                                  *topology ? (*topology)->name : "(none)",
-                                  st_node_name(self->node));
-    return ST_OK;
-}
+#include "../shared/topology_link.h"
 
 /* Open-addressing map from an unordered vertex pair to its edge index. */
 typedef struct pair_map {
@@ -49,8 +31,9 @@ static size_t pair_slot(const pair_map *m, uint64_t key)
     return h;
 }
 
-st_status elem_edges_build(st_component *self, const st_array *edges, const st_array *elems,
-                           unsigned w, elem_edges *out, st_error *err)
+static st_status elem_edges_build(st_component *self, const st_array *edges,
+                                  const st_array *elems, unsigned w, elem_edges *out,
+                                  st_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t ne = edges ? edges->n : 0, nel = elems ? elems->n : 0;
@@ -109,12 +92,52 @@ void elem_edges_free(elem_edges *e)
     memset(e, 0, sizeof *e);
 }
 
-unsigned elem_edges_index(const elem_edges *e, unsigned w, size_t elem, unsigned k)
+/* Index j of edge k among the sides of element e (SOFA's
+ * getEdgeIndexIn...). */
+static unsigned side_of(const elem_edges *ee, unsigned w, size_t e, size_t k)
 {
-    for (unsigned j = 0; j < w; j++)
-        if (e->side[(size_t)w * elem + j] == k)
-            return j;
-    return w;
+    unsigned j = 0;
+    while (j + 1 < w && ee->side[(size_t)w * e + j] != k)
+        j++;
+    return j;
+}
+
+bool elem_edges_visit(const elem_edges *ee, unsigned w, size_t k, bool last, edge_visit *v)
+{
+    if (ee->count[k] != 2)
+        return false;
+    v->e = ee->around[2 * k + (last ? 1 : 0)];
+    v->o = ee->around[2 * k + (last ? 0 : 1)];
+    v->j = side_of(ee, w, v->e, k);
+    v->jo = side_of(ee, w, v->o, k);
+    return true;
+}
+
+st_status bending_elements(st_component *self, st_component **topology, st_mstate **ms,
+                           st_type type, unsigned w, const st_array **elems, elem_edges *ee,
+                           st_error *err)
+{
+    memset(ee, 0, sizeof *ee);
+    *elems = NULL;
+    *ms = st_node_mstate(self->node);
+    if (!*ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node (%s needs one)",
+                                  self->cls->name);
+    ST_TRY(st_find_topology(self, topology, err));
+    const st_topology_ops *t = (*topology)->cls->topology;
+    const st_array *el = t->elements(*topology, type);
+    if (!el || el->n == 0)
+        return ST_OK;
+    for (size_t i = 0; i < (size_t)w * el->n; i++)
+        if (el->u[i] >= (*ms)->n)
+            return st_component_error(self, "topology", err, ST_EINVAL,
+                                      "element %zu of '%s' uses vertex %u but the state has %zu "
+                                      "points",
+                                      i / w, (*topology)->name, el->u[i], (*ms)->n);
+    ST_TRY(elem_edges_build(self, t->elements(*topology, ST_T_EDGES), el, w, ee, err));
+    *elems = el;
+    return ST_OK;
 }
 
 /* ---- the force field role of a spring_head component ---- */

@@ -94,66 +94,56 @@ static st_status fb_init(st_component *self, st_error *err)
 {
     fast_bending *b = (fast_bending *)self;
     fb_free(b);
-    ST_TRY(bending_bind(self, &b->topology, &b->ms, err));
-    const st_topology_ops *t = b->topology->cls->topology;
-    const st_array *tris = t->elements(b->topology, ST_T_TRIANGLES);
-    const st_array *edges = t->elements(b->topology, ST_T_EDGES);
-    if (!tris || tris->n == 0) {
+    const st_array *tris = NULL;
+    elem_edges ee;
+    ST_TRY(bending_elements(self, &b->topology, &b->ms, ST_T_TRIANGLES, 3, &tris, &ee, err));
+    if (!tris) {
         st_component_warn(self, "No triangles found in linked Topology.");
         return ST_OK;
     }
-    for (size_t i = 0; i < 3 * tris->n; i++)
-        if (tris->u[i] >= b->ms->n)
-            return st_component_error(self, "topology", err, ST_EINVAL,
-                                      "triangle %zu uses vertex %u but the state has %zu points",
-                                      i / 3, tris->u[i], b->ms->n);
-    elem_edges ee;
-    ST_TRY(elem_edges_build(self, edges, tris, 3, &ee, err));
+    const st_array *edges = b->topology->cls->topology->elements(b->topology, ST_T_EDGES);
     size_t ne = ee.n_edges;
-    unsigned (*vid)[4] = st_calloc(ne + 1, sizeof *vid);
-    bool *on = st_calloc(ne + 1, sizeof *on);
     b->vid = st_calloc(ne + 1, sizeof *b->vid);
     b->alpha = st_calloc(ne + 1, sizeof *b->alpha);
     b->lambda = st_calloc(ne + 1, sizeof *b->lambda);
-    st_status s = ST_OK;
-    if (!vid || !on || !b->vid || !b->alpha || !b->lambda)
-        s = st_error_set(err, ST_ENOMEM, "out of memory (%zu edges)", ne);
+    if (!b->vid || !b->alpha || !b->lambda) {
+        elem_edges_free(&ee);
+        fb_free(b);
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu edges)", ne);
+    }
     const double *x0 = b->ms->rest_position.r;
     double eps2 = b->min_dist * b->min_dist;
-    for (size_t i = 0; i < tris->n && s == ST_OK; i++)
-        for (unsigned j = 0; j < 3; j++) {
-            unsigned k = ee.side[3 * i + j];
-            if (ee.count[k] != 2) {
-                on[k] = false;
-                continue;
-            }
-            size_t other = ee.around[2 * k] == i ? ee.around[2 * k + 1] : ee.around[2 * k];
-            unsigned i1 = elem_edges_index(&ee, 3, other, k);
-            unsigned v[4] = {tris->u[3 * other + i1], tris->u[3 * i + j], edges->u[2 * k],
-                             edges->u[2 * k + 1]};
-            double vp[3], ve[3];
-            sub3(x0 + 3 * v[1], x0 + 3 * v[0], vp);
-            sub3(x0 + 3 * v[3], x0 + 3 * v[2], ve);
-            if (dot3(vp, vp) > eps2 && dot3(ve, ve) > eps2) {
-                memcpy(vid[k], v, sizeof v);
-                on[k] = true;
-            }
-        }
-    for (size_t k = 0; k < ne && s == ST_OK; k++)
-        if (on[k]) {
-            memcpy(b->vid[b->n], vid[k], sizeof vid[k]);
-            set_element(x0, vid[k], b->stiffness, b->alpha[b->n], &b->lambda[b->n]);
-            b->n++;
-        }
-    st_free(vid);
-    st_free(on);
+    for (size_t k = 0; k < ne; k++) {
+        /* The last visit decides: A in the lower triangle, B in the other. */
+        edge_visit v;
+        if (!elem_edges_visit(&ee, 3, k, true, &v))
+            continue;
+        unsigned id[4] = {tris->u[3 * v.o + v.jo], tris->u[3 * v.e + v.j], edges->u[2 * k],
+                          edges->u[2 * k + 1]};
+        double vp[3], ve[3];
+        sub3(x0 + 3 * id[1], x0 + 3 * id[0], vp);
+        sub3(x0 + 3 * id[3], x0 + 3 * id[2], ve);
+        if (!(dot3(vp, vp) > eps2 && dot3(ve, ve) > eps2))
+            continue;
+        memcpy(b->vid[b->n], id, sizeof id);
+        set_element(x0, id, b->stiffness, b->alpha[b->n], &b->lambda[b->n]);
+        b->n++;
+    }
     elem_edges_free(&ee);
-    if (s != ST_OK)
-        fb_free(b);
-    return s;
+    return ST_OK;
 }
 
 static void fb_cleanup(st_component *self) { fb_free((fast_bending *)self); }
+
+/* R = sum_j alpha_j x_j of element e. */
+static void bend_vector(const fast_bending *b, size_t e, const double *xs, double R[3])
+{
+    const unsigned *id = b->vid[e];
+    const double *al = b->alpha[e];
+    for (int c = 0; c < 3; c++)
+        R[c] = xs[3 * id[0] + c] * al[0] + xs[3 * id[1] + c] * al[1] +
+               xs[3 * id[2] + c] * al[2] + xs[3 * id[3] + c] * al[3];
+}
 
 static void fb_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                          const double *v)
@@ -163,15 +153,11 @@ static void fb_add_force(st_component *self, const st_mparams *mp, double *f, co
     double *fs = st_slice(f, b->ms);
     const double *xs = st_slice_x(x, b->ms);
     for (size_t e = 0; e < b->n; e++) {
-        const unsigned *id = b->vid[e];
-        const double *al = b->alpha[e];
         double R[3];
-        for (int c = 0; c < 3; c++)
-            R[c] = xs[3 * id[0] + c] * al[0] + xs[3 * id[1] + c] * al[1] +
-                   xs[3 * id[2] + c] * al[2] + xs[3 * id[3] + c] * al[3];
+        bend_vector(b, e, xs, R);
         for (int j = 0; j < 4; j++)
             for (int c = 0; c < 3; c++)
-                fs[3 * id[j] + c] -= R[c] * b->lambda[e] * al[j];
+                fs[3 * b->vid[e][j] + c] -= R[c] * b->lambda[e] * b->alpha[e][j];
     }
 }
 
@@ -216,12 +202,8 @@ static double fb_energy(st_component *self, const st_mparams *mp, const double *
     const double *xs = st_slice_x(x, b->ms);
     double energy = 0;
     for (size_t e = 0; e < b->n; e++) {
-        const unsigned *id = b->vid[e];
-        const double *al = b->alpha[e];
         double R[3];
-        for (int c = 0; c < 3; c++)
-            R[c] = xs[3 * id[0] + c] * al[0] + xs[3 * id[1] + c] * al[1] +
-                   xs[3 * id[2] + c] * al[2] + xs[3 * id[3] + c] * al[3];
+        bend_vector(b, e, xs, R);
         energy += dot3(R, R) * b->lambda[e] * 0.5;
     }
     return energy;

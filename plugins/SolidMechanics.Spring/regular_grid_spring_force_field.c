@@ -160,21 +160,6 @@ static bool find_grid(const st_mstate *ms, grid_info *gi)
     return true;
 }
 
-static st_status link_state(st_component *self, st_component *link, const char *field,
-                            st_mstate **out, st_error *err)
-{
-    if (link && !st_component_has_role(link, ST_ROLE_STATE))
-        return st_component_error(self, field, err, ST_ELINK,
-                                  "'%s' must link a MechanicalObject, not a %s", field,
-                                  link->cls->name);
-    *out = link ? (st_mstate *)link : st_node_mstate(self->node);
-    if (!*out)
-        return st_component_error(self, field, err, ST_ESCENE,
-                                  "no MechanicalObject for '%s': link one or add one to the node",
-                                  field);
-    return ST_OK;
-}
-
 static st_status rgs_init(st_component *self, st_error *err)
 {
     grid_springs *g = (grid_springs *)self;
@@ -201,8 +186,8 @@ static st_status rgs_init(st_component *self, st_error *err)
         if (dset && !st_component_is_set(self, dn[t]))
             *dv[t] = g->damping;
     }
-    ST_TRY(link_state(self, g->object1, "object1", &g->h.set.ms1, err));
-    ST_TRY(link_state(self, g->object2, "object2", &g->h.set.ms2, err));
+    ST_TRY(springs_link_state(self, g->object1, "object1", &g->h.set.ms1, err));
+    ST_TRY(springs_link_state(self, g->object2, "object2", &g->h.set.ms2, err));
     st_mstate *m1 = g->h.set.ms1, *m2 = g->h.set.ms2;
     if (g->spring_list.n % 5 != 0)
         return st_component_error(self, "spring", err, ST_EINVAL,

@@ -35,6 +35,34 @@ st_status springs_push(spring_set *set, spring sp, st_error *err)
     return ST_OK;
 }
 
+st_status springs_link_state(st_component *self, st_component *link, const char *field,
+                             st_mstate **out, st_error *err)
+{
+    if (link) {
+        if (!st_component_has_role(link, ST_ROLE_STATE))
+            return st_component_error(self, field, err, ST_ELINK,
+                                      "'%s' must link a MechanicalObject, not a %s", field,
+                                      link->cls->name);
+        *out = (st_mstate *)link;
+        return ST_OK;
+    }
+    *out = st_node_mstate(self->node);
+    if (!*out)
+        return st_component_error(self, field, err, ST_ESCENE,
+                                  "no MechanicalObject for '%s': link one or add one to the node",
+                                  field);
+    return ST_OK;
+}
+
+st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsigned m2,
+                            double ks, double kd, st_error *err)
+{
+    const double *p = x0 + 3 * (size_t)m1, *q = x0 + 3 * (size_t)m2;
+    double u[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    spring sp = {m1, m2, ks, kd, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), false, true};
+    return springs_push(set, sp, err);
+}
+
 st_status springs_finish(spring_set *set, st_error *err)
 {
     st_free(set->dfdx);

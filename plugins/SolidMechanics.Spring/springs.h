@@ -27,6 +27,14 @@ typedef struct spring_set {
 
 /* Appends a spring (init time only). */
 st_status springs_push(spring_set *set, spring sp, st_error *err);
+/* The state of an object1/object2 link (which must be a state), or the
+ * node's state; errors name the field. */
+st_status springs_link_state(st_component *self, st_component *link, const char *field,
+                             st_mstate **out, st_error *err);
+/* Appends the spring (m1, m2, ks, kd) with its rest length from x0 (3
+ * reals per point), enabled, not elongation-only. */
+st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsigned m2,
+                            double ks, double kd, st_error *err);
 /* Allocates the Jacobian cache for the current springs (zeroed). */
 st_status springs_finish(spring_set *set, st_error *err);
 void springs_free(spring_set *set);
@@ -48,12 +56,6 @@ extern const st_forcefield_ops spring_head_ops;
 
 /* ---- what the bending springs share (bending_common.c) ---- */
 
-/* The state (the node's MechanicalObject, Vec3d) and the topology (the
- * `topology` link, else the first found upward) of a force field that reads
- * its elements; errors name the component. */
-st_status bending_bind(st_component *self, st_component **topology, st_mstate **ms,
-                       st_error *err);
-
 /* Edges of surface elements as SOFA's containers number them: side j of an
  * element e of width w is the edge (e[(j+1)%w], e[(j+2)%w]) (for a triangle,
  * the edge opposite vertex j); around[2*k], around[2*k+1] are the first two
@@ -64,12 +66,27 @@ typedef struct elem_edges {
     unsigned *count;  /* n_edges */
     size_t n_edges;
 } elem_edges;
-st_status elem_edges_build(st_component *self, const st_array *edges, const st_array *elems,
-                           unsigned w, elem_edges *out, st_error *err);
 void elem_edges_free(elem_edges *e);
-/* Index j of edge k among the sides of element e (SOFA's
- * getEdgeIndexIn...); w when absent. */
-unsigned elem_edges_index(const elem_edges *e, unsigned w, size_t elem, unsigned k);
+
+/* What a bending component reads: binds the node's state and the topology
+ * (the `topology` link, else the first found upward), takes the topology's
+ * elements of `type` (w vertices each), checks that they use points of the
+ * state, and numbers their edges. *elems is NULL (and ee empty) when the
+ * topology has none. Errors name the component. */
+st_status bending_elements(st_component *self, st_component **topology, st_mstate **ms,
+                           st_type type, unsigned w, const st_array **elems, elem_edges *ee,
+                           st_error *err);
+
+/* SOFA's bending springs visit the elements in order and each one's sides
+ * in order. For edge k held by exactly two elements, the first visit (or
+ * the last, with `last`) comes from element e at its side j, the other
+ * element o holding the edge at its side jo. False when k is not held by
+ * exactly two elements. */
+typedef struct edge_visit {
+    size_t e, o;
+    unsigned j, jo;
+} edge_visit;
+bool elem_edges_visit(const elem_edges *ee, unsigned w, size_t k, bool last, edge_visit *v);
 
 /* SOFA's ForceField data, shared by the spring force fields. */
 #define SPRING_F_RAYLEIGH(S)                                                                      \

@@ -61,18 +61,6 @@ bool topo_map_grid_cells(st_component *input, int *nx, int *ny)
     return true;
 }
 
-static void sort_key(unsigned *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++) {
-        unsigned k = v[i], j = i;
-        while (j > 0 && v[j - 1] > k) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = k;
-    }
-}
-
 st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array *owners,
                                 unsigned ow, const unsigned *faces, unsigned nf,
                                 unsigned **counts, st_error *err)
@@ -91,7 +79,7 @@ st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array
     for (size_t i = 0; i < list->n && s == ST_OK; i++) {
         unsigned key[4];
         memcpy(key, list->u + (size_t)w * i, w * sizeof *key);
-        sort_key(key, w);
+        topo_sort_small(key, w);
         bool fresh = false;
         s = tuple_set_insert(&set, key, &fresh, err);
         if (s == ST_OK)
@@ -102,7 +90,7 @@ st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array
             unsigned key[4];
             for (unsigned k = 0; k < w; k++)
                 key[k] = owners->u[(size_t)ow * e + faces[w * f + k]];
-            sort_key(key, w);
+            topo_sort_small(key, w);
             size_t at = tuple_set_find(&set, key);
             if (at != (size_t)-1)
                 c[index[at]]++;

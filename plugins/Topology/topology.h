@@ -97,6 +97,9 @@ st_status topo_reinit(st_component *self, st_error *err);
  * NULL): the topological mappings look for their output's modifier. */
 bool topo_node_has_class(st_node *n, const char *a, const char *b);
 
+/* Sorts n (small) values in place, ascending. */
+void topo_sort_small(unsigned *v, unsigned n);
+
 /* Appends a tuple to an element list of type `type`. */
 st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);
 

@@ -110,7 +110,7 @@ void tuple_set_free(tuple_set *s)
     memset(s, 0, sizeof *s);
 }
 
-static void sort_small(unsigned *v, unsigned n)
+void topo_sort_small(unsigned *v, unsigned n)
 {
     for (unsigned i = 1; i < n; i++) {
         unsigned k = v[i], j = i;
@@ -471,7 +471,7 @@ static st_status derive_triangles(topo *t, st_error *err)
                 v[0] = v[1], v[1] = v[2], v[2] = x;
             }
             unsigned key[3] = {v[0], v[1], v[2]};
-            sort_small(key, 3);
+            topo_sort_small(key, 3);
             bool fresh = false;
             s = tuple_set_insert(&set, key, &fresh, err);
             if (s == ST_OK && fresh)
@@ -497,7 +497,7 @@ static st_status derive_quads(topo *t, st_error *err)
                 v[0] = v[1], v[1] = v[2], v[2] = v[3], v[3] = x;
             }
             unsigned key[4] = {v[0], v[1], v[2], v[3]};
-            sort_small(key, 4);
+            topo_sort_small(key, 4);
             bool fresh = false;
             s = tuple_set_insert(&set, key, &fresh, err);
             if (s == ST_OK && fresh)
