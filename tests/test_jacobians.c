@@ -1,4 +1,5 @@
-/* test_jacobians.c - for every force field of SolidMechanics.Spring, the
+/* test_jacobians.c - for every force field of SolidMechanics.Spring (the
+ * bending and grid springs also f = -dE/dx by finite differences), the
  * penalty force fields of MechanicalLoad (plane, sphere) and the elastic
  * FEM force fields (TetrahedronFEMForceField and HexahedronFEMForceField
  * small at a deformed state; their corotational methods at a rotated and
@@ -171,6 +172,124 @@ Test(jacobians, rest_shape_springs)
     check_forcefield(sys, ff, 0.1, 5);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* Energy consistency: f = -dE/dx by central differences of
+ * potential_energy at a perturbed state (zero velocity), to 1e-6 relative. */
+static void check_energy(st_system *sys, st_component *ff, double perturb, unsigned seed)
+{
+    const st_forcefield_ops *ops = ff->cls->forcefield;
+    size_t N = sys->size, NA = 3 * sys->nall;
+    double *x = calloc(NA, sizeof *x), *v = calloc(NA, sizeof *v), *f = calloc(NA, sizeof *f);
+    memcpy(x, sys->x, NA * sizeof *x);
+    for (size_t i = 0; i < N; i++)
+        x[i] += perturb * rnd(&seed);
+    ops->add_force(ff, &sys->mp, f, x, v);
+    double fmax = 0;
+    for (size_t i = 0; i < N; i++)
+        fmax = fabs(f[i]) > fmax ? fabs(f[i]) : fmax;
+    cr_assert_gt(fmax, 0.0, "%s: no force, the test would prove nothing", ff->cls->name);
+    const double h = 1e-6;
+    for (size_t j = 0; j < N; j++) {
+        double xj = x[j];
+        x[j] = xj + h;
+        double ep = ops->potential_energy(ff, &sys->mp, x);
+        x[j] = xj - h;
+        double em = ops->potential_energy(ff, &sys->mp, x);
+        x[j] = xj;
+        double g = -(ep - em) / (2 * h);
+        cr_assert(fabs(g - f[j]) <= 1e-6 * fmax, "%s: f[%zu] = %.12g, -dE/dx = %.12g",
+                  ff->cls->name, j, f[j], g);
+    }
+    free(x), free(v), free(f);
+}
+
+/* Adds the force field cls (fields kv) to node b, initialises the scene,
+ * checks add_dforce, K and f = -dE/dx at a perturbed state, and closes. */
+static void check_ff_and_energy(test_rt *t, st_scene *s, st_node *b, const char *cls,
+                                const char *const *kv, size_t nkv, double perturb, unsigned seed)
+{
+    st_component *ff = add(b, cls, "ff");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    st_system *sys = init_scene(s);
+    check_forcefield(sys, ff, perturb, seed);
+    check_energy(sys, ff, perturb, seed + 1);
+    st_scene_destroy(&s);
+    test_rt_close(t);
+}
+
+/* A 4 x 3 grid of points in the plane z = 0 (triangles, quads, edges). */
+static void check_surface_ff(const char *cls, const char *const *kv, size_t nkv, unsigned seed)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "4 3 1", &dofs);
+    check_ff_and_energy(&t, s, b, cls, kv, nkv, 0.1, seed);
+}
+
+Test(jacobians, triangular_bending_springs)
+{
+    const char *kv[] = {"stiffness", "500", "damping", "2"};
+    check_surface_ff("TriangularBendingSprings", kv, 4, 41);
+}
+
+Test(jacobians, fast_triangular_bending_springs)
+{
+    const char *kv[] = {"bendingStiffness", "7"};
+    check_surface_ff("FastTriangularBendingSprings", kv, 2, 43);
+}
+
+Test(jacobians, quadular_bending_springs)
+{
+    const char *kv[] = {"stiffness", "300", "damping", "1"};
+    check_surface_ff("QuadularBendingSprings", kv, 4, 47);
+}
+
+Test(jacobians, regular_grid_spring_force_field)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_component *dofs;
+    st_node *b = grid_node(s, "3 2 2", &dofs);
+    const char *kv[] = {"linesStiffness", "300", "quadsStiffness", "200", "cubesStiffness", "100",
+                        "spring", "0 11 50 1 0.5"};
+    check_ff_and_energy(&t, s, b, "RegularGridSpringForceField", kv, 8, 0.05, 53);
+}
+
+/* A closed surface (the unit cube's 12 outward triangles) under a pressure
+ * force field: add_dforce, K and the energy (closed: f = -dE/dx). */
+static void check_closed_surface(const char *cls, const char *const *kv, size_t nkv,
+                                 unsigned seed)
+{
+    test_rt t;
+    st_scene *s = new_scene(&t);
+    st_node *b = child(st_scene_root(s), "Body");
+    add(b, "EulerExplicitSolver", "solver");
+    set(add(b, "MechanicalObject", "dofs"), "position",
+        "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1");
+    set(add(b, "MeshTopology", "topo"), "triangles",
+        "0 2 3  0 3 1  4 5 7  4 7 6  0 1 5  0 5 4  2 6 7  2 7 3  0 4 6  0 6 2  1 3 7  1 7 5");
+    check_ff_and_energy(&t, s, b, cls, kv, nkv, 0.1, seed);
+}
+
+Test(jacobians, surface_pressure_force_field)
+{
+    const char *kv[] = {"pressure", "3"};
+    check_closed_surface("SurfacePressureForceField", kv, 2, 61);
+}
+
+Test(jacobians, tait_surface_pressure_force_field)
+{
+    const char *kv[] = {"p0", "2", "B", "10", "gamma", "1.5"};
+    check_closed_surface("TaitSurfacePressureForceField", kv, 6, 67);
+}
+
+Test(jacobians, tait_surface_pressure_ideal_gas)
+{
+    const char *kv[] = {"B", "4", "gamma", "1"};
+    check_closed_surface("TaitSurfacePressureForceField", kv, 4, 71);
 }
 
 /* Penalty contacts: points on both sides of the surface, none within the

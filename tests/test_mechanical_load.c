@@ -1,5 +1,6 @@
 /* test_mechanical_load.c - the MechanicalLoad plugin (ConstantForceField,
- * PlaneForceField, SphereForceField, EllipsoidForceField) and the key-time
+ * PlaneForceField, SphereForceField, EllipsoidForceField, the pressures:
+ * Triangle-, Quad-, Surface- and TaitSurfacePressureForceField) and the key-time
  * projective constraints (LinearMovementProjectiveConstraint,
  * LinearVelocityProjectiveConstraint) against closed forms and SOFA's
  * rules; contacts that come and go keep the matrix pattern (issue 19). */
@@ -41,7 +42,7 @@ static st_scene *new_scene(test_rt *t, const char *g, const char *h)
     const char *plugins[] = {"ODESolver.Forward",  "ODESolver.Backward",
                              "LinearSolver.Direct", "LinearSolver.Iterative",
                              "Mass",                "Constraint.Projective",
-                             "Sofa.Component.MechanicalLoad"};
+                             "Sofa.Component.MechanicalLoad", "Topology"};
     for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
         cr_assert_eq(st_runtime_load_plugin(t->rt, plugins[i], &err), ST_OK, "%s", err.msg);
     st_scene *s = NULL;
@@ -574,6 +575,295 @@ Test(mechanical_load, shipped_scene_particles_on_plane)
     cr_assert_eq(ms->position.r[6], 1.0, "particle 2 was pushed");
     cr_assert_gt(ms->position.r[0], 5.0, "particle 0 did not slide");
     cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* ---- pressures ---- */
+
+/* The unit cube's 8 points (x fastest) and its faces, oriented outward. */
+#define CUBE_POINTS "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"
+#define CUBE_QUADS "0 2 3 1  4 5 7 6  0 1 5 4  2 6 7 3  0 4 6 2  1 3 7 5"
+#define CUBE_TRIS                                                                                 \
+    "0 2 3  0 3 1  4 5 7  4 7 6  0 1 5  0 5 4  2 6 7  2 7 3  0 4 6  0 6 2  1 3 7  1 7 5"
+
+/* A body with a MeshTopology (field = list) and a force field cls. */
+static st_component *pressure_scene(test_rt *t, st_scene **s, const char *pos, const char *field,
+                                    const char *list, const char *cls, const char *const *kv,
+                                    size_t nkv)
+{
+    *s = new_scene(t, "0 0 0", "0.5");
+    st_mstate *ms;
+    st_node *b = body(*s, "explicit", pos, "1", &ms);
+    set(add(b, "MeshTopology", "topo"), field, list);
+    st_component *ff = add(b, cls, "load");
+    for (size_t i = 0; i + 1 < nkv; i += 2)
+        set(ff, kv[i], kv[i + 1]);
+    init_ok(*s);
+    return ff;
+}
+
+static void sum_force(const double *f, size_t n, double out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            out[k] += f[3 * i + k];
+}
+
+/* SOFA's TrianglePressureForceField_test: pressure (0, 0, 0.6) on the
+ * triangle (0,0,0) (1,0,0) (1,1,0) of area 1/2: (0, 0, 0.1) on each vertex. */
+Test(mechanical_load, triangle_pressure_sofa_value)
+{
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"pressure", "0 0 0.6", "triangleList", "0"};
+    st_component *ff = pressure_scene(&t, &s, "0 0 0  1 0 0  1 1 0", "triangles", "0 1 2",
+                                      "TrianglePressureForceField", kv, 4);
+    double f[9];
+    forces_of(s, ff, f, 3);
+    for (int i = 0; i < 3; i++) {
+        check_rel(f[3 * i + 2], 0.1, 1e-15, "f.z");
+        cr_assert(f[3 * i] == 0 && f[3 * i + 1] == 0);
+    }
+    /* A constant force: energy -f . x. */
+    st_system *sys = s->systems[0];
+    check_rel(ff->cls->forcefield->potential_energy(ff, &sys->mp, sys->x), 0.0, 1e-15, "E");
+    double x[9] = {0, 0, 1, 1, 0, 1, 1, 1, 1};
+    check_rel(ff->cls->forcefield->potential_energy(ff, &sys->mp, x), -0.3, 1e-15, "E(z = 1)");
+    cr_assert_null(ff->cls->forcefield->add_dforce);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(mechanical_load, triangle_pressure_total_is_pressure_times_area)
+{
+    /* The cube's 12 triangles, pressure (1, 2, 3) on the two of the top
+     * face: total (1, 2, 3) x 1, whatever the orientation. */
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"pressure", "1 2 3", "triangleList", "2 3"};
+    st_component *ff = pressure_scene(&t, &s, CUBE_POINTS, "triangles", CUBE_TRIS,
+                                      "TrianglePressureForceField", kv, 4);
+    double f[24], tot[3];
+    forces_of(s, ff, f, 8);
+    sum_force(f, 8, tot);
+    check_rel(tot[0], 1, 1e-15, "Fx");
+    check_rel(tot[1], 2, 1e-15, "Fy");
+    check_rel(tot[2], 3, 1e-15, "Fz");
+    /* Vertex 4 is in both triangles: 2 x (1/2 x (1,2,3) / 3). */
+    check_rel(f[3 * 4 + 2], 1.0, 1e-15, "f4.z");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(mechanical_load, triangle_pressure_cauchy_stress)
+{
+    /* useConstantForce false: sigma (area vector / 3) on each vertex; with
+     * sigma = diag(1, 2, 4) and the triangle of area 1/2 in z = 0 (normal
+     * +z): (0, 0, 4 x 1/2 / 3). */
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"useConstantForce", "false", "cauchyStress", "1 0 2 0 0 4",
+                        "triangleList", "0"};
+    st_component *ff = pressure_scene(&t, &s, "0 0 0  1 0 0  1 1 0", "triangles", "0 1 2",
+                                      "TrianglePressureForceField", kv, 6);
+    double f[9];
+    forces_of(s, ff, f, 3);
+    for (int i = 0; i < 3; i++)
+        check_rel(f[3 * i + 2], 4.0 / 6.0, 1e-15, "f.z");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA's QuadPressureForceField_test: the unit quad (0 1 3 2) in z = 0,
+ * selected by the slab -0.01 < z < 0.01, pressure (0, 0, 0.2): 0.05 on each
+ * vertex. */
+Test(mechanical_load, quad_pressure_sofa_value_and_selection)
+{
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"normal", "0 0 1", "dmin", "-0.01", "dmax", "0.01", "pressure",
+                        "0 0 0.2"};
+    st_component *ff = pressure_scene(&t, &s, "0 0 0  1 0 0  0 1 0  1 1 0", "quads", "0 1 3 2",
+                                      "QuadPressureForceField", kv, 8);
+    double f[12];
+    forces_of(s, ff, f, 4);
+    for (int i = 0; i < 4; i++)
+        check_rel(f[3 * i + 2], 0.05, 1e-15, "f.z");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+
+    /* The cube: the slab 0.5 < x < 2 selects the face x = 1 only; quadList
+     * (when given) wins over the slab. */
+    const char *kv2[] = {"normal", "1 0 0", "dmin", "0.5", "dmax", "2", "pressure", "0 0 4"};
+    ff = pressure_scene(&t, &s, CUBE_POINTS, "quads", CUBE_QUADS, "QuadPressureForceField", kv2,
+                        8);
+    double g[24], tot[3];
+    forces_of(s, ff, g, 8);
+    sum_force(g, 8, tot);
+    check_rel(tot[2], 4.0, 1e-15, "total");
+    for (int i = 1; i < 8; i += 2)
+        check_rel(g[3 * i + 2], 1.0, 1e-15, "x = 1 vertex");
+    for (int i = 0; i < 8; i += 2)
+        cr_assert_eq(g[3 * i + 2], 0.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+
+    const char *kv3[] = {"normal", "1 0 0", "dmin", "0.5", "dmax", "2", "pressure", "0 0 4",
+                         "quadList", "0 1"};
+    ff = pressure_scene(&t, &s, CUBE_POINTS, "quads", CUBE_QUADS, "QuadPressureForceField", kv3,
+                        10);
+    forces_of(s, ff, g, 8);
+    sum_force(g, 8, tot);
+    check_rel(tot[2], 8.0, 1e-15, "two faces");
+    check_rel(g[2], 1.0, 1e-15, "vertex 0 (bottom only)");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* SOFA's SurfacePressureForceField_test: pressure 0.6 on the triangle
+ * (0,0,0) (1,0,0) (1,1,0): (0, 0, 0.1) on each vertex. */
+Test(mechanical_load, surface_pressure_sofa_value)
+{
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"pressure", "0.6"};
+    st_component *ff = pressure_scene(&t, &s, "0 0 0  1 0 0  1 1 0", "triangles", "0 1 2",
+                                      "SurfacePressureForceField", kv, 2);
+    double f[9];
+    forces_of(s, ff, f, 3);
+    for (int i = 0; i < 3; i++)
+        check_rel(f[3 * i + 2], 0.1, 1e-15, "f.z");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+static void surface_pressure_cube(const char *field, const char *list)
+{
+    /* The closed cube: no net force; the box z >= 0.9 presses the top face
+     * only: p x area along +z. Energy -p V on the closed surface. */
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"pressure", "3"};
+    st_component *ff =
+        pressure_scene(&t, &s, CUBE_POINTS, field, list, "SurfacePressureForceField", kv, 2);
+    double f[24], tot[3];
+    forces_of(s, ff, f, 8);
+    sum_force(f, 8, tot);
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(tot[k]) < 1e-14, "closed surface: F[%d] = %g", k, tot[k]);
+    st_system *sys = s->systems[0];
+    check_rel(ff->cls->forcefield->potential_energy(ff, &sys->mp, sys->x), -3.0, 1e-14, "E");
+    set(ff, "min", "-1 -1 0.9");
+    set(ff, "max", "2 2 1.1");
+    st_error err = {0};
+    cr_assert_eq(ff->cls->reinit(ff, &err), ST_OK, "%s", err.msg);
+    forces_of(s, ff, f, 8);
+    sum_force(f, 8, tot);
+    check_rel(tot[2], 3.0, 1e-14, "top face");
+    cr_assert(fabs(tot[0]) < 1e-15 && fabs(tot[1]) < 1e-15);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(mechanical_load, surface_pressure_cube_triangles) { surface_pressure_cube("triangles", CUBE_TRIS); }
+Test(mechanical_load, surface_pressure_cube_quads) { surface_pressure_cube("quads", CUBE_QUADS); }
+
+Test(mechanical_load, surface_pressure_pulse_and_volume_conservation)
+{
+    /* pulseMode: from 0 up to 2 at 1 per second, then back down to 0.5,
+     * one move per step of 0.5 s. */
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"pressure", "2", "pulseMode", "true", "pressureSpeed", "1",
+                        "pressureLowerBound", "0.5", "triangleIndices", "2 3"};
+    st_component *ff = pressure_scene(&t, &s, CUBE_POINTS, "triangles", CUBE_TRIS,
+                                      "SurfacePressureForceField", kv, 10);
+    /* Fix the points: only the pressure history matters. */
+    const double want[] = {0.5, 1, 1.5, 2, 1.5, 1, 0.5, 1, 1.5};
+    double f[24], tot[3];
+    st_system *sys = s->systems[0];
+    for (int n = 0; n < 9; n++) {
+        step_ok(s);
+        memcpy(sys->x, sys->x0, 24 * sizeof(double));
+        forces_of(s, ff, f, 8);
+        sum_force(f, 8, tot);
+        check_rel(tot[2], want[n], 1e-14, "pulse pressure x top area");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+
+    /* volumeConservationMode: p V0 / V; the first call takes V0. */
+    const char *kv2[] = {"pressure", "3", "volumeConservationMode", "true"};
+    ff = pressure_scene(&t, &s, CUBE_POINTS, "triangles", CUBE_TRIS, "SurfacePressureForceField",
+                        kv2, 4);
+    forces_of(s, ff, f, 8);
+    check_rel(*(double *)st_component_field_ptr(ff, st_component_field(ff, "defaultVolume")), 1.0,
+              1e-14, "defaultVolume");
+    sys = s->systems[0];
+    for (size_t i = 0; i < 24; i++)
+        sys->x[i] = 2 * sys->x0[i]; /* V = 8: p = 3/8, top area 4 */
+    double g[24] = {0};
+    ff->cls->forcefield->add_force(ff, &sys->mp, g, sys->x, sys->v);
+    double topz = 0;
+    for (int i = 4; i < 8; i++)
+        topz += g[3 * i + 2];
+    /* The side faces add no z force; the top's is 3/8 x 4 (vertices
+     * 4..7 carry all of it). */
+    check_rel(topz, 1.5, 1e-14, "p V0 / V x area");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(mechanical_load, tait_ideal_gas_cube)
+{
+    /* gamma = 1: P = p0 - B (V / v0 - 1); the unit cube (v0 = 1) scaled by
+     * s = 1.1: V = 1.331. Each face carries P x area: the top face's four
+     * vertices get P s^2 along z in total. */
+    test_rt t;
+    st_scene *s;
+    const char *kv[] = {"p0", "2", "B", "10", "gamma", "1"};
+    st_component *ff = pressure_scene(&t, &s, CUBE_POINTS, "quads", CUBE_QUADS,
+                                      "TaitSurfacePressureForceField", kv, 6);
+    double *iv = st_component_field_ptr(ff, st_component_field(ff, "initialVolume"));
+    double *cp = st_component_field_ptr(ff, st_component_field(ff, "currentPressure"));
+    double *ck = st_component_field_ptr(ff, st_component_field(ff, "currentStiffness"));
+    check_rel(*iv, 1.0, 1e-15, "initialVolume");
+    check_rel(*cp, 2.0, 1e-15, "p at rest");
+    check_rel(*ck, -10.0, 1e-15, "dP/dV");
+    cr_assert_eq(((st_array *)st_component_field_ptr(ff, st_component_field(ff,
+                                                                            "pressureTriangles")))
+                     ->n,
+                 12);
+    st_system *sys = s->systems[0];
+    for (size_t i = 0; i < 24; i++)
+        sys->x[i] = 1.1 * sys->x0[i] + 0.3;
+    double f[24], tot[3];
+    forces_of(s, ff, f, 8);
+    double V = 1.331, P = 2 - 10 * (V - 1);
+    check_rel(*(double *)st_component_field_ptr(ff, st_component_field(ff, "currentVolume")), V,
+              1e-14, "V");
+    check_rel(*cp, P, 1e-13, "P");
+    sum_force(f, 8, tot);
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(tot[k]) < 1e-13, "closed: %g", tot[k]);
+    double topz = 0;
+    for (int i = 4; i < 8; i++)
+        topz += f[3 * i + 2];
+    /* The top vertices also carry the side faces' forces, which have no z
+     * component. */
+    check_rel(topz, P * 1.21, 1e-13, "top face");
+    /* Injection: v0 follows injectedVolume at maxInjectionRate. */
+    set(ff, "injectedVolume", "0.4");
+    set(ff, "maxInjectionRate", "0.5");
+    memcpy(sys->x, sys->x0, 24 * sizeof(double));
+    step_ok(s);
+    check_rel(*(double *)st_component_field_ptr(ff, st_component_field(ff, "v0")), 1.25, 1e-15,
+              "v0 after one step");
+    step_ok(s);
+    check_rel(*(double *)st_component_field_ptr(ff, st_component_field(ff, "v0")), 1.4, 1e-15,
+              "v0 after two steps");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

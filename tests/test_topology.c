@@ -398,5 +398,357 @@ Test(topology, plugin_answers_sofa_module_names)
         const st_plugin_info *p = st_runtime_find_plugin(T.rt, names[i]);
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 23); /* with Hexa2TetraTopologicalMapping */
+    /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism and
+     * SparseGridTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 28);
+}
+
+/* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
+
+static void point_of(st_component *c, unsigned i, double p[3]) { c->cls->topology->get_point(c, i, p); }
+
+/* Signed volume of the tetrahedron (a, b, c, d) times 6. */
+static double vol6(const double *a, const double *b, const double *c, const double *d)
+{
+    double u[3], v[3], w[3];
+    for (int k = 0; k < 3; k++)
+        u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
+    return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+           u[2] * (v[0] * w[1] - v[1] * w[0]);
+}
+
+static const char *T2T =
+    DYN_HEAD "  children:\n"
+             "    - name: vol\n"
+             "      objects:\n"
+             "        - RegularGridTopology: {name: grid, n: [3, 3, 3], min: [0, 0, 0], "
+             "max: [2, 2, 2]}\n"
+             "        - TetrahedronSetTopologyContainer: {name: tetras}\n"
+             "        - TetrahedronSetTopologyModifier: {}\n"
+             "        - Hexa2TetraTopologicalMapping: {input: \"@grid\", output: \"@tetras\"}\n"
+             "      children:\n"
+             "        - name: surf\n"
+             "          objects:\n"
+             "            - TriangleSetTopologyContainer: {name: tris}\n"
+             "            - TriangleSetTopologyModifier: {}\n"
+             "            - Tetra2TriangleTopologicalMapping: {input: \"@../tetras\", output: "
+             "\"@tris\"%s}\n";
+
+Test(topology, tetra2triangle_keeps_border_triangles_oriented_outward)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, T2T, "");
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *grid = topo_get(s, "/vol/grid");
+    st_component *tetras = topo_get(s, "/vol/tetras");
+    const st_array *all = topo_arr(tetras, "triangles");
+    const st_array *t = topo_arr(topo_get(s, "/vol/surf/tris"), "triangles");
+    /* 6 faces of 4 grid quads, 2 triangles each. */
+    cr_assert_eq(t->n, 48);
+    /* Each is one of the input's triangles, in the input's order, and every
+     * triangle points away from the cube's centre (1, 1, 1). */
+    size_t j = 0;
+    double c[3] = {1, 1, 1};
+    for (size_t i = 0; i < t->n; i++) {
+        while (j < all->n && memcmp(all->u + 3 * j, t->u + 3 * i, 3 * sizeof(unsigned)))
+            j++;
+        cr_assert_lt(j, all->n, "output triangle %zu is not an input triangle in order", i);
+        double a[3], b[3], d[3];
+        point_of(grid, t->u[3 * i], a);
+        point_of(grid, t->u[3 * i + 1], b);
+        point_of(grid, t->u[3 * i + 2], d);
+        cr_assert_lt(vol6(a, b, d, c), 0.0, "triangle %zu points inward", i);
+        /* On the border: some coordinate is 0 or 2 for all three points. */
+        bool border = false;
+        for (int k = 0; k < 3; k++)
+            border |= (a[k] == b[k] && b[k] == d[k] && (a[k] == 0 || a[k] == 2));
+        cr_assert(border, "triangle %zu is not on the cube's border", i);
+    }
+    /* nbPoints follows the input; edges are derived from the new triangles
+     * (a closed 2-manifold: E = 3F/2). */
+    st_component *tris = topo_get(s, "/vol/surf/tris");
+    cr_assert_eq(*(unsigned *)st_component_field_ptr(tris, st_component_field(tris, "nbPoints")),
+                 27);
+    cr_assert_eq(topo_arr(tris, "edges")->n, 72);
+    unsigned first[3] = {t->u[0], t->u[1], t->u[2]};
+    st_scene_destroy(&s);
+
+    /* flipNormals: (v0, v2, v1). */
+    snprintf(yaml, sizeof yaml, T2T, ", flipNormals: true");
+    s = topo_scene(&T, yaml);
+    t = topo_arr(topo_get(s, "/vol/surf/tris"), "triangles");
+    cr_assert_eq(t->n, 48);
+    cr_assert(t->u[0] == first[0] && t->u[1] == first[2] && t->u[2] == first[1]);
+    st_scene_destroy(&s);
+
+    /* noInitialTriangles: empty. */
+    snprintf(yaml, sizeof yaml, T2T, ", noInitialTriangles: true");
+    s = topo_scene(&T, yaml);
+    cr_assert_eq(topo_arr(topo_get(s, "/vol/surf/tris"), "triangles")->n, 0);
+    st_scene_destroy(&s);
+}
+
+Test(topology, tetra2triangle_single_tetrahedron_in_sofa_order)
+{
+    st_scene *s = topo_scene(
+        &T, DYN_HEAD "    - TetrahedronSetTopologyContainer: {name: tet, position: [[0,0,0],"
+                     "[1,0,0],[0,1,0],[0,0,1]], tetrahedra: [[0, 1, 2, 3]]}\n"
+                     "    - TriangleSetTopologyContainer: {name: tris}\n"
+                     "    - Tetra2TriangleTopologicalMapping: {input: \"@tet\", output: "
+                     "\"@tris\"}\n");
+    /* The container's faces (1,2,3), (0,3,2), (1,3,0), (0,2,1), each rotated
+     * to start at its smallest index: all four are on the border. */
+    const unsigned want[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1};
+    topo_assert_tuples(topo_arr(topo_get(s, "tris"), "triangles"), 3, want, 4, "triangles");
+    st_scene_destroy(&s);
+}
+
+Test(topology, triangle2edge_keeps_border_edges_in_input_order)
+{
+    const char *yaml =
+        DYN_HEAD "    - TriangleSetTopologyContainer: {name: tri, position: [[0,0,0],[1,0,0],"
+                 "[1,1,0],[0,1,0]], triangles: [[0, 1, 2], [0, 2, 3]]}\n"
+                 "  children:\n"
+                 "    - name: e\n"
+                 "      objects:\n"
+                 "        - EdgeSetTopologyContainer: {name: edges}\n"
+                 "%s"
+                 "        - Triangle2EdgeTopologicalMapping: {input: \"@../tri\", output: "
+                 "\"@edges\"}\n";
+    char buf[2048];
+    snprintf(buf, sizeof buf, yaml, "        - EdgeSetTopologyModifier: {}\n");
+    st_scene *s = topo_scene(&T, buf);
+    /* Input edges: (1,2) (2,0) (0,1) (2,3) (3,0); (2,0) is shared. */
+    const unsigned want[] = {1, 2, 0, 1, 2, 3, 3, 0};
+    topo_assert_tuples(topo_arr(topo_get(s, "/e/edges"), "edges"), 2, want, 4, "edges");
+    st_scene_destroy(&s);
+    /* Without an EdgeSetTopologyModifier: an error naming it. */
+    snprintf(buf, sizeof buf, yaml, "");
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, buf, &err), ST_OK);
+    cr_assert(strstr(err.msg, "EdgeSetTopologyModifier"), "%s", err.msg);
+}
+
+static const char *Q2T =
+    DYN_HEAD "  children:\n"
+             "    - name: cloth\n"
+             "      objects:\n"
+             "        - RegularGridTopology: {name: grid, n: [3, 3, 1], min: [0, 0, 0], "
+             "max: [2, 2, 0]}\n"
+             "      children:\n"
+             "        - name: tri\n"
+             "          objects:\n"
+             "            - TriangleSetTopologyContainer: {name: tris}\n"
+             "            - TriangleSetTopologyModifier: {}\n"
+             "            - Quad2TriangleTopologicalMapping: {input: \"@../grid\", output: "
+             "\"@tris\"%s}\n";
+
+Test(topology, quad2triangle_alternates_diagonals_on_a_grid)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, Q2T, "");
+    st_scene *s = topo_scene(&T, yaml);
+    const st_array *q = topo_arr(topo_get(s, "/cloth/grid"), "quads");
+    const st_array *t = topo_arr(topo_get(s, "/cloth/tri/tris"), "triangles");
+    cr_assert_eq(q->n, 4);
+    cr_assert_eq(t->n, 8);
+    /* 2 cells along x: quads 1 and 2 take the other diagonal (checkerboard). */
+    for (size_t i = 0; i < 4; i++) {
+        const unsigned *p = q->u + 4 * i;
+        bool sw = i == 1 || i == 2;
+        unsigned want[6] = {p[1], p[2], p[0], p[3], p[0], p[2]};
+        unsigned swapped[6] = {p[0], p[1], p[3], p[2], p[3], p[1]};
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(t->u[6 * i + (size_t)k], sw ? swapped[k] : want[k], "quad %zu", i);
+    }
+    st_scene_destroy(&s);
+
+    snprintf(yaml, sizeof yaml, Q2T, ", swapping: false");
+    s = topo_scene(&T, yaml);
+    q = topo_arr(topo_get(s, "/cloth/grid"), "quads");
+    t = topo_arr(topo_get(s, "/cloth/tri/tris"), "triangles");
+    for (size_t i = 0; i < 4; i++) {
+        const unsigned *p = q->u + 4 * i;
+        unsigned want[6] = {p[1], p[2], p[0], p[3], p[0], p[2]};
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(t->u[6 * i + (size_t)k], want[k], "quad %zu", i);
+    }
+    /* 16 edges: 12 grid edges and 4 diagonals. */
+    cr_assert_eq(topo_arr(topo_get(s, "/cloth/tri/tris"), "edges")->n, 16);
+    st_scene_destroy(&s);
+}
+
+Test(topology, quad2triangle_needs_a_triangle_modifier)
+{
+    st_error err = {0};
+    const char *yaml =
+        DYN_HEAD "    - QuadSetTopologyContainer: {name: q, quads: [[0, 1, 2, 3]]}\n"
+                 "    - TriangleSetTopologyContainer: {name: t}\n"
+                 "    - Quad2TriangleTopologicalMapping: {input: \"@q\", output: \"@t\"}\n";
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "TriangleSetTopologyModifier"), "%s", err.msg);
+}
+
+Test(topology, hexa2prism_two_prisms_per_hexahedron)
+{
+    st_scene *s = topo_scene(
+        &T, DYN_HEAD "    - RegularGridTopology: {name: grid, n: [2, 2, 3], min: [0, 0, 0], "
+                     "max: [1, 1, 2]}\n"
+                     "    - MeshTopology: {name: out}\n"
+                     "    - Hexa2PrismTopologicalMapping: {input: \"@grid\", output: \"@out\"}\n");
+    st_component *grid = topo_get(s, "grid");
+    const st_array *h = topo_arr(grid, "hexahedra");
+    const st_array *p = topo_arr(topo_get(s, "out"), "prisms");
+    cr_assert_eq(h->n, 2);
+    cr_assert_eq(p->n, 24);
+    const unsigned *c = h->u;
+    const unsigned want[12] = {c[0], c[5], c[1], c[3], c[6], c[2],
+                               c[0], c[4], c[5], c[3], c[7], c[6]};
+    for (int k = 0; k < 12; k++)
+        cr_assert_eq(p->u[k], want[k]);
+    /* The two prisms of each unit hexahedron fill it: volumes 1/2 each (a
+     * prism as three tetrahedra). */
+    for (size_t e = 0; e < 4; e++) {
+        double v[6][3];
+        for (int k = 0; k < 6; k++)
+            point_of(grid, p->u[6 * e + (size_t)k], v[k]);
+        cr_assert(fabs(fabs(vol6(v[0], v[1], v[2], v[3])) + fabs(vol6(v[1], v[2], v[3], v[4])) +
+                       fabs(vol6(v[2], v[3], v[4], v[5])) - 3.0) < 1e-12,
+                  "prism %zu volume x6 is not 3", e);
+    }
+    st_scene_destroy(&s);
+}
+
+/* ---- SparseGridTopology ---- */
+
+#define SPARSE_HEAD                                                                               \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Grid]}\n"
+
+/* SOFA's SparseGridTopology_test (buildFromMeshParams): the pyramid with
+ * apex (0, 0, 1) over the square z = -1 of half-width 1, n = 10: 392
+ * points, 209 hexahedra, the first point at (-1.02, -0.34, -1.02) (the box
+ * grows by 1 %, cells 2.04 / 9 wide). */
+Test(topology, sparse_grid_pyramid_as_sofa)
+{
+    st_scene *s = topo_scene(
+        &T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [10, 10, 10], position: "
+                        "[[0, 0, 1], [-1, 0, -1], [0, 1, -1], [1, 0, -1], [0, -1, -1]], "
+                        "triangles: [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [1, 2, 3], "
+                        "[3, 4, 1]]}\n");
+    st_component *g = topo_get(s, "g");
+    const st_array *p = topo_arr(g, "position");
+    const st_array *h = topo_arr(g, "hexahedra");
+    cr_assert_eq(p->n, 392);
+    cr_assert_eq(h->n, 209);
+    cr_assert(fabs(p->r[0] - -1.02) < 1e-4 && fabs(p->r[1] - -0.34) < 1e-4 &&
+                  fabs(p->r[2] - -1.02) < 1e-4,
+              "first point %g %g %g", p->r[0], p->r[1], p->r[2]);
+    cr_assert_eq(g->cls->topology->nb_points(g), 392);
+    /* Points sorted by x, then y, then z; every hexahedron is a cell of
+     * width 2.04 / 9 with SOFA's corner order. */
+    for (size_t i = 1; i < p->n; i++) {
+        const double *a = p->r + 3 * (i - 1), *b = p->r + 3 * i;
+        cr_assert(a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || (a[1] == b[1] && a[2] < b[2]))),
+                  "points %zu, %zu out of order", i - 1, i);
+    }
+    const double w = 2.04 / 9;
+    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    for (size_t e = 0; e < h->n; e++) {
+        const double *c0 = p->r + 3 * h->u[8 * e];
+        for (int k = 0; k < 8; k++) {
+            const double *c = p->r + 3 * h->u[8 * e + (size_t)k];
+            for (int a = 0; a < 3; a++)
+                cr_assert(fabs(c[a] - c0[a] - off[k][a] * w) < 1e-12, "hexahedron %zu corner %d",
+                          e, k);
+        }
+    }
+    /* Boundary cells first, then inside cells; coefficients 0.5 / 1. */
+    const st_array *types = topo_arr(g, "cellTypes");
+    const st_array *coef = topo_arr(g, "stiffnessCoefs");
+    cr_assert_eq(types->n, 209);
+    size_t nb = 0;
+    while (nb < types->n && types->u[nb] == 1)
+        nb++;
+    cr_assert_gt(nb, 0);
+    cr_assert_lt(nb, 209, "the pyramid has inside cells");
+    for (size_t e = nb; e < types->n; e++)
+        cr_assert_eq(types->u[e], 2);
+    cr_assert(coef->r[0] == 0.5 && coef->r[208] == 1.0);
+    /* Edges and quads derived from the hexahedra, without duplicates. */
+    cr_assert_gt(topo_arr(g, "edges")->n, 0);
+    cr_assert_gt(topo_arr(g, "quads")->n, 0);
+    cr_assert_eq(topo_arr(g, "triangles")->n, 0);
+    st_scene_destroy(&s);
+
+    /* onlyInsideCells keeps the inside cells only. */
+    s = topo_scene(
+        &T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [10, 10, 10], onlyInsideCells: "
+                        "true, position: [[0, 0, 1], [-1, 0, -1], [0, 1, -1], [1, 0, -1], "
+                        "[0, -1, -1]], triangles: [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], "
+                        "[1, 2, 3], [3, 4, 1]]}\n");
+    cr_assert_eq(topo_arr(topo_get(s, "g"), "hexahedra")->n, 209 - nb);
+    st_scene_destroy(&s);
+}
+
+/* A unit cube surface (12 triangles) in an OBJ file, on a 5 x 5 x 5 grid
+ * over its box grown by 1 %: every one of the 64 cells touches or lies
+ * inside the cube (125 points); the outer layer of 56 cells meets the
+ * surface, the 8 cells within are inside. */
+Test(topology, sparse_grid_cube_from_obj_file)
+{
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
+                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
+                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
+    const char *path = test_write_temp("cube.obj", obj);
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [5, 5, 5], fileTopology: \"%s\"}\n",
+             path);
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *g = topo_get(s, "g");
+    cr_assert_eq(topo_arr(g, "position")->n, 125);
+    cr_assert_eq(topo_arr(g, "hexahedra")->n, 64);
+    const st_array *types = topo_arr(g, "cellTypes");
+    size_t inside = 0;
+    for (size_t e = 0; e < types->n; e++)
+        inside += types->u[e] == 2;
+    cr_assert_eq(inside, 8);
+    /* 3 * 5 * 5 * 4 = 300 edges and 3 * 5 * 4 * 4 = 240 faces. */
+    cr_assert_eq(topo_arr(g, "edges")->n, 300);
+    cr_assert_eq(topo_arr(g, "quads")->n, 240);
+    st_scene_destroy(&s);
+    /* cellWidth sets n from the box (1.02 + 0.02 = 1.04 wide): ceil(1.04 /
+     * 0.5) + 1 = 4 points per axis. */
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, cellWidth: 0.5, fileTopology: \"%s\"}\n",
+             path);
+    s = topo_scene(&T, yaml);
+    const double *n = st_component_field_ptr(topo_get(s, "g"), st_component_field(topo_get(s, "g"), "n"));
+    cr_assert(n[0] == 4 && n[1] == 4 && n[2] == 4, "n = %g %g %g", n[0], n[1], n[2]);
+    st_scene_destroy(&s);
+}
+
+Test(topology, sparse_grid_refusals)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, SPARSE_HEAD "    - SparseGridTopology: {name: g}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "no filename"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T,
+                                   SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: "
+                                               "\"x.raw\"}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "voxel"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T,
+                                   SPARSE_HEAD "    - SparseGridTopology: {name: g, "
+                                               "nbVirtualFinerLevels: 1, position: [[0,0,0]]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "virtual"), "%s", err.msg);
 }

@@ -58,3 +58,57 @@ void ml_add_contact_blocks(st_matrix *m, const st_component *self, const st_msta
         st_matrix_add_block(m, ms, i, ms, i, b);
     }
 }
+
+st_status ml_check_elements(st_component *self, const char *what, const unsigned *v, size_t n,
+                            unsigned w, const st_mstate *ms, st_error *err)
+{
+    for (size_t i = 0; i < n * w; i++)
+        if (v[i] >= ms->n)
+            return st_component_error(self, "topology", err, ST_EINVAL,
+                                      "%s %zu uses point %u but the state has %zu points", what,
+                                      i / w, v[i], ms->n);
+    return ST_OK;
+}
+
+st_status ml_elem_load_alloc(ml_elem_load *l, size_t n, unsigned w, st_error *err)
+{
+    ml_elem_load_free(l);
+    l->v = st_calloc(n * w + 1, sizeof *l->v);
+    l->force = st_calloc(3 * n + 1, sizeof *l->force);
+    if (!l->v || !l->force) {
+        ml_elem_load_free(l);
+        return st_error_set(err, ST_ENOMEM, "out of memory for %zu elements", n);
+    }
+    l->n = n;
+    l->w = w;
+    return ST_OK;
+}
+
+void ml_elem_load_free(ml_elem_load *l)
+{
+    st_free(l->v);
+    st_free(l->force);
+    memset(l, 0, sizeof *l);
+}
+
+void ml_elem_load_add_force(const ml_elem_load *l, double *f)
+{
+    for (size_t e = 0; e < l->n; e++) {
+        const double *F = l->force + 3 * e;
+        double share[3] = {F[0] / l->w, F[1] / l->w, F[2] / l->w};
+        for (unsigned j = 0; j < l->w; j++)
+            ml_axpy(f + 3 * (size_t)l->v[l->w * e + j], 1.0, share);
+    }
+}
+
+double ml_elem_load_energy(const ml_elem_load *l, const double *x)
+{
+    double e = 0.0;
+    for (size_t k = 0; k < l->n; k++) {
+        const double *F = l->force + 3 * k;
+        double share[3] = {F[0] / l->w, F[1] / l->w, F[2] / l->w};
+        for (unsigned j = 0; j < l->w; j++)
+            e -= ml_dot(share, x + 3 * (size_t)l->v[l->w * k + j]);
+    }
+    return e;
+}

@@ -12,7 +12,8 @@
 
 #include <settee/settee.h>
 
-#include "../shared/options.h" /* IGN_* field macros */
+#include "../shared/options.h"        /* IGN_* field macros */
+#include "../shared/topology_link.h"  /* st_find_topology */
 
 /* Values per point of a Vec3d state, for coordinates and derivatives. */
 #define ML_N 3
@@ -77,6 +78,49 @@ void ml_add_contact_blocks(st_matrix *m, const st_component *self, const st_msta
 /* Resolves the state a force field acts on (its mstate link, else its
  * node's); an error naming the class when there is none. */
 st_status ml_find_state(st_component *self, st_mstate **out, st_error *err);
+
+
+/* Checks that every index of `n` elements of `w` vertices is a point of ms. */
+st_status ml_check_elements(st_component *self, const char *what, const unsigned *v, size_t n,
+                            unsigned w, const st_mstate *ms, st_error *err);
+
+/* Cross product r = a x b on Vec3d points. */
+static inline void ml_cross(const double *a, const double *b, double *r)
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The 3x3 matrix of v -> s (u x v), row-major. */
+static inline void ml_cross_matrix(const double *u, double s, double m[9])
+{
+    m[0] = 0, m[1] = -u[2] * s, m[2] = u[1] * s;
+    m[3] = u[2] * s, m[4] = 0, m[5] = -u[0] * s;
+    m[6] = -u[1] * s, m[7] = u[0] * s, m[8] = 0;
+}
+
+/* A constant load per element: element e (w vertices v[w e ...]) carries
+ * force[3 e ...], shared equally by its vertices (SOFA's Triangle- and
+ * QuadPressureForceField with pressure x rest area). */
+typedef struct ml_elem_load {
+    unsigned *v;   /* n * w vertex indices, owned */
+    double *force; /* n * 3, owned */
+    size_t n;
+    unsigned w;
+} ml_elem_load;
+st_status ml_elem_load_alloc(ml_elem_load *l, size_t n, unsigned w, st_error *err);
+void ml_elem_load_free(ml_elem_load *l);
+/* f += each element's force / w on each of its vertices (SOFA's order). */
+void ml_elem_load_add_force(const ml_elem_load *l, double *f);
+/* The potential of the constant forces: -sum over elements of
+ * (force / w) . (sum of its vertices' x). */
+double ml_elem_load_energy(const ml_elem_load *l, const double *x);
+
+extern const st_class triangle_pressure_force_field_class;
+extern const st_class quad_pressure_force_field_class;
+extern const st_class surface_pressure_force_field_class;
+extern const st_class tait_surface_pressure_force_field_class;
 
 extern const st_class constant_force_field_class;
 extern const st_class plane_force_field_class;

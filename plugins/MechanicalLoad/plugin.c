@@ -1,6 +1,7 @@
 /* plugin.c - the MechanicalLoad plugin: SOFA's Sofa.Component.MechanicalLoad
  * loads (constant forces, penalty contacts with a plane, a sphere and an
- * ellipsoid). */
+ * ellipsoid, pressures on triangles, quads and surfaces, Tait's enclosed
+ * fluid). */
 #include <settee/settee.h>
 
 #include "mechanical_load.h"
@@ -11,6 +12,10 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &plane_force_field_class, err));
     ST_TRY(st_registry_add(r, &sphere_force_field_class, err));
     ST_TRY(st_registry_add(r, &ellipsoid_force_field_class, err));
+    ST_TRY(st_registry_add(r, &triangle_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &quad_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &surface_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &tait_surface_pressure_force_field_class, err));
     return ST_OK;
 }
 
@@ -18,5 +23,5 @@ static const char *const provides[] = {"Sofa.Component.MechanicalLoad", NULL};
 
 ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0",
                  "Loads: ConstantForceField, PlaneForceField, SphereForceField, "
-                 "EllipsoidForceField",
+                 "EllipsoidForceField, Triangle/Quad/Surface/TaitSurface pressures",
                  "LGPL-2.1-or-later", provides, register_classes)

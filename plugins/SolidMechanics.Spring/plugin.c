@@ -1,5 +1,6 @@
 /* plugin.c - the SolidMechanics.Spring plugin: SOFA's linear springs
- * (explicit lists, springs from a mesh, springs to the rest shape). */
+ * (explicit lists, springs from a mesh or a regular grid, springs to the
+ * rest shape) and bending springs (triangles, quads, Volino's linear model). */
 #include <settee/settee.h>
 
 #include "springs.h"
@@ -9,6 +10,10 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &mesh_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &rest_shape_springs_force_field_class, err));
+    ST_TRY(st_registry_add(r, &triangular_bending_springs_class, err));
+    ST_TRY(st_registry_add(r, &fast_triangular_bending_springs_class, err));
+    ST_TRY(st_registry_add(r, &quadular_bending_springs_class, err));
+    ST_TRY(st_registry_add(r, &regular_grid_spring_force_field_class, err));
     return ST_OK;
 }
 
@@ -16,5 +21,5 @@ static const char *const provides[] = {"Sofa.Component.SolidMechanics.Spring", N
 
 ST_PLUGIN_DEFINE("SolidMechanics.Spring", "0.1.0",
                  "Linear springs: SpringForceField, MeshSpringForceField, "
-                 "RestShapeSpringsForceField",
+                 "RestShapeSpringsForceField, RegularGridSpringForceField, bending springs",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -31,26 +31,6 @@ typedef struct spring_ff {
     spring_set set;
 } spring_ff;
 
-/* The state of an object1/object2 link, or the node's state. */
-static st_status link_state(st_component *self, st_component *link, const char *field,
-                            st_mstate **out, st_error *err)
-{
-    if (link) {
-        if (!st_component_has_role(link, ST_ROLE_STATE))
-            return st_component_error(self, field, err, ST_ELINK,
-                                      "'%s' must link a MechanicalObject, not a %s", field,
-                                      link->cls->name);
-        *out = (st_mstate *)link;
-        return ST_OK;
-    }
-    *out = st_node_mstate(self->node);
-    if (!*out)
-        return st_component_error(self, field, err, ST_ESCENE,
-                                  "no MechanicalObject for '%s': link one or add one to the node",
-                                  field);
-    return ST_OK;
-}
-
 /* Resizes a list to n entries, padding with its last value (or def when
  * empty), with SOFA's warning when the scene gave a list of another size. */
 static st_status pad_list(spring_ff *s, st_array *a, st_type t, const char *name, size_t n,
@@ -95,8 +75,8 @@ static st_status sff_init(st_component *self, st_error *err)
                                   "yet: give them with spring, or springsIndices1/2 with "
                                   "stiffness, damping and lengths",
                                   s->file_springs);
-    ST_TRY(link_state(self, s->object1, "object1", &s->set.ms1, err));
-    ST_TRY(link_state(self, s->object2, "object2", &s->set.ms2, err));
+    ST_TRY(springs_link_state(self, s->object1, "object1", &s->set.ms1, err));
+    ST_TRY(springs_link_state(self, s->object2, "object2", &s->set.ms2, err));
     /* Both states have the spring's type (SOFA's SpringForceField<T>). */
     const st_state_type *t = st_component_state_type(self);
     const st_mstate *both[2] = {s->set.ms1, s->set.ms2};

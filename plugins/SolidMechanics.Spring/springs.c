@@ -2,7 +2,8 @@
  * matrix and energy, shared by SpringForceField and MeshSpringForceField.
  *
  * For a spring (a in state 1, b in state 2, ks, kd, L0):
- *   u = x2[b] - x1[a], d = |u|; active when enabled, d > 1e-9 and (not
+ *   u = x2[b] - x1[a], d = |u|; active when enabled, d > 1e-9 (min_length
+ *   when set: SOFA's bending springs use 1e-4) and (not
  *   elongationOnly or d > L0); then with U = u/d:
  *   F = ks (d - L0) + kd U.(v2[b] - v1[a]); f1[a] += F U; f2[b] -= F U;
  *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached, F includes the
@@ -32,6 +33,34 @@ st_status springs_push(spring_set *set, spring sp, st_error *err)
     }
     set->s[set->n++] = sp;
     return ST_OK;
+}
+
+st_status springs_link_state(st_component *self, st_component *link, const char *field,
+                             st_mstate **out, st_error *err)
+{
+    if (link) {
+        if (!st_component_has_role(link, ST_ROLE_STATE))
+            return st_component_error(self, field, err, ST_ELINK,
+                                      "'%s' must link a MechanicalObject, not a %s", field,
+                                      link->cls->name);
+        *out = (st_mstate *)link;
+        return ST_OK;
+    }
+    *out = st_node_mstate(self->node);
+    if (!*out)
+        return st_component_error(self, field, err, ST_ESCENE,
+                                  "no MechanicalObject for '%s': link one or add one to the node",
+                                  field);
+    return ST_OK;
+}
+
+st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsigned m2,
+                            double ks, double kd, st_error *err)
+{
+    const double *p = x0 + 3 * (size_t)m1, *q = x0 + 3 * (size_t)m2;
+    double u[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    spring sp = {m1, m2, ks, kd, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), false, true};
+    return springs_push(set, sp, err);
 }
 
 st_status springs_finish(spring_set *set, st_error *err)
@@ -73,6 +102,7 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
     double *f1 = st_slice(f, set->ms1), *f2 = st_slice(f, set->ms2);
     const double *x1 = st_slice_x(x, set->ms1), *x2 = st_slice_x(x, set->ms2);
     const double *v1 = st_slice(v, set->ms1), *v2 = st_slice(v, set->ms2);
+    const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
         double *J = set->dfdx[i];
@@ -80,7 +110,7 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
         const double *pa = pt3(x1, s->m1, D, ba), *pb = pt3(x2, s->m2, D, bb);
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        if (!(s->enabled && d > 1.0e-9 && (!s->elongation_only || d > s->l0))) {
+        if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
             memset(J, 0, 9 * sizeof *J);
             continue;
         }
@@ -111,13 +141,14 @@ static void springs_add_force3(spring_set *set, double *f, const double *x, cons
     double *f1 = st_slice(f, set->ms1), *f2 = st_slice(f, set->ms2);
     const double *x1 = st_slice_x(x, set->ms1), *x2 = st_slice_x(x, set->ms2);
     const double *v1 = st_slice(v, set->ms1), *v2 = st_slice(v, set->ms2);
+    const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
         double *J = set->dfdx[i];
         const double *pa = x1 + 3 * s->m1, *pb = x2 + 3 * s->m2;
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        if (!(s->enabled && d > 1.0e-9 && (!s->elongation_only || d > s->l0))) {
+        if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
             memset(J, 0, 9 * sizeof *J);
             continue;
         }

@@ -21,10 +21,20 @@ typedef struct spring_set {
     double (*dfdx)[9];  /* n row-major 3x3 blocks df1[m1]/dx2[m2], owned */
     size_t n, cap;
     st_mstate *ms1, *ms2;
+    double min_length;  /* a spring shorter than this has no force (0: SOFA's
+                           SpringForceField's 1e-9; the bending springs use 1e-4) */
 } spring_set;
 
 /* Appends a spring (init time only). */
 st_status springs_push(spring_set *set, spring sp, st_error *err);
+/* The state of an object1/object2 link (which must be a state), or the
+ * node's state; errors name the field. */
+st_status springs_link_state(st_component *self, st_component *link, const char *field,
+                             st_mstate **out, st_error *err);
+/* Appends the spring (m1, m2, ks, kd) with its rest length from x0 (3
+ * reals per point), enabled, not elongation-only. */
+st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsigned m2,
+                            double ks, double kd, st_error *err);
 /* Allocates the Jacobian cache for the current springs (zeroed). */
 st_status springs_finish(spring_set *set, st_error *err);
 void springs_free(spring_set *set);
@@ -35,13 +45,64 @@ void springs_add_dforce(spring_set *set, double *df, const double *dx, double kf
 void springs_add_k(spring_set *set, st_matrix *m, double kfactor);
 double springs_energy(const spring_set *set, const double *x);
 
+/* The head of a component whose force is one spring set (the bending
+ * springs, the grid springs): spring_head_ops act on it. */
+typedef struct spring_head {
+    st_component base;
+    spring_set set;
+    double rayleigh_stiffness; /* "rayleighStiffness" */
+} spring_head;
+extern const st_forcefield_ops spring_head_ops;
+
+/* ---- what the bending springs share (bending_common.c) ---- */
+
+/* Edges of surface elements as SOFA's containers number them: side j of an
+ * element e of width w is the edge (e[(j+1)%w], e[(j+2)%w]) (for a triangle,
+ * the edge opposite vertex j); around[2*k], around[2*k+1] are the first two
+ * elements holding edge k (in element order) and count[k] how many do. */
+typedef struct elem_edges {
+    unsigned *side;   /* n_elements * w edge indices */
+    unsigned *around; /* n_edges * 2 */
+    unsigned *count;  /* n_edges */
+    size_t n_edges;
+} elem_edges;
+void elem_edges_free(elem_edges *e);
+
+/* What a bending component reads: binds the node's state and the topology
+ * (the `topology` link, else the first found upward), takes the topology's
+ * elements of `type` (w vertices each), checks that they use points of the
+ * state, and numbers their edges. *elems is NULL (and ee empty) when the
+ * topology has none. Errors name the component. */
+st_status bending_elements(st_component *self, st_component **topology, st_mstate **ms,
+                           st_type type, unsigned w, const st_array **elems, elem_edges *ee,
+                           st_error *err);
+
+/* SOFA's bending springs visit the elements in order and each one's sides
+ * in order. For edge k held by exactly two elements, the first visit (or
+ * the last, with `last`) comes from element e at its side j, the other
+ * element o holding the edge at its side jo. False when k is not held by
+ * exactly two elements. */
+typedef struct edge_visit {
+    size_t e, o;
+    unsigned j, jo;
+} edge_visit;
+bool elem_edges_visit(const elem_edges *ee, unsigned w, size_t k, bool last, edge_visit *v);
+
 /* SOFA's ForceField data, shared by the spring force fields. */
 #define SPRING_F_RAYLEIGH(S)                                                                      \
     ST_REAL(S, rayleigh_stiffness, "rayleighStiffness", "0",                                      \
+            "Rayleigh damping coefficient related to stiffness, > 0")
+/* The same for a component beginning with a spring_head h. */
+#define SPRING_F_RAYLEIGH_HEAD(S)                                                                 \
+    ST_REAL(S, h.rayleigh_stiffness, "rayleighStiffness", "0",                                    \
             "Rayleigh damping coefficient related to stiffness, > 0")
 
 extern const st_class spring_force_field_class;
 extern const st_class mesh_spring_force_field_class;
 extern const st_class rest_shape_springs_force_field_class;
+extern const st_class triangular_bending_springs_class;
+extern const st_class fast_triangular_bending_springs_class;
+extern const st_class quadular_bending_springs_class;
+extern const st_class regular_grid_spring_force_field_class;
 
 #endif

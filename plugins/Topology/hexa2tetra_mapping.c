@@ -17,13 +17,8 @@ typedef struct hexa2tetra {
 } hexa2tetra;
 
 static const st_field hexa2tetra_fields[] = {
-    {"input", ST_T_LINK,
-     offsetof(hexa2tetra, input) + ST_FIELD_CHECK_(hexa2tetra, input, st_component *), NULL,
-     "Input topology (hexahedra)", ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},
-    {"output", ST_T_LINK,
-     offsetof(hexa2tetra, output) + ST_FIELD_CHECK_(hexa2tetra, output, st_component *), NULL,
-     "Output topology (a TetrahedronSetTopologyContainer)", ST_F_REQUIRED, NULL,
-     ST_LINK_TOPOLOGY, 0.0, 0.0},
+    TOPO_MAP_LINKS(hexa2tetra, "Input topology (hexahedra)",
+                   "Output topology (a TetrahedronSetTopologyContainer)"),
     ST_BOOL(hexa2tetra, swapping, "swapping", "false",
             "Boolean enabling to swap edges to hexahedrons based on their grid position in "
             "order to avoid numerical bias effect"),
@@ -51,37 +46,22 @@ static st_status hexa2tetra_init(st_component *self, st_error *err)
 {
     hexa2tetra *m = (hexa2tetra *)self;
     self->state = ST_CSTATE_INVALID;
-    if (!m->input || !m->input->cls->topology)
-        return st_component_error(self, "input", err, ST_ELINK,
-                                  "input must link a topology container with hexahedra "
-                                  "(e.g. \"@../grid\")");
-    if (!m->output || m->output->cls->topology != &topo_ops ||
-        !st_component_field(m->output, "tetrahedra") || ((topo *)m->output)->kind != TOPO_DYNAMIC)
-        return st_component_error(self, "output", err, ST_ELINK,
-                                  "output must link a TetrahedronSetTopologyContainer, got %s",
-                                  m->output ? m->output->cls->name : "nothing");
+    ST_TRY(topo_map_check(self, m->input, m->output, "hexahedra", "tetrahedra", TOPO_DYNAMIC,
+                          "TetrahedronSetTopologyContainer", err));
     if (!topo_node_has_class(m->output->node, "TetrahedronSetTopologyModifier", NULL))
         st_component_warn(self, "the output container's node has no "
                                 "TetrahedronSetTopologyModifier (SOFA scenes put one next to '%s')",
                           m->output->name);
-    const st_topology_ops *in = m->input->cls->topology;
-    const st_array *hexas = in->elements(m->input, ST_T_HEXAS);
+    const st_array *hexas = m->input->cls->topology->elements(m->input, ST_T_HEXAS);
     topo *out = (topo *)m->output;
-    st_array_free(&out->tetrahedra, ST_T_TETRAS);
-    st_array_free(&out->triangles, ST_T_TRIANGLES);
-    st_array_free(&out->edges, ST_T_EDGES);
-    out->nb_points = (unsigned)in->nb_points(m->input);
+    static const char *const lists[] = {"tetrahedra", "triangles", "edges", NULL};
+    topo_map_begin(m->input, out, lists);
 
     /* Grid cells along x and y (SOFA: only meaningful for grids). */
     int nx = 2, ny = 1;
-    if (m->input->cls->topology == &topo_ops) {
-        topo *ti = (topo *)m->input;
-        if (ti->kind == TOPO_GRID || ti->kind == TOPO_REGULAR_GRID) {
-            grid_geom g;
-            topo_grid_geom(ti, &g);
-            nx = g.n[0] - 1 > 0 ? g.n[0] - 1 : 1;
-            ny = g.n[1] - 1 > 0 ? g.n[1] - 1 : 1;
-        }
+    if (topo_map_grid_cells(m->input, &nx, &ny)) {
+        nx = nx > 0 ? nx : 1;
+        ny = ny > 0 ? ny : 1;
     }
     size_t nh = hexas ? hexas->n : 0;
     if (nh == 0)
@@ -111,13 +91,7 @@ static st_status hexa2tetra_init(st_component *self, st_error *err)
             for (int j = 0; j < 4; j++)
                 out->tetrahedra.u[4 * (6 * i + (size_t)k) + (size_t)j] = c[pat[k][j]];
     }
-    st_component_touch(m->output, st_component_field(m->output, "tetrahedra"));
-    const st_field *fn = st_component_field(m->output, "nbPoints");
-    if (fn)
-        st_component_touch(m->output, fn);
-    /* The container derives its triangles and edges from the new tetrahedra. */
-    out->lists_ready = false;
-    ST_TRY(topo_mesh_derive(out, err));
+    ST_TRY(topo_map_end(out, "tetrahedra", err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

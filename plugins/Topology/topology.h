@@ -47,6 +47,19 @@ typedef struct topo {
     double cell_width;   /* "cellWidth" */
     bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
     bool compute_point_list, create_tex_coords;
+    /* SparseGridTopology. */
+    bool fill_weighted;       /* "fillWeighted" */
+    bool only_inside_cells;   /* "onlyInsideCells" */
+    int nb_virtual_finer;     /* "nbVirtualFinerLevels": refused when not 0 */
+    st_vec3 data_resolution;  /* "dataResolution" (voxel files: not supported) */
+    st_vec3 voxel_size;       /* "voxelSize" (voxel files: not supported) */
+    unsigned mc_step;         /* "marchingCubeStep" (voxel files: not supported) */
+    unsigned conv_size;       /* "convolutionSize" (voxel files: not supported) */
+    st_array facets;          /* "facets": refused when given */
+    st_array cell_types;      /* "cellTypes" output: 1 boundary, 2 inside, per hexahedron */
+    st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
+    st_array mass_coefs;      /* "massCoefs" output */
+    bool sparse_built;        /* built once, as SOFA's init */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
@@ -84,6 +97,9 @@ st_status topo_reinit(st_component *self, st_error *err);
  * NULL): the topological mappings look for their output's modifier. */
 bool topo_node_has_class(st_node *n, const char *a, const char *b);
 
+/* Sorts n (small) values in place, ascending. */
+void topo_sort_small(unsigned *v, unsigned n);
+
 /* Appends a tuple to an element list of type `type`. */
 st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);
 
@@ -100,5 +116,40 @@ st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st
 /* Index of key in insertion order, or (size_t)-1 when absent. */
 size_t tuple_set_find(const tuple_set *s, const unsigned *key);
 void tuple_set_free(tuple_set *s);
+
+/* ---- topological mappings (topo_mapping.c) ---- */
+
+/* The "input" and "output" link fields every topological mapping has. */
+#define TOPO_MAP_LINKS(S, in_help, out_help)                                                      \
+    {"input", ST_T_LINK, offsetof(S, input) + ST_FIELD_CHECK_(S, input, st_component *), NULL,    \
+     in_help, ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},                                   \
+    {"output", ST_T_LINK, offsetof(S, output) + ST_FIELD_CHECK_(S, output, st_component *), NULL, \
+     out_help, ST_F_REQUIRED, NULL, ST_LINK_TOPOLOGY, 0.0, 0.0}
+
+/* Checks a mapping's links: `input` is a topology (holding `in_what`),
+ * `output` a container of this plugin with the list field `list` and of
+ * kind `kind`; `want` names the expected output class in the message. */
+st_status topo_map_check(st_component *self, st_component *input, st_component *output,
+                         const char *in_what, const char *list, topo_kind kind, const char *want,
+                         st_error *err);
+/* Starts filling the output: empties `lists` (NULL-terminated field names)
+ * and gives it the input's number of points. */
+void topo_map_begin(st_component *input, topo *out, const char *const *lists);
+/* Ends filling the output: marks `list` and nbPoints as changed and derives
+ * the container's other lists from the new ones. */
+st_status topo_map_end(topo *out, const char *list, st_error *err);
+/* Number of cells along x and y when `input` is a grid (SOFA's getNx()-1,
+ * getNy()-1); false otherwise. */
+bool topo_map_grid_cells(st_component *input, int *nx, int *ny);
+/* Counts, for every element of `list` (width w), how many elements of
+ * `owners` (width ow, faces given by `faces`, nf faces of fw vertices each)
+ * hold it as a face; counts[i] for list element i. The caller frees. */
+st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array *owners,
+                                unsigned ow, const unsigned *faces, unsigned nf,
+                                unsigned **counts, st_error *err);
+/* True when node n or one of its ancestors holds a component of one of
+ * `classes` (NULL-terminated): SOFA's context search for a modifier of the
+ * output (a class or one of its subclasses). */
+bool topo_map_find_modifier(st_node *n, const char *const *classes);
 
 #endif

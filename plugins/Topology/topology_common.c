@@ -110,7 +110,7 @@ void tuple_set_free(tuple_set *s)
     memset(s, 0, sizeof *s);
 }
 
-static void sort_small(unsigned *v, unsigned n)
+void topo_sort_small(unsigned *v, unsigned n)
 {
     for (unsigned i = 1; i < n; i++) {
         unsigned k = v[i], j = i;
@@ -471,7 +471,7 @@ static st_status derive_triangles(topo *t, st_error *err)
                 v[0] = v[1], v[1] = v[2], v[2] = x;
             }
             unsigned key[3] = {v[0], v[1], v[2]};
-            sort_small(key, 3);
+            topo_sort_small(key, 3);
             bool fresh = false;
             s = tuple_set_insert(&set, key, &fresh, err);
             if (s == ST_OK && fresh)
@@ -497,7 +497,7 @@ static st_status derive_quads(topo *t, st_error *err)
                 v[0] = v[1], v[1] = v[2], v[2] = v[3], v[3] = x;
             }
             unsigned key[4] = {v[0], v[1], v[2], v[3]};
-            sort_small(key, 4);
+            topo_sort_small(key, 4);
             bool fresh = false;
             s = tuple_set_insert(&set, key, &fresh, err);
             if (s == ST_OK && fresh)
@@ -694,6 +694,15 @@ st_status topo_init(st_component *self, st_error *err)
                 t->n[a] = ceil((t->max[a] - t->min[a]) / t->cell_width) + 1;
             t->nx = t->ny = t->nz = 0;
             ST_TRY(topo_grid_check(t, err));
+        }
+        /* `n` holds the resolution in use (SOFA's parse writes nx, ny, nz
+         * into it): components reading a grid's size read `n`. */
+        grid_geom g;
+        topo_grid_geom(t, &g);
+        if (t->n[0] != g.n[0] || t->n[1] != g.n[1] || t->n[2] != g.n[2]) {
+            for (int a = 0; a < 3; a++)
+                t->n[a] = g.n[a];
+            touch(t, "n");
         }
         t->lists_ready = false;
         ST_TRY(topo_grid_lists(t, err));

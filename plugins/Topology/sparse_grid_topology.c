@@ -1,0 +1,850 @@
+/* sparse_grid_topology.c - SparseGridTopology: the cells of a regular grid
+ * that a closed surface mesh touches or encloses, as hexahedra, built the
+ * way SOFA builds them.
+ *
+ * The surface: fileTopology (an OBJ file), else position with triangles and
+ * quads (given, or copied from a loader by src). Steps:
+ *  1. The box: min and max when either is set, else the surface's bounding
+ *     box grown by 1 % of its size on each side; cellWidth > 0 gives
+ *     n = ceil((max - min) / cellWidth) + 1; n is at least 2 per axis.
+ *  2. A regular grid over the box: point (i, j, k) = min + (i dx, j dy,
+ *     k dz), d = (max - min) / (n - 1); cell (i, j, k) has index
+ *     i + (nx-1) (j + (ny-1) k) and SOFA's hexahedron corner order.
+ *  3. Every cell starts INSIDE. The cell holding each surface vertex becomes
+ *     BOUNDARY (a vertex on the box's faces is moved half a cell inwards to
+ *     find its cell, for the next step only). Each facet, cut in a fan of
+ *     triangles, marks BOUNDARY every cell of its vertices' cell range that
+ *     it intersects: the triangle is scaled into the cell's unit cube (in
+ *     single precision, as SOFA) and tested with the Voorhies / Green /
+ *     Hatch polygon-cube test (trivial vertex, edge-plane and corner-plane
+ *     rejects, then segment-cube and cube-diagonal tests).
+ *  4. A flood fill from every cell of the grid's border through non-BOUNDARY
+ *     cells marks them OUTSIDE; the rest stay INSIDE.
+ *  5. The hexahedra: the BOUNDARY cells (unless onlyInsideCells) in cell
+ *     order, then the INSIDE cells; the points: their corners, sorted by
+ *     position (x, then y, then z), as SOFA's map of positions orders them.
+ *     edges and quads: SOFA's SparseGridTopology lists (each hexahedron's 12
+ *     edges and 6 faces as SOFA writes them, sorted, duplicates removed).
+ * fillWeighted gives boundary cells a stiffness and mass coefficient of 0.5
+ * (outputs stiffnessCoefs and massCoefs, 1 elsewhere; SOFA keeps them
+ * internal). The input surface's triangles and quads are replaced (SOFA
+ * leaves the surface's triangles in place, indexing the surface's points).
+ * Voxel files (.raw, .voxel), facets, and virtual finer levels are not
+ * supported (errors). The grid is built once (SOFA's init runs once). */
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology_fields.h"
+
+enum { CELL_OUTSIDE = 0, CELL_BOUNDARY = 1, CELL_INSIDE = 2 };
+
+/* ---- the polygon / unit cube test, in single precision ---- */
+
+/* Sets bit pos (value > limit) or neg (value < -limit), for pairs still in
+ * mask. */
+static unsigned long plane_pair(unsigned long mask, unsigned long pos, unsigned long neg,
+                                float value, double limit)
+{
+    if (!(mask & (pos | neg)))
+        return 0;
+    if ((mask & pos) && value > limit)
+        return pos;
+    if ((mask & neg) && value < -limit)
+        return neg;
+    return 0;
+}
+
+static unsigned long outside_faces(const float p[3], unsigned long mask)
+{
+    return plane_pair(mask, 0x001, 0x002, p[0], 0.5) | plane_pair(mask, 0x004, 0x008, p[1], 0.5) |
+           plane_pair(mask, 0x010, 0x020, p[2], 0.5);
+}
+
+static unsigned long outside_edges(const float p[3], unsigned long mask)
+{
+    return plane_pair(mask, 0x001, 0x002, p[0] + p[1], 1.0) |
+           plane_pair(mask, 0x004, 0x008, p[0] - p[1], 1.0) |
+           plane_pair(mask, 0x010, 0x020, p[0] + p[2], 1.0) |
+           plane_pair(mask, 0x040, 0x080, p[0] - p[2], 1.0) |
+           plane_pair(mask, 0x100, 0x200, p[1] + p[2], 1.0) |
+           plane_pair(mask, 0x400, 0x800, p[1] - p[2], 1.0);
+}
+
+static unsigned long outside_corners(const float p[3], unsigned long mask)
+{
+    return plane_pair(mask, 0x001, 0x002, p[0] + p[1] + p[2], 1.5) |
+           plane_pair(mask, 0x004, 0x008, p[0] + p[1] - p[2], 1.5) |
+           plane_pair(mask, 0x010, 0x020, p[0] - p[1] + p[2], 1.5) |
+           plane_pair(mask, 0x040, 0x080, p[0] - p[1] - p[2], 1.5);
+}
+
+/* 1: a vertex is inside the cube; 0: all vertices beyond one plane; -1:
+ * undecided. */
+static int trivial_tests(int n, const float v[][3])
+{
+    unsigned long all = ~0UL;
+    for (int i = 0; i < n; i++) {
+        unsigned long bits = outside_faces(v[i], ~0UL);
+        if (!bits)
+            return 1;
+        all &= bits;
+    }
+    if (all)
+        return 0;
+    all = ~0UL;
+    for (int i = 0; i < n && all; i++)
+        all = outside_edges(v[i], all);
+    if (all)
+        return 0;
+    all = ~0UL;
+    for (int i = 0; i < n && all; i++)
+        all = outside_corners(v[i], all);
+    if (all)
+        return 0;
+    return -1;
+}
+
+static int sign_nonzero(float x) { return x < 0 ? -1 : 1; }
+
+/* Whether the segment (a, b) meets the unit cube: the origin against the
+ * cube dragged from a to b. */
+static bool segment_meets_cube(const float a[3], const float b[3])
+{
+    float e[3];
+    int s[3];
+    for (int i = 0; i < 3; i++) {
+        e[i] = b[i] - a[i];
+        s[i] = sign_nonzero(e[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (a[i] * (float)s[i] > 0.5)
+            return false;
+        if (b[i] * (float)s[i] < -0.5)
+            return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        float d0 = e[i2] * a[i1] - e[i1] * a[i2];
+        float dc = 0.5f * (e[i2] * (float)s[i1] + e[i1] * (float)s[i2]);
+        if (d0 * d0 > dc * dc)
+            return false;
+    }
+    return true;
+}
+
+/* Winding count of point q (in the polygon's plane) in the polygon. */
+static int polygon_winding(int n, const float v[][3], const float nrm[3], const float q[3])
+{
+    float a[3] = {fabsf(nrm[0]), fabsf(nrm[1]), fabsf(nrm[2])};
+    int z = a[0] > a[2] ? (a[0] > a[1] ? 0 : 1) : (a[1] > a[2] ? 1 : 2);
+    int x = nrm[z] < 0 ? (z + 2) % 3 : (z + 1) % 3;
+    int y = nrm[z] < 0 ? (z + 1) % 3 : (z + 2) % 3;
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        const float *p = v[i], *w = v[(i + 1) % n];
+        int dir = (w[x] > q[x]) - (p[x] > q[x]);
+        if (!dir)
+            continue;
+        if ((w[y] > q[y]) - (p[y] > q[y])) {
+            if ((float)dir * (q[x] - p[x]) * (w[y] - p[y]) <=
+                (float)dir * (q[y] - p[y]) * (w[x] - p[x]))
+                count += dir;
+        } else if (p[y] <= q[y]) {
+            count += dir;
+        }
+    }
+    return count;
+}
+
+/* Whether the polygon meets the unit cube centred at the origin. */
+static bool polygon_meets_cube(int n, const float v[][3], const float nrm[3])
+{
+    int quick = trivial_tests(n, v);
+    if (quick >= 0)
+        return quick == 1;
+    for (int i = 0; i < n; i++)
+        if (segment_meets_cube(v[i], v[(i + 1) % n]))
+            return true;
+    if (nrm[0] == 0 && nrm[1] == 0 && nrm[2] == 0)
+        return false;
+    /* The cube diagonal most normal to the plane. */
+    int d[3] = {sign_nonzero(nrm[0]), sign_nonzero(nrm[1]), sign_nonzero(nrm[2])};
+    float t = (nrm[0] * v[0][0] + nrm[1] * v[0][1] + nrm[2] * v[0][2]) /
+              (nrm[0] * (float)d[0] + nrm[1] * (float)d[1] + nrm[2] * (float)d[2]);
+    if (!(((double)t + 0.5) * ((double)t - 0.5) <= 0))
+        return false;
+    float q[3] = {t * (float)d[0], t * (float)d[1], t * (float)d[2]};
+    return polygon_winding(n, v, nrm, q) != 0;
+}
+
+/* ---- the regular grid the cells come from ---- */
+
+typedef struct sgrid {
+    int n[3];
+    double p0[3], d[3], inv[3]; /* origin, spacing, 1 / spacing^2 */
+    double lo[3], hi[3];        /* the box */
+} sgrid;
+
+static void grid_pos(const sgrid *g, int i, int j, int k, double p[3])
+{
+    p[0] = g->p0[0] + g->d[0] * i;
+    p[1] = g->p0[1] + g->d[1] * j;
+    p[2] = g->p0[2] + g->d[2] * k;
+}
+
+static size_t cell_index(const sgrid *g, int i, int j, int k)
+{
+    return (size_t)i + (size_t)(g->n[0] - 1) * ((size_t)j + (size_t)(g->n[1] - 1) * (size_t)k);
+}
+
+static void cell_coords(const sgrid *g, size_t c, int ijk[3])
+{
+    ijk[0] = (int)(c % (size_t)(g->n[0] - 1));
+    c /= (size_t)(g->n[0] - 1);
+    ijk[1] = (int)(c % (size_t)(g->n[1] - 1));
+    ijk[2] = (int)(c / (size_t)(g->n[1] - 1));
+}
+
+/* SOFA's RegularGridTopology::findCube; (size_t)-1 when outside. */
+static size_t find_cell(const sgrid *g, const double pos[3])
+{
+    int ijk[3];
+    for (int a = 0; a < 3; a++) {
+        double f = ((pos[a] - g->p0[a]) * g->d[a]) * g->inv[a];
+        ijk[a] = (int)floor(f);
+        if (ijk[a] < 0 || ijk[a] > g->n[a] - 2)
+            return (size_t)-1;
+    }
+    return cell_index(g, ijk[0], ijk[1], ijk[2]);
+}
+
+/* The corners of cell (i, j, k) as grid point indices, SOFA's order. */
+static void cell_corners(const sgrid *g, int i, int j, int k, size_t c[8])
+{
+    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    for (int m = 0; m < 8; m++)
+        c[m] = (size_t)(i + off[m][0]) +
+               (size_t)g->n[0] * ((size_t)(j + off[m][1]) + (size_t)g->n[1] * (size_t)(k + off[m][2]));
+}
+
+/* ---- the surface ---- */
+
+typedef struct surface {
+    double *x;          /* 3 per vertex */
+    size_t nv;
+    unsigned *idx;      /* facet vertex indices, concatenated */
+    size_t *start;      /* nf + 1 offsets into idx */
+    size_t nf;
+    size_t cap_idx, cap_f, cap_v;
+} surface;
+
+static void surface_free(surface *s)
+{
+    st_free(s->x), st_free(s->idx), st_free(s->start);
+    memset(s, 0, sizeof *s);
+}
+
+static st_status grow(void **p, size_t *cap, size_t need, size_t esize, st_error *err)
+{
+    if (need <= *cap)
+        return ST_OK;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = st_realloc(*p, c * esize);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory reading the surface");
+    *p = q;
+    *cap = c;
+    return ST_OK;
+}
+
+static st_status add_vertex(surface *s, const double p[3], st_error *err)
+{
+    ST_TRY(grow((void **)&s->x, &s->cap_v, 3 * (s->nv + 1), sizeof *s->x, err));
+    memcpy(s->x + 3 * s->nv++, p, 3 * sizeof *p);
+    return ST_OK;
+}
+
+static st_status add_facet(surface *s, const unsigned *v, size_t n, st_error *err)
+{
+    size_t base = s->nf ? s->start[s->nf] : 0;
+    ST_TRY(grow((void **)&s->idx, &s->cap_idx, base + n, sizeof *s->idx, err));
+    ST_TRY(grow((void **)&s->start, &s->cap_f, s->nf + 2, sizeof *s->start, err));
+    if (s->nf == 0)
+        s->start[0] = 0;
+    memcpy(s->idx + base, v, n * sizeof *v);
+    s->start[++s->nf] = base + n;
+    return ST_OK;
+}
+
+/* Reads the vertices ("v") and faces ("f", indices "i", "i/t", "i/t/n" or
+ * "i//n", 1-based or negative) of an OBJ file. */
+static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
+                                  path);
+    char line[4096];
+    unsigned *face = NULL;
+    size_t cap = 0;
+    st_status st = ST_OK;
+    int lineno = 0;
+    while (st == ST_OK && fgets(line, sizeof line, fp)) {
+        lineno++;
+        char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (p[0] == 'v' && isspace((unsigned char)p[1])) {
+            double v[3] = {0, 0, 0};
+            char *e = p + 1;
+            for (int k = 0; k < 3; k++) {
+                char *end;
+                v[k] = strtod(e, &end);
+                if (end == e) {
+                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                            "%s:%d: a vertex needs 3 coordinates", path, lineno);
+                    break;
+                }
+                e = end;
+            }
+            if (st == ST_OK)
+                st = add_vertex(s, v, err);
+        } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
+            size_t n = 0;
+            char *e = p + 1;
+            for (;;) {
+                while (isspace((unsigned char)*e))
+                    e++;
+                if (!*e)
+                    break;
+                char *end;
+                long id = strtol(e, &end, 10);
+                if (end == e || id == 0) {
+                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                            "%s:%d: bad face index", path, lineno);
+                    break;
+                }
+                long v = id > 0 ? id - 1 : (long)s->nv + id;
+                if (v < 0) {
+                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                            "%s:%d: face index %ld before the first vertex",
+                                            path, lineno, id);
+                    break;
+                }
+                while (*end && !isspace((unsigned char)*end))
+                    end++; /* "/t/n" */
+                e = end;
+                if ((st = grow((void **)&face, &cap, n + 1, sizeof *face, err)) != ST_OK)
+                    break;
+                face[n++] = (unsigned)v;
+            }
+            if (st == ST_OK && n >= 3)
+                st = add_facet(s, face, n, err);
+        }
+    }
+    fclose(fp);
+    st_free(face);
+    return st;
+}
+
+/* The surface from the component's own lists (position, triangles, quads). */
+static st_status surface_from_lists(topo *t, surface *s, st_error *err)
+{
+    for (size_t i = 0; i < t->position.n; i++)
+        ST_TRY(add_vertex(s, t->position.r + 3 * i, err));
+    for (size_t i = 0; i < t->triangles.n; i++)
+        ST_TRY(add_facet(s, t->triangles.u + 3 * i, 3, err));
+    for (size_t i = 0; i < t->quads.n; i++)
+        ST_TRY(add_facet(s, t->quads.u + 4 * i, 4, err));
+    for (size_t i = 0; i < s->nf; i++)
+        for (size_t k = s->start[i]; k < s->start[i + 1]; k++)
+            if (s->idx[k] >= s->nv)
+                return st_component_error(&t->base, i < t->triangles.n ? "triangles" : "quads",
+                                          err, ST_EINVAL,
+                                          "facet %zu uses point %u but position has %zu points",
+                                          i, s->idx[k], s->nv);
+    return ST_OK;
+}
+
+/* ---- voxelisation ---- */
+
+/* Marks the cells the triangle (A, B, C), with vertices in cells ca, cb,
+ * cc, intersects. */
+static void mark_triangle(const sgrid *g, unsigned char *type, const double *A, const double *B,
+                          const double *C, size_t ca, size_t cb, size_t cc)
+{
+    int a[3], b[3], c[3];
+    cell_coords(g, ca, a), cell_coords(g, cb, b), cell_coords(g, cc, c);
+    int lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = a[k] < b[k] ? a[k] : b[k];
+        lo[k] = c[k] < lo[k] ? c[k] : lo[k];
+        hi[k] = a[k] > b[k] ? a[k] : b[k];
+        hi[k] = c[k] > hi[k] ? c[k] : hi[k];
+    }
+    const double *P[3] = {A, B, C};
+    for (int x = lo[0]; x <= hi[0]; x++)
+        for (int y = lo[1]; y <= hi[1]; y++)
+            for (int z = lo[2]; z <= hi[2]; z++) {
+                size_t idx = cell_index(g, x, y, z);
+                if (type[idx] == CELL_BOUNDARY)
+                    continue;
+                double c0[3], c6[3], diag[3], mid[3];
+                grid_pos(g, x, y, z, c0);
+                grid_pos(g, x + 1, y + 1, z + 1, c6);
+                for (int k = 0; k < 3; k++) {
+                    diag[k] = c6[k] - c0[k];
+                    mid[k] = c0[k] + diag[k] * 0.5;
+                }
+                float v[3][3];
+                for (int m = 0; m < 3; m++)
+                    for (int k = 0; k < 3; k++)
+                        v[m][k] = (float)((P[m][k] - mid[k]) / diag[k]);
+                float e1[3], e2[3], nrm[3];
+                for (int k = 0; k < 3; k++)
+                    e1[k] = v[1][k] - v[0][k], e2[k] = v[2][k] - v[0][k];
+                nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+                nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+                nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+                if (polygon_meets_cube(3, (const float(*)[3])v, nrm))
+                    type[idx] = CELL_BOUNDARY;
+            }
+}
+
+/* Flood fill from the border cells through non-boundary cells. */
+static st_status mark_outside(const sgrid *g, unsigned char *type, size_t ncells, st_error *err)
+{
+    size_t *stack = st_malloc((ncells + 1) * sizeof *stack);
+    unsigned char *seen = st_calloc(ncells + 1, 1);
+    if (!stack || !seen) {
+        st_free(stack), st_free(seen);
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", ncells);
+    }
+    int m[3] = {g->n[0] - 1, g->n[1] - 1, g->n[2] - 1};
+    size_t top = 0;
+    for (int z = 0; z < m[2]; z++)
+        for (int y = 0; y < m[1]; y++)
+            for (int x = 0; x < m[0]; x++) {
+                if (x && y && z && x < m[0] - 1 && y < m[1] - 1 && z < m[2] - 1)
+                    continue;
+                size_t c = cell_index(g, x, y, z);
+                if (seen[c] || type[c] == CELL_BOUNDARY)
+                    continue;
+                seen[c] = 1;
+                stack[top++] = c;
+                while (top) {
+                    size_t cur = stack[--top];
+                    type[cur] = CELL_OUTSIDE;
+                    int ijk[3];
+                    cell_coords(g, cur, ijk);
+                    for (int a = 0; a < 3; a++)
+                        for (int s = -1; s <= 1; s += 2) {
+                            int q[3] = {ijk[0], ijk[1], ijk[2]};
+                            q[a] += s;
+                            if (q[a] < 0 || q[a] >= m[a])
+                                continue;
+                            size_t nb = cell_index(g, q[0], q[1], q[2]);
+                            if (seen[nb] || type[nb] == CELL_BOUNDARY)
+                                continue;
+                            seen[nb] = 1;
+                            stack[top++] = nb;
+                        }
+                }
+            }
+    st_free(stack), st_free(seen);
+    return ST_OK;
+}
+
+static st_status voxelize(topo *t, const sgrid *g, const surface *s, unsigned char *type,
+                          size_t ncells, st_error *err)
+{
+    memset(type, CELL_INSIDE, ncells);
+    size_t *vcell = st_malloc((s->nv + 1) * sizeof *vcell);
+    if (!vcell)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu vertices)", s->nv);
+    const double half[3] = {g->d[0] / 2, g->d[1] / 2, g->d[2] / 2};
+    for (size_t i = 0; i < s->nv; i++) {
+        const double *p = s->x + 3 * i;
+        size_t c = find_cell(g, p);
+        if (c != (size_t)-1) {
+            type[c] = CELL_BOUNDARY;
+        } else {
+            double q[3];
+            for (int a = 0; a < 3; a++) {
+                q[a] = p[a];
+                if (p[a] - FLT_EPSILON < g->lo[a])
+                    q[a] = g->lo[a] + half[a];
+                else if (p[a] + FLT_EPSILON > g->hi[a])
+                    q[a] = g->hi[a] - half[a];
+            }
+            c = find_cell(g, q);
+            if (c == (size_t)-1)
+                st_component_warn(&t->base, "vertex %zu not found in hexahedral topology", i);
+        }
+        vcell[i] = c;
+    }
+    for (size_t f = 0; f < s->nf; f++) {
+        const unsigned *v = s->idx + s->start[f];
+        size_t n = s->start[f + 1] - s->start[f];
+        for (size_t j = 2; j < n; j++) {
+            size_t c0 = vcell[v[0]], c1 = vcell[v[j - 1]], c2 = vcell[v[j]];
+            if (c0 == (size_t)-1 || c1 == (size_t)-1 || c2 == (size_t)-1)
+                continue;
+            if (c0 == c1 && c0 == c2 && type[c0] == CELL_BOUNDARY)
+                continue;
+            mark_triangle(g, type, s->x + 3 * v[0], s->x + 3 * v[j - 1], s->x + 3 * v[j], c0,
+                          c1, c2);
+        }
+    }
+    st_free(vcell);
+    return mark_outside(g, type, ncells, err);
+}
+
+/* ---- the hexahedral mesh ---- */
+
+static const double *sort_pos; /* qsort context: grid point positions */
+
+static int cmp_point(const void *a, const void *b)
+{
+    const double *p = sort_pos + 3 * *(const size_t *)a, *q = sort_pos + 3 * *(const size_t *)b;
+    for (int k = 0; k < 3; k++)
+        if (p[k] != q[k])
+            return p[k] < q[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_tuple2(const void *a, const void *b)
+{
+    const unsigned *p = a, *q = b;
+    for (int k = 0; k < 2; k++)
+        if (p[k] != q[k])
+            return p[k] < q[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_tuple4(const void *a, const void *b)
+{
+    const unsigned *p = a, *q = b;
+    for (int k = 0; k < 4; k++)
+        if (p[k] != q[k])
+            return p[k] < q[k] ? -1 : 1;
+    return 0;
+}
+
+/* Sorts n tuples of width w and removes duplicates; returns the count. */
+static size_t sort_unique(unsigned *v, size_t n, unsigned w)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, w * sizeof *v, w == 2 ? cmp_tuple2 : cmp_tuple4);
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (memcmp(v + w * i, v + w * (m - 1), w * sizeof *v))
+            memmove(v + w * m++, v + w * i, w * sizeof *v);
+    return m;
+}
+
+static st_status build_mesh(topo *t, const sgrid *g, const unsigned char *type, size_t ncells,
+                            st_error *err)
+{
+    size_t npts = (size_t)g->n[0] * (size_t)g->n[1] * (size_t)g->n[2];
+    size_t *cells = st_malloc((ncells + 1) * sizeof *cells);
+    size_t *remap = st_malloc((npts + 1) * sizeof *remap);
+    size_t *used = st_malloc((npts + 1) * sizeof *used);
+    double *gp = st_malloc((3 * npts + 1) * sizeof *gp);
+    st_status s = ST_OK;
+    if (!cells || !remap || !used || !gp) {
+        s = st_error_set(err, ST_ENOMEM, "out of memory (%zu grid points)", npts);
+        goto done;
+    }
+    size_t nh = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int want = pass == 0 ? CELL_BOUNDARY : CELL_INSIDE;
+        if (pass == 0 && t->only_inside_cells)
+            continue;
+        for (size_t c = 0; c < ncells; c++)
+            if (type[c] == want)
+                cells[nh++] = c;
+    }
+    for (size_t i = 0; i < npts; i++) {
+        remap[i] = (size_t)-1;
+        int x = (int)(i % (size_t)g->n[0]), y = (int)(i / (size_t)g->n[0] % (size_t)g->n[1]),
+            z = (int)(i / ((size_t)g->n[0] * (size_t)g->n[1]));
+        grid_pos(g, x, y, z, gp + 3 * i);
+    }
+    size_t nu = 0;
+    for (size_t h = 0; h < nh; h++) {
+        int ijk[3];
+        size_t c[8];
+        cell_coords(g, cells[h], ijk);
+        cell_corners(g, ijk[0], ijk[1], ijk[2], c);
+        for (int m = 0; m < 8; m++)
+            if (remap[c[m]] == (size_t)-1) {
+                remap[c[m]] = 0;
+                used[nu++] = c[m];
+            }
+    }
+    sort_pos = gp;
+    qsort(used, nu, sizeof *used, cmp_point);
+    sort_pos = NULL;
+    if ((s = st_array_resize(&t->position, ST_T_VEC3S, nu, err)) != ST_OK)
+        goto done;
+    for (size_t i = 0; i < nu; i++) {
+        remap[used[i]] = i;
+        memcpy(t->position.r + 3 * i, gp + 3 * used[i], 3 * sizeof(double));
+    }
+    if ((s = st_array_resize(&t->hexahedra, ST_T_HEXAS, nh, err)) != ST_OK ||
+        (s = st_array_resize(&t->cell_types, ST_T_UINTS, nh, err)) != ST_OK ||
+        (s = st_array_resize(&t->stiffness_coefs, ST_T_REALS, nh, err)) != ST_OK ||
+        (s = st_array_resize(&t->mass_coefs, ST_T_REALS, nh, err)) != ST_OK ||
+        (s = st_array_resize(&t->edges, ST_T_EDGES, 12 * nh, err)) != ST_OK ||
+        (s = st_array_resize(&t->quads, ST_T_QUADS, 6 * nh, err)) != ST_OK)
+        goto done;
+    static const int ed[12][2] = {{0, 1}, {3, 2}, {4, 5}, {7, 6}, {0, 3}, {1, 2},
+                                  {4, 7}, {5, 6}, {0, 4}, {1, 5}, {3, 7}, {2, 6}};
+    static const int fa[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                 {3, 2, 6, 7}, {0, 4, 7, 3}, {1, 5, 6, 2}};
+    for (size_t h = 0; h < nh; h++) {
+        int ijk[3];
+        size_t c[8];
+        cell_coords(g, cells[h], ijk);
+        cell_corners(g, ijk[0], ijk[1], ijk[2], c);
+        unsigned *hx = t->hexahedra.u + 8 * h;
+        for (int m = 0; m < 8; m++)
+            hx[m] = (unsigned)remap[c[m]];
+        for (int e = 0; e < 12; e++)
+            for (int k = 0; k < 2; k++)
+                t->edges.u[2 * (12 * h + (size_t)e) + (size_t)k] = hx[ed[e][k]];
+        for (int f = 0; f < 6; f++)
+            for (int k = 0; k < 4; k++)
+                t->quads.u[4 * (6 * h + (size_t)f) + (size_t)k] = hx[fa[f][k]];
+        bool boundary = type[cells[h]] == CELL_BOUNDARY;
+        t->cell_types.u[h] = boundary ? CELL_BOUNDARY : CELL_INSIDE;
+        double coef = boundary && t->fill_weighted ? 0.5 : 1.0;
+        t->stiffness_coefs.r[h] = coef;
+        t->mass_coefs.r[h] = coef;
+    }
+    t->edges.n = sort_unique(t->edges.u, t->edges.n, 2);
+    t->quads.n = sort_unique(t->quads.u, t->quads.n, 4);
+done:
+    st_free(cells), st_free(remap), st_free(used), st_free(gp);
+    return s;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    if (n < m)
+        return false;
+    for (size_t i = 0; i < m; i++)
+        if (tolower((unsigned char)s[n - m + i]) != suf[i])
+            return false;
+    return true;
+}
+
+static void touch_all(topo *t)
+{
+    static const char *const names[] = {"position", "edges",     "triangles",      "quads",
+                                        "hexahedra", "n",        "min",            "max",
+                                        "cellTypes", "stiffnessCoefs", "massCoefs", NULL};
+    for (size_t i = 0; names[i]; i++)
+        st_component_touch(&t->base, st_component_field(&t->base, names[i]));
+}
+
+static st_status sparse_build(topo *t, surface *s, st_error *err)
+{
+    /* 1. The box and resolution. */
+    bool box_set = t->min[0] != 0 || t->min[1] != 0 || t->min[2] != 0 || t->max[0] != 0 ||
+                   t->max[1] != 0 || t->max[2] != 0;
+    if (!box_set) {
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; a++)
+            lo[a] = hi[a] = s->x[a];
+        for (size_t i = 1; i < s->nv; i++)
+            for (int a = 0; a < 3; a++) {
+                double v = s->x[3 * i + (size_t)a];
+                if (v > hi[a])
+                    hi[a] = v;
+                else if (v < lo[a])
+                    lo[a] = v;
+            }
+        for (int a = 0; a < 3; a++) {
+            double grow_by = (hi[a] - lo[a]) / 100.0;
+            t->min[a] = lo[a] - grow_by;
+            t->max[a] = hi[a] + grow_by;
+        }
+    }
+    if (t->cell_width > 0)
+        for (int a = 0; a < 3; a++)
+            t->n[a] = (int)ceil((t->max[a] - t->min[a]) / t->cell_width) + 1;
+    sgrid g;
+    for (int a = 0; a < 3; a++) {
+        g.n[a] = (int)t->n[a];
+        g.lo[a] = t->min[a];
+        g.hi[a] = t->max[a];
+        g.p0[a] = t->min[a];
+        g.d[a] = (t->max[a] - t->min[a]) / (g.n[a] - 1);
+        g.inv[a] = 1 / (g.d[a] * g.d[a]);
+    }
+    size_t ncells = (size_t)(g.n[0] - 1) * (size_t)(g.n[1] - 1) * (size_t)(g.n[2] - 1);
+    unsigned char *type = st_malloc(ncells + 1);
+    if (!type)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", ncells);
+    st_status st = voxelize(t, &g, s, type, ncells, err);
+    if (st == ST_OK) {
+        st_array_free(&t->triangles, ST_T_TRIANGLES);
+        st_array_free(&t->tetrahedra, ST_T_TETRAS);
+        st = build_mesh(t, &g, type, ncells, err);
+    }
+    st_free(type);
+    return st;
+}
+
+static st_status sparse_init(st_component *self, st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->sparse_built)
+        return ST_OK;
+    if (t->nb_virtual_finer != 0)
+        return st_component_error(self, "nbVirtualFinerLevels", err, ST_EINVAL,
+                                  "virtual finer levels are not supported by settee yet (got "
+                                  "%d): leave nbVirtualFinerLevels at 0",
+                                  t->nb_virtual_finer);
+    if (t->facets.n)
+        return st_component_error(self, "facets", err, ST_EINVAL,
+                                  "facets are not supported by settee yet: give the surface as "
+                                  "triangles and quads, or fileTopology");
+    for (int a = 0; a < 3; a++) {
+        if (t->n[a] != floor(t->n[a]) || !(fabs(t->n[a]) < 1e6))
+            return st_component_error(self, "n", err, ST_EINVAL,
+                                      "n must hold three integers, got %g %g %g", t->n[0],
+                                      t->n[1], t->n[2]);
+        if (t->n[a] < 2)
+            t->n[a] = 2;
+    }
+    if (t->cell_width < 0)
+        return st_component_error(self, "cellWidth", err, ST_EINVAL,
+                                  "cellWidth must be >= 0, got %g", t->cell_width);
+    surface s = {0};
+    st_status st = ST_OK;
+    if (t->filename && t->filename[0]) {
+        if (has_suffix(t->filename, ".raw") || has_suffix(t->filename, ".voxel"))
+            return st_component_error(self, "fileTopology", err, ST_EINVAL,
+                                      "voxel files ('%s') are not supported by settee yet: give "
+                                      "a closed surface (an OBJ file, or triangles and quads)",
+                                      t->filename);
+        if (!has_suffix(t->filename, ".obj"))
+            return st_component_error(self, "fileTopology", err, ST_EINVAL,
+                                      "Loading mesh %s failed: only OBJ files are read here (or "
+                                      "give position, triangles and quads, e.g. from a loader "
+                                      "with src)",
+                                      t->filename);
+        char path[4096];
+        ST_TRY(st_component_find_file(self, "fileTopology", t->filename, path, sizeof path,
+                                      err));
+        st = read_obj(t, path, &s, err);
+    } else {
+        ST_TRY(topo_copy_src(t, err));
+        st = surface_from_lists(t, &s, err);
+    }
+    if (st == ST_OK && s.nv == 0)
+        st = st_component_error(self, "fileTopology", err, ST_ESCENE,
+                                "no filename specified nor vertices given as parameters: give "
+                                "fileTopology or position with triangles and quads");
+    if (st == ST_OK)
+        st = sparse_build(t, &s, err);
+    surface_free(&s);
+    ST_TRY(st);
+    if (t->hexahedra.n == 0)
+        st_component_warn(self, "the surface encloses no cell of the %gx%gx%g grid", t->n[0],
+                          t->n[1], t->n[2]);
+    t->sparse_built = true;
+    t->lists_ready = true;
+    touch_all(t);
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static st_status sparse_create(st_component *self, st_error *err)
+{
+    (void)err;
+    ((topo *)self)->kind = TOPO_MESH;
+    return ST_OK;
+}
+
+static const st_field sparse_fields[] = {
+    TOPO_F_POSITION(0),
+    TOPO_F_EDGES(0),
+    TOPO_F_TRIANGLES(0),
+    TOPO_F_QUADS(0),
+    TOPO_F_TETRAS(0),
+    TOPO_F_HEXAS(0),
+    ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,
+                "Closed surface to voxelise (an OBJ file; voxel files are not supported yet)", 0,
+                "fileTopology", 0.0, 0.0),
+    TOPO_F_SRC,
+    ST_VEC3(topo, n, "n", "2 2 2", "grid resolution"),
+    ST_VEC3(topo, min, "min", "0 0 0", "Min"),
+    ST_VEC3(topo, max, "max", "0 0 0", "Max"),
+    ST_REAL(topo, cell_width, "cellWidth", "0",
+            "if > 0 : dimension of each cell in the created grid"),
+    ST_BOOL(topo, fill_weighted, "fillWeighted", "true",
+            "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for "
+            "inside)"),
+    ST_BOOL(topo, only_inside_cells, "onlyInsideCells", "false",
+            "Select only inside cells (exclude boundary cells)"),
+    ST_INT(topo, nb_virtual_finer, "nbVirtualFinerLevels", "0",
+           "create virtual (not in the animation tree) finer sparse grids in order to dispose of "
+           "finest information (not supported yet: an error when not 0)"),
+    ST_IGNORED(topo, data_resolution, "dataResolution", ST_T_VEC3, st_vec3, "0 0 0",
+               "Dimension of the voxel File (voxel files are not supported yet)"),
+    ST_IGNORED(topo, voxel_size, "voxelSize", ST_T_VEC3, st_vec3, "1 1 1",
+               "Dimension of one voxel (voxel files are not supported yet)"),
+    ST_IGNORED(topo, mc_step, "marchingCubeStep", ST_T_UINT, unsigned, "1",
+               "Step of the Marching Cube algorithm (voxel files are not supported yet)"),
+    ST_IGNORED(topo, conv_size, "convolutionSize", ST_T_UINT, unsigned, "0",
+               "Dimension of the convolution kernel to smooth the voxels (voxel files are not "
+               "supported yet)"),
+    ST_UINTS(topo, facets, "facets", NULL,
+             "Input mesh facets (not supported yet: an error when given; use triangles and "
+             "quads)"),
+    ST_OUTPUT(topo, cell_types, "cellTypes", ST_T_UINTS, st_array,
+              "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)"),
+    ST_OUTPUT(topo, stiffness_coefs, "stiffnessCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getStiffnessCoef (0.5 on the boundary with "
+              "fillWeighted, else 1)"),
+    ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "
+              "fillWeighted, else 1)"),
+    ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",
+               "Compute the cross-element buffers at init instead of on demand"),
+    TOPO_DRAW(draw_edges, "drawEdges", "edges"),
+    TOPO_DRAW(draw_triangles, "drawTriangles", "triangles"),
+    TOPO_DRAW(draw_quads, "drawQuads", "quads"),
+    TOPO_DRAW(draw_tetrahedra, "drawTetrahedra", "tetrahedra"),
+    TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra"),
+    ST_FIELD_END};
+
+static const char *const sparse_aliases[] = {"SparseGrid", NULL};
+
+const st_class sparse_grid_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SparseGridTopology",
+    .category = "Topology",
+    .description = "Sparse grid in 3D: the cells of a regular grid touched or enclosed by a "
+                   "closed surface",
+    .aliases = sparse_aliases,
+    .instance_size = sizeof(topo),
+    .fields = sparse_fields,
+    .create = sparse_create,
+    .init = sparse_init,
+    .reinit = sparse_init,
+    .topology = &topo_ops,
+};
