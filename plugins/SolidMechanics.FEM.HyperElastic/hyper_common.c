@@ -51,7 +51,8 @@ void hyper_sandwich(double r[9], const double a[9], const double H[9])
     hyper_mul3(r, t, a);
 }
 
-void hyper_strain_set(hyper_strain *s, const double C[9], double J, bool eigen)
+void hyper_strain_set(hyper_strain *s, const hyper_material *m, const double *p,
+                      const double C[9], double J)
 {
     memcpy(s->C, C, sizeof s->C);
     if (!hyper_invert3(s->Ci, C))
@@ -60,8 +61,10 @@ void hyper_strain_set(hyper_strain *s, const double C[9], double J, bool eigen)
     s->I1 = hyper_trace(C);
     s->I2 = 0.5 * (s->I1 * s->I1 - hyper_ddot(C, C));
     s->J = J;
-    if (eigen)
+    if (m->needs_eigen)
         sym3_eigen(C, s->ev, s->evec);
+    if (m->inv)
+        m->inv(s->I1, s->I2, s->J, p, &s->w, s->g, s->h);
 }
 
 /* ---- Invariant-based materials ----
@@ -74,16 +77,15 @@ void hyper_strain_set(hyper_strain *s, const double C[9], double J, bool eigen)
 
 double hyper_inv_energy(const hyper_material *m, const hyper_strain *s, const double *p)
 {
-    double w, g[3], h[9];
-    m->inv(s->I1, s->I2, s->J, p, &w, g, h);
-    return w;
+    (void)m, (void)p;
+    return s->w;
 }
 
 void hyper_inv_stress(const hyper_material *m, const hyper_strain *s, const double *p,
                       double S[9])
 {
-    double w, g[3], h[9];
-    m->inv(s->I1, s->I2, s->J, p, &w, g, h);
+    (void)m, (void)p;
+    const double *g = s->g;
     double a = 2 * g[0] + 2 * g[1] * s->I1, b = -2 * g[1], c = g[2] * s->J;
     for (int i = 0; i < 9; i++)
         S[i] = b * s->C[i] + c * s->Ci[i] + (i % 4 == 0 ? a : 0.0);
@@ -92,8 +94,8 @@ void hyper_inv_stress(const hyper_material *m, const hyper_strain *s, const doub
 void hyper_inv_dstress(const hyper_material *m, const hyper_strain *s, const double *p,
                        const double H[9], double dS[9])
 {
-    double w, g[3], h[9];
-    m->inv(s->I1, s->I2, s->J, p, &w, g, h);
+    (void)m, (void)p;
+    const double *g = s->g, *h = s->h;
     double trH = hyper_trace(H);
     double dI[3] = {trH, s->I1 * trH - hyper_ddot(s->C, H), 0.5 * s->J * hyper_ddot(s->Ci, H)};
     double dg[3];

@@ -23,6 +23,8 @@ typedef struct hyper_strain {
     double J;       /* det F */
     double ev[3];   /* eigenvalues of C (only for materials with needs_eigen) */
     double evec[9]; /* their unit eigenvectors, in the columns */
+    double w, g[3], h[9]; /* invariant-based materials: W, its gradient and
+                           * Hessian in (I1, I2, J) */
 } hyper_strain;
 
 typedef struct hyper_material hyper_material;
@@ -59,9 +61,12 @@ const hyper_material *hyper_material_find(const char *name);
 /* The material names, comma separated, for messages. */
 const char *hyper_material_names(void);
 
-/* Fills s from C (symmetric) and J; the eigen-decomposition only when
- * eigen is true. */
-void hyper_strain_set(hyper_strain *s, const double C[9], double J, bool eigen);
+/* Fills s from C (symmetric) and J for material m with parameters p: the
+ * eigen-decomposition when m needs it, W and its derivatives when m is
+ * invariant-based (so that the stress and its derivative, evaluated many
+ * times per element, do not recompute them). */
+void hyper_strain_set(hyper_strain *s, const hyper_material *m, const double *p,
+                      const double C[9], double J);
 
 /* Energy, stress and stress derivative of an invariant-based material, from
  * its hyper_invariant_fn (the material's energy, stress and dstress). */

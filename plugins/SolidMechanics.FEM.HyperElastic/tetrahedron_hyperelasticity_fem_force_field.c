@@ -61,11 +61,11 @@ static void deformation_gradient(const helem *e, const double p[4][3], double F[
 }
 
 /* The strain measures of F into st. */
-static void strain_of(const hyper_material *mat, const double F[9], hyper_strain *st)
+static void strain_of(const hyper_ff *s, const double F[9], hyper_strain *st)
 {
     double C[9];
     hyper_mul3_tn(C, F, F);
-    hyper_strain_set(st, C, hyper_det3(F), mat->needs_eigen);
+    hyper_strain_set(st, s->mat, s->parameter_set.r, C, hyper_det3(F));
 }
 
 /* out_a -= fact V0 P g_a for the 4 vertices, P a 3x3 matrix. */
@@ -153,7 +153,7 @@ static st_status init_element(hyper_ff *s, size_t i, const double *x0, st_error 
     }
     /* the rest state, so that add_dforce before any add_force is defined */
     deformation_gradient(e, p, e->F);
-    strain_of(s->mat, e->F, &e->st);
+    strain_of(s, e->F, &e->st);
     s->mat->stress(s->mat, &e->st, s->parameter_set.r, e->S);
     return ST_OK;
 }
@@ -217,7 +217,7 @@ static void hff_add_force(st_component *self, const st_mparams *mp, double *f, c
         double p[4][3], P[9];
         gather(xs, e->v, p);
         deformation_gradient(e, p, e->F);
-        strain_of(s->mat, e->F, &e->st);
+        strain_of(s, e->F, &e->st);
         s->mat->stress(s->mat, &e->st, s->parameter_set.r, e->S);
         hyper_mul3(P, e->F, e->S);
         scatter(fs, e, P, 1.0);
@@ -280,7 +280,7 @@ static double hff_energy(st_component *self, const st_mparams *mp, const double 
         hyper_strain st;
         gather(xs, e->v, p);
         deformation_gradient(e, p, F);
-        strain_of(s->mat, F, &st);
+        strain_of(s, F, &st);
         energy += e->vol * s->mat->energy(s->mat, &st, s->parameter_set.r);
     }
     return energy;
