@@ -14,7 +14,9 @@
  *    vertex and the closed-form Piola traction on a face;
  *  - solvers: explicit, implicit CG (matrix-free) and implicit SparseLDL
  *    (assembled) agree on a sagging block;
- *  - bad material names and short ParameterSets are errors naming the field. */
+ *  - bad material names and short ParameterSets are errors naming the field;
+ *  - StandardTetrahedralFEMForceField: the same checks and the same forces;
+ *  - SOFA's Mooney-Rivlin cylinder scene test (when SOFA's mesh is at hand). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +97,9 @@ static void lame_params(const char *name, double mu, double lambda, char *out, s
         snprintf(out, n, "%.17g %.17g", mu, lambda);
 }
 
+/* The hyperelastic class under test (each Test runs in its own process). */
+static const char *fem_class = "TetrahedronHyperelasticityFEMForceField";
+
 /* The 3x2x2-vertex grid of 1 x 1.5 x 2 cut into 12 tetrahedra (or nx x ny
  * x nz), the hyperelastic force field 'fem' and, when lin, the linear
  * TetrahedronFEMForceField 'lin' (E = YOUNG, nu = POISSON) beside it. */
@@ -111,11 +116,10 @@ static st_scene *grid_scene(test_rt *t, const char *n, const char *material, con
              "<MechanicalObject name='dofs' position='@../grid.position'/>"
              "<TetrahedronSetTopologyContainer name='tetras'/>"
              "<Hexa2TetraTopologicalMapping input='@../grid' output='@tetras'/>"
-             "<TetrahedronHyperelasticityFEMForceField name='fem' materialName='%s' "
-             "ParameterSet='%s'/>"
+             "<%s name='fem' materialName='%s' ParameterSet='%s'/>"
              "%s"
              "</Node></Node>",
-             n, material, params,
+             n, fem_class, material, params,
              lin ? "<TetrahedronFEMForceField name='lin' method='small' youngModulus='1000' "
                    "poissonRatio='0.3'/>"
                  : "");
@@ -444,16 +448,15 @@ Test(hyperelastic, explicit_matrix_free_and_assembled_solvers_agree)
                   ex[k], im[k], d);
 }
 
-static void expect_error(const char *material, const char *params, const char *field,
-                         const char *what)
+static void expect_error_in(const char *cls, const char *material, const char *params,
+                            const char *field, const char *what)
 {
     char xml[2048];
     snprintf(xml, sizeof xml,
              "<Node name='root'><MechanicalObject position='0 0 0 1 0 0 0 1 0 0 0 1'/>"
              "<TetrahedronSetTopologyContainer tetrahedra='0 1 2 3'/>"
-             "<TetrahedronHyperelasticityFEMForceField name='fem' materialName='%s' "
-             "ParameterSet='%s'/></Node>",
-             material, params);
+             "<%s name='fem' materialName='%s' ParameterSet='%s'/></Node>",
+             cls, material, params);
     test_rt t;
     open_rt(&t);
     st_error err = {0};
@@ -465,6 +468,12 @@ static void expect_error(const char *material, const char *params, const char *f
     cr_assert(strstr(err.msg, field) && strstr(err.msg, what), "message: %s", err.msg);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+static void expect_error(const char *material, const char *params, const char *field,
+                         const char *what)
+{
+    expect_error_in(fem_class, material, params, field, what);
 }
 
 Test(hyperelastic, bad_material_and_parameters)
@@ -546,4 +555,38 @@ Test(hyperelastic, sofa_mooney_rivlin_cylinder_scene, .timeout = 600)
     cr_assert_eq(t.nerrors, 0, "%s", t.log);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* StandardTetrahedralFEMForceField: the same element and materials (SOFA's
+ * list without StableNeoHookean): exact tangent and energy for each, the
+ * same forces as TetrahedronHyperelasticityFEMForceField. */
+Test(hyperelastic, standard_tetrahedral_fem_force_field)
+{
+    for (size_t i = 0; i < NCASES; i++) {
+        if (!strcmp(cases[i].name, "StableNeoHookean"))
+            continue;
+        fem_class = "StandardTetrahedralFEMForceField";
+        check_consistency(cases[i].name, cases[i].sofa, 0.1, 7 + (unsigned)i);
+        /* identical forces to the newer class at a deformed state */
+        double f[2][64];
+        for (int k = 0; k < 2; k++) {
+            fem_class = k ? "StandardTetrahedralFEMForceField"
+                          : "TetrahedronHyperelasticityFEMForceField";
+            test_rt t;
+            st_scene *s = grid_scene(&t, "3 2 2", cases[i].name, cases[i].sofa, false);
+            st_system *sys = s->systems[0];
+            double x[64];
+            unsigned seed = 99;
+            cr_assert_leq(sys->size, 64);
+            for (size_t j = 0; j < sys->size; j++)
+                x[j] = sys->x[j] + 0.1 * rnd(&seed);
+            force_at(sys, ff(s, "fem"), x, f[k]);
+            st_scene_destroy(&s);
+            test_rt_close(&t);
+        }
+        for (size_t j = 0; j < 36; j++)
+            cr_assert_eq(f[0][j], f[1][j], "%s: force %zu differs", cases[i].name, j);
+    }
+    fem_class = "StandardTetrahedralFEMForceField";
+    expect_error("StableNeoHookean", "1 1", "materialName", "not valid");
 }
