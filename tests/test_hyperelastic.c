@@ -590,3 +590,41 @@ Test(hyperelastic, standard_tetrahedral_fem_force_field)
     fem_class = "StandardTetrahedralFEMForceField";
     expect_error("StableNeoHookean", "1 1", "materialName", "not valid");
 }
+
+/* StableNeoHookean has no logarithm: an inverted tetrahedron (vertex 3
+ * pushed through the opposite face, J < 0) gets finite forces that push it
+ * back (f_z > 0 on vertex 3), and they are still -dE/dx. */
+Test(hyperelastic, stable_neo_hookean_inverted_element)
+{
+    const char *xml =
+        "<Node name='root' gravity='0 0 0'><EulerExplicitSolver/>"
+        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 0.2 0.2 -0.3' "
+        "rest_position='0 0 0 1 0 0 0 1 0 0 0 1'/>"
+        "<TetrahedronSetTopologyContainer tetrahedra='0 1 2 3'/>"
+        "<TetrahedronHyperelasticityFEMForceField name='fem' materialName='StableNeoHookean' "
+        "ParameterSet='300 200'/></Node>";
+    test_rt t;
+    open_rt(&t);
+    st_scene *s = load_xml(&t, xml);
+    st_system *sys = s->systems[0];
+    st_component *c = ff(s, "fem");
+    double x[12], f[12];
+    memcpy(x, sys->x, sizeof x);
+    force_at(sys, c, x, f);
+    for (int i = 0; i < 12; i++)
+        cr_assert(isfinite(f[i]), "force %d = %g", i, f[i]);
+    cr_assert_gt(f[11], 0.0, "vertex 3 is not pushed back (f_z = %g)", f[11]);
+    const double h = 1e-6;
+    for (int j = 0; j < 12; j++) {
+        double xj = x[j];
+        x[j] = xj + h;
+        double ep = c->cls->forcefield->potential_energy(c, &sys->mp, x);
+        x[j] = xj - h;
+        double em = c->cls->forcefield->potential_energy(c, &sys->mp, x);
+        x[j] = xj;
+        cr_assert(fabs((ep - em) / (2 * h) + f[j]) <= 1e-6 * max_abs(f, 12),
+                  "dE/dx[%d] = %.12g, -f = %.12g", j, (ep - em) / (2 * h), -f[j]);
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -34,8 +34,5 @@ const hyper_material hyper_arruda_boyce = {
     .name = "ArrudaBoyce",
     .nparams = 2,
     .params = "mu k0 (shear-like modulus, bulk modulus)",
-    .inv = arruda_boyce,
-    .energy = hyper_inv_energy,
-    .stress = hyper_inv_stress,
-    .dstress = hyper_inv_dstress,
+    HYPER_INVARIANT_MATERIAL(arruda_boyce),
 };

@@ -73,8 +73,8 @@ static void costa_dstress(const hyper_material *m, const hyper_strain *s, const 
     measures(s, p, B, U, &Q, &Qb);
     costa_x(s, U, Qb, X);
     hyper_sandwich(CHC, s->Ci, H);
-    double J = s->J, L = log(J), Jm = pow(J, -4.0 / 3.0), ciH = hyper_ddot(s->Ci, H);
-    double dQb = hyper_ddot(X, H), dJm = -2.0 / 3.0 * Jm * ciH, e = p[0] * exp(Qb);
+    double J = s->J, L = log(J), Jm = pow(J, -4.0 / 3.0), ciH = mat3_ddot(s->Ci, H);
+    double dQb = mat3_ddot(X, H), dJm = -2.0 / 3.0 * Jm * ciH, e = p[0] * exp(Qb);
     double vol = p[1] * (L + 1) * J / 2 * ciH, vols = p[1] * J * L;
     for (int i = 0; i < 9; i++) {
         double dX = dJm * U[i] + Jm * B[i] * H[i] / 2 - 2.0 / 3.0 * dQb * s->Ci[i] +

@@ -27,39 +27,22 @@ const char *hyper_material_names(void)
            "Ogden, StableNeoHookean";
 }
 
-bool hyper_invert3(double inv[9], const double m[9])
-{
-    double d = hyper_det3(m);
-    if (d == 0.0 || !isfinite(d))
-        return false;
-    inv[0] = (m[4] * m[8] - m[5] * m[7]) / d;
-    inv[1] = (m[2] * m[7] - m[1] * m[8]) / d;
-    inv[2] = (m[1] * m[5] - m[2] * m[4]) / d;
-    inv[3] = (m[5] * m[6] - m[3] * m[8]) / d;
-    inv[4] = (m[0] * m[8] - m[2] * m[6]) / d;
-    inv[5] = (m[2] * m[3] - m[0] * m[5]) / d;
-    inv[6] = (m[3] * m[7] - m[4] * m[6]) / d;
-    inv[7] = (m[1] * m[6] - m[0] * m[7]) / d;
-    inv[8] = (m[0] * m[4] - m[1] * m[3]) / d;
-    return true;
-}
-
 void hyper_sandwich(double r[9], const double a[9], const double H[9])
 {
     double t[9];
-    hyper_mul3(t, a, H);
-    hyper_mul3(r, t, a);
+    mat3_mul(t, a, H);
+    mat3_mul(r, t, a);
 }
 
 void hyper_strain_set(hyper_strain *s, const hyper_material *m, const double *p,
                       const double C[9], double J)
 {
     memcpy(s->C, C, sizeof s->C);
-    if (!hyper_invert3(s->Ci, C))
+    if (!mat3_invert(s->Ci, C))
         for (int i = 0; i < 9; i++)
             s->Ci[i] = NAN; /* a flat element: the stress is undefined, as in SOFA */
-    s->I1 = hyper_trace(C);
-    s->I2 = 0.5 * (s->I1 * s->I1 - hyper_ddot(C, C));
+    s->I1 = mat3_trace(C);
+    s->I2 = 0.5 * (s->I1 * s->I1 - mat3_ddot(C, C));
     s->J = J;
     if (m->needs_eigen)
         sym3_eigen(C, s->ev, s->evec);
@@ -96,8 +79,8 @@ void hyper_inv_dstress(const hyper_material *m, const hyper_strain *s, const dou
 {
     (void)m, (void)p;
     const double *g = s->g, *h = s->h;
-    double trH = hyper_trace(H);
-    double dI[3] = {trH, s->I1 * trH - hyper_ddot(s->C, H), 0.5 * s->J * hyper_ddot(s->Ci, H)};
+    double trH = mat3_trace(H);
+    double dI[3] = {trH, s->I1 * trH - mat3_ddot(s->C, H), 0.5 * s->J * mat3_ddot(s->Ci, H)};
     double dg[3];
     for (int a = 0; a < 3; a++)
         dg[a] = h[3 * a] * dI[0] + h[3 * a + 1] * dI[1] + h[3 * a + 2] * dI[2];

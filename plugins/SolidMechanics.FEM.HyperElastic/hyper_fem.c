@@ -40,8 +40,8 @@ static void deformation_gradient(const helem *e, const double p[4][3], double F[
 static void strain_of(const hyper_ff *s, const double F[9], hyper_strain *st)
 {
     double C[9];
-    hyper_mul3_tn(C, F, F);
-    hyper_strain_set(st, s->mat, s->parameter_set.r, C, hyper_det3(F));
+    mat3_mul_tn(C, F, F);
+    hyper_strain_set(st, s->mat, s->parameter_set.r, C, mat3_det(F));
 }
 
 /* out_a -= fact V0 P g_a for the 4 vertices, P a 3x3 matrix. */
@@ -49,7 +49,7 @@ static void scatter(double *out, const helem *e, const double P[9], double fact)
 {
     for (int a = 0; a < 4; a++) {
         double y[3];
-        hyper_mulv3(y, P, e->g[a]);
+        mat3_mulv(y, P, e->g[a]);
         double *o = out + 3 * e->v[a];
         for (int c = 0; c < 3; c++)
             o[c] -= fact * e->vol * y[c];
@@ -60,13 +60,13 @@ static void scatter(double *out, const helem *e, const double P[9], double fact)
 static void stress_increment(const hyper_ff *s, const helem *e, const double dF[9], double dP[9])
 {
     double H[9], A[9], dS[9], t[9];
-    hyper_mul3_tn(A, dF, e->F);
+    mat3_mul_tn(A, dF, e->F);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             H[3 * i + j] = A[3 * i + j] + A[3 * j + i];
     s->mat->dstress(s->mat, &e->st, s->parameter_set.r, H, dS);
-    hyper_mul3(dP, dF, e->S);
-    hyper_mul3(t, e->F, dS);
+    mat3_mul(dP, dF, e->S);
+    mat3_mul(t, e->F, dS);
     for (int i = 0; i < 9; i++)
         dP[i] += t[i];
 }
@@ -113,8 +113,8 @@ static st_status init_element(hyper_ff *s, size_t i, const double *x0, st_error 
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             D[3 * r + c] = p[c + 1][r] - p[0][r];
-    double det = hyper_det3(D);
-    if (!hyper_invert3(Di, D) || fabs(det) < 1e-300)
+    double det = mat3_det(D);
+    if (!mat3_invert(Di, D) || fabs(det) < 1e-300)
         return st_component_error(&s->base, "topology", err, ST_EINVAL,
                                   "tetrahedron %zu (vertices %u %u %u %u) has a zero rest "
                                   "volume",
@@ -200,7 +200,7 @@ static void hff_add_force(st_component *self, const st_mparams *mp, double *f, c
         deformation_gradient(e, p, e->F);
         strain_of(s, e->F, &e->st);
         s->mat->stress(s->mat, &e->st, s->parameter_set.r, e->S);
-        hyper_mul3(P, e->F, e->S);
+        mat3_mul(P, e->F, e->S);
         scatter(fs, e, P, 1.0);
     }
 }
@@ -238,7 +238,7 @@ static void hff_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
                 stress_increment(s, e, dF, dP);
                 for (int a = 0; a < 4; a++) {
                     double y[3];
-                    hyper_mulv3(y, dP, e->g[a]);
+                    mat3_mulv(y, dP, e->g[a]);
                     for (int r = 0; r < 3; r++)
                         K[a][b][3 * r + n] = -kfactor * e->vol * y[r];
                 }

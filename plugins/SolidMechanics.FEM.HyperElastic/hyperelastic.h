@@ -15,6 +15,8 @@
 
 #include <settee/settee.h>
 
+#include "../shared/mat3.h"
+
 /* Strain measures of one element, computed once per add_force. */
 typedef struct hyper_strain {
     double C[9];    /* right Cauchy-Green tensor */
@@ -76,6 +78,12 @@ void hyper_inv_stress(const hyper_material *m, const hyper_strain *s, const doub
 void hyper_inv_dstress(const hyper_material *m, const hyper_strain *s, const double *p,
                        const double H[9], double dS[9]);
 
+/* The members of an invariant-based material: its W(I1, I2, J) and the
+ * shared energy, stress and stress derivative built on it. */
+#define HYPER_INVARIANT_MATERIAL(fn)                                                              \
+    .inv = (fn), .energy = hyper_inv_energy, .stress = hyper_inv_stress,                          \
+    .dstress = hyper_inv_dstress
+
 /* A scalar function of one modified invariant: d[0..2] = value, first and
  * second derivatives at x. */
 typedef void (*hyper_scalar_fn)(double x, const double *p, double d[3]);
@@ -86,47 +94,8 @@ typedef void (*hyper_scalar_fn)(double x, const double *p, double d[3]);
 void hyper_isochoric(double I1, double I2, double J, const double *p, hyper_scalar_fn phi,
                      hyper_scalar_fn psi, double k0, double *w, double g[3], double h[9]);
 
-/* ---- 3x3 algebra ---- */
+/* ---- 3x3 algebra (plugins/shared/mat3.h) ---- */
 
-static inline double hyper_det3(const double m[9])
-{
-    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-           m[2] * (m[3] * m[7] - m[4] * m[6]);
-}
-static inline double hyper_trace(const double m[9])
-{
-    return m[0] + m[4] + m[8];
-}
-/* a : b = sum a_ij b_ij */
-static inline double hyper_ddot(const double a[9], const double b[9])
-{
-    double s = 0;
-    for (int i = 0; i < 9; i++)
-        s += a[i] * b[i];
-    return s;
-}
-/* r = a b */
-static inline void hyper_mul3(double r[9], const double a[9], const double b[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-}
-/* y = m x */
-static inline void hyper_mulv3(double y[3], const double m[9], const double x[3])
-{
-    for (int i = 0; i < 3; i++)
-        y[i] = m[3 * i] * x[0] + m[3 * i + 1] * x[1] + m[3 * i + 2] * x[2];
-}
-/* r = a^T b */
-static inline void hyper_mul3_tn(double r[9], const double a[9], const double b[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[3 * i + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
-}
-/* Inverse of m; false when singular. */
-bool hyper_invert3(double inv[9], const double m[9]);
 /* r = a H a with a, H symmetric (C^-1 H C^-1 in the tangents). */
 void hyper_sandwich(double r[9], const double a[9], const double H[9]);
 

@@ -31,8 +31,5 @@ const hyper_material hyper_mooney_rivlin = {
     .name = "MooneyRivlin",
     .nparams = 3,
     .params = "c1 c2 k0 (Mooney-Rivlin constants, bulk modulus)",
-    .inv = mooney_rivlin,
-    .energy = hyper_inv_energy,
-    .stress = hyper_inv_stress,
-    .dstress = hyper_inv_dstress,
+    HYPER_INVARIANT_MATERIAL(mooney_rivlin),
 };

@@ -24,8 +24,5 @@ const hyper_material hyper_neo_hookean = {
     .name = "NeoHookean",
     .nparams = 2,
     .params = "mu lambda (Lame coefficients)",
-    .inv = neo_hookean,
-    .energy = hyper_inv_energy,
-    .stress = hyper_inv_stress,
-    .dstress = hyper_inv_dstress,
+    HYPER_INVARIANT_MATERIAL(neo_hookean),
 };

@@ -65,20 +65,20 @@ static void ogden_dstress(const hyper_material *m, const hyper_strain *s, const 
     /* dG = Q (Gamma o Q^T H Q) Q^T */
     const double *Q = s->evec;
     double HQ[9], Ht[9], T[9], dG[9];
-    hyper_mul3(HQ, H, Q);
-    hyper_mul3_tn(Ht, Q, HQ);
+    mat3_mul(HQ, H, Q);
+    mat3_mul_tn(Ht, Q, HQ);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             Ht[3 * i + j] *= divided_power(s->ev[i], s->ev[j], a / 2 - 1);
-    hyper_mul3(T, Q, Ht);
+    mat3_mul(T, Q, Ht);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             dG[3 * i + j] = T[3 * i] * Q[3 * j] + T[3 * i + 1] * Q[3 * j + 1] +
                             T[3 * i + 2] * Q[3 * j + 2];
     double CHC[9];
     hyper_sandwich(CHC, s->Ci, H);
-    double ciH = hyper_ddot(s->Ci, H);
-    double dFJ = -a / 6 * FJ * ciH, dP = a / 2 * hyper_ddot(G, H);
+    double ciH = mat3_ddot(s->Ci, H);
+    double dFJ = -a / 6 * FJ * ciH, dP = a / 2 * mat3_ddot(G, H);
     double cci = -mu / (3 * a) * (dFJ * P + FJ * dP) + 0.5 * k0 * ciH;
     double cchc = mu / (3 * a) * FJ * P - k0 * L;
     for (int i = 0; i < 9; i++)

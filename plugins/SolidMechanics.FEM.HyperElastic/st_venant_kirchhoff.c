@@ -22,8 +22,5 @@ const hyper_material hyper_st_venant_kirchhoff = {
     .name = "StVenantKirchhoff",
     .nparams = 2,
     .params = "mu lambda (Lame coefficients)",
-    .inv = svk,
-    .energy = hyper_inv_energy,
-    .stress = hyper_inv_stress,
-    .dstress = hyper_inv_dstress,
+    HYPER_INVARIANT_MATERIAL(svk),
 };

@@ -30,8 +30,5 @@ const hyper_material hyper_veronda_westman = {
     .name = "VerondaWestman",
     .nparams = 3,
     .params = "c1 c2 k0 (Veronda-Westman constants, bulk modulus)",
-    .inv = veronda_westman,
-    .energy = hyper_inv_energy,
-    .stress = hyper_inv_stress,
-    .dstress = hyper_inv_dstress,
+    HYPER_INVARIANT_MATERIAL(veronda_westman),
 };
