@@ -55,6 +55,10 @@ static const struct refusal {
     {"WriteState", "no filename: a state writer needs the file to write"},
     {"ReadState", "no filename: a state reader without a file has nothing to read"},
     {"CompareState", "no filename: a comparison needs the reference file"},
+    {"TetrahedronHyperelasticityFEMForceField",
+     "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
+    {"StandardTetrahedralFEMForceField",
+     "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

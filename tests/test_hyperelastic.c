@@ -628,3 +628,31 @@ Test(hyperelastic, stable_neo_hookean_inverted_element)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* materialName is SOFA's OptionsGroup in TetrahedronHyperelasticityFEM-
+ * ForceField: an index into its option list selects too (2: NeoHookean),
+ * with a warning; StandardTetrahedralFEMForceField takes names only. */
+Test(hyperelastic, material_by_option_index)
+{
+    double f[2][64];
+    const char *names[2] = {"NeoHookean", "2"};
+    for (int k = 0; k < 2; k++) {
+        test_rt t;
+        st_scene *s = grid_scene(&t, "3 2 2", names[k], "300 200", false);
+        st_system *sys = s->systems[0];
+        double x[64];
+        unsigned seed = 3;
+        for (size_t j = 0; j < sys->size; j++)
+            x[j] = sys->x[j] + 0.1 * rnd(&seed);
+        force_at(sys, ff(s, "fem"), x, f[k]);
+        cr_assert(k == 0 || strstr(t.log, "NeoHookean"), "no warning naming the material:\n%s",
+                  t.log);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    for (int j = 0; j < 36; j++)
+        cr_assert_eq(f[0][j], f[1][j]);
+    expect_error_in("TetrahedronHyperelasticityFEMForceField", "8", "1 1", "materialName",
+                    "not valid");
+    expect_error_in("StandardTetrahedralFEMForceField", "2", "1 1", "materialName", "not valid");
+}

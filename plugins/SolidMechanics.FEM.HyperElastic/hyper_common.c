@@ -21,6 +21,11 @@ const hyper_material *hyper_material_find(const char *name)
     return NULL;
 }
 
+const hyper_material *hyper_material_at(unsigned i)
+{
+    return i < sizeof materials / sizeof *materials ? materials[i] : NULL;
+}
+
 const char *hyper_material_names(void)
 {
     return "ArrudaBoyce, StVenantKirchhoff, NeoHookean, MooneyRivlin, VerondaWestman, Costa, "

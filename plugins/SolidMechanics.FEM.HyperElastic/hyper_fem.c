@@ -15,6 +15,7 @@
  * of each element for add_dforce and add_k_to_matrix; no step allocates.
  * Potential energy: sum of V0 W (SOFA returns 0 with a warning). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hyper_fem.h"
@@ -87,10 +88,20 @@ static st_status find_topology(hyper_ff *s, st_error *err)
     return ST_OK;
 }
 
-static st_status check_material(hyper_ff *s, st_error *err)
+/* The material by name; with by_index (SOFA's OptionsGroup), also by its
+ * index in SOFA's option list, with SOFA's warning. */
+static st_status check_material(hyper_ff *s, bool by_index, st_error *err)
 {
     st_component *self = &s->base;
     s->mat = hyper_material_find(s->material_name);
+    char *end = NULL;
+    long idx = s->material_name ? strtol(s->material_name, &end, 10) : -1;
+    if (!s->mat && by_index && end && end != s->material_name && !*end && idx >= 0 &&
+        (s->mat = hyper_material_at((unsigned)idx))) {
+        st_component_warn_field(self, "materialName", "Error while parsing \"%s\": option %ld "
+                                "of the list is %s",
+                                s->material_name, idx, s->mat->name);
+    }
     if (!s->mat)
         return st_component_error(self, "materialName", err, ST_EINVAL,
                                   "material name '%s' is not valid: expected one of %s",
@@ -142,7 +153,7 @@ void hyper_fem_cleanup(st_component *self)
     s->ne = 0;
 }
 
-st_status hyper_fem_init(st_component *self, bool need_tetras, st_error *err)
+st_status hyper_fem_init(st_component *self, bool sofa_options, st_error *err)
 {
     hyper_ff *s = (hyper_ff *)self;
     hyper_fem_cleanup(self);
@@ -153,9 +164,9 @@ st_status hyper_fem_init(st_component *self, bool need_tetras, st_error *err)
                                   "no MechanicalObject in the node (%s needs one)",
                                   self->cls->name);
     ST_TRY(find_topology(s, err));
-    ST_TRY(check_material(s, err));
+    ST_TRY(check_material(s, sofa_options, err));
     const st_array *te = s->topology->cls->topology->elements(s->topology, ST_T_TETRAS);
-    if ((!te || !te->n) && need_tetras)
+    if ((!te || !te->n) && sofa_options)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "object must have a Tetrahedral Set Topology: '%s' has no "
                                   "tetrahedra",

@@ -34,9 +34,12 @@ typedef struct hyper_ff {
 } hyper_ff;
 
 /* Resolves the state, topology and material and computes the rest shape
- * of every tetrahedron. A topology without tetrahedra is an error when
- * need_tetras, else a warning (no element). */
-st_status hyper_fem_init(st_component *self, bool need_tetras, st_error *err);
+ * of every tetrahedron. sofa_options: TetrahedronHyperelasticityFEM-
+ * ForceField's behaviour (materialName is an OptionsGroup, so an index
+ * selects too; a topology without tetrahedra is an error); else
+ * StandardTetrahedralFEMForceField's (a name only; no tetrahedra is a
+ * warning, and no element). */
+st_status hyper_fem_init(st_component *self, bool sofa_options, st_error *err);
 void hyper_fem_cleanup(st_component *self);
 /* add_force, add_dforce, add_k_to_matrix, potential energy, Rayleigh. */
 extern const st_forcefield_ops hyper_fem_ops;

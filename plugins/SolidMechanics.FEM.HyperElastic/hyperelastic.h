@@ -60,6 +60,10 @@ extern const hyper_material hyper_stable_neo_hookean;
 
 /* The material named name (SOFA's materialName), or NULL. */
 const hyper_material *hyper_material_find(const char *name);
+/* The i-th material of SOFA's option list (ArrudaBoyce, StVenantKirchhoff,
+ * NeoHookean, MooneyRivlin, VerondaWestman, Costa, Ogden, StableNeoHookean),
+ * or NULL. */
+const hyper_material *hyper_material_at(unsigned i);
 /* The material names, comma separated, for messages. */
 const char *hyper_material_names(void);
 

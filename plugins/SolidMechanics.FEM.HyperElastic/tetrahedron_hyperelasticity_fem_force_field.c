@@ -15,7 +15,9 @@ static const st_field thff_fields[] = {
     ST_STRING(T, material_name, "materialName", "ArrudaBoyce",
               "the name of the material to be used. Possible options are: 'ArrudaBoyce', "
               "'Costa', 'MooneyRivlin', 'NeoHookean', 'Ogden', 'StVenantKirchhoff', "
-              "'VerondaWestman', 'StableNeoHookean'"),
+              "'VerondaWestman', 'StableNeoHookean'. A number selects by position in SOFA's "
+              "option list (0 ArrudaBoyce, 1 StVenantKirchhoff, 2 NeoHookean, 3 MooneyRivlin, 4 "
+              "VerondaWestman, 5 Costa, 6 Ogden, 7 StableNeoHookean), with a warning"),
     ST_IGNORED(T, matrix_regularization, "matrixRegularization", ST_T_BOOL, bool, "false",
                "Regularization of the Stiffness Matrix (between true or false); declared but "
                "never read by SOFA"),
