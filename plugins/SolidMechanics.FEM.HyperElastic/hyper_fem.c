@@ -6,7 +6,8 @@
  * Per element (rest vertices p0..p3, rest volume V0):
  *   g_a: the shape vectors, gradients of the barycentric coordinates at rest
  *        (g_1..g_3 the rows of [p1-p0 p2-p0 p3-p0]^-1, g_0 = -g_1-g_2-g_3);
- *   F = sum_a x_a (x) g_a, C = F^T F, J = det F;
+ *   F = sum_a x_a (x) g_a = sum_{a>0} (x_a - x_0) (x) g_a, C = F^T F,
+ *   J = det F;
  *   S = 2 dW/dC from the material; f_a = -V0 F S g_a.
  * The tangent is exact: df_a = -V0 (dF S + F dS) g_a with dF = sum_b dx_b
  * (x) g_b and dS the material's derivative for dC = dF^T F + F^T dF (SOFA
@@ -28,13 +29,18 @@ static void gather(const double *x, const unsigned v[4], double p[4][3])
         memcpy(p[k], x + 3 * v[k], sizeof p[k]);
 }
 
-/* F = sum_a p_a (x) g_a */
+/* F = sum_a p_a (x) g_a, as SOFA from the edges: sum_{a>0} (p_a - p_0) (x)
+ * g_a (the same since the g_a add up to zero, without the round-off of
+ * coordinates far from the origin). */
 static void deformation_gradient(const helem *e, const double p[4][3], double F[9])
 {
+    double d[3][3];
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < 3; i++)
+            d[a][i] = p[a + 1][i] - p[0][i];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            F[3 * i + j] = p[0][i] * e->g[0][j] + p[1][i] * e->g[1][j] + p[2][i] * e->g[2][j] +
-                           p[3][i] * e->g[3][j];
+            F[3 * i + j] = d[0][i] * e->g[1][j] + d[1][i] * e->g[2][j] + d[2][i] * e->g[3][j];
 }
 
 /* The strain measures of F into st. */
