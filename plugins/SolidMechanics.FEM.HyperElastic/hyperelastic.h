@@ -1,8 +1,9 @@
-/* hyperelastic.h - what the hyperelastic force field and its materials
+/* hyperelastic.h - what the hyperelastic force fields and their materials
  * share: the strain measures of one element, the material interface (strain
  * energy density W, second Piola-Kirchhoff stress S = 2 dW/dC and its
- * derivative dS for an increment dC), the invariant-based materials'
- * common algebra, and small dense 3x3 helpers. Internal to the plugin.
+ * derivative dS for an increment dC) and the invariant-based materials'
+ * common algebra (3x3 helpers: plugins/shared/mat3.h). Internal to the
+ * plugin.
  *
  * Conventions (SOFA's): C = F^T F, I1 = tr C, I2 = ((tr C)^2 - tr C^2) / 2,
  * J = det F (the signed volume ratio of the element), S = 2 dW/dC, and
