@@ -63,6 +63,10 @@ static const struct refusal {
     {"FastTetrahedralCorotationalForceField",
      "the stock grid has no tetrahedra: SOFA's msg_error 'No tetrahedra found in linked Topology.'"},
     {"CompareTopology", "no filename: a comparison needs the reference file"},
+    {"TetrahedronHyperelasticityFEMForceField",
+     "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
+    {"StandardTetrahedralFEMForceField",
+     "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
