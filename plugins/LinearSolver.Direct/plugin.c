@@ -1,6 +1,8 @@
 /* plugin.c - the LinearSolver.Direct plugin: SparseLDLSolver,
- * SparseCholeskySolver (CHOLMOD), SparseLUSolver (UMFPACK) and
- * MetisOrderingMethod. */
+ * AsyncSparseLDLSolver, SparseCholeskySolver, EigenSimplicialLDLT,
+ * EigenSimplicialLLT, PrecomputedLinearSolver (CHOLMOD), SparseLUSolver,
+ * EigenSparseLU (UMFPACK), EigenSparseQR (SPQR), SVDLinearSolver (LAPACK)
+ * and MetisOrderingMethod. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
@@ -12,6 +14,13 @@ extern const st_class sparse_ldl_solver_class;
 extern const st_class sparse_cholesky_solver_class;
 extern const st_class sparse_lu_solver_class;
 extern const st_class metis_ordering_method_class;
+extern const st_class eigen_simplicial_ldlt_class;
+extern const st_class eigen_simplicial_llt_class;
+extern const st_class eigen_sparse_lu_class;
+extern const st_class eigen_sparse_qr_class;
+extern const st_class svd_linear_solver_class;
+extern const st_class precomputed_linear_solver_class;
+extern const st_class async_sparse_ldl_solver_class;
 
 /* CHOLMOD's OpenMP (libgomp) worker threads outlive a factorization: a
  * runtime destroyed after a solve would unload libgomp under them and a
@@ -33,11 +42,18 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &sparse_cholesky_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_lu_solver_class, err));
     ST_TRY(st_registry_add(r, &metis_ordering_method_class, err));
+    ST_TRY(st_registry_add(r, &eigen_simplicial_ldlt_class, err));
+    ST_TRY(st_registry_add(r, &eigen_simplicial_llt_class, err));
+    ST_TRY(st_registry_add(r, &eigen_sparse_lu_class, err));
+    ST_TRY(st_registry_add(r, &eigen_sparse_qr_class, err));
+    ST_TRY(st_registry_add(r, &svd_linear_solver_class, err));
+    ST_TRY(st_registry_add(r, &precomputed_linear_solver_class, err));
+    ST_TRY(st_registry_add(r, &async_sparse_ldl_solver_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.LinearSolver.Direct", NULL};
 
 ST_PLUGIN_DEFINE("LinearSolver.Direct", "0.1.0",
-                 "Direct sparse linear solvers on SuiteSparse (CHOLMOD, UMFPACK)", "LGPL-2.1",
+                 "Direct linear solvers on SuiteSparse (CHOLMOD, UMFPACK, SPQR) and LAPACK", "LGPL-2.1",
                  provides, register_classes)
