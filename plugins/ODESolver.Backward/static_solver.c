@@ -50,16 +50,6 @@ static const char *const deprecated[] = {
     "relative_correction_tolerance_threshold", "absolute_residual_tolerance_threshold",
     "relative_residual_tolerance_threshold", "should_diverge_when_residual_is_growing", NULL};
 
-static newton_raphson *find_newton(st_component *self)
-{
-    st_component *all[64];
-    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (all[i]->cls == &newton_raphson_solver_class)
-            return (newton_raphson *)all[i];
-    return NULL;
-}
-
 static st_status ss_init(st_component *self, st_error *err)
 {
     static_solver *s = (static_solver *)self;
@@ -70,7 +60,7 @@ static st_status ss_init(st_component *self, st_error *err)
                                       "the linked component is not a NewtonRaphsonSolver");
         s->nr = (newton_raphson *)s->newton_link;
     } else {
-        s->nr = find_newton(self);
+        s->nr = newton_find(self);
     }
     bool any_deprecated = false;
     for (size_t i = 0; deprecated[i]; i++)
