@@ -5,6 +5,7 @@
  * and MetisOrderingMethod. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include <settee/settee.h>
 
@@ -34,9 +35,30 @@ static void stay_loaded(void)
         (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
+/* OpenBLAS's and OpenMP's own controls (libopenblas, libgomp). */
+extern void openblas_set_num_threads(int n);
+extern void omp_set_num_threads(int n);
+
+/* Threads of the linear algebra under the direct solvers: SETTEE_THREADS
+ * (set by `settee run --threads N`), else 1. OpenBLAS (supernodal
+ * CHOLMOD, LAPACK) and OpenMP (CHOLMOD's own loops, which do not read
+ * OMP_NUM_THREADS once OpenMP has started) are set together: on a small
+ * system, or a machine another process keeps busy, extra threads only
+ * cost (docs/performance.md). */
+static void set_threads(void)
+{
+    const char *env = getenv("SETTEE_THREADS");
+    long n = env && *env ? strtol(env, NULL, 10) : 1;
+    if (n < 1 || n > 1024)
+        n = 1;
+    openblas_set_num_threads((int)n);
+    omp_set_num_threads((int)n);
+}
+
 static st_status register_classes(st_registry *r, st_error *err)
 {
     stay_loaded();
+    set_threads();
     direct_use_kernel_allocator();
     ST_TRY(st_registry_add(r, &sparse_ldl_solver_class, err));
     ST_TRY(st_registry_add(r, &sparse_cholesky_solver_class, err));
