@@ -31,6 +31,7 @@ typedef struct pcg_solver {
     unsigned nb_iterations; /* "nbIterations" (output) */
     double residual;       /* "residual" (output): r.z / b.b at the end */
     unsigned nbuilds;      /* "preconditionerBuilds" (output) */
+    double residual_norm;  /* "residualNorm" (output): |r| / |b| at the end */
     /* Runtime. */
     iter_op op;
     double *r, *w, *s;
@@ -63,6 +64,9 @@ static const st_field pcg_fields[] = {
               "Number of iterations done by the last solve (settee)"),
     ST_OUTPUT(pcg_solver, residual, "residual", ST_T_REAL, double,
               "r.z / b.b at the end of the last solve (settee)"),
+    ST_OUTPUT(pcg_solver, residual_norm, "residualNorm", ST_T_REAL, double,
+              "|r| / |b| at the end of the last solve, r the recurrence's residual (settee; "
+              "CGLinearSolver's residual measure)"),
     ST_OUTPUT(pcg_solver, nbuilds, "preconditionerBuilds", ST_T_UINT, unsigned,
               "Number of times the preconditioner's matrix was built (and factored) so far "
               "(settee)"),
@@ -192,6 +196,7 @@ static st_status pcg_solve(st_component *self, st_system *sys, double *x, const 
     }
     s->nb_iterations = it - 1;
     s->residual = b_norm != 0.0 ? r_norm / b_norm : 0.0;
+    s->residual_norm = b_norm != 0.0 ? sqrt(st_vec_dot(sys, r, r) / b_norm) : 0.0;
     if (!isfinite(r_norm) || !isfinite(b_norm))
         return st_component_solver_failure(self, err,
                                            "the residual is %g after %u iterations: the system "

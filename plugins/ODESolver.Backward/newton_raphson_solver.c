@@ -1,7 +1,7 @@
 /* newton_raphson_solver.c - NewtonRaphsonSolver: the data of SOFA's Newton
  * iterations (thresholds, line search, status, residual graph), and the
- * iterations on a generic equation (newton_solve, used by BDFOdeSolver;
- * StaticSolver runs its own loop of the same sequence). */
+ * iterations on a generic equation (newton_solve, used by StaticSolver and
+ * BDFOdeSolver). */
 #include <string.h>
 
 #include "newton_raphson.h"
