@@ -7,6 +7,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
       liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev parallel slurm-wlm munge
       python3-meshio
+      libpetsc-real-dev # optional plugin LinearSolver.PETSc (skipped by CMake without it)
       clang libclang-rt-14-dev) # clang and its runtimes: the fuzz target (tests/fuzz)
 missing=()
 for p in "${pkgs[@]}"; do
