@@ -28,6 +28,13 @@ st_component *test_find_object(st_scene *s, const char *name);
 /* Solves the dense n x n system a x = b in place with LAPACK's dgesv (a is
  * column-major and overwritten; b receives x). Returns LAPACK's info. */
 int test_dense_solve(int n, double *a, double *b);
+/* The seeds' 4x4x11 spring beam as YAML (node Beam: RegularGridTopology
+ * 4x4x11 over [-1.5,1.5]^2 x [0,10], UniformMass 15, BoxROI "box" + fixed
+ * base "fixed", MeshSpringForceField "springs" stiffness 300, state "dofs"),
+ * gravity -9.81 y, dt 0.01, with the given ODE solver line and linear solver
+ * line(s) (several separated by "\n        - "), and extra plugins (", A, B"
+ * or ""). Returns a static buffer. */
+const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver);
 /* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
 int test_run(const char *cmd, char *out, size_t size);
 

@@ -19,31 +19,9 @@
  * plugin is not available (the caller skips). */
 static st_scene *beam(test_rt *t, const char *solver, st_error *err)
 {
-    char yaml[4096];
-    snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
-             "                      LinearSolver.PETSc, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "  children:\n"
-             "    - name: Beam\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-             "        - %s\n"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {nx: 4, ny: 4, nz: 11, xmin: -1.5, xmax: 1.5,\n"
-             "                                ymin: -1.5, ymax: 1.5, zmin: 0, zmax: 10}\n"
-             "        - UniformMass: {totalMass: 15}\n"
-             "        - BoxROI: {name: box, box: [-1.5, -1.5, 0, 1.5, 1.5, 0.0001]}\n"
-             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {stiffness: 300}\n",
-             solver);
+    const char *yaml = test_beam_yaml(
+        ", LinearSolver.PETSc", "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}",
+        solver);
     st_scene *s = NULL;
     st_status st = test_load_string(t, yaml, &s, err);
     if (st != ST_OK && strstr(err->msg, "LinearSolver.PETSc"))
