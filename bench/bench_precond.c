@@ -15,7 +15,9 @@
  *   pcg-jacobi, pcg-ssor  PCG with the cheap preconditioners
  *   petsc-gamg  PETScLinearSolver: PETSc's CG with algebraic multigrid (GAMG,
  *            rigid-body near-null space), unpreconditioned residual norm,
- *            rtol 1e-10 (skipped when the plugin is not built)
+ *            rtol 1e-10 (skipped when the plugin is not built);
+ *            petsc-gamg-reuse: the same, the multigrid hierarchy built at the
+ *            first step only (-ksp_reuse_preconditioner: a stale AMG)
  * For each: ms per step, wall clock and CPU time of the process (mean
  * over all steps, factorizations included; with one thread the CPU time is
  * the work, which the load of a shared machine does not inflate),
@@ -92,6 +94,10 @@ static const struct config {
     {"petsc-gamg",
      "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
      "                             options: \"-ksp_norm_type unpreconditioned\"}"},
+    {"petsc-gamg-reuse",
+     "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
+     "                             options: \"-ksp_norm_type unpreconditioned\n"
+     "                                       -ksp_reuse_preconditioner\"}"},
     {"pcg-ssor",
      "PCGLinearSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d, iterations: 100000,\n"
      "                           tolerance: 1e-22, preconditioner: \"@pre\"}\n"
