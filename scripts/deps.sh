@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenbla
       liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev parallel slurm-wlm munge
       python3-meshio
       paraview python3-paraview xvfb xauth # tests/test_paraview.c, scripts/render (skipped without)
+      libpetsc-real-dev # optional plugin LinearSolver.PETSc (skipped by CMake without it)
       clang libclang-rt-14-dev) # clang and its runtimes: the fuzz target (tests/fuzz)
 missing=()
 for p in "${pkgs[@]}"; do

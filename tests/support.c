@@ -125,3 +125,34 @@ void test_remove_dir(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     (void)test_run(cmd, out, sizeof out);
 }
+
+const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver)
+{
+    static char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+             "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Engine.Select%s]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - %s\n"
+             "        - %s\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, nx: 4, ny: 4, nz: 11,\n"
+             "                                xmin: -1.5, xmax: 1.5, ymin: -1.5, ymax: 1.5,\n"
+             "                                zmin: 0, zmax: 10}\n"
+             "        - UniformMass: {totalMass: 15}\n"
+             "        - BoxROI: {name: box, box: [-1.5, -1.5, 0, 1.5, 1.5, 0.0001]}\n"
+             "        - FixedProjectiveConstraint: {name: fixed, indices: \"@box.indices\"}\n"
+             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
+             extra_plugins, ode, solver);
+    return yaml;
+}

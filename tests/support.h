@@ -33,6 +33,13 @@ int test_dense_solve(int n, double *a, double *b);
 void test_make_dir(char *dir, size_t size, const char *prefix);
 /* Removes a folder made by test_make_dir and everything in it. */
 void test_remove_dir(const char *dir);
+/* The seeds' 4x4x11 spring beam as YAML (node Beam: RegularGridTopology
+ * 4x4x11 over [-1.5,1.5]^2 x [0,10], UniformMass 15, BoxROI "box" + fixed
+ * base "fixed", MeshSpringForceField "springs" stiffness 300, state "dofs"),
+ * gravity -9.81 y, dt 0.01, with the given ODE solver line and linear solver
+ * line(s) (several separated by "\n        - "), and extra plugins (", A, B"
+ * or ""). Returns a static buffer. */
+const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver);
 /* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
 int test_run(const char *cmd, char *out, size_t size);
 

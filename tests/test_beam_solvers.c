@@ -29,32 +29,8 @@ static st_component *find(st_scene *s, const char *name)
 
 static st_scene *beam(test_rt *t, const char *solver)
 {
-    char yaml[4096];
-    snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
-             "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "  children:\n"
-             "    - name: Beam\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {name: ode, rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-             "        - %s\n"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {name: grid, nx: 4, ny: 4, nz: 11,\n"
-             "                                xmin: -1.5, xmax: 1.5, ymin: -1.5, ymax: 1.5,\n"
-             "                                zmin: 0, zmax: 10}\n"
-             "        - UniformMass: {totalMass: 15}\n"
-             "        - BoxROI: {name: box, box: [-1.5, -1.5, 0, 1.5, 1.5, 0.0001]}\n"
-             "        - FixedProjectiveConstraint: {name: fixed, indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             solver);
+    const char *yaml = test_beam_yaml(
+        "", "EulerImplicitSolver: {name: ode, rayleighStiffness: 0.1, rayleighMass: 0.1}", solver);
     st_scene *s = NULL;
     st_error err = {0};
     cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);

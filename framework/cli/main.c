@@ -38,6 +38,8 @@ static void print_help(FILE *f)
           "\n"
           "Environment:\n"
           "  SETTEE_PLUGIN_PATH  colon-separated plugin directories, searched after --plugin-path\n"
+          "  SETTEE_THREADS      threads of OpenBLAS and CHOLMOD's OpenMP (default 1; `run\n"
+          "                      --threads N` overrides it)\n"
           "  NO_COLOR            when set, messages are never coloured\n"
           "\n"
           "Run 'settee help COMMAND' for the options of a command.\n",

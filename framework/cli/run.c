@@ -45,6 +45,9 @@ void cli_help_run(FILE *f)
             "                          --collect-json is given\n"
             "  --collect-json FILE     write the collected values to FILE as JSON\n"
             "  --plugin-path DIR       search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
+            "  --threads N             threads of the linear algebra (OpenBLAS and CHOLMOD's\n"
+            "                          OpenMP) for the direct solvers; default $SETTEE_THREADS,\n"
+            "                          else 1 (threads only cost on small systems)\n"
             "  -q, --quiet             no summary line (errors and warnings are still printed)\n"
             "  -v, --verbose           also print information messages\n"
             "  --no-progress           never draw the progress bar (by default it is drawn on\n"
@@ -79,6 +82,7 @@ typedef struct run_opts {
     cli_collect_item *collect; /* --collect */
     size_t ncollect;
     const char *collect_json;  /* --collect-json FILE, or NULL: stdout */
+    unsigned long threads;     /* --threads, else $SETTEE_THREADS, else 1 */
 } run_opts;
 
 /* Parses a step count: digits only, no sign. */
@@ -198,6 +202,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!*v)
                 return cli_usage_error("run", "--collect-json expects a file name");
             o->collect_json = v;
+        } else if (cli_is(opt, NULL, "--threads")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!parse_steps(v, &o->threads) || o->threads == 0 || o->threads > 1024)
+                return cli_usage_error("run", "--threads expects a number of threads from 1 to "
+                                       "1024, not '%s'", v);
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -226,6 +236,14 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "--every goes with --output DIR");
     if (!o->every)
         o->every = 1;
+    if (!o->threads) {
+        const char *env = getenv("SETTEE_THREADS");
+        o->threads = 1;
+        if (env && *env && (!parse_steps(env, &o->threads) || o->threads == 0 ||
+                            o->threads > 1024))
+            return cli_usage_error("run", "SETTEE_THREADS must be a number of threads from 1 "
+                                   "to 1024, not '%s'", env);
+    }
     return -1;
 }
 
@@ -291,7 +309,8 @@ static bool write_checkpoint(const run_opts *o, st_scene *s, const char *tag, cl
 }
 
 static void print_summary(unsigned long done, double sim, double wall, bool interrupted,
-                          unsigned long planned, const char *const *sets, size_t nsets)
+                          unsigned long planned, unsigned long threads, const char *const *sets,
+                          size_t nsets)
 {
     if (interrupted)
         printf("interrupted after %lu of %lu steps, ", done, planned);
@@ -303,6 +322,7 @@ static void print_summary(unsigned long done, double sim, double wall, bool inte
         printf("simulated %.6g s in %.3g s", sim, wall);
     else
         printf("simulated %.6g s in %.3g ms", sim, 1e3 * wall);
+    printf(" on %lu thread%s", threads, threads == 1 ? "" : "s");
     if (wall > 0 && done > 0)
         printf(" (%.0f steps/s)", (double)done / wall);
     for (size_t i = 0; i < nsets; i++)
@@ -451,7 +471,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                 done + 1, o->steps, st_scene_time(s));
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
-        print_summary(done - start, sim, wall, true, o->steps - start, o->sets, o->nsets);
+        print_summary(done - start, sim, wall, true, o->steps - start, o->threads, o->sets,
+                      o->nsets);
         if (o->checkpoint && write_checkpoint(o, s, tag, log))
             printf("checkpoint at step %lu written to %s; continue with --resume %s\n", done,
                    o->checkpoint, o->checkpoint);
@@ -463,7 +484,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         rc = CLI_EXIT_ERROR;
     } else {
         if (!o->quiet)
-            print_summary(done - start, sim, wall, false, o->steps, o->sets, o->nsets);
+            print_summary(done - start, sim, wall, false, o->steps, o->threads, o->sets,
+                          o->nsets);
         if (o->checkpoint && !write_checkpoint(o, s, tag, log))
             rc = CLI_EXIT_ERROR;
         if (o->ncollect && !write_collected(o, s, done, log))
@@ -526,6 +548,11 @@ int cli_run(int argc, char **argv)
         return rc;
     }
     cli_log log = {.show_info = o.verbose, .show_warnings = true};
+    /* The linear-algebra plugins read it when they register (e.g.
+     * LinearSolver.Direct sets OpenBLAS's and OpenMP's threads). */
+    char threads[24];
+    snprintf(threads, sizeof threads, "%lu", o.threads);
+    setenv("SETTEE_THREADS", threads, 1);
     st_runtime *rt = NULL;
     if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths))
         rc = CLI_EXIT_ERROR;

@@ -141,6 +141,10 @@ static void configure(direct_chol *ch)
         /* Simplicial LDL^T: factors symmetric indefinite matrices too. */
         c->supernodal = CHOLMOD_SIMPLICIAL;
         c->final_ll = 0;
+    } else if (ch->simplicial) {
+        /* Simplicial LL^T (Eigen's SimplicialLLT). */
+        c->supernodal = CHOLMOD_SIMPLICIAL;
+        c->final_ll = 1;
     } else {
         /* LL^T, supernodal on BLAS (OpenBLAS) when the fronts are big. */
         c->supernodal = CHOLMOD_AUTO; /* supernodal when dense enough */
@@ -401,7 +405,7 @@ st_status direct_resolve_ordering(st_component *self, st_component *link, const 
     }
     if (!method)
         return ST_OK; /* the solver's own option decides */
-    if (st_component_is_set(self, field))
+    if (field && st_component_is_set(self, field))
         return st_component_error(self, field, err, ST_ESCENE,
                                   "both '%s' and the ordering component '%s' choose the ordering: "
                                   "keep one",

@@ -43,7 +43,8 @@ typedef struct direct_chol {
     bool analysed;
     direct_ordering ordering;
     bool allow_ldl;               /* fall back to LDL^T when LL^T fails */
-    bool ldl;                     /* the fall-back happened */
+    bool ldl;                     /* the fall-back happened (or LDL^T from the start) */
+    bool simplicial;              /* LL^T simplicial, never supernodal (EigenSimplicialLLT) */
     unsigned long nsymbolic;      /* symbolic analyses done */
     unsigned long nnumeric;       /* numeric factorizations done */
     size_t n;                     /* size of the factored matrix */
@@ -95,12 +96,131 @@ st_status direct_check_template(st_component *self, const char *value, st_error 
  * `orderingMethod` link names (link, may be NULL), else the first ordering
  * component of its node, else the solver's own option `field`, already
  * parsed into *ord. A link to a component that is not an ordering, an
- * ordering component together with the option set in the scene, and
+ * ordering component together with the option set in the scene (field NULL:
+ * no such option), and
  * COLAMDOrderingMethod for a symmetric solver (colamd_ok false) are errors. */
 st_status direct_resolve_ordering(st_component *self, st_component *link, const char *field,
                                   bool colamd_ok, direct_ordering *ord, st_error *err);
 /* Parses SOFA's "permutation" option (None, SuiteSparse, METIS). */
 st_status direct_parse_permutation(st_component *self, const char *field, const char *value,
                                    direct_ordering *out, st_error *err);
+
+/* ---- SOFA's Eigen* direct solvers on SuiteSparse (eigen_common.c) ---- */
+
+/* Which factorization an Eigen-named solver runs. */
+typedef enum eigen_kind {
+    EIGEN_LDLT = 0,  /* EigenSimplicialLDLT: CHOLMOD simplicial LDL^T */
+    EIGEN_LLT        /* EigenSimplicialLLT: CHOLMOD simplicial LL^T */
+} eigen_kind;
+
+/* The data every Eigen-named solver has: SOFA's EigenDirectSparseSolver is
+ * a MatrixLinearSolver with an ordering link and nothing else. */
+typedef struct direct_eigen {
+    st_component base;
+    char *template_name;           /* "template" */
+    st_component *ordering_method; /* "orderingMethod" link */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
+    /* Runtime. */
+    eigen_kind kind;
+    st_system *sys;
+    st_matrix *m;
+    direct_chol ch;
+    direct_ordering ord;
+} direct_eigen;
+
+#define DIRECT_F_EIGEN(S)                                                                          \
+    ST_STRING(S, template_name, "template", "CompressedRowSparseMatrixd",                          \
+              "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d "       \
+              "(settee assembles 3x3 blocks; both give the same numbers)"),                        \
+        ST_LINK(S, ordering_method, "orderingMethod", ST_LINK_ANY,                                 \
+                "Ordering method used by this component (MetisOrderingMethod, "                    \
+                "AMDOrderingMethod, NaturalOrderingMethod); when unset, the one in this node, "   \
+                "else METIS as SOFA creates"),                                                     \
+        DIRECT_F_MATRIX_SOLVER(S)
+
+/* Checks the template and resolves the ordering (METIS when no ordering
+ * component is linked or in the node; colamd_ok for LU and QR). */
+st_status direct_eigen_init(st_component *self, direct_ordering *ord, const char *template_name,
+                            st_component *link, bool colamd_ok, st_error *err);
+/* The CHOLMOD-backed Eigen solvers (LDLT, LLT): set kind in init. */
+extern const st_linsolver_ops direct_eigen_chol_ops;
+void direct_eigen_chol_cleanup(st_component *self);
+
+/* ---- UMFPACK LU shared by SparseLUSolver and EigenSparseLU ---- */
+
+/* The data of an UMFPACK LU solver (sparse_lu_solver.c). */
+typedef struct direct_lu {
+    st_component base;
+    char *template_name;  /* "template" */
+    double tolerance;     /* "tolerance": pivot tolerance */
+    char *permutation;    /* "permutation": None, SuiteSparse, METIS */
+    st_component *ordering_method; /* "orderingMethod" link */
+    int l_nnz;            /* "L_nnz" (output) */
+    bool verbose;         /* "verbose" (ignored) */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
+    /* Runtime. */
+    st_system *sys;
+    st_matrix *m;
+    direct_ordering ord;
+    double control[20];   /* UMFPACK_CONTROL */
+    double info[90];      /* UMFPACK_INFO */
+    void *symbolic, *numeric;
+    unsigned long version;
+    unsigned long nnumeric;
+    size_t n;
+    const int *rowptr, *colind;
+    const double *values;
+    int *wi;
+    double *w;
+} direct_lu;
+
+extern const st_linsolver_ops direct_lu_ops;
+void direct_lu_cleanup(st_component *self);
+
+/* ---- SparseLDLSolver's data, shared with AsyncSparseLDLSolver ---- */
+
+typedef struct direct_ldl {
+    st_component base;
+    char *template_name;        /* "template" */
+    bool precompute_symbolic;   /* "precomputeSymbolicDecomposition" */
+    int l_nnz;                  /* "L_nnz" (output) */
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
+    char *ordering;             /* "ordering" (settee): AMD, METIS or natural */
+    int nsymbolic;              /* "symbolicAnalyses" (settee, output) */
+    st_component *ordering_method; /* "orderingMethod" link */
+    bool enable_assembly;       /* "enableAssembly" (AsyncSparseLDLSolver only) */
+    /* Runtime. */
+    st_system *sys;
+    st_matrix *m;
+    direct_chol ch;
+    direct_ordering ord;
+} direct_ldl;
+
+#define DIRECT_F_LDL(S)                                                                            \
+    ST_STRING(S, template_name, "template", "CompressedRowSparseMatrixd",                          \
+              "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d "       \
+              "(settee always assembles 3x3 blocks; both give the same numbers)"),                 \
+        ST_BOOL(S, precompute_symbolic, "precomputeSymbolicDecomposition", "true",                 \
+                "If true, the symbolic decomposition is computed once per matrix pattern; else "  \
+                "at every step"),                                                                  \
+        ST_OUTPUT(S, l_nnz, "L_nnz", ST_T_INT, int, "Number of non-zero values in the factor L"), \
+        DIRECT_F_MATRIX_SOLVER(S),                                                                 \
+        ST_STRING(S, ordering, "ordering", "METIS",                                                \
+                  "Fill-reducing ordering (settee): METIS (nested dissection; SOFA's default "     \
+                  "when its METIS plugin is present), AMD or natural. Changes only round-off"),    \
+        ST_LINK(S, ordering_method, "orderingMethod", ST_LINK_ANY,                                 \
+                "Ordering component (MetisOrderingMethod, AMDOrderingMethod, "                     \
+                "NaturalOrderingMethod); when unset, the one in this node, else the 'ordering' "  \
+                "field"),                                                                          \
+        ST_OUTPUT(S, nsymbolic, "symbolicAnalyses", ST_T_INT, int,                                 \
+                  "Number of symbolic analyses (ordering, elimination tree, supernodes) done so "  \
+                  "far (settee): 1 while the matrix pattern does not change")
+
+st_status direct_ldl_init(st_component *self, st_error *err);
+extern const st_linsolver_ops direct_ldl_ops;
+void direct_ldl_cleanup(st_component *self);
 
 #endif

@@ -7,47 +7,11 @@
 
 #include "direct_common.h"
 
-typedef struct sparse_ldl {
-    st_component base;
-    char *template_name;        /* "template" */
-    bool precompute_symbolic;   /* "precomputeSymbolicDecomposition" */
-    int l_nnz;                  /* "L_nnz" (output) */
-    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
-    st_component *linear_system;   /* "linearSystem" (ignored) */
-    char *ordering;             /* "ordering" (settee): AMD, METIS or natural */
-    int nsymbolic;              /* "symbolicAnalyses" (settee, output) */
-    st_component *ordering_method; /* "orderingMethod" link */
-    /* Runtime. */
-    st_system *sys;
-    st_matrix *m;
-    direct_chol ch;
-    direct_ordering ord;
-} sparse_ldl;
+static const st_field sparse_ldl_fields[] = {DIRECT_F_LDL(direct_ldl), ST_FIELD_END};
 
-static const st_field sparse_ldl_fields[] = {
-    ST_STRING(sparse_ldl, template_name, "template", "CompressedRowSparseMatrixd",
-              "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d "
-              "(settee always assembles 3x3 blocks; both give the same numbers)"),
-    ST_BOOL(sparse_ldl, precompute_symbolic, "precomputeSymbolicDecomposition", "true",
-            "If true, the symbolic decomposition is computed once per matrix pattern; else at "
-            "every step"),
-    ST_OUTPUT(sparse_ldl, l_nnz, "L_nnz", ST_T_INT, int,
-              "Number of non-zero values in the factor L"),
-    DIRECT_F_MATRIX_SOLVER(sparse_ldl),
-    ST_STRING(sparse_ldl, ordering, "ordering", "METIS",
-              "Fill-reducing ordering (settee): METIS (nested dissection; SOFA's default when its "
-              "METIS plugin is present), AMD or natural. Changes only round-off"),
-    ST_LINK(sparse_ldl, ordering_method, "orderingMethod", ST_LINK_ANY,
-            "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod); "
-            "when unset, the one in this node, else the 'ordering' field"),
-    ST_OUTPUT(sparse_ldl, nsymbolic, "symbolicAnalyses", ST_T_INT, int,
-              "Number of symbolic analyses (ordering, elimination tree, supernodes) done so far "
-              "(settee): 1 while the matrix pattern does not change"),
-    ST_FIELD_END};
-
-static st_status ldl_init(st_component *self, st_error *err)
+st_status direct_ldl_init(st_component *self, st_error *err)
 {
-    sparse_ldl *s = (sparse_ldl *)self;
+    direct_ldl *s = (direct_ldl *)self;
     ST_TRY(direct_check_template(self, s->template_name, err));
     if (!st_component_is_set(self, "template"))
         st_component_info(self, "no template given: template=\"CompressedRowSparseMatrixMat3x3d\" "
@@ -67,7 +31,7 @@ static st_status ldl_init(st_component *self, st_error *err)
 
 static st_status ldl_bind(st_component *self, st_system *sys, st_error *err)
 {
-    sparse_ldl *s = (sparse_ldl *)self;
+    direct_ldl *s = (direct_ldl *)self;
     direct_chol_finish(&s->ch);
     st_matrix_destroy(&s->m);
     s->sys = sys;
@@ -78,7 +42,7 @@ static st_status ldl_bind(st_component *self, st_system *sys, st_error *err)
 static st_status ldl_set_system(st_component *self, st_system *sys, double mf, double bf, double kf,
                                 st_error *err)
 {
-    sparse_ldl *s = (sparse_ldl *)self;
+    direct_ldl *s = (direct_ldl *)self;
     if (!s->m || s->sys != sys)
         return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
     ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
@@ -96,18 +60,18 @@ static st_status ldl_set_system(st_component *self, st_system *sys, double mf, d
 static st_status ldl_solve(st_component *self, st_system *sys, double *x, const double *b,
                            st_error *err)
 {
-    sparse_ldl *s = (sparse_ldl *)self;
+    direct_ldl *s = (direct_ldl *)self;
     return direct_chol_solve(&s->ch, x, b, self, err);
 }
 
-static void ldl_cleanup(st_component *self)
+void direct_ldl_cleanup(st_component *self)
 {
-    sparse_ldl *s = (sparse_ldl *)self;
+    direct_ldl *s = (direct_ldl *)self;
     direct_chol_finish(&s->ch);
     st_matrix_destroy(&s->m);
 }
 
-static const st_linsolver_ops ldl_ops = {
+const st_linsolver_ops direct_ldl_ops = {
     .struct_size = sizeof(st_linsolver_ops),
     .bind = ldl_bind,
     .set_system = ldl_set_system,
@@ -116,7 +80,7 @@ static const st_linsolver_ops ldl_ops = {
 
 static st_status sparse_ldl_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
 {
-    return direct_chol_checkpoint(&((sparse_ldl *)self)->ch, ck, err);
+    return direct_chol_checkpoint(&((direct_ldl *)self)->ch, ck, err);
 }
 
 static const st_checkpoint_ops sparse_ldl_checkpoint_ops = {
@@ -130,10 +94,10 @@ const st_class sparse_ldl_solver_class = {
     .category = "LinearSolver",
     .description = "Direct linear solver of the assembled system: CHOLMOD supernodal LL^T, "
                    "simplicial LDL^T for indefinite matrices",
-    .instance_size = sizeof(sparse_ldl),
+    .instance_size = sizeof(direct_ldl),
     .fields = sparse_ldl_fields,
-    .init = ldl_init,
-    .cleanup = ldl_cleanup,
-    .linsolver = &ldl_ops,
+    .init = direct_ldl_init,
+    .cleanup = direct_ldl_cleanup,
+    .linsolver = &direct_ldl_ops,
     .checkpoint = &sparse_ldl_checkpoint_ops,
 };

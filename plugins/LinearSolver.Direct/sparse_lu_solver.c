@@ -9,47 +9,23 @@
 
 #include "direct_common.h"
 
-typedef struct sparse_lu {
-    st_component base;
-    char *template_name;  /* "template" */
-    double tolerance;     /* "tolerance": pivot tolerance */
-    char *permutation;    /* "permutation": None, SuiteSparse, METIS */
-    st_component *ordering_method; /* "orderingMethod" link */
-    int l_nnz;            /* "L_nnz" (output) */
-    bool verbose;         /* "verbose" (ignored) */
-    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
-    st_component *linear_system;   /* "linearSystem" (ignored) */
-    /* Runtime. */
-    st_system *sys;
-    st_matrix *m;
-    direct_ordering ord;
-    double control[UMFPACK_CONTROL];
-    double info[UMFPACK_INFO];
-    void *symbolic, *numeric;
-    unsigned long version;
-    unsigned long nnumeric;
-    size_t n;
-    const int *rowptr, *colind;
-    const double *values;
-    int *wi;
-    double *w;
-} sparse_lu;
+_Static_assert(UMFPACK_CONTROL <= 20 && UMFPACK_INFO <= 90, "direct_lu's UMFPACK arrays");
 
 static const st_field sparse_lu_fields[] = {
-    ST_STRING(sparse_lu, template_name, "template", "CompressedRowSparseMatrixd",
+    ST_STRING(direct_lu, template_name, "template", "CompressedRowSparseMatrixd",
               "Matrix type: CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d"),
-    ST_REAL(sparse_lu, tolerance, "tolerance", "0.001", "tolerance of factorization"),
-    ST_STRING(sparse_lu, permutation, "permutation", "METIS",
+    ST_REAL(direct_lu, tolerance, "tolerance", "0.001", "tolerance of factorization"),
+    ST_STRING(direct_lu, permutation, "permutation", "METIS",
               "Type of fill reducing permutation: None, SuiteSparse (AMD) or METIS (SOFA's older "
               "option; settee's default is METIS, as SOFA's ordering components give)"),
-    ST_LINK(sparse_lu, ordering_method, "orderingMethod", ST_LINK_ANY,
+    ST_LINK(direct_lu, ordering_method, "orderingMethod", ST_LINK_ANY,
             "Ordering component (MetisOrderingMethod, AMDOrderingMethod, NaturalOrderingMethod, "
             "COLAMDOrderingMethod); when unset, the one in this node, else 'permutation'"),
-    ST_OUTPUT(sparse_lu, l_nnz, "L_nnz", ST_T_INT, int,
+    ST_OUTPUT(direct_lu, l_nnz, "L_nnz", ST_T_INT, int,
               "Number of non-zero values in the lower triangular matrix of the factorization"),
-    ST_IGNORED(sparse_lu, verbose, "verbose", ST_T_BOOL, bool, "false",
+    ST_IGNORED(direct_lu, verbose, "verbose", ST_T_BOOL, bool, "false",
                "Dump system state at each iteration"),
-    DIRECT_F_MATRIX_SOLVER(sparse_lu),
+    DIRECT_F_MATRIX_SOLVER(direct_lu),
     ST_FIELD_END};
 
 static const char *umf_status_name(int s)
@@ -79,7 +55,7 @@ static st_status umf_code(int s)
     return s == UMFPACK_ERROR_out_of_memory ? ST_ENOMEM : ST_ESOLVER;
 }
 
-static void lu_free(sparse_lu *s)
+static void lu_free(direct_lu *s)
 {
     if (s->numeric)
         umfpack_di_free_numeric(&s->numeric);
@@ -94,7 +70,7 @@ static void lu_free(sparse_lu *s)
 
 static st_status lu_init(st_component *self, st_error *err)
 {
-    sparse_lu *s = (sparse_lu *)self;
+    direct_lu *s = (direct_lu *)self;
     ST_TRY(direct_check_template(self, s->template_name, err));
     ST_TRY(direct_parse_permutation(self, "permutation", s->permutation, &s->ord, err));
     return direct_resolve_ordering(self, s->ordering_method, "permutation", true, &s->ord, err);
@@ -102,7 +78,7 @@ static st_status lu_init(st_component *self, st_error *err)
 
 static st_status lu_bind(st_component *self, st_system *sys, st_error *err)
 {
-    sparse_lu *s = (sparse_lu *)self;
+    direct_lu *s = (direct_lu *)self;
     lu_free(s);
     s->sys = sys;
     s->version = 0;
@@ -130,7 +106,7 @@ static st_status lu_bind(st_component *self, st_system *sys, st_error *err)
 static st_status lu_set_system(st_component *self, st_system *sys, double mf, double bf, double kf,
                                st_error *err)
 {
-    sparse_lu *s = (sparse_lu *)self;
+    direct_lu *s = (direct_lu *)self;
     if (!s->m || s->sys != sys)
         return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
     ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
@@ -210,7 +186,7 @@ static st_status lu_set_system(st_component *self, st_system *sys, double mf, do
 static st_status lu_solve(st_component *self, st_system *sys, double *x, const double *b,
                           st_error *err)
 {
-    sparse_lu *s = (sparse_lu *)self;
+    direct_lu *s = (direct_lu *)self;
     if (s->n == 0)
         return ST_OK;
     if (!s->numeric)
@@ -226,9 +202,9 @@ static st_status lu_solve(st_component *self, st_system *sys, double *x, const d
     return ST_OK;
 }
 
-static void lu_cleanup(st_component *self) { lu_free((sparse_lu *)self); }
+void direct_lu_cleanup(st_component *self) { lu_free((direct_lu *)self); }
 
-static const st_linsolver_ops lu_ops = {
+const st_linsolver_ops direct_lu_ops = {
     .struct_size = sizeof(st_linsolver_ops),
     .bind = lu_bind,
     .set_system = lu_set_system,
@@ -241,9 +217,9 @@ const st_class sparse_lu_solver_class = {
     .category = "LinearSolver",
     .description = "Direct linear solver of the assembled system: UMFPACK LU with partial "
                    "pivoting (non-symmetric systems)",
-    .instance_size = sizeof(sparse_lu),
+    .instance_size = sizeof(direct_lu),
     .fields = sparse_lu_fields,
     .init = lu_init,
-    .cleanup = lu_cleanup,
-    .linsolver = &lu_ops,
+    .cleanup = direct_lu_cleanup,
+    .linsolver = &direct_lu_ops,
 };

@@ -10,6 +10,8 @@
 
 #include <settee/settee.h>
 
+#include "../shared/linear_system.h"
+
 /* SOFA's MatrixLinearSolver data, which every linear solver of this plugin
  * has; S has members parallel_inverse (bool) and linear_system (link).
  * Both are accepted and ignored: the product J M^-1 J^T is only
@@ -90,5 +92,75 @@ static inline void iter_op_mul(iter_op *op, double *q, const double *p)
 }
 
 static inline void iter_op_free(iter_op *op) { st_matrix_destroy(&op->m); }
+
+/* d[i] = A(i, i) of a CSR matrix (0 where the diagonal is not stored). */
+static inline void iter_diagonal(const st_csr *a, double *d)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        d[i] = 0.0;
+        for (int k = a->rowptr[i]; k < a->rowptr[i + 1]; k++)
+            if ((size_t)a->colind[k] == i) {
+                d[i] = a->values[k];
+                break;
+            }
+    }
+}
+
+/* inv[i] = 1 / A(i, i); a zero diagonal entry is an error naming the row. */
+static inline st_status iter_inverse_diagonal(st_component *self, const st_csr *a, double *inv,
+                                              st_error *err)
+{
+    iter_diagonal(a, inv);
+    for (size_t i = 0; i < a->n; i++) {
+        if (inv[i] == 0.0)
+            return st_component_solver_failure(self, err,
+                                               "the system matrix has a zero diagonal entry at "
+                                               "row %zu",
+                                               i);
+        inv[i] = 1.0 / inv[i];
+    }
+    return ST_OK;
+}
+
+/* PreconditionedMatrixFreeSystem's data (preconditioned_matrix_free_system.c),
+ * read by PCGLinearSolver for its preconditioner's refresh. */
+typedef struct iter_pmfs {
+    st_component base;
+    char *template_name;
+    bool enable_assembly, factorization_invalidation;
+    st_array matrix_size;
+    unsigned assembling_rate;       /* "assemblingRate" (alias update_step) */
+    st_component *preconditioner_system; /* "preconditionerSystem" (ignored) */
+} iter_pmfs;
+
+extern const st_class preconditioned_matrix_free_system_class;
+
+/* The PreconditionedMatrixFreeSystem of a PCG: its linearSystem link (an
+ * error when it names another kind of component, as in SOFA), else the
+ * first one in its node, else none (*out NULL). */
+static inline st_status iter_find_pmfs(st_component *self, st_component *link, iter_pmfs **out,
+                                       st_error *err)
+{
+    *out = NULL;
+    if (link) {
+        if (link->cls != &preconditioned_matrix_free_system_class &&
+            strcmp(link->cls->name, preconditioned_matrix_free_system_class.name) != 0)
+            return st_component_error(self, "linearSystem", err, ST_ELINK,
+                                      "This linear solver is designed to work with a "
+                                      "PreconditionedMatrixFreeSystem linear system, but a %s "
+                                      "was found",
+                                      link->cls->name);
+        *out = (iter_pmfs *)link;
+        return ST_OK;
+    }
+    st_component *local[64];
+    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_LOCAL, local, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(local[i]->cls->name, preconditioned_matrix_free_system_class.name) == 0) {
+            *out = (iter_pmfs *)local[i];
+            break;
+        }
+    return ST_OK;
+}
 
 #endif

@@ -32,15 +32,9 @@ static st_status jacobi_set_system(st_component *self, st_system *sys, double mf
     ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
     st_csr a;
     st_matrix_csr(s->m, &a);
-    for (size_t i = 0; i < a.n; i++) {
-        double d = 0.0;
-        for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++)
-            if ((size_t)a.colind[k] == i) {
-                d = a.values[k];
-                break;
-            }
-        s->inv_diag[i] = d != 0.0 ? 1.0 / d : 1.0;
-    }
+    iter_diagonal(&a, s->inv_diag);
+    for (size_t i = 0; i < a.n; i++)
+        s->inv_diag[i] = s->inv_diag[i] != 0.0 ? 1.0 / s->inv_diag[i] : 1.0;
     return ST_OK;
 }
 

@@ -1,8 +1,18 @@
-/* pcg_linear_solver.c - PCGLinearSolver: SOFA's preconditioned conjugate
- * gradient. The preconditioner is another linear solver (link
- * "preconditioner", e.g. JacobiPreconditioner); without one it runs as a
- * plain conjugate gradient with SOFA's PCG stopping test
- * (r.z <= tolerance * b.b). Starts from the solution vector as given. */
+/* pcg_linear_solver.c - PCGLinearSolver and ShewchukPCGLinearSolver (its
+ * former name in SOFA, same data and algorithm): SOFA's preconditioned
+ * conjugate gradient. The preconditioner is another linear solver (link
+ * "preconditioner": JacobiPreconditioner, BlockJacobiPreconditioner,
+ * SSORPreconditioner, or a direct solver such as SparseLDLSolver); without
+ * one it runs as a plain conjugate gradient with SOFA's PCG stopping test
+ * (r.z <= tolerance * b.b). Starts from the solution vector as given.
+ *
+ * The preconditioner's matrix (and factor) is rebuilt at the first system
+ * and then every update_step-th one (SOFA's PCG before v25.12; never again
+ * with update_step 0 or build_precond false), or, when the PCG works with
+ * a PreconditionedMatrixFreeSystem (its linearSystem link, or the one in
+ * its node), every assemblingRate-th one as that component says (SOFA's
+ * PCG since v25.12). In between, the stale factor preconditions the
+ * current matrix: the iterations still converge to the current system. */
 #include <math.h>
 
 #include "iterative_common.h"
@@ -11,16 +21,24 @@ typedef struct pcg_solver {
     st_component base;
     char *template_name;   /* "template" */
     bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
-    st_component *linear_system;   /* "linearSystem" (ignored) */
+    st_component *linear_system;   /* "linearSystem": a PreconditionedMatrixFreeSystem */
     unsigned iterations;   /* "iterations" */
     double tolerance;      /* "tolerance": on r.z / b.b */
     bool use_precond;      /* "use_precond" */
     st_component *preconditioner; /* "preconditioner" link */
+    unsigned update_step;  /* "update_step" */
+    bool build_precond;    /* "build_precond" */
     unsigned nb_iterations; /* "nbIterations" (output) */
     double residual;       /* "residual" (output): r.z / b.b at the end */
+    unsigned nbuilds;      /* "preconditionerBuilds" (output) */
+    double residual_norm;  /* "residualNorm" (output): |r| / |b| at the end */
     /* Runtime. */
     iter_op op;
     double *r, *w, *s;
+    iter_pmfs *system;     /* the PreconditionedMatrixFreeSystem, if any */
+    bool first;
+    unsigned next_refresh; /* SOFA's next_refresh_step */
+    unsigned counter;      /* the system's assembly counter */
 } pcg_solver;
 
 static const st_field pcg_fields[] = {
@@ -36,11 +54,28 @@ static const st_field pcg_fields[] = {
     ST_BOOL(pcg_solver, use_precond, "use_precond", "true", "Use a preconditioner"),
     ST_LINK(pcg_solver, preconditioner, "preconditioner", ST_LINK_LINEAR_SOLVER,
             "Link towards the linear solver used to precondition the conjugate gradient"),
+    ST_UINT(pcg_solver, update_step, "update_step", "1",
+            "Number of steps before the next refresh of preconditioners (0: built at the first "
+            "step only). With a PreconditionedMatrixFreeSystem, its assemblingRate instead"),
+    ST_BOOL(pcg_solver, build_precond, "build_precond", "true",
+            "Build the preconditioners, if false build the preconditioner only at the initial "
+            "step"),
     ST_OUTPUT(pcg_solver, nb_iterations, "nbIterations", ST_T_UINT, unsigned,
               "Number of iterations done by the last solve (settee)"),
     ST_OUTPUT(pcg_solver, residual, "residual", ST_T_REAL, double,
               "r.z / b.b at the end of the last solve (settee)"),
-    ITER_F_MATRIX_SOLVER(pcg_solver),
+    ST_OUTPUT(pcg_solver, residual_norm, "residualNorm", ST_T_REAL, double,
+              "|r| / |b| at the end of the last solve, r the recurrence's residual (settee; "
+              "CGLinearSolver's residual measure)"),
+    ST_OUTPUT(pcg_solver, nbuilds, "preconditionerBuilds", ST_T_UINT, unsigned,
+              "Number of times the preconditioner's matrix was built (and factored) so far "
+              "(settee)"),
+    ST_IGNORED(pcg_solver, parallel_inverse, "parallelInverseProduct", ST_T_BOOL, bool, "false",
+               "Parallelize the computation of the product J*M^{-1}*J^T where M is the matrix "
+               "of the linear system and J is any matrix with compatible dimensions"),
+    ST_LINK(pcg_solver, linear_system, "linearSystem", ST_LINK_ANY,
+            "The linear system to solve: a PreconditionedMatrixFreeSystem (its assemblingRate "
+            "sets the preconditioner's refresh); when unset, the one in this node if any"),
     ST_FIELD_END};
 
 static st_status pcg_init(st_component *self, st_error *err)
@@ -55,6 +90,17 @@ static st_status pcg_init(st_component *self, st_error *err)
              s->preconditioner == self)
         return st_component_error(self, "preconditioner", err, ST_ELINK,
                                   "the preconditioner must be another linear solver");
+    ST_TRY(iter_find_pmfs(self, s->linear_system, &s->system, err));
+    if (s->system && (st_component_is_set(self, "update_step") ||
+                      st_component_is_set(self, "build_precond")))
+        return st_component_error(self, st_component_is_set(self, "update_step") ? "update_step" : "build_precond", err,
+                                  ST_ESCENE,
+                                  "both this solver's update_step/build_precond and the "
+                                  "assemblingRate of '%s' set the preconditioner's refresh: "
+                                  "keep one",
+                                  s->system->base.name);
+    s->first = true;
+    s->nbuilds = 0;
     return ST_OK;
 }
 
@@ -65,7 +111,35 @@ static st_status pcg_bind(st_component *self, st_system *sys, st_error *err)
     ST_TRY(st_system_vec_alloc(sys, &s->r, err));
     ST_TRY(st_system_vec_alloc(sys, &s->w, err));
     ST_TRY(st_system_vec_alloc(sys, &s->s, err));
+    s->first = true;
+    s->counter = s->system ? s->system->assembling_rate : 0;
     return ST_OK;
+}
+
+/* Whether this system's preconditioner matrix is built (SOFA's schedule). */
+static bool refresh_due(pcg_solver *s)
+{
+    if (s->system) {
+        /* PreconditionedMatrixFreeSystem: counter starts at the rate. */
+        if (++s->counter >= s->system->assembling_rate) {
+            s->counter = 0;
+            return true;
+        }
+        return false;
+    }
+    if (s->first) {
+        s->first = false;
+        s->next_refresh = 1;
+        return true;
+    }
+    if (!s->build_precond || s->update_step == 0)
+        return false;
+    if (s->next_refresh >= s->update_step) {
+        s->next_refresh = 1;
+        return true;
+    }
+    s->next_refresh++;
+    return false;
 }
 
 static bool apply_precond(const pcg_solver *s) { return s->preconditioner && s->use_precond; }
@@ -77,9 +151,11 @@ static st_status pcg_set_system(st_component *self, st_system *sys, double mf, d
     if (s->op.sys != sys || !s->r)
         return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
     ST_TRY(iter_op_set(&s->op, mf, bf, kf, err));
-    if (apply_precond(s))
+    if (apply_precond(s) && refresh_due(s)) {
         ST_TRY(s->preconditioner->cls->linsolver->set_system(s->preconditioner, sys, mf, bf, kf,
                                                              err));
+        s->nbuilds++;
+    }
     return ST_OK;
 }
 
@@ -120,6 +196,7 @@ static st_status pcg_solve(st_component *self, st_system *sys, double *x, const 
     }
     s->nb_iterations = it - 1;
     s->residual = b_norm != 0.0 ? r_norm / b_norm : 0.0;
+    s->residual_norm = b_norm != 0.0 ? sqrt(st_vec_dot(sys, r, r) / b_norm) : 0.0;
     if (!isfinite(r_norm) || !isfinite(b_norm))
         return st_component_solver_failure(self, err,
                                            "the residual is %g after %u iterations: the system "
@@ -143,6 +220,19 @@ const st_class pcg_linear_solver_class = {
     .name = "PCGLinearSolver",
     .category = "LinearSolver",
     .description = "Linear system solver using the preconditioned conjugate gradient",
+    .instance_size = sizeof(pcg_solver),
+    .fields = pcg_fields,
+    .init = pcg_init,
+    .cleanup = pcg_cleanup,
+    .linsolver = &pcg_ops,
+};
+
+const st_class shewchuk_pcg_linear_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "ShewchukPCGLinearSolver",
+    .category = "LinearSolver",
+    .description = "PCGLinearSolver under its former SOFA name (renamed in SOFA v24.12): same "
+                   "data, same algorithm",
     .instance_size = sizeof(pcg_solver),
     .fields = pcg_fields,
     .init = pcg_init,

@@ -1,6 +1,7 @@
 /* newton_raphson_solver.c - NewtonRaphsonSolver: the data of SOFA's Newton
- * iterations (thresholds, line search, status, residual graph). The
- * iterations themselves run in StaticSolver (static_solver.c). */
+ * iterations (thresholds, line search, status, residual graph), and the
+ * iterations on a generic equation (newton_solve, used by StaticSolver and
+ * BDFOdeSolver). */
 #include <string.h>
 
 #include "newton_raphson.h"
@@ -71,3 +72,105 @@ const st_class newton_raphson_solver_class = {
     .init = nr_init,
     .reset = nr_reset,
 };
+
+newton_raphson *newton_find(st_component *self)
+{
+    st_component *all[64];
+    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (all[i]->cls == &newton_raphson_solver_class)
+            return (newton_raphson *)all[i];
+    return NULL;
+}
+
+static void put_status(char *buf, const char *text)
+{
+    if (buf) {
+        strncpy(buf, text, NR_STATUS_SIZE - 1);
+        buf[NR_STATUS_SIZE - 1] = 0;
+    }
+}
+
+static void push_graph(st_array *g, double v)
+{
+    if (g && g->n < g->cap)
+        g->r[g->n++] = v;
+}
+
+st_status newton_solve(const st_component *self, const newton_params *p,
+                       const newton_function *f, char *status, st_array *graph, st_error *err)
+{
+    if (graph)
+        graph->n = 0;
+    put_status(status, "Running");
+    const double r0 = f->evaluate(f->ctx);
+    push_graph(graph, r0);
+    const double abs_res2 = p->abs_residual * p->abs_residual;
+    if (p->abs_residual > 0.0 && r0 <= abs_res2) {
+        put_status(status, "ConvergedEquilibrium");
+        return ST_OK;
+    }
+    const double rel_succ2 = p->rel_successive * p->rel_successive;
+    const double rel_init2 = p->rel_initial * p->rel_initial;
+    const double rel_est2 = p->rel_estimate * p->rel_estimate;
+    const double abs_est2 = p->abs_estimate * p->abs_estimate;
+    const unsigned tries = p->max_ls > 0 ? p->max_ls : 1;
+    double rn = r0;
+    bool converged = false;
+    unsigned k = 0;
+    for (; k < p->max_it && !converged; k++) {
+        const double prev = rn;
+        const double xprev2 = p->rel_estimate > 0.0 ? f->squared_guess(f->ctx) : 0.0;
+        ST_TRY(f->solve_linear(f->ctx, err));
+        double alpha = 1.0, previous = 0.0;
+        bool success = false;
+        for (unsigned t = 0; t < tries; t++) {
+            f->update(f->ctx, alpha - previous);
+            rn = f->evaluate(f->ctx);
+            if (rn < prev) {
+                success = true;
+                break;
+            }
+            previous = alpha;
+            alpha *= p->ls_coef;
+        }
+        if (!success) {
+            if (p->warn_ls)
+                st_component_warn(self, "Line search failed at Newton iteration %u.", k);
+            put_status(status, "DivergedLineSearch");
+            if (tries > 1) {
+                f->update(f->ctx, 1.0 - previous);
+                rn = f->evaluate(f->ctx);
+            }
+        }
+        push_graph(graph, rn);
+        if (p->rel_successive > 0.0 && rn < rel_succ2 * prev) {
+            put_status(status, "ConvergedResidualSuccessiveRatio");
+            converged = true;
+        } else if (p->rel_initial > 0.0 && rn < rel_init2 * r0) {
+            put_status(status, "ConvergedResidualInitialRatio");
+            converged = true;
+        } else if (p->abs_residual > 0.0 && rn < abs_res2) {
+            put_status(status, "ConvergedAbsoluteResidual");
+            converged = true;
+        } else if (p->rel_estimate > 0.0 || p->abs_estimate > 0.0) {
+            const double dx2 = f->squared_norm_dx(f->ctx);
+            if (p->rel_estimate > 0.0 && xprev2 > 0.0 && dx2 < rel_est2 * xprev2) {
+                put_status(status, "ConvergedRelativeEstimateDifference");
+                converged = true;
+            } else if (p->abs_estimate > 0.0 && dx2 < abs_est2) {
+                put_status(status, "ConvergedAbsoluteEstimateDifference");
+                converged = true;
+            }
+        }
+    }
+    if (!converged) {
+        if (p->warn_diverge)
+            st_component_warn(self,
+                              "Newton-Raphson method failed to converge after %u iteration(s) "
+                              "with residual squared norm = %.17g.",
+                              k, rn);
+        put_status(status, "DivergedMaxIterations");
+    }
+    return ST_OK;
+}

@@ -1,5 +1,5 @@
 /* plugin.c - the ODESolver.Backward plugin: EulerImplicitSolver,
- * StaticSolver with NewtonRaphsonSolver, NewmarkImplicitSolver. */
+ * StaticSolver with NewtonRaphsonSolver, NewmarkImplicitSolver, BDFOdeSolver. */
 #include <settee/settee.h>
 
 #include "newton_raphson.h"
@@ -7,6 +7,7 @@
 extern const st_class euler_implicit_solver_class;
 extern const st_class static_solver_class;
 extern const st_class newmark_implicit_solver_class;
+extern const st_class bdf_ode_solver_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -14,6 +15,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &static_solver_class, err));
     ST_TRY(st_registry_add(r, &newton_raphson_solver_class, err));
     ST_TRY(st_registry_add(r, &newmark_implicit_solver_class, err));
+    ST_TRY(st_registry_add(r, &bdf_ode_solver_class, err));
     return ST_OK;
 }
 

@@ -50,16 +50,6 @@ static const char *const deprecated[] = {
     "relative_correction_tolerance_threshold", "absolute_residual_tolerance_threshold",
     "relative_residual_tolerance_threshold", "should_diverge_when_residual_is_growing", NULL};
 
-static newton_raphson *find_newton(st_component *self)
-{
-    st_component *all[64];
-    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (all[i]->cls == &newton_raphson_solver_class)
-            return (newton_raphson *)all[i];
-    return NULL;
-}
-
 static st_status ss_init(st_component *self, st_error *err)
 {
     static_solver *s = (static_solver *)self;
@@ -70,7 +60,7 @@ static st_status ss_init(st_component *self, st_error *err)
                                       "the linked component is not a NewtonRaphsonSolver");
         s->nr = (newton_raphson *)s->newton_link;
     } else {
-        s->nr = find_newton(self);
+        s->nr = newton_find(self);
     }
     bool any_deprecated = false;
     for (size_t i = 0; deprecated[i]; i++)
@@ -137,31 +127,6 @@ static double residual(st_system *sys, double *r)
     return st_vec_dot(sys, r, r);
 }
 
-static void set_status(static_solver *s, const char *text)
-{
-    char *buf = s->nr ? s->nr->status : s->status;
-    if (buf) {
-        strncpy(buf, text, NR_STATUS_SIZE - 1);
-        buf[NR_STATUS_SIZE - 1] = 0;
-    }
-}
-
-static void graph_push(static_solver *s, double v)
-{
-    if (!s->nr)
-        return;
-    st_array *g = &s->nr->residual_graph;
-    if (g->n < g->cap)
-        g->r[g->n++] = v;
-}
-
-/* x += f dx, then the position correction and mapped positions. */
-static void move(st_system *sys, const double *dx, double f)
-{
-    st_vec_x_peq(sys, sys->x, dx, f);
-    st_system_propagate_x(sys, sys->x);
-}
-
 /* |x|^2 over the independent states' coordinates, summed per point then per
  * state as st_vec_dot does. */
 static double coord_norm2(const st_system *sys)
@@ -183,8 +148,49 @@ static double coord_norm2(const st_system *sys)
     return r;
 }
 
-/* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4). A failed
- * line search does not stop the iterations: the status becomes
+/* The equation P f(x) = 0 for newton_solve. */
+typedef struct static_eq {
+    static_solver *s;
+    st_system *sys;
+} static_eq;
+
+static double eq_evaluate(void *ctx)
+{
+    static_eq *e = ctx;
+    return residual(e->sys, e->s->r);
+}
+
+/* (-K) dx = r. */
+static st_status eq_solve_linear(void *ctx, st_error *err)
+{
+    static_eq *e = ctx;
+    const st_linsolver_ops *lso = e->s->ls->cls->linsolver;
+    ST_TRY(lso->set_system(e->s->ls, e->sys, 0.0, 0.0, -1.0, err));
+    return lso->solve(e->s->ls, e->sys, e->s->dx, e->s->r, err);
+}
+
+/* x += alpha dx, then the mapped positions. */
+static void eq_update(void *ctx, double alpha)
+{
+    static_eq *e = ctx;
+    st_vec_x_peq(e->sys, e->sys->x, e->s->dx, alpha);
+    st_system_propagate_x(e->sys, e->sys->x);
+}
+
+static double eq_norm_dx(void *ctx)
+{
+    static_eq *e = ctx;
+    return st_vec_dot(e->sys, e->s->dx, e->s->dx);
+}
+
+static double eq_norm_guess(void *ctx)
+{
+    static_eq *e = ctx;
+    return coord_norm2(e->sys);
+}
+
+/* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4, newton_solve).
+ * A failed line search does not stop the iterations: the status becomes
  * DivergedLineSearch, the state goes back to the full step (when more than
  * one try was allowed), the convergence tests still run and the next
  * iteration starts from there; without convergence after maxIt iterations
@@ -193,93 +199,20 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
 {
     static_solver *s = (static_solver *)self;
     const newton_params *p = s->nr ? &s->nr->p : &s->own;
-    const st_linsolver_ops *lso = s->ls->cls->linsolver;
-    double *r = s->r, *dx = s->dx;
+    char *status = s->nr ? s->nr->status : s->status;
     (void)dt;
-    if (s->nr)
-        s->nr->residual_graph.n = 0;
-    set_status(s, "Running");
     sys->mp.implicit = true;
     st_vec_x_eq(sys, s->x0, sys->x);
-    const double r0 = residual(sys, r);
-    graph_push(s, r0);
-    if (p->abs_residual > 0.0 && r0 <= p->abs_residual * p->abs_residual) {
-        set_status(s, "ConvergedEquilibrium");
-        return ST_OK;
-    }
-    /* Squared thresholds: every test compares squared norms, strictly. */
-    const double rel_succ2 = p->rel_successive * p->rel_successive;
-    const double rel_init2 = p->rel_initial * p->rel_initial;
-    const double abs_res2 = p->abs_residual * p->abs_residual;
-    const double rel_est2 = p->rel_estimate * p->rel_estimate;
-    const double abs_est2 = p->abs_estimate * p->abs_estimate;
-    double prev = r0, rn = r0;
-    bool converged = false;
-    unsigned k = 0;
-    for (; k < p->max_it && !converged; k++) {
-        /* |x|^2 before the iteration, for the relative estimate test. */
-        const double xprev2 = p->rel_estimate > 0.0 ? coord_norm2(sys) : 0.0;
-        ST_TRY(lso->set_system(s->ls, sys, 0.0, 0.0, -1.0, err));
-        ST_TRY(lso->solve(s->ls, sys, dx, r, err));
-        /* Line search: alpha = 1, c, c^2, ... (at least one try), each
-         * move applying the difference to the previous alpha. A try
-         * succeeds when |r|^2 drops strictly (NaN never does). */
-        const unsigned tries = p->max_ls > 0 ? p->max_ls : 1;
-        double alpha = 1.0;
-        move(sys, dx, alpha);
-        rn = residual(sys, r);
-        for (unsigned t = 1; !(rn < prev) && t < tries; t++) {
-            const double na = alpha * p->ls_coef;
-            move(sys, dx, na - alpha);
-            alpha = na;
-            rn = residual(sys, r);
-        }
-        if (!(rn < prev)) {
-            if (p->warn_ls)
-                st_component_warn(self, "Line search failed at Newton iteration %u.", k);
-            set_status(s, "DivergedLineSearch");
-            if (tries > 1) {
-                move(sys, dx, 1.0 - alpha);
-                rn = residual(sys, r);
-            }
-        }
-        graph_push(s, rn);
-        if (p->rel_successive > 0.0 && rn < rel_succ2 * prev) {
-            set_status(s, "ConvergedResidualSuccessiveRatio");
-            converged = true;
-        } else if (p->rel_initial > 0.0 && rn < rel_init2 * r0) {
-            set_status(s, "ConvergedResidualInitialRatio");
-            converged = true;
-        } else if (p->abs_residual > 0.0 && rn < abs_res2) {
-            set_status(s, "ConvergedAbsoluteResidual");
-            converged = true;
-        } else if (p->rel_estimate > 0.0 || p->abs_estimate > 0.0) {
-            /* The unscaled Newton direction, whatever alpha was kept. */
-            const double dx2 = st_vec_dot(sys, dx, dx);
-            if (p->rel_estimate > 0.0 && xprev2 > 0.0 && dx2 < rel_est2 * xprev2) {
-                set_status(s, "ConvergedRelativeEstimateDifference");
-                converged = true;
-            } else if (p->abs_estimate > 0.0 && dx2 < abs_est2) {
-                set_status(s, "ConvergedAbsoluteEstimateDifference");
-                converged = true;
-            }
-        }
-        prev = rn;
-    }
-    if (!converged) {
-        if (p->warn_diverge)
-            st_component_warn(self,
-                              "Newton-Raphson method failed to converge after %u iteration(s) "
-                              "with residual squared norm = %.17g.",
-                              k, rn);
-        set_status(s, "DivergedMaxIterations");
-        /* updateStateWhenDiverged = false puts back the state the solve
-         * started from. (settee's reading of the field: the SOFA version
-         * sofa-notes follows declares it but never reads it.) */
-        if (!p->update_when_diverged) {
-            st_vec_x_eq(sys, sys->x, s->x0);
-            st_system_propagate_x(sys, sys->x);
-        }
+    static_eq e = {s, sys};
+    const newton_function f = {&e, eq_evaluate, eq_solve_linear, eq_update, eq_norm_dx,
+                               eq_norm_guess};
+    ST_TRY(newton_solve(self, p, &f, status, s->nr ? &s->nr->residual_graph : NULL, err));
+    /* updateStateWhenDiverged = false puts back the state the solve started
+     * from. (settee's reading of the field: the SOFA version sofa-notes
+     * follows declares it but never reads it.) */
+    if (status && strcmp(status, "DivergedMaxIterations") == 0 && !p->update_when_diverged) {
+        st_vec_x_eq(sys, sys->x, s->x0);
+        st_system_propagate_x(sys, sys->x);
     }
     return ST_OK;
 }

@@ -1,0 +1,269 @@
+/* bench_precond.c - converged implicit steps on the spring beam of issue 15:
+ * n x n x (5n+1) nodes (n = 16: 16x16x81, 62208 DOFs), base fixed,
+ * UniformMass 15, MeshSpringForceField stiffness 300, EulerImplicitSolver
+ * (SOFA's defaults), dt 0.01, every step's linear system solved to
+ * ||r|| / ||b|| <= 1e-10, one thread (SETTEE_THREADS=1 unless set), all the
+ * configurations in the same run:
+ *   ldl      SparseLDLSolver, refactorized every step (the reference
+ *            trajectory)
+ *   cg       CGLinearSolver, matrix-free, tolerance 1e-10 (its test is
+ *            ||r|| / ||b||), threshold 1e-30
+ *   pcg-ldl-U  PCGLinearSolver preconditioned by a SparseLDLSolver whose
+ *            factor is rebuilt every U steps (update_step U; U = 0: built at
+ *            the first step only), PCG tolerance chosen so that
+ *            ||r|| / ||b|| <= 1e-10 (checked: max_rel_residual)
+ *   pcg-jacobi, pcg-ssor  PCG with the cheap preconditioners
+ *   petsc-gamg  PETScLinearSolver: PETSc's CG with algebraic multigrid (GAMG,
+ *            rigid-body near-null space), unpreconditioned residual norm,
+ *            rtol 1e-10 (skipped when the plugin is not built);
+ *            petsc-gamg-reuse: the same, the multigrid hierarchy built at the
+ *            first step only (-ksp_reuse_preconditioner: a stale AMG)
+ * For each: ms per step, wall clock and CPU time of the process (mean
+ * over all steps, factorizations included; with one thread the CPU time is
+ * the work, which the load of a shared machine does not inflate),
+ * iterations per step (mean), max ||r||/||b|| over the steps, the
+ * trajectory's difference from ldl after the run (max |x - x_ldl| over
+ * max |x_ldl - x_0|, i.e. relative to the displacement), and time relative
+ * to cg.
+ *
+ * Usage: bench_precond [N [STEPS [CONFIG...]]]   (default 16 40, all)
+ * One line per configuration, key=value. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <settee/settee.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of the process: with one thread, the work itself, whatever the
+ * load of the shared machine does to the wall clock. */
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(const char *what, const st_error *err)
+{
+    char buf[ST_ERROR_MSG_MAX + 1024];
+    fprintf(stderr, "bench_precond: %s: %s\n", what, st_error_format(err, buf, sizeof buf));
+    return 1;
+}
+
+static st_component *find(st_scene *s, const char *name)
+{
+    st_component *all[64];
+    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+static const struct config {
+    const char *name;
+    const char *yaml; /* the linear solver(s); the ODE solver's is "ls" */
+} configs[] = {
+    {"ldl", "SparseLDLSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d}"},
+    {"cg", "CGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-10, threshold: 1e-30}"},
+    {"pcg-ldl-1",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-22, preconditioner: \"@pre\",\n"
+     "                           update_step: 1}\n"
+     "        - SparseLDLSolver: {name: pre, template: CompressedRowSparseMatrixMat3x3d}"},
+    {"pcg-ldl-10",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-22, preconditioner: \"@pre\",\n"
+     "                           update_step: 10}\n"
+     "        - SparseLDLSolver: {name: pre, template: CompressedRowSparseMatrixMat3x3d}"},
+    {"pcg-ldl-0",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-22, preconditioner: \"@pre\",\n"
+     "                           update_step: 0}\n"
+     "        - SparseLDLSolver: {name: pre, template: CompressedRowSparseMatrixMat3x3d}"},
+    {"pcg-jacobi",
+     "PCGLinearSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d, iterations: 100000,\n"
+     "                           tolerance: 1e-22, preconditioner: \"@pre\"}\n"
+     "        - JacobiPreconditioner: {name: pre}"},
+    {"petsc-gamg",
+     "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
+     "                             options: \"-ksp_norm_type unpreconditioned\"}"},
+    {"petsc-gamg-reuse",
+     "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
+     "                             options: \"-ksp_norm_type unpreconditioned\n"
+     "                                       -ksp_reuse_preconditioner\"}"},
+    {"pcg-ssor",
+     "PCGLinearSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d, iterations: 100000,\n"
+     "                           tolerance: 1e-22, preconditioner: \"@pre\"}\n"
+     "        - SSORPreconditioner: {name: pre}"},
+};
+#define NCONFIGS (sizeof configs / sizeof *configs)
+
+static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scene **out,
+                           st_error *err)
+{
+    const int nz = 5 * n + 1;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+             "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Engine.Select%s]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {name: ode, linearSolver: \"@ls\"}\n"
+             "        - %s\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
+             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
+             "        - UniformMass: {totalMass: 15}\n"
+             "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
+             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
+             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
+             strstr(linsolver, "PETSc") ? ", LinearSolver.PETSc" : "", linsolver, n, n, nz, n - 1,
+             n - 1, nz - 1, n, n);
+    ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_precond.yaml", out, err));
+    return st_scene_init(*out, err);
+}
+
+static double field_real(st_component *c, const char *name)
+{
+    const st_field *f = st_component_field(c, name);
+    if (!f)
+        return NAN;
+    if (f->type == ST_T_UINT)
+        return (double)*(const unsigned *)st_component_field_ptr(c, f);
+    return *(const double *)st_component_field_ptr(c, f);
+}
+
+typedef struct result {
+    double ms_per_step, cpu_ms_per_step, iters, max_res, dx;
+    unsigned builds;
+} result;
+
+/* Runs one configuration; x gets the final positions (and x0 the initial
+ * ones when not NULL). */
+static int run(int n, int steps, const struct config *c, double *x, double *x0, size_t *len,
+               result *r)
+{
+    st_error err = {0};
+    st_runtime *rt = NULL;
+    st_scene *s = NULL;
+    if (st_runtime_create(&rt, &err) != ST_OK)
+        return fail("runtime", &err);
+    if (load_beam(rt, n, c->yaml, &s, &err) != ST_OK)
+        return fail(c->name, &err);
+    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_component *ls = find(s, "ls");
+    if (!ms || !ls) {
+        fprintf(stderr, "bench_precond: scene objects missing\n");
+        return 1;
+    }
+    *len = 3 * ms->n;
+    if (x0)
+        memcpy(x0, ms->position.r, *len * sizeof *x0);
+    const bool iterative = st_component_field(ls, "nbIterations") != NULL;
+    const bool pcg = st_component_field(ls, "residualNorm") != NULL;
+    double total = 0.0, total_cpu = 0.0, iters = 0.0, max_res = 0.0;
+    for (int k = 0; k < steps; k++) {
+        double t0 = now(), c0 = cpu();
+        if (st_scene_step(s, 0, &err) != ST_OK)
+            return fail(c->name, &err);
+        total += now() - t0;
+        total_cpu += cpu() - c0;
+        if (iterative) {
+            iters += field_real(ls, "nbIterations");
+            double res = field_real(ls, pcg ? "residualNorm" : "residual");
+            max_res = fmax(max_res, res);
+        }
+    }
+    memcpy(x, ms->position.r, *len * sizeof *x);
+    r->ms_per_step = 1e3 * total / steps;
+    r->cpu_ms_per_step = 1e3 * total_cpu / steps;
+    r->iters = iters / steps;
+    r->max_res = max_res;
+    r->builds = pcg ? (unsigned)field_real(ls, "preconditionerBuilds") : 0;
+    st_scene_destroy(&s);
+    st_runtime_destroy(&rt);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 16;
+    int steps = argc > 2 ? atoi(argv[2]) : 40;
+    if (n < 2 || steps < 1) {
+        fprintf(stderr, "usage: bench_precond [N >= 2 [STEPS >= 1 [CONFIG...]]]\n");
+        return 2;
+    }
+    setenv("SETTEE_THREADS", getenv("SETTEE_THREADS") ? getenv("SETTEE_THREADS") : "1", 1);
+    const size_t cap = 3 * (size_t)n * (size_t)n * (size_t)(5 * n + 1);
+    double *xref = calloc(cap, sizeof *xref), *x0 = calloc(cap, sizeof *x0),
+           *x = calloc(cap, sizeof *x);
+    if (!xref || !x0 || !x)
+        return 1;
+    size_t len = 0;
+    result ref, cg = {0};
+    /* The reference first (also when not asked for). */
+    if (run(n, steps, &configs[0], xref, x0, &len, &ref) != 0)
+        return 1;
+    double disp = 0.0;
+    for (size_t i = 0; i < len; i++)
+        disp = fmax(disp, fabs(xref[i] - x0[i]));
+    int status = 0;
+    for (size_t k = 0; k < NCONFIGS; k++) {
+        bool wanted = argc <= 3;
+        for (int a = 3; a < argc; a++)
+            wanted = wanted || strcmp(argv[a], configs[k].name) == 0;
+        if (!wanted)
+            continue;
+        result r = ref;
+        if (k > 0 && run(n, steps, &configs[k], x, NULL, &len, &r) != 0) {
+            if (strstr(configs[k].yaml, "PETSc")) {
+                printf("# %s skipped (LinearSolver.PETSc not built?)\n", configs[k].name);
+                continue;
+            }
+            return 1;
+        }
+        double d = 0.0;
+        for (size_t i = 0; k > 0 && i < len; i++)
+            d = fmax(d, fabs(x[i] - xref[i]));
+        r.dx = d / disp;
+        if (k == 1)
+            cg = r;
+        printf("bench=precond n=%d dofs=%zu steps=%d config=%s ms_per_step=%.1f "
+               "cpu_ms_per_step=%.1f iters_per_step=%.1f max_rel_residual=%.2e "
+               "precond_builds=%u dx_vs_ldl=%.2e ",
+               n, len, steps, configs[k].name, r.ms_per_step, r.cpu_ms_per_step, r.iters,
+               r.max_res, r.builds, r.dx);
+        if (cg.ms_per_step > 0)
+            printf("time_vs_cg=%.3f cpu_vs_cg=%.3f", r.ms_per_step / cg.ms_per_step,
+                   r.cpu_ms_per_step / cg.cpu_ms_per_step);
+        else
+            printf("time_vs_cg=n/a cpu_vs_cg=n/a");
+        printf("\n");
+        fflush(stdout);
+        if (k > 0 && r.iters > 0 && !(r.max_res <= 1e-10)) {
+            fprintf(stderr, "bench_precond: %s: ||r||/||b|| reached %.2e > 1e-10\n",
+                    configs[k].name, r.max_res);
+            status = 1;
+        }
+    }
+    free(x);
+    free(x0);
+    free(xref);
+    return status;
+}

@@ -1,0 +1,21 @@
+/* matrix_linear_system.c - MatrixLinearSystem: SOFA's component assembling
+ * the global matrix of an implicit step for its linear solver. settee's
+ * kernel does that assembly for every assembled linear solver (the same
+ * contributions in the same order, the pattern recorded at the first
+ * assembly), so this component changes nothing here: it is accepted so
+ * that SOFA scenes load, and its switches must keep SOFA's defaults. */
+#include "linear_system_common.h"
+
+static const st_field fields[] = {LINSYS_F_BASE(matrix_system), LINSYS_F_MATRIX(matrix_system),
+                                  ST_FIELD_END};
+
+const st_class matrix_linear_system_class = {
+    .struct_size = sizeof(st_class),
+    .name = "MatrixLinearSystem",
+    .category = "LinearSystem",
+    .description = "Assembled linear system of an implicit step (settee's kernel assembles it "
+                   "for every assembled linear solver: accepted for SOFA scenes, no effect)",
+    .instance_size = sizeof(matrix_system),
+    .fields = fields,
+    .init = matrix_system_check,
+};
