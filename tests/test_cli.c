@@ -291,6 +291,81 @@ Test(cli, check_yaml_syntax_error)
     assert_has("error:");
 }
 
+/* The scene report of `check`: fem_beam.scn is a 21 x 3 x 3 grid (189
+ * points) over 2 m x 0.2 m x 0.2 m cut into 20 * 2 * 2 hexahedra of 6
+ * tetrahedra each (480), DiagonalMass of density 1000 (total 1000 * 0.08 =
+ * 80 kg), clamped on the 3 x 3 points at x = 0 by a BoxROI. */
+Test(cli, check_reports_what_the_scene_is)
+{
+    cr_assert_eq(run("check %s/scenes/sofa/fem_beam.scn", SETTEE_SOURCE_DIR), 0, "%.3000s", out);
+    assert_has(": ok (2 nodes, 21 objects)\n");
+    assert_has("system /Beam: EulerImplicitSolver (/Beam/EulerImplicitSolver1), linear solver "
+               "SparseLDLSolver (/Beam/SparseLDLSolver1); 567 degrees of freedom\n");
+    assert_has("  state /Beam/dofs: MechanicalObject, Vec3d, 189 points\n");
+    assert_has("  mass /Beam/DiagonalMass1: DiagonalMass, total 80\n");
+    assert_has("  force field /Beam/fem: TetrahedronFEMForceField, 480 tetrahedra\n");
+    assert_has("  constraint /Beam/FixedProjectiveConstraint1: FixedProjectiveConstraint, "
+               "constrains 9 points\n");
+    assert_has("roi /Beam/clamp: BoxROI, selects 9 points\n");
+    cr_assert_eq(run("check -q %s/scenes/sofa/fem_beam.scn", SETTEE_SOURCE_DIR), 0, "%.3000s", out);
+    cr_assert_str_eq(out, "");
+}
+
+/* Two systems, springs counted from the spring list, a partial constraint
+ * (PartialFixedProjectiveConstraint fixing y of points 0 and 2: two points
+ * constrained), masses given per point (3 points of 2.5: 7.5) and in total. */
+Test(cli, check_json_report)
+{
+    const char *scene = test_write_temp(
+        "report.yaml",
+        "format: settee/1\n"
+        "root:\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, ODESolver.Backward, Mass,\n"
+        "                                    LinearSolver.Iterative, SolidMechanics.Spring,\n"
+        "                                    Constraint.Projective]}\n"
+        "  children:\n"
+        "    - name: A\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {}\n"
+        "        - CGLinearSolver: {name: cg, iterations: 25, tolerance: 1e-5, threshold: 1e-5}\n"
+        "        - MechanicalObject: {name: dofs, position: [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}\n"
+        "        - UniformMass: {vertexMass: 2.5}\n"
+        "        - SpringForceField: {name: springs, spring: \"0 1 10 0 1  1 2 10 0 1\"}\n"
+        "        - PartialFixedProjectiveConstraint: {name: fix, indices: [0, 2],\n"
+        "                                             fixedDirections: [0, 1, 0]}\n"
+        "    - name: B\n"
+        "      objects:\n"
+        "        - EulerExplicitSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, template: Vec1d, position: [[0], [1]]}\n"
+        "        - UniformMass: {totalMass: 4}\n");
+    cr_assert_eq(run("check --json %s", scene), 0, "%.3000s", out);
+    const char *want[] = {
+        "\"ok\": true", "\"nodes\": 3", "\"objects\": 11",
+        "\"node\": \"/A\"", "\"class\": \"CGLinearSolver\"", "\"dofs\": 9",
+        "\"type\": \"Vec3d\",\n          \"points\": 3",
+        "\"path\": \"/A/springs\",\n          \"class\": \"SpringForceField\",\n"
+        "          \"elements\": 2,\n          \"element_type\": \"springs\"",
+        "\"total_mass\": 7.5,",
+        "\"path\": \"/A/fix\",\n          \"class\": \"PartialFixedProjectiveConstraint\",\n"
+        "          \"points\": 2",
+        "\"node\": \"/B\"", "\"linear_solver\": null", "\"dofs\": 2",
+        "\"type\": \"Vec1d\",\n          \"points\": 2", "\"total_mass\": 4,",
+        "\"rois\": []"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_has(want[i]);
+    /* an invalid scene: "ok": false on stdout, the errors on stderr */
+    const char *bad = test_write_temp("report_bad.yaml", "format: settee/1\n"
+                                                         "root:\n"
+                                                         "  objects:\n"
+                                                         "    - NoSuchThing: {}\n");
+    cr_assert_eq(run("check --json %s", bad), 1, "%.3000s", out);
+    assert_has("\"ok\": false");
+    assert_has("\"errors\": 1");
+    assert_has("NoSuchThing");
+}
+
 /* ---- inspect ---- */
 
 Test(cli, inspect_lists_plugins)

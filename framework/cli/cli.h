@@ -77,19 +77,22 @@ bool cli_flag(cli_args *a);
 int cli_unknown_option(cli_args *a);
 
 /* The command line of check and inspect: at most one positional argument,
- * --plugin-path DIR (repeatable) and one flag without a value. */
+ * --plugin-path DIR (repeatable) and up to two flags without a value. */
 typedef struct cli_one_arg {
     const char *arg;    /* the positional argument, or NULL */
     const char **paths; /* the --plugin-path values (owned; free() it) */
     size_t npaths;
     bool flag;          /* the flag was given */
+    bool flag2;         /* the second flag was given */
 } cli_one_arg;
 /* Parses argv into out for the subcommand cmd; `what` names the positional
- * argument in messages ("scene", "name"); flag_short may be NULL. Returns -1
+ * argument in messages ("scene", "name"); flag_short and flag2_long (a second
+ * flag, long form only) may be NULL. Returns -1
  * when the command line is valid, else the exit status (the message was
  * printed). out->paths is to be freed in both cases. */
 int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
-                      const char *flag_short, const char *flag_long, cli_one_arg *out);
+                      const char *flag_short, const char *flag_long, const char *flag2_long,
+                      cli_one_arg *out);
 
 /* ---- JSON output (json.c) ---- */
 
@@ -189,6 +192,14 @@ unsigned long cli_output_files(const cli_output *o);
 st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
                             unsigned long done, double wall, st_error *err);
 void cli_output_free(cli_output *o);
+
+/* ---- what a scene is (report.c) ---- */
+/* Per mechanical system: ODE solver, linear solver, states, masses (with
+ * totals), force fields (element counts), projective constraints (points
+ * constrained); then the ROIs (points selected). Text to f when w is NULL,
+ * else the JSON members "systems" and "rois" into the open object of w.
+ * The scene must be initialised. */
+void cli_scene_report(st_scene *s, FILE *f, jw *w);
 
 /* ---- Ctrl-C (main.c) ---- */
 /* Installs a SIGINT handler that sets a flag (the first Ctrl-C only). */
