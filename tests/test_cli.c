@@ -136,7 +136,8 @@ Test(cli, run_prints_the_summary_line)
     const char *scene = test_write_temp("good.yaml", GOOD);
     cr_assert_eq(run("run %s", scene), 0, "%.3000s", out);
     assert_has("100 steps, simulated 1 s in ");
-    assert_has(" steps/s)\n");
+    assert_has(" steps/s), load ");
+    assert_has(", init ");
     /* exactly one line of output by default */
     cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line only:\n%.3000s", out);
 }
@@ -190,6 +191,107 @@ Test(cli, run_exports_the_state)
     cr_assert(strstr(text, "{\"path\": \"/dofs\"") != NULL, "%s", text);
     cr_assert(strstr(text, "[1, 2, 3]") != NULL, "%s", text);
     remove(json);
+}
+
+/* --summary-json: timings, solver outcomes read from the solvers' output
+ * fields (cross-checked against --collect of the same field after the last
+ * step) and the scene report. */
+Test(cli, run_summary_json_reports_timings_and_solver_outcomes)
+{
+    const char *json = test_write_temp("summary.json", "");
+    cr_assert_eq(run("run %s/scenes/beam_implicit_cg.yaml -n 20 --summary-json %s "
+                     "--collect it=/Beam/linearSolver.nbIterations --collect r=/Beam/linearSolver.residual",
+                     SETTEE_SOURCE_DIR, json), 0, "%.3000s", out);
+    assert_has("20 steps, simulated 0.2 s in ");
+    assert_has("  CGLinearSolver /Beam/linearSolver: nbIterations mean ");
+    unsigned last_it = 0;
+    const char *p = strstr(out, "\"it\": ");
+    cr_assert(p && sscanf(p, "\"it\": %u", &last_it) == 1, "%.3000s", out);
+    double last_r = 0;
+    p = strstr(out, "\"r\": ");
+    cr_assert(p && sscanf(p, "\"r\": %lf", &last_r) == 1, "%.3000s", out);
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    const char *want[] = {"\"ok\": true", "\"failed\": null", "\"steps\": 20,",
+                          "\"planned_steps\": 20,", "\"simulated\": 0.2", "\"wall_seconds\": {",
+                          "\"class\": \"CGLinearSolver\",\n      \"outputs\": {\n"
+                          "        \"nbIterations\": {\n          \"steps\": 20,",
+                          "\"total_mass\": 15", "\"points\": 176"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert(strstr(text, want[i]), "expected \"%s\" in:\n%.4000s", want[i], text);
+    /* the last values of the statistics are the solver's fields after the run */
+    const char *it = strstr(text, "\"nbIterations\": {");
+    const char *last = it ? strstr(it, "\"last\": ") : NULL;
+    unsigned got = 0, max_it = 0;
+    cr_assert(last && sscanf(last, "\"last\": %u", &got) == 1, "%.4000s", text);
+    cr_assert_eq(got, last_it);
+    const char *mx = strstr(it, "\"max\": ");
+    cr_assert(mx && sscanf(mx, "\"max\": %u", &max_it) == 1);
+    cr_assert(max_it >= 1 && max_it <= 25, "CG stops at its 25 iterations: max %u", max_it);
+    const char *res = strstr(text, "\"residual\": {");
+    double got_r = -1;
+    last = res ? strstr(res, "\"last\": ") : NULL;
+    cr_assert(last && sscanf(last, "\"last\": %lf", &got_r) == 1, "%.4000s", text);
+    cr_assert_eq(got_r, last_r);
+    double load = -1, init = -1, steps = -1;
+    p = strstr(text, "\"load\": ");
+    cr_assert(p && sscanf(p, "\"load\": %lf,\n    \"init\": %lf,\n    \"steps\": %lf", &load, &init,
+                          &steps) == 3, "%.4000s", text);
+    cr_assert(load > 0 && init > 0 && steps > 0);
+    free(text);
+}
+
+/* Newton's status is a text: each step's value is counted. */
+Test(cli, run_summary_json_counts_newton_status)
+{
+    const char *scene = test_write_temp(
+        "newton.yaml",
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -10, 0]\n"
+        "  dt: 0.1\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+        "                                    SolidMechanics.Spring, Constraint.Projective]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "    - NewtonRaphsonSolver: {name: newton, maxNbIterationsNewton: 10}\n"
+        "    - StaticSolver: {newtonSolver: \"@newton\"}\n"
+        "    - SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}\n"
+        "    - MechanicalObject: {position: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}\n"
+        "    - FixedProjectiveConstraint: {indices: [1, 2, 3]}\n"
+        "    - SpringForceField: {spring: \"0 1 100 0 1  0 2 100 0 1  0 3 100 0 1\"}\n");
+    const char *json = test_write_temp("newton.json", "");
+    cr_assert_eq(run("run %s -n 4 --summary-json %s", scene, json), 0, "%.3000s", out);
+    assert_has("  NewtonRaphsonSolver /newton: status ");
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    const char *st = strstr(text, "\"status\": {\n          \"steps\": 4,\n          \"last\": \"Converged");
+    cr_assert(st, "%.4000s", text);
+    /* the counts add up to the steps */
+    const char *c = strstr(st, "\"counts\": {");
+    const char *end = c ? strchr(c, '}') : NULL;
+    cr_assert(c && end);
+    unsigned total = 0;
+    for (const char *q = strchr(c + 10, ':'); q && q < end; q = strchr(q + 1, ':'))
+        total += (unsigned)strtoul(q + 1, NULL, 10);
+    cr_assert_eq(total, 4, "%.4000s", text);
+    free(text);
+}
+
+/* A scene that fails to initialise still writes the summary, saying where. */
+Test(cli, run_summary_json_on_failure)
+{
+    const char *scene = test_write_temp("sumbad.yaml", "format: settee/1\n"
+                                                       "root:\n"
+                                                       "  objects:\n"
+                                                       "    - MechanicalObject: {position: [[0, 0]]}\n");
+    const char *json = test_write_temp("sumbad.json", "");
+    cr_assert_eq(run("run %s --summary-json %s", scene, json), 1, "%.3000s", out);
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "\"ok\": false"), "%s", text);
+    cr_assert(strstr(text, "\"failed\": \"") && strstr(text, "\"steps\": 0,"), "%s", text);
+    free(text);
 }
 
 Test(cli, run_export_to_unwritable_file_fails)

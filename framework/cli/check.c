@@ -53,7 +53,6 @@ static void print_json(const char *file, st_scene *s, size_t nodes, size_t objec
         cli_scene_report(s, NULL, &w);
     }
     jw_end_object(&w);
-    fputc('\n', stdout);
 }
 
 static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quiet, bool json)

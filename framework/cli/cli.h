@@ -201,6 +201,20 @@ void cli_output_free(cli_output *o);
  * The scene must be initialised. */
 void cli_scene_report(st_scene *s, FILE *f, jw *w);
 
+/* ---- solver outcomes during a run (solver_stats.c) ---- */
+/* Statistics of the scalar output fields (ST_F_OUTPUT) of every ODE and
+ * linear solver: min, max, mean, last of numbers; counts of texts. */
+typedef struct cli_solver_stats cli_solver_stats;
+/* After init; NULL when out of memory (the run goes on without). */
+cli_solver_stats *cli_solver_stats_create(st_scene *s);
+/* After each step. */
+void cli_solver_stats_record(cli_solver_stats *st);
+/* One line per solver that reported something: "  CLASS PATH: FIELD ...". */
+void cli_solver_stats_print(const cli_solver_stats *st, FILE *f);
+/* The member "solvers": [{path, class, outputs: {FIELD: {...}}}]. */
+void cli_solver_stats_json(const cli_solver_stats *st, jw *w);
+void cli_solver_stats_free(cli_solver_stats *st);
+
 /* ---- Ctrl-C (main.c) ---- */
 /* Installs a SIGINT handler that sets a flag (the first Ctrl-C only). */
 void cli_catch_sigint(void);
