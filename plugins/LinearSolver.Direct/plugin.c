@@ -39,5 +39,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.LinearSolver.Direct", NULL};
 
 ST_PLUGIN_DEFINE("LinearSolver.Direct", "0.1.0",
-                 "Direct sparse linear solvers on SuiteSparse (CHOLMOD, UMFPACK)", "LGPL-2.1",
+                 "Direct sparse linear solvers on SuiteSparse (CHOLMOD, UMFPACK)", "LGPL-2.1-or-later",
                  provides, register_classes)

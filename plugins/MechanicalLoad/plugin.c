@@ -17,6 +17,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.MechanicalLoad", NULL};
 
 ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0",
-                 "Loads: ConstantForceField, PlaneForceField, SphereForceField, "
-                 "EllipsoidForceField",
+                 "Loads: constant forces and penalty obstacles (planes, spheres, ellipsoids)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -183,7 +183,7 @@ static double coord_norm2(const st_system *sys)
     return r;
 }
 
-/* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4). A failed
+/* One solve: SOFA's Newton-Raphson iterations (SOFA's NewtonRaphsonSolver.cpp). A failed
  * line search does not stop the iterations: the status becomes
  * DivergedLineSearch, the state goes back to the full step (when more than
  * one try was allowed), the convergence tests still run and the next
@@ -274,8 +274,8 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
                               k, rn);
         set_status(s, "DivergedMaxIterations");
         /* updateStateWhenDiverged = false puts back the state the solve
-         * started from. (settee's reading of the field: the SOFA version
-         * sofa-notes follows declares it but never reads it.) */
+         * started from. (settee's reading of the field: some SOFA
+         * versions declare it but never read it.) */
         if (!p->update_when_diverged) {
             st_vec_x_eq(sys, sys->x, s->x0);
             st_system_propagate_x(sys, sys->x);

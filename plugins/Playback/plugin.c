@@ -15,5 +15,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 
 static const char *const provides[] = {"Sofa.Component.Playback", NULL};
 
-ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files: WriteState, ReadState, CompareState",
+ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files: write, read and compare mechanical states over time",
                  "LGPL-2.1-or-later", provides, register_classes)

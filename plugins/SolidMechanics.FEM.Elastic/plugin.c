@@ -16,6 +16,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.SolidMechanics.FEM.Elastic", NULL};
 
 ST_PLUGIN_DEFINE("SolidMechanics.FEM.Elastic", "0.1.0",
-                 "Linear elastic finite elements: TetrahedronFEMForceField, HexahedronFEMForceField, "
-                 "HexahedronFEMForceFieldAndMass, TriangleFEMForceField",
+                 "Linear elastic finite elements on tetrahedra, hexahedra and triangles",
                  "LGPL-2.1-or-later", provides, register_classes)
