@@ -237,3 +237,118 @@ Test(docs, docs_cite_only_what_readers_have)
         free(text);
     }
 }
+
+/* ---- docs/tutorial.md: every snippet runs ---- */
+
+/* True when line matches pattern, where "..." in pattern stands for any text. */
+static bool line_matches(const char *line, size_t len, const char *pat, size_t plen)
+{
+    const char *dots = NULL;
+    for (size_t i = 0; i + 3 <= plen; i++)
+        if (!memcmp(pat + i, "...", 3)) {
+            dots = pat + i;
+            break;
+        }
+    if (!dots)
+        return len == plen && !memcmp(line, pat, len);
+    size_t head = (size_t)(dots - pat);
+    if (len < head || memcmp(line, pat, head))
+        return false;
+    const char *rest = dots + 3;
+    size_t rlen = plen - head - 3;
+    for (size_t k = head; k <= len; k++)
+        if (line_matches(line + k, len - k, rest, rlen))
+            return true;
+    return false;
+}
+
+/* The expected block against the output: without "..." they are equal; with
+ * it, every expected line matches an output line, in order (a line "..."
+ * alone stands for any number of lines). */
+static void check_output(const char *got, const char *want, const char *cmd)
+{
+    if (!strstr(want, "...")) {
+        cr_assert_str_eq(got, want, "docs/tutorial.md: '%s' printed:\n%s\nthe tutorial says:\n%s",
+                         cmd, got, want);
+        return;
+    }
+    const char *g = got;
+    for (const char *w = want; *w;) {
+        size_t wl = strcspn(w, "\n");
+        if (!(wl == 3 && !memcmp(w, "...", 3))) {
+            bool found = false;
+            while (*g && !found) {
+                size_t gl = strcspn(g, "\n");
+                found = line_matches(g, gl, w, wl);
+                g += gl + (g[gl] == '\n');
+            }
+            cr_assert(found, "docs/tutorial.md: '%s' printed:\n%s\nno line matching '%.*s'", cmd,
+                      got, (int)wl, w);
+        }
+        w += wl + (w[wl] == '\n');
+    }
+}
+
+Test(docs, tutorial_snippets_run, .timeout = 300)
+{
+    char *doc = read_doc("docs/tutorial.md");
+    char dir[1024], bindir[1024];
+    snprintf(dir, sizeof dir, "%s/tutorial", getenv("TMPDIR"));
+    mkdir(dir, 0777);
+    snprintf(bindir, sizeof bindir, "%s", CLI);
+    *strrchr(bindir, '/') = 0;
+    static char last[1 << 16];
+    char last_cmd[2048] = "";
+    int nfiles = 0, ncmds = 0, nouts = 0;
+    for (const char *p = doc; (p = strstr(p, "\n```")) != NULL;) {
+        p += 4;
+        size_t il = strcspn(p, "\n");
+        char info[256];
+        snprintf(info, sizeof info, "%.*s", (int)il, p);
+        const char *body = p + il + 1;
+        const char *end = strstr(body, "\n```");
+        cr_assert_not_null(end, "unclosed block '%s'", info);
+        size_t blen = (size_t)(end - body) + 1;
+        p = end + 4;
+        p += strcspn(p, "\n");
+        const char *file = strstr(info, "file=");
+        if (file) {
+            char path[1400];
+            snprintf(path, sizeof path, "%s/%s", dir, file + 5);
+            FILE *f = fopen(path, "w");
+            cr_assert_not_null(f, "%s", path);
+            fwrite(body, 1, blen, f);
+            fclose(f);
+            nfiles++;
+        } else if (!strcmp(info, "sh") || !strcmp(info, "sh fails")) {
+            bool fails = !strcmp(info, "sh fails");
+            for (const char *c = body; c < body + blen;) {
+                size_t cl = strcspn(c, "\n");
+                if (cl && c[0] != '#') {
+                    snprintf(last_cmd, sizeof last_cmd, "%.*s", (int)cl, c);
+                    char cmd[4096];
+                    snprintf(cmd, sizeof cmd, "cd '%s' && PATH='%s':\"$PATH\" NO_COLOR=1 %s", dir,
+                             bindir, last_cmd);
+                    int rc = test_run(cmd, last, sizeof last);
+                    if (fails)
+                        cr_assert(rc != 0 && rc != 2, "docs/tutorial.md: '%s' should fail "
+                                  "(exit 1), got %d:\n%s", last_cmd, rc, last);
+                    else
+                        cr_assert_eq(rc, 0, "docs/tutorial.md: '%s' failed (%d):\n%s", last_cmd,
+                                     rc, last);
+                    ncmds++;
+                }
+                c += cl + 1;
+            }
+        } else if (!strcmp(info, "text") && last_cmd[0]) {
+            char *want = strndup(body, blen);
+            check_output(last, want, last_cmd);
+            free(want);
+            last_cmd[0] = 0; /* one output block per command block */
+            nouts++;
+        }
+    }
+    cr_assert(nfiles >= 7 && ncmds >= 10 && nouts >= 8, "files %d, commands %d, outputs %d",
+              nfiles, ncmds, nouts);
+    free(doc);
+}
