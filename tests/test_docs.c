@@ -289,11 +289,15 @@ static void check_output(const char *got, const char *want, const char *cmd)
     }
 }
 
-Test(docs, tutorial_snippets_run, .timeout = 300)
+/* Runs the snippets of a page in TMPDIR/NAME: blocks "```LANG file=PATH"
+ * are written, "```sh" commands must succeed and "```sh fails" ones fail
+ * (exit 1), and a "```text" block after a command block is what its last
+ * command printed (see check_output). Returns the counts. */
+static void run_snippets(const char *rel, const char *name, int *files, int *cmds, int *outs)
 {
-    char *doc = read_doc("docs/tutorial.md");
+    char *doc = read_doc(rel);
     char dir[1024], bindir[1024];
-    snprintf(dir, sizeof dir, "%s/tutorial", getenv("TMPDIR"));
+    snprintf(dir, sizeof dir, "%s/%s", getenv("TMPDIR"), name);
     mkdir(dir, 0777);
     snprintf(bindir, sizeof bindir, "%s", CLI);
     *strrchr(bindir, '/') = 0;
@@ -348,7 +352,55 @@ Test(docs, tutorial_snippets_run, .timeout = 300)
             nouts++;
         }
     }
-    cr_assert(nfiles >= 7 && ncmds >= 10 && nouts >= 8, "files %d, commands %d, outputs %d",
-              nfiles, ncmds, nouts);
+    *files = nfiles, *cmds = ncmds, *outs = nouts;
     free(doc);
+}
+
+Test(docs, tutorial_snippets_run, .timeout = 300)
+{
+    int files, cmds, outs;
+    run_snippets("docs/tutorial.md", "tutorial", &files, &cmds, &outs);
+    cr_assert(files >= 7 && cmds >= 10 && outs >= 8, "files %d, commands %d, outputs %d", files,
+              cmds, outs);
+}
+
+/* ---- docs/from-sofa.md ---- */
+
+Test(docs, from_sofa_snippets_run)
+{
+    int files, cmds, outs;
+    run_snippets("docs/from-sofa.md", "from-sofa", &files, &cmds, &outs);
+    cr_assert(files >= 1 && cmds >= 5 && outs >= 2, "files %d, commands %d, outputs %d", files,
+              cmds, outs);
+}
+
+/* What the page says settee does not have yet, no plugin registers. */
+Test(docs, from_sofa_not_yet_list_is_true)
+{
+    char *doc = read_doc("docs/from-sofa.md");
+    char *list = doc_block(doc, "text not-yet");
+    cr_assert_not_null(list, "docs/from-sofa.md needs its ```text not-yet block");
+    test_rt t;
+    test_rt_open(&t);
+    st_error err = {0};
+    cr_assert_eq(st_runtime_add_plugin_path(t.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_eq(st_runtime_load_all_plugins(t.rt, &err), ST_OK, "%s", err.msg);
+    st_registry *reg = st_runtime_registry(t.rt);
+    int n = 0;
+    for (const char *p = list; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
+        char cls[128];
+        if (sscanf(p, "%127s", cls) != 1)
+            continue;
+        cr_assert_null(st_registry_find(reg, cls),
+                       "docs/from-sofa.md says settee has no %s, but plugin %s registers it: "
+                       "update the page", cls,
+                       st_registry_class_plugin(reg, st_registry_find(reg, cls)));
+        n++;
+    }
+    cr_assert(n >= 10);
+    /* and the list is not vacuous: a class settee has would be caught */
+    cr_assert_not_null(st_registry_find(reg, "EulerImplicitSolver"));
+    test_rt_close(&t);
+    free(list), free(doc);
 }
