@@ -76,6 +76,24 @@ Test(docs, readme_sample_error_is_what_settee_prints)
     free(readme), free(yaml), free(want);
 }
 
+/* The README's test command is the one CI runs, and the README and
+ * docs/writing-a-plugin.md build the install the same way. */
+Test(docs, readme_commands_agree_with_ci_and_the_plugin_guide)
+{
+    char *readme = read_doc("README.md");
+    char *ci = read_doc(".ci/run");
+    const char *cmd = strstr(readme, "bash scripts/deps.sh && cmake -S . -B build-test");
+    cr_assert_not_null(cmd, "README has no test command");
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(cmd, "\n"), cmd);
+    cr_assert(strstr(ci, line), ".ci/run does not run the README's test command:\n%s", line);
+    char *guide = read_doc("docs/writing-a-plugin.md");
+    char *a = doc_block(readme, "sh install"), *b = doc_block(guide, "sh install");
+    cr_assert(a && b, "README and docs/writing-a-plugin.md need a ```sh install block");
+    cr_assert_str_eq(a, b, "README and docs/writing-a-plugin.md install settee differently");
+    free(a), free(b), free(guide), free(ci), free(readme);
+}
+
 /* The options of a command's help: "  -x, --long ARG   text" lines. */
 static size_t help_options(const char *cmd, char opts[][64], size_t max)
 {
