@@ -182,6 +182,16 @@ Test(docs, readme_usage_names_every_option)
 
 /* ---- plugin descriptions ---- */
 
+/* A runtime with every plugin of the build loaded. */
+static void open_all_plugins(test_rt *t)
+{
+    test_rt_open(t);
+    st_error err = {0};
+    cr_assert_eq(st_runtime_add_plugin_path(t->rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_eq(st_runtime_load_all_plugins(t->rt, &err), ST_OK, "%s", err.msg);
+}
+
 /* True when word occurs in text as a whole word (or a '*' pattern of the
  * description matches it: "Ogl*Variable"). */
 static bool names(const char *desc, const char *cls)
@@ -199,11 +209,7 @@ static bool names(const char *desc, const char *cls)
 Test(docs, plugin_descriptions_match_what_they_register)
 {
     test_rt t;
-    test_rt_open(&t);
-    st_error err = {0};
-    cr_assert_eq(st_runtime_add_plugin_path(t.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK, "%s",
-                 err.msg);
-    cr_assert_eq(st_runtime_load_all_plugins(t.rt, &err), ST_OK, "%s", err.msg);
+    open_all_plugins(&t);
     st_registry *reg = st_runtime_registry(t.rt);
     size_t np = st_runtime_plugin_count(t.rt);
     cr_assert(np > 10);
@@ -399,11 +405,7 @@ Test(docs, from_sofa_not_yet_list_is_true)
     char *list = doc_block(doc, "text not-yet");
     cr_assert_not_null(list, "docs/from-sofa.md needs its ```text not-yet block");
     test_rt t;
-    test_rt_open(&t);
-    st_error err = {0};
-    cr_assert_eq(st_runtime_add_plugin_path(t.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK, "%s",
-                 err.msg);
-    cr_assert_eq(st_runtime_load_all_plugins(t.rt, &err), ST_OK, "%s", err.msg);
+    open_all_plugins(&t);
     st_registry *reg = st_runtime_registry(t.rt);
     int n = 0;
     for (const char *p = list; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {

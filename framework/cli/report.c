@@ -168,6 +168,8 @@ typedef struct report_out {
     jw *w;    /* JSON, or NULL */
 } report_out;
 
+/* JSON: the members path and class; text: "  WHAT PATH: CLASS" (a "roi"
+ * line is not indented: ROIs belong to the scene, not to a system). */
 static void put_component(report_out *o, const char *what, st_component *c)
 {
     char path[REPORT_PATH_MAX];
@@ -176,7 +178,23 @@ static void put_component(report_out *o, const char *what, st_component *c)
         jw_string(o->w, "path", path);
         jw_string(o->w, "class", c->cls->name);
     } else {
-        fprintf(o->f, "  %s %s: %s", what, path, c->cls->name);
+        fprintf(o->f, "%s%s %s: %s", strcmp(what, "roi") ? "  " : "", what, path, c->cls->name);
+    }
+}
+
+/* A component and a count of points: {path, class, points}, or the line
+ * "  WHAT PATH: CLASS, VERB N point(s)". */
+static void put_points(report_out *o, const char *what, const char *verb, st_component *c,
+                       size_t pts)
+{
+    if (o->w)
+        jw_object(o->w, NULL);
+    put_component(o, what, c);
+    if (o->w) {
+        jw_uint(o->w, "points", pts);
+        jw_end_object(o->w);
+    } else {
+        fprintf(o->f, ", %s %zu point%s\n", verb, pts, pts == 1 ? "" : "s");
     }
 }
 
@@ -197,11 +215,11 @@ static void report_system(report_out *o, st_system *sys)
         jw_object(o->w, NULL);
         jw_string(o->w, "node", path);
         jw_object(o->w, "ode_solver");
-        put_component(o, NULL, sys->solver);
+        put_component(o, "", sys->solver);
         jw_end_object(o->w);
         if (ls) {
             jw_object(o->w, "linear_solver");
-            put_component(o, NULL, ls);
+            put_component(o, "", ls);
             jw_end_object(o->w);
         } else {
             jw_null(o->w, "linear_solver");
@@ -223,7 +241,7 @@ static void report_system(report_out *o, st_system *sys)
         const char *type = ms->type ? ms->type->name : "?";
         if (o->w) {
             jw_object(o->w, NULL);
-            put_component(o, NULL, &ms->base);
+            put_component(o, "", &ms->base);
             jw_string(o->w, "type", type);
             jw_uint(o->w, "points", ms->n);
             jw_bool(o->w, "mapped", ms->mapped);
@@ -245,7 +263,7 @@ static void report_system(report_out *o, st_system *sys)
         total += m;
         if (o->w) {
             jw_object(o->w, NULL);
-            put_component(o, NULL, list[i]);
+            put_component(o, "", list[i]);
             jw_real(o->w, "total", m);
             jw_end_object(o->w);
         } else {
@@ -266,7 +284,7 @@ static void report_system(report_out *o, st_system *sys)
         size_t count = forcefield_elements(list[i], &kind);
         if (o->w) {
             jw_object(o->w, NULL);
-            put_component(o, NULL, list[i]);
+            put_component(o, "", list[i]);
             if (kind) {
                 jw_uint(o->w, "elements", count);
                 jw_string(o->w, "element_type", kind);
@@ -288,16 +306,7 @@ static void report_system(report_out *o, st_system *sys)
     }
     n = system_components(sys, ST_ROLE_PROJECTIVE, list, max);
     for (size_t i = 0; i < n; i++) {
-        size_t pts = constraint_points(list[i], sys, dx);
-        if (o->w) {
-            jw_object(o->w, NULL);
-            put_component(o, NULL, list[i]);
-            jw_uint(o->w, "points", pts);
-            jw_end_object(o->w);
-        } else {
-            put_component(o, "constraint", list[i]);
-            fprintf(o->f, ", constrains %zu point%s\n", pts, pts == 1 ? "" : "s");
-        }
+        put_points(o, "constraint", "constrains", list[i], constraint_points(list[i], sys, dx));
     }
     if (o->w) {
         jw_end_array(o->w);
@@ -325,18 +334,8 @@ static void report_rois(report_out *o, st_scene *s)
         if (list[i]->cls->engine && list[i]->cls->engine->update &&
             list[i]->cls->engine->update(list[i], &err) != ST_OK)
             continue;
-        size_t pts = ((st_array *)st_component_field_ptr(list[i], f))->n;
-        if (o->w) {
-            jw_object(o->w, NULL);
-            put_component(o, NULL, list[i]);
-            jw_uint(o->w, "points", pts);
-            jw_end_object(o->w);
-        } else {
-            char path[REPORT_PATH_MAX];
-            fprintf(o->f, "roi %s: %s, selects %zu point%s\n",
-                    st_component_path(list[i], path, sizeof path), list[i]->cls->name, pts,
-                    pts == 1 ? "" : "s");
-        }
+        put_points(o, "roi", "selects", list[i],
+                   ((st_array *)st_component_field_ptr(list[i], f))->n);
     }
     if (o->w)
         jw_end_array(o->w);
