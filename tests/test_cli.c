@@ -383,6 +383,56 @@ Test(cli, check_bad_scene_prints_file_line_col)
     assert_lacks(": ok (");
 }
 
+/* Init reports every component that fails, not just the first, and skips
+ * (without a message) what depends on a failed one: A's mass has no
+ * topology, B's mass is negative; A's constraint (after A's failed mass),
+ * the node below A, and D's mass (whose totalMass is a data link to B's)
+ * are not initialised and say nothing; C is fine. */
+Test(cli, check_reports_every_init_failure)
+{
+    const char *scene = test_write_temp(
+        "initerrs.yaml", "format: settee/1\n"
+                         "root:\n"
+                         "  objects:\n"
+                         "    - RequiredPlugin: {pluginName: [Mass, Constraint.Projective]}\n"
+                         "    - DefaultAnimationLoop: {}\n"
+                         "  children:\n"
+                         "    - name: A\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - DiagonalMass: {}\n"
+                         "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                         "      children:\n"
+                         "        - name: Below\n"
+                         "          objects:\n"
+                         "            - MechanicalObject: {position: [[0, 0, 0]]}\n"
+                         "            - UniformMass: {totalMass: -2}\n"
+                         "    - name: B\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: -1}\n"
+                         "    - name: C\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: 1}\n"
+                         "    - name: D\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: \"@/B/UniformMass1.totalMass\"}\n");
+    cr_assert_eq(run("check %s", scene), 1, "%.3000s", out);
+    char where[600];
+    snprintf(where, sizeof where, "%s:10:11: error: /A/DiagonalMass1: ", scene);
+    assert_has(where);
+    snprintf(where, sizeof where, "%s:20:36: error: /B/UniformMass1: ", scene);
+    assert_has(where);
+    assert_has(": 2 errors, 0 warnings");
+    /* below a failed node nothing initialises, so nothing more is said */
+    assert_lacks("/A/Below");
+    assert_lacks("/A/FixedProjectiveConstraint1");
+    assert_lacks("/C/");
+    assert_lacks("/D/");
+}
+
 Test(cli, check_yaml_syntax_error)
 {
     const char *scene = test_write_temp("syntax.yaml", "format: settee/1\n"

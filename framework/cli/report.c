@@ -315,7 +315,8 @@ static void report_system(report_out *o, st_system *sys)
     free(list), free(dx), free(res);
 }
 
-/* ROIs: engines with an "indices" output (SOFA's BaseROI and the like). */
+/* ROIs: engines with an "indices" output (SOFA's BaseROI and the like), as
+ * the kernel last refreshed them (at init, then whenever a reader needed). */
 static void report_rois(report_out *o, st_scene *s)
 {
     st_node *root = st_scene_root(s);
@@ -329,10 +330,6 @@ static void report_rois(report_out *o, st_scene *s)
     for (size_t i = 0; i < n; i++) {
         const st_field *f = st_component_field(list[i], "indices");
         if (!f || f->type != ST_T_UINTS || !(f->flags & ST_F_OUTPUT))
-            continue;
-        st_error err = {0};
-        if (list[i]->cls->engine && list[i]->cls->engine->update &&
-            list[i]->cls->engine->update(list[i], &err) != ST_OK)
             continue;
         put_points(o, "roi", "selects", list[i],
                    ((st_array *)st_component_field_ptr(list[i], f))->n);
