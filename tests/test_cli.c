@@ -463,6 +463,20 @@ Test(cli, check_reports_what_the_scene_is)
     cr_assert_str_eq(out, "");
 }
 
+/* MeshSpringForceField's springs (SOFA's `spring` output): one per pair of
+ * points of a cell, counted once. For a 4 x 4 x 11 grid, the 13 offsets
+ * (a, b, c) in {-1, 0, 1}^3 up to sign give sum (4 - |a|)(4 - |b|)(11 - |c|)
+ * = 424 (axes) + 678 (face diagonals) + 360 (cell diagonals) = 1462. */
+Test(cli, check_counts_mesh_springs)
+{
+    cr_assert_eq(run("check %s/scenes/beam_implicit_cg.yaml", SETTEE_SOURCE_DIR), 0, "%.3000s",
+                 out);
+    assert_has("  force field /Beam/MeshSpringForceField1: MeshSpringForceField, 1462 springs\n");
+    assert_has("  mass /Beam/UniformMass1: UniformMass, total 15\n");
+    assert_has("  constraint /Beam/FixedProjectiveConstraint1: FixedProjectiveConstraint, "
+               "constrains 16 points\n");
+}
+
 /* Two systems, springs counted from the spring list, a partial constraint
  * (PartialFixedProjectiveConstraint fixing y of points 0 and 2: two points
  * constrained), masses given per point (3 points of 2.5: 7.5) and in total. */

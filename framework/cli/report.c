@@ -132,13 +132,16 @@ static const struct {
 #define NKINDS (sizeof ELEMENT_KINDS / sizeof ELEMENT_KINDS[0])
 
 /* The elements a force field acts on: its springs when it has a spring
- * list (springsIndices1), else the elements of its topology (its "topology"
+ * list (springsIndices1, else SOFA's `spring`, 5 numbers a spring), else the elements of its topology (its "topology"
  * link, else the nearest topology at or above its node) of the kind its
  * class names (TetrahedronFEMForceField: tetrahedra). *kind is NULL when
  * neither applies (the count is not known, rather than guessed). */
 static size_t forcefield_elements(st_component *c, const char **kind)
 {
     long springs = field_count(c, "springsIndices1");
+    const st_field *sf = st_component_field(c, "spring");
+    if (springs <= 0 && sf && sf->type == ST_T_REALS) /* SOFA's spring list: 5 reals each */
+        springs = (long)(((st_array *)st_component_field_ptr(c, sf))->n / 5);
     if (springs > 0) {
         *kind = "springs";
         return (size_t)springs;
