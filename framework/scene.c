@@ -95,11 +95,17 @@ size_t st_scene_states(st_scene *s, st_mstate **out, size_t max)
 
 /* ---- init ---- */
 
+#define INIT_FAILED_NODES_MAX 64
+
 typedef struct init_ctx {
     st_scene *s;
     st_error *err;
     st_status first;
     int nerrors;
+    /* nodes holding a component whose init failed (init_node); past the
+     * maximum, init stops at the next component */
+    const st_node *failed_nodes[INIT_FAILED_NODES_MAX];
+    size_t nfailed;
 } init_ctx;
 
 static void record(init_ctx *x, st_error *e)
@@ -310,18 +316,70 @@ static st_status init_one(st_component *c, st_error *err)
     return ST_OK;
 }
 
-/* Top-down, objects in scene order: providers (pass 0), then the rest. */
-static st_status init_node(st_node *n, int pass, st_error *err)
+/* True when c failed its init, or was skipped because of such a failure. */
+static bool failed(const st_component *c)
+{
+    return c && !st__cinfo(c)->initialised && c->state == ST_CSTATE_INVALID;
+}
+
+/* True when n or one of its ancestors holds a failed component (or too
+ * many failed to keep track): what comes after it there, and below, may
+ * read it (its node's state, topology, loader), so it is not initialised. */
+static bool node_failed(const init_ctx *x, const st_node *n)
+{
+    if (x->nfailed > INIT_FAILED_NODES_MAX)
+        return true;
+    for (; n && x->nfailed; n = n->parent)
+        for (size_t i = 0; i < x->nfailed && i < INIT_FAILED_NODES_MAX; i++)
+            if (x->failed_nodes[i] == n)
+                return true;
+    return false;
+}
+
+/* True when c links (a link or a data link) to a failed or skipped
+ * component. Sources met earlier in the init order were skipped, and so
+ * marked failed, when they depended on a failure themselves. */
+static bool links_failed(st_component *c)
+{
+    st_cinfo *ci = st__cinfo(c);
+    for (size_t k = 0; k < ci->nfields; k++) {
+        const st_component *to = ci->fs[k].parent;
+        if (!to && ci->fields[k]->type == ST_T_LINK)
+            to = *(st_component **)st_component_field_ptr(c, ci->fields[k]);
+        if (to && to != c && failed(to))
+            return true;
+    }
+    return false;
+}
+
+/* Top-down, objects in scene order: providers (pass 0), then the rest. A
+ * component whose init fails is reported and the others go on, except
+ * those that depend on it (see node_failed and links_failed): they are
+ * skipped without a message of their own, so that one run reports every
+ * independent failure and no consequence of one. */
+static void init_node(init_ctx *x, st_node *n, int pass)
 {
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
-        if (st__cinfo(c)->initialised || (pass == 0 && !is_provider(c)))
+        if (st__cinfo(c)->initialised || failed(c) || (pass == 0 && !is_provider(c)))
             continue;
-        ST_TRY(init_one(c, err));
+        if (node_failed(x, n) || links_failed(c)) {
+            c->state = ST_CSTATE_INVALID;
+            continue;
+        }
+        st_error e = {0};
+        if (init_one(c, &e) != ST_OK) {
+            /* also an engine whose first update failed after its init */
+            st__cinfo(c)->initialised = false;
+            c->state = ST_CSTATE_INVALID;
+            record(x, &e);
+            if (x->nfailed < INIT_FAILED_NODES_MAX)
+                x->failed_nodes[x->nfailed] = n;
+            x->nfailed++;
+        }
     }
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(init_node(n->children[i], pass, err));
-    return ST_OK;
+        init_node(x, n->children[i], pass);
 }
 
 /* The solvers the animation loop drives: the first node(s) with ODE solvers
@@ -424,10 +482,12 @@ st_status st_scene_init(st_scene *s, st_error *err)
         return x.first;
     }
     st__node_propagate_context(s->root);
-    st_status st = init_node(s->root, 0, err);
-    if (st == ST_OK)
-        st = init_node(s->root, 1, err);
+    init_node(&x, s->root, 0);
+    init_node(&x, s->root, 1);
     st__node_unindex(s->root);
+    if (x.first != ST_OK)
+        return x.first;
+    st_status st = ST_OK;
     if (st == ST_OK)
         st = compile_systems(s, s->root, err);
     if (st == ST_OK)

@@ -1,7 +1,8 @@
 /* scene_xml.c - reads SOFA's XML scenes (.scn, .xml) into a scene
  * description, with libxml2.
  *
- * SOFA's semantics (sofa-notes 11): the document's root element is the root
+ * SOFA's semantics (Sofa/framework/Simulation/Common/src/sofa/simulation/
+ * common/xml/ in SOFA's source): the document's root element is the root
  * node; `<Node>` elements are nodes; `<include href=...>` inserts another
  * file (as a child node, or its children into this node when its root is
  * named Group/_Group_, or merged into this node when named _Merge_), with

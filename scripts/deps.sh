@@ -1,16 +1,41 @@
 #!/usr/bin/env bash
-# Installs the Debian packages settee builds and tests with, when missing
-# (python3-meshio: tests/test_results.c reads the VTK output back with it;
-# paraview and xvfb: tests/test_paraview.c and scripts/render).
+# Installs the Debian packages settee needs, when missing, by group:
+#   build  building settee and running scenes: a C11 compiler, CMake,
+#          pkg-config, libyaml (YAML scenes), libxml2 (SOFA's XML scenes, VTK
+#          XML meshes), zlib (gzip state files, compressed VTK), SuiteSparse
+#          (CHOLMOD, UMFPACK: the direct linear solvers), OpenBLAS and LAPACK
+#   test   the test suites: Criterion (tests/test_*.c; with it, CMake builds
+#          the tests and benchmarks by default), python3-meshio (tests read
+#          the VTK output back with it), GNU parallel, slurm-wlm and munge
+#          (the sweep tests run cases through parallel and a one-node Slurm
+#          cluster on localhost)
+#   fuzz   the libFuzzer target (tests/fuzz): clang and its runtimes
+#   extra  optional parts, skipped cleanly when absent: PETSc (the plugin
+#          LinearSolver.PETSc and tests/test_petsc.c), ParaView with xvfb
+#          (tests/test_paraview.c reads the VTU output with ParaView's readers
+#          and renders a frame; scripts/render)
+# usage: scripts/deps.sh [GROUP...]   (default: every group)
+#        scripts/deps.sh --list       (prints each group and its packages)
 set -euo pipefail
-# parallel, slurm-wlm and munge: the sweep tests run cases through GNU parallel
-# and a one-node Slurm cluster on localhost (tests/test_sweep.c).
-pkgs=(build-essential cmake pkg-config libyaml-dev libsuitesparse-dev libopenblas-dev
-      liblapack-dev libcriterion-dev libxml2-dev zlib1g-dev parallel slurm-wlm munge
-      python3-meshio
-      paraview python3-paraview xvfb xauth # tests/test_paraview.c, scripts/render (skipped without)
-      libpetsc-real-dev # optional plugin LinearSolver.PETSc (skipped by CMake without it)
-      clang libclang-rt-14-dev) # clang and its runtimes: the fuzz target (tests/fuzz)
+declare -A groups=(
+  [build]="build-essential cmake pkg-config libyaml-dev libxml2-dev zlib1g-dev libsuitesparse-dev libopenblas-dev liblapack-dev"
+  [test]="libcriterion-dev python3-meshio parallel slurm-wlm munge"
+  [fuzz]="clang libclang-rt-14-dev"
+  [extra]="libpetsc-real-dev paraview python3-paraview xvfb xauth"
+)
+order=(build test fuzz extra)
+if [ "${1:-}" = "--list" ]; then
+  for g in "${order[@]}"; do echo "$g: ${groups[$g]}"; done
+  exit 0
+fi
+wanted=("$@")
+[ ${#wanted[@]} -eq 0 ] && wanted=("${order[@]}")
+pkgs=()
+for g in "${wanted[@]}"; do
+  [ -n "${groups[$g]:-}" ] || { echo "deps.sh: unknown group '$g' (build, test, fuzz, extra)" >&2; exit 2; }
+  # shellcheck disable=SC2206
+  pkgs+=(${groups[$g]})
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,7 +17,9 @@
 #      that the loader refuses them with the messages docs/writing-a-plugin.md
 #      quotes;
 #   6. runs the commands of docs/writing-a-plugin.md (blocks "```sh tutorial"
-#      and the files of blocks "```LANG file=PATH") and checks the result.
+#      and the files of blocks "```LANG file=PATH") and checks the result;
+#   7. builds the C program of docs/embedding.md with pkg-config against the
+#      install, runs it and compares its output with the page's.
 #
 # usage: scripts/sdk-check.sh [--build-dir DIR] [--keep]
 #   --build-dir DIR  build settee in DIR (kept, so reruns are incremental);
@@ -265,5 +267,24 @@ got=$(cd "$work/typo" && SETTEE_PLUGIN_PATH="$tut/drag/build/plugins" NO_COLOR=1
       settee run drag/scene.yaml 2>&1 || true)
 [ "$got" = "$(doc_block "text typo-drag")" ] ||
   fail "the typo error differs from the tutorial's block typo-drag:"$'\n'"$got"
+
+# ---- 7. docs/embedding.md: a C program driving a scene, against the install ----
+step "building and running the program of docs/embedding.md"
+doc="$src/docs/embedding.md"
+emb="$work/embedding"
+mkdir -p "$emb"
+awk -v dir="$emb" '
+  /^```sh embedding$/ { out = dir "/run.sh"; printf "" > out; next }
+  /^```[A-Za-z]+ file=[^ ]+$/ { sub(/^```[A-Za-z]+ file=/, ""); out = dir "/" $0
+                                printf "" > out; next }
+  /^```/ { if (out) close(out); out = ""; next }
+  out { print >> out }' "$doc"
+[ -s "$emb/run.sh" ] && [ -s "$emb/drive.c" ] && [ -s "$emb/ball.yaml" ] ||
+  fail "docs/embedding.md lacks its \`\`\`sh embedding block or its files"
+got=$(cd "$emb" && bash -euo pipefail run.sh 2>&1) ||
+  { echo "$got" >&2; fail "a command of docs/embedding.md failed (output above)"; }
+[ "$got" = "$(doc_block "text embedding-output")" ] ||
+  fail "the program of docs/embedding.md printed:"$'\n'"$got"$'\n'"not the page's block embedding-output"
+[ -s "$emb/ball-state.json" ] || fail "the program of docs/embedding.md wrote no ball-state.json"
 
 step "PASS"

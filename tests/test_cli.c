@@ -136,7 +136,8 @@ Test(cli, run_prints_the_summary_line)
     const char *scene = test_write_temp("good.yaml", GOOD);
     cr_assert_eq(run("run %s", scene), 0, "%.3000s", out);
     assert_has("100 steps, simulated 1 s in ");
-    assert_has(" steps/s)\n");
+    assert_has(" steps/s), load ");
+    assert_has(", init ");
     /* exactly one line of output by default */
     cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line only:\n%.3000s", out);
 }
@@ -190,6 +191,107 @@ Test(cli, run_exports_the_state)
     cr_assert(strstr(text, "{\"path\": \"/dofs\"") != NULL, "%s", text);
     cr_assert(strstr(text, "[1, 2, 3]") != NULL, "%s", text);
     remove(json);
+}
+
+/* --summary-json: timings, solver outcomes read from the solvers' output
+ * fields (cross-checked against --collect of the same field after the last
+ * step) and the scene report. */
+Test(cli, run_summary_json_reports_timings_and_solver_outcomes)
+{
+    const char *json = test_write_temp("summary.json", "");
+    cr_assert_eq(run("run %s/scenes/beam_implicit_cg.yaml -n 20 --summary-json %s "
+                     "--collect it=/Beam/linearSolver.nbIterations --collect r=/Beam/linearSolver.residual",
+                     SETTEE_SOURCE_DIR, json), 0, "%.3000s", out);
+    assert_has("20 steps, simulated 0.2 s in ");
+    assert_has("  CGLinearSolver /Beam/linearSolver: nbIterations mean ");
+    unsigned last_it = 0;
+    const char *p = strstr(out, "\"it\": ");
+    cr_assert(p && sscanf(p, "\"it\": %u", &last_it) == 1, "%.3000s", out);
+    double last_r = 0;
+    p = strstr(out, "\"r\": ");
+    cr_assert(p && sscanf(p, "\"r\": %lf", &last_r) == 1, "%.3000s", out);
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    const char *want[] = {"\"ok\": true", "\"failed\": null", "\"steps\": 20,",
+                          "\"planned_steps\": 20,", "\"simulated\": 0.2", "\"wall_seconds\": {",
+                          "\"class\": \"CGLinearSolver\",\n      \"outputs\": {\n"
+                          "        \"nbIterations\": {\n          \"steps\": 20,",
+                          "\"total_mass\": 15", "\"points\": 176"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert(strstr(text, want[i]), "expected \"%s\" in:\n%.4000s", want[i], text);
+    /* the last values of the statistics are the solver's fields after the run */
+    const char *it = strstr(text, "\"nbIterations\": {");
+    const char *last = it ? strstr(it, "\"last\": ") : NULL;
+    unsigned got = 0, max_it = 0;
+    cr_assert(last && sscanf(last, "\"last\": %u", &got) == 1, "%.4000s", text);
+    cr_assert_eq(got, last_it);
+    const char *mx = strstr(it, "\"max\": ");
+    cr_assert(mx && sscanf(mx, "\"max\": %u", &max_it) == 1);
+    cr_assert(max_it >= 1 && max_it <= 25, "CG stops at its 25 iterations: max %u", max_it);
+    const char *res = strstr(text, "\"residual\": {");
+    double got_r = -1;
+    last = res ? strstr(res, "\"last\": ") : NULL;
+    cr_assert(last && sscanf(last, "\"last\": %lf", &got_r) == 1, "%.4000s", text);
+    cr_assert_eq(got_r, last_r);
+    double load = -1, init = -1, steps = -1;
+    p = strstr(text, "\"load\": ");
+    cr_assert(p && sscanf(p, "\"load\": %lf,\n    \"init\": %lf,\n    \"steps\": %lf", &load, &init,
+                          &steps) == 3, "%.4000s", text);
+    cr_assert(load > 0 && init > 0 && steps > 0);
+    free(text);
+}
+
+/* Newton's status is a text: each step's value is counted. */
+Test(cli, run_summary_json_counts_newton_status)
+{
+    const char *scene = test_write_temp(
+        "newton.yaml",
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -10, 0]\n"
+        "  dt: 0.1\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+        "                                    SolidMechanics.Spring, Constraint.Projective]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "    - NewtonRaphsonSolver: {name: newton, maxNbIterationsNewton: 10}\n"
+        "    - StaticSolver: {newtonSolver: \"@newton\"}\n"
+        "    - SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}\n"
+        "    - MechanicalObject: {position: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}\n"
+        "    - FixedProjectiveConstraint: {indices: [1, 2, 3]}\n"
+        "    - SpringForceField: {spring: \"0 1 100 0 1  0 2 100 0 1  0 3 100 0 1\"}\n");
+    const char *json = test_write_temp("newton.json", "");
+    cr_assert_eq(run("run %s -n 4 --summary-json %s", scene, json), 0, "%.3000s", out);
+    assert_has("  NewtonRaphsonSolver /newton: status ");
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    const char *st = strstr(text, "\"status\": {\n          \"steps\": 4,\n          \"last\": \"Converged");
+    cr_assert(st, "%.4000s", text);
+    /* the counts add up to the steps */
+    const char *c = strstr(st, "\"counts\": {");
+    const char *end = c ? strchr(c, '}') : NULL;
+    cr_assert(c && end);
+    unsigned total = 0;
+    for (const char *q = strchr(c + 10, ':'); q && q < end; q = strchr(q + 1, ':'))
+        total += (unsigned)strtoul(q + 1, NULL, 10);
+    cr_assert_eq(total, 4, "%.4000s", text);
+    free(text);
+}
+
+/* A scene that fails to initialise still writes the summary, saying where. */
+Test(cli, run_summary_json_on_failure)
+{
+    const char *scene = test_write_temp("sumbad.yaml", "format: settee/1\n"
+                                                       "root:\n"
+                                                       "  objects:\n"
+                                                       "    - MechanicalObject: {position: [[0, 0]]}\n");
+    const char *json = test_write_temp("sumbad.json", "");
+    cr_assert_eq(run("run %s --summary-json %s", scene, json), 1, "%.3000s", out);
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "\"ok\": false"), "%s", text);
+    cr_assert(strstr(text, "\"failed\": \"") && strstr(text, "\"steps\": 0,"), "%s", text);
+    free(text);
 }
 
 Test(cli, run_export_to_unwritable_file_fails)
@@ -281,6 +383,56 @@ Test(cli, check_bad_scene_prints_file_line_col)
     assert_lacks(": ok (");
 }
 
+/* Init reports every component that fails, not just the first, and skips
+ * (without a message) what depends on a failed one: A's mass has no
+ * topology, B's mass is negative; A's constraint (after A's failed mass),
+ * the node below A, and D's mass (whose totalMass is a data link to B's)
+ * are not initialised and say nothing; C is fine. */
+Test(cli, check_reports_every_init_failure)
+{
+    const char *scene = test_write_temp(
+        "initerrs.yaml", "format: settee/1\n"
+                         "root:\n"
+                         "  objects:\n"
+                         "    - RequiredPlugin: {pluginName: [Mass, Constraint.Projective]}\n"
+                         "    - DefaultAnimationLoop: {}\n"
+                         "  children:\n"
+                         "    - name: A\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - DiagonalMass: {}\n"
+                         "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                         "      children:\n"
+                         "        - name: Below\n"
+                         "          objects:\n"
+                         "            - MechanicalObject: {position: [[0, 0, 0]]}\n"
+                         "            - UniformMass: {totalMass: -2}\n"
+                         "    - name: B\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: -1}\n"
+                         "    - name: C\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: 1}\n"
+                         "    - name: D\n"
+                         "      objects:\n"
+                         "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                         "        - UniformMass: {totalMass: \"@/B/UniformMass1.totalMass\"}\n");
+    cr_assert_eq(run("check %s", scene), 1, "%.3000s", out);
+    char where[600];
+    snprintf(where, sizeof where, "%s:10:11: error: /A/DiagonalMass1: ", scene);
+    assert_has(where);
+    snprintf(where, sizeof where, "%s:20:36: error: /B/UniformMass1: ", scene);
+    assert_has(where);
+    assert_has(": 2 errors, 0 warnings");
+    /* below a failed node nothing initialises, so nothing more is said */
+    assert_lacks("/A/Below");
+    assert_lacks("/A/FixedProjectiveConstraint1");
+    assert_lacks("/C/");
+    assert_lacks("/D/");
+}
+
 Test(cli, check_yaml_syntax_error)
 {
     const char *scene = test_write_temp("syntax.yaml", "format: settee/1\n"
@@ -289,6 +441,95 @@ Test(cli, check_yaml_syntax_error)
     cr_assert_eq(run("check %s", scene), 1, "%.3000s", out);
     assert_has(scene);
     assert_has("error:");
+}
+
+/* The scene report of `check`: fem_beam.scn is a 21 x 3 x 3 grid (189
+ * points) over 2 m x 0.2 m x 0.2 m cut into 20 * 2 * 2 hexahedra of 6
+ * tetrahedra each (480), DiagonalMass of density 1000 (total 1000 * 0.08 =
+ * 80 kg), clamped on the 3 x 3 points at x = 0 by a BoxROI. */
+Test(cli, check_reports_what_the_scene_is)
+{
+    cr_assert_eq(run("check %s/scenes/sofa/fem_beam.scn", SETTEE_SOURCE_DIR), 0, "%.3000s", out);
+    assert_has(": ok (2 nodes, 21 objects)\n");
+    assert_has("system /Beam: EulerImplicitSolver (/Beam/EulerImplicitSolver1), linear solver "
+               "SparseLDLSolver (/Beam/SparseLDLSolver1); 567 degrees of freedom\n");
+    assert_has("  state /Beam/dofs: MechanicalObject, Vec3d, 189 points\n");
+    assert_has("  mass /Beam/DiagonalMass1: DiagonalMass, total 80\n");
+    assert_has("  force field /Beam/fem: TetrahedronFEMForceField, 480 tetrahedra\n");
+    assert_has("  constraint /Beam/FixedProjectiveConstraint1: FixedProjectiveConstraint, "
+               "constrains 9 points\n");
+    assert_has("roi /Beam/clamp: BoxROI, selects 9 points\n");
+    cr_assert_eq(run("check -q %s/scenes/sofa/fem_beam.scn", SETTEE_SOURCE_DIR), 0, "%.3000s", out);
+    cr_assert_str_eq(out, "");
+}
+
+/* MeshSpringForceField's springs (SOFA's `spring` output): one per pair of
+ * points of a cell, counted once. For a 4 x 4 x 11 grid, the 13 offsets
+ * (a, b, c) in {-1, 0, 1}^3 up to sign give sum (4 - |a|)(4 - |b|)(11 - |c|)
+ * = 424 (axes) + 678 (face diagonals) + 360 (cell diagonals) = 1462. */
+Test(cli, check_counts_mesh_springs)
+{
+    cr_assert_eq(run("check %s/scenes/beam_implicit_cg.yaml", SETTEE_SOURCE_DIR), 0, "%.3000s",
+                 out);
+    assert_has("  force field /Beam/MeshSpringForceField1: MeshSpringForceField, 1462 springs\n");
+    assert_has("  mass /Beam/UniformMass1: UniformMass, total 15\n");
+    assert_has("  constraint /Beam/FixedProjectiveConstraint1: FixedProjectiveConstraint, "
+               "constrains 16 points\n");
+}
+
+/* Two systems, springs counted from the spring list, a partial constraint
+ * (PartialFixedProjectiveConstraint fixing y of points 0 and 2: two points
+ * constrained), masses given per point (3 points of 2.5: 7.5) and in total. */
+Test(cli, check_json_report)
+{
+    const char *scene = test_write_temp(
+        "report.yaml",
+        "format: settee/1\n"
+        "root:\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, ODESolver.Backward, Mass,\n"
+        "                                    LinearSolver.Iterative, SolidMechanics.Spring,\n"
+        "                                    Constraint.Projective]}\n"
+        "  children:\n"
+        "    - name: A\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {}\n"
+        "        - CGLinearSolver: {name: cg, iterations: 25, tolerance: 1e-5, threshold: 1e-5}\n"
+        "        - MechanicalObject: {name: dofs, position: [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}\n"
+        "        - UniformMass: {vertexMass: 2.5}\n"
+        "        - SpringForceField: {name: springs, spring: \"0 1 10 0 1  1 2 10 0 1\"}\n"
+        "        - PartialFixedProjectiveConstraint: {name: fix, indices: [0, 2],\n"
+        "                                             fixedDirections: [0, 1, 0]}\n"
+        "    - name: B\n"
+        "      objects:\n"
+        "        - EulerExplicitSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, template: Vec1d, position: [[0], [1]]}\n"
+        "        - UniformMass: {totalMass: 4}\n");
+    cr_assert_eq(run("check --json %s", scene), 0, "%.3000s", out);
+    const char *want[] = {
+        "\"ok\": true", "\"nodes\": 3", "\"objects\": 11",
+        "\"node\": \"/A\"", "\"class\": \"CGLinearSolver\"", "\"dofs\": 9",
+        "\"type\": \"Vec3d\",\n          \"points\": 3",
+        "\"path\": \"/A/springs\",\n          \"class\": \"SpringForceField\",\n"
+        "          \"elements\": 2,\n          \"element_type\": \"springs\"",
+        "\"total_mass\": 7.5,",
+        "\"path\": \"/A/fix\",\n          \"class\": \"PartialFixedProjectiveConstraint\",\n"
+        "          \"points\": 2",
+        "\"node\": \"/B\"", "\"linear_solver\": null", "\"dofs\": 2",
+        "\"type\": \"Vec1d\",\n          \"points\": 2", "\"total_mass\": 4,",
+        "\"rois\": []"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_has(want[i]);
+    /* an invalid scene: "ok": false on stdout, the errors on stderr */
+    const char *bad = test_write_temp("report_bad.yaml", "format: settee/1\n"
+                                                         "root:\n"
+                                                         "  objects:\n"
+                                                         "    - NoSuchThing: {}\n");
+    cr_assert_eq(run("check --json %s", bad), 1, "%.3000s", out);
+    assert_has("\"ok\": false");
+    assert_has("\"errors\": 1");
+    assert_has("NoSuchThing");
 }
 
 /* ---- inspect ---- */

@@ -1,5 +1,6 @@
 /* check.c - `settee check`: load and initialise a scene without running it,
- * and report every error, warning and information message. */
+ * report every error, warning and information message, and say what the
+ * scene is (report.c): as text, or as JSON with --json. */
 #include <stdlib.h>
 
 #include "cli.h"
@@ -13,10 +14,15 @@ void cli_help_check(FILE *f)
           "warnings and information messages (for instance when a DefaultAnimationLoop is added\n"
           "because the root has no animation loop). On success prints\n"
           "  SCENE: ok (N nodes, M objects)\n"
+          "then what the scene is: per mechanical system its ODE solver and linear solver,\n"
+          "its states (type, points), masses (total), force fields (elements) and\n"
+          "constraints (points they constrain); then every ROI (points it selects).\n"
           "\n"
           "Options:\n"
+          "  --json              print the report as JSON on stdout instead (\"ok\", \"nodes\",\n"
+          "                      \"objects\", \"systems\", \"rois\"); errors still go to stderr\n"
           "  --plugin-path DIR   search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
-          "  -q, --quiet         no information messages and no 'ok' line\n"
+          "  -q, --quiet         no information messages, no 'ok' line and no report\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 when the scene is valid, 1 when it is not, 2 on a usage error.\n",
@@ -31,7 +37,25 @@ static void count_graph(const st_node *n, size_t *nodes, size_t *objects)
         count_graph(st_node_child(n, i), nodes, objects);
 }
 
-static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quiet)
+static void print_json(const char *file, st_scene *s, size_t nodes, size_t objects,
+                       bool added_loop, const cli_log *log)
+{
+    jw w = {.f = stdout};
+    jw_object(&w, NULL);
+    jw_string(&w, "scene", file);
+    jw_bool(&w, "ok", s != NULL);
+    jw_uint(&w, "errors", (unsigned long)log->nerrors);
+    jw_uint(&w, "warnings", (unsigned long)log->nwarnings);
+    if (s) {
+        jw_uint(&w, "nodes", nodes);
+        jw_uint(&w, "objects", objects);
+        jw_bool(&w, "animation_loop_added", added_loop);
+        cli_scene_report(s, NULL, &w);
+    }
+    jw_end_object(&w);
+}
+
+static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quiet, bool json)
 {
     st_error err = {0};
     st_scene *s = NULL;
@@ -47,12 +71,16 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
         cli_report(log, &err);
         fprintf(stderr, "%s: %d error%s, %d warning%s\n", file, log->nerrors,
                 log->nerrors == 1 ? "" : "s", log->nwarnings, log->nwarnings == 1 ? "" : "s");
+        if (json)
+            print_json(file, NULL, 0, 0, false, log);
         st_scene_destroy(&s);
         return CLI_EXIT_ERROR;
     }
     size_t nodes = 0, objects = 0;
     count_graph(st_scene_root(s), &nodes, &objects);
-    if (!quiet) {
+    if (json) {
+        print_json(file, s, nodes, objects, added_loop, log);
+    } else if (!quiet) {
         printf("%s: ok (%zu node%s, %zu object%s", file, nodes, nodes == 1 ? "" : "s", objects,
                objects == 1 ? "" : "s");
         if (added_loop)
@@ -60,6 +88,7 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
         if (log->nwarnings)
             printf(", %d warning%s", log->nwarnings, log->nwarnings == 1 ? "" : "s");
         printf(")\n");
+        cli_scene_report(s, stdout, NULL);
     }
     st_scene_destroy(&s);
     return CLI_EXIT_OK;
@@ -68,7 +97,7 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
 int cli_check(int argc, char **argv)
 {
     cli_one_arg o;
-    int rc = cli_parse_one_arg(argc, argv, "check", "scene", "-q", "--quiet", &o);
+    int rc = cli_parse_one_arg(argc, argv, "check", "scene", "-q", "--quiet", "--json", &o);
     if (rc < 0 && !o.arg)
         rc = cli_usage_error("check", "missing the scene file");
     if (rc < 0) {
@@ -77,7 +106,7 @@ int cli_check(int argc, char **argv)
         if (!cli_runtime_open(&rt, &log, o.paths, o.npaths))
             rc = CLI_EXIT_ERROR;
         else
-            rc = check_scene(o.arg, rt, &log, o.flag);
+            rc = check_scene(o.arg, rt, &log, o.flag, o.flag2);
         st_runtime_destroy(&rt);
     }
     free(o.paths);

@@ -77,19 +77,22 @@ bool cli_flag(cli_args *a);
 int cli_unknown_option(cli_args *a);
 
 /* The command line of check and inspect: at most one positional argument,
- * --plugin-path DIR (repeatable) and one flag without a value. */
+ * --plugin-path DIR (repeatable) and up to two flags without a value. */
 typedef struct cli_one_arg {
     const char *arg;    /* the positional argument, or NULL */
     const char **paths; /* the --plugin-path values (owned; free() it) */
     size_t npaths;
     bool flag;          /* the flag was given */
+    bool flag2;         /* the second flag was given */
 } cli_one_arg;
 /* Parses argv into out for the subcommand cmd; `what` names the positional
- * argument in messages ("scene", "name"); flag_short may be NULL. Returns -1
+ * argument in messages ("scene", "name"); flag_short and flag2_long (a second
+ * flag, long form only) may be NULL. Returns -1
  * when the command line is valid, else the exit status (the message was
  * printed). out->paths is to be freed in both cases. */
 int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
-                      const char *flag_short, const char *flag_long, cli_one_arg *out);
+                      const char *flag_short, const char *flag_long, const char *flag2_long,
+                      cli_one_arg *out);
 
 /* ---- JSON output (json.c) ---- */
 
@@ -198,6 +201,28 @@ unsigned long cli_output_files(const cli_output *o);
 st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
                             unsigned long done, double wall, st_error *err);
 void cli_output_free(cli_output *o);
+
+/* ---- what a scene is (report.c) ---- */
+/* Per mechanical system: ODE solver, linear solver, states, masses (with
+ * totals), force fields (element counts), projective constraints (points
+ * constrained); then the ROIs (points selected). Text to f when w is NULL,
+ * else the JSON members "systems" and "rois" into the open object of w.
+ * The scene must be initialised. */
+void cli_scene_report(st_scene *s, FILE *f, jw *w);
+
+/* ---- solver outcomes during a run (solver_stats.c) ---- */
+/* Statistics of the scalar output fields (ST_F_OUTPUT) of every ODE and
+ * linear solver: min, max, mean, last of numbers; counts of texts. */
+typedef struct cli_solver_stats cli_solver_stats;
+/* After init; NULL when out of memory (the run goes on without). */
+cli_solver_stats *cli_solver_stats_create(st_scene *s);
+/* After each step. */
+void cli_solver_stats_record(cli_solver_stats *st);
+/* One line per solver that reported something: "  CLASS PATH: FIELD ...". */
+void cli_solver_stats_print(const cli_solver_stats *st, FILE *f);
+/* The member "solvers": [{path, class, outputs: {FIELD: {...}}}]. */
+void cli_solver_stats_json(const cli_solver_stats *st, jw *w);
+void cli_solver_stats_free(cli_solver_stats *st);
 
 /* ---- Ctrl-C (main.c) ---- */
 /* Installs a SIGINT handler that sets a flag (the first Ctrl-C only). */

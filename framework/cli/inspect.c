@@ -466,7 +466,7 @@ static int inspect(st_runtime *rt, const char *name, bool json)
 int cli_inspect(int argc, char **argv)
 {
     cli_one_arg o;
-    int rc = cli_parse_one_arg(argc, argv, "inspect", "name", NULL, "--json", &o);
+    int rc = cli_parse_one_arg(argc, argv, "inspect", "name", NULL, "--json", NULL, &o);
     if (rc < 0) {
         cli_log log = {.show_info = false, .show_warnings = true};
         st_runtime *rt = NULL;

@@ -217,7 +217,8 @@ int cli_unknown_option(cli_args *a)
 }
 
 int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
-                      const char *flag_short, const char *flag_long, cli_one_arg *out)
+                      const char *flag_short, const char *flag_long, const char *flag2_long,
+                      cli_one_arg *out)
 {
     memset(out, 0, sizeof *out);
     out->paths = calloc((size_t)argc + 1, sizeof *out->paths);
@@ -247,6 +248,10 @@ int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
             if (!cli_flag(&a))
                 rc = CLI_EXIT_USAGE;
             out->flag = true;
+        } else if (flag2_long && cli_is(opt, NULL, flag2_long)) {
+            if (!cli_flag(&a))
+                rc = CLI_EXIT_USAGE;
+            out->flag2 = true;
         } else {
             rc = cli_unknown_option(&a);
         }

@@ -44,6 +44,12 @@ void cli_help_run(FILE *f)
             "                          gravity); repeatable; printed as JSON on stdout unless\n"
             "                          --collect-json is given\n"
             "  --collect-json FILE     write the collected values to FILE as JSON\n"
+            "  --summary-json FILE     write the outcome of the run to FILE as JSON: ok, failed\n"
+            "                          (load, init, step, output) and the error, steps, simulated\n"
+            "                          time, wall-clock seconds of load, init and steps, what the\n"
+            "                          solvers reported (solvers) and what the scene is (systems,\n"
+            "                          rois, as settee check --json); written also when the run\n"
+            "                          fails\n"
             "  --plugin-path DIR       search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
             "  --threads N             threads of the linear algebra (OpenBLAS and CHOLMOD's\n"
             "                          OpenMP) for the direct solvers; default $SETTEE_THREADS,\n"
@@ -55,7 +61,10 @@ void cli_help_run(FILE *f)
             "  -h, --help              show this help\n"
             "\n"
             "On success one summary line goes to stdout, e.g.\n"
-            "  100 steps, simulated 0.001 s in 0.012 s (8333 steps/s)\n"
+            "  100 steps, simulated 1 s in 0.012 s (8333 steps/s), load 2.1 ms, init 0.4 ms\n"
+            "then one line per solver that exposes outcomes as output fields (statistics over\n"
+            "the steps: mean, min, max, last of numbers, counts of texts), e.g.\n"
+            "  CGLinearSolver /Beam/cg: nbIterations mean 12.3, min 9, max 25, last 11; ...\n"
             "\n"
             "Exit status: 0 on success; 1 when the scene does not load or initialise, a step\n"
             "fails, the final state holds NaN or infinity, or the export cannot be written;\n"
@@ -83,6 +92,7 @@ typedef struct run_opts {
     size_t ncollect;
     const char *collect_json;  /* --collect-json FILE, or NULL: stdout */
     unsigned long threads;     /* --threads, else $SETTEE_THREADS, else 1 */
+    const char *summary_json;  /* --summary-json FILE, or NULL */
 } run_opts;
 
 /* Parses a step count: digits only, no sign. */
@@ -208,6 +218,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!parse_steps(v, &o->threads) || o->threads == 0 || o->threads > 1024)
                 return cli_usage_error("run", "--threads expects a number of threads from 1 to "
                                        "1024, not '%s'", v);
+        } else if (cli_is(opt, NULL, "--summary-json")) {
+            if (!(v = cli_value(&a)))
+                return CLI_EXIT_USAGE;
+            if (!*v)
+                return cli_usage_error("run", "--summary-json expects a file name");
+            o->summary_json = v;
         } else if (cli_is(opt, "-q", "--quiet")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -308,29 +324,6 @@ static bool write_checkpoint(const run_opts *o, st_scene *s, const char *tag, cl
     return true;
 }
 
-static void print_summary(unsigned long done, double sim, double wall, bool interrupted,
-                          unsigned long planned, unsigned long threads, const char *const *sets,
-                          size_t nsets)
-{
-    if (interrupted)
-        printf("interrupted after %lu of %lu steps, ", done, planned);
-    else
-        printf("%lu step%s, ", done, done == 1 ? "" : "s");
-    if (wall >= 100)
-        printf("simulated %.6g s in %.0f s", sim, wall);
-    else if (wall >= 1e-3)
-        printf("simulated %.6g s in %.3g s", sim, wall);
-    else
-        printf("simulated %.6g s in %.3g ms", sim, 1e3 * wall);
-    printf(" on %lu thread%s", threads, threads == 1 ? "" : "s");
-    if (wall > 0 && done > 0)
-        printf(" (%.0f steps/s)", (double)done / wall);
-    for (size_t i = 0; i < nsets; i++)
-        printf("%s%s", i ? ", " : "; with --set ", sets[i]);
-    printf("\n");
-    fflush(stdout);
-}
-
 /* Writes the --collect values (also when the state diverged: they show it). */
 static bool write_collected(const run_opts *o, st_scene *s, unsigned long done, cli_log *log)
 {
@@ -356,29 +349,168 @@ static bool write_collected(const run_opts *o, st_scene *s, unsigned long done, 
     return ok;
 }
 
-static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
+/* What a run did, for the summary line and --summary-json. */
+typedef struct run_result {
+    const char *failed;       /* NULL, "load", "init", "step", "output" */
+    char error[ST_ERROR_MSG_MAX + ST_ERROR_PATH_MAX + 8]; /* the first error, if any */
+    double load, init, wall;  /* wall-clock seconds: load, init, the steps */
+    double sim, time;         /* simulated seconds of the run; time at the end */
+    unsigned long done;
+    bool interrupted;
+} run_result;
+
+static void run_failed(run_result *r, const char *stage, const st_error *err)
+{
+    if (r->failed)
+        return;
+    r->failed = stage;
+    if (err && err->code != ST_OK)
+        snprintf(r->error, sizeof r->error, "%s%s%s", err->path[0] ? err->path : "",
+                 err->path[0] ? ": " : "", err->msg[0] ? err->msg : st_status_name(err->code));
+}
+
+/* --summary-json FILE: the run's outcome, its timings, what the solvers
+ * did and (once initialised) what the scene is, for scripts. */
+static void write_summary_json(const run_opts *o, st_scene *s, bool initialised,
+                               const run_result *r, const cli_solver_stats *stats, cli_log *log)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        cli_error("--summary-json: out of memory");
+        log->nerrors++;
+        return;
+    }
+    jw w = {.f = m};
+    jw_object(&w, NULL);
+    jw_string(&w, "scene", o->scene);
+    jw_bool(&w, "ok", !r->failed && !r->interrupted);
+    if (r->failed) {
+        jw_string(&w, "failed", r->failed);
+        jw_string(&w, "error", r->error);
+    } else {
+        jw_null(&w, "failed");
+        jw_null(&w, "error");
+    }
+    jw_bool(&w, "interrupted", r->interrupted);
+    jw_uint(&w, "steps", r->done);
+    jw_uint(&w, "planned_steps", o->steps);
+    jw_real(&w, "simulated", r->sim);
+    jw_real(&w, "time", r->time);
+    jw_array(&w, "set");
+    for (size_t i = 0; i < o->nsets; i++)
+        jw_string(&w, NULL, o->sets[i]);
+    jw_end_array(&w);
+    jw_object(&w, "wall_seconds");
+    jw_real(&w, "load", r->load);
+    jw_real(&w, "init", r->init);
+    jw_real(&w, "steps", r->wall);
+    jw_real(&w, "total", r->load + r->init + r->wall);
+    jw_end_object(&w);
+    if (r->wall > 0 && r->done > 0)
+        jw_real(&w, "steps_per_second", (double)r->done / r->wall);
+    else
+        jw_null(&w, "steps_per_second");
+    cli_solver_stats_json(stats, &w);
+    if (initialised) {
+        cli_scene_report(s, NULL, &w);
+    } else {
+        jw_array(&w, "systems");
+        jw_end_array(&w);
+        jw_array(&w, "rois");
+        jw_end_array(&w);
+    }
+    jw_end_object(&w);
+    fclose(m);
+    if (!cli_write_file_atomic(o->summary_json, buf, len)) {
+        cli_error("--summary-json %s: %s", o->summary_json, strerror(errno));
+        log->nerrors++;
+    }
+    free(buf);
+}
+
+static void print_seconds(const char *what, double t)
+{
+    if (t >= 1e-3)
+        printf("%s %.3g s", what, t);
+    else
+        printf("%s %.3g ms", what, 1e3 * t);
+}
+
+static void print_summary(const run_result *r, unsigned long planned, unsigned long threads,
+                          const char *const *sets, size_t nsets)
+{
+    unsigned long done = r->done;
+    double wall = r->wall, sim = r->sim;
+    if (r->interrupted)
+        printf("interrupted after %lu of %lu steps, ", done, planned);
+    else
+        printf("%lu step%s, ", done, done == 1 ? "" : "s");
+    if (wall >= 100)
+        printf("simulated %.6g s in %.0f s", sim, wall);
+    else if (wall >= 1e-3)
+        printf("simulated %.6g s in %.3g s", sim, wall);
+    else
+        printf("simulated %.6g s in %.3g ms", sim, 1e3 * wall);
+    printf(" on %lu thread%s", threads, threads == 1 ? "" : "s");
+    if (wall > 0 && done > 0)
+        printf(" (%.0f steps/s)", (double)done / wall);
+    print_seconds(", load", r->load);
+    print_seconds(", init", r->init);
+    for (size_t i = 0; i < nsets; i++)
+        printf("%s%s", i ? ", " : "; with --set ", sets[i]);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Loads the scene, applies --set, prepares --output and initialises.
+ * Returns false (the error reported, r->failed set) on failure. */
+static bool run_setup(const run_opts *o, st_runtime *rt, st_scene **sp, cli_output *out,
+                      run_result *r, cli_log *log)
 {
     st_error err = {0};
-    st_scene *s = NULL;
-    if (st_scene_load(rt, o->scene, &s, &err) != ST_OK) {
+    double t0 = cli_now();
+    st_status st = st_scene_load(rt, o->scene, sp, &err);
+    r->load = cli_now() - t0;
+    if (st != ST_OK) {
+        run_failed(r, "load", &err);
         cli_report(log, &err);
-        return CLI_EXIT_ERROR;
+        return false;
     }
     for (size_t i = 0; i < o->nsets; i++) {
         char target[1024];
         const char *eq = strchr(o->sets[i], '=');
         snprintf(target, sizeof target, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
-        if (st_scene_set(s, target, eq + 1, &err) != ST_OK) {
+        if (st_scene_set(*sp, target, eq + 1, &err) != ST_OK) {
+            run_failed(r, "load", &err);
             cli_report(log, &err);
-            st_scene_destroy(&s);
-            return CLI_EXIT_ERROR;
+            return false;
         }
     }
-    cli_output out = {.dir = o->output_dir, .every = o->every};
-    if ((o->output_dir && cli_output_prepare(&out, rt, s, &err) != ST_OK) ||
-        st_scene_init(s, &err) != ST_OK ||
-        cli_collect_resolve(o->collect, o->ncollect, s, &err) != ST_OK) {
+    t0 = cli_now();
+    if ((o->output_dir && cli_output_prepare(out, rt, *sp, &err) != ST_OK) ||
+        st_scene_init(*sp, &err) != ST_OK ||
+        cli_collect_resolve(o->collect, o->ncollect, *sp, &err) != ST_OK) {
+        r->init = cli_now() - t0;
+        run_failed(r, "init", &err);
         cli_report(log, &err);
+        return false;
+    }
+    r->init = cli_now() - t0;
+    return true;
+}
+
+static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
+{
+    st_error err = {0};
+    st_scene *s = NULL;
+    run_result r = {0};
+    cli_output out = {.dir = o->output_dir, .every = o->every};
+    cli_solver_stats *stats = NULL;
+    if (!run_setup(o, rt, &s, &out, &r, log)) {
+        if (o->summary_json)
+            write_summary_json(o, s, false, &r, NULL, log);
         st_scene_destroy(&s);
         cli_output_free(&out);
         return CLI_EXIT_ERROR;
@@ -392,6 +524,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
+    stats = cli_solver_stats_create(s);
 
     int rc = CLI_EXIT_OK;
     unsigned long done = 0;
@@ -441,6 +574,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             break;
         }
         done++;
+        cli_solver_stats_record(stats);
         if (o->output_dir)
             cli_output_step(&out, s, done);
         if (o->export_every && done % o->export_every == 0) {
@@ -460,19 +594,22 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             bar.files = cli_output_files(&out);
         cli_progress_update(&bar, done, st_scene_time(s));
     }
-    double wall = cli_now() - wall0;
+    r.wall = cli_now() - wall0;
     cli_progress_clear(&bar);
     cli_active_progress = NULL;
-    double sim = st_scene_time(s) - t0;
+    r.done = done - start;
+    r.time = st_scene_time(s);
+    r.sim = r.time - t0;
 
     if (rc != CLI_EXIT_OK) {
+        run_failed(&r, "step", &err);
         cli_report(log, &err);
         fprintf(stderr, "settee: note: the run stopped at step %lu of %lu (simulated time %.6g s)\n",
                 done + 1, o->steps, st_scene_time(s));
     } else if (cli_interrupted()) {
         rc = CLI_EXIT_SIGINT;
-        print_summary(done - start, sim, wall, true, o->steps - start, o->threads, o->sets,
-                      o->nsets);
+        r.interrupted = true;
+        print_summary(&r, o->steps - start, o->threads, o->sets, o->nsets);
         if (o->checkpoint && write_checkpoint(o, s, tag, log))
             printf("checkpoint at step %lu written to %s; continue with --resume %s\n", done,
                    o->checkpoint, o->checkpoint);
@@ -481,11 +618,13 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
          * be written) logged errors: the run is not a success. */
         fprintf(stderr, "settee: note: %d error%s during the run\n", log->nerrors - errors0,
                 log->nerrors - errors0 == 1 ? "" : "s");
+        run_failed(&r, "step", NULL);
         rc = CLI_EXIT_ERROR;
     } else {
-        if (!o->quiet)
-            print_summary(done - start, sim, wall, false, o->steps, o->threads, o->sets,
-                          o->nsets);
+        if (!o->quiet) {
+            print_summary(&r, o->steps - start, o->threads, o->sets, o->nsets);
+            cli_solver_stats_print(stats, stdout);
+        }
         if (o->checkpoint && !write_checkpoint(o, s, tag, log))
             rc = CLI_EXIT_ERROR;
         if (o->ncollect && !write_collected(o, s, done, log))
@@ -493,6 +632,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         if (o->export_path) {
             st_error_clear(&err);
             if (st_scene_export_state(s, o->export_path, done, &err) != ST_OK) {
+                run_failed(&r, "output", &err);
                 cli_report(log, &err);
                 rc = CLI_EXIT_ERROR;
             }
@@ -505,6 +645,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
                              "diverged (try a smaller --dt)",
                              done);
                 st_error_set_path(&err, path);
+                run_failed(&r, "step", &err);
                 cli_report(log, &err);
                 rc = CLI_EXIT_ERROR;
             }
@@ -512,7 +653,8 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     }
     if (o->output_dir && rc != CLI_EXIT_ERROR) {
         st_error_clear(&err);
-        if (cli_output_finish(&out, s, o->scene, done, wall, &err) != ST_OK) {
+        if (cli_output_finish(&out, s, o->scene, done, r.wall, &err) != ST_OK) {
+            run_failed(&r, "output", &err);
             cli_report(log, &err);
             rc = CLI_EXIT_ERROR;
         } else if (!o->quiet) {
@@ -521,6 +663,13 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         }
     }
     free(tag);
+    if (o->summary_json) {
+        int errors1 = log->nerrors;
+        write_summary_json(o, s, true, &r, stats, log);
+        if (log->nerrors > errors1)
+            rc = CLI_EXIT_ERROR;
+    }
+    cli_solver_stats_free(stats);
     st_scene_destroy(&s);
     cli_output_free(&out);
     return rc;

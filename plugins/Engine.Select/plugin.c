@@ -13,5 +13,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 
 static const char *const provides[] = {"Sofa.Component.Engine.Select", NULL};
 
-ST_PLUGIN_DEFINE("Engine.Select", "0.1.0", "Regions of interest: BoxROI, SphereROI",
+ST_PLUGIN_DEFINE("Engine.Select", "0.1.0", "Regions of interest: boxes, spheres",
                  "LGPL-2.1-or-later", provides, register_classes)

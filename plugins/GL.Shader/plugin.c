@@ -17,6 +17,7 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.GL.Component.Shader", NULL};
 
 ST_PLUGIN_DEFINE("GL.Shader", "0.1.0",
-                 "SOFA's shader components (OglShader, Ogl*Variable, lights, textures, passes), "
+                 "SOFA's shader components (shaders, shader variables and attributes, lights, textures, "
+                 "passes), "
                  "headless: data kept, nothing compiled or drawn",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -19,6 +19,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.IO.Mesh", NULL};
 
 ST_PLUGIN_DEFINE("IO.Mesh", "0.2.0",
-                 "Mesh loaders: MeshOBJLoader, MeshGmshLoader, MeshVTKLoader, MeshSTLLoader, "
-                 "SphereLoader, VTKExporter",
+                 "Mesh files: loaders (OBJ, Gmsh MSH, VTK, STL, sphere lists) and the VTK exporter",
                  "LGPL-2.1-or-later", provides, register_classes)

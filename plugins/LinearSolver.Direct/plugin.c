@@ -77,5 +77,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.LinearSolver.Direct", NULL};
 
 ST_PLUGIN_DEFINE("LinearSolver.Direct", "0.1.0",
-                 "Direct linear solvers on SuiteSparse (CHOLMOD, UMFPACK, SPQR) and LAPACK", "LGPL-2.1",
+                 "Direct linear solvers on SuiteSparse (CHOLMOD, UMFPACK, SPQR) and LAPACK",
+                 "LGPL-2.1-or-later",
                  provides, register_classes)

@@ -32,4 +32,4 @@ static const char *const provides[] = {"Sofa.Component.LinearSolver.Iterative",
 
 ST_PLUGIN_DEFINE("LinearSolver.Iterative", "0.1.0",
                  "Iterative linear solvers (CG, PCG, MINRES), matrix-free or assembled, and preconditioners",
-                 "LGPL-2.1", provides, register_classes)
+                 "LGPL-2.1-or-later", provides, register_classes)

@@ -20,5 +20,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.LinearSolver.Ordering", NULL};
 
 ST_PLUGIN_DEFINE("LinearSolver.Ordering", "0.1.0",
-                 "Fill-reducing ordering components for the direct linear solvers", "LGPL-2.1",
+                 "Fill-reducing ordering components for the direct linear solvers", "LGPL-2.1-or-later",
                  provides, register_classes)

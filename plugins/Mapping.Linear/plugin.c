@@ -17,6 +17,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 
 static const char *const provides[] = {"Sofa.Component.Mapping.Linear", NULL};
 
-ST_PLUGIN_DEFINE("Mapping.Linear", "0.2.0", "Linear mappings: IdentityMapping, BarycentricMapping, SubsetMapping, "
-                 "SubsetMultiMapping",
+ST_PLUGIN_DEFINE("Mapping.Linear", "0.2.0", "Linear mappings: identity, barycentric, subsets",
                  "LGPL-2.1-or-later", provides, register_classes)

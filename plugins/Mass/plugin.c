@@ -17,5 +17,5 @@ static st_status mass_register(st_registry *r, st_error *err)
 
 static const char *const mass_provides[] = {"Sofa.Component.Mass", NULL};
 
-ST_PLUGIN_DEFINE("Mass", "0.1.0", "Mass components (UniformMass)", "LGPL-2.1", mass_provides,
+ST_PLUGIN_DEFINE("Mass", "0.1.0", "Masses: uniform, diagonal (lumped) and mesh (consistent or lumped)", "LGPL-2.1-or-later", mass_provides,
                  mass_register)

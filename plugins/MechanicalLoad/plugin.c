@@ -22,6 +22,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.MechanicalLoad", NULL};
 
 ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0",
-                 "Loads: ConstantForceField, PlaneForceField, SphereForceField, "
-                 "EllipsoidForceField, Triangle/Quad/Surface/TaitSurface pressures",
+                 "Loads: constant forces, penalty obstacles (planes, spheres, ellipsoids) and "
+                 "pressures on surfaces",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -21,5 +21,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 
 static const char *const provides[] = {"Sofa.Component.ODESolver.Backward", NULL};
 
-ST_PLUGIN_DEFINE("ODESolver.Backward", "0.1.0", "Implicit time integrators", "LGPL-2.1",
+ST_PLUGIN_DEFINE("ODESolver.Backward", "0.1.0", "Implicit time integrators", "LGPL-2.1-or-later",
                  provides, register_classes)

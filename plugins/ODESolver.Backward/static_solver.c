@@ -189,7 +189,7 @@ static double eq_norm_guess(void *ctx)
     return coord_norm2(e->sys);
 }
 
-/* One solve: SOFA's Newton-Raphson iterations (sofa-notes 3.4, newton_solve).
+/* One solve: SOFA's Newton-Raphson iterations (SOFA's NewtonRaphsonSolver.cpp; newton_solve).
  * A failed line search does not stop the iterations: the status becomes
  * DivergedLineSearch, the state goes back to the full step (when more than
  * one try was allowed), the convergence tests still run and the next
@@ -208,8 +208,8 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
                                eq_norm_guess};
     ST_TRY(newton_solve(self, p, &f, status, s->nr ? &s->nr->residual_graph : NULL, err));
     /* updateStateWhenDiverged = false puts back the state the solve started
-     * from. (settee's reading of the field: the SOFA version sofa-notes
-     * follows declares it but never reads it.) */
+     * from. (settee's reading of the field: some SOFA
+     * versions declare it but never read it.) */
     if (status && strcmp(status, "DivergedMaxIterations") == 0 && !p->update_when_diverged) {
         st_vec_x_eq(sys, sys->x, s->x0);
         st_system_propagate_x(sys, sys->x);

@@ -16,5 +16,5 @@ static st_status forward_register(st_registry *r, st_error *err)
 
 static const char *const forward_provides[] = {"Sofa.Component.ODESolver.Forward", NULL};
 
-ST_PLUGIN_DEFINE("ODESolver.Forward", "0.1.0", "Explicit time integrators (EulerExplicitSolver)",
-                 "LGPL-2.1", forward_provides, forward_register)
+ST_PLUGIN_DEFINE("ODESolver.Forward", "0.1.0", "Explicit time integrators",
+                 "LGPL-2.1-or-later", forward_provides, forward_register)

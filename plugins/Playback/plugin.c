@@ -20,5 +20,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 
 static const char *const provides[] = {"Sofa.Component.Playback", "SofaValidation", NULL};
 
-ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files: WriteState, ReadState, CompareState, CompareTopology; Monitor, EnergyMonitor",
+ST_PLUGIN_DEFINE("Playback", "0.1.0", "State files and monitors: write, read and compare mechanical states and topologies over time, monitor points and energies",
                  "LGPL-2.1-or-later", provides, register_classes)

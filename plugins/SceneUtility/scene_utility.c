@@ -142,6 +142,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.SceneUtility", NULL};
 
 ST_PLUGIN_DEFINE("SceneUtility", "0.1.0",
-                 "SOFA's scene utilities (APIVersion, InfoComponent, message handlers, "
+                 "SOFA's scene utilities (API version, information, message handlers, data "
                  "repositories), headless: data kept and checked",
                  "LGPL-2.1-or-later", provides, register_classes)

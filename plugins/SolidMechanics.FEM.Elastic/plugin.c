@@ -22,9 +22,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.SolidMechanics.FEM.Elastic", NULL};
 
 ST_PLUGIN_DEFINE("SolidMechanics.FEM.Elastic", "0.1.0",
-                 "Linear elastic finite elements: TetrahedronFEMForceField, "
-                 "TetrahedralCorotationalFEMForceField, FastTetrahedralCorotationalForceField, "
-                 "HexahedronFEMForceField, HexahedronFEMForceFieldAndMass, TriangleFEMForceField, "
-                 "TriangularFEMForceField, TriangularFEMForceFieldOptim, "
-                 "TriangularAnisotropicFEMForceField, QuadBendingFEMForceField",
+                 "Linear elastic finite elements on tetrahedra, hexahedra, triangles and quads",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -34,6 +34,7 @@ typedef struct mesh_spring_ff {
     st_component *topology;
     st_component *object1, *object2;
     spring_set set;
+    st_array spring_list;        /* "spring" (output): the springs made, 5 reals each */
     /* init-time pair set (open addressing, keys min << 32 | max, 0 = empty) */
     uint64_t *keys;
     size_t keycap;
@@ -206,6 +207,15 @@ static st_status msff_init(st_component *self, st_error *err)
     ST_TRY(st);
     if (s->set.n == 0)
         st_component_info(self, "no spring created (every stiffness and damping is 0)");
+    /* SOFA's `spring` data (inherited from SpringForceField) holds the
+     * springs the mesh made: i j ks kd restLength each. */
+    ST_TRY(st_array_resize(&s->spring_list, ST_T_REALS, 5 * s->set.n, err));
+    for (size_t k = 0; k < s->set.n; k++) {
+        const spring *sp = &s->set.s[k];
+        double *r = s->spring_list.r + 5 * k;
+        r[0] = sp->m1, r[1] = sp->m2, r[2] = sp->ks, r[3] = sp->kd, r[4] = sp->l0;
+    }
+    st_component_touch(self, st_component_field(self, "spring"));
     return springs_finish(&s->set, err);
 }
 
@@ -295,6 +305,9 @@ static const st_field msff_fields[] = {
             "The MechanicalObject (default: the node's; must equal object2)"),
     ST_LINK(mesh_spring_ff, object2, "object2", ST_LINK_STATE,
             "The MechanicalObject (default: object1)"),
+    ST_OUTPUT(mesh_spring_ff, spring_list, "spring", ST_T_REALS, st_array,
+              "The springs made from the mesh at init, as SOFA's LinearSpring text: 'i j ks kd "
+              "restLength' (5 numbers per spring; ks and kd divided by the rest length)"),
     ST_FIELD_END};
 
 const st_class mesh_spring_force_field_class = {

@@ -20,6 +20,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.SolidMechanics.Spring", NULL};
 
 ST_PLUGIN_DEFINE("SolidMechanics.Spring", "0.1.0",
-                 "Linear springs: SpringForceField, MeshSpringForceField, "
-                 "RestShapeSpringsForceField, RegularGridSpringForceField, bending springs",
+                 "Linear springs: listed, along mesh elements, towards a rest shape, on regular "
+                 "grids, and bending springs",
                  "LGPL-2.1-or-later", provides, register_classes)
