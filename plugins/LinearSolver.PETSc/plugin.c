@@ -28,4 +28,4 @@ static const char *const provides[] = {NULL};
 
 ST_PLUGIN_DEFINE("LinearSolver.PETSc", "0.1.0",
                  "Krylov solvers and preconditioners of PETSc (KSP, PC) on the assembled system",
-                 "LGPL-2.1", provides, register_classes)
+                 "LGPL-2.1-or-later", provides, register_classes)

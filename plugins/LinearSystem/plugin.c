@@ -19,4 +19,4 @@ static const char *const provides[] = {"Sofa.Component.LinearSystem", NULL};
 
 ST_PLUGIN_DEFINE("LinearSystem", "0.1.0",
                  "SOFA's linear-system components (accepted; settee's kernel assembles)",
-                 "LGPL-2.1", provides, register_classes)
+                 "LGPL-2.1-or-later", provides, register_classes)

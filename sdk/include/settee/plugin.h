@@ -12,7 +12,7 @@
  *       return ST_OK;
  *   }
  *   static const char *const provides[] = {"Sofa.Component.MechanicalLoad", NULL};
- *   ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0", "Constant and plane forces", "LGPL-2.1",
+ *   ST_PLUGIN_DEFINE("MechanicalLoad", "0.1.0", "Constant and plane forces", "LGPL-2.1-or-later",
  *                    provides, reg)
  */
 #ifndef SETTEE_PLUGIN_H
