@@ -39,6 +39,7 @@ typedef struct st_engine_ops st_engine_ops;
 typedef struct st_animloop_ops st_animloop_ops;
 typedef struct st_state_ops st_state_ops;
 typedef struct st_state_type st_state_type;
+typedef struct st_collision_ops st_collision_ops;
 
 /* Component state, as SOFA's componentState. */
 typedef enum st_cstate {
@@ -115,6 +116,10 @@ struct st_class {
      * one, else the type of the state it acts on, else the first listed;
      * a type not listed is an error naming the component and the type. */
     const char *const *templates;
+
+    /* Appended after ABI 2.1. The collision pipeline role (roles.h, st_collision_ops): the
+     * animation loop runs it before the ODE solvers. NULL otherwise. */
+    const st_collision_ops *collision;
 };
 
 /* True when a class registered by a plugin built against an older ABI
