@@ -1,0 +1,335 @@
+/* test_collision_scenes.c - SOFA's collision pipeline in whole scenes: a
+ * ball on a static triangle floor rests where the penalty force carries its
+ * weight (SOFA's stiffness rule ks = ks1 ks2 / (contactDistance + radii) and
+ * rest distance; Rigid3d and Vec3d spheres; explicit, matrix-free and
+ * assembled implicit); a deformable cube with a mapped surface rests on the
+ * floor without tunnelling, its contact forces summing to its weight, the
+ * same through CG and LDL; runs are bit-identical twice and with another
+ * broad phase; steady steps allocate nothing; a pair across two solvers is
+ * refused at init. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(collision_scenes, .init = setup, .fini = teardown);
+
+#define HEADER                                                                                     \
+    "format: settee/1\n"                                                                           \
+    "root:\n"                                                                                      \
+    "  name: root\n"                                                                               \
+    "  gravity: [0, -9.81, 0]\n"                                                                   \
+    "  dt: %g\n"                                                                                   \
+    "  objects:\n"                                                                                 \
+    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, ODESolver.Forward,\n"                 \
+    "        LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology,\n"                      \
+    "        SolidMechanics.Spring, Mapping.Linear, Collision]}\n"                                 \
+    "    - DefaultAnimationLoop: {}\n"                                                             \
+    "    - CollisionPipeline: {}\n"                                                                \
+    "    - %s: {}\n"                                                                               \
+    "    - BVHNarrowPhase: {}\n"                                                                   \
+    "    - MinProximityIntersection: {alarmDistance: %g, contactDistance: %g}\n"                  \
+    "    - CollisionResponse: {}\n"                                                                \
+    "  children:\n"
+
+#define FLOOR                                                                                      \
+    "    - name: Floor\n"                                                                          \
+    "      objects:\n"                                                                             \
+    "        - MechanicalObject: {name: floor, position: [[-3, 0, -3], [4, 0, -3], [4, 0, 3],"     \
+    " [-3, 0, 3]]}\n"                                                                              \
+    "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"                                \
+    "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: %g}\n"
+
+static const char *IMPLICIT_CG = "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+                                 "        - CGLinearSolver: {iterations: 200, tolerance: 1e-20,"
+                                 " threshold: 1e-30}";
+static const char *IMPLICIT_LDL = "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+                                  "        - SparseLDLSolver: {template: "
+                                  "CompressedRowSparseMatrixMat3x3d}";
+static const char *EXPLICIT = "EulerExplicitSolver: {symplectic: true}";
+
+static st_scene *load(const char *yaml)
+{
+    st_scene *s = NULL;
+    st_error e = {0};
+    st_status rc = test_load_string(&T, yaml, &s, &e);
+    cr_assert_eq(rc, ST_OK, "load: %s\n%s", e.msg, yaml);
+    rc = st_scene_init(s, &e);
+    cr_assert_eq(rc, ST_OK, "init: %s (%s)", e.msg, e.where);
+    return s;
+}
+
+static void run(st_scene *s, int steps)
+{
+    st_error e = {0};
+    for (int i = 0; i < steps; i++)
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s", i, e.msg);
+}
+
+static st_mstate *state(st_scene *s, const char *name)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert_not_null(c, "no %s", name);
+    return (st_mstate *)c;
+}
+
+/* A ball of mass 1 and radius r on the floor (ks of both models k),
+ * dropped from h0 (or placed at h0 at rest). */
+static char *ball_yaml(const char *solver, bool rigid, double h0, double k, double dt)
+{
+    char *y = malloc(8192);
+    int n = snprintf(y, 8192, HEADER, dt, "BruteForceBroadPhase", 0.8, 0.5);
+    n += snprintf(y + n, 8192 - (size_t)n,
+                  "    - name: Ball\n"
+                  "      objects:\n"
+                  "        - %s\n"
+                  "        - MechanicalObject: {name: ball, template: %s, position: [[0.3, %.17g,"
+                  " 0.2%s]]}\n"
+                  "        - UniformMass: {totalMass: 1}\n"
+                  "        - SphereCollisionModel: {radius: 0.1, contactStiffness: %g}\n",
+                  solver, rigid ? "Rigid3d" : "Vec3d", h0, rigid ? ", 0, 0, 0, 1" : "", k);
+    snprintf(y + n, 8192 - (size_t)n, FLOOR, k);
+    return y;
+}
+
+/* SOFA's rule: distance d = contactDistance + r (the triangle has none),
+ * ks = k k / d; the Rigid3d sphere's contact point is on its surface, so
+ * its rest height is d + r, a Vec3d sphere's (its centre) d. */
+static double rest_height(bool rigid, double k)
+{
+    double d = 0.5 + 0.1, ks = k * k / d;
+    return d + (rigid ? 0.1 : 0.0) - 9.81 / ks;
+}
+
+static void check_ball_rests(const char *solver, bool rigid, double k, double dt, int steps,
+                             double tol)
+{
+    char *y = ball_yaml(solver, rigid, 1.5, k, dt);
+    st_scene *s = load(y);
+    run(s, steps);
+    st_mstate *b = state(s, "ball");
+    double h = b->position.r[1], want = rest_height(rigid, k);
+    cr_assert(fabs(h - want) < tol, "%s %s: rests at %.15g, closed form %.15g", solver,
+              rigid ? "Rigid3d" : "Vec3d", h, want);
+    cr_assert(fabs(b->velocity.r[1]) < 1e-6, "still moving: %g", b->velocity.r[1]);
+    /* The contact point lies below the centre: no torque, no spin. */
+    if (rigid)
+        for (int a = 3; a < 6; a++)
+            cr_assert(fabs(b->velocity.r[a]) < 1e-12, "spins: %g", b->velocity.r[a]);
+    st_scene_destroy(&s);
+    free(y);
+}
+
+Test(collision_scenes, rigid_ball_rests_at_penalty_depth_implicit)
+{
+    check_ball_rests(IMPLICIT_CG, true, 1000, 0.005, 2000, 1e-9);
+    check_ball_rests(IMPLICIT_LDL, true, 1000, 0.005, 2000, 1e-9);
+}
+
+Test(collision_scenes, vec3_ball_rests_at_penalty_depth_implicit)
+{
+    check_ball_rests(IMPLICIT_CG, false, 1000, 0.005, 2000, 1e-9);
+    check_ball_rests(IMPLICIT_LDL, false, 1000, 0.005, 2000, 1e-9);
+}
+
+/* Explicit integration has no damping: placed at the closed-form height at
+ * rest, the ball stays there (the force balances the weight to
+ * round-off); placed a little higher, it oscillates about that height. */
+Test(collision_scenes, ball_balances_weight_explicit)
+{
+    for (int rigid = 0; rigid < 2; rigid++) {
+        double want = rest_height(rigid, 20);
+        char *y = ball_yaml(EXPLICIT, rigid, want, 20, 0.001);
+        st_scene *s = load(y);
+        run(s, 500);
+        st_mstate *b = state(s, "ball");
+        cr_assert(fabs(b->position.r[1] - want) < 1e-12, "explicit %d: %.17g vs %.17g", rigid,
+                  b->position.r[1], want);
+        st_scene_destroy(&s);
+        free(y);
+        /* 1 cm higher: min and max heights symmetric about the rest height
+         * (a linear spring, the ball never leaving the contact). */
+        y = ball_yaml(EXPLICIT, rigid, want + 0.01, 20, 0.0005);
+        s = load(y);
+        b = state(s, "ball");
+        double lo = 1e9, hi = -1e9;
+        st_error e = {0};
+        for (int i = 0; i < 4000; i++) {
+            cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+            lo = fmin(lo, b->position.r[1]);
+            hi = fmax(hi, b->position.r[1]);
+        }
+        cr_assert(fabs(0.5 * (lo + hi) - want) < 2e-4, "oscillates about %.9g, want %.9g",
+                  0.5 * (lo + hi), want);
+        cr_assert(fabs(hi - want - 0.01) < 2e-4, "amplitude %.9g", hi - want);
+        st_scene_destroy(&s);
+        free(y);
+    }
+}
+
+/* The cube: a 3x3x3 spring grid, its surface (8 corners and the bottom
+ * centre, 14 triangles) mapped by a BarycentricMapping. */
+static char *cube_yaml(const char *solver, const char *broad)
+{
+    char *y = malloc(16384);
+    int n = snprintf(y, 16384, HEADER, 0.01, broad, 0.15, 0.05);
+    n += snprintf(
+        y + n, 16384 - (size_t)n,
+        "    - name: Cube\n"
+        "      objects:\n"
+        "        - %s\n"
+        "        - MechanicalObject: {name: dofs}\n"
+        "        - RegularGridTopology: {nx: 3, ny: 3, nz: 3, xmin: -0.5, xmax: 0.5, ymin: 0.3,"
+        " ymax: 1.3, zmin: -0.5, zmax: 0.5}\n"
+        "        - UniformMass: {totalMass: 1}\n"
+        "        - MeshSpringForceField: {stiffness: 500, damping: 1}\n"
+        "      children:\n"
+        "        - name: Surface\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: surf, position: [[-0.5, 0.3, -0.5], [0.5, 0.3, -0.5],"
+        " [0.5, 0.3, 0.5], [-0.5, 0.3, 0.5], [-0.5, 1.3, -0.5], [0.5, 1.3, -0.5], [0.5, 1.3, 0.5],"
+        " [-0.5, 1.3, 0.5], [0, 0.3, 0]]}\n"
+        "            - MeshTopology: {triangles: [[0, 1, 8], [1, 2, 8], [2, 3, 8], [3, 0, 8],"
+        " [4, 6, 5], [4, 7, 6], [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2], [2, 6, 7], [2, 7, 3],"
+        " [3, 7, 4], [3, 4, 0]]}\n"
+        "            - TriangleCollisionModel: {contactStiffness: 100}\n"
+        "            - LineCollisionModel: {contactStiffness: 100}\n"
+        "            - PointCollisionModel: {contactStiffness: 100}\n"
+        "            - BarycentricMapping: {input: \"@..\", output: \"@surf\"}\n",
+        solver);
+    snprintf(y + n, 16384 - (size_t)n, FLOOR, 100.0);
+    return y;
+}
+
+static void check_cube_rests(st_scene *s, const char *what)
+{
+    st_mstate *g = state(s, "dofs"), *surf = state(s, "surf");
+    for (size_t i = 0; i < g->position.n; i++)
+        cr_assert(g->position.r[3 * i + 1] > 0.0, "%s: grid point %zu below the floor (%g)", what,
+                  i, g->position.r[3 * i + 1]);
+    double vmax = 0;
+    for (size_t i = 0; i < 3 * g->velocity.n; i++)
+        vmax = fmax(vmax, fabs(g->velocity.r[i]));
+    cr_assert(vmax < 1e-4, "%s: still moving (%g)", what, vmax);
+    /* The five bottom points carry the weight: sum ks pen = m g with
+     * ks = 100 100 / 0.05 and pen = 0.05 - y. */
+    const unsigned bottom[5] = {0, 1, 2, 3, 8};
+    double ks = 100.0 * 100.0 / 0.05, sum = 0;
+    for (int k = 0; k < 5; k++) {
+        double y = surf->position.r[3 * bottom[k] + 1];
+        cr_assert(y < 0.05 && y > 0.04, "%s: bottom point %u at %g", what, bottom[k], y);
+        sum += ks * (0.05 - y);
+    }
+    cr_assert(fabs(sum - 9.81) < 1e-4, "%s: contact forces sum to %.9g, weight 9.81", what, sum);
+}
+
+Test(collision_scenes, deformable_cube_rests_on_floor)
+{
+    const char *solvers[2] = {IMPLICIT_CG, IMPLICIT_LDL};
+    double *final[2];
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) {
+        char *y = cube_yaml(solvers[k], "BruteForceBroadPhase");
+        st_scene *s = load(y);
+        run(s, 400);
+        check_cube_rests(s, k ? "LDL" : "CG");
+        st_mstate *g = state(s, "dofs");
+        n = 3 * g->position.n;
+        final[k] = malloc(n * sizeof(double));
+        memcpy(final[k], g->position.r, n * sizeof(double));
+        st_scene_destroy(&s);
+        free(y);
+    }
+    /* The assembled stiffness (J^T K J through the mapping) and the
+     * matrix-free products give the same motion. */
+    for (size_t i = 0; i < n; i++)
+        cr_assert(fabs(final[0][i] - final[1][i]) < 1e-8, "CG and LDL differ at %zu: %g %g", i,
+                  final[0][i], final[1][i]);
+    free(final[0]);
+    free(final[1]);
+}
+
+/* Same scene twice, and with DirectSAP: bit-identical trajectories. */
+Test(collision_scenes, deterministic)
+{
+    const char *broad[3] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP"};
+    double *out[3];
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        char *y = cube_yaml(IMPLICIT_CG, broad[k]);
+        st_scene *s = load(y);
+        run(s, 150);
+        st_mstate *g = state(s, "dofs");
+        n = 3 * g->position.n;
+        out[k] = malloc(n * sizeof(double));
+        memcpy(out[k], g->position.r, n * sizeof(double));
+        st_scene_destroy(&s);
+        free(y);
+    }
+    cr_assert(memcmp(out[0], out[1], n * sizeof(double)) == 0, "two runs differ");
+    cr_assert(memcmp(out[0], out[2], n * sizeof(double)) == 0, "DirectSAP differs");
+    for (int k = 0; k < 3; k++)
+        free(out[k]);
+}
+
+/* Once the contact lists have their size, a step allocates nothing. */
+Test(collision_scenes, steady_steps_allocate_nothing)
+{
+    char *y = cube_yaml(IMPLICIT_CG, "BruteForceBroadPhase");
+    st_scene *s = load(y);
+    run(s, 300);
+    st_error e = {0};
+    unsigned long a0 = st_alloc_count();
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_alloc_count() - a0, 0, "%lu allocations in 20 resting steps",
+                 st_alloc_count() - a0);
+    st_scene_destroy(&s);
+    free(y);
+}
+
+/* Two balls under two ODE solvers that may touch: refused at init with a
+ * message naming both models and solvers. */
+Test(collision_scenes, pair_across_two_solvers_is_refused)
+{
+    char y[8192];
+    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.8, 0.5);
+    for (int k = 0; k < 2; k++)
+        n += snprintf(y + n, sizeof y - (size_t)n,
+                      "    - name: B%d\n"
+                      "      objects:\n"
+                      "        - EulerImplicitSolver: {name: ode%d}\n"
+                      "        - CGLinearSolver: {}\n"
+                      "        - MechanicalObject: {position: [[%d, 1, 0]]}\n"
+                      "        - UniformMass: {totalMass: 1}\n"
+                      "        - SphereCollisionModel: {radius: 0.1}\n",
+                      k, k, 3 * k);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_neq(st_scene_init(s, &e), ST_OK);
+    cr_assert(strstr(e.msg, "two different ODE solvers") && strstr(e.msg, "/B0/") &&
+                  strstr(e.msg, "/B1/") && strstr(e.msg, "ode0") && strstr(e.msg, "ode1"),
+              "%s", e.msg);
+    st_scene_destroy(&s);
+}
+
+/* The verbose log names each pair and its contacts at each step. */
+Test(collision_scenes, contacts_per_pair_are_logged)
+{
+    char *y = ball_yaml(IMPLICIT_CG, true, rest_height(true, 1000), 1000, 0.005);
+    st_scene *s = load(y);
+    run(s, 2);
+    cr_assert(strstr(T.log, "step 2: /Floor/TriangleCollisionModel1 - /Ball/SphereCollisionModel1:"
+                            " 1 contacts"),
+              "%s", T.log);
+    st_scene_destroy(&s);
+    free(y);
+}
