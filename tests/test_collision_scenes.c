@@ -333,3 +333,100 @@ Test(collision_scenes, contacts_per_pair_are_logged)
     st_scene_destroy(&s);
     free(y);
 }
+
+/* Two bodies under one solver, B resting 2 cm into A's contact distance
+ * (triangle-point, line-line, line-point contacts between two mapped
+ * surfaces): the contacts' stiffness (add_dforce, and the assembled
+ * J^T K J) is the derivative of their force, by central differences. */
+static const char *body(const char *name, double x0, double y0, double z0, double a)
+{
+    static char buf[2][4096];
+    static int k;
+    char *b = buf[k++ & 1];
+    snprintf(b, sizeof buf[0],
+             "        - name: %s\n"
+             "          objects:\n"
+             "            - MechanicalObject: {name: %s_dofs}\n"
+             "            - RegularGridTopology: {nx: 2, ny: 2, nz: 2, xmin: %g, xmax: %g, ymin: %g,"
+             " ymax: %g, zmin: %g, zmax: %g}\n"
+             "            - UniformMass: {totalMass: 1}\n"
+             "          children:\n"
+             "            - name: S\n"
+             "              objects:\n"
+             "                - MechanicalObject: {name: %s_surf, position: [[%g, %g, %g], [%g, %g, %g],"
+             " [%g, %g, %g], [%g, %g, %g], [%g, %g, %g], [%g, %g, %g], [%g, %g, %g], [%g, %g, %g]]}\n"
+             "                - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2], [4, 6, 5], [4, 7, 6],"
+             " [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2], [2, 6, 7], [2, 7, 3], [3, 7, 4], [3, 4, 0]]}\n"
+             "                - TriangleCollisionModel: {contactStiffness: 30}\n"
+             "                - LineCollisionModel: {contactStiffness: 30}\n"
+             "                - PointCollisionModel: {contactStiffness: 30}\n"
+             "                - BarycentricMapping: {input: \"@..\", output: \"@%s_surf\"}\n",
+             name, name, x0, x0 + a, y0, y0 + a, z0, z0 + a, name, x0, y0, z0, x0 + a, y0, z0,
+             x0 + a, y0, z0 + a, x0, y0, z0 + a, x0, y0 + a, z0, x0 + a, y0 + a, z0, x0 + a,
+             y0 + a, z0 + a, x0, y0 + a, z0 + a, name);
+    return b;
+}
+
+Test(collision_scenes, contact_stiffness_is_the_force_derivative)
+{
+    char y[16384];
+    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    snprintf(y + n, sizeof y - (size_t)n,
+             "    - name: Pair\n"
+             "      objects:\n"
+             "        - %s\n"
+             "      children:\n%s%s",
+             IMPLICIT_LDL, body("A", -0.5, 0.0, -0.5, 1.0), body("B", -0.25, 1.02, -0.4, 0.6));
+    st_scene *s = load(y);
+    st_component *pipe = test_find_object(s, "CollisionPipeline1");
+    cr_assert_not_null(pipe);
+    st_error err = {0};
+    cr_assert_eq(pipe->cls->collision->compute(pipe, st_scene_root(s), &err), ST_OK, "%s", err.msg);
+    cr_assert(strstr(T.log, "/Pair/A/S/TriangleCollisionModel1 - /Pair/B/S/PointCollisionModel1: 4 contacts"),
+              "%s", T.log);
+    cr_assert(strstr(T.log, "/Pair/B/S/LineCollisionModel1 - /Pair/A/S/LineCollisionModel1: "), "%s", T.log);
+    st_system *sys = s->systems[0];
+    size_t nd = sys->size_all, nx = sys->xsize_all;
+    double *x0 = malloc(nx * sizeof *x0), *xp = malloc(nx * sizeof *xp);
+    double *fp = calloc(nd, sizeof *fp), *fm = calloc(nd, sizeof *fm);
+    double *dx = calloc(nd, sizeof *dx), *df = calloc(nd, sizeof *df), *km = calloc(nd, sizeof *km);
+    memcpy(x0, sys->x, nx * sizeof *x0);
+    st_matrix *mat = NULL;
+    st_system_compute_force(sys, fp, x0, sys->v);
+    cr_assert_eq(st_matrix_create(sys, &mat, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(mat, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    const double eps = 1e-6;
+    double worst = 0, worst_m = 0, kmax = 0;
+    double *f0 = calloc(nd, sizeof *f0);
+    for (size_t col = 0; col < sys->size; col++) {
+        double *f2[2] = {fm, fp};
+        for (int sg = 0; sg < 2; sg++) {
+            memcpy(xp, x0, nx * sizeof *xp);
+            xp[col] += (sg ? eps : -eps); /* Vec3d states: coordinates = derivatives */
+            st_system_propagate_x(sys, xp);
+            st_system_compute_force(sys, f2[sg], xp, sys->v);
+        }
+        /* Back at x0: the contacts' penetrations are those of x0 again. */
+        st_system_propagate_x(sys, x0);
+        st_system_compute_force(sys, f0, x0, sys->v);
+        memset(dx, 0, nd * sizeof *dx);
+        dx[col] = 1.0;
+        st_system_add_mbkdx(sys, df, dx, 0.0, 0.0, 1.0, true);
+        st_matrix_mul(mat, km, dx);
+        for (size_t r = 0; r < sys->size; r++) {
+            double fd = (fp[r] - fm[r]) / (2 * eps);
+            worst = fmax(worst, fabs(fd - df[r]));
+            worst_m = fmax(worst_m, fabs(km[r] - df[r]));
+            kmax = fmax(kmax, fabs(fd));
+        }
+    }
+    free(f0);
+    cr_assert(kmax > 100, "no contact stiffness seen (%g)", kmax);
+    cr_log_info("contact stiffness: max %g, add_dforce vs FD %g, matrix vs add_dforce %g", kmax,
+                worst, worst_m);
+    cr_assert(worst < 1e-5 * kmax, "add_dforce vs finite differences: %g (of %g)", worst, kmax);
+    cr_assert(worst_m < 1e-10 * kmax, "assembled K vs add_dforce: %g (of %g)", worst_m, kmax);
+    st_matrix_destroy(&mat);
+    free(x0), free(xp), free(fp), free(fm), free(dx), free(df), free(km);
+    st_scene_destroy(&s);
+}
