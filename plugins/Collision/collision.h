@@ -186,9 +186,9 @@ extern const char *const cmodel_sphere_templates[];
                     "element.",                                                                   \
                     0, "proximity", 0.0, 0.0),                                                    \
         ST_REAL(cmodel, contact_stiffness, "contactStiffness", "10", "Contact stiffness"),      \
-        ST_REAL(cmodel, contact_friction, "contactFriction", "0",                                \
-                "Contact friction coefficient (dry or viscous or unused depending on the "       \
-                "contact method); PenalityContactForceField does not use it"),                   \
+        ST_IGNORED(cmodel, contact_friction, "contactFriction", ST_T_REAL, double, "0",         \
+                   "Contact friction coefficient (dry or viscous or unused depending on the "    \
+                   "contact method; PenalityContactForceField, as in SOFA, does not use it)"),   \
         ST_IGNORED(cmodel, contact_restitution, "contactRestitution", ST_T_REAL, double, "0",   \
                    "Contact coefficient of restitution (unused by penalty contacts)"),           \
         ST_STRING(cmodel, contact_response, "contactResponse", NULL,                             \
