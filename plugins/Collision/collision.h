@@ -62,6 +62,9 @@ typedef struct cmodel {
     unsigned *elems;           /* vertex indices, 2 per line or 3 per triangle; owned */
     double *box;               /* 6 per element: min xyz, max xyz (this step) */
     double mbox[6];            /* the model's box */
+    unsigned *order;           /* elements sorted by their box's lower x (then index) */
+    unsigned *scratch;         /* merge sort buffer */
+    double max_extent;         /* the largest element box width along x */
     /* Pairs whose force this model adds (it is their owner). */
     cpair **owned;
     size_t nowned;
@@ -161,7 +164,8 @@ void cmodel_cleanup(st_component *self);
 const double *cmodel_x(const cmodel *m);
 /* The radius of sphere i. */
 double cmodel_radius(const cmodel *m, size_t i);
-/* Recomputes element and model boxes from the current positions. */
+/* Recomputes element and model boxes from the current positions, and the
+ * elements' order along x (the narrow phase's sweep). */
 void cmodel_update_boxes(cmodel *m);
 /* SOFA's canCollideWith (same node: selfCollision; else groups). */
 bool cmodel_can_collide(const cmodel *a, const cmodel *b);

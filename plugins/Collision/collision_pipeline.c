@@ -359,12 +359,27 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     q->ndet = 0;
     if (!boxes_meet(q->m[0]->mbox, q->m[1]->mbox, alarm))
         return ST_OK;
+    /* A sweep along x: the second model's elements sorted by their box's
+     * lower x; for element i only those whose lower x lies within
+     * [lo(i) - tol - widest, hi(i) + tol] can meet it. */
+    const cmodel *m1 = q->m[1];
     for (size_t i = 0; i < q->m[0]->nelem; i++) {
         const double *bi = q->m[0]->box + 6 * i;
-        if (!boxes_meet(bi, q->m[1]->mbox, alarm))
+        if (!boxes_meet(bi, m1->mbox, alarm))
             continue;
-        for (size_t j = self ? i + 1 : 0; j < q->m[1]->nelem; j++) {
-            if (!boxes_meet(bi, q->m[1]->box + 6 * j, alarm) || share_vertex(q, i, j))
+        double lo = bi[0] - alarm - m1->max_extent, hi = bi[3] + alarm;
+        size_t a = 0, b = m1->nelem;
+        while (a < b) { /* first sorted element with lower x >= lo */
+            size_t mid = a + (b - a) / 2;
+            if (m1->box[6 * (size_t)m1->order[mid]] < lo)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        for (size_t k = a; k < m1->nelem && m1->box[6 * (size_t)m1->order[k]] <= hi; k++) {
+            size_t j = m1->order[k];
+            if ((self && j <= i) || !boxes_meet(bi, m1->box + 6 * j, alarm) ||
+                share_vertex(q, i, j))
                 continue;
             if (q->ndet == q->capdet) {
                 size_t cap = q->capdet ? 2 * q->capdet : 16;

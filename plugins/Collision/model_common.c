@@ -30,7 +30,9 @@ static st_status alloc_elems(cmodel *m, size_t n, unsigned width, st_error *err)
     m->nelem = n;
     m->elems = n && width ? st_malloc(n * width * sizeof *m->elems) : NULL;
     m->box = st_malloc((n ? n : 1) * 6 * sizeof *m->box);
-    if ((n && width && !m->elems) || !m->box)
+    m->order = st_malloc((n ? n : 1) * sizeof *m->order);
+    m->scratch = st_malloc((n ? n : 1) * sizeof *m->scratch);
+    if ((n && width && !m->elems) || !m->box || !m->order || !m->scratch)
         return st_error_set(err, ST_ENOMEM, "out of memory listing the collision elements");
     return ST_OK;
 }
@@ -152,6 +154,9 @@ void cmodel_cleanup(st_component *self)
     cmodel *m = (cmodel *)self;
     st_free(m->elems);
     st_free(m->box);
+    st_free(m->order);
+    st_free(m->scratch);
+    m->order = m->scratch = NULL;
     st_free(m->owned);
     m->elems = NULL;
     m->box = NULL;
@@ -170,12 +175,47 @@ static const double *vertex(const cmodel *m, const double *x, unsigned i)
     return x + (size_t)m->ms->type->coord_size * i;
 }
 
+/* Element a before b: lower box x first, then lower index. */
+static bool before(const cmodel *m, unsigned a, unsigned b)
+{
+    double xa = m->box[6 * (size_t)a], xb = m->box[6 * (size_t)b];
+    return xa < xb || (xa == xb && a < b);
+}
+
+/* Bottom-up merge sort of m->order (a total order: the result depends on
+ * the positions only, not on the previous step). */
+static void sort_elements(cmodel *m)
+{
+    size_t n = m->nelem;
+    unsigned *a = m->order, *b = m->scratch;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (unsigned)i;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                b[k++] = before(m, a[j], a[i]) ? a[j++] : a[i++];
+            while (i < mid)
+                b[k++] = a[i++];
+            while (j < hi)
+                b[k++] = a[j++];
+        }
+        unsigned *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != m->order)
+        memcpy(m->order, a, n * sizeof *a);
+}
+
 void cmodel_update_boxes(cmodel *m)
 {
     const double *x = cmodel_x(m);
     double *mb = m->mbox;
     mb[0] = mb[1] = mb[2] = 1e300;
     mb[3] = mb[4] = mb[5] = -1e300;
+    m->max_extent = 0.0;
     unsigned w = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 1;
     for (size_t e = 0; e < m->nelem; e++) {
         double *b = m->box + 6 * e;
@@ -199,7 +239,10 @@ void cmodel_update_boxes(cmodel *m)
             if (b[k + 3] > mb[k + 3])
                 mb[k + 3] = b[k + 3];
         }
+        if (b[3] - b[0] > m->max_extent)
+            m->max_extent = b[3] - b[0];
     }
+    sort_elements(m);
 }
 
 bool cmodel_can_collide(const cmodel *a, const cmodel *b)
