@@ -62,9 +62,7 @@ typedef struct cmodel {
     unsigned *elems;           /* vertex indices, 2 per line or 3 per triangle; owned */
     double *box;               /* 6 per element: min xyz, max xyz (this step) */
     double mbox[6];            /* the model's box */
-    unsigned *order;           /* elements sorted by their box's lower x (then index) */
-    unsigned *scratch;         /* merge sort buffer */
-    double max_extent;         /* the largest element box width along x */
+    double ext[3];             /* the largest element box width along each axis */
     /* Pairs whose force this model adds (it is their owner). */
     cpair **owned;
     size_t nowned;
@@ -117,6 +115,12 @@ struct cpair {
     size_t ndet, capdet;
     int *by_id;                /* per id: detection index + 1 while deduplicating */
     size_t nid;
+    /* The narrow phase's spatial hash of the second model's elements: each
+     * element in the bucket of its box's lower corner's cell. */
+    size_t nbuckets;           /* a power of two */
+    unsigned *bstart;          /* nbuckets + 1 */
+    unsigned *bitems;          /* m[1]->nelem */
+    int *home;                 /* 3 per element of m[1]: its cell */
 };
 
 /* The intersection method's parameters (SOFA's Intersection). */
@@ -164,8 +168,7 @@ void cmodel_cleanup(st_component *self);
 const double *cmodel_x(const cmodel *m);
 /* The radius of sphere i. */
 double cmodel_radius(const cmodel *m, size_t i);
-/* Recomputes element and model boxes from the current positions, and the
- * elements' order along x (the narrow phase's sweep). */
+/* Recomputes element and model boxes from the current positions. */
 void cmodel_update_boxes(cmodel *m);
 /* SOFA's canCollideWith (same node: selfCollision; else groups). */
 bool cmodel_can_collide(const cmodel *a, const cmodel *b);

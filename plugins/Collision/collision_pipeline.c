@@ -170,9 +170,15 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->in_sys[1] = s1 == q->sys;
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
-    if (!q->by_id)
-        return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
+    q->nbuckets = 16;
+    while (q->nbuckets < 2 * m1->nelem)
+        q->nbuckets *= 2;
+    q->bstart = st_malloc((q->nbuckets + 1) * sizeof *q->bstart);
+    q->bitems = st_malloc((m1->nelem ? m1->nelem : 1) * sizeof *q->bitems);
+    q->home = st_malloc((m1->nelem ? m1->nelem : 1) * 3 * sizeof *q->home);
     p->npairs++;
+    if (!q->by_id || !q->bstart || !q->bitems || !q->home)
+        return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
     /* The owner: the first side the system integrates. */
     cmodel *owner = q->in_sys[0] ? m0 : m1;
     cpair **l = st_realloc(owner->owned, (owner->nowned + 1) * sizeof *l);
@@ -189,6 +195,9 @@ static void free_pairs(pipeline *p)
         st_free(p->pairs[i].c);
         st_free(p->pairs[i].det);
         st_free(p->pairs[i].by_id);
+        st_free(p->pairs[i].bstart);
+        st_free(p->pairs[i].bitems);
+        st_free(p->pairs[i].home);
     }
     st_free(p->pairs);
     p->pairs = NULL;
@@ -349,6 +358,12 @@ static int test_elements(const cpair *q, size_t i, size_t j, double alarm, doubl
     return hit;
 }
 
+static size_t cell_hash(const int h[3])
+{
+    return (size_t)((unsigned)h[0] * 73856093u ^ (unsigned)h[1] * 19349663u ^
+                    (unsigned)h[2] * 83492791u);
+}
+
 static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
 {
     const cintersect *m = p->method;
@@ -359,39 +374,80 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     q->ndet = 0;
     if (!boxes_meet(q->m[0]->mbox, q->m[1]->mbox, alarm))
         return ST_OK;
-    /* A sweep along x: the second model's elements sorted by their box's
-     * lower x; for element i only those whose lower x lies within
-     * [lo(i) - tol - widest, hi(i) + tol] can meet it. */
-    const cmodel *m1 = q->m[1];
-    for (size_t i = 0; i < q->m[0]->nelem; i++) {
-        const double *bi = q->m[0]->box + 6 * i;
+    /* A spatial hash of the second model's elements: cells of size c (at
+     * least the widest element of either model plus the alarm margins),
+     * each element in its lower corner's cell; element i of the first
+     * model visits the cells its box (widened by the margins and by the
+     * second model's widest element) covers, and tests the elements whose
+     * home cell it is. Each pair of elements is tested once. */
+    const cmodel *m0 = q->m[0], *m1 = q->m[1];
+    double c = 0.0;
+    for (int k = 0; k < 3; k++) {
+        c = c > m1->ext[k] ? c : m1->ext[k];
+        c = c > m0->ext[k] + 2 * alarm ? c : m0->ext[k] + 2 * alarm;
+    }
+    for (int k = 0; k < 3; k++) /* at most 2^20 cells along an axis */
+        if ((m1->mbox[k + 3] - m1->mbox[k]) / c > 1048576.0)
+            c = (m1->mbox[k + 3] - m1->mbox[k]) / 1048576.0;
+    if (!(c > 0.0))
+        c = 1.0;
+    const double *o = m1->mbox;
+    size_t nb = q->nbuckets, mask = nb - 1;
+    memset(q->bstart, 0, (nb + 1) * sizeof *q->bstart);
+    for (size_t j = 0; j < m1->nelem; j++) {
+        int *h = q->home + 3 * j;
+        for (int k = 0; k < 3; k++)
+            h[k] = (int)((m1->box[6 * j + k] - o[k]) / c);
+        q->bstart[cell_hash(h) & mask]++;
+    }
+    unsigned run = 0;
+    for (size_t b = 0; b <= nb; b++) {
+        unsigned cnt = b < nb ? q->bstart[b] : 0;
+        q->bstart[b] = run;
+        run += cnt;
+    }
+    for (size_t j = 0; j < m1->nelem; j++) /* stable: ascending j per bucket */
+        q->bitems[q->bstart[cell_hash(q->home + 3 * j) & mask]++] = (unsigned)j;
+    /* bstart[b] now ends bucket b, which starts where bucket b - 1 ends. */
+    int top[3];
+    for (int k = 0; k < 3; k++)
+        top[k] = (int)((m1->mbox[k + 3] - o[k]) / c);
+    for (size_t i = 0; i < m0->nelem; i++) {
+        const double *bi = m0->box + 6 * i;
         if (!boxes_meet(bi, m1->mbox, alarm))
             continue;
-        double lo = bi[0] - alarm - m1->max_extent, hi = bi[3] + alarm;
-        size_t a = 0, b = m1->nelem;
-        while (a < b) { /* first sorted element with lower x >= lo */
-            size_t mid = a + (b - a) / 2;
-            if (m1->box[6 * (size_t)m1->order[mid]] < lo)
-                a = mid + 1;
-            else
-                b = mid;
+        int lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            double l = (bi[k] - alarm - m1->ext[k] - o[k]) / c, h = (bi[k + 3] + alarm - o[k]) / c;
+            lo[k] = l < 0 ? 0 : (int)l;
+            hi[k] = h > top[k] ? top[k] : (int)h;
         }
-        for (size_t k = a; k < m1->nelem && m1->box[6 * (size_t)m1->order[k]] <= hi; k++) {
-            size_t j = m1->order[k];
-            if ((self && j <= i) || !boxes_meet(bi, m1->box + 6 * j, alarm) ||
-                share_vertex(q, i, j))
-                continue;
-            if (q->ndet == q->capdet) {
-                size_t cap = q->capdet ? 2 * q->capdet : 16;
-                cdetect *l = st_realloc(q->det, cap * sizeof *l);
-                if (!l)
-                    return st_error_set(err, ST_ENOMEM, "out of memory listing detections");
-                q->det = l;
-                q->capdet = cap;
-            }
-            if (test_elements(q, i, j, alarm, contact, &q->det[q->ndet]))
-                q->ndet++;
-        }
+        int cell[3];
+        for (cell[0] = lo[0]; cell[0] <= hi[0]; cell[0]++)
+            for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++)
+                for (cell[2] = lo[2]; cell[2] <= hi[2]; cell[2]++) {
+                    size_t b = cell_hash(cell) & mask;
+                    unsigned from = b ? q->bstart[b - 1] : 0, to = q->bstart[b];
+                    for (unsigned t = from; t < to; t++) {
+                        size_t j = q->bitems[t];
+                        const int *h = q->home + 3 * j;
+                        if (h[0] != cell[0] || h[1] != cell[1] || h[2] != cell[2])
+                            continue;
+                        if ((self && j <= i) || !boxes_meet(bi, m1->box + 6 * j, alarm) ||
+                            share_vertex(q, i, j))
+                            continue;
+                        if (q->ndet == q->capdet) {
+                            size_t cap = q->capdet ? 2 * q->capdet : 16;
+                            cdetect *l = st_realloc(q->det, cap * sizeof *l);
+                            if (!l)
+                                return st_error_set(err, ST_ENOMEM, "out of memory listing detections");
+                            q->det = l;
+                            q->capdet = cap;
+                        }
+                        if (test_elements(q, i, j, alarm, contact, &q->det[q->ndet]))
+                            q->ndet++;
+                    }
+                }
     }
     return ST_OK;
 }

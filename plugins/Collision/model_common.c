@@ -2,6 +2,7 @@
  * elements at init, bounding boxes each step, SOFA's canCollideWith, and
  * the force field role through which the contacts of the pairs it owns
  * act (penalty.c computes them). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "collision.h"
@@ -30,36 +31,60 @@ static st_status alloc_elems(cmodel *m, size_t n, unsigned width, st_error *err)
     m->nelem = n;
     m->elems = n && width ? st_malloc(n * width * sizeof *m->elems) : NULL;
     m->box = st_malloc((n ? n : 1) * 6 * sizeof *m->box);
-    m->order = st_malloc((n ? n : 1) * sizeof *m->order);
-    m->scratch = st_malloc((n ? n : 1) * sizeof *m->scratch);
-    if ((n && width && !m->elems) || !m->box || !m->order || !m->scratch)
+    if ((n && width && !m->elems) || !m->box)
         return st_error_set(err, ST_ENOMEM, "out of memory listing the collision elements");
     return ST_OK;
 }
 
-/* Edges of a triangle list, each once, in order of first appearance. */
+/* An edge of a triangle list: its sorted vertices and where it was met. */
+typedef struct edge_key {
+    unsigned lo, hi;
+    size_t at;
+} edge_key;
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    const edge_key *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Edges of a triangle list, each once, in order of first appearance, as
+ * first met (sorted once, so that large meshes do not pay n^2). */
 static st_status edges_of_triangles(cmodel *m, const st_array *tri, st_error *err)
 {
-    size_t nt = tri->n, n = 0;
-    unsigned *e = st_malloc((nt ? 3 * nt : 1) * 2 * sizeof *e);
-    if (!e)
+    size_t nt = tri->n, ne = 3 * nt, n = 0;
+    edge_key *k = st_malloc((ne ? ne : 1) * sizeof *k);
+    bool *first = st_calloc(ne ? ne : 1, sizeof *first);
+    if (!k || !first) {
+        st_free(k);
+        st_free(first);
         return st_error_set(err, ST_ENOMEM, "out of memory listing the edges");
+    }
     for (size_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++) {
-            unsigned a = tri->u[3 * t + k], b = tri->u[3 * t + (k + 1) % 3];
-            bool seen = false;
-            for (size_t j = 0; j < n && !seen; j++)
-                seen = (e[2 * j] == a && e[2 * j + 1] == b) || (e[2 * j] == b && e[2 * j + 1] == a);
-            if (!seen) {
-                e[2 * n] = a;
-                e[2 * n + 1] = b;
-                n++;
-            }
+        for (int j = 0; j < 3; j++) {
+            unsigned a = tri->u[3 * t + j], b = tri->u[3 * t + (j + 1) % 3];
+            k[3 * t + j] = (edge_key){a < b ? a : b, a < b ? b : a, 3 * t + j};
         }
+    qsort(k, ne, sizeof *k, edge_cmp);
+    for (size_t i = 0; i < ne; i++)
+        if (i == 0 || k[i].lo != k[i - 1].lo || k[i].hi != k[i - 1].hi) {
+            first[k[i].at] = true;
+            n++;
+        }
+    st_free(k);
     st_status rc = alloc_elems(m, n, 2, err);
-    if (rc == ST_OK && n)
-        memcpy(m->elems, e, n * 2 * sizeof *e);
-    st_free(e);
+    size_t e = 0;
+    for (size_t i = 0; rc == ST_OK && i < ne; i++)
+        if (first[i]) {
+            m->elems[2 * e] = tri->u[3 * (i / 3) + i % 3];
+            m->elems[2 * e + 1] = tri->u[3 * (i / 3) + (i % 3 + 1) % 3];
+            e++;
+        }
+    st_free(first);
     return rc;
 }
 
@@ -154,9 +179,6 @@ void cmodel_cleanup(st_component *self)
     cmodel *m = (cmodel *)self;
     st_free(m->elems);
     st_free(m->box);
-    st_free(m->order);
-    st_free(m->scratch);
-    m->order = m->scratch = NULL;
     st_free(m->owned);
     m->elems = NULL;
     m->box = NULL;
@@ -175,47 +197,13 @@ static const double *vertex(const cmodel *m, const double *x, unsigned i)
     return x + (size_t)m->ms->type->coord_size * i;
 }
 
-/* Element a before b: lower box x first, then lower index. */
-static bool before(const cmodel *m, unsigned a, unsigned b)
-{
-    double xa = m->box[6 * (size_t)a], xb = m->box[6 * (size_t)b];
-    return xa < xb || (xa == xb && a < b);
-}
-
-/* Bottom-up merge sort of m->order (a total order: the result depends on
- * the positions only, not on the previous step). */
-static void sort_elements(cmodel *m)
-{
-    size_t n = m->nelem;
-    unsigned *a = m->order, *b = m->scratch;
-    for (size_t i = 0; i < n; i++)
-        a[i] = (unsigned)i;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                b[k++] = before(m, a[j], a[i]) ? a[j++] : a[i++];
-            while (i < mid)
-                b[k++] = a[i++];
-            while (j < hi)
-                b[k++] = a[j++];
-        }
-        unsigned *t = a;
-        a = b;
-        b = t;
-    }
-    if (a != m->order)
-        memcpy(m->order, a, n * sizeof *a);
-}
-
 void cmodel_update_boxes(cmodel *m)
 {
     const double *x = cmodel_x(m);
     double *mb = m->mbox;
     mb[0] = mb[1] = mb[2] = 1e300;
     mb[3] = mb[4] = mb[5] = -1e300;
-    m->max_extent = 0.0;
+    m->ext[0] = m->ext[1] = m->ext[2] = 0.0;
     unsigned w = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 1;
     for (size_t e = 0; e < m->nelem; e++) {
         double *b = m->box + 6 * e;
@@ -239,10 +227,10 @@ void cmodel_update_boxes(cmodel *m)
             if (b[k + 3] > mb[k + 3])
                 mb[k + 3] = b[k + 3];
         }
-        if (b[3] - b[0] > m->max_extent)
-            m->max_extent = b[3] - b[0];
+        for (int k = 0; k < 3; k++)
+            if (b[k + 3] - b[k] > m->ext[k])
+                m->ext[k] = b[k + 3] - b[k];
     }
-    sort_elements(m);
 }
 
 bool cmodel_can_collide(const cmodel *a, const cmodel *b)
