@@ -1,9 +1,10 @@
 /* bench_collision.c - what collision detection costs: two flat surface
  * meshes in close contact, a static floor (TriangleCollisionModel on a
- * RegularGridTopology of N x 1 x N nodes, its quads cut in two) and a sheet
- * of the same grid shifted by half a cell and lifted by 0.01 (points and
- * lines, with an ODE solver so that it is simulated), under
- * MinProximityIntersection (alarm 0.05, contact 0.02): every sheet point
+ * RegularGridTopology of N x 1 x N nodes over 10 x 10, its quads cut in
+ * two) and a sheet of N-1 x N-1 nodes shifted by half a cell and lifted by
+ * 0.2 h (points and lines, with an ODE solver so that it is simulated; h
+ * the cell size), under MinProximityIntersection (alarm 0.4 h, contact
+ * 0.15 h, so that the contacts per element do not grow with N): every sheet point
  * meets one floor triangle, and sheet lines cross floor lines. The
  * pipeline's detection and response (CollisionPipeline's compute: boxes,
  * sort, sweep, primitive tests, penalty contacts) is timed alone, ROUNDS
@@ -50,14 +51,14 @@ static int run(unsigned n, int steps)
              "    - CollisionPipeline: {name: pipe}\n"
              "    - BruteForceBroadPhase: {}\n"
              "    - BVHNarrowPhase: {}\n"
-             "    - MinProximityIntersection: {alarmDistance: 0.05, contactDistance: 0.02}\n"
+             "    - MinProximityIntersection: {alarmDistance: %.17g, contactDistance: %.17g}\n"
              "    - CollisionResponse: {}\n"
              "  children:\n"
              "    - name: Sheet\n"
              "      objects:\n"
              "        - EulerExplicitSolver: {}\n"
              "        - RegularGridTopology: {nx: %u, ny: 1, nz: %u, xmin: %.17g, xmax: %.17g,"
-             " ymin: 0.01, ymax: 0.01, zmin: %.17g, zmax: %.17g}\n"
+             " ymin: %.17g, ymax: %.17g, zmin: %.17g, zmax: %.17g}\n"
              "        - MechanicalObject: {}\n"
              "        - UniformMass: {totalMass: 1}\n"
              "        - LineCollisionModel: {}\n"
@@ -65,11 +66,12 @@ static int run(unsigned n, int steps)
              "    - name: Floor\n"
              "      objects:\n"
              "        - RegularGridTopology: {nx: %u, ny: 1, nz: %u, xmin: 0, xmax: 10, ymin: 0,"
-             " ymax: 0, zmin: 0, zmax: 10}\n"
+             " ymax: 0, zmin: 0, zmax: 10, computeTriangleList: false}\n"
              "        - MechanicalObject: {}\n"
              "        - TriangleCollisionModel: {name: floor, moving: false, simulated: false}\n"
              "        - LineCollisionModel: {moving: false, simulated: false}\n",
-             n - 1, n - 1, 0.5 * h, 10 - 0.5 * h, 0.3 * h, 10 - 0.7 * h, n, n);
+             0.4 * h, 0.15 * h, n - 1, n - 1, 0.5 * h, 10 - 0.5 * h, 0.2 * h, 0.2 * h, 0.3 * h,
+             10 - 0.7 * h, n, n);
     st_runtime *rt = NULL;
     st_scene *s = NULL;
     st_error err = {0};

@@ -6,7 +6,9 @@
  * floor without tunnelling, its contact forces summing to its weight, the
  * same through CG and LDL; runs are bit-identical twice and with another
  * broad phase; steady steps allocate nothing; a pair across two solvers is
- * refused at init. */
+ * refused at init; the contacts' stiffness is their force's derivative;
+ * the narrow phase finds what testing every element pair finds; a cloth
+ * falls on a static sphere and stays outside it. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -432,11 +434,11 @@ Test(collision_scenes, contact_stiffness_is_the_force_derivative)
     st_scene_destroy(&s);
 }
 
-/* The narrow phase's sweep finds what testing every element pair finds: a
- * cloud of points over a 20 x 20 floor (800 triangles), the number of
+/* The narrow phase (its spatial hash) finds what testing every element
+ * pair finds: a cloud of points over a 20 x 20 floor (800 triangles), the number of
  * contacts against a brute-force count with the same primitive test and
  * SOFA's duplicate rule (one contact per point, the closest). */
-static void sweep_case(bool spheres)
+static void narrow_case(bool spheres)
 {
     enum { N = 21, NP = 600 };
     static char y[1 << 17];
@@ -523,5 +525,29 @@ static void sweep_case(bool spheres)
     st_scene_destroy(&s);
 }
 
-Test(collision_scenes, sweep_finds_every_contact) { sweep_case(false); }
-Test(collision_scenes, sweep_finds_every_sphere_contact) { sweep_case(true); }
+Test(collision_scenes, narrow_phase_finds_every_contact) { narrow_case(false); }
+Test(collision_scenes, narrow_phase_finds_every_sphere_contact) { narrow_case(true); }
+
+/* The shipped cloth falls on the static ball: no cloth sphere ends inside
+ * the ball (distance of centres at least the two radii) and the cloth is
+ * held up (its centre near the top of the ball, at 1 + 0.02 + 0.02). */
+Test(collision_scenes, cloth_stays_outside_the_ball)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/collision_cloth_on_sphere.yaml", SETTEE_SOURCE_DIR);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(st_scene_load(T.rt, path, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "%s", e.msg);
+    run(s, 300);
+    st_mstate *c = state(s, "cloth");
+    double dmin = 1e9;
+    for (size_t i = 0; i < c->position.n; i++) {
+        const double *p = c->position.r + 3 * i;
+        dmin = fmin(dmin, sqrt(p[0] * p[0] + (p[1] - 0.5) * (p[1] - 0.5) + p[2] * p[2]));
+    }
+    cr_assert(dmin > 0.52, "a cloth sphere entered the ball: %g", dmin);
+    const double *mid = c->position.r + 3 * (10 * 21 + 10);
+    cr_assert(fabs(mid[1] - 1.04) < 0.01, "cloth centre at %g", mid[1]);
+    st_scene_destroy(&s);
+}
