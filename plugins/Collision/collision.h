@@ -160,6 +160,10 @@ int st_coll_triangle_sphere(const double a[3], const double b[3], const double c
                             const double s[3], double r, bool rigid, double alarm,
                             double contact, cdetect *d);
 
+/* Grows *p (an array of size-byte entries, capacity *cap) to hold need
+ * entries, doubling; ST_ENOMEM when it cannot (penalty.c). */
+st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err);
+
 /* ---- models (model_common.c) ---- */
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);
 void cmodel_cleanup(st_component *self);
@@ -209,5 +213,26 @@ extern const char *const cmodel_sphere_templates[];
                  "have multiple collision models)"),                                              \
         ST_OUTPUT(cmodel, number_of_contacts, "numberOfContacts", ST_T_UINT, unsigned,           \
                   "Number of collision models this collision model is currently attached to")
+
+/* Defines a collision model class: its init (cmodel_init with the kind)
+ * and its st_class, from the file's static `fields` and `aliases`. */
+#define CMODEL_CLASS(var, cname, ckind, desc, templ)                                           \
+    static st_status var##_init(st_component *self, st_error *err)                              \
+    {                                                                                            \
+        return cmodel_init((cmodel *)self, (ckind), err);                                       \
+    }                                                                                            \
+    const st_class var = {                                                                       \
+        .struct_size = sizeof(st_class),                                                         \
+        .name = (cname),                                                                         \
+        .category = "CollisionModel",                                                            \
+        .description = (desc),                                                                   \
+        .aliases = aliases,                                                                      \
+        .instance_size = sizeof(cmodel),                                                         \
+        .fields = fields,                                                                        \
+        .init = var##_init,                                                                      \
+        .cleanup = cmodel_cleanup,                                                               \
+        .forcefield = &cmodel_forcefield_ops,                                                    \
+        .templates = (templ),                                                                    \
+    }
 
 #endif

@@ -436,14 +436,7 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
                         if ((self && j <= i) || !boxes_meet(bi, m1->box + 6 * j, alarm) ||
                             share_vertex(q, i, j))
                             continue;
-                        if (q->ndet == q->capdet) {
-                            size_t cap = q->capdet ? 2 * q->capdet : 16;
-                            cdetect *l = st_realloc(q->det, cap * sizeof *l);
-                            if (!l)
-                                return st_error_set(err, ST_ENOMEM, "out of memory listing detections");
-                            q->det = l;
-                            q->capdet = cap;
-                        }
+                        ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + 1, sizeof *q->det, err));
                         if (test_elements(q, i, j, alarm, contact, &q->det[q->ndet]))
                             q->ndet++;
                     }

@@ -13,22 +13,8 @@ static const st_field fields[] = {
             "link to the topology container (default: the topology of the node or above)"),
     ST_FIELD_END};
 
-static st_status init(st_component *self, st_error *err)
-{
-    return cmodel_init((cmodel *)self, CM_LINE, err);
-}
-
 static const char *const aliases[] = {"LineModel", NULL};
 
-const st_class line_collision_model_class = {
-    .struct_size = sizeof(st_class),
-    .name = "LineCollisionModel",
-    .category = "CollisionModel",
-    .description = "Collision model using a linear mesh, as described in a topology (its edges, else the edges of its triangles)",
-    .aliases = aliases,
-    .instance_size = sizeof(cmodel),
-    .fields = fields,
-    .init = init,
-    .cleanup = cmodel_cleanup,
-    .forcefield = &cmodel_forcefield_ops,
-};
+CMODEL_CLASS(line_collision_model_class, "LineCollisionModel", CM_LINE,
+             "Collision model using a linear mesh, as described in a topology (its edges, else the edges of its triangles)",
+             NULL);

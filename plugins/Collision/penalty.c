@@ -235,7 +235,7 @@ static void make_side(const cmodel *m, unsigned e, const double pt[3], const dou
     }
 }
 
-static st_status grow(void **p, size_t *cap, size_t need, size_t size, st_error *err)
+st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err)
 {
     if (need <= *cap)
         return ST_OK;
@@ -244,7 +244,7 @@ static st_status grow(void **p, size_t *cap, size_t need, size_t size, st_error 
         c *= 2;
     void *q = st_realloc(*p, c * size);
     if (!q)
-        return st_error_set(err, ST_ENOMEM, "out of memory growing a contact list (%zu)", need);
+        return st_error_set(err, ST_ENOMEM, "out of memory growing a contact list (%zu entries)", need);
     *p = q;
     *cap = c;
     return ST_OK;
@@ -274,7 +274,7 @@ st_status penalty_fill(cpair *p, double d0, st_error *err)
             keep++;
         }
     }
-    ST_TRY(grow((void **)&p->c, &p->cap, keep, sizeof *p->c, err));
+    ST_TRY(cgrow((void **)&p->c, &p->cap, keep, sizeof *p->c, err));
     double ks0 = p->m[0]->contact_stiffness * p->m[1]->contact_stiffness;
     p->n = 0;
     for (size_t i = 0; i < p->ndet; i++) {

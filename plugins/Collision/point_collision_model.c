@@ -14,22 +14,8 @@ static const st_field fields[] = {
                "Display Collision Model Points free position(in green) (no display)"),
     ST_FIELD_END};
 
-static st_status init(st_component *self, st_error *err)
-{
-    return cmodel_init((cmodel *)self, CM_POINT, err);
-}
-
 static const char *const aliases[] = {"PointModel", NULL};
 
-const st_class point_collision_model_class = {
-    .struct_size = sizeof(st_class),
-    .name = "PointCollisionModel",
-    .category = "CollisionModel",
-    .description = "Collision model which represents a set of points",
-    .aliases = aliases,
-    .instance_size = sizeof(cmodel),
-    .fields = fields,
-    .init = init,
-    .cleanup = cmodel_cleanup,
-    .forcefield = &cmodel_forcefield_ops,
-};
+CMODEL_CLASS(point_collision_model_class, "PointCollisionModel", CM_POINT,
+             "Collision model which represents a set of points",
+             NULL);

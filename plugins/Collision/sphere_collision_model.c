@@ -10,23 +10,8 @@ static const st_field fields[] = {
                "Draw spheres as impostors instead of \"real\" spheres (no display)"),
     ST_FIELD_END};
 
-static st_status init(st_component *self, st_error *err)
-{
-    return cmodel_init((cmodel *)self, CM_SPHERE, err);
-}
-
 static const char *const aliases[] = {"SphereModel", NULL};
 
-const st_class sphere_collision_model_class = {
-    .struct_size = sizeof(st_class),
-    .name = "SphereCollisionModel",
-    .category = "CollisionModel",
-    .description = "Collision model which represents a set of spheres, one per point of its state (Vec3d: centres; Rigid3d: frames)",
-    .aliases = aliases,
-    .instance_size = sizeof(cmodel),
-    .fields = fields,
-    .init = init,
-    .cleanup = cmodel_cleanup,
-    .forcefield = &cmodel_forcefield_ops,
-    .templates = cmodel_sphere_templates,
-};
+CMODEL_CLASS(sphere_collision_model_class, "SphereCollisionModel", CM_SPHERE,
+             "Collision model which represents a set of spheres, one per point of its state (Vec3d: centres; Rigid3d: frames)",
+             cmodel_sphere_templates);

@@ -16,22 +16,8 @@ static const st_field fields[] = {
             "link to the topology container (default: the topology of the node or above)"),
     ST_FIELD_END};
 
-static st_status init(st_component *self, st_error *err)
-{
-    return cmodel_init((cmodel *)self, CM_TRIANGLE, err);
-}
-
 static const char *const aliases[] = {"TriangleModel", NULL};
 
-const st_class triangle_collision_model_class = {
-    .struct_size = sizeof(st_class),
-    .name = "TriangleCollisionModel",
-    .category = "CollisionModel",
-    .description = "Collision model using a triangular mesh, as described in a topology (its triangles, and its quads cut in two)",
-    .aliases = aliases,
-    .instance_size = sizeof(cmodel),
-    .fields = fields,
-    .init = init,
-    .cleanup = cmodel_cleanup,
-    .forcefield = &cmodel_forcefield_ops,
-};
+CMODEL_CLASS(triangle_collision_model_class, "TriangleCollisionModel", CM_TRIANGLE,
+             "Collision model using a triangular mesh, as described in a topology (its triangles, and its quads cut in two)",
+             NULL);
