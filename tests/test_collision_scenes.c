@@ -551,3 +551,25 @@ Test(collision_scenes, cloth_stays_outside_the_ball)
     cr_assert(fabs(mid[1] - 1.04) < 0.01, "cloth centre at %g", mid[1]);
     st_scene_destroy(&s);
 }
+
+/* The cube dropped with an explicit solver (symplectic Euler, a step well
+ * inside the contact's stability limit 2 / sqrt(ks / m)): no grid point
+ * ever goes below the floor, and it ends resting on it. */
+Test(collision_scenes, deformable_cube_explicit_does_not_tunnel)
+{
+    char *y = cube_yaml(EXPLICIT, "BruteForceBroadPhase");
+    /* dt 0.01 in cube_yaml: explicit steps of 2e-4 given to st_scene_step. */
+    st_scene *s = load(y);
+    st_mstate *g = state(s, "dofs");
+    st_error e = {0};
+    double ymin = 1e9;
+    for (int i = 0; i < 6000; i++) {
+        cr_assert_eq(st_scene_step(s, 2e-4, &e), ST_OK, "step %d: %s", i, e.msg);
+        for (size_t k = 0; k < g->position.n; k++)
+            ymin = fmin(ymin, g->position.r[3 * k + 1]);
+    }
+    cr_assert(ymin > 0.0, "a grid point went through the floor (y = %g)", ymin);
+    cr_assert(ymin < 0.05, "the cube never reached the floor (lowest y %g)", ymin);
+    st_scene_destroy(&s);
+    free(y);
+}
