@@ -259,8 +259,9 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 
 static bool boxes_meet(const double *a, const double *b, double tol)
 {
+    /* Written so that a NaN coordinate gives false. */
     for (int k = 0; k < 3; k++)
-        if (a[k] > b[k + 3] + tol || b[k] > a[k + 3] + tol)
+        if (!(a[k] <= b[k + 3] + tol && b[k] <= a[k + 3] + tol))
             return false;
     return true;
 }
@@ -381,6 +382,8 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
      * second model's widest element) covers, and tests the elements whose
      * home cell it is. Each pair of elements is tested once. */
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
+    if (!m0->nelem || !m1->nelem)
+        return ST_OK;
     double c = 0.0;
     for (int k = 0; k < 3; k++) {
         c = c > m1->ext[k] ? c : m1->ext[k];
@@ -396,8 +399,10 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     memset(q->bstart, 0, (nb + 1) * sizeof *q->bstart);
     for (size_t j = 0; j < m1->nelem; j++) {
         int *h = q->home + 3 * j;
-        for (int k = 0; k < 3; k++)
-            h[k] = (int)((m1->box[6 * j + k] - o[k]) / c);
+        for (int k = 0; k < 3; k++) { /* a non-finite box: cell 0, never met */
+            double v = (m1->box[6 * j + k] - o[k]) / c;
+            h[k] = v >= 0.0 && v <= 1048577.0 ? (int)v : 0;
+        }
         q->bstart[cell_hash(h) & mask]++;
     }
     unsigned run = 0;
@@ -410,17 +415,21 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
         q->bitems[q->bstart[cell_hash(q->home + 3 * j) & mask]++] = (unsigned)j;
     /* bstart[b] now ends bucket b, which starts where bucket b - 1 ends. */
     int top[3];
-    for (int k = 0; k < 3; k++)
-        top[k] = (int)((m1->mbox[k + 3] - o[k]) / c);
+    for (int k = 0; k < 3; k++) {
+        double v = (m1->mbox[k + 3] - o[k]) / c;
+        top[k] = v >= 0.0 && v <= 1048577.0 ? (int)v : 0;
+    }
     for (size_t i = 0; i < m0->nelem; i++) {
         const double *bi = m0->box + 6 * i;
         if (!boxes_meet(bi, m1->mbox, alarm))
             continue;
         int lo[3], hi[3];
         for (int k = 0; k < 3; k++) {
+            /* bi meets the model's box: l and h lie within its cells, give
+             * or take the margins. */
             double l = (bi[k] - alarm - m1->ext[k] - o[k]) / c, h = (bi[k + 3] + alarm - o[k]) / c;
-            lo[k] = l < 0 ? 0 : (int)l;
-            hi[k] = h > top[k] ? top[k] : (int)h;
+            lo[k] = l < 0 ? 0 : l > top[k] ? top[k] + 1 : (int)l;
+            hi[k] = h > top[k] ? top[k] : h < 0 ? -1 : (int)h;
         }
         int cell[3];
         for (cell[0] = lo[0]; cell[0] <= hi[0]; cell[0]++)
