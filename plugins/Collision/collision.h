@@ -130,9 +130,6 @@ typedef struct cintersect {
     double contact_distance;   /* "contactDistance" */
     bool use_sphere_triangle, use_point_point, use_surface_normals, use_line_point, use_line_line;
     bool proximity;            /* false: DiscreteIntersection (distances 0) */
-    /* LocalMinDistance / NewProximityIntersection fields (refused at init). */
-    bool filter_intersection, use_lmd_filters;
-    double angle_cone, cone_factor;
 } cintersect;
 
 /* ---- geometry (intersect.c): SOFA's MinProximityIntersection tests ----

@@ -22,8 +22,6 @@
 #include "penalty.h"
 
 extern const st_class min_proximity_intersection_class;
-extern const st_class new_proximity_intersection_class;
-extern const st_class local_min_distance_class;
 extern const st_class discrete_intersection_class;
 extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
@@ -48,8 +46,10 @@ typedef struct pipeline {
 } pipeline;
 
 static const st_field pipeline_fields[] = {
-    ST_BOOL(pipeline, verbose, "verbose",
-            "false", "Display extra information at each computation step. (default=false)"),
+    ST_IGNORED(pipeline, verbose, "verbose", ST_T_BOOL, bool, "false",
+               "Display extra information at each computation step. (default=false) (settee "
+               "always logs each pair's contacts at each step as information, which settee run "
+               "-v shows)"),
     ST_IGNORED(pipeline, draw, "draw", ST_T_BOOL, bool, "false",
                "Draw the detected collisions. (default=false) (no display)"),
     ST_IGNORED(pipeline, depth, "depth", ST_T_INT, int, "6",
@@ -89,8 +89,6 @@ static void visit(st_node *n, found *f)
             }
             f->models[f->n++] = (cmodel *)c;
         } else if (!p->method && (class_is(c, &min_proximity_intersection_class) ||
-                                  class_is(c, &new_proximity_intersection_class) ||
-                                  class_is(c, &local_min_distance_class) ||
                                   class_is(c, &discrete_intersection_class))) {
             p->method = (cintersect *)c;
         } else if (!p->broad && (class_is(c, &brute_force_broad_phase_class) ||

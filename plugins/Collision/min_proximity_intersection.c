@@ -5,10 +5,14 @@
  * sphere-sphere, and with useSphereTriangle sphere-point, line-sphere and
  * triangle-sphere. Triangle-line and triangle-triangle give nothing (a
  * mesh collides through its points and lines), as in SOFA. */
-#include "intersection_methods.h"
+#include "collision.h"
 
 static const st_field fields[] = {
-    CINTERSECT_PROXIMITY_FIELDS("1", "0.5"),
+    ST_REAL(cintersect, alarm_distance, "alarmDistance", "1",
+            "Distance above which the intersection computations ignores the proximity pair. This "
+            "distance can also be used in some broad phase algorithms to reduce the search area"),
+    ST_REAL(cintersect, contact_distance, "contactDistance", "0.5",
+            "Distance below which a contact is created"),
     ST_BOOL(cintersect, use_sphere_triangle, "useSphereTriangle", "true",
             "activate Sphere-Triangle intersection tests"),
     ST_BOOL(cintersect, use_point_point, "usePointPoint", "true",

@@ -8,8 +8,6 @@ extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
 extern const st_class min_proximity_intersection_class;
-extern const st_class new_proximity_intersection_class;
-extern const st_class local_min_distance_class;
 extern const st_class discrete_intersection_class;
 extern const st_class point_collision_model_class;
 extern const st_class line_collision_model_class;
@@ -25,7 +23,6 @@ static st_status register_classes(st_registry *r, st_error *err)
         &collision_pipeline_class,        &brute_force_broad_phase_class,
         &direct_sap_class,                &incr_sap_class,
         &bvh_narrow_phase_class,          &min_proximity_intersection_class,
-        &new_proximity_intersection_class, &local_min_distance_class,
         &discrete_intersection_class,     &point_collision_model_class,
         &line_collision_model_class,      &triangle_collision_model_class,
         &sphere_collision_model_class,    &cube_collision_model_class,
