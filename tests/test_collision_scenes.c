@@ -341,6 +341,8 @@ Test(collision_scenes, contacts_per_pair_are_logged)
  * (triangle-point, line-line, line-point contacts between two mapped
  * surfaces): the contacts' stiffness (add_dforce, and the assembled
  * J^T K J) is the derivative of their force, by central differences. */
+static bool body_springs; /* give the bodies springs (a 2x2x2 grid of them) */
+
 static const char *body(const char *name, double x0, double y0, double z0, double a)
 {
     static char buf[2][4096];
@@ -353,6 +355,7 @@ static const char *body(const char *name, double x0, double y0, double z0, doubl
              "            - RegularGridTopology: {nx: 2, ny: 2, nz: 2, xmin: %g, xmax: %g, ymin: %g,"
              " ymax: %g, zmin: %g, zmax: %g}\n"
              "            - UniformMass: {totalMass: 1}\n"
+             "%s"
              "          children:\n"
              "            - name: S\n"
              "              objects:\n"
@@ -364,7 +367,9 @@ static const char *body(const char *name, double x0, double y0, double z0, doubl
              "                - LineCollisionModel: {contactStiffness: 30}\n"
              "                - PointCollisionModel: {contactStiffness: 30}\n"
              "                - BarycentricMapping: {input: \"@..\", output: \"@%s_surf\"}\n",
-             name, name, x0, x0 + a, y0, y0 + a, z0, z0 + a, name, x0, y0, z0, x0 + a, y0, z0,
+             name, name, x0, x0 + a, y0, y0 + a, z0, z0 + a,
+             body_springs ? "            - MeshSpringForceField: {stiffness: 500, damping: 2}\n" : "",
+             name, x0, y0, z0, x0 + a, y0, z0,
              x0 + a, y0, z0 + a, x0, y0, z0 + a, x0, y0 + a, z0, x0 + a, y0 + a, z0, x0 + a,
              y0 + a, z0 + a, x0, y0 + a, z0 + a, name);
     return b;
@@ -572,4 +577,44 @@ Test(collision_scenes, deformable_cube_explicit_does_not_tunnel)
     cr_assert(ymin < 0.05, "the cube never reached the floor (lowest y %g)", ymin);
     st_scene_destroy(&s);
     free(y);
+}
+
+/* Two deformable bodies under one solver: B dropped on A, A on the floor.
+ * B lands on A's top and never goes into it beyond the contact distance, A
+ * stays on the floor. (A 2x2x2 spring grid is not stiff in shear: the
+ * bodies keep rocking, so rest is not asked for.) */
+Test(collision_scenes, two_deformable_bodies_collide)
+{
+    char y[16384];
+    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    body_springs = true;
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "    - name: Pair\n"
+                  "      objects:\n"
+                  "        - %s\n"
+                  "      children:\n%s%s",
+                  IMPLICIT_CG, body("A", -0.5, 0.1, -0.5, 1.0), body("B", -0.25, 1.6, -0.4, 0.6));
+    body_springs = false;
+    snprintf(y + n, sizeof y - (size_t)n, FLOOR, 30.0);
+    st_scene *s = load(y);
+    st_mstate *a = state(s, "A_surf"), *b = state(s, "B_surf");
+    double a_top = 0, a_bottom = 0, b_bottom = 0, gap_min = 1e9;
+    st_error e = {0};
+    for (int i = 0; i < 600; i++) {
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s", i, e.msg);
+        a_top = -1e9, a_bottom = 1e9, b_bottom = 1e9;
+        for (int k = 0; k < 4; k++) {
+            a_bottom = fmin(a_bottom, a->position.r[3 * k + 1]);
+            a_top = fmax(a_top, a->position.r[3 * (k + 4) + 1]);
+            b_bottom = fmin(b_bottom, b->position.r[3 * k + 1]);
+        }
+        gap_min = fmin(gap_min, b_bottom - a_top);
+        cr_assert(a_bottom > 0.0, "step %d: A went through the floor (%g)", i, a_bottom);
+    }
+    /* B landed on A (it started 0.5 above) and never went into it beyond
+     * the contact distance. */
+    cr_assert(a_bottom < 0.05, "A's bottom at %g", a_bottom);
+    cr_assert(b_bottom < a_top + 0.05, "B did not land: bottom %g, A's top %g", b_bottom, a_top);
+    cr_assert(gap_min > -0.05, "B went %g into A", -gap_min);
+    st_scene_destroy(&s);
 }
