@@ -333,6 +333,25 @@ Test(collision_scenes, contacts_per_pair_are_logged)
     cr_assert(strstr(T.log, "step 2: /Floor/TriangleCollisionModel1 - /Ball/SphereCollisionModel1:"
                             " 1 contacts"),
               "%s", T.log);
+    /* The same in the pipeline's outputs: one pair, one contact, its points
+     * (the floor's under the ball, the ball's lowest point), the normal up
+     * and the distance -pen = -m g / ks. */
+    st_component *pipe = test_find_object(s, "CollisionPipeline1");
+    const st_array *cnt = st_component_field_ptr(pipe, st_component_field(pipe, "contactCounts"));
+    const st_array *pts = st_component_field_ptr(pipe, st_component_field(pipe, "contactPoints"));
+    const st_array *nor = st_component_field_ptr(pipe, st_component_field(pipe, "contactNormals"));
+    const st_array *dis = st_component_field_ptr(pipe, st_component_field(pipe, "contactDistances"));
+    cr_assert_eq(cnt->n, 1);
+    cr_assert_eq(cnt->u[0], 1);
+    cr_assert_eq(pts->n, 2);
+    cr_assert_eq(nor->n, 1);
+    double h = rest_height(true, 1000);
+    cr_assert_float_eq(pts->r[0], 0.3, 1e-12);
+    cr_assert_float_eq(pts->r[1], 0.0, 1e-12);
+    cr_assert_float_eq(pts->r[2], 0.2, 1e-12);
+    cr_assert_float_eq(pts->r[4], h - 0.1, 1e-9);
+    cr_assert_float_eq(nor->r[1], 1.0, 1e-12);
+    cr_assert_float_eq(dis->r[0], -9.81 / (1000.0 * 1000.0 / 0.6), 1e-9);
     st_scene_destroy(&s);
     free(y);
 }

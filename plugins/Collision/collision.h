@@ -101,6 +101,7 @@ typedef struct ccontact {
     double ks;                 /* stiffness */
     double pen;                /* penetration at the last add_force */
     unsigned elem[2];
+    double pt[2][3];           /* the two points where detection found them */
 } ccontact;
 
 /* The contacts of one pair of models, refilled each step. */

@@ -43,6 +43,11 @@ typedef struct pipeline {
     size_t npairs;
     bool valid;
     unsigned long steps;
+    /* Outputs (settee's, not SOFA's): this step's contacts, pair after pair. */
+    st_array out_points;   /* "contactPoints", 2 per contact */
+    st_array out_normals;  /* "contactNormals" */
+    st_array out_dist;     /* "contactDistances": u.n - dist at detection (negative: in) */
+    st_array out_counts;   /* "contactCounts", 1 per pair */
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -55,6 +60,18 @@ static const st_field pipeline_fields[] = {
     ST_IGNORED(pipeline, depth, "depth", ST_T_INT, int, "6",
                "Max depth of bounding trees. (default=6, min=?, max=?) (settee's narrow phase "
                "tests element boxes directly, with the same contacts)"),
+    ST_OUTPUT(pipeline, out_points, "contactPoints", ST_T_VEC3S, st_array,
+              "settee: this step's contact points, two per contact (on the first model, then on "
+              "the second), pair after pair in the order of contactCounts"),
+    ST_OUTPUT(pipeline, out_normals, "contactNormals", ST_T_VEC3S, st_array,
+              "settee: this step's contact normals (unit, from the first model to the second), "
+              "one per contact"),
+    ST_OUTPUT(pipeline, out_dist, "contactDistances", ST_T_REALS, st_array,
+              "settee: each contact's distance at detection minus its rest distance (negative "
+              "when the penalty force acts), one per contact"),
+    ST_OUTPUT(pipeline, out_counts, "contactCounts", ST_T_UINTS, st_array,
+              "settee: the number of contacts of each pair of collision models that may collide "
+              "(the pairs of settee run -v, in that order)"),
     ST_FIELD_END};
 
 /* ---- finding the components ---- */
@@ -452,6 +469,41 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     return ST_OK;
 }
 
+/* Copies this step's contacts into the output fields (no allocation once
+ * they have reached their largest size). */
+static st_status write_outputs(pipeline *p, st_error *err)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < p->npairs; k++)
+        total += p->pairs[k].n;
+    ST_TRY(st_array_resize(&p->out_points, ST_T_VEC3S, 2 * total, err));
+    ST_TRY(st_array_resize(&p->out_normals, ST_T_VEC3S, total, err));
+    ST_TRY(st_array_resize(&p->out_dist, ST_T_REALS, total, err));
+    ST_TRY(st_array_resize(&p->out_counts, ST_T_UINTS, p->npairs, err));
+    size_t at = 0;
+    for (size_t k = 0; k < p->npairs; k++) {
+        const cpair *q = &p->pairs[k];
+        p->out_counts.u[k] = (unsigned)q->n;
+        for (size_t i = 0; i < q->n; i++, at++) {
+            const ccontact *c = &q->c[i];
+            memcpy(p->out_points.r + 6 * at, c->pt, 6 * sizeof(double));
+            memcpy(p->out_normals.r + 3 * at, c->norm, 3 * sizeof(double));
+            double un = 0.0;
+            for (int a = 0; a < 3; a++)
+                un += (c->pt[1][a] - c->pt[0][a]) * c->norm[a];
+            /* Rest distance of the mapped points: dist minus the radii the
+             * mappers add (the detection points of a Vec3d sphere are its
+             * centre, of a Rigid3d one on its surface, as SOFA's). */
+            p->out_dist.r[at] = un - c->dist;
+        }
+    }
+    static const char *const names[] = {"contactPoints", "contactNormals", "contactDistances",
+                                        "contactCounts"};
+    for (int i = 0; i < 4; i++)
+        st_component_touch(&p->base, st_component_field(&p->base, names[i]));
+    return ST_OK;
+}
+
 static st_status pipeline_compute(st_component *self, st_node *root, st_error *err)
 {
     (void)root;
@@ -480,7 +532,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
                           st_component_path(&q->m[0]->base, a, sizeof a),
                           st_component_path(&q->m[1]->base, b, sizeof b), q->n);
     }
-    return ST_OK;
+    return write_outputs(p, err);
 }
 
 static void pipeline_reset(st_component *self)

@@ -291,6 +291,7 @@ st_status penalty_fill(cpair *p, double d0, st_error *err)
         c->pen = 0.0;
         c->elem[0] = d->e[0];
         c->elem[1] = d->e[1];
+        memcpy(c->pt, d->p, sizeof c->pt);
     }
     return ST_OK;
 }
