@@ -447,6 +447,26 @@ static st_status bind_systems(st_scene *s, st_error *err)
     return ST_OK;
 }
 
+/* The collision pipelines of the root node (st_collision_ops.bind), once the
+ * systems are bound: they find which states their contacts act on. */
+static st_status bind_collision(st_scene *s, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX];
+    st_node *root = s->root;
+    for (size_t i = 0; i < root->nobjects; i++) {
+        st_component *c = root->objects[i];
+        if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision || !c->cls->collision->bind)
+            continue;
+        st_status st = c->cls->collision->bind(c, root, err);
+        if (st != ST_OK) {
+            if (!err->path[0])
+                st_error_set_path(err, st_component_path(c, path, sizeof path));
+            return st;
+        }
+    }
+    return ST_OK;
+}
+
 static void send_event(st_node *n, st_event ev, double dt)
 {
     for (size_t i = 0; i < n->nobjects; i++)
@@ -492,6 +512,8 @@ st_status st_scene_init(st_scene *s, st_error *err)
         st = compile_systems(s, s->root, err);
     if (st == ST_OK)
         st = bind_systems(s, err);
+    if (st == ST_OK)
+        st = bind_collision(s, err);
     if (st != ST_OK) {
         st__log_error(s->rt, err);
         return st;

@@ -62,7 +62,7 @@ static const layout abi_2_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 208),
+    S(st_class, 216),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -89,6 +89,7 @@ static const layout abi_2_layout[] = {
     M(st_class, state, 184),
     M(st_class, templates, 192),
     M(st_class, checkpoint, 200), /* ABI 2.2 */
+    M(st_class, collision, 208),  /* ABI 2.2 */
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),
@@ -228,6 +229,10 @@ static const layout abi_2_layout[] = {
     M(st_system, size_all, 184),
     M(st_system, xsize, 192),
     M(st_system, xsize_all, 200),
+    S(st_collision_ops, 24),
+    M(st_collision_ops, struct_size, 0),
+    M(st_collision_ops, bind, 8),
+    M(st_collision_ops, compute, 16),
     S(st_state_ops, 16),
     M(st_state_ops, struct_size, 0),
     M(st_state_ops, resolve_type, 8),

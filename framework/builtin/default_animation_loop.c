@@ -1,5 +1,6 @@
 /* default_animation_loop.c - the built-in DefaultAnimationLoop: one step of
- * the scene as SOFA's loop does it (begin event, engine inputs, the ODE
+ * the scene as SOFA's loop does it (begin event, engine inputs, the
+ * collision pipeline of the root node, the ODE
  * solvers met first going down from the root, projection and mapping
  * propagation, externalForce cleared, time advanced, end event). A step
  * never allocates. */
@@ -152,6 +153,26 @@ static st_status solve_node(st_scene *s, st_node *n, double dt, st_error *err)
     return ST_OK;
 }
 
+/* SOFA's computeCollision: the collision pipeline of the root node (the
+ * first object playing the collision role) runs after the engines' inputs
+ * are up to date and before the ODE solvers integrate. */
+static st_status compute_collision(st_node *root, st_error *err)
+{
+    for (size_t i = 0; i < root->nobjects; i++) {
+        st_component *c = root->objects[i];
+        if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision || !c->cls->collision->compute)
+            continue;
+        st_status rc = c->cls->collision->compute(c, root, err);
+        if (rc != ST_OK) {
+            char path[256];
+            if (!err->path[0])
+                st_error_set_path(err, st_component_path(c, path, sizeof path));
+        }
+        return rc;
+    }
+    return ST_OK;
+}
+
 static st_status default_loop_step(st_component *self, st_node *root, double dt, st_error *err)
 {
     st_scene *s = root->scene;
@@ -161,6 +182,7 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
 
     send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
     ST_TRY(update_inputs((default_loop *)self, root, err));
+    ST_TRY(compute_collision(root, err));
     ST_TRY(solve_node(s, root, dt, err));
 
     for (size_t i = 0; i < s->nsystems; i++) {

@@ -39,6 +39,7 @@ typedef struct st_engine_ops st_engine_ops;
 typedef struct st_animloop_ops st_animloop_ops;
 typedef struct st_state_ops st_state_ops;
 typedef struct st_state_type st_state_type;
+typedef struct st_collision_ops st_collision_ops;
 
 /* Component state, as SOFA's componentState. */
 typedef enum st_cstate {
@@ -121,6 +122,9 @@ struct st_class {
      * the system's vectors (a step counter, a switch made during the run)
      * save and restore it so a resumed run is bit-identical. May be NULL. */
     const struct st_checkpoint_ops *checkpoint;
+    /* ABI 2.2. The collision pipeline role (roles.h, st_collision_ops): the
+     * animation loop runs it before the ODE solvers. NULL otherwise. */
+    const st_collision_ops *collision;
 };
 
 /* True when a class registered by a plugin built against an older ABI

@@ -221,6 +221,19 @@ struct st_state_ops {
     st_status (*resolve_type)(st_component *self, const st_state_type **out, st_error *err);
 };
 
+/* Collision pipelines (SOFA's Pipeline: CollisionPipeline). The animation
+ * loop calls compute() of the first component of the root node that plays
+ * this role at SOFA's point of the step: after the begin event and the
+ * engines' inputs, before the ODE solvers integrate (DefaultAnimationLoop's
+ * computeCollision). bind() runs once at scene init, after the mechanical
+ * systems are compiled and bound (it may allocate; compute() should not).
+ * Appended after ABI 2.1. */
+typedef struct st_collision_ops {
+    size_t struct_size;
+    st_status (*bind)(st_component *self, st_node *root, st_error *err);
+    st_status (*compute)(st_component *self, st_node *root, st_error *err);
+} st_collision_ops;
+
 /* Animation loops: one step of the whole scene. */
 struct st_animloop_ops {
     size_t struct_size;

@@ -1,0 +1,236 @@
+/* collision.h - what the components of the Collision plugin share: the
+ * collision models' common head, the detection output of an intersection
+ * test, the contacts of a pair of models and the penalty response.
+ *
+ * SOFA's pipeline in one picture: each step the CollisionPipeline computes
+ * every active model's bounding boxes, the broad phase keeps the pairs of
+ * models whose boxes meet (within the intersection method's alarm
+ * distance), the narrow phase tests their elements with the intersection
+ * method, and the response turns each detection output into a penalty
+ * contact (SOFA's BarycentricPenalityContact and PenalityContactForceField).
+ * Here a pair's contacts live in a cpair that the pipeline builds once at
+ * init and refills each step; the forces act through the collision model
+ * that owns the pair (it plays the force field role on its node's state),
+ * so the ODE solver that integrates that state sees them in every path. */
+#ifndef COLLISION_H
+#define COLLISION_H
+
+#include <settee/settee.h>
+
+/* Element kinds, in the order MinProximityIntersection pairs them: the
+ * model of lower kind is SOFA's first model of the pair. */
+typedef enum cm_kind {
+    CM_TRIANGLE = 0,
+    CM_LINE,
+    CM_SPHERE,      /* SphereCollisionModel on a Vec3d state */
+    CM_RIGIDSPHERE, /* SphereCollisionModel on a Rigid3d state */
+    CM_POINT,
+    CM_CUBE,
+    CM_KIND_COUNT
+} cm_kind;
+
+typedef struct cpair cpair;
+
+/* The common head of every collision model (SOFA's CollisionModel data). */
+typedef struct cmodel {
+    st_component base;
+    bool active;               /* "active" */
+    bool moving;               /* "moving" */
+    bool simulated;            /* "simulated" */
+    bool self_collision;       /* "selfCollision" */
+    double contact_distance;   /* "contactDistance" (alias "proximity") */
+    double contact_stiffness;  /* "contactStiffness" */
+    double contact_friction;   /* "contactFriction" */
+    double contact_restitution; /* "contactRestitution" */
+    char *contact_response;    /* "contactResponse" */
+    st_vec4 color;             /* "color" */
+    st_array group;            /* "group", uint[] */
+    unsigned number_of_contacts; /* "numberOfContacts" (output) */
+    bool both_side;            /* "bothSide" */
+    bool compute_normals;      /* "computeNormals" */
+    bool display_free_position; /* "displayFreePosition" */
+    bool use_curvature;        /* "useCurvature" */
+    st_array list_radius;      /* "listRadius" (spheres) */
+    double radius;             /* "radius" (spheres) */
+    bool show_impostors;       /* "showImpostors" (spheres) */
+    st_component *topology;    /* "topology" link (lines, triangles) */
+
+    /* Set at init. */
+    cm_kind kind;
+    st_mstate *ms;             /* the node's state */
+    size_t nelem;              /* elements: points, lines, triangles, spheres */
+    unsigned *elems;           /* vertex indices, 2 per line or 3 per triangle; owned */
+    double *box;               /* 6 per element: min xyz, max xyz (this step) */
+    double mbox[6];            /* the model's box */
+    double ext[3];             /* the largest element box width along each axis */
+    /* Pairs whose force this model adds (it is their owner). */
+    cpair **owned;
+    size_t nowned;
+} cmodel;
+
+/* One detection output (SOFA's DetectionOutput): closest points p[0] on
+ * element e[0] of the first model and p[1] on e[1] of the second, normal
+ * from p[0] to p[1] (unit), value = their distance minus the contact
+ * distance, and the barycentric weights of each point in its element. */
+typedef struct cdetect {
+    double p[2][3];
+    double normal[3];
+    double value;
+    unsigned e[2];
+    unsigned id;               /* SOFA's detection id, for duplicates */
+    double w[2][3];            /* weights of the element's vertices (lines: 2, triangles: 3) */
+} cdetect;
+
+/* One side of a contact: where its point sits. Vec3d models: a barycentric
+ * combination of up to three vertices (a sphere's centre, a point's vertex,
+ * a point on a line or a triangle); Rigid3d spheres: a point fixed in the
+ * body frame of frame idx[0]. */
+typedef struct cside {
+    unsigned idx[3];
+    double w[3];
+    unsigned n;
+    double local[3];           /* rigid: the point in the body frame */
+    double arm[3];             /* rigid: R local at the last add_force */
+} cside;
+
+/* A penalty contact (SOFA's PenalityContactForceField::Contact). */
+typedef struct ccontact {
+    cside s[2];
+    double norm[3];
+    double dist;               /* rest distance: contact distances and radii */
+    double ks;                 /* stiffness */
+    double pen;                /* penetration at the last add_force */
+    unsigned elem[2];
+    double pt[2][3];           /* the two points where detection found them */
+} ccontact;
+
+/* The contacts of one pair of models, refilled each step. */
+struct cpair {
+    cmodel *m[2];
+    const struct cintersect *method;
+    st_system *sys;            /* the system the forces act in */
+    bool in_sys[2];            /* the side's state belongs to sys */
+    ccontact *c;
+    size_t n, cap;
+    cdetect *det;              /* this step's detection outputs */
+    size_t ndet, capdet;
+    int *by_id;                /* per id: detection index + 1 while deduplicating */
+    size_t nid;
+    /* The narrow phase's spatial hash of the second model's elements: each
+     * element in the bucket of its box's lower corner's cell. */
+    size_t nbuckets;           /* a power of two */
+    unsigned *bstart;          /* nbuckets + 1 */
+    unsigned *bitems;          /* m[1]->nelem */
+    int *home;                 /* 3 per element of m[1]: its cell */
+};
+
+/* The intersection method's parameters (SOFA's Intersection). */
+typedef struct cintersect {
+    st_component base;
+    double alarm_distance;     /* "alarmDistance" */
+    double contact_distance;   /* "contactDistance" */
+    bool use_sphere_triangle, use_point_point, use_surface_normals, use_line_point, use_line_line;
+    bool proximity;            /* false: DiscreteIntersection (distances 0) */
+} cintersect;
+
+/* ---- geometry (intersect.c): SOFA's MinProximityIntersection tests ----
+ * Each returns 1 and fills d when the two primitives are closer than
+ * alarm, 0 otherwise; contact is subtracted from the distance in d->value.
+ * Arguments are in SOFA's order (the first primitive is the first model). */
+int st_coll_point_point(const double p[3], const double q[3], double alarm, double contact,
+                        cdetect *d);
+int st_coll_line_point(const double a[3], const double b[3], const double p[3], double alarm,
+                       double contact, cdetect *d);
+int st_coll_line_line(const double a[3], const double b[3], const double c[3], const double e[3],
+                      double alarm, double contact, cdetect *d);
+int st_coll_triangle_point(const double a[3], const double b[3], const double c[3],
+                           const double p[3], double alarm, double contact, cdetect *d);
+/* Spheres: centres and radii; alarm and contact exclude the radii, which
+ * the test adds. rigid2: the second sphere is a Rigid3d one (its contact
+ * point is on its surface, as SOFA's TSphere<Rigid3d>). */
+int st_coll_sphere_sphere(const double c1[3], double r1, bool rigid1, const double c2[3],
+                          double r2, bool rigid2, double alarm, double contact, cdetect *d);
+int st_coll_sphere_point(const double c[3], double r, bool rigid, const double p[3],
+                         double alarm, double contact, cdetect *d);
+int st_coll_line_sphere(const double a[3], const double b[3], const double c[3], double r,
+                        bool rigid, double alarm, double contact, cdetect *d);
+int st_coll_triangle_sphere(const double a[3], const double b[3], const double c[3],
+                            const double s[3], double r, bool rigid, double alarm,
+                            double contact, cdetect *d);
+
+/* Grows *p (an array of size-byte entries, capacity *cap) to hold need
+ * entries, doubling; ST_ENOMEM when it cannot (penalty.c). */
+st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err);
+
+/* ---- models (model_common.c) ---- */
+st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);
+void cmodel_cleanup(st_component *self);
+/* Positions of the model's state (its own array, bound to the system's x
+ * when a solver integrates it). */
+const double *cmodel_x(const cmodel *m);
+/* The radius of sphere i. */
+double cmodel_radius(const cmodel *m, size_t i);
+/* Recomputes element and model boxes from the current positions. */
+void cmodel_update_boxes(cmodel *m);
+/* SOFA's canCollideWith (same node: selfCollision; else groups). */
+bool cmodel_can_collide(const cmodel *a, const cmodel *b);
+bool st_is_collision_model(const st_component *c);
+extern const st_forcefield_ops cmodel_forcefield_ops;
+extern const char *const cmodel_sphere_templates[];
+
+/* The field table entries every collision model has. */
+#define CMODEL_COMMON_FIELDS                                                                      \
+    ST_BOOL(cmodel, active, "active", "true",                                                    \
+            "flag indicating if this collision model is active and should be included in "       \
+            "default collision detections"),                                                      \
+        ST_BOOL(cmodel, moving, "moving", "true",                                                \
+                "flag indicating if this object is changing position between iterations"),       \
+        ST_BOOL(cmodel, simulated, "simulated", "true",                                          \
+                "flag indicating if this object is controlled by a simulation"),                 \
+        ST_BOOL(cmodel, self_collision, "selfCollision", "false",                                \
+                "flag indication if the object can self collide"),                               \
+        ST_FIELD_EX(cmodel, contact_distance, "contactDistance", ST_T_REAL, double, "0",         \
+                    "This distance is added along the normal of the collision element to apply " \
+                    "'skinning' effect for collision. The contact arise at this distance of the " \
+                    "element.",                                                                   \
+                    0, "proximity", 0.0, 0.0),                                                    \
+        ST_REAL(cmodel, contact_stiffness, "contactStiffness", "10", "Contact stiffness"),      \
+        ST_IGNORED(cmodel, contact_friction, "contactFriction", ST_T_REAL, double, "0",         \
+                   "Contact friction coefficient (dry or viscous or unused depending on the "    \
+                   "contact method; PenalityContactForceField, as in SOFA, does not use it)"),   \
+        ST_IGNORED(cmodel, contact_restitution, "contactRestitution", ST_T_REAL, double, "0",   \
+                   "Contact coefficient of restitution (unused by penalty contacts)"),           \
+        ST_STRING(cmodel, contact_response, "contactResponse", NULL,                             \
+                  "if set, indicate to the ContactManager that this model should use the given " \
+                  "class of contacts (settee: only PenalityContactForceField)"),                 \
+        ST_IGNORED(cmodel, color, "color", ST_T_RGBA, st_vec4, "1 0 0 1",                       \
+                   "color used to display the collision model if requested (no display)"),      \
+        ST_UINTS(cmodel, group, "group", NULL,                                                   \
+                 "IDs of the groups containing this model. No collision can occur between "      \
+                 "collision models included in a common group (e.g. allowing the same object to " \
+                 "have multiple collision models)"),                                              \
+        ST_OUTPUT(cmodel, number_of_contacts, "numberOfContacts", ST_T_UINT, unsigned,           \
+                  "Number of collision models this collision model is currently attached to")
+
+/* Defines a collision model class: its init (cmodel_init with the kind)
+ * and its st_class, from the file's static `fields` and `aliases`. */
+#define CMODEL_CLASS(var, cname, ckind, desc, templ)                                           \
+    static st_status var##_init(st_component *self, st_error *err)                              \
+    {                                                                                            \
+        return cmodel_init((cmodel *)self, (ckind), err);                                       \
+    }                                                                                            \
+    const st_class var = {                                                                       \
+        .struct_size = sizeof(st_class),                                                         \
+        .name = (cname),                                                                         \
+        .category = "CollisionModel",                                                            \
+        .description = (desc),                                                                   \
+        .aliases = aliases,                                                                      \
+        .instance_size = sizeof(cmodel),                                                         \
+        .fields = fields,                                                                        \
+        .init = var##_init,                                                                      \
+        .cleanup = cmodel_cleanup,                                                               \
+        .forcefield = &cmodel_forcefield_ops,                                                    \
+        .templates = (templ),                                                                    \
+    }
+
+#endif

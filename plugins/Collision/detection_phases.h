@@ -1,0 +1,17 @@
+/* detection_phases.h - the broad and narrow phase components: settings
+ * holders that the CollisionPipeline finds below its node. */
+#ifndef COLLISION_DETECTION_PHASES_H
+#define COLLISION_DETECTION_PHASES_H
+
+#include "collision.h"
+
+typedef struct cphase {
+    st_component base;
+    st_array boxv;   /* "box" (broad phases): refused when set */
+    bool draw;       /* "draw" */
+} cphase;
+
+/* Refuses a set 'box' (brute_force_broad_phase.c). */
+st_status cphase_check_box(st_component *self, st_error *err);
+
+#endif

@@ -1,0 +1,298 @@
+/* model_common.c - what every collision model does: find its state and
+ * elements at init, bounding boxes each step, SOFA's canCollideWith, and
+ * the force field role through which the contacts of the pairs it owns
+ * act (penalty.c computes them). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision.h"
+#include "penalty.h"
+
+const char *const cmodel_sphere_templates[] = {"Vec3d", "Rigid3d", NULL};
+
+const double *cmodel_x(const cmodel *m) { return m->ms->position.r; }
+
+double cmodel_radius(const cmodel *m, size_t i)
+{
+    return i < m->list_radius.n ? m->list_radius.r[i] : m->radius;
+}
+
+/* The topology serving the model: its "topology" link, else one in its
+ * node or above (SOFA's getMeshTopology). */
+static st_component *find_topology(cmodel *m)
+{
+    if (m->topology)
+        return m->topology;
+    return st_node_find(m->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+}
+
+static st_status alloc_elems(cmodel *m, size_t n, unsigned width, st_error *err)
+{
+    m->nelem = n;
+    m->elems = n && width ? st_malloc(n * width * sizeof *m->elems) : NULL;
+    m->box = st_malloc((n ? n : 1) * 6 * sizeof *m->box);
+    if ((n && width && !m->elems) || !m->box)
+        return st_error_set(err, ST_ENOMEM, "out of memory listing the collision elements");
+    return ST_OK;
+}
+
+/* An edge of a triangle list: its sorted vertices and where it was met. */
+typedef struct edge_key {
+    unsigned lo, hi;
+    size_t at;
+} edge_key;
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    const edge_key *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Edges of a triangle list, each once, in order of first appearance, as
+ * first met (sorted once, so that large meshes do not pay n^2). */
+static st_status edges_of_triangles(cmodel *m, const st_array *tri, st_error *err)
+{
+    size_t nt = tri->n, ne = 3 * nt, n = 0;
+    edge_key *k = st_malloc((ne ? ne : 1) * sizeof *k);
+    bool *first = st_calloc(ne ? ne : 1, sizeof *first);
+    if (!k || !first) {
+        st_free(k);
+        st_free(first);
+        return st_error_set(err, ST_ENOMEM, "out of memory listing the edges");
+    }
+    for (size_t t = 0; t < nt; t++)
+        for (int j = 0; j < 3; j++) {
+            unsigned a = tri->u[3 * t + j], b = tri->u[3 * t + (j + 1) % 3];
+            k[3 * t + j] = (edge_key){a < b ? a : b, a < b ? b : a, 3 * t + j};
+        }
+    qsort(k, ne, sizeof *k, edge_cmp);
+    for (size_t i = 0; i < ne; i++)
+        if (i == 0 || k[i].lo != k[i - 1].lo || k[i].hi != k[i - 1].hi) {
+            first[k[i].at] = true;
+            n++;
+        }
+    st_free(k);
+    st_status rc = alloc_elems(m, n, 2, err);
+    size_t e = 0;
+    for (size_t i = 0; rc == ST_OK && i < ne; i++)
+        if (first[i]) {
+            m->elems[2 * e] = tri->u[3 * (i / 3) + i % 3];
+            m->elems[2 * e + 1] = tri->u[3 * (i / 3) + (i % 3 + 1) % 3];
+            e++;
+        }
+    st_free(first);
+    return rc;
+}
+
+static st_status mesh_elements(cmodel *m, st_error *err)
+{
+    st_component *topo = find_topology(m);
+    const char *what = m->kind == CM_LINE ? "edges" : "triangles";
+    if (!topo || !topo->cls->topology || !topo->cls->topology->elements)
+        return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                  "no topology found for its %s (its node and above): add a "
+                                  "MeshTopology or a mesh loader's topology",
+                                  what);
+    const st_topology_ops *ops = topo->cls->topology;
+    const st_array *tri = ops->elements(topo, ST_T_TRIANGLES);
+    if (m->kind == CM_LINE) {
+        const st_array *ed = ops->elements(topo, ST_T_EDGES);
+        if (ed && ed->n) {
+            ST_TRY(alloc_elems(m, ed->n, 2, err));
+            memcpy(m->elems, ed->u, ed->n * 2 * sizeof *m->elems);
+        } else if (tri && tri->n) {
+            ST_TRY(edges_of_triangles(m, tri, err));
+        } else {
+            ST_TRY(alloc_elems(m, 0, 2, err));
+        }
+    } else {
+        const st_array *qd = ops->elements(topo, ST_T_QUADS);
+        size_t nt = tri ? tri->n : 0, nq = qd ? qd->n : 0;
+        ST_TRY(alloc_elems(m, nt + 2 * nq, 3, err));
+        if (nt)
+            memcpy(m->elems, tri->u, nt * 3 * sizeof *m->elems);
+        /* SOFA's TriangleCollisionModel: quad q gives (q0 q1 q2), (q0 q2 q3). */
+        for (size_t q = 0; q < nq; q++) {
+            const unsigned *v = qd->u + 4 * q;
+            unsigned *o = m->elems + 3 * (nt + 2 * q);
+            o[0] = v[0], o[1] = v[1], o[2] = v[2];
+            o[3] = v[0], o[4] = v[2], o[5] = v[3];
+        }
+    }
+    unsigned w = m->kind == CM_LINE ? 2 : 3;
+    for (size_t i = 0; i < w * m->nelem; i++)
+        if (m->elems[i] >= m->ms->position.n)
+            return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                      "the topology's %s name vertex %u; the state '%s' has %zu "
+                                      "points",
+                                      what, m->elems[i], m->ms->base.name, m->ms->position.n);
+    return ST_OK;
+}
+
+st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
+{
+    st_component *self = &m->base;
+    m->ms = st_node_mstate(self->node);
+    if (!m->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in its node: a collision model works on "
+                                  "the state of its node");
+    const st_state_type *t = m->ms->type;
+    bool rigid = t && t->deriv_size == 6;
+    if (kind == CM_SPHERE && rigid)
+        kind = CM_RIGIDSPHERE;
+    else if (t && t->coord_size != 3 && kind != CM_CUBE)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
+                                  t->name);
+    m->kind = kind;
+    if (m->contact_response && m->contact_response[0] &&
+        strcmp(m->contact_response, "PenalityContactForceField") &&
+        strcmp(m->contact_response, "default"))
+        return st_component_error(self, "contactResponse", err, ST_ESCENE,
+                                  "response '%s' is not available in settee (only "
+                                  "PenalityContactForceField)",
+                                  m->contact_response);
+    switch (kind) {
+    case CM_LINE:
+    case CM_TRIANGLE:
+        return mesh_elements(m, err);
+    case CM_CUBE:
+        return alloc_elems(m, 0, 0, err);
+    default:
+        break;
+    }
+    if ((kind == CM_SPHERE || kind == CM_RIGIDSPHERE) && m->list_radius.n &&
+        m->list_radius.n < m->ms->position.n)
+        return st_component_error(self, "listRadius", err, ST_ESCENE,
+                                  "listRadius has %zu radii for %zu spheres (the state's points)",
+                                  m->list_radius.n, m->ms->position.n);
+    return alloc_elems(m, m->ms->position.n, 0, err);
+}
+
+void cmodel_cleanup(st_component *self)
+{
+    cmodel *m = (cmodel *)self;
+    st_free(m->elems);
+    st_free(m->box);
+    st_free(m->owned);
+    m->elems = NULL;
+    m->box = NULL;
+    m->owned = NULL;
+    m->nowned = 0;
+}
+
+bool st_is_collision_model(const st_component *c)
+{
+    return c->cls->forcefield == &cmodel_forcefield_ops;
+}
+
+/* The position of vertex i (coordinates; the centre for Rigid3d). */
+static const double *vertex(const cmodel *m, const double *x, unsigned i)
+{
+    return x + (size_t)m->ms->type->coord_size * i;
+}
+
+void cmodel_update_boxes(cmodel *m)
+{
+    const double *x = cmodel_x(m);
+    double *mb = m->mbox;
+    mb[0] = mb[1] = mb[2] = 1e300;
+    mb[3] = mb[4] = mb[5] = -1e300;
+    m->ext[0] = m->ext[1] = m->ext[2] = 0.0;
+    unsigned w = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 1;
+    for (size_t e = 0; e < m->nelem; e++) {
+        double *b = m->box + 6 * e;
+        double r = (m->kind == CM_SPHERE || m->kind == CM_RIGIDSPHERE) ? cmodel_radius(m, e) : 0.0;
+        for (int k = 0; k < 3; k++) {
+            b[k] = 1e300;
+            b[k + 3] = -1e300;
+        }
+        for (unsigned v = 0; v < w; v++) {
+            const double *p = vertex(m, x, w == 1 ? (unsigned)e : m->elems[w * e + v]);
+            for (int k = 0; k < 3; k++) {
+                if (p[k] - r < b[k])
+                    b[k] = p[k] - r;
+                if (p[k] + r > b[k + 3])
+                    b[k + 3] = p[k] + r;
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            if (b[k] < mb[k])
+                mb[k] = b[k];
+            if (b[k + 3] > mb[k + 3])
+                mb[k + 3] = b[k + 3];
+        }
+        for (int k = 0; k < 3; k++)
+            if (b[k + 3] - b[k] > m->ext[k])
+                m->ext[k] = b[k + 3] - b[k];
+    }
+}
+
+bool cmodel_can_collide(const cmodel *a, const cmodel *b)
+{
+    if (a->base.node == b->base.node)
+        return a->self_collision;
+    if (!a->group.n || !b->group.n)
+        return true;
+    for (size_t i = 0; i < a->group.n; i++)
+        for (size_t j = 0; j < b->group.n; j++)
+            if (a->group.u[i] == b->group.u[j])
+                return false;
+    return true;
+}
+
+/* ---- the force field role: the contacts of the pairs this model owns ---- */
+
+static void cm_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                         const double *v)
+{
+    (void)mp;
+    (void)v;
+    cmodel *m = (cmodel *)self;
+    for (size_t i = 0; i < m->nowned; i++)
+        penalty_add_force(m->owned[i], f, x);
+}
+
+static void cm_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                          double kfactor, double bfactor)
+{
+    (void)mp;
+    (void)bfactor;
+    cmodel *m = (cmodel *)self;
+    if (kfactor == 0.0)
+        return;
+    for (size_t i = 0; i < m->nowned; i++)
+        penalty_add_dforce(m->owned[i], df, dx, kfactor);
+}
+
+static void cm_add_k(st_component *self, const st_mparams *mp, st_matrix *mat, double kfactor)
+{
+    (void)mp;
+    cmodel *m = (cmodel *)self;
+    for (size_t i = 0; i < m->nowned; i++)
+        penalty_add_k(m->owned[i], mat, kfactor);
+}
+
+static double cm_energy(st_component *self, const st_mparams *mp, const double *x)
+{
+    (void)mp;
+    (void)x;
+    cmodel *m = (cmodel *)self;
+    double e = 0.0;
+    for (size_t i = 0; i < m->nowned; i++)
+        e += penalty_energy(m->owned[i]);
+    return e;
+}
+
+const st_forcefield_ops cmodel_forcefield_ops = {
+    .struct_size = sizeof(st_forcefield_ops),
+    .add_force = cm_add_force,
+    .add_dforce = cm_add_dforce,
+    .add_k_to_matrix = cm_add_k,
+    .potential_energy = cm_energy,
+};

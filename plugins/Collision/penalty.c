@@ -1,0 +1,297 @@
+/* penalty.c - the penalty response. A contact's two points are mapped from
+ * their models' states as SOFA's contact mappers do: on a triangle or a
+ * line a barycentric combination of the element's vertices
+ * (BarycentricContactMapper), on a point or a Vec3d sphere the vertex or
+ * the centre itself (IdentityContactMapper, the sphere's radius joining the
+ * rest distance), on a Rigid3d sphere a point fixed in the body frame
+ * (RigidContactMapper, its radius joining the rest distance too). Forces go
+ * to the vertices with the weights (J^T), stiffness as J^T K J. The
+ * rigid mapping's geometric stiffness is left out. */
+#include <math.h>
+#include <string.h>
+
+#include "penalty.h"
+
+static bool is_rigid(const cmodel *m) { return m->kind == CM_RIGIDSPHERE; }
+
+/* Base of the side's coordinates: the system's vector when its state is
+ * integrated there, else the state's own positions (a static model). */
+static const double *side_x(const cpair *p, int k, const double *x)
+{
+    const st_mstate *ms = p->m[k]->ms;
+    return p->in_sys[k] ? st_slice_x(x, ms) : ms->position.r;
+}
+
+/* The side's point at coordinates x; rigid sides keep their lever arm. */
+static void side_point(const cpair *p, int k, cside *s, const double *x, double out[3])
+{
+    const double *xs = side_x(p, k, x);
+    if (is_rigid(p->m[k])) {
+        const double *c = xs + 7 * (size_t)s->idx[0];
+        st_quat_rotate(s->arm, c + 3, s->local);
+        for (int a = 0; a < 3; a++)
+            out[a] = c[a] + s->arm[a];
+        return;
+    }
+    out[0] = out[1] = out[2] = 0.0;
+    for (unsigned v = 0; v < s->n; v++) {
+        const double *q = xs + 3 * (size_t)s->idx[v];
+        for (int a = 0; a < 3; a++)
+            out[a] += s->w[v] * q[a];
+    }
+}
+
+/* The side's point velocity for derivatives d (J d). */
+static void side_deriv(const cpair *p, int k, const cside *s, const double *d, double out[3])
+{
+    out[0] = out[1] = out[2] = 0.0;
+    if (!p->in_sys[k])
+        return;
+    const double *ds = st_slice(d, p->m[k]->ms);
+    if (is_rigid(p->m[k])) {
+        const double *v = ds + 6 * (size_t)s->idx[0], *w = v + 3, *r = s->arm;
+        out[0] = v[0] + w[1] * r[2] - w[2] * r[1];
+        out[1] = v[1] + w[2] * r[0] - w[0] * r[2];
+        out[2] = v[2] + w[0] * r[1] - w[1] * r[0];
+        return;
+    }
+    for (unsigned v = 0; v < s->n; v++) {
+        const double *q = ds + 3 * (size_t)s->idx[v];
+        for (int a = 0; a < 3; a++)
+            out[a] += s->w[v] * q[a];
+    }
+}
+
+/* f_side += J^T F. */
+static void side_spread(const cpair *p, int k, const cside *s, double *f, const double F[3])
+{
+    if (!p->in_sys[k])
+        return;
+    double *fs = st_slice(f, p->m[k]->ms);
+    if (is_rigid(p->m[k])) {
+        double *lin = fs + 6 * (size_t)s->idx[0], *ang = lin + 3;
+        const double *r = s->arm;
+        for (int a = 0; a < 3; a++)
+            lin[a] += F[a];
+        ang[0] += r[1] * F[2] - r[2] * F[1];
+        ang[1] += r[2] * F[0] - r[0] * F[2];
+        ang[2] += r[0] * F[1] - r[1] * F[0];
+        return;
+    }
+    for (unsigned v = 0; v < s->n; v++) {
+        double *q = fs + 3 * (size_t)s->idx[v];
+        for (int a = 0; a < 3; a++)
+            q[a] += s->w[v] * F[a];
+    }
+}
+
+void penalty_add_force(cpair *p, double *f, const double *x)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        ccontact *c = &p->c[i];
+        double p1[3], p2[3];
+        side_point(p, 0, &c->s[0], x, p1);
+        side_point(p, 1, &c->s[1], x, p2);
+        double un = (p2[0] - p1[0]) * c->norm[0] + (p2[1] - p1[1]) * c->norm[1] +
+                    (p2[2] - p1[2]) * c->norm[2];
+        c->pen = c->dist - un;
+        if (c->pen > 0) {
+            double fn = c->ks * c->pen;
+            double F[3] = {-c->norm[0] * fn, -c->norm[1] * fn, -c->norm[2] * fn};
+            double G[3] = {-F[0], -F[1], -F[2]};
+            side_spread(p, 0, &c->s[0], f, F);
+            side_spread(p, 1, &c->s[1], f, G);
+        }
+    }
+}
+
+void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const ccontact *c = &p->c[i];
+        if (!(c->pen > 0))
+            continue;
+        double d1[3], d2[3];
+        side_deriv(p, 0, &c->s[0], dx, d1);
+        side_deriv(p, 1, &c->s[1], dx, d2);
+        double dpen = -((d2[0] - d1[0]) * c->norm[0] + (d2[1] - d1[1]) * c->norm[1] +
+                        (d2[2] - d1[2]) * c->norm[2]);
+        double dfn = c->ks * dpen * kfactor;
+        double F[3] = {-c->norm[0] * dfn, -c->norm[1] * dfn, -c->norm[2] * dfn};
+        double G[3] = {-F[0], -F[1], -F[2]};
+        side_spread(p, 0, &c->s[0], df, F);
+        side_spread(p, 1, &c->s[1], df, G);
+    }
+}
+
+/* The 3 x d Jacobian of side point v (a vertex weight or the rigid map). */
+static unsigned side_jac(const cpair *p, int k, const cside *s, unsigned v, double J[18])
+{
+    if (is_rigid(p->m[k])) {
+        const double *r = s->arm;
+        /* d P = dv + w x r = dv - [r]x w */
+        const double b[18] = {1, 0, 0, 0, r[2], -r[1], 0, 1, 0, -r[2], 0, r[0],
+                              0, 0, 1, r[1], -r[0], 0};
+        memcpy(J, b, sizeof b);
+        return 6;
+    }
+    memset(J, 0, 9 * sizeof *J);
+    J[0] = J[4] = J[8] = s->w[v];
+    return 3;
+}
+
+void penalty_add_k(cpair *p, st_matrix *m, double kfactor)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const ccontact *c = &p->c[i];
+        if (!(c->pen > 0))
+            continue;
+        const double *n = c->norm;
+        for (int a = 0; a < 2; a++) {
+            if (!p->in_sys[a])
+                continue;
+            for (int b = 0; b < 2; b++) {
+                if (!p->in_sys[b])
+                    continue;
+                /* df_a / dx_b = -ks n n^T sa sb, side signs -1 (first), +1 (second). */
+                double kab = -c->ks * kfactor * (a == b ? 1.0 : -1.0);
+                const cside *sa = &c->s[a], *sb = &c->s[b];
+                unsigned na = is_rigid(p->m[a]) ? 1 : sa->n, nb = is_rigid(p->m[b]) ? 1 : sb->n;
+                for (unsigned va = 0; va < na; va++)
+                    for (unsigned vb = 0; vb < nb; vb++) {
+                        double Ja[18], Jb[18], blk[36];
+                        unsigned da = side_jac(p, a, sa, va, Ja);
+                        unsigned db = side_jac(p, b, sb, vb, Jb);
+                        /* blk = Ja^T (kab n n^T) Jb = kab (Ja^T n)(n^T Jb). */
+                        double an[6] = {0}, bn[6] = {0};
+                        for (unsigned r = 0; r < da; r++)
+                            for (int q = 0; q < 3; q++)
+                                an[r] += Ja[q * da + r] * n[q];
+                        for (unsigned r = 0; r < db; r++)
+                            for (int q = 0; q < 3; q++)
+                                bn[r] += Jb[q * db + r] * n[q];
+                        for (unsigned r = 0; r < da; r++)
+                            for (unsigned q = 0; q < db; q++)
+                                blk[r * db + q] = kab * an[r] * bn[q];
+                        st_matrix_add_block(m, p->m[a]->ms, is_rigid(p->m[a]) ? sa->idx[0] : sa->idx[va],
+                                            p->m[b]->ms, is_rigid(p->m[b]) ? sb->idx[0] : sb->idx[vb],
+                                            blk);
+                    }
+            }
+        }
+    }
+}
+
+double penalty_energy(const cpair *p)
+{
+    double e = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->c[i].pen > 0)
+            e += 0.5 * p->c[i].ks * p->c[i].pen * p->c[i].pen;
+    return e;
+}
+
+/* ---- the response: detection outputs to contacts ---- */
+
+/* Where the contact point of element e sits on model m, for detection
+ * point pt with barycentric weights w; r receives the radius the mapper
+ * adds to the rest distance. */
+static void make_side(const cmodel *m, unsigned e, const double pt[3], const double w[3],
+                      cside *s, double *r)
+{
+    *r = 0.0;
+    memset(s, 0, sizeof *s);
+    switch (m->kind) {
+    case CM_TRIANGLE:
+    case CM_LINE: {
+        unsigned nv = m->kind == CM_LINE ? 2 : 3;
+        s->n = nv;
+        for (unsigned v = 0; v < nv; v++) {
+            s->idx[v] = m->elems[nv * e + v];
+            s->w[v] = w[v];
+        }
+        break;
+    }
+    case CM_RIGIDSPHERE: {
+        const double *c = cmodel_x(m) + 7 * (size_t)e;
+        double d[3] = {pt[0] - c[0], pt[1] - c[1], pt[2] - c[2]};
+        double qi[4] = {-c[3], -c[4], -c[5], c[6]};
+        st_quat_rotate(s->local, qi, d);
+        st_quat_rotate(s->arm, c + 3, s->local);
+        s->idx[0] = e;
+        s->n = 1;
+        s->w[0] = 1.0;
+        *r = cmodel_radius(m, e);
+        break;
+    }
+    case CM_SPHERE:
+        *r = cmodel_radius(m, e);
+        /* fall through */
+    default:
+        s->idx[0] = e;
+        s->w[0] = 1.0;
+        s->n = 1;
+        break;
+    }
+}
+
+st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err)
+{
+    if (need <= *cap)
+        return ST_OK;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = st_realloc(*p, c * size);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory growing a contact list (%zu entries)", need);
+    *p = q;
+    *cap = c;
+    return ST_OK;
+}
+
+st_status penalty_fill(cpair *p, double d0, st_error *err)
+{
+    /* SOFA's duplicate rule: outputs sharing an id keep the one of lower
+     * value (the first of equal ones). by_id holds index + 1. */
+    size_t keep = 0;
+    for (size_t i = 0; i < p->ndet; i++) {
+        unsigned id = p->det[i].id;
+        int prev = id < p->nid ? p->by_id[id] : 0;
+        if (prev > 0 && p->det[prev - 1].value <= p->det[i].value) {
+            p->det[i].id = (unsigned)-1; /* dropped */
+            continue;
+        }
+        if (prev > 0)
+            p->det[prev - 1].id = (unsigned)-1;
+        if (id < p->nid)
+            p->by_id[id] = (int)i + 1;
+    }
+    for (size_t i = 0; i < p->ndet; i++) {
+        if (p->det[i].id != (unsigned)-1) {
+            if (p->det[i].id < p->nid)
+                p->by_id[p->det[i].id] = 0;
+            keep++;
+        }
+    }
+    ST_TRY(cgrow((void **)&p->c, &p->cap, keep, sizeof *p->c, err));
+    double ks0 = p->m[0]->contact_stiffness * p->m[1]->contact_stiffness;
+    p->n = 0;
+    for (size_t i = 0; i < p->ndet; i++) {
+        const cdetect *d = &p->det[i];
+        if (d->id == (unsigned)-1)
+            continue;
+        ccontact *c = &p->c[p->n++];
+        double r1, r2;
+        make_side(p->m[0], d->e[0], d->p[0], d->w[0], &c->s[0], &r1);
+        make_side(p->m[1], d->e[1], d->p[1], d->w[1], &c->s[1], &r2);
+        memcpy(c->norm, d->normal, sizeof c->norm);
+        c->dist = d0 + r1 + r2;
+        c->ks = c->dist != 0.0 ? ks0 / c->dist : ks0;
+        c->pen = 0.0;
+        c->elem[0] = d->e[0];
+        c->elem[1] = d->e[1];
+        memcpy(c->pt, d->p, sizeof c->pt);
+    }
+    return ST_OK;
+}

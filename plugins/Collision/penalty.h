@@ -1,0 +1,24 @@
+/* penalty.h - SOFA's penalty response (BarycentricPenalityContact and
+ * PenalityContactForceField) on the contacts of one pair of models. */
+#ifndef COLLISION_PENALTY_H
+#define COLLISION_PENALTY_H
+
+#include "collision.h"
+
+/* Turns this step's detection outputs of p into contacts (duplicates of
+ * one id keep the closest, as SOFA): rest distance d0 + r1 + r2 with d0
+ * the intersection's contact distance plus both models' contactDistance,
+ * stiffness ks1 ks2 / distance. Returns ST_ENOMEM only when a contact
+ * list has to grow. */
+st_status penalty_fill(cpair *p, double d0, st_error *err);
+
+/* PenalityContactForceField: with u = P2 - P1 and pen = dist - u.n, a
+ * contact with pen > 0 adds -ks pen n to side 1 and +ks pen n to side 2;
+ * its stiffness is K = -ks n n^T on the relative displacement. */
+void penalty_add_force(cpair *p, double *f, const double *x);
+void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor);
+void penalty_add_k(cpair *p, st_matrix *m, double kfactor);
+/* Sum of ks pen^2 / 2 over the contacts in penetration. */
+double penalty_energy(const cpair *p);
+
+#endif

@@ -1,0 +1,49 @@
+/* plugin.c - the Collision plugin: SOFA's collision pipeline (detection,
+ * intersection methods, collision models, penalty response). */
+#include <settee/settee.h>
+
+extern const st_class collision_pipeline_class;
+extern const st_class brute_force_broad_phase_class;
+extern const st_class direct_sap_class;
+extern const st_class incr_sap_class;
+extern const st_class bvh_narrow_phase_class;
+extern const st_class min_proximity_intersection_class;
+extern const st_class discrete_intersection_class;
+extern const st_class point_collision_model_class;
+extern const st_class line_collision_model_class;
+extern const st_class triangle_collision_model_class;
+extern const st_class sphere_collision_model_class;
+extern const st_class cube_collision_model_class;
+extern const st_class collision_response_class;
+extern const st_class collision_group_manager_class;
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    const st_class *const all[] = {
+        &collision_pipeline_class,        &brute_force_broad_phase_class,
+        &direct_sap_class,                &incr_sap_class,
+        &bvh_narrow_phase_class,          &min_proximity_intersection_class,
+        &discrete_intersection_class,     &point_collision_model_class,
+        &line_collision_model_class,      &triangle_collision_model_class,
+        &sphere_collision_model_class,    &cube_collision_model_class,
+        &collision_response_class,        &collision_group_manager_class,
+    };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ST_TRY(st_registry_add(r, all[i], err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.Collision",
+                                       "Sofa.Component.Collision.Detection",
+                                       "Sofa.Component.Collision.Detection.Algorithm",
+                                       "Sofa.Component.Collision.Detection.Intersection",
+                                       "Sofa.Component.Collision.Geometry",
+                                       "Sofa.Component.Collision.Response",
+                                       "Sofa.Component.Collision.Response.Contact",
+                                       NULL};
+
+ST_PLUGIN_DEFINE("Collision", "0.1.0",
+                 "SOFA's collision pipeline: CollisionPipeline, broad and narrow phases, "
+                 "MinProximityIntersection, Point/Line/Triangle/Sphere collision models, penalty "
+                 "contacts (CollisionResponse)",
+                 "LGPL-2.1-or-later", provides, register_classes)
