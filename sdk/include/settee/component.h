@@ -39,6 +39,9 @@ typedef struct st_engine_ops st_engine_ops;
 typedef struct st_animloop_ops st_animloop_ops;
 typedef struct st_state_ops st_state_ops;
 typedef struct st_state_type st_state_type;
+typedef struct st_constraint_ops st_constraint_ops;
+typedef struct st_ccorrection_ops st_ccorrection_ops;
+typedef struct st_csolver_ops st_csolver_ops;
 
 /* Component state, as SOFA's componentState. */
 typedef enum st_cstate {
@@ -115,6 +118,14 @@ struct st_class {
      * one, else the type of the state it acts on, else the first listed;
      * a type not listed is an error naming the component and the type. */
     const char *const *templates;
+
+    /* ABI 2.3. Lagrangian constraints (roles.h): a constraint model (rows
+     * of J, violation, resolution), a constraint correction (compliance of
+     * a state, corrective motion) and a constraint solver (driven by
+     * FreeMotionAnimationLoop). NULL for roles the class does not play. */
+    const st_constraint_ops *constraint;
+    const st_ccorrection_ops *constraint_correction;
+    const st_csolver_ops *constraint_solver;
 };
 
 /* True when a class registered by a plugin built against an older ABI

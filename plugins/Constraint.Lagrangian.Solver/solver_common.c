@@ -1,0 +1,291 @@
+/* solver_common.c - SOFA's built constraint solve, shared by
+ * GenericConstraintSolver and BlockGaussSeidelConstraintSolver:
+ *   1. the constraint models of the scene (active nodes, scene order) write
+ *      their rows of J and their violations at the free positions (dfree);
+ *   2. each constraint correction adds J C J^T to the dense W, then
+ *      regularizationTerm is added to the diagonal;
+ *   3. projected block Gauss-Seidel as SOFA's BlockGaussSeidelConstraintSolver:
+ *      per block d = dfree + W lambda on its rows, the model's resolution
+ *      updates lambda, the error is the change |W_bb (lambda - lambda_old)|,
+ *      tolerance scaled by the number of rows (scaleTolerance), SOR;
+ *   4. the models keep lambda (warm start), the corrections move the states.
+ * Buffers grow when the problem grows and are kept: a steady problem
+ * allocates nothing after its first step. */
+#include <math.h>
+#include <string.h>
+
+#include "solver_common.h"
+
+static bool is_constraint(const st_component *c)
+{
+    return ST_CLASS_HAS(c->cls, constraint) && c->cls->constraint;
+}
+
+static bool is_correction(const st_component *c)
+{
+    return ST_CLASS_HAS(c->cls, constraint_correction) && c->cls->constraint_correction;
+}
+
+static st_status push(st_component ***list, size_t *n, size_t *cap, st_component *c,
+                      st_error *err)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        st_component **p = st_realloc(*list, nc * sizeof *p);
+        if (!p)
+            return st_error_set(err, ST_ENOMEM, "out of memory listing constraints");
+        *list = p;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = c;
+    return ST_OK;
+}
+
+static st_status collect(lagrange_solver *s, st_node *n, st_error *err)
+{
+    if (!st_node_activated(n))
+        return ST_OK;
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (is_constraint(c))
+            ST_TRY(push(&s->cons, &s->ncons, &s->capcons, c, err));
+        if (is_correction(c))
+            ST_TRY(push(&s->corr, &s->ncorr, &s->capcorr, c, err));
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        ST_TRY(collect(s, st_node_child(n, i), err));
+    return ST_OK;
+}
+
+static st_status grow(void **p, size_t bytes, st_error *err)
+{
+    void *q = st_realloc(*p, bytes ? bytes : 1);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory sizing the constraint problem");
+    *p = q;
+    return ST_OK;
+}
+
+/* Sizes every buffer for dim rows and nterms Jacobian terms. */
+static st_status reserve(lagrange_solver *s, size_t dim, size_t nterms, st_error *err)
+{
+    if (dim > s->capdim) {
+        ST_TRY(grow((void **)&s->W, dim * dim * sizeof *s->W, err));
+        ST_TRY(grow((void **)&s->dfree, dim * sizeof *s->dfree, err));
+        ST_TRY(grow((void **)&s->lambda, dim * sizeof *s->lambda, err));
+        ST_TRY(grow((void **)&s->d, dim * sizeof *s->d, err));
+        ST_TRY(grow((void **)&s->tmp, dim * sizeof *s->tmp, err));
+        ST_TRY(grow((void **)&s->blocks, dim * sizeof *s->blocks, err));
+        ST_TRY(grow((void **)&s->J.row_end, dim * sizeof *s->J.row_end, err));
+        s->capdim = s->J.caprows = dim;
+    }
+    if (nterms > s->J.capterms) {
+        ST_TRY(grow((void **)&s->J.terms, nterms * sizeof *s->J.terms, err));
+        s->J.capterms = nterms;
+    }
+    return ST_OK;
+}
+
+/* Steps 1 and 2: J, dfree, W. Returns the number of rows in *dim. */
+static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error *err)
+{
+    s->ncons = s->ncorr = 0;
+    ST_TRY(collect(s, root, err));
+    size_t rows = 0, terms = 0;
+    for (size_t i = 0; i < s->ncons; i++) {
+        size_t r = 0, t = 0;
+        s->cons[i]->cls->constraint->size(s->cons[i], &r, &t);
+        rows += r;
+        terms += t;
+    }
+    if (s->ncons > s->capfirst) {
+        ST_TRY(grow((void **)&s->first, s->ncons * sizeof *s->first, err));
+        s->capfirst = s->ncons;
+    }
+    ST_TRY(reserve(s, rows, terms, err));
+    s->J.nrows = s->J.nterms = 0;
+    s->nblocks = 0;
+    for (size_t i = 0; i < s->ncons; i++) {
+        st_component *c = s->cons[i];
+        const st_constraint_ops *ops = c->cls->constraint;
+        size_t first = s->J.nrows;
+        s->first[i] = first;
+        ST_TRY(ops->build(c, &s->J, s->dfree, err));
+        unsigned nb = ops->block_rows ? ops->block_rows(c) : 1;
+        if (nb == 0)
+            nb = 1;
+        for (size_t r = first; r < s->J.nrows; r += nb) {
+            s->blocks[s->nblocks].owner = c;
+            s->blocks[s->nblocks].row = r;
+            s->blocks[s->nblocks].nb = nb;
+            s->nblocks++;
+        }
+    }
+    if (s->J.nrows != rows)
+        return st_component_error(&s->base, NULL, err, ST_EINVAL,
+                                  "the constraint models wrote %zu rows, announced %zu",
+                                  s->J.nrows, rows);
+    *dim = rows;
+    if (rows == 0)
+        return ST_OK;
+    memset(s->W, 0, rows * rows * sizeof *s->W);
+    for (size_t i = 0; i < s->ncorr; i++)
+        ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], &s->J, s->W,
+                                                                       rows, err));
+    if (s->regularization > 2.220446049250313e-16)
+        for (size_t i = 0; i < rows; i++)
+            s->W[i * rows + i] += s->regularization;
+    return ST_OK;
+}
+
+/* One sweep of SOFA's gaussSeidel_increment. */
+static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, double *error)
+{
+    const double *W = s->W;
+    for (size_t b = 0; b < s->nblocks; b++) {
+        const lagrange_block *bk = &s->blocks[b];
+        size_t j = bk->row;
+        unsigned nb = bk->nb;
+        double old[6] = {0};
+        for (unsigned l = 0; l < nb && l < 6; l++)
+            old[l] = s->lambda[j + l];
+        for (unsigned l = 0; l < nb; l++) {
+            const double *w = W + (j + l) * dim;
+            double v = s->dfree[j + l];
+            for (size_t k = 0; k < dim; k++)
+                v += w[k] * s->lambda[k];
+            s->d[j + l] = v;
+        }
+        bk->owner->cls->constraint->resolution(bk->owner, j, W, dim, s->d, s->lambda);
+        double cerr = 0.0;
+        if (nb > 1) {
+            for (unsigned l = 0; l < nb; l++) {
+                double line = 0.0;
+                for (unsigned m = 0; m < nb; m++) {
+                    double e = W[(j + l) * dim + j + m] * (s->lambda[j + m] - old[m]);
+                    line += e * e;
+                }
+                line = sqrt(line);
+                if (line > tol)
+                    *verified = false;
+                cerr += line;
+            }
+        } else {
+            cerr = fabs(W[j * dim + j] * (s->lambda[j] - old[0]));
+            if (cerr > tol)
+                *verified = false;
+        }
+        *error += cerr;
+    }
+}
+
+/* Step 3: returns true when converged. */
+static bool gauss_seidel(lagrange_solver *s, size_t dim)
+{
+    double tol = s->tolerance;
+    if (s->scale_tolerance && !s->all_verified)
+        tol *= (double)dim;
+    memset(s->lambda, 0, dim * sizeof *s->lambda);
+    for (size_t i = 0; i < s->ncons; i++) {
+        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
+        if (ops->init_resolution)
+            ops->init_resolution(s->cons[i], s->first[i], s->W, dim, s->lambda);
+    }
+    double error = 0.0;
+    bool converged = false;
+    int iters = 0;
+    for (int it = 0; it < s->max_it; it++) {
+        iters++;
+        bool verified = true;
+        if (s->sor != 1.0)
+            memcpy(s->tmp, s->lambda, dim * sizeof *s->tmp);
+        error = 0.0;
+        sweep(s, dim, tol, &verified, &error);
+        if (s->sor != 1.0)
+            for (size_t j = 0; j < dim; j++)
+                s->lambda[j] = s->sor * s->lambda[j] + (1.0 - s->sor) * s->tmp[j];
+        if (s->all_verified ? verified : error < tol) {
+            converged = true;
+            break;
+        }
+    }
+    s->current_error = error;
+    /* SOFA's GenericConstraintProblem::result_output reports iterations + 1. */
+    s->current_iterations = iters + 1;
+    if (!converged)
+        st_component_warn(&s->base,
+                          "no convergence after %d iterations (maxIterations): error %g, "
+                          "tolerance %g",
+                          iters, error, tol);
+    for (size_t i = 0; i < s->ncons; i++) {
+        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
+        if (ops->store)
+            ops->store(s->cons[i], s->first[i], s->lambda, converged);
+    }
+    return converged;
+}
+
+static st_status solve_constraint(st_component *self, st_node *root, double dt, st_error *err)
+{
+    (void)dt;
+    lagrange_solver *s = (lagrange_solver *)self;
+    size_t dim = 0;
+    ST_TRY(build(s, root, &dim, err));
+    s->current_num_constraints = (int)dim;
+    s->current_num_groups = (int)s->nblocks;
+    if (dim == 0) {
+        s->current_error = 0.0;
+        s->current_iterations = 0;
+    } else {
+        (void)gauss_seidel(s, dim);
+    }
+    if (s->compute_constraint_forces) {
+        if (s->constraint_forces.n != dim)
+            ST_TRY(st_array_resize(&s->constraint_forces, ST_T_REALS, dim, err));
+        if (dim)
+            memcpy(s->constraint_forces.p, s->lambda, dim * sizeof(double));
+        const st_field *f = st_component_field(self, "constraintForces");
+        if (f)
+            st_component_touch(self, f);
+    }
+    if (dim == 0)
+        return ST_OK;
+    for (size_t i = 0; i < s->ncorr; i++)
+        ST_TRY(s->corr[i]->cls->constraint_correction->apply_correction(s->corr[i], &s->J,
+                                                                         s->lambda, err));
+    return ST_OK;
+}
+
+st_status lagrange_solver_init(st_component *self, st_error *err)
+{
+    lagrange_solver *s = (lagrange_solver *)self;
+    if (s->use_svd)
+        return st_component_error(self, "useSVDForRegularization", err, ST_EINVAL,
+                                  "useSVDForRegularization: true is not implemented in settee");
+    if (s->tolerance < 0.0)
+        return st_component_error(self, "tolerance", err, ST_EINVAL,
+                                  "tolerance: %g is negative", s->tolerance);
+    return ST_OK;
+}
+
+void lagrange_solver_cleanup(st_component *self)
+{
+    lagrange_solver *s = (lagrange_solver *)self;
+    st_free(s->cons);
+    st_free(s->corr);
+    st_free(s->first);
+    st_free(s->blocks);
+    st_free(s->J.row_end);
+    st_free(s->J.terms);
+    st_free(s->W);
+    st_free(s->dfree);
+    st_free(s->lambda);
+    st_free(s->d);
+    st_free(s->tmp);
+    memset(&s->cons, 0, sizeof *s - offsetof(lagrange_solver, cons));
+}
+
+const st_csolver_ops lagrange_solver_ops = {
+    .struct_size = sizeof(st_csolver_ops),
+    .solve_constraint = solve_constraint,
+};
