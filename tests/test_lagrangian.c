@@ -321,3 +321,102 @@ Test(lagrangian, unimplemented_settings_are_refused)
         test_rt_close(&t);
     }
 }
+
+/* After the first step has sized the constraint problem, steps allocate
+ * nothing (both corrections, the solver, the loop). */
+Test(lagrangian, steps_do_not_allocate)
+{
+    char yaml[4096];
+    for (int k = 0; k < 2; k++) {
+        test_rt t;
+        test_rt_open(&t);
+        if (k == 0)
+            chain_yaml(yaml, sizeof yaml, "maxIterations: 100000, tolerance: 1e-12");
+        else
+            pendulum_yaml(yaml, sizeof yaml, "LinearSolverConstraintCorrection: {}",
+                          "SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}");
+        st_scene *s = load(&t, yaml);
+        step(&t, s);
+        step(&t, s);
+        unsigned long before = st_alloc_count();
+        for (int n = 0; n < 20; n++)
+            step(&t, s);
+        cr_assert_eq(st_alloc_count(), before, "case %d: %lu allocations in 20 steps", k,
+                     st_alloc_count() - before);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
+/* Rigid3d: UncoupledConstraintCorrection's compliance computed from the
+ * UniformMass (1/m and (m I)^-1) equals LinearSolverConstraintCorrection's
+ * h J M^-1 J^T through SparseLDLSolver (A = M: no force field), and both
+ * corrections move the body by the same dx. */
+Test(lagrangian, rigid_uncoupled_compliance_from_mass)
+{
+    test_rt t;
+    test_rt_open(&t);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, 0, 0]\n"
+             "  dt: %.17g\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Mass,\n"
+             "        Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction]}\n"
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - GenericConstraintSolver: {}\n"
+             "  children:\n"
+             "    - name: Body\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - SparseLDLSolver: {}\n"
+             "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"
+             "                             position: [1, 0, 0, 0, 0, 0, 1]}\n"
+             "        - UniformMass: {vertexMass: \"2 1  3 0.5 0  0.5 2 0  0 0 1\"}\n"
+             "        - UncoupledConstraintCorrection: {name: unc}\n"
+             "        - LinearSolverConstraintCorrection: {name: lsc}\n",
+             H);
+    st_scene *s = load(&t, yaml);
+    step(&t, s); /* the linear solver holds A = M */
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    st_cterm terms[2];
+    size_t row_end[2];
+    st_cjacobian J = {0, 0, row_end, terms, 2, 2};
+    const double n0[6] = {1, 0, 0, 0.3, -0.2, 0.5}, n1[6] = {0, 1, 0.5, 0.1, 0.4, -0.3};
+    st_cjac_row(&J);
+    st_cjac_add(&J, ms, 0, n0, 6);
+    st_cjac_row(&J);
+    st_cjac_add(&J, ms, 0, n1, 6);
+    st_component *unc = test_find_object(s, "unc"), *lsc = test_find_object(s, "lsc");
+    double Wu[4] = {0}, Wl[4] = {0};
+    st_error err = {0};
+    cr_assert_eq(unc->cls->constraint_correction->add_compliance(unc, &J, Wu, 2, &err), ST_OK);
+    cr_assert_eq(lsc->cls->constraint_correction->add_compliance(lsc, &J, Wl, 2, &err), ST_OK,
+                 "%s", err.msg);
+    for (int i = 0; i < 4; i++)
+        cr_assert_float_eq(Wu[i], Wl[i], 1e-12, "W[%d]: %.17g vs %.17g", i, Wu[i], Wl[i]);
+    /* Translation alone would give h / m; the rotation adds to it. */
+    cr_assert_gt(Wu[0], H / 2.0 + 1e-6);
+    cr_assert_float_eq(Wu[1], Wu[2], 1e-15);
+    /* The same corrective motion from both. */
+    const double lambda[2] = {0.7, -0.4};
+    double x0[7], xu[7], vu[6];
+    memcpy(x0, ms->position.p, sizeof x0);
+    cr_assert_eq(unc->cls->constraint_correction->apply_correction(unc, &J, lambda, &err), ST_OK);
+    memcpy(xu, ms->position.p, sizeof xu);
+    memcpy(vu, ms->velocity.p, sizeof vu);
+    memcpy(ms->position.p, x0, sizeof x0);
+    memset(ms->velocity.p, 0, sizeof vu);
+    cr_assert_eq(lsc->cls->constraint_correction->apply_correction(lsc, &J, lambda, &err), ST_OK);
+    const double *xl = ms->position.p, *vl = ms->velocity.p;
+    for (int i = 0; i < 7; i++)
+        cr_assert_float_eq(xu[i], xl[i], 1e-12, "x[%d]", i);
+    for (int i = 0; i < 6; i++)
+        cr_assert_float_eq(vu[i], vl[i], 1e-12, "v[%d]", i);
+    cr_assert_gt(fabs(vu[0]), 0.1, "the body was corrected");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

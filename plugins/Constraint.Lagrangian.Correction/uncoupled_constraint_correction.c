@@ -1,14 +1,19 @@
 /* uncoupled_constraint_correction.c - UncoupledConstraintCorrection (Vec1d,
- * Vec2d, Vec3d): a diagonal compliance, one value per point ("compliance",
- * else "defaultCompliance"), as SOFA:
+ * Vec2d, Vec3d, Rigid3d): a diagonal compliance, one value per point
+ * ("compliance", else "defaultCompliance"); for Rigid3d seven values shared
+ * by every body (translation, then the upper triangle of the symmetric 3x3
+ * rotation compliance), as SOFA:
  *   W += factor * J diag(c) J^T, factor the ODE solver's position
  *   integration factor (dt for EulerImplicitSolver) when
  *   useOdeSolverIntegrationFactors, else 1;
  *   dx = diag(c) J^T lambda, x = x_free + pf dx, v = v_free + vf dx, with
  *   pf, vf the solver's position and velocity factors, else
  *   correctionPositionFactor and correctionVelocityFactor / dt.
- * A compliance of 1/m makes lambda the constraint impulse. SOFA computes a
- * compliance from the mass only for Rigid3d (not done here). */
+ * A compliance of 1/m makes lambda the constraint impulse. For Rigid3d
+ * without seven compliance values, SOFA's rule (at the end of init): with
+ * defaultCompliance set, (defaultCompliance, identity rotation block);
+ * else from the node's UniformMass, (1/m, (m I)^-1 upper triangle), each
+ * times f = 1, or h^2 when useOdeSolverIntegrationFactors is false. */
 #include <string.h>
 
 #include "correction_common.h"
@@ -25,6 +30,8 @@ typedef struct uncoupled {
     /* Runtime. */
     st_mstate *ms;
     double *f;                  /* J^T lambda on the state, then dx */
+    bool rigid;                 /* Rigid3d: seven shared values */
+    double rc[7];               /* Rigid3d compliance in use */
 } uncoupled;
 
 static const st_field uncoupled_fields[] = {
@@ -49,6 +56,100 @@ static const st_field uncoupled_fields[] = {
             "link to the topology container (settee: topological changes are not handled)"),
     ST_FIELD_END};
 
+/* Rigid3d: a given compliance has seven values, translation and rotation
+ * diagonal non-zero. */
+static st_status rigid_check(uncoupled *u, st_error *err)
+{
+    const double *c = u->compliance.p;
+    if (u->compliance.n == 0)
+        return ST_OK;
+    if (u->compliance.n != 7)
+        return st_component_error(&u->base, "compliance", err, ST_EINVAL,
+                                  "Compliance vector should have 7 values in rigid case (1 for "
+                                  "translation dofs, and 6 for the rotation matrix); got %zu",
+                                  u->compliance.n);
+    if (c[0] == 0.0)
+        return st_component_error(&u->base, "compliance", err, ST_EINVAL,
+                                  "Zero compliance set on translation dofs: this will cause the "
+                                  "constraint resolution to diverge (compliance[0])");
+    if (c[1] == 0.0 || c[4] == 0.0 || c[6] == 0.0)
+        return st_component_error(&u->base, "compliance", err, ST_EINVAL,
+                                  "Zero compliance set on rotation dofs (matrix diagonal): this "
+                                  "will cause the constraint resolution to diverge");
+    memcpy(u->rc, c, sizeof u->rc);
+    return ST_OK;
+}
+
+/* Inverse of a 3x3 matrix (row-major); false when singular. */
+static bool inv3(const double a[9], double o[9])
+{
+    double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                 a[2] * (a[3] * a[7] - a[4] * a[6]);
+    if (det == 0.0)
+        return false;
+    o[0] = (a[4] * a[8] - a[5] * a[7]) / det;
+    o[1] = (a[2] * a[7] - a[1] * a[8]) / det;
+    o[2] = (a[1] * a[5] - a[2] * a[4]) / det;
+    o[3] = (a[5] * a[6] - a[3] * a[8]) / det;
+    o[4] = (a[0] * a[8] - a[2] * a[6]) / det;
+    o[5] = (a[2] * a[3] - a[0] * a[5]) / det;
+    o[6] = (a[3] * a[7] - a[4] * a[6]) / det;
+    o[7] = (a[1] * a[6] - a[0] * a[7]) / det;
+    o[8] = (a[0] * a[4] - a[1] * a[3]) / det;
+    return true;
+}
+
+/* Rigid3d without seven values: SOFA's rule, once every component is
+ * initialised (the mass in use is known). */
+static void rigid_from_mass(uncoupled *u)
+{
+    st_component *self = &u->base;
+    if (u->compliance.n == 7)
+        return;
+    double f = 1.0;
+    if (!u->use_ode_factors && st_node_find(self->node, ST_ROLE_ODESOLVER, ST_SEARCH_UP)) {
+        double h = st_node_dt(self->node);
+        f = h * h;
+    }
+    double m = 1.0, inertia[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (st_component_is_set(self, "defaultCompliance")) {
+        u->rc[0] = u->default_compliance;
+    } else {
+        const st_mass_value *mv = NULL;
+        for (size_t i = 0; i < st_node_object_count(self->node) && !mv; i++) {
+            st_component *c = st_node_object(self->node, i);
+            const st_field *fd = st_component_field(c, "vertexMass");
+            if (strcmp(c->cls->name, "UniformMass") == 0 && fd && fd->type == ST_T_MASS)
+                mv = st_component_field_ptr(c, fd);
+        }
+        if (!mv) {
+            st_component_warn(self, "Default compliance is not set and no UniformMass is found "
+                                    "to evaluate the compliance matrix: defaultCompliance %g "
+                                    "is used",
+                              u->default_compliance);
+            u->rc[0] = u->default_compliance;
+        } else {
+            m = mv->mass;
+            memcpy(inertia, mv->inertia, sizeof inertia);
+            u->rc[0] = f / m;
+        }
+    }
+    double im[9], inv[9];
+    for (int k = 0; k < 9; k++)
+        im[k] = inertia[k] * m;
+    if (!inv3(im, inv)) {
+        st_component_warn(self, "the inertia matrix times the mass is not invertible: identity "
+                                "rotation compliance used");
+        memcpy(inv, (double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1}, sizeof inv);
+    }
+    u->rc[1] = f * inv[0];
+    u->rc[2] = f * inv[1];
+    u->rc[3] = f * inv[2];
+    u->rc[4] = f * inv[4];
+    u->rc[5] = f * inv[5];
+    u->rc[6] = f * inv[8];
+}
+
 static st_status unc_init(st_component *self, st_error *err)
 {
     uncoupled *u = (uncoupled *)self;
@@ -64,6 +165,13 @@ static st_status unc_init(st_component *self, st_error *err)
         return st_component_error(self, "defaultCompliance", err, ST_EINVAL,
                                   "Zero defaultCompliance is set: this will cause the "
                                   "constraint resolution to diverge");
+    u->rigid = u->ms->type->rigid;
+    st_free(u->f);
+    u->f = st_calloc(u->ms->n ? u->ms->n * u->ms->type->deriv_size : 1, sizeof *u->f);
+    if (!u->f)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    if (u->rigid)
+        return rigid_check(u, err);
     double *c = u->compliance.p;
     for (size_t i = 0; i < u->compliance.n; i++)
         if (c[i] == 0.0)
@@ -89,10 +197,6 @@ static st_status unc_init(st_component *self, st_error *err)
         for (size_t i = 0; i < u->ms->n; i++)
             c[i] = u->default_compliance;
     }
-    st_free(u->f);
-    u->f = st_calloc(u->ms->n ? u->ms->n * u->ms->type->deriv_size : 1, sizeof *u->f);
-    if (!u->f)
-        return st_error_set(err, ST_ENOMEM, "out of memory");
     return ST_OK;
 }
 
@@ -100,6 +204,8 @@ static void unc_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     uncoupled *u = (uncoupled *)self;
+    if (ev == ST_EVENT_INIT_DONE && u->rigid)
+        rigid_from_mass(u);
     if (ev == ST_EVENT_INIT_DONE && u->use_ode_factors && !corr_ode_solver(u->ms)) {
         st_component_warn(self, "Can't find any odeSolver: useOdeSolverIntegrationFactors is "
                                 "set to false");
@@ -118,6 +224,41 @@ static double comp_of(const uncoupled *u, size_t point)
 {
     const double *c = u->compliance.p;
     return point < u->compliance.n ? c[point] : u->default_compliance;
+}
+
+/* n1 C n2 for one point (the compliance without the integration factor). */
+static double term_comp(const uncoupled *u, size_t point, const double *a, const double *b,
+                        unsigned d)
+{
+    if (!u->rigid) {
+        double dot = 0.0;
+        for (unsigned k = 0; k < d; k++)
+            dot += a[k] * b[k];
+        return dot * comp_of(u, point);
+    }
+    const double *c = u->rc;
+    double w = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * c[0];
+    w += (a[3] * c[1] + a[4] * c[2] + a[5] * c[3]) * b[3];
+    w += (a[3] * c[2] + a[4] * c[4] + a[5] * c[5]) * b[4];
+    w += (a[3] * c[3] + a[4] * c[5] + a[5] * c[6]) * b[5];
+    return w;
+}
+
+/* dx = C f for one point. */
+static void point_dx(const uncoupled *u, size_t point, const double *f, double *dx, unsigned d)
+{
+    if (!u->rigid) {
+        double c = comp_of(u, point);
+        for (unsigned k = 0; k < d; k++)
+            dx[k] = f[k] * c;
+        return;
+    }
+    const double *c = u->rc;
+    for (unsigned k = 0; k < 3; k++)
+        dx[k] = f[k] * c[0];
+    dx[3] = f[3] * c[1] + f[4] * c[2] + f[5] * c[3];
+    dx[4] = f[3] * c[2] + f[4] * c[4] + f[5] * c[5];
+    dx[5] = f[3] * c[3] + f[4] * c[5] + f[5] * c[6];
 }
 
 static st_status unc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
@@ -143,10 +284,7 @@ static st_status unc_add_compliance(st_component *self, const st_cjacobian *J, d
                     const st_cterm *tb = &J->terms[b];
                     if (tb->ms != ms || tb->point != ta->point)
                         continue;
-                    double dot = 0.0;
-                    for (unsigned k = 0; k < d; k++)
-                        dot += ta->d[k] * tb->d[k];
-                    w += dot * comp_of(u, ta->point) * factor;
+                    w += term_comp(u, ta->point, ta->d, tb->d, d) * factor;
                 }
             }
             if (w == 0.0)
@@ -171,16 +309,17 @@ static st_status unc_apply(st_component *self, const st_cjacobian *J, const doub
     double pf = u->use_ode_factors ? corr_position_factor(ode, dt) : u->position_factor;
     double vf = u->use_ode_factors ? corr_velocity_factor(ode, dt) : u->velocity_factor / dt;
     corr_jt_lambda(J, lambda, ms, u->f);
-    double *x = ms->position.p, *v = ms->velocity.p;
+    double *v = ms->velocity.p;
     for (size_t i = 0; i < ms->n; i++) {
-        double c = comp_of(u, i);
+        double dx[6];
+        point_dx(u, i, u->f + i * d, dx, d);
         for (unsigned k = 0; k < d; k++) {
-            double dx = u->f[i * d + k] * c;
-            x[i * d + k] += dx * pf;
+            u->f[i * d + k] = dx[k];
             if (v)
-                v[i * d + k] += dx * vf;
+                v[i * d + k] += dx[k] * vf;
         }
     }
+    ms->type->add_deriv(ms->position.p, ms->position.p, u->f, pf, ms->n);
     return ST_OK;
 }
 
@@ -190,7 +329,7 @@ static const st_ccorrection_ops uncoupled_ops = {
     .apply_correction = unc_apply,
 };
 
-static const char *const uncoupled_templates[] = {"Vec3d", "Vec2d", "Vec1d", NULL};
+static const char *const uncoupled_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
 
 const st_class uncoupled_constraint_correction_class = {
     .struct_size = sizeof(st_class),
