@@ -40,17 +40,21 @@ static void *field(st_scene *s, const char *obj, const char *name)
 
 static const double M = 2.0, H = 0.01, G = 9.81;
 
+/* The root of the scenes below: gravity (0, g, 0) and dt are formatted in. */
+#define HEADER                                                                                    \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  gravity: [0, %.17g, 0]\n"                                                                  \
+    "  dt: %.17g\n"                                                                               \
+    "  objects:\n"
+
 /* A particle of mass M held by a bilateral constraint at rest_vector (1 0 0)
  * from a pivot at (0 2 0), starting with velocity (0 0 0.5). */
 static void pendulum_yaml(char *buf, size_t size, const char *correction, const char *linsolver)
 {
     snprintf(buf, size,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, %.17g, 0]\n"
-             "  dt: %.17g\n"
-             "  objects:\n"
+             HEADER
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
              "        LinearSolver.Direct, Mass, Constraint.Lagrangian.Solver,\n"
              "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
@@ -133,12 +137,7 @@ Test(lagrangian, pendulum_uncoupled_and_linear_solver_corrections)
 static void chain_yaml(char *buf, size_t size, const char *solver_extra)
 {
     snprintf(buf, size,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, %.17g, 0]\n"
-             "  dt: %.17g\n"
-             "  objects:\n"
+             HEADER
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
              "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
              "        Constraint.Lagrangian.Model]}\n"

@@ -80,25 +80,6 @@ static st_status rigid_check(uncoupled *u, st_error *err)
     return ST_OK;
 }
 
-/* Inverse of a 3x3 matrix (row-major); false when singular. */
-static bool inv3(const double a[9], double o[9])
-{
-    double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
-                 a[2] * (a[3] * a[7] - a[4] * a[6]);
-    if (det == 0.0)
-        return false;
-    o[0] = (a[4] * a[8] - a[5] * a[7]) / det;
-    o[1] = (a[2] * a[7] - a[1] * a[8]) / det;
-    o[2] = (a[1] * a[5] - a[2] * a[4]) / det;
-    o[3] = (a[5] * a[6] - a[3] * a[8]) / det;
-    o[4] = (a[0] * a[8] - a[2] * a[6]) / det;
-    o[5] = (a[2] * a[3] - a[0] * a[5]) / det;
-    o[6] = (a[3] * a[7] - a[4] * a[6]) / det;
-    o[7] = (a[1] * a[6] - a[0] * a[7]) / det;
-    o[8] = (a[0] * a[4] - a[1] * a[3]) / det;
-    return true;
-}
-
 /* Rigid3d without seven values: SOFA's rule, once every component is
  * initialised (the mass in use is known). */
 static void rigid_from_mass(uncoupled *u)
@@ -137,7 +118,7 @@ static void rigid_from_mass(uncoupled *u)
     double im[9], inv[9];
     for (int k = 0; k < 9; k++)
         im[k] = inertia[k] * m;
-    if (!inv3(im, inv)) {
+    if (st_m3_inverse(inv, im) == 0.0) {
         st_component_warn(self, "the inertia matrix times the mass is not invertible: identity "
                                 "rotation compliance used");
         memcpy(inv, (double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1}, sizeof inv);

@@ -196,27 +196,6 @@ static st_status bil_build(st_component *self, st_cjacobian *J, double *violatio
     return ST_OK;
 }
 
-/* Inverse of a 3x3 block (row-major); false when singular. */
-static bool invert3(const double a[9], double inv[9])
-{
-    double c00 = a[4] * a[8] - a[5] * a[7], c01 = a[5] * a[6] - a[3] * a[8],
-           c02 = a[3] * a[7] - a[4] * a[6];
-    double det = a[0] * c00 + a[1] * c01 + a[2] * c02;
-    if (det == 0.0 || !isfinite(det))
-        return false;
-    double id = 1.0 / det;
-    inv[0] = c00 * id;
-    inv[1] = (a[2] * a[7] - a[1] * a[8]) * id;
-    inv[2] = (a[1] * a[5] - a[2] * a[4]) * id;
-    inv[3] = c01 * id;
-    inv[4] = (a[0] * a[8] - a[2] * a[6]) * id;
-    inv[5] = (a[2] * a[3] - a[0] * a[5]) * id;
-    inv[6] = c02 * id;
-    inv[7] = (a[1] * a[6] - a[0] * a[7]) * id;
-    inv[8] = (a[0] * a[4] - a[1] * a[3]) * id;
-    return true;
-}
-
 static void bil_init_resolution(st_component *self, size_t first, const double *W, size_t dim,
                                 double *lambda)
 {
@@ -229,7 +208,8 @@ static void bil_init_resolution(st_component *self, size_t first, const double *
         for (unsigned i = 0; i < 3; i++)
             for (unsigned j = 0; j < 3; j++)
                 blk[3 * i + j] = W[(r + i) * dim + r + j];
-        if (!invert3(blk, b->invw + 9 * p)) {
+        double det = st_m3_inverse(b->invw + 9 * p, blk);
+        if (det == 0.0 || !isfinite(det)) {
             memset(b->invw + 9 * p, 0, 9 * sizeof(double));
             st_component_warn(self, "pair %zu: its block of the compliance W is singular (no "
                                     "constraint correction on its states?): left unsolved",
