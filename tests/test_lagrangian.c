@@ -128,6 +128,11 @@ Test(lagrangian, pendulum_uncoupled_and_linear_solver_corrections)
                  "SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}", xl);
     for (int k = 0; k < 3; k++)
         cr_assert_float_eq(xu[k], xl[k], 1e-12);
+    /* Through an iterative linear solver too. */
+    run_pendulum("LinearSolverConstraintCorrection: {}",
+                 "CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}", xl);
+    for (int k = 0; k < 3; k++)
+        cr_assert_float_eq(xu[k], xl[k], 1e-12);
     cr_assert_float_eq(xu[0], 1.0, 1e-9);
     cr_assert_float_eq(xu[1], 2.0, 1e-9);
 }
@@ -416,6 +421,53 @@ Test(lagrangian, rigid_uncoupled_compliance_from_mass)
     for (int i = 0; i < 6; i++)
         cr_assert_float_eq(vu[i], vl[i], 1e-12, "v[%d]", i);
     cr_assert_gt(fabs(vu[0]), 0.1, "the body was corrected");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A bilateral constraint between a fixed point (FixedProjectiveConstraint)
+ * and a free one of the same state: J's column on the fixed point is
+ * projected out, so W = h c1 I, the fixed point does not move and the free
+ * one ends exactly at rest_vector from it: lambda = -(x1_free - x0 - r) / (h c1). */
+Test(lagrangian, projective_constraints_project_the_jacobian)
+{
+    test_rt t;
+    test_rt_open(&t);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEADER
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "        Mass, Constraint.Projective, Constraint.Lagrangian.Solver,\n"
+             "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - GenericConstraintSolver: {name: csolver, computeConstraintForces: true,\n"
+             "                                tolerance: 1e-12}\n"
+             "  children:\n"
+             "    - name: Body\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0.1, 0],\n"
+             "                             velocity: [0, 0, 0, 0, 0, 1]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "        - FixedProjectiveConstraint: {indices: [0]}\n"
+             "        - UncoupledConstraintCorrection: {compliance: [1, 0.5]}\n"
+             "        - BilateralLagrangianConstraint: {first_point: [0], second_point: [1],\n"
+             "                                          rest_vector: [[1, 0, 0]]}\n",
+             -G, H);
+    st_scene *s = load(&t, yaml);
+    step(&t, s);
+    const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(x[k], 0.0, "fixed point moved: x[%d] = %g", k, x[k]);
+    cr_assert_float_eq(x[3], 1.0, 1e-12);
+    cr_assert_float_eq(x[4], 0.0, 1e-12);
+    cr_assert_float_eq(x[5], 0.0, 1e-12);
+    /* x1_free = (1, 0.1 - h^2 g, h); W = h * 0.5 I. */
+    const double *l = ((st_array *)field(s, "csolver", "constraintForces"))->p;
+    cr_assert_float_eq(l[0], 0.0, 1e-12);
+    cr_assert_float_eq(l[1], -(0.1 - H * H * G) / (H * 0.5), 1e-9, "%.17g", l[1]);
+    cr_assert_float_eq(l[2], -H / (H * 0.5), 1e-9, "%.17g", l[2]);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

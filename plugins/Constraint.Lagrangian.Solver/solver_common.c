@@ -2,6 +2,9 @@
  * GenericConstraintSolver and BlockGaussSeidelConstraintSolver:
  *   1. the constraint models of the scene (active nodes, scene order) write
  *      their rows of J and their violations at the free positions (dfree);
+ *      J's rows are projected by the projective constraints of the systems
+ *      they act on (SOFA's applyProjectiveConstraintOnConstraintMatrix: a
+ *      fixed point has no column in J);
  *   2. each constraint correction adds J C J^T to the dense W, then
  *      regularizationTerm is added to the diagonal;
  *   3. projected block Gauss-Seidel as SOFA's BlockGaussSeidelConstraintSolver:
@@ -86,6 +89,71 @@ static st_status reserve(lagrange_solver *s, size_t dim, size_t nterms, st_error
     return ST_OK;
 }
 
+/* The scratch vector of a system (allocated the first time it is met). */
+static st_status scratch_of(lagrange_solver *s, st_system *sys, double **out, st_error *err)
+{
+    for (size_t i = 0; i < s->npsys; i++)
+        if (s->psys[i] == sys) {
+            *out = s->pvec[i];
+            return ST_OK;
+        }
+    ST_TRY(grow((void **)&s->psys, (s->npsys + 1) * sizeof *s->psys, err));
+    ST_TRY(grow((void **)&s->pvec, (s->npsys + 1) * sizeof *s->pvec, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->pvec[s->npsys], err));
+    s->psys[s->npsys] = sys;
+    *out = s->pvec[s->npsys++];
+    return ST_OK;
+}
+
+/* Each row of J through the projective constraints of the systems it acts
+ * on: scattered into the system's scratch vector, projected, read back,
+ * the scratch cleared again. Terms on states no system integrates, or on
+ * mapped states, are left as they are. */
+static st_status project_rows(lagrange_solver *s, st_error *err)
+{
+    st_cjacobian *J = &s->J;
+    for (size_t r = 0; r < J->nrows; r++) {
+        size_t b = st_cjac_row_begin(J, r), e = J->row_end[r];
+        for (size_t t = b; t < e; t++) {
+            st_mstate *ms = J->terms[t].ms;
+            st_system *sys = ms->system;
+            if (!sys || ms->mapped)
+                continue;
+            bool done = false;
+            for (size_t u = b; u < t && !done; u++)
+                done = J->terms[u].ms->system == sys && !J->terms[u].ms->mapped;
+            if (done)
+                continue;
+            double *vec;
+            ST_TRY(scratch_of(s, sys, &vec, err));
+            for (size_t u = t; u < e; u++) {
+                const st_cterm *c = &J->terms[u];
+                if (c->ms->system != sys || c->ms->mapped)
+                    continue;
+                unsigned dsz = c->ms->type->deriv_size;
+                double *p = st_slice(vec, c->ms) + c->point * dsz;
+                for (unsigned k = 0; k < dsz; k++)
+                    p[k] += c->d[k];
+            }
+            st_system_project_response(sys, vec);
+            /* Read back: the first term of each point takes the projected
+             * value, later terms on the same point get zero. */
+            for (size_t u = t; u < e; u++) {
+                st_cterm *c = &J->terms[u];
+                if (c->ms->system != sys || c->ms->mapped)
+                    continue;
+                unsigned dsz = c->ms->type->deriv_size;
+                double *p = st_slice(vec, c->ms) + c->point * dsz;
+                for (unsigned k = 0; k < dsz; k++) {
+                    c->d[k] = p[k];
+                    p[k] = 0.0;
+                }
+            }
+        }
+    }
+    return ST_OK;
+}
+
 /* Steps 1 and 2: J, dfree, W. Returns the number of rows in *dim. */
 static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error *err)
 {
@@ -128,6 +196,7 @@ static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error 
     *dim = rows;
     if (rows == 0)
         return ST_OK;
+    ST_TRY(project_rows(s, err));
     memset(s->W, 0, rows * rows * sizeof *s->W);
     for (size_t i = 0; i < s->ncorr; i++)
         ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], &s->J, s->W,
@@ -282,6 +351,8 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->lambda);
     st_free(s->d);
     st_free(s->tmp);
+    st_free(s->psys);
+    st_free(s->pvec); /* the vectors themselves belong to their systems */
     memset(&s->cons, 0, sizeof *s - offsetof(lagrange_solver, cons));
 }
 

@@ -42,6 +42,11 @@ typedef struct lagrange_solver {
     st_cjacobian J;
     double *W, *dfree, *lambda, *d, *tmp;
     size_t capdim;
+    /* One scratch derivative vector per system a row touches (zero between
+     * uses), to project J's rows by the projective constraints. */
+    st_system **psys;
+    double **pvec;
+    size_t npsys;
 } lagrange_solver;
 
 /* The fields every solver of the plugin has, SOFA's defaults. */
