@@ -471,3 +471,42 @@ Test(lagrangian, projective_constraints_project_the_jacobian)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* Bad values: a clear error naming the field, never a crash. */
+Test(lagrangian, bad_values_are_errors)
+{
+    const char *bad[][2] = {
+        {"UncoupledConstraintCorrection: {compliance: [1, 0]}", "compliance"},
+        {"UncoupledConstraintCorrection: {defaultCompliance: 0}", "defaultCompliance"},
+        {"BilateralLagrangianConstraint: {first_point: [0], second_point: [5]}", "out of range"},
+        {"LinearSolverConstraintCorrection: {wire_optimization: true}", "wire_optimization"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        test_rt t;
+        test_rt_open(&t);
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml,
+                 HEADER
+                 "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+                 "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
+                 "        Constraint.Lagrangian.Model]}\n"
+                 "    - FreeMotionAnimationLoop: {}\n"
+                 "    - GenericConstraintSolver: {}\n"
+                 "  children:\n"
+                 "    - name: Body\n"
+                 "      objects:\n"
+                 "        - EulerImplicitSolver: {}\n"
+                 "        - CGLinearSolver: {}\n"
+                 "        - MechanicalObject: {position: [0, 0, 0, 1, 0, 0]}\n"
+                 "        - UniformMass: {vertexMass: 1}\n"
+                 "        - %s\n",
+                 -G, H, bad[i][0]);
+        st_scene *s = NULL;
+        st_error err = {0};
+        cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "%s accepted", bad[i][0]);
+        cr_assert(strstr(err.msg, bad[i][1]), "%s: %s", bad[i][0], err.msg);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
