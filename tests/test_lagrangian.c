@@ -238,6 +238,12 @@ Test(lagrangian, max_iterations_reached_is_reported)
     cr_assert_gt(e, 6e-12, "error %g", e);
     cr_assert(strstr(t.log, "warning|") && strstr(t.log, "no convergence after 2 iterations"),
               "log:\n%s", t.log);
+    /* A run of unconverged steps is reported once, the outputs every step. */
+    step(&t, s);
+    step(&t, s);
+    cr_assert_eq(*(int *)field(s, "csolver", "currentIterations"), 3);
+    const char *first = strstr(t.log, "no convergence");
+    cr_assert_null(strstr(first + 1, "no convergence"), "log:\n%s", t.log);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

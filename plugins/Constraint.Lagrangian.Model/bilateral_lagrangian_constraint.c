@@ -28,6 +28,7 @@ typedef struct bilateral {
     double *invw;                    /* 9 per pair: inverse of the diagonal block of W */
     size_t cap;                      /* pairs prev and invw hold */
     size_t first;                    /* first row this solve */
+    bool warned;                     /* a singular block was reported */
 } bilateral;
 
 static const st_field bilateral_fields[] = {
@@ -211,9 +212,12 @@ static void bil_init_resolution(st_component *self, size_t first, const double *
         double det = st_m3_inverse(b->invw + 9 * p, blk);
         if (det == 0.0 || !isfinite(det)) {
             memset(b->invw + 9 * p, 0, 9 * sizeof(double));
-            st_component_warn(self, "pair %zu: its block of the compliance W is singular (no "
-                                    "constraint correction on its states?): left unsolved",
-                              p);
+            if (!b->warned)
+                st_component_warn(self, "pair %zu: its block of the compliance W is singular "
+                                        "(no constraint correction on its states?): left "
+                                        "unsolved (reported once)",
+                                  p);
+            b->warned = true;
         }
         for (unsigned i = 0; i < 3; i++)
             lambda[r + i] = b->prev[3 * p + i];

@@ -281,11 +281,14 @@ static bool gauss_seidel(lagrange_solver *s, size_t dim)
     s->current_error = error;
     /* SOFA's GenericConstraintProblem::result_output reports iterations + 1. */
     s->current_iterations = iters + 1;
-    if (!converged)
+    /* Reported when a run of unconverged solves starts (not at every step
+     * of it); currentIterations and currentError tell every step. */
+    if (!converged && !s->failing)
         st_component_warn(&s->base,
                           "no convergence after %d iterations (maxIterations): error %g, "
-                          "tolerance %g",
+                          "tolerance %g (reported again only after a solve converged)",
                           iters, error, tol);
+    s->failing = !converged;
     for (size_t i = 0; i < s->ncons; i++) {
         const st_constraint_ops *ops = s->cons[i]->cls->constraint;
         if (ops->store)

@@ -47,6 +47,7 @@ typedef struct lagrange_solver {
     st_system **psys;
     double **pvec;
     size_t npsys;
+    bool failing;                  /* the last solve did not converge */
 } lagrange_solver;
 
 /* The fields every solver of the plugin has, SOFA's defaults. */
