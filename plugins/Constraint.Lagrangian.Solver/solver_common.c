@@ -2,7 +2,9 @@
  * GenericConstraintSolver and BlockGaussSeidelConstraintSolver:
  *   1. the constraint models of the scene (active nodes, scene order) write
  *      their rows of J and their violations at the free positions (dfree);
- *      J's rows are projected by the projective constraints of the systems
+ *      rows on mapped states are taken down to the independent states
+ *      through the mappings' J^T (st_system_apply_jt); J's rows are
+ *      projected by the projective constraints of the systems
  *      they act on (SOFA's applyProjectiveConstraintOnConstraintMatrix: a
  *      fixed point has no column in J);
  *   2. each constraint correction adds J C J^T to the dense W, then
@@ -105,42 +107,126 @@ static st_status scratch_of(lagrange_solver *s, st_system *sys, double **out, st
     return ST_OK;
 }
 
-/* Each row of J through the projective constraints of the systems it acts
- * on: scattered into the system's scratch vector, projected, read back,
- * the scratch cleared again. Terms on states no system integrates, or on
- * mapped states, are left as they are. */
-static st_status project_rows(lagrange_solver *s, st_error *err)
+/* The first term of row terms [b, e) on sys is t: scatters the row's terms
+ * on sys into sys's scratch vector (*vec). False when an earlier term of
+ * the row was on sys already (the row's part on sys is done). */
+static st_status scatter_system(lagrange_solver *s, const st_cjacobian *J, size_t b, size_t t,
+                                size_t e, double **vec, bool *first, st_error *err)
+{
+    st_system *sys = J->terms[t].ms->system;
+    *first = true;
+    for (size_t u = b; u < t && *first; u++)
+        *first = J->terms[u].ms->system != sys;
+    if (!*first)
+        return ST_OK;
+    ST_TRY(scratch_of(s, sys, vec, err));
+    for (size_t u = t; u < e; u++) {
+        const st_cterm *c = &J->terms[u];
+        if (c->ms->system != sys)
+            continue;
+        unsigned dsz = c->ms->type->deriv_size;
+        double *p = st_slice(*vec, c->ms) + c->point * dsz;
+        for (unsigned k = 0; k < dsz; k++)
+            p[k] += c->d[k];
+    }
+    return ST_OK;
+}
+
+/* Appends a term to the last row of Jm, growing it. */
+static st_status jm_add(lagrange_solver *s, st_mstate *ms, size_t point, const double *d,
+                        st_error *err)
+{
+    st_cjacobian *J = &s->Jm;
+    if (J->nterms == J->capterms) {
+        size_t cap = J->capterms ? 2 * J->capterms : 64;
+        ST_TRY(grow((void **)&J->terms, cap * sizeof *J->terms, err));
+        J->capterms = cap;
+    }
+    st_cjac_add(J, ms, point, d, ms->type->deriv_size);
+    return ST_OK;
+}
+
+static bool on_mapped(const st_cterm *t) { return t->ms->system && t->ms->mapped; }
+
+/* When a row acts on a mapped state: Jm gets every row, the terms of each
+ * system that a mapped term belongs to replaced by J^T of the mappings on
+ * that system's independent states (non-zero points only). */
+static st_status map_rows(lagrange_solver *s, st_error *err)
 {
     st_cjacobian *J = &s->J;
+    bool any = false;
+    for (size_t t = 0; t < J->nterms && !any; t++)
+        any = on_mapped(&J->terms[t]);
+    s->Jw = J;
+    if (!any)
+        return ST_OK;
+    if (s->Jm.caprows < J->nrows) {
+        ST_TRY(grow((void **)&s->Jm.row_end, J->nrows * sizeof *s->Jm.row_end, err));
+        s->Jm.caprows = J->nrows;
+    }
+    s->Jm.nrows = s->Jm.nterms = 0;
+    for (size_t r = 0; r < J->nrows; r++) {
+        size_t b = st_cjac_row_begin(J, r), e = J->row_end[r];
+        st_cjac_row(&s->Jm);
+        for (size_t t = b; t < e; t++) {
+            const st_cterm *c = &J->terms[t];
+            st_system *sys = c->ms->system;
+            bool mapped_sys = false;
+            for (size_t u = b; u < e && !mapped_sys; u++)
+                mapped_sys = on_mapped(&J->terms[u]) && J->terms[u].ms->system == sys;
+            if (!mapped_sys) {
+                ST_TRY(jm_add(s, c->ms, c->point, c->d, err));
+                continue;
+            }
+            double *vec;
+            bool first;
+            ST_TRY(scatter_system(s, J, b, t, e, &vec, &first, err));
+            if (!first)
+                continue;
+            st_system_apply_jt(sys, vec);
+            for (size_t i = 0; i < sys->nindep; i++) {
+                st_mstate *ms = sys->states[i];
+                unsigned dsz = ms->type->deriv_size;
+                const double *p = st_slice(vec, ms);
+                for (size_t pt = 0; pt < ms->n; pt++) {
+                    bool nz = false;
+                    for (unsigned k = 0; k < dsz && !nz; k++)
+                        nz = p[pt * dsz + k] != 0.0;
+                    if (nz)
+                        ST_TRY(jm_add(s, ms, pt, p + pt * dsz, err));
+                }
+            }
+            memset(vec, 0, sys->size_all * sizeof *vec);
+        }
+    }
+    s->Jw = &s->Jm;
+    return ST_OK;
+}
+
+/* Each row of J through the projective constraints of the systems it acts
+ * on: scattered into the system's scratch vector, projected, read back,
+ * the scratch cleared again. Terms on states no system integrates are left
+ * as they are. Runs after map_rows: no term is on a mapped state. */
+static st_status project_rows(lagrange_solver *s, st_error *err)
+{
+    st_cjacobian *J = s->Jw;
     for (size_t r = 0; r < J->nrows; r++) {
         size_t b = st_cjac_row_begin(J, r), e = J->row_end[r];
         for (size_t t = b; t < e; t++) {
-            st_mstate *ms = J->terms[t].ms;
-            st_system *sys = ms->system;
-            if (!sys || ms->mapped)
-                continue;
-            bool done = false;
-            for (size_t u = b; u < t && !done; u++)
-                done = J->terms[u].ms->system == sys && !J->terms[u].ms->mapped;
-            if (done)
+            st_system *sys = J->terms[t].ms->system;
+            if (!sys)
                 continue;
             double *vec;
-            ST_TRY(scratch_of(s, sys, &vec, err));
-            for (size_t u = t; u < e; u++) {
-                const st_cterm *c = &J->terms[u];
-                if (c->ms->system != sys || c->ms->mapped)
-                    continue;
-                unsigned dsz = c->ms->type->deriv_size;
-                double *p = st_slice(vec, c->ms) + c->point * dsz;
-                for (unsigned k = 0; k < dsz; k++)
-                    p[k] += c->d[k];
-            }
+            bool first;
+            ST_TRY(scatter_system(s, J, b, t, e, &vec, &first, err));
+            if (!first)
+                continue;
             st_system_project_response(sys, vec);
             /* Read back: the first term of each point takes the projected
              * value, later terms on the same point get zero. */
             for (size_t u = t; u < e; u++) {
                 st_cterm *c = &J->terms[u];
-                if (c->ms->system != sys || c->ms->mapped)
+                if (c->ms->system != sys)
                     continue;
                 unsigned dsz = c->ms->type->deriv_size;
                 double *p = st_slice(vec, c->ms) + c->point * dsz;
@@ -196,10 +282,11 @@ static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error 
     *dim = rows;
     if (rows == 0)
         return ST_OK;
+    ST_TRY(map_rows(s, err));
     ST_TRY(project_rows(s, err));
     memset(s->W, 0, rows * rows * sizeof *s->W);
     for (size_t i = 0; i < s->ncorr; i++)
-        ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], &s->J, s->W,
+        ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], s->Jw, s->W,
                                                                        rows, err));
     if (s->regularization > 2.220446049250313e-16)
         for (size_t i = 0; i < rows; i++)
@@ -323,7 +410,7 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
     if (dim == 0)
         return ST_OK;
     for (size_t i = 0; i < s->ncorr; i++)
-        ST_TRY(s->corr[i]->cls->constraint_correction->apply_correction(s->corr[i], &s->J,
+        ST_TRY(s->corr[i]->cls->constraint_correction->apply_correction(s->corr[i], s->Jw,
                                                                          s->lambda, err));
     return ST_OK;
 }
@@ -349,6 +436,8 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->blocks);
     st_free(s->J.row_end);
     st_free(s->J.terms);
+    st_free(s->Jm.row_end);
+    st_free(s->Jm.terms);
     st_free(s->W);
     st_free(s->dfree);
     st_free(s->lambda);

@@ -39,7 +39,9 @@ typedef struct lagrange_solver {
     size_t capfirst;
     lagrange_block *blocks;
     size_t nblocks;
-    st_cjacobian J;
+    st_cjacobian J;                /* as the models wrote it */
+    st_cjacobian Jm;               /* rows on mapped states taken to the independent ones */
+    st_cjacobian *Jw;              /* the one in use: J, or Jm when a row was mapped */
     double *W, *dfree, *lambda, *d, *tmp;
     size_t capdim;
     /* One scratch derivative vector per system a row touches (zero between
