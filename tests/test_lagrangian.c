@@ -584,3 +584,28 @@ Test(lagrangian, compound_pendulum_through_rigid_mapping)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* A step's own dt (st_scene_step, settee run --dt) is the one the
+ * corrections' integration factors use, not the node's. */
+Test(lagrangian, step_dt_overrides_node_dt)
+{
+    test_rt t;
+    test_rt_open(&t);
+    char yaml[4096], unc[128];
+    snprintf(unc, sizeof unc, "UncoupledConstraintCorrection: {compliance: [%.17g]}", 1.0 / M);
+    pendulum_yaml(yaml, sizeof yaml, unc,
+                  "CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}");
+    st_scene *s = load(&t, yaml);
+    const double h = 0.004;
+    st_error err = {0};
+    for (int n = 0; n < 3; n++)
+        cr_assert_eq(st_scene_step(s, h, &err), ST_OK, "%s", err.msg);
+    const double *l = ((st_array *)field(s, "csolver", "constraintForces"))->p;
+    cr_assert_float_eq(l[1], M * h * G, 1e-12, "lambda_y %.17g", l[1]);
+    const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
+    cr_assert_float_eq(x[0], 1.0, 1e-12);
+    cr_assert_float_eq(x[1], 2.0, 1e-12);
+    cr_assert_float_eq(x[2], 0.0, 1e-12);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

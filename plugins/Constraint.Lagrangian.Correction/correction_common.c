@@ -47,6 +47,13 @@ st_component *corr_ode_solver(const st_mstate *ms)
     return ms && ms->system ? ms->system->solver : NULL;
 }
 
+double corr_dt(const st_component *self, const st_mstate *ms)
+{
+    if (ms && ms->system && ms->system->mp.dt > 0.0)
+        return ms->system->mp.dt;
+    return st_node_dt(self->node);
+}
+
 double corr_position_factor(const st_component *ode, double dt)
 {
     if (!ode || !ode->cls->odesolver ||

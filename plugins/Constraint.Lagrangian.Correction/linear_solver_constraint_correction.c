@@ -114,7 +114,7 @@ static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, d
         ST_TRY(lsc_bind(c, err));
     const st_mstate *ms = c->ms;
     unsigned d = ms->type->deriv_size;
-    double factor = corr_position_factor(c->ode, st_node_dt(self->node));
+    double factor = corr_position_factor(c->ode, corr_dt(self, ms));
     for (size_t i = 0; i < J->nrows; i++) {
         if (!corr_row_on(J, i, ms))
             continue;
@@ -143,7 +143,7 @@ static st_status lsc_apply(st_component *self, const st_cjacobian *J, const doub
         ST_TRY(lsc_bind(c, err));
     st_mstate *ms = c->ms;
     unsigned d = ms->type->deriv_size;
-    double dt = st_node_dt(self->node);
+    double dt = corr_dt(self, ms);
     double pf = corr_position_factor(c->ode, dt), vf = corr_velocity_factor(c->ode, dt);
     memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
     corr_jt_lambda(J, lambda, ms, st_slice(c->rhs, ms));

@@ -250,7 +250,7 @@ static st_status unc_add_compliance(st_component *self, const st_cjacobian *J, d
     const st_mstate *ms = u->ms;
     unsigned d = ms->type->deriv_size;
     double factor =
-        u->use_ode_factors ? corr_position_factor(corr_ode_solver(ms), st_node_dt(self->node))
+        u->use_ode_factors ? corr_position_factor(corr_ode_solver(ms), corr_dt(self, ms))
                            : 1.0;
     for (size_t r = 0; r < J->nrows; r++) {
         if (!corr_row_on(J, r, ms))
@@ -285,7 +285,7 @@ static st_status unc_apply(st_component *self, const st_cjacobian *J, const doub
     uncoupled *u = (uncoupled *)self;
     st_mstate *ms = u->ms;
     unsigned d = ms->type->deriv_size;
-    double dt = st_node_dt(self->node);
+    double dt = corr_dt(self, ms);
     st_component *ode = corr_ode_solver(ms);
     double pf = u->use_ode_factors ? corr_position_factor(ode, dt) : u->position_factor;
     double vf = u->use_ode_factors ? corr_velocity_factor(ode, dt) : u->velocity_factor / dt;
