@@ -31,6 +31,11 @@ typedef struct uncoupled {
     st_mstate *ms;
     double *f;                  /* J^T lambda on the state, then dx */
     bool rigid;                 /* Rigid3d: seven shared values */
+    /* J's terms on the state by point (rebuilt each solve, buffers kept):
+     * bucket p is ent[head[p] .. head[p + 1]), each a (row, term) pair. */
+    size_t *head, caphead;
+    size_t (*ent)[2];
+    size_t capent;
     double rc[7];               /* Rigid3d compliance in use */
 } uncoupled;
 
@@ -198,7 +203,12 @@ static void unc_cleanup(st_component *self)
 {
     uncoupled *u = (uncoupled *)self;
     st_free(u->f);
+    st_free(u->head);
+    st_free(u->ent);
     u->f = NULL;
+    u->head = NULL;
+    u->ent = NULL;
+    u->caphead = u->capent = 0;
 }
 
 static double comp_of(const uncoupled *u, size_t point)
@@ -242,37 +252,72 @@ static void point_dx(const uncoupled *u, size_t point, const double *f, double *
     dx[5] = f[3] * c[3] + f[4] * c[5] + f[5] * c[6];
 }
 
+/* Buckets J's terms on the state by point (counting sort, rows ascending). */
+static st_status bucket_terms(uncoupled *u, const st_cjacobian *J, st_error *err)
+{
+    const st_mstate *ms = u->ms;
+    if (u->caphead < ms->n + 2) {
+        size_t *h = st_realloc(u->head, (ms->n + 2) * sizeof *h);
+        if (!h)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        u->head = h;
+        u->caphead = ms->n + 2;
+    }
+    memset(u->head, 0, (ms->n + 2) * sizeof *u->head);
+    size_t total = 0;
+    for (size_t t = 0; t < J->nterms; t++)
+        if (J->terms[t].ms == ms && J->terms[t].point < ms->n) {
+            u->head[J->terms[t].point + 2]++;
+            total++;
+        }
+    if (u->capent < total) {
+        size_t (*e)[2] = st_realloc(u->ent, total * sizeof *e);
+        if (!e)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        u->ent = e;
+        u->capent = total;
+    }
+    for (size_t p = 2; p < ms->n + 2; p++)
+        u->head[p] += u->head[p - 1];
+    /* head[p + 1] is now bucket p's start; filling advances it to its end. */
+    for (size_t r = 0; r < J->nrows; r++)
+        for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
+            const st_cterm *c = &J->terms[t];
+            if (c->ms != ms || c->point >= ms->n)
+                continue;
+            size_t k = u->head[c->point + 1]++;
+            u->ent[k][0] = r;
+            u->ent[k][1] = t;
+        }
+    return ST_OK;
+}
+
+/* W[r][s] += sum over term pairs of rows r and s on the same point of
+ * n_r C n_s times the factor; pairs found through the point buckets. */
 static st_status unc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
                                     size_t dim, st_error *err)
 {
-    (void)err;
     uncoupled *u = (uncoupled *)self;
     const st_mstate *ms = u->ms;
     unsigned d = ms->type->deriv_size;
     double factor =
         u->use_ode_factors ? corr_position_factor(corr_ode_solver(ms), corr_dt(self, ms))
                            : 1.0;
-    for (size_t r = 0; r < J->nrows; r++) {
-        if (!corr_row_on(J, r, ms))
-            continue;
-        for (size_t s = r; s < J->nrows; s++) {
-            double w = 0.0;
-            for (size_t a = st_cjac_row_begin(J, r); a < J->row_end[r]; a++) {
-                const st_cterm *ta = &J->terms[a];
-                if (ta->ms != ms)
+    ST_TRY(bucket_terms(u, J, err));
+    for (size_t p = 0; p < ms->n; p++) {
+        for (size_t i = u->head[p]; i < u->head[p + 1]; i++) {
+            size_t r = u->ent[i][0];
+            const st_cterm *ta = &J->terms[u->ent[i][1]];
+            for (size_t j = i; j < u->head[p + 1]; j++) {
+                size_t s2 = u->ent[j][0];
+                const st_cterm *tb = &J->terms[u->ent[j][1]];
+                double w = term_comp(u, p, ta->d, tb->d, d) * factor;
+                if (w == 0.0)
                     continue;
-                for (size_t b = st_cjac_row_begin(J, s); b < J->row_end[s]; b++) {
-                    const st_cterm *tb = &J->terms[b];
-                    if (tb->ms != ms || tb->point != ta->point)
-                        continue;
-                    w += term_comp(u, ta->point, ta->d, tb->d, d) * factor;
-                }
+                W[r * dim + s2] += w;
+                if (s2 != r || i != j)
+                    W[s2 * dim + r] += w;
             }
-            if (w == 0.0)
-                continue;
-            W[r * dim + s] += w;
-            if (s != r)
-                W[s * dim + r] += w;
         }
     }
     return ST_OK;
