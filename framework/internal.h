@@ -314,6 +314,26 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 /* ---- built-in classes ---- */
 extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
+extern const st_class st__free_motion_animation_loop_class;
+
+/* Shared by the animation loops (builtin/default_animation_loop.c). */
+typedef struct st__loop_links {
+    /* Components with data-linked inputs, built when the graph changes. */
+    st_component **linked;
+    size_t nlinked, caplinked;
+    unsigned long version;        /* the scene's graph_version the list was built at */
+    bool listed;
+} st__loop_links;
+void st__loop_send_event(st_node *n, st_event ev, double dt);
+st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err);
+void st__loop_links_init(st__loop_links *l, st_component *self);
+void st__loop_links_free(st__loop_links *l);
+st_system *st__loop_system_of(st_scene *s, const st_component *solver);
+st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err);
+void st__loop_end_step(st_node *root, double t0, double dt);
+/* The collision pipeline of the root (the first object with the collision
+ * role), if any. */
+st_status st__loop_compute_collision(st_node *root, st_error *err);
 extern const st_class st__required_plugin_class;
 extern const st_class st__default_visual_manager_loop_class;
 /* True when c plays the state role (its instance begins with st_mstate). */

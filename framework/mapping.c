@@ -70,6 +70,7 @@ struct st_jbuilder {
     mapjac *mj;
     size_t cursor;
     bool record, mismatch, failed;
+    bool nomem; /* failed because an allocation failed */
 };
 
 static unsigned dsz(const st_system *sys, unsigned s) { return sys->states[s]->type->deriv_size; }
@@ -228,13 +229,13 @@ static void jb_put(st_jbuilder *jb, size_t i, const st_mstate *in, size_t j, con
         size_t cap = mj->cap ? 2 * mj->cap : 64;
         jkey *k = st_realloc(mj->keys, cap * sizeof *k);
         if (!k) {
-            jb->failed = true;
+            jb->failed = jb->nomem = true;
             return;
         }
         mj->keys = k;
         double *v = st_realloc(mj->vals, cap * MAXB * sizeof *v);
         if (!v) {
-            jb->failed = true;
+            jb->failed = jb->nomem = true;
             return;
         }
         mj->vals = v;
@@ -263,16 +264,19 @@ void st_jbuilder_add_diag(st_jbuilder *jb, size_t i, const st_mstate *in, size_t
 static st_status update_one(st_mapgraph *g, mapjac *mj, bool *changed, st_error *err)
 {
     st_component *c = mj->map;
-    st_jbuilder jb = {g, mj, 0, !mj->recorded, false, false};
+    st_jbuilder jb = {g, mj, 0, !mj->recorded, false, false, false};
     c->cls->mapping->get_j(c, &g->sys->mp, &jb);
     if (!jb.record && !jb.mismatch && !jb.failed && jb.cursor == mj->n)
         return ST_OK;
     if (!jb.record && !jb.failed) {
-        jb = (st_jbuilder){g, mj, 0, true, false, false};
+        jb = (st_jbuilder){g, mj, 0, true, false, false, false};
         c->cls->mapping->get_j(c, &g->sys->mp, &jb);
     }
     if (jb.failed) {
         mj->recorded = false;
+        if (jb.nomem)
+            return st_component_error(c, NULL, err, ST_ENOMEM,
+                                      "out of memory recording the mapping's Jacobian");
         return st_component_error(c, NULL, err, ST_EINVAL,
                                   "the mapping's Jacobian names a point outside its states, or "
                                   "memory ran out recording it");

@@ -48,6 +48,8 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
     st__registry_set_current(rt->reg, "Core", "(built in)");
     st_status s = st_registry_add(rt->reg, &st__default_animation_loop_class, err);
     if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__free_motion_animation_loop_class, err);
+    if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__required_plugin_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__default_visual_manager_loop_class, err);

@@ -13,11 +13,7 @@ typedef struct default_loop {
     bool parallel_ode_solving;
     bool compute_bounding_box;
     bool continue_on_failure;
-    /* Components with data-linked inputs, built when the graph changes. */
-    st_component **linked;
-    size_t nlinked, caplinked;
-    unsigned long version;        /* the scene's graph_version the list was built at */
-    bool listed;
+    st__loop_links links;
 } default_loop;
 
 static const st_field default_loop_fields[] = {
@@ -33,7 +29,7 @@ static const st_field default_loop_fields[] = {
     ST_FIELD_END};
 
 /* Sends an event to every component that listens, in scene order. */
-static void send_event(st_node *n, st_event ev, double dt)
+void st__loop_send_event(st_node *n, st_event ev, double dt)
 {
     if (!n->activated)
         return;
@@ -43,11 +39,11 @@ static void send_event(st_node *n, st_event ev, double dt)
             c->cls->on_event(c, ev, dt);
     }
     for (size_t i = 0; i < n->nchildren; i++)
-        send_event(n->children[i], ev, dt);
+        st__loop_send_event(n->children[i], ev, dt);
 }
 
 /* The components with data-linked inputs, scene order, active nodes only. */
-static st_status collect_linked(default_loop *l, st_node *n, st_error *err)
+static st_status collect_linked(st__loop_links *l, st_node *n, st_error *err)
 {
     if (!n->activated)
         return ST_OK;
@@ -72,7 +68,7 @@ static st_status collect_linked(default_loop *l, st_node *n, st_error *err)
 
 /* Brings data-linked inputs up to date (engines recompute lazily). The list
  * of components to visit is rebuilt only when the graph changed. */
-static st_status update_inputs(default_loop *l, st_node *root, st_error *err)
+st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err)
 {
     st_scene *s = root->scene;
     if (!l->listed || l->version != s->graph_version) {
@@ -88,12 +84,8 @@ static st_status update_inputs(default_loop *l, st_node *root, st_error *err)
 
 /* The list is built once the scene is initialised, so that the first step
  * does not allocate either. */
-static void default_loop_on_event(st_component *self, st_event ev, double dt)
+void st__loop_links_init(st__loop_links *l, st_component *self)
 {
-    (void)dt;
-    if (ev != ST_EVENT_INIT_DONE || !self->node)
-        return;
-    default_loop *l = (default_loop *)self;
     st_node *root = st_node_root(self->node);
     st_error e = {0};
     l->nlinked = 0;
@@ -101,15 +93,26 @@ static void default_loop_on_event(st_component *self, st_event ev, double dt)
     l->version = root->scene ? root->scene->graph_version : 0;
 }
 
-static void default_loop_cleanup(st_component *self)
+void st__loop_links_free(st__loop_links *l)
 {
-    default_loop *l = (default_loop *)self;
     st_free(l->linked);
     l->linked = NULL;
     l->nlinked = l->caplinked = 0;
 }
 
-static st_system *system_of(st_scene *s, const st_component *solver)
+static void default_loop_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    if (ev == ST_EVENT_INIT_DONE && self->node)
+        st__loop_links_init(&((default_loop *)self)->links, self);
+}
+
+static void default_loop_cleanup(st_component *self)
+{
+    st__loop_links_free(&((default_loop *)self)->links);
+}
+
+st_system *st__loop_system_of(st_scene *s, const st_component *solver)
 {
     for (size_t i = 0; i < s->nsystems; i++)
         if (s->systems[i] && s->systems[i]->solver == solver)
@@ -120,7 +123,7 @@ static st_system *system_of(st_scene *s, const st_component *solver)
 /* SOFA's SolveVisitor: the first node(s) holding ODE solvers, going down
  * from the root; each of their solvers integrates its subtree; deeper
  * solvers are left to them. */
-static st_status solve_node(st_scene *s, st_node *n, double dt, st_error *err)
+st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
 {
     if (!n->activated)
         return ST_OK;
@@ -130,7 +133,7 @@ static st_status solve_node(st_scene *s, st_node *n, double dt, st_error *err)
         if (!c->cls->odesolver)
             continue;
         found = true;
-        st_system *sys = system_of(s, c);
+        st_system *sys = st__loop_system_of(s, c);
         if (!sys || !c->cls->odesolver->solve)
             continue;
         sys->mp.dt = dt;
@@ -149,14 +152,14 @@ static st_status solve_node(st_scene *s, st_node *n, double dt, st_error *err)
     if (found)
         return ST_OK;
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(solve_node(s, n->children[i], dt, err));
+        ST_TRY(st__loop_solve_node(s, n->children[i], dt, err));
     return ST_OK;
 }
 
 /* SOFA's computeCollision: the collision pipeline of the root node (the
  * first object playing the collision role) runs after the engines' inputs
  * are up to date and before the ODE solvers integrate. */
-static st_status compute_collision(st_node *root, st_error *err)
+st_status st__loop_compute_collision(st_node *root, st_error *err)
 {
     for (size_t i = 0; i < root->nobjects; i++) {
         st_component *c = root->objects[i];
@@ -180,11 +183,20 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
         dt = root->dt;
     double t0 = root->time;
 
-    send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
-    ST_TRY(update_inputs((default_loop *)self, root, err));
-    ST_TRY(compute_collision(root, err));
-    ST_TRY(solve_node(s, root, dt, err));
+    st__loop_send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
+    ST_TRY(st__loop_update_inputs(&((default_loop *)self)->links, root, err));
+    ST_TRY(st__loop_compute_collision(root, err));
+    ST_TRY(st__loop_solve_node(s, root, dt, err));
 
+    st__loop_end_step(root, t0, dt);
+    return ST_OK;
+}
+
+/* Projection and mapping propagation of every system, externalForce
+ * cleared, time advanced, end event. */
+void st__loop_end_step(st_node *root, double t0, double dt)
+{
+    st_scene *s = root->scene;
     for (size_t i = 0; i < s->nsystems; i++) {
         st_system *sys = s->systems[i];
         if (!sys)
@@ -201,8 +213,7 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
 
     root->time = t0 + dt;
     st__node_propagate_context(root);
-    send_event(root, ST_EVENT_ANIMATE_END, dt);
-    return ST_OK;
+    st__loop_send_event(root, ST_EVENT_ANIMATE_END, dt);
 }
 
 static const st_animloop_ops default_loop_ops = {

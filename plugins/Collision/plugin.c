@@ -43,7 +43,6 @@ static const char *const provides[] = {"Sofa.Component.Collision",
                                        NULL};
 
 ST_PLUGIN_DEFINE("Collision", "0.1.0",
-                 "SOFA's collision pipeline: CollisionPipeline, broad and narrow phases, "
-                 "MinProximityIntersection, Point/Line/Triangle/Sphere collision models, penalty "
-                 "contacts (CollisionResponse)",
+                 "SOFA's collision pipeline: broad and narrow phases, proximity intersection, "
+                 "point, line, triangle and sphere collision models, penalty contacts",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -40,6 +40,9 @@ typedef struct st_animloop_ops st_animloop_ops;
 typedef struct st_state_ops st_state_ops;
 typedef struct st_state_type st_state_type;
 typedef struct st_collision_ops st_collision_ops;
+typedef struct st_constraint_ops st_constraint_ops;
+typedef struct st_ccorrection_ops st_ccorrection_ops;
+typedef struct st_csolver_ops st_csolver_ops;
 
 /* Component state, as SOFA's componentState. */
 typedef enum st_cstate {
@@ -125,6 +128,13 @@ struct st_class {
     /* ABI 2.2. The collision pipeline role (roles.h, st_collision_ops): the
      * animation loop runs it before the ODE solvers. NULL otherwise. */
     const st_collision_ops *collision;
+    /* ABI 2.2. Lagrangian constraints (roles.h): a constraint model (rows
+     * of J, violation, resolution), a constraint correction (compliance of
+     * a state, corrective motion) and a constraint solver (driven by
+     * FreeMotionAnimationLoop). NULL for roles the class does not play. */
+    const st_constraint_ops *constraint;
+    const st_ccorrection_ops *constraint_correction;
+    const st_csolver_ops *constraint_solver;
 };
 
 /* True when a class registered by a plugin built against an older ABI

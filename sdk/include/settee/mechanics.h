@@ -121,6 +121,12 @@ ST_API void st_system_project_velocity(st_system *sys, double *v);
 /* Mappings, top-down: positions / velocities of mapped states. */
 ST_API void st_system_propagate_x(st_system *sys, double *x);
 ST_API void st_system_propagate_v(st_system *sys, double *v);
+/* vec += J^T vec over the mappings, bottom-up: derivatives given on mapped
+ * states are accumulated onto their inputs down to the independent states
+ * (the mapped parts are left as they are). For constraint Jacobians
+ * (SOFA's applyJT on constraint rows); non-linear mappings use their
+ * Jacobian at the last positions propagated. */
+ST_API void st_system_apply_jt(st_system *sys, double *vec);
 /* Masses that keep gravity separate add dt g to v. */
 ST_API void st_system_add_separate_gravity(st_system *sys, double *v, double dt);
 ST_API double st_system_kinetic_energy(st_system *sys);

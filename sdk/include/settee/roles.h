@@ -263,6 +263,102 @@ ST_API st_status st_checkpoint_data(st_checkpoint *ck, void *data, size_t size,
  * component may rebuild what derives from it). */
 ST_API bool st_checkpoint_reading(const st_checkpoint *ck);
 
+/* Lagrangian constraints (ABI 2.2), driven by FreeMotionAnimationLoop as in
+ * SOFA: free motion of every system, then the constraint solver builds the
+ * constraint Jacobian J and the violations at the free positions, the
+ * compliance W = J C J^T from the constraint corrections, solves for the
+ * multipliers lambda, and the corrections move each state by C J^T lambda.
+ *
+ * J is stored by rows; each row is a list of terms (a state, a point, and
+ * deriv_size values). A constraint appends rows with st_cjac_row and terms
+ * with st_cjac_add; the solver sized the arrays from the constraint's
+ * size() before calling build(). */
+typedef struct st_cterm {
+    st_mstate *ms;  /* the state the term acts on */
+    size_t point;   /* point of ms */
+    double d[6];    /* ms->type->deriv_size values */
+} st_cterm;
+
+typedef struct st_cjacobian {
+    size_t nrows;     /* rows written */
+    size_t nterms;    /* terms written */
+    size_t *row_end;  /* terms of row r: [r ? row_end[r - 1] : 0, row_end[r]) */
+    st_cterm *terms;
+    size_t caprows, capterms; /* owned by the solver */
+} st_cjacobian;
+
+/* Starts a new row; returns its index. The caller sized J. */
+static inline size_t st_cjac_row(st_cjacobian *J)
+{
+    J->row_end[J->nrows] = J->nterms;
+    return J->nrows++;
+}
+
+/* Adds a term (ms, point, values) to the last row. */
+static inline void st_cjac_add(st_cjacobian *J, st_mstate *ms, size_t point, const double *d,
+                               unsigned n)
+{
+    st_cterm *t = &J->terms[J->nterms++];
+    t->ms = ms;
+    t->point = point;
+    for (unsigned k = 0; k < 6; k++)
+        t->d[k] = k < n ? d[k] : 0.0;
+    J->row_end[J->nrows - 1] = J->nterms;
+}
+
+static inline size_t st_cjac_row_begin(const st_cjacobian *J, size_t r)
+{
+    return r ? J->row_end[r - 1] : 0;
+}
+
+/* Constraint models (SOFA's BaseLagrangianConstraint and its
+ * ConstraintResolution). W is the dense compliance, row-major, dim x dim. */
+struct st_constraint_ops {
+    size_t struct_size;
+    /* Rows and Jacobian terms this constraint writes this step (0: none). */
+    void (*size)(st_component *self, size_t *rows, size_t *terms);
+    /* Appends its rows to J, first row J->nrows on entry, on its states at
+     * their current positions (the free positions during a
+     * FreeMotionAnimationLoop step), and writes each row's violation into
+     * violation[row]. */
+    st_status (*build)(st_component *self, st_cjacobian *J, double *violation, st_error *err);
+    /* Before the iterations: prepares its resolution blocks (rows
+     * [first, first + rows)) from W and writes its initial multipliers
+     * (warm start) into lambda. */
+    void (*init_resolution)(st_component *self, size_t first, const double *W, size_t dim,
+                            double *lambda);
+    /* Rows per resolution block (SOFA's getNbLines). */
+    unsigned (*block_rows)(const st_component *self);
+    /* One Gauss-Seidel update of the block starting at row: d holds
+     * dfree + W lambda on the block's rows; updates lambda there. */
+    void (*resolution)(st_component *self, size_t row, const double *W, size_t dim,
+                       const double *d, double *lambda);
+    /* After the iterations: keeps the multipliers of its rows. */
+    void (*store)(st_component *self, size_t first, const double *lambda, bool converged);
+};
+
+/* Constraint corrections (SOFA's BaseConstraintCorrection), one state each. */
+struct st_ccorrection_ops {
+    size_t struct_size;
+    /* W += J C J^T over the terms of J on the correction's state, C its
+     * compliance times the ODE solver's position integration factor. */
+    st_status (*add_compliance)(st_component *self, const st_cjacobian *J, double *W, size_t dim,
+                                st_error *err);
+    /* dx = C J^T lambda on its state; the state holds the free motion on
+     * entry and x = x_free + pf dx, v = v_free + vf dx on return (pf, vf the
+     * ODE solver's position and velocity integration factors). */
+    st_status (*apply_correction)(st_component *self, const st_cjacobian *J,
+                                  const double *lambda, st_error *err);
+};
+
+/* Constraint solvers (SOFA's ConstraintSolver). */
+struct st_csolver_ops {
+    size_t struct_size;
+    /* After the free motion of every system: build the constraint problem
+     * of the scene under root, solve it, apply the corrections. */
+    st_status (*solve_constraint)(st_component *self, st_node *root, double dt, st_error *err);
+};
+
 #ifdef __cplusplus
 }
 #endif

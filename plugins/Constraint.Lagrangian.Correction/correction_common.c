@@ -1,0 +1,75 @@
+/* correction_common.c - see correction_common.h. */
+#include <string.h>
+
+#include "correction_common.h"
+
+bool corr_row_on(const st_cjacobian *J, size_t r, const st_mstate *ms)
+{
+    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++)
+        if (J->terms[t].ms == ms)
+            return true;
+    return false;
+}
+
+void corr_jt_lambda(const st_cjacobian *J, const double *lambda, const st_mstate *ms, double *out)
+{
+    unsigned d = ms->type->deriv_size;
+    memset(out, 0, ms->n * d * sizeof *out);
+    for (size_t r = 0; r < J->nrows; r++) {
+        if (lambda[r] == 0.0)
+            continue;
+        for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
+            const st_cterm *c = &J->terms[t];
+            if (c->ms != ms)
+                continue;
+            for (unsigned k = 0; k < d; k++)
+                out[c->point * d + k] += c->d[k] * lambda[r];
+        }
+    }
+}
+
+double corr_row_dot(const st_cjacobian *J, size_t r, const st_mstate *ms, const double *v)
+{
+    unsigned d = ms->type->deriv_size;
+    double s = 0.0;
+    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
+        const st_cterm *c = &J->terms[t];
+        if (c->ms != ms)
+            continue;
+        for (unsigned k = 0; k < d; k++)
+            s += c->d[k] * v[c->point * d + k];
+    }
+    return s;
+}
+
+st_component *corr_ode_solver(const st_mstate *ms)
+{
+    return ms && ms->system ? ms->system->solver : NULL;
+}
+
+double corr_dt(const st_component *self, const st_mstate *ms)
+{
+    if (ms && ms->system && ms->system->mp.dt > 0.0)
+        return ms->system->mp.dt;
+    return st_node_dt(self->node);
+}
+
+double corr_position_factor(const st_component *ode, double dt)
+{
+    if (!ode || !ode->cls->odesolver ||
+        ode->cls->odesolver->struct_size <
+            offsetof(st_odesolver_ops, position_integration_factor) + sizeof(void *) ||
+        !ode->cls->odesolver->position_integration_factor)
+        return 1.0;
+    return ode->cls->odesolver->position_integration_factor(ode, dt);
+}
+
+double corr_velocity_factor(const st_component *ode, double dt)
+{
+    if (!ode || !ode->cls->odesolver ||
+        ode->cls->odesolver->struct_size <
+            offsetof(st_odesolver_ops, velocity_integration_factor) + sizeof(void *) ||
+        !ode->cls->odesolver->velocity_integration_factor)
+        return 1.0;
+    return ode->cls->odesolver->velocity_integration_factor(ode, dt);
+}

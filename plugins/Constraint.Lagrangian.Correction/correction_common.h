@@ -1,0 +1,24 @@
+/* correction_common.h - helpers the constraint corrections share: rows of
+ * J on one state, J^T lambda on it, the ODE solver's integration factors. */
+#ifndef LAGRANGIAN_CORRECTION_COMMON_H
+#define LAGRANGIAN_CORRECTION_COMMON_H
+
+#include <settee/settee.h>
+
+/* True when row r of J has a term on ms. */
+bool corr_row_on(const st_cjacobian *J, size_t r, const st_mstate *ms);
+/* out (ms->n points of deriv_size, cleared first) = J^T lambda restricted to ms. */
+void corr_jt_lambda(const st_cjacobian *J, const double *lambda, const st_mstate *ms, double *out);
+/* Sum over the terms of row r on ms of term . v (v: ms's derivatives). */
+double corr_row_dot(const st_cjacobian *J, size_t r, const st_mstate *ms, const double *v);
+/* The ODE solver integrating ms (its system's), or NULL. */
+st_component *corr_ode_solver(const st_mstate *ms);
+/* The time step of the current step: the one the system of ms was solved
+ * with (st_scene_step's dt may differ from the node's), else the node's. */
+double corr_dt(const st_component *self, const st_mstate *ms);
+/* SOFA's position and velocity integration factors of an ODE solver (1, 1
+ * when it has none). */
+double corr_position_factor(const st_component *ode, double dt);
+double corr_velocity_factor(const st_component *ode, double dt);
+
+#endif

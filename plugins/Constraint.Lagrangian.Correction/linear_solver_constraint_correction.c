@@ -1,0 +1,179 @@
+/* linear_solver_constraint_correction.c - LinearSolverConstraintCorrection:
+ * the compliance of a state through the linear solver of its ODE solver,
+ * A the matrix the solver set up for the free motion (EulerImplicitSolver:
+ * M - h B - h^2 K), as SOFA:
+ *   W += factor * J A^-1 J^T (one solve per row on the state), factor the
+ *   ODE solver's position integration factor, plus regularizationTerm on
+ *   those rows' diagonal;
+ *   dx = A^-1 J^T lambda, x = x_free + pf dx, v = v_free + vf dx.
+ * Works with any linear solver (SparseLDLSolver reuses its factorization,
+ * CGLinearSolver iterates). The right-hand sides are projected by the
+ * system's projective constraints. The state must be an independent one
+ * (not the output of a mapping). */
+#include <string.h>
+
+#include "correction_common.h"
+
+typedef struct lsc {
+    st_component base;
+    bool wire_optimization;     /* "wire_optimization" */
+    double regularization;      /* "regularizationTerm" */
+    st_component *linear_solver; /* "linearSolver" */
+    st_component *ode_solver;   /* "ODESolver" */
+    /* Runtime, set at the end of init. */
+    st_mstate *ms;
+    st_system *sys;
+    st_component *ode, *ls;
+    double *rhs, *sol;          /* system vectors */
+    bool ready;
+} lsc;
+
+static const st_field lsc_fields[] = {
+    ST_BOOL(lsc, wire_optimization, "wire_optimization", "false",
+            "constraints are reordered along a wire-like topology (from tip to base) (settee: "
+            "only false)"),
+    ST_REAL(lsc, regularization, "regularizationTerm", "0",
+            "Add regularization factor times the identity matrix to the compliance W when "
+            "solving constraints"),
+    ST_LINK(lsc, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
+            "Link towards the linear solver used to compute the compliance matrix, requiring "
+            "the inverse of the linear system matrix"),
+    ST_LINK(lsc, ode_solver, "ODESolver", ST_LINK_ODE_SOLVER,
+            "Link towards the ODE solver used to recover the integration factors"),
+    ST_FIELD_END};
+
+static st_status lsc_init(st_component *self, st_error *err)
+{
+    lsc *c = (lsc *)self;
+    if (c->wire_optimization)
+        return st_component_error(self, "wire_optimization", err, ST_EINVAL,
+                                  "wire_optimization: true is not implemented in settee");
+    c->ms = st_component_mstate(self);
+    if (!c->ms)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "no MechanicalObject in the node to correct");
+    if (c->linear_solver && !st_component_has_role(c->linear_solver, ST_ROLE_LINSOLVER))
+        return st_component_error(self, "linearSolver", err, ST_ELINK,
+                                  "the linked component is not a linear solver");
+    if (c->ode_solver && !st_component_has_role(c->ode_solver, ST_ROLE_ODESOLVER))
+        return st_component_error(self, "ODESolver", err, ST_ELINK,
+                                  "the linked component is not an ODE solver");
+    return ST_OK;
+}
+
+/* The system, solvers and vectors, once the systems exist. */
+static st_status lsc_bind(lsc *c, st_error *err)
+{
+    st_component *self = &c->base;
+    c->sys = c->ms->system;
+    if (!c->sys)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "state '%s' is integrated by no ODE solver", c->ms->base.name);
+    if (c->ms->mapped)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "state '%s' is the output of a mapping: not supported yet",
+                                  c->ms->base.name);
+    c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
+    c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, true);
+    if (!c->ls)
+        c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, false);
+    if (!c->ls)
+        return st_component_error(self, "linearSolver", err, ST_ESCENE,
+                                  "A linear solver is required by this component but has not "
+                                  "been found.");
+    ST_TRY(st_system_vec_alloc(c->sys, &c->rhs, err));
+    ST_TRY(st_system_vec_alloc(c->sys, &c->sol, err));
+    c->ready = true;
+    return ST_OK;
+}
+
+static void lsc_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    lsc *c = (lsc *)self;
+    if (ev != ST_EVENT_INIT_DONE)
+        return;
+    st_error e = {0};
+    c->ready = false;
+    if (lsc_bind(c, &e) != ST_OK)
+        st_component_warn(self, "%s", e.msg);
+}
+
+/* sol = A^-1 rhs, rhs holding a vector on the state (rest zero). */
+static st_status solve(lsc *c, st_error *err)
+{
+    st_system_project_response(c->sys, c->rhs);
+    return c->ls->cls->linsolver->solve(c->ls, c->sys, c->sol, c->rhs, err);
+}
+
+static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
+                                    size_t dim, st_error *err)
+{
+    lsc *c = (lsc *)self;
+    if (!c->ready)
+        ST_TRY(lsc_bind(c, err));
+    const st_mstate *ms = c->ms;
+    unsigned d = ms->type->deriv_size;
+    double factor = corr_position_factor(c->ode, corr_dt(self, ms));
+    for (size_t i = 0; i < J->nrows; i++) {
+        if (!corr_row_on(J, i, ms))
+            continue;
+        memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
+        double *r = st_slice(c->rhs, ms);
+        for (size_t t = st_cjac_row_begin(J, i); t < J->row_end[i]; t++)
+            if (J->terms[t].ms == ms)
+                for (unsigned k = 0; k < d; k++)
+                    r[J->terms[t].point * d + k] += J->terms[t].d[k];
+        ST_TRY(solve(c, err));
+        const double *y = st_slice(c->sol, ms);
+        for (size_t j = 0; j < J->nrows; j++)
+            if (corr_row_on(J, j, ms))
+                W[j * dim + i] += factor * corr_row_dot(J, j, ms, y);
+        if (c->regularization > 2.220446049250313e-16)
+            W[i * dim + i] += c->regularization;
+    }
+    return ST_OK;
+}
+
+static st_status lsc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
+                           st_error *err)
+{
+    lsc *c = (lsc *)self;
+    if (!c->ready)
+        ST_TRY(lsc_bind(c, err));
+    st_mstate *ms = c->ms;
+    unsigned d = ms->type->deriv_size;
+    double dt = corr_dt(self, ms);
+    double pf = corr_position_factor(c->ode, dt), vf = corr_velocity_factor(c->ode, dt);
+    memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
+    corr_jt_lambda(J, lambda, ms, st_slice(c->rhs, ms));
+    ST_TRY(solve(c, err));
+    const double *dx = st_slice(c->sol, ms);
+    ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
+    double *v = ms->velocity.p;
+    for (size_t i = 0; v && i < ms->n * d; i++)
+        v[i] += dx[i] * vf;
+    return ST_OK;
+}
+
+static const st_ccorrection_ops lsc_ops = {
+    .struct_size = sizeof(st_ccorrection_ops),
+    .add_compliance = lsc_add_compliance,
+    .apply_correction = lsc_apply,
+};
+
+static const char *const lsc_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+
+const st_class linear_solver_constraint_correction_class = {
+    .struct_size = sizeof(st_class),
+    .name = "LinearSolverConstraintCorrection",
+    .category = "ConstraintCorrection",
+    .description = "Component computing constraint forces within a simulated body using the "
+                   "compliance method through the linear solver of the body's ODE solver",
+    .instance_size = sizeof(lsc),
+    .fields = lsc_fields,
+    .init = lsc_init,
+    .on_event = lsc_on_event,
+    .templates = lsc_templates,
+    .constraint_correction = &lsc_ops,
+};

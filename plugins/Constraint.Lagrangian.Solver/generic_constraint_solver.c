@@ -1,0 +1,44 @@
+/* generic_constraint_solver.c - GenericConstraintSolver (alias
+ * ProjectedGaussSeidelConstraintSolver): SOFA's built constraint solver
+ * with resolutionMethod "ProjectedGaussSeidel", the projected block
+ * Gauss-Seidel of solver_common.c. The other methods of SOFA's
+ * resolutionMethod are not implemented and are refused at init. */
+#include <string.h>
+
+#include "solver_common.h"
+
+static const st_field generic_fields[] = {
+    LAGRANGE_SOLVER_FIELDS,
+    ST_STRING(lagrange_solver, resolution_method, "resolutionMethod", "ProjectedGaussSeidel",
+              "Method used to solve the constraint problem, among: \"ProjectedGaussSeidel\", "
+              "\"UnbuiltGaussSeidel\" or \"NonsmoothNonlinearConjugateGradient\" (settee: "
+              "ProjectedGaussSeidel only)"),
+    ST_FIELD_END};
+
+static st_status generic_init(st_component *self, st_error *err)
+{
+    lagrange_solver *s = (lagrange_solver *)self;
+    const char *m = s->resolution_method ? s->resolution_method : "ProjectedGaussSeidel";
+    if (strcmp(m, "ProjectedGaussSeidel") != 0)
+        return st_component_error(self, "resolutionMethod", err, ST_EINVAL,
+                                  "resolutionMethod: '%s' is not implemented in settee (only "
+                                  "ProjectedGaussSeidel)",
+                                  m);
+    return lagrange_solver_init(self, err);
+}
+
+static const char *const generic_aliases[] = {"ProjectedGaussSeidelConstraintSolver", NULL};
+
+const st_class generic_constraint_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "GenericConstraintSolver",
+    .category = "ConstraintSolver",
+    .description = "A Constraint Solver using the Linear Complementarity Problem formulation to "
+                   "solve Constraint based components (projected Gauss-Seidel)",
+    .aliases = generic_aliases,
+    .instance_size = sizeof(lagrange_solver),
+    .fields = generic_fields,
+    .init = generic_init,
+    .cleanup = lagrange_solver_cleanup,
+    .constraint_solver = &lagrange_solver_ops,
+};

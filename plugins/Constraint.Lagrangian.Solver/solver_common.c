@@ -1,0 +1,454 @@
+/* solver_common.c - SOFA's built constraint solve, shared by
+ * GenericConstraintSolver and BlockGaussSeidelConstraintSolver:
+ *   1. the constraint models of the scene (active nodes, scene order) write
+ *      their rows of J and their violations at the free positions (dfree);
+ *      rows on mapped states are taken down to the independent states
+ *      through the mappings' J^T (st_system_apply_jt); J's rows are
+ *      projected by the projective constraints of the systems
+ *      they act on (SOFA's applyProjectiveConstraintOnConstraintMatrix: a
+ *      fixed point has no column in J);
+ *   2. each constraint correction adds J C J^T to the dense W, then
+ *      regularizationTerm is added to the diagonal;
+ *   3. projected block Gauss-Seidel as SOFA's BlockGaussSeidelConstraintSolver:
+ *      per block d = dfree + W lambda on its rows, the model's resolution
+ *      updates lambda, the error is the change |W_bb (lambda - lambda_old)|,
+ *      tolerance scaled by the number of rows (scaleTolerance), SOR;
+ *   4. the models keep lambda (warm start), the corrections move the states.
+ * Buffers grow when the problem grows and are kept: a steady problem
+ * allocates nothing after its first step. */
+#include <math.h>
+#include <string.h>
+
+#include "solver_common.h"
+
+static bool is_constraint(const st_component *c)
+{
+    return ST_CLASS_HAS(c->cls, constraint) && c->cls->constraint;
+}
+
+static bool is_correction(const st_component *c)
+{
+    return ST_CLASS_HAS(c->cls, constraint_correction) && c->cls->constraint_correction;
+}
+
+static st_status push(st_component ***list, size_t *n, size_t *cap, st_component *c,
+                      st_error *err)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        st_component **p = st_realloc(*list, nc * sizeof *p);
+        if (!p)
+            return st_error_set(err, ST_ENOMEM, "out of memory listing constraints");
+        *list = p;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = c;
+    return ST_OK;
+}
+
+static st_status collect(lagrange_solver *s, st_node *n, st_error *err)
+{
+    if (!st_node_activated(n))
+        return ST_OK;
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (is_constraint(c))
+            ST_TRY(push(&s->cons, &s->ncons, &s->capcons, c, err));
+        if (is_correction(c))
+            ST_TRY(push(&s->corr, &s->ncorr, &s->capcorr, c, err));
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        ST_TRY(collect(s, st_node_child(n, i), err));
+    return ST_OK;
+}
+
+static st_status grow(void **p, size_t bytes, st_error *err)
+{
+    void *q = st_realloc(*p, bytes ? bytes : 1);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory sizing the constraint problem");
+    *p = q;
+    return ST_OK;
+}
+
+/* Sizes every buffer for dim rows and nterms Jacobian terms. */
+static st_status reserve(lagrange_solver *s, size_t dim, size_t nterms, st_error *err)
+{
+    if (dim > s->capdim) {
+        ST_TRY(grow((void **)&s->W, dim * dim * sizeof *s->W, err));
+        ST_TRY(grow((void **)&s->dfree, dim * sizeof *s->dfree, err));
+        ST_TRY(grow((void **)&s->lambda, dim * sizeof *s->lambda, err));
+        ST_TRY(grow((void **)&s->d, dim * sizeof *s->d, err));
+        ST_TRY(grow((void **)&s->tmp, dim * sizeof *s->tmp, err));
+        ST_TRY(grow((void **)&s->blocks, dim * sizeof *s->blocks, err));
+        ST_TRY(grow((void **)&s->J.row_end, dim * sizeof *s->J.row_end, err));
+        s->capdim = s->J.caprows = dim;
+    }
+    if (nterms > s->J.capterms) {
+        ST_TRY(grow((void **)&s->J.terms, nterms * sizeof *s->J.terms, err));
+        s->J.capterms = nterms;
+    }
+    return ST_OK;
+}
+
+/* The scratch vector of a system (allocated the first time it is met). */
+static st_status scratch_of(lagrange_solver *s, st_system *sys, double **out, st_error *err)
+{
+    for (size_t i = 0; i < s->npsys; i++)
+        if (s->psys[i] == sys) {
+            *out = s->pvec[i];
+            return ST_OK;
+        }
+    ST_TRY(grow((void **)&s->psys, (s->npsys + 1) * sizeof *s->psys, err));
+    ST_TRY(grow((void **)&s->pvec, (s->npsys + 1) * sizeof *s->pvec, err));
+    ST_TRY(st_system_vec_alloc(sys, &s->pvec[s->npsys], err));
+    s->psys[s->npsys] = sys;
+    *out = s->pvec[s->npsys++];
+    return ST_OK;
+}
+
+/* The first term of row terms [b, e) on sys is t: scatters the row's terms
+ * on sys into sys's scratch vector (*vec). False when an earlier term of
+ * the row was on sys already (the row's part on sys is done). */
+static st_status scatter_system(lagrange_solver *s, const st_cjacobian *J, size_t b, size_t t,
+                                size_t e, double **vec, bool *first, st_error *err)
+{
+    st_system *sys = J->terms[t].ms->system;
+    *first = true;
+    for (size_t u = b; u < t && *first; u++)
+        *first = J->terms[u].ms->system != sys;
+    if (!*first)
+        return ST_OK;
+    ST_TRY(scratch_of(s, sys, vec, err));
+    for (size_t u = t; u < e; u++) {
+        const st_cterm *c = &J->terms[u];
+        if (c->ms->system != sys)
+            continue;
+        unsigned dsz = c->ms->type->deriv_size;
+        double *p = st_slice(*vec, c->ms) + c->point * dsz;
+        for (unsigned k = 0; k < dsz; k++)
+            p[k] += c->d[k];
+    }
+    return ST_OK;
+}
+
+/* Appends a term to the last row of Jm, growing it. */
+static st_status jm_add(lagrange_solver *s, st_mstate *ms, size_t point, const double *d,
+                        st_error *err)
+{
+    st_cjacobian *J = &s->Jm;
+    if (J->nterms == J->capterms) {
+        size_t cap = J->capterms ? 2 * J->capterms : 64;
+        ST_TRY(grow((void **)&J->terms, cap * sizeof *J->terms, err));
+        J->capterms = cap;
+    }
+    st_cjac_add(J, ms, point, d, ms->type->deriv_size);
+    return ST_OK;
+}
+
+static bool on_mapped(const st_cterm *t) { return t->ms->system && t->ms->mapped; }
+
+/* When a row acts on a mapped state: Jm gets every row, the terms of each
+ * system that a mapped term belongs to replaced by J^T of the mappings on
+ * that system's independent states (non-zero points only). */
+static st_status map_rows(lagrange_solver *s, st_error *err)
+{
+    st_cjacobian *J = &s->J;
+    bool any = false;
+    for (size_t t = 0; t < J->nterms && !any; t++)
+        any = on_mapped(&J->terms[t]);
+    s->Jw = J;
+    if (!any)
+        return ST_OK;
+    if (s->Jm.caprows < J->nrows) {
+        ST_TRY(grow((void **)&s->Jm.row_end, J->nrows * sizeof *s->Jm.row_end, err));
+        s->Jm.caprows = J->nrows;
+    }
+    s->Jm.nrows = s->Jm.nterms = 0;
+    for (size_t r = 0; r < J->nrows; r++) {
+        size_t b = st_cjac_row_begin(J, r), e = J->row_end[r];
+        st_cjac_row(&s->Jm);
+        for (size_t t = b; t < e; t++) {
+            const st_cterm *c = &J->terms[t];
+            st_system *sys = c->ms->system;
+            bool mapped_sys = false;
+            for (size_t u = b; u < e && !mapped_sys; u++)
+                mapped_sys = on_mapped(&J->terms[u]) && J->terms[u].ms->system == sys;
+            if (!mapped_sys) {
+                ST_TRY(jm_add(s, c->ms, c->point, c->d, err));
+                continue;
+            }
+            double *vec;
+            bool first;
+            ST_TRY(scatter_system(s, J, b, t, e, &vec, &first, err));
+            if (!first)
+                continue;
+            st_system_apply_jt(sys, vec);
+            for (size_t i = 0; i < sys->nindep; i++) {
+                st_mstate *ms = sys->states[i];
+                unsigned dsz = ms->type->deriv_size;
+                const double *p = st_slice(vec, ms);
+                for (size_t pt = 0; pt < ms->n; pt++) {
+                    bool nz = false;
+                    for (unsigned k = 0; k < dsz && !nz; k++)
+                        nz = p[pt * dsz + k] != 0.0;
+                    if (nz)
+                        ST_TRY(jm_add(s, ms, pt, p + pt * dsz, err));
+                }
+            }
+            memset(vec, 0, sys->size_all * sizeof *vec);
+        }
+    }
+    s->Jw = &s->Jm;
+    return ST_OK;
+}
+
+/* Each row of J through the projective constraints of the systems it acts
+ * on: scattered into the system's scratch vector, projected, read back,
+ * the scratch cleared again. Terms on states no system integrates are left
+ * as they are. Runs after map_rows: no term is on a mapped state. */
+static st_status project_rows(lagrange_solver *s, st_error *err)
+{
+    st_cjacobian *J = s->Jw;
+    for (size_t r = 0; r < J->nrows; r++) {
+        size_t b = st_cjac_row_begin(J, r), e = J->row_end[r];
+        for (size_t t = b; t < e; t++) {
+            st_system *sys = J->terms[t].ms->system;
+            if (!sys)
+                continue;
+            double *vec;
+            bool first;
+            ST_TRY(scatter_system(s, J, b, t, e, &vec, &first, err));
+            if (!first)
+                continue;
+            st_system_project_response(sys, vec);
+            /* Read back: the first term of each point takes the projected
+             * value, later terms on the same point get zero. */
+            for (size_t u = t; u < e; u++) {
+                st_cterm *c = &J->terms[u];
+                if (c->ms->system != sys)
+                    continue;
+                unsigned dsz = c->ms->type->deriv_size;
+                double *p = st_slice(vec, c->ms) + c->point * dsz;
+                for (unsigned k = 0; k < dsz; k++) {
+                    c->d[k] = p[k];
+                    p[k] = 0.0;
+                }
+            }
+        }
+    }
+    return ST_OK;
+}
+
+/* Steps 1 and 2: J, dfree, W. Returns the number of rows in *dim. */
+static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error *err)
+{
+    s->ncons = s->ncorr = 0;
+    ST_TRY(collect(s, root, err));
+    size_t rows = 0, terms = 0;
+    for (size_t i = 0; i < s->ncons; i++) {
+        size_t r = 0, t = 0;
+        s->cons[i]->cls->constraint->size(s->cons[i], &r, &t);
+        rows += r;
+        terms += t;
+    }
+    if (s->ncons > s->capfirst) {
+        ST_TRY(grow((void **)&s->first, s->ncons * sizeof *s->first, err));
+        s->capfirst = s->ncons;
+    }
+    ST_TRY(reserve(s, rows, terms, err));
+    s->J.nrows = s->J.nterms = 0;
+    s->nblocks = 0;
+    for (size_t i = 0; i < s->ncons; i++) {
+        st_component *c = s->cons[i];
+        const st_constraint_ops *ops = c->cls->constraint;
+        size_t first = s->J.nrows;
+        s->first[i] = first;
+        ST_TRY(ops->build(c, &s->J, s->dfree, err));
+        unsigned nb = ops->block_rows ? ops->block_rows(c) : 1;
+        if (nb == 0)
+            nb = 1;
+        for (size_t r = first; r < s->J.nrows; r += nb) {
+            s->blocks[s->nblocks].owner = c;
+            s->blocks[s->nblocks].row = r;
+            s->blocks[s->nblocks].nb = nb;
+            s->nblocks++;
+        }
+    }
+    if (s->J.nrows != rows)
+        return st_component_error(&s->base, NULL, err, ST_EINVAL,
+                                  "the constraint models wrote %zu rows, announced %zu",
+                                  s->J.nrows, rows);
+    *dim = rows;
+    if (rows == 0)
+        return ST_OK;
+    ST_TRY(map_rows(s, err));
+    ST_TRY(project_rows(s, err));
+    memset(s->W, 0, rows * rows * sizeof *s->W);
+    for (size_t i = 0; i < s->ncorr; i++)
+        ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], s->Jw, s->W,
+                                                                       rows, err));
+    if (s->regularization > 2.220446049250313e-16)
+        for (size_t i = 0; i < rows; i++)
+            s->W[i * rows + i] += s->regularization;
+    return ST_OK;
+}
+
+/* One sweep of SOFA's gaussSeidel_increment. */
+static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, double *error)
+{
+    const double *W = s->W;
+    for (size_t b = 0; b < s->nblocks; b++) {
+        const lagrange_block *bk = &s->blocks[b];
+        size_t j = bk->row;
+        unsigned nb = bk->nb;
+        double old[6] = {0};
+        for (unsigned l = 0; l < nb && l < 6; l++)
+            old[l] = s->lambda[j + l];
+        for (unsigned l = 0; l < nb; l++) {
+            const double *w = W + (j + l) * dim;
+            double v = s->dfree[j + l];
+            for (size_t k = 0; k < dim; k++)
+                v += w[k] * s->lambda[k];
+            s->d[j + l] = v;
+        }
+        bk->owner->cls->constraint->resolution(bk->owner, j, W, dim, s->d, s->lambda);
+        double cerr = 0.0;
+        if (nb > 1) {
+            for (unsigned l = 0; l < nb; l++) {
+                double line = 0.0;
+                for (unsigned m = 0; m < nb; m++) {
+                    double e = W[(j + l) * dim + j + m] * (s->lambda[j + m] - old[m]);
+                    line += e * e;
+                }
+                line = sqrt(line);
+                if (line > tol)
+                    *verified = false;
+                cerr += line;
+            }
+        } else {
+            cerr = fabs(W[j * dim + j] * (s->lambda[j] - old[0]));
+            if (cerr > tol)
+                *verified = false;
+        }
+        *error += cerr;
+    }
+}
+
+/* Step 3: returns true when converged. */
+static bool gauss_seidel(lagrange_solver *s, size_t dim)
+{
+    double tol = s->tolerance;
+    if (s->scale_tolerance && !s->all_verified)
+        tol *= (double)dim;
+    memset(s->lambda, 0, dim * sizeof *s->lambda);
+    for (size_t i = 0; i < s->ncons; i++) {
+        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
+        if (ops->init_resolution)
+            ops->init_resolution(s->cons[i], s->first[i], s->W, dim, s->lambda);
+    }
+    double error = 0.0;
+    bool converged = false;
+    int iters = 0;
+    for (int it = 0; it < s->max_it; it++) {
+        iters++;
+        bool verified = true;
+        if (s->sor != 1.0)
+            memcpy(s->tmp, s->lambda, dim * sizeof *s->tmp);
+        error = 0.0;
+        sweep(s, dim, tol, &verified, &error);
+        if (s->sor != 1.0)
+            for (size_t j = 0; j < dim; j++)
+                s->lambda[j] = s->sor * s->lambda[j] + (1.0 - s->sor) * s->tmp[j];
+        if (s->all_verified ? verified : error < tol) {
+            converged = true;
+            break;
+        }
+    }
+    s->current_error = error;
+    /* SOFA's GenericConstraintProblem::result_output reports iterations + 1. */
+    s->current_iterations = iters + 1;
+    /* Reported when a run of unconverged solves starts (not at every step
+     * of it); currentIterations and currentError tell every step. */
+    if (!converged && !s->failing)
+        st_component_warn(&s->base,
+                          "no convergence after %d iterations (maxIterations): error %g, "
+                          "tolerance %g (reported again only after a solve converged)",
+                          iters, error, tol);
+    s->failing = !converged;
+    for (size_t i = 0; i < s->ncons; i++) {
+        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
+        if (ops->store)
+            ops->store(s->cons[i], s->first[i], s->lambda, converged);
+    }
+    return converged;
+}
+
+static st_status solve_constraint(st_component *self, st_node *root, double dt, st_error *err)
+{
+    (void)dt;
+    lagrange_solver *s = (lagrange_solver *)self;
+    size_t dim = 0;
+    ST_TRY(build(s, root, &dim, err));
+    s->current_num_constraints = (int)dim;
+    s->current_num_groups = (int)s->nblocks;
+    if (dim == 0) {
+        s->current_error = 0.0;
+        s->current_iterations = 0;
+    } else {
+        (void)gauss_seidel(s, dim);
+    }
+    if (s->compute_constraint_forces) {
+        if (s->constraint_forces.n != dim)
+            ST_TRY(st_array_resize(&s->constraint_forces, ST_T_REALS, dim, err));
+        if (dim)
+            memcpy(s->constraint_forces.p, s->lambda, dim * sizeof(double));
+        const st_field *f = st_component_field(self, "constraintForces");
+        if (f)
+            st_component_touch(self, f);
+    }
+    if (dim == 0)
+        return ST_OK;
+    for (size_t i = 0; i < s->ncorr; i++)
+        ST_TRY(s->corr[i]->cls->constraint_correction->apply_correction(s->corr[i], s->Jw,
+                                                                         s->lambda, err));
+    return ST_OK;
+}
+
+st_status lagrange_solver_init(st_component *self, st_error *err)
+{
+    lagrange_solver *s = (lagrange_solver *)self;
+    if (s->use_svd)
+        return st_component_error(self, "useSVDForRegularization", err, ST_EINVAL,
+                                  "useSVDForRegularization: true is not implemented in settee");
+    if (s->tolerance < 0.0)
+        return st_component_error(self, "tolerance", err, ST_EINVAL,
+                                  "tolerance: %g is negative", s->tolerance);
+    return ST_OK;
+}
+
+void lagrange_solver_cleanup(st_component *self)
+{
+    lagrange_solver *s = (lagrange_solver *)self;
+    st_free(s->cons);
+    st_free(s->corr);
+    st_free(s->first);
+    st_free(s->blocks);
+    st_free(s->J.row_end);
+    st_free(s->J.terms);
+    st_free(s->Jm.row_end);
+    st_free(s->Jm.terms);
+    st_free(s->W);
+    st_free(s->dfree);
+    st_free(s->lambda);
+    st_free(s->d);
+    st_free(s->tmp);
+    st_free(s->psys);
+    st_free(s->pvec); /* the vectors themselves belong to their systems */
+    memset(&s->cons, 0, sizeof *s - offsetof(lagrange_solver, cons));
+}
+
+const st_csolver_ops lagrange_solver_ops = {
+    .struct_size = sizeof(st_csolver_ops),
+    .solve_constraint = solve_constraint,
+};

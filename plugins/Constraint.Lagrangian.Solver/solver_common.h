@@ -1,0 +1,104 @@
+/* solver_common.h - what GenericConstraintSolver and
+ * BlockGaussSeidelConstraintSolver share: the instance, SOFA's fields, and
+ * the build / projected block Gauss-Seidel / correction sequence. */
+#ifndef LAGRANGIAN_SOLVER_COMMON_H
+#define LAGRANGIAN_SOLVER_COMMON_H
+
+#include <settee/settee.h>
+
+typedef struct lagrange_block {
+    st_component *owner; /* the constraint model */
+    size_t row;          /* first row */
+    unsigned nb;         /* rows */
+} lagrange_block;
+
+typedef struct lagrange_solver {
+    st_component base;
+    int max_it;                    /* "maxIterations" (alias maxIt) */
+    double tolerance;              /* "tolerance" */
+    double sor;                    /* "sor" */
+    double regularization;         /* "regularizationTerm" */
+    bool scale_tolerance;          /* "scaleTolerance" */
+    bool all_verified;             /* "allVerified" */
+    bool compute_graphs;           /* "computeGraphs" (ignored) */
+    int current_num_constraints;   /* "currentNumConstraints" (output) */
+    int current_num_groups;        /* "currentNumConstraintGroups" (output) */
+    int current_iterations;        /* "currentIterations" (output) */
+    double current_error;          /* "currentError" (output) */
+    st_array constraint_forces;    /* "constraintForces" (output) */
+    bool compute_constraint_forces; /* "computeConstraintForces" */
+    bool multithreading;           /* "multithreading" (ignored) */
+    bool use_svd;                  /* "useSVDForRegularization" */
+    double svd_value_factor;       /* "svdSingularValueNullSpaceCriteriaFactor" */
+    double svd_vector_factor;      /* "svdSingularVectorNullSpaceCriteriaFactor" */
+    char *resolution_method;       /* "resolutionMethod" (GenericConstraintSolver) */
+    /* Runtime, grown when the problem grows, never shrunk. */
+    st_component **cons, **corr;
+    size_t ncons, ncorr, capcons, capcorr;
+    size_t *first;                 /* first row of each constraint */
+    size_t capfirst;
+    lagrange_block *blocks;
+    size_t nblocks;
+    st_cjacobian J;                /* as the models wrote it */
+    st_cjacobian Jm;               /* rows on mapped states taken to the independent ones */
+    st_cjacobian *Jw;              /* the one in use: J, or Jm when a row was mapped */
+    double *W, *dfree, *lambda, *d, *tmp;
+    size_t capdim;
+    /* One scratch derivative vector per system a row touches (zero between
+     * uses), to project J's rows by the projective constraints. */
+    st_system **psys;
+    double **pvec;
+    size_t npsys;
+    bool failing;                  /* the last solve did not converge */
+} lagrange_solver;
+
+/* The fields every solver of the plugin has, SOFA's defaults. */
+#define LAGRANGE_SOLVER_FIELDS                                                                   \
+    ST_FIELD_EX(lagrange_solver, max_it, "maxIterations", ST_T_INT, int, "1000",                 \
+                "maximal number of iterations of iterative algorithm", 0, "maxIt", 1.0,         \
+                2147483647.0),                                                                   \
+    ST_REAL(lagrange_solver, tolerance, "tolerance", "0.001",                                    \
+            "residual error threshold for termination of the Gauss-Seidel algorithm"),          \
+    ST_REAL_RANGE(lagrange_solver, sor, "sor", "1", "Successive Over Relaxation parameter (0-2)", \
+                  0.0, 2.0),                                                                     \
+    ST_REAL(lagrange_solver, regularization, "regularizationTerm", "0",                          \
+            "Add regularization factor times the identity matrix to the compliance W when "     \
+            "solving constraints"),                                                              \
+    ST_BOOL(lagrange_solver, scale_tolerance, "scaleTolerance", "true",                          \
+            "Scale the error tolerance with the number of constraints"),                        \
+    ST_BOOL(lagrange_solver, all_verified, "allVerified", "false",                               \
+            "All constraints must be verified (each constraint's error < tolerance)"),          \
+    ST_IGNORED(lagrange_solver, compute_graphs, "computeGraphs", ST_T_BOOL, bool, "false",       \
+               "Compute graphs of errors and forces during resolution (settee: no GUI graphs; " \
+               "currentError and constraintForces are the outputs)"),                          \
+    ST_OUTPUT(lagrange_solver, current_num_constraints, "currentNumConstraints", ST_T_INT, int,  \
+              "OUTPUT: current number of constraints"),                                         \
+    ST_OUTPUT(lagrange_solver, current_num_groups, "currentNumConstraintGroups", ST_T_INT, int,  \
+              "OUTPUT: current number of constraint groups"),                                   \
+    ST_OUTPUT(lagrange_solver, current_iterations, "currentIterations", ST_T_INT, int,           \
+              "OUTPUT: current number of iterations (SOFA's count: iterations done + 1)"),      \
+    ST_OUTPUT(lagrange_solver, current_error, "currentError", ST_T_REAL, double,                 \
+              "OUTPUT: current error"),                                                          \
+    ST_OUTPUT(lagrange_solver, constraint_forces, "constraintForces", ST_T_REALS, st_array,      \
+              "OUTPUT: constraint forces (stored only if computeConstraintForces=True)"),       \
+    ST_BOOL(lagrange_solver, compute_constraint_forces, "computeConstraintForces", "false",      \
+            "enable the storage of the constraintForces."),                                     \
+    ST_IGNORED(lagrange_solver, multithreading, "multithreading", ST_T_BOOL, bool, "false",      \
+               "Build compliances concurrently (settee builds them in sequence, same result)"), \
+    ST_BOOL(lagrange_solver, use_svd, "useSVDForRegularization", "false",                        \
+            "Use SVD decomposition of the compliance matrix to project singular values "        \
+            "smaller than regularization to the regularization term (settee: only false)"),     \
+    ST_REAL(lagrange_solver, svd_value_factor, "svdSingularValueNullSpaceCriteriaFactor",        \
+            "0.01",                                                                              \
+            "Fraction of the highest singular value below which a singular value will be "      \
+            "supposed to belong to the nullspace (used with useSVDForRegularization only)"),    \
+    ST_REAL(lagrange_solver, svd_vector_factor, "svdSingularVectorNullSpaceCriteriaFactor",      \
+            "0.001",                                                                             \
+            "Absolute value below which a component of a normalized base vector will be "       \
+            "considered null (used with useSVDForRegularization only)")
+
+st_status lagrange_solver_init(st_component *self, st_error *err);
+void lagrange_solver_cleanup(st_component *self);
+extern const st_csolver_ops lagrange_solver_ops;
+
+#endif
