@@ -40,8 +40,8 @@ static st_status add_record(st_runtime *rt, const char *name, const char *desc,
 st_status st__builtins_register(st_runtime *rt, st_error *err)
 {
     ST_TRY(add_record(rt, "Core",
-                      "Kernel components: DefaultAnimationLoop, DefaultVisualManagerLoop, "
-                      "RequiredPlugin",
+                      "Kernel components: DefaultAnimationLoop, FreeMotionAnimationLoop, "
+                      "DefaultVisualManagerLoop, RequiredPlugin",
                       core_provides, err));
     ST_TRY(add_record(rt, "StateContainer", "MechanicalObject, the mechanical state",
                       state_provides, err));

@@ -15,4 +15,4 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.Constraint.Lagrangian.Correction", NULL};
 
 ST_PLUGIN_DEFINE("Constraint.Lagrangian.Correction", "0.1.0", "Lagrangian constraint corrections",
-                 "LGPL-2.1", provides, register_classes)
+                 "LGPL-2.1-or-later", provides, register_classes)

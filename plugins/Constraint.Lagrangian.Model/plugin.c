@@ -13,4 +13,4 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.Constraint.Lagrangian.Model", NULL};
 
 ST_PLUGIN_DEFINE("Constraint.Lagrangian.Model", "0.1.0", "Lagrangian constraint models",
-                 "LGPL-2.1", provides, register_classes)
+                 "LGPL-2.1-or-later", provides, register_classes)

@@ -16,5 +16,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.Constraint.Lagrangian.Solver", NULL};
 
 ST_PLUGIN_DEFINE("Constraint.Lagrangian.Solver", "0.1.0",
-                 "Lagrangian constraint solvers (projected Gauss-Seidel)", "LGPL-2.1", provides,
+                 "Lagrangian constraint solvers (projected Gauss-Seidel)", "LGPL-2.1-or-later", provides,
                  register_classes)
