@@ -841,8 +841,21 @@ static bool reserve_capacity(st_matrix *m)
     return true;
 }
 
+static st_status assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
+                         st_error *err);
+
 st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
                              st_error *err)
+{
+    double t0 = st_time_now();
+    st_status st = assemble(m, sys, mf, bf, kf, err);
+    if (sys)
+        sys->time_assembly += st_time_now() - t0;
+    return st;
+}
+
+static st_status assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
+                         st_error *err)
 {
     if (!m || !sys || m->sys != sys)
         return st_error_set(err, ST_EINVAL, "st_matrix_assemble: matrix of another system");

@@ -604,7 +604,7 @@ static void clear_all(const st_system *sys, double *v)
     memset(v, 0, sys->size_all * sizeof(double));
 }
 
-void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v)
+static void compute_force(st_system *sys, double *f, const double *x, const double *v)
 {
     sys_impl *s = impl(sys);
     const st_mparams *mp = &sys->mp;
@@ -653,6 +653,13 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
     }
 }
 
+void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v)
+{
+    double t0 = st_time_now();
+    compute_force(sys, f, x, v);
+    sys->time_force += st_time_now() - t0;
+}
+
 void st_system_apply_jt(st_system *sys, double *vec)
 {
     sys_impl *s = impl(sys);
@@ -664,8 +671,8 @@ void st_system_apply_jt(st_system *sys, double *vec)
     }
 }
 
-void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf, double bf,
-                         double kf, bool clear)
+static void add_mbkdx(st_system *sys, double *df, const double *dx, double mf, double bf,
+                      double kf, bool clear)
 {
     sys_impl *s = impl(sys);
     const st_mparams *mp = &sys->mp;
@@ -711,6 +718,14 @@ void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf
         if (kf != 0.0 && HAS_MOP(ops, apply_djt) && !output_idle(s, i, s->fed_now))
             ops->apply_djt(c, mp, df, dx, kf);
     }
+}
+
+void st_system_add_mbkdx(st_system *sys, double *df, const double *dx, double mf, double bf,
+                         double kf, bool clear)
+{
+    double t0 = st_time_now();
+    add_mbkdx(sys, df, dx, mf, bf, kf, clear);
+    sys->time_products += st_time_now() - t0;
 }
 
 bool st_system_mass_is_diagonal(const st_system *sys)
@@ -945,4 +960,29 @@ void st_vec_x_diff(const st_system *sys, double *d, const double *a, const doubl
         const st_mstate *ms = sys->states[s];
         ms->type->diff(st_slice(d, ms), st_slice_x(a, ms), st_slice_x(b, ms), ms->n);
     }
+}
+
+/* ---- linear solver calls, timed ---- */
+
+st_status st_linsolver_set_system(st_component *ls, st_system *sys, double mf, double bf,
+                                  double kf, st_error *err)
+{
+    if (!ls || !ls->cls->linsolver || !ls->cls->linsolver->set_system)
+        return st_error_set(err, ST_EINVAL, "st_linsolver_set_system: not a linear solver");
+    double t0 = st_time_now(), a0 = sys->time_assembly;
+    st_status st = ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, err);
+    /* Assembly is counted apart (st_matrix_assemble). */
+    sys->time_factor += st_time_now() - t0 - (sys->time_assembly - a0);
+    return st;
+}
+
+st_status st_linsolver_solve(st_component *ls, st_system *sys, double *x, const double *b,
+                             st_error *err)
+{
+    if (!ls || !ls->cls->linsolver || !ls->cls->linsolver->solve)
+        return st_error_set(err, ST_EINVAL, "st_linsolver_solve: not a linear solver");
+    double t0 = st_time_now();
+    st_status st = ls->cls->linsolver->solve(ls, sys, x, b, err);
+    sys->time_linsolve += st_time_now() - t0;
+    return st;
 }

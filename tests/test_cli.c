@@ -241,6 +241,44 @@ Test(cli, run_summary_json_reports_timings_and_solver_outcomes)
     free(text);
 }
 
+/* The phases of the solvers' time, as the kernel timed them: a direct
+ * solver spends most of it factorizing, CG in its solves; the parts add up
+ * to no more than the solver's total. */
+static void phases_of(const char *scene, double ph[6])
+{
+    const char *json = test_write_temp("phases.json", "");
+    cr_assert_eq(run("run %s/scenes/%s -n 20 --no-progress --summary-json %s", SETTEE_SOURCE_DIR,
+                     scene, json),
+                 0, "%.3000s", out);
+    assert_has("  phases of /Beam/odesolver: forces ");
+    char *text = test_read_file(json);
+    const char *p = text ? strstr(text, "\"phases\": [") : NULL;
+    cr_assert(p, "%.4000s", text ? text : "");
+    const char *keys[6] = {"solver_seconds", "forces", "assembly", "factorization",
+                           "linear_solves", "other"};
+    for (int i = 0; i < 6; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "\"%s\": ", keys[i]);
+        const char *q = strstr(p, k);
+        cr_assert(q && sscanf(q + strlen(k), "%lf", &ph[i]) == 1, "%s in %.4000s", keys[i], p);
+        cr_assert_geq(ph[i], 0.0, "%s", keys[i]);
+    }
+    free(text);
+    double parts = ph[1] + ph[2] + ph[3] + ph[4] + ph[5];
+    cr_assert(ph[0] > 0.0 && parts <= ph[0] * 1.001 + 1e-6, "parts %g of %g", parts, ph[0]);
+}
+
+Test(cli, run_reports_the_phases_of_the_solvers_time)
+{
+    double ldl[6], cg[6];
+    phases_of("beam_implicit_ldl.yaml", ldl);
+    cr_assert_gt(ldl[2], 0.0, "a direct solver assembles");
+    cr_assert_gt(ldl[3], ldl[4], "factorizing costs more than the two triangular solves");
+    phases_of("beam_implicit_cg.yaml", cg);
+    cr_assert_eq(cg[2], 0.0, "CG assembles nothing");
+    cr_assert_gt(cg[4], cg[3], "CG's time is in its solves");
+}
+
 /* Newton's status is a text: each step's value is counted. */
 Test(cli, run_summary_json_counts_newton_status)
 {

@@ -139,7 +139,9 @@ st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
         sys->mp.dt = dt;
         sys->mp.time = n->time;
         memcpy(sys->mp.gravity, n->gravity, sizeof n->gravity);
+        double t0 = st_time_now();
         st_status rc = c->cls->odesolver->solve(c, sys, dt, err);
+        sys->time_step += st_time_now() - t0;
         if (rc != ST_OK) {
             char path[256];
             st_component_path(c, path, sizeof path);

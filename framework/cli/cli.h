@@ -222,6 +222,10 @@ void cli_solver_stats_record(cli_solver_stats *st);
 void cli_solver_stats_print(const cli_solver_stats *st, FILE *f);
 /* The member "solvers": [{path, class, outputs: {FIELD: {...}}}]. */
 void cli_solver_stats_json(const cli_solver_stats *st, jw *w);
+/* Where the solvers' time went (forces, assembly, factorization, linear
+ * solves, products, other), per system, as the kernel timed it. */
+void cli_phases_print(st_scene *s, FILE *f);
+void cli_phases_json(st_scene *s, jw *w);
 void cli_solver_stats_free(cli_solver_stats *st);
 
 /* ---- Ctrl-C (main.c) ---- */

@@ -413,6 +413,7 @@ static void write_summary_json(const run_opts *o, st_scene *s, bool initialised,
     else
         jw_null(&w, "steps_per_second");
     cli_solver_stats_json(stats, &w);
+    cli_phases_json(initialised ? s : NULL, &w);
     if (initialised) {
         cli_scene_report(s, NULL, &w);
     } else {
@@ -624,6 +625,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         if (!o->quiet) {
             print_summary(&r, o->steps - start, o->threads, o->sets, o->nsets);
             cli_solver_stats_print(stats, stdout);
+            cli_phases_print(s, stdout);
         }
         if (o->checkpoint && !write_checkpoint(o, s, tag, log))
             rc = CLI_EXIT_ERROR;

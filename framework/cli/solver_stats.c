@@ -233,3 +233,72 @@ void cli_solver_stats_free(cli_solver_stats *st)
     free(st->solvers);
     free(st);
 }
+
+/* ---- phases of the steps, as the kernel timed them ---- */
+
+/* The distinct systems of the scene's states, in state order. */
+static size_t scene_systems(st_scene *s, st_system **out, size_t max)
+{
+    st_mstate *ms[256];
+    size_t n = st_scene_states(s, ms, 256), k = 0;
+    for (size_t i = 0; i < n && i < 256; i++) {
+        st_system *sys = ms[i]->system;
+        bool seen = !sys;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = out[j] == sys;
+        if (!seen && k < max)
+            out[k++] = sys;
+    }
+    return k;
+}
+
+/* The rest of a step: what the ODE solver did outside forces, assembly,
+ * factorization and linear solves (vector operations, projections,
+ * mapping propagation inside the solver). Products run inside the linear
+ * solves (CG), so they are reported as a part of them. */
+static double phase_other(const st_system *sys)
+{
+    double o = sys->time_step - sys->time_force - sys->time_assembly - sys->time_factor -
+               sys->time_linsolve;
+    return o > 0.0 ? o : 0.0;
+}
+
+void cli_phases_print(st_scene *s, FILE *f)
+{
+    st_system *sys[16];
+    size_t n = scene_systems(s, sys, 16);
+    char path[1024];
+    for (size_t i = 0; i < n; i++) {
+        const st_system *y = sys[i];
+        if (!(y->time_step > 0.0))
+            continue;
+        fprintf(f, "  phases of %s: forces %.3g s, assembly %.3g s, factorization %.3g s, "
+                   "linear solves %.3g s, other %.3g s, of %.3g s in the solver; matrix-free products "
+                   "(in the solves and out) %.3g s\n",
+                st_component_path(y->solver, path, sizeof path), y->time_force,
+                y->time_assembly, y->time_factor, y->time_linsolve, phase_other(y),
+                y->time_step, y->time_products);
+    }
+}
+
+void cli_phases_json(st_scene *s, jw *w)
+{
+    st_system *sys[16];
+    size_t n = s ? scene_systems(s, sys, 16) : 0;
+    char path[1024];
+    jw_array(w, "phases");
+    for (size_t i = 0; i < n; i++) {
+        const st_system *y = sys[i];
+        jw_object(w, NULL);
+        jw_string(w, "solver", st_component_path(y->solver, path, sizeof path));
+        jw_real(w, "solver_seconds", y->time_step);
+        jw_real(w, "forces", y->time_force);
+        jw_real(w, "assembly", y->time_assembly);
+        jw_real(w, "factorization", y->time_factor);
+        jw_real(w, "linear_solves", y->time_linsolve);
+        jw_real(w, "matrix_free_products", y->time_products);
+        jw_real(w, "other", phase_other(y));
+        jw_end_object(w);
+    }
+    jw_end_array(w);
+}

@@ -103,7 +103,7 @@ static void lsc_on_event(st_component *self, st_event ev, double dt)
 static st_status solve(lsc *c, st_error *err)
 {
     st_system_project_response(c->sys, c->rhs);
-    return c->ls->cls->linsolver->solve(c->ls, c->sys, c->sol, c->rhs, err);
+    return st_linsolver_solve(c->ls, c->sys, c->sol, c->rhs, err);
 }
 
 static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, double *W,

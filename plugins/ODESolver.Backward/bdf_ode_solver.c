@@ -183,15 +183,14 @@ static st_status bdf_solve_linear(void *ctx, st_error *err)
     const double h = s->dt, as = s->a[q], bs = s->b[q];
     const double mf = as + h * bs * s->rayleigh_mass, bf = -h * bs,
                  kf = -h * bs * (s->rayleigh_stiffness + h * bs / as);
-    const st_linsolver_ops *lso = s->ls->cls->linsolver;
-    ST_TRY(lso->set_system(s->ls, sys, mf, bf, kf, err));
+    ST_TRY(st_linsolver_set_system(s->ls, sys, mf, bf, kf, err));
     /* rhs = -r2 - h bs / as K r1 */
     st_vec_clear(sys, s->rhs);
     st_vec_peq(sys, s->rhs, s->r2, -1.0);
     st_system_add_mbkdx(sys, s->rhs, s->r1, 0.0, 0.0, -h * bs / as, false);
     st_system_project_response(sys, s->rhs);
     st_vec_clear(sys, s->dv);
-    return lso->solve(s->ls, sys, s->dv, s->rhs, err);
+    return st_linsolver_solve(s->ls, sys, s->dv, s->rhs, err);
 }
 
 static void bdf_update(void *ctx, double alpha)

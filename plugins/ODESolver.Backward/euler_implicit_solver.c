@@ -75,7 +75,6 @@ static st_status ei_bind(st_component *self, st_system *sys, st_error *err)
 static st_status ei_solve(st_component *self, st_system *sys, double dt, st_error *err)
 {
     euler_implicit *s = (euler_implicit *)self;
-    const st_linsolver_ops *lso = s->ls->cls->linsolver;
     const double h = dt;
     const double tr = s->trapezoidal ? 0.5 : 1.0;
     const double rk = s->rayleigh_stiffness, rm = s->rayleigh_mass;
@@ -102,8 +101,8 @@ static st_status ei_solve(st_component *self, st_system *sys, double dt, st_erro
         bfact = -tr * h;
         kfact = -tr * h * (tr * h + rk);
     }
-    ST_TRY(lso->set_system(s->ls, sys, mfact, bfact, kfact, err));
-    ST_TRY(lso->solve(s->ls, sys, sol, b, err));
+    ST_TRY(st_linsolver_set_system(s->ls, sys, mfact, bfact, kfact, err));
+    ST_TRY(st_linsolver_solve(s->ls, sys, sol, b, err));
 
     /* v_{t+h} then x_{t+h} with the new velocity. */
     if (s->first_order)

@@ -61,7 +61,6 @@ static st_status nm_bind(st_component *self, st_system *sys, st_error *err)
 static st_status nm_solve(st_component *self, st_system *sys, double dt, st_error *err)
 {
     newmark *s = (newmark *)self;
-    const st_linsolver_ops *lso = s->ls->cls->linsolver;
     const double h = dt, g = s->gamma, be = s->beta;
     const double rk = s->rayleigh_stiffness, rm = s->rayleigh_mass;
     double *x = sys->x, *v = sys->v, *f = sys->f, *a = s->a, *an = s->anew, *b = s->rhs;
@@ -85,8 +84,9 @@ static st_status nm_solve(st_component *self, st_system *sys, double dt, st_erro
     st_system_add_mbkdx(sys, b, v, -rm, 1.0, rk + h, false);
     st_system_project_response(sys, b);
 
-    ST_TRY(lso->set_system(s->ls, sys, 1 + h * g * rm, -h * g, -(h * h * be + h * g * rk), err));
-    ST_TRY(lso->solve(s->ls, sys, an, b, err));
+    ST_TRY(st_linsolver_set_system(s->ls, sys, 1 + h * g * rm, -h * g,
+                                   -(h * h * be + h * g * rk), err));
+    ST_TRY(st_linsolver_solve(s->ls, sys, an, b, err));
 
     const double c2 = h * h * (0.5 - be), c3 = h * h * be, c4 = h * (1 - g), c5 = h * g;
     /* x (+)= h v + c2 a + c3 a_new, one term after the other (Vec types:

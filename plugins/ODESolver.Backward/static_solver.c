@@ -164,9 +164,8 @@ static double eq_evaluate(void *ctx)
 static st_status eq_solve_linear(void *ctx, st_error *err)
 {
     static_eq *e = ctx;
-    const st_linsolver_ops *lso = e->s->ls->cls->linsolver;
-    ST_TRY(lso->set_system(e->s->ls, e->sys, 0.0, 0.0, -1.0, err));
-    return lso->solve(e->s->ls, e->sys, e->s->dx, e->s->r, err);
+    ST_TRY(st_linsolver_set_system(e->s->ls, e->sys, 0.0, 0.0, -1.0, err));
+    return st_linsolver_solve(e->s->ls, e->sys, e->s->dx, e->s->r, err);
 }
 
 /* x += alpha dx, then the mapped positions. */

@@ -45,8 +45,8 @@ static st_status euler_explicit_solve(st_component *self, st_system *sys, double
             return st_component_error(self, "linearSolver", err, ST_ESCENE,
                                       "Due to the presence of non-diagonal masses, the solver "
                                       "requires a linear solver");
-        ST_TRY(ls->cls->linsolver->set_system(ls, sys, 1.0, 0.0, 0.0, err));
-        ST_TRY(ls->cls->linsolver->solve(ls, sys, acc, f, err));
+        ST_TRY(st_linsolver_set_system(ls, sys, 1.0, 0.0, 0.0, err));
+        ST_TRY(st_linsolver_solve(ls, sys, acc, f, err));
     }
 
     /* Symplectic: v first, then x with the new v; else x with the old v. */

@@ -95,6 +95,15 @@ struct st_system {
     size_t size_all;         /* derivative scalars of all states */
     size_t xsize;            /* coordinate scalars of the independent states */
     size_t xsize_all;        /* coordinate scalars of all states */
+    /* ABI 2.2. Wall-clock seconds spent since init, for run reports,
+     * measured by the kernel (the last two through st_linsolver_set_system
+     * and st_linsolver_solve). */
+    double time_step;        /* the ODE solver's solve() calls, everything included */
+    double time_force;       /* st_system_compute_force */
+    double time_products;    /* st_system_add_mbkdx (matrix-free products) */
+    double time_assembly;    /* st_matrix_assemble */
+    double time_factor;      /* linear solvers' set_system without assembly: factorizations */
+    double time_linsolve;    /* linear solvers' solve, matrix-free products included */
 };
 
 /* Allocates a scratch derivative vector (size_all doubles), zeroed, owned
@@ -135,6 +144,16 @@ ST_API double st_system_potential_energy(st_system *sys);
  * link when set, else the first linear solver found below the solver's node
  * (down = true) or in its node and ancestors (down = false). NULL if none. */
 ST_API st_component *st_system_find_linear_solver(st_system *sys, st_component *link, bool down);
+
+/* ABI 2.2. A linear solver's set_system and solve, called through the
+ * kernel so that the run report can split a step into its phases
+ * (sys->time_factor: set_system without the assembly it does;
+ * sys->time_linsolve: solves, matrix-free products included). ODE solvers
+ * call these rather than the ops directly. */
+ST_API st_status st_linsolver_set_system(st_component *ls, st_system *sys, double mf, double bf,
+                                         double kf, st_error *err) ST_WARN_UNUSED;
+ST_API st_status st_linsolver_solve(st_component *ls, st_system *sys, double *x, const double *b,
+                                    st_error *err) ST_WARN_UNUSED;
 
 /* Vector operations over the independent part of derivative vectors
  * (sys->size doubles). */

@@ -22,6 +22,10 @@ extern "C" {
 typedef struct st_runtime st_runtime;
 
 /* Creates a runtime with the kernel's built-in classes registered. */
+/* ABI 2.2. A monotonic clock in seconds (for timing a phase: the
+ * difference of two calls). */
+ST_API double st_time_now(void);
+
 ST_API st_status st_runtime_create(st_runtime **out, st_error *err) ST_WARN_UNUSED;
 /* Destroys a runtime and unloads its plugins. Accepts NULL; clears *rt. */
 ST_API void st_runtime_destroy(st_runtime **rt);
