@@ -525,8 +525,6 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
         cli_output_free(&out);
         return CLI_EXIT_ERROR;
     }
-    stats = cli_solver_stats_create(s);
-
     int rc = CLI_EXIT_OK;
     unsigned long done = 0;
     char *tag = run_tag(o);
@@ -557,6 +555,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
             fprintf(stderr, "settee: resuming '%s' at step %lu (t = %.17g)\n", o->resume, done,
                     st_scene_time(s));
     }
+    stats = cli_solver_stats_create(s);
     const unsigned long start = done;
     if (o->output_dir)
         cli_output_begin(&out, s, !o->resume);
