@@ -2,6 +2,7 @@
  * elements at init, bounding boxes each step, SOFA's canCollideWith, and
  * the force field role through which the contacts of the pairs it owns
  * act (penalty.c computes them). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,41 @@ static st_status edges_of_triangles(cmodel *m, const st_array *tri, st_error *er
     return rc;
 }
 
+/* SOFA's getTriangleFlags for the first nt triangles (those of the
+ * topology; triangles split from quads own nothing, as in SOFA). */
+static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
+{
+    size_t nv = m->ms->position.n, ne = 3 * nt;
+    m->tflags = st_calloc(m->nelem ? m->nelem : 1, 1);
+    unsigned *first = st_malloc((nv ? nv : 1) * sizeof *first);
+    edge_key *k = st_malloc((ne ? ne : 1) * sizeof *k);
+    if (!m->tflags || !first || !k) {
+        st_free(first);
+        st_free(k);
+        return st_error_set(err, ST_ENOMEM, "out of memory computing the triangle flags");
+    }
+    for (size_t v = 0; v < nv; v++)
+        first[v] = UINT_MAX;
+    for (size_t t = nt; t-- > 0;)
+        for (int j = 0; j < 3; j++)
+            first[m->elems[3 * t + j]] = (unsigned)t;
+    for (size_t t = 0; t < nt; t++)
+        for (int j = 0; j < 3; j++) {
+            if (first[m->elems[3 * t + j]] == t)
+                m->tflags[t] |= (unsigned char)(TF_P1 << j);
+            /* the edge opposite vertex j */
+            unsigned a = m->elems[3 * t + (j + 1) % 3], b = m->elems[3 * t + (j + 2) % 3];
+            k[3 * t + j] = (edge_key){a < b ? a : b, a < b ? b : a, 3 * t + j};
+        }
+    qsort(k, ne, sizeof *k, edge_cmp);
+    for (size_t i = 0; i < ne; i++)
+        if (i == 0 || k[i].lo != k[i - 1].lo || k[i].hi != k[i - 1].hi)
+            m->tflags[k[i].at / 3] |= (unsigned char)(TF_E23 << (k[i].at % 3));
+    st_free(first);
+    st_free(k);
+    return ST_OK;
+}
+
 static st_status mesh_elements(cmodel *m, st_error *err)
 {
     st_component *topo = find_topology(m);
@@ -130,6 +166,9 @@ static st_status mesh_elements(cmodel *m, st_error *err)
                                       "the topology's %s name vertex %u; the state '%s' has %zu "
                                       "points",
                                       what, m->elems[i], m->ms->base.name, m->ms->position.n);
+    m->topo_tri = tri;
+    if (m->kind == CM_TRIANGLE)
+        return triangle_flags(m, tri ? tri->n : 0, err);
     return ST_OK;
 }
 
@@ -171,6 +210,16 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
         return st_component_error(self, "listRadius", err, ST_ESCENE,
                                   "listRadius has %zu radii for %zu spheres (the state's points)",
                                   m->list_radius.n, m->ms->position.n);
+    if (kind == CM_POINT) { /* LocalMinDistance's filters read the triangles */
+        st_component *topo = find_topology(m);
+        if (topo && topo->cls->topology && topo->cls->topology->elements) {
+            const st_array *tri = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+            bool ok = true;
+            for (size_t i = 0; tri && i < 3 * tri->n; i++)
+                ok = ok && tri->u[i] < m->ms->position.n;
+            m->topo_tri = ok ? tri : NULL;
+        }
+    }
     return alloc_elems(m, m->ms->position.n, 0, err);
 }
 
@@ -179,6 +228,8 @@ void cmodel_cleanup(st_component *self)
     cmodel *m = (cmodel *)self;
     st_free(m->elems);
     st_free(m->box);
+    st_free(m->tflags);
+    m->tflags = NULL;
     st_free(m->owned);
     m->elems = NULL;
     m->box = NULL;

@@ -1,0 +1,383 @@
+/* intersect_new.c - the primitive tests of SOFA's NewProximityIntersection
+ * (MeshNewProximityIntersection) and LocalMinDistance where they differ
+ * from MinProximityIntersection's (intersect.c), and LocalMinDistance's
+ * cone filters.
+ *
+ * NewProximityIntersection projects a point or a sphere on the closest
+ * point of a triangle, its inside, edges or corners, but keeps a contact on
+ * an edge or a corner only for the triangle that owns it (flags: the first
+ * triangle around it), so that a mesh gives one contact per feature. Two
+ * lines meet at interior points (parallel below |det| 1e-12: midpoints).
+ * LocalMinDistance keeps strict interior projections (1e-6 margins on
+ * triangles and lines, 1e-15 on line-line) and filters contacts whose
+ * direction leaves the cone of free directions around the element. */
+#include <math.h>
+#include <string.h>
+
+#include "collision.h"
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void sub3(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[0] - b[0];
+    o[1] = a[1] - b[1];
+    o[2] = a[2] - b[2];
+}
+
+static void cross3(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void normalize3(double v[3])
+{
+    double n = sqrt(dot3(v, v));
+    if (n > 0.0)
+        for (int k = 0; k < 3; k++)
+            v[k] /= n;
+}
+
+/* p, q, unit normal q - p, value |q - p| - contact; weights set by caller. */
+static void out(cdetect *d, const double p[3], const double q[3], double contact)
+{
+    memcpy(d->p[0], p, sizeof d->p[0]);
+    memcpy(d->p[1], q, sizeof d->p[1]);
+    sub3(d->normal, q, p);
+    double len = sqrt(dot3(d->normal, d->normal));
+    if (len > 1e-15) {
+        for (int k = 0; k < 3; k++)
+            d->normal[k] /= len;
+    } else {
+        d->normal[0] = 1.0;
+        d->normal[1] = d->normal[2] = 0.0;
+    }
+    d->value = len - contact;
+}
+
+static void wset(double w[3], double a, double b, double c)
+{
+    w[0] = a;
+    w[1] = b;
+    w[2] = c;
+}
+
+static int segs(const double a[3], const double b[3], const double c[3], const double e[3],
+                double eps_det, double margin, double alarm, double contact, cdetect *d)
+{
+    double ab[3], cd[3], ac[3];
+    sub3(ab, b, a);
+    sub3(cd, e, c);
+    sub3(ac, c, a);
+    double a00 = dot3(ab, ab), a11 = dot3(cd, cd), a01 = -dot3(cd, ab);
+    double b0 = dot3(ab, ac), b1 = -dot3(cd, ac);
+    double det = a00 * a11 - a01 * a01;
+    double al = 0.5, be = 0.5;
+    if (det < -eps_det || det > eps_det) {
+        al = (b0 * a11 - b1 * a01) / det;
+        be = (b1 * a00 - b0 * a01) / det;
+        if (al < margin || al > 1.0 - margin || be < margin || be > 1.0 - margin)
+            return 0;
+    }
+    double p[3], q[3], pq[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = a[k] + ab[k] * al;
+        q[k] = c[k] + cd[k] * be;
+    }
+    sub3(pq, q, p);
+    if (dot3(pq, pq) >= alarm * alarm)
+        return 0;
+    out(d, p, q, contact);
+    wset(d->w[0], 1 - al, al, 0);
+    wset(d->w[1], 1 - be, be, 0);
+    return 1;
+}
+
+int st_coll_new_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d)
+{
+    return segs(a, b, c, e, 1e-12, 1e-6, alarm, contact, d);
+}
+
+int st_coll_lmd_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d)
+{
+    return segs(a, b, c, e, 1e-30, 1e-15, alarm, contact, d);
+}
+
+/* The closest point of triangle abc to q, as NewProximityIntersection
+ * finds it with margin eps (inside, then corner a, edges ab and ac, then
+ * b, c or edge bc); 0 when that feature is not the triangle's to test.
+ * eps_a: the corner's margin on pAC; strict: an edge's projection must
+ * also be above eps; ac_flag and bc_flag: the flags SOFA tests for edges
+ * ac and bc. */
+static int tri_closest(const double a[3], const double b[3], const double c[3], const double q[3],
+                       unsigned flags, double eps, double eps_a, bool strict, unsigned ac_flag,
+                       unsigned bc_flag, double *alpha, double *beta)
+{
+    double ab[3], ac[3], aq[3];
+    sub3(ab, b, a);
+    sub3(ac, c, a);
+    sub3(aq, q, a);
+    double a00 = dot3(ab, ab), a11 = dot3(ac, ac), a01 = dot3(ab, ac);
+    double b0 = dot3(aq, ab), b1 = dot3(aq, ac);
+    double det = a00 * a11 - a01 * a01;
+    double al = (b0 * a11 - b1 * a01) / det, be = (b1 * a00 - b0 * a01) / det;
+    if (al < eps || be < eps || al + be > 1 - eps) {
+        double pab = b0 / a00, pac = b1 / a11;
+        if (pab < eps && pac < eps_a) {
+            if (!(flags & TF_P1))
+                return 0;
+            al = be = 0.0;
+        } else if (pab < 1 - eps && (!strict || pab >= eps) && be < eps) {
+            if (!(flags & TF_E12))
+                return 0;
+            al = pab;
+            be = 0.0;
+        } else if (pac < 1 - eps && (!strict || pac >= eps) && al < eps) {
+            if (!(flags & ac_flag))
+                return 0;
+            al = 0.0;
+            be = pac;
+        } else {
+            double pbc = (b1 - b0 + a00 - a01) / (a00 + a11 - 2 * a01);
+            if (pbc < eps) {
+                if (!(flags & TF_P2))
+                    return 0;
+                al = 1.0;
+                be = 0.0;
+            } else if (pbc > 1 - eps) {
+                if (!(flags & TF_P3))
+                    return 0;
+                al = 0.0;
+                be = 1.0;
+            } else {
+                if (!(flags & bc_flag))
+                    return 0;
+                al = 1.0 - pbc;
+                be = pbc;
+            }
+        }
+    }
+    *alpha = al;
+    *beta = be;
+    return 1;
+}
+
+int st_coll_new_triangle_point(const double a[3], const double b[3], const double c[3],
+                               unsigned flags, const double p[3], double alarm, double contact,
+                               cdetect *d)
+{
+    /* doIntersectionTrianglePoint: machine epsilon margins, edges with
+     * their own flags. */
+    double al, be;
+    const double eps = 2.220446049250313e-16;
+    if (!tri_closest(a, b, c, p, flags, eps, eps, true, TF_E31, TF_E23, &al, &be))
+        return 0;
+    double q[3], qp[3];
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + (b[k] - a[k]) * al + (c[k] - a[k]) * be;
+    sub3(qp, p, q);
+    if (dot3(qp, qp) >= alarm * alarm)
+        return 0;
+    out(d, q, p, contact);
+    wset(d->w[0], 1 - al - be, al, be);
+    wset(d->w[1], 1, 0, 0);
+    return 1;
+}
+
+int st_coll_new_triangle_sphere(const double a[3], const double b[3], const double c[3],
+                                unsigned flags, const double s[3], double r, bool rigid,
+                                double alarm, double contact, cdetect *d)
+{
+    /* SOFA's Triangle-Sphere: 1e-6 margins (1e-7 on the corner's second
+     * coordinate), and the edge flags it tests: E12 for edge ac, E31 for
+     * edge bc (kept as SOFA has them). */
+    double al, be;
+    if (!tri_closest(a, b, c, s, flags, 1e-6, 1e-7, false, TF_E12, TF_E31, &al, &be))
+        return 0;
+    double q[3], qs[3], am = alarm + r;
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + (b[k] - a[k]) * al + (c[k] - a[k]) * be;
+    sub3(qs, s, q);
+    if (dot3(qs, qs) >= am * am)
+        return 0;
+    out(d, q, s, contact + r);
+    if (rigid) /* getContactPointByNormal: on the surface */
+        for (int k = 0; k < 3; k++)
+            d->p[1][k] = s[k] - d->normal[k] * r;
+    wset(d->w[0], 1 - al - be, al, be);
+    wset(d->w[1], 1, 0, 0);
+    return 1;
+}
+
+int st_coll_lmd_line_point(const double a[3], const double b[3], const double p[3], double r,
+                           double alarm, double contact, cdetect *d)
+{
+    double ab[3], ap[3];
+    sub3(ab, b, a);
+    sub3(ap, p, a);
+    if (sqrt(dot3(ab, ab)) < 1e-12 * sqrt(dot3(ap, ap)))
+        return 0;
+    double al = dot3(ap, ab) / dot3(ab, ab);
+    if (al < 0.000001 || al > 0.999999)
+        return 0;
+    double q[3], qp[3], am = alarm + r;
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + ab[k] * al;
+    sub3(qp, p, q);
+    if (dot3(qp, qp) >= am * am)
+        return 0;
+    out(d, q, p, contact + r);
+    wset(d->w[0], 1 - al, al, 0);
+    wset(d->w[1], 1, 0, 0);
+    return 1;
+}
+
+/* ---- LocalMinDistance's cone filters ---- */
+
+static const double *pos(const cmodel *m, unsigned i)
+{
+    return cmodel_x(m) + (size_t)m->ms->type->coord_size * i;
+}
+
+static void tri_normal(double n[3], const cmodel *m, const unsigned *t)
+{
+    double u[3], v[3];
+    sub3(u, pos(m, t[1]), pos(m, t[0]));
+    sub3(v, pos(m, t[2]), pos(m, t[0]));
+    cross3(n, u, v);
+    normalize3(n);
+}
+
+/* A point: the mean normal of its triangles (or of its edges' directions
+ * away from it) must not face away from pq, and pq must stay within each
+ * edge's cone. Only when its node has a LineCollisionModel. */
+static bool point_valid(const cintersect *mth, const cmodel *m, unsigned v, const double pq[3])
+{
+    const cmodel *lm = m->lines;
+    if (!lm)
+        return true;
+    const double *pt = pos(m, v);
+    double nm[3] = {0, 0, 0}, len = sqrt(dot3(pq, pq));
+    size_t ntri = m->topo_tri ? m->topo_tri->n : 0, seen = 0;
+    for (size_t t = 0; t < ntri; t++) {
+        const unsigned *tr = m->topo_tri->u + 3 * t;
+        if (tr[0] != v && tr[1] != v && tr[2] != v)
+            continue;
+        double n[3];
+        tri_normal(n, m, tr);
+        for (int k = 0; k < 3; k++)
+            nm[k] += n[k];
+        seen++;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && sqrt(dot3(nm, nm)) > 1e-10) {
+            normalize3(nm);
+            if (dot3(nm, pq) < -mth->angle_cone * len && !m->both_side)
+                return false;
+        }
+        for (size_t e = 0; e < lm->nelem; e++) {
+            const unsigned *ed = lm->elems + 2 * e;
+            if (ed[0] != v && ed[1] != v)
+                continue;
+            double l[3];
+            for (int k = 0; k < 3; k++)
+                l[k] = (pt[k] - pos(m, ed[0])[k]) + (pt[k] - pos(m, ed[1])[k]);
+            normalize3(l);
+            if (pass == 0) {
+                if (!seen)
+                    for (int k = 0; k < 3; k++)
+                        nm[k] += l[k];
+                continue;
+            }
+            double cone = dot3(nm, l) * mth->cone_factor;
+            if (cone < 0)
+                cone = 0.0;
+            cone += mth->angle_cone;
+            if (dot3(l, pq) < -cone * len)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* An edge: with two triangles around it, pq must leave on the side of
+ * their mean normal and within both triangles' cones; else it must be
+ * (nearly) orthogonal to the edge. */
+static bool line_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3])
+{
+    const unsigned *ed = m->elems + 2 * e;
+    double ab[3], len = sqrt(dot3(pq, pq));
+    sub3(ab, pos(m, ed[1]), pos(m, ed[0]));
+    normalize3(ab);
+    const unsigned *around[3] = {NULL, NULL, NULL};
+    size_t n = 0, ntri = m->topo_tri ? m->topo_tri->n : 0;
+    for (size_t t = 0; t < ntri && n < 3; t++) {
+        const unsigned *tr = m->topo_tri->u + 3 * t;
+        bool h0 = tr[0] == ed[0] || tr[1] == ed[0] || tr[2] == ed[0];
+        bool h1 = tr[0] == ed[1] || tr[1] == ed[1] || tr[2] == ed[1];
+        if (h0 && h1)
+            around[n++] = tr;
+    }
+    if (n == 2) {
+        const unsigned *t0 = around[0];
+        bool left = (ed[0] == t0[0] && ed[1] == t0[1]) || (ed[0] == t0[1] && ed[1] == t0[2]) ||
+                    (ed[0] == t0[2] && ed[1] == t0[0]);
+        const unsigned *right = left ? around[1] : around[0], *lft = left ? around[0] : around[1];
+        double n1[3], n2[3], nm[3], t1[3], t2[3];
+        tri_normal(n1, m, right);
+        tri_normal(n2, m, lft);
+        cross3(t1, n1, ab);
+        normalize3(t1);
+        cross3(t2, ab, n2);
+        normalize3(t2);
+        for (int k = 0; k < 3; k++)
+            nm[k] = n1[k] + n2[k];
+        normalize3(nm);
+        if (dot3(nm, pq) < 0 && !m->both_side)
+            return false;
+        const double *tt[2] = {t1, t2};
+        for (int s = 0; s < 2; s++) {
+            double cone = dot3(nm, tt[s]) * mth->cone_factor;
+            if (cone < 0)
+                cone = 0.0;
+            cone += mth->angle_cone;
+            if (dot3(tt[s], pq) < -cone * len)
+                return false;
+        }
+        return true;
+    }
+    double u[3] = {pq[0], pq[1], pq[2]};
+    normalize3(u);
+    return fabs(dot3(ab, u)) <= mth->angle_cone + 0.0001;
+}
+
+bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3])
+{
+    if (mth->use_lmd_filters || !mth->filter_intersection)
+        return true;
+    switch (m->kind) {
+    case CM_POINT:
+        return point_valid(mth, m, (unsigned)e, pq);
+    case CM_LINE:
+        return line_valid(mth, m, e, pq);
+    case CM_TRIANGLE: {
+        if (m->both_side)
+            return true;
+        const unsigned *t = m->elems + 3 * e;
+        double u[3], v[3], n[3];
+        sub3(u, pos(m, t[1]), pos(m, t[0]));
+        sub3(v, pos(m, t[2]), pos(m, t[0]));
+        cross3(n, u, v);
+        return dot3(n, pq) >= 0.0;
+    }
+    default: /* spheres */
+        return true;
+    }
+}
