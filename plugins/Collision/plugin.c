@@ -47,6 +47,6 @@ static const char *const provides[] = {"Sofa.Component.Collision",
 
 ST_PLUGIN_DEFINE("Collision", "0.1.0",
                  "SOFA's collision pipeline: broad and narrow phases, proximity intersection "
-                 "(MinProximityIntersection, NewProximityIntersection, LocalMinDistance), "
+                 "(minimum, new and local minimum distance methods), "
                  "point, line, triangle and sphere collision models, penalty contacts",
                  "LGPL-2.1-or-later", provides, register_classes)
