@@ -1,5 +1,5 @@
 /* test_collision_methods.c - NewProximityIntersection and LocalMinDistance
- * (plugins/Collision/intersect_new.c and intersect.c, compiled in): their
+ * (plugins/Collision/intersect.c, compiled in): their
  * primitive tests against closed forms (a point or sphere projected on a
  * triangle's inside, edges and corners, kept only where the triangle owns
  * the feature; clamped and interior line tests; parallel segments), the
@@ -18,10 +18,6 @@
 #include "support.h"
 
 #define EPS 1e-14
-
-/* The filters read positions through cmodel_x (model_common.c, not
- * compiled in here). */
-const double *cmodel_x(const cmodel *m) { return m->ms->position.r; }
 
 static void assert_vec(const double *a, double x, double y, double z, double tol, const char *what)
 {

@@ -185,7 +185,7 @@ int st_coll_triangle_sphere(const double a[3], const double b[3], const double c
                             double contact, cdetect *d);
 
 /* ---- NewProximityIntersection's and LocalMinDistance's tests
- * (intersect_new.c); same conventions. flags: the triangle's TF_* ---- */
+ * (intersect.c); same conventions. flags: the triangle's TF_* ---- */
 int st_coll_new_line_line(const double a[3], const double b[3], const double c[3],
                           const double e[3], double alarm, double contact, cdetect *d);
 int st_coll_new_triangle_point(const double a[3], const double b[3], const double c[3],

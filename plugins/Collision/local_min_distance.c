@@ -10,7 +10,7 @@
  * side tests. Pairs (SOFA's table, Vec3d spheres only): point-point,
  * line-point, line-line, triangle-point, sphere-sphere, sphere-point,
  * line-sphere and triangle-sphere, each at strictly interior projections
- * (intersect_new.c); triangle-line and triangle-triangle give nothing, as
+ * (intersect.c); triangle-line and triangle-triangle give nothing, as
  * in SOFA. useLMDFilters: SOFA's external cone computation, which skips the
  * filters here. */
 #include "collision.h"

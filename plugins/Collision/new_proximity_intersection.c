@@ -1,7 +1,7 @@
 /* new_proximity_intersection.c - NewProximityIntersection: contacts at the
  * closest points of primitives closer than alarmDistance, with a rest
  * distance of contactDistance. Pairs tested (SOFA's
- * MeshNewProximityIntersection; intersect.c and intersect_new.c):
+ * MeshNewProximityIntersection; intersect.c):
  * point-point, line-point, line-line, triangle-point, sphere-sphere
  * (Vec3d and Rigid3d), sphere-point, line-sphere and triangle-sphere. A
  * point or sphere is projected on a triangle's inside, edges or corners,
