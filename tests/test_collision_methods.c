@@ -158,6 +158,9 @@ Test(collision_methods, lmd_lines_interior_only)
 static double ridge_x[] = {0, 0, 0, 1, 0, 0, 0.5, 0, -1, 0.5, -1, 0};
 static unsigned ridge_tri[] = {0, 1, 2, 1, 0, 3};
 static unsigned ridge_edges[] = {0, 1, 1, 2, 2, 0, 0, 3, 3, 1};
+/* Around each vertex: the triangles, the edges (CSR, as model_common.c). */
+static unsigned vt_start[] = {0, 2, 4, 5, 6}, vt_items[] = {0, 1, 0, 1, 0, 1};
+static unsigned ve_start[] = {0, 3, 6, 8, 10}, ve_items[] = {0, 2, 3, 0, 1, 4, 1, 2, 3, 4};
 
 typedef struct mesh {
     st_mstate ms;
@@ -180,7 +183,11 @@ static void make_ridge(mesh *m)
         all[i]->ms = &m->ms;
         all[i]->kind = kinds[i];
         all[i]->topo_tri = &m->tarr;
+        all[i]->vt_start = vt_start;
+        all[i]->vt_items = vt_items;
     }
+    m->lines.ve_start = ve_start;
+    m->lines.ve_items = ve_items;
     m->tri.elems = ridge_tri;
     m->tri.nelem = 2;
     m->lines.elems = ridge_edges;
@@ -440,4 +447,41 @@ Test(collision_method_scenes, new_proximity_triangle_pairs_refused)
     st_scene_destroy(&s);
     free(z);
     free(y);
+}
+
+/* LocalMinDistance's vertex filter in a scene (the floor's Point and Line
+ * models, the triangles around its vertices from the topology): a ball
+ * beside the floor's corner (-3, 0, 3), above its plane, touches the
+ * corner; below it, the direction leaves the corner's cone and the contact
+ * is rejected, where MinProximityIntersection keeps it. */
+static unsigned corner_contacts(const char *method, double y)
+{
+    char *b = ball_yaml(method, "", false, -3.2, y, 3.2, 1000);
+    size_t len = strlen(b);
+    char *z = malloc(len + 256);
+    snprintf(z, len + 256, "%s        - LineCollisionModel: {moving: false, simulated: false}\n"
+                           "        - PointCollisionModel: {moving: false, simulated: false}\n",
+             b);
+    st_scene *s = load(z);
+    run(s, 1);
+    const st_array *cnt = pipe_out(s, "contactCounts");
+    cr_assert_eq(cnt->n, 3, "%s: %zu pairs", method, cnt->n);
+    unsigned n = cnt->u[0] + cnt->u[1] + cnt->u[2];
+    if (n) {
+        const st_array *nor = pipe_out(s, "contactNormals");
+        double l = sqrt(0.2 * 0.2 * 2 + y * y);
+        /* from the ball to the corner or from the corner to the ball */
+        cr_assert(fabs(fabs(nor->r[1]) - fabs(y) / l) < 1e-12, "normal y %g", nor->r[1]);
+    }
+    st_scene_destroy(&s);
+    free(z);
+    free(b);
+    return n;
+}
+
+Test(collision_method_scenes, local_min_distance_vertex_cone)
+{
+    cr_assert_eq(corner_contacts("LocalMinDistance", 0.3), 1);
+    cr_assert_eq(corner_contacts("LocalMinDistance", -0.3), 0);
+    cr_assert_eq(corner_contacts("MinProximityIntersection", -0.3), 1);
 }

@@ -65,6 +65,9 @@ typedef struct cmodel {
     double ext[3];             /* the largest element box width along each axis */
     unsigned char *tflags;     /* triangles: the vertices and edges each owns (TF_*); owned */
     const st_array *topo_tri;  /* the topology's triangles (LocalMinDistance's filters) */
+    /* Points and lines: the topology's triangles around each vertex (vt),
+     * lines: the model's edges around each vertex (ve); CSR, ascending. */
+    unsigned *vt_start, *vt_items, *ve_start, *ve_items; /* owned */
     const struct cmodel *lines; /* a LineCollisionModel of the same node (set at bind) */
     /* Pairs whose force this model adds (it is their owner). */
     cpair **owned;

@@ -434,6 +434,22 @@ static void tri_normal(double n[3], const cmodel *m, const unsigned *t)
     normalize3(n);
 }
 
+/* The direction of edge ed away from pt: (pt - x0) + (pt - x1), unit. */
+static void edge_dir(double l[3], const cmodel *m, const unsigned *ed, const double pt[3])
+{
+    for (int k = 0; k < 3; k++)
+        l[k] = (pt[k] - pos(m, ed[0])[k]) + (pt[k] - pos(m, ed[1])[k]);
+    normalize3(l);
+}
+
+/* SOFA's cone half-width along a tangent t: coneFactor n.t (not below 0)
+ * plus angleCone, in cosine units. */
+static double cone(const cintersect *mth, const double n[3], const double t[3])
+{
+    double c = dot3(n, t) * mth->cone_factor;
+    return (c < 0 ? 0.0 : c) + mth->angle_cone;
+}
+
 /* A point: the mean normal of its triangles (or of its edges' directions
  * away from it) must not face away from pq, and pq must stay within each
  * edge's cone. Only when its node has a LineCollisionModel. */
@@ -444,44 +460,29 @@ static bool point_valid(const cintersect *mth, const cmodel *m, unsigned v, cons
         return true;
     const double *pt = pos(m, v);
     double nm[3] = {0, 0, 0}, len = sqrt(dot3(pq, pq));
-    size_t ntri = m->topo_tri ? m->topo_tri->n : 0, seen = 0;
-    for (size_t t = 0; t < ntri; t++) {
-        const unsigned *tr = m->topo_tri->u + 3 * t;
-        if (tr[0] != v && tr[1] != v && tr[2] != v)
-            continue;
+    unsigned t0 = m->vt_start[v], t1 = m->vt_start[v + 1];
+    for (unsigned i = t0; i < t1; i++) {
         double n[3];
-        tri_normal(n, m, tr);
+        tri_normal(n, m, m->topo_tri->u + 3 * (size_t)m->vt_items[i]);
         for (int k = 0; k < 3; k++)
             nm[k] += n[k];
-        seen++;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1 && sqrt(dot3(nm, nm)) > 1e-10) {
-            normalize3(nm);
-            if (dot3(nm, pq) < -mth->angle_cone * len && !m->both_side)
-                return false;
-        }
-        for (size_t e = 0; e < lm->nelem; e++) {
-            const unsigned *ed = lm->elems + 2 * e;
-            if (ed[0] != v && ed[1] != v)
-                continue;
-            double l[3];
-            for (int k = 0; k < 3; k++)
-                l[k] = (pt[k] - pos(m, ed[0])[k]) + (pt[k] - pos(m, ed[1])[k]);
-            normalize3(l);
-            if (pass == 0) {
-                if (!seen)
-                    for (int k = 0; k < 3; k++)
-                        nm[k] += l[k];
-                continue;
-            }
-            double cone = dot3(nm, l) * mth->cone_factor;
-            if (cone < 0)
-                cone = 0.0;
-            cone += mth->angle_cone;
-            if (dot3(l, pq) < -cone * len)
-                return false;
-        }
+    unsigned e0 = lm->ve_start[v], e1 = lm->ve_start[v + 1];
+    double l[3];
+    for (unsigned i = e0; i < e1 && t0 == t1; i++) { /* no triangle: the edges */
+        edge_dir(l, m, lm->elems + 2 * (size_t)lm->ve_items[i], pt);
+        for (int k = 0; k < 3; k++)
+            nm[k] += l[k];
+    }
+    if (sqrt(dot3(nm, nm)) > 1e-10) {
+        normalize3(nm);
+        if (dot3(nm, pq) < -mth->angle_cone * len && !m->both_side)
+            return false;
+    }
+    for (unsigned i = e0; i < e1; i++) {
+        edge_dir(l, m, lm->elems + 2 * (size_t)lm->ve_items[i], pt);
+        if (dot3(l, pq) < -cone(mth, nm, l) * len)
+            return false;
     }
     return true;
 }
@@ -496,12 +497,10 @@ static bool line_valid(const cintersect *mth, const cmodel *m, size_t e, const d
     sub3(ab, pos(m, ed[1]), pos(m, ed[0]));
     normalize3(ab);
     const unsigned *around[3] = {NULL, NULL, NULL};
-    size_t n = 0, ntri = m->topo_tri ? m->topo_tri->n : 0;
-    for (size_t t = 0; t < ntri && n < 3; t++) {
-        const unsigned *tr = m->topo_tri->u + 3 * t;
-        bool h0 = tr[0] == ed[0] || tr[1] == ed[0] || tr[2] == ed[0];
-        bool h1 = tr[0] == ed[1] || tr[1] == ed[1] || tr[2] == ed[1];
-        if (h0 && h1)
+    size_t n = 0;
+    for (unsigned i = m->vt_start[ed[0]]; i < m->vt_start[ed[0] + 1] && n < 3; i++) {
+        const unsigned *tr = m->topo_tri->u + 3 * (size_t)m->vt_items[i];
+        if (tr[0] == ed[1] || tr[1] == ed[1] || tr[2] == ed[1])
             around[n++] = tr;
     }
     if (n == 2) {
@@ -521,16 +520,8 @@ static bool line_valid(const cintersect *mth, const cmodel *m, size_t e, const d
         normalize3(nm);
         if (dot3(nm, pq) < 0 && !m->both_side)
             return false;
-        const double *tt[2] = {t1, t2};
-        for (int s = 0; s < 2; s++) {
-            double cone = dot3(nm, tt[s]) * mth->cone_factor;
-            if (cone < 0)
-                cone = 0.0;
-            cone += mth->angle_cone;
-            if (dot3(tt[s], pq) < -cone * len)
-                return false;
-        }
-        return true;
+        return dot3(t1, pq) >= -cone(mth, nm, t1) * len &&
+               dot3(t2, pq) >= -cone(mth, nm, t2) * len;
     }
     double u[3] = {pq[0], pq[1], pq[2]};
     normalize3(u);

@@ -89,6 +89,40 @@ static st_status edges_of_triangles(cmodel *m, const st_array *tri, st_error *er
     return rc;
 }
 
+/* Whether vertex k of element e is the first of its value in e (a
+ * degenerate element names a vertex twice; it is listed once). */
+static bool first_in(const unsigned *el, unsigned w, size_t e, unsigned k)
+{
+    for (unsigned j = 0; j < k; j++)
+        if (el[w * e + j] == el[w * e + k])
+            return false;
+    return true;
+}
+
+/* The elements (w vertices each) around each of nv vertices, as CSR
+ * lists in ascending element order. */
+static st_status around(size_t nv, const unsigned *el, unsigned w, size_t n, unsigned **start,
+                        unsigned **items, st_error *err)
+{
+    *start = st_calloc(nv + 2, sizeof **start);
+    *items = st_malloc((n * w + 1) * sizeof **items);
+    if (!*start || !*items)
+        return st_error_set(err, ST_ENOMEM, "out of memory listing the elements around vertices");
+    for (size_t e = 0; e < n; e++)
+        for (unsigned k = 0; k < w; k++)
+            if (first_in(el, w, e, k))
+                (*start)[el[w * e + k] + 2]++;
+    for (size_t v = 0; v < nv; v++)
+        (*start)[v + 2] += (*start)[v + 1];
+    /* start[v + 1] is where v's list begins; filling advances it to the
+     * end of v's list, which is where v + 1's begins. */
+    for (size_t e = 0; e < n; e++)
+        for (unsigned k = 0; k < w; k++)
+            if (first_in(el, w, e, k))
+                (*items)[(*start)[el[w * e + k] + 1]++] = (unsigned)e;
+    return ST_OK;
+}
+
 /* SOFA's getTriangleFlags for the first nt triangles (those of the
  * topology; triangles split from quads own nothing, as in SOFA). */
 static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
@@ -166,10 +200,18 @@ static st_status mesh_elements(cmodel *m, st_error *err)
                                       "the topology's %s name vertex %u; the state '%s' has %zu "
                                       "points",
                                       what, m->elems[i], m->ms->base.name, m->ms->position.n);
+    for (size_t i = 0; tri && i < 3 * tri->n; i++)
+        if (tri->u[i] >= m->ms->position.n)
+            return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                      "the topology's triangles name vertex %u; the state '%s' "
+                                      "has %zu points",
+                                      tri->u[i], m->ms->base.name, m->ms->position.n);
     m->topo_tri = tri;
     if (m->kind == CM_TRIANGLE)
         return triangle_flags(m, tri ? tri->n : 0, err);
-    return ST_OK;
+    ST_TRY(around(m->ms->position.n, m->elems, 2, m->nelem, &m->ve_start, &m->ve_items, err));
+    return around(m->ms->position.n, tri ? tri->u : NULL, 3, tri ? tri->n : 0, &m->vt_start,
+                  &m->vt_items, err);
 }
 
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
@@ -219,6 +261,9 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
                 ok = ok && tri->u[i] < m->ms->position.n;
             m->topo_tri = ok ? tri : NULL;
         }
+        const st_array *tri = m->topo_tri;
+        ST_TRY(around(m->ms->position.n, tri ? tri->u : NULL, 3, tri ? tri->n : 0, &m->vt_start,
+                      &m->vt_items, err));
     }
     return alloc_elems(m, m->ms->position.n, 0, err);
 }
@@ -230,6 +275,11 @@ void cmodel_cleanup(st_component *self)
     st_free(m->box);
     st_free(m->tflags);
     m->tflags = NULL;
+    unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
+    for (int i = 0; i < 4; i++) {
+        st_free(*csr[i]);
+        *csr[i] = NULL;
+    }
     st_free(m->owned);
     m->elems = NULL;
     m->box = NULL;
