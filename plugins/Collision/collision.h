@@ -63,6 +63,12 @@ typedef struct cmodel {
     double *box;               /* 6 per element: min xyz, max xyz (this step) */
     double mbox[6];            /* the model's box */
     double ext[3];             /* the largest element box width along each axis */
+    unsigned char *tflags;     /* triangles: the vertices and edges each owns (TF_*); owned */
+    const st_array *topo_tri;  /* the topology's triangles (LocalMinDistance's filters) */
+    /* Points and lines: the topology's triangles around each vertex (vt),
+     * lines: the model's edges around each vertex (ve); CSR, ascending. */
+    unsigned *vt_start, *vt_items, *ve_start, *ve_items; /* owned */
+    const struct cmodel *lines; /* a LineCollisionModel of the same node (set at bind) */
     /* Pairs whose force this model adds (it is their owner). */
     cpair **owned;
     size_t nowned;
@@ -124,6 +130,14 @@ struct cpair {
     int *home;                 /* 3 per element of m[1]: its cell */
 };
 
+/* SOFA's TriangleCollisionModel flags: the first triangle (lowest index)
+ * around a vertex owns it, the first around an edge owns the edge; edge j
+ * is the edge opposite vertex j. */
+enum { TF_P1 = 1, TF_P2 = 2, TF_P3 = 4, TF_E23 = 8, TF_E31 = 16, TF_E12 = 32 };
+
+/* Which intersection method (the primitive tests differ). */
+typedef enum cmethod { CI_MIN = 0, CI_DISCRETE, CI_NEW, CI_LMD } cmethod;
+
 /* The intersection method's parameters (SOFA's Intersection). */
 typedef struct cintersect {
     st_component base;
@@ -131,7 +145,22 @@ typedef struct cintersect {
     double contact_distance;   /* "contactDistance" */
     bool use_sphere_triangle, use_point_point, use_surface_normals, use_line_point, use_line_line;
     bool proximity;            /* false: DiscreteIntersection (distances 0) */
+    cmethod method;
+    /* LocalMinDistance */
+    bool filter_intersection;  /* "filterIntersection" */
+    double angle_cone;         /* "angleCone" */
+    double cone_factor;        /* "coneFactor" */
+    bool use_lmd_filters;      /* "useLMDFilters" */
 } cintersect;
+
+/* The distances of every proximity method (SOFA's BaseProximityIntersection). */
+#define CINTERSECT_DISTANCE_FIELDS                                                                \
+    ST_REAL(cintersect, alarm_distance, "alarmDistance", "1",                                    \
+            "Distance above which the intersection computations ignores the proximity pair. "    \
+            "This distance can also be used in some broad phase algorithms to reduce the search " \
+            "area"),                                                                              \
+        ST_REAL(cintersect, contact_distance, "contactDistance", "0.5",                          \
+                "Distance below which a contact is created")
 
 /* ---- geometry (intersect.c): SOFA's MinProximityIntersection tests ----
  * Each returns 1 and fills d when the two primitives are closer than
@@ -157,6 +186,25 @@ int st_coll_line_sphere(const double a[3], const double b[3], const double c[3],
 int st_coll_triangle_sphere(const double a[3], const double b[3], const double c[3],
                             const double s[3], double r, bool rigid, double alarm,
                             double contact, cdetect *d);
+
+/* ---- NewProximityIntersection's and LocalMinDistance's tests
+ * (intersect.c); same conventions. flags: the triangle's TF_* ---- */
+int st_coll_new_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d);
+int st_coll_new_triangle_point(const double a[3], const double b[3], const double c[3],
+                               unsigned flags, const double p[3], double alarm, double contact,
+                               cdetect *d);
+int st_coll_new_triangle_sphere(const double a[3], const double b[3], const double c[3],
+                                unsigned flags, const double s[3], double r, bool rigid,
+                                double alarm, double contact, cdetect *d);
+int st_coll_lmd_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d);
+/* Line-point and line-sphere (r = 0: a point): interior projections only. */
+int st_coll_lmd_line_point(const double a[3], const double b[3], const double p[3], double r,
+                           double alarm, double contact, cdetect *d);
+/* LocalMinDistance's cone filters (testValidity): whether a contact of
+ * element e of m along pq (from e's point towards the other side) is kept. */
+bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3]);
 
 /* Grows *p (an array of size-byte entries, capacity *cap) to hold need
  * entries, doubling; ST_ENOMEM when it cannot (penalty.c). */

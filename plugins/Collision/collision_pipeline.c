@@ -23,6 +23,8 @@
 
 extern const st_class min_proximity_intersection_class;
 extern const st_class discrete_intersection_class;
+extern const st_class new_proximity_intersection_class;
+extern const st_class local_min_distance_class;
 extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
@@ -106,7 +108,9 @@ static void visit(st_node *n, found *f)
             }
             f->models[f->n++] = (cmodel *)c;
         } else if (!p->method && (class_is(c, &min_proximity_intersection_class) ||
-                                  class_is(c, &discrete_intersection_class))) {
+                                  class_is(c, &discrete_intersection_class) ||
+                                  class_is(c, &new_proximity_intersection_class) ||
+                                  class_is(c, &local_min_distance_class))) {
             p->method = (cintersect *)c;
         } else if (!p->broad && (class_is(c, &brute_force_broad_phase_class) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class))) {
@@ -130,8 +134,14 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
     if (a == CM_CUBE || b == CM_CUBE)
         return false;
-    if (!m->proximity) /* DiscreteIntersection */
+    if (m->method == CI_DISCRETE)
         return is_sphere(a) && is_sphere(b);
+    if (m->method == CI_NEW) /* MeshNewProximityIntersection's table */
+        return b == CM_POINT || is_sphere(b) || (a == CM_LINE && b == CM_LINE) ||
+               (a == CM_TRIANGLE && b <= CM_LINE);
+    if (m->method == CI_LMD) /* Vec3d spheres only */
+        return a != CM_RIGIDSPHERE && b != CM_RIGIDSPHERE &&
+               (b == CM_POINT || b == CM_SPHERE || (a == CM_LINE && b == CM_LINE));
     if (is_sphere(a) && is_sphere(b))
         return true;
     switch (a) {
@@ -222,6 +232,39 @@ static void free_pairs(pipeline *p)
     p->nmodels = 0;
 }
 
+/* NewProximityIntersection's triangle-line and triangle-triangle tests are
+ * not available: refused rather than giving fewer contacts than SOFA. */
+static st_status refuse_missing_test(pipeline *p, const cmodel *a, const cmodel *b, cm_kind ka,
+                                     cm_kind kb, st_error *err)
+{
+    if (p->method->method != CI_NEW || ka != CM_TRIANGLE || kb > CM_LINE)
+        return ST_OK;
+    char pa[256], pb[256];
+    return st_component_error(&p->method->base, NULL, err, ST_ESCENE,
+                              "collision models %s and %s may collide as %s, a test of "
+                              "NewProximityIntersection not available in settee: give the "
+                              "surface Point and Line models, or use MinProximityIntersection",
+                              st_component_path(&a->base, pa, sizeof pa),
+                              st_component_path(&b->base, pb, sizeof pb),
+                              kb == CM_LINE ? "triangle-line" : "triangle-triangle");
+}
+
+/* LocalMinDistance's point filter reads the edges of a LineCollisionModel
+ * of the point's node (SOFA asks its node for one). */
+static void link_lines(pipeline *p)
+{
+    for (size_t i = 0; i < p->nmodels; i++) {
+        cmodel *m = p->models[i];
+        m->lines = NULL;
+        for (size_t j = 0; j < p->nmodels && m->kind == CM_POINT; j++)
+            if (p->models[j]->kind == CM_LINE && p->models[j]->base.node == m->base.node &&
+                p->models[j]->ms == m->ms) {
+                m->lines = p->models[j];
+                break;
+            }
+    }
+}
+
 static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 {
     pipeline *p = (pipeline *)self;
@@ -243,6 +286,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
                           missing);
         return ST_OK;
     }
+    link_lines(p);
     size_t n = p->nmodels;
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
@@ -251,8 +295,10 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         cmodel *a = p->models[i];
         if (!a->active)
             continue;
-        if (a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind))
+        if (a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind)) {
+            ST_TRY(refuse_missing_test(p, a, a, a->kind, a->kind, err));
             ST_TRY(add_pair(p, a, a, err));
+        }
         for (size_t j = 0; j < i; j++) {
             cmodel *b = p->models[j];
             if (!b->active || (!a->simulated && !b->simulated))
@@ -263,6 +309,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
             if (!has_test(p->method, ka, kb))
                 continue;
+            ST_TRY(refuse_missing_test(p, a, b, ka, kb, err));
             ST_TRY(add_pair(p, a, b, err));
         }
     }
@@ -312,10 +359,88 @@ static bool share_vertex(const cpair *q, size_t i, size_t j)
     return false;
 }
 
+/* NewProximityIntersection's and LocalMinDistance's element tests (Vec3d
+ * spheres contact at their centres; LocalMinDistance filters each side). */
+static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double contact,
+                        cdetect *d)
+{
+    const cmodel *m0 = q->m[0], *m1 = q->m[1];
+    unsigned t0, t1;
+    const unsigned *a = verts(m0, i, &t0), *b = verts(m1, j, &t1);
+    bool lmd = q->method->method == CI_LMD;
+    unsigned big = (unsigned)(m0->nelem > m1->nelem ? i : j);
+    int hit = 0;
+    d->id = (unsigned)j;
+    switch (m0->kind) {
+    case CM_TRIANGLE:
+        if (m1->kind == CM_POINT)
+            hit = lmd ? st_coll_triangle_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]),
+                                               vtx(m1, b[0]), alarm, contact, d)
+                      : st_coll_new_triangle_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]),
+                                                   m0->tflags[i], vtx(m1, b[0]), alarm,
+                                                   contact, d);
+        else
+            hit = lmd ? st_coll_triangle_sphere(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]),
+                                                vtx(m1, b[0]), cmodel_radius(m1, j), false,
+                                                alarm, contact, d)
+                      : st_coll_new_triangle_sphere(
+                            vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]), m0->tflags[i],
+                            vtx(m1, b[0]), cmodel_radius(m1, j), m1->kind == CM_RIGIDSPHERE,
+                            alarm, contact, d);
+        break;
+    case CM_LINE: {
+        double r = m1->kind == CM_LINE || m1->kind == CM_POINT ? 0.0 : cmodel_radius(m1, j);
+        if (m1->kind == CM_LINE) {
+            hit = (lmd ? st_coll_lmd_line_line : st_coll_new_line_line)(
+                vtx(m0, a[0]), vtx(m0, a[1]), vtx(m1, b[0]), vtx(m1, b[1]), alarm, contact, d);
+            d->id = big;
+        } else if (lmd) {
+            hit = st_coll_lmd_line_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m1, b[0]), r, alarm,
+                                         contact, d);
+        } else { /* clamped to the segment, the sphere at its centre */
+            hit = st_coll_line_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m1, b[0]), alarm + r,
+                                     contact + r, d);
+        }
+        break;
+    }
+    case CM_SPHERE:
+    case CM_RIGIDSPHERE:
+        if (m1->kind == CM_POINT)
+            hit = st_coll_sphere_point(vtx(m0, a[0]), cmodel_radius(m0, i), false, vtx(m1, b[0]),
+                                       alarm, contact, d);
+        else
+            hit = st_coll_sphere_sphere(vtx(m0, a[0]), cmodel_radius(m0, i), false,
+                                        vtx(m1, b[0]), cmodel_radius(m1, j), false, alarm,
+                                        contact, d);
+        d->id = big;
+        break;
+    case CM_POINT:
+        hit = st_coll_point_point(vtx(m0, a[0]), vtx(m1, b[0]), alarm, contact, d);
+        d->id = big;
+        break;
+    default:
+        break;
+    }
+    if (hit && lmd) {
+        double pq[3], qp[3];
+        for (int k = 0; k < 3; k++) {
+            pq[k] = d->p[1][k] - d->p[0][k];
+            qp[k] = -pq[k];
+        }
+        if (!st_coll_lmd_valid(q->method, m0, i, pq) || !st_coll_lmd_valid(q->method, m1, j, qp))
+            hit = 0;
+    }
+    d->e[0] = (unsigned)i;
+    d->e[1] = (unsigned)j;
+    return hit;
+}
+
 /* One element test; fills d and returns 1 on a detection. */
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->method->method == CI_NEW || q->method->method == CI_LMD)
+        return test_new_lmd(q, i, j, alarm, contact, d);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     unsigned t0, t1;
     const unsigned *a = verts(m0, i, &t0), *b = verts(m1, j, &t1);

@@ -11,6 +11,7 @@ static st_status init(st_component *self, st_error *err)
     (void)err;
     cintersect *m = (cintersect *)self;
     m->proximity = false;
+    m->method = CI_DISCRETE;
     return ST_OK;
 }
 

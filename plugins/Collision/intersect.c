@@ -8,7 +8,18 @@
  * point against a line at its closest point of the segment (clamped), a
  * sphere against a line only inside it; two lines meet only at
  * interior points of both, and parallel lines are tested at their
- * midpoints; a distance below 1e-15 gives the normal (1, 0, 0). */
+ * midpoints; a distance below 1e-15 gives the normal (1, 0, 0).
+ *
+ * Then NewProximityIntersection's and LocalMinDistance's tests where they
+ * differ, and LocalMinDistance's cone filters. NewProximityIntersection
+ * projects a point or a sphere on the closest point of a triangle, its
+ * inside, edges or corners, but keeps a contact on an edge or a corner
+ * only for the triangle that owns it (flags: the first triangle around
+ * it), so that a mesh gives one contact per feature; two lines meet at
+ * interior points (parallel below |det| 1e-12). LocalMinDistance keeps
+ * strict interior projections (1e-6 margins on triangles and lines, 1e-15
+ * on line-line) and filters contacts whose direction leaves the cone of
+ * free directions around the element. */
 #include <math.h>
 #include <string.h>
 
@@ -90,8 +101,25 @@ int st_coll_line_point(const double a[3], const double b[3], const double p[3], 
     return 1;
 }
 
-int st_coll_line_line(const double a[3], const double b[3], const double c[3], const double e[3],
-                      double alarm, double contact, cdetect *d)
+static void cross3(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void normalize3(double v[3])
+{
+    double n = sqrt(dot3(v, v));
+    if (n > 0.0)
+        for (int k = 0; k < 3; k++)
+            v[k] /= n;
+}
+
+/* Two segments at their closest interior points (margins lo and hi on
+ * both parameters); |det| <= eps_det: parallel, tested at the midpoints. */
+static int segs(const double a[3], const double b[3], const double c[3], const double e[3],
+                double eps_det, double lo, double hi, double alarm, double contact, cdetect *d)
 {
     double ab[3], cd[3], ac[3];
     sub3(ab, b, a);
@@ -100,44 +128,79 @@ int st_coll_line_line(const double a[3], const double b[3], const double c[3], c
     double a00 = dot3(ab, ab), a11 = dot3(cd, cd), a01 = -dot3(cd, ab);
     double b0 = dot3(ab, ac), b1 = -dot3(cd, ac);
     double det = a00 * a11 - a01 * a01;
-    double alpha = 0.5, beta = 0.5;
-    /* SOFA's broad test (testIntersection) uses 1e-18, its compute 1e-15:
-     * a pair passes both only when |det| > 1e-15 or when both see it
-     * parallel, so the narrower one decides. */
-    if (det < -1.0e-15 || det > 1.0e-15) {
-        alpha = (b0 * a11 - b1 * a01) / det;
-        beta = (b1 * a00 - b0 * a01) / det;
-        if (alpha < 0.000001 || alpha > 0.999999 || beta < 0.000001 || beta > 0.999999)
+    double al = 0.5, be = 0.5;
+    if (det < -eps_det || det > eps_det) {
+        al = (b0 * a11 - b1 * a01) / det;
+        be = (b1 * a00 - b0 * a01) / det;
+        if (al < lo || al > hi || be < lo || be > hi)
             return 0;
     }
-    double p[3] = {a[0] + ab[0] * alpha, a[1] + ab[1] * alpha, a[2] + ab[2] * alpha};
-    double q[3] = {c[0] + cd[0] * beta, c[1] + cd[1] * beta, c[2] + cd[2] * beta};
-    double pq[3];
+    double p[3], q[3], pq[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = a[k] + ab[k] * al;
+        q[k] = c[k] + cd[k] * be;
+    }
     sub3(pq, q, p);
     if (dot3(pq, pq) >= alarm * alarm)
         return 0;
     finish(d, p, q, contact);
-    weights(d->w[0], 1 - alpha, alpha, 0);
-    weights(d->w[1], 1 - beta, beta, 0);
+    weights(d->w[0], 1 - al, al, 0);
+    weights(d->w[1], 1 - be, be, 0);
     return 1;
+}
+
+int st_coll_line_line(const double a[3], const double b[3], const double c[3], const double e[3],
+                      double alarm, double contact, cdetect *d)
+{
+    /* SOFA's broad test (testIntersection) uses 1e-18, its compute 1e-15:
+     * a pair passes both only when |det| > 1e-15 or when both see it
+     * parallel, so the narrower one decides. */
+    return segs(a, b, c, e, 1.0e-15, 0.000001, 0.999999, alarm, contact, d);
 }
 
 /* Barycentric coordinates (alpha along ab, beta along ac) of the
  * projection of p on the plane of the triangle; false when it is not
  * strictly inside (SOFA's margins). */
-static bool project_in_triangle(const double a[3], const double b[3], const double c[3],
-                                const double p[3], double *alpha, double *beta)
+/* SOFA's projection of p on the plane of triangle abc: g = (ab.ab, ac.ac,
+ * ab.ac, ap.ab, ap.ac) and the coordinates alpha along ab, beta along ac. */
+static void tri_coords(const double a[3], const double b[3], const double c[3], const double p[3],
+                       double g[5], double *alpha, double *beta)
 {
     double ab[3], ac[3], ap[3];
     sub3(ab, b, a);
     sub3(ac, c, a);
     sub3(ap, p, a);
-    double a00 = dot3(ab, ab), a11 = dot3(ac, ac), a01 = dot3(ab, ac);
-    double b0 = dot3(ap, ab), b1 = dot3(ap, ac);
-    double det = a00 * a11 - a01 * a01;
-    *alpha = (b0 * a11 - b1 * a01) / det;
-    *beta = (b1 * a00 - b0 * a01) / det;
+    g[0] = dot3(ab, ab), g[1] = dot3(ac, ac), g[2] = dot3(ab, ac);
+    g[3] = dot3(ap, ab), g[4] = dot3(ap, ac);
+    double det = g[0] * g[1] - g[2] * g[2];
+    *alpha = (g[3] * g[1] - g[4] * g[2]) / det;
+    *beta = (g[4] * g[0] - g[3] * g[2]) / det;
+}
+
+static bool project_in_triangle(const double a[3], const double b[3], const double c[3],
+                                const double p[3], double *alpha, double *beta)
+{
+    double g[5];
+    tri_coords(a, b, c, p, g, alpha, beta);
     return *alpha >= 0.000001 && *beta >= 0.000001 && *alpha + *beta <= 0.999999;
+}
+
+/* The contact of p with the point (alpha, beta) of triangle abc, when
+ * closer than alarm: from the triangle's point to p. */
+static int triangle_hit(const double a[3], const double b[3], const double c[3],
+                        const double p[3], double al, double be, double alarm, double contact,
+                        cdetect *d)
+{
+    double q[3], qp[3];
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + (b[k] - a[k]) * al + (c[k] - a[k]) * be;
+    sub3(qp, p, q);
+    if (dot3(qp, qp) >= alarm * alarm)
+        return 0;
+    finish(d, q, p, contact);
+    weights(d->w[0], 1 - al - be, al, be);
+    weights(d->w[1], 1, 0, 0);
+    return 1;
 }
 
 int st_coll_triangle_point(const double a[3], const double b[3], const double c[3],
@@ -146,17 +209,7 @@ int st_coll_triangle_point(const double a[3], const double b[3], const double c[
     double al, be;
     if (!project_in_triangle(a, b, c, p, &al, &be))
         return 0;
-    double q[3];
-    for (int k = 0; k < 3; k++)
-        q[k] = a[k] + (b[k] - a[k]) * al + (c[k] - a[k]) * be;
-    double qp[3];
-    sub3(qp, p, q);
-    if (dot3(qp, qp) >= alarm * alarm)
-        return 0;
-    finish(d, q, p, contact);
-    weights(d->w[0], 1 - al - be, al, be);
-    weights(d->w[1], 1, 0, 0);
-    return 1;
+    return triangle_hit(a, b, c, p, al, be, alarm, contact, d);
 }
 
 /* The contact point of a sphere for a normal pointing away from it (n)
@@ -235,18 +288,266 @@ int st_coll_triangle_sphere(const double a[3], const double b[3], const double c
                             double contact, cdetect *d)
 {
     double al, be;
-    if (!project_in_triangle(a, b, c, s, &al, &be))
+    if (!project_in_triangle(a, b, c, s, &al, &be) ||
+        !triangle_hit(a, b, c, s, al, be, alarm + r, contact + r, d))
         return 0;
-    double q[3];
+    sphere_point(d->p[1], s, r, rigid, d->normal, 1.0);
+    return 1;
+}
+
+/* ---- NewProximityIntersection (SOFA's MeshNewProximityIntersection) and
+ * LocalMinDistance, where their tests differ from the above ---- */
+
+int st_coll_new_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d)
+{
+    return segs(a, b, c, e, 1e-12, 0.000001, 0.999999, alarm, contact, d);
+}
+
+int st_coll_lmd_line_line(const double a[3], const double b[3], const double c[3],
+                          const double e[3], double alarm, double contact, cdetect *d)
+{
+    return segs(a, b, c, e, 1e-30, 1e-15, 1.0 - 1e-15, alarm, contact, d);
+}
+
+/* The closest point of triangle abc to q, as NewProximityIntersection
+ * finds it with margins eps and hi (inside, then corner a, edges ab and ac, then
+ * b, c or edge bc); 0 when that feature is not the triangle's to test.
+ * eps_a: the corner's margin on pAC; strict: an edge's projection must
+ * also be above eps; ac_flag and bc_flag: the flags SOFA tests for edges
+ * ac and bc. */
+static int tri_closest(const double a[3], const double b[3], const double c[3], const double q[3],
+                       unsigned flags, double eps, double hi, double eps_a, bool strict,
+                       unsigned ac_flag, unsigned bc_flag, double *alpha, double *beta)
+{
+    double g[5], al, be;
+    tri_coords(a, b, c, q, g, &al, &be);
+    double a00 = g[0], a11 = g[1], a01 = g[2], b0 = g[3], b1 = g[4];
+    if (al < eps || be < eps || al + be > hi) {
+        double pab = b0 / a00, pac = b1 / a11;
+        if (pab < eps && pac < eps_a) {
+            if (!(flags & TF_P1))
+                return 0;
+            al = be = 0.0;
+        } else if (pab < hi && (!strict || pab >= eps) && be < eps) {
+            if (!(flags & TF_E12))
+                return 0;
+            al = pab;
+            be = 0.0;
+        } else if (pac < hi && (!strict || pac >= eps) && al < eps) {
+            if (!(flags & ac_flag))
+                return 0;
+            al = 0.0;
+            be = pac;
+        } else {
+            double pbc = (b1 - b0 + a00 - a01) / (a00 + a11 - 2 * a01);
+            if (pbc < eps) {
+                if (!(flags & TF_P2))
+                    return 0;
+                al = 1.0;
+                be = 0.0;
+            } else if (pbc > hi) {
+                if (!(flags & TF_P3))
+                    return 0;
+                al = 0.0;
+                be = 1.0;
+            } else {
+                if (!(flags & bc_flag))
+                    return 0;
+                al = 1.0 - pbc;
+                be = pbc;
+            }
+        }
+    }
+    *alpha = al;
+    *beta = be;
+    return 1;
+}
+
+int st_coll_new_triangle_point(const double a[3], const double b[3], const double c[3],
+                               unsigned flags, const double p[3], double alarm, double contact,
+                               cdetect *d)
+{
+    /* doIntersectionTrianglePoint: machine epsilon margins, edges with
+     * their own flags. */
+    double al, be;
+    const double eps = 2.220446049250313e-16;
+    if (!tri_closest(a, b, c, p, flags, eps, 1 - eps, eps, true, TF_E31, TF_E23, &al, &be))
+        return 0;
+    return triangle_hit(a, b, c, p, al, be, alarm, contact, d);
+}
+
+int st_coll_new_triangle_sphere(const double a[3], const double b[3], const double c[3],
+                                unsigned flags, const double s[3], double r, bool rigid,
+                                double alarm, double contact, cdetect *d)
+{
+    /* SOFA's Triangle-Sphere: 1e-6 margins (1e-7 on the corner's second
+     * coordinate), and the edge flags it tests: E12 for edge ac, E31 for
+     * edge bc (kept as SOFA has them). */
+    double al, be;
+    if (!tri_closest(a, b, c, s, flags, 0.000001, 0.999999, 0.0000001, false, TF_E12, TF_E31, &al,
+                     &be) ||
+        !triangle_hit(a, b, c, s, al, be, alarm + r, contact + r, d))
+        return 0;
+    sphere_point(d->p[1], s, r, rigid, d->normal, 1.0); /* getContactPointByNormal */
+    return 1;
+}
+
+int st_coll_lmd_line_point(const double a[3], const double b[3], const double p[3], double r,
+                           double alarm, double contact, cdetect *d)
+{
+    double ab[3], ap[3];
+    sub3(ab, b, a);
+    sub3(ap, p, a);
+    if (sqrt(dot3(ab, ab)) < 1e-12 * sqrt(dot3(ap, ap)))
+        return 0;
+    double al = dot3(ap, ab) / dot3(ab, ab);
+    if (al < 0.000001 || al > 0.999999)
+        return 0;
+    double q[3], qp[3], am = alarm + r;
     for (int k = 0; k < 3; k++)
-        q[k] = a[k] + (b[k] - a[k]) * al + (c[k] - a[k]) * be;
-    double qp[3], am = alarm + r;
-    sub3(qp, s, q);
+        q[k] = a[k] + ab[k] * al;
+    sub3(qp, p, q);
     if (dot3(qp, qp) >= am * am)
         return 0;
-    finish(d, q, s, contact + r);
-    sphere_point(d->p[1], s, r, rigid, d->normal, 1.0);
-    weights(d->w[0], 1 - al - be, al, be);
+    finish(d, q, p, contact + r);
+    weights(d->w[0], 1 - al, al, 0);
     weights(d->w[1], 1, 0, 0);
     return 1;
+}
+
+/* ---- LocalMinDistance's cone filters ---- */
+
+/* Vertex i of m's state (cmodel_x's positions, read directly so that the
+ * geometry compiles alone into the tests). */
+static const double *pos(const cmodel *m, unsigned i)
+{
+    return m->ms->position.r + (size_t)m->ms->type->coord_size * i;
+}
+
+static void tri_normal(double n[3], const cmodel *m, const unsigned *t)
+{
+    double u[3], v[3];
+    sub3(u, pos(m, t[1]), pos(m, t[0]));
+    sub3(v, pos(m, t[2]), pos(m, t[0]));
+    cross3(n, u, v);
+    normalize3(n);
+}
+
+/* The direction of edge ed away from pt: (pt - x0) + (pt - x1), unit. */
+static void edge_dir(double l[3], const cmodel *m, const unsigned *ed, const double pt[3])
+{
+    for (int k = 0; k < 3; k++)
+        l[k] = (pt[k] - pos(m, ed[0])[k]) + (pt[k] - pos(m, ed[1])[k]);
+    normalize3(l);
+}
+
+/* SOFA's cone half-width along a tangent t: coneFactor n.t (not below 0)
+ * plus angleCone, in cosine units. */
+static double cone(const cintersect *mth, const double n[3], const double t[3])
+{
+    double c = dot3(n, t) * mth->cone_factor;
+    return (c < 0 ? 0.0 : c) + mth->angle_cone;
+}
+
+/* A point: the mean normal of its triangles (or of its edges' directions
+ * away from it) must not face away from pq, and pq must stay within each
+ * edge's cone. Only when its node has a LineCollisionModel. */
+static bool point_valid(const cintersect *mth, const cmodel *m, unsigned v, const double pq[3])
+{
+    const cmodel *lm = m->lines;
+    if (!lm)
+        return true;
+    const double *pt = pos(m, v);
+    double nm[3] = {0, 0, 0}, len = sqrt(dot3(pq, pq));
+    unsigned t0 = m->vt_start[v], t1 = m->vt_start[v + 1];
+    for (unsigned i = t0; i < t1; i++) {
+        double n[3];
+        tri_normal(n, m, m->topo_tri->u + 3 * (size_t)m->vt_items[i]);
+        for (int k = 0; k < 3; k++)
+            nm[k] += n[k];
+    }
+    unsigned e0 = lm->ve_start[v], e1 = lm->ve_start[v + 1];
+    double l[3];
+    for (unsigned i = e0; i < e1 && t0 == t1; i++) { /* no triangle: the edges */
+        edge_dir(l, m, lm->elems + 2 * (size_t)lm->ve_items[i], pt);
+        for (int k = 0; k < 3; k++)
+            nm[k] += l[k];
+    }
+    if (sqrt(dot3(nm, nm)) > 1e-10) {
+        normalize3(nm);
+        if (dot3(nm, pq) < -mth->angle_cone * len && !m->both_side)
+            return false;
+    }
+    for (unsigned i = e0; i < e1; i++) {
+        edge_dir(l, m, lm->elems + 2 * (size_t)lm->ve_items[i], pt);
+        if (dot3(l, pq) < -cone(mth, nm, l) * len)
+            return false;
+    }
+    return true;
+}
+
+/* An edge: with two triangles around it, pq must leave on the side of
+ * their mean normal and within both triangles' cones; else it must be
+ * (nearly) orthogonal to the edge. */
+static bool line_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3])
+{
+    const unsigned *ed = m->elems + 2 * e;
+    double ab[3], len = sqrt(dot3(pq, pq));
+    sub3(ab, pos(m, ed[1]), pos(m, ed[0]));
+    normalize3(ab);
+    const unsigned *around[3] = {NULL, NULL, NULL};
+    size_t n = 0;
+    for (unsigned i = m->vt_start[ed[0]]; i < m->vt_start[ed[0] + 1] && n < 3; i++) {
+        const unsigned *tr = m->topo_tri->u + 3 * (size_t)m->vt_items[i];
+        if (tr[0] == ed[1] || tr[1] == ed[1] || tr[2] == ed[1])
+            around[n++] = tr;
+    }
+    if (n == 2) {
+        const unsigned *t0 = around[0];
+        bool left = (ed[0] == t0[0] && ed[1] == t0[1]) || (ed[0] == t0[1] && ed[1] == t0[2]) ||
+                    (ed[0] == t0[2] && ed[1] == t0[0]);
+        const unsigned *right = left ? around[1] : around[0], *lft = left ? around[0] : around[1];
+        double n1[3], n2[3], nm[3], t1[3], t2[3];
+        tri_normal(n1, m, right);
+        tri_normal(n2, m, lft);
+        cross3(t1, n1, ab);
+        normalize3(t1);
+        cross3(t2, ab, n2);
+        normalize3(t2);
+        for (int k = 0; k < 3; k++)
+            nm[k] = n1[k] + n2[k];
+        normalize3(nm);
+        if (dot3(nm, pq) < 0 && !m->both_side)
+            return false;
+        return dot3(t1, pq) >= -cone(mth, nm, t1) * len &&
+               dot3(t2, pq) >= -cone(mth, nm, t2) * len;
+    }
+    double u[3] = {pq[0], pq[1], pq[2]};
+    normalize3(u);
+    return fabs(dot3(ab, u)) <= mth->angle_cone + 0.0001;
+}
+
+bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3])
+{
+    if (mth->use_lmd_filters || !mth->filter_intersection)
+        return true;
+    switch (m->kind) {
+    case CM_POINT:
+        return point_valid(mth, m, (unsigned)e, pq);
+    case CM_LINE:
+        return line_valid(mth, m, e, pq);
+    case CM_TRIANGLE: {
+        if (m->both_side)
+            return true;
+        const unsigned *t = m->elems + 3 * e;
+        double u[3], v[3], n[3];
+        sub3(u, pos(m, t[1]), pos(m, t[0]));
+        sub3(v, pos(m, t[2]), pos(m, t[0]));
+        cross3(n, u, v);
+        return dot3(n, pq) >= 0.0;
+    }
+    default: /* spheres */
+        return true;
+    }
 }

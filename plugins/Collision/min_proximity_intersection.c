@@ -8,11 +8,7 @@
 #include "collision.h"
 
 static const st_field fields[] = {
-    ST_REAL(cintersect, alarm_distance, "alarmDistance", "1",
-            "Distance above which the intersection computations ignores the proximity pair. This "
-            "distance can also be used in some broad phase algorithms to reduce the search area"),
-    ST_REAL(cintersect, contact_distance, "contactDistance", "0.5",
-            "Distance below which a contact is created"),
+    CINTERSECT_DISTANCE_FIELDS,
     ST_BOOL(cintersect, use_sphere_triangle, "useSphereTriangle", "true",
             "activate Sphere-Triangle intersection tests"),
     ST_BOOL(cintersect, use_point_point, "usePointPoint", "true",
@@ -30,6 +26,7 @@ static st_status init(st_component *self, st_error *err)
 {
     cintersect *m = (cintersect *)self;
     m->proximity = true;
+    m->method = CI_MIN;
     if (m->use_surface_normals)
         return st_component_error(self, "useSurfaceNormals", err, ST_ESCENE,
                                   "useSurfaceNormals is not available in settee: contact normals "

@@ -2,6 +2,7 @@
  * elements at init, bounding boxes each step, SOFA's canCollideWith, and
  * the force field role through which the contacts of the pairs it owns
  * act (penalty.c computes them). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,75 @@ static st_status edges_of_triangles(cmodel *m, const st_array *tri, st_error *er
     return rc;
 }
 
+/* Whether vertex k of element e is the first of its value in e (a
+ * degenerate element names a vertex twice; it is listed once). */
+static bool first_in(const unsigned *el, unsigned w, size_t e, unsigned k)
+{
+    for (unsigned j = 0; j < k; j++)
+        if (el[w * e + j] == el[w * e + k])
+            return false;
+    return true;
+}
+
+/* The elements (w vertices each) around each of nv vertices, as CSR
+ * lists in ascending element order. */
+static st_status around(size_t nv, const unsigned *el, unsigned w, size_t n, unsigned **start,
+                        unsigned **items, st_error *err)
+{
+    *start = st_calloc(nv + 2, sizeof **start);
+    *items = st_malloc((n * w + 1) * sizeof **items);
+    if (!*start || !*items)
+        return st_error_set(err, ST_ENOMEM, "out of memory listing the elements around vertices");
+    for (size_t e = 0; e < n; e++)
+        for (unsigned k = 0; k < w; k++)
+            if (first_in(el, w, e, k))
+                (*start)[el[w * e + k] + 2]++;
+    for (size_t v = 0; v < nv; v++)
+        (*start)[v + 2] += (*start)[v + 1];
+    /* start[v + 1] is where v's list begins; filling advances it to the
+     * end of v's list, which is where v + 1's begins. */
+    for (size_t e = 0; e < n; e++)
+        for (unsigned k = 0; k < w; k++)
+            if (first_in(el, w, e, k))
+                (*items)[(*start)[el[w * e + k] + 1]++] = (unsigned)e;
+    return ST_OK;
+}
+
+/* SOFA's getTriangleFlags for the first nt triangles (those of the
+ * topology; triangles split from quads own nothing, as in SOFA). */
+static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
+{
+    size_t nv = m->ms->position.n, ne = 3 * nt;
+    m->tflags = st_calloc(m->nelem ? m->nelem : 1, 1);
+    unsigned *first = st_malloc((nv ? nv : 1) * sizeof *first);
+    edge_key *k = st_malloc((ne ? ne : 1) * sizeof *k);
+    if (!m->tflags || !first || !k) {
+        st_free(first);
+        st_free(k);
+        return st_error_set(err, ST_ENOMEM, "out of memory computing the triangle flags");
+    }
+    for (size_t v = 0; v < nv; v++)
+        first[v] = UINT_MAX;
+    for (size_t t = nt; t-- > 0;)
+        for (int j = 0; j < 3; j++)
+            first[m->elems[3 * t + j]] = (unsigned)t;
+    for (size_t t = 0; t < nt; t++)
+        for (int j = 0; j < 3; j++) {
+            if (first[m->elems[3 * t + j]] == t)
+                m->tflags[t] |= (unsigned char)(TF_P1 << j);
+            /* the edge opposite vertex j */
+            unsigned a = m->elems[3 * t + (j + 1) % 3], b = m->elems[3 * t + (j + 2) % 3];
+            k[3 * t + j] = (edge_key){a < b ? a : b, a < b ? b : a, 3 * t + j};
+        }
+    qsort(k, ne, sizeof *k, edge_cmp);
+    for (size_t i = 0; i < ne; i++)
+        if (i == 0 || k[i].lo != k[i - 1].lo || k[i].hi != k[i - 1].hi)
+            m->tflags[k[i].at / 3] |= (unsigned char)(TF_E23 << (k[i].at % 3));
+    st_free(first);
+    st_free(k);
+    return ST_OK;
+}
+
 static st_status mesh_elements(cmodel *m, st_error *err)
 {
     st_component *topo = find_topology(m);
@@ -130,7 +200,18 @@ static st_status mesh_elements(cmodel *m, st_error *err)
                                       "the topology's %s name vertex %u; the state '%s' has %zu "
                                       "points",
                                       what, m->elems[i], m->ms->base.name, m->ms->position.n);
-    return ST_OK;
+    for (size_t i = 0; tri && i < 3 * tri->n; i++)
+        if (tri->u[i] >= m->ms->position.n)
+            return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                      "the topology's triangles name vertex %u; the state '%s' "
+                                      "has %zu points",
+                                      tri->u[i], m->ms->base.name, m->ms->position.n);
+    m->topo_tri = tri;
+    if (m->kind == CM_TRIANGLE)
+        return triangle_flags(m, tri ? tri->n : 0, err);
+    ST_TRY(around(m->ms->position.n, m->elems, 2, m->nelem, &m->ve_start, &m->ve_items, err));
+    return around(m->ms->position.n, tri ? tri->u : NULL, 3, tri ? tri->n : 0, &m->vt_start,
+                  &m->vt_items, err);
 }
 
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
@@ -171,6 +252,19 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
         return st_component_error(self, "listRadius", err, ST_ESCENE,
                                   "listRadius has %zu radii for %zu spheres (the state's points)",
                                   m->list_radius.n, m->ms->position.n);
+    if (kind == CM_POINT) { /* LocalMinDistance's filters read the triangles */
+        st_component *topo = find_topology(m);
+        if (topo && topo->cls->topology && topo->cls->topology->elements) {
+            const st_array *tri = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+            bool ok = true;
+            for (size_t i = 0; tri && i < 3 * tri->n; i++)
+                ok = ok && tri->u[i] < m->ms->position.n;
+            m->topo_tri = ok ? tri : NULL;
+        }
+        const st_array *tri = m->topo_tri;
+        ST_TRY(around(m->ms->position.n, tri ? tri->u : NULL, 3, tri ? tri->n : 0, &m->vt_start,
+                      &m->vt_items, err));
+    }
     return alloc_elems(m, m->ms->position.n, 0, err);
 }
 
@@ -179,6 +273,13 @@ void cmodel_cleanup(st_component *self)
     cmodel *m = (cmodel *)self;
     st_free(m->elems);
     st_free(m->box);
+    st_free(m->tflags);
+    m->tflags = NULL;
+    unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
+    for (int i = 0; i < 4; i++) {
+        st_free(*csr[i]);
+        *csr[i] = NULL;
+    }
     st_free(m->owned);
     m->elems = NULL;
     m->box = NULL;

@@ -9,6 +9,8 @@ extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
 extern const st_class min_proximity_intersection_class;
 extern const st_class discrete_intersection_class;
+extern const st_class new_proximity_intersection_class;
+extern const st_class local_min_distance_class;
 extern const st_class point_collision_model_class;
 extern const st_class line_collision_model_class;
 extern const st_class triangle_collision_model_class;
@@ -27,6 +29,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &line_collision_model_class,      &triangle_collision_model_class,
         &sphere_collision_model_class,    &cube_collision_model_class,
         &collision_response_class,        &collision_group_manager_class,
+        &new_proximity_intersection_class, &local_min_distance_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
@@ -43,6 +46,7 @@ static const char *const provides[] = {"Sofa.Component.Collision",
                                        NULL};
 
 ST_PLUGIN_DEFINE("Collision", "0.1.0",
-                 "SOFA's collision pipeline: broad and narrow phases, proximity intersection, "
+                 "SOFA's collision pipeline: broad and narrow phases, proximity intersection "
+                 "(minimum, new and local minimum distance methods), "
                  "point, line, triangle and sphere collision models, penalty contacts",
                  "LGPL-2.1-or-later", provides, register_classes)
