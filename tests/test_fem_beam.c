@@ -174,36 +174,31 @@ static void check_tip(st_scene *s, double tol, const char *what)
     fem_near(tip[2], 0, 1e-12, "tip z");
 }
 
-Test(fem_beam, cantilever_static_ldl)
+/* One static Newton solve (SparseLDLSolver) of an n-beam cantilever. */
+static void static_cantilever(int n, const char *extra, const char *what)
 {
     test_rt t;
     beam_open_rt(&t);
-    st_scene *s = cantilever(&t, 10,
+    st_scene *s = cantilever(&t, n,
                              "<StaticSolver newton_iterations='20' "
                              "absolute_residual_tolerance_threshold='1e-14' "
                              "relative_residual_tolerance_threshold='1e-14'/>"
                              "<SparseLDLSolver/>",
-                             "");
+                             extra);
     fem_step(s, 1, 0.01);
-    check_tip(s, 1e-6, "static, SparseLDLSolver, 10 beams");
+    check_tip(s, 1e-6, what);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
 
+Test(fem_beam, cantilever_static_ldl)
+{
+    static_cantilever(10, "", "static, SparseLDLSolver, 10 beams");
+}
+
 Test(fem_beam, cantilever_static_symmetric_one_beam)
 {
-    test_rt t;
-    beam_open_rt(&t);
-    st_scene *s = cantilever(&t, 1,
-                             "<StaticSolver newton_iterations='20' "
-                             "absolute_residual_tolerance_threshold='1e-14' "
-                             "relative_residual_tolerance_threshold='1e-14'/>"
-                             "<SparseLDLSolver/>",
-                             "useSymmetricAssembly='true'");
-    fem_step(s, 1, 0.01);
-    check_tip(s, 1e-6, "static, one beam, symmetric assembly");
-    st_scene_destroy(&s);
-    test_rt_close(&t);
+    static_cantilever(1, "useSymmetricAssembly='true'", "static, one beam, symmetric assembly");
 }
 
 /* A long run with strong Rayleigh mass damping settles on the static
