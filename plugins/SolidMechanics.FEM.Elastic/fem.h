@@ -188,5 +188,6 @@ extern const st_class triangular_fem_force_field_optim_class;
 extern const st_class triangular_anisotropic_fem_force_field_class;
 extern const st_class fast_tetrahedral_corotational_force_field_class;
 extern const st_class quad_bending_fem_force_field_class;
+extern const st_class beam_fem_force_field_class;
 
 #endif

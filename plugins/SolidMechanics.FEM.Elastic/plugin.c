@@ -16,11 +16,12 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &triangular_anisotropic_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &fast_tetrahedral_corotational_force_field_class, err));
     ST_TRY(st_registry_add(r, &quad_bending_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &beam_fem_force_field_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.SolidMechanics.FEM.Elastic", NULL};
 
 ST_PLUGIN_DEFINE("SolidMechanics.FEM.Elastic", "0.1.0",
-                 "Linear elastic finite elements on tetrahedra, hexahedra, triangles and quads",
+                 "Linear elastic finite elements on tetrahedra, hexahedra, triangles, quads and beams",
                  "LGPL-2.1-or-later", provides, register_classes)
