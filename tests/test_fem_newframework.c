@@ -177,6 +177,37 @@ Test(fem_newframework, small_strain_tetra_equals_tetrahedron_fem_small)
     test_rt_close(&t);
 }
 
+/* On a grid of rectangular boxes, LinearSmallStrain on hexahedra against
+ * HexahedronFEMForceField method small: forces for a random displacement
+ * agree to 7e-13 relative (the Gauss points at SOFA's truncated sqrt(3)). */
+Test(fem_newframework, small_strain_hexa_vs_hexahedron_fem_small)
+{
+    test_rt t;
+    fem_open_rt(&t);
+    st_scene *s = load_grid(&t, false, true,
+                            SOLVER "<LinearSmallStrainFEMForceField name='A' "
+                                   "template='Vec3d,Hexahedron' youngModulus='1000' "
+                                   "poissonRatio='0.3'/>"
+                                   "<HexahedronFEMForceField name='B' method='small' "
+                                   "youngModulus='1000' poissonRatio='0.3'/>");
+    st_system *sys = s->systems[0];
+    size_t n = sys->xsize;
+    double *x = malloc(n * sizeof *x), *fa = malloc(n * sizeof *fa), *fb = malloc(n * sizeof *fb);
+    unsigned seed = 9;
+    for (size_t i = 0; i < n; i++)
+        x[i] = sys->x[i] + 0.05 * rnd(&seed);
+    fem_forces_at(fem_find(s, "A", "LinearSmallStrainFEMForceField"), sys, x, fa);
+    fem_forces_at(fem_find(s, "B", "HexahedronFEMForceField"), sys, x, fb);
+    double fmax = max_abs(fa, n), dmax = 0;
+    for (size_t i = 0; i < n; i++)
+        dmax = fabs(fa[i] - fb[i]) > dmax ? fabs(fa[i] - fb[i]) : dmax;
+    cr_log_info("hexa small strain vs HexahedronFEM small: max |df| %g of max |f| %g", dmax, fmax);
+    cr_assert_lt(dmax, 1e-11 * fmax, "max difference %g of %g", dmax, fmax);
+    free(x), free(fa), free(fb);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 /* Hexahedral patch test: a linear displacement field leaves no force on
  * the interior vertex (the grid's centre, moved off the regular position). */
 Test(fem_newframework, hexa_patch_test)
