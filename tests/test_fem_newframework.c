@@ -311,7 +311,8 @@ Test(fem_newframework, corotational_rigid_motion)
 
 /* Corotational at a small deformation agrees with small strain to first
  * order; the identity rotation is small strain about the centroids
- * (exactly small strain, since K annihilates translations). */
+ * (exactly small strain, since K annihilates translations). The second
+ * force field is written with SOFA's template alias Vec3. */
 Test(fem_newframework, corotational_small_deformation)
 {
     test_rt t;
@@ -321,7 +322,7 @@ Test(fem_newframework, corotational_small_deformation)
                                    "template='Vec3d,Hexahedron' youngModulus='1000' "
                                    "poissonRatio='0.3'/>"
                                    "<CorotationalFEMForceField name='I' "
-                                   "template='Vec3d,Hexahedron' youngModulus='1000' "
+                                   "template='Vec3,Hexahedron' youngModulus='1000' "
                                    "poissonRatio='0.3' rotationMethod='identity'/>"
                                    "<LinearSmallStrainFEMForceField name='B' "
                                    "template='Vec3d,Hexahedron' youngModulus='1000' "

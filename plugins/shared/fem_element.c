@@ -12,9 +12,15 @@ static const double hexa_ref[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1
 
 bool fe_kind_of_template(const char *templ, fe_kind *k)
 {
-    if (templ && !strcmp(templ, "Vec3d,Tetrahedron"))
+    /* SOFA's names of the state type: Vec3d, or its alias Vec3 */
+    const char *e = NULL;
+    if (templ && !strncmp(templ, "Vec3d,", 6))
+        e = templ + 6;
+    else if (templ && !strncmp(templ, "Vec3,", 5))
+        e = templ + 5;
+    if (e && !strcmp(e, "Tetrahedron"))
         *k = FE_TETRAHEDRON;
-    else if (templ && !strcmp(templ, "Vec3d,Hexahedron"))
+    else if (e && !strcmp(e, "Hexahedron"))
         *k = FE_HEXAHEDRON;
     else
         return false;

@@ -15,7 +15,7 @@ typedef enum { FE_TETRAHEDRON = 0, FE_HEXAHEDRON, FE_KINDS } fe_kind;
 #define FE_MAX_DOFS (3 * FE_MAX_NODES)
 
 /* The element kind of a SOFA template "Vec3d,Tetrahedron" or
- * "Vec3d,Hexahedron"; false for any other. */
+ * "Vec3d,Hexahedron" (or with SOFA's alias Vec3); false for any other. */
 bool fe_kind_of_template(const char *templ, fe_kind *k);
 
 /* Nodes per element, quadrature points per element. */
