@@ -5,6 +5,18 @@
 #include <settee/settee.h>
 
 extern const st_class st_uniform_mass_class;
+extern const st_class st_nodal_mass_density_class;
+extern const st_class st_fem_mass_class;
+
+/* NodalMassDensity (nodal_mass_density.c). */
+typedef struct nodal_mass_density {
+    st_component base;
+    st_array property; /* reals, "property" */
+} nodal_mass_density;
+
+/* SOFA's getNodeProperty: vertex i's density, the last value when the list
+ * is shorter, 1 when empty. */
+double nodal_mass_density_at(const nodal_mass_density *d, size_t i);
 
 /* Element measures (mass_geometry.c), in SOFA's arithmetic order. */
 double mass_tri_area(const double *p0, const double *p1, const double *p2);

@@ -2,6 +2,7 @@
  * finite elements. */
 #include <settee/settee.h>
 
+#include "element_fem.h"
 #include "fem.h"
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -17,6 +18,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fast_tetrahedral_corotational_force_field_class, err));
     ST_TRY(st_registry_add(r, &quad_bending_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &beam_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &linear_small_strain_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &corotational_fem_force_field_class, err));
     return ST_OK;
 }
 
