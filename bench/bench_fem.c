@@ -43,6 +43,8 @@
 
 #include <settee/settee.h>
 
+#include "bench_util.h"
+
 #define REPEATS 3
 #define MAX_STEPS 64
 
@@ -63,30 +65,6 @@ static int fail(const char *what, const st_error *err)
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(t, n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *all[64];
-    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    return NULL;
-}
-
 static const char cg_yaml[] =
     "CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-30, threshold: 1e-30}";
 static const char ldl_yaml[] =
@@ -96,60 +74,48 @@ static const char ldl_yaml[] =
 static st_status load(st_runtime *rt, bool tet, int nx, int nz, const char *solver,
                       st_scene **out, st_error *err)
 {
-    char yaml[4096];
+    char grid[256], yaml[4096];
+    int n = tet ? nx : nx + 1, m = tet ? nx : nz + 1;
+    snprintf(grid, sizeof grid,
+             "RegularGridTopology: {name: grid, n: [%d, %d, %d], min: [0, 0, 0], max: [1, 1, %g]}",
+             n, n, m, tet ? 1.0 : (double)nz / (double)nx);
+    /* tet: the grid at the root, the tetrahedra mapped from it in the body
+     * (as scenes/hyperelastic_block.yaml); hex: the grid in the body. */
+    char top[300], body[1024];
+    snprintf(top, sizeof top, "    - %s\n", grid);
     if (tet)
-        snprintf(yaml, sizeof yaml,
-                 "format: settee/1\n"
-                 "root:\n"
-                 "  gravity: [0, -9.81, 0]\n"
-                 "  dt: 0.01\n"
-                 "  objects:\n"
-                 "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
-                 "        LinearSolver.Iterative, Mass, Topology, Engine.Select,\n"
-                 "        Constraint.Projective, SolidMechanics.FEM.Elastic]}\n"
-                 "    - DefaultAnimationLoop: {}\n"
-                 "    - RegularGridTopology: {name: grid, n: [%d, %d, %d], min: [0, 0, 0],"
-                 " max: [1, 1, 1]}\n"
-                 "  children:\n"
-                 "    - name: Body\n"
-                 "      objects:\n"
-                 "        - EulerImplicitSolver: {}\n"
-                 "        - %s\n"
+        snprintf(body, sizeof body,
                  "        - MechanicalObject: {name: dofs, position: \"@../grid.position\"}\n"
                  "        - TetrahedronSetTopologyContainer: {name: tetras}\n"
                  "        - TetrahedronSetTopologyModifier: {}\n"
-                 "        - Hexa2TetraTopologicalMapping: {input: \"@../grid\", output: \"@tetras\"}\n"
-                 "        - UniformMass: {totalMass: 1}\n"
-                 "        - BoxROI: {name: box, box: [-0.01, -0.01, -0.01, 1.01, 1.01, 0.001]}\n"
-                 "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-                 "        - TetrahedronFEMForceField: {name: fem, method: large,"
-                 " youngModulus: 3000, poissonRatio: 0.3}\n",
-                 nx, nx, nx, solver);
+                 "        - Hexa2TetraTopologicalMapping: {input: \"@../grid\","
+                 " output: \"@tetras\"}\n");
     else
-        snprintf(yaml, sizeof yaml,
-                 "format: settee/1\n"
-                 "root:\n"
-                 "  gravity: [0, -9.81, 0]\n"
-                 "  dt: 0.01\n"
-                 "  objects:\n"
-                 "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
-                 "        LinearSolver.Iterative, Mass, Topology, Engine.Select,\n"
-                 "        Constraint.Projective, SolidMechanics.FEM.Elastic]}\n"
-                 "    - DefaultAnimationLoop: {}\n"
-                 "  children:\n"
-                 "    - name: Body\n"
-                 "      objects:\n"
-                 "        - EulerImplicitSolver: {}\n"
-                 "        - %s\n"
-                 "        - MechanicalObject: {name: dofs}\n"
-                 "        - RegularGridTopology: {name: grid, n: [%d, %d, %d], min: [0, 0, 0],"
-                 " max: [1, 1, %g]}\n"
-                 "        - UniformMass: {totalMass: 1}\n"
-                 "        - BoxROI: {name: box, box: [-0.01, -0.01, -0.01, 1.01, 1.01, 0.001]}\n"
-                 "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-                 "        - HexahedronFEMForceField: {name: fem, method: large,"
-                 " youngModulus: 3000, poissonRatio: 0.3}\n",
-                 solver, nx + 1, nx + 1, nz + 1, (double)nz / (double)nx);
+        snprintf(body, sizeof body, "        - MechanicalObject: {name: dofs}\n        - %s\n",
+                 grid);
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
+             "        LinearSolver.Iterative, Mass, Topology, Engine.Select,\n"
+             "        Constraint.Projective, SolidMechanics.FEM.Elastic]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "%s"
+             "  children:\n"
+             "    - name: Body\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - %s\n"
+             "%s"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - BoxROI: {name: box, box: [-0.01, -0.01, -0.01, 1.01, 1.01, 0.001]}\n"
+             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
+             "        - %sFEMForceField: {name: fem, method: large,"
+             " youngModulus: 3000, poissonRatio: 0.3}\n",
+             tet ? top : "", solver, body, tet ? "Tetrahedron" : "Hexahedron");
     ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_fem.yaml", out, err));
     return st_scene_init(*out, err);
 }
