@@ -25,6 +25,11 @@
  *  - steps_per_s: whole st_scene_step calls, wall and CPU, the first step
  *    timed apart (first_step_ms: the recording assembly and, for LDL, the
  *    symbolic analysis), the median of the others;
+ *  - force_ms, assembly_ms, factor_ms, linsolve_ms: the kernel's wall-clock
+ *    phase counters (st_system time_force, time_assembly, time_factor,
+ *    time_linsolve) per step after the first, means: the right-hand side's
+ *    forces, SparseLDLSolver's assembly and numeric factorization, and the
+ *    solves (CG: all iterations with their matrix-free products);
  *  - step_allocs: settee allocations (st_alloc_count) in all steps after
  *    the first (CHOLMOD's own allocator is not counted);
  *  - max_disp: the largest displacement component from the rest shape
@@ -172,6 +177,7 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
         return fail("step 1", &err);
     double first_w = wall() - w0, first_c = cpu() - c0;
     unsigned long allocs = st_alloc_count();
+    double ph0[4] = {sys->time_force, sys->time_assembly, sys->time_factor, sys->time_linsolve};
     for (int k = 1; k < steps; k++) {
         w0 = wall(), c0 = cpu();
         if (st_scene_step(s, 0, &err) != ST_OK)
@@ -180,6 +186,9 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
         tc[k - 1] = cpu() - c0;
     }
     allocs = st_alloc_count() - allocs;
+    double ph[4] = {sys->time_force, sys->time_assembly, sys->time_factor, sys->time_linsolve};
+    for (int k = 0; k < 4; k++)
+        ph[k] = 1e3 * (ph[k] - ph0[k]) / (double)(steps - 1);
     double step_w = median(tw, (size_t)steps - 1), step_c = median(tc, (size_t)steps - 1);
 
     /* The force field's role functions on the deformed state. */
@@ -213,12 +222,13 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
     getrusage(RUSAGE_SELF, &ru);
     printf("bench=fem kind=%s grid=%dx%dx%d nodes=%zu elements=%zu solver=%s steps=%d "
            "init_s=%.2f first_step_ms=%.1f first_step_cpu_ms=%.1f step_ms=%.2f "
-           "step_cpu_ms=%.2f steps_per_s=%.2f steps_per_s_cpu=%.2f calls=%d "
+           "step_cpu_ms=%.2f force_ms=%.2f assembly_ms=%.2f factor_ms=%.2f linsolve_ms=%.2f "
+           "steps_per_s=%.2f steps_per_s_cpu=%.2f calls=%d "
            "add_force_ns=%.1f add_force_cpu_ns=%.1f add_dforce_ns=%.1f add_dforce_cpu_ns=%.1f "
            "step_allocs=%lu max_disp=%.3g finite=%s peak_rss_mb=%.1f\n",
            tet ? "tet" : "hex", tet ? nx : nx + 1, tet ? nx : nx + 1, tet ? nx : nz + 1, ms->n,
            ne, ldl ? "ldl" : "cg", steps, t_init, 1e3 * first_w, 1e3 * first_c, 1e3 * step_w,
-           1e3 * step_c, 1.0 / step_w, 1.0 / step_c, calls, 1e9 * tf.wall / (double)ne,
+           1e3 * step_c, ph[0], ph[1], ph[2], ph[3], 1.0 / step_w, 1.0 / step_c, calls, 1e9 * tf.wall / (double)ne,
            1e9 * tf.cpu / (double)ne, 1e9 * td.wall / (double)ne, 1e9 * td.cpu / (double)ne,
            allocs, disp, finite ? "yes" : "no", (double)ru.ru_maxrss / 1024.0);
     fflush(stdout);
