@@ -83,6 +83,8 @@
 
 #include <settee/settee.h>
 
+#include "bench_util.h"
+
 #include "sofa_ldl_proxy.h" /* bench_cholmod_wrap; the proxy itself when built */
 
 static double now(void)
@@ -97,31 +99,6 @@ static int fail(const char *what, const st_error *err)
     char buf[ST_ERROR_MSG_MAX + 1024];
     fprintf(stderr, "bench_implicit: %s: %s\n", what, st_error_format(err, buf, sizeof buf));
     return 1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n timings (sorted in place). */
-static double median(double *t, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(t, n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *all[64];
-    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    return NULL;
 }
 
 /* Loads and initialises the beam n x n x (5n+1) with the given linear

@@ -36,6 +36,8 @@
 
 #include <settee/settee.h>
 
+#include "bench_util.h"
+
 static double now(void)
 {
     struct timespec ts;
@@ -57,16 +59,6 @@ static int fail(const char *what, const st_error *err)
     char buf[ST_ERROR_MSG_MAX + 1024];
     fprintf(stderr, "bench_precond: %s: %s\n", what, st_error_format(err, buf, sizeof buf));
     return 1;
-}
-
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *all[64];
-    size_t n = st_node_find_all(st_scene_root(s), ST_ROLE_ANY, ST_SEARCH_DOWN, all, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    return NULL;
 }
 
 static const struct config {
