@@ -264,6 +264,23 @@ static const st_constraint_ops bilateral_ops = {
 
 static const char *const bilateral_aliases[] = {"BilateralInteractionConstraint", NULL};
 
+/* Checkpoints: the multipliers of the last step (the warm start), so that a
+ * resumed run is bit-identical. */
+static st_status bil_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    bilateral *b = (bilateral *)self;
+    size_t cap = b->cap;
+    ST_TRY(st_checkpoint_data(ck, &cap, sizeof cap, err));
+    if (st_checkpoint_reading(ck))
+        ST_TRY(reserve(b, cap, err));
+    return cap ? st_checkpoint_data(ck, b->prev, 3 * cap * sizeof *b->prev, err) : ST_OK;
+}
+
+static const st_checkpoint_ops bil_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = bil_checkpoint,
+};
+
 const st_class bilateral_lagrangian_constraint_class = {
     .struct_size = sizeof(st_class),
     .name = "BilateralLagrangianConstraint",
@@ -277,4 +294,5 @@ const st_class bilateral_lagrangian_constraint_class = {
     .reset = bil_reset,
     .cleanup = bil_cleanup,
     .constraint = &bilateral_ops,
+    .checkpoint = &bil_checkpoint_ops,
 };

@@ -91,7 +91,9 @@ static st_status reserve(lagrange_solver *s, size_t dim, size_t nterms, st_error
     return ST_OK;
 }
 
-/* The scratch vector of a system (allocated the first time it is met). */
+/* The scratch vector of a system (allocated the first time it is met; the
+ * solver's own memory, not the system's, so that the system's list of
+ * scratch vectors, which checkpoints save, does not change during a run). */
 static st_status scratch_of(lagrange_solver *s, st_system *sys, double **out, st_error *err)
 {
     for (size_t i = 0; i < s->npsys; i++)
@@ -101,7 +103,9 @@ static st_status scratch_of(lagrange_solver *s, st_system *sys, double **out, st
         }
     ST_TRY(grow((void **)&s->psys, (s->npsys + 1) * sizeof *s->psys, err));
     ST_TRY(grow((void **)&s->pvec, (s->npsys + 1) * sizeof *s->pvec, err));
-    ST_TRY(st_system_vec_alloc(sys, &s->pvec[s->npsys], err));
+    s->pvec[s->npsys] = st_calloc(sys->size_all ? sys->size_all : 1, sizeof(double));
+    if (!s->pvec[s->npsys])
+        return st_error_set(err, ST_ENOMEM, "out of memory");
     s->psys[s->npsys] = sys;
     *out = s->pvec[s->npsys++];
     return ST_OK;
@@ -444,7 +448,9 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->d);
     st_free(s->tmp);
     st_free(s->psys);
-    st_free(s->pvec); /* the vectors themselves belong to their systems */
+    for (size_t i = 0; s->pvec && i < s->npsys; i++)
+        st_free(s->pvec[i]);
+    st_free(s->pvec);
     memset(&s->cons, 0, sizeof *s - offsetof(lagrange_solver, cons));
 }
 

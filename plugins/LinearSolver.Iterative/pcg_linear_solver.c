@@ -215,6 +215,32 @@ static const st_linsolver_ops pcg_ops = {
     .solve = pcg_solve,
 };
 
+/* Checkpoints: the refresh schedule is saved. A preconditioner that is not
+ * rebuilt at every step holds a factor of an earlier matrix, which a
+ * checkpoint does not store: writing one is refused rather than resuming
+ * with a different preconditioner (and so different iterates). */
+static st_status pcg_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    if (!st_checkpoint_reading(ck) && apply_precond(s) &&
+        (s->system || !s->build_precond || s->update_step != 1))
+        return st_component_error(self, "update_step", err, ST_EINVAL,
+                                  "a checkpoint cannot hold the preconditioner's factor of an "
+                                  "earlier step (update_step %u, build_precond %s%s): a resumed "
+                                  "run would not be bit-identical; checkpoint with update_step 1",
+                                  s->update_step, s->build_precond ? "true" : "false",
+                                  s->system ? ", a PreconditionedMatrixFreeSystem" : "");
+    ST_TRY(st_checkpoint_data(ck, &s->first, sizeof s->first, err));
+    ST_TRY(st_checkpoint_data(ck, &s->next_refresh, sizeof s->next_refresh, err));
+    ST_TRY(st_checkpoint_data(ck, &s->counter, sizeof s->counter, err));
+    return st_checkpoint_data(ck, &s->nbuilds, sizeof s->nbuilds, err);
+}
+
+static const st_checkpoint_ops pcg_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = pcg_checkpoint,
+};
+
 const st_class pcg_linear_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "PCGLinearSolver",
@@ -225,6 +251,7 @@ const st_class pcg_linear_solver_class = {
     .init = pcg_init,
     .cleanup = pcg_cleanup,
     .linsolver = &pcg_ops,
+    .checkpoint = &pcg_checkpoint_ops,
 };
 
 const st_class shewchuk_pcg_linear_solver_class = {
@@ -238,4 +265,5 @@ const st_class shewchuk_pcg_linear_solver_class = {
     .init = pcg_init,
     .cleanup = pcg_cleanup,
     .linsolver = &pcg_ops,
+    .checkpoint = &pcg_checkpoint_ops,
 };

@@ -275,6 +275,25 @@ static const st_odesolver_ops bdf_ops = {
     .solve = bdf_solve,
 };
 
+/* Checkpoints: the history vectors are system scratch vectors (saved by the
+ * kernel); the step times, counters and coefficients are saved here. */
+static st_status bdf_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    bdf_solver *s = (bdf_solver *)self;
+    ST_TRY(st_checkpoint_data(ck, s->times, sizeof s->times, err));
+    ST_TRY(st_checkpoint_data(ck, &s->ntimes, sizeof s->ntimes, err));
+    ST_TRY(st_checkpoint_data(ck, &s->nsolves, sizeof s->nsolves, err));
+    ST_TRY(st_checkpoint_data(ck, s->a, sizeof s->a, err));
+    ST_TRY(st_checkpoint_data(ck, s->b, sizeof s->b, err));
+    ST_TRY(st_checkpoint_data(ck, &s->cur_order, sizeof s->cur_order, err));
+    return st_checkpoint_data(ck, &s->dt, sizeof s->dt, err);
+}
+
+static const st_checkpoint_ops bdf_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = bdf_checkpoint,
+};
+
 const st_class bdf_ode_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "BDFOdeSolver",
@@ -286,4 +305,5 @@ const st_class bdf_ode_solver_class = {
     .init = bdf_init,
     .reset = bdf_reset,
     .odesolver = &bdf_ops,
+    .checkpoint = &bdf_checkpoint_ops,
 };
