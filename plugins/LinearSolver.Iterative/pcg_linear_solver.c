@@ -39,6 +39,14 @@ typedef struct pcg_solver {
     bool first;
     unsigned next_refresh; /* SOFA's next_refresh_step */
     unsigned counter;      /* the system's assembly counter */
+    /* The state the preconditioner was last built at, for checkpoints: x
+     * and v are system scratch vectors (saved by the kernel), the factors
+     * and time are saved by pcg_checkpoint. After a resume the
+     * preconditioner is rebuilt there before the first solve. */
+    double *bx, *bv;
+    double *tx, *tv, *tf;  /* own memory: the current state while rebuilding */
+    double bmf, bbf, bkf, btime;
+    bool built, pending;
 } pcg_solver;
 
 static const st_field pcg_fields[] = {
@@ -113,7 +121,42 @@ static st_status pcg_bind(st_component *self, st_system *sys, st_error *err)
     ST_TRY(st_system_vec_alloc(sys, &s->s, err));
     s->first = true;
     s->counter = s->system ? s->system->assembling_rate : 0;
+    if (s->preconditioner) {
+        ST_TRY(st_system_xvec_alloc(sys, &s->bx, err));
+        ST_TRY(st_system_vec_alloc(sys, &s->bv, err));
+        st_free(s->tx);
+        st_free(s->tv);
+        st_free(s->tf);
+        s->tx = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
+        s->tv = st_malloc((sys->size_all ? sys->size_all : 1) * sizeof(double));
+        s->tf = st_malloc((sys->size_all ? sys->size_all : 1) * sizeof(double));
+        if (!s->tx || !s->tv || !s->tf)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
     return ST_OK;
+}
+
+/* After a resume: builds the preconditioner again at the state, factors and
+ * time it was built at before the checkpoint (so that its factor is the same
+ * to the bit), then puts the current state back and computes the forces
+ * there again, so that the force fields' kept state (rotations, directions)
+ * is the current one. */
+static st_status rebuild_saved(pcg_solver *s, st_system *sys, st_error *err)
+{
+    memcpy(s->tx, sys->x, sys->xsize_all * sizeof(double));
+    memcpy(s->tv, sys->v, sys->size_all * sizeof(double));
+    double t = sys->mp.time;
+    memcpy(sys->x, s->bx, sys->xsize_all * sizeof(double));
+    memcpy(sys->v, s->bv, sys->size_all * sizeof(double));
+    sys->mp.time = s->btime;
+    st_system_compute_force(sys, s->tf, sys->x, sys->v);
+    st_status st = s->preconditioner->cls->linsolver->set_system(s->preconditioner, sys, s->bmf,
+                                                                 s->bbf, s->bkf, err);
+    memcpy(sys->x, s->tx, sys->xsize_all * sizeof(double));
+    memcpy(sys->v, s->tv, sys->size_all * sizeof(double));
+    sys->mp.time = t;
+    st_system_compute_force(sys, s->tf, sys->x, sys->v);
+    return st;
 }
 
 /* Whether this system's preconditioner matrix is built (SOFA's schedule). */
@@ -151,10 +194,23 @@ static st_status pcg_set_system(st_component *self, st_system *sys, double mf, d
     if (s->op.sys != sys || !s->r)
         return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
     ST_TRY(iter_op_set(&s->op, mf, bf, kf, err));
+    if (s->pending && apply_precond(s)) {
+        s->pending = false;
+        ST_TRY(rebuild_saved(s, sys, err));
+    }
     if (apply_precond(s) && refresh_due(s)) {
         ST_TRY(s->preconditioner->cls->linsolver->set_system(s->preconditioner, sys, mf, bf, kf,
                                                              err));
         s->nbuilds++;
+        if (s->bx) {
+            memcpy(s->bx, sys->x, sys->xsize_all * sizeof(double));
+            memcpy(s->bv, sys->v, sys->size_all * sizeof(double));
+            s->bmf = mf;
+            s->bbf = bf;
+            s->bkf = kf;
+            s->btime = sys->mp.time;
+            s->built = true;
+        }
     }
     return ST_OK;
 }
@@ -206,7 +262,15 @@ static st_status pcg_solve(st_component *self, st_system *sys, double *x, const 
     return ST_OK;
 }
 
-static void pcg_cleanup(st_component *self) { iter_op_free(&((pcg_solver *)self)->op); }
+static void pcg_cleanup(st_component *self)
+{
+    pcg_solver *s = (pcg_solver *)self;
+    iter_op_free(&s->op);
+    st_free(s->tx);
+    st_free(s->tv);
+    st_free(s->tf);
+    s->tx = s->tv = s->tf = NULL;
+}
 
 static const st_linsolver_ops pcg_ops = {
     .struct_size = sizeof(st_linsolver_ops),
@@ -215,25 +279,27 @@ static const st_linsolver_ops pcg_ops = {
     .solve = pcg_solve,
 };
 
-/* Checkpoints: the refresh schedule is saved. A preconditioner that is not
- * rebuilt at every step holds a factor of an earlier matrix, which a
- * checkpoint does not store: writing one is refused rather than resuming
- * with a different preconditioner (and so different iterates). */
+/* Checkpoints: the refresh schedule, and where the preconditioner was last
+ * built (factors and time; x and v are system scratch vectors, which the
+ * kernel saves), so that a resumed run rebuilds the same stale factor. */
 static st_status pcg_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
 {
     pcg_solver *s = (pcg_solver *)self;
-    if (!st_checkpoint_reading(ck) && apply_precond(s) &&
-        (s->system || !s->build_precond || s->update_step != 1))
-        return st_component_error(self, "update_step", err, ST_EINVAL,
-                                  "a checkpoint cannot hold the preconditioner's factor of an "
-                                  "earlier step (update_step %u, build_precond %s%s): a resumed "
-                                  "run would not be bit-identical; checkpoint with update_step 1",
-                                  s->update_step, s->build_precond ? "true" : "false",
-                                  s->system ? ", a PreconditionedMatrixFreeSystem" : "");
     ST_TRY(st_checkpoint_data(ck, &s->first, sizeof s->first, err));
     ST_TRY(st_checkpoint_data(ck, &s->next_refresh, sizeof s->next_refresh, err));
     ST_TRY(st_checkpoint_data(ck, &s->counter, sizeof s->counter, err));
-    return st_checkpoint_data(ck, &s->nbuilds, sizeof s->nbuilds, err);
+    ST_TRY(st_checkpoint_data(ck, &s->nbuilds, sizeof s->nbuilds, err));
+    double f[4] = {s->bmf, s->bbf, s->bkf, s->btime};
+    ST_TRY(st_checkpoint_data(ck, f, sizeof f, err));
+    ST_TRY(st_checkpoint_data(ck, &s->built, sizeof s->built, err));
+    if (st_checkpoint_reading(ck)) {
+        s->bmf = f[0];
+        s->bbf = f[1];
+        s->bkf = f[2];
+        s->btime = f[3];
+        s->pending = s->built && s->bx;
+    }
+    return ST_OK;
 }
 
 static const st_checkpoint_ops pcg_checkpoint_ops = {
