@@ -28,11 +28,7 @@ static inline void fem_add_block(st_matrix *m, const st_mstate *ms, unsigned a, 
 
 /* ---- 3x3 algebra, row-major double[9] ---- */
 
-static inline double fem_det3(const double m[9])
-{
-    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-           m[2] * (m[3] * m[7] - m[4] * m[6]);
-}
+static inline double fem_det3(const double m[9]) { return st_m3_det(m); }
 static inline void fem_transpose3(double t[9], const double m[9])
 {
     for (int i = 0; i < 3; i++)

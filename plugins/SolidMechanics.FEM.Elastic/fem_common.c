@@ -15,22 +15,7 @@ void fem_normalize(double v[3])
         v[0] /= n, v[1] /= n, v[2] /= n;
 }
 
-bool fem_invert3(double inv[9], const double m[9])
-{
-    double d = fem_det3(m);
-    if (d == 0.0)
-        return false;
-    inv[0] = (m[4] * m[8] - m[5] * m[7]) / d;
-    inv[1] = (m[2] * m[7] - m[1] * m[8]) / d;
-    inv[2] = (m[1] * m[5] - m[2] * m[4]) / d;
-    inv[3] = (m[5] * m[6] - m[3] * m[8]) / d;
-    inv[4] = (m[0] * m[8] - m[2] * m[6]) / d;
-    inv[5] = (m[2] * m[3] - m[0] * m[5]) / d;
-    inv[6] = (m[3] * m[7] - m[4] * m[6]) / d;
-    inv[7] = (m[1] * m[6] - m[0] * m[7]) / d;
-    inv[8] = (m[0] * m[4] - m[1] * m[3]) / d;
-    return true;
-}
+bool fem_invert3(double inv[9], const double m[9]) { return st_m3_inverse(inv, m) != 0.0; }
 
 bool fem_invert4(double inv[16], const double m[16])
 {
