@@ -510,10 +510,10 @@ static bool types_compatible(st_type a, st_type b)
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))
         return true;
-    /* Element lists of the same width are interchangeable (quads/tetrahedra). */
-    return st_type_width(a) == st_type_width(b) && a >= ST_T_UINTS && a <= ST_T_HEXAS &&
-           b >= ST_T_UINTS && b <= ST_T_HEXAS && a != ST_T_VEC3S && b != ST_T_VEC3S &&
-           a != ST_T_REALS && b != ST_T_REALS;
+    /* Index and element lists link into each other (SOFA goes through their
+     * text: "@roi.trianglesInROI" into an index list flattens the
+     * triangles; the copy checks the count makes whole elements). */
+    return st__type_is_index_list(a) && st__type_is_index_list(b);
 }
 
 /* A link path from c: SOFA's "[k]" names the object k places from c in
@@ -676,6 +676,18 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     st_cinfo *ci = st__cinfo(c);
     if (ci->src && !ci->src_done)
         ST_TRY(resolve_src(c, err));
+    /* A link field whose default is a path ("@../", SOFA's mapping input)
+     * follows it when the scene leaves the field unset. */
+    for (size_t i = 0; i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        st_fstate *fs = &ci->fs[i];
+        if (f->type == ST_T_LINK && !fs->link && !fs->set && f->def && f->def[0] == '@' &&
+            !*(st_component **)((char *)c + f->offset)) {
+            fs->link = st_strdup(f->def + 1);
+            if (!fs->link)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+        }
+    }
     for (size_t i = 0; i < ci->nfields; i++)
         if (ci->fs[i].link && !ci->fs[i].parent) {
             st__data_changed(ci->rt);

@@ -72,6 +72,11 @@ static unsigned value_width(const st_field *f, const void *dst)
     return st__state_width(c, f->type);
 }
 
+bool st__type_is_index_list(st_type t)
+{
+    return t == ST_T_UINTS || (t >= ST_T_EDGES && t <= ST_T_HEXAS);
+}
+
 static const type_info *tinfo(st_type t)
 {
     if ((unsigned)t >= ST_T_TYPE_COUNT || !types[t].name)
@@ -818,6 +823,22 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
      * their points have the same size: never a Rigid3d coordinate read as
      * vec3 values. */
     unsigned dw = value_width(f, dst), sw = sf ? value_width(sf, src) : dw;
+    if (sw != dw && sf && st__type_is_index_list(f->type) && st__type_is_index_list(sf->type)) {
+        /* Index lists of different widths (SOFA converts them through their
+         * text: "@roi.trianglesInROI" into an index list gives the
+         * triangles' vertices in order); the count must make whole
+         * elements of the destination. */
+        size_t scalars = a->n * sw;
+        if (scalars % dw)
+            return st_error_set(err, ST_ELINK,
+                                "the source holds %zu indices, not a whole number of %s (%u "
+                                "each) for field '%s'",
+                                scalars, st_type_name(f->type), dw, f->name);
+        ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
+        if (scalars)
+            memcpy(d->p, a->p, scalars * ti->esize);
+        return ST_OK;
+    }
     if (sw != dw)
         return st_error_set(err, ST_ELINK,
                             "the source holds %u values per point, field '%s' takes %u (different "

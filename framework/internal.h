@@ -90,9 +90,11 @@ st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_er
 st_status st__field_set_default(const st_field *f, void *dst, st_error *err);
 /* Frees what a field owns. */
 void st__field_free(const st_field *f, void *dst);
-/* Copies src into dst (both of f's type). */
+/* True for the unsigned lists: indices (ST_T_UINTS) and the element lists. */
+bool st__type_is_index_list(st_type t);
 /* Copies src (a value of field sf, which may be NULL: same as f) into dst
- * (a value of f); real arrays of different widths copy whole tuples. */
+ * (a value of f); real arrays of different widths copy whole tuples, index
+ * lists of different widths are flattened and regrouped. */
 st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const void *src,
                          st_error *err);
 /* Formats a field value as scene text into buf (truncated with "..."). */

@@ -99,6 +99,44 @@ Test(mapping, identity_bad_links)
     cr_assert(strstr(err.msg, "input"), "%s", err.msg);
 }
 
+/* SOFA's defaults: input "@../" (the parent node's MechanicalObject), output
+ * "@./" (this node's). */
+Test(mapping, input_and_output_default_to_parent_and_own_state)
+{
+    st_scene *s = topo_scene(&T, HEAD "  children:\n"
+                                      "    - name: body\n"
+                                      "      objects:\n"
+                                      "        - EulerExplicitSolver: {symplectic: true}\n"
+                                      "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0]]}\n"
+                                      "        - UniformMass: {totalMass: 2}\n"
+                                      "      children:\n"
+                                      "        - name: copy\n"
+                                      "          objects:\n"
+                                      "            - MechanicalObject: {name: out}\n"
+                                      "            - IdentityMapping: {name: map}\n");
+    st_component *map = topo_get(s, "/body/copy/map");
+    st_mstate *in = (st_mstate *)topo_get(s, "/body/dofs");
+    st_mstate *out = (st_mstate *)topo_get(s, "/body/copy/out");
+    cr_assert_eq(map->cls->mapping->input(map), in);
+    cr_assert_eq(map->cls->mapping->output(map), out);
+    cr_assert_eq(out->position.n, 2);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    cr_assert_lt(in->position.r[1], 0.0);
+    cr_assert_eq(out->position.r[1], in->position.r[1]);
+    st_scene_destroy(&s);
+    /* No state in the parent: the default names what it looked for. */
+    memset(&err, 0, sizeof err);
+    cr_assert_neq(topo_scene_fails(&T, HEAD "  children:\n"
+                                            "    - name: copy\n"
+                                            "      objects:\n"
+                                            "        - MechanicalObject: {name: out}\n"
+                                            "        - IdentityMapping: {name: map}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "input") && strstr(err.msg, "MechanicalObject"), "%s", err.msg);
+}
+
 Test(mapping, visual_components_keep_their_data)
 {
     st_error err = {0};

@@ -177,6 +177,40 @@ Test(roi, outputs_recompute_when_an_input_changes)
     st_scene_destroy(&s);
 }
 
+/* Index lists of different widths link into each other as SOFA's text
+ * conversion does: triangles into an index list flatten, an index list into
+ * triangles regroups, and a count that is not whole elements is refused. */
+Test(roi, index_lists_link_across_widths)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, BEAM, "");
+    char full[4096];
+    snprintf(full, sizeof full,
+             "%s    - RequiredPlugin: {pluginName: Sofa.Component.Constraint.Projective}\n"
+             "    - FixedProjectiveConstraint: {name: fix, indices: \"@box.trianglesInROI\"}\n"
+             "    - BoxROI: {name: back, box: \"-9 -9 -9 9 9 9\", triangles: \"@fix.indices\"}\n",
+             yaml);
+    st_scene *s = topo_scene(&T, full);
+    const st_array *tri = topo_arr(topo_get(s, "box"), "trianglesInROI");
+    const st_array *idx = topo_arr(topo_get(s, "fix"), "indices");
+    cr_assert_eq(tri->n, 18);
+    cr_assert_eq(idx->n, 54);
+    for (size_t i = 0; i < 54; i++)
+        cr_assert_eq(idx->u[i], tri->u[i], "index %zu", i);
+    const st_array *back = topo_arr(topo_get(s, "back"), "trianglesInROI");
+    cr_assert_eq(back->n, 18);
+    for (size_t i = 0; i < 54; i++)
+        cr_assert_eq(back->u[i], tri->u[i], "regrouped index %zu", i);
+    st_scene_destroy(&s);
+
+    snprintf(full, sizeof full,
+             "%s    - BoxROI: {name: odd, box: \"-9 -9 -9 9 9 9\", triangles: \"@box.indices\"}\n",
+             yaml);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, full, &err), ST_OK);
+    cr_assert(strstr(err.msg, "16 indices") && strstr(err.msg, "triangles"), "%s", err.msg);
+}
+
 Test(roi, bad_values_are_errors)
 {
     st_error err = {0};

@@ -32,14 +32,16 @@ void map_head_touch_visual(map_head *h);
 /* Field entries of the head for instance struct S whose first member is
  * `map_head h`: input, output and SOFA's switches. */
 #define MAP_HEAD_FIELDS(S)                                                                         \
-    {"input", ST_T_LINK, offsetof(S, h.input) + ST_FIELD_CHECK_(S, h.input, st_component *), NULL, \
-     "Input object to map", ST_F_REQUIRED, NULL, ST_LINK_STATE, 0.0, 0.0},                        \
+    {"input", ST_T_LINK, offsetof(S, h.input) + ST_FIELD_CHECK_(S, h.input, st_component *), "@../", \
+     "Input object to map (default: the parent node's MechanicalObject)", 0, NULL, ST_LINK_STATE, \
+     0.0, 0.0},                                                                                    \
         MAP_OUTPUT_FIELDS(S)
 
 /* The same without "input" (multi-mappings declare their own). */
 #define MAP_OUTPUT_FIELDS(S)                                                                       \
     {"output", ST_T_LINK, offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *),   \
-     NULL, "Output object to map", ST_F_REQUIRED, NULL, ST_LINK_ANY, 0.0, 0.0},                   \
+     "@./", "Output object to map (default: this node's MechanicalObject)", 0, NULL, ST_LINK_ANY, \
+     0.0, 0.0},                                                                                    \
         ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
                 "Are forces mapped ? (false: the output's forces and masses do not act on the "   \
                 "input)"),                                                                         \
