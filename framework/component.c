@@ -824,7 +824,15 @@ st_mstate *st_component_mstate(const st_component *c)
         if (t && st__is_mstate(t))
             return (st_mstate *)t;
     }
-    return c->node ? st_node_mstate(c->node) : NULL;
+    /* SOFA's context state: the node's, else the nearest ancestor's (a
+     * force field in a child node that only holds a topology acts on the
+     * parent's MechanicalObject). */
+    for (const st_node *n = c->node; n; n = n->parent) {
+        st_mstate *ms = st_node_mstate(n);
+        if (ms)
+            return ms;
+    }
+    return NULL;
 }
 
 /* ---- state types ---- */
@@ -893,7 +901,7 @@ static st_component *acted_state(const st_component *c)
                 return t;
         }
     }
-    return c->node ? (st_component *)st_node_mstate(c->node) : NULL;
+    return (st_component *)st_component_mstate(c);
 }
 
 static bool class_supports(const st_class *k, const st_state_type *t)

@@ -375,11 +375,23 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
                     state = n->objects[i];
                     nstates++;
                 }
+            /* No MechanicalObject: a visual model with positions (an
+             * OglModel), which SOFA's State lookup also finds. */
+            for (size_t i = 0; !nstates && i < n->nobjects; i++) {
+                const st_component *o = n->objects[i];
+                const st_field *pf = st_component_field(o, "position");
+                if (o->cls->category && !strcmp(o->cls->category, "Visual") && pf &&
+                    pf->type == ST_T_VEC3S) {
+                    state = n->objects[i];
+                    nstates = 1;
+                }
+            }
             char np[ST_ERROR_PATH_MAX];
             if (nstates != 1)
                 return st_error_set(err, ST_ELINK,
                                     "'@%s' names the node %s, not a component (a node stands for "
-                                    "its MechanicalObject, and it has %zu)",
+                                    "its MechanicalObject, or else its visual model, and it has "
+                                    "%zu MechanicalObjects)",
                                     path, st_node_path(n, np, sizeof np), nstates);
             *out = state;
             return ST_OK;

@@ -299,6 +299,23 @@ static void build_object(st_report *r, st_node *node, const st_dobj *o, const ch
         st__report_at(r, ST_ESCENE, o->mark, node_path, "%s", amb);
         return;
     }
+    if (!cls && is_xml_mark(o->mark)) {
+        /* SOFA's runSofa has its installed components at hand: a SOFA scene
+         * that uses a class without its RequiredPlugin works there, with a
+         * warning. The same here for .scn/.xml scenes (YAML scenes say what
+         * they load). */
+        char plugin[256];
+        st_error le = {0};
+        if (st_runtime_which_plugin(r->rt, o->type, plugin, sizeof plugin) &&
+            st_runtime_load_plugin(r->rt, plugin, &le) == ST_OK) {
+            cls = st_registry_find(st_runtime_registry(r->rt), o->type);
+            if (cls)
+                st__log(r->rt, ST_LOG_WARNING, o->mark, node_path,
+                        "%s is provided by plugin %s, which the scene does not require: loaded "
+                        "it, as SOFA does; add <RequiredPlugin name=\"%s\"/> to the scene",
+                        o->type, plugin, plugin);
+        }
+    }
     if (!cls) {
         unknown_component(r, o->type, o->mark, node_path, is_xml_mark(o->mark));
         return;

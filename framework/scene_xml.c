@@ -579,9 +579,14 @@ static void merge_nodes(xreader *x, st_dnode *dst, const st_dnode *src)
     }
 }
 
-static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, const char *path)
+/* Reads the file an <include> names (href), or, for an object element
+ * whose class nobody provides, SOFA's replacement file (as_href,
+ * "Objects/<class>.xml"). */
+static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, const char *path,
+                         const char *as_href)
 {
-    xmlChar *href = xmlGetNoNsProp(e->el, (const xmlChar *)"href");
+    xmlChar *href = as_href ? xmlStrdup((const xmlChar *)as_href)
+                            : xmlGetNoNsProp(e->el, (const xmlChar *)"href");
     st_mark km, vm;
     attr_marks(f, e, "href", &km, &vm);
     if (!href || !href[0]) {
@@ -632,9 +637,29 @@ static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, con
 
 /* ---- the tree ---- */
 
+/* SOFA's XML reader replaces an object whose class no factory knows by
+ * the file "Objects/<class>.xml" of its data path (BoxConstraint: a BoxROI
+ * and a FixedProjectiveConstraint), read as an <include> whose attributes
+ * are the element's. True, with its name in buf, when that applies. */
+static bool replacement_file(xreader *x, const xfile *f, const char *cls, char *buf, size_t size)
+{
+    st_runtime *rt = x->scene->rt;
+    char plugin[256];
+    if (!rt || st_registry_find(st_runtime_registry(rt), cls) ||
+        st_runtime_which_plugin(rt, cls, plugin, sizeof plugin))
+        return false;
+    if ((size_t)snprintf(buf, size, "Objects/%s.xml", cls) >= size)
+        return false;
+    char dir[4096], found[4096], tried[256];
+    bool not_regular = false;
+    return st__data_find(st__dir_of(f->name, dir, sizeof dir), NULL, buf, found, sizeof found,
+                         tried, sizeof tried, &not_regular);
+}
+
 static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
                           const char *path, int depth)
 {
+    char repl[320];
     for (xmlNode *c = parent->children; c && !st__report_stopped(x->r); c = c->next) {
         if (c->type != XML_ELEMENT_NODE)
             continue;
@@ -648,7 +673,9 @@ static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
         if (!strcmp(tag, "Node"))
             read_node(x, f, &e, dn, path, depth + 1, NULL);
         else if (!strcmp(tag, "include"))
-            read_include(x, f, &e, dn, path);
+            read_include(x, f, &e, dn, path, NULL);
+        else if (replacement_file(x, f, tag, repl, sizeof repl))
+            read_include(x, f, &e, dn, path, repl);
         else {
             read_object(x, f, &e, dn, path);
             /* Elements inside an object are not part of SOFA's grammar. */

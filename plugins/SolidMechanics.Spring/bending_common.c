@@ -119,7 +119,7 @@ st_status bending_elements(st_component *self, st_component **topology, st_mstat
 {
     memset(ee, 0, sizeof *ee);
     *elems = NULL;
-    *ms = st_node_mstate(self->node);
+    *ms = st_component_mstate(self);
     if (!*ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in the node (%s needs one)",

@@ -46,7 +46,7 @@ st_status springs_link_state(st_component *self, st_component *link, const char 
         *out = (st_mstate *)link;
         return ST_OK;
     }
-    *out = st_node_mstate(self->node);
+    *out = st_component_mstate(self);
     if (!*out)
         return st_component_error(self, field, err, ST_ESCENE,
                                   "no MechanicalObject for '%s': link one or add one to the node",

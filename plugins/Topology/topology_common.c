@@ -559,11 +559,38 @@ st_status topo_mesh_derive(topo *t, st_error *err)
 
 /* ---- copying from a loader ("src") ---- */
 
+/* A topology as src (SOFA scenes give a grid as a container's src): its
+ * lists as the topology role computes them (a grid's are not fields). */
+static st_status copy_from_topology(topo *t, const st_field *mine, st_error *err)
+{
+    const st_topology_ops *ops = t->src->cls->topology;
+    st_array *to = st_component_field_ptr(&t->base, mine);
+    if (mine->type == ST_T_VEC3S) {
+        size_t n = ops->nb_points ? ops->nb_points(t->src) : 0;
+        if (!n)
+            return ST_OK;
+        ST_TRY(st_array_resize(to, ST_T_VEC3S, n, err));
+        for (size_t i = 0; i < n; i++)
+            ops->get_point(t->src, i, to->r + 3 * i);
+    } else {
+        const st_array *from = ops->elements ? ops->elements(t->src, mine->type) : NULL;
+        if (!from || !from->n)
+            return ST_OK;
+        unsigned w = st_type_width(mine->type);
+        ST_TRY(st_array_resize(to, mine->type, from->n, err));
+        memcpy(to->p, from->p, from->n * w * sizeof(unsigned));
+    }
+    st_component_touch(&t->base, mine);
+    return ST_OK;
+}
+
 static st_status copy_list(topo *t, const char *name, st_error *err)
 {
     if (!t->src || st_component_is_set(&t->base, name))
         return ST_OK;
     const st_field *mine = field_of(t, name);
+    if (mine && t->src->cls->topology)
+        return copy_from_topology(t, mine, err);
     const st_field *theirs = st_component_field(t->src, name);
     if (!mine || !theirs || theirs->type != mine->type)
         return ST_OK;

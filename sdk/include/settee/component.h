@@ -150,7 +150,8 @@ ST_API const char *st_component_path(const st_component *c, char *buf, size_t si
 ST_API const char *st_component_plugin(const st_component *c);
 
 /* The mechanical state a single-state component acts on: its "mstate" link
- * when it has one, else the MechanicalObject of its node. NULL if none. */
+ * when it has one, else the MechanicalObject of its node, else (SOFA's
+ * context state) that of the nearest ancestor node. NULL if none. */
 ST_API st_mstate *st_component_mstate(const st_component *c);
 
 /* The state type of a component, resolved by the kernel before init (see
