@@ -254,6 +254,18 @@ static void check_jacobian(st_system *sys, st_component *ff, double tol)
     (void)sys;
 }
 
+/* The LinearSmallStrainFEMForceField named A of s: add_dforce and K equal
+ * the finite-difference Jacobian at a fixed random perturbation of the rest
+ * state (1e-6 relative). */
+static void check_small_strain_perturbed(st_scene *s)
+{
+    st_system *sys = s->systems[0];
+    unsigned seed = 3;
+    for (size_t i = 0; i < sys->xsize; i++)
+        sys->x[i] += 0.05 * rnd(&seed);
+    check_jacobian(sys, fem_find(s, "A", "LinearSmallStrainFEMForceField"), 1e-6);
+}
+
 /* LinearSmallStrain: add_dforce and K equal the finite-difference Jacobian
  * at a random deformed state (tetrahedra and hexahedra). */
 Test(fem_newframework, small_strain_jacobian)
@@ -267,11 +279,7 @@ Test(fem_newframework, small_strain_jacobian)
                         "youngModulus='1000' poissonRatio='0.3'/>",
                  tetra ? "Tetrahedron" : "Hexahedron");
         st_scene *s = load_grid(&t, tetra, false, obj);
-        st_system *sys = s->systems[0];
-        unsigned seed = 3;
-        for (size_t i = 0; i < sys->xsize; i++)
-            sys->x[i] += 0.05 * rnd(&seed);
-        check_jacobian(sys, fem_find(s, "A", "LinearSmallStrainFEMForceField"), 1e-6);
+        check_small_strain_perturbed(s);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -880,11 +888,7 @@ Test(fem_newframework, element_types_small_strain_jacobian)
         st_scene *s = load_case(&t, &m, "0 0 0",
                                 "<LinearSmallStrainFEMForceField name='A' template='%s' " MAT
                                 "/>");
-        st_system *sys = s->systems[0];
-        unsigned seed = 3;
-        for (size_t i = 0; i < sys->xsize; i++)
-            sys->x[i] += 0.05 * rnd(&seed);
-        check_jacobian(sys, fem_find(s, "A", "LinearSmallStrainFEMForceField"), 1e-6);
+        check_small_strain_perturbed(s);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
