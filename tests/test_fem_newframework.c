@@ -1,6 +1,16 @@
 /* test_fem_newframework.c - SOFA's element framework:
- * LinearSmallStrainFEMForceField and CorotationalFEMForceField on
- * tetrahedra and hexahedra, FEMMass with NodalMassDensity.
+ * LinearSmallStrainFEMForceField and CorotationalFEMForceField on every
+ * element type SOFA registers (tetrahedra and hexahedra; edges in Vec1d,
+ * Vec2d, Vec3d; triangles and quads in Vec2d, Vec3d; prisms, pyramids),
+ * FEMMass with NodalMassDensity.
+ *
+ * Other element types: the patch test (interior residual, and u . f equal
+ * to twice the exact strain energy of the constant stress, 1e-11),
+ * corotational rigid-motion invariance for every rotation method, finite-
+ * difference Jacobians (1e-6), FEMMass totals rho x measure (1e-12),
+ * TriangleFEMForceField small (plane stress = Vec2d, plane strain = Vec3d)
+ * and large (= corotational Vec3d,Triangle), MeshMatrixMass's lumped masses
+ * on triangles and quads, SOFA's FiniteElement_test identities.
  *
  * Checked: LinearSmallStrain on tetrahedra equals TetrahedronFEMForceField
  * method small (both are V B^T C B) to round-off; the hexahedral patch test;
@@ -1110,4 +1120,48 @@ Test(fem_newframework, no_template_is_edges)
     cr_assert_eq(a->ne, edges->n, "%zu edge elements, topology %zu", a->ne, edges->n);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* The forces (3 per vertex) of the force field named A in the Vec3d
+ * triangle case at the rest shape rigidly moved (rigid_move) plus a fixed
+ * displacement of amplitude amp. */
+static void moved_triangle_forces(const char *obj, const char *cls, double amp, double *out)
+{
+    mesh_case m;
+    tri_case(&m, 3);
+    test_rt t;
+    fem_open_rt(&t);
+    st_scene *s = load_case(&t, &m, "0 0 0", obj);
+    st_system *sys = s->systems[0];
+    size_t n = sys->xsize;
+    double *x = malloc(n * sizeof *x);
+    rigid_move(&m, sys->x, x);
+    unsigned seed = 17;
+    for (size_t i = 0; i < n; i++)
+        x[i] += amp * rnd(&seed);
+    forces_at(fem_find(s, "A", cls), sys, x, out);
+    free(x);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* CorotationalFEMForceField Vec3d,Triangle (rotation "triangle": x along
+ * the first edge, z normal, as TriangleFEMForceField's large method) against
+ * TriangleFEMForceField method large with planeStrain (the 3D Lame
+ * coefficients), after a large rigid rotation and a displacement of 1e-7:
+ * the same rotation, the same material; the older component's
+ * strain-displacement matrix of the current shape makes them agree to first
+ * order, 1e-6 relative. */
+Test(fem_newframework, corotational_triangle_vs_triangle_fem_large)
+{
+    double fa[27], fb[27];
+    moved_triangle_forces("<CorotationalFEMForceField name='A' template='%s' " MAT "/>",
+                          "CorotationalFEMForceField", 1e-7, fa);
+    moved_triangle_forces("<TriangleFEMForceField name='A' method='large' planeStrain='true' " MAT
+                          "/>",
+                          "TriangleFEMForceField", 1e-7, fb);
+    double fmax = max_abs(fb, 27);
+    cr_assert_gt(fmax, 1e-5);
+    for (int i = 0; i < 27; i++)
+        fem_near(fa[i], fb[i], 1e-6 * fmax, "Corotational Vec3d,Triangle vs TriangleFEM large");
 }
