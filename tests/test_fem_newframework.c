@@ -834,7 +834,8 @@ static void rigid_move(const mesh_case *m, const double *x0, double *x)
  * whose 3D elasticity tensor on in-element gradients penalizes them, it is
  * not, as in SOFA, and only add_dforce = K is checked). polar is left out on the edges, triangles and
  * quads of Vec3d states: their H = sum (x - c)(x0 - c0)^T is singular and
- * SOFA's polar decomposition (not the stable one) is undefined there. */
+ * SOFA's polar decomposition (not the stable one) returns H itself there,
+ * not a rotation (settee does the same and warns at init). */
 Test(fem_newframework, element_types_corotational_rigid_motion)
 {
     static const char *const meth[3] = {"", "stable_polar", "polar"};

@@ -219,6 +219,15 @@ static st_status parse_rotation(element_fem *s, st_error *err)
                                   "stable_polar, polar or identity%s%s",
                                   s->rotation_method, s->d, fe_kind_name(s->kind),
                                   frame ? " or " : "", frame ? frame : "");
+    if (s->rot == ROT_POLAR && s->d == 3 && fe_topo_dim(s->kind) < 3)
+        st_component_warn_field(&s->base, "rotationMethod",
+                                "polar on Vec3d,%s: the matrix H = sum (x - c)(x0 - c0)^T of "
+                                "an edge, triangle or quad is singular, and SOFA's polar "
+                                "decomposition then stops at its first step (\"zero "
+                                "determinant encountered\") and returns H itself, not a "
+                                "rotation; settee does the same. Use stable_polar%s",
+                                fe_kind_name(s->kind),
+                                frame ? " or the default, triangle" : " (the default)");
     return ST_OK;
 }
 
