@@ -3,15 +3,21 @@
  *         6 (N-1)^3 tetrahedra by Hexa2TetraTopologicalMapping,
  *         TetrahedronFEMForceField method large (E 3000, nu 0.3);
  *   hex - a beam of NX x NX x NZ cells over [0,1]^2 x [0,NZ/NX] (RegularGridTopology),
- *         HexahedronFEMForceField method large (E 3000, nu 0.3).
- * Both: UniformMass totalMass 1, the z = 0 face fixed (BoxROI +
- * FixedProjectiveConstraint), gravity -9.81 y, dt 0.01, EulerImplicitSolver
+ *         HexahedronFEMForceField method large (E 3000, nu 0.3);
+ *   beam - M cantilevers of 10 BeamFEMForceField beams each (10 M beams) between
+ *         Rigid3d frames 0.1 apart along x, the cantilevers 0.2 apart along z
+ *         (one EdgeSetTopologyContainer), radius 0.05, E 2e7, nu 0.3, as
+ *         scenes/beam_fem_rigid.yaml; the first frame of each fixed.
+ * All: UniformMass totalMass 1, the z = 0 face (beam: the first frames) fixed
+ * (BoxROI / indices + FixedProjectiveConstraint), gravity -9.81 y, dt 0.01,
+ * EulerImplicitSolver
  * (SOFA defaults) with CGLinearSolver (iterations 25, tolerance 1e-30 and
  * threshold 1e-30, so that every step runs exactly 25 iterations) or
  * SparseLDLSolver (CHOLMOD).
  *
  * Usage: bench_fem tet N [CG_STEPS [LDL_STEPS]]
  *        bench_fem hex NX NZ [CG_STEPS [LDL_STEPS]]
+ *        bench_fem beam M [CG_STEPS [LDL_STEPS]]
  * (defaults: 6 CG steps, 3 LDL steps; LDL_STEPS 0 skips the direct solver).
  *
  * Printed, one key=value line per solver:
@@ -75,6 +81,18 @@ static const char cg_yaml[] =
 static const char ldl_yaml[] =
     "SparseLDLSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d}";
 
+/* What every bench scene begins with, up to the body's solvers. */
+#define SCENE_HEAD                                                                                \
+    "format: settee/1\n"                                                                         \
+    "root:\n"                                                                                    \
+    "  gravity: [0, -9.81, 0]\n"                                                                 \
+    "  dt: 0.01\n"                                                                               \
+    "  objects:\n"                                                                               \
+    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"             \
+    "        LinearSolver.Iterative, Mass, Topology, Engine.Select,\n"                           \
+    "        Constraint.Projective, SolidMechanics.FEM.Elastic]}\n"                              \
+    "    - DefaultAnimationLoop: {}\n"
+
 /* The scene: tet (nx = ny = nz nodes, Hexa2Tetra) or hex (nx x nx x nz cells). */
 static st_status load(st_runtime *rt, bool tet, int nx, int nz, const char *solver,
                       st_scene **out, st_error *err)
@@ -99,15 +117,7 @@ static st_status load(st_runtime *rt, bool tet, int nx, int nz, const char *solv
         snprintf(body, sizeof body, "        - MechanicalObject: {name: dofs}\n        - %s\n",
                  grid);
     snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
-             "        LinearSolver.Iterative, Mass, Topology, Engine.Select,\n"
-             "        Constraint.Projective, SolidMechanics.FEM.Elastic]}\n"
-             "    - DefaultAnimationLoop: {}\n"
+             SCENE_HEAD
              "%s"
              "  children:\n"
              "    - name: Body\n"
@@ -122,6 +132,49 @@ static st_status load(st_runtime *rt, bool tet, int nx, int nz, const char *solv
              " youngModulus: 3000, poissonRatio: 0.3}\n",
              tet ? top : "", solver, body, tet ? "Tetrahedron" : "Hexahedron");
     ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_fem.yaml", out, err));
+    return st_scene_init(*out, err);
+}
+
+/* The beam scene: m cantilevers of 10 beams (11 Rigid3d frames each). */
+static st_status load_beam(st_runtime *rt, int m, const char *solver, st_scene **out,
+                           st_error *err)
+{
+    const size_t nn = 11 * (size_t)m, cap = 200 * nn + 4096;
+    char *y = malloc(cap);
+    if (!y)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t len = (size_t)snprintf(
+        y, cap,
+        SCENE_HEAD
+        "  children:\n"
+        "    - name: Body\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {}\n"
+        "        - %s\n"
+        "        - MechanicalObject:\n"
+        "            name: dofs\n"
+        "            template: Rigid3d\n"
+        "            position: [",
+        solver);
+    for (size_t i = 0; i < nn; i++)
+        len += (size_t)snprintf(y + len, cap - len, "%s%g, 0, %g, 0, 0, 0, 1", i ? ", " : "",
+                                0.1 * (double)(i % 11), 0.2 * (double)(i / 11));
+    len += (size_t)snprintf(y + len, cap - len,
+                            "]\n        - EdgeSetTopologyContainer:\n            edges: [");
+    for (size_t i = 0; i < nn; i++)
+        if (i % 11 != 10)
+            len += (size_t)snprintf(y + len, cap - len, "%s%zu, %zu", i ? ", " : "", i, i + 1);
+    len += (size_t)snprintf(y + len, cap - len,
+                            "]\n        - BeamFEMForceField: {name: fem, radius: 0.05,"
+                            " youngModulus: 2e7, poissonRatio: 0.3}\n"
+                            "        - UniformMass: {totalMass: 1}\n"
+                            "        - FixedProjectiveConstraint:\n            indices: [");
+    for (size_t i = 0; i < (size_t)m; i++)
+        len += (size_t)snprintf(y + len, cap - len, "%s%zu", i ? ", " : "", 11 * i);
+    snprintf(y + len, cap - len, "]\n");
+    st_status st = st_scene_load_string(rt, y, strlen(y), "bench_fem_beam.yaml", out, err);
+    free(y);
+    ST_TRY(st);
     return st_scene_init(*out, err);
 }
 
@@ -149,15 +202,22 @@ static timing time_force(const st_forcefield_ops *ops, st_component *ff, st_syst
     return best;
 }
 
-static int run(bool tet, int nx, int nz, bool ldl, int steps)
+enum { K_TET, K_HEX, K_BEAM };
+static const char *const kind_names[] = {"tet", "hex", "beam"};
+
+static int run(int kind, int nx, int nz, bool ldl, int steps)
 {
+    const bool tet = kind == K_TET;
     st_error err = {0};
     st_runtime *rt = NULL;
     st_scene *s = NULL;
     if (st_runtime_create(&rt, &err) != ST_OK)
         return fail("runtime", &err);
     double t_init = wall();
-    if (load(rt, tet, nx, nz, ldl ? ldl_yaml : cg_yaml, &s, &err) != ST_OK)
+    st_status ls = kind == K_BEAM ? load_beam(rt, nx, ldl ? "SparseLDLSolver: {name: ls}" : cg_yaml,
+                                              &s, &err)
+                                  : load(rt, tet, nx, nz, ldl ? ldl_yaml : cg_yaml, &s, &err);
+    if (ls != ST_OK)
         return fail("load", &err);
     t_init = wall() - t_init;
     st_mstate *ms = (st_mstate *)find(s, "dofs");
@@ -167,8 +227,9 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
         return 1;
     }
     st_system *sys = ms->system;
-    size_t ne = tet ? 6 * (size_t)(nx - 1) * (size_t)(nx - 1) * (size_t)(nx - 1)
-                    : (size_t)nx * (size_t)nx * (size_t)nz;
+    size_t ne = tet              ? 6 * (size_t)(nx - 1) * (size_t)(nx - 1) * (size_t)(nx - 1)
+                : kind == K_BEAM ? 10 * (size_t)nx
+                                 : (size_t)nx * (size_t)nx * (size_t)nz;
 
     /* Steps: the first apart, then the median of the others. */
     double tw[MAX_STEPS], tc[MAX_STEPS];
@@ -210,13 +271,15 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
     allocs += st_alloc_count() - a0;
 
     int finite = 1;
-    for (size_t i = 0; i < 3 * ms->n; i++)
+    const size_t cs = ms->type->coord_size;
+    for (size_t i = 0; i < cs * ms->n; i++)
         if (!isfinite(ms->position.r[i]))
             finite = 0;
-    /* The largest displacement from the rest shape: the body sags. */
+    /* The largest displacement from the rest shape (of the centres): the body sags. */
     double disp = 0;
-    for (size_t i = 0; i < 3 * ms->n && i < 3 * ms->rest_position.n; i++)
-        disp = fmax(disp, fabs(ms->position.r[i] - ms->rest_position.r[i]));
+    for (size_t i = 0; i < ms->n && i < ms->rest_position.n; i++)
+        for (int c = 0; c < 3; c++)
+            disp = fmax(disp, fabs(ms->position.r[cs * i + c] - ms->rest_position.r[cs * i + c]));
 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -226,7 +289,8 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
            "steps_per_s=%.2f steps_per_s_cpu=%.2f calls=%d "
            "add_force_ns=%.1f add_force_cpu_ns=%.1f add_dforce_ns=%.1f add_dforce_cpu_ns=%.1f "
            "step_allocs=%lu max_disp=%.3g finite=%s peak_rss_mb=%.1f\n",
-           tet ? "tet" : "hex", tet ? nx : nx + 1, tet ? nx : nx + 1, tet ? nx : nz + 1, ms->n,
+           kind_names[kind], tet ? nx : kind == K_BEAM ? 11 : nx + 1,
+           tet ? nx : kind == K_BEAM ? nx : nx + 1, tet ? nx : kind == K_BEAM ? 1 : nz + 1, ms->n,
            ne, ldl ? "ldl" : "cg", steps, t_init, 1e3 * first_w, 1e3 * first_c, 1e3 * step_w,
            1e3 * step_c, ph[0], ph[1], ph[2], ph[3], 1.0 / step_w, 1.0 / step_c, calls, 1e9 * tf.wall / (double)ne,
            1e9 * tf.cpu / (double)ne, 1e9 * td.wall / (double)ne, 1e9 * td.cpu / (double)ne,
@@ -242,23 +306,26 @@ static int run(bool tet, int nx, int nz, bool ldl, int steps)
 int main(int argc, char **argv)
 {
     const char *kind = argc > 1 ? argv[1] : "";
-    bool tet = strcmp(kind, "tet") == 0, hex = strcmp(kind, "hex") == 0;
-    int a = tet ? 3 : 4; /* first optional argument */
+    bool tet = strcmp(kind, "tet") == 0, hex = strcmp(kind, "hex") == 0,
+         beam = strcmp(kind, "beam") == 0;
+    int a = hex ? 4 : 3; /* first optional argument */
     int nx = argc > 2 ? atoi(argv[2]) : 0;
     int nz = hex && argc > 3 ? atoi(argv[3]) : nx;
     int cg_steps = argc > a ? atoi(argv[a]) : 6;
     int ldl_steps = argc > a + 1 ? atoi(argv[a + 1]) : 3;
-    if ((!tet && !hex) || nx < 2 || nz < 1 || (hex && argc < 4) || cg_steps < 2 ||
+    if ((!tet && !hex && !beam) || nx < (beam ? 1 : 2) || nz < 1 || (hex && argc < 4) || cg_steps < 2 ||
         cg_steps > MAX_STEPS || ldl_steps < 0 || ldl_steps == 1 || ldl_steps > MAX_STEPS) {
         fprintf(stderr, "usage: bench_fem tet N [CG_STEPS [LDL_STEPS]]\n"
                         "       bench_fem hex NX NZ [CG_STEPS [LDL_STEPS]]\n"
+                        "       bench_fem beam M [CG_STEPS [LDL_STEPS]]\n"
                         "       (steps 2 to %d; LDL_STEPS 0 skips SparseLDLSolver)\n",
                 MAX_STEPS);
         return 2;
     }
     setenv("SETTEE_THREADS", "1", 0);
-    int status = run(tet, nx, nz, false, cg_steps);
+    const int k = tet ? K_TET : hex ? K_HEX : K_BEAM;
+    int status = run(k, nx, nz, false, cg_steps);
     if (ldl_steps > 0)
-        status |= run(tet, nx, nz, true, ldl_steps);
+        status |= run(k, nx, nz, true, ldl_steps);
     return status;
 }

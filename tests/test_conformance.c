@@ -71,11 +71,7 @@ static const struct refusal {
     {"StandardTetrahedralFEMForceField",
      "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
     {"BDFOdeSolver", "SOFA's BDFOdeSolver needs a NewtonRaphsonSolver (Invalid without one)"},
-    {"LinearSmallStrainFEMForceField",
-     "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
-    {"CorotationalFEMForceField",
-     "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
-    {"FEMMass", "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
+    {"FEMMass", "no NodalMassDensity: SOFA's msg_error 'No nodal mass density component found'"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

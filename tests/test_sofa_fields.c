@@ -348,8 +348,8 @@ Test(sofa_fields, unsupported_values_are_refused)
     refused("        - MeshTopology: {filename: mesh/cube.obj}\n", "filename", "not supported");
     refused("        - TetrahedronSetTopologyContainer: {fileTopology: mesh/cube.msh}\n",
             "filename", "not supported");
-    refused("        - MeshTopology: {prisms: [0, 1, 2, 3, 0, 1]}\n", "prisms", "not supported");
-    refused("        - MeshTopology: {pyramids: [0, 1, 2, 3, 0]}\n", "pyramids", "not supported");
+    refused("        - MeshTopology: {prisms: [0, 1, 2, 3, 0]}\n", "prisms", "whole number");
+    refused("        - MeshTopology: {pyramids: [0, 1, 2, 3]}\n", "pyramids", "whole number");
     refused("        - TriangleSetTopologyContainer: {triangles: [0, 1, 2]}\n"
             "        - TriangleSetGeometryAlgorithms: {recomputeTrianglesOrientation: true}\n",
             "recomputeTrianglesOrientation", "not supported");

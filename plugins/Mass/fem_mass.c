@@ -1,12 +1,19 @@
 /* fem_mass.c - FEMMass: SOFA's finite-element mass (inertia and body force)
- * of tetrahedra or hexahedra, with the density of a NodalMassDensity.
+ * of SOFA's elements (Vec1d, Vec2d, Vec3d edges; Vec2d, Vec3d triangles and
+ * quads; Vec3d tetrahedra, hexahedra, prisms, pyramids), with the density
+ * of a NodalMassDensity.
  *
  * Per element, at init from the state's rest positions, with the element's
  * own quadrature rule (plugins/shared/fem_element.c):
  *   M_e(a, b) = sum_q w |det J| rho(q) N_a(q) N_b(q), rho(q) = sum N_i rho_i
- * (one point at the centroid for tetrahedra, so M_e = rho V / 16 in every
- * entry for a uniform density, not the exact consistent V/10, V/20; exact
- * for parallelepiped hexahedra with the 2x2x2 Gauss points). M is never
+ * (one point at the centroid for edges, triangles and tetrahedra, so M_e
+ * = rho V / n^2 in every entry for a uniform density, not the exact
+ * consistent matrix; exact for parallelepiped hexahedra with the 2x2x2
+ * Gauss points; the total rho x measure is exact for every element of
+ * uniform density, |det J| being integrated exactly). The element comes
+ * from the template as for the element force fields (no template: SOFA's
+ * VecNd,Edge, with a warning); gravity takes the state's first d
+ * components (SOFA's DataTypes::set). M is never
  * lumped: add_m_dx, the matrix and the kinetic energy use the full
  * element matrices, gravity adds g times the row sums, and acc_from_f is
  * absent (SOFA reports an error there). */
@@ -26,7 +33,7 @@ typedef struct fem_mass {
     /* Computed at init. */
     st_mstate *ms;
     fe_kind kind;
-    int nn;
+    int d, nn; /* space dimension, nodes per element */
     size_t ne;
     unsigned *v;    /* ne x nn vertices, owned */
     double *M;      /* ne element matrices, nn x nn each, owned */
@@ -55,22 +62,49 @@ static st_component *find_density(const st_node *n)
     return NULL;
 }
 
+/* The element of the template (see element_fem_common.c: the same rules
+ * as the element force fields). */
+static st_status parse_template(fem_mass *m, st_error *err)
+{
+    const char *t = m->template_name ? m->template_name : "";
+    const int sd = m->ms->type->rigid ? 0 : (int)m->ms->type->coord_size;
+    if (!sd)
+        return st_component_error(&m->base, "template", err, ST_ESCENE,
+                                  "FEMMass acts on Vec1d, Vec2d or Vec3d states, not on the %s "
+                                  "state",
+                                  m->ms->type->name);
+    if (!t[0]) {
+        m->d = sd, m->kind = FE_EDGE;
+        st_component_warn(&m->base,
+                          "no template given: SOFA's choice for a Vec%dd state is Vec%dd,Edge "
+                          "(the topology's edges); set template to the element type wanted",
+                          sd, sd);
+    } else if (!fe_parse_template(t, &m->d, &m->kind) || !fe_registered(m->d, m->kind)) {
+        return st_component_error(&m->base, "template", err, ST_ESCENE,
+                                  "FEMMass has no template '%s' (SOFA registers Vec1d, Vec2d "
+                                  "and Vec3d edges, Vec2d and Vec3d triangles and quads, Vec3d "
+                                  "tetrahedra, hexahedra, prisms and pyramids)",
+                                  t);
+    }
+    if (m->d != sd)
+        return st_component_error(&m->base, "template", err, ST_ESCENE,
+                                  "template %s does not match the %s state the mass acts on", t,
+                                  m->ms->type->name);
+    return ST_OK;
+}
+
 static st_status fm_init(st_component *self, st_error *err)
 {
     fem_mass *m = (fem_mass *)self;
     fm_free(m);
     self->state = ST_CSTATE_INVALID;
-    if (!fe_kind_of_template(m->template_name, &m->kind))
-        return st_component_error(self, "template", err, ST_ESCENE,
-                                  "FEMMass: template '%s' is not implemented; settee has "
-                                  "Vec3d,Tetrahedron and Vec3d,Hexahedron (set one explicitly)",
-                                  m->template_name ? m->template_name : "");
     if (m->separate_gravity)
         return st_component_error(self, "separateGravity", err, ST_ESCENE,
                                   "FEMMass: separateGravity is not implemented (SOFA's FEMMass "
                                   "always adds gravity to the force)");
     st_component *geometry = NULL;
     ST_TRY(mass_bind_topology(self, &m->ms, &m->topology, &geometry, err));
+    ST_TRY(parse_template(m, err));
     if (!m->density)
         m->density = find_density(self->node);
     if (!m->density)
@@ -83,11 +117,11 @@ static st_status fm_init(st_component *self, st_error *err)
                                   "nodalMassDensity must link a NodalMassDensity, not a %s",
                                   m->density->cls->name);
     const nodal_mass_density *rho = (const nodal_mass_density *)m->density;
-    const st_array *el = m->topology->cls->topology->elements(
-        m->topology, m->kind == FE_TETRAHEDRON ? ST_T_TETRAS : ST_T_HEXAS);
+    size_t ne = 0;
+    const unsigned *el = fe_topology_elements(m->topology, m->kind, &ne);
     m->nn = fe_nodes(m->kind);
-    const size_t nn = (size_t)m->nn, np = m->ms->rest_position.n;
-    m->ne = el ? el->n : 0;
+    const size_t nn = (size_t)m->nn, np = m->ms->rest_position.n, d = (size_t)m->d;
+    m->ne = el ? ne : 0;
     m->rowsum = st_calloc(np ? np : 1, sizeof *m->rowsum);
     if (m->ne) {
         m->v = st_calloc(m->ne * nn, sizeof *m->v);
@@ -98,7 +132,7 @@ static st_status fm_init(st_component *self, st_error *err)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", m->ne);
     }
     if (m->ne)
-        memcpy(m->v, el->u, m->ne * nn * sizeof *m->v);
+        memcpy(m->v, el, m->ne * nn * sizeof *m->v);
     for (size_t i = 0; i < m->ne * nn; i++)
         if (m->v[i] >= np)
             return st_component_error(self, "topology", err, ST_EINVAL,
@@ -107,13 +141,13 @@ static st_status fm_init(st_component *self, st_error *err)
     const double *x0 = m->ms->rest_position.r;
     for (size_t e = 0; e < m->ne; e++) {
         const unsigned *v = m->v + nn * e;
-        double x[FE_MAX_NODES][3], r[FE_MAX_NODES];
+        double x[FE_MAX_DOFS], r[FE_MAX_NODES];
         for (size_t j = 0; j < nn; j++) {
-            memcpy(x[j], x0 + 3 * v[j], sizeof x[j]);
+            memcpy(x + d * j, x0 + d * v[j], d * sizeof *x);
             r[j] = nodal_mass_density_at(rho, v[j]);
         }
         double *Me = m->M + nn * nn * e;
-        fe_mass(m->kind, (const double (*)[3])x, r, Me);
+        fe_mass(m->kind, m->d, x, r, Me);
         for (size_t a = 0; a < nn; a++)
             for (size_t b = 0; b < nn; b++)
                 m->rowsum[v[a]] += Me[a * nn + b];
@@ -131,16 +165,17 @@ static void fm_add_m_dx(st_component *self, const st_mparams *mp, double *res, c
         return;
     double *r = st_slice(res, m->ms);
     const double *d = st_slice(dx, m->ms);
-    const size_t nn = (size_t)m->nn;
+    const size_t nn = (size_t)m->nn, dim = (size_t)m->d;
     for (size_t e = 0; e < m->ne; e++) {
         const unsigned *v = m->v + nn * e;
         const double *Me = m->M + nn * nn * e;
         for (size_t a = 0; a < nn; a++)
             for (size_t b = 0; b < nn; b++) {
                 double t = factor * Me[a * nn + b];
-                const double *db = d + 3 * v[b];
-                double *ra = r + 3 * v[a];
-                ra[0] += t * db[0], ra[1] += t * db[1], ra[2] += t * db[2];
+                const double *db = d + dim * v[b];
+                double *ra = r + dim * v[a];
+                for (size_t c = 0; c < dim; c++)
+                    ra[c] += t * db[c];
             }
     }
 }
@@ -159,7 +194,9 @@ static void fm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
         for (size_t a = 0; a < nn; a++)
             for (size_t b = 0; b < nn; b++) {
                 double t = mfactor * Me[a * nn + b];
-                double blk[9] = {t, 0, 0, 0, t, 0, 0, 0, t};
+                double blk[9] = {0};
+                for (int c = 0; c < m->d; c++)
+                    blk[(m->d + 1) * c] = t; /* t I, d x d */
                 st_matrix_add_block(mat, m->ms, v[a], m->ms, v[b], blk);
             }
     }
@@ -175,8 +212,8 @@ static void fm_add_gravity(st_component *self, const st_mparams *mp, double *f, 
     double *fs = st_slice(f, m->ms);
     const double *g = mp->gravity;
     for (size_t i = 0; i < m->ms->rest_position.n && i < m->ms->n; i++)
-        for (int c = 0; c < 3; c++)
-            fs[3 * i + c] += m->rowsum[i] * g[c];
+        for (int c = 0; c < m->d; c++)
+            fs[(size_t)m->d * i + c] += m->rowsum[i] * g[c];
 }
 
 static double fm_kinetic(st_component *self, const st_mparams *mp, const double *v)
@@ -186,15 +223,18 @@ static double fm_kinetic(st_component *self, const st_mparams *mp, const double 
     if (self->state != ST_CSTATE_VALID)
         return 0.0;
     const double *vs = st_slice(v, m->ms);
-    const size_t nn = (size_t)m->nn;
+    const size_t nn = (size_t)m->nn, d = (size_t)m->d;
     double e = 0;
     for (size_t k = 0; k < m->ne; k++) {
         const unsigned *vi = m->v + nn * k;
         const double *Me = m->M + nn * nn * k;
         for (size_t a = 0; a < nn; a++)
             for (size_t b = 0; b < nn; b++) {
-                const double *va = vs + 3 * vi[a], *vb = vs + 3 * vi[b];
-                e += Me[a * nn + b] * (va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2]);
+                const double *va = vs + d * vi[a], *vb = vs + d * vi[b];
+                double dot = 0;
+                for (size_t c = 0; c < d; c++)
+                    dot += va[c] * vb[c];
+                e += Me[a * nn + b] * dot;
             }
     }
     return e / 2;
@@ -209,8 +249,11 @@ static double fm_potential(st_component *self, const st_mparams *mp, const doubl
     const double *g = mp->gravity;
     double e = 0;
     for (size_t i = 0; i < m->ms->rest_position.n && i < m->ms->n; i++) {
-        const double *p = xs + 3 * i;
-        e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * m->rowsum[i];
+        const double *p = xs + (size_t)m->d * i;
+        double gp = 0;
+        for (int c = 0; c < m->d; c++)
+            gp += g[c] * p[c];
+        e -= gp * m->rowsum[i];
     }
     return e;
 }
@@ -237,9 +280,13 @@ static const st_mass_ops fm_mass_ops = {
     .rayleigh_mass = fm_rayleigh_mass,
 };
 
+static const char *const fm_templates[] = {"Vec1d", "Vec2d", "Vec3d", NULL};
+
 static const st_field fm_fields[] = {
     ST_STRING(fem_mass, template_name, "template", "",
-              "state type and element type: Vec3d,Tetrahedron or Vec3d,Hexahedron (required)"),
+              "state type and element type, as SOFA's (Vec3d,Tetrahedron, Vec2d,Quad, "
+              "Vec1d,Edge, ...). Empty: SOFA's choice, edges of the state's dimension "
+              "(VecNd,Edge), with a warning"),
     ST_LINK(fem_mass, density, "nodalMassDensity", ST_LINK_ANY,
             "Link to nodal mass density (default: the first NodalMassDensity found upward)"),
     ST_LINK(fem_mass, topology, "topology", ST_LINK_TOPOLOGY,
@@ -251,12 +298,14 @@ const st_class st_fem_mass_class = {
     .struct_size = sizeof(st_class),
     .name = "FEMMass",
     .category = "Mass",
-    .description = "Finite-element mass (inertia and body force) of tetrahedra or hexahedra, "
-                   "integrated with the element's quadrature from a NodalMassDensity; never "
-                   "lumped (no accFromF)",
+    .description = "Finite-element mass (inertia and body force) of SOFA's elements (template "
+                   "Vec1d, Vec2d or Vec3d with Edge, Vec2d or Vec3d with Triangle or Quad, "
+                   "Vec3d with Tetrahedron, Hexahedron, Prism or Pyramid), integrated with the "
+                   "element's quadrature from a NodalMassDensity; never lumped (no accFromF)",
     .instance_size = sizeof(fem_mass),
     .fields = fm_fields,
     .init = fm_init,
     .cleanup = fm_cleanup,
     .mass = &fm_mass_ops,
+    .templates = fm_templates,
 };

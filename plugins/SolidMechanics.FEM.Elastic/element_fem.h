@@ -1,10 +1,12 @@
 /* element_fem.h - SOFA's newer element framework (FEMForceField,
  * BaseElementLinearFEMForceField): LinearSmallStrainFEMForceField and
- * CorotationalFEMForceField on tetrahedra and hexahedra (Vec3d). The
- * element stiffness is integrated once at init from the rest positions
- * (plugins/shared/fem_element.c); the two classes differ only in the
- * rotation that takes it to the current configuration. Internal to the
- * plugin; tests include it. */
+ * CorotationalFEMForceField on SOFA's registered pairs of state type and
+ * element: Vec1d (small strain only), Vec2d and Vec3d edges, Vec2d and
+ * Vec3d triangles and quads, Vec3d tetrahedra, hexahedra, prisms and
+ * pyramids. The element stiffness is integrated once at init from the rest
+ * positions (plugins/shared/fem_element.c); the two classes differ only in
+ * the rotation that takes it to the current configuration. Internal to
+ * the plugin; tests include it. */
 #ifndef SETTEE_PLUGIN_ELEMENT_FEM_H
 #define SETTEE_PLUGIN_ELEMENT_FEM_H
 
@@ -12,7 +14,8 @@
 #include "fem.h"
 
 /* CorotationalFEMForceField's rotationMethod, in SOFA's item order (the
- * fourth is "triangle" for tetrahedra, "hexahedron" for hexahedra). */
+ * fourth exists only for Vec3d tetrahedra and triangles, "triangle", and
+ * hexahedra, "hexahedron"; it is their default, stable_polar the others'). */
 enum { ROT_STABLE_POLAR = 0, ROT_POLAR, ROT_IDENTITY, ROT_FRAME };
 
 typedef struct element_fem {
@@ -20,7 +23,7 @@ typedef struct element_fem {
     st_array poisson_ratio, young_modulus; /* reals */
     double rayleigh_stiffness;
     st_component *topology;
-    char *template_name;       /* "template": "Vec3d,Tetrahedron" or "Vec3d,Hexahedron" */
+    char *template_name;       /* "template": "Vec3d,Tetrahedron", "Vec2d,Quad", ... */
     char *rotation_method;     /* "rotationMethod" (corotational only) */
     char *force_strategy;      /* "computeForceStrategy", ignored */
     char *dforce_strategy;     /* "computeForceDerivStrategy", ignored */
@@ -30,11 +33,11 @@ typedef struct element_fem {
     bool corot;
     st_mstate *ms;
     fe_kind kind;
-    int nn, rot;
+    int d, nn, rot; /* space dimension (1, 2, 3), nodes per element, rotation method */
     size_t ne;
     unsigned *v;  /* ne x nn vertices, owned */
-    double *K;    /* ne element stiffnesses, (3 nn)^2 each, owned */
-    double *R;    /* ne current rotations (corotational), 9 each, owned */
+    double *K;    /* ne element stiffnesses, (d nn)^2 each, owned */
+    double *R;    /* ne current rotations (corotational), d x d in 9 each, owned */
     double *R0;   /* ne initial frames (SOFA's initial rotations transposed), owned */
 } element_fem;
 
@@ -47,8 +50,9 @@ extern const st_forcefield_ops efem_ops;
 #define EFEM_F_COMMON(S)                                                                          \
     FEM_F_RAYLEIGH(S), FEM_F_MATERIAL(S), FEM_F_TOPOLOGY(S),                                      \
         ST_STRING(S, template_name, "template", "",                                               \
-                  "state type and element type: Vec3d,Tetrahedron or Vec3d,Hexahedron "          \
-                  "(required: SOFA's default, Vec1d,Edge, is not implemented)"),                  \
+                  "state type and element type, as SOFA's (Vec3d,Tetrahedron, Vec2d,Quad, "      \
+                  "Vec3,Prism, ...). Empty: SOFA's choice, edges of the state's dimension "       \
+                  "(VecNd,Edge), with a warning"),                                                \
         ST_IGNORED(S, force_strategy, "computeForceStrategy", ST_T_STRING, char *, "parallel",    \
                    "The compute strategy used to compute the forces (settee computes them "     \
                    "sequentially, with the same result)"),                                        \

@@ -2,25 +2,30 @@
  * CorotationalFEMForceField share (SOFA's FEMForceField and
  * BaseElementLinearFEMForceField).
  *
+ * The element type is the template's (SOFA's "Vec3d,Triangle", ...), read
+ * from the state's dimension d and the element name; elements are the
+ * topology's list of that kind (a force field acts on one kind: a mesh of
+ * tetrahedra and triangles needs one force field per kind, as in SOFA).
+ * Without a template SOFA's factory takes the first registered template of
+ * the state's type in name order, VecNd,Edge, and warns; settee does the
+ * same.
+ *
  * Per element e with nodes x_j (rest x0_j), K_e integrated at init from
  * the rest positions of the state (fe_stiffness: sum over the quadrature
- * points of w |det J| B^T C B, C isotropic from youngModulus and
- * poissonRatio of element e):
+ * points of w |det J| B^T C B, C isotropic in d dimensions from
+ * youngModulus and poissonRatio of element e):
  *   small strain: f = -K_e (x - x0);
  *   corotational: u_j = R^T (x_j - c) - (x0_j - c0) with c, c0 the
- *     centroids, f = -R K_e u (R block-diagonal);
+ *     centroids, f = -R K_e u (R block-diagonal, d x d);
  *   df = -kfactor R K_e R^T dx, the matrix -kfactor R K_e R^T (R = I for
  *     small strain): SOFA's tangent, without the derivative of R.
  * Potential energy: 0 for both, as SOFA returns. Element data are
  * allocated at init; no step allocates. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "element_fem.h"
-
-static const char *const rot_names[FE_KINDS][4] = {
-    {"stable_polar", "polar", "identity", "triangle"},
-    {"stable_polar", "polar", "identity", "hexahedron"}};
 
 void efem_cleanup(st_component *self)
 {
@@ -30,29 +35,44 @@ void efem_cleanup(st_component *self)
     s->ne = 0;
 }
 
-static void gather(const element_fem *s, size_t e, const double *p, double (*x)[3])
+/* x (nn x d, flat) = the element's nodes in p (d per vertex). */
+static void gather(const element_fem *s, size_t e, const double *p, double *x)
 {
     const unsigned *v = s->v + (size_t)s->nn * e;
+    const int d = s->d;
     for (int j = 0; j < s->nn; j++)
-        memcpy(x[j], p + 3 * v[j], 3 * sizeof(double));
+        for (int c = 0; c < d; c++)
+            x[d * j + c] = p[(size_t)d * v[j] + c];
 }
 
-static void centroid(const double (*x)[3], int n, double c[3])
+static void centroid(const double *x, int n, int d, double c[3])
 {
     c[0] = c[1] = c[2] = 0;
     for (int j = 0; j < n; j++)
-        for (int k = 0; k < 3; k++)
-            c[k] += x[j][k];
-    for (int k = 0; k < 3; k++)
+        for (int k = 0; k < d; k++)
+            c[k] += x[d * j + k];
+    for (int k = 0; k < d; k++)
         c[k] /= n;
 }
 
-/* SOFA's TriangleRotation / HexahedronRotation frame of the nodes x: rows
- * are the axes. */
-static void element_frame(fe_kind kind, const double (*x)[3], double r[9])
+/* The name of the fourth rotation method (SOFA's frame rotation) of the
+ * element, or NULL when it has only stable_polar, polar and identity. */
+static const char *frame_method(int d, fe_kind k)
 {
+    if (d != 3)
+        return NULL;
+    if (k == FE_TETRAHEDRON || k == FE_TRIANGLE)
+        return "triangle";
+    return k == FE_HEXAHEDRON ? "hexahedron" : NULL;
+}
+
+/* SOFA's TriangleRotation / HexahedronRotation frame of the nodes x (3D):
+ * rows are the axes. */
+static void element_frame(fe_kind kind, const double *xf, double r[9])
+{
+    const double (*x)[3] = (const double (*)[3])xf;
     double ax[3], ay[3];
-    if (kind == FE_TETRAHEDRON) {
+    if (kind != FE_HEXAHEDRON) {
         for (int k = 0; k < 3; k++)
             ax[k] = x[1][k] - x[0][k], ay[k] = x[2][k] - x[0][k];
     } else {
@@ -66,17 +86,44 @@ static void element_frame(fe_kind kind, const double (*x)[3], double r[9])
     fem_frame(r, ax, ay);
 }
 
-/* The rotation R (element frame to world) of element e at nodes x (rest
- * x0), by SOFA's rotationMethod. */
-static void rotation(const element_fem *s, size_t e, const double (*x)[3],
-                     const double (*x0)[3], double R[9])
+/* SOFA's 2D polar decomposition: Q = M + sign(det M) adj(M)^T, columns
+ * normalized (a reflection when det M < 0). */
+static void polar2(const double h[4], double q[4])
 {
-    if (s->rot == ROT_IDENTITY) {
-        for (int k = 0; k < 9; k++)
-            R[k] = k % 4 == 0 ? 1.0 : 0.0;
-        return;
+    double det = h[0] * h[3] - h[1] * h[2], sg = det < 0 ? -1.0 : 1.0;
+    q[0] = h[0] + sg * h[3], q[1] = h[1] - sg * h[2];
+    q[2] = h[2] - sg * h[1], q[3] = h[3] + sg * h[0];
+    for (int i = 0; i < 2; i++) {
+        double n = sqrt(q[i] * q[i] + q[2 + i] * q[2 + i]);
+        q[i] /= n, q[2 + i] /= n;
     }
-    if (s->rot == ROT_FRAME) { /* R = frame(x)^T frame(x0) */
+}
+
+/* The proper rotation closest to h (2x2): SOFA's stable polar
+ * decomposition (U V^T of the SVD with the smallest singular value
+ * flipped when det h < 0); the identity when h is null. */
+static void polar2_stable(const double h[4], double q[4])
+{
+    double c = h[0] + h[3], sn = h[2] - h[1], n = hypot(c, sn);
+    if (n == 0.0)
+        c = 1.0, sn = 0.0;
+    else
+        c /= n, sn /= n;
+    q[0] = c, q[1] = -sn, q[2] = sn, q[3] = c;
+}
+
+/* The rotation R (element frame to world; d x d in the first rows and
+ * columns of 9, row stride 3) of element e at nodes x (rest x0), by SOFA's
+ * rotationMethod. */
+static void rotation(const element_fem *s, size_t e, const double *x, const double *x0,
+                     double R[9])
+{
+    const int d = s->d;
+    for (int k = 0; k < 9; k++)
+        R[k] = k % 4 == 0 ? 1.0 : 0.0;
+    if (s->rot == ROT_IDENTITY)
+        return;
+    if (s->rot == ROT_FRAME) { /* R = frame(x)^T frame(x0), 3D only */
         double r[9], rt[9];
         element_frame(s->kind, x, r);
         fem_transpose3(rt, r);
@@ -85,27 +132,70 @@ static void rotation(const element_fem *s, size_t e, const double (*x)[3],
     }
     /* H = sum_j (x_j - c)(x0_j - c0)^T, R its orthogonal factor */
     double c[3], c0[3], H[9] = {0};
-    centroid(x, s->nn, c);
-    centroid(x0, s->nn, c0);
+    centroid(x, s->nn, d, c);
+    centroid(x0, s->nn, d, c0);
     for (int j = 0; j < s->nn; j++)
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-                H[3 * a + b] += (x[j][a] - c[a]) * (x0[j][b] - c0[b]);
+        for (int a = 0; a < d; a++)
+            for (int b = 0; b < d; b++)
+                H[3 * a + b] += (x[d * j + a] - c[a]) * (x0[d * j + b] - c0[b]);
+    if (d == 3) {
+        if (s->rot == ROT_POLAR)
+            fem_polar(H, R);
+        else
+            fem_polar_stable(H, R);
+        return;
+    }
+    double h[4] = {H[0], H[1], H[3], H[4]}, q[4];
     if (s->rot == ROT_POLAR)
-        fem_polar(H, R);
+        polar2(h, q);
     else
-        fem_polar_stable(H, R);
+        polar2_stable(h, q);
+    R[0] = q[0], R[1] = q[1], R[3] = q[2], R[4] = q[3];
+}
+
+/* The state's dimension (1, 2, 3 for Vec1d, Vec2d, Vec3d; 0 otherwise). */
+static int state_dim(const st_mstate *ms)
+{
+    return ms->type->rigid ? 0 : (int)ms->type->coord_size;
 }
 
 static st_status parse_template(element_fem *s, st_error *err)
 {
     const char *t = s->template_name ? s->template_name : "";
-    if (!fe_kind_of_template(t, &s->kind))
+    const int sd = state_dim(s->ms);
+    if (!sd)
         return st_component_error(&s->base, "template", err, ST_ESCENE,
-                                  "%s: template '%s' is not implemented; settee has "
-                                  "Vec3d,Tetrahedron and Vec3d,Hexahedron (set one explicitly: "
-                                  "SOFA's default, Vec1d,Edge, is not available)",
+                                  "%s acts on Vec1d, Vec2d or Vec3d states, not on the %s state",
+                                  s->base.cls->name, s->ms->type->name);
+    if (!t[0]) {
+        /* SOFA's factory: the first template of the state's type, by name */
+        s->d = sd, s->kind = FE_EDGE;
+        if (!(s->corot && sd == 1))
+            st_component_warn(&s->base,
+                              "no template given: SOFA's choice for a Vec%dd state is "
+                              "Vec%dd,Edge (the topology's edges); set template to the element "
+                              "type wanted (Vec3d,Tetrahedron, ...)",
+                              sd, sd);
+    } else if (!fe_parse_template(t, &s->d, &s->kind)) {
+        return st_component_error(&s->base, "template", err, ST_ESCENE,
+                                  "%s: template '%s' is not of the form Vec<N>d,<Element> with "
+                                  "Element Edge, Triangle, Quad, Tetrahedron, Hexahedron, Prism "
+                                  "or Pyramid",
                                   s->base.cls->name, t);
+    }
+    if (!fe_registered(s->d, s->kind) || (s->corot && s->d == 1))
+        return st_component_error(&s->base, "template", err, ST_ESCENE,
+                                  "%s has no template Vec%dd,%s (SOFA registers %s)",
+                                  s->base.cls->name, s->d, fe_kind_name(s->kind),
+                                  s->corot ? "Vec2d and Vec3d edges, triangles and quads, Vec3d "
+                                             "volume elements"
+                                           : "Vec1d, Vec2d and Vec3d edges, Vec2d and Vec3d "
+                                             "triangles and quads, Vec3d volume elements");
+    if (s->d != sd)
+        return st_component_error(&s->base, "template", err, ST_ESCENE,
+                                  "template %s does not match the %s state the force field "
+                                  "acts on",
+                                  t, s->ms->type->name);
     s->nn = fe_nodes(s->kind);
     return ST_OK;
 }
@@ -115,18 +205,29 @@ static st_status parse_rotation(element_fem *s, st_error *err)
     s->rot = ROT_IDENTITY;
     if (!s->corot)
         return ST_OK;
-    const char *const *names = rot_names[s->kind];
+    const char *frame = frame_method(s->d, s->kind);
+    const char *const names[4] = {"stable_polar", "polar", "identity", frame};
+    const int nm = frame ? 4 : 3;
     if (!s->rotation_method || !s->rotation_method[0]) {
-        s->rot = ROT_FRAME; /* SOFA's default for tetrahedra and hexahedra */
+        s->rot = frame ? ROT_FRAME : ROT_STABLE_POLAR; /* SOFA's defaults */
         return ST_OK;
     }
-    s->rot = fem_method_index(s->rotation_method, names, 4);
+    s->rot = fem_method_index(s->rotation_method, names, nm);
     if (s->rot < 0)
         return st_component_error(&s->base, "rotationMethod", err, ST_ESCENE,
-                                  "unknown rotationMethod '%s' for %s: expected %s, %s, %s or "
-                                  "%s",
-                                  s->rotation_method, s->template_name, names[0], names[1],
-                                  names[2], names[3]);
+                                  "unknown rotationMethod '%s' for Vec%dd,%s: expected "
+                                  "stable_polar, polar or identity%s%s",
+                                  s->rotation_method, s->d, fe_kind_name(s->kind),
+                                  frame ? " or " : "", frame ? frame : "");
+    if (s->rot == ROT_POLAR && s->d == 3 && fe_topo_dim(s->kind) < 3)
+        st_component_warn_field(&s->base, "rotationMethod",
+                                "polar on Vec3d,%s: the matrix H = sum (x - c)(x0 - c0)^T of "
+                                "an edge, triangle or quad is singular, and SOFA's polar "
+                                "decomposition then stops at its first step (\"zero "
+                                "determinant encountered\") and returns H itself, not a "
+                                "rotation; settee does the same. Use stable_polar%s",
+                                fe_kind_name(s->kind),
+                                frame ? " or the default, triangle" : " (the default)");
     return ST_OK;
 }
 
@@ -136,13 +237,13 @@ st_status efem_init(st_component *self, st_error *err)
     efem_cleanup(self);
     self->state = ST_CSTATE_INVALID;
     s->corot = self->cls == &corotational_fem_force_field_class;
+    ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
     ST_TRY(parse_template(s, err));
     ST_TRY(parse_rotation(s, err));
-    ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
-    const st_array *el =
-        fem_elements(s->topology, s->kind == FE_TETRAHEDRON ? ST_T_TETRAS : ST_T_HEXAS);
-    s->ne = el ? el->n : 0;
-    const size_t nn = (size_t)s->nn, nd = 3 * nn, np = s->ms->rest_position.n;
+    size_t ne = 0;
+    const unsigned *el = fe_topology_elements(s->topology, s->kind, &ne);
+    s->ne = el ? ne : 0;
+    const size_t nn = (size_t)s->nn, nd = (size_t)s->d * nn, np = s->ms->rest_position.n;
     if (s->ne) {
         s->v = st_calloc(s->ne * nn, sizeof *s->v);
         s->K = st_calloc(s->ne * nd * nd, sizeof *s->K);
@@ -152,22 +253,26 @@ st_status efem_init(st_component *self, st_error *err)
             efem_cleanup(self);
             return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", s->ne);
         }
-        memcpy(s->v, el->u, s->ne * nn * sizeof *s->v);
-        ST_TRY(fem_check_indices(self, s->v, s->ne, (unsigned)nn, np,
-                                 s->kind == FE_TETRAHEDRON ? "tetrahedron" : "hexahedron", err));
+        memcpy(s->v, el, s->ne * nn * sizeof *s->v);
+        char what[32];
+        snprintf(what, sizeof what, "%s", fe_kind_name(s->kind));
+        what[0] = (char)(what[0] - 'A' + 'a');
+        ST_TRY(fem_check_indices(self, s->v, s->ne, (unsigned)nn, np, what, err));
     }
     const double *x0 = s->ms->rest_position.r;
     for (size_t e = 0; e < s->ne; e++) {
-        double x[FE_MAX_NODES][3], lambda, mu;
+        double x[FE_MAX_DOFS], lambda, mu;
         gather(s, e, x0, x);
         fe_lame(fem_value_in_element(&s->young_modulus, e, FEM_DEFAULT_YOUNG),
-                fem_value_in_element(&s->poisson_ratio, e, FEM_DEFAULT_POISSON), &lambda, &mu);
-        if (!fe_stiffness(s->kind, (const double (*)[3])x, lambda, mu, s->K + e * nd * nd))
+                fem_value_in_element(&s->poisson_ratio, e, FEM_DEFAULT_POISSON), s->d, &lambda,
+                &mu);
+        if (!fe_stiffness(s->kind, s->d, x, lambda, mu, s->K + e * nd * nd))
             return st_component_error(self, "topology", err, ST_EINVAL,
                                       "element %zu is degenerate (null Jacobian determinant at "
                                       "a quadrature point)",
                                       e);
-        element_frame(s->kind, (const double (*)[3])x, s->R0 + 9 * e);
+        if (s->rot == ROT_FRAME)
+            element_frame(s->kind, x, s->R0 + 9 * e);
         for (int k = 0; k < 9; k++)
             s->R[9 * e + k] = k % 4 == 0 ? 1.0 : 0.0;
     }
@@ -175,19 +280,24 @@ st_status efem_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-/* out -= scale R K R^T d on the element's nodes (R NULL: identity). */
-static void apply(const element_fem *s, size_t e, const double *R, const double *d,
+/* out -= scale R K R^T dv on the element's nodes (dv: nn x d; R NULL:
+ * identity). */
+static void apply(const element_fem *s, size_t e, const double *R, const double *dv,
                   double *out, double scale)
 {
-    const int nn = s->nn, nd = 3 * nn;
+    const int nn = s->nn, d = s->d, nd = d * nn;
     double u[FE_MAX_DOFS], F[FE_MAX_DOFS];
-    for (int j = 0; j < nn; j++) {
-        if (R) /* R^T d_j */
-            for (int c = 0; c < 3; c++)
-                u[3 * j + c] = R[c] * d[3 * j] + R[3 + c] * d[3 * j + 1] + R[6 + c] * d[3 * j + 2];
-        else
-            memcpy(u + 3 * j, d + 3 * j, 3 * sizeof(double));
-    }
+    for (int j = 0; j < nn; j++)
+        for (int c = 0; c < d; c++) {
+            if (!R) {
+                u[d * j + c] = dv[d * j + c];
+                continue;
+            }
+            double a = 0; /* (R^T dv_j)_c */
+            for (int r = 0; r < d; r++)
+                a += R[3 * r + c] * dv[d * j + r];
+            u[d * j + c] = a;
+        }
     const double *K = s->K + (size_t)e * nd * nd;
     for (int r = 0; r < nd; r++) {
         double a = 0;
@@ -197,14 +307,17 @@ static void apply(const element_fem *s, size_t e, const double *R, const double 
     }
     const unsigned *v = s->v + (size_t)nn * e;
     for (int j = 0; j < nn; j++) {
-        double *o = out + 3 * v[j];
-        const double *Fj = F + 3 * j;
-        if (R)
-            for (int c = 0; c < 3; c++)
-                o[c] -= scale * (R[3 * c] * Fj[0] + R[3 * c + 1] * Fj[1] + R[3 * c + 2] * Fj[2]);
-        else
-            for (int c = 0; c < 3; c++)
-                o[c] -= scale * Fj[c];
+        double *o = out + (size_t)d * v[j];
+        const double *Fj = F + d * j;
+        for (int c = 0; c < d; c++) {
+            double a = Fj[c];
+            if (R) {
+                a = 0;
+                for (int k = 0; k < d; k++)
+                    a += R[3 * c + k] * Fj[k];
+            }
+            o[c] -= scale * a;
+        }
     }
 }
 
@@ -217,29 +330,30 @@ static void efem_add_force(st_component *self, const st_mparams *mp, double *f, 
         return;
     double *fs = fem_derivs(f, s->ms);
     const double *p = fem_coords(x, s->ms), *p0 = s->ms->rest_position.r;
+    const int d = s->d, nn = s->nn;
     for (size_t e = 0; e < s->ne; e++) {
-        double xe[FE_MAX_NODES][3], x0[FE_MAX_NODES][3], d[FE_MAX_DOFS];
+        double xe[FE_MAX_DOFS], x0[FE_MAX_DOFS], dd[FE_MAX_DOFS];
         gather(s, e, p, xe);
         gather(s, e, p0, x0);
         if (!s->corot) {
-            for (int j = 0; j < s->nn; j++)
-                for (int c = 0; c < 3; c++)
-                    d[3 * j + c] = xe[j][c] - x0[j][c];
-            apply(s, e, NULL, d, fs, 1.0);
+            for (int k = 0; k < d * nn; k++)
+                dd[k] = xe[k] - x0[k];
+            apply(s, e, NULL, dd, fs, 1.0);
             continue;
         }
         double *R = s->R + 9 * e, c[3], c0[3];
-        rotation(s, e, (const double (*)[3])xe, (const double (*)[3])x0, R);
-        centroid((const double (*)[3])xe, s->nn, c);
-        centroid((const double (*)[3])x0, s->nn, c0);
-        /* d_j = (x_j - c) - R (x0_j - c0), so that R^T d_j is SOFA's u_j */
-        for (int j = 0; j < s->nn; j++) {
-            double r0[3] = {x0[j][0] - c0[0], x0[j][1] - c0[1], x0[j][2] - c0[2]}, rr[3];
-            fem_mulv3(rr, R, r0);
-            for (int k = 0; k < 3; k++)
-                d[3 * j + k] = xe[j][k] - c[k] - rr[k];
-        }
-        apply(s, e, R, d, fs, 1.0);
+        rotation(s, e, xe, x0, R);
+        centroid(xe, nn, d, c);
+        centroid(x0, nn, d, c0);
+        /* dd_j = (x_j - c) - R (x0_j - c0), so that R^T dd_j is SOFA's u_j */
+        for (int j = 0; j < nn; j++)
+            for (int a = 0; a < d; a++) {
+                double rr = 0;
+                for (int b = 0; b < d; b++)
+                    rr += R[3 * a + b] * (x0[d * j + b] - c0[b]);
+                dd[d * j + a] = xe[d * j + a] - c[a] - rr;
+            }
+        apply(s, e, R, dd, fs, 1.0);
     }
 }
 
@@ -251,11 +365,11 @@ static void efem_add_dforce(st_component *self, const st_mparams *mp, double *df
     if (self->state != ST_CSTATE_VALID)
         return;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *dv = fem_coords(dx, s->ms);
     for (size_t e = 0; e < s->ne; e++) {
-        double de[FE_MAX_NODES][3];
-        gather(s, e, d, de);
-        apply(s, e, s->corot ? s->R + 9 * e : NULL, &de[0][0], dfs, kfactor);
+        double de[FE_MAX_DOFS];
+        gather(s, e, dv, de);
+        apply(s, e, s->corot ? s->R + 9 * e : NULL, de, dfs, kfactor);
     }
 }
 
@@ -265,24 +379,25 @@ static void efem_add_k(st_component *self, const st_mparams *mp, st_matrix *m, d
     element_fem *s = (element_fem *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
-    const int nn = s->nn, nd = 3 * nn;
+    const int nn = s->nn, d = s->d, nd = d * nn;
     for (size_t e = 0; e < s->ne; e++) {
         const double *K = s->K + e * (size_t)nd * nd, *R = s->R + 9 * e;
         const unsigned *v = s->v + (size_t)nn * e;
         for (int a = 0; a < nn; a++)
             for (int b = 0; b < nn; b++) {
-                double k[9], t[9], rt[9], blk[9];
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        k[3 * r + c] = K[(3 * a + r) * nd + 3 * b + c];
-                if (s->corot) { /* R k R^T */
+                double k[9] = {0}, t[9], rt[9], blk[9];
+                for (int r = 0; r < d; r++)
+                    for (int c = 0; c < d; c++)
+                        k[3 * r + c] = K[(d * a + r) * nd + d * b + c];
+                if (s->corot) { /* R k R^T (zero beyond d x d) */
                     fem_transpose3(rt, R);
                     fem_mul3(t, R, k);
                     fem_mul3(k, t, rt);
                 }
-                for (int j = 0; j < 9; j++)
-                    blk[j] = -kfactor * k[j];
-                fem_add_block(m, s->ms, v[a], v[b], blk);
+                for (int r = 0; r < d; r++)
+                    for (int c = 0; c < d; c++)
+                        blk[d * r + c] = -kfactor * k[3 * r + c];
+                st_matrix_add_block(m, s->ms, v[a], s->ms, v[b], blk);
             }
     }
 }

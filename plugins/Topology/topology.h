@@ -26,8 +26,8 @@ typedef struct topo {
     st_array tetrahedra; /* "tetrahedra" (alias "tetras") */
     st_array hexahedra;  /* "hexahedra" (alias "hexas") */
     st_array uv;         /* "uv" (alias "texcoords"), 2 reals per point */
-    st_array prisms;     /* "prisms", 6 indices each: refused when given */
-    st_array pyramids;   /* "pyramids", 5 indices each: refused when given */
+    st_array prisms;     /* "prisms", 6 indices each (element framework only) */
+    st_array pyramids;   /* "pyramids", 5 indices each (element framework only) */
     char *filename;      /* "filename" (alias "fileTopology"): refused when given */
     st_component *src;   /* "src": a loader whose lists are copied when not given */
     bool compute_all_buffers;

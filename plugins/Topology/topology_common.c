@@ -705,9 +705,12 @@ st_status topo_init(st_component *self, st_error *err)
                                   "reading a topology from a file ('%s') is not supported by "
                                   "settee yet: load the mesh with a loader and link it with src",
                                   t->filename);
-    if (t->prisms.n || t->pyramids.n)
-        return st_component_error(self, t->prisms.n ? "prisms" : "pyramids", err, ST_EINVAL,
-                                  "prisms and pyramids are not supported by settee yet");
+    if (t->prisms.n % 6 || t->pyramids.n % 5)
+        return st_component_error(self, t->prisms.n % 6 ? "prisms" : "pyramids", err, ST_EINVAL,
+                                  "%s: %zu indices, not a whole number of elements (%d each)",
+                                  t->prisms.n % 6 ? "prisms" : "pyramids",
+                                  t->prisms.n % 6 ? t->prisms.n : t->pyramids.n,
+                                  t->prisms.n % 6 ? 6 : 5);
     if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
         if (t->kind == TOPO_REGULAR_GRID && t->cell_width < 0)
             return st_component_error(self, "cellWidth", err, ST_EINVAL,
