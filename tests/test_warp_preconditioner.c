@@ -299,6 +299,7 @@ static void run_beam(const char *method, const char *solvers, const char *extra,
     st_error lerr = {0};
     cr_assert_eq(st_runtime_load_plugin(t.rt, "SolidMechanics.Spring", &lerr), ST_OK, "%s",
                  lerr.msg);
+    cr_assert_eq(st_runtime_load_plugin(t.rt, "LinearSystem", &lerr), ST_OK, "%s", lerr.msg);
     st_scene *s = beam(&t, method, solvers, extra);
     st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
     st_component *ls = test_find_object(s, "ls"), *ff = test_find_object(s, "FEM");
@@ -397,6 +398,68 @@ Test(warp_preconditioner, large_rotation_fewer_iterations_same_trajectory, .time
                  disp);
 }
 
+/* SOFA v25.12's form: the schedule and the finder in a RotationMatrixSystem
+ * give the same numbers as the warp's own update_step. */
+Test(warp_preconditioner, rotation_matrix_system_same_as_update_step, .timeout = 120)
+{
+    static run_out a, b;
+    run_beam("large", PCG_WARP("PCGLinearSolver"), "", &a);
+    run_beam("large",
+             "<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' "
+             "preconditioner='@warp'/>"
+             "<RotationMatrixSystem name='rot' assemblingRate='1000000' rotationFinder='@FEM'/>"
+             "<WarpPreconditioner name='warp' linearSolver='@ldl' linearSystem='@rot'/>"
+             "<MatrixLinearSystem name='system'/>"
+             "<SparseLDLSolver name='ldl' linearSystem='@system'/>",
+             "", &b);
+    for (int k = 0; k < NSTEPS; k++) {
+        cr_assert_eq(a.iters[k], b.iters[k]);
+        cr_assert_arr_eq(a.x[k], b.x[k], sizeof a.x[k]);
+    }
+}
+
+/* The wrapped solver is built at the first system and every update_step-th
+ * one (RotationMatrixSystem's counter); 0 and 1: every one. */
+Test(warp_preconditioner, refresh_schedule)
+{
+    static const struct {
+        const char *set;
+        unsigned builds;
+    } cases[] = {{"update_step='3'", 4},           /* systems 1, 4, 7, 10 */
+                 {"update_step='1'", 10},
+                 {"update_step='0'", 10},
+                 {"update_step='20'", 1},
+                 {"linearSystem='@rot'", 3}};      /* assemblingRate 4: 1, 5, 9 */
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        test_rt t;
+        fem_open_rt(&t);
+        char xml[4096];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 -9.81 0'><DefaultAnimationLoop/>" GRID_2x2x3
+                 "<Node name='B'><EulerImplicitSolver linearSolver='@ls'/>"
+                 "<PCGLinearSolver name='ls' preconditioner='@warp'/>"
+                 "<WarpPreconditioner name='warp' linearSolver='@ldl' %s/>"
+                 "<SparseLDLSolver name='ldl'/>%s"
+                 "<MechanicalObject name='dof' position='@../grid.position'/>"
+                 "<TetrahedronSetTopologyContainer name='tetras'/>"
+                 "<TetrahedronSetTopologyModifier/>"
+                 "<Hexa2TetraTopologicalMapping input='@../grid' output='@tetras'/>"
+                 "<DiagonalMass massDensity='1'/>"
+                 "<TetrahedronFEMForceField name='FEM'/></Node></Node>",
+                 cases[k].set,
+                 strstr(cases[k].set, "rot") ? "<RotationMatrixSystem name='rot' "
+                                               "assemblingRate='4'/>"
+                                             : "");
+        st_scene *s = fem_load_xml(&t, xml);
+        fem_step(s, 10, 0.01);
+        unsigned got = uint_field(test_find_object(s, "warp"), "linearSolverBuilds");
+        cr_assert_eq(got, cases[k].builds, "%s: %u builds in 10 steps, expected %u",
+                     cases[k].set, got, cases[k].builds);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
 /* ---- errors ---- */
 
 static void expect_error(const char *solvers, const char *what)
@@ -435,4 +498,16 @@ Test(warp_preconditioner, bad_settings_are_errors)
                  "<WarpPreconditioner name='warp' linearSolver='@cg'/>"
                  "<CGLinearSolver name='cg'/>",
                  "GraphScattered");
+    expect_error("<PCGLinearSolver name='ls' preconditioner='@warp'/>"
+                 "<WarpPreconditioner name='warp' linearSolver='@ldl' update_step='5'/>"
+                 "<RotationMatrixSystem/><SparseLDLSolver name='ldl'/>",
+                 "keep one");
+    expect_error("<PCGLinearSolver name='ls' preconditioner='@warp'/>"
+                 "<WarpPreconditioner name='warp' linearSolver='@ldl' linearSystem='@ldl'/>"
+                 "<SparseLDLSolver name='ldl'/>",
+                 "designed to work with a RotationMatrixSystem");
+    expect_error("<PCGLinearSolver name='ls' preconditioner='@warp'/>"
+                 "<WarpPreconditioner name='warp' linearSolver='@ldl'/>"
+                 "<RotationMatrixSystem rotationFinder='@ldl'/><SparseLDLSolver name='ldl'/>",
+                 "is not a rotation finder");
 }

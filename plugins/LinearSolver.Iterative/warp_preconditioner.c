@@ -12,22 +12,28 @@
  * with R_ref the rotations when A0 was built (so R = I right after a
  * refresh). The rotations come through the finder's "rotations" output
  * (../shared/rotation_finder.h). Meant as the preconditioner of
- * PCGLinearSolver / ShewchukPCGLinearSolver; the fields are SOFA's before
- * v25.12 (useRotationFinder, update_step), the refresh schedule that of
- * SOFA's RotationMatrixSystem (assemblingRate) which replaced them. */
+ * PCGLinearSolver / ShewchukPCGLinearSolver. Its fields are SOFA's before
+ * v25.12 (useRotationFinder, update_step); a RotationMatrixSystem (SOFA
+ * v25.12: linearSystem link, or the one in the node) sets the schedule
+ * (assemblingRate) and the finder (rotationFinder) instead. The schedule is
+ * the RotationMatrixSystem's: built when a counter starting at the rate
+ * reaches it. */
 #include "iterative_common.h"
+#include "rotation_matrix_system.h"
 
 #include "../shared/rotation_finder.h"
 
 typedef struct warp_pre {
     st_component base;
     bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
-    st_component *linear_system;   /* "linearSystem" (ignored) */
+    st_component *linear_system;   /* "linearSystem": a RotationMatrixSystem */
     st_component *linear_solver;   /* "linearSolver" */
     unsigned use_rotation_finder;  /* "useRotationFinder" */
     unsigned update_step;          /* "update_step" */
     unsigned nbuilds;              /* "linearSolverBuilds" (output) */
     /* Runtime. */
+    rotation_matrix_system *rms;   /* the RotationMatrixSystem, if any */
+    unsigned rate;                 /* the schedule: update_step or its assemblingRate */
     st_system *sys;
     st_component *finder;
     st_array *rot;                 /* the finder's rotations, 9 per vertex */
@@ -52,7 +58,13 @@ static const st_field warp_fields[] = {
     ST_OUTPUT(warp_pre, nbuilds, "linearSolverBuilds", ST_T_UINT, unsigned,
               "Number of times the wrapped solver's matrix was built (and factored) so far "
               "(settee)"),
-    ITER_F_MATRIX_SOLVER(warp_pre),
+    ST_IGNORED(warp_pre, parallel_inverse, "parallelInverseProduct", ST_T_BOOL, bool, "false",
+               "Parallelize the computation of the product J*M^{-1}*J^T where M is the matrix "
+               "of the linear system and J is any matrix with compatible dimensions"),
+    ST_LINK(warp_pre, linear_system, "linearSystem", ST_LINK_ANY,
+            "The linear system to solve: a RotationMatrixSystem (SOFA v25.12: its "
+            "assemblingRate and rotationFinder replace update_step and useRotationFinder); "
+            "when unset, the one in this node if any"),
     ST_FIELD_END};
 
 /* True when a linear solver works matrix-free (SOFA: templated on
@@ -66,9 +78,46 @@ static bool matrix_free(st_component *c)
     return t && strcmp(t, "GraphScattered") == 0;
 }
 
+/* The RotationMatrixSystem of the warp: its linearSystem link (an error
+ * when it names another kind of component, as in SOFA), else the first one
+ * in its node, else none. */
+static st_status find_system(warp_pre *s, st_error *err)
+{
+    st_component *self = &s->base, *c = s->linear_system;
+    s->rms = NULL;
+    if (c) {
+        if (strcmp(c->cls->name, rotation_matrix_system_class.name) != 0)
+            return st_component_error(self, "linearSystem", err, ST_ELINK,
+                                      "This linear solver is designed to work with a "
+                                      "RotationMatrixSystem linear system, but a %s was found",
+                                      c->cls->name);
+        s->rms = (rotation_matrix_system *)c;
+    } else {
+        st_component *local[64];
+        size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_LOCAL, local, 64);
+        for (size_t i = 0; i < n && i < 64 && !s->rms; i++)
+            if (strcmp(local[i]->cls->name, rotation_matrix_system_class.name) == 0)
+                s->rms = (rotation_matrix_system *)local[i];
+    }
+    s->rate = s->update_step;
+    if (!s->rms)
+        return ST_OK;
+    static const char *const replaced[] = {"update_step", "useRotationFinder"};
+    for (int k = 0; k < 2; k++)
+        if (st_component_is_set(self, replaced[k]))
+            return st_component_error(self, replaced[k], err, ST_ESCENE,
+                                      "both this field and RotationMatrixSystem '%s' (its "
+                                      "assemblingRate and rotationFinder, SOFA v25.12) set the "
+                                      "warp: keep one",
+                                      s->rms->base.name);
+    s->rate = s->rms->assembling_rate;
+    return ST_OK;
+}
+
 static st_status warp_init(st_component *self, st_error *err)
 {
     warp_pre *s = (warp_pre *)self;
+    ST_TRY(find_system(s, err));
     if (!s->linear_solver) {
         st_component *local[64];
         size_t n = st_node_find_all(self->node, ST_ROLE_LINSOLVER, ST_SEARCH_LOCAL, local, 64);
@@ -99,6 +148,10 @@ static st_status warp_init(st_component *self, st_error *err)
  * rotationFinders[useRotationFinder]). */
 static st_status find_finder(warp_pre *s, st_error *err)
 {
+    if (s->rms) {
+        s->finder = s->rms->rotation_finder; /* checked by its init */
+        return ST_OK;
+    }
     st_component *local[256];
     size_t n = st_node_find_all(s->base.node, ST_ROLE_ANY, ST_SEARCH_LOCAL, local, 256);
     size_t k = 0;
@@ -146,7 +199,7 @@ static st_status warp_bind(st_component *self, st_system *sys, st_error *err)
         return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
     ST_TRY(st_system_vec_alloc(sys, &s->t, err));
     ST_TRY(st_system_vec_alloc(sys, &s->z, err));
-    s->counter = s->update_step; /* built at the first system */
+    s->counter = s->rate; /* built at the first system */
     s->identity = true;
     s->nbuilds = 0;
     return ST_OK;
@@ -177,7 +230,7 @@ static st_status warp_set_system(st_component *self, st_system *sys, double mf, 
                                   "the rotations of '%s' are no longer published (was it "
                                   "re-initialized?)",
                                   s->finder->name);
-    if (++s->counter >= s->update_step) {
+    if (++s->counter >= s->rate) {
         s->counter = 0;
         ST_TRY(s->linear_solver->cls->linsolver->set_system(s->linear_solver, sys, mf, bf, kf,
                                                             err));
