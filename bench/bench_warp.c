@@ -86,16 +86,6 @@ static st_status load_beam(st_runtime *rt, int nx, const char *solvers, st_scene
     return st_scene_init(*out, err);
 }
 
-static double field_num(st_component *c, const char *name)
-{
-    const st_field *f = st_component_field(c, name);
-    if (!f)
-        return NAN;
-    if (f->type == ST_T_UINT)
-        return (double)*(const unsigned *)st_component_field_ptr(c, f);
-    return *(const double *)st_component_field_ptr(c, f);
-}
-
 typedef struct result {
     double wall_ms, cpu_ms, iters, max_res, dx;
     unsigned max_iters;
@@ -130,10 +120,10 @@ static int run(int nx, int steps, const struct config *c, double *traj, size_t *
         cpu += clock_of(CLOCK_PROCESS_CPUTIME_ID) - c0;
         memcpy(traj + (size_t)k * *len, ms->position.r, *len * sizeof *traj);
         if (iterative) {
-            const double it = field_num(ls, "nbIterations");
+            const double it = bench_field_num(ls, "nbIterations");
             iters += it;
             max_iters = it > max_iters ? (unsigned)it : max_iters;
-            max_res = fmax(max_res, field_num(ls, pcg ? "residualNorm" : "residual"));
+            max_res = fmax(max_res, bench_field_num(ls, pcg ? "residualNorm" : "residual"));
         }
     }
     r->wall_ms = 1e3 * wall / steps;

@@ -129,6 +129,10 @@ void fem_rotation_add(double *acc, const unsigned *v, int nv, const double q[9])
 void fem_rotation_finish(double *acc, size_t np, bool gram_schmidt);
 /* Every vertex's rotation the identity (method small). */
 void fem_rotation_identity(double *acc, size_t np);
+/* Starts the per-vertex rotations of np vertices: with method small every
+ * one is the identity (as in SOFA) and the result is false (done);
+ * otherwise acc is cleared for fem_rotation_add and the result is true. */
+bool fem_rotation_begin(double *acc, size_t np, bool small);
 
 /* ---- Materials and topology ---- */
 

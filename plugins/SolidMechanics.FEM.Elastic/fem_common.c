@@ -360,6 +360,16 @@ void fem_rotation_identity(double *acc, size_t np)
             acc[9 * i + (size_t)c] = c % 4 == 0 ? 1.0 : 0.0;
 }
 
+bool fem_rotation_begin(double *acc, size_t np, bool small)
+{
+    if (small) {
+        fem_rotation_identity(acc, np);
+        return false;
+    }
+    memset(acc, 0, 9 * np * sizeof *acc);
+    return true;
+}
+
 void fem_rotation_finish(double *acc, size_t np, bool gram_schmidt)
 {
     for (size_t i = 0; i < np; i++) {

@@ -379,11 +379,8 @@ static void node_rotations(hexa_fem *s)
 {
     double *acc = s->rotations.r;
     const size_t np = s->ms->n;
-    if (s->meth == HM_SMALL) {
-        fem_rotation_identity(acc, np);
+    if (!fem_rotation_begin(acc, np, s->meth == HM_SMALL))
         return;
-    }
-    memset(acc, 0, 9 * np * sizeof *acc);
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
         double rt[9], q[9];

@@ -566,11 +566,8 @@ static void node_rotations(tetra_fem *s)
 {
     double *acc = s->rotations.r;
     const size_t np = s->ms->n;
-    if (s->meth == M_SMALL) {
-        fem_rotation_identity(acc, np);
+    if (!fem_rotation_begin(acc, np, s->meth == M_SMALL))
         return;
-    }
-    memset(acc, 0, 9 * np * sizeof *acc);
     for (size_t i = 0; i < s->ne; i++) {
         const tet *t = &s->e[i];
         double r0t[9], q[9];
