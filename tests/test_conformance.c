@@ -76,6 +76,10 @@ static const struct refusal {
     {"CorotationalFEMForceField",
      "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
     {"FEMMass", "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
+    {"WarpPreconditioner",
+     "it wraps another linear solver and needs a rotation finder (SOFA's error without them)"},
+    {"RotationMatrixSystem",
+     "no rotation finder (corotational FEM) in the node: SOFA's 'A RotationFinder is required'"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

@@ -126,8 +126,8 @@ static st_status warp_init(st_component *self, st_error *err)
                 s->linear_solver = local[i];
         if (!s->linear_solver)
             return st_component_error(self, "linearSolver", err, ST_ELINK,
-                                      "No LinearSolver component found at path: , nor in "
-                                      "current context: %s",
+                                      "No LinearSolver component found at path: (unset), "
+                                      "nor in current context: %s",
                                       self->node ? st_node_name(self->node) : "");
         st_component_info(self, "Link \"linearSolver\" to the desired linear solver should be "
                                 "set to ensure right behavior. First LinearSolver found in "
