@@ -398,6 +398,39 @@ Test(warp_preconditioner, large_rotation_fewer_iterations_same_trajectory, .time
                  disp);
 }
 
+/* Any direct solver can be wrapped: each gives the refactorized trajectory
+ * in as few iterations as the warped SparseLDLSolver. */
+Test(warp_preconditioner, other_direct_solvers_wrapped, .timeout = 240)
+{
+    static const char *const inner[] = {"SparseCholeskySolver", "AsyncSparseLDLSolver",
+                                        "EigenSimplicialLDLT", "EigenSparseLU"};
+    static run_out ldl, ref, o;
+    run_beam("large", "<SparseLDLSolver name='ls'/>", "", &ldl);
+    run_beam("large", PCG_WARP("PCGLinearSolver"), "", &ref);
+    double disp = 0;
+    for (size_t i = 0; i < NBEAM; i++)
+        disp = fmax(disp, fabs(ldl.x[NSTEPS - 1][i] - ldl.x[0][i]));
+    for (size_t k = 0; k < sizeof inner / sizeof *inner; k++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' "
+                 "preconditioner='@warp'/>"
+                 "<WarpPreconditioner name='warp' linearSolver='@inner' update_step='1000000'/>"
+                 "<%s name='inner'/>",
+                 inner[k]);
+        run_beam("large", xml, "", &o);
+        double dx = 0;
+        for (int j = 0; j < NSTEPS; j++)
+            for (size_t i = 0; i < NBEAM; i++)
+                dx = fmax(dx, fabs(o.x[j][i] - ldl.x[j][i]));
+        cr_log_info("%s: %.2f iterations per step (SparseLDL %.2f), trajectory %.3g", inner[k],
+                    mean_iters(&o), mean_iters(&ref), dx / disp);
+        cr_assert_leq(dx, 1e-8 * disp, "%s: trajectory differs by %.3g", inner[k], dx);
+        cr_assert_leq(fabs(mean_iters(&o) - mean_iters(&ref)), 0.5, "%s: %.2f vs %.2f iterations",
+                      inner[k], mean_iters(&o), mean_iters(&ref));
+    }
+}
+
 /* SOFA v25.12's form: the schedule and the finder in a RotationMatrixSystem
  * give the same numbers as the warp's own update_step. */
 Test(warp_preconditioner, rotation_matrix_system_same_as_update_step, .timeout = 120)
