@@ -3,6 +3,7 @@
 #ifndef SETTEE_BENCH_UTIL_H
 #define SETTEE_BENCH_UTIL_H
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,17 @@ static inline st_component *find(st_scene *s, const char *name)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];
     return NULL;
+}
+
+/* A numeric field of c (uint or real) as a double; NAN when c has none. */
+static inline double bench_field_num(st_component *c, const char *name)
+{
+    const st_field *f = st_component_field(c, name);
+    if (!f)
+        return NAN;
+    if (f->type == ST_T_UINT)
+        return (double)*(const unsigned *)st_component_field_ptr(c, f);
+    return *(const double *)st_component_field_ptr(c, f);
 }
 
 #endif

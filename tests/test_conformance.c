@@ -72,6 +72,10 @@ static const struct refusal {
      "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
     {"BDFOdeSolver", "SOFA's BDFOdeSolver needs a NewtonRaphsonSolver (Invalid without one)"},
     {"FEMMass", "no NodalMassDensity: SOFA's msg_error 'No nodal mass density component found'"},
+    {"WarpPreconditioner",
+     "it wraps another linear solver and needs a rotation finder (SOFA's error without them)"},
+    {"RotationMatrixSystem",
+     "no rotation finder (corotational FEM) in the node: SOFA's 'A RotationFinder is required'"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

@@ -2,7 +2,7 @@
  * MinResLinearSolver, PCGLinearSolver (and its former name
  * ShewchukPCGLinearSolver), its PreconditionedMatrixFreeSystem, and the
  * preconditioners JacobiPreconditioner, BlockJacobiPreconditioner and
- * SSORPreconditioner. */
+ * SSORPreconditioner, and WarpPreconditioner with its RotationMatrixSystem. */
 #include <settee/settee.h>
 
 extern const st_class cg_linear_solver_class;
@@ -13,6 +13,8 @@ extern const st_class minres_linear_solver_class;
 extern const st_class ssor_preconditioner_class;
 extern const st_class block_jacobi_preconditioner_class;
 extern const st_class preconditioned_matrix_free_system_class;
+extern const st_class warp_preconditioner_class;
+extern const st_class rotation_matrix_system_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -24,6 +26,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &ssor_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &block_jacobi_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &preconditioned_matrix_free_system_class, err));
+    ST_TRY(st_registry_add(r, &warp_preconditioner_class, err));
+    ST_TRY(st_registry_add(r, &rotation_matrix_system_class, err));
     return ST_OK;
 }
 

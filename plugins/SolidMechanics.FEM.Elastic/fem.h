@@ -114,6 +114,26 @@ static inline void fem_tri_scatter(double *out, const double R[9], const double 
     }
 }
 
+/* ---- Per-vertex rotations (SOFA's rotation finders, ../shared/rotation_finder.h) ---- */
+
+/* acc[9 v[k] ..] += q for the nv vertices of an element: q is the element's
+ * rotation from rest to current (world to world). Clear acc first. */
+void fem_rotation_add(double *acc, const unsigned *v, int nv, const double q[9]);
+/* Each vertex's sum of element rotations turned into a rotation, in place:
+ * the orthogonal factor of the mean (SOFA's TetrahedronFEMForceField and
+ * HexahedronFEMForceField getRotation: polar decomposition), or with
+ * gram_schmidt the rows of the mean normalized, z = x cross y, y = z cross
+ * x (TetrahedralCorotationalFEMForceField's). Both are unchanged by the
+ * mean's scale, so the sum is used as it is. A vertex of no element gets
+ * the identity. */
+void fem_rotation_finish(double *acc, size_t np, bool gram_schmidt);
+/* Every vertex's rotation the identity (method small). */
+void fem_rotation_identity(double *acc, size_t np);
+/* Starts the per-vertex rotations of np vertices: with method small every
+ * one is the identity (as in SOFA) and the result is false (done);
+ * otherwise acc is cleared for fem_rotation_add and the result is true. */
+bool fem_rotation_begin(double *acc, size_t np, bool small);
+
 /* ---- Materials and topology ---- */
 
 /* SOFA's getYoungModulusInElement / getPoissonRatioInElement: element i's

@@ -341,3 +341,59 @@ st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, u
                                       what, i / width, idx[i], npoints);
     return ST_OK;
 }
+
+/* ---- Per-vertex rotations ---- */
+
+void fem_rotation_add(double *acc, const unsigned *v, int nv, const double q[9])
+{
+    for (int k = 0; k < nv; k++) {
+        double *a = acc + 9 * (size_t)v[k];
+        for (int c = 0; c < 9; c++)
+            a[c] += q[c];
+    }
+}
+
+void fem_rotation_identity(double *acc, size_t np)
+{
+    for (size_t i = 0; i < np; i++)
+        for (int c = 0; c < 9; c++)
+            acc[9 * i + (size_t)c] = c % 4 == 0 ? 1.0 : 0.0;
+}
+
+bool fem_rotation_begin(double *acc, size_t np, bool small)
+{
+    if (small) {
+        fem_rotation_identity(acc, np);
+        return false;
+    }
+    memset(acc, 0, 9 * np * sizeof *acc);
+    return true;
+}
+
+void fem_rotation_finish(double *acc, size_t np, bool gram_schmidt)
+{
+    for (size_t i = 0; i < np; i++) {
+        double *a = acc + 9 * i;
+        bool zero = true;
+        for (int c = 0; c < 9 && zero; c++)
+            zero = a[c] == 0.0;
+        if (zero) {
+            fem_rotation_identity(a, 1);
+        } else if (gram_schmidt) {
+            double ex[3] = {a[0], a[1], a[2]}, ey[3] = {a[3], a[4], a[5]}, ez[3];
+            fem_normalize(ex);
+            fem_normalize(ey);
+            fem_cross(ez, ex, ey);
+            fem_normalize(ez);
+            fem_cross(ey, ez, ex);
+            fem_normalize(ey);
+            memcpy(a, ex, sizeof ex);
+            memcpy(a + 3, ey, sizeof ey);
+            memcpy(a + 6, ez, sizeof ez);
+        } else {
+            double m[9];
+            memcpy(m, a, sizeof m);
+            fem_polar(m, a);
+        }
+    }
+}

@@ -32,6 +32,7 @@ typedef struct hexa_fem {
     double draw_offset;              /* "drawPercentageOffset", ignored */
     st_array stiffness_matrices;     /* output, reals: 24 x 24 per element */
     st_array initial_points;         /* vec3[]: rest positions at init */
+    st_array rotations;              /* output "rotations": 9 per vertex when requested */
     /* HexahedronFEMForceFieldAndMass only. */
     double density;                  /* "density" (kg m^-3) */
     bool lumped_mass;                /* "lumpedMass" */

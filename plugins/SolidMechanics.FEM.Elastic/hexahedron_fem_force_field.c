@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "hexahedron_fem.h"
+#include "../shared/rotation_finder.h"
 
 /* Signs of the natural coordinates of each vertex (SOFA's _coef). */
 static const int coef[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
@@ -367,6 +368,29 @@ static void hfem_cleanup(st_component *self)
 
 /* ---- Forces ---- */
 
+/* The rotation finder's per-vertex rotations (SOFA's getNodeRotation):
+ * the orthogonal factor of the mean of the rotations rest to current of
+ * the hexahedra around the vertex; the identity with method small. With
+ * R world to element frame, that rotation is R^T R0. SOFA sums R R0^T, its
+ * inverse, and starts the sum from the identity; settee sums the rotation
+ * the warp needs, from zero (TetrahedronFEMForceField's mean); see
+ * docs/solvers.md (WarpPreconditioner). */
+static void node_rotations(hexa_fem *s)
+{
+    double *acc = s->rotations.r;
+    const size_t np = s->ms->n;
+    if (!fem_rotation_begin(acc, np, s->meth == HM_SMALL))
+        return;
+    for (size_t i = 0; i < s->ne; i++) {
+        const hexa *h = &s->e[i];
+        double rt[9], q[9];
+        fem_transpose3(rt, h->R);
+        fem_mul3(q, rt, h->R0);
+        fem_rotation_add(acc, h->v, 8, q);
+    }
+    fem_rotation_finish(acc, np, false);
+}
+
 static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)
 {
@@ -386,6 +410,8 @@ static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, 
             o[0] += g[0], o[1] += g[1], o[2] += g[2];
         }
     }
+    if (rotfinder_wanted(&s->rotations, s->ms->n))
+        node_rotations(s);
 }
 
 static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -621,7 +647,8 @@ static const st_forcefield_ops hfm_ff_ops = {
         ST_OUTPUT(T, stiffness_matrices, "stiffnessMatrices", ST_T_REALS, st_array,               \
                   "Stiffness matrices per element (K_i), 24 x 24 row-major each"),                \
         ST_VEC3S(T, initial_points, "initialPoints", NULL,                                        \
-                 "Initial Position (set from the state's rest positions at init)")
+                 "Initial Position (set from the state's rest positions at init)"),               \
+        ST_OUTPUT(T, rotations, ROTFINDER_FIELD, ST_T_REALS, st_array, ROTFINDER_HELP)
 
 static const st_field hfem_fields[] = {HFEM_FIELDS, ST_FIELD_END};
 

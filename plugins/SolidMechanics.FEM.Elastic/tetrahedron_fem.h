@@ -42,6 +42,7 @@ typedef struct tetra_fem {
     double show_alpha, show_gap;
     bool show_vm_node, show_vm_node_map, show_vm_elem;
     bool update_stiffness;           /* "updateStiffness": material recomputed each step */
+    st_array rotations;              /* output "rotations": 9 per vertex when requested */
     /* TetrahedralCorotationalFEMForceField only (corot true). */
     bool corot;                      /* the class is TetrahedralCorotationalFEMForceField */
     bool corot_vm;                   /* its boolean computeVonMisesStress */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "tetrahedron_fem.h"
+#include "../shared/rotation_finder.h"
 
 
 /* ---- Element kernels ---- */
@@ -556,6 +557,27 @@ static void force_svd(tetra_fem *s, tet *t, double *f, const double *p)
     force_rotated(s, t, f, pos, r02);
 }
 
+/* SOFA's getRotation of each vertex (rotation finder): the mean of the
+ * rotations R R0^T (rest to current) of its tetrahedra made a rotation, by
+ * polar decomposition (TetrahedronFEMForceField) or by SOFA's row
+ * orthogonalization (TetrahedralCorotationalFEMForceField); the identity
+ * with method small, as SOFA. */
+static void node_rotations(tetra_fem *s)
+{
+    double *acc = s->rotations.r;
+    const size_t np = s->ms->n;
+    if (!fem_rotation_begin(acc, np, s->meth == M_SMALL))
+        return;
+    for (size_t i = 0; i < s->ne; i++) {
+        const tet *t = &s->e[i];
+        double r0t[9], q[9];
+        fem_transpose3(r0t, t->R0);
+        fem_mul3(q, t->R, r0t);
+        fem_rotation_add(acc, t->v, 4, q);
+    }
+    fem_rotation_finish(acc, np, s->corot);
+}
+
 static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)
 {
@@ -572,6 +594,8 @@ static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, 
         default: force_svd(s, t, fs, p); break;
         }
     }
+    if (rotfinder_wanted(&s->rotations, s->ms->n))
+        node_rotations(s);
     s->vm_dirty = true;
     if (s->corot && s->corot_vm) /* SOFA computes it at the end of addForce */
         compute_von_mises(s);
@@ -848,6 +872,7 @@ static const st_field tfem_fields[] = {
     ST_BOOL(T, update_stiffness, "updateStiffness", "false",
             "update structures (precomputed in init) using stiffness parameters in each "
             "iteration (set listening=1)"),
+    ST_OUTPUT(T, rotations, ROTFINDER_FIELD, ST_T_REALS, st_array, ROTFINDER_HELP),
     ST_FIELD_END};
 #undef T
 
@@ -903,6 +928,7 @@ static const st_field corot_fields[] = {
               "von Mises Stress per element"),
     ST_OUTPUT(T, von_mises_node, "vonMisesPerNode", ST_T_REALS, st_array,
               "von Mises Stress per node"),
+    ST_OUTPUT(T, rotations, ROTFINDER_FIELD, ST_T_REALS, st_array, ROTFINDER_HELP),
     ST_FIELD_END};
 #undef T
 
