@@ -1083,6 +1083,10 @@ static st_status sparse_init(st_component *self, st_error *err)
                                 "ignored with nbVirtualFinerLevels (as in SOFA, the grids use "
                                 "n = %g %g %g)",
                                 t->n[0], t->n[1], t->n[2]);
+    if (st == ST_OK && t->nb_virtual_finer && t->only_inside_cells)
+        st_component_warn_field(self, "onlyInsideCells",
+                                "ignored with nbVirtualFinerLevels (as in SOFA, the coarse grid "
+                                "keeps every cell holding a fine cell)");
     if (st == ST_OK)
         st = sparse_build(t, src, path, &s, err);
     surface_free(&s);
@@ -1148,7 +1152,7 @@ static const st_field sparse_fields[] = {
               "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
     ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,
               "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "
-              "fillWeighted, else 1)"),
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
     ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",
                "Compute the cross-element buffers at init instead of on demand"),
     TOPO_DRAW(draw_edges, "drawEdges", "edges"),

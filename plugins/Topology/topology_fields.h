@@ -27,9 +27,9 @@
                "hexas", flags)
 #define TOPO_F_SRC                                                                                \
     {"src", ST_T_LINK, offsetof(topo, src) + ST_FIELD_CHECK_(topo, src, st_component *), NULL,    \
-     "Mesh loader whose lists (position, edges, triangles, quads, tetrahedra, hexahedra) are "    \
-     "used for the lists the scene does not give",                                                \
-     0, NULL, ST_LINK_LOADER, 0.0, 0.0}
+     "Component (a mesh loader, a grid, another topology) whose lists (position, edges, "       \
+     "triangles, quads, tetrahedra, hexahedra) are used for the lists the scene does not give",   \
+     0, NULL, ST_LINK_ANY, 0.0, 0.0}
 
 /* SOFA's BaseMeshTopology "filename": every container has it. */
 #define TOPO_F_FILENAME                                                                           \
