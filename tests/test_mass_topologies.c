@@ -6,13 +6,11 @@
  * edges of flat grids): the values SOFA's MeshMatrixMass_test and
  * DiagonalMass_test check (our own scenes with the same inputs), plus
  * closed forms (mass = density x measure, vertex masses summing to it). */
-#include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "internal.h"
-#include "support.h"
+#include "topo_support.h"
 
 static const char *const plugins[] = {"ODESolver.Forward", "Mass", "Topology"};
 
@@ -84,12 +82,7 @@ static st_component *load(const char *body, const char *cls, const char *attrs)
     return m;
 }
 
-static const st_array *arr(st_component *c, const char *name)
-{
-    const st_field *f = st_component_field(c, name);
-    cr_assert_not_null(f, "field %s", name);
-    return st_component_field_ptr(c, f);
-}
+#define arr topo_arr
 
 static double real(st_component *c, const char *name)
 {
@@ -457,10 +450,7 @@ Test(mass_topo, surface_from_tetra2triangle)
  * only HexahedronFEMForceFieldAndMass does). */
 Test(mass_topo, sparse_grid_hexahedra)
 {
-    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
-                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
-                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
-    const char *path = test_write_temp("cube.obj", obj);
+    const char *path = topo_unit_cube_obj();
     char body[1024];
     snprintf(body, sizeof body,
              "<Node name='root' gravity='0 0 0'><Node name='B'>"

@@ -6,7 +6,6 @@
  * scenes/sofa/sparse_grid_octahedron.scn (sparse grid with a virtual level,
  * corotational hexahedra, a surface mapped by BarycentricMapping) runs, its
  * surface following the grid's trilinear interpolation. */
-#include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,7 @@
 
 #include "../plugins/SolidMechanics.FEM.Elastic/hexahedron_fem.h"
 #include "internal.h"
-#include "support.h"
+#include "topo_support.h"
 
 static const char *const plugins[] = {"ODESolver.Backward",  "LinearSolver.Iterative",
                                       "Mass",                "Topology",
@@ -34,20 +33,7 @@ static void setup(void)
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(sparse_grid_fem, .init = setup, .fini = teardown);
 
-static const st_array *arr(st_component *c, const char *name)
-{
-    const st_field *f = st_component_field(c, name);
-    cr_assert_not_null(f, "field %s", name);
-    return st_component_field_ptr(c, f);
-}
-
-static const char *cube_obj(void)
-{
-    return test_write_temp("cube.obj",
-                           "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\n"
-                           "v 1 1 1\nf 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
-                           "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n");
-}
+#define arr topo_arr
 
 static st_scene *cube_scene(const char *grid_fields)
 {
@@ -60,7 +46,7 @@ static st_scene *cube_scene(const char *grid_fields)
              "<MechanicalObject name='dofs'/>"
              "<HexahedronFEMForceFieldAndMass name='fem' youngModulus='1000' "
              "poissonRatio='0.3' density='2' method='large'/></Node></Node>",
-             cube_obj(), grid_fields);
+             topo_unit_cube_obj(), grid_fields);
     st_error err = {0};
     st_scene *s = NULL;
     cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "t.scn", &s, &err), ST_OK, "%s",

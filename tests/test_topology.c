@@ -704,10 +704,7 @@ Test(topology, sparse_grid_pyramid_as_sofa)
  * surface, the 8 cells within are inside. */
 Test(topology, sparse_grid_cube_from_obj_file)
 {
-    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
-                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
-                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
-    const char *path = test_write_temp("cube.obj", obj);
+    const char *path = topo_unit_cube_obj();
     char yaml[2048];
     snprintf(yaml, sizeof yaml,
              SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [5, 5, 5], fileTopology: \"%s\"}\n",
@@ -940,10 +937,7 @@ Test(topology, sparse_grid_virtual_level_from_voxels)
  * fillWeighted, 8 / 8 = 1 without. The hexahedra come k fastest. */
 Test(topology, sparse_grid_virtual_level_from_surface)
 {
-    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
-                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
-                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
-    const char *path = test_write_temp("vcube.obj", obj);
+    const char *path = topo_unit_cube_obj();
     for (int fw = 0; fw < 2; fw++) {
         st_scene *s = sparse_file(path, fw ? "n: [3, 3, 3], nbVirtualFinerLevels: 1"
                                            : "n: [3, 3, 3], nbVirtualFinerLevels: 1, "
