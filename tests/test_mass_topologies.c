@@ -67,8 +67,16 @@ static const char *const EDGE =
 
 static st_component *load(const char *body, const char *cls, const char *attrs)
 {
+    /* Closes every node the body leaves open. */
+    int open = 0;
+    for (const char *p = body; (p = strstr(p, "<Node")); p++)
+        open++;
+    for (const char *p = body; (p = strstr(p, "</Node>")); p++)
+        open--;
     char xml[4096];
-    snprintf(xml, sizeof xml, "%s<%s name='mass' %s/>" CLOSE_ALL, body, cls, attrs);
+    size_t len = (size_t)snprintf(xml, sizeof xml, "%s<%s name='mass' %s/>", body, cls, attrs);
+    while (open-- > 0)
+        len += (size_t)snprintf(xml + len, sizeof xml - len, "</Node>");
     st_error err = {0};
     if (S)
         st_scene_destroy(&S);
@@ -474,4 +482,102 @@ Test(mass_topo, sparse_grid_hexahedra)
     /* totalMass gives back the density. */
     m = load(body, "MeshMatrixMass", "totalMass='3'");
     eq(density(m), 3 / (64 * ve), "massDensity from totalMass");
+}
+
+/* The mapping chain grid 3x3x3 over [0,2]^3 -> Hexa2Quad (the 24 boundary
+ * unit squares) -> Quad2Triangle (48 triangles) -> Triangle2Edge (the
+ * surface's edges): each output carries its mass in a node with its own
+ * state on the grid's points. Closed forms: total = rho x measure (area
+ * 24, or the edges' total length), DiagonalMass vertex i = rho sum of
+ * measure / (element vertices) over its elements, MeshMatrixMass vertex i
+ * = rho sum of A/8 (quads) or A/6 (triangles). Vertex 13 (the centre) is
+ * in no boundary element, so its mass is 0: DiagonalMass and the lumped
+ * MeshMatrixMass refuse that; the consistent MeshMatrixMass accepts it. */
+static st_component *chain(int level, const char *cls, const char *attrs, const st_array **elems)
+{
+    static const char *const outs[] = {"Quad", "Triangle", "Edge"};
+    static const char *const maps[] = {"Hexa2QuadTopologicalMapping",
+                                       "Quad2TriangleTopologicalMapping",
+                                       "Triangle2EdgeTopologicalMapping"};
+    char xml[4096];
+    size_t len = (size_t)snprintf(xml, sizeof xml, "%s", ROOT_OPEN GRID("3 3 3"));
+    const char *in = "@../grid";
+    for (int l = 0; l <= level; l++) {
+        len += (size_t)snprintf(xml + len, sizeof xml - len,
+                                "<Node name='L%d'><MechanicalObject position='@%sgrid.position'/>"
+                                "<%sSetTopologyContainer name='C%d'/><%sSetTopologyModifier/>"
+                                "<%s input='%s' output='@C%d'/>",
+                                l, l == 0 ? "../" : l == 1 ? "../../" : "../../../", outs[l], l,
+                                outs[l], maps[l], in, l);
+        in = l == 0 ? "@../C0" : "@../C1";
+    }
+    len += (size_t)snprintf(xml + len, sizeof xml - len, "<%s name='mass' %s/>", cls, attrs);
+    for (int l = 0; l <= level; l++)
+        len += (size_t)snprintf(xml + len, sizeof xml - len, "</Node>");
+    snprintf(xml + len, sizeof xml - len, "</Node>");
+    st_error err = {0};
+    if (S)
+        st_scene_destroy(&S);
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "chain.scn", &S, &err), ST_OK,
+                 "%s", err.msg);
+    st_status st = st_scene_init(S, &err);
+    if (st != ST_OK)
+        return NULL;
+    char name[8];
+    snprintf(name, sizeof name, "C%d", level);
+    const st_array *e = arr(test_find_object(S, name),
+                            level == 0 ? "quads" : level == 1 ? "triangles" : "edges");
+    *elems = e;
+    return test_find_object(S, "mass");
+}
+
+Test(mass_topo, mapping_chain_surfaces_and_edges)
+{
+    const st_array *e = NULL;
+    /* DiagonalMass refuses the centre vertex's zero mass at every level. */
+    for (int l = 0; l < 2; l++)
+        cr_assert_null(chain(l, "DiagonalMass", "massDensity='2'", &e));
+    cr_assert(strstr(T.log, "vertex 13 gets the mass 0"), "%s", T.log);
+    /* Consistent MeshMatrixMass on quads and triangles. */
+    for (int l = 0; l < 2; l++) {
+        st_component *m = chain(l, "MeshMatrixMass", "massDensity='2'", &e);
+        cr_assert_not_null(m, "level %d:\n%s", l, T.log);
+        unsigned w = l == 0 ? 4 : 3;
+        double area = l == 0 ? 1.0 : 0.5, frac = l == 0 ? 1.0 / 8 : 1.0 / 6;
+        cr_assert_eq(e->n, l == 0 ? 24u : 48u);
+        eq(real(m, "totalMass"), 2 * 24.0, "totalMass = rho x 24");
+        double want[27] = {0};
+        for (size_t k = 0; k < e->n; k++)
+            for (unsigned c = 0; c < w; c++)
+                want[e->u[w * k + c]] += 2 * area * frac;
+        const st_array *vm = arr(m, "vertexMass");
+        for (size_t i = 0; i < 27; i++)
+            eq(vm->r[i], want[i], "vertexMass");
+        eq(vm->r[13], 0, "centre");
+    }
+    /* Triangle2Edge keeps the border edges: the cube's surface is closed,
+     * so there are none and a mass there reports an empty topology. */
+    cr_assert_null(chain(2, "MeshMatrixMass", "massDensity='2'", &e));
+    cr_assert(strstr(T.log, "Topology empty"), "%s", T.log);
+}
+
+/* One square [0,2]^2 (grid 2x2x1) -> Quad2Triangle -> Triangle2Edge: the 4
+ * border edges of length 2. DiagonalMass: total rho x 8, each vertex
+ * rho x 2 (two half edges); MeshMatrixMass: no mass on edges. */
+Test(mass_topo, border_edges_from_triangle2edge)
+{
+    static const char *const body =
+        ROOT_OPEN GRID("2 2 1") CHILD_OPEN
+        "<QuadSetTopologyContainer name='Q' src='@../grid'/>"
+        "<Node name='T'><TriangleSetTopologyContainer name='Tri'/><TriangleSetTopologyModifier/>"
+        "<Quad2TriangleTopologicalMapping input='@../Q' output='@Tri'/></Node>"
+        "<Node name='E'><MechanicalObject position='@../../grid.position'/>"
+        "<EdgeSetTopologyContainer name='Container'/><EdgeSetTopologyModifier/>"
+        "<Triangle2EdgeTopologicalMapping input='@../T/Tri' output='@Container'/>";
+    st_component *m = load(body, "DiagonalMass", "massDensity='3'");
+    cr_assert_eq(arr(test_find_object(S, "Container"), "edges")->n, 4);
+    for (size_t i = 0; i < 4; i++)
+        expect(m, 4, 24, 3, i, 6);
+    m = load(body, "MeshMatrixMass", "massDensity='3'");
+    eq(real(m, "totalMass"), 0, "MeshMatrixMass on edges");
 }
