@@ -6,6 +6,9 @@
  * from a grid. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "topo_support.h"
 
@@ -701,10 +704,7 @@ Test(topology, sparse_grid_pyramid_as_sofa)
  * surface, the 8 cells within are inside. */
 Test(topology, sparse_grid_cube_from_obj_file)
 {
-    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n"
-                      "f 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
-                      "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n";
-    const char *path = test_write_temp("cube.obj", obj);
+    const char *path = topo_unit_cube_obj();
     char yaml[2048];
     snprintf(yaml, sizeof yaml,
              SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [5, 5, 5], fileTopology: \"%s\"}\n",
@@ -741,14 +741,272 @@ Test(topology, sparse_grid_refusals)
     cr_assert(strstr(err.msg, "no filename"), "%s", err.msg);
     cr_assert_neq(topo_scene_fails(&T,
                                    SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: "
-                                               "\"x.raw\"}\n",
+                                               "\"x.stl\"}\n",
                                    &err),
                   ST_OK);
-    cr_assert(strstr(err.msg, "voxel"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "only OBJ surfaces and .voxel"), "%s", err.msg);
     cr_assert_neq(topo_scene_fails(&T,
                                    SPARSE_HEAD "    - SparseGridTopology: {name: g, "
-                                               "nbVirtualFinerLevels: 1, position: [[0,0,0]]}\n",
+                                               "nbVirtualFinerLevels: -1, position: [[0,0,0]]}\n",
                                    &err),
                   ST_OK);
-    cr_assert(strstr(err.msg, "virtual"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "nbVirtualFinerLevels"), "%s", err.msg);
+}
+
+/* ---- SparseGridTopology from voxel files ---- */
+
+/* Writes n bytes to a file under the test's TMPDIR. */
+static const char *write_bytes(const char *name, const unsigned char *b, size_t n)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/settee-test-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid(), name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(b, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+static st_scene *sparse_file(const char *path, const char *fields)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\"%s%s}\n", path,
+             fields[0] ? ", " : "", fields);
+    return topo_scene(&T, yaml);
+}
+
+static void assert_point(const st_array *p, size_t i, double x, double y, double z)
+{
+    const double *q = p->r + 3 * i;
+    cr_assert(fabs(q[0] - x) < 1e-12 && fabs(q[1] - y) < 1e-12 && fabs(q[2] - z) < 1e-12,
+              "point %zu = (%g %g %g), expected (%g %g %g)", i, q[0], q[1], q[2], x, y, z);
+}
+
+/* An ASCII .voxel file of 3 x 2 x 1 voxels of size 0.75 x 1.5 x 2.5 with
+ * voxels (0,0), (1,0), (1,1) full. SOFA: n = counts + 1 = 4 3 2, min 0,
+ * max = (int)(size * count) = (int)2.25, (int)3, (int)2.5 = 2 3 2; the
+ * full voxels are INSIDE cells 0, 1, 4 in that order; their 16 corners,
+ * sorted by x, y, z, are numbered 0..15 below. */
+Test(topology, sparse_grid_voxel_file_as_sofa)
+{
+    const char *path = test_write_temp("grid.voxel", "3 2 1\n0.75 1.5 2.5\n1 1 0\n0 255 0\n");
+    st_scene *s = sparse_file(path, "n: [7, 7, 7], fillWeighted: true");
+    st_component *g = topo_get(s, "g");
+    const double *n = st_component_field_ptr(g, st_component_field(g, "n"));
+    const double *mx = st_component_field_ptr(g, st_component_field(g, "max"));
+    cr_assert(n[0] == 4 && n[1] == 3 && n[2] == 2, "n = %g %g %g", n[0], n[1], n[2]);
+    cr_assert(mx[0] == 2 && mx[1] == 3 && mx[2] == 2, "max = %g %g %g", mx[0], mx[1], mx[2]);
+    const st_array *p = topo_arr(g, "position");
+    cr_assert_eq(p->n, 16);
+    /* Grid points (i, j, k) at (2i/3, 1.5 j, 2 k). */
+    static const int ijk[16][3] = {{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 0, 0}, {1, 0, 1},
+                                   {1, 1, 0}, {1, 1, 1}, {1, 2, 0}, {1, 2, 1}, {2, 0, 0}, {2, 0, 1},
+                                   {2, 1, 0}, {2, 1, 1}, {2, 2, 0}, {2, 2, 1}};
+    for (size_t i = 0; i < 16; i++)
+        assert_point(p, i, ijk[i][0] * 2.0 / 3.0, ijk[i][1] * 1.5, ijk[i][2] * 2.0);
+    const unsigned hexa[] = {0, 4, 6, 2, 1, 5, 7, 3,  4, 10, 12, 6, 5, 11, 13, 7,
+                             6, 12, 14, 8, 7, 13, 15, 9};
+    topo_assert_tuples(topo_arr(g, "hexahedra"), 8, hexa, 3, "hexahedra");
+    const st_array *types = topo_arr(g, "cellTypes"), *k = topo_arr(g, "stiffnessCoefs");
+    for (size_t e = 0; e < 3; e++)
+        cr_assert(types->u[e] == 2 && k->r[e] == 1.0, "voxel cells are INSIDE with coefficient 1");
+    st_scene_destroy(&s);
+    /* onlyInsideCells keeps them all (there are no boundary cells). */
+    s = sparse_file(path, "onlyInsideCells: true");
+    cr_assert_eq(topo_arr(topo_get(s, "g"), "hexahedra")->n, 3);
+    st_scene_destroy(&s);
+}
+
+/* A binary .raw file of dataResolution 4 x 2 x 2 (x fastest) on a grid n =
+ * 3 3 2, voxelSize 0.5 1 2: the grid spans 0..(2, 2, 4); voxel (x, y, z)
+ * falls in cell ((int)(x/2), (int)y, (int)(z/2)). Voxels (3,0,0), (0,1,1)
+ * and (1,1,1) give cells 1 = (1,0,0) and 2 = (0,1,0). */
+Test(topology, sparse_grid_raw_file_as_sofa)
+{
+    unsigned char b[16] = {0};
+    b[3 + 0 + 0] = 7;
+    b[0 + 4 + 8] = 1;
+    b[1 + 4 + 8] = 200;
+    const char *path = write_bytes("grid.raw", b, sizeof b);
+    st_scene *s = sparse_file(path, "n: [3, 3, 2], dataResolution: [4, 2, 2], voxelSize: [0.5, 1, 2]");
+    st_component *g = topo_get(s, "g");
+    const double *mx = st_component_field_ptr(g, st_component_field(g, "max"));
+    cr_assert(mx[0] == 2 && mx[1] == 2 && mx[2] == 4, "max = %g %g %g", mx[0], mx[1], mx[2]);
+    const st_array *p = topo_arr(g, "position");
+    cr_assert_eq(p->n, 14);
+    static const int ijk[14][3] = {{0, 1, 0}, {0, 1, 1}, {0, 2, 0}, {0, 2, 1}, {1, 0, 0},
+                                   {1, 0, 1}, {1, 1, 0}, {1, 1, 1}, {1, 2, 0}, {1, 2, 1},
+                                   {2, 0, 0}, {2, 0, 1}, {2, 1, 0}, {2, 1, 1}};
+    for (size_t i = 0; i < 14; i++)
+        assert_point(p, i, ijk[i][0], ijk[i][1], ijk[i][2] * 4.0);
+    const unsigned hexa[] = {4, 10, 12, 6, 5, 11, 13, 7, 0, 6, 8, 2, 1, 7, 9, 3};
+    topo_assert_tuples(topo_arr(g, "hexahedra"), 8, hexa, 2, "hexahedra");
+    st_scene_destroy(&s);
+    /* A file shorter than dataResolution, a missing dataResolution, and
+     * virtual levels on a .raw file (SOFA builds nothing) are errors. */
+    st_error err = {0};
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\", n: [3, 3, 2], "
+                         "dataResolution: [4, 2, 3]}\n",
+             path);
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "needs 24 bytes, the file has 16"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\"}\n", path);
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "dataResolution"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\", "
+                         "dataResolution: [4, 2, 2], nbVirtualFinerLevels: 1}\n",
+             path);
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "empty grid"), "%s", err.msg);
+}
+
+Test(topology, sparse_grid_bad_voxel_files)
+{
+    st_error err = {0};
+    char yaml[2048];
+    const char *bad[][2] = {{"short.voxel", "2 2 1\n1 1 1\n1 0 1\n"},
+                            {"head.voxel", "2 2\n"},
+                            {"flat.voxel", "3 1 1\n0.2 1 1\n1 1 1\n"}};
+    const char *want[] = {"4 voxel values expected, found 3", "starts with the voxel counts",
+                          "truncates"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(yaml, sizeof yaml,
+                 SPARSE_HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\"}\n",
+                 test_write_temp(bad[i][0], bad[i][1]));
+        cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+        cr_assert(strstr(err.msg, want[i]), "%s: %s", bad[i][0], err.msg);
+    }
+}
+
+/* ---- nbVirtualFinerLevels ---- */
+
+/* A .voxel file of 4 x 4 x 2 unit voxels with one virtual finer level: the
+ * file is the finer level (n 5 5 3); the coarse grid has 5/2+1 = 3, 3, 3/2+1
+ * = 2 points per axis, cells twice as wide, visited x slowest: (0,0), (0,1),
+ * (1,0), (1,1). Coarse (0,0) holds 8 full voxels (INSIDE, 1), (0,1) 2
+ * (BOUNDARY, 2/8), (1,0) 1 (1/8), (1,1) 4 (4/8). */
+Test(topology, sparse_grid_virtual_level_from_voxels)
+{
+    /* values[z][y][x] */
+    int v[2][4][4] = {{{0}}};
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++)
+                v[z][y][x] = 1;
+    v[0][0][2] = 1;
+    v[0][2][0] = v[1][3][1] = 1;
+    v[0][2][2] = v[0][2][3] = v[1][3][2] = v[1][3][3] = 1;
+    char text[512] = "4 4 2\n1 1 1\n";
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 4; x++)
+                strcat(text, v[z][y][x] ? "1 " : "0 ");
+    const char *path = test_write_temp("virtual.voxel", text);
+    st_scene *s = sparse_file(path, "n: [3, 3, 2], nbVirtualFinerLevels: 1");
+    st_component *g = topo_get(s, "g");
+    const st_array *p = topo_arr(g, "position");
+    cr_assert_eq(p->n, 18);
+    for (size_t i = 0; i < 18; i++)
+        assert_point(p, i, 2.0 * (double)(i / 6), 2.0 * (double)(i / 2 % 3), 2.0 * (double)(i % 2));
+    /* Corner (i, j, k) is point 6i + 2j + k. */
+    const unsigned hexa[] = {0, 6, 8, 2, 1, 7, 9, 3,   2, 8, 10, 4, 3, 9, 11, 5,
+                             6, 12, 14, 8, 7, 13, 15, 9, 8, 14, 16, 10, 9, 15, 17, 11};
+    topo_assert_tuples(topo_arr(g, "hexahedra"), 8, hexa, 4, "hexahedra");
+    const st_array *types = topo_arr(g, "cellTypes"), *k = topo_arr(g, "stiffnessCoefs"),
+                   *m = topo_arr(g, "massCoefs");
+    const unsigned want_t[] = {2, 1, 1, 1};
+    const double want_k[] = {1, 0.25, 0.125, 0.5};
+    for (size_t e = 0; e < 4; e++) {
+        cr_assert_eq(types->u[e], want_t[e], "type of hexahedron %zu", e);
+        cr_assert(k->r[e] == want_k[e] && m->r[e] == want_k[e], "coefficient of %zu: %g", e,
+                  k->r[e]);
+    }
+    st_scene_destroy(&s);
+}
+
+/* The unit cube OBJ with n = 3 and one virtual level: the finer 5 x 5 x 5
+ * grid has 56 BOUNDARY cells and 8 INSIDE ones (see the test above); each
+ * of the 8 coarse cells holds 7 boundary children and 1 inside one, so it
+ * is BOUNDARY with coefficient (7 * 0.5 + 1) / 8 = 0.5625 with
+ * fillWeighted, 8 / 8 = 1 without. The hexahedra come k fastest. */
+Test(topology, sparse_grid_virtual_level_from_surface)
+{
+    const char *path = topo_unit_cube_obj();
+    for (int fw = 0; fw < 2; fw++) {
+        st_scene *s = sparse_file(path, fw ? "n: [3, 3, 3], nbVirtualFinerLevels: 1"
+                                           : "n: [3, 3, 3], nbVirtualFinerLevels: 1, "
+                                             "fillWeighted: false");
+        st_component *g = topo_get(s, "g");
+        cr_assert_eq(topo_arr(g, "position")->n, 27);
+        const st_array *h = topo_arr(g, "hexahedra");
+        cr_assert_eq(h->n, 8);
+        /* Hexahedron 1 is cell (0, 0, 1); point (i, j, k) is 9i + 3j + k. */
+        const unsigned h1[] = {1, 10, 13, 4, 2, 11, 14, 5};
+        for (int c = 0; c < 8; c++)
+            cr_assert_eq(h->u[8 + c], h1[c]);
+        const st_array *types = topo_arr(g, "cellTypes"), *k = topo_arr(g, "stiffnessCoefs");
+        for (size_t e = 0; e < 8; e++)
+            cr_assert(types->u[e] == 1 && k->r[e] == (fw ? 0.5625 : 1.0), "hexahedron %zu: %u %g",
+                      e, types->u[e], k->r[e]);
+        st_scene_destroy(&s);
+    }
+}
+
+/* The pyramid of SOFA's test with n = 10 and two virtual levels against the
+ * same pyramid voxelised directly with n = (10 - 1) * 4 + 1 = 37 (the same
+ * box): every coarse hexahedron's coefficient is the mean over its 64
+ * fine cells (0.5 boundary, 1 inside, 0 absent), it is INSIDE exactly when
+ * all 64 are INSIDE, and no coarse cell with a fine cell is missing. */
+Test(topology, sparse_grid_virtual_levels_match_the_fine_grid)
+{
+#define PYRAMID                                                                                   \
+    "position: [[0, 0, 1], [-1, 0, -1], [0, 1, -1], [1, 0, -1], [0, -1, -1]], triangles: [[0, "   \
+    "1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [1, 2, 3], [3, 4, 1]]"
+    st_scene *fs = topo_scene(&T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [37, 37, "
+                                              "37], " PYRAMID "}\n");
+    st_scene *cs = topo_scene(&T, SPARSE_HEAD "    - SparseGridTopology: {name: g, n: [10, 10, "
+                                              "10], nbVirtualFinerLevels: 2, " PYRAMID "}\n");
+    st_component *f = topo_get(fs, "g"), *c = topo_get(cs, "g");
+    const st_array *fp = topo_arr(f, "position"), *fh = topo_arr(f, "hexahedra");
+    const st_array *ft = topo_arr(f, "cellTypes");
+    const st_array *cp = topo_arr(c, "position"), *ch = topo_arr(c, "hexahedra");
+    const st_array *ct = topo_arr(c, "cellTypes"), *ck = topo_arr(c, "stiffnessCoefs");
+    const double lo = -1.02, w = 2.04 / 36; /* fine cell width */
+    static double sum[9][9][9];
+    static int full[9][9][9], seen[9][9][9];
+    memset(sum, 0, sizeof sum), memset(full, 0, sizeof full), memset(seen, 0, sizeof seen);
+    for (size_t e = 0; e < fh->n; e++) {
+        const double *q = fp->r + 3 * fh->u[8 * e];
+        int i = (int)floor((q[0] - lo) / w + 0.5), j = (int)floor((q[1] - lo) / w + 0.5),
+            k = (int)floor((q[2] - lo) / w + 0.5);
+        sum[i / 4][j / 4][k / 4] += ft->u[e] == 1 ? 0.5 : 1.0;
+        full[i / 4][j / 4][k / 4] += ft->u[e] == 2;
+    }
+    cr_assert_gt(ch->n, 0);
+    int last = -1;
+    for (size_t e = 0; e < ch->n; e++) {
+        const double *q = cp->r + 3 * ch->u[8 * e];
+        int i = (int)floor((q[0] - lo) / (4 * w) + 0.5), j = (int)floor((q[1] - lo) / (4 * w) + 0.5),
+            k = (int)floor((q[2] - lo) / (4 * w) + 0.5);
+        int order = (i * 9 + j) * 9 + k;
+        cr_assert_gt(order, last, "coarse hexahedra come x slowest, z fastest");
+        last = order;
+        seen[i][j][k] = 1;
+        cr_assert(fabs(ck->r[e] - sum[i][j][k] / 64) < 1e-15, "cell %d %d %d: %g vs %g", i, j, k,
+                  ck->r[e], sum[i][j][k] / 64);
+        cr_assert_eq(ct->u[e], full[i][j][k] == 64 ? 2u : 1u);
+    }
+    for (int i = 0; i < 9; i++)
+        for (int j = 0; j < 9; j++)
+            for (int k = 0; k < 9; k++)
+                cr_assert(seen[i][j][k] || sum[i][j][k] == 0, "cell %d %d %d missing", i, j, k);
+    st_scene_destroy(&fs);
+    st_scene_destroy(&cs);
+#undef PYRAMID
 }

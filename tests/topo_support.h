@@ -57,4 +57,14 @@ static inline void topo_assert_tuples(const st_array *a, unsigned w, const unsig
                      i % w, a->u[i], want[i]);
 }
 
+/* Writes the unit cube [0,1]^3 as an OBJ surface (8 vertices, 12
+ * triangles, oriented outward) under the test's TMPDIR; returns its path. */
+static inline const char *topo_unit_cube_obj(void)
+{
+    return test_write_temp("cube.obj",
+                           "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\n"
+                           "v 1 1 1\nf 1 3 4\nf 1 4 2\nf 5 6 8\nf 5 8 7\nf 1 2 6\nf 1 6 5\n"
+                           "f 3 7 8\nf 3 8 4\nf 1 5 7\nf 1 7 3\nf 2 4 8\nf 2 8 6\n");
+}
+
 #endif

@@ -141,7 +141,7 @@ static st_status dm_from_density(diagonal_mass *m, st_error *err)
 
 static bool dm_check_vertex_mass(diagonal_mass *m)
 {
-    size_t np = m->topology->cls->topology->nb_points(m->topology);
+    size_t np = mass_topology_nb_points(m->topology);
     if (m->vertex_mass.n != np) {
         st_component_warn(&m->base,
                           "Inconsistent size of vertexMass vector (%zu) compared to the DOFs "

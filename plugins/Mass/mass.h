@@ -32,6 +32,11 @@ double mass_edge_length(const double *p0, const double *p1);
 st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,
                              st_component **geometry_state, st_error *err);
 
+/* SOFA's l_topology->getNbPoints(): the topology's point count, or its
+ * nbPoints when larger (a dynamic container filled by a topological
+ * mapping has nbPoints and no positions of its own). */
+size_t mass_topology_nb_points(st_component *topology);
+
 /* A Rigid3d point's mass, as SOFA's RigidMass: the mass, mass * inertia
  * (the inertia given per unit mass, constant in the world frame) and its
  * inverse. */

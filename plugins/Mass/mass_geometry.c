@@ -184,3 +184,15 @@ st_status mass_check_vertex_masses(st_component *self, const char *field, const 
     }
     return ST_OK;
 }
+
+size_t mass_topology_nb_points(st_component *topology)
+{
+    size_t n = topology->cls->topology->nb_points(topology);
+    const st_field *f = st_component_field(topology, "nbPoints");
+    if (f && f->type == ST_T_UINT) {
+        unsigned declared = *(const unsigned *)st_component_field_ptr(topology, f);
+        if (declared > n)
+            n = declared;
+    }
+    return n;
+}

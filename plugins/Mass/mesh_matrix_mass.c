@@ -432,7 +432,7 @@ static st_status mm_init_mass(mesh_matrix_mass *m, st_error *err)
     bool md_set = st_component_is_set(self, "massDensity");
     bool tm_set = st_component_is_set(self, "totalMass");
     bool em_set = st_component_is_set(self, "edgeMass");
-    size_t np = m->topology->cls->topology->nb_points(m->topology);
+    size_t np = mass_topology_nb_points(m->topology);
     if (tm_set) {
         if (vm_set || md_set)
             st_component_warn(self, "totalMass value overriding other mass information "
@@ -508,6 +508,11 @@ static st_status mm_init(st_component *self, st_error *err)
                                   "Topology empty: the topology '%s' has no edges, triangles, "
                                   "quads, tetrahedra or hexahedra",
                                   m->topology->name);
+    if (!m->elem && m->lumping)
+        return st_component_error(self, "lumping", err, ST_ESCENE,
+                                  "Edge topology found: MeshMatrixMass computes no mass on edges "
+                                  "(as SOFA), so every lumped vertex mass is 0 and accFromF would "
+                                  "divide by it; use DiagonalMass or UniformMass on edges");
     if (!m->elem)
         st_component_warn(self, "Edge topology found: MeshMatrixMass computes no mass on edges "
                                 "(as SOFA), every mass is 0");

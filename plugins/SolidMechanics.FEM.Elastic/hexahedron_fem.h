@@ -18,6 +18,7 @@ typedef struct hexa {
     double R0[9];       /* initial rotation (SOFA's _initialrotations[i]) */
     double rest[8][3];  /* initial positions in the element frame (_rotatedInitialElements) */
     double U, V, W;     /* material: M(0,0), M(0,1), M(3,3) */
+    double kcoef, mcoef; /* SOFA's SparseGridTopology getStiffnessCoef / getMassCoef (else 1) */
 } hexa;
 
 typedef struct hexa_fem {

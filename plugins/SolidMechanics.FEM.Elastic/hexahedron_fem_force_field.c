@@ -21,7 +21,12 @@
  * block with the first vertex's signs, so all blocks are equal), the
  * gravity from the particle masses vol * density / 8 per element vertex,
  * and, with lumpedMass, row sums of the element matrices. Element data are
- * computed at init into contiguous arrays; no step allocates. */
+ * computed at init into contiguous arrays; no step allocates.
+ *
+ * On a SparseGridTopology (as SOFA's _sparseGrid), each element's K is
+ * scaled by the grid's stiffness coefficient (0.5 for a boundary cell with
+ * fillWeighted, the filled fraction with virtual finer levels), and the
+ * element mass and particle masses by its mass coefficient. */
 #include <math.h>
 #include <string.h>
 
@@ -206,6 +211,17 @@ static void mat24_vec(double y[24], const double K[24][24], const double x[24])
     }
 }
 
+/* SOFA's computeElementStiffness: K of the shape n, times the element's
+ * stiffness coefficient. */
+static void stiffness(hexa *h, const double n[8][3])
+{
+    element_stiffness(h->K, h->U, h->V, h->W, n);
+    if (h->kcoef != 1.0)
+        for (int i = 0; i < 24; i++)
+            for (int j = 0; j < 24; j++)
+                h->K[i][j] *= h->kcoef;
+}
+
 /* D = rest - R p for the current positions p (R from p, stored); K from the
  * deformed shape when updateStiffnessMatrix. */
 static void displacement(hexa_fem *s, hexa *h, const double *x, double D[24])
@@ -219,7 +235,7 @@ static void displacement(hexa_fem *s, hexa *h, const double *x, double D[24])
             D[3 * k + c] = h->rest[k][c] - def[k][c];
     }
     if (s->update_stiffness_matrix)
-        element_stiffness(h->K, h->U, h->V, h->W, def);
+        stiffness(h, def);
 }
 
 /* ---- Init ---- */
@@ -244,7 +260,20 @@ static void init_element(hexa_fem *s, size_t i)
     memcpy(h->R0, h->R, sizeof h->R0);
     for (int k = 0; k < 8; k++)
         fem_mulv3(h->rest[k], h->R, p[k]);
-    element_stiffness(h->K, h->U, h->V, h->W, h->rest);
+    stiffness(h, h->rest);
+}
+
+/* Per element coefficient from a SparseGridTopology's output `field`
+ * (stiffnessCoefs or massCoefs), 1 for any other topology. */
+static double grid_coef(st_component *topology, const char *field, size_t i, size_t ne)
+{
+    if (strcmp(topology->cls->name, "SparseGridTopology") != 0)
+        return 1.0;
+    const st_field *f = st_component_field(topology, field);
+    if (!f || f->type != ST_T_REALS)
+        return 1.0;
+    const st_array *a = st_component_field_ptr(topology, f);
+    return a->n == ne ? a->r[i] : 1.0;
 }
 
 /* SOFA's computeElementMass, for the rest shape in the element frame. */
@@ -286,10 +315,14 @@ static st_status init_mass(hexa_fem *s, st_error *err)
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
         element_mass(s->M[i], h->rest, s->density);
+        if (h->mcoef != 1.0)
+            for (int a = 0; a < 24; a++)
+                for (int b = 0; b < 24; b++)
+                    s->M[i][a][b] *= h->mcoef;
         const double *x0 = s->initial_points.r;
         const double *n0 = x0 + 3 * h->v[0];
         double vol = dist(x0 + 3 * h->v[1], n0) * dist(x0 + 3 * h->v[3], n0) *
-                     dist(x0 + 3 * h->v[4], n0);
+                     dist(x0 + 3 * h->v[4], n0) * h->mcoef;
         double m = (vol * s->density) / 8.0;
         for (int w = 0; w < 8; w++)
             s->particle_mass[h->v[w]] += m;
@@ -344,6 +377,8 @@ static st_status hfem_init_common(st_component *self, bool with_mass, st_error *
     memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * s->np * sizeof(double));
     for (size_t i = 0; i < s->ne; i++) {
         memcpy(s->e[i].v, hx->u + 8 * i, sizeof s->e[i].v);
+        s->e[i].kcoef = grid_coef(s->topology, "stiffnessCoefs", i, s->ne);
+        s->e[i].mcoef = grid_coef(s->topology, "massCoefs", i, s->ne);
         material(s, i);
         init_element(s, i);
     }

@@ -29,8 +29,24 @@
  * (outputs stiffnessCoefs and massCoefs, 1 elsewhere; SOFA keeps them
  * internal). The input surface's triangles and quads are replaced (SOFA
  * leaves the surface's triangles in place, indexing the surface's points).
- * Voxel files (.raw, .voxel), facets, and virtual finer levels are not
- * supported (errors). The grid is built once (SOFA's init runs once). */
+ *
+ * Voxel files, as SOFA's buildFromVoxelFile / buildFromRawVoxelFile read
+ * them: an ASCII .voxel (counts, voxel size, values) sets n, min and max
+ * from the file; a binary .raw (one byte per voxel of dataResolution) keeps
+ * n and spans voxelSize * dataResolution. Their non-zero voxels are INSIDE
+ * cells (no BOUNDARY cells, coefficients 1).
+ *
+ * nbVirtualFinerLevels = L > 0 (SOFA's buildVirtualFinerLevels and
+ * buildFromFiner): the source is voxelised on a finer grid of
+ * (n - 1) 2^L + 1 points per axis, then coarsened L times, each coarse cell
+ * gathering 2 x 2 x 2 fine cells. The hexahedra then come in the order
+ * x slowest, z fastest, BOUNDARY and INSIDE mixed; a coarse cell is INSIDE
+ * only when its 8 children are INSIDE cells; its coefficients are the sum
+ * of its children's over 8, i.e. its filled fraction (whatever fillWeighted
+ * says; fillWeighted only sets the finest boundary cells' 0.5).
+ * Facets and the marching-cubes surface SOFA writes for a .raw grid into an
+ * empty child topology are not supported. The grid is built once (SOFA's
+ * init runs once). */
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
@@ -507,6 +523,131 @@ static st_status voxelize(topo *t, const sgrid *g, const surface *s, unsigned ch
     return mark_outside(g, type, ncells, err);
 }
 
+/* ---- sparse levels: the kept cells of a regular grid ---- */
+
+static void grid_setup(sgrid *g, const int n[3], const double lo[3], const double hi[3])
+{
+    for (int a = 0; a < 3; a++) {
+        g->n[a] = n[a];
+        g->lo[a] = g->p0[a] = lo[a];
+        g->hi[a] = hi[a];
+        g->d[a] = (hi[a] - lo[a]) / (n[a] - 1);
+        g->inv[a] = 1 / (g->d[a] * g->d[a]);
+    }
+}
+
+static size_t grid_cells(const sgrid *g)
+{
+    return (size_t)(g->n[0] - 1) * (size_t)(g->n[1] - 1) * (size_t)(g->n[2] - 1);
+}
+
+/* One level of SOFA's sparse grid hierarchy: the hexahedra in their order,
+ * each with its regular cell, its type and its stiffness and mass
+ * coefficients (SOFA's getStiffnessCoef / getMassCoef). */
+typedef struct level {
+    sgrid g;
+    size_t nh;
+    size_t *cell;          /* regular cell index per hexahedron */
+    unsigned char *type;   /* CELL_BOUNDARY or CELL_INSIDE per hexahedron */
+    double *kcoef, *mcoef; /* per hexahedron */
+    size_t *hexa_of;       /* per regular cell: its hexahedron, or (size_t)-1 */
+} level;
+
+static void level_free(level *L)
+{
+    st_free(L->cell), st_free(L->type), st_free(L->kcoef), st_free(L->mcoef);
+    st_free(L->hexa_of);
+    memset(L, 0, sizeof *L);
+}
+
+static st_status level_alloc(level *L, st_error *err)
+{
+    size_t nc = grid_cells(&L->g);
+    L->nh = 0;
+    L->cell = st_malloc((nc + 1) * sizeof *L->cell);
+    L->type = st_malloc(nc + 1);
+    L->kcoef = st_malloc((nc + 1) * sizeof *L->kcoef);
+    L->mcoef = st_malloc((nc + 1) * sizeof *L->mcoef);
+    L->hexa_of = st_malloc((nc + 1) * sizeof *L->hexa_of);
+    if (!L->cell || !L->type || !L->kcoef || !L->mcoef || !L->hexa_of)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", nc);
+    for (size_t c = 0; c < nc; c++)
+        L->hexa_of[c] = (size_t)-1;
+    return ST_OK;
+}
+
+static void level_push(level *L, size_t c, unsigned char type, double k, double m)
+{
+    L->hexa_of[c] = L->nh;
+    L->cell[L->nh] = c;
+    L->type[L->nh] = type;
+    L->kcoef[L->nh] = k;
+    L->mcoef[L->nh++] = m;
+}
+
+/* SOFA's buildFromRegularGridTypes and buildAsFinest's coefficients: the
+ * BOUNDARY cells (unless only_inside) in cell order, then the INSIDE ones;
+ * 0.5 for a boundary cell with fill_weighted, else 1. */
+static st_status level_from_types(level *L, const unsigned char *regtype, bool only_inside,
+                                  bool fill_weighted, st_error *err)
+{
+    ST_TRY(level_alloc(L, err));
+    size_t nc = grid_cells(&L->g);
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned char want = pass == 0 ? CELL_BOUNDARY : CELL_INSIDE;
+        if (pass == 0 && only_inside)
+            continue;
+        double coef = pass == 0 && fill_weighted ? 0.5 : 1.0;
+        for (size_t c = 0; c < nc; c++)
+            if (regtype[c] == want)
+                level_push(L, c, want, coef, coef);
+    }
+    return ST_OK;
+}
+
+/* SOFA's buildFromFiner: the coarse grid has n / 2 + 1 points per axis
+ * (integer division of the fine n), the fine min, and cells twice as wide.
+ * Coarse cell (i, j, k), visited with i slowest and k fastest, gathers the
+ * fine cells (2i + a, 2j + b, 2k + c); it is dropped when none of them is a
+ * fine hexahedron, INSIDE when all eight are INSIDE hexahedra, BOUNDARY
+ * otherwise. Its coefficients are the sum of its children's over 8. */
+static st_status level_coarsen(const level *F, level *C, st_error *err)
+{
+    int n[3];
+    double hi[3];
+    for (int a = 0; a < 3; a++) {
+        n[a] = F->g.n[a] / 2 + 1;
+        hi[a] = F->g.lo[a] + (n[a] - 1) * 2.0 * F->g.d[a];
+    }
+    grid_setup(&C->g, n, F->g.lo, hi);
+    ST_TRY(level_alloc(C, err));
+    for (int i = 0; i < n[0] - 1; i++)
+        for (int j = 0; j < n[1] - 1; j++)
+            for (int k = 0; k < n[2] - 1; k++) {
+                bool inside = true, outside = true;
+                double ks = 0, ms = 0;
+                for (int w = 0; w < 8; w++) {
+                    int x = 2 * i + (w & 1), y = 2 * j + (w >> 1 & 1), z = 2 * k + (w >> 2 & 1);
+                    size_t h = (size_t)-1;
+                    if (x < F->g.n[0] - 1 && y < F->g.n[1] - 1 && z < F->g.n[2] - 1)
+                        h = F->hexa_of[cell_index(&F->g, x, y, z)];
+                    if (h == (size_t)-1) {
+                        inside = false;
+                        continue;
+                    }
+                    outside = false;
+                    if (F->type[h] == CELL_BOUNDARY)
+                        inside = false;
+                    ks += F->kcoef[h];
+                    ms += F->mcoef[h];
+                }
+                if (!outside)
+                    level_push(C, cell_index(&C->g, i, j, k),
+                               inside ? CELL_INSIDE : CELL_BOUNDARY, ks / 8.0, ms / 8.0);
+            }
+    return ST_OK;
+}
+
 /* ---- the hexahedral mesh ---- */
 
 static const double *sort_pos; /* qsort context: grid point positions */
@@ -551,27 +692,21 @@ static size_t sort_unique(unsigned *v, size_t n, unsigned w)
     return m;
 }
 
-static st_status build_mesh(topo *t, const sgrid *g, const unsigned char *type, size_t ncells,
-                            st_error *err)
+/* The component's lists from the final level: the points are the used
+ * corners sorted by position (SOFA's map of positions), the hexahedra
+ * follow the level's order. */
+static st_status build_mesh(topo *t, const level *L, st_error *err)
 {
+    const sgrid *g = &L->g;
     size_t npts = (size_t)g->n[0] * (size_t)g->n[1] * (size_t)g->n[2];
-    size_t *cells = st_malloc((ncells + 1) * sizeof *cells);
+    size_t nh = L->nh;
     size_t *remap = st_malloc((npts + 1) * sizeof *remap);
     size_t *used = st_malloc((npts + 1) * sizeof *used);
     double *gp = st_malloc((3 * npts + 1) * sizeof *gp);
     st_status s = ST_OK;
-    if (!cells || !remap || !used || !gp) {
+    if (!remap || !used || !gp) {
         s = st_error_set(err, ST_ENOMEM, "out of memory (%zu grid points)", npts);
         goto done;
-    }
-    size_t nh = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        int want = pass == 0 ? CELL_BOUNDARY : CELL_INSIDE;
-        if (pass == 0 && t->only_inside_cells)
-            continue;
-        for (size_t c = 0; c < ncells; c++)
-            if (type[c] == want)
-                cells[nh++] = c;
     }
     for (size_t i = 0; i < npts; i++) {
         remap[i] = (size_t)-1;
@@ -583,7 +718,7 @@ static st_status build_mesh(topo *t, const sgrid *g, const unsigned char *type, 
     for (size_t h = 0; h < nh; h++) {
         int ijk[3];
         size_t c[8];
-        cell_coords(g, cells[h], ijk);
+        cell_coords(g, L->cell[h], ijk);
         cell_corners(g, ijk[0], ijk[1], ijk[2], c);
         for (int m = 0; m < 8; m++)
             if (remap[c[m]] == (size_t)-1) {
@@ -614,7 +749,7 @@ static st_status build_mesh(topo *t, const sgrid *g, const unsigned char *type, 
     for (size_t h = 0; h < nh; h++) {
         int ijk[3];
         size_t c[8];
-        cell_coords(g, cells[h], ijk);
+        cell_coords(g, L->cell[h], ijk);
         cell_corners(g, ijk[0], ijk[1], ijk[2], c);
         unsigned *hx = t->hexahedra.u + 8 * h;
         for (int m = 0; m < 8; m++)
@@ -625,17 +760,28 @@ static st_status build_mesh(topo *t, const sgrid *g, const unsigned char *type, 
         for (int f = 0; f < 6; f++)
             for (int k = 0; k < 4; k++)
                 t->quads.u[4 * (6 * h + (size_t)f) + (size_t)k] = hx[fa[f][k]];
-        bool boundary = type[cells[h]] == CELL_BOUNDARY;
-        t->cell_types.u[h] = boundary ? CELL_BOUNDARY : CELL_INSIDE;
-        double coef = boundary && t->fill_weighted ? 0.5 : 1.0;
-        t->stiffness_coefs.r[h] = coef;
-        t->mass_coefs.r[h] = coef;
+        t->cell_types.u[h] = L->type[h];
+        t->stiffness_coefs.r[h] = L->kcoef[h];
+        t->mass_coefs.r[h] = L->mcoef[h];
     }
     t->edges.n = sort_unique(t->edges.u, t->edges.n, 2);
     t->quads.n = sort_unique(t->quads.u, t->quads.n, 4);
+    for (int a = 0; a < 3; a++) {
+        t->n[a] = g->n[a];
+        t->min[a] = g->lo[a];
+        t->max[a] = g->hi[a];
+    }
 done:
-    st_free(cells), st_free(remap), st_free(used), st_free(gp);
+    st_free(remap), st_free(used), st_free(gp);
     return s;
+}
+
+/* SOFA tests the extension as written (case-sensitive), after at least one
+ * more character. */
+static bool has_ext(const char *s, const char *ext)
+{
+    size_t n = strlen(s), m = strlen(ext);
+    return n > m && strcmp(s + n - m, ext) == 0;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -658,13 +804,22 @@ static void touch_all(topo *t)
         st_component_touch(&t->base, st_component_field(&t->base, names[i]));
 }
 
-static st_status sparse_build(topo *t, surface *s, st_error *err)
+/* ---- the finest level, from each source ---- */
+
+/* A closed surface: the box (min and max, else the surface's bounding box
+ * grown by 1 %), cellWidth (when use_width) giving n, then the
+ * voxelisation. */
+static st_status finest_from_surface(topo *t, surface *s, const int n_in[3], bool use_width,
+                                     bool only_inside, level *L, st_error *err)
 {
-    /* 1. The box and resolution. */
+    double lo[3], hi[3];
+    int n[3] = {n_in[0], n_in[1], n_in[2]};
     bool box_set = t->min[0] != 0 || t->min[1] != 0 || t->min[2] != 0 || t->max[0] != 0 ||
                    t->max[1] != 0 || t->max[2] != 0;
-    if (!box_set) {
-        double lo[3], hi[3];
+    if (box_set) {
+        memcpy(lo, t->min, sizeof lo);
+        memcpy(hi, t->max, sizeof hi);
+    } else {
         for (int a = 0; a < 3; a++)
             lo[a] = hi[a] = s->x[a];
         for (size_t i = 1; i < s->nv; i++)
@@ -677,33 +832,187 @@ static st_status sparse_build(topo *t, surface *s, st_error *err)
             }
         for (int a = 0; a < 3; a++) {
             double grow_by = (hi[a] - lo[a]) / 100.0;
-            t->min[a] = lo[a] - grow_by;
-            t->max[a] = hi[a] + grow_by;
+            lo[a] -= grow_by;
+            hi[a] += grow_by;
         }
     }
-    if (t->cell_width > 0)
+    if (use_width && t->cell_width > 0)
         for (int a = 0; a < 3; a++)
-            t->n[a] = (int)ceil((t->max[a] - t->min[a]) / t->cell_width) + 1;
-    sgrid g;
-    for (int a = 0; a < 3; a++) {
-        g.n[a] = (int)t->n[a];
-        g.lo[a] = t->min[a];
-        g.hi[a] = t->max[a];
-        g.p0[a] = t->min[a];
-        g.d[a] = (t->max[a] - t->min[a]) / (g.n[a] - 1);
-        g.inv[a] = 1 / (g.d[a] * g.d[a]);
-    }
-    size_t ncells = (size_t)(g.n[0] - 1) * (size_t)(g.n[1] - 1) * (size_t)(g.n[2] - 1);
+            n[a] = (int)ceil((hi[a] - lo[a]) / t->cell_width) + 1;
+    grid_setup(&L->g, n, lo, hi);
+    size_t ncells = grid_cells(&L->g);
     unsigned char *type = st_malloc(ncells + 1);
     if (!type)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", ncells);
-    st_status st = voxelize(t, &g, s, type, ncells, err);
+    st_status st = voxelize(t, &L->g, s, type, ncells, err);
+    if (st == ST_OK)
+        st = level_from_types(L, type, only_inside, t->fill_weighted, err);
+    st_free(type);
+    return st;
+}
+
+/* An ASCII .voxel file as SOFA's buildFromVoxelFile reads it: the voxel
+ * counts nx ny nz, the voxel size dx dy dz (single precision), then one
+ * integer per voxel, x fastest, z slowest; non-zero is matter. The grid has
+ * n + 1 points per axis from 0 to (int)(dx nx) (SOFA truncates the extent
+ * to an integer); every non-zero voxel is an INSIDE cell. */
+static st_status finest_from_voxel_file(topo *t, const char *path, bool only_inside, level *L,
+                                        st_error *err)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
+                                  path);
+    int nv[3];
+    float dv[3];
+    st_status st = ST_OK;
+    if (fscanf(fp, "%d %d %d %f %f %f", &nv[0], &nv[1], &nv[2], &dv[0], &dv[1], &dv[2]) != 6) {
+        st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                "%s: a .voxel file starts with the voxel counts nx ny nz and "
+                                "the voxel size dx dy dz",
+                                path);
+        goto done;
+    }
+    int n[3];
+    double lo[3] = {0, 0, 0}, hi[3];
+    for (int a = 0; a < 3; a++) {
+        if (nv[a] < 1 || nv[a] > 100000) {
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: voxel count %d on axis %d must be in 1..100000", path,
+                                    nv[a], a);
+            goto done;
+        }
+        n[a] = nv[a] + 1;
+        hi[a] = (int)(dv[a] * (float)nv[a]);
+        if (!(hi[a] > 0)) {
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: the grid extent on axis %d, (int)(%g * %d), is %g: SOFA "
+                                    "truncates dx * nx to an integer, so voxels this small give "
+                                    "a flat grid",
+                                    path, a, (double)dv[a], nv[a], hi[a]);
+            goto done;
+        }
+    }
+    grid_setup(&L->g, n, lo, hi);
+    size_t nc = grid_cells(&L->g);
+    unsigned char *type = st_malloc(nc + 1);
+    if (!type) {
+        st = st_error_set(err, ST_ENOMEM, "out of memory (%zu voxels)", nc);
+        goto done;
+    }
+    for (size_t i = 0; i < nc && st == ST_OK; i++) {
+        int v;
+        if (fscanf(fp, "%d", &v) != 1)
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: %zu voxel values expected, found %zu", path, nc, i);
+        type[i] = v != 0 ? CELL_INSIDE : CELL_OUTSIDE;
+    }
+    if (st == ST_OK)
+        st = level_from_types(L, type, only_inside, t->fill_weighted, err);
+    st_free(type);
+done:
+    fclose(fp);
+    return st;
+}
+
+/* A binary .raw file as SOFA's buildFromRawVoxelFile reads it: one byte per
+ * voxel of dataResolution (x fastest), non-zero is matter. The grid keeps n
+ * and spans 0 to voxelSize * dataResolution; voxel (x, y, z) marks INSIDE
+ * the cell (int)(x t0), (int)(y t1), (int)(z t2) with t = (n - 1) /
+ * dataResolution. */
+static st_status finest_from_raw_file(topo *t, const char *path, const int n[3],
+                                      bool only_inside, level *L, st_error *err)
+{
+    int res[3];
+    double lo[3] = {0, 0, 0}, hi[3], tr[3];
+    for (int a = 0; a < 3; a++) {
+        double r = t->data_resolution[a];
+        if (r != floor(r) || !(r >= 1 && r <= 100000))
+            return st_component_error(&t->base, "dataResolution", err, ST_EINVAL,
+                                      "a .raw file needs dataResolution: three integers >= 1 "
+                                      "(the voxel counts), got %g %g %g",
+                                      t->data_resolution[0], t->data_resolution[1],
+                                      t->data_resolution[2]);
+        res[a] = (int)r;
+        hi[a] = t->voxel_size[a] * res[a];
+        tr[a] = (n[a] - 1) / (double)res[a];
+        if (!(hi[a] > 0))
+            return st_component_error(&t->base, "voxelSize", err, ST_EINVAL,
+                                      "voxelSize must be > 0, got %g %g %g", t->voxel_size[0],
+                                      t->voxel_size[1], t->voxel_size[2]);
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
+                                  path);
+    grid_setup(&L->g, n, lo, hi);
+    size_t nc = grid_cells(&L->g);
+    size_t nvox = (size_t)res[0] * (size_t)res[1] * (size_t)res[2];
+    unsigned char *type = st_calloc(nc + 1, 1); /* CELL_OUTSIDE */
+    st_status st = ST_OK;
+    if (!type) {
+        st = st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", nc);
+        goto done;
+    }
+    for (size_t i = 0; i < nvox; i++) {
+        int v = getc(fp);
+        if (v == EOF) {
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: dataResolution %d x %d x %d needs %zu bytes, the file "
+                                    "has %zu",
+                                    path, res[0], res[1], res[2], nvox, i);
+            goto done;
+        }
+        if (v == 0)
+            continue;
+        size_t x = i % (size_t)res[0], y = i / (size_t)res[0] % (size_t)res[1],
+               z = i / ((size_t)res[0] * (size_t)res[1]);
+        type[cell_index(&L->g, (int)(unsigned)((double)x * tr[0]),
+                        (int)(unsigned)((double)y * tr[1]), (int)(unsigned)((double)z * tr[2]))] =
+            CELL_INSIDE;
+    }
+    st = level_from_types(L, type, only_inside, t->fill_weighted, err);
+done:
+    st_free(type);
+    fclose(fp);
+    return st;
+}
+
+enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW };
+
+static st_status sparse_build(topo *t, int src, const char *path, surface *s, st_error *err)
+{
+    int n[3] = {(int)t->n[0], (int)t->n[1], (int)t->n[2]};
+    int levels = t->nb_virtual_finer;
+    /* SOFA's buildVirtualFinerLevels: the finest level is a fresh grid of
+     * (n - 1) 2^levels + 1 points per axis over the same min and max, built
+     * from the same source with fillWeighted copied and every other field at
+     * its default (onlyInsideCells false, cellWidth 0); each coarser level is
+     * built from the one below, the component itself last. */
+    for (int l = 0; l < levels; l++)
+        for (int a = 0; a < 3; a++)
+            n[a] = (n[a] - 1) * 2 + 1;
+    bool only_inside = levels ? false : t->only_inside_cells;
+    level cur = {0};
+    st_status st;
+    if (src == SRC_VOXEL)
+        st = finest_from_voxel_file(t, path, only_inside, &cur, err);
+    else if (src == SRC_RAW)
+        st = finest_from_raw_file(t, path, n, only_inside, &cur, err);
+    else
+        st = finest_from_surface(t, s, n, levels == 0, only_inside, &cur, err);
+    for (int l = 0; l < levels && st == ST_OK; l++) {
+        level coarse = {0};
+        st = level_coarsen(&cur, &coarse, err);
+        level_free(&cur);
+        cur = coarse;
+    }
     if (st == ST_OK) {
         st_array_free(&t->triangles, ST_T_TRIANGLES);
         st_array_free(&t->tetrahedra, ST_T_TETRAS);
-        st = build_mesh(t, &g, type, ncells, err);
+        st = build_mesh(t, &cur, err);
     }
-    st_free(type);
+    level_free(&cur);
     return st;
 }
 
@@ -712,10 +1021,9 @@ static st_status sparse_init(st_component *self, st_error *err)
     topo *t = (topo *)self;
     if (t->sparse_built)
         return ST_OK;
-    if (t->nb_virtual_finer != 0)
+    if (t->nb_virtual_finer < 0 || t->nb_virtual_finer > 8)
         return st_component_error(self, "nbVirtualFinerLevels", err, ST_EINVAL,
-                                  "virtual finer levels are not supported by settee yet (got "
-                                  "%d): leave nbVirtualFinerLevels at 0",
+                                  "nbVirtualFinerLevels must be in 0..8, got %d",
                                   t->nb_virtual_finer);
     if (t->facets.n)
         return st_component_error(self, "facets", err, ST_EINVAL,
@@ -728,38 +1036,59 @@ static st_status sparse_init(st_component *self, st_error *err)
                                       t->n[1], t->n[2]);
         if (t->n[a] < 2)
             t->n[a] = 2;
+        if (t->nb_virtual_finer && ldexp(t->n[a] - 1, t->nb_virtual_finer) > 4096)
+            return st_component_error(self, "nbVirtualFinerLevels", err, ST_EINVAL,
+                                      "the finest virtual level would have (%g - 1) * 2^%d + 1 "
+                                      "points on an axis: more than 4097",
+                                      t->n[a], t->nb_virtual_finer);
     }
     if (t->cell_width < 0)
         return st_component_error(self, "cellWidth", err, ST_EINVAL,
                                   "cellWidth must be >= 0, got %g", t->cell_width);
     surface s = {0};
     st_status st = ST_OK;
+    int src = SRC_SURFACE;
+    char path[4096] = "";
     if (t->filename && t->filename[0]) {
-        if (has_suffix(t->filename, ".raw") || has_suffix(t->filename, ".voxel"))
+        if (has_ext(t->filename, ".raw"))
+            src = SRC_RAW;
+        else if (has_ext(t->filename, ".voxel"))
+            src = SRC_VOXEL;
+        else if (!has_suffix(t->filename, ".obj"))
             return st_component_error(self, "fileTopology", err, ST_EINVAL,
-                                      "voxel files ('%s') are not supported by settee yet: give "
-                                      "a closed surface (an OBJ file, or triangles and quads)",
+                                      "Loading mesh %s failed: only OBJ surfaces and .voxel / "
+                                      ".raw voxel files are read here (or give position, "
+                                      "triangles and quads, e.g. from a loader with src)",
                                       t->filename);
-        if (!has_suffix(t->filename, ".obj"))
-            return st_component_error(self, "fileTopology", err, ST_EINVAL,
-                                      "Loading mesh %s failed: only OBJ files are read here (or "
-                                      "give position, triangles and quads, e.g. from a loader "
-                                      "with src)",
-                                      t->filename);
-        char path[4096];
+        if (src == SRC_RAW && t->nb_virtual_finer)
+            return st_component_error(self, "nbVirtualFinerLevels", err, ST_EINVAL,
+                                      "a .raw file with virtual finer levels: SOFA gives its "
+                                      "finest virtual level neither dataResolution nor "
+                                      "voxelSize, so it builds an empty grid; use "
+                                      "nbVirtualFinerLevels 0 or a .voxel file");
         ST_TRY(st_component_find_file(self, "fileTopology", t->filename, path, sizeof path,
                                       err));
-        st = read_obj(t, path, &s, err);
+        if (src == SRC_SURFACE)
+            st = read_obj(t, path, &s, err);
     } else {
         ST_TRY(topo_copy_src(t, err));
         st = surface_from_lists(t, &s, err);
     }
-    if (st == ST_OK && s.nv == 0)
+    if (st == ST_OK && src == SRC_SURFACE && s.nv == 0)
         st = st_component_error(self, "fileTopology", err, ST_ESCENE,
                                 "no filename specified nor vertices given as parameters: give "
                                 "fileTopology or position with triangles and quads");
+    if (st == ST_OK && src == SRC_SURFACE && t->nb_virtual_finer && t->cell_width > 0)
+        st_component_warn_field(self, "cellWidth",
+                                "ignored with nbVirtualFinerLevels (as in SOFA, the grids use "
+                                "n = %g %g %g)",
+                                t->n[0], t->n[1], t->n[2]);
+    if (st == ST_OK && t->nb_virtual_finer && t->only_inside_cells)
+        st_component_warn_field(self, "onlyInsideCells",
+                                "ignored with nbVirtualFinerLevels (as in SOFA, the coarse grid "
+                                "keeps every cell holding a fine cell)");
     if (st == ST_OK)
-        st = sparse_build(t, &s, err);
+        st = sparse_build(t, src, path, &s, err);
     surface_free(&s);
     ST_TRY(st);
     if (t->hexahedra.n == 0)
@@ -787,7 +1116,8 @@ static const st_field sparse_fields[] = {
     TOPO_F_TETRAS(0),
     TOPO_F_HEXAS(0),
     ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,
-                "Closed surface to voxelise (an OBJ file; voxel files are not supported yet)", 0,
+                "Closed surface to voxelise (an OBJ file), or a voxel file (.voxel ASCII, .raw "
+                "binary)", 0,
                 "fileTopology", 0.0, 0.0),
     TOPO_F_SRC,
     ST_VEC3(topo, n, "n", "2 2 2", "grid resolution"),
@@ -802,16 +1132,16 @@ static const st_field sparse_fields[] = {
             "Select only inside cells (exclude boundary cells)"),
     ST_INT(topo, nb_virtual_finer, "nbVirtualFinerLevels", "0",
            "create virtual (not in the animation tree) finer sparse grids in order to dispose of "
-           "finest information (not supported yet: an error when not 0)"),
-    ST_IGNORED(topo, data_resolution, "dataResolution", ST_T_VEC3, st_vec3, "0 0 0",
-               "Dimension of the voxel File (voxel files are not supported yet)"),
-    ST_IGNORED(topo, voxel_size, "voxelSize", ST_T_VEC3, st_vec3, "1 1 1",
-               "Dimension of one voxel (voxel files are not supported yet)"),
+           "finest information (useful to compute better mechanical properties for example)"),
+    ST_VEC3(topo, data_resolution, "dataResolution", "0 0 0",
+            "Dimension of the voxel File (voxels per axis of a .raw file)"),
+    ST_VEC3(topo, voxel_size, "voxelSize", "1 1 1", "Dimension of one voxel (.raw files)"),
     ST_IGNORED(topo, mc_step, "marchingCubeStep", ST_T_UINT, unsigned, "1",
-               "Step of the Marching Cube algorithm (voxel files are not supported yet)"),
+               "Step of the Marching Cube algorithm (ignored: only for the marching-cubes surface "
+               "SOFA writes from a .raw grid into an empty child topology, not generated here)"),
     ST_IGNORED(topo, conv_size, "convolutionSize", ST_T_UINT, unsigned, "0",
-               "Dimension of the convolution kernel to smooth the voxels (voxel files are not "
-               "supported yet)"),
+               "Dimension of the convolution kernel to smooth the voxels (ignored: only for the "
+               "marching-cubes surface of a .raw grid, not generated here)"),
     ST_UINTS(topo, facets, "facets", NULL,
              "Input mesh facets (not supported yet: an error when given; use triangles and "
              "quads)"),
@@ -819,10 +1149,10 @@ static const st_field sparse_fields[] = {
               "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)"),
     ST_OUTPUT(topo, stiffness_coefs, "stiffnessCoefs", ST_T_REALS, st_array,
               "settee output: per hexahedron, SOFA's getStiffnessCoef (0.5 on the boundary with "
-              "fillWeighted, else 1)"),
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
     ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,
               "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "
-              "fillWeighted, else 1)"),
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
     ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",
                "Compute the cross-element buffers at init instead of on demand"),
     TOPO_DRAW(draw_edges, "drawEdges", "edges"),

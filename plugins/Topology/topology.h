@@ -50,11 +50,11 @@ typedef struct topo {
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */
-    int nb_virtual_finer;     /* "nbVirtualFinerLevels": refused when not 0 */
-    st_vec3 data_resolution;  /* "dataResolution" (voxel files: not supported) */
-    st_vec3 voxel_size;       /* "voxelSize" (voxel files: not supported) */
-    unsigned mc_step;         /* "marchingCubeStep" (voxel files: not supported) */
-    unsigned conv_size;       /* "convolutionSize" (voxel files: not supported) */
+    int nb_virtual_finer;     /* "nbVirtualFinerLevels" */
+    st_vec3 data_resolution;  /* "dataResolution" (.raw voxel files) */
+    st_vec3 voxel_size;       /* "voxelSize" (.raw voxel files) */
+    unsigned mc_step;         /* "marchingCubeStep" (ignored: marching cubes) */
+    unsigned conv_size;       /* "convolutionSize" (ignored: marching cubes) */
     st_array facets;          /* "facets": refused when given */
     st_array cell_types;      /* "cellTypes" output: 1 boundary, 2 inside, per hexahedron */
     st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */

@@ -27,8 +27,8 @@
                "hexas", flags)
 #define TOPO_F_SRC                                                                                \
     {"src", ST_T_LINK, offsetof(topo, src) + ST_FIELD_CHECK_(topo, src, st_component *), NULL,    \
-     "Mesh loader (or another topology) whose lists (position, edges, triangles, quads, "         \
-     "tetrahedra, hexahedra) are used for the lists the scene does not give",                     \
+     "Component (a mesh loader, a grid, another topology) whose lists (position, edges, "       \
+     "triangles, quads, tetrahedra, hexahedra) are used for the lists the scene does not give",   \
      0, NULL, ST_LINK_ANY, 0.0, 0.0}
 
 /* SOFA's BaseMeshTopology "filename": every container has it. */
@@ -43,12 +43,11 @@
     TOPO_F_EDGES(flags), TOPO_F_TRIANGLES(flags), TOPO_F_QUADS(flags), TOPO_F_TETRAS(flags),      \
         TOPO_F_HEXAS(flags),                                                                      \
         TOPO_ALIAS(prisms, "prisms", ST_T_UINTS, st_array,                                        \
-                   "List of prisms indices, 6 per prism (read by the element framework: "      \
-                   "LinearSmallStrainFEMForceField, CorotationalFEMForceField, FEMMass)",         \
+                   "List of prisms indices, 6 per prism (not supported yet: an error when given)",\
                    NULL, flags),                                                                  \
         TOPO_ALIAS(pyramids, "pyramids", ST_T_UINTS, st_array,                                    \
-                   "List of pyramids indices, 5 per pyramid (read by the element framework: "  \
-                   "LinearSmallStrainFEMForceField, CorotationalFEMForceField, FEMMass)",         \
+                   "List of pyramids indices, 5 per pyramid (not supported yet: an error when "   \
+                   "given)",                                                                      \
                    NULL, flags),                                                                  \
         TOPO_F_FILENAME,                                                                          \
         TOPO_ALIAS(uv, "uv", ST_T_REALS, st_array,                                                \
