@@ -606,7 +606,7 @@ Test(lagrangian_more, precomputed_compliance_file_is_written_and_reused)
     pendulum_run(corr, LDL, 1, x2, l2);
     pendulum_run("LinearSolverConstraintCorrection: {}", LDL, 1, xl, ll);
     cr_assert_float_eq(l2[2], ll[2] / 2.0, 1e-12, "lambda_z %g vs %g", l2[2], ll[2]);
-    /* recompute without fileDir ignores no file: fileCompliance names it. */
+    /* fileCompliance names the file to read (a full path here). */
     char named[1400];
     snprintf(named, sizeof named, "PrecomputedConstraintCorrection: {fileCompliance: '%s'}",
              path);
@@ -717,4 +717,43 @@ Test(lagrangian_more, rigid_chain_scene_keeps_its_joints)
     cr_assert_lt(lowest, -2.0, "the chain swung down (last bar centre %g)", lowest);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* After the first steps, the new solvers, corrections, models and loop
+ * allocate nothing. */
+Test(lagrangian_more, steps_do_not_allocate)
+{
+    char dir[512], corr[1024], yaml[4096];
+    test_make_dir(dir, sizeof dir, "alloc");
+    snprintf(corr, sizeof corr, "PrecomputedConstraintCorrection: {fileDir: '%s'}", dir);
+    for (int k = 0; k < 6; k++) {
+        test_rt t;
+        test_rt_open(&t);
+        static const char *const solvers[] = {
+            "NNCGConstraintSolver: {name: csolver, computeConstraintForces: true}",
+            "UnbuiltGaussSeidelConstraintSolver: {name: csolver, computeConstraintForces: "
+            "true}",
+            "LCPConstraintSolver: {name: csolver, mu: 0, computeConstraintForces: true}"};
+        if (k < 3)
+            chain_yaml(yaml, sizeof yaml, solvers[k], MIXED);
+        else if (k == 3)
+            pendulum_yaml(yaml, sizeof yaml, "GenericConstraintCorrection: {}", LDL, "Particle");
+        else if (k == 4)
+            pendulum_yaml(yaml, sizeof yaml, corr, LDL, "Particle");
+        else
+            spring_yaml(yaml, sizeof yaml, "MultiStepAnimationLoop: {collisionSteps: 2, "
+                                           "integrationSteps: 3}",
+                        0.03);
+        st_scene *s = load(&t, yaml);
+        step(&t, s);
+        step(&t, s);
+        unsigned long before = st_alloc_count();
+        for (int n = 0; n < 20; n++)
+            step(&t, s);
+        cr_assert_eq(st_alloc_count(), before, "case %d: %lu allocations in 20 steps", k,
+                     st_alloc_count() - before);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    test_remove_dir(dir);
 }

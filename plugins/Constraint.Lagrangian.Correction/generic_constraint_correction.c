@@ -44,13 +44,7 @@ static const st_field gcc_fields[] = {
 static st_status gcc_init(st_component *self, st_error *err)
 {
     gcc *c = (gcc *)self;
-    if (c->linear_solver && !st_component_has_role(c->linear_solver, ST_ROLE_LINSOLVER))
-        return st_component_error(self, "linearSolver", err, ST_ELINK,
-                                  "the linked component is not a linear solver");
-    if (c->ode_solver && !st_component_has_role(c->ode_solver, ST_ROLE_ODESOLVER))
-        return st_component_error(self, "ODESolver", err, ST_ELINK,
-                                  "the linked component is not an ODE solver");
-    return ST_OK;
+    return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 
 /* The system: the one of the node's state, else of the linked ODE solver's
@@ -80,14 +74,8 @@ static st_status gcc_bind(gcc *c, st_error *err)
                                   "No ODESolver component found (no state of this node is "
                                   "integrated by an ODE solver)");
     c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
-    c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, true);
-    if (!c->ls)
-        c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, false);
-    if (!c->ls)
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "No LinearSolver component found, nor in current context");
-    ST_TRY(st_system_vec_alloc(c->sys, &c->rhs, err));
-    ST_TRY(st_system_vec_alloc(c->sys, &c->sol, err));
+    ST_TRY(corr_bind_linear_solver(self, c->sys, c->linear_solver, &c->ls, &c->rhs, &c->sol,
+                                   err));
     c->ready = true;
     return ST_OK;
 }
@@ -145,8 +133,7 @@ static double row_dot(const st_cjacobian *J, size_t r, const st_system *sys, con
 
 static st_status solve(gcc *c, st_error *err)
 {
-    st_system_project_response(c->sys, c->rhs);
-    return st_linsolver_solve(c->ls, c->sys, c->sol, c->rhs, err);
+    return corr_solve(c->ls, c->sys, c->sol, c->rhs, err);
 }
 
 static double step_dt(const gcc *c)

@@ -192,16 +192,7 @@ static st_status precompute(precomputed *p, st_error *err)
                                   ms->base.name);
     if (p->sys != ms->system) {
         p->sys = ms->system;
-        p->ls = st_system_find_linear_solver(p->sys, NULL, true);
-        if (!p->ls)
-            p->ls = st_system_find_linear_solver(p->sys, NULL, false);
-        if (!p->ls)
-            return st_component_error(self, NULL, err, ST_ESCENE,
-                                      "PrecomputedConstraintCorrection must be associated "
-                                      "with EulerImplicitSolver+LinearSolver for the "
-                                      "precomputation: no linear solver");
-        ST_TRY(st_system_vec_alloc(p->sys, &p->rhs, err));
-        ST_TRY(st_system_vec_alloc(p->sys, &p->sol, err));
+        ST_TRY(corr_bind_linear_solver(self, p->sys, NULL, &p->ls, &p->rhs, &p->sol, err));
     }
     size_t n = p->nrows;
     double *C = st_malloc(n * n * sizeof *C);
@@ -211,8 +202,7 @@ static st_status precompute(precomputed *p, st_error *err)
     for (size_t k = 0; k < n; k++) {
         memset(p->rhs, 0, p->sys->size_all * sizeof *p->rhs);
         st_slice(p->rhs, ms)[k] = 1.0;
-        st_system_project_response(p->sys, p->rhs);
-        st_status rc = st_linsolver_solve(p->ls, p->sys, p->sol, p->rhs, err);
+        st_status rc = corr_solve(p->ls, p->sys, p->sol, p->rhs, err);
         if (rc != ST_OK) {
             st_free(C);
             return rc;
