@@ -32,7 +32,6 @@ typedef struct precomputed {
     double debug_frame_scale;   /* "debugViewFrameScale" (ignored) */
     char *file_compliance;      /* "fileCompliance" (alias filePrefix) */
     char *file_dir;             /* "fileDir" */
-    st_component *topology;     /* "topology" */
     /* Runtime. */
     st_mstate *ms;
     size_t nrows;               /* n d */
@@ -62,8 +61,6 @@ static const st_field precomputed_fields[] = {
                 "Precomputed compliance matrix data file", 0, "filePrefix", 0.0, 0.0),
     ST_STRING(precomputed, file_dir, "fileDir", NULL,
               "If not empty, the compliance will be saved in this repertory"),
-    ST_LINK(precomputed, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (settee: topological changes are not handled)"),
     ST_FIELD_END};
 
 static st_status pc_init(st_component *self, st_error *err)

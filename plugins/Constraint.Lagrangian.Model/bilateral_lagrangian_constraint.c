@@ -10,7 +10,8 @@
  * keepOrientationDifference (rest_vector then ignored). Resolution as
  * SOFA's BilateralConstraintResolution3Dof on every block of three rows:
  * the 3x3 block of W inverted once per solve, lambda -= load W_bb^-1 d, warm
- * started from the previous step's multipliers. */
+ * started from the previous step's multipliers (Vec3d; SOFA's Rigid3d
+ * blocks start from zero and ignore load). */
 #include <math.h>
 #include <string.h>
 
@@ -345,7 +346,9 @@ static void bil_init_resolution(st_component *self, size_t first, const double *
                                   p);
             b->warned = true;
         }
-        for (unsigned i = 0; i < 3; i++)
+        /* SOFA warm starts the Vec3d blocks only (its Rigid3d blocks are
+         * made without the previous forces). */
+        for (unsigned i = 0; i < 3 && b->rows == 3; i++)
             lambda[r + i] = b->prev[3 * p + i];
     }
 }
@@ -363,9 +366,11 @@ static void bil_resolution(st_component *self, size_t row, const double *W, size
     (void)dim;
     bilateral *b = (bilateral *)self;
     const double *iw = b->invw + 9 * ((row - b->first) / 3);
+    /* SOFA's Rigid3d blocks are made with the default load, 1. */
+    double load = b->rows == 3 ? b->load : 1.0;
     for (unsigned i = 0; i < 3; i++)
         for (unsigned j = 0; j < 3; j++)
-            lambda[row + i] -= d[row + j] * iw[3 * i + j] * b->load;
+            lambda[row + i] -= d[row + j] * iw[3 * i + j] * load;
 }
 
 static void bil_store(st_component *self, size_t first, const double *lambda, bool converged)
