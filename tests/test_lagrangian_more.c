@@ -250,6 +250,43 @@ Test(lagrangian_more, unimplemented_solver_settings_are_refused)
     chain_yaml(yaml, sizeof yaml,
                "GenericConstraintSolver: {name: csolver, resolutionMethod: Jacobi}", MIXED);
     refused(yaml, "resolutionMethod");
+    chain_yaml(yaml, sizeof yaml, "LCPConstraintSolver: {name: csolver, mu: 0, multi_grid: true}",
+               MIXED);
+    refused(yaml, "multi_grid");
+    chain_yaml(yaml, sizeof yaml,
+               "PrecomputedConstraintCorrection: {name: csolver, rotations: true}", MIXED);
+    refused(yaml, "rotations");
+    /* Model settings: a rigid-only field on Vec3d, two state types, a
+     * block larger than the solvers take. */
+    const char *models[][2] = {
+        {"BilateralLagrangianConstraint: {object1: '@A/a', object2: '@B/b', first_point: [0], "
+         "second_point: [0], keepOrientationDifference: true}",
+         "keepOrientationDifference"},
+        {"BilateralLagrangianConstraint: {object1: '@A/a', object2: '@R/r', first_point: [0], "
+         "second_point: [0]}",
+         "same type"},
+        {"SlidingLagrangianConstraint: {object1: '@A/a', object2: '@B/b', axis_2: 5}",
+         "axis_2"},
+        {"UniformLagrangianConstraint: {mstate: '@B/b', iterative: false}", "iterative"},
+    };
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        snprintf(yaml, sizeof yaml,
+                 HEADER
+                 "    - FreeMotionAnimationLoop: {}\n"
+                 "    - GenericConstraintSolver: {}\n"
+                 "    - %s\n"
+                 "  children:\n"
+                 "    - name: A\n"
+                 "      objects: [{MechanicalObject: {name: a, position: [0, 0, 0]}}]\n"
+                 "    - name: B\n"
+                 "      objects: [{MechanicalObject: {name: b, position: [0, 0, 0, 1, 0, 0, 2, "
+                 "0, 0]}}]\n"
+                 "    - name: R\n"
+                 "      objects: [{MechanicalObject: {name: r, template: Rigid3d, position: [0, "
+                 "0, 0, 0, 0, 0, 1]}}]\n",
+                 -G, H, models[i][0]);
+        refused(yaml, models[i][1]);
+    }
 }
 
 /* A Vec1d point launched upwards at 2 m/s stops at max = 0.05: the stopper

@@ -27,6 +27,15 @@ typedef struct lcp_solver {
     char *graph;            /* "graph" (ignored) */
     double show_cell_width; /* "showCellWidth" (ignored) */
     st_vec3 show_translation; /* "showTranslation" (ignored) */
+    /* Older SOFA versions' fields, accepted so that their scenes load. */
+    bool display_time;      /* "displayTime" (ignored) */
+    bool multi_grid;        /* "multi_grid" (only false) */
+    int multi_grid_levels;  /* "multi_grid_levels" (ignored) */
+    int merge_method;       /* "merge_method" (ignored) */
+    int merge_spatial_step; /* "merge_spatial_step" (ignored) */
+    int merge_local_levels; /* "merge_local_levels" (ignored) */
+    int show_levels;        /* "showLevels" (ignored) */
+    st_vec3 show_level_translation; /* "showLevelTranslation" (ignored) */
     bool small_warned;      /* minW dropped a row (reported once) */
 } lcp_solver;
 
@@ -75,6 +84,25 @@ static const st_field lcp_fields[] = {
               "iterations')"),
     ST_OUTPUT(lcp_solver, base.current_error, "currentError", ST_T_REAL, double,
               "OUTPUT: error of the last solve (settee)"),
+    ST_IGNORED(lcp_solver, display_time, "displayTime", ST_T_BOOL, bool, "false",
+               "Display time for each important step of LCPConstraintSolver (older SOFA; use "
+               "settee run's timings)"),
+    ST_BOOL(lcp_solver, multi_grid, "multi_grid", "false",
+            "activate multi_grid resolution (older SOFA; settee: only false)"),
+    ST_IGNORED(lcp_solver, multi_grid_levels, "multi_grid_levels", ST_T_INT, int, "2",
+               "if multi_grid is active: how many levels to create (>=2) (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_method, "merge_method", ST_T_INT, int, "0",
+               "if multi_grid is active: which method to use to merge constraints (0 = "
+               "compliance-based, 1 = spatial coordinates) (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_spatial_step, "merge_spatial_step", ST_T_INT, int, "2",
+               "if merge_method is 1: grid size reduction between multigrid levels (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_local_levels, "merge_local_levels", ST_T_INT, int, "2",
+               "if merge_method is 1: up to the specified level of the multigrid, constraints "
+               "are grouped locally (older SOFA)"),
+    ST_IGNORED(lcp_solver, show_levels, "showLevels", ST_T_INT, int, "0",
+               "Number of constraint levels to display (older SOFA; no drawing in settee)"),
+    ST_IGNORED(lcp_solver, show_level_translation, "showLevelTranslation", ST_T_VEC3, st_vec3,
+               "0 0 0", "Translation between levels (older SOFA; no drawing in settee)"),
     ST_FIELD_END};
 
 /* gaussSeidelLCP1 on (W, dfree), forces in lambda (from zero). */
@@ -147,6 +175,10 @@ static st_status lcp_init(st_component *self, st_error *err)
                                   "mu: %g: the LCP with friction (SOFA's nlcp_gaussseidel) is "
                                   "not implemented in settee; set mu: 0 (SOFA's default is 0.6)",
                                   s->mu);
+    if (s->multi_grid)
+        return st_component_error(self, "multi_grid", err, ST_EINVAL,
+                                  "multi_grid: true is not implemented in settee (SOFA removed "
+                                  "it as not stable)");
     if (s->min_w < 0.0 || s->max_f < 0.0)
         return st_component_error(self, s->min_w < 0.0 ? "minW" : "maxF", err, ST_EINVAL,
                                   "%s: %g is negative", s->min_w < 0.0 ? "minW" : "maxF",
