@@ -167,7 +167,7 @@ Test(lagrangian_more, solvers_agree_with_dense_solve)
         "GenericConstraintSolver: {name: csolver, computeConstraintForces: true, "
         "maxIterations: 100000, tolerance: 1e-15, resolutionMethod: UnbuiltGaussSeidel}",
         "GenericConstraintSolver: {name: csolver, computeConstraintForces: true, "
-        "maxIterations: 100000, tolerance: 1e-15, resolutionMethod: "
+        "maxIterations: 10, newtonIterations: 100000, tolerance: 1e-15, resolutionMethod: "
         "NonsmoothNonlinearConjugateGradient}",
     };
     double ref[6];
@@ -192,6 +192,14 @@ Test(lagrangian_more, solvers_agree_with_dense_solve)
     cr_assert_lt(its[3], its[0], "NNCG %d, GS %d", its[3], its[0]);
     cr_assert_eq(its[4], its[2], "Generic's UnbuiltGaussSeidel is the unbuilt solver");
     cr_assert_eq(its[5], its[3], "Generic's NNCG is NNCGConstraintSolver");
+    /* There, newtonIterations bounds it (SOFA's count: iterations + 1). */
+    double lam[6];
+    int it;
+    chain_run("GenericConstraintSolver: {name: csolver, computeConstraintForces: true, "
+              "tolerance: 1e-15, newtonIterations: 3, resolutionMethod: "
+              "NonsmoothNonlinearConjugateGradient}",
+              MIXED, lam, &it);
+    cr_assert_eq(it, 3);
 }
 
 /* A chain pulled towards the pivot: every multiplier is positive, so the

@@ -8,7 +8,7 @@ static const st_field nncg_fields[] = {LAGRANGE_SOLVER_FIELDS, ST_FIELD_END};
 static st_status nncg_init(st_component *self, st_error *err)
 {
     ST_TRY(lagrange_solver_init(self, err));
-    return lagrange_nncg_attach((lagrange_solver *)self, err);
+    return lagrange_nncg_attach((lagrange_solver *)self, 0, err);
 }
 
 static void nncg_cleanup(st_component *self)

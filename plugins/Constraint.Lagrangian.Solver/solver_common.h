@@ -110,9 +110,10 @@ void lagrange_solver_sweep(lagrange_solver *s, size_t dim, double tol, bool *ver
 /* solver_methods.c: the other resolution methods on the built W. */
 bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim);
 bool lagrange_nncg(lagrange_solver *s, size_t dim);
-/* NNCG's work vectors: attach at init (sets method), detach at cleanup
- * before lagrange_solver_cleanup. */
-st_status lagrange_nncg_attach(lagrange_solver *s, st_error *err);
+/* NNCG's work vectors: attach at init (sets method; iterations bounds the
+ * iterations, maxIterations when 0), detach at cleanup before
+ * lagrange_solver_cleanup. */
+st_status lagrange_nncg_attach(lagrange_solver *s, int iterations, st_error *err);
 void lagrange_nncg_detach(lagrange_solver *s);
 void lagrange_solver_cleanup(st_component *self);
 extern const st_csolver_ops lagrange_solver_ops;

@@ -103,6 +103,7 @@ bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim)
 typedef struct nncg_work {
     double *v;
     size_t cap;
+    int iterations;  /* the bound, or 0 for maxIterations */
 } nncg_work;
 
 static double *nncg_vectors(lagrange_solver *s, size_t dim)
@@ -150,7 +151,10 @@ bool lagrange_nncg(lagrange_solver *s, size_t dim)
     }
     bool converged = false;
     int count = 0;
-    for (int i = 1; i < s->max_it; i++) {
+    int max_it = ((nncg_work *)s->method_data)->iterations;
+    if (max_it <= 0)
+        max_it = s->max_it;
+    for (int i = 1; i < max_it; i++) {
         count++;
         verified = true;
         memcpy(lam, s->lambda, dim * sizeof *lam);
@@ -179,13 +183,14 @@ bool lagrange_nncg(lagrange_solver *s, size_t dim)
     return finish(s, error, count, count + 1, tol, converged);
 }
 
-st_status lagrange_nncg_attach(lagrange_solver *s, st_error *err)
+st_status lagrange_nncg_attach(lagrange_solver *s, int iterations, st_error *err)
 {
     if (!s->method_data) {
         s->method_data = st_calloc(1, sizeof(nncg_work));
         if (!s->method_data)
             return st_error_set(err, ST_ENOMEM, "out of memory");
     }
+    ((nncg_work *)s->method_data)->iterations = iterations;
     s->method = lagrange_nncg;
     return ST_OK;
 }
