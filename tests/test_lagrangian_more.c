@@ -328,29 +328,32 @@ Test(lagrangian_more, stopper_keeps_the_point_in_range)
     st_array *cf = field(s, "csolver", "constraintForces");
     for (int n = 0; n < 5; n++)
         step(&t, s);
-    /* Free: 0.02 per step; point 1 -0.03 per step. */
+    /* Free motion: +0.02 per step for point 0, -0.03 for point 1; each is
+     * stopped at its bound (0.05 at step 3, -0.04 at step 2) with its
+     * velocity cancelled, then rests there with a zero multiplier. */
     cr_assert_float_eq(x[0], 0.05, 1e-12, "x0 %.17g", x[0]);
     cr_assert_float_eq(x[1], -0.04, 1e-12, "x1 %.17g", x[1]);
-    /* The stop of step 3 (x_free 0.06): lambda = (0.05 - 0.06) / (h c)
-     * = -2; later steps: the point sits at 0.05 with v = 0, lambda 0 ... */
     cr_assert_eq(cf->n, 2u);
     cr_assert_float_eq(((double *)cf->p)[0], 0.0, 1e-9);
     cr_assert_float_eq(ms->velocity.p ? ((double *)ms->velocity.p)[0] : 0.0, 0.0, 1e-9);
     st_scene_destroy(&s);
     test_rt_close(&t);
 
-    /* Step 3 alone, the first contact with the stop. */
+    /* The multipliers of the first contacts. */
     test_rt_open(&t);
     s = load(&t, yaml);
     ms = (st_mstate *)test_find_object(s, "dofs");
     cf = field(s, "csolver", "constraintForces");
     step(&t, s);
     step(&t, s);
+    /* Step 2: point 1's x_free -0.06 is below min -0.04: lambda = (min -
+     * x_free) / (h c) = 4; point 0 is free. */
     cr_assert_float_eq(((double *)cf->p)[0], 0.0, 1e-12);
+    cr_assert_float_eq(((double *)cf->p)[1], (-0.04 + 0.06) / (H * 0.5), 1e-9);
     step(&t, s);
+    /* Step 3: point 0's x_free 0.06 is above max 0.05: lambda -2. */
     cr_assert_float_eq(((double *)cf->p)[0], (0.05 - 0.06) / (H * 0.5), 1e-9, "lambda %.17g",
                        ((double *)cf->p)[0]);
-    /* Point 1 hit min -0.04 at step 2 (x_free -0.06): lambda (-0.04 + 0.06) / (h c). */
     st_scene_destroy(&s);
     test_rt_close(&t);
 
@@ -416,65 +419,81 @@ Test(lagrangian_more, uniform_constraint_zeroes_the_state)
  * unilateral: the stop's multiplier is positive, the bead never passes A. */
 Test(lagrangian_more, sliding_bead_stops_at_the_end)
 {
-    test_rt t;
-    test_rt_open(&t);
-    char yaml[4096];
-    snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [-3, -9.81, 2]\n"
-             "  dt: 0.01\n"
-             "  objects:\n" PLUGINS
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
-             "                                maxIterations: 10000}\n"
-             "    - SlidingConstraint: {name: slide, object1: '@Bead/bead', object2: "
-             "'@Rail/rail',\n"
-             "        sliding_point: 0, axis_1: 0, axis_2: 1}\n"
-             "  children:\n"
-             "    - name: Rail\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: rail, position: [0, 0, 0, 1, 0, 0]}\n"
-             "    - name: Bead\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {}\n"
-             "        - CGLinearSolver: {iterations: 10, tolerance: 1e-20, threshold: 1e-30}\n"
-             "        - MechanicalObject: {name: bead, position: [0.5, 0, 0], velocity: [0.2, "
-             "0, 0]}\n"
-             "        - UniformMass: {vertexMass: 0.5}\n"
-             "        - UncoupledConstraintCorrection: {compliance: [2]}\n");
-    st_scene *s = load(&t, yaml);
-    const double *x = ((st_mstate *)test_find_object(s, "bead"))->position.p;
-    double xmin = 1.0, off = 0.0, xmax = 0.0;
-    for (int n = 0; n < 200; n++) {
-        step(&t, s);
-        double o = sqrt(x[1] * x[1] + x[2] * x[2]);
-        off = o > off ? o : off;
-        xmin = x[0] < xmin ? x[0] : xmin;
-        xmax = x[0] > xmax ? x[0] : xmax;
-        if (n == 9) {
-            /* Free sliding along the rail: x = 0.5 + 0.2 t - 1.5 t^2
-             * (implicit Euler: sum over the steps). */
-            double xe = 0.5;
-            double v = 0.2;
-            for (int k = 0; k < 10; k++) {
-                v += H * -3.0;
-                xe += H * v;
+    /* Vec3d, then Rigid3d (the bead a body, the rail two frames: the rows
+     * act on the centres only, the compliance (2, identity rotation)). */
+    static const char *const states[2][3] = {
+        {"position: [0, 0, 0, 1, 0, 0]", "position: [0.5, 0, 0], velocity: [0.2, 0, 0]",
+         "compliance: [2]"},
+        {"template: Rigid3d, position: [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1]",
+         "template: Rigid3d, position: [0.5, 0, 0, 0, 0, 0, 1], velocity: [0.2, 0, 0, 0, 0, 0]",
+         "compliance: [2, 1, 0, 0, 1, 0, 1]"}};
+    for (int k = 0; k < 2; k++) {
+        test_rt t;
+        test_rt_open(&t);
+        char yaml[4096];
+        snprintf(yaml, sizeof yaml,
+                 "format: settee/1\n"
+                 "root:\n"
+                 "  name: root\n"
+                 "  gravity: [-3, -9.81, 2]\n"
+                 "  dt: 0.01\n"
+                 "  objects:\n" PLUGINS
+                 "    - FreeMotionAnimationLoop: {}\n"
+                 "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
+                 "                                maxIterations: 10000}\n"
+                 "    - SlidingConstraint: {name: slide, object1: '@Bead/bead', object2: "
+                 "'@Rail/rail',\n"
+                 "        sliding_point: 0, axis_1: 0, axis_2: 1}\n"
+                 "  children:\n"
+                 "    - name: Rail\n"
+                 "      objects:\n"
+                 "        - MechanicalObject: {name: rail, %s}\n"
+                 "    - name: Bead\n"
+                 "      objects:\n"
+                 "        - EulerImplicitSolver: {}\n"
+                 "        - CGLinearSolver: {iterations: 10, tolerance: 1e-20, threshold: "
+                 "1e-30}\n"
+                 "        - MechanicalObject: {name: bead, %s}\n"
+                 "        - UniformMass: {vertexMass: 0.5}\n"
+                 "        - UncoupledConstraintCorrection: {%s}\n",
+                 states[k][0], states[k][1], states[k][2]);
+        st_scene *s = load(&t, yaml);
+        const double *x = ((st_mstate *)test_find_object(s, "bead"))->position.p;
+        double xmin = 1.0, off = 0.0, xmax = 0.0;
+        for (int n = 0; n < 200; n++) {
+            step(&t, s);
+            double o = sqrt(x[1] * x[1] + x[2] * x[2]);
+            off = o > off ? o : off;
+            xmin = x[0] < xmin ? x[0] : xmin;
+            xmax = x[0] > xmax ? x[0] : xmax;
+            if (n == 9) {
+                /* Free sliding along the rail, implicit Euler: v += h a,
+                 * x += h v, a = -3. */
+                double xe = 0.5, v = 0.2;
+                for (int i = 0; i < 10; i++) {
+                    v += H * -3.0;
+                    xe += H * v;
+                }
+                cr_assert_float_eq(x[0], xe, 1e-10, "%d: x %.17g vs %.17g", k, x[0], xe);
             }
-            cr_assert_float_eq(x[0], xe, 1e-10, "x %.17g vs %.17g", x[0], xe);
         }
+        cr_assert_lt(off, 1e-10, "%d: left the rail by %g", k, off);
+        cr_assert_geq(xmin, -1e-10, "%d: passed the end A: %g", k, xmin);
+        cr_assert_float_eq(x[0], 0.0, 1e-10, "%d: rests at A: %g", k, x[0]);
+        cr_assert_gt(xmax, 0.5, "moved up first");
+        const double *f = field(s, "slide", "force");
+        /* At rest at A the multipliers are impulses: the end stop takes the
+         * along-rail weight over a step, 3 * 0.5 * h, the normal rows the
+         * rest. */
+        cr_assert_float_eq(f[0], 3.0 * 0.5 * H, 1e-9, "%d: force %g %g %g", k, f[0], f[1],
+                           f[2]);
+        cr_assert_float_eq(f[1], 9.81 * 0.5 * H, 1e-9, "%d: force %g %g %g", k, f[0], f[1],
+                           f[2]);
+        cr_assert_float_eq(f[2], -2.0 * 0.5 * H, 1e-9, "%d: force %g %g %g", k, f[0], f[1],
+                           f[2]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
     }
-    cr_assert_lt(off, 1e-10, "left the rail by %g", off);
-    cr_assert_geq(xmin, -1e-10, "passed the end A: %g", xmin);
-    cr_assert_float_eq(x[0], 0.0, 1e-10, "rests at A: %g", x[0]);
-    cr_assert_gt(xmax, 0.5, "moved up first");
-    const double *f = field(s, "slide", "force");
-    /* At rest at A: the force balances the mass's weight over a step (an
-     * impulse m g h against it): along x +3 * 0.5 * h. */
-    cr_assert_float_eq(f[0], 3.0 * 0.5 * H, 1e-9, "force %g %g %g", f[0], f[1], f[2]);
-    st_scene_destroy(&s);
-    test_rt_close(&t);
 }
 
 /* BilateralLagrangianConstraint on Rigid3d welds a body to a fixed frame:
