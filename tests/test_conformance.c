@@ -76,6 +76,10 @@ static const struct refusal {
     {"CorotationalFEMForceField",
      "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
     {"FEMMass", "no template: SOFA's default on a Vec3d state is Vec3d,Edge, not implemented here"},
+    {"StopperLagrangianConstraint", "Vec1d only (SOFA's one instantiation): refused beside the "
+                                    "Vec3d state"},
+    {"LCPConstraintSolver", "SOFA's default mu 0.6 asks for the friction LCP, not implemented "
+                            "(mu: 0 runs)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
