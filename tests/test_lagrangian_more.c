@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -843,4 +844,37 @@ Test(lagrangian_more, steps_do_not_allocate)
         test_rt_close(&t);
     }
     test_remove_dir(dir);
+}
+
+/* GenericConstraintCorrection covers the states its linear solver
+ * integrates, the rows reaching them through mappings: on the compound
+ * pendulum (a rigid body held by a point RigidMapping puts on it) it moves
+ * the body as UncoupledConstraintCorrection does from the mass (h A^-1 =
+ * h M^-1 with no force field). */
+Test(lagrangian_more, generic_correction_through_a_mapping)
+{
+    char *text = test_read_file(SETTEE_SOURCE_DIR "/scenes/compound_pendulum_lagrangian.yaml");
+    cr_assert_not_null(text);
+    const char *unc = "UncoupledConstraintCorrection: {}";
+    char *at = strstr(text, unc);
+    cr_assert_not_null(at);
+    double pose[2][7];
+    for (int k = 0; k < 2; k++) {
+        char yaml[8192];
+        snprintf(yaml, sizeof yaml, "%.*s%s%s", (int)(at - text), text,
+                 k ? "GenericConstraintCorrection: {}" : unc, at + strlen(unc));
+        test_rt t;
+        test_rt_open(&t);
+        st_scene *s = load(&t, yaml);
+        for (int n = 0; n < 300; n++)
+            step(&t, s);
+        memcpy(pose[k], ((st_mstate *)test_find_object(s, "body"))->position.p, sizeof pose[k]);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    free(text);
+    for (int i = 0; i < 7; i++)
+        cr_assert_float_eq(pose[1][i], pose[0][i], 1e-10, "[%d] %.17g vs %.17g", i, pose[1][i],
+                           pose[0][i]);
+    cr_assert_lt(pose[0][1], -0.1, "the body swung (centre y %g)", pose[0][1]);
 }
