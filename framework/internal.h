@@ -317,6 +317,7 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__free_motion_animation_loop_class;
+extern const st_class st__multi_step_animation_loop_class;
 
 /* Shared by the animation loops (builtin/default_animation_loop.c). */
 typedef struct st__loop_links {

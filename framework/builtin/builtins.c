@@ -41,6 +41,7 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
 {
     ST_TRY(add_record(rt, "Core",
                       "Kernel components: DefaultAnimationLoop, FreeMotionAnimationLoop, "
+                      "MultiStepAnimationLoop, "
                       "DefaultVisualManagerLoop, RequiredPlugin",
                       core_provides, err));
     ST_TRY(add_record(rt, "StateContainer", "MechanicalObject, the mechanical state",
@@ -49,6 +50,8 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
     st_status s = st_registry_add(rt->reg, &st__default_animation_loop_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__free_motion_animation_loop_class, err);
+    if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__multi_step_animation_loop_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__required_plugin_class, err);
     if (s == ST_OK)

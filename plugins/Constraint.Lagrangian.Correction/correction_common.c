@@ -73,3 +73,35 @@ double corr_velocity_factor(const st_component *ode, double dt)
         return 1.0;
     return ode->cls->odesolver->velocity_integration_factor(ode, dt);
 }
+
+st_status corr_check_solver_links(st_component *self, st_component *linear_solver,
+                                  st_component *ode_solver, st_error *err)
+{
+    if (linear_solver && !st_component_has_role(linear_solver, ST_ROLE_LINSOLVER))
+        return st_component_error(self, "linearSolver", err, ST_ELINK,
+                                  "the linked component is not a linear solver");
+    if (ode_solver && !st_component_has_role(ode_solver, ST_ROLE_ODESOLVER))
+        return st_component_error(self, "ODESolver", err, ST_ELINK,
+                                  "the linked component is not an ODE solver");
+    return ST_OK;
+}
+
+st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_component *link,
+                                  st_component **ls, double **rhs, double **sol, st_error *err)
+{
+    *ls = st_system_find_linear_solver(sys, link, true);
+    if (!*ls)
+        *ls = st_system_find_linear_solver(sys, link, false);
+    if (!*ls)
+        return st_component_error(self, "linearSolver", err, ST_ESCENE,
+                                  "A linear solver is required by this component but has not "
+                                  "been found.");
+    ST_TRY(st_system_vec_alloc(sys, rhs, err));
+    return st_system_vec_alloc(sys, sol, err);
+}
+
+st_status corr_solve(st_component *ls, st_system *sys, double *sol, double *rhs, st_error *err)
+{
+    st_system_project_response(sys, rhs);
+    return st_linsolver_solve(ls, sys, sol, rhs, err);
+}

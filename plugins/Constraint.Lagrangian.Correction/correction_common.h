@@ -20,5 +20,16 @@ double corr_dt(const st_component *self, const st_mstate *ms);
  * when it has none). */
 double corr_position_factor(const st_component *ode, double dt);
 double corr_velocity_factor(const st_component *ode, double dt);
+/* The "linearSolver" and "ODESolver" links, when set, are a linear solver
+ * and an ODE solver. */
+st_status corr_check_solver_links(st_component *self, st_component *linear_solver,
+                                  st_component *ode_solver, st_error *err);
+/* The linear solver of sys (the link, else the first one below, then
+ * above, the system's node) and two system vectors for its right-hand side
+ * and solution. */
+st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_component *link,
+                                  st_component **ls, double **rhs, double **sol, st_error *err);
+/* sol = A^-1 rhs with the solver's set-up matrix, rhs projected first. */
+st_status corr_solve(st_component *ls, st_system *sys, double *sol, double *rhs, st_error *err);
 
 #endif

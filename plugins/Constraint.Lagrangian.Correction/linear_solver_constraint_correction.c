@@ -52,13 +52,7 @@ static st_status lsc_init(st_component *self, st_error *err)
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in the node to correct");
-    if (c->linear_solver && !st_component_has_role(c->linear_solver, ST_ROLE_LINSOLVER))
-        return st_component_error(self, "linearSolver", err, ST_ELINK,
-                                  "the linked component is not a linear solver");
-    if (c->ode_solver && !st_component_has_role(c->ode_solver, ST_ROLE_ODESOLVER))
-        return st_component_error(self, "ODESolver", err, ST_ELINK,
-                                  "the linked component is not an ODE solver");
-    return ST_OK;
+    return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 
 /* The system, solvers and vectors, once the systems exist. */
@@ -74,15 +68,8 @@ static st_status lsc_bind(lsc *c, st_error *err)
                                   "state '%s' is the output of a mapping: not supported yet",
                                   c->ms->base.name);
     c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
-    c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, true);
-    if (!c->ls)
-        c->ls = st_system_find_linear_solver(c->sys, c->linear_solver, false);
-    if (!c->ls)
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "A linear solver is required by this component but has not "
-                                  "been found.");
-    ST_TRY(st_system_vec_alloc(c->sys, &c->rhs, err));
-    ST_TRY(st_system_vec_alloc(c->sys, &c->sol, err));
+    ST_TRY(corr_bind_linear_solver(self, c->sys, c->linear_solver, &c->ls, &c->rhs, &c->sol,
+                                   err));
     c->ready = true;
     return ST_OK;
 }
@@ -102,8 +89,7 @@ static void lsc_on_event(st_component *self, st_event ev, double dt)
 /* sol = A^-1 rhs, rhs holding a vector on the state (rest zero). */
 static st_status solve(lsc *c, st_error *err)
 {
-    st_system_project_response(c->sys, c->rhs);
-    return st_linsolver_solve(c->ls, c->sys, c->sol, c->rhs, err);
+    return corr_solve(c->ls, c->sys, c->sol, c->rhs, err);
 }
 
 static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, double *W,

@@ -1,10 +1,17 @@
 /* bilateral_lagrangian_constraint.c - BilateralLagrangianConstraint (alias
- * BilateralInteractionConstraint), Vec3d: for each pair (first_point[i] of
- * object1, second_point[i] of object2) three rows, J = -I on the first
- * point and +I on the second, violation x2 - x1 - rest_vector[i] at the free
- * positions. Resolution as SOFA's BilateralConstraintResolution3Dof: the
- * 3x3 block of W inverted once per solve, lambda -= load W_bb^-1 d, warm
- * started from the previous step's multipliers. */
+ * BilateralInteractionConstraint), Vec3d and Rigid3d. Vec3d: for each pair
+ * (first_point[i] of object1, second_point[i] of object2) three rows, J = -I
+ * on the first point and +I on the second, violation x2 - x1 -
+ * rest_vector[i] at the free positions. Rigid3d, as SOFA's specialisation:
+ * six rows per pair, J = -I6 on the first body and +I6 on the second
+ * (translations, then rotations), violation (c2 - c1, q1 (rotation vector
+ * of q1^-1 q2)) - rest_vector[i], q1 first composed with the initial
+ * orientation difference and c1 shifted by the initial offset when
+ * keepOrientationDifference (rest_vector then ignored). Resolution as
+ * SOFA's BilateralConstraintResolution3Dof on every block of three rows:
+ * the 3x3 block of W inverted once per solve, lambda -= load W_bb^-1 d, warm
+ * started from the previous step's multipliers (Vec3d; SOFA's Rigid3d
+ * blocks start from zero and ignore load). */
 #include <math.h>
 #include <string.h>
 
@@ -14,7 +21,7 @@ typedef struct bilateral {
     st_component base;
     st_component *object1, *object2; /* "object1", "object2" */
     st_array m1, m2;                 /* "first_point", "second_point" */
-    st_array rest;                   /* "rest_vector" */
+    st_array rest;                   /* "rest_vector" (derivatives of the state type) */
     bool activate;                   /* "activate" */
     bool keep_orient;                /* "keepOrientationDifference" (rigids only) */
     double load;                     /* "load" */
@@ -24,8 +31,10 @@ typedef struct bilateral {
     unsigned constraint_index;       /* "constraintIndex" */
     /* Runtime. */
     st_mstate *ms1, *ms2;
-    double *prev;                    /* 3 per pair: the last multipliers */
-    double *invw;                    /* 9 per pair: inverse of the diagonal block of W */
+    unsigned rows;                   /* rows per pair: 3 (Vec3d) or 6 (Rigid3d) */
+    double *diff;                    /* Rigid3d keepOrientationDifference: 7 per pair */
+    double *prev;                    /* rows per pair: the last multipliers */
+    double *invw;                    /* 9 per block of 3 rows: inverse of its block of W */
     size_t cap;                      /* pairs prev and invw hold */
     size_t first;                    /* first row this solve */
     bool warned;                     /* a singular block was reported */
@@ -40,13 +49,12 @@ static const st_field bilateral_fields[] = {
              "index of the constraint on the first model (object1)"),
     ST_UINTS(bilateral, m2, "second_point", NULL,
              "index of the constraint on the second model (object2)"),
-    ST_VEC3S(bilateral, rest, "rest_vector", NULL,
-             "Relative position to maintain between attached points (optional)"),
+    ST_FIELD_(bilateral, rest, "rest_vector", ST_T_DERIVS, st_array, NULL,
+              "Relative position to maintain between attached points (optional)", 0),
     ST_BOOL(bilateral, activate, "activate", "true", "control constraint activation (true by "
                                                      "default)"),
-    ST_IGNORED(bilateral, keep_orient, "keepOrientationDifference", ST_T_BOOL, bool, "false",
-               "keep the initial difference in orientation (only for rigids; settee's "
-               "BilateralLagrangianConstraint is Vec3d only)"),
+    ST_BOOL(bilateral, keep_orient, "keepOrientationDifference", "false",
+            "keep the initial difference in orientation (only for rigids)"),
     ST_REAL(bilateral, load, "load", "1",
             "Apply this factor to the constraint force to enable incremental loading. This "
             "value should be in the interval [0.0, 1.0]."),
@@ -87,10 +95,12 @@ static st_status check_state(st_component *self, const char *field, const st_mst
                                   "%s: no mechanical state (set the link or put a "
                                   "MechanicalObject in the node)",
                                   field);
-    if (ms->type->deriv_size != 3 || ms->type->coord_size != 3)
+    bool vec3 = ms->type->deriv_size == 3 && ms->type->coord_size == 3;
+    bool rigid3 = ms->type->rigid && ms->type->deriv_size == 6 && ms->type->coord_size == 7;
+    if (!vec3 && !rigid3)
         return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: state '%s' is %s; settee's BilateralLagrangianConstraint "
-                                  "is Vec3d only",
+                                  "%s: state '%s' is %s; BilateralLagrangianConstraint is Vec3d "
+                                  "or Rigid3d",
                                   field, ms->base.name, ms->type->name);
     const unsigned *u = idx->p;
     for (size_t i = 0; i < idx->n; i++)
@@ -105,16 +115,84 @@ static st_status reserve(bilateral *b, size_t n, st_error *err)
 {
     if (n <= b->cap)
         return ST_OK;
-    double *p = st_realloc(b->prev, 3 * n * sizeof *p);
+    unsigned R = b->rows;
+    double *p = st_realloc(b->prev, R * n * sizeof *p);
     if (!p)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     b->prev = p;
-    memset(p + 3 * b->cap, 0, 3 * (n - b->cap) * sizeof *p);
-    double *w = st_realloc(b->invw, 9 * n * sizeof *w);
+    memset(p + R * b->cap, 0, R * (n - b->cap) * sizeof *p);
+    double *w = st_realloc(b->invw, 3 * R * n * sizeof *w);
     if (!w)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     b->invw = w;
     b->cap = n;
+    return ST_OK;
+}
+
+/* SOFA's Quat::quatToRotationVector: axis times angle in [0, 2 pi). */
+static void rotation_vector(const double qin[4], double out[3])
+{
+    double q[4] = {qin[0], qin[1], qin[2], qin[3]};
+    st_quat_normalize(q);
+    if (q[3] < 0.0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
+    double s, angle;
+    if (q[3] > 0.999) {
+        s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        angle = 2.0 * asin(s);
+    } else {
+        double half = acos(q[3]);
+        s = sin(half);
+        angle = 2.0 * half;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = s < 2.220446049250313e-16 ? 0.0 : q[k] / s * angle;
+}
+
+/* SOFA's Quat::quatDiff(a, b): b^-1 a, a flipped first when a . b < 0. */
+static void quat_diff(const double a[4], const double b[4], double out[4])
+{
+    double sa = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0 ? -1.0 : 1.0;
+    double as[4] = {sa * a[0], sa * a[1], sa * a[2], sa * a[3]};
+    double bi[4] = {-b[0], -b[1], -b[2], b[3]};
+    double n = b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3];
+    for (int k = 0; k < 4; k++)
+        bi[k] /= n;
+    st_quat_mul(out, bi, as);
+}
+
+/* Rigid3d, keepOrientationDifference: SOFA's bwdInit keeps per pair the
+ * offset c2 - c1 and the normalised difference of the normalised
+ * orientations; rest_vector is then ignored. */
+static st_status keep_difference(bilateral *b, st_error *err)
+{
+    if (!b->keep_orient || b->rows != 6)
+        return ST_OK;
+    if (b->rest.n) {
+        st_component_warn_field(&b->base, "rest_vector", "keepOrientationDifference is "
+                                                         "activated, rest_vector will be "
+                                                         "ignored!");
+        b->rest.n = 0;
+    }
+    size_t n = pairs(b);
+    st_free(b->diff);
+    b->diff = st_calloc(n ? 7 * n : 1, sizeof *b->diff);
+    if (!b->diff)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    const unsigned *m1 = b->m1.p, *m2 = b->m2.p;
+    for (size_t p = 0; p < n; p++) {
+        const double *P = (const double *)b->ms1->position.p + 7 * m1[p];
+        const double *Q = (const double *)b->ms2->position.p + 7 * m2[p];
+        double qp[4] = {P[3], P[4], P[5], P[6]}, qq[4] = {Q[3], Q[4], Q[5], Q[6]};
+        st_quat_normalize(qp);
+        st_quat_normalize(qq);
+        double *d = b->diff + 7 * p;
+        for (int k = 0; k < 3; k++)
+            d[k] = Q[k] - P[k];
+        quat_diff(qp, qq, d + 3);
+        st_quat_normalize(d + 3);
+    }
     return ST_OK;
 }
 
@@ -125,6 +203,18 @@ static st_status bil_init(st_component *self, st_error *err)
     b->ms2 = b->object2 ? (st_mstate *)b->object2 : st_component_mstate(self);
     ST_TRY(check_state(self, "first_point", b->ms1, &b->m1, err));
     ST_TRY(check_state(self, "second_point", b->ms2, &b->m2, err));
+    if (b->ms1->type != b->ms2->type)
+        return st_component_error(self, "object2", err, ST_EINVAL,
+                                  "object1 '%s' is %s and object2 '%s' is %s: both must have "
+                                  "the same type",
+                                  b->ms1->base.name, b->ms1->type->name, b->ms2->base.name,
+                                  b->ms2->type->name);
+    b->rows = b->ms1->type->rigid ? 6 : 3;
+    if (b->keep_orient && b->rows != 6)
+        return st_component_error(self, "keepOrientationDifference", err, ST_EINVAL,
+                                  "keepOrientationDifference: only for rigids (the states are "
+                                  "%s)",
+                                  b->ms1->type->name);
     if (b->m1.n != b->m2.n)
         st_component_warn(self, "first_point has %zu indices and second_point %zu: only the "
                                 "first %zu pairs are constrained",
@@ -140,6 +230,7 @@ static st_status bil_init(st_component *self, st_error *err)
                                 b->load);
         b->load = 1.0;
     }
+    ST_TRY(keep_difference(b, err));
     return reserve(b, pairs(b), err);
 }
 
@@ -147,7 +238,7 @@ static void bil_reset(st_component *self)
 {
     bilateral *b = (bilateral *)self;
     if (b->prev)
-        memset(b->prev, 0, 3 * b->cap * sizeof *b->prev);
+        memset(b->prev, 0, b->rows * b->cap * sizeof *b->prev);
 }
 
 static void bil_cleanup(st_component *self)
@@ -155,7 +246,8 @@ static void bil_cleanup(st_component *self)
     bilateral *b = (bilateral *)self;
     st_free(b->prev);
     st_free(b->invw);
-    b->prev = b->invw = NULL;
+    st_free(b->diff);
+    b->prev = b->invw = b->diff = NULL;
     b->cap = 0;
 }
 
@@ -163,8 +255,39 @@ static void bil_size(st_component *self, size_t *rows, size_t *terms)
 {
     bilateral *b = (bilateral *)self;
     size_t n = active(b) ? pairs(b) : 0;
-    *rows = 3 * n;
-    *terms = 6 * n;
+    *rows = b->rows * n;
+    *terms = 2 * b->rows * n;
+}
+
+/* Rigid3d: the six rows of pair p. */
+static void rigid_rows(bilateral *b, st_cjacobian *J, double *violation, size_t p)
+{
+    const unsigned *m1 = b->m1.p, *m2 = b->m2.p;
+    const double *P = (const double *)b->ms1->position.p + 7 * m1[p];
+    const double *Q = (const double *)b->ms2->position.p + 7 * m2[p];
+    double c1[3] = {P[0], P[1], P[2]}, q1[4] = {P[3], P[4], P[5], P[6]};
+    if (b->keep_orient && b->diff) {
+        const double *d = b->diff + 7 * p;
+        for (int k = 0; k < 3; k++)
+            c1[k] += d[k];
+        st_quat_mul(q1, P + 3, d + 3);
+    }
+    double v[6], dq[4], rv[3];
+    for (int k = 0; k < 3; k++)
+        v[k] = Q[k] - c1[k];
+    quat_diff(Q + 3, q1, dq);
+    rotation_vector(dq, rv);
+    st_quat_rotate(v + 3, q1, rv);
+    const double *rest = b->rest.p;
+    for (unsigned k = 0; k < 6; k++) {
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        size_t r = st_cjac_row(J);
+        e[k] = -1.0;
+        st_cjac_add(J, b->ms1, m1[p], e, 6);
+        e[k] = 1.0;
+        st_cjac_add(J, b->ms2, m2[p], e, 6);
+        violation[r] = v[k] - (p < b->rest.n ? rest[6 * p + k] : 0.0);
+    }
 }
 
 static st_status bil_build(st_component *self, st_cjacobian *J, double *violation, st_error *err)
@@ -181,6 +304,10 @@ static st_status bil_build(st_component *self, st_cjacobian *J, double *violatio
         if (m1[p] >= b->ms1->n || m2[p] >= b->ms2->n)
             return st_component_error(self, "first_point", err, ST_EINVAL,
                                       "pair %zu (%u, %u) is out of range", p, m1[p], m2[p]);
+        if (b->rows == 6) {
+            rigid_rows(b, J, violation, p);
+            continue;
+        }
         for (unsigned k = 0; k < 3; k++) {
             double e[3] = {0.0, 0.0, 0.0};
             size_t r = st_cjac_row(J);
@@ -202,8 +329,8 @@ static void bil_init_resolution(st_component *self, size_t first, const double *
 {
     bilateral *b = (bilateral *)self;
     b->first = first;
-    size_t n = active(b) ? pairs(b) : 0;
-    for (size_t p = 0; p < n && p < b->cap; p++) {
+    size_t n = active(b) ? pairs(b) * (b->rows / 3) : 0;
+    for (size_t p = 0; p < n && p < b->cap * (b->rows / 3); p++) {
         size_t r = first + 3 * p;
         double blk[9];
         for (unsigned i = 0; i < 3; i++)
@@ -219,7 +346,9 @@ static void bil_init_resolution(st_component *self, size_t first, const double *
                                   p);
             b->warned = true;
         }
-        for (unsigned i = 0; i < 3; i++)
+        /* SOFA warm starts the Vec3d blocks only (its Rigid3d blocks are
+         * made without the previous forces). */
+        for (unsigned i = 0; i < 3 && b->rows == 3; i++)
             lambda[r + i] = b->prev[3 * p + i];
     }
 }
@@ -237,9 +366,11 @@ static void bil_resolution(st_component *self, size_t row, const double *W, size
     (void)dim;
     bilateral *b = (bilateral *)self;
     const double *iw = b->invw + 9 * ((row - b->first) / 3);
+    /* SOFA's Rigid3d blocks are made with the default load, 1. */
+    double load = b->rows == 3 ? b->load : 1.0;
     for (unsigned i = 0; i < 3; i++)
         for (unsigned j = 0; j < 3; j++)
-            lambda[row + i] -= d[row + j] * iw[3 * i + j] * b->load;
+            lambda[row + i] -= d[row + j] * iw[3 * i + j] * load;
 }
 
 static void bil_store(st_component *self, size_t first, const double *lambda, bool converged)
@@ -248,8 +379,8 @@ static void bil_store(st_component *self, size_t first, const double *lambda, bo
     bilateral *b = (bilateral *)self;
     size_t n = active(b) ? pairs(b) : 0;
     for (size_t p = 0; p < n && p < b->cap; p++)
-        for (unsigned i = 0; i < 3; i++)
-            b->prev[3 * p + i] = lambda[first + 3 * p + i];
+        for (unsigned i = 0; i < b->rows; i++)
+            b->prev[b->rows * p + i] = lambda[first + b->rows * p + i];
 }
 
 static const st_constraint_ops bilateral_ops = {
@@ -263,6 +394,7 @@ static const st_constraint_ops bilateral_ops = {
 };
 
 static const char *const bilateral_aliases[] = {"BilateralInteractionConstraint", NULL};
+static const char *const bilateral_templates[] = {"Vec3d", "Rigid3d", NULL};
 
 /* Checkpoints: the multipliers of the last step (the warm start), so that a
  * resumed run is bit-identical. */
@@ -273,7 +405,7 @@ static st_status bil_checkpoint(st_component *self, st_checkpoint *ck, st_error 
     ST_TRY(st_checkpoint_data(ck, &cap, sizeof cap, err));
     if (st_checkpoint_reading(ck))
         ST_TRY(reserve(b, cap, err));
-    return cap ? st_checkpoint_data(ck, b->prev, 3 * cap * sizeof *b->prev, err) : ST_OK;
+    return cap ? st_checkpoint_data(ck, b->prev, b->rows * cap * sizeof *b->prev, err) : ST_OK;
 }
 
 static const st_checkpoint_ops bil_checkpoint_ops = {
@@ -288,6 +420,7 @@ const st_class bilateral_lagrangian_constraint_class = {
     .description = "Bilateral constraint: keeps the relative position of point pairs of two "
                    "objects (Lagrange multipliers)",
     .aliases = bilateral_aliases,
+    .templates = bilateral_templates,
     .instance_size = sizeof(bilateral),
     .fields = bilateral_fields,
     .init = bil_init,

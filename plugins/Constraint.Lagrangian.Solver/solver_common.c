@@ -339,6 +339,12 @@ static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, do
     }
 }
 
+void lagrange_solver_sweep(lagrange_solver *s, size_t dim, double tol, bool *verified,
+                           double *error)
+{
+    sweep(s, dim, tol, verified, error);
+}
+
 /* Step 3: returns true when converged. */
 static bool gauss_seidel(lagrange_solver *s, size_t dim)
 {
@@ -400,7 +406,7 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
         s->current_error = 0.0;
         s->current_iterations = 0;
     } else {
-        (void)gauss_seidel(s, dim);
+        (void)(s->method ? s->method(s, dim) : gauss_seidel(s, dim));
     }
     if (s->compute_constraint_forces) {
         if (s->constraint_forces.n != dim)

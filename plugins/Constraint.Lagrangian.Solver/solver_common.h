@@ -50,6 +50,10 @@ typedef struct lagrange_solver {
     double **pvec;
     size_t npsys;
     bool failing;                  /* the last solve did not converge */
+    /* The resolution method (solver_methods.c), or NULL for the projected
+     * block Gauss-Seidel; returns true when converged. */
+    bool (*method)(struct lagrange_solver *s, size_t dim);
+    void *method_data;             /* the method's own settings (owned by the class) */
 } lagrange_solver;
 
 /* The fields every solver of the plugin has, SOFA's defaults. */
@@ -98,6 +102,19 @@ typedef struct lagrange_solver {
             "considered null (used with useSVDForRegularization only)")
 
 st_status lagrange_solver_init(st_component *self, st_error *err);
+/* One sweep of the projected block Gauss-Seidel over every block (SOFA's
+ * gaussSeidel_increment): adds the blocks' errors to *error, clears
+ * *verified when a block's error exceeds tol. */
+void lagrange_solver_sweep(lagrange_solver *s, size_t dim, double tol, bool *verified,
+                           double *error);
+/* solver_methods.c: the other resolution methods on the built W. */
+bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim);
+bool lagrange_nncg(lagrange_solver *s, size_t dim);
+/* NNCG's work vectors: attach at init (sets method; iterations bounds the
+ * iterations, maxIterations when 0), detach at cleanup before
+ * lagrange_solver_cleanup. */
+st_status lagrange_nncg_attach(lagrange_solver *s, int iterations, st_error *err);
+void lagrange_nncg_detach(lagrange_solver *s);
 void lagrange_solver_cleanup(st_component *self);
 extern const st_csolver_ops lagrange_solver_ops;
 

@@ -1,0 +1,214 @@
+/* generic_constraint_correction.c - GenericConstraintCorrection: the
+ * compliance of every state of a linear system through its linear solver
+ * (SOFA's buildComplianceMatrix / applyConstraintForce), A the matrix the
+ * solver set up for the free motion:
+ *   W += cf * pf * J A^-1 J^T over the rows with a term on the system (one
+ *   solve per such row), plus regularizationTerm on their diagonal;
+ *   dx = A^-1 J^T lambda, x = x_free + cf pf dx, v = v_free + cf vf dx,
+ * cf the complianceFactor, pf and vf the ODE solver's integration factors
+ * (the "ODESolver" link, else the system's). Unlike
+ * LinearSolverConstraintCorrection it covers every independent state the
+ * solver integrates, not only its node's; the rows reach them through the
+ * mappings (the constraint solver took them down already). */
+#include <string.h>
+
+#include "correction_common.h"
+
+typedef struct gcc {
+    st_component base;
+    st_component *linear_solver; /* "linearSolver" */
+    st_component *ode_solver;    /* "ODESolver" */
+    double compliance_factor;    /* "complianceFactor" */
+    double regularization;       /* "regularizationTerm" */
+    /* Runtime, set at the end of init. */
+    st_system *sys;
+    st_component *ode, *ls;
+    double *rhs, *sol;           /* system vectors */
+    bool ready;
+} gcc;
+
+static const st_field gcc_fields[] = {
+    ST_LINK(gcc, linear_solver, "linearSolver", ST_LINK_LINEAR_SOLVER,
+            "Link towards the linear solver used to compute the compliance matrix, requiring "
+            "the inverse of the linear system matrix"),
+    ST_LINK(gcc, ode_solver, "ODESolver", ST_LINK_ODE_SOLVER,
+            "Link towards the ODE solver used to recover the integration factors"),
+    ST_REAL(gcc, compliance_factor, "complianceFactor", "1",
+            "Factor applied to the position factor and velocity factor used to calculate "
+            "compliance matrix"),
+    ST_REAL(gcc, regularization, "regularizationTerm", "0",
+            "Add regularization factor times the identity matrix to the compliance W when "
+            "solving constraints"),
+    ST_FIELD_END};
+
+static st_status gcc_init(st_component *self, st_error *err)
+{
+    gcc *c = (gcc *)self;
+    return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
+}
+
+/* The system: the one of the node's state, else of the linked ODE solver's
+ * or the node's ODE solver's node state. */
+static st_system *find_system(gcc *c)
+{
+    st_mstate *ms = st_component_mstate(&c->base);
+    if (ms && ms->system)
+        return ms->system;
+    st_component *ode = c->ode_solver
+                            ? c->ode_solver
+                            : st_node_find(c->base.node, ST_ROLE_ODESOLVER, ST_SEARCH_UP);
+    if (ode && ode->node) {
+        ms = st_node_mstate(ode->node);
+        if (ms && ms->system)
+            return ms->system;
+    }
+    return NULL;
+}
+
+static st_status gcc_bind(gcc *c, st_error *err)
+{
+    st_component *self = &c->base;
+    c->sys = find_system(c);
+    if (!c->sys)
+        return st_component_error(self, "ODESolver", err, ST_ESCENE,
+                                  "No ODESolver component found (no state of this node is "
+                                  "integrated by an ODE solver)");
+    c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
+    ST_TRY(corr_bind_linear_solver(self, c->sys, c->linear_solver, &c->ls, &c->rhs, &c->sol,
+                                   err));
+    c->ready = true;
+    return ST_OK;
+}
+
+static void gcc_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    gcc *c = (gcc *)self;
+    if (ev != ST_EVENT_INIT_DONE)
+        return;
+    st_error e = {0};
+    c->ready = false;
+    if (gcc_bind(c, &e) != ST_OK)
+        st_component_warn(self, "%s", e.msg);
+}
+
+/* True when row r of J has a term on an independent state of sys. */
+static bool row_on_system(const st_cjacobian *J, size_t r, const st_system *sys)
+{
+    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++)
+        if (J->terms[t].ms->system == sys && !J->terms[t].ms->mapped)
+            return true;
+    return false;
+}
+
+/* v += scale * (row r of J) on sys's independent states. */
+static void scatter_row(const st_cjacobian *J, size_t r, const st_system *sys, double *v,
+                        double scale)
+{
+    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
+        const st_cterm *c = &J->terms[t];
+        if (c->ms->system != sys || c->ms->mapped)
+            continue;
+        unsigned d = c->ms->type->deriv_size;
+        double *p = st_slice(v, c->ms) + c->point * d;
+        for (unsigned k = 0; k < d; k++)
+            p[k] += c->d[k] * scale;
+    }
+}
+
+static double row_dot(const st_cjacobian *J, size_t r, const st_system *sys, const double *v)
+{
+    double s = 0.0;
+    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
+        const st_cterm *c = &J->terms[t];
+        if (c->ms->system != sys || c->ms->mapped)
+            continue;
+        unsigned d = c->ms->type->deriv_size;
+        const double *p = st_slice(v, c->ms) + c->point * d;
+        for (unsigned k = 0; k < d; k++)
+            s += c->d[k] * p[k];
+    }
+    return s;
+}
+
+static st_status solve(gcc *c, st_error *err)
+{
+    return corr_solve(c->ls, c->sys, c->sol, c->rhs, err);
+}
+
+static double step_dt(const gcc *c)
+{
+    return c->sys->mp.dt > 0.0 ? c->sys->mp.dt : st_node_dt(c->base.node);
+}
+
+static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
+                                    size_t dim, st_error *err)
+{
+    gcc *c = (gcc *)self;
+    if (!c->ready)
+        ST_TRY(gcc_bind(c, err));
+    double factor = corr_position_factor(c->ode, step_dt(c)) * c->compliance_factor;
+    for (size_t i = 0; i < J->nrows; i++) {
+        if (!row_on_system(J, i, c->sys))
+            continue;
+        memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
+        scatter_row(J, i, c->sys, c->rhs, 1.0);
+        ST_TRY(solve(c, err));
+        for (size_t j = 0; j < J->nrows; j++)
+            if (row_on_system(J, j, c->sys))
+                W[j * dim + i] += factor * row_dot(J, j, c->sys, c->sol);
+        if (c->regularization > 2.220446049250313e-16)
+            W[i * dim + i] += c->regularization;
+    }
+    return ST_OK;
+}
+
+static st_status gcc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
+                           st_error *err)
+{
+    gcc *c = (gcc *)self;
+    if (!c->ready)
+        ST_TRY(gcc_bind(c, err));
+    double dt = step_dt(c);
+    double pf = corr_position_factor(c->ode, dt) * c->compliance_factor;
+    double vf = corr_velocity_factor(c->ode, dt) * c->compliance_factor;
+    memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
+    bool any = false;
+    for (size_t r = 0; r < J->nrows; r++)
+        if (lambda[r] != 0.0 && row_on_system(J, r, c->sys)) {
+            scatter_row(J, r, c->sys, c->rhs, lambda[r]);
+            any = true;
+        }
+    if (!any)
+        return ST_OK;
+    ST_TRY(solve(c, err));
+    for (size_t s = 0; s < c->sys->nindep; s++) {
+        st_mstate *ms = c->sys->states[s];
+        unsigned d = ms->type->deriv_size;
+        const double *dx = st_slice(c->sol, ms);
+        ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
+        double *v = ms->velocity.p;
+        for (size_t i = 0; v && i < ms->n * d; i++)
+            v[i] += dx[i] * vf;
+    }
+    return ST_OK;
+}
+
+static const st_ccorrection_ops gcc_ops = {
+    .struct_size = sizeof(st_ccorrection_ops),
+    .add_compliance = gcc_add_compliance,
+    .apply_correction = gcc_apply,
+};
+
+const st_class generic_constraint_correction_class = {
+    .struct_size = sizeof(st_class),
+    .name = "GenericConstraintCorrection",
+    .category = "ConstraintCorrection",
+    .description = "Component computing constraint forces within a simulated body using the "
+                   "compliance method.",
+    .instance_size = sizeof(gcc),
+    .fields = gcc_fields,
+    .init = gcc_init,
+    .on_event = gcc_on_event,
+    .constraint_correction = &gcc_ops,
+};

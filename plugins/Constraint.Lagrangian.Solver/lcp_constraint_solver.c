@@ -1,0 +1,202 @@
+/* lcp_constraint_solver.c - LCPConstraintSolver: SOFA's LCP on the built
+ * compliance, every row a complementarity condition
+ *   w = dfree + W f,  w >= 0,  f >= 0,  w . f = 0,
+ * solved by SOFA's gaussSeidelLCP1 (mu = 0): per row, w_i without its own
+ * term, f_i = -w_i / W_ii when w_i < 0 else 0 (0 too when minW is set and
+ * |W_ii| <= minW); the error is the sum of |W_ii df_i| over a sweep,
+ * compared to tolerance as it is (not scaled); after the sweeps, forces
+ * with |f_i| >= maxF are dropped when maxF is set. As in SOFA, the
+ * constraint models' resolutions are not used: a bilateral row is solved
+ * as a unilateral one (f >= 0). Friction (mu > 0, SOFA's nlcp_gaussseidel
+ * on triples of rows) is not implemented and is refused at init; SOFA's
+ * default mu is 0.6, so a scene must set mu: 0. */
+#include <math.h>
+#include <string.h>
+
+#include "solver_common.h"
+
+typedef struct lcp_solver {
+    lagrange_solver base;
+    bool display_debug;     /* "displayDebug" (ignored) */
+    bool initial_guess;     /* "initial_guess" */
+    bool build_lcp;         /* "build_lcp" */
+    double mu;              /* "mu" */
+    double min_w;           /* "minW" */
+    double max_f;           /* "maxF" */
+    st_array group;         /* "group" (ignored) */
+    char *graph;            /* "graph" (ignored) */
+    double show_cell_width; /* "showCellWidth" (ignored) */
+    st_vec3 show_translation; /* "showTranslation" (ignored) */
+    /* Older SOFA versions' fields, accepted so that their scenes load. */
+    bool display_time;      /* "displayTime" (ignored) */
+    bool multi_grid;        /* "multi_grid" (only false) */
+    int multi_grid_levels;  /* "multi_grid_levels" (ignored) */
+    int merge_method;       /* "merge_method" (ignored) */
+    int merge_spatial_step; /* "merge_spatial_step" (ignored) */
+    int merge_local_levels; /* "merge_local_levels" (ignored) */
+    int show_levels;        /* "showLevels" (ignored) */
+    st_vec3 show_level_translation; /* "showLevelTranslation" (ignored) */
+    bool small_warned;      /* minW dropped a row (reported once) */
+} lcp_solver;
+
+static const st_field lcp_fields[] = {
+    ST_IGNORED(lcp_solver, display_debug, "displayDebug", ST_T_BOOL, bool, "false",
+               "Display debug information (settee: use printLog)"),
+    ST_IGNORED(lcp_solver, initial_guess, "initial_guess", ST_T_BOOL, bool, "true",
+               "activate LCP results history to improve its resolution performances (settee "
+               "starts every solve from zero forces: the same solution to the tolerance, more "
+               "iterations)"),
+    ST_IGNORED(lcp_solver, build_lcp, "build_lcp", ST_T_BOOL, bool, "true",
+               "LCP is not fully built to increase performance in some case (settee always "
+               "builds it: the frictionless unbuilt LCP is the same Gauss-Seidel)"),
+    ST_FIELD_EX(lcp_solver, base.tolerance, "tolerance", ST_T_REAL, double, "0.001",
+                "residual error threshold for termination of the Gauss-Seidel algorithm", 0,
+                NULL, 0.0, 1e300),
+    ST_FIELD_EX(lcp_solver, base.max_it, "maxIt", ST_T_INT, int, "1000",
+                "maximal number of iterations of the Gauss-Seidel algorithm", 0, NULL, 1.0,
+                2147483647.0),
+    ST_REAL(lcp_solver, base.regularization, "regularizationTerm", "0",
+            "Add regularization factor times the identity matrix to the compliance W when "
+            "solving constraints"),
+    ST_REAL(lcp_solver, mu, "mu", "0.6",
+            "Friction coefficient (settee: only 0, the frictionless LCP)"),
+    ST_REAL(lcp_solver, min_w, "minW", "0",
+            "If not zero, constraints whose self-compliance (i.e. the corresponding value on "
+            "the diagonal of W) is smaller than this threshold will be ignored"),
+    ST_REAL(lcp_solver, max_f, "maxF", "0",
+            "If not zero, constraints whose response force becomes larger than this "
+            "threshold will be ignored"),
+    ST_OUTPUT(lcp_solver, base.constraint_forces, "constraintForces", ST_T_REALS, st_array,
+              "OUTPUT: constraint forces (stored only if computeConstraintForces=True)"),
+    ST_BOOL(lcp_solver, base.compute_constraint_forces, "computeConstraintForces", "false",
+            "enable the storage of the constraintForces."),
+    ST_IGNORED(lcp_solver, group, "group", ST_T_UINTS, st_array, "0",
+               "list of ID of groups of constraints to be handled by this solver (settee: one "
+               "solver solves every constraint)"),
+    ST_IGNORED(lcp_solver, graph, "graph", ST_T_STRING, char *, "",
+               "Graph of residuals at each iteration (no GUI graphs in settee)"),
+    ST_IGNORED(lcp_solver, show_cell_width, "showCellWidth", ST_T_REAL, double, "0",
+               "Distance between each constraint cells (no drawing in settee)"),
+    ST_IGNORED(lcp_solver, show_translation, "showTranslation", ST_T_VEC3, st_vec3, "0 0 0",
+               "Position of the first cell (no drawing in settee)"),
+    ST_OUTPUT(lcp_solver, base.current_iterations, "currentIterations", ST_T_INT, int,
+              "OUTPUT: iterations of the last solve (settee; SOFA logs them as 'GS "
+              "iterations')"),
+    ST_OUTPUT(lcp_solver, base.current_error, "currentError", ST_T_REAL, double,
+              "OUTPUT: error of the last solve (settee)"),
+    ST_IGNORED(lcp_solver, display_time, "displayTime", ST_T_BOOL, bool, "false",
+               "Display time for each important step of LCPConstraintSolver (older SOFA; use "
+               "settee run's timings)"),
+    ST_BOOL(lcp_solver, multi_grid, "multi_grid", "false",
+            "activate multi_grid resolution (older SOFA; settee: only false)"),
+    ST_IGNORED(lcp_solver, multi_grid_levels, "multi_grid_levels", ST_T_INT, int, "2",
+               "if multi_grid is active: how many levels to create (>=2) (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_method, "merge_method", ST_T_INT, int, "0",
+               "if multi_grid is active: which method to use to merge constraints (0 = "
+               "compliance-based, 1 = spatial coordinates) (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_spatial_step, "merge_spatial_step", ST_T_INT, int, "2",
+               "if merge_method is 1: grid size reduction between multigrid levels (older SOFA)"),
+    ST_IGNORED(lcp_solver, merge_local_levels, "merge_local_levels", ST_T_INT, int, "2",
+               "if merge_method is 1: up to the specified level of the multigrid, constraints "
+               "are grouped locally (older SOFA)"),
+    ST_IGNORED(lcp_solver, show_levels, "showLevels", ST_T_INT, int, "0",
+               "Number of constraint levels to display (older SOFA; no drawing in settee)"),
+    ST_IGNORED(lcp_solver, show_level_translation, "showLevelTranslation", ST_T_VEC3, st_vec3,
+               "0 0 0", "Translation between levels (older SOFA; no drawing in settee)"),
+    ST_FIELD_END};
+
+/* gaussSeidelLCP1 on (W, dfree), forces in lambda (from zero). */
+static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim)
+{
+    lcp_solver *s = (lcp_solver *)ls;
+    const double *W = ls->W, *q = ls->dfree;
+    double *f = ls->lambda;
+    memset(f, 0, dim * sizeof *f);
+    double error = 0.0;
+    int it = 0;
+    for (; it < ls->max_it; it++) {
+        error = 0.0;
+        for (size_t i = 0; i < dim; i++) {
+            const double *w = W + i * dim;
+            double wi = q[i];
+            for (size_t k = 0; k < dim; k++)
+                wi += w[k] * f[k];
+            wi -= w[i] * f[i];
+            double old = f[i];
+            if (s->min_w != 0.0 && fabs(w[i]) <= s->min_w) {
+                if (it == 0 && !s->small_warned) {
+                    st_component_warn(&ls->base, "Compliance too small for constraint %zu: "
+                                                 "|%g| < %g (minW; reported once)",
+                                      i, w[i], s->min_w);
+                    s->small_warned = true;
+                }
+                f[i] = 0.0;
+            } else if (wi < 0.0) {
+                f[i] = -wi / w[i];
+            } else {
+                f[i] = 0.0;
+            }
+            error += fabs(w[i] * (f[i] - old));
+        }
+        if (error < ls->tolerance)
+            break;
+    }
+    bool converged = error < ls->tolerance;
+    if (s->max_f != 0.0)
+        for (size_t i = 0; i < dim; i++)
+            if (fabs(f[i]) >= s->max_f) {
+                st_component_warn(&ls->base, "force too large for constraint %zu: |%g| > %g "
+                                             "(maxF): dropped",
+                                  i, f[i], s->max_f);
+                f[i] = 0.0;
+            }
+    ls->current_error = error;
+    ls->current_iterations = it < ls->max_it ? it + 1 : it;
+    if (!converged && !ls->failing)
+        st_component_warn(&ls->base,
+                          "No convergence in gaussSeidelLCP1 after %d iterations (maxIt): "
+                          "error %g, tolerance %g (reported again only after a solve "
+                          "converged)",
+                          ls->current_iterations, error, ls->tolerance);
+    ls->failing = !converged;
+    for (size_t i = 0; i < ls->ncons; i++) {
+        const st_constraint_ops *ops = ls->cons[i]->cls->constraint;
+        if (ops->store)
+            ops->store(ls->cons[i], ls->first[i], f, converged);
+    }
+    return converged;
+}
+
+static st_status lcp_init(st_component *self, st_error *err)
+{
+    lcp_solver *s = (lcp_solver *)self;
+    if (s->mu != 0.0)
+        return st_component_error(self, "mu", err, ST_EINVAL,
+                                  "mu: %g: the LCP with friction (SOFA's nlcp_gaussseidel) is "
+                                  "not implemented in settee; set mu: 0 (SOFA's default is 0.6)",
+                                  s->mu);
+    if (s->multi_grid)
+        return st_component_error(self, "multi_grid", err, ST_EINVAL,
+                                  "multi_grid: true is not implemented in settee (SOFA removed "
+                                  "it as not stable)");
+    if (s->min_w < 0.0 || s->max_f < 0.0)
+        return st_component_error(self, s->min_w < 0.0 ? "minW" : "maxF", err, ST_EINVAL,
+                                  "%s: %g is negative", s->min_w < 0.0 ? "minW" : "maxF",
+                                  s->min_w < 0.0 ? s->min_w : s->max_f);
+    ST_TRY(lagrange_solver_init(self, err));
+    s->base.method = lcp_gauss_seidel;
+    return ST_OK;
+}
+
+const st_class lcp_constraint_solver_class = {
+    .struct_size = sizeof(st_class),
+    .name = "LCPConstraintSolver",
+    .category = "ConstraintSolver",
+    .description = "A Constraint Solver using the Linear Complementarity Problem formulation to "
+                   "solve BaseConstraint based components",
+    .instance_size = sizeof(lcp_solver),
+    .fields = lcp_fields,
+    .init = lcp_init,
+    .cleanup = lagrange_solver_cleanup,
+    .constraint_solver = &lagrange_solver_ops,
+};
