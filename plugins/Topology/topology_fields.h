@@ -43,11 +43,12 @@
     TOPO_F_EDGES(flags), TOPO_F_TRIANGLES(flags), TOPO_F_QUADS(flags), TOPO_F_TETRAS(flags),      \
         TOPO_F_HEXAS(flags),                                                                      \
         TOPO_ALIAS(prisms, "prisms", ST_T_UINTS, st_array,                                        \
-                   "List of prisms indices, 6 per prism (not supported yet: an error when given)",\
+                   "List of prisms indices, 6 per prism (read by the element framework: "      \
+                   "LinearSmallStrainFEMForceField, CorotationalFEMForceField, FEMMass)",         \
                    NULL, flags),                                                                  \
         TOPO_ALIAS(pyramids, "pyramids", ST_T_UINTS, st_array,                                    \
-                   "List of pyramids indices, 5 per pyramid (not supported yet: an error when "   \
-                   "given)",                                                                      \
+                   "List of pyramids indices, 5 per pyramid (read by the element framework: "  \
+                   "LinearSmallStrainFEMForceField, CorotationalFEMForceField, FEMMass)",         \
                    NULL, flags),                                                                  \
         TOPO_F_FILENAME,                                                                          \
         TOPO_ALIAS(uv, "uv", ST_T_REALS, st_array,                                                \
