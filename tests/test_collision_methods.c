@@ -605,8 +605,7 @@ static void tri_tri_scene(const char *broad, bool line_line, double **points, si
              " Topology, Collision]}\n"
              "    - DefaultAnimationLoop: {}\n"
              "    - CollisionPipeline: {}\n"
-             "    - %s: {}\n"
-             "    - BVHNarrowPhase: {}\n"
+             "%s"
              "    - NewProximityIntersection: {alarmDistance: 0.4, contactDistance: 0.15,"
              " useLineLine: %s}\n"
              "    - CollisionResponse: {}\n"
@@ -665,6 +664,12 @@ static void tri_tri_scene(const char *broad, bool line_line, double **points, si
         *want += best[k] < INFINITY;
     free(best);
     cr_assert_eq(cnt->u[0], *want, "%s: %u contacts, %zu expected", broad, cnt->u[0], *want);
+    st_component *dsap = test_find_object(s, "dsap");
+    if (dsap) { /* the element pairs it sent to the narrow phase */
+        const int *np = st_component_field_ptr(dsap, st_component_field(dsap, "nbPairs"));
+        cr_assert_geq((size_t)*np, *want / 15, "nbPairs %d", *np);
+        cr_assert_lt(*np, 36 * 50, "nbPairs %d: not all pairs", *np);
+    }
     *npts = pts->n;
     *points = malloc(3 * pts->n * sizeof **points + 1);
     memcpy(*points, pts->r, 3 * pts->n * sizeof **points);
@@ -685,19 +690,25 @@ static void tri_tri_scene(const char *broad, bool line_line, double **points, si
 
 Test(collision_method_scenes, new_proximity_triangle_pairs_match_brute_force)
 {
-    static const char *const broads[] = {"BruteForceBroadPhase", "DirectSAP", "IncrSAP"};
+    /* SOFA's ways to declare the phases: DirectSAP and IncrSAP are narrow
+     * phases too. */
+    static const char *const broads[] = {
+        "    - BruteForceBroadPhase: {}\n    - BVHNarrowPhase: {}\n",
+        "    - DirectSAP: {}\n",
+        "    - IncrSAP: {}\n",
+        "    - BruteForceBroadPhase: {}\n    - DirectSAPNarrowPhase: {name: dsap}\n"};
     for (int ll = 0; ll < 2; ll++) {
-        double *pts[3];
-        size_t npts[3], want[3];
-        for (int b = 0; b < 3; b++)
+        double *pts[4];
+        size_t npts[4], want[4];
+        for (int b = 0; b < 4; b++)
             tri_tri_scene(broads[b], ll, &pts[b], &npts[b], &want[b]);
         cr_assert_gt(want[0], 30, "only %zu contacts", want[0]);
-        for (int b = 1; b < 3; b++) {
+        for (int b = 1; b < 4; b++) {
             cr_assert_eq(npts[b], npts[0]);
             cr_assert(memcmp(pts[b], pts[0], 3 * npts[0] * sizeof(double)) == 0,
                       "%s: other contacts or order than %s", broads[b], broads[0]);
         }
-        for (int b = 0; b < 3; b++)
+        for (int b = 0; b < 4; b++)
             free(pts[b]);
     }
 }

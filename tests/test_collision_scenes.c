@@ -401,6 +401,14 @@ Test(collision_scenes, element_search_finds_every_pair_in_order)
     static double b0[6 * N0], b1[6 * N1];
     cmodel m0 = {.box = b0}, m1 = {.box = b1};
     unsigned long r = 99;
+    /* A point in the top cell of the grid, met by a box whose widened
+     * lower bound falls inside that cell (a pair the grid once missed). */
+    static double pa[6] = {0, 0, 9.9, 0.1, 0, 10},
+                  pb[12] = {0.05, 0.02, 0.03, 0.05, 0.02, 0.03, 0.05, 0.02, 9.9, 0.05, 0.02, 9.9};
+    cmodel one = {.box = pa, .nelem = 1}, two = {.box = pb, .nelem = 2};
+    model_box(&one);
+    model_box(&two);
+    expect_every_pair(&one, &two, 0.04, "top cell");
     /* Two models, then one against itself; alarm 0 (touching boxes only)
      * and 0.3; then the same boxes moved (IncrSAP's kept order). */
     for (int step = 0; step < 3; step++) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "collision.h"
+#include "detection_phases.h"
 #include "element_search.h"
 #include "penalty.h"
 
@@ -30,6 +31,7 @@ extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
+extern const st_class direct_sap_narrow_phase_class;
 extern const st_class collision_response_class;
 
 typedef struct pipeline {
@@ -114,11 +116,20 @@ static void visit(st_node *n, found *f)
                                   class_is(c, &new_proximity_intersection_class) ||
                                   class_is(c, &local_min_distance_class))) {
             p->method = (cintersect *)c;
-        } else if (!p->broad && (class_is(c, &brute_force_broad_phase_class) ||
-                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class))) {
-            p->broad = c;
-        } else if (!p->narrow && class_is(c, &bvh_narrow_phase_class)) {
-            p->narrow = c;
+        } else if (class_is(c, &brute_force_broad_phase_class) ||
+                   class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
+                   class_is(c, &bvh_narrow_phase_class) ||
+                   class_is(c, &direct_sap_narrow_phase_class)) {
+            /* The first broad and the first narrow phase in scene order, as
+             * SOFA's context finds them; DirectSAP (which adds a broad phase
+             * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
+            bool broad = !class_is(c, &bvh_narrow_phase_class) &&
+                         !class_is(c, &direct_sap_narrow_phase_class);
+            bool narrow = !class_is(c, &brute_force_broad_phase_class);
+            if (!p->broad && broad)
+                p->broad = c;
+            if (!p->narrow && narrow)
+                p->narrow = c;
         } else if (!p->response && class_is(c, &collision_response_class)) {
             p->response = c;
         }
@@ -269,9 +280,10 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         return ST_OK;
     }
     link_lines(p);
-    p->search = class_is(p->broad, &direct_sap_class) ? CS_DIRECT_SAP
-                : class_is(p->broad, &incr_sap_class) ? CS_INCR_SAP
-                                                      : CS_GRID;
+    /* The element search is the narrow phase's. */
+    p->search = class_is(p->narrow, &bvh_narrow_phase_class) ? CS_GRID
+                : class_is(p->narrow, &incr_sap_class)        ? CS_INCR_SAP
+                                                              : CS_DIRECT_SAP;
     size_t n = p->nmodels;
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
@@ -500,6 +512,7 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     double alarm = (m->proximity ? m->alarm_distance : 0.0) + cd;
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
     q->ndet = 0;
+    q->search->ncand = 0;
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
         return ST_OK;
@@ -568,9 +581,11 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             cmodel_update_boxes(m);
     }
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
+    size_t candidates = 0;
     for (size_t k = 0; k < p->npairs; k++) {
         cpair *q = &p->pairs[k];
         ST_TRY(narrow_pair(p, q, err));
+        candidates += q->search->ncand;
         ST_TRY(penalty_fill(q, d0 + q->m[0]->contact_distance + q->m[1]->contact_distance, err));
         if (q->n) {
             q->m[0]->number_of_contacts++;
@@ -581,6 +596,10 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         st_component_info(self, "step %lu: %s - %s: %zu contacts", p->steps,
                           st_component_path(&q->m[0]->base, a, sizeof a),
                           st_component_path(&q->m[1]->base, b, sizeof b), q->n);
+    }
+    if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
+        ((cphase *)p->narrow)->nb_pairs = (int)candidates;
+        st_component_touch(p->narrow, st_component_field(p->narrow, "nbPairs"));
     }
     return write_outputs(p, err);
 }

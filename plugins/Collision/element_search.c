@@ -210,10 +210,13 @@ static st_status grid_find(csearch *s, const cmodel *m0, const cmodel *m1, doubl
             int32_t lo[3], hi[3];
             for (int k = 0; k < 3; k++) {
                 /* bi meets the model's box: l and h lie within its cells,
-                 * give or take the margins. */
-                double l = (bi[k] - alarm - m1->ext[k] - o[k]) / c,
-                       h = (bi[k + 3] + alarm - o[k]) / c;
-                lo[k] = l < 0 ? 0 : l > top[k] ? top[k] + 1 : (int32_t)l;
+                 * give or take the margins. Widened by a millionth of a
+                 * cell: the rounding of these sums must not drop an
+                 * element whose corner sits on a cell's face (the exact
+                 * test follows). */
+                double l = (bi[k] - alarm - m1->ext[k] - o[k]) / c - 1e-6,
+                       h = (bi[k + 3] + alarm - o[k]) / c + 1e-6;
+                lo[k] = l < 0 ? 0 : l >= top[k] + 1.0 ? top[k] + 1 : (int32_t)l;
                 hi[k] = h > top[k] ? top[k] : h < 0 ? -1 : (int32_t)h;
             }
             int32_t cell[3];
