@@ -417,6 +417,12 @@ Test(collision_scenes, element_search_finds_every_pair_in_order)
         random_boxes(&m1, N1, &r, -shift);
         expect_every_pair(&m0, &m1, step == 1 ? 0.0 : 0.3, "two models");
     }
+    for (int step = 0; step < 3; step++) { /* small moves: IncrSAP's insertion sort */
+        for (size_t e = 0; e < 6 * N1; e++)
+            b1[e] += 0.03 * (double)((e / 6) % 5) - 0.06;
+        model_box(&m1);
+        expect_every_pair(&m0, &m1, 0.3, "two models, moved");
+    }
     for (int step = 0; step < 3; step++) {
         random_boxes(&m0, N0, &r, 0.1 * step);
         expect_every_pair(&m0, &m0, step == 1 ? 0.0 : 0.3, step == 2 ? "last" : "self");

@@ -254,25 +254,17 @@ static bool end_less(const cs_end *a, const cs_end *b)
     return a->key < b->key || (a->key == b->key && !(a->id & 1) && (b->id & 1));
 }
 
-/* An unsigned key in the order of the (non-NaN, -0 free) values. */
-static uint64_t radix_key(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return (u >> 63) ? ~u : u | (1ull << 63);
-}
-
-/* Stable LSD radix sort of s->ends by value (16-bit digits; a digit all
- * keys share is skipped). The list holds every min before every max, so
- * equal values keep mins first. */
+/* Stable LSD radix sort of s->ends by key (11-bit digits, a digit all
+ * keys share skipped). The list holds every min before every max, so
+ * equal keys keep mins first. */
 static void radix_sort_ends(csearch *s)
 {
-    enum { BITS = 16, NB = 1 << BITS };
-    uint32_t *count = s->count;
+    enum { BITS = 11, NB = 1 << BITS };
+    uint32_t count[NB];
     cs_end *a = s->ends, *b = s->tmp;
     size_t n = s->nends;
-    for (int shift = 0; shift < 64; shift += BITS) {
-        memset(count, 0, NB * sizeof *count);
+    for (int shift = 0; shift < 32; shift += BITS) {
+        memset(count, 0, sizeof count);
         for (size_t k = 0; k < n; k++)
             count[(a[k].key >> shift) & (NB - 1)]++;
         if (n == 0 || count[(a[0].key >> shift) & (NB - 1)] == n)
@@ -295,8 +287,12 @@ static void radix_sort_ends(csearch *s)
     }
 }
 
-static void insertion_sort_ends(cs_end *e, size_t n)
+/* Insertion sort of a nearly sorted list; false (the list partly sorted)
+ * when it would move entries more than budget places in all: the bodies
+ * jumped, a radix sort is cheaper. */
+static bool insertion_sort_ends(cs_end *e, size_t n, size_t budget)
 {
+    size_t moves = 0;
     for (size_t a = 1; a < n; a++) {
         if (!end_less(&e[a], &e[a - 1]))
             continue;
@@ -305,7 +301,11 @@ static void insertion_sort_ends(cs_end *e, size_t n)
         for (; b > 0 && end_less(&x, &e[b - 1]); b--)
             e[b] = e[b - 1];
         e[b] = x;
+        moves += a - b;
+        if (moves > budget)
+            return false;
     }
+    return true;
 }
 
 static bool has_nan(const double *b)
@@ -322,20 +322,39 @@ static const double *box_of(const cmodel *m0, const cmodel *m1, size_t n0, size_
     return x < n0 ? m0->box + 6 * x : m1->box + 6 * (x - n0);
 }
 
-/* The sort key of where end point id of a box sits on the sweep axis
- * (NaN boxes: +inf, never activated; +0.0 turns -0 into 0). */
-static uint64_t end_key(const double *b, uint32_t id, int axis, double alarm)
+/* The sweep axis and its keys: an end point's value v maps to the
+ * integer floor((v - lo) scale), which never decreases when v grows, so
+ * boxes that overlap along the axis still overlap in keys (the sweep may
+ * pair a few more, which the exact test drops). */
+typedef struct cs_axis {
+    int axis;
+    double alarm, lo, scale;
+} cs_axis;
+
+#define KEY_MAX 4294967040.0 /* below 2^32, exact in a double */
+
+/* The key of end point id of box b (NaN boxes: the last key, never
+ * activated). */
+static uint32_t end_key(const double *b, uint32_t id, const cs_axis *ax)
 {
     if (has_nan(b))
-        return radix_key(INFINITY);
-    return radix_key(((id & 1) ? b[axis + 3] + alarm : b[axis]) + 0.0);
+        return UINT32_MAX;
+    double v = (id & 1) ? b[ax->axis + 3] + ax->alarm : b[ax->axis];
+    double t = floor((v - ax->lo) * ax->scale);
+    return !(t > 0.0) ? 0u : t >= KEY_MAX ? (uint32_t)KEY_MAX : (uint32_t)t;
 }
 
-/* The variance of the boxes' end points along each axis. */
-static void variances(const cmodel *m0, const cmodel *m1, size_t n0, size_t nx, double var[3])
+/* The variance of the boxes' end points along each axis, and their range
+ * (lo: the lowest min, hi: the highest max). */
+static void variances(const cmodel *m0, const cmodel *m1, size_t n0, size_t nx, double var[3],
+                      double lo[3], double hi[3])
 {
     double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0}, ref[3] = {0, 0, 0};
     size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
     for (size_t x = 0; x < nx; x++) {
         const double *b = box_of(m0, m1, n0, x);
         if (has_nan(b))
@@ -347,6 +366,8 @@ static void variances(const cmodel *m0, const cmodel *m1, size_t n0, size_t nx, 
             double u = b[k] - ref[k], v = b[k + 3] - ref[k];
             sum[k] += u + v;
             sq[k] += u * u + v * v;
+            lo[k] = b[k] < lo[k] ? b[k] : lo[k];
+            hi[k] = b[k + 3] > hi[k] ? b[k + 3] : hi[k];
         }
         n += 2;
     }
@@ -355,10 +376,8 @@ static void variances(const cmodel *m0, const cmodel *m1, size_t n0, size_t nx, 
 }
 
 static st_status build_ends(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0,
-                            size_t nx, int axis, double alarm, st_error *err)
+                            size_t nx, const cs_axis *ax, st_error *err)
 {
-    if (!s->count)
-        ST_TRY(resize(&s->count, 1 << 16, sizeof *s->count, err));
     size_t c = new_cap(s->cape, 2 * nx);
     if (c != s->cape) {
         ST_TRY(resize(&s->ends, c, sizeof *s->ends, err));
@@ -370,7 +389,7 @@ static st_status build_ends(csearch *s, const cmodel *m0, const cmodel *m1, size
         for (uint32_t mx = 0; mx < 2; mx++) {
             cs_end *e = &s->ends[mx * nx + x];
             e->id = (uint32_t)x << 1 | mx;
-            e->key = end_key(box_of(m0, m1, n0, x), e->id, axis, alarm);
+            e->key = end_key(box_of(m0, m1, n0, x), e->id, ax);
         }
     radix_sort_ends(s);
     return ST_OK;
@@ -390,15 +409,14 @@ static int32_t stripe_of(double v, double lo, double inv, size_t ns)
  * listed in every stripe its (alarm-widened) extent along a2 covers, and
  * a pair is reported only in the stripe of the larger of the two lower
  * bounds, which both cover when the boxes meet along a2. */
-static st_status sweep(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0, size_t nx,
-                       int a2, double alarm, st_error *err)
+static st_status sweep(csearch *s, bool self, size_t n0, size_t nx, int a2, double alarm,
+                       st_error *err)
 {
-    bool self = m0 == m1;
     /* Stripes: width about twice the mean extent along a2. */
     double lo = INFINITY, hi = -INFINITY, wsum = 0.0;
     size_t nfin = 0;
     for (size_t x = 0; x < nx; x++) {
-        const double *b = box_of(m0, m1, n0, x);
+        const double *b = s->sbox + 6 * x;
         if (has_nan(b))
             continue;
         lo = b[a2] < lo ? b[a2] : lo;
@@ -421,17 +439,10 @@ static st_status sweep(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0
     }
     for (size_t t = 0; t < 2 * ns; t++)
         s->heads[t] = -1;
-    size_t cb = new_cap(s->capb, nx);
-    if (cb != s->capb) {
-        ST_TRY(resize(&s->first, cb, sizeof *s->first, err));
-        ST_TRY(resize(&s->ecount, cb, sizeof *s->ecount, err));
-        ST_TRY(resize(&s->estripe, cb, sizeof *s->estripe, err));
-        s->capb = cb;
-    }
 #define STRIPE(v) stripe_of((v), lo, inv, ns)
     size_t total = 0;
     for (size_t x = 0; x < nx; x++) {
-        const double *b = box_of(m0, m1, n0, x);
+        const double *b = s->sbox + 6 * x;
         s->first[x] = (uint32_t)total;
         if (has_nan(b)) {
             s->ecount[x] = 0;
@@ -456,7 +467,7 @@ static st_status sweep(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0
         uint32_t cnt = s->ecount[x];
         if (!cnt)
             continue;
-        int side = self ? 0 : x >= n0;
+        int side = self ? 0 : s->slot_elem[x] >= n0;
         int32_t l = s->estripe[x];
         int32_t *own = s->heads + (size_t)side * ns;
         if (id & 1) { /* max: leaves its stripes */
@@ -472,7 +483,7 @@ static st_status sweep(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0
             continue;
         }
         /* min: meets the other side's active boxes, then joins. */
-        const double *bx = box_of(m0, m1, n0, x);
+        const double *bx = s->sbox + 6 * x;
         int32_t *other = s->heads + (size_t)(self ? 0 : 1 - side) * ns;
         for (uint32_t u = 0; u < cnt; u++) {
             int32_t t = l + (int32_t)u;
@@ -483,16 +494,15 @@ static st_status sweep(csearch *s, const cmodel *m0, const cmodel *m1, size_t n0
                 int32_t ly = s->estripe[y];
                 if ((l > ly ? l : ly) != t)
                     continue;
-                const double *by = box_of(m0, m1, n0, y);
-                if (!cs_boxes_meet(bx, by, alarm))
+                if (!cs_boxes_meet(bx, s->sbox + 6 * y, alarm))
                     continue;
-                uint32_t i, j;
+                uint32_t ex = s->slot_elem[x], ey = s->slot_elem[y], i, j;
                 if (self) {
-                    i = (uint32_t)(x < y ? x : y);
-                    j = (uint32_t)(x < y ? y : x);
+                    i = ex < ey ? ex : ey;
+                    j = ex < ey ? ey : ex;
                 } else {
-                    i = (uint32_t)(side == 0 ? x : y);
-                    j = (uint32_t)((side == 0 ? y : x) - n0);
+                    i = side == 0 ? ex : ey;
+                    j = (side == 0 ? ey : ex) - (uint32_t)n0;
                 }
                 ST_TRY(emit(s, i, j, err));
             }
@@ -516,8 +526,8 @@ static st_status sap_find(csearch *s, bool incremental, const cmodel *m0, const 
 {
     bool self = m0 == m1;
     size_t n0 = m0->nelem, n1 = self ? 0 : m1->nelem, nx = n0 + n1;
-    double var[3];
-    variances(m0, m1, n0, nx, var);
+    double var[3], lo[3], hi[3];
+    variances(m0, m1, n0, nx, var, lo, hi);
     int a1 = var[0] >= var[1] && var[0] >= var[2] ? 0 : var[1] >= var[2] ? 1 : 2;
     bool rebuild = !incremental || !s->kept || s->n0 != n0 || s->n1 != n1;
     /* IncrSAP keeps its axis until another spreads the boxes clearly more. */
@@ -528,19 +538,48 @@ static st_status sap_find(csearch *s, bool incremental, const cmodel *m0, const 
     for (int k = 0; k < 3; k++)
         if (k != a1 && (a2 < 0 || var[k] > var[a2]))
             a2 = k;
-    if (rebuild) {
-        ST_TRY(build_ends(s, m0, m1, n0, nx, a1, alarm, err));
-    } else { /* IncrSAP: new values, nearly sorted: insertion sort */
+    cs_axis ax = {a1, alarm, lo[a1], 0.0};
+    double range = hi[a1] + alarm - lo[a1];
+    if (isfinite(range) && range > 0.0)
+        ax.scale = KEY_MAX / range;
+    size_t cb = new_cap(s->capb, nx);
+    if (cb != s->capb) {
+        ST_TRY(resize(&s->first, cb, sizeof *s->first, err));
+        ST_TRY(resize(&s->ecount, cb, sizeof *s->ecount, err));
+        ST_TRY(resize(&s->estripe, cb, sizeof *s->estripe, err));
+        ST_TRY(resize(&s->slot_elem, cb, sizeof *s->slot_elem, err));
+        ST_TRY(resize(&s->sbox, 6 * cb, sizeof *s->sbox, err));
+        s->capb = cb;
+    }
+    if (!rebuild) { /* IncrSAP: new values, nearly sorted: insertion sort */
+        for (size_t x = 0; x < nx; x++)
+            memcpy(s->sbox + 6 * x, box_of(m0, m1, n0, s->slot_elem[x]), 6 * sizeof *s->sbox);
         for (size_t k = 0; k < s->nends; k++)
-            s->ends[k].key = end_key(box_of(m0, m1, n0, s->ends[k].id >> 1), s->ends[k].id, a1,
-                                     alarm);
-        insertion_sort_ends(s->ends, s->nends);
+            s->ends[k].key = end_key(s->sbox + 6 * (s->ends[k].id >> 1), s->ends[k].id, &ax);
+        rebuild = !insertion_sort_ends(s->ends, s->nends, 8 * s->nends + 1024);
+    }
+    if (rebuild) {
+        /* Sorted end points; then the boxes numbered in the order of
+         * their lower end points (slots), so that the sweep, whose
+         * active boxes are near each other in that order, reads nearby
+         * memory; the end points name slots from now on. */
+        ST_TRY(build_ends(s, m0, m1, n0, nx, &ax, err));
+        uint32_t *slot_of = (uint32_t *)s->estripe, next = 0; /* scratch here */
+        for (size_t k = 0; k < s->nends; k++)
+            if (!(s->ends[k].id & 1)) {
+                s->slot_elem[next] = s->ends[k].id >> 1;
+                slot_of[s->ends[k].id >> 1] = next++;
+            }
+        for (size_t k = 0; k < s->nends; k++)
+            s->ends[k].id = slot_of[s->ends[k].id >> 1] << 1 | (s->ends[k].id & 1);
+        for (size_t x = 0; x < nx; x++)
+            memcpy(s->sbox + 6 * x, box_of(m0, m1, n0, s->slot_elem[x]), 6 * sizeof *s->sbox);
     }
     s->n0 = n0;
     s->n1 = n1;
     s->axis = a1;
     s->kept = incremental;
-    ST_TRY(sweep(s, m0, m1, n0, nx, a2, alarm, err));
+    ST_TRY(sweep(s, self, n0, nx, a2, alarm, err));
     return order_candidates(s, n0, err);
 }
 
@@ -555,9 +594,9 @@ st_status cs_find(csearch *s, cs_kind kind, const cmodel *m0, const cmodel *m1, 
 
 void cs_free(csearch *s)
 {
-    void *all[] = {s->ostart, s->oj,     s->ci,     s->cj,    s->count,  s->gstart, s->gelem,
+    void *all[] = {s->ostart, s->oj,     s->ci,     s->cj,    s->gstart, s->gelem,
                    s->gcell,  s->home,   s->gbox,   s->gbkt,   s->ends,  s->tmp,    s->first,
-                   s->ecount, s->enext,  s->eprev,  s->eowner, s->estripe, s->heads};
+                   s->ecount, s->enext,  s->eprev,  s->eowner, s->estripe, s->heads, s->slot_elem, s->sbox};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         st_free(all[k]);
     memset(s, 0, sizeof *s);

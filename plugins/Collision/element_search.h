@@ -38,11 +38,11 @@ static inline bool cs_boxes_meet(const double *a, const double *b, double tol)
     return true;
 }
 
-/* One sweep end point: the sort key of its value (unsigned, in the
- * values' order) and who it is (flattened element << 1 | is_max: the
- * first model's elements, then the second's). */
+/* One sweep end point: the sort key of its value (element_search.c's
+ * end_key) and who it is (flattened element << 1 | is_max: the first
+ * model's elements, then the second's). */
 typedef struct cs_end {
-    uint64_t key;
+    uint32_t key;
     uint32_t id;
 } cs_end;
 
@@ -67,8 +67,9 @@ typedef struct csearch {
      * covers: per box its first entry). */
     cs_end *ends, *tmp;
     size_t nends, cape;
-    uint32_t *count; /* the radix sort's histogram */
     uint32_t *first, *ecount;
+    uint32_t *slot_elem; /* the element in each slot (order of lower end points) */
+    double *sbox;        /* the boxes, slot after slot */
     size_t capb;
     int32_t *enext, *eprev, *eowner, *estripe;
     size_t capl;
