@@ -16,9 +16,9 @@
  * sheet moved a little sideways before each call (so that IncrSAP's
  * kept order has work to do); best and median per call (wall and
  * thread CPU time) printed as one line of key=value with the triangle
- * count, the contacts and a hash of the contact points (equal across broad phases: same contacts, same
- * order); exit status 1 when a timed call allocated or the broad phases
- * disagree.
+ * count, the contacts and a hash of the contact points (equal across
+ * broad phases: same contacts, same order); exit status 1 when a timed
+ * call allocated or the broad phases disagree.
  * Usage: bench_collision [N [STEPS [BROAD [SCENE]]]] (default: N = 71,
  * 100, 141, 224: ~10,000 to ~100,000 floor triangles, STEPS 5, every
  * broad phase, both scenes). */
@@ -169,7 +169,8 @@ static int run(unsigned n, int steps, const char *broad, bool tri, uint64_t *has
            "detect_cpu_ms_best=%.3f detect_cpu_ms_median=%.3f allocs_per_call=%lu\n",
            tri ? "triangles" : "points", broad, n, 2 * (n - 1) * (n - 1),
            tri ? 2 * (n - 2) * (n - 2) : (n - 1) * (n - 1), *ncontacts, (unsigned long long)hv,
-           1e3 * best, 1e3 * per[ROUNDS / 2], 1e3 * best_cpu, 1e3 * per_cpu[ROUNDS / 2], allocs / (unsigned long)(ROUNDS * steps));
+           1e3 * best, 1e3 * per[ROUNDS / 2], 1e3 * best_cpu, 1e3 * per_cpu[ROUNDS / 2],
+           allocs / (unsigned long)(ROUNDS * steps));
     fflush(stdout);
     free(x0);
     st_scene_destroy(&s);

@@ -594,9 +594,10 @@ st_status cs_find(csearch *s, cs_kind kind, const cmodel *m0, const cmodel *m1, 
 
 void cs_free(csearch *s)
 {
-    void *all[] = {s->ostart, s->oj,     s->ci,     s->cj,    s->gstart, s->gelem,
-                   s->gcell,  s->home,   s->gbox,   s->gbkt,   s->ends,  s->tmp,    s->first,
-                   s->ecount, s->enext,  s->eprev,  s->eowner, s->estripe, s->heads, s->slot_elem, s->sbox};
+    void *all[] = {s->ostart, s->oj,    s->ci,     s->cj,      s->gstart,    s->gelem,
+                   s->gcell,  s->home,  s->gbox,   s->gbkt,    s->ends,      s->tmp,
+                   s->first,  s->ecount, s->enext, s->eprev,   s->eowner,    s->estripe,
+                   s->heads,  s->slot_elem, s->sbox};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         st_free(all[k]);
     memset(s, 0, sizeof *s);
