@@ -12,9 +12,11 @@
  * it); a pair whose two states live in the systems of two different ODE
  * solvers is refused (SOFA merges such systems with its collision group
  * manager; settee does not yet). Each step: boxes, broad phase on the
- * models' boxes, narrow phase on element boxes and the intersection tests,
- * then the penalty response refills each pair's contacts. Nothing is
- * allocated once the contact lists have reached their largest size. */
+ * models' boxes, the element pairs whose boxes meet (element_search.c:
+ * the narrow phase's grid or sweep, the same pairs in the same order),
+ * the intersection tests, then the penalty response refills each pair's
+ * contacts. Nothing is allocated once the contact lists have reached
+ * their largest size. */
 #include <stdio.h>
 #include <string.h>
 
