@@ -3,11 +3,16 @@
  * primitive tests against closed forms (a point or sphere projected on a
  * triangle's inside, edges and corners, kept only where the triangle owns
  * the feature; clamped and interior line tests; parallel segments), the
- * symmetry of swapping the two primitives, and LocalMinDistance's cone
+ * symmetry of swapping the two primitives, NewProximityIntersection's
+ * triangle-line and triangle-triangle tests (corners, ends and edges kept
+ * by their owner, parallel segments, a point on an edge, coplanar
+ * triangles, swapped order), and LocalMinDistance's cone
  * filters accepting directions inside an element's cone and rejecting
  * those outside; then whole scenes: a ball on a triangle floor rests at the
  * depth its penalty stiffness implies with each method, and the pairs each
- * method does not test are left out or refused as SOFA's tables say. */
+ * method does not test are left out or refused as SOFA's tables say; two
+ * triangle meshes under NewProximityIntersection give what testing every
+ * triangle pair gives, bit-identical with each broad phase. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -118,6 +123,164 @@ Test(collision_methods, new_line_line_and_parallel)
     assert_vec(d.p[0], 1, 0, 0, EPS, "midpoint ab");
     assert_vec(d.p[1], 2, 0.3, 0, EPS, "midpoint gh");
     cr_assert_float_eq(d.value, sqrt(1 + 0.09) - 0.1, EPS);
+}
+
+/* NewProximityIntersection's triangle-line test: the segment's ends on
+ * the triangle (inside, or on an edge the triangle owns), the triangle's
+ * owned corners on the segment, and with useLineLine its owned edges
+ * against the segment, in that order, all with the line's id. */
+Test(collision_methods, new_triangle_line_ends_corners_edges)
+{
+    cdetect d[CDETECT_MAX];
+    /* Above the inside, parallel to the plane: the two ends' projections. */
+    const double u1[3] = {0.5, 0.3, 0.25}, u2[3] = {1.0, 0.3, 0.5};
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, u1, u2, true, 7, 0.5, 0.1, d), 2);
+    assert_vec(d[0].p[0], 0.5, 0, 0.25, EPS, "first end's projection");
+    assert_vec(d[0].p[1], 0.5, 0.3, 0.25, EPS, "first end");
+    assert_vec(d[0].normal, 0, 1, 0, EPS, "normal");
+    cr_assert_float_eq(d[0].value, 0.3 - 0.1, EPS);
+    cr_assert(d[0].w[1][0] == 1 && d[0].w[1][1] == 0, "first end's weights");
+    assert_vec(d[1].p[0], 1.0, 0, 0.5, EPS, "second end's projection");
+    cr_assert(d[1].w[1][0] == 0 && d[1].w[1][1] == 1, "second end's weights");
+    cr_assert_float_eq(d[1].w[0][0], 0.25, EPS);
+    cr_assert_float_eq(d[1].w[0][1], 0.5, EPS);
+    cr_assert_float_eq(d[1].w[0][2], 0.25, EPS);
+    cr_assert(d[0].id == 7 && d[1].id == 7, "ids: the line's");
+    /* Beside corner a: the corner on the segment (from the corner to its
+     * closest point (0, 0.3, -0.2)), then the end (1, 0.3, -0.2) on edge
+     * ab at (1, 0, 0). */
+    const double v1[3] = {-1, 0.3, -0.2}, v2[3] = {1, 0.3, -0.2};
+    double l = sqrt(0.13);
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, v1, v2, false, 0, 0.5, 0.1, d), 2);
+    assert_vec(d[0].p[0], 0, 0, 0, 0, "corner a");
+    assert_vec(d[0].p[1], 0, 0.3, -0.2, EPS, "its closest point on the segment");
+    assert_vec(d[0].normal, 0, 0.3 / l, -0.2 / l, EPS, "corner normal");
+    cr_assert_float_eq(d[0].value, l - 0.1, EPS);
+    cr_assert(d[0].w[0][0] == 1 && d[0].w[0][1] == 0 && d[0].w[0][2] == 0, "corner weights");
+    cr_assert_float_eq(d[0].w[1][0], 0.5, EPS);
+    cr_assert_float_eq(d[0].w[1][1], 0.5, EPS);
+    assert_vec(d[1].p[0], 1, 0, 0, EPS, "edge point");
+    assert_vec(d[1].p[1], 1, 0.3, -0.2, EPS, "second end");
+    /* Each feature only when the triangle owns it. */
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL & ~TF_P1, v1, v2, false, 0, 0.5, 0.1, d),
+                 1);
+    assert_vec(d[0].p[0], 1, 0, 0, EPS, "edge point only");
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL & ~TF_E12, v1, v2, false, 0, 0.5, 0.1, d),
+                 1);
+    assert_vec(d[0].p[0], 0, 0, 0, 0, "corner only");
+    /* An end exactly on edge bc's line above (1, 0, 1), the segment
+     * crossing over edge ab: the end on bc (E23), and with useLineLine
+     * the crossing of ab (the segment's interior meets no other edge). */
+    const double w1[3] = {1, 0.3, -1}, w2[3] = {1, 0.3, 1};
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, w1, w2, false, 0, 0.5, 0.1, d), 1);
+    assert_vec(d[0].p[0], 1, 0, 1, EPS, "point above edge bc");
+    cr_assert_float_eq(d[0].w[0][1], 0.5, EPS);
+    cr_assert_float_eq(d[0].w[0][2], 0.5, EPS);
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL & ~TF_E23, w1, w2, false, 0, 0.5, 0.1, d),
+                 0);
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, w1, w2, true, 0, 0.5, 0.1, d), 2);
+    assert_vec(d[1].p[0], 1, 0, 0, EPS, "crossing on ab");
+    assert_vec(d[1].p[1], 1, 0.3, 0, EPS, "crossing on the segment");
+    assert_vec(d[1].normal, 0, 1, 0, EPS, "crossing normal");
+    cr_assert(d[1].w[0][0] == 0.5 && d[1].w[0][1] == 0.5 && d[1].w[0][2] == 0, "edge weights");
+    cr_assert(d[1].w[1][0] == 0.5 && d[1].w[1][1] == 0.5, "segment weights");
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL & ~TF_E12, w1, w2, true, 0, 0.5, 0.1, d),
+                 1);
+    /* Parallel to edge ab, beside it: the two ends on ab, and with
+     * useLineLine the midpoints of ab and of the segment. */
+    const double x1[3] = {0.5, 0.3, -0.1}, x2[3] = {1.5, 0.3, -0.1};
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, x1, x2, false, 0, 0.5, 0.1, d), 2);
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, x1, x2, true, 0, 0.5, 0.1, d), 3);
+    assert_vec(d[2].p[0], 1, 0, 0, EPS, "midpoint of ab");
+    assert_vec(d[2].p[1], 1, 0.3, -0.1, EPS, "midpoint of the segment");
+    cr_assert_float_eq(d[2].value, sqrt(0.1) - 0.1, EPS);
+    /* Out of the alarm distance: nothing. */
+    cr_assert_eq(st_coll_new_triangle_line(A, B, C, ALL, x1, x2, true, 0, 0.3, 0.1, d), 0);
+}
+
+/* Matches the outputs of (t1, t2) with those of (t2, t1): the same point
+ * pairs exchanged, opposite normals, same values. */
+static void assert_swapped(const cdetect *d, int n, const cdetect *e, int m)
+{
+    cr_assert_eq(n, m, "%d outputs one way, %d the other", n, m);
+    for (int k = 0; k < n; k++) {
+        bool found = false;
+        for (int h = 0; h < m && !found; h++) {
+            bool same = fabs(d[k].value - e[h].value) <= EPS;
+            for (int a = 0; a < 3 && same; a++)
+                same = fabs(d[k].p[0][a] - e[h].p[1][a]) <= EPS &&
+                       fabs(d[k].p[1][a] - e[h].p[0][a]) <= EPS &&
+                       fabs(d[k].normal[a] + e[h].normal[a]) <= EPS &&
+                       fabs(d[k].w[0][a] - e[h].w[1][a]) <= EPS &&
+                       fabs(d[k].w[1][a] - e[h].w[0][a]) <= EPS;
+            found = same;
+        }
+        cr_assert(found, "output %d has no swapped twin", k);
+    }
+}
+
+/* NewProximityIntersection's triangle-triangle test: each triangle's
+ * corners on the other (ids 3 e1 + corner, then 3 n1 + 12 e2 + corner),
+ * then with useLineLine owned edge against owned edge. */
+Test(collision_methods, new_triangle_triangle_coplanar_corners_edges_symmetry)
+{
+    cdetect d[CDETECT_MAX], e[CDETECT_MAX];
+    /* Coplanar, side by side 0.2 apart: corner b on the second's first
+     * corner and back, the same contact twice (two ids, as SOFA). */
+    const double P[3] = {2.2, 0, 0}, Q[3] = {4, 0, 0}, R[3] = {2.2, 0, 2};
+    int n = st_coll_new_triangle_triangle(A, B, C, ALL, P, Q, R, ALL, true, 30, 300, 0.5, 0.1, d);
+    cr_assert_eq(n, 2);
+    assert_vec(d[0].p[0], 2, 0, 0, 0, "corner b");
+    assert_vec(d[0].p[1], 2.2, 0, 0, EPS, "on the second's corner");
+    assert_vec(d[0].normal, 1, 0, 0, EPS, "from the first to the second");
+    cr_assert_float_eq(d[0].value, 0.2 - 0.1, EPS);
+    cr_assert(d[0].w[0][1] == 1 && d[0].w[1][0] == 1, "weights");
+    cr_assert_eq(d[0].id, 31);
+    assert_vec(d[1].p[0], 2, 0, 0, EPS, "the second's corner on corner b");
+    assert_vec(d[1].p[1], 2.2, 0, 0, 0, "the second's corner");
+    assert_vec(d[1].normal, 1, 0, 0, EPS, "same normal");
+    cr_assert_eq(d[1].id, 300);
+    /* Swapped: the same contacts, turned around. */
+    int m = st_coll_new_triangle_triangle(P, Q, R, ALL, A, B, C, ALL, true, 0, 0, 0.5, 0.1, e);
+    assert_swapped(d, n, e, m);
+    /* Corners only where their triangle owns them: the contact is the
+     * first's corner b (P2) against the second's first corner (P1), found
+     * from either side, so it goes when either corner is not owned. */
+    cr_assert_eq(st_coll_new_triangle_triangle(A, B, C, ALL, P, Q, R, ALL & ~TF_P1, true, 0, 0,
+                                               0.5, 0.1, d),
+                 0);
+    cr_assert_eq(st_coll_new_triangle_triangle(A, B, C, ALL & ~TF_P2, P, Q, R, ALL, true, 0, 0,
+                                               0.5, 0.1, d),
+                 0);
+    /* SOFA tests the first triangle's first corner whatever its flags:
+     * corner a against the second's owned corner, but not back. */
+    const double P2[3] = {-0.2, 0, 0}, Q2[3] = {-2, 0, 0}, R2[3] = {-0.2, 0, -2};
+    cr_assert_eq(st_coll_new_triangle_triangle(A, B, C, ALL & ~TF_P1, P2, Q2, R2, ALL, false, 0,
+                                               0, 0.5, 0.1, d),
+                 1);
+    assert_vec(d[0].p[0], 0, 0, 0, 0, "corner a, not owned, still tested first");
+    /* Crossing edges, one triangle above and across the other's edge ab:
+     * with useLineLine, its edges crossing over ab. */
+    const double S[3] = {1, 0.3, -1}, U[3] = {1, 0.3, 1}, V[3] = {3, 0.3, 0};
+    int k0 = st_coll_new_triangle_triangle(A, B, C, ALL, S, U, V, ALL, false, 0, 0, 0.5, 0.1, d);
+    int k1 = st_coll_new_triangle_triangle(A, B, C, ALL, S, U, V, ALL, true, 0, 100, 0.5, 0.1, d);
+    cr_assert_gt(k1, k0, "useLineLine adds the edge crossings (%d, %d)", k0, k1);
+    bool cross = false;
+    for (int k = k0; k < k1; k++)
+        if (fabs(d[k].p[0][0] - 1) < EPS && fabs(d[k].p[0][1]) < EPS && fabs(d[k].p[0][2]) < EPS) {
+            cross = true;
+            assert_vec(d[k].p[1], 1, 0.3, 0, EPS, "edge su above ab");
+            assert_vec(d[k].normal, 0, 1, 0, EPS, "crossing normal");
+            cr_assert_eq(d[k].id, 100 + 3 + 3 * 0 + 0, "edge ab (12) with edge su (12)");
+            cr_assert(d[k].w[0][0] == 0.5 && d[k].w[0][1] == 0.5, "weights on ab");
+            cr_assert(d[k].w[1][0] == 0.5 && d[k].w[1][1] == 0.5, "weights on su");
+        }
+    cr_assert(cross, "no crossing of ab and su");
+    m = st_coll_new_triangle_triangle(S, U, V, ALL, A, B, C, ALL, true, 0, 0, 0.5, 0.1, e);
+    assert_swapped(d, k1, e, m);
+    /* Far apart: nothing. */
+    cr_assert_eq(st_coll_new_triangle_triangle(A, B, C, ALL, S, U, V, ALL, true, 0, 0, 0.2, 0.1, d),
+                 0);
 }
 
 Test(collision_methods, lmd_lines_interior_only)
@@ -425,28 +588,134 @@ Test(collision_method_scenes, local_min_distance_has_no_rigid_sphere_pair)
     free(y);
 }
 
-/* NewProximityIntersection's triangle-triangle test is not available:
- * refused at init, naming both models. */
-Test(collision_method_scenes, new_proximity_triangle_pairs_refused)
+/* Two triangle meshes under NewProximityIntersection (no longer refused):
+ * a static floor of 7 x 7 nodes and a sheet of 6 x 6 nodes, shifted by
+ * half a cell and 0.2 h above it, its corner triangles tilted down into
+ * the floor. The pipeline's triangle-triangle contacts equal testing
+ * every triangle pair (the floor first: the later model in scene order)
+ * with SOFA's duplicate rule (per id the lowest value, the first of
+ * equal ones), and each broad phase gives the same contacts in the same
+ * order, bit for bit. */
+static void tri_tri_scene(const char *broad, bool line_line, double **points, size_t *npts,
+                          size_t *want)
 {
-    char *y = ball_yaml("NewProximityIntersection", "", false, 0.3, 1.5, 0.2, 1000);
-    /* Give the ball's node a triangle model on its own small mesh. */
-    char *at = strstr(y, "        - SphereCollisionModel");
-    cr_assert_not_null(at);
-    char *z = malloc(9000);
-    snprintf(z, 9000, "%.*s        - MeshTopology: {triangles: [[0, 0, 0]]}\n"
-                      "        - TriangleCollisionModel: {}\n%s",
-             (int)(at - y), y, at);
-    st_scene *s = NULL;
-    st_error e = {0};
-    cr_assert_eq(test_load_string(&T, z, &s, &e), ST_OK, "load: %s", e.msg);
-    st_status rc = st_scene_init(s, &e);
-    cr_assert_neq(rc, ST_OK);
-    cr_assert(strstr(e.msg, "triangle-triangle") && strstr(e.msg, "NewProximityIntersection"),
-              "message: %s", e.msg);
+    char y[4096];
+    snprintf(y, sizeof y,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,"
+             " Topology, Collision]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "    - CollisionPipeline: {}\n"
+             "%s"
+             "    - NewProximityIntersection: {alarmDistance: 0.4, contactDistance: 0.15,"
+             " useLineLine: %s}\n"
+             "    - CollisionResponse: {}\n"
+             "  children:\n"
+             "    - name: Sheet\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {}\n"
+             "        - RegularGridTopology: {nx: 6, ny: 1, nz: 6, xmin: 0.5, xmax: 5.5,"
+             " ymin: 0.2, ymax: 0.2, zmin: 0.5, zmax: 5.5}\n"
+             "        - MechanicalObject: {name: sheet}\n"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - TriangleCollisionModel: {name: sheetTri}\n"
+             "    - name: Floor\n"
+             "      objects:\n"
+             "        - RegularGridTopology: {nx: 7, ny: 1, nz: 7, xmin: 0, xmax: 6, ymin: 0,"
+             " ymax: 0, zmin: 0, zmax: 6}\n"
+             "        - MechanicalObject: {name: floor}\n"
+             "        - TriangleCollisionModel: {name: floorTri, moving: false,"
+             " simulated: false}\n",
+             broad, line_line ? "true" : "false");
+    st_scene *s = load(y);
+    st_mstate *sheet = (st_mstate *)test_find_object(s, "sheet");
+    /* Corner nodes dipped below the floor, one raised out of reach. */
+    sheet->position.r[1] = -0.1;
+    sheet->position.r[3 * 35 + 1] = -0.05;
+    sheet->position.r[3 * 5 + 1] = 0.9;
+    st_component *pipe = test_find_object(s, "CollisionPipeline1");
+    st_error err = {0};
+    cr_assert_eq(pipe->cls->collision->compute(pipe, st_scene_root(s), &err), ST_OK, "%s",
+                 err.msg);
+    const st_array *cnt = pipe_out(s, "contactCounts"), *pts = pipe_out(s, "contactPoints");
+    cr_assert_eq(cnt->n, 1);
+    cr_assert_eq(cnt->u[0] * 2, pts->n);
+    /* Every pair tested, SOFA's duplicate rule. */
+    const cmodel *m0 = (const cmodel *)test_find_object(s, "floorTri"),
+                 *m1 = (const cmodel *)test_find_object(s, "sheetTri");
+    const double *x0 = m0->ms->position.r, *x1 = m1->ms->position.r;
+    size_t nid = 3 * m0->nelem + 12 * m1->nelem;
+    double *best = malloc(nid * sizeof *best);
+    for (size_t k = 0; k < nid; k++)
+        best[k] = INFINITY;
+    for (size_t i = 0; i < m0->nelem; i++)
+        for (size_t j = 0; j < m1->nelem; j++) {
+            const unsigned *t = m0->elems + 3 * i, *u = m1->elems + 3 * j;
+            cdetect d[CDETECT_MAX];
+            int n = st_coll_new_triangle_triangle(
+                x0 + 3 * t[0], x0 + 3 * t[1], x0 + 3 * t[2], m0->tflags[i], x1 + 3 * u[0],
+                x1 + 3 * u[1], x1 + 3 * u[2], m1->tflags[j], line_line, 3 * (unsigned)i,
+                3 * (unsigned)m0->nelem + 12 * (unsigned)j, 0.4, 0.15, d);
+            for (int k = 0; k < n; k++)
+                best[d[k].id] = fmin(best[d[k].id], d[k].value);
+        }
+    *want = 0;
+    for (size_t k = 0; k < nid; k++)
+        *want += best[k] < INFINITY;
+    free(best);
+    cr_assert_eq(cnt->u[0], *want, "%s: %u contacts, %zu expected", broad, cnt->u[0], *want);
+    st_component *dsap = test_find_object(s, "dsap");
+    if (dsap) { /* the element pairs it sent to the narrow phase */
+        const int *np = st_component_field_ptr(dsap, st_component_field(dsap, "nbPairs"));
+        cr_assert_geq((size_t)*np, *want / 15, "nbPairs %d", *np);
+        cr_assert_lt(*np, 36 * 50, "nbPairs %d: not all pairs", *np);
+    }
+    *npts = pts->n;
+    *points = malloc(3 * pts->n * sizeof **points + 1);
+    memcpy(*points, pts->r, 3 * pts->n * sizeof **points);
+    /* Unit normals; those of sheet nodes above the floor point up (from
+     * the floor, the first model, to the sheet), those of the dipped
+     * corner below it down (proximity methods are not one-sided). */
+    const st_array *nor = pipe_out(s, "contactNormals");
+    size_t up = 0, down = 0;
+    for (size_t k = 0; k < nor->n; k++) {
+        const double *n = nor->r + 3 * k;
+        cr_assert_float_eq(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.0, 1e-12);
+        up += n[1] > 0.5;
+        down += n[1] < -0.5;
+    }
+    cr_assert(up > 10 && down > 0, "%zu normals up, %zu down", up, down);
     st_scene_destroy(&s);
-    free(z);
-    free(y);
+}
+
+Test(collision_method_scenes, new_proximity_triangle_pairs_match_brute_force)
+{
+    /* SOFA's ways to declare the phases: DirectSAP and IncrSAP are narrow
+     * phases too. */
+    static const char *const broads[] = {
+        "    - BruteForceBroadPhase: {}\n    - BVHNarrowPhase: {}\n",
+        "    - DirectSAP: {}\n",
+        "    - IncrSAP: {}\n",
+        "    - BruteForceBroadPhase: {}\n    - DirectSAPNarrowPhase: {name: dsap}\n"};
+    for (int ll = 0; ll < 2; ll++) {
+        double *pts[4];
+        size_t npts[4], want[4];
+        for (int b = 0; b < 4; b++)
+            tri_tri_scene(broads[b], ll, &pts[b], &npts[b], &want[b]);
+        cr_assert_gt(want[0], 30, "only %zu contacts", want[0]);
+        for (int b = 1; b < 4; b++) {
+            cr_assert_eq(npts[b], npts[0]);
+            cr_assert(memcmp(pts[b], pts[0], 3 * npts[0] * sizeof(double)) == 0,
+                      "%s: other contacts or order than %s", broads[b], broads[0]);
+        }
+        for (int b = 0; b < 4; b++)
+            free(pts[b]);
+    }
 }
 
 /* LocalMinDistance's vertex filter in a scene (the floor's Point and Line

@@ -7,7 +7,9 @@
  * same through CG and LDL; runs are bit-identical twice and with another
  * broad phase; steady steps allocate nothing; a pair across two solvers is
  * refused at init; the contacts' stiffness is their force's derivative;
- * the narrow phase finds what testing every element pair finds; a cloth
+ * the narrow phase finds what testing every element pair finds, and each
+ * element search (grid, DirectSAP, IncrSAP) gives exactly the pairs whose
+ * boxes meet, in order, on random, touching, NaN and moving boxes; a cloth
  * falls on a static sphere and stays outside it. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "collision.h"
+#include "element_search.h"
 #include "internal.h"
 #include "support.h"
 
@@ -259,13 +262,15 @@ Test(collision_scenes, deformable_cube_rests_on_floor)
     free(final[1]);
 }
 
-/* Same scene twice, and with DirectSAP: bit-identical trajectories. */
+/* Same scene twice, and with DirectSAP and IncrSAP: bit-identical
+ * trajectories. */
 Test(collision_scenes, deterministic)
 {
-    const char *broad[3] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP"};
-    double *out[3];
+    const char *broad[4] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP",
+                            "IncrSAP"};
+    double *out[4];
     size_t n = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         char *y = cube_yaml(IMPLICIT_CG, broad[k]);
         st_scene *s = load(y);
         run(s, 150);
@@ -278,24 +283,152 @@ Test(collision_scenes, deterministic)
     }
     cr_assert(memcmp(out[0], out[1], n * sizeof(double)) == 0, "two runs differ");
     cr_assert(memcmp(out[0], out[2], n * sizeof(double)) == 0, "DirectSAP differs");
-    for (int k = 0; k < 3; k++)
+    cr_assert(memcmp(out[0], out[3], n * sizeof(double)) == 0, "IncrSAP differs");
+    for (int k = 0; k < 4; k++)
         free(out[k]);
 }
 
-/* Once the contact lists have their size, a step allocates nothing. */
+/* Once the contact lists have their size, a step allocates nothing, with
+ * each broad phase. */
 Test(collision_scenes, steady_steps_allocate_nothing)
 {
-    char *y = cube_yaml(IMPLICIT_CG, "BruteForceBroadPhase");
-    st_scene *s = load(y);
-    run(s, 300);
-    st_error e = {0};
-    unsigned long a0 = st_alloc_count();
-    for (int i = 0; i < 20; i++)
-        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
-    cr_assert_eq(st_alloc_count() - a0, 0, "%lu allocations in 20 resting steps",
-                 st_alloc_count() - a0);
-    st_scene_destroy(&s);
-    free(y);
+    static const char *const broad[] = {"BruteForceBroadPhase", "DirectSAP", "IncrSAP"};
+    for (int b = 0; b < 3; b++) {
+        char *y = cube_yaml(IMPLICIT_CG, broad[b]);
+        st_scene *s = load(y);
+        run(s, 300);
+        st_error e = {0};
+        unsigned long a0 = st_alloc_count();
+        for (int i = 0; i < 20; i++)
+            cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+        cr_assert_eq(st_alloc_count() - a0, 0, "%s: %lu allocations in 20 resting steps",
+                     broad[b], st_alloc_count() - a0);
+        st_scene_destroy(&s);
+        free(y);
+    }
+}
+
+/* ---- the element search (element_search.c) against every pair ---- */
+
+static double rnd(unsigned long *r)
+{
+    *r = *r * 6364136223846793005ul + 1442695040888963407ul;
+    return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+/* The model's box and widest element, as cmodel_update_boxes makes them. */
+static void model_box(cmodel *m)
+{
+    for (int k = 0; k < 3; k++) {
+        m->mbox[k] = 1e300;
+        m->mbox[k + 3] = -1e300;
+        m->ext[k] = 0.0;
+    }
+    for (size_t e = 0; e < m->nelem; e++) {
+        const double *b = m->box + 6 * e;
+        for (int k = 0; k < 3; k++) {
+            if (b[k] < m->mbox[k])
+                m->mbox[k] = b[k];
+            if (b[k + 3] > m->mbox[k + 3])
+                m->mbox[k + 3] = b[k + 3];
+            if (b[k + 3] - b[k] > m->ext[k])
+                m->ext[k] = b[k + 3] - b[k];
+        }
+    }
+}
+
+/* Random boxes, some on a lattice (touching faces, equal end points, -0),
+ * some degenerate (points), one NaN, one huge. */
+static void random_boxes(cmodel *m, size_t n, unsigned long *r, double shift)
+{
+    for (size_t e = 0; e < n; e++) {
+        double *b = m->box + 6 * e;
+        for (int k = 0; k < 3; k++) {
+            double lo, w;
+            if (e % 3 == 0) { /* lattice: integer corners, unit widths */
+                lo = floor(rnd(r) * 8.0) - 4.0;
+                lo = lo == 0.0 ? -0.0 : lo;
+                w = 1.0;
+            } else {
+                lo = rnd(r) * 8.0 - 4.0;
+                w = e % 3 == 1 ? 0.0 : rnd(r) * 0.8;
+            }
+            b[k] = lo + shift;
+            b[k + 3] = lo + w + shift;
+        }
+    }
+    if (n > 10) {
+        m->box[6 * 7 + 1] = NAN;
+        for (int k = 0; k < 3; k++) {
+            m->box[6 * 9 + k] = -100.0;
+            m->box[6 * 9 + k + 3] = 100.0;
+        }
+    }
+    m->nelem = n;
+    model_box(m);
+}
+
+static void expect_every_pair(const cmodel *m0, const cmodel *m1, double alarm, const char *what)
+{
+    static const cs_kind kinds[] = {CS_GRID, CS_DIRECT_SAP, CS_INCR_SAP};
+    static csearch s[3]; /* kept across calls: IncrSAP re-sorts its list */
+    bool self = m0 == m1;
+    st_error err = {0};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(cs_find(&s[k], kinds[k], m0, m1, alarm, &err), ST_OK, "%s", err.msg);
+        size_t at = 0;
+        for (size_t i = 0; i < m0->nelem; i++) {
+            cr_assert_eq(s[k].ostart[i], at, "%s, search %d: element %zu starts at %u, not %zu",
+                         what, k, i, s[k].ostart[i], at);
+            for (size_t j = self ? i + 1 : 0; j < m1->nelem; j++)
+                if (cs_boxes_meet(m0->box + 6 * i, m1->box + 6 * j, alarm)) {
+                    cr_assert(at < s[k].ostart[i + 1] && s[k].oj[at] == j,
+                              "%s, search %d: pair (%zu, %zu) missing or out of order", what, k,
+                              i, j);
+                    at++;
+                }
+            cr_assert_eq(s[k].ostart[i + 1], at, "%s, search %d: extra pairs of %zu", what, k,
+                         i);
+        }
+        cr_assert(at > 0, "%s: no pairs at all", what);
+    }
+    if (!strcmp(what, "last"))
+        for (int k = 0; k < 3; k++)
+            cs_free(&s[k]);
+}
+
+Test(collision_scenes, element_search_finds_every_pair_in_order)
+{
+    enum { N0 = 400, N1 = 300 };
+    static double b0[6 * N0], b1[6 * N1];
+    cmodel m0 = {.box = b0}, m1 = {.box = b1};
+    unsigned long r = 99;
+    /* A point in the top cell of the grid, met by a box whose widened
+     * lower bound falls inside that cell (a pair the grid once missed). */
+    static double pa[6] = {0, 0, 9.9, 0.1, 0, 10},
+                  pb[12] = {0.05, 0.02, 0.03, 0.05, 0.02, 0.03, 0.05, 0.02, 9.9, 0.05, 0.02, 9.9};
+    cmodel one = {.box = pa, .nelem = 1}, two = {.box = pb, .nelem = 2};
+    model_box(&one);
+    model_box(&two);
+    expect_every_pair(&one, &two, 0.04, "top cell");
+    /* Two models, then one against itself; alarm 0 (touching boxes only)
+     * and 0.3; then the same boxes moved (IncrSAP's kept order). */
+    for (int step = 0; step < 3; step++) {
+        double shift = 0.05 * step;
+        random_boxes(&m0, N0, &r, shift);
+        random_boxes(&m1, N1, &r, -shift);
+        expect_every_pair(&m0, &m1, step == 1 ? 0.0 : 0.3, "two models");
+    }
+    for (int step = 0; step < 3; step++) { /* small moves: IncrSAP's insertion sort */
+        for (size_t e = 0; e < 6 * N1; e++)
+            b1[e] += 0.03 * (double)((e / 6) % 5) - 0.06;
+        model_box(&m1);
+        expect_every_pair(&m0, &m1, 0.3, "two models, moved");
+    }
+    for (int step = 0; step < 3; step++) {
+        random_boxes(&m0, N0, &r, 0.1 * step);
+        expect_every_pair(&m0, &m0, step == 1 ? 0.0 : 0.3, step == 2 ? "last" : "self");
+    }
 }
 
 /* Two balls under two ODE solvers that may touch: refused at init with a

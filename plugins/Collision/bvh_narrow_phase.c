@@ -1,9 +1,9 @@
 /* bvh_narrow_phase.c - BVHNarrowPhase (alias ParallelBVHNarrowPhase): the
  * element pairs of each model pair whose boxes meet within the alarm
  * distance are tested by the intersection method. SOFA descends its cube
- * hierarchies to the same element pairs; settee tests the element boxes
- * directly (collision_pipeline.c), so contacts are the same, listed by
- * element of the first model, then of the second. */
+ * hierarchies to the same element pairs; settee finds them with a uniform
+ * grid of the second model's elements (element_search.c), so contacts are
+ * the same, listed by element of the first model, then of the second. */
 #include "detection_phases.h"
 
 static const st_field fields[] = {ST_FIELD_END};

@@ -122,12 +122,8 @@ struct cpair {
     size_t ndet, capdet;
     int *by_id;                /* per id: detection index + 1 while deduplicating */
     size_t nid;
-    /* The narrow phase's spatial hash of the second model's elements: each
-     * element in the bucket of its box's lower corner's cell. */
-    size_t nbuckets;           /* a power of two */
-    unsigned *bstart;          /* nbuckets + 1 */
-    unsigned *bitems;          /* m[1]->nelem */
-    int *home;                 /* 3 per element of m[1]: its cell */
+    /* The candidate element pairs' search (element_search.h); owned. */
+    struct csearch *search;
 };
 
 /* SOFA's TriangleCollisionModel flags: the first triangle (lowest index)
@@ -197,6 +193,23 @@ int st_coll_new_triangle_point(const double a[3], const double b[3], const doubl
 int st_coll_new_triangle_sphere(const double a[3], const double b[3], const double c[3],
                                 unsigned flags, const double s[3], double r, bool rigid,
                                 double alarm, double contact, cdetect *d);
+/* Triangle-line (SOFA's MeshNewProximityIntersection): the triangle's
+ * owned corners on the segment, the segment's ends on the triangle, and
+ * with line_line its owned edges against the segment; all outputs get id
+ * (SOFA: the line's index). Triangle-triangle: the first's corners on the
+ * second (ids id1 + corner), the second's owned corners on the first
+ * (id2 + corner), with line_line owned edge against owned edge (id2 + 3 +
+ * 3 edge + edge). Return the number of outputs written to d (at most
+ * CDETECT_MAX). */
+enum { CDETECT_MAX = 15 };
+int st_coll_new_triangle_line(const double a[3], const double b[3], const double c[3],
+                              unsigned flags, const double q1[3], const double q2[3],
+                              bool line_line, unsigned id, double alarm, double contact,
+                              cdetect *d);
+int st_coll_new_triangle_triangle(const double a[3], const double b[3], const double c[3],
+                                  unsigned f1, const double p[3], const double q[3],
+                                  const double r[3], unsigned f2, bool line_line, unsigned id1,
+                                  unsigned id2, double alarm, double contact, cdetect *d);
 int st_coll_lmd_line_line(const double a[3], const double b[3], const double c[3],
                           const double e[3], double alarm, double contact, cdetect *d);
 /* Line-point and line-sphere (r = 0: a point): interior projections only. */

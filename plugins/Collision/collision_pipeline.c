@@ -12,13 +12,17 @@
  * it); a pair whose two states live in the systems of two different ODE
  * solvers is refused (SOFA merges such systems with its collision group
  * manager; settee does not yet). Each step: boxes, broad phase on the
- * models' boxes, narrow phase on element boxes and the intersection tests,
- * then the penalty response refills each pair's contacts. Nothing is
- * allocated once the contact lists have reached their largest size. */
+ * models' boxes, the element pairs whose boxes meet (element_search.c:
+ * the narrow phase's grid or sweep, the same pairs in the same order),
+ * the intersection tests, then the penalty response refills each pair's
+ * contacts. Nothing is allocated once the contact lists have reached
+ * their largest size. */
 #include <stdio.h>
 #include <string.h>
 
 #include "collision.h"
+#include "detection_phases.h"
+#include "element_search.h"
 #include "penalty.h"
 
 extern const st_class min_proximity_intersection_class;
@@ -29,6 +33,7 @@ extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
+extern const st_class direct_sap_narrow_phase_class;
 extern const st_class collision_response_class;
 
 typedef struct pipeline {
@@ -39,6 +44,7 @@ typedef struct pipeline {
     /* Set at bind. */
     cintersect *method;
     st_component *broad, *narrow, *response;
+    cs_kind search;   /* the element search the broad phase selects */
     cmodel **models;
     size_t nmodels;
     cpair *pairs;
@@ -112,11 +118,20 @@ static void visit(st_node *n, found *f)
                                   class_is(c, &new_proximity_intersection_class) ||
                                   class_is(c, &local_min_distance_class))) {
             p->method = (cintersect *)c;
-        } else if (!p->broad && (class_is(c, &brute_force_broad_phase_class) ||
-                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class))) {
-            p->broad = c;
-        } else if (!p->narrow && class_is(c, &bvh_narrow_phase_class)) {
-            p->narrow = c;
+        } else if (class_is(c, &brute_force_broad_phase_class) ||
+                   class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
+                   class_is(c, &bvh_narrow_phase_class) ||
+                   class_is(c, &direct_sap_narrow_phase_class)) {
+            /* The first broad and the first narrow phase in scene order, as
+             * SOFA's context finds them; DirectSAP (which adds a broad phase
+             * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
+            bool broad = !class_is(c, &bvh_narrow_phase_class) &&
+                         !class_is(c, &direct_sap_narrow_phase_class);
+            bool narrow = !class_is(c, &brute_force_broad_phase_class);
+            if (!p->broad && broad)
+                p->broad = c;
+            if (!p->narrow && narrow)
+                p->narrow = c;
         } else if (!p->response && class_is(c, &collision_response_class)) {
             p->response = c;
         }
@@ -194,15 +209,12 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->in_sys[0] = s0 == q->sys;
     q->in_sys[1] = s1 == q->sys;
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
+    if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
+        q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
-    q->nbuckets = 16;
-    while (q->nbuckets < 2 * m1->nelem)
-        q->nbuckets *= 2;
-    q->bstart = st_malloc((q->nbuckets + 1) * sizeof *q->bstart);
-    q->bitems = st_malloc((m1->nelem ? m1->nelem : 1) * sizeof *q->bitems);
-    q->home = st_malloc((m1->nelem ? m1->nelem : 1) * 3 * sizeof *q->home);
+    q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
-    if (!q->by_id || !q->bstart || !q->bitems || !q->home)
+    if (!q->by_id || !q->search)
         return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
     /* The owner: the first side the system integrates. */
     cmodel *owner = q->in_sys[0] ? m0 : m1;
@@ -220,9 +232,9 @@ static void free_pairs(pipeline *p)
         st_free(p->pairs[i].c);
         st_free(p->pairs[i].det);
         st_free(p->pairs[i].by_id);
-        st_free(p->pairs[i].bstart);
-        st_free(p->pairs[i].bitems);
-        st_free(p->pairs[i].home);
+        if (p->pairs[i].search)
+            cs_free(p->pairs[i].search);
+        st_free(p->pairs[i].search);
     }
     st_free(p->pairs);
     p->pairs = NULL;
@@ -230,23 +242,6 @@ static void free_pairs(pipeline *p)
     st_free(p->models);
     p->models = NULL;
     p->nmodels = 0;
-}
-
-/* NewProximityIntersection's triangle-line and triangle-triangle tests are
- * not available: refused rather than giving fewer contacts than SOFA. */
-static st_status refuse_missing_test(pipeline *p, const cmodel *a, const cmodel *b, cm_kind ka,
-                                     cm_kind kb, st_error *err)
-{
-    if (p->method->method != CI_NEW || ka != CM_TRIANGLE || kb > CM_LINE)
-        return ST_OK;
-    char pa[256], pb[256];
-    return st_component_error(&p->method->base, NULL, err, ST_ESCENE,
-                              "collision models %s and %s may collide as %s, a test of "
-                              "NewProximityIntersection not available in settee: give the "
-                              "surface Point and Line models, or use MinProximityIntersection",
-                              st_component_path(&a->base, pa, sizeof pa),
-                              st_component_path(&b->base, pb, sizeof pb),
-                              kb == CM_LINE ? "triangle-line" : "triangle-triangle");
 }
 
 /* LocalMinDistance's point filter reads the edges of a LineCollisionModel
@@ -287,6 +282,10 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         return ST_OK;
     }
     link_lines(p);
+    /* The element search is the narrow phase's. */
+    p->search = class_is(p->narrow, &bvh_narrow_phase_class) ? CS_GRID
+                : class_is(p->narrow, &incr_sap_class)        ? CS_INCR_SAP
+                                                              : CS_DIRECT_SAP;
     size_t n = p->nmodels;
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
@@ -296,7 +295,6 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         if (!a->active)
             continue;
         if (a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind)) {
-            ST_TRY(refuse_missing_test(p, a, a, a->kind, a->kind, err));
             ST_TRY(add_pair(p, a, a, err));
         }
         for (size_t j = 0; j < i; j++) {
@@ -309,7 +307,6 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
             if (!has_test(p->method, ka, kb))
                 continue;
-            ST_TRY(refuse_missing_test(p, a, b, ka, kb, err));
             ST_TRY(add_pair(p, a, b, err));
         }
     }
@@ -318,15 +315,6 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 }
 
 /* ---- narrow phase ---- */
-
-static bool boxes_meet(const double *a, const double *b, double tol)
-{
-    /* Written so that a NaN coordinate gives false. */
-    for (int k = 0; k < 3; k++)
-        if (!(a[k] <= b[k + 3] + tol && b[k] <= a[k + 3] + tol))
-            return false;
-    return true;
-}
 
 static const double *vtx(const cmodel *m, unsigned i)
 {
@@ -360,7 +348,9 @@ static bool share_vertex(const cpair *q, size_t i, size_t j)
 }
 
 /* NewProximityIntersection's and LocalMinDistance's element tests (Vec3d
- * spheres contact at their centres; LocalMinDistance filters each side). */
+ * spheres contact at their centres; LocalMinDistance filters each side);
+ * the number of outputs written to d (triangle-line and triangle-triangle
+ * give several). */
 static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double contact,
                         cdetect *d)
 {
@@ -373,6 +363,23 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
     d->id = (unsigned)j;
     switch (m0->kind) {
     case CM_TRIANGLE:
+        if (m1->kind == CM_LINE || m1->kind == CM_TRIANGLE) { /* NewProximityIntersection */
+            bool ll = q->method->use_line_line;
+            if (m1->kind == CM_LINE)
+                hit = st_coll_new_triangle_line(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]),
+                                                m0->tflags[i], vtx(m1, b[0]), vtx(m1, b[1]), ll,
+                                                (unsigned)j, alarm, contact, d);
+            else
+                hit = st_coll_new_triangle_triangle(
+                    vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]), m0->tflags[i], vtx(m1, b[0]),
+                    vtx(m1, b[1]), vtx(m1, b[2]), m1->tflags[j], ll, 3 * (unsigned)i,
+                    3 * (unsigned)m0->nelem + 12 * (unsigned)j, alarm, contact, d);
+            for (int k = 0; k < hit; k++) {
+                d[k].e[0] = (unsigned)i;
+                d[k].e[1] = (unsigned)j;
+            }
+            return hit;
+        }
         if (m1->kind == CM_POINT)
             hit = lmd ? st_coll_triangle_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]),
                                                vtx(m1, b[0]), alarm, contact, d)
@@ -435,7 +442,8 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
     return hit;
 }
 
-/* One element test; fills d and returns 1 on a detection. */
+/* One element test; fills d[0..n) and returns n, the detections (at most
+ * CDETECT_MAX). */
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
@@ -499,98 +507,30 @@ static int test_elements(const cpair *q, size_t i, size_t j, double alarm, doubl
     return hit;
 }
 
-static size_t cell_hash(const int h[3])
-{
-    return (size_t)((unsigned)h[0] * 73856093u ^ (unsigned)h[1] * 19349663u ^
-                    (unsigned)h[2] * 83492791u);
-}
-
 static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
 {
     const cintersect *m = p->method;
     double cd = q->m[0]->contact_distance + q->m[1]->contact_distance;
     double alarm = (m->proximity ? m->alarm_distance : 0.0) + cd;
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
-    bool self = q->m[0] == q->m[1];
     q->ndet = 0;
-    if (!boxes_meet(q->m[0]->mbox, q->m[1]->mbox, alarm))
-        return ST_OK;
-    /* A spatial hash of the second model's elements: cells of size c (at
-     * least the widest element of either model plus the alarm margins),
-     * each element in its lower corner's cell; element i of the first
-     * model visits the cells its box (widened by the margins and by the
-     * second model's widest element) covers, and tests the elements whose
-     * home cell it is. Each pair of elements is tested once. */
+    q->search->ncand = 0;
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
-    if (!m0->nelem || !m1->nelem)
+    if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
         return ST_OK;
-    double c = 0.0;
-    for (int k = 0; k < 3; k++) {
-        c = c > m1->ext[k] ? c : m1->ext[k];
-        c = c > m0->ext[k] + 2 * alarm ? c : m0->ext[k] + 2 * alarm;
-    }
-    for (int k = 0; k < 3; k++) /* at most 2^20 cells along an axis */
-        if ((m1->mbox[k + 3] - m1->mbox[k]) / c > 1048576.0)
-            c = (m1->mbox[k + 3] - m1->mbox[k]) / 1048576.0;
-    if (!(c > 0.0))
-        c = 1.0;
-    const double *o = m1->mbox;
-    size_t nb = q->nbuckets, mask = nb - 1;
-    memset(q->bstart, 0, (nb + 1) * sizeof *q->bstart);
-    for (size_t j = 0; j < m1->nelem; j++) {
-        int *h = q->home + 3 * j;
-        for (int k = 0; k < 3; k++) { /* a non-finite box: cell 0, never met */
-            double v = (m1->box[6 * j + k] - o[k]) / c;
-            h[k] = v >= 0.0 && v <= 1048577.0 ? (int)v : 0;
+    /* The element pairs whose boxes meet, by element of the first model,
+     * then of the second, whatever the search: each pair tested once. */
+    csearch *s = q->search;
+    ST_TRY(cs_find(s, p->search, m0, m1, alarm, err));
+    for (size_t i = 0; i < m0->nelem; i++)
+        for (uint32_t t = s->ostart[i], end = s->ostart[i + 1]; t < end; t++) {
+            size_t j = s->oj[t];
+            if (share_vertex(q, i, j))
+                continue;
+            ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + CDETECT_MAX, sizeof *q->det,
+                         err));
+            q->ndet += (size_t)test_elements(q, i, j, alarm, contact, &q->det[q->ndet]);
         }
-        q->bstart[cell_hash(h) & mask]++;
-    }
-    unsigned run = 0;
-    for (size_t b = 0; b <= nb; b++) {
-        unsigned cnt = b < nb ? q->bstart[b] : 0;
-        q->bstart[b] = run;
-        run += cnt;
-    }
-    for (size_t j = 0; j < m1->nelem; j++) /* stable: ascending j per bucket */
-        q->bitems[q->bstart[cell_hash(q->home + 3 * j) & mask]++] = (unsigned)j;
-    /* bstart[b] now ends bucket b, which starts where bucket b - 1 ends. */
-    int top[3];
-    for (int k = 0; k < 3; k++) {
-        double v = (m1->mbox[k + 3] - o[k]) / c;
-        top[k] = v >= 0.0 && v <= 1048577.0 ? (int)v : 0;
-    }
-    for (size_t i = 0; i < m0->nelem; i++) {
-        const double *bi = m0->box + 6 * i;
-        if (!boxes_meet(bi, m1->mbox, alarm))
-            continue;
-        int lo[3], hi[3];
-        for (int k = 0; k < 3; k++) {
-            /* bi meets the model's box: l and h lie within its cells, give
-             * or take the margins. */
-            double l = (bi[k] - alarm - m1->ext[k] - o[k]) / c, h = (bi[k + 3] + alarm - o[k]) / c;
-            lo[k] = l < 0 ? 0 : l > top[k] ? top[k] + 1 : (int)l;
-            hi[k] = h > top[k] ? top[k] : h < 0 ? -1 : (int)h;
-        }
-        int cell[3];
-        for (cell[0] = lo[0]; cell[0] <= hi[0]; cell[0]++)
-            for (cell[1] = lo[1]; cell[1] <= hi[1]; cell[1]++)
-                for (cell[2] = lo[2]; cell[2] <= hi[2]; cell[2]++) {
-                    size_t b = cell_hash(cell) & mask;
-                    unsigned from = b ? q->bstart[b - 1] : 0, to = q->bstart[b];
-                    for (unsigned t = from; t < to; t++) {
-                        size_t j = q->bitems[t];
-                        const int *h = q->home + 3 * j;
-                        if (h[0] != cell[0] || h[1] != cell[1] || h[2] != cell[2])
-                            continue;
-                        if ((self && j <= i) || !boxes_meet(bi, m1->box + 6 * j, alarm) ||
-                            share_vertex(q, i, j))
-                            continue;
-                        ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + 1, sizeof *q->det, err));
-                        if (test_elements(q, i, j, alarm, contact, &q->det[q->ndet]))
-                            q->ndet++;
-                    }
-                }
-    }
     return ST_OK;
 }
 
@@ -643,9 +583,11 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             cmodel_update_boxes(m);
     }
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
+    size_t candidates = 0;
     for (size_t k = 0; k < p->npairs; k++) {
         cpair *q = &p->pairs[k];
         ST_TRY(narrow_pair(p, q, err));
+        candidates += q->search->ncand;
         ST_TRY(penalty_fill(q, d0 + q->m[0]->contact_distance + q->m[1]->contact_distance, err));
         if (q->n) {
             q->m[0]->number_of_contacts++;
@@ -656,6 +598,10 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         st_component_info(self, "step %lu: %s - %s: %zu contacts", p->steps,
                           st_component_path(&q->m[0]->base, a, sizeof a),
                           st_component_path(&q->m[1]->base, b, sizeof b), q->n);
+    }
+    if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
+        ((cphase *)p->narrow)->nb_pairs = (int)candidates;
+        st_component_touch(p->narrow, st_component_field(p->narrow, "nbPairs"));
     }
     return write_outputs(p, err);
 }

@@ -8,7 +8,8 @@
 typedef struct cphase {
     st_component base;
     st_array boxv;   /* "box" (broad phases): refused when set */
-    bool draw;       /* "draw" */
+    bool draw;       /* "draw" (DirectSAPNarrowPhase: "showOnlyInvestigatedBoxes") */
+    int nb_pairs;    /* "nbPairs" (DirectSAPNarrowPhase, output) */
 } cphase;
 
 /* Refuses a set 'box' (brute_force_broad_phase.c). */

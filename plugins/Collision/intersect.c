@@ -393,6 +393,108 @@ int st_coll_new_triangle_sphere(const double a[3], const double b[3], const doub
     return 1;
 }
 
+/* ---- NewProximityIntersection's triangle-line and triangle-triangle
+ * tests: a triangle's vertices against the other primitive (each vertex
+ * only by the triangle that owns it), the other primitive's vertices
+ * against the triangle (SOFA's doIntersectionTrianglePoint, edges and
+ * corners kept by their owner), and with useLineLine the owned edges
+ * against the other's lines or owned edges ---- */
+
+/* The output d of a test run with the two primitives in the other order,
+ * turned around: points and weights exchanged, normal reversed. */
+static void swap_sides(cdetect *d)
+{
+    for (int k = 0; k < 3; k++) {
+        double t = d->p[0][k];
+        d->p[0][k] = d->p[1][k];
+        d->p[1][k] = t;
+        t = d->w[0][k];
+        d->w[0][k] = d->w[1][k];
+        d->w[1][k] = t;
+        d->normal[k] = -d->normal[k];
+    }
+}
+
+/* Weights of a point on edge (u, v) of a triangle, at fraction al from u. */
+static void edge_weights(double w[3], int u, int v, double al)
+{
+    w[0] = w[1] = w[2] = 0.0;
+    w[u] = 1 - al;
+    w[v] = al;
+}
+
+static const unsigned vertex_flag[3] = {TF_P1, TF_P2, TF_P3};
+/* The edges in SOFA's order of tests: 12, 23, 31. */
+static const int edge_end[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+static const unsigned edge_flag[3] = {TF_E12, TF_E23, TF_E31};
+
+int st_coll_new_triangle_line(const double a[3], const double b[3], const double c[3],
+                              unsigned flags, const double q1[3], const double q2[3],
+                              bool line_line, unsigned id, double alarm, double contact,
+                              cdetect *d)
+{
+    const double *t[3] = {a, b, c}, *q[2] = {q1, q2};
+    int n = 0;
+    for (int v = 0; v < 3; v++) /* the triangle's own corners on the line */
+        if ((flags & vertex_flag[v]) && st_coll_line_point(q1, q2, t[v], alarm, contact, &d[n])) {
+            swap_sides(&d[n]);
+            weights(d[n].w[0], v == 0, v == 1, v == 2);
+            n++;
+        }
+    for (int v = 0; v < 2; v++) /* the line's ends on the triangle */
+        if (st_coll_new_triangle_point(a, b, c, flags, q[v], alarm, contact, &d[n])) {
+            weights(d[n].w[1], v == 0, v == 1, 0);
+            n++;
+        }
+    for (int e = 0; line_line && e < 3; e++) {
+        int u = edge_end[e][0], v = edge_end[e][1];
+        if ((flags & edge_flag[e]) &&
+            st_coll_new_line_line(t[u], t[v], q1, q2, alarm, contact, &d[n])) {
+            edge_weights(d[n].w[0], u, v, d[n].w[0][1]);
+            n++;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        d[k].id = id;
+    return n;
+}
+
+int st_coll_new_triangle_triangle(const double a[3], const double b[3], const double c[3],
+                                  unsigned f1, const double p[3], const double q[3],
+                                  const double r[3], unsigned f2, bool line_line, unsigned id1,
+                                  unsigned id2, double alarm, double contact, cdetect *d)
+{
+    const double *t1[3] = {a, b, c}, *t2[3] = {p, q, r};
+    int n = 0;
+    /* The first triangle's corners on the second (SOFA tests the first
+     * corner whatever the flags, the two others when owned). */
+    for (int v = 0; v < 3; v++)
+        if ((v == 0 || (f1 & vertex_flag[v])) &&
+            st_coll_new_triangle_point(p, q, r, f2, t1[v], alarm, contact, &d[n])) {
+            swap_sides(&d[n]);
+            weights(d[n].w[0], v == 0, v == 1, v == 2);
+            d[n++].id = id1 + (unsigned)v;
+        }
+    for (int v = 0; v < 3; v++) /* the second's owned corners on the first */
+        if ((f2 & vertex_flag[v]) &&
+            st_coll_new_triangle_point(a, b, c, f1, t2[v], alarm, contact, &d[n])) {
+            weights(d[n].w[1], v == 0, v == 1, v == 2);
+            d[n++].id = id2 + (unsigned)v;
+        }
+    for (int e = 0; line_line && e < 3; e++)
+        for (int g = 0; g < 3; g++) {
+            int u = edge_end[e][0], v = edge_end[e][1], x = edge_end[g][0], y = edge_end[g][1];
+            if (!(f1 & edge_flag[e]) || !(f2 & edge_flag[g]) ||
+                !st_coll_new_line_line(t1[u], t1[v], t2[x], t2[y], alarm, contact, &d[n]))
+                continue;
+            double al = d[n].w[0][1], be = d[n].w[1][1];
+            edge_weights(d[n].w[0], u, v, al);
+            edge_weights(d[n].w[1], x, y, be);
+            d[n++].id = id2 + 3 + 3 * (unsigned)e + (unsigned)g;
+        }
+    return n;
+}
+
 int st_coll_lmd_line_point(const double a[3], const double b[3], const double p[3], double r,
                            double alarm, double contact, cdetect *d)
 {

@@ -6,6 +6,7 @@ extern const st_class collision_pipeline_class;
 extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
+extern const st_class direct_sap_narrow_phase_class;
 extern const st_class bvh_narrow_phase_class;
 extern const st_class min_proximity_intersection_class;
 extern const st_class discrete_intersection_class;
@@ -24,6 +25,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     const st_class *const all[] = {
         &collision_pipeline_class,        &brute_force_broad_phase_class,
         &direct_sap_class,                &incr_sap_class,
+        &direct_sap_narrow_phase_class,
         &bvh_narrow_phase_class,          &min_proximity_intersection_class,
         &discrete_intersection_class,     &point_collision_model_class,
         &line_collision_model_class,      &triangle_collision_model_class,
