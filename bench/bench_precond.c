@@ -12,6 +12,14 @@
  *            factor is rebuilt every U steps (update_step U; U = 0: built at
  *            the first step only), PCG tolerance chosen so that
  *            ||r|| / ||b|| <= 1e-10 (checked: max_rel_residual)
+ *   pcg-ldl-U-single  the same with the factor's float copy for the
+ *            solves (SparseLDLSolver solvePrecision: single, settee's option)
+ *   cg-sofa  CGLinearSolver with SOFA's settings (1000 iterations, tolerance
+ *            and threshold 1e-12): time per iteration against the bytes an
+ *            iteration moves (cg_traffic) and the triad bandwidth; it stops
+ *            on the threshold (not held to 1e-10)
+ *   triad    not a solver: STREAM's triad over 3 x 64 MB (beyond the L3)
+ *            and 3 x 4 MB (in cache), best of 10, GB/s
  *   pcg-jacobi, pcg-ssor  PCG with the cheap preconditioners
  *   petsc-gamg  PETScLinearSolver: PETSc's CG with algebraic multigrid (GAMG,
  *            rigid-body near-null space), unpreconditioned residual norm,
@@ -20,14 +28,18 @@
  *            first step only (-ksp_reuse_preconditioner: a stale AMG)
  * For each: ms per step, wall clock and CPU time of the process (mean
  * over all steps, factorizations included; with one thread the CPU time is
- * the work, which the load of a shared machine does not inflate),
+ * the work, which the load of a shared machine does not inflate), the CPU
+ * time of step 1 and the mean of the later steps (a factor built once is
+ * paid in step 1: the ratio over N steps follows from the two),
  * iterations per step (mean), max ||r||/||b|| over the steps, the
  * trajectory's difference from ldl after the run (max |x - x_ldl| over
  * max |x_ldl - x_0|, i.e. relative to the displacement), and time relative
  * to cg.
  *
  * Usage: bench_precond [N [STEPS [CONFIG...]]]   (default 16 40, all)
- * One line per configuration, key=value. */
+ * One line per configuration, key=value. The ldl reference runs first
+ * unless only cg* configurations (and triad) are asked for, or
+ * SETTEE_BENCH_PRECOND_NO_REF=1 (dx_vs_ldl is then nan). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
