@@ -6,8 +6,9 @@
  *   when set: SOFA's bending springs use 1e-4) and (not
  *   elongationOnly or d > L0); then with U = u/d:
  *   F = ks (d - L0) + kd U.(v2[b] - v1[a]); f1[a] += F U; f2[b] -= F U;
- *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached, F includes the
- *   damping part as in SOFA); an inactive spring has J = 0.
+ *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached as its five
+ *   factors and rebuilt with SOFA's operations where used, see springs.h;
+ *   F includes the damping part as in SOFA); an inactive spring has J = 0.
  * Vec1d and Vec2d states (D = 1, 2) run the same arithmetic with the
  * missing components zero, so that a chain along one or two axes moves
  * exactly as the Vec3d chain restricted to them. Vec3d keeps its own copy
