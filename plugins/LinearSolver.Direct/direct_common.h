@@ -179,6 +179,31 @@ typedef struct direct_lu {
 extern const st_linsolver_ops direct_lu_ops;
 void direct_lu_cleanup(st_component *self);
 
+/* ---- A single-precision copy of a CHOLMOD factor (factor_single.c) ---- */
+
+/* For solves that may be approximate (a stale factor preconditioning PCG):
+ * the factor in float, half the bytes to read per solve. */
+typedef struct direct_sfactor {
+    bool valid;
+    bool super_;          /* supernodal (else simplicial) */
+    bool ll;              /* LL^T (else LDL^T, simplicial only) */
+    size_t n, nsuper, nnz;
+    int *perm;            /* n: the fill-reducing permutation */
+    int *super, *pi, *s;  /* supernodal: CHOLMOD's arrays; simplicial: s = row indices */
+    size_t *px;           /* supernodal: value offsets; simplicial: column pointers */
+    float *x;             /* the values */
+    float *w, *t;         /* solve workspace (n, largest supernode's rows) */
+    size_t cap_perm, cap_super, cap_pi, cap_s, cap_px, cap_x, cap_w, cap_t;
+} direct_sfactor;
+
+/* Copies L (numeric, LL^T supernodal or simplicial) to single precision;
+ * the arrays are reused when large enough. */
+st_status direct_sfactor_copy(direct_sfactor *f, const cholmod_factor *L, const st_component *self,
+                              st_error *err);
+/* x = A^-1 b with the float factor (x may not alias b). */
+void direct_sfactor_solve(const direct_sfactor *f, double *x, const double *b);
+void direct_sfactor_free(direct_sfactor *f);
+
 /* ---- SparseLDLSolver's data, shared with AsyncSparseLDLSolver ---- */
 
 typedef struct direct_ldl {
@@ -192,11 +217,14 @@ typedef struct direct_ldl {
     int nsymbolic;              /* "symbolicAnalyses" (settee, output) */
     st_component *ordering_method; /* "orderingMethod" link */
     bool enable_assembly;       /* "enableAssembly" (AsyncSparseLDLSolver only) */
+    char *solve_precision;      /* "solvePrecision" (settee, SparseLDLSolver only) */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
     direct_chol ch;
     direct_ordering ord;
+    bool single;                /* solvePrecision single: solves with sf */
+    direct_sfactor sf;
 } direct_ldl;
 
 #define DIRECT_F_LDL(S)                                                                            \

@@ -43,6 +43,56 @@ static const st_field cg_fields[] = {
     ITER_F_MATRIX_SOLVER(cg_solver),
     ST_FIELD_END};
 
+/* Whether the fused update below applies: every independent state has 3
+ * derivative scalars per point and together they cover the vectors'
+ * first sys->size scalars in order. */
+static bool cg_fusable(const st_system *sys)
+{
+    size_t off = 0;
+    for (size_t k = 0; k < sys->nindep; k++) {
+        const st_mstate *ms = sys->states[k];
+        if (ms->type->deriv_size != 3 || ms->doffset != off)
+            return false;
+        off += 3 * ms->n;
+    }
+    return off == sys->size;
+}
+
+/* x += alpha p; r -= alpha q; returns r.r: st_vec_peq twice then
+ * st_vec_dot(r, r) in one pass over the vectors, with the same operations
+ * in the same order (each point's x*x + y*y + z*z added to its state's sum,
+ * the states' sums added in order), so every bit is the same as the three
+ * separate calls' (tests/test_precond_bandwidth.c checks trajectories against the
+ * hashes of the unfused solver's). Only where cg_fusable holds. */
+static double cg_update(const st_system *sys, double *x, double *r, const double *p,
+                        const double *q, double alpha)
+{
+    const double nalpha = -alpha;
+    double total = 0.0;
+    for (size_t k = 0; k < sys->nindep; k++) {
+        const st_mstate *ms = sys->states[k];
+        const size_t o = ms->doffset, n = ms->n;
+        double *xs = x + o, *rs = r + o;
+        const double *ps = p + o, *qs = q + o;
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double *xi = xs + 3 * i, *ri = rs + 3 * i;
+            const double *pi = ps + 3 * i, *qi = qs + 3 * i;
+            xi[0] += pi[0] * alpha;
+            xi[1] += pi[1] * alpha;
+            xi[2] += pi[2] * alpha;
+            const double r0 = ri[0] + qi[0] * nalpha, r1 = ri[1] + qi[1] * nalpha,
+                         r2 = ri[2] + qi[2] * nalpha;
+            ri[0] = r0;
+            ri[1] = r1;
+            ri[2] = r2;
+            sum += r0 * r0 + r1 * r1 + r2 * r2;
+        }
+        total += sum;
+    }
+    return total;
+}
+
 static st_status cg_init(st_component *self, st_error *err)
 {
     cg_solver *s = (cg_solver *)self;
@@ -108,9 +158,11 @@ static st_status cg_solve(st_component *self, st_system *sys, double *x, const d
     const double nb = st_vec_norm(sys, b);
     unsigned done = 0;
     if (nb != 0.0) {
-        double rho_prev = 0.0;
+        const bool fused = cg_fusable(sys);
+        double rho_prev = 0.0, rho_next = 0.0;
+        bool have_next = false; /* rho_next is r.r of the current r */
         for (unsigned it = 1; it <= s->iterations; it++) {
-            const double rho = st_vec_dot(sys, r, r);
+            const double rho = have_next ? rho_next : st_vec_dot(sys, r, r);
             const double e = sqrt(rho) / nb;
             if (e <= s->tolerance) {
                 if (it == 1 && first_solve)
@@ -138,12 +190,17 @@ static st_status cg_solve(st_component *self, st_system *sys, double *x, const d
                     break;
             }
             const double alpha = rho / den;
-            st_vec_peq(sys, x, p, alpha);
-            st_vec_peq(sys, r, q, -alpha);
+            if (fused) {
+                rho_next = cg_update(sys, x, r, p, q, alpha);
+                have_next = true;
+            } else {
+                st_vec_peq(sys, x, p, alpha);
+                st_vec_peq(sys, r, q, -alpha);
+            }
             rho_prev = rho;
             done = it;
         }
-        s->residual = sqrt(st_vec_dot(sys, r, r)) / nb;
+        s->residual = sqrt(have_next && done > 0 ? rho_next : st_vec_dot(sys, r, r)) / nb;
     } else {
         s->residual = 0.0;
         if (first_solve) {

@@ -6,8 +6,9 @@
  *   when set: SOFA's bending springs use 1e-4) and (not
  *   elongationOnly or d > L0); then with U = u/d:
  *   F = ks (d - L0) + kd U.(v2[b] - v1[a]); f1[a] += F U; f2[b] -= F U;
- *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached, F includes the
- *   damping part as in SOFA); an inactive spring has J = 0.
+ *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached as its five
+ *   factors and rebuilt with SOFA's operations where used, see springs.h;
+ *   F includes the damping part as in SOFA); an inactive spring has J = 0.
  * Vec1d and Vec2d states (D = 1, 2) run the same arithmetic with the
  * missing components zero, so that a chain along one or two axes moves
  * exactly as the Vec3d chain restricted to them. Vec3d keeps its own copy
@@ -65,20 +66,50 @@ st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsi
 
 st_status springs_finish(spring_set *set, st_error *err)
 {
-    st_free(set->dfdx);
-    set->dfdx = NULL;
+    st_free(set->jac);
+    st_free(set->ends);
+    set->jac = NULL;
+    set->ends = NULL;
     if (set->n == 0)
         return ST_OK;
-    set->dfdx = st_calloc(set->n, sizeof *set->dfdx);
-    if (!set->dfdx)
+    set->jac = st_calloc(set->n, sizeof *set->jac);
+    set->ends = st_malloc(set->n * sizeof *set->ends);
+    if (!set->jac || !set->ends)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu springs)", set->n);
+    for (size_t i = 0; i < set->n; i++) {
+        set->ends[i][0] = set->s[i].m1;
+        set->ends[i][1] = set->s[i].m2;
+    }
     return ST_OK;
+}
+
+/* The 3x3 Jacobian from its cached factors: the operations (and so the
+ * bits) of SOFA's loop m[j][k] = (ks - tgt) * u[j] * u[k]; m[j][j] += tgt. */
+static inline void springs_jacobian(const double c[5], double J[9])
+{
+    for (int j = 0; j < 3; j++) {
+        const double cj = c[0] * c[1 + j];
+        for (int k = 0; k < 3; k++)
+            J[3 * j + k] = cj * c[1 + k];
+        J[3 * j + j] += c[4];
+    }
+}
+
+/* Caches the factors of a spring's Jacobian (all zero: J = 0). */
+static inline void springs_cache(double c[5], double ct, const double u[3], double tgt)
+{
+    c[0] = ct;
+    c[1] = u[0];
+    c[2] = u[1];
+    c[3] = u[2];
+    c[4] = tgt;
 }
 
 void springs_free(spring_set *set)
 {
     st_free(set->s);
-    st_free(set->dfdx);
+    st_free(set->jac);
+    st_free(set->ends);
     memset(set, 0, sizeof *set);
 }
 
@@ -105,13 +136,13 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
     const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
-        double *J = set->dfdx[i];
+        double *J = set->jac[i];
         double ba[3], bb[3];
         const double *pa = pt3(x1, s->m1, D, ba), *pb = pt3(x2, s->m2, D, bb);
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
-            memset(J, 0, 9 * sizeof *J);
+            memset(J, 0, 5 * sizeof *J);
             continue;
         }
         double inv = 1.0 / d;
@@ -128,11 +159,7 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
         for (unsigned j = 0; j < D; j++)
             fb[j] += -fo[j];
         double tgt = F * inv;
-        for (int j = 0; j < 3; j++) {
-            for (int k = 0; k < 3; k++)
-                J[3 * j + k] = (s->ks - tgt) * u[j] * u[k];
-            J[3 * j + j] += tgt;
-        }
+        springs_cache(J, s->ks - tgt, u, tgt);
     }
 }
 
@@ -144,12 +171,12 @@ static void springs_add_force3(spring_set *set, double *f, const double *x, cons
     const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
-        double *J = set->dfdx[i];
+        double *J = set->jac[i];
         const double *pa = x1 + 3 * s->m1, *pb = x2 + 3 * s->m2;
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
-            memset(J, 0, 9 * sizeof *J);
+            memset(J, 0, 5 * sizeof *J);
             continue;
         }
         double inv = 1.0 / d;
@@ -164,11 +191,7 @@ static void springs_add_force3(spring_set *set, double *f, const double *x, cons
         fa[0] += fo[0], fa[1] += fo[1], fa[2] += fo[2];
         fb[0] += -fo[0], fb[1] += -fo[1], fb[2] += -fo[2];
         double tgt = F * inv;
-        for (int j = 0; j < 3; j++) {
-            for (int k = 0; k < 3; k++)
-                J[3 * j + k] = (s->ks - tgt) * u[j] * u[k];
-            J[3 * j + j] += tgt;
-        }
+        springs_cache(J, s->ks - tgt, u, tgt);
     }
 }
 
@@ -189,15 +212,16 @@ springs_add_dforce_d(spring_set *set, double *df, const double *dx, double kfact
     double *df1 = st_slice(df, set->ms1), *df2 = st_slice(df, set->ms2);
     const double *dx1 = st_slice(dx, set->ms1), *dx2 = st_slice(dx, set->ms2);
     for (size_t i = 0; i < set->n; i++) {
-        const spring *s = &set->s[i];
-        const double *J = set->dfdx[i];
+        const unsigned m1 = set->ends[i][0], m2 = set->ends[i][1];
+        double J[9];
+        springs_jacobian(set->jac[i], J);
         double ba[3], bb[3];
-        const double *a = pt3(dx1, s->m1, D, ba), *b = pt3(dx2, s->m2, D, bb);
+        const double *a = pt3(dx1, m1, D, ba), *b = pt3(dx2, m2, D, bb);
         double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         double r[3];
         for (int j = 0; j < 3; j++)
             r[j] = (J[3 * j] * d[0] + J[3 * j + 1] * d[1] + J[3 * j + 2] * d[2]) * kfactor;
-        double *fa = df1 + D * s->m1, *fb = df2 + D * s->m2;
+        double *fa = df1 + D * m1, *fb = df2 + D * m2;
         for (unsigned j = 0; j < D; j++)
             fa[j] += r[j];
         for (unsigned j = 0; j < D; j++)
@@ -210,14 +234,15 @@ static void springs_add_dforce3(spring_set *set, double *df, const double *dx, d
     double *df1 = st_slice(df, set->ms1), *df2 = st_slice(df, set->ms2);
     const double *dx1 = st_slice(dx, set->ms1), *dx2 = st_slice(dx, set->ms2);
     for (size_t i = 0; i < set->n; i++) {
-        const spring *s = &set->s[i];
-        const double *J = set->dfdx[i];
-        const double *a = dx1 + 3 * s->m1, *b = dx2 + 3 * s->m2;
+        const unsigned m1 = set->ends[i][0], m2 = set->ends[i][1];
+        double J[9];
+        springs_jacobian(set->jac[i], J);
+        const double *a = dx1 + 3 * m1, *b = dx2 + 3 * m2;
         double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         double r[3];
         for (int j = 0; j < 3; j++)
             r[j] = (J[3 * j] * d[0] + J[3 * j + 1] * d[1] + J[3 * j + 2] * d[2]) * kfactor;
-        double *fa = df1 + 3 * s->m1, *fb = df2 + 3 * s->m2;
+        double *fa = df1 + 3 * m1, *fb = df2 + 3 * m2;
         fa[0] += r[0], fa[1] += r[1], fa[2] += r[2];
         fb[0] -= r[0], fb[1] -= r[1], fb[2] -= r[2];
     }
@@ -239,11 +264,12 @@ springs_add_k_d(spring_set *set, st_matrix *m, double kfactor, const unsigned D)
     const st_mstate *m1 = set->ms1, *m2 = set->ms2;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
-        double kb[9], nb[9];
+        double kb[9], nb[9], J[9];
+        springs_jacobian(set->jac[i], J);
         /* The D x D top-left of the 3x3 Jacobian. */
         for (unsigned j = 0; j < D; j++)
             for (unsigned k = 0; k < D; k++) {
-                kb[D * j + k] = set->dfdx[i][3 * j + k] * kfactor;
+                kb[D * j + k] = J[3 * j + k] * kfactor;
                 nb[D * j + k] = -kb[D * j + k];
             }
         st_matrix_add_block(m, m1, s->m1, m1, s->m1, nb);
@@ -258,9 +284,10 @@ static void springs_add_k3(spring_set *set, st_matrix *m, double kfactor)
     const st_mstate *m1 = set->ms1, *m2 = set->ms2;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
-        double kb[9], nb[9];
+        double kb[9], nb[9], J[9];
+        springs_jacobian(set->jac[i], J);
         for (int j = 0; j < 9; j++) {
-            kb[j] = set->dfdx[i][j] * kfactor;
+            kb[j] = J[j] * kfactor;
             nb[j] = -kb[j];
         }
         st_matrix_add_block(m, m1, s->m1, m1, s->m1, nb);

@@ -18,7 +18,14 @@ typedef struct spring {
  * the Jacobian of each spring cached by the last force computation. */
 typedef struct spring_set {
     spring *s;          /* n springs, owned */
-    double (*dfdx)[9];  /* n row-major 3x3 blocks df1[m1]/dx2[m2], owned */
+    /* The Jacobian df1[m1]/dx2[m2] of each spring, cached by the last force
+     * computation as the five numbers it is made of, (ks - F/d, U, F/d):
+     * J[j][k] = ((ks - F/d) U[j]) U[k] (+ F/d on the diagonal), rebuilt
+     * with exactly these operations where it is used (springs_jacobian),
+     * so the values are the 3x3 block's to the bit in 40 bytes instead of
+     * 72. Owned. */
+    double (*jac)[5];
+    unsigned (*ends)[2];  /* n: (m1, m2) of each spring, packed for the product loop */
     size_t n, cap;
     st_mstate *ms1, *ms2;
     double min_length;  /* a spring shorter than this has no force (0: SOFA's
