@@ -3,10 +3,12 @@
 #include <settee/settee.h>
 
 extern const st_class bilateral_lagrangian_constraint_class;
+extern const st_class unilateral_lagrangian_constraint_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &bilateral_lagrangian_constraint_class, err));
+    ST_TRY(st_registry_add(r, &unilateral_lagrangian_constraint_class, err));
     return ST_OK;
 }
 

@@ -50,6 +50,11 @@ typedef struct lagrange_solver {
     double **pvec;
     size_t npsys;
     bool failing;                  /* the last solve did not converge */
+    /* settee's outputs: whether the last solve converged (settee run's
+     * solver summary counts the steps of each value), and the seconds spent
+     * since init building (J, dfree, W), solving and correcting. */
+    bool converged;                /* "converged" */
+    double time_build, time_solve, time_correction;
 } lagrange_solver;
 
 /* The fields every solver of the plugin has, SOFA's defaults. */
@@ -95,7 +100,16 @@ typedef struct lagrange_solver {
     ST_REAL(lagrange_solver, svd_vector_factor, "svdSingularVectorNullSpaceCriteriaFactor",      \
             "0.001",                                                                             \
             "Absolute value below which a component of a normalized base vector will be "       \
-            "considered null (used with useSVDForRegularization only)")
+            "considered null (used with useSVDForRegularization only)"),                        \
+    ST_OUTPUT(lagrange_solver, converged, "converged", ST_T_BOOL, bool,                          \
+              "settee: OUTPUT: the last solve met the tolerance within maxIterations (false is "  \
+              "also warned when a run of unconverged solves starts)"),                           \
+    ST_OUTPUT(lagrange_solver, time_build, "timeBuild", ST_T_REAL, double,                       \
+              "settee: OUTPUT: seconds spent building J, the violations and W since init"),      \
+    ST_OUTPUT(lagrange_solver, time_solve, "timeSolve", ST_T_REAL, double,                       \
+              "settee: OUTPUT: seconds spent in the Gauss-Seidel iterations since init"),        \
+    ST_OUTPUT(lagrange_solver, time_correction, "timeCorrection", ST_T_REAL, double,             \
+              "settee: OUTPUT: seconds spent applying the corrections since init")
 
 st_status lagrange_solver_init(st_component *self, st_error *err);
 void lagrange_solver_cleanup(st_component *self);
