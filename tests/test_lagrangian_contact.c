@@ -382,3 +382,65 @@ Test(lagrangian_contact, bad_response_params_are_errors)
         free(y);
     }
 }
+
+/* UnilateralLagrangianConstraint listed in the scene: a particle of mass 2
+ * on the half-space of normal n through a static anchor point, friction mu. */
+static void unilateral_case(double theta, double mu, int steps, double *vdown, double *gap)
+{
+    char y[4096];
+    double nx = -sin(theta), ny = cos(theta);
+    snprintf(y, sizeof y,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, %.17g, 0]\n"
+             "  dt: %.17g\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
+             "        Constraint.Lagrangian.Model]}\n"
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - BlockGaussSeidelConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
+             "        computeConstraintForces: true}\n"
+             "    - UnilateralInteractionConstraint: {object1: '@Anchor/anchor',\n"
+             "        object2: '@Block/block', first_point: [0], second_point: [0],\n"
+             "        normals: [[%.17g, %.17g, 0]], mu: %.17g}\n"
+             "  children:\n"
+             "    - name: Anchor\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: anchor, position: [[0, 0, 0]]}\n"
+             "    - name: Block\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: block, position: [[0, 0, 0]]}\n"
+             "        - UniformMass: {vertexMass: 2}\n"
+             "        - UncoupledConstraintCorrection: {compliance: [0.5]}\n",
+             -G, DT, nx, ny, mu);
+    st_scene *s = load(y);
+    st_mstate *b = state(s, "block");
+    run(s, steps);
+    const double *x = b->position.r, *v = b->velocity.r;
+    *vdown = -(v[0] * cos(theta) + v[1] * sin(theta));
+    *gap = x[0] * nx + x[1] * ny;
+    st_array *f = field(s, "csolver", "constraintForces");
+    cr_assert_eq(f->n, mu > 0 ? 3u : 1u);
+    /* The normal impulse carries the normal part of the weight. */
+    cr_assert(fabs(((double *)f->p)[0] - 2.0 * G * cos(theta) * DT) < 1e-9, "lambda_n %.15g",
+              ((double *)f->p)[0]);
+    st_scene_destroy(&s);
+}
+
+Test(lagrangian_contact, unilateral_constraint_friction_cone)
+{
+    double v, gap, theta = 20.0 * M_PI / 180.0;
+    unilateral_case(theta, 0.5, 100, &v, &gap);
+    cr_assert(fabs(v) < 1e-9 && fabs(gap) < 1e-9, "sticks: v %g gap %g", v, gap);
+    theta = 40.0 * M_PI / 180.0;
+    unilateral_case(theta, 0.5, 100, &v, &gap);
+    double a = G * (sin(theta) - 0.5 * cos(theta));
+    cr_assert(fabs(v - a) < 1e-9 * a, "slides: v %.15g, a t %.15g", v, a);
+    cr_assert(fabs(gap) < 1e-9, "gap %g", gap);
+    unilateral_case(theta, 0.0, 100, &v, &gap);
+    cr_assert(fabs(v - G * sin(theta)) < 1e-9, "frictionless: v %.15g", v);
+}
