@@ -10,8 +10,8 @@
  * start of the step, as SOFA's (its free motion writes freePosition and
  * detection reads position): the free positions are set aside, x_t put
  * back and propagated for the detection, then the free positions restored.
- * The time of each phase is summed in settee's outputs timeFreeMotion,
- * timeCollision and timeConstraints (seconds since init). */
+ * The time of each phase of the last step is in settee's outputs
+ * timeFreeMotion, timeCollision and timeConstraints (seconds). */
 #include <string.h>
 
 #include "internal.h"
@@ -62,12 +62,12 @@ static const st_field free_motion_fields[] = {
     ST_LINK(free_motion_loop, constraint_solver, "constraintSolver", ST_LINK_ANY,
             "The ConstraintSolver used in this animation loop (required)"),
     ST_OUTPUT(free_motion_loop, time_free, "timeFreeMotion", ST_T_REAL, double,
-              "settee: OUTPUT: seconds spent in the free motion (ODE solvers) since init"),
+              "settee: OUTPUT: seconds the last step spent in the free motion (ODE solvers)"),
     ST_OUTPUT(free_motion_loop, time_collision, "timeCollision", ST_T_REAL, double,
-              "settee: OUTPUT: seconds spent in collision detection and response since init"),
+              "settee: OUTPUT: seconds the last step spent in collision detection and response"),
     ST_OUTPUT(free_motion_loop, time_constraints, "timeConstraints", ST_T_REAL, double,
-              "settee: OUTPUT: seconds spent in the constraint solver (build, solve, correction) "
-              "since init"),
+              "settee: OUTPUT: seconds the last step spent in the constraint solver (build, solve, "
+              "correction)"),
     ST_FIELD_END};
 
 static bool is_csolver(const st_component *c)
@@ -216,7 +216,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         st_system_propagate_x(sys, sys->x);
     }
     double t1 = st_time_now();
-    l->time_free += t1 - tstart;
+    l->time_free = t1 - tstart;
     /* SOFA's sequential order: collision detection after the free motion,
      * on the positions x_t (penalty contacts found here act in the next
      * step's free motion; Lagrangian contacts in this step's solve, at the
@@ -243,7 +243,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     }
     ST_TRY(rc);
     double t2 = st_time_now();
-    l->time_collision += t2 - t1;
+    l->time_collision = t2 - t1;
 
     if (l->csolver) {
         rc = l->csolver->cls->constraint_solver->solve_constraint(l->csolver, root, dt, err);
@@ -255,7 +255,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
             return rc;
         }
     }
-    l->time_constraints += st_time_now() - t2;
+    l->time_constraints = st_time_now() - t2;
 
     st__loop_end_step(root, t0, dt);
     return ST_OK;

@@ -105,11 +105,11 @@ typedef struct lagrange_solver {
               "settee: OUTPUT: the last solve met the tolerance within maxIterations (false is "  \
               "also warned when a run of unconverged solves starts)"),                           \
     ST_OUTPUT(lagrange_solver, time_build, "timeBuild", ST_T_REAL, double,                       \
-              "settee: OUTPUT: seconds spent building J, the violations and W since init"),      \
+              "settee: OUTPUT: seconds the last solve spent building J, the violations and W"),      \
     ST_OUTPUT(lagrange_solver, time_solve, "timeSolve", ST_T_REAL, double,                       \
-              "settee: OUTPUT: seconds spent in the Gauss-Seidel iterations since init"),        \
+              "settee: OUTPUT: seconds the last solve spent in the Gauss-Seidel iterations"),        \
     ST_OUTPUT(lagrange_solver, time_correction, "timeCorrection", ST_T_REAL, double,             \
-              "settee: OUTPUT: seconds spent applying the corrections since init")
+              "settee: OUTPUT: seconds the last solve spent applying the corrections")
 
 st_status lagrange_solver_init(st_component *self, st_error *err);
 void lagrange_solver_cleanup(st_component *self);
