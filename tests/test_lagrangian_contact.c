@@ -240,6 +240,19 @@ static void ball_case(const char *tmpl)
               3.0 * G * DT);
     cr_assert(fabs(l[1]) < 1e-12 && fabs(l[2]) < 1e-12, "tangential %g %g", l[1], l[2]);
     cr_assert_eq(*(unsigned *)field(s, "resp", "numberOfActiveContacts"), 1u);
+    /* Resting steps allocate nothing. */
+    unsigned long before = st_alloc_count();
+    run(s, 20);
+    cr_assert_eq(st_alloc_count(), before, "%lu allocations in 20 resting steps",
+                 st_alloc_count() - before);
+    /* Thrown up, the ball leaves the floor: its contact stops acting at
+     * once, and is removed beyond the alarm distance. */
+    b->velocity.r[1] = 6.0;
+    run(s, 1);
+    cr_assert_eq(*(unsigned *)field(s, "resp", "numberOfActiveContacts"), 0u);
+    run(s, 19);
+    cr_assert_eq(*(int *)field(s, "csolver", "currentNumConstraints"), 0);
+    cr_assert_gt(b->position.r[1], want + Alarm);
     st_scene_destroy(&s);
     free(y);
 }

@@ -95,6 +95,26 @@ static void scan(st_node *n, st_component **solver, bool *constraints)
         scan(st_node_child(n, i), solver, constraints);
 }
 
+/* The rows the constraint models under n write this step (a contact
+ * response has none while nothing touches). */
+static size_t rows_under(st_node *n)
+{
+    size_t total = 0;
+    if (!st_node_activated(n))
+        return 0;
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (!is_constraint(c))
+            continue;
+        size_t r = 0, t = 0;
+        c->cls->constraint->size(c, &r, &t);
+        total += r;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        total += rows_under(st_node_child(n, i));
+    return total;
+}
+
 static st_status fm_init(st_component *self, st_error *err)
 {
     free_motion_loop *l = (free_motion_loop *)self;
@@ -186,7 +206,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         dt = root->dt;
     double t0 = root->time;
 
-    if (!l->csolver && l->has_constraints)
+    if (!l->csolver && l->has_constraints && rows_under(root) > 0)
         return st_component_error(self, NULL, err, ST_EINVAL,
                                   "the scene has Lagrangian constraints but no constraint "
                                   "solver (add a GenericConstraintSolver)");

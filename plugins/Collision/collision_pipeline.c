@@ -268,6 +268,19 @@ static void link_lines(pipeline *p)
     }
 }
 
+static bool has_constraint_solver(st_node *n)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const st_component *c = st_node_object(n, i);
+        if (ST_CLASS_HAS(c->cls, constraint_solver) && c->cls->constraint_solver)
+            return true;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        if (has_constraint_solver(st_node_child(n, i)))
+            return true;
+    return false;
+}
+
 /* A model's contactResponse must name the manager's response (settee has
  * one response per scene; SOFA may mix them per pair). */
 static st_status check_model_responses(pipeline *p, st_error *err)
@@ -339,6 +352,11 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
+    if (r->kind != CR_PENALTY && !has_constraint_solver(st_node_root(self->node)))
+        st_component_warn(p->response, "response %s: no constraint solver in the scene, the "
+                                       "contacts will not act (add FreeMotionAnimationLoop and "
+                                       "GenericConstraintSolver)",
+                          r->response);
     p->valid = true;
     return ST_OK;
 }
