@@ -18,30 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <settee/settee.h>
+#include "bench_util.h"
 
 #define WARM 10
 
 static double real_of(st_scene *s, const char *obj, const char *name)
 {
-    st_component *c = NULL;
-    st_node *root = st_scene_root(s);
-    for (size_t i = 0; i < st_node_object_count(root) && !c; i++)
-        if (!strcmp(st_node_object(root, i)->name, obj))
-            c = st_node_object(root, i);
-    if (!c)
-        return -1.0;
-    const st_field *f = st_component_field(c, name);
+    st_component *c = find(s, obj);
+    const st_field *f = c ? st_component_field(c, name) : NULL;
     void *p = f ? st_component_field_ptr(c, f) : NULL;
     if (!p)
         return -1.0;
-    if (f->type == ST_T_REAL)
-        return *(double *)p;
-    if (f->type == ST_T_INT)
-        return *(int *)p;
-    if (f->type == ST_T_UINT)
-        return *(unsigned *)p;
-    return -1.0;
+    return f->type == ST_T_REAL ? *(double *)p
+           : f->type == ST_T_INT ? *(int *)p
+           : f->type == ST_T_UINT ? *(unsigned *)p
+                                  : -1.0;
 }
 
 int main(int argc, char **argv)

@@ -10,6 +10,8 @@
 
 #include <settee/settee.h>
 
+#include "model_common.h"
+
 typedef struct bilateral {
     st_component base;
     st_component *object1, *object2; /* "object1", "object2" */
@@ -32,10 +34,7 @@ typedef struct bilateral {
 } bilateral;
 
 static const st_field bilateral_fields[] = {
-    ST_LINK(bilateral, object1, "object1", ST_LINK_STATE,
-            "First object associated to this component"),
-    ST_LINK(bilateral, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this component"),
+    LAGRANGE_PAIR_LINKS(bilateral),
     ST_UINTS(bilateral, m1, "first_point", NULL,
              "index of the constraint on the first model (object1)"),
     ST_UINTS(bilateral, m2, "second_point", NULL,
@@ -59,12 +58,7 @@ static const st_field bilateral_fields[] = {
     ST_REAL(bilateral, end_time, "endTime", "-1",
             "The constraint stops acting after the given value.\nUse a negative value for "
             "infinite constraints"),
-    ST_IGNORED(bilateral, group, "group", ST_T_INT, int, "0",
-               "ID of the group containing this constraint (settee: one solver solves every "
-               "constraint)"),
-    ST_IGNORED(bilateral, constraint_index, "constraintIndex", ST_T_UINT, unsigned, "0",
-               "Constraint index (first index in the right hand term resolution vector; set "
-               "by the solver)"),
+    LAGRANGE_PAIR_IGNORED(bilateral),
     ST_FIELD_END};
 
 static size_t pairs(const bilateral *b)
@@ -77,28 +71,6 @@ static bool active(const bilateral *b)
     if (!b->activate || pairs(b) == 0)
         return false;
     return b->end_time < 0.0 || st_node_time(b->base.node) < b->end_time;
-}
-
-static st_status check_state(st_component *self, const char *field, const st_mstate *ms,
-                             const st_array *idx, st_error *err)
-{
-    if (!ms)
-        return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: no mechanical state (set the link or put a "
-                                  "MechanicalObject in the node)",
-                                  field);
-    if (ms->type->deriv_size != 3 || ms->type->coord_size != 3)
-        return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: state '%s' is %s; settee's BilateralLagrangianConstraint "
-                                  "is Vec3d only",
-                                  field, ms->base.name, ms->type->name);
-    const unsigned *u = idx->p;
-    for (size_t i = 0; i < idx->n; i++)
-        if (u[i] >= ms->n)
-            return st_component_error(self, field == NULL ? NULL : field, err, ST_EINVAL,
-                                      "point %u is out of range: '%s' has %zu points", u[i],
-                                      ms->base.name, ms->n);
-    return ST_OK;
 }
 
 static st_status reserve(bilateral *b, size_t n, st_error *err)
@@ -123,8 +95,8 @@ static st_status bil_init(st_component *self, st_error *err)
     bilateral *b = (bilateral *)self;
     b->ms1 = b->object1 ? (st_mstate *)b->object1 : st_component_mstate(self);
     b->ms2 = b->object2 ? (st_mstate *)b->object2 : st_component_mstate(self);
-    ST_TRY(check_state(self, "first_point", b->ms1, &b->m1, err));
-    ST_TRY(check_state(self, "second_point", b->ms2, &b->m2, err));
+    ST_TRY(lagrange_check_vec3_side(self, "first_point", b->ms1, &b->m1, err));
+    ST_TRY(lagrange_check_vec3_side(self, "second_point", b->ms2, &b->m2, err));
     if (b->m1.n != b->m2.n)
         st_component_warn(self, "first_point has %zu indices and second_point %zu: only the "
                                 "first %zu pairs are constrained",

@@ -17,6 +17,8 @@
 
 #include <settee/settee.h>
 
+#include "model_common.h"
+
 #include "../shared/contact_resolution.h"
 
 typedef struct unilateral {
@@ -36,10 +38,7 @@ typedef struct unilateral {
 } unilateral;
 
 static const st_field unilateral_fields[] = {
-    ST_LINK(unilateral, object1, "object1", ST_LINK_STATE,
-            "First object associated to this component"),
-    ST_LINK(unilateral, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this component"),
+    LAGRANGE_PAIR_LINKS(unilateral),
     ST_UINTS(unilateral, m1, "first_point", NULL,
              "settee: index of each contact's point on the first object (SOFA fills its "
              "contacts from a FrictionContactConstraint response)"),
@@ -53,12 +52,7 @@ static const st_field unilateral_fields[] = {
     ST_REAL(unilateral, mu, "mu", "0",
             "settee: friction coefficient of the contacts (0: frictionless, one row per "
             "contact), as UnilateralLagrangianContactParameters"),
-    ST_IGNORED(unilateral, group, "group", ST_T_INT, int, "0",
-               "ID of the group containing this constraint (settee: one solver solves every "
-               "constraint)"),
-    ST_IGNORED(unilateral, constraint_index, "constraintIndex", ST_T_UINT, unsigned, "0",
-               "Constraint index (first index in the right hand term resolution vector; set "
-               "by the solver)"),
+    LAGRANGE_PAIR_IGNORED(unilateral),
     ST_FIELD_END};
 
 static size_t count(const unilateral *u)
@@ -68,35 +62,13 @@ static size_t count(const unilateral *u)
 
 static unsigned nrows(const unilateral *u) { return u->mu > 0.0 ? 3 : 1; }
 
-static st_status check_state(st_component *self, const char *field, const st_mstate *ms,
-                             const st_array *idx, st_error *err)
-{
-    if (!ms)
-        return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: no mechanical state (set the link or put a "
-                                  "MechanicalObject in the node)",
-                                  field);
-    if (ms->type->deriv_size != 3 || ms->type->coord_size != 3)
-        return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: state '%s' is %s; settee's UnilateralLagrangianConstraint "
-                                  "is Vec3d only",
-                                  field, ms->base.name, ms->type->name);
-    const unsigned *u = idx->p;
-    for (size_t i = 0; i < idx->n; i++)
-        if (u[i] >= ms->n)
-            return st_component_error(self, field, err, ST_EINVAL,
-                                      "point %u is out of range: '%s' has %zu points", u[i],
-                                      ms->base.name, ms->n);
-    return ST_OK;
-}
-
 static st_status uni_init(st_component *self, st_error *err)
 {
     unilateral *u = (unilateral *)self;
     u->ms1 = u->object1 ? (st_mstate *)u->object1 : st_component_mstate(self);
     u->ms2 = u->object2 ? (st_mstate *)u->object2 : st_component_mstate(self);
-    ST_TRY(check_state(self, "first_point", u->ms1, &u->m1, err));
-    ST_TRY(check_state(self, "second_point", u->ms2, &u->m2, err));
+    ST_TRY(lagrange_check_vec3_side(self, "first_point", u->ms1, &u->m1, err));
+    ST_TRY(lagrange_check_vec3_side(self, "second_point", u->ms2, &u->m2, err));
     size_t n = count(u);
     if (u->m1.n != u->m2.n)
         return st_component_error(self, "second_point", err, ST_EINVAL,
