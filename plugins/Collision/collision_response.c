@@ -18,8 +18,8 @@ static const st_field fields[] = {
               "FrictionContactConstraint or StickContactConstraint)"),
     ST_STRING(cresponse, response_params, "responseParams", NULL,
               "contact response parameters (syntax: name1=value1&name2=value2&...) "
-              "(FrictionContactConstraint: mu, tol; StickContactConstraint: keepAlive; none for "
-              "PenalityContactForceField)"),
+              "(FrictionContactConstraint: mu, default 0.8, and tol, only 0; StickContactConstraint: "
+              "keepAlive, default true; none for PenalityContactForceField)"),
     ST_OUTPUT(cresponse, active, "numberOfActiveContacts", ST_T_UINT, unsigned,
               "settee: OUTPUT: Lagrangian contacts whose normal multiplier was not zero at the "
               "last constraint solve (every stick contact)"),

@@ -166,7 +166,7 @@ static void cc_init_resolution(st_component *self, size_t first, const double *W
     (void)lambda; /* SOFA's contacts start from zero (no warm start) */
     cresponse *r = (cresponse *)self;
     r->first = first;
-    if (r->kind == CR_PENALTY || !rows_per_contact(r))
+    if (r->kind == CR_PENALTY)
         return;
     size_t row = first;
     unsigned nr = rows_per_contact(r);
