@@ -6,7 +6,12 @@
  * (build, solve, correction: roles.h st_csolver_ops), then projection,
  * mapping propagation, externalForce cleared, time advanced, end event.
  * With no constraint in the scene the trajectory is DefaultAnimationLoop's.
- * Collision detection is not part of this step yet. */
+ * Collision detection runs after the free motion on the positions of the
+ * start of the step, as SOFA's (its free motion writes freePosition and
+ * detection reads position): the free positions are set aside, x_t put
+ * back and propagated for the detection, then the free positions restored.
+ * The time of each phase of the last step is in settee's outputs
+ * timeFreeMotion, timeCollision and timeConstraints (seconds). */
 #include <string.h>
 
 #include "internal.h"
@@ -25,7 +30,10 @@ typedef struct free_motion_loop {
     st_component *csolver;          /* the constraint solver in use, or NULL */
     bool has_constraints;           /* the scene holds constraint models */
     double **xt;                    /* per system: the positions at the start of the step */
+    double **xf;                    /* per system: the free positions, during the detection */
     size_t nxt;
+    bool has_collision;             /* a collision pipeline is in the scene */
+    double time_free, time_collision, time_constraints; /* outputs */
 } free_motion_loop;
 
 static const st_field free_motion_fields[] = {
@@ -53,6 +61,13 @@ static const st_field free_motion_fields[] = {
             "reported as a warning and the run goes on (true) (settee)"),
     ST_LINK(free_motion_loop, constraint_solver, "constraintSolver", ST_LINK_ANY,
             "The ConstraintSolver used in this animation loop (required)"),
+    ST_OUTPUT(free_motion_loop, time_free, "timeFreeMotion", ST_T_REAL, double,
+              "settee: OUTPUT: seconds the last step spent in the free motion (ODE solvers)"),
+    ST_OUTPUT(free_motion_loop, time_collision, "timeCollision", ST_T_REAL, double,
+              "settee: OUTPUT: seconds the last step spent in collision detection and response"),
+    ST_OUTPUT(free_motion_loop, time_constraints, "timeConstraints", ST_T_REAL, double,
+              "settee: OUTPUT: seconds the last step spent in the constraint solver (build, solve, "
+              "correction)"),
     ST_FIELD_END};
 
 static bool is_csolver(const st_component *c)
@@ -80,6 +95,26 @@ static void scan(st_node *n, st_component **solver, bool *constraints)
         scan(st_node_child(n, i), solver, constraints);
 }
 
+/* The rows the constraint models under n write this step (a contact
+ * response has none while nothing touches). */
+static size_t rows_under(st_node *n)
+{
+    size_t total = 0;
+    if (!st_node_activated(n))
+        return 0;
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (!is_constraint(c))
+            continue;
+        size_t r = 0, t = 0;
+        c->cls->constraint->size(c, &r, &t);
+        total += r;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        total += rows_under(st_node_child(n, i));
+    return total;
+}
+
 static st_status fm_init(st_component *self, st_error *err)
 {
     free_motion_loop *l = (free_motion_loop *)self;
@@ -96,10 +131,14 @@ static st_status fm_init(st_component *self, st_error *err)
 
 static void free_xt(free_motion_loop *l)
 {
-    for (size_t i = 0; i < l->nxt; i++)
+    for (size_t i = 0; i < l->nxt; i++) {
         st_free(l->xt[i]);
+        if (l->xf)
+            st_free(l->xf[i]);
+    }
     st_free(l->xt);
-    l->xt = NULL;
+    st_free(l->xf);
+    l->xt = l->xf = NULL;
     l->nxt = 0;
 }
 
@@ -109,7 +148,8 @@ static st_status alloc_xt(free_motion_loop *l, st_scene *s, st_error *err)
 {
     free_xt(l);
     l->xt = st_calloc(s->nsystems ? s->nsystems : 1, sizeof *l->xt);
-    if (!l->xt)
+    l->xf = st_calloc(s->nsystems ? s->nsystems : 1, sizeof *l->xf);
+    if (!l->xt || !l->xf)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     l->nxt = s->nsystems;
     for (size_t i = 0; i < s->nsystems; i++) {
@@ -117,7 +157,8 @@ static st_status alloc_xt(free_motion_loop *l, st_scene *s, st_error *err)
         if (!sys)
             continue;
         l->xt[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
-        if (!l->xt[i])
+        l->xf[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
+        if (!l->xt[i] || !l->xf[i])
             return st_error_set(err, ST_ENOMEM, "out of memory");
     }
     return ST_OK;
@@ -135,6 +176,12 @@ static void fm_on_event(st_component *self, st_event ev, double dt)
     l->has_constraints = false;
     scan(root, &found, &l->has_constraints);
     l->csolver = l->constraint_solver ? l->constraint_solver : found;
+    l->has_collision = false;
+    for (size_t i = 0; i < root->nobjects; i++) {
+        const st_component *c = root->objects[i];
+        if (ST_CLASS_HAS(c->cls, collision) && c->cls->collision)
+            l->has_collision = true;
+    }
     if (!l->csolver)
         st_component_warn(self, "no constraint solver in the scene: constraints are not "
                                 "solved (add a GenericConstraintSolver or "
@@ -159,7 +206,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         dt = root->dt;
     double t0 = root->time;
 
-    if (!l->csolver && l->has_constraints)
+    if (!l->csolver && l->has_constraints && rows_under(root) > 0)
         return st_component_error(self, NULL, err, ST_EINVAL,
                                   "the scene has Lagrangian constraints but no constraint "
                                   "solver (add a GenericConstraintSolver)");
@@ -170,6 +217,8 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     ST_TRY(st__loop_update_inputs(&l->links, root, err));
 
     /* Free motion: x_t kept, each solver integrates its subtree. */
+    double tstart = st_time_now();
+    st_status rc;
     for (size_t i = 0; i < s->nsystems; i++)
         if (s->systems[i])
             memcpy(l->xt[i], s->systems[i]->x, s->systems[i]->xsize_all * sizeof(double));
@@ -186,14 +235,38 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         st_vec_x_op(sys, sys->x, l->xt[i], sys->v, dt);
         st_system_propagate_x(sys, sys->x);
     }
-    /* SOFA's sequential order: collision detection on the free positions,
-     * after the free motion (penalty contacts found here act in the next
-     * step's free motion; constraint responses are not built yet). */
-    ST_TRY(st__loop_compute_collision(root, err));
+    double t1 = st_time_now();
+    l->time_free = t1 - tstart;
+    /* SOFA's sequential order: collision detection after the free motion,
+     * on the positions x_t (penalty contacts found here act in the next
+     * step's free motion; Lagrangian contacts in this step's solve, at the
+     * free positions). */
+    if (l->has_collision) {
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!sys)
+                continue;
+            memcpy(l->xf[i], sys->x, sys->xsize_all * sizeof(double));
+            memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
+            st_system_propagate_x(sys, sys->x);
+        }
+    }
+    rc = st__loop_compute_collision(root, err);
+    if (l->has_collision) {
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!sys)
+                continue;
+            memcpy(sys->x, l->xf[i], sys->xsize_all * sizeof(double));
+            st_system_propagate_x(sys, sys->x);
+        }
+    }
+    ST_TRY(rc);
+    double t2 = st_time_now();
+    l->time_collision = t2 - t1;
 
     if (l->csolver) {
-        st_status rc = l->csolver->cls->constraint_solver->solve_constraint(l->csolver, root, dt,
-                                                                             err);
+        rc = l->csolver->cls->constraint_solver->solve_constraint(l->csolver, root, dt, err);
         if (rc != ST_OK) {
             char path[256];
             st_component_path(l->csolver, path, sizeof path);
@@ -202,6 +275,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
             return rc;
         }
     }
+    l->time_constraints = st_time_now() - t2;
 
     st__loop_end_step(root, t0, dt);
     return ST_OK;

@@ -110,6 +110,22 @@ typedef struct ccontact {
     double pt[2][3];           /* the two points where detection found them */
 } ccontact;
 
+/* A Lagrangian contact (SOFA's FrictionContactConstraint and
+ * StickContactConstraint responses: BaseContactLagrangianConstraint's
+ * Contact, or a BilateralLagrangianConstraint row triple). Side 0 is SOFA's
+ * m1 (point Q), side 1 its m2 (point P); rows go along n, t, s (friction)
+ * or x, y, z (stick) with J = -dir on side 0, +dir on side 1. */
+typedef struct ucontact {
+    cside s[2];
+    double n[3], t[3], sv[3];  /* normal (first to second) and SOFA's tangents */
+    double q[3], p[3];         /* the mapped points at detection (positions x_t) */
+    double dist;               /* contact distance: d0 + radii */
+    double rest[3];            /* stick: p - q at detection */
+    double w[9];               /* friction: W's 6 block values; stick: W_bb^-1 */
+    double lambda[3];          /* the multipliers of the last solve */
+    double pt[2][3];           /* the detection points */
+} ucontact;
+
 /* The contacts of one pair of models, refilled each step. */
 struct cpair {
     cmodel *m[2];
@@ -124,7 +140,40 @@ struct cpair {
     size_t nid;
     /* The candidate element pairs' search (element_search.h); owned. */
     struct csearch *search;
+    ucontact *u;               /* Lagrangian contacts (constraint responses) */
+    size_t nu, capu;
 };
+
+/* Which response CollisionResponse's "response" names. */
+typedef enum cresp_kind { CR_PENALTY = 0, CR_FRICTION, CR_STICK } cresp_kind;
+
+/* CollisionResponse (collision_response.c). With a Lagrangian response it
+ * plays the constraint model role (roles.h st_constraint_ops) over the
+ * contacts of the pairs its pipeline gives it at bind. */
+typedef struct cresponse {
+    st_component base;
+    char *response;            /* "response" */
+    char *response_params;     /* "responseParams" */
+    /* Parsed at init from response and responseParams. */
+    cresp_kind kind;
+    double mu;                 /* FrictionContactConstraint's "mu" */
+    double tol;                /* "tol" (0 only) */
+    bool keep_alive;           /* StickContactConstraint's "keepAlive" */
+    /* Set by the pipeline at bind. */
+    cpair *pairs;
+    size_t npairs;
+    size_t first;              /* first row of this solve */
+    unsigned active;           /* "numberOfActiveContacts" (output): contacts with lambda_n > 0 */
+} cresponse;
+
+/* ---- Lagrangian contacts (contact_constraint.c) ---- */
+/* Turns this step's detection outputs of p into Lagrangian contacts at the
+ * current positions (x_t): duplicates removed as SOFA's
+ * BaseUnilateralContactResponse (both points within 1e-4 of a kept
+ * contact's), contact distance d0 + radii. keep: StickContactConstraint's
+ * keepAlive, a pair with no detection keeps its last contacts. */
+st_status contact_constraint_fill(const cresponse *r, cpair *p, double d0, st_error *err);
+extern const st_constraint_ops contact_constraint_ops;
 
 /* SOFA's TriangleCollisionModel flags: the first triangle (lowest index)
  * around a vertex owns it, the first around an edge owns the edge; edge j
@@ -223,6 +272,15 @@ bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const d
  * entries, doubling; ST_ENOMEM when it cannot (penalty.c). */
 st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err);
 
+/* Where the contact point of element e sits on model m, for detection
+ * point pt with barycentric weights w; *r the radius the mapper adds to the
+ * contact distance (penalty.c). */
+void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[3], cside *s,
+                double *r);
+/* The side's point for the model's coordinates xs; rigid sides keep their
+ * lever arm (penalty.c). */
+void cside_point(const cmodel *m, cside *s, const double *xs, double out[3]);
+
 /* ---- models (model_common.c) ---- */
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);
 void cmodel_cleanup(st_component *self);
@@ -263,7 +321,7 @@ extern const char *const cmodel_sphere_templates[];
                    "Contact coefficient of restitution (unused by penalty contacts)"),           \
         ST_STRING(cmodel, contact_response, "contactResponse", NULL,                             \
                   "if set, indicate to the ContactManager that this model should use the given " \
-                  "class of contacts (settee: only PenalityContactForceField)"),                 \
+                  "class of contacts (settee: the CollisionResponse's response only)"),                 \
         ST_IGNORED(cmodel, color, "color", ST_T_RGBA, st_vec4, "1 0 0 1",                       \
                    "color used to display the collision model if requested (no display)"),      \
         ST_UINTS(cmodel, group, "group", NULL,                                                   \

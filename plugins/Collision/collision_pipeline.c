@@ -188,7 +188,9 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     st_system *s0 = m0->ms->system, *s1 = m1->ms->system;
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
-    if (s0 && s1 && s0 != s1) {
+    /* Lagrangian contacts couple two systems through the constraint solver. */
+    bool lagrangian = ((const cresponse *)p->response)->kind != CR_PENALTY;
+    if (s0 && s1 && s0 != s1 && !lagrangian) {
         char pa[256], pb[256];
         return st_component_error(&p->base, NULL, err, ST_ESCENE,
                                   "collision models %s and %s may collide, but their states are "
@@ -235,6 +237,7 @@ static void free_pairs(pipeline *p)
         if (p->pairs[i].search)
             cs_free(p->pairs[i].search);
         st_free(p->pairs[i].search);
+        st_free(p->pairs[i].u);
     }
     st_free(p->pairs);
     p->pairs = NULL;
@@ -258,6 +261,38 @@ static void link_lines(pipeline *p)
                 break;
             }
     }
+}
+
+static bool has_constraint_solver(st_node *n)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const st_component *c = st_node_object(n, i);
+        if (ST_CLASS_HAS(c->cls, constraint_solver) && c->cls->constraint_solver)
+            return true;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        if (has_constraint_solver(st_node_child(n, i)))
+            return true;
+    return false;
+}
+
+/* A model's contactResponse must name the manager's response (settee has
+ * one response per scene; SOFA may mix them per pair). */
+static st_status check_model_responses(pipeline *p, st_error *err)
+{
+    const cresponse *r = (const cresponse *)p->response;
+    static const char *const names[] = {"PenalityContactForceField", "FrictionContactConstraint",
+                                        "StickContactConstraint"};
+    for (size_t i = 0; i < p->nmodels; i++) {
+        const char *cr = p->models[i]->contact_response;
+        if (!cr || !cr[0] || !strcmp(cr, "default") || !strcmp(cr, names[r->kind]))
+            continue;
+        return st_component_error(&p->models[i]->base, "contactResponse", err, ST_ESCENE,
+                                  "contactResponse '%s' differs from the CollisionResponse's "
+                                  "'%s': settee uses one response for every pair",
+                                  cr, names[r->kind]);
+    }
+    return ST_OK;
 }
 
 static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
@@ -286,6 +321,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     p->search = class_is(p->narrow, &bvh_narrow_phase_class) ? CS_GRID
                 : class_is(p->narrow, &incr_sap_class)        ? CS_INCR_SAP
                                                               : CS_DIRECT_SAP;
+    ST_TRY(check_model_responses(p, err));
     size_t n = p->nmodels;
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
@@ -310,6 +346,14 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             ST_TRY(add_pair(p, a, b, err));
         }
     }
+    cresponse *r = (cresponse *)p->response;
+    r->pairs = p->pairs;
+    r->npairs = p->npairs;
+    if (r->kind != CR_PENALTY && !has_constraint_solver(st_node_root(self->node)))
+        st_component_warn(p->response, "response %s: no constraint solver in the scene, the "
+                                       "contacts will not act (add FreeMotionAnimationLoop and "
+                                       "GenericConstraintSolver)",
+                          r->response);
     p->valid = true;
     return ST_OK;
 }
@@ -540,7 +584,7 @@ static st_status write_outputs(pipeline *p, st_error *err)
 {
     size_t total = 0;
     for (size_t k = 0; k < p->npairs; k++)
-        total += p->pairs[k].n;
+        total += p->pairs[k].n + p->pairs[k].nu;
     ST_TRY(st_array_resize(&p->out_points, ST_T_VEC3S, 2 * total, err));
     ST_TRY(st_array_resize(&p->out_normals, ST_T_VEC3S, total, err));
     ST_TRY(st_array_resize(&p->out_dist, ST_T_REALS, total, err));
@@ -548,7 +592,16 @@ static st_status write_outputs(pipeline *p, st_error *err)
     size_t at = 0;
     for (size_t k = 0; k < p->npairs; k++) {
         const cpair *q = &p->pairs[k];
-        p->out_counts.u[k] = (unsigned)q->n;
+        p->out_counts.u[k] = (unsigned)(q->n + q->nu);
+        for (size_t i = 0; i < q->nu; i++, at++) {
+            const ucontact *c = &q->u[i];
+            memcpy(p->out_points.r + 6 * at, c->pt, 6 * sizeof(double));
+            memcpy(p->out_normals.r + 3 * at, c->n, 3 * sizeof(double));
+            double un = 0.0;
+            for (int a = 0; a < 3; a++)
+                un += (c->p[a] - c->q[a]) * c->n[a];
+            p->out_dist.r[at] = un - c->dist;
+        }
         for (size_t i = 0; i < q->n; i++, at++) {
             const ccontact *c = &q->c[i];
             memcpy(p->out_points.r + 6 * at, c->pt, 6 * sizeof(double));
@@ -583,13 +636,18 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             cmodel_update_boxes(m);
     }
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
+    const cresponse *resp = (const cresponse *)p->response;
     size_t candidates = 0;
     for (size_t k = 0; k < p->npairs; k++) {
         cpair *q = &p->pairs[k];
         ST_TRY(narrow_pair(p, q, err));
         candidates += q->search->ncand;
-        ST_TRY(penalty_fill(q, d0 + q->m[0]->contact_distance + q->m[1]->contact_distance, err));
-        if (q->n) {
+        double dq = d0 + q->m[0]->contact_distance + q->m[1]->contact_distance;
+        if (resp->kind == CR_PENALTY)
+            ST_TRY(penalty_fill(q, dq, err));
+        else
+            ST_TRY(contact_constraint_fill(resp, q, dq, err));
+        if (q->n || q->nu) {
             q->m[0]->number_of_contacts++;
             if (q->m[1] != q->m[0])
                 q->m[1]->number_of_contacts++;
@@ -597,7 +655,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         char a[128], b[128];
         st_component_info(self, "step %lu: %s - %s: %zu contacts", p->steps,
                           st_component_path(&q->m[0]->base, a, sizeof a),
-                          st_component_path(&q->m[1]->base, b, sizeof b), q->n);
+                          st_component_path(&q->m[1]->base, b, sizeof b), q->n + q->nu);
     }
     if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
         ((cphase *)p->narrow)->nb_pairs = (int)candidates;
@@ -611,7 +669,7 @@ static void pipeline_reset(st_component *self)
     pipeline *p = (pipeline *)self;
     p->steps = 0;
     for (size_t k = 0; k < p->npairs; k++)
-        p->pairs[k].n = 0;
+        p->pairs[k].n = p->pairs[k].nu = 0;
 }
 
 static void pipeline_cleanup(st_component *self) { free_pairs((pipeline *)self); }

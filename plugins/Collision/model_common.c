@@ -233,10 +233,13 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     m->kind = kind;
     if (m->contact_response && m->contact_response[0] &&
         strcmp(m->contact_response, "PenalityContactForceField") &&
+        strcmp(m->contact_response, "FrictionContactConstraint") &&
+        strcmp(m->contact_response, "StickContactConstraint") &&
         strcmp(m->contact_response, "default"))
         return st_component_error(self, "contactResponse", err, ST_ESCENE,
                                   "response '%s' is not available in settee (only "
-                                  "PenalityContactForceField)",
+                                  "PenalityContactForceField, FrictionContactConstraint, "
+                                  "StickContactConstraint)",
                                   m->contact_response);
     switch (kind) {
     case CM_LINE:

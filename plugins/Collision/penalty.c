@@ -23,10 +23,9 @@ static const double *side_x(const cpair *p, int k, const double *x)
 }
 
 /* The side's point at coordinates x; rigid sides keep their lever arm. */
-static void side_point(const cpair *p, int k, cside *s, const double *x, double out[3])
+void cside_point(const cmodel *m, cside *s, const double *xs, double out[3])
 {
-    const double *xs = side_x(p, k, x);
-    if (is_rigid(p->m[k])) {
+    if (is_rigid(m)) {
         const double *c = xs + 7 * (size_t)s->idx[0];
         st_quat_rotate(s->arm, c + 3, s->local);
         for (int a = 0; a < 3; a++)
@@ -39,6 +38,11 @@ static void side_point(const cpair *p, int k, cside *s, const double *x, double 
         for (int a = 0; a < 3; a++)
             out[a] += s->w[v] * q[a];
     }
+}
+
+static void side_point(const cpair *p, int k, cside *s, const double *x, double out[3])
+{
+    cside_point(p->m[k], s, side_x(p, k, x), out);
 }
 
 /* The side's point velocity for derivatives d (J d). */
@@ -196,8 +200,8 @@ double penalty_energy(const cpair *p)
 /* Where the contact point of element e sits on model m, for detection
  * point pt with barycentric weights w; r receives the radius the mapper
  * adds to the rest distance. */
-static void make_side(const cmodel *m, unsigned e, const double pt[3], const double w[3],
-                      cside *s, double *r)
+void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[3], cside *s,
+                double *r)
 {
     *r = 0.0;
     memset(s, 0, sizeof *s);
@@ -283,8 +287,8 @@ st_status penalty_fill(cpair *p, double d0, st_error *err)
             continue;
         ccontact *c = &p->c[p->n++];
         double r1, r2;
-        make_side(p->m[0], d->e[0], d->p[0], d->w[0], &c->s[0], &r1);
-        make_side(p->m[1], d->e[1], d->p[1], d->w[1], &c->s[1], &r2);
+        cside_make(p->m[0], d->e[0], d->p[0], d->w[0], &c->s[0], &r1);
+        cside_make(p->m[1], d->e[1], d->p[1], d->w[1], &c->s[1], &r2);
         memcpy(c->norm, d->normal, sizeof c->norm);
         c->dist = d0 + r1 + r2;
         c->ks = c->dist != 0.0 ? ks0 / c->dist : ks0;

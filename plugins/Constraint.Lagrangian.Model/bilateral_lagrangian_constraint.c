@@ -17,6 +17,8 @@
 
 #include <settee/settee.h>
 
+#include "model_common.h"
+
 typedef struct bilateral {
     st_component base;
     st_component *object1, *object2; /* "object1", "object2" */
@@ -41,10 +43,7 @@ typedef struct bilateral {
 } bilateral;
 
 static const st_field bilateral_fields[] = {
-    ST_LINK(bilateral, object1, "object1", ST_LINK_STATE,
-            "First object associated to this component"),
-    ST_LINK(bilateral, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this component"),
+    LAGRANGE_PAIR_LINKS(bilateral),
     ST_UINTS(bilateral, m1, "first_point", NULL,
              "index of the constraint on the first model (object1)"),
     ST_UINTS(bilateral, m2, "second_point", NULL,
@@ -67,12 +66,7 @@ static const st_field bilateral_fields[] = {
     ST_REAL(bilateral, end_time, "endTime", "-1",
             "The constraint stops acting after the given value.\nUse a negative value for "
             "infinite constraints"),
-    ST_IGNORED(bilateral, group, "group", ST_T_INT, int, "0",
-               "ID of the group containing this constraint (settee: one solver solves every "
-               "constraint)"),
-    ST_IGNORED(bilateral, constraint_index, "constraintIndex", ST_T_UINT, unsigned, "0",
-               "Constraint index (first index in the right hand term resolution vector; set "
-               "by the solver)"),
+    LAGRANGE_PAIR_IGNORED(bilateral),
     ST_FIELD_END};
 
 static size_t pairs(const bilateral *b)

@@ -399,15 +399,22 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
     (void)dt;
     lagrange_solver *s = (lagrange_solver *)self;
     size_t dim = 0;
+    double t0 = st_time_now();
     ST_TRY(build(s, root, &dim, err));
+    double t1 = st_time_now();
+    s->time_build = t1 - t0;
     s->current_num_constraints = (int)dim;
     s->current_num_groups = (int)s->nblocks;
     if (dim == 0) {
         s->current_error = 0.0;
         s->current_iterations = 0;
+        s->converged = true;
     } else {
-        (void)(s->method ? s->method(s, dim) : gauss_seidel(s, dim));
+        s->converged = s->method ? s->method(s, dim) : gauss_seidel(s, dim);
     }
+    s->time_correction = 0.0;
+    double t2 = st_time_now();
+    s->time_solve = t2 - t1;
     if (s->compute_constraint_forces) {
         if (s->constraint_forces.n != dim)
             ST_TRY(st_array_resize(&s->constraint_forces, ST_T_REALS, dim, err));
@@ -422,6 +429,7 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
     for (size_t i = 0; i < s->ncorr; i++)
         ST_TRY(s->corr[i]->cls->constraint_correction->apply_correction(s->corr[i], s->Jw,
                                                                          s->lambda, err));
+    s->time_correction = st_time_now() - t2;
     return ST_OK;
 }
 

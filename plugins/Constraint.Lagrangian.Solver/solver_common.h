@@ -54,6 +54,11 @@ typedef struct lagrange_solver {
      * block Gauss-Seidel; returns true when converged. */
     bool (*method)(struct lagrange_solver *s, size_t dim);
     void *method_data;             /* the method's own settings (owned by the class) */
+    /* settee's outputs: whether the last solve converged (settee run's
+     * solver summary counts the steps of each value), and the seconds spent
+     * since init building (J, dfree, W), solving and correcting. */
+    bool converged;                /* "converged" */
+    double time_build, time_solve, time_correction;
 } lagrange_solver;
 
 /* The fields every solver of the plugin has, SOFA's defaults. */
@@ -99,7 +104,16 @@ typedef struct lagrange_solver {
     ST_REAL(lagrange_solver, svd_vector_factor, "svdSingularVectorNullSpaceCriteriaFactor",      \
             "0.001",                                                                             \
             "Absolute value below which a component of a normalized base vector will be "       \
-            "considered null (used with useSVDForRegularization only)")
+            "considered null (used with useSVDForRegularization only)"),                        \
+    ST_OUTPUT(lagrange_solver, converged, "converged", ST_T_BOOL, bool,                          \
+              "settee: OUTPUT: the last solve met the tolerance within maxIterations (false is "  \
+              "also warned when a run of unconverged solves starts)"),                           \
+    ST_OUTPUT(lagrange_solver, time_build, "timeBuild", ST_T_REAL, double,                       \
+              "settee: OUTPUT: seconds the last solve spent building J, the violations and W"),      \
+    ST_OUTPUT(lagrange_solver, time_solve, "timeSolve", ST_T_REAL, double,                       \
+              "settee: OUTPUT: seconds the last solve spent in the Gauss-Seidel iterations"),        \
+    ST_OUTPUT(lagrange_solver, time_correction, "timeCorrection", ST_T_REAL, double,             \
+              "settee: OUTPUT: seconds the last solve spent applying the corrections")
 
 st_status lagrange_solver_init(st_component *self, st_error *err);
 /* One sweep of the projected block Gauss-Seidel over every block (SOFA's
