@@ -223,6 +223,8 @@ void cmodel_update_boxes(cmodel *m);
 /* SOFA's canCollideWith (same node: selfCollision; else groups). */
 bool cmodel_can_collide(const cmodel *a, const cmodel *b);
 bool st_is_collision_model(const st_component *c);
+/* CollisionResponse or RuleBasedContactManager (collision_response.c). */
+bool st_is_contact_manager(const st_component *c);
 extern const st_forcefield_ops cmodel_forcefield_ops;
 extern const char *const cmodel_sphere_templates[];
 

@@ -30,6 +30,7 @@ extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
 extern const st_class collision_response_class;
+extern const st_class collision_group_manager_class;
 
 typedef struct pipeline {
     st_component base;
@@ -38,7 +39,7 @@ typedef struct pipeline {
     int depth;        /* "depth" */
     /* Set at bind. */
     cintersect *method;
-    st_component *broad, *narrow, *response;
+    st_component *broad, *narrow, *response, *groups;
     cmodel **models;
     size_t nmodels;
     cpair *pairs;
@@ -50,6 +51,7 @@ typedef struct pipeline {
     st_array out_normals;  /* "contactNormals" */
     st_array out_dist;     /* "contactDistances": u.n - dist at detection (negative: in) */
     st_array out_counts;   /* "contactCounts", 1 per pair */
+    st_array out_pairs;    /* "contactPairs", 2 model paths per pair */
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -74,6 +76,9 @@ static const st_field pipeline_fields[] = {
     ST_OUTPUT(pipeline, out_counts, "contactCounts", ST_T_UINTS, st_array,
               "settee: the number of contacts of each pair of collision models that may collide "
               "(the pairs of settee run -v, in that order)"),
+    ST_OUTPUT(pipeline, out_pairs, "contactPairs", ST_T_STRINGS, st_array,
+              "settee: the paths of the two collision models of each pair, in the order of "
+              "contactCounts (the first model, then the second)"),
     ST_FIELD_END};
 
 /* ---- finding the components ---- */
@@ -117,8 +122,10 @@ static void visit(st_node *n, found *f)
             p->broad = c;
         } else if (!p->narrow && class_is(c, &bvh_narrow_phase_class)) {
             p->narrow = c;
-        } else if (!p->response && class_is(c, &collision_response_class)) {
+        } else if (!p->response && st_is_contact_manager(c)) {
             p->response = c;
+        } else if (!p->groups && class_is(c, &collision_group_manager_class)) {
+            p->groups = c;
         }
     }
     for (size_t i = 0; i < st_node_child_count(n); i++)
@@ -177,10 +184,10 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
         char pa[256], pb[256];
         return st_component_error(&p->base, NULL, err, ST_ESCENE,
                                   "collision models %s and %s may collide, but their states are "
-                                  "integrated by two different ODE solvers (%s, %s); SOFA merges "
-                                  "such systems with its collision group manager, settee does not "
-                                  "yet: put both objects under one ODE solver, or make one side "
-                                  "static (no solver above it)",
+                                  "integrated by two different ODE solvers (%s, %s): add a "
+                                  "DefaultCollisionGroupManager (SOFA's collision groups) to the "
+                                  "root node, put both objects under one ODE solver, or make one "
+                                  "side static (no solver above it)",
                                   st_component_path(&m0->base, pa, sizeof pa),
                                   st_component_path(&m1->base, pb, sizeof pb),
                                   s0->solver->name, s1->solver->name);
@@ -265,15 +272,100 @@ static void link_lines(pipeline *p)
     }
 }
 
+/* Finds, below the pipeline's node, its models and algorithms (again
+ * when called twice: solver_groups runs before bind). */
+static st_status find_components(pipeline *p, st_error *err)
+{
+    st_free(p->models);
+    p->models = NULL;
+    p->nmodels = 0;
+    p->method = NULL;
+    p->broad = p->narrow = p->response = p->groups = NULL;
+    found f = {p, NULL, 0, 0, ST_OK, err};
+    visit(p->base.node, &f);
+    p->models = f.models;
+    p->nmodels = f.n;
+    return f.rc;
+}
+
+/* Whether models a (later in scene order) and b (a itself: self-collision)
+ * may ever collide: SOFA's broad phase rules and the method's table. */
+static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
+{
+    if (!a->active || !b->active)
+        return false;
+    if (a == b)
+        return a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind);
+    if (!a->simulated && !b->simulated)
+        return false;
+    if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
+        return false;
+    cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
+    cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
+    return has_test(p->method, ka, kb);
+}
+
+/* The index in sv of the driven solver above node n, or n_sv when none. */
+static size_t driver_of(st_node *n, st_component *const *sv, size_t n_sv)
+{
+    size_t found_at = n_sv;
+    for (; n; n = st_node_parent(n))
+        for (size_t i = 0; i < n_sv; i++)
+            if (sv[i]->node == n)
+                found_at = i; /* the topmost one drives */
+    return found_at;
+}
+
+static size_t group_root(size_t *g, size_t i)
+{
+    while (g[i] != i)
+        i = g[i];
+    return i;
+}
+
+/* DefaultCollisionGroupManager: SOFA merges, for the steps they are in
+ * contact, the integration groups of two objects under different ODE
+ * solvers. The kernel compiles each system once, so settee merges at init
+ * the solvers whose subtrees hold two models that may ever collide: one
+ * system, integrated by the first solver of the group (docs/architecture.md). */
+static st_status pipeline_solver_groups(st_component *self, st_node *root,
+                                        st_component *const *sv, size_t n, size_t *group,
+                                        st_error *err)
+{
+    (void)root;
+    pipeline *p = (pipeline *)self;
+    ST_TRY(find_components(p, err));
+    if (!p->groups || !p->method || !p->nmodels)
+        return ST_OK;
+    for (size_t i = 0; i < p->nmodels; i++) {
+        cmodel *a = p->models[i];
+        size_t da = driver_of(a->ms->base.node, sv, n);
+        for (size_t j = 0; j < i && da < n; j++) {
+            cmodel *b = p->models[j];
+            size_t db = driver_of(b->ms->base.node, sv, n);
+            if (db >= n || !may_collide(p, a, b))
+                continue;
+            size_t ra = group_root(group, da), rb = group_root(group, db);
+            if (ra == rb)
+                continue;
+            group[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+            char pa[256], pb[256];
+            st_component_info(self, "collision group: %s and %s integrated together (models %s, %s)",
+                              st_component_path(sv[da], pa, sizeof pa),
+                              st_component_path(sv[db], pb, sizeof pb), a->base.name,
+                              b->base.name);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        group[i] = group_root(group, i);
+    return ST_OK;
+}
+
 static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 {
     pipeline *p = (pipeline *)self;
     (void)root;
-    found f = {p, NULL, 0, 0, ST_OK, err};
-    visit(self->node, &f);
-    p->models = f.models;
-    p->nmodels = f.n;
-    ST_TRY(f.rc);
+    ST_TRY(find_components(p, err));
     const char *missing = !p->nmodels   ? "At least one CollisionModel is"
                           : !p->method  ? "An Intersection detection component is"
                           : !p->response ? "A contact manager component is"
@@ -293,25 +385,24 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         return st_error_set(err, ST_ENOMEM, "out of memory creating contact pairs");
     for (size_t i = 0; i < n; i++) {
         cmodel *a = p->models[i];
-        if (!a->active)
-            continue;
-        if (a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind)) {
-            ST_TRY(refuse_missing_test(p, a, a, a->kind, a->kind, err));
-            ST_TRY(add_pair(p, a, a, err));
-        }
-        for (size_t j = 0; j < i; j++) {
-            cmodel *b = p->models[j];
-            if (!b->active || (!a->simulated && !b->simulated))
-                continue;
-            if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
+        for (size_t j = 0; j <= i; j++) {
+            /* self first, then the earlier models (SOFA's order) */
+            cmodel *b = p->models[j == 0 ? i : j - 1];
+            if (!may_collide(p, a, b))
                 continue;
             cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
             cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
-            if (!has_test(p->method, ka, kb))
-                continue;
             ST_TRY(refuse_missing_test(p, a, b, ka, kb, err));
             ST_TRY(add_pair(p, a, b, err));
         }
+    }
+    ST_TRY(st_array_resize(&p->out_pairs, ST_T_STRINGS, 2 * p->npairs, err));
+    for (size_t k = 0; k < 2 * p->npairs; k++) {
+        char path[256];
+        st_component_path(&p->pairs[k / 2].m[k % 2]->base, path, sizeof path);
+        st_free(p->out_pairs.s[k]);
+        if (!(p->out_pairs.s[k] = st_strdup(path)))
+            return st_error_set(err, ST_ENOMEM, "out of memory naming the contact pairs");
     }
     p->valid = true;
     return ST_OK;
@@ -674,6 +765,7 @@ static const st_collision_ops pipeline_ops = {
     .struct_size = sizeof(st_collision_ops),
     .bind = pipeline_bind,
     .compute = pipeline_compute,
+    .solver_groups = pipeline_solver_groups,
 };
 
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};

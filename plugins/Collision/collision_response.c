@@ -47,3 +47,5 @@ const st_class collision_response_class = {
     .fields = fields,
     .init = init,
 };
+
+bool st_is_contact_manager(const st_component *c) { return c->cls == &collision_response_class; }

@@ -1,0 +1,219 @@
+/* test_collision_groups.c - DefaultCollisionGroupManager: two deformable
+ * bodies, each under its own ODE solver, collide head-on without gravity.
+ * With the group manager both are integrated by one solver in one system
+ * (implicit matrix-free CG, implicit assembled LDL, explicit): they touch,
+ * never interpenetrate, separate, and the total momentum stays what it was
+ * (frictionless penalty contacts, internal springs and stiffness damping
+ * all sum to zero force: round-off only). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(collision_groups, .init = setup, .fini = teardown);
+
+static const char *SOLVERS[3] = {
+    "EulerImplicitSolver: {rayleighStiffness: 0.05, rayleighMass: 0}\n"
+    "        - CGLinearSolver: {iterations: 200, tolerance: 1e-20, threshold: 1e-30}",
+    "EulerImplicitSolver: {rayleighStiffness: 0.05, rayleighMass: 0}\n"
+    "        - SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}",
+    "EulerExplicitSolver: {symplectic: true}",
+};
+
+/* A cube of side a at (x0, y0, z0), a 2x2x2 spring grid of mass m moving
+ * along x at vx, its surface (8 corners, 12 triangles) mapped onto it,
+ * under its own solver. */
+static int body(char *y, size_t cap, const char *name, const char *solver, double x0, double y0,
+                double z0, double a, double m, double vx)
+{
+    char vel[512];
+    int n = snprintf(vel, sizeof vel, "[");
+    for (int i = 0; i < 8; i++)
+        n += snprintf(vel + n, sizeof vel - (size_t)n, "%s[%g, 0, 0]", i ? ", " : "", vx);
+    snprintf(vel + n, sizeof vel - (size_t)n, "]");
+    double p[8][3];
+    for (int i = 0; i < 8; i++) {
+        p[i][0] = x0 + ((i == 1 || i == 2 || i == 5 || i == 6) ? a : 0);
+        p[i][1] = y0 + (i >= 4 ? a : 0);
+        p[i][2] = z0 + ((i == 2 || i == 3 || i == 6 || i == 7) ? a : 0);
+    }
+    /* The grid's points: x fastest, then y, then z. */
+    char grid[1024];
+    n = snprintf(grid, sizeof grid, "[");
+    for (int i = 0; i < 8; i++)
+        n += snprintf(grid + n, sizeof grid - (size_t)n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "",
+                      x0 + (i & 1) * a, y0 + ((i >> 1) & 1) * a, z0 + ((i >> 2) & 1) * a);
+    snprintf(grid + n, sizeof grid - (size_t)n, "]");
+    char pos[1024];
+    n = snprintf(pos, sizeof pos, "[");
+    for (int i = 0; i < 8; i++)
+        n += snprintf(pos + n, sizeof pos - (size_t)n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "",
+                      p[i][0], p[i][1], p[i][2]);
+    snprintf(pos + n, sizeof pos - (size_t)n, "]");
+    return snprintf(
+        y, cap,
+        "    - name: %s\n"
+        "      objects:\n"
+        "        - %s\n"
+        "        - MechanicalObject: {name: %s_dofs, position: %s, velocity: %s}\n"
+        "        - RegularGridTopology: {nx: 2, ny: 2, nz: 2, xmin: %g, xmax: %g, ymin: %g,"
+        " ymax: %g, zmin: %g, zmax: %g}\n"
+        "        - UniformMass: {totalMass: %g}\n"
+        "        - MeshSpringForceField: {stiffness: 300, damping: 1}\n"
+        "      children:\n"
+        "        - name: S\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: %s_surf, position: %s}\n"
+        "            - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2], [4, 6, 5], [4, 7, 6],"
+        " [0, 4, 5], [0, 5, 1], [1, 5, 6], [1, 6, 2], [2, 6, 7], [2, 7, 3], [3, 7, 4], [3, 4, 0]]}\n"
+        "            - TriangleCollisionModel: {contactStiffness: 30}\n"
+        "            - LineCollisionModel: {contactStiffness: 30}\n"
+        "            - PointCollisionModel: {contactStiffness: 30}\n"
+        "            - BarycentricMapping: {input: \"@..\", output: \"@%s_surf\"}\n",
+        name, solver, name, grid, vel, x0, x0 + a, y0, y0 + a, z0, z0 + a, m, name, pos, name);
+}
+
+static char *scene(const char *solver, bool manager, double dt)
+{
+    size_t cap = 32768;
+    char *y = malloc(cap);
+    int n = snprintf(y, cap,
+                     "format: settee/1\n"
+                     "root:\n"
+                     "  name: root\n"
+                     "  gravity: [0, 0, 0]\n"
+                     "  dt: %g\n"
+                     "  objects:\n"
+                     "    - RequiredPlugin: {pluginName: [ODESolver.Backward, ODESolver.Forward,\n"
+                     "        LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology,\n"
+                     "        SolidMechanics.Spring, Mapping.Linear, Collision]}\n"
+                     "    - DefaultAnimationLoop: {}\n"
+                     "    - CollisionPipeline: {}\n"
+                     "    - BruteForceBroadPhase: {}\n"
+                     "    - BVHNarrowPhase: {}\n"
+                     "    - MinProximityIntersection: {alarmDistance: 0.1, contactDistance: 0.05}\n"
+                     "    - CollisionResponse: {}\n"
+                     "%s"
+                     "  children:\n",
+                     dt, manager ? "    - DefaultCollisionGroupManager: {}\n" : "");
+    /* A (mass 1) at +1 towards B (mass 2, smaller, offset in y and z) at -0.25. */
+    n += body(y + n, cap - (size_t)n, "A", solver, -1.2, 0.0, 0.0, 1.0, 1.0, 1.0);
+    body(y + n, cap - (size_t)n, "B", solver, 0.2, 0.2, 0.1, 0.6, 2.0, -0.25);
+    return y;
+}
+
+static st_mstate *state(st_scene *s, const char *name)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert_not_null(c, "no %s", name);
+    return (st_mstate *)c;
+}
+
+/* Total momentum along axis k and the centre-of-mass velocity of one body. */
+static double momentum(const st_mstate *ms, double m, int k)
+{
+    double p = 0;
+    for (size_t i = 0; i < ms->velocity.n; i++)
+        p += m / (double)ms->velocity.n * ms->velocity.r[3 * i + k];
+    return p;
+}
+
+static const double *pt(const st_mstate *ms, int i) { return ms->position.r + 3 * i; }
+
+/* The signed distance of B's front face corners (its -x face: 0, 3, 4, 7)
+ * to A's front face (+x: triangles 1 5 6 and 1 6 2, normal outwards) where
+ * they project inside it: negative when B's corner is inside A. */
+static double face_gap(const st_mstate *a, const st_mstate *b)
+{
+    static const int tri[2][3] = {{1, 5, 6}, {1, 6, 2}}, corner[4] = {0, 3, 4, 7};
+    double gmin = 1e9;
+    for (int t = 0; t < 2; t++) {
+        const double *p0 = pt(a, tri[t][0]), *p1 = pt(a, tri[t][1]), *p2 = pt(a, tri[t][2]);
+        double e1[3], e2[3], nrm[3];
+        for (int k = 0; k < 3; k++)
+            e1[k] = p1[k] - p0[k], e2[k] = p2[k] - p0[k];
+        nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        double sg = nrm[0] > 0 ? 1.0 : -1.0;
+        for (int c = 0; c < 4; c++) {
+            const double *q = pt(b, corner[c]);
+            double w[3], d = 0;
+            for (int k = 0; k < 3; k++)
+                w[k] = q[k] - p0[k], d += w[k] * nrm[k] * sg / len;
+            /* barycentric coordinates of q's projection */
+            double d11 = 0, d12 = 0, d22 = 0, w1 = 0, w2 = 0;
+            for (int k = 0; k < 3; k++) {
+                d11 += e1[k] * e1[k], d12 += e1[k] * e2[k], d22 += e2[k] * e2[k];
+                w1 += w[k] * e1[k], w2 += w[k] * e2[k];
+            }
+            double det = d11 * d22 - d12 * d12, u = (w1 * d22 - w2 * d12) / det,
+                   v = (w2 * d11 - w1 * d12) / det;
+            if (u >= 0 && v >= 0 && u + v <= 1)
+                gmin = fmin(gmin, d);
+        }
+    }
+    return gmin;
+}
+
+static void head_on(int which, double dt, int steps)
+{
+    char *y = scene(SOLVERS[which], true, dt);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    cr_assert_eq(s->nsystems, 1, "the two solvers were not merged (%zu systems)", s->nsystems);
+    cr_assert(strstr(T.log, "collision group: /B/EulerImplicitSolver1") || strstr(T.log, "collision group: /B/EulerExplicitSolver1"), "%s",
+              T.log);
+    st_mstate *a = state(s, "A_dofs"), *b = state(s, "B_dofs");
+    st_mstate *as = state(s, "A_surf"), *bs = state(s, "B_surf");
+    double p0[3], drift = 0, gap_min = 1e9;
+    for (int k = 0; k < 3; k++)
+        p0[k] = momentum(a, 1, k) + momentum(b, 2, k);
+    cr_assert(fabs(p0[0] - 0.5) < 1e-12, "initial momentum %g", p0[0]);
+    for (int i = 0; i < steps; i++) {
+        cr_assert_eq(st_scene_step(s, dt, &e), ST_OK, "step %d: %s", i, e.msg);
+        for (int k = 0; k < 3; k++)
+            drift = fmax(drift, fabs(momentum(a, 1, k) + momentum(b, 2, k) - p0[k]));
+        gap_min = fmin(gap_min, face_gap(as, bs));
+    }
+    double va = momentum(a, 1, 0), vb = momentum(b, 2, 0) / 2;
+    cr_log_info("solver %d: momentum drift %g, closest gap %g, final velocities %g %g", which,
+                drift, gap_min, va, vb);
+    /* B's corners reached A's face (within the contact distance 0.05) and
+     * never went through it. */
+    cr_assert(gap_min < 0.05, "the bodies never came within the contact distance (%g)", gap_min);
+    cr_assert(gap_min > 0.0, "B's face went through A's (signed distance %g)", gap_min);
+    cr_assert(vb - va > 0.0, "the bodies still approach after the collision (%g %g)", va, vb);
+    cr_assert(drift < 1e-9, "momentum drifted by %g", drift);
+    st_scene_destroy(&s);
+    free(y);
+}
+
+Test(collision_groups, head_on_implicit_cg) { head_on(0, 0.005, 400); }
+Test(collision_groups, head_on_implicit_ldl) { head_on(1, 0.005, 400); }
+Test(collision_groups, head_on_explicit) { head_on(2, 5e-4, 4000); }
+
+/* Without the group manager the same scene is refused at init. */
+Test(collision_groups, refused_without_group_manager)
+{
+    char *y = scene(SOLVERS[0], false, 0.01);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_neq(st_scene_init(s, &e), ST_OK);
+    cr_assert(strstr(e.msg, "two different ODE solvers") &&
+                  strstr(e.msg, "DefaultCollisionGroupManager"),
+              "%s", e.msg);
+    st_scene_destroy(&s);
+    free(y);
+}
