@@ -223,8 +223,17 @@ void cmodel_update_boxes(cmodel *m);
 /* SOFA's canCollideWith (same node: selfCollision; else groups). */
 bool cmodel_can_collide(const cmodel *a, const cmodel *b);
 bool st_is_collision_model(const st_component *c);
-/* CollisionResponse or RuleBasedContactManager (collision_response.c). */
+/* ---- contact managers (collision_response.c) ---- */
+typedef enum cresponse { CR_PENALTY = 0, CR_NONE } cresponse;
+/* CollisionResponse or RuleBasedContactManager. */
 bool st_is_contact_manager(const st_component *c);
+/* The response SOFA's string s names (field: where it was read, for
+ * errors): PenalityContactForceField (or default), nullptr; else an error. */
+st_status cresponse_parse(const st_component *self, const char *field, const char *s,
+                          cresponse *out, st_error *err);
+/* The response of the pair (a, b) by SOFA's rules (mgr NULL: the default). */
+st_status st_contact_response(const st_component *mgr, const cmodel *a, const cmodel *b,
+                              cresponse *out, st_error *err);
 extern const st_forcefield_ops cmodel_forcefield_ops;
 extern const char *const cmodel_sphere_templates[];
 

@@ -181,7 +181,7 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
     if (s0 && s1 && s0 != s1) {
-        char pa[256], pb[256];
+        char pa[256], pb[256], sa[256], sb[256];
         return st_component_error(&p->base, NULL, err, ST_ESCENE,
                                   "collision models %s and %s may collide, but their states are "
                                   "integrated by two different ODE solvers (%s, %s): add a "
@@ -190,7 +190,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
                                   "side static (no solver above it)",
                                   st_component_path(&m0->base, pa, sizeof pa),
                                   st_component_path(&m1->base, pb, sizeof pb),
-                                  s0->solver->name, s1->solver->name);
+                                  st_component_path(s0->solver, sa, sizeof sa),
+                                  st_component_path(s1->solver, sb, sizeof sb));
     }
     cpair *q = &p->pairs[p->npairs];
     memset(q, 0, sizeof *q);
@@ -305,6 +306,17 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
     return has_test(p->method, ka, kb);
 }
 
+/* Whether the contact manager gives the pair a response (SOFA's
+ * "nullptr" leaves it out: no contact, no group). */
+static st_status responds(const pipeline *p, const cmodel *a, const cmodel *b, bool *yes,
+                          st_error *err)
+{
+    cresponse r = CR_PENALTY;
+    ST_TRY(st_contact_response(p->response, a, b, &r, err));
+    *yes = r != CR_NONE;
+    return ST_OK;
+}
+
 /* The index in sv of the driven solver above node n, or n_sv when none. */
 static size_t driver_of(st_node *n, st_component *const *sv, size_t n_sv)
 {
@@ -343,7 +355,11 @@ static st_status pipeline_solver_groups(st_component *self, st_node *root,
         for (size_t j = 0; j < i && da < n; j++) {
             cmodel *b = p->models[j];
             size_t db = driver_of(b->ms->base.node, sv, n);
+            bool yes = false;
             if (db >= n || !may_collide(p, a, b))
+                continue;
+            ST_TRY(responds(p, a, b, &yes, err));
+            if (!yes)
                 continue;
             size_t ra = group_root(group, da), rb = group_root(group, db);
             if (ra == rb)
@@ -388,8 +404,17 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         for (size_t j = 0; j <= i; j++) {
             /* self first, then the earlier models (SOFA's order) */
             cmodel *b = p->models[j == 0 ? i : j - 1];
+            bool yes = false;
             if (!may_collide(p, a, b))
                 continue;
+            ST_TRY(responds(p, a, b, &yes, err));
+            if (!yes) {
+                char pa[256], pb[256];
+                st_component_info(self, "%s - %s: no response (nullptr): left out",
+                                  st_component_path(&a->base, pa, sizeof pa),
+                                  st_component_path(&b->base, pb, sizeof pb));
+                continue;
+            }
             cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
             cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
             ST_TRY(refuse_missing_test(p, a, b, ka, kb, err));

@@ -231,13 +231,9 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
     m->kind = kind;
-    if (m->contact_response && m->contact_response[0] &&
-        strcmp(m->contact_response, "PenalityContactForceField") &&
-        strcmp(m->contact_response, "default"))
-        return st_component_error(self, "contactResponse", err, ST_ESCENE,
-                                  "response '%s' is not available in settee (only "
-                                  "PenalityContactForceField)",
-                                  m->contact_response);
+    cresponse resp;
+    if (m->contact_response && m->contact_response[0])
+        ST_TRY(cresponse_parse(self, "contactResponse", m->contact_response, &resp, err));
     switch (kind) {
     case CM_LINE:
     case CM_TRIANGLE:

@@ -18,6 +18,7 @@ extern const st_class sphere_collision_model_class;
 extern const st_class cube_collision_model_class;
 extern const st_class collision_response_class;
 extern const st_class collision_group_manager_class;
+extern const st_class rule_based_contact_manager_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -30,6 +31,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sphere_collision_model_class,    &cube_collision_model_class,
         &collision_response_class,        &collision_group_manager_class,
         &new_proximity_intersection_class, &local_min_distance_class,
+        &rule_based_contact_manager_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));

@@ -1,4 +1,4 @@
-/* test_collision_groups.c - DefaultCollisionGroupManager: two deformable
+/* test_collision_response.c - DefaultCollisionGroupManager: two deformable
  * bodies, each under its own ODE solver, collide head-on without gravity.
  * With the group manager both are integrated by one solver in one system
  * (implicit matrix-free CG, implicit assembled LDL, explicit): they touch,
@@ -17,7 +17,7 @@
 static test_rt T;
 static void setup(void) { test_rt_open(&T); }
 static void teardown(void) { test_rt_close(&T); }
-TestSuite(collision_groups, .init = setup, .fini = teardown);
+TestSuite(collision_response, .init = setup, .fini = teardown);
 
 static const char *SOLVERS[3] = {
     "EulerImplicitSolver: {rayleighStiffness: 0.05, rayleighMass: 0}\n"
@@ -199,12 +199,12 @@ static void head_on(int which, double dt, int steps)
     free(y);
 }
 
-Test(collision_groups, head_on_implicit_cg) { head_on(0, 0.005, 400); }
-Test(collision_groups, head_on_implicit_ldl) { head_on(1, 0.005, 400); }
-Test(collision_groups, head_on_explicit) { head_on(2, 5e-4, 4000); }
+Test(collision_response, head_on_implicit_cg) { head_on(0, 0.005, 400); }
+Test(collision_response, head_on_implicit_ldl) { head_on(1, 0.005, 400); }
+Test(collision_response, head_on_explicit) { head_on(2, 5e-4, 4000); }
 
 /* Without the group manager the same scene is refused at init. */
-Test(collision_groups, refused_without_group_manager)
+Test(collision_response, refused_without_group_manager)
 {
     char *y = scene(SOLVERS[0], false, 0.01);
     st_scene *s = NULL;
@@ -216,4 +216,209 @@ Test(collision_groups, refused_without_group_manager)
               "%s", e.msg);
     st_scene_destroy(&s);
     free(y);
+}
+
+/* ---- RuleBasedContactManager and the contacts of --export-state ---- */
+
+/* Two balls (Vec3d spheres of radius 0.1, mass 1) over a static floor, each
+ * under its own implicit solver; the manager's line is given. */
+static char *balls_yaml(const char *manager)
+{
+    char *y = malloc(8192);
+    snprintf(y, 8192,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,"
+             " Topology, Collision]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "    - CollisionPipeline: {}\n"
+             "    - BruteForceBroadPhase: {}\n"
+             "    - BVHNarrowPhase: {}\n"
+             "    - MinProximityIntersection: {alarmDistance: 0.8, contactDistance: 0.5}\n"
+             "    - DefaultCollisionGroupManager: {}\n"
+             "    - %s\n"
+             "  children:\n"
+             "    - name: A\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: a, position: [[-1, 0.7, 0]]}\n"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - SphereCollisionModel: {name: BallA, radius: 0.1, contactStiffness: 100}\n"
+             "    - name: B\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: b, position: [[1, 0.7, 0.5]]}\n"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - SphereCollisionModel: {name: BallB, radius: 0.1, contactStiffness: 100,"
+             " group: [7]}\n"
+             "    - name: Floor\n"
+             "      objects:\n"
+             "        - MechanicalObject: {position: [[-3, 0, -3], [3, 0, -3], [3, 0, 3], [-3, 0, 3]]}\n"
+             "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
+             "        - TriangleCollisionModel: {name: Ground, moving: false, simulated: false,"
+             " contactStiffness: 100}\n",
+             manager);
+    return y;
+}
+
+/* The height a Vec3d ball of mass 1 rests at: d - g / ks, d = 0.5 + 0.1,
+ * ks = 100 100 / d. */
+static double ball_rest(void) { return 0.6 - 9.81 / (100.0 * 100.0 / 0.6); }
+
+static st_scene *run_balls(const char *manager, int steps)
+{
+    char *y = balls_yaml(manager);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s\n%s", e.msg, y);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    for (int i = 0; i < steps; i++)
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s", i, e.msg);
+    free(y);
+    return s;
+}
+
+/* A rule by model names leaves ball A without response (it falls through
+ * the floor); the catch-all rule gives ball B the penalty (it rests at the
+ * depth its stiffness implies). */
+Test(collision_response, rules_by_name)
+{
+    st_scene *s = run_balls("RuleBasedContactManager: {rules: \"BallA Ground nullptr  * * "
+                            "PenalityContactForceField\"}",
+                            300);
+    double ya = state(s, "a")->position.r[1], yb = state(s, "b")->position.r[1];
+    cr_assert(ya < -1.0, "ball A was held by the floor (y %g)", ya);
+    cr_assert(fabs(yb - ball_rest()) < 1e-6, "ball B at %.9g, rest %.9g", yb, ball_rest());
+    cr_assert(strstr(T.log, "/A/BallA - /Floor/Ground: no response (nullptr)") ||
+                  strstr(T.log, "/Floor/Ground - /A/BallA: no response (nullptr)"),
+              "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+/* A rule by group number (either way round), then the manager's default
+ * response for the pairs no rule matches. */
+Test(collision_response, rules_by_group_and_default)
+{
+    st_scene *s = run_balls("RuleBasedContactManager: {rules: \"Ground 7 nullptr\"}", 300);
+    double ya = state(s, "a")->position.r[1], yb = state(s, "b")->position.r[1];
+    cr_assert(fabs(ya - ball_rest()) < 1e-6, "ball A at %.9g, rest %.9g", ya, ball_rest());
+    cr_assert(yb < -1.0, "ball B (group 7) was held by the floor (y %g)", yb);
+    st_scene_destroy(&s);
+}
+
+/* A model's contactResponse comes before the rules (SOFA's order). */
+Test(collision_response, model_response_first)
+{
+    char *y = balls_yaml("RuleBasedContactManager: {rules: \"* * nullptr\"}");
+    char *at = strstr(y, "name: BallB, radius: 0.1,");
+    cr_assert_not_null(at);
+    char *z = malloc(strlen(y) + 64);
+    snprintf(z, strlen(y) + 64, "%.*sname: BallB, contactResponse: PenalityContactForceField,%s",
+             (int)(at - y), y, at + strlen("name: BallB,"));
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, z, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    for (int i = 0; i < 300; i++)
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+    cr_assert(state(s, "a")->position.r[1] < -1.0);
+    cr_assert(fabs(state(s, "b")->position.r[1] - ball_rest()) < 1e-6);
+    st_scene_destroy(&s);
+    free(y);
+    free(z);
+}
+
+/* Bad rules and unavailable responses: clear errors naming the field. */
+Test(collision_response, bad_rules_are_refused)
+{
+    const char *bad[4][2] = {
+        {"RuleBasedContactManager: {rules: \"BallA Ground\"}", "triplet"},
+        {"RuleBasedContactManager: {rules: \"* * FrictionContactConstraint?mu=0.5\"}",
+         "FrictionContactConstraint' is not available"},
+        {"RuleBasedContactManager: {variables: resp, rules: \"* * $resp$\"}", "variables"},
+        {"CollisionResponse: {response: StickContactConstraint}", "not available"},
+    };
+    for (int k = 0; k < 4; k++) {
+        char *y = balls_yaml(bad[k][0]);
+        st_scene *s = NULL;
+        st_error e = {0};
+        cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+        cr_assert_neq(st_scene_init(s, &e), ST_OK, "%s accepted", bad[k][0]);
+        cr_assert(strstr(e.msg, bad[k][1]), "%s: %s", bad[k][0], e.msg);
+        st_scene_destroy(&s);
+        free(y);
+    }
+}
+
+/* Reads the numbers of the JSON list after "key": (nested lists flattened). */
+static size_t json_numbers(const char *text, const char *key, double *out, size_t max)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *p = strstr(text, k);
+    cr_assert_not_null(p, "no %s in the export", key);
+    p += strlen(k);
+    size_t n = 0;
+    int depth = 0;
+    do {
+        if (*p == '[')
+            depth++, p++;
+        else if (*p == ']')
+            depth--, p++;
+        else if (*p == ',' || *p == ' ' || *p == '\n')
+            p++;
+        else {
+            char *end;
+            double v = strtod(p, &end);
+            cr_assert(end != p, "bad number in %s: %.20s", key, p);
+            if (n < max)
+                out[n] = v;
+            n++;
+            p = end;
+        }
+    } while (depth > 0 && *p);
+    return n;
+}
+
+/* The export holds this step's contacts: the pairs with a response, their
+ * counts, points, normals and distances, against the closed form of a
+ * ball resting on the floor (contact at the foot of its centre, normal up,
+ * distance centre height minus the rest distance 0.6). */
+Test(collision_response, contacts_in_export_state)
+{
+    st_scene *s = run_balls("RuleBasedContactManager: {rules: \"BallA Ground nullptr\"}", 200);
+    const double *b = state(s, "b")->position.r;
+    double c[3] = {b[0], b[1], b[2]}; /* the step's detection used the position before it */
+    st_error e = {0};
+    cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+    const char *path = test_write_temp("contacts.json", "");
+    cr_assert_eq(st_scene_export_state(s, path, 201, &e), ST_OK, "%s", e.msg);
+    char *text = test_read_file(path);
+    cr_assert(strstr(text, "\"contacts\": [\n {\"path\": \"/CollisionPipeline1\""), "%s", text);
+    /* The balls' pair (no contact) and B's with the floor; A's is left out. */
+    cr_assert(strstr(text, "\"contactPairs\": [\"/B/BallB\", \"/A/BallA\", \"/Floor/Ground\", "
+                           "\"/B/BallB\"]"),
+              "%s", text);
+    double v[16];
+    cr_assert_eq(json_numbers(text, "contactCounts", v, 16), 2);
+    cr_assert(v[0] == 0 && v[1] == 1, "counts %g %g", v[0], v[1]);
+    cr_assert_eq(json_numbers(text, "contactPoints", v, 16), 6);
+    const double want[6] = {c[0], 0, c[2], c[0], c[1], c[2]};
+    for (int k = 0; k < 6; k++)
+        cr_assert(fabs(v[k] - want[k]) < 1e-12, "point coordinate %d: %.17g, want %.17g", k, v[k],
+                  want[k]);
+    cr_assert_eq(json_numbers(text, "contactNormals", v, 16), 3);
+    cr_assert(fabs(v[0]) < 1e-15 && fabs(v[1] - 1) < 1e-15 && fabs(v[2]) < 1e-15,
+              "normal %g %g %g", v[0], v[1], v[2]);
+    cr_assert_eq(json_numbers(text, "contactDistances", v, 16), 1);
+    cr_assert(fabs(v[0] - (c[1] - 0.6)) < 1e-12, "distance %.17g, want %.17g", v[0], c[1] - 0.6);
+    cr_assert(v[0] < 0 && fabs(v[0] + 9.81 / (1e4 / 0.6)) < 1e-6, "penetration %g", -v[0]);
+    free(text);
+    st_scene_destroy(&s);
 }
