@@ -422,3 +422,124 @@ Test(collision_response, contacts_in_export_state)
     free(text);
     st_scene_destroy(&s);
 }
+
+/* ---- the rigid contact's geometric stiffness ---- */
+
+/* Two Rigid3d spheres (turned frames) pressed into each other and the first
+ * onto a static floor, under one solver; the response asks for the rigid
+ * mapping's geometric stiffness or not. Returns the worst gap between the
+ * finite-difference Jacobian of the forces (x (+) eps e_j, central) and
+ * add_dforce, and between add_dforce and the assembled matrix, relative to
+ * the largest stiffness entry; *rot_gap receives the largest
+ * finite-difference rotation-rotation entry that add_dforce misses. */
+static void rigid_jacobian(const char *params, double *fd_gap, double *mat_gap, double *rot_gap)
+{
+    char y[8192];
+    snprintf(y, sizeof y,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, 0, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,"
+             " Topology, Collision]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "    - CollisionPipeline: {}\n"
+             "    - BruteForceBroadPhase: {}\n"
+             "    - BVHNarrowPhase: {}\n"
+             "    - MinProximityIntersection: {alarmDistance: 0.3, contactDistance: 0.1}\n"
+             "    - CollisionResponse: {%s}\n"
+             "  children:\n"
+             "    - name: Bodies\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {}\n"
+             "      children:\n"
+             "        - name: A\n"
+             "          objects:\n"
+             "            - MechanicalObject: {template: Rigid3d, position: [[0.1, 0.35, -0.05,"
+             " 0.1825742, 0.3651484, 0.5477226, 0.7302967]]}\n"
+             "            - UniformMass: {totalMass: 2}\n"
+             "            - SphereCollisionModel: {radius: 0.3, contactStiffness: 20}\n"
+             "        - name: B\n"
+             "          objects:\n"
+             "            - MechanicalObject: {template: Rigid3d, position: [[0.55, 0.55, 0.15,"
+             " -0.2, 0.1, 0.3, 0.9273618]]}\n"
+             "            - UniformMass: {totalMass: 2}\n"
+             "            - SphereCollisionModel: {radius: 0.3, contactStiffness: 20}\n"
+             "    - name: Floor\n"
+             "      objects:\n"
+             "        - MechanicalObject: {position: [[-3, 0, -3], [3, 0, -3], [3, 0, 3], [-3, 0, 3]]}\n"
+             "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
+             "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: 20}\n",
+             params);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    st_component *pipe = test_find_object(s, "CollisionPipeline1");
+    cr_assert_eq(pipe->cls->collision->compute(pipe, st_scene_root(s), &e), ST_OK, "%s", e.msg);
+    st_system *sys = s->systems[0];
+    size_t nd = sys->size_all, nx = sys->xsize_all;
+    cr_assert_eq(sys->size, 12);
+    double *x0 = malloc(nx * sizeof *x0), *xp = malloc(nx * sizeof *xp);
+    double *fp = calloc(nd, sizeof *fp), *fm = calloc(nd, sizeof *fm), *dx = calloc(nd, sizeof *dx);
+    double *df = calloc(nd, sizeof *df), *km = calloc(nd, sizeof *km);
+    memcpy(x0, sys->x, nx * sizeof *x0);
+    st_system_compute_force(sys, fp, x0, sys->v);
+    cr_assert(fabs(fp[1]) > 1.0 && fabs(fp[6]) > 1.0, "no contact forces (%g %g)", fp[1], fp[6]);
+    st_matrix *mat = NULL;
+    cr_assert_eq(st_matrix_create(sys, &mat, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_matrix_assemble(mat, sys, 0.0, 0.0, 1.0, &e), ST_OK, "%s", e.msg);
+    const double eps = 1e-6;
+    double worst = 0, worst_m = 0, kmax = 0, rot = 0;
+    for (size_t col = 0; col < sys->size; col++) {
+        double *f2[2] = {fm, fp};
+        memset(dx, 0, nd * sizeof *dx);
+        dx[col] = 1.0;
+        for (int sg = 0; sg < 2; sg++) {
+            st_vec_x_op(sys, xp, x0, dx, sg ? eps : -eps);
+            st_system_propagate_x(sys, xp);
+            memset(f2[sg], 0, nd * sizeof *fp);
+            st_system_compute_force(sys, f2[sg], xp, sys->v);
+        }
+        st_system_propagate_x(sys, x0);
+        memset(df, 0, nd * sizeof *df);
+        st_system_compute_force(sys, df, x0, sys->v); /* back at x0: arms and penetrations */
+        memset(df, 0, nd * sizeof *df);
+        st_system_add_mbkdx(sys, df, dx, 0.0, 0.0, 1.0, true);
+        st_matrix_mul(mat, km, dx);
+        for (size_t r = 0; r < sys->size; r++) {
+            double fd = (fp[r] - fm[r]) / (2 * eps);
+            worst = fmax(worst, fabs(fd - df[r]));
+            worst_m = fmax(worst_m, fabs(km[r] - df[r]));
+            kmax = fmax(kmax, fabs(fd));
+            if (r % 6 >= 3 && col % 6 >= 3)
+                rot = fmax(rot, fabs(fd - df[r]));
+        }
+    }
+    cr_log_info("%s: max stiffness %g, add_dforce vs FD %g, matrix vs add_dforce %g, rotation %g",
+                params, kmax, worst, worst_m, rot);
+    *fd_gap = worst / kmax;
+    *mat_gap = worst_m / kmax;
+    *rot_gap = rot / kmax;
+    st_matrix_destroy(&mat);
+    free(x0), free(xp), free(fp), free(fm), free(dx), free(df), free(km);
+    st_scene_destroy(&s);
+}
+
+/* With geometricStiffness=1 the contact's stiffness is the derivative of
+ * its forces and torques, rotations included; without it (SOFA's default)
+ * exactly the rotation-rotation terms are missing. */
+Test(collision_response, rigid_contact_geometric_stiffness)
+{
+    double fd, mat, rot;
+    rigid_jacobian("responseParams: geometricStiffness=1", &fd, &mat, &rot);
+    cr_assert(fd < 1e-6, "add_dforce vs finite differences: %g of the largest entry", fd);
+    cr_assert(mat < 1e-12, "assembled K vs add_dforce: %g of the largest entry", mat);
+    rigid_jacobian("", &fd, &mat, &rot);
+    cr_assert(mat < 1e-12, "assembled K vs add_dforce: %g", mat);
+    cr_assert(rot > 1e-3, "the rotation terms should be missing without it (%g)", rot);
+    cr_assert(fabs(fd - rot) < 1e-6, "only the rotation terms should differ (%g, %g)", fd, rot);
+}

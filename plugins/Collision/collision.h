@@ -116,6 +116,7 @@ struct cpair {
     const struct cintersect *method;
     st_system *sys;            /* the system the forces act in */
     bool in_sys[2];            /* the side's state belongs to sys */
+    int geometric_stiffness;   /* rigid sides: the lever arm's rotation in K (1) or not (0) */
     ccontact *c;
     size_t n, cap;
     cdetect *det;              /* this step's detection outputs */
@@ -225,15 +226,19 @@ bool cmodel_can_collide(const cmodel *a, const cmodel *b);
 bool st_is_collision_model(const st_component *c);
 /* ---- contact managers (collision_response.c) ---- */
 typedef enum cresponse { CR_PENALTY = 0, CR_NONE } cresponse;
+typedef struct cresp {
+    cresponse kind;
+    int geometric_stiffness; /* "geometricStiffness" parameter: 0 none, 1 exact */
+} cresp;
 /* CollisionResponse or RuleBasedContactManager. */
 bool st_is_contact_manager(const st_component *c);
 /* The response SOFA's string s names (field: where it was read, for
  * errors): PenalityContactForceField (or default), nullptr; else an error. */
 st_status cresponse_parse(const st_component *self, const char *field, const char *s,
-                          cresponse *out, st_error *err);
+                          cresp *out, st_error *err);
 /* The response of the pair (a, b) by SOFA's rules (mgr NULL: the default). */
 st_status st_contact_response(const st_component *mgr, const cmodel *a, const cmodel *b,
-                              cresponse *out, st_error *err);
+                              cresp *out, st_error *err);
 extern const st_forcefield_ops cmodel_forcefield_ops;
 extern const char *const cmodel_sphere_templates[];
 

@@ -309,11 +309,13 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
 /* Whether the contact manager gives the pair a response (SOFA's
  * "nullptr" leaves it out: no contact, no group). */
 static st_status responds(const pipeline *p, const cmodel *a, const cmodel *b, bool *yes,
-                          st_error *err)
+                          int *gs, st_error *err)
 {
-    cresponse r = CR_PENALTY;
+    cresp r = {CR_PENALTY, 0};
     ST_TRY(st_contact_response(p->response, a, b, &r, err));
-    *yes = r != CR_NONE;
+    *yes = r.kind != CR_NONE;
+    if (gs)
+        *gs = r.geometric_stiffness;
     return ST_OK;
 }
 
@@ -358,7 +360,7 @@ static st_status pipeline_solver_groups(st_component *self, st_node *root,
             bool yes = false;
             if (db >= n || !may_collide(p, a, b))
                 continue;
-            ST_TRY(responds(p, a, b, &yes, err));
+            ST_TRY(responds(p, a, b, &yes, NULL, err));
             if (!yes)
                 continue;
             size_t ra = group_root(group, da), rb = group_root(group, db);
@@ -405,9 +407,10 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             /* self first, then the earlier models (SOFA's order) */
             cmodel *b = p->models[j == 0 ? i : j - 1];
             bool yes = false;
+            int gs = 0;
             if (!may_collide(p, a, b))
                 continue;
-            ST_TRY(responds(p, a, b, &yes, err));
+            ST_TRY(responds(p, a, b, &yes, &gs, err));
             if (!yes) {
                 char pa[256], pb[256];
                 st_component_info(self, "%s - %s: no response (nullptr): left out",
@@ -418,7 +421,10 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
             cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
             ST_TRY(refuse_missing_test(p, a, b, ka, kb, err));
+            size_t before = p->npairs;
             ST_TRY(add_pair(p, a, b, err));
+            if (p->npairs > before)
+                p->pairs[before].geometric_stiffness = gs;
         }
     }
     ST_TRY(st_array_resize(&p->out_pairs, ST_T_STRINGS, 2 * p->npairs, err));

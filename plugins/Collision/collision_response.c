@@ -36,8 +36,9 @@ typedef struct response {
     ST_STRING(response, response, "response", "PenalityContactForceField",                       \
               "contact response class (settee: PenalityContactForceField, or nullptr for none)"), \
         ST_STRING(response, response_params, "responseParams", NULL,                             \
-                  "contact response parameters (syntax: name1=value1&name2=value2&...) (none "   \
-                  "for PenalityContactForceField)")
+                  "contact response parameters (syntax: name1=value1&name2=value2&...) "         \
+                  "(settee: geometricStiffness=0|1, the rigid contact mapping's geometric "      \
+                  "stiffness, 0 as SOFA's RigidMapping default)")
 
 static const st_field fields[] = {RESPONSE_FIELDS, ST_FIELD_END};
 
@@ -54,25 +55,54 @@ static const st_field rule_fields[] = {
               "contact, the default response is used."),
     ST_FIELD_END};
 
+/* The parameters after "?" (SOFA's "name1=value1&name2=value2"): settee
+ * knows geometricStiffness (0 or 1: the rigid contact mapping's geometric
+ * stiffness, SOFA's RigidMapping field of that name; 0, SOFA's default,
+ * leaves it out). */
+static st_status parse_params(const st_component *self, const char *field, const char *p,
+                              cresp *out, st_error *err)
+{
+    while (*p) {
+        size_t n = strcspn(p, "&?");
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        if (kn == 18 && !strncmp(p, "geometricStiffness", kn) && eq) {
+            char *end;
+            long v = strtol(eq + 1, &end, 10);
+            if (end != p + n || v < 0 || v > 1)
+                return st_component_error(self, field, err, ST_ESCENE,
+                                          "geometricStiffness is 0 (none, SOFA's default) or 1 "
+                                          "(exact; settee has not SOFA's stabilized 2): got '%.*s'",
+                                          (int)(n - kn - 1), eq + 1);
+            out->geometric_stiffness = (int)v;
+        } else if (n) {
+            return st_component_error(self, field, err, ST_ESCENE,
+                                      "PenalityContactForceField has no parameter '%.*s' in "
+                                      "settee (geometricStiffness=0|1 is known)",
+                                      (int)kn, p);
+        }
+        p += n + (p[n] != 0);
+    }
+    return ST_OK;
+}
+
 /* Which response a SOFA response string names ("Type" or "Type?a=b&c=d"). */
 st_status cresponse_parse(const st_component *self, const char *field, const char *s,
-                                cresponse *out, st_error *err)
+                          cresp *out, st_error *err)
 {
     size_t n = strcspn(s, "?");
+    out->geometric_stiffness = 0;
     if ((n == 25 && !strncmp(s, "PenalityContactForceField", n)) ||
         (n == 7 && !strncmp(s, "default", n)))
-        *out = CR_PENALTY;
+        out->kind = CR_PENALTY;
     else if (n == 7 && !strncmp(s, "nullptr", n))
-        *out = CR_NONE;
+        out->kind = CR_NONE;
     else
         return st_component_error(self, field, err, ST_ESCENE,
                                   "response '%.*s' is not available in settee; "
                                   "PenalityContactForceField and nullptr (no response) are",
                                   (int)n, s);
-    if (s[n] == '?' && s[n + 1])
-        return st_component_error(self, field, err, ST_ESCENE,
-                                  "response '%s': %.*s takes no parameters in settee", s, (int)n, s);
-    return ST_OK;
+    return s[n] ? parse_params(self, field, s + n + 1, out, err) : ST_OK;
 }
 
 /* Splits the rules into triplets (SOFA reads them with >>: any white
@@ -116,7 +146,7 @@ static st_status parse_rules(response *r, st_error *err)
                 snprintf(ru->name[s], sizeof ru->name[s], "%s", tok[s]);
         }
         snprintf(ru->response, sizeof ru->response, "%s", tok[2]);
-        cresponse dummy;
+        cresp dummy;
         ST_TRY(cresponse_parse(&r->base, "rules", ru->response, &dummy, err));
     }
 }
@@ -124,12 +154,11 @@ static st_status parse_rules(response *r, st_error *err)
 static st_status response_init(st_component *self, st_error *err)
 {
     response *r = (response *)self;
-    cresponse dummy;
+    cresp dummy;
     if (r->response && r->response[0])
         ST_TRY(cresponse_parse(self, "response", r->response, &dummy, err));
     if (r->response_params && r->response_params[0])
-        return st_component_error(self, "responseParams", err, ST_ESCENE,
-                                  "PenalityContactForceField takes no responseParams");
+        ST_TRY(parse_params(self, "responseParams", r->response_params, &dummy, err));
     if (r->variables && r->variables[0])
         return st_component_error(self, "variables", err, ST_ESCENE,
                                   "variables are not supported in settee (SOFA creates a data "
@@ -164,7 +193,7 @@ static bool side_matches(const crule *ru, int s, const cmodel *m)
 }
 
 st_status st_contact_response(const st_component *mgr, const cmodel *a, const cmodel *b,
-                              cresponse *out, st_error *err)
+                              cresp *out, st_error *err)
 {
     const response *r = (const response *)mgr;
     /* A response set on a model takes priority (SOFA's rule). */
@@ -179,9 +208,13 @@ st_status st_contact_response(const st_component *mgr, const cmodel *a, const cm
             (side_matches(ru, 0, b) && side_matches(ru, 1, a)))
             return cresponse_parse(mgr, "rules", ru->response, out, err);
     }
-    *out = CR_PENALTY;
-    return r && r->response && r->response[0] ? cresponse_parse(mgr, "response", r->response, out, err)
-                                          : ST_OK;
+    out->kind = CR_PENALTY;
+    out->geometric_stiffness = 0;
+    if (r && r->response && r->response[0])
+        ST_TRY(cresponse_parse(mgr, "response", r->response, out, err));
+    if (r && r->response_params && r->response_params[0])
+        ST_TRY(parse_params(mgr, "responseParams", r->response_params, out, err));
+    return ST_OK;
 }
 
 static const char *const aliases[] = {"DefaultContactManager", NULL};

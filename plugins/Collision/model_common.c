@@ -231,7 +231,7 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
     m->kind = kind;
-    cresponse resp;
+    cresp resp;
     if (m->contact_response && m->contact_response[0])
         ST_TRY(cresponse_parse(self, "contactResponse", m->contact_response, &resp, err));
     switch (kind) {
