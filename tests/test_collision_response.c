@@ -543,3 +543,117 @@ Test(collision_response, rigid_contact_geometric_stiffness)
     cr_assert(rot > 1e-3, "the rotation terms should be missing without it (%g)", rot);
     cr_assert(fabs(fd - rot) < 1e-6, "only the rotation terms should differ (%g, %g)", fd, rot);
 }
+
+/* ---- self-collision: a folded cloth ---- */
+
+/* A cloth strip folded in a U (a bottom layer on the floor, a half-circle
+ * bend, a top layer 0.3 above) with springs on its edges: gravity drops the
+ * top layer onto the bottom one. NC columns across (z), the bottom and top
+ * layers NL rows each (x), NB rows in the bend. */
+enum { NC = 6, NL = 12, NB = 5, NROWS = 2 * NL + NB };
+
+static char *folded_cloth_yaml(bool self)
+{
+    size_t cap = 1 << 17;
+    char *y = malloc(cap);
+    int n = snprintf(y, cap,
+                     "format: settee/1\n"
+                     "root:\n"
+                     "  name: root\n"
+                     "  gravity: [0, -9.81, 0]\n"
+                     "  dt: 0.004\n"
+                     "  objects:\n"
+                     "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,"
+                     " Mass, Topology, SolidMechanics.Spring, Collision]}\n"
+                     "    - DefaultAnimationLoop: {}\n"
+                     "    - CollisionPipeline: {}\n"
+                     "    - BruteForceBroadPhase: {}\n"
+                     "    - BVHNarrowPhase: {}\n"
+                     "    - MinProximityIntersection: {alarmDistance: 0.05, contactDistance: 0.02}\n"
+                     "    - CollisionResponse: {}\n"
+                     "  children:\n"
+                     "    - name: Cloth\n"
+                     "      objects:\n"
+                     "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.5}\n"
+                     "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n"
+                     "        - MechanicalObject: {name: cloth, position: [");
+    const double h = 0.1, r = 0.15, y0 = 0.04;
+    for (int i = 0; i < NROWS; i++) {
+        double x, yy;
+        if (i < NL) {
+            x = i * h, yy = y0;
+        } else if (i < NL + NB) { /* the bend: a half circle around (x_end, y0 + r) */
+            double a = M_PI * (i - NL + 1) / (NB + 1) - M_PI / 2;
+            x = (NL - 1) * h + r * cos(a), yy = y0 + r + r * sin(a);
+        } else {
+            x = (2 * NL + NB - 1 - i) * h, yy = y0 + 2 * r;
+        }
+        for (int j = 0; j < NC; j++)
+            n += snprintf(y + n, cap - (size_t)n, "%s[%.17g, %.17g, %g]", i || j ? ", " : "", x, yy,
+                          j * h);
+    }
+    n += snprintf(y + n, cap - (size_t)n, "]}\n        - MeshTopology: {triangles: [");
+    for (int i = 0; i + 1 < NROWS; i++)
+        for (int j = 0; j + 1 < NC; j++) {
+            int a = i * NC + j, b = a + 1, c = a + NC, d = c + 1;
+            n += snprintf(y + n, cap - (size_t)n, "%s[%d, %d, %d], [%d, %d, %d]", i || j ? ", " : "",
+                          a, c, b, b, c, d);
+        }
+    snprintf(y + n, cap - (size_t)n,
+             "]}\n"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - MeshSpringForceField: {stiffness: 300, damping: 0.5}\n"
+             "        - TriangleCollisionModel: {selfCollision: %s, contactStiffness: 10}\n"
+             "        - LineCollisionModel: {selfCollision: %s, contactStiffness: 10}\n"
+             "        - PointCollisionModel: {selfCollision: %s, contactStiffness: 10}\n"
+             "    - name: Floor\n"
+             "      objects:\n"
+             "        - MechanicalObject: {position: [[-3, 0, -3], [4, 0, -3], [4, 0, 3], [-3, 0, 3]]}\n"
+             "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
+             "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: 10}\n",
+             self ? "true" : "false", self ? "true" : "false", self ? "true" : "false");
+    return y;
+}
+
+/* The lowest height of the top layer's vertices above the bottom layer's
+ * vertex under them (same grid column, mirrored row), over the run. */
+static double fold_gap(bool self, int steps, int *crossed)
+{
+    char *y = folded_cloth_yaml(self);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    st_mstate *c = state(s, "cloth");
+    double gmin = 1e9;
+    for (int k = 0; k < steps; k++) {
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s", k, e.msg);
+        *crossed = 0;
+        for (int i = 0; i < NL; i++)
+            for (int j = 0; j < NC; j++) {
+                const double *bot = c->position.r + 3 * (i * NC + j);
+                const double *top = c->position.r + 3 * ((2 * NL + NB - 1 - i) * NC + j);
+                gmin = fmin(gmin, top[1] - bot[1]);
+                *crossed += top[1] < bot[1];
+            }
+    }
+    st_scene_destroy(&s);
+    free(y);
+    return gmin;
+}
+
+/* With selfCollision the top layer comes down onto the bottom one and no
+ * vertex of it passes below the bottom layer; without it (the control)
+ * the layers pass through each other. */
+Test(collision_response, folded_cloth_does_not_pass_through_itself)
+{
+    int crossed = 0;
+    double g = fold_gap(true, 250, &crossed);
+    cr_log_info("self-collision: lowest gap %g, %d vertices crossed", g, crossed);
+    cr_assert(g < 0.1, "the top layer never came down (gap %g)", g);
+    cr_assert(g > 0.0 && crossed == 0, "the cloth passed through itself (gap %g, %d crossed)", g,
+              crossed);
+    g = fold_gap(false, 250, &crossed);
+    cr_log_info("no self-collision: lowest gap %g, %d vertices crossed", g, crossed);
+    cr_assert(crossed > 0, "without selfCollision the layers should cross (gap %g)", g);
+}
