@@ -139,8 +139,10 @@ static bool is_sphere(cm_kind k) { return k == CM_SPHERE || k == CM_RIGIDSPHERE;
 /* Whether the method tests kinds a <= b (SOFA's intersector table). */
 static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
-    if (a == CM_CUBE || b == CM_CUBE)
-        return false;
+    if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
+        return false; /* SOFA's methods register no cylinder test */
+    if (a == CM_TETRA || b == CM_TETRA) /* every method, through DiscreteIntersection */
+        return a == CM_TETRA && b == CM_POINT;
     if (m->method == CI_DISCRETE)
         return is_sphere(a) && is_sphere(b);
     if (m->method == CI_NEW) /* MeshNewProximityIntersection's table */
@@ -455,12 +457,15 @@ static const double *vtx(const cmodel *m, unsigned i)
     return cmodel_x(m) + (size_t)m->ms->type->coord_size * i;
 }
 
-static unsigned width(cm_kind k) { return k == CM_LINE ? 2 : k == CM_TRIANGLE ? 3 : 1; }
+static unsigned width(cm_kind k)
+{
+    return k == CM_LINE ? 2 : k == CM_TRIANGLE ? 3 : k == CM_TETRA ? 4 : 1;
+}
 
 /* The vertex indices of element e. */
 static const unsigned *verts(const cmodel *m, size_t e, unsigned *tmp)
 {
-    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE)
+    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE || m->kind == CM_TETRA)
         return m->elems + width(m->kind) * e;
     *tmp = (unsigned)e;
     return tmp;
@@ -561,6 +566,18 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->m[0]->kind == CM_TETRA) { /* SOFA's TetrahedronDiscreteIntersection, in every method */
+        const cmodel *m0 = q->m[0], *m1 = q->m[1];
+        static const double zero[3] = {0, 0, 0};
+        const unsigned *a = m0->elems + 4 * i;
+        int hit = st_coll_tetra_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]), vtx(m0, a[3]),
+                                      vtx(m1, (unsigned)j),
+                                      m1->pnormals ? m1->pnormals + 3 * j : zero, d);
+        d->id = (unsigned)j;
+        d->e[0] = (unsigned)i;
+        d->e[1] = (unsigned)j;
+        return hit;
+    }
     if (q->method->method == CI_NEW || q->method->method == CI_LMD)
         return test_new_lmd(q, i, j, alarm, contact, d);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];

@@ -252,15 +252,16 @@ double penalty_energy(const cpair *p)
 /* Where the contact point of element e sits on model m, for detection
  * point pt with barycentric weights w; r receives the radius the mapper
  * adds to the rest distance. */
-static void make_side(const cmodel *m, unsigned e, const double pt[3], const double w[3],
+static void make_side(const cmodel *m, unsigned e, const double pt[3], const double w[4],
                       cside *s, double *r)
 {
     *r = 0.0;
     memset(s, 0, sizeof *s);
     switch (m->kind) {
+    case CM_TETRA:
     case CM_TRIANGLE:
     case CM_LINE: {
-        unsigned nv = m->kind == CM_LINE ? 2 : 3;
+        unsigned nv = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 4;
         s->n = nv;
         for (unsigned v = 0; v < nv; v++) {
             s->idx[v] = m->elems[nv * e + v];
