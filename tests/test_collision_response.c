@@ -19,6 +19,31 @@ static void setup(void) { test_rt_open(&T); }
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(collision_response, .init = setup, .fini = teardown);
 
+/* The root of every scene here: gravity (0, gy, 0), the pipeline with a
+ * brute-force broad phase, the intersection method and the lines of extra
+ * (the contact manager...); returns the length written. */
+static int header(char *y, size_t cap, double gy, double dt, const char *method, const char *extra)
+{
+    return snprintf(y, cap,
+                    "format: settee/1\n"
+                    "root:\n"
+                    "  name: root\n"
+                    "  gravity: [0, %g, 0]\n"
+                    "  dt: %g\n"
+                    "  objects:\n"
+                    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, ODESolver.Forward,\n"
+                    "        LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology,\n"
+                    "        SolidMechanics.Spring, Mapping.Linear, Collision]}\n"
+                    "    - DefaultAnimationLoop: {}\n"
+                    "    - CollisionPipeline: {}\n"
+                    "    - BruteForceBroadPhase: {}\n"
+                    "    - BVHNarrowPhase: {}\n"
+                    "    - %s\n"
+                    "%s"
+                    "  children:\n",
+                    gy, dt, method, extra);
+}
+
 static const char *SOLVERS[3] = {
     "EulerImplicitSolver: {rayleighStiffness: 0.05, rayleighMass: 0}\n"
     "        - CGLinearSolver: {iterations: 200, tolerance: 1e-20, threshold: 1e-30}",
@@ -84,25 +109,9 @@ static char *scene(const char *solver, bool manager, double dt)
 {
     size_t cap = 32768;
     char *y = malloc(cap);
-    int n = snprintf(y, cap,
-                     "format: settee/1\n"
-                     "root:\n"
-                     "  name: root\n"
-                     "  gravity: [0, 0, 0]\n"
-                     "  dt: %g\n"
-                     "  objects:\n"
-                     "    - RequiredPlugin: {pluginName: [ODESolver.Backward, ODESolver.Forward,\n"
-                     "        LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology,\n"
-                     "        SolidMechanics.Spring, Mapping.Linear, Collision]}\n"
-                     "    - DefaultAnimationLoop: {}\n"
-                     "    - CollisionPipeline: {}\n"
-                     "    - BruteForceBroadPhase: {}\n"
-                     "    - BVHNarrowPhase: {}\n"
-                     "    - MinProximityIntersection: {alarmDistance: 0.1, contactDistance: 0.05}\n"
-                     "    - CollisionResponse: {}\n"
-                     "%s"
-                     "  children:\n",
-                     dt, manager ? "    - DefaultCollisionGroupManager: {}\n" : "");
+    int n = header(y, cap, 0.0, dt, "MinProximityIntersection: {alarmDistance: 0.1, contactDistance: 0.05}",
+                   manager ? "    - CollisionResponse: {}\n    - DefaultCollisionGroupManager: {}\n"
+                           : "    - CollisionResponse: {}\n");
     /* A (mass 1) at +1 towards B (mass 2, smaller, offset in y and z) at -0.25. */
     n += body(y + n, cap - (size_t)n, "A", solver, -1.2, 0.0, 0.0, 1.0, 1.0, 1.0);
     body(y + n, cap - (size_t)n, "B", solver, 0.2, 0.2, 0.1, 0.6, 2.0, -0.25);
@@ -225,23 +234,11 @@ Test(collision_response, refused_without_group_manager)
 static char *balls_yaml(const char *manager)
 {
     char *y = malloc(8192);
-    snprintf(y, 8192,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,"
-             " Topology, Collision]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "    - CollisionPipeline: {}\n"
-             "    - BruteForceBroadPhase: {}\n"
-             "    - BVHNarrowPhase: {}\n"
-             "    - MinProximityIntersection: {alarmDistance: 0.8, contactDistance: 0.5}\n"
-             "    - DefaultCollisionGroupManager: {}\n"
-             "    - %s\n"
-             "  children:\n"
+    char extra[512];
+    snprintf(extra, sizeof extra, "    - DefaultCollisionGroupManager: {}\n    - %s\n", manager);
+    int n = header(y, 8192, -9.81, 0.01,
+                   "MinProximityIntersection: {alarmDistance: 0.8, contactDistance: 0.5}", extra);
+    snprintf(y + n, 8192 - (size_t)n,
              "    - name: A\n"
              "      objects:\n"
              "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
@@ -262,8 +259,7 @@ static char *balls_yaml(const char *manager)
              "        - MechanicalObject: {position: [[-3, 0, -3], [3, 0, -3], [3, 0, 3], [-3, 0, 3]]}\n"
              "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
              "        - TriangleCollisionModel: {name: Ground, moving: false, simulated: false,"
-             " contactStiffness: 100}\n",
-             manager);
+             " contactStiffness: 100}\n");
     return y;
 }
 
@@ -435,22 +431,11 @@ Test(collision_response, contacts_in_export_state)
 static void rigid_jacobian(const char *params, double *fd_gap, double *mat_gap, double *rot_gap)
 {
     char y[8192];
-    snprintf(y, sizeof y,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, 0, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,"
-             " Topology, Collision]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "    - CollisionPipeline: {}\n"
-             "    - BruteForceBroadPhase: {}\n"
-             "    - BVHNarrowPhase: {}\n"
-             "    - MinProximityIntersection: {alarmDistance: 0.3, contactDistance: 0.1}\n"
-             "    - CollisionResponse: {%s}\n"
-             "  children:\n"
+    char extra[256];
+    snprintf(extra, sizeof extra, "    - CollisionResponse: {%s}\n", params);
+    int n = header(y, sizeof y, 0.0, 0.01,
+                   "MinProximityIntersection: {alarmDistance: 0.3, contactDistance: 0.1}", extra);
+    snprintf(y + n, sizeof y - (size_t)n,
              "    - name: Bodies\n"
              "      objects:\n"
              "        - EulerImplicitSolver: {}\n"
@@ -472,8 +457,7 @@ static void rigid_jacobian(const char *params, double *fd_gap, double *mat_gap, 
              "      objects:\n"
              "        - MechanicalObject: {position: [[-3, 0, -3], [3, 0, -3], [3, 0, 3], [-3, 0, 3]]}\n"
              "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
-             "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: 20}\n",
-             params);
+             "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: 20}\n");
     st_scene *s = NULL;
     st_error e = {0};
     cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
@@ -556,22 +540,10 @@ static char *folded_cloth_yaml(bool self)
 {
     size_t cap = 1 << 17;
     char *y = malloc(cap);
-    int n = snprintf(y, cap,
-                     "format: settee/1\n"
-                     "root:\n"
-                     "  name: root\n"
-                     "  gravity: [0, -9.81, 0]\n"
-                     "  dt: 0.004\n"
-                     "  objects:\n"
-                     "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,"
-                     " Mass, Topology, SolidMechanics.Spring, Collision]}\n"
-                     "    - DefaultAnimationLoop: {}\n"
-                     "    - CollisionPipeline: {}\n"
-                     "    - BruteForceBroadPhase: {}\n"
-                     "    - BVHNarrowPhase: {}\n"
-                     "    - MinProximityIntersection: {alarmDistance: 0.05, contactDistance: 0.02}\n"
-                     "    - CollisionResponse: {}\n"
-                     "  children:\n"
+    int n = header(y, cap, -9.81, 0.004,
+                   "MinProximityIntersection: {alarmDistance: 0.05, contactDistance: 0.02}",
+                   "    - CollisionResponse: {}\n");
+    n += snprintf(y + n, cap - (size_t)n,
                      "    - name: Cloth\n"
                      "      objects:\n"
                      "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.5}\n"
