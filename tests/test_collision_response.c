@@ -227,6 +227,31 @@ Test(collision_response, refused_without_group_manager)
     free(y);
 }
 
+/* Two solvers of different classes are merged too (the first drives), with
+ * a warning: SOFA's SolverMerger would take the more stable one. */
+Test(collision_response, different_solvers_warn)
+{
+    char *y = scene(SOLVERS[0], true, 0.005);
+    char *at = strstr(y, "EulerImplicitSolver"); /* A's solver becomes explicit */
+    cr_assert_not_null(at);
+    size_t cap = strlen(y) + 256;
+    char *z = malloc(cap);
+    char *eol = strstr(at, "\n");
+    char *eol2 = strstr(eol + 1, "\n"); /* and its CG line goes */
+    snprintf(z, cap, "%.*sEulerExplicitSolver: {symplectic: true}%s", (int)(at - y), y, eol2);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(&T, z, &s, &e), ST_OK, "%s\n%s", e.msg, z);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    cr_assert_eq(s->nsystems, 1);
+    cr_assert(strstr(T.log, "are different solvers") && strstr(T.log, "EulerExplicitSolver") &&
+                  strstr(T.log, "EulerImplicitSolver"),
+              "%s", T.log);
+    st_scene_destroy(&s);
+    free(y);
+    free(z);
+}
+
 /* ---- RuleBasedContactManager and the contacts of --export-state ---- */
 
 /* Two balls (Vec3d spheres of radius 0.1, mass 1) over a static floor, each

@@ -374,6 +374,12 @@ static st_status pipeline_solver_groups(st_component *self, st_node *root,
                               st_component_path(sv[da], pa, sizeof pa),
                               st_component_path(sv[db], pb, sizeof pb), a->base.name,
                               b->base.name);
+            if (sv[da]->cls != sv[db]->cls)
+                st_component_warn(self,
+                                  "collision group: %s (%s) and %s (%s) are different solvers; "
+                                  "settee integrates the group with the first in scene order, "
+                                  "SOFA's SolverMerger with the more stable one",
+                                  pa, sv[da]->cls->name, pb, sv[db]->cls->name);
         }
     }
     for (size_t i = 0; i < n; i++)
