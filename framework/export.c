@@ -6,7 +6,9 @@
  * back bit-exact. When the scene has topologies, a "topologies" list
  * follows: per topology component (scene order) its path and its element
  * lists (edges, triangles, quads, tetrahedra, hexahedra; lists of index
- * lists), for comparisons as SOFA's CompareTopology. JSON has no NaN or infinity: such values are written as
+ * lists), for comparisons as SOFA's CompareTopology. When the root has a
+ * collision pipeline with contact outputs, a "contacts" list follows: this
+ * step's contact pairs, counts, points, normals and distances. JSON has no NaN or infinity: such values are written as
  * null and the export fails with ST_ESOLVER once the file is complete.
  */
 #include <errno.h>
@@ -105,6 +107,58 @@ static void put_topologies(FILE *f, st_scene *s)
     st_free(topos);
 }
 
+/* Writes an array field of c (REALS, VEC3S, UINTS, STRINGS) as a JSON list. */
+static bool put_field(FILE *f, const st_component *c, const char *name)
+{
+    const st_field *fd = st_component_field(c, name);
+    const st_array *a = fd ? (const st_array *)((const char *)c + fd->offset) : NULL;
+    fprintf(f, ",\n  \"%s\": ", name);
+    if (!a) {
+        fputs("[]", f);
+        return true;
+    }
+    if (fd->type == ST_T_VEC3S || fd->type == ST_T_REALS)
+        return put_tuples(f, a->r, a->n, fd->type == ST_T_VEC3S ? 3 : 1);
+    fputc('[', f);
+    for (size_t i = 0; i < a->n; i++) {
+        if (i)
+            fputs(", ", f);
+        if (fd->type == ST_T_STRINGS)
+            put_string(f, a->s[i] ? a->s[i] : "");
+        else
+            fprintf(f, "%u", a->u[i]);
+    }
+    fputc(']', f);
+    return true;
+}
+
+/* Writes the "contacts" list: per collision pipeline of the root node that
+ * has settee's contact outputs (the Collision plugin's CollisionPipeline),
+ * this step's contact pairs, counts, points, normals and distances. */
+static bool put_contacts(FILE *f, st_scene *s)
+{
+    static const char *const names[] = {"contactPairs", "contactCounts", "contactPoints",
+                                        "contactNormals", "contactDistances"};
+    st_node *root = s->root;
+    bool any = false, finite = true;
+    for (size_t i = 0; i < root->nobjects; i++) {
+        const st_component *c = root->objects[i];
+        if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision ||
+            !st_component_field(c, "contactPoints"))
+            continue;
+        char path[ST_ERROR_PATH_MAX];
+        fputs(any ? ",\n {\"path\": " : ", \"contacts\": [\n {\"path\": ", f);
+        put_string(f, st_component_path(c, path, sizeof path));
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            finite &= put_field(f, c, names[k]);
+        fputc('}', f);
+        any = true;
+    }
+    if (any)
+        fputs("\n]", f);
+    return finite;
+}
+
 /* Writes the whole document; returns false when a value is not finite. */
 static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
                       unsigned long steps, char *bad_path, size_t bad_size)
@@ -134,6 +188,10 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
     }
     fputs(nstates ? "\n]" : "]", f);
     put_topologies(f, s);
+    if (!put_contacts(f, s) && finite) {
+        finite = false;
+        snprintf(bad_path, bad_size, "contacts");
+    }
     fputs("}\n", f);
     return finite;
 }

@@ -289,6 +289,10 @@ st_status st__required_plugin_load(st_component *c, st_error *err);
 
 /* ---- mechanical systems ---- */
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err);
+/* One system for several driven solvers whose subtrees a collision
+ * pipeline couples (st_collision_ops.solver_groups); solvers[0] drives it. */
+st_status st__system_compile_group(st_component *const *solvers, size_t nsolvers, st_system **out,
+                                   st_error *err);
 /* Frees the system and its vectors. It must not touch the states: scene.c
  * calls st__system_unbind on every system first, then destroys the nodes
  * (and with them the states), then the systems. */

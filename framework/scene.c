@@ -384,7 +384,7 @@ static void init_node(init_ctx *x, st_node *n, int pass)
 
 /* The solvers the animation loop drives: the first node(s) with ODE solvers
  * met going down from the root; deeper ones are pruned (SOFA's SolveVisitor). */
-static st_status compile_systems(st_scene *s, st_node *n, st_error *err)
+static st_status driven_solvers(st_node *n, st_component ***l, size_t *nl, st_error *err)
 {
     if (!n->activated)
         return ST_OK;
@@ -394,22 +394,87 @@ static st_status compile_systems(st_scene *s, st_node *n, st_error *err)
         if (!c->cls->odesolver)
             continue;
         has = true;
-        st_system *sys = NULL;
-        ST_TRY(st__system_compile(c, &sys, err));
-        st_system **l = st_realloc(s->systems, (s->nsystems + 1) * sizeof *l);
-        if (!l) {
-            st__system_unbind(sys);
-            st__system_destroy(&sys);
+        st_component **g = st_realloc(*l, (*nl + 1) * sizeof *g);
+        if (!g)
             return st_error_set(err, ST_ENOMEM, "out of memory");
-        }
-        s->systems = l;
-        s->systems[s->nsystems++] = sys;
+        *l = g;
+        g[(*nl)++] = c;
     }
     if (has)
         return ST_OK;
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(compile_systems(s, n->children[i], err));
+        ST_TRY(driven_solvers(n->children[i], l, nl, err));
     return ST_OK;
+}
+
+/* Collision groups: the root's collision pipelines say which solvers'
+ * subtrees their contacts couple (st_collision_ops.solver_groups). */
+static st_status solver_groups(st_scene *s, st_component *const *sv, size_t n, size_t *group,
+                               st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX];
+    for (size_t i = 0; i < n; i++)
+        group[i] = i;
+    st_node *root = s->root;
+    for (size_t i = 0; i < root->nobjects; i++) {
+        st_component *c = root->objects[i];
+        if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision)
+            continue;
+        const st_collision_ops *ops = c->cls->collision;
+        if (ops->struct_size < offsetof(st_collision_ops, solver_groups) +
+                                   sizeof ops->solver_groups ||
+            !ops->solver_groups)
+            continue;
+        st_status st = ops->solver_groups(c, root, sv, n, group, err);
+        if (st != ST_OK) {
+            if (!err->path[0])
+                st_error_set_path(err, st_component_path(c, path, sizeof path));
+            return st;
+        }
+    }
+    for (size_t i = 0; i < n; i++) /* to the first of the group, whatever the plugin wrote */
+        group[i] = group[i] <= i ? group[group[i]] : i;
+    return ST_OK;
+}
+
+/* One mechanical system per group of driven solvers (one solver each,
+ * unless a collision group manager merged them). */
+static st_status compile_systems(st_scene *s, st_error *err)
+{
+    st_component **sv = NULL, **members = NULL;
+    size_t n = 0, *group = NULL;
+    st_status rc = driven_solvers(s->root, &sv, &n, err);
+    if (rc == ST_OK && n) {
+        group = st_malloc(n * sizeof *group);
+        members = st_malloc(n * sizeof *members);
+        rc = group && members ? solver_groups(s, sv, n, group, err)
+                              : st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; rc == ST_OK && i < n; i++) {
+        if (group[i] != i)
+            continue;
+        size_t nm = 0;
+        for (size_t j = i; j < n; j++)
+            if (group[j] == i)
+                members[nm++] = sv[j];
+        st_system *sys = NULL;
+        rc = st__system_compile_group(members, nm, &sys, err);
+        if (rc != ST_OK)
+            break;
+        st_system **l = st_realloc(s->systems, (s->nsystems + 1) * sizeof *l);
+        if (!l) {
+            st__system_unbind(sys);
+            st__system_destroy(&sys);
+            rc = st_error_set(err, ST_ENOMEM, "out of memory");
+            break;
+        }
+        s->systems = l;
+        s->systems[s->nsystems++] = sys;
+    }
+    st_free(sv);
+    st_free(members);
+    st_free(group);
+    return rc;
 }
 
 static st_status bind_systems(st_scene *s, st_error *err)
@@ -509,7 +574,7 @@ st_status st_scene_init(st_scene *s, st_error *err)
         return x.first;
     st_status st = ST_OK;
     if (st == ST_OK)
-        st = compile_systems(s, s->root, err);
+        st = compile_systems(s, err);
     if (st == ST_OK)
         st = bind_systems(s, err);
     if (st == ST_OK)

@@ -253,6 +253,16 @@ static bool output_idle(const sys_impl *s, size_t i, const bool *fed)
 
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
 {
+    return st__system_compile_group(&solver, 1, out, err);
+}
+
+/* One system over the subtrees of several driven solvers (a collision
+ * group): their states and components one subtree after another, in the
+ * order given; the first solver integrates it. */
+st_status st__system_compile_group(st_component *const *solvers, size_t nsolvers, st_system **out,
+                                   st_error *err)
+{
+    st_component *solver = solvers[0];
     *out = NULL;
     collect cl;
     memset(&cl, 0, sizeof cl);
@@ -264,7 +274,9 @@ st_status st__system_compile(st_component *solver, st_system **out, st_error *er
     sys->solver = solver;
     sys->node = solver->node;
 
-    st_status rc = collect_node(solver->node, &cl, err);
+    st_status rc = ST_OK;
+    for (size_t g = 0; g < nsolvers && rc == ST_OK; g++)
+        rc = collect_node(solvers[g]->node, &cl, err);
     if (rc != ST_OK)
         goto fail;
 

@@ -691,3 +691,31 @@ Test(cli, progress_bar_on_a_terminal)
     assert_has("\r\033[K"); /* erased at the end */
     assert_has(" steps, simulated ");
 }
+
+/* A collision scene's export ends with its contacts (pairs, counts, points,
+ * normals, distances), every N steps with --export-state-every. */
+Test(cli, run_exports_the_contacts)
+{
+    char scene[1024];
+    snprintf(scene, sizeof scene, "%s/scenes/collision_two_solvers.yaml", SETTEE_SOURCE_DIR);
+    const char *json = test_write_temp("contacts.json", "");
+    cr_assert_eq(run("run %s -n 100 -q --export-state %s --export-state-every 60", scene, json), 0,
+                 "%.3000s", out);
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "\"contacts\": [\n {\"path\": \"/CollisionPipeline1\""), "%.2000s", text);
+    cr_assert(strstr(text, "\"contactPairs\": [\"/B/Surface/TriangleCollisionModel1\", "
+                           "\"/A/Surface/PointCollisionModel1\""),
+              "%.4000s", strstr(text, "\"contacts\""));
+    /* at step 100 the cubes touch: contacts, each with a normal */
+    const char *c = strstr(text, "\"contactNormals\": [\n");
+    cr_assert_not_null(c, "no contact normals: %.4000s", strstr(text, "\"contacts\""));
+    cr_assert(!strstr(text, "\"contactCounts\": [0, 0, 0, 0, 0, 0]"), "%.4000s", c);
+    free(text);
+    char every[1100];
+    snprintf(every, sizeof every, "%.*s_60.json", (int)(strlen(json) - 5), json);
+    text = test_read_file(every);
+    cr_assert_not_null(text, "%s", every);
+    cr_assert(strstr(text, "\"contactCounts\": ["), "%.2000s", text);
+    free(text);
+}

@@ -52,6 +52,7 @@ static const struct refusal {
     {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

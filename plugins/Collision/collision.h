@@ -24,8 +24,10 @@ typedef enum cm_kind {
     CM_LINE,
     CM_SPHERE,      /* SphereCollisionModel on a Vec3d state */
     CM_RIGIDSPHERE, /* SphereCollisionModel on a Rigid3d state */
+    CM_TETRA,       /* TetrahedronCollisionModel */
     CM_POINT,
     CM_CUBE,
+    CM_CYLINDER,    /* CylinderCollisionModel (Rigid3d; no intersection test, as SOFA's methods) */
     CM_KIND_COUNT
 } cm_kind;
 
@@ -54,12 +56,18 @@ typedef struct cmodel {
     double radius;             /* "radius" (spheres) */
     bool show_impostors;       /* "showImpostors" (spheres) */
     st_component *topology;    /* "topology" link (lines, triangles) */
+    st_array radii, heights;   /* cylinders: "radii", "heights" */
+    double default_radius;     /* cylinders: "defaultRadius" */
+    double default_height;     /* cylinders: "defaultHeight" */
+    st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
 
     /* Set at init. */
     cm_kind kind;
     st_mstate *ms;             /* the node's state */
-    size_t nelem;              /* elements: points, lines, triangles, spheres */
-    unsigned *elems;           /* vertex indices, 2 per line or 3 per triangle; owned */
+    size_t nelem;              /* elements: points, lines, triangles, tetrahedra, spheres */
+    unsigned *elems;           /* vertex indices, 2 per line, 3 per triangle, 4 per tetrahedron; owned */
+    double *pnormals;          /* points with computeNormals: 3 per point (SOFA's updateNormals); owned */
+    const st_array *topo_tet, *topo_quad; /* points: the topology's tetrahedra and quads (normals) */
     double *box;               /* 6 per element: min xyz, max xyz (this step) */
     double mbox[6];            /* the model's box */
     double ext[3];             /* the largest element box width along each axis */
@@ -84,7 +92,7 @@ typedef struct cdetect {
     double value;
     unsigned e[2];
     unsigned id;               /* SOFA's detection id, for duplicates */
-    double w[2][3];            /* weights of the element's vertices (lines: 2, triangles: 3) */
+    double w[2][4];            /* weights of the element's vertices (lines: 2, triangles: 3, tetrahedra: 4) */
 } cdetect;
 
 /* One side of a contact: where its point sits. Vec3d models: a barycentric
@@ -92,8 +100,8 @@ typedef struct cdetect {
  * a point on a line or a triangle); Rigid3d spheres: a point fixed in the
  * body frame of frame idx[0]. */
 typedef struct cside {
-    unsigned idx[3];
-    double w[3];
+    unsigned idx[4];
+    double w[4];
     unsigned n;
     double local[3];           /* rigid: the point in the body frame */
     double arm[3];             /* rigid: R local at the last add_force */
@@ -132,6 +140,8 @@ struct cpair {
     const struct cintersect *method;
     st_system *sys;            /* the system the forces act in */
     bool in_sys[2];            /* the side's state belongs to sys */
+    int geometric_stiffness;   /* rigid sides: the lever arm's rotation in K (1) or not (0) */
+    int kind;                  /* its response (cresp_kind): penalty or Lagrangian */
     ccontact *c;
     size_t n, cap;
     cdetect *det;              /* this step's detection outputs */
@@ -144,16 +154,40 @@ struct cpair {
     size_t nu, capu;
 };
 
-/* Which response CollisionResponse's "response" names. */
-typedef enum cresp_kind { CR_PENALTY = 0, CR_FRICTION, CR_STICK } cresp_kind;
+/* Which response a SOFA response string names: PenalityContactForceField
+ * (or default), the Lagrangian FrictionContactConstraint and
+ * StickContactConstraint, or nullptr (no response). */
+typedef enum cresp_kind { CR_PENALTY = 0, CR_FRICTION, CR_STICK, CR_NONE } cresp_kind;
 
-/* CollisionResponse (collision_response.c). With a Lagrangian response it
- * plays the constraint model role (roles.h st_constraint_ops) over the
- * contacts of the pairs its pipeline gives it at bind. */
+/* A response with its parameters ("Type?name=value&..."). */
+typedef struct cresp {
+    cresp_kind kind;
+    int geometric_stiffness; /* penalty: "geometricStiffness", 0 none, 1 exact */
+    double mu;               /* friction: "mu" (SOFA's default 0.8) */
+    double tol;              /* friction: "tol" (0 only) */
+    bool keep_alive;         /* stick: "keepAlive" (default true) */
+} cresp;
+
+/* One rule of RuleBasedContactManager: a model name ("*": any) or a group
+ * number on each side, and the response. */
+typedef struct crule {
+    char name[2][128]; /* empty: a group number */
+    int group[2];
+    char response[256];
+} crule;
+
+/* CollisionResponse and RuleBasedContactManager (collision_response.c).
+ * With a Lagrangian response the manager plays the constraint model role
+ * (roles.h st_constraint_ops) over the contacts of the pairs its pipeline
+ * gives it at bind. */
 typedef struct cresponse {
     st_component base;
     char *response;            /* "response" */
     char *response_params;     /* "responseParams" */
+    char *variables;           /* RuleBasedContactManager: "variables" */
+    char *rules_text;          /* RuleBasedContactManager: "rules" */
+    crule *rules;
+    size_t nrules;
     /* Parsed at init from response and responseParams. */
     cresp_kind kind;
     double mu;                 /* FrictionContactConstraint's "mu" */
@@ -264,6 +298,20 @@ int st_coll_lmd_line_line(const double a[3], const double b[3], const double c[3
 /* Line-point and line-sphere (r = 0: a point): interior projections only. */
 int st_coll_lmd_line_point(const double a[3], const double b[3], const double p[3], double r,
                            double alarm, double contact, cdetect *d);
+/* ---- volumes (intersect_volume.c) ---- */
+/* SOFA's TetrahedronDiscreteIntersection (every method has it, through
+ * DiscreteIntersection): a point p of outward normal n (zero: no test)
+ * inside tetrahedron a b c e gives a contact from the point of the
+ * tetrahedron's surface met going from p along -n (d->p[0], weights
+ * d->w[0] of a b c e) to p (d->p[1]), normal -n, value minus that length.
+ * Returns 1 on a contact. */
+int st_coll_tetra_point(const double a[3], const double b[3], const double c[3],
+                        const double e[3], const double p[3], const double n[3], cdetect *d);
+/* SOFA's CylinderCollisionModel box: the end discs' centres c +- h/2 axis
+ * widened by r along every axis. */
+void st_coll_cylinder_box(const double c[3], const double axis[3], double r, double h,
+                          double box[6]);
+
 /* LocalMinDistance's cone filters (testValidity): whether a contact of
  * element e of m along pq (from e's point towards the other side) is kept. */
 bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const double pq[3]);
@@ -275,7 +323,7 @@ st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err);
 /* Where the contact point of element e sits on model m, for detection
  * point pt with barycentric weights w; *r the radius the mapper adds to the
  * contact distance (penalty.c). */
-void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[3], cside *s,
+void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[4], cside *s,
                 double *r);
 /* The side's point for the model's coordinates xs; rigid sides keep their
  * lever arm (penalty.c). */
@@ -289,11 +337,23 @@ void cmodel_cleanup(st_component *self);
 const double *cmodel_x(const cmodel *m);
 /* The radius of sphere i. */
 double cmodel_radius(const cmodel *m, size_t i);
+/* Cylinder i's radius, height and axis in the world frame. */
+void cmodel_cylinder(const cmodel *m, size_t i, double *r, double *h, double axis[3]);
 /* Recomputes element and model boxes from the current positions. */
 void cmodel_update_boxes(cmodel *m);
 /* SOFA's canCollideWith (same node: selfCollision; else groups). */
 bool cmodel_can_collide(const cmodel *a, const cmodel *b);
 bool st_is_collision_model(const st_component *c);
+/* ---- contact managers (collision_response.c) ---- */
+/* CollisionResponse or RuleBasedContactManager. */
+bool st_is_contact_manager(const st_component *c);
+/* The response SOFA's string s names (field: where it was read, for
+ * errors): PenalityContactForceField (or default), nullptr; else an error. */
+st_status cresponse_parse(const st_component *self, const char *field, const char *s,
+                          cresp *out, st_error *err);
+/* The response of the pair (a, b) by SOFA's rules (mgr NULL: the default). */
+st_status st_contact_response(const st_component *mgr, const cmodel *a, const cmodel *b,
+                              cresp *out, st_error *err);
 extern const st_forcefield_ops cmodel_forcefield_ops;
 extern const char *const cmodel_sphere_templates[];
 

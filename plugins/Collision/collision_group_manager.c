@@ -1,8 +1,10 @@
 /* collision_group_manager.c - DefaultCollisionGroupManager (alias
- * CollisionGroupManager). SOFA merges the systems of two objects in contact
- * under one solver; settee's contacts act within one system (a pair across
- * two ODE solvers' systems is refused by the pipeline at init), so the
- * component is accepted and has nothing to do. */
+ * CollisionGroupManager). SOFA merges the integration groups of two objects
+ * in contact under one solver. Its presence tells the collision pipeline
+ * to merge, at init, the ODE solvers whose subtrees hold models that may
+ * collide (collision_pipeline.c, pipeline_solver_groups): the kernel then
+ * compiles one system per group, integrated by its first solver. Without
+ * it such pairs are refused. */
 #include "collision.h"
 
 static const st_field fields[] = {ST_FIELD_END};
@@ -13,8 +15,9 @@ const st_class collision_group_manager_class = {
     .struct_size = sizeof(st_class),
     .name = "DefaultCollisionGroupManager",
     .category = "CollisionAlgorithm",
-    .description = "Collision group manager (settee: contacts act within one solver's system; "
-                   "pairs across two solvers are refused)",
+    .description = "Collision group manager: objects under different ODE solvers whose "
+                   "collision models may collide are integrated by one solver (settee: merged at "
+                   "init, integrated by the group's first solver)",
     .aliases = aliases,
     .instance_size = sizeof(st_component),
     .fields = fields,

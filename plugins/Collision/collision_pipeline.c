@@ -35,6 +35,7 @@ extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
 extern const st_class direct_sap_narrow_phase_class;
 extern const st_class collision_response_class;
+extern const st_class collision_group_manager_class;
 
 typedef struct pipeline {
     st_component base;
@@ -43,7 +44,8 @@ typedef struct pipeline {
     int depth;        /* "depth" */
     /* Set at bind. */
     cintersect *method;
-    st_component *broad, *narrow, *response;
+    st_component *broad, *narrow, *response, *groups;
+    cresp_kind pair_kind; /* the response of the pair add_pair is adding */
     cs_kind search;   /* the element search the broad phase selects */
     cmodel **models;
     size_t nmodels;
@@ -56,6 +58,7 @@ typedef struct pipeline {
     st_array out_normals;  /* "contactNormals" */
     st_array out_dist;     /* "contactDistances": u.n - dist at detection (negative: in) */
     st_array out_counts;   /* "contactCounts", 1 per pair */
+    st_array out_pairs;    /* "contactPairs", 2 model paths per pair */
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -80,6 +83,9 @@ static const st_field pipeline_fields[] = {
     ST_OUTPUT(pipeline, out_counts, "contactCounts", ST_T_UINTS, st_array,
               "settee: the number of contacts of each pair of collision models that may collide "
               "(the pairs of settee run -v, in that order)"),
+    ST_OUTPUT(pipeline, out_pairs, "contactPairs", ST_T_STRINGS, st_array,
+              "settee: the paths of the two collision models of each pair, in the order of "
+              "contactCounts (the first model, then the second)"),
     ST_FIELD_END};
 
 /* ---- finding the components ---- */
@@ -132,8 +138,10 @@ static void visit(st_node *n, found *f)
                 p->broad = c;
             if (!p->narrow && narrow)
                 p->narrow = c;
-        } else if (!p->response && class_is(c, &collision_response_class)) {
+        } else if (!p->response && st_is_contact_manager(c)) {
             p->response = c;
+        } else if (!p->groups && class_is(c, &collision_group_manager_class)) {
+            p->groups = c;
         }
     }
     for (size_t i = 0; i < st_node_child_count(n); i++)
@@ -147,8 +155,10 @@ static bool is_sphere(cm_kind k) { return k == CM_SPHERE || k == CM_RIGIDSPHERE;
 /* Whether the method tests kinds a <= b (SOFA's intersector table). */
 static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
-    if (a == CM_CUBE || b == CM_CUBE)
-        return false;
+    if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
+        return false; /* SOFA's methods register no cylinder test */
+    if (a == CM_TETRA || b == CM_TETRA) /* every method, through DiscreteIntersection */
+        return a == CM_TETRA && b == CM_POINT;
     if (m->method == CI_DISCRETE)
         return is_sphere(a) && is_sphere(b);
     if (m->method == CI_NEW) /* MeshNewProximityIntersection's table */
@@ -189,18 +199,19 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
     /* Lagrangian contacts couple two systems through the constraint solver. */
-    bool lagrangian = ((const cresponse *)p->response)->kind != CR_PENALTY;
+    bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK;
     if (s0 && s1 && s0 != s1 && !lagrangian) {
-        char pa[256], pb[256];
+        char pa[256], pb[256], sa[256], sb[256];
         return st_component_error(&p->base, NULL, err, ST_ESCENE,
                                   "collision models %s and %s may collide, but their states are "
-                                  "integrated by two different ODE solvers (%s, %s); SOFA merges "
-                                  "such systems with its collision group manager, settee does not "
-                                  "yet: put both objects under one ODE solver, or make one side "
-                                  "static (no solver above it)",
+                                  "integrated by two different ODE solvers (%s, %s): add a "
+                                  "DefaultCollisionGroupManager (SOFA's collision groups) to the "
+                                  "root node, put both objects under one ODE solver, or make one "
+                                  "side static (no solver above it)",
                                   st_component_path(&m0->base, pa, sizeof pa),
                                   st_component_path(&m1->base, pb, sizeof pb),
-                                  s0->solver->name, s1->solver->name);
+                                  st_component_path(s0->solver, sa, sizeof sa),
+                                  st_component_path(s1->solver, sb, sizeof sb));
     }
     cpair *q = &p->pairs[p->npairs];
     memset(q, 0, sizeof *q);
@@ -276,22 +287,124 @@ static bool has_constraint_solver(st_node *n)
     return false;
 }
 
-/* A model's contactResponse must name the manager's response (settee has
- * one response per scene; SOFA may mix them per pair). */
-static st_status check_model_responses(pipeline *p, st_error *err)
+/* Finds, below the pipeline's node, its models and algorithms (again
+ * when called twice: solver_groups runs before bind). */
+static st_status find_components(pipeline *p, st_error *err)
 {
-    const cresponse *r = (const cresponse *)p->response;
-    static const char *const names[] = {"PenalityContactForceField", "FrictionContactConstraint",
-                                        "StickContactConstraint"};
-    for (size_t i = 0; i < p->nmodels; i++) {
-        const char *cr = p->models[i]->contact_response;
-        if (!cr || !cr[0] || !strcmp(cr, "default") || !strcmp(cr, names[r->kind]))
-            continue;
-        return st_component_error(&p->models[i]->base, "contactResponse", err, ST_ESCENE,
-                                  "contactResponse '%s' differs from the CollisionResponse's "
-                                  "'%s': settee uses one response for every pair",
-                                  cr, names[r->kind]);
+    st_free(p->models);
+    p->models = NULL;
+    p->nmodels = 0;
+    p->method = NULL;
+    p->broad = p->narrow = p->response = p->groups = NULL;
+    found f = {p, NULL, 0, 0, ST_OK, err};
+    visit(p->base.node, &f);
+    p->models = f.models;
+    p->nmodels = f.n;
+    return f.rc;
+}
+
+/* Whether models a (later in scene order) and b (a itself: self-collision)
+ * may ever collide: SOFA's broad phase rules and the method's table. */
+static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
+{
+    if (!a->active || !b->active)
+        return false;
+    if (a == b)
+        return a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind);
+    if (!a->simulated && !b->simulated)
+        return false;
+    if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
+        return false;
+    cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
+    cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
+    return has_test(p->method, ka, kb);
+}
+
+/* The response the contact manager gives the pair (SOFA's "nullptr":
+ * CR_NONE, left out: no contact, no group). settee has one Lagrangian
+ * response per scene, the manager's own: a pair whose rule or model asks
+ * for another is refused. */
+static st_status pair_response(const pipeline *p, const cmodel *a, const cmodel *b, cresp *out,
+                               st_error *err)
+{
+    ST_TRY(st_contact_response(p->response, a, b, out, err));
+    const cresponse *m = (const cresponse *)p->response;
+    bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK;
+    if (lagrangian && (out->kind != m->kind || out->mu != m->mu || out->keep_alive != m->keep_alive)) {
+        char pa[256], pb[256];
+        return st_component_error(p->response, "response", err, ST_ESCENE,
+                                  "the pair %s - %s asks for a Lagrangian response other than "
+                                  "the manager's (%s): settee has one Lagrangian response, with "
+                                  "one set of parameters, per scene",
+                                  st_component_path(&a->base, pa, sizeof pa),
+                                  st_component_path(&b->base, pb, sizeof pb), m->response);
     }
+    return ST_OK;
+}
+
+/* The index in sv of the driven solver above node n, or n_sv when none. */
+static size_t driver_of(st_node *n, st_component *const *sv, size_t n_sv)
+{
+    size_t found_at = n_sv;
+    for (; n; n = st_node_parent(n))
+        for (size_t i = 0; i < n_sv; i++)
+            if (sv[i]->node == n)
+                found_at = i; /* the topmost one drives */
+    return found_at;
+}
+
+static size_t group_root(size_t *g, size_t i)
+{
+    while (g[i] != i)
+        i = g[i];
+    return i;
+}
+
+/* DefaultCollisionGroupManager: SOFA merges, for the steps they are in
+ * contact, the integration groups of two objects under different ODE
+ * solvers. The kernel compiles each system once, so settee merges at init
+ * the solvers whose subtrees hold two models that may ever collide: one
+ * system, integrated by the first solver of the group (docs/architecture.md). */
+static st_status pipeline_solver_groups(st_component *self, st_node *root,
+                                        st_component *const *sv, size_t n, size_t *group,
+                                        st_error *err)
+{
+    (void)root;
+    pipeline *p = (pipeline *)self;
+    ST_TRY(find_components(p, err));
+    if (!p->groups || !p->method || !p->nmodels)
+        return ST_OK;
+    for (size_t i = 0; i < p->nmodels; i++) {
+        cmodel *a = p->models[i];
+        size_t da = driver_of(a->ms->base.node, sv, n);
+        for (size_t j = 0; j < i && da < n; j++) {
+            cmodel *b = p->models[j];
+            size_t db = driver_of(b->ms->base.node, sv, n);
+            if (db >= n || !may_collide(p, a, b))
+                continue;
+            cresp r;
+            ST_TRY(pair_response(p, a, b, &r, err));
+            if (r.kind == CR_NONE)
+                continue;
+            size_t ra = group_root(group, da), rb = group_root(group, db);
+            if (ra == rb)
+                continue;
+            group[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+            char pa[256], pb[256];
+            st_component_info(self, "collision group: %s and %s integrated together (models %s, %s)",
+                              st_component_path(sv[da], pa, sizeof pa),
+                              st_component_path(sv[db], pb, sizeof pb), a->base.name,
+                              b->base.name);
+            if (sv[da]->cls != sv[db]->cls)
+                st_component_warn(self,
+                                  "collision group: %s (%s) and %s (%s) are different solvers; "
+                                  "settee integrates the group with the first in scene order, "
+                                  "SOFA's SolverMerger with the more stable one",
+                                  pa, sv[da]->cls->name, pb, sv[db]->cls->name);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        group[i] = group_root(group, i);
     return ST_OK;
 }
 
@@ -299,11 +412,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 {
     pipeline *p = (pipeline *)self;
     (void)root;
-    found f = {p, NULL, 0, 0, ST_OK, err};
-    visit(self->node, &f);
-    p->models = f.models;
-    p->nmodels = f.n;
-    ST_TRY(f.rc);
+    ST_TRY(find_components(p, err));
     const char *missing = !p->nmodels   ? "At least one CollisionModel is"
                           : !p->method  ? "An Intersection detection component is"
                           : !p->response ? "A contact manager component is"
@@ -321,39 +430,51 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     p->search = class_is(p->narrow, &bvh_narrow_phase_class) ? CS_GRID
                 : class_is(p->narrow, &incr_sap_class)        ? CS_INCR_SAP
                                                               : CS_DIRECT_SAP;
-    ST_TRY(check_model_responses(p, err));
     size_t n = p->nmodels;
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
         return st_error_set(err, ST_ENOMEM, "out of memory creating contact pairs");
     for (size_t i = 0; i < n; i++) {
         cmodel *a = p->models[i];
-        if (!a->active)
-            continue;
-        if (a->self_collision && a->simulated && has_test(p->method, a->kind, a->kind)) {
-            ST_TRY(add_pair(p, a, a, err));
-        }
-        for (size_t j = 0; j < i; j++) {
-            cmodel *b = p->models[j];
-            if (!b->active || (!a->simulated && !b->simulated))
+        for (size_t j = 0; j <= i; j++) {
+            /* self first, then the earlier models (SOFA's order) */
+            cmodel *b = p->models[j == 0 ? i : j - 1];
+            if (!may_collide(p, a, b))
                 continue;
-            if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
+            cresp r;
+            ST_TRY(pair_response(p, a, b, &r, err));
+            if (r.kind == CR_NONE) {
+                char pa[256], pb[256];
+                st_component_info(self, "%s - %s: no response (nullptr): left out",
+                                  st_component_path(&a->base, pa, sizeof pa),
+                                  st_component_path(&b->base, pb, sizeof pb));
                 continue;
-            cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
-            cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
-            if (!has_test(p->method, ka, kb))
-                continue;
+            }
+            size_t before = p->npairs;
+            p->pair_kind = r.kind;
             ST_TRY(add_pair(p, a, b, err));
+            if (p->npairs > before) {
+                p->pairs[before].geometric_stiffness = r.geometric_stiffness;
+                p->pairs[before].kind = r.kind;
+            }
         }
     }
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
-    if (r->kind != CR_PENALTY && !has_constraint_solver(st_node_root(self->node)))
+    if ((r->kind == CR_FRICTION || r->kind == CR_STICK) && !has_constraint_solver(st_node_root(self->node)))
         st_component_warn(p->response, "response %s: no constraint solver in the scene, the "
                                        "contacts will not act (add FreeMotionAnimationLoop and "
                                        "GenericConstraintSolver)",
                           r->response);
+    ST_TRY(st_array_resize(&p->out_pairs, ST_T_STRINGS, 2 * p->npairs, err));
+    for (size_t k = 0; k < 2 * p->npairs; k++) {
+        char path[256];
+        st_component_path(&p->pairs[k / 2].m[k % 2]->base, path, sizeof path);
+        st_free(p->out_pairs.s[k]);
+        if (!(p->out_pairs.s[k] = st_strdup(path)))
+            return st_error_set(err, ST_ENOMEM, "out of memory naming the contact pairs");
+    }
     p->valid = true;
     return ST_OK;
 }
@@ -365,12 +486,15 @@ static const double *vtx(const cmodel *m, unsigned i)
     return cmodel_x(m) + (size_t)m->ms->type->coord_size * i;
 }
 
-static unsigned width(cm_kind k) { return k == CM_LINE ? 2 : k == CM_TRIANGLE ? 3 : 1; }
+static unsigned width(cm_kind k)
+{
+    return k == CM_LINE ? 2 : k == CM_TRIANGLE ? 3 : k == CM_TETRA ? 4 : 1;
+}
 
 /* The vertex indices of element e. */
 static const unsigned *verts(const cmodel *m, size_t e, unsigned *tmp)
 {
-    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE)
+    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE || m->kind == CM_TETRA)
         return m->elems + width(m->kind) * e;
     *tmp = (unsigned)e;
     return tmp;
@@ -491,6 +615,18 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->m[0]->kind == CM_TETRA) { /* SOFA's TetrahedronDiscreteIntersection, in every method */
+        const cmodel *m0 = q->m[0], *m1 = q->m[1];
+        static const double zero[3] = {0, 0, 0};
+        const unsigned *a = m0->elems + 4 * i;
+        int hit = st_coll_tetra_point(vtx(m0, a[0]), vtx(m0, a[1]), vtx(m0, a[2]), vtx(m0, a[3]),
+                                      vtx(m1, (unsigned)j),
+                                      m1->pnormals ? m1->pnormals + 3 * j : zero, d);
+        d->id = (unsigned)j;
+        d->e[0] = (unsigned)i;
+        d->e[1] = (unsigned)j;
+        return hit;
+    }
     if (q->method->method == CI_NEW || q->method->method == CI_LMD)
         return test_new_lmd(q, i, j, alarm, contact, d);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
@@ -643,7 +779,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         ST_TRY(narrow_pair(p, q, err));
         candidates += q->search->ncand;
         double dq = d0 + q->m[0]->contact_distance + q->m[1]->contact_distance;
-        if (resp->kind == CR_PENALTY)
+        if (q->kind == CR_PENALTY)
             ST_TRY(penalty_fill(q, dq, err));
         else
             ST_TRY(contact_constraint_fill(resp, q, dq, err));
@@ -678,6 +814,7 @@ static const st_collision_ops pipeline_ops = {
     .struct_size = sizeof(st_collision_ops),
     .bind = pipeline_bind,
     .compute = pipeline_compute,
+    .solver_groups = pipeline_solver_groups,
 };
 
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};

@@ -3,6 +3,7 @@
  * the force field role through which the contacts of the pairs it owns
  * act (penalty.c computes them). */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,10 +215,42 @@ static st_status mesh_elements(cmodel *m, st_error *err)
                   &m->vt_items, err);
 }
 
+/* TetrahedronCollisionModel: the topology's tetrahedra. */
+static st_status tetra_elements(cmodel *m, st_error *err)
+{
+    st_component *topo = find_topology(m);
+    if (!topo || !topo->cls->topology || !topo->cls->topology->elements)
+        return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                  "no topology found for its tetrahedra (its node and above): add "
+                                  "a TetrahedronSetTopologyContainer or a MeshTopology");
+    const st_array *tet = topo->cls->topology->elements(topo, ST_T_TETRAS);
+    size_t n = tet ? tet->n : 0;
+    ST_TRY(alloc_elems(m, n, 4, err));
+    for (size_t i = 0; i < 4 * n; i++) {
+        if (tet->u[i] >= m->ms->position.n)
+            return st_component_error(&m->base, "topology", err, ST_ESCENE,
+                                      "the topology's tetrahedra name vertex %u; the state '%s' "
+                                      "has %zu points",
+                                      tet->u[i], m->ms->base.name, m->ms->position.n);
+        m->elems[i] = tet->u[i];
+    }
+    return ST_OK;
+}
+
+/* An element list of the topology if every index is a point of the state. */
+static const st_array *checked(const cmodel *m, st_component *topo, st_type t, unsigned w)
+{
+    const st_array *a = topo->cls->topology->elements(topo, t);
+    for (size_t i = 0; a && i < w * a->n; i++)
+        if (a->u[i] >= m->ms->position.n)
+            return NULL;
+    return a;
+}
+
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
 {
     st_component *self = &m->base;
-    m->ms = st_node_mstate(self->node);
+    m->ms = st_component_mstate(self); /* SOFA's context state */
     if (!m->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in its node: a collision model works on "
@@ -226,27 +259,26 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     bool rigid = t && t->deriv_size == 6;
     if (kind == CM_SPHERE && rigid)
         kind = CM_RIGIDSPHERE;
-    else if (t && t->coord_size != 3 && kind != CM_CUBE)
+    else if (kind == CM_CYLINDER && !rigid)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "requires a Rigid3d state; the state '%s' is %s",
+                                  m->ms->base.name, t ? t->name : "untyped");
+    else if (t && t->coord_size != 3 && kind != CM_CUBE && kind != CM_CYLINDER)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
     m->kind = kind;
-    if (m->contact_response && m->contact_response[0] &&
-        strcmp(m->contact_response, "PenalityContactForceField") &&
-        strcmp(m->contact_response, "FrictionContactConstraint") &&
-        strcmp(m->contact_response, "StickContactConstraint") &&
-        strcmp(m->contact_response, "default"))
-        return st_component_error(self, "contactResponse", err, ST_ESCENE,
-                                  "response '%s' is not available in settee (only "
-                                  "PenalityContactForceField, FrictionContactConstraint, "
-                                  "StickContactConstraint)",
-                                  m->contact_response);
+    cresp resp;
+    if (m->contact_response && m->contact_response[0])
+        ST_TRY(cresponse_parse(self, "contactResponse", m->contact_response, &resp, err));
     switch (kind) {
     case CM_LINE:
     case CM_TRIANGLE:
         return mesh_elements(m, err);
     case CM_CUBE:
         return alloc_elems(m, 0, 0, err);
+    case CM_TETRA:
+        return tetra_elements(m, err);
     default:
         break;
     }
@@ -258,12 +290,13 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     if (kind == CM_POINT) { /* LocalMinDistance's filters read the triangles */
         st_component *topo = find_topology(m);
         if (topo && topo->cls->topology && topo->cls->topology->elements) {
-            const st_array *tri = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-            bool ok = true;
-            for (size_t i = 0; tri && i < 3 * tri->n; i++)
-                ok = ok && tri->u[i] < m->ms->position.n;
-            m->topo_tri = ok ? tri : NULL;
+            m->topo_tri = checked(m, topo, ST_T_TRIANGLES, 3);
+            m->topo_tet = checked(m, topo, ST_T_TETRAS, 4);
+            m->topo_quad = checked(m, topo, ST_T_QUADS, 4);
         }
+        if (m->compute_normals &&
+            !(m->pnormals = st_calloc(m->ms->position.n ? 3 * m->ms->position.n : 1, sizeof(double))))
+            return st_error_set(err, ST_ENOMEM, "out of memory for the points' normals");
         const st_array *tri = m->topo_tri;
         ST_TRY(around(m->ms->position.n, tri ? tri->u : NULL, 3, tri ? tri->n : 0, &m->vt_start,
                       &m->vt_items, err));
@@ -276,6 +309,8 @@ void cmodel_cleanup(st_component *self)
     cmodel *m = (cmodel *)self;
     st_free(m->elems);
     st_free(m->box);
+    st_free(m->pnormals);
+    m->pnormals = NULL;
     st_free(m->tflags);
     m->tflags = NULL;
     unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
@@ -301,14 +336,93 @@ static const double *vertex(const cmodel *m, const double *x, unsigned i)
     return x + (size_t)m->ms->type->coord_size * i;
 }
 
+/* n += the unit normal of (p2 - p1) x (p3 - p1) at each of the k vertices in v. */
+static void add_face_normal(double *nrm, const double *x, unsigned i1, unsigned i2, unsigned i3,
+                            const unsigned *v, int k)
+{
+    const double *p1 = x + 3 * (size_t)i1, *p2 = x + 3 * (size_t)i2, *p3 = x + 3 * (size_t)i3;
+    double u[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+    double w[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    double l = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    if (l == 0.0)
+        return;
+    for (int j = 0; j < k; j++)
+        for (int a = 0; a < 3; a++)
+            nrm[3 * (size_t)v[j] + a] += c[a] / l;
+}
+
+/* SOFA's PointCollisionModel::updateNormals: the sum of the unit normals
+ * of the tetrahedra's faces (or, without tetrahedra, of the triangles and
+ * quads) around each point, normalised (zero when shorter than 1e-3). */
+static void update_point_normals(cmodel *m)
+{
+    const double *x = cmodel_x(m);
+    size_t n = m->ms->position.n;
+    double *nrm = m->pnormals;
+    memset(nrm, 0, 3 * n * sizeof *nrm);
+    const st_array *tet = m->topo_tet, *tri = m->topo_tri, *qd = m->topo_quad;
+    if (tet && tet->n) {
+        for (size_t i = 0; i < tet->n; i++) {
+            const unsigned *e = tet->u + 4 * i;
+            /* SOFA's faces: cross(p3-p1, p2-p1) at 1 2 3, cross(p4-p1, p3-p1) at 1 3 4,
+             * cross(p2-p1, p4-p1) at 1 4 2, cross(p3-p2, p4-p2) at 2 4 3 */
+            const unsigned f0[3] = {e[0], e[1], e[2]}, f1[3] = {e[0], e[2], e[3]},
+                           f2[3] = {e[0], e[3], e[1]}, f3[3] = {e[1], e[3], e[2]};
+            add_face_normal(nrm, x, e[0], e[2], e[1], f0, 3);
+            add_face_normal(nrm, x, e[0], e[3], e[2], f1, 3);
+            add_face_normal(nrm, x, e[0], e[1], e[3], f2, 3);
+            add_face_normal(nrm, x, e[1], e[2], e[3], f3, 3);
+        }
+    } else {
+        for (size_t i = 0; tri && i < tri->n; i++)
+            add_face_normal(nrm, x, tri->u[3 * i], tri->u[3 * i + 1], tri->u[3 * i + 2],
+                            tri->u + 3 * i, 3);
+        for (size_t i = 0; qd && i < qd->n; i++) {
+            /* SOFA: cross(p3 - p1, p4 - p2) */
+            const unsigned *q = qd->u + 4 * i;
+            const double *p1 = x + 3 * (size_t)q[0], *p2 = x + 3 * (size_t)q[1],
+                         *p3 = x + 3 * (size_t)q[2], *p4 = x + 3 * (size_t)q[3];
+            double u[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+            double w[3] = {p4[0] - p2[0], p4[1] - p2[1], p4[2] - p2[2]};
+            double c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
+                           u[0] * w[1] - u[1] * w[0]};
+            double l = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+            for (int j = 0; j < 4 && l > 0; j++)
+                for (int a = 0; a < 3; a++)
+                    nrm[3 * (size_t)q[j] + a] += c[a] / l;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *v = nrm + 3 * i, l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        for (int a = 0; a < 3; a++)
+            v[a] = l > 1.0e-3 ? v[a] / l : 0.0;
+    }
+}
+
+/* Cylinder i's radius, height and axis (SOFA: the lists, else the defaults). */
+void cmodel_cylinder(const cmodel *m, size_t i, double *r, double *h, double axis[3])
+{
+    *r = i < m->radii.n ? m->radii.r[i] : m->default_radius;
+    *h = i < m->heights.n ? m->heights.r[i] : m->default_height;
+    const double *c = cmodel_x(m) + 7 * i;
+    st_quat_rotate(axis, c + 3, m->default_axis);
+}
+
 void cmodel_update_boxes(cmodel *m)
 {
     const double *x = cmodel_x(m);
+    if (m->pnormals)
+        update_point_normals(m);
     double *mb = m->mbox;
     mb[0] = mb[1] = mb[2] = 1e300;
     mb[3] = mb[4] = mb[5] = -1e300;
     m->ext[0] = m->ext[1] = m->ext[2] = 0.0;
-    unsigned w = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 1;
+    unsigned w = m->kind == CM_LINE       ? 2
+                 : m->kind == CM_TRIANGLE ? 3
+                 : m->kind == CM_TETRA    ? 4
+                 : m->kind == CM_CYLINDER ? 0
+                                          : 1;
     for (size_t e = 0; e < m->nelem; e++) {
         double *b = m->box + 6 * e;
         double r = (m->kind == CM_SPHERE || m->kind == CM_RIGIDSPHERE) ? cmodel_radius(m, e) : 0.0;
@@ -324,6 +438,11 @@ void cmodel_update_boxes(cmodel *m)
                 if (p[k] + r > b[k + 3])
                     b[k + 3] = p[k] + r;
             }
+        }
+        if (m->kind == CM_CYLINDER) {
+            double cr, ch, ax[3];
+            cmodel_cylinder(m, e, &cr, &ch, ax);
+            st_coll_cylinder_box(x + 7 * e, ax, cr, ch, b);
         }
         for (int k = 0; k < 3; k++) {
             if (b[k] < mb[k])

@@ -6,7 +6,12 @@
  * rest distance), on a Rigid3d sphere a point fixed in the body frame
  * (RigidContactMapper, its radius joining the rest distance too). Forces go
  * to the vertices with the weights (J^T), stiffness as J^T K J. The
- * rigid mapping's geometric stiffness is left out. */
+ * rigid mapping's geometric stiffness (the lever arm turning with the
+ * frame: d(r x F) = (dtheta x r) x F, SOFA's RigidMapping applyDJT and
+ * updateK with geometricStiffness 1) is added when the pair's response
+ * asks for it (responseParams geometricStiffness=1); SOFA's contact mapper
+ * leaves it out (its RigidMapping's default, 0), and so does settee by
+ * default. */
 #include <math.h>
 #include <string.h>
 
@@ -109,6 +114,22 @@ void penalty_add_force(cpair *p, double *f, const double *x)
     }
 }
 
+/* The rigid side's geometric stiffness on its rotation: with F the force
+ * on side k and r its lever arm, df_rot -= kfactor F x (dtheta x r)
+ * (= kfactor [F]x [r]x dtheta). */
+static void side_geometric(const cpair *p, int k, const cside *s, double *df, const double *dx,
+                           const double F[3], double kfactor)
+{
+    if (!p->geometric_stiffness || !p->in_sys[k] || !is_rigid(p->m[k]))
+        return;
+    const double *w = st_slice(dx, p->m[k]->ms) + 6 * (size_t)s->idx[0] + 3, *r = s->arm;
+    double t[3] = {w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2], w[0] * r[1] - w[1] * r[0]};
+    double *ang = st_slice(df, p->m[k]->ms) + 6 * (size_t)s->idx[0] + 3;
+    ang[0] -= kfactor * (F[1] * t[2] - F[2] * t[1]);
+    ang[1] -= kfactor * (F[2] * t[0] - F[0] * t[2]);
+    ang[2] -= kfactor * (F[0] * t[1] - F[1] * t[0]);
+}
+
 void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -125,6 +146,13 @@ void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor)
         double G[3] = {-F[0], -F[1], -F[2]};
         side_spread(p, 0, &c->s[0], df, F);
         side_spread(p, 1, &c->s[1], df, G);
+        if (p->geometric_stiffness) {
+            double fn = c->ks * c->pen;
+            double F0[3] = {-c->norm[0] * fn, -c->norm[1] * fn, -c->norm[2] * fn};
+            double F1[3] = {-F0[0], -F0[1], -F0[2]};
+            side_geometric(p, 0, &c->s[0], df, dx, F0, kfactor);
+            side_geometric(p, 1, &c->s[1], df, dx, F1, kfactor);
+        }
     }
 }
 
@@ -144,12 +172,40 @@ static unsigned side_jac(const cpair *p, int k, const cside *s, unsigned v, doub
     return 3;
 }
 
+/* The rigid side's geometric stiffness block: kfactor [F]x [r]x on the
+ * frame's rotation (SOFA's RigidMapping updateK, geometricStiffness 1). */
+static void side_geometric_k(const cpair *p, int k, const cside *s, const double F[3],
+                             st_matrix *m, double kfactor)
+{
+    if (!p->geometric_stiffness || !p->in_sys[k] || !is_rigid(p->m[k]))
+        return;
+    const double *r = s->arm;
+    const double fx[9] = {0, -F[2], F[1], F[2], 0, -F[0], -F[1], F[0], 0};
+    const double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    double blk[36] = {0};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double v = 0;
+            for (int q = 0; q < 3; q++)
+                v += fx[3 * a + q] * rx[3 * q + b];
+            blk[6 * (3 + a) + 3 + b] = kfactor * v;
+        }
+    st_matrix_add_block(m, p->m[k]->ms, s->idx[0], p->m[k]->ms, s->idx[0], blk);
+}
+
 void penalty_add_k(cpair *p, st_matrix *m, double kfactor)
 {
     for (size_t i = 0; i < p->n; i++) {
         const ccontact *c = &p->c[i];
         if (!(c->pen > 0))
             continue;
+        if (p->geometric_stiffness) {
+            double fn = c->ks * c->pen;
+            double F0[3] = {-c->norm[0] * fn, -c->norm[1] * fn, -c->norm[2] * fn};
+            double F1[3] = {-F0[0], -F0[1], -F0[2]};
+            side_geometric_k(p, 0, &c->s[0], F0, m, kfactor);
+            side_geometric_k(p, 1, &c->s[1], F1, m, kfactor);
+        }
         const double *n = c->norm;
         for (int a = 0; a < 2; a++) {
             if (!p->in_sys[a])
@@ -200,15 +256,16 @@ double penalty_energy(const cpair *p)
 /* Where the contact point of element e sits on model m, for detection
  * point pt with barycentric weights w; r receives the radius the mapper
  * adds to the rest distance. */
-void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[3], cside *s,
+void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[4], cside *s,
                 double *r)
 {
     *r = 0.0;
     memset(s, 0, sizeof *s);
     switch (m->kind) {
+    case CM_TETRA:
     case CM_TRIANGLE:
     case CM_LINE: {
-        unsigned nv = m->kind == CM_LINE ? 2 : 3;
+        unsigned nv = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 4;
         s->n = nv;
         for (unsigned v = 0; v < nv; v++) {
             s->idx[v] = m->elems[nv * e + v];

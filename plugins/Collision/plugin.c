@@ -19,6 +19,9 @@ extern const st_class sphere_collision_model_class;
 extern const st_class cube_collision_model_class;
 extern const st_class collision_response_class;
 extern const st_class collision_group_manager_class;
+extern const st_class rule_based_contact_manager_class;
+extern const st_class tetrahedron_collision_model_class;
+extern const st_class cylinder_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -32,6 +35,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sphere_collision_model_class,    &cube_collision_model_class,
         &collision_response_class,        &collision_group_manager_class,
         &new_proximity_intersection_class, &local_min_distance_class,
+        &rule_based_contact_manager_class, &tetrahedron_collision_model_class,
+        &cylinder_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
@@ -50,5 +55,6 @@ static const char *const provides[] = {"Sofa.Component.Collision",
 ST_PLUGIN_DEFINE("Collision", "0.1.0",
                  "SOFA's collision pipeline: broad and narrow phases, proximity intersection "
                  "(minimum, new and local minimum distance methods), "
-                 "point, line, triangle and sphere collision models, penalty contacts",
+                 "point, line, triangle, sphere, tetrahedron and cylinder collision models, penalty "
+                 "contacts, rule-based contact managers and collision groups",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -7,9 +7,9 @@ static const st_field fields[] = {
     ST_IGNORED(cmodel, both_side, "bothSide", ST_T_BOOL, bool, "false",
                "activate collision on both side of the point model (when surface normals are "
                "defined on these points) (no effect with MinProximityIntersection)"),
-    ST_IGNORED(cmodel, compute_normals, "computeNormals", ST_T_BOOL, bool, "false",
-               "activate computation of normal vectors (required for some collision detection "
-               "algorithms; not by MinProximityIntersection)"),
+    ST_BOOL(cmodel, compute_normals, "computeNormals", "false",
+            "activate computation of normal vectors (required for some collision detection "
+            "algorithms: the tetrahedron-point test)"),
     ST_IGNORED(cmodel, display_free_position, "displayFreePosition", ST_T_BOOL, bool, "false",
                "Display Collision Model Points free position(in green) (no display)"),
     ST_FIELD_END};

@@ -232,6 +232,16 @@ typedef struct st_collision_ops {
     size_t struct_size;
     st_status (*bind)(st_component *self, st_node *root, st_error *err);
     st_status (*compute)(st_component *self, st_node *root, st_error *err);
+    /* Appended after ABI 2.2 (read only when struct_size covers it; may be
+     * NULL). Collision groups (SOFA's CollisionGroupManager): called once
+     * at scene init, after every component's init and before the
+     * mechanical systems are compiled, with the n driven ODE solvers in
+     * the kernel's order. It sets group[i] to the index j <= i of the first
+     * solver whose subtree must be integrated together with solver i's
+     * (the kernel has set group[i] = i); each group is then compiled into
+     * one system that its first solver integrates. */
+    st_status (*solver_groups)(st_component *self, st_node *root, st_component *const *solvers,
+                               size_t n, size_t *group, st_error *err);
 } st_collision_ops;
 
 /* Animation loops: one step of the whole scene. */
