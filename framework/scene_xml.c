@@ -644,16 +644,18 @@ static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, con
 static bool replacement_file(xreader *x, const xfile *f, const char *cls, char *buf, size_t size)
 {
     st_runtime *rt = x->scene->rt;
-    char plugin[256];
-    if (!rt || st_registry_find(st_runtime_registry(rt), cls) ||
-        st_runtime_which_plugin(rt, cls, plugin, sizeof plugin))
+    if (!rt || (size_t)snprintf(buf, size, "Objects/%s.xml", cls) >= size)
         return false;
-    if ((size_t)snprintf(buf, size, "Objects/%s.xml", cls) >= size)
-        return false;
+    /* The file first: asking which installed plugin has a class opens
+     * every plugin, too slow for every element of every scene. */
     char dir[4096], found[4096], tried[256];
     bool not_regular = false;
-    return st__data_find(st__dir_of(f->name, dir, sizeof dir), NULL, buf, found, sizeof found,
-                         tried, sizeof tried, &not_regular);
+    if (!st__data_find(st__dir_of(f->name, dir, sizeof dir), NULL, buf, found, sizeof found,
+                       tried, sizeof tried, &not_regular))
+        return false;
+    char plugin[256];
+    return !st_registry_find(st_runtime_registry(rt), cls) &&
+           !st_runtime_which_plugin(rt, cls, plugin, sizeof plugin);
 }
 
 static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
