@@ -709,6 +709,42 @@ Test(collision_scenes, cloth_stays_outside_the_ball)
     st_scene_destroy(&s);
 }
 
+/* The shipped liver-like body dropped on the floor (SOFA's set-up: border
+ * triangles by Tetra2TriangleTopologicalMapping, collision models on the
+ * parent's state): no node ever goes through the floor, the lowest node
+ * ends at the contact distance (to a millimetre) and every contact pushes
+ * the body up. */
+Test(collision_scenes, liver_rests_on_the_floor, .timeout = 600)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/collision_liver_on_floor.yaml", SETTEE_SOURCE_DIR);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(st_scene_load(T.rt, path, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "%s", e.msg);
+    st_mstate *x = state(s, "dofs");
+    double ymin = 1e9;
+    for (int k = 0; k < 60; k++) {
+        run(s, 1);
+        for (size_t i = 0; i < x->position.n; i++)
+            ymin = fmin(ymin, x->position.r[3 * i + 1]);
+    }
+    cr_assert(ymin > 0.0, "a node went through the floor: y = %g", ymin);
+    double yend = 1e9;
+    for (size_t i = 0; i < x->position.n; i++)
+        yend = fmin(yend, x->position.r[3 * i + 1]);
+    cr_assert(fabs(yend - 0.005) < 1e-3, "lowest node at %g, not at the contact distance 0.005",
+              yend);
+    st_component *pipe = test_find_object(s, "CollisionPipeline1");
+    cr_assert_not_null(pipe);
+    const st_array *cnt = st_component_field_ptr(pipe, st_component_field(pipe, "contactCounts"));
+    const st_array *nrm = st_component_field_ptr(pipe, st_component_field(pipe, "contactNormals"));
+    cr_assert(cnt->n >= 1 && nrm->n > 50, "%zu contacts", nrm->n);
+    for (size_t i = 0; i < nrm->n; i++)
+        cr_assert(nrm->r[3 * i + 1] > 0.99, "contact %zu pushes along %g", i, nrm->r[3 * i + 1]);
+    st_scene_destroy(&s);
+}
+
 /* The cube dropped with an explicit solver (symplectic Euler, a step well
  * inside the contact's stability limit 2 / sqrt(ks / m)): no grid point
  * ever goes below the floor, and it ends resting on it. */

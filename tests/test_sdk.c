@@ -268,7 +268,7 @@ static const layout abi_2_layout[] = {
     M(st_collision_ops, struct_size, 0),
     M(st_collision_ops, bind, 8),
     M(st_collision_ops, compute, 16),
-    M(st_collision_ops, solver_groups, 24), /* appended after ABI 2.2 */
+    M(st_collision_ops, solver_groups, 24), /* ABI 2.3 */
     S(st_state_ops, 16),
     M(st_state_ops, struct_size, 0),
     M(st_state_ops, resolve_type, 8),
