@@ -59,11 +59,12 @@ static const st_field lcp_fields[] = {
                "Display debug information (settee: use printLog)"),
     ST_IGNORED(lcp_solver, initial_guess, "initial_guess", ST_T_BOOL, bool, "true",
                "activate LCP results history to improve its resolution performances (settee "
-               "starts every solve from zero forces: the same solution to the tolerance, more "
-               "iterations)"),
+               "starts every solve from zero forces: the same solution to the tolerance when it "
+               "is unique, more iterations)"),
     ST_IGNORED(lcp_solver, build_lcp, "build_lcp", ST_T_BOOL, bool, "true",
                "LCP is not fully built to increase performance in some case (settee always "
-               "builds it: the frictionless unbuilt LCP is the same Gauss-Seidel)"),
+               "builds it: the frictionless unbuilt LCP is the same Gauss-Seidel, the friction "
+               "one reaches the same solution to the tolerance)"),
     ST_FIELD_EX(lcp_solver, base.tolerance, "tolerance", ST_T_REAL, double, "0.001",
                 "residual error threshold for termination of the Gauss-Seidel algorithm", 0,
                 NULL, 0.0, 1e300),
