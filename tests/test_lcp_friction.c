@@ -8,7 +8,8 @@
  * multipliers from LCPConstraintSolver and GenericConstraintSolver (the
  * same block update in the same order) and slides with
  * a = g_x - mu g; frictionless contacts (one row each) are refused when
- * mu > 0, and a negative mu is an error. */
+ * mu > 0, and a negative mu is an error; UnilateralLagrangianConstraint
+ * contacts take the solver's mu too. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -293,4 +294,63 @@ Test(lcp_friction, negative_mu_is_an_error)
     cr_assert(strstr(e.msg, "mu"), "message: %s", e.msg);
     st_scene_destroy(&s);
     free(y);
+}
+
+/* UnilateralLagrangianConstraint listed in the scene (friction mu 0.05,
+ * three rows) between a static point and a particle of mass 3, the plane
+ * tilted by theta; the LCP solver's mu 0.5 decides. Returns the speed down
+ * the slope after n steps. */
+static double unilateral_run(double theta, int n)
+{
+    char y[4096];
+    snprintf(y, sizeof y,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, %.17g, 0]\n"
+             "  dt: %.17g\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
+             "        Constraint.Lagrangian.Model]}\n"
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - " LCP(", mu: 0.5") "\n"
+             "    - UnilateralLagrangianConstraint: {object1: '@Fixed/fixed',\n"
+             "        object2: '@Particle/p', first_point: [0], second_point: [0],\n"
+             "        normals: [[%.17g, %.17g, 0]], mu: 0.05}\n"
+             "  children:\n"
+             "    - name: Fixed\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: fixed, position: [[0, 0, 0]]}\n"
+             "    - name: Particle\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: p, position: [[0, 0, 0]]}\n"
+             "        - UniformMass: {vertexMass: 3}\n"
+             "        - UncoupledConstraintCorrection: {compliance: [0.333333333333333]}\n",
+             -G, H, -sin(theta), cos(theta));
+    st_scene *s = load(y);
+    steps(s, n);
+    const double *x = ((st_mstate *)object(s, "p"))->position.r;
+    const double *v = ((st_mstate *)object(s, "p"))->velocity.r;
+    double gap = -x[0] * sin(theta) + x[1] * cos(theta);
+    cr_assert(fabs(gap) < 1e-9, "left the plane by %g", gap);
+    st_array *f = out(s, "cs", "constraintForces");
+    cr_assert_eq(f->n, 3u);
+    cr_assert(fabs(((double *)f->p)[0] - 3.0 * G * cos(theta) * H) < 1e-9, "lambda_n %.15g",
+              ((double *)f->p)[0]);
+    double vdown = -(v[0] * cos(theta) + v[1] * sin(theta));
+    st_scene_destroy(&s);
+    return vdown;
+}
+
+Test(lcp_friction, unilateral_constraint_uses_the_solver_mu)
+{
+    double v = unilateral_run(20.0 * M_PI / 180.0, 60);
+    cr_assert(fabs(v) < 1e-9, "sticks: v %g", v);
+    double theta = 40.0 * M_PI / 180.0, a = G * (sin(theta) - 0.5 * cos(theta));
+    v = unilateral_run(theta, 60);
+    cr_assert(fabs(v - a * 60 * H) < 1e-9 * a * 60 * H, "slides: v %.15g vs %.15g", v,
+              a * 60 * H);
 }
