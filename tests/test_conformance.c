@@ -79,8 +79,6 @@ static const struct refusal {
      "no rotation finder (corotational FEM) in the node: SOFA's 'A RotationFinder is required'"},
     {"StopperLagrangianConstraint", "Vec1d only (SOFA's one instantiation): refused beside the "
                                     "Vec3d state"},
-    {"LCPConstraintSolver", "SOFA's default mu 0.6 asks for the friction LCP, not implemented "
-                            "(mu: 0 runs)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */

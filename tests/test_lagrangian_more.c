@@ -252,10 +252,7 @@ Test(lagrangian_more, lcp_solution_is_complementary)
 Test(lagrangian_more, unimplemented_solver_settings_are_refused)
 {
     char yaml[4096];
-    chain_yaml(yaml, sizeof yaml, "LCPConstraintSolver: {name: csolver}", MIXED);
-    refused(yaml, "mu");
-    chain_yaml(yaml, sizeof yaml, "LCPConstraintSolver: {name: csolver, mu: 0.3}", MIXED);
-    refused(yaml, "friction");
+    /* LCPConstraintSolver's mu > 0 (friction) runs: tests/test_lcp_friction.c. */
     chain_yaml(yaml, sizeof yaml,
                "GenericConstraintSolver: {name: csolver, resolutionMethod: Jacobi}", MIXED);
     refused(yaml, "resolutionMethod");

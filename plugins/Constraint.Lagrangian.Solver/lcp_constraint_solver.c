@@ -7,12 +7,25 @@
  * compared to tolerance as it is (not scaled); after the sweeps, forces
  * with |f_i| >= maxF are dropped when maxF is set. As in SOFA, the
  * constraint models' resolutions are not used: a bilateral row is solved
- * as a unilateral one (f >= 0). Friction (mu > 0, SOFA's nlcp_gaussseidel
- * on triples of rows) is not implemented and is refused at init; SOFA's
- * default mu is 0.6, so a scene must set mu: 0. */
+ * as a unilateral one (f >= 0).
+ *
+ * With mu > 0 (SOFA's default 0.6) the problem is SOFA's nonlinear
+ * complementarity problem with Coulomb friction, solved by its
+ * nlcp_gaussseidel: the rows are contacts of three (normal, tangent,
+ * tangent), every contact with the solver's own mu (the models' mu only
+ * decides how many rows they write). Per contact, its force is set to 0,
+ * d = dfree + W f on its rows, then SOFA's LocalBlock33::GS_State: the
+ * normal by its diagonal (with the old tangential forces), clamped at 0
+ * (then no friction); the tangents by 2 / (W_tt + W_ss) (with the new
+ * normal force), scaled back on the cone |f_t| <= mu f_n; the error is the
+ * sum over contacts of |d_new - d_old|, converged when below
+ * tolerance * (contacts + 1); maxF drops a contact's three forces after a
+ * converged solve. Rows not in blocks of three are refused (SOFA assumes
+ * them). */
 #include <math.h>
 #include <string.h>
 
+#include "../shared/contact_resolution.h"
 #include "solver_common.h"
 
 typedef struct lcp_solver {
@@ -37,6 +50,8 @@ typedef struct lcp_solver {
     int show_levels;        /* "showLevels" (ignored) */
     st_vec3 show_level_translation; /* "showLevelTranslation" (ignored) */
     bool small_warned;      /* minW dropped a row (reported once) */
+    const st_component *bad_owner; /* mu > 0: a model whose blocks are not of 3 rows */
+    unsigned bad_rows;
 } lcp_solver;
 
 static const st_field lcp_fields[] = {
@@ -44,11 +59,12 @@ static const st_field lcp_fields[] = {
                "Display debug information (settee: use printLog)"),
     ST_IGNORED(lcp_solver, initial_guess, "initial_guess", ST_T_BOOL, bool, "true",
                "activate LCP results history to improve its resolution performances (settee "
-               "starts every solve from zero forces: the same solution to the tolerance, more "
-               "iterations)"),
+               "starts every solve from zero forces: the same solution to the tolerance when it "
+               "is unique, more iterations)"),
     ST_IGNORED(lcp_solver, build_lcp, "build_lcp", ST_T_BOOL, bool, "true",
                "LCP is not fully built to increase performance in some case (settee always "
-               "builds it: the frictionless unbuilt LCP is the same Gauss-Seidel)"),
+               "builds it: the frictionless unbuilt LCP is the same Gauss-Seidel, the friction "
+               "one reaches the same solution to the tolerance)"),
     ST_FIELD_EX(lcp_solver, base.tolerance, "tolerance", ST_T_REAL, double, "0.001",
                 "residual error threshold for termination of the Gauss-Seidel algorithm", 0,
                 NULL, 0.0, 1e300),
@@ -59,7 +75,7 @@ static const st_field lcp_fields[] = {
             "Add regularization factor times the identity matrix to the compliance W when "
             "solving constraints"),
     ST_REAL(lcp_solver, mu, "mu", "0.6",
-            "Friction coefficient (settee: only 0, the frictionless LCP)"),
+            "Friction coefficient"),
     ST_REAL(lcp_solver, min_w, "minW", "0",
             "If not zero, constraints whose self-compliance (i.e. the corresponding value on "
             "the diagonal of W) is smaller than this threshold will be ignored"),
@@ -104,6 +120,16 @@ static const st_field lcp_fields[] = {
     ST_IGNORED(lcp_solver, show_level_translation, "showLevelTranslation", ST_T_VEC3, st_vec3,
                "0 0 0", "Translation between levels (older SOFA; no drawing in settee)"),
     ST_FIELD_END};
+
+/* Keeps the forces of the solve in the models, as the other methods. */
+static void lcp_store(lagrange_solver *ls, const double *f, bool converged)
+{
+    for (size_t i = 0; i < ls->ncons; i++) {
+        const st_constraint_ops *ops = ls->cons[i]->cls->constraint;
+        if (ops->store)
+            ops->store(ls->cons[i], ls->first[i], f, converged);
+    }
+}
 
 /* gaussSeidelLCP1 on (W, dfree), forces in lambda (from zero). */
 static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim)
@@ -159,22 +185,147 @@ static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim)
                           "converged)",
                           ls->current_iterations, error, ls->tolerance);
     ls->failing = !converged;
-    for (size_t i = 0; i < ls->ncons; i++) {
-        const st_constraint_ops *ops = ls->cons[i]->cls->constraint;
-        if (ops->store)
-            ops->store(ls->cons[i], ls->first[i], f, converged);
-    }
+    lcp_store(ls, f, converged);
     return converged;
 }
+
+/* LocalBlock33::GS_State on one contact: w the block's upper values
+ * (nn, nt, ns, tt, ts, ss), d its violations without its own force on
+ * entry, with its new force on return; f its force (old on entry). */
+static void lcp_contact_update(double mu, const double w[6], double d[3], double f[3])
+{
+    double fn = f[0], ft = f[1], fs = f[2];
+    fn -= (w[0] * fn + w[1] * ft + w[2] * fs + d[0]) / w[0];
+    if (fn < 0.0) {
+        f[0] = f[1] = f[2] = 0.0;
+        return;
+    }
+    double dt = w[1] * fn + w[3] * ft + w[4] * fs + d[1];
+    double ds = w[2] * fn + w[4] * ft + w[5] * fs + d[2];
+    ft -= 2.0 * dt / (w[3] + w[5]);
+    fs -= 2.0 * ds / (w[3] + w[5]);
+    double norm = sqrt(ft * ft + fs * fs);
+    if (norm > mu * fn) {
+        ft *= mu * fn / norm;
+        fs *= mu * fn / norm;
+    }
+    d[0] += w[0] * fn + w[1] * ft + w[2] * fs;
+    d[1] += w[1] * fn + w[3] * ft + w[4] * fs;
+    d[2] += w[2] * fn + w[4] * ft + w[5] * fs;
+    f[0] = fn;
+    f[1] = ft;
+    f[2] = fs;
+}
+
+/* nlcp_gaussseidel on (W, dfree), forces in lambda (from zero). */
+static bool lcp_friction_gauss_seidel(lagrange_solver *ls, size_t dim)
+{
+    lcp_solver *s = (lcp_solver *)ls;
+    const double *W = ls->W, *q = ls->dfree;
+    double *f = ls->lambda;
+    memset(f, 0, dim * sizeof *f);
+    s->bad_owner = NULL;
+    for (size_t b = 0; b < ls->nblocks; b++)
+        if (ls->blocks[b].nb != 3) {
+            s->bad_owner = ls->blocks[b].owner;
+            s->bad_rows = ls->blocks[b].nb;
+            return false;
+        }
+    size_t contacts = dim / 3;
+    double error = 0.0;
+    int it = 0;
+    bool converged = false;
+    for (; it < ls->max_it; it++) {
+        error = 0.0;
+        for (size_t c = 0; c < contacts; c++) {
+            size_t r = 3 * c;
+            double old[3] = {f[r], f[r + 1], f[r + 2]};
+            f[r] = f[r + 1] = f[r + 2] = 0.0;
+            double d[3], d1[3];
+            for (int a = 0; a < 3; a++) {
+                const double *row = W + (r + (size_t)a) * dim;
+                double v = q[r + (size_t)a];
+                for (size_t k = 0; k < dim; k++)
+                    v += row[k] * f[k];
+                d[a] = v;
+                d1[a] = v + row[r] * old[0] + row[r + 1] * old[1] + row[r + 2] * old[2];
+            }
+            double nf[3] = {0.0, 0.0, 0.0};
+            if (s->min_w != 0.0 && fabs(W[r * dim + r]) <= s->min_w) {
+                if (it == 0 && !s->small_warned) {
+                    st_component_warn(&ls->base, "Compliance too small for contact %zu: "
+                                                 "|%g| < %g (minW; reported once)",
+                                      c, W[r * dim + r], s->min_w);
+                    s->small_warned = true;
+                }
+            } else {
+                double w6[6];
+                contact_friction_block(W, dim, r, w6);
+                memcpy(nf, old, sizeof nf);
+                lcp_contact_update(s->mu, w6, d, nf);
+            }
+            error += sqrt((d1[0] - d[0]) * (d1[0] - d[0]) + (d1[1] - d[1]) * (d1[1] - d[1]) +
+                          (d1[2] - d[2]) * (d1[2] - d[2]));
+            memcpy(f + r, nf, sizeof nf);
+        }
+        if (error < ls->tolerance * (double)(contacts + 1)) {
+            converged = true;
+            break;
+        }
+    }
+    if (converged && s->max_f != 0.0)
+        for (size_t c = 0; c < contacts; c++)
+            if (fabs(f[3 * c]) >= s->max_f) {
+                st_component_warn(&ls->base, "Force too large for contact %zu: |%g| > %g "
+                                             "(maxF): dropped",
+                                  c, f[3 * c], s->max_f);
+                f[3 * c] = f[3 * c + 1] = f[3 * c + 2] = 0.0;
+            }
+    ls->current_error = error;
+    ls->current_iterations = converged ? it + 1 : it;
+    if (!converged && !ls->failing)
+        st_component_warn(&ls->base,
+                          "No convergence in nlcp_gaussseidel after %d iterations (maxIt): "
+                          "error %g, tolerance %g (reported again only after a solve "
+                          "converged)",
+                          ls->current_iterations, error,
+                          ls->tolerance * (double)(contacts + 1));
+    ls->failing = !converged;
+    lcp_store(ls, f, converged);
+    return converged;
+}
+
+/* The common solve, then the refusal of rows that are not contacts of
+ * three when mu > 0 (the forces of that solve were zero). */
+static st_status lcp_solve_constraint(st_component *self, st_node *root, double dt,
+                                      st_error *err)
+{
+    lcp_solver *s = (lcp_solver *)self;
+    s->bad_owner = NULL;
+    ST_TRY(lagrange_solver_ops.solve_constraint(self, root, dt, err));
+    if (s->bad_owner)
+        return st_component_error(self, "mu", err, ST_EINVAL,
+                                  "mu: %g: the LCP with friction (SOFA's nlcp_gaussseidel) "
+                                  "needs every contact as three rows (normal, tangent, "
+                                  "tangent), but %s '%s' writes blocks of %u row(s); give "
+                                  "the contacts a friction coefficient (e.g. responseParams: "
+                                  "mu=...) or set mu: 0",
+                                  s->mu, s->bad_owner->cls->name,
+                                  s->bad_owner->name ? s->bad_owner->name : "",
+                                  s->bad_rows);
+    return ST_OK;
+}
+
+static const st_csolver_ops lcp_solver_ops = {
+    .struct_size = sizeof(st_csolver_ops),
+    .solve_constraint = lcp_solve_constraint,
+};
 
 static st_status lcp_init(st_component *self, st_error *err)
 {
     lcp_solver *s = (lcp_solver *)self;
-    if (s->mu != 0.0)
-        return st_component_error(self, "mu", err, ST_EINVAL,
-                                  "mu: %g: the LCP with friction (SOFA's nlcp_gaussseidel) is "
-                                  "not implemented in settee; set mu: 0 (SOFA's default is 0.6)",
-                                  s->mu);
+    if (s->mu < 0.0)
+        return st_component_error(self, "mu", err, ST_EINVAL, "mu: %g is negative", s->mu);
     if (s->multi_grid)
         return st_component_error(self, "multi_grid", err, ST_EINVAL,
                                   "multi_grid: true is not implemented in settee (SOFA removed "
@@ -184,7 +335,7 @@ static st_status lcp_init(st_component *self, st_error *err)
                                   "%s: %g is negative", s->min_w < 0.0 ? "minW" : "maxF",
                                   s->min_w < 0.0 ? s->min_w : s->max_f);
     ST_TRY(lagrange_solver_init(self, err));
-    s->base.method = lcp_gauss_seidel;
+    s->base.method = s->mu > 0.0 ? lcp_friction_gauss_seidel : lcp_gauss_seidel;
     return ST_OK;
 }
 
@@ -198,5 +349,5 @@ const st_class lcp_constraint_solver_class = {
     .fields = lcp_fields,
     .init = lcp_init,
     .cleanup = lagrange_solver_cleanup,
-    .constraint_solver = &lagrange_solver_ops,
+    .constraint_solver = &lcp_solver_ops,
 };
