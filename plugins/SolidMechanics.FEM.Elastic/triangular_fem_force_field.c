@@ -338,6 +338,34 @@ static void optim_stress_max(trf_fem *s)
 
 /* ---- Forces ---- */
 
+/* D (rest - current, element frame), J and the frame r (world to element;
+ * untouched for small) of element t at positions p, as add_force uses
+ * them; false when the element is degenerate. Writes nothing in t. */
+static bool element_local(const trf_fem *s, const trf_elem *t, const double *p, double D[6],
+                          double J[6][3], double r[9])
+{
+    const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
+    double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+    if (s->meth == TRF_SMALL) {
+        double d[6] = {0, 0, t->rest[1][0] - ab[0], t->rest[1][1] - ab[1],
+                       t->rest[2][0] - ac[0], t->rest[2][1] - ac[1]};
+        memcpy(D, d, sizeof d);
+        return strain_global(J, ab, ac);
+    }
+    double db[3], dc[3];
+    fem_rotation_large(r, pa, pb, pc);
+    fem_mulv3(db, r, ab);
+    fem_mulv3(dc, r, ac);
+    double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0], t->rest[2][1] - dc[1]};
+    memcpy(D, d, sizeof d);
+    if (s->optim) {
+        memcpy(J, t->J, 6 * sizeof *J); /* J of the rest shape */
+        return true;
+    }
+    return fem_tri_strain_local(J, db, dc);
+}
+
 static void trf_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {
@@ -349,30 +377,11 @@ static void trf_add_force(st_component *self, const st_mparams *mp, double *f, c
     const double *p = fem_coords(x, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         trf_elem *t = &s->e[i];
-        const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
-        double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-        double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
         double D[6], F[6], J[6][3], r[9];
-        if (s->meth == TRF_SMALL) {
-            double d[6] = {0, 0, t->rest[1][0] - ab[0], t->rest[1][1] - ab[1],
-                           t->rest[2][0] - ac[0], t->rest[2][1] - ac[1]};
-            memcpy(D, d, sizeof D);
-            if (!strain_global(J, ab, ac))
-                continue; /* degenerate now: SOFA stops with an error; no force from it */
-        } else {
-            double db[3], dc[3];
-            fem_rotation_large(r, pa, pb, pc);
-            fem_mulv3(db, r, ab);
-            fem_mulv3(dc, r, ac);
-            double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0],
-                           t->rest[2][1] - dc[1]};
-            memcpy(D, d, sizeof D);
-            if (s->optim)
-                memcpy(J, t->J, sizeof J); /* J of the rest shape */
-            else if (!fem_tri_strain_local(J, db, dc))
-                continue;
+        if (!element_local(s, t, p, D, J, r))
+            continue; /* degenerate now: SOFA stops with an error; no force from it */
+        if (s->meth != TRF_SMALL)
             fem_transpose3(t->R, r);
-        }
         memcpy(t->J, J, sizeof J);
         element_force(t, J, D, 1.0, F, true);
         fem_tri_scatter(fs, t->R, F, t->v, 1.0);
@@ -413,10 +422,32 @@ static void trf_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
     }
 }
 
+/* Strain energy 1/2 sum_e (J^T D)^T K (J^T D), the D and J add_force uses
+ * (f_e = R J K J^T D): exact -dE/dx for method small; for large the frame
+ * and J follow x, which SOFA's force leaves out of its derivative. */
 static double trf_energy(st_component *self, const st_mparams *mp, const double *x)
 {
-    (void)self, (void)mp, (void)x;
-    return 0.0; /* SOFA: "getPotentialEnergy-not-implemented", 0 */
+    (void)mp;
+    trf_fem *s = (trf_fem *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return 0.0;
+    const double *p = fem_coords(x, s->ms);
+    double energy = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        const trf_elem *t = &s->e[i];
+        double D[6], J[6][3], r[9], e[3], ke[3];
+        if (!element_local(s, t, p, D, J, r))
+            continue;
+        for (int c = 0; c < 3; c++) {
+            double a = 0;
+            for (int k = 0; k < 6; k++)
+                a += J[k][c] * D[k];
+            e[c] = a;
+        }
+        fem_mulv3(ke, t->K, e);
+        energy += e[0] * ke[0] + e[1] * ke[1] + e[2] * ke[2];
+    }
+    return 0.5 * energy;
 }
 
 static double trf_rayleigh(const st_component *self)
