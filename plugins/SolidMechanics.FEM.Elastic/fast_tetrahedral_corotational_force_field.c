@@ -21,7 +21,8 @@
  * edge blocks R L_j R^T, which add_force stores per element and the first
  * add_dforce after it sums onto the mesh edges, as SOFA does (then 2 3x3
  * products per mesh edge). Potential energy: SOFA has none (warns, 0);
- * settee returns 0. */
+ * settee returns the strain energy 1/2 w^T K w of the local nodal
+ * displacements w (R^T x less the rest shape). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,7 +455,8 @@ const st_class fast_tetrahedral_corotational_force_field_class = {
     .category = "ForceField",
     .description = "Corotational linear tetrahedra written on edges (rotation by QR, polar "
                    "decomposition of the deformation gradient or of the edges, or none). "
-                   "Potential energy: SOFA has none; settee returns 0",
+                   "Potential energy: SOFA has none; settee returns the strain energy of the local "
+                   "(rotated) displacements",
     .instance_size = sizeof(ftc_fem),
     .fields = ftc_fields,
     .init = ftc_init,

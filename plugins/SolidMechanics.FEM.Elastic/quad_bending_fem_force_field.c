@@ -21,7 +21,7 @@
  * stride of 3 (mixing rotations in); settee assembles the blocks its
  * add_dforce applies. SOFA's addDForce leaves out Rayleigh stiffness: so
  * does settee (rayleighStiffness is ignored). Potential energy: SOFA has
- * none (error, 0); settee returns 0. */
+ * none (error, 0); settee returns the strain energy 1/2 D^T K D. */
 #include <math.h>
 #include <string.h>
 
@@ -300,7 +300,7 @@ const st_class quad_bending_fem_force_field_class = {
     .description = "Quadrilateral plate elements in the xy plane (small displacements: "
                    "bilinear membrane plus the transverse shear stiffness of the deflection, "
                    "rotations held at zero, as SOFA applies it). Potential energy: SOFA has "
-                   "none; settee returns 0",
+                   "none; settee returns the strain energy 1/2 D^T K D",
     .instance_size = sizeof(qb_fem),
     .fields = qb_fields,
     .init = qb_init,

@@ -15,7 +15,8 @@
  * add_force (SOFA's corotational tangent: the derivative of R is left out,
  * so for large/polar/svd it equals the exact Jacobian only where the local
  * deformation vanishes). Potential energy: 1/2 D^T J K J^T D for method
- * small, 0 for the corotational methods, as in SOFA.
+ * small, 0 for the corotational methods, as in SOFA; the same strain energy
+ * for every method in TetrahedralCorotationalFEMForceField (SOFA: 0).
  *
  * When the topology has hexahedra and no tetrahedra, each hexahedron is cut
  * into 6 tetrahedra as SOFA's force field does (vertex swaps by grid
@@ -995,8 +996,9 @@ const st_class tetrahedral_corotational_fem_force_field_class = {
     .category = "ForceField",
     .description = "Corotational tetrahedral finite elements (linear elasticity; small, large, "
                    "polar), the element of TetrahedronFEMForceField without svd and plasticity. "
-                   "Potential energy: SOFA has none (it warns and returns 0); settee returns 0 "
-                   "for every method",
+                   "Potential energy: SOFA has none (it warns and returns 0); settee returns the "
+                   "strain energy 1/2 D^T J K J^T D of the local displacement D, for every "
+                   "method",
     .instance_size = sizeof(tetra_fem),
     .fields = corot_fields,
     .init = corot_init,

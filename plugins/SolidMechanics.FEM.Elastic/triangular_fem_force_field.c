@@ -21,7 +21,9 @@
  * never sets (zero), so its assembled K is zero; settee uses the identity,
  * the matrix add_dforce applies.
  * Potential energy: SOFA has none (it reports an error and returns 0);
- * settee returns 0.
+ * settee returns the strain energy 1/2 (J^T D)^T K (J^T D) of the D and J
+ * add_force uses (J of the current shape: the force is -dE/dx up to a
+ * relative error of the order of the strain).
  * computePrincipalStress fills two settee outputs: the largest principal
  * stress per element (SOFA's triangleInfo maxStress) and its area-weighted
  * average per vertex (vertexInfo stress, when showStressValue).
@@ -33,7 +35,8 @@
  * SOFA's way: the material matrix times the unnormalised strain of
  * rest - current times ss_factor (minus half the physical stress);
  * stressMaxValue is the largest principal value of that (and 0). Its
- * potential energy: SOFA has none (warns, 0); settee returns 0.
+ * potential energy: SOFA has none (warns, 0); settee returns the same
+ * strain energy (J of the rest shape).
  *
  * TriangularAnisotropicFEMForceField is TriangularFEMForceField with SOFA's
  * orthotropic material (see anisotropic_material). */
@@ -511,7 +514,7 @@ const st_class triangular_fem_force_field_class = {
     .category = "ForceField",
     .description = "Triangular membrane finite elements (linear elasticity, plane stress; "
                    "small, or corotational large). Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = trf_fields,
     .init = trf_init,
@@ -558,7 +561,7 @@ const st_class triangular_anisotropic_fem_force_field_class = {
     .description = "TriangularFEMForceField with an orthotropic material (fiber direction by "
                    "angle or concentric about a center). As in SOFA, its material matrix is not "
                    "multiplied by the element area. Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = aniso_fields,
     .init = aniso_init,
@@ -611,7 +614,7 @@ const st_class triangular_fem_force_field_optim_class = {
     .category = "ForceField",
     .description = "Corotational triangular membrane finite elements, optimised (strain-"
                    "displacement of the rest shape). Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = optim_fields,
     .init = optim_init,
