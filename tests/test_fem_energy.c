@@ -194,10 +194,22 @@ Test(fem_energy, tetrahedral_corotational_small)
     run_case(CUBE(TCFEM_FF("small")), TCFEM, false, NULL, 0, 0.05, 1e-6, 1e-6);
 }
 
+/* The rotation-invariant checks with each corotational method of cls. */
+static void run_corotational(const char *cls, const char *const *methods, size_t nm)
+{
+    char xml[2048];
+    for (size_t k = 0; k < nm; k++) {
+        snprintf(xml, sizeof xml, CUBE("<%s name='FEM' youngModulus='1000' poissonRatio='0.3' "
+                                       "method='%s'/>"),
+                 cls, methods[k]);
+        run_case(xml, cls, true, NULL, 0, 0, 0, 0);
+    }
+}
+
 Test(fem_energy, tetrahedral_corotational_large_polar)
 {
-    run_case(CUBE(TCFEM_FF("large")), TCFEM, true, NULL, 0, 0, 0, 0);
-    run_case(CUBE(TCFEM_FF("polar")), TCFEM, true, NULL, 0, 0, 0, 0);
+    static const char *const methods[] = {"large", "polar"};
+    run_corotational(TCFEM, methods, 2);
     run_case(CUBE("<" TCFEM " name='FEM' youngModulus='1000' poissonRatio='0.3' method='large' "
                   "updateStiffnessMatrix='true'/>"),
              TCFEM, true, NULL, 0, 0, 0, 0);
@@ -214,9 +226,8 @@ Test(fem_energy, fast_tetrahedral_none)
 
 Test(fem_energy, fast_tetrahedral_corotational)
 {
-    run_case(CUBE(FTC_FF("qr")), FTC, true, NULL, 0, 0, 0, 0);
-    run_case(CUBE(FTC_FF("polar")), FTC, true, NULL, 0, 0, 0, 0);
-    run_case(CUBE(FTC_FF("polar2")), FTC, true, NULL, 0, 0, 0, 0);
+    static const char *const methods[] = {"qr", "polar", "polar2"};
+    run_corotational(FTC, methods, 3);
 }
 
 /* One triangle with vertex 0 at the origin and edge 01 along x: moving

@@ -437,18 +437,13 @@ static double trf_energy(st_component *self, const st_mparams *mp, const double 
     const double *p = fem_coords(x, s->ms);
     double energy = 0;
     for (size_t i = 0; i < s->ne; i++) {
-        const trf_elem *t = &s->e[i];
-        double D[6], J[6][3], r[9], e[3], ke[3];
+        trf_elem *t = &s->e[i];
+        double D[6], J[6][3], r[9], F[6];
         if (!element_local(s, t, p, D, J, r))
             continue;
-        for (int c = 0; c < 3; c++) {
-            double a = 0;
-            for (int k = 0; k < 6; k++)
-                a += J[k][c] * D[k];
-            e[c] = a;
-        }
-        fem_mulv3(ke, t->K, e);
-        energy += e[0] * ke[0] + e[1] * ke[1] + e[2] * ke[2];
+        element_force(t, J, D, 1.0, F, false); /* F = J K J^T D, t untouched */
+        for (int k = 0; k < 6; k++)
+            energy += D[k] * F[k];
     }
     return 0.5 * energy;
 }
