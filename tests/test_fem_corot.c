@@ -282,8 +282,10 @@ Test(fem_corot, von_mises)
     fem_near(von_mises_one("polar", &want), 0, 0, "von Mises, polar");
 }
 
-/* SOFA has no potential energy for this force field: 0. */
-Test(fem_corot, no_potential_energy)
+/* SOFA has no potential energy for this force field (0); settee's is the
+ * strain energy: a uniform 1% stretch of the unit cube, e = 0.01 I, gives
+ * 1/2 (lambda tr(e)^2 + 2 mu e:e) V = 0.375 (E 1000, nu 0.3). */
+Test(fem_corot, potential_energy_uniform_stretch)
 {
     test_rt t;
     fem_open_rt(&t);
@@ -294,7 +296,10 @@ Test(fem_corot, no_potential_energy)
     double *x = calloc(n, sizeof *x);
     for (size_t i = 0; i < n; i++)
         x[i] = fem->initial_points.r[i] * 1.01;
-    cr_assert_eq(fem->base.cls->forcefield->potential_energy(&fem->base, &sys->mp, x), 0.0);
+    const double lambda = 1000 * 0.3 / (1.3 * 0.4), mu = 1000 / 2.6;
+    const double want = 0.5 * (lambda * 9e-4 + 2 * mu * 3e-4);
+    fem_near(fem->base.cls->forcefield->potential_energy(&fem->base, &sys->mp, x), want,
+             1e-12 * want, "strain energy of a uniform stretch");
     free(x);
     st_scene_destroy(&s);
     test_rt_close(&t);

@@ -21,7 +21,8 @@
  * edge blocks R L_j R^T, which add_force stores per element and the first
  * add_dforce after it sums onto the mesh edges, as SOFA does (then 2 3x3
  * products per mesh edge). Potential energy: SOFA has none (warns, 0);
- * settee returns 0. */
+ * settee returns the strain energy 1/2 w^T K w of the local nodal
+ * displacements w (R^T x less the rest shape). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,21 @@ static void rotate_block(double b[9], const double rot[9], const double m[9], do
         b[k] *= scale;
 }
 
+/* The local edge displacements u_j = rot (x_l - x_k) - rest edge j and
+ * the local nodal forces F of them (F is zeroed by the caller). */
+static void local_force(const ftc_elem *t, const double pos[4][3], const double rot[9],
+                        double u[6][3], double F[4][3])
+{
+    for (int j = 0; j < 6; j++) {
+        unsigned k = tet_edges[j][0], l = tet_edges[j][1];
+        double d[3] = {pos[l][0] - pos[k][0], pos[l][1] - pos[k][1], pos[l][2] - pos[k][2]};
+        fem_mulv3(u[j], rot, d);
+        for (int c = 0; c < 3; c++)
+            u[j][c] -= t->rest_edge[j][c];
+        edge_force(t, j, u[j], F);
+    }
+}
+
 static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {
@@ -299,15 +315,8 @@ static void ftc_add_force(st_component *self, const st_mparams *mp, double *f, c
         for (int j = 0; j < 6; j++)
             rotate_block(t->E[j], t->rot, t->L[j], 1.0);
         s->g_dirty = true;
-        for (int j = 0; j < 6; j++) {
-            unsigned k = tet_edges[j][0], l = tet_edges[j][1];
-            double d[3] = {pos[l][0] - pos[k][0], pos[l][1] - pos[k][1], pos[l][2] - pos[k][2]};
-            double u[3];
-            fem_mulv3(u, t->rot, d);
-            for (int c = 0; c < 3; c++)
-                u[c] -= t->rest_edge[j][c];
-            edge_force(t, j, u, F);
-        }
+        double u[6][3];
+        local_force(t, pos, t->rot, u, F);
         for (int k = 0; k < 4; k++) {
             double g[3];
             fem_mulv3(g, R, F[k]);
@@ -380,10 +389,31 @@ static void ftc_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
     }
 }
 
+/* Strain energy 1/2 w^T K w per element, w the local nodal displacements
+ * (R^T x less the rest shape, node 0 held at 0: w_n = u of edge (0 n)),
+ * through the local force F = -K w that add_force applies (f = R F):
+ * E = -1/2 sum_n w_n . F_n. Exact -dE/dx for method none; the corotational
+ * force leaves the derivative of R out. */
 static double ftc_energy(st_component *self, const st_mparams *mp, const double *x)
 {
-    (void)self, (void)mp, (void)x;
-    return 0.0; /* SOFA: "Method getPotentialEnergy not implemented yet.", 0 */
+    (void)mp;
+    ftc_fem *s = (ftc_fem *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return 0.0;
+    const double *p = fem_coords(x, s->ms);
+    double energy = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        const ftc_elem *t = &s->e[i];
+        double pos[4][3], R[9], rot[9], u[6][3], F[4][3] = {{0}};
+        for (int k = 0; k < 4; k++)
+            memcpy(pos[k], p + 3 * t->v[k], sizeof pos[k]);
+        element_rotation(s, t, pos, R);
+        fem_transpose3(rot, R);
+        local_force(t, pos, rot, u, F);
+        for (int n = 1; n < 4; n++)
+            energy -= u[n - 1][0] * F[n][0] + u[n - 1][1] * F[n][1] + u[n - 1][2] * F[n][2];
+    }
+    return 0.5 * energy;
 }
 
 static double ftc_rayleigh(const st_component *self)
@@ -425,7 +455,8 @@ const st_class fast_tetrahedral_corotational_force_field_class = {
     .category = "ForceField",
     .description = "Corotational linear tetrahedra written on edges (rotation by QR, polar "
                    "decomposition of the deformation gradient or of the edges, or none). "
-                   "Potential energy: SOFA has none; settee returns 0",
+                   "Potential energy: SOFA has none; settee returns the strain energy of the local "
+                   "(rotated) displacements",
     .instance_size = sizeof(ftc_fem),
     .fields = ftc_fields,
     .init = ftc_init,

@@ -21,7 +21,7 @@
  * stride of 3 (mixing rotations in); settee assembles the blocks its
  * add_dforce applies. SOFA's addDForce leaves out Rayleigh stiffness: so
  * does settee (rayleighStiffness is ignored). Potential energy: SOFA has
- * none (error, 0); settee returns 0. */
+ * none (error, 0); settee returns the strain energy 1/2 D^T K D. */
 #include <math.h>
 #include <string.h>
 
@@ -51,9 +51,9 @@ typedef struct qb_fem {
 static const double node_sign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
 
 /* K from the half lengths l, h. */
-static void element_stiffness(qb_elem *t, double l, double h)
+static void element_stiffness(const qb_elem *t, double l, double h, double K[12][12])
 {
-    memset(t->K, 0, sizeof t->K);
+    memset(K, 0, 12 * sizeof *K);
     const double g = sqrt(3.0) / 3.0, gp[4][2] = {{g, g}, {-g, g}, {g, -g}, {-g, -g}};
     double c00 = t->cb[0], c01 = t->cb[1], c22 = t->cb[2];
     for (int q = 0; q < 4; q++) {
@@ -65,17 +65,17 @@ static void element_stiffness(qb_elem *t, double l, double h)
         }
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
-                t->K[3 * i][3 * j] += l * h * (nx[i] * c00 * nx[j] + ny[i] * c22 * ny[j]);
-                t->K[3 * i][3 * j + 1] += l * h * (nx[i] * c01 * ny[j] + ny[i] * c22 * nx[j]);
-                t->K[3 * i + 1][3 * j] += l * h * (ny[i] * c01 * nx[j] + nx[i] * c22 * ny[j]);
-                t->K[3 * i + 1][3 * j + 1] += l * h * (ny[i] * c00 * ny[j] + nx[i] * c22 * nx[j]);
+                K[3 * i][3 * j] += l * h * (nx[i] * c00 * nx[j] + ny[i] * c22 * ny[j]);
+                K[3 * i][3 * j + 1] += l * h * (nx[i] * c01 * ny[j] + ny[i] * c22 * nx[j]);
+                K[3 * i + 1][3 * j] += l * h * (ny[i] * c01 * nx[j] + nx[i] * c22 * ny[j]);
+                K[3 * i + 1][3 * j + 1] += l * h * (ny[i] * c00 * ny[j] + nx[i] * c22 * nx[j]);
             }
     }
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             double ax = node_sign[i][0] / (4 * l), ay = node_sign[i][1] / (4 * h);
             double bx = node_sign[j][0] / (4 * l), by = node_sign[j][1] / (4 * h);
-            t->K[3 * i + 2][3 * j + 2] = l * h * (ax * t->cs * bx + ay * t->cs * by) * 4;
+            K[3 * i + 2][3 * j + 2] = l * h * (ax * t->cs * bx + ay * t->cs * by) * 4;
         }
 }
 
@@ -145,7 +145,7 @@ static st_status qb_init(st_component *self, st_error *err)
             return st_component_error(self, "topology", err, ST_EINVAL,
                                       "quad %zu (vertices %u %u %u %u) has a zero-length edge",
                                       i, t->v[0], t->v[1], t->v[2], t->v[3]);
-        element_stiffness(t, l, h);
+        element_stiffness(t, l, h, t->K);
     }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
@@ -170,6 +170,15 @@ static void apply(const qb_elem *t, const double X[12], double scale, double *ou
     }
 }
 
+/* D = rest - current, each relative to the midpoint of vertices 0 and 2. */
+static void displacement(const qb_elem *t, const double *p, double D[12])
+{
+    const double *a = p + 3 * t->v[0], *c = p + 3 * t->v[2];
+    for (int k = 0; k < 4; k++)
+        for (int m = 0; m < 3; m++)
+            D[3 * k + m] = t->rest[k][m] - (p[3 * t->v[k] + m] - (a[m] + c[m]) / 2);
+}
+
 static void qb_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                          const double *v)
 {
@@ -184,12 +193,9 @@ static void qb_add_force(st_component *self, const st_mparams *mp, double *f, co
         double l, h;
         half_lengths(p, t->v, &l, &h);
         if (l > 0 && h > 0)
-            element_stiffness(t, l, h);
-        const double *a = p + 3 * t->v[0], *c = p + 3 * t->v[2];
+            element_stiffness(t, l, h, t->K);
         double D[12];
-        for (int k = 0; k < 4; k++)
-            for (int m = 0; m < 3; m++)
-                D[3 * k + m] = t->rest[k][m] - (p[3 * t->v[k] + m] - (a[m] + c[m]) / 2);
+        displacement(t, p, D);
         apply(t, D, 1.0, fs);
     }
 }
@@ -227,10 +233,35 @@ static void qb_add_k(st_component *self, const st_mparams *mp, st_matrix *m, dou
     }
 }
 
+/* Strain energy 1/2 sum_e D^T K D with the D and K (lengths l, h at x)
+ * add_force uses (f_e = K D). K follows the lengths of edges 01 and 03, so
+ * -dE/dx equals f exactly only where those lengths stay (e.g. moving
+ * vertex 2), and to first order in D elsewhere. */
 static double qb_energy(st_component *self, const st_mparams *mp, const double *x)
 {
-    (void)self, (void)mp, (void)x;
-    return 0.0; /* SOFA: "getPotentialEnergy-not-implemented", 0 */
+    (void)mp;
+    qb_fem *s = (qb_fem *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return 0.0;
+    const double *p = fem_coords(x, s->ms);
+    double energy = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        const qb_elem *t = &s->e[i];
+        double l, h, K[12][12], D[12];
+        half_lengths(p, t->v, &l, &h);
+        if (l > 0 && h > 0)
+            element_stiffness(t, l, h, K);
+        else
+            memcpy(K, t->K, sizeof K);
+        displacement(t, p, D);
+        for (int r = 0; r < 12; r++) {
+            double a = 0;
+            for (int c = 0; c < 12; c++)
+                a += K[r][c] * D[c];
+            energy += D[r] * a;
+        }
+    }
+    return 0.5 * energy;
 }
 
 static const st_forcefield_ops qb_ops = {
@@ -269,7 +300,7 @@ const st_class quad_bending_fem_force_field_class = {
     .description = "Quadrilateral plate elements in the xy plane (small displacements: "
                    "bilinear membrane plus the transverse shear stiffness of the deflection, "
                    "rotations held at zero, as SOFA applies it). Potential energy: SOFA has "
-                   "none; settee returns 0",
+                   "none; settee returns the strain energy 1/2 D^T K D",
     .instance_size = sizeof(qb_fem),
     .fields = qb_fields,
     .init = qb_init,

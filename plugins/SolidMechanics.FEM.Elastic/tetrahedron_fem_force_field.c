@@ -15,7 +15,8 @@
  * add_force (SOFA's corotational tangent: the derivative of R is left out,
  * so for large/polar/svd it equals the exact Jacobian only where the local
  * deformation vanishes). Potential energy: 1/2 D^T J K J^T D for method
- * small, 0 for the corotational methods, as in SOFA.
+ * small, 0 for the corotational methods, as in SOFA; the same strain energy
+ * for every method in TetrahedralCorotationalFEMForceField (SOFA: 0).
  *
  * When the topology has hexahedra and no tetrahedra, each hexahedron is cut
  * into 6 tetrahedra as SOFA's force field does (vertex swaps by grid
@@ -445,17 +446,95 @@ static void assembled_force(const tet *t, const double *R, const double D[12], d
     }
 }
 
-static void force_small(tetra_fem *s, tet *t, double *f, const double *p)
+/* ---- Local displacements D (rest - current, element frame), as the
+ * forces and the energy use them; none of them writes the element. ---- */
+
+static void small_local(const tetra_fem *s, const tet *t, const double *p, double D[12])
 {
     const double *x0 = s->initial_points.r;
     const double *a0 = x0 + 3 * t->v[0], *pa = p + 3 * t->v[0];
-    double D[12] = {0};
+    memset(D, 0, 3 * sizeof *D);
     for (int k = 1; k < 4; k++) {
         const double *bk = x0 + 3 * t->v[k], *pk = p + 3 * t->v[k];
         for (int c = 0; c < 3; c++)
             D[3 * k + c] = bk[c] - a0[c] - pk[c] + pa[c];
     }
-    double F[12];
+}
+
+/* large: the frame r02 (world to element) of the first edge and face, def
+ * the current shape in it relative to vertex 0 (SOFA's partial form). */
+static void large_local(const tet *t, const double pos[4][3], double r02[9],
+                        double def[4][3], double D[12])
+{
+    fem_rotation_large(r02, pos[0], pos[1], pos[2]);
+    for (int k = 0; k < 4; k++)
+        fem_mulv3(def[k], r02, pos[k]);
+    def[1][0] -= def[0][0];
+    def[2][0] -= def[0][0];
+    def[2][1] -= def[0][1];
+    for (int c = 0; c < 3; c++)
+        def[3][c] -= def[0][c];
+    const double d[12] = {0, 0, 0, t->rest[1][0] - def[1][0], 0, 0, t->rest[2][0] - def[2][0],
+                          t->rest[2][1] - def[2][1], 0, t->rest[3][0] - def[3][0],
+                          t->rest[3][1] - def[3][1], t->rest[3][2] - def[3][2]};
+    memcpy(D, d, sizeof d);
+}
+
+/* updateStiffnessMatrix with method large: J of the deformed shape def. */
+static void large_update_j(double J[12][6], const double def[4][3])
+{
+    J[0][0] = -def[2][1] * def[3][2];
+    J[1][1] = def[2][0] * def[3][2] - def[1][0] * def[3][2];
+    J[2][2] = def[2][1] * def[3][0] - def[2][0] * def[3][1] + def[1][0] * def[3][1] -
+              def[1][0] * def[2][1];
+    J[3][0] = def[2][1] * def[3][2];
+    J[4][1] = -def[2][0] * def[3][2];
+    J[5][2] = -def[2][1] * def[3][0] + def[2][0] * def[3][1];
+    J[7][1] = def[1][0] * def[3][2];
+    J[8][2] = -def[1][0] * def[3][1];
+    J[11][2] = def[1][0] * def[2][1];
+}
+
+/* polar and svd: the current shape def in the frame r02, D = rest - def. */
+static void rotated_local(const tet *t, const double pos[4][3], const double r02[9],
+                          double def[4][3], double D[12])
+{
+    for (int k = 0; k < 4; k++) {
+        fem_mulv3(def[k], r02, pos[k]);
+        for (int c = 0; c < 3; c++)
+            D[3 * k + c] = t->rest[k][c] - def[k][c];
+    }
+}
+
+static void polar_frame(const double pos[4][3], double r02[9])
+{
+    double A[9];
+    const double *pp[4] = {pos[0], pos[1], pos[2], pos[3]};
+    edge_matrix(A, pp);
+    fem_polar(A, r02);
+}
+
+static void svd_frame(const tet *t, const double pos[4][3], double r02[9])
+{
+    double A[9], F[9];
+    const double *pp[4] = {pos[0], pos[1], pos[2], pos[3]};
+    edge_matrix(A, pp);
+    fem_mul3(F, A, t->A0inv);
+    if (fem_det3(F) < 1e-6) {
+        /* inverted or flat: the SVD rotation, back into the initial frame */
+        double q[9], r01[9];
+        fem_polar_stable(F, q);
+        fem_transpose3(r01, t->R0);
+        fem_mul3(r02, q, r01);
+    } else {
+        fem_polar(A, r02);
+    }
+}
+
+static void force_small(tetra_fem *s, tet *t, double *f, const double *p)
+{
+    double D[12], F[12];
+    small_local(s, t, p, D);
     if (!s->assembling)
         element_force(s, t, D, F);
     else if (s->plastic_max <= 0)
@@ -467,33 +546,12 @@ static void force_small(tetra_fem *s, tet *t, double *f, const double *p)
 
 static void force_large(tetra_fem *s, tet *t, double *f, const double *p)
 {
-    double r02[9], def[4][3], pos[4][3];
+    double r02[9], def[4][3], pos[4][3], D[12];
     gather(p, t->v, pos);
-    fem_rotation_large(r02, pos[0], pos[1], pos[2]);
+    large_local(t, pos, r02, def, D);
     fem_transpose3(t->R, r02);
-    for (int k = 0; k < 4; k++)
-        fem_mulv3(def[k], r02, pos[k]);
-    def[1][0] -= def[0][0];
-    def[2][0] -= def[0][0];
-    def[2][1] -= def[0][1];
-    for (int c = 0; c < 3; c++)
-        def[3][c] -= def[0][c];
-    double D[12] = {0, 0, 0, t->rest[1][0] - def[1][0], 0, 0, t->rest[2][0] - def[2][0],
-                    t->rest[2][1] - def[2][1], 0, t->rest[3][0] - def[3][0],
-                    t->rest[3][1] - def[3][1], t->rest[3][2] - def[3][2]};
-    if (s->update_stiffness_matrix) {
-        double(*J)[6] = t->J;
-        J[0][0] = -def[2][1] * def[3][2];
-        J[1][1] = def[2][0] * def[3][2] - def[1][0] * def[3][2];
-        J[2][2] = def[2][1] * def[3][0] - def[2][0] * def[3][1] + def[1][0] * def[3][1] -
-                  def[1][0] * def[2][1];
-        J[3][0] = def[2][1] * def[3][2];
-        J[4][1] = -def[2][0] * def[3][2];
-        J[5][2] = -def[2][1] * def[3][0] + def[2][0] * def[3][1];
-        J[7][1] = def[1][0] * def[3][2];
-        J[8][2] = -def[1][0] * def[3][1];
-        J[11][2] = def[1][0] * def[2][1];
-    }
+    if (s->update_stiffness_matrix)
+        large_update_j(t->J, def);
     double F[12];
     if (!s->assembling) {
         element_force(s, t, D, F);
@@ -512,11 +570,7 @@ static void force_rotated(tetra_fem *s, tet *t, double *f, const double pos[4][3
 {
     double def[4][3], D[12];
     fem_transpose3(t->R, r02);
-    for (int k = 0; k < 4; k++) {
-        fem_mulv3(def[k], r02, pos[k]);
-        for (int c = 0; c < 3; c++)
-            D[3 * k + c] = t->rest[k][c] - def[k][c];
-    }
+    rotated_local(t, pos, r02, def, D);
     if (s->update_stiffness_matrix)
         strain_displacement(t->J, def);
     double F[12];
@@ -528,11 +582,9 @@ static void force_polar(tetra_fem *s, tet *t, double *f, const double *p)
 {
     if (s->assembling)
         return; /* SOFA: no assembled matrix with method polar */
-    double pos[4][3], A[9], r02[9];
+    double pos[4][3], r02[9];
     gather(p, t->v, pos);
-    const double *pp[4] = {pos[0], pos[1], pos[2], pos[3]};
-    edge_matrix(A, pp);
-    fem_polar(A, r02);
+    polar_frame(pos, r02);
     force_rotated(s, t, f, pos, r02);
 }
 
@@ -540,20 +592,9 @@ static void force_svd(tetra_fem *s, tet *t, double *f, const double *p)
 {
     if (s->assembling)
         return; /* SOFA: no assembled matrix with method svd */
-    double pos[4][3], A[9], F[9], r02[9];
+    double pos[4][3], r02[9];
     gather(p, t->v, pos);
-    const double *pp[4] = {pos[0], pos[1], pos[2], pos[3]};
-    edge_matrix(A, pp);
-    fem_mul3(F, A, t->A0inv);
-    if (fem_det3(F) < 1e-6) {
-        /* inverted or flat: the SVD rotation, back into the initial frame */
-        double q[9], r01[9];
-        fem_polar_stable(F, q);
-        fem_transpose3(r01, t->R0);
-        fem_mul3(r02, q, r01);
-    } else {
-        fem_polar(A, r02);
-    }
+    svd_frame(t, pos, r02);
     force_rotated(s, t, f, pos, r02);
 }
 
@@ -653,30 +694,47 @@ static void tfem_add_k(st_component *self, const st_mparams *mp, st_matrix *m, d
     }
 }
 
+/* Strain energy 1/2 sum_e D^T J K J^T D = 1/2 D . F with the D and J the
+ * force uses (f_e = R J K J^T D); J follows the deformed shape with
+ * updateStiffnessMatrix, as add_force makes it. TetrahedronFEMForceField
+ * keeps SOFA's: method small only (0 for the corotational methods);
+ * TetrahedralCorotationalFEMForceField has it for every method (SOFA: 0).
+ * Exact -dE/dx for small; the corotational force leaves dR out. */
 static double tfem_energy(st_component *self, const st_mparams *mp, const double *x)
 {
     (void)mp;
     tetra_fem *s = (tetra_fem *)self;
-    if (s->corot || s->meth != M_SMALL || s->assembling)
+    if (!s->corot && (s->meth != M_SMALL || s->assembling))
         return 0.0;
-    const double *p = fem_coords(x, s->ms), *x0 = s->initial_points.r;
+    const double *p = fem_coords(x, s->ms);
     double energy = 0;
     for (size_t i = 0; i < s->ne; i++) {
-        const tet *t = &s->e[i];
-        const double *a0 = x0 + 3 * t->v[0], *pa = p + 3 * t->v[0];
-        double D[12] = {0}, F[12], e[6];
-        for (int k = 1; k < 4; k++) {
-            const double *bk = x0 + 3 * t->v[k], *pk = p + 3 * t->v[k];
-            for (int c = 0; c < 3; c++)
-                D[3 * k + c] = bk[c] - a0[c] - pk[c] + pa[c];
+        tet t = s->e[i]; /* a copy: J may follow the deformed shape */
+        double D[12], F[12], e[6], pos[4][3], def[4][3], r02[9];
+        if (s->meth == M_SMALL) {
+            small_local(s, &t, p, D);
+        } else {
+            gather(p, t.v, pos);
+            if (s->meth == M_LARGE) {
+                large_local(&t, pos, r02, def, D);
+                if (s->update_stiffness_matrix)
+                    large_update_j(t.J, def);
+            } else {
+                if (s->meth == M_POLAR)
+                    polar_frame(pos, r02);
+                else
+                    svd_frame(&t, pos, r02);
+                rotated_local(&t, pos, r02, def, D);
+                if (s->update_stiffness_matrix)
+                    strain_displacement(t.J, def);
+            }
         }
-        strain_of(t, D, e);
-        force_of_strain(t, e, 1.0, F);
-        for (int k = 0; k < 4; k++)
-            energy += F[3 * k] * -D[3 * k] + F[3 * k + 1] * -D[3 * k + 1] +
-                      F[3 * k + 2] * -D[3 * k + 2];
+        strain_of(&t, D, e);
+        force_of_strain(&t, e, 1.0, F);
+        for (int k = 0; k < 12; k++)
+            energy += F[k] * D[k];
     }
-    return energy / -2.0;
+    return 0.5 * energy;
 }
 
 static double tfem_rayleigh(const st_component *self)
@@ -938,8 +996,9 @@ const st_class tetrahedral_corotational_fem_force_field_class = {
     .category = "ForceField",
     .description = "Corotational tetrahedral finite elements (linear elasticity; small, large, "
                    "polar), the element of TetrahedronFEMForceField without svd and plasticity. "
-                   "Potential energy: SOFA has none (it warns and returns 0); settee returns 0 "
-                   "for every method",
+                   "Potential energy: SOFA has none (it warns and returns 0); settee returns the "
+                   "strain energy 1/2 D^T J K J^T D of the local displacement D, for every "
+                   "method",
     .instance_size = sizeof(tetra_fem),
     .fields = corot_fields,
     .init = corot_init,

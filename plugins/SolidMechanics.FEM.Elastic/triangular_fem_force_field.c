@@ -21,7 +21,9 @@
  * never sets (zero), so its assembled K is zero; settee uses the identity,
  * the matrix add_dforce applies.
  * Potential energy: SOFA has none (it reports an error and returns 0);
- * settee returns 0.
+ * settee returns the strain energy 1/2 (J^T D)^T K (J^T D) of the D and J
+ * add_force uses (J of the current shape: the force is -dE/dx up to a
+ * relative error of the order of the strain).
  * computePrincipalStress fills two settee outputs: the largest principal
  * stress per element (SOFA's triangleInfo maxStress) and its area-weighted
  * average per vertex (vertexInfo stress, when showStressValue).
@@ -33,7 +35,8 @@
  * SOFA's way: the material matrix times the unnormalised strain of
  * rest - current times ss_factor (minus half the physical stress);
  * stressMaxValue is the largest principal value of that (and 0). Its
- * potential energy: SOFA has none (warns, 0); settee returns 0.
+ * potential energy: SOFA has none (warns, 0); settee returns the same
+ * strain energy (J of the rest shape).
  *
  * TriangularAnisotropicFEMForceField is TriangularFEMForceField with SOFA's
  * orthotropic material (see anisotropic_material). */
@@ -338,6 +341,34 @@ static void optim_stress_max(trf_fem *s)
 
 /* ---- Forces ---- */
 
+/* D (rest - current, element frame), J and the frame r (world to element;
+ * untouched for small) of element t at positions p, as add_force uses
+ * them; false when the element is degenerate. Writes nothing in t. */
+static bool element_local(const trf_fem *s, const trf_elem *t, const double *p, double D[6],
+                          double J[6][3], double r[9])
+{
+    const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
+    double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+    if (s->meth == TRF_SMALL) {
+        double d[6] = {0, 0, t->rest[1][0] - ab[0], t->rest[1][1] - ab[1],
+                       t->rest[2][0] - ac[0], t->rest[2][1] - ac[1]};
+        memcpy(D, d, sizeof d);
+        return strain_global(J, ab, ac);
+    }
+    double db[3], dc[3];
+    fem_rotation_large(r, pa, pb, pc);
+    fem_mulv3(db, r, ab);
+    fem_mulv3(dc, r, ac);
+    double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0], t->rest[2][1] - dc[1]};
+    memcpy(D, d, sizeof d);
+    if (s->optim) {
+        memcpy(J, t->J, 6 * sizeof *J); /* J of the rest shape */
+        return true;
+    }
+    return fem_tri_strain_local(J, db, dc);
+}
+
 static void trf_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {
@@ -349,30 +380,11 @@ static void trf_add_force(st_component *self, const st_mparams *mp, double *f, c
     const double *p = fem_coords(x, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         trf_elem *t = &s->e[i];
-        const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
-        double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-        double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
         double D[6], F[6], J[6][3], r[9];
-        if (s->meth == TRF_SMALL) {
-            double d[6] = {0, 0, t->rest[1][0] - ab[0], t->rest[1][1] - ab[1],
-                           t->rest[2][0] - ac[0], t->rest[2][1] - ac[1]};
-            memcpy(D, d, sizeof D);
-            if (!strain_global(J, ab, ac))
-                continue; /* degenerate now: SOFA stops with an error; no force from it */
-        } else {
-            double db[3], dc[3];
-            fem_rotation_large(r, pa, pb, pc);
-            fem_mulv3(db, r, ab);
-            fem_mulv3(dc, r, ac);
-            double d[6] = {0, 0, t->rest[1][0] - db[0], 0, t->rest[2][0] - dc[0],
-                           t->rest[2][1] - dc[1]};
-            memcpy(D, d, sizeof D);
-            if (s->optim)
-                memcpy(J, t->J, sizeof J); /* J of the rest shape */
-            else if (!fem_tri_strain_local(J, db, dc))
-                continue;
+        if (!element_local(s, t, p, D, J, r))
+            continue; /* degenerate now: SOFA stops with an error; no force from it */
+        if (s->meth != TRF_SMALL)
             fem_transpose3(t->R, r);
-        }
         memcpy(t->J, J, sizeof J);
         element_force(t, J, D, 1.0, F, true);
         fem_tri_scatter(fs, t->R, F, t->v, 1.0);
@@ -413,10 +425,27 @@ static void trf_add_k(st_component *self, const st_mparams *mp, st_matrix *m, do
     }
 }
 
+/* Strain energy 1/2 sum_e (J^T D)^T K (J^T D), the D and J add_force uses
+ * (f_e = R J K J^T D): exact -dE/dx for method small; for large the frame
+ * and J follow x, which SOFA's force leaves out of its derivative. */
 static double trf_energy(st_component *self, const st_mparams *mp, const double *x)
 {
-    (void)self, (void)mp, (void)x;
-    return 0.0; /* SOFA: "getPotentialEnergy-not-implemented", 0 */
+    (void)mp;
+    trf_fem *s = (trf_fem *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return 0.0;
+    const double *p = fem_coords(x, s->ms);
+    double energy = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        trf_elem *t = &s->e[i];
+        double D[6], J[6][3], r[9], F[6];
+        if (!element_local(s, t, p, D, J, r))
+            continue;
+        element_force(t, J, D, 1.0, F, false); /* F = J K J^T D, t untouched */
+        for (int k = 0; k < 6; k++)
+            energy += D[k] * F[k];
+    }
+    return 0.5 * energy;
 }
 
 static double trf_rayleigh(const st_component *self)
@@ -480,7 +509,7 @@ const st_class triangular_fem_force_field_class = {
     .category = "ForceField",
     .description = "Triangular membrane finite elements (linear elasticity, plane stress; "
                    "small, or corotational large). Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = trf_fields,
     .init = trf_init,
@@ -527,7 +556,7 @@ const st_class triangular_anisotropic_fem_force_field_class = {
     .description = "TriangularFEMForceField with an orthotropic material (fiber direction by "
                    "angle or concentric about a center). As in SOFA, its material matrix is not "
                    "multiplied by the element area. Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = aniso_fields,
     .init = aniso_init,
@@ -580,7 +609,7 @@ const st_class triangular_fem_force_field_optim_class = {
     .category = "ForceField",
     .description = "Corotational triangular membrane finite elements, optimised (strain-"
                    "displacement of the rest shape). Potential energy: SOFA has none; settee "
-                   "returns 0",
+                   "returns the strain energy of the local displacement",
     .instance_size = sizeof(trf_fem),
     .fields = optim_fields,
     .init = optim_init,
