@@ -21,6 +21,14 @@
  *   triad    not a solver: STREAM's triad over 3 x 64 MB (beyond the L3)
  *            and 3 x 4 MB (in cache), best of 10, GB/s
  *   pcg-jacobi, pcg-ssor  PCG with the cheap preconditioners
+ *   pcg-amg-U  PCG preconditioned by AMGPreconditioner (settee's smoothed
+ *            aggregation multigrid, one V-cycle with block Gauss-Seidel),
+ *            its hierarchy rebuilt every U steps (0: built at the first step
+ *            only); PCG tolerance 1e-20 (r.z / b.b), which brings
+ *            ||r|| / ||b|| below 1e-10 here (checked: max_rel_residual)
+ *   pcg-amg-x  the same built once, with the AMGPreconditioner fields given
+ *            in $AMGX (e.g. AMGX="smoothingSteps: 2, strengthThreshold: 0.04")
+ *            and PCG's tolerance in $PCGTOL (default 1e-22): for studies
  *   petsc-gamg  PETScLinearSolver: PETSc's CG with algebraic multigrid (GAMG,
  *            rigid-body near-null space), unpreconditioned residual norm,
  *            rtol 1e-10 (skipped when the plugin is not built);
@@ -115,6 +123,22 @@ static const struct config {
      "                           update_step: 10}\n"
      "        - SparseLDLSolver: {name: pre, template: CompressedRowSparseMatrixMat3x3d,\n"
      "                           solvePrecision: single}"},
+    {"pcg-amg-0",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-20, preconditioner: \"@pre\",\n"
+     "                           update_step: 0}\n"
+     "        - AMGPreconditioner: {name: pre}"},
+    {"pcg-amg-10",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-20, preconditioner: \"@pre\",\n"
+     "                           update_step: 10}\n"
+     "        - AMGPreconditioner: {name: pre}"},
+    {"pcg-amg-x",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: TOLX, preconditioner: \"@pre\",\n"
+     "                           update_step: 0}\n"
+     "        - AMGPreconditioner: {name: pre, AMGX}"},
+    {"pcg-amg-1",
+     "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-20, preconditioner: \"@pre\",\n"
+     "                           update_step: 1}\n"
+     "        - AMGPreconditioner: {name: pre}"},
     {"pcg-ssor",
      "PCGLinearSolver: {name: ls, template: CompressedRowSparseMatrixMat3x3d, iterations: 100000,\n"
      "                           tolerance: 1e-22, preconditioner: \"@pre\"}\n"
@@ -126,7 +150,21 @@ static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scen
                            st_error *err)
 {
     const int nz = 5 * n + 1;
-    char yaml[4096];
+    char yaml[4096], lsbuf[2048];
+    const char *amgx = strstr(linsolver, "AMGX");
+    if (amgx) {
+        const char *opt = getenv("AMGX");
+        snprintf(lsbuf, sizeof lsbuf, "%.*s%s%s", (int)(amgx - linsolver), linsolver,
+                 opt && opt[0] ? opt : "smoothingSteps: 1", amgx + 4);
+        linsolver = lsbuf;
+        char *t = strstr(lsbuf, "TOLX");
+        if (t) {
+            const char *tol = getenv("PCGTOL");
+            char rest[2048];
+            snprintf(rest, sizeof rest, "%s", t + 4);
+            snprintf(t, sizeof lsbuf - (size_t)(t - lsbuf), "%s%s", tol ? tol : "1e-22", rest);
+        }
+    }
     snprintf(yaml, sizeof yaml,
              "format: settee/1\n"
              "root:\n"

@@ -2,7 +2,8 @@
  * MinResLinearSolver, PCGLinearSolver (and its former name
  * ShewchukPCGLinearSolver), its PreconditionedMatrixFreeSystem, and the
  * preconditioners JacobiPreconditioner, BlockJacobiPreconditioner and
- * SSORPreconditioner, and WarpPreconditioner with its RotationMatrixSystem. */
+ * SSORPreconditioner, WarpPreconditioner with its RotationMatrixSystem, and AMGPreconditioner
+ * (settee's smoothed-aggregation multigrid). */
 #include <settee/settee.h>
 
 extern const st_class cg_linear_solver_class;
@@ -15,6 +16,7 @@ extern const st_class block_jacobi_preconditioner_class;
 extern const st_class preconditioned_matrix_free_system_class;
 extern const st_class warp_preconditioner_class;
 extern const st_class rotation_matrix_system_class;
+extern const st_class amg_preconditioner_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -28,6 +30,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &preconditioned_matrix_free_system_class, err));
     ST_TRY(st_registry_add(r, &warp_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &rotation_matrix_system_class, err));
+    ST_TRY(st_registry_add(r, &amg_preconditioner_class, err));
     return ST_OK;
 }
 

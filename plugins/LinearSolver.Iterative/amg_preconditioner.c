@@ -1,0 +1,1246 @@
+/* amg_preconditioner.c - AMGPreconditioner: a smoothed-aggregation algebraic
+ * multigrid (Vanek, Mandel and Brezina, 1996) for PCGLinearSolver's
+ * `preconditioner` link. settee's own component: SOFA has no multigrid
+ * preconditioner in its core.
+ *
+ * Built from the assembled, projected system matrix at each set_system call
+ * (PCG's update_step decides when; update_step 0 keeps the first hierarchy
+ * for the whole run, which pays on systems whose matrix changes little):
+ *   - level 0 is the matrix in 3x3 point blocks; the near-null space is the
+ *     six rigid-body modes, built from the positions (translations only
+ *     when a state is not a Vec3 type, or with nullSpace: translations);
+ *     degrees of freedom fixed by projective constraints (rows with only
+ *     their diagonal) are left out of it;
+ *   - each level aggregates the blocks greedily over the strong couplings
+ *     (|A_ij|_F^2 >= theta^2 |A_ii|_F |A_jj|_F), orthonormalizes the
+ *     near-null space on each aggregate (tentative prolongator, and the
+ *     coarse near-null space from its R factors), smooths the prolongator
+ *     with one damped block-Jacobi step, P = (I - w D^-1 A) P_t with
+ *     w = 4 / (3 rho(D^-1 A)), and forms A_c = P^T A P;
+ *   - the coarsest level (at most coarseSize unknowns) is factored densely
+ *     (Cholesky).
+ * Each application is one V-cycle from a zero guess, smoothed by block
+ * Gauss-Seidel (smoothingSteps forward sweeps before the coarse correction,
+ * as many backward sweeps after it): a symmetric positive definite operator
+ * for an SPD system. The setup works in double; the cycle works in single
+ * precision (its matrices, vectors and sums), which halves the bytes it
+ * reads: a preconditioner only has to be a fixed operator close to A^-1,
+ * and PCG still converges to the double system. Each level keeps only the
+ * blocks below the diagonal (the matrix is symmetric), its diagonal blocks'
+ * inverses, and the prolongator with its transpose. */
+#include <math.h>
+#include <stdio.h>
+
+#include "iterative_common.h"
+
+/* Block sparse rows: nr x nc blocks of br x bc scalars, row-major blocks. */
+typedef struct bsr {
+    int nr, nc, br, bc;
+    int *ptr, *col;
+    double *val;  /* setup values (freed once the single copy is made) */
+    float *fval;  /* application values */
+} bsr;
+
+typedef struct amg_level {
+    bsr a;        /* this level's operator (double, for the setup) */
+    bsr low;      /* its blocks below the diagonal (single), for the smoother */
+    bsr p, r;     /* prolongator from the next level, and its transpose */
+    float *dinv;  /* inverses of the diagonal blocks, br*br per block row */
+    double omega; /* prolongator smoothing's damping: 4 / (3 rho(D^-1 A)) */
+    float *x, *b, *t; /* work vectors (single precision) */
+} amg_level;
+
+enum { AMG_MAX_LEVELS = 24 };
+
+typedef struct amg_pre {
+    st_component base;
+    bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
+    st_component *linear_system;   /* "linearSystem" (ignored) */
+    double theta;                  /* "strengthThreshold" */
+    unsigned coarse_size;          /* "coarseSize" */
+    unsigned max_levels;           /* "maxLevels" */
+    unsigned sweeps;               /* "smoothingSteps" */
+    char *null_space;              /* "nullSpace": rigid or translations */
+    unsigned nlevels;              /* "nbLevels" (output) */
+    double complexity;             /* "operatorComplexity" (output) */
+    unsigned coarsest;             /* "coarsestSize" (output) */
+    /* Runtime. */
+    st_system *sys;
+    st_matrix *m;
+    bool rigid;
+    amg_level lev[AMG_MAX_LEVELS];
+    int nlev;
+    double *chol;                  /* coarsest level: dense Cholesky factor */
+    double *csol;                  /* its right-hand side and solution */
+    unsigned builds;
+    int nchol;
+} amg_pre;
+
+static const st_field amg_fields[] = {
+    ST_REAL_RANGE(amg_pre, theta, "strengthThreshold", "0",
+                  "Strength of connection: blocks i and j are aggregated together when "
+                  "|A_ij|^2 >= theta^2 |A_ii| |A_jj| (Frobenius norms); 0 takes every coupling",
+                  0.0, 1.0),
+    ST_FIELD_EX(amg_pre, coarse_size, "coarseSize", ST_T_UINT, unsigned, "500",
+                "Largest number of unknowns of the coarsest level, which is factored densely",
+                0, NULL, 6.0, 20000.0),
+    ST_FIELD_EX(amg_pre, max_levels, "maxLevels", ST_T_UINT, unsigned, "10",
+                "Largest number of levels (the finest included)", 0, NULL, 2.0,
+                (double)AMG_MAX_LEVELS),
+    ST_FIELD_EX(amg_pre, sweeps, "smoothingSteps", ST_T_UINT, unsigned, "1",
+                "Block Gauss-Seidel sweeps on each level: forward ones before the coarse "
+                "correction, as many backward ones after it", 0, NULL,
+                1.0, 100.0),
+    ST_STRING(amg_pre, null_space, "nullSpace", "rigid",
+              "Near-null space of the finest level: rigid (the three translations and three "
+              "rotations, from the positions; translations when a state is not Vec3) or "
+              "translations"),
+    ST_OUTPUT(amg_pre, nlevels, "nbLevels", ST_T_UINT, unsigned,
+              "Number of levels of the last hierarchy built (settee)"),
+    ST_OUTPUT(amg_pre, complexity, "operatorComplexity", ST_T_REAL, double,
+              "Stored blocks' scalars of all levels over those of the finest (settee)"),
+    ST_OUTPUT(amg_pre, coarsest, "coarsestSize", ST_T_UINT, unsigned,
+              "Unknowns of the coarsest level, factored densely (settee)"),
+    ITER_F_MATRIX_SOLVER(amg_pre),
+    ST_FIELD_END};
+
+/* ---- block sparse rows ------------------------------------------------ */
+
+static void bsr_free(bsr *m)
+{
+    st_free(m->ptr);
+    st_free(m->col);
+    st_free(m->val);
+    st_free(m->fval);
+    memset(m, 0, sizeof *m);
+}
+
+static bool bsr_alloc(bsr *m, int nr, int nc, int br, int bc, size_t nnzb)
+{
+    m->nr = nr;
+    m->nc = nc;
+    m->br = br;
+    m->bc = bc;
+    m->ptr = st_calloc((size_t)nr + 1, sizeof *m->ptr);
+    m->col = st_malloc((nnzb ? nnzb : 1) * sizeof *m->col);
+    m->val = st_calloc((nnzb ? nnzb : 1) * (size_t)(br * bc), sizeof *m->val);
+    return m->ptr && m->col && m->val;
+}
+
+/* Replaces the double values by the single-precision copy the cycle uses. */
+static bool bsr_make_single(bsr *m)
+{
+    const size_t n = (size_t)m->ptr[m->nr] * (size_t)(m->br * m->bc);
+    m->fval = st_malloc((n ? n : 1) * sizeof *m->fval);
+    if (!m->fval)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        m->fval[k] = (float)m->val[k];
+    st_free(m->val);
+    m->val = NULL;
+    return true;
+}
+
+/* low = the blocks of a strictly below the diagonal, single precision
+ * (the smoother's operator: a is symmetric, so these hold all of it). */
+static bool bsr_lower_single(const bsr *a, bsr *low)
+{
+    const int bs = a->br * a->bc;
+    size_t nnz = 0;
+    for (int i = 0; i < a->nr; i++)
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+            nnz += a->col[k] < i;
+    low->nr = a->nr;
+    low->nc = a->nc;
+    low->br = a->br;
+    low->bc = a->bc;
+    low->ptr = st_malloc(((size_t)a->nr + 1) * sizeof *low->ptr);
+    low->col = st_malloc((nnz ? nnz : 1) * sizeof *low->col);
+    low->fval = st_malloc((nnz ? nnz : 1) * (size_t)bs * sizeof *low->fval);
+    if (!low->ptr || !low->col || !low->fval)
+        return false;
+    size_t pos = 0;
+    for (int i = 0; i < a->nr; i++) {
+        low->ptr[i] = (int)pos;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+            if (a->col[k] < i) {
+                low->col[pos] = a->col[k];
+                for (int e = 0; e < bs; e++)
+                    low->fval[pos * (size_t)bs + (size_t)e] = (float)a->val[(size_t)k * (size_t)bs + (size_t)e];
+                pos++;
+            }
+    }
+    low->ptr[a->nr] = (int)pos;
+    return true;
+}
+
+/* c += a b for one block pair (a: br x k, b: k x bc); the shapes of the
+ * setup's products are unrolled. */
+#define BLOCK_MULADD(BR, K, BC)                                                                    \
+    static void muladd_##BR##K##BC(double *restrict c, const double *restrict a,                  \
+                                   const double *restrict b)                                      \
+    {                                                                                              \
+        for (int r = 0; r < BR; r++)                                                               \
+            for (int q = 0; q < K; q++)                                                            \
+                for (int s = 0; s < BC; s++)                                                       \
+                    c[r * BC + s] += a[r * K + q] * b[q * BC + s];                                 \
+    }
+BLOCK_MULADD(3, 3, 6)
+BLOCK_MULADD(6, 3, 6)
+BLOCK_MULADD(6, 6, 6)
+#undef BLOCK_MULADD
+
+static inline void block_muladd(double *restrict c, const double *restrict a,
+                                const double *restrict b, int br, int k, int bc)
+{
+    if (br == 3 && k == 3 && bc == 6)
+        muladd_336(c, a, b);
+    else if (br == 6 && k == 3 && bc == 6)
+        muladd_636(c, a, b);
+    else if (br == 6 && k == 6 && bc == 6)
+        muladd_666(c, a, b);
+    else
+        for (int r = 0; r < br; r++)
+            for (int q = 0; q < k; q++)
+                for (int s = 0; s < bc; s++)
+                    c[r * bc + s] += a[r * k + q] * b[q * bc + s];
+}
+
+/* c = a b (Gustavson's row-by-row product; columns in first-touch order). */
+static bool bsr_mul(const bsr *a, const bsr *b, bsr *c)
+{
+    const int br = a->br, k = a->bc, bc = b->bc, bs = br * bc;
+    int *mark = st_malloc((size_t)(b->nc ? b->nc : 1) * sizeof *mark);
+    if (!mark)
+        return false;
+    for (int j = 0; j < b->nc; j++)
+        mark[j] = -1;
+    size_t nnz = 0;
+    for (int i = 0; i < a->nr; i++)
+        for (int ka = a->ptr[i]; ka < a->ptr[i + 1]; ka++) {
+            const int j = a->col[ka];
+            for (int kb = b->ptr[j]; kb < b->ptr[j + 1]; kb++)
+                if (mark[b->col[kb]] != i) {
+                    mark[b->col[kb]] = i;
+                    nnz++;
+                }
+        }
+    if (!bsr_alloc(c, a->nr, b->nc, br, bc, nnz)) {
+        st_free(mark);
+        return false;
+    }
+    for (int j = 0; j < b->nc; j++)
+        mark[j] = -1;
+    size_t pos = 0;
+    for (int i = 0; i < a->nr; i++) {
+        const size_t row0 = pos;
+        c->ptr[i] = (int)pos;
+        for (int ka = a->ptr[i]; ka < a->ptr[i + 1]; ka++) {
+            const int j = a->col[ka];
+            const double *ab = a->val + (size_t)ka * (size_t)(br * k);
+            for (int kb = b->ptr[j]; kb < b->ptr[j + 1]; kb++) {
+                const int jj = b->col[kb];
+                if (mark[jj] < (int)row0) {
+                    mark[jj] = (int)pos;
+                    c->col[pos++] = jj;
+                }
+                double *cb = c->val + (size_t)mark[jj] * (size_t)bs;
+                const double *bb = b->val + (size_t)kb * (size_t)(k * bc);
+                block_muladd(cb, ab, bb, br, k, bc);
+            }
+        }
+    }
+    c->ptr[a->nr] = (int)pos;
+    st_free(mark);
+    return true;
+}
+
+/* t = a^T (blocks transposed). */
+static bool bsr_transpose(const bsr *a, bsr *t)
+{
+    const size_t nnz = (size_t)a->ptr[a->nr];
+    const int br = a->br, bc = a->bc;
+    if (!bsr_alloc(t, a->nc, a->nr, bc, br, nnz))
+        return false;
+    for (size_t k = 0; k < nnz; k++)
+        t->ptr[a->col[k] + 1]++;
+    for (int j = 0; j < a->nc; j++)
+        t->ptr[j + 1] += t->ptr[j];
+    int *next = st_malloc((size_t)(a->nc ? a->nc : 1) * sizeof *next);
+    if (!next)
+        return false;
+    memcpy(next, t->ptr, (size_t)a->nc * sizeof *next);
+    for (int i = 0; i < a->nr; i++)
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+            const int dst = next[a->col[k]]++;
+            t->col[dst] = i;
+            const double *s = a->val + (size_t)k * (size_t)(br * bc);
+            double *d = t->val + (size_t)dst * (size_t)(br * bc);
+            for (int r = 0; r < br; r++)
+                for (int c = 0; c < bc; c++)
+                    d[c * br + r] = s[r * bc + c];
+        }
+    st_free(next);
+    return true;
+}
+
+/* y = a x (double values: the setup's products). */
+static void bsr_mv_double(const bsr *a, double *y, const double *x)
+{
+    const int br = a->br, bc = a->bc;
+    if (br == 3 && bc == 3) {
+        for (int i = 0; i < a->nr; i++) {
+            double y0 = 0.0, y1 = 0.0, y2 = 0.0;
+            for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+                const double *restrict v = a->val + 9 * (size_t)k, *restrict xx = x + 3 * (size_t)a->col[k];
+                y0 += v[0] * xx[0] + v[1] * xx[1] + v[2] * xx[2];
+                y1 += v[3] * xx[0] + v[4] * xx[1] + v[5] * xx[2];
+                y2 += v[6] * xx[0] + v[7] * xx[1] + v[8] * xx[2];
+            }
+            y[3 * (size_t)i] = y0;
+            y[3 * (size_t)i + 1] = y1;
+            y[3 * (size_t)i + 2] = y2;
+        }
+        return;
+    }
+    for (int i = 0; i < a->nr; i++) {
+        double acc[6] = {0};
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+            const double *v = a->val + (size_t)k * (size_t)(br * bc), *xx = x + (size_t)a->col[k] * (size_t)bc;
+            for (int r = 0; r < br; r++)
+                for (int c = 0; c < bc; c++)
+                    acc[r] += v[r * bc + c] * xx[c];
+        }
+        for (int r = 0; r < br; r++)
+            y[(size_t)i * (size_t)br + (size_t)r] = acc[r];
+    }
+}
+
+/* The cycle's products, in single precision (values, vectors and sums):
+ * y = a x (APPLY_SET), y += a x (APPLY_ADD) or y = b - a x (APPLY_RESID).
+ * One function per block shape, so that the compiler unrolls the blocks:
+ * 3x3 (finest operator), 3x6 and 6x3 (prolongator and restriction of the
+ * finest level), 6x6 (coarse operators), 6x6 transfers below, and any other
+ * shape through the generic loop. */
+enum { APPLY_SET, APPLY_ADD, APPLY_RESID };
+
+#define AMG_KERNEL(NAME, BR, BC)                                                                   \
+    static void NAME(const bsr *a, float *restrict y, const float *restrict b,                    \
+                     const float *restrict x, int mode)                                           \
+    {                                                                                              \
+        for (int i = 0; i < a->nr; i++) {                                                          \
+            float acc[BR] = {0};                                                                   \
+            for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {                                      \
+                const float *restrict v = a->fval + (size_t)k * (BR * BC);                         \
+                const float *restrict xx = x + (size_t)a->col[k] * BC;                             \
+                for (int r = 0; r < BR; r++)                                                       \
+                    for (int c = 0; c < BC; c++)                                                   \
+                        acc[r] += v[r * BC + c] * xx[c];                                           \
+            }                                                                                      \
+            float *restrict yy = y + (size_t)i * BR;                                               \
+            if (mode == APPLY_RESID)                                                               \
+                for (int r = 0; r < BR; r++)                                                       \
+                    yy[r] = b[(size_t)i * BR + r] - acc[r];                                        \
+            else if (mode == APPLY_ADD)                                                            \
+                for (int r = 0; r < BR; r++)                                                       \
+                    yy[r] += acc[r];                                                               \
+            else                                                                                   \
+                for (int r = 0; r < BR; r++)                                                       \
+                    yy[r] = acc[r];                                                                \
+        }                                                                                          \
+    }
+AMG_KERNEL(apply_3x3, 3, 3)
+AMG_KERNEL(apply_3x6, 3, 6)
+AMG_KERNEL(apply_6x3, 6, 3)
+AMG_KERNEL(apply_6x6, 6, 6)
+#undef AMG_KERNEL
+
+static void apply_any(const bsr *a, float *y, const float *b, const float *x, int mode)
+{
+    const int br = a->br, bc = a->bc;
+    if (br == 3 && bc == 3)
+        apply_3x3(a, y, b, x, mode);
+    else if (br == 3 && bc == 6)
+        apply_3x6(a, y, b, x, mode);
+    else if (br == 6 && bc == 3)
+        apply_6x3(a, y, b, x, mode);
+    else if (br == 6 && bc == 6)
+        apply_6x6(a, y, b, x, mode);
+    else
+        for (int i = 0; i < a->nr; i++) {
+            float acc[6] = {0};
+            for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+                const float *v = a->fval + (size_t)k * (size_t)(br * bc);
+                const float *xx = x + (size_t)a->col[k] * (size_t)bc;
+                for (int r = 0; r < br; r++)
+                    for (int c = 0; c < bc; c++)
+                        acc[r] += v[r * bc + c] * xx[c];
+            }
+            float *yy = y + (size_t)i * (size_t)br;
+            for (int r = 0; r < br; r++)
+                yy[r] = mode == APPLY_RESID ? b[(size_t)i * (size_t)br + (size_t)r] - acc[r]
+                        : mode == APPLY_ADD ? yy[r] + acc[r]
+                                            : acc[r];
+        }
+}
+
+/* t += L^T x over the blocks below the diagonal (square blocks). */
+static void apply_lower_transpose(const bsr *lo, float *restrict t, const float *restrict x)
+{
+    const int b = lo->br;
+    for (int i = 0; i < lo->nr; i++)
+        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
+            const float *v = lo->fval + (size_t)k * (size_t)(b * b);
+            float *tj = t + (size_t)lo->col[k] * (size_t)b;
+            const float *xi = x + (size_t)i * (size_t)b;
+            for (int c = 0; c < b; c++)
+                for (int r = 0; r < b; r++)
+                    tj[c] += v[r * b + c] * xi[r];
+        }
+}
+
+/* The diagonal block of row i (NULL when not stored). */
+static const double *bsr_diag(const bsr *a, int i)
+{
+    for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+        if (a->col[k] == i)
+            return a->val + (size_t)k * (size_t)(a->br * a->bc);
+    return NULL;
+}
+
+static double frob(const double *v, int n)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += v[k] * v[k];
+    return sqrt(s);
+}
+
+/* ---- small dense algebra ----------------------------------------------- */
+
+/* LAPACK (OpenBLAS): the coarsest level's dense Cholesky. */
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
+                    const int *lda, double *b, const int *ldb, int *info);
+
+/* In-place Cholesky of the n x n SPD matrix a (symmetric: row- and
+ * column-major alike); false when it is not positive definite. */
+static bool dense_cholesky(double *a, int n)
+{
+    int info = 0;
+    dpotrf_("L", &n, a, &n, &info);
+    return info == 0;
+}
+
+static void dense_cholesky_solve(const double *l, int n, double *x)
+{
+    int info = 0, one = 1;
+    dpotrs_("L", &n, &one, l, &n, x, &n, &info);
+}
+
+/* Inverse of an SPD-ish b x b block by Gauss-Jordan with partial pivoting;
+ * false when singular. */
+static bool invert_block(const double *a, double *inv, int b)
+{
+    double m[6][12];
+    for (int r = 0; r < b; r++)
+        for (int c = 0; c < 2 * b; c++)
+            m[r][c] = c < b ? a[r * b + c] : (c - b == r ? 1.0 : 0.0);
+    for (int c = 0; c < b; c++) {
+        int p = c;
+        for (int r = c + 1; r < b; r++)
+            if (fabs(m[r][c]) > fabs(m[p][c]))
+                p = r;
+        if (m[p][c] == 0.0 || !isfinite(m[p][c]))
+            return false;
+        if (p != c)
+            for (int k = 0; k < 2 * b; k++) {
+                const double t = m[p][k];
+                m[p][k] = m[c][k];
+                m[c][k] = t;
+            }
+        const double f = 1.0 / m[c][c];
+        for (int k = 0; k < 2 * b; k++)
+            m[c][k] *= f;
+        for (int r = 0; r < b; r++)
+            if (r != c && m[r][c] != 0.0) {
+                const double g = m[r][c];
+                for (int k = 0; k < 2 * b; k++)
+                    m[r][k] -= g * m[c][k];
+            }
+    }
+    for (int r = 0; r < b; r++)
+        for (int c = 0; c < b; c++)
+            inv[r * b + c] = m[r][b + c];
+    return true;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+
+static void level_free(amg_level *l)
+{
+    bsr_free(&l->a);
+    bsr_free(&l->low);
+    bsr_free(&l->p);
+    bsr_free(&l->r);
+    st_free(l->dinv);
+    st_free(l->x);
+    st_free(l->b);
+    st_free(l->t);
+    memset(l, 0, sizeof *l);
+}
+
+static void amg_free(amg_pre *s)
+{
+    for (int i = 0; i < AMG_MAX_LEVELS; i++)
+        level_free(&s->lev[i]);
+    st_free(s->chol);
+    st_free(s->csol);
+    s->chol = s->csol = NULL;
+    s->nlev = 0;
+}
+
+/* The scalar CSR matrix in br x br blocks (the union of the rows' block
+ * columns). */
+static bool csr_to_bsr(const st_csr *a, int br, bsr *m)
+{
+    const int nb = (int)(a->n / (size_t)br);
+    int *mark = st_malloc((size_t)(nb ? nb : 1) * sizeof *mark);
+    if (!mark)
+        return false;
+    for (int j = 0; j < nb; j++)
+        mark[j] = -1;
+    size_t nnz = 0;
+    for (int i = 0; i < nb; i++)
+        for (int r = 0; r < br; r++)
+            for (int k = a->rowptr[i * br + r]; k < a->rowptr[i * br + r + 1]; k++) {
+                const int j = a->colind[k] / br;
+                if (mark[j] != i) {
+                    mark[j] = i;
+                    nnz++;
+                }
+            }
+    if (!bsr_alloc(m, nb, nb, br, br, nnz)) {
+        st_free(mark);
+        return false;
+    }
+    for (int j = 0; j < nb; j++)
+        mark[j] = -1;
+    size_t pos = 0;
+    for (int i = 0; i < nb; i++) {
+        const int row0 = (int)pos;
+        m->ptr[i] = row0;
+        for (int r = 0; r < br; r++)
+            for (int k = a->rowptr[i * br + r]; k < a->rowptr[i * br + r + 1]; k++) {
+                const int c = a->colind[k], j = c / br;
+                if (mark[j] < row0) {
+                    mark[j] = (int)pos;
+                    m->col[pos++] = j;
+                }
+                m->val[(size_t)mark[j] * (size_t)(br * br) + (size_t)(r * br + c % br)] =
+                    a->values[k];
+            }
+    }
+    m->ptr[nb] = (int)pos;
+    st_free(mark);
+    return true;
+}
+
+/* Block-diagonal inverses (double, for the setup) of a level; an error
+ * names a singular block. */
+static st_status level_dinv(amg_pre *s, const bsr *a, double *dinv, int level, st_error *err)
+{
+    const int b = a->br;
+    for (int i = 0; i < a->nr; i++) {
+        const double *d = bsr_diag(a, i);
+        if (!d || !invert_block(d, dinv + (size_t)i * (size_t)(b * b), b))
+            return st_component_solver_failure(&s->base, err,
+                                               "diagonal block %d of level %d of the multigrid "
+                                               "is singular",
+                                               i, level);
+    }
+    return ST_OK;
+}
+
+/* rho(D^-1 A) by 20 power iterations from a fixed start (an estimate from
+ * below; w = 4 / (3 rho) leaves room up to the 2 / rho bound). */
+static double spectral_radius(const bsr *a, const double *dinv, double *u, double *w)
+{
+    const int b = a->br;
+    const size_t n = (size_t)a->nr * (size_t)b;
+    for (size_t k = 0; k < n; k++)
+        u[k] = 1.0 + 0.5 * sin(1.3 * (double)k + 0.7);
+    double rho = 0.0;
+    for (int it = 0; it < 20; it++) {
+        double nu = 0.0;
+        for (size_t k = 0; k < n; k++)
+            nu += u[k] * u[k];
+        nu = sqrt(nu);
+        if (nu == 0.0)
+            return 0.0;
+        for (size_t k = 0; k < n; k++)
+            u[k] /= nu;
+        bsr_mv_double(a, w, u);
+        double nw = 0.0;
+        for (int i = 0; i < a->nr; i++) {
+            const double *di = dinv + (size_t)i * (size_t)(b * b);
+            double t[6];
+            for (int r = 0; r < b; r++) {
+                t[r] = 0.0;
+                for (int c = 0; c < b; c++)
+                    t[r] += di[r * b + c] * w[(size_t)i * b + c];
+            }
+            for (int r = 0; r < b; r++) {
+                u[(size_t)i * b + r] = t[r];
+                nw += t[r] * t[r];
+            }
+        }
+        rho = sqrt(nw);
+    }
+    return rho;
+}
+
+/* Greedy aggregation over strong couplings; agg[i] = aggregate of block i,
+ * -1 for blocks left out (no strong coupling: their rows are solved by the
+ * smoother). Returns the number of aggregates, -1 when out of memory. */
+static int aggregate(const bsr *a, double theta, int *agg)
+{
+    const int n = a->nr, bs = a->br * a->bc;
+    double *dn = st_malloc((size_t)(n ? n : 1) * sizeof *dn);
+    if (!dn)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const double *d = bsr_diag(a, i);
+        dn[i] = d ? frob(d, bs) : 0.0;
+    }
+    /* strong[k]: the block k couples its row strongly to another block. */
+    const size_t nnz = (size_t)a->ptr[n];
+    unsigned char *strong = st_malloc(nnz ? nnz : 1);
+    if (!strong) {
+        st_free(dn);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+            const double f = a->col[k] == i ? 0.0 : frob(a->val + (size_t)k * (size_t)bs, bs);
+            strong[k] = f > 0.0 && f * f >= theta * theta * dn[i] * dn[a->col[k]];
+        }
+#define STRONG(i, k) strong[k]
+    for (int i = 0; i < n; i++)
+        agg[i] = -2; /* not yet aggregated */
+    int na = 0;
+    /* Blocks without a strong coupling stay out. */
+    for (int i = 0; i < n; i++) {
+        bool any = false;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1] && !any; k++)
+            any = STRONG(i, k);
+        if (!any)
+            agg[i] = -1;
+    }
+    /* Pass 1: a block whose strong neighbours are all free starts an
+     * aggregate with them. */
+    for (int i = 0; i < n; i++) {
+        if (agg[i] != -2)
+            continue;
+        bool free_nb = true;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1] && free_nb; k++)
+            if (STRONG(i, k) && agg[a->col[k]] >= 0)
+                free_nb = false;
+        if (!free_nb)
+            continue;
+        agg[i] = na;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+            if (STRONG(i, k) && agg[a->col[k]] == -2)
+                agg[a->col[k]] = na;
+        na++;
+    }
+    /* Pass 2: the rest join the aggregate of their strongest aggregated
+     * neighbour (marked with -3 - aggregate so that they do not chain). */
+    for (int i = 0; i < n; i++) {
+        if (agg[i] != -2)
+            continue;
+        double best = -1.0;
+        int ba = -2;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+            if (STRONG(i, k) && agg[a->col[k]] >= 0) {
+                const double f = frob(a->val + (size_t)k * (size_t)bs, bs);
+                if (f > best) {
+                    best = f;
+                    ba = agg[a->col[k]];
+                }
+            }
+        if (ba >= 0)
+            agg[i] = -3 - ba;
+    }
+    for (int i = 0; i < n; i++)
+        if (agg[i] <= -3)
+            agg[i] = -3 - agg[i];
+    /* Pass 3: what is left forms aggregates with its free neighbours. */
+    for (int i = 0; i < n; i++) {
+        if (agg[i] != -2)
+            continue;
+        agg[i] = na;
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
+            if (STRONG(i, k) && agg[a->col[k]] == -2)
+                agg[a->col[k]] = na;
+        na++;
+    }
+#undef STRONG
+    st_free(strong);
+    st_free(dn);
+    return na;
+}
+
+/* Tentative prolongator: for each aggregate, the rows of the near-null
+ * space b (n blocks of br x k) orthonormalized (modified Gram-Schmidt,
+ * twice; a column that is dependent on the earlier ones is dropped: zero
+ * column, zero row of R). pt gets n x na blocks of br x k; bc the coarse
+ * near-null space (na blocks of k x k, the R factors). */
+static bool tentative(const bsr *a, const int *agg, int na, const double *bns, int k, bsr *pt,
+                      double *bc)
+{
+    const int n = a->nr, br = a->br;
+    size_t nnz = 0;
+    for (int i = 0; i < n; i++)
+        nnz += agg[i] >= 0;
+    if (!bsr_alloc(pt, n, na, br, k, nnz))
+        return false;
+    /* Members of each aggregate, in block order. */
+    int *start = st_calloc((size_t)na + 1, sizeof *start);
+    int *memb = st_malloc((nnz ? nnz : 1) * sizeof *memb);
+    int *slot = st_malloc((size_t)(n ? n : 1) * sizeof *slot);
+    if (!start || !memb || !slot) {
+        st_free(start);
+        st_free(memb);
+        st_free(slot);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        if (agg[i] >= 0)
+            start[agg[i] + 1]++;
+    for (int g = 0; g < na; g++)
+        start[g + 1] += start[g];
+    {
+        int *fill = st_malloc((size_t)(na ? na : 1) * sizeof *fill);
+        if (!fill) {
+            st_free(start);
+            st_free(memb);
+            st_free(slot);
+            return false;
+        }
+        memcpy(fill, start, (size_t)na * sizeof *fill);
+        for (int i = 0; i < n; i++)
+            if (agg[i] >= 0)
+                memb[fill[agg[i]]++] = i;
+        st_free(fill);
+    }
+    /* Rows of P_t in block order: one block per aggregated row. */
+    size_t pos = 0;
+    for (int i = 0; i < n; i++) {
+        pt->ptr[i] = (int)pos;
+        if (agg[i] >= 0) {
+            pt->col[pos] = agg[i];
+            slot[i] = (int)pos++;
+        } else
+            slot[i] = -1;
+    }
+    pt->ptr[n] = (int)pos;
+    memset(bc, 0, (size_t)na * (size_t)(k * k) * sizeof *bc);
+    for (int g = 0; g < na; g++) {
+        const int m0 = start[g], nm = start[g + 1] - start[g];
+        /* Column j of the aggregate's block: entries (member, row r). */
+        for (int j = 0; j < k; j++) {
+            double *rg = bc + (size_t)g * (size_t)(k * k); /* R, k x k row-major */
+#define QV(mi, r, c) pt->val[(size_t)slot[memb[m0 + (mi)]] * (size_t)(br * k) + (size_t)((r) * k + (c))]
+            double n0 = 0.0;
+            for (int mi = 0; mi < nm; mi++)
+                for (int r = 0; r < br; r++) {
+                    const double v = bns[(size_t)memb[m0 + mi] * (size_t)(br * k) + (size_t)(r * k + j)];
+                    QV(mi, r, j) = v;
+                    n0 += v * v;
+                }
+            n0 = sqrt(n0);
+            for (int pass = 0; pass < 2; pass++)
+                for (int q = 0; q < j; q++) {
+                    double d = 0.0;
+                    for (int mi = 0; mi < nm; mi++)
+                        for (int r = 0; r < br; r++)
+                            d += QV(mi, r, q) * QV(mi, r, j);
+                    rg[q * k + j] += d;
+                    for (int mi = 0; mi < nm; mi++)
+                        for (int r = 0; r < br; r++)
+                            QV(mi, r, j) -= d * QV(mi, r, q);
+                }
+            double nj = 0.0;
+            for (int mi = 0; mi < nm; mi++)
+                for (int r = 0; r < br; r++)
+                    nj += QV(mi, r, j) * QV(mi, r, j);
+            nj = sqrt(nj);
+            if (n0 == 0.0 || nj <= 1e-10 * n0) {
+                for (int mi = 0; mi < nm; mi++)
+                    for (int r = 0; r < br; r++)
+                        QV(mi, r, j) = 0.0;
+                continue;
+            }
+            rg[j * k + j] = nj;
+            for (int mi = 0; mi < nm; mi++)
+                for (int r = 0; r < br; r++)
+                    QV(mi, r, j) /= nj;
+#undef QV
+        }
+    }
+    st_free(start);
+    st_free(memb);
+    st_free(slot);
+    return true;
+}
+
+/* Scalars stored in a level's blocks. */
+static double bsr_scalars(const bsr *m) { return (double)m->ptr[m->nr] * m->br * m->bc; }
+
+static st_status oom(amg_pre *s, st_error *err)
+{
+    return st_component_error(&s->base, NULL, err, ST_ENOMEM, "out of memory building the "
+                                                              "multigrid hierarchy");
+}
+
+/* Near-null space of the finest level: n blocks of 3 x k (k = 6 with the
+ * rotations about the positions' centroid, 3 with translations only);
+ * rows of DOFs whose matrix row holds only its diagonal (fixed by a
+ * projective constraint) are zero. */
+static bool fine_null_space(amg_pre *s, const st_csr *csr, double **out, int *kout)
+{
+    st_system *sys = s->sys;
+    const int n = (int)(sys->size / 3);
+    const int k = s->rigid ? 6 : 3;
+    double *b = st_calloc((size_t)(n ? n : 1) * (size_t)(3 * k), sizeof *b);
+    if (!b)
+        return false;
+    double c[3] = {0, 0, 0};
+    if (s->rigid) {
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < 3; d++)
+                c[d] += sys->x[3 * (size_t)i + (size_t)d] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        double *bi = b + (size_t)i * (size_t)(3 * k);
+        for (int d = 0; d < 3; d++)
+            bi[d * k + d] = 1.0;
+        if (s->rigid) {
+            const double px = sys->x[3 * (size_t)i] - c[0], py = sys->x[3 * (size_t)i + 1] - c[1],
+                         pz = sys->x[3 * (size_t)i + 2] - c[2];
+            /* Rotations about x, y, z: omega x p. */
+            bi[0 * k + 4] = pz;
+            bi[0 * k + 5] = -py;
+            bi[1 * k + 3] = -pz;
+            bi[1 * k + 5] = px;
+            bi[2 * k + 3] = py;
+            bi[2 * k + 4] = -px;
+        }
+        for (int d = 0; d < 3; d++) {
+            const size_t row = 3 * (size_t)i + (size_t)d;
+            bool diag_only = true;
+            for (int q = csr->rowptr[row]; q < csr->rowptr[row + 1] && diag_only; q++)
+                if ((size_t)csr->colind[q] != row && csr->values[q] != 0.0)
+                    diag_only = false;
+            if (diag_only)
+                for (int j = 0; j < k; j++)
+                    bi[d * k + j] = 0.0;
+        }
+    }
+    *out = b;
+    *kout = k;
+    return true;
+}
+
+static bool level_vectors(amg_level *l)
+{
+    const size_t n = (size_t)l->a.nr * (size_t)l->a.br;
+    l->t = st_malloc((n ? n : 1) * sizeof *l->t);
+    l->x = st_malloc((n ? n : 1) * sizeof *l->x);
+    l->b = st_malloc((n ? n : 1) * sizeof *l->b);
+    return l->t && l->x && l->b;
+}
+
+static st_status amg_build(amg_pre *s, st_error *err)
+{
+    st_csr csr;
+    st_matrix_csr(s->m, &csr);
+    amg_free(s);
+    double *bns = NULL, *dinv = NULL, *u = NULL, *w = NULL;
+    int k = 0;
+    st_status st = ST_OK;
+    if (!csr_to_bsr(&csr, 3, &s->lev[0].a) || !fine_null_space(s, &csr, &bns, &k))
+        goto nomem;
+    const double fine_scalars = bsr_scalars(&s->lev[0].a);
+    double all_scalars = fine_scalars;
+    int l = 0;
+    for (;;) {
+        amg_level *lv = &s->lev[l];
+        bsr *a = &lv->a;
+        const int b = a->br, n = a->nr;
+        const size_t dofs = (size_t)n * (size_t)b;
+        dinv = st_malloc((size_t)(n ? n : 1) * (size_t)(b * b) * sizeof *dinv);
+        u = st_malloc((dofs ? dofs : 1) * sizeof *u);
+        w = st_malloc((dofs ? dofs : 1) * sizeof *w);
+        if (!dinv || !u || !w)
+            goto nomem;
+        if ((st = level_dinv(s, a, dinv, l, err)) != ST_OK)
+            goto fail;
+        const double rho = spectral_radius(a, dinv, u, w);
+        lv->omega = rho > 0.0 ? 4.0 / (3.0 * rho) : 1.0;
+        lv->dinv = st_malloc((size_t)(n ? n : 1) * (size_t)(b * b) * sizeof *lv->dinv);
+        if (!lv->dinv || !level_vectors(lv))
+            goto nomem;
+        for (size_t q = 0; q < (size_t)n * (size_t)(b * b); q++)
+            lv->dinv[q] = (float)dinv[q];
+        /* Coarsest: dense Cholesky. */
+        if (dofs <= s->coarse_size || l + 1 >= (int)s->max_levels) {
+            if (dofs > 20000) {
+                st = st_component_error(&s->base, "maxLevels", err, ST_ESCENE,
+                                        "the coarsest level still has %zu unknowns after %d "
+                                        "levels: raise maxLevels or strengthThreshold",
+                                        dofs, l + 1);
+                goto fail;
+            }
+            break;
+        }
+        int *agg = st_malloc((size_t)(n ? n : 1) * sizeof *agg);
+        if (!agg)
+            goto nomem;
+        const int na = aggregate(a, s->theta, agg);
+        if (na < 0) {
+            st_free(agg);
+            goto nomem;
+        }
+        if (na == 0 || (size_t)na * (size_t)k >= dofs) {
+            st_free(agg);
+            break; /* no coarsening: this level is the coarsest */
+        }
+        bsr pt = {0}, apt = {0};
+        double *bc = st_malloc((size_t)na * (size_t)(k * k) * sizeof *bc);
+        const bool ok = bc && tentative(a, agg, na, bns, k, &pt, bc);
+        st_free(agg);
+        if (!ok || !bsr_mul(a, &pt, &apt)) {
+            st_free(bc);
+            bsr_free(&pt);
+            bsr_free(&apt);
+            goto nomem;
+        }
+        /* P = P_t - w D^-1 (A P_t), on A P_t's pattern (which holds P_t's:
+         * the diagonal blocks are stored). */
+        const double wp = lv->omega;
+        for (int i = 0; i < n; i++) {
+            const double *di = dinv + (size_t)i * (size_t)(b * b);
+            for (int q = apt.ptr[i]; q < apt.ptr[i + 1]; q++) {
+                double *blk = apt.val + (size_t)q * (size_t)(b * k);
+                double t[36];
+                for (int r = 0; r < b; r++)
+                    for (int c = 0; c < k; c++) {
+                        double acc = 0.0;
+                        for (int m = 0; m < b; m++)
+                            acc += di[r * b + m] * blk[m * k + c];
+                        t[r * k + c] = -wp * acc;
+                    }
+                for (int p2 = pt.ptr[i]; p2 < pt.ptr[i + 1]; p2++)
+                    if (pt.col[p2] == apt.col[q])
+                        for (int e = 0; e < b * k; e++)
+                            t[e] += pt.val[(size_t)p2 * (size_t)(b * k) + (size_t)e];
+                memcpy(blk, t, (size_t)(b * k) * sizeof *blk);
+            }
+        }
+        bsr_free(&pt);
+        lv->p = apt;
+        bsr ap = {0};
+        amg_level *next = &s->lev[l + 1];
+        if (!bsr_transpose(&lv->p, &lv->r) || !bsr_mul(a, &lv->p, &ap) ||
+            !bsr_mul(&lv->r, &ap, &next->a)) {
+            bsr_free(&ap);
+            st_free(bc);
+            goto nomem;
+        }
+        bsr_free(&ap);
+        /* Coarse unknowns whose column was dropped have an empty row and
+         * column: their diagonal becomes 1 (decoupled, zero right-hand
+         * side). */
+        for (int i = 0; i < next->a.nr; i++) {
+            double *d = (double *)bsr_diag(&next->a, i);
+            if (!d)
+                continue;
+            for (int r = 0; r < k; r++)
+                if (d[r * k + r] == 0.0)
+                    d[r * k + r] = 1.0;
+        }
+        if (!bsr_make_single(&lv->p) || !bsr_make_single(&lv->r) ||
+            !bsr_lower_single(a, &lv->low)) {
+            st_free(bc);
+            goto nomem;
+        }
+        all_scalars += bsr_scalars(&next->a);
+        {
+            /* Only the single-precision lower part is used from here. */
+            const int nr = a->nr, nc = a->nc, br = a->br, bc2 = a->bc;
+            bsr_free(a);
+            a->nr = nr;
+            a->nc = nc;
+            a->br = br;
+            a->bc = bc2;
+        }
+        st_free(bns);
+        bns = bc;
+        st_free(dinv);
+        st_free(u);
+        st_free(w);
+        dinv = u = w = NULL;
+        l++;
+    }
+    /* Coarsest level: dense. */
+    {
+        bsr *a = &s->lev[l].a;
+        const int n = a->nr * a->br, b = a->br;
+        s->chol = st_calloc((size_t)(n ? n : 1) * (size_t)(n ? n : 1), sizeof *s->chol);
+        s->csol = st_malloc((size_t)(n ? n : 1) * sizeof *s->csol);
+        if (!s->chol || !s->csol)
+            goto nomem;
+        for (int i = 0; i < a->nr; i++)
+            for (int q = a->ptr[i]; q < a->ptr[i + 1]; q++)
+                for (int r = 0; r < b; r++)
+                    for (int c = 0; c < b; c++)
+                        s->chol[(size_t)(i * b + r) * (size_t)n + (size_t)(a->col[q] * b + c)] =
+                            a->val[(size_t)q * (size_t)(b * b) + (size_t)(r * b + c)];
+        if (!dense_cholesky(s->chol, n)) {
+            st = st_component_solver_failure(&s->base, err,
+                                             "the coarsest multigrid level (%d unknowns) is not "
+                                             "positive definite: AMGPreconditioner needs a "
+                                             "symmetric positive definite system",
+                                             n);
+            goto fail;
+        }
+        s->nchol = n;
+        s->nlev = l + 1;
+        s->nlevels = (unsigned)s->nlev;
+        s->complexity = all_scalars / fine_scalars;
+        s->coarsest = (unsigned)n;
+        if (s->builds++ == 0) {
+            char sizes[256];
+            size_t len = 0;
+            sizes[0] = 0;
+            for (int q = 0; q < s->nlev && len + 24 < sizeof sizes; q++)
+                len += (size_t)snprintf(sizes + len, sizeof sizes - len, "%s%d", q ? " > " : "",
+                                        s->lev[q].a.nr * s->lev[q].a.br);
+            st_component_info(&s->base, "multigrid of %d levels (%s unknowns), operator "
+                                        "complexity %.3f",
+                              s->nlev, sizes, s->complexity);
+        }
+    }
+    st_free(bns);
+    st_free(dinv);
+    st_free(u);
+    st_free(w);
+    return ST_OK;
+nomem:
+    st = oom(s, err);
+fail:
+    st_free(bns);
+    st_free(dinv);
+    st_free(u);
+    st_free(w);
+    amg_free(s);
+    return st;
+}
+
+/* ---- the cycle ------------------------------------------------------------ */
+
+/* The smoother: block Gauss-Seidel, forward before the coarse correction
+ * and backward after it (so that the cycle is symmetric), over the blocks
+ * below the diagonal only (L; the blocks above are their transposes).
+ *
+ * One sweep visits the rows in order (forward) or in reverse (backward);
+ * row i takes x_i = D_i^-1 (b_i - sum_{j<i} L_ij x_j - acc_i), then adds
+ * sign * L_ij^T x_i to acc_j for its blocks j < i while they are in cache.
+ *   - Forward from x: acc starts as u = L^T x(old) (0 from a zero guess) and
+ *     sign is -1, so rows see their upper part at the old x, and acc ends as
+ *     the residual b - A x(new) = u - L^T x(new), which the coarse
+ *     correction needs: the residual costs no extra pass.
+ *   - Backward: acc starts at 0 and sign is +1: rows see their upper part
+ *     at the new x, the lower at the old. */
+#define AMG_SWEEP(B)                                                                               \
+    static void sweep_##B(const amg_level *l, float *restrict x, const float *restrict b,        \
+                          float *restrict acc, bool backward, float sign)                         \
+    {                                                                                              \
+        const bsr *lo = &l->low;                                                                   \
+        const int n = lo->nr, step = backward ? -1 : 1;                                            \
+        for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {                         \
+            /* Fetch the row after next (rows run downwards in memory when                          \
+             * backward, which the hardware prefetcher follows less well). */                      \
+            if (backward && i >= 2)                                                                \
+                for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * (B * B)); \
+                     pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * (B * B)); pf += 64)   \
+                    __builtin_prefetch(pf);                                                        \
+            float sum[B];                                                                          \
+            for (int r = 0; r < B; r++)                                                            \
+                sum[r] = b[(size_t)i * B + r] - acc[(size_t)i * B + r];                            \
+            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
+                const float *restrict v = lo->fval + (size_t)k * (B * B);                          \
+                const float *restrict xj = x + (size_t)lo->col[k] * B;                             \
+                for (int r = 0; r < B; r++)                                                        \
+                    for (int c = 0; c < B; c++)                                                    \
+                        sum[r] -= v[r * B + c] * xj[c];                                            \
+            }                                                                                      \
+            const float *restrict d = l->dinv + (size_t)i * (B * B);                               \
+            float *restrict xi = x + (size_t)i * B;                                                \
+            for (int r = 0; r < B; r++) {                                                          \
+                float y = 0.0f;                                                                    \
+                for (int c = 0; c < B; c++)                                                        \
+                    y += d[r * B + c] * sum[c];                                                    \
+                xi[r] = y;                                                                         \
+            }                                                                                      \
+            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
+                const float *restrict v = lo->fval + (size_t)k * (B * B);                          \
+                float *restrict aj = acc + (size_t)lo->col[k] * B;                                 \
+                for (int c = 0; c < B; c++)                                                        \
+                    for (int r = 0; r < B; r++)                                                    \
+                        aj[c] += sign * v[r * B + c] * xi[r];                                      \
+            }                                                                                      \
+        }                                                                                          \
+    }
+AMG_SWEEP(3)
+AMG_SWEEP(6)
+#undef AMG_SWEEP
+
+static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool backward,
+                  float sign)
+{
+    if (l->low.br == 3)
+        sweep_3(l, x, b, acc, backward, sign);
+    else
+        sweep_6(l, x, b, acc, backward, sign);
+}
+
+/* Forward sweep; t gets the residual b - A x after it. */
+static void forward(const amg_level *l, float *x, const float *b, float *t, bool zero)
+{
+    const size_t n = (size_t)l->low.nr * (size_t)l->low.br;
+    memset(t, 0, n * sizeof *t);
+    if (!zero) /* t = L^T x: the upper part at the old x */
+        apply_lower_transpose(&l->low, t, x);
+    sweep(l, x, b, t, false, -1.0f);
+}
+
+static void backward(const amg_level *l, float *x, const float *b, float *t)
+{
+    memset(t, 0, (size_t)l->low.nr * (size_t)l->low.br * sizeof *t);
+    sweep(l, x, b, t, true, 1.0f);
+}
+
+/* x = V-cycle(b) at level l (single precision). */
+static void vcycle(amg_pre *s, int l, float *x, const float *b)
+{
+    amg_level *lv = &s->lev[l];
+    const int n = lv->a.nr * lv->a.br;
+    if (l == s->nlev - 1) {
+        for (int i = 0; i < n; i++)
+            s->csol[i] = b[i];
+        dense_cholesky_solve(s->chol, s->nchol, s->csol);
+        for (int i = 0; i < n; i++)
+            x[i] = (float)s->csol[i];
+        return;
+    }
+    for (unsigned k = 0; k < s->sweeps; k++)
+        forward(lv, x, b, lv->t, k == 0); /* the last leaves the residual in t */
+    amg_level *nx = &s->lev[l + 1];
+    apply_any(&lv->r, nx->b, NULL, lv->t, APPLY_SET);
+    vcycle(s, l + 1, nx->x, nx->b);
+    apply_any(&lv->p, x, NULL, nx->x, APPLY_ADD);
+    for (unsigned k = 0; k < s->sweeps; k++)
+        backward(lv, x, b, lv->t);
+}
+
+/* ---- the component --------------------------------------------------------- */
+
+static st_status amg_init(st_component *self, st_error *err)
+{
+    amg_pre *s = (amg_pre *)self;
+    if (strcmp(s->null_space, "rigid") != 0 && strcmp(s->null_space, "translations") != 0)
+        return st_component_error(self, "nullSpace", err, ST_ESCENE,
+                                  "unknown value '%s': expected rigid or translations",
+                                  s->null_space);
+    return ST_OK;
+}
+
+static st_status amg_bind(st_component *self, st_system *sys, st_error *err)
+{
+    amg_pre *s = (amg_pre *)self;
+    st_matrix_destroy(&s->m);
+    amg_free(s);
+    s->sys = sys;
+    if (sys->size % 3 != 0)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "the system has %zu scalar degrees of freedom, not a multiple "
+                                  "of the 3x3 point blocks the multigrid works on",
+                                  sys->size);
+    s->rigid = strcmp(s->null_space, "rigid") == 0;
+    for (size_t i = 0; i < sys->nindep && s->rigid; i++)
+        if (sys->states[i]->type->coord_size != 3 || sys->states[i]->type->deriv_size != 3)
+            s->rigid = false;
+    if (!s->rigid && strcmp(s->null_space, "rigid") == 0)
+        st_component_warn(self, "a state is not a Vec3 type: the near-null space is the "
+                                "translations only");
+    return st_matrix_create(sys, &s->m, err);
+}
+
+static st_status amg_set_system(st_component *self, st_system *sys, double mf, double bf,
+                                double kf, st_error *err)
+{
+    amg_pre *s = (amg_pre *)self;
+    if (!s->m || s->sys != sys)
+        return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
+    ST_TRY(st_matrix_assemble(s->m, sys, mf, bf, kf, err));
+    return amg_build(s, err);
+}
+
+static st_status amg_solve(st_component *self, st_system *sys, double *x, const double *b,
+                           st_error *err)
+{
+    amg_pre *s = (amg_pre *)self;
+    if (s->sys != sys || s->nlev == 0)
+        return st_component_error(self, NULL, err, ST_ESTATE,
+                                  "the multigrid hierarchy is not built for this system");
+    amg_level *l0 = &s->lev[0];
+    const size_t n = sys->size;
+    for (size_t i = 0; i < n; i++)
+        l0->b[i] = (float)b[i];
+    vcycle(s, 0, l0->x, l0->b);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)l0->x[i];
+    return ST_OK;
+}
+
+static void amg_cleanup(st_component *self)
+{
+    amg_pre *s = (amg_pre *)self;
+    st_matrix_destroy(&s->m);
+    amg_free(s);
+}
+
+static const st_linsolver_ops amg_ops = {
+    .struct_size = sizeof(st_linsolver_ops),
+    .bind = amg_bind,
+    .set_system = amg_set_system,
+    .solve = amg_solve,
+};
+
+const st_class amg_preconditioner_class = {
+    .struct_size = sizeof(st_class),
+    .name = "AMGPreconditioner",
+    .category = "LinearSolver",
+    .description = "Smoothed-aggregation algebraic multigrid on 3x3 point blocks with the "
+                   "rigid-body near-null space; one V-cycle per application (settee's own, "
+                   "meant as PCGLinearSolver's preconditioner)",
+    .instance_size = sizeof(amg_pre),
+    .fields = amg_fields,
+    .init = amg_init,
+    .cleanup = amg_cleanup,
+    .linsolver = &amg_ops,
+};
