@@ -100,6 +100,26 @@ st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_compone
     return st_system_vec_alloc(sys, sol, err);
 }
 
+st_status corr_bind_system(st_component *self, corr_binding *b, st_component *ode_link,
+                           st_component *ls_link, st_error *err)
+{
+    b->ode = ode_link ? ode_link : b->sys->solver;
+    ST_TRY(corr_bind_linear_solver(self, b->sys, ls_link, &b->ls, &b->rhs, &b->sol, err));
+    b->ready = true;
+    return ST_OK;
+}
+
+void corr_bind_on_init_done(st_component *self, st_event ev, corr_binding *b,
+                            st_status (*bind)(st_component *self, st_error *err))
+{
+    if (ev != ST_EVENT_INIT_DONE)
+        return;
+    st_error e = {0};
+    b->ready = false;
+    if (bind(self, &e) != ST_OK)
+        st_component_warn(self, "%s", e.msg);
+}
+
 st_status corr_solve(st_component *ls, st_system *sys, double *sol, double *rhs, st_error *err)
 {
     st_system_project_response(sys, rhs);
