@@ -43,8 +43,9 @@ static st_status gcc_init(st_component *self, st_error *err)
     return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 
-/* The system: the one of the node's state, else of the linked ODE solver's
- * or the node's ODE solver's node state. */
+/* The system: the one of the state of the node (else of its nearest
+ * ancestor), else of the state of the node of the linked ODE solver or of
+ * the ODE solver of the node or above. */
 static st_system *find_system(gcc *c)
 {
     st_mstate *ms = st_component_mstate(&c->base);
@@ -67,8 +68,8 @@ static st_status gcc_bind(st_component *self, st_error *err)
     c->b.sys = find_system(c);
     if (!c->b.sys)
         return st_component_error(self, "ODESolver", err, ST_ESCENE,
-                                  "No ODESolver component found (no state of this node is "
-                                  "integrated by an ODE solver)");
+                                  "No ODESolver component found (the state of this node or "
+                                  "its ancestors is integrated by no ODE solver)");
     return corr_bind_system(self, &c->b, c->ode_solver, c->linear_solver, err);
 }
 

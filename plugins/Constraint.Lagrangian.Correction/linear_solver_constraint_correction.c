@@ -48,7 +48,7 @@ static st_status lsc_init(st_component *self, st_error *err)
     c->ms = st_component_mstate(self);
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node to correct");
+                                  "no MechanicalObject in the node or its ancestors to correct");
     return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 

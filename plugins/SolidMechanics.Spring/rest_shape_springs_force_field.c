@@ -48,8 +48,8 @@ static st_status rs_init(st_component *self, st_error *err)
     r->ms = st_component_mstate(self);
     if (!r->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (RestShapeSpringsForceField "
-                                  "needs one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(RestShapeSpringsForceField needs one)");
     if (r->stiffness.n == 0) {
         ST_TRY(st_array_resize(&r->stiffness, ST_T_REALS, 1, err));
         r->stiffness.r[0] = 100.0;
