@@ -298,7 +298,8 @@ static const st_field rs_fields[] = {
     ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
             "rest_shape can be defined by the position of an external Mechanical State"),
     ST_LINK(rest_shape_ff, mstate, "mstate", ST_LINK_STATE,
-            "MechanicalState used by this component (default: the node's)"),
+            "MechanicalState used by this component (default: the node's, else the nearest "
+            "ancestor's)"),
     ST_LINK(rest_shape_ff, topology, "topology", ST_LINK_TOPOLOGY,
             "Link to be set to the topology container in the component graph"),
     ST_FIELD_END};
