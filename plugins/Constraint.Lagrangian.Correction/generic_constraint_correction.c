@@ -10,8 +10,6 @@
  * LinearSolverConstraintCorrection it covers every independent state the
  * solver integrates, not only its node's; the rows reach them through the
  * mappings (the constraint solver took them down already). */
-#include <string.h>
-
 #include "correction_common.h"
 
 typedef struct gcc {
@@ -79,55 +77,12 @@ static void gcc_on_event(st_component *self, st_event ev, double dt)
     corr_bind_on_init_done(self, ev, &((gcc *)self)->b, gcc_bind);
 }
 
-/* True when row r of J has a term on an independent state of sys. */
-static bool row_on_system(const st_cjacobian *J, size_t r, const st_system *sys)
-{
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++)
-        if (J->terms[t].ms->system == sys && !J->terms[t].ms->mapped)
-            return true;
-    return false;
-}
-
-/* v += scale * (row r of J) on sys's independent states. */
-static void scatter_row(const st_cjacobian *J, size_t r, const st_system *sys, double *v,
-                        double scale)
-{
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
-        const st_cterm *c = &J->terms[t];
-        if (c->ms->system != sys || c->ms->mapped)
-            continue;
-        unsigned d = c->ms->type->deriv_size;
-        double *p = st_slice(v, c->ms) + c->point * d;
-        for (unsigned k = 0; k < d; k++)
-            p[k] += c->d[k] * scale;
-    }
-}
-
-static double row_dot(const st_cjacobian *J, size_t r, const st_system *sys, const double *v)
-{
-    double s = 0.0;
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
-        const st_cterm *c = &J->terms[t];
-        if (c->ms->system != sys || c->ms->mapped)
-            continue;
-        unsigned d = c->ms->type->deriv_size;
-        const double *p = st_slice(v, c->ms) + c->point * d;
-        for (unsigned k = 0; k < d; k++)
-            s += c->d[k] * p[k];
-    }
-    return s;
-}
-
-static st_status solve(gcc *c, st_error *err)
-{
-    return corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err);
-}
-
 static double step_dt(const gcc *c)
 {
     return c->b.sys->mp.dt > 0.0 ? c->b.sys->mp.dt : st_node_dt(c->base.node);
 }
 
+/* The rows reach every independent state of the system (ms NULL). */
 static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
                                     size_t dim, st_error *err)
 {
@@ -135,19 +90,7 @@ static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, d
     if (!c->b.ready)
         ST_TRY(gcc_bind(self, err));
     double factor = corr_position_factor(c->b.ode, step_dt(c)) * c->compliance_factor;
-    for (size_t i = 0; i < J->nrows; i++) {
-        if (!row_on_system(J, i, c->b.sys))
-            continue;
-        memset(c->b.rhs, 0, c->b.sys->size_all * sizeof *c->b.rhs);
-        scatter_row(J, i, c->b.sys, c->b.rhs, 1.0);
-        ST_TRY(solve(c, err));
-        for (size_t j = 0; j < J->nrows; j++)
-            if (row_on_system(J, j, c->b.sys))
-                W[j * dim + i] += factor * row_dot(J, j, c->b.sys, c->b.sol);
-        if (c->regularization > 2.220446049250313e-16)
-            W[i * dim + i] += c->regularization;
-    }
-    return ST_OK;
+    return corr_add_solved_compliance(&c->b, NULL, J, factor, c->regularization, W, dim, err);
 }
 
 static st_status gcc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
@@ -159,24 +102,12 @@ static st_status gcc_apply(st_component *self, const st_cjacobian *J, const doub
     double dt = step_dt(c);
     double pf = corr_position_factor(c->b.ode, dt) * c->compliance_factor;
     double vf = corr_velocity_factor(c->b.ode, dt) * c->compliance_factor;
-    memset(c->b.rhs, 0, c->b.sys->size_all * sizeof *c->b.rhs);
-    bool any = false;
-    for (size_t r = 0; r < J->nrows; r++)
-        if (lambda[r] != 0.0 && row_on_system(J, r, c->b.sys)) {
-            scatter_row(J, r, c->b.sys, c->b.rhs, lambda[r]);
-            any = true;
-        }
-    if (!any)
+    if (!corr_rhs_jt_lambda(&c->b, NULL, J, lambda))
         return ST_OK;
-    ST_TRY(solve(c, err));
+    ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
     for (size_t s = 0; s < c->b.sys->nindep; s++) {
         st_mstate *ms = c->b.sys->states[s];
-        unsigned d = ms->type->deriv_size;
-        const double *dx = st_slice(c->b.sol, ms);
-        ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
-        double *v = ms->velocity.p;
-        for (size_t i = 0; v && i < ms->n * d; i++)
-            v[i] += dx[i] * vf;
+        corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf);
     }
     return ST_OK;
 }

@@ -10,8 +10,6 @@
  * CGLinearSolver iterates). The right-hand sides are projected by the
  * system's projective constraints. The state must be an independent one
  * (not the output of a mapping). */
-#include <string.h>
-
 #include "correction_common.h"
 
 typedef struct lsc {
@@ -73,39 +71,14 @@ static void lsc_on_event(st_component *self, st_event ev, double dt)
     corr_bind_on_init_done(self, ev, &((lsc *)self)->b, lsc_bind);
 }
 
-/* sol = A^-1 rhs, rhs holding a vector on the state (rest zero). */
-static st_status solve(lsc *c, st_error *err)
-{
-    return corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err);
-}
-
 static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
                                     size_t dim, st_error *err)
 {
     lsc *c = (lsc *)self;
     if (!c->b.ready)
         ST_TRY(lsc_bind(self, err));
-    const st_mstate *ms = c->ms;
-    unsigned d = ms->type->deriv_size;
-    double factor = corr_position_factor(c->b.ode, corr_dt(self, ms));
-    for (size_t i = 0; i < J->nrows; i++) {
-        if (!corr_row_on(J, i, ms))
-            continue;
-        memset(c->b.rhs, 0, c->b.sys->size_all * sizeof *c->b.rhs);
-        double *r = st_slice(c->b.rhs, ms);
-        for (size_t t = st_cjac_row_begin(J, i); t < J->row_end[i]; t++)
-            if (J->terms[t].ms == ms)
-                for (unsigned k = 0; k < d; k++)
-                    r[J->terms[t].point * d + k] += J->terms[t].d[k];
-        ST_TRY(solve(c, err));
-        const double *y = st_slice(c->b.sol, ms);
-        for (size_t j = 0; j < J->nrows; j++)
-            if (corr_row_on(J, j, ms))
-                W[j * dim + i] += factor * corr_row_dot(J, j, ms, y);
-        if (c->regularization > 2.220446049250313e-16)
-            W[i * dim + i] += c->regularization;
-    }
-    return ST_OK;
+    double factor = corr_position_factor(c->b.ode, corr_dt(self, c->ms));
+    return corr_add_solved_compliance(&c->b, c->ms, J, factor, c->regularization, W, dim, err);
 }
 
 static st_status lsc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
@@ -114,18 +87,11 @@ static st_status lsc_apply(st_component *self, const st_cjacobian *J, const doub
     lsc *c = (lsc *)self;
     if (!c->b.ready)
         ST_TRY(lsc_bind(self, err));
-    st_mstate *ms = c->ms;
-    unsigned d = ms->type->deriv_size;
-    double dt = corr_dt(self, ms);
+    double dt = corr_dt(self, c->ms);
     double pf = corr_position_factor(c->b.ode, dt), vf = corr_velocity_factor(c->b.ode, dt);
-    memset(c->b.rhs, 0, c->b.sys->size_all * sizeof *c->b.rhs);
-    corr_jt_lambda(J, lambda, ms, st_slice(c->b.rhs, ms));
-    ST_TRY(solve(c, err));
-    const double *dx = st_slice(c->b.sol, ms);
-    ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
-    double *v = ms->velocity.p;
-    for (size_t i = 0; v && i < ms->n * d; i++)
-        v[i] += dx[i] * vf;
+    corr_rhs_jt_lambda(&c->b, c->ms, J, lambda); /* solved even when it is zero */
+    ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
+    corr_move_state(c->ms, st_slice(c->b.sol, c->ms), pf, vf);
     return ST_OK;
 }
 
