@@ -11,71 +11,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
-
-static st_scene *load(test_rt *t, const char *yaml)
-{
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
-    return s;
-}
-
-static void step(test_rt *t, st_scene *s)
-{
-    st_error err = {0};
-    cr_assert_eq(st_scene_step(s, 0.0, &err), ST_OK, "step: %s\n%s", err.msg, t->log);
-}
-
-static void *field(st_scene *s, const char *obj, const char *name)
-{
-    st_component *c = test_find_object(s, obj);
-    cr_assert(c, "no object %s", obj);
-    const st_field *f = st_component_field(c, name);
-    cr_assert(f, "no field %s.%s", obj, name);
-    return st_component_field_ptr(c, f);
-}
+#include "lagrangian_test_util.h"
 
 static const double M = 2.0, H = 0.01, G = 9.81;
 
-/* The root of the scenes below: gravity (0, g, 0) and dt are formatted in. */
-#define HEADER                                                                                    \
-    "format: settee/1\n"                                                                          \
-    "root:\n"                                                                                     \
-    "  name: root\n"                                                                              \
-    "  gravity: [0, %.17g, 0]\n"                                                                  \
-    "  dt: %.17g\n"                                                                               \
-    "  objects:\n"
-
-/* A particle of mass M held by a bilateral constraint at rest_vector (1 0 0)
- * from a pivot at (0 2 0), starting with velocity (0 0 0.5). */
+/* The pendulum (lagrangian_test_util.h): a particle of mass M (its 2) held
+ * at (1 0 0) from a pivot, starting with velocity (0 0 0.5). */
 static void pendulum_yaml(char *buf, size_t size, const char *correction, const char *linsolver)
 {
-    snprintf(buf, size,
-             HEADER
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "        LinearSolver.Direct, Mass, Constraint.Lagrangian.Solver,\n"
-             "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-9,\n"
-             "                                computeConstraintForces: true}\n"
-             "    - BilateralLagrangianConstraint: {name: hold, object1: '@Pivot/pivot',\n"
-             "        object2: '@Particle/dofs', first_point: [0], second_point: [0],\n"
-             "        rest_vector: [[1, 0, 0]]}\n"
-             "  children:\n"
-             "    - name: Pivot\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: pivot, position: [0, 2, 0]}\n"
-             "    - name: Particle\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {name: ode}\n"
-             "        - %s\n"
-             "        - MechanicalObject: {name: dofs, position: [1, 2, 0], velocity: [0, 0, 0.5]}\n"
-             "        - UniformMass: {vertexMass: %.17g}\n"
-             "        - %s\n",
-             -G, H, linsolver, M, correction);
+    lag_pendulum_yaml(buf, size, G, H, 1e-9, correction, linsolver);
 }
 
 /* Runs the pendulum 10,000 steps: the length stays 1 to the solver's
@@ -87,12 +31,12 @@ static void run_pendulum(const char *correction, const char *linsolver, double *
     test_rt_open(&t);
     char yaml[4096];
     pendulum_yaml(yaml, sizeof yaml, correction, linsolver);
-    st_scene *s = load(&t, yaml);
+    st_scene *s = scene_load(&t, yaml);
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
-    st_array *lam = field(s, "csolver", "constraintForces");
+    st_array *lam = scene_field(s, "csolver", "constraintForces");
     double worst = 0.0;
     for (int n = 0; n < 10000; n++) {
-        step(&t, s);
+        scene_steps(&t, s, 1);
         const double *x = ms->position.p;
         double len = sqrt(x[0] * x[0] + (x[1] - 2.0) * (x[1] - 2.0) + x[2] * x[2]);
         if (fabs(len - 1.0) > worst)
@@ -112,7 +56,7 @@ static void run_pendulum(const char *correction, const char *linsolver, double *
     const double *v = ms->velocity.p;
     cr_assert_lt(fabs(v[0]) + fabs(v[1]) + fabs(v[2]), 1e-9);
     memcpy(final_x, ms->position.p, 3 * sizeof(double));
-    cr_assert_eq(*(int *)field(s, "csolver", "currentNumConstraints"), 3);
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentNumConstraints"), 3);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -137,58 +81,20 @@ Test(lagrangian, pendulum_uncoupled_and_linear_solver_corrections)
     cr_assert_float_eq(xu[1], 2.0, 1e-9);
 }
 
-/* A chain: pivot - B - C, two bilateral constraints, B and C in one state
- * with compliances cb, cc. W = h [[cb I, -cb I], [-cb I, (cb + cc) I]]. */
+/* The chain (lagrangian_test_util.h) moving, the B-C constraint under its
+ * alias BilateralInteractionConstraint, solved by BlockGaussSeidel with the
+ * solver_extra settings. */
+static const double CHAIN_X[6] = {1.1, 0.2, 0, 2, -0.1, 0.3};
+static const double CHAIN_V[6] = {0, 1, 0.3, 0.2, -0.5, 0};
+
 static void chain_yaml(char *buf, size_t size, const char *solver_extra)
 {
-    snprintf(buf, size,
-             HEADER
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
-             "        Constraint.Lagrangian.Model]}\n"
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - BlockGaussSeidelConstraintSolver: {name: csolver, computeConstraintForces: "
-             "true, %s}\n"
-             "    - BilateralLagrangianConstraint: {object1: '@Pivot/pivot', object2: "
-             "'@Chain/dofs',\n"
-             "        first_point: [0], second_point: [0], rest_vector: [[1, 0, 0]]}\n"
-             "    - BilateralInteractionConstraint: {object1: '@Chain/dofs', object2: "
-             "'@Chain/dofs',\n"
-             "        first_point: [0], second_point: [1], rest_vector: [[1, 0, 0]]}\n"
-             "  children:\n"
-             "    - name: Pivot\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: pivot, position: [0, 0, 0]}\n"
-             "    - name: Chain\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {}\n"
-             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
-             "        - MechanicalObject: {name: dofs, position: [1.1, 0.2, 0, 2, -0.1, 0.3],\n"
-             "                             velocity: [0, 1, 0.3, 0.2, -0.5, 0]}\n"
-             "        - UniformMass: {vertexMass: 1}\n"
-             "        - UncoupledConstraintCorrection: {compliance: [0.5, 0.25]}\n",
-             -G, H, solver_extra);
-}
-
-/* The chain's W and dfree after one free step (x_free = x + h (v + h g)). */
-static void chain_problem(double W[36], double dfree[6])
-{
-    const double x[6] = {1.1, 0.2, 0, 2, -0.1, 0.3}, v[6] = {0, 1, 0.3, 0.2, -0.5, 0};
-    double xf[6];
-    for (int i = 0; i < 6; i++)
-        xf[i] = x[i] + H * (v[i] + H * ((i % 3) == 1 ? -G : 0.0));
-    const double rest[3] = {1, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        dfree[k] = xf[k] - 0.0 - rest[k];
-        dfree[3 + k] = xf[3 + k] - xf[k] - rest[k];
-    }
-    const double cb = 0.5, cc = 0.25;
-    memset(W, 0, 36 * sizeof(double));
-    for (int k = 0; k < 3; k++) {
-        W[k * 6 + k] = H * cb;
-        W[k * 6 + 3 + k] = W[(3 + k) * 6 + k] = -H * cb;
-        W[(3 + k) * 6 + 3 + k] = H * (cb + cc);
-    }
+    char solver[256];
+    snprintf(solver, sizeof solver,
+             "BlockGaussSeidelConstraintSolver: {name: csolver, computeConstraintForces: true, "
+             "%s}",
+             solver_extra);
+    lag_chain_yaml(buf, size, G, H, solver, "BilateralInteractionConstraint", CHAIN_X, CHAIN_V);
 }
 
 Test(lagrangian, gauss_seidel_equals_dense_solve)
@@ -197,21 +103,21 @@ Test(lagrangian, gauss_seidel_equals_dense_solve)
     test_rt_open(&t);
     char yaml[4096];
     chain_yaml(yaml, sizeof yaml, "maxIterations: 100000, tolerance: 1e-15");
-    st_scene *s = load(&t, yaml);
-    step(&t, s);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
     double W[36], lam[6];
-    chain_problem(W, lam);
+    lag_chain_problem(G, H, CHAIN_X, CHAIN_V, W, lam);
     for (int i = 0; i < 6; i++)
         lam[i] = -lam[i];
     /* LAPACK is column-major; W is symmetric. */
     cr_assert_eq(test_dense_solve(6, W, lam), 0);
-    st_array *cf = field(s, "csolver", "constraintForces");
+    st_array *cf = scene_field(s, "csolver", "constraintForces");
     cr_assert_eq(cf->n, 6u);
     const double *l = cf->p;
     for (int i = 0; i < 6; i++)
         cr_assert_float_eq(l[i], lam[i], 1e-9 * (1.0 + fabs(lam[i])), "row %d: %.17g vs %.17g",
                            i, l[i], lam[i]);
-    int it = *(int *)field(s, "csolver", "currentIterations");
+    int it = *(int *)scene_field(s, "csolver", "currentIterations");
     cr_assert_gt(it, 2, "a coupled chain needs several sweeps (%d)", it);
     cr_assert_lt(it, 100001);
     /* The corrected chain satisfies both constraints to the tolerance. */
@@ -230,48 +136,21 @@ Test(lagrangian, max_iterations_reached_is_reported)
     test_rt_open(&t);
     char yaml[4096];
     chain_yaml(yaml, sizeof yaml, "maxIterations: 2, tolerance: 1e-12");
-    st_scene *s = load(&t, yaml);
-    step(&t, s);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
     /* SOFA's result_output reports the iterations done plus one. */
-    cr_assert_eq(*(int *)field(s, "csolver", "currentIterations"), 3);
-    double e = *(double *)field(s, "csolver", "currentError");
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentIterations"), 3);
+    double e = *(double *)scene_field(s, "csolver", "currentError");
     cr_assert_gt(e, 6e-12, "error %g", e);
     cr_assert(strstr(t.log, "warning|") && strstr(t.log, "no convergence after 2 iterations"),
               "log:\n%s", t.log);
     /* A run of unconverged steps is reported once, the outputs every step. */
-    step(&t, s);
-    step(&t, s);
-    cr_assert_eq(*(int *)field(s, "csolver", "currentIterations"), 3);
+    scene_steps(&t, s, 2);
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentIterations"), 3);
     const char *first = strstr(t.log, "no convergence");
     cr_assert_null(strstr(first + 1, "no convergence"), "log:\n%s", t.log);
     st_scene_destroy(&s);
     test_rt_close(&t);
-}
-
-static void spring_scene(char *buf, size_t size, const char *loop)
-{
-    snprintf(buf, size,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "        Mass, SolidMechanics.Spring, Constraint.Projective,\n"
-             "        Constraint.Lagrangian.Solver]}\n"
-             "    - %s\n"
-             "  children:\n"
-             "    - name: Chain\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-             "        - CGLinearSolver: {iterations: 25, tolerance: 1e-9, threshold: 1e-9}\n"
-             "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0, 2, 0.1, 0],\n"
-             "                             velocity: [0, 0, 0, 0, 0, 1, 0.5, 0, 0]}\n"
-             "        - UniformMass: {vertexMass: 0.5}\n"
-             "        - SpringForceField: {spring: \"0 1 100 0.5 1  1 2 80 0.2 1\"}\n"
-             "        - FixedProjectiveConstraint: {indices: [0]}\n",
-             loop);
 }
 
 Test(lagrangian, free_motion_without_constraints_is_default_loop)
@@ -283,16 +162,15 @@ Test(lagrangian, free_motion_without_constraints_is_default_loop)
     for (int k = 0; k < 2; k++) {
         test_rt t;
         test_rt_open(&t);
-        spring_scene(yaml, sizeof yaml, loops[k]);
-        st_scene *s = load(&t, yaml);
-        for (int n = 0; n < 300; n++)
-            step(&t, s);
+        lag_spring_yaml(yaml, sizeof yaml, loops[k], 0.01, 1e-9, 1e-9);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, 300);
         st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
         memcpy(xs[k], ms->position.p, sizeof xs[k]);
         memcpy(vs[k], ms->velocity.p, sizeof vs[k]);
         if (k == 1)
-            cr_assert_eq(*(int *)field(s, "GenericConstraintSolver1", "currentNumConstraints"),
-                         0);
+            cr_assert_eq(
+                *(int *)scene_field(s, "GenericConstraintSolver1", "currentNumConstraints"), 0);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -345,14 +223,9 @@ Test(lagrangian, steps_do_not_allocate)
         else
             pendulum_yaml(yaml, sizeof yaml, "LinearSolverConstraintCorrection: {}",
                           "SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}");
-        st_scene *s = load(&t, yaml);
-        step(&t, s);
-        step(&t, s);
-        unsigned long before = st_alloc_count();
-        for (int n = 0; n < 20; n++)
-            step(&t, s);
-        cr_assert_eq(st_alloc_count(), before, "case %d: %lu allocations in 20 steps", k,
-                     st_alloc_count() - before);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, 2);
+        scene_steps_allocate_nothing(&t, s, 20, yaml);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -389,8 +262,8 @@ Test(lagrangian, rigid_uncoupled_compliance_from_mass)
              "        - UncoupledConstraintCorrection: {name: unc}\n"
              "        - LinearSolverConstraintCorrection: {name: lsc}\n",
              H);
-    st_scene *s = load(&t, yaml);
-    step(&t, s); /* the linear solver holds A = M */
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1); /* the linear solver holds A = M */
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     st_cterm terms[2];
     size_t row_end[2];
@@ -441,7 +314,7 @@ Test(lagrangian, projective_constraints_project_the_jacobian)
     test_rt_open(&t);
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
-             HEADER
+             LAG_ROOT
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
              "        Mass, Constraint.Projective, Constraint.Lagrangian.Solver,\n"
              "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
@@ -461,8 +334,8 @@ Test(lagrangian, projective_constraints_project_the_jacobian)
              "        - BilateralLagrangianConstraint: {first_point: [0], second_point: [1],\n"
              "                                          rest_vector: [[1, 0, 0]]}\n",
              -G, H);
-    st_scene *s = load(&t, yaml);
-    step(&t, s);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
     const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
     for (int k = 0; k < 3; k++)
         cr_assert_eq(x[k], 0.0, "fixed point moved: x[%d] = %g", k, x[k]);
@@ -470,7 +343,7 @@ Test(lagrangian, projective_constraints_project_the_jacobian)
     cr_assert_float_eq(x[4], 0.0, 1e-12);
     cr_assert_float_eq(x[5], 0.0, 1e-12);
     /* x1_free = (1, 0.1 - h^2 g, h); W = h * 0.5 I. */
-    const double *l = ((st_array *)field(s, "csolver", "constraintForces"))->p;
+    const double *l = ((st_array *)scene_field(s, "csolver", "constraintForces"))->p;
     cr_assert_float_eq(l[0], 0.0, 1e-12);
     cr_assert_float_eq(l[1], -(0.1 - H * H * G) / (H * 0.5), 1e-9, "%.17g", l[1]);
     cr_assert_float_eq(l[2], -H / (H * 0.5), 1e-9, "%.17g", l[2]);
@@ -492,7 +365,7 @@ Test(lagrangian, bad_values_are_errors)
         test_rt_open(&t);
         char yaml[2048];
         snprintf(yaml, sizeof yaml,
-                 HEADER
+                 LAG_ROOT
                  "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
                  "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
                  "        Constraint.Lagrangian.Model]}\n"
@@ -530,7 +403,7 @@ Test(lagrangian, compound_pendulum_through_rigid_mapping)
     test_rt_open(&t);
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
-             HEADER
+             LAG_ROOT
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Mass,\n"
              "        Mapping.NonLinear, Constraint.Lagrangian.Solver,\n"
              "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
@@ -557,12 +430,12 @@ Test(lagrangian, compound_pendulum_through_rigid_mapping)
              "            - RigidMapping: {template: \"Rigid3d,Vec3d\", input: \"@../body\",\n"
              "                             output: \"@tip\"}\n",
              -G, 0.001);
-    st_scene *s = load(&t, yaml);
+    st_scene *s = scene_load(&t, yaml);
     st_mstate *body = (st_mstate *)test_find_object(s, "body");
     st_mstate *tip = (st_mstate *)test_find_object(s, "tip");
     double worst_tip = 0.0, worst_len = 0.0, lowest = 0.0;
     for (int n = 0; n < 10000; n++) {
-        step(&t, s);
+        scene_steps(&t, s, 1);
         const double *p = tip->position.p, *c = body->position.p;
         double d = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
         double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
@@ -595,12 +468,12 @@ Test(lagrangian, step_dt_overrides_node_dt)
     snprintf(unc, sizeof unc, "UncoupledConstraintCorrection: {compliance: [%.17g]}", 1.0 / M);
     pendulum_yaml(yaml, sizeof yaml, unc,
                   "CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}");
-    st_scene *s = load(&t, yaml);
+    st_scene *s = scene_load(&t, yaml);
     const double h = 0.004;
     st_error err = {0};
     for (int n = 0; n < 3; n++)
         cr_assert_eq(st_scene_step(s, h, &err), ST_OK, "%s", err.msg);
-    const double *l = ((st_array *)field(s, "csolver", "constraintForces"))->p;
+    const double *l = ((st_array *)scene_field(s, "csolver", "constraintForces"))->p;
     cr_assert_float_eq(l[1], M * h * G, 1e-12, "lambda_y %.17g", l[1]);
     const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
     cr_assert_float_eq(x[0], 1.0, 1e-12);

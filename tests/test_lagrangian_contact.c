@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
+#include "lagrangian_test_util.h"
 
 static test_rt T;
 static void setup(void) { test_rt_open(&T); }
@@ -27,64 +26,15 @@ TestSuite(lagrangian_contact, .init = setup, .fini = teardown);
 
 static const double G = 9.81, DT = 0.01, CD = 0.01;
 
-static st_scene *load(const char *yaml)
-{
-    st_scene *s = NULL;
-    st_error e = {0};
-    cr_assert_eq(test_load_string(&T, yaml, &s, &e), ST_OK, "load: %s\n%s\n%s", e.msg, yaml,
-                 T.log);
-    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s (%s)\n%s", e.msg, e.where, T.log);
-    return s;
-}
-
-static void run(st_scene *s, int steps)
-{
-    st_error e = {0};
-    for (int i = 0; i < steps; i++)
-        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s\n%s", i, e.msg, T.log);
-}
-
-static void *field(st_scene *s, const char *obj, const char *name)
-{
-    st_component *c = test_find_object(s, obj);
-    cr_assert(c, "no object %s", obj);
-    const st_field *f = st_component_field(c, name);
-    cr_assert(f, "no field %s.%s", obj, name);
-    return st_component_field_ptr(c, f);
-}
-
-static st_mstate *state(st_scene *s, const char *name)
-{
-    st_component *c = test_find_object(s, name);
-    cr_assert_not_null(c, "no %s", name);
-    return (st_mstate *)c;
-}
-
-/* The root: FreeMotionAnimationLoop, a constraint solver, the pipeline with
- * MinProximityIntersection (alarm 0.1, contact CD) and the response. */
+/* The root (lagrangian_test_util.h): FreeMotionAnimationLoop, a constraint
+ * solver, the pipeline with MinProximityIntersection (alarm 0.1, contact CD)
+ * and the response. */
 static double Alarm = 0.1;
 
 static int header(char *y, size_t size, const char *solver, const char *response)
 {
-    return snprintf(y, size,
-                    "format: settee/1\n"
-                    "root:\n"
-                    "  name: root\n"
-                    "  gravity: [0, %.17g, 0]\n"
-                    "  dt: %.17g\n"
-                    "  objects:\n"
-                    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-                    "        Mass, Topology, Mapping.NonLinear, Collision, Constraint.Lagrangian.Solver,\n"
-                    "        Constraint.Lagrangian.Correction]}\n"
-                    "    - FreeMotionAnimationLoop: {name: loop}\n"
-                    "    - %s\n"
-                    "    - CollisionPipeline: {name: pipe}\n"
-                    "    - BruteForceBroadPhase: {}\n"
-                    "    - BVHNarrowPhase: {}\n"
-                    "    - MinProximityIntersection: {alarmDistance: %.17g, contactDistance: %.17g}\n"
-                    "    - CollisionResponse: {name: resp, %s}\n"
-                    "  children:\n",
-                    -G, DT, solver, Alarm, CD, response);
+    const double gravity[3] = {0.0, -G, 0.0};
+    return lag_contact_root(y, size, gravity, DT, solver, Alarm, CD, response);
 }
 
 #define GENERIC "GenericConstraintSolver: {name: csolver, tolerance: 1e-12, maxIterations: 1000, computeConstraintForces: true}"
@@ -124,12 +74,12 @@ static void incline_run(double theta, const char *response, int steps, double *d
                         double *vdown, double *worst_gap)
 {
     char *y = incline_yaml(theta, GENERIC, response);
-    st_scene *s = load(y);
-    st_mstate *b = state(s, "block");
+    st_scene *s = scene_load(&T, y);
+    st_mstate *b = scene_state(s, "block");
     double dir[3] = {-cos(theta), -sin(theta), 0}, nrm[3] = {-sin(theta), cos(theta), 0};
     *worst_gap = 0.0;
     for (int i = 0; i < steps; i++) {
-        run(s, 1);
+        scene_steps(&T, s, 1);
         const double *x = b->position.r;
         double gap = x[0] * nrm[0] + x[1] * nrm[1] - CD;
         if (fabs(gap) > *worst_gap)
@@ -224,34 +174,31 @@ static void ball_case(const char *tmpl)
      * point already on the surface: the alarm distance must exceed it. */
     Alarm = 0.5;
     char *y = ball_yaml(GENERIC, tmpl, 3.0);
-    st_scene *s = load(y);
-    run(s, 400); /* falls 0.55 - CD, then rests */
-    st_mstate *b = state(s, "ball");
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, 400); /* falls 0.55 - CD, then rests */
+    st_mstate *b = scene_state(s, "ball");
     bool rigid = !strcmp(tmpl, "Rigid3d");
     /* Contact distance: CD + r; a Rigid3d sphere's contact point is on its
      * surface, so its centre rests one more radius up (as with penalty). */
     double want = CD + 0.25 + (rigid ? 0.25 : 0.0);
     cr_assert(fabs(b->position.r[1] - want) < 1e-9, "%s rests at %.15g, want %.15g", tmpl,
               b->position.r[1], want);
-    st_array *f = field(s, "csolver", "constraintForces");
+    st_array *f = scene_field(s, "csolver", "constraintForces");
     cr_assert_eq(f->n, 3u, "one friction contact: %zu rows", f->n);
     const double *l = f->p;
     cr_assert(fabs(l[0] - 3.0 * G * DT) < 1e-9, "lambda_n %.15g, m g dt %.15g", l[0],
               3.0 * G * DT);
     cr_assert(fabs(l[1]) < 1e-12 && fabs(l[2]) < 1e-12, "tangential %g %g", l[1], l[2]);
-    cr_assert_eq(*(unsigned *)field(s, "resp", "numberOfActiveContacts"), 1u);
+    cr_assert_eq(*(unsigned *)scene_field(s, "resp", "numberOfActiveContacts"), 1u);
     /* Resting steps allocate nothing. */
-    unsigned long before = st_alloc_count();
-    run(s, 20);
-    cr_assert_eq(st_alloc_count(), before, "%lu allocations in 20 resting steps",
-                 st_alloc_count() - before);
+    scene_steps_allocate_nothing(&T, s, 20, "resting ball");
     /* Thrown up, the ball leaves the floor: its contact stops acting at
      * once, and is removed beyond the alarm distance. */
     b->velocity.r[1] = 6.0;
-    run(s, 1);
-    cr_assert_eq(*(unsigned *)field(s, "resp", "numberOfActiveContacts"), 0u);
-    run(s, 19);
-    cr_assert_eq(*(int *)field(s, "csolver", "currentNumConstraints"), 0);
+    scene_steps(&T, s, 1);
+    cr_assert_eq(*(unsigned *)scene_field(s, "resp", "numberOfActiveContacts"), 0u);
+    scene_steps(&T, s, 19);
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentNumConstraints"), 0);
     cr_assert_gt(b->position.r[1], want + Alarm);
     st_scene_destroy(&s);
     free(y);
@@ -311,14 +258,15 @@ static char *stack_yaml(const char *solver, const char *extra)
 Test(lagrangian_contact, stack_of_three_cubes_rests_without_drift)
 {
     char *y = stack_yaml(GENERIC, "response: FrictionContactConstraint");
-    st_scene *s = load(y);
+    st_scene *s = scene_load(&T, y);
     double x0[3][7];
     const char *names[3] = {"cube0", "cube1", "cube2"};
     for (int k = 0; k < 3; k++)
-        memcpy(x0[k], state(s, names[k])->position.r, sizeof x0[k]);
-    run(s, 500);
+        memcpy(x0[k], scene_state(s, names[k])->position.r, sizeof x0[k]);
+    scene_steps(&T, s, 500);
     for (int k = 0; k < 3; k++) {
-        const double *x = state(s, names[k])->position.r, *v = state(s, names[k])->velocity.r;
+        const st_mstate *ms = scene_state(s, names[k]);
+        const double *x = ms->position.r, *v = ms->velocity.r;
         for (int a = 0; a < 7; a++)
             cr_assert(fabs(x[a] - x0[k][a]) < 1e-7, "cube %d coordinate %d drifted by %g", k, a,
                       x[a] - x0[k][a]);
@@ -326,11 +274,11 @@ Test(lagrangian_contact, stack_of_three_cubes_rests_without_drift)
             cr_assert(fabs(v[a]) < 1e-6, "cube %d moves: v[%d] = %g", k, a, v[a]);
     }
     /* 4 corners on the floor, 4 of cube 1 on cube 0, 4 of cube 2 on cube 1. */
-    int rows = *(int *)field(s, "csolver", "currentNumConstraints");
+    int rows = *(int *)scene_field(s, "csolver", "currentNumConstraints");
     cr_assert_geq(rows, 36, "rows %d", rows);
     /* The floor carries the three cubes: sum of the normal impulses of its
      * contacts is 3 m g dt (m = 1); the pipeline's pairs order is fixed. */
-    st_array *f = field(s, "csolver", "constraintForces");
+    st_array *f = scene_field(s, "csolver", "constraintForces");
     double total = 0.0;
     for (size_t r = 0; r < f->n; r += 3)
         total += ((double *)f->p)[r];
@@ -346,9 +294,9 @@ Test(lagrangian_contact, generic_and_block_gauss_seidel_agree)
     const char *solvers[2] = {GENERIC, BGS};
     for (int k = 0; k < 2; k++) {
         char *y = stack_yaml(solvers[k], "response: FrictionContactConstraint, responseParams: mu=0.3");
-        st_scene *s = load(y);
-        run(s, 20);
-        st_array *f = field(s, "csolver", "constraintForces");
+        st_scene *s = scene_load(&T, y);
+        scene_steps(&T, s, 20);
+        st_array *f = scene_field(s, "csolver", "constraintForces");
         n[k] = f->n;
         l[k] = malloc(f->n * sizeof(double));
         memcpy(l[k], f->p, f->n * sizeof(double));
@@ -367,10 +315,10 @@ Test(lagrangian_contact, unconverged_friction_solve_is_reported)
 {
     char *y = stack_yaml("GenericConstraintSolver: {name: csolver, tolerance: 1e-14, maxIterations: 2}",
                          "response: FrictionContactConstraint");
-    st_scene *s = load(y);
-    run(s, 3);
-    cr_assert_eq(*(bool *)field(s, "csolver", "converged"), false);
-    cr_assert_eq(*(int *)field(s, "csolver", "currentIterations"), 3);
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, 3);
+    cr_assert_eq(*(bool *)scene_field(s, "csolver", "converged"), false);
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentIterations"), 3);
     cr_assert(strstr(T.log, "no convergence after 2 iterations"), "log:\n%s", T.log);
     st_scene_destroy(&s);
     free(y);
@@ -386,14 +334,7 @@ Test(lagrangian_contact, bad_response_params_are_errors)
                          "responseParams: mu=0.1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *y = incline_yaml(0.1, GENERIC, bad[i]);
-        st_scene *s = NULL;
-        st_error e = {0};
-        st_status rc = test_load_string(&T, y, &s, &e);
-        if (rc == ST_OK)
-            rc = st_scene_init(s, &e);
-        cr_assert_neq(rc, ST_OK, "accepted: %s", bad[i]);
-        cr_assert(strstr(e.msg, "respons"), "%s: %s", bad[i], e.msg);
-        st_scene_destroy(&s);
+        scene_refused(&T, y, "respons");
         free(y);
     }
 }
@@ -404,41 +345,17 @@ static void unilateral_case(double theta, double mu, int steps, double *vdown, d
 {
     char y[4096];
     double nx = -sin(theta), ny = cos(theta);
-    snprintf(y, sizeof y,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, %.17g, 0]\n"
-             "  dt: %.17g\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
-             "        Constraint.Lagrangian.Model]}\n"
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - BlockGaussSeidelConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
-             "        computeConstraintForces: true}\n"
-             "    - UnilateralInteractionConstraint: {object1: '@Anchor/anchor',\n"
-             "        object2: '@Block/block', first_point: [0], second_point: [0],\n"
-             "        normals: [[%.17g, %.17g, 0]], mu: %.17g}\n"
-             "  children:\n"
-             "    - name: Anchor\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: anchor, position: [[0, 0, 0]]}\n"
-             "    - name: Block\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {}\n"
-             "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
-             "        - MechanicalObject: {name: block, position: [[0, 0, 0]]}\n"
-             "        - UniformMass: {vertexMass: 2}\n"
-             "        - UncoupledConstraintCorrection: {compliance: [0.5]}\n",
-             -G, DT, nx, ny, mu);
-    st_scene *s = load(y);
-    st_mstate *b = state(s, "block");
-    run(s, steps);
+    lag_unilateral_yaml(y, sizeof y, G, DT,
+                        "BlockGaussSeidelConstraintSolver: {name: csolver, tolerance: 1e-12, "
+                        "computeConstraintForces: true}",
+                        "UnilateralInteractionConstraint", nx, ny, mu, 2.0, 0.5);
+    st_scene *s = scene_load(&T, y);
+    st_mstate *b = scene_state(s, "block");
+    scene_steps(&T, s, steps);
     const double *x = b->position.r, *v = b->velocity.r;
     *vdown = -(v[0] * cos(theta) + v[1] * sin(theta));
     *gap = x[0] * nx + x[1] * ny;
-    st_array *f = field(s, "csolver", "constraintForces");
+    st_array *f = scene_field(s, "csolver", "constraintForces");
     cr_assert_eq(f->n, mu > 0 ? 3u : 1u);
     /* The normal impulse carries the normal part of the weight. */
     cr_assert(fabs(((double *)f->p)[0] - 2.0 * G * cos(theta) * DT) < 1e-9, "lambda_n %.15g",
@@ -473,10 +390,10 @@ static void finger_run(const char *mu, int steps, double *tip_z, double *tip_y, 
     char *scene = malloc(strlen(y) + 16);
     memcpy(scene, y, (size_t)(at - y));
     sprintf(scene + (at - y), "mu=%s%s", mu, at + strlen("mu=0.8"));
-    st_scene *s = load(scene);
-    run(s, steps);
-    st_mstate *f = state(s, "finger");
-    st_array *tip = field(s, "tip", "indices");
+    st_scene *s = scene_load(&T, scene);
+    scene_steps(&T, s, steps);
+    st_mstate *f = scene_state(s, "finger");
+    st_array *tip = scene_field(s, "tip", "indices");
     cr_assert_eq(tip->n, 9u);
     *tip_z = 0.0;
     *tip_y = 1e9;
@@ -486,7 +403,7 @@ static void finger_run(const char *mu, int steps, double *tip_z, double *tip_y, 
         if (x[1] < *tip_y)
             *tip_y = x[1];
     }
-    *rows = *(int *)field(s, "csolver", "currentNumConstraints");
+    *rows = *(int *)scene_field(s, "csolver", "currentNumConstraints");
     st_scene_destroy(&s);
     free(scene);
     free(y);

@@ -14,113 +14,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "support.h"
-
-static st_scene *load(test_rt *t, const char *yaml)
-{
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
-    return s;
-}
+#include "lagrangian_test_util.h"
 
 /* Loads and expects init to fail with a message holding what. */
 static void refused(const char *yaml, const char *what)
 {
     test_rt t;
     test_rt_open(&t);
-    st_scene *s = NULL;
-    st_error err = {0};
-    st_status rc = test_load_string(&t, yaml, &s, &err);
-    if (rc == ST_OK)
-        rc = st_scene_init(s, &err);
-    cr_assert_neq(rc, ST_OK, "accepted:\n%s", yaml);
-    cr_assert(strstr(err.msg, what), "'%s' not in: %s", what, err.msg);
-    st_scene_destroy(&s);
+    scene_refused(&t, yaml, what);
     test_rt_close(&t);
-}
-
-static void step(test_rt *t, st_scene *s)
-{
-    st_error err = {0};
-    cr_assert_eq(st_scene_step(s, 0.0, &err), ST_OK, "step: %s\n%s", err.msg, t->log);
-}
-
-static void *field(st_scene *s, const char *obj, const char *name)
-{
-    st_component *c = test_find_object(s, obj);
-    cr_assert(c, "no object %s", obj);
-    const st_field *f = st_component_field(c, name);
-    cr_assert(f, "no field %s.%s", obj, name);
-    return st_component_field_ptr(c, f);
 }
 
 static const double H = 0.01, G = 9.81;
 
-#define PLUGINS                                                                                   \
-    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"           \
-    "        LinearSolver.Direct, Mass, Mapping.NonLinear, SolidMechanics.Spring,\n"              \
-    "        Constraint.Projective, Constraint.Lagrangian.Solver,\n"                              \
-    "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
-
-#define HEADER                                                                                    \
-    "format: settee/1\n"                                                                          \
-    "root:\n"                                                                                     \
-    "  name: root\n"                                                                              \
-    "  gravity: [0, %.17g, 0]\n"                                                                  \
-    "  dt: %.17g\n"                                                                               \
-    "  objects:\n" PLUGINS
-
-/* A chain pivot - B - C (two bilateral constraints, rest (1 0 0)), B and C
- * in one state with compliances cb, cc, at rest at positions x. */
-static const double CB = 0.5, CC = 0.25;
-
+/* The chain of lagrangian_test_util.h at rest at x, solved by solver. */
 static void chain_yaml(char *buf, size_t size, const char *solver, const double x[6])
 {
-    snprintf(buf, size,
-             HEADER
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - %s\n"
-             "    - BilateralLagrangianConstraint: {object1: '@Pivot/pivot', object2: "
-             "'@Chain/dofs',\n"
-             "        first_point: [0], second_point: [0], rest_vector: [[1, 0, 0]]}\n"
-             "    - BilateralLagrangianConstraint: {object1: '@Chain/dofs', object2: "
-             "'@Chain/dofs',\n"
-             "        first_point: [0], second_point: [1], rest_vector: [[1, 0, 0]]}\n"
-             "  children:\n"
-             "    - name: Pivot\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: pivot, position: [0, 0, 0]}\n"
-             "    - name: Chain\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {}\n"
-             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
-             "        - MechanicalObject: {name: dofs, position: [%.17g, %.17g, %.17g, %.17g, "
-             "%.17g, %.17g]}\n"
-             "        - UniformMass: {vertexMass: 1}\n"
-             "        - UncoupledConstraintCorrection: {compliance: [%.17g, %.17g]}\n",
-             -G, H, solver, x[0], x[1], x[2], x[3], x[4], x[5], CB, CC);
-}
-
-/* W (symmetric, so LAPACK's column-major is the same) and dfree after one
- * free step from rest at x: x_free = x + h^2 g. */
-static void chain_problem(const double x[6], double W[36], double dfree[6])
-{
-    double xf[6];
-    for (int i = 0; i < 6; i++)
-        xf[i] = x[i] + H * H * ((i % 3) == 1 ? -G : 0.0);
-    for (int k = 0; k < 3; k++) {
-        dfree[k] = xf[k] - (k == 0 ? 1.0 : 0.0);
-        dfree[3 + k] = xf[3 + k] - xf[k] - (k == 0 ? 1.0 : 0.0);
-    }
-    memset(W, 0, 36 * sizeof(double));
-    for (int k = 0; k < 3; k++) {
-        W[k * 6 + k] = H * CB;
-        W[k * 6 + 3 + k] = W[(3 + k) * 6 + k] = -H * CB;
-        W[(3 + k) * 6 + 3 + k] = H * (CB + CC);
-    }
+    lag_chain_yaml(buf, size, G, H, solver, "BilateralLagrangianConstraint", x, NULL);
 }
 
 /* One step of the chain with solver; its constraintForces into lam. */
@@ -130,13 +40,13 @@ static void chain_run(const char *solver, const double x[6], double lam[6], int 
     test_rt_open(&t);
     char yaml[4096];
     chain_yaml(yaml, sizeof yaml, solver, x);
-    st_scene *s = load(&t, yaml);
-    step(&t, s);
-    st_array *cf = field(s, "csolver", "constraintForces");
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
+    st_array *cf = scene_field(s, "csolver", "constraintForces");
     cr_assert_eq(cf->n, 6u, "%s", solver);
     memcpy(lam, cf->p, 6 * sizeof(double));
     if (iterations)
-        *iterations = *(int *)field(s, "csolver", "currentIterations");
+        *iterations = *(int *)scene_field(s, "csolver", "currentIterations");
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -144,7 +54,7 @@ static void chain_run(const char *solver, const double x[6], double lam[6], int 
 static void dense(const double x[6], double lam[6])
 {
     double W[36], d[6];
-    chain_problem(x, W, d);
+    lag_chain_problem(G, H, x, NULL, W, d);
     for (int i = 0; i < 6; i++)
         lam[i] = -d[i];
     cr_assert_eq(test_dense_solve(6, W, lam), 0);
@@ -234,7 +144,7 @@ Test(lagrangian_more, lcp_solution_is_complementary)
     chain_run("LCPConstraintSolver: {name: csolver, mu: 0, computeConstraintForces: true, "
               "maxIt: 100000, tolerance: 1e-15}",
               MIXED, lam, NULL);
-    chain_problem(MIXED, W, d);
+    lag_chain_problem(G, H, MIXED, NULL, W, d);
     dense(MIXED, ref);
     double diff = 0.0;
     for (int i = 0; i < 6; i++) {
@@ -277,7 +187,7 @@ Test(lagrangian_more, unimplemented_solver_settings_are_refused)
     };
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         snprintf(yaml, sizeof yaml,
-                 HEADER
+                 LAG_HEADER
                  "    - FreeMotionAnimationLoop: {}\n"
                  "    - GenericConstraintSolver: {}\n"
                  "    - %s\n"
@@ -304,7 +214,7 @@ Test(lagrangian_more, stopper_keeps_the_point_in_range)
     test_rt_open(&t);
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
-             HEADER
+             LAG_HEADER
              "    - FreeMotionAnimationLoop: {}\n"
              "    - GenericConstraintSolver: {name: csolver, computeConstraintForces: true,\n"
              "                                tolerance: 1e-12}\n"
@@ -320,12 +230,11 @@ Test(lagrangian_more, stopper_keeps_the_point_in_range)
              "        - StopperConstraint: {index: 0, min: -0.5, max: 0.05}\n"
              "        - StopperLagrangianConstraint: {name: low, index: 1, min: -0.04, max: 1}\n",
              0.0, H);
-    st_scene *s = load(&t, yaml);
+    st_scene *s = scene_load(&t, yaml);
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     const double *x = ms->position.p;
-    st_array *cf = field(s, "csolver", "constraintForces");
-    for (int n = 0; n < 5; n++)
-        step(&t, s);
+    st_array *cf = scene_field(s, "csolver", "constraintForces");
+    scene_steps(&t, s, 5);
     /* Free motion: +0.02 per step for point 0, -0.03 for point 1; each is
      * stopped at its bound (0.05 at step 3, -0.04 at step 2) with its
      * velocity cancelled, then rests there with a zero multiplier. */
@@ -339,16 +248,15 @@ Test(lagrangian_more, stopper_keeps_the_point_in_range)
 
     /* The multipliers of the first contacts. */
     test_rt_open(&t);
-    s = load(&t, yaml);
+    s = scene_load(&t, yaml);
     ms = (st_mstate *)test_find_object(s, "dofs");
-    cf = field(s, "csolver", "constraintForces");
-    step(&t, s);
-    step(&t, s);
+    cf = scene_field(s, "csolver", "constraintForces");
+    scene_steps(&t, s, 2);
     /* Step 2: point 1's x_free -0.06 is below min -0.04: lambda = (min -
      * x_free) / (h c) = 4; point 0 is free. */
     cr_assert_float_eq(((double *)cf->p)[0], 0.0, 1e-12);
     cr_assert_float_eq(((double *)cf->p)[1], (-0.04 + 0.06) / (H * 0.5), 1e-9);
-    step(&t, s);
+    scene_steps(&t, s, 1);
     /* Step 3: point 0's x_free 0.06 is above max 0.05: lambda -2. */
     cr_assert_float_eq(((double *)cf->p)[0], (0.05 - 0.06) / (H * 0.5), 1e-9, "lambda %.17g",
                        ((double *)cf->p)[0]);
@@ -356,7 +264,7 @@ Test(lagrangian_more, stopper_keeps_the_point_in_range)
     test_rt_close(&t);
 
     snprintf(yaml, sizeof yaml,
-             HEADER
+             LAG_HEADER
              "    - FreeMotionAnimationLoop: {}\n"
              "    - GenericConstraintSolver: {}\n"
              "  children:\n"
@@ -380,7 +288,7 @@ Test(lagrangian_more, uniform_constraint_zeroes_the_state)
         test_rt_open(&t);
         char yaml[4096];
         snprintf(yaml, sizeof yaml,
-                 HEADER
+                 LAG_HEADER
                  "    - FreeMotionAnimationLoop: {}\n"
                  "    - GenericConstraintSolver: {name: csolver, computeConstraintForces: "
                  "true,\n"
@@ -399,14 +307,14 @@ Test(lagrangian_more, uniform_constraint_zeroes_the_state)
                  "        - LinearSolverConstraintCorrection: {}\n"
                  "        - UniformConstraint: {%s}\n",
                  0.0, H, variants[k]);
-        st_scene *s = load(&t, yaml);
-        step(&t, s);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, 1);
         const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
         const double rest[4] = {0.2, 0.2, -0.1, 0};
         for (int i = 0; i < 4; i++)
             cr_assert_float_eq(x[i], k == 2 ? rest[i] : 0.0, 1e-10, "%s: x[%d] = %.17g",
                                variants[k], i, x[i]);
-        cr_assert_eq(((st_array *)field(s, "csolver", "constraintForces"))->n, 4u);
+        cr_assert_eq(((st_array *)scene_field(s, "csolver", "constraintForces"))->n, 4u);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -435,7 +343,7 @@ Test(lagrangian_more, sliding_bead_stops_at_the_end)
                  "  name: root\n"
                  "  gravity: [-3, -9.81, 2]\n"
                  "  dt: 0.01\n"
-                 "  objects:\n" PLUGINS
+                 "  objects:\n" LAG_PLUGINS
                  "    - FreeMotionAnimationLoop: {}\n"
                  "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
                  "                                maxIterations: 10000}\n"
@@ -455,11 +363,11 @@ Test(lagrangian_more, sliding_bead_stops_at_the_end)
                  "        - UniformMass: {vertexMass: 0.5}\n"
                  "        - UncoupledConstraintCorrection: {%s}\n",
                  states[k][0], states[k][1], states[k][2]);
-        st_scene *s = load(&t, yaml);
+        st_scene *s = scene_load(&t, yaml);
         const double *x = ((st_mstate *)test_find_object(s, "bead"))->position.p;
         double xmin = 1.0, off = 0.0, xmax = 0.0;
         for (int n = 0; n < 200; n++) {
-            step(&t, s);
+            scene_steps(&t, s, 1);
             double o = sqrt(x[1] * x[1] + x[2] * x[2]);
             off = o > off ? o : off;
             xmin = x[0] < xmin ? x[0] : xmin;
@@ -479,7 +387,7 @@ Test(lagrangian_more, sliding_bead_stops_at_the_end)
         cr_assert_geq(xmin, -1e-10, "%d: passed the end A: %g", k, xmin);
         cr_assert_float_eq(x[0], 0.0, 1e-10, "%d: rests at A: %g", k, x[0]);
         cr_assert_gt(xmax, 0.5, "moved up first");
-        const double *f = field(s, "slide", "force");
+        const double *f = scene_field(s, "slide", "force");
         /* At rest at A the multipliers are impulses: the end stop takes the
          * along-rail weight over a step, 3 * 0.5 * h, the normal rows the
          * rest. */
@@ -508,7 +416,7 @@ Test(lagrangian_more, rigid_bilateral_welds_the_body)
          * difference. */
         double qz = k ? sin(0.15) : 0.0, qw = k ? cos(0.15) : 1.0;
         snprintf(yaml, sizeof yaml,
-                 HEADER
+                 LAG_HEADER
                  "    - FreeMotionAnimationLoop: {}\n"
                  "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-14,\n"
                  "        maxIterations: 1000, computeConstraintForces: true}\n"
@@ -530,11 +438,10 @@ Test(lagrangian_more, rigid_bilateral_welds_the_body)
                  "        - UniformMass: {vertexMass: \"2 1  0.2 0 0  0 0.3 0  0 0 0.4\"}\n"
                  "        - UncoupledConstraintCorrection: {}\n",
                  -G, H, opts[k], qz, qw);
-        st_scene *s = load(&t, yaml);
+        st_scene *s = scene_load(&t, yaml);
         const double *x = ((st_mstate *)test_find_object(s, "body"))->position.p;
-        for (int n = 0; n < 100; n++)
-            step(&t, s);
-        cr_assert_eq(((st_array *)field(s, "csolver", "constraintForces"))->n, 6u);
+        scene_steps(&t, s, 100);
+        cr_assert_eq(((st_array *)scene_field(s, "csolver", "constraintForces"))->n, 6u);
         cr_assert_float_eq(x[0], 1.0, 1e-9, "x %.17g", x[0]);
         cr_assert_float_eq(x[1], 0.0, 1e-9, "y %.17g", x[1]);
         cr_assert_float_eq(x[2], 0.0, 1e-9, "z %.17g", x[2]);
@@ -543,7 +450,7 @@ Test(lagrangian_more, rigid_bilateral_welds_the_body)
         cr_assert_float_eq(x[3], 0.0, 1e-8);
         cr_assert_float_eq(x[4], 0.0, 1e-8);
         /* The weld carries the weight: the y multiplier of a step is m g h. */
-        const double *l = ((st_array *)field(s, "csolver", "constraintForces"))->p;
+        const double *l = ((st_array *)scene_field(s, "csolver", "constraintForces"))->p;
         cr_assert_float_eq(l[1], 2.0 * G * H, 1e-9, "lambda_y %.17g", l[1]);
         st_scene_destroy(&s);
         test_rt_close(&t);
@@ -552,30 +459,10 @@ Test(lagrangian_more, rigid_bilateral_welds_the_body)
 
 /* The pendulum of test_lagrangian.c (a particle held 1 m from a pivot)
  * with a given correction and linear solver. */
-static void pendulum_yaml(char *buf, size_t size, const char *correction, const char *linsolver,
-                          const char *name)
+/* The pendulum of lagrangian_test_util.h, its solver's tolerance 1e-12. */
+static void pendulum_yaml(char *buf, size_t size, const char *correction, const char *linsolver)
 {
-    snprintf(buf, size,
-             HEADER
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - GenericConstraintSolver: {name: csolver, tolerance: 1e-12,\n"
-             "                                computeConstraintForces: true}\n"
-             "    - BilateralLagrangianConstraint: {object1: '@Pivot/pivot',\n"
-             "        object2: '@%s/dofs', first_point: [0], second_point: [0],\n"
-             "        rest_vector: [[1, 0, 0]]}\n"
-             "  children:\n"
-             "    - name: Pivot\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: pivot, position: [0, 2, 0]}\n"
-             "    - name: %s\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {name: ode}\n"
-             "        - %s\n"
-             "        - MechanicalObject: {name: dofs, position: [1, 2, 0], velocity: [0, 0, "
-             "0.5]}\n"
-             "        - UniformMass: {vertexMass: 2}\n"
-             "        - %s\n",
-             -G, H, name, name, linsolver, correction);
+    lag_pendulum_yaml(buf, size, G, H, 1e-12, correction, linsolver);
 }
 
 static void pendulum_run(const char *correction, const char *linsolver, int steps, double x[3],
@@ -584,12 +471,11 @@ static void pendulum_run(const char *correction, const char *linsolver, int step
     test_rt t;
     test_rt_open(&t);
     char yaml[4096];
-    pendulum_yaml(yaml, sizeof yaml, correction, linsolver, "Particle");
-    st_scene *s = load(&t, yaml);
-    for (int n = 0; n < steps; n++)
-        step(&t, s);
+    pendulum_yaml(yaml, sizeof yaml, correction, linsolver);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, steps);
     memcpy(x, ((st_mstate *)test_find_object(s, "dofs"))->position.p, 3 * sizeof(double));
-    memcpy(lam, ((st_array *)field(s, "csolver", "constraintForces"))->p, 3 * sizeof(double));
+    memcpy(lam, ((st_array *)scene_field(s, "csolver", "constraintForces"))->p, 3 * sizeof(double));
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
@@ -677,26 +563,10 @@ Test(lagrangian_more, precomputed_compliance_file_is_written_and_reused)
     test_remove_dir(dir);
 }
 
+/* The spring chain of lagrangian_test_util.h, CG to 1e-12 (threshold 1e-15). */
 static void spring_yaml(char *buf, size_t size, const char *loop, double dt)
 {
-    snprintf(buf, size,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: %.17g\n"
-             "  objects:\n" PLUGINS "    - %s\n"
-             "  children:\n"
-             "    - name: Chain\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-             "        - CGLinearSolver: {iterations: 25, tolerance: 1e-12, threshold: 1e-15}\n"
-             "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0, 2, 0.1, 0],\n"
-             "                             velocity: [0, 0, 0, 0, 0, 1, 0.5, 0, 0]}\n"
-             "        - UniformMass: {vertexMass: 0.5}\n"
-             "        - SpringForceField: {spring: \"0 1 100 0.5 1  1 2 80 0.2 1\"}\n"
-             "        - FixedProjectiveConstraint: {indices: [0]}\n",
-             dt, loop);
+    lag_spring_yaml(buf, size, loop, dt, 1e-12, 1e-15);
 }
 
 /* integrationSteps n: one step is n DefaultAnimationLoop steps of dt/n
@@ -712,9 +582,8 @@ Test(lagrangian_more, multistep_loop_is_default_loop_with_dt_over_n)
                     k ? "MultiStepAnimationLoop: {integrationSteps: 4}"
                       : "DefaultAnimationLoop: {}",
                     k ? 0.04 : 0.01);
-        st_scene *s = load(&t, yaml);
-        for (int n = 0; n < (k ? 50 : 200); n++)
-            step(&t, s);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, k ? 50 : 200);
         memcpy(xs[k], ((st_mstate *)test_find_object(s, "dofs"))->position.p, sizeof xs[k]);
         ts[k] = s->root->time;
         st_scene_destroy(&s);
@@ -729,11 +598,10 @@ Test(lagrangian_more, multistep_loop_is_default_loop_with_dt_over_n)
      * from the step's start: t advances by dt/2 per step. */
     test_rt t;
     test_rt_open(&t);
-    spring_yaml(yaml, sizeof yaml, "MultiStepAnimationLoop: {collisionSteps: 2, integrationSteps: 2}",
-                0.04);
-    st_scene *s = load(&t, yaml);
-    for (int n = 0; n < 50; n++)
-        step(&t, s);
+    spring_yaml(yaml, sizeof yaml,
+                "MultiStepAnimationLoop: {collisionSteps: 2, integrationSteps: 2}", 0.04);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 50);
     const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
     cr_assert_eq(memcmp(x, xs[0], sizeof xs[0]), 0, "2 x 2 differs");
     cr_assert_float_eq(s->root->time, 50 * 0.02, 1e-12, "time %g", s->root->time);
@@ -764,7 +632,7 @@ Test(lagrangian_more, rigid_chain_scene_keeps_its_joints)
     const double *c3 = ((st_mstate *)test_find_object(s, "bar3"))->position.p;
     double worst = 0.0, lowest = 0.0;
     for (int n = 0; n < 2000; n++) {
-        step(&t, s);
+        scene_steps(&t, s, 1);
         const double *p0 = e[0]->position.p;
         worst = fmax(worst, sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]));
         for (int i = 0; i + 1 < 4; i++) {
@@ -792,8 +660,7 @@ Test(lagrangian_more, rigid_chain_scene_keeps_its_joints)
     cr_assert_eq(st_scene_load(t.rt, SETTEE_SOURCE_DIR "/scenes/sofa/rigid_chain.scn", &s, &err),
                  ST_OK, "%s\n%s", err.msg, t.log);
     cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\n%s", err.msg, t.log);
-    for (int n = 0; n < 2000; n++)
-        step(&t, s);
+    scene_steps(&t, s, 2000);
     for (int i = 0; i < 4; i++) {
         char name[16];
         snprintf(name, sizeof name, "bar%d", i);
@@ -822,21 +689,15 @@ Test(lagrangian_more, steps_do_not_allocate)
         if (k < 3)
             chain_yaml(yaml, sizeof yaml, solvers[k], MIXED);
         else if (k == 3)
-            pendulum_yaml(yaml, sizeof yaml, "GenericConstraintCorrection: {}", LDL, "Particle");
+            pendulum_yaml(yaml, sizeof yaml, "GenericConstraintCorrection: {}", LDL);
         else if (k == 4)
-            pendulum_yaml(yaml, sizeof yaml, corr, LDL, "Particle");
+            pendulum_yaml(yaml, sizeof yaml, corr, LDL);
         else
-            spring_yaml(yaml, sizeof yaml, "MultiStepAnimationLoop: {collisionSteps: 2, "
-                                           "integrationSteps: 3}",
-                        0.03);
-        st_scene *s = load(&t, yaml);
-        step(&t, s);
-        step(&t, s);
-        unsigned long before = st_alloc_count();
-        for (int n = 0; n < 20; n++)
-            step(&t, s);
-        cr_assert_eq(st_alloc_count(), before, "case %d: %lu allocations in 20 steps", k,
-                     st_alloc_count() - before);
+            spring_yaml(yaml, sizeof yaml,
+                        "MultiStepAnimationLoop: {collisionSteps: 2, integrationSteps: 3}", 0.03);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, 2);
+        scene_steps_allocate_nothing(&t, s, 20, yaml);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -862,9 +723,8 @@ Test(lagrangian_more, generic_correction_through_a_mapping)
                  k ? "GenericConstraintCorrection: {}" : unc, at + strlen(unc));
         test_rt t;
         test_rt_open(&t);
-        st_scene *s = load(&t, yaml);
-        for (int n = 0; n < 300; n++)
-            step(&t, s);
+        st_scene *s = scene_load(&t, yaml);
+        scene_steps(&t, s, 300);
         memcpy(pose[k], ((st_mstate *)test_find_object(s, "body"))->position.p, sizeof pose[k]);
         st_scene_destroy(&s);
         test_rt_close(&t);

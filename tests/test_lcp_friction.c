@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
+#include "lagrangian_test_util.h"
 
 static test_rt T;
 static void setup(void) { test_rt_open(&T); }
@@ -29,30 +28,16 @@ static const double G = 9.81, H = 0.01, GAP = 0.01;
 #define LCP(MU) "LCPConstraintSolver: {name: cs, tolerance: 1e-13, maxIt: 1000, " \
                 "computeConstraintForces: true" MU "}"
 
-/* Root with gravity (gx, -G, 0), the solver and a collision pipeline whose
- * contacts are FrictionContactConstraint with responseParams mu=rmu. */
+/* Root (lagrangian_test_util.h) with gravity (gx, -G, 0), the solver and a
+ * collision pipeline whose contacts are FrictionContactConstraint with
+ * responseParams mu=rmu. */
 static int root_yaml(char *y, size_t size, double gx, const char *solver, double rmu)
 {
-    return snprintf(y, size,
-                    "format: settee/1\n"
-                    "root:\n"
-                    "  name: root\n"
-                    "  gravity: [%.17g, %.17g, 0]\n"
-                    "  dt: %.17g\n"
-                    "  objects:\n"
-                    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-                    "        Mass, Topology, Mapping.NonLinear, Collision, Constraint.Lagrangian.Solver,\n"
-                    "        Constraint.Lagrangian.Correction]}\n"
-                    "    - FreeMotionAnimationLoop: {}\n"
-                    "    - %s\n"
-                    "    - CollisionPipeline: {}\n"
-                    "    - BruteForceBroadPhase: {}\n"
-                    "    - BVHNarrowPhase: {}\n"
-                    "    - MinProximityIntersection: {alarmDistance: 0.1, contactDistance: %.17g}\n"
-                    "    - CollisionResponse: {response: FrictionContactConstraint,"
-                    " responseParams: \"mu=%.17g\"}\n"
-                    "  children:\n",
-                    gx, -G, H, solver, GAP, rmu);
+    const double gravity[3] = {gx, -G, 0.0};
+    char response[128];
+    snprintf(response, sizeof response,
+             "response: FrictionContactConstraint, responseParams: \"mu=%.17g\"", rmu);
+    return lag_contact_root(y, size, gravity, H, solver, 0.1, GAP, response);
 }
 
 /* A particle of mass 3 at rest on a plane through the origin tilted by
@@ -82,45 +67,14 @@ static char *slope_yaml(double theta, const char *solver, double rmu)
     return y;
 }
 
-static st_scene *load(const char *yaml)
-{
-    st_scene *s = NULL;
-    st_error e = {0};
-    cr_assert_eq(test_load_string(&T, yaml, &s, &e), ST_OK, "load: %s\n%s", e.msg, T.log);
-    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s\n%s", e.msg, T.log);
-    return s;
-}
-
-static void steps(st_scene *s, int n)
-{
-    st_error e = {0};
-    for (int i = 0; i < n; i++)
-        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s\n%s", i, e.msg, T.log);
-}
-
-static st_component *object(st_scene *s, const char *name)
-{
-    st_component *c = test_find_object(s, name);
-    cr_assert_not_null(c, "no %s", name);
-    return c;
-}
-
-static void *out(st_scene *s, const char *obj, const char *name)
-{
-    st_component *c = object(s, obj);
-    const st_field *f = st_component_field(c, name);
-    cr_assert_not_null(f, "no %s.%s", obj, name);
-    return st_component_field_ptr(c, f);
-}
-
 /* Runs the particle n steps: its displacement and speed down the slope. */
 static void slope_run(double theta, const char *solver, double rmu, int n, double *down,
                       double *v)
 {
     char *y = slope_yaml(theta, solver, rmu);
-    st_scene *s = load(y);
-    steps(s, n);
-    st_mstate *p = (st_mstate *)object(s, "p");
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, n);
+    st_mstate *p = scene_state(s, "p");
     double dir[2] = {-cos(theta), -sin(theta)};
     const double *x = p->position.r, *vel = p->velocity.r;
     *down = (x[0] + GAP * sin(theta)) * dir[0] + (x[1] - GAP * cos(theta)) * dir[1];
@@ -129,8 +83,8 @@ static void slope_run(double theta, const char *solver, double rmu, int n, doubl
     double gap = -x[0] * sin(theta) + x[1] * cos(theta) - GAP;
     cr_assert(fabs(gap) < 1e-9, "left the contact distance by %g", gap);
     cr_assert(fabs(x[2] - 0.5) < 1e-12, "moved across the slope");
-    cr_assert_lt(*(int *)out(s, "cs", "currentIterations"), 1000, "not converged");
-    cr_assert_eq(((st_array *)out(s, "cs", "constraintForces"))->n, 3u);
+    cr_assert_lt(*(int *)scene_field(s, "cs", "currentIterations"), 1000, "not converged");
+    cr_assert_eq(((st_array *)scene_field(s, "cs", "constraintForces"))->n, 3u);
     st_scene_destroy(&s);
     free(y);
 }
@@ -217,13 +171,13 @@ static double *cube_run(double gx, const char *solver, double rmu, int n, size_t
                         double *vx)
 {
     char *y = cube_yaml(gx, solver, rmu);
-    st_scene *s = load(y);
-    steps(s, n);
-    st_array *f = out(s, "cs", "constraintForces");
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, n);
+    st_array *f = scene_field(s, "cs", "constraintForces");
     *rows = f->n;
     double *l = malloc(f->n * sizeof *l);
     memcpy(l, f->p, f->n * sizeof *l);
-    *vx = ((st_mstate *)object(s, "cube"))->velocity.r[0];
+    *vx = scene_state(s, "cube")->velocity.r[0];
     st_scene_destroy(&s);
     free(y);
     return l;
@@ -264,7 +218,7 @@ Test(lcp_friction, rows_not_in_triplets_are_refused)
     /* responseParams mu=0: one row per contact, which SOFA's
      * nlcp_gaussseidel would misread as parts of triplets. */
     char *y = slope_yaml(0.3, LCP(", mu: 0.5"), 0.0);
-    st_scene *s = load(y);
+    st_scene *s = scene_load(&T, y);
     st_error e = {0};
     st_status rc = ST_OK;
     for (int i = 0; i < 3 && rc == ST_OK; i++)
@@ -275,9 +229,9 @@ Test(lcp_friction, rows_not_in_triplets_are_refused)
     free(y);
     /* mu: 0 keeps the frictionless LCP on the same contacts. */
     y = slope_yaml(0.3, LCP(", mu: 0"), 0.0);
-    s = load(y);
-    steps(s, 3);
-    cr_assert_eq(((st_array *)out(s, "cs", "constraintForces"))->n, 1u);
+    s = scene_load(&T, y);
+    scene_steps(&T, s, 3);
+    cr_assert_eq(((st_array *)scene_field(s, "cs", "constraintForces"))->n, 1u);
     st_scene_destroy(&s);
     free(y);
 }
@@ -285,14 +239,7 @@ Test(lcp_friction, rows_not_in_triplets_are_refused)
 Test(lcp_friction, negative_mu_is_an_error)
 {
     char *y = slope_yaml(0.3, LCP(", mu: -0.1"), 0.5);
-    st_scene *s = NULL;
-    st_error e = {0};
-    st_status rc = test_load_string(&T, y, &s, &e);
-    if (rc == ST_OK)
-        rc = st_scene_init(s, &e);
-    cr_assert_neq(rc, ST_OK);
-    cr_assert(strstr(e.msg, "mu"), "message: %s", e.msg);
-    st_scene_destroy(&s);
+    scene_refused(&T, y, "mu");
     free(y);
 }
 
@@ -303,40 +250,15 @@ Test(lcp_friction, negative_mu_is_an_error)
 static double unilateral_run(double theta, int n)
 {
     char y[4096];
-    snprintf(y, sizeof y,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, %.17g, 0]\n"
-             "  dt: %.17g\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "        Mass, Constraint.Lagrangian.Solver, Constraint.Lagrangian.Correction,\n"
-             "        Constraint.Lagrangian.Model]}\n"
-             "    - FreeMotionAnimationLoop: {}\n"
-             "    - " LCP(", mu: 0.5") "\n"
-             "    - UnilateralLagrangianConstraint: {object1: '@Fixed/fixed',\n"
-             "        object2: '@Particle/p', first_point: [0], second_point: [0],\n"
-             "        normals: [[%.17g, %.17g, 0]], mu: 0.05}\n"
-             "  children:\n"
-             "    - name: Fixed\n"
-             "      objects:\n"
-             "        - MechanicalObject: {name: fixed, position: [[0, 0, 0]]}\n"
-             "    - name: Particle\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {}\n"
-             "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
-             "        - MechanicalObject: {name: p, position: [[0, 0, 0]]}\n"
-             "        - UniformMass: {vertexMass: 3}\n"
-             "        - UncoupledConstraintCorrection: {compliance: [0.333333333333333]}\n",
-             -G, H, -sin(theta), cos(theta));
-    st_scene *s = load(y);
-    steps(s, n);
-    const double *x = ((st_mstate *)object(s, "p"))->position.r;
-    const double *v = ((st_mstate *)object(s, "p"))->velocity.r;
+    lag_unilateral_yaml(y, sizeof y, G, H, LCP(", mu: 0.5"), "UnilateralLagrangianConstraint",
+                        -sin(theta), cos(theta), 0.05, 3.0, 0.333333333333333);
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, n);
+    const double *x = scene_state(s, "block")->position.r;
+    const double *v = scene_state(s, "block")->velocity.r;
     double gap = -x[0] * sin(theta) + x[1] * cos(theta);
     cr_assert(fabs(gap) < 1e-9, "left the plane by %g", gap);
-    st_array *f = out(s, "cs", "constraintForces");
+    st_array *f = scene_field(s, "cs", "constraintForces");
     cr_assert_eq(f->n, 3u);
     cr_assert(fabs(((double *)f->p)[0] - 3.0 * G * cos(theta) * H) < 1e-9, "lambda_n %.15g",
               ((double *)f->p)[0]);

@@ -10,19 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
+#include "scene_test_util.h"
 
 /* A small spring lattice: 2 x 2 x 4 grid, base fixed, every linear solver in
  * the node; the ODE solver uses the one named by `use`. */
-/* A named component of the scene (the test fails without it). */
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *c = test_find_object(s, name);
-    cr_assert_not_null(c, "no object %s", name);
-    return c;
-}
-
 static st_scene *lattice(test_rt *t, const char *use)
 {
     char yaml[4096];
@@ -59,11 +50,7 @@ static st_scene *lattice(test_rt *t, const char *use)
              "        - FixedProjectiveConstraint: {indices: [0, 1, 2, 3]}\n"
              "        - MeshSpringForceField: {stiffness: 300, damping: 1}\n",
              use);
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
-    return s;
+    return scene_load(t, yaml);
 }
 
 static double max_abs_diff(const double *a, const double *b, size_t n)
@@ -114,7 +101,7 @@ Test(linear_solvers, agree_with_dense_lapack)
     static const char *const names[] = {"ldl", "lu", "chol", "cg", "cga", "pcg"};
     double *x = calloc(3 * sys->nall, sizeof *x);
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-        st_component *ls = find(s, names[k]);
+        st_component *ls = scene_object(s, names[k]);
         memset(x, 0, 3 * sys->nall * sizeof *x);
         cr_assert_eq(ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, &err), ST_OK, "%s: %s",
                      names[k], err.msg);
@@ -125,7 +112,7 @@ Test(linear_solvers, agree_with_dense_lapack)
                   xmax);
     }
     /* The CG outputs report what happened. */
-    st_component *cg = find(s, "cg");
+    st_component *cg = scene_object(s, "cg");
     const unsigned *iters = st_component_field_ptr(cg, st_component_field(cg, "nbIterations"));
     const double *res = st_component_field_ptr(cg, st_component_field(cg, "residual"));
     cr_assert_gt(*iters, 1u);
@@ -149,7 +136,7 @@ static void trajectory(const char *use, double *out, size_t *n)
     st_error err = {0};
     for (int i = 0; i < 30; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", use, err.msg);
-    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_mstate *ms = scene_state(s, "dofs");
     *n = 3 * ms->n;
     memcpy(out, ms->position.r, *n * sizeof *out);
     st_scene_destroy(&s);
@@ -193,7 +180,7 @@ Test(linear_solvers, symbolic_analysis_once_per_pattern)
             test_rt t;
             test_rt_open(&t);
             st_scene *s = lattice(&t, "ldl");
-            st_component *ldl = find(s, "ldl");
+            st_component *ldl = scene_object(s, "ldl");
             st_error err = {0};
             if (k > 0)
                 cr_assert_eq(st_component_set(ldl, "ordering", orderings[k], &err), ST_OK, "%s",
@@ -215,7 +202,7 @@ Test(linear_solvers, symbolic_analysis_once_per_pattern)
             cr_assert_eq(int_output(ldl, "symbolicAnalyses"), precompute ? 1 : 7, "%s: %d",
                          orderings[k], int_output(ldl, "symbolicAnalyses"));
             cr_assert_gt(int_output(ldl, "L_nnz"), 0);
-            st_mstate *ms = (st_mstate *)find(s, "dofs");
+            st_mstate *ms = scene_state(s, "dofs");
             memcpy(k == 0 && precompute ? ref : x, ms->position.r, 3 * ms->n * sizeof(double));
             if (k > 0 || !precompute) {
                 double d = max_abs_diff(x, ref, 3 * ms->n);
@@ -260,15 +247,13 @@ static st_status ordering_run(const char *solver, const char *extra, int *l_nnz,
     test_rt t;
     test_rt_open(&t);
     st_scene *s = NULL;
-    st_status st = test_load_string(&t, yaml, &s, err);
-    if (st == ST_OK)
-        st = st_scene_init(s, err);
+    st_status st = scene_try_load(&t, yaml, &s, err);
     for (int i = 0; i < 5 && st == ST_OK; i++)
         st = st_scene_step(s, 0, err);
     if (st == ST_OK) {
-        st_component *ls = find(s, "ls");
+        st_component *ls = scene_object(s, "ls");
         *l_nnz = int_output(ls, "L_nnz");
-        st_mstate *ms = (st_mstate *)find(s, "dofs");
+        st_mstate *ms = scene_state(s, "dofs");
         *tip_y = ms->position.r[3 * ms->n - 2];
     }
     st_scene_destroy(&s);
@@ -365,14 +350,14 @@ Test(linear_solvers, singular_matrix_is_an_error)
     st_system *sys = s->systems[0];
     st_error err = {0};
     /* The zero matrix (with the constrained rows set to identity). */
-    st_component *ldl = find(s, "ldl");
+    st_component *ldl = scene_object(s, "ldl");
     cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, 0, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "singular") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"), "%s",
               err.msg);
     cr_assert(strstr(err.msg, "factorization 1"), "%s", err.msg);
     cr_assert(strstr(err.path, "ldl"), "path %s", err.path);
     st_error_clear(&err);
-    st_component *lu = find(s, "lu");
+    st_component *lu = scene_object(s, "lu");
     cr_assert_eq(lu->cls->linsolver->set_system(lu, sys, 0, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "UMFPACK_WARNING_singular_matrix"), "%s", err.msg);
     cr_assert(strstr(err.path, "lu"), "path %s", err.path);
@@ -400,10 +385,8 @@ Test(linear_solvers, singular_system_stops_the_run)
         "    - UniformMass: {vertexMass: 1}\n"
         "    - SpringForceField: {spring: \"0 1 100 0 1\"}\n"
         "    - FixedProjectiveConstraint: {indices: [0]}\n";
-    st_scene *s = NULL;
+    st_scene *s = scene_load(&t, yaml);
     st_error err = {0};
-    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\n%s", err.msg, t.log);
     cr_assert_eq(st_scene_step(s, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "CHOLMOD_NOT_POSDEF"), "%s", err.msg);
     cr_assert(strstr(err.path, "theLDL"), "path %s", err.path);
@@ -425,7 +408,7 @@ Test(linear_solvers, ldl_falls_back_on_indefinite_matrices)
     for (size_t i = 0; i < sys->size; i++)
         b[i] = 1.0 + (double)i;
     st_system_project_response(sys, b);
-    st_component *ldl = find(s, "ldl");
+    st_component *ldl = scene_object(s, "ldl");
     cr_assert_eq(ldl->cls->linsolver->set_system(ldl, sys, -1, 0, 0, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(ldl->cls->linsolver->solve(ldl, sys, x, b, &err), ST_OK, "%s", err.msg);
     const double vm = 4.0 / 16.0; /* vertex mass */
@@ -433,7 +416,7 @@ Test(linear_solvers, ldl_falls_back_on_indefinite_matrices)
         cr_assert(fabs(x[i] + b[i] / vm) <= 1e-12 * fabs(b[i] / vm) + 1e-300, "x[%zu] %.17g", i,
                   x[i]);
     /* SparseCholeskySolver refuses it. */
-    st_component *chol = find(s, "chol");
+    st_component *chol = scene_object(s, "chol");
     cr_assert_eq(chol->cls->linsolver->set_system(chol, sys, -1, 0, 0, &err), ST_ESOLVER);
     cr_assert(strstr(err.msg, "not positive definite") && strstr(err.msg, "CHOLMOD_NOT_POSDEF"),
               "%s", err.msg);
@@ -453,14 +436,7 @@ Test(linear_solvers, bad_template_is_an_error)
                        "  objects:\n"
                        "    - RequiredPlugin: {pluginName: [LinearSolver.Direct]}\n"
                        "    - SparseLDLSolver: {template: GraphScattered}\n";
-    st_scene *s = NULL;
-    st_error err = {0};
-    st_status st = test_load_string(&t, yaml, &s, &err);
-    if (st == ST_OK)
-        st = st_scene_init(s, &err);
-    cr_assert_neq(st, ST_OK);
-    cr_assert(strstr(err.msg, "GraphScattered"), "%s", err.msg);
-    st_scene_destroy(&s);
+    scene_refused(&t, yaml, "GraphScattered");
     test_rt_close(&t);
 }
 
@@ -471,13 +447,8 @@ Test(linear_solvers, no_allocation_in_steps)
         test_rt t;
         test_rt_open(&t);
         st_scene *s = lattice(&t, names[k]);
-        st_error err = {0};
-        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
-        unsigned long before = st_alloc_count();
-        for (int i = 0; i < 10; i++)
-            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
-        cr_assert_eq(st_alloc_count(), before, "%s: %lu allocations in 10 steps", names[k],
-                     st_alloc_count() - before);
+        scene_steps(&t, s, 1);
+        scene_steps_allocate_nothing(&t, s, 10, names[k]);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
@@ -592,10 +563,8 @@ static void explicit_consistent_mass(const char *linsolver, double *out, size_t 
              "        - FixedProjectiveConstraint: {indices: [0, 1, 2, 3]}\n"
              "        - MeshSpringForceField: {stiffness: 300}\n",
              linsolver);
-    st_scene *s = NULL;
-    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t.log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t.log);
-    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_scene *s = scene_load(&t, yaml);
+    st_mstate *ms = scene_state(s, "dofs");
     for (int i = 0; i < 50; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", linsolver, err.msg);
     *n = 3 * ms->n;

@@ -17,15 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
-
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *c = test_find_object(s, name);
-    cr_assert_not_null(c, "no object %s", name);
-    return c;
-}
+#include "scene_test_util.h"
 
 /* A spring beam of nx x ny x nz nodes, base fixed, EulerImplicitSolver
  * with Rayleigh damping; `solvers` are the linear solver lines (the ODE
@@ -58,11 +50,7 @@ static st_scene *beam(test_rt *t, int nx, int ny, int nz, const char *solvers)
              "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
              "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
              solvers, nx, ny, nz, nx - 1, ny - 1, nz - 1, nx, ny);
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
-    return s;
+    return scene_load(t, yaml);
 }
 
 /* FNV-1a over the bytes of the positions then the velocities (the hash the
@@ -105,7 +93,7 @@ Test(precond_bandwidth, cg_trajectory_unchanged_to_the_bit)
         st_scene *s = beam(&t, 5, 5, 21, solver);
         st_error err = {0};
         unsigned iters = 0;
-        st_component *ls = find(s, "ls");
+        st_component *ls = scene_object(s, "ls");
         for (int i = 0; i < 20; i++) {
             cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
             iters += *(const unsigned *)st_component_field_ptr(
@@ -113,7 +101,7 @@ Test(precond_bandwidth, cg_trajectory_unchanged_to_the_bit)
         }
         cr_assert_gt(iters, 20u * 20u, "%s: the solves iterate (%u iterations)", cases[c].templ,
                      iters);
-        const st_mstate *ms = (const st_mstate *)find(s, "dofs");
+        const st_mstate *ms = scene_state(s, "dofs");
         uint64_t h = state_hash(ms);
         cr_assert_eq(h, cases[c].hash, "%s: state hash %#llx, expected %#llx (an iterate changed)",
                      cases[c].templ, (unsigned long long)h, (unsigned long long)cases[c].hash);
@@ -136,7 +124,7 @@ static double single_vs_double(st_scene *s, double mf, double kf, double *res_si
     for (size_t i = 0; i < n; i++)
         b[i] = (double)rand() / RAND_MAX - 0.5;
     st_system_project_response(sys, b);
-    st_component *dbl = find(s, "dbl"), *sgl = find(s, "sgl");
+    st_component *dbl = scene_object(s, "dbl"), *sgl = scene_object(s, "sgl");
     cr_assert_eq(dbl->cls->linsolver->set_system(dbl, sys, mf, 0, kf, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(dbl->cls->linsolver->solve(dbl, sys, xd, b, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(sgl->cls->linsolver->set_system(sgl, sys, mf, 0, kf, &err), ST_OK, "%s", err.msg);
@@ -220,7 +208,7 @@ Test(precond_bandwidth, pcg_with_single_precision_stale_factor)
         test_rt_open(&t);
         st_scene *s = beam(&t, 4, 4, 16, k == 0 ? ldl : pcg);
         st_error err = {0};
-        st_component *ls = find(s, "ls");
+        st_component *ls = scene_object(s, "ls");
         unsigned long before = 0;
         for (int i = 0; i < 30; i++) {
             if (i == 1)
@@ -237,7 +225,7 @@ Test(precond_bandwidth, pcg_with_single_precision_stale_factor)
         }
         cr_assert_eq(st_alloc_count(), before, "%lu allocations in 29 steps",
                      st_alloc_count() - before);
-        const st_mstate *ms = (const st_mstate *)find(s, "dofs");
+        const st_mstate *ms = scene_state(s, "dofs");
         if (k == 0) {
             n = 3 * ms->n;
             ref = malloc(n * sizeof *ref);
@@ -269,15 +257,9 @@ Test(precond_bandwidth, bad_precision_is_an_error)
         "  objects:\n"
         "    - RequiredPlugin: {pluginName: [LinearSolver.Direct]}\n"
         "    - SparseLDLSolver: {name: ls, solvePrecision: half}\n";
-    st_scene *s = NULL;
-    st_error err = {0};
-    st_status st = test_load_string(&t, yaml, &s, &err);
-    if (st == ST_OK)
-        st = st_scene_init(s, &err);
-    cr_assert_neq(st, ST_OK);
-    cr_assert(strstr(err.msg, "half") && strstr(err.msg, "single"), "%s", err.msg);
+    st_error err = scene_refused(&t, yaml, "half");
+    cr_assert(strstr(err.msg, "single"), "%s", err.msg);
     cr_assert(strstr(err.path, "solvePrecision") || strstr(err.msg, "solvePrecision"), "%s %s",
               err.path, err.msg);
-    st_scene_destroy(&s);
     test_rt_close(&t);
 }

@@ -253,8 +253,9 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     m->ms = st_component_mstate(self); /* SOFA's context state */
     if (!m->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in its node: a collision model works on "
-                                  "the state of its node");
+                                  "no MechanicalObject in its node or its ancestors: a collision "
+                                  "model works on the state of its node (else of the nearest "
+                                  "ancestor)");
     const st_state_type *t = m->ms->type;
     bool rigid = t && t->deriv_size == 6;
     if (kind == CM_SPHERE && rigid)

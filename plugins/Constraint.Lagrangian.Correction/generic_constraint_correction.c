@@ -10,8 +10,6 @@
  * LinearSolverConstraintCorrection it covers every independent state the
  * solver integrates, not only its node's; the rows reach them through the
  * mappings (the constraint solver took them down already). */
-#include <string.h>
-
 #include "correction_common.h"
 
 typedef struct gcc {
@@ -20,11 +18,7 @@ typedef struct gcc {
     st_component *ode_solver;    /* "ODESolver" */
     double compliance_factor;    /* "complianceFactor" */
     double regularization;       /* "regularizationTerm" */
-    /* Runtime, set at the end of init. */
-    st_system *sys;
-    st_component *ode, *ls;
-    double *rhs, *sol;           /* system vectors */
-    bool ready;
+    corr_binding b;              /* runtime, set at the end of init */
 } gcc;
 
 static const st_field gcc_fields[] = {
@@ -47,8 +41,9 @@ static st_status gcc_init(st_component *self, st_error *err)
     return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 
-/* The system: the one of the node's state, else of the linked ODE solver's
- * or the node's ODE solver's node state. */
+/* The system: the one of the state of the node (else of its nearest
+ * ancestor), else of the state of the node of the linked ODE solver or of
+ * the ODE solver of the node or above. */
 static st_system *find_system(gcc *c)
 {
     st_mstate *ms = st_component_mstate(&c->base);
@@ -65,131 +60,54 @@ static st_system *find_system(gcc *c)
     return NULL;
 }
 
-static st_status gcc_bind(gcc *c, st_error *err)
+static st_status gcc_bind(st_component *self, st_error *err)
 {
-    st_component *self = &c->base;
-    c->sys = find_system(c);
-    if (!c->sys)
+    gcc *c = (gcc *)self;
+    c->b.sys = find_system(c);
+    if (!c->b.sys)
         return st_component_error(self, "ODESolver", err, ST_ESCENE,
-                                  "No ODESolver component found (no state of this node is "
-                                  "integrated by an ODE solver)");
-    c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
-    ST_TRY(corr_bind_linear_solver(self, c->sys, c->linear_solver, &c->ls, &c->rhs, &c->sol,
-                                   err));
-    c->ready = true;
-    return ST_OK;
+                                  "No ODESolver component found (the state of this node or "
+                                  "its ancestors is integrated by no ODE solver)");
+    return corr_bind_system(self, &c->b, c->ode_solver, c->linear_solver, err);
 }
 
 static void gcc_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
-    gcc *c = (gcc *)self;
-    if (ev != ST_EVENT_INIT_DONE)
-        return;
-    st_error e = {0};
-    c->ready = false;
-    if (gcc_bind(c, &e) != ST_OK)
-        st_component_warn(self, "%s", e.msg);
-}
-
-/* True when row r of J has a term on an independent state of sys. */
-static bool row_on_system(const st_cjacobian *J, size_t r, const st_system *sys)
-{
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++)
-        if (J->terms[t].ms->system == sys && !J->terms[t].ms->mapped)
-            return true;
-    return false;
-}
-
-/* v += scale * (row r of J) on sys's independent states. */
-static void scatter_row(const st_cjacobian *J, size_t r, const st_system *sys, double *v,
-                        double scale)
-{
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
-        const st_cterm *c = &J->terms[t];
-        if (c->ms->system != sys || c->ms->mapped)
-            continue;
-        unsigned d = c->ms->type->deriv_size;
-        double *p = st_slice(v, c->ms) + c->point * d;
-        for (unsigned k = 0; k < d; k++)
-            p[k] += c->d[k] * scale;
-    }
-}
-
-static double row_dot(const st_cjacobian *J, size_t r, const st_system *sys, const double *v)
-{
-    double s = 0.0;
-    for (size_t t = st_cjac_row_begin(J, r); t < J->row_end[r]; t++) {
-        const st_cterm *c = &J->terms[t];
-        if (c->ms->system != sys || c->ms->mapped)
-            continue;
-        unsigned d = c->ms->type->deriv_size;
-        const double *p = st_slice(v, c->ms) + c->point * d;
-        for (unsigned k = 0; k < d; k++)
-            s += c->d[k] * p[k];
-    }
-    return s;
-}
-
-static st_status solve(gcc *c, st_error *err)
-{
-    return corr_solve(c->ls, c->sys, c->sol, c->rhs, err);
+    corr_bind_on_init_done(self, ev, &((gcc *)self)->b, gcc_bind);
 }
 
 static double step_dt(const gcc *c)
 {
-    return c->sys->mp.dt > 0.0 ? c->sys->mp.dt : st_node_dt(c->base.node);
+    return c->b.sys->mp.dt > 0.0 ? c->b.sys->mp.dt : st_node_dt(c->base.node);
 }
 
+/* The rows reach every independent state of the system (ms NULL). */
 static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
                                     size_t dim, st_error *err)
 {
     gcc *c = (gcc *)self;
-    if (!c->ready)
-        ST_TRY(gcc_bind(c, err));
-    double factor = corr_position_factor(c->ode, step_dt(c)) * c->compliance_factor;
-    for (size_t i = 0; i < J->nrows; i++) {
-        if (!row_on_system(J, i, c->sys))
-            continue;
-        memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
-        scatter_row(J, i, c->sys, c->rhs, 1.0);
-        ST_TRY(solve(c, err));
-        for (size_t j = 0; j < J->nrows; j++)
-            if (row_on_system(J, j, c->sys))
-                W[j * dim + i] += factor * row_dot(J, j, c->sys, c->sol);
-        if (c->regularization > 2.220446049250313e-16)
-            W[i * dim + i] += c->regularization;
-    }
-    return ST_OK;
+    if (!c->b.ready)
+        ST_TRY(gcc_bind(self, err));
+    double factor = corr_position_factor(c->b.ode, step_dt(c)) * c->compliance_factor;
+    return corr_add_solved_compliance(&c->b, NULL, J, factor, c->regularization, W, dim, err);
 }
 
 static st_status gcc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
                            st_error *err)
 {
     gcc *c = (gcc *)self;
-    if (!c->ready)
-        ST_TRY(gcc_bind(c, err));
+    if (!c->b.ready)
+        ST_TRY(gcc_bind(self, err));
     double dt = step_dt(c);
-    double pf = corr_position_factor(c->ode, dt) * c->compliance_factor;
-    double vf = corr_velocity_factor(c->ode, dt) * c->compliance_factor;
-    memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
-    bool any = false;
-    for (size_t r = 0; r < J->nrows; r++)
-        if (lambda[r] != 0.0 && row_on_system(J, r, c->sys)) {
-            scatter_row(J, r, c->sys, c->rhs, lambda[r]);
-            any = true;
-        }
-    if (!any)
+    double pf = corr_position_factor(c->b.ode, dt) * c->compliance_factor;
+    double vf = corr_velocity_factor(c->b.ode, dt) * c->compliance_factor;
+    if (!corr_rhs_jt_lambda(&c->b, NULL, J, lambda))
         return ST_OK;
-    ST_TRY(solve(c, err));
-    for (size_t s = 0; s < c->sys->nindep; s++) {
-        st_mstate *ms = c->sys->states[s];
-        unsigned d = ms->type->deriv_size;
-        const double *dx = st_slice(c->sol, ms);
-        ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
-        double *v = ms->velocity.p;
-        for (size_t i = 0; v && i < ms->n * d; i++)
-            v[i] += dx[i] * vf;
+    ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
+    for (size_t s = 0; s < c->b.sys->nindep; s++) {
+        st_mstate *ms = c->b.sys->states[s];
+        corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf);
     }
     return ST_OK;
 }

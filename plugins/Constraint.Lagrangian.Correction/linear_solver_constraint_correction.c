@@ -10,8 +10,6 @@
  * CGLinearSolver iterates). The right-hand sides are projected by the
  * system's projective constraints. The state must be an independent one
  * (not the output of a mapping). */
-#include <string.h>
-
 #include "correction_common.h"
 
 typedef struct lsc {
@@ -20,12 +18,9 @@ typedef struct lsc {
     double regularization;      /* "regularizationTerm" */
     st_component *linear_solver; /* "linearSolver" */
     st_component *ode_solver;   /* "ODESolver" */
-    /* Runtime, set at the end of init. */
+    /* Runtime: the state at init, the rest at the end of init. */
     st_mstate *ms;
-    st_system *sys;
-    st_component *ode, *ls;
-    double *rhs, *sol;          /* system vectors */
-    bool ready;
+    corr_binding b;
 } lsc;
 
 static const st_field lsc_fields[] = {
@@ -51,94 +46,52 @@ static st_status lsc_init(st_component *self, st_error *err)
     c->ms = st_component_mstate(self);
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node to correct");
+                                  "no MechanicalObject in the node or its ancestors to correct");
     return corr_check_solver_links(self, c->linear_solver, c->ode_solver, err);
 }
 
 /* The system, solvers and vectors, once the systems exist. */
-static st_status lsc_bind(lsc *c, st_error *err)
+static st_status lsc_bind(st_component *self, st_error *err)
 {
-    st_component *self = &c->base;
-    c->sys = c->ms->system;
-    if (!c->sys)
+    lsc *c = (lsc *)self;
+    c->b.sys = c->ms->system;
+    if (!c->b.sys)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "state '%s' is integrated by no ODE solver", c->ms->base.name);
     if (c->ms->mapped)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "state '%s' is the output of a mapping: not supported yet",
                                   c->ms->base.name);
-    c->ode = c->ode_solver ? c->ode_solver : c->sys->solver;
-    ST_TRY(corr_bind_linear_solver(self, c->sys, c->linear_solver, &c->ls, &c->rhs, &c->sol,
-                                   err));
-    c->ready = true;
-    return ST_OK;
+    return corr_bind_system(self, &c->b, c->ode_solver, c->linear_solver, err);
 }
 
 static void lsc_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
-    lsc *c = (lsc *)self;
-    if (ev != ST_EVENT_INIT_DONE)
-        return;
-    st_error e = {0};
-    c->ready = false;
-    if (lsc_bind(c, &e) != ST_OK)
-        st_component_warn(self, "%s", e.msg);
-}
-
-/* sol = A^-1 rhs, rhs holding a vector on the state (rest zero). */
-static st_status solve(lsc *c, st_error *err)
-{
-    return corr_solve(c->ls, c->sys, c->sol, c->rhs, err);
+    corr_bind_on_init_done(self, ev, &((lsc *)self)->b, lsc_bind);
 }
 
 static st_status lsc_add_compliance(st_component *self, const st_cjacobian *J, double *W,
                                     size_t dim, st_error *err)
 {
     lsc *c = (lsc *)self;
-    if (!c->ready)
-        ST_TRY(lsc_bind(c, err));
-    const st_mstate *ms = c->ms;
-    unsigned d = ms->type->deriv_size;
-    double factor = corr_position_factor(c->ode, corr_dt(self, ms));
-    for (size_t i = 0; i < J->nrows; i++) {
-        if (!corr_row_on(J, i, ms))
-            continue;
-        memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
-        double *r = st_slice(c->rhs, ms);
-        for (size_t t = st_cjac_row_begin(J, i); t < J->row_end[i]; t++)
-            if (J->terms[t].ms == ms)
-                for (unsigned k = 0; k < d; k++)
-                    r[J->terms[t].point * d + k] += J->terms[t].d[k];
-        ST_TRY(solve(c, err));
-        const double *y = st_slice(c->sol, ms);
-        for (size_t j = 0; j < J->nrows; j++)
-            if (corr_row_on(J, j, ms))
-                W[j * dim + i] += factor * corr_row_dot(J, j, ms, y);
-        if (c->regularization > 2.220446049250313e-16)
-            W[i * dim + i] += c->regularization;
-    }
-    return ST_OK;
+    if (!c->b.ready)
+        ST_TRY(lsc_bind(self, err));
+    double factor = corr_position_factor(c->b.ode, corr_dt(self, c->ms));
+    return corr_add_solved_compliance(&c->b, c->ms, J, factor, c->regularization, W, dim, err);
 }
 
 static st_status lsc_apply(st_component *self, const st_cjacobian *J, const double *lambda,
                            st_error *err)
 {
     lsc *c = (lsc *)self;
-    if (!c->ready)
-        ST_TRY(lsc_bind(c, err));
-    st_mstate *ms = c->ms;
-    unsigned d = ms->type->deriv_size;
-    double dt = corr_dt(self, ms);
-    double pf = corr_position_factor(c->ode, dt), vf = corr_velocity_factor(c->ode, dt);
-    memset(c->rhs, 0, c->sys->size_all * sizeof *c->rhs);
-    corr_jt_lambda(J, lambda, ms, st_slice(c->rhs, ms));
-    ST_TRY(solve(c, err));
-    const double *dx = st_slice(c->sol, ms);
-    ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
-    double *v = ms->velocity.p;
-    for (size_t i = 0; v && i < ms->n * d; i++)
-        v[i] += dx[i] * vf;
+    if (!c->b.ready)
+        ST_TRY(lsc_bind(self, err));
+    double dt = corr_dt(self, c->ms);
+    double pf = corr_position_factor(c->b.ode, dt), vf = corr_velocity_factor(c->b.ode, dt);
+    corr_rhs_jt_lambda(&c->b, c->ms, J, lambda); /* solved even when it is zero */
+    ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
+    corr_move_state(c->ms, st_slice(c->b.sol, c->ms), pf, vf);
     return ST_OK;
 }
 

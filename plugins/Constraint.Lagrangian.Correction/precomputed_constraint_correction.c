@@ -75,7 +75,7 @@ static st_status pc_init(st_component *self, st_error *err)
     p->ms = st_component_mstate(self);
     if (!p->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node to correct");
+                                  "no MechanicalObject in the node or its ancestors to correct");
     if (p->ms->n == 0)
         return st_component_error(self, NULL, err, ST_ESCENE, "No degree of freedom");
     p->nrows = p->ms->n * p->ms->type->deriv_size;

@@ -142,7 +142,7 @@ static st_status unc_init(st_component *self, st_error *err)
     u->ms = st_component_mstate(self);
     if (!u->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node to correct");
+                                  "no MechanicalObject in the node or its ancestors to correct");
     bool def_set = st_component_is_set(self, "defaultCompliance");
     if (!def_set && !st_component_is_set(self, "compliance"))
         st_component_warn(self, "Neither the 'defaultCompliance' nor the 'compliance' data is "

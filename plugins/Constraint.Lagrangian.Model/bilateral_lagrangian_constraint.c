@@ -86,8 +86,8 @@ static st_status check_state(st_component *self, const char *field, const st_mst
 {
     if (!ms)
         return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: no mechanical state (set the link or put a "
-                                  "MechanicalObject in the node)",
+                                  "%s: no mechanical state in the node or its ancestors (set "
+                                  "the link or put a MechanicalObject in the node)",
                                   field);
     bool vec3 = ms->type->deriv_size == 3 && ms->type->coord_size == 3;
     bool rigid3 = ms->type->rigid && ms->type->deriv_size == 6 && ms->type->coord_size == 7;

@@ -6,8 +6,8 @@ st_status lagrange_check_vec3_side(st_component *self, const char *field, const 
 {
     if (!ms)
         return st_component_error(self, field, err, ST_EINVAL,
-                                  "%s: no mechanical state (set the link or put a "
-                                  "MechanicalObject in the node)",
+                                  "%s: no mechanical state in the node or its ancestors (set "
+                                  "the link or put a MechanicalObject in the node)",
                                   field);
     if (ms->type->deriv_size != 3 || ms->type->coord_size != 3)
         return st_component_error(self, field, err, ST_EINVAL,

@@ -65,8 +65,8 @@ static st_status sl_init(st_component *self, st_error *err)
     s->ms2 = s->object2 ? (st_mstate *)s->object2 : st_component_mstate(self);
     if (!s->ms1 || !s->ms2)
         return st_component_error(self, s->ms1 ? "object2" : "object1", err, ST_EINVAL,
-                                  "no mechanical state (set object1 and object2 or put a "
-                                  "MechanicalObject in the node)");
+                                  "no mechanical state in the node or its ancestors (set "
+                                  "object1 and object2 or put a MechanicalObject in the node)");
     if (s->ms1->type != s->ms2->type)
         return st_component_error(self, "object2", err, ST_EINVAL,
                                   "object1 '%s' is %s and object2 '%s' is %s: both must have "

@@ -34,8 +34,8 @@ static st_status stop_init(st_component *self, st_error *err)
     s->ms = st_component_mstate(self);
     if (!s->ms)
         return st_component_error(self, "mstate", err, ST_EINVAL,
-                                  "no mechanical state (set mstate or put a MechanicalObject in "
-                                  "the node)");
+                                  "no mechanical state in the node or its ancestors (set mstate "
+                                  "or put a MechanicalObject in the node)");
     if (s->ms->type->coord_size != 1 || s->ms->type->deriv_size != 1)
         return st_component_error(self, "mstate", err, ST_EINVAL,
                                   "state '%s' is %s: StopperLagrangianConstraint is Vec1d only "

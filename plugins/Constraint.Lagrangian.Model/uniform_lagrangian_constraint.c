@@ -49,8 +49,8 @@ static st_status un_init(st_component *self, st_error *err)
     u->ms = st_component_mstate(self);
     if (!u->ms)
         return st_component_error(self, "mstate", err, ST_EINVAL,
-                                  "no mechanical state (set mstate or put a MechanicalObject in "
-                                  "the node)");
+                                  "no mechanical state in the node or its ancestors (set mstate "
+                                  "or put a MechanicalObject in the node)");
     if (u->ms->type->rigid || u->ms->type->coord_size != u->ms->type->deriv_size)
         return st_component_error(self, "mstate", err, ST_EINVAL,
                                   "state '%s' is %s: UniformLagrangianConstraint needs a Vec "

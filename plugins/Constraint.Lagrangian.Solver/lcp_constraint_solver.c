@@ -121,18 +121,9 @@ static const st_field lcp_fields[] = {
                "0 0 0", "Translation between levels (older SOFA; no drawing in settee)"),
     ST_FIELD_END};
 
-/* Keeps the forces of the solve in the models, as the other methods. */
-static void lcp_store(lagrange_solver *ls, const double *f, bool converged)
-{
-    for (size_t i = 0; i < ls->ncons; i++) {
-        const st_constraint_ops *ops = ls->cons[i]->cls->constraint;
-        if (ops->store)
-            ops->store(ls->cons[i], ls->first[i], f, converged);
-    }
-}
-
-/* gaussSeidelLCP1 on (W, dfree), forces in lambda (from zero). */
-static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim)
+/* gaussSeidelLCP1 on (W, dfree), forces in lambda (from zero); the common
+ * code sets the outputs and the models store the forces. */
+static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim, lagrange_outcome *out)
 {
     lcp_solver *s = (lcp_solver *)ls;
     const double *W = ls->W, *q = ls->dfree;
@@ -176,17 +167,12 @@ static bool lcp_gauss_seidel(lagrange_solver *ls, size_t dim)
                                   i, f[i], s->max_f);
                 f[i] = 0.0;
             }
-    ls->current_error = error;
-    ls->current_iterations = it < ls->max_it ? it + 1 : it;
-    if (!converged && !ls->failing)
-        st_component_warn(&ls->base,
-                          "No convergence in gaussSeidelLCP1 after %d iterations (maxIt): "
-                          "error %g, tolerance %g (reported again only after a solve "
-                          "converged)",
-                          ls->current_iterations, error, ls->tolerance);
-    ls->failing = !converged;
-    lcp_store(ls, f, converged);
-    return converged;
+    int iterations = it < ls->max_it ? it + 1 : it;
+    *out = (lagrange_outcome){.converged = converged, .iterations = iterations,
+                              .done = iterations, .error = error, .tol = ls->tolerance,
+                              .failure = "No convergence in gaussSeidelLCP1",
+                              .max_field = "maxIt"};
+    return true;
 }
 
 /* LocalBlock33::GS_State on one contact: w the block's upper values
@@ -218,7 +204,7 @@ static void lcp_contact_update(double mu, const double w[6], double d[3], double
 }
 
 /* nlcp_gaussseidel on (W, dfree), forces in lambda (from zero). */
-static bool lcp_friction_gauss_seidel(lagrange_solver *ls, size_t dim)
+static bool lcp_friction_gauss_seidel(lagrange_solver *ls, size_t dim, lagrange_outcome *out)
 {
     lcp_solver *s = (lcp_solver *)ls;
     const double *W = ls->W, *q = ls->dfree;
@@ -281,18 +267,13 @@ static bool lcp_friction_gauss_seidel(lagrange_solver *ls, size_t dim)
                                   c, f[3 * c], s->max_f);
                 f[3 * c] = f[3 * c + 1] = f[3 * c + 2] = 0.0;
             }
-    ls->current_error = error;
-    ls->current_iterations = converged ? it + 1 : it;
-    if (!converged && !ls->failing)
-        st_component_warn(&ls->base,
-                          "No convergence in nlcp_gaussseidel after %d iterations (maxIt): "
-                          "error %g, tolerance %g (reported again only after a solve "
-                          "converged)",
-                          ls->current_iterations, error,
-                          ls->tolerance * (double)(contacts + 1));
-    ls->failing = !converged;
-    lcp_store(ls, f, converged);
-    return converged;
+    int iterations = converged ? it + 1 : it;
+    *out = (lagrange_outcome){.converged = converged, .iterations = iterations,
+                              .done = iterations, .error = error,
+                              .tol = ls->tolerance * (double)(contacts + 1),
+                              .failure = "No convergence in nlcp_gaussseidel",
+                              .max_field = "maxIt"};
+    return true;
 }
 
 /* The common solve, then the refusal of rows that are not contacts of

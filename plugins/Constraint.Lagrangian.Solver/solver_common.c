@@ -345,53 +345,80 @@ void lagrange_solver_sweep(lagrange_solver *s, size_t dim, double tol, bool *ver
     sweep(s, dim, tol, verified, error);
 }
 
-/* Step 3: returns true when converged. */
-static bool gauss_seidel(lagrange_solver *s, size_t dim)
+double lagrange_solver_tolerance(const lagrange_solver *s, size_t dim)
 {
     double tol = s->tolerance;
     if (s->scale_tolerance && !s->all_verified)
         tol *= (double)dim;
+    return tol;
+}
+
+void lagrange_solver_init_resolutions(lagrange_solver *s, size_t dim)
+{
     memset(s->lambda, 0, dim * sizeof *s->lambda);
     for (size_t i = 0; i < s->ncons; i++) {
         const st_constraint_ops *ops = s->cons[i]->cls->constraint;
         if (ops->init_resolution)
             ops->init_resolution(s->cons[i], s->first[i], s->W, dim, s->lambda);
     }
-    double error = 0.0;
-    bool converged = false;
+}
+
+int lagrange_solver_iterate(lagrange_solver *s, size_t dim, double tol, double *error,
+                            bool *converged)
+{
+    *error = 0.0;
+    *converged = false;
     int iters = 0;
     for (int it = 0; it < s->max_it; it++) {
         iters++;
         bool verified = true;
         if (s->sor != 1.0)
             memcpy(s->tmp, s->lambda, dim * sizeof *s->tmp);
-        error = 0.0;
-        sweep(s, dim, tol, &verified, &error);
+        *error = 0.0;
+        sweep(s, dim, tol, &verified, error);
         if (s->sor != 1.0)
             for (size_t j = 0; j < dim; j++)
                 s->lambda[j] = s->sor * s->lambda[j] + (1.0 - s->sor) * s->tmp[j];
-        if (s->all_verified ? verified : error < tol) {
-            converged = true;
+        if (s->all_verified ? verified : *error < tol) {
+            *converged = true;
             break;
         }
     }
-    s->current_error = error;
+    return iters;
+}
+
+/* Step 3, the projected block Gauss-Seidel from the warm starts. */
+static bool gauss_seidel(lagrange_solver *s, size_t dim, lagrange_outcome *out)
+{
+    out->tol = lagrange_solver_tolerance(s, dim);
+    lagrange_solver_init_resolutions(s, dim);
+    out->done = lagrange_solver_iterate(s, dim, out->tol, &out->error, &out->converged);
     /* SOFA's GenericConstraintProblem::result_output reports iterations + 1. */
-    s->current_iterations = iters + 1;
-    /* Reported when a run of unconverged solves starts (not at every step
-     * of it); currentIterations and currentError tell every step. */
-    if (!converged && !s->failing)
+    out->iterations = out->done + 1;
+    return true;
+}
+
+/* The end of a solve: the outputs, the report of a failed solve (when a
+ * run of unconverged solves starts, not at every step of it;
+ * currentIterations and currentError tell every step), the models keep
+ * their multipliers. Returns whether it converged. */
+static bool finish(lagrange_solver *s, const lagrange_outcome *o)
+{
+    s->current_error = o->error;
+    s->current_iterations = o->iterations;
+    if (!o->converged && !s->failing)
         st_component_warn(&s->base,
-                          "no convergence after %d iterations (maxIterations): error %g, "
-                          "tolerance %g (reported again only after a solve converged)",
-                          iters, error, tol);
-    s->failing = !converged;
+                          "%s after %d iterations (%s): error %g, tolerance %g (reported "
+                          "again only after a solve converged)",
+                          o->failure ? o->failure : "no convergence", o->done,
+                          o->max_field ? o->max_field : "maxIterations", o->error, o->tol);
+    s->failing = !o->converged;
     for (size_t i = 0; i < s->ncons; i++) {
         const st_constraint_ops *ops = s->cons[i]->cls->constraint;
         if (ops->store)
-            ops->store(s->cons[i], s->first[i], s->lambda, converged);
+            ops->store(s->cons[i], s->first[i], s->lambda, o->converged);
     }
-    return converged;
+    return o->converged;
 }
 
 static st_status solve_constraint(st_component *self, st_node *root, double dt, st_error *err)
@@ -410,7 +437,9 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
         s->current_iterations = 0;
         s->converged = true;
     } else {
-        s->converged = s->method ? s->method(s, dim) : gauss_seidel(s, dim);
+        lagrange_outcome o = {0};
+        bool solved = s->method ? s->method(s, dim, &o) : gauss_seidel(s, dim, &o);
+        s->converged = solved && finish(s, &o);
     }
     s->time_correction = 0.0;
     double t2 = st_time_now();

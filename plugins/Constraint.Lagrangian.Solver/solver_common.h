@@ -12,6 +12,19 @@ typedef struct lagrange_block {
     unsigned nb;         /* rows */
 } lagrange_block;
 
+/* What a resolution method found, for the common end of every solve
+ * (SOFA's result_output): the outputs, the warning when a run of
+ * unconverged solves starts, the models' store of their multipliers. */
+typedef struct lagrange_outcome {
+    bool converged;
+    int iterations;        /* currentIterations */
+    int done;              /* the iterations the warning names */
+    double error;          /* currentError */
+    double tol;            /* the tolerance the warning names */
+    const char *failure;   /* the warning's opening, NULL: "no convergence" */
+    const char *max_field; /* the bound it names, NULL: "maxIterations" */
+} lagrange_outcome;
+
 typedef struct lagrange_solver {
     st_component base;
     int max_it;                    /* "maxIterations" (alias maxIt) */
@@ -51,8 +64,10 @@ typedef struct lagrange_solver {
     size_t npsys;
     bool failing;                  /* the last solve did not converge */
     /* The resolution method (solver_methods.c), or NULL for the projected
-     * block Gauss-Seidel; returns true when converged. */
-    bool (*method)(struct lagrange_solver *s, size_t dim);
+     * block Gauss-Seidel: solves for lambda and fills *out; returns false
+     * when it solved nothing (out of memory, rows it refuses): outputs and
+     * multipliers are then left as they are, the solve unconverged. */
+    bool (*method)(struct lagrange_solver *s, size_t dim, lagrange_outcome *out);
     void *method_data;             /* the method's own settings (owned by the class) */
     /* settee's outputs: whether the last solve converged (settee run's
      * solver summary counts the steps of each value), and the seconds spent
@@ -116,14 +131,25 @@ typedef struct lagrange_solver {
               "settee: OUTPUT: seconds the last solve spent applying the corrections")
 
 st_status lagrange_solver_init(st_component *self, st_error *err);
+/* The tolerance of a solve of dim rows (scaleTolerance multiplies it by
+ * dim unless allVerified). */
+double lagrange_solver_tolerance(const lagrange_solver *s, size_t dim);
+/* lambda cleared, then the models prepare their blocks and write their
+ * warm starts. */
+void lagrange_solver_init_resolutions(lagrange_solver *s, size_t dim);
+/* The projected block Gauss-Seidel from lambda: sweeps (with SOR) until
+ * the error is below tol (every block verified with allVerified) or
+ * maxIterations; returns the sweeps done, *error the last one's. */
+int lagrange_solver_iterate(lagrange_solver *s, size_t dim, double tol, double *error,
+                            bool *converged);
 /* One sweep of the projected block Gauss-Seidel over every block (SOFA's
  * gaussSeidel_increment): adds the blocks' errors to *error, clears
  * *verified when a block's error exceeds tol. */
 void lagrange_solver_sweep(lagrange_solver *s, size_t dim, double tol, bool *verified,
                            double *error);
 /* solver_methods.c: the other resolution methods on the built W. */
-bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim);
-bool lagrange_nncg(lagrange_solver *s, size_t dim);
+bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim, lagrange_outcome *out);
+bool lagrange_nncg(lagrange_solver *s, size_t dim, lagrange_outcome *out);
 /* NNCG's work vectors: attach at init (sets method; iterations bounds the
  * iterations, maxIterations when 0), detach at cleanup before
  * lagrange_solver_cleanup. */

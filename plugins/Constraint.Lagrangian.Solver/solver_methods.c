@@ -20,82 +20,21 @@
 
 #include "solver_common.h"
 
-/* The tolerance in use (scaleTolerance multiplies it by the rows). */
-static double scaled_tolerance(const lagrange_solver *s, size_t dim)
-{
-    double tol = s->tolerance;
-    if (s->scale_tolerance && !s->all_verified)
-        tol *= (double)dim;
-    return tol;
-}
-
-/* The models prepare their blocks and write their warm starts. */
-static void init_resolutions(lagrange_solver *s, size_t dim)
-{
-    memset(s->lambda, 0, dim * sizeof *s->lambda);
-    for (size_t i = 0; i < s->ncons; i++) {
-        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
-        if (ops->init_resolution)
-            ops->init_resolution(s->cons[i], s->first[i], s->W, dim, s->lambda);
-    }
-}
-
-/* SOFA's result_output: the outputs, the report of a failed solve (once
- * per run of failures), the models keep their multipliers. */
-static bool finish(lagrange_solver *s, double error, int count, int iterations, double tol,
-                   bool converged)
-{
-    s->current_error = error;
-    s->current_iterations = count + 1;
-    if (!converged && !s->failing)
-        st_component_warn(&s->base,
-                          "no convergence after %d iterations (maxIterations): error %g, "
-                          "tolerance %g (reported again only after a solve converged)",
-                          iterations, error, tol);
-    s->failing = !converged;
-    for (size_t i = 0; i < s->ncons; i++) {
-        const st_constraint_ops *ops = s->cons[i]->cls->constraint;
-        if (ops->store)
-            ops->store(s->cons[i], s->first[i], s->lambda, converged);
-    }
-    return converged;
-}
-
+/* NNCG's stop on a sweep's error (every block verified with allVerified). */
 static bool stop(const lagrange_solver *s, bool verified, double error, double tol)
 {
     return s->all_verified ? verified : error < tol;
 }
 
-/* SOR: lambda = sor lambda + (1 - sor) lambda_before (tmp). */
-static void relax(lagrange_solver *s, size_t dim)
+bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim, lagrange_outcome *out)
 {
-    if (s->sor == 1.0)
-        return;
-    for (size_t j = 0; j < dim; j++)
-        s->lambda[j] = s->sor * s->lambda[j] + (1.0 - s->sor) * s->tmp[j];
-}
-
-bool lagrange_unbuilt_gauss_seidel(lagrange_solver *s, size_t dim)
-{
-    double tol = scaled_tolerance(s, dim);
-    init_resolutions(s, dim);
+    out->tol = lagrange_solver_tolerance(s, dim);
+    lagrange_solver_init_resolutions(s, dim);
     memset(s->lambda, 0, dim * sizeof *s->lambda);
-    double error = 0.0;
-    bool converged = false;
-    int it = 0;
-    for (; it < s->max_it; it++) {
-        bool verified = true;
-        if (s->sor != 1.0)
-            memcpy(s->tmp, s->lambda, dim * sizeof *s->tmp);
-        error = 0.0;
-        lagrange_solver_sweep(s, dim, tol, &verified, &error);
-        relax(s, dim);
-        if (stop(s, verified, error, tol)) {
-            converged = true;
-            break;
-        }
-    }
-    return finish(s, error, it, converged ? it + 1 : it, tol, converged);
+    out->done = lagrange_solver_iterate(s, dim, out->tol, &out->error, &out->converged);
+    /* SOFA's loop index + 1: the sweeps done when converged, one more when not. */
+    out->iterations = out->converged ? out->done : out->done + 1;
+    return true;
 }
 
 /* NNCG's vectors: lam (lambda before a sweep), dF, dF', p; 4 dim each, kept
@@ -130,16 +69,16 @@ static double dot(const double *a, const double *b, size_t n)
     return r;
 }
 
-bool lagrange_nncg(lagrange_solver *s, size_t dim)
+bool lagrange_nncg(lagrange_solver *s, size_t dim, lagrange_outcome *out)
 {
-    double tol = scaled_tolerance(s, dim);
+    double tol = lagrange_solver_tolerance(s, dim);
     double *lam = nncg_vectors(s, dim);
     if (!lam) {
         st_component_warn(&s->base, "out of memory: constraints left unsolved");
         return false;
     }
     double *df = lam + dim, *dfn = lam + 2 * dim, *p = lam + 3 * dim;
-    init_resolutions(s, dim);
+    lagrange_solver_init_resolutions(s, dim);
     double error = 0.0;
     bool verified = true;
     /* The first sweep gives the initial direction. */
@@ -180,7 +119,9 @@ bool lagrange_nncg(lagrange_solver *s, size_t dim)
         if (sqrt(dot(dfn, dfn, dim)) < tol)
             break;
     }
-    return finish(s, error, count, count + 1, tol, converged);
+    *out = (lagrange_outcome){.converged = converged, .iterations = count + 1,
+                              .done = count + 1, .error = error, .tol = tol};
+    return true;
 }
 
 st_status lagrange_nncg_attach(lagrange_solver *s, int iterations, st_error *err)

@@ -29,8 +29,8 @@ static st_status plane_init(st_component *self, st_error *err)
     ST_TRY(projective_check_mstate(self, p->mstate, err));
     p->ms = st_component_mstate(self);
     if (!p->ms) {
-        st_component_warn(self, "Missing mstate: no MechanicalObject in its node; the "
-                                "constraint does nothing");
+        st_component_warn(self, "Missing mstate: no MechanicalObject in its node or its "
+                                "ancestors; the constraint does nothing");
         return ST_OK;
     }
     if (!p->topology)

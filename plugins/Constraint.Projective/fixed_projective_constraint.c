@@ -17,7 +17,8 @@ st_status fixed_common_init(fixed_common *c, st_error *err)
     c->ms = st_component_mstate(&c->base);
     if (!c->ms) {
         st_component_warn(&c->base, "Missing mstate, cannot initialize the component: no "
-                                    "MechanicalObject in its node; the constraint does nothing");
+                                    "MechanicalObject in its node or its ancestors; the constraint "
+                                    "does nothing");
         return ST_OK;
     }
     if (!c->topology)

@@ -68,8 +68,8 @@ static st_status lm_init(st_component *self, st_error *err)
     c->ms = st_component_mstate(self);
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (LinearMovementProjective"
-                                  "Constraint needs one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(LinearMovementProjectiveConstraint needs one)");
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;

@@ -56,8 +56,8 @@ static st_status lv_init(st_component *self, st_error *err)
     c->ms = st_component_mstate(self);
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (LinearVelocityProjective"
-                                  "Constraint needs one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(LinearVelocityProjectiveConstraint needs one)");
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;

@@ -34,7 +34,8 @@ typedef struct fixed_common {
         ST_LINK(S, P topology, "topology", ST_LINK_TOPOLOGY,                                      \
                 "link to the topology container (default: the first topology found upward)"),    \
         ST_LINK(S, P mstate, "mstate", ST_LINK_STATE,                                             \
-                "MechanicalState used by this component (default: the node's)")
+                "MechanicalState used by this component (default: the node's, else the "          \
+                "nearest ancestor's)")
 /* FixedProjectiveConstraint's own data; pv_flags marks activate_projectVelocity. */
 #define FIXED_F_COMMON(S, P, pv_flags, pv_help)                                                   \
     ST_UINTS(S, P indices, "indices", "0", "Indices of the fixed points"),                        \

@@ -188,7 +188,8 @@ static st_status dm_init_rigid(diagonal_mass *m, st_error *err)
     m->ms = st_component_mstate(self);
     if (!m->ms)
         return st_component_error(self, "mstate", err, ST_ESCENE,
-                                  "no MechanicalObject in the node (DiagonalMass needs one)");
+                                  "no MechanicalObject in the node or its ancestors (DiagonalMass "
+                                  "needs one)");
     const st_array *vm = &m->vertex_mass;
     if (vm->n == 0 || vm->n % 11)
         return st_component_error(self, "vertexMass", err, ST_ESCENE,

@@ -60,7 +60,7 @@ st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **
     if (!*ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "No compatible MechanicalState found in the current context "
-                                  "(%s needs a MechanicalObject in its node)",
+                                  "(%s needs a MechanicalObject in its node or its ancestors)",
                                   self->cls->name);
     if (!*topology)
         *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);

@@ -153,7 +153,7 @@ static st_status read_state_init(st_component *self, st_error *err)
                                       "no topology in this node to compare");
     } else if (!st_component_mstate(self))
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in this node to %s",
+                                  "no MechanicalObject in this node or its ancestors to %s",
                                   r->compare ? "compare" : "set");
     if (!r->topology_mode)
         ST_TRY(state_view_check(self, st_component_mstate(self), err));

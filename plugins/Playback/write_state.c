@@ -80,7 +80,7 @@ static st_status write_state_init(st_component *self, st_error *err)
     w->ms = st_component_mstate(self);
     if (!w->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in this node to write");
+                                  "no MechanicalObject in this node or its ancestors to write");
     ST_TRY(state_view_check(self, w->ms, err));
     ST_TRY(out_resolve(self, "filename", w->filename, w->path, sizeof w->path, err));
     ST_TRY(out_make_parents(w->path, err));

@@ -272,7 +272,7 @@ st_status fem_bind(st_component *self, st_array *young, st_array *poisson, st_ms
     *ms = st_component_mstate(self);
     if (!*ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
+                                  "no MechanicalObject in the node or its ancestors (%s needs one)",
                                   self->cls->name);
     return fem_find_topology(self, topo, err);
 }

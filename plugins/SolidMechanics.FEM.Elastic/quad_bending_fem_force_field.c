@@ -103,7 +103,7 @@ static st_status qb_init(st_component *self, st_error *err)
     s->ms = st_component_mstate(self);
     if (!s->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
+                                  "no MechanicalObject in the node or its ancestors (%s needs one)",
                                   self->cls->name);
     ST_TRY(fem_find_topology(self, &s->topology, err));
     if (s->young_modulus.n == 0 || s->poisson_ratio.n == 0)

@@ -167,7 +167,7 @@ st_status hyper_fem_init(st_component *self, bool sofa_options, st_error *err)
     s->ms = st_component_mstate(self);
     if (!s->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
+                                  "no MechanicalObject in the node or its ancestors (%s needs one)",
                                   self->cls->name);
     ST_TRY(find_topology(s, err));
     ST_TRY(check_material(s, sofa_options, err));

@@ -122,7 +122,7 @@ st_status bending_elements(st_component *self, st_component **topology, st_mstat
     *ms = st_component_mstate(self);
     if (!*ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (%s needs one)",
+                                  "no MechanicalObject in the node or its ancestors (%s needs one)",
                                   self->cls->name);
     ST_TRY(st_find_topology(self, topology, err));
     const st_topology_ops *t = (*topology)->cls->topology;

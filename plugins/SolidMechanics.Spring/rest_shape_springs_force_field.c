@@ -48,8 +48,8 @@ static st_status rs_init(st_component *self, st_error *err)
     r->ms = st_component_mstate(self);
     if (!r->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (RestShapeSpringsForceField "
-                                  "needs one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(RestShapeSpringsForceField needs one)");
     if (r->stiffness.n == 0) {
         ST_TRY(st_array_resize(&r->stiffness, ST_T_REALS, 1, err));
         r->stiffness.r[0] = 100.0;
@@ -298,7 +298,8 @@ static const st_field rs_fields[] = {
     ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
             "rest_shape can be defined by the position of an external Mechanical State"),
     ST_LINK(rest_shape_ff, mstate, "mstate", ST_LINK_STATE,
-            "MechanicalState used by this component (default: the node's)"),
+            "MechanicalState used by this component (default: the node's, else the nearest "
+            "ancestor's)"),
     ST_LINK(rest_shape_ff, topology, "topology", ST_LINK_TOPOLOGY,
             "Link to be set to the topology container in the component graph"),
     ST_FIELD_END};

@@ -1,6 +1,6 @@
 /* spring_force_field.c - SpringForceField (formerly StiffSpringForceField):
  * linear springs between vertices of object1 and object2 (both default to
- * the node's MechanicalObject).
+ * the MechanicalObject of the node, else of its nearest ancestor).
  *
  * Springs come either from `spring` (SOFA's LinearSpring text: "i j ks kd
  * L0" repeated, 5 numbers per spring) or, when `spring` is not set, from
@@ -224,10 +224,11 @@ static const st_field sff_fields[] = {
               "File of springs (SOFA's .xs3); not supported yet: an error when set"),
     SPRING_F_RAYLEIGH(spring_ff),
     ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE,
-            "First object associated to this spring set (default: the node's MechanicalObject)"),
+            "First object associated to this spring set (default: the MechanicalObject of the "
+            "node, else of its nearest ancestor)"),
     ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this spring set (default: the node's "
-            "MechanicalObject)"),
+            "Second object associated to this spring set (default: the MechanicalObject of the "
+            "node, else of its nearest ancestor)"),
     ST_FIELD_END};
 
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
