@@ -5,6 +5,7 @@
 #define SETTEE_TESTS_SCENE_TEST_UTIL_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -41,6 +42,43 @@ static inline st_error scene_refused(test_rt *t, const char *yaml, const char *w
     cr_assert(!what || strstr(err.msg, what), "'%s' not in: %s", what, err.msg);
     st_scene_destroy(&s);
     return err;
+}
+
+/* The spring beam of issue 15's solver figures: nx x ny x nz nodes of a
+ * unit grid along z, base (z = 0) fixed, UniformMass 15, MeshSpringForceField
+ * stiffness 300, gravity -9.81 y, dt 0.01, an EulerImplicitSolver named ode
+ * with the extra fields ode_fields ("" or "key: value, ...") whose linear
+ * solver is "ls"; `solvers` are the linear solver lines. Loaded and
+ * initialised. */
+static inline st_scene *scene_spring_beam(test_rt *t, int nx, int ny, int nz,
+                                          const char *ode_fields, const char *solvers)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "                      LinearSolver.Direct, Mass, Topology, SolidMechanics.Spring,\n"
+             "                      Constraint.Projective, Engine.Select]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Beam\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {name: ode, %slinearSolver: \"@ls\"}\n"
+             "%s"
+             "        - MechanicalObject: {name: dofs}\n"
+             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d, xmin: 0,\n"
+             "                                xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
+             "        - UniformMass: {totalMass: 15}\n"
+             "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
+             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
+             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
+             ode_fields, solvers, nx, ny, nz, nx - 1, ny - 1, nz - 1, nx, ny);
+    return scene_load(t, yaml);
 }
 
 /* n steps of s. */

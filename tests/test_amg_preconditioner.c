@@ -14,50 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "support.h"
+#include "scene_test_util.h"
 
-static st_component *find(st_scene *s, const char *name)
-{
-    st_component *c = test_find_object(s, name);
-    cr_assert_not_null(c, "no object %s", name);
-    return c;
-}
-
-/* A spring beam of nx x ny x nz nodes, base fixed, EulerImplicitSolver;
- * `solvers` are the linear solver lines (the ODE solver uses "ls"). */
 static st_scene *beam(test_rt *t, int nx, int ny, int nz, const char *solvers)
 {
-    char yaml[4096];
-    snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "                      LinearSolver.Direct, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "  children:\n"
-             "    - name: Beam\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {name: ode, linearSolver: \"@ls\"}\n"
-             "%s"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d, xmin: 0,\n"
-             "                                xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
-             "        - UniformMass: {totalMass: 15}\n"
-             "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
-             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             solvers, nx, ny, nz, nx - 1, ny - 1, nz - 1, nx, ny);
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, t->log);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
-    return s;
+    return scene_spring_beam(t, nx, ny, nz, "", solvers);
 }
 
 static double real_field(st_component *c, const char *name)
@@ -90,10 +51,10 @@ static void run(const char *solvers, run_out *o)
     test_rt t;
     test_rt_open(&t);
     st_scene *s = beam(&t, NX, NY, NZ, solvers);
-    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_mstate *ms = (st_mstate *)scene_object(s, "dofs");
     cr_assert_eq(3 * ms->n, (size_t)NDOF);
     memcpy(o->x0, ms->position.r, sizeof o->x0);
-    st_component *ls = find(s, "ls");
+    st_component *ls = scene_object(s, "ls");
     const bool iterative = st_component_field(ls, "nbIterations") != NULL;
     st_error err = {0};
     for (int k = 0; k < NSTEPS; k++) {
@@ -200,9 +161,9 @@ Test(amg, one_cycle_is_symmetric_positive_definite_and_close_to_the_inverse, .ti
     st_scene *s = beam(&t, NX, NY, NZ, PCG_AMG("0", ", coarseSize: 40"));
     st_error err = {0};
     cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
-    st_mstate *ms = (st_mstate *)find(s, "dofs");
+    st_mstate *ms = (st_mstate *)scene_object(s, "dofs");
     st_system *sys = ms->system;
-    st_component *pre = find(s, "pre");
+    st_component *pre = scene_object(s, "pre");
     const st_linsolver_ops *ops = pre->cls->linsolver;
     const double mf = 1.0, bf = -0.01, kf = -1e-4; /* EulerImplicit's factors, dt 0.01 */
     cr_assert_eq(ops->set_system(pre, sys, mf, bf, kf, &err), ST_OK, "%s", err.msg);

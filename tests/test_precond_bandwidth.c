@@ -24,33 +24,8 @@
  * solver uses "ls"). */
 static st_scene *beam(test_rt *t, int nx, int ny, int nz, const char *solvers)
 {
-    char yaml[4096];
-    snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  dt: 0.01\n"
-             "  objects:\n"
-             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
-             "                      LinearSolver.Direct, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select]}\n"
-             "    - DefaultAnimationLoop: {}\n"
-             "  children:\n"
-             "    - name: Beam\n"
-             "      objects:\n"
-             "        - EulerImplicitSolver: {name: ode, rayleighStiffness: 0.1, rayleighMass: 0.1,\n"
-             "                                linearSolver: \"@ls\"}\n"
-             "%s"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d, xmin: 0,\n"
-             "                                xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
-             "        - UniformMass: {totalMass: 15}\n"
-             "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
-             "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             solvers, nx, ny, nz, nx - 1, ny - 1, nz - 1, nx, ny);
-    return scene_load(t, yaml);
+    return scene_spring_beam(t, nx, ny, nz, "rayleighStiffness: 0.1, rayleighMass: 0.1, ",
+                             solvers);
 }
 
 /* FNV-1a over the bytes of the positions then the velocities (the hash the
