@@ -21,7 +21,8 @@
  *     (Cholesky).
  * Each application is one V-cycle from a zero guess, smoothed by block
  * Gauss-Seidel (smoothingSteps forward sweeps before the coarse correction,
- * as many backward sweeps after it): a symmetric positive definite operator
+ * as many backward sweeps after it, coarseSmoothingSteps on the levels
+ * below the finest, where they cost little): a symmetric positive definite operator
  * for an SPD system. The setup works in double; the cycle works in single
  * precision (its matrices, vectors and sums), which halves the bytes it
  * reads: a preconditioner only has to be a fixed operator close to A^-1,
@@ -29,6 +30,7 @@
  * blocks below the diagonal (the matrix is symmetric), its diagonal blocks'
  * inverses, and the prolongator with its transpose. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "iterative_common.h"
@@ -37,9 +39,16 @@
 typedef struct bsr {
     int nr, nc, br, bc;
     int *ptr, *col;
-    double *val;  /* setup values (freed once the single copy is made) */
-    float *fval;  /* application values */
+    double *val;  /* setup values (freed once the cycle's copy is made) */
+    float *fval;  /* the cycle's values: smoother blocks in single precision */
+    uint16_t *hval; /* the cycle's values: transfers in bfloat16 */
 } bsr;
+
+/* Scalars per point in the cycle's vectors: points of 3 take 4 and points
+ * of 6 take 8 (the last ones unused), the width of the vectors the cycle
+ * loads them with, so that a point's loads and stores never overlap the
+ * next point (an overlapping store stalls the load after it). */
+static inline int vstride(int b) { return b == 3 ? 4 : 8; }
 
 typedef struct amg_level {
     bsr a;        /* this level's operator (double, for the setup) */
@@ -47,7 +56,7 @@ typedef struct amg_level {
     bsr p, r;     /* prolongator from the next level, and its transpose */
     float *dinv;  /* inverses of the diagonal blocks, br*br per block row */
     double omega; /* prolongator smoothing's damping: 4 / (3 rho(D^-1 A)) */
-    float *x, *b, *t; /* work vectors (single precision) */
+    float *x, *b, *t; /* work vectors (single precision, vstride(br) per point) */
 } amg_level;
 
 enum { AMG_MAX_LEVELS = 24 };
@@ -60,6 +69,7 @@ typedef struct amg_pre {
     unsigned coarse_size;          /* "coarseSize" */
     unsigned max_levels;           /* "maxLevels" */
     unsigned sweeps;               /* "smoothingSteps" */
+    unsigned coarse_sweeps;        /* "coarseSmoothingSteps" */
     char *null_space;              /* "nullSpace": rigid or translations */
     unsigned nlevels;              /* "nbLevels" (output) */
     double complexity;             /* "operatorComplexity" (output) */
@@ -88,9 +98,14 @@ static const st_field amg_fields[] = {
                 "Largest number of levels (the finest included)", 0, NULL, 2.0,
                 (double)AMG_MAX_LEVELS),
     ST_FIELD_EX(amg_pre, sweeps, "smoothingSteps", ST_T_UINT, unsigned, "1",
-                "Block Gauss-Seidel sweeps on each level: forward ones before the coarse "
+                "Block Gauss-Seidel sweeps on the finest level: forward ones before the coarse "
                 "correction, as many backward ones after it", 0, NULL,
                 1.0, 100.0),
+    ST_FIELD_EX(amg_pre, coarse_sweeps, "coarseSmoothingSteps", ST_T_UINT, unsigned, "2",
+                "Block Gauss-Seidel sweeps on the levels below the finest (forward before, "
+                "backward after the next coarse correction): these levels are an order of "
+                "magnitude smaller, so more sweeps there cut iterations cheaply", 0, NULL, 1.0,
+                100.0),
     ST_STRING(amg_pre, null_space, "nullSpace", "rigid",
               "Near-null space of the finest level: rigid (the three translations and three "
               "rotations, from the positions; translations when a state is not Vec3) or "
@@ -112,6 +127,7 @@ static void bsr_free(bsr *m)
     st_free(m->col);
     st_free(m->val);
     st_free(m->fval);
+    st_free(m->hval);
     memset(m, 0, sizeof *m);
 }
 
@@ -127,15 +143,51 @@ static bool bsr_alloc(bsr *m, int nr, int nc, int br, int bc, size_t nnzb)
     return m->ptr && m->col && m->val;
 }
 
-/* Replaces the double values by the single-precision copy the cycle uses. */
-static bool bsr_make_single(bsr *m)
+/* bfloat16: the upper half of a float (8 bits of mantissa), rounded to
+ * nearest, ties to even. The transfers are stored so: they are read twice
+ * per cycle, and the coarse operator is formed from the rounded
+ * prolongator (bsr_round_bf16 before the Galerkin product), so that the
+ * hierarchy stays exactly Galerkin for its own, barely different, coarse
+ * space. */
+static inline uint16_t to_bf16(double d)
+{
+    const float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static inline double from_bf16(uint16_t h)
+{
+    const uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void bsr_round_bf16(bsr *m)
 {
     const size_t n = (size_t)m->ptr[m->nr] * (size_t)(m->br * m->bc);
-    m->fval = st_calloc(n + 4, sizeof *m->fval); /* 4 floats of padding: 4-wide loads */
-    if (!m->fval)
-        return false;
     for (size_t k = 0; k < n; k++)
-        m->fval[k] = (float)m->val[k];
+        m->val[k] = from_bf16(to_bf16(m->val[k]));
+}
+
+/* Replaces the double values by the bfloat16 copy the cycle reads, each
+ * block stored column by column (its bc columns of br scalars) when
+ * by_columns: the layout prolong_* reads. */
+static bool bsr_make_bf16(bsr *m, bool by_columns)
+{
+    const size_t nb = (size_t)m->ptr[m->nr];
+    const int br = m->br, bc = m->bc;
+    m->hval = st_calloc(nb * (size_t)(br * bc) + 8, sizeof *m->hval); /* padding: wide loads */
+    if (!m->hval)
+        return false;
+    for (size_t q = 0; q < nb; q++)
+        for (int r = 0; r < br; r++)
+            for (int c = 0; c < bc; c++)
+                m->hval[q * (size_t)(br * bc) + (size_t)(by_columns ? c * br + r : r * bc + c)] =
+                    to_bf16(m->val[q * (size_t)(br * bc) + (size_t)(r * bc + c)]);
     st_free(m->val);
     m->val = NULL;
     return true;
@@ -156,8 +208,8 @@ static bool bsr_lower_single(const bsr *a, bsr *low)
     low->bc = a->bc;
     low->ptr = st_malloc(((size_t)a->nr + 1) * sizeof *low->ptr);
     low->col = st_malloc((nnz ? nnz : 1) * sizeof *low->col);
-    /* 4 floats of padding: the 3x3 sweep loads rows 4 floats wide. */
-    low->fval = st_calloc(nnz * (size_t)bs + 4, sizeof *low->fval);
+    /* Padding: the cycle loads rows 4 or 8 floats wide. */
+    low->fval = st_calloc(nnz * (size_t)bs + 8, sizeof *low->fval);
     if (!low->ptr || !low->col || !low->fval)
         return false;
     size_t pos = 0;
@@ -172,21 +224,6 @@ static bool bsr_lower_single(const bsr *a, bsr *low)
             }
     }
     low->ptr[a->nr] = (int)pos;
-    return true;
-}
-
-/* The 3x6 blocks of a prolongator stored column by column (6 columns of
- * 3), the layout apply_p36 reads. */
-static bool transpose_blocks_3x6(bsr *m)
-{
-    const size_t nb = (size_t)m->ptr[m->nr];
-    for (size_t k = 0; k < nb; k++) {
-        float t[18], *v = m->fval + 18 * k;
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 6; c++)
-                t[c * 3 + r] = v[r * 6 + c];
-        memcpy(v, t, sizeof t);
-    }
     return true;
 }
 
@@ -223,7 +260,9 @@ static inline void block_muladd(double *restrict c, const double *restrict a,
 }
 
 /* c = a b (Gustavson's row-by-row product; columns in first-touch order). */
-static bool bsr_mul(const bsr *a, const bsr *b, bsr *c)
+/* c = a b; with upper (a square result), only the blocks on and above
+ * the diagonal (the coarse operator is symmetric: bsr_from_upper). */
+static bool bsr_mul(const bsr *a, const bsr *b, bsr *c, bool upper)
 {
     const int br = a->br, k = a->bc, bc = b->bc, bs = br * bc;
     int *mark = st_malloc((size_t)(b->nc ? b->nc : 1) * sizeof *mark);
@@ -236,7 +275,7 @@ static bool bsr_mul(const bsr *a, const bsr *b, bsr *c)
         for (int ka = a->ptr[i]; ka < a->ptr[i + 1]; ka++) {
             const int j = a->col[ka];
             for (int kb = b->ptr[j]; kb < b->ptr[j + 1]; kb++)
-                if (mark[b->col[kb]] != i) {
+                if (mark[b->col[kb]] != i && (!upper || b->col[kb] >= i)) {
                     mark[b->col[kb]] = i;
                     nnz++;
                 }
@@ -256,6 +295,8 @@ static bool bsr_mul(const bsr *a, const bsr *b, bsr *c)
             const double *ab = a->val + (size_t)ka * (size_t)(br * k);
             for (int kb = b->ptr[j]; kb < b->ptr[j + 1]; kb++) {
                 const int jj = b->col[kb];
+                if (upper && jj < i)
+                    continue;
                 if (mark[jj] < (int)row0) {
                     mark[jj] = (int)pos;
                     c->col[pos++] = jj;
@@ -268,6 +309,51 @@ static bool bsr_mul(const bsr *a, const bsr *b, bsr *c)
     }
     c->ptr[a->nr] = (int)pos;
     st_free(mark);
+    return true;
+}
+
+/* full = the symmetric matrix whose blocks on and above the diagonal are
+ * those of u (square blocks): each row gets the mirrored blocks first. */
+static bool bsr_from_upper(const bsr *u, bsr *full)
+{
+    const int n = u->nr, b = u->br, bs = b * b;
+    size_t nnz = 0;
+    int *count = st_calloc((size_t)n + 1, sizeof *count);
+    if (!count)
+        return false;
+    for (int i = 0; i < n; i++)
+        for (int k = u->ptr[i]; k < u->ptr[i + 1]; k++) {
+            count[i]++;
+            if (u->col[k] != i)
+                count[u->col[k]]++;
+        }
+    for (int i = 0; i < n; i++)
+        nnz += (size_t)count[i];
+    if (!bsr_alloc(full, n, n, b, b, nnz)) {
+        st_free(count);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        full->ptr[i + 1] = full->ptr[i] + count[i];
+    for (int i = 0; i < n; i++)
+        count[i] = full->ptr[i]; /* next free slot of row i */
+    for (int i = 0; i < n; i++)
+        for (int k = u->ptr[i]; k < u->ptr[i + 1]; k++) {
+            const int j = u->col[k];
+            const double *v = u->val + (size_t)k * (size_t)bs;
+            int dst = count[i]++;
+            full->col[dst] = j;
+            memcpy(full->val + (size_t)dst * (size_t)bs, v, (size_t)bs * sizeof *v);
+            if (j == i)
+                continue;
+            dst = count[j]++;
+            full->col[dst] = i;
+            double *t = full->val + (size_t)dst * (size_t)bs;
+            for (int r = 0; r < b; r++)
+                for (int c = 0; c < b; c++)
+                    t[c * b + r] = v[r * b + c];
+        }
+    st_free(count);
     return true;
 }
 
@@ -330,83 +416,6 @@ static void bsr_mv_double(const bsr *a, double *y, const double *x)
         for (int r = 0; r < br; r++)
             y[(size_t)i * (size_t)br + (size_t)r] = acc[r];
     }
-}
-
-/* The cycle's products, in single precision (values, vectors and sums):
- * y = a x (APPLY_SET), y += a x (APPLY_ADD) or y = b - a x (APPLY_RESID).
- * One function per block shape, so that the compiler unrolls the blocks:
- * 3x3 (finest operator), 3x6 and 6x3 (prolongator and restriction of the
- * finest level), 6x6 (coarse operators), 6x6 transfers below, and any other
- * shape through the generic loop. */
-enum { APPLY_SET, APPLY_ADD, APPLY_RESID };
-
-#define AMG_KERNEL(NAME, BR, BC)                                                                   \
-    static void NAME(const bsr *a, float *restrict y, const float *restrict b,                    \
-                     const float *restrict x, int mode)                                           \
-    {                                                                                              \
-        for (int i = 0; i < a->nr; i++) {                                                          \
-            float acc[BR] = {0};                                                                   \
-            for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {                                      \
-                const float *restrict v = a->fval + (size_t)k * (BR * BC);                         \
-                const float *restrict xx = x + (size_t)a->col[k] * BC;                             \
-                for (int r = 0; r < BR; r++)                                                       \
-                    for (int c = 0; c < BC; c++)                                                   \
-                        acc[r] += v[r * BC + c] * xx[c];                                           \
-            }                                                                                      \
-            float *restrict yy = y + (size_t)i * BR;                                               \
-            if (mode == APPLY_RESID)                                                               \
-                for (int r = 0; r < BR; r++)                                                       \
-                    yy[r] = b[(size_t)i * BR + r] - acc[r];                                        \
-            else if (mode == APPLY_ADD)                                                            \
-                for (int r = 0; r < BR; r++)                                                       \
-                    yy[r] += acc[r];                                                               \
-            else                                                                                   \
-                for (int r = 0; r < BR; r++)                                                       \
-                    yy[r] = acc[r];                                                                \
-        }                                                                                          \
-    }
-AMG_KERNEL(apply_3x3, 3, 3)
-AMG_KERNEL(apply_6x6, 6, 6)
-#undef AMG_KERNEL
-
-static void apply_any(const bsr *a, float *y, const float *b, const float *x, int mode)
-{
-    const int br = a->br, bc = a->bc;
-    if (br == 3 && bc == 3)
-        apply_3x3(a, y, b, x, mode);
-    else if (br == 6 && bc == 6)
-        apply_6x6(a, y, b, x, mode);
-    else
-        for (int i = 0; i < a->nr; i++) {
-            float acc[6] = {0};
-            for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
-                const float *v = a->fval + (size_t)k * (size_t)(br * bc);
-                const float *xx = x + (size_t)a->col[k] * (size_t)bc;
-                for (int r = 0; r < br; r++)
-                    for (int c = 0; c < bc; c++)
-                        acc[r] += v[r * bc + c] * xx[c];
-            }
-            float *yy = y + (size_t)i * (size_t)br;
-            for (int r = 0; r < br; r++)
-                yy[r] = mode == APPLY_RESID ? b[(size_t)i * (size_t)br + (size_t)r] - acc[r]
-                        : mode == APPLY_ADD ? yy[r] + acc[r]
-                                            : acc[r];
-        }
-}
-
-/* t += L^T x over the blocks below the diagonal (square blocks). */
-static void apply_lower_transpose(const bsr *lo, float *restrict t, const float *restrict x)
-{
-    const int b = lo->br;
-    for (int i = 0; i < lo->nr; i++)
-        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
-            const float *v = lo->fval + (size_t)k * (size_t)(b * b);
-            float *tj = t + (size_t)lo->col[k] * (size_t)b;
-            const float *xi = x + (size_t)i * (size_t)b;
-            for (int c = 0; c < b; c++)
-                for (int r = 0; r < b; r++)
-                    tj[c] += v[r * b + c] * xi[r];
-        }
 }
 
 /* The diagonal block of row i (NULL when not stored). */
@@ -511,10 +520,11 @@ static void amg_free(amg_pre *s)
     s->nlev = 0;
 }
 
-/* The scalar CSR matrix in br x br blocks (the union of the rows' block
+/* The scalar CSR matrix in 3x3 blocks (the union of the rows' block
  * columns). */
-static bool csr_to_bsr(const st_csr *a, int br, bsr *m)
+static bool csr_to_bsr(const st_csr *a, bsr *m)
 {
+    enum { br = 3 }; /* a constant: the divisions below are multiplications */
     const int nb = (int)(a->n / (size_t)br);
     int *mark = st_malloc((size_t)(nb ? nb : 1) * sizeof *mark);
     if (!mark)
@@ -573,8 +583,13 @@ static st_status level_dinv(amg_pre *s, const bsr *a, double *dinv, int level, s
     return ST_OK;
 }
 
-/* rho(D^-1 A) by 20 power iterations from a fixed start (an estimate from
- * below; w = 4 / (3 rho) leaves room up to the 2 / rho bound). */
+/* rho(D^-1 A): 10 power iterations from a fixed start, times 1.1. The
+ * power iteration approaches rho from below, slowly where the top of the
+ * spectrum is clustered (on the spring beam: 1.79 after 10, 1.83 after 20,
+ * 1.92 after 60); the usual safety factor brings it near the top. The
+ * smoothing weight w = 4 / (3 rho) is not critical (w from 0.67 to 0.73
+ * give the same iterations there), but an estimate from below makes it too
+ * large. */
 static double spectral_radius(const bsr *a, const double *dinv, double *u, double *w)
 {
     const int b = a->br;
@@ -582,7 +597,7 @@ static double spectral_radius(const bsr *a, const double *dinv, double *u, doubl
     for (size_t k = 0; k < n; k++)
         u[k] = 1.0 + 0.5 * sin(1.3 * (double)k + 0.7);
     double rho = 0.0;
-    for (int it = 0; it < 20; it++) {
+    for (int it = 0; it < 10; it++) {
         double nu = 0.0;
         for (size_t k = 0; k < n; k++)
             nu += u[k] * u[k];
@@ -608,7 +623,7 @@ static double spectral_radius(const bsr *a, const double *dinv, double *u, doubl
         }
         rho = sqrt(nw);
     }
-    return rho;
+    return 1.1 * rho;
 }
 
 /* Greedy aggregation over strong couplings; agg[i] = aggregate of block i,
@@ -866,11 +881,10 @@ static bool fine_null_space(amg_pre *s, const st_csr *csr, double **out, int *ko
 
 static bool level_vectors(amg_level *l)
 {
-    const size_t n = (size_t)l->a.nr * (size_t)l->a.br;
-    /* 4 floats of padding: the 3x3 sweep loads points 4 floats wide. */
-    l->t = st_calloc(n + 4, sizeof *l->t);
-    l->x = st_calloc(n + 4, sizeof *l->x);
-    l->b = st_calloc(n + 4, sizeof *l->b);
+    const size_t n = (size_t)l->a.nr * (size_t)vstride(l->a.br);
+    l->t = st_calloc(n + 8, sizeof *l->t);
+    l->x = st_calloc(n + 8, sizeof *l->x);
+    l->b = st_calloc(n + 8, sizeof *l->b);
     return l->t && l->x && l->b;
 }
 
@@ -882,7 +896,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
     double *bns = NULL, *dinv = NULL, *u = NULL, *w = NULL;
     int k = 0;
     st_status st = ST_OK;
-    if (!csr_to_bsr(&csr, 3, &s->lev[0].a) || !fine_null_space(s, &csr, &bns, &k))
+    if (!csr_to_bsr(&csr, &s->lev[0].a) || !fine_null_space(s, &csr, &bns, &k))
         goto nomem;
     const double fine_scalars = bsr_scalars(&s->lev[0].a);
     double all_scalars = fine_scalars;
@@ -933,7 +947,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
         double *bc = st_malloc((size_t)na * (size_t)(k * k) * sizeof *bc);
         const bool ok = bc && tentative(a, agg, na, bns, k, &pt, bc);
         st_free(agg);
-        if (!ok || !bsr_mul(a, &pt, &apt)) {
+        if (!ok || !bsr_mul(a, &pt, &apt, false)) {
             st_free(bc);
             bsr_free(&pt);
             bsr_free(&apt);
@@ -962,11 +976,15 @@ static st_status amg_build(amg_pre *s, st_error *err)
             }
         }
         bsr_free(&pt);
+        bsr_round_bf16(&apt);
         lv->p = apt;
         bsr ap = {0};
         amg_level *next = &s->lev[l + 1];
-        if (!bsr_transpose(&lv->p, &lv->r) || !bsr_mul(a, &lv->p, &ap) ||
-            !bsr_mul(&lv->r, &ap, &next->a)) {
+        bsr up = {0};
+        const bool built = bsr_transpose(&lv->p, &lv->r) && bsr_mul(a, &lv->p, &ap, false) &&
+                           bsr_mul(&lv->r, &ap, &up, true) && bsr_from_upper(&up, &next->a);
+        bsr_free(&up);
+        if (!built) {
             bsr_free(&ap);
             st_free(bc);
             goto nomem;
@@ -983,8 +1001,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
                 if (d[r * k + r] == 0.0)
                     d[r * k + r] = 1.0;
         }
-        if (!bsr_make_single(&lv->p) || !bsr_make_single(&lv->r) ||
-            !(lv->p.br != 3 || lv->p.bc != 6 || transpose_blocks_3x6(&lv->p)) ||
+        if (!bsr_make_bf16(&lv->p, true) || !bsr_make_bf16(&lv->r, false) ||
             !bsr_lower_single(a, &lv->low)) {
             st_free(bc);
             goto nomem;
@@ -1076,111 +1093,136 @@ fail:
  *     the residual b - A x(new) = u - L^T x(new), which the coarse
  *     correction needs: the residual costs no extra pass.
  *   - Backward: acc starts at 0 and sign is +1: rows see their upper part
- *     at the new x, the lower at the old. */
-#define AMG_SWEEP(B)                                                                               \
+ *     at the new x, the lower at the old.
+ *
+ * The cycle's kernels use GCC's vector extensions (SSE on x86-64, NEON on
+ * ARM): a point of B = 3 (or 6) scalars is one vector of W = 4 (or 8)
+ * floats. A block row of B values is loaded W wide (the next W - B values
+ * ride along: never summed, or masked out; the arrays carry 8 floats of
+ * padding):
+ *   - L_ij x_j: lane-wise products row_r * x_j accumulated over the row's
+ *     blocks, summed across lanes 0..B-1 once per row;
+ *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* The 8-wide vectors are passed between static functions only: the note
+ * that their ABI differs with and without AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef float v4sf __attribute__((vector_size(16)));
+typedef int v4si __attribute__((vector_size(16)));
+typedef float v8sf __attribute__((vector_size(32)));
+typedef int v8si __attribute__((vector_size(32)));
+typedef uint16_t v4hu __attribute__((vector_size(8)));
+typedef uint32_t v4su __attribute__((vector_size(16)));
+typedef uint16_t v8hu __attribute__((vector_size(16)));
+typedef uint32_t v8su __attribute__((vector_size(32)));
+
+#define AMG_VECTOR_KERNELS(B, W, VF, VI, VH, VU)                                                   \
+    static inline VF load_##B(const float *p)                                                      \
+    {                                                                                              \
+        VF v;                                                                                      \
+        memcpy(&v, p, sizeof v);                                                                   \
+        return v;                                                                                  \
+    }                                                                                              \
+    static inline VF loadh_##B(const uint16_t *p) /* W bfloat16 widened to floats */              \
+    {                                                                                              \
+        VH h;                                                                                      \
+        memcpy(&h, p, sizeof h);                                                                   \
+        const VU u = __builtin_convertvector(h, VU) << 16;                                         \
+        VF v;                                                                                      \
+        memcpy(&v, &u, sizeof v);                                                                  \
+        return v;                                                                                  \
+    }                                                                                              \
+    static inline float hsum_##B(VF v)                                                             \
+    {                                                                                              \
+        float t = 0.0f;                                                                            \
+        for (int c = 0; c < B; c++)                                                                \
+            t += v[c];                                                                             \
+        return t;                                                                                  \
+    }                                                                                              \
+    static inline VF splat_##B(float f)                                                            \
+    {                                                                                              \
+        VF v;                                                                                      \
+        for (int c = 0; c < W; c++)                                                                \
+            v[c] = f;                                                                              \
+        return v;                                                                                  \
+    }                                                                                              \
+    static inline VF mask_##B(VF v)                                                                \
+    {                                                                                              \
+        VI m;                                                                                      \
+        for (int c = 0; c < W; c++)                                                                \
+            m[c] = c < B ? -1 : 0;                                                                 \
+        return (VF)((VI)v & m);                                                                    \
+    }                                                                                              \
     static void sweep_##B(const amg_level *l, float *restrict x, const float *restrict b,        \
                           float *restrict acc, bool backward, float sign)                         \
     {                                                                                              \
         const bsr *lo = &l->low;                                                                   \
         const int n = lo->nr, step = backward ? -1 : 1;                                            \
         for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {                         \
-            /* Fetch the row after next (rows run downwards in memory when                          \
-             * backward, which the hardware prefetcher follows less well). */                      \
+            /* Rows run downwards in memory when backward, which the                               \
+             * hardware prefetcher follows less well: fetch the row after next. */                 \
             if (backward && i >= 2)                                                                \
                 for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * (B * B)); \
                      pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * (B * B)); pf += 64)   \
                     __builtin_prefetch(pf);                                                        \
+            VF t[B];                                                                               \
+            for (int r = 0; r < B; r++)                                                            \
+                t[r] = splat_##B(0.0f);                                                            \
+            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
+                const float *v = lo->fval + (size_t)k * (B * B);                                   \
+                const VF xj = load_##B(x + (size_t)lo->col[k] * W);                                \
+                for (int r = 0; r < B; r++)                                                        \
+                    t[r] += load_##B(v + B * r) * xj;                                              \
+            }                                                                                      \
+            const float *bi = b + (size_t)i * W, *ai = acc + (size_t)i * W;                        \
             float sum[B];                                                                          \
             for (int r = 0; r < B; r++)                                                            \
-                sum[r] = b[(size_t)i * B + r] - acc[(size_t)i * B + r];                            \
-            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
-                const float *restrict v = lo->fval + (size_t)k * (B * B);                          \
-                const float *restrict xj = x + (size_t)lo->col[k] * B;                             \
-                for (int r = 0; r < B; r++)                                                        \
-                    for (int c = 0; c < B; c++)                                                    \
-                        sum[r] -= v[r * B + c] * xj[c];                                            \
-            }                                                                                      \
-            const float *restrict d = l->dinv + (size_t)i * (B * B);                               \
-            float *restrict xi = x + (size_t)i * B;                                                \
+                sum[r] = bi[r] - ai[r] - hsum_##B(t[r]);                                           \
+            const float *d = l->dinv + (size_t)i * (B * B);                                        \
+            float *xi = x + (size_t)i * W;                                                         \
             for (int r = 0; r < B; r++) {                                                          \
                 float y = 0.0f;                                                                    \
                 for (int c = 0; c < B; c++)                                                        \
                     y += d[r * B + c] * sum[c];                                                    \
                 xi[r] = y;                                                                         \
             }                                                                                      \
+            VF g[B];                                                                               \
+            for (int r = 0; r < B; r++)                                                            \
+                g[r] = splat_##B(sign * xi[r]);                                                    \
             for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
-                const float *restrict v = lo->fval + (size_t)k * (B * B);                          \
-                float *restrict aj = acc + (size_t)lo->col[k] * B;                                 \
-                for (int c = 0; c < B; c++)                                                        \
-                    for (int r = 0; r < B; r++)                                                    \
-                        aj[c] += sign * v[r * B + c] * xi[r];                                      \
+                const float *v = lo->fval + (size_t)k * (B * B);                                   \
+                float *aj = acc + (size_t)lo->col[k] * W;                                          \
+                VF u = load_##B(v) * g[0];                                                         \
+                for (int r = 1; r < B; r++)                                                        \
+                    u += load_##B(v + B * r) * g[r];                                               \
+                const VF nv = load_##B(aj) + mask_##B(u); /* the unused lanes stay 0 */            \
+                memcpy(aj, &nv, sizeof nv);                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    /* t += L^T x (the upper part at x, before a forward sweep from x != 0). */                    \
+    static void lower_transpose_##B(const bsr *lo, float *restrict t, const float *restrict x)    \
+    {                                                                                              \
+        for (int i = 0; i < lo->nr; i++) {                                                         \
+            const float *xi = x + (size_t)i * W;                                                   \
+            VF g[B];                                                                               \
+            for (int r = 0; r < B; r++)                                                            \
+                g[r] = splat_##B(xi[r]);                                                           \
+            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
+                const float *v = lo->fval + (size_t)k * (B * B);                                   \
+                float *tj = t + (size_t)lo->col[k] * W;                                            \
+                VF u = load_##B(v) * g[0];                                                         \
+                for (int r = 1; r < B; r++)                                                        \
+                    u += load_##B(v + B * r) * g[r];                                               \
+                const VF nv = load_##B(tj) + mask_##B(u);                                          \
+                memcpy(tj, &nv, sizeof nv);                                                        \
             }                                                                                      \
         }                                                                                          \
     }
-AMG_SWEEP(6)
-#undef AMG_SWEEP
-
-/* The 3x3 sweep of the finest level, the cycle's largest cost, with 4-wide
- * vectors (GCC's vector extensions: SSE on x86-64, NEON on ARM). Each block
- * row is loaded 4 floats wide (its 3 values and the next one, masked out or
- * never summed; the arrays carry 4 floats of padding):
- *   - L_ij x_j: three lanes-wise products row_r * x_j accumulated over the
- *     row's blocks, summed across lanes 0..2 once per row;
- *   - L_ij^T x_i: the rows scaled by x_i's entries, lane 3 masked. */
-typedef float v4sf __attribute__((vector_size(16)));
-typedef int v4si __attribute__((vector_size(16)));
-
-static inline v4sf load4(const float *p)
-{
-    v4sf v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store4(float *p, v4sf v) { memcpy(p, &v, sizeof v); }
-
-static void sweep_3(const amg_level *l, float *restrict x, const float *restrict b,
-                    float *restrict acc, bool backward, float sign)
-{
-    const bsr *lo = &l->low;
-    const int n = lo->nr, step = backward ? -1 : 1;
-    const v4si keep3 = {-1, -1, -1, 0};
-    for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
-        if (backward && i >= 2)
-            for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 9);
-                 pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * 9); pf += 64)
-                __builtin_prefetch(pf);
-        v4sf t0 = {0, 0, 0, 0}, t1 = t0, t2 = t0;
-        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
-            const float *v = lo->fval + 9 * (size_t)k;
-            const v4sf xj = load4(x + 3 * (size_t)lo->col[k]);
-            t0 += load4(v) * xj;
-            t1 += load4(v + 3) * xj;
-            t2 += load4(v + 6) * xj;
-        }
-        const float *bi = b + 3 * (size_t)i, *ai = acc + 3 * (size_t)i;
-        const float s0 = bi[0] - ai[0] - (t0[0] + t0[1] + t0[2]);
-        const float s1 = bi[1] - ai[1] - (t1[0] + t1[1] + t1[2]);
-        const float s2 = bi[2] - ai[2] - (t2[0] + t2[1] + t2[2]);
-        const float *d = l->dinv + 9 * (size_t)i;
-        float *xi = x + 3 * (size_t)i;
-        const float x0 = d[0] * s0 + d[1] * s1 + d[2] * s2;
-        const float x1 = d[3] * s0 + d[4] * s1 + d[5] * s2;
-        const float x2 = d[6] * s0 + d[7] * s1 + d[8] * s2;
-        xi[0] = x0;
-        xi[1] = x1;
-        xi[2] = x2;
-        const v4sf g0 = {sign * x0, sign * x0, sign * x0, sign * x0};
-        const v4sf g1 = {sign * x1, sign * x1, sign * x1, sign * x1};
-        const v4sf g2 = {sign * x2, sign * x2, sign * x2, sign * x2};
-        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
-            const float *v = lo->fval + 9 * (size_t)k;
-            float *aj = acc + 3 * (size_t)lo->col[k];
-            const v4sf u = load4(v) * g0 + load4(v + 3) * g1 + load4(v + 6) * g2;
-            store4(aj, load4(aj) + (v4sf)((v4si)u & keep3));
-        }
-    }
-}
+AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su)
+AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
+#undef AMG_VECTOR_KERNELS
 
 static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool backward,
                   float sign)
@@ -1191,73 +1233,82 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
         sweep_6(l, x, b, acc, backward, sign);
 }
 
-/* The finest level's transfers with 4-wide vectors (see sweep_3):
- *   - x += P x_c, P's 3x6 blocks stored as 6 columns of 3: the columns
- *     scaled by x_c's entries, summed, lanes 0..2 added to x;
- *   - b_c = R t, R's 6x3 blocks stored as 6 rows of 3: lane-wise products
- *     row_r * t_j summed over the row's blocks, then across lanes 0..2. */
-static void apply_p36(const bsr *p, float *restrict x, const float *restrict xc)
-{
-    for (int i = 0; i < p->nr; i++) {
-        v4sf y = {0, 0, 0, 0};
-        for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
-            const float *v = p->fval + 18 * (size_t)k, *c = xc + 6 * (size_t)p->col[k];
-            for (int q = 0; q < 6; q++) {
-                const v4sf g = {c[q], c[q], c[q], c[q]};
-                y += load4(v + 3 * q) * g;
-            }
-        }
-        float *xi = x + 3 * (size_t)i;
-        xi[0] += y[0];
-        xi[1] += y[1];
-        xi[2] += y[2];
+/* Transfers from a level of points of B to the next, of points of K (the
+ * shapes: 3 to 6 on the finest level with the rigid modes, then 6 to 6; 3
+ * to 3 with translations only), with the vectors of points of B:
+ * P and R are stored in bfloat16 (bsr_make_bf16), widened to floats as
+ * they are loaded:
+ *   - x += P x_c, P's BxK blocks stored as K columns of B: the columns
+ *     scaled by x_c's entries, summed, lanes 0..B-1 added to x;
+ *   - b_c = R t, R's KxB blocks stored as K rows of B: lane-wise products
+ *     row_r * t_j summed over the row's blocks, then across lanes. */
+#define AMG_TRANSFER(B, K, VF)                                                                     \
+    static void prolong_##B##x##K(const bsr *p, float *restrict x, const float *restrict xc)     \
+    {                                                                                              \
+        for (int i = 0; i < p->nr; i++) {                                                          \
+            VF y = splat_##B(0.0f);                                                                \
+            for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {                                      \
+                const uint16_t *v = p->hval + (size_t)k * (B * K);                                 \
+                const float *c = xc + (size_t)p->col[k] * vstride(K);                              \
+                for (int q = 0; q < K; q++)                                                        \
+                    y += loadh_##B(v + B * q) * splat_##B(c[q]);                                   \
+            }                                                                                      \
+            float *xi = x + (size_t)i * vstride(B);                                                \
+            for (int r = 0; r < B; r++)                                                            \
+                xi[r] += y[r];                                                                     \
+        }                                                                                          \
+    }                                                                                              \
+    static void restrict_##K##x##B(const bsr *r, float *restrict bc, const float *restrict t)    \
+    {                                                                                              \
+        for (int i = 0; i < r->nr; i++) {                                                          \
+            VF a[K];                                                                               \
+            for (int q = 0; q < K; q++)                                                            \
+                a[q] = splat_##B(0.0f);                                                            \
+            for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {                                      \
+                const uint16_t *v = r->hval + (size_t)k * (B * K);                                 \
+                const VF tj = load_##B(t + (size_t)r->col[k] * vstride(B));                        \
+                for (int q = 0; q < K; q++)                                                        \
+                    a[q] += loadh_##B(v + B * q) * tj;                                             \
+            }                                                                                      \
+            float *bi = bc + (size_t)i * vstride(K);                                               \
+            for (int q = 0; q < K; q++)                                                            \
+                bi[q] = hsum_##B(a[q]);                                                            \
+        }                                                                                          \
     }
-}
-
-static void apply_r63(const bsr *r, float *restrict bc, const float *restrict t)
-{
-    for (int i = 0; i < r->nr; i++) {
-        v4sf a[6] = {{0}};
-        for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-            const float *v = r->fval + 18 * (size_t)k;
-            const v4sf tj = load4(t + 3 * (size_t)r->col[k]);
-            for (int q = 0; q < 6; q++)
-                a[q] += load4(v + 3 * q) * tj;
-        }
-        for (int q = 0; q < 6; q++)
-            bc[6 * (size_t)i + (size_t)q] = a[q][0] + a[q][1] + a[q][2];
-    }
-}
+AMG_TRANSFER(3, 3, v4sf)
+AMG_TRANSFER(3, 6, v4sf)
+AMG_TRANSFER(6, 6, v8sf)
+#undef AMG_TRANSFER
 
 static void restrict_to(const bsr *r, float *bc, const float *t)
 {
-    if (r->br == 6 && r->bc == 3)
-        apply_r63(r, bc, t);
+    if (r->bc == 3)
+        (r->br == 6 ? restrict_6x3 : restrict_3x3)(r, bc, t);
     else
-        apply_any(r, bc, NULL, t, APPLY_SET);
+        restrict_6x6(r, bc, t);
 }
 
 static void prolong_add(const bsr *p, float *x, const float *xc)
 {
-    if (p->br == 3 && p->bc == 6)
-        apply_p36(p, x, xc);
+    if (p->br == 3)
+        (p->bc == 6 ? prolong_3x6 : prolong_3x3)(p, x, xc);
     else
-        apply_any(p, x, NULL, xc, APPLY_ADD);
+        prolong_6x6(p, x, xc);
 }
 
 /* Forward sweep; t gets the residual b - A x after it. */
 static void forward(const amg_level *l, float *x, const float *b, float *t, bool zero)
 {
-    const size_t n = (size_t)l->low.nr * (size_t)l->low.br;
+    const size_t n = (size_t)l->low.nr * (size_t)vstride(l->low.br);
     memset(t, 0, n * sizeof *t);
     if (!zero) /* t = L^T x: the upper part at the old x */
-        apply_lower_transpose(&l->low, t, x);
+        (l->low.br == 3 ? lower_transpose_3 : lower_transpose_6)(&l->low, t, x);
     sweep(l, x, b, t, false, -1.0f);
 }
 
 static void backward(const amg_level *l, float *x, const float *b, float *t)
 {
-    memset(t, 0, (size_t)l->low.nr * (size_t)l->low.br * sizeof *t);
+    memset(t, 0, (size_t)l->low.nr * (size_t)vstride(l->low.br) * sizeof *t);
     sweep(l, x, b, t, true, 1.0f);
 }
 
@@ -1265,22 +1316,25 @@ static void backward(const amg_level *l, float *x, const float *b, float *t)
 static void vcycle(amg_pre *s, int l, float *x, const float *b)
 {
     amg_level *lv = &s->lev[l];
-    const int n = lv->a.nr * lv->a.br;
     if (l == s->nlev - 1) {
-        for (int i = 0; i < n; i++)
-            s->csol[i] = b[i];
+        const int bs = lv->a.br, vs = vstride(bs);
+        for (int i = 0; i < lv->a.nr; i++)
+            for (int c = 0; c < bs; c++)
+                s->csol[i * bs + c] = b[i * vs + c];
         dense_cholesky_solve(s->chol, s->nchol, s->csol);
-        for (int i = 0; i < n; i++)
-            x[i] = (float)s->csol[i];
+        for (int i = 0; i < lv->a.nr; i++)
+            for (int c = 0; c < bs; c++)
+                x[i * vs + c] = (float)s->csol[i * bs + c];
         return;
     }
-    for (unsigned k = 0; k < s->sweeps; k++)
+    const unsigned sweeps = l == 0 ? s->sweeps : s->coarse_sweeps;
+    for (unsigned k = 0; k < sweeps; k++)
         forward(lv, x, b, lv->t, k == 0); /* the last leaves the residual in t */
     amg_level *nx = &s->lev[l + 1];
     restrict_to(&lv->r, nx->b, lv->t);
     vcycle(s, l + 1, nx->x, nx->b);
     prolong_add(&lv->p, x, nx->x);
-    for (unsigned k = 0; k < s->sweeps; k++)
+    for (unsigned k = 0; k < sweeps; k++)
         backward(lv, x, b, lv->t);
 }
 
@@ -1335,12 +1389,14 @@ static st_status amg_solve(st_component *self, st_system *sys, double *x, const 
         return st_component_error(self, NULL, err, ST_ESTATE,
                                   "the multigrid hierarchy is not built for this system");
     amg_level *l0 = &s->lev[0];
-    const size_t n = sys->size;
-    for (size_t i = 0; i < n; i++)
-        l0->b[i] = (float)b[i];
+    const size_t np = sys->size / 3;
+    for (size_t i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++)
+            l0->b[4 * i + (size_t)c] = (float)b[3 * i + (size_t)c];
     vcycle(s, 0, l0->x, l0->b);
-    for (size_t i = 0; i < n; i++)
-        x[i] = (double)l0->x[i];
+    for (size_t i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++)
+            x[3 * i + (size_t)c] = (double)l0->x[4 * i + (size_t)c];
     return ST_OK;
 }
 
