@@ -35,6 +35,19 @@
 
 #include "iterative_common.h"
 
+/* The cycle's kernels are compiled twice on
+ * x86-64 (GCC's function multiversioning, chosen once at load by the CPU):
+ * for x86-64-v3 (AVX2 and FMA: 8-float vectors in one instruction, fused
+ * multiply-adds; about 10% of a converged step on the spring beam) and for
+ * the baseline. The two round differently, so the preconditioner (not the
+ * solution PCG converges to) differs in its last bits between CPUs, as
+ * OpenBLAS's kernels already make direct solvers do. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define AMG_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define AMG_HOT
+#endif
+
 /* Block sparse rows: nr x nc blocks of br x bc scalars, row-major blocks. */
 typedef struct bsr {
     int nr, nc, br, bc;
@@ -1107,15 +1120,6 @@ fail:
 /* The 8-wide vectors are passed between static functions only: the note
  * that their ABI differs with and without AVX does not apply. */
 #pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-/* The kernels below are compiled twice on x86-64 (GCC's function
- * multiversioning, chosen once at load by the CPU): for x86-64-v3 (AVX2
- * and FMA: the 8-float vectors in one instruction, fused multiply-adds;
- * about 10% of a converged step on the spring beam) and for the baseline. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define AMG_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define AMG_HOT
 #endif
 typedef float v4sf __attribute__((vector_size(16)));
 typedef int v4si __attribute__((vector_size(16)));
