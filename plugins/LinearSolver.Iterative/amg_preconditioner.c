@@ -1214,26 +1214,6 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
                 memcpy(aj, &nv, sizeof nv);                                                        \
             }                                                                                      \
         }                                                                                          \
-    }                                                                                              \
-    /* t += L^T x (the upper part at x, before a forward sweep from x != 0). */                    \
-    AMG_HOT static void lower_transpose_##B(const bsr *lo, float *restrict t,                    \
-                                            const float *restrict x)                               \
-    {                                                                                              \
-        for (int i = 0; i < lo->nr; i++) {                                                         \
-            const float *xi = x + (size_t)i * W;                                                   \
-            VF g[B];                                                                               \
-            for (int r = 0; r < B; r++)                                                            \
-                g[r] = splat_##B(xi[r]);                                                           \
-            for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
-                const float *v = lo->fval + (size_t)k * (B * B);                                   \
-                float *tj = t + (size_t)lo->col[k] * W;                                            \
-                VF u = load_##B(v) * g[0];                                                         \
-                for (int r = 1; r < B; r++)                                                        \
-                    u += load_##B(v + B * r) * g[r];                                               \
-                const VF nv = load_##B(tj) + mask_##B(u);                                          \
-                memcpy(tj, &nv, sizeof nv);                                                        \
-            }                                                                                      \
-        }                                                                                          \
     }
 AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su)
 AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
@@ -1314,18 +1294,23 @@ static void prolong_add(const bsr *p, float *x, const float *xc)
 }
 
 /* Forward sweep; t gets the residual b - A x after it. */
+/* A forward sweep from x = 0 (zero), or right after a backward sweep,
+ * whose t then holds L^T x for the x it left (its upper parts): the u the
+ * forward sweep starts from, for free. t ends as the residual b - A x. */
 static void forward(const amg_level *l, float *x, const float *b, float *t, bool zero)
 {
-    const size_t n = (size_t)l->low.nr * (size_t)vstride(l->low.br);
-    memset(t, 0, n * sizeof *t);
-    if (!zero) /* t = L^T x: the upper part at the old x */
-        (l->low.br == 3 ? lower_transpose_3 : lower_transpose_6)(&l->low, t, x);
+    if (zero)
+        memset(t, 0, (size_t)l->low.nr * (size_t)vstride(l->low.br) * sizeof *t);
     sweep(l, x, b, t, false, -1.0f);
 }
 
-static void backward(const amg_level *l, float *x, const float *b, float *t)
+/* A backward sweep (x = 0 first when zero); t ends as L^T x. */
+static void backward(const amg_level *l, float *x, const float *b, float *t, bool zero)
 {
-    memset(t, 0, (size_t)l->low.nr * (size_t)vstride(l->low.br) * sizeof *t);
+    const size_t n = (size_t)l->low.nr * (size_t)vstride(l->low.br);
+    if (zero)
+        memset(x, 0, n * sizeof *x);
+    memset(t, 0, n * sizeof *t);
     sweep(l, x, b, t, true, 1.0f);
 }
 
@@ -1344,15 +1329,28 @@ static void vcycle(amg_pre *s, int l, float *x, const float *b)
                 x[i * vs + c] = (float)s->csol[i * bs + c];
         return;
     }
-    const unsigned sweeps = l == 0 ? s->sweeps : s->coarse_sweeps;
-    for (unsigned k = 0; k < sweeps; k++)
-        forward(lv, x, b, lv->t, k == 0); /* the last leaves the residual in t */
+    /* k sweeps before, alternating and ending with a forward one (which
+     * leaves the residual), S_1 ... S_k; after, their adjoints in reverse
+     * order, S_k* ... S_1* (the adjoint of a forward sweep is a backward
+     * one), which makes the cycle symmetric. A forward sweep always follows
+     * a backward one or starts from zero: no sweep needs an extra pass. */
+    const unsigned k = l == 0 ? s->sweeps : s->coarse_sweeps;
+    for (unsigned q = 0; q < k; q++) {
+        if ((k - 1 - q) % 2 == 0)
+            forward(lv, x, b, lv->t, q == 0);
+        else
+            backward(lv, x, b, lv->t, q == 0);
+    }
     amg_level *nx = &s->lev[l + 1];
     restrict_to(&lv->r, nx->b, lv->t);
     vcycle(s, l + 1, nx->x, nx->b);
     prolong_add(&lv->p, x, nx->x);
-    for (unsigned k = 0; k < sweeps; k++)
-        backward(lv, x, b, lv->t);
+    for (unsigned q = 0; q < k; q++) {
+        if (q % 2 == 0)
+            backward(lv, x, b, lv->t, false);
+        else
+            forward(lv, x, b, lv->t, false);
+    }
 }
 
 /* ---- the component --------------------------------------------------------- */
