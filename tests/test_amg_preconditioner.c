@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fem_test_util.h"
 #include "scene_test_util.h"
 
 static st_scene *beam(test_rt *t, int nx, int ny, int nz, const char *solvers)
@@ -268,4 +269,92 @@ Test(amg, bad_settings_are_errors)
                  "        - MechanicalObject: {template: Vec2d, position: [[0, 0], [1, 0]]}\n"
                  "        - UniformMass: {totalMass: 1}\n",
                  "not a multiple of the 3x3 point blocks");
+}
+
+/* ---- corotational FEM ---- */
+
+/* SOFA's usual soft body: a 10 x 1 x 1 beam of 31 x 5 x 5 vertices cut into
+ * tetrahedra, TetrahedronFEMForceField (method large), clamped at x = 0,
+ * bending down under gravity; `solvers` are the linear solver(s), "ls". */
+static st_scene *fem_beam(test_rt *t, const char *solvers)
+{
+    char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 -9.81 0' dt='0.02'><DefaultAnimationLoop/>"
+             "<RegularGridTopology name='grid' n='31 5 5' min='0 -0.5 -0.5' max='10 0.5 0.5'/>"
+             "<Node name='Beam'>"
+             "<EulerImplicitSolver name='ode' rayleighStiffness='0.01' rayleighMass='0.1' "
+             "linearSolver='@ls'/>%s"
+             "<MechanicalObject name='dofs' position='@../grid.position'/>"
+             "<TetrahedronSetTopologyContainer name='tetras'/><TetrahedronSetTopologyModifier/>"
+             "<Hexa2TetraTopologicalMapping input='@../grid' output='@tetras'/>"
+             "<DiagonalMass massDensity='1000'/>"
+             "<BoxROI name='clamp' box='-0.01 -1 -1 0.01 1 1'/>"
+             "<FixedProjectiveConstraint indices='@clamp.indices'/>"
+             "<TetrahedronFEMForceField name='FEM' method='large' youngModulus='1e6' "
+             "poissonRatio='0.3'/></Node></Node>",
+             solvers);
+    return fem_load_xml(t, xml);
+}
+
+#define FEM_STEPS 30
+#define FEM_NDOF (3 * 31 * 5 * 5)
+
+static void fem_run(const char *solvers, double *x, double *iters, double *max_res)
+{
+    test_rt t;
+    fem_open_rt(&t);
+    st_scene *s = fem_beam(&t, solvers);
+    st_mstate *ms = scene_state(s, "dofs");
+    st_component *ls = scene_object(s, "ls");
+    const bool iterative = st_component_field(ls, "nbIterations") != NULL;
+    *iters = *max_res = 0;
+    st_error err = {0};
+    for (int k = 0; k < FEM_STEPS; k++) {
+        cr_assert_eq(st_scene_step(s, 0.02, &err), ST_OK, "%s: %s", solvers, err.msg);
+        if (!iterative)
+            continue;
+        *iters += real_field(ls, "nbIterations") / FEM_STEPS;
+        const st_field *fr = st_component_field(ls, "residualNorm");
+        *max_res = fmax(*max_res, fr ? *(const double *)st_component_field_ptr(ls, fr)
+                                     : real_field(ls, "residual"));
+    }
+    memcpy(x, ms->position.r, FEM_NDOF * sizeof *x);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(amg, corotational_fem_beam_trajectory_of_the_direct_solver, .timeout = 240)
+{
+    static double ldl[FEM_NDOF], cg[FEM_NDOF], amg0[FEM_NDOF], amg1[FEM_NDOF];
+    double it_cg, it0, it1, r_cg, r0, r1, dummy;
+    fem_run("<SparseLDLSolver name='ls'/>", ldl, &dummy, &dummy);
+    fem_run("<CGLinearSolver name='ls' iterations='100000' tolerance='1e-10' threshold='1e-30'/>",
+            cg, &it_cg, &r_cg);
+    fem_run("<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' preconditioner='@pre' "
+            "update_step='0'/><AMGPreconditioner name='pre'/>",
+            amg0, &it0, &r0);
+    fem_run("<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' preconditioner='@pre' "
+            "update_step='1'/><AMGPreconditioner name='pre'/>",
+            amg1, &it1, &r1);
+    double d_cg = 0, d0 = 0, d1 = 0, tip = 0;
+    for (size_t i = 0; i < FEM_NDOF; i++) {
+        d_cg = fmax(d_cg, fabs(cg[i] - ldl[i]));
+        d0 = fmax(d0, fabs(amg0[i] - ldl[i]));
+        d1 = fmax(d1, fabs(amg1[i] - ldl[i]));
+    }
+    tip = fabs(ldl[3 * 30 + 1] + 0.5); /* vertex (30, 0, 0) started at y = -0.5 */
+    cr_log_info("corotational beam: tip moved %.3g; iterations per step cg %.1f, amg built once "
+                "%.1f, every step %.1f; |x - x_ldl| cg %.2g, amg %.2g / %.2g; max |r|/|b| %.2g "
+                "%.2g %.2g",
+                tip, it_cg, it0, it1, d_cg, d0, d1, r_cg, r0, r1);
+    cr_assert_gt(tip, 0.05, "the beam bends");
+    cr_assert_leq(r0, 1e-10);
+    cr_assert_leq(r1, 1e-10);
+    cr_assert_leq(d0, 1e-8 * tip);
+    cr_assert_leq(d1, 1e-8 * tip);
+    cr_assert_leq(it0 * 3.0, it_cg, "AMG built once: %.1f iterations against CG's %.1f", it0,
+                  it_cg);
+    cr_assert_leq(it1 * 3.0, it_cg, "AMG every step: %.1f iterations against CG's %.1f", it1,
+                  it_cg);
 }
