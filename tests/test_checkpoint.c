@@ -76,6 +76,8 @@ Test(checkpoint, seed_beam_explicit_diagonal) { check_seed("beam_explicit_diagon
 Test(checkpoint, seed_beam_explicit_meshmatrixmass) { check_seed("beam_explicit_meshmatrixmass.yaml"); }
 Test(checkpoint, seed_beam_implicit_cg) { check_seed("beam_implicit_cg.yaml"); }
 Test(checkpoint, seed_beam_implicit_ldl) { check_seed("beam_implicit_ldl.yaml"); }
+/* PCG with the multigrid built once: a resumed run rebuilds the hierarchy where it was built. */
+Test(checkpoint, beam_implicit_amg) { check_seed("beam_implicit_amg.yaml"); }
 Test(checkpoint, seed_cloth_loader) { check_seed("cloth_loader.yaml"); }
 Test(checkpoint, seed_falling_particles) { check_seed("falling_particles.yaml"); }
 Test(checkpoint, seed_particles_on_plane) { check_seed("particles_on_plane.scn"); }
