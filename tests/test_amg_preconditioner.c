@@ -31,6 +31,25 @@ static double real_field(st_component *c, const char *name)
     return *(const double *)st_component_field_ptr(c, f);
 }
 
+/* Steps s n times (dt: the scene's); with an iterative linear solver ls,
+ * adds its mean iterations per step to *iters and keeps the largest
+ * |r| / |b| (PCG's residualNorm, CG's residual) in *max_res. */
+static void steps_with_stats(st_scene *s, st_component *ls, int n, double *iters,
+                             double *max_res)
+{
+    const bool iterative = st_component_field(ls, "nbIterations") != NULL;
+    const st_field *fr = st_component_field(ls, "residualNorm");
+    st_error err = {0};
+    for (int k = 0; k < n; k++) {
+        cr_assert_eq(st_scene_step(s, 0.0, &err), ST_OK, "step %d: %s", k, err.msg);
+        if (!iterative)
+            continue;
+        *iters += real_field(ls, "nbIterations") / n;
+        *max_res = fmax(*max_res, fr ? *(const double *)st_component_field_ptr(ls, fr)
+                                     : real_field(ls, "residual"));
+    }
+}
+
 #define NX 7
 #define NY 7
 #define NZ 36
@@ -56,18 +75,7 @@ static void run(const char *solvers, run_out *o)
     cr_assert_eq(3 * ms->n, (size_t)NDOF);
     memcpy(o->x0, ms->position.r, sizeof o->x0);
     st_component *ls = scene_object(s, "ls");
-    const bool iterative = st_component_field(ls, "nbIterations") != NULL;
-    st_error err = {0};
-    for (int k = 0; k < NSTEPS; k++) {
-        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s: %s", solvers, err.msg);
-        if (!iterative)
-            continue;
-        o->iters += real_field(ls, "nbIterations") / NSTEPS;
-        const st_field *fr = st_component_field(ls, "residualNorm");
-        const double r = fr ? *(const double *)st_component_field_ptr(ls, fr)
-                            : real_field(ls, "residual");
-        o->max_res = fmax(o->max_res, r);
-    }
+    steps_with_stats(s, ls, NSTEPS, &o->iters, &o->max_res);
     memcpy(o->x, ms->position.r, sizeof o->x);
     st_component *pre = test_find_object(s, "pre");
     if (pre && strcmp(pre->cls->name, "AMGPreconditioner") == 0) {
@@ -307,18 +315,8 @@ static void fem_run(const char *solvers, double *x, double *iters, double *max_r
     st_scene *s = fem_beam(&t, solvers);
     st_mstate *ms = scene_state(s, "dofs");
     st_component *ls = scene_object(s, "ls");
-    const bool iterative = st_component_field(ls, "nbIterations") != NULL;
     *iters = *max_res = 0;
-    st_error err = {0};
-    for (int k = 0; k < FEM_STEPS; k++) {
-        cr_assert_eq(st_scene_step(s, 0.02, &err), ST_OK, "%s: %s", solvers, err.msg);
-        if (!iterative)
-            continue;
-        *iters += real_field(ls, "nbIterations") / FEM_STEPS;
-        const st_field *fr = st_component_field(ls, "residualNorm");
-        *max_res = fmax(*max_res, fr ? *(const double *)st_component_field_ptr(ls, fr)
-                                     : real_field(ls, "residual"));
-    }
+    steps_with_stats(s, ls, FEM_STEPS, iters, max_res);
     memcpy(x, ms->position.r, FEM_NDOF * sizeof *x);
     st_scene_destroy(&s);
     test_rt_close(&t);
