@@ -20,15 +20,16 @@
  *   - the coarsest level (at most coarseSize unknowns) is factored densely
  *     (Cholesky).
  * Each application is one V-cycle from a zero guess, smoothed by block
- * Gauss-Seidel (smoothingSteps forward sweeps before the coarse correction,
- * as many backward sweeps after it, coarseSmoothingSteps on the levels
- * below the finest, where they cost little): a symmetric positive definite operator
- * for an SPD system. The setup works in double; the cycle works in single
- * precision (its matrices, vectors and sums), which halves the bytes it
- * reads: a preconditioner only has to be a fixed operator close to A^-1,
- * and PCG still converges to the double system. Each level keeps only the
- * blocks below the diagonal (the matrix is symmetric), its diagonal blocks'
- * inverses, and the prolongator with its transpose. */
+ * Gauss-Seidel (smoothingSteps sweeps before the coarse correction and as
+ * many after it, coarseSmoothingSteps on the levels below the finest, where
+ * they cost little; see vcycle for their order): a symmetric positive
+ * definite operator for an SPD system. The setup works in double; the cycle
+ * works in single precision (its smoother's blocks, vectors and sums) and
+ * reads the transfers in bfloat16: a preconditioner only has to be a fixed
+ * operator close to A^-1, and PCG still converges to the double system.
+ * Each level keeps only the blocks below the diagonal (the matrix is
+ * symmetric), its diagonal blocks' inverses, and the prolongator with its
+ * transpose. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -111,14 +112,15 @@ static const st_field amg_fields[] = {
                 "Largest number of levels (the finest included)", 0, NULL, 2.0,
                 (double)AMG_MAX_LEVELS),
     ST_FIELD_EX(amg_pre, sweeps, "smoothingSteps", ST_T_UINT, unsigned, "1",
-                "Block Gauss-Seidel sweeps on the finest level: forward ones before the coarse "
-                "correction, as many backward ones after it", 0, NULL,
-                1.0, 100.0),
+                "Block Gauss-Seidel sweeps on the finest level before the coarse correction, "
+                "and as many after it (forward and backward alternating, ending forward before "
+                "and starting backward after, so that the cycle is symmetric)",
+                0, NULL, 1.0, 100.0),
     ST_FIELD_EX(amg_pre, coarse_sweeps, "coarseSmoothingSteps", ST_T_UINT, unsigned, "2",
-                "Block Gauss-Seidel sweeps on the levels below the finest (forward before, "
-                "backward after the next coarse correction): these levels are an order of "
-                "magnitude smaller, so more sweeps there cut iterations cheaply", 0, NULL, 1.0,
-                100.0),
+                "Block Gauss-Seidel sweeps before and after the coarse correction on the levels "
+                "below the finest (as smoothingSteps): these levels are an order of magnitude "
+                "smaller, so more sweeps there cut iterations cheaply",
+                0, NULL, 1.0, 100.0),
     ST_STRING(amg_pre, null_space, "nullSpace", "rigid",
               "Near-null space of the finest level: rigid (the three translations and three "
               "rotations, from the positions; translations when a state is not Vec3) or "
