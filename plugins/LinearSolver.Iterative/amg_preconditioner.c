@@ -1118,9 +1118,12 @@ fail:
  *   - L_ij x_j: lane-wise products row_r * x_j accumulated over the row's
  *     blocks, summed across lanes 0..B-1 once per row;
  *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked. */
-#if defined(__GNUC__) && !defined(__clang__)
 /* The 8-wide vectors are passed between static functions only: the note
  * that their ABI differs with and without AVX does not apply. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#pragma clang diagnostic ignored "-Wpsabi"
+#elif defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef float v4sf __attribute__((vector_size(16)));
