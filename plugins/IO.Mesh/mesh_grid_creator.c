@@ -9,7 +9,9 @@
  * dumps a std::set of the oriented pairs). Then the MeshLoader steps apply
  * (T R S or transformation, triangulate, createSubelements,
  * onlyAttachedPoints, normals). As in SOFA the elements bypass flipNormals
- * (the creator writes them directly) and filename is never read. A
+ * (the creator writes them directly; only the triangles that triangulate
+ * makes of quads are reversed), with a warning, and filename is never
+ * read. A
  * resolution below 2 (SOFA divides by zero) or an unknown pattern (SOFA
  * gives points without elements) is an error. */
 #include <limits.h>
@@ -159,6 +161,9 @@ static st_status grid_init(st_component *self, st_error *err)
                                   "trianglePattern must be 0 (quads), 1 (alternate), 2 (upward) "
                                   "or 3 (downward), got %d",
                                   g->pattern);
+    if (g->m.flip_normals && !(g->pattern == 0 && g->m.triangulate))
+        st_component_warn(self, "flipNormals does not reverse the elements GridMeshCreator "
+                                "creates (as in SOFA; only triangulated quads are reversed)");
     return loader_generate(&g->m, grid_build, err);
 }
 
