@@ -36,16 +36,22 @@ static st_scene *load_xml(const char *xml, st_error *err)
     return s;
 }
 
-/* A root node holding one creator named "loader" with the given attributes. */
-static st_scene *creator(const char *cls, const char *attrs)
+/* A root node holding one creator named "loader" with the given
+ * attributes; NULL with *err set on failure. */
+static st_scene *load_creator(const char *cls, const char *attrs, st_error *err)
 {
     char xml[1024];
     snprintf(xml, sizeof xml,
              "<Node name='root'><RequiredPlugin pluginName='Sofa.Component.IO.Mesh'/>"
              "<%s name='loader' %s/></Node>",
              cls, attrs);
+    return load_xml(xml, err);
+}
+
+static st_scene *creator(const char *cls, const char *attrs)
+{
     st_error err = {0};
-    st_scene *s = load_xml(xml, &err);
+    st_scene *s = load_creator(cls, attrs, &err);
     cr_assert_not_null(s, "%s %s: %s", cls, attrs, err.msg);
     return s;
 }
@@ -261,13 +267,8 @@ Test(mesh_creators, string_mesh)
  * and says what is wrong. */
 static void expect_error(const char *cls, const char *attrs, const char *field, const char *what)
 {
-    char xml[512];
-    snprintf(xml, sizeof xml,
-             "<Node name='root'><RequiredPlugin pluginName='Sofa.Component.IO.Mesh'/>"
-             "<%s name='loader' %s/></Node>",
-             cls, attrs);
     st_error err = {0};
-    st_scene *s = load_xml(xml, &err);
+    st_scene *s = load_creator(cls, attrs, &err);
     cr_assert_null(s, "%s %s: loaded, expected an error", cls, attrs);
     cr_assert(strstr(err.msg, cls), "%s %s: no class in: %s", cls, attrs, err.msg);
     cr_assert(strstr(err.msg, field), "%s %s: no '%s' in: %s", cls, attrs, field, err.msg);
@@ -288,14 +289,27 @@ Test(mesh_creators, bad_values)
     expect_error("StringMeshCreator", "resolution='-3'", "resolution", "");
 }
 
+/* Loads a scene, checks its state "dof" has n points and steps it. */
+static st_mstate *run_steps(const char *xml, size_t n, int steps, double dt, st_scene **s)
+{
+    st_error err = {0};
+    *s = load_xml(xml, &err);
+    cr_assert_not_null(*s, "%s", err.msg);
+    st_mstate *ms = (st_mstate *)test_find_object(*s, "dof");
+    cr_assert_eq(ms->n, n);
+    for (int i = 0; i < steps; i++)
+        cr_assert_eq(st_scene_step(*s, dt, &err), ST_OK, "%s", err.msg);
+    return ms;
+}
+
 /* SOFA's TriangleFEMForceField_test (checkFEMValues) hangs a 40 x 40
  * membrane, 10 x 10, from two corners and checks point 1515 after 100
  * implicit steps; built here by GridMeshCreator (upward pattern: the same
  * triangles as SOFA's grid) as the src of the state and the topology. */
 Test(mesh_creators, grid_membrane_steps)
 {
-    st_error err = {0};
-    st_scene *s = load_xml(
+    st_scene *s;
+    st_mstate *ms = run_steps(
         "<Node name='root' gravity='0 10 0' dt='0.01'><DefaultAnimationLoop/>"
         "<Node name='membrane'><EulerImplicitSolver/>"
         "<CGLinearSolver iterations='20' tolerance='1e-5' threshold='1e-6'/>"
@@ -307,21 +321,42 @@ Test(mesh_creators, grid_membrane_steps)
         "method='large'/>"
         "<DiagonalMass massDensity='0.1'/>"
         "<FixedProjectiveConstraint indices='0 39'/></Node></Node>",
-        &err);
-    cr_assert_not_null(s, "%s", err.msg);
-    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
-    cr_assert_eq(ms->n, 1600);
+        1600, 100, 0.01, &s);
     cr_assert_eq(topo_arr(test_find_object(s, "topo"), "triangles")->n, 2 * 39 * 39);
     const double *p = ms->position.r + 3 * 1515;
-    cr_assert(fabs(p[0] - 35 * 10.0 / 39) < 1e-12 && fabs(p[1] - 37 * 10.0 / 39) < 1e-12);
-    for (int i = 0; i < 100; i++)
-        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
-    p = ms->position.r + 3 * 1515;
     cr_assert(fabs(p[0] - 8.9135) < 1e-4, "x1515 %.8g", p[0]);
     cr_assert(fabs(p[1] - 14.2499) < 1e-4, "y1515 %.8g", p[1]);
     cr_assert(fabs(p[2]) < 1e-4, "z1515 %.8g", p[2]);
     /* The fixed corners stay. */
     cr_assert_eq(ms->position.r[0], 0.0);
     cr_assert_eq(ms->position.r[3 * 39], 10.0);
+    st_scene_destroy(&s);
+}
+
+/* StringMeshCreator as the src of a chain of springs hanging from its first
+ * point: 5 points 1 apart along -y (rotation 0 0 -90), mass 1 each, springs
+ * of stiffness 1000. At rest spring i carries the weight of the 5 - i
+ * points below it, so y_i = -i - sum_{j <= i} 10 (5 - j) / 1000; damped
+ * implicit steps reach it. */
+Test(mesh_creators, string_chain_hangs)
+{
+    st_scene *s;
+    st_mstate *ms = run_steps(
+        "<Node name='root' gravity='0 -10 0' dt='0.1'><DefaultAnimationLoop/>"
+        "<EulerImplicitSolver rayleighMass='1'/>"
+        "<CGLinearSolver iterations='200' tolerance='1e-20' threshold='1e-30'/>"
+        "<StringMeshCreator name='loader' resolution='5' scale3d='4 1 1' rotation='0 0 -90'/>"
+        "<MeshTopology src='@loader'/><MechanicalObject name='dof' src='@loader'/>"
+        "<UniformMass totalMass='5'/><MeshSpringForceField stiffness='1000'/>"
+        "<FixedProjectiveConstraint indices='0'/></Node>",
+        5, 400, 0.1, &s);
+    double y = 0;
+    for (int i = 0; i < 5; i++) {
+        if (i > 0)
+            y -= 1 + 10.0 * (5 - i) / 1000;
+        const double *p = ms->position.r + 3 * i;
+        cr_assert(fabs(p[0]) < 1e-12 && fabs(p[2]) < 1e-12, "point %d off the line", i);
+        cr_assert(fabs(p[1] - y) < 1e-9, "point %d: y %.12g, expected %.12g", i, p[1], y);
+    }
     st_scene_destroy(&s);
 }
