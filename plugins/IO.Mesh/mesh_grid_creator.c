@@ -11,9 +11,8 @@
  * onlyAttachedPoints, normals). As in SOFA the elements bypass flipNormals
  * (the creator writes them directly; only the triangles that triangulate
  * makes of quads are reversed), with a warning, and filename is never
- * read. A
- * resolution below 2 (SOFA divides by zero) or an unknown pattern (SOFA
- * gives points without elements) is an error. */
+ * read. A resolution below 2 (SOFA divides by zero) or an unknown pattern
+ * (SOFA gives points without elements) is an error. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
