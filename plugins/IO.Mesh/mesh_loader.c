@@ -232,6 +232,17 @@ st_status loader_check(mesh_loader *l, st_error *err)
     return ST_OK;
 }
 
+/* After filling the outputs with status s: loader_finish, or empty outputs
+ * on any failure. */
+static st_status finish_or_clear(mesh_loader *l, st_status s, st_error *err)
+{
+    if (s == ST_OK)
+        s = loader_finish(l, err);
+    if (s != ST_OK)
+        loader_clear(l);
+    return s;
+}
+
 st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err)
 {
     ST_TRY(loader_check(l, err));
@@ -240,11 +251,14 @@ st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err)
     loader_clear(l);
     st_status s = parse(l, &f, err);
     mesh_file_free(&f);
-    if (s == ST_OK)
-        s = loader_finish(l, err);
-    if (s != ST_OK)
-        loader_clear(l);
-    return s;
+    return finish_or_clear(l, s, err);
+}
+
+st_status loader_generate(mesh_loader *l, loader_build_fn build, st_error *err)
+{
+    ST_TRY(loader_check(l, err));
+    loader_clear(l);
+    return finish_or_clear(l, build(l, err), err);
 }
 
 st_status loader_push_point(st_array *a, const double p[3], st_error *err)

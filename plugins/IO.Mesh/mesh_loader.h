@@ -73,6 +73,11 @@ typedef st_status (*loader_parse_fn)(mesh_loader *l, const mesh_file *f, st_erro
  * the outputs, parses, then loader_finish; on failure the outputs are left
  * empty. */
 st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err);
+/* Fills the outputs of a procedural MeshLoader (no file). */
+typedef st_status (*loader_build_fn)(mesh_loader *l, st_error *err);
+/* The load of a procedural MeshLoader: checks, clears the outputs, builds,
+ * then loader_finish; on failure the outputs are left empty. */
+st_status loader_generate(mesh_loader *l, loader_build_fn build, st_error *err);
 /* Common checks before loading (transformation). */
 st_status loader_check(mesh_loader *l, st_error *err);
 /* Appends one tuple; triangles and quads are reversed with flipNormals. */
@@ -103,12 +108,23 @@ void loader_cleanup(st_component *self);
  * disables their auto-link: a MechanicalObject must not translate again). */
 #define LOADER_NOAUTO(m, key, T, CT, def, help)                                                   \
     ST_FIELD_EX(mesh_loader, m, key, T, CT, def, help, ST_F_NOAUTOLINK, NULL, 0.0, 0.0)
+/* Every MeshLoader field: the required filename, then the shared rest. */
 #define LOADER_FIELDS                                                                             \
     ST_FIELD_EX(mesh_loader, filename, "filename", ST_T_STRING, char *, NULL,                     \
                 "Filename of the object (the scene's folder, then SETTEE_DATA_PATH and "          \
                 "SOFA_DATA_PATH)",                                                                \
                 ST_F_REQUIRED, NULL, 0.0, 0.0),                                                   \
-        LOADER_NOAUTO(translation, "translation", ST_T_VEC3, st_vec3, "0 0 0",                   \
+        LOADER_BASE_FIELDS
+/* The filename of a procedural creator: accepted as in SOFA (read-only
+ * there), never read. */
+#define LOADER_CREATOR_FILENAME                                                                   \
+    ST_FIELD_EX(mesh_loader, filename, "filename", ST_T_STRING, char *, NULL,                     \
+                "Filename of the object (not used: the mesh is created procedurally)",            \
+                ST_F_IGNORED, NULL, 0.0, 0.0)
+/* MeshLoader's fields after filename: the transformation, the element
+ * options and the outputs (procedural creators declare their own filename). */
+#define LOADER_BASE_FIELDS                                                                        \
+    LOADER_NOAUTO(translation, "translation", ST_T_VEC3, st_vec3, "0 0 0",                   \
                       "Translation of the DOFs"),                                                 \
         LOADER_NOAUTO(rotation, "rotation", ST_T_VEC3, st_vec3, "0 0 0",                          \
                       "Rotation of the DOFs (Euler angles in degrees, R = Rz Ry Rx)"),            \

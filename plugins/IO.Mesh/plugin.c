@@ -1,9 +1,11 @@
 /* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh, VTK, STL),
- * SOFA's sphere files and the VTKExporter. */
+ * SOFA's sphere files, the procedural grid and string creators and the
+ * VTKExporter. */
 #include <settee/settee.h>
 
 extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class, mesh_vtk_loader_class,
-    mesh_stl_loader_class, sphere_loader_class, vtk_exporter_class;
+    mesh_stl_loader_class, sphere_loader_class, mesh_grid_creator_class,
+    mesh_string_creator_class, vtk_exporter_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -12,6 +14,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &mesh_vtk_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_stl_loader_class, err));
     ST_TRY(st_registry_add(r, &sphere_loader_class, err));
+    ST_TRY(st_registry_add(r, &mesh_grid_creator_class, err));
+    ST_TRY(st_registry_add(r, &mesh_string_creator_class, err));
     ST_TRY(st_registry_add(r, &vtk_exporter_class, err));
     return ST_OK;
 }
@@ -19,5 +23,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.IO.Mesh", NULL};
 
 ST_PLUGIN_DEFINE("IO.Mesh", "0.2.0",
-                 "Mesh files: loaders (OBJ, Gmsh MSH, VTK, STL, sphere lists) and the VTK exporter",
+                 "Mesh files: loaders (OBJ, Gmsh MSH, VTK, STL, sphere lists), procedural grid and "
+                 "string meshes, and the VTK exporter",
                  "LGPL-2.1-or-later", provides, register_classes)
