@@ -76,10 +76,15 @@ static const char *png_checker =
     "print('size %dx%d, %d pixels not background' % (w, h, n))\n"
     "assert n > 0.01 * w * h, n\n";
 
+/* Runs the command fmt (a, b) with TMPDIR set to this test's own folder:
+ * ParaView's pvpython starts Open MPI, which makes its session folder
+ * ompi.HOST.UID in TMPDIR, and two tests doing so at once in the same TMPDIR
+ * race on it ("mkdir: File exists", then MPI_INIT fails). */
 static int run(const char *fmt, const char *a, const char *b)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
+    int n = snprintf(cmd, sizeof cmd, "export TMPDIR='%s'; ", dir);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, fmt, a, b);
     return test_run(cmd, out, sizeof out);
 }
 
