@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian packages settee needs, when missing, by group:
+# deps.sh - installs the Debian packages settee needs, when missing, by group:
 #   build  building settee and running scenes: a C11 compiler, CMake,
 #          pkg-config, libyaml (YAML scenes), libxml2 (SOFA's XML scenes, VTK
 #          XML meshes), zlib (gzip state files, compressed VTK), SuiteSparse
 #          (CHOLMOD, UMFPACK: the direct linear solvers), OpenBLAS and LAPACK
-#   test   the test suites: Criterion (tests/test_*.c; with it, CMake builds
+#   test   the test suites: Criterion (tests/AREA/test_*.c; with it, CMake builds
 #          the tests and benchmarks by default), python3-meshio (tests read
 #          the VTK output back with it), GNU parallel, slurm-wlm and munge
 #          (the sweep tests run cases through parallel and a one-node Slurm
 #          cluster on localhost)
 #   fuzz   the libFuzzer target (tests/fuzz): clang and its runtimes
 #   extra  optional parts, skipped cleanly when absent: PETSc (the plugin
-#          LinearSolver.PETSc and tests/test_petsc.c), ParaView with xvfb
-#          (tests/test_paraview.c reads the VTU output with ParaView's readers
+#          LinearSolver.PETSc and tests/solvers/test_petsc.c), ParaView with xvfb
+#          (tests/io/test_paraview.c reads the VTU output with ParaView's readers
 #          and renders a frame; scripts/render)
 # usage: scripts/deps.sh [GROUP...]   (default: every group)
 #        scripts/deps.sh --list       (prints each group and its packages)

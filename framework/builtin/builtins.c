@@ -2,7 +2,7 @@
  * built-in plugin records that answer RequiredPlugin for them. */
 #include <string.h>
 
-#include "internal.h"
+#include "builtin/builtin.h"
 
 static const char *const core_provides[] = {"Sofa.Simulation.Core", "Sofa.Simulation",
                                             "Sofa.Component.AnimationLoop", "Sofa.Core", NULL};
@@ -48,6 +48,7 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
                       state_provides, err));
     st__registry_set_current(rt->reg, "Core", "(built in)");
     st_status s = st_registry_add(rt->reg, &st__default_animation_loop_class, err);
+    rt->default_loop = &st__default_animation_loop_class;
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__free_motion_animation_loop_class, err);
     if (s == ST_OK)

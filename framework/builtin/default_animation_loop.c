@@ -6,7 +6,7 @@
  * never allocates. */
 #include <string.h>
 
-#include "internal.h"
+#include "builtin/builtin.h"
 
 typedef struct default_loop {
     st_component base;

@@ -2,7 +2,7 @@
  * of the visual loop (Sofa.Simulation.Core). settee runs headless, so it
  * draws nothing; it exists so that SOFA scenes naming it load. Visual
  * models that follow a mapping are updated by the animation loop. */
-#include "internal.h"
+#include "builtin/builtin.h"
 
 const st_class st__default_visual_manager_loop_class = {
     .struct_size = sizeof(st_class),

@@ -14,7 +14,7 @@
  * timeFreeMotion, timeCollision and timeConstraints (seconds). */
 #include <string.h>
 
-#include "internal.h"
+#include "builtin/builtin.h"
 
 typedef struct free_motion_loop {
     st_component base;

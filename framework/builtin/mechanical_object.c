@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "builtin/builtin.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

@@ -12,7 +12,7 @@
  * steps of dt / n (with one begin and one end event). */
 #include <string.h>
 
-#include "internal.h"
+#include "builtin/builtin.h"
 
 typedef struct multi_step_loop {
     st_component base;

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../../plugins/shared/output_file.h"
 
 /* Name of the exporters added to the scene. */
 #define OUTPUT_EXPORTER "settee_output"
@@ -49,11 +48,11 @@ static st_status set_field(st_component *c, const char *name, const char *value,
 
 st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err)
 {
-    char probe[PATH_MAX + 8];
-    snprintf(probe, sizeof probe, "%s/x", o->dir);
-    if (out_make_parents(probe, err) != ST_OK) {
-        st_error_prefix(err, "--output: ");
-        return err->code;
+    if (!cli_mkdirs(o->dir)) {
+        if (errno == ENOTDIR)
+            return st_error_set(err, ST_EIO, "--output: '%s' is not a folder", o->dir);
+        return st_error_set(err, ST_EIO, "--output: cannot create the folder '%s': %s", o->dir,
+                            strerror(errno));
     }
     if (!realpath(o->dir, o->absdir))
         return st_error_set(err, ST_EIO, "--output: '%s': %s", o->dir, strerror(errno));
@@ -228,9 +227,13 @@ st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/summary.json", o->absdir);
-    out_file of;
-    ST_TRY(out_open(&of, path, err));
-    jw w = {.f = of.f};
+    /* Written whole, then renamed over the file (cli_write_file_atomic). */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return st_error_set(err, ST_EIO, "cannot write '%s': %s", path, strerror(errno));
+    jw w = {.f = mem};
     jw_object(&w, NULL);
     jw_string(&w, "scene", scene_file);
     jw_uint(&w, "steps", done);
@@ -275,8 +278,13 @@ st_status cli_output_finish(cli_output *o, st_scene *s, const char *scene_file,
     }
     jw_end_array(&w);
     jw_end_object(&w);
-    fputc('\n', of.f);
-    return out_commit(&of, err);
+    fputc('\n', mem);
+    bool ok = fclose(mem) == 0 && buf && cli_write_file_atomic(path, buf, len);
+    int e = errno;
+    free(buf);
+    if (!ok)
+        return st_error_set(err, ST_EIO, "cannot write '%s': %s", path, strerror(e));
+    return ST_OK;
 }
 
 void cli_output_free(cli_output *o)

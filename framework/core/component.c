@@ -1,10 +1,11 @@
 /* component.c - component instances: creation from a class, fields set from
- * scene values, object and data links, lazy engine updates. */
+ * scene values, object and data links, lazy engine updates. It and node.c,
+ * and it and field.c, call each other by design (core.h says why). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static const st_state_type *provisional_type(const st_component *c);
 static st_status template_changed(st_component *c, const st_state_type *old, st_error *err);
@@ -15,39 +16,6 @@ static size_t count_fields(const st_field *t)
     for (; t && t->name; t++)
         n++;
     return n;
-}
-
-/* A member appended to st_class is read only when the plugin's class is
- * large enough to hold it (ST_CLASS_HAS), and set. */
-#define CLASS_HAS(cls, member) (ST_CLASS_HAS(cls, member) && (cls)->member)
-
-bool st__class_has_role(const st_class *cls, st_role role)
-{
-    switch (role) {
-    case ST_ROLE_ANY:
-        return true;
-    case ST_ROLE_STATE:
-        return CLASS_HAS(cls, state);
-    case ST_ROLE_FORCEFIELD:
-        return cls->forcefield != NULL;
-    case ST_ROLE_MASS:
-        return cls->mass != NULL;
-    case ST_ROLE_PROJECTIVE:
-        return cls->projective != NULL;
-    case ST_ROLE_MAPPING:
-        return cls->mapping != NULL;
-    case ST_ROLE_ODESOLVER:
-        return cls->odesolver != NULL;
-    case ST_ROLE_LINSOLVER:
-        return cls->linsolver != NULL;
-    case ST_ROLE_TOPOLOGY:
-        return cls->topology != NULL;
-    case ST_ROLE_ENGINE:
-        return cls->engine != NULL;
-    case ST_ROLE_ANIMLOOP:
-        return cls->animloop != NULL;
-    }
-    return false;
 }
 
 bool st_component_has_role(const st_component *c, st_role role)

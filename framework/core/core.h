@@ -1,7 +1,20 @@
-/* internal.h - kernel internals shared between framework/ files. Never
- * installed; plugins see only sdk/include/settee. */
-#ifndef SETTEE_INTERNAL_H
-#define SETTEE_INTERNAL_H
+/* core.h - the object model, the lowest layer of the kernel: allocation,
+ * errors and the log, the class registry, components and their fields,
+ * nodes and their name indexes, state types, and the runtime and scene
+ * objects that hold them. Uses only the public headers. Never installed;
+ * plugins see only sdk/include/settee.
+ *
+ * Two pairs of files here call each other, by design:
+ * - component.c and node.c: a node creates, owns and destroys its
+ *   components (st__component_create), and a component finds the others
+ *   (links, its state) through its node (st_node_resolve, st_node_mstate);
+ * - component.c and field.c: a component parses and copies its fields
+ *   (st__field_parse), and a state vector field parses as wide as its
+ *   component's state type (st__state_width: 7 reals a Rigid3d point).
+ * Every other use goes one way: alloc.c, error.c, log.c, state.c and
+ * registry.c use nothing else here; names.c uses only those. */
+#ifndef SETTEE_KERNEL_CORE_H
+#define SETTEE_KERNEL_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,6 +140,10 @@ st_status st__component_set_value(st_component *c, const char *key, const st_val
 st_status st__component_resolve_links(st_component *c, st_error *err);
 /* Runs an engine's update when one of its inputs changed. */
 st_status st__engine_refresh(st_component *c, st_error *err);
+/* A member appended to st_class is read only when the plugin's class is
+ * large enough to hold it (ST_CLASS_HAS), and set. */
+#define CLASS_HAS(cls, member) (ST_CLASS_HAS(cls, member) && (cls)->member)
+/* Whether a class plays a role (registry.c). */
 bool st__class_has_role(const st_class *cls, st_role role);
 /* Resolves c's state type (st_class.templates, "template", its state) and
  * reshapes its state vectors into points; idempotent. */
@@ -224,6 +241,9 @@ struct st_runtime {
     int update_depth;             /* nesting of st_component_update_inputs */
     const void **noted;           /* (class, field) pairs already reported, 2 per entry */
     size_t nnoted, capnoted;
+    /* DefaultAnimationLoop, which a scene without an animation loop gets:
+     * set when the built-in classes are registered (builtin/builtins.c). */
+    const st_class *default_loop;
 };
 /* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
  * is reported once per class and field, not per use. */
@@ -236,18 +256,11 @@ static inline void st__data_changed(st_runtime *rt)
     if (rt)
         rt->data_gen++;
 }
-/* Registers the kernel's built-in classes and built-in plugin records. */
-st_status st__builtins_register(st_runtime *rt, st_error *err);
-/* Maps "Sofa.Component.X.Y" to "X.Y"; returns a pointer into name. */
-const char *st__plugin_short_name(const char *name);
-/* Checks a plugin file before dlopen (plugin_file.c): a regular file whose
- * ELF header, segments and sections lie inside it; ST_EPLUGIN saying
- * "damaged" and naming the file otherwise. */
-st_status st__plugin_file_check(const char *file, st_error *err);
-/* Unloads all plugins (runtime destruction). */
-void st__plugins_unload_all(st_runtime *rt);
 
-/* ---- scenes ---- */
+/* ---- scenes ----
+ * The scene object belongs to the object model: nodes reach their runtime
+ * and mark the graph as changed through it. Its lifecycle (init, steps,
+ * reset) is the simulation layer's (simulation/scene.c). */
 struct st_scene {
     st_runtime *rt;
     st_node *root;
@@ -279,123 +292,12 @@ static inline void st__scene_touch(st_scene *s)
     if (s)
         s->graph_version++;
 }
-/* After a step: ST_ESOLVER naming the step, the state, the vertex and the
- * solver when a position or velocity is NaN or infinite (failure.c). */
-st_status st__scene_check_finite(st_scene *s, st_error *err);
-st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
-const char *st__scene_intern(st_scene *s, const char *file);
-/* Loads a plugin named by a RequiredPlugin component (kernel built-in). */
-st_status st__required_plugin_load(st_component *c, st_error *err);
 
-/* ---- mechanical systems ---- */
-st_status st__system_compile(st_component *solver, st_system **out, st_error *err);
-/* One system for several driven solvers whose subtrees a collision
- * pipeline couples (st_collision_ops.solver_groups); solvers[0] drives it. */
-st_status st__system_compile_group(st_component *const *solvers, size_t nsolvers, st_system **out,
-                                   st_error *err);
-/* Frees the system and its vectors. It must not touch the states: scene.c
- * calls st__system_unbind on every system first, then destroys the nodes
- * (and with them the states), then the systems. */
-void st__system_destroy(st_system **sys);
-/* Copies global vectors back so that states own their arrays again, and
- * detaches the states (ms->system = NULL). */
-void st__system_unbind(st_system *sys);
-/* After a step: externalForce cleared, field counters touched. */
-void st__system_end_step(st_system *sys);
-
-/* ---- data files (datapath.c) ---- */
-/* Looks name up as SOFA's data repository does: absolute as is; else dir1,
- * dir2 (each may be NULL), SETTEE_DATA_PATH, SOFA_DATA_PATH. tried_out gets
- * the list of paths tried; not_regular is set when name exists but is not
- * a regular file (then out holds it). */
-bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
-                   char *tried_out, size_t tried_size, bool *not_regular);
-/* The same, then in the scene's own data folders (AddDataRepository). */
-bool st__data_find_in(const st_scene *s, const char *dir1, const char *dir2, const char *name,
-                      char *out, size_t size, char *tried_out, size_t tried_size,
-                      bool *not_regular);
-/* The folder of a file name ("" for a bare name) into buf. */
-const char *st__dir_of(const char *file, char *buf, size_t size);
-
-/* ---- built-in classes ---- */
-extern const st_class st__mechanical_object_class;
-extern const st_class st__default_animation_loop_class;
-extern const st_class st__free_motion_animation_loop_class;
-extern const st_class st__multi_step_animation_loop_class;
-
-/* Shared by the animation loops (builtin/default_animation_loop.c). */
-typedef struct st__loop_links {
-    /* Components with data-linked inputs, built when the graph changes. */
-    st_component **linked;
-    size_t nlinked, caplinked;
-    unsigned long version;        /* the scene's graph_version the list was built at */
-    bool listed;
-} st__loop_links;
-void st__loop_send_event(st_node *n, st_event ev, double dt);
-st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err);
-void st__loop_links_init(st__loop_links *l, st_component *self);
-void st__loop_links_free(st__loop_links *l);
-st_system *st__loop_system_of(st_scene *s, const st_component *solver);
-st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err);
-void st__loop_end_step(st_node *root, double t0, double dt);
-/* The collision pipeline of the root (the first object with the collision
- * role), if any. */
-st_status st__loop_compute_collision(st_node *root, st_error *err);
-extern const st_class st__required_plugin_class;
-extern const st_class st__default_visual_manager_loop_class;
-/* True when c plays the state role (its instance begins with st_mstate). */
-bool st__is_mstate(const st_component *c);
-
-/* ---- matrix assembly (framework/matrix.c) ---- */
-/* The components of a system playing role (ST_ROLE_MASS, ST_ROLE_FORCEFIELD,
- * ST_ROLE_PROJECTIVE), in scene order: returns the count and writes up to
- * max of them into out (out may be NULL). matrix.c holds a weak fallback
- * that walks the solver's subtree; system.c may define the real one. */
 /* "component 'X' is registered by 2 plugins: ...; write ..." when name is
  * ambiguous (into buf), else NULL. */
 const char *st__registry_ambiguity(const st_registry *r, const char *name, char *buf, size_t size);
-/* A matrix assembling one force field alone (st_check_forcefield). */
-st_status st__matrix_create_single(st_system *sys, st_component *ff, st_matrix **out,
-                                   st_error *err);
-size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max);
-
-/* ---- mapping graph (mapping.c) ---- */
-/* The mechanical mappings of a system: Jacobians, total Jacobians of the
- * mapped states with respect to the independent ones, mapForces. */
-typedef struct st_mapgraph st_mapgraph;
-/* A mapping role function is present when the plugin's ops struct holds it
- * (plugins built for ABI 2.0 have the shorter struct) and it is set. */
-#define HAS_MOP(ops, member)                                                                       \
-    ((ops) && (ops)->struct_size >= offsetof(st_mapping_ops, member) + sizeof((ops)->member) &&   \
-     (ops)->member)
-/* Inputs of a mapping (its inputs() or its one input()): up to max written
- * into out; returns how many there are. The kernel looks at the first
- * ST_MAP_MAX_INPUTS. */
-#define ST_MAP_MAX_INPUTS 16
-size_t st__mapping_inputs(const st_component *map, st_mstate **out, size_t max);
-st_status st__mapgraph_create(st_system *sys, st_component *const *maps, size_t nmaps,
-                              st_mapgraph **out, st_error *err);
-void st__mapgraph_destroy(st_mapgraph **g);
-/* The system's graph (NULL when it has no mapping). */
-st_mapgraph *st__system_mapgraph(const st_system *sys);
-/* False when the component sits below a mapping that does not map forces. */
-bool st__mapgraph_active(const st_mapgraph *g, const st_component *c);
-/* False when the mapping's output is cut off from the parent's dynamics. */
-bool st__mapgraph_maps_forces(const st_mapgraph *g, const st_component *map);
-/* Runs every mapping's get_j and updates the total Jacobians (allocates
- * only when a Jacobian's pattern changed). */
-st_status st__mapgraph_update(st_mapgraph *g, st_error *err);
-/* Adds T_a^T blk T_b to m on the independent points (a or b mapped); false
- * when a state has no total Jacobian (a mapping without get_j). */
-bool st__mapgraph_add_block(st_mapgraph *g, st_matrix *m, const st_mstate *a, size_t i,
-                            const st_mstate *b, size_t j, const double *blk);
-/* Every mapping's geometric stiffness, kf K, into m. */
-void st__mapgraph_add_k(st_mapgraph *g, st_matrix *m, double kf);
-/* Tests: the mapping's own Jacobian as a dense rows x cols matrix (rows:
- * its output's derivative scalars; columns: the system's derivative
- * vectors, size_all). */
-st_status st__mapgraph_dense_j(st_system *sys, const st_component *map, double *J, size_t rows,
-                               size_t cols, st_error *err);
+/* True when c plays the state role (its instance begins with st_mstate). */
+bool st__is_mstate(const st_component *c);
 
 #ifdef SETTEE_EXPORT_INTERNALS
 #pragma GCC visibility pop

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 void st_error_clear(st_error *err)
 {

@@ -1,4 +1,5 @@
 /* field.c - field types: parsing scene values, defaults, copies, formatting.
+ * It and component.c call each other by design (core.h says why).
  *
  * The field's declared type decides how a value parses: libyaml gives us
  * text only, so `1e-5` is a real for a real field and `yes` is not a bool.
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 typedef enum scalar_kind { SK_BOOL, SK_INT, SK_UINT, SK_REAL, SK_STRING, SK_LINK } scalar_kind;
 

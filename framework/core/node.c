@@ -1,9 +1,10 @@
 /* node.c - scene graph nodes: context data, lookups, path resolution,
- * visitors, and building scenes in code. */
+ * visitors, and building scenes in code. It and component.c call each
+ * other by design (core.h says why). */
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static const st_field node_fields[] = {
     ST_VEC3(struct st_node, gravity, "gravity", "0 -9.81 0",

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 typedef struct entry {
     const char *name;      /* the class name or one of its aliases */
@@ -308,3 +308,34 @@ void st__registry_remove_plugin(st_registry *r, const char *plugin)
     }
     r->n = k;
 }
+
+bool st__class_has_role(const st_class *cls, st_role role)
+{
+    switch (role) {
+    case ST_ROLE_ANY:
+        return true;
+    case ST_ROLE_STATE:
+        return CLASS_HAS(cls, state);
+    case ST_ROLE_FORCEFIELD:
+        return cls->forcefield != NULL;
+    case ST_ROLE_MASS:
+        return cls->mass != NULL;
+    case ST_ROLE_PROJECTIVE:
+        return cls->projective != NULL;
+    case ST_ROLE_MAPPING:
+        return cls->mapping != NULL;
+    case ST_ROLE_ODESOLVER:
+        return cls->odesolver != NULL;
+    case ST_ROLE_LINSOLVER:
+        return cls->linsolver != NULL;
+    case ST_ROLE_TOPOLOGY:
+        return cls->topology != NULL;
+    case ST_ROLE_ENGINE:
+        return cls->engine != NULL;
+    case ST_ROLE_ANIMLOOP:
+        return cls->animloop != NULL;
+    }
+    return false;
+}
+
+st_registry *st_runtime_registry(st_runtime *rt) { return rt ? rt->reg : NULL; }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 /* ---- quaternions (x y z w) ---- */
 

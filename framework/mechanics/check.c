@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "mechanics/mechanics.h"
 
 #define HAS_OP(ops, type, member)                                                                  \
     ((ops) && (ops)->struct_size >= offsetof(type, member) + sizeof((ops)->member) &&             \

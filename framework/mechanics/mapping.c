@@ -4,13 +4,14 @@
  * the independent states (products of the mappings' Jacobians along the
  * chain), SOFA's mapForces switch per state, and the projection of matrix
  * blocks written on mapped states into the independent states' matrix
- * (T_a^T K T_b).
+ * (T_a^T K T_b). It, system.c and matrix.c call each other by design
+ * (mechanics.h says why).
  *
  * Everything is allocated when the graph is created or when a mapping's
  * Jacobian changes pattern; updating values allocates nothing. */
 #include <string.h>
 
-#include "internal.h"
+#include "mechanics/mechanics.h"
 
 #define MAXD 6
 #define MAXB (MAXD * MAXD)

@@ -1,7 +1,8 @@
 /* matrix.c - assembly of mf M + bf B + kf K into point-block compressed
  * sparse rows (derivative space: a block couples two points and has their
  * derivative sizes, 3x3 between Vec3d points, 6x6 between Rigid3d points),
- * with projective constraints applied.
+ * with projective constraints applied. It, system.c and mapping.c call
+ * each other by design (mechanics.h says why).
  *
  * Design: "recorded call sequence". The first st_matrix_assemble records
  * every st_matrix_add_block / st_matrix_add_diag / st_matrix_project_dof
@@ -42,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "mechanics/mechanics.h"
 
 /* A role function is present when the plugin's ops struct is large enough
  * to hold it and it is set. */
@@ -114,45 +115,6 @@ struct st_matrix {
     size_t bad_index;
     bool no_jacobian;          /* the out-of-range point is on a mapped state without J */
 };
-
-/* ---- the system's components ---- */
-
-typedef struct collect_ctx {
-    st_node *root;
-    st_role role;
-    st_component **out;
-    size_t max, count;
-} collect_ctx;
-
-static st_visit collect_top_down(st_node *n, void *ud)
-{
-    collect_ctx *c = ud;
-    /* A deeper ODE solver owns its own subtree (SOFA's SolveVisitor). */
-    if (n != c->root && st_node_find(n, ST_ROLE_ODESOLVER, ST_SEARCH_LOCAL))
-        return ST_VISIT_PRUNE;
-    size_t k = st_node_object_count(n);
-    for (size_t i = 0; i < k; i++) {
-        st_component *o = st_node_object(n, i);
-        if (st_component_has_role(o, c->role)) {
-            if (c->out && c->count < c->max)
-                c->out[c->count] = o;
-            c->count++;
-        }
-    }
-    return ST_VISIT_CONTINUE;
-}
-
-/* Fallback used while framework/system.c does not define this accessor: the
- * components playing role in the solver's subtree, scene order, deeper ODE
- * solvers' subtrees excluded. A strong definition in system.c wins. */
-__attribute__((weak)) size_t st__system_components(const st_system *sys, st_role role,
-                                                   st_component **out, size_t max)
-{
-    collect_ctx c = {sys->node, role, out, max, 0};
-    st_visitor v = {collect_top_down, NULL, &c};
-    st_node_execute(sys->node, &v);
-    return c.count;
-}
 
 static st_status gather(st_system *sys, st_role role, st_component ***out, size_t *n,
                         st_error *err)

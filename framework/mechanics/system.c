@@ -2,11 +2,12 @@
  * into flat global vectors and ordered component lists, and the operations
  * solvers run on it (forces, M/B/K products, projections, mappings, vector
  * algebra). Everything is allocated at compile or bind time; the operations
- * called during a step never allocate. */
+ * called during a step never allocate. It, matrix.c and mapping.c call
+ * each other by design (mechanics.h says why). */
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "mechanics/mechanics.h"
 
 /* A component that contributes to the force: a mass (gravity) or a force
  * field (add_force), in scene order. */
@@ -546,8 +547,7 @@ st_status st_system_xvec_alloc(st_system *sys, double **out, st_error *err)
 }
 
 /* The system's own ordered lists (scene order, as compiled): masses, force
- * fields, projective constraints and mappings. Overrides the weak fallback in
- * matrix.c, which walks the solver's subtree again. Other roles give 0. */
+ * fields, projective constraints and mappings. Other roles give 0. */
 size_t st__system_components(const st_system *sys, st_role role, st_component **out, size_t max)
 {
     const sys_impl *s = cimpl(sys);

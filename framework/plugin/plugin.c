@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "plugin/loader.h"
 
 #ifndef SETTEE_BUILD_LIB_DIR
 #define SETTEE_BUILD_LIB_DIR ""

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "plugin/loader.h"
 
 #if UINTPTR_MAX > 0xffffffffu
 typedef Elf64_Ehdr ehdr_t;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "plugin/loader.h"
 
 typedef struct required_plugin {
     st_component base;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_desc.h"
+#include "scenefile/scene_desc.h"
 
 /* ---- memory ---- */
 

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "internal.h"
+#include "simulation/simulation.h"
 
 typedef struct st_dattr {
     const char *key;   /* owned by the description */
@@ -112,6 +112,20 @@ st_status st__scene_describe(st_runtime *rt, const char *text, size_t len, const
                              st_scene **scene, st_desc *d, st_report *r);
 /* Reads a whole regular file into a NUL-terminated buffer (st_free it). */
 st_status st__read_file(const char *path, char **out, size_t *len, st_error *err);
+
+/* ---- data files (datapath.c) ---- */
+/* Looks name up as SOFA's data repository does: absolute as is; else dir1,
+ * dir2 (each may be NULL), SETTEE_DATA_PATH, SOFA_DATA_PATH. tried_out gets
+ * the list of paths tried; not_regular is set when name exists but is not
+ * a regular file (then out holds it). */
+bool st__data_find(const char *dir1, const char *dir2, const char *name, char *out, size_t size,
+                   char *tried_out, size_t tried_size, bool *not_regular);
+/* The same, then in the scene's own data folders (AddDataRepository). */
+bool st__data_find_in(const st_scene *s, const char *dir1, const char *dir2, const char *name,
+                      char *out, size_t size, char *tried_out, size_t tried_size,
+                      bool *not_regular);
+/* The folder of a file name ("" for a bare name) into buf. */
+const char *st__dir_of(const char *file, char *buf, size_t size);
 
 /* ---- writers (settee convert) ---- */
 /* Writes d in the format to f. */

@@ -18,7 +18,7 @@
 
 #include <yaml.h>
 
-#include "scene_desc.h"
+#include "scenefile/scene_desc.h"
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
 #define LD_MAX_EVENT_DEPTH 256   /* any nesting in the file (checked before loading) */
@@ -825,56 +825,6 @@ st_status st_scene_load_string(st_runtime *rt, const char *text, size_t len, con
                                st_scene **out, st_error *err)
 {
     return ld_run(rt, text, len, name, out, err);
-}
-
-st_status st__read_file(const char *path, char **out, size_t *outlen, st_error *err)
-{
-    *out = NULL;
-    *outlen = 0;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return st_error_set_at(err, ST_EIO, path, 0, 0,
-                               "cannot read '%s': not a regular file (a directory, device or "
-                               "pipe)",
-                               path);
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int saved = 0;
-    if (f) {
-        for (;;) {
-            if (len + 4096 + 1 > cap) {
-                size_t ncap = cap ? 2 * cap : 16384;
-                char *p = st_realloc(buf, ncap);
-                if (!p) {
-                    st_free(buf);
-                    fclose(f);
-                    return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", path);
-                }
-                buf = p;
-                cap = ncap;
-            }
-            size_t k = fread(buf + len, 1, cap - len - 1, f);
-            len += k;
-            if (k == 0) {
-                if (ferror(f))
-                    saved = errno ? errno : EIO;
-                break;
-            }
-        }
-        fclose(f);
-    } else {
-        saved = errno;
-    }
-    if (!f || saved) {
-        st_free(buf);
-        return st_error_set_at(err, ST_EIO, path, 0, 0, "cannot read '%s': %s", path,
-                               strerror(saved));
-    }
-    buf[len] = 0;
-    *out = buf;
-    *outlen = len;
-    return ST_OK;
 }
 
 st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_error *err)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scenefile/scene_desc.h"
 
 static const char *const node_keys[] = {"gravity", "dt", "time", "animate", "activated"};
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_desc.h"
+#include "scenefile/scene_desc.h"
 
 /* ---- YAML ---- */
 

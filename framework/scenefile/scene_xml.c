@@ -28,7 +28,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
-#include "scene_desc.h"
+#include "scenefile/scene_desc.h"
 
 #define XR_MAX_DEPTH 64    /* nested elements */
 #define XR_MAX_INCLUDES 16 /* nested includes */

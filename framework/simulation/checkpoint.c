@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "simulation/simulation.h"
 
 #define CK_MAGIC "settee checkpoint"
 #define CK_FORMAT 1

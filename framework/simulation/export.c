@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "simulation/simulation.h"
 
 /* Writes one double; returns false when it is not finite (null written). */
 static bool put_number(FILE *f, double x)

@@ -5,13 +5,14 @@
  * loop's `continueOnSolverFailure: true` (they become warnings). A
  * non-finite state always stops the run: nothing after it is meaningful.
  * Then, on that failure path only, the scene is replayed to the start of the
- * failing step to name the force field whose force first went non-finite. */
+ * failing step to name the force field whose force first went non-finite.
+ * It and scene.c call each other by design (simulation.h says why). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "simulation/simulation.h"
 
 st_status st_component_solver_failure(const st_component *c, st_error *err, const char *fmt, ...)
 {

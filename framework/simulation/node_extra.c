@@ -1,6 +1,6 @@
 /* node_extra.c - node queries added after the first node API: the scene
  * file a node was loaded from (for loaders' relative file names). */
-#include "internal.h"
+#include "simulation/simulation.h"
 
 const char *st_node_scene_file(const st_node *n)
 {

@@ -1,9 +1,10 @@
 /* scene.c - a scene: its root node, initialisation (links, init, mechanical
- * systems), stepping through the animation loop, reset and destruction. */
+ * systems), stepping through the animation loop, reset and destruction. It
+ * and failure.c call each other by design (simulation.h says why). */
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "simulation/simulation.h"
 
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err)
 {
@@ -127,9 +128,12 @@ static st_status ensure_loop(st_scene *s, st_error *err)
             s->loop = root->objects[i];
             return ST_OK;
         }
+    if (!s->rt->default_loop)
+        return st_error_set(err, ST_ESCENE, "the root node has no animation loop, and the "
+                            "runtime has no DefaultAnimationLoop to add");
     st_component *c;
-    ST_TRY(st__component_create(root, &st__default_animation_loop_class, "DefaultAnimationLoop",
-                                ST_NO_MARK, &c, err));
+    ST_TRY(st__component_create(root, s->rt->default_loop, "DefaultAnimationLoop", ST_NO_MARK,
+                                &c, err));
     ST_TRY(st__node_prepend_object(root, c, err));
     st__log(s->rt, ST_LOG_INFO, root->mark, "/",
             "the root node has no animation loop: a DefaultAnimationLoop was added");

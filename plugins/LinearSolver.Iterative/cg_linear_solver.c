@@ -62,7 +62,7 @@ static bool cg_fusable(const st_system *sys)
  * st_vec_dot(r, r) in one pass over the vectors, with the same operations
  * in the same order (each point's x*x + y*y + z*z added to its state's sum,
  * the states' sums added in order), so every bit is the same as the three
- * separate calls' (tests/test_precond_bandwidth.c checks trajectories against the
+ * separate calls' (tests/solvers/test_precond_bandwidth.c checks trajectories against the
  * hashes of the unfused solver's). Only where cg_fusable holds. */
 static double cg_update(const st_system *sys, double *x, double *r, const double *p,
                         const double *q, double alpha)

@@ -162,7 +162,7 @@ Test(lagrangian_more, lcp_solution_is_complementary)
 Test(lagrangian_more, unimplemented_solver_settings_are_refused)
 {
     char yaml[4096];
-    /* LCPConstraintSolver's mu > 0 (friction) runs: tests/test_lcp_friction.c. */
+    /* LCPConstraintSolver's mu > 0 (friction) runs: tests/constraints/test_lcp_friction.c. */
     chain_yaml(yaml, sizeof yaml,
                "GenericConstraintSolver: {name: csolver, resolutionMethod: Jacobi}", MIXED);
     refused(yaml, "resolutionMethod");

@@ -7,7 +7,7 @@
  * tangent is exact (rest and rigidly moved rest states). */
 #include <stdio.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/beam_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/beam_fem.h"
 #include "fem_test_util.h"
 
 static void beam_open_rt(test_rt *t)

@@ -7,7 +7,7 @@
  * beam. The Jacobian checks are in test_jacobians. */
 #include <stdio.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
 #include "fem_test_util.h"
 #include "sofa_fem_values.h"
 
@@ -307,7 +307,7 @@ Test(fem_corot, potential_energy_uniform_stretch)
 
 /* ---- FastTetrahedralCorotationalForceField ---- */
 
-#include "../plugins/SolidMechanics.FEM.Elastic/fast_tetra.h"
+#include "plugins/SolidMechanics.FEM.Elastic/fast_tetra.h"
 
 static ftc_fem *fast_of(st_scene *s)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/hexahedron_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/hexahedron_fem.h"
 #include "internal.h"
 #include "support.h"
 

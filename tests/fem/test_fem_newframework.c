@@ -27,7 +27,7 @@
 #include <settee/check.h>
 #include <stdio.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/element_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/element_fem.h"
 #include "fem_test_util.h"
 
 #define NX 2

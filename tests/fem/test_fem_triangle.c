@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/triangle_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/triangle_fem.h"
 #include "internal.h"
 #include "support.h"
 #include "sofa_fem_values.h"

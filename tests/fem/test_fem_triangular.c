@@ -6,7 +6,7 @@
  * solver paths on the membrane. The Jacobian checks are in test_jacobians. */
 #include <stdio.h>
 
-#include "../plugins/SolidMechanics.FEM.Elastic/triangular_fem.h"
+#include "plugins/SolidMechanics.FEM.Elastic/triangular_fem.h"
 #include "fem_test_util.h"
 #include "sofa_fem_values.h"
 

@@ -1,4 +1,4 @@
-/* test_matrix.c - block sparse assembly (framework/matrix.c): the pattern
+/* test_matrix.c - block sparse assembly (framework/mechanics/matrix.c): the pattern
  * is built once and re-assembly neither searches nor allocates; the pattern
  * is symmetric with sorted columns and every diagonal; factors and Rayleigh
  * coefficients; projection of constrained DOFs; the product agrees with the

@@ -1,5 +1,5 @@
 /* crash.c - test plugin "TestCrash": the component TestCrash misbehaves on
- * request, for the sweep tests (tests/test_sweep.c): crashAtStep N raises
+ * request, for the sweep tests (tests/cli/test_sweep.c): crashAtStep N raises
  * SIGABRT at the start of step N (a crash the process cannot survive), and
  * sleepPerStep S sleeps S seconds at the start of every step (a case that
  * runs into its timeout). */

@@ -1,0 +1,48 @@
+/* builtin.h - the classes every runtime has (MechanicalObject, the
+ * animation loops) and the runtime that registers them: the top of the
+ * kernel, above the simulation layer. */
+#ifndef SETTEE_KERNEL_BUILTIN_H
+#define SETTEE_KERNEL_BUILTIN_H
+
+#include "simulation/simulation.h"
+
+/* Test builds (SETTEE_EXPORT_INTERNALS) export these internals so that the
+ * test suites can reach them; other builds export only the public API. */
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility push(default)
+#endif
+
+/* Registers the kernel's built-in classes and built-in plugin records. */
+st_status st__builtins_register(st_runtime *rt, st_error *err);
+/* ---- built-in classes ---- */
+extern const st_class st__mechanical_object_class;
+extern const st_class st__default_animation_loop_class;
+extern const st_class st__free_motion_animation_loop_class;
+extern const st_class st__multi_step_animation_loop_class;
+
+/* Shared by the animation loops (builtin/default_animation_loop.c). */
+typedef struct st__loop_links {
+    /* Components with data-linked inputs, built when the graph changes. */
+    st_component **linked;
+    size_t nlinked, caplinked;
+    unsigned long version;        /* the scene's graph_version the list was built at */
+    bool listed;
+} st__loop_links;
+void st__loop_send_event(st_node *n, st_event ev, double dt);
+st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err);
+void st__loop_links_init(st__loop_links *l, st_component *self);
+void st__loop_links_free(st__loop_links *l);
+st_system *st__loop_system_of(st_scene *s, const st_component *solver);
+st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err);
+void st__loop_end_step(st_node *root, double t0, double dt);
+/* The collision pipeline of the root (the first object with the collision
+ * role), if any. */
+st_status st__loop_compute_collision(st_node *root, st_error *err);
+extern const st_class st__required_plugin_class;
+extern const st_class st__default_visual_manager_loop_class;
+
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility pop
+#endif
+
+#endif

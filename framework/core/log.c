@@ -1,0 +1,76 @@
+/* log.c - the runtime's log sink and the messages the kernel sends to it
+ * (each ignored SOFA field noted once), and the clock the run's timings use. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "core/core.h"
+
+double st_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud)
+{
+    rt->log = fn;
+    rt->log_ud = ud;
+}
+
+void st_runtime_log(st_runtime *rt, st_log_level level, const char *where, const char *path,
+                    const char *fmt, ...)
+{
+    if (!rt || !rt->log)
+        return;
+    char msg[ST_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt->log(level, where ? where : "", path ? path : "", msg, rt->log_ud);
+}
+
+void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, const char *fmt, ...)
+{
+    if (!rt || !rt->log)
+        return;
+    char msg[ST_ERROR_MSG_MAX], where[ST_ERROR_WHERE_MAX] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m.file && m.line > 0)
+        snprintf(where, sizeof where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
+    rt->log(level, where, path ? path : "", msg, rt->log_ud);
+}
+
+void st__log_error(st_runtime *rt, const st_error *err)
+{
+    if (!err || err->code == ST_OK || err->reported)
+        return;
+    if (rt && rt->log)
+        rt->log(ST_LOG_ERROR, err->where, err->path, err->msg, rt->log_ud);
+    ((st_error *)err)->reported = true;
+}
+
+bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b)
+{
+    if (!rt)
+        return true;
+    for (size_t i = 0; i + 1 < rt->nnoted; i += 2)
+        if (rt->noted[i] == a && rt->noted[i + 1] == b)
+            return false;
+    if (rt->nnoted + 2 > rt->capnoted) {
+        size_t cap = rt->capnoted ? 2 * rt->capnoted : 32;
+        const void **p = st_realloc(rt->noted, cap * sizeof *p);
+        if (!p)
+            return true; /* no memory to remember it: say it again */
+        rt->noted = p;
+        rt->capnoted = cap;
+    }
+    rt->noted[rt->nnoted++] = a;
+    rt->noted[rt->nnoted++] = b;
+    return true;
+}

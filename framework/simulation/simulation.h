@@ -1,0 +1,36 @@
+/* simulation.h - the scene and its run, above the mechanics: creating a
+ * scene, init (systems compiled, links resolved), steps through the
+ * animation loop, reset, failure detection (failure.c), checkpoints and
+ * state export.
+ *
+ * scene.c and failure.c call each other, by design: each step checks that
+ * its states are finite (st__scene_check_finite), and on that failure path
+ * failure.c replays the scene from its start (st_scene_reset) to name the
+ * force field that went non-finite first. checkpoint.c and export.c use
+ * scene.c; nothing here uses them. */
+#ifndef SETTEE_KERNEL_SIMULATION_H
+#define SETTEE_KERNEL_SIMULATION_H
+
+#include "mechanics/mechanics.h"
+#include "plugin/loader.h"
+
+/* Test builds (SETTEE_EXPORT_INTERNALS) export these internals so that the
+ * test suites can reach them; other builds export only the public API. */
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility push(default)
+#endif
+
+/* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
+ * writing, its name in tmp (export.c). */
+st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);
+/* After a step: ST_ESOLVER naming the step, the state, the vertex and the
+ * solver when a position or velocity is NaN or infinite (failure.c). */
+st_status st__scene_check_finite(st_scene *s, st_error *err);
+st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
+const char *st__scene_intern(st_scene *s, const char *file);
+
+#ifdef SETTEE_EXPORT_INTERNALS
+#pragma GCC visibility pop
+#endif
+
+#endif
