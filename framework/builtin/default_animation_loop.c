@@ -163,6 +163,9 @@ st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
  * are up to date and before the ODE solvers integrate. */
 st_status st__loop_compute_collision(st_node *root, st_error *err)
 {
+    /* Every loop gets here after the begin event, before its solvers: the
+     * systems are rebuilt first when a topology changed. */
+    ST_TRY(st__scene_refresh_systems(root->scene, err));
     for (size_t i = 0; i < root->nobjects; i++) {
         st_component *c = root->objects[i];
         if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision || !c->cls->collision->compute)

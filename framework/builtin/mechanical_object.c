@@ -343,6 +343,31 @@ static void apply_parse_attrs(st_component *self)
     }
 }
 
+/* After a change of the topology whose points the state follows: its
+ * vectors were renumbered by the kernel; the point count follows. */
+static st_status mobject_topology_changed(st_component *self, st_component *topology,
+                                          const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev, (void)err;
+    st_mstate *ms = (st_mstate *)self;
+    ms->n = ms->position.n;
+    ms->size = (unsigned)ms->n;
+    return ST_OK;
+}
+
+/* SOFA's MechanicalObject hears of its topology's point changes (the
+ * containers' state changes, propagateToDOF): every vector follows the
+ * topology's points, so a removed point's place takes the last point's
+ * values, as the topology's own lists do. */
+static st_status follow_topology(st_mstate *ms, st_component *topo, st_error *err)
+{
+    st_component *self = &ms->base;
+    for (size_t k = 0; k < NVECS; k++)
+        ST_TRY(st_topology_follow_field(self, mobject_vecs[k].name, topo, ST_ELEM_POINT, NULL,
+                                        NULL, err));
+    return st_topology_listen(self, topo, mobject_topology_changed, err);
+}
+
 static st_status mobject_init(st_component *self, st_error *err)
 {
     st_mstate *ms = (st_mstate *)self;
@@ -431,6 +456,8 @@ static st_status mobject_init(st_component *self, st_error *err)
     ms->size = (unsigned)ms->n;
     ms->has_external_force =
         ms->external_force.n > 0 && array_nonzero(&ms->external_force, dw(ms));
+    if (topo)
+        ST_TRY(follow_topology(ms, topo, err));
     return store_reset_state(ms, err);
 }
 

@@ -118,6 +118,7 @@ void st__component_destroy(st_component *c)
     if (!c)
         return;
     st_cinfo *ci = st__cinfo(c);
+    st__topology_forget(c);
     if (c->cls->cleanup)
         c->cls->cleanup(c);
     if (ci) {

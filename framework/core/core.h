@@ -79,6 +79,8 @@ typedef struct st_cinfo {
     const st_state_type *stype;   /* resolved state type; NULL before (state vectors flat) */
     bool has_links;               /* some data field reads another component's */
     unsigned long inputs_gen;     /* 1 + runtime data_gen when inputs were last up to date */
+    bool topo_linked;             /* in a topology link record (topology_links.c) */
+    unsigned long topo_revision;  /* topologies: changes announced (st_topology_revision) */
 } st_cinfo;
 
 static inline st_cinfo *st__cinfo(const st_component *c) { return (st_cinfo *)c->kernel; }
@@ -103,6 +105,9 @@ st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_er
 st_status st__field_set_default(const st_field *f, void *dst, st_error *err);
 /* Frees what a field owns. */
 void st__field_free(const st_field *f, void *dst);
+/* Bytes per tuple of c's array field f (a state vector's follows c's state
+ * type); 0 for a field that is not a numeric array. */
+size_t st__field_tuple_bytes(const st_component *c, const st_field *f);
 /* True for the unsigned lists: indices (ST_T_UINTS) and the element lists. */
 bool st__type_is_index_list(st_type t);
 /* Copies src (a value of field sf, which may be NULL: same as f) into dst
@@ -278,7 +283,40 @@ struct st_scene {
     bool dt_varied;               /* a later step ran with another dt */
     char **data_paths;            /* folders added by AddDataRepository, searched last */
     size_t ndata_paths;
+    /* Who follows which topology (core/topology_links.c), in registration
+     * order; a change sets systems_stale (simulation/topology_change.c). */
+    struct st__topo_link *topo_links;
+    size_t ntopo_links, captopo_links;
+    bool systems_stale;           /* the systems must be rebuilt before the next solve */
+    /* A topological change that failed inside an event handler (which
+     * cannot return it): the step stops with it before its solvers run. */
+    st_error change_error;
+    bool destroying;              /* st_scene_destroy is under way */
 };
+
+/* ---- topology links (topology_links.c) ---- */
+typedef enum st__topo_link_kind {
+    ST__TOPO_ITEMS,               /* st_topology_follow: an array of items */
+    ST__TOPO_FIELD,               /* st_topology_follow_field: an array field's tuples */
+    ST__TOPO_SUBSET,              /* st_topology_follow_subset: an index field */
+    ST__TOPO_VERTICES,            /* st_topology_follow_vertices: point indices */
+    ST__TOPO_LISTEN,              /* st_topology_listen */
+    ST__TOPO_USE                  /* st_topology_use: reads without following */
+} st__topo_link_kind;
+typedef struct st__topo_link {
+    st__topo_link_kind kind;
+    st_component *owner, *topology;
+    st_elem elem;
+    void **items;                 /* ITEMS */
+    size_t *n;
+    size_t item_size;
+    int field;                    /* FIELD, SUBSET: index into the owner's fields */
+    const st_topo_follow_ops *ops;
+    void *ud;
+    st_topo_listener fn;          /* LISTEN */
+} st__topo_link;
+/* Drops the records of a component that goes away before its scene. */
+void st__topology_forget(st_component *c);
 /* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
  * writing, its name in tmp (export.c). */
 st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);

@@ -85,6 +85,15 @@ static const type_info *tinfo(st_type t)
     return &types[t];
 }
 
+size_t st__field_tuple_bytes(const st_component *c, const st_field *f)
+{
+    const type_info *ti = tinfo(f->type);
+    if (!ti || !ti->array || ti->sk == SK_STRING)
+        return 0;
+    unsigned w = is_state_vec(f->type) ? st__state_width(c, f->type) : ti->width;
+    return (size_t)w * ti->esize;
+}
+
 unsigned st_type_width(st_type t)
 {
     const type_info *ti = tinfo(t);

@@ -54,9 +54,11 @@ void st_scene_destroy(st_scene **ps)
     if (!ps || !*ps)
         return;
     st_scene *s = *ps;
+    s->destroying = true;
     for (size_t i = 0; i < s->nsystems; i++)
         st__system_unbind(s->systems[i]);
     st__node_destroy(s->root);
+    st_free(s->topo_links);
     for (size_t i = 0; i < s->nsystems; i++)
         st__system_destroy(&s->systems[i]);
     st_free(s->systems);
@@ -536,6 +538,28 @@ static st_status bind_collision(st_scene *s, st_error *err)
     return ST_OK;
 }
 
+st_status st__scene_refresh_systems(st_scene *s, st_error *err)
+{
+    if (s && s->change_error.code != ST_OK) {
+        *err = s->change_error;
+        return err->code;
+    }
+    if (!s || !s->systems_stale)
+        return ST_OK;
+    s->systems_stale = false;
+    for (size_t i = 0; i < s->nsystems; i++)
+        st__system_destroy(&s->systems[i]);
+    s->nsystems = 0;
+    st_status st = compile_systems(s, err);
+    if (st == ST_OK)
+        st = bind_systems(s, err);
+    if (st == ST_OK)
+        st = bind_collision(s, err);
+    if (st != ST_OK)
+        st_error_prefix(err, "after a topological change: ");
+    return st;
+}
+
 static void send_event(st_node *n, st_event ev, double dt)
 {
     for (size_t i = 0; i < n->nobjects; i++)
@@ -607,6 +631,8 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
         s->dt_varied |= dt != s->step_dt;
     const st_animloop_ops *ops = s->loop->cls->animloop;
     st_status st = ops->step(s->loop, s->root, dt, err);
+    if (st == ST_OK) /* a change at the end of the step: systems whole again */
+        st = st__scene_refresh_systems(s, err);
     if (st == ST_OK)
         st = st__scene_check_finite(s, err);
     if (st != ST_OK) {

@@ -26,6 +26,10 @@ st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st
 /* After a step: ST_ESOLVER naming the step, the state, the vertex and the
  * solver when a position or velocity is NaN or infinite (failure.c). */
 st_status st__scene_check_finite(st_scene *s, st_error *err);
+/* After a topological change (topology_change.c): the mechanical systems
+ * compiled and bound again, the linear solvers' patterns with them. Does
+ * nothing when no change happened since the last call. */
+st_status st__scene_refresh_systems(st_scene *s, st_error *err);
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
 const char *st__scene_intern(st_scene *s, const char *file);
 

@@ -2,8 +2,8 @@
  * (PointSet/EdgeSet/TriangleSet/QuadSet/TetrahedronSet/HexahedronSet
  * TopologyContainer). They hold the same lists as MeshTopology, following
  * SOFA's class chain (QuadSet and HexahedronSet have no triangles;
- * TetrahedronSet has no quads). Topological changes are not supported: the
- * lists are static after init, as in the scenes we run. */
+ * TetrahedronSet has no quads). Their elements can be removed while the
+ * scene runs (st_topology_remove, dynamic_change.c). */
 #include "topology_fields.h"
 
 #define DYN_POINT_FIELDS                                                                          \

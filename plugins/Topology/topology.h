@@ -88,6 +88,11 @@ st_status topo_copy_src(topo *t, st_error *err);
 /* Ensures the lists are ready (grid lists computed, mesh lists derived). */
 st_status topo_ensure_lists(topo *t, st_error *err);
 
+/* Removes elements of a dynamic container (st_topology_ops.remove,
+ * dynamic_change.c). */
+st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
+                      st_error *err);
+
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
 st_status topo_init(st_component *self, st_error *err);

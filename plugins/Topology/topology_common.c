@@ -682,6 +682,7 @@ const st_topology_ops topo_ops = {
     .nb_points = ops_nb_points,
     .get_point = ops_get_point,
     .elements = ops_elements,
+    .remove = topo_remove,
 };
 
 /* Fills a grid's `position` list from its geometry. */

@@ -170,11 +170,26 @@ static const layout abi_2_layout[] = {
     M(st_linsolver_ops, bind, 8),
     M(st_linsolver_ops, set_system, 16),
     M(st_linsolver_ops, solve, 24),
-    S(st_topology_ops, 32),
+    S(st_topology_ops, 40),
     M(st_topology_ops, struct_size, 0),
     M(st_topology_ops, nb_points, 8),
     M(st_topology_ops, get_point, 16),
     M(st_topology_ops, elements, 24),
+    M(st_topology_ops, remove, 32), /* ABI 2.4 */
+    S(st_topo_event, 64),
+    M(st_topo_event, change, 0),
+    M(st_topo_event, elem, 4),
+    M(st_topo_event, n, 8),
+    M(st_topo_event, before, 16),
+    M(st_topo_event, index, 24),
+    M(st_topo_event, vertices, 32),
+    M(st_topo_event, ancestor_start, 40),
+    M(st_topo_event, ancestors, 48),
+    M(st_topo_event, coefs, 56),
+    S(st_topo_follow_ops, 24),
+    M(st_topo_follow_ops, struct_size, 0),
+    M(st_topo_follow_ops, destroy, 8),
+    M(st_topo_follow_ops, create, 16),
     S(st_engine_ops, 16),
     M(st_engine_ops, struct_size, 0),
     M(st_engine_ops, update, 8),
@@ -411,6 +426,14 @@ Test(sdk, enum_values_are_abi_2)
     cr_assert_eq(ST_LOG_ERROR, 0);
     cr_assert_eq(ST_LOG_WARNING, 1);
     cr_assert_eq(ST_LOG_INFO, 2);
+
+    const int elems[] = {ST_ELEM_POINT,       ST_ELEM_EDGE,      ST_ELEM_TRIANGLE,
+                         ST_ELEM_QUAD,        ST_ELEM_TETRAHEDRON, ST_ELEM_HEXAHEDRON,
+                         ST_ELEM_COUNT};
+    for (int i = 0; i < (int)(sizeof elems / sizeof *elems); i++)
+        cr_assert_eq(elems[i], i, "st_elem value %d", i);
+    cr_assert_eq(ST_TOPO_REMOVED, 1);
+    cr_assert_eq(ST_TOPO_ADDED, 2);
 
     const int roles[] = {ST_ROLE_ANY,       ST_ROLE_STATE,     ST_ROLE_FORCEFIELD, ST_ROLE_MASS,
                          ST_ROLE_PROJECTIVE, ST_ROLE_MAPPING,  ST_ROLE_ODESOLVER,  ST_ROLE_LINSOLVER,

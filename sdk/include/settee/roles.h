@@ -22,6 +22,7 @@
 
 #include "settee/component.h"
 #include "settee/status.h"
+#include "settee/topology.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -197,6 +198,12 @@ struct st_topology_ops {
     void (*get_point)(st_component *self, size_t i, double p[3]);
     /* Element lists by type (ST_T_EDGES ... ST_T_HEXAS); NULL or n == 0 when none. */
     const st_array *(*elements)(st_component *self, st_type kind);
+    /* Appended after ABI 2.3 (read only when struct_size covers it; may be
+     * NULL: the topology cannot change). Removes elements as SOFA's
+     * modifiers do and announces the change (st_topology_changed);
+     * st_topology_remove calls it. */
+    st_status (*remove)(st_component *self, st_elem elem, const unsigned *ids, size_t n,
+                        st_error *err);
 };
 
 /* Engines: outputs computed from inputs, recomputed lazily when an output

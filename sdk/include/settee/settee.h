@@ -17,6 +17,7 @@
 #include "settee/scene.h"
 #include "settee/state.h"
 #include "settee/status.h"
+#include "settee/topology.h"
 #include "settee/vec.h"
 
 #endif

@@ -1,0 +1,286 @@
+/* topology_change.c - a topology's change reaching everyone who must hear
+ * of it (settee/topology.h): the followed arrays renumbered event by event
+ * (SOFA's TopologyData and TopologySubsetData), the listeners told, and the
+ * mechanical systems unbound so that the states own their vectors while
+ * they shrink or grow; the systems are rebuilt before the next solve
+ * (st__scene_refresh_systems, scene.c). */
+#include <string.h>
+
+#include "simulation/simulation.h"
+
+/* An array being edited: count items of size bytes at *p. */
+typedef struct span {
+    void **p;
+    size_t *n;
+    size_t size;
+    st_array *arr; /* FIELD: the st_array (capacity bookkeeping), else NULL */
+} span;
+
+static const char *name_of(const st_component *c) { return c && c->name ? c->name : "?"; }
+
+static st_status inconsistent(const st__topo_link *r, const char *what, size_t count,
+                              const st_topo_event *ev, unsigned i, st_error *err)
+{
+    const char *field = r->field >= 0 ? st__cinfo(r->owner)->fields[r->field]->name : NULL;
+    return st_component_error(r->owner, field, err, ST_ESOLVER,
+                              "%s %zu entries, but topology '%s' %s %s %u of %zu: the array "
+                              "does not follow that topology's %s",
+                              what, count, name_of(r->topology),
+                              ev->change == ST_TOPO_REMOVED ? "removed" : "added",
+                              st_elem_name(ev->elem), i, ev->before, st_elem_name(ev->elem));
+}
+
+/* A field's st_array made the owner's own memory (it may be borrowed). */
+static st_status own_array(st_array *a, size_t size, st_error *err)
+{
+    if (a->cap || !a->p || !a->n)
+        return ST_OK;
+    void *copy = st_malloc(a->n * size);
+    if (!copy)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(copy, a->p, a->n * size);
+    a->p = copy;
+    a->cap = a->n;
+    return ST_OK;
+}
+
+static st_status span_of(st__topo_link *r, span *sp, st_error *err)
+{
+    if (r->kind == ST__TOPO_ITEMS) {
+        *sp = (span){r->items, r->n, r->item_size, NULL};
+        return ST_OK;
+    }
+    const st_field *f = st__cinfo(r->owner)->fields[r->field];
+    st_array *a = (st_array *)((char *)r->owner + f->offset);
+    size_t size = st__field_tuple_bytes(r->owner, f);
+    ST_TRY(own_array(a, size, err));
+    *sp = (span){&a->p, &a->n, size, a};
+    return ST_OK;
+}
+
+static st_status grow(span *sp, size_t n, st_error *err)
+{
+    if (sp->arr && sp->arr->cap >= n)
+        return ST_OK;
+    void *p = st_realloc(*sp->p, (n ? n : 1) * sp->size);
+    if (!p)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    *sp->p = p;
+    if (sp->arr)
+        sp->arr->cap = n;
+    return ST_OK;
+}
+
+/* SOFA's TopologyData::remove and ::add on one array. */
+static st_status apply_items(st__topo_link *r, const st_topo_event *ev, st_error *err)
+{
+    span sp;
+    ST_TRY(span_of(r, &sp, err));
+    size_t count = *sp.n;
+    if (count == 0 && r->kind == ST__TOPO_FIELD)
+        return ST_OK; /* an empty field stays empty */
+    if (count != ev->before)
+        return inconsistent(r, "holds", count, ev, ev->n ? ev->index[0] : 0, err);
+    char *base = *sp.p;
+    const st_topo_follow_ops *ops = r->ops;
+    if (ev->change == ST_TOPO_REMOVED) {
+        for (size_t k = 0; k < ev->n; k++) {
+            size_t i = ev->index[k], last = count - 1 - k;
+            if (k >= count || i > last)
+                return inconsistent(r, "holds", count, ev, ev->index[k], err);
+            if (ops && ops->destroy)
+                ops->destroy(r->ud, i, base + i * sp.size);
+            if (i != last)
+                memcpy(base + i * sp.size, base + last * sp.size, sp.size);
+        }
+        *sp.n = count - ev->n;
+        return ST_OK;
+    }
+    ST_TRY(grow(&sp, count + ev->n, err));
+    base = *sp.p;
+    memset(base + count * sp.size, 0, ev->n * sp.size);
+    *sp.n = count + ev->n;
+    if (ops && ops->create)
+        for (size_t k = 0; k < ev->n; k++)
+            ops->create(r->ud, count + k, base + (count + k) * sp.size, ev, k);
+    return ST_OK;
+}
+
+/* SOFA's TopologySubsetIndices: entries naming a removed element are erased
+ * (the list keeps its order); entries naming the then-last element take
+ * the removed one's index. Additions add nothing to a subset. */
+static st_status apply_subset(st__topo_link *r, const st_topo_event *ev, st_error *err)
+{
+    if (ev->change != ST_TOPO_REMOVED)
+        return ST_OK;
+    span sp;
+    ST_TRY(span_of(r, &sp, err));
+    unsigned *v = *sp.p;
+    size_t last = ev->before;
+    for (size_t k = 0; k < ev->n && *sp.n; k++) {
+        unsigned id = ev->index[k];
+        size_t w = 0;
+        for (size_t j = 0; j < *sp.n; j++)
+            if (v[j] != id)
+                v[w++] = v[j];
+        *sp.n = w;
+        if (last == 0)
+            continue;
+        last--;
+        for (size_t j = 0; j < w; j++)
+            if (v[j] == last)
+                v[j] = id;
+    }
+    return ST_OK;
+}
+
+/* Point indices renumbered as the containers renumber their elements: the
+ * last point moves into each removed one's place. */
+static st_status apply_vertices(st__topo_link *r, const st_topo_event *ev, st_error *err)
+{
+    if (ev->change != ST_TOPO_REMOVED || ev->elem != ST_ELEM_POINT)
+        return ST_OK;
+    const st_field *f = st__cinfo(r->owner)->fields[r->field];
+    st_array *a = (st_array *)((char *)r->owner + f->offset);
+    size_t size = st__field_tuple_bytes(r->owner, f);
+    ST_TRY(own_array(a, size, err));
+    size_t total = a->n * (size / sizeof(unsigned));
+    unsigned *v = a->u;
+    for (size_t k = 0; k < ev->n; k++) {
+        unsigned id = ev->index[k];
+        unsigned last = (unsigned)(ev->before - 1 - k);
+        for (size_t j = 0; j < total; j++) {
+            if (v[j] == id && id != last)
+                return st_component_error(r->owner, f->name, err, ST_ESOLVER,
+                                          "names point %u, which topology '%s' removed: the "
+                                          "elements using it must go first",
+                                          id, name_of(r->topology));
+            if (v[j] == last)
+                v[j] = id;
+        }
+    }
+    return ST_OK;
+}
+
+/* The first component that reads topology without following it. */
+static const st__topo_link *reader_not_following(const st_scene *s, const st_component *topology)
+{
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        const st__topo_link *u = &s->topo_links[i];
+        if (u->kind != ST__TOPO_USE || u->topology != topology)
+            continue;
+        bool follows = false;
+        for (size_t j = 0; j < s->ntopo_links && !follows; j++)
+            follows = s->topo_links[j].kind != ST__TOPO_USE &&
+                      s->topo_links[j].owner == u->owner &&
+                      s->topo_links[j].topology == topology;
+        if (!follows)
+            return u;
+    }
+    return NULL;
+}
+
+static void unbind_systems(st_scene *s)
+{
+    if (s->systems_stale)
+        return;
+    for (size_t i = 0; i < s->nsystems; i++)
+        st__system_unbind(s->systems[i]);
+    s->systems_stale = s->nsystems > 0;
+}
+
+static st_status apply_change(st_component *topology, const st_topo_event *ev, size_t nev,
+                              st_error *err)
+{
+    st_scene *s = topology && topology->node ? topology->node->scene : NULL;
+    if (!s || !topology->kernel)
+        return st_error_set(err, ST_EINVAL, "st_topology_changed: not a component of a scene");
+    for (size_t e = 0; e < nev; e++)
+        if ((unsigned)ev[e].elem >= ST_ELEM_COUNT || (ev[e].n && !ev[e].index) ||
+            (ev[e].change != ST_TOPO_REMOVED && ev[e].change != ST_TOPO_ADDED))
+            return st_component_error(topology, NULL, err, ST_EINVAL,
+                                      "a topological change event is malformed");
+    const st__topo_link *u = reader_not_following(s, topology);
+    if (u) {
+        char path[ST_ERROR_PATH_MAX];
+        return st_component_error(topology, NULL, err, ST_ESCENE,
+                                  "cannot change: %s (%s) reads this topology but does not "
+                                  "follow its changes",
+                                  st_component_path(u->owner, path, sizeof path),
+                                  u->owner->cls->name);
+    }
+    if (s->initialised)
+        unbind_systems(s);
+    for (size_t e = 0; e < nev; e++) {
+        if (!ev[e].n)
+            continue;
+        for (size_t i = 0; i < s->ntopo_links; i++) {
+            st__topo_link *r = &s->topo_links[i];
+            if (r->topology != topology)
+                continue;
+            st_status st = ST_OK;
+            if ((r->kind == ST__TOPO_ITEMS || r->kind == ST__TOPO_FIELD) && r->elem == ev[e].elem)
+                st = apply_items(r, &ev[e], err);
+            else if (r->kind == ST__TOPO_SUBSET && r->elem == ev[e].elem)
+                st = apply_subset(r, &ev[e], err);
+            else if (r->kind == ST__TOPO_VERTICES)
+                st = apply_vertices(r, &ev[e], err);
+            if (st != ST_OK)
+                return st;
+            if (r->kind == ST__TOPO_FIELD || r->kind == ST__TOPO_SUBSET ||
+                r->kind == ST__TOPO_VERTICES)
+                st_component_touch(r->owner, st__cinfo(r->owner)->fields[r->field]);
+        }
+    }
+    st__cinfo(topology)->topo_revision++;
+    st__scene_touch(s);
+    /* Listeners may change their own outputs (a topological mapping changes
+     * its output topology): iterate by index, the list may grow. */
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st__topo_link r = s->topo_links[i];
+        if (r.kind != ST__TOPO_LISTEN || r.topology != topology)
+            continue;
+        ST_TRY(r.fn(r.owner, topology, ev, nev, err));
+    }
+    return ST_OK;
+}
+
+/* Keeps the first failed change's error for the step to stop with. */
+static st_status remember(st_component *topology, st_status st, const st_error *err)
+{
+    st_scene *s = topology && topology->node ? topology->node->scene : NULL;
+    if (st != ST_OK && s && s->change_error.code == ST_OK)
+        s->change_error = *err;
+    return st;
+}
+
+static st_status remove_elements(st_component *topology, st_elem elem, const unsigned *ids,
+                                 size_t n, st_error *err)
+{
+    if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
+        return st_error_set(err, ST_EINVAL, "st_topology_remove: not a topology");
+    const st_topology_ops *ops = topology->cls->topology;
+    bool can = ops->struct_size >= offsetof(st_topology_ops, remove) + sizeof ops->remove &&
+               ops->remove;
+    if (!can)
+        return st_component_error(topology, NULL, err, ST_EINVAL,
+                                  "%s cannot change while the scene runs (use one of the "
+                                  "*SetTopologyContainer classes)",
+                                  topology->cls->name);
+    if ((unsigned)elem >= ST_ELEM_COUNT)
+        return st_component_error(topology, NULL, err, ST_EINVAL, "unknown element kind %u",
+                                  (unsigned)elem);
+    return ops->remove(topology, elem, ids, n, err);
+}
+
+st_status st_topology_changed(st_component *topology, const st_topo_event *ev, size_t nev,
+                              st_error *err)
+{
+    return remember(topology, apply_change(topology, ev, nev, err), err);
+}
+
+st_status st_topology_remove(st_component *topology, st_elem elem, const unsigned *ids, size_t n,
+                             st_error *err)
+{
+    return remember(topology, remove_elements(topology, elem, ids, n, err), err);
+}

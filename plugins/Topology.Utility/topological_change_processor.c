@@ -1,0 +1,603 @@
+/* topological_change_processor.c - SOFA's TopologicalChangeProcessor: the
+ * topological changes of a scene, read from a file or given as lists.
+ *
+ * The file holds blocks "T= time" followed by commands; "REMOVE= n" is
+ * followed by a line of n indices, removed by the first topology modifier
+ * found from the topology's node upward, as that modifier's removeItems
+ * does (the element kind is the modifier's: tetrahedra for a
+ * TetrahedronSetTopologyModifier). At the beginning of each step, SOFA's
+ * readNext reads the file up to the node's time plus `shift` (times within
+ * machine epsilon count as reached) and runs the commands of the last block
+ * reached; with `loop` the file starts again at its end, its times shifted
+ * by the time reached. The whole file is read and checked at init: a
+ * malformed line, an unknown command, a count that does not match its
+ * indices or a time earlier than the one before is an error at the file's
+ * line. ADD= and INCISE= are refused there (settee does not add elements
+ * yet). An index beyond the topology's elements is skipped with SOFA's
+ * warning, at the file's line.
+ *
+ * With useDataInputs, the lists pointsToRemove ... hexahedraToRemove are
+ * removed at the first step whose time is past timeToRemove (hexahedra
+ * first, points last, as SOFA), then timeToRemove advances by `interval`,
+ * or to 4294967295 (never again) without one. Each list goes to the first
+ * modifier that is of its kind or derives from it (SOFA's context lookup),
+ * which removes its own kind: a warning says so when that differs. */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <settee/settee.h>
+
+#include "../shared/output_file.h"
+#include "../shared/topology_link.h"
+
+/* One command of the file. */
+typedef enum cmd_kind { CMD_TIME, CMD_REMOVE, CMD_OTHER } cmd_kind;
+
+typedef struct tcp_line {
+    cmd_kind kind;
+    int line;          /* 1-based line number in the file */
+    double time;       /* CMD_TIME */
+    unsigned *ids;     /* CMD_REMOVE: the indices (from the next line) */
+    size_t n;
+    bool blank;        /* no token at all (SOFA keeps the previous command) */
+} tcp_line;
+
+typedef struct tcp {
+    st_component base;
+    char *filename;
+    st_array list_changes;
+    double interval, shift;
+    bool loop, use_data_inputs;
+    double time_to_remove;
+    st_array to_remove[ST_ELEM_COUNT]; /* points ... hexahedra */
+    bool save_indices_at_init;
+    double eps_path, eps_border;
+    bool draw;
+    st_component *topology;
+    /* The file, parsed. */
+    char path[OUT_PATH_MAX];
+    tcp_line *lines;
+    size_t nlines, cursor;
+    double next_time, last_time, loop_time;
+} tcp;
+
+#define REMOVE_LIST(k, key, what)                                                                 \
+    ST_UINTS(tcp, to_remove[k], key, NULL, "List of " what " IDs to be removed.")
+
+static const st_field tcp_fields[] = {
+    ST_STRING(tcp, filename, "filename", NULL, "input file name for topological changes."),
+    ST_IGNORED(tcp, list_changes, "listChanges", ST_T_UINTS, st_array, NULL,
+               "0 for adding, 1 for removing, 2 for cutting and associated indices."),
+    ST_REAL(tcp, interval, "interval", "0", "time duration between 2 actions"),
+    ST_REAL(tcp, shift, "shift", "0",
+            "shift between times in the file and times when they will be read"),
+    ST_BOOL(tcp, loop, "loop", "false", "set to 'true' to re-read the file when reaching the end"),
+    ST_BOOL(tcp, use_data_inputs, "useDataInputs", "false",
+            "If true, will perform operation using Data input lists rather than text file."),
+    ST_REAL(tcp, time_to_remove, "timeToRemove", "0",
+            "If using option useDataInputs, time at which will be done the operations. "
+            "Possibility to use the interval Data also."),
+    REMOVE_LIST(ST_ELEM_POINT, "pointsToRemove", "point"),
+    REMOVE_LIST(ST_ELEM_EDGE, "edgesToRemove", "edge"),
+    REMOVE_LIST(ST_ELEM_TRIANGLE, "trianglesToRemove", "triangle"),
+    REMOVE_LIST(ST_ELEM_QUAD, "quadsToRemove", "quad"),
+    REMOVE_LIST(ST_ELEM_TETRAHEDRON, "tetrahedraToRemove", "tetrahedron"),
+    REMOVE_LIST(ST_ELEM_HEXAHEDRON, "hexahedraToRemove", "hexahedron"),
+    ST_BOOL(tcp, save_indices_at_init, "saveIndicesAtInit", "false",
+            "set to 'true' to save the incision to do in the init to incise even after a "
+            "movement (incisions are not supported: refused when true)"),
+    ST_IGNORED(tcp, eps_path, "epsilonSnapPath", ST_T_REAL, double, "0.1",
+               "epsilon snap path (incisions)"),
+    ST_IGNORED(tcp, eps_border, "epsilonSnapBorder", ST_T_REAL, double, "0.25",
+               "epsilon snap path (incisions)"),
+    ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
+    ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
+    ST_FIELD_END};
+
+/* ---- the modifiers (SOFA's class chain) ---- */
+
+/* The element kind of a *SetTopologyModifier class, or -1. */
+static int modifier_kind(const st_component *c)
+{
+    static const char *const names[ST_ELEM_COUNT] = {
+        "PointSetTopologyModifier",    "EdgeSetTopologyModifier",
+        "TriangleSetTopologyModifier", "QuadSetTopologyModifier",
+        "TetrahedronSetTopologyModifier", "HexahedronSetTopologyModifier"};
+    for (int k = 0; k < ST_ELEM_COUNT; k++)
+        if (!strcmp(c->cls->name, names[k]))
+            return k;
+    return -1;
+}
+
+/* Whether a modifier of kind k is a modifier of kind base (Point < Edge <
+ * Triangle < Tetrahedron, Edge < Quad < Hexahedron). */
+static bool derives(int k, int base)
+{
+    static const int parent[ST_ELEM_COUNT] = {-1, ST_ELEM_POINT, ST_ELEM_EDGE, ST_ELEM_EDGE,
+                                              ST_ELEM_TRIANGLE, ST_ELEM_QUAD};
+    for (; k >= 0; k = parent[k])
+        if (k == base)
+            return true;
+    return false;
+}
+
+/* The first modifier of kind `base` or derived from it, from the topology's
+ * node upward (SOFA's getContext()->get). base < 0: any modifier. */
+static st_component *find_modifier(tcp *t, int base)
+{
+    for (st_node *n = t->topology->node; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++) {
+            st_component *c = st_node_object(n, i);
+            int k = modifier_kind(c);
+            if (k >= 0 && (base < 0 || derives(k, base)))
+                return c;
+        }
+    return NULL;
+}
+
+/* The container a modifier changes: the topology of its node, upward. */
+static st_component *modifier_container(st_component *mod)
+{
+    return st_node_find(mod->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+}
+
+/* ---- the file ---- */
+
+static void free_lines(tcp *t)
+{
+    for (size_t i = 0; i < t->nlines; i++)
+        st_free(t->lines[i].ids);
+    st_free(t->lines);
+    t->lines = NULL;
+    t->nlines = 0;
+}
+
+static st_status line_error(tcp *t, int line, st_error *err, const char *fmt, const char *a,
+                            const char *b)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    return st_component_error(&t->base, "filename", err, ST_ESCENE, "%s:%d: %s", t->path, line,
+                              msg);
+}
+
+/* The tokens of [s, e) separated by blanks; returns their count. */
+static size_t tokens(const char *s, const char *e, const char **tok, size_t *len, size_t max)
+{
+    size_t n = 0;
+    while (s < e) {
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        if (s >= e)
+            break;
+        const char *b = s;
+        while (s < e && !(*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        if (n < max) {
+            tok[n] = b;
+            len[n] = (size_t)(s - b);
+        }
+        n++;
+    }
+    return n;
+}
+
+static bool is_token(const char *tok, size_t len, const char *word)
+{
+    return len == strlen(word) && !memcmp(tok, word, len);
+}
+
+/* An unsigned index written as SOFA's stream reads it: digits only. */
+static bool parse_index(const char *tok, size_t len, unsigned *out)
+{
+    if (!len || len > 10)
+        return false;
+    unsigned long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (tok[i] < '0' || tok[i] > '9')
+            return false;
+        v = v * 10 + (unsigned long)(tok[i] - '0');
+    }
+    if (v > 0xffffffffUL)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+/* The indices of a REMOVE= data line: exactly n of them. */
+static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_t n,
+                           tcp_line *out, st_error *err)
+{
+    out->ids = st_malloc((n ? n : 1) * sizeof(unsigned));
+    if (!out->ids)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t k = 0;
+    while (s < e) {
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        if (s >= e)
+            break;
+        const char *b = s;
+        while (s < e && !(*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        char what[64];
+        snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
+        if (k == n) {
+            char cnt[32];
+            snprintf(cnt, sizeof cnt, "%zu", n);
+            return line_error(t, line, err,
+                              "REMOVE= announced %s indices, but this line holds more (from "
+                              "'%s')",
+                              cnt, what);
+        }
+        if (!parse_index(b, (size_t)(s - b), &out->ids[k]))
+            return line_error(t, line, err, "'%s' is not an element index%s", what, "");
+        k++;
+    }
+    if (k != n) {
+        char cnt[64];
+        snprintf(cnt, sizeof cnt, "%zu indices, but this line holds %zu", n, k);
+        return line_error(t, line, err, "REMOVE= announced %s%s", cnt, "");
+    }
+    out->n = n;
+    return ST_OK;
+}
+
+/* Parses the whole file into commands, checking every line. */
+static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
+{
+    size_t cap = 16;
+    t->lines = st_calloc(cap, sizeof *t->lines);
+    if (!t->lines)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    const char *p = text, *end = text + len;
+    int line = 1;
+    double prev_time = -INFINITY;
+    int prev_line = 0;
+    /* SOFA's getline: the text splits at each newline; a final newline
+     * leaves one empty line after it. */
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        if (t->nlines == cap) {
+            cap *= 2;
+            tcp_line *l = st_realloc(t->lines, cap * sizeof *l);
+            if (!l)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            t->lines = l;
+        }
+        tcp_line *cur = &t->lines[t->nlines++];
+        memset(cur, 0, sizeof *cur);
+        cur->line = line;
+        cur->kind = CMD_OTHER;
+        const char *tok[4];
+        size_t tl[4];
+        size_t nt = tokens(p, e, tok, tl, 4);
+        cur->blank = nt == 0;
+        if (nt && is_token(tok[0], tl[0], "T=")) {
+            char buf[64], *stop = NULL;
+            snprintf(buf, sizeof buf, "%.*s", nt > 1 ? (int)(tl[1] > 60 ? 60 : tl[1]) : 0,
+                     nt > 1 ? tok[1] : "");
+            errno = 0;
+            double v = nt > 1 ? strtod(buf, &stop) : 0.0;
+            if (nt < 2 || !stop || *stop || !isfinite(v))
+                return line_error(t, line, err, "'T=' needs a finite time, found '%s'%s",
+                                  nt > 1 ? buf : "", "");
+            if (v < prev_time) {
+                char a[96], b[32];
+                snprintf(a, sizeof a, "%g is earlier than the time %g", v, prev_time);
+                snprintf(b, sizeof b, "%d", prev_line);
+                return line_error(t, line, err, "T= %s of line %s: times must not go back",
+                                  a, b);
+            }
+            prev_time = v;
+            prev_line = line;
+            cur->kind = CMD_TIME;
+            cur->time = v;
+        } else if (nt && is_token(tok[0], tl[0], "REMOVE=")) {
+            unsigned n = 0;
+            if (nt < 2 || !parse_index(tok[1], tl[1], &n))
+                return line_error(t, line, err, "'REMOVE=' needs the number of elements%s%s",
+                                  "", "");
+            if (!nl)
+                return line_error(t, line, err,
+                                  "'REMOVE=' must be followed by a line of indices%s%s", "", "");
+            /* The indices are the next line. */
+            const char *q = nl + 1;
+            const char *qe = memchr(q, '\n', (size_t)(end - q));
+            if (!qe)
+                qe = end;
+            cur->kind = CMD_REMOVE;
+            ST_TRY(parse_ids(t, q, qe, line + 1, n, cur, err));
+            p = qe < end ? qe + 1 : end;
+            line += 2;
+            if (qe == end)
+                break;
+            continue;
+        } else if (nt && (is_token(tok[0], tl[0], "ADD=") || is_token(tok[0], tl[0], "INCISE="))) {
+            char w[16];
+            snprintf(w, sizeof w, "%.*s", (int)tl[0], tok[0]);
+            return line_error(t, line, err,
+                              "'%s' is not supported: settee removes elements (REMOVE=) but "
+                              "does not add or incise them yet%s",
+                              w, "");
+        } else if (nt && tl[0] > 1 && tok[0][tl[0] - 1] == '=') {
+            char w[64];
+            snprintf(w, sizeof w, "%.*s", (int)(tl[0] > 40 ? 40 : tl[0]), tok[0]);
+            return line_error(t, line, err,
+                              "unknown command '%s' (SOFA's are T=, REMOVE=, ADD= and "
+                              "INCISE=)%s",
+                              w, "");
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+        line++;
+    }
+    return ST_OK;
+}
+
+static st_status load_file(tcp *t, st_error *err)
+{
+    if (!t->filename || !*t->filename)
+        return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                  "empty filename (set `filename`, or `useDataInputs` with the "
+                                  "lists of elements to remove)");
+    ST_TRY(st_component_find_file(&t->base, "filename", t->filename, t->path, sizeof t->path,
+                                  err));
+    FILE *f = fopen(t->path, "rb");
+    if (!f)
+        return st_component_error(&t->base, "filename", err, ST_EIO, "cannot open '%s': %s",
+                                  t->path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 16384;
+            char *b = st_realloc(text, cap);
+            if (!b) {
+                st_free(text);
+                fclose(f);
+                return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", t->path);
+            }
+            text = b;
+        }
+        size_t k = fread(text + len, 1, cap - len - 1, f);
+        len += k;
+        if (!k)
+            break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        st_free(text);
+        return st_component_error(&t->base, "filename", err, ST_EIO, "cannot read '%s'",
+                                  t->path);
+    }
+    text[len] = 0;
+    if (memchr(text, 0, len)) {
+        st_free(text);
+        return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                  "'%s' is not a text file (it holds a NUL byte)", t->path);
+    }
+    st_status st = parse_file(t, text, len, err);
+    st_free(text);
+    return st;
+}
+
+/* ---- running it ---- */
+
+/* How many elements of a kind the topology holds. */
+static size_t count_of(st_component *topo, st_elem kind)
+{
+    static const st_type types[ST_ELEM_COUNT] = {0, ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS,
+                                                 ST_T_TETRAS, ST_T_HEXAS};
+    const st_topology_ops *ops = topo->cls->topology;
+    const st_array *a = ops->elements ? ops->elements(topo, types[kind]) : NULL;
+    return a ? a->n : 0;
+}
+
+/* Removes ids with the modifier mod (its own element kind), warning at the
+ * file's line (line > 0) about indices beyond the elements. */
+static st_status remove_with(tcp *t, st_component *mod, const unsigned *ids, size_t n, int line,
+                             st_error *err)
+{
+    st_elem kind = (st_elem)modifier_kind(mod);
+    st_component *topo = modifier_container(mod);
+    if (!topo)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE, "%s has no topology container",
+                                  mod->name);
+    const st_topology_ops *ops = topo->cls->topology;
+    size_t count = kind == ST_ELEM_POINT ? (ops->nb_points ? ops->nb_points(topo) : 0)
+                                         : count_of(topo, kind);
+    size_t beyond = 0;
+    unsigned first_beyond = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= count && !beyond++)
+            first_beyond = ids[i];
+    if (beyond)
+        st_component_warn(&t->base,
+                          "%s%s%.0d%s%zu of the %zu %s to remove are out of bound (the first: "
+                          "%u; %s holds %zu) and won't be removed",
+                          line > 0 ? t->path : "", line > 0 ? ":" : "", line, line > 0 ? ": " : "",
+                          beyond, n, st_elem_name(kind), first_beyond, topo->name, count);
+    ST_TRY(st_topology_remove(topo, kind, ids, n, err));
+    size_t left = kind == ST_ELEM_POINT ? (ops->nb_points ? ops->nb_points(topo) : 0)
+                                        : count_of(topo, kind);
+    if (count && !left)
+        st_component_warn(&t->base, "%s has no %s left", topo->name, st_elem_name(kind));
+    return ST_OK;
+}
+
+/* SOFA's readNext: reads on while the next time is reached (within machine
+ * epsilon) and keeps the lines of the last block reached: their first
+ * index and count. SOFA's command word lives for one call: a blank line
+ * after a "T=" line counts as one more "T=" whose time fails to read. */
+static size_t read_next(tcp *t, double time, size_t *first)
+{
+    const double eps = DBL_EPSILON;
+    t->last_time = time;
+    bool cmd_time = false;
+    size_t start = 0, count = 0;
+    while (t->next_time < time || fabs(t->next_time - time) < eps) {
+        if (t->cursor >= t->nlines) {
+            if (!t->loop)
+                break;
+            t->cursor = 0;
+            t->loop_time = t->next_time;
+        }
+        size_t idx = t->cursor++;
+        const tcp_line *l = &t->lines[idx];
+        if (!l->blank)
+            cmd_time = l->kind == CMD_TIME;
+        bool reached;
+        if (cmd_time) {
+            if (!l->blank)
+                t->next_time = l->time;
+            t->next_time += t->loop_time;
+            reached = t->next_time < time || fabs(t->next_time - time) < eps;
+            if (reached)
+                count = 0;
+        }
+        reached = t->next_time < time || fabs(t->next_time - time) < eps;
+        if (reached) {
+            if (!count)
+                start = idx;
+            count++;
+        }
+    }
+    *first = start;
+    return count;
+}
+
+static st_status process_file(tcp *t, st_error *err)
+{
+    double time = st_node_time(t->base.node) + t->shift;
+    size_t first, n = read_next(t, time, &first);
+    for (size_t i = 0; i < n; i++) {
+        tcp_line *l = &t->lines[(first + i) % t->nlines];
+        if (l->kind != CMD_REMOVE)
+            continue;
+        st_component *mod = find_modifier(t, -1);
+        if (!mod)
+            return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                      "%s:%d: REMOVE= needs a *SetTopologyModifier beside the "
+                                      "topology '%s' (or above it)",
+                                      t->path, l->line, t->topology->name);
+        ST_TRY(remove_with(t, mod, l->ids, l->n, l->line, err));
+    }
+    return ST_OK;
+}
+
+static st_status process_lists(tcp *t, st_error *err)
+{
+    if (t->time_to_remove >= st_node_time(t->base.node))
+        return ST_OK;
+    static const int order[ST_ELEM_COUNT] = {ST_ELEM_HEXAHEDRON, ST_ELEM_TETRAHEDRON,
+                                             ST_ELEM_QUAD,       ST_ELEM_TRIANGLE,
+                                             ST_ELEM_EDGE,       ST_ELEM_POINT};
+    for (int o = 0; o < ST_ELEM_COUNT; o++) {
+        int k = order[o];
+        const st_array *l = &t->to_remove[k];
+        if (!l->n)
+            continue;
+        st_component *mod = find_modifier(t, k);
+        if (!mod) {
+            st_component_warn(&t->base, "No %s topology modifier available: %s not removed",
+                              st_elem_name((st_elem)k), st_elem_name((st_elem)k));
+            continue;
+        }
+        if (modifier_kind(mod) != k)
+            st_component_warn(&t->base,
+                              "the %s to remove go to %s, which removes %s with those indices "
+                              "(as SOFA does)",
+                              st_elem_name((st_elem)k), mod->name,
+                              st_elem_name((st_elem)modifier_kind(mod)));
+        ST_TRY(remove_with(t, mod, l->u, l->n, 0, err));
+    }
+    if (t->interval != 0.0)
+        t->time_to_remove += t->interval;
+    else
+        t->time_to_remove = 4294967295.0;
+    const st_field *f = st_component_field(&t->base, "timeToRemove");
+    if (f)
+        st_component_touch(&t->base, f);
+    return ST_OK;
+}
+
+static void tcp_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    tcp *t = (tcp *)self;
+    if (ev != ST_EVENT_ANIMATE_BEGIN || self->state != ST_CSTATE_VALID)
+        return;
+    st_error err = {0};
+    /* A failed change is kept by the kernel, which stops the step with it
+     * before the solvers run (settee/topology.h). */
+    if (t->use_data_inputs)
+        (void)process_lists(t, &err);
+    else
+        (void)process_file(t, &err);
+}
+
+static st_status tcp_init(st_component *self, st_error *err)
+{
+    tcp *t = (tcp *)self;
+    if (!t->topology)
+        t->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!t->topology)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "No topology component found at path: , nor in current "
+                                  "context: %s",
+                                  st_node_name(self->node));
+    if (t->save_indices_at_init)
+        return st_component_error(self, "saveIndicesAtInit", err, ST_ESCENE,
+                                  "incisions are not supported by settee yet");
+    free_lines(t);
+    t->cursor = 0;
+    t->next_time = t->last_time = t->loop_time = 0;
+    if (!t->use_data_inputs) {
+        ST_TRY(load_file(t, err));
+        bool removes = false, times = false;
+        double last = 0;
+        for (size_t i = 0; i < t->nlines; i++) {
+            removes |= t->lines[i].kind == CMD_REMOVE;
+            if (t->lines[i].kind == CMD_TIME) {
+                times = true;
+                last = t->lines[i].time;
+            }
+        }
+        if (t->loop && !(times && last > 0))
+            return st_component_error(self, "loop", err, ST_ESCENE,
+                                      "'%s' would be read again and again at one time: looping "
+                                      "needs a file whose last T= is after 0",
+                                      t->path);
+        if (removes && !find_modifier(t, -1))
+            return st_component_error(self, "filename", err, ST_ESCENE,
+                                      "the file removes elements, but no *SetTopologyModifier "
+                                      "is beside the topology '%s' or above it",
+                                      t->topology->name);
+    }
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
+
+/* The changes it makes come from its file or lists; its own state is the
+ * reading position, which a checkpoint does not keep yet. */
+const st_class topological_change_processor_class = {
+    .struct_size = sizeof(st_class),
+    .name = "TopologicalChangeProcessor",
+    .category = "Topology",
+    .description = "Read topological Changes and process them.",
+    .instance_size = sizeof(tcp),
+    .fields = tcp_fields,
+    .init = tcp_init,
+    .cleanup = tcp_cleanup,
+    .on_event = tcp_on_event,
+};

@@ -1,0 +1,397 @@
+/* dynamic_change.c - removing elements from the dynamic containers
+ * (st_topology_ops.remove), as SOFA's *SetTopologyModifier::remove* do:
+ *
+ * 1. the ids are filtered (an id out of range is skipped with SOFA's
+ *    warning) and sorted in descending order, duplicates dropped;
+ * 2. each removed element is replaced by the container's last one;
+ * 3. the sub-elements (faces, edges) and the points that belonged only to
+ *    removed elements are removed in turn, each kind sorted in descending
+ *    order, faces first, then edges, then points (SOFA's
+ *    removeIsolatedItems / removeIsolatedEdges / removeIsolatedPoints); a
+ *    removed point is replaced by the last point, in every element list and
+ *    in the container's positions;
+ * 4. the whole change is announced once, as an ordered list of events
+ *    (st_topology_changed): the followed data of every component are
+ *    renumbered by the kernel, event by event.
+ * A sub-element is isolated when no remaining element of the removed kind
+ * uses it: SOFA tests the same thing on its shells (trianglesAroundEdge,
+ * tetrahedraAroundVertex, ...). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+/* The container's list of a kind, or NULL for points. */
+static st_array *list_of(topo *t, st_elem e)
+{
+    switch (e) {
+    case ST_ELEM_EDGE: return &t->edges;
+    case ST_ELEM_TRIANGLE: return &t->triangles;
+    case ST_ELEM_QUAD: return &t->quads;
+    case ST_ELEM_TETRAHEDRON: return &t->tetrahedra;
+    case ST_ELEM_HEXAHEDRON: return &t->hexahedra;
+    default: return NULL;
+    }
+}
+
+static const char *const list_field[ST_ELEM_COUNT] = {"position",  "edges",      "triangles",
+                                                      "quads",     "tetrahedra", "hexahedra"};
+
+/* Points of the container: its positions, else nbPoints, else one more
+ * than the largest index used. */
+static size_t point_count(topo *t)
+{
+    if (t->position.n)
+        return t->position.n;
+    if (t->nb_points)
+        return t->nb_points;
+    size_t n = 0;
+    for (int e = ST_ELEM_EDGE; e < ST_ELEM_COUNT; e++) {
+        st_array *a = list_of(t, (st_elem)e);
+        size_t total = a->n * st_elem_vertices((st_elem)e);
+        for (size_t i = 0; i < total; i++)
+            if ((size_t)a->u[i] + 1 > n)
+                n = (size_t)a->u[i] + 1;
+    }
+    return n;
+}
+
+/* The sub-elements of one element, as local vertex tuples (SOFA's
+ * numbering of tetrahedron and hexahedron vertices). */
+static const unsigned tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+static const unsigned tet_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+static const unsigned hexa_faces[6][4] = {{0, 1, 2, 3}, {4, 7, 6, 5}, {1, 0, 4, 5},
+                                          {1, 5, 6, 2}, {2, 6, 7, 3}, {0, 3, 7, 4}};
+static const unsigned hexa_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
+                                           {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
+static const unsigned tri_edges[3][2] = {{1, 2}, {2, 0}, {0, 1}};
+static const unsigned quad_edges[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+
+typedef struct sub_shape {
+    st_elem kind;
+    unsigned count, width;
+    const unsigned *local; /* count * width */
+} sub_shape;
+
+/* The sub-element kinds of kind e that the container may hold, faces first. */
+static size_t sub_shapes(st_elem e, sub_shape out[2])
+{
+    switch (e) {
+    case ST_ELEM_TETRAHEDRON:
+        out[0] = (sub_shape){ST_ELEM_TRIANGLE, 4, 3, &tet_faces[0][0]};
+        out[1] = (sub_shape){ST_ELEM_EDGE, 6, 2, &tet_edges[0][0]};
+        return 2;
+    case ST_ELEM_HEXAHEDRON:
+        out[0] = (sub_shape){ST_ELEM_QUAD, 6, 4, &hexa_faces[0][0]};
+        out[1] = (sub_shape){ST_ELEM_EDGE, 12, 2, &hexa_edges[0][0]};
+        return 2;
+    case ST_ELEM_TRIANGLE:
+        out[0] = (sub_shape){ST_ELEM_EDGE, 3, 2, &tri_edges[0][0]};
+        return 1;
+    case ST_ELEM_QUAD:
+        out[0] = (sub_shape){ST_ELEM_EDGE, 4, 2, &quad_edges[0][0]};
+        return 1;
+    default: return 0;
+    }
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x < y) - (x > y);
+}
+
+/* Sorts descending and drops duplicates; returns the new count. */
+static size_t sort_desc_unique(unsigned *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_desc);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i])
+            v[k++] = v[i];
+    return k;
+}
+
+/* One event being prepared: its indices and the removed elements' vertices. */
+typedef struct pending {
+    st_elem elem;
+    unsigned *index;
+    size_t n, before;
+    unsigned *vertices;
+} pending;
+
+static void pending_free(pending *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        st_free(p[i].index);
+        st_free(p[i].vertices);
+    }
+}
+
+/* Removes p->index (descending) from list a of kind e: the last element
+ * fills each hole. Records the removed elements' vertices. */
+static st_status remove_from_list(st_array *a, pending *p, st_error *err)
+{
+    unsigned w = st_elem_vertices(p->elem);
+    p->before = a->n;
+    p->vertices = st_malloc((p->n ? p->n : 1) * w * sizeof(unsigned));
+    if (!p->vertices)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t last = a->n;
+    for (size_t k = 0; k < p->n; k++) {
+        unsigned i = p->index[k];
+        last--;
+        memcpy(p->vertices + k * w, a->u + (size_t)i * w, w * sizeof(unsigned));
+        if (i != last)
+            memcpy(a->u + (size_t)i * w, a->u + last * w, w * sizeof(unsigned));
+    }
+    a->n -= p->n;
+    return ST_OK;
+}
+
+/* The key of a sub-element: its vertices sorted. */
+static void sub_key(const unsigned *elem, const sub_shape *sh, unsigned s, unsigned *key)
+{
+    for (unsigned v = 0; v < sh->width; v++)
+        key[v] = elem[sh->local[s * sh->width + v]];
+    topo_sort_small(key, sh->width);
+}
+
+/* Index of each sub-element of kind sh->kind in the container's list, by
+ * its sorted key. */
+static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
+{
+    st_array *a = list_of(t, kind);
+    unsigned w = st_elem_vertices(kind);
+    memset(set, 0, sizeof *set);
+    set->width = w;
+    unsigned key[8];
+    for (size_t i = 0; i < a->n; i++) {
+        memcpy(key, a->u + i * w, w * sizeof(unsigned));
+        topo_sort_small(key, w);
+        bool inserted;
+        ST_TRY(tuple_set_insert(set, key, &inserted, err));
+    }
+    return ST_OK;
+}
+
+/* Counts, for every sub-element of kind sh and every point, how many
+ * elements of list a use it (SOFA's shells), then lists those that no
+ * element left uses once the removed ones (rem, descending) are gone. */
+static st_status isolated_subs(topo *t, st_array *a, st_elem kind, const unsigned *rem, size_t nrem,
+                               const sub_shape *sh, pending *out, st_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->elem = sh->kind;
+    st_array *subs = list_of(t, sh->kind);
+    if (!subs->n)
+        return ST_OK;
+    tuple_set set;
+    st_status st = index_list(t, sh->kind, &set, err);
+    unsigned *cnt = st == ST_OK ? st_calloc(subs->n, sizeof *cnt) : NULL;
+    unsigned *found = cnt ? st_malloc((nrem * sh->count + 1) * sizeof *found) : NULL;
+    if (st == ST_OK && !found)
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
+    unsigned w = st_elem_vertices(kind), key[8];
+    for (size_t i = 0; st == ST_OK && i < a->n; i++)
+        for (unsigned s = 0; s < sh->count; s++) {
+            sub_key(a->u + i * w, sh, s, key);
+            size_t k = tuple_set_find(&set, key);
+            if (k != (size_t)-1 && set.keys && k < subs->n)
+                cnt[k]++;
+        }
+    size_t nf = 0;
+    for (size_t r = 0; st == ST_OK && r < nrem; r++)
+        for (unsigned s = 0; s < sh->count; s++) {
+            sub_key(a->u + (size_t)rem[r] * w, sh, s, key);
+            size_t k = tuple_set_find(&set, key);
+            if (k == (size_t)-1 || k >= subs->n || !cnt[k])
+                continue;
+            if (--cnt[k] == 0)
+                found[nf++] = (unsigned)k;
+        }
+    tuple_set_free(&set);
+    st_free(cnt);
+    if (st != ST_OK) {
+        st_free(found);
+        return st;
+    }
+    out->index = found;
+    out->n = sort_desc_unique(found, nf);
+    return ST_OK;
+}
+
+/* Points that only removed elements of list a used. */
+static st_status isolated_points(topo *t, st_array *a, st_elem kind, const unsigned *rem,
+                                 size_t nrem, pending *out, st_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->elem = ST_ELEM_POINT;
+    size_t np = point_count(t);
+    unsigned w = st_elem_vertices(kind);
+    unsigned *cnt = st_calloc(np ? np : 1, sizeof *cnt);
+    unsigned *found = st_malloc((nrem * w + 1) * sizeof *found);
+    if (!cnt || !found) {
+        st_free(cnt);
+        st_free(found);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < a->n * w; i++)
+        if (a->u[i] < np)
+            cnt[a->u[i]]++;
+    size_t nf = 0;
+    for (size_t r = 0; r < nrem; r++)
+        for (unsigned v = 0; v < w; v++) {
+            unsigned p = a->u[(size_t)rem[r] * w + v];
+            if (p < np && cnt[p] && --cnt[p] == 0)
+                found[nf++] = p;
+        }
+    st_free(cnt);
+    out->index = found;
+    out->n = sort_desc_unique(found, nf);
+    return ST_OK;
+}
+
+/* Removes points p->index (descending): the last point takes each one's
+ * place in every element list and in the positions. */
+static void remove_points(topo *t, pending *p)
+{
+    size_t np = point_count(t);
+    p->before = np;
+    for (size_t k = 0; k < p->n; k++) {
+        unsigned id = p->index[k];
+        unsigned last = (unsigned)(np - 1 - k);
+        for (int e = ST_ELEM_EDGE; e < ST_ELEM_COUNT; e++) {
+            st_array *a = list_of(t, (st_elem)e);
+            size_t total = a->n * st_elem_vertices((st_elem)e);
+            for (size_t i = 0; i < total; i++)
+                if (a->u[i] == last)
+                    a->u[i] = id;
+        }
+        if (t->position.n == np - k && id != last)
+            memcpy(t->position.r + 3 * (size_t)id, t->position.r + 3 * (size_t)last,
+                   3 * sizeof(double));
+    }
+    if (t->position.n == np)
+        t->position.n -= p->n;
+    if (t->nb_points >= p->n)
+        t->nb_points -= (unsigned)p->n;
+}
+
+static void touch_list(topo *t, st_elem e)
+{
+    const st_field *f = st_component_field(&t->base, list_field[e]);
+    if (f)
+        st_component_touch(&t->base, f);
+}
+
+/* The elements a container of this class may hold (SOFA's class chain). */
+static bool holds(topo *t, st_elem e)
+{
+    if (e == ST_ELEM_POINT)
+        return true;
+    return st_component_field(&t->base, list_field[e]) != NULL;
+}
+
+st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
+                      st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_DYNAMIC)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "%s cannot change while the scene runs: use one of the "
+                                  "*SetTopologyContainer classes",
+                                  self->cls->name);
+    if (!holds(t, elem))
+        return st_component_error(self, NULL, err, ST_EINVAL, "%s holds no %s to remove",
+                                  self->cls->name, st_elem_name(elem));
+    ST_TRY(topo_ensure_lists(t, err));
+    st_array *a = list_of(t, elem);
+    size_t count = a ? a->n : point_count(t);
+    pending ev[4];
+    size_t nev = 0;
+    memset(ev, 0, sizeof ev);
+    ev[0].elem = elem;
+    ev[0].index = st_malloc((n ? n : 1) * sizeof(unsigned));
+    if (!ev[0].index)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] >= count) {
+            st_component_warn(self, "Remove%s: %s %u is out of bound (%zu %s) and won't be "
+                              "removed",
+                              st_elem_name(elem), st_elem_name(elem), ids[i], count,
+                              st_elem_name(elem));
+            continue;
+        }
+        ev[0].index[k++] = ids[i];
+    }
+    ev[0].n = sort_desc_unique(ev[0].index, k);
+    nev = 1;
+    st_status st = ST_OK;
+    if (!ev[0].n) {
+        pending_free(ev, nev);
+        return ST_OK;
+    }
+    if (elem == ST_ELEM_POINT) {
+        /* Points still used by an element cannot go (SOFA would leave the
+         * elements pointing past the end). */
+        for (int e = ST_ELEM_EDGE; e < ST_ELEM_COUNT && st == ST_OK; e++) {
+            st_array *l = list_of(t, (st_elem)e);
+            size_t total = l->n * st_elem_vertices((st_elem)e);
+            for (size_t i = 0; i < total && st == ST_OK; i++)
+                for (size_t r = 0; r < ev[0].n; r++)
+                    if (l->u[i] == ev[0].index[r]) {
+                        st = st_component_error(self, NULL, err, ST_EINVAL,
+                                                "point %u is used by %s %zu: remove the "
+                                                "elements first",
+                                                ev[0].index[r], st_elem_name((st_elem)e),
+                                                i / st_elem_vertices((st_elem)e));
+                        break;
+                    }
+        }
+        if (st == ST_OK)
+            remove_points(t, &ev[0]);
+    } else {
+        /* Isolated sub-elements and points, computed on the lists before
+         * the removal, as SOFA's shells are. */
+        sub_shape sh[2];
+        size_t nsh = sub_shapes(elem, sh);
+        for (size_t s = 0; s < nsh && st == ST_OK; s++)
+            if (holds(t, sh[s].kind)) {
+                st = isolated_subs(t, a, elem, ev[0].index, ev[0].n, &sh[s], &ev[nev], err);
+                if (st == ST_OK && ev[nev].n)
+                    nev++;
+                else if (st == ST_OK)
+                    pending_free(&ev[nev], 1);
+            }
+        if (st == ST_OK) {
+            st = isolated_points(t, a, elem, ev[0].index, ev[0].n, &ev[nev], err);
+            if (st == ST_OK && ev[nev].n)
+                nev++;
+            else if (st == ST_OK)
+                pending_free(&ev[nev], 1);
+        }
+        for (size_t e = 0; e < nev && st == ST_OK; e++) {
+            if (ev[e].elem == ST_ELEM_POINT)
+                remove_points(t, &ev[e]);
+            else
+                st = remove_from_list(list_of(t, ev[e].elem), &ev[e], err);
+        }
+    }
+    if (st == ST_OK) {
+        st_topo_event out[4];
+        for (size_t e = 0; e < nev; e++) {
+            out[e] = (st_topo_event){.change = ST_TOPO_REMOVED,
+                                     .elem = ev[e].elem,
+                                     .n = ev[e].n,
+                                     .before = ev[e].before,
+                                     .index = ev[e].index,
+                                     .vertices = ev[e].vertices};
+            touch_list(t, ev[e].elem);
+        }
+        st = st_topology_changed(self, out, nev, err);
+    }
+    pending_free(ev, nev);
+    return st;
+}
