@@ -162,21 +162,100 @@ static st_status apply_vertices(st__topo_link *r, const st_topo_event *ev, st_er
     return ST_OK;
 }
 
-/* The first component that reads topology without following it. */
-static const st__topo_link *reader_not_following(const st_scene *s, const st_component *topology)
+static bool follows(const st_scene *s, const st_component *c, const st_component *topology)
 {
-    for (size_t i = 0; i < s->ntopo_links; i++) {
-        const st__topo_link *u = &s->topo_links[i];
-        if (u->kind != ST__TOPO_USE || u->topology != topology)
-            continue;
-        bool follows = false;
-        for (size_t j = 0; j < s->ntopo_links && !follows; j++)
-            follows = s->topo_links[j].kind != ST__TOPO_USE &&
-                      s->topo_links[j].owner == u->owner &&
-                      s->topo_links[j].topology == topology;
-        if (!follows)
-            return u;
+    for (size_t j = 0; j < s->ntopo_links; j++)
+        if (s->topo_links[j].kind != ST__TOPO_USE && s->topo_links[j].owner == c &&
+            s->topo_links[j].topology == topology)
+            return true;
+    return false;
+}
+
+static bool links_to(const st_component *c, const st_component *topology)
+{
+    const st_cinfo *ci = st__cinfo(c);
+    for (size_t i = 0; i < ci->nfields; i++) {
+        const st_field *f = ci->fields[i];
+        if (f->type == ST_T_LINK &&
+            *(st_component *const *)((const char *)c + f->offset) == topology)
+            return true;
     }
+    return false;
+}
+
+static bool may_hold_topology_data(const st_component *c);
+
+/* A component of the subtree of n, outside the topology's own subtree, that
+ * links to the topology and may hold data indexed by it without following. */
+static const st_component *linker_not_following(const st_scene *s, const st_component *topology,
+                                                const st_node *n)
+{
+    if (n == topology->node)
+        return NULL;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        const st_component *c = n->objects[i];
+        if (may_hold_topology_data(c) && links_to(c, topology) && !follows(s, c, topology))
+            return c;
+    }
+    for (size_t i = 0; i < n->nchildren; i++) {
+        const st_component *c = linker_not_following(s, topology, n->children[i]);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* Whether c may hold data indexed by the topology of its context: the
+ * roles and kinds of SOFA's components that handle topological changes
+ * (force fields, masses, constraints, mappings, engines, collision and
+ * visual models). States follow by themselves; solvers, loops, loaders and
+ * the topology's companions hold nothing of the kind. */
+static bool may_hold_topology_data(const st_component *c)
+{
+    static const st_role roles[] = {ST_ROLE_FORCEFIELD, ST_ROLE_MASS, ST_ROLE_PROJECTIVE,
+                                    ST_ROLE_MAPPING, ST_ROLE_ENGINE};
+    for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
+        if (st__class_has_role(c->cls, roles[i]))
+            return true;
+    const char *cat = c->cls->category ? c->cls->category : "";
+    if (!strcmp(cat, "CollisionModel") || !strcmp(cat, "Constraint") ||
+        !strcmp(cat, "TopologicalMapping"))
+        return true;
+    return !strcmp(cat, "Visual") && st__component_field_index(c, "position") >= 0;
+}
+
+/* The first component that may read topology's elements without
+ * following its changes: one that says it reads it (st_topology_use), or
+ * one that may hold data indexed by it (may_hold_topology_data) below the
+ * topology's node or linking to it. A change would leave it with stale
+ * indices. */
+static const st_component *reader_not_following(const st_scene *s, const st_component *topology,
+                                                const st_node *n)
+{
+    if (!n) {
+        for (size_t i = 0; i < s->ntopo_links; i++) {
+            const st__topo_link *u = &s->topo_links[i];
+            if (u->kind == ST__TOPO_USE && u->topology == topology &&
+                !follows(s, u->owner, topology))
+                return u->owner;
+        }
+        n = topology->node;
+    }
+    for (size_t i = 0; i < n->nobjects; i++) {
+        const st_component *c = n->objects[i];
+        if (c == topology || st__class_has_role(c->cls, ST_ROLE_STATE) ||
+            st__class_has_role(c->cls, ST_ROLE_TOPOLOGY))
+            continue;
+        if (may_hold_topology_data(c) && !follows(s, c, topology))
+            return c;
+    }
+    for (size_t i = 0; i < n->nchildren; i++) {
+        const st_component *c = reader_not_following(s, topology, n->children[i]);
+        if (c)
+            return c;
+    }
+    if (n == topology->node && n->parent) /* components elsewhere that link to it */
+        return linker_not_following(s, topology, st_node_root(n));
     return NULL;
 }
 
@@ -200,14 +279,15 @@ static st_status apply_change(st_component *topology, const st_topo_event *ev, s
             (ev[e].change != ST_TOPO_REMOVED && ev[e].change != ST_TOPO_ADDED))
             return st_component_error(topology, NULL, err, ST_EINVAL,
                                       "a topological change event is malformed");
-    const st__topo_link *u = reader_not_following(s, topology);
+    const st_component *u = reader_not_following(s, topology, NULL);
     if (u) {
         char path[ST_ERROR_PATH_MAX];
         return st_component_error(topology, NULL, err, ST_ESCENE,
-                                  "cannot change: %s (%s) reads this topology but does not "
-                                  "follow its changes",
-                                  st_component_path(u->owner, path, sizeof path),
-                                  u->owner->cls->name);
+                                  "cannot change: %s (%s) may hold data indexed by this "
+                                  "topology, and settee's %s does not follow topological "
+                                  "changes yet",
+                                  st_component_path(u, path, sizeof path), u->cls->name,
+                                  u->cls->name);
     }
     if (s->initialised)
         unbind_systems(s);
