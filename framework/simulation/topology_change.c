@@ -259,6 +259,21 @@ static const st_component *reader_not_following(const st_scene *s, const st_comp
     return NULL;
 }
 
+/* Refuses a change that a component would not follow (before the topology
+ * changes anything: st_topology_remove asks first). */
+static st_status check_followers(st_scene *s, st_component *topology, st_error *err)
+{
+    const st_component *u = reader_not_following(s, topology, NULL);
+    if (!u)
+        return ST_OK;
+    char path[ST_ERROR_PATH_MAX];
+    return st_component_error(topology, NULL, err, ST_ESCENE,
+                              "cannot change: %s (%s) may hold data indexed by this topology, "
+                              "and settee's %s does not follow topological changes yet",
+                              st_component_path(u, path, sizeof path), u->cls->name,
+                              u->cls->name);
+}
+
 static void unbind_systems(st_scene *s)
 {
     if (s->systems_stale)
@@ -279,16 +294,7 @@ static st_status apply_change(st_component *topology, const st_topo_event *ev, s
             (ev[e].change != ST_TOPO_REMOVED && ev[e].change != ST_TOPO_ADDED))
             return st_component_error(topology, NULL, err, ST_EINVAL,
                                       "a topological change event is malformed");
-    const st_component *u = reader_not_following(s, topology, NULL);
-    if (u) {
-        char path[ST_ERROR_PATH_MAX];
-        return st_component_error(topology, NULL, err, ST_ESCENE,
-                                  "cannot change: %s (%s) may hold data indexed by this "
-                                  "topology, and settee's %s does not follow topological "
-                                  "changes yet",
-                                  st_component_path(u, path, sizeof path), u->cls->name,
-                                  u->cls->name);
-    }
+    ST_TRY(check_followers(s, topology, err));
     if (s->initialised)
         unbind_systems(s);
     for (size_t e = 0; e < nev; e++) {
@@ -350,6 +356,9 @@ static st_status remove_elements(st_component *topology, st_elem elem, const uns
     if ((unsigned)elem >= ST_ELEM_COUNT)
         return st_component_error(topology, NULL, err, ST_EINVAL, "unknown element kind %u",
                                   (unsigned)elem);
+    st_scene *s = topology->node ? topology->node->scene : NULL;
+    if (s)
+        ST_TRY(check_followers(s, topology, err));
     return ops->remove(topology, elem, ids, n, err);
 }
 
