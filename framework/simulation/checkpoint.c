@@ -5,10 +5,14 @@
  * the line "end-header"; binary records follow, each
  *   u32 label length, label, u64 size, size bytes      (host byte order)
  * written and read in the same walk of the scene: the scene's counters,
- * every node's time and dt, every system's vectors and scratch vectors,
- * every state's vectors, then the items of components with a checkpoint
- * role. Reading checks each label and size against this scene, so a scene
- * whose layout differs is refused naming the first item that differs. */
+ * every node's time and dt, the topologies that components follow (their
+ * lists and every followed array, sized as the run left them), every
+ * system's vectors and scratch vectors, every state's vectors, then the
+ * items of components with a checkpoint role. Reading checks each label and
+ * size against this scene, so a scene whose layout differs is refused
+ * naming the first item that differs; after a topological change the
+ * followed arrays take the saved sizes first, and the systems are rebuilt
+ * before their vectors are read. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -21,7 +25,7 @@
 #include "simulation/simulation.h"
 
 #define CK_MAGIC "settee checkpoint"
-#define CK_FORMAT 1
+#define CK_FORMAT 2
 #define CK_LABEL_MAX 4096
 
 struct st_checkpoint {
@@ -125,6 +129,119 @@ static st_status walk_components(st_checkpoint *ck, st_node *n, st_error *err)
     return ST_OK;
 }
 
+/* A variable-length array: its count, then its bytes. Reading gives it the
+ * saved count first (reallocated: the arrays are the owners' own memory). */
+static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_t *n,
+                           size_t size, st_array *arr, st_error *err)
+{
+    char l[ST_ERROR_PATH_MAX + 96];
+    uint64_t cnt = *n;
+    snprintf(l, sizeof l, "%s.count", label);
+    ST_TRY(record(ck, l, &cnt, sizeof cnt, err));
+    if (ck->reading && cnt != *n) {
+        if (cnt > SIZE_MAX / (size ? size : 1))
+            return st_error_set(err, ST_EINVAL, "checkpoint '%s' is damaged at '%s'", ck->path,
+                                label);
+        void *q = st_realloc(*p, (cnt ? cnt : 1) * size);
+        if (!q)
+            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        *p = q;
+        *n = (size_t)cnt;
+        if (arr)
+            arr->cap = (size_t)cnt;
+    }
+    return record(ck, label, *p, (size_t)cnt * size, err);
+}
+
+static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error *err)
+{
+    const st_field *f = st__cinfo(c)->fields[k];
+    size_t size = st__field_tuple_bytes(c, f);
+    if (!size)
+        return ST_OK;
+    st_array *a = (st_array *)((char *)c + f->offset);
+    if (ck->reading && !a->cap && a->p && a->n) { /* borrowed: make it its own */
+        void *copy = st_malloc(a->n * size);
+        if (!copy)
+            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        memcpy(copy, a->p, a->n * size);
+        a->p = copy;
+        a->cap = a->n;
+    }
+    char label[ST_ERROR_PATH_MAX + 64], path[ST_ERROR_PATH_MAX];
+    snprintf(label, sizeof label, "%s.%s", st_component_path(c, path, sizeof path), f->name);
+    return var_array(ck, label, &a->p, &a->n, size, a, err);
+}
+
+static bool topology_seen(const st_scene *s, size_t upto, const st_component *t)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (s->topo_links[i].topology == t)
+            return true;
+    return false;
+}
+
+/* The topologies components follow, and the followed arrays. */
+static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX], label[ST_ERROR_PATH_MAX + 64];
+    /* Revisions first: reading, a topology that changed during the saved
+     * run means the systems are rebuilt around the restored sizes. */
+    bool changed = false;
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st_component *t = s->topo_links[i].topology;
+        if (topology_seen(s, i, t))
+            continue;
+        st_cinfo *ci = st__cinfo(t);
+        unsigned long rev = ci->topo_revision;
+        snprintf(label, sizeof label, "%s.revision", st_component_path(t, path, sizeof path));
+        ST_TRY(record(ck, label, &rev, sizeof rev, err));
+        changed |= rev != ci->topo_revision;
+        ci->topo_revision = rev;
+    }
+    if (ck->reading && changed && s->nsystems) {
+        for (size_t i = 0; i < s->nsystems; i++)
+            st__system_unbind(s->systems[i]);
+        s->systems_stale = true;
+    }
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st_component *t = s->topo_links[i].topology;
+        if (topology_seen(s, i, t))
+            continue;
+        const st_cinfo *ci = st__cinfo(t);
+        for (size_t k = 0; k < ci->nfields; k++)
+            ST_TRY(field_array(ck, t, (int)k, err));
+        int nb = st__component_field_index(t, "nbPoints");
+        if (nb >= 0 && ci->fields[nb]->type == ST_T_UINT) {
+            snprintf(label, sizeof label, "%s.nbPoints", st_component_path(t, path, sizeof path));
+            ST_TRY(record(ck, label, (char *)t + ci->fields[nb]->offset, sizeof(unsigned), err));
+        }
+    }
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st__topo_link *r = &s->topo_links[i];
+        if (r->kind == ST__TOPO_ITEMS) {
+            snprintf(label, sizeof label, "%s.items%zu",
+                     st_component_path(r->owner, path, sizeof path), i);
+            ST_TRY(var_array(ck, label, r->items, r->n, r->item_size, NULL, err));
+        } else if (r->kind == ST__TOPO_FIELD || r->kind == ST__TOPO_SUBSET ||
+                   r->kind == ST__TOPO_VERTICES) {
+            ST_TRY(field_array(ck, r->owner, r->field, err));
+        }
+    }
+    if (ck->reading && changed) {
+        size_t n = st_scene_states(s, NULL, 0);
+        st_mstate **states = st_calloc(n ? n : 1, sizeof *states);
+        if (!states)
+            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        n = st_scene_states(s, states, n);
+        for (size_t i = 0; i < n; i++)
+            states[i]->n = states[i]->position.n;
+        st_free(states);
+        ST_TRY(st__scene_refresh_systems(s, err));
+    }
+    return ST_OK;
+}
+
 static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
 {
     size_t n = st_scene_states(s, NULL, 0);
@@ -193,6 +310,7 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(record(ck, "scene.step_dt", &s->step_dt, sizeof s->step_dt, err));
     ST_TRY(record(ck, "scene.dt_varied", &s->dt_varied, sizeof s->dt_varied, err));
     ST_TRY(walk_nodes(ck, s->root, err));
+    ST_TRY(walk_topologies(ck, s, err));
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
     ST_TRY(walk_components(ck, s->root, err));

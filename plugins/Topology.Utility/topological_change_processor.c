@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,8 +589,29 @@ static st_status tcp_init(st_component *self, st_error *err)
 
 static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
 
-/* The changes it makes come from its file or lists; its own state is the
- * reading position, which a checkpoint does not keep yet. */
+/* A checkpoint keeps the reading position in the file and the next time of
+ * the data inputs, so that a resumed run makes the changes the
+ * uninterrupted run makes, once. */
+static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    tcp *t = (tcp *)self;
+    uint64_t cursor = t->cursor;
+    ST_TRY(st_checkpoint_data(ck, &cursor, sizeof cursor, err));
+    if (st_checkpoint_reading(ck) && cursor > t->nlines)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint's reading position is beyond the file");
+    t->cursor = (size_t)cursor;
+    double v[4] = {t->next_time, t->last_time, t->loop_time, t->time_to_remove};
+    ST_TRY(st_checkpoint_data(ck, v, sizeof v, err));
+    t->next_time = v[0];
+    t->last_time = v[1];
+    t->loop_time = v[2];
+    t->time_to_remove = v[3];
+    return ST_OK;
+}
+
+static const st_checkpoint_ops tcp_checkpoint_ops = {sizeof(st_checkpoint_ops), tcp_transfer};
+
 const st_class topological_change_processor_class = {
     .struct_size = sizeof(st_class),
     .name = "TopologicalChangeProcessor",
@@ -600,4 +622,5 @@ const st_class topological_change_processor_class = {
     .init = tcp_init,
     .cleanup = tcp_cleanup,
     .on_event = tcp_on_event,
+    .checkpoint = &tcp_checkpoint_ops,
 };

@@ -493,3 +493,71 @@ Test(topology_changes, processor_data_inputs_remove_once_at_time_to_remove)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- checkpoints and output across a change ---- */
+
+static int run_cli(const char *dir, const char *args, char *out, size_t size)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run scene.yaml --no-progress %s",
+             dir, SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, args);
+    return test_run(cmd, out, size);
+}
+
+static void write_in(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(topology_changes, checkpoint_across_a_change_resumes_bit_identically)
+{
+    char dir[512], out[8192];
+    test_make_dir(dir, sizeof dir, "tcck");
+    write_in(dir, "scene.yaml",
+             HEAD STRIP "        - TopologicalChangeProcessor: {filename: changes.txt}\n");
+    write_in(dir, "changes.txt", "T= 0.01\nREMOVE= 2\n2 0\nT= 0.03\nREMOVE= 1\n1\n");
+    cr_assert_eq(run_cli(dir, "-n 5 --export-state full.json", out, sizeof out), 0, "%s", out);
+    /* The checkpoint is taken after the first change, before the second. */
+    cr_assert_eq(run_cli(dir, "-n 2 --checkpoint ck.bin", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_cli(dir, "-n 5 --resume ck.bin --export-state resumed.json", out, sizeof out),
+                 0, "%s", out);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/full.json", dir);
+    snprintf(b, sizeof b, "%s/resumed.json", dir);
+    char *fa = test_read_file(a), *fb = test_read_file(b);
+    cr_assert(fa && fb);
+    cr_assert_str_eq(fa, fb);
+    /* Both removals happened once: [1 2 4] [0 4 3] after the first; the
+     * second removes [0 4 3] and its points 3 and 0 (4 takes 3's index,
+     * then 3, formerly 4, takes 0's). */
+    cr_assert(strstr(fa, "\"triangles\": [[1, 2, 0]]"), "%s", fa);
+    free(fa);
+    free(fb);
+    test_remove_dir(dir);
+}
+
+Test(topology_changes, output_writes_the_changing_mesh)
+{
+    char dir[512], out[8192], path[1024];
+    test_make_dir(dir, sizeof dir, "tcvtu");
+    write_in(dir, "scene.yaml",
+             HEAD STRIP "        - TopologicalChangeProcessor: {filename: changes.txt}\n");
+    write_in(dir, "changes.txt", "T= 0.01\nREMOVE= 2\n2 0\n");
+    cr_assert_eq(run_cli(dir, "-n 2 --output res --every 1", out, sizeof out), 0, "%s", out);
+    static const char *const want[] = {"NumberOfPoints=\"6\" NumberOfCells=\"4\"",
+                                       "NumberOfPoints=\"6\" NumberOfCells=\"4\"",
+                                       "NumberOfPoints=\"5\" NumberOfCells=\"2\""};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/res/Body%d.vtu", dir, k);
+        char *text = test_read_file(path);
+        cr_assert(text, "%s", path);
+        cr_assert(strstr(text, want[k]), "frame %d: want %s", k, want[k]);
+        free(text);
+    }
+    test_remove_dir(dir);
+}
