@@ -2,7 +2,10 @@
  * (st_topology_ops.remove), as SOFA's *SetTopologyModifier::remove* do:
  *
  * 1. the ids are filtered (an id out of range is skipped with SOFA's
- *    warning) and sorted in descending order, duplicates dropped;
+ *    warning) and sorted in descending order; a repeated id removes the
+ *    element that moved into that place in the meantime, as in SOFA (an id
+ *    that no longer exists by its turn is skipped with a warning where SOFA
+ *    would read past its array);
  * 2. each removed element is replaced by the container's last one;
  * 3. the sub-elements (faces, edges) and the points that belonged only to
  *    removed elements are removed in turn, each kind sorted in descending
@@ -13,9 +16,10 @@
  * 4. the whole change is announced once, as an ordered list of events
  *    (st_topology_changed): the followed data of every component are
  *    renumbered by the kernel, event by event.
- * A sub-element is isolated when no remaining element of the removed kind
- * uses it: SOFA tests the same thing on its shells (trianglesAroundEdge,
- * tetrahedraAroundVertex, ...). */
+ * A sub-element or point is isolated when the removal of an element leaves
+ * it used by no element of the removed kind: SOFA's shells
+ * (trianglesAroundEdge, tetrahedraAroundVertex, ...) emptied as each
+ * element goes, here counters, decremented in the same order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +105,11 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+static void sort_desc(unsigned *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_desc);
+}
+
 /* Sorts descending and drops duplicates; returns the new count. */
 static size_t sort_desc_unique(unsigned *v, size_t n)
 {
@@ -125,6 +134,7 @@ static void pending_free(pending *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         st_free(p[i].index);
         st_free(p[i].vertices);
+        p[i].index = p[i].vertices = NULL;
     }
 }
 
@@ -157,8 +167,7 @@ static void sub_key(const unsigned *elem, const sub_shape *sh, unsigned s, unsig
     topo_sort_small(key, sh->width);
 }
 
-/* Index of each sub-element of kind sh->kind in the container's list, by
- * its sorted key. */
+/* Index of each element of a list by its sorted key. */
 static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
 {
     st_array *a = list_of(t, kind);
@@ -175,81 +184,132 @@ static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err
     return ST_OK;
 }
 
-/* Counts, for every sub-element of kind sh and every point, how many
- * elements of list a use it (SOFA's shells), then lists those that no
- * element left uses once the removed ones (rem, descending) are gone. */
-static st_status isolated_subs(topo *t, st_array *a, st_elem kind, const unsigned *rem, size_t nrem,
-                               const sub_shape *sh, pending *out, st_error *err)
+/* The elements a container of this class may hold (SOFA's class chain). */
+static bool holds(topo *t, st_elem e)
 {
-    memset(out, 0, sizeof *out);
-    out->elem = sh->kind;
-    st_array *subs = list_of(t, sh->kind);
-    if (!subs->n)
-        return ST_OK;
+    if (e == ST_ELEM_POINT)
+        return true;
+    return st_component_field(&t->base, list_field[e]) != NULL;
+}
+
+/* SOFA's shell of one kind of sub-element: how many elements of the
+ * removed kind use each sub-element. */
+typedef struct shell {
+    const sub_shape *sh;
     tuple_set set;
-    st_status st = index_list(t, sh->kind, &set, err);
-    unsigned *cnt = st == ST_OK ? st_calloc(subs->n, sizeof *cnt) : NULL;
-    unsigned *found = cnt ? st_malloc((nrem * sh->count + 1) * sizeof *found) : NULL;
-    if (st == ST_OK && !found)
-        st = st_error_set(err, ST_ENOMEM, "out of memory");
+    unsigned *cnt;
+    size_t nsub;
+    pending *out;   /* the isolated ones, in the order found */
+} shell;
+
+static void shell_free(shell *sl)
+{
+    tuple_set_free(&sl->set);
+    st_free(sl->cnt);
+}
+
+/* Counts every sub-element's elements (list a of kind). */
+static st_status shell_build(topo *t, st_array *a, st_elem kind, shell *sl, st_error *err)
+{
+    st_array *subs = list_of(t, sl->sh->kind);
+    sl->nsub = subs->n;
+    ST_TRY(index_list(t, sl->sh->kind, &sl->set, err));
+    sl->cnt = st_calloc(subs->n ? subs->n : 1, sizeof *sl->cnt);
+    if (!sl->cnt)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
     unsigned w = st_elem_vertices(kind), key[8];
-    for (size_t i = 0; st == ST_OK && i < a->n; i++)
-        for (unsigned s = 0; s < sh->count; s++) {
-            sub_key(a->u + i * w, sh, s, key);
-            size_t k = tuple_set_find(&set, key);
-            if (k != (size_t)-1 && set.keys && k < subs->n)
-                cnt[k]++;
+    for (size_t i = 0; i < a->n; i++)
+        for (unsigned s = 0; s < sl->sh->count; s++) {
+            sub_key(a->u + i * w, sl->sh, s, key);
+            size_t k = tuple_set_find(&sl->set, key);
+            if (k < sl->nsub)
+                sl->cnt[k]++;
         }
-    size_t nf = 0;
-    for (size_t r = 0; st == ST_OK && r < nrem; r++)
-        for (unsigned s = 0; s < sh->count; s++) {
-            sub_key(a->u + (size_t)rem[r] * w, sh, s, key);
-            size_t k = tuple_set_find(&set, key);
-            if (k == (size_t)-1 || k >= subs->n || !cnt[k])
-                continue;
-            if (--cnt[k] == 0)
-                found[nf++] = (unsigned)k;
-        }
-    tuple_set_free(&set);
-    st_free(cnt);
-    if (st != ST_OK) {
-        st_free(found);
-        return st;
-    }
-    out->index = found;
-    out->n = sort_desc_unique(found, nf);
     return ST_OK;
 }
 
-/* Points that only removed elements of list a used. */
-static st_status isolated_points(topo *t, st_array *a, st_elem kind, const unsigned *rem,
-                                 size_t nrem, pending *out, st_error *err)
+/* The element elem leaves: its sub-elements whose count falls to 0 are
+ * isolated. */
+static void shell_leave(shell *sl, const unsigned *elem)
 {
-    memset(out, 0, sizeof *out);
-    out->elem = ST_ELEM_POINT;
-    size_t np = point_count(t);
-    unsigned w = st_elem_vertices(kind);
-    unsigned *cnt = st_calloc(np ? np : 1, sizeof *cnt);
-    unsigned *found = st_malloc((nrem * w + 1) * sizeof *found);
-    if (!cnt || !found) {
-        st_free(cnt);
-        st_free(found);
-        return st_error_set(err, ST_ENOMEM, "out of memory");
+    unsigned key[8];
+    for (unsigned s = 0; s < sl->sh->count; s++) {
+        sub_key(elem, sl->sh, s, key);
+        size_t k = tuple_set_find(&sl->set, key);
+        if (k < sl->nsub && sl->cnt[k] && --sl->cnt[k] == 0)
+            sl->out->index[sl->out->n++] = (unsigned)k;
     }
-    for (size_t i = 0; i < a->n * w; i++)
-        if (a->u[i] < np)
-            cnt[a->u[i]]++;
-    size_t nf = 0;
-    for (size_t r = 0; r < nrem; r++)
-        for (unsigned v = 0; v < w; v++) {
-            unsigned p = a->u[(size_t)rem[r] * w + v];
-            if (p < np && cnt[p] && --cnt[p] == 0)
-                found[nf++] = p;
+}
+
+/* Removes the elements ev[0].index (descending, repeats allowed) of kind
+ * elem from list a, one at a time, finding the sub-elements and points
+ * each removal isolates; fills ev[1..] with them (faces, edges, points)
+ * and returns their count in *nev. */
+static st_status remove_elements(topo *t, st_elem elem, st_array *a, pending *ev, size_t *nev,
+                                 st_error *err)
+{
+    sub_shape sh[2];
+    size_t nsh = sub_shapes(elem, sh), nsl = 0;
+    shell sl[2];
+    memset(sl, 0, sizeof sl);
+    unsigned w = st_elem_vertices(elem);
+    size_t np = point_count(t), nrem = ev[0].n;
+    unsigned *pcnt = st_calloc(np ? np : 1, sizeof *pcnt);
+    st_status st = pcnt ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    *nev = 1;
+    for (size_t s = 0; s < nsh && st == ST_OK; s++) {
+        if (!holds(t, sh[s].kind) || !list_of(t, sh[s].kind)->n)
+            continue;
+        pending *p = &ev[(*nev)++];
+        p->elem = sh[s].kind;
+        p->index = st_malloc((nrem * sh[s].count + 1) * sizeof(unsigned));
+        sl[nsl] = (shell){.sh = &sh[s], .out = p};
+        st = p->index ? shell_build(t, a, elem, &sl[nsl], err)
+                      : st_error_set(err, ST_ENOMEM, "out of memory");
+        nsl++;
+    }
+    pending *pts = &ev[*nev];
+    if (st == ST_OK) {
+        (*nev)++;
+        pts->elem = ST_ELEM_POINT;
+        pts->index = st_malloc((nrem * w + 1) * sizeof(unsigned));
+        ev[0].vertices = st_malloc((nrem ? nrem : 1) * w * sizeof(unsigned));
+        if (!pts->index || !ev[0].vertices)
+            st = st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    if (st == ST_OK)
+        for (size_t i = 0; i < a->n * w; i++)
+            if (a->u[i] < np)
+                pcnt[a->u[i]]++;
+    ev[0].before = a->n;
+    size_t kept = 0;
+    for (size_t k = 0; k < nrem && st == ST_OK; k++) {
+        unsigned i = ev[0].index[k];
+        if (i >= a->n) {
+            st_component_warn(&t->base,
+                              "Remove%s: %s %u no longer exists after the removals before it "
+                              "(a repeated index) and won't be removed",
+                              st_elem_name(elem), st_elem_name(elem), i);
+            continue;
         }
-    st_free(cnt);
-    out->index = found;
-    out->n = sort_desc_unique(found, nf);
-    return ST_OK;
+        const unsigned *e = a->u + (size_t)i * w;
+        for (size_t s = 0; s < nsl; s++)
+            shell_leave(&sl[s], e);
+        for (unsigned v = 0; v < w; v++)
+            if (e[v] < np && pcnt[e[v]] && --pcnt[e[v]] == 0)
+                pts->index[pts->n++] = e[v];
+        memcpy(ev[0].vertices + kept * w, e, w * sizeof(unsigned));
+        ev[0].index[kept++] = i;
+        size_t last = a->n - 1;
+        if (i != last)
+            memcpy(a->u + (size_t)i * w, a->u + last * w, w * sizeof(unsigned));
+        a->n--;
+    }
+    ev[0].n = kept;
+    for (size_t s = 0; s < nsl; s++)
+        shell_free(&sl[s]);
+    st_free(pcnt);
+    return st;
 }
 
 /* Removes points p->index (descending): the last point takes each one's
@@ -285,12 +345,15 @@ static void touch_list(topo *t, st_elem e)
         st_component_touch(&t->base, f);
 }
 
-/* The elements a container of this class may hold (SOFA's class chain). */
-static bool holds(topo *t, st_elem e)
+/* Whether elements of kind e are made of elements of kind sub. */
+static bool made_of(st_elem e, st_elem sub)
 {
-    if (e == ST_ELEM_POINT)
-        return true;
-    return st_component_field(&t->base, list_field[e]) != NULL;
+    switch (sub) {
+    case ST_ELEM_EDGE: return e > ST_ELEM_EDGE;
+    case ST_ELEM_TRIANGLE: return e == ST_ELEM_TETRAHEDRON;
+    case ST_ELEM_QUAD: return e == ST_ELEM_HEXAHEDRON;
+    default: return false;
+    }
 }
 
 st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
@@ -326,14 +389,10 @@ st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, siz
         }
         ev[0].index[k++] = ids[i];
     }
-    ev[0].n = sort_desc_unique(ev[0].index, k);
-    nev = 1;
     st_status st = ST_OK;
-    if (!ev[0].n) {
-        pending_free(ev, nev);
-        return ST_OK;
-    }
     if (elem == ST_ELEM_POINT) {
+        ev[0].n = sort_desc_unique(ev[0].index, k);
+        nev = 1;
         /* Points still used by an element cannot go (SOFA would leave the
          * elements pointing past the end). */
         for (int e = ST_ELEM_EDGE; e < ST_ELEM_COUNT && st == ST_OK; e++) {
@@ -350,38 +409,44 @@ st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, siz
                         break;
                     }
         }
-        if (st == ST_OK)
+        if (st == ST_OK && ev[0].n)
             remove_points(t, &ev[0]);
     } else {
-        /* Isolated sub-elements and points, computed on the lists before
-         * the removal, as SOFA's shells are. */
-        sub_shape sh[2];
-        size_t nsh = sub_shapes(elem, sh);
-        for (size_t s = 0; s < nsh && st == ST_OK; s++)
-            if (holds(t, sh[s].kind)) {
-                st = isolated_subs(t, a, elem, ev[0].index, ev[0].n, &sh[s], &ev[nev], err);
-                if (st == ST_OK && ev[nev].n)
-                    nev++;
-                else if (st == ST_OK)
-                    pending_free(&ev[nev], 1);
-            }
-        if (st == ST_OK) {
-            st = isolated_points(t, a, elem, ev[0].index, ev[0].n, &ev[nev], err);
-            if (st == ST_OK && ev[nev].n)
-                nev++;
-            else if (st == ST_OK)
-                pending_free(&ev[nev], 1);
-        }
-        for (size_t e = 0; e < nev && st == ST_OK; e++) {
+        /* Elements that higher ones are made of stay while those do. */
+        for (int e = (int)elem + 1; e < ST_ELEM_COUNT && st == ST_OK; e++)
+            if (made_of((st_elem)e, elem) && holds(t, (st_elem)e) && list_of(t, (st_elem)e)->n)
+                st = st_component_error(self, NULL, err, ST_EINVAL,
+                                        "%s holds %s made of its %s: remove the %s instead",
+                                        self->cls->name, st_elem_name((st_elem)e),
+                                        st_elem_name(elem), st_elem_name((st_elem)e));
+        ev[0].n = k;
+        sort_desc(ev[0].index, k);
+        if (st == ST_OK)
+            st = remove_elements(t, elem, a, ev, &nev, err);
+        /* Then the isolated faces and edges, each kind descending, then the
+         * isolated points. */
+        for (size_t e = 1; e < nev && st == ST_OK; e++) {
+            sort_desc(ev[e].index, ev[e].n);
+            if (!ev[e].n)
+                continue;
             if (ev[e].elem == ST_ELEM_POINT)
                 remove_points(t, &ev[e]);
             else
                 st = remove_from_list(list_of(t, ev[e].elem), &ev[e], err);
         }
     }
+    /* Events without elements are not announced. */
+    size_t m = 0;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].n) {
+            pending keep = ev[e];
+            ev[e] = ev[m];
+            ev[m++] = keep;
+        }
+    }
     if (st == ST_OK) {
         st_topo_event out[4];
-        for (size_t e = 0; e < nev; e++) {
+        for (size_t e = 0; e < m; e++) {
             out[e] = (st_topo_event){.change = ST_TOPO_REMOVED,
                                      .elem = ev[e].elem,
                                      .n = ev[e].n,
@@ -390,7 +455,8 @@ st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, siz
                                      .vertices = ev[e].vertices};
             touch_list(t, ev[e].elem);
         }
-        st = st_topology_changed(self, out, nev, err);
+        if (m)
+            st = st_topology_changed(self, out, m, err);
     }
     pending_free(ev, nev);
     return st;

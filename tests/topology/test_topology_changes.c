@@ -103,8 +103,11 @@ Test(topology_changes, out_of_range_ids_are_skipped_with_sofa_s_warning)
     const unsigned ids[] = {7, 3, 3};
     remove_ok(s, "/Body/topo", ST_ELEM_TRIANGLE, ids, 3);
     cr_assert(strstr(t.log, "triangles 7 is out of bound"), "%s", t.log);
-    /* Triangle 3 removed once (the duplicate is dropped): it was the last;
-     * points 1, 5 and 4 keep triangles. */
+    /* Triangle 3, the last, goes; the repeated 3 no longer exists by its
+     * turn (SOFA would read past its array): skipped, with a warning.
+     * Points 1, 5 and 4 keep triangles. */
+    cr_assert(strstr(t.log, "triangles 3 no longer exists after the removals before it"), "%s",
+              t.log);
     static const unsigned tris[] = {0, 1, 4, 0, 4, 3, 1, 2, 5};
     assert_uints(list(s, "/Body/topo", "triangles"), 3, tris, 3, "triangles");
     cr_assert_eq(st_node_mstate(topo_get(s, "/Body/dofs")->node)->n, 6,
@@ -206,6 +209,41 @@ Test(topology_changes, hexahedron_removal_keeps_the_shared_quad)
     const unsigned shared[] = {1, 4, 2, 7};
     cr_assert(has_tuple(list(s, "/Body/topo", "quads"), 4, shared), "the shared face stays");
     cr_assert_eq(st_node_mstate(topo_get(s, "/Body/dofs")->node)->n, 8);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(topology_changes, a_repeated_id_removes_the_element_that_moved_there)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = topo_scene(&t, HEAD STRIP);
+    /* As SOFA: [0 0] removes triangle 0, whose place [1 5 4] takes, then
+     * [1 5 4] itself, whose place [1 2 5] takes. Edges 0 1 and, with the
+     * second, 5 4 and 4 1 lose their last triangle: removed 8, 2, 0. */
+    const unsigned ids[] = {0, 0};
+    remove_ok(s, "/Body/topo", ST_ELEM_TRIANGLE, ids, 2);
+    static const unsigned tris[] = {1, 2, 5, 0, 4, 3};
+    assert_uints(list(s, "/Body/topo", "triangles"), 3, tris, 2, "triangles");
+    static const unsigned edges[] = {5, 1, 4, 0, 1, 2, 4, 3, 3, 0, 2, 5};
+    assert_uints(list(s, "/Body/topo", "edges"), 2, edges, 6, "edges");
+    cr_assert_eq(st_node_mstate(topo_get(s, "/Body/dofs")->node)->n, 6, "no point isolated");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(topology_changes, sub_elements_of_remaining_elements_cannot_go)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = topo_scene(&t, HEAD TWO_TETS);
+    st_error err = {0};
+    const unsigned ids[] = {0};
+    cr_assert_eq(st_topology_remove(topo_get(s, "/Body/topo"), ST_ELEM_TRIANGLE, ids, 1, &err),
+                 ST_EINVAL);
+    cr_assert(strstr(err.msg, "holds tetrahedra made of its triangles: remove the tetrahedra "
+                              "instead"),
+              "%s", err.msg);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
