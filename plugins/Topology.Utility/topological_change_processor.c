@@ -10,9 +10,10 @@
  * machine epsilon count as reached) and runs the commands of the last block
  * reached; with `loop` the file starts again at its end, its times shifted
  * by the time reached. The whole file is read and checked at init: a
- * malformed line, an unknown command, a count that does not match its
- * indices or a time earlier than the one before is an error at the file's
- * line. ADD= and INCISE= are refused there (settee does not add elements
+ * malformed line, an unknown command, a value that is not an index or a
+ * time earlier than the one before is an error at the file's line; a count
+ * that does not match its line of indices is read as SOFA reads it
+ * (missing values are 0), with a warning at the line. ADD= and INCISE= are refused there (settee does not add elements
  * yet). An index beyond the topology's elements is skipped with SOFA's
  * warning, at the file's line.
  *
@@ -209,11 +210,13 @@ static bool parse_index(const char *tok, size_t len, unsigned *out)
     return true;
 }
 
-/* The indices of a REMOVE= data line: exactly n of them. */
+/* The indices of a REMOVE= data line. SOFA reads n values from it: missing
+ * ones read as 0 and extra ones are left, both with a warning here; a value
+ * that is not an index is an error. */
 static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_t n,
                            tcp_line *out, st_error *err)
 {
-    out->ids = st_malloc((n ? n : 1) * sizeof(unsigned));
+    out->ids = st_calloc(n ? n : 1, sizeof(unsigned));
     if (!out->ids)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     size_t k = 0;
@@ -225,25 +228,26 @@ static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_
         const char *b = s;
         while (s < e && !(*s == ' ' || *s == '\t' || *s == '\r'))
             s++;
-        char what[64];
-        snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
-        if (k == n) {
-            char cnt[32];
-            snprintf(cnt, sizeof cnt, "%zu", n);
-            return line_error(t, line, err,
-                              "REMOVE= announced %s indices, but this line holds more (from "
-                              "'%s')",
-                              cnt, what);
-        }
-        if (!parse_index(b, (size_t)(s - b), &out->ids[k]))
+        unsigned v;
+        if (!parse_index(b, (size_t)(s - b), &v)) {
+            char what[64];
+            snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
             return line_error(t, line, err, "'%s' is not an element index%s", what, "");
+        }
+        if (k < n)
+            out->ids[k] = v;
         k++;
     }
-    if (k != n) {
-        char cnt[64];
-        snprintf(cnt, sizeof cnt, "%zu indices, but this line holds %zu", n, k);
-        return line_error(t, line, err, "REMOVE= announced %s%s", cnt, "");
-    }
+    if (k < n)
+        st_component_warn(&t->base,
+                          "%s:%d: REMOVE= announced %zu indices, but this line holds %zu: as "
+                          "SOFA, the missing ones read as 0",
+                          t->path, line, n, k);
+    else if (k > n)
+        st_component_warn(&t->base,
+                          "%s:%d: REMOVE= announced %zu indices, but this line holds %zu: as "
+                          "SOFA, the last %zu are ignored",
+                          t->path, line, n, k, k - n);
     out->n = n;
     return ST_OK;
 }
