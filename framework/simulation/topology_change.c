@@ -185,6 +185,18 @@ static bool links_to(const st_component *c, const st_component *topology)
 
 static bool may_hold_topology_data(const st_component *c);
 
+/* A topological mapping whose output is the topology: it reads its input
+ * only (SOFA's mappings do not hear of changes made to their output). */
+static bool maps_into(const st_component *c, const st_component *topology)
+{
+    if (!c->cls->category || strcmp(c->cls->category, "TopologicalMapping"))
+        return false;
+    int k = st__component_field_index(c, "output");
+    const st_field *f = k >= 0 ? st__cinfo(c)->fields[k] : NULL;
+    return f && f->type == ST_T_LINK &&
+           *(st_component *const *)((const char *)c + f->offset) == topology;
+}
+
 /* A component of the subtree of n, outside the topology's own subtree, that
  * links to the topology and may hold data indexed by it without following. */
 static const st_component *linker_not_following(const st_scene *s, const st_component *topology,
@@ -244,7 +256,7 @@ static const st_component *reader_not_following(const st_scene *s, const st_comp
     for (size_t i = 0; i < n->nobjects; i++) {
         const st_component *c = n->objects[i];
         if (c == topology || st__class_has_role(c->cls, ST_ROLE_STATE) ||
-            st__class_has_role(c->cls, ST_ROLE_TOPOLOGY))
+            st__class_has_role(c->cls, ST_ROLE_TOPOLOGY) || maps_into(c, topology))
             continue;
         if (may_hold_topology_data(c) && !follows(s, c, topology))
             return c;
