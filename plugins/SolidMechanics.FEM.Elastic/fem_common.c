@@ -414,21 +414,22 @@ st_status fem_reread_vertices(st_component *self, void *elems, size_t ne, size_t
     return ST_OK;
 }
 
-void fem_follow_list(st_component *self, const char *field, st_array *a, size_t width,
-                     st_elem elem, const st_topo_event *ev, size_t nev)
+void fem_follow_list(st_component *self, const char *field, st_array *a, size_t tuples,
+                     size_t width, st_elem elem, const st_topo_event *ev, size_t nev)
 {
     bool moved = false;
     for (size_t e = 0; e < nev; e++) {
         if (ev[e].elem != elem || ev[e].change != ST_TOPO_REMOVED || !ev[e].n)
             continue;
-        if (a->n != width * ev[e].before || ev[e].before < 2 || (a->cap == 0 && a->p))
+        if (a->n != tuples * ev[e].before || ev[e].before < 2 || (a->cap == 0 && a->p))
             return;
+        size_t w = tuples * width;
         for (size_t k = 0; k < ev[e].n; k++) {
             size_t i = ev[e].index[k], last = ev[e].before - 1 - k;
             if (i != last)
-                memcpy(a->r + width * i, a->r + width * last, width * sizeof(double));
+                memcpy(a->r + w * i, a->r + w * last, w * sizeof(double));
         }
-        a->n -= width * ev[e].n;
+        a->n -= tuples * ev[e].n;
         moved = true;
     }
     if (moved)

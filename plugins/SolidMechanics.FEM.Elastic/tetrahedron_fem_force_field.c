@@ -428,9 +428,9 @@ static st_status tfem_topology_changed(st_component *self, st_component *topolog
     (void)topology;
     tetra_fem *s = (tetra_fem *)self;
     if (!s->from_hexa) {
-        fem_follow_list(self, "youngModulus", &s->young_modulus, 1, ST_ELEM_TETRAHEDRON, ev, nev);
-        fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, ST_ELEM_TETRAHEDRON, ev, nev);
-        fem_follow_list(self, "localStiffnessFactor", &s->local_stiffness_factor, 1,
+        fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+        fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+        fem_follow_list(self, "localStiffnessFactor", &s->local_stiffness_factor, 1, 1,
                         ST_ELEM_TETRAHEDRON, ev, nev);
     }
     ST_TRY(build(s, !s->from_hexa, err));
