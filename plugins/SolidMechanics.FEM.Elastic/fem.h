@@ -167,6 +167,25 @@ void fem_grid_cells(st_component *topo, int *nx, int *ny);
 st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, unsigned width,
                             size_t npoints, const char *what, st_error *err);
 
+/* ---- Topological changes (settee/topology.h) ---- */
+
+/* After a change: the vertex indices of ne elements (items of size bytes,
+ * nv unsigned vertex indices first) re-read from the topology's list, which
+ * the followed array matches element by element; an error when the counts
+ * differ. */
+st_status fem_reread_vertices(st_component *self, void *elems, size_t ne, size_t size,
+                              const st_array *list, unsigned nv, st_error *err);
+/* A per-element list of the component (youngModulus, poissonRatio, ...: a,
+ * tuples of width doubles per element) follows the removals of elements of kind elem
+ * when it holds one tuple per element (two elements or more): the last
+ * element's value moves into the hole, as the element's data do. A shorter
+ * list (one value for all) is left alone. */
+void fem_follow_list(st_component *self, const char *field, st_array *a, size_t tuples,
+                     size_t width, st_elem elem, const st_topo_event *ev, size_t nev);
+/* The rotation finder's output (9 per vertex, when requested) resized to
+ * np vertices after points were removed (new ones the identity). */
+void fem_follow_rotations(st_array *rot, size_t np);
+
 /* ---- Data shared by the force fields ---- */
 
 #define FEM_DEFAULT_YOUNG 5000.0

@@ -397,3 +397,55 @@ void fem_rotation_finish(double *acc, size_t np, bool gram_schmidt)
         }
     }
 }
+
+/* ---- Topological changes ---- */
+
+st_status fem_reread_vertices(st_component *self, void *elems, size_t ne, size_t size,
+                              const st_array *list, unsigned nv, st_error *err)
+{
+    size_t have = list ? list->n : 0;
+    if (have != ne)
+        return st_component_error(self, "topology", err, ST_ESOLVER,
+                                  "holds %zu elements after a topological change, but its "
+                                  "topology has %zu",
+                                  ne, have);
+    for (size_t i = 0; i < ne; i++)
+        memcpy((char *)elems + i * size, list->u + (size_t)nv * i, nv * sizeof(unsigned));
+    return ST_OK;
+}
+
+void fem_follow_list(st_component *self, const char *field, st_array *a, size_t tuples,
+                     size_t width, st_elem elem, const st_topo_event *ev, size_t nev)
+{
+    bool moved = false;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].elem != elem || ev[e].change != ST_TOPO_REMOVED || !ev[e].n)
+            continue;
+        if (a->n != tuples * ev[e].before || ev[e].before < 2 || (a->cap == 0 && a->p))
+            return;
+        size_t w = tuples * width;
+        for (size_t k = 0; k < ev[e].n; k++) {
+            size_t i = ev[e].index[k], last = ev[e].before - 1 - k;
+            if (i != last)
+                memcpy(a->r + w * i, a->r + w * last, w * sizeof(double));
+        }
+        a->n -= tuples * ev[e].n;
+        moved = true;
+    }
+    if (moved)
+        st_component_touch(self, st_component_field(self, field));
+}
+
+void fem_follow_rotations(st_array *rot, size_t np)
+{
+    if (rot->n == 0 || rot->n == 9 * np || (rot->cap == 0 && rot->p))
+        return;
+    if (rot->n > 9 * np) {
+        rot->n = 9 * np;
+        return;
+    }
+    st_error err = {0};
+    size_t old = rot->n / 9;
+    if (st_array_resize(rot, ST_T_REALS, 9 * np, &err) == ST_OK)
+        fem_rotation_identity(rot->r + 9 * old, np - old);
+}

@@ -19,6 +19,7 @@ typedef struct hexa {
     double rest[8][3];  /* initial positions in the element frame (_rotatedInitialElements) */
     double U, V, W;     /* material: M(0,0), M(0,1), M(3,3) */
     double kcoef, mcoef; /* SOFA's SparseGridTopology getStiffnessCoef / getMassCoef (else 1) */
+    bool fresh;          /* added by a topological change, not initialised yet */
 } hexa;
 
 typedef struct hexa_fem {
@@ -48,6 +49,8 @@ typedef struct hexa_fem {
     double *particle_mass;           /* np: volume density / 8 summed per vertex, owned */
     double *lumped;                  /* np x 3: row sums of the element masses, owned */
     double (*M)[24][24];             /* ne element mass matrices, owned */
+    bool with_mass;                  /* HexahedronFEMForceFieldAndMass */
+    st_component *followed;          /* the topology whose changes it follows */
 } hexa_fem;
 
 #endif

@@ -343,6 +343,87 @@ static st_status init_mass(hexa_fem *s, st_error *err)
     return ST_OK;
 }
 
+/* The element stiffness output and, with the mass, the element and vertex
+ * masses, from the elements as they are. */
+static st_status outputs(hexa_fem *s, st_error *err)
+{
+    ST_TRY(st_array_resize(&s->stiffness_matrices, ST_T_REALS, 576 * s->ne, err));
+    for (size_t i = 0; i < s->ne; i++)
+        memcpy(s->stiffness_matrices.r + 576 * i, s->e[i].K, sizeof s->e[i].K);
+    if (!s->with_mass)
+        return ST_OK;
+    st_free(s->particle_mass);
+    st_free(s->lumped);
+    st_free(s->M);
+    s->particle_mass = s->lumped = NULL;
+    s->M = NULL;
+    return init_mass(s, err);
+}
+
+/* ---- Topological changes ---- */
+
+/* An added hexahedron is computed by the listener, once the rest positions
+ * of its points are there. */
+static void hexa_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    hexa *h = item;
+    if (ev->vertices)
+        memcpy(h->v, ev->vertices + 8 * k, sizeof h->v);
+    h->kcoef = h->mcoef = 1.0;
+    h->fresh = true;
+}
+
+static const st_topo_follow_ops hexa_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = hexa_create,
+};
+
+/* After a change the kept hexahedra keep their data (the kernel moved
+ * them, SOFA's TopologyData); their vertex indices are re-read, the rest
+ * positions taken again, added hexahedra computed, the outputs and the
+ * masses rebuilt (the element masses from the kept rest shapes). */
+static st_status hfem_topology_changed(st_component *self, st_component *topology,
+                                       const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    hexa_fem *s = (hexa_fem *)self;
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_HEXAHEDRON, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_HEXAHEDRON, ev, nev);
+    ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
+                               fem_elements(s->topology, ST_T_HEXAS), 8, err));
+    s->np = s->ms->rest_position.n;
+    for (size_t i = 0; i < s->ne; i++)
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 8, s->np, "hexahedron", err));
+    ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, s->np, err));
+    memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * s->np * sizeof(double));
+    for (size_t i = 0; i < s->ne; i++)
+        if (s->e[i].fresh) {
+            s->e[i].fresh = false;
+            material(s, i);
+            init_element(s, i);
+        }
+    fem_follow_rotations(&s->rotations, s->np);
+    ST_TRY(outputs(s, err));
+    st_component_touch(self, st_component_field(self, "stiffnessMatrices"));
+    if (s->with_mass)
+        st_component_touch(self, st_component_field(self, "massMatrices"));
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(hexa_fem *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_HEXAHEDRON, (void **)&s->e, &s->ne,
+                              sizeof *s->e, &hexa_follow_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, hfem_topology_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 static st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
 {
     hexa_fem *s = (hexa_fem *)self;
@@ -382,11 +463,9 @@ static st_status hfem_init_common(st_component *self, bool with_mass, st_error *
         material(s, i);
         init_element(s, i);
     }
-    ST_TRY(st_array_resize(&s->stiffness_matrices, ST_T_REALS, 576 * s->ne, err));
-    for (size_t i = 0; i < s->ne; i++)
-        memcpy(s->stiffness_matrices.r + 576 * i, s->e[i].K, sizeof s->e[i].K);
-    if (with_mass)
-        ST_TRY(init_mass(s, err));
+    s->with_mass = with_mass;
+    ST_TRY(outputs(s, err));
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

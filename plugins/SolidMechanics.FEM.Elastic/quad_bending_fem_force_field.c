@@ -33,6 +33,7 @@ typedef struct qb_elem {
     double cb[3];      /* membrane material C00 (= C11), C01, C22 (times thickness) */
     double cs;         /* k G t */
     double K[12][12];  /* (u v w) per vertex, of the last add_force */
+    bool fresh;        /* added by a topological change, not initialised yet */
 } qb_elem;
 
 typedef struct qb_fem {
@@ -46,6 +47,7 @@ typedef struct qb_fem {
     st_mstate *ms;
     size_t ne;
     qb_elem *e; /* ne elements, owned */
+    st_component *followed; /* the topology whose changes it follows */
 } qb_fem;
 
 static const double node_sign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
@@ -95,6 +97,87 @@ static void qb_free(qb_fem *s)
     s->ne = 0;
 }
 
+/* Quad i from the rest and current positions (SOFA's createQuadInformation
+ * and init). */
+static st_status init_quad(qb_fem *s, size_t i, st_error *err)
+{
+    st_component *self = &s->base;
+    size_t np = s->ms->rest_position.n;
+    const double *x0 = s->ms->rest_position.r, *x = s->ms->position.r;
+    qb_elem *t = &s->e[i];
+    ST_TRY(fem_check_indices(self, t->v, 1, 4, np, "quad", err));
+    const double *a = x0 + 3 * t->v[0], *c = x0 + 3 * t->v[2];
+    for (int k = 0; k < 4; k++)
+        for (int m = 0; m < 3; m++)
+            t->rest[k][m] = x0[3 * t->v[k] + m] - (a[m] + c[m]) / 2;
+    double E = s->young_modulus.r[s->young_modulus.n > i ? i : 0];
+    double nu = s->poisson_ratio.r[s->poisson_ratio.n > i ? i : 0], th = s->thickness;
+    t->cb[0] = E * th / (1 - nu * nu);
+    t->cb[1] = nu * E * th / (1 - nu * nu);
+    t->cb[2] = E * th * (1 - nu) / (2 - 2 * nu * nu);
+    t->cs = 5.0 / 6.0 * E * th / (2 + 2 * nu);
+    double l, h;
+    half_lengths(x, t->v, &l, &h);
+    if (!(l > 0 && h > 0))
+        return st_component_error(self, "topology", err, ST_EINVAL,
+                                  "quad %zu (vertices %u %u %u %u) has a zero-length edge", i,
+                                  t->v[0], t->v[1], t->v[2], t->v[3]);
+    element_stiffness(t, l, h, t->K);
+    return ST_OK;
+}
+
+/* ---- Topological changes ---- */
+
+static void qb_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    qb_elem *t = item;
+    if (ev->vertices)
+        memcpy(t->v, ev->vertices + 4 * k, sizeof t->v);
+    t->fresh = true;
+}
+
+static const st_topo_follow_ops qb_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = qb_create,
+};
+
+/* After a change: the kept quads keep their data (SOFA's quadInfo, a
+ * TopologyData), their vertex indices re-read; per-quad material lists
+ * follow; added quads computed (SOFA's createQuadInformation). */
+static st_status qb_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    qb_fem *s = (qb_fem *)self;
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_QUAD, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_QUAD, ev, nev);
+    ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
+                               fem_elements(s->topology, ST_T_QUADS), 4, err));
+    size_t np = s->ms->rest_position.n;
+    for (size_t i = 0; i < s->ne; i++) {
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "quad", err));
+        if (s->e[i].fresh) {
+            s->e[i].fresh = false;
+            ST_TRY(init_quad(s, i, err));
+        }
+    }
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(qb_fem *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_QUAD, (void **)&s->e, &s->ne,
+                              sizeof *s->e, &qb_follow_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, qb_topology_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 static st_status qb_init(st_component *self, st_error *err)
 {
     qb_fem *s = (qb_fem *)self;
@@ -116,37 +199,19 @@ static st_status qb_init(st_component *self, st_error *err)
     const st_array *qd = fem_elements(s->topology, ST_T_QUADS);
     if (!qd) {
         st_component_warn(self, "No quads found in linked Topology.");
+        ST_TRY(follow_topology(s, err));
         self->state = ST_CSTATE_VALID;
         return ST_OK;
     }
-    size_t np = s->ms->rest_position.n;
     s->ne = qd->n;
     s->e = st_calloc(s->ne, sizeof *s->e);
     if (!s->e)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu quads)", s->ne);
-    const double *x0 = s->ms->rest_position.r, *x = s->ms->position.r;
     for (size_t i = 0; i < s->ne; i++) {
-        qb_elem *t = &s->e[i];
-        memcpy(t->v, qd->u + 4 * i, sizeof t->v);
-        ST_TRY(fem_check_indices(self, t->v, 1, 4, np, "quad", err));
-        const double *a = x0 + 3 * t->v[0], *c = x0 + 3 * t->v[2];
-        for (int k = 0; k < 4; k++)
-            for (int m = 0; m < 3; m++)
-                t->rest[k][m] = x0[3 * t->v[k] + m] - (a[m] + c[m]) / 2;
-        double E = s->young_modulus.r[s->young_modulus.n > i ? i : 0];
-        double nu = s->poisson_ratio.r[s->poisson_ratio.n > i ? i : 0], th = s->thickness;
-        t->cb[0] = E * th / (1 - nu * nu);
-        t->cb[1] = nu * E * th / (1 - nu * nu);
-        t->cb[2] = E * th * (1 - nu) / (2 - 2 * nu * nu);
-        t->cs = 5.0 / 6.0 * E * th / (2 + 2 * nu);
-        double l, h;
-        half_lengths(x, t->v, &l, &h);
-        if (!(l > 0 && h > 0))
-            return st_component_error(self, "topology", err, ST_EINVAL,
-                                      "quad %zu (vertices %u %u %u %u) has a zero-length edge",
-                                      i, t->v[0], t->v[1], t->v[2], t->v[3]);
-        element_stiffness(t, l, h, t->K);
+        memcpy(s->e[i].v, qd->u + 4 * i, sizeof s->e[i].v);
+        ST_TRY(init_quad(s, i, err));
     }
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -19,6 +19,7 @@ typedef struct tet {
     double rest[4][3]; /* rest positions in the initial frame */
     double A0inv[9];   /* svd: inverse of the rest edge matrix */
     double plastic[6]; /* plastic strain */
+    bool fresh;        /* added by a topological change, not initialised yet */
 } tet;
 
 typedef struct tetra_fem {
@@ -58,6 +59,8 @@ typedef struct tetra_fem {
     unsigned *node_count;    /* elements around each vertex (von Mises), owned */
     double rest_volume;
     bool vm_dirty;
+    bool from_hexa;          /* elements cut from the topology's hexahedra */
+    st_component *followed;  /* the topology whose changes it follows */
 } tetra_fem;
 
 #endif

@@ -265,6 +265,7 @@ static st_status collect_elements(tetra_fem *s, st_component *topo, st_error *er
         return ST_OK;
     }
     const st_array *hx = te ? NULL : fem_elements(topo, ST_T_HEXAS);
+    s->from_hexa = hx != NULL;
     if (!te && !hx)
         return st_component_error(&s->base, "topology", err, ST_ESCENE,
                                   "object must have a tetrahedric topology: '%s' has no "
@@ -319,6 +320,141 @@ static bool vm_on(const tetra_fem *s)
 
 static void compute_von_mises(tetra_fem *s);
 
+/* The rest volume of element i (SOFA's computeMaterialStiffness). */
+static double volume_of(const tet *t, const double *x0)
+{
+    const double *a = x0 + 3 * t->v[0], *b = x0 + 3 * t->v[1], *c = x0 + 3 * t->v[2],
+                 *d = x0 + 3 * t->v[3];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double z[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]}, n[3];
+    fem_cross(n, u, w);
+    return fabs((n[0] * z[0] + n[1] * z[1] + n[2] * z[2]) / 6.0);
+}
+
+/* The element data (SOFA's reinit). keep: after a topological change, the
+ * elements the kernel moved keep their data (material, rest shape,
+ * rotations, plastic strain: SOFA's TopologyData); their vertex indices
+ * are re-read from the topology (the points may have been renumbered), and
+ * only the elements a change added (fresh) are computed, from the rest
+ * positions, as SOFA's createTetrahedronInformation does. Otherwise every
+ * element is collected and computed. Per-vertex data (initialPoints, von
+ * Mises shape functions and counts) are rebuilt from the rest positions. */
+static st_status build(tetra_fem *s, bool keep, st_error *err)
+{
+    st_component *self = &s->base;
+    if (!keep) {
+        st_free(s->e);
+        s->e = NULL;
+        s->ne = 0;
+        ST_TRY(collect_elements(s, s->topology, err));
+    } else {
+        ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
+                                   fem_elements(s->topology, ST_T_TETRAS), 4, err));
+    }
+    st_free(s->shape);
+    st_free(s->node_count);
+    s->shape = NULL;
+    s->node_count = NULL;
+    size_t np = s->ms->rest_position.n;
+    for (size_t i = 0; i < s->ne; i++)
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "tetrahedron", err));
+    /* initialPoints: the rest positions, as SOFA's reinit sets them. */
+    ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, np, err));
+    memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * np * sizeof(double));
+    if (!s->corot)
+        st_component_touch(self, st_component_field(self, "initialPoints"));
+    const double *x0 = s->initial_points.r;
+    s->rest_volume = 0;
+    for (size_t i = 0; i < s->ne; i++) {
+        if (keep && !s->e[i].fresh) {
+            s->rest_volume += volume_of(&s->e[i], x0);
+            continue;
+        }
+        s->e[i].fresh = false;
+        material(s, i, x0);
+        ST_TRY(init_element(s, i, x0, err));
+    }
+    if (vm_on(s)) {
+        s->shape = st_calloc(s->ne ? s->ne : 1, sizeof *s->shape);
+        s->node_count = st_calloc(np ? np : 1, sizeof *s->node_count);
+        if (!s->shape || !s->node_count)
+            return st_error_set(err, ST_ENOMEM, "out of memory (von Mises data)");
+        ST_TRY(st_array_resize(&s->von_mises_elem, ST_T_REALS, s->ne, err));
+        ST_TRY(st_array_resize(&s->von_mises_node, ST_T_REALS, np, err));
+        for (size_t i = 0; i < s->ne; i++) {
+            double m[16];
+            for (int k = 0; k < 4; k++) {
+                const double *p = x0 + 3 * s->e[i].v[k];
+                m[4 * k] = 1.0;
+                m[4 * k + 1] = p[0], m[4 * k + 2] = p[1], m[4 * k + 3] = p[2];
+                s->node_count[s->e[i].v[k]]++;
+            }
+            if (!fem_invert4(s->shape[i], m))
+                return st_component_error(self, "computeVonMisesStress", err, ST_EINVAL,
+                                          "tetrahedron %zu is flat: no shape functions for the "
+                                          "von Mises stress",
+                                          i);
+        }
+    }
+    return ST_OK;
+}
+
+
+/* ---- Topological changes ---- */
+
+/* SOFA's createTetrahedronInformation: an added element is computed by the
+ * listener, once the rest positions of its points are there. */
+static void tet_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    tet *t = item;
+    if (ev->vertices)
+        memcpy(t->v, ev->vertices + 4 * k, sizeof t->v);
+    t->fresh = true;
+}
+
+static const st_topo_follow_ops tet_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = tet_create,
+};
+
+/* After a change: the kept elements keep their data; per-element lists of
+ * material values follow them; hexahedra cut into tetrahedra are cut
+ * again (SOFA's reinit: the cut depends on the hexahedron's index). */
+static st_status tfem_topology_changed(st_component *self, st_component *topology,
+                                       const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    tetra_fem *s = (tetra_fem *)self;
+    if (!s->from_hexa) {
+        fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+        fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+        fem_follow_list(self, "localStiffnessFactor", &s->local_stiffness_factor, 1, 1,
+                        ST_ELEM_TETRAHEDRON, ev, nev);
+    }
+    ST_TRY(build(s, !s->from_hexa, err));
+    size_t np = s->ms->rest_position.n;
+    fem_follow_rotations(&s->rotations, np);
+    if (vm_on(s))
+        compute_von_mises(s);
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(tetra_fem *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    if (!s->from_hexa)
+        ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_TETRAHEDRON, (void **)&s->e, &s->ne,
+                                  sizeof *s->e, &tet_follow_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, tfem_topology_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 static st_status tfem_init(st_component *self, st_error *err)
 {
     tetra_fem *s = (tetra_fem *)self;
@@ -353,41 +489,8 @@ static st_status tfem_init(st_component *self, st_error *err)
                                 "the method is SMALL: no von Mises stress computed");
         s->compute_von_mises = 0;
     }
-    ST_TRY(collect_elements(s, s->topology, err));
-    size_t np = s->ms->rest_position.n;
-    for (size_t i = 0; i < s->ne; i++)
-        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "tetrahedron", err));
-    /* initialPoints: the rest positions, as SOFA's reinit sets them. */
-    ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, np, err));
-    memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * np * sizeof(double));
-    const double *x0 = s->initial_points.r;
-    s->rest_volume = 0;
-    for (size_t i = 0; i < s->ne; i++) {
-        material(s, i, x0);
-        ST_TRY(init_element(s, i, x0, err));
-    }
-    if (vm_on(s)) {
-        s->shape = st_calloc(s->ne ? s->ne : 1, sizeof *s->shape);
-        s->node_count = st_calloc(np ? np : 1, sizeof *s->node_count);
-        if (!s->shape || !s->node_count)
-            return st_error_set(err, ST_ENOMEM, "out of memory (von Mises data)");
-        ST_TRY(st_array_resize(&s->von_mises_elem, ST_T_REALS, s->ne, err));
-        ST_TRY(st_array_resize(&s->von_mises_node, ST_T_REALS, np, err));
-        for (size_t i = 0; i < s->ne; i++) {
-            double m[16];
-            for (int k = 0; k < 4; k++) {
-                const double *p = x0 + 3 * s->e[i].v[k];
-                m[4 * k] = 1.0;
-                m[4 * k + 1] = p[0], m[4 * k + 2] = p[1], m[4 * k + 3] = p[2];
-                s->node_count[s->e[i].v[k]]++;
-            }
-            if (!fem_invert4(s->shape[i], m))
-                return st_component_error(self, "computeVonMisesStress", err, ST_EINVAL,
-                                          "tetrahedron %zu is flat: no shape functions for the "
-                                          "von Mises stress",
-                                          i);
-        }
-    }
+    ST_TRY(build(s, false, err));
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     if (vm_on(s))
         compute_von_mises(s);

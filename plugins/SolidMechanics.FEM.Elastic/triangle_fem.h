@@ -14,6 +14,7 @@ typedef struct tri {
     double J[6][3];    /* strain-displacement of the last add_force (large: of the rest shape at init) */
     double R[9];       /* rotation, element frame to world (SOFA's _rotations[i]) */
     double rest[3][3]; /* rest b - a, c - a in the element frame (_rotatedInitialElements) */
+    bool fresh;        /* added by a topological change, not initialised yet */
 } tri;
 
 typedef struct tri_fem {
@@ -30,6 +31,8 @@ typedef struct tri_fem {
     int meth;
     size_t ne;
     tri *e; /* ne elements, owned */
+    bool from_quads;         /* elements cut from the topology's quads */
+    st_component *followed;  /* the topology whose changes it follows */
 } tri_fem;
 
 #endif

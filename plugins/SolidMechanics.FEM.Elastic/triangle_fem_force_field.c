@@ -110,6 +110,7 @@ static st_status collect(tri_fem *s, st_error *err)
 {
     const st_array *tr = fem_elements(s->topology, ST_T_TRIANGLES);
     const st_array *qd = tr ? NULL : fem_elements(s->topology, ST_T_QUADS);
+    s->from_quads = qd != NULL;
     if (!tr && !qd) {
         st_component_warn(&s->base, "No triangles found in linked Topology.");
         return ST_OK;
@@ -129,6 +130,75 @@ static st_status collect(tri_fem *s, st_error *err)
         t0[0] = q[0], t0[1] = q[1], t0[2] = q[2];
         t1[0] = q[0], t1[1] = q[2], t1[2] = q[3];
     }
+    return ST_OK;
+}
+
+/* ---- Topological changes ---- */
+
+/* An added triangle is computed by the listener, once the initial
+ * positions of its points are there. */
+static void tri_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    tri *t = item;
+    if (ev->vertices)
+        memcpy(t->v, ev->vertices + 3 * k, sizeof t->v);
+    t->fresh = true;
+}
+
+static const st_topo_follow_ops tri_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = tri_create,
+};
+
+/* After a change (SOFA's TriangleFEMForceField does not handle them; this
+ * is its TopologyData's meaning): the kept triangles keep their data,
+ * their vertex indices are re-read, added ones computed from the initial
+ * positions (which follow the points); triangles cut from quads are cut
+ * again. */
+static st_status tri_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    tri_fem *s = (tri_fem *)self;
+    const double *x0 = s->initial_points.r;
+    if (s->from_quads) {
+        tri_free(s);
+        ST_TRY(collect(s, err));
+        for (size_t i = 0; i < s->ne; i++) {
+            ST_TRY(init_element(s, i, x0, err));
+            material(s, i, x0);
+        }
+        return ST_OK;
+    }
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_TRIANGLE, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_TRIANGLE, ev, nev);
+    ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
+                               fem_elements(s->topology, ST_T_TRIANGLES), 3, err));
+    for (size_t i = 0; i < s->ne; i++)
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, s->initial_points.n, "triangle", err));
+    for (size_t i = 0; i < s->ne; i++)
+        if (s->e[i].fresh) {
+            s->e[i].fresh = false;
+            ST_TRY(init_element(s, i, x0, err));
+            material(s, i, x0);
+        }
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(tri_fem *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    if (!s->from_quads && s->e)
+        ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_TRIANGLE, (void **)&s->e, &s->ne,
+                                  sizeof *s->e, &tri_follow_ops, s, err));
+    ST_TRY(st_topology_follow_field(self, "initialPoints", s->topology, ST_ELEM_POINT, NULL, NULL,
+                                    err));
+    ST_TRY(st_topology_listen(self, s->topology, tri_topology_changed, err));
+    s->followed = s->topology;
     return ST_OK;
 }
 
@@ -163,6 +233,7 @@ static st_status tri_init(st_component *self, st_error *err)
         ST_TRY(init_element(s, i, x0, err));
         material(s, i, x0);
     }
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -17,6 +17,7 @@ typedef struct trf_elem {
     double rest[3][3]; /* rotatedInitialElements */
     double area;
     double strain[3], stress[3];
+    bool fresh;        /* added by a topological change, not initialised yet */
 } trf_elem;
 
 typedef struct trf_fem {
@@ -49,6 +50,7 @@ typedef struct trf_fem {
     size_t ne;
     trf_elem *e;                /* ne elements, owned */
     double *tri_area_sum;       /* per vertex, owned */
+    st_component *followed;     /* the topology whose changes it follows */
 } trf_fem;
 
 #endif

@@ -216,6 +216,98 @@ static void trf_free(trf_fem *s)
     s->ne = 0;
 }
 
+/* The area around each vertex (for the vertex stress average) and the
+ * stress outputs, from the elements as they are. */
+static st_status per_vertex(trf_fem *s, size_t np, st_error *err)
+{
+    st_free(s->tri_area_sum);
+    s->tri_area_sum = st_calloc(np ? np : 1, sizeof *s->tri_area_sum);
+    if (!s->tri_area_sum)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu points)", np);
+    for (size_t i = 0; i < s->ne; i++)
+        for (int k = 0; k < 3; k++)
+            s->tri_area_sum[s->e[i].v[k]] += s->e[i].area != 0 ? s->e[i].area : 0;
+    if (s->compute_principal && !s->optim) {
+        ST_TRY(st_array_resize(&s->max_stress, ST_T_REALS, s->ne, err));
+        ST_TRY(st_array_resize(&s->vertex_stress, ST_T_REALS, np, err));
+    }
+    return ST_OK;
+}
+
+/* ---- Topological changes ---- */
+
+/* SOFA's createTriangleInformation (and the Optim's createTriangleInfo,
+ * createTriangleState): computed by the listener, once the rest positions
+ * of the triangle's points are there. */
+static void trf_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    trf_elem *t = item;
+    if (ev->vertices)
+        memcpy(t->v, ev->vertices + 3 * k, sizeof t->v);
+    t->fresh = true;
+}
+
+static const st_topo_follow_ops trf_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = trf_create,
+};
+
+/* After a change: the kept triangles keep their data (SOFA's
+ * triangleInfo, a TopologyData); their vertex indices are re-read; the
+ * per-triangle lists given to the component follow them; added triangles
+ * are computed from the rest positions; the per-vertex sums and outputs
+ * are rebuilt. */
+static st_status trf_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    trf_fem *s = (trf_fem *)self;
+    const st_elem T3 = ST_ELEM_TRIANGLE;
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, T3, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, T3, ev, nev);
+    fem_follow_list(self, "rotatedInitialElements", &s->rotated_initial, 3, 3, T3, ev, nev);
+    fem_follow_list(self, "initialTransformation", &s->initial_transform, 9, 1, T3, ev, nev);
+    if (s->aniso) {
+        fem_follow_list(self, "transverseYoungModulus", &s->young2, 1, 1, T3, ev, nev);
+        fem_follow_list(self, "localFiberDirection", &s->local_fiber, 1, 3, T3, ev, nev);
+        ST_TRY(st_array_resize(&s->local_fiber, ST_T_VEC3S, s->ne, err));
+        st_component_touch(self, st_component_field(self, "localFiberDirection"));
+    }
+    ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
+                               fem_elements(s->topology, ST_T_TRIANGLES), 3, err));
+    size_t np = s->ms->rest_position.n;
+    const double *x0 = s->ms->rest_position.r;
+    for (size_t i = 0; i < s->ne; i++) {
+        ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, np, "triangle", err));
+        if (!s->e[i].fresh)
+            continue;
+        s->e[i].fresh = false;
+        ST_TRY(init_element(s, i, x0, err));
+        if (s->optim) {
+            const double *x = s->ms->position.r;
+            double r[9];
+            fem_rotation_large(r, x + 3 * s->e[i].v[0], x + 3 * s->e[i].v[1],
+                               x + 3 * s->e[i].v[2]);
+            fem_transpose3(s->e[i].R, r);
+        }
+    }
+    return per_vertex(s, np, err);
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(trf_fem *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_TRIANGLE, (void **)&s->e, &s->ne,
+                              sizeof *s->e, &trf_follow_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, trf_topology_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 static st_status trf_init(st_component *self, st_error *err)
 {
     trf_fem *s = (trf_fem *)self;
@@ -275,14 +367,8 @@ static st_status trf_init(st_component *self, st_error *err)
         }
     }
     s->stress_max_value = 0;
-    /* Area around each vertex, for the vertex stress average. */
-    for (size_t i = 0; i < s->ne; i++)
-        for (int k = 0; k < 3; k++)
-            s->tri_area_sum[s->e[i].v[k]] += s->e[i].area != 0 ? s->e[i].area : 0;
-    if (s->compute_principal && !s->optim) {
-        ST_TRY(st_array_resize(&s->max_stress, ST_T_REALS, s->ne, err));
-        ST_TRY(st_array_resize(&s->vertex_stress, ST_T_REALS, np, err));
-    }
+    ST_TRY(per_vertex(s, np, err));
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -151,6 +151,69 @@ static st_status init_element(hyper_ff *s, size_t i, const double *x0, st_error 
     return ST_OK;
 }
 
+/* ---- Topological changes ---- */
+
+/* SOFA's createTetrahedronRestInformation: an added tetrahedron is computed
+ * by the listener, once the rest positions of its points are there. */
+static void helem_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    helem *e = item;
+    if (ev->vertices)
+        memcpy(e->v, ev->vertices + 4 * k, sizeof e->v);
+    e->fresh = true;
+}
+
+static const st_topo_follow_ops helem_follow_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = helem_create,
+};
+
+/* After a change: the kept tetrahedra keep their rest shape and last
+ * stress (SOFA's tetrahedronInfo, a TopologyData), their vertex indices
+ * re-read; added ones are computed from the rest positions. */
+static st_status hyper_topology_changed(st_component *self, st_component *topology,
+                                        const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    hyper_ff *s = (hyper_ff *)self;
+    const st_array *te = s->topology->cls->topology->elements(s->topology, ST_T_TETRAS);
+    size_t have = te ? te->n : 0;
+    if (have != s->ne)
+        return st_component_error(self, "topology", err, ST_ESOLVER,
+                                  "holds %zu tetrahedra after a topological change, but its "
+                                  "topology has %zu",
+                                  s->ne, have);
+    size_t np = s->ms->rest_position.n;
+    for (size_t i = 0; i < s->ne; i++) {
+        memcpy(s->e[i].v, te->u + 4 * i, sizeof s->e[i].v);
+        for (int k = 0; k < 4; k++)
+            if (s->e[i].v[k] >= np)
+                return st_component_error(self, "topology", err, ST_EINVAL,
+                                          "tetrahedron %zu of the topology uses vertex %u but "
+                                          "the state has %zu points",
+                                          i, s->e[i].v[k], np);
+        if (s->e[i].fresh) {
+            s->e[i].fresh = false;
+            ST_TRY(init_element(s, i, s->ms->rest_position.r, err));
+        }
+    }
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(hyper_ff *s, st_error *err)
+{
+    if (s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_TETRAHEDRON, (void **)&s->e, &s->ne,
+                              sizeof *s->e, &helem_follow_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, hyper_topology_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 void hyper_fem_cleanup(st_component *self)
 {
     hyper_ff *s = (hyper_ff *)self;
@@ -179,6 +242,7 @@ st_status hyper_fem_init(st_component *self, bool sofa_options, st_error *err)
                                   s->topology->name);
     if (!te || !te->n) {
         st_component_warn(self, "No tetrahedra found in linked Topology.");
+        ST_TRY(follow_topology(s, err));
         self->state = ST_CSTATE_VALID;
         return ST_OK;
     }
@@ -197,6 +261,7 @@ st_status hyper_fem_init(st_component *self, bool sofa_options, st_error *err)
         memcpy(s->e[i].v, te->u + 4 * i, sizeof s->e[i].v);
         ST_TRY(init_element(s, i, s->ms->rest_position.r, err));
     }
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

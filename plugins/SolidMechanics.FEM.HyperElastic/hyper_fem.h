@@ -14,6 +14,7 @@ typedef struct helem {
     double F[9];     /* deformation gradient at the last add_force */
     double S[9];     /* second Piola-Kirchhoff stress there */
     hyper_strain st; /* strain measures there */
+    bool fresh;      /* added by a topological change, not initialised yet */
 } helem;
 
 typedef struct hyper_ff {
@@ -31,6 +32,7 @@ typedef struct hyper_ff {
     st_mstate *ms;
     size_t ne;
     helem *e; /* ne elements */
+    st_component *followed; /* the topology whose changes it follows */
 } hyper_ff;
 
 /* Resolves the state, topology and material and computes the rest shape
