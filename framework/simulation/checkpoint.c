@@ -139,6 +139,14 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
     snprintf(l, sizeof l, "%s.count", label);
     ST_TRY(record(ck, l, &cnt, sizeof cnt, err));
     if (ck->reading && cnt != *n) {
+        /* Only arrays of the owners' own memory change size: a state's
+         * vectors, borrowed by its system, are their own once a change
+         * unbound the systems (walk_topologies). */
+        if (cnt > SIZE_MAX / (size ? size : 1) || (arr && !arr->cap && arr->p))
+            return st_error_set(err, ST_EINVAL,
+                                "checkpoint '%s' does not match this scene: '%s' holds %" PRIu64
+                                " items, %zu here",
+                                ck->path, label, cnt, *n);
         if (cnt > SIZE_MAX / (size ? size : 1))
             return st_error_set(err, ST_EINVAL, "checkpoint '%s' is damaged at '%s'", ck->path,
                                 label);
@@ -160,14 +168,6 @@ static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error
     if (!size)
         return ST_OK;
     st_array *a = (st_array *)((char *)c + f->offset);
-    if (ck->reading && !a->cap && a->p && a->n) { /* borrowed: make it its own */
-        void *copy = st_malloc(a->n * size);
-        if (!copy)
-            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
-        memcpy(copy, a->p, a->n * size);
-        a->p = copy;
-        a->cap = a->n;
-    }
     char label[ST_ERROR_PATH_MAX + 64], path[ST_ERROR_PATH_MAX];
     snprintf(label, sizeof label, "%s.%s", st_component_path(c, path, sizeof path), f->name);
     return var_array(ck, label, &a->p, &a->n, size, a, err);
