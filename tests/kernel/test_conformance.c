@@ -42,6 +42,7 @@ static const struct refusal {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
     {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
+    {"TopologicalChangeProcessor", "no filename and no useDataInputs: SOFA's 'empty filename'"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
@@ -88,7 +89,7 @@ static const char *const bundled[] = {
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
     "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
     "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic", "Playback",
-    "Mapping.NonLinear", "Engine.Transform",  "LinearSystem", "Collision"};
+    "Mapping.NonLinear", "Engine.Transform",  "LinearSystem", "Collision", "Topology.Utility"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

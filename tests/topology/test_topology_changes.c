@@ -610,3 +610,23 @@ Test(topology_changes, output_writes_the_changing_mesh)
     }
     test_remove_dir(dir);
 }
+
+Test(topology_changes, bounding_trasher_removes_elements_leaving_its_box)
+{
+    test_rt t;
+    test_rt_open(&t);
+    /* Triangle [1 2 5] has its barycentre at x = 5/3, beyond the box's 1.5:
+     * removed at the end of the first step (the last triangle fills its
+     * place; point 2 goes, point 5 takes its index). */
+    st_scene *s = topo_scene(&t, HEAD STRIP
+                             "        - TopologyBoundingTrasher: {position: '@dofs.position', "
+                             "box: [-1, -1, -1, 1.5, 2, 1]}\n");
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    static const unsigned tris[] = {0, 1, 4, 0, 4, 3, 1, 2, 4};
+    assert_uints(list(s, "/Body/topo", "triangles"), 3, tris, 3, "triangles");
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    assert_uints(list(s, "/Body/topo", "triangles"), 3, tris, 3, "nothing else leaves the box");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
