@@ -12,6 +12,10 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fixed_plane_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &linear_movement_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &linear_velocity_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &line_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &plane_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &point_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &direction_projective_constraint_class, err));
     return ST_OK;
 }
 

@@ -1,0 +1,389 @@
+/* test_projective_catalogue.c - the projective constraints of issue 30
+ * (SOFA's Sofa.Component.Constraint.Projective catalogue): Line-, Plane-,
+ * Point- and DirectionProjectiveConstraint, AffineMovement- and
+ * PatchTestMovementProjectiveConstraint, against closed forms, SOFA's
+ * unit-test setups (values re-derived by hand) and the agreement of the
+ * explicit, matrix-free (CG) and assembled (direct) solver paths. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+#define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
+                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring"
+
+/* A scene: root with gravity g, dt 0.01, the plugins, then `objects` (YAML
+ * lines indented by 4, under root's objects). */
+static st_scene *load(test_rt *t, const char *g, const char *objects)
+{
+    static char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  gravity: [%s]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [" PLUGINS "]}\n"
+             "%s",
+             g, objects);
+    test_rt_open(t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(t, yaml, &s, &err), ST_OK, "load: %s\n%s", err.msg, yaml);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t->log);
+    return s;
+}
+
+static void steps(st_scene *s, int n)
+{
+    st_error err = {0};
+    for (int k = 0; k < n; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step %d: %s", k, err.msg);
+}
+
+static void done(st_scene **s, test_rt *t)
+{
+    st_scene_destroy(s);
+    test_rt_close(t);
+}
+
+static st_mstate *state(st_scene *s, const char *name)
+{
+    st_mstate *ms = (st_mstate *)test_find_object(s, name);
+    cr_assert(ms, "no state %s", name);
+    return ms;
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1), "%s: got %.17g, want %.17g",
+              what, got, want);
+}
+
+/* Solver lines for the three paths. */
+static const char *solver_lines(const char *which)
+{
+    if (strcmp(which, "explicit") == 0)
+        return "    - EulerExplicitSolver: {symplectic: true}\n";
+    if (strcmp(which, "cg") == 0)
+        return "    - EulerImplicitSolver: {}\n"
+               "    - CGLinearSolver: {iterations: 200, tolerance: 1e-30, threshold: 1e-30}\n";
+    return "    - EulerImplicitSolver: {}\n"
+           "    - SparseLDLSolver: {}\n";
+}
+
+/* ---- LineProjectiveConstraint ---- */
+
+/* SOFA's unit test setup: three points x_i = v_i = (i, 0, 0), the line
+ * through 0 along (1, 1, 1); point 1 projected: x_1 = v_1 = (1/3)(1, 1, 1),
+ * the others untouched. The direction is written back normalised. */
+Test(line, projects_position_and_velocity_like_sofas_test)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0]],\n"
+                       "                         velocity: [[0,0,0],[1,0,0],[2,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LineProjectiveConstraint: {name: c, indices: [1], origin: [0,0,0],\n"
+                       "                                 direction: [1,1,1]}\n");
+    st_mstate *ms = state(s, "dofs");
+    for (int a = 0; a < 3; a++) {
+        near(ms->position.r[3 + a], 1.0 / 3, 1e-15, "x1");
+        near(ms->velocity.r[3 + a], 1.0 / 3, 1e-15, "v1");
+        near(ms->position.r[6 + a], a == 0 ? 2 : 0, 0, "x2 untouched");
+    }
+    st_component *c = test_find_object(s, "c");
+    const st_array *d = st_component_field_ptr(c, st_component_field(c, "direction"));
+    near(d->r[0], 1 / sqrt(3.0), 1e-15, "normalised direction");
+    done(&s, &t);
+}
+
+/* A point on the line through 0 along n = (1, -1, 0)/sqrt2 falls under
+ * g = (0, -10, 0): its acceleration is (g.n) n = (5, -5, 0), so with
+ * symplectic or implicit Euler (no stiffness) x_k = h^2 a k (k + 1) / 2 on
+ * every path (direct included: the mass matrix needs no projection). */
+static void line_fall(const char *which)
+{
+    char objs[2048];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+             "    - UniformMass: {vertexMass: 2}\n"
+             "    - ProjectToLineConstraint: {indices: [0], direction: [1,-1,0]}\n",
+             solver_lines(which));
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0", objs);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 50);
+    double h = 0.01, k = 50, want = h * h * 5 * k * (k + 1) / 2;
+    near(ms->position.r[0], want, 1e-12, which);
+    near(ms->position.r[1], -want, 1e-12, which);
+    near(ms->position.r[2], 0, 1e-12, which);
+    near(ms->velocity.r[0], h * 5 * k, 1e-12, which);
+    done(&s, &t);
+}
+
+Test(line, fall_along_an_oblique_line_explicit) { line_fall("explicit"); }
+Test(line, fall_along_an_oblique_line_cg) { line_fall("cg"); }
+Test(line, fall_along_an_oblique_line_direct) { line_fall("direct"); }
+
+/* Two points and a spring; point 0 constrained by `constraint`. Runs 30
+ * steps with the given solver and returns both positions (6 values). */
+static void spring_pair(const char *which, const char *constraint, const char *tmpl,
+                        const char *pos, unsigned w, double *out)
+{
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "    - MechanicalObject: {name: dofs, template: %s, position: \"%s\"}\n"
+             "    - UniformMass: {vertexMass: 0.5}\n"
+             "    - SpringForceField: {indices1: [0], indices2: [1], stiffness: [200], "
+             "damping: [0], lengths: [0.8]}\n"
+             "    - %s\n",
+             solver_lines(which), tmpl, pos, constraint);
+    test_rt t;
+    st_scene *s = load(&t, "0.5, -9.81, 0.3", objs);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 30);
+    memcpy(out, ms->position.r, 2 * w * sizeof *out);
+    done(&s, &t);
+}
+
+/* With a line, plane or point along the axes, the assembled matrix is
+ * projected exactly (rows and columns of the removed DOFs): the direct
+ * solver then gives the CG solution, and the constrained point stays put. */
+static void direct_matches_cg(const char *constraint, const char *tmpl, const char *pos,
+                              unsigned w, unsigned check_axis, double check_value)
+{
+    double a[6], b[6];
+    spring_pair("cg", constraint, tmpl, pos, w, a);
+    spring_pair("direct", constraint, tmpl, pos, w, b);
+    for (unsigned k = 0; k < 2 * w; k++)
+        near(b[k], a[k], 1e-9, constraint);
+    near(a[check_axis], check_value, 1e-12, "constrained coordinate");
+    cr_assert(fabs(a[w] - 1.0) > 1e-3 || fabs(a[w + 1] - 1.0) > 1e-3, "the free point moved");
+}
+
+Test(line, axis_line_direct_matches_cg)
+{
+    direct_matches_cg("LineProjectiveConstraint: {indices: [0], origin: [0,0,0], direction: [0,0,3]}",
+                      "Vec3d", "0 0 0  1 1 0", 3, 0, 0.0);
+}
+
+Test(plane, axis_plane_direct_matches_cg)
+{
+    direct_matches_cg("PlaneProjectiveConstraint: {indices: [0], origin: [0,0.25,0], normal: [0,2,0]}",
+                      "Vec3d", "0 0 0  1 1 0", 3, 1, 0.25);
+}
+
+Test(point, point_direct_matches_cg)
+{
+    direct_matches_cg("PointProjectiveConstraint: {indices: [0], point: [0.1, 0.2, 0.3]}", "Vec3d",
+                      "0 0 0  1 1 0", 3, 2, 0.3);
+}
+
+Test(line, vec2d_axis_line_direct_matches_cg)
+{
+    direct_matches_cg("LineProjectiveConstraint: {indices: [0], origin: [0, 0.5], direction: [1, 0]}",
+                      "Vec2d", "0 0  1 1", 2, 1, 0.5);
+}
+
+/* An oblique line with a direct solver: SOFA leaves the matrix alone; the
+ * point still ends each step on the line (positions and velocities are
+ * projected after the solve). */
+Test(line, oblique_line_direct_stays_on_the_line)
+{
+    double x[6];
+    spring_pair("direct", "LineProjectiveConstraint: {indices: [0], direction: [1,2,2]}", "Vec3d",
+                "0 0 0  1 1 0", 3, x);
+    double t = (x[0] + 2 * x[1] + 2 * x[2]) / 9;
+    near(x[0], t, 1e-12, "x on the line");
+    near(x[1], 2 * t, 1e-12, "y on the line");
+    near(x[2], 2 * t, 1e-12, "z on the line");
+    cr_assert(fabs(t) > 1e-4, "the point moved along the line");
+}
+
+/* Vec2d: (2, 0) projected on the line through 0 along (1, 1) is (1, 1). */
+Test(line, vec2d_projection)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, template: Vec2d, position: \"2 0  5 5\"}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LineProjectiveConstraint: {indices: [0], direction: [1, 1]}\n");
+    st_mstate *ms = state(s, "dofs");
+    near(ms->position.r[0], 1, 1e-15, "x");
+    near(ms->position.r[1], 1, 1e-15, "y");
+    done(&s, &t);
+}
+
+Test(line, default_direction_is_x_and_bad_arity_is_an_error)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[1,2,3]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LineProjectiveConstraint: {origin: [0, 1, 1]}\n");
+    st_mstate *ms = state(s, "dofs");
+    near(ms->position.r[0], 1, 0, "x kept");
+    near(ms->position.r[1], 1, 0, "y to the origin's");
+    near(ms->position.r[2], 1, 0, "z to the origin's");
+    done(&s, &t);
+
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {pluginName: [" PLUGINS "]}\n"
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {position: [[1,2,3]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LineProjectiveConstraint: {direction: [1, 1]}\n";
+    test_rt_open(&t);
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "expects 3 values"), "%s", err.msg);
+    done(&s, &t);
+}
+
+/* ---- PlaneProjectiveConstraint ---- */
+
+/* SOFA's test setup: x_i = (i, 0, 0), the plane through 0 with normal
+ * (1, 1, 1): x_1 - n ((x_1 - o).n) = (2/3, -1/3, -1/3). A null normal lets
+ * the points free (SOFA's fallback keeps it null). */
+Test(plane, projects_like_sofas_test)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0]],\n"
+                       "                         velocity: [[0,0,0],[1,0,0],[2,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - ProjectToPlaneConstraint: {indices: [1, 2], normal: [1,1,1]}\n"
+                       "    - MechanicalObject: {name: free, position: [[1,2,3]]}\n");
+    st_mstate *ms = state(s, "dofs");
+    const double want[3] = {2.0 / 3, -1.0 / 3, -1.0 / 3};
+    for (int a = 0; a < 3; a++) {
+        near(ms->position.r[3 + a], want[a], 1e-15, "x1");
+        near(ms->velocity.r[3 + a], want[a], 1e-15, "v1");
+        near(ms->position.r[6 + a], 2 * want[a], 1e-15, "x2");
+    }
+    done(&s, &t);
+}
+
+/* A point sliding on the plane z = 1 under g = (1, -2, -10): it keeps
+ * z = 1 and moves with (1, -2, 0) on every path. */
+static void plane_fall(const char *which)
+{
+    char objs[2048];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "    - MechanicalObject: {name: dofs, position: [[0,0,1]]}\n"
+             "    - UniformMass: {vertexMass: 3}\n"
+             "    - PlaneProjectiveConstraint: {indices: [0], origin: [5,5,1], normal: [0,0,1]}\n",
+             solver_lines(which));
+    test_rt t;
+    st_scene *s = load(&t, "1, -2, -10", objs);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 40);
+    double h = 0.01, k = 40, c = h * h * k * (k + 1) / 2;
+    near(ms->position.r[0], c, 1e-12, which);
+    near(ms->position.r[1], -2 * c, 1e-12, which);
+    near(ms->position.r[2], 1, 1e-14, which);
+    done(&s, &t);
+}
+
+Test(plane, slide_explicit) { plane_fall("explicit"); }
+Test(plane, slide_cg) { plane_fall("cg"); }
+Test(plane, slide_direct) { plane_fall("direct"); }
+
+/* ---- PointProjectiveConstraint ---- */
+
+Test(point, projects_to_the_point_and_fix_all)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0]],\n"
+                       "                         velocity: [[0,0,0],[1,0,0],[2,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - PointProjectiveConstraint: {indices: [1], point: [1, 2, 3]}\n");
+    st_mstate *ms = state(s, "dofs");
+    for (int a = 0; a < 3; a++) {
+        near(ms->position.r[3 + a], a + 1, 0, "x1 at the point");
+        near(ms->velocity.r[3 + a], 0, 0, "v1 zero");
+    }
+    steps(s, 3);
+    near(ms->position.r[4], 2, 0, "held");
+    near(ms->position.r[7], -10 * 0.01 * 0.01 * 6, 1e-15, "point 2 falls");
+    done(&s, &t);
+
+    s = load(&t, "0, -10, 0",
+             "    - EulerImplicitSolver: {}\n"
+             "    - SparseLDLSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Vec1d, position: [4, 5]}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - PointProjectiveConstraint: {fixAll: true, point: [7]}\n");
+    ms = state(s, "dofs");
+    steps(s, 2);
+    near(ms->position.r[0], 7, 0, "Vec1d fixAll");
+    near(ms->position.r[1], 7, 0, "Vec1d fixAll");
+    done(&s, &t);
+}
+
+/* ---- DirectionProjectiveConstraint ---- */
+
+/* Point 0 at (1, 2, 3) may only move along z (direction (0, 0, 2)), on
+ * the line through its initial position: under g = (4, 5, -10) it keeps
+ * x = 1, y = 2 and falls by h^2 g_z k (k + 1) / 2. */
+static void direction_fall(const char *which)
+{
+    char objs[2048];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "    - MechanicalObject: {name: dofs, position: [[1,2,3]]}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - ProjectDirectionConstraint: {indices: [0], direction: [0,0,2]}\n",
+             solver_lines(which));
+    test_rt t;
+    st_scene *s = load(&t, "4, 5, -10", objs);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 20);
+    double h = 0.01, k = 20;
+    near(ms->position.r[0], 1, 1e-14, which);
+    near(ms->position.r[1], 2, 1e-14, which);
+    near(ms->position.r[2], 3 - 10 * h * h * k * (k + 1) / 2, 1e-12, which);
+    done(&s, &t);
+}
+
+Test(direction, fall_explicit) { direction_fall("explicit"); }
+Test(direction, fall_cg) { direction_fall("cg"); }
+Test(direction, fall_direct) { direction_fall("direct"); }
+
+/* SOFA's test: the projected position stays on the line through the
+ * initial position: (1, 0, 0) with direction (1, 1, 1), moved to (3, 0, 0)
+ * by hand then projected: 1 + P (2, 0, 0) = (1 + 2/3, 2/3, 2/3). */
+Test(direction, oblique_projection)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[1,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - DirectionProjectiveConstraint: {name: c, indices: [0], "
+                       "direction: [1,1,1]}\n");
+    st_mstate *ms = state(s, "dofs");
+    st_component *c = test_find_object(s, "c");
+    ms->position.r[0] = 3;
+    st_mparams mp = {.struct_size = sizeof mp};
+    c->cls->projective->project_position(c, &mp, ms->system->x);
+    near(ms->position.r[0], 1 + 2.0 / 3, 1e-15, "x");
+    near(ms->position.r[1], 2.0 / 3, 1e-15, "y");
+    near(ms->position.r[2], 2.0 / 3, 1e-15, "z");
+    done(&s, &t);
+}
