@@ -126,5 +126,7 @@ extern const st_class constant_force_field_class;
 extern const st_class plane_force_field_class;
 extern const st_class sphere_force_field_class;
 extern const st_class ellipsoid_force_field_class;
+extern const st_class edge_pressure_force_field_class;
+extern const st_class gravity_class;
 
 #endif

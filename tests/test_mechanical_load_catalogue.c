@@ -1,0 +1,285 @@
+/* test_mechanical_load_catalogue.c - the MechanicalLoad classes of issue 30
+ * (SOFA's Sofa.Component.MechanicalLoad catalogue): EdgePressureForceField,
+ * Gravity, Uniform- and DiagonalVelocityDampingForceField, against closed
+ * forms and worked values, with finite-difference checks of the
+ * derivatives (st_check_forcefield). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "settee/check.h"
+#include "support.h"
+
+#define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
+                "LinearSolver.Iterative, Mass, MechanicalLoad, Topology"
+
+static st_scene *load_status(test_rt *t, const char *g, const char *objects, st_status *rc,
+                             st_error *err)
+{
+    static char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  gravity: [%s]\n"
+             "  dt: 0.01\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [" PLUGINS "]}\n"
+             "%s",
+             g, objects);
+    test_rt_open(t);
+    st_scene *s = NULL;
+    cr_assert_eq(test_load_string(t, yaml, &s, err), ST_OK, "load: %s\n%s", err->msg, yaml);
+    *rc = st_scene_init(s, err);
+    return s;
+}
+
+static st_scene *load(test_rt *t, const char *g, const char *objects)
+{
+    st_error err = {0};
+    st_status rc;
+    st_scene *s = load_status(t, g, objects, &rc, &err);
+    cr_assert_eq(rc, ST_OK, "init: %s\n%s", err.msg, t->log);
+    return s;
+}
+
+static void steps(st_scene *s, int n)
+{
+    st_error err = {0};
+    for (int k = 0; k < n; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step %d: %s", k, err.msg);
+}
+
+static void done(st_scene **s, test_rt *t)
+{
+    st_scene_destroy(s);
+    test_rt_close(t);
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1),
+              "%s: got %.17g, want %.17g", what, got, want);
+}
+
+/* The force of component `name` alone at the system's current state, into
+ * f (the system's derivative size, at most 64). */
+static st_component *force_of(st_scene *s, const char *name, double *f)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert(c, "no %s", name);
+    st_mstate *ms = st_component_mstate(c);
+    st_system *sys = ms->system;
+    cr_assert(sys && sys->size_all <= 64);
+    memset(f, 0, sys->size_all * sizeof *f);
+    c->cls->forcefield->add_force(c, &sys->mp, f, sys->x, sys->v);
+    return c;
+}
+
+/* energy: whether the component gives the potential of its force. */
+static void check_derivatives(st_component *c, double tol, bool energy)
+{
+    st_jacobian_check chk = {.struct_size = sizeof chk};
+    st_error err = {0};
+    cr_assert_eq(st_check_forcefield(c, &chk, &err), ST_OK, "%s", err.msg);
+    if (chk.dforce_error >= 0)
+        cr_assert_lt(chk.dforce_error, tol, "dforce %g", chk.dforce_error);
+    if (chk.matrix_error >= 0)
+        cr_assert_lt(chk.matrix_error, tol, "matrix %g", chk.matrix_error);
+    if (energy)
+        cr_assert_lt(chk.energy_error, tol, "energy %g", chk.energy_error);
+}
+
+/* ---- EdgePressureForceField ---- */
+
+#define EP_BODY(pos, topo)                                                                       \
+    "    - EulerExplicitSolver: {}\n"                                                            \
+    "    - MechanicalObject: {name: dofs, position: " pos "}\n"                                  \
+    "    - UniformMass: {vertexMass: 1}\n"                                                       \
+    "    - " topo "\n"
+
+/* pressure x rest length, half on each vertex: edges (0,0,0)-(2,0,0) and
+ * (2,0,0)-(2,1,0) under pressure (0, 3, 0) carry (0, 6, 0) and (0, 3, 0):
+ * f = (0, 3, 0), (0, 4.5, 0), (0, 1.5, 0). A constant force: zero
+ * derivative, energy -sum F.(xa + xb)/2. */
+Test(edge_pressure, constant_pressure_on_listed_edges)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EP_BODY("[[0,0,0],[2,0,0],[2,1,0]]",
+                               "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}")
+                       "    - EdgePressureForceField: {name: ep, pressure: [0, 3, 0], "
+                       "edgeIndices: [0, 1]}\n");
+    double f[64];
+    st_component *c = force_of(s, "ep", f);
+    const double want[9] = {0, 3, 0, 0, 4.5, 0, 0, 1.5, 0};
+    for (int k = 0; k < 9; k++)
+        near(f[k], want[k], 1e-15, "f");
+    st_system *sys = st_component_mstate(c)->system;
+    /* E = -(6 (0 + 0)/2 + 3 (0 + 1)/2) in y. */
+    near(c->cls->forcefield->potential_energy(c, &sys->mp, sys->x), -1.5, 1e-15, "energy");
+    check_derivatives(c, 1e-6, true);
+    /* A free fall with a constant extra force: v = h k (f/m). */
+    steps(s, 10);
+    st_mstate *ms = st_component_mstate(c);
+    near(ms->velocity.r[4], 0.01 * 10 * 4.5, 1e-13, "v1");
+    done(&s, &t);
+}
+
+/* Selection by a slab of the rest positions (dmin < p.normal < dmax,
+ * strict) and by an edge list (replacing the other selections). */
+Test(edge_pressure, plane_and_edge_list_selection)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EP_BODY("[[0,0,0],[0,1,0],[1,1,0]]",
+                               "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}")
+                       "    - EdgePressureForceField: {name: ep, pressure: [2, 0, 0], "
+                       "normal: [1, 0, 0], dmin: -0.1, dmax: 0.1}\n"
+                       "    - EdgePressureForceField: {name: ep2, pressure: [0, 0, 1], "
+                       "normal: [1, 0, 0], dmin: -0.1, dmax: 0.1, edges: [[1, 2]]}\n");
+    double f[64];
+    force_of(s, "ep", f);
+    const double want[9] = {1, 0, 0, 1, 0, 0, 0, 0, 0};
+    for (int k = 0; k < 9; k++)
+        near(f[k], want[k], 1e-15, "slab selection");
+    force_of(s, "ep2", f);
+    const double want2[9] = {0, 0, 0, 0, 0, 0.5, 0, 0, 0.5};
+    for (int k = 0; k < 9; k++)
+        near(f[k], want2[k], 1e-15, "edge list");
+    done(&s, &t);
+}
+
+/* Intensity with a binormal: F = I L unit(b x t). SOFA's timing: each
+ * add_force applies the forces the previous one computed, then recomputes
+ * them from the state's positions. */
+Test(edge_pressure, intensity_binormal_and_its_timing)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EP_BODY("[[0,0,0],[1,0,0]]", "EdgeSetTopologyContainer: {edges: [[0,1]]}")
+                       "    - EdgePressureForceField: {name: ep, p_intensity: [2], "
+                       "binormal: [0, 0, 5], edgeIndices: [0]}\n");
+    double f[64];
+    force_of(s, "ep", f);
+    near(f[1], 1, 1e-15, "z x x = y, I L / 2");
+    near(f[4], 1, 1e-15, "second vertex");
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    ms->position.r[3] = 0, ms->position.r[4] = 1; /* the edge turns to y */
+    force_of(s, "ep", f);
+    near(f[1], 1, 1e-15, "the force of the previous update");
+    force_of(s, "ep", f);
+    near(f[0], -1, 1e-15, "z x y = -x");
+    near(f[1], 0, 1e-15, "now along -x");
+    done(&s, &t);
+}
+
+/* Intensity without binormal: the boundary edge (0,0,0)-(1,0,0) of the
+ * triangle with (0,1,0) is pushed towards the triangle: F = (0, 3, 0). */
+Test(edge_pressure, intensity_towards_the_triangle)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EP_BODY("[[0,0,0],[1,0,0],[0,1,0]]",
+                               "MeshTopology: {edges: [[0,1],[1,2],[2,0]], triangles: [[0,1,2]]}")
+                       "    - EdgePressureForceField: {name: ep, p_intensity: [3], "
+                       "edgeIndices: [0]}\n");
+    double f[64];
+    st_component *c = force_of(s, "ep", f);
+    const double want[9] = {0, 1.5, 0, 0, 1.5, 0, 0, 0, 0};
+    for (int k = 0; k < 9; k++)
+        near(f[k], want[k], 1e-15, "f");
+    /* No derivative (as SOFA's: the direction is updated after each force,
+     * not differentiated) and no energy (SOFA's is 0). */
+    check_derivatives(c, 1e-6, false);
+    done(&s, &t);
+}
+
+Test(edge_pressure, out_of_range_edge_index_is_an_error)
+{
+    test_rt t;
+    st_error err = {0};
+    st_status rc;
+    st_scene *s = load_status(&t, "0, 0, 0",
+                              EP_BODY("[[0,0,0],[1,0,0]]",
+                                      "EdgeSetTopologyContainer: {edges: [[0,1]]}")
+                              "    - EdgePressureForceField: {pressure: [1, 0, 0], "
+                              "edgeIndices: [3]}\n",
+                              &rc, &err);
+    cr_assert_neq(rc, ST_OK);
+    cr_assert(strstr(err.msg, "out of edge indices bounds"), "%s", err.msg);
+    done(&s, &t);
+}
+
+/* ---- Gravity ---- */
+
+/* A Gravity in the root overrides the root's gravity attribute: a particle
+ * in a child node falls with it (symplectic Euler: x = h^2 g k (k+1)/2). */
+Test(gravity, overrides_the_root_attribute)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -9.81, 0",
+                       "    - Gravity: {gravity: [0, 0, -2]}\n"
+                       "  children:\n"
+                       "    - name: Body\n"
+                       "      objects:\n"
+                       "        - EulerExplicitSolver: {}\n"
+                       "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                       "        - UniformMass: {vertexMass: 1}\n");
+    steps(s, 10);
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    near(ms->position.r[1], 0, 0, "no y gravity");
+    near(ms->position.r[2], -2 * 1e-4 * 55, 1e-14, "z");
+    done(&s, &t);
+}
+
+/* The scene is refused while it is read, at the component. */
+Test(gravity, below_the_root_is_an_error)
+{
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {pluginName: [MechanicalLoad]}\n"
+                       "  children:\n"
+                       "    - name: Body\n"
+                       "      objects:\n"
+                       "        - Gravity: {gravity: [0, 0, -2]}\n";
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_neq(test_load_string(&t, yaml, &s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "below the root") && strstr(err.where, "test.yaml:8:"), "%s: %s",
+              err.where, err.msg);
+    done(&s, &t);
+}
+
+/* Built in code (no reading step): init sets the value everywhere, so the
+ * first step already uses it. */
+Test(gravity, scene_built_in_code)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_error err = {0};
+    const char *plugins[] = {"ODESolver.Forward", "Mass", "MechanicalLoad"};
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(st_runtime_load_plugin(t.rt, plugins[i], &err), ST_OK, "%s", err.msg);
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_create(t.rt, &s, &err), ST_OK);
+    st_node *root = st_scene_root(s), *b = NULL;
+    cr_assert_eq(st_node_add_child(root, "Body", &b, &err), ST_OK);
+    st_component *c = NULL;
+    cr_assert_eq(st_node_add_object(root, "Gravity", NULL, &c, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_component_set(c, "gravity", "3 0 0", &err), ST_OK);
+    cr_assert_eq(st_node_add_object(b, "EulerExplicitSolver", NULL, &c, &err), ST_OK);
+    cr_assert_eq(st_node_add_object(b, "MechanicalObject", "dofs", &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "position", "0 0 0", &err), ST_OK);
+    cr_assert_eq(st_node_add_object(b, "UniformMass", NULL, &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "vertexMass", "1", &err), ST_OK);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    steps(s, 1);
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    near(ms->position.r[0], 3 * 1e-4, 1e-15, "x after one step");
+    near(ms->position.r[1], 0, 0, "no default gravity");
+    done(&s, &t);
+}
