@@ -12,7 +12,7 @@
 #include "support.h"
 
 #define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
-                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring"
+                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology"
 
 /* A scene: root with gravity g, dt 0.01, the plugins, then `objects` (YAML
  * lines indented by 4, under root's objects). */
@@ -387,3 +387,179 @@ Test(direction, oblique_projection)
     near(ms->position.r[2], 2.0 / 3, 1e-15, "z");
     done(&s, &t);
 }
+
+/* ---- AffineMovementProjectiveConstraint ---- */
+
+/* Timing on one free point, dt 0.1, begin 0.1, end 0.3, T = (1, 2, 0),
+ * rotation identity: the projection ending the step from t reads t, so
+ * after step 3 (t = 0.2) x = x0 + T/2, after step 5 x = x0 + T; the
+ * velocity stays zero. */
+Test(affine, timing_of_the_blend)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[1,1,1]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - AffineMovementProjectiveConstraint: {indices: [0], "
+                       "beginConstraintTime: 0.1,\n"
+                       "        endConstraintTime: 0.3, rotation: [1,0,0, 0,1,0, 0,0,1], "
+                       "translation: [1, 2, 0]}\n");
+    st_error err = {0};
+    cr_assert_eq(st_node_set(st_scene_root(s), "dt", "0.1", &err), ST_OK);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 2);
+    near(ms->position.r[0], 1, 0, "before the motion");
+    steps(s, 1);
+    near(ms->position.r[0], 1.5, 1e-12, "halfway x");
+    near(ms->position.r[1], 2, 1e-12, "halfway y");
+    near(ms->velocity.r[1], 0, 0, "velocity zeroed");
+    steps(s, 2);
+    near(ms->position.r[0], 2, 1e-12, "final x");
+    near(ms->position.r[1], 3, 1e-12, "final y");
+    near(ms->position.r[2], 1, 1e-12, "final z");
+    done(&s, &t);
+}
+
+/* SOFA's default rotation is the zero matrix: without one, the points end
+ * at the translation. */
+Test(affine, default_rotation_is_zero)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[1,1,1]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - AffineMovementConstraint: {indices: [0], endConstraintTime: 0.005,\n"
+                       "                                 translation: [0, 0, 4]}\n");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 2);
+    near(ms->position.r[0], 0, 0, "x");
+    near(ms->position.r[2], 4, 0, "z");
+    done(&s, &t);
+}
+
+/* Rigid3d: centre (1, 0, 0) rotated by 90 degrees about z and lifted by 1:
+ * (0, 1, 1); orientation identity composed with the quaternion. */
+Test(affine, rigid3d)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, template: Rigid3d, "
+                       "position: \"1 0 0 0 0 0 1\"}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - AffineMovementProjectiveConstraint: {indices: [0], "
+                       "endConstraintTime: 0.005,\n"
+                       "        quaternion: [0, 0, 0.70710678118654752, 0.70710678118654752], "
+                       "translation: [0, 0, 1]}\n");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 2);
+    const double want[7] = {0, 1, 1, 0, 0, sqrt(0.5), sqrt(0.5)};
+    for (int k = 0; k < 7; k++)
+        near(ms->position.r[k], want[k], 1e-12, "rigid coordinate");
+    done(&s, &t);
+}
+
+/* SOFA's patch test, re-derived: a 5x5 grid of [0,1]^2 with springs, its
+ * border carried by a rotation of 0.7 rad about z and a translation; the
+ * inside, free, must end exactly at the same rigid image. dt 0.5, the
+ * motion done after 0.1 s, EulerImplicit with Rayleigh damping until rest;
+ * CG and direct solvers. */
+static const char *grid_border =
+    "[0, 1, 2, 3, 4, 5, 9, 10, 14, 15, 19, 20, 21, 22, 23, 24]";
+
+static void affine_patch(const char *linear)
+{
+    const double th = 0.7, c = cos(th), sn = sin(th), T[2] = {0.4, -1.1};
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "    - EulerImplicitSolver: {rayleighStiffness: 0.5, rayleighMass: 0.5}\n"
+             "    - %s\n"
+             "    - RegularGridTopology: {nx: 5, ny: 5, nz: 1, xmin: 0, xmax: 1, ymin: 0, "
+             "ymax: 1, zmin: 0, zmax: 0}\n"
+             "    - MechanicalObject: {name: dofs}\n"
+             "    - UniformMass: {totalMass: 1}\n"
+             "    - MeshSpringForceField: {stiffness: 10}\n"
+             "    - AffineMovementProjectiveConstraint: {indices: %s, endConstraintTime: 0.1,\n"
+             "        rotation: [%.17g, %.17g, 0, %.17g, %.17g, 0, 0, 0, 1], "
+             "translation: [%g, %g, 0]}\n",
+             linear, grid_border, c, -sn, sn, c, T[0], T[1]);
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0", objs);
+    st_error err = {0};
+    cr_assert_eq(st_node_set(st_scene_root(s), "dt", "0.5", &err), ST_OK);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 400);
+    for (size_t i = 0; i < 25; i++) {
+        double x = (double)(i % 5) / 4, y = (double)(i / 5) / 4;
+        near(ms->position.r[3 * i], c * x - sn * y + T[0], 1e-8, "x");
+        near(ms->position.r[3 * i + 1], sn * x + c * y + T[1], 1e-8, "y");
+        near(ms->position.r[3 * i + 2], 0, 1e-12, "z");
+    }
+    done(&s, &t);
+}
+
+Test(affine, patch_test_cg)
+{
+    affine_patch("CGLinearSolver: {iterations: 200, tolerance: 1e-25, threshold: 1e-25}");
+}
+Test(affine, patch_test_direct) { affine_patch("SparseLDLSolver: {}"); }
+
+/* ---- PatchTestMovementProjectiveConstraint ---- */
+
+/* A 3x3 grid of [0,2]^2. SOFA's corner rules on the border points (in
+ * index order) give c0 = (0,0), c1 = (2,0), c2 = (2,2), c3 = (0,2), so
+ * a = x/2, b = y/2. Corner movements of the affine field u(p) = A p + u0,
+ * A = [[0.1, 0.3], [-0.2, 0.05]], u0 = (0.2, 0.1): the border points get
+ * exactly u, and the free centre (springs) follows to (1, 1) + u(1, 1). */
+static void patch_grid(const char *linear)
+{
+    const double A[4] = {0.1, 0.3, -0.2, 0.05}, u0[2] = {0.2, 0.1};
+    const double cx[4] = {0, 2, 2, 0}, cy[4] = {0, 0, 2, 2};
+    char mov[512] = "", pts[512] = "";
+    for (int k = 0; k < 4; k++) {
+        char one[128];
+        snprintf(one, sizeof one, "%s%.17g, %.17g, 0", k ? ", " : "",
+                 A[0] * cx[k] + A[1] * cy[k] + u0[0], A[2] * cx[k] + A[3] * cy[k] + u0[1]);
+        strcat(mov, one);
+    }
+    const unsigned border[8] = {0, 1, 2, 3, 5, 6, 7, 8};
+    for (int k = 0; k < 8; k++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s%u, %u, 0", k ? ", " : "", border[k] % 3, border[k] / 3);
+        strcat(pts, one);
+    }
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "    - EulerImplicitSolver: {rayleighStiffness: 0.5, rayleighMass: 0.5}\n"
+             "    - %s\n"
+             "    - RegularGridTopology: {nx: 3, ny: 3, nz: 1, xmin: 0, xmax: 2, ymin: 0, "
+             "ymax: 2, zmin: 0, zmax: 0}\n"
+             "    - MechanicalObject: {name: dofs}\n"
+             "    - UniformMass: {totalMass: 1}\n"
+             "    - MeshSpringForceField: {stiffness: 10}\n"
+             "    - PatchTestMovementConstraint: {indices: [0, 1, 2, 3, 5, 6, 7, 8], "
+             "endConstraintTime: 0.1,\n"
+             "        constrainedPoints: [%s],\n"
+             "        cornerMovements: [%s]}\n",
+             linear, pts, mov);
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0", objs);
+    st_error err = {0};
+    cr_assert_eq(st_node_set(st_scene_root(s), "dt", "0.5", &err), ST_OK);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 400);
+    for (size_t i = 0; i < 9; i++) {
+        double x = (double)(i % 3), y = (double)(i / 3);
+        near(ms->position.r[3 * i], x + A[0] * x + A[1] * y + u0[0], 1e-8, "x");
+        near(ms->position.r[3 * i + 1], y + A[2] * x + A[3] * y + u0[1], 1e-8, "y");
+    }
+    done(&s, &t);
+}
+
+Test(patch_test, affine_field_cg)
+{
+    patch_grid("CGLinearSolver: {iterations: 200, tolerance: 1e-25, threshold: 1e-25}");
+}
+Test(patch_test, affine_field_direct) { patch_grid("SparseLDLSolver: {}"); }

@@ -16,6 +16,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &plane_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &point_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &direction_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &affine_movement_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &patch_test_movement_projective_constraint_class, err));
     return ST_OK;
 }
 

@@ -93,6 +93,23 @@ void projective_zero_points(double *s, const st_array *indices);
 /* Clears the listed points' rows and columns with a unit diagonal. */
 void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices);
 
+/* The position of a point moved from coordinate a to z between times b
+ * and e (AffineMovement- and PatchTestMovementProjectiveConstraint, as
+ * SOFA's): for b < t <= e (e > b) the spatial part is the linear blend
+ * ((z - a) t + a e - z b) / (e - b); after e the whole coordinate is z;
+ * before b, p is left alone. cs: coordinate size (spatial part: 3). */
+static inline void movement_blend(double *p, const double *a, const double *z, unsigned cs,
+                                  double t, double b, double e)
+{
+    if (t > b && t <= e && e - b > 0) {
+        for (int k = 0; k < 3; k++)
+            p[k] = ((z[k] - a[k]) * t + (a[k] * e - z[k] * b)) / (e - b);
+    } else if (t > e) {
+        for (unsigned k = 0; k < cs; k++)
+            p[k] = z[k];
+    }
+}
+
 /* Projection to a line, a plane or a direction (subspace_common.c), shared
  * by LineProjectiveConstraint, PlaneProjectiveConstraint and
  * DirectionProjectiveConstraint. */
@@ -143,5 +160,7 @@ extern const st_class line_projective_constraint_class;
 extern const st_class plane_projective_constraint_class;
 extern const st_class direction_projective_constraint_class;
 extern const st_class point_projective_constraint_class;
+extern const st_class affine_movement_projective_constraint_class;
+extern const st_class patch_test_movement_projective_constraint_class;
 
 #endif
