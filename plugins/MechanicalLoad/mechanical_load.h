@@ -128,5 +128,7 @@ extern const st_class sphere_force_field_class;
 extern const st_class ellipsoid_force_field_class;
 extern const st_class edge_pressure_force_field_class;
 extern const st_class gravity_class;
+extern const st_class uniform_velocity_damping_force_field_class;
+extern const st_class diagonal_velocity_damping_force_field_class;
 
 #endif
