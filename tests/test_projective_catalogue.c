@@ -12,7 +12,8 @@
 #include "support.h"
 
 #define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
-                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology"
+                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology, " \
+                "MechanicalLoad"
 
 /* A scene: root with gravity g, dt 0.01, the plugins, then `objects` (YAML
  * lines indented by 4, under root's objects). */
@@ -563,3 +564,134 @@ Test(patch_test, affine_field_cg)
     patch_grid("CGLinearSolver: {iterations: 200, tolerance: 1e-25, threshold: 1e-25}");
 }
 Test(patch_test, affine_field_direct) { patch_grid("SparseLDLSolver: {}"); }
+
+/* ---- AttachProjectiveConstraint ---- */
+
+/* Two states under one solver: A (2 points, a force on point 1) and B
+ * (1 point), B's point 0 attached to A's point 1. */
+static st_scene *attach_scene(test_rt *t, const char *solver, const char *tmpl, const char *pa,
+                              const char *va, const char *pb, const char *force,
+                              const char *attach)
+{
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "  children:\n"
+             "    - name: A\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: a, template: %s, position: \"%s\", "
+             "velocity: \"%s\"}\n"
+             "        - UniformMass: {vertexMass: 2}\n"
+             "%s"
+             "    - name: B\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: b, template: %s, position: \"%s\"}\n"
+             "        - UniformMass: {vertexMass: 2}\n",
+             solver, tmpl, pa, va, force, tmpl, pb);
+    /* The constraint sits in the root, with the solver. */
+    char all[8192];
+    snprintf(all, sizeof all, "    - AttachProjectiveConstraint: {object1: \"@A/a\", object2: "
+                              "\"@B/b\", indices1: [1], indices2: [0]%s}\n%s",
+             attach, objs);
+    return load(t, "0, 0, 0", all);
+}
+
+/* One-way Vec3d: SOFA moves x2 halfway to x1 and averages the two
+ * velocities at each end of step; the response of object2 is zeroed.
+ * With F on A's point 1 (mass m), every path follows the recursion
+ *   v1 += h F/m, x1 += h v1, x2 += h v2, then x2 = (x1 + x2)/2,
+ *   v1 = v2 = (v1 + v2)/2. */
+static void attach_one_way(const char *which)
+{
+    test_rt t;
+    st_scene *s = attach_scene(&t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0",
+                               "3 0 0",
+                               "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n",
+                               "");
+    double x1[3] = {1, 0, 0}, x2[3] = {2, 0, 0}, v1[3] = {0}, v2[3] = {0}, h = 0.01;
+    const double a[3] = {0, 2, 0};
+    st_mstate *A = state(s, "a"), *B = state(s, "b");
+    near(B->position.r[0], 2, 1e-15, "x2 halfway at init");
+    for (int k = 0; k < 20; k++) {
+        for (int j = 0; j < 3; j++) {
+            v1[j] += h * a[j];
+            x1[j] += h * v1[j];
+            x2[j] += h * v2[j];
+            x2[j] = (x1[j] + x2[j]) / 2;
+            v1[j] = v2[j] = (v1[j] + v2[j]) / 2;
+        }
+    }
+    steps(s, 20);
+    for (int j = 0; j < 3; j++) {
+        near(A->position.r[3 + j], x1[j], 1e-12, which);
+        near(B->position.r[j], x2[j], 1e-12, which);
+        near(B->velocity.r[j], v2[j], 1e-12, which);
+    }
+    done(&s, &t);
+}
+
+Test(attach, one_way_explicit) { attach_one_way("explicit"); }
+Test(attach, one_way_cg) { attach_one_way("cg"); }
+Test(attach, one_way_direct) { attach_one_way("direct"); }
+
+/* twoWay: responses averaged too, so two equal masses starting together
+ * move as one under F on the first: x = x0 + h^2 (F/2m) k(k+1)/2. */
+static void attach_two_way(const char *which)
+{
+    test_rt t;
+    st_scene *s = attach_scene(&t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0",
+                               "1 0 0",
+                               "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n",
+                               ", twoWay: true");
+    steps(s, 20);
+    st_mstate *A = state(s, "a"), *B = state(s, "b");
+    double want = 1e-4 * 1.0 * 20 * 21 / 2;
+    near(A->position.r[4], want, 1e-12, which);
+    near(B->position.r[1], want, 1e-12, which);
+    done(&s, &t);
+}
+
+Test(attach, two_way_explicit) { attach_two_way("explicit"); }
+Test(attach, two_way_cg) { attach_two_way("cg"); }
+Test(attach, two_way_direct) { attach_two_way("direct"); }
+
+/* Rigid3d: object2 takes object1's centre and orientation, and its
+ * velocity; it follows a spinning, moving frame exactly. */
+Test(attach, rigid3d_follows)
+{
+    test_rt t;
+    st_scene *s = attach_scene(&t, solver_lines("explicit"), "Rigid3d",
+                               "0 0 0 0 0 0 1  1 0 0 0 0 0 1", "0 0 0 0 0 0  1 0 0 0 0 2",
+                               "5 5 5 0 0 0 1", "", "");
+    steps(s, 15);
+    st_mstate *A = state(s, "a"), *B = state(s, "b");
+    for (int k = 0; k < 7; k++)
+        near(B->position.r[k], A->position.r[7 + k], 1e-14, "rigid coordinate");
+    for (int k = 0; k < 6; k++)
+        near(B->velocity.r[k], A->velocity.r[6 + k], 1e-14, "rigid velocity");
+    near(A->position.r[7], 1 + 15 * 0.01, 1e-12, "object1 unaffected");
+    done(&s, &t);
+}
+
+/* minDistance: a pair farther apart is released; object2 then falls
+ * freely (its response is not zeroed). With clamp and lastDir, a pair
+ * whose object1 point passed lastPos is pulled to lastPos instead. */
+Test(attach, release_and_clamp)
+{
+    test_rt t;
+    st_scene *s = attach_scene(&t, solver_lines("explicit"), "Vec3d", "0 0 0  1 0 0",
+                               "0 0 0  0 0 0", "3 0 0",
+                               "", ", minDistance: 1");
+    st_mstate *B = state(s, "b");
+    near(B->position.r[0], 3, 0, "released: not moved");
+    done(&s, &t);
+
+    s = attach_scene(&t, solver_lines("explicit"), "Vec3d", "0 0 0  0 0 0", "0 0 0  1 0 0",
+                     "0 0 0", "", ", lastPos: [0.05, 0, 0], lastDir: [1, 0, 0], clamp: true");
+    steps(s, 200);
+    B = state(s, "b");
+    st_mstate *A = state(s, "a");
+    near(B->position.r[0], 0.05, 1e-9, "clamped at lastPos");
+    cr_assert_gt(A->position.r[3], 0.5, "object1 went on");
+    done(&s, &t);
+}

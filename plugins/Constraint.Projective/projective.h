@@ -162,5 +162,6 @@ extern const st_class direction_projective_constraint_class;
 extern const st_class point_projective_constraint_class;
 extern const st_class affine_movement_projective_constraint_class;
 extern const st_class patch_test_movement_projective_constraint_class;
+extern const st_class attach_projective_constraint_class;
 
 #endif
