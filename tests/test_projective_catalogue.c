@@ -695,3 +695,91 @@ Test(attach, release_and_clamp)
     cr_assert_gt(A->position.r[3], 0.5, "object1 went on");
     done(&s, &t);
 }
+
+/* ---- OscillatorProjectiveConstraint ---- */
+
+/* After k steps of h the projection read the time t = (k - 1) h:
+ * x = mean + a sin(w t + p), v = a w cos(w t + p). Rigid3d: a rotation
+ * about z by sin(w t + p) from the mean orientation. */
+Test(oscillator, vec3d_and_rigid3d)
+{
+    const double w = 6.283185307179586, p = 0.3, t10 = 9 * 0.01;
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerImplicitSolver: {}\n"
+                       "    - SparseLDLSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[5,5,5]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - OscillatorConstraint: {oscillators: \"1  1 2 3  0.5 0 -1  "
+                       "6.283185307179586 0.3\"}\n");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 10);
+    const double mean[3] = {1, 2, 3}, a[3] = {0.5, 0, -1};
+    for (int k = 0; k < 3; k++) {
+        near(ms->position.r[3 + k], mean[k] + a[k] * sin(w * t10 + p), 1e-13, "x");
+        near(ms->velocity.r[3 + k], a[k] * w * cos(w * t10 + p), 1e-13, "v");
+    }
+    near(ms->position.r[1], -10 * 1e-4 * 55, 1e-12, "point 0 falls freely");
+    done(&s, &t);
+
+    s = load(&t, "0, 0, 0",
+             "    - EulerExplicitSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - OscillatorProjectiveConstraint: {oscillators: \"0  1 0 0 0 0 0 1  0 0 0 0 0 1  "
+             "6.283185307179586 0.3\"}\n");
+    ms = state(s, "dofs");
+    steps(s, 10);
+    double ang = sin(w * t10 + p);
+    near(ms->position.r[0], 1, 1e-15, "centre");
+    near(ms->position.r[5], sin(ang / 2), 1e-13, "qz");
+    near(ms->position.r[6], cos(ang / 2), 1e-13, "qw");
+    near(ms->velocity.r[5], w * cos(w * t10 + p), 1e-13, "wz");
+    done(&s, &t);
+}
+
+/* ---- ParabolicProjectiveConstraint ---- */
+
+/* P1 = 0, P2 = (1, 1, 0), P3 = (2, 0, 0), over [0, 1]: the local frame is
+ * the world's, x2 = y2 = 1, x3 = 2, so y(s) = 2 s - s^2 with s = 2 t. After
+ * 26 steps of 0.01 (t = 0.25): (0.5, 0.75, 0); the velocity is the
+ * one-step difference. */
+Test(parabolic, worked_values)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[7,7,7]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - ParabolicConstraint: {indices: [0], P1: [0,0,0], P2: [1,1,0], "
+                       "P3: [2,0,0], BeginTime: 0, EndTime: 1}\n");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 26);
+    near(ms->position.r[0], 0.5, 1e-12, "x");
+    near(ms->position.r[1], 0.75, 1e-12, "y");
+    near(ms->position.r[2], 0, 1e-12, "z");
+    double s0 = 0.5, s1 = 2 * 0.26;
+    near(ms->velocity.r[0], 2, 1e-9, "vx");
+    near(ms->velocity.r[1], ((2 * s1 - s1 * s1) - (2 * s0 - s0 * s0)) / 0.01, 1e-9, "vy");
+    done(&s, &t);
+}
+
+/* A tilted parabola: the point passes through P2 and ends on P3. */
+Test(parabolic, passes_through_the_three_points)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerImplicitSolver: {}\n"
+                       "    - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-20}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - ParabolicProjectiveConstraint: {indices: [0], P1: [1,0,2], "
+                       "P2: [2,1,2.5], P3: [4,-1,3], BeginTime: 0.1, EndTime: 0.5}\n");
+    st_mstate *ms = state(s, "dofs");
+    /* The end of step k reads t = (k - 1) h; t = 0.5 at k = 51. */
+    steps(s, 51);
+    near(ms->position.r[0], 4, 1e-12, "x at P3");
+    near(ms->position.r[1], -1, 1e-12, "y at P3");
+    near(ms->position.r[2], 3, 1e-12, "z at P3");
+    done(&s, &t);
+}

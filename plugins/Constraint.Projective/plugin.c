@@ -19,6 +19,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &affine_movement_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &patch_test_movement_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &attach_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &oscillator_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &parabolic_projective_constraint_class, err));
     return ST_OK;
 }
 

@@ -163,5 +163,7 @@ extern const st_class point_projective_constraint_class;
 extern const st_class affine_movement_projective_constraint_class;
 extern const st_class patch_test_movement_projective_constraint_class;
 extern const st_class attach_projective_constraint_class;
+extern const st_class oscillator_projective_constraint_class;
+extern const st_class parabolic_projective_constraint_class;
 
 #endif
