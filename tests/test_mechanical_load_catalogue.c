@@ -394,3 +394,51 @@ Test(velocity_damping, derivatives)
     check_derivatives(test_find_object(s, "d"), 1e-9, false);
     done(&s, &t);
 }
+
+/* ---- LinearForceField ---- */
+
+/* Keys (0, 0) and (0.2, (2, 0, 0)), scale 3: during step j (time j h) the
+ * force on point 1 is 3 * 2 * j h / 0.2 = 30 j h; from t = 0.2 on it is
+ * forces[last] = (2, 0, 0), unscaled (SOFA's rule). Symplectic Euler, m 1:
+ * v_n = h sum_j F_j. */
+Test(linear_force, interpolation_and_last_key)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EXPLICIT
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LinearForceField: {name: lf, points: [1], force: 3, times: [0, 0.2], "
+                       "forces: [[0,0,0],[2,0,0]]}\n");
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    const double h = 0.01;
+    steps(s, 10);
+    near(ms->velocity.r[3], h * 30 * h * 45, 1e-12, "ramp");
+    near(ms->velocity.r[0], 0, 0, "point 0 has no force");
+    st_component *lf = test_find_object(s, "lf");
+    check_derivatives(lf, 1e-6, true);
+    steps(s, 30); /* t = 0.4 at the last step */
+    double v = 0;
+    for (int j = 0; j < 40; j++) {
+        double tj = j * h;
+        v += h * (tj < 0.2 - 1e-12 ? 30 * tj : 2);
+    }
+    near(ms->velocity.r[3], v, 1e-9, "after the last key: unscaled");
+    done(&s, &t);
+}
+
+Test(linear_force, rigid3d_torque)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       EXPLICIT
+                       "    - MechanicalObject: {name: dofs, template: Rigid3d, "
+                       "position: \"0 0 0 0 0 0 1\"}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LinearForceField: {points: [0], times: [0], "
+                       "forces: \"0 0 0 0 0 0.5\"}\n");
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    steps(s, 10);
+    near(ms->velocity.r[5], 10 * 0.01 * 0.5, 1e-12, "angular velocity under a constant torque");
+    done(&s, &t);
+}
