@@ -783,3 +783,67 @@ Test(parabolic, passes_through_the_three_points)
     near(ms->position.r[2], 3, 1e-12, "z at P3");
     done(&s, &t);
 }
+
+/* ---- FixedRotation- and FixedTranslationProjectiveConstraint ---- */
+
+/* A frame starting at 30 degrees about z spins about z (w = 2) and about
+ * x (w = 3) in two scenes; with FixedZRotation the z spin is undone at
+ * every step (the initial z twist is kept), the x spin is not. */
+Test(fixed_rotation, removes_the_twist_about_fixed_axes)
+{
+    const double c = cos(M_PI / 12), sn = sin(M_PI / 12);
+    char objs[1024];
+    snprintf(objs, sizeof objs,
+             "    - EulerExplicitSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 %.17g "
+             "%.17g\", velocity: \"0 0 0 0 0 2\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - FixedRotationConstraint: {FixedZRotation: true}\n",
+             sn, c);
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0", objs);
+    steps(s, 10);
+    st_mstate *ms = state(s, "dofs");
+    near(ms->position.r[5], sn, 1e-12, "qz kept");
+    near(ms->position.r[6], c, 1e-12, "qw kept");
+    done(&s, &t);
+
+    s = load(&t, "0, 0, 0",
+             "    - EulerExplicitSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1\", "
+             "velocity: \"0 0 0 3 0 0\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - FixedRotationProjectiveConstraint: {FixedZRotation: true}\n");
+    steps(s, 10);
+    ms = state(s, "dofs");
+    near(ms->position.r[3], sin(0.15), 1e-12, "x spin kept: qx");
+    near(ms->position.r[6], cos(0.15), 1e-12, "x spin kept: qw");
+    done(&s, &t);
+}
+
+/* SOFA's FixedTranslation zeroes the whole rigid response: frame 0 keeps
+ * its initial velocities (here a spin about z) under gravity; frame 1
+ * falls. Same numbers with a direct solver. */
+static void fixed_translation(const char *which)
+{
+    char objs[1024];
+    snprintf(objs, sizeof objs,
+             "%s"
+             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1  "
+             "1 0 0 0 0 0 1\", velocity: \"0 0 0 0 0 1  0 0 0 0 0 0\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - FixedTranslationProjectiveConstraint: {}\n",
+             solver_lines(which));
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0", objs);
+    steps(s, 10);
+    st_mstate *ms = state(s, "dofs");
+    near(ms->position.r[1], 0, 0, "frame 0 stays");
+    near(ms->velocity.r[5], 1, 1e-15, "its spin goes on");
+    near(ms->position.r[5], sin(0.05), 1e-12, "rotated by 0.1 rad");
+    near(ms->position.r[8], -10 * 1e-4 * 55, 1e-12, "frame 1 falls");
+    done(&s, &t);
+}
+
+Test(fixed_translation, explicit) { fixed_translation("explicit"); }
+Test(fixed_translation, direct) { fixed_translation("direct"); }
