@@ -847,3 +847,88 @@ static void fixed_translation(const char *which)
 
 Test(fixed_translation, explicit) { fixed_translation("explicit"); }
 Test(fixed_translation, direct) { fixed_translation("direct"); }
+
+/* ---- PositionBasedDynamicsProjectiveConstraint ---- */
+
+/* One point pulled to (1, 0, 0) with stiffness 0.5 under gravity, with
+ * symplectic Euler: each step v += h g, x += h v, then the projection
+ * x += s (target - x), u = (x - x_old)/h, x_old = x, v = u (and once at
+ * init, from the initial positions). */
+Test(pbd, recursion_vec3d)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - PositionBasedDynamicsConstraint: {stiffness: 0.5, "
+                       "position: [[1, 0, 0]]}\n");
+    const double h = 0.01, g[3] = {0, -10, 0}, tg[3] = {1, 0, 0}, st = 0.5;
+    double x[3] = {0, 0, 0}, v[3], old[3];
+    for (int k = 0; k < 3; k++) {
+        old[k] = x[k];
+        x[k] += (tg[k] - x[k]) * st;
+        v[k] = (x[k] - old[k]) / h;
+        old[k] = x[k];
+    }
+    for (int n = 0; n < 12; n++)
+        for (int k = 0; k < 3; k++) {
+            v[k] += h * g[k];
+            x[k] += h * v[k];
+            x[k] += (tg[k] - x[k]) * st;
+            v[k] = (x[k] - old[k]) / h;
+            old[k] = x[k];
+        }
+    steps(s, 12);
+    st_mstate *ms = state(s, "dofs");
+    for (int k = 0; k < 3; k++) {
+        near(ms->position.r[k], x[k], 1e-12, "x");
+        near(ms->velocity.r[k], v[k], 1e-10, "v");
+    }
+    done(&s, &t);
+}
+
+/* Rigid3d, stiffness 1: the frame takes the target orientation (90 degrees
+ * about z) at init with the angular velocity (pi/2)/h; after one step it
+ * is put back on the target and its velocity becomes zero. */
+Test(pbd, rigid3d_orientation)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, template: Rigid3d, "
+                       "position: \"0 0 0 0 0 0 1\"}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - PositionBasedDynamicsProjectiveConstraint: {template: Rigid3d, "
+                       "position: \"0 0 0 0 0 0.70710678118654752 0.70710678118654752\"}\n");
+    st_mstate *ms = state(s, "dofs");
+    near(ms->position.r[5], sqrt(0.5), 1e-15, "target orientation at init");
+    near(ms->velocity.r[5], (M_PI / 2) / 0.01, 1e-9, "angular velocity from the jump");
+    steps(s, 1);
+    near(ms->position.r[5], sqrt(0.5), 1e-12, "back on the target");
+    near(ms->velocity.r[5], 0, 1e-9, "no more spin");
+    done(&s, &t);
+}
+
+/* ---- HermiteSplineProjectiveConstraint ---- */
+
+/* X0 = 0, X1 = (1, 2, 0), null tangents, over [0, 1]: s = h01(u) and
+ * x = X1 h01(s). At t = 0.5 (after 51 steps): s = 0.5, x = X1 / 2,
+ * v = X1 h01'(0.5) = 1.5 X1 (SOFA's derivative in s). */
+Test(hermite_spline, worked_values)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[3,3,3]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - HermiteSplineConstraint: {indices: [0], BeginTime: 0, EndTime: 1, "
+                       "X1: [1, 2, 0]}\n");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 26); /* t = 0.25: u = 0.25, s = h01(0.25) = 0.15625 */
+    double sv = 0.15625, hv = -2 * sv * sv * sv + 3 * sv * sv;
+    near(ms->position.r[0], hv, 1e-12, "x at t = 0.25");
+    near(ms->position.r[1], 2 * hv, 1e-12, "y at t = 0.25");
+    near(ms->velocity.r[0], -6 * sv * sv + 6 * sv, 1e-12, "vx at t = 0.25");
+    done(&s, &t);
+}
