@@ -6,12 +6,14 @@
  * the lever is measured from o + (x . u) u, which is the axis only when
  * o . u = 0). Rigid3d: the same force on the centre and the torque t on the
  * rotation.
- * The stiffness is the exact derivative df/dx = torque [u]x (the skew
- * matrix of u), checked against finite differences. SOFA's own add_dforce
- * and matrix use torque (I - u u^T) instead, with an out-of-bounds read for
- * the last diagonal entry, so implicit solvers give other numbers than
- * SOFA's there; explicit ones agree. A torque field has no potential: the
- * energy is 0 (as SOFA's). Templates: Vec3d, Rigid3d. */
+ * The stiffness is SOFA's: K = torque (I - u u^T) on the translational
+ * block, symmetric, so that the symmetric linear solvers (CG, LDL) can take
+ * it; it is not the derivative of the force, which is torque [u]x (skew:
+ * a system matrix with it is not symmetric). SOFA's code reads the last
+ * diagonal entry out of bounds (u[3]); settee uses 1 - u_z^2, the entry the
+ * formula means. add_dforce and the assembled matrix agree. A torque field
+ * has no potential: the energy is 0 (as SOFA's). Templates: Vec3d,
+ * Rigid3d. */
 #include <math.h>
 
 #include "mechanical_load.h"
@@ -65,10 +67,12 @@ static void to_add_force(st_component *self, const st_mparams *mp, double *f, co
     }
 }
 
-/* K = torque [u]x on the translational block. */
+/* K = torque (I - u u^T) on the translational block, times s. */
 static void to_block(const torsion *t, double s, double b[9])
 {
-    ml_cross_matrix(t->u, s * t->torque, b);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            b[3 * r + c] = s * t->torque * ((r == c ? 1.0 : 0.0) - t->u[r] * t->u[c]);
 }
 
 static void to_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
