@@ -11,9 +11,10 @@
 #include "settee/check.h"
 #include "support.h"
 
-#define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
-                "LinearSolver.Iterative, Mass, MechanicalLoad, Topology, SolidMechanics.Spring, " \
-                "Constraint.Projective"
+#define PLUGINS                                                                                    \
+    "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, "                                 \
+    "LinearSolver.Iterative, Mass, MechanicalLoad, Topology, SolidMechanics.Spring, "              \
+    "Constraint.Projective"
 
 static st_scene *load_status(test_rt *t, const char *g, const char *objects, st_status *rc,
                              st_error *err)
@@ -93,10 +94,10 @@ static void check_derivatives(st_component *c, double tol, bool energy)
 
 /* ---- EdgePressureForceField ---- */
 
-#define EP_BODY(pos, topo)                                                                       \
-    "    - EulerExplicitSolver: {}\n"                                                            \
-    "    - MechanicalObject: {name: dofs, position: " pos "}\n"                                  \
-    "    - UniformMass: {vertexMass: 1}\n"                                                       \
+#define EP_BODY(pos, topo)                                                                         \
+    "    - EulerExplicitSolver: {}\n"                                                              \
+    "    - MechanicalObject: {name: dofs, position: " pos "}\n"                                    \
+    "    - UniformMass: {vertexMass: 1}\n"                                                         \
     "    - " topo "\n"
 
 /* pressure x rest length, half on each vertex: edges (0,0,0)-(2,0,0) and
@@ -106,11 +107,13 @@ static void check_derivatives(st_component *c, double tol, bool energy)
 Test(edge_pressure, constant_pressure_on_listed_edges)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       EP_BODY("[[0,0,0],[2,0,0],[2,1,0]]",
-                               "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}")
-                       "    - EdgePressureForceField: {name: ep, pressure: [0, 3, 0], "
-                       "edgeIndices: [0, 1]}\n");
+    st_scene *s = load(
+        &t, "0, 0, 0",
+        EP_BODY(
+            "[[0,0,0],[2,0,0],[2,1,0]]",
+            "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}") "    - EdgePressureForceField: "
+                                                                "{name: ep, pressure: [0, 3, 0], "
+                                                                "edgeIndices: [0, 1]}\n");
     double f[64];
     st_component *c = force_of(s, "ep", f);
     const double want[9] = {0, 3, 0, 0, 4.5, 0, 0, 1.5, 0};
@@ -132,13 +135,18 @@ Test(edge_pressure, constant_pressure_on_listed_edges)
 Test(edge_pressure, plane_and_edge_list_selection)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       EP_BODY("[[0,0,0],[0,1,0],[1,1,0]]",
-                               "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}")
-                       "    - EdgePressureForceField: {name: ep, pressure: [2, 0, 0], "
-                       "normal: [1, 0, 0], dmin: -0.1, dmax: 0.1}\n"
-                       "    - EdgePressureForceField: {name: ep2, pressure: [0, 0, 1], "
-                       "normal: [1, 0, 0], dmin: -0.1, dmax: 0.1, edges: [[1, 2]]}\n");
+    st_scene *s = load(
+        &t, "0, 0, 0",
+        EP_BODY(
+            "[[0,0,0],[0,1,0],[1,1,0]]",
+            "EdgeSetTopologyContainer: {edges: [[0,1],[1,2]]}") "    - EdgePressureForceField: "
+                                                                "{name: ep, pressure: [2, 0, 0], "
+                                                                "normal: [1, 0, 0], dmin: -0.1, "
+                                                                "dmax: 0.1}\n"
+                                                                "    - EdgePressureForceField: "
+                                                                "{name: ep2, pressure: [0, 0, 1], "
+                                                                "normal: [1, 0, 0], dmin: -0.1, "
+                                                                "dmax: 0.1, edges: [[1, 2]]}\n");
     double f[64];
     force_of(s, "ep", f);
     const double want[9] = {1, 0, 0, 1, 0, 0, 0, 0, 0};
@@ -157,10 +165,13 @@ Test(edge_pressure, plane_and_edge_list_selection)
 Test(edge_pressure, intensity_binormal_and_its_timing)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       EP_BODY("[[0,0,0],[1,0,0]]", "EdgeSetTopologyContainer: {edges: [[0,1]]}")
-                       "    - EdgePressureForceField: {name: ep, p_intensity: [2], "
-                       "binormal: [0, 0, 5], edgeIndices: [0]}\n");
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             EP_BODY("[[0,0,0],[1,0,0]]",
+                     "EdgeSetTopologyContainer: {edges: [[0,1]]}") "    - EdgePressureForceField: "
+                                                                   "{name: ep, p_intensity: [2], "
+                                                                   "binormal: [0, 0, 5], "
+                                                                   "edgeIndices: [0]}\n");
     double f[64];
     force_of(s, "ep", f);
     near(f[1], 1, 1e-15, "z x x = y, I L / 2");
@@ -180,11 +191,13 @@ Test(edge_pressure, intensity_binormal_and_its_timing)
 Test(edge_pressure, intensity_towards_the_triangle)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       EP_BODY("[[0,0,0],[1,0,0],[0,1,0]]",
-                               "MeshTopology: {edges: [[0,1],[1,2],[2,0]], triangles: [[0,1,2]]}")
-                       "    - EdgePressureForceField: {name: ep, p_intensity: [3], "
-                       "edgeIndices: [0]}\n");
+    st_scene *s = load(
+        &t, "0, 0, 0",
+        EP_BODY(
+            "[[0,0,0],[1,0,0],[0,1,0]]", "MeshTopology: {edges: [[0,1],[1,2],[2,0]], triangles: "
+                                         "[[0,1,2]]}") "    - EdgePressureForceField: {name: ep, "
+                                                       "p_intensity: [3], "
+                                                       "edgeIndices: [0]}\n");
     double f[64];
     st_component *c = force_of(s, "ep", f);
     const double want[9] = {0, 1.5, 0, 0, 1.5, 0, 0, 0, 0};
@@ -201,12 +214,13 @@ Test(edge_pressure, out_of_range_edge_index_is_an_error)
     test_rt t;
     st_error err = {0};
     st_status rc;
-    st_scene *s = load_status(&t, "0, 0, 0",
-                              EP_BODY("[[0,0,0],[1,0,0]]",
-                                      "EdgeSetTopologyContainer: {edges: [[0,1]]}")
-                              "    - EdgePressureForceField: {pressure: [1, 0, 0], "
-                              "edgeIndices: [3]}\n",
-                              &rc, &err);
+    st_scene *s = load_status(
+        &t, "0, 0, 0",
+        EP_BODY("[[0,0,0],[1,0,0]]",
+                "EdgeSetTopologyContainer: {edges: [[0,1]]}") "    - EdgePressureForceField: "
+                                                              "{pressure: [1, 0, 0], "
+                                                              "edgeIndices: [3]}\n",
+        &rc, &err);
     cr_assert_neq(rc, ST_OK);
     cr_assert(strstr(err.msg, "out of edge indices bounds"), "%s", err.msg);
     done(&s, &t);
@@ -320,11 +334,11 @@ static void damping_run(const char *solver, const char *tmpl, const char *pos, c
 }
 
 #define EXPLICIT "    - EulerExplicitSolver: {symplectic: true}\n"
-#define IMPLICIT_CG                                                                              \
-    "    - EulerImplicitSolver: {rayleighStiffness: 0, rayleighMass: 0}\n"                     \
+#define IMPLICIT_CG                                                                                \
+    "    - EulerImplicitSolver: {rayleighStiffness: 0, rayleighMass: 0}\n"                         \
     "    - CGLinearSolver: {iterations: 100, tolerance: 1e-30, threshold: 1e-30}\n"
-#define IMPLICIT_LDL                                                                             \
-    "    - EulerImplicitSolver: {rayleighStiffness: 0, rayleighMass: 0}\n"                     \
+#define IMPLICIT_LDL                                                                               \
+    "    - EulerImplicitSolver: {rayleighStiffness: 0, rayleighMass: 0}\n"                         \
     "    - SparseLDLSolver: {}\n"
 
 Test(velocity_damping, uniform_explicit_and_implicit)
@@ -363,15 +377,17 @@ Test(velocity_damping, diagonal_per_dof_and_padding)
      * knows the state's type, as Vec3d points unless told. */
     const double c1[4] = {1, 2, 1, 2};
     damping_run(IMPLICIT_LDL, "Vec2d", "0 0  1 1", "1 1  -1 2",
-                "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2\"}", 4, c1, 1,
-                true);
+                "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2\"}",
+                4, c1, 1, true);
     const double c2[4] = {1, 2, 3, 4};
-    damping_run(IMPLICIT_CG, "Vec2d", "0 0  1 1", "1 1  -1 2",
-                "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2  3 4\"}", 4, c2,
-                1, true);
-    damping_run(EXPLICIT, "Vec2d", "0 0  1 1", "1 1  -1 2",
-                "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2  3 4\"}", 4, c2,
-                1, false);
+    damping_run(
+        IMPLICIT_CG, "Vec2d", "0 0  1 1", "1 1  -1 2",
+        "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2  3 4\"}", 4,
+        c2, 1, true);
+    damping_run(
+        EXPLICIT, "Vec2d", "0 0  1 1", "1 1  -1 2",
+        "DiagonalVelocityDampingForceField: {template: Vec2d, dampingCoefficient: \"1 2  3 4\"}", 4,
+        c2, 1, false);
     const double c6[6] = {1, 2, 3, 4, 5, 6};
     damping_run(IMPLICIT_LDL, "Rigid3d", "0 0 0 0 0 0 1", "1 2 3 0.5 -1 2",
                 "DiagonalVelocityDampingForceField: {dampingCoefficient: \"1 2 3 4 5 6\"}", 6, c6,
@@ -382,14 +398,14 @@ Test(velocity_damping, diagonal_per_dof_and_padding)
 Test(velocity_damping, derivatives)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       IMPLICIT_LDL
-                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,2,3]], "
-                       "velocity: [[1,2,3],[4,5,6]]}\n"
-                       "    - UniformMass: {vertexMass: 1}\n"
-                       "    - UniformVelocityDampingForceField: {name: u, implicit: true}\n"
-                       "    - DiagonalVelocityDampingForceField: {name: d, "
-                       "dampingCoefficient: [[1, 2, 3]]}\n");
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             IMPLICIT_LDL "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,2,3]], "
+                          "velocity: [[1,2,3],[4,5,6]]}\n"
+                          "    - UniformMass: {vertexMass: 1}\n"
+                          "    - UniformVelocityDampingForceField: {name: u, implicit: true}\n"
+                          "    - DiagonalVelocityDampingForceField: {name: d, "
+                          "dampingCoefficient: [[1, 2, 3]]}\n");
     /* Forces without a potential (SOFA's energy is 0): no energy check. */
     check_derivatives(test_find_object(s, "u"), 1e-9, false);
     check_derivatives(test_find_object(s, "d"), 1e-9, false);
@@ -405,12 +421,12 @@ Test(velocity_damping, derivatives)
 Test(linear_force, interpolation_and_last_key)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       EXPLICIT
-                       "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0]]}\n"
-                       "    - UniformMass: {vertexMass: 1}\n"
-                       "    - LinearForceField: {name: lf, points: [1], force: 3, times: [0, 0.2], "
-                       "forces: [[0,0,0],[2,0,0]]}\n");
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             EXPLICIT "    - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0]]}\n"
+                      "    - UniformMass: {vertexMass: 1}\n"
+                      "    - LinearForceField: {name: lf, points: [1], force: 3, times: [0, 0.2], "
+                      "forces: [[0,0,0],[2,0,0]]}\n");
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     const double h = 0.01;
     steps(s, 10);
@@ -432,12 +448,11 @@ Test(linear_force, rigid3d_torque)
 {
     test_rt t;
     st_scene *s = load(&t, "0, 0, 0",
-                       EXPLICIT
-                       "    - MechanicalObject: {name: dofs, template: Rigid3d, "
-                       "position: \"0 0 0 0 0 0 1\"}\n"
-                       "    - UniformMass: {vertexMass: 1}\n"
-                       "    - LinearForceField: {points: [0], times: [0], "
-                       "forces: \"0 0 0 0 0 0.5\"}\n");
+                       EXPLICIT "    - MechanicalObject: {name: dofs, template: Rigid3d, "
+                                "position: \"0 0 0 0 0 0 1\"}\n"
+                                "    - UniformMass: {vertexMass: 1}\n"
+                                "    - LinearForceField: {points: [0], times: [0], "
+                                "forces: \"0 0 0 0 0 0.5\"}\n");
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     steps(s, 10);
     near(ms->velocity.r[5], 10 * 0.01 * 0.5, 1e-12, "angular velocity under a constant torque");

@@ -11,9 +11,10 @@
 
 #include "support.h"
 
-#define PLUGINS "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, " \
-                "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology, " \
-                "MechanicalLoad"
+#define PLUGINS                                                                                    \
+    "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, "                                 \
+    "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology, "       \
+    "MechanicalLoad"
 
 /* A scene: root with gravity g, dt 0.01, the plugins, then `objects` (YAML
  * lines indented by 4, under root's objects). */
@@ -59,8 +60,8 @@ static st_mstate *state(st_scene *s, const char *name)
 
 static void near(double got, double want, double tol, const char *what)
 {
-    cr_assert(fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1), "%s: got %.17g, want %.17g",
-              what, got, want);
+    cr_assert(fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1),
+              "%s: got %.17g, want %.17g", what, got, want);
 }
 
 /* Solver lines for the three paths. */
@@ -156,8 +157,8 @@ static void spring_pair(const char *which, const char *constraint, const char *t
 /* With a line, plane or point along the axes, the assembled matrix is
  * projected exactly (rows and columns of the removed DOFs): the direct
  * solver then gives the CG solution, and the constrained point stays put. */
-static void direct_matches_cg(const char *constraint, const char *tmpl, const char *pos,
-                              unsigned w, unsigned check_axis, double check_value)
+static void direct_matches_cg(const char *constraint, const char *tmpl, const char *pos, unsigned w,
+                              unsigned check_axis, double check_value)
 {
     double a[6], b[6];
     spring_pair("cg", constraint, tmpl, pos, w, a);
@@ -170,14 +171,16 @@ static void direct_matches_cg(const char *constraint, const char *tmpl, const ch
 
 Test(line, axis_line_direct_matches_cg)
 {
-    direct_matches_cg("LineProjectiveConstraint: {indices: [0], origin: [0,0,0], direction: [0,0,3]}",
-                      "Vec3d", "0 0 0  1 1 0", 3, 0, 0.0);
+    direct_matches_cg(
+        "LineProjectiveConstraint: {indices: [0], origin: [0,0,0], direction: [0,0,3]}", "Vec3d",
+        "0 0 0  1 1 0", 3, 0, 0.0);
 }
 
 Test(plane, axis_plane_direct_matches_cg)
 {
-    direct_matches_cg("PlaneProjectiveConstraint: {indices: [0], origin: [0,0.25,0], normal: [0,2,0]}",
-                      "Vec3d", "0 0 0  1 1 0", 3, 1, 0.25);
+    direct_matches_cg(
+        "PlaneProjectiveConstraint: {indices: [0], origin: [0,0.25,0], normal: [0,2,0]}", "Vec3d",
+        "0 0 0  1 1 0", 3, 1, 0.25);
 }
 
 Test(point, point_direct_matches_cg)
@@ -188,8 +191,9 @@ Test(point, point_direct_matches_cg)
 
 Test(line, vec2d_axis_line_direct_matches_cg)
 {
-    direct_matches_cg("LineProjectiveConstraint: {indices: [0], origin: [0, 0.5], direction: [1, 0]}",
-                      "Vec2d", "0 0  1 1", 2, 1, 0.5);
+    direct_matches_cg(
+        "LineProjectiveConstraint: {indices: [0], origin: [0, 0.5], direction: [1, 0]}", "Vec2d",
+        "0 0  1 1", 2, 1, 0.5);
 }
 
 /* An oblique line with a direct solver: SOFA leaves the matrix alone; the
@@ -211,11 +215,12 @@ Test(line, oblique_line_direct_stays_on_the_line)
 Test(line, vec2d_projection)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       "    - EulerExplicitSolver: {}\n"
-                       "    - MechanicalObject: {name: dofs, template: Vec2d, position: \"2 0  5 5\"}\n"
-                       "    - UniformMass: {vertexMass: 1}\n"
-                       "    - LineProjectiveConstraint: {indices: [0], direction: [1, 1]}\n");
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             "    - EulerExplicitSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Vec2d, position: \"2 0  5 5\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - LineProjectiveConstraint: {indices: [0], direction: [1, 1]}\n");
     st_mstate *ms = state(s, "dofs");
     near(ms->position.r[0], 1, 1e-15, "x");
     near(ms->position.r[1], 1, 1e-15, "y");
@@ -467,8 +472,7 @@ Test(affine, rigid3d)
  * inside, free, must end exactly at the same rigid image. dt 0.5, the
  * motion done after 0.1 s, EulerImplicit with Rayleigh damping until rest;
  * CG and direct solvers. */
-static const char *grid_border =
-    "[0, 1, 2, 3, 4, 5, 9, 10, 14, 15, 19, 20, 21, 22, 23, 24]";
+static const char *grid_border = "[0, 1, 2, 3, 4, 5, 9, 10, 14, 15, 19, 20, 21, 22, 23, 24]";
 
 static void affine_patch(const char *linear)
 {
@@ -570,8 +574,7 @@ Test(patch_test, affine_field_direct) { patch_grid("SparseLDLSolver: {}"); }
 /* Two states under one solver: A (2 points, a force on point 1) and B
  * (1 point), B's point 0 attached to A's point 1. */
 static st_scene *attach_scene(test_rt *t, const char *solver, const char *tmpl, const char *pa,
-                              const char *va, const char *pb, const char *force,
-                              const char *attach)
+                              const char *va, const char *pb, const char *force, const char *attach)
 {
     char objs[4096];
     snprintf(objs, sizeof objs,
@@ -590,8 +593,9 @@ static st_scene *attach_scene(test_rt *t, const char *solver, const char *tmpl, 
              solver, tmpl, pa, va, force, tmpl, pb);
     /* The constraint sits in the root, with the solver. */
     char all[8192];
-    snprintf(all, sizeof all, "    - AttachProjectiveConstraint: {object1: \"@A/a\", object2: "
-                              "\"@B/b\", indices1: [1], indices2: [0]%s}\n%s",
+    snprintf(all, sizeof all,
+             "    - AttachProjectiveConstraint: {object1: \"@A/a\", object2: "
+             "\"@B/b\", indices1: [1], indices2: [0]%s}\n%s",
              attach, objs);
     return load(t, "0, 0, 0", all);
 }
@@ -604,10 +608,9 @@ static st_scene *attach_scene(test_rt *t, const char *solver, const char *tmpl, 
 static void attach_one_way(const char *which)
 {
     test_rt t;
-    st_scene *s = attach_scene(&t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0",
-                               "3 0 0",
-                               "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n",
-                               "");
+    st_scene *s =
+        attach_scene(&t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0", "3 0 0",
+                     "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n", "");
     double x1[3] = {1, 0, 0}, x2[3] = {2, 0, 0}, v1[3] = {0}, v2[3] = {0}, h = 0.01;
     const double a[3] = {0, 2, 0};
     st_mstate *A = state(s, "a"), *B = state(s, "b");
@@ -639,10 +642,9 @@ Test(attach, one_way_direct) { attach_one_way("direct"); }
 static void attach_two_way(const char *which)
 {
     test_rt t;
-    st_scene *s = attach_scene(&t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0",
-                               "1 0 0",
-                               "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n",
-                               ", twoWay: true");
+    st_scene *s = attach_scene(
+        &t, solver_lines(which), "Vec3d", "0 0 0  1 0 0", "0 0 0  0 0 0", "1 0 0",
+        "        - ConstantForceField: {indices: [1], forces: [[0, 4, 0]]}\n", ", twoWay: true");
     steps(s, 20);
     st_mstate *A = state(s, "a"), *B = state(s, "b");
     double want = 1e-4 * 1.0 * 20 * 21 / 2;
@@ -660,9 +662,9 @@ Test(attach, two_way_direct) { attach_two_way("direct"); }
 Test(attach, rigid3d_follows)
 {
     test_rt t;
-    st_scene *s = attach_scene(&t, solver_lines("explicit"), "Rigid3d",
-                               "0 0 0 0 0 0 1  1 0 0 0 0 0 1", "0 0 0 0 0 0  1 0 0 0 0 2",
-                               "5 5 5 0 0 0 1", "", "");
+    st_scene *s =
+        attach_scene(&t, solver_lines("explicit"), "Rigid3d", "0 0 0 0 0 0 1  1 0 0 0 0 0 1",
+                     "0 0 0 0 0 0  1 0 0 0 0 2", "5 5 5 0 0 0 1", "", "");
     steps(s, 15);
     st_mstate *A = state(s, "a"), *B = state(s, "b");
     for (int k = 0; k < 7; k++)
@@ -680,14 +682,13 @@ Test(attach, release_and_clamp)
 {
     test_rt t;
     st_scene *s = attach_scene(&t, solver_lines("explicit"), "Vec3d", "0 0 0  1 0 0",
-                               "0 0 0  0 0 0", "3 0 0",
-                               "", ", minDistance: 1");
+                               "0 0 0  0 0 0", "3 0 0", "", ", minDistance: 1");
     st_mstate *B = state(s, "b");
     near(B->position.r[0], 3, 0, "released: not moved");
     done(&s, &t);
 
-    s = attach_scene(&t, solver_lines("explicit"), "Vec3d", "0 0 0  0 0 0", "0 0 0  1 0 0",
-                     "0 0 0", "", ", lastPos: [0.05, 0, 0], lastDir: [1, 0, 0], clamp: true");
+    s = attach_scene(&t, solver_lines("explicit"), "Vec3d", "0 0 0  0 0 0", "0 0 0  1 0 0", "0 0 0",
+                     "", ", lastPos: [0.05, 0, 0], lastDir: [1, 0, 0], clamp: true");
     steps(s, 200);
     B = state(s, "b");
     st_mstate *A = state(s, "a");
@@ -722,12 +723,13 @@ Test(oscillator, vec3d_and_rigid3d)
     near(ms->position.r[1], -10 * 1e-4 * 55, 1e-12, "point 0 falls freely");
     done(&s, &t);
 
-    s = load(&t, "0, 0, 0",
-             "    - EulerExplicitSolver: {}\n"
-             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1\"}\n"
-             "    - UniformMass: {vertexMass: 1}\n"
-             "    - OscillatorProjectiveConstraint: {oscillators: \"0  1 0 0 0 0 0 1  0 0 0 0 0 1  "
-             "6.283185307179586 0.3\"}\n");
+    s = load(
+        &t, "0, 0, 0",
+        "    - EulerExplicitSolver: {}\n"
+        "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1\"}\n"
+        "    - UniformMass: {vertexMass: 1}\n"
+        "    - OscillatorProjectiveConstraint: {oscillators: \"0  1 0 0 0 0 0 1  0 0 0 0 0 1  "
+        "6.283185307179586 0.3\"}\n");
     ms = state(s, "dofs");
     steps(s, 10);
     double ang = sin(w * t10 + p);
@@ -768,13 +770,14 @@ Test(parabolic, worked_values)
 Test(parabolic, passes_through_the_three_points)
 {
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0",
-                       "    - EulerImplicitSolver: {}\n"
-                       "    - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-20}\n"
-                       "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
-                       "    - UniformMass: {vertexMass: 1}\n"
-                       "    - ParabolicProjectiveConstraint: {indices: [0], P1: [1,0,2], "
-                       "P2: [2,1,2.5], P3: [4,-1,3], BeginTime: 0.1, EndTime: 0.5}\n");
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             "    - EulerImplicitSolver: {}\n"
+             "    - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-20}\n"
+             "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - ParabolicProjectiveConstraint: {indices: [0], P1: [1,0,2], "
+             "P2: [2,1,2.5], P3: [4,-1,3], BeginTime: 0.1, EndTime: 0.5}\n");
     st_mstate *ms = state(s, "dofs");
     /* The end of step k reads t = (k - 1) h; t = 0.5 at k = 51. */
     steps(s, 51);

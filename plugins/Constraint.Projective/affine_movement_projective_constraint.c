@@ -109,7 +109,8 @@ static st_status am_init(st_component *self, st_error *err)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", c->indices.n);
     c->npoints = c->indices.n;
     for (size_t i = 0; i < c->indices.n; i++) {
-        memcpy(c->x0 + cs * i, c->ms->position.r + (size_t)cs * c->indices.u[i], cs * sizeof(double));
+        memcpy(c->x0 + cs * i, c->ms->position.r + (size_t)cs * c->indices.u[i],
+               cs * sizeof(double));
         am_transform(c, c->x0 + cs * i, c->xf + cs * i);
     }
     return ST_OK;

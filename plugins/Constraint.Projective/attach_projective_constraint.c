@@ -57,12 +57,12 @@ typedef struct attach {
     /* Set by init. */
     st_mstate *ms1, *ms2;
     size_t npairs;
-    bool last;                   /* lastDir is set and not null */
-    bool *released;              /* npairs (SOFA's constraintReleased), owned */
-    bool *active;                /* npairs (SOFA's activeFlags), owned */
-    double *last_dist;           /* npairs when last, owned */
-    double (*rest_rot)[4];       /* npairs when restRotations (Rigid3d), owned */
-    int bound;                   /* 0 unknown, 1 same system as the caller, -1 not */
+    bool last;             /* lastDir is set and not null */
+    bool *released;        /* npairs (SOFA's constraintReleased), owned */
+    bool *active;          /* npairs (SOFA's activeFlags), owned */
+    double *last_dist;     /* npairs when last, owned */
+    double (*rest_rot)[4]; /* npairs when restRotations (Rigid3d), owned */
+    int bound;             /* 0 unknown, 1 same system as the caller, -1 not */
 } attach;
 
 static void at_cleanup(st_component *self)
@@ -148,13 +148,15 @@ static st_status at_init(st_component *self, st_error *err)
                                       a->ms2->n);
     const st_array *cf = &a->constraint_factor;
     if (cf->n && cf->n != i2->n)
-        st_component_warn(self, "Size of vector constraintFactor, do not fit number of indices "
-                                "attached (%zu != %zu).",
+        st_component_warn(self,
+                          "Size of vector constraintFactor, do not fit number of indices "
+                          "attached (%zu != %zu).",
                           cf->n, i2->n);
     for (size_t j = 0; cf->n == i2->n && j < cf->n; j++)
         if (cf->r[j] > 1.0 || cf->r[j] < 0.0)
-            st_component_warn(self, "Value of vector constraintFactor at indice %zu is out of "
-                                    "bounds [0.0 - 1.0]",
+            st_component_warn(self,
+                              "Value of vector constraintFactor at indice %zu is out of "
+                              "bounds [0.0 - 1.0]",
                               j);
     a->npairs = i1->n < i2->n ? i1->n : i2->n;
     size_t n2 = i2->n;
@@ -395,7 +397,7 @@ static st_status at_checkpoint(st_component *self, st_checkpoint *ck, st_error *
 }
 
 static const st_checkpoint_ops at_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
-                                                     .transfer = at_checkpoint};
+                                                    .transfer = at_checkpoint};
 
 static const st_field at_fields[] = {
     ST_UINTS(attach, indices1, "indices1", NULL, "Indices of the source points on the first model"),

@@ -42,9 +42,10 @@ static const st_projective_ops direction_ops = {
 
 static const st_field direction_fields[] = {
     SUBSPACE_F_INDICES("Indices the particles to project"),
-    SUBSPACE_F_VECTOR("direction", "Direction of the line; normalised at init (null: the points are fixed, as SOFA)"),
-    PROJ_F_COMMON(subspace, ),
-    ST_FIELD_END};
+    SUBSPACE_F_VECTOR(
+        "direction",
+        "Direction of the line; normalised at init (null: the points are fixed, as SOFA)"),
+    PROJ_F_COMMON(subspace, ), ST_FIELD_END};
 
 static const char *const direction_aliases[] = {"ProjectDirectionConstraint", NULL};
 static const char *const direction_templates[] = {"Vec3d", "Vec2d", NULL};
@@ -53,7 +54,8 @@ const st_class direction_projective_constraint_class = {
     .struct_size = sizeof(st_class),
     .name = "DirectionProjectiveConstraint",
     .category = "ProjectiveConstraint",
-    .description = "Project particles to a line through their initial positions, along a given direction",
+    .description =
+        "Project particles to a line through their initial positions, along a given direction",
     .aliases = direction_aliases,
     .instance_size = sizeof(subspace),
     .fields = direction_fields,

@@ -101,8 +101,7 @@ static void he_project_position(st_component *self, const st_mparams *mp, double
     if (!c->ms || !projective_active(c->end_time, mp) || !he_window(c, &u))
         return;
     double s = he_s(c, u), s2 = s * s, s3 = s2 * s;
-    double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
-           h11 = s3 - s2;
+    double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
     unsigned cs = c->ms->type->coord_size;
     double *xs = st_slice_x(x, c->ms);
     for (size_t i = 0; i < c->indices.n; i++)

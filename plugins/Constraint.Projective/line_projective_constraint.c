@@ -40,11 +40,9 @@ static const st_projective_ops line_ops = {
 };
 
 static const st_field line_fields[] = {
-    SUBSPACE_F_INDICES("Indices of the fixed points"),
-    SUBSPACE_F_ORIGIN("A point in the line"),
+    SUBSPACE_F_INDICES("Indices of the fixed points"), SUBSPACE_F_ORIGIN("A point in the line"),
     SUBSPACE_F_VECTOR("direction", "Direction of the line; normalised at init (null: the x axis)"),
-    PROJ_F_COMMON(subspace, ),
-    ST_FIELD_END};
+    PROJ_F_COMMON(subspace, ), ST_FIELD_END};
 
 static const char *const line_aliases[] = {"ProjectToLineConstraint", NULL};
 static const char *const line_templates[] = {"Vec3d", "Vec2d", NULL};

@@ -130,8 +130,7 @@ static const st_field os_fields[] = {
     ST_REALS(oscillator, entries, "oscillators", NULL,
              "Define a sequence of oscillating particules: [index, Mean(x,y,z), amplitude(x,y,z), "
              "pulsation, phase] (mean a coordinate and amplitude a derivative of the state)"),
-    PROJ_F_COMMON(oscillator, ),
-    ST_FIELD_END};
+    PROJ_F_COMMON(oscillator, ), ST_FIELD_END};
 
 static const char *const os_aliases[] = {"OscillatorConstraint", NULL};
 static const char *const os_templates[] = {"Vec3d", "Rigid3d", NULL};

@@ -25,22 +25,22 @@
 
 typedef struct patch_test {
     st_component base;
-    st_array mesh_indices;   /* "meshIndices" (used by SOFA's test helpers only) */
-    st_array indices;        /* "indices" */
-    double begin_time;       /* "beginConstraintTime" */
-    double end_ctime;        /* "endConstraintTime" */
-    st_array constrained;    /* "constrainedPoints", vec3[] */
-    st_array movements;      /* "cornerMovements", vec3[] */
-    st_array corner_points;  /* "cornerPoints", vec3[] */
-    bool draw_points;        /* "drawConstrainedPoints" (drawing) */
-    double end_time;         /* "endTime" */
-    int group;               /* "group" (ignored) */
-    st_component *topology;  /* "topology" */
-    st_component *mstate;    /* "mstate" */
-    st_mstate *ms;           /* set by init */
-    double (*corners)[3];    /* cornerPoints then the corners found, owned */
+    st_array mesh_indices;  /* "meshIndices" (used by SOFA's test helpers only) */
+    st_array indices;       /* "indices" */
+    double begin_time;      /* "beginConstraintTime" */
+    double end_ctime;       /* "endConstraintTime" */
+    st_array constrained;   /* "constrainedPoints", vec3[] */
+    st_array movements;     /* "cornerMovements", vec3[] */
+    st_array corner_points; /* "cornerPoints", vec3[] */
+    bool draw_points;       /* "drawConstrainedPoints" (drawing) */
+    double end_time;        /* "endTime" */
+    int group;              /* "group" (ignored) */
+    st_component *topology; /* "topology" */
+    st_component *mstate;   /* "mstate" */
+    st_mstate *ms;          /* set by init */
+    double (*corners)[3];   /* cornerPoints then the corners found, owned */
     size_t ncorners;
-    double *x0, *xf;         /* 3 per point, owned */
+    double *x0, *xf; /* 3 per point, owned */
 } patch_test;
 
 static void pt_cleanup(st_component *self)

@@ -41,11 +41,10 @@ static const st_projective_ops plane_ops = {
 };
 
 static const st_field plane_fields[] = {
-    SUBSPACE_F_INDICES("Indices of the fixed points"),
-    SUBSPACE_F_ORIGIN("A point in the plane"),
-    SUBSPACE_F_VECTOR("normal", "Normal vector to the plane; normalised at init (null: no projection, as SOFA)"),
-    PROJ_F_COMMON(subspace, ),
-    ST_FIELD_END};
+    SUBSPACE_F_INDICES("Indices of the fixed points"), SUBSPACE_F_ORIGIN("A point in the plane"),
+    SUBSPACE_F_VECTOR(
+        "normal", "Normal vector to the plane; normalised at init (null: no projection, as SOFA)"),
+    PROJ_F_COMMON(subspace, ), ST_FIELD_END};
 
 static const char *const plane_aliases[] = {"ProjectToPlaneConstraint", NULL};
 static const char *const plane_templates[] = {"Vec3d", "Vec2d", NULL};

@@ -162,16 +162,16 @@ static st_status pbd_checkpoint(st_component *self, st_checkpoint *ck, st_error 
     pbd *c = (pbd *)self;
     if (!c->ms || !c->vel)
         return ST_OK;
-    ST_TRY(st_checkpoint_data(ck, c->vel, c->ms->type->deriv_size * c->ms->n * sizeof *c->vel,
-                              err));
-    ST_TRY(st_checkpoint_data(ck, c->old, c->ms->type->coord_size * c->ms->n * sizeof *c->old,
-                              err));
+    ST_TRY(
+        st_checkpoint_data(ck, c->vel, c->ms->type->deriv_size * c->ms->n * sizeof *c->vel, err));
+    ST_TRY(
+        st_checkpoint_data(ck, c->old, c->ms->type->coord_size * c->ms->n * sizeof *c->old, err));
     ST_TRY(st_checkpoint_data(ck, &c->have_old, sizeof c->have_old, err));
     return ST_OK;
 }
 
 static const st_checkpoint_ops pbd_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
-                                                      .transfer = pbd_checkpoint};
+                                                     .transfer = pbd_checkpoint};
 
 static const st_projective_ops pbd_ops = {
     .struct_size = sizeof(st_projective_ops),

@@ -31,8 +31,8 @@ static st_status read_vec(st_component *self, const char *field, const st_array 
         return ST_OK;
     if (a->n != dim)
         return st_component_error(self, field, err, ST_ESCENE,
-                                  "expects %u values (a point of the state's space), got %zu",
-                                  dim, a->n);
+                                  "expects %u values (a point of the state's space), got %zu", dim,
+                                  a->n);
     for (unsigned k = 0; k < dim; k++)
         out[k] = a->r[k];
     return ST_OK;
@@ -101,9 +101,10 @@ st_status subspace_init(subspace *s, int kind, st_error *err)
         s->removed[a] = kind == SUBSPACE_PLANE ? along : !along;
     }
     if (!s->axis_aligned)
-        st_component_info(self, "the %s is not along a coordinate axis: assembled (direct) "
-                                "solvers see the matrix unprojected, as in SOFA; matrix-free and "
-                                "explicit solvers project exactly",
+        st_component_info(self,
+                          "the %s is not along a coordinate axis: assembled (direct) "
+                          "solvers see the matrix unprojected, as in SOFA; matrix-free and "
+                          "explicit solvers project exactly",
                           kind == SUBSPACE_PLANE ? "normal" : "direction");
     if (kind == SUBSPACE_DIRECTION && (!s->anchors || s->nanchors != s->indices.n)) {
         /* Each point moves on the line through its position at the first

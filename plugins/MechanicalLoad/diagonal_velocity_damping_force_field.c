@@ -106,8 +106,7 @@ static const st_field dd_fields[] = {
     ST_DERIVS(diagonal_damping, coefs, "dampingCoefficient", NULL,
               "velocity damping coefficients (by cinematic dof): one derivative-sized vector per "
               "point, the last one for the points beyond the list"),
-    ML_F_FORCEFIELD(diagonal_damping),
-    ST_FIELD_END};
+    ML_F_FORCEFIELD(diagonal_damping), ST_FIELD_END};
 
 static const char *const dd_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
 

@@ -44,12 +44,12 @@ typedef struct edge_pressure {
     /* Set by init. */
     st_mstate *ms;
     const st_array *topo_edges; /* the topology's edges (borrowed) */
-    size_t n;                  /* selected edges */
-    unsigned *sel;             /* n edge indices into topo_edges, owned */
-    double *length;            /* n lengths (see above), owned */
-    double *force;             /* 3 n: the force each edge applies next, owned */
-    unsigned *third;           /* n: the third vertex of the edge's only triangle, or UINT_MAX */
-    int mode;                  /* EP_* */
+    size_t n;                   /* selected edges */
+    unsigned *sel;              /* n edge indices into topo_edges, owned */
+    double *length;             /* n lengths (see above), owned */
+    double *force;              /* 3 n: the force each edge applies next, owned */
+    unsigned *third;            /* n: the third vertex of the edge's only triangle, or UINT_MAX */
+    int mode;                   /* EP_* */
 } edge_pressure;
 
 enum { EP_NONE = 0, EP_CONSTANT, EP_BINORMAL, EP_TRIANGLE };
@@ -185,13 +185,12 @@ static st_status ep_init(st_component *self, st_error *err)
     ST_TRY(st_find_topology(self, &e->topology, err));
     e->topo_edges = e->topology->cls->topology->elements(e->topology, ST_T_EDGES);
     st_component *complete = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    const st_array *tris =
-        complete && complete->cls->topology
-            ? complete->cls->topology->elements(complete, ST_T_TRIANGLES)
-            : NULL;
-    const st_array *cedges =
-        complete && complete->cls->topology ? complete->cls->topology->elements(complete, ST_T_EDGES)
-                                            : NULL;
+    const st_array *tris = complete && complete->cls->topology
+                               ? complete->cls->topology->elements(complete, ST_T_TRIANGLES)
+                               : NULL;
+    const st_array *cedges = complete && complete->cls->topology
+                                 ? complete->cls->topology->elements(complete, ST_T_EDGES)
+                                 : NULL;
     if ((!tris || tris->n == 0) && e->edge_indices.n == 0 && e->edges.n == 0)
         st_component_warn(self, "Either a pressure vector or a topology with triangles is "
                                 "required.");
@@ -324,7 +323,7 @@ static st_status ep_checkpoint(st_component *self, st_checkpoint *ck, st_error *
 }
 
 static const st_checkpoint_ops ep_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
-                                                     .transfer = ep_checkpoint};
+                                                    .transfer = ep_checkpoint};
 
 static const st_forcefield_ops ep_ops = {
     .struct_size = sizeof(st_forcefield_ops),

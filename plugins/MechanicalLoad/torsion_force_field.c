@@ -27,7 +27,7 @@ typedef struct torsion {
     double rayleigh_stiffness; /* "rayleighStiffness" */
     st_component *mstate;      /* "mstate" */
     st_mstate *ms;
-    double u[3];               /* unit axis */
+    double u[3]; /* unit axis */
 } torsion;
 
 static st_status to_init(st_component *self, st_error *err)

@@ -87,8 +87,7 @@ static const st_field ud_fields[] = {
     ST_BOOL(uniform_damping, implicit, "implicit", "false",
             "should it generate damping matrix df/dv? (explicit otherwise, i.e. only generating "
             "a force)"),
-    ML_F_FORCEFIELD(uniform_damping),
-    ST_FIELD_END};
+    ML_F_FORCEFIELD(uniform_damping), ST_FIELD_END};
 
 static const char *const ud_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
 
