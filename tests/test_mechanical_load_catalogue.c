@@ -191,13 +191,12 @@ Test(edge_pressure, intensity_binormal_and_its_timing)
 Test(edge_pressure, intensity_towards_the_triangle)
 {
     test_rt t;
-    st_scene *s = load(
-        &t, "0, 0, 0",
-        EP_BODY(
-            "[[0,0,0],[1,0,0],[0,1,0]]", "MeshTopology: {edges: [[0,1],[1,2],[2,0]], triangles: "
-                                         "[[0,1,2]]}") "    - EdgePressureForceField: {name: ep, "
-                                                       "p_intensity: [3], "
-                                                       "edgeIndices: [0]}\n");
+    st_scene *s = load(&t, "0, 0, 0",
+                       EP_BODY("[[0,0,0],[1,0,0],[0,1,0]]",
+                               "MeshTopology: {edges: [[0,1],[1,2],[2,0]], triangles: "
+                               "[[0,1,2]]}") "    - EdgePressureForceField: {name: ep, "
+                                             "p_intensity: [3], "
+                                             "edgeIndices: [0]}\n");
     double f[64];
     st_component *c = force_of(s, "ep", f);
     const double want[9] = {0, 1.5, 0, 0, 1.5, 0, 0, 0, 0};
@@ -535,4 +534,40 @@ Test(torsion, direct_and_cg_agree)
     near(a[6], -a[4], 1e-12, "symmetry x");
     near(a[7], a[3], 1e-12, "symmetry y");
     cr_assert_gt(a[4], 0.05, "the ring turned counterclockwise");
+}
+
+/* ---- ConicalForceField ---- */
+
+/* Apex 0, axis (0, 0, 2), 45 degrees, k = 500, at rest:
+ *  (0, 0, 3) is beyond the bounding sphere by 1: f = (0, 0, -500);
+ *  (1, 0, 0.5) is outside the angle: its projection on the surface is
+ *  (0.75, 0, 0.75), d = 0.25 sqrt2, f = 500 (-0.25, 0, 0.25);
+ *  (0, 1, -1) is behind the apex: f = 500 (0, -1, 1);
+ *  (0, 0, 1) is inside: no force.
+ * add_dforce is -k (u . dx) u at each contact. */
+Test(conical, worked_forces_and_stiffness)
+{
+    test_rt t;
+    st_scene *s =
+        load(&t, "0, 0, 0",
+             IMPLICIT_LDL
+             "    - MechanicalObject: {name: dofs, position: [[0,0,3],[1,0,0.5],[0,1,-1],"
+             "[0,0,1]]}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - ConicalForceField: {name: cone, coneHeight: [0, 0, 2], coneAngle: 45}\n");
+    double f[64];
+    st_component *c = force_of(s, "cone", f);
+    const double want[12] = {0, 0, -500, -125, 0, 125, 0, -500, 500, 0, 0, 0};
+    for (int k = 0; k < 12; k++)
+        near(f[k], want[k], 1e-12, "f");
+    st_system *sys = st_component_mstate(c)->system;
+    double dx[12] = {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3}, df[12] = {0};
+    c->cls->forcefield->add_dforce(c, &sys->mp, df, dx, 1.0, 0.0);
+    /* Contact 1: u = (-1, 0, 1)/sqrt2, u . dx = sqrt2: df = -500 (-1, 0, 1). */
+    near(df[2], -1500, 1e-12, "contact 0: -k dz");
+    near(df[3], 500, 1e-12, "contact 1 x");
+    near(df[5], -500, 1e-12, "contact 1 z");
+    near(df[9], 0, 0, "no contact");
+    steps(s, 20); /* the direct path runs with the contact blocks */
+    done(&s, &t);
 }

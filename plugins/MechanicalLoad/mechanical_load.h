@@ -132,5 +132,6 @@ extern const st_class uniform_velocity_damping_force_field_class;
 extern const st_class diagonal_velocity_damping_force_field_class;
 extern const st_class linear_force_field_class;
 extern const st_class torsion_force_field_class;
+extern const st_class conical_force_field_class;
 
 #endif
