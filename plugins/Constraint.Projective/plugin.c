@@ -25,6 +25,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fixed_translation_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &position_based_dynamics_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &hermite_spline_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &partial_linear_movement_projective_constraint_class, err));
     return ST_OK;
 }
 

@@ -169,5 +169,6 @@ extern const st_class fixed_rotation_projective_constraint_class;
 extern const st_class fixed_translation_projective_constraint_class;
 extern const st_class position_based_dynamics_projective_constraint_class;
 extern const st_class hermite_spline_projective_constraint_class;
+extern const st_class partial_linear_movement_projective_constraint_class;
 
 #endif
