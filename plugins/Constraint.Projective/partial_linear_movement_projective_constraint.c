@@ -97,7 +97,8 @@ static st_status plm_init(st_component *self, st_error *err)
     c->x0 = st_calloc(c->ms->type->coord_size * (c->ms->n + 1), sizeof *c->x0);
     if (!c->x0)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", c->ms->n);
-    memcpy(c->x0, c->ms->position.r, c->ms->type->coord_size * c->ms->n * sizeof *c->x0);
+    if (c->ms->n)
+        memcpy(c->x0, c->ms->position.r, c->ms->type->coord_size * c->ms->n * sizeof *c->x0);
     return ST_OK;
 }
 

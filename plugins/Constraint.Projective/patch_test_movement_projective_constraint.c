@@ -151,7 +151,8 @@ static st_status pt_init(st_component *self, st_error *err)
     c->xf = st_calloc(3 * (c->indices.n + 1), sizeof *c->xf);
     if (!c->corners || !c->x0 || !c->xf)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", c->indices.n);
-    memcpy(c->corners, c->corner_points.r, 3 * c->corner_points.n * sizeof(double));
+    if (c->corner_points.n)
+        memcpy(c->corners, c->corner_points.r, 3 * c->corner_points.n * sizeof(double));
     memcpy(c->corners + c->corner_points.n, found, nf * sizeof found[0]);
     if ((c->ncorners == 4 || c->ncorners == 8) && c->movements.n < c->ncorners && c->indices.n)
         return st_component_error(self, "cornerMovements", err, ST_ESCENE,

@@ -66,11 +66,11 @@ static st_status pbd_init(st_component *self, st_error *err)
     if (!c->vel || !c->old)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", c->ms->n);
     /* SOFA's old_position when the scene gives a whole one. */
-    if (c->old_f.n == c->ms->n) {
+    if (c->ms->n && c->old_f.n == c->ms->n) {
         memcpy(c->old, c->old_f.r, t->coord_size * c->ms->n * sizeof *c->old);
         c->have_old = true;
     }
-    if (c->vel_f.n == c->ms->n)
+    if (c->ms->n && c->vel_f.n == c->ms->n)
         memcpy(c->vel, c->vel_f.r, t->deriv_size * c->ms->n * sizeof *c->vel);
     return ST_OK;
 }
@@ -78,7 +78,7 @@ static st_status pbd_init(st_component *self, st_error *err)
 static void pbd_reset(st_component *self)
 {
     pbd *c = (pbd *)self;
-    if (!c->ms || !c->vel)
+    if (!c->ms || !c->vel || !c->ms->n)
         return;
     const st_state_type *t = c->ms->type;
     memset(c->vel, 0, t->deriv_size * c->ms->n * sizeof *c->vel);
