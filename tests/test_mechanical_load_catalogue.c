@@ -571,3 +571,44 @@ Test(conical, worked_forces_and_stiffness)
     steps(s, 20); /* the direct path runs with the contact blocks */
     done(&s, &t);
 }
+
+/* ---- OscillatingTorsionPressureForceField ---- */
+
+/* Four rim points at radius 1 around z and the centre, four triangles: by
+ * symmetry each rim point takes a quarter of the moment (the centre, on
+ * the axis, none). At rest and t = 0 the penalty is zero and the moment 2
+ * is spread as tangential forces 2/4 / 1. With the rim turned by 0.1 rad
+ * and point 0 pushed out by 0.01, the mean angle is 0.1, point 0 is pulled
+ * back by the penalty (1000 x 0.01, radial: no moment) and its tangential
+ * force becomes 0.5 / 1.01. */
+#define OTP_BODY(pos)                                                                              \
+    EXPLICIT "    - MechanicalObject: {name: dofs, position: " pos "}\n"                           \
+             "    - MeshTopology: {triangles: [[0,1,4],[1,2,4],[2,3,4],[3,0,4]]}\n"                \
+             "    - UniformMass: {vertexMass: 1}\n"                                                \
+             "    - OscillatingTorsionPressureForceField: {name: otp, moment: 2, "                 \
+             "triangleList: [0, 1, 2, 3]}\n"
+
+Test(oscillating_torsion, spread_moment_and_penalty)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0", OTP_BODY("[[1,0,0],[0,1,0],[-1,0,0],[0,-1,0],[0,0,0]]"));
+    double f[64];
+    force_of(s, "otp", f);
+    const double want[15] = {0, 0.5, 0, -0.5, 0, 0, 0, -0.5, 0, 0.5, 0, 0, 0, 0, 0};
+    for (int k = 0; k < 15; k++)
+        near(f[k], want[k], 1e-12, "rest");
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    const double th = 0.1, c = cos(th), sn = sin(th);
+    for (int i = 0; i < 4; i++) {
+        double x = ms->rest_position.r[3 * i], y = ms->rest_position.r[3 * i + 1];
+        double g = i == 0 ? 1.01 : 1.0;
+        ms->position.r[3 * i] = g * (c * x - sn * y);
+        ms->position.r[3 * i + 1] = g * (sn * x + c * y);
+    }
+    force_of(s, "otp", f);
+    /* Point 0 at 1.01 (cos 0.1, sin 0.1): radial pull -10, tangent 0.5/1.01. */
+    near(f[0], -10 * c - 0.5 / 1.01 * sn, 1e-9, "point 0 x");
+    near(f[1], -10 * sn + 0.5 / 1.01 * c, 1e-9, "point 0 y");
+    near(f[3], -0.5 * c, 1e-9, "point 1 x: tangent only");
+    done(&s, &t);
+}
