@@ -56,6 +56,7 @@ static const struct refusal {
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
     {"Gravity", "a context object of the root only in settee: refused in the node Body"},
+    {"InteractionEllipsoidForceField", "Vec3d,Rigid3d: object2 must be a rigid frame, not the node's state"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

@@ -134,5 +134,6 @@ extern const st_class linear_force_field_class;
 extern const st_class torsion_force_field_class;
 extern const st_class conical_force_field_class;
 extern const st_class oscillating_torsion_pressure_force_field_class;
+extern const st_class interaction_ellipsoid_force_field_class;
 
 #endif

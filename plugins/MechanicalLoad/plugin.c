@@ -24,6 +24,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &torsion_force_field_class, err));
     ST_TRY(st_registry_add(r, &conical_force_field_class, err));
     ST_TRY(st_registry_add(r, &oscillating_torsion_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &interaction_ellipsoid_force_field_class, err));
     return ST_OK;
 }
 
