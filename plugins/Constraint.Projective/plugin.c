@@ -12,6 +12,20 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fixed_plane_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &linear_movement_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &linear_velocity_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &line_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &plane_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &point_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &direction_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &affine_movement_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &patch_test_movement_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &attach_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &oscillator_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &parabolic_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &fixed_rotation_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &fixed_translation_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &position_based_dynamics_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &hermite_spline_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &partial_linear_movement_projective_constraint_class, err));
     return ST_OK;
 }
 

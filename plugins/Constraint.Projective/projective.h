@@ -93,4 +93,82 @@ void projective_zero_points(double *s, const st_array *indices);
 /* Clears the listed points' rows and columns with a unit diagonal. */
 void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices);
 
+/* The position of a point moved from coordinate a to z between times b
+ * and e (AffineMovement- and PatchTestMovementProjectiveConstraint, as
+ * SOFA's): for b < t <= e (e > b) the spatial part is the linear blend
+ * ((z - a) t + a e - z b) / (e - b); after e the whole coordinate is z;
+ * before b, p is left alone. cs: coordinate size (spatial part: 3). */
+static inline void movement_blend(double *p, const double *a, const double *z, unsigned cs,
+                                  double t, double b, double e)
+{
+    if (t > b && t <= e && e - b > 0) {
+        for (int k = 0; k < 3; k++)
+            p[k] = ((z[k] - a[k]) * t + (a[k] * e - z[k] * b)) / (e - b);
+    } else if (t > e) {
+        for (unsigned k = 0; k < cs; k++)
+            p[k] = z[k];
+    }
+}
+
+/* Projection to a line, a plane or a direction (subspace_common.c), shared
+ * by LineProjectiveConstraint, PlaneProjectiveConstraint and
+ * DirectionProjectiveConstraint. */
+enum { SUBSPACE_LINE = 0, SUBSPACE_PLANE, SUBSPACE_DIRECTION };
+typedef struct subspace {
+    st_component base;
+    st_array indices;       /* "indices", uint[], default [0] */
+    double draw_size;       /* "drawSize" (drawing) */
+    st_array origin_f;      /* "origin": a point of the state's space (none: 0) */
+    st_array dir_f;         /* "direction" / "normal"; normalised at init */
+    double end_time;        /* "endTime" */
+    int group;              /* "group" (ignored) */
+    st_component *topology; /* "topology" */
+    st_component *mstate;   /* "mstate" */
+    /* Set by init. */
+    st_mstate *ms;
+    int kind;               /* SUBSPACE_* */
+    unsigned dim;           /* spatial size of the state: 2 or 3 */
+    double o[3], n[3];      /* origin, unit vector */
+    bool axis_aligned;      /* n is null or along an axis: exact matrix projection */
+    bool removed[3];        /* the scalar DOFs I - P removes (axis_aligned only) */
+    double *anchors;        /* DIRECTION: positions at init, 3 per index, owned */
+    size_t nanchors;        /* points in anchors */
+} subspace;
+
+st_status subspace_init(subspace *s, int kind, st_error *err);
+void subspace_cleanup(subspace *s);
+/* v <- P v at the points (responses and velocities). */
+void subspace_project_deriv(subspace *s, const st_mparams *mp, double *v);
+/* x <- a + P (x - a) at the points. */
+void subspace_project_position(subspace *s, const st_mparams *mp, double *x);
+void subspace_apply_to_matrix(subspace *s, const st_mparams *mp, st_matrix *m);
+
+/* The subspace fields of SOFA's three classes; D is the key of the vector
+ * ("direction" or "normal"), DH its help. */
+#define SUBSPACE_F_INDICES(help)                                                                  \
+    ST_UINTS(subspace, indices, "indices", "0", help),                                           \
+        ST_IGNORED(subspace, draw_size, "drawSize", ST_T_REAL, double, "0",                       \
+                   "Size of the rendered particles (0 -> point based rendering, >0 -> radius of " \
+                   "spheres)")
+#define SUBSPACE_F_VECTOR(D, DH)                                                                  \
+    ST_REALS(subspace, dir_f, D, NULL,                                                            \
+             DH " (one value per spatial axis; unset: null)")
+#define SUBSPACE_F_ORIGIN(H)                                                                      \
+    ST_REALS(subspace, origin_f, "origin", NULL, H " (one value per spatial axis; unset: 0)")
+
+extern const st_class line_projective_constraint_class;
+extern const st_class plane_projective_constraint_class;
+extern const st_class direction_projective_constraint_class;
+extern const st_class point_projective_constraint_class;
+extern const st_class affine_movement_projective_constraint_class;
+extern const st_class patch_test_movement_projective_constraint_class;
+extern const st_class attach_projective_constraint_class;
+extern const st_class oscillator_projective_constraint_class;
+extern const st_class parabolic_projective_constraint_class;
+extern const st_class fixed_rotation_projective_constraint_class;
+extern const st_class fixed_translation_projective_constraint_class;
+extern const st_class position_based_dynamics_projective_constraint_class;
+extern const st_class hermite_spline_projective_constraint_class;
+extern const st_class partial_linear_movement_projective_constraint_class;
+
 #endif

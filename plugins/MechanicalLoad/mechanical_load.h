@@ -126,5 +126,14 @@ extern const st_class constant_force_field_class;
 extern const st_class plane_force_field_class;
 extern const st_class sphere_force_field_class;
 extern const st_class ellipsoid_force_field_class;
+extern const st_class edge_pressure_force_field_class;
+extern const st_class gravity_class;
+extern const st_class uniform_velocity_damping_force_field_class;
+extern const st_class diagonal_velocity_damping_force_field_class;
+extern const st_class linear_force_field_class;
+extern const st_class torsion_force_field_class;
+extern const st_class conical_force_field_class;
+extern const st_class oscillating_torsion_pressure_force_field_class;
+extern const st_class interaction_ellipsoid_force_field_class;
 
 #endif

@@ -16,6 +16,15 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &quad_pressure_force_field_class, err));
     ST_TRY(st_registry_add(r, &surface_pressure_force_field_class, err));
     ST_TRY(st_registry_add(r, &tait_surface_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &edge_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &gravity_class, err));
+    ST_TRY(st_registry_add(r, &uniform_velocity_damping_force_field_class, err));
+    ST_TRY(st_registry_add(r, &diagonal_velocity_damping_force_field_class, err));
+    ST_TRY(st_registry_add(r, &linear_force_field_class, err));
+    ST_TRY(st_registry_add(r, &torsion_force_field_class, err));
+    ST_TRY(st_registry_add(r, &conical_force_field_class, err));
+    ST_TRY(st_registry_add(r, &oscillating_torsion_pressure_force_field_class, err));
+    ST_TRY(st_registry_add(r, &interaction_ellipsoid_force_field_class, err));
     return ST_OK;
 }
 
