@@ -40,6 +40,10 @@ static void print_help(FILE *f)
           "  SETTEE_PLUGIN_PATH  colon-separated plugin directories, searched after --plugin-path\n"
           "  SETTEE_THREADS      threads of OpenBLAS and CHOLMOD's OpenMP (default 1; `run\n"
           "                      --threads N` overrides it)\n"
+          "  SETTEE_DATA_PATH    colon-separated folders where file names written in scenes\n"
+          "                      are looked up, after the scene's own folder\n"
+          "  SOFA_DATA_PATH      the same, searched after SETTEE_DATA_PATH (SOFA's variable:\n"
+          "                      point it at SOFA's share/ and examples/)\n"
           "  NO_COLOR            when set, messages are never coloured\n"
           "\n"
           "Run 'settee help COMMAND' for the options of a command.\n",

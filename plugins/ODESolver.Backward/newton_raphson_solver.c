@@ -135,8 +135,8 @@ st_status newton_solve(const st_component *self, const newton_params *p,
             alpha *= p->ls_coef;
         }
         if (!success) {
-            if (p->warn_ls)
-                st_component_warn(self, "Line search failed at Newton iteration %u.", k);
+            /* SOFA warns here; settee says it below, once the iteration's
+             * convergence is known. */
             put_status(status, "DivergedLineSearch");
             if (tries > 1) {
                 f->update(f->ctx, 1.0 - previous);
@@ -144,6 +144,7 @@ st_status newton_solve(const st_component *self, const newton_params *p,
             }
         }
         push_graph(graph, rn);
+        bool ls_failed = !success;
         if (p->rel_successive > 0.0 && rn < rel_succ2 * prev) {
             put_status(status, "ConvergedResidualSuccessiveRatio");
             converged = true;
@@ -162,6 +163,19 @@ st_status newton_solve(const st_component *self, const newton_params *p,
                 put_status(status, "ConvergedAbsoluteEstimateDifference");
                 converged = true;
             }
+        }
+        if (ls_failed && p->warn_ls) {
+            /* A converged iteration whose residual did not grow (beyond
+             * round-off) had no decrease left to find: SOFA's warning would
+             * mislead there. */
+            if (converged && rn <= prev * (1.0 + 1e-6))
+                st_component_info(self,
+                                  "Newton iteration %u converged (residual squared norm %.3g); "
+                                  "its line search found no further decrease, as expected at "
+                                  "that residual",
+                                  k, rn);
+            else
+                st_component_warn(self, "Line search failed at Newton iteration %u.", k);
         }
     }
     if (!converged) {

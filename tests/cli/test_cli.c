@@ -61,6 +61,11 @@ Test(cli, help_exits_zero_and_documents_exit_codes)
     assert_has("2    bad command line");
     cr_assert_eq(run("help"), 0, "%.3000s", out);
     assert_has("usage: settee");
+    /* Every variable settee reads is listed. */
+    assert_has("SETTEE_PLUGIN_PATH");
+    assert_has("SETTEE_THREADS");
+    assert_has("SETTEE_DATA_PATH");
+    assert_has("SOFA_DATA_PATH");
 }
 
 Test(cli, help_of_a_command)

@@ -502,6 +502,28 @@ Test(newton_line_search, criteria_still_tested_after_a_failure)
     close_scene(&fx);
 }
 
+/* A solve that starts at the solution (here u = 0 with no absolute
+ * residual criterion to stop it before iterating) finds no decrease to
+ * make: SOFA warns that the line search failed, but the iteration
+ * converges (estimate difference 0), so settee says that instead, as an
+ * information, not a warning. */
+static const law1 linear1 = {.k = 1.0};
+
+Test(newton_line_search, no_warning_when_a_converged_solve_finds_nothing_to_decrease)
+{
+    nr_opts o = opts_none();
+    o.max_it = 5;
+    o.ae = 1e-6;
+    fixture fx;
+    open_scene(&fx, &o, &linear1, 0.0);
+    step(&fx);
+    cr_assert_str_eq(status_of(&fx), "ConvergedAbsoluteEstimateDifference");
+    cr_assert_eq(count(fx.t.log, "warning|"), 0, "%s", fx.t.log);
+    cr_assert_eq(count(fx.t.log, "Line search failed"), 0, "%s", fx.t.log);
+    cr_assert(strstr(fx.t.log, "Newton iteration 0 converged"), "%s", fx.t.log);
+    close_scene(&fx);
+}
+
 /* ---- (c) DivergedMaxIterations and updateStateWhenDiverged ---- */
 
 /* atan from 1: Newton goes 1, -0.5708, 0.1169, -0.00106, ... */
