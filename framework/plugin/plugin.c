@@ -657,6 +657,31 @@ static st_status not_found(st_runtime *rt, const char *name, const char *file_na
         tb_add(&t, "plugin '%s' (as '%s') not found", name, file_name);
     else
         tb_add(&t, "plugin '%s' not found", name);
+    /* Did you mean: the plugins of the search dirs, by their file names. */
+    strlist files = {0};
+    for (size_t i = 0; i < rt->ndirs; i++)
+        if (!list_plugin_files(rt->dirs[i], &files))
+            break;
+    const char **stems = st_calloc(files.n ? files.n : 1, sizeof *stems);
+    if (stems) {
+        for (size_t i = 0; i < files.n; i++) {
+            char *base = strrchr(files.v[i], '/');
+            base = base ? base + 1 : files.v[i];
+            if (!strncmp(base, "lib", 3))
+                base += 3;
+            char *dot = strstr(base, ".so");
+            if (dot)
+                *dot = 0;
+            stems[i] = base;
+        }
+        const char *sugg[3];
+        size_t ns = st__suggest(file_name, stems, files.n, sugg, 3);
+        for (size_t k = 0; k < ns; k++)
+            tb_add(&t, "%s'%s'%s", k == 0 ? " (did you mean " : k + 1 == ns ? " or " : ", ",
+                   sugg[k], k + 1 == ns ? "?)" : "");
+        st_free(stems);
+    }
+    sl_free(&files);
     size_t shown = 0, total = 2 * rt->ndirs;
     if (rt->ndirs == 0)
         tb_add(&t, "; the plugin search path is empty\n");

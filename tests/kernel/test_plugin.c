@@ -132,6 +132,15 @@ Test(plugin, provides_scan_checks_abi_first)
     cr_assert_eq(st_runtime_plugin_count(T.rt), before);
 }
 
+Test(plugin, not_found_suggests_close_plugin_names)
+{
+    /* The test plugins' folder holds libTestGood.so: a one-letter slip. */
+    cr_assert_eq(load("TestGod"), ST_EPLUGIN);
+    assert_contains(E.msg, "plugin 'TestGod' not found (did you mean 'TestGood'");
+    cr_assert_eq(load("Sofa.Component.TestGod"), ST_EPLUGIN);
+    assert_contains(E.msg, "(as 'TestGod') not found (did you mean 'TestGood'");
+}
+
 Test(plugin, not_found_lists_every_path_tried)
 {
     cr_assert_eq(st_runtime_add_plugin_path(T.rt, "/nonexistent/settee-a", &E), ST_OK);
