@@ -302,6 +302,43 @@ static const char *kind_name(st_link_kind k)
 #define child_named st__node_child_named
 #define object_named st__node_object_named
 
+
+/* " (did you mean 'a' or 'b'?)" for a link segment that names nothing:
+ * the names of n's children and objects (and its ancestors' when the
+ * segment was searched upward), or "" when none is close. */
+static void link_suggestions(const st_node *n, bool upward, const char *seg, size_t len,
+                             char *out, size_t size)
+{
+    out[0] = 0;
+    char want[256];
+    snprintf(want, sizeof want, "%.*s", (int)(len < 255 ? len : 255), seg);
+    size_t cap = 0, nc = 0;
+    for (const st_node *m = n; m; m = upward ? m->parent : NULL)
+        cap += m->nchildren + m->nobjects;
+    const char **cands = st_calloc(cap ? cap : 1, sizeof *cands);
+    if (!cands)
+        return;
+    for (const st_node *m = n; m; m = upward ? m->parent : NULL) {
+        for (size_t i = 0; i < m->nchildren; i++)
+            if (m->children[i]->name)
+                cands[nc++] = m->children[i]->name;
+        for (size_t i = 0; i < m->nobjects; i++)
+            if (m->objects[i]->name)
+                cands[nc++] = m->objects[i]->name;
+    }
+    const char *sugg[3];
+    size_t ns = st__suggest(want, cands, nc, sugg, 3);
+    size_t k = 0;
+    for (size_t i = 0; i < ns && k < size; i++) {
+        int w = snprintf(out + k, size - k, "%s'%s'%s", i == 0 ? " (did you mean " :
+                         i + 1 == ns ? " or " : ", ", sugg[i], i + 1 == ns ? "?)" : "");
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    st_free(cands);
+}
+
 st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st_component **out,
                           st_error *err)
 {
@@ -352,11 +389,12 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
             }
         }
         if (!c && !o) {
-            char np[ST_ERROR_PATH_MAX];
+            char np[ST_ERROR_PATH_MAX], dym[ST_ERROR_MSG_MAX / 2];
+            link_suggestions(n, first && !based, seg, len, dym, sizeof dym);
             return st_error_set(err, ST_ELINK, "'@%s' does not resolve: no node or object named "
-                                "'%.*s' in %s%s",
+                                "'%.*s' in %s%s%s",
                                 path, (int)len, seg, st_node_path(n, np, sizeof np),
-                                first && !based ? " or its ancestors" : "");
+                                first && !based ? " or its ancestors" : "", dym);
         }
         first = false;
         based = true;

@@ -333,6 +333,8 @@ static void expect_link_error(const char *obj_line, const char *want, int line)
 Test(kernel, dangling_and_wrong_links_are_errors_at_their_line)
 {
     expect_link_error("    - Probe: {state: \"@nothere\"}", "does not resolve", 7);
+    /* A slip in a link's name: the closest names of the node (issue 31). */
+    expect_link_error("    - Probe: {state: \"@dof\"}", "(did you mean 'dofs'?)", 7);
     expect_link_error("    - Probe: {state: \"@d\"}", "not a MechanicalObject", 7);
     expect_link_error("    - Probe: {reals: \"@d.nofield\"}", "has no field 'nofield'", 7);
     expect_link_error("    - Probe: {reals: \"@d\"}", "names no field", 7);
