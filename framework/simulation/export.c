@@ -206,6 +206,11 @@ st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st
         return st_error_set(err, ST_EIO, "cannot write state to '%.300s%s': %s", path,
                             strlen(path) > 300 ? "..." : "", strerror(ENAMETOOLONG));
     int fd = mkstemp(tmp);
+    if (fd >= 0) { /* mkstemp makes 0600: give the file an ordinary file's mode */
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    }
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         int e = errno;

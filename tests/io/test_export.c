@@ -411,3 +411,27 @@ Test(export, after_a_simulated_fall)
     jfree(&doc);
     remove(path);
 }
+
+/* --export-state files and checkpoints get an ordinary file's permissions,
+ * the umask's, so that colleagues sharing a folder can read them (issue 31);
+ * they were 0600, mkstemp's. */
+Test(export, exports_and_checkpoints_honour_the_umask)
+{
+    char dir[512], cmd[4096], out[4096];
+    test_make_dir(dir, sizeof dir, "umask");
+    static const struct {
+        const char *mask, *mode;
+    } cases[] = {{"022", "644"}, {"027", "640"}, {"077", "600"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && umask %s && rm -f s.json s.ck && SETTEE_PLUGIN_PATH=%s %s run "
+                 "%s/scenes/falling_particles.yaml -n 2 --no-progress -q --export-state s.json "
+                 "--checkpoint s.ck && stat -c '%%a' s.json s.ck",
+                 dir, cases[i].mask, SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, SETTEE_SOURCE_DIR);
+        cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+        char want[32];
+        snprintf(want, sizeof want, "%s\n%s\n", cases[i].mode, cases[i].mode);
+        cr_assert_str_eq(out, want, "umask %s", cases[i].mask);
+    }
+    test_remove_dir(dir);
+}
