@@ -372,6 +372,48 @@ static void plugin_list(const st_runtime *rt, char *out, size_t size)
 
 #define CK_LIST_MAX 8192
 
+/* The options a run was made with (the tag: "dt=HEX;set=PATH=VALUE;...")
+ * on one header line: backslashes and line breaks escaped. */
+static void escape_options(const char *tag, char *out, size_t size)
+{
+    size_t k = 0;
+    for (const char *p = tag ? tag : ""; *p && k + 3 < size; p++) {
+        if (*p == '\\' || *p == '\n' || *p == '\r') {
+            out[k++] = '\\';
+            out[k++] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : '\\';
+        } else {
+            out[k++] = *p;
+        }
+    }
+    out[k] = 0;
+}
+
+/* The escaped options as a user wrote them: "--dt 0.01 --set A=1", or
+ * "no --set and no --dt". */
+static void render_options(const char *opts, char *out, size_t size)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (const char *p = opts; *p && k + 1 < size;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int w = 0;
+        if (!strncmp(p, "dt=", 3)) {
+            char num[64];
+            snprintf(num, sizeof num, "%.*s", (int)(len - 3 < 63 ? len - 3 : 63), p + 3);
+            w = snprintf(out + k, size - k, "%s--dt %.17g", k ? " " : "", strtod(num, NULL));
+        } else if (!strncmp(p, "set=", 4)) {
+            w = snprintf(out + k, size - k, "%s--set %.*s", k ? " " : "", (int)(len - 4), p + 4);
+        }
+        if (w < 0)
+            break;
+        k += (size_t)w < size - k ? (size_t)w : size - k - 1;
+        p = end ? end + 1 : p + len;
+    }
+    if (!k)
+        snprintf(out, size, "no --set and no --dt");
+}
+
 st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *tag,
                                     st_error *err)
 {
@@ -388,11 +430,15 @@ st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *t
         return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
     }
     plugin_list(s->rt, plugins, CK_LIST_MAX);
+    char *opts = st_malloc(CK_LIST_MAX);
+    if (opts)
+        escape_options(tag, opts, CK_LIST_MAX);
     fprintf(f,
             CK_MAGIC "\nformat: %d\nsettee: %s\nabi: %d.%d\nscene: %s\nhash: %016" PRIx64
-                     "\nplugins: %s\nsteps: %lu\ntime: %.17g\nend-header\n",
+                     "\noptions: %s\nplugins: %s\nsteps: %lu\ntime: %.17g\nend-header\n",
             CK_FORMAT, ST_VERSION_STRING, ST_ABI_MAJOR, ST_ABI_MINOR, s->file ? s->file : "",
-            scene_hash(s, tag), plugins, s->steps, s->root->time);
+            scene_hash(s, tag), opts ? opts : "", plugins, s->steps, s->root->time);
+    st_free(opts);
     st_free(plugins);
     st_checkpoint ck = {.f = f, .reading = false, .path = path};
     st_status st = transfer_all(&ck, s, err);
@@ -473,14 +519,34 @@ st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *ta
         st = st_error_set(err, ST_EINVAL, "checkpoint '%s': damaged header", path);
         goto done;
     }
-    char want[32];
+    char want[32], hash[32];
     snprintf(want, sizeof want, "%016" PRIx64, scene_hash(s, tag));
-    if (strcmp(val, want) != 0) {
-        st = st_error_set(err, ST_EINVAL,
-                          "checkpoint '%s' was written for another scene: '%s' (hash %s), not "
-                          "'%s' with these options (hash %s); resume it with the scene file "
-                          "and the options (--set, --dt) it was written with",
-                          path, scene, val, s->file ? s->file : "", want);
+    snprintf(hash, sizeof hash, "%s", val);
+    if (!header_line(f, "options", val, CK_LIST_MAX)) {
+        st = st_error_set(err, ST_EINVAL, "checkpoint '%s': damaged header", path);
+        goto done;
+    }
+    if (strcmp(hash, want) != 0) {
+        escape_options(tag, mine, CK_LIST_MAX);
+        if (strcmp(val, mine) != 0) {
+            char *had = st_malloc(CK_LIST_MAX), *now = st_malloc(CK_LIST_MAX);
+            if (had && now) {
+                render_options(val, had, CK_LIST_MAX);
+                render_options(mine, now, CK_LIST_MAX);
+            }
+            st = st_error_set(err, ST_EINVAL,
+                              "checkpoint '%s' was written with other options: %s; this run "
+                              "has %s. Resume it with the options it was written with",
+                              path, had ? had : val, now ? now : mine);
+            st_free(had);
+            st_free(now);
+        } else {
+            st = st_error_set(err, ST_EINVAL,
+                              "checkpoint '%s' was written for another scene file: '%s' (hash "
+                              "%s), not '%s' as it is now (hash %s); resume it with the scene "
+                              "file it was written with",
+                              path, scene, hash, s->file ? s->file : "", want);
+        }
         goto done;
     }
     if (!header_line(f, "plugins", val, CK_LIST_MAX)) {

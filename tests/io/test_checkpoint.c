@@ -182,12 +182,15 @@ Test(checkpoint, refuses_another_scene_or_options)
     snprintf(ldl, sizeof ldl, "%s/scenes/beam_implicit_ldl.yaml", SETTEE_SOURCE_DIR);
     cr_assert_eq(settee(cg, "-n 10 --checkpoint cg.ck"), 0, "%s", out);
     cr_assert_eq(settee(ldl, "-n 20 --resume cg.ck --export-state x.json"), 1, "%s", out);
-    cr_assert(strstr(out, "checkpoint 'cg.ck' was written for another scene: '"), "%s", out);
+    cr_assert(strstr(out, "checkpoint 'cg.ck' was written for another scene file: '"), "%s",
+              out);
     cr_assert(strstr(out, "beam_implicit_cg.yaml' (hash "), "%s", out);
-    /* Same file, other --set: another run. */
+    /* Same file, other --set: the message names the options (issue 31). */
     cr_assert_eq(settee(cg, "-n 20 --resume cg.ck --set /Beam/dofs.restScale=1.5"), 1, "%s",
                  out);
-    cr_assert(strstr(out, "written for another scene"), "%s", out);
+    cr_assert(strstr(out, "checkpoint 'cg.ck' was written with other options: no --set and no "
+                          "--dt; this run has --set /Beam/dofs.restScale=1.5"),
+              "%s", out);
     /* Not a checkpoint; beyond -n. */
     cr_assert_eq(settee(cg, "-n 20 --resume /dev/null"), 1, "%s", out);
     cr_assert(strstr(out, "'/dev/null' is not a settee checkpoint"), "%s", out);
