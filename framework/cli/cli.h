@@ -179,6 +179,7 @@ typedef struct cli_output {
     size_t nstems;
     unsigned long resumed_at; /* --resume: the checkpoint's step (its earlier frames are
                                  not in this run's summary) */
+    bool resuming;            /* --resume: the earlier frames in dir are this run's */
     output_frame *frames;     /* time and energies of each frame written */
     st_component **solvers;   /* borrowed: the iterative solvers (an "nbIterations" output) */
     const unsigned **solver_its; /* their nbIterations */

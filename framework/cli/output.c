@@ -8,6 +8,7 @@
  * During the run the time and energies of each frame are recorded; at the
  * end DIR/summary.json gathers them with the run's counts and wall time.
  * Write failures are logged by the exporters as errors (the run fails). */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -44,6 +45,46 @@ static st_status set_field(st_component *c, const char *name, const char *value,
     if (s != ST_OK)
         st_error_prefix(err, "--output: ");
     return s;
+}
+
+/* A fresh run into a folder an earlier run wrote: the frames of the same
+ * states (STEM.pvd, STEM<k>.vtu) go first, so that no stale frame lies
+ * beside the new PVD; says how many. A resumed run keeps them (they are
+ * its own earlier frames). */
+static void remove_stale_frames(const cli_output *o)
+{
+    size_t removed = 0;
+    for (size_t i = 0; i < o->nstems; i++) {
+        char path[PATH_MAX + ST_ERROR_PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/%s.pvd", o->absdir, o->stems[i]);
+        removed += unlink(path) == 0;
+        char dir[PATH_MAX + ST_ERROR_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", o->absdir, o->stems[i]);
+        char *slash = strrchr(dir, '/');
+        const char *base = slash + 1;
+        *slash = 0;
+        DIR *d = opendir(dir);
+        size_t blen = strlen(base);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            const char *n = e->d_name;
+            size_t len = strlen(n);
+            if (len <= blen + 4 || strncmp(n, base, blen) || strcmp(n + len - 4, ".vtu"))
+                continue;
+            bool digits = true;
+            for (size_t k = blen; k < len - 4; k++)
+                digits = digits && n[k] >= '0' && n[k] <= '9';
+            snprintf(path, sizeof path, "%s/%s", dir, n);
+            if (digits && unlink(path) == 0)
+                removed++;
+        }
+        if (d)
+            closedir(d);
+    }
+    if (removed)
+        fprintf(stderr,
+                "settee: note: --output: removed %zu file%s of an earlier run of these states "
+                "from %s\n",
+                removed, removed == 1 ? "" : "s", o->dir);
 }
 
 st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_error *err)
@@ -123,6 +164,8 @@ st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_erro
             st = set_field(c, "exportEveryNumberOfSteps", every, err);
     }
     free(states);
+    if (st == ST_OK && !o->resuming)
+        remove_stale_frames(o);
     return st;
 }
 

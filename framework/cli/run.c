@@ -507,7 +507,7 @@ static int run_scene(const run_opts *o, st_runtime *rt, cli_log *log)
     st_error err = {0};
     st_scene *s = NULL;
     run_result r = {0};
-    cli_output out = {.dir = o->output_dir, .every = o->every};
+    cli_output out = {.dir = o->output_dir, .every = o->every, .resuming = o->resume != NULL};
     cli_solver_stats *stats = NULL;
     if (!run_setup(o, rt, &s, &out, &r, log)) {
         if (o->summary_json)

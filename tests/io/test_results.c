@@ -494,3 +494,22 @@ Test(results, compare_state_passes_identical_and_fails_perturbed)
               "%s", t.log);
     test_rt_close(&t);
 }
+
+/* A fresh --output run into a used folder removes the earlier run's frames
+ * of its states first and says so; a resumed run keeps them (issue 31). */
+Test(results, output_into_a_used_folder_leaves_no_stale_frame)
+{
+    char cmd[2048], out[8192], dir[1024];
+    snprintf(dir, sizeof dir, "%s/stale", tmpdir);
+    const char *scene = SETTEE_SOURCE_DIR "/scenes/falling_particles.yaml";
+    snprintf(cmd, sizeof cmd,
+             "SETTEE_PLUGIN_PATH=%s %s run %s -n 4 --no-progress --output '%s' && "
+             "touch '%s/notes.txt' && SETTEE_PLUGIN_PATH=%s %s run %s -n 1 --no-progress "
+             "--output '%s' 2>&1 && ls '%s'",
+             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, dir, dir, SETTEE_BUILD_PLUGIN_DIR,
+             SETTEE_CLI, scene, dir, dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "--output: removed 6 files of an earlier run"), "%s", out);
+    cr_assert(strstr(out, "Particles1.vtu") && !strstr(out, "Particles2.vtu"), "%s", out);
+    cr_assert(strstr(out, "notes.txt"), "other files stay: %s", out);
+}
