@@ -21,6 +21,11 @@ stop() {
         kill -9 "$pid" 2>/dev/null
         rm -f "$f"
     done
+    # the short folder of the sockets and spool (see below)
+    if [ -s "$dir/short" ]; then
+        rm -rf "$(cat "$dir/short")"
+        rm -f "$dir/short"
+    fi
 }
 
 skip() { echo "SKIP: $*"; [ -f "$dir/daemons.log" ] && tail -n 20 "$dir/daemons.log"; stop; exit 77; }
@@ -35,16 +40,21 @@ done
 PATH=$PATH:/usr/sbin
 [ "$(id -u)" -eq 0 ] || skip "slurmd must run as root to start jobs as their user (running as uid $(id -u))"
 
-mkdir -p "$dir/state" "$dir/spool" "$dir/munge" "$dir/log"
-chmod 700 "$dir/munge"
+# Unix sockets live in the spool and munge folders, and their paths must fit
+# in 108 bytes (slurmstepd refuses longer ones): those folders go under a
+# short temporary path, whatever DIR's length; stop removes it.
+short=$(mktemp -d /tmp/stc.XXXXXX) || skip "cannot make a temporary folder in /tmp"
+echo "$short" >"$dir/short"
+mkdir -p "$dir/state" "$short/spool" "$short/munge" "$dir/log"
+chmod 700 "$short/munge"
 # munge: a fresh key and a private socket
-mungekey -c -k "$dir/munge/munge.key" -f >/dev/null 2>&1 ||
-    dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 2>/dev/null
-chmod 600 "$dir/munge/munge.key"
-sock="$dir/munge/munge.socket"
-munged --force --key-file="$dir/munge/munge.key" --socket="$sock" \
+mungekey -c -k "$short/munge/munge.key" -f >/dev/null 2>&1 ||
+    dd if=/dev/urandom of="$short/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 600 "$short/munge/munge.key"
+sock="$short/munge/munge.socket"
+munged --force --key-file="$short/munge/munge.key" --socket="$sock" \
        --pid-file="$dir/munged.pid" --log-file="$dir/log/munged.log" \
-       --seed-file="$dir/munge/seed" >>"$dir/daemons.log" 2>&1 ||
+       --seed-file="$short/munge/seed" >>"$dir/daemons.log" 2>&1 ||
     skip "munged does not start: $(tail -n 1 "$dir/daemons.log")"
 
 host=$(hostname -s)
@@ -62,7 +72,7 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$sock
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool/%n
+SlurmdSpoolDir=$short/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
