@@ -43,6 +43,7 @@ PATH=$PATH:/usr/sbin
 # Unix sockets live in the spool and munge folders, and their paths must fit
 # in 108 bytes (slurmstepd refuses longer ones): those folders go under a
 # short temporary path, whatever DIR's length; stop removes it.
+mkdir -p "$dir"
 short=$(mktemp -d /tmp/stc.XXXXXX) || skip "cannot make a temporary folder in /tmp"
 echo "$short" >"$dir/short"
 mkdir -p "$dir/state" "$short/spool" "$short/munge" "$dir/log"
