@@ -129,6 +129,8 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 
 /* ---- writers (settee convert) ---- */
 /* Writes d in the format to f. */
-st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_error *err);
+/* reg (may be NULL) gives the fields' types: values are written by type. */
+st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f,
+                         const st_registry *reg, st_error *err);
 
 #endif

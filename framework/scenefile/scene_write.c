@@ -85,20 +85,32 @@ static bool is_word_list(const char *s)
     return n >= 2;
 }
 
-static void yaml_value(FILE *f, const st_value *v)
+/* How a scene text value of a field of type t is written: a string field
+ * (a name, SOFA's displayFlags "showVisual showBehaviorModels") stays one
+ * string; lists and tuples become flow lists; t == 0 (a class or field this
+ * runtime does not know) falls back on the look of the text. */
+static bool as_word_list(st_type t, const char *s)
+{
+    if (t == ST_T_STRING || t == ST_T_LINK || t == ST_T_BOOL || t == ST_T_INT ||
+        t == ST_T_UINT || t == ST_T_REAL)
+        return false;
+    return is_word_list(s);
+}
+
+static void yaml_value(FILE *f, const st_value *v, st_type t)
 {
     if (v->kind == ST_VAL_SEQ) {
         fputc('[', f);
         for (size_t i = 0; i < v->n; i++) {
             if (i)
                 fputs(", ", f);
-            yaml_value(f, &v->items[i]);
+            yaml_value(f, &v->items[i], t == ST_T_STRINGS ? ST_T_STRING : 0);
         }
         fputc(']', f);
         return;
     }
     const char *s = v->text ? v->text : "";
-    if (is_word_list(s)) {
+    if (as_word_list(t, s)) {
         fputc('[', f);
         const char *p = s;
         bool first = true;
@@ -118,6 +130,19 @@ static void yaml_value(FILE *f, const st_value *v)
         return;
     }
     yaml_scalar(f, s);
+}
+
+/* The type of field key of class type, or 0 when this runtime does not
+ * know them. */
+static st_type field_type(const st_registry *reg, const char *type, const char *key)
+{
+    if (!strcmp(key, "name"))
+        return ST_T_STRING;
+    const st_class *cls = reg ? st_registry_find(reg, type) : NULL;
+    for (const st_field *fl = cls ? cls->fields : NULL; fl && fl->name; fl++)
+        if (!strcmp(fl->name, key) || (fl->alias && !strcmp(fl->alias, key)))
+            return fl->type;
+    return 0;
 }
 
 static void indent(FILE *f, int n)
@@ -143,14 +168,10 @@ static void yaml_object_notes(FILE *f, const st_dobj *o, int ind, const char **f
         fprintf(f, "# src: each field not set here reads the same-named field of %s\n",
                 src->val.text);
     }
-    if (!strcmp(o->type, "RequiredPlugin") && !st__desc_get(o->attrs, o->nattrs, "pluginName") &&
-        st__desc_get(o->attrs, o->nattrs, "name")) {
-        indent(f, ind);
-        fputs("# SOFA's older form: the plugin is the one the component is named after\n", f);
-    }
 }
 
-static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char *root_file)
+static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char *root_file,
+                      const st_registry *reg)
 {
     if (root) {
         indent(f, ind);
@@ -164,7 +185,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
     for (size_t i = 0; i < n->nattrs; i++) {
         indent(f, ind);
         fprintf(f, "%s: ", n->attrs[i].key);
-        yaml_value(f, &n->attrs[i].val);
+        yaml_value(f, &n->attrs[i].val, !strcmp(n->attrs[i].key, "name") ? ST_T_STRING : 0);
         fputc('\n', f);
     }
     size_t nobj = 0, nchild = 0;
@@ -188,7 +209,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
                 fprintf(f, "%s", k ? ", " : "");
                 yaml_scalar(f, o->attrs[k].key);
                 fputs(": ", f);
-                yaml_value(f, &o->attrs[k].val);
+                yaml_value(f, &o->attrs[k].val, field_type(reg, o->type, o->attrs[k].key));
             }
             fputs("}\n", f);
         }
@@ -198,7 +219,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
         fputs("children:\n", f);
         for (size_t i = 0; i < n->nitems; i++)
             if (n->items[i].node)
-                yaml_node(f, n->items[i].node, ind + 4, false, root_file);
+                yaml_node(f, n->items[i].node, ind + 4, false, root_file, reg);
     }
 }
 
@@ -302,14 +323,15 @@ static st_status check_xml_names(const st_dnode *n, st_error *err)
     return ST_OK;
 }
 
-st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_error *err)
+st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f,
+                         const st_registry *reg, st_error *err)
 {
     if (!d->root)
         return st_error_set(err, ST_EINVAL, "nothing to write: the scene has no root node");
     if (fmt == ST_FMT_YAML) {
         fputs("# settee scene (converted by `settee convert`)\n", f);
         fputs("format: settee/1\nroot:\n", f);
-        yaml_node(f, d->root, 2, true, d->root->mark.file);
+        yaml_node(f, d->root, 2, true, d->root->mark.file, reg);
     } else {
         ST_TRY(check_xml_names(d->root, err));
         fputs("<?xml version=\"1.0\"?>\n<!-- converted by `settee convert` -->\n", f);
@@ -318,6 +340,47 @@ st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f, st_erro
     if (ferror(f))
         return st_error_set(err, ST_EIO, "write error");
     return ST_OK;
+}
+
+/* The plugins the scene names, so that the writer knows its fields' types
+ * (a plugin that does not load leaves its classes' values to the text's
+ * look). */
+static void load_required_plugins(st_runtime *rt, const st_dnode *n)
+{
+    for (size_t i = 0; i < n->nitems; i++) {
+        const st_dobj *o = n->items[i].obj;
+        if (n->items[i].node) {
+            load_required_plugins(rt, n->items[i].node);
+            continue;
+        }
+        if (!o || strcmp(o->type, "RequiredPlugin"))
+            continue;
+        for (size_t k = 0; k < o->nattrs; k++) {
+            if (strcmp(o->attrs[k].key, "pluginName") && strcmp(o->attrs[k].key, "name"))
+                continue;
+            const st_value *v = &o->attrs[k].val;
+            size_t nv = v->kind == ST_VAL_SEQ ? v->n : 1;
+            for (size_t j = 0; j < nv; j++) {
+                const st_value *x = v->kind == ST_VAL_SEQ ? &v->items[j] : v;
+                if (x->kind != ST_VAL_SCALAR || !x->text)
+                    continue;
+                char buf[512];
+                const char *p = x->text;
+                while (*p) { /* SOFA writes several names in one string */
+                    while (*p == ' ' || *p == '\t' || *p == ',')
+                        p++;
+                    size_t len = strcspn(p, " \t,");
+                    if (!len)
+                        break;
+                    snprintf(buf, sizeof buf, "%.*s", (int)(len < 511 ? len : 511), p);
+                    st_error ignored = {0};
+                    if (st_runtime_load_plugin(rt, buf, &ignored) != ST_OK)
+                        st_error_clear(&ignored); /* its values keep the text's look */
+                    p += len;
+                }
+            }
+        }
+    }
 }
 
 st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_error *err)
@@ -355,7 +418,8 @@ st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_e
                 rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out, strerror(errno));
         }
         if (rc == ST_OK) {
-            rc = st__desc_write(&d, to, f, err);
+            load_required_plugins(rt, d.root);
+            rc = st__desc_write(&d, to, f, st_runtime_registry(rt), err);
             if (out) {
                 if (fclose(f) != 0 && rc == ST_OK)
                     rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out,

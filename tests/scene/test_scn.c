@@ -586,6 +586,47 @@ Test(scn, convert_round_trips_build_the_same_scene)
     cr_assert_neq(access(out, F_OK), 0);
 }
 
+/* SOFA scenes write multi-word strings (displayFlags) and names with
+ * spaces ("linear solver"): convert writes each value by its field's type,
+ * so the YAML keeps them strings and runs as the .scn does (issue 31). */
+Test(scn, convert_writes_values_by_field_type)
+{
+    make_tmpdir();
+    const char *scn = write_in("words.scn",
+        "<Node name=\"root\" gravity=\"0 -10 0\" dt=\"0.05\">\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Visual\"/>\n"
+        "  <RequiredPlugin pluginName=\"Sofa.Component.ODESolver.Backward "
+        "Sofa.Component.LinearSolver.Iterative Sofa.Component.Mass\"/>\n"
+        "  <VisualStyle displayFlags=\"showBehaviorModels showForceFields\"/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name=\"Bob\">\n"
+        "    <EulerImplicitSolver name=\"ode solver\" rayleighMass=\"0.1\"/>\n"
+        "    <CGLinearSolver name=\"linear solver\" iterations=\"25\" tolerance=\"1e-9\" "
+        "threshold=\"1e-9\"/>\n"
+        "    <MechanicalObject name=\"p\" position=\"0.3 1 0  0 0 1\"/>\n"
+        "    <UniformMass totalMass=\"2\"/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    char yaml[1100];
+    snprintf(yaml, sizeof yaml, "%s/words.yaml", tmpdir);
+    st_error err = {0};
+    cr_assert_eq(st_scene_convert(T.rt, scn, yaml, &err), ST_OK, "%s", err.msg);
+    char *text = test_read_file(yaml);
+    cr_assert(text);
+    cr_assert(strstr(text, "displayFlags: \"showBehaviorModels showForceFields\""), "%s", text);
+    cr_assert(strstr(text, "name: \"linear solver\""), "%s", text);
+    cr_assert(strstr(text, "name: \"ode solver\""), "%s", text);
+    cr_assert(strstr(text, "position: [0.3, 1, 0, 0, 0, 1]"), "a list stays a list: %s", text);
+    cr_assert(!strstr(text, "older form"), "SOFA's RequiredPlugin name= is not old: %s", text);
+    free(text);
+    double a[64], b[64];
+    size_t na, nb;
+    run_file(scn, 10, a, &na);
+    run_file(yaml, 10, b, &nb);
+    cr_assert_eq(na, nb);
+    cr_assert_eq(memcmp(a, b, na * sizeof *a), 0, "the YAML runs as the .scn, bit for bit");
+}
+
 /* ---- the command line ---- */
 
 Test(scn, cli_run_set_and_convert)
