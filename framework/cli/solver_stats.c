@@ -27,15 +27,30 @@ typedef struct stat_field {
     char last_text[STATS_TEXT_MAX];
 } stat_field;
 
+/* An iterative solver's cap (CGLinearSolver and its like: an `iterations`
+ * cap, a `tolerance`, and the outputs `nbIterations` and `residual`): the
+ * steps that ended at the cap with the residual far above the tolerance. */
+#define CAP_FACTOR 100.0 /* "far above": the residual over the tolerance */
+typedef struct cap_watch {
+    const st_field *cap, *tol, *its, *res;
+    unsigned long capped;     /* steps ended at the cap, residual > CAP_FACTOR x tolerance */
+    unsigned long steps;      /* steps recorded */
+    unsigned long worst_step; /* the step of the largest residual / tolerance */
+    double worst_res, worst_tol;
+    bool warned;
+} cap_watch;
+
 typedef struct stat_solver {
     st_component *comp;
     stat_field *fields;
     size_t nfields;
+    cap_watch cap;
 } stat_solver;
 
 struct cli_solver_stats {
     stat_solver *solvers;
     size_t nsolvers;
+    unsigned long steps;      /* steps recorded */
 };
 
 static bool is_stat_field(const st_field *f)
@@ -46,10 +61,20 @@ static bool is_stat_field(const st_field *f)
            f->type == ST_T_STRING || f->type == ST_T_BOOL;
 }
 
+static const st_field *typed_field(st_component *c, const char *name, st_type t)
+{
+    const st_field *f = st_component_field(c, name);
+    return f && f->type == t ? f : NULL;
+}
+
 static bool add_solver(cli_solver_stats *st, st_component *c)
 {
     stat_solver *sv = &st->solvers[st->nsolvers];
     sv->comp = c;
+    sv->cap.cap = typed_field(c, "iterations", ST_T_UINT);
+    sv->cap.tol = typed_field(c, "tolerance", ST_T_REAL);
+    sv->cap.its = typed_field(c, "nbIterations", ST_T_UINT);
+    sv->cap.res = typed_field(c, "residual", ST_T_REAL);
     size_t n = 0;
     for (const st_field *f = c->cls->fields; f && f->name; f++)
         n += is_stat_field(f);
@@ -128,12 +153,45 @@ static void record_number(stat_field *sf, double v)
     sf->n++;
 }
 
+static void watch_cap(stat_solver *sv, unsigned long step)
+{
+    cap_watch *w = &sv->cap;
+    if (!w->cap || !w->tol || !w->its || !w->res)
+        return;
+    unsigned cap = *(const unsigned *)st_component_field_ptr(sv->comp, w->cap);
+    unsigned its = *(const unsigned *)st_component_field_ptr(sv->comp, w->its);
+    double tol = *(const double *)st_component_field_ptr(sv->comp, w->tol);
+    double res = *(const double *)st_component_field_ptr(sv->comp, w->res);
+    w->steps++;
+    if (its < cap || !(tol > 0) || !(res > CAP_FACTOR * tol) || res >= DBL_MAX)
+        return;
+    w->capped++;
+    if (!w->worst_step || res / tol > w->worst_res / w->worst_tol) {
+        w->worst_step = step;
+        w->worst_res = res;
+        w->worst_tol = tol;
+    }
+    if (!w->warned) {
+        char path[1024];
+        fprintf(stderr,
+                "settee: warning: %s: %s stopped at its cap of %u iterations with residual "
+                "%.3g, %.3g times its tolerance %.3g (step %lu): its solution is far from "
+                "converged; raise `iterations`, or use a direct solver (SparseLDLSolver); the "
+                "summary counts such steps\n",
+                st_component_path(sv->comp, path, sizeof path), sv->comp->cls->name, cap, res,
+                res / tol, tol, step);
+        w->warned = true;
+    }
+}
+
 void cli_solver_stats_record(cli_solver_stats *st)
 {
     if (!st)
         return;
+    st->steps++;
     for (size_t i = 0; i < st->nsolvers; i++) {
         stat_solver *sv = &st->solvers[i];
+        watch_cap(sv, st->steps);
         for (size_t k = 0; k < sv->nfields; k++) {
             stat_field *sf = &sv->fields[k];
             void *p = st_component_field_ptr(sv->comp, sf->field);
@@ -183,6 +241,14 @@ void cli_solver_stats_print(const cli_solver_stats *st, FILE *f)
         }
         if (any)
             fputc('\n', f);
+        const cap_watch *w = &sv->cap;
+        if (w->capped)
+            fprintf(f,
+                    "  %s %s: stopped at its cap of iterations, the residual over %g times the "
+                    "tolerance, in %lu of %lu steps (worst: step %lu, residual %.3g, tolerance "
+                    "%.3g): raise `iterations` or use a direct solver\n",
+                    sv->comp->cls->name, st_component_path(sv->comp, path, sizeof path),
+                    CAP_FACTOR, w->capped, w->steps, w->worst_step, w->worst_res, w->worst_tol);
     }
 }
 
@@ -219,6 +285,19 @@ void cli_solver_stats_json(const cli_solver_stats *st, jw *w)
             jw_end_object(w);
         }
         jw_end_object(w);
+        const cap_watch *cw = &sv->cap;
+        if (cw->cap && cw->tol && cw->its && cw->res) {
+            /* Steps that ended at the iteration cap far from the tolerance. */
+            jw_object(w, "capped");
+            jw_uint(w, "steps", cw->capped);
+            jw_real(w, "factor", CAP_FACTOR);
+            if (cw->capped) {
+                jw_uint(w, "worst_step", cw->worst_step);
+                jw_real(w, "worst_residual", cw->worst_res);
+                jw_real(w, "tolerance", cw->worst_tol);
+            }
+            jw_end_object(w);
+        }
         jw_end_object(w);
     }
     jw_end_array(w);

@@ -18,7 +18,17 @@
 
 static char out[1 << 22]; /* inspect --json of every plugin is large */
 
+/* How many times text occurs in the last command's output. */
+static int count_of(const char *text);
 static int run(const char *fmt, ...) ST_PRINTF(1, 2);
+static int count_of(const char *text)
+{
+    int n = 0;
+    for (const char *p = strstr(out, text); p; p = strstr(p + 1, text))
+        n++;
+    return n;
+}
+
 static int run(const char *fmt, ...)
 {
     char args[3000], cmd[3500];
@@ -196,6 +206,37 @@ Test(cli, run_exports_the_state)
     cr_assert(strstr(text, "{\"path\": \"/dofs\"") != NULL, "%s", text);
     cr_assert(strstr(text, "[1, 2, 3]") != NULL, "%s", text);
     remove(json);
+}
+
+/* An iterative solver that ends steps at its iteration cap with a residual
+ * far above its tolerance: a warning once, a count in the summary with the
+ * worst step, and the same in --summary-json (issue 31). The seed beam
+ * with CG capped at 2 iterations and a tolerance of 1e-12. */
+Test(cli, run_says_when_an_iterative_solver_stops_at_its_cap)
+{
+    const char *json = test_write_temp("capped.json", "");
+    cr_assert_eq(run("run %s/scenes/beam_implicit_cg.yaml -n 5 --no-progress --set "
+                     "/Beam/linearSolver.iterations=2 --set /Beam/linearSolver.tolerance=1e-12 "
+                     "--summary-json %s 2>&1",
+                     SETTEE_SOURCE_DIR, json),
+                 0, "%.3000s", out);
+    cr_assert_eq(count_of("stopped at its cap of 2 iterations with residual"), 1, "%.3000s",
+                 out);
+    assert_has("(step 1): its solution is far from converged; raise `iterations`, or use a "
+               "direct solver");
+    assert_has("  CGLinearSolver /Beam/linearSolver: stopped at its cap of iterations, the "
+               "residual over 100 times the tolerance, in 5 of 5 steps (worst: step ");
+    char *text = test_read_file(json);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "\"capped\": {\n        \"steps\": 5,"), "%.4000s", text);
+    free(text);
+    /* Converged solves say nothing of the kind. */
+    cr_assert_eq(run("run %s/scenes/beam_implicit_cg.yaml -n 5 --no-progress --set "
+                     "/Beam/linearSolver.iterations=500 --set /Beam/linearSolver.tolerance=1e-6 "
+                     "2>&1",
+                     SETTEE_SOURCE_DIR),
+                 0, "%.3000s", out);
+    cr_assert_eq(count_of("stopped at its cap"), 0, "%.3000s", out);
 }
 
 /* --summary-json: timings, solver outcomes read from the solvers' output
