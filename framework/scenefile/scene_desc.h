@@ -129,8 +129,11 @@ const char *st__dir_of(const char *file, char *buf, size_t size);
 
 /* ---- writers (settee convert) ---- */
 /* Writes d in the format to f. */
-/* reg (may be NULL) gives the fields' types: values are written by type. */
+/* reg (may be NULL) gives the fields' types: values are written by type.
+ * YAML: the root's objects begin with a RequiredPlugin of the nplugins
+ * plugins (names of at most 127 characters), when there are any. */
 st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f,
-                         const st_registry *reg, st_error *err);
+                         const st_registry *reg, const char (*plugins)[128], size_t nplugins,
+                         st_error *err);
 
 #endif

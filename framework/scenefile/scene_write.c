@@ -171,7 +171,7 @@ static void yaml_object_notes(FILE *f, const st_dobj *o, int ind, const char **f
 }
 
 static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char *root_file,
-                      const st_registry *reg)
+                      const st_registry *reg, const char (*plugins)[128], size_t nplugins)
 {
     if (root) {
         indent(f, ind);
@@ -194,9 +194,18 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
     /* YAML scenes list objects before children; SOFA creates them in
      * document order. A node's objects are initialised before its children
      * in both (and links resolve at init), so this is the same graph. */
-    if (nobj) {
+    if (nobj || nplugins) {
         indent(f, ind);
         fputs("objects:\n", f);
+        if (nplugins) {
+            indent(f, ind + 2);
+            fputs("# the plugins of classes the SOFA scene names without a RequiredPlugin\n", f);
+            indent(f, ind + 2);
+            fputs("- RequiredPlugin: {pluginName: [", f);
+            for (size_t i = 0; i < nplugins; i++)
+                fprintf(f, "%s%s", i ? ", " : "", plugins[i]);
+            fputs("]}\n", f);
+        }
         const char *from = n->mark.file;
         for (size_t i = 0; i < n->nitems; i++) {
             const st_dobj *o = n->items[i].obj;
@@ -219,7 +228,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
         fputs("children:\n", f);
         for (size_t i = 0; i < n->nitems; i++)
             if (n->items[i].node)
-                yaml_node(f, n->items[i].node, ind + 4, false, root_file, reg);
+                yaml_node(f, n->items[i].node, ind + 4, false, root_file, reg, NULL, 0);
     }
 }
 
@@ -324,14 +333,15 @@ static st_status check_xml_names(const st_dnode *n, st_error *err)
 }
 
 st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f,
-                         const st_registry *reg, st_error *err)
+                         const st_registry *reg, const char (*plugins)[128], size_t nplugins,
+                         st_error *err)
 {
     if (!d->root)
         return st_error_set(err, ST_EINVAL, "nothing to write: the scene has no root node");
     if (fmt == ST_FMT_YAML) {
         fputs("# settee scene (converted by `settee convert`)\n", f);
         fputs("format: settee/1\nroot:\n", f);
-        yaml_node(f, d->root, 2, true, d->root->mark.file, reg);
+        yaml_node(f, d->root, 2, true, d->root->mark.file, reg, plugins, nplugins);
     } else {
         ST_TRY(check_xml_names(d->root, err));
         fputs("<?xml version=\"1.0\"?>\n<!-- converted by `settee convert` -->\n", f);
@@ -345,12 +355,42 @@ st_status st__desc_write(const st_desc *d, st_scene_format fmt, FILE *f,
 /* The plugins the scene names, so that the writer knows its fields' types
  * (a plugin that does not load leaves its classes' values to the text's
  * look). */
-static void load_required_plugins(st_runtime *rt, const st_dnode *n)
+/* Names of plugins (each at most PLUGIN_NAME_MAX), a small set. */
+#define PLUGIN_NAME_MAX 128
+typedef struct name_set {
+    char (*v)[PLUGIN_NAME_MAX];
+    size_t n, cap;
+} name_set;
+
+static bool set_has(const name_set *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], name))
+            return true;
+    return false;
+}
+
+static void set_add(name_set *s, const char *name)
+{
+    if (!name || !*name || set_has(s, name))
+        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        char(*v)[PLUGIN_NAME_MAX] = st_realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return; /* no memory: the name is left out, the YAML says less */
+        s->v = v;
+        s->cap = cap;
+    }
+    snprintf(s->v[s->n++], PLUGIN_NAME_MAX, "%s", name);
+}
+
+static void load_required_plugins(st_runtime *rt, const st_dnode *n, name_set *covered)
 {
     for (size_t i = 0; i < n->nitems; i++) {
         const st_dobj *o = n->items[i].obj;
         if (n->items[i].node) {
-            load_required_plugins(rt, n->items[i].node);
+            load_required_plugins(rt, n->items[i].node, covered);
             continue;
         }
         if (!o || strcmp(o->type, "RequiredPlugin"))
@@ -376,12 +416,45 @@ static void load_required_plugins(st_runtime *rt, const st_dnode *n)
                     st_error ignored = {0};
                     if (st_runtime_load_plugin(rt, buf, &ignored) != ST_OK)
                         st_error_clear(&ignored); /* its values keep the text's look */
+                    const st_plugin_info *pi = st_runtime_find_plugin(rt, buf);
+                    if (pi)
+                        set_add(covered, pi->name);
                     p += len;
                 }
             }
         }
     }
 }
+
+/* The plugins that provide the scene's classes and that no RequiredPlugin
+ * names: SOFA's XML scenes get them by class, settee's YAML names them. */
+static void missing_plugins(st_runtime *rt, const st_dnode *n, const name_set *covered,
+                            name_set *missing)
+{
+    const st_registry *reg = st_runtime_registry(rt);
+    for (size_t i = 0; i < n->nitems; i++) {
+        if (n->items[i].node) {
+            missing_plugins(rt, n->items[i].node, covered, missing);
+            continue;
+        }
+        const st_dobj *o = n->items[i].obj;
+        if (!o || !strcmp(o->type, "RequiredPlugin"))
+            continue;
+        const st_class *cls = st_registry_find(reg, o->type);
+        const char *plugin = cls ? st_registry_class_plugin(reg, cls) : NULL;
+        char buf[PLUGIN_NAME_MAX];
+        if (!cls && st_runtime_which_plugin(rt, o->type, buf, sizeof buf))
+            plugin = buf;
+        if (!plugin || !*plugin || set_has(covered, plugin))
+            continue;
+        const st_plugin_info *pi = st_runtime_find_plugin(rt, plugin);
+        if (pi && (!pi->file || !strcmp(pi->file, "(built in)"))) /* Core, StateContainer */
+            continue;
+        set_add(missing, plugin);
+    }
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(a, b); }
 
 st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_error *err)
 {
@@ -418,8 +491,16 @@ st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_e
                 rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out, strerror(errno));
         }
         if (rc == ST_OK) {
-            load_required_plugins(rt, d.root);
-            rc = st__desc_write(&d, to, f, st_runtime_registry(rt), err);
+            name_set covered = {0}, missing = {0};
+            load_required_plugins(rt, d.root, &covered);
+            if (to == ST_FMT_YAML) {
+                missing_plugins(rt, d.root, &covered, &missing);
+                qsort(missing.v, missing.n, sizeof *missing.v, cmp_names);
+            }
+            rc = st__desc_write(&d, to, f, st_runtime_registry(rt),
+                                (const char(*)[128])missing.v, missing.n, err);
+            st_free(covered.v);
+            st_free(missing.v);
             if (out) {
                 if (fclose(f) != 0 && rc == ST_OK)
                     rc = st_error_set(err, ST_EIO, "cannot write '%s': %s", out,
