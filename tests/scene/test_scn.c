@@ -618,6 +618,7 @@ Test(scn, convert_writes_values_by_field_type)
     cr_assert(strstr(text, "name: \"ode solver\""), "%s", text);
     cr_assert(strstr(text, "position: [0.3, 1, 0, 0, 0, 1]"), "a list stays a list: %s", text);
     cr_assert(!strstr(text, "older form"), "SOFA's RequiredPlugin name= is not old: %s", text);
+    cr_assert(!strstr(text, "the plugins of classes"), "every plugin is named: %s", text);
     free(text);
     double a[64], b[64];
     size_t na, nb;
@@ -625,6 +626,39 @@ Test(scn, convert_writes_values_by_field_type)
     run_file(yaml, 10, b, &nb);
     cr_assert_eq(na, nb);
     cr_assert_eq(memcmp(a, b, na * sizeof *a), 0, "the YAML runs as the .scn, bit for bit");
+}
+
+/* A SOFA scene that uses classes without naming their plugins (SOFA's XML
+ * loads them by class): the YAML names them in one RequiredPlugin. */
+Test(scn, convert_names_the_plugins_a_scene_uses_without_requiring_them)
+{
+    make_tmpdir();
+    const char *scn = write_in("noplugins.scn",
+        "<Node name=\"root\" gravity=\"0 -10 0\" dt=\"0.05\">\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name=\"Bob\">\n"
+        "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"
+        "    <CGLinearSolver iterations=\"25\" tolerance=\"1e-9\" threshold=\"1e-9\"/>\n"
+        "    <MechanicalObject name=\"p\" position=\"0.3 1 0\"/>\n"
+        "    <UniformMass totalMass=\"2\"/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    char yaml[1100];
+    snprintf(yaml, sizeof yaml, "%s/noplugins.yaml", tmpdir);
+    st_error err = {0};
+    cr_assert_eq(st_scene_convert(T.rt, scn, yaml, &err), ST_OK, "%s", err.msg);
+    char *text = test_read_file(yaml);
+    cr_assert(text);
+    cr_assert(strstr(text, "- RequiredPlugin: {pluginName: [LinearSolver.Iterative, Mass, "
+                           "ODESolver.Backward]}"),
+              "%s", text);
+    free(text);
+    double a[64], b[64];
+    size_t na, nb;
+    run_file(scn, 10, a, &na);
+    run_file(yaml, 10, b, &nb);
+    cr_assert_eq(na, nb);
+    cr_assert_eq(memcmp(a, b, na * sizeof *a), 0);
 }
 
 /* ---- the command line ---- */
