@@ -46,6 +46,21 @@ st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsi
 st_status springs_finish(spring_set *set, st_error *err);
 void springs_free(spring_set *set);
 
+/* SOFA's SpringForceField handlers of a change of the topology of one or
+ * both states (sides: 1 the m1 ends name its points, 2 the m2 ends, 3
+ * both), each side as its own handler over the whole change: on points
+ * removed (descending), the springs whose end is the removed point are
+ * erased (order kept) and the ends naming the then-last point renumbered;
+ * with edge_type (the topology is an EdgeSetTopologyContainer), a removed
+ * edge (e0, e1) also erases the first spring (m1, m2) == (e0, e1) (side 1;
+ * side 2 reads (m2, m1)). The Jacobian cache is resized. *changed tells
+ * whether a spring was erased or renumbered. */
+st_status springs_topology_changed(spring_set *set, unsigned sides, bool edge_type,
+                                   const st_topo_event *ev, size_t nev, bool *changed,
+                                   st_error *err);
+/* Whether SOFA's getTopologyType() of this topology is EDGE. */
+bool springs_edge_topology(const st_component *topology);
+
 /* The role functions on a spring set; vectors are the system's global ones. */
 void springs_add_force(spring_set *set, double *f, const double *x, const double *v);
 void springs_add_dforce(spring_set *set, double *df, const double *dx, double kfactor);
