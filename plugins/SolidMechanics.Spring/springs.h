@@ -99,6 +99,14 @@ st_status bending_elements(st_component *self, st_component **topology, st_mstat
                            st_type type, unsigned w, const st_array **elems, elem_edges *ee,
                            st_error *err);
 
+/* The bending components follow their topology by building again from its
+ * current elements after each change (the class's init, run by a
+ * listener): on a manifold surface this is the set SOFA's handlers leave
+ * (a spring whose edge lost a triangle deactivated, the others renumbered,
+ * rest shapes from the renumbered rest positions), up to the order of the
+ * springs. Registers once. */
+st_status bending_follow(st_component *self, st_component *topology, st_error *err);
+
 /* SOFA's bending springs visit the elements in order and each one's sides
  * in order. For edge k held by exactly two elements, the first visit (or
  * the last, with `last`) comes from element e at its side j, the other

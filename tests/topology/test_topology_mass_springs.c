@@ -366,3 +366,37 @@ Test(topo_mass, fixed_indices_linked_to_box_roi)
     near(p->r[0], 1, 0, "fixed x"), near(p->r[1], 1, 0, "fixed y"), near(p->r[2], 1, 0, "fixed z");
     st_scene_destroy(&s);
 }
+
+/* A triangle strip: 0 (0,0,0) 1 (1,0,0) 2 (1,1,0) 3 (0,1,0) 4 (2,0,0);
+ * T0 (0 1 2), T1 (0 2 3), T2 (1 4 2). Bending springs on the edges with
+ * two triangles: (0,2) gives 1-3, (1,2) gives 0-4. Removing T1 removes
+ * point 3 (4 takes its place) and T2 becomes triangle 1: one bending spring
+ * left, 0-3 (SOFA deactivates the spring of the edge that lost a
+ * triangle); the pressure's triangleList [2, 0] becomes [1, 0]. */
+#define STRIP(EXTRA)                                                                              \
+    "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"                          \
+    "<EulerImplicitSolver/><CGLinearSolver iterations='50' tolerance='1e-12' threshold='1e-20'/>" \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  1 1 0  0 1 0  2 0 0'/>"                \
+    "<TriangleSetTopologyContainer name='topo' triangles='0 1 2  0 2 3  1 4 2'/>"                 \
+    "<TriangleSetTopologyModifier/><UniformMass vertexMass='1'/>" EXTRA "</Node>"
+
+Test(topo_mass, bending_springs_and_pressure_follow_triangles)
+{
+    st_scene *s = load_xml(STRIP("<TriangularBendingSprings name='bend' stiffness='10'/>"
+                                 "<TrianglePressureForceField name='pr' triangleList='2 0' "
+                                 "pressure='0 0 1'/>"));
+    const unsigned t1[] = {1};
+    remove_elems(s, "topo", ST_ELEM_TRIANGLE, t1, 1);
+    const st_array *tl = arr(get(s, "pr"), "triangleList");
+    cr_assert_eq(tl->n, 2);
+    cr_assert_eq(tl->u[0], 1);
+    cr_assert_eq(tl->u[1], 0);
+    steps(s, 3, 0.01);
+    /* Both loaded triangles have area 1/2: a third of (0 0 1/2) on each of
+     * their vertices, point 1 and 2 in both; nothing resists but the bending
+     * spring, at rest. Point 3 (old 4) is in T2 only. */
+    const st_array *v = arr(get(s, "dofs"), "velocity");
+    cr_assert_eq(v->n, 4);
+    near(v->r[3 * 3 + 2], 3 * 0.01 * (0.5 / 3), 1e-12, "old point 4 pushed by T2 only");
+    st_scene_destroy(&s);
+}
