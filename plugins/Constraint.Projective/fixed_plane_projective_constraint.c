@@ -56,7 +56,7 @@ static st_status plane_init(st_component *self, st_error *err)
         }
         st_component_touch(self, st_component_field(self, "indices"));
     }
-    return ST_OK;
+    return projective_follow(self, p->topology, NULL, NULL, 0, err);
 }
 
 static void plane_project_response(st_component *self, const st_mparams *mp, double *dx)

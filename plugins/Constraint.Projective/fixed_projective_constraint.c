@@ -39,7 +39,7 @@ st_status fixed_common_init(fixed_common *c, st_error *err)
         c->indices.n = k;
         st_component_touch(&c->base, st_component_field(&c->base, "indices"));
     }
-    return ST_OK;
+    return projective_follow(&c->base, c->topology, NULL, NULL, 0, err);
 }
 
 static st_status fixed_init(st_component *self, st_error *err)

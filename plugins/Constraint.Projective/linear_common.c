@@ -26,6 +26,24 @@ st_status projective_check_increasing(st_component *self, const st_array *times,
     return ST_OK;
 }
 
+st_status projective_follow(st_component *self, st_component *topology, void **pts, size_t *n,
+                            size_t item_size, st_error *err)
+{
+    if (!topology || !topology->cls->topology)
+        return ST_OK;
+    ST_TRY(st_topology_follow_subset(self, "indices", topology, ST_ELEM_POINT, err));
+    if (!pts)
+        return ST_OK;
+    const st_topology_ops *ops = topology->cls->topology;
+    size_t np = ops->nb_points ? ops->nb_points(topology) : 0;
+    if (*n != np)
+        return st_component_error(self, "indices", err, ST_ESCENE,
+                                  "the state has %zu points and its topology '%s' %zu: the "
+                                  "constraint cannot follow the topology's changes",
+                                  *n, topology->name ? topology->name : "?", np);
+    return st_topology_follow(self, topology, ST_ELEM_POINT, pts, n, item_size, NULL, NULL, err);
+}
+
 void projective_zero_points(double *s, const st_array *indices)
 {
     for (size_t i = 0; i < indices->n; i++) {

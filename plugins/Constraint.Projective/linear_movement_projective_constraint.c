@@ -36,6 +36,7 @@ typedef struct linear_movement {
     st_component *mstate;    /* "mstate" */
     st_mstate *ms;
     double *x0;              /* positions of the points at the first projection, 3 n, owned */
+    size_t nx0;              /* points in x0 (the state's, renumbered with it) */
     bool have_x0;
 } linear_movement;
 
@@ -84,7 +85,10 @@ static st_status lm_init(st_component *self, st_error *err)
     c->x0 = st_calloc(3 * (n ? n : 1), sizeof *c->x0);
     if (!c->x0)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu initial positions", n);
+    c->nx0 = n;
     c->have_x0 = false;
+    ST_TRY(projective_follow(self, c->topology, (void **)&c->x0, &c->nx0, 3 * sizeof *c->x0,
+                             err));
     return ST_OK;
 }
 

@@ -36,6 +36,7 @@ typedef struct linear_velocity {
     st_component *mstate;    /* "mstate" */
     st_mstate *ms;
     double *xp;              /* positions imposed last, 3 n, owned */
+    size_t nxp;              /* points in xp (the state's, renumbered with it) */
     bool have_x0;
     double prev_t, next_t, prev_v[3], next_v[3];
     bool finished;
@@ -77,7 +78,10 @@ static st_status lv_init(st_component *self, st_error *err)
     c->xp = st_calloc(3 * (n ? n : 1), sizeof *c->xp);
     if (!c->xp)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu positions", n);
+    c->nxp = n;
     c->have_x0 = false;
+    ST_TRY(projective_follow(self, c->topology, (void **)&c->xp, &c->nxp, 3 * sizeof *c->xp,
+                             err));
     lv_restart(c);
     return ST_OK;
 }

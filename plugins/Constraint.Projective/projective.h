@@ -88,6 +88,15 @@ st_status projective_check_indices(st_component *self, const st_array *indices, 
                                    st_error *err);
 /* keyTimes must not decrease (SOFA assumes chronological order). */
 st_status projective_check_increasing(st_component *self, const st_array *times, st_error *err);
+/* SOFA's TopologySubsetIndices on a projective constraint's "indices":
+ * when the topology (the linked one, else the first found upward; nothing
+ * when there is none) loses points, entries naming them are erased and
+ * those naming the last point renumbered (st_topology_follow_subset). With
+ * pts (n items of item_size bytes, one per point of the state) that array
+ * follows the points too (the last point's item fills each hole); it must
+ * have the topology's point count. */
+st_status projective_follow(st_component *self, st_component *topology, void **pts, size_t *n,
+                            size_t item_size, st_error *err);
 /* Zeroes the listed points of a state's slice (3 doubles per point). */
 void projective_zero_points(double *s, const st_array *indices);
 /* Clears the listed points' rows and columns with a unit diagonal. */

@@ -23,6 +23,22 @@ static st_status link_field(roi *r, const char *field, st_component *src, const 
     return st_component_set(&r->base, field, text, err);
 }
 
+/* SOFA's ROIs hold no topology data: their outputs are plain data,
+ * recomputed from their inputs whenever one changed. After a topological
+ * change the inputs linked to the state and the topology (the defaults
+ * below) were touched by the kernel, so the engine recomputes its lists
+ * from the renumbered points and elements before anything reads them; a
+ * component whose index list links to an output (FixedProjectiveConstraint
+ * indices="@box.indices") gets that fresh list, as in SOFA, rather than
+ * keeping its own renumbering. Nothing to do here but to say that the ROI
+ * follows. */
+static st_status roi_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)self, (void)topology, (void)ev, (void)nev, (void)err;
+    return ST_OK;
+}
+
 st_status roi_link_defaults(roi *r, st_error *err)
 {
     if (r->defaults_linked)
@@ -73,6 +89,9 @@ st_status roi_link_defaults(roi *r, st_error *err)
                 ST_TRY(link_field(r, lists[i].name, topo, lists[i].name, err));
         }
     }
+    st_component *followed = st_node_find(node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (followed && followed->cls->topology)
+        ST_TRY(st_topology_listen(self, followed, roi_topology_changed, err));
     return st_component_update_inputs(self, err);
 }
 

@@ -38,6 +38,13 @@ typedef struct diagonal_mass {
     st_mstate *ms;
     st_type elem;               /* element type used */
     mass_rigid *rigid;          /* Rigid3d: one per point (owned), else NULL */
+    /* Topological changes: a copy of the mass elements (w vertices each),
+     * following the topology's elements of that kind, so that a removed
+     * element's mass can be taken off its vertices (SOFA reads it in the
+     * container before the container changes). */
+    unsigned *copy;
+    size_t ncopy;
+    st_component *followed;
 } diagonal_mass;
 
 extern const st_class st_diagonal_mass_class;
@@ -48,6 +55,33 @@ static const st_array *dm_elems(const diagonal_mass *m, st_type kind)
 {
     const st_array *a = m->topology->cls->topology->elements(m->topology, kind);
     return a && a->n ? a : NULL;
+}
+
+/* The mass one element gives each of its vertices: rho |e| / k. */
+static double dm_elem_mass(st_type elem, const double *x, const unsigned *v, double density)
+{
+    switch (elem) {
+    case ST_T_EDGES:
+        return (density * mass_edge_length(x + 3 * v[0], x + 3 * v[1])) / 2.0;
+    case ST_T_TRIANGLES:
+        return (density * mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2])) / 3.0;
+    case ST_T_QUADS: {
+        double area = mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
+                      mass_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
+        return (density * area) / 4.0;
+    }
+    case ST_T_TETRAS:
+        return (density * mass_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3])) /
+               4.0;
+    case ST_T_HEXAS: {
+        const double *p[8];
+        for (int j = 0; j < 8; j++)
+            p[j] = x + 3 * v[j];
+        return (density * mass_hexa_volume(p)) / 8.0;
+    }
+    default:
+        return 0.0;
+    }
 }
 
 /* Fills vertexMass with the masses for a density; returns their sum
@@ -72,35 +106,7 @@ static st_status dm_compute(diagonal_mass *m, double density, double *total, st_
                                           "element %zu of the topology uses vertex %u but the "
                                           "state has %zu points",
                                           i, v[j], pos->n < n ? pos->n : n);
-        double mass = 0;
-        switch (m->elem) {
-        case ST_T_EDGES:
-            mass = (density * mass_edge_length(x + 3 * v[0], x + 3 * v[1])) / 2.0;
-            break;
-        case ST_T_TRIANGLES:
-            mass = (density * mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2])) / 3.0;
-            break;
-        case ST_T_QUADS: {
-            double area = mass_tri_area(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2]) +
-                          mass_tri_area(x + 3 * v[0], x + 3 * v[2], x + 3 * v[3]);
-            mass = (density * area) / 4.0;
-            break;
-        }
-        case ST_T_TETRAS:
-            mass = (density *
-                    mass_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3])) /
-                   4.0;
-            break;
-        case ST_T_HEXAS: {
-            const double *p[8];
-            for (int j = 0; j < 8; j++)
-                p[j] = x + 3 * v[j];
-            mass = (density * mass_hexa_volume(p)) / 8.0;
-            break;
-        }
-        default:
-            break;
-        }
+        double mass = dm_elem_mass(m->elem, x, v, density);
         for (unsigned j = 0; j < w; j++) {
             vm[v[j]] += mass;
             t += mass;
@@ -217,6 +223,122 @@ static void dm_cleanup(st_component *self)
     diagonal_mass *m = (diagonal_mass *)self;
     st_free(m->rigid);
     m->rigid = NULL;
+    st_free(m->copy);
+    m->copy = NULL;
+    m->ncopy = 0;
+}
+
+/* ---- topological changes (SOFA's DiagonalMass handlers) ---- */
+
+static st_elem dm_elem_kind(st_type t)
+{
+    switch (t) {
+    case ST_T_EDGES: return ST_ELEM_EDGE;
+    case ST_T_TRIANGLES: return ST_ELEM_TRIANGLE;
+    case ST_T_QUADS: return ST_ELEM_QUAD;
+    case ST_T_TETRAS: return ST_ELEM_TETRAHEDRON;
+    default: return ST_ELEM_HEXAHEDRON;
+    }
+}
+
+/* Adds sign * rho |e| / k to the element's vertices and k times that to
+ * totalMass, on the geometry state's rest positions and with massDensity,
+ * as SOFA's applyXxxCreation / applyXxxDestruction. */
+static void dm_elem_apply(diagonal_mass *m, const unsigned *v, double sign)
+{
+    st_mstate *g = (st_mstate *)m->geometry_state;
+    unsigned w = st_type_width(m->elem);
+    for (unsigned j = 0; j < w; j++)
+        if (v[j] >= g->rest_position.n || v[j] >= m->vertex_mass.n)
+            return;
+    double mass = dm_elem_mass(m->elem, g->rest_position.r, v, m->mass_density);
+    for (unsigned j = 0; j < w; j++)
+        m->vertex_mass.r[v[j]] += sign * mass;
+    m->total_mass += sign * ((double)w * mass);
+}
+
+static void dm_elem_destroy(void *ud, size_t i, void *item)
+{
+    (void)i;
+    dm_elem_apply(ud, item, -1.0);
+}
+
+static void dm_elem_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)i;
+    diagonal_mass *m = ud;
+    unsigned w = st_type_width(m->elem);
+    if (!ev->vertices)
+        return;
+    memcpy(item, ev->vertices + k * w, w * sizeof(unsigned));
+    dm_elem_apply(m, item, 1.0);
+}
+
+static const st_topo_follow_ops dm_elem_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .destroy = dm_elem_destroy,
+    .create = dm_elem_create,
+};
+
+/* SOFA's applyPointDestruction: totalMass -= the point's mass (a new
+ * point's mass is 0: the kernel zero-fills it). */
+static void dm_point_destroy(void *ud, size_t i, void *item)
+{
+    (void)i;
+    diagonal_mass *m = ud;
+    m->total_mass -= *(const double *)item;
+}
+
+static const st_topo_follow_ops dm_point_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .destroy = dm_point_destroy,
+};
+
+/* After the change: the copies' vertices renumbered as the container
+ * renumbered its elements (the last point fills each removed one's place). */
+static st_status dm_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)err;
+    diagonal_mass *m = (diagonal_mass *)self;
+    size_t total = m->ncopy * st_type_width(m->elem);
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_REMOVED || ev[e].elem != ST_ELEM_POINT)
+            continue;
+        for (size_t k = 0; k < ev[e].n; k++) {
+            unsigned id = ev[e].index[k], last = (unsigned)(ev[e].before - 1 - k);
+            for (size_t j = 0; j < total; j++)
+                if (m->copy[j] == last)
+                    m->copy[j] = id;
+        }
+    }
+    st_component_touch(self, st_component_field(self, "vertexMass"));
+    st_component_touch(self, st_component_field(self, "totalMass"));
+    return ST_OK;
+}
+
+static st_status dm_follow(diagonal_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    if (m->followed == m->topology)
+        return ST_OK;
+    const st_array *e = dm_elems(m, m->elem);
+    unsigned w = st_type_width(m->elem);
+    size_t n = e ? e->n : 0;
+    st_free(m->copy);
+    m->copy = st_malloc((n ? n : 1) * w * sizeof *m->copy);
+    if (!m->copy)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    if (n)
+        memcpy(m->copy, e->u, n * w * sizeof *m->copy);
+    m->ncopy = n;
+    ST_TRY(st_topology_follow_field(self, "vertexMass", m->topology, ST_ELEM_POINT, &dm_point_ops,
+                                    m, err));
+    ST_TRY(st_topology_follow(self, m->topology, dm_elem_kind(m->elem), (void **)&m->copy,
+                              &m->ncopy, w * sizeof *m->copy, &dm_elem_ops, m, err));
+    ST_TRY(st_topology_listen(self, m->topology, dm_topology_changed, err));
+    m->followed = m->topology;
+    return ST_OK;
 }
 
 static st_status dm_init(st_component *self, st_error *err)
@@ -293,7 +415,7 @@ static st_status dm_init(st_component *self, st_error *err)
     st_component_touch(self, st_component_field(self, "vertexMass"));
     st_component_touch(self, st_component_field(self, "massDensity"));
     st_component_touch(self, st_component_field(self, "totalMass"));
-    return ST_OK;
+    return dm_follow(m, err);
 }
 
 /* ---- role functions ---- */

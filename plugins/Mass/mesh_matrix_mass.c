@@ -58,7 +58,19 @@ typedef struct mesh_matrix_mass {
     size_t *kidx;
     size_t keycap;
     bool warned_acc;
+    /* Topological changes (SOFA's handlers): a copy of the mass elements
+     * with their density, following the topology's elements, so that a
+     * removed element's masses come off its vertices and edges; the pairs
+     * are then the topology's edges again (edgeMass follows them). */
+    struct mm_item *copy;
+    size_t ncopy;
+    bool following;
 } mesh_matrix_mass;
+
+typedef struct mm_item {
+    unsigned v[8];
+    double rho;
+} mm_item;
 
 extern const st_class st_mesh_matrix_mass_class;
 
@@ -486,10 +498,203 @@ static st_status mm_init_mass(mesh_matrix_mass *m, st_error *err)
 
 static void mm_free_runtime(mesh_matrix_mass *m)
 {
+    st_free(m->copy);
+    m->copy = NULL;
+    m->ncopy = 0;
     st_free(m->pa), st_free(m->pb), st_free(m->pm), st_free(m->rowsum);
     st_free(m->keys), st_free(m->kidx);
     m->pa = m->pb = NULL, m->pm = m->rowsum = NULL, m->keys = NULL, m->kidx = NULL;
     m->npair = m->paircap = m->keycap = m->ne = 0;
+}
+
+/* ---- topological changes (SOFA's MeshMatrixMass handlers) ---- */
+
+static st_elem mm_elem_kind(st_type t)
+{
+    switch (t) {
+    case ST_T_TRIANGLES: return ST_ELEM_TRIANGLE;
+    case ST_T_QUADS: return ST_ELEM_QUAD;
+    case ST_T_TETRAS: return ST_ELEM_TETRAHEDRON;
+    default: return ST_ELEM_HEXAHEDRON;
+    }
+}
+
+/* The pair {a, b} among the topology's edges as they were before the
+ * change (pa, pb are rebuilt only after it), or -1. */
+static size_t mm_find_pair(const mesh_matrix_mass *m, unsigned a, unsigned b)
+{
+    for (size_t k = 0; k < m->npair; k++)
+        if ((m->pa[k] == a && m->pb[k] == b) || (m->pa[k] == b && m->pb[k] == a))
+            return k;
+    return (size_t)-1;
+}
+
+/* Adds sign times an element's masses (SOFA's applyVertexMassXxxCreation /
+ * Destruction and applyEdgeMassXxx...): rho |e| / dv on each vertex and
+ * rho |e| / (2 dv) on each edge, positions as computeMassOnRest says. */
+static void mm_elem_apply(mesh_matrix_mass *m, const mm_item *it, double sign)
+{
+    st_mstate *g = (st_mstate *)m->geometry_state;
+    const st_array *pos = m->compute_mass_on_rest ? &g->rest_position : &g->position;
+    unsigned w = st_type_width(m->elem);
+    for (unsigned j = 0; j < w; j++)
+        if (it->v[j] >= pos->n || it->v[j] >= m->vertex_mass.n)
+            return;
+    unsigned nedge = m->elem == ST_T_TRIANGLES ? 3 : m->elem == ST_T_QUADS ? 4
+                     : m->elem == ST_T_TETRAS  ? 6
+                                               : 12;
+    const unsigned(*edges)[2] = m->elem == ST_T_TRIANGLES ? tri_edges
+                                : m->elem == ST_T_QUADS   ? quad_edges
+                                : m->elem == ST_T_TETRAS  ? tet_edges
+                                                          : hexa_edges;
+    double dv = m->elem == ST_T_TRIANGLES ? 6.0 : m->elem == ST_T_QUADS ? 8.0
+                : m->elem == ST_T_TETRAS  ? 10.0
+                                          : 20.0;
+    double meas = measure(m, pos->r, it->v);
+    double mass = (it->rho * meas) / dv;
+    for (unsigned j = 0; j < w; j++)
+        m->vertex_mass.r[it->v[j]] += sign * mass;
+    m->total_mass += sign * (m->lumping ? (double)w * mass * m->c : (double)w * mass);
+    if (m->lumping)
+        return;
+    double me = (it->rho * meas) / (2.0 * dv);
+    for (unsigned j = 0; j < nedge; j++) {
+        size_t k = mm_find_pair(m, it->v[edges[j][0]], it->v[edges[j][1]]);
+        if (k < m->edge_mass.n)
+            m->edge_mass.r[k] += sign * me;
+    }
+    m->total_mass += sign * ((double)nedge * me * 2.0);
+}
+
+static void mm_elem_destroy(void *ud, size_t i, void *item)
+{
+    (void)i;
+    mm_elem_apply(ud, item, -1.0);
+}
+
+static void mm_elem_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    mesh_matrix_mass *m = ud;
+    mm_item *it = item;
+    unsigned w = st_type_width(m->elem);
+    if (!ev->vertices)
+        return;
+    memcpy(it->v, ev->vertices + k * w, w * sizeof(unsigned));
+    it->rho = m->mass_density.n ? m->mass_density.r[i < m->mass_density.n ? i : 0] : 1.0;
+    mm_elem_apply(m, it, 1.0);
+}
+
+static const st_topo_follow_ops mm_elem_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .destroy = mm_elem_destroy,
+    .create = mm_elem_create,
+};
+
+/* applyVertexMassDestruction: totalMass -= the point's mass. */
+static void mm_point_destroy(void *ud, size_t i, void *item)
+{
+    (void)i;
+    mesh_matrix_mass *m = ud;
+    m->total_mass -= *(const double *)item;
+}
+
+/* applyEdgeMassDestruction: totalMass -= the edge's mass (not lumped). */
+static void mm_edge_destroy(void *ud, size_t i, void *item)
+{
+    (void)i;
+    mesh_matrix_mass *m = ud;
+    if (!m->lumping)
+        m->total_mass -= *(const double *)item;
+}
+
+static const st_topo_follow_ops mm_point_ops = {.struct_size = sizeof(st_topo_follow_ops),
+                                                .destroy = mm_point_destroy};
+static const st_topo_follow_ops mm_edge_ops = {.struct_size = sizeof(st_topo_follow_ops),
+                                               .destroy = mm_edge_destroy};
+
+/* After the change: the copies renumbered as the container's elements, the
+ * pairs made of the topology's edges again, with edgeMass's values. */
+static st_status mm_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_REMOVED || ev[e].elem != ST_ELEM_POINT)
+            continue;
+        for (size_t k = 0; k < ev[e].n; k++) {
+            unsigned id = ev[e].index[k], last = (unsigned)(ev[e].before - 1 - k);
+            for (size_t i = 0; i < m->ncopy; i++)
+                for (unsigned j = 0; j < 8; j++)
+                    if (m->copy[i].v[j] == last)
+                        m->copy[i].v[j] = id;
+        }
+    }
+    const st_array *edges = m->topology->cls->topology->elements(m->topology, ST_T_EDGES);
+    size_t ne = edges ? edges->n : 0;
+    if (ne != m->edge_mass.n)
+        return st_component_error(self, "edgeMass", err, ST_ESOLVER,
+                                  "%zu edge masses for %zu topology edges after a change",
+                                  m->edge_mass.n, ne);
+    if (ne > m->paircap) {
+        unsigned *pa = st_realloc(m->pa, ne * sizeof *pa);
+        if (pa)
+            m->pa = pa;
+        unsigned *pb = st_realloc(m->pb, ne * sizeof *pb);
+        if (pb)
+            m->pb = pb;
+        double *pm = st_realloc(m->pm, ne * sizeof *pm);
+        if (pm)
+            m->pm = pm;
+        if (!pa || !pb || !pm)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        m->paircap = ne;
+    }
+    for (size_t k = 0; k < ne; k++) {
+        m->pa[k] = edges->u[2 * k];
+        m->pb[k] = edges->u[2 * k + 1];
+        m->pm[k] = m->lumping ? 0.0 : m->edge_mass.r[k];
+    }
+    m->npair = m->ne = ne;
+    st_component_touch(self, st_component_field(self, "vertexMass"));
+    st_component_touch(self, st_component_field(self, "edgeMass"));
+    st_component_touch(self, st_component_field(self, "massDensity"));
+    st_component_touch(self, st_component_field(self, "totalMass"));
+    return ST_OK;
+}
+
+/* Follows the topology when the pairs are exactly its edges (SOFA's
+ * EdgeData edgeMass); the exact hexahedra (pairs of their own) and
+ * topologies without the elements' edges do not follow: a change of them
+ * is refused by the kernel. */
+static st_status mm_follow(mesh_matrix_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    if (m->following || !m->elem || m->exact || m->npair != m->ne)
+        return ST_OK;
+    const st_array *e = mm_elems(m, m->elem);
+    unsigned w = st_type_width(m->elem);
+    size_t n = e ? e->n : 0;
+    m->copy = st_calloc(n ? n : 1, sizeof *m->copy);
+    if (!m->copy)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        memcpy(m->copy[i].v, e->u + (size_t)w * i, w * sizeof(unsigned));
+        m->copy[i].rho = m->mass_density.r[i < m->mass_density.n ? i : 0];
+    }
+    m->ncopy = n;
+    ST_TRY(st_topology_follow_field(self, "vertexMass", m->topology, ST_ELEM_POINT, &mm_point_ops,
+                                    m, err));
+    ST_TRY(st_topology_follow_field(self, "edgeMass", m->topology, ST_ELEM_EDGE, &mm_edge_ops, m,
+                                    err));
+    ST_TRY(st_topology_follow(self, m->topology, mm_elem_kind(m->elem), (void **)&m->copy,
+                              &m->ncopy, sizeof *m->copy, &mm_elem_ops, m, err));
+    if (m->mass_density.n == n)
+        ST_TRY(st_topology_follow_field(self, "massDensity", m->topology, mm_elem_kind(m->elem),
+                                        NULL, NULL, err));
+    ST_TRY(st_topology_listen(self, m->topology, mm_topology_changed, err));
+    m->following = true;
+    return ST_OK;
 }
 
 static st_status mm_init(st_component *self, st_error *err)
@@ -589,7 +794,7 @@ static st_status mm_init(st_component *self, st_error *err)
                           "lumping: true for a diagonal mass");
     if (m->print_mass)
         st_component_info(self, "mass information computed: totalMass = %g", m->total_mass);
-    return ST_OK;
+    return mm_follow(m, err);
 }
 
 static void mm_cleanup(st_component *self) { mm_free_runtime((mesh_matrix_mass *)self); }

@@ -31,6 +31,7 @@ typedef struct uniform_mass {
     st_component *mstate;     /* "mstate" link */
     /* Set at init. */
     st_mstate *ms;
+    st_component *followed;   /* the topology whose changes the indices follow */
     bool valid;
     bool all;                 /* indices are 0..n-1 of the whole state: flat loops */
 } uniform_mass;
@@ -51,9 +52,8 @@ static const st_field uniform_mass_fields[] = {
     ST_UINTS(uniform_mass, indices, "indices", NULL,
              "optional local DOF indices. Any computation involving only indices outside of this "
              "list are discarded"),
-    ST_IGNORED(uniform_mass, preserve_total_mass, "preserveTotalMass", ST_T_BOOL, bool, "false",
-               "Prevent totalMass from decreasing when removing particles (settee has no "
-               "topological changes)"),
+    ST_BOOL(uniform_mass, preserve_total_mass, "preserveTotalMass", "false",
+            "Prevent totalMass from decreasing when removing particles."),
     MASS_F_SHOW(uniform_mass),
     ST_IGNORED(uniform_mass, compute_mapping_inertia, "compute_mapping_inertia", ST_T_BOOL, bool,
                "false", "to be used if the mass is placed under a mapping (unused in SOFA too)"),
@@ -142,6 +142,62 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
     return ST_OK;
 }
 
+/* After a change of the topology: SOFA's ENDING_EVENT callback,
+ * updateMassOnResize(indices.size()). The kernel renumbered the indices as
+ * SOFA's TopologySubsetIndices; points added join the subset (SOFA's
+ * supportNewTopologyElements). */
+static st_status uniform_mass_topology_changed(st_component *self, st_component *topology,
+                                               const st_topo_event *ev, size_t nev,
+                                               st_error *err)
+{
+    (void)topology;
+    uniform_mass *m = (uniform_mass *)self;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_ADDED || ev[e].elem != ST_ELEM_POINT || !ev[e].n)
+            continue;
+        size_t k = m->indices.n;
+        ST_TRY(st_array_resize(&m->indices, ST_T_UINTS, k + ev[e].n, err));
+        for (size_t i = 0; i < ev[e].n; i++)
+            m->indices.u[k + i] = ev[e].index[i];
+    }
+    size_t n = m->indices.n;
+    if (n == 0)
+        m->total_mass = 0.0;
+    else if (m->preserve_total_mass)
+        m->vertex_mass = m->total_mass / (double)n;
+    else
+        m->total_mass = (double)n * m->vertex_mass;
+    m->vertex_mass_in.mass = m->vertex_mass;
+    if (m->ms->type->rigid && n > 0 &&
+        !mass_rigid_set(&m->rigid, m->vertex_mass, m->vertex_mass_in.inertia))
+        return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                  "the inertia matrix times the mass is not invertible");
+    m->all = n == m->ms->n;
+    for (size_t i = 0; i < n && m->all; i++)
+        m->all = m->indices.u[i] == i;
+    st_component_touch(self, st_component_field(self, "totalMass"));
+    st_component_touch(self, st_component_field(self, "vertexMass"));
+    st_component_touch(self, st_component_field(self, "indices"));
+    return ST_OK;
+}
+
+/* SOFA's UniformMass follows a dynamic topology (its "topology" link, else
+ * the first one up the tree): indices as TopologySubsetIndices, the masses
+ * updated after each change. */
+static st_status uniform_mass_follow(uniform_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
+    st_component *topo = m->topology;
+    if (!topo)
+        topo = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!topo || !topo->cls->topology || topo == m->followed)
+        return ST_OK;
+    ST_TRY(st_topology_follow_subset(self, "indices", topo, ST_ELEM_POINT, err));
+    ST_TRY(st_topology_listen(self, topo, uniform_mass_topology_changed, err));
+    m->followed = topo;
+    return ST_OK;
+}
+
 static st_status uniform_mass_init(st_component *self, st_error *err)
 {
     uniform_mass *m = (uniform_mass *)self;
@@ -151,7 +207,8 @@ static st_status uniform_mass_init(st_component *self, st_error *err)
                                   "No compatible MechanicalState found in the current context: "
                                   "add a MechanicalObject before the mass in this node, or set "
                                   "mstate");
-    return uniform_mass_setup(m, err);
+    ST_TRY(uniform_mass_setup(m, err));
+    return uniform_mass_follow(m, err);
 }
 
 static st_status uniform_mass_reinit(st_component *self, st_error *err)

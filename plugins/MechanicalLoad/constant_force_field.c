@@ -13,6 +13,8 @@
  * Deviation from SOFA, on purpose: an index >= the state's size is an error
  * here; SOFA's check lets index == size through and its update callbacks
  * mask the invalid state, then writes out of bounds. */
+#include <string.h>
+
 #include "mechanical_load.h"
 
 typedef struct constant_ff {
@@ -28,6 +30,7 @@ typedef struct constant_ff {
     st_component *topology;    /* "topology" link */
     st_component *mstate;      /* "mstate" link */
     st_mstate *ms;             /* resolved at init */
+    bool from_total;           /* totalForce was the input (forces derived from it) */
 } constant_ff;
 
 /* Every index gets force f; totalForce = n f. */
@@ -64,9 +67,9 @@ static st_status cff_from_forces(constant_ff *c, st_error *err)
     return ST_OK;
 }
 
-static st_status cff_init(st_component *self, st_error *err)
+static st_status cff_setup(constant_ff *c, st_error *err)
 {
-    constant_ff *c = (constant_ff *)self;
+    st_component *self = &c->base;
     ST_TRY(ml_find_state(self, &c->ms, err));
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
@@ -99,6 +102,7 @@ static st_status cff_init(st_component *self, st_error *err)
         double f[ML_N];
         for (int k = 0; k < ML_N; k++)
             f[k] = c->total_force[k] / (double)c->indices.n;
+        c->from_total = true;
         return cff_spread(c, f, err);
     }
     if (has_force)
@@ -106,6 +110,70 @@ static st_status cff_init(st_component *self, st_error *err)
     return st_component_error(self, NULL, err, ST_ESCENE,
                               "No input force has been set. Please define one of both Data: "
                               "forces or totalForce");
+}
+
+/* After a change of the topology: `indices` as SOFA's
+ * TopologySubsetIndices (entries naming a removed point erased in order,
+ * those naming the then-last point renumbered), each index's force going
+ * with it; then SOFA's update callbacks: a totalForce input is spread again
+ * over the indices left, otherwise totalForce is the sum of the forces. */
+static st_status cff_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)err;
+    constant_ff *c = (constant_ff *)self;
+    unsigned *v = c->indices.u;
+    double *f = c->forces.r;
+    bool paired = c->forces.n == c->indices.n;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_REMOVED || ev[e].elem != ST_ELEM_POINT)
+            continue;
+        size_t last = ev[e].before;
+        for (size_t k = 0; k < ev[e].n && c->indices.n; k++) {
+            unsigned id = ev[e].index[k];
+            size_t w = 0;
+            for (size_t j = 0; j < c->indices.n; j++) {
+                if (v[j] == id)
+                    continue;
+                if (paired && w != j)
+                    memmove(f + ML_N * w, f + ML_N * j, ML_N * sizeof *f);
+                v[w++] = v[j];
+            }
+            c->indices.n = w;
+            if (paired)
+                c->forces.n = w;
+            if (last == 0)
+                continue;
+            last--;
+            for (size_t j = 0; j < w; j++)
+                if (v[j] == last)
+                    v[j] = id;
+        }
+    }
+    if (c->from_total && c->indices.n) {
+        for (size_t i = 0; i < c->indices.n; i++)
+            for (int k = 0; k < ML_N; k++)
+                c->forces.r[ML_N * i + k] = c->total_force[k] / (double)c->indices.n;
+    } else {
+        for (int k = 0; k < ML_N; k++) {
+            c->total_force[k] = 0.0;
+            for (size_t i = 0; i < c->forces.n; i++)
+                c->total_force[k] += c->forces.r[ML_N * i + k];
+        }
+    }
+    st_component_touch(self, st_component_field(self, "indices"));
+    st_component_touch(self, st_component_field(self, "forces"));
+    st_component_touch(self, st_component_field(self, "totalForce"));
+    return ST_OK;
+}
+
+static st_status cff_init(st_component *self, st_error *err)
+{
+    constant_ff *c = (constant_ff *)self;
+    ST_TRY(cff_setup(c, err));
+    if (c->topology && c->topology->cls->topology)
+        return st_topology_listen(self, c->topology, cff_topology_changed, err);
+    return ST_OK;
 }
 
 /* The point index i names. */

@@ -112,3 +112,29 @@ double ml_elem_load_energy(const ml_elem_load *l, const double *x)
     }
     return e;
 }
+
+/* Set while a listener runs a component's init again (no second
+ * registration). */
+static _Thread_local bool ml_rebuilding;
+
+static st_status ml_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    ml_rebuilding = true;
+    st_status st = self->cls->init(self, err);
+    ml_rebuilding = false;
+    return st;
+}
+
+st_status ml_follow_elements(st_component *self, st_component *topology, const char *list_field,
+                             st_elem elem, st_error *err)
+{
+    if (ml_rebuilding || !topology || !topology->cls->topology)
+        return ST_OK;
+    const st_field *f = st_component_field(self, list_field);
+    const st_array *list = f ? st_component_field_ptr(self, f) : NULL;
+    if (list && list->n)
+        ST_TRY(st_topology_follow_subset(self, list_field, topology, elem, err));
+    return st_topology_listen(self, topology, ml_topology_changed, err);
+}

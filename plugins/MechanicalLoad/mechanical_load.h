@@ -77,6 +77,15 @@ void ml_add_contact_blocks(st_matrix *m, const st_component *self, const st_msta
 
 /* Resolves the state a force field acts on (its mstate link, else its
  * node's); an error naming the class when there is none. */
+/* The pressure loads follow their topology as SOFA's TriangleSparseData /
+ * QuadSparseData: list_field (indices into the topology's elements of kind
+ * elem; empty: every element, taken again after each change) is a subset
+ * of them (st_topology_follow_subset), and after each change the class's
+ * init computes the loads again from the renumbered list, the topology's
+ * current elements and the renumbered rest positions (the areas SOFA keeps
+ * per entry). Registers once. */
+st_status ml_follow_elements(st_component *self, st_component *topology, const char *list_field,
+                             st_elem elem, st_error *err);
 st_status ml_find_state(st_component *self, st_mstate **out, st_error *err);
 
 

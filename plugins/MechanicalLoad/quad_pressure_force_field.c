@@ -88,7 +88,8 @@ static st_status qp_init(st_component *self, st_error *err)
             q->load.force[3 * k + (size_t)c] = q->pressure[c] * area;
     }
     st_free(sel);
-    return s;
+    ST_TRY(s);
+    return ml_follow_elements(self, q->topology, "quadList", ST_ELEM_QUAD, err);
 }
 
 static void qp_cleanup(st_component *self) { ml_elem_load_free(&((quad_pressure *)self)->load); }

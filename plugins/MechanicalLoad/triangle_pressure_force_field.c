@@ -68,7 +68,7 @@ static st_status tp_init(st_component *self, st_error *err)
         for (int k = 0; k < 3; k++)
             t->load.force[3 * i + (size_t)k] = t->pressure[k] * area;
     }
-    return ST_OK;
+    return ml_follow_elements(self, t->topology, "triangleList", ST_ELEM_TRIANGLE, err);
 }
 
 static void tp_cleanup(st_component *self) { ml_elem_load_free(&((tri_pressure *)self)->load); }

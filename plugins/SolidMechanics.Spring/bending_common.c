@@ -181,3 +181,24 @@ const st_forcefield_ops spring_head_ops = {
     .potential_energy = head_energy,
     .rayleigh_stiffness = head_rayleigh,
 };
+
+/* Set while a listener builds a component again, so that its init does not
+ * register a second time. */
+static _Thread_local bool rebuilding;
+
+static st_status bending_topology_changed(st_component *self, st_component *topology,
+                                          const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    rebuilding = true;
+    st_status st = self->cls->init(self, err);
+    rebuilding = false;
+    return st;
+}
+
+st_status bending_follow(st_component *self, st_component *topology, st_error *err)
+{
+    if (rebuilding || !topology || !topology->cls->topology)
+        return ST_OK;
+    return st_topology_listen(self, topology, bending_topology_changed, err);
+}

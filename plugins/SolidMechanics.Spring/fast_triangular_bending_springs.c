@@ -99,7 +99,7 @@ static st_status fb_init(st_component *self, st_error *err)
     ST_TRY(bending_elements(self, &b->topology, &b->ms, ST_T_TRIANGLES, 3, &tris, &ee, err));
     if (!tris) {
         st_component_warn(self, "No triangles found in linked Topology.");
-        return ST_OK;
+        return bending_follow(self, b->topology, err);
     }
     const st_array *edges = b->topology->cls->topology->elements(b->topology, ST_T_EDGES);
     size_t ne = ee.n_edges;
@@ -130,7 +130,7 @@ static st_status fb_init(st_component *self, st_error *err)
         b->n++;
     }
     elem_edges_free(&ee);
-    return ST_OK;
+    return bending_follow(self, b->topology, err);
 }
 
 static void fb_cleanup(st_component *self) { fb_free((fast_bending *)self); }

@@ -158,6 +158,33 @@ static st_status mesh_build(mesh_spring_ff *s, st_error *err)
     return ST_OK;
 }
 
+/* The output `spring` list from the springs. */
+static st_status msff_list(mesh_spring_ff *s, st_error *err)
+{
+    ST_TRY(st_array_resize(&s->spring_list, ST_T_REALS, 5 * s->set.n, err));
+    for (size_t k = 0; k < s->set.n; k++) {
+        const spring *sp = &s->set.s[k];
+        double *r = s->spring_list.r + 5 * k;
+        r[0] = sp->m1, r[1] = sp->m2, r[2] = sp->ks, r[3] = sp->kd, r[4] = sp->l0;
+    }
+    st_component_touch(&s->base, st_component_field(&s->base, "spring"));
+    return ST_OK;
+}
+
+/* SOFA's MeshSpringForceField is a SpringForceField: its springs, made at
+ * init, follow the topology as SpringForceField's (springs on a removed
+ * point erased, the others renumbered; a removed edge erases its spring
+ * only on an EdgeSetTopologyContainer). */
+static st_status msff_topology_changed(st_component *self, st_component *topology,
+                                       const st_topo_event *ev, size_t nev, st_error *err)
+{
+    mesh_spring_ff *s = (mesh_spring_ff *)self;
+    bool changed;
+    ST_TRY(springs_topology_changed(&s->set, 3u, springs_edge_topology(topology), ev, nev,
+                                    &changed, err));
+    return msff_list(s, err);
+}
+
 static st_status msff_init(st_component *self, st_error *err)
 {
     mesh_spring_ff *s = (mesh_spring_ff *)self;
@@ -209,14 +236,9 @@ static st_status msff_init(st_component *self, st_error *err)
         st_component_info(self, "no spring created (every stiffness and damping is 0)");
     /* SOFA's `spring` data (inherited from SpringForceField) holds the
      * springs the mesh made: i j ks kd restLength each. */
-    ST_TRY(st_array_resize(&s->spring_list, ST_T_REALS, 5 * s->set.n, err));
-    for (size_t k = 0; k < s->set.n; k++) {
-        const spring *sp = &s->set.s[k];
-        double *r = s->spring_list.r + 5 * k;
-        r[0] = sp->m1, r[1] = sp->m2, r[2] = sp->ks, r[3] = sp->kd, r[4] = sp->l0;
-    }
-    st_component_touch(self, st_component_field(self, "spring"));
-    return springs_finish(&s->set, err);
+    ST_TRY(msff_list(s, err));
+    ST_TRY(springs_finish(&s->set, err));
+    return st_topology_listen(self, s->topology, msff_topology_changed, err);
 }
 
 static void msff_cleanup(st_component *self)

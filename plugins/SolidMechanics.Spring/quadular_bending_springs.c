@@ -47,7 +47,8 @@ static st_status qbs_init(st_component *self, st_error *err)
     }
     elem_edges_free(&ee);
     ST_TRY(s);
-    return springs_finish(&b->h.set, err);
+    ST_TRY(springs_finish(&b->h.set, err));
+    return bending_follow(self, b->topology, err);
 }
 
 static void qbs_cleanup(st_component *self) { springs_free(&((quad_bending *)self)->h.set); }

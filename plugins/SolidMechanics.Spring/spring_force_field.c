@@ -29,6 +29,7 @@ typedef struct spring_ff {
     double rayleigh_stiffness;
     st_component *object1, *object2;
     spring_set set;
+    st_component *topo[2];    /* each state's topology (SOFA's getMeshTopology()), or NULL */
 } spring_ff;
 
 /* Resizes a list to n entries, padding with its last value (or def when
@@ -62,6 +63,71 @@ static st_status check_index(spring_ff *s, unsigned idx, const st_mstate *ms, co
                                   "spring %zu: index %u is out of range, the state '%s' has %zu "
                                   "points",
                                   k, idx, ms->base.name, ms->n);
+    return ST_OK;
+}
+
+/* SOFA's ENDING_EVENT callback, updateTopologyIndicesFromSprings: the
+ * lists (and `spring` when the scene gave it) rewritten from the springs. */
+static st_status sff_lists_from_springs(spring_ff *s, st_error *err)
+{
+    st_component *self = &s->base;
+    size_t n = s->set.n;
+    ST_TRY(st_array_resize(&s->indices1, ST_T_UINTS, n, err));
+    ST_TRY(st_array_resize(&s->indices2, ST_T_UINTS, n, err));
+    ST_TRY(st_array_resize(&s->stiffness, ST_T_REALS, n, err));
+    ST_TRY(st_array_resize(&s->damping, ST_T_REALS, n, err));
+    ST_TRY(st_array_resize(&s->lengths, ST_T_REALS, n, err));
+    ST_TRY(st_array_resize(&s->elongation_only, ST_T_UINTS, n, err));
+    ST_TRY(st_array_resize(&s->enabled, ST_T_UINTS, n, err));
+    bool list = st_component_is_set(self, "spring");
+    if (list)
+        ST_TRY(st_array_resize(&s->spring_list, ST_T_REALS, 5 * n, err));
+    for (size_t k = 0; k < n; k++) {
+        const spring *sp = &s->set.s[k];
+        s->indices1.u[k] = sp->m1;
+        s->indices2.u[k] = sp->m2;
+        s->stiffness.r[k] = sp->ks;
+        s->damping.r[k] = sp->kd;
+        s->lengths.r[k] = sp->l0;
+        s->elongation_only.u[k] = sp->elongation_only;
+        s->enabled.u[k] = sp->enabled;
+        if (list) {
+            double *r = s->spring_list.r + 5 * k;
+            r[0] = sp->m1, r[1] = sp->m2, r[2] = sp->ks, r[3] = sp->kd, r[4] = sp->l0;
+        }
+    }
+    static const char *const names[] = {"springsIndices1", "springsIndices2", "stiffness",
+                                        "damping",         "lengths",         "elongationOnly",
+                                        "enabled",         "spring"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        st_component_touch(self, st_component_field(self, names[i]));
+    return ST_OK;
+}
+
+static st_status sff_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    spring_ff *s = (spring_ff *)self;
+    unsigned sides = (s->topo[0] == topology ? 1u : 0u) | (s->topo[1] == topology ? 2u : 0u);
+    bool changed;
+    ST_TRY(springs_topology_changed(&s->set, sides, springs_edge_topology(topology), ev, nev,
+                                    &changed, err));
+    return sff_lists_from_springs(s, err);
+}
+
+/* SOFA's initializeTopologyHandler for each state's topology (the first
+ * one found from the state's node upward). */
+static st_status sff_follow(spring_ff *s, st_error *err)
+{
+    for (int k = 0; k < 2; k++) {
+        st_mstate *ms = k ? s->set.ms2 : s->set.ms1;
+        st_component *t = st_node_find(ms->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+        s->topo[k] = t && t->cls->topology ? t : NULL;
+    }
+    if (s->topo[0])
+        ST_TRY(st_topology_listen(&s->base, s->topo[0], sff_topology_changed, err));
+    if (s->topo[1] && s->topo[1] != s->topo[0])
+        ST_TRY(st_topology_listen(&s->base, s->topo[1], sff_topology_changed, err));
     return ST_OK;
 }
 
@@ -147,7 +213,8 @@ static st_status sff_init(st_component *self, st_error *err)
             ST_TRY(springs_push(&s->set, sp, err));
         }
     }
-    return springs_finish(&s->set, err);
+    ST_TRY(springs_finish(&s->set, err));
+    return sff_follow(s, err);
 }
 
 static void sff_cleanup(st_component *self) { springs_free(&((spring_ff *)self)->set); }

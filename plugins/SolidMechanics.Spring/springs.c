@@ -83,6 +83,95 @@ st_status springs_finish(spring_set *set, st_error *err)
     return ST_OK;
 }
 
+static void springs_erase(spring_set *set, size_t i)
+{
+    memmove(set->s + i, set->s + i + 1, (set->n - i - 1) * sizeof *set->s);
+    set->n--;
+}
+
+bool springs_edge_topology(const st_component *topology)
+{
+    return topology && !strcmp(topology->cls->name, "EdgeSetTopologyContainer");
+}
+
+/* One side's handler over the whole change (SOFA's applyRemovedEdges and
+ * applyRemovedPoints). */
+static void springs_side_changed(spring_set *set, int side, bool edge_type,
+                                 const st_topo_event *ev, size_t nev, bool *changed)
+{
+    for (size_t e = 0; e < nev; e++) {
+        const st_topo_event *x = &ev[e];
+        if (x->change != ST_TOPO_REMOVED || !x->n)
+            continue;
+        if (x->elem == ST_ELEM_EDGE && edge_type && x->vertices) {
+            /* The first spring on each removed edge, erased last to first. */
+            size_t *del = st_malloc(x->n * sizeof *del), nd = 0;
+            if (!del)
+                continue;
+            for (size_t k = 0; k < x->n; k++) {
+                unsigned a = x->vertices[2 * k], b = x->vertices[2 * k + 1];
+                for (size_t i = 0; i < set->n; i++) {
+                    unsigned p = side ? set->s[i].m2 : set->s[i].m1;
+                    unsigned q = side ? set->s[i].m1 : set->s[i].m2;
+                    if (p == a && q == b) {
+                        del[nd++] = i;
+                        break;
+                    }
+                }
+            }
+            /* Sorted, then erased from the last (a spring found twice is
+             * erased twice, as SOFA's loop does). */
+            for (size_t i = 1; i < nd; i++)
+                for (size_t j = i; j > 0 && del[j - 1] > del[j]; j--) {
+                    size_t t = del[j];
+                    del[j] = del[j - 1];
+                    del[j - 1] = t;
+                }
+            for (size_t i = nd; i-- > 0;)
+                if (del[i] < set->n) {
+                    springs_erase(set, del[i]);
+                    *changed = true;
+                }
+            st_free(del);
+        } else if (x->elem == ST_ELEM_POINT) {
+            size_t nb = x->before;
+            for (size_t k = 0; k < x->n; k++) {
+                unsigned p = x->index[k];
+                nb--;
+                size_t w = 0;
+                for (size_t i = 0; i < set->n; i++) {
+                    unsigned end = side ? set->s[i].m2 : set->s[i].m1;
+                    if (end != p)
+                        set->s[w++] = set->s[i];
+                }
+                if (w != set->n)
+                    *changed = true;
+                set->n = w;
+                if (p == nb)
+                    continue;
+                for (size_t i = 0; i < set->n; i++) {
+                    unsigned *end = side ? &set->s[i].m2 : &set->s[i].m1;
+                    if (*end == nb) {
+                        *end = p;
+                        *changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+st_status springs_topology_changed(spring_set *set, unsigned sides, bool edge_type,
+                                   const st_topo_event *ev, size_t nev, bool *changed,
+                                   st_error *err)
+{
+    *changed = false;
+    for (int side = 0; side < 2; side++)
+        if (sides & (1u << side))
+            springs_side_changed(set, side, edge_type, ev, nev, changed);
+    return springs_finish(set, err);
+}
+
 /* The 3x3 Jacobian from its cached factors: the operations (and so the
  * bits) of SOFA's loop m[j][k] = (ks - tgt) * u[j] * u[k]; m[j][j] += tgt. */
 static inline void springs_jacobian(const double c[5], double J[9])

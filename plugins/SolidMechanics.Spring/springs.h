@@ -46,6 +46,21 @@ st_status springs_push_rest(spring_set *set, const double *x0, unsigned m1, unsi
 st_status springs_finish(spring_set *set, st_error *err);
 void springs_free(spring_set *set);
 
+/* SOFA's SpringForceField handlers of a change of the topology of one or
+ * both states (sides: 1 the m1 ends name its points, 2 the m2 ends, 3
+ * both), each side as its own handler over the whole change: on points
+ * removed (descending), the springs whose end is the removed point are
+ * erased (order kept) and the ends naming the then-last point renumbered;
+ * with edge_type (the topology is an EdgeSetTopologyContainer), a removed
+ * edge (e0, e1) also erases the first spring (m1, m2) == (e0, e1) (side 1;
+ * side 2 reads (m2, m1)). The Jacobian cache is resized. *changed tells
+ * whether a spring was erased or renumbered. */
+st_status springs_topology_changed(spring_set *set, unsigned sides, bool edge_type,
+                                   const st_topo_event *ev, size_t nev, bool *changed,
+                                   st_error *err);
+/* Whether SOFA's getTopologyType() of this topology is EDGE. */
+bool springs_edge_topology(const st_component *topology);
+
 /* The role functions on a spring set; vectors are the system's global ones. */
 void springs_add_force(spring_set *set, double *f, const double *x, const double *v);
 void springs_add_dforce(spring_set *set, double *df, const double *dx, double kfactor);
@@ -83,6 +98,14 @@ void elem_edges_free(elem_edges *e);
 st_status bending_elements(st_component *self, st_component **topology, st_mstate **ms,
                            st_type type, unsigned w, const st_array **elems, elem_edges *ee,
                            st_error *err);
+
+/* The bending components follow their topology by building again from its
+ * current elements after each change (the class's init, run by a
+ * listener): on a manifold surface this is the set SOFA's handlers leave
+ * (a spring whose edge lost a triangle deactivated, the others renumbered,
+ * rest shapes from the renumbered rest positions), up to the order of the
+ * springs. Registers once. */
+st_status bending_follow(st_component *self, st_component *topology, st_error *err);
 
 /* SOFA's bending springs visit the elements in order and each one's sides
  * in order. For edge k held by exactly two elements, the first visit (or
