@@ -8,6 +8,7 @@ from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetAnimationScene, 
                              SaveAnimation, Show)
 
 src, out, size = sys.argv[1], sys.argv[2], sys.argv[3]
+side = sys.argv[4] if len(sys.argv) > 4 else "x"
 w, h = (int(v) for v in size.lower().split("x"))
 pvds = sorted(glob.glob(os.path.join(src, "**", "*.pvd"), recursive=True))
 if not pvds:
@@ -30,14 +31,17 @@ scene = GetAnimationScene()
 scene.UpdateAnimationUsingDataTimeSteps()
 times = list(scene.TimeKeeper.TimestepValues)
 # Colours scaled on the last frame (the first is often at rest); a side
-# view from +x, y up, slightly above, framed on the first frame.
+# view from +x (or +z), y up, slightly above, framed on the first frame.
 if times:
     scene.AnimationTime = times[-1]
 for d in shown:
     d.RescaleTransferFunctionToDataRange(False, False)
 if times:
     scene.AnimationTime = times[0]
-view.ResetActiveCameraToPositiveX()
+if side == "z":
+    view.ResetActiveCameraToPositiveZ()
+else:
+    view.ResetActiveCameraToPositiveX()
 cam = view.GetActiveCamera()
 cam.SetViewUp(0, 1, 0)  # SOFA scenes' gravity is usually along -y
 cam.Elevation(20)
