@@ -10,8 +10,10 @@
  * removal itself (the container's lists, the isolated sub-elements, every
  * follower renumbered), the first step after it (which rebuilds the
  * mechanical systems and the solver's vectors) against a step without a
- * change, and the median step before and after the change (the per-step
- * cost without changes must stay what it is).
+ * change, and the median step before and after the change with the CG
+ * iterations of each: the cost of one CG iteration, before and after, is
+ * what must stay as it is (the body moves on, and its steps may need more
+ * iterations after the change).
  * Usage: bench_topology [NX NY NZ [STEPS]]  (default 20 20 42, 5) */
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,7 +66,7 @@ static char *block_yaml(int nx, int ny, int nz, size_t *ntets)
             "LinearSolver.Iterative, Topology, Mass, SolidMechanics.FEM.Elastic]}\n"
             "    - DefaultAnimationLoop: {}\n  children:\n    - name: Block\n      objects:\n"
             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-            "        - CGLinearSolver: {iterations: 25, tolerance: 1e-9, threshold: 1e-12}\n"
+            "        - CGLinearSolver: {name: cg, iterations: 25, tolerance: 1e-9, threshold: 1e-12}\n"
             "        - MechanicalObject: {name: dofs}\n"
             "        - TetrahedronSetTopologyContainer: {name: topo, position: [");
     int px = nx + 1, py = ny + 1, pz = nz + 1;
@@ -119,11 +121,14 @@ int main(int argc, char **argv)
 
     double *before = calloc((size_t)steps, sizeof *before), *after = calloc((size_t)steps,
                                                                             sizeof *after);
+    st_component *cg = find(s, "cg");
+    double its_before = 0, its_after = 0;
     for (int i = 0; i < steps; i++) {
         double t = st_time_now();
         if (st_scene_step(s, 0, &err) != ST_OK)
             return fail("step", &err);
         before[i] = st_time_now() - t;
+        its_before += bench_field_num(cg, "nbIterations") / steps;
     }
     /* 1% of the tetrahedra, spread through the block (a fixed stride). */
     size_t nrem = ntets / 100;
@@ -146,6 +151,7 @@ int main(int argc, char **argv)
         if (st_scene_step(s, 0, &err) != ST_OK)
             return fail("step", &err);
         after[i] = st_time_now() - t;
+        its_after += bench_field_num(cg, "nbIterations") / steps;
         if (st_alloc_count() != a0)
             fprintf(stderr, "bench_topology: a step without a change allocated %lu times\n",
                     st_alloc_count() - a0);
@@ -154,9 +160,11 @@ int main(int argc, char **argv)
     const st_array *tl = topo->cls->topology->elements(topo, ST_T_TETRAS);
     printf("bench=topology tetrahedra=%zu removed=%zu left=%zu init_s=%.4f remove_s=%.4f "
            "remove_vs_init=%.4f first_step_s=%.4f step_before_s=%.4f step_after_s=%.4f "
-           "rebuild_s=%.4f allocs_in_change=%lu\n",
+           "rebuild_s=%.4f allocs_in_change=%lu cg_iterations_before=%.1f "
+           "cg_iterations_after=%.1f iteration_s_before=%.6f iteration_s_after=%.6f\n",
            ntets, nrem, tl ? tl->n : 0, t_init, t_remove, t_remove / t_init, t_first, mb, ma,
-           t_first - ma, st_alloc_count() - allocs);
+           t_first - ma, st_alloc_count() - allocs, its_before, its_after,
+           its_before > 0 ? mb / its_before : 0.0, its_after > 0 ? ma / its_after : 0.0);
     free(ids);
     free(before);
     free(after);
