@@ -199,7 +199,8 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
         fputs("objects:\n", f);
         if (nplugins) {
             indent(f, ind + 2);
-            fputs("# the plugins of classes the SOFA scene names without a RequiredPlugin\n", f);
+            fputs("# the plugins of classes the SOFA scene uses before (or without) a "
+                  "RequiredPlugin\n", f);
             indent(f, ind + 2);
             fputs("- RequiredPlugin: {pluginName: [", f);
             for (size_t i = 0; i < nplugins; i++)
@@ -385,61 +386,60 @@ static void set_add(name_set *s, const char *name)
     snprintf(s->v[s->n++], PLUGIN_NAME_MAX, "%s", name);
 }
 
-static void load_required_plugins(st_runtime *rt, const st_dnode *n, name_set *covered)
+/* The plugins a RequiredPlugin object names (SOFA writes several in one
+ * string), loaded; the plugins they are added to covered. */
+static void require(st_runtime *rt, const st_dobj *o, name_set *covered)
 {
-    for (size_t i = 0; i < n->nitems; i++) {
-        const st_dobj *o = n->items[i].obj;
-        if (n->items[i].node) {
-            load_required_plugins(rt, n->items[i].node, covered);
+    for (size_t k = 0; k < o->nattrs; k++) {
+        if (strcmp(o->attrs[k].key, "pluginName") && strcmp(o->attrs[k].key, "name"))
             continue;
-        }
-        if (!o || strcmp(o->type, "RequiredPlugin"))
-            continue;
-        for (size_t k = 0; k < o->nattrs; k++) {
-            if (strcmp(o->attrs[k].key, "pluginName") && strcmp(o->attrs[k].key, "name"))
+        const st_value *v = &o->attrs[k].val;
+        size_t nv = v->kind == ST_VAL_SEQ ? v->n : 1;
+        for (size_t j = 0; j < nv; j++) {
+            const st_value *x = v->kind == ST_VAL_SEQ ? &v->items[j] : v;
+            if (x->kind != ST_VAL_SCALAR || !x->text)
                 continue;
-            const st_value *v = &o->attrs[k].val;
-            size_t nv = v->kind == ST_VAL_SEQ ? v->n : 1;
-            for (size_t j = 0; j < nv; j++) {
-                const st_value *x = v->kind == ST_VAL_SEQ ? &v->items[j] : v;
-                if (x->kind != ST_VAL_SCALAR || !x->text)
-                    continue;
-                char buf[512];
-                const char *p = x->text;
-                while (*p) { /* SOFA writes several names in one string */
-                    while (*p == ' ' || *p == '\t' || *p == ',')
-                        p++;
-                    size_t len = strcspn(p, " \t,");
-                    if (!len)
-                        break;
-                    snprintf(buf, sizeof buf, "%.*s", (int)(len < 511 ? len : 511), p);
-                    st_error ignored = {0};
-                    if (st_runtime_load_plugin(rt, buf, &ignored) != ST_OK)
-                        st_error_clear(&ignored); /* its values keep the text's look */
-                    const st_plugin_info *pi = st_runtime_find_plugin(rt, buf);
-                    if (pi)
-                        set_add(covered, pi->name);
-                    p += len;
-                }
+            char buf[512];
+            const char *p = x->text;
+            while (*p) {
+                while (*p == ' ' || *p == '\t' || *p == ',')
+                    p++;
+                size_t len = strcspn(p, " \t,");
+                if (!len)
+                    break;
+                snprintf(buf, sizeof buf, "%.*s", (int)(len < 511 ? len : 511), p);
+                st_error ignored = {0};
+                if (st_runtime_load_plugin(rt, buf, &ignored) != ST_OK)
+                    st_error_clear(&ignored); /* its values keep the text's look */
+                const st_plugin_info *pi = st_runtime_find_plugin(rt, buf);
+                if (pi)
+                    set_add(covered, pi->name);
+                p += len;
             }
         }
     }
 }
 
-/* The plugins that provide the scene's classes and that no RequiredPlugin
- * names: SOFA's XML scenes get them by class, settee's YAML names them. */
-static void missing_plugins(st_runtime *rt, const st_dnode *n, const name_set *covered,
-                            name_set *missing)
+/* In document order: the plugins the scene's RequiredPlugin objects name
+ * are loaded (so that the writer knows the fields' types), and the plugins
+ * of classes met before any RequiredPlugin names them are listed in
+ * missing: SOFA's XML gets them by class, settee's YAML names them first. */
+static void scan_plugins(st_runtime *rt, const st_dnode *n, name_set *covered,
+                         name_set *missing)
 {
     const st_registry *reg = st_runtime_registry(rt);
     for (size_t i = 0; i < n->nitems; i++) {
         if (n->items[i].node) {
-            missing_plugins(rt, n->items[i].node, covered, missing);
+            scan_plugins(rt, n->items[i].node, covered, missing);
             continue;
         }
         const st_dobj *o = n->items[i].obj;
-        if (!o || !strcmp(o->type, "RequiredPlugin"))
+        if (!o)
             continue;
+        if (!strcmp(o->type, "RequiredPlugin")) {
+            require(rt, o, covered);
+            continue;
+        }
         const st_class *cls = st_registry_find(reg, o->type);
         const char *plugin = cls ? st_registry_class_plugin(reg, cls) : NULL;
         char buf[PLUGIN_NAME_MAX];
@@ -492,11 +492,10 @@ st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_e
         }
         if (rc == ST_OK) {
             name_set covered = {0}, missing = {0};
-            load_required_plugins(rt, d.root, &covered);
-            if (to == ST_FMT_YAML) {
-                missing_plugins(rt, d.root, &covered, &missing);
-                qsort(missing.v, missing.n, sizeof *missing.v, cmp_names);
-            }
+            scan_plugins(rt, d.root, &covered, &missing);
+            if (to != ST_FMT_YAML)
+                missing.n = 0;
+            qsort(missing.v, missing.n, sizeof *missing.v, cmp_names);
             rc = st__desc_write(&d, to, f, st_runtime_registry(rt),
                                 (const char(*)[128])missing.v, missing.n, err);
             st_free(covered.v);
