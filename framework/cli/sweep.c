@@ -34,7 +34,8 @@ void cli_help_sweep(FILE *f)
           "steps and the data fields to collect (see docs/sweeps.md). Each case runs in a\n"
           "process of its own; a crash, a NaN or a timeout is recorded and the others go on.\n"
           "Results: DIR/results.csv and DIR/results.json (one row per case: case, the\n"
-          "parameters, status (ok, failed, crashed, timeout, missing), wall_s, the collected\n"
+          "parameters, status (ok, failed, diverged, crashed, timeout, missing), wall_s, the\n"
+          "collected\n"
           "values, error) and DIR/cases/NNNN/ (result.json, log.txt). A second call skips the\n"
           "cases already done (same scene, parameters, steps and fields) and redoes the others;\n"
           "Ctrl-C stops cleanly and the next call resumes.\n"
@@ -458,12 +459,17 @@ static int run_case(const sweep_plan *p, const sweep_opts *o, const char *out)
     } else {
         code = WEXITSTATUS(ws);
         st = code == 0 ? SWEEP_OK : SWEEP_FAILED;
+        /* A run stopped by a diverging simulation (the kernel's message). */
+        if (code != 0 && strstr(line, "the simulation diverged"))
+            st = SWEEP_DIVERGED;
         if (code == 0)
             error[0] = 0;
         else
             snprintf(error, sizeof error, "%s", line[0] ? line : "exit status != 0, no message");
     }
-    char *run_json = st == SWEEP_OK || st == SWEEP_FAILED ? cli_read_file(values, NULL) : NULL;
+    char *run_json = st == SWEEP_OK || st == SWEEP_FAILED || st == SWEEP_DIVERGED
+                         ? cli_read_file(values, NULL)
+                         : NULL;
     for (size_t n = run_json ? strlen(run_json) : 0; n > 0 && run_json[n - 1] == '\n'; n--)
         run_json[n - 1] = 0;
 
@@ -517,13 +523,15 @@ static int run_case(const sweep_plan *p, const sweep_opts *o, const char *out)
 static int finish_tables(const sweep_plan *p, const sweep_opts *o, const char *out,
                          double wall, bool ran)
 {
-    size_t counts[5];
+    size_t counts[SWEEP_NSTATUS];
     if (!sweep_write_tables(p, out, counts))
         return CLI_EXIT_ERROR;
     if (!o->quiet) {
         printf("%zu cases: %zu ok, %zu failed, %zu crashed, %zu timeout", p->ncases,
                counts[SWEEP_OK], counts[SWEEP_FAILED], counts[SWEEP_CRASHED],
                counts[SWEEP_TIMEOUT]);
+        if (counts[SWEEP_DIVERGED])
+            printf(", %zu diverged", counts[SWEEP_DIVERGED]);
         if (counts[SWEEP_MISSING])
             printf(", %zu without a result", counts[SWEEP_MISSING]);
         if (ran)

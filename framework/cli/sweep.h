@@ -51,8 +51,11 @@ typedef enum sweep_status {
     SWEEP_OK,
     SWEEP_FAILED,      /* exit status != 0, or NaN/inf in the state */
     SWEEP_CRASHED,     /* killed by a signal */
-    SWEEP_TIMEOUT      /* killed after the plan's timeout */
+    SWEEP_TIMEOUT,     /* killed after the plan's timeout */
+    SWEEP_DIVERGED     /* the run stopped because the simulation diverged (NaN, inf or a
+                          finite blow-up; docs/solvers.md) */
 } sweep_status;
+#define SWEEP_NSTATUS 6
 const char *sweep_status_name(sweep_status s);
 
 /* The folder of case k: DIR/cases/NNNN. */
@@ -63,6 +66,6 @@ sweep_status sweep_case_recorded(const sweep_plan *p, const char *out_dir, size_
 /* Writes DIR/results.csv and DIR/results.json from the case folders; counts
  * the cases by status (counts[SWEEP_*]). False with a message printed when
  * a table cannot be written. */
-bool sweep_write_tables(const sweep_plan *p, const char *out_dir, size_t counts[5]);
+bool sweep_write_tables(const sweep_plan *p, const char *out_dir, size_t counts[SWEEP_NSTATUS]);
 
 #endif

@@ -11,8 +11,9 @@
 
 const char *sweep_status_name(sweep_status s)
 {
-    static const char *const names[] = {"missing", "ok", "failed", "crashed", "timeout"};
-    return (unsigned)s < 5 ? names[s] : "missing";
+    static const char *const names[SWEEP_NSTATUS] = {"missing", "ok",      "failed",
+                                                     "crashed", "timeout", "diverged"};
+    return (unsigned)s < SWEEP_NSTATUS ? names[s] : "missing";
 }
 
 void sweep_case_dir(const char *out_dir, size_t k, char *buf, size_t size)
@@ -86,7 +87,7 @@ static void rec_free(record *r)
 static sweep_status rec_status(record *r)
 {
     const char *s = rec_text(rec_get(r, r->root, "status"));
-    for (int i = SWEEP_OK; s && i <= SWEEP_TIMEOUT; i++)
+    for (int i = SWEEP_OK; s && i < SWEEP_NSTATUS; i++)
         if (!strcmp(s, sweep_status_name((sweep_status)i)))
             return (sweep_status)i;
     return SWEEP_MISSING;
@@ -254,7 +255,7 @@ static bool write_out(const char *out_dir, const char *name, char *buf, size_t l
     return ok;
 }
 
-bool sweep_write_tables(const sweep_plan *p, const char *out_dir, size_t counts[5])
+bool sweep_write_tables(const sweep_plan *p, const char *out_dir, size_t counts[SWEEP_NSTATUS])
 {
     char *cbuf = NULL, *jbuf = NULL;
     size_t clen = 0, jlen = 0;
@@ -269,7 +270,7 @@ bool sweep_write_tables(const sweep_plan *p, const char *out_dir, size_t counts[
         cli_error("out of memory");
         return false;
     }
-    memset(counts, 0, 5 * sizeof *counts);
+    memset(counts, 0, SWEEP_NSTATUS * sizeof *counts);
 
     fputs("case", c);
     for (size_t i = 0; i < p->nparams; i++) {

@@ -288,6 +288,10 @@ struct st_scene {
     struct st__topo_link *topo_links;
     size_t ntopo_links, captopo_links;
     bool systems_stale;           /* the systems must be rebuilt before the next solve */
+    double extent, centre[3];     /* the independent points' size and centre at init (failure.c) */
+#define ST__DIVERGE_SYSTEMS 64
+    double far_prev[ST__DIVERGE_SYSTEMS];   /* failure.c: the farthest point's distance, */
+    unsigned far_streak[ST__DIVERGE_SYSTEMS]; /* and the steps it has more than doubled */
     /* A topological change that failed inside an event handler (which
      * cannot return it): the step stops with it before its solvers run. */
     st_error change_error;

@@ -14,6 +14,12 @@
 
 #include "simulation/simulation.h"
 
+/* A point farther than this many times the scene's initial size from its
+ * centre has diverged (docs/solvers.md): 10^6 lets any plausible motion
+ * through, and a blow-up reaches it within a few steps. */
+#define DIVERGED_FACTOR 1e6
+#define DIVERGED_STEPS 3
+
 st_status st_component_solver_failure(const st_component *c, st_error *err, const char *fmt, ...)
 {
     char msg[ST_ERROR_MSG_MAX];
@@ -149,13 +155,114 @@ static void replay_and_name(st_scene *s, size_t k, char *out, size_t size)
         first_nonfinite_force(s, s->systems[k], out, size);
 }
 
+/* What may help a diverging solver: an implicit one for an explicit one. */
+static const char *advice(const st_component *solver)
+{
+    const char *n = solver ? solver->cls->name : "";
+    bool explicit_ = strstr(n, "Explicit") || strstr(n, "RungeKutta") ||
+                     strstr(n, "CentralDifference") || strstr(n, "Symplectic");
+    return explicit_ ? "a smaller dt, an implicit ODE solver (EulerImplicitSolver), stiffer "
+                       "constraints or a positive mass may help"
+                     : "a smaller dt, stiffer constraints or a positive mass may help";
+}
+
+/* The scene's size at init: the largest distance of an independent point
+ * from the points' centre, at least 1 (scene units). */
+void st__scene_note_extent(st_scene *s)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < s->nsystems; k++) {
+        const st_system *sys = s->systems[k];
+        for (size_t i = 0; i < sys->nstates; i++) {
+            const st_mstate *ms = sys->states[i];
+            const double *x = st_slice_x(sys->x, ms);
+            unsigned cw = ms->type->coord_size, sp = ms->type->spatial_size;
+            for (size_t p = 0; p < ms->n; p++)
+                for (unsigned a = 0; a < sp && a < 3; a++) {
+                    double v = x[cw * p + a];
+                    if (v < lo[a])
+                        lo[a] = v;
+                    if (v > hi[a])
+                        hi[a] = v;
+                }
+        }
+    }
+    double d = 0.0;
+    for (int a = 0; a < 3; a++)
+        if (hi[a] >= lo[a]) {
+            s->centre[a] = 0.5 * (lo[a] + hi[a]);
+            d += (hi[a] - lo[a]) * (hi[a] - lo[a]);
+        }
+    s->extent = sqrt(d) > 1.0 ? sqrt(d) : 1.0;
+}
+
+/* The farthest independent point of system k from the scene's centre (its
+ * distance computed without overflow). */
+static double farthest(const st_scene *s, const st_system *sys, st_mstate **ms, size_t *vertex)
+{
+    double best = 0.0;
+    for (size_t i = 0; i < sys->nstates; i++) {
+        st_mstate *m = sys->states[i];
+        const double *x = st_slice_x(sys->x, m);
+        unsigned cw = m->type->coord_size, sp = m->type->spatial_size;
+        for (size_t p = 0; p < m->n; p++) {
+            double d[3] = {0, 0, 0}, big = 0.0;
+            for (unsigned a = 0; a < sp && a < 3; a++) {
+                d[a] = fabs(x[cw * p + a] - s->centre[a]);
+                if (d[a] > big)
+                    big = d[a];
+            }
+            if (big <= best)
+                continue;
+            double r = 0.0;
+            for (int a = 0; a < 3; a++)
+                r += (d[a] / big) * (d[a] / big);
+            double dist = big * sqrt(r);
+            if (dist > best) {
+                best = dist;
+                *ms = m;
+                *vertex = p;
+            }
+        }
+    }
+    return best;
+}
+
 st_status st__scene_check_finite(st_scene *s, st_error *err)
 {
     for (size_t k = 0; k < s->nsystems; k++) {
         st_system *sys = s->systems[k];
         /* The independent states: mapped ones are computed from them. */
-        if (all_finite(sys->x, sys->xsize) && all_finite(sys->v, sys->size))
+        if (all_finite(sys->x, sys->xsize) && all_finite(sys->v, sys->size)) {
+            /* Finite, but a blow-up: beyond DIVERGED_FACTOR times the scene's
+             * size, and more than doubling its distance at each of the last
+             * DIVERGED_STEPS steps (a geometric growth, not a fast motion). */
+            st_mstate *ms = NULL;
+            size_t vertex = 0;
+            double dist = s->extent > 0 ? farthest(s, sys, &ms, &vertex) : 0.0;
+            double *prev = k < ST__DIVERGE_SYSTEMS ? &s->far_prev[k] : NULL;
+            unsigned *streak = k < ST__DIVERGE_SYSTEMS ? &s->far_streak[k] : NULL;
+            if (prev) {
+                bool growing = dist > DIVERGED_FACTOR * s->extent && dist > 2.0 * *prev;
+                *streak = growing ? *streak + 1 : 0;
+                *prev = dist;
+            }
+            if (streak && *streak >= DIVERGED_STEPS) {
+                char path[ST_ERROR_PATH_MAX], solver[ST_ERROR_PATH_MAX];
+                st_component_path(sys->solver, solver, sizeof solver);
+                st_error_set(err, ST_ESOLVER,
+                             "step %lu (t = %g): vertex %zu is %g from the scene's centre after "
+                             "this step, more than %g times the scene's initial size (%g), and "
+                             "the farthest point has more than doubled its distance at each of "
+                             "the last %d steps: the simulation diverged under %s, with finite "
+                             "values (%s)",
+                             s->steps + 1, s->root->time, vertex, dist, DIVERGED_FACTOR,
+                             s->extent, DIVERGED_STEPS, solver, advice(sys->solver));
+                st_error_set_path(err, st_component_path(&ms->base, path, sizeof path));
+                return ST_ESOLVER;
+            }
             continue;
+        }
         st_mstate *ms = NULL;
         size_t vertex = 0;
         double value = 0.0;
@@ -180,9 +287,9 @@ st_status st__scene_check_finite(st_scene *s, st_error *err)
         replay_and_name(s, k, culprit, sizeof culprit);
         st_error_set(err, ST_ESOLVER,
                      "step %lu (t = %g): the %s of vertex %zu is %g after this step: the "
-                     "simulation diverged under %s%s%s (a smaller dt, stiffer constraints or "
-                     "a positive mass may help)",
-                     s->steps + 1, t, what, vertex, value, solver, force, culprit);
+                     "simulation diverged under %s%s%s (%s)",
+                     s->steps + 1, t, what, vertex, value, solver, force, culprit,
+                     advice(sys->solver));
         if (ms)
             st_error_set_path(err, path);
         return ST_ESOLVER;

@@ -612,6 +612,7 @@ st_status st_scene_init(st_scene *s, st_error *err)
         return st;
     }
     s->initialised = true;
+    st__scene_note_extent(s);
     const st_field *cf = st_component_field(s->loop, "continueOnSolverFailure");
     s->continue_on_failure =
         cf && cf->type == ST_T_BOOL && *(bool *)st_component_field_ptr(s->loop, cf);

@@ -26,6 +26,9 @@ st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st
 /* After a step: ST_ESOLVER naming the step, the state, the vertex and the
  * solver when a position or velocity is NaN or infinite (failure.c). */
 st_status st__scene_check_finite(st_scene *s, st_error *err);
+/* Notes the scene's size at init, for st__scene_check_finite's bound on a
+ * finite blow-up. */
+void st__scene_note_extent(st_scene *s);
 /* After a topological change (topology_change.c): the mechanical systems
  * compiled and bound again, the linear solvers' patterns with them. Does
  * nothing when no change happened since the last call. */

@@ -4,6 +4,7 @@
  * SOFA cannot mean, failed solves, non-finite states and exports that must
  * not be left stale. Each case asserts the refusal and its message. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,48 @@ Test(hostile, non_finite_state_stops_at_the_step_it_appears)
     cr_assert_str_eq(E.path, "/p/dofs");
     st_scene_destroy(&s);
     free(y);
+}
+
+/* A finite blow-up is a divergence too (issue 31): a stiff spring under
+ * explicit Euler with a large dt grows geometrically; the run stops as soon
+ * as the farthest point is beyond 10^6 times the scene's size and has more
+ * than doubled its distance three steps running, long before the values
+ * overflow, and the message suggests an implicit solver. A fast but steady
+ * motion (the particle thrown at 1e307 m/s above) is not taken for one. */
+Test(hostile, finite_blow_up_is_a_divergence)
+{
+    const char *y = HEAD "  dt: 0.1\n"
+                         "  gravity: [0, 0, 0]\n"
+                         "  objects:\n"
+                         "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, "
+                         "SolidMechanics.Spring, Constraint.Projective]}\n"
+                         "  children:\n"
+                         "    - name: p\n"
+                         "      objects:\n"
+                         "        - EulerExplicitSolver: {symplectic: false}\n"
+                         "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1.1, 0, 0]}\n"
+                         "        - UniformMass: {totalMass: 2}\n"
+                         "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                         "        - SpringForceField: {name: spring, spring: \"0 1 1e4 0 1\"}\n";
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    unsigned long k = 0;
+    st_status st = ST_OK;
+    while (st == ST_OK && k < 400) {
+        st = st_scene_step(s, 0, &E);
+        k++;
+    }
+    cr_assert_eq(st, ST_ESOLVER, "%lu steps", k);
+    assert_contains(E.msg, "from the scene's centre after this step, more than 1e+06 times the "
+                           "scene's initial size (1.1)");
+    assert_contains(E.msg, "with finite values (a smaller dt, an implicit ODE solver "
+                           "(EulerImplicitSolver)");
+    cr_assert_str_eq(E.path, "/p/dofs");
+    /* Every coordinate still finite: caught before any overflow. */
+    st_mstate *ms = st_node_mstate(st_node_child(st_scene_root(s), 0));
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        cr_assert(isfinite(ms->position.r[i]));
+    st_scene_destroy(&s);
 }
 
 Test(hostile, non_finite_state_names_the_force_field_that_went_first)
