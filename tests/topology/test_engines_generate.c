@@ -203,3 +203,38 @@ Test(engines_generate, norm_engine_every_type)
     cr_assert_float_eq(topo_arr(topo_get(s, "n3"), "output")->r[0], cbrt(91.0), 1e-12);
     st_scene_destroy(&s);
 }
+
+/* ---- JoinPoints ---- */
+
+Test(engines_generate, join_points_sofa_cases)
+{
+    /* SOFA's JoinPoints_test: the unit square's corners merge into their
+     * centre within distance 2 (worked by hand: (0,0,0) takes (1,0,0), then
+     * (1,1,0), then (0,1,0), weights 1, 2, 3), and stay apart within 0.5. */
+    st_scene *s = topo_scene(
+        &T, HEAD "    - JoinPoints: {name: j, points: [[0,0,0],[1,1,0],[1,0,0],[0,1,0]],"
+                 " distance: 2}\n"
+                 "    - JoinPoints: {name: k, points: [[0,0,0],[1,1,0],[1,0,0],[0,1,0]],"
+                 " distance: 0.5}\n");
+    const st_array *j = topo_arr(topo_get(s, "j"), "mergedPoints");
+    cr_assert_eq(j->n, 1);
+    const double c[] = {0.5, 0.5, 0};
+    assert_reals(j, c, 3, 1e-15, "merged");
+    const st_array *k = topo_arr(topo_get(s, "k"), "mergedPoints");
+    const double all[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0};
+    cr_assert_eq(k->n, 4);
+    assert_reals(k, all, 12, 0, "unmerged");
+    st_scene_destroy(&s);
+}
+
+Test(engines_generate, join_points_pairs)
+{
+    /* Two clusters, each merged into its mean. */
+    st_scene *s = topo_scene(&T, HEAD "    - JoinPoints: {name: j, points: [[10,0,0],[0,0,0],"
+                                      "[0.1,0,0],[10.3,0,0]], distance: 0.5}\n");
+    const st_array *j = topo_arr(topo_get(s, "j"), "mergedPoints");
+    const double want[] = {10.15, 0, 0, 0.05, 0, 0};
+    cr_assert_eq(j->n, 2);
+    assert_reals(j, want, 6, 1e-14, "clusters");
+    st_scene_destroy(&s);
+}
