@@ -1,17 +1,23 @@
-/* plugin.c - the Engine.Select plugin: regions of interest (BoxROI,
- * SphereROI). */
+/* plugin.c - the Engine.Select plugin (SOFA's Sofa.Component.Engine.Select):
+ * regions of interest and selections (BoxROI, SphereROI, PairBoxROI,
+ * PlaneROI, PointsFromIndices, ValuesFromIndices). */
 #include <settee/settee.h>
 
-extern const st_class box_roi_class, sphere_roi_class;
+extern const st_class box_roi_class, sphere_roi_class, pair_box_roi_class, plane_roi_class,
+    points_from_indices_class, values_from_indices_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
-    ST_TRY(st_registry_add(r, &box_roi_class, err));
-    ST_TRY(st_registry_add(r, &sphere_roi_class, err));
+    const st_class *const classes[] = {&box_roi_class,           &sphere_roi_class,
+                                       &pair_box_roi_class,      &plane_roi_class,
+                                       &points_from_indices_class, &values_from_indices_class};
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+        ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.Engine.Select", NULL};
 
-ST_PLUGIN_DEFINE("Engine.Select", "0.1.0", "Regions of interest: boxes, spheres",
+ST_PLUGIN_DEFINE("Engine.Select", "0.1.0", "Regions of interest and selections: boxes, spheres, "
+                 "planes, points and values from indices",
                  "LGPL-2.1-or-later", provides, register_classes)

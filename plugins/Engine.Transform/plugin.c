@@ -1,15 +1,20 @@
-/* plugin.c - the Engine.Transform plugin: engines that transform data
- * (Vertex2Frame). */
+/* plugin.c - the Engine.Transform plugin (SOFA's
+ * Sofa.Component.Engine.Transform): engines that transform data
+ * (Vertex2Frame, TransformEngine, DifferenceEngine). */
 #include <settee/settee.h>
 
-extern const st_class vertex2frame_class;
+extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
-    return st_registry_add(r, &vertex2frame_class, err);
+    ST_TRY(st_registry_add(r, &vertex2frame_class, err));
+    ST_TRY(st_registry_add(r, &transform_engine_class, err));
+    ST_TRY(st_registry_add(r, &difference_engine_class, err));
+    return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.Engine.Transform", NULL};
 
-ST_PLUGIN_DEFINE("Engine.Transform", "0.1.0", "Engines transforming data: Vertex2Frame",
+ST_PLUGIN_DEFINE("Engine.Transform", "0.1.0",
+                 "Engines transforming data: Vertex2Frame, TransformEngine, DifferenceEngine",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -93,7 +93,8 @@ static const char *const bundled[] = {
     "Engine.Select",     "IO.Mesh",            "Mapping.Linear",      "Visual",
     "GL.Rendering3D",    "GL.Rendering2D",     "GL.Shader",           "SceneUtility",
     "Setting",           "MechanicalLoad",     "SolidMechanics.FEM.Elastic", "Playback",
-    "Mapping.NonLinear", "Engine.Transform",  "LinearSystem", "Collision", "Topology.Utility"};
+    "Mapping.NonLinear", "Engine.Transform",  "LinearSystem", "Collision", "Topology.Utility",
+    "Engine.Generate"};
 
 /* The 8 vertices of the 2x2x2 grid over the unit cube, in grid order. */
 #define CUBE "0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  1 1 1"

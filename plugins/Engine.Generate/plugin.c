@@ -1,0 +1,22 @@
+/* plugin.c - the Engine.Generate plugin (SOFA's
+ * Sofa.Component.Engine.Generate): engines that generate or merge data
+ * (GenerateGrid, JoinPoints, MergeMeshes, MergePoints, NormEngine). */
+#include <settee/settee.h>
+
+extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
+    norm_engine_class;
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    const st_class *const classes[] = {&merge_meshes_class, &generate_grid_class,
+                                       &merge_points_class, &norm_engine_class, &join_points_class};
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+        ST_TRY(st_registry_add(r, classes[i], err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"Sofa.Component.Engine.Generate", NULL};
+
+ST_PLUGIN_DEFINE("Engine.Generate", "0.1.0",
+                 "Engines generating or merging data: grids, meshes, points, joined points, norms",
+                 "LGPL-2.1-or-later", provides, register_classes)
