@@ -428,11 +428,10 @@ static void scan_plugins(st_runtime *rt, const st_dnode *n, name_set *covered,
                          name_set *missing)
 {
     const st_registry *reg = st_runtime_registry(rt);
+    /* The YAML's order: a node's objects, then its children. */
     for (size_t i = 0; i < n->nitems; i++) {
-        if (n->items[i].node) {
-            scan_plugins(rt, n->items[i].node, covered, missing);
+        if (n->items[i].node)
             continue;
-        }
         const st_dobj *o = n->items[i].obj;
         if (!o)
             continue;
@@ -452,6 +451,9 @@ static void scan_plugins(st_runtime *rt, const st_dnode *n, name_set *covered,
             continue;
         set_add(missing, plugin);
     }
+    for (size_t i = 0; i < n->nitems; i++)
+        if (n->items[i].node)
+            scan_plugins(rt, n->items[i].node, covered, missing);
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(a, b); }
