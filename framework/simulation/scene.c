@@ -560,6 +560,88 @@ st_status st__scene_refresh_systems(st_scene *s, st_error *err)
     return st;
 }
 
+/* Whether a system of the scene lists c among its components of role. */
+static bool in_a_system(const st_scene *s, const st_component *c, st_role role)
+{
+    st_component *buf[256];
+    for (size_t k = 0; k < s->nsystems; k++) {
+        size_t n = st__system_components(s->systems[k], role, NULL, 0);
+        st_component **list = n <= 256 ? buf : st_malloc(n * sizeof *list);
+        if (!list)
+            return true; /* no memory to tell: say nothing */
+        n = st__system_components(s->systems[k], role, list, n);
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            found = list[i] == c;
+        if (list != buf)
+            st_free(list);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+/* Components that act on nothing (issue 31): a force field, mass or
+ * projective constraint that no mechanical system reaches is a warning
+ * naming it (no ODE solver above it: it is never applied); a force field
+ * of a system that links a state no system integrates (an interaction with
+ * a static state) is an error, before the run would fail on it. Only in
+ * scenes with systems: a scene without solvers simulates nothing. */
+static st_status check_reach(st_scene *s, st_node *n, st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX], other[ST_ERROR_PATH_MAX];
+    static const struct {
+        st_role role;
+        const char *what;
+    } roles[] = {{ST_ROLE_FORCEFIELD, "force field"},
+                 {ST_ROLE_MASS, "mass"},
+                 {ST_ROLE_PROJECTIVE, "projective constraint"}};
+    for (size_t i = 0; s->nsystems && i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        for (size_t r = 0; r < sizeof roles / sizeof *roles; r++) {
+            if (!st__class_has_role(c->cls, roles[r].role))
+                continue;
+            if (!in_a_system(s, c, roles[r].role)) {
+                st_component_warn(c, "this %s acts on nothing: no ODE solver above it "
+                                     "integrates its state, so it is never applied; move it "
+                                     "below the ODE solver of the object it should act on",
+                                  roles[r].what);
+                break;
+            }
+            if (roles[r].role != ST_ROLE_FORCEFIELD)
+                break;
+            /* The two states of an interaction (SOFA's PairInteractionForceField
+             * links object1 and object2): each must be integrated by a system.
+             * Other state links are read only (a reference rest shape). */
+            const st_cinfo *ci = st__cinfo(c);
+            for (size_t k = 0; k < ci->nfields; k++) {
+                const st_field *f = ci->fields[k];
+                if (f->type != ST_T_LINK || f->link_kind != ST_LINK_STATE ||
+                    (strcmp(f->name, "object1") && strcmp(f->name, "object2")))
+                    continue;
+                st_component *t = *(st_component **)((char *)c + f->offset);
+                if (!t || !st__is_mstate(t))
+                    continue;
+                const st_mstate *ms = (const st_mstate *)t;
+                if (ms->system || ms->mapped)
+                    continue;
+                return st_component_error(
+                    c, f->name, err, ST_ESCENE,
+                    "links the state %s, which no ODE solver integrates: this interaction "
+                    "cannot act on it. Put that state below the same ODE solver as the other "
+                    "(or below one that integrates both), or fix its points with a "
+                    "FixedProjectiveConstraint under that solver",
+                    st_component_path(t, other, sizeof other));
+            }
+            break;
+        }
+    }
+    (void)path;
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(check_reach(s, n->children[i], err));
+    return ST_OK;
+}
+
 static void send_event(st_node *n, st_event ev, double dt)
 {
     for (size_t i = 0; i < n->nobjects; i++)
@@ -607,6 +689,8 @@ st_status st_scene_init(st_scene *s, st_error *err)
         st = bind_systems(s, err);
     if (st == ST_OK)
         st = bind_collision(s, err);
+    if (st == ST_OK)
+        st = check_reach(s, s->root, err);
     if (st != ST_OK) {
         st__log_error(s->rt, err);
         return st;

@@ -208,6 +208,41 @@ Test(cli, run_exports_the_state)
     remove(json);
 }
 
+/* Components that act on nothing (issue 31): a spring at the root, between
+ * a state under no solver and one under /Bar's, is never applied: check
+ * warns and names it; moved below /Bar's solver, it links a state no solver
+ * integrates: check refuses it and says what to do. */
+Test(cli, check_finds_components_that_act_on_nothing)
+{
+    static const char *head =
+        "format: settee/1\nroot:\n  name: root\n  dt: 0.01\n  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Mass, "
+        "SolidMechanics.Spring]}\n"
+        "    - DefaultAnimationLoop: {}\n%s"
+        "  children:\n    - name: Anchor\n      objects:\n"
+        "        - MechanicalObject: {name: anchor, position: [0, 1, 0]}\n"
+        "    - name: Bar\n      objects:\n        - EulerImplicitSolver: {}\n"
+        "        - SparseLDLSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
+        "        - UniformMass: {totalMass: 1}\n%s";
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml, head,
+             "    - SpringForceField: {name: tie, object1: \"@Anchor/anchor\", object2: "
+             "\"@Bar/dofs\", spring: \"0 0 100 0 1\"}\n",
+             "");
+    const char *root_spring = test_write_temp("root_spring.yaml", yaml);
+    cr_assert_eq(run("check %s 2>&1", root_spring), 0, "%.3000s", out);
+    assert_has("warning: /tie: this force field acts on nothing: no ODE solver above it "
+               "integrates its state, so it is never applied");
+    snprintf(yaml, sizeof yaml, head, "",
+             "        - SpringForceField: {name: tie, object1: \"@/Anchor/anchor\", object2: "
+             "\"@dofs\", spring: \"0 0 100 0 1\"}\n");
+    const char *bar_spring = test_write_temp("bar_spring.yaml", yaml);
+    cr_assert_eq(run("check %s 2>&1", bar_spring), 1, "%.3000s", out);
+    assert_has("error: /Bar/tie: SpringForceField.object1: links the state /Anchor/anchor, "
+               "which no ODE solver integrates");
+}
+
 /* An iterative solver that ends steps at its iteration cap with a residual
  * far above its tolerance: a warning once, a count in the summary with the
  * worst step, and the same in --summary-json (issue 31). The seed beam

@@ -203,7 +203,7 @@ static const char *const IGNORED[] = {
     "EdgeSetGeometryAlgorithms: drawColorEdges", "UniformMass: showGravityCenter",
     "UniformMass: showAxisSizeFactor", "UniformMass: compute_mapping_inertia",
     "UniformMass: showInitialCenterOfGravity", "UniformMass: showX0",
-    "UniformMass: preserveTotalMass", "UniformMass: filename", "UniformMass: rayleighStiffness",
+    "UniformMass: filename", "UniformMass: rayleighStiffness",
     "NewmarkImplicitSolver: threadSafeVisitor", "CGLinearSolver: parallelInverseProduct",
     "QuadSetTopologyContainer: checkTopology", "QuadSetTopologyModifier: propagateToDOF",
     "QuadSetGeometryAlgorithms: showQuadIndices", "QuadSetGeometryAlgorithms: drawColorQuads",
