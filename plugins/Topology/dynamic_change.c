@@ -452,7 +452,7 @@ st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size
             st = topo_push(a, type, v, err);
     }
     tuple_set_free(&set);
-    size_t ne = t->edges.n - edges_before;
+    size_t ne = with_edges ? t->edges.n - edges_before : 0; /* the faces' new edges */
     unsigned *index = st == ST_OK ? st_malloc((3 * ne + n + 1) * sizeof *index) : NULL;
     if (st == ST_OK && !index)
         st = st_error_set(err, ST_ENOMEM, "out of memory");

@@ -128,6 +128,7 @@ static st_status hexa2tetra_init(st_component *self, st_error *err)
     if (!m->listening) {
         ST_TRY(st_topology_listen(self, m->input, hexa2tetra_changed, err));
         ST_TRY(st_topology_listen(self, m->output, hexa2tetra_output_changed, err));
+        ST_TRY(topo_map_listen_others(self, m->input, m->output, err));
         m->listening = true;
     }
     self->state = ST_CSTATE_VALID;

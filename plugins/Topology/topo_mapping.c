@@ -408,6 +408,28 @@ st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_
     return shadow_copy(p, err);
 }
 
+/* Changes of the other topologies above the mapping: SOFA's
+ * TopologyChangeVisitor reaches the mapping, which only answers its input's
+ * (getFrom() == source); it holds nothing indexed by the others. */
+static st_status other_changed(st_component *self, st_component *topology,
+                               const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)self, (void)topology, (void)ev, (void)nev, (void)err;
+    return ST_OK;
+}
+
+st_status topo_map_listen_others(st_component *self, st_component *input, st_component *output,
+                                 st_error *err)
+{
+    for (st_node *n = self->node; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++) {
+            st_component *c = st_node_object(n, i);
+            if (c != input && c != output && c->cls->topology)
+                ST_TRY(st_topology_listen(self, c, other_changed, err));
+        }
+    return ST_OK;
+}
+
 st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *err)
 {
     ST_TRY(shadow_copy(p, err));
@@ -416,6 +438,7 @@ st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *er
     ST_TRY(st_topology_follow(p->self, p->output, p->d->out, (void **)&p->loc2glob, &p->nloc,
                               sizeof *p->loc2glob, &loc_ops, p, err));
     ST_TRY(st_topology_listen(p->self, p->input, fn, err));
+    ST_TRY(topo_map_listen_others(p->self, p->input, p->output, err));
     p->registered = true;
     return ST_OK;
 }

@@ -223,6 +223,10 @@ st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *er
 /* Replays a change of the input (the mapping's listener calls it). */
 st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_t nev,
                                 st_error *err);
+/* Listens (doing nothing) to the topologies above the mapping other than
+ * its input and output: it holds nothing indexed by them. */
+st_status topo_map_listen_others(st_component *self, st_component *input, st_component *output,
+                                 st_error *err);
 /* Appends the input face g of the next output element at init. */
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err);
 /* Queues one output element (its vertices, its input face). */

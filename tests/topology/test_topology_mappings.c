@@ -164,3 +164,142 @@ Test(topology_mappings, tetra2triangle_no_initial_triangles)
     topo_assert_tuples(topo_arr(out, "triangles"), 3, tris, 1, "only the new face");
     st_scene_destroy(&s);
 }
+
+/* A mapping from a container of `in_class` holding `in_fields` to an
+ * `out_class` container in a child node. */
+static st_scene *chain(const char *in_class, const char *in_fields, const char *out_class,
+                       const char *mapping)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: A\n"
+                  "      objects:\n"
+                  "        - %sTopologyContainer: {name: Container, %s}\n"
+                  "        - %sTopologyModifier: {}\n"
+                  "        - MechanicalObject: {name: dofs}\n"
+                  "      children:\n"
+                  "        - name: B\n"
+                  "          objects:\n"
+                  "            - %sTopologyContainer: {name: Container}\n"
+                  "            - %sTopologyModifier: {}\n"
+                  "            - %s: {input: \"@../Container\", output: \"@Container\"}\n",
+             in_class, in_fields, in_class, out_class, out_class, mapping);
+    return topo_scene(&T, yaml);
+}
+
+/* ---- Hexa2QuadTopologicalMapping ----
+ * Points x + 3y + 6z (x 0..2, y, z 0..1); H0 = (0,1,4,3,6,7,10,9),
+ * H1 = (1,2,5,4,7,8,11,10). The container's quads (faces in SOFA's
+ * QuadsInHexahedron order, rotated to the smallest index, first kept):
+ * q0 (0,3,4,1) q1 (6,7,10,9) q2 (0,1,7,6) q3 (1,4,10,7) q4 (3,9,10,4)
+ * q5 (0,6,9,3) q6 (1,4,5,2) q7 (7,8,11,10) q8 (1,2,8,7) q9 (2,5,11,8)
+ * q10 (4,10,11,5). Border: all but q3; Loc2Glob [0,1,2,4,5,6,7,8,9,10].
+ * Removing H0: HEXAHEDRAREMOVED [0]: q3 is H1's slot 5:
+ * H1[(3,0,4,7)] = (4,1,7,10), added as o10 (Loc2Glob ... ,3). QUADSREMOVED
+ * [5,4,2,1,0], one quad at a time, each removal moving the output's last
+ * quad into the hole and the input's last id onto the removed one:
+ * g5: o4 <- o10; g4: o3 <- q10; g2: o2 <- q9; g1: o1 <- q8; g0: o0 <- q7:
+ * [q7 q8 q9 q10 (4,1,7,10) q6] (a batch removal would give
+ * [q6 q7 q8 q9 (4,1,7,10) q10]). POINTSREMOVED [9,6,3,0]: 11 -> 9 -> 3,
+ * 10 -> 6, 8 -> 0. */
+Test(topology_mappings, hexa2quad_remove_hexahedron_quad_by_quad)
+{
+    st_scene *s = chain("HexahedronSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0, 0,0,1, 1,0,1, "
+                        "2,0,1, 0,1,1, 1,1,1, 2,1,1], "
+                        "hexahedra: [0,1,4,3,6,7,10,9, 1,2,5,4,7,8,11,10]",
+                        "QuadSet", "Hexa2QuadTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned quads[] = {0, 3, 4,  1,  6, 7, 10, 9,  0,  1, 7,  6, 1, 4, 10, 7,
+                                     3, 9, 10, 4,  0, 6, 9,  3,  1,  4, 5,  2, 7, 8, 11, 10,
+                                     1, 2, 8,  7,  2, 5, 11, 8,  4,  10, 11, 5};
+    topo_assert_tuples(topo_arr(in, "quads"), 4, quads, 11, "input quads");
+    cr_assert_eq(topo_arr(out, "quads")->n, 10);
+    remove_ids(in, ST_ELEM_HEXAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {7, 0, 3, 6, 1, 2, 0, 7, 2, 5, 3, 0,
+                                    4, 6, 3, 5, 4, 1, 7, 6, 1, 4, 5, 2};
+    topo_assert_tuples(topo_arr(out, "quads"), 4, want, 6, "output quads");
+    cr_assert_eq(nb_points(out), 8);
+    st_scene_destroy(&s);
+}
+
+/* ---- Quad2TriangleTopologicalMapping ----
+ * Q0 = (0,1,4,3), Q1 = (1,2,5,4), not a grid (scale 2): Q0 gives (1,4,0)
+ * (3,0,4), Q1 (swapped) (1,2,4) (5,4,2); Loc2Glob [0,0,1,1]. Removing Q0:
+ * its triangles [1,0] go (o1 <- (5,4,2), o0 <- (1,2,4)); points [3,0]:
+ * 5 -> 3, 4 -> 0: [(1,2,0) (3,0,2)]. */
+Test(topology_mappings, quad2triangle_remove_quad)
+{
+    st_scene *s = chain("QuadSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0], "
+                        "quads: [0,1,4,3, 1,2,5,4]",
+                        "TriangleSet", "Quad2TriangleTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned init[] = {1, 4, 0, 3, 0, 4, 1, 2, 4, 5, 4, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, init, 4, "initial triangles");
+    remove_ids(in, ST_ELEM_QUAD, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {1, 2, 0, 3, 0, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, want, 2, "after removal");
+    cr_assert_eq(nb_points(out), 4);
+    st_scene_destroy(&s);
+}
+
+/* ---- Triangle2EdgeTopologicalMapping ----
+ * T0 = (0,1,2), T1 = (1,3,2); edges (oriented as first met): e0 (1,2)
+ * e1 (2,0) e2 (0,1) e3 (3,2) e4 (1,3); border [e1 e2 e3 e4]. Removing T0:
+ * TRIANGLESREMOVED [0]: its slot 0 edge e0 is shared with T1: (1,2) added
+ * (sorted) as o4. EDGESREMOVED [2,1], edge by edge: g2 (local 1): o1 <-
+ * (1,2), input 4 -> 2; g1 (local 0): o0 <- (1,3). Point 0 removed: 3 -> 0:
+ * [(1,0) (1,2) (0,2)]. */
+Test(topology_mappings, triangle2edge_remove_triangle)
+{
+    st_scene *s = chain("TriangleSet",
+                        "position: [0,0,0, 1,0,0, 0,1,0, 1,1,0], triangles: [0,1,2, 1,3,2]",
+                        "EdgeSet", "Triangle2EdgeTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned init[] = {2, 0, 0, 1, 3, 2, 1, 3};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, init, 4, "initial border");
+    remove_ids(in, ST_ELEM_TRIANGLE, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {1, 0, 1, 2, 0, 2};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, want, 3, "after removal");
+    st_scene_destroy(&s);
+}
+
+/* Chained: Tetra2Triangle's additions reach a Triangle2Edge below it
+ * (TRIANGLESADDED): removing T0 of the two tetrahedra leaves the output
+ * surface (1,0,3) (1,2,0) (1,3,2) (2,3,0), closed: no border edge. */
+Test(topology_mappings, tetra2triangle_then_triangle2edge)
+{
+    st_scene *s = t2t_scene("", "          children:\n"
+                                "            - name: E\n"
+                                "              objects:\n"
+                                "                - EdgeSetTopologyContainer: {name: Container}\n"
+                                "                - EdgeSetTopologyModifier: {}\n"
+                                "                - Triangle2EdgeTopologicalMapping: {input: "
+                                "\"@../Container\", output: \"@Container\"}\n");
+    st_component *in = topo_get(s, "/T/Container"), *edges = topo_get(s, "/T/T2/E/Container");
+    cr_assert_eq(topo_arr(edges, "edges")->n, 0); /* the closed surface of two tetrahedra */
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    cr_assert_eq(topo_arr(topo_get(s, "/T/T2/Container"), "triangles")->n, 4);
+    cr_assert_eq(topo_arr(edges, "edges")->n, 0);
+    st_scene_destroy(&s);
+}
+
+/* Hexa2Tetra does not propagate (SOFA: "not yet implemented"): removing
+ * points under it is an error, never stale indices. */
+Test(topology_mappings, hexa2tetra_refuses_point_removal)
+{
+    st_scene *s = chain("HexahedronSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0, 0,0,1, 1,0,1, "
+                        "2,0,1, 0,1,1, 1,1,1, 2,1,1], "
+                        "hexahedra: [0,1,4,3,6,7,10,9, 1,2,5,4,7,8,11,10]",
+                        "TetrahedronSet", "Hexa2TetraTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container");
+    cr_assert_eq(topo_arr(topo_get(s, "/A/B/Container"), "tetrahedra")->n, 12);
+    st_error err = {0};
+    unsigned id = 0;
+    cr_assert_neq(st_topology_remove(in, ST_ELEM_HEXAHEDRON, &id, 1, &err), ST_OK);
+    cr_assert(strstr(err.msg, "does not propagate"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
