@@ -303,3 +303,85 @@ Test(topology_mappings, hexa2tetra_refuses_point_removal)
     cr_assert(strstr(err.msg, "does not propagate"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* ---- components that follow: IdentityMapping, OglModel, collision models ----
+ * The visual model under the triangle output takes its faces from it and
+ * follows them; the IdentityMapping resizes its positions to the state's
+ * (SOFA's handleTopologyChange: init() when the sizes differ); the collision
+ * models read their elements again before the next detection. */
+Test(topology_mappings, visual_and_collision_models_follow)
+{
+    st_scene *s = t2t_scene("", "            - TriangleCollisionModel: {}\n"
+                                "            - LineCollisionModel: {}\n"
+                                "            - PointCollisionModel: {}\n"
+                                "          children:\n"
+                                "            - name: Visu\n"
+                                "              objects:\n"
+                                "                - OglModel: {name: Visual}\n"
+                                "                - IdentityMapping: {input: \"@../../dofs\", "
+                                "output: \"@Visual\"}\n");
+    st_component *in = topo_get(s, "/T/Container"), *vis = topo_get(s, "/T/T2/Visu/Visual");
+    st_component *dofs = topo_get(s, "/T/dofs");
+    cr_assert_eq(topo_arr(vis, "triangles")->n, 6);
+    cr_assert_eq(topo_arr(vis, "position")->n, 5);
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned tris[] = {1, 0, 3, 1, 2, 0, 1, 3, 2, 2, 3, 0};
+    topo_assert_tuples(topo_arr(vis, "triangles"), 3, tris, 4, "visual triangles");
+    const st_array *p = topo_arr(vis, "position"), *x = topo_arr(dofs, "position");
+    cr_assert_eq(p->n, 4);
+    cr_assert_eq(x->n, 4);
+    /* Point 0 is the former point 4, (1,1,1). */
+    for (size_t i = 0; i < 12; i++)
+        cr_assert_eq(p->r[i], x->r[i]);
+    cr_assert(x->r[0] == 1 && x->r[1] == 1 && x->r[2] == 1);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(topo_arr(vis, "position")->n, 4);
+    st_scene_destroy(&s);
+}
+
+/* With a collision pipeline, the models read the 4 remaining triangles
+ * and their edges and points before the detection of the next step. */
+Test(topology_mappings, collision_pipeline_after_removal)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "    - DefaultAnimationLoop: {}\n"
+                  "    - CollisionPipeline: {}\n"
+                  "    - BruteForceBroadPhase: {}\n"
+                  "    - BVHNarrowPhase: {}\n"
+                  "    - MinProximityIntersection: {alarmDistance: 0.8, contactDistance: 0.5}\n"
+                  "    - CollisionResponse: {}\n"
+                  "  children:\n"
+                  "    - name: T\n"
+                  "      objects:\n"
+                  "        - TetrahedronSetTopologyContainer: {name: Container, "
+                  "position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1], "
+                  "tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                  "        - TetrahedronSetTopologyModifier: {}\n"
+                  "        - MechanicalObject: {name: dofs}\n"
+                  "      children:\n"
+                  "        - name: T2\n"
+                  "          objects:\n"
+                  "            - TriangleSetTopologyContainer: {name: Container}\n"
+                  "            - TriangleSetTopologyModifier: {}\n"
+                  "            - Tetra2TriangleTopologicalMapping: {input: \"@../Container\", "
+                  "output: \"@Container\"}\n"
+                  "            - TriangleCollisionModel: {}\n"
+                  "            - LineCollisionModel: {}\n"
+                  "            - PointCollisionModel: {}\n"
+                  "    - name: Floor\n"
+                  "      objects:\n"
+                  "        - MechanicalObject: {position: [-2,-2,-0.3, 2,-2,-0.3, 2,2,-0.3]}\n"
+                  "        - TriangleSetTopologyContainer: {triangles: [0,1,2]}\n"
+                  "        - TriangleCollisionModel: {moving: false, simulated: false}\n"
+                  "        - PointCollisionModel: {moving: false, simulated: false}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    remove_ids(topo_get(s, "/T/Container"), ST_ELEM_TETRAHEDRON, (const unsigned[]){1}, 1);
+    for (int k = 0; k < 2; k++)
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(topo_arr(topo_get(s, "/T/dofs"), "position")->n, 4);
+    st_scene_destroy(&s);
+}
