@@ -80,6 +80,11 @@ typedef struct cmodel {
     /* Pairs whose force this model adds (it is their owner). */
     cpair **owned;
     size_t nowned;
+    /* Topological changes: registered for them; a change happened since
+     * the elements were read (they are read again before the next
+     * detection, as SOFA's models do at their next update). */
+    bool listening;
+    bool stale;
 } cmodel;
 
 /* One detection output (SOFA's DetectionOutput): closest points p[0] on
@@ -332,6 +337,11 @@ void cside_point(const cmodel *m, cside *s, const double *xs, double out[3]);
 /* ---- models (model_common.c) ---- */
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);
 void cmodel_cleanup(st_component *self);
+/* Reads the model's elements again when a topology above it (or the one it
+ * reads) changed since (SOFA's TriangleCollisionModel compares the
+ * topology's revision at its next update; lines and points resize there
+ * too). */
+st_status cmodel_refresh(cmodel *m, st_error *err);
 /* Positions of the model's state (its own array, bound to the system's x
  * when a solver integrates it). */
 const double *cmodel_x(const cmodel *m);

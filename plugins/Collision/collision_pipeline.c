@@ -765,6 +765,8 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
     if (!p->valid)
         return ST_OK;
     p->steps++;
+    for (size_t i = 0; i < p->nmodels; i++)
+        ST_TRY(cmodel_refresh(p->models[i], err));
     for (size_t i = 0; i < p->nmodels; i++) {
         cmodel *m = p->models[i];
         m->number_of_contacts = 0;

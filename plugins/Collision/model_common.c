@@ -9,6 +9,7 @@
 
 #include "collision.h"
 #include "penalty.h"
+#include "../shared/topology_link.h"
 
 const char *const cmodel_sphere_templates[] = {"Vec3d", "Rigid3d", NULL};
 
@@ -247,9 +248,56 @@ static const st_array *checked(const cmodel *m, st_component *topo, st_type t, u
     return a;
 }
 
+static st_status cmodel_changed(st_component *self, st_component *topology,
+                                const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev, (void)err;
+    ((cmodel *)self)->stale = true;
+    return ST_OK;
+}
+
+/* The element data read from the topology and the state (not the pairs). */
+static void free_elements(cmodel *m)
+{
+    st_free(m->elems);
+    st_free(m->box);
+    st_free(m->pnormals);
+    st_free(m->tflags);
+    m->elems = NULL;
+    m->box = NULL;
+    m->pnormals = NULL;
+    m->tflags = NULL;
+    m->nelem = 0;
+    unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
+    for (int i = 0; i < 4; i++) {
+        st_free(*csr[i]);
+        *csr[i] = NULL;
+    }
+    m->topo_tri = m->topo_tet = m->topo_quad = NULL;
+}
+
+st_status cmodel_refresh(cmodel *m, st_error *err)
+{
+    if (!m->stale)
+        return ST_OK;
+    m->stale = false;
+    free_elements(m);
+    return cmodel_init(m, m->kind == CM_RIGIDSPHERE ? CM_SPHERE : m->kind, err);
+}
+
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
 {
     st_component *self = &m->base;
+    if (!m->listening) {
+        ST_TRY(st_listen_topologies_above(self, cmodel_changed, err));
+        st_component *topo = find_topology(m);
+        bool above = false;
+        for (st_node *n = self->node; topo && n && !above; n = st_node_parent(n))
+            above = topo->node == n;
+        if (topo && !above && topo->cls->topology)
+            ST_TRY(st_topology_listen(self, topo, cmodel_changed, err));
+        m->listening = true;
+    }
     m->ms = st_component_mstate(self); /* SOFA's context state */
     if (!m->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
@@ -308,20 +356,8 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
 void cmodel_cleanup(st_component *self)
 {
     cmodel *m = (cmodel *)self;
-    st_free(m->elems);
-    st_free(m->box);
-    st_free(m->pnormals);
-    m->pnormals = NULL;
-    st_free(m->tflags);
-    m->tflags = NULL;
-    unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
-    for (int i = 0; i < 4; i++) {
-        st_free(*csr[i]);
-        *csr[i] = NULL;
-    }
+    free_elements(m);
     st_free(m->owned);
-    m->elems = NULL;
-    m->box = NULL;
     m->owned = NULL;
     m->nowned = 0;
 }

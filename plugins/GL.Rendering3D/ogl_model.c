@@ -10,7 +10,16 @@
  * from the faces, as SOFA does with updateNormals. `edges` is not linked
  * when another component names this model as its src (SOFA's
  * setAutoLink(false)). Rendering options are accepted and validated;
- * nothing is drawn. */
+ * nothing is drawn.
+ *
+ * Topological changes (SOFA's initFromTopology and handleDynamicTopology):
+ * a model given no faces takes the triangles (or quads) of its topology
+ * (its `topology` link, else the first one found upward) when that topology
+ * can change, and they follow it: removed ones go (the last takes the hole),
+ * added ones are copied from the topology, removed points renumber them.
+ * After any change of a topology above it, the normals are sized and
+ * computed again (an IdentityMapping resizes the positions). settee takes
+ * the faces from dynamic containers only (SOFA: from any topology). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +28,7 @@
 #include <settee/settee.h>
 
 #include "../shared/options.h"
+#include "../shared/topology_link.h"
 #include "ogl_model.h"
 
 #ifndef M_PI
@@ -48,6 +58,7 @@ struct ogl_model {
     st_vec4 color;
     int normals_attr, castshadow;
     bool flip, is_enabled;
+    bool listening; /* registered for topological changes */
     /* VisualModel */
     bool enable;
     /* OglModel */
@@ -363,6 +374,62 @@ static st_status prepare_normals(ogl_model *m, st_error *err)
     return ST_OK;
 }
 
+/* SOFA's TopologyData creation callback: a copy of the topology's element. */
+static void copy_created(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i;
+    unsigned w = st_elem_vertices(ev->elem);
+    if (ev->vertices)
+        memcpy(item, ev->vertices + (size_t)w * k, w * sizeof(unsigned));
+}
+
+static const st_topo_follow_ops copy_ops = {.struct_size = sizeof(st_topo_follow_ops),
+                                            .create = copy_created};
+
+static st_status ogl_changed(st_component *self, st_component *topology, const st_topo_event *ev,
+                             size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    ogl_model *m = (ogl_model *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return ST_OK;
+    return prepare_normals(m, err);
+}
+
+/* SOFA's initFromTopology for a topology that can change: the faces are
+ * the topology's and follow it. */
+static st_status follow_topology(ogl_model *m, st_error *err)
+{
+    st_component *self = &m->base;
+    st_component *topo = m->topology ? m->topology
+                                     : st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    const st_topology_ops *ops = topo ? topo->cls->topology : NULL;
+    bool dynamic = ops && ops->struct_size >= offsetof(st_topology_ops, remove) + sizeof ops->remove &&
+                   ops->remove && ops->elements;
+    bool from_topology = !m->position.n || (!st_component_is_set(self, "triangles") &&
+                                             !st_component_is_set(self, "quads"));
+    if (!dynamic || !from_topology || m->triangles.n || m->quads.n)
+        return ST_OK;
+    const st_array *tri = ops->elements(topo, ST_T_TRIANGLES);
+    const st_array *quad = ops->elements(topo, ST_T_QUADS);
+    if (tri && tri->n) {
+        ST_TRY(st_array_resize(&m->triangles, ST_T_TRIANGLES, tri->n, err));
+        memcpy(m->triangles.u, tri->u, 3 * tri->n * sizeof(unsigned));
+    } else if (quad && quad->n) {
+        ST_TRY(st_array_resize(&m->quads, ST_T_QUADS, quad->n, err));
+        memcpy(m->quads.u, quad->u, 4 * quad->n * sizeof(unsigned));
+    } else {
+        return ST_OK;
+    }
+    if (!m->handle_dynamic_topology)
+        return ST_OK;
+    const char *field = m->triangles.n ? "triangles" : "quads";
+    ST_TRY(st_topology_follow_field(self, field, topo,
+                                    m->triangles.n ? ST_ELEM_TRIANGLE : ST_ELEM_QUAD, &copy_ops, m,
+                                    err));
+    return st_topology_follow_vertices(self, field, topo, err);
+}
+
 st_status ogl_model_init(st_component *self, st_error *err)
 {
     ogl_model *m = (ogl_model *)self;
@@ -374,6 +441,11 @@ st_status ogl_model_init(st_component *self, st_error *err)
     if (m->filename && m->filename[0])
         st_component_warn(self, "filename '%s' is not read headless (use src=\"@loader\")",
                           m->filename);
+    if (!m->listening) {
+        ST_TRY(follow_topology(m, err));
+        ST_TRY(st_listen_topologies_above(self, ogl_changed, err));
+        m->listening = true;
+    }
     if (m->flip)
         flip_faces(m);
     if (m->texturename && m->texturename[0]) {

@@ -15,13 +15,21 @@
  *   edge whose projection coefficient lies in [0, 1], else the last edge).
  * Weights per element kind (SOFA's formulas and summation order):
  *   edge (1-fx, fx), triangle (1-fx-fy, fx, fy), quad bilinear, tetra
- *   (1-fx-fy-fz, fx, fy, fz), cube trilinear. */
+ *   (1-fx-fy-fz, fx, fy, fz), cube trilinear.
+ *
+ * Topological changes: as SOFA's BarycentricMapping::handleTopologyChange,
+ * after a change of any topology above the mapping (or of its input
+ * topology) every mapped point is located again, from the current positions
+ * of the input and the output, in the elements that remain: a point whose
+ * element disappeared is attached to the element containing it, else the
+ * nearest one. */
 #include <math.h>
 #include <string.h>
 
 #include <settee/settee.h>
 
 #include "../shared/mapping_common.h"
+#include "../shared/topology_link.h"
 
 #define MAXV 8 /* vertices of an element */
 
@@ -38,6 +46,8 @@ typedef struct bary_mapping {
     double *w;                   /* the weights, laid out as v */
     unsigned *row;               /* n + 1: each point's first term once packed */
     unsigned outside;            /* points located outside every element */
+    bool listening;              /* registered for topological changes */
+    bool relocating;             /* locating again after a change: current positions */
 } bary_mapping;
 
 static const st_field bary_fields[] = {
@@ -419,6 +429,36 @@ static void init_apply(st_component *self, const double *xin, double *xout)
     apply_points((const bary_mapping *)self, xin, xout);
 }
 
+static st_status bary_init(st_component *self, st_error *err);
+
+/* SOFA's processTopologicalChanges: clear(), then init() from the current
+ * positions. */
+static st_status bary_changed(st_component *self, st_component *topology,
+                              const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    bary_mapping *m = (bary_mapping *)self;
+    m->relocating = true;
+    st_status st = bary_init(self, err);
+    m->relocating = false;
+    return st;
+}
+
+static st_status bary_listen(bary_mapping *m, st_component *topo, st_error *err)
+{
+    if (m->listening)
+        return ST_OK;
+    st_component *self = &m->h.base;
+    ST_TRY(st_listen_topologies_above(self, bary_changed, err));
+    bool above = false;
+    for (st_node *n = self->node; n && !above; n = st_node_parent(n))
+        above = topo->node == n;
+    if (!above)
+        ST_TRY(st_topology_listen(self, topo, bary_changed, err));
+    m->listening = true;
+    return ST_OK;
+}
+
 static st_status bary_init(st_component *self, st_error *err)
 {
     bary_mapping *m = (bary_mapping *)self;
@@ -437,18 +477,19 @@ static st_status bary_init(st_component *self, st_error *err)
         return st_component_error(self, "input_topology", err, ST_ESCENE,
                                   "no topology found for the input '%s' (its node and above)",
                                   m->h.in->base.name);
+    ST_TRY(bary_listen(m, topo, err));
     const st_topology_ops *ops = topo->cls->topology;
     elems e = {ops->elements(topo, ST_T_EDGES), ops->elements(topo, ST_T_TRIANGLES),
                ops->elements(topo, ST_T_QUADS), ops->elements(topo, ST_T_TETRAS),
                ops->elements(topo, ST_T_HEXAS)};
     const st_mstate *in = m->h.in, *out = m->h.out;
-    const double *xin = m->use_rest_position ? in->rest_position.r : in->position.r;
-    size_t nin = m->use_rest_position ? in->rest_position.n : in->position.n;
+    bool rest = m->use_rest_position && !m->relocating;
+    const double *xin = rest ? in->rest_position.r : in->position.r;
+    size_t nin = rest ? in->rest_position.n : in->position.n;
     /* A visual output is located from its positions as they are at init. */
     const double *xout = visual ? m->h.visual_pos->r
-                                : (m->use_rest_position ? out->rest_position.r : out->position.r);
-    m->n = visual ? m->h.visual_pos->n
-                  : (m->use_rest_position ? out->rest_position.n : out->position.n);
+                                : (rest ? out->rest_position.r : out->position.r);
+    m->n = visual ? m->h.visual_pos->n : (rest ? out->rest_position.n : out->position.n);
     /* Element vertices must be input points. */
     const st_array *lists[5] = {e.edges, e.tris, e.quads, e.tetras, e.hexas};
     const unsigned widths[5] = {2, 3, 4, 4, 8};

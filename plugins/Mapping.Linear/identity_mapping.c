@@ -2,27 +2,54 @@
  * velocities are the input's, forces go back unchanged. When the output is
  * a visual model (OglModel) rather than a MechanicalObject, the mapping only
  * copies positions into the model's `position` (a visual mapping, as in
- * SOFA: it takes no part in the mechanics). */
+ * SOFA: it takes no part in the mechanics).
+ *
+ * Topological changes: as SOFA's handleTopologyChange, after a change of any
+ * topology above it, an output whose size differs from the input's is
+ * initialised again (resized to the input's size, positions and velocities
+ * copied): the mapped state follows the input's removed points. */
 #include <string.h>
 
 #include <settee/settee.h>
 
 #include "../shared/mapping_common.h"
+#include "../shared/topology_link.h"
 
 typedef struct identity_mapping {
     map_head h;           /* input: a MechanicalObject; output: one, or a visual model */
     /* Set at init. */
     st_array *visual_pos; /* the visual model's position, or NULL */
     const st_field *visual_field;
+    bool listening; /* registered for topological changes */
 } identity_mapping;
 
 static const st_field identity_fields[] = {MAP_HEAD_FIELDS(identity_mapping), ST_FIELD_END};
 
 static size_t min_n(size_t a, size_t b) { return a < b ? a : b; }
 
+static st_status identity_init(st_component *self, st_error *err);
+
+/* SOFA's IdentityMapping::handleTopologyChange: init() again when the
+ * sizes differ. */
+static st_status identity_changed(st_component *self, st_component *topology,
+                                  const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    identity_mapping *m = (identity_mapping *)self;
+    if (self->state != ST_CSTATE_VALID || !m->h.in)
+        return ST_OK;
+    size_t n = m->h.in->n;
+    size_t have = m->visual_pos ? m->visual_pos->n : m->h.out ? m->h.out->n : n;
+    return have == n ? ST_OK : identity_init(self, err);
+}
+
 static st_status identity_init(st_component *self, st_error *err)
 {
     identity_mapping *m = (identity_mapping *)self;
+    if (!m->listening) {
+        ST_TRY(st_listen_topologies_above(self, identity_changed, err));
+        m->listening = true;
+    }
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
     m->visual_pos = NULL;

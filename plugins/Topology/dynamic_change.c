@@ -246,7 +246,7 @@ static void shell_leave(shell *sl, const unsigned *elem)
  * each removal isolates; fills ev[1..] with them (faces, edges, points)
  * and returns their count in *nev. */
 static st_status remove_elements(topo *t, st_elem elem, st_array *a, pending *ev, size_t *nev,
-                                 st_error *err)
+                                 bool rm_subs, bool rm_points, st_error *err)
 {
     sub_shape sh[2];
     size_t nsh = sub_shapes(elem, sh), nsl = 0;
@@ -257,7 +257,7 @@ static st_status remove_elements(topo *t, st_elem elem, st_array *a, pending *ev
     unsigned *pcnt = st_calloc(np ? np : 1, sizeof *pcnt);
     st_status st = pcnt ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     *nev = 1;
-    for (size_t s = 0; s < nsh && st == ST_OK; s++) {
+    for (size_t s = 0; s < nsh && st == ST_OK && rm_subs; s++) {
         if (!holds(t, sh[s].kind) || !list_of(t, sh[s].kind)->n)
             continue;
         pending *p = &ev[(*nev)++];
@@ -295,7 +295,7 @@ static st_status remove_elements(topo *t, st_elem elem, st_array *a, pending *ev
         const unsigned *e = a->u + (size_t)i * w;
         for (size_t s = 0; s < nsl; s++)
             shell_leave(&sl[s], e);
-        for (unsigned v = 0; v < w; v++)
+        for (unsigned v = 0; v < w && rm_points; v++)
             if (e[v] < np && pcnt[e[v]] && --pcnt[e[v]] == 0)
                 pts->index[pts->n++] = e[v];
         memcpy(ev[0].vertices + kept * w, e, w * sizeof(unsigned));
@@ -358,6 +358,12 @@ static bool made_of(st_elem e, st_elem sub)
 
 st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
                       st_error *err)
+{
+    return topo_remove_ex(self, elem, ids, n, true, true, err);
+}
+
+st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, size_t n,
+                         bool rm_subs, bool rm_points, st_error *err)
 {
     topo *t = (topo *)self;
     if (t->kind != TOPO_DYNAMIC)
@@ -422,7 +428,7 @@ st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, siz
         ev[0].n = k;
         sort_desc(ev[0].index, k);
         if (st == ST_OK)
-            st = remove_elements(t, elem, a, ev, &nev, err);
+            st = remove_elements(t, elem, a, ev, &nev, rm_subs, rm_points, err);
         /* Then the isolated faces and edges, each kind descending, then the
          * isolated points. */
         for (size_t e = 1; e < nev && st == ST_OK; e++) {
@@ -459,5 +465,103 @@ st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, siz
             st = st_topology_changed(self, out, m, err);
     }
     pending_free(ev, nev);
+    return st;
+}
+
+/* SOFA's addEdgesProcess / addTriangleProcess / addQuadProcess, then one
+ * announcement: [EdgesAdded (the faces' missing edges), XAdded]. SOFA sends
+ * one EdgesAdded per new edge; one event for all of them leaves every
+ * followed array the same. */
+st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
+                   st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_DYNAMIC)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "%s cannot change while the scene runs: use one of the "
+                                  "*SetTopologyContainer classes",
+                                  self->cls->name);
+    if (elem != ST_ELEM_EDGE && elem != ST_ELEM_TRIANGLE && elem != ST_ELEM_QUAD)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "adding %s is not supported (edges, triangles and quads are)",
+                                  st_elem_name(elem));
+    if (!holds(t, elem))
+        return st_component_error(self, NULL, err, ST_EINVAL, "%s holds no %s to add to",
+                                  self->cls->name, st_elem_name(elem));
+    ST_TRY(topo_ensure_lists(t, err));
+    st_array *a = list_of(t, elem);
+    unsigned w = st_elem_vertices(elem);
+    st_type type = elem == ST_ELEM_EDGE       ? ST_T_EDGES
+                   : elem == ST_ELEM_TRIANGLE ? ST_T_TRIANGLES
+                                              : ST_T_QUADS;
+    bool with_edges = elem != ST_ELEM_EDGE && holds(t, ST_ELEM_EDGE);
+    size_t np = point_count(t), maxp = 0;
+    for (size_t i = 0; i < n * w; i++)
+        if ((size_t)verts[i] + 1 > maxp)
+            maxp = (size_t)verts[i] + 1;
+    size_t edges_before = t->edges.n, before = a->n;
+    tuple_set set;
+    memset(&set, 0, sizeof set);
+    set.width = 2;
+    st_status st = with_edges ? index_list(t, ST_ELEM_EDGE, &set, err) : ST_OK;
+    for (size_t k = 0; k < n && st == ST_OK; k++) {
+        const unsigned *v = verts + k * w;
+        for (unsigned j = 0; j < w && with_edges && st == ST_OK; j++) {
+            unsigned e[2] = {v[(j + 1) % w], v[(j + 2) % w]};
+            unsigned key[2] = {e[0] < e[1] ? e[0] : e[1], e[0] < e[1] ? e[1] : e[0]};
+            bool fresh = false;
+            st = tuple_set_insert(&set, key, &fresh, err);
+            if (st == ST_OK && fresh)
+                st = topo_push(&t->edges, ST_T_EDGES, e, err);
+        }
+        if (st == ST_OK)
+            st = topo_push(a, type, v, err);
+    }
+    tuple_set_free(&set);
+    size_t ne = with_edges ? t->edges.n - edges_before : 0; /* the faces' new edges */
+    unsigned *index = st == ST_OK ? st_malloc((3 * ne + n + 1) * sizeof *index) : NULL;
+    if (st == ST_OK && !index)
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
+    if (st != ST_OK) {
+        /* Back to the lists as they were: nothing was announced. */
+        t->edges.n = edges_before;
+        a->n = before;
+        st_free(index);
+        return st;
+    }
+    if (maxp > np && !t->position.n)
+        t->nb_points = (unsigned)maxp;
+    for (size_t i = 0; i < ne; i++)
+        index[i] = (unsigned)(edges_before + i);
+    for (size_t i = 0; i < n; i++)
+        index[ne + i] = (unsigned)(before + i);
+    /* The new edges' vertices, copied: a listener may grow the lists. */
+    unsigned *edge_verts = index + ne + n;
+    if (ne)
+        memcpy(edge_verts, t->edges.u + 2 * edges_before, 2 * ne * sizeof *edge_verts);
+    st_topo_event ev[2];
+    size_t nev = 0;
+    if (ne) {
+        ev[nev++] = (st_topo_event){.change = ST_TOPO_ADDED,
+                                    .elem = ST_ELEM_EDGE,
+                                    .n = ne,
+                                    .before = edges_before,
+                                    .index = index,
+                                    .vertices = edge_verts};
+        touch_list(t, ST_ELEM_EDGE);
+    }
+    if (n) {
+        ev[nev++] = (st_topo_event){.change = ST_TOPO_ADDED,
+                                    .elem = elem,
+                                    .n = n,
+                                    .before = before,
+                                    .index = index + ne,
+                                    .vertices = verts};
+        touch_list(t, elem);
+    }
+    /* SOFA announces an empty addition too (TrianglesAdded(0)): followers
+     * have nothing to do, so settee announces nothing. */
+    st = nev ? st_topology_changed(self, ev, nev, err) : ST_OK;
+    st_free(index);
     return st;
 }

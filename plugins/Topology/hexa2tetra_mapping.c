@@ -4,7 +4,12 @@
  * `swapping`, the vertices of hexahedra at even x, odd y or odd z grid
  * positions are mirrored across the cell first (so that the diagonals
  * alternate), and an odd number of mirrors selects the pattern with
- * reversed orientation. */
+ * reversed orientation.
+ *
+ * Topological changes: SOFA's updateTopologicalMappingTopDown is "not yet
+ * implemented" (a warning, the output unchanged). settee warns the same way
+ * when hexahedra go; a change that removes points would leave the output
+ * naming points that no longer exist: it is an error. */
 #include <string.h>
 
 #include "topology.h"
@@ -14,6 +19,7 @@ typedef struct hexa2tetra {
     st_component *input;  /* "input": hexahedral topology */
     st_component *output; /* "output": TetrahedronSetTopologyContainer */
     bool swapping;        /* "swapping" */
+    bool listening;       /* listeners registered (init runs again on reinit) */
 } hexa2tetra;
 
 static const st_field hexa2tetra_fields[] = {
@@ -40,6 +46,33 @@ static void mirror(unsigned c[8], const unsigned e[4][2])
         c[e[k][0]] = c[e[k][1]];
         c[e[k][1]] = t;
     }
+}
+
+static st_status hexa2tetra_changed(st_component *self, st_component *topology,
+                                    const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    for (size_t e = 0; e < nev; e++)
+        if (ev[e].elem == ST_ELEM_POINT && ev[e].change == ST_TOPO_REMOVED && ev[e].n)
+            return st_component_error(self, NULL, err, ST_ESCENE,
+                                      "points of '%s' were removed, but "
+                                      "Hexa2TetraTopologicalMapping does not propagate "
+                                      "topological changes (neither does SOFA's): its output "
+                                      "'%s' would name points that no longer exist",
+                                      ((hexa2tetra *)self)->input->name,
+                                      ((hexa2tetra *)self)->output->name);
+    st_component_warn(self, "Method Hexa2TetraTopologicalMapping::updateTopologicalMappingTopDown() "
+                            "not yet implemented!");
+    return ST_OK;
+}
+
+/* Changes of the output made by others: the mapping holds nothing indexed
+ * by the output's tetrahedra (SOFA's Loc2GlobVec is not kept). */
+static st_status hexa2tetra_output_changed(st_component *self, st_component *topology,
+                                           const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)self, (void)topology, (void)ev, (void)nev, (void)err;
+    return ST_OK;
 }
 
 static st_status hexa2tetra_init(st_component *self, st_error *err)
@@ -92,6 +125,12 @@ static st_status hexa2tetra_init(st_component *self, st_error *err)
                 out->tetrahedra.u[4 * (6 * i + (size_t)k) + (size_t)j] = c[pat[k][j]];
     }
     ST_TRY(topo_map_end(out, "tetrahedra", err));
+    if (!m->listening) {
+        ST_TRY(st_topology_listen(self, m->input, hexa2tetra_changed, err));
+        ST_TRY(st_topology_listen(self, m->output, hexa2tetra_output_changed, err));
+        ST_TRY(topo_map_listen_others(self, m->input, m->output, err));
+        m->listening = true;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -92,6 +92,19 @@ st_status topo_ensure_lists(topo *t, st_error *err);
  * dynamic_change.c). */
 st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
                       st_error *err);
+/* The same with SOFA's flags (removeTriangles(ids, removeIsolatedEdges,
+ * removeIsolatedPoints)): isolated_subs removes the faces and edges only
+ * the removed elements used, isolated_points the points. */
+st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, size_t n,
+                         bool isolated_subs, bool isolated_points, st_error *err);
+/* Appends n elements of kind elem (n * st_elem_vertices(elem) vertex
+ * indices) to a dynamic container, as SOFA's addEdges / addTriangles /
+ * addQuads: each new element's missing edges (t[(j+1)%w], t[(j+2)%w]),
+ * j = 0..w-1, are appended first, oriented as in the element; nbPoints
+ * grows to cover the indices. The change is announced once: [edges added,
+ * elements added]. */
+st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
+                   st_error *err);
 
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
@@ -156,5 +169,70 @@ st_status topo_map_count_owners(const st_array *list, unsigned w, const st_array
  * `classes` (NULL-terminated): SOFA's context search for a modifier of the
  * output (a class or one of its subclasses). */
 bool topo_map_find_modifier(st_node *n, const char *const *classes);
+
+/* ---- topological changes through a mapping (topo_mapping.c) ----
+ *
+ * SOFA's updateTopologicalMappingTopDown: the mapping listens to its input
+ * and replays each change on its output through the output container's own
+ * removal and addition (each announced to the output's followers). Loc2Glob
+ * (output element -> input face) follows the output's elements (the kernel
+ * moves it as the output changes); Glob2Loc is its inverse. The listener
+ * sees the input after the change: it keeps a copy of the input's volumes
+ * and faces as they were before ("shadow"), as SOFA's mappings read them
+ * before the input's process. */
+typedef struct topo_map_prop topo_map_prop;
+typedef struct topo_map_desc {
+    st_elem vol;  /* input elements whose removal exposes faces (POINT: none) */
+    st_elem face; /* input elements the output elements come from */
+    st_elem out;  /* output elements */
+    /* Faces of a vol by slot (SOFA's XInY slot order), oriented outward:
+     * nslots * st_elem_vertices(face) local vertex indices. */
+    const unsigned *slots;
+    unsigned nslots;
+    /* Output removal batched in one call (Tetra2Triangle) or one input
+     * face at a time (Hexa2Quad, Triangle2Edge, Quad2Triangle). */
+    bool batch;
+    /* The output element for face g of the surviving vol `other` (its slot
+     * pos), SOFA's orientation (out: st_elem_vertices(out) values). */
+    void (*exposed)(const topo_map_prop *p, const unsigned *other, unsigned pos, unsigned g,
+                    unsigned *out);
+    /* Input faces added (QUADSADDED, TRIANGLESADDED): appends the output
+     * elements to create (may be NULL: ignored, as SOFA's). */
+    st_status (*faces_added)(topo_map_prop *p, const st_topo_event *ev, st_error *err);
+} topo_map_desc;
+
+struct topo_map_prop {
+    const topo_map_desc *d;
+    st_component *self, *input, *output;
+    bool flip;            /* flipNormals */
+    bool no_new;          /* noNewTriangles */
+    unsigned *loc2glob;   /* followed by the output's elements */
+    size_t nloc;
+    const unsigned *pending; /* globals of the output elements being added */
+    unsigned *shadow[2];  /* input vols and faces before the change */
+    size_t nshadow[2];
+    /* Elements to add to the output: vertices and their input faces. */
+    unsigned *add_v, *add_g;
+    size_t nadd, cap_v, cap_g;
+    bool registered;
+};
+
+/* Sets up the propagation after init filled the output and p->loc2glob
+ * (registers once: the follower on the output and the input's listener). */
+st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *err);
+/* Replays a change of the input (the mapping's listener calls it). */
+st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_t nev,
+                                st_error *err);
+/* Listens (doing nothing) to the topologies above the mapping other than
+ * its input and output: it holds nothing indexed by them. */
+st_status topo_map_listen_others(st_component *self, st_component *input, st_component *output,
+                                 st_error *err);
+/* Appends the input face g of the next output element at init. */
+st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err);
+/* Queues one output element (its vertices, its input face). */
+st_status topo_map_prop_queue(topo_map_prop *p, const unsigned *v, unsigned g, st_error *err);
+/* Adds the queued elements to the output. */
+st_status topo_map_prop_flush(topo_map_prop *p, st_error *err);
+void topo_map_prop_free(topo_map_prop *p);
 
 #endif

@@ -22,4 +22,20 @@ static inline st_status st_find_topology(st_component *self, st_component **topo
     return ST_OK;
 }
 
+/* Registers fn for the changes of every topology of self's node and of its
+ * ancestors: SOFA's TopologyChangeVisitor and StateChangeVisitor reach a
+ * component from any modifier above it (IdentityMapping re-inits, visual
+ * and collision models re-read their lists). Call once per component. */
+static inline st_status st_listen_topologies_above(st_component *self, st_topo_listener fn,
+                                                   st_error *err)
+{
+    for (st_node *n = self->node; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++) {
+            st_component *c = st_node_object(n, i);
+            if (c != self && c->cls->topology)
+                ST_TRY(st_topology_listen(self, c, fn, err));
+        }
+    return ST_OK;
+}
+
 #endif

@@ -1,0 +1,387 @@
+/* test_topology_mappings.c - topological changes through the topological
+ * mappings (SOFA's updateTopologicalMappingTopDown), worked by hand on small
+ * meshes from SOFA's algorithms: Tetra2Triangle (exposed faces added,
+ * oriented outward of the tetrahedron that stays and rotated to the smallest
+ * index, in SOFA's order; flipNormals, noNewTriangles, noInitialTriangles),
+ * Hexa2Quad, Quad2Triangle, Triangle2Edge, Hexa2Tetra (no propagation), and
+ * the components that follow a changing state or topology: IdentityMapping,
+ * BarycentricMapping, collision models, OglModel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(topology_mappings, .init = setup, .fini = teardown);
+
+#define HEAD                                                                                      \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"              \
+    " Sofa.Component.Topology.Container.Grid, Sofa.Component.Topology.Mapping,"                   \
+    " Sofa.Component.StateContainer, Sofa.Component.Mapping.Linear,"                              \
+    " Sofa.Component.Collision.Geometry, Sofa.GL.Component.Rendering3D]}\n"
+
+static void remove_ids(st_component *topo, st_elem e, const unsigned *ids, size_t n)
+{
+    st_error err = {0};
+    cr_assert_eq(st_topology_remove(topo, e, ids, n, &err), ST_OK, "remove: %s", err.msg);
+}
+
+static unsigned nb_points(st_component *c)
+{
+    return *(unsigned *)st_component_field_ptr(c, st_component_field(c, "nbPoints"));
+}
+
+/* ---- Tetra2TriangleTopologicalMapping ----
+ *
+ * Two tetrahedra sharing the face {1,2,3}: T0 = (0,1,2,3), T1 = (1,2,3,4),
+ * both positive. The container's triangles (faces in SOFA's order, slot j
+ * opposite vertex j, rotated to the smallest index, first occurrence kept):
+ * 0 (1,2,3)  1 (0,3,2)  2 (0,1,3)  3 (0,2,1)  4 (2,3,4)  5 (1,4,3)  6 (1,2,4).
+ * Border triangles (one tetrahedron): 1..6, so the output starts as
+ * o0 (0,3,2) o1 (0,1,3) o2 (0,2,1) o3 (2,3,4) o4 (1,4,3) o5 (1,2,4),
+ * Loc2Glob [1,2,3,4,5,6]; its edges (TriangleSet, oriented as first met):
+ * (3,2) (2,0) (0,3) (1,3) (0,1) (2,1) (3,4) (4,2) (1,4). */
+static const char *T2T = HEAD "  children:\n"
+                              "    - name: T\n"
+                              "      objects:\n"
+                              "        - TetrahedronSetTopologyContainer: {name: Container, "
+                              "position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1], "
+                              "tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                              "        - TetrahedronSetTopologyModifier: {}\n"
+                              "        - MechanicalObject: {name: dofs}\n"
+                              "      children:\n"
+                              "        - name: T2\n"
+                              "          objects:\n"
+                              "            - TriangleSetTopologyContainer: {name: Container}\n"
+                              "            - TriangleSetTopologyModifier: {}\n"
+                              "            - Tetra2TriangleTopologicalMapping: {input: "
+                              "\"@../Container\", output: \"@Container\"%s}\n"
+                              "%s";
+
+static st_scene *t2t_scene(const char *opts, const char *extra)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml, T2T, opts, extra);
+    return topo_scene(&T, yaml);
+}
+
+Test(topology_mappings, tetra2triangle_initial_border_and_edges)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    static const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 3, 4, 1, 4, 3, 1, 2, 4};
+    topo_assert_tuples(topo_arr(in, "triangles"), 3, tris, 7, "input triangles");
+    static const unsigned border[] = {0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 3, 4, 1, 4, 3, 1, 2, 4};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, border, 6, "output triangles");
+    static const unsigned edges[] = {3, 2, 2, 0, 0, 3, 1, 3, 0, 1, 2, 1, 3, 4, 4, 2, 1, 4};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 9, "output edges");
+    st_scene_destroy(&s);
+}
+
+/* Removing T0: SOFA's TETRAHEDRAREMOVED [0]: its face slot 0 (1,2,3) is
+ * shared with T1, where it is slot 3: T1[(0,2,1)] = (1,3,2), already
+ * rotated; added as o6, Loc2Glob [1,2,3,4,5,6,0]. TRIANGLESREMOVED
+ * [3,2,1] (before 7): Loc2Glob entries 3, 2, 1 (locals 2, 1, 0) go, the
+ * input's last triangles 6, 5, 4 take their ids: [_,_,_,1,2,3,0]; the
+ * output removes [2,1,0] at once (swap with last): o2 <- (1,3,2),
+ * o1 <- (1,2,4), o0 <- (1,4,3): [(1,4,3) (1,2,4) (1,3,2) (2,3,4)]. Its
+ * isolated edges (2,0) (0,3) (0,1) = [4,2,1] go: e4 <- (1,4), e2 <- (4,2),
+ * e1 <- (3,4). Then POINTSREMOVED [0]: point 4 becomes 0 everywhere. */
+Test(topology_mappings, tetra2triangle_remove_tetrahedron_adds_exposed_face)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned tris[] = {1, 0, 3, 1, 2, 0, 1, 3, 2, 2, 3, 0};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, tris, 4, "output triangles");
+    static const unsigned edges[] = {3, 2, 3, 0, 0, 2, 1, 3, 1, 0, 2, 1};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 6, "output edges");
+    cr_assert_eq(nb_points(out), 4);
+    cr_assert_eq(topo_arr(topo_get(s, "/T/dofs"), "position")->n, 4);
+    st_scene_destroy(&s);
+}
+
+/* Removing T1: its face slot 3 (1,3,2) is T0's slot 0: T0[(1,2,3)] =
+ * (1,2,3), added as o6 (Loc2Glob [1,2,3,4,5,6,0]); TRIANGLESREMOVED [6,5,4]
+ * removes locals [5,4,3] (swap with last: each takes (1,2,3) in turn):
+ * [(0,3,2) (0,1,3) (0,2,1) (1,2,3)]; edges (3,4) (4,2) (1,4) = [8,7,6] go;
+ * point 4 (the last) goes. */
+Test(topology_mappings, tetra2triangle_remove_last_tetrahedron)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){1}, 1);
+    static const unsigned tris[] = {0, 3, 2, 0, 1, 3, 0, 2, 1, 1, 2, 3};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, tris, 4, "output triangles");
+    static const unsigned edges[] = {3, 2, 2, 0, 0, 3, 1, 3, 0, 1, 2, 1};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 6, "output edges");
+    cr_assert_eq(nb_points(out), 4);
+    st_scene_destroy(&s);
+}
+
+/* flipNormals: the initial border is (t0,t2,t1); the exposed face of T0's
+ * removal is (1,3,2) flipped to (1,2,3). With noNewTriangles nothing is
+ * added: the three triangles of T0 go, T1's three stay. */
+Test(topology_mappings, tetra2triangle_flip_normals_and_no_new_triangles)
+{
+    st_scene *s = t2t_scene(", flipNormals: true", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    static const unsigned init[] = {0, 2, 3, 0, 3, 1, 0, 1, 2, 2, 4, 3, 1, 3, 4, 1, 4, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, init, 6, "flipped border");
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    /* As above with the flipped faces: o2 <- (1,2,3), o1 <- (1,4,2),
+     * o0 <- (1,3,4), then point 4 -> 0. */
+    static const unsigned tris[] = {1, 3, 0, 1, 0, 2, 1, 2, 3, 2, 0, 3};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, tris, 4, "flipped after removal");
+    st_scene_destroy(&s);
+
+    s = t2t_scene(", noNewTriangles: true", "");
+    in = topo_get(s, "/T/Container"), out = topo_get(s, "/T/T2/Container");
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    /* Loc2Glob [1..6] -> locals [2,1,0] go (inputs 3,2,1): o2 <- (1,2,4),
+     * o1 <- (1,4,3), o0 <- (2,3,4); then point 4 -> 0. */
+    static const unsigned none[] = {2, 3, 0, 1, 0, 3, 1, 2, 0};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, none, 3, "noNewTriangles");
+    st_scene_destroy(&s);
+}
+
+/* noInitialTriangles: the output starts empty; removing T0 adds only the
+ * exposed face (1,3,2), then renumbered (no 4 in it): [(1,3,2)]. */
+Test(topology_mappings, tetra2triangle_no_initial_triangles)
+{
+    st_scene *s = t2t_scene(", noInitialTriangles: true", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    cr_assert_eq(topo_arr(out, "triangles")->n, 0);
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned tris[] = {1, 3, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, tris, 1, "only the new face");
+    st_scene_destroy(&s);
+}
+
+/* A mapping from a container of `in_class` holding `in_fields` to an
+ * `out_class` container in a child node. */
+static st_scene *chain(const char *in_class, const char *in_fields, const char *out_class,
+                       const char *mapping)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: A\n"
+                  "      objects:\n"
+                  "        - %sTopologyContainer: {name: Container, %s}\n"
+                  "        - %sTopologyModifier: {}\n"
+                  "        - MechanicalObject: {name: dofs}\n"
+                  "      children:\n"
+                  "        - name: B\n"
+                  "          objects:\n"
+                  "            - %sTopologyContainer: {name: Container}\n"
+                  "            - %sTopologyModifier: {}\n"
+                  "            - %s: {input: \"@../Container\", output: \"@Container\"}\n",
+             in_class, in_fields, in_class, out_class, out_class, mapping);
+    return topo_scene(&T, yaml);
+}
+
+/* ---- Hexa2QuadTopologicalMapping ----
+ * Points x + 3y + 6z (x 0..2, y, z 0..1); H0 = (0,1,4,3,6,7,10,9),
+ * H1 = (1,2,5,4,7,8,11,10). The container's quads (faces in SOFA's
+ * QuadsInHexahedron order, rotated to the smallest index, first kept):
+ * q0 (0,3,4,1) q1 (6,7,10,9) q2 (0,1,7,6) q3 (1,4,10,7) q4 (3,9,10,4)
+ * q5 (0,6,9,3) q6 (1,4,5,2) q7 (7,8,11,10) q8 (1,2,8,7) q9 (2,5,11,8)
+ * q10 (4,10,11,5). Border: all but q3; Loc2Glob [0,1,2,4,5,6,7,8,9,10].
+ * Removing H0: HEXAHEDRAREMOVED [0]: q3 is H1's slot 5:
+ * H1[(3,0,4,7)] = (4,1,7,10), added as o10 (Loc2Glob ... ,3). QUADSREMOVED
+ * [5,4,2,1,0], one quad at a time, each removal moving the output's last
+ * quad into the hole and the input's last id onto the removed one:
+ * g5: o4 <- o10; g4: o3 <- q10; g2: o2 <- q9; g1: o1 <- q8; g0: o0 <- q7:
+ * [q7 q8 q9 q10 (4,1,7,10) q6] (a batch removal would give
+ * [q6 q7 q8 q9 (4,1,7,10) q10]). POINTSREMOVED [9,6,3,0]: 11 -> 9 -> 3,
+ * 10 -> 6, 8 -> 0. */
+Test(topology_mappings, hexa2quad_remove_hexahedron_quad_by_quad)
+{
+    st_scene *s = chain("HexahedronSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0, 0,0,1, 1,0,1, "
+                        "2,0,1, 0,1,1, 1,1,1, 2,1,1], "
+                        "hexahedra: [0,1,4,3,6,7,10,9, 1,2,5,4,7,8,11,10]",
+                        "QuadSet", "Hexa2QuadTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned quads[] = {0, 3, 4,  1,  6, 7, 10, 9,  0,  1, 7,  6, 1, 4, 10, 7,
+                                     3, 9, 10, 4,  0, 6, 9,  3,  1,  4, 5,  2, 7, 8, 11, 10,
+                                     1, 2, 8,  7,  2, 5, 11, 8,  4,  10, 11, 5};
+    topo_assert_tuples(topo_arr(in, "quads"), 4, quads, 11, "input quads");
+    cr_assert_eq(topo_arr(out, "quads")->n, 10);
+    remove_ids(in, ST_ELEM_HEXAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {7, 0, 3, 6, 1, 2, 0, 7, 2, 5, 3, 0,
+                                    4, 6, 3, 5, 4, 1, 7, 6, 1, 4, 5, 2};
+    topo_assert_tuples(topo_arr(out, "quads"), 4, want, 6, "output quads");
+    cr_assert_eq(nb_points(out), 8);
+    st_scene_destroy(&s);
+}
+
+/* ---- Quad2TriangleTopologicalMapping ----
+ * Q0 = (0,1,4,3), Q1 = (1,2,5,4), not a grid (scale 2): Q0 gives (1,4,0)
+ * (3,0,4), Q1 (swapped) (1,2,4) (5,4,2); Loc2Glob [0,0,1,1]. Removing Q0:
+ * its triangles [1,0] go (o1 <- (5,4,2), o0 <- (1,2,4)); points [3,0]:
+ * 5 -> 3, 4 -> 0: [(1,2,0) (3,0,2)]. */
+Test(topology_mappings, quad2triangle_remove_quad)
+{
+    st_scene *s = chain("QuadSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0], "
+                        "quads: [0,1,4,3, 1,2,5,4]",
+                        "TriangleSet", "Quad2TriangleTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned init[] = {1, 4, 0, 3, 0, 4, 1, 2, 4, 5, 4, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, init, 4, "initial triangles");
+    remove_ids(in, ST_ELEM_QUAD, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {1, 2, 0, 3, 0, 2};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, want, 2, "after removal");
+    cr_assert_eq(nb_points(out), 4);
+    st_scene_destroy(&s);
+}
+
+/* ---- Triangle2EdgeTopologicalMapping ----
+ * T0 = (0,1,2), T1 = (1,3,2); edges (oriented as first met): e0 (1,2)
+ * e1 (2,0) e2 (0,1) e3 (3,2) e4 (1,3); border [e1 e2 e3 e4]. Removing T0:
+ * TRIANGLESREMOVED [0]: its slot 0 edge e0 is shared with T1: (1,2) added
+ * (sorted) as o4. EDGESREMOVED [2,1], edge by edge: g2 (local 1): o1 <-
+ * (1,2), input 4 -> 2; g1 (local 0): o0 <- (1,3). Point 0 removed: 3 -> 0:
+ * [(1,0) (1,2) (0,2)]. */
+Test(topology_mappings, triangle2edge_remove_triangle)
+{
+    st_scene *s = chain("TriangleSet",
+                        "position: [0,0,0, 1,0,0, 0,1,0, 1,1,0], triangles: [0,1,2, 1,3,2]",
+                        "EdgeSet", "Triangle2EdgeTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    static const unsigned init[] = {2, 0, 0, 1, 3, 2, 1, 3};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, init, 4, "initial border");
+    remove_ids(in, ST_ELEM_TRIANGLE, (const unsigned[]){0}, 1);
+    static const unsigned want[] = {1, 0, 1, 2, 0, 2};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, want, 3, "after removal");
+    st_scene_destroy(&s);
+}
+
+/* Chained: Tetra2Triangle's additions reach a Triangle2Edge below it
+ * (TRIANGLESADDED): removing T0 of the two tetrahedra leaves the output
+ * surface (1,0,3) (1,2,0) (1,3,2) (2,3,0), closed: no border edge. */
+Test(topology_mappings, tetra2triangle_then_triangle2edge)
+{
+    st_scene *s = t2t_scene("", "          children:\n"
+                                "            - name: E\n"
+                                "              objects:\n"
+                                "                - EdgeSetTopologyContainer: {name: Container}\n"
+                                "                - EdgeSetTopologyModifier: {}\n"
+                                "                - Triangle2EdgeTopologicalMapping: {input: "
+                                "\"@../Container\", output: \"@Container\"}\n");
+    st_component *in = topo_get(s, "/T/Container"), *edges = topo_get(s, "/T/T2/E/Container");
+    cr_assert_eq(topo_arr(edges, "edges")->n, 0); /* the closed surface of two tetrahedra */
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    cr_assert_eq(topo_arr(topo_get(s, "/T/T2/Container"), "triangles")->n, 4);
+    cr_assert_eq(topo_arr(edges, "edges")->n, 0);
+    st_scene_destroy(&s);
+}
+
+/* Hexa2Tetra does not propagate (SOFA: "not yet implemented"): removing
+ * points under it is an error, never stale indices. */
+Test(topology_mappings, hexa2tetra_refuses_point_removal)
+{
+    st_scene *s = chain("HexahedronSet",
+                        "position: [0,0,0, 1,0,0, 2,0,0, 0,1,0, 1,1,0, 2,1,0, 0,0,1, 1,0,1, "
+                        "2,0,1, 0,1,1, 1,1,1, 2,1,1], "
+                        "hexahedra: [0,1,4,3,6,7,10,9, 1,2,5,4,7,8,11,10]",
+                        "TetrahedronSet", "Hexa2TetraTopologicalMapping");
+    st_component *in = topo_get(s, "/A/Container");
+    cr_assert_eq(topo_arr(topo_get(s, "/A/B/Container"), "tetrahedra")->n, 12);
+    st_error err = {0};
+    unsigned id = 0;
+    cr_assert_neq(st_topology_remove(in, ST_ELEM_HEXAHEDRON, &id, 1, &err), ST_OK);
+    cr_assert(strstr(err.msg, "does not propagate"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
+
+/* ---- components that follow: IdentityMapping, OglModel, collision models ----
+ * The visual model under the triangle output takes its faces from it and
+ * follows them; the IdentityMapping resizes its positions to the state's
+ * (SOFA's handleTopologyChange: init() when the sizes differ); the collision
+ * models read their elements again before the next detection. */
+Test(topology_mappings, visual_and_collision_models_follow)
+{
+    st_scene *s = t2t_scene("", "            - TriangleCollisionModel: {}\n"
+                                "            - LineCollisionModel: {}\n"
+                                "            - PointCollisionModel: {}\n"
+                                "          children:\n"
+                                "            - name: Visu\n"
+                                "              objects:\n"
+                                "                - OglModel: {name: Visual}\n"
+                                "                - IdentityMapping: {input: \"@../../dofs\", "
+                                "output: \"@Visual\"}\n");
+    st_component *in = topo_get(s, "/T/Container"), *vis = topo_get(s, "/T/T2/Visu/Visual");
+    st_component *dofs = topo_get(s, "/T/dofs");
+    cr_assert_eq(topo_arr(vis, "triangles")->n, 6);
+    cr_assert_eq(topo_arr(vis, "position")->n, 5);
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    static const unsigned tris[] = {1, 0, 3, 1, 2, 0, 1, 3, 2, 2, 3, 0};
+    topo_assert_tuples(topo_arr(vis, "triangles"), 3, tris, 4, "visual triangles");
+    const st_array *p = topo_arr(vis, "position"), *x = topo_arr(dofs, "position");
+    cr_assert_eq(p->n, 4);
+    cr_assert_eq(x->n, 4);
+    /* Point 0 is the former point 4, (1,1,1). */
+    for (size_t i = 0; i < 12; i++)
+        cr_assert_eq(p->r[i], x->r[i]);
+    cr_assert(x->r[0] == 1 && x->r[1] == 1 && x->r[2] == 1);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(topo_arr(vis, "position")->n, 4);
+    st_scene_destroy(&s);
+}
+
+/* With a collision pipeline, the models read the 4 remaining triangles
+ * and their edges and points before the detection of the next step. */
+Test(topology_mappings, collision_pipeline_after_removal)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "    - DefaultAnimationLoop: {}\n"
+                  "    - CollisionPipeline: {}\n"
+                  "    - BruteForceBroadPhase: {}\n"
+                  "    - BVHNarrowPhase: {}\n"
+                  "    - MinProximityIntersection: {alarmDistance: 0.8, contactDistance: 0.5}\n"
+                  "    - CollisionResponse: {}\n"
+                  "  children:\n"
+                  "    - name: T\n"
+                  "      objects:\n"
+                  "        - TetrahedronSetTopologyContainer: {name: Container, "
+                  "position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1], "
+                  "tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                  "        - TetrahedronSetTopologyModifier: {}\n"
+                  "        - MechanicalObject: {name: dofs}\n"
+                  "      children:\n"
+                  "        - name: T2\n"
+                  "          objects:\n"
+                  "            - TriangleSetTopologyContainer: {name: Container}\n"
+                  "            - TriangleSetTopologyModifier: {}\n"
+                  "            - Tetra2TriangleTopologicalMapping: {input: \"@../Container\", "
+                  "output: \"@Container\"}\n"
+                  "            - TriangleCollisionModel: {}\n"
+                  "            - LineCollisionModel: {}\n"
+                  "            - PointCollisionModel: {}\n"
+                  "    - name: Floor\n"
+                  "      objects:\n"
+                  "        - MechanicalObject: {position: [-2,-2,-0.3, 2,-2,-0.3, 2,2,-0.3]}\n"
+                  "        - TriangleSetTopologyContainer: {triangles: [0,1,2]}\n"
+                  "        - TriangleCollisionModel: {moving: false, simulated: false}\n"
+                  "        - PointCollisionModel: {moving: false, simulated: false}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    remove_ids(topo_get(s, "/T/Container"), ST_ELEM_TETRAHEDRON, (const unsigned[]){1}, 1);
+    for (int k = 0; k < 2; k++)
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(topo_arr(topo_get(s, "/T/dofs"), "position")->n, 4);
+    st_scene_destroy(&s);
+}
