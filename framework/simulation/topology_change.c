@@ -171,6 +171,17 @@ static bool follows(const st_scene *s, const st_component *c, const st_component
     return false;
 }
 
+/* Whether c follows some topology: then its data are indexed by that one
+ * (the nearest of its context: a topological mapping's output, which the
+ * mapping keeps in step with this topology), not by this one. */
+static bool follows_one(const st_scene *s, const st_component *c)
+{
+    for (size_t j = 0; j < s->ntopo_links; j++)
+        if (s->topo_links[j].kind != ST__TOPO_USE && s->topo_links[j].owner == c)
+            return true;
+    return false;
+}
+
 static bool links_to(const st_component *c, const st_component *topology)
 {
     const st_cinfo *ci = st__cinfo(c);
@@ -258,7 +269,8 @@ static const st_component *reader_not_following(const st_scene *s, const st_comp
         if (c == topology || st__class_has_role(c->cls, ST_ROLE_STATE) ||
             st__class_has_role(c->cls, ST_ROLE_TOPOLOGY) || maps_into(c, topology))
             continue;
-        if (may_hold_topology_data(c) && !follows(s, c, topology))
+        if (may_hold_topology_data(c) && !follows(s, c, topology) &&
+            (n == topology->node || !follows_one(s, c)))
             return c;
     }
     for (size_t i = 0; i < n->nchildren; i++) {

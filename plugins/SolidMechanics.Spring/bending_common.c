@@ -196,6 +196,8 @@ static st_status bending_topology_changed(st_component *self, st_component *topo
     return st;
 }
 
+bool bending_rebuilding(void) { return rebuilding; }
+
 st_status bending_follow(st_component *self, st_component *topology, st_error *err)
 {
     if (rebuilding || !topology || !topology->cls->topology)

@@ -105,6 +105,8 @@ st_status bending_elements(st_component *self, st_component **topology, st_mstat
  * (a spring whose edge lost a triangle deactivated, the others renumbered,
  * rest shapes from the renumbered rest positions), up to the order of the
  * springs. Registers once. */
+/* True while a topological change builds a bending component again. */
+bool bending_rebuilding(void);
 st_status bending_follow(st_component *self, st_component *topology, st_error *err);
 
 /* SOFA's bending springs visit the elements in order and each one's sides

@@ -32,6 +32,8 @@ static st_status tbs_init(st_component *self, st_error *err)
     ST_TRY(bending_elements(self, &b->topology, &ms, ST_T_TRIANGLES, 3, &tris, &ee, err));
     b->h.set.ms1 = b->h.set.ms2 = ms;
     b->h.set.min_length = 1.0e-4;
+    if (!tris && bending_rebuilding()) /* every triangle removed: no spring left */
+        return springs_finish(&b->h.set, err);
     if (!tris)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "object must have a Triangular Set Topology ('%s' has no "
