@@ -497,7 +497,8 @@ st_status st_scene_convert(st_runtime *rt, const char *in, const char *out, st_e
             scan_plugins(rt, d.root, &covered, &missing);
             if (to != ST_FMT_YAML)
                 missing.n = 0;
-            qsort(missing.v, missing.n, sizeof *missing.v, cmp_names);
+            if (missing.n)
+                qsort(missing.v, missing.n, sizeof *missing.v, cmp_names);
             rc = st__desc_write(&d, to, f, st_runtime_registry(rt),
                                 (const char(*)[128])missing.v, missing.n, err);
             st_free(covered.v);
