@@ -238,6 +238,19 @@ static inline void st__data_changed(st_runtime *rt)
 }
 /* Registers the kernel's built-in classes and built-in plugin records. */
 st_status st__builtins_register(st_runtime *rt, st_error *err);
+/* Loads the first installed plugin (search order) that registers a scene
+ * reader for path's extension; *found says whether there was one (plugin.c). */
+st_status st__plugin_load_reader(st_runtime *rt, const char *path, bool *found, st_error *err);
+/* Scene hooks (scene_hooks.c, reader.h): a scene's destroy hooks and the
+ * failure reported by st_component_fail during a step. */
+typedef struct st__scene_hooks st__scene_hooks;
+void st__scene_hooks_run_destroy(st_scene *s);
+/* The failure reported since the last call (then cleared), or ST_OK. */
+st_status st__scene_take_failure(st_scene *s, st_error *err);
+/* st_scene_load for a file type a plugin reads; *handled false when no
+ * reader (registered or installed) takes path. */
+st_status st__scene_load_by_reader(st_runtime *rt, const char *path, st_scene **out,
+                                   bool *handled, st_error *err);
 /* Maps "Sofa.Component.X.Y" to "X.Y"; returns a pointer into name. */
 const char *st__plugin_short_name(const char *name);
 /* Checks a plugin file before dlopen (plugin_file.c): a regular file whose
@@ -265,6 +278,7 @@ struct st_scene {
     bool dt_varied;               /* a later step ran with another dt */
     char **data_paths;            /* folders added by AddDataRepository, searched last */
     size_t ndata_paths;
+    st__scene_hooks *hooks;       /* destroy hooks, pending failure (scene_hooks.c), or NULL */
 };
 /* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
  * writing, its name in tmp (export.c). */
