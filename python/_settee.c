@@ -1389,8 +1389,9 @@ static st_status fail_py(stpy_component *c, const char *method, st_error *err)
     return e->code;
 }
 
-static st_status call_method(stpy_component *c, const char *method, PyObject *args,
-                             st_error *err, PyObject **result)
+/* Calls c's Python method; what names it in errors ("onAnimateBeginEvent"). */
+static st_status call_method(stpy_component *c, const char *method, const char *what,
+                             PyObject *args, st_error *err, PyObject **result)
 {
     if (result)
         *result = NULL;
@@ -1404,7 +1405,7 @@ static st_status call_method(stpy_component *c, const char *method, PyObject *ar
     PyObject *r = PyObject_CallObject(m, args);
     Py_DECREF(m);
     if (!r)
-        return fail_py(c, method[0] == '_' && method[1] == 's' ? method + 4 : method, err);
+        return fail_py(c, what, err);
     if (result)
         *result = r;
     else
@@ -1422,7 +1423,7 @@ static st_status api_init(stpy_component *c, st_error *err)
                                "node.addObject(MyController()))",
                                c->base.cls->name);
     else
-        s = call_method(c, "_st_init", NULL, err, NULL);
+        s = call_method(c, "_st_init", "init", NULL, err, NULL);
     PyGILState_Release(g);
     return s;
 }
@@ -1430,7 +1431,7 @@ static st_status api_init(stpy_component *c, st_error *err)
 static st_status api_reinit(stpy_component *c, st_error *err)
 {
     PyGILState_STATE g = PyGILState_Ensure();
-    st_status s = call_method(c, "_st_reinit", NULL, err, NULL);
+    st_status s = call_method(c, "_st_reinit", "reinit", NULL, err, NULL);
     PyGILState_Release(g);
     return s;
 }
@@ -1438,7 +1439,7 @@ static st_status api_reinit(stpy_component *c, st_error *err)
 static void api_reset(stpy_component *c)
 {
     PyGILState_STATE g = PyGILState_Ensure();
-    (void)call_method(c, "_st_reset", NULL, NULL, NULL);
+    (void)call_method(c, "_st_reset", "reset", NULL, NULL, NULL);
     PyGILState_Release(g);
 }
 
@@ -1464,12 +1465,14 @@ static void api_on_event(stpy_component *c, st_event ev, double dt)
     const char *name = ev == ST_EVENT_ANIMATE_BEGIN ? "AnimateBeginEvent"
                        : ev == ST_EVENT_ANIMATE_END ? "AnimateEndEvent"
                                                     : "SimulationInitDoneEvent";
+    char handler[64];
+    snprintf(handler, sizeof handler, "on%s", name);
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *args = Py_BuildValue("(sd)", name, dt);
     if (args)
-        (void)call_method(c, "_st_event", args, NULL, NULL);
+        (void)call_method(c, "_st_event", handler, args, NULL, NULL);
     else
-        (void)fail_py(c, "_st_event", NULL);
+        (void)fail_py(c, handler, NULL);
     Py_XDECREF(args);
     PyGILState_Release(g);
 }
@@ -1497,7 +1500,7 @@ static void api_add_force(stpy_component *c, const st_mparams *mp, double *f, co
                              make_view(sr, (void *)st_slice_x(x, ms), n, cs, NPY_DOUBLE, 0),
                              make_view(sr, (void *)st_slice(v, ms), n, d, NPY_DOUBLE, 0));
     if (args)
-        (void)call_method(c, "_st_addForce", args, NULL, NULL);
+        (void)call_method(c, "_st_addForce", "addForce", args, NULL, NULL);
     else
         (void)fail_py(c, "addForce", NULL);
     Py_XDECREF(args);
@@ -1520,7 +1523,7 @@ static void api_add_dforce(stpy_component *c, const st_mparams *mp, double *df, 
                              make_view(sr, st_slice(df, ms), n, d, NPY_DOUBLE, 1),
                              make_view(sr, (void *)st_slice(dx, ms), n, d, NPY_DOUBLE, 0));
     if (args)
-        (void)call_method(c, "_st_addDForce", args, NULL, NULL);
+        (void)call_method(c, "_st_addDForce", "addDForce", args, NULL, NULL);
     else
         (void)fail_py(c, "addDForce", NULL);
     Py_XDECREF(args);
@@ -1539,7 +1542,7 @@ static void api_add_k(stpy_component *c, const st_mparams *mp, st_matrix *m, dou
     unsigned d = ms->type->deriv_size;
     PyObject *args = Py_BuildValue("(NnI)", mparams(c, mp, 0, 0, kfactor), (Py_ssize_t)ms->n, d);
     PyObject *r = NULL;
-    if (!args || call_method(c, "_st_addKToMatrix", args, NULL, &r) != ST_OK || !r) {
+    if (!args || call_method(c, "_st_addKToMatrix", "addKToMatrix", args, NULL, &r) != ST_OK || !r) {
         if (!args)
             (void)fail_py(c, "addKToMatrix", NULL);
         Py_XDECREF(args);
@@ -1613,7 +1616,7 @@ static double api_energy(stpy_component *c, const st_mparams *mp, const double *
                                                   ms->type->coord_size, NPY_DOUBLE, 0))
                         : NULL;
     PyObject *r = NULL;
-    if (args && call_method(c, "_st_getPotentialEnergy", args, NULL, &r) == ST_OK && r) {
+    if (args && call_method(c, "_st_getPotentialEnergy", "getPotentialEnergy", args, NULL, &r) == ST_OK && r) {
         e = PyFloat_AsDouble(r);
         if (PyErr_Occurred())
             (void)fail_py(c, "getPotentialEnergy", NULL);
