@@ -9,6 +9,10 @@
 #          the VTK output back with it), GNU parallel, slurm-wlm and munge
 #          (the sweep tests run cases through parallel and a one-node Slurm
 #          cluster on localhost)
+#   python Python support (docs/python.md): the module settee._settee and the
+#          SofaPython3 plugin (python3-dev, python3-numpy) and their tests
+#          (python3-pytest, python3-scipy: assembled matrices as scipy.sparse);
+#          skipped cleanly when absent
 #   fuzz   the libFuzzer target (tests/fuzz): clang and its runtimes
 #   extra  optional parts, skipped cleanly when absent: PETSc (the plugin
 #          LinearSolver.PETSc and tests/solvers/test_petsc.c), ParaView with xvfb
@@ -20,10 +24,11 @@ set -euo pipefail
 declare -A groups=(
   [build]="build-essential cmake pkg-config libyaml-dev libxml2-dev zlib1g-dev libsuitesparse-dev libopenblas-dev liblapack-dev"
   [test]="libcriterion-dev python3-meshio parallel slurm-wlm munge"
+  [python]="python3-dev python3-numpy python3-pytest python3-scipy"
   [fuzz]="clang libclang-rt-14-dev"
   [extra]="libpetsc-real-dev paraview python3-paraview xvfb xauth"
 )
-order=(build test fuzz extra)
+order=(build test python fuzz extra)
 if [ "${1:-}" = "--list" ]; then
   for g in "${order[@]}"; do echo "$g: ${groups[$g]}"; done
   exit 0
@@ -32,7 +37,7 @@ wanted=("$@")
 [ ${#wanted[@]} -eq 0 ] && wanted=("${order[@]}")
 pkgs=()
 for g in "${wanted[@]}"; do
-  [ -n "${groups[$g]:-}" ] || { echo "deps.sh: unknown group '$g' (build, test, fuzz, extra)" >&2; exit 2; }
+  [ -n "${groups[$g]:-}" ] || { echo "deps.sh: unknown group '$g' (build, test, python, fuzz, extra)" >&2; exit 2; }
   # shellcheck disable=SC2206
   pkgs+=(${groups[$g]})
 done

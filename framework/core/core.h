@@ -295,6 +295,7 @@ struct st_scene {
     /* A topological change that failed inside an event handler (which
      * cannot return it): the step stops with it before its solvers run. */
     st_error change_error;
+    struct st__scene_hooks *hooks; /* destroy hooks, pending failure (simulation/scene_hooks.c), or NULL */
     bool destroying;              /* st_scene_destroy is under way */
 };
 

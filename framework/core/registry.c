@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/core.h"
 
@@ -30,6 +31,12 @@ struct st_registry {
     /* Preferred plugins, most recent first wins (owned). */
     char **prefer;
     size_t nprefer;
+    /* Scene readers by extension (reader.h, ABI 2.4), with their plugins. */
+    struct reader_entry {
+        const st_scene_reader *rd;
+        char *plugin; /* owned */
+    } *readers;
+    size_t nreaders;
 };
 
 st_status st__registry_create(st_registry **out, st_error *err)
@@ -51,6 +58,9 @@ void st__registry_destroy(st_registry **r)
     for (size_t i = 0; i < (*r)->nprefer; i++)
         st_free((*r)->prefer[i]);
     st_free((*r)->prefer);
+    for (size_t i = 0; i < (*r)->nreaders; i++)
+        st_free((*r)->readers[i].plugin);
+    st_free((*r)->readers);
     st_free((*r)->e);
     st_free(*r);
     *r = NULL;
@@ -307,6 +317,65 @@ void st__registry_remove_plugin(st_registry *r, const char *plugin)
         r->e[k++] = r->e[i];
     }
     r->n = k;
+    k = 0;
+    for (size_t i = 0; i < r->nreaders; i++) {
+        if (!strcmp(r->readers[i].plugin, plugin)) {
+            st_free(r->readers[i].plugin);
+            continue;
+        }
+        r->readers[k++] = r->readers[i];
+    }
+    r->nreaders = k;
+}
+
+/* ---- scene readers (reader.h) ---- */
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), m = strlen(ext);
+    return m > 1 && n > m && !strcasecmp(path + n - m, ext);
+}
+
+st_status st_registry_add_reader(st_registry *r, const st_scene_reader *rd, st_error *err)
+{
+    if (!r || !rd || rd->struct_size < offsetof(st_scene_reader, read) + sizeof rd->read ||
+        !rd->read || !rd->extension || rd->extension[0] != '.' || !rd->extension[1])
+        return st_error_set(err, ST_EINVAL,
+                            "a scene reader needs struct_size, an extension starting with '.' "
+                            "(\".py\") and a read function");
+    static const char *const own[] = {".yaml", ".yml", ".scn", ".xml"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (!strcasecmp(rd->extension, own[i]))
+            return st_error_set(err, ST_EINVAL,
+                                "scene reader for '%s': the kernel reads %s files itself",
+                                rd->extension, own[i]);
+    const char *mine = r->cur_plugin ? r->cur_plugin : "(kernel)";
+    for (size_t i = 0; i < r->nreaders; i++)
+        if (!strcasecmp(r->readers[i].rd->extension, rd->extension))
+            return st_error_set(err, ST_EPLUGIN,
+                                "plugin %s registers a scene reader for '%s', which plugin %s "
+                                "already reads",
+                                mine, rd->extension, r->readers[i].plugin);
+    struct reader_entry *v = st_realloc(r->readers, (r->nreaders + 1) * sizeof *v);
+    if (!v)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    r->readers = v;
+    v[r->nreaders].rd = rd;
+    v[r->nreaders].plugin = st_strdup(mine);
+    if (!v[r->nreaders].plugin)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    r->nreaders++;
+    return ST_OK;
+}
+
+const st_scene_reader *st_registry_find_reader(const st_registry *r, const char *path)
+{
+    if (!r || !path)
+        return NULL;
+    for (size_t i = 0; i < r->nreaders; i++)
+        if (has_ext(path, r->readers[i].rd->extension))
+            return r->readers[i].rd;
+    return NULL;
 }
 
 bool st__class_has_role(const st_class *cls, st_role role)

@@ -18,6 +18,9 @@ const char *st__plugin_short_name(const char *name);
  * ELF header, segments and sections lie inside it; ST_EPLUGIN saying
  * "damaged" and naming the file otherwise. */
 st_status st__plugin_file_check(const char *file, st_error *err);
+/* Loads the first installed plugin (search order) that registers a scene
+ * reader for path's extension; *found says whether there was one (plugin.c). */
+st_status st__plugin_load_reader(st_runtime *rt, const char *path, bool *found, st_error *err);
 /* Unloads all plugins (runtime destruction). */
 void st__plugins_unload_all(st_runtime *rt);
 /* Loads a plugin named by a RequiredPlugin component (kernel built-in). */

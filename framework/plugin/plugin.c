@@ -780,6 +780,55 @@ static bool plugin_has_class(const st_plugin_desc *d, const char *file, const ch
     return has;
 }
 
+/* Registers one opened plugin into a scratch registry and tells whether it
+ * registers a scene reader for path's extension (reader.h). */
+static bool plugin_has_reader(const st_plugin_desc *d, const char *file, const char *path)
+{
+    st_registry *scratch = NULL;
+    st_error e;
+    st_error_clear(&e);
+    if (st__registry_create(&scratch, &e) != ST_OK)
+        return false;
+    st__registry_set_current(scratch, d->name, file);
+    st_status s = d->register_classes(scratch, &e);
+    st__registry_set_current(scratch, NULL, NULL);
+    bool has = s == ST_OK && st_registry_find_reader(scratch, path) != NULL;
+    st__registry_destroy(&scratch);
+    return has;
+}
+
+st_status st__plugin_load_reader(st_runtime *rt, const char *path, bool *found, st_error *err)
+{
+    *found = false;
+    if (!refresh_dirs(rt))
+        return dirs_oom(err);
+    for (size_t i = 0; i < rt->ndirs; i++) {
+        strlist files = {0};
+        if (!list_plugin_files(rt->dirs[i], &files)) {
+            sl_free(&files);
+            return st_error_set(err, ST_ENOMEM, "out of memory scanning %s", rt->dirs[i]);
+        }
+        for (size_t j = 0; j < files.n; j++) {
+            char real[PATH_MAX];
+            if (!realpath(files.v[j], real) || find_by_file(rt, real))
+                continue;
+            void *h;
+            const st_plugin_desc *d;
+            if (!scan_open(rt, real, &h, &d))
+                continue;
+            if (find_by_desc_name(rt, d->name) || !plugin_has_reader(d, real, path)) {
+                dlclose(h);
+                continue;
+            }
+            *found = true;
+            sl_free(&files);
+            return register_plugin(rt, h, d, real, err);
+        }
+        sl_free(&files);
+    }
+    return ST_OK;
+}
+
 static void copy_name(char *buf, size_t size, const char *name)
 {
     snprintf(buf, size, "%s", name ? name : "");

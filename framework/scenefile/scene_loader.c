@@ -837,6 +837,10 @@ st_status st_scene_load(st_runtime *rt, const char *path, st_scene **out, st_err
         *out = NULL;
     if (!rt || !path || !out)
         return st_error_set(err, ST_EINVAL, "st_scene_load: runtime, path and out are required");
+    bool handled = false;
+    st_status rs = st__scene_load_by_reader(rt, path, out, &handled, err);
+    if (handled)
+        return rs;
     char *buf = NULL;
     size_t len = 0;
     if (st__read_file(path, &buf, &len, err) != ST_OK) {

@@ -54,6 +54,7 @@ void st_scene_destroy(st_scene **ps)
     if (!ps || !*ps)
         return;
     st_scene *s = *ps;
+    st__scene_hooks_run_destroy(s);
     s->destroying = true;
     for (size_t i = 0; i < s->nsystems; i++)
         st__system_unbind(s->systems[i]);
@@ -701,7 +702,7 @@ st_status st_scene_init(st_scene *s, st_error *err)
     s->continue_on_failure =
         cf && cf->type == ST_T_BOOL && *(bool *)st_component_field_ptr(s->loop, cf);
     send_event(s->root, ST_EVENT_INIT_DONE, s->root->dt);
-    return ST_OK;
+    return st__scene_take_failure(s, err);
 }
 
 st_status st_scene_step(st_scene *s, double dt, st_error *err)
@@ -718,6 +719,8 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
     st_status st = ops->step(s->loop, s->root, dt, err);
     if (st == ST_OK) /* a change at the end of the step: systems whole again */
         st = st__scene_refresh_systems(s, err);
+    if (st == ST_OK)
+        st = st__scene_take_failure(s, err);
     if (st == ST_OK)
         st = st__scene_check_finite(s, err);
     if (st != ST_OK) {

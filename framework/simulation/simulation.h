@@ -33,6 +33,16 @@ void st__scene_note_extent(st_scene *s);
  * compiled and bound again, the linear solvers' patterns with them. Does
  * nothing when no change happened since the last call. */
 st_status st__scene_refresh_systems(st_scene *s, st_error *err);
+/* Scene hooks (scene_hooks.c, reader.h): a scene's destroy hooks and the
+ * failure reported by st_component_fail during a step. */
+typedef struct st__scene_hooks st__scene_hooks;
+void st__scene_hooks_run_destroy(st_scene *s);
+/* The failure reported since the last call (then cleared), or ST_OK. */
+st_status st__scene_take_failure(st_scene *s, st_error *err);
+/* st_scene_load for a file type a plugin reads; *handled false when no
+ * reader (registered or installed) takes path. */
+st_status st__scene_load_by_reader(st_runtime *rt, const char *path, st_scene **out,
+                                   bool *handled, st_error *err);
 st_status st__scene_new(st_runtime *rt, const char *file, st_scene **out, st_error *err);
 const char *st__scene_intern(st_scene *s, const char *file);
 

@@ -305,6 +305,11 @@ static const layout abi_2_layout[] = {
     M(st_csr, colind, 24),
     M(st_csr, values, 32),
     M(st_csr, pattern_version, 40),
+    S(st_scene_reader, 32), /* ABI 2.4 */
+    M(st_scene_reader, struct_size, 0),
+    M(st_scene_reader, extension, 8),
+    M(st_scene_reader, description, 16),
+    M(st_scene_reader, read, 24),
     S(st_visitor, 24),
     M(st_visitor, top_down, 0),
     M(st_visitor, bottom_up, 8),

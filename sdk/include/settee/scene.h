@@ -2,6 +2,7 @@
 #ifndef SETTEE_SCENE_H
 #define SETTEE_SCENE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "settee/node.h"
@@ -53,6 +54,8 @@ ST_API st_node *st_scene_root(st_scene *s);
 ST_API st_runtime *st_scene_runtime(st_scene *s);
 ST_API double st_scene_time(const st_scene *s);
 ST_API const char *st_scene_file(const st_scene *s);
+/* ABI 2.4. True once st_scene_init succeeded. */
+ST_API bool st_scene_is_initialised(const st_scene *s);
 /* Every MechanicalObject of the scene, in scene order. */
 ST_API size_t st_scene_states(st_scene *s, st_mstate **out, size_t max);
 /* Writes the state as JSON: {"time": T, "steps": N, "objects": [{"path":

@@ -11,6 +11,7 @@
 #include "settee/mechanics.h"
 #include "settee/node.h"
 #include "settee/plugin.h"
+#include "settee/reader.h"
 #include "settee/registry.h"
 #include "settee/roles.h"
 #include "settee/runtime.h"

@@ -1,0 +1,10 @@
+"""Sofa: SofaPython3's API on settee (docs/python.md says what differs)."""
+from settee._core import PythonScriptController  # noqa: F401  (SofaPython's base class)
+from . import Core, Simulation, Helper  # noqa: F401
+
+# SofaPython3 helpers that scripts call at start-up.
+
+
+def importPlugin(name):
+    import SofaRuntime
+    SofaRuntime.importPlugin(name)

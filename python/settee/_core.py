@@ -1,0 +1,1048 @@
+"""settee._core - the Python API of settee, over the native module settee._settee.
+
+SofaPython3's names (Sofa.Core.Node, Data, Controller, ForceField ...) are
+defined here and re-exported by the Sofa packages; settee's own small API
+(settee.load, Scene) too. docs/python.md describes both.
+"""
+import contextlib
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+
+from . import _settee as _st
+
+Error = _st.Error
+
+_PY_CLASSES = ("PythonController", "PythonForceField", "PythonScriptController")
+_current_scene = None  # the SceneRef whose createScene runs (embedding)
+
+
+# ---- values as scene text ----
+
+def _text(v):
+    """A Python value as the scene text settee's field parsers read."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, Data):
+        return v.getLinkPath()
+    if isinstance(v, (Object, BaseComponent)):
+        return v.getLinkPath()
+    if isinstance(v, Node):
+        return "@" + v.getPathName()
+    if v is None:
+        return ""
+    a = np.asarray(v)
+    if a.dtype.kind == "f":
+        return " ".join(repr(float(x)) for x in a.ravel())
+    if a.dtype.kind in "iub":
+        return " ".join(str(int(x)) for x in a.ravel())
+    if a.dtype.kind in "US":
+        return " ".join(str(x) for x in a.ravel())
+    return " ".join(_text(x) for x in v)
+
+
+# ---- wrappers: one Python object per node or component ----
+
+def _wrap(ref):
+    if ref is None:
+        return None
+    cache = ref.scene.cache
+    w = cache.get(ref.address)
+    if w is not None and w._ref is not None and w._ref.valid:
+        return w
+    if ref.is_node:
+        w = Node.__new__(Node)
+        object.__setattr__(w, "_ref", ref)
+        object.__setattr__(w, "_pydata", {})
+    else:
+        w = _st.obj_pyobject(ref)
+        if w is None:
+            w = Object.__new__(Object)
+            object.__setattr__(w, "_ref", ref)
+            object.__setattr__(w, "_pydata", {})
+    cache[ref.address] = w
+    return w
+
+
+class Data:
+    """A data field of a component or a node (SofaPython3's Sofa.Core.Data).
+
+    value        a copy of the value (Python scalar, numpy array); assign to set
+    array()      a read-only zero-copy numpy view of the field's memory
+    writeableArray()  a context manager giving a writeable view
+    """
+
+    __slots__ = ("_owner", "_name")
+
+    def __init__(self, owner, name):
+        self._owner = owner
+        self._name = name
+
+    @property
+    def value(self):
+        return self._owner._get_data(self._name)
+
+    @value.setter
+    def value(self, v):
+        self._owner._set_data(self._name, v)
+
+    def getValue(self):
+        return self.value
+
+    def setValue(self, v):
+        self.value = v
+
+    def array(self):
+        return self._owner._view_data(self._name, False)
+
+    @contextlib.contextmanager
+    def writeableArray(self):
+        a = self._owner._view_data(self._name, True)
+        try:
+            yield a
+        finally:
+            self._owner._touch_data(self._name)
+
+    writeable = writeableArray
+
+    def getName(self):
+        return self._name
+
+    def getOwner(self):
+        return self._owner
+
+    def getLinkPath(self):
+        return "@" + self._owner.getPathName() + "." + self._name
+
+    @property
+    def linkpath(self):
+        return self.getLinkPath()
+
+    def getValueString(self):
+        return _text(self.value)
+
+    def getValueTypeString(self):
+        return self._owner._data_info(self._name).get("type", "")
+
+    def getHelp(self):
+        return self._owner._data_info(self._name).get("help", "")
+
+    def isSet(self):
+        return bool(self._owner._data_info(self._name).get("set", False))
+
+    def toList(self):
+        v = self.value
+        return v.tolist() if isinstance(v, np.ndarray) else v
+
+    def __len__(self):
+        return len(self.value)
+
+    def __getitem__(self, i):
+        return self.value[i]
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __str__(self):
+        return str(self.value)
+
+    def __repr__(self):
+        return "Data(%s.%s = %r)" % (self._owner.getPathName(), self._name, self.value)
+
+
+class _PyDataStore:
+    __slots__ = ("value", "help", "type", "set", "group")
+
+    def __init__(self, value, help, type, is_set, group):
+        self.value = value
+        self.help = help
+        self.type = type
+        self.set = is_set
+        self.group = group
+
+
+def _as_data_value(v):
+    if isinstance(v, (list, tuple)) and v and isinstance(v[0], (list, tuple, np.ndarray)):
+        return np.asarray(v, dtype=float)
+    return v
+
+
+class _Base:
+    """What nodes, components and Python components share."""
+
+    _ref = None  # the settee._settee.Ref (None: a Python component not in a scene yet)
+
+    # -- data added from Python (addData) --
+    def addData(self, name, value=None, default=None, help="", group="", type=None):
+        if not name or name in self._pydata:
+            raise Error("addData: '%s' is empty or exists already" % name)
+        is_set = value is not None
+        self._pydata[name] = _PyDataStore(_as_data_value(value if is_set else default), help,
+                                          type or "", is_set, group)
+        return Data(self, name)
+
+    def getData(self, name):
+        if name in self._pydata or self._has_field(name):
+            return Data(self, name)
+        return None
+
+    findData = getData
+
+    def getDataFields(self):
+        return list(self._pydata) + self._field_names()
+
+    def _has_field(self, name):
+        return False
+
+    def _field_names(self):
+        return []
+
+    def _data_info(self, name):
+        d = self._pydata.get(name)
+        if d is not None:
+            return {"type": d.type, "help": d.help, "set": d.set}
+        return self._field_info(name)
+
+    def _field_info(self, name):
+        raise AttributeError(name)
+
+    def _get_data(self, name):
+        d = self._pydata.get(name)
+        if d is not None:
+            return d.value
+        return self._get_field(name)
+
+    def _set_data(self, name, v):
+        d = self._pydata.get(name)
+        if d is not None:
+            d.value = _as_data_value(v.value if isinstance(v, Data) else v)
+            d.set = True
+            return
+        self._set_field(name, v)
+
+    def _view_data(self, name, writeable):
+        d = self._pydata.get(name)
+        if d is not None:
+            if not isinstance(d.value, np.ndarray):
+                d.value = np.asarray(d.value, dtype=float)
+            if writeable:
+                return d.value
+            v = d.value.view()
+            v.flags.writeable = False
+            return v
+        return self._view_field(name, writeable)
+
+    def _touch_data(self, name):
+        if name not in self._pydata:
+            self._touch_field(name)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        pd = self.__dict__.get("_pydata")
+        if pd is not None and name in pd:
+            return Data(self, name)
+        r = self._lookup(name)
+        if r is not None:
+            return r
+        raise AttributeError("%s has no child, object or data named '%s'"
+                             % (self._describe(), name))
+
+    def __setattr__(self, name, v):
+        if name.startswith("_") or name in type(self).__dict__:
+            object.__setattr__(self, name, v)
+            return
+        pd = self.__dict__.get("_pydata")
+        if pd is not None and name in pd:
+            self._set_data(name, v)
+        elif self._has_field(name):
+            self._set_field(name, v)
+        else:
+            object.__setattr__(self, name, v)
+
+    def _lookup(self, name):
+        return None
+
+    def _describe(self):
+        return repr(self)
+
+
+class Node(_Base):
+    """A node of the scene graph (SofaPython3's Sofa.Core.Node).
+
+    Node("root") makes a new scene whose root this is."""
+
+    def __init__(self, name="root"):
+        sref = _st.new_scene()
+        object.__setattr__(self, "_ref", _st.scene_root(sref))
+        object.__setattr__(self, "_pydata", {})
+        sref.cache[self._ref.address] = self
+
+    # -- identity --
+    def getName(self):
+        return _st.node_info(self._ref)["name"]
+
+    def getPathName(self):
+        return _st.node_info(self._ref)["path"]
+
+    def getLinkPath(self):
+        return "@" + self.getPathName()
+
+    def getRoot(self):
+        return _wrap(_st.scene_root(self._ref.scene))
+
+    def getParent(self):
+        return _wrap(_st.node_parent(self._ref))
+
+    @property
+    def parents(self):
+        p = self.getParent()
+        return [p] if p is not None else []
+
+    def getContext(self):
+        return self
+
+    def _describe(self):
+        return "node %s" % self.getPathName()
+
+    def __repr__(self):
+        return "<Sofa.Core.Node %s>" % (self.getPathName() if self._ref.valid else "(gone)")
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and other._ref.address == self._ref.address
+
+    def __hash__(self):
+        return hash(self._ref.address)
+
+    # -- the graph --
+    @property
+    def children(self):
+        return _NamedList([_wrap(r) for r in _st.node_children(self._ref)])
+
+    @property
+    def objects(self):
+        return _NamedList([_wrap(r) for r in _st.node_objects(self._ref)])
+
+    def getChild(self, name):
+        for r in _st.node_children(self._ref):
+            if _st.node_info(r)["name"] == name:
+                return _wrap(r)
+        return None
+
+    def getObject(self, name):
+        for r in _st.node_objects(self._ref):
+            if _st.obj_info(r)["name"] == name:
+                return _wrap(r)
+        return None
+
+    def getMechanicalState(self):
+        for o in self.objects:
+            if isinstance(o, Object) and o.getClassName() == "MechanicalObject":
+                return o
+        return None
+
+    def _check_not_running(self, what):
+        if self._ref.scene.initialised:
+            raise Error("%s: the scene is initialised; settee compiles its mechanical systems "
+                        "at init, so build the graph before Sofa.Simulation.init" % what)
+
+    def addChild(self, child, **kwargs):
+        self._check_not_running("addChild")
+        if isinstance(child, Node):
+            # A Node("name") made alone: its own, empty scene becomes this child.
+            if child._ref.scene is self._ref.scene:
+                raise Error("addChild: %s is already in this scene" % child.getPathName())
+            if _st.node_children(child._ref) or _st.node_objects(child._ref):
+                raise Error("addChild: settee moves only empty nodes between scenes; add "
+                            "objects after addChild")
+            name = kwargs.pop("name", None) or child.__dict__.get("_wanted_name") or "node"
+            old = child._ref.scene
+            ref = _st.node_add_child(self._ref, name)
+            object.__setattr__(child, "_ref", ref)
+            self._ref.scene.cache[ref.address] = child
+            if old.owned:
+                _st.scene_destroy(old)
+            node = child
+        else:
+            node = _wrap(_st.node_add_child(self._ref, str(child)))
+        for k, v in kwargs.items():
+            node._set_field(k, v)
+        return node
+
+    createChild = addChild
+
+    def addObject(self, type_or_obj, *args, **kwargs):
+        self._check_not_running("addObject")
+        if isinstance(type_or_obj, BaseComponent):
+            return type_or_obj._attach(self)
+        if not isinstance(type_or_obj, str):
+            raise TypeError("addObject expects a class name (str) or a Python component, got %r"
+                            % (type_or_obj,))
+        cls = type_or_obj
+        name = kwargs.pop("name", args[0] if args else None)
+        sref = self._ref.scene
+        if cls == "RequiredPlugin":
+            names = kwargs.get("pluginName", name)
+            if isinstance(names, str):
+                names = names.split()
+            for p in names or []:
+                _st.load_plugin(str(p), sref)
+        ref = _st.node_add_object(self._ref, cls, None if name is None else str(name))
+        obj = _wrap(ref)
+        try:
+            items = sorted(kwargs.items(), key=lambda kv: kv[0] != "template")
+            for k, v in items:
+                _st.field_set(ref, k, _text(v))
+        except Exception:
+            _st.remove(self._ref, ref)
+            raise
+        return obj
+
+    createObject = addObject
+
+    def removeObject(self, obj):
+        self._check_not_running("removeObject")
+        ref = obj._ref if not isinstance(obj, str) else self.getObject(obj)._ref
+        _st.remove(self._ref, ref)
+
+    def removeChild(self, child):
+        self._check_not_running("removeChild")
+        if isinstance(child, str):
+            child = self.getChild(child)
+        cache = self._ref.scene.cache
+        doomed = [w for w in list(cache.values())
+                  if w._ref is not None and w._ref.valid and _st.is_within(w._ref, child._ref)]
+        _st.remove(self._ref, child._ref)
+        for w in doomed:
+            _st.kill(w._ref)
+
+    def init(self):
+        import Sofa.Simulation
+        Sofa.Simulation.init(self)
+
+    # -- data: the context (gravity, dt, time, animate, activated, name) --
+    _CONTEXT = ("gravity", "dt", "time", "animate", "activated", "name")
+
+    def _has_field(self, name):
+        return name in self._CONTEXT
+
+    def _field_names(self):
+        return list(self._CONTEXT)
+
+    def _field_info(self, name):
+        if name not in self._CONTEXT:
+            raise AttributeError(name)
+        return {"type": "vec3" if name == "gravity" else "real", "help": "context data",
+                "set": True}
+
+    def _get_field(self, name):
+        info = _st.node_info(self._ref)
+        if name not in info or name == "path":
+            raise AttributeError(name)
+        v = info[name]
+        return np.array(v) if name == "gravity" else v
+
+    def _set_field(self, name, v):
+        if name == "name":
+            raise Error("settee cannot rename a node (give the name to addChild)")
+        _st.node_set(self._ref, name, _text(v))
+
+    def _view_field(self, name, writeable):
+        return np.asarray(self._get_field(name))
+
+    def _touch_field(self, name):
+        pass
+
+    def _lookup(self, name):
+        c = self.getChild(name)
+        if c is not None:
+            return c
+        o = self.getObject(name)
+        if o is not None:
+            return o
+        if name in self._CONTEXT:
+            return Data(self, name)
+        return None
+
+
+class _NamedList(list):
+    """A list of nodes or objects that also answers by name (node.children["Liver"])."""
+
+    def __getitem__(self, i):
+        if isinstance(i, str):
+            for x in self:
+                if x.getName() == i:
+                    return x
+            raise KeyError(i)
+        return list.__getitem__(self, i)
+
+    def __contains__(self, x):
+        if isinstance(x, str):
+            return any(y.getName() == x for y in self)
+        return list.__contains__(self, x)
+
+
+class _ComponentMixin:
+    """Fields of a C component (kernel data)."""
+
+    def _has_field(self, name):
+        return self._ref is not None and name in _st.obj_fields(self._ref)
+
+    def _field_names(self):
+        return _st.obj_fields(self._ref) if self._ref is not None else []
+
+    def _field_info(self, name):
+        return _st.field_info(self._ref, name)
+
+    def _get_field(self, name):
+        return _st.field_get(self._ref, name)
+
+    def _set_field(self, name, v):
+        if isinstance(v, Data) and not isinstance(v.getOwner(), Node):
+            v = v.value if self._ref.scene.initialised else v.getLinkPath()
+        if (not isinstance(v, str) and self._ref.scene.initialised
+                and _st.field_write(self._ref, name, v)):
+            return
+        _st.field_set(self._ref, name, _text(v))
+
+    def _view_field(self, name, writeable):
+        return _st.field_view(self._ref, name, writeable)
+
+    def _touch_field(self, name):
+        _st.field_touch(self._ref, name)
+
+    def getName(self):
+        return _st.obj_info(self._ref)["name"]
+
+    def getPathName(self):
+        return _st.obj_info(self._ref)["path"]
+
+    def getLinkPath(self):
+        return "@" + self.getPathName()
+
+    def getTemplateName(self):
+        return _st.obj_info(self._ref)["template"]
+
+    def getContext(self):
+        return _wrap(_st.obj_node(self._ref))
+
+    def reinit(self):
+        _st.obj_reinit(self._ref)
+
+
+class Object(_ComponentMixin, _Base):
+    """A component implemented in C (SofaPython3's Sofa.Core.Object)."""
+
+    def __init__(self, *a, **k):
+        raise TypeError("components are made with node.addObject('ClassName', ...)")
+
+    def getClassName(self):
+        return _st.obj_info(self._ref)["class"]
+
+    def getCategory(self):
+        return _st.obj_info(self._ref)["category"]
+
+    def init(self):
+        pass
+
+    def _lookup(self, name):
+        if self._has_field(name):
+            return Data(self, name)
+        return None
+
+    def _describe(self):
+        return "%s (%s)" % (self.getPathName(), self.getClassName())
+
+    def __repr__(self):
+        if not self._ref.valid:
+            return "<Sofa.Core.Object (gone)>"
+        return "<Sofa.Core.Object %s %s>" % (self.getClassName(), self.getPathName())
+
+    def __eq__(self, other):
+        return isinstance(other, Object) and other._ref.address == self._ref.address
+
+    def __hash__(self):
+        return hash(self._ref.address)
+
+
+# ---- Python components ----
+
+class _VecData:
+    """A state vector handed to a force field callback (SofaPython3 passes Data):
+    .value (a numpy view, writeable for the force vectors), indexing, and the
+    writeable()/writeableArray() context manager."""
+
+    __slots__ = ("_a",)
+
+    def __init__(self, a):
+        self._a = a
+
+    @property
+    def value(self):
+        return self._a
+
+    def array(self):
+        return self._a
+
+    @contextlib.contextmanager
+    def writeableArray(self):
+        if not self._a.flags.writeable:
+            raise Error("this vector is read-only in this callback")
+        yield self._a
+
+    writeable = writeableArray
+
+    def __getitem__(self, i):
+        return self._a[i]
+
+    def __len__(self):
+        return len(self._a)
+
+    def __repr__(self):
+        return repr(self._a)
+
+
+class BaseComponent(_ComponentMixin, _Base):
+    """A component written in Python: its C twin (a PythonController or
+    PythonForceField of the SofaPython3 plugin) calls back its methods."""
+
+    _st_class = None
+
+    def __init__(self, *args, **kwargs):
+        if "_ref" not in self.__dict__:
+            object.__setattr__(self, "_ref", None)
+            object.__setattr__(self, "_pydata", {})
+        name = kwargs.get("name", args[0] if args and isinstance(args[0], str) else None)
+        object.__setattr__(self, "_wanted_name", name)
+        object.__setattr__(self, "_kwargs", dict(kwargs))
+
+    def _attach(self, node):
+        if self.__dict__.get("_ref") is not None:
+            raise Error("%s is already in a scene" % self.getPathName())
+        if "_pydata" not in self.__dict__:
+            raise Error("%s.__init__ must call the base class __init__ "
+                        "(Sofa.Core.Controller.__init__(self, *args, **kwargs))"
+                        % type(self).__name__)
+        sref = node._ref.scene
+        _st.load_plugin("SofaPython3", sref)
+        name = self._wanted_name
+        if not name:
+            taken = {o.getName() for o in node.objects}
+            base = type(self).__name__
+            name, i = base, 1
+            while name in taken:
+                name, i = "%s%d" % (base, i), i + 1
+        ref = _st.node_add_object(node._ref, self._st_class, str(name), self)
+        object.__setattr__(self, "_ref", ref)
+        sref.cache[ref.address] = self
+        fields = set(_st.obj_fields(ref))
+        for k, v in self._kwargs.items():
+            if k in ("name",) or k in self._pydata:
+                continue
+            if k in fields or k == "template":
+                _st.field_set(ref, k, _text(v))
+        return self
+
+    def getName(self):
+        if self._ref is None:
+            return self._wanted_name or type(self).__name__
+        return _ComponentMixin.getName(self)
+
+    def getClassName(self):
+        return type(self).__name__
+
+    def getPathName(self):
+        if self._ref is None:
+            return self.getName()
+        return _ComponentMixin.getPathName(self)
+
+    def _lookup(self, name):
+        if name == "name":
+            return Data(self, "name") if self._ref is not None else self.getName()
+        if self._ref is not None and self._has_field(name):
+            return Data(self, name)
+        return None
+
+    def _describe(self):
+        return "%s (Python %s)" % (self.getPathName(), type(self).__name__)
+
+    def __repr__(self):
+        return "<%s %s>" % (type(self).__name__, self.getPathName())
+
+    # -- SOFA's lifecycle, overridable --
+    def init(self):
+        pass
+
+    def reinit(self):
+        pass
+
+    def reset(self):
+        pass
+
+    def cleanup(self):
+        pass
+
+    # -- called by the C side --
+    def _st_init(self):
+        if "_sp2" in self.__dict__ and hasattr(self, "initGraph"):
+            self.initGraph(self.getContext())
+        self.init()
+
+    def _st_reinit(self):
+        self.reinit()
+
+    def _st_reset(self):
+        self.reset()
+
+    def _st_cleanup(self):
+        try:
+            self.cleanup()
+        finally:
+            object.__setattr__(self, "_ref", None)
+
+    _SP2 = {"AnimateBeginEvent": "onBeginAnimationStep",
+            "AnimateEndEvent": "onEndAnimationStep"}
+
+    def _st_event(self, name, dt):
+        event = {"type": name, "dt": dt, "time": self.getContext().time.value}
+        handler = getattr(self, "on" + name, None)
+        if handler is not None:
+            handler(event)
+        elif "_sp2" in self.__dict__:
+            if name == "SimulationInitDoneEvent":
+                if hasattr(self, "bwdInitGraph"):
+                    self.bwdInitGraph(self.getContext())
+            elif name in self._SP2 and hasattr(self, self._SP2[name]):
+                getattr(self, self._SP2[name])(dt)
+        elif hasattr(self, "onEvent"):
+            self.onEvent(event)
+
+
+class Controller(BaseComponent):
+    """Sofa.Core.Controller: subclass it and define onAnimateBeginEvent(event),
+    onAnimateEndEvent(event) (event: a dict with type, dt, time). Keyboard and
+    mouse handlers are accepted and never called (settee runs headless)."""
+
+    _st_class = "PythonController"
+
+
+class ForceField(BaseComponent):
+    """Sofa.Core.ForceField (ForceFieldVec3d ...): define addForce(mparams, f, x, v),
+    addDForce(mparams, df, dx) (implicit solvers, matrix-free or not) and
+    addKToMatrix(mparams, nNodes, nDofs) (assembled solvers), as SofaPython3."""
+
+    _st_class = "PythonForceField"
+    _template = None
+
+    def __init__(self, *args, **kwargs):
+        if self._template and "template" not in kwargs:
+            kwargs["template"] = self._template
+        BaseComponent.__init__(self, *args, **kwargs)
+
+    def _st_addForce(self, mp, f, x, v):
+        self.addForce(mp, _VecData(f), _VecData(x), _VecData(v))
+
+    def _st_addDForce(self, mp, df, dx):
+        fn = getattr(self, "addDForce", None)
+        if fn is None:
+            raise NotImplementedError("an implicit solver needs addDForce(mparams, df, dx)")
+        fn(mp, _VecData(df), _VecData(dx))
+
+    def _st_addKToMatrix(self, mp, n, d):
+        fn = getattr(self, "addKToMatrix", None)
+        if fn is None:
+            raise NotImplementedError("an assembled solver needs addKToMatrix(mparams, "
+                                      "nNodes, nDofs)")
+        return fn(mp, n, d)
+
+    def _st_getPotentialEnergy(self, mp, x):
+        fn = getattr(self, "getPotentialEnergy", None)
+        return float(fn(mp, _VecData(x))) if fn is not None else 0.0
+
+    def addForce(self, mparams, f, x, v):
+        raise NotImplementedError("a force field defines addForce(mparams, f, x, v)")
+
+
+class ForceFieldVec3d(ForceField):
+    _template = "Vec3d"
+
+
+class ForceFieldVec1d(ForceField):
+    _template = "Vec1d"
+
+
+class ForceFieldVec2d(ForceField):
+    _template = "Vec2d"
+
+
+class ForceFieldRigid3d(ForceField):
+    _template = "Rigid3d"
+
+
+class PythonScriptController(Controller):
+    """SofaPython's script controller base (Sofa.PythonScriptController): the
+    classname of a PythonScriptController component in a .scn or YAML scene.
+    Hooks: onLoaded(node), createGraph(node), initGraph(node), bwdInitGraph(node),
+    onBeginAnimationStep(dt), onEndAnimationStep(dt), reset(), cleanup()."""
+
+
+# ---- the SofaPython3 plugin's entry points ----
+
+def _run_file(path, modname):
+    d = os.path.dirname(os.path.abspath(path))
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    spec = importlib.util.spec_from_file_location(modname, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _read_scene(sref, path):
+    """The ".py" reader: runs the file and calls its createScene(root), as runSofa."""
+    global _current_scene
+    prev, _current_scene = _current_scene, sref
+    try:
+        name = os.path.splitext(os.path.basename(path))[0]
+        mod = _run_file(path, name)
+        fn = getattr(mod, "createScene", None)
+        if fn is None:
+            raise Error("%s defines no createScene(rootNode) function" % path)
+        fn(_wrap(_st.scene_root(sref)))
+    finally:
+        _current_scene = prev
+
+
+def _script_load(ref, path, classname, variables):
+    """PythonScriptController: loads path, instantiates classname."""
+    saved = sys.argv
+    sys.argv = [path] + list(variables)
+    try:
+        mod = _run_file(path, os.path.splitext(os.path.basename(path))[0])
+    finally:
+        sys.argv = saved
+    cls = getattr(mod, classname, None)
+    if cls is None or not isinstance(cls, type):
+        raise Error("%s defines no class '%s'" % (path, classname))
+    if not issubclass(cls, BaseComponent):
+        raise Error("class %s of %s must derive from Sofa.PythonScriptController or "
+                    "Sofa.Core.Controller" % (classname, path))
+    name = _st.obj_info(ref)["name"]
+    try:
+        obj = cls(name=name)
+    except TypeError:
+        obj = cls()
+    if "_pydata" not in obj.__dict__:
+        BaseComponent.__init__(obj, name=name)
+    object.__setattr__(obj, "_ref", ref)
+    object.__setattr__(obj, "_sp2", True)
+    object.__setattr__(obj, "variables", list(variables))
+    ref.scene.cache[ref.address] = obj
+    return obj
+
+
+def _script_loaded(obj):
+    node = obj.getContext()
+    for hook in ("onLoaded", "createGraph"):
+        fn = getattr(obj, hook, None)
+        if fn is not None:
+            fn(node)
+
+
+# ---- Sofa.Simulation ----
+
+def _scene_of(node):
+    if not isinstance(node, (Node, Object, BaseComponent)) or node._ref is None:
+        raise TypeError("expected a node of a scene, got %r" % (node,))
+    return node._ref.scene
+
+
+def sim_init(node):
+    sref = _scene_of(node)
+    if sref.in_reader or sref.initialised:
+        return  # runSofa (the settee program) initialises after createScene
+    _st.scene_init(sref)
+
+
+def sim_animate(node, dt=0.0):
+    _st.scene_step(_scene_of(node), float(dt or 0.0), 1)
+
+
+def sim_reset(node):
+    _st.scene_reset(_scene_of(node))
+
+
+def sim_unload(node):
+    sref = _scene_of(node)
+    if sref.owned:
+        _st.scene_destroy(sref)
+
+
+# ---- Sofa.Helper ----
+
+def _msg(level, args):
+    if len(args) >= 2:
+        emitter, text = args[0], " ".join(str(a) for a in args[1:])
+    else:
+        emitter, text = None, " ".join(str(a) for a in args)
+    path, sref = "", _current_scene
+    if isinstance(emitter, (Node, Object, BaseComponent)) and emitter._ref is not None:
+        path, sref = emitter.getPathName(), emitter._ref.scene
+    elif emitter is not None:
+        path = str(emitter)
+    _st.log(level, path, text, sref if sref is not None and sref.alive else None)
+
+
+# ---- settee's own API ----
+
+def system_matrix(obj, m=0.0, b=0.0, k=1.0):
+    """The assembled matrix m M + b B + k K (projective constraints applied) of
+    the ODE solver integrating obj's state, as a scipy.sparse.csr_matrix (or,
+    without scipy, the tuple (n, indptr, indices, data))."""
+    if isinstance(obj, Node):
+        obj = obj.getMechanicalState()
+    n, indptr, indices, data, _solver = _st.system_matrix(obj._ref, m, b, k)
+    try:
+        import scipy.sparse
+    except ImportError:
+        return n, indptr, indices, data
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+
+
+class Component:
+    """A component seen from settee's API: its fields as attributes, arrays as
+    read-only numpy views (zero copy), scalars as Python values."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        object.__setattr__(self, "_obj", obj)
+
+    def __getattr__(self, name):
+        o = self._obj
+        try:
+            return o._view_data(name, False)
+        except (TypeError, AttributeError):
+            return o._get_data(name)
+
+    def __setattr__(self, name, v):
+        self._obj._set_data(name, v)
+
+    def __dir__(self):
+        return self._obj.getDataFields()
+
+    def __repr__(self):
+        return "<settee.Component %s>" % self._obj.getPathName()
+
+
+class Scene:
+    """A scene loaded by settee.load: step(n), time, s["/Beam/dofs"].position."""
+
+    def __init__(self, sref, path, sets):
+        self._sref = sref
+        self.path = path
+        self.sets = dict(sets)
+        self.steps = 0
+
+    @property
+    def root(self):
+        return _wrap(_st.scene_root(self._sref))
+
+    @property
+    def time(self):
+        return _st.scene_time(self._sref)
+
+    def init(self):
+        _st.scene_init(self._sref)
+        return self
+
+    def step(self, n=1, dt=0.0):
+        _st.scene_step(self._sref, float(dt), int(n))
+        self.steps += int(n)
+        return self
+
+    def reset(self):
+        _st.scene_reset(self._sref)
+        self.steps = 0
+
+    def find(self, path):
+        """The node or component at path ("/Beam/dofs", "/Beam")."""
+        node = self.root
+        parts = [p for p in path.split("/") if p]
+        for i, p in enumerate(parts):
+            child = node.getChild(p)
+            if child is not None:
+                node = child
+                continue
+            obj = node.getObject(p) if i == len(parts) - 1 else None
+            if obj is None:
+                raise KeyError("%s: no node or object '%s' under %s"
+                               % (path, p, node.getPathName()))
+            return obj
+        return node
+
+    def __getitem__(self, path):
+        field = None
+        last = path.rsplit("/", 1)[-1]
+        if "." in last:
+            path, field = path.rsplit(".", 1)
+        obj = self.find(path)
+        c = Component(obj)
+        return getattr(c, field) if field else c
+
+    def _tag(self):
+        return json.dumps(sorted(self.sets.items()))
+
+    def checkpoint(self, path):
+        """Writes a checkpoint (docs/results.md) and, next to it (path + ".scene.json"),
+        the scene file and the set= values that settee.resume needs."""
+        _st.scene_checkpoint(self._sref, path, self._tag())
+        with open(path + ".scene.json", "w") as f:
+            json.dump({"scene": os.path.abspath(self.path), "set": self.sets,
+                       "steps": self.steps}, f)
+
+    def matrix(self, path, m=0.0, b=0.0, k=1.0):
+        return system_matrix(self.find(path), m, b, k)
+
+    def close(self):
+        if self._sref.owned:
+            _st.scene_destroy(self._sref)
+
+
+def load(path, set=None, init=True):
+    """Loads a scene (YAML, .scn, or .py through the SofaPython3 plugin); set:
+    {"/Beam/springs.stiffness": 300, "dt": 0.001} applied before init."""
+    sets = {k: _text(v) for k, v in (set or {}).items()}
+    sref = _st.load_scene(str(path), list(sets.items()))
+    s = Scene(sref, str(path), sets)
+    if init:
+        s.init()
+    return s
+
+
+def resume(checkpoint):
+    """A scene continued from checkpoint (written by Scene.checkpoint): bit-identical
+    to the run that wrote it."""
+    with open(checkpoint + ".scene.json") as f:
+        meta = json.load(f)
+    s = load(meta["scene"], set=meta["set"])
+    s.steps = _st.scene_restore(s._sref, checkpoint, s._tag())
+    return s
+
+
+def set_log(fn=None, verbose=False):
+    """Routes settee's messages to fn(level, where, path, message) (None: stderr);
+    verbose also shows information messages."""
+    _st.set_log(fn, verbose)

@@ -1,0 +1,60 @@
+/* stpy_api.h - the contract between the SofaPython3 plugin and the Python
+ * module settee._settee (never installed, not part of the SDK).
+ *
+ * The plugin registers the Python component classes and the ".py" scene
+ * reader, and links no Python: it opens libpython at run time when the
+ * process has no interpreter yet (embedding), then imports settee._settee
+ * and takes this table from its capsule STPY_CAPSULE. Every function of the
+ * table runs with the GIL taken by itself. The instances of the plugin's
+ * classes are stpy_component, so the module reads the same struct. */
+#ifndef SETTEE_STPY_API_H
+#define SETTEE_STPY_API_H
+
+#include <settee/settee.h>
+
+#define STPY_CAPSULE "settee._settee._C_API"
+#define STPY_API_VERSION 1u
+
+/* Class names the plugin registers. */
+#define STPY_CLASS_CONTROLLER "PythonController"
+#define STPY_CLASS_FORCEFIELD "PythonForceField"
+#define STPY_CLASS_SCRIPT "PythonScriptController"
+
+/* The instance of every Python component class. */
+typedef struct stpy_component {
+    st_component base;
+    void *py;             /* the Python object (a strong reference), or NULL */
+    /* PythonScriptController (SOFA's SofaPython fields) */
+    char *filename;       /* "filename": the script */
+    char *classname;      /* "classname": the class to instantiate in it */
+    st_array variables;   /* "variables": strings handed to the script */
+    bool listening;       /* "listening": receives events */
+    bool timing;          /* "timingEnabled" (ignored) */
+    bool autoreload;      /* "autoreload" (ignored) */
+    char *template_name;  /* "template" of the force field: its state type */
+} stpy_component;
+
+typedef struct stpy_api {
+    size_t struct_size;
+    unsigned version;
+    /* The ".py" reader: runs the file, calls createScene(root). */
+    st_status (*read_scene)(st_scene *s, const char *path, st_error *err);
+    /* Lifecycle of the plugin's classes. */
+    st_status (*init)(stpy_component *c, st_error *err);
+    st_status (*reinit)(stpy_component *c, st_error *err);
+    void (*reset)(stpy_component *c);
+    void (*cleanup)(stpy_component *c);
+    void (*on_event)(stpy_component *c, st_event ev, double dt);
+    /* PythonScriptController: loads filename and instantiates classname. */
+    st_status (*script_load)(stpy_component *c, st_error *err);
+    /* Force fields. */
+    void (*add_force)(stpy_component *c, const st_mparams *mp, double *f, const double *x,
+                      const double *v);
+    void (*add_dforce)(stpy_component *c, const st_mparams *mp, double *df, const double *dx,
+                       double kfactor, double bfactor);
+    void (*add_k_to_matrix)(stpy_component *c, const st_mparams *mp, st_matrix *m,
+                            double kfactor);
+    double (*potential_energy)(stpy_component *c, const st_mparams *mp, const double *x);
+} stpy_api;
+
+#endif
