@@ -378,12 +378,12 @@ st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, 
     st_array *a = list_of(t, elem);
     size_t count = a ? a->n : point_count(t);
     pending ev[4];
-    size_t nev = 0;
     memset(ev, 0, sizeof ev);
     ev[0].elem = elem;
     ev[0].index = st_malloc((n ? n : 1) * sizeof(unsigned));
     if (!ev[0].index)
         return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t nev = 1; /* what pending_free releases, whatever fails below */
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (ids[i] >= count) {
