@@ -1,6 +1,7 @@
 /* files.c - small file helpers of the `settee` program: whole-file reads,
  * atomic writes (temporary file + rename) and `mkdir -p`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,9 +16,17 @@ bool cli_write_file_atomic(const char *path, const char *data, size_t len)
         errno = ENAMETOOLONG;
         return false;
     }
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    /* a new file of its own (never one planted at the temporary name) */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return false;
+    }
     bool ok = fwrite(data, 1, len, f) == len;
     int saved = errno;
     if (fclose(f) != 0 && ok) {
