@@ -521,3 +521,135 @@ Test(hostile, export_is_renamed_into_place_and_a_failed_run_leaves_none)
     assert_contains(out, "step 18");
     cr_assert_neq(access(json, F_OK), 0, "the earlier export is still there");
 }
+
+/* ---- issue 32: readers use no count, offset or index unchecked ---- */
+
+/* Writes data (len bytes) into a file named name of a fresh folder and runs
+ * `settee check` on a scene whose object `component` reads it through
+ * `field`; the output is in out, the exit status is returned (a sanitizer
+ * report makes it neither 0 nor 1). */
+static int check_reader(const char *component, const char *field, const char *name,
+                        const char *data, size_t len)
+{
+    const char *dir = temp_dir("readers");
+    char path[700], scene[700], yaml[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    fwrite(data, 1, len ? len : strlen(data), f);
+    fclose(f);
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    snprintf(yaml, sizeof yaml,
+             HEAD "  objects:\n    - RequiredPlugin: {pluginName: [IO.Mesh, Topology]}\n"
+                  "    - %s: {name: r, %s: '%s'}\n",
+             component, field, path);
+    f = fopen(scene, "w");
+    cr_assert(f);
+    fputs(yaml, f);
+    fclose(f);
+    return cli("check '%s' 2>&1", scene);
+}
+
+#define VTK51_HEAD                                                                                \
+    "# vtk DataFile Version 5.1\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n"           \
+    "0 0 0 1 0 0 0 1 0 0 0 1\n"
+
+Test(hostile, vtk_offsets_and_indices_are_checked_before_use)
+{
+    /* a double OFFSETS array holding nan: was a heap overflow in add_cell */
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "nan_offset.vtk",
+                              VTK51_HEAD "CELLS 2 4\nOFFSETS double\n0 nan\n"
+                                         "CONNECTIVITY double\n0 1 2 3\nCELL_TYPES 1\n10\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "nan_offset.vtk:9:");
+    assert_contains(out, "offset 1 (nan) is not an integer");
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "half.vtk",
+                              VTK51_HEAD "CELLS 2 4\nOFFSETS double\n0 4\n"
+                                         "CONNECTIVITY double\n0 1 2.5 3\nCELL_TYPES 1\n10\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "half.vtk:11:");
+    assert_contains(out, "connectivity value 2 (2.5) is not a point index");
+    /* TENSORS whose count times 9 overflows */
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "tensors.vtk",
+                              VTK51_HEAD "POINT_DATA 1152921504606846975\nTENSORS t float\n0\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "declares too many values");
+    /* .vtu: offsets, cell types and connectivity that are not integers */
+    static const char *const vtu[][3] = {
+        {"0 1 2 3", "nan", "10"}, {"0 1 2 3", "4", "nan"}, {"0 1 nan 3", "4", "10"}};
+    static const char *const want[] = {"offset 0 (nan) is not an integer",
+                                       "cell type 0 (nan) is not an integer",
+                                       "connectivity value 2 (nan) is not a point index"};
+    for (int i = 0; i < 3; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid>\n"
+                 "<Piece NumberOfPoints=\"4\" NumberOfCells=\"1\"><Points>\n"
+                 "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">"
+                 "0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points><Cells>\n"
+                 "<DataArray type=\"Float64\" Name=\"connectivity\" format=\"ascii\">%s"
+                 "</DataArray>\n"
+                 "<DataArray type=\"Float64\" Name=\"offsets\" format=\"ascii\">%s</DataArray>\n"
+                 "<DataArray type=\"Float64\" Name=\"types\" format=\"ascii\">%s</DataArray>\n"
+                 "</Cells></Piece></UnstructuredGrid></VTKFile>\n",
+                 vtu[i][0], vtu[i][1], vtu[i][2]);
+        cr_assert_eq(check_reader("MeshVTKLoader", "filename", "bad.vtu", text, 0), 1, "%s", out);
+        assert_contains(out, "bad.vtu:");
+        assert_contains(out, want[i]);
+    }
+}
+
+Test(hostile, gmsh_tag_count_near_2_63_is_refused)
+{
+    cr_assert_eq(check_reader("MeshGmshLoader", "filename", "tags.msh",
+                              "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n"
+                              "$EndNodes\n$Elements\n1\n1 15 9223372036854775806 1\n"
+                              "$EndElements\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "tags.msh:10:");
+    assert_contains(out, "after 9223372036854775806 tags");
+}
+
+Test(hostile, sparse_grid_reads_its_files_checked)
+{
+    /* a face index past the vertices: was a segmentation fault */
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "s.obj",
+                              "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "s.obj:4: face index 99 is out of range (3 vertices");
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "n.obj",
+                              "v 0 0 0\nv 1 nan 0\nv 0 1 0\nf 1 2 3\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "n.obj:2: a vertex coordinate is not a finite number");
+    /* a voxel size whose extent does not fit an int */
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "v.voxel",
+                              "1 1 1 1e30 1 1\n1\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "v.voxel: the grid extent on axis 0, 1e+30 * 1, is not a finite size");
+}
+
+/* ---- issue 32: files written where they must not be ---- */
+
+Test(hostile, output_naming_the_scene_file_is_refused)
+{
+    const char *dir = temp_dir("self");
+    char scene[600], link[600], cmp[1400];
+    snprintf(scene, sizeof scene, "%s/s.yaml", dir);
+    snprintf(link, sizeof link, "%s/link.ck", dir);
+    copy_file(SETTEE_SOURCE_DIR "/tests/bad/diverging.yaml", scene, 0);
+    unlink(link);
+    cr_assert_eq(symlink(scene, link), 0);
+    const char *opts[] = {"--checkpoint", "--export-state", "--summary-json"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(cli("run '%s' -n 1 %s '%s'", scene, opts[i], i == 0 ? link : scene), 2,
+                     "%s", out);
+        assert_contains(out, "is the scene file");
+        assert_contains(out, "an output must not replace an input of the run");
+        snprintf(cmp, sizeof cmp, "cmp '%s' '%s'", scene,
+                 SETTEE_SOURCE_DIR "/tests/bad/diverging.yaml");
+        cr_assert_eq(test_run(cmp, out, sizeof out), 0, "the scene was replaced (%s)", opts[i]);
+    }
+}

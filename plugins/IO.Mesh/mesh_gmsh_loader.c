@@ -248,13 +248,15 @@ static st_status read_v2(gmsh_reader *g, int version, st_error *err)
         if (k < 3)
             return gerr(g, err, "an element line needs 'id type ntags tags... nodes...'");
         long long type = v[1];
-        long long first = version == 1 ? 5 : 3 + v[2]; /* v1: id type phys elem nnodes */
+        /* ntags is bounded by the line before it is added to anything */
+        long long first = version == 1 ? 5 : v[2] >= 0 && v[2] < k ? 3 + v[2] : -1;
+        /* (v1: id type phys elem nnodes) */
         int nn = nodes_of_type(type);
         if (nn == 0) {
             warn_type(g, type);
             continue;
         }
-        if (v[2] < 0 || first + nn != k || (version == 1 && (k < 5 || v[4] != nn)))
+        if (v[2] < 0 || first < 0 || first + nn != k || (version == 1 && (k < 5 || v[4] != nn)))
             return gerr(g, err,
                         "element of type %lld needs %d node numbers after %lld tags, found %lld "
                         "values",

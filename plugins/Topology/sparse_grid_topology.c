@@ -330,6 +330,10 @@ static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
                 }
                 e = end;
             }
+            if (st == ST_OK && !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
+                st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                        "%s:%d: a vertex coordinate is not a finite number",
+                                        path, lineno);
             if (st == ST_OK)
                 st = add_vertex(s, v, err);
         } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
@@ -347,7 +351,15 @@ static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
                                             "%s:%d: bad face index", path, lineno);
                     break;
                 }
+                /* checked as MeshOBJLoader does: against the vertices so far */
                 long v = id > 0 ? id - 1 : (long)s->nv + id;
+                if (v >= 0 && (unsigned long)v >= s->nv) {
+                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                            "%s:%d: face index %ld is out of range (%zu "
+                                            "vertices defined so far; indices start at 1)",
+                                            path, lineno, id, s->nv);
+                    break;
+                }
                 if (v < 0) {
                     st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
                                             "%s:%d: face index %ld before the first vertex",
@@ -883,6 +895,15 @@ static st_status finest_from_voxel_file(topo *t, const char *path, bool only_ins
             goto done;
         }
         n[a] = nv[a] + 1;
+        /* the extent is checked before SOFA's truncation to an int */
+        double ext = (double)dv[a] * nv[a];
+        if (!(ext > -1e9 && ext < 1e9)) {
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: the grid extent on axis %d, %g * %d, is not a finite "
+                                    "size below 1e9",
+                                    path, a, (double)dv[a], nv[a]);
+            goto done;
+        }
         hi[a] = (int)(dv[a] * (float)nv[a]);
         if (!(hi[a] > 0)) {
             st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
