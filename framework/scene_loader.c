@@ -10,15 +10,18 @@
  * destroyed, so nothing half-loaded escapes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
 #include "scene_desc.h"
+#include "regular_file.h"
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
 #define LD_MAX_EVENT_DEPTH 256   /* any nesting in the file (checked before loading) */
@@ -831,13 +834,16 @@ st_status st__read_file(const char *path, char **out, size_t *outlen, st_error *
 {
     *out = NULL;
     *outlen = 0;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    bool not_regular;
+    int fd = regular_open(path, &not_regular);
+    if (not_regular)
         return st_error_set_at(err, ST_EIO, path, 0, 0,
                                "cannot read '%s': not a regular file (a directory, device or "
                                "pipe)",
                                path);
-    FILE *f = fopen(path, "rb");
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int saved = 0;

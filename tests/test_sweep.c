@@ -703,6 +703,35 @@ Test(sweep, tampered_records_and_planted_symlinks)
     assert_has("1 without a result");
 }
 
+/* Issue 32: a plan, a plan's scene or a case record that is a FIFO or a
+ * device is refused at once, never opened in a way that blocks. */
+Test(sweep, fifo_and_device_inputs_do_not_block)
+{
+    const char *d = temp_dir();
+    cr_assert_eq(sh("cd '%s' && mkfifo plan.fifo scene.fifo", d), 0, "%s", out);
+    cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep plan.fifo --list", d, CLI), 1, "%s", out);
+    assert_has("cannot read the plan: not a regular file");
+    const char *scenes[] = {"scene.fifo", "/dev/zero"};
+    for (int i = 0; i < 2; i++) {
+        char text[300];
+        snprintf(text, sizeof text,
+                 "sweep: settee/1\nscene: %s\nsteps: 2\nparameters:\n  dt: [0.01]\n", scenes[i]);
+        const char *plan = plan_at(d, text);
+        cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep %s --list", d, CLI, plan), 1, "%s",
+                     out);
+        assert_has("not a regular file");
+    }
+    const char *plan = plan_at(d, "sweep: settee/1\nscene: " BEAM "\nsteps: 2\n"
+                                  "parameters:\n  dt: [0.01, 0.02]\ncollect:\n  - time\n");
+    cr_assert_eq(sh("cd '%s' && '%s' sweep %s --case 1 --out o && mkdir -p o/cases/0000 && "
+                    "mkfifo o/cases/0000/result.json",
+                    d, CLI, plan),
+                 0, "%s", out);
+    cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep %s --collect --out o", d, CLI, plan), 1,
+                 "%s", out);
+    assert_has("2 cases: 1 ok, 0 failed, 0 crashed, 0 timeout, 1 without a result");
+}
+
 /* A one-node Slurm cluster on localhost: a 12-case array equals the local run. */
 Test(sweep, slurm_job_array_equals_local_run)
 {

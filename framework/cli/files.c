@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "regular_file.h"
 
 bool cli_write_file_atomic(const char *path, const char *data, size_t len)
 {
@@ -46,9 +47,16 @@ bool cli_write_file_atomic(const char *path, const char *data, size_t len)
 
 char *cli_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    bool not_regular;
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = not_regular ? CLI_ENOTREG : errno;
+        if (fd >= 0)
+            close(fd);
+        errno = e;
         return NULL;
+    }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
@@ -79,6 +87,11 @@ char *cli_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+const char *cli_strerror(int e)
+{
+    return e == CLI_ENOTREG ? "not a regular file (a directory, device or pipe)" : strerror(e);
 }
 
 bool cli_mkdirs(const char *path)

@@ -476,7 +476,7 @@ static bool resolve_scene(parser *ps, yaml_node_t *n)
     size_t size;
     char *text = cli_read_file(p->scene, &size);
     if (!text)
-        return fail(ps, n, "scene: cannot read '%s': %s", p->scene, strerror(errno));
+        return fail(ps, n, "scene: cannot read '%s': %s", p->scene, cli_strerror(errno));
     p->scene_hash = fnv1a(0xcbf29ce484222325ULL, text, size);
     free(text);
     return true;
@@ -550,7 +550,7 @@ st_status sweep_plan_load(const char *path, sweep_plan **out, st_error *err)
     if (!text) {
         int e = errno;
         sweep_plan_destroy(&p);
-        return st_error_set(err, ST_EIO, "%s: cannot read the plan: %s", path, strerror(e));
+        return st_error_set(err, ST_EIO, "%s: cannot read the plan: %s", path, cli_strerror(e));
     }
     parser ps = {.p = p, .file = path, .err = err};
     yaml_parser_t yp;
