@@ -653,3 +653,61 @@ Test(hostile, output_naming_the_scene_file_is_refused)
         cr_assert_eq(test_run(cmp, out, sizeof out), 0, "the scene was replaced (%s)", opts[i]);
     }
 }
+
+/* ---- issue 32: ReadState and CompareState refuse broken files at init ---- */
+
+/* Runs `settee run -n 2` (20 s at most) on a scene of two points and
+ * `component` reading the file `name` of a fresh folder, made by the shell
+ * command make (run in that folder); returns the exit status (124: hung). */
+static int run_state_reader(const char *component, const char *fields, const char *name,
+                            const char *make)
+{
+    const char *dir = temp_dir("states");
+    char scene[700], cmd[4096];
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fprintf(f,
+            HEAD "  dt: 0.01\n  objects:\n    - RequiredPlugin: {pluginName: [Playback]}\n"
+                 "    - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0]}\n"
+                 "    - %s: {name: r, filename: '%s/%s'%s}\n",
+            component, dir, name, fields);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f '%s' && %s && timeout 20 '%s' run '%s' -n 2 2>&1",
+             dir, name, make, CLI, scene);
+    return test_run(cmd, out, sizeof out);
+}
+
+Test(hostile, broken_state_files_are_errors_at_their_line)
+{
+    cr_assert_eq(run_state_reader("CompareState", "", "a.txt",
+                                  "printf 'T= 0\\nX= 0 0 0 1 0 0\\nT= 0.01\\nX= 0 abc 0 1 0 0\\n' "
+                                  "> a.txt"),
+                 1, "%s", out);
+    assert_contains(out, "a.txt:4: X= value 2, 'abc', is not a finite number");
+    cr_assert_eq(run_state_reader("CompareState", "", "t.txt",
+                                  "printf 'T= nan\\nX= 0 0 0 1 0 0\\n' > t.txt"),
+                 1, "%s", out);
+    assert_contains(out, "t.txt:1: T= value 1, 'nan', is not a finite number");
+    cr_assert_eq(run_state_reader("ReadState", "", "n.txt",
+                                  "printf 'T= 0\\nX= 0 0 0 1 nan 0\\n' > n.txt"),
+                 1, "%s", out);
+    assert_contains(out, "n.txt:2: X= value 5, 'nan', is not a finite number");
+    /* loop without a time to start over from: was an endless loop */
+    cr_assert_eq(run_state_reader("ReadState", ", loop: true", "l.txt",
+                                  "printf 'X= 0 0 0 1 0 0\\n' > l.txt"),
+                 1, "%s", out);
+    assert_contains(out, "l.txt' has no T= line: with loop, reading starts over");
+    /* a gzip stream cut short */
+    cr_assert_eq(run_state_reader("CompareState", "", "c.txt.gz",
+                                  "for i in $(seq 1 3000); do printf 'T= %d\\nX= 0 0 0 1 0 "
+                                  "0\\n' $i; done | gzip > full.gz && head -c 2000 full.gz > "
+                                  "c.txt.gz"),
+                 1, "%s", out);
+    assert_contains(out, "c.txt.gz' is cut short (its gzip stream ends early)");
+    /* a small gzip file inflating past the bound */
+    cr_assert_eq(run_state_reader("ReadState", "", "z.gz",
+                                  "head -c 300000000 /dev/zero | gzip -1 > z.gz"),
+                 1, "%s", out);
+    assert_contains(out, "z.gz' holds more than 256 MiB once inflated");
+}
