@@ -284,7 +284,7 @@ st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *t
                             "checkpoint: an initialised scene and a file path are needed");
     char tmp[PATH_MAX + 16];
     FILE *f = NULL;
-    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
+    ST_TRY(st__open_temp(path, "the checkpoint", tmp, sizeof tmp, &f, err));
     char *plugins = st_malloc(CK_LIST_MAX);
     if (!plugins) {
         fclose(f);

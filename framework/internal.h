@@ -267,8 +267,9 @@ struct st_scene {
     size_t ndata_paths;
 };
 /* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
- * writing, its name in tmp (export.c). */
-st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);
+ * writing, its name in tmp (export.c); errors say "cannot write WHAT 'path'". */
+st_status st__open_temp(const char *path, const char *what, char *tmp, size_t size, FILE **out,
+                        st_error *err);
 /* The system's scratch vectors (st_system_vec_alloc, st_system_xvec_alloc),
  * for checkpoints: how many, and the i-th with its length in doubles. */
 size_t st__system_nscratch(const st_system *sys);

@@ -442,3 +442,14 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     /* the good one resumes */
     cr_assert_eq(settee(cg, "-n 10 --resume p.ck"), 0, "%s", out);
 }
+
+/* Issue 32: a checkpoint that cannot be written says so, not "state". */
+Test(checkpoint, unwritable_checkpoint_is_named_as_such)
+{
+    char cg[512];
+    snprintf(cg, sizeof cg, "%s/scenes/falling_particles.yaml", SETTEE_SOURCE_DIR);
+    cr_assert_eq(settee(cg, "-n 1 --checkpoint /nonexistent/x.ck"), 1, "%s", out);
+    cr_assert(strstr(out, "cannot write the checkpoint '/nonexistent/x.ck': No such file or "
+                          "directory"),
+              "%s", out);
+}

@@ -711,3 +711,26 @@ Test(hostile, broken_state_files_are_errors_at_their_line)
                  1, "%s", out);
     assert_contains(out, "z.gz' holds more than 256 MiB once inflated");
 }
+
+/* CompareTopology counted its mismatches in 32 bits: 2^32 + 6 reference quads
+ * against the grid's 6 made no difference. */
+Test(hostile, compare_topology_counts_mismatches_in_64_bits)
+{
+    const char *dir = temp_dir("topo");
+    char scene[700], cmd[2048];
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fprintf(f, HEAD "  dt: 0.01\n  objects:\n"
+                    "    - RequiredPlugin: {pluginName: [Topology, Playback]}\n"
+                    "    - MechanicalObject: {name: dofs}\n"
+                    "    - RegularGridTopology: {name: grid, n: [2, 2, 2], min: [0, 0, 0], "
+                    "max: [1, 1, 1]}\n"
+                    "    - CompareTopology: {name: cmp, filename: '%s/t.txt', strict: true}\n",
+            dir);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "printf 'T= 0\\nQuads= 4294967302\\n0 1 3 2\\n' > '%s/t.txt'", dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0);
+    cr_assert_eq(cli("run '%s' -n 2 2>&1", scene), 1, "%s", out);
+    assert_contains(out, "4294967296 of the 4294967302 Quads of the reference");
+}

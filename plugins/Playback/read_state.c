@@ -17,6 +17,7 @@
  * Hexahedra=) the same way and, as SOFA, counts per element kind: when the
  * counts differ, |n_ref - n|; else the elements that differ. With `strict`
  * (settee) the first difference is logged as an error and the run fails. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,12 @@ static void report_difference(read_state *r, const char *tag, double time, int l
     out_log_error(&r->base, &err);
 }
 
+/* a + b, at most UINT_MAX */
+static unsigned sat_add(unsigned a, size_t b)
+{
+    return b >= (size_t)(UINT_MAX - a) ? UINT_MAX : a + (unsigned)b;
+}
+
 /* SOFA's CompareTopology at the beginning of a step: the blocks of the file
  * up to the node's time (+ 1e-8, ReadTopology's epsilon) against the node's
  * topology. */
@@ -377,9 +384,10 @@ static void compare_topology(read_state *r)
             continue;
         const st_array *el = topo->cls->topology->elements(topo, kinds[k]);
         size_t n = el ? el->n : 0;
-        unsigned errors = 0;
+        /* counted in 64 bits; the 32-bit outputs saturate at UINT_MAX */
+        size_t errors = 0;
         if (n != nref) {
-            errors = (unsigned)(n > nref ? n - nref : nref - n);
+            errors = n > nref ? n - nref : nref - n;
         } else {
             const char *q = r->text + lines[i].start, *end = q + lines[i].n;
             for (size_t e = 0; e < n; e++) {
@@ -395,13 +403,13 @@ static void compare_topology(read_state *r)
                 errors += differs;
             }
         }
-        r->kind_errors[k] += errors;
-        r->topo_total += errors;
+        r->kind_errors[k] = sat_add(r->kind_errors[k], errors);
+        r->topo_total = sat_add(r->topo_total, errors);
         if (errors && r->strict && !r->failed) {
             r->failed = true;
             st_error err = {0};
             st_error_set(&err, ST_ESOLVER,
-                         "at t = %.17g, %u of the %lu %.*s of the reference %s:%d differ from "
+                         "at t = %.17g, %zu of the %lu %.*s of the reference %s:%d differ from "
                          "the topology '%s' (%zu)",
                          st_node_time(r->base.node), errors, nref,
                          (int)strlen(tags[k]) - 1, tags[k], r->path, lines[i - 1].line,
