@@ -1,5 +1,8 @@
 /* regular_file.c - opening a named file for reading only when it is a
  * regular file, without blocking on a FIFO (regular_file.h). */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
+#endif
 #include "regular_file.h"
 
 #include <errno.h>
