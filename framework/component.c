@@ -470,6 +470,8 @@ st_status st__component_set_value(st_component *c, const char *key, const st_val
 st_status st_component_set(st_component *c, const char *name, const char *text, st_error *err)
 {
     st_value v = {ST_VAL_SCALAR, text ? text : "", false, NULL, 0, ST_NO_MARK};
+    if (c && name && !strcmp(name, "name"))
+        ST_TRY(st__name_check("a component", text, ST_NO_MARK, err));
     ST_TRY(set_value(c, name, &v, false, err));
     /* Links set after init are resolved at once. */
     st_cinfo *ci = st__cinfo(c);

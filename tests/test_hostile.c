@@ -734,3 +734,79 @@ Test(hostile, compare_topology_counts_mismatches_in_64_bits)
     cr_assert_eq(cli("run '%s' -n 2 2>&1", scene), 1, "%s", out);
     assert_contains(out, "4294967296 of the 4294967302 Quads of the reference");
 }
+
+/* ---- issue 32: silent wrong results ---- */
+
+/* --set of a field that another field of the component rewrites at init:
+ * a warning naming both, in `run` and in a sweep case's log. */
+Test(hostile, set_field_overwritten_by_another_is_a_warning)
+{
+    const char *dir = temp_dir("overwrite");
+    char scene[700], plan[700], cmd[4096];
+    snprintf(scene, sizeof scene, "%s/s.yaml", dir);
+    snprintf(plan, sizeof plan, "%s/plan.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fputs(HEAD "  dt: 0.01\n  gravity: [0, 0, 0]\n  objects:\n"
+               "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, "
+               "SolidMechanics.Spring]}\n"
+               "  children:\n    - name: Chain\n      objects:\n"
+               "        - EulerExplicitSolver: {symplectic: true}\n"
+               "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0]}\n"
+               "        - UniformMass: {totalMass: 1}\n"
+               "        - SpringForceField: {name: springs, spring: \"0 1 10 0 1\"}\n",
+          f);
+    fclose(f);
+    cr_assert_eq(cli("run '%s' -n 1 --set /Chain/springs.stiffness=5 2>&1", scene), 0, "%s",
+                 out);
+    assert_contains(out, "warning: /Chain/springs: SpringForceField.stiffness: the value set for "
+                         "'stiffness' is not used: field 'spring' is set too");
+    f = fopen(plan, "w");
+    cr_assert(f);
+    fprintf(f, "sweep: settee/1\nscene: s.yaml\nsteps: 1\nparameters:\n"
+               "  /Chain/springs.stiffness: [5]\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' sweep plan.yaml --out o -j 1 && cat o/cases/0000/log.txt",
+             dir, CLI);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    assert_contains(out, "'stiffness' is not used: field 'spring' is set too");
+}
+
+/* Two topologies whose src links point at each other copied each other's
+ * empty lists silently. */
+Test(hostile, src_links_in_a_cycle_are_an_error)
+{
+    const char *y = HEAD "  objects:\n    - RequiredPlugin: {pluginName: [Topology]}\n"
+                         "    - MeshTopology: {name: a, src: \"@b\"}\n"
+                         "    - MeshTopology: {name: b, src: \"@a\"}\n";
+    expect_refused(y, "test.yaml:6:", "src 'b' leads back to this component ('b' has src 'a'): "
+                                      "src links must not form a cycle");
+}
+
+/* A node or component name with '/' from an <include name=...>, a YAML
+ * node or --set ...name= would be read as two names in every path. */
+Test(hostile, slash_in_names_from_include_node_or_set_is_refused)
+{
+    const char *y = HEAD "  children:\n    - name: a/b\n";
+    expect_refused(y, "test.yaml:5:", "a node's `name` must be a non-empty name without '/'");
+    const char *dir = temp_dir("slash");
+    char path[600];
+    snprintf(path, sizeof path, "%s/inc.xml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("<Node name=\"sub\">\n  <MechanicalObject name=\"dofs\" position=\"0 0 0\"/>\n</Node>\n",
+          f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/main.scn", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fputs("<Node name=\"root\" dt=\"0.01\">\n  <include href=\"inc.xml\" name=\"a/b\"/>\n</Node>\n",
+          f);
+    fclose(f);
+    cr_assert_eq(cli("check '%s' 2>&1", path), 1, "%s", out);
+    assert_contains(out, "a node name 'a/b' contains '/'");
+    cr_assert_eq(cli("run %s/tests/bad/spring_overflow.yaml -n 1 --set /p/spring.name=a/b 2>&1",
+                     SETTEE_SOURCE_DIR),
+                 1, "%s", out);
+    assert_contains(out, "--set /p/spring.name=a/b: a component name 'a/b' contains '/'");
+}
