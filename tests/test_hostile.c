@@ -810,3 +810,104 @@ Test(hostile, slash_in_names_from_include_node_or_set_is_refused)
                  1, "%s", out);
     assert_contains(out, "--set /p/spring.name=a/b: a component name 'a/b' contains '/'");
 }
+
+/* ---- issue 32: hangs and runaway memory end in a clear error ---- */
+
+/* Writes text into dir/name. */
+static void put(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    fwrite(text, 1, len ? len : strlen(text), f);
+    fclose(f);
+}
+
+/* `settee check` on dir/name, 30 s at most (124: it hung). */
+static int check_in(const char *dir, const char *name)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout 30 '%s' check '%s' 2>&1", dir, CLI, name);
+    return test_run(cmd, out, sizeof out);
+}
+
+Test(hostile, include_tree_that_fans_out_is_bounded)
+{
+    /* f1 includes f2 ten times, f2 includes f3 ten times ...: 10^7 includes */
+    const char *dir = temp_dir("fanout");
+    char name[32], text[1024];
+    for (int i = 1; i <= 7; i++) {
+        size_t n = (size_t)snprintf(text, sizeof text, "<Node name=\"n%d\">\n", i);
+        for (int k = 0; k < 10; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "<include href=\"f%d.xml\"/>\n", i + 1);
+        snprintf(text + n, sizeof text - n, "</Node>\n");
+        snprintf(name, sizeof name, "f%d.xml", i);
+        put(dir, name, text, 0);
+    }
+    put(dir, "f8.xml", "<Node name=\"leaf\"><MechanicalObject position=\"0 0 0\"/></Node>\n", 0);
+    put(dir, "fan.scn", "<Node name=\"root\">\n<include href=\"f1.xml\"/>\n</Node>\n", 0);
+    cr_assert_eq(check_in(dir, "fan.scn"), 1, "%s", out);
+    assert_contains(out, "the scene includes more than 10000 files in all");
+}
+
+Test(hostile, xml_elements_with_60000_attributes_are_refused_at_once)
+{
+    const char *dir = temp_dir("attrs");
+    size_t cap = 60000 * 12 + 256, n = 0;
+    char *text = malloc(cap);
+    cr_assert(text);
+    n += (size_t)snprintf(text + n, cap - n, "<Node name=\"root\">\n<MechanicalObject");
+    for (int i = 0; i < 60000; i++)
+        n += (size_t)snprintf(text + n, cap - n, " a%d=\"1\"", i);
+    n += (size_t)snprintf(text + n, cap - n, "/>\n</Node>\n");
+    put(dir, "attrs.scn", text, n);
+    free(text);
+    time_t t0 = time(NULL);
+    cr_assert_eq(check_in(dir, "attrs.scn"), 1, "%s", out);
+    assert_contains(out, "attrs.scn:2:1: error: an element with more than 4096 attributes");
+    cr_assert_leq(time(NULL) - t0, 5, "took %ld s", (long)(time(NULL) - t0));
+}
+
+Test(hostile, billion_laughs_vtu_is_refused_before_parsing)
+{
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "<?xml version=\"1.0\"?>\n<!DOCTYPE VTKFile [\n"
+                                "<!ENTITY a0 \"laughlaughlaughlaughlaugh\">\n");
+    for (int i = 1; i < 12; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "<!ENTITY a%d \"&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;\">\n",
+                              i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+                              i - 1);
+    snprintf(text + n, sizeof text - n, "]>\n<VTKFile type=\"UnstructuredGrid\">&a11;</VTKFile>\n");
+    time_t t0 = time(NULL);
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "laughs.vtu", text, 0), 1, "%s", out);
+    assert_contains(out, "laughs.vtu:2: a DTD in a VTK file is refused");
+    cr_assert_leq(time(NULL) - t0, 5, "took %ld s", (long)(time(NULL) - t0));
+}
+
+/* ---- issue 32: messages ---- */
+
+Test(hostile, xml_errors_report_libxml2s_first_error)
+{
+    const char *dir = temp_dir("xmlerr");
+    /* a NUL byte in an attribute: the last error was "Premature end of data" */
+    static const char nul[] = "<Node name=\"root\">\n<MechanicalObject name=\"a\0b\" "
+                              "position=\"0 0 0\"/>\n</Node>\n";
+    put(dir, "nul.scn", nul, sizeof nul - 1);
+    cr_assert_eq(check_in(dir, "nul.scn"), 1, "%s", out);
+    assert_contains(out, "nul.scn:2:26: error: XML syntax error: Char 0x0 out of allowed range");
+    /* a 16 MiB attribute: the last error was "Couldn't find end of Start Tag" */
+    size_t big = (size_t)16 << 20;
+    char *text = malloc(big + 128);
+    cr_assert(text);
+    size_t n = (size_t)sprintf(text, "<Node name=\"root\">\n<MechanicalObject position=\"");
+    for (size_t i = 0; i < big / 2; i++, n += 2)
+        memcpy(text + n, "0 ", 2);
+    n += (size_t)sprintf(text + n, "\"/>\n</Node>\n");
+    put(dir, "big.scn", text, n);
+    free(text);
+    cr_assert_eq(check_in(dir, "big.scn"), 1, "%s", out);
+    assert_contains(out, "big.scn:2:28: error: XML syntax error: AttValue length too long");
+}

@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "mesh_loader.h"
+#include "../shared/xml_prescan.h"
 
 static const st_field vtk_fields[] = {LOADER_FIELDS, LOADER_SUBELEMENTS("false"), ST_FIELD_END};
 
@@ -919,25 +920,59 @@ static st_status xml_piece(xmlreader *x, const xmlNode *piece, bool poly, vtk_me
     return ST_OK;
 }
 
+/* libxml2's first error of a parse (the last is often a consequence). */
+typedef struct first_error {
+    bool set;
+    int line;
+    char msg[512];
+} first_error;
+
+static void keep_first_error(void *ctx, xmlErrorPtr e)
+{
+    first_error *fe = ctx;
+    if (!fe || fe->set || !e || e->level < XML_ERR_ERROR)
+        return;
+    fe->set = true;
+    fe->line = e->line;
+    snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "parse error");
+}
+
 static st_status read_xml(mesh_loader *l, const mesh_file *f, vtk_mesh *m, st_error *err)
 {
     xmlreader x = {.l = l, .path = f->path};
     if (f->size > INT32_MAX)
         return loader_error_at(&l->base, f->path, 1, 0, err, ST_EPARSE,
                                "XML file too large for the XML reader (%zu bytes)", f->size);
+    /* before libxml2 runs: a DTD (entities that expand a billionfold, which
+     * XML_PARSE_HUGE below would not stop) and an element with so many
+     * attributes that its duplicate check takes minutes */
+    xml_prescan ps;
+    if (!xml_prescan_text(f->data, f->size, 4096, &ps))
+        return loader_error_at(&l->base, f->path, ps.dtd_line ? ps.dtd_line : ps.attrs_line, 0,
+                               err, ST_EPARSE, "%s",
+                               ps.dtd_line ? "a DTD in a VTK file is refused (no entities are "
+                                             "read)"
+                                           : "an element with more than 4096 attributes: "
+                                             "refused before parsing");
     xmlParserCtxtPtr ctx = xmlNewParserCtxt();
     if (!ctx)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     /* No network, no entity substitution, no DTD loading; HUGE lifts the
      * text-node size limit (the file is already in memory). */
+    first_error fe = {0};
+    xmlSetStructuredErrorFunc(&fe, keep_first_error);
     xmlDocPtr doc = xmlCtxtReadMemory(ctx, f->data, (int)f->size, f->path, NULL,
                                       XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_NOERROR |
                                           XML_PARSE_NOWARNING);
+    xmlSetStructuredErrorFunc(NULL, NULL);
     if (!doc) {
         const xmlError *e = xmlCtxtGetLastError(ctx);
-        st_status s = loader_error_at(&l->base, f->path, e && e->line > 0 ? e->line : 1, 0, err,
-                                      ST_EPARSE, "malformed XML: %s",
-                                      e && e->message ? e->message : "parse error");
+        int line = fe.set ? fe.line : e ? e->line : 0;
+        st_status s = loader_error_at(&l->base, f->path, line > 0 ? line : 1, 0, err, ST_EPARSE,
+                                      "malformed XML: %s",
+                                      fe.set                 ? fe.msg
+                                      : e && e->message ? e->message
+                                                        : "parse error");
         /* libxml2 messages end with a newline. */
         size_t n = strlen(err->msg);
         if (n && err->msg[n - 1] == '\n')
