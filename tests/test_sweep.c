@@ -732,6 +732,28 @@ Test(sweep, fifo_and_device_inputs_do_not_block)
     assert_has("2 cases: 1 ok, 0 failed, 0 crashed, 0 timeout, 1 without a result");
 }
 
+/* Issue 32: a plan of 3e5 nested lists took libyaml minutes to build; the
+ * nesting is refused on the event stream first, as for scenes. */
+Test(sweep, deeply_nested_plan_is_refused_at_once)
+{
+    const char *d = temp_dir();
+    size_t n = 300000, len = 0;
+    char *text = malloc(2 * n + 256);
+    cr_assert(text);
+    len += (size_t)sprintf(text, "sweep: settee/1\nscene: %s\nparameters:\n  dt: ", BEAM);
+    memset(text + len, '[', n);
+    memset(text + len + n, ']', n);
+    len += 2 * n;
+    strcpy(text + len, "\n");
+    write_file(d, "deep.yaml", text);
+    free(text);
+    time_t t0 = time(NULL);
+    cr_assert_eq(sh("cd '%s' && timeout 30 '%s' sweep deep.yaml --list", d, CLI), 1, "%s", out);
+    assert_has("deep.yaml:4:");
+    assert_has("values nested more than 64 levels deep");
+    cr_assert_leq(time(NULL) - t0, 5);
+}
+
 /* A one-node Slurm cluster on localhost: a 12-case array equals the local run. */
 Test(sweep, slurm_job_array_equals_local_run)
 {
