@@ -182,6 +182,11 @@ st_status st__node_prepend_object(st_node *n, st_component *c, st_error *err);
 /* ---- names and lookup caches (names.c) ---- */
 /* Refuses a component or node name that cannot appear in a path ('/'). */
 st_status st__name_check(const char *what, const char *name, st_mark m, st_error *err);
+/* Sets a field from text as st_component_set does, recording label (a
+ * string that lives as long as the scene, e.g. "--set PATH=VALUE") as where
+ * the value came from: later errors on the field name it (a mark of line -1). */
+st_status st__component_set_labelled(st_component *c, const char *name, const char *text,
+                                     const char *label, st_error *err);
 /* Called for each name met twice in a node: the later object (or child)
  * and the first one with that name. */
 typedef void (*st__dup_fn)(void *ud, st_node *n, st_component *obj, st_component *first_obj,

@@ -766,6 +766,12 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         st_free(rb.fixes);
         return oom(x);
     }
+    /* A file whose lines end with CR alone (old Mac OS): libxml2 counts
+     * lines by LF, so every error was at line 1. XML reads CR as LF anyway
+     * (XML 1.0, 2.11), so the copy's CRs become LFs. */
+    if (rb.p && rb.n && !memchr(rb.p, '\n', rb.n))
+        for (char *c = memchr(rb.p, '\r', rb.n); c; c = memchr(c, '\r', rb.n - (size_t)(c - rb.p)))
+            *c = '\n';
     text = rb.p ? rb.p : "";
     len = rb.n;
     xfile f = {name, text, len, rb.fixes, rb.nfixes, 0, NULL, 0, depth};

@@ -911,3 +911,79 @@ Test(hostile, xml_errors_report_libxml2s_first_error)
     cr_assert_eq(check_in(dir, "big.scn"), 1, "%s", out);
     assert_contains(out, "big.scn:2:28: error: XML syntax error: AttValue length too long");
 }
+
+Test(hostile, set_errors_at_init_name_the_set)
+{
+    cr_assert_eq(cli("run %s/tests/bad/spring_overflow.yaml -n 1 --set /p/UniformMass1.totalMass=0 "
+                     "2>&1",
+                     SETTEE_SOURCE_DIR),
+                 1, "%s", out);
+    assert_contains(out, "--set /p/UniformMass1.totalMass=0: error: /p/UniformMass1: "
+                         "UniformMass.totalMass: totalMass must be a positive value (got 0)");
+}
+
+Test(hostile, relative_link_far_out_of_range_is_named_as_written)
+{
+    const char *y = HEAD "  objects:\n    - RequiredPlugin: {pluginName: Mapping.Linear}\n"
+                         "    - MechanicalObject: {name: dofs}\n"
+                         "    - MechanicalObject: {name: out}\n"
+                         "    - IdentityMapping: {input: \"@[-100000000000000000000]\", output: "
+                         "\"@out\"}\n";
+    expect_refused(y, "test.yaml:8:", "'@[-100000000000000000000]': there is no object "
+                                      "-100000000000000000000 places from this one");
+}
+
+Test(hostile, cr_only_xml_and_mesh_files_report_their_lines)
+{
+    const char *dir = temp_dir("cronly");
+    put(dir, "cr.scn", "<Node name=\"root\">\r<MechanicalObject positon=\"0 0 0\"/>\r</Node>\r", 0);
+    cr_assert_eq(check_in(dir, "cr.scn"), 1, "%s", out);
+    assert_contains(out, "cr.scn:2:19: error: /MechanicalObject1: MechanicalObject has no field "
+                         "'positon'");
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "cr.vtk",
+                              "# vtk DataFile Version 3.0\rx\rASCII\rDATASET POLYDATA\r"
+                              "POINTS 1 float\r0 nan 0\r",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "cr.vtk:6: 'nan' is not a finite coordinate");
+}
+
+Test(hostile, ode_solver_without_state_warns)
+{
+    const char *dir = temp_dir("odenostate");
+    put(dir, "s.yaml",
+        HEAD "  objects:\n    - RequiredPlugin: {pluginName: [ODESolver.Forward]}\n"
+             "  children:\n    - name: p\n      objects:\n        - EulerExplicitSolver: {}\n",
+        0);
+    cr_assert_eq(check_in(dir, "s.yaml"), 0, "%s", out);
+    assert_contains(out, "s.yaml:9:11: warning: /p/EulerExplicitSolver1: EulerExplicitSolver has "
+                         "no MechanicalObject in its node or below: it integrates nothing");
+}
+
+Test(hostile, empty_mesh_file_is_said_empty)
+{
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "empty.obj", "", 0), 1, "%s", out);
+    assert_contains(out, "empty.obj' is empty (0 bytes): the mesh is empty");
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "blank.obj", "\n\n  \n", 0), 1, "%s",
+                 out);
+    assert_contains(out, "blank.obj' is empty (5 bytes, all blank): the mesh is empty");
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "none.obj", "# no vertex\n", 0), 0, "%s",
+                 out);
+    assert_contains(out, "none.obj' holds no points: the mesh is empty");
+}
+
+Test(hostile, message_on_a_6000_character_path_keeps_its_reason)
+{
+    char path[7000];
+    size_t n = (size_t)snprintf(path, sizeof path, "/nonexistent");
+    while (n < 6000)
+        n += (size_t)snprintf(path + n, sizeof path - n, "/%s", "abcdefghij");
+    snprintf(path + n, sizeof path - n, "/x.yaml");
+    const char *dir = temp_dir("longpath");
+    put(dir, "path.txt", path, 0);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "'%s' check \"$(cat '%s/path.txt')\" 2>&1", CLI, dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 1, "%.300s", out);
+    assert_contains(out, " ... ");
+    assert_contains(out, "/x.yaml': File name too long");
+}

@@ -200,7 +200,8 @@ static st_status lerr(legacy *g, st_error *err, const char *fmt, ...)
 /* The k-th word of the current line (0-based); false when absent. */
 static bool word(const legacy *g, int k, const char **w, size_t *wl)
 {
-    text_cursor lc = {.begin = g->s, .p = g->s, .end = g->s + g->len, .pline = 1};
+    text_cursor lc = {
+        .begin = g->s, .p = g->s, .end = g->s + g->len, .pline = 1, .eol = '\n'};
     for (int i = 0; i <= k; i++)
         if (!text_next_token(&lc, w, wl))
             return false;
