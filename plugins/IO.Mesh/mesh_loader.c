@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mesh_loader.h"
+#include "../shared/regular_file.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -24,10 +26,19 @@ st_status mesh_file_read(st_component *c, const char *filename, mesh_file *f, st
         return st_component_error(c, "filename", err, ST_EINVAL,
                                   "no filename given: set filename to the mesh file");
     ST_TRY(st_component_find_file(c, "filename", filename, f->path, sizeof f->path, err));
-    FILE *in = fopen(f->path, "rb");
-    if (!in)
+    bool not_regular;
+    int fd = regular_open(f->path, &not_regular);
+    FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!in) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (not_regular)
+            return st_component_error(c, "filename", err, ST_EINVAL,
+                                      "'%s' is not a regular file", f->path);
         return st_component_error(c, "filename", err, ST_EIO, "cannot open '%s': %s", f->path,
-                                  strerror(errno));
+                                  strerror(e));
+    }
     struct stat st;
     if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(in);
