@@ -611,6 +611,11 @@ Test(hostile, gmsh_tag_count_near_2_63_is_refused)
                  1, "%s", out);
     assert_contains(out, "tags.msh:10:");
     assert_contains(out, "after 9223372036854775806 tags");
+    /* no nodes: qsort was given a null array (found by fuzz_gmsh) */
+    cr_assert_eq(check_reader("MeshGmshLoader", "filename", "none.msh",
+                              "$NOD\n0\n$ENDNOD\n$ELM\n0\n$ENDELM\n", 0),
+                 0, "%s", out);
+    assert_contains(out, "none.msh' holds no points: the mesh is empty");
 }
 
 Test(hostile, sparse_grid_reads_its_files_checked)

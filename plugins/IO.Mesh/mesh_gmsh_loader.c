@@ -234,7 +234,8 @@ static st_status read_v2(gmsh_reader *g, int version, st_error *err)
             return gerr(g, err, "a node line needs 'id x y z' (integer id, 3 reals)");
         ST_TRY(add_node(g, id, v + 1, err));
     }
-    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (g->tags.n) /* qsort wants a non-null array, even of 0 elements */
+        qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
     if (!gline(g) || !(is_kw(g, "$EndNodes") || is_kw(g, "$ENDNOD")))
         return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
     if (!gline(g) || !(is_kw(g, "$Elements") || is_kw(g, "$ELM")))
@@ -308,7 +309,8 @@ static st_status read_v4(gmsh_reader *g, st_error *err)
     if (total != h[1])
         return gerr(g, err, "the $Nodes header declares %lld nodes, the blocks hold %lld", h[1],
                     total);
-    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (g->tags.n) /* qsort wants a non-null array, even of 0 elements */
+        qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
     if (!gline(g) || !is_kw(g, "$EndNodes"))
         return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
     if (!gline(g) || !is_kw(g, "$Elements"))
