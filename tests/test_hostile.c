@@ -625,6 +625,10 @@ Test(hostile, sparse_grid_reads_its_files_checked)
                               "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99\n", 0),
                  1, "%s", out);
     assert_contains(out, "s.obj:4: face index 99 is out of range (3 vertices");
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "m.obj",
+                              "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -4 1 2\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "m.obj:4: face index -4 is out of range (3 vertices");
     cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "n.obj",
                               "v 0 0 0\nv 1 nan 0\nv 0 1 0\nf 1 2 3\n", 0),
                  1, "%s", out);

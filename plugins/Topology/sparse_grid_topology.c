@@ -51,12 +51,14 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "topology_fields.h"
+#include "../shared/obj_index.h"
 #include "../shared/regular_file.h"
 
 enum { CELL_OUTSIDE = 0, CELL_BOUNDARY = 1, CELL_INSIDE = 2 };
@@ -366,19 +368,13 @@ static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
                                             "%s:%d: bad face index", path, lineno);
                     break;
                 }
-                /* checked as MeshOBJLoader does: against the vertices so far */
-                long v = id > 0 ? id - 1 : (long)s->nv + id;
-                if (v >= 0 && (unsigned long)v >= s->nv) {
+                /* the rule MeshOBJLoader applies (plugins/shared/obj_index.h) */
+                size_t v;
+                if (!obj_resolve_index(id, s->nv, &v) || v > UINT32_MAX) {
                     st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
                                             "%s:%d: face index %ld is out of range (%zu "
                                             "vertices defined so far; indices start at 1)",
                                             path, lineno, id, s->nv);
-                    break;
-                }
-                if (v < 0) {
-                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                            "%s:%d: face index %ld before the first vertex",
-                                            path, lineno, id);
                     break;
                 }
                 while (*end && !isspace((unsigned char)*end))
