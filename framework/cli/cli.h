@@ -147,8 +147,12 @@ st_status cli_collect_write(const cli_collect_item *items, size_t n, st_scene *s
 /* Writes the bytes to path through a temporary file renamed over it, so that
  * readers never see half a file. */
 bool cli_write_file_atomic(const char *path, const char *data, size_t len);
-/* The whole file, NUL-terminated (owned by the caller: free() it). */
+/* The whole file, NUL-terminated (owned by the caller: free() it); NULL with
+ * errno set (CLI_ENOTREG: not a regular file) when it cannot be read. */
 char *cli_read_file(const char *path, size_t *len);
+#define CLI_ENOTREG 4096
+/* strerror(e), and for CLI_ENOTREG "not a regular file (...)". */
+const char *cli_strerror(int e);
 /* Creates a directory and its parents (mkdir -p). */
 bool cli_mkdirs(const char *path);
 

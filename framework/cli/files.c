@@ -1,12 +1,14 @@
 /* files.c - small file helpers of the `settee` program: whole-file reads,
  * atomic writes (temporary file + rename) and `mkdir -p`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/regular_file.h"
 
 bool cli_write_file_atomic(const char *path, const char *data, size_t len)
 {
@@ -15,9 +17,17 @@ bool cli_write_file_atomic(const char *path, const char *data, size_t len)
         errno = ENAMETOOLONG;
         return false;
     }
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    /* a new file of its own (never one planted at the temporary name) */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return false;
+    }
     bool ok = fwrite(data, 1, len, f) == len;
     int saved = errno;
     if (fclose(f) != 0 && ok) {
@@ -37,9 +47,16 @@ bool cli_write_file_atomic(const char *path, const char *data, size_t len)
 
 char *cli_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    bool not_regular;
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = not_regular ? CLI_ENOTREG : errno;
+        if (fd >= 0)
+            close(fd);
+        errno = e;
         return NULL;
+    }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
@@ -70,6 +87,11 @@ char *cli_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+const char *cli_strerror(int e)
+{
+    return e == CLI_ENOTREG ? "not a regular file (a directory, device or pipe)" : strerror(e);
 }
 
 bool cli_mkdirs(const char *path)

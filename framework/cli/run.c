@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -250,6 +251,18 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "--checkpoint-every goes with --checkpoint FILE");
     if (o->every && !o->output_dir)
         return cli_usage_error("run", "--every goes with --output DIR");
+    /* an output that is the scene file (or a link to it) would replace it */
+    struct stat in, st;
+    const char *outs[][2] = {{"--checkpoint", o->checkpoint},
+                             {"--export-state", o->export_path},
+                             {"--summary-json", o->summary_json},
+                             {"--collect-json", o->collect_json}};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs && stat(o->scene, &in) == 0; i++)
+        if (outs[i][1] && stat(outs[i][1], &st) == 0 && st.st_dev == in.st_dev &&
+            st.st_ino == in.st_ino)
+            return cli_usage_error("run", "%s '%s' is the scene file '%s': an output must not "
+                                   "replace an input of the run",
+                                   outs[i][0], outs[i][1], o->scene);
     if (!o->every)
         o->every = 1;
     if (!o->threads) {

@@ -92,6 +92,16 @@ typedef struct sweep_opts {
     bool dry_run, quiet, progress;
 } sweep_opts;
 
+/* Whether s holds a control character (a newline above all): such text
+ * cannot go on one line of a --list command or an #SBATCH line. */
+static bool has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
+
 static bool parse_ulong(const char *s, unsigned long *out)
 {
     if (!*s || strspn(s, "0123456789") != strlen(s))
@@ -180,6 +190,11 @@ static int parse_sweep_args(int argc, char **argv, sweep_opts *o)
             if (!*v)
                 return cli_usage_error("sweep", "--plugin-path expects a directory, not ''");
             o->plugin_paths[o->npaths++] = v;
+        } else if (has_control(v) && (cli_is(opt, NULL, "--partition") ||
+                                      cli_is(opt, NULL, "--time") ||
+                                      cli_is(opt, NULL, "--sbatch-option"))) {
+            return cli_usage_error("sweep", "%s: the value holds a line break or another "
+                                   "control character, which an #SBATCH line cannot hold", opt);
         } else if (cli_is(opt, NULL, "--partition")) {
             o->partition = v;
         } else if (cli_is(opt, NULL, "--time")) {
@@ -233,6 +248,37 @@ static void shell_word(FILE *f, const char *s)
             fputc(*s, f);
     }
     fputc('\'', f);
+}
+
+/* Writes s for a comment line of a script: control characters as \ooo, so
+ * that nothing in s can end the comment. */
+static void comment_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '\\')
+            fprintf(f, "\\%03o", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* Writes s as one word of an #SBATCH line, as sbatch reads it: bare when it
+ * is made of safe characters, else in double quotes with '\\' and '"'
+ * escaped by a backslash. s has no control character (has_control). */
+static void sbatch_word(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") ==
+                  strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
 }
 
 /* The command line of one case, without the case number (NULL-terminated
@@ -411,7 +457,19 @@ static int run_case(const sweep_plan *p, const sweep_opts *o, const char *out)
     }
     unlink(result);
     unlink(values);
-    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* the log is a new file renamed over log.txt: whatever is there (a
+     * symlink planted to truncate another file) is replaced, not followed */
+    char log_tmp[4300];
+    snprintf(log_tmp, sizeof log_tmp, "%s.tmp%d", log_path, (int)getpid());
+    unlink(log_tmp);
+    int log_fd = open(log_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (log_fd >= 0 && rename(log_tmp, log_path) != 0) {
+        int e = errno;
+        close(log_fd);
+        unlink(log_tmp);
+        errno = e;
+        log_fd = -1;
+    }
     int pfd[2];
     if (log_fd < 0 || pipe2(pfd, O_CLOEXEC) != 0) {
         cli_error("cannot write %s: %s", log_path, strerror(errno));
@@ -684,6 +742,24 @@ static int list_cases(const sweep_plan *p, const sweep_opts *o, const char *out)
     }
     case_cmd cmd;
     case_cmd_init(&cmd, o, exe, p->file, out);
+    /* one command a line: a line break in a word would end the command there
+     * and make the rest of the word a command of its own */
+    for (int i = 0; i < cmd.argc; i++) {
+        if (!has_control(cmd.argv[i]))
+            continue;
+        char *shown = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&shown, &n);
+        if (m) {
+            comment_text(m, cmd.argv[i]);
+            fclose(m);
+        }
+        cli_error("cannot list the cases: '%s' holds a line break or another control "
+                  "character, which would split the one-line command of each case; rename it",
+                  m ? shown : "?");
+        free(shown);
+        return CLI_EXIT_ERROR;
+    }
     for (size_t k = 0; k < p->ncases; k++) {
         char kbuf[32];
         snprintf(kbuf, sizeof kbuf, "%zu", k);
@@ -721,6 +797,13 @@ static int slurm(const sweep_plan *p, const sweep_opts *o, const char *out)
         cli_error("cannot find the settee program (/proc/self/exe): %s", strerror(errno));
         return CLI_EXIT_ERROR;
     }
+    /* an #SBATCH line ends at a line break: what would hold one is refused */
+    if (has_control(out)) {
+        cli_error("cannot write the job script: the results folder's name holds a line break "
+                  "or another control character, which an #SBATCH --output line cannot hold; "
+                  "choose another with --out");
+        return CLI_EXIT_ERROR;
+    }
     snprintf(logs, sizeof logs, "%s/logs", out);
     snprintf(script, sizeof script, "%s/sweep.sbatch", out);
     if (!cli_mkdirs(logs)) {
@@ -741,25 +824,47 @@ static int slurm(const sweep_plan *p, const sweep_opts *o, const char *out)
     }
     FILE *f = open_memstream(&buf, &len);
     if (f) {
+        /* comments hold the paths with control characters escaped; the job
+         * name keeps the safe characters of the plan's name */
         const char *stem = strrchr(p->file, '/') + 1;
-        fprintf(f, "#!/bin/bash\n"
-                   "# settee sweep job array: one task per case of %s\n"
-                   "# (written by settee sweep --slurm; gather with: settee sweep ",
-                p->file);
-        shell_word(f, p->file);
-        fputs(" --collect --out ", f);
-        shell_word(f, out);
-        fprintf(f, ")\n#SBATCH --job-name=settee-%.*s\n", (int)strcspn(stem, "."), stem);
-        fprintf(f, "#SBATCH --array=%s", ranges);
+        fputs("#!/bin/bash\n# settee sweep job array: one task per case of ", f);
+        comment_text(f, p->file);
+        fputs("\n# (written by settee sweep --slurm; gather with: settee sweep ", f);
+        char *word = NULL;
+        size_t wlen = 0;
+        FILE *w = open_memstream(&word, &wlen);
+        if (w) {
+            shell_word(w, p->file);
+            fputs(" --collect --out ", w);
+            shell_word(w, out);
+            fclose(w);
+            comment_text(f, word);
+        }
+        free(word);
+        fputs(")\n#SBATCH --job-name=settee-", f);
+        for (const char *c = stem; *c && *c != '.'; c++)
+            fputc(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *c)
+                      ? *c
+                      : '_',
+                  f);
+        fprintf(f, "\n#SBATCH --array=%s", ranges);
         if (o->max_parallel)
             fprintf(f, "%%%lu", o->max_parallel);
-        fprintf(f, "\n#SBATCH --output=%s/task-%%a.log\n#SBATCH --ntasks=1\n"
-                   "#SBATCH --cpus-per-task=1\n",
-                logs);
-        if (o->partition)
-            fprintf(f, "#SBATCH --partition=%s\n", o->partition);
-        if (o->time_limit)
-            fprintf(f, "#SBATCH --time=%s\n", o->time_limit);
+        fputs("\n#SBATCH --output=", f);
+        char log_pattern[4300];
+        snprintf(log_pattern, sizeof log_pattern, "%s/task-%%a.log", logs);
+        sbatch_word(f, log_pattern);
+        fputs("\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n", f);
+        if (o->partition) {
+            fputs("#SBATCH --partition=", f);
+            sbatch_word(f, o->partition);
+            fputc('\n', f);
+        }
+        if (o->time_limit) {
+            fputs("#SBATCH --time=", f);
+            sbatch_word(f, o->time_limit);
+            fputc('\n', f);
+        }
         for (size_t i = 0; i < o->nsbatch; i++)
             fprintf(f, "#SBATCH %s\n", o->sbatch_opts[i]);
         fputs("exec ", f);

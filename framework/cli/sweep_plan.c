@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "sweep.h"
+#include "common/yaml_depth.h"
 
 #define SWEEP_MAX_CASES 1000000
 #define SWEEP_MAX_VALUES 1000000
@@ -476,7 +477,7 @@ static bool resolve_scene(parser *ps, yaml_node_t *n)
     size_t size;
     char *text = cli_read_file(p->scene, &size);
     if (!text)
-        return fail(ps, n, "scene: cannot read '%s': %s", p->scene, strerror(errno));
+        return fail(ps, n, "scene: cannot read '%s': %s", p->scene, cli_strerror(errno));
     p->scene_hash = fnv1a(0xcbf29ce484222325ULL, text, size);
     free(text);
     return true;
@@ -550,9 +551,22 @@ st_status sweep_plan_load(const char *path, sweep_plan **out, st_error *err)
     if (!text) {
         int e = errno;
         sweep_plan_destroy(&p);
-        return st_error_set(err, ST_EIO, "%s: cannot read the plan: %s", path, strerror(e));
+        return st_error_set(err, ST_EIO, "%s: cannot read the plan: %s", path, cli_strerror(e));
     }
     parser ps = {.p = p, .file = path, .err = err};
+    /* nesting is bounded before libyaml builds the document, as for scenes */
+    yaml_mark_t deep;
+    bool no_mem = false;
+    if (!yaml_depth_ok(text, len, 64, &deep, &no_mem)) {
+        if (no_mem)
+            st_error_set(err, ST_ENOMEM, "%s: out of memory", path);
+        else
+            st_error_set_at(err, ST_EPARSE, path, (int)deep.line + 1, (int)deep.column + 1,
+                            "values nested more than 64 levels deep");
+        free(text);
+        sweep_plan_destroy(&p);
+        return err->code;
+    }
     yaml_parser_t yp;
     bool ok = yaml_parser_initialize(&yp);
     if (!ok) {

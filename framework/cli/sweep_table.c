@@ -46,6 +46,42 @@ static const char *rec_text(yaml_node_t *n)
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* Records child c of node i (1-based ids); false when c was seen before or
+ * comes before its parent (an alias) or lies too deep. */
+static bool tree_child(unsigned *refs, unsigned *depth, size_t n, size_t i, int c)
+{
+    if (c <= (int)i || (size_t)c > n || refs[c]++ || depth[i] >= 256)
+        return false;
+    depth[c] = depth[i] + 1;
+    return true;
+}
+
+/* Whether the document is a tree at most 256 levels deep, as JSON is: YAML
+ * aliases (a node reached twice, or a cycle) in a tampered record would make
+ * the tables' recursive walks loop or explode. libyaml numbers a node before
+ * the nodes it contains, so one pass in order gives every depth. */
+static bool rec_is_tree(yaml_document_t *doc)
+{
+    size_t n = (size_t)(doc->nodes.top - doc->nodes.start);
+    unsigned *refs = calloc(n + 1, sizeof *refs), *depth = calloc(n + 1, sizeof *depth);
+    bool ok = refs && depth;
+    for (size_t i = 1; ok && i <= n; i++) {
+        yaml_node_t *node = doc->nodes.start + (i - 1);
+        if (node->type == YAML_SEQUENCE_NODE)
+            for (yaml_node_item_t *it = node->data.sequence.items.start;
+                 ok && it < node->data.sequence.items.top; it++)
+                ok = tree_child(refs, depth, n, i, *it);
+        else if (node->type == YAML_MAPPING_NODE)
+            for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
+                 ok && p < node->data.mapping.pairs.top; p++)
+                ok = tree_child(refs, depth, n, i, p->key) &&
+                     tree_child(refs, depth, n, i, p->value);
+    }
+    free(refs);
+    free(depth);
+    return ok;
+}
+
 /* Loads case k's record when its hash is the case's current one. */
 static bool rec_load(const sweep_plan *p, const char *out_dir, size_t k, record *r)
 {
@@ -64,6 +100,10 @@ static bool rec_load(const sweep_plan *p, const char *out_dir, size_t k, record 
         yaml_parser_delete(&yp);
     }
     free(text);
+    if (r->loaded && !rec_is_tree(&r->doc)) {
+        yaml_document_delete(&r->doc);
+        r->loaded = false;
+    }
     if (!r->loaded)
         return false;
     r->root = yaml_document_get_root_node(&r->doc);

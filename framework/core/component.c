@@ -1,6 +1,7 @@
 /* component.c - component instances: creation from a class, fields set from
  * scene values, object and data links, lazy engine updates. It and node.c,
  * and it and field.c, call each other by design (core.h says why). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,7 +421,9 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     fs->set = true;
     fs->counter++;
     st__data_changed(ci->rt);
-    if (from_scene)
+    /* the scene's position, or a label such as "--set PATH=VALUE" (line -1):
+     * later errors on the field then name where its value came from */
+    if (from_scene || (v->mark.file && v->mark.line < 0))
         fs->mark = v->mark;
     if ((f->flags & ST_F_IGNORED) && st__runtime_first_note(ci->rt, c->cls, f))
         st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
@@ -436,9 +439,20 @@ st_status st__component_set_value(st_component *c, const char *key, const st_val
     return set_value(c, key, v, true, err);
 }
 
+st_status st__component_set_labelled(st_component *c, const char *name, const char *text,
+                                     const char *label, st_error *err)
+{
+    if (!strcmp(name, "name"))
+        ST_TRY(st__name_check("a component", text, ST_NO_MARK, err));
+    st_value v = {ST_VAL_SCALAR, text, false, NULL, 0, {label, -1, 0}};
+    return set_value(c, name, &v, false, err);
+}
+
 st_status st_component_set(st_component *c, const char *name, const char *text, st_error *err)
 {
     st_value v = {ST_VAL_SCALAR, text ? text : "", false, NULL, 0, ST_NO_MARK};
+    if (c && name && !strcmp(name, "name"))
+        ST_TRY(st__name_check("a component", text, ST_NO_MARK, err));
     ST_TRY(set_value(c, name, &v, false, err));
     /* Links set after init are resolved at once. */
     st_cinfo *ci = st__cinfo(c);
@@ -494,7 +508,9 @@ static st_status resolve_path(st_component *c, const char *path, st_link_kind ki
     if (path[0] != '[')
         return st_node_resolve(c->node, path, kind, out, err);
     char *end;
+    errno = 0;
     long k = strtol(path + 1, &end, 10);
+    bool out_of_range = errno == ERANGE;
     if (end == path + 1 || *end != ']' || end[1])
         return st_error_set(err, ST_ELINK,
                             "'@%s': a relative object is written [k] ('@[-1]': the object just "
@@ -504,10 +520,13 @@ static st_status resolve_path(st_component *c, const char *path, st_link_kind ki
     size_t self = 0;
     while (self < n->nobjects && n->objects[self] != c)
         self++;
+    /* k as written (strtol saturates), and no sum that could overflow */
+    bool inside = !out_of_range && self < n->nobjects && k >= -(long)self &&
+                  k < (long)(n->nobjects - self);
+    if (!inside)
+        return st_error_set(err, ST_ELINK, "'@%s': there is no object %.*s places from this one",
+                            path, (int)(end - path - 1), path + 1);
     long idx = (long)self + k;
-    if (self == n->nobjects || idx < 0 || idx >= (long)n->nobjects)
-        return st_error_set(err, ST_ELINK, "'@%s': there is no object %ld places from this one",
-                            path, k);
     *out = n->objects[idx];
     return ST_OK;
 }

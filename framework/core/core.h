@@ -96,6 +96,10 @@ void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, co
 size_t st__suggest(const char *name, const char *const *cands, size_t n, const char **out,
                    size_t max);
 
+/* Reads a regular file whole (NUL-terminated, *len bytes); a directory,
+ * device or pipe is refused, errors name the file (core/read_file.c). */
+st_status st__read_file(const char *path, char **out, size_t *len, st_error *err);
+
 /* ---- fields ---- */
 /* The base fields every component has (name, printLog). */
 extern const st_field st__base_fields[];
@@ -135,6 +139,11 @@ const char *st__registry_class_file(const st_registry *r, const st_class *cls);
 st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
                                st_component **out, st_error *err);
 void st__component_destroy(st_component *c);
+/* Sets a field from text as st_component_set does, recording label (a
+ * string that lives as long as the scene, e.g. "--set PATH=VALUE") as where
+ * the value came from: later errors on the field name it (a mark of line -1). */
+st_status st__component_set_labelled(st_component *c, const char *name, const char *text,
+                                     const char *label, st_error *err);
 /* Index of a field by scene name or alias, or -1. */
 int st__component_field_index(const st_component *c, const char *name);
 /* Sets a field from a scene value (handles '@' links, set-twice,
@@ -322,13 +331,6 @@ typedef struct st__topo_link {
 } st__topo_link;
 /* Drops the records of a component that goes away before its scene. */
 void st__topology_forget(st_component *c);
-/* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
- * writing, its name in tmp (export.c). */
-st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);
-/* The system's scratch vectors (st_system_vec_alloc, st_system_xvec_alloc),
- * for checkpoints: how many, and the i-th with its length in doubles. */
-size_t st__system_nscratch(const st_system *sys);
-size_t st__system_scratch(st_system *sys, size_t i, double **v);
 /* Marks the scene's graph as changed (lists built from it are stale). */
 static inline void st__scene_touch(st_scene *s)
 {

@@ -16,7 +16,23 @@ st_status st_error_vset(st_error *err, st_status code, const char *fmt, va_list 
         return code;
     err->code = code;
     err->reported = false;
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    /* A message longer than msg (a path of thousands of characters) keeps
+     * its head and its tail, where the reason is, with " ... " between. */
+    char whole[16384];
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(whole, sizeof whole, fmt, aq);
+    va_end(aq);
+    if (n < (int)sizeof err->msg) {
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        return code;
+    }
+    size_t len = n < (int)sizeof whole ? (size_t)n : sizeof whole - 1;
+    size_t keep = (sizeof err->msg - 6) / 2;
+    memcpy(err->msg, whole, keep);
+    memcpy(err->msg + keep, " ... ", 5);
+    memcpy(err->msg + keep + 5, whole + len - keep, keep);
+    err->msg[2 * keep + 5] = 0;
     return code;
 }
 
@@ -63,6 +79,8 @@ st_status st__error_at(st_error *err, st_status code, st_mark m, const char *fmt
     err->path[0] = 0;
     if (m.file && m.line > 0)
         snprintf(err->where, sizeof err->where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
+    else if (m.file && m.line < 0) /* a label, not a file position ("--set PATH=VALUE") */
+        snprintf(err->where, sizeof err->where, "%s", m.file);
     else
         err->where[0] = 0;
     return code;

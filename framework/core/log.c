@@ -43,6 +43,8 @@ void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, co
     va_end(ap);
     if (m.file && m.line > 0)
         snprintf(where, sizeof where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
+    else if (m.file && m.line < 0) /* a label: "--set PATH=VALUE" */
+        snprintf(where, sizeof where, "%s", m.file);
     rt->log(level, where, path ? path : "", msg, rt->log_ud);
 }
 

@@ -21,6 +21,8 @@ st_status st__node_create(st_scene *s, st_node *parent, const char *name, st_mar
                           st_node **out, st_error *err)
 {
     *out = NULL;
+    /* a name with '/' (<include name="a/b">, a YAML name) would be two */
+    ST_TRY(st__name_check("a node", name, mark, err));
     st_node *n = st_calloc(1, sizeof *n);
     if (!n)
         return st_error_set(err, ST_ENOMEM, "out of memory");

@@ -280,6 +280,11 @@ st_status st__system_compile_group(st_component *const *solvers, size_t nsolvers
         rc = collect_node(solvers[g]->node, &cl, err);
     if (rc != ST_OK)
         goto fail;
+    /* a solver with nothing to integrate ran silently */
+    if (cl.states.n == 0)
+        st_component_warn(solver, "%s has no MechanicalObject in its node or below: it "
+                                  "integrates nothing",
+                          solver->cls->name);
 
     /* Independent states first, mapped ones after, each group in scene order. */
     sys->nstates = cl.states.n;

@@ -1,13 +1,13 @@
 /* datapath.c - the files a scene names: file names resolved as SOFA's data
  * repository resolves them (relative to the file that wrote the name, then
  * the scene's folder, then each folder of SETTEE_DATA_PATH and of
- * SOFA_DATA_PATH, so that a SOFA user's setup works unchanged), and scene
- * files read whole (st__read_file, for the readers and `convert`). */
+ * SOFA_DATA_PATH, so that a SOFA user's setup works unchanged). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "scenefile/scene_desc.h"
 
@@ -218,54 +218,4 @@ st_status st_component_find_file(const st_component *c, const char *field, const
                                              : "; relative names are searched in the scene's "
                                                "folder, then SETTEE_DATA_PATH and SOFA_DATA_PATH, "
                                                "then the scene's AddDataRepository folders");
-}
-
-st_status st__read_file(const char *path, char **out, size_t *outlen, st_error *err)
-{
-    *out = NULL;
-    *outlen = 0;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return st_error_set_at(err, ST_EIO, path, 0, 0,
-                               "cannot read '%s': not a regular file (a directory, device or "
-                               "pipe)",
-                               path);
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int saved = 0;
-    if (f) {
-        for (;;) {
-            if (len + 4096 + 1 > cap) {
-                size_t ncap = cap ? 2 * cap : 16384;
-                char *p = st_realloc(buf, ncap);
-                if (!p) {
-                    st_free(buf);
-                    fclose(f);
-                    return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", path);
-                }
-                buf = p;
-                cap = ncap;
-            }
-            size_t k = fread(buf + len, 1, cap - len - 1, f);
-            len += k;
-            if (k == 0) {
-                if (ferror(f))
-                    saved = errno ? errno : EIO;
-                break;
-            }
-        }
-        fclose(f);
-    } else {
-        saved = errno;
-    }
-    if (!f || saved) {
-        st_free(buf);
-        return st_error_set_at(err, ST_EIO, path, 0, 0, "cannot read '%s': %s", path,
-                               strerror(saved));
-    }
-    buf[len] = 0;
-    *out = buf;
-    *outlen = len;
-    return ST_OK;
 }

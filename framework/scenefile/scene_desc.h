@@ -111,7 +111,7 @@ void st__xml_read(st_scene *s, const char *file, const char *text, size_t len, s
 st_status st__scene_describe(st_runtime *rt, const char *text, size_t len, const char *name,
                              st_scene **scene, st_desc *d, st_report *r);
 /* Reads a whole regular file into a NUL-terminated buffer (st_free it). */
-st_status st__read_file(const char *path, char **out, size_t *len, st_error *err);
+/* st__read_file: core/core.h. */
 
 /* ---- data files (datapath.c) ---- */
 /* Looks name up as SOFA's data repository does: absolute as is; else dir1,

@@ -10,15 +10,19 @@
  * destroyed, so nothing half-loaded escapes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
 #include "scenefile/scene_desc.h"
+#include "common/regular_file.h"
+#include "common/yaml_depth.h"
 
 #define LD_MAX_DEPTH 64          /* nesting of nodes, values and merges */
 #define LD_MAX_EVENT_DEPTH 256   /* any nesting in the file (checked before loading) */
@@ -679,41 +683,16 @@ static void ld_syntax_error(loader *ld, const yaml_parser_t *p)
  * A syntax error is left to the load that follows (it reports it). */
 static bool ld_depth_ok(loader *ld)
 {
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
+    yaml_mark_t at;
+    bool oom;
+    if (yaml_depth_ok(ld->text, ld->len, LD_MAX_EVENT_DEPTH, &at, &oom))
+        return true;
+    if (oom)
         ld_oom(ld);
-        return false;
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)ld->text, ld->len);
-    int depth = 0;
-    bool ok = true, done = false;
-    while (ok && !done) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
-            break;
-        switch (ev.type) {
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-            if (++depth > LD_MAX_EVENT_DEPTH) {
-                ld_error_at(ld, ST_ESCENE, ld_mark(ld, ev.start_mark), NULL,
-                            "values nested more than %d levels deep", LD_MAX_EVENT_DEPTH);
-                ok = false;
-            }
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            depth--;
-            break;
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        default:
-            break;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
-    return ok;
+    else
+        ld_error_at(ld, ST_ESCENE, ld_mark(ld, at), NULL, "values nested more than %d levels deep",
+                    LD_MAX_EVENT_DEPTH);
+    return false;
 }
 
 void st__yaml_read(st_scene *s, const char *file, const char *text, size_t len, st_desc *d,

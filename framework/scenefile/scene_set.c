@@ -97,7 +97,11 @@ st_status st_scene_set(st_scene *s, const char *target, const char *value, st_er
             snprintf(in, sizeof in, "%s '%s'", c->cls->name, st_component_path(c, cp, sizeof cp));
             return no_such(err, target, "field", field, in, cands, k);
         }
-        rc = st_component_set(c, field, value, err);
+        char label[ST_ERROR_PATH_MAX + 256];
+        snprintf(label, sizeof label, "--set %s=%s", target, value);
+        const char *kept = st__scene_intern(s, label);
+        rc = kept ? st__component_set_labelled(c, field, value, kept, err)
+                  : st_error_set(err, ST_ENOMEM, "out of memory");
     } else {
         bool known = false;
         for (size_t i = 0; i < sizeof node_keys / sizeof *node_keys; i++)

@@ -29,9 +29,15 @@
 #include <libxml/xmlerror.h>
 
 #include "scenefile/scene_desc.h"
+#include "common/xml_prescan.h"
 
 #define XR_MAX_DEPTH 64    /* nested elements */
 #define XR_MAX_INCLUDES 16 /* nested includes */
+#define XR_MAX_ATTRS 4096  /* attributes of one element */
+/* What one scene may include in all: the depth bound alone lets a tree of
+ * includes fan out (ten includes of a file that includes ten ...). */
+#define XR_MAX_INCLUDED_FILES 10000
+#define XR_MAX_INCLUDED_BYTES ((size_t)64 << 20)
 
 /* A repair of the text (see repair()): extra bytes inserted at pos. */
 typedef struct xfix {
@@ -66,6 +72,8 @@ typedef struct xreader {
     st_report *r;
     const override *ov;
     size_t nov;
+    size_t nincluded, included_bytes; /* over the whole scene */
+    bool include_budget_spent;        /* reported once, then includes are skipped */
 } xreader;
 
 /* ---- positions ---- */
@@ -619,14 +627,39 @@ static void read_include(xreader *x, xfile *f, const xelem *e, st_dnode *dn, con
         xmlFree(href);
         return;
     }
-    xmlFree(href);
     char *text = NULL;
     size_t len = 0;
     st_error err = {0};
-    if (st__read_file(found, &text, &len, &err) != ST_OK) {
-        st__report_at(x->r, err.code, vm, path, "include: %s", err.msg);
+    if (x->include_budget_spent) {
+        xmlFree(href);
         return;
     }
+    if (++x->nincluded > XR_MAX_INCLUDED_FILES) {
+        x->include_budget_spent = true;
+        st__report_at(x->r, ST_ESCENE, vm, path,
+                      "include '%s': the scene includes more than %d files in all (a tree of "
+                      "includes that fans out?)",
+                      (const char *)href, XR_MAX_INCLUDED_FILES);
+        xmlFree(href);
+        return;
+    }
+    if (st__read_file(found, &text, &len, &err) != ST_OK) {
+        st__report_at(x->r, err.code, vm, path, "include: %s", err.msg);
+        xmlFree(href);
+        return;
+    }
+    x->included_bytes += len;
+    if (x->included_bytes > XR_MAX_INCLUDED_BYTES) {
+        x->include_budget_spent = true;
+        st__report_at(x->r, ST_ESCENE, vm, path,
+                      "include '%s': the included files add up to more than %zu MiB (a tree "
+                      "of includes that fans out?)",
+                      (const char *)href, XR_MAX_INCLUDED_BYTES >> 20);
+        xmlFree(href);
+        st_free(text);
+        return;
+    }
+    xmlFree(href);
     const char *iname = st__scene_intern(x->scene, found);
     if (!iname)
         oom(x);
@@ -695,7 +728,25 @@ static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
 }
 
 static void silent_error(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
-static void silent_serror(void *ctx, xmlErrorPtr e) { (void)ctx, (void)e; }
+
+/* libxml2's first error of a parse (its last one is often a consequence,
+ * "Premature end of data", far from the cause). */
+typedef struct first_error {
+    bool set;
+    int line, col;
+    char msg[512];
+} first_error;
+
+static void keep_first_error(void *ctx, xmlErrorPtr e)
+{
+    first_error *fe = ctx;
+    if (!fe || fe->set || !e || e->level < XML_ERR_ERROR)
+        return;
+    fe->set = true;
+    fe->line = e->line;
+    fe->col = e->int2;
+    snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
+}
 
 static xmlParserInputPtr no_external(const char *url, const char *id, xmlParserCtxtPtr ctxt)
 {
@@ -715,6 +766,12 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         st_free(rb.fixes);
         return oom(x);
     }
+    /* A file whose lines end with CR alone (old Mac OS): libxml2 counts
+     * lines by LF, so every error was at line 1. XML reads CR as LF anyway
+     * (XML 1.0, 2.11), so the copy's CRs become LFs. */
+    if (rb.p && rb.n && !memchr(rb.p, '\n', rb.n))
+        for (char *c = memchr(rb.p, '\r', rb.n); c; c = memchr(c, '\r', rb.n - (size_t)(c - rb.p)))
+            *c = '\n';
     text = rb.p ? rb.p : "";
     len = rb.n;
     xfile f = {name, text, len, rb.fixes, rb.nfixes, 0, NULL, 0, depth};
@@ -732,25 +789,44 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
     }
     xmlExternalEntityLoader old_loader = xmlGetExternalEntityLoader();
     xmlSetExternalEntityLoader(no_external);
+    /* libxml2's duplicate-attribute check is quadratic: an element with
+     * tens of thousands of attributes is refused before it runs */
+    xml_prescan ps;
+    if (!xml_prescan_text(text, len, XR_MAX_ATTRS, &ps) && ps.attrs_line) {
+        xmlSetExternalEntityLoader(old_loader);
+        st__report_at(x->r, ST_ESCENE, (st_mark){name, ps.attrs_line, ps.attrs_col},
+                      into ? path : NULL,
+                      "an element with more than %d attributes: refused before parsing (no "
+                      "component has that many fields)",
+                      XR_MAX_ATTRS);
+        st_free(f.lines);
+        st_free(rb.p);
+        st_free(rb.fixes);
+        return;
+    }
+    first_error fe = {0};
     xmlSetGenericErrorFunc(NULL, silent_error);
-    xmlSetStructuredErrorFunc(NULL, silent_serror);
+    xmlSetStructuredErrorFunc(&fe, keep_first_error);
     xmlResetLastError();
     xmlDoc *doc = xmlReadMemory(text, (int)len, name, NULL,
                                 XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOWARNING |
                                     XML_PARSE_NOERROR | XML_PARSE_NOCDATA);
     xmlSetExternalEntityLoader(old_loader);
+    xmlSetStructuredErrorFunc(NULL, NULL);
     if (!doc) {
-        const xmlError *e = xmlGetLastError();
+        const xmlError *last = xmlGetLastError();
         char msg[512] = "not well-formed";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
+        int eline = fe.set ? fe.line : last ? last->line : 0,
+            ecol = fe.set ? fe.col : last ? last->int2 : 0;
+        if (fe.set || (last && last->message)) {
+            snprintf(msg, sizeof msg, "%s", fe.set ? fe.msg : last->message);
             size_t n = strlen(msg);
             while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
                 msg[--n] = 0;
             if (strstr(msg, "Excessive depth")) /* libxml2's limit, without its advice */
                 snprintf(msg, sizeof msg, "elements nested more than 256 levels deep");
         }
-        st_mark m = {name, e && e->line > 0 ? e->line : 1, e && e->int2 > 0 ? e->int2 : 1};
+        st_mark m = {name, eline > 0 ? eline : 1, ecol > 0 ? ecol : 1};
         st__report_at(x->r, ST_EPARSE, m, into ? path : NULL, "XML syntax error: %s%s", msg,
                       into ? "" : " (a SOFA scene is XML: <Node name=\"root\"> ... </Node>)");
         if (into)

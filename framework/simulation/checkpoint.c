@@ -12,7 +12,9 @@
  * size against this scene, so a scene whose layout differs is refused
  * naming the first item that differs; after a topological change the
  * followed arrays take the saved sizes first, and the systems are rebuilt
- * before their vectors are read. */
+ * before their vectors are read. Format 2 ends with the line
+ * "crc32c XXXXXXXX": the CRC-32C of every byte before it, verified before
+ * anything is restored. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -23,10 +25,29 @@
 #include <unistd.h>
 
 #include "simulation/simulation.h"
+#include "common/regular_file.h"
 
 #define CK_MAGIC "settee checkpoint"
 #define CK_FORMAT 2
 #define CK_LABEL_MAX 4096
+
+/* CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) of n bytes, going
+ * on from crc (0 to start). */
+static uint32_t crc32c(uint32_t crc, const unsigned char *p, size_t n)
+{
+    static uint32_t table[256];
+    if (!table[1])
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+            table[i] = c;
+        }
+    crc = ~crc;
+    while (n--)
+        crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
 
 struct st_checkpoint {
     FILE *f;
@@ -422,7 +443,7 @@ st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *t
                             "checkpoint: an initialised scene and a file path are needed");
     char tmp[PATH_MAX + 16];
     FILE *f = NULL;
-    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
+    ST_TRY(st__open_temp(path, "the checkpoint", tmp, sizeof tmp, &f, err));
     char *plugins = st_malloc(CK_LIST_MAX);
     if (!plugins) {
         fclose(f);
@@ -444,6 +465,22 @@ st_status st_scene_checkpoint_write(st_scene *s, const char *path, const char *t
     st_status st = transfer_all(&ck, s, err);
     bool werr = ferror(f) != 0;
     int e = errno;
+    /* the checksum of what was written, read back from the file */
+    if (st == ST_OK && !werr && fflush(f) == 0) {
+        FILE *back = fopen(tmp, "rb");
+        uint32_t crc = 0;
+        unsigned char buf[65536];
+        size_t k;
+        while (back && (k = fread(buf, 1, sizeof buf, back)) > 0)
+            crc = crc32c(crc, buf, k);
+        if (!back || ferror(back)) {
+            werr = true;
+            e = back ? EIO : errno;
+        }
+        if (back)
+            fclose(back);
+        fprintf(f, "crc32c %08" PRIx32 "\n", crc);
+    }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         werr = true;
         e = errno;
@@ -485,10 +522,27 @@ st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *ta
     if (!s || !s->initialised || !path || !*path)
         return st_error_set(err, ST_EINVAL,
                             "checkpoint: an initialised scene and a file path are needed");
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* the whole file, a regular one, in memory: its checksum is verified
+     * before anything is restored */
+    bool not_regular;
+    int fd = regular_open(path, &not_regular);
+    if (fd >= 0)
+        close(fd);
+    if (not_regular)
+        return st_error_set(err, ST_EINVAL, "'%s' is not a settee checkpoint: not a regular "
+                                            "file (a directory, device or pipe)",
+                            path);
+    if (fd < 0)
         return st_error_set(err, ST_EIO, "cannot read the checkpoint '%s': %s", path,
                             strerror(errno));
+    char *data = NULL;
+    size_t size = 0;
+    ST_TRY(st__read_file(path, &data, &size, err));
+    FILE *f = fmemopen(data, size + 1, "rb"); /* + the NUL: fmemopen wants a size > 0 */
+    if (!f) {
+        st_free(data);
+        return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+    }
     char *val = st_malloc(CK_LIST_MAX + 64), *mine = st_malloc(CK_LIST_MAX);
     char line[64], scene[PATH_MAX + 64] = "";
     st_status st = ST_OK;
@@ -502,9 +556,39 @@ st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *ta
     }
     if (!header_line(f, "format", val, CK_LIST_MAX) || atoi(val) != CK_FORMAT) {
         st = st_error_set(err, ST_EINVAL,
-                          "checkpoint '%s' has format %s; this settee reads format %d", path,
-                          val, CK_FORMAT);
+                          "checkpoint '%s' has format %s; this settee reads format %d%s", path,
+                          val, CK_FORMAT,
+                          atoi(val) == 1 ? " (format 1 had no checksum): write it again with "
+                                           "the settee that made it, or start the run afresh"
+                                         : "");
         goto done;
+    }
+    {
+        /* "crc32c XXXXXXXX\n" ends the file; nothing is read past it */
+        const size_t tl = 16;
+        unsigned long want = 0;
+        char *end = NULL;
+        bool have = size >= tl && !memcmp(data + size - tl, "crc32c ", 7) &&
+                    data[size - 1] == '\n';
+        if (have) {
+            data[size - 1] = 0;
+            want = strtoul(data + size - tl + 7, &end, 16);
+            have = end == data + size - 1;
+        }
+        uint32_t got = have ? crc32c(0, (const unsigned char *)data, size - tl) : 0;
+        if (!have || got != (uint32_t)want) {
+            if (have)
+                st = st_error_set(err, ST_EINVAL,
+                                  "checkpoint '%s' is damaged: it records the CRC-32C %08lx, "
+                                  "its bytes give %08lx; nothing was restored",
+                                  path, want, (unsigned long)got);
+            else
+                st = st_error_set(err, ST_EINVAL,
+                                  "checkpoint '%s' is damaged or cut short: it does not end "
+                                  "with its checksum line; nothing was restored",
+                                  path);
+            goto done;
+        }
     }
     if (!header_line(f, "settee", val, CK_LIST_MAX) || strcmp(val, ST_VERSION_STRING) != 0) {
         st = st_error_set(err, ST_EINVAL,
@@ -575,5 +659,6 @@ done:
     st_free(val);
     st_free(mine);
     fclose(f);
+    st_free(data);
     return st;
 }

@@ -197,13 +197,15 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
 }
 
 /* Opens a fresh temporary file next to path ("path.tmp-XXXXXX"), its name
- * written into tmp (also used by checkpoint.c). */
-st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err)
+ * written into tmp (also used by checkpoint.c); what names the file in the
+ * messages ("cannot write WHAT 'path': reason"). */
+st_status st__open_temp(const char *path, const char *what, char *tmp, size_t size, FILE **out,
+                        st_error *err)
 {
     *out = NULL;
     int k = snprintf(tmp, size, "%s.tmp-XXXXXX", path);
     if (k < 0 || (size_t)k >= size)
-        return st_error_set(err, ST_EIO, "cannot write state to '%.300s%s': %s", path,
+        return st_error_set(err, ST_EIO, "cannot write %s '%.300s%s': %s", what, path,
                             strlen(path) > 300 ? "..." : "", strerror(ENAMETOOLONG));
     int fd = mkstemp(tmp);
     if (fd >= 0) { /* mkstemp makes 0600: give the file an ordinary file's mode */
@@ -218,7 +220,7 @@ st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st
             close(fd);
             unlink(tmp);
         }
-        return st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(e));
+        return st_error_set(err, ST_EIO, "cannot write %s '%s': %s", what, path, strerror(e));
     }
     *out = f;
     return ST_OK;
@@ -247,7 +249,7 @@ st_status st_scene_export_prepare(const char *path, st_error *err)
     }
     char tmp[PATH_MAX + 16];
     FILE *f;
-    ST_TRY(st__open_temp(path, tmp, sizeof tmp, &f, err));
+    ST_TRY(st__open_temp(path, "state to", tmp, sizeof tmp, &f, err));
     fclose(f);
     unlink(tmp);
     if (unlink(path) != 0 && errno != ENOENT)
@@ -280,7 +282,7 @@ st_status st_scene_export_state(st_scene *s, const char *path, unsigned long ste
     if (special && !(f = fopen(path, "w")))
         st = st_error_set(err, ST_EIO, "cannot write state to '%s': %s", path, strerror(errno));
     else if (!special)
-        st = st__open_temp(path, tmp, sizeof tmp, &f, err);
+        st = st__open_temp(path, "state to", tmp, sizeof tmp, &f, err);
     if (st != ST_OK) {
         st_free(states);
         return st;

@@ -21,8 +21,9 @@
 #endif
 
 /* A fresh temporary file next to path ("path.tmp-XXXXXX"), opened for
- * writing, its name in tmp (export.c). */
-st_status st__open_temp(const char *path, char *tmp, size_t size, FILE **out, st_error *err);
+ * writing, its name in tmp (export.c); errors say "cannot write WHAT 'path'". */
+st_status st__open_temp(const char *path, const char *what, char *tmp, size_t size, FILE **out,
+                        st_error *err);
 /* After a step: ST_ESOLVER naming the step, the state, the vertex and the
  * solver when a position or velocity is NaN or infinite (failure.c). */
 st_status st__scene_check_finite(st_scene *s, st_error *err);

@@ -234,7 +234,8 @@ static st_status read_v2(gmsh_reader *g, int version, st_error *err)
             return gerr(g, err, "a node line needs 'id x y z' (integer id, 3 reals)");
         ST_TRY(add_node(g, id, v + 1, err));
     }
-    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (g->tags.n) /* qsort wants a non-null array, even of 0 elements */
+        qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
     if (!gline(g) || !(is_kw(g, "$EndNodes") || is_kw(g, "$ENDNOD")))
         return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
     if (!gline(g) || !(is_kw(g, "$Elements") || is_kw(g, "$ELM")))
@@ -248,13 +249,15 @@ static st_status read_v2(gmsh_reader *g, int version, st_error *err)
         if (k < 3)
             return gerr(g, err, "an element line needs 'id type ntags tags... nodes...'");
         long long type = v[1];
-        long long first = version == 1 ? 5 : 3 + v[2]; /* v1: id type phys elem nnodes */
+        /* ntags is bounded by the line before it is added to anything */
+        long long first = version == 1 ? 5 : v[2] >= 0 && v[2] < k ? 3 + v[2] : -1;
+        /* (v1: id type phys elem nnodes) */
         int nn = nodes_of_type(type);
         if (nn == 0) {
             warn_type(g, type);
             continue;
         }
-        if (v[2] < 0 || first + nn != k || (version == 1 && (k < 5 || v[4] != nn)))
+        if (v[2] < 0 || first < 0 || first + nn != k || (version == 1 && (k < 5 || v[4] != nn)))
             return gerr(g, err,
                         "element of type %lld needs %d node numbers after %lld tags, found %lld "
                         "values",
@@ -306,7 +309,8 @@ static st_status read_v4(gmsh_reader *g, st_error *err)
     if (total != h[1])
         return gerr(g, err, "the $Nodes header declares %lld nodes, the blocks hold %lld", h[1],
                     total);
-    qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
+    if (g->tags.n) /* qsort wants a non-null array, even of 0 elements */
+        qsort(g->tags.p, g->tags.n, sizeof *g->tags.p, pair_cmp);
     if (!gline(g) || !is_kw(g, "$EndNodes"))
         return gerr(g, err, "'$EndNodes' expected, found '%.*s'", (int)g->len, g->s);
     if (!gline(g) || !is_kw(g, "$Elements"))

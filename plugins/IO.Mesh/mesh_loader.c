@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mesh_loader.h"
+#include "../../common/regular_file.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -24,10 +26,19 @@ st_status mesh_file_read(st_component *c, const char *filename, mesh_file *f, st
         return st_component_error(c, "filename", err, ST_EINVAL,
                                   "no filename given: set filename to the mesh file");
     ST_TRY(st_component_find_file(c, "filename", filename, f->path, sizeof f->path, err));
-    FILE *in = fopen(f->path, "rb");
-    if (!in)
+    bool not_regular;
+    int fd = regular_open(f->path, &not_regular);
+    FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!in) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (not_regular)
+            return st_component_error(c, "filename", err, ST_EINVAL,
+                                      "'%s' is not a regular file", f->path);
         return st_component_error(c, "filename", err, ST_EIO, "cannot open '%s': %s", f->path,
-                                  strerror(errno));
+                                  strerror(e));
+    }
     struct stat st;
     if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(in);
@@ -66,13 +77,15 @@ void text_cursor_init(text_cursor *c, const mesh_file *f)
     c->end = f->data + f->size;
     c->line = 0;
     c->pline = 1;
+    c->eol = f->size && !memchr(f->data, '\n', f->size) && memchr(f->data, '\r', f->size) ? '\r'
+                                                                                      : '\n';
 }
 
 bool text_next_line(text_cursor *c, const char **s, size_t *len)
 {
     if (c->p >= c->end)
         return false;
-    const char *b = c->p, *e = memchr(b, '\n', (size_t)(c->end - b));
+    const char *b = c->p, *e = memchr(b, c->eol, (size_t)(c->end - b));
     if (!e)
         e = c->end;
     c->line = c->pline;
@@ -95,7 +108,7 @@ bool text_next_token(text_cursor *c, const char **s, size_t *len)
 {
     const char *p = c->p;
     while (p < c->end && is_space(*p)) {
-        if (*p == '\n')
+        if (*p == c->eol)
             c->pline++;
         p++;
     }
@@ -248,8 +261,22 @@ st_status loader_load(mesh_loader *l, loader_parse_fn parse, st_error *err)
     ST_TRY(loader_check(l, err));
     mesh_file f;
     ST_TRY(mesh_file_read(&l->base, l->filename, &f, err));
+    /* an empty file is no mesh: said, not loaded as one without points */
+    size_t blank = 0;
+    while (blank < f.size && strchr(" \t\r\n", f.data[blank]))
+        blank++;
+    if (blank == f.size) {
+        st_status e = st_component_error(&l->base, "filename", err, ST_EPARSE,
+                                         "'%s' is empty (%zu bytes%s): the mesh is empty", f.path,
+                                         f.size, f.size ? ", all blank" : "");
+        mesh_file_free(&f);
+        return e;
+    }
     loader_clear(l);
     st_status s = parse(l, &f, err);
+    if (s == ST_OK && l->position.n == 0)
+        st_component_warn_field(&l->base, "filename", "'%s' holds no points: the mesh is empty",
+                                f.path);
     mesh_file_free(&f);
     return finish_or_clear(l, s, err);
 }

@@ -42,6 +42,7 @@ typedef struct text_cursor {
     const char *begin, *p, *end;
     int line;  /* line of the last line or token returned */
     int pline; /* line of p */
+    char eol;  /* '\n', or '\r' in a file whose lines end with CR alone */
 } text_cursor;
 
 /* Finds c's "filename" through st_component_find_file and reads it whole;

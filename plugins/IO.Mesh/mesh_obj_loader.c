@@ -7,11 +7,13 @@
  * order (by position, then by texcoord index, then by normal index), and
  * vertPosIdx / vertNormIdx map the new vertices back. Malformed lines are
  * errors naming the file's own line. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mesh_loader.h"
+#include "../shared/obj_index.h"
 
 typedef struct obj_loader {
     mesh_loader m;
@@ -127,10 +129,8 @@ static int parse_reals(const char *s, size_t len, double *out, int n)
 static bool obj_index(const char *s, size_t len, size_t count, int *out)
 {
     long long v;
-    if (!parse_long(s, len, &v) || v == 0)
-        return false;
-    long long idx = v > 0 ? v - 1 : (long long)count + v;
-    if (idx < 0 || (size_t)idx >= count)
+    size_t idx;
+    if (!parse_long(s, len, &v) || !obj_resolve_index(v, count, &idx) || idx > INT_MAX)
         return false;
     *out = (int)idx;
     return true;

@@ -151,7 +151,8 @@ static st_status stl_ascii(stl_loader *o, const mesh_file *f, pos_map *map, st_e
     int nv = 0;
     bool in_facet = false;
     while (text_next_line(&tc, &s, &len)) {
-        text_cursor lc = {.path = f->path, .begin = s, .p = s, .end = s + len, .pline = 1};
+        text_cursor lc = {
+            .path = f->path, .begin = s, .p = s, .end = s + len, .pline = 1, .eol = '\n'};
         const char *w;
         size_t wl;
         if (!text_next_token(&lc, &w, &wl))

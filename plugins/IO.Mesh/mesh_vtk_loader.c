@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "mesh_loader.h"
+#include "../../common/xml_prescan.h"
 
 static const st_field vtk_fields[] = {LOADER_FIELDS, LOADER_SUBELEMENTS("false"), ST_FIELD_END};
 
@@ -78,6 +79,23 @@ static st_status grow(void **p, size_t *cap, size_t need, size_t size, st_error 
     return ST_OK;
 }
 
+/* Whether x is an integer in [0, max]: false for NaN and infinities, so
+ * that a value read as a real is checked before it is used as an index. */
+static bool whole_in(double x, double max)
+{
+    return x >= 0 && x <= max && x == floor(x);
+}
+
+/* The first of v[0..n) that is not a point index (an integer in [0, 2^32 -
+ * 2]), or n. */
+static size_t bad_index(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!whole_in(v[i], 4294967294.0))
+            return i;
+    return n;
+}
+
 /* Appends one cell whose point indices are idx[0..n). */
 static st_status add_cell(vtk_mesh *m, int type, const double *idx, size_t n, size_t where,
                           bool binary, st_error *err)
@@ -97,8 +115,7 @@ static st_status add_cell(vtk_mesh *m, int type, const double *idx, size_t n, si
     if (m->ncells == 0)
         m->off[0] = 0;
     for (size_t k = 0; k < n; k++)
-        m->conn[m->nconn + k] = idx[k] < 0 || idx[k] > 4294967295.0 ? UINT32_MAX
-                                                                     : (unsigned)idx[k];
+        m->conn[m->nconn + k] = whole_in(idx[k], 4294967294.0) ? (unsigned)idx[k] : UINT32_MAX;
     m->nconn += n;
     m->type[m->ncells] = type;
     m->where[m->ncells] = where;
@@ -183,7 +200,8 @@ static st_status lerr(legacy *g, st_error *err, const char *fmt, ...)
 /* The k-th word of the current line (0-based); false when absent. */
 static bool word(const legacy *g, int k, const char **w, size_t *wl)
 {
-    text_cursor lc = {.begin = g->s, .p = g->s, .end = g->s + g->len, .pline = 1};
+    text_cursor lc = {
+        .begin = g->s, .p = g->s, .end = g->s + g->len, .pline = 1, .eol = '\n'};
     for (int i = 0; i <= k; i++)
         if (!text_next_token(&lc, w, wl))
             return false;
@@ -288,10 +306,10 @@ static st_status read_cells(legacy *g, vtk_mesh *m, int type, st_error *err)
         if (!t)
             return lerr(g, err, "OFFSETS needs a known value type");
         double *off = NULL, *conn = NULL;
-        int *lines = NULL;
+        int *lines = NULL, *olines = NULL;
         size_t at, at2;
-        unsigned csize = 0;
-        ST_TRY(read_values(g, (size_t)n, t, &off, &at, NULL, err));
+        unsigned csize = 0, osize = t->size;
+        ST_TRY(read_values(g, (size_t)n, t, &off, &at, &olines, err));
         st_status s = ST_OK;
         if (!lline(g) || !word(g, 0, &w, &wl) || !is_word(w, wl, "CONNECTIVITY") ||
             !(t = word(g, 1, &w, &wl) ? find_type(w, wl) : NULL))
@@ -300,6 +318,21 @@ static st_status read_cells(legacy *g, vtk_mesh *m, int type, st_error *err)
             csize = t->size;
             s = read_values(g, (size_t)size, t, &conn, &at2, &lines, err);
         }
+        /* every offset and index is checked before it is used as one */
+        for (long long c = 0; s == ST_OK && c < n; c++)
+            if (!whole_in(off[c], (double)size) || (c && off[c] < off[c - 1]))
+                s = loader_error_at(&g->l->base, g->tc.path, g->binary ? 0 : olines[c],
+                                    g->binary ? at + (size_t)c * osize : 0, err, ST_EPARSE,
+                                    "offset %lld (%g) is not an integer, out of order or beyond "
+                                    "the %lld connectivity values",
+                                    c, off[c], size);
+        size_t bad = s == ST_OK ? bad_index(conn, (size_t)size) : 0;
+        if (s == ST_OK && bad < (size_t)size)
+            s = loader_error_at(&g->l->base, g->tc.path, g->binary ? 0 : lines[bad],
+                                g->binary ? at2 + bad * csize : 0, err, ST_EPARSE,
+                                "connectivity value %zu (%g) is not a point index (an integer "
+                                ">= 0)",
+                                bad, conn[bad]);
         for (long long c = 0; s == ST_OK && c + 1 < n; c++) {
             if (off[c] < 0 || off[c + 1] < off[c] || off[c + 1] > (double)size)
                 s = lerr(g, err, "offset %lld (%g) is out of order or beyond the %lld "
@@ -313,6 +346,7 @@ static st_status read_cells(legacy *g, vtk_mesh *m, int type, st_error *err)
                              g->binary, err);
         }
         st_free(lines);
+        st_free(olines);
         st_free(off);
         st_free(conn);
         return s;
@@ -405,7 +439,7 @@ static st_status read_attribute(legacy *g, vtk_mesh *m, bool cell, long long cou
         }
         return ST_OK;
     }
-    if ((unsigned long long)ntuples > SIZE_MAX / 16)
+    if ((unsigned long long)ntuples > SIZE_MAX / 16 / (unsigned long long)ncomp)
         return lerr(g, err, "declares too many values");
     double *v;
     size_t at;
@@ -786,13 +820,21 @@ static st_status xml_cells(xmlreader *x, const xmlNode *sec, vtk_mesh *m, size_t
         s = data_array(x, tn, &ty, &nty, &nc, err);
     if (s == ST_OK && tn && type == PENDING && nty != noff)
         s = xerr(x, tn, err, "%zu cell types for %zu cells", nty, noff);
+    size_t bad = s == ST_OK ? bad_index(conn, nconn) : 0;
+    if (s == ST_OK && bad < nconn)
+        s = xerr(x, cn, err, "connectivity value %zu (%g) is not a point index (an integer >= 0)",
+                 bad, conn[bad]);
+    for (size_t c = 0; s == ST_OK && ty && c < nty; c++)
+        if (!(isfinite(ty[c]) && ty[c] == floor(ty[c])))
+            s = xerr(x, tn, err, "cell type %zu (%g) is not an integer",
+                     c, ty[c]);
     for (size_t i = 0; s == ST_OK && i < nconn; i++)
         conn[i] += (double)base;
     double prev = 0;
     for (size_t c = 0; s == ST_OK && c < noff; c++) {
-        if (off[c] < prev || off[c] > (double)nconn)
-            s = xerr(x, on, err, "offset %zu (%g) is out of order or beyond the %zu "
-                                 "connectivity values",
+        if (!whole_in(off[c], (double)nconn) || off[c] < prev)
+            s = xerr(x, on, err, "offset %zu (%g) is not an integer, out of order or beyond "
+                                 "the %zu connectivity values",
                      c, off[c], nconn);
         else {
             int t = type == PENDING ? (ty[c] < 0 || ty[c] > 1000 ? 1000 : (int)ty[c]) : type;
@@ -879,25 +921,59 @@ static st_status xml_piece(xmlreader *x, const xmlNode *piece, bool poly, vtk_me
     return ST_OK;
 }
 
+/* libxml2's first error of a parse (the last is often a consequence). */
+typedef struct first_error {
+    bool set;
+    int line;
+    char msg[512];
+} first_error;
+
+static void keep_first_error(void *ctx, xmlErrorPtr e)
+{
+    first_error *fe = ctx;
+    if (!fe || fe->set || !e || e->level < XML_ERR_ERROR)
+        return;
+    fe->set = true;
+    fe->line = e->line;
+    snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "parse error");
+}
+
 static st_status read_xml(mesh_loader *l, const mesh_file *f, vtk_mesh *m, st_error *err)
 {
     xmlreader x = {.l = l, .path = f->path};
     if (f->size > INT32_MAX)
         return loader_error_at(&l->base, f->path, 1, 0, err, ST_EPARSE,
                                "XML file too large for the XML reader (%zu bytes)", f->size);
+    /* before libxml2 runs: a DTD (entities that expand a billionfold, which
+     * XML_PARSE_HUGE below would not stop) and an element with so many
+     * attributes that its duplicate check takes minutes */
+    xml_prescan ps;
+    if (!xml_prescan_text(f->data, f->size, 4096, &ps))
+        return loader_error_at(&l->base, f->path, ps.dtd_line ? ps.dtd_line : ps.attrs_line, 0,
+                               err, ST_EPARSE, "%s",
+                               ps.dtd_line ? "a DTD in a VTK file is refused (no entities are "
+                                             "read)"
+                                           : "an element with more than 4096 attributes: "
+                                             "refused before parsing");
     xmlParserCtxtPtr ctx = xmlNewParserCtxt();
     if (!ctx)
         return st_error_set(err, ST_ENOMEM, "out of memory");
     /* No network, no entity substitution, no DTD loading; HUGE lifts the
      * text-node size limit (the file is already in memory). */
+    first_error fe = {0};
+    xmlSetStructuredErrorFunc(&fe, keep_first_error);
     xmlDocPtr doc = xmlCtxtReadMemory(ctx, f->data, (int)f->size, f->path, NULL,
                                       XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_NOERROR |
                                           XML_PARSE_NOWARNING);
+    xmlSetStructuredErrorFunc(NULL, NULL);
     if (!doc) {
         const xmlError *e = xmlCtxtGetLastError(ctx);
-        st_status s = loader_error_at(&l->base, f->path, e && e->line > 0 ? e->line : 1, 0, err,
-                                      ST_EPARSE, "malformed XML: %s",
-                                      e && e->message ? e->message : "parse error");
+        int line = fe.set ? fe.line : e ? e->line : 0;
+        st_status s = loader_error_at(&l->base, f->path, line > 0 ? line : 1, 0, err, ST_EPARSE,
+                                      "malformed XML: %s",
+                                      fe.set                 ? fe.msg
+                                      : e && e->message ? e->message
+                                                        : "parse error");
         /* libxml2 messages end with a newline. */
         size_t n = strlen(err->msg);
         if (n && err->msg[n - 1] == '\n')

@@ -43,7 +43,8 @@ static st_status sph_parse(sphere_loader *o, const mesh_file *f, st_error *err)
         return loader_error_at(&o->base, f->path, 1, 0, err, ST_EPARSE,
                                "not a sphere file: the first line must be 'sph 1.0'");
     while (text_next_line(&tc, &s, &len)) {
-        text_cursor lc = {.path = f->path, .begin = s, .p = s, .end = s + len, .pline = 1};
+        text_cursor lc = {
+            .path = f->path, .begin = s, .p = s, .end = s + len, .pline = 1, .eol = '\n'};
         const char *w;
         size_t wl;
         if (!text_next_token(&lc, &w, &wl) || w[0] == '#')

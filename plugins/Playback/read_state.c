@@ -17,14 +17,17 @@
  * Hexahedra=) the same way and, as SOFA, counts per element kind: when the
  * counts differ, |n_ref - n|; else the elements that differ. With `strict`
  * (settee) the first difference is logged as an error and the run fails. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <settee/settee.h>
 
 #include "../shared/output_file.h"
+#include "../../common/regular_file.h"
 #include "../shared/state_view.h"
 
 typedef struct read_state {
@@ -100,6 +103,10 @@ static const st_field compare_topology_fields[] = {
               "differing hexahedra (settee)"),
     ST_FIELD_END};
 
+/* The largest file read, once inflated: a small gzip file can inflate to
+ * gigabytes (1032:1). */
+#define READ_STATE_MAX_BYTES ((size_t)256 << 20)
+
 static st_status load_file(read_state *r, st_error *err)
 {
     st_free(r->text);
@@ -107,15 +114,25 @@ static st_status load_file(read_state *r, st_error *err)
     r->len = 0;
     ST_TRY(st_component_find_file(&r->base, "filename", r->filename, r->path, sizeof r->path,
                                   err));
-    gzFile gz = gzopen(r->path, "rb");
-    if (!gz)
-        return st_component_error(&r->base, "filename", err, ST_EIO, "cannot open '%s'",
-                                  r->path);
+    bool not_regular;
+    int fd = regular_open(r->path, &not_regular);
+    gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!gz) {
+        if (fd >= 0)
+            close(fd);
+        return st_component_error(&r->base, "filename", err, ST_EIO, "cannot open '%s'%s",
+                                  r->path, not_regular ? ": not a regular file" : "");
+    }
     size_t cap = 1 << 16;
     r->text = st_malloc(cap + 1);
     int k = 0;
+    bool too_big = false;
     while (r->text && (k = gzread(gz, r->text + r->len, (unsigned)(cap - r->len))) > 0) {
         r->len += (size_t)k;
+        if (r->len >= READ_STATE_MAX_BYTES) {
+            too_big = true;
+            break;
+        }
         if (r->len == cap) {
             cap *= 2;
             char *t = st_realloc(r->text, cap + 1);
@@ -126,13 +143,80 @@ static st_status load_file(read_state *r, st_error *err)
             r->text = t;
         }
     }
+    /* a gzip stream cut short reads as a shorter file: zlib says so here */
+    int zerr = Z_OK;
+    if (k == 0)
+        gzerror(gz, &zerr);
     gzclose(gz);
     if (!r->text)
         return st_error_set(err, ST_ENOMEM, "out of memory reading '%s'", r->path);
-    if (k < 0)
+    if (too_big)
+        return st_component_error(&r->base, "filename", err, ST_EINVAL,
+                                  "'%s' holds more than %zu MiB once inflated: refused (a "
+                                  "state file that large is more likely a damaged or hostile "
+                                  "gzip stream)",
+                                  r->path, READ_STATE_MAX_BYTES >> 20);
+    if (k < 0 || zerr != Z_OK)
         return st_component_error(&r->base, "filename", err, ST_EIO,
-                                  "'%s' is not a valid gzip file", r->path);
+                                  k < 0 ? "'%s' is not a valid gzip file"
+                                        : "'%s' is cut short (its gzip stream ends early)",
+                                  r->path);
     r->text[r->len] = 0;
+    if (memchr(r->text, 0, r->len))
+        return st_component_error(&r->base, "filename", err, ST_EINVAL,
+                                  "'%s' holds a NUL byte: not a state file", r->path);
+    return ST_OK;
+}
+
+/* Every T=, X= and V= line of a state file checked once at init: numbers
+ * only, all finite, so that a broken reference is an error at its line
+ * rather than a NaN in the state or a comparison that passes. With loop, the
+ * file needs a last time > 0 (reading starts over from there). */
+static st_status check_file(read_state *r, st_error *err)
+{
+    int line = 1;
+    double last_t = 0;
+    bool any_t = false;
+    for (size_t pos = 0; pos < r->len; line++) {
+        const char *s = r->text + pos, *eol = strchr(s, '\n');
+        size_t n = eol ? (size_t)(eol - s) : strlen(s);
+        pos += n + (eol ? 1 : 0);
+        const char *p = s + strspn(s, " \t"), *end = s + n;
+        bool is_t = !strncmp(p, "T=", 2), is_xv = !strncmp(p, "X=", 2) || !strncmp(p, "V=", 2);
+        if (!is_t && !is_xv)
+            continue;
+        size_t count = 0;
+        for (const char *q = p + 2;;) {
+            while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
+                q++;
+            if (q >= end)
+                break;
+            char *e;
+            double v = strtod(q, &e);
+            if (e == q || e > end || (e < end && !strchr(" \t\r", *e)) || !isfinite(v)) {
+                size_t w = strcspn(q, " \t\r\n");
+                return st_component_error(&r->base, "filename", err, ST_EPARSE,
+                                          "%s:%d: %.2s value %zu, '%.*s', is not a finite "
+                                          "number",
+                                          r->path, line, p, count + 1, (int)(w > 40 ? 40 : w),
+                                          q);
+            }
+            if (is_t)
+                last_t = v;
+            count++;
+            q = e;
+        }
+        if (is_t && count != 1)
+            return st_component_error(&r->base, "filename", err, ST_EPARSE,
+                                      "%s:%d: a T= line holds one time, found %zu values",
+                                      r->path, line, count);
+        any_t |= is_t;
+    }
+    if (r->loop && !(any_t && last_t > 0))
+        return st_component_error(&r->base, "loop", err, ST_EINVAL,
+                                  "'%s' %s: with loop, reading starts over after the last "
+                                  "time, which must be > 0",
+                                  r->path, any_t ? "ends at a time <= 0" : "has no T= line");
     return ST_OK;
 }
 
@@ -158,6 +242,8 @@ static st_status read_state_init(st_component *self, st_error *err)
     if (!r->topology_mode)
         ST_TRY(state_view_check(self, st_component_mstate(self), err));
     ST_TRY(load_file(r, err));
+    if (!r->topology_mode)
+        ST_TRY(check_file(r, err));
     rewind_file(r);
     self->state = ST_CSTATE_VALID;
     return ST_OK;
@@ -260,6 +346,12 @@ static void report_difference(read_state *r, const char *tag, double time, int l
     out_log_error(&r->base, &err);
 }
 
+/* a + b, at most UINT_MAX */
+static unsigned sat_add(unsigned a, size_t b)
+{
+    return b >= (size_t)(UINT_MAX - a) ? UINT_MAX : a + (unsigned)b;
+}
+
 /* SOFA's CompareTopology at the beginning of a step: the blocks of the file
  * up to the node's time (+ 1e-8, ReadTopology's epsilon) against the node's
  * topology. */
@@ -292,9 +384,10 @@ static void compare_topology(read_state *r)
             continue;
         const st_array *el = topo->cls->topology->elements(topo, kinds[k]);
         size_t n = el ? el->n : 0;
-        unsigned errors = 0;
+        /* counted in 64 bits; the 32-bit outputs saturate at UINT_MAX */
+        size_t errors = 0;
         if (n != nref) {
-            errors = (unsigned)(n > nref ? n - nref : nref - n);
+            errors = n > nref ? n - nref : nref - n;
         } else {
             const char *q = r->text + lines[i].start, *end = q + lines[i].n;
             for (size_t e = 0; e < n; e++) {
@@ -310,13 +403,13 @@ static void compare_topology(read_state *r)
                 errors += differs;
             }
         }
-        r->kind_errors[k] += errors;
-        r->topo_total += errors;
+        r->kind_errors[k] = sat_add(r->kind_errors[k], errors);
+        r->topo_total = sat_add(r->topo_total, errors);
         if (errors && r->strict && !r->failed) {
             r->failed = true;
             st_error err = {0};
             st_error_set(&err, ST_ESOLVER,
-                         "at t = %.17g, %u of the %lu %.*s of the reference %s:%d differ from "
+                         "at t = %.17g, %zu of the %lu %.*s of the reference %s:%d differ from "
                          "the topology '%s' (%zu)",
                          st_node_time(r->base.node), errors, nref,
                          (int)strlen(tags[k]) - 1, tags[k], r->path, lines[i - 1].line,

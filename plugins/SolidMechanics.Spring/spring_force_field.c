@@ -154,6 +154,19 @@ static st_status sff_init(st_component *self, st_error *err)
                                       both[k]->base.name, both[k]->type->name, t ? t->name : "?");
 
     if (st_component_is_set(self, "spring")) {
+        /* a value given to a list that 'spring' rewrites (in the scene or
+         * by --set) would be silently lost */
+        static const char *const rewritten[] = {"stiffness",       "damping",
+                                                "lengths",         "springsIndices1",
+                                                "springsIndices2", "elongationOnly",
+                                                "enabled"};
+        for (size_t i = 0; i < sizeof rewritten / sizeof *rewritten; i++)
+            if (st_component_is_set(self, rewritten[i]))
+                st_component_warn_field(self, rewritten[i],
+                                        "the value set for '%s' is not used: field 'spring' is "
+                                        "set too, and its springs ('i j ks kd restLength') "
+                                        "rewrite '%s'",
+                                        rewritten[i], rewritten[i]);
         if (s->spring_list.n % 5 != 0)
             return st_component_error(self, "spring", err, ST_EINVAL,
                                       "'spring' takes 5 numbers per spring (i j ks kd restLength), "

@@ -47,14 +47,19 @@
  * Facets and the marching-cubes surface SOFA writes for a .raw grid into an
  * empty child topology are not supported. The grid is built once (SOFA's
  * init runs once). */
+#define _POSIX_C_SOURCE 200809L /* fdopen */
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology_fields.h"
+#include "../shared/obj_index.h"
+#include "../../common/regular_file.h"
 
 enum { CELL_OUTSIDE = 0, CELL_BOUNDARY = 1, CELL_INSIDE = 2 };
 
@@ -248,6 +253,18 @@ static void cell_corners(const sgrid *g, int i, int j, int k, size_t c[8])
                (size_t)g->n[0] * ((size_t)(j + off[m][1]) + (size_t)g->n[1] * (size_t)(k + off[m][2]));
 }
 
+/* path opened for reading only when it is a regular file, never blocking
+ * on a FIFO swapped in after st_component_find_file looked (regular_open) */
+static FILE *open_regular(const char *path, const char *mode)
+{
+    bool not_regular;
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    return f;
+}
+
 /* ---- the surface ---- */
 
 typedef struct surface {
@@ -303,7 +320,7 @@ static st_status add_facet(surface *s, const unsigned *v, size_t n, st_error *er
  * "i//n", 1-based or negative) of an OBJ file. */
 static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = open_regular(path, "r");
     if (!fp)
         return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
                                   path);
@@ -330,6 +347,10 @@ static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
                 }
                 e = end;
             }
+            if (st == ST_OK && !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
+                st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                        "%s:%d: a vertex coordinate is not a finite number",
+                                        path, lineno);
             if (st == ST_OK)
                 st = add_vertex(s, v, err);
         } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
@@ -347,11 +368,13 @@ static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
                                             "%s:%d: bad face index", path, lineno);
                     break;
                 }
-                long v = id > 0 ? id - 1 : (long)s->nv + id;
-                if (v < 0) {
+                /* the rule MeshOBJLoader applies (plugins/shared/obj_index.h) */
+                size_t v;
+                if (!obj_resolve_index(id, s->nv, &v) || v > UINT32_MAX) {
                     st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                            "%s:%d: face index %ld before the first vertex",
-                                            path, lineno, id);
+                                            "%s:%d: face index %ld is out of range (%zu "
+                                            "vertices defined so far; indices start at 1)",
+                                            path, lineno, id, s->nv);
                     break;
                 }
                 while (*end && !isspace((unsigned char)*end))
@@ -859,7 +882,7 @@ static st_status finest_from_surface(topo *t, surface *s, const int n_in[3], boo
 static st_status finest_from_voxel_file(topo *t, const char *path, bool only_inside, level *L,
                                         st_error *err)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = open_regular(path, "r");
     if (!fp)
         return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
                                   path);
@@ -883,6 +906,15 @@ static st_status finest_from_voxel_file(topo *t, const char *path, bool only_ins
             goto done;
         }
         n[a] = nv[a] + 1;
+        /* the extent is checked before SOFA's truncation to an int */
+        double ext = (double)dv[a] * nv[a];
+        if (!(ext > -1e9 && ext < 1e9)) {
+            st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
+                                    "%s: the grid extent on axis %d, %g * %d, is not a finite "
+                                    "size below 1e9",
+                                    path, a, (double)dv[a], nv[a]);
+            goto done;
+        }
         hi[a] = (int)(dv[a] * (float)nv[a]);
         if (!(hi[a] > 0)) {
             st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
@@ -941,7 +973,7 @@ static st_status finest_from_raw_file(topo *t, const char *path, const int n[3],
                                       "voxelSize must be > 0, got %g %g %g", t->voxel_size[0],
                                       t->voxel_size[1], t->voxel_size[2]);
     }
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = open_regular(path, "rb");
     if (!fp)
         return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
                                   path);

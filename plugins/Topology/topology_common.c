@@ -610,6 +610,21 @@ st_status topo_copy_src(topo *t, st_error *err)
 {
     if (!t->src)
         return ST_OK;
+    /* sources whose own src leads back here would copy each other's empty
+     * lists: followed through every component with a "src" link field */
+    const st_component *k = t->src;
+    for (size_t hops = 0; k && hops < 4096; hops++) {
+        const st_field *f = st_component_field(k, "src");
+        if (!f || f->type != ST_T_LINK)
+            break;
+        const st_component *next = *(st_component *const *)((const char *)k + f->offset);
+        if (next == &t->base)
+            return st_component_error(&t->base, "src", err, ST_ELINK,
+                                      "src '%s' leads back to this component ('%s' has src "
+                                      "'%s'): src links must not form a cycle",
+                                      t->src->name, k->name, t->base.name);
+        k = next;
+    }
     ST_TRY(st_component_update_inputs(t->src, err));
     static const char *const names[] = {"position",   "edges",     "triangles",
                                         "quads",      "tetrahedra", "hexahedra"};

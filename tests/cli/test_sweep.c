@@ -598,6 +598,165 @@ Test(sweep, slurm_script_dry_run)
     cr_assert(strstr(read_file(path), "#SBATCH --array=0,3\n"), "%s", read_file(path));
 }
 
+/* Issue 32: names and options written into --list lines and the job script
+ * are quoted for the shell (and sbatch) that reads them, or refused when
+ * they cannot be (a line break). Checked by running what was written: the
+ * --list lines through the xargs runner of docs/sweeps.md, the script with
+ * bash; a planted command would create a marker file in the test's folder. */
+static void assert_no_marker(const char *d)
+{
+    cr_assert_neq(sh("cd '%s' && ls -d pwned*", d), 0, "a command ran: %s", out);
+}
+
+Test(sweep, generated_commands_run_nothing_else)
+{
+    const char *d = temp_dir();
+    const char *body = "sweep: settee/1\nscene: " BEAM "\nsteps: 2\n"
+                       "parameters:\n  dt: [0.01]\ncollect:\n  - time\n";
+    /* a plan whose name holds a line break and a command */
+    write_file(d, "x\ntouch pwned-list\ny.yaml", body);
+    sh("cd '%s' && '%s' sweep \"$(printf 'x\\ntouch pwned-list\\ny.yaml')\" --list --out %s/l "
+       "| xargs -d '\\n' -n 1 sh -c",
+       d, CLI, d);
+    assert_no_marker(d);
+    cr_assert_eq(sh("cd '%s' && '%s' sweep \"$(printf 'x\\ntouch pwned-list\\ny.yaml')\" --list "
+                    "--out %s/l",
+                    d, CLI, d),
+                 1, "%s", out);
+    assert_has("holds a line break or another control character");
+    /* quotes, spaces and $(...) in a name are quoted: the case runs */
+    write_file(d, "a b'$(touch pwned-q)`touch pwned-b`.yaml", body);
+    cr_assert_eq(sh("cd '%s' && '%s' sweep \"a b'\\$(touch pwned-q)\\`touch pwned-b\\`.yaml\" "
+                    "--list --out %s/q | xargs -d '\\n' -n 1 sh -c",
+                    d, CLI, d),
+                 0, "%s", out);
+    assert_no_marker(d);
+    char rec[700];
+    snprintf(rec, sizeof rec, "%s/q/cases/0000/result.json", d);
+    cr_assert(strstr(read_file(rec), "\"ok\""), "%s", read_file(rec));
+
+    /* the job script: the plan with a line break in its name (the results
+     * folder named apart), run with bash as a task of the array would be */
+    cr_assert_eq(sh("cd '%s' && '%s' sweep \"$(printf 'x\\ntouch pwned-list\\ny.yaml')\" --slurm "
+                    "--dry-run --out %s/s --partition 'a b\"$(touch pwned-p)' --time '1:00 #x'",
+                    d, CLI, d),
+                 0, "%s", out);
+    cr_assert_eq(sh("cd '%s' && SLURM_ARRAY_TASK_ID=0 bash s/sweep.sbatch", d), 0, "%s", out);
+    assert_no_marker(d);
+    snprintf(rec, sizeof rec, "%s/s/cases/0000/result.json", d);
+    cr_assert(strstr(read_file(rec), "\"ok\""), "%s", read_file(rec));
+    snprintf(rec, sizeof rec, "%s/s/sweep.sbatch", d);
+    const char *script = read_file(rec);
+    cr_assert(strstr(script, "#SBATCH --partition=\"a b\\\"$(touch pwned-p)\"\n"), "%s", script);
+    cr_assert(strstr(script, "#SBATCH --time=\"1:00 #x\"\n"), "%s", script);
+    cr_assert(strstr(script, "#SBATCH --job-name=settee-x_touch_pwned-list_y\n"), "%s", script);
+    /* without --out the folder takes the plan's name, line break and all:
+     * no #SBATCH --output line can hold it */
+    sh("cd '%s' && '%s' sweep \"$(printf 'x\\ntouch pwned-list\\ny.yaml')\" --slurm --dry-run; "
+       "for f in x*results/sweep.sbatch; do [ -f \"$f\" ] && SLURM_ARRAY_TASK_ID=0 bash \"$f\"; "
+       "done",
+       d, CLI);
+    assert_no_marker(d);
+    /* a line break in an #SBATCH value */
+    const char *opts[] = {"--partition", "--time", "--sbatch-option"};
+    for (int i = 0; i < 3; i++) {
+        sh("cd '%s' && rm -rf o && '%s' sweep x*.yaml --slurm --dry-run --out o %s "
+           "\"$(printf 'v\\ntouch pwned-%d')\"; [ -f o/sweep.sbatch ] && "
+           "SLURM_ARRAY_TASK_ID=0 bash o/sweep.sbatch",
+           d, CLI, opts[i], i);
+        assert_no_marker(d);
+        cr_assert_eq(sh("cd '%s' && '%s' sweep x*.yaml --slurm --dry-run --out o %s "
+                        "\"$(printf 'v\\ntouch pwned-%d')\"",
+                        d, CLI, opts[i], i),
+                     2, "%s", out);
+        assert_has("the value holds a line break");
+    }
+}
+
+/* Issue 32: a tampered record whose YAML aliases make a cycle is no record
+ * (it overflowed the stack when the tables were rebuilt); a symlink planted
+ * at a case's log.txt is replaced, not followed. */
+Test(sweep, tampered_records_and_planted_symlinks)
+{
+    const char *d = temp_dir();
+    const char *plan = plan_at(d, "sweep: settee/1\nscene: " BEAM "\nsteps: 2\n"
+                                  "parameters:\n  dt: [0.01]\ncollect:\n  - time\n");
+    write_file(d, "victim.txt", "precious\n");
+    char path[700], target[700];
+    snprintf(path, sizeof path, "%s/o/cases/0000", d);
+    cr_assert_eq(sh("mkdir -p '%s' && ln -s '%s/victim.txt' '%s/log.txt'", path, d, path),
+                 0, "%s", out);
+    cr_assert_eq(sh("'%s' sweep %s --case 0 --out %s/o", CLI, plan, d), 0, "%s", out);
+    snprintf(target, sizeof target, "%s/victim.txt", d);
+    cr_assert_str_eq(read_file(target), "precious\n");
+    snprintf(target, sizeof target, "%s/log.txt", path);
+    struct stat st;
+    cr_assert(lstat(target, &st) == 0 && S_ISREG(st.st_mode), "log.txt is still a symlink");
+    /* the record, its hash kept, with an alias cycle where a value was */
+    snprintf(target, sizeof target, "%s/result.json", path);
+    char *hash = strstr(read_file(target), "\"hash\": \"");
+    cr_assert(hash);
+    char rec[400];
+    snprintf(rec, sizeof rec,
+             "{\"case\": 0, %.26s, \"status\": \"ok\", \"run\": {\"values\": "
+             "{\"time\": &a [1, *a]}}}\n",
+             hash);
+    write_file(path, "result.json", rec);
+    cr_assert_eq(sh("'%s' sweep %s --collect --out %s/o", CLI, plan, d), 1, "%s", out);
+    assert_has("1 without a result");
+}
+
+/* Issue 32: a plan, a plan's scene or a case record that is a FIFO or a
+ * device is refused at once, never opened in a way that blocks. */
+Test(sweep, fifo_and_device_inputs_do_not_block)
+{
+    const char *d = temp_dir();
+    cr_assert_eq(sh("cd '%s' && mkfifo plan.fifo scene.fifo", d), 0, "%s", out);
+    cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep plan.fifo --list", d, CLI), 1, "%s", out);
+    assert_has("cannot read the plan: not a regular file");
+    const char *scenes[] = {"scene.fifo", "/dev/zero"};
+    for (int i = 0; i < 2; i++) {
+        char text[300];
+        snprintf(text, sizeof text,
+                 "sweep: settee/1\nscene: %s\nsteps: 2\nparameters:\n  dt: [0.01]\n", scenes[i]);
+        const char *plan = plan_at(d, text);
+        cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep %s --list", d, CLI, plan), 1, "%s",
+                     out);
+        assert_has("not a regular file");
+    }
+    const char *plan = plan_at(d, "sweep: settee/1\nscene: " BEAM "\nsteps: 2\n"
+                                  "parameters:\n  dt: [0.01, 0.02]\ncollect:\n  - time\n");
+    cr_assert_eq(sh("cd '%s' && '%s' sweep %s --case 1 --out o && mkdir -p o/cases/0000 && "
+                    "mkfifo o/cases/0000/result.json",
+                    d, CLI, plan),
+                 0, "%s", out);
+    cr_assert_eq(sh("cd '%s' && timeout 20 '%s' sweep %s --collect --out o", d, CLI, plan), 1,
+                 "%s", out);
+    assert_has("2 cases: 1 ok, 0 failed, 0 crashed, 0 timeout, 1 without a result");
+}
+
+/* Issue 32: a plan of 3e5 nested lists took libyaml minutes to build; the
+ * nesting is refused on the event stream first, as for scenes. */
+Test(sweep, deeply_nested_plan_is_refused_at_once)
+{
+    const char *d = temp_dir();
+    size_t n = 300000, len = 0;
+    char *text = malloc(2 * n + 256);
+    cr_assert(text);
+    len += (size_t)sprintf(text, "sweep: settee/1\nscene: %s\nparameters:\n  dt: ", BEAM);
+    memset(text + len, '[', n);
+    memset(text + len + n, ']', n);
+    len += 2 * n;
+    strcpy(text + len, "\n");
+    write_file(d, "deep.yaml", text);
+    free(text);
+    time_t t0 = time(NULL);
+    cr_assert_eq(sh("cd '%s' && timeout 30 '%s' sweep deep.yaml --list", d, CLI), 1, "%s", out);
+    assert_has("deep.yaml:4:");
+    assert_has("values nested more than 64 levels deep");
+    cr_assert_leq(time(NULL) - t0, 5);
+}
+
 /* A one-node Slurm cluster on localhost: a 12-case array equals the local run. */
 Test(sweep, slurm_job_array_equals_local_run)
 {

@@ -611,7 +611,7 @@ Test(mesh_loaders, malformed_vtk_files_name_file_and_line_or_offset)
     EXPECT_TEXT_ERROR("MeshVTKLoader", "bad.vtu",
                       "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\">\n"
                       "<UnstructuredGrid>\n<Piece>\n</UnstructuredGrid>\n",
-                      "bad.vtu:6:", "malformed XML");
+                      "bad.vtu:5:", "malformed XML: Opening and ending tag mismatch");
     EXPECT_TEXT_ERROR("MeshVTKLoader", "xxe.vtu",
                       "<?xml version=\"1.0\"?>\n<!DOCTYPE VTKFile [<!ENTITY x SYSTEM "
                       "\"file:///etc/passwd\">]>\n<VTKFile type=\"UnstructuredGrid\">&x;"

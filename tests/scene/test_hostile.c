@@ -564,3 +564,478 @@ Test(hostile, export_is_renamed_into_place_and_a_failed_run_leaves_none)
     assert_contains(out, "step 18");
     cr_assert_neq(access(json, F_OK), 0, "the earlier export is still there");
 }
+
+/* ---- issue 32: readers use no count, offset or index unchecked ---- */
+
+/* Writes data (len bytes) into a file named name of a fresh folder and runs
+ * `settee check` on a scene whose object `component` reads it through
+ * `field`; the output is in out, the exit status is returned (a sanitizer
+ * report makes it neither 0 nor 1). */
+static int check_reader(const char *component, const char *field, const char *name,
+                        const char *data, size_t len)
+{
+    const char *dir = temp_dir("readers");
+    char path[700], scene[700], yaml[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    fwrite(data, 1, len ? len : strlen(data), f);
+    fclose(f);
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    snprintf(yaml, sizeof yaml,
+             HEAD "  objects:\n    - RequiredPlugin: {pluginName: [IO.Mesh, Topology]}\n"
+                  "    - %s: {name: r, %s: '%s'}\n",
+             component, field, path);
+    f = fopen(scene, "w");
+    cr_assert(f);
+    fputs(yaml, f);
+    fclose(f);
+    return cli("check '%s' 2>&1", scene);
+}
+
+#define VTK51_HEAD                                                                                \
+    "# vtk DataFile Version 5.1\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n"           \
+    "0 0 0 1 0 0 0 1 0 0 0 1\n"
+
+Test(hostile, vtk_offsets_and_indices_are_checked_before_use)
+{
+    /* a double OFFSETS array holding nan: was a heap overflow in add_cell */
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "nan_offset.vtk",
+                              VTK51_HEAD "CELLS 2 4\nOFFSETS double\n0 nan\n"
+                                         "CONNECTIVITY double\n0 1 2 3\nCELL_TYPES 1\n10\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "nan_offset.vtk:9:");
+    assert_contains(out, "offset 1 (nan) is not an integer");
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "half.vtk",
+                              VTK51_HEAD "CELLS 2 4\nOFFSETS double\n0 4\n"
+                                         "CONNECTIVITY double\n0 1 2.5 3\nCELL_TYPES 1\n10\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "half.vtk:11:");
+    assert_contains(out, "connectivity value 2 (2.5) is not a point index");
+    /* TENSORS whose count times 9 overflows */
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "tensors.vtk",
+                              VTK51_HEAD "POINT_DATA 1152921504606846975\nTENSORS t float\n0\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "declares too many values");
+    /* .vtu: offsets, cell types and connectivity that are not integers */
+    static const char *const vtu[][3] = {
+        {"0 1 2 3", "nan", "10"}, {"0 1 2 3", "4", "nan"}, {"0 1 nan 3", "4", "10"}};
+    static const char *const want[] = {"offset 0 (nan) is not an integer",
+                                       "cell type 0 (nan) is not an integer",
+                                       "connectivity value 2 (nan) is not a point index"};
+    for (int i = 0; i < 3; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid>\n"
+                 "<Piece NumberOfPoints=\"4\" NumberOfCells=\"1\"><Points>\n"
+                 "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">"
+                 "0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points><Cells>\n"
+                 "<DataArray type=\"Float64\" Name=\"connectivity\" format=\"ascii\">%s"
+                 "</DataArray>\n"
+                 "<DataArray type=\"Float64\" Name=\"offsets\" format=\"ascii\">%s</DataArray>\n"
+                 "<DataArray type=\"Float64\" Name=\"types\" format=\"ascii\">%s</DataArray>\n"
+                 "</Cells></Piece></UnstructuredGrid></VTKFile>\n",
+                 vtu[i][0], vtu[i][1], vtu[i][2]);
+        cr_assert_eq(check_reader("MeshVTKLoader", "filename", "bad.vtu", text, 0), 1, "%s", out);
+        assert_contains(out, "bad.vtu:");
+        assert_contains(out, want[i]);
+    }
+}
+
+Test(hostile, gmsh_tag_count_near_2_63_is_refused)
+{
+    cr_assert_eq(check_reader("MeshGmshLoader", "filename", "tags.msh",
+                              "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n"
+                              "$EndNodes\n$Elements\n1\n1 15 9223372036854775806 1\n"
+                              "$EndElements\n",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "tags.msh:10:");
+    assert_contains(out, "after 9223372036854775806 tags");
+    /* no nodes: qsort was given a null array (found by fuzz_gmsh) */
+    cr_assert_eq(check_reader("MeshGmshLoader", "filename", "none.msh",
+                              "$NOD\n0\n$ENDNOD\n$ELM\n0\n$ENDELM\n", 0),
+                 0, "%s", out);
+    assert_contains(out, "none.msh' holds no points: the mesh is empty");
+}
+
+Test(hostile, sparse_grid_reads_its_files_checked)
+{
+    /* a face index past the vertices: was a segmentation fault */
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "s.obj",
+                              "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "s.obj:4: face index 99 is out of range (3 vertices");
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "m.obj",
+                              "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -4 1 2\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "m.obj:4: face index -4 is out of range (3 vertices");
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "n.obj",
+                              "v 0 0 0\nv 1 nan 0\nv 0 1 0\nf 1 2 3\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "n.obj:2: a vertex coordinate is not a finite number");
+    /* a voxel size whose extent does not fit an int */
+    cr_assert_eq(check_reader("SparseGridTopology", "fileTopology", "v.voxel",
+                              "1 1 1 1e30 1 1\n1\n", 0),
+                 1, "%s", out);
+    assert_contains(out, "v.voxel: the grid extent on axis 0, 1e+30 * 1, is not a finite size");
+}
+
+/* ---- issue 32: files written where they must not be ---- */
+
+Test(hostile, output_naming_the_scene_file_is_refused)
+{
+    const char *dir = temp_dir("self");
+    char scene[600], link[600], cmp[1400];
+    snprintf(scene, sizeof scene, "%s/s.yaml", dir);
+    snprintf(link, sizeof link, "%s/link.ck", dir);
+    copy_file(SETTEE_SOURCE_DIR "/tests/bad/diverging.yaml", scene, 0);
+    unlink(link);
+    cr_assert_eq(symlink(scene, link), 0);
+    const char *opts[] = {"--checkpoint", "--export-state", "--summary-json"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(cli("run '%s' -n 1 %s '%s'", scene, opts[i], i == 0 ? link : scene), 2,
+                     "%s", out);
+        assert_contains(out, "is the scene file");
+        assert_contains(out, "an output must not replace an input of the run");
+        snprintf(cmp, sizeof cmp, "cmp '%s' '%s'", scene,
+                 SETTEE_SOURCE_DIR "/tests/bad/diverging.yaml");
+        cr_assert_eq(test_run(cmp, out, sizeof out), 0, "the scene was replaced (%s)", opts[i]);
+    }
+}
+
+/* ---- issue 32: ReadState and CompareState refuse broken files at init ---- */
+
+/* Runs `settee run -n 2` (20 s at most) on a scene of two points and
+ * `component` reading the file `name` of a fresh folder, made by the shell
+ * command make (run in that folder); returns the exit status (124: hung). */
+static int run_state_reader(const char *component, const char *fields, const char *name,
+                            const char *make)
+{
+    const char *dir = temp_dir("states");
+    char scene[700], cmd[4096];
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fprintf(f,
+            HEAD "  dt: 0.01\n  objects:\n    - RequiredPlugin: {pluginName: [Playback]}\n"
+                 "    - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0]}\n"
+                 "    - %s: {name: r, filename: '%s/%s'%s}\n",
+            component, dir, name, fields);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f '%s' && %s && timeout 20 '%s' run '%s' -n 2 2>&1",
+             dir, name, make, CLI, scene);
+    return test_run(cmd, out, sizeof out);
+}
+
+Test(hostile, broken_state_files_are_errors_at_their_line)
+{
+    cr_assert_eq(run_state_reader("CompareState", "", "a.txt",
+                                  "printf 'T= 0\\nX= 0 0 0 1 0 0\\nT= 0.01\\nX= 0 abc 0 1 0 0\\n' "
+                                  "> a.txt"),
+                 1, "%s", out);
+    assert_contains(out, "a.txt:4: X= value 2, 'abc', is not a finite number");
+    cr_assert_eq(run_state_reader("CompareState", "", "t.txt",
+                                  "printf 'T= nan\\nX= 0 0 0 1 0 0\\n' > t.txt"),
+                 1, "%s", out);
+    assert_contains(out, "t.txt:1: T= value 1, 'nan', is not a finite number");
+    cr_assert_eq(run_state_reader("ReadState", "", "n.txt",
+                                  "printf 'T= 0\\nX= 0 0 0 1 nan 0\\n' > n.txt"),
+                 1, "%s", out);
+    assert_contains(out, "n.txt:2: X= value 5, 'nan', is not a finite number");
+    /* loop without a time to start over from: was an endless loop */
+    cr_assert_eq(run_state_reader("ReadState", ", loop: true", "l.txt",
+                                  "printf 'X= 0 0 0 1 0 0\\n' > l.txt"),
+                 1, "%s", out);
+    assert_contains(out, "l.txt' has no T= line: with loop, reading starts over");
+    /* a gzip stream cut short */
+    cr_assert_eq(run_state_reader("CompareState", "", "c.txt.gz",
+                                  "for i in $(seq 1 3000); do printf 'T= %d\\nX= 0 0 0 1 0 "
+                                  "0\\n' $i; done | gzip > full.gz && head -c 2000 full.gz > "
+                                  "c.txt.gz"),
+                 1, "%s", out);
+    assert_contains(out, "c.txt.gz' is cut short (its gzip stream ends early)");
+    /* a small gzip file inflating past the bound */
+    cr_assert_eq(run_state_reader("ReadState", "", "z.gz",
+                                  "head -c 300000000 /dev/zero | gzip -1 > z.gz"),
+                 1, "%s", out);
+    assert_contains(out, "z.gz' holds more than 256 MiB once inflated");
+}
+
+/* CompareTopology counted its mismatches in 32 bits: 2^32 + 6 reference quads
+ * against the grid's 6 made no difference. */
+Test(hostile, compare_topology_counts_mismatches_in_64_bits)
+{
+    const char *dir = temp_dir("topo");
+    char scene[700], cmd[2048];
+    snprintf(scene, sizeof scene, "%s/scene.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fprintf(f, HEAD "  dt: 0.01\n  objects:\n"
+                    "    - RequiredPlugin: {pluginName: [Topology, Playback]}\n"
+                    "    - MechanicalObject: {name: dofs}\n"
+                    "    - RegularGridTopology: {name: grid, n: [2, 2, 2], min: [0, 0, 0], "
+                    "max: [1, 1, 1]}\n"
+                    "    - CompareTopology: {name: cmp, filename: '%s/t.txt', strict: true}\n",
+            dir);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "printf 'T= 0\\nQuads= 4294967302\\n0 1 3 2\\n' > '%s/t.txt'", dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0);
+    cr_assert_eq(cli("run '%s' -n 2 2>&1", scene), 1, "%s", out);
+    assert_contains(out, "4294967296 of the 4294967302 Quads of the reference");
+}
+
+/* ---- issue 32: silent wrong results ---- */
+
+/* --set of a field that another field of the component rewrites at init:
+ * a warning naming both, in `run` and in a sweep case's log. */
+Test(hostile, set_field_overwritten_by_another_is_a_warning)
+{
+    const char *dir = temp_dir("overwrite");
+    char scene[700], plan[700], cmd[4096];
+    snprintf(scene, sizeof scene, "%s/s.yaml", dir);
+    snprintf(plan, sizeof plan, "%s/plan.yaml", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert(f);
+    fputs(HEAD "  dt: 0.01\n  gravity: [0, 0, 0]\n  objects:\n"
+               "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, "
+               "SolidMechanics.Spring]}\n"
+               "  children:\n    - name: Chain\n      objects:\n"
+               "        - EulerExplicitSolver: {symplectic: true}\n"
+               "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0]}\n"
+               "        - UniformMass: {totalMass: 1}\n"
+               "        - SpringForceField: {name: springs, spring: \"0 1 10 0 1\"}\n",
+          f);
+    fclose(f);
+    cr_assert_eq(cli("run '%s' -n 1 --set /Chain/springs.stiffness=5 2>&1", scene), 0, "%s",
+                 out);
+    assert_contains(out, "warning: /Chain/springs: SpringForceField.stiffness: the value set for "
+                         "'stiffness' is not used: field 'spring' is set too");
+    f = fopen(plan, "w");
+    cr_assert(f);
+    fprintf(f, "sweep: settee/1\nscene: s.yaml\nsteps: 1\nparameters:\n"
+               "  /Chain/springs.stiffness: [5]\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' sweep plan.yaml --out o -j 1 && cat o/cases/0000/log.txt",
+             dir, CLI);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    assert_contains(out, "'stiffness' is not used: field 'spring' is set too");
+}
+
+/* Two topologies whose src links point at each other copied each other's
+ * empty lists silently. */
+Test(hostile, src_links_in_a_cycle_are_an_error)
+{
+    const char *y = HEAD "  objects:\n    - RequiredPlugin: {pluginName: [Topology]}\n"
+                         "    - MeshTopology: {name: a, src: \"@b\"}\n"
+                         "    - MeshTopology: {name: b, src: \"@a\"}\n";
+    expect_refused(y, "test.yaml:6:", "src 'b' leads back to this component ('b' has src 'a'): "
+                                      "src links must not form a cycle");
+}
+
+/* A node or component name with '/' from an <include name=...>, a YAML
+ * node or --set ...name= would be read as two names in every path. */
+Test(hostile, slash_in_names_from_include_node_or_set_is_refused)
+{
+    const char *y = HEAD "  children:\n    - name: a/b\n";
+    expect_refused(y, "test.yaml:5:", "a node's `name` must be a non-empty name without '/'");
+    const char *dir = temp_dir("slash");
+    char path[600];
+    snprintf(path, sizeof path, "%s/inc.xml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("<Node name=\"sub\">\n  <MechanicalObject name=\"dofs\" position=\"0 0 0\"/>\n</Node>\n",
+          f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/main.scn", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fputs("<Node name=\"root\" dt=\"0.01\">\n  <include href=\"inc.xml\" name=\"a/b\"/>\n</Node>\n",
+          f);
+    fclose(f);
+    cr_assert_eq(cli("check '%s' 2>&1", path), 1, "%s", out);
+    assert_contains(out, "a node name 'a/b' contains '/'");
+    cr_assert_eq(cli("run %s/tests/bad/spring_overflow.yaml -n 1 --set /p/spring.name=a/b 2>&1",
+                     SETTEE_SOURCE_DIR),
+                 1, "%s", out);
+    assert_contains(out, "--set /p/spring.name=a/b: a component name 'a/b' contains '/'");
+}
+
+/* ---- issue 32: hangs and runaway memory end in a clear error ---- */
+
+/* Writes text into dir/name. */
+static void put(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    fwrite(text, 1, len ? len : strlen(text), f);
+    fclose(f);
+}
+
+/* `settee check` on dir/name, 30 s at most (124: it hung). */
+static int check_in(const char *dir, const char *name)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout 30 '%s' check '%s' 2>&1", dir, CLI, name);
+    return test_run(cmd, out, sizeof out);
+}
+
+Test(hostile, include_tree_that_fans_out_is_bounded)
+{
+    /* f1 includes f2 ten times, f2 includes f3 ten times ...: 10^7 includes */
+    const char *dir = temp_dir("fanout");
+    char name[32], text[1024];
+    for (int i = 1; i <= 7; i++) {
+        size_t n = (size_t)snprintf(text, sizeof text, "<Node name=\"n%d\">\n", i);
+        for (int k = 0; k < 10; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "<include href=\"f%d.xml\"/>\n", i + 1);
+        snprintf(text + n, sizeof text - n, "</Node>\n");
+        snprintf(name, sizeof name, "f%d.xml", i);
+        put(dir, name, text, 0);
+    }
+    put(dir, "f8.xml", "<Node name=\"leaf\"><MechanicalObject position=\"0 0 0\"/></Node>\n", 0);
+    put(dir, "fan.scn", "<Node name=\"root\">\n<include href=\"f1.xml\"/>\n</Node>\n", 0);
+    cr_assert_eq(check_in(dir, "fan.scn"), 1, "%s", out);
+    assert_contains(out, "the scene includes more than 10000 files in all");
+}
+
+Test(hostile, xml_elements_with_60000_attributes_are_refused_at_once)
+{
+    const char *dir = temp_dir("attrs");
+    size_t cap = 60000 * 12 + 256, n = 0;
+    char *text = malloc(cap);
+    cr_assert(text);
+    n += (size_t)snprintf(text + n, cap - n, "<Node name=\"root\">\n<MechanicalObject");
+    for (int i = 0; i < 60000; i++)
+        n += (size_t)snprintf(text + n, cap - n, " a%d=\"1\"", i);
+    n += (size_t)snprintf(text + n, cap - n, "/>\n</Node>\n");
+    put(dir, "attrs.scn", text, n);
+    free(text);
+    time_t t0 = time(NULL);
+    cr_assert_eq(check_in(dir, "attrs.scn"), 1, "%s", out);
+    assert_contains(out, "attrs.scn:2:1: error: an element with more than 4096 attributes");
+    cr_assert_leq(time(NULL) - t0, 5, "took %ld s", (long)(time(NULL) - t0));
+}
+
+Test(hostile, billion_laughs_vtu_is_refused_before_parsing)
+{
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "<?xml version=\"1.0\"?>\n<!DOCTYPE VTKFile [\n"
+                                "<!ENTITY a0 \"laughlaughlaughlaughlaugh\">\n");
+    for (int i = 1; i < 12; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "<!ENTITY a%d \"&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;&a%d;\">\n",
+                              i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+                              i - 1);
+    snprintf(text + n, sizeof text - n, "]>\n<VTKFile type=\"UnstructuredGrid\">&a11;</VTKFile>\n");
+    time_t t0 = time(NULL);
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "laughs.vtu", text, 0), 1, "%s", out);
+    assert_contains(out, "laughs.vtu:2: a DTD in a VTK file is refused");
+    cr_assert_leq(time(NULL) - t0, 5, "took %ld s", (long)(time(NULL) - t0));
+}
+
+/* ---- issue 32: messages ---- */
+
+Test(hostile, xml_errors_report_libxml2s_first_error)
+{
+    const char *dir = temp_dir("xmlerr");
+    /* a NUL byte in an attribute: the last error was "Premature end of data" */
+    static const char nul[] = "<Node name=\"root\">\n<MechanicalObject name=\"a\0b\" "
+                              "position=\"0 0 0\"/>\n</Node>\n";
+    put(dir, "nul.scn", nul, sizeof nul - 1);
+    cr_assert_eq(check_in(dir, "nul.scn"), 1, "%s", out);
+    assert_contains(out, "nul.scn:2:26: error: XML syntax error: Char 0x0 out of allowed range");
+    /* a 16 MiB attribute: the last error was "Couldn't find end of Start Tag" */
+    size_t big = (size_t)16 << 20;
+    char *text = malloc(big + 128);
+    cr_assert(text);
+    size_t n = (size_t)sprintf(text, "<Node name=\"root\">\n<MechanicalObject position=\"");
+    for (size_t i = 0; i < big / 2; i++, n += 2)
+        memcpy(text + n, "0 ", 2);
+    n += (size_t)sprintf(text + n, "\"/>\n</Node>\n");
+    put(dir, "big.scn", text, n);
+    free(text);
+    cr_assert_eq(check_in(dir, "big.scn"), 1, "%s", out);
+    assert_contains(out, "big.scn:2:28: error: XML syntax error: AttValue length too long");
+}
+
+Test(hostile, set_errors_at_init_name_the_set)
+{
+    cr_assert_eq(cli("run %s/tests/bad/spring_overflow.yaml -n 1 --set /p/UniformMass1.totalMass=0 "
+                     "2>&1",
+                     SETTEE_SOURCE_DIR),
+                 1, "%s", out);
+    assert_contains(out, "--set /p/UniformMass1.totalMass=0: error: /p/UniformMass1: "
+                         "UniformMass.totalMass: totalMass must be a positive value (got 0)");
+}
+
+Test(hostile, relative_link_far_out_of_range_is_named_as_written)
+{
+    const char *y = HEAD "  objects:\n    - RequiredPlugin: {pluginName: Mapping.Linear}\n"
+                         "    - MechanicalObject: {name: dofs}\n"
+                         "    - MechanicalObject: {name: out}\n"
+                         "    - IdentityMapping: {input: \"@[-100000000000000000000]\", output: "
+                         "\"@out\"}\n";
+    expect_refused(y, "test.yaml:8:", "'@[-100000000000000000000]': there is no object "
+                                      "-100000000000000000000 places from this one");
+}
+
+Test(hostile, cr_only_xml_and_mesh_files_report_their_lines)
+{
+    const char *dir = temp_dir("cronly");
+    put(dir, "cr.scn", "<Node name=\"root\">\r<MechanicalObject positon=\"0 0 0\"/>\r</Node>\r", 0);
+    cr_assert_eq(check_in(dir, "cr.scn"), 1, "%s", out);
+    assert_contains(out, "cr.scn:2:19: error: /MechanicalObject1: MechanicalObject has no field "
+                         "'positon'");
+    cr_assert_eq(check_reader("MeshVTKLoader", "filename", "cr.vtk",
+                              "# vtk DataFile Version 3.0\rx\rASCII\rDATASET POLYDATA\r"
+                              "POINTS 1 float\r0 nan 0\r",
+                              0),
+                 1, "%s", out);
+    assert_contains(out, "cr.vtk:6: 'nan' is not a finite coordinate");
+}
+
+Test(hostile, ode_solver_without_state_warns)
+{
+    const char *dir = temp_dir("odenostate");
+    put(dir, "s.yaml",
+        HEAD "  objects:\n    - RequiredPlugin: {pluginName: [ODESolver.Forward]}\n"
+             "  children:\n    - name: p\n      objects:\n        - EulerExplicitSolver: {}\n",
+        0);
+    cr_assert_eq(check_in(dir, "s.yaml"), 0, "%s", out);
+    assert_contains(out, "s.yaml:9:11: warning: /p/EulerExplicitSolver1: EulerExplicitSolver has "
+                         "no MechanicalObject in its node or below: it integrates nothing");
+}
+
+Test(hostile, empty_mesh_file_is_said_empty)
+{
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "empty.obj", "", 0), 1, "%s", out);
+    assert_contains(out, "empty.obj' is empty (0 bytes): the mesh is empty");
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "blank.obj", "\n\n  \n", 0), 1, "%s",
+                 out);
+    assert_contains(out, "blank.obj' is empty (5 bytes, all blank): the mesh is empty");
+    cr_assert_eq(check_reader("MeshOBJLoader", "filename", "none.obj", "# no vertex\n", 0), 0, "%s",
+                 out);
+    assert_contains(out, "none.obj' holds no points: the mesh is empty");
+}
+
+Test(hostile, message_on_a_6000_character_path_keeps_its_reason)
+{
+    char path[7000];
+    size_t n = (size_t)snprintf(path, sizeof path, "/nonexistent");
+    while (n < 6000)
+        n += (size_t)snprintf(path + n, sizeof path - n, "/%s", "abcdefghij");
+    snprintf(path + n, sizeof path - n, "/x.yaml");
+    const char *dir = temp_dir("longpath");
+    put(dir, "path.txt", path, 0);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "'%s' check \"$(cat '%s/path.txt')\" 2>&1", CLI, dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 1, "%.300s", out);
+    assert_contains(out, " ... ");
+    assert_contains(out, "/x.yaml': File name too long");
+}
