@@ -145,10 +145,7 @@ static void am_apply_to_matrix(st_component *self, const st_mparams *mp, st_matr
     affine_movement *c = (affine_movement *)self;
     if (!c->ms || !projective_active(c->end_time, mp))
         return;
-    unsigned d = c->ms->type->deriv_size;
-    for (size_t i = 0; i < c->indices.n; i++)
-        for (unsigned a = 0; a < d; a++)
-            st_matrix_project_dof(m, c->ms, c->indices.u[i], a);
+    projective_matrix_dofs(m, c->ms, &c->indices);
 }
 
 static const st_projective_ops am_ops = {

@@ -116,9 +116,7 @@ static void he_apply_to_matrix(st_component *self, const st_mparams *mp, st_matr
     double u;
     if (!c->ms || !projective_active(c->end_time, mp) || !he_window(c, &u))
         return;
-    for (size_t i = 0; i < c->indices.n; i++)
-        for (unsigned a = 0; a < c->ms->type->deriv_size; a++)
-            st_matrix_project_dof(m, c->ms, c->indices.u[i], a);
+    projective_matrix_dofs(m, c->ms, &c->indices);
 }
 
 static const st_projective_ops he_ops = {

@@ -58,3 +58,11 @@ void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array 
         for (unsigned a = 0; a < 3; a++)
             st_matrix_project_dof(m, ms, indices->u[i], a);
 }
+
+void projective_matrix_dofs(st_matrix *m, const st_mstate *ms, const st_array *indices)
+{
+    unsigned d = ms->type->deriv_size;
+    for (size_t i = 0; i < indices->n; i++)
+        for (unsigned a = 0; a < d; a++)
+            st_matrix_project_dof(m, ms, indices->u[i], a);
+}

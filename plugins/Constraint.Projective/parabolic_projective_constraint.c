@@ -164,9 +164,7 @@ static void pa_apply_to_matrix(st_component *self, const st_mparams *mp, st_matr
     double t;
     if (!c->ms || !projective_active(c->end_time, mp) || !pa_window(c, &t))
         return;
-    for (size_t i = 0; i < c->indices.n; i++)
-        for (unsigned a = 0; a < c->ms->type->deriv_size; a++)
-            st_matrix_project_dof(m, c->ms, c->indices.u[i], a);
+    projective_matrix_dofs(m, c->ms, &c->indices);
 }
 
 static const st_projective_ops pa_ops = {

@@ -101,6 +101,8 @@ st_status projective_follow(st_component *self, st_component *topology, void **p
 void projective_zero_points(double *s, const st_array *indices);
 /* Clears the listed points' rows and columns with a unit diagonal. */
 void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices);
+/* Every derivative component of the listed points (Vec and Rigid alike). */
+void projective_matrix_dofs(st_matrix *m, const st_mstate *ms, const st_array *indices);
 
 /* The position of a point moved from coordinate a to z between times b
  * and e (AffineMovement- and PatchTestMovementProjectiveConstraint, as
