@@ -18,7 +18,10 @@
 #          LinearSolver.PETSc and tests/solvers/test_petsc.c), ParaView with xvfb
 #          (tests/io/test_paraview.c reads the VTU output with ParaView's readers
 #          and renders a frame; scripts/render)
-# usage: scripts/deps.sh [GROUP...]   (default: every group)
+#   plot   the plotting samples of docs/sweeps.md: matplotlib for Debian's
+#          /usr/bin/python3 and gnuplot (not in the default set: nothing else
+#          needs them)
+# usage: scripts/deps.sh [GROUP...]   (default: every group but plot)
 #        scripts/deps.sh --list       (prints each group and its packages)
 set -euo pipefail
 declare -A groups=(
@@ -27,17 +30,18 @@ declare -A groups=(
   [python]="python3-dev python3-numpy python3-pytest python3-scipy"
   [fuzz]="clang libclang-rt-14-dev"
   [extra]="libpetsc-real-dev paraview python3-paraview xvfb xauth"
+  [plot]="python3-matplotlib gnuplot-nox"
 )
 order=(build test python fuzz extra)
 if [ "${1:-}" = "--list" ]; then
-  for g in "${order[@]}"; do echo "$g: ${groups[$g]}"; done
+  for g in "${order[@]}" plot; do echo "$g: ${groups[$g]}"; done
   exit 0
 fi
 wanted=("$@")
 [ ${#wanted[@]} -eq 0 ] && wanted=("${order[@]}")
 pkgs=()
 for g in "${wanted[@]}"; do
-  [ -n "${groups[$g]:-}" ] || { echo "deps.sh: unknown group '$g' (build, test, python, fuzz, extra)" >&2; exit 2; }
+  [ -n "${groups[$g]:-}" ] || { echo "deps.sh: unknown group '$g' (build, test, python, fuzz, extra, plot)" >&2; exit 2; }
   # shellcheck disable=SC2206
   pkgs+=(${groups[$g]})
 done

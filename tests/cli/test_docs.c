@@ -91,6 +91,10 @@ Test(docs, readme_commands_agree_with_ci_and_the_plugin_guide)
     char *a = doc_block(readme, "sh install"), *b = doc_block(guide, "sh install");
     cr_assert(a && b, "README and docs/writing-a-plugin.md need a ```sh install block");
     cr_assert_str_eq(a, b, "README and docs/writing-a-plugin.md install settee differently");
+    char *embedding = read_doc("docs/embedding.md"), *c = doc_block(embedding, "sh install");
+    cr_assert(c, "docs/embedding.md needs a ```sh install block");
+    cr_assert_str_eq(a, c, "README and docs/embedding.md install settee differently");
+    free(c), free(embedding);
     free(a), free(b), free(guide), free(ci), free(readme);
 }
 
@@ -287,8 +291,37 @@ static bool line_matches(const char *line, size_t len, const char *pat, size_t p
 }
 
 /* The expected block against the output: without "..." they are equal; with
- * it, every expected line matches an output line, in order (a line "..."
- * alone stands for any number of lines). */
+ * it, the expected lines match the output lines one for one, in order, where
+ * "..." inside a line stands for any text and a line "..." alone for any
+ * number of lines. A printed line that the block leaves out without a "..."
+ * line in its place fails, so a block cannot silently drop output. */
+static bool block_matches(const char *g, const char *w)
+{
+    for (;;) {
+        size_t wl = strcspn(w, "\n");
+        if (!*w)
+            return !*g;
+        const char *wn = w + wl + (w[wl] == '\n');
+        if (wl == 3 && !memcmp(w, "...", 3)) {
+            for (const char *t = g;;) {
+                if (block_matches(t, wn))
+                    return true;
+                if (!*t)
+                    return false;
+                size_t tl = strcspn(t, "\n");
+                t += tl + (t[tl] == '\n');
+            }
+        }
+        if (!*g)
+            return false;
+        size_t gl = strcspn(g, "\n");
+        if (!line_matches(g, gl, w, wl))
+            return false;
+        g += gl + (g[gl] == '\n');
+        w = wn;
+    }
+}
+
 static void check_output(const char *got, const char *want, const char *cmd)
 {
     if (!strstr(want, "...")) {
@@ -296,21 +329,10 @@ static void check_output(const char *got, const char *want, const char *cmd)
                          cmd, got, want);
         return;
     }
-    const char *g = got;
-    for (const char *w = want; *w;) {
-        size_t wl = strcspn(w, "\n");
-        if (!(wl == 3 && !memcmp(w, "...", 3))) {
-            bool found = false;
-            while (*g && !found) {
-                size_t gl = strcspn(g, "\n");
-                found = line_matches(g, gl, w, wl);
-                g += gl + (g[gl] == '\n');
-            }
-            cr_assert(found, "docs/tutorial.md: '%s' printed:\n%s\nno line matching '%.*s'", cmd,
-                      got, (int)wl, w);
-        }
-        w += wl + (w[wl] == '\n');
-    }
+    cr_assert(block_matches(got, want),
+              "docs: '%s' printed:\n%s\nthe page says (a line '...' alone stands for lines left "
+              "out):\n%s",
+              cmd, got, want);
 }
 
 /* Runs the snippets of a page in TMPDIR/NAME: blocks "```LANG file=PATH"
