@@ -87,9 +87,18 @@ st_status cli_collect_resolve(cli_collect_item *items, size_t n, st_scene *s, st
         it->field = st_component_field(c, dot + 1);
         if (!it->field) {
             char cp[ST_ERROR_PATH_MAX];
-            return st_error_set(err, ST_ENOTFOUND, "--collect %s: %s '%s' has no field '%s'",
+            const char *sugg[3];
+            size_t ns = st_component_suggest_field(c, dot + 1, sugg, 3);
+            char hint[256] = "";
+            for (size_t k = 0, len = 0; k < ns && len < sizeof hint; k++)
+                len += (size_t)snprintf(hint + len, sizeof hint - len, "%s'%s'%s",
+                                        k ? (k + 1 == ns ? " or " : ", ") : " (did you mean ",
+                                        sugg[k], k + 1 == ns ? "?)" : "");
+            return st_error_set(err, ST_ENOTFOUND,
+                                "--collect %s: %s '%s' has no field '%s'%s; `settee inspect %s` "
+                                "lists its fields",
                                 it->name, c->cls->name, st_component_path(c, cp, sizeof cp),
-                                dot + 1);
+                                dot + 1, hint, c->cls->name);
         }
         it->comp = c;
     }

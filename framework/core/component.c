@@ -278,6 +278,15 @@ static size_t field_names(const st_component *c, const char **out, size_t max)
     return k;
 }
 
+size_t st_component_suggest_field(const st_component *c, const char *name, const char **out,
+                                  size_t max)
+{
+    if (!c || !name || !out)
+        return 0;
+    const char *names[256];
+    return st__suggest(name, names, field_names(c, names, 256), out, max);
+}
+
 /* "Vec3d" or, for mappings, "Vec3d,Rigid3d": every part a known state type. */
 static const char *unknown_template_part(const char *t, char *part, size_t size)
 {

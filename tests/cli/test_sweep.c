@@ -179,6 +179,10 @@ Test(sweep, run_collect_reads_fields_at_the_end)
     assert_has("index 999 out of range (176 tuples)");
     cr_assert_eq(sh("'%s' run %s -n 1 -q --collect /Beam/dofs.nosuch", CLI, BEAM), 1);
     assert_has("has no field 'nosuch'");
+    cr_assert_eq(sh("'%s' run %s -n 1 -q --collect /Beam/dofs.positon", CLI, BEAM), 1);
+    assert_has("has no field 'positon' (did you mean 'position'");
+    cr_assert_eq(sh("'%s' run %s -n 1 -q --collect /Beam/dof.position", CLI, BEAM), 1);
+    assert_has("did you mean 'dofs'?");
     cr_assert_eq(sh("'%s' run %s -n 1 -q --collect /Beam/nobody.x", CLI, BEAM), 1);
     assert_has("--collect /Beam/nobody.x");
     cr_assert_eq(sh("'%s' run %s -n 1 --collect 'p[1]x'", CLI, BEAM), 2);

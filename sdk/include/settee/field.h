@@ -214,6 +214,11 @@ ST_API const char *st_type_name(st_type t);
 
 /* Finds a field of a component by scene name or alias; NULL when absent. */
 ST_API const st_field *st_component_field(const st_component *c, const char *name);
+/* ABI 2.5. Up to max field names or aliases of c closest to name (best
+ * first, the rule of the scene loader's "did you mean"); returns the count.
+ * The strings are borrowed from c's class. */
+ST_API size_t st_component_suggest_field(const st_component *c, const char *name,
+                                         const char **out, size_t max);
 /* Scalars per tuple of a field of c: st_type_width(f->type), or for state
  * vectors (ST_T_COORDS, ST_T_DERIVS) the size of c's state type. */
 ST_API unsigned st_component_field_width(const st_component *c, const st_field *f);
