@@ -131,6 +131,11 @@ static const struct {
 };
 #define NKINDS (sizeof ELEMENT_KINDS / sizeof ELEMENT_KINDS[0])
 
+static bool is_collision_model(const st_component *c)
+{
+    return c->cls->category && !strcmp(c->cls->category, "CollisionModel");
+}
+
 /* The elements a force field acts on: its springs when it has a spring
  * list (springsIndices1, else SOFA's `spring`, 5 numbers a spring), else the elements of its topology (its "topology"
  * link, else the nearest topology at or above its node) of the kind its
@@ -282,6 +287,17 @@ static void report_system(report_out *o, st_system *sys)
         fprintf(o->f, "  total mass %.6g\n", total);
     }
     n = system_components(sys, ST_ROLE_FORCEFIELD, list, max);
+    /* Collision models add their contacts' forces, but they are listed as
+     * what they are, after the force fields. */
+    size_t ncm = 0;
+    for (size_t i = 0; i < n; i++) {
+        st_component *c = list[i];
+        if (is_collision_model(c)) {
+            memmove(list + i, list + i + 1, (n - i - 1) * sizeof *list);
+            list[n - 1] = c;
+            n--, i--, ncm++;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         const char *kind;
         size_t count = forcefield_elements(list[i], &kind);
@@ -300,6 +316,20 @@ static void report_system(report_out *o, st_system *sys)
             put_component(o, "force field", list[i]);
             if (kind)
                 fprintf(o->f, ", %zu %s", count, kind);
+            fputc('\n', o->f);
+        }
+    }
+    if (o->w) {
+        jw_end_array(o->w);
+        jw_array(o->w, "collision_models");
+    }
+    for (size_t i = n; i < n + ncm; i++) {
+        if (o->w) {
+            jw_object(o->w, NULL);
+            put_component(o, "", list[i]);
+            jw_end_object(o->w);
+        } else {
+            put_component(o, "collision model", list[i]);
             fputc('\n', o->f);
         }
     }

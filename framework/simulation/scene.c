@@ -599,6 +599,10 @@ static st_status check_reach(st_scene *s, st_node *n, st_error *err)
                  {ST_ROLE_PROJECTIVE, "projective constraint"}};
     for (size_t i = 0; s->nsystems && i < n->nobjects; i++) {
         st_component *c = n->objects[i];
+        /* A collision model adds its contacts' forces, but a static one
+         * (a floor under no solver) is how SOFA's scenes are written. */
+        if (c->cls->category && !strcmp(c->cls->category, "CollisionModel"))
+            continue;
         for (size_t r = 0; r < sizeof roles / sizeof *roles; r++) {
             if (!st__class_has_role(c->cls, roles[r].role))
                 continue;

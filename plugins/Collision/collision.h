@@ -157,6 +157,7 @@ struct cpair {
     struct csearch *search;
     ucontact *u;               /* Lagrangian contacts (constraint responses) */
     size_t nu, capu;
+    bool told_unseen;          /* the "penetration without contact" note was given */
 };
 
 /* Which response a SOFA response string names: PenalityContactForceField

@@ -17,6 +17,7 @@
  * the intersection tests, then the penalty response refills each pair's
  * contacts. Nothing is allocated once the contact lists have reached
  * their largest size. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -274,6 +275,44 @@ static void link_lines(pipeline *p)
     }
 }
 
+/* SOFA's point-triangle test skips a point whose projection falls on a
+ * triangle's edge or vertex: those contacts are the Line and Point models'
+ * business. A TriangleCollisionModel that may meet points without them on
+ * its state can let a body through (a cube centred on a floor of split
+ * quads); settee keeps SOFA's rule and says so once, at init. */
+static void warn_lone_triangles(const pipeline *p)
+{
+    for (size_t i = 0; i < p->nmodels; i++) {
+        const cmodel *t = p->models[i];
+        if (t->kind != CM_TRIANGLE)
+            continue;
+        bool line = false, point = false, paired = false;
+        for (size_t j = 0; j < p->nmodels; j++) {
+            const cmodel *o = p->models[j];
+            line |= o->kind == CM_LINE && o->ms == t->ms;
+            point |= o->kind == CM_POINT && o->ms == t->ms;
+        }
+        for (size_t k = 0; k < p->npairs && !paired; k++)
+            paired = (p->pairs[k].m[0] == t && p->pairs[k].m[1]->kind == CM_POINT) ||
+                     (p->pairs[k].m[1] == t && p->pairs[k].m[0]->kind == CM_POINT);
+        if (line && point)
+            continue;
+        if (!paired)
+            continue;
+        char sp[256];
+        st_component_warn(&t->base,
+                          "no %s on its state %s: as in SOFA, a point whose projection falls on "
+                          "one of this model's edges or vertices gets no contact from the "
+                          "triangles, so a body can pass through them; SOFA's scenes add "
+                          "LineCollisionModel and PointCollisionModel beside "
+                          "TriangleCollisionModel",
+                          !line && !point ? "LineCollisionModel and PointCollisionModel"
+                          : !line         ? "LineCollisionModel"
+                                          : "PointCollisionModel",
+                          st_component_path(&t->ms->base, sp, sizeof sp));
+    }
+}
+
 static bool has_constraint_solver(st_node *n)
 {
     for (size_t i = 0; i < st_node_object_count(n); i++) {
@@ -459,6 +498,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             }
         }
     }
+    warn_lone_triangles(p);
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
@@ -758,6 +798,59 @@ static st_status write_outputs(pipeline *p, st_error *err)
     return ST_OK;
 }
 
+/* For a point-triangle pair that found no contact this step: a point of
+ * the point model inside a triangle's outline and behind its plane (against
+ * its normal), by less than the triangle's longest edge (a penetration the
+ * detection did not see). True with the first such point. */
+static bool unseen_penetration(const cpair *q, unsigned *pt, unsigned *tri, double *depth)
+{
+    const cmodel *pm = q->m[0]->kind == CM_POINT ? q->m[0] : q->m[1];
+    const cmodel *tm = pm == q->m[0] ? q->m[1] : q->m[0];
+    for (size_t j = 0; j < tm->nelem; j++) {
+        const unsigned *v = tm->elems + 3 * j;
+        const double *a = vtx(tm, v[0]), *b = vtx(tm, v[1]), *c = vtx(tm, v[2]);
+        double e1[3], e2[3], n[3], L;
+        for (int k = 0; k < 3; k++)
+            e1[k] = b[k] - a[k], e2[k] = c[k] - a[k];
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(nn > 0.0))
+            continue;
+        double l1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+        double l2 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+        double l3 = (c[0] - b[0]) * (c[0] - b[0]) + (c[1] - b[1]) * (c[1] - b[1]) +
+                    (c[2] - b[2]) * (c[2] - b[2]);
+        L = sqrt(l1 > l2 ? (l1 > l3 ? l1 : l3) : (l2 > l3 ? l2 : l3));
+        const double *box = tm->box + 6 * j;
+        for (size_t i = 0; i < pm->nelem; i++) {
+            const double *x = vtx(pm, (unsigned)i);
+            bool inbox = true;
+            for (int k = 0; k < 3 && inbox; k++)
+                inbox = x[k] >= box[k] - L && x[k] <= box[3 + k] + L;
+            if (!inbox)
+                continue;
+            double r[3] = {x[0] - a[0], x[1] - a[1], x[2] - a[2]};
+            double d = (r[0] * n[0] + r[1] * n[1] + r[2] * n[2]) / nn;
+            if (!(d < -1e-12 * L && d > -L))
+                continue;
+            /* barycentric coordinates of the projection */
+            double d11 = l1, d22 = l2, d12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
+            double r1 = r[0] * e1[0] + r[1] * e1[1] + r[2] * e1[2];
+            double r2 = r[0] * e2[0] + r[1] * e2[1] + r[2] * e2[2];
+            double det = d11 * d22 - d12 * d12;
+            double u = (d22 * r1 - d12 * r2) / det, w = (d11 * r2 - d12 * r1) / det;
+            const double eps = 1e-9;
+            if (u >= -eps && w >= -eps && u + w <= 1.0 + eps) {
+                *pt = (unsigned)i, *tri = (unsigned)j, *depth = -d;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static st_status pipeline_compute(st_component *self, st_node *root, st_error *err)
 {
     (void)root;
@@ -794,6 +887,35 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         st_component_info(self, "step %lu: %s - %s: %zu contacts", p->steps,
                           st_component_path(&q->m[0]->base, a, sizeof a),
                           st_component_path(&q->m[1]->base, b, sizeof b), q->n + q->nu);
+        /* Once per pair, an information line (`settee run -v`) when points
+         * sit below triangles that found no contact with them. */
+        bool pt_tri = (q->m[0]->kind == CM_POINT && q->m[1]->kind == CM_TRIANGLE) ||
+                      (q->m[1]->kind == CM_POINT && q->m[0]->kind == CM_TRIANGLE);
+        /* Points up to a triangle's size behind it: the boxes meet with
+         * that margin. The test is plain O(points x triangles), so it is
+         * left out for pairs above 4 million candidates. */
+        unsigned pi, ti;
+        double depth;
+        const cmodel *tq = q->m[0]->kind == CM_TRIANGLE ? q->m[0] : q->m[1];
+        double margin = tq->ext[0] + tq->ext[1] + tq->ext[2];
+        if (pt_tri && !q->told_unseen && q->n + q->nu == 0 && q->m[0]->active &&
+            q->m[1]->active && (double)q->m[0]->nelem * (double)q->m[1]->nelem <= 4e6 &&
+            cs_boxes_meet(q->m[0]->mbox, q->m[1]->mbox, margin) &&
+            unseen_penetration(q, &pi, &ti, &depth)) {
+            const cmodel *pm = q->m[0]->kind == CM_POINT ? q->m[0] : q->m[1];
+            const cmodel *tm = pm == q->m[0] ? q->m[1] : q->m[0];
+            char sp[128], st[128], sm[128];
+            st_component_info(self,
+                              "step %lu: %s - %s: no contact, yet point %u is %g behind triangle "
+                              "%u (against its normal), inside its outline: the point-triangle test skips points "
+                              "whose projection falls on an edge or vertex (as SOFA's does); "
+                              "LineCollisionModel and PointCollisionModel on %s would see it "
+                              "(said once per pair)",
+                              p->steps, st_component_path(&pm->base, sp, sizeof sp),
+                              st_component_path(&tm->base, st, sizeof st), pi, depth, ti,
+                              st_component_path(&tm->ms->base, sm, sizeof sm));
+            q->told_unseen = true;
+        }
     }
     if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
         ((cphase *)p->narrow)->nb_pairs = (int)candidates;
