@@ -255,12 +255,18 @@ struct st_runtime {
     int update_depth;             /* nesting of st_component_update_inputs */
     const void **noted;           /* (class, field) pairs already reported, 2 per entry */
     size_t nnoted, capnoted;
+    /* Errors and warnings said since the scene began loading (hashes of
+     * level, place, path and text): one mistake, one message. */
+    uint64_t said[256];
+    size_t nsaid;
     /* DefaultAnimationLoop, which a scene without an animation loop gets:
      * set when the built-in classes are registered (builtin/builtins.c). */
     const st_class *default_loop;
 };
 /* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
  * is reported once per class and field, not per use. */
+/* Starts a new scene's messages: earlier ones may be said again. */
+void st__log_forget(st_runtime *rt);
 bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b);
 /* The longest chain of data links followed upstream (deeper chains would
  * exhaust the stack). */

@@ -32,6 +32,45 @@ void st_runtime_log(st_runtime *rt, st_log_level level, const char *where, const
     rt->log(level, where ? where : "", path ? path : "", msg, rt->log_ud);
 }
 
+/* FNV-1a over the message's parts. */
+static uint64_t message_hash(st_log_level level, const char *where, const char *path,
+                             const char *msg)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)level;
+    const char *parts[3] = {where, path, msg};
+    for (int k = 0; k < 3; k++) {
+        for (const unsigned char *p = (const unsigned char *)(parts[k] ? parts[k] : ""); *p; p++)
+            h = (h ^ *p) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull; /* a separator */
+    }
+    return h;
+}
+
+/* True the first time an error or warning (level, place, path, text) is
+ * said since the scene began loading: several components that meet the same
+ * mistake (a state's bad template, asked for by each of its readers) report
+ * it once. Information lines repeat (per step, per contact pair). The last
+ * 256 messages are remembered. */
+static bool first_saying(st_runtime *rt, st_log_level level, const char *where, const char *path,
+                         const char *msg)
+{
+    if (level == ST_LOG_INFO)
+        return true;
+    uint64_t h = message_hash(level, where, path, msg);
+    size_t n = rt->nsaid < 256 ? rt->nsaid : 256;
+    for (size_t i = 0; i < n; i++)
+        if (rt->said[i] == h)
+            return false;
+    rt->said[rt->nsaid++ % 256] = h;
+    return true;
+}
+
+void st__log_forget(st_runtime *rt)
+{
+    if (rt)
+        rt->nsaid = 0;
+}
+
 void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, const char *fmt, ...)
 {
     if (!rt || !rt->log)
@@ -45,14 +84,15 @@ void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, co
         snprintf(where, sizeof where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
     else if (m.file && m.line < 0) /* a label: "--set PATH=VALUE" */
         snprintf(where, sizeof where, "%s", m.file);
-    rt->log(level, where, path ? path : "", msg, rt->log_ud);
+    if (first_saying(rt, level, where, path ? path : "", msg))
+        rt->log(level, where, path ? path : "", msg, rt->log_ud);
 }
 
 void st__log_error(st_runtime *rt, const st_error *err)
 {
     if (!err || err->code == ST_OK || err->reported)
         return;
-    if (rt && rt->log)
+    if (rt && rt->log && first_saying(rt, ST_LOG_ERROR, err->where, err->path, err->msg))
         rt->log(ST_LOG_ERROR, err->where, err->path, err->msg, rt->log_ud);
     ((st_error *)err)->reported = true;
 }

@@ -784,6 +784,7 @@ static st_status ld_run(st_runtime *rt, const char *text, size_t len, const char
         return st_error_set(err, ST_EINVAL, "st_scene_load: runtime, text and out are required");
     if (!name)
         name = "<string>";
+    st__log_forget(rt);
     st_report rep = {rt, err, 0};
     st_desc d = {0};
     st_scene *s = NULL;

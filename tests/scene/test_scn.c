@@ -986,3 +986,42 @@ Test(scn, relative_object_links)
     cr_assert(strstr(err.msg, "no object -3 places from this one"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* One mistake, one message: a state's unknown template is met by each
+ * component that reads the state (mass, constraint, force field, solver),
+ * and said once. Loading the scene again says it again. */
+Test(scn, one_mistake_one_message)
+{
+    static const char *scn =
+        "<Node name=\"root\" dt=\"0.01\">\n"
+        "  <RequiredPlugin name=\"Sofa.Component.ODESolver.Backward\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.LinearSolver.Iterative\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Constraint.Projective\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.SolidMechanics.Spring\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Grid\"/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name=\"Beam\">\n"
+        "    <EulerImplicitSolver/>\n"
+        "    <CGLinearSolver iterations=\"25\" tolerance=\"1e-9\" threshold=\"1e-9\"/>\n"
+        "    <RegularGridTopology n=\"2 2 3\" min=\"0 0 0\" max=\"1 1 2\"/>\n"
+        "    <MechanicalObject name=\"dofs\" template=\"Vec3x\"/>\n"
+        "    <UniformMass totalMass=\"1\"/>\n"
+        "    <FixedProjectiveConstraint indices=\"0 1\"/>\n"
+        "    <MeshSpringForceField stiffness=\"100\"/>\n"
+        "  </Node>\n"
+        "</Node>\n";
+    for (int round = 1; round <= 2; round++) {
+        st_scene *s = NULL;
+        st_error err = {0};
+        if (load_as(scn, "tpl.scn", &s, &err) == ST_OK) {
+            cr_assert_neq(st_scene_init(s, &err), ST_OK);
+            st_scene_destroy(&s);
+        }
+        size_t n = 0;
+        for (const char *p = T.log; (p = strstr(p, "unsupported template 'Vec3x'")) != NULL; p++)
+            n++;
+        cr_assert_eq(n, (size_t)round, "round %d, the template error said %zu times:\n%s", round,
+                     n, T.log);
+    }
+}
