@@ -1025,3 +1025,51 @@ Test(scn, one_mistake_one_message)
                      n, T.log);
     }
 }
+
+/* Sofa.GUI.Component's mouse button settings load headless: their data is
+ * kept and checked (button is one of Left, Middle, Right), noted as having
+ * no effect, and the scene runs as without them. */
+Test(scn, gui_button_settings_are_kept_headless)
+{
+    static const char *fmt =
+        "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -9.81 0\">\n"
+        "  <RequiredPlugin name=\"Sofa.GUI.Component\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.ODESolver.Forward\"/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <AttachBodyButtonSetting button=\"%s\" stiffness=\"5000\" arrowSize=\"0.2\"/>\n"
+        "  <FixPickedParticleButtonSetting button=\"Left\" stiffness=\"10000\"/>\n"
+        "  <ConstraintAttachButtonSetting/>\n"
+        "  <Node name=\"P\">\n"
+        "    <EulerExplicitSolver symplectic=\"1\"/>\n"
+        "    <MechanicalObject position=\"0 0 0\" velocity=\"1 0 0\"/>\n"
+        "    <UniformMass totalMass=\"1\"/>\n"
+        "  </Node>\n"
+        "</Node>\n";
+    char scn[2048];
+    snprintf(scn, sizeof scn, fmt, "Right");
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_as(scn, "gui.scn", &s, &err), ST_OK, "%s", err.msg);
+    double x[8];
+    size_t n;
+    run_scene(s, 10, x, &n);
+    cr_assert_eq(n, 6); /* position and velocity */
+    cr_assert_float_eq(x[0], 0.1, 1e-12, "x = %g", x[0]);
+    cr_assert_float_eq(x[1], -9.81 * 0.01 * 0.01 * 55, 1e-12, "y = %g", x[1]);
+    cr_assert(strstr(T.log, "field 'stiffness' is accepted for SOFA compatibility and has no "
+                            "effect"),
+              "%s", T.log);
+    st_component *a = test_find_object(s, "AttachBodyButtonSetting1");
+    cr_assert_not_null(a);
+    cr_assert_str_eq(*(char **)st_component_field_ptr(a, st_component_field(a, "button")),
+                     "Right");
+    st_scene_destroy(&s);
+    snprintf(scn, sizeof scn, fmt, "Top");
+    st_status st = load_as(scn, "gui.scn", &s, &err);
+    if (st == ST_OK)
+        st = st_scene_init(s, &err);
+    st_scene_destroy(&s);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "Top") && strstr(err.msg, "Middle"), "%s", err.msg);
+}
