@@ -1025,8 +1025,26 @@ static PyObject *py_node_add_object(PyObject *self, PyObject *args)
         return NULL;
     st_component *c = NULL;
     st_error err = {0};
-    if (st_node_add_object(n, cls, name, &c, &err) != ST_OK)
-        return raise_st(&err);
+    if (st_node_add_object(n, cls, name, &c, &err) != ST_OK) {
+        /* As for SOFA's XML scenes (and runSofa, which has its plugins at
+         * hand): a class of a plugin the scene did not require is loaded
+         * from that plugin, with a warning. */
+        st_scene *sc = st_node_scene(n);
+        st_runtime *rt = sc ? st_scene_runtime(sc) : NULL;
+        char plugin[256], path[512];
+        st_error le = {0};
+        if (err.code != ST_ENOTFOUND || !rt ||
+            !st_runtime_which_plugin(rt, cls, plugin, sizeof plugin) ||
+            st_runtime_load_plugin(rt, plugin, &le) != ST_OK)
+            return raise_st(&err);
+        st_error_clear(&err);
+        if (st_node_add_object(n, cls, name, &c, &err) != ST_OK)
+            return raise_st(&err);
+        st_runtime_log(rt, ST_LOG_WARNING, "", st_node_path(n, path, sizeof path),
+                       "%s is provided by plugin %s, which the scene does not require: loaded "
+                       "it, as SOFA does; add RequiredPlugin(pluginName='%s') to the scene",
+                       cls, plugin, plugin);
+    }
     if (pyobj != Py_None) {
         if (strcmp(c->cls->name, STPY_CLASS_CONTROLLER) && strcmp(c->cls->name, STPY_CLASS_FORCEFIELD)) {
             PyErr_Format(PyExc_TypeError, "class %s holds no Python object", cls);
