@@ -35,12 +35,45 @@ typedef struct rest_shape_ff {
     st_vec4 spring_color;       /* "springColor" */
     st_array active_directions; /* "activeDirections": non-zero = active */
     bool active[6];             /* per derivative component, from activeDirections */
+    bool listed;                /* points was not empty at init */
     double rayleigh_stiffness;
     st_component *external_rest_shape;
     st_component *mstate;       /* "mstate" */
     st_component *topology;
+    st_component *followed;      /* the topology whose changes `points` follows */
     st_mstate *ms, *ext;
 } rest_shape_ff;
+
+/* After a change: SOFA reads an empty `points` as every point, so a list
+ * whose points were all removed now holds the whole state. Kept, and said. */
+static st_status rs_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev, (void)err;
+    rest_shape_ff *r = (rest_shape_ff *)self;
+    if (r->listed && r->points.n == 0) {
+        st_component_warn(self, "every point listed in 'points' was removed: as in SOFA, an "
+                                "empty list means every point, so the springs now hold all %zu "
+                                "points of the state",
+                          r->ms ? r->ms->n : (size_t)0);
+        r->listed = false;
+    }
+    return ST_OK;
+}
+
+/* SOFA's `points` is a TopologySubsetIndices of the topology (the link, else
+ * the first one up the tree): a removed point leaves the list, the point
+ * renumbered into its place is renamed. */
+static st_status rs_follow(rest_shape_ff *r, st_error *err)
+{
+    st_component *topo = r->topology;
+    if (!topo || !topo->cls->topology || topo == r->followed)
+        return ST_OK;
+    ST_TRY(st_topology_follow_subset(&r->base, "points", topo, ST_ELEM_POINT, err));
+    ST_TRY(st_topology_listen(&r->base, topo, rs_topology_changed, err));
+    r->followed = topo;
+    return ST_OK;
+}
 
 static st_status rs_init(st_component *self, st_error *err)
 {
@@ -68,6 +101,7 @@ static st_status rs_init(st_component *self, st_error *err)
     }
     if (!r->topology)
         r->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    r->listed = r->points.n > 0;
     const st_state_type *t = r->ms->type;
     if (r->ext && r->ext->type != t)
         return st_component_error(self, "external_rest_shape", err, ST_ESCENE,
@@ -109,7 +143,7 @@ static st_status rs_init(st_component *self, st_error *err)
                                       "different: %zu points and %zu external points",
                                       np, nx);
     }
-    return ST_OK;
+    return rs_follow(r, err);
 }
 
 /* The i-th controlled point, its reference point and its stiffness. */

@@ -400,3 +400,48 @@ Test(topo_mass, bending_springs_and_pressure_follow_triangles)
     near(v->r[3 * 3 + 2], 3 * 0.01 * (0.5 / 3), 1e-12, "old point 4 pushed by T2 only");
     st_scene_destroy(&s);
 }
+
+/* RestShapeSpringsForceField's points follow the topology (SOFA's
+ * TopologySubsetIndices): removing A removes point 0, point 4 becomes 0, so
+ * points '0 4' becomes '0', and the run matches a fresh scene of B alone
+ * (its points in the renumbered order) holding point 0. When every listed
+ * point is gone, SOFA's empty list means all points: kept, and warned. */
+#define RS_TAIL "<UniformMass vertexMass='1'/>"                                                  \
+                "<MeshSpringForceField name='sp' stiffness='300' damping='0'/>"
+Test(topo_mass, rest_shape_springs_points_follow)
+{
+    const unsigned a[] = {0};
+    st_scene *s = load_xml(TWO_TETS_HEAD("0 -10 0") RS_TAIL
+                           "<RestShapeSpringsForceField name='rs' points='0 4' stiffness='100'/>"
+                           "</Node>");
+    remove_elems(s, "topo", ST_ELEM_TETRAHEDRON, a, 1);
+    const st_array *pts = arr(get(s, "rs"), "points");
+    cr_assert_eq(pts->n, 1);
+    cr_assert_eq(pts->u[0], 0);
+    steps(s, 20, 0.01);
+    st_scene *fresh = load_xml(
+        "<Node name='root' gravity='0 -10 0' dt='0.01'>"
+        "<DefaultAnimationLoop/>"
+        "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"
+        "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"
+        "<MechanicalObject name='dofs' position='1 1 1  1 0 0  0 1 0  0 0 1'/>"
+        "<TetrahedronSetTopologyContainer name='topo' tetrahedra='1 2 3 0'/>"
+        "<TetrahedronSetTopologyModifier/>" RS_TAIL
+        "<RestShapeSpringsForceField name='rs' points='0' stiffness='100'/></Node>");
+    steps(fresh, 20, 0.01);
+    assert_same_positions(s, fresh, 1e-12);
+    /* point 0 (the old 4) is held: it moved much less than the others */
+    const st_array *p = arr(get(s, "dofs"), "position");
+    cr_assert(1.0 - p->r[1] < 0.0 - p->r[4], "held point fell %g, free one %g", 1.0 - p->r[1],
+              0.0 - p->r[4]);
+    st_scene_destroy(&fresh);
+    st_scene_destroy(&s);
+
+    s = load_xml(TWO_TETS_HEAD("0 -10 0") RS_TAIL
+                 "<RestShapeSpringsForceField name='rs' points='0' stiffness='100'/></Node>");
+    remove_elems(s, "topo", ST_ELEM_TETRAHEDRON, a, 1);
+    cr_assert_eq(arr(get(s, "rs"), "points")->n, 0);
+    cr_assert(strstr(T.log, "every point listed in 'points' was removed"), "%s", T.log);
+    steps(s, 5, 0.01);
+    st_scene_destroy(&s);
+}
