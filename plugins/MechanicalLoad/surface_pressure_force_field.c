@@ -45,6 +45,7 @@ typedef struct surface_pressure {
     double draw_scale;          /* "drawForceScale" */
     double rayleigh_stiffness;  /* "rayleighStiffness" */
     st_component *topology;     /* "topology" */
+    st_component *followed;     /* the topology whose changes it listens to */
     st_component *mstate;       /* "mstate" */
     st_mstate *ms;
     /* Candidate elements (vertex indices), fixed at init. */
@@ -107,12 +108,12 @@ static st_status pick(st_component *self, const char *field, const st_array *idx
     return ST_OK;
 }
 
-static st_status sp_init(st_component *self, st_error *err)
+/* The triangles and quads it presses, read from the topology (all of them,
+ * or those triangleIndices and quadIndices name), with their buffers. */
+static st_status sp_read_elements(st_component *self, st_error *err)
 {
     surface_pressure *s = (surface_pressure *)self;
     sp_free(s);
-    ST_TRY(ml_find_state(self, &s->ms, err));
-    ST_TRY(st_find_topology(self, &s->topology, err));
     const st_topology_ops *t = s->topology->cls->topology;
     ST_TRY(pick(self, "triangleIndices", &s->tri_idx, t->elements(s->topology, ST_T_TRIANGLES), 3,
                 &s->tri, &s->ntri, err));
@@ -126,6 +127,31 @@ static st_status sp_init(st_component *self, st_error *err)
     s->tri_edges = st_calloc(s->ntri + 1, sizeof *s->tri_edges);
     if (!s->tri_on || !s->tri_edges)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu triangles", s->ntri);
+    return ST_OK;
+}
+
+/* SOFA reads the topology's triangles and quads at every addForce: after a
+ * change, the current lists (triangleIndices and quadIndices, plain index
+ * lists in SOFA, are not renumbered: they name the elements now at those
+ * places). */
+static st_status sp_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    return sp_read_elements(self, err);
+}
+
+static st_status sp_init(st_component *self, st_error *err)
+{
+    surface_pressure *s = (surface_pressure *)self;
+    sp_free(s);
+    ST_TRY(ml_find_state(self, &s->ms, err));
+    ST_TRY(st_find_topology(self, &s->topology, err));
+    ST_TRY(sp_read_elements(self, err));
+    if (s->topology != s->followed) {
+        ST_TRY(st_topology_listen(self, s->topology, sp_topology_changed, err));
+        s->followed = s->topology;
+    }
     s->increasing = s->pressure > 0;
     if (s->pulse_mode && s->p_speed == 0.0) {
         st_component_warn(self, "Default pressure speed value has been set in "

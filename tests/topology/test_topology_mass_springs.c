@@ -445,3 +445,24 @@ Test(topo_mass, rest_shape_springs_points_follow)
     steps(s, 5, 0.01);
     st_scene_destroy(&s);
 }
+
+/* SurfacePressureForceField reads the topology's triangles at each step, as
+ * SOFA's does: after T1 is removed (point 3 with it, 4 renumbered to 3) the
+ * pressure acts on T0 and the old T2 only. Each triangle has area 1/2 and
+ * gives p |ab x ac| / 6 = 1/6 to each of its vertices, along +z. */
+Test(topo_mass, surface_pressure_reads_the_changed_triangles)
+{
+    st_scene *s = load_xml(STRIP("<SurfacePressureForceField name='sp' pressure='1' "
+                                 "useTangentStiffness='false'/>"));
+    const unsigned t1[] = {1};
+    remove_elems(s, "topo", ST_ELEM_TRIANGLE, t1, 1);
+    steps(s, 3, 0.01);
+    const st_array *v = arr(get(s, "dofs"), "velocity");
+    cr_assert_eq(v->n, 4);
+    const double want[4] = {1.0 / 6, 2.0 / 6, 2.0 / 6, 1.0 / 6};
+    for (int i = 0; i < 4; i++) {
+        near(v->r[3 * i + 2], 3 * 0.01 * want[i], 1e-12, "v_z after the removal");
+        near(v->r[3 * i], 0, 1e-6, "v_x (the normals tilt as the points rise unevenly)");
+    }
+    st_scene_destroy(&s);
+}
