@@ -148,6 +148,17 @@ static st_status sp_init(st_component *self, st_error *err)
     ST_TRY(ml_find_state(self, &s->ms, err));
     ST_TRY(st_find_topology(self, &s->topology, err));
     ST_TRY(sp_read_elements(self, err));
+    /* SOFA gives its quads no tangent stiffness: under an implicit solver
+     * their pressure is explicit, and a pressed quad surface can diverge
+     * where the same surface in triangles is stable (SOFA's
+     * SurfacePressureForceField.scn frog). Same numbers, and said. */
+    if (s->tangent && s->nquad)
+        st_component_warn(self, "%zu quads are pressed, and as in SOFA quads get no tangent "
+                                "stiffness (triangles do): under an implicit solver their "
+                                "pressure acts explicitly and can make the run diverge; a "
+                                "triangulated surface (Quad2TriangleTopologicalMapping) gets "
+                                "the stiffness",
+                          s->nquad);
     if (s->topology != s->followed) {
         ST_TRY(st_topology_listen(self, s->topology, sp_topology_changed, err));
         s->followed = s->topology;
@@ -383,7 +394,8 @@ static const st_field sp_fields[] = {
     ST_BOOL(surface_pressure, volume_conservation, "volumeConservationMode", "false",
             "Pressure variation follow the inverse of the volume variation"),
     ST_BOOL(surface_pressure, tangent, "useTangentStiffness", "true",
-            "Whether (non-symmetric) stiffness matrix should be used"),
+            "Whether (non-symmetric) stiffness matrix should be used (triangles only: quads "
+            "get none, as in SOFA)"),
     ST_REAL(surface_pressure, default_volume, "defaultVolume", "-1", "Default Volume"),
     ST_VEC3(surface_pressure, main_dir, "mainDirection", "0 0 0",
             "Main direction for pressure application"),
