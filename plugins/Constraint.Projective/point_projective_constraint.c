@@ -60,7 +60,8 @@ static st_status pp_init(st_component *self, st_error *err)
         p->indices.n = k;
         st_component_touch(self, st_component_field(self, "indices"));
     }
-    return ST_OK;
+    /* indices: SOFA's TopologySubsetIndices */
+    return projective_follow(self, p->topology, NULL, NULL, 0, err);
 }
 
 /* The number of points acted on and the i-th of them. */

@@ -137,6 +137,7 @@ typedef struct subspace {
     st_component *mstate;   /* "mstate" */
     /* Set by init. */
     st_mstate *ms;
+    st_component *followed; /* the topology listened to (DIRECTION) */
     int kind;               /* SUBSPACE_* */
     unsigned dim;           /* spatial size of the state: 2 or 3 */
     double o[3], n[3];      /* origin, unit vector */
@@ -144,6 +145,8 @@ typedef struct subspace {
     bool removed[3];        /* the scalar DOFs I - P removes (axis_aligned only) */
     double *anchors;        /* DIRECTION: positions at init, 3 per index, owned */
     size_t nanchors;        /* points in anchors */
+    unsigned *anchor_pts;   /* DIRECTION: the point each anchor was taken from, owned */
+    bool told_anchors;      /* the misaligned-anchors warning was given */
 } subspace;
 
 st_status subspace_init(subspace *s, int kind, st_error *err);

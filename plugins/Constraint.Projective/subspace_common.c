@@ -17,7 +17,9 @@
  * what SOFA's assembled linear systems do for these classes (they implement
  * no matrix projection); matrix-free (CG) and explicit solvers project
  * exactly in every case. */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "projective.h"
@@ -35,6 +37,49 @@ static st_status read_vec(st_component *self, const char *field, const st_array 
                                   a->n);
     for (unsigned k = 0; k < dim; k++)
         out[k] = a->r[k];
+    return ST_OK;
+}
+
+/* After a change of a DirectionProjectiveConstraint's topology: SOFA keeps
+ * its anchors (m_origin) in the order of the list at init while the list
+ * follows the topology, so an anchor may now belong to another point. The
+ * same here, and said once. anchor_pts follows the points (a removed point
+ * becomes UINT_MAX, the last point moved into a hole gets its number), so
+ * that each anchor's point is known in the current numbering. */
+static st_status direction_changed(st_component *self, st_component *topology,
+                                   const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)err;
+    subspace *s = (subspace *)self;
+    if (!s->anchor_pts)
+        return ST_OK;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_REMOVED || ev[e].elem != ST_ELEM_POINT)
+            continue;
+        for (size_t k = 0; k < ev[e].n; k++) {
+            unsigned gone = ev[e].index[k], last = (unsigned)(ev[e].before - 1 - k);
+            for (size_t i = 0; i < s->nanchors; i++)
+                s->anchor_pts[i] = s->anchor_pts[i] == gone   ? UINT_MAX
+                                   : s->anchor_pts[i] == last ? gone
+                                                              : s->anchor_pts[i];
+        }
+    }
+    size_t n = s->indices.n < s->nanchors ? s->indices.n : s->nanchors;
+    for (size_t i = 0; i < n && !s->told_anchors; i++) {
+        if (s->indices.u[i] == s->anchor_pts[i])
+            continue;
+        char from[64];
+        if (s->anchor_pts[i] == UINT_MAX)
+            snprintf(from, sizeof from, "a point since removed");
+        else
+            snprintf(from, sizeof from, "point %u", s->anchor_pts[i]);
+        st_component_warn(self, "after the topological change, point %u takes the anchor of "
+                                "the list's place %zu, taken at init from %s: as in SOFA (its "
+                                "m_origin keeps the list's order), it is now projected onto the "
+                                "line through that initial position",
+                          s->indices.u[i], i, from);
+        s->told_anchors = true;
+    }
     return ST_OK;
 }
 
@@ -114,10 +159,24 @@ st_status subspace_init(subspace *s, int kind, st_error *err)
         s->anchors = st_calloc(3 * (s->indices.n ? s->indices.n : 1), sizeof *s->anchors);
         if (!s->anchors)
             return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", s->indices.n);
+        st_free(s->anchor_pts);
+        s->anchor_pts = st_calloc(s->indices.n ? s->indices.n : 1, sizeof *s->anchor_pts);
+        if (!s->anchor_pts)
+            return st_error_set(err, ST_ENOMEM, "out of memory for %zu points", s->indices.n);
         unsigned c = s->ms->type->coord_size;
-        for (size_t i = 0; i < s->indices.n; i++)
+        for (size_t i = 0; i < s->indices.n; i++) {
+            s->anchor_pts[i] = s->indices.u[i];
             for (unsigned a = 0; a < dim; a++)
                 s->anchors[3 * i + a] = s->ms->position.r[(size_t)c * s->indices.u[i] + a];
+        }
+    }
+    /* indices: SOFA's TopologySubsetIndices. A direction's anchors stay in
+     * list order, as SOFA's m_origin (computed at init, not renumbered). */
+    ST_TRY(projective_follow(self, s->topology, NULL, NULL, 0, err));
+    if (kind == SUBSPACE_DIRECTION && s->topology && s->topology->cls->topology &&
+        s->topology != s->followed) {
+        ST_TRY(st_topology_listen(self, s->topology, direction_changed, err));
+        s->followed = s->topology;
     }
     return ST_OK;
 }
@@ -126,6 +185,8 @@ void subspace_cleanup(subspace *s)
 {
     st_free(s->anchors);
     s->anchors = NULL;
+    st_free(s->anchor_pts);
+    s->anchor_pts = NULL;
 }
 
 /* v <- P v for a vector of dim components. */
