@@ -169,6 +169,7 @@ st_status fem_check_indices(st_component *self, const unsigned *idx, size_t n, u
 
 /* ---- Topological changes (settee/topology.h) ---- */
 
+
 /* After a change: the vertex indices of ne elements (items of size bytes,
  * nv unsigned vertex indices first) re-read from the topology's list, which
  * the followed array matches element by element; an error when the counts

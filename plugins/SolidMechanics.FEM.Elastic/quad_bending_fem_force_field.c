@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../shared/topology_link.h"
 #include "fem.h"
 
 typedef struct qb_elem {
@@ -155,6 +156,8 @@ static st_status qb_topology_changed(st_component *self, st_component *topology,
     ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
                                fem_elements(s->topology, ST_T_QUADS), 4, err));
     size_t np = s->ms->rest_position.n;
+    if (st_topology_state_ahead(s->topology, np))
+        return ST_OK; /* the point removal follows: checked then */
     for (size_t i = 0; i < s->ne; i++) {
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "quad", err));
         if (s->e[i].fresh) {

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../shared/topology_link.h"
 #include "triangle_fem.h"
 
 static const char *const method_names[] = {"large", "small"};
@@ -175,6 +176,8 @@ static st_status tri_topology_changed(st_component *self, st_component *topology
     fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_TRIANGLE, ev, nev);
     ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
                                fem_elements(s->topology, ST_T_TRIANGLES), 3, err));
+    if (st_topology_state_ahead(s->topology, s->initial_points.n))
+        return ST_OK; /* the point removal follows: checked then */
     for (size_t i = 0; i < s->ne; i++)
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, s->initial_points.n, "triangle", err));
     for (size_t i = 0; i < s->ne; i++)

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../shared/topology_link.h"
 #include "triangular_fem.h"
 
 static const char *const method_names[] = {"large", "small"};
@@ -277,6 +278,8 @@ static st_status trf_topology_changed(st_component *self, st_component *topology
     ST_TRY(fem_reread_vertices(self, s->e, s->ne, sizeof *s->e,
                                fem_elements(s->topology, ST_T_TRIANGLES), 3, err));
     size_t np = s->ms->rest_position.n;
+    if (st_topology_state_ahead(s->topology, np))
+        return ST_OK;
     const double *x0 = s->ms->rest_position.r;
     for (size_t i = 0; i < s->ne; i++) {
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 3, np, "triangle", err));

@@ -189,7 +189,10 @@ static _Thread_local bool rebuilding;
 static st_status bending_topology_changed(st_component *self, st_component *topology,
                                           const st_topo_event *ev, size_t nev, st_error *err)
 {
-    (void)topology, (void)ev, (void)nev;
+    (void)ev, (void)nev;
+    const st_mstate *ms = st_component_mstate(self);
+    if (ms && st_topology_state_ahead(topology, ms->n))
+        return ST_OK; /* the point removal follows: rebuilt then */
     rebuilding = true;
     st_status st = self->cls->init(self, err);
     rebuilding = false;

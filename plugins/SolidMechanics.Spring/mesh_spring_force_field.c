@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../shared/topology_link.h"
 #include "springs.h"
 
 typedef struct mesh_spring_ff {
@@ -182,6 +183,9 @@ static st_status msff_topology_changed(st_component *self, st_component *topolog
     bool changed;
     ST_TRY(springs_topology_changed(&s->set, 3u, springs_edge_topology(topology), ev, nev,
                                     &changed, err));
+    const st_mstate *ms = st_component_mstate(self);
+    if (ms && st_topology_state_ahead(topology, ms->n))
+        return ST_OK; /* the point removal follows: listed then */
     return msff_list(s, err);
 }
 

@@ -38,4 +38,25 @@ static inline st_status st_listen_topologies_above(st_component *self, st_topo_l
     return ST_OK;
 }
 
+/* True while topo has more points than the state it reads: a topological
+ * mapping's output (Quad2Triangle, Tetra2Triangle) hears of its removed
+ * elements before of the removed points, which the shared state has already
+ * lost, so its lists still name points past the state's end until the point
+ * removal reaches it. A listener keeps its followed data then, and waits for
+ * that change to check vertex indices and rebuild per-vertex data (SOFA's
+ * handlers do not look at vertices in between). */
+static inline bool st_topology_state_ahead(st_component *topo, size_t state_points)
+{
+    const st_topology_ops *t = topo && topo->cls ? topo->cls->topology : NULL;
+    size_t tp = t && t->nb_points ? t->nb_points(topo) : 0;
+    if (tp == 0 && topo) {
+        /* a container without positions (a mapping's output): SOFA's
+         * nbPoints, which the mapping set from its input */
+        const st_field *f = st_component_field(topo, "nbPoints");
+        if (f && f->type == ST_T_UINT)
+            tp = *(const unsigned *)st_component_field_ptr(topo, f);
+    }
+    return tp > state_points;
+}
+
 #endif

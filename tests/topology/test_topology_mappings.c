@@ -245,6 +245,59 @@ Test(topology_mappings, quad2triangle_remove_quad)
     st_scene_destroy(&s);
 }
 
+/* The output's components hear of the removed triangles while the shared
+ * state has already lost its points (the output's point removal comes
+ * next): a TriangularFEMForceField and TriangularBendingSprings on the
+ * output wait for it instead of refusing
+ * vertex 5 of a 5-point state (SOFA's own RemovingQuad2TriangleProcess and
+ * RemovingTetra2Triangle_options scenes stopped there). The run goes on, and
+ * every element of the output names an existing point. */
+Test(topology_mappings, quad2triangle_output_force_fields_wait_for_the_points)
+{
+    static const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -9.81, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"
+        " Sofa.Component.Topology.Mapping, Sofa.Component.StateContainer, Sofa.Component.Mass,"
+        " Sofa.Component.ODESolver.Backward, Sofa.Component.LinearSolver.Iterative,"
+        " Sofa.Component.SolidMechanics.FEM.Elastic, Sofa.Component.SolidMechanics.Spring]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "  children:\n"
+        "    - name: A\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+        "        - CGLinearSolver: {iterations: 50, tolerance: 1e-12, threshold: 1e-20}\n"
+        "        - QuadSetTopologyContainer: {name: Container, position: [0,0,0, 1,0,0, 2,0,0,"
+        " 0,1,0, 1,1,0, 2,1,0], quads: [0,1,4,3, 1,2,5,4]}\n"
+        "        - QuadSetTopologyModifier: {}\n"
+        "        - MechanicalObject: {name: dofs}\n"
+        "        - UniformMass: {vertexMass: 1}\n"
+        "      children:\n"
+        "        - name: B\n"
+        "          objects:\n"
+        "            - TriangleSetTopologyContainer: {name: Container}\n"
+        "            - TriangleSetTopologyModifier: {}\n"
+        "            - Quad2TriangleTopologicalMapping: {input: \"@../Container\","
+        " output: \"@Container\"}\n"
+        "            - TriangularFEMForceField: {youngModulus: 1000, poissonRatio: 0.3}\n"
+        "            - TriangularBendingSprings: {stiffness: 100, damping: 1}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *in = topo_get(s, "/A/Container"), *out = topo_get(s, "/A/B/Container");
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    remove_ids(in, ST_ELEM_QUAD, (const unsigned[]){0}, 1);
+    const st_array *tri = topo_arr(out, "triangles");
+    cr_assert_eq(tri->n, 2);
+    for (size_t i = 0; i < 3 * tri->n; i++)
+        cr_assert_lt(tri->u[i], 4u, "vertex %u of a 4-point state", tri->u[i]);
+    for (int k = 0; k < 10; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step %d: %s: %s", k, err.path, err.msg);
+    st_scene_destroy(&s);
+}
+
 /* ---- Triangle2EdgeTopologicalMapping ----
  * T0 = (0,1,2), T1 = (1,3,2); edges (oriented as first met): e0 (1,2)
  * e1 (2,0) e2 (0,1) e3 (3,2) e4 (1,3); border [e1 e2 e3 e4]. Removing T0:
