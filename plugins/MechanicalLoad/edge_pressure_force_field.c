@@ -22,6 +22,7 @@
  * nothing); the constant case has the energy -sum F_e . (x_a + x_b) / 2,
  * the others 0 (SOFA's getPotentialEnergy returns 0). Vec3d only. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "mechanical_load.h"
@@ -50,6 +51,7 @@ typedef struct edge_pressure {
     double *force;              /* 3 n: the force each edge applies next, owned */
     unsigned *third;            /* n: the third vertex of the edge's only triangle, or UINT_MAX */
     int mode;                   /* EP_* */
+    st_component *followed;     /* the topology whose changes it follows */
 } edge_pressure;
 
 enum { EP_NONE = 0, EP_CONSTANT, EP_BINORMAL, EP_TRIANGLE };
@@ -177,12 +179,62 @@ static st_status ep_select(edge_pressure *e, st_error *err)
     return ST_OK;
 }
 
+/* Moves selection slot from into slot to (all the per-slot arrays). */
+static void ep_move_slot(edge_pressure *e, size_t to, size_t from)
+{
+    e->sel[to] = e->sel[from];
+    e->length[to] = e->length[from];
+    e->third[to] = e->third[from];
+    memcpy(e->force + 3 * to, e->force + 3 * from, 3 * sizeof *e->force);
+}
+
+/* SOFA's edgePressureMap is an EdgeSubsetData: a removed edge's slot takes
+ * the last slot (its data with it), and the slots naming the edge moved
+ * into the hole are renamed; a removed point's number goes to the point
+ * moved into its place (the third vertices). Edges added later are not
+ * loaded, as in SOFA. */
+static st_status ep_topology_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)err;
+    edge_pressure *e = (edge_pressure *)self;
+    for (size_t x = 0; x < nev; x++) {
+        if (ev[x].change != ST_TOPO_REMOVED)
+            continue;
+        for (size_t k = 0; k < ev[x].n; k++) {
+            unsigned gone = ev[x].index[k], last = (unsigned)(ev[x].before - 1 - k);
+            if (ev[x].elem == ST_ELEM_EDGE) {
+                for (size_t i = 0; i < e->n; i++)
+                    if (e->sel[i] == gone) {
+                        ep_move_slot(e, i, e->n - 1);
+                        e->n--;
+                        break;
+                    }
+                for (size_t i = 0; i < e->n; i++)
+                    if (e->sel[i] == last)
+                        e->sel[i] = gone;
+            } else if (ev[x].elem == ST_ELEM_POINT) {
+                for (size_t i = 0; i < e->n; i++)
+                    e->third[i] = e->third[i] == gone   ? EP_NO_VERTEX
+                                  : e->third[i] == last ? gone
+                                                        : e->third[i];
+            }
+        }
+    }
+    e->topo_edges = topology->cls->topology->elements(topology, ST_T_EDGES);
+    return ST_OK;
+}
+
 static st_status ep_init(st_component *self, st_error *err)
 {
     edge_pressure *e = (edge_pressure *)self;
     ep_free(e);
     ST_TRY(ml_find_state(self, &e->ms, err));
     ST_TRY(st_find_topology(self, &e->topology, err));
+    if (e->topology != e->followed) {
+        ST_TRY(st_topology_listen(self, e->topology, ep_topology_changed, err));
+        e->followed = e->topology;
+    }
     e->topo_edges = e->topology->cls->topology->elements(e->topology, ST_T_EDGES);
     st_component *complete = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     const st_array *tris = complete && complete->cls->topology
@@ -313,12 +365,27 @@ static double ep_rayleigh(const st_component *self)
 }
 
 /* The forces of the intensity cases are kept from one add_force to the
- * next: a resumed run needs them. */
+ * next, and the selection follows topological changes: a resumed run needs
+ * both (the count first, so that reading can size the arrays). */
 static st_status ep_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
 {
     edge_pressure *e = (edge_pressure *)self;
-    if (e->n)
+    uint64_t n = e->n;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (st_checkpoint_reading(ck)) {
+        if (n > e->n) /* a checkpoint holds at most the slots of init */
+            return st_component_error(self, NULL, err, ST_EINVAL,
+                                      "the checkpoint holds %llu loaded edges, this scene %zu",
+                                      (unsigned long long)n, e->n);
+        e->n = (size_t)n;
+        e->topo_edges = e->topology->cls->topology->elements(e->topology, ST_T_EDGES);
+    }
+    if (e->n) {
+        ST_TRY(st_checkpoint_data(ck, e->sel, e->n * sizeof *e->sel, err));
+        ST_TRY(st_checkpoint_data(ck, e->length, e->n * sizeof *e->length, err));
+        ST_TRY(st_checkpoint_data(ck, e->third, e->n * sizeof *e->third, err));
         ST_TRY(st_checkpoint_data(ck, e->force, 3 * e->n * sizeof *e->force, err));
+    }
     return ST_OK;
 }
 

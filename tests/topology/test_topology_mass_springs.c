@@ -503,3 +503,28 @@ Test(topo_mass, subspace_projections_follow)
         st_scene_destroy(&s);
     }
 }
+
+/* EdgePressureForceField's edges are SOFA's EdgeSubsetData. Edges (0,1)
+ * (1,2) (2,3), loaded: 0 and 2, constant pressure (0 1 0) times the rest
+ * length 1. Removing edge 0: its slot takes the last one (edge 2); point 0,
+ * isolated, goes and point 3 becomes 0, edge 2 (2,3) becomes edge 0 (2,0).
+ * One explicit step: the old point 3 and point 2 get 1/2 each, point 1 none. */
+Test(topo_mass, edge_pressure_edges_follow)
+{
+    st_scene *s = load_xml("<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+                           "<EulerExplicitSolver symplectic='1'/>"
+                           "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  3 0 0'/>"
+                           "<EdgeSetTopologyContainer name='topo' edges='0 1  1 2  2 3'/>"
+                           "<EdgeSetTopologyModifier/><UniformMass vertexMass='1'/>"
+                           "<EdgePressureForceField name='ep' edgeIndices='0 2' "
+                           "pressure='0 1 0'/></Node>");
+    const unsigned e0[] = {0};
+    remove_elems(s, "topo", ST_ELEM_EDGE, e0, 1);
+    steps(s, 1, 0.01);
+    const st_array *v = arr(get(s, "dofs"), "velocity");
+    cr_assert_eq(v->n, 3);
+    near(v->r[1], 0.005, 1e-15, "old point 3 (now 0)");
+    near(v->r[4], 0.0, 0, "point 1");
+    near(v->r[7], 0.005, 1e-15, "point 2");
+    st_scene_destroy(&s);
+}
