@@ -75,11 +75,18 @@ static st_status lm_init(st_component *self, st_error *err)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;
     ST_TRY(projective_check_indices(self, &c->indices, n, err));
-    if (c->movements.n != c->key_times.n)
+    if (c->movements.n < c->key_times.n)
         return st_component_error(self, "movements", err, ST_ESCENE,
                                   "%zu movements for %zu key times: give one movement per key "
                                   "time",
                                   c->movements.n, c->key_times.n);
+    if (c->movements.n > c->key_times.n)
+        st_component_warn(self, "%zu movements for %zu key times: as in SOFA, key time i takes "
+                                "movement i and the last %zu movements are not used (read as "
+                                "%s movements, %u values each)",
+                          c->movements.n, c->key_times.n, c->movements.n - c->key_times.n,
+                          c->ms ? c->ms->type->name : "the state's",
+                          c->ms ? c->ms->type->deriv_size : 0);
     ST_TRY(projective_check_increasing(self, &c->key_times, err));
     st_free(c->x0);
     c->x0 = st_calloc(3 * (n ? n : 1), sizeof *c->x0);

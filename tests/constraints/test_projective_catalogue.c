@@ -967,3 +967,41 @@ static void partial_lm(const char *which)
 Test(partial_linear_movement, explicit) { partial_lm("explicit"); }
 Test(partial_linear_movement, direct) { partial_lm("direct"); }
 Test(partial_linear_movement, cg) { partial_lm("cg"); }
+
+/* ---- LinearMovementProjectiveConstraint: more movements than key times ----
+ * SOFA pairs key time i with movement i and never reads the others (SOFA's
+ * LinearMovementConstraint_RemovingMeshTest.scn gives 10 Vec3 movements for
+ * 5 key times, as if they were Rigid3d ones): the same here, with a warning.
+ * Keys (0, 0) and (1, (1 0 0)): after 10 steps x = 0.09, as with 2 movements.
+ * Fewer movements than key times stays an error (SOFA reads past its list). */
+Test(linear_movement, extra_movements_are_unused_and_said)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0",
+                       "    - EulerExplicitSolver: {symplectic: true}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - LinearMovementProjectiveConstraint: {indices: [0], keyTimes: [0, 1],"
+                       " movements: [[0,0,0], [1,0,0], [5,5,5], [6,6,6]]}\n");
+    cr_assert(strstr(t.log, "4 movements for 2 key times: as in SOFA, key time i takes movement "
+                            "i and the last 2 movements are not used"),
+              "%s", t.log);
+    steps(s, 10);
+    near(state(s, "dofs")->position.r[0], 0.09, 1e-12, "x");
+    done(&s, &t);
+    test_rt_open(&t);
+    st_scene *bad = NULL;
+    st_error err = {0};
+    const char *yaml = "format: settee/1\nroot:\n  objects:\n"
+                       "    - RequiredPlugin: {pluginName: [Constraint.Projective]}\n"
+                       "    - MechanicalObject: {position: [[0,0,0]]}\n"
+                       "    - LinearMovementProjectiveConstraint: {indices: [0], keyTimes: [0, 1,"
+                       " 2], movements: [[0,0,0], [1,0,0]]}\n";
+    st_status st = test_load_string(&t, yaml, &bad, &err);
+    if (st == ST_OK)
+        st = st_scene_init(bad, &err);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "2 movements for 3 key times"), "%s", err.msg);
+    st_scene_destroy(&bad);
+    test_rt_close(&t);
+}
