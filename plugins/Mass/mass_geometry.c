@@ -173,15 +173,33 @@ double mass_rigid_vmv(const mass_rigid *r, const double *v)
 st_status mass_check_vertex_masses(st_component *self, const char *field, const double *mass,
                                    size_t n, double scale, st_error *err)
 {
+    size_t zeros = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         double v = mass[i] * scale;
+        if (v == 0.0) {
+            if (!zeros++)
+                first = i;
+            continue;
+        }
         if (!(v > 0.0) || !isfinite(v))
             return st_component_error(self, field, err, ST_ESCENE,
                                       "vertex %zu gets the mass %g; every vertex needs a "
-                                      "positive, finite mass (is an element degenerate, a vertex "
-                                      "in no element, or a density or mass zero?)",
+                                      "positive, finite mass (is an element inverted, or a "
+                                      "density or mass negative?)",
                                       i, v);
     }
+    /* SOFA gives a vertex in no element (or only in degenerate ones) the
+     * mass 0 and runs: an implicit solve with CG leaves it where it is. The
+     * same here, and said. */
+    if (zeros)
+        st_component_warn_field(self, field,
+                                "%zu of %zu vertices get the mass 0 (vertex %zu first): they are "
+                                "in no element, or only in degenerate ones, or the density or "
+                                "mass is 0. As in SOFA they are kept: an implicit solve with CG "
+                                "leaves them in place, an explicit solver cannot move them (no "
+                                "acceleration: NaN) and a direct solver needs something else to "
+                                "hold them (a singular matrix otherwise)",
+                                zeros, n, first);
     return ST_OK;
 }
 
