@@ -386,6 +386,30 @@ static st_status remove_elements(st_component *topology, st_elem elem, const uns
     return ops->remove(topology, elem, ids, n, err);
 }
 
+static st_status add_elements(st_component *topology, st_elem elem, const unsigned *verts,
+                              size_t n, st_error *err)
+{
+    if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
+        return st_error_set(err, ST_EINVAL, "st_topology_add: not a topology");
+    const st_topology_ops *ops = topology->cls->topology;
+    bool can = ops->struct_size >= offsetof(st_topology_ops, add) + sizeof ops->add && ops->add;
+    if (!can)
+        return st_component_error(topology, NULL, err, ST_EINVAL,
+                                  "%s cannot add elements while the scene runs (use one of the "
+                                  "*SetTopologyContainer classes)",
+                                  topology->cls->name);
+    if ((unsigned)elem >= ST_ELEM_COUNT || elem == ST_ELEM_POINT)
+        return st_component_error(topology, NULL, err, ST_EINVAL,
+                                  "st_topology_add adds elements on existing points, not %s",
+                                  (unsigned)elem < ST_ELEM_COUNT ? st_elem_name(elem) : "?");
+    if (n && !verts)
+        return st_error_set(err, ST_EINVAL, "st_topology_add: no vertices");
+    st_scene *s = topology->node ? topology->node->scene : NULL;
+    if (s)
+        ST_TRY(check_followers(s, topology, err));
+    return ops->add(topology, elem, verts, n, err);
+}
+
 st_status st_topology_changed(st_component *topology, const st_topo_event *ev, size_t nev,
                               st_error *err)
 {
@@ -396,4 +420,10 @@ st_status st_topology_remove(st_component *topology, st_elem elem, const unsigne
                              st_error *err)
 {
     return remember(topology, remove_elements(topology, elem, ids, n, err), err);
+}
+
+st_status st_topology_add(st_component *topology, st_elem elem, const unsigned *verts, size_t n,
+                          st_error *err)
+{
+    return remember(topology, add_elements(topology, elem, verts, n, err), err);
 }

@@ -13,9 +13,13 @@
  * malformed line, an unknown command, a value that is not an index or a
  * time earlier than the one before is an error at the file's line; a count
  * that does not match its line of indices is read as SOFA reads it
- * (missing values are 0), with a warning at the line. ADD= and INCISE= are refused there (settee does not add elements
- * yet). An index beyond the topology's elements is skipped with SOFA's
- * warning, at the file's line.
+ * (missing values are 0), with a warning at the line. "ADD= Type n" is
+ * followed by a line of the new elements' vertices (Edges, Triangles or
+ * Quads: SOFA's addEdges, addTriangles, addQuads, by the first modifier of
+ * that kind from the topology's node upward); tetrahedra, hexahedra, points
+ * in triangles and INCISE= are refused there (settee does not add points
+ * or volumes, nor incise, yet). An index beyond the topology's elements is
+ * skipped with SOFA's warning, at the file's line.
  *
  * With useDataInputs, the lists pointsToRemove ... hexahedraToRemove are
  * removed at the first step whose time is past timeToRemove (hexahedra
@@ -37,14 +41,16 @@
 #include "../shared/topology_link.h"
 
 /* One command of the file. */
-typedef enum cmd_kind { CMD_TIME, CMD_REMOVE, CMD_OTHER } cmd_kind;
+typedef enum cmd_kind { CMD_TIME, CMD_REMOVE, CMD_ADD, CMD_OTHER } cmd_kind;
 
 typedef struct tcp_line {
     cmd_kind kind;
     int line;          /* 1-based line number in the file */
     double time;       /* CMD_TIME */
-    unsigned *ids;     /* CMD_REMOVE: the indices (from the next line) */
-    size_t n;
+    unsigned *ids;     /* CMD_REMOVE: the indices (from the next line); CMD_ADD: the
+                        * new elements' vertices, st_elem_vertices(add) each */
+    size_t n;          /* CMD_REMOVE: indices; CMD_ADD: elements */
+    st_elem add;       /* CMD_ADD: the kind of the new elements */
     bool blank;        /* no token at all (SOFA keeps the previous command) */
 } tcp_line;
 
@@ -252,6 +258,42 @@ static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_
     return ST_OK;
 }
 
+/* The vertex indices of an ADD= data line: exactly nv of them (a missing
+ * vertex would make a degenerate element; SOFA's reader leaves it invalid). */
+static st_status parse_vertices(tcp *t, const char *s, const char *e, int line, size_t nv,
+                                tcp_line *out, st_error *err)
+{
+    out->ids = st_calloc(nv ? nv : 1, sizeof(unsigned));
+    if (!out->ids)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t k = 0;
+    while (s < e) {
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        if (s >= e)
+            break;
+        const char *b = s;
+        while (s < e && !(*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        unsigned v;
+        if (!parse_index(b, (size_t)(s - b), &v)) {
+            char what[64];
+            snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
+            return line_error(t, line, err, "'%s' is not a point index%s", what, "");
+        }
+        if (k < nv)
+            out->ids[k] = v;
+        k++;
+    }
+    if (k != nv) {
+        char a[64], b[32];
+        snprintf(a, sizeof a, "%zu vertex indices", nv);
+        snprintf(b, sizeof b, "%zu", k);
+        return line_error(t, line, err, "ADD= announced %s, but this line holds %s", a, b);
+    }
+    return ST_OK;
+}
+
 /* Parses the whole file into commands, checking every line. */
 static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
 {
@@ -323,13 +365,69 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
             if (qe == end)
                 break;
             continue;
-        } else if (nt && (is_token(tok[0], tl[0], "ADD=") || is_token(tok[0], tl[0], "INCISE="))) {
-            char w[16];
-            snprintf(w, sizeof w, "%.*s", (int)tl[0], tok[0]);
+        } else if (nt && is_token(tok[0], tl[0], "ADD=")) {
+            /* "ADD= Type n [Ancestors ...]", then a line of the new
+             * elements' vertices (SOFA's addEdges, addTriangles, addQuads) */
+            static const struct {
+                const char *one, *many;
+                st_elem kind;
+            } types[] = {{"Edge", "Edges", ST_ELEM_EDGE},
+                         {"Triangle", "Triangles", ST_ELEM_TRIANGLE},
+                         {"Quad", "Quads", ST_ELEM_QUAD},
+                         {"Tetrahedron", "Tetrahedra", ST_ELEM_TETRAHEDRON},
+                         {"Hexahedron", "Hexahedra", ST_ELEM_HEXAHEDRON},
+                         {"PointInTriangle", "PointsInTriangle", ST_ELEM_POINT}};
+            int ty = -1;
+            for (int k = 0; nt > 1 && k < 6 && ty < 0; k++)
+                if (is_token(tok[1], tl[1], types[k].one) ||
+                    is_token(tok[1], tl[1], types[k].many))
+                    ty = k;
+            char w[64];
+            snprintf(w, sizeof w, "%.*s", nt > 1 ? (int)(tl[1] > 40 ? 40 : tl[1]) : 0,
+                     nt > 1 ? tok[1] : "");
+            if (ty < 0)
+                return line_error(t, line, err,
+                                  "'ADD=' needs an element type (Edges, Triangles, Quads, "
+                                  "Tetrahedra, Hexahedra or PointsInTriangle), found '%s'%s",
+                                  w, "");
+            if (ty >= 3)
+                return line_error(t, line, err,
+                                  "'ADD= %s' is not supported yet: settee adds edges, triangles "
+                                  "and quads on existing points%s",
+                                  w, "");
+            unsigned n = 0;
+            if (nt < 3 || !parse_index(tok[2], tl[2], &n))
+                return line_error(t, line, err, "'ADD= %s' needs the number of elements%s", w,
+                                  "");
+            if (nt > 3)
+                st_component_warn(&t->base,
+                                  "%s:%d: ADD= %s: the ancestors are not used: settee computes "
+                                  "the new elements' data from the rest positions, as SOFA's "
+                                  "creation callbacks of the components it has",
+                                  t->path, line, w);
+            if (!nl)
+                return line_error(t, line, err,
+                                  "'ADD=' must be followed by a line of vertex indices%s%s", "",
+                                  "");
+            const char *q = nl + 1;
+            const char *qe = memchr(q, '\n', (size_t)(end - q));
+            if (!qe)
+                qe = end;
+            cur->kind = CMD_ADD;
+            cur->add = types[ty].kind;
+            size_t nv = (size_t)n * st_elem_vertices(cur->add);
+            ST_TRY(parse_vertices(t, q, qe, line + 1, nv, cur, err));
+            cur->n = n;
+            p = qe < end ? qe + 1 : end;
+            line += 2;
+            if (qe == end)
+                break;
+            continue;
+        } else if (nt && is_token(tok[0], tl[0], "INCISE=")) {
             return line_error(t, line, err,
-                              "'%s' is not supported: settee removes elements (REMOVE=) but "
-                              "does not add or incise them yet%s",
-                              w, "");
+                              "'INCISE=' is not supported: settee removes (REMOVE=) and adds "
+                              "(ADD=) elements but does not incise them yet%s%s",
+                              "", "");
         } else if (nt && tl[0] > 1 && tok[0][tl[0] - 1] == '=') {
             char w[64];
             snprintf(w, sizeof w, "%.*s", (int)(tl[0] > 40 ? 40 : tl[0]), tok[0]);
@@ -438,6 +536,35 @@ static st_status remove_with(tcp *t, st_component *mod, const unsigned *ids, siz
     return ST_OK;
 }
 
+/* ADD= with the first modifier of the new elements' kind (SOFA's
+ * getContext()->get of a TriangleSetTopologyModifier for triangles), on
+ * points the topology and its state have. */
+static st_status add_with(tcp *t, const tcp_line *l, st_error *err)
+{
+    st_component *mod = find_modifier(t, (int)l->add);
+    if (!mod)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                  "%s:%d: ADD= %s needs a %s beside the topology '%s' (or above "
+                                  "it)",
+                                  t->path, l->line, st_elem_name(l->add),
+                                  l->add == ST_ELEM_EDGE       ? "EdgeSetTopologyModifier"
+                                  : l->add == ST_ELEM_TRIANGLE ? "TriangleSetTopologyModifier"
+                                                               : "QuadSetTopologyModifier",
+                                  t->topology->name);
+    st_component *topo = modifier_container(mod);
+    if (!topo)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE, "%s has no topology container",
+                                  mod->name);
+    const st_mstate *ms = st_node_mstate(topo->node);
+    size_t np = ms ? ms->n : 0, nv = l->n * st_elem_vertices(l->add);
+    for (size_t i = 0; np && i < nv; i++)
+        if (l->ids[i] >= np)
+            return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                      "%s:%d: ADD= names point %u, but the state has %zu points",
+                                      t->path, l->line + 1, l->ids[i], np);
+    return st_topology_add(topo, l->add, l->ids, l->n, err);
+}
+
 /* SOFA's readNext: reads on while the next time is reached (within machine
  * epsilon) and keeps the lines of the last block reached: their first
  * index and count. SOFA's command word lives for one call: a blank line
@@ -485,6 +612,10 @@ static st_status process_file(tcp *t, st_error *err)
     size_t first, n = read_next(t, time, &first);
     for (size_t i = 0; i < n; i++) {
         tcp_line *l = &t->lines[(first + i) % t->nlines];
+        if (l->kind == CMD_ADD) {
+            ST_TRY(add_with(t, l, err));
+            continue;
+        }
         if (l->kind != CMD_REMOVE)
             continue;
         st_component *mod = find_modifier(t, -1);
@@ -542,11 +673,11 @@ static void tcp_on_event(st_component *self, st_event ev, double dt)
         return;
     st_error err = {0};
     /* A failed change is kept by the kernel, which stops the step with it
-     * before the solvers run (settee/topology.h). */
-    if (t->use_data_inputs)
-        (void)process_lists(t, &err);
-    else
-        (void)process_file(t, &err);
+     * before the solvers run (settee/topology.h); the processor's own
+     * refusals (a point the state lacks) stop it the same way. */
+    st_status st = t->use_data_inputs ? process_lists(t, &err) : process_file(t, &err);
+    if (st != ST_OK)
+        st_component_fail(self, &err);
 }
 
 static st_status tcp_init(st_component *self, st_error *err)
@@ -571,6 +702,12 @@ static st_status tcp_init(st_component *self, st_error *err)
         double last = 0;
         for (size_t i = 0; i < t->nlines; i++) {
             removes |= t->lines[i].kind == CMD_REMOVE;
+            if (t->lines[i].kind == CMD_ADD && !find_modifier(t, (int)t->lines[i].add))
+                return st_component_error(self, "filename", err, ST_ESCENE,
+                                          "%s:%d: the file adds %s, but no modifier of them is "
+                                          "beside the topology '%s' or above it",
+                                          t->path, t->lines[i].line,
+                                          st_elem_name(t->lines[i].add), t->topology->name);
             if (t->lines[i].kind == CMD_TIME) {
                 times = true;
                 last = t->lines[i].time;

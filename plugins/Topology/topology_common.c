@@ -698,6 +698,7 @@ const st_topology_ops topo_ops = {
     .get_point = ops_get_point,
     .elements = ops_elements,
     .remove = topo_remove,
+    .add = topo_add,
 };
 
 /* Fills a grid's `position` list from its geometry. */

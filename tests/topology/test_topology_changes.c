@@ -487,7 +487,14 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
                                              "0.02 of line 1"},
         {"T= soon\n", "changes.txt:1: 'T=' needs a finite time, found 'soon'"},
         {"T= 0.01\nREMOVEE= 1\n0\n", "changes.txt:2: unknown command 'REMOVEE='"},
-        {"T= 0.01\nADD= Triangle 1\n0 1 2\n", "changes.txt:2: 'ADD=' is not supported"},
+        {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "changes.txt:2: 'ADD= Tetrahedra' is not "
+                                                  "supported yet"},
+        {"T= 0.01\nADD= Triangles 2\n0 1 2\n", "changes.txt:3: ADD= announced 6 vertex "
+                                              "indices, but this line holds 3"},
+        {"T= 0.01\nADD= Bricks 1\n0 1 2\n", "changes.txt:2: 'ADD=' needs an element type"},
+        {"T= 0.01\nADD= Triangles 1\n0 1 9\n", "changes.txt:3: ADD= names point 9, but the "
+                                              "state has 6 points"},
+        {"T= 0.01\nINCISE= 1\n0\n", "changes.txt:2: 'INCISE=' is not supported"},
         {"T= 0.01\nREMOVE= 1", "changes.txt:2: 'REMOVE=' must be followed by a line of "
                               "indices"},
     };
@@ -498,6 +505,22 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
         cr_assert(strstr(out, cases[i].want), "case %zu: want '%s' in:\n%s", i, cases[i].want,
                   out);
     }
+}
+
+/* ADD= Triangles: SOFA's addTriangles appends the triangles after the edges
+ * they need that the container lacks: [1 2 4] needs (2,4) (oriented from
+ * its vertex 1, as first met), [2 5 4] needs none more. */
+Test(topology_changes, processor_adds_triangles_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(STRIP, "T= 0.01\nADD= Triangles 2\n1 2 4 2 5 4\n", 2, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"triangles\": [[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4], "
+                          "[1, 2, 4], [2, 5, 4]]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"edges\": [[1, 4], [4, 0], [0, 1], [4, 3], [3, 0], [2, 5], [5, 1], "
+                          "[1, 2], [5, 4], [2, 4]]"),
+              "%s", out);
 }
 
 Test(topology_changes, processor_reads_a_short_index_line_as_sofa_does)

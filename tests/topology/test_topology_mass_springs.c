@@ -528,3 +528,34 @@ Test(topo_mass, edge_pressure_edges_follow)
     near(v->r[7], 0.005, 1e-15, "point 2");
     st_scene_destroy(&s);
 }
+
+/* Triangles added (st_topology_add, as TopologicalChangeProcessor's ADD=)
+ * before the first step: TriangularFEMForceField computes the new
+ * triangles' rest data from the rest positions, as SOFA's creation
+ * callback, so the run equals a scene that had them from the start. */
+#define ADD_HEAD                                                                                  \
+    "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"                       \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  1 1 0  0 1 0  2 0 0'/>"
+#define ADD_TAIL                                                                                  \
+    "<TriangleSetTopologyModifier/><UniformMass vertexMass='1'/>"                                 \
+    "<FixedProjectiveConstraint indices='0 3'/>"                                                  \
+    "<TriangularFEMForceField name='fem' youngModulus='500' poissonRatio='0.3' "                  \
+    "method='large'/></Node>"
+Test(topo_mass, triangular_fem_follows_added_triangles)
+{
+    st_scene *s = load_xml(ADD_HEAD "<TriangleSetTopologyContainer name='topo' "
+                                    "triangles='0 1 2  0 2 3'/>" ADD_TAIL);
+    const unsigned t[] = {1, 4, 2};
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(get(s, "topo"), ST_ELEM_TRIANGLE, t, 1, &err), ST_OK, "%s",
+                 err.msg);
+    steps(s, 20, 0.01);
+    st_scene *fresh = load_xml(ADD_HEAD "<TriangleSetTopologyContainer name='topo' "
+                                        "triangles='0 1 2  0 2 3  1 4 2'/>" ADD_TAIL);
+    steps(fresh, 20, 0.01);
+    assert_same_positions(s, fresh, 1e-12);
+    st_scene_destroy(&fresh);
+    st_scene_destroy(&s);
+}

@@ -204,6 +204,13 @@ struct st_topology_ops {
      * st_topology_remove calls it. */
     st_status (*remove)(st_component *self, st_elem elem, const unsigned *ids, size_t n,
                         st_error *err);
+    /* Appended in ABI 2.5 (read only when struct_size covers it; may be
+     * NULL: elements cannot be added). Appends n elements of kind elem
+     * (verts: st_elem_vertices(elem) point indices each) as SOFA's modifiers
+     * do, with the new sub-elements (a face's missing edges) first, and
+     * announces the change; st_topology_add calls it. */
+    st_status (*add)(st_component *self, st_elem elem, const unsigned *verts, size_t n,
+                     st_error *err);
 };
 
 /* Engines: outputs computed from inputs, recomputed lazily when an output

@@ -148,6 +148,17 @@ ST_API st_status st_topology_changed(st_component *topology, const st_topo_event
 ST_API st_status st_topology_remove(st_component *topology, st_elem elem, const unsigned *ids,
                                     size_t n, st_error *err);
 
+/* ABI 2.5. Asks a topology to add n elements of kind elem on existing
+ * points (st_topology_ops.add), as SOFA's modifiers do (addEdges,
+ * addTriangles, addQuads): the new elements go at the end of the list, and
+ * the sub-elements they need that the container lacks (a triangle's edges)
+ * are added before them. Components that follow the topology get ADDED
+ * events and compute the new elements' data from the rest positions, as
+ * SOFA's creation callbacks. ST_EINVAL when the topology cannot add that
+ * kind. */
+ST_API st_status st_topology_add(st_component *topology, st_elem elem, const unsigned *verts,
+                                 size_t n, st_error *err);
+
 /* How many changes the topology has announced (0 before the first). */
 ST_API unsigned long st_topology_revision(const st_component *topology);
 
