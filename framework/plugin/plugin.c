@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,51 @@ size_t st_runtime_plugin_classes(const st_runtime *rt, const char *plugin, const
     return k;
 }
 
+/* ---- threads of the plugins' libraries ---- */
+
+/* OpenMP (libgomp) and OpenBLAS read their thread counts from the
+ * environment once, when they are loaded: inside the dlopen of the first
+ * plugin that links them (LinearSolver.Direct). settee's default
+ * (SETTEE_THREADS, else 1) is handed to them there, so that it holds for
+ * the CLI and for programs that embed libsettee alike:
+ *  - OMP_THREAD_LIMIT caps every OpenMP team, including CHOLMOD's loops that
+ *    ask for 4 threads with a num_threads clause, which neither
+ *    omp_set_num_threads (the plugin's) nor OMP_NUM_THREADS limit;
+ *  - OPENBLAS_NUM_THREADS keeps OpenBLAS from starting its thread pool.
+ * A variable the user set is left alone; the ones set here are removed right
+ * after the dlopen, so that child processes (sweep cases) see the user's
+ * environment. Once libgomp is loaded its limit is fixed for the process
+ * (docs/solvers.md). */
+typedef struct thread_env {
+    bool omp, blas; /* set here, to remove after the dlopen */
+} thread_env;
+
+static pthread_mutex_t thread_env_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void thread_env_push(thread_env *te)
+{
+    te->omp = te->blas = false;
+    const char *env = getenv("SETTEE_THREADS");
+    char *end = NULL;
+    long n = env && *env ? strtol(env, &end, 10) : 1;
+    if (n < 1 || n > 1024 || (end && *end))
+        n = 1;
+    char buf[16];
+    snprintf(buf, sizeof buf, "%ld", n);
+    if (!getenv("OMP_THREAD_LIMIT"))
+        te->omp = setenv("OMP_THREAD_LIMIT", buf, 0) == 0;
+    if (!getenv("OPENBLAS_NUM_THREADS"))
+        te->blas = setenv("OPENBLAS_NUM_THREADS", buf, 0) == 0;
+}
+
+static void thread_env_pop(const thread_env *te)
+{
+    if (te->omp)
+        unsetenv("OMP_THREAD_LIMIT");
+    if (te->blas)
+        unsetenv("OPENBLAS_NUM_THREADS");
+}
+
 /* ---- opening a shared object ---- */
 
 /* The plugin name a file stands for: its base name without "lib" and
@@ -435,8 +481,13 @@ static st_status dlopen_plugin(const char *file, void **handle, const st_plugin_
 {
     *handle = NULL;
     *desc = NULL;
+    thread_env te;
+    pthread_mutex_lock(&thread_env_lock);
+    thread_env_push(&te);
     dlerror();
     void *h = dlopen(file, PLUGIN_DLOPEN_FLAGS);
+    thread_env_pop(&te);
+    pthread_mutex_unlock(&thread_env_lock);
     if (!h) {
         const char *why = dlerror();
         return st_error_set(err, ST_EPLUGIN,
