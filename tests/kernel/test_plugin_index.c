@@ -169,7 +169,11 @@ Test(plugin_index, touched_or_replaced_plugin_file_is_indexed_again)
     free(text);
     test_rt_close(&t);
 
-    /* Replaced by a file that is no plugin: its old entry is not used. */
+    /* Replaced by a file that is no plugin: its old entry is not used.
+     * Under AddressSanitizer plugins stay mapped after dlclose (plugin.c),
+     * and dlopen of a path already mapped returns the old object without
+     * reading the new file: the case cannot be seen there. */
+#if !defined(__SANITIZE_ADDRESS__)
     char notplugin[700];
     snprintf(notplugin, sizeof notplugin, "%s/libNotAPlugin.so", TDIR);
     copy_file(notplugin, good);
@@ -185,6 +189,7 @@ Test(plugin_index, touched_or_replaced_plugin_file_is_indexed_again)
     cr_assert(st_runtime_which_plugin(t.rt, "TestDummy", buf, sizeof buf));
     cr_assert_eq(opens(&t), 1, "opened %lu files", opens(&t));
     test_rt_close(&t);
+#endif
 }
 
 /* Every damaged cache file is ignored (the lookup still answers right) and
