@@ -132,6 +132,11 @@ void st__registry_set_current(st_registry *r, const char *plugin, const char *fi
 void st__registry_remove_plugin(st_registry *r, const char *plugin);
 /* The file of the plugin that registered a class ("" for built-ins). */
 const char *st__registry_class_file(const st_registry *r, const st_class *cls);
+/* The i-th name a scene can use (class names and aliases, in registration
+ * order), or NULL past the end; borrowed from the classes. */
+const char *st__registry_name(const st_registry *r, size_t i);
+/* The extension of the i-th scene reader (".py"), or NULL past the end. */
+const char *st__registry_reader_ext(const st_registry *r, size_t i);
 
 /* ---- components ---- */
 /* Creates a component in node n (appended to its objects): defaults,
@@ -262,6 +267,10 @@ struct st_runtime {
     /* DefaultAnimationLoop, which a scene without an animation loop gets:
      * set when the built-in classes are registered (builtin/builtins.c). */
     const st_class *default_loop;
+    /* The index of installed plugins (plugin/plugin_index.c), built on the
+     * first lookup by module, class or reader; owned. */
+    struct st__pindex *pindex;
+    unsigned long plugin_opens;   /* dlopen calls on plugin files (tests, -v) */
 };
 /* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
  * is reported once per class and field, not per use. */

@@ -305,6 +305,16 @@ const char *st__registry_class_file(const st_registry *r, const st_class *cls)
     return "";
 }
 
+const char *st__registry_name(const st_registry *r, size_t i)
+{
+    return r && i < r->n ? r->e[i].name : NULL;
+}
+
+const char *st__registry_reader_ext(const st_registry *r, size_t i)
+{
+    return r && i < r->nreaders ? r->readers[i].rd->extension : NULL;
+}
+
 void st__registry_remove_plugin(st_registry *r, const char *plugin)
 {
     size_t k = 0;

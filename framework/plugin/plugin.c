@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,51 @@ size_t st_runtime_plugin_classes(const st_runtime *rt, const char *plugin, const
     return k;
 }
 
+/* ---- threads of the plugins' libraries ---- */
+
+/* OpenMP (libgomp) and OpenBLAS read their thread counts from the
+ * environment once, when they are loaded: inside the dlopen of the first
+ * plugin that links them (LinearSolver.Direct). settee's default
+ * (SETTEE_THREADS, else 1) is handed to them there, so that it holds for
+ * the CLI and for programs that embed libsettee alike:
+ *  - OMP_THREAD_LIMIT caps every OpenMP team, including CHOLMOD's loops that
+ *    ask for 4 threads with a num_threads clause, which neither
+ *    omp_set_num_threads (the plugin's) nor OMP_NUM_THREADS limit;
+ *  - OPENBLAS_NUM_THREADS keeps OpenBLAS from starting its thread pool.
+ * A variable the user set is left alone; the ones set here are removed right
+ * after the dlopen, so that child processes (sweep cases) see the user's
+ * environment. Once libgomp is loaded its limit is fixed for the process
+ * (docs/solvers.md). */
+typedef struct thread_env {
+    bool omp, blas; /* set here, to remove after the dlopen */
+} thread_env;
+
+static pthread_mutex_t thread_env_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void thread_env_push(thread_env *te)
+{
+    te->omp = te->blas = false;
+    const char *env = getenv("SETTEE_THREADS");
+    char *end = NULL;
+    long n = env && *env ? strtol(env, &end, 10) : 1;
+    if (n < 1 || n > 1024 || (end && *end))
+        n = 1;
+    char buf[16];
+    snprintf(buf, sizeof buf, "%ld", n);
+    if (!getenv("OMP_THREAD_LIMIT"))
+        te->omp = setenv("OMP_THREAD_LIMIT", buf, 0) == 0;
+    if (!getenv("OPENBLAS_NUM_THREADS"))
+        te->blas = setenv("OPENBLAS_NUM_THREADS", buf, 0) == 0;
+}
+
+static void thread_env_pop(const thread_env *te)
+{
+    if (te->omp)
+        unsetenv("OMP_THREAD_LIMIT");
+    if (te->blas)
+        unsetenv("OPENBLAS_NUM_THREADS");
+}
+
 /* ---- opening a shared object ---- */
 
 /* The plugin name a file stands for: its base name without "lib" and
@@ -430,13 +476,19 @@ static bool file_plugin_name(const char *file, char *buf, size_t size)
  * reads its descriptor and checks the ABI, the descriptor's mandatory fields
  * and that its name agrees with the file's. On success the caller owns
  * *handle; on failure nothing stays open. */
-static st_status dlopen_plugin(const char *file, void **handle, const st_plugin_desc **desc,
-                               st_error *err)
+static st_status dlopen_plugin(st_runtime *rt, const char *file, void **handle,
+                               const st_plugin_desc **desc, st_error *err)
 {
     *handle = NULL;
     *desc = NULL;
+    rt->plugin_opens++;
+    thread_env te;
+    pthread_mutex_lock(&thread_env_lock);
+    thread_env_push(&te);
     dlerror();
     void *h = dlopen(file, PLUGIN_DLOPEN_FLAGS);
+    thread_env_pop(&te);
+    pthread_mutex_unlock(&thread_env_lock);
     if (!h) {
         const char *why = dlerror();
         return st_error_set(err, ST_EPLUGIN,
@@ -501,13 +553,13 @@ static st_status dlopen_plugin(const char *file, void **handle, const st_plugin_
 }
 
 /* Checks the file (st__plugin_file_check), then dlopen_plugin. */
-static st_status open_plugin(const char *file, void **handle, const st_plugin_desc **desc,
-                             st_error *err)
+static st_status open_plugin(st_runtime *rt, const char *file, void **handle,
+                             const st_plugin_desc **desc, st_error *err)
 {
     *handle = NULL;
     *desc = NULL;
     ST_TRY(st__plugin_file_check(file, err));
-    return dlopen_plugin(file, handle, desc, err);
+    return dlopen_plugin(rt, file, handle, desc, err);
 }
 
 /* open_plugin for the scans that look for a plugin by what it provides:
@@ -522,7 +574,7 @@ static bool scan_open(st_runtime *rt, const char *file, void **handle,
         st__log(rt, ST_LOG_WARNING, ST_NO_MARK, "", "skipping %s", e.msg);
         return false;
     }
-    return dlopen_plugin(file, handle, desc, &e) == ST_OK;
+    return dlopen_plugin(rt, file, handle, desc, &e) == ST_OK;
 }
 
 /* Registers an opened plugin into the runtime and records it. Takes
@@ -601,40 +653,213 @@ static st_status load_file(st_runtime *rt, const char *path, st_error *err)
         return ST_OK;
     void *h;
     const st_plugin_desc *d;
-    ST_TRY(open_plugin(real, &h, &d, err));
+    ST_TRY(open_plugin(rt, real, &h, &d, err));
     return register_plugin(rt, h, d, real, err);
 }
 
-/* Scans the search dirs for a plugin whose descriptor provides name and
- * loads it. *found tells whether one was found (the status then is that of
- * its registration). */
+/* ---- the index of installed plugins (plugin_index.c) ---- */
+
+unsigned long st__plugin_open_count(const st_runtime *rt) { return rt ? rt->plugin_opens : 0; }
+
+/* Registers an opened plugin into a scratch registry: its classes (when
+ * the registration succeeds) and readers go into e. False when out of
+ * memory. */
+static bool index_classes(const st_plugin_desc *d, const char *file, st__pindex_entry *e)
+{
+    st_registry *scratch = NULL;
+    st_error er;
+    st_error_clear(&er);
+    if (st__registry_create(&scratch, &er) != ST_OK)
+        return false;
+    st__registry_set_current(scratch, d->name, file);
+    st_status s = d->register_classes(scratch, &er);
+    st__registry_set_current(scratch, NULL, NULL);
+    bool ok = true;
+    const char *n;
+    for (size_t i = 0; ok && s == ST_OK && (n = st__registry_name(scratch, i)) != NULL; i++)
+        ok = st__pindex_entry_add(e, ST__PINDEX_CLASS, n, strlen(n));
+    for (size_t i = 0; ok && s == ST_OK && (n = st__registry_reader_ext(scratch, i)) != NULL; i++)
+        ok = st__pindex_entry_add(e, ST__PINDEX_READER, n, strlen(n));
+    st__registry_destroy(&scratch);
+    return ok;
+}
+
+/* Opens a new or changed plugin file to index it. NULL when out of memory;
+ * an entry with ok false for a file that does not load (a damaged file is
+ * reported, as by the scans). */
+static st__pindex_entry *index_file(st_runtime *rt, const char *real, const st__pindex_key *key)
+{
+    st__pindex_entry *e = st_calloc(1, sizeof *e);
+    if (!e || !(e->file = st_strdup(real))) {
+        st_free(e);
+        return NULL;
+    }
+    e->key = *key;
+    void *h;
+    const st_plugin_desc *d;
+    if (!scan_open(rt, real, &h, &d))
+        return e;
+    bool ok = (e->name = st_strdup(d->name)) != NULL;
+    for (size_t i = 0; ok && d->provides && d->provides[i]; i++)
+        ok = st__pindex_entry_add(e, ST__PINDEX_PROVIDES, d->provides[i],
+                                  strlen(d->provides[i]));
+    ok = ok && index_classes(d, real, e);
+    dlclose(h);
+    if (!ok) {
+        st__pindex_entry_free(e);
+        return NULL;
+    }
+    e->ok = true;
+    return e;
+}
+
+/* The plugin files of the search dirs as index entries, in search order
+ * (directory, then file name) into *out (owned by the caller; the entries
+ * are the index's). Files new or changed since the index (or its cache
+ * file) saw them are opened and indexed; the cache file is rewritten when
+ * anything changed. */
+static st_status index_sync(st_runtime *rt, st__pindex_entry ***out, size_t *nout,
+                            st_error *err)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!refresh_dirs(rt))
+        return dirs_oom(err);
+    const char *state = NULL;
+    if (!rt->pindex)
+        ST_TRY(st__pindex_create(&rt->pindex, &state, err));
+    st__pindex *x = rt->pindex;
+    unsigned long opens = rt->plugin_opens;
+    size_t cap = 0;
+    st__pindex_entry **v = NULL;
+    for (size_t i = 0; i < rt->ndirs; i++) {
+        strlist files = {0};
+        bool ok = list_plugin_files(rt->dirs[i], &files);
+        for (size_t j = 0; ok && j < files.n; j++) {
+            char real[PATH_MAX];
+            st__pindex_key key;
+            if (!realpath(files.v[j], real) || !st__pindex_stat(real, &key))
+                continue;
+            st__pindex_entry *e = st__pindex_find(x, real);
+            if (!e || !st__pindex_key_eq(&e->key, &key)) {
+                e = index_file(rt, real, &key);
+                ok = e && st__pindex_put(x, e);
+            }
+            if (ok && *nout == cap) {
+                cap = cap ? 2 * cap : 64;
+                st__pindex_entry **nv = st_realloc(v, cap * sizeof *nv);
+                ok = nv != NULL;
+                if (ok)
+                    v = nv;
+            }
+            if (ok)
+                v[(*nout)++] = e;
+        }
+        sl_free(&files);
+        if (!ok) {
+            st_free(v);
+            *nout = 0;
+            return st_error_set(err, ST_ENOMEM, "out of memory indexing the plugins of %s",
+                                rt->dirs[i]);
+        }
+    }
+    /* Said once per runtime, and only when the index cost something: a
+     * warm cache is silent. */
+    char why[PATH_MAX + 128];
+    if (!st__pindex_save(x, why, sizeof why) && !x->logged) {
+        x->logged = true;
+        st__log(rt, ST_LOG_INFO, ST_NO_MARK, "",
+                "plugin index: the cache is not kept (%s); set SETTEE_PLUGIN_CACHE=FILE, or "
+                "SETTEE_PLUGIN_CACHE=0 to go without",
+                why);
+    }
+    if (rt->plugin_opens > opens && !x->logged) {
+        x->logged = true;
+        st__log(rt, ST_LOG_INFO, ST_NO_MARK, "",
+                "plugin index: opened %lu of %zu plugin files to index them (cache %s: %s)",
+                rt->plugin_opens - opens, *nout, x->cache ? x->cache : "none",
+                state ? state : "read");
+    }
+    *out = v;
+    return ST_OK;
+}
+
+/* An indexed plugin answers to a name (its own or a provided module). */
+static bool entry_answers_to(const st__pindex_entry *e, const char *name)
+{
+    if (same_plugin_name(e->name, name))
+        return true;
+    for (size_t i = 0; i < e->nprovides; i++)
+        if (same_plugin_name(e->strs[i], name))
+            return true;
+    return false;
+}
+
+/* An indexed plugin registers a class (or alias) of that name, also as
+ * "Plugin::Class", as st_registry_find would find it in its own registry. */
+static bool entry_has_class(const st__pindex_entry *e, const char *class_name)
+{
+    const char *sep = strstr(class_name, "::");
+    if (sep) {
+        size_t lp = (size_t)(sep - class_name);
+        if (strlen(e->name) != lp || strncmp(e->name, class_name, lp) != 0)
+            return false;
+        class_name = sep + 2;
+    }
+    for (size_t i = e->nprovides; i < e->nprovides + e->nclasses; i++)
+        if (strcmp(e->strs[i], class_name) == 0)
+            return true;
+    return false;
+}
+
+/* An indexed plugin reads scene files of path's extension. */
+static bool entry_reads(const st__pindex_entry *e, const char *path)
+{
+    size_t n = strlen(path);
+    for (size_t i = e->nprovides + e->nclasses; i < e->nprovides + e->nclasses + e->nreaders;
+         i++) {
+        size_t m = strlen(e->strs[i]);
+        if (m > 1 && n > m && strcasecmp(path + n - m, e->strs[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Forgets an entry that did not hold what the index said (a file changed
+ * within the resolution of its times): the next lookup indexes it again. */
+static void entry_forget(st__pindex_entry *e)
+{
+    memset(&e->key, 0, sizeof e->key);
+}
+
+/* Loads the first plugin of the search dirs whose descriptor provides name,
+ * opening only the one the index names. *found tells whether one was found
+ * (the status then is that of its registration). */
 static st_status load_providing(st_runtime *rt, const char *name, bool *found, st_error *err)
 {
     *found = false;
-    for (size_t i = 0; i < rt->ndirs; i++) {
-        strlist files = {0};
-        if (!list_plugin_files(rt->dirs[i], &files)) {
-            sl_free(&files);
-            return st_error_set(err, ST_ENOMEM, "out of memory scanning %s", rt->dirs[i]);
+    st__pindex_entry **v;
+    size_t n;
+    ST_TRY(index_sync(rt, &v, &n, err));
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->ok || find_by_file(rt, v[i]->file) || !entry_answers_to(v[i], name))
+            continue;
+        void *h;
+        const st_plugin_desc *d;
+        if (!scan_open(rt, v[i]->file, &h, &d))
+            continue;
+        if (!answers_to(d->name, d->provides, name)) {
+            dlclose(h);
+            entry_forget(v[i]);
+            continue;
         }
-        for (size_t j = 0; j < files.n; j++) {
-            char real[PATH_MAX];
-            if (!realpath(files.v[j], real) || find_by_file(rt, real))
-                continue;
-            void *h;
-            const st_plugin_desc *d;
-            if (!scan_open(rt, real, &h, &d))
-                continue;
-            if (!answers_to(d->name, d->provides, name)) {
-                dlclose(h);
-                continue;
-            }
-            *found = true;
-            sl_free(&files);
-            return register_plugin(rt, h, d, real, err);
-        }
-        sl_free(&files);
+        *found = true;
+        char real[PATH_MAX];
+        snprintf(real, sizeof real, "%s", v[i]->file);
+        st_free(v);
+        return register_plugin(rt, h, d, real, err);
     }
+    st_free(v);
     return ST_OK;
 }
 
@@ -764,23 +989,6 @@ st_status st_runtime_load_all_plugins(st_runtime *rt, st_error *err)
 }
 
 /* Registers one opened plugin into a scratch registry and tells whether it
- * provides class_name. */
-static bool plugin_has_class(const st_plugin_desc *d, const char *file, const char *class_name)
-{
-    st_registry *scratch = NULL;
-    st_error e;
-    st_error_clear(&e);
-    if (st__registry_create(&scratch, &e) != ST_OK)
-        return false;
-    st__registry_set_current(scratch, d->name, file);
-    st_status s = d->register_classes(scratch, &e);
-    st__registry_set_current(scratch, NULL, NULL);
-    bool has = s == ST_OK && st_registry_find(scratch, class_name) != NULL;
-    st__registry_destroy(&scratch);
-    return has;
-}
-
-/* Registers one opened plugin into a scratch registry and tells whether it
  * registers a scene reader for path's extension (reader.h). */
 static bool plugin_has_reader(const st_plugin_desc *d, const char *file, const char *path)
 {
@@ -800,32 +1008,29 @@ static bool plugin_has_reader(const st_plugin_desc *d, const char *file, const c
 st_status st__plugin_load_reader(st_runtime *rt, const char *path, bool *found, st_error *err)
 {
     *found = false;
-    if (!refresh_dirs(rt))
-        return dirs_oom(err);
-    for (size_t i = 0; i < rt->ndirs; i++) {
-        strlist files = {0};
-        if (!list_plugin_files(rt->dirs[i], &files)) {
-            sl_free(&files);
-            return st_error_set(err, ST_ENOMEM, "out of memory scanning %s", rt->dirs[i]);
+    st__pindex_entry **v;
+    size_t n;
+    ST_TRY(index_sync(rt, &v, &n, err));
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->ok || find_by_file(rt, v[i]->file) || find_by_desc_name(rt, v[i]->name) ||
+            !entry_reads(v[i], path))
+            continue;
+        void *h;
+        const st_plugin_desc *d;
+        if (!scan_open(rt, v[i]->file, &h, &d))
+            continue;
+        if (find_by_desc_name(rt, d->name) || !plugin_has_reader(d, v[i]->file, path)) {
+            dlclose(h);
+            entry_forget(v[i]);
+            continue;
         }
-        for (size_t j = 0; j < files.n; j++) {
-            char real[PATH_MAX];
-            if (!realpath(files.v[j], real) || find_by_file(rt, real))
-                continue;
-            void *h;
-            const st_plugin_desc *d;
-            if (!scan_open(rt, real, &h, &d))
-                continue;
-            if (find_by_desc_name(rt, d->name) || !plugin_has_reader(d, real, path)) {
-                dlclose(h);
-                continue;
-            }
-            *found = true;
-            sl_free(&files);
-            return register_plugin(rt, h, d, real, err);
-        }
-        sl_free(&files);
+        *found = true;
+        char real[PATH_MAX];
+        snprintf(real, sizeof real, "%s", v[i]->file);
+        st_free(v);
+        return register_plugin(rt, h, d, real, err);
     }
+    st_free(v);
     return ST_OK;
 }
 
@@ -844,36 +1049,25 @@ bool st_runtime_which_plugin(st_runtime *rt, const char *class_name, char *buf, 
         copy_name(buf, size, st_registry_class_plugin(rt->reg, cls));
         return true;
     }
-    if (!refresh_dirs(rt))
+    /* The index answers without opening any plugin. */
+    st__pindex_entry **v;
+    size_t n;
+    st_error e;
+    st_error_clear(&e);
+    if (index_sync(rt, &v, &n, &e) != ST_OK)
         return false;
-    for (size_t i = 0; i < rt->ndirs; i++) {
-        strlist files = {0};
-        if (!list_plugin_files(rt->dirs[i], &files)) {
-            sl_free(&files);
-            return false;
-        }
-        for (size_t j = 0; j < files.n; j++) {
-            char real[PATH_MAX];
-            /* A loaded plugin's classes are in the runtime's registry. */
-            if (!realpath(files.v[j], real) || find_by_file(rt, real))
-                continue;
-            void *h;
-            const st_plugin_desc *d;
-            if (!scan_open(rt, real, &h, &d))
-                continue;
-            /* Skip a copy of a loaded plugin found under another path. */
-            bool has = !find_by_desc_name(rt, d->name) && plugin_has_class(d, real, class_name);
-            if (has)
-                copy_name(buf, size, d->name);
-            dlclose(h);
-            if (has) {
-                sl_free(&files);
-                return true;
-            }
-        }
-        sl_free(&files);
+    bool has = false;
+    for (size_t i = 0; i < n && !has; i++) {
+        /* A loaded plugin's classes are in the runtime's registry; skip a
+         * copy of a loaded plugin found under another path. */
+        if (!v[i]->ok || find_by_file(rt, v[i]->file) || find_by_desc_name(rt, v[i]->name) ||
+            !entry_has_class(v[i], class_name))
+            continue;
+        copy_name(buf, size, v[i]->name);
+        has = true;
     }
-    return false;
+    st_free(v);
+    return has;
 }
 
 void st__plugins_unload_all(st_runtime *rt)
@@ -905,4 +1099,5 @@ void st__plugins_unload_all(st_runtime *rt)
     st_free(rt->paths);
     rt->paths = NULL;
     rt->npaths = 0;
+    st__pindex_destroy(&rt->pindex);
 }

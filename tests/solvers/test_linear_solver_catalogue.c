@@ -616,6 +616,58 @@ Test(linear_solver_catalogue, settee_threads_sets_openblas_and_openmp)
     unsetenv("SETTEE_THREADS");
 }
 
+/* Issue 33: CHOLMOD's supernodal loops ask for 4 threads with a num_threads
+ * clause, which omp_set_num_threads does not limit; the default of one
+ * thread holds only when libgomp starts with OMP_THREAD_LIMIT, which the
+ * loader hands it (and OpenBLAS its OPENBLAS_NUM_THREADS) during the dlopen
+ * and then removes from the environment. */
+Test(linear_solver_catalogue, default_one_thread_limits_openmp_teams)
+{
+    unsetenv("SETTEE_THREADS");
+    unsetenv("OMP_THREAD_LIMIT");
+    unsetenv("OPENBLAS_NUM_THREADS");
+    unsetenv("OMP_NUM_THREADS");
+    cr_assert_null(dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD), "libgomp not loaded yet");
+    test_rt t;
+    test_rt_open(&t);
+    make_matrix(SPD, 1);
+    st_scene *s = dense_scene(&t, "SparseLDLSolver: {name: ls}");
+    void *gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(gomp, "libgomp is loaded with CHOLMOD");
+    int (*limit)(void) = (int (*)(void))dlsym(gomp, "omp_get_thread_limit");
+    int (*blas_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    cr_assert_not_null(limit);
+    cr_assert_not_null(blas_threads);
+    cr_assert_eq(limit(), 1, "OpenMP teams capped at one thread, got %d", limit());
+    cr_assert_eq(blas_threads(), 1);
+    cr_assert_null(getenv("OMP_THREAD_LIMIT"), "the loader's variable is removed again");
+    cr_assert_null(getenv("OPENBLAS_NUM_THREADS"));
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    dlclose(gomp);
+}
+
+Test(linear_solver_catalogue, user_thread_limit_is_kept)
+{
+    setenv("SETTEE_THREADS", "2", 1);
+    setenv("OMP_THREAD_LIMIT", "3", 1);
+    test_rt t;
+    test_rt_open(&t);
+    make_matrix(SPD, 1);
+    st_scene *s = dense_scene(&t, "SparseLDLSolver: {name: ls}");
+    void *gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(gomp);
+    int (*limit)(void) = (int (*)(void))dlsym(gomp, "omp_get_thread_limit");
+    cr_assert_not_null(limit);
+    cr_assert_eq(limit(), 3, "the user's OMP_THREAD_LIMIT wins, got %d", limit());
+    cr_assert_str_eq(getenv("OMP_THREAD_LIMIT"), "3");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    dlclose(gomp);
+    unsetenv("SETTEE_THREADS");
+    unsetenv("OMP_THREAD_LIMIT");
+}
+
 Test(linear_solver_catalogue, cli_threads_option_and_summary)
 {
     static char out[65536];
