@@ -247,6 +247,18 @@ Test(jacobians, quadular_bending_springs)
     check_surface_ff("QuadularBendingSprings", kv, 4, 47);
 }
 
+Test(jacobians, quad_bending_springs)
+{
+    const char *kv[] = {"stiffness", "300", "damping", "1"};
+    check_surface_ff("QuadBendingSprings", kv, 4, 59);
+}
+
+Test(jacobians, triangle_bending_springs)
+{
+    const char *kv[] = {"stiffness", "400", "damping", "2"};
+    check_surface_ff("TriangleBendingSprings", kv, 4, 61);
+}
+
 Test(jacobians, regular_grid_spring_force_field)
 {
     test_rt t;
