@@ -118,6 +118,10 @@ st_status dist_init(st_component *self, dist_kind kind, st_error *err)
                                   "No topology component containing edges found at path: %s, "
                                   "nor in current context: %s",
                                   topo->name, st_node_name(self->node));
+    /* The edges are copied once: a later change of the topology is refused
+     * with this mapping's name (SOFA would read the changed edges into an
+     * output of the old size). */
+    ST_TRY(st_topology_use(self, topo, err));
     size_t ne = edges->n, nin = in->position.n;
     for (size_t i = 0; i < 2 * ne; i++)
         if (edges->u[i] >= nin)

@@ -1034,3 +1034,36 @@ Test(mechanical_mappings, distance_mapping_rest_lengths_and_errors)
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
     cr_assert(strstr(err.msg, "uses point 2"), "%s", err.msg);
 }
+
+/* DistanceMapping reads its edges once (SOFA's outputs would keep their
+ * old count): removing an edge of its topology is refused, naming it. */
+Test(mechanical_mappings, distance_mapping_refuses_topology_changes)
+{
+    static const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"
+        " Sofa.Component.Mapping.NonLinear, Sofa.Component.StateContainer]}\n"
+        "  children:\n"
+        "    - name: P\n"
+        "      objects:\n"
+        "        - EdgeSetTopologyContainer: {name: topo, position: [0,0,0, 1,0,0, 1,1,0],"
+        " edges: [0,1, 1,2]}\n"
+        "        - EdgeSetTopologyModifier: {}\n"
+        "        - MechanicalObject: {name: dofs}\n"
+        "      children:\n"
+        "        - name: C\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: out, template: Vec1d}\n"
+        "            - DistanceMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+        " topology: \"@../topo\"}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    const unsigned id = 1;
+    cr_assert_neq(st_topology_remove(topo_get(s, "/P/topo"), ST_ELEM_EDGE, &id, 1, &err), ST_OK,
+                  "the change must be refused");
+    cr_assert(strstr(err.msg, "map") || strstr(err.path, "map"), "%s: %s", err.path, err.msg);
+    st_scene_destroy(&s);
+}
