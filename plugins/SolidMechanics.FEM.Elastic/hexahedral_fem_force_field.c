@@ -264,8 +264,7 @@ static st_status hxl_init(st_component *self, st_error *err)
 
 static void hxl_cleanup(st_component *self) { hxl_free((hexal_fem *)self); }
 
-/* D = rest - R x with R the frame of the current points (stored when
- * keep). */
+/* D = rest - R x with R (out) the frame of the current points. */
 static void displacement(const hexal_fem *s, const hexal *h, const double *x, double R[9],
                          double D[24])
 {
@@ -295,7 +294,8 @@ static void hxl_add_force(st_component *self, const st_mparams *mp, double *f, c
         for (int k = 0; k < 8; k++) {
             double *o = fs + 3 * h->v[k];
             for (int c = 0; c < 3; c++) /* R^T F_k */
-                o[c] += h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2];
+                o[c] += h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] +
+                        h->R[6 + c] * F[3 * k + 2];
         }
     }
 }
@@ -319,7 +319,8 @@ static void hxl_add_dforce(st_component *self, const st_mparams *mp, double *df,
         for (int k = 0; k < 8; k++) {
             double *o = dfs + 3 * h->v[k];
             for (int c = 0; c < 3; c++)
-                o[c] -= h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2];
+                o[c] -= h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] +
+                        h->R[6 + c] * F[3 * k + 2];
         }
     }
 }
