@@ -53,4 +53,12 @@ typedef struct hexa_fem {
     st_component *followed;          /* the topology whose changes it follows */
 } hexa_fem;
 
+/* SOFA's hexahedron frames, shared with HexahedralFEMForceField: r (rows:
+ * the element axes, world to element) of the 8 points n for method large
+ * (x along the mean x edge, z normal to the mean x and y edges), polar
+ * (orthogonal factor of the three mean edges) or small (identity). */
+void hexa_rotation(int meth, double r[9], const double n[8][3]);
+
+extern const st_class hexahedral_fem_force_field_class;
+
 #endif

@@ -184,7 +184,7 @@ static void rotation_polar(double r[9], const double n[8][3])
     fem_polar(A, r);
 }
 
-static void rotation_of(int meth, double r[9], const double n[8][3])
+void hexa_rotation(int meth, double r[9], const double n[8][3])
 {
     if (meth == HM_LARGE)
         rotation_large(r, n);
@@ -228,7 +228,7 @@ static void displacement(hexa_fem *s, hexa *h, const double *x, double D[24])
 {
     double p[8][3], def[8][3];
     gather(x, h->v, p);
-    rotation_of(s->meth, h->R, p);
+    hexa_rotation(s->meth, h->R, p);
     for (int k = 0; k < 8; k++) {
         fem_mulv3(def[k], h->R, p[k]);
         for (int c = 0; c < 3; c++)
@@ -256,7 +256,7 @@ static void init_element(hexa_fem *s, size_t i)
     hexa *h = &s->e[i];
     double p[8][3];
     gather(s->initial_points.r, h->v, p);
-    rotation_of(s->meth, h->R, p);
+    hexa_rotation(s->meth, h->R, p);
     memcpy(h->R0, h->R, sizeof h->R0);
     for (int k = 0; k < 8; k++)
         fem_mulv3(h->rest[k], h->R, p[k]);
@@ -583,7 +583,7 @@ static double elastic_energy(const hexa_fem *s, const double *x)
         const hexa *h = &s->e[i];
         double pos[8][3], R[9], D[24], F[24];
         gather(p, h->v, pos);
-        rotation_of(s->meth, R, pos);
+        hexa_rotation(s->meth, R, pos);
         for (int k = 0; k < 8; k++) {
             double d[3];
             fem_mulv3(d, R, pos[k]);

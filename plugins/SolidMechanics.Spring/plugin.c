@@ -14,6 +14,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &fast_triangular_bending_springs_class, err));
     ST_TRY(st_registry_add(r, &quadular_bending_springs_class, err));
     ST_TRY(st_registry_add(r, &regular_grid_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &quad_bending_springs_class, err));
+    ST_TRY(st_registry_add(r, &triangle_bending_springs_class, err));
     return ST_OK;
 }
 

@@ -17,8 +17,9 @@
  * (axis, angle) of q q0^-1 (normalised, taken with w >= 0); its stiffness
  * is -angularStiffness on the angular diagonal. angularStiffness is padded
  * to the size of stiffness with 100 (or cut to it). activeDirections has
- * one flag per coordinate component (3 for Vec3d; 7 for Rigid3d as in SOFA,
- * of which the first 6 are used: linear then angular). */
+ * one flag per coordinate component (3 for Vec3d, 1 for Vec1d; 7 for
+ * Rigid3d as in SOFA, of which the first 6 are used: linear then angular).
+ * Vec1d (SOFA's third template) pulls the one coordinate the same way. */
 #include <string.h>
 
 #include "springs.h"
@@ -167,6 +168,13 @@ static inline double rs_ka(const rest_shape_ff *r, size_t i)
     return r->angular_stiffness.r[i < r->angular_stiffness.n ? i : 0];
 }
 
+/* The translational components of a point: 3 for Rigid3d, the coordinate
+ * size otherwise (Vec1d: 1). */
+static inline unsigned rs_nt(const rest_shape_ff *r)
+{
+    return r->ms->type->rigid ? 3u : r->ms->type->coord_size;
+}
+
 /* The reference coordinates: the external state's positions or the rest. */
 static inline const double *rs_ref(const rest_shape_ff *r)
 {
@@ -197,7 +205,7 @@ static void rs_add_force(st_component *self, const st_mparams *mp, double *f, co
     rest_shape_ff *r = (rest_shape_ff *)self;
     double *fs = st_slice(f, r->ms);
     const double *xs = st_slice_x(x, r->ms), *x0 = rs_ref(r);
-    const unsigned cw = r->ms->type->coord_size, dw = r->ms->type->deriv_size;
+    const unsigned cw = r->ms->type->coord_size, dw = r->ms->type->deriv_size, nt = rs_nt(r);
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
         size_t p = rs_point(r, i);
@@ -205,7 +213,7 @@ static void rs_add_force(st_component *self, const st_mparams *mp, double *f, co
         if (r->ext)
             q = r->external_points.n ? r->external_points.u[i] : i;
         double k = rs_k(r, i);
-        for (int a = 0; a < 3; a++) {
+        for (unsigned a = 0; a < nt; a++) {
             double dx = xs[cw * p + a] - x0[cw * q + a];
             if (!r->active[a])
                 dx = 0;
@@ -228,12 +236,12 @@ static void rs_add_dforce(st_component *self, const st_mparams *mp, double *df, 
     rest_shape_ff *r = (rest_shape_ff *)self;
     double *dfs = st_slice(df, r->ms);
     const double *dxs = st_slice(dx, r->ms);
-    const unsigned dw = r->ms->type->deriv_size;
+    const unsigned dw = r->ms->type->deriv_size, nt = rs_nt(r);
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
         size_t p = rs_point(r, i);
         double k = rs_k(r, i);
-        for (int a = 0; a < 3; a++) {
+        for (unsigned a = 0; a < nt; a++) {
             double d = r->active[a] ? dxs[dw * p + a] : 0.0;
             dfs[dw * p + a] -= d * k * kfactor;
         }
@@ -269,7 +277,7 @@ static double rs_energy(st_component *self, const st_mparams *mp, const double *
     (void)mp;
     rest_shape_ff *r = (rest_shape_ff *)self;
     const double *xs = st_slice_x(x, r->ms), *x0 = rs_ref(r);
-    const unsigned cw = r->ms->type->coord_size;
+    const unsigned cw = r->ms->type->coord_size, nt = rs_nt(r);
     double e = 0;
     size_t n = rs_count(r);
     for (size_t i = 0; i < n; i++) {
@@ -277,7 +285,7 @@ static double rs_energy(st_component *self, const st_mparams *mp, const double *
         if (r->ext)
             q = r->external_points.n ? r->external_points.u[i] : i;
         double s = 0;
-        for (int a = 0; a < 3; a++) {
+        for (unsigned a = 0; a < nt; a++) {
             double d = r->active[a] ? xs[cw * p + a] - x0[cw * q + a] : 0.0;
             s += d * d;
         }
@@ -327,7 +335,8 @@ static const st_field rs_fields[] = {
                 "spring color", ST_F_IGNORED, NULL, 0.0, 0.0),
     ST_REALS(rest_shape_ff, active_directions, "activeDirections", NULL,
              "Directions in which the spring is active (1) or not (0): one per coordinate "
-             "component (3 for Vec3d, 7 for Rigid3d: translation, then rotation); unset: all"),
+             "component (3 for Vec3d, 1 for Vec1d, 7 for Rigid3d: translation, then rotation); "
+             "unset: all"),
     SPRING_F_RAYLEIGH(rest_shape_ff),
     ST_LINK(rest_shape_ff, external_rest_shape, "external_rest_shape", ST_LINK_STATE,
             "rest_shape can be defined by the position of an external Mechanical State"),
@@ -338,7 +347,7 @@ static const st_field rs_fields[] = {
             "Link to be set to the topology container in the component graph"),
     ST_FIELD_END};
 
-static const char *const rs_templates[] = {"Vec3d", "Rigid3d", NULL};
+static const char *const rs_templates[] = {"Vec3d", "Vec1d", "Rigid3d", NULL};
 
 const st_class rest_shape_springs_force_field_class = {
     .struct_size = sizeof(st_class),

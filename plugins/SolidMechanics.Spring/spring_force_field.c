@@ -13,24 +13,6 @@
 
 #include "springs.h"
 
-typedef struct spring_ff {
-    st_component base;
-    st_array stiffness;       /* "stiffness", real[] */
-    st_array damping;         /* "damping", real[] */
-    st_array spring_list;     /* "spring", real[] (5 per spring) */
-    st_array lengths;         /* "lengths" (alias "length") */
-    st_array elongation_only; /* "elongationOnly", uint[] of 0/1 */
-    st_array enabled;         /* "enabled", uint[] of 0/1 */
-    st_array indices1;        /* "springsIndices1" (alias "indices1") */
-    st_array indices2;        /* "springsIndices2" (alias "indices2") */
-    double show_arrow_size;   /* "showArrowSize" */
-    char *file_springs;       /* "fileSprings": refused when set */
-    int draw_mode;            /* "drawMode" */
-    double rayleigh_stiffness;
-    st_component *object1, *object2;
-    spring_set set;
-    st_component *topo[2];    /* each state's topology (SOFA's getMeshTopology()), or NULL */
-} spring_ff;
 
 /* Resizes a list to n entries, padding with its last value (or def when
  * empty), with SOFA's warning when the scene gave a list of another size. */
@@ -70,6 +52,11 @@ static st_status check_index(spring_ff *s, unsigned idx, const st_mstate *ms, co
  * lists (and `spring` when the scene gave it) rewritten from the springs. */
 static st_status sff_lists_from_springs(spring_ff *s, st_error *err)
 {
+    return spring_ff_lists(s, st_component_is_set(&s->base, "spring"), err);
+}
+
+st_status spring_ff_lists(spring_ff *s, bool list, st_error *err)
+{
     st_component *self = &s->base;
     size_t n = s->set.n;
     ST_TRY(st_array_resize(&s->indices1, ST_T_UINTS, n, err));
@@ -79,7 +66,6 @@ static st_status sff_lists_from_springs(spring_ff *s, st_error *err)
     ST_TRY(st_array_resize(&s->lengths, ST_T_REALS, n, err));
     ST_TRY(st_array_resize(&s->elongation_only, ST_T_UINTS, n, err));
     ST_TRY(st_array_resize(&s->enabled, ST_T_UINTS, n, err));
-    bool list = st_component_is_set(self, "spring");
     if (list)
         ST_TRY(st_array_resize(&s->spring_list, ST_T_REALS, 5 * n, err));
     for (size_t k = 0; k < n; k++) {
@@ -131,9 +117,9 @@ static st_status sff_follow(spring_ff *s, st_error *err)
     return ST_OK;
 }
 
-static st_status sff_init(st_component *self, st_error *err)
+st_status spring_ff_bind(spring_ff *s, st_error *err)
 {
-    spring_ff *s = (spring_ff *)self;
+    st_component *self = &s->base;
     springs_free(&s->set);
     if (s->file_springs && s->file_springs[0])
         return st_component_error(self, "fileSprings", err, ST_EINVAL,
@@ -152,7 +138,12 @@ static st_status sff_init(st_component *self, st_error *err)
                                       "the state '%s' is %s, the springs are %s: both states of "
                                       "a SpringForceField have its type",
                                       both[k]->base.name, both[k]->type->name, t ? t->name : "?");
+    return ST_OK;
+}
 
+st_status spring_ff_read(spring_ff *s, st_error *err)
+{
+    st_component *self = &s->base;
     if (st_component_is_set(self, "spring")) {
         /* a value given to a list that 'spring' rewrites (in the scene or
          * by --set) would be silently lost */
@@ -226,11 +217,24 @@ static st_status sff_init(st_component *self, st_error *err)
             ST_TRY(springs_push(&s->set, sp, err));
         }
     }
+    return ST_OK;
+}
+
+st_status spring_ff_done(spring_ff *s, st_error *err)
+{
     ST_TRY(springs_finish(&s->set, err));
     return sff_follow(s, err);
 }
 
-static void sff_cleanup(st_component *self) { springs_free(&((spring_ff *)self)->set); }
+static st_status sff_init(st_component *self, st_error *err)
+{
+    spring_ff *s = (spring_ff *)self;
+    ST_TRY(spring_ff_bind(s, err));
+    ST_TRY(spring_ff_read(s, err));
+    return spring_ff_done(s, err);
+}
+
+void spring_ff_cleanup(st_component *self) { springs_free(&((spring_ff *)self)->set); }
 
 static void sff_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
@@ -263,7 +267,7 @@ static double sff_rayleigh(const st_component *self)
     return ((const spring_ff *)self)->rayleigh_stiffness;
 }
 
-static const st_forcefield_ops sff_ops = {
+const st_forcefield_ops spring_ff_ops = {
     .struct_size = sizeof(st_forcefield_ops),
     .add_force = sff_add_force,
     .add_dforce = sff_add_dforce,
@@ -272,44 +276,7 @@ static const st_forcefield_ops sff_ops = {
     .rayleigh_stiffness = sff_rayleigh,
 };
 
-static const st_field sff_fields[] = {
-    ST_REALS(spring_ff, stiffness, "stiffness", "100",
-             "List of stiffnesses of the springs built from indices1/indices2 (padded with its "
-             "last value)"),
-    ST_REALS(spring_ff, damping, "damping", "5",
-             "List of damping coefficients of the springs built from indices1/indices2 (padded "
-             "with its last value)"),
-    ST_REALS(spring_ff, spring_list, "spring", NULL,
-             "Springs as SOFA's LinearSpring text: 'i j ks kd restLength' repeated (5 numbers "
-             "per spring); when set, the lists are rewritten from it"),
-    ST_FIELD_EX(spring_ff, lengths, "lengths", ST_T_REALS, st_array, NULL,
-                "List of rest lengths of the springs built from indices1/indices2 (empty: 0)", 0,
-                "length", 0.0, 0.0),
-    ST_UINTS(spring_ff, elongation_only, "elongationOnly", "0",
-             "Per spring, 1 if the spring only acts when stretched (0 or 1; padded with its last "
-             "value)"),
-    ST_UINTS(spring_ff, enabled, "enabled", "1",
-             "Per spring, 1 if the spring is enabled (0 or 1; padded with its last value)"),
-    ST_FIELD_EX(spring_ff, indices1, "springsIndices1", ST_T_UINTS, st_array, NULL,
-                "Indices of the first vertex of each spring, in object1", 0, "indices1", 0.0,
-                0.0),
-    ST_FIELD_EX(spring_ff, indices2, "springsIndices2", ST_T_UINTS, st_array, NULL,
-                "Indices of the second vertex of each spring, in object2", 0, "indices2", 0.0,
-                0.0),
-    ST_IGNORED(spring_ff, show_arrow_size, "showArrowSize", ST_T_REAL, double, "0.01",
-               "size of the axis"),
-    ST_IGNORED(spring_ff, draw_mode, "drawMode", ST_T_INT, int, "0",
-               "The way springs will be drawn: 0 line, 1 cylinder, 2 arrow"),
-    ST_STRING(spring_ff, file_springs, "fileSprings", NULL,
-              "File of springs (SOFA's .xs3); not supported yet: an error when set"),
-    SPRING_F_RAYLEIGH(spring_ff),
-    ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE,
-            "First object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
-    ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
-    ST_FIELD_END};
+static const st_field sff_fields[] = {SPRING_FF_FIELDS, ST_FIELD_END};
 
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
 
@@ -324,7 +291,7 @@ const st_class spring_force_field_class = {
     .instance_size = sizeof(spring_ff),
     .fields = sff_fields,
     .init = sff_init,
-    .cleanup = sff_cleanup,
-    .forcefield = &sff_ops,
+    .cleanup = spring_ff_cleanup,
+    .forcefield = &spring_ff_ops,
     .templates = sff_templates,
 };

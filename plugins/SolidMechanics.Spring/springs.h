@@ -129,6 +129,83 @@ bool elem_edges_visit(const elem_edges *ee, unsigned w, size_t k, bool last, edg
     ST_REAL(S, h.rayleigh_stiffness, "rayleighStiffness", "0",                                    \
             "Rayleigh damping coefficient related to stiffness, > 0")
 
+/* ---- SpringForceField and the classes derived from it in SOFA
+ * (QuadBendingSprings, TriangleBendingSprings) ---- */
+typedef struct spring_ff {
+    st_component base;
+    st_array stiffness;       /* "stiffness", real[] */
+    st_array damping;         /* "damping", real[] */
+    st_array spring_list;     /* "spring", real[] (5 per spring) */
+    st_array lengths;         /* "lengths" (alias "length") */
+    st_array elongation_only; /* "elongationOnly", uint[] of 0/1 */
+    st_array enabled;         /* "enabled", uint[] of 0/1 */
+    st_array indices1;        /* "springsIndices1" (alias "indices1") */
+    st_array indices2;        /* "springsIndices2" (alias "indices2") */
+    double show_arrow_size;   /* "showArrowSize" */
+    char *file_springs;       /* "fileSprings": refused when set */
+    int draw_mode;            /* "drawMode" */
+    double rayleigh_stiffness;
+    st_component *object1, *object2;
+    spring_set set;
+    st_component *topo[2];    /* each state's topology (SOFA's getMeshTopology()), or NULL */
+    /* the derived classes' own data */
+    st_vec2 local_range;      /* QuadBendingSprings' "localRange" */
+    st_component *topology;   /* the bending springs' "topology" link */
+} spring_ff;
+
+/* SpringForceField's init in three steps, so that a derived class can make
+ * its springs between them: bind checks fileSprings and binds object1 and
+ * object2 (both of the class's template); read makes the springs of the
+ * `spring` list, else of the index lists; done lays out the Jacobian cache
+ * and follows each state's topology (SOFA's point and edge handlers). */
+st_status spring_ff_bind(spring_ff *s, st_error *err);
+st_status spring_ff_read(spring_ff *s, st_error *err);
+st_status spring_ff_done(spring_ff *s, st_error *err);
+/* Rewrites the lists (indices, stiffness, damping, lengths, elongationOnly,
+ * enabled, and `spring` when `list`) from the springs. */
+st_status spring_ff_lists(spring_ff *s, bool list, st_error *err);
+void spring_ff_cleanup(st_component *self);
+extern const st_forcefield_ops spring_ff_ops;
+
+/* SpringForceField's data, shared by the classes deriving from it. */
+#define SPRING_FF_FIELDS \
+    ST_REALS(spring_ff, stiffness, "stiffness", "100", \
+             "List of stiffnesses of the springs built from indices1/indices2 (padded with its " \
+             "last value)"), \
+    ST_REALS(spring_ff, damping, "damping", "5", \
+             "List of damping coefficients of the springs built from indices1/indices2 (padded " \
+             "with its last value)"), \
+    ST_REALS(spring_ff, spring_list, "spring", NULL, \
+             "Springs as SOFA's LinearSpring text: 'i j ks kd restLength' repeated (5 numbers " \
+             "per spring); when set, the lists are rewritten from it"), \
+    ST_FIELD_EX(spring_ff, lengths, "lengths", ST_T_REALS, st_array, NULL, \
+                "List of rest lengths of the springs built from indices1/indices2 (empty: 0)", 0, \
+                "length", 0.0, 0.0), \
+    ST_UINTS(spring_ff, elongation_only, "elongationOnly", "0", \
+             "Per spring, 1 if the spring only acts when stretched (0 or 1; padded with its last " \
+             "value)"), \
+    ST_UINTS(spring_ff, enabled, "enabled", "1", \
+             "Per spring, 1 if the spring is enabled (0 or 1; padded with its last value)"), \
+    ST_FIELD_EX(spring_ff, indices1, "springsIndices1", ST_T_UINTS, st_array, NULL, \
+                "Indices of the first vertex of each spring, in object1", 0, "indices1", 0.0, \
+                0.0), \
+    ST_FIELD_EX(spring_ff, indices2, "springsIndices2", ST_T_UINTS, st_array, NULL, \
+                "Indices of the second vertex of each spring, in object2", 0, "indices2", 0.0, \
+                0.0), \
+    ST_IGNORED(spring_ff, show_arrow_size, "showArrowSize", ST_T_REAL, double, "0.01", \
+               "size of the axis"), \
+    ST_IGNORED(spring_ff, draw_mode, "drawMode", ST_T_INT, int, "0", \
+               "The way springs will be drawn: 0 line, 1 cylinder, 2 arrow"), \
+    ST_STRING(spring_ff, file_springs, "fileSprings", NULL, \
+              "File of springs (SOFA's .xs3); not supported yet: an error when set"), \
+    SPRING_F_RAYLEIGH(spring_ff), \
+    ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE, \
+            "First object associated to this spring set (default: the MechanicalObject of the " \
+            "node, else of its nearest ancestor)"), \
+    ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE, \
+            "Second object associated to this spring set (default: the MechanicalObject of the " \
+            "node, else of its nearest ancestor)")
+
 extern const st_class spring_force_field_class;
 extern const st_class mesh_spring_force_field_class;
 extern const st_class rest_shape_springs_force_field_class;
@@ -136,5 +213,7 @@ extern const st_class triangular_bending_springs_class;
 extern const st_class fast_triangular_bending_springs_class;
 extern const st_class quadular_bending_springs_class;
 extern const st_class regular_grid_spring_force_field_class;
+extern const st_class quad_bending_springs_class;
+extern const st_class triangle_bending_springs_class;
 
 #endif

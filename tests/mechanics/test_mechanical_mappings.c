@@ -765,3 +765,309 @@ Test(mechanical_mappings, rigid_pendulum_assembled_and_matrix_free_agree)
         cr_assert_gt(dn, 1e-6, "%s: the geometric stiffness changes nothing", gss[k]);
     }
 }
+
+/* ---- DistanceMapping and SquareDistanceMapping ---- */
+
+#define EDGE_PARENT                                                                                \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0.2,0, 0.3,1.1,0.4, "            \
+    "-0.5,0.2,1]}\n"                                                                               \
+    "        - MeshTopology: {name: topo, edges: [0,1, 1,2, 3,1, 2,0, 2,3]}\n"
+#define RIGID_EDGE_PARENT                                                                          \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  1,2,3, 0.5,0.5,0.5,0.5,  -1,0.5,2, 0,0,0.6,0.8]}\n" \
+    "        - MeshTopology: {name: topo, edges: [0,1, 2,1, 0,2]}\n"
+
+static st_scene *distance_scene(const char *parent, const char *cls, const char *extra)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - %s: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"%s}\n",
+             cls, extra);
+    return mapped_scene(parent, child);
+}
+
+Test(mechanical_mappings, distance_mapping_vec3d)
+{
+    check_mapping(distance_scene(EDGE_PARENT, "DistanceMapping", ""), 1e-7);
+}
+
+Test(mechanical_mappings, distance_mapping_rigid3d)
+{
+    check_mapping(distance_scene(RIGID_EDGE_PARENT, "DistanceMapping", ""), 1e-7);
+}
+
+Test(mechanical_mappings, square_distance_mapping_vec3d)
+{
+    check_mapping(distance_scene(EDGE_PARENT, "SquareDistanceMapping", ""), 1e-7);
+}
+
+Test(mechanical_mappings, square_distance_mapping_rigid3d)
+{
+    check_mapping(distance_scene(RIGID_EDGE_PARENT, "SquareDistanceMapping", ""), 1e-7);
+}
+
+/* K = d(J^T f)/dx with the child force f fixed (random, sign sgn when not
+ * 0), from apply_djt after update_k and from get_k, against central
+ * differences, for any input type. Returns max |K_fd|. */
+static double check_gs(st_scene *s, int sgn_f, double *worst_out)
+{
+    mcase c = open_case(s);
+    const st_mapping_ops *ops = c.map->cls->mapping;
+    const st_mstate *ms = c.in;
+    const unsigned cw = ms->type->coord_size, dw = ms->type->deriv_size;
+    size_t n = c.sys->size_all, nx = c.sys->xsize_all;
+    double *f = calloc(n, sizeof *f), *g = calloc(n, sizeof *g), *gp = calloc(n, sizeof *gp);
+    double *x0 = malloc(nx * sizeof *x0), *xp = malloc(nx * sizeof *xp);
+    double *dx = calloc(n, sizeof *dx), *df = calloc(n, sizeof *df);
+    memcpy(x0, c.sys->x, nx * sizeof *x0);
+    double *fo = st_slice(f, c.out);
+    for (size_t k = 0; k < c.rows; k++)
+        fo[k] = sgn_f ? sgn_f * (0.5 + fabs(rnd())) : rnd();
+    st_matrix *mat = NULL;
+    st_error err = {0};
+    ops->apply(c.map, &c.sys->mp, x0);
+    ops->update_k(c.map, &c.sys->mp, f);
+    cr_assert_eq(st_matrix_create(c.sys, &mat, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(mat, c.sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(mat, &csr);
+    const double eps = 1e-6;
+    double worst = 0.0, kmax = 0.0;
+    for (size_t col = ms->doffset; col < ms->doffset + (size_t)dw * ms->n; col++) {
+        size_t p = (col - ms->doffset) / dw;
+        double e[6] = {0};
+        e[(col - ms->doffset) % dw] = 1.0;
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            memcpy(xp, x0, nx * sizeof *xp);
+            double *xi = st_slice_x(xp, ms) + (size_t)cw * p;
+            ms->type->add_deriv(xi, xi, e, sgn * eps, 1);
+            ops->apply(c.map, &c.sys->mp, xp);
+            memcpy(gp, f, n * sizeof *gp);
+            memset(gp, 0, c.sys->size * sizeof *gp);
+            ops->apply_jt(c.map, &c.sys->mp, gp);
+            if (sgn < 0)
+                memcpy(g, gp, n * sizeof *g);
+        }
+        ops->apply(c.map, &c.sys->mp, x0);
+        ops->update_k(c.map, &c.sys->mp, f);
+        memset(dx, 0, n * sizeof *dx);
+        memset(df, 0, n * sizeof *df);
+        dx[col] = 1.0;
+        ops->apply_djt(c.map, &c.sys->mp, df, dx, 1.0);
+        for (size_t r = 0; r < c.sys->size; r++) {
+            double fd = (gp[r] - g[r]) / (2 * eps);
+            double kij = 0.0;
+            for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
+                if ((size_t)csr.colind[q] == col)
+                    kij = csr.values[q];
+            /* apply_djt and get_k agree with each other in every case */
+            cr_assert_leq(fabs(df[r] - kij), 1e-12 * fmax(1.0, fabs(kij)),
+                          "apply_djt %.17g and get_k %.17g differ at (%zu, %zu)", df[r], kij, r,
+                          col);
+            worst = fmax(worst, fabs(fd - df[r]));
+            kmax = fmax(kmax, fabs(fd));
+        }
+    }
+    st_matrix_destroy(&mat);
+    free(f), free(g), free(gp), free(x0), free(xp), free(dx), free(df);
+    st_scene_destroy(&s);
+    *worst_out = worst;
+    return kmax;
+}
+
+static void check_gs_exact(const char *parent, const char *cls)
+{
+    double worst, kmax = check_gs(distance_scene(parent, cls, ", geometricStiffness: Exact"), 0,
+                                  &worst);
+    cr_log_info("%s geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)", cls, worst, kmax);
+    cr_assert_gt(kmax, 0.1, "the test force gives no geometric stiffness");
+    cr_assert_leq(worst, 1e-7 * kmax, "%s: K differs from d(J^T f)/dx by %.3g", cls, worst);
+}
+
+Test(mechanical_mappings, distance_mapping_geometric_stiffness)
+{
+    check_gs_exact(EDGE_PARENT, "DistanceMapping");
+    check_gs_exact(RIGID_EDGE_PARENT, "DistanceMapping");
+    check_gs_exact(EDGE_PARENT, "SquareDistanceMapping");
+    check_gs_exact(RIGID_EDGE_PARENT, "SquareDistanceMapping");
+}
+
+/* Stabilized (the default): only pulled edges (f < 0) keep their geometric
+ * stiffness; None: none. */
+Test(mechanical_mappings, distance_mapping_stabilized_and_none)
+{
+    static const char *const cls[] = {"DistanceMapping", "SquareDistanceMapping"};
+    for (int k = 0; k < 2; k++) {
+        double worst, kmax;
+        kmax = check_gs(distance_scene(EDGE_PARENT, cls[k], ""), -1, &worst);
+        cr_assert_gt(kmax, 0.1, "%s: pulled edges keep K", cls[k]);
+        cr_assert_leq(worst, 1e-7 * kmax, "%s: stabilized K on pulled edges is exact", cls[k]);
+        /* pushed edges: the finite difference is not zero, K is */
+        kmax = check_gs(distance_scene(EDGE_PARENT, cls[k], ""), 1, &worst);
+        cr_assert_gt(kmax, 0.1);
+        cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "%s: K of pushed edges is zero", cls[k]);
+        kmax = check_gs(distance_scene(EDGE_PARENT, cls[k], ", geometricStiffness: 0"), -1,
+                        &worst);
+        cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "%s: None gives no K", cls[k]);
+    }
+}
+
+/* One edge from (0,0,0) to (3,4,0): length 5, u = (0.6, 0.8, 0). */
+#define ONE_EDGE                                                                                   \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 3,4,0]}\n"                         \
+    "        - MeshTopology: {name: topo, edges: [0,1]}\n"
+
+static void one_edge(const char *cls, const char *extra, double *y, double *J, double *djt)
+{
+    st_scene *s = distance_scene(ONE_EDGE, cls, extra);
+    mcase c = open_case(s); /* moves the input: put it back */
+    st_mstate *in = c.in;
+    double *x = st_slice_x(c.sys->x, in);
+    const double p[6] = {0, 0, 0, 3, 4, 0};
+    memcpy(x, p, sizeof p);
+    const st_mapping_ops *ops = c.map->cls->mapping;
+    ops->apply(c.map, &c.sys->mp, c.sys->x);
+    *y = st_slice_x(c.sys->x, c.out)[0];
+    st_error err = {0};
+    double *Jall = calloc(c.cols, sizeof *Jall); /* the input's 6 columns and the output's */
+    cr_assert_eq(st__mapgraph_dense_j(c.sys, c.map, Jall, 1, c.cols, &err), ST_OK, "%s",
+                 err.msg);
+    memcpy(J, Jall + in->doffset, 6 * sizeof *J);
+    free(Jall);
+    /* the child force -1 (pulling), then df for dx = e_x on point 1 */
+    size_t n = c.sys->size_all;
+    double *f = calloc(n, sizeof *f), *dx = calloc(n, sizeof *dx);
+    st_slice(f, c.out)[0] = -1;
+    ops->update_k(c.map, &c.sys->mp, f);
+    st_slice(dx, in)[3] = 1;
+    memset(djt, 0, 6 * sizeof *djt);
+    double *df = calloc(n, sizeof *df);
+    ops->apply_djt(c.map, &c.sys->mp, df, dx, 1.0);
+    memcpy(djt, st_slice(df, in), 6 * sizeof *djt);
+    free(f), free(dx), free(df);
+    st_scene_destroy(&s);
+}
+
+static void assert_vec(const double *got, const double *want, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        cr_assert_leq(fabs(got[i] - want[i]), 1e-14, "%s[%d] = %.17g, want %.17g", what, i,
+                      got[i], want[i]);
+}
+
+Test(mechanical_mappings, distance_mapping_one_edge_by_hand)
+{
+    double y, J[6], djt[6];
+    /* y = 5 - 2; J = (-u, u); K = f/5 (I - u u^T), (I - u u^T) e_x =
+     * (0.64, -0.48, 0): df_1 = -0.2 (0.64, -0.48, 0), df_0 the opposite. */
+    one_edge("DistanceMapping", ", restLengths: [2]", &y, J, djt);
+    cr_assert_leq(fabs(y - 3), 1e-14, "y = %.17g", y);
+    const double Jw[6] = {-0.6, -0.8, 0, 0.6, 0.8, 0};
+    assert_vec(J, Jw, 6, "J");
+    const double dw[6] = {0.128, -0.096, 0, -0.128, 0.096, 0};
+    assert_vec(djt, dw, 6, "df");
+    /* Rest length from the initial length: y = 0. */
+    one_edge("DistanceMapping", "", &y, J, djt);
+    cr_assert_leq(fabs(y), 1e-14, "y = %.17g", y);
+    /* computeDistance: rest length 0, y = 5. */
+    one_edge("DistanceMapping", ", computeDistance: true", &y, J, djt);
+    cr_assert_leq(fabs(y - 5), 1e-14, "y = %.17g", y);
+    /* y = 25; J = 2 (-r, r); K = 2 f I: df_1 = (-2, 0, 0). */
+    one_edge("SquareDistanceMapping", "", &y, J, djt);
+    cr_assert_leq(fabs(y - 25), 1e-13, "y = %.17g", y);
+    const double Js[6] = {-6, -8, 0, 6, 8, 0};
+    assert_vec(J, Js, 6, "J");
+    const double ds[6] = {2, 0, 0, -2, 0, 0};
+    assert_vec(djt, ds, 6, "df");
+}
+
+Test(mechanical_mappings, distance_mapping_rest_lengths_and_errors)
+{
+    /* restLengths of the wrong size: resized and recomputed from the
+     * lengths (SOFA's rule), here 1.0198039 (0,1) and 1.0 (2,3)... */
+    st_scene *s = mapped_scene(EDGE_PARENT, "            - MechanicalObject: {name: out, "
+                                            "template: Vec1d}\n"
+                                            "            - DistanceMapping: {name: map, input: "
+                                            "\"@../dofs\", output: \"@out\", topology: "
+                                            "\"@../topo\", restLengths: [7]}\n");
+    st_component *map = topo_get(s, "/P/C/map");
+    const st_array *rl = st_component_field_ptr(map, st_component_field(map, "restLengths"));
+    cr_assert_eq(rl->n, 5);
+    cr_assert_leq(fabs(rl->r[0] - sqrt(1.04)), 1e-15, "rest 0 = %.17g", rl->r[0]);
+    st_mstate *out = (st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 5, "one output per edge");
+    st_scene_destroy(&s);
+    /* computeDistance with a short list: kept values, zeros after. */
+    s = mapped_scene(EDGE_PARENT, "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                                  "            - DistanceMapping: {name: map, input: "
+                                  "\"@../dofs\", output: \"@out\", topology: \"@../topo\", "
+                                  "restLengths: [7], computeDistance: true}\n");
+    map = topo_get(s, "/P/C/map");
+    rl = st_component_field_ptr(map, st_component_field(map, "restLengths"));
+    cr_assert(rl->n == 5 && rl->r[0] == 7 && rl->r[1] == 0 && rl->r[4] == 0);
+    st_scene_destroy(&s);
+
+    char yaml[8192];
+    st_error err = {0};
+    /* No edges. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0]}\n"
+             "        - MeshTopology: {name: topo, triangles: []}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "No topology component containing edges"), "%s", err.msg);
+    /* A Vec3d output. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             ONE_EDGE,
+             "            - MechanicalObject: {name: out}\n"
+             "            - SquareDistanceMapping: {name: map, input: \"@../dofs\", output: "
+             "\"@out\", topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "Vec1d output"), "%s", err.msg);
+    /* An edge on a missing point. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0]}\n"
+             "        - MeshTopology: {name: topo, edges: [0,2]}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "uses point 2"), "%s", err.msg);
+}
+
+/* DistanceMapping reads its edges once (SOFA's outputs would keep their
+ * old count): removing an edge of its topology is refused, naming it. */
+Test(mechanical_mappings, distance_mapping_refuses_topology_changes)
+{
+    static const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"
+        " Sofa.Component.Mapping.NonLinear, Sofa.Component.StateContainer]}\n"
+        "  children:\n"
+        "    - name: P\n"
+        "      objects:\n"
+        "        - EdgeSetTopologyContainer: {name: topo, position: [0,0,0, 1,0,0, 1,1,0],"
+        " edges: [0,1, 1,2]}\n"
+        "        - EdgeSetTopologyModifier: {}\n"
+        "        - MechanicalObject: {name: dofs}\n"
+        "      children:\n"
+        "        - name: C\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: out, template: Vec1d}\n"
+        "            - DistanceMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+        " topology: \"@../topo\"}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    const unsigned id = 1;
+    cr_assert_neq(st_topology_remove(topo_get(s, "/P/topo"), ST_ELEM_EDGE, &id, 1, &err), ST_OK,
+                  "the change must be refused");
+    cr_assert(strstr(err.msg, "map") || strstr(err.path, "map"), "%s: %s", err.path, err.msg);
+    st_scene_destroy(&s);
+}

@@ -356,6 +356,30 @@ Test(rest_shape_springs, points_stiffness_directions)
     cr_assert(f[3] == 0.0 && f[4] == 0.0, "point 1 is free");
 }
 
+/* Vec1d (SOFA's template used under DistanceMapping): each scalar pulled
+ * back to its rest value; the stiffness matrix is the force's Jacobian. */
+Test(rest_shape_springs, vec1d)
+{
+    set(DOFS, "template", "Vec1d");
+    set(DOFS, "position", "0 1 2");
+    st_component *ff = add(B, "RestShapeSpringsForceField", "rs");
+    set(ff, "template", "Vec1d");
+    set(ff, "points", "2 0");
+    set(ff, "stiffness", "5 7");
+    init_ok();
+    st_system *sys = S->systems[0];
+    cr_assert_eq(sys->size, 3, "one scalar per point");
+    double x[3] = {0.5, 3, 2.25}, v[3] = {0}, f[3] = {0};
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, x, v);
+    cr_assert(CLOSE(f[2], -1.25) && CLOSE(f[0], -3.5) && f[1] == 0.0, "f = %g %g %g", f[0],
+              f[1], f[2]);
+    double dx[3] = {1, 1, 1}, df[3] = {0};
+    ff->cls->forcefield->add_dforce(ff, &sys->mp, df, dx, 2.0, 0.0);
+    cr_assert(CLOSE(df[0], -14.0) && df[1] == 0.0 && CLOSE(df[2], -10.0));
+    double e = ff->cls->forcefield->potential_energy(ff, &sys->mp, x);
+    cr_assert(CLOSE(e, 0.5 * 5 * 0.0625 + 0.5 * 7 * 0.25), "E = %.17g", e);
+}
+
 Test(rest_shape_springs, external_rest_shape)
 {
     st_node *r = NULL;

@@ -530,6 +530,23 @@ Test(topology_fem, hexahedron_fem_all_methods_all_solvers)
     }
 }
 
+/* HexahedralFEMForceField (its element data are private: the states and
+ * energies are compared) */
+Test(topology_fem, hexahedral_fem_all_methods_all_solvers)
+{
+    mesh m;
+    hex_grid(&m, 3);
+    static const unsigned mid[] = {1}, end[] = {2};
+    static const char *const ffs[] = {
+        "HexahedralFEMForceField: {name: ff, method: large, youngModulus: 1000, poissonRatio: 0.3}",
+        "HexahedralFEMForceField: {name: ff, method: polar, youngModulus: 1000, poissonRatio: 0.3}",
+    };
+    for (size_t f = 0; f < sizeof ffs / sizeof *ffs; f++) {
+        check_all_solvers(&m, ffs[f], mid, 1);
+        check_all_solvers(&m, ffs[f], end, 1);
+    }
+}
+
 /* ---- Triangles and quads ---- */
 
 /* 3 x 2 squares, 12 triangles: removing 2 and 5 isolates no point;
