@@ -96,7 +96,8 @@ static st_status collect_node(st_node *n, collect *cl, st_error *err)
             ST_TRY(list_push(&cl->contrib, c, err));
         if (k->projective)
             ST_TRY(list_push(&cl->projs, c, err));
-        if (k->mapping)
+        /* A visual mapping is no part of the mechanics (st__visual_update). */
+        if (k->mapping && !st__mapping_is_visual(c))
             ST_TRY(list_push(&cl->maps, c, err));
     }
     for (size_t i = 0; i < n->nchildren; i++)
@@ -482,6 +483,73 @@ void st__system_destroy(st_system **psys)
     st__mapgraph_destroy(&s->graph);
     st_free(s);
     *psys = NULL;
+}
+
+bool st__mapping_is_visual(const st_component *c)
+{
+    const st_mapping_ops *ops = c->cls->mapping;
+    return ops && HAS_MOP(ops, flags) && (ops->flags(c) & ST_MAP_VISUAL);
+}
+
+st_component *st__visual_output(const st_component *map)
+{
+    const st_field *f = st_component_field(map, "output");
+    if (!f || f->type != ST_T_LINK)
+        return NULL;
+    return *(st_component *const *)((const char *)map + f->offset);
+}
+
+static void visual_models_node(st_node *n, st_component **out, size_t max, size_t *count)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->mapping || c->state != ST_CSTATE_VALID || !st__mapping_is_visual(c))
+            continue;
+        st_component *m = st__visual_output(c);
+        bool seen = !m;
+        for (size_t k = 0; k < *count && k < max && !seen; k++)
+            seen = out[k] == m;
+        if (seen)
+            continue;
+        if (out && *count < max)
+            out[*count] = m;
+        (*count)++;
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        visual_models_node(n->children[i], out, max, count);
+}
+
+size_t st__visual_models(st_node *root, st_component **out, size_t max)
+{
+    size_t count = 0;
+    if (root)
+        visual_models_node(root, out, out ? max : 0, &count);
+    return count;
+}
+
+static void visual_update_node(st_node *n)
+{
+    if (!n->activated)
+        return;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->mapping || !c->cls->mapping->apply || c->state != ST_CSTATE_VALID ||
+            !st__mapping_is_visual(c))
+            continue;
+        /* The input's slice of its system's x: the positions after the step
+         * (an input outside any system does not move: init mapped it). */
+        st_mstate *in = c->cls->mapping->input ? c->cls->mapping->input(c) : NULL;
+        if (in && in->system)
+            c->cls->mapping->apply(c, &in->system->mp, in->system->x);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        visual_update_node(n->children[i]);
+}
+
+void st__visual_update(st_node *root)
+{
+    if (root)
+        visual_update_node(root);
 }
 
 void st__system_end_step(st_system *sys)

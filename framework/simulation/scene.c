@@ -696,6 +696,8 @@ st_status st_scene_init(st_scene *s, st_error *err)
         st = bind_collision(s, err);
     if (st == ST_OK)
         st = check_reach(s, s->root, err);
+    if (st == ST_OK) /* visual models from the bound positions (projected at bind) */
+        st__visual_update(s->root);
     if (st != ST_OK) {
         st__log_error(s->rt, err);
         return st;
