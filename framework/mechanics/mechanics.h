@@ -41,7 +41,8 @@ bool st__mapping_is_visual(const st_component *c);
 st_component *st__visual_output(const st_component *map);
 /* Writes up to max of the visual models that visual mappings below root
  * write (scene order of the mappings, each model once) into out (may be
- * NULL); returns how many there are. */
+ * NULL); returns how many there are. Before init, from the mappings'
+ * output links (the components they name that are visual models). */
 size_t st__visual_models(st_node *root, st_component **out, size_t max);
 /* SOFA's UpdateMappingVisitor for visual mappings: every active visual
  * mapping below root, in scene order, applied once on its input's

@@ -499,13 +499,40 @@ st_component *st__visual_output(const st_component *map)
     return *(st_component *const *)((const char *)map + f->offset);
 }
 
+/* Before init: the component the mapping's "output" link text names, when
+ * it looks like a visual model (Vec3 position and restPosition, neither a
+ * state nor a topology: SOFA's VisualState); NULL otherwise. */
+static st_component *visual_output_before_init(const st_component *map)
+{
+    int k = st__component_field_index(map, "output");
+    const st_cinfo *ci = st__cinfo(map);
+    if (k < 0 || !ci)
+        return NULL;
+    const st_field *f = ci->fields[k];
+    const char *link = ci->fs[k].link;
+    if (!link && !ci->fs[k].set && f->def && f->def[0] == '@')
+        link = f->def + 1;
+    st_component *c = NULL;
+    st_error e = {0};
+    if (!link || st_node_resolve(map->node, link, ST_LINK_ANY, &c, &e) != ST_OK || !c ||
+        st__is_mstate(c) || c->cls->topology)
+        return NULL;
+    const st_field *p = st_component_field(c, "position");
+    const st_field *r = st_component_field(c, "restPosition");
+    return p && r && p->type == ST_T_VEC3S && r->type == ST_T_VEC3S ? c : NULL;
+}
+
 static void visual_models_node(st_node *n, st_component **out, size_t max, size_t *count)
 {
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
-        if (!c->cls->mapping || c->state != ST_CSTATE_VALID || !st__mapping_is_visual(c))
+        if (!c->cls->mapping)
             continue;
-        st_component *m = st__visual_output(c);
+        st_component *m = NULL;
+        if (c->state == ST_CSTATE_VALID)
+            m = st__mapping_is_visual(c) ? st__visual_output(c) : NULL;
+        else if (c->state == ST_CSTATE_UNDEFINED)
+            m = visual_output_before_init(c);
         bool seen = !m;
         for (size_t k = 0; k < *count && k < max && !seen; k++)
             seen = out[k] == m;

@@ -166,11 +166,11 @@ static bool put_contacts(FILE *f, st_scene *s)
  * Returns false when a value is not finite (its path into bad_path). */
 static bool put_visual(FILE *f, st_scene *s, char *bad_path, size_t bad_size)
 {
-    size_t n = st__visual_models(s->root, NULL, 0);
+    size_t n = st_scene_visual_models(s, NULL, 0);
     st_component **models = n ? st_calloc(n, sizeof *models) : NULL;
     if (!models)
         return true;
-    n = st__visual_models(s->root, models, n);
+    n = st_scene_visual_models(s, models, n);
     bool finite = true;
     fputs(", \"visual\": [", f);
     for (size_t i = 0; i < n; i++) {

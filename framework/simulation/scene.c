@@ -97,6 +97,11 @@ size_t st_scene_states(st_scene *s, st_mstate **out, size_t max)
     return s && s->root ? collect_states(s->root, out, max, 0) : 0;
 }
 
+size_t st_scene_visual_models(st_scene *s, st_component **out, size_t max)
+{
+    return s && s->root ? st__visual_models(s->root, out, max) : 0;
+}
+
 /* ---- init ---- */
 
 #define INIT_FAILED_NODES_MAX 64

@@ -324,3 +324,40 @@ Test(visual_mappings, a_rigid_visual_model_is_refused_by_identity_mapping)
     cr_assert_neq(st, ST_OK);
     cr_assert_not_null(strstr(err.msg, "Rigid3d"), "%s", err.msg);
 }
+
+Test(visual_mappings, visual_models_are_known_before_init_and_written_by_output)
+{
+    /* Before init, from the mappings' output links; the same after. */
+    const char *path = test_write_temp("cloud-output.scn", PARTICLES);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(T.rt, path, &s, &err), ST_OK, "%s", err.msg);
+    st_component *vm[4] = {NULL};
+    cr_assert_eq(st_scene_visual_models(s, vm, 4), 2);
+    cr_assert_str_eq(vm[0]->name, "some");
+    cr_assert_str_eq(vm[1]->name, "all");
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_visual_models(s, vm, 4), 2);
+    cr_assert_str_eq(vm[0]->name, "some");
+    st_scene_destroy(&s);
+
+    /* settee run --output writes each one's positions (and faces) as VTU. */
+    char dir[512], cmd[2048], out[8192];
+    test_make_dir(dir, sizeof dir, "visual-output");
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' -n 4 -q --output '%s/o' --every 2", SETTEE_CLI, path,
+             dir);
+    cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    /* Named after the node, as a MechanicalObject alone in its node is. */
+    char file[700];
+    snprintf(file, sizeof file, "%s/o/Cloud/Subset2.vtu", dir);
+    char *vtu = test_read_file(file);
+    cr_assert_not_null(vtu, "no %s", file);
+    cr_assert_not_null(strstr(vtu, "NumberOfPoints=\"2\""), "%.300s", vtu);
+    free(vtu);
+    snprintf(file, sizeof file, "%s/o/Cloud/All.pvd", dir);
+    char *pvd = test_read_file(file);
+    cr_assert_not_null(pvd, "%s", file);
+    cr_assert_not_null(strstr(pvd, "All2.vtu"), "%s", pvd);
+    free(pvd);
+    test_remove_dir(dir);
+}
