@@ -3,8 +3,12 @@
  * numbers: the scene's scale3d, rotation and translation (and SOFA's parse
  * attributes dx.. sx.. scale) at init, the texture transformation, `flip`,
  * and the normals, recomputed after each step while updateNormals is true.
- * A mapping (IdentityMapping) writes `position`, so exported visual meshes
- * move. `src="@loader"` is the kernel's (SOFA's setSrc): position,
+ * It is a Vec3 visual state, as SOFA's VisualModelImpl: a mapping whose
+ * output is the model (RigidMapping, SubsetMapping, SubsetMultiMapping,
+ * IdentityMapping, BarycentricMapping) reads `position` at its init as the
+ * output's positions (after the transformation above) and writes it after
+ * every step; such a mapping is not mechanical (mapping_common.h). The
+ * mapped models are listed by --export-state and written by --output. `src="@loader"` is the kernel's (SOFA's setSrc): position,
  * triangles, quads, edges, texcoords... of the loader are linked by name;
  * SOFA's `normal` is not the loader's `normals`, so normals are computed
  * from the faces, as SOFA does with updateNormals. `edges` is not linked
@@ -75,7 +79,9 @@ struct ogl_model {
 #define ARR(m, key, T, help) ST_FIELD_(S, m, key, T, st_array, NULL, help, 0)
 
 const st_field ogl_model_fields[] = {
-    ARR(position, "position", ST_T_VEC3S, "Vertices coordinates"),
+    ARR(position, "position", ST_T_VEC3S,
+        "Vertices coordinates (a mapping whose output is this model writes them after each "
+        "step: RigidMapping, SubsetMapping, IdentityMapping, BarycentricMapping)"),
     ARR(rest_position, "restPosition", ST_T_VEC3S, "Vertices rest coordinates"),
     ARR(normal, "normal", ST_T_VEC3S,
         "Normals of the model (computed from the faces when not given or updateNormals)"),
@@ -502,7 +508,8 @@ const st_class ogl_model_class = {
     .name = "OglModel",
     .category = "Visual",
     .description = "Generic visual model for OpenGL display (headless: the mesh is kept, "
-                   "transformed and mapped; nothing is drawn)",
+                   "transformed and mapped: a Vec3 visual state that mappings write after each "
+                   "step; nothing is drawn)",
     .aliases = ogl_aliases,
     .instance_size = sizeof(ogl_model),
     .fields = ogl_model_fields,

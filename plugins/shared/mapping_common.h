@@ -59,7 +59,11 @@ void map_head_cleanup(st_component *self);
 /* The same without "input" (multi-mappings declare their own). */
 #define MAP_OUTPUT_FIELDS(S)                                                                       \
     {"output", ST_T_LINK, offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *),   \
-     "@./", "Output object to map (default: this node's MechanicalObject)", 0, NULL, ST_LINK_ANY, \
+     "@./",                                                                                     \
+     "Output object to map (default: this node's MechanicalObject, else its visual model; a "  \
+     "visual model (OglModel) makes the mapping visual: applied after each step, no forces "   \
+     "back)",                                                                                  \
+     0, NULL, ST_LINK_ANY,                                                                     \
      0.0, 0.0},                                                                                    \
         ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
                 "Are forces mapped ? (false: the output's forces and masses do not act on the "   \

@@ -361,3 +361,63 @@ Test(visual_mappings, visual_models_are_known_before_init_and_written_by_output)
     free(pvd);
     test_remove_dir(dir);
 }
+
+/* A mapping's input="@.." from a node without a state: the nearest state up
+ * the tree (SOFA's Node::getState), here two levels up. */
+static const char *GRID =
+    "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -10 0\">\n" PLUGINS
+    "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Grid\"/>\n"
+    "  <DefaultAnimationLoop/>\n"
+    "  <Node name=\"Block\">\n"
+    "    <EulerExplicitSolver symplectic=\"true\"/>\n"
+    "    <MechanicalObject name=\"dofs\"/>\n"
+    "    <RegularGridTopology nx=\"2\" ny=\"2\" nz=\"2\" min=\"0 0 0\" max=\"1 1 1\"/>\n"
+    "    <UniformMass totalMass=\"1\"/>\n"
+    "    <Node name=\"Visuals\">\n"
+    "      <Node name=\"One\">\n"
+    "        <OglModel name=\"mesh\" position=\"0.5 0.5 0.5  0.25 0.75 0\"/>\n"
+    "        <BarycentricMapping name=\"map\" input=\"@..\" output=\"@mesh\"/>\n"
+    "      </Node>\n"
+    "    </Node>\n"
+    "  </Node>\n"
+    "</Node>\n";
+
+Test(visual_mappings, input_dot_dot_takes_the_nearest_state_up)
+{
+    st_scene *s = load_scn("grid.scn", GRID);
+    st_component *map = topo_get(s, "/Block/Visuals/One/map");
+    const st_mstate *dofs = (const st_mstate *)topo_get(s, "/Block/dofs");
+    cr_assert_eq(map->cls->mapping->input(map), dofs);
+    cr_assert_null(map->cls->mapping->output(map), "a visual mapping has no mechanical output");
+    steps(s, 10);
+    /* Free fall of the whole grid: the mapped points fall with it. */
+    const st_array *vp = topo_arr(topo_get(s, "/Block/Visuals/One/mesh"), "position");
+    double dy = dofs->position.r[1] - 0.0;
+    cr_assert_lt(dy, -0.005);
+    cr_assert_float_eq(vp->r[1], 0.5 + dy, 1e-14);
+    cr_assert_float_eq(vp->r[4], 0.75 + dy, 1e-14);
+    st_scene_destroy(&s);
+}
+
+Test(visual_mappings, input_dot_dot_without_any_state_above_is_an_error)
+{
+    static const char *bad =
+        "<Node name=\"root\" dt=\"0.01\">\n" PLUGINS
+        "  <Node name=\"Visuals\">\n"
+        "    <Node name=\"One\">\n"
+        "      <OglModel name=\"mesh\" position=\"0 0 0\"/>\n"
+        "      <IdentityMapping input=\"@..\" output=\"@mesh\"/>\n"
+        "    </Node>\n"
+        "  </Node>\n"
+        "</Node>\n";
+    const char *path = test_write_temp("nostate.scn", bad);
+    st_scene *s = NULL;
+    st_error err = {0};
+    st_status st = st_scene_load(T.rt, path, &s, &err);
+    if (st == ST_OK) {
+        st = st_scene_init(s, &err);
+        st_scene_destroy(&s);
+    }
+    cr_assert_neq(st, ST_OK);
+    cr_assert_not_null(strstr(err.msg, "nor has any node above it"), "%s", err.msg);
+}
