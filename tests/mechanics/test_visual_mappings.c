@@ -421,3 +421,47 @@ Test(visual_mappings, input_dot_dot_without_any_state_above_is_an_error)
     cr_assert_neq(st, ST_OK);
     cr_assert_not_null(strstr(err.msg, "nor has any node above it"), "%s", err.msg);
 }
+
+/* Vertices split at a texture seam (a loader's handleSeams): positions
+ * given with vertPosIdx become one per index (SOFA's
+ * initPositionFromVertices), the mapping writes those, and each vertex
+ * follows its position after every step. */
+static const char *SEAM =
+    "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -10 0\">\n" PLUGINS
+    "  <DefaultAnimationLoop/>\n"
+    "  <Node name=\"Cloud\">\n"
+    "    <EulerExplicitSolver symplectic=\"true\"/>\n"
+    "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  0 1 0\"\n"
+    "                      velocity=\"0 0 1  0 0 2  0 0 3\"/>\n"
+    "    <UniformMass totalMass=\"3\"/>\n"
+    "    <Node name=\"Visual\">\n"
+    "      <OglModel name=\"mesh\" position=\"0 0 0  1 0 0  0 1 0  1 0 0  0 0 0\"\n"
+    "                vertPosIdx=\"0 1 2 1 0\" triangles=\"0 1 2  3 2 4\"/>\n"
+    "      <IdentityMapping input=\"@../dofs\" output=\"@mesh\"/>\n"
+    "    </Node>\n"
+    "  </Node>\n"
+    "</Node>\n";
+
+Test(visual_mappings, vertices_split_at_seams_follow_the_mapped_positions)
+{
+    st_scene *s = load_scn("seam.scn", SEAM);
+    st_component *mesh = topo_get(s, "/Cloud/Visual/mesh");
+    const st_array *pos = topo_arr(mesh, "position"), *ver = topo_arr(mesh, "vertices");
+    cr_assert_eq(pos->n, 3, "one position per index");
+    cr_assert_eq(ver->n, 5, "the split vertices");
+    steps(s, 7);
+    const st_mstate *in = (const st_mstate *)topo_get(s, "/Cloud/dofs");
+    static const unsigned idx[5] = {0, 1, 2, 1, 0};
+    cr_assert_gt(in->position.r[5], 0.1, "the particles moved");
+    for (int i = 0; i < 5; i++)
+        for (int a = 0; a < 3; a++)
+            cr_assert_eq(ver->r[3 * i + a], in->position.r[3 * idx[i] + a], "vertex %d", i);
+    for (int i = 0; i < 9; i++)
+        cr_assert_eq(pos->r[i], in->position.r[i]);
+    /* Normals are the faces' (both faces lie in a plane: unit, equal). */
+    const st_array *nrm = topo_arr(mesh, "normal");
+    cr_assert_eq(nrm->n, 5);
+    cr_assert_float_eq(nrm->r[0] * nrm->r[0] + nrm->r[1] * nrm->r[1] + nrm->r[2] * nrm->r[2], 1.0,
+                       1e-12);
+    st_scene_destroy(&s);
+}
