@@ -215,6 +215,8 @@ void st__loop_end_step(st_node *root, double t0, double dt)
         st_system_propagate_v(sys, sys->v);
         st__system_end_step(sys);
     }
+    /* SOFA's UpdateMappingVisitor: visual models follow their inputs. */
+    st__visual_update(root);
 
     root->time = t0 + dt;
     st__node_propagate_context(root);

@@ -64,6 +64,7 @@ static st_status integrate(st_node *root, double dt, double t_before, double t, 
         st_system_propagate_v(sys, sys->v);
         st__system_end_step(sys);
     }
+    st__visual_update(root); /* visual models follow (SOFA's UpdateMappingVisitor) */
     root->time = t;
     st__node_propagate_context(root);
     return ST_OK;

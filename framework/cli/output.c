@@ -39,6 +39,25 @@ static void state_stem(const st_mstate *ms, char *out, size_t size)
         snprintf(out, size, "%s", p);
 }
 
+/* The file stem of a visual model: its node's path, with its name when
+ * the node holds a MechanicalObject or another component of its class. */
+static void component_stem(const st_component *vm, char *out, size_t size)
+{
+    st_node *n = vm->node;
+    char path[ST_ERROR_PATH_MAX];
+    st_node_path(n, path, sizeof path);
+    const char *p = path[1] ? path + 1 : st_node_name(n);
+    size_t others = 0;
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const st_component *c = st_node_object(n, i);
+        others += c != vm && (c->cls == vm->cls || st_component_has_role(c, ST_ROLE_STATE));
+    }
+    if (others)
+        snprintf(out, size, "%s_%s", p, vm->name);
+    else
+        snprintf(out, size, "%s", p);
+}
+
 static st_status set_field(st_component *c, const char *name, const char *value, st_error *err)
 {
     st_status s = st_component_set(c, name, value, err);
@@ -108,15 +127,18 @@ st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_erro
         st_error_prefix(err, "--output needs the VTKExporter of plugin IO.Mesh: ");
         return ls;
     }
-    size_t n = st_scene_states(s, NULL, 0);
+    size_t n = st_scene_states(s, NULL, 0), nv = st_scene_visual_models(s, NULL, 0);
     st_mstate **states = calloc(n ? n : 1, sizeof *states);
-    o->stems = calloc(n ? n : 1, sizeof *o->stems);
-    o->exporters = calloc(n ? n : 1, sizeof *o->exporters);
-    if (!states || !o->stems || !o->exporters) {
+    st_component **visual = calloc(nv ? nv : 1, sizeof *visual);
+    o->stems = calloc(n + nv ? n + nv : 1, sizeof *o->stems);
+    o->exporters = calloc(n + nv ? n + nv : 1, sizeof *o->exporters);
+    if (!states || !visual || !o->stems || !o->exporters) {
         free(states);
+        free(visual);
         return st_error_set(err, ST_ENOMEM, "out of memory");
     }
     n = st_scene_states(s, states, n);
+    nv = st_scene_visual_models(s, visual, nv);
     char every[32], name[64], text[PATH_MAX + ST_ERROR_PATH_MAX + 8];
     snprintf(every, sizeof every, "%lu", o->every);
     st_status st = ST_OK;
@@ -163,7 +185,42 @@ st_status cli_output_prepare(cli_output *o, st_runtime *rt, st_scene *s, st_erro
         if (st == ST_OK)
             st = set_field(c, "exportEveryNumberOfSteps", every, err);
     }
+    /* The visual models mappings move (SOFA's VisualModelImpl positions):
+     * their positions and faces. */
+    for (size_t i = 0; i < nv && st == ST_OK; i++) {
+        st_component *vm = visual[i];
+        char stem[ST_ERROR_PATH_MAX];
+        component_stem(vm, stem, sizeof stem);
+        o->stems[o->nstems] = strdup(stem);
+        if (!o->stems[o->nstems]) {
+            st = st_error_set(err, ST_ENOMEM, "out of memory");
+            break;
+        }
+        o->nstems++;
+        snprintf(name, sizeof name, "%s%zu", OUTPUT_EXPORTER, n + i);
+        st_component *c = NULL;
+        st = st_node_add_object(vm->node, "VTKExporter", name, &c, err);
+        if (st != ST_OK)
+            break;
+        o->exporters[o->nexporters++] = c;
+        snprintf(text, sizeof text, "%s/%s", o->absdir, stem);
+        st = set_field(c, "filename", text, err);
+        if (st == ST_OK) {
+            snprintf(text, sizeof text, "@%s", vm->name);
+            st = set_field(c, "visualModel", text, err);
+        }
+        const char *kinds[] = {"edges", "triangles", "quads"};
+        for (size_t k = 0; k < 3 && st == ST_OK; k++)
+            st = set_field(c, kinds[k], "true", err);
+        if (st == ST_OK)
+            st = set_field(c, "topDimensionOnly", "true", err);
+        if (st == ST_OK)
+            st = set_field(c, "exportAtBegin", "true", err);
+        if (st == ST_OK)
+            st = set_field(c, "exportEveryNumberOfSteps", every, err);
+    }
     free(states);
+    free(visual);
     if (st == ST_OK && !o->resuming)
         remove_stale_frames(o);
     return st;

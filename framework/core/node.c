@@ -446,9 +446,19 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
                 count++;
             }
         char np[ST_ERROR_PATH_MAX];
+        /* None here: a state or a topology is the node's context one, the
+         * nearest up the tree (SOFA's Node::getState, getMeshTopologyLink:
+         * a mapping's input="@.." from a node without a state). */
+        if (!found && (kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY) && n->parent) {
+            found = st_node_find(n->parent, kind_role(kind), ST_SEARCH_UP);
+            count = found ? 1 : 0;
+        }
         if (!found)
-            return st_error_set(err, ST_ELINK, "'@%s': node %s has no %s", path,
-                                st_node_path(n, np, sizeof np), kind_name(kind));
+            return st_error_set(err, ST_ELINK, "'@%s': node %s has no %s%s", path,
+                                st_node_path(n, np, sizeof np), kind_name(kind),
+                                kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY
+                                    ? ", nor has any node above it"
+                                    : "");
         if (count > 1 && kind != ST_LINK_STATE)
             return st_error_set(err, ST_ELINK, "'@%s': node %s has %zu %ss; name one", path,
                                 st_node_path(n, np, sizeof np), count, kind_name(kind));

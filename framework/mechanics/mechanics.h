@@ -34,6 +34,20 @@ void st__system_destroy(st_system **sys);
 void st__system_unbind(st_system *sys);
 /* After a step: externalForce cleared, field counters touched. */
 void st__system_end_step(st_system *sys);
+/* Whether c is a visual mapping (st_mapping_ops.flags has ST_MAP_VISUAL):
+ * its output is a visual model, it is no part of any mechanical system. */
+bool st__mapping_is_visual(const st_component *c);
+/* The visual model a visual mapping writes (its "output" link), or NULL. */
+st_component *st__visual_output(const st_component *map);
+/* Writes up to max of the visual models that visual mappings below root
+ * write (scene order of the mappings, each model once) into out (may be
+ * NULL); returns how many there are. Before init, from the mappings'
+ * output links (the components they name that are visual models). */
+size_t st__visual_models(st_node *root, st_component **out, size_t max);
+/* SOFA's UpdateMappingVisitor for visual mappings: every active visual
+ * mapping below root, in scene order, applied once on its input's
+ * positions (its input's system's x). Allocates nothing. */
+void st__visual_update(st_node *root);
 
 /* The system's scratch vectors (st_system_vec_alloc, st_system_xvec_alloc),
  * for checkpoints: how many, and the i-th with its length in doubles. */

@@ -96,7 +96,8 @@ static st_status collect_node(st_node *n, collect *cl, st_error *err)
             ST_TRY(list_push(&cl->contrib, c, err));
         if (k->projective)
             ST_TRY(list_push(&cl->projs, c, err));
-        if (k->mapping)
+        /* A visual mapping is no part of the mechanics (st__visual_update). */
+        if (k->mapping && !st__mapping_is_visual(c))
             ST_TRY(list_push(&cl->maps, c, err));
     }
     for (size_t i = 0; i < n->nchildren; i++)
@@ -482,6 +483,100 @@ void st__system_destroy(st_system **psys)
     st__mapgraph_destroy(&s->graph);
     st_free(s);
     *psys = NULL;
+}
+
+bool st__mapping_is_visual(const st_component *c)
+{
+    const st_mapping_ops *ops = c->cls->mapping;
+    return ops && HAS_MOP(ops, flags) && (ops->flags(c) & ST_MAP_VISUAL);
+}
+
+st_component *st__visual_output(const st_component *map)
+{
+    const st_field *f = st_component_field(map, "output");
+    if (!f || f->type != ST_T_LINK)
+        return NULL;
+    return *(st_component *const *)((const char *)map + f->offset);
+}
+
+/* Before init: the component the mapping's "output" link text names, when
+ * it looks like a visual model (Vec3 position and restPosition, neither a
+ * state nor a topology: SOFA's VisualState); NULL otherwise. */
+static st_component *visual_output_before_init(const st_component *map)
+{
+    int k = st__component_field_index(map, "output");
+    const st_cinfo *ci = st__cinfo(map);
+    if (k < 0 || !ci)
+        return NULL;
+    const st_field *f = ci->fields[k];
+    const char *link = ci->fs[k].link;
+    if (!link && !ci->fs[k].set && f->def && f->def[0] == '@')
+        link = f->def + 1;
+    st_component *c = NULL;
+    st_error e = {0};
+    if (!link || st_node_resolve(map->node, link, ST_LINK_ANY, &c, &e) != ST_OK || !c ||
+        st__is_mstate(c) || c->cls->topology)
+        return NULL;
+    const st_field *p = st_component_field(c, "position");
+    const st_field *r = st_component_field(c, "restPosition");
+    return p && r && p->type == ST_T_VEC3S && r->type == ST_T_VEC3S ? c : NULL;
+}
+
+static void visual_models_node(st_node *n, st_component **out, size_t max, size_t *count)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->mapping)
+            continue;
+        st_component *m = NULL;
+        if (c->state == ST_CSTATE_VALID)
+            m = st__mapping_is_visual(c) ? st__visual_output(c) : NULL;
+        else if (c->state == ST_CSTATE_UNDEFINED)
+            m = visual_output_before_init(c);
+        bool seen = !m;
+        for (size_t k = 0; k < *count && k < max && !seen; k++)
+            seen = out[k] == m;
+        if (seen)
+            continue;
+        if (out && *count < max)
+            out[*count] = m;
+        (*count)++;
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        visual_models_node(n->children[i], out, max, count);
+}
+
+size_t st__visual_models(st_node *root, st_component **out, size_t max)
+{
+    size_t count = 0;
+    if (root)
+        visual_models_node(root, out, out ? max : 0, &count);
+    return count;
+}
+
+static void visual_update_node(st_node *n)
+{
+    if (!n->activated)
+        return;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!c->cls->mapping || !c->cls->mapping->apply || c->state != ST_CSTATE_VALID ||
+            !st__mapping_is_visual(c))
+            continue;
+        /* The input's slice of its system's x: the positions after the step
+         * (an input outside any system does not move: init mapped it). */
+        st_mstate *in = c->cls->mapping->input ? c->cls->mapping->input(c) : NULL;
+        if (in && in->system)
+            c->cls->mapping->apply(c, &in->system->mp, in->system->x);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        visual_update_node(n->children[i]);
+}
+
+void st__visual_update(st_node *root)
+{
+    if (root)
+        visual_update_node(root);
 }
 
 void st__system_end_step(st_system *sys)

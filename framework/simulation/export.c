@@ -2,6 +2,8 @@
  *
  * The file holds the simulated time, the number of steps and, for every
  * MechanicalObject in scene order, its path, positions and velocities.
+ * When mappings write visual models (OglModel), a "visual" list follows:
+ * per model (in the order of the mappings) its path and positions.
  * Numbers are printed with 17 significant digits so that strtod reads them
  * back bit-exact. When the scene has topologies, a "topologies" list
  * follows: per topology component (scene order) its path and its element
@@ -159,6 +161,34 @@ static bool put_contacts(FILE *f, st_scene *s)
     return finite;
 }
 
+/* Writes the "visual" list: the visual models (OglModel) that mappings
+ * write, SOFA's VisualModelImpl positions (nothing when there are none).
+ * Returns false when a value is not finite (its path into bad_path). */
+static bool put_visual(FILE *f, st_scene *s, char *bad_path, size_t bad_size)
+{
+    size_t n = st_scene_visual_models(s, NULL, 0);
+    st_component **models = n ? st_calloc(n, sizeof *models) : NULL;
+    if (!models)
+        return true;
+    n = st_scene_visual_models(s, models, n);
+    bool finite = true;
+    fputs(", \"visual\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        char path[ST_ERROR_PATH_MAX];
+        st_component_path(models[i], path, sizeof path);
+        fputs(i ? ",\n {\"path\": " : "\n {\"path\": ", f);
+        put_string(f, path);
+        bool ok = put_field(f, models[i], "position");
+        fputc('}', f);
+        if (!ok && finite)
+            snprintf(bad_path, bad_size, "%s", path);
+        finite &= ok;
+    }
+    fputs("\n]", f);
+    st_free(models);
+    return finite;
+}
+
 /* Writes the whole document; returns false when a value is not finite. */
 static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
                       unsigned long steps, char *bad_path, size_t bad_size)
@@ -187,6 +217,8 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
         finite &= ok;
     }
     fputs(nstates ? "\n]" : "]", f);
+    if (!put_visual(f, s, bad_path, bad_size))
+        finite = false;
     put_topologies(f, s);
     if (!put_contacts(f, s) && finite) {
         finite = false;

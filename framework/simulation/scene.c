@@ -97,6 +97,11 @@ size_t st_scene_states(st_scene *s, st_mstate **out, size_t max)
     return s && s->root ? collect_states(s->root, out, max, 0) : 0;
 }
 
+size_t st_scene_visual_models(st_scene *s, st_component **out, size_t max)
+{
+    return s && s->root ? st__visual_models(s->root, out, max) : 0;
+}
+
 /* ---- init ---- */
 
 #define INIT_FAILED_NODES_MAX 64
@@ -696,6 +701,8 @@ st_status st_scene_init(st_scene *s, st_error *err)
         st = bind_collision(s, err);
     if (st == ST_OK)
         st = check_reach(s, s->root, err);
+    if (st == ST_OK) /* visual models from the bound positions (projected at bind) */
+        st__visual_update(s->root);
     if (st != ST_OK) {
         st__log_error(s->rt, err);
         return st;

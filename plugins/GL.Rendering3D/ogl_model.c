@@ -3,8 +3,12 @@
  * numbers: the scene's scale3d, rotation and translation (and SOFA's parse
  * attributes dx.. sx.. scale) at init, the texture transformation, `flip`,
  * and the normals, recomputed after each step while updateNormals is true.
- * A mapping (IdentityMapping) writes `position`, so exported visual meshes
- * move. `src="@loader"` is the kernel's (SOFA's setSrc): position,
+ * It is a Vec3 visual state, as SOFA's VisualModelImpl: a mapping whose
+ * output is the model (RigidMapping, SubsetMapping, SubsetMultiMapping,
+ * IdentityMapping, BarycentricMapping) reads `position` at its init as the
+ * output's positions (after the transformation above) and writes it after
+ * every step; such a mapping is not mechanical (mapping_common.h). The
+ * mapped models are listed by --export-state and written by --output. `src="@loader"` is the kernel's (SOFA's setSrc): position,
  * triangles, quads, edges, texcoords... of the loader are linked by name;
  * SOFA's `normal` is not the loader's `normals`, so normals are computed
  * from the faces, as SOFA does with updateNormals. `edges` is not linked
@@ -75,7 +79,9 @@ struct ogl_model {
 #define ARR(m, key, T, help) ST_FIELD_(S, m, key, T, st_array, NULL, help, 0)
 
 const st_field ogl_model_fields[] = {
-    ARR(position, "position", ST_T_VEC3S, "Vertices coordinates"),
+    ARR(position, "position", ST_T_VEC3S,
+        "Vertices coordinates (a mapping whose output is this model writes them after each "
+        "step: RigidMapping, SubsetMapping, IdentityMapping, BarycentricMapping)"),
     ARR(rest_position, "restPosition", ST_T_VEC3S, "Vertices rest coordinates"),
     ARR(normal, "normal", ST_T_VEC3S,
         "Normals of the model (computed from the faces when not given or updateNormals)"),
@@ -93,8 +99,9 @@ const st_field ogl_model_fields[] = {
     IGN_BOOL(S, fix_merged_uv_seams, "fixMergedUVSeams", "true",
              "Handle UV seams even when duplicate UVs are merged"),
     IGN_BOOL(S, keep_lines, "keepLines", "false", "Keep and draw the lines of the mesh file"),
-    IGN_VEC3S(S, vertices, "vertices", NULL,
-              "Vertices when they carry several normals or texture coordinates"),
+    ST_VEC3S(S, vertices, "vertices", NULL,
+             "Vertices when they carry several normals or texture coordinates: with "
+             "vertPosIdx, vertex i is position vertPosIdx[i], updated after each step"),
     ARR(texcoords, "texcoords", ST_T_REALS,
         "Texture coordinates, two reals per point (scaleTex and translationTex apply when a "
         "texture is given)"),
@@ -105,8 +112,10 @@ const st_field ogl_model_fields[] = {
                 ST_F_NOAUTOLINK, NULL, 0.0, 0.0),
     ARR(triangles, "triangles", ST_T_TRIANGLES, "Triangles of the model"),
     ARR(quads, "quads", ST_T_QUADS, "Quads of the model"),
-    IGN_UINTS(S, vert_pos_idx, "vertPosIdx", NULL,
-              "Position index of each vertex when vertices carry several normals"),
+    ST_UINTS(S, vert_pos_idx, "vertPosIdx", NULL,
+             "Position index of each vertex when vertices carry several normals or texture "
+             "coordinates (a loader's handleSeams): given with positions and no vertices, "
+             "the positions are the vertices and are merged by these indices at init"),
     IGN_UINTS(S, vert_norm_idx, "vertNormIdx", NULL,
               "Normal index of each vertex when vertices carry several normals"),
     ST_FIELD_EX(S, filename, "filename", ST_T_STRING, char *, NULL,
@@ -307,6 +316,56 @@ static void transform_texcoords(ogl_model *m)
     m->translation_tex[0] = m->translation_tex[1] = 0;
 }
 
+/* Whether the faces index `vertices` (positions duplicated at texture or
+ * normal seams, vertex i being position vertPosIdx[i]), SOFA's
+ * m_vertices2, rather than the positions. */
+static bool uses_vertices(const ogl_model *m)
+{
+    return m->vert_pos_idx.n && m->vertices.n == m->vert_pos_idx.n;
+}
+
+/* The points the faces index. */
+static const st_array *face_points(const ogl_model *m)
+{
+    return uses_vertices(m) ? &m->vertices : &m->position;
+}
+
+/* SOFA's initPositionFromVertices: positions given with vertPosIdx and no
+ * vertices (a loader that split vertices at seams, src="@loader") are the
+ * vertices; the positions become one per index, so that a mapping writes
+ * each once. */
+static st_status positions_from_vertices(ogl_model *m, st_error *err)
+{
+    size_t nv = m->position.n < m->vert_pos_idx.n ? m->position.n : m->vert_pos_idx.n, np = 0;
+    for (size_t i = 0; i < m->vert_pos_idx.n; i++)
+        if (m->vert_pos_idx.u[i] >= np)
+            np = (size_t)m->vert_pos_idx.u[i] + 1;
+    ST_TRY(st_array_resize(&m->vertices, ST_T_VEC3S, m->vert_pos_idx.n, err));
+    memset(m->vertices.r, 0, 3 * m->vertices.n * sizeof(double));
+    if (nv)
+        memcpy(m->vertices.r, m->position.r, 3 * nv * sizeof(double));
+    ST_TRY(st_array_resize(&m->position, ST_T_VEC3S, np, err));
+    memset(m->position.r, 0, 3 * np * sizeof(double));
+    for (size_t i = 0; i < m->vertices.n; i++)
+        memcpy(m->position.r + 3 * (size_t)m->vert_pos_idx.u[i], m->vertices.r + 3 * i,
+               3 * sizeof(double));
+    st_component_touch(&m->base, st_component_field(&m->base, "position"));
+    return ST_OK;
+}
+
+/* SOFA's computePositions: vertex i takes position vertPosIdx[i]. */
+static void update_vertices(ogl_model *m)
+{
+    if (!uses_vertices(m))
+        return;
+    for (size_t i = 0; i < m->vertices.n; i++) {
+        unsigned k = m->vert_pos_idx.u[i];
+        if (k < m->position.n)
+            memcpy(m->vertices.r + 3 * i, m->position.r + 3 * (size_t)k, 3 * sizeof(double));
+    }
+    st_component_touch(&m->base, st_component_field(&m->base, "vertices"));
+}
+
 static bool elements_in_range(const st_array *a, unsigned w, size_t n)
 {
     for (size_t i = 0; i < a->n * w; i++)
@@ -329,7 +388,7 @@ static void add_cross(double *n, const double *o, const double *a, const double 
  * normal array already has one entry per point. */
 static void compute_normals(ogl_model *m)
 {
-    const double *x = m->position.r;
+    const double *x = face_points(m)->r;
     double *n = m->normal.r;
     memset(n, 0, 3 * m->normal.n * sizeof(double));
     for (size_t i = 0; i < m->triangles.n; i++) {
@@ -358,7 +417,7 @@ static void compute_normals(ogl_model *m)
  * is false. */
 static st_status prepare_normals(ogl_model *m, st_error *err)
 {
-    size_t n = m->position.n;
+    size_t n = face_points(m)->n;
     m->normals_ok = elements_in_range(&m->triangles, 3, n) && elements_in_range(&m->quads, 4, n);
     if (!m->normals_ok) {
         st_component_warn(&m->base, "triangles or quads index points beyond the %zu positions: "
@@ -438,6 +497,8 @@ st_status ogl_model_init(st_component *self, st_error *err)
     ST_TRY(st_options_check(self, ogl_options, err));
     ST_TRY(st_options_check_values(self, checks, err));
     apply_parse_attributes(m);
+    if (m->vert_pos_idx.n && !m->vertices.n)
+        ST_TRY(positions_from_vertices(m, err));
     if (m->filename && m->filename[0])
         st_component_warn(self, "filename '%s' is not read headless (use src=\"@loader\")",
                           m->filename);
@@ -473,6 +534,7 @@ st_status ogl_model_init(st_component *self, st_error *err)
     memset(m->translation, 0, sizeof m->translation);
     memset(m->rotation, 0, sizeof m->rotation);
     m->scale3d[0] = m->scale3d[1] = m->scale3d[2] = 1;
+    update_vertices(m);
     ST_TRY(prepare_normals(m, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
@@ -486,12 +548,15 @@ void ogl_model_on_event(st_component *self, st_event ev, double dt)
         return;
     if (ev == ST_EVENT_INIT_DONE) {
         /* A mapping may have resized the positions after our init. */
+        update_vertices(m);
         st_error err = {0};
         if (prepare_normals(m, &err) != ST_OK)
             st_component_warn(self, "normals: %s", err.msg);
-    } else if (ev == ST_EVENT_ANIMATE_END && m->update_normals && m->normals_ok &&
-               m->normal.n == m->position.n && (m->triangles.n || m->quads.n)) {
-        compute_normals(m);
+    } else if (ev == ST_EVENT_ANIMATE_END) {
+        update_vertices(m); /* the mappings wrote the positions (SOFA's updateVisual) */
+        if (m->update_normals && m->normals_ok && m->normal.n == face_points(m)->n &&
+            (m->triangles.n || m->quads.n))
+            compute_normals(m);
     }
 }
 
@@ -502,7 +567,8 @@ const st_class ogl_model_class = {
     .name = "OglModel",
     .category = "Visual",
     .description = "Generic visual model for OpenGL display (headless: the mesh is kept, "
-                   "transformed and mapped; nothing is drawn)",
+                   "transformed and mapped: a Vec3 visual state that mappings write after each "
+                   "step; nothing is drawn)",
     .aliases = ogl_aliases,
     .instance_size = sizeof(ogl_model),
     .fields = ogl_model_fields,

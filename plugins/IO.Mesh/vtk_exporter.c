@@ -15,7 +15,12 @@
  * Triggers are SOFA's (BaseSimulationExporter): exportAtBegin after init,
  * every exportEveryNumberOfSteps steps at the end of the step, exportAtEnd
  * when the scene is destroyed. A write that fails is logged as an error
- * (events cannot return one) and counted in the output `failures`. */
+ * (events cannot return one) and counted in the output `failures`.
+ *
+ * `visualModel` (settee's own) exports a visual model (an OglModel, SOFA's
+ * VisualModelImpl): its `position` as points, its edges, triangles and
+ * quads as cells; `settee run --output` uses it for the visual models that
+ * mappings move. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -47,6 +52,7 @@ typedef struct vtk_exporter {
     bool overwrite;            /* "overwrite" */
     bool top_only;             /* "topDimensionOnly" (settee) */
     st_component *topology_link, *mstate_link; /* "topology", "mstate" */
+    st_component *visual_link;                 /* "visualModel" (settee) */
     unsigned files_written;    /* "filesWritten" (output) */
     unsigned failures;         /* "failures" (output) */
     /* Set at init. */
@@ -107,6 +113,10 @@ static const st_field vtk_exporter_fields[] = {
      NULL, ST_LINK_TOPOLOGY, 0.0, 0.0},
     {"mstate", ST_T_LINK, offsetof(vtk_exporter, mstate_link), NULL,
      "mechanical state to export", 0, NULL, ST_LINK_STATE, 0.0, 0.0},
+    {"visualModel", ST_T_LINK, offsetof(vtk_exporter, visual_link), NULL,
+     "visual model to export (an OglModel: its position as points, its edges, triangles and "
+     "quads as cells; replaces mstate and topology) (settee)",
+     0, NULL, ST_LINK_ANY, 0.0, 0.0},
     ST_OUTPUT(vtk_exporter, files_written, "filesWritten", ST_T_UINT, unsigned,
               "Number of VTU/VTK files written so far (settee)"),
     ST_OUTPUT(vtk_exporter, failures, "failures", ST_T_UINT, unsigned,
@@ -121,12 +131,13 @@ static const struct cell_kind {
     size_t flag_offset;
     unsigned vtk;
     int dim;
+    const char *visual_field; /* the visual model's field of these elements, or NULL */
 } cell_kinds[] = {
-    {ST_T_EDGES, offsetof(vtk_exporter, edges), 3, 1},
-    {ST_T_TRIANGLES, offsetof(vtk_exporter, triangles), 5, 2},
-    {ST_T_QUADS, offsetof(vtk_exporter, quads), 9, 2},
-    {ST_T_TETRAS, offsetof(vtk_exporter, tetras), 10, 3},
-    {ST_T_HEXAS, offsetof(vtk_exporter, hexas), 12, 3},
+    {ST_T_EDGES, offsetof(vtk_exporter, edges), 3, 1, "edges"},
+    {ST_T_TRIANGLES, offsetof(vtk_exporter, triangles), 5, 2, "triangles"},
+    {ST_T_QUADS, offsetof(vtk_exporter, quads), 9, 2, "quads"},
+    {ST_T_TETRAS, offsetof(vtk_exporter, tetras), 10, 3, NULL},
+    {ST_T_HEXAS, offsetof(vtk_exporter, hexas), 12, 3, NULL},
 };
 #define NKINDS (sizeof cell_kinds / sizeof *cell_kinds)
 #define VTK_VERTEX 1u
@@ -157,11 +168,31 @@ static unsigned data_width(const vtk_data *d)
     return st_component_field_width(d->obj, d->field);
 }
 
+/* The visual model's array field name when it has the expected type
+ * (position: Vec3; edges, triangles, quads: their element type), or NULL. */
+static const st_array *visual_array(const vtk_exporter *e, const char *name)
+{
+    if (!name)
+        return NULL;
+    const st_field *f = st_component_field(e->visual_link, name);
+    if (!f)
+        return NULL;
+    bool ok = !strcmp(name, "position")    ? f->type == ST_T_VEC3S
+              : !strcmp(name, "edges")     ? f->type == ST_T_EDGES
+              : !strcmp(name, "triangles") ? f->type == ST_T_TRIANGLES
+                                           : f->type == ST_T_QUADS;
+    return ok ? st_component_field_ptr(e->visual_link, f) : NULL;
+}
+
 static st_status gather_mesh(vtk_exporter *e, vtk_mesh *m, st_error *err)
 {
     memset(m, 0, sizeof *m);
     ST_TRY(st_component_update_inputs(&e->base, err));
-    if (e->position.n) {
+    if (e->visual_link) {
+        const st_array *p = visual_array(e, "position");
+        m->x = p ? p->r : NULL;
+        m->np = p ? p->n : 0;
+    } else if (e->position.n) {
         m->x = e->position.r;
         m->np = e->position.n;
     } else if (e->ms) {
@@ -184,11 +215,14 @@ static st_status gather_mesh(vtk_exporter *e, vtk_mesh *m, st_error *err)
         m->x = e->topo_points;
         m->np = n;
     }
-    if (e->topo && e->topo->cls->topology->elements) {
+    if (e->visual_link || (e->topo && e->topo->cls->topology->elements)) {
         for (size_t k = 0; k < NKINDS; k++) {
             if (!*(bool *)((char *)e + cell_kinds[k].flag_offset))
                 continue;
-            const st_array *a = e->topo->cls->topology->elements(e->topo, cell_kinds[k].type);
+            const st_array *a =
+                e->visual_link
+                    ? visual_array(e, cell_kinds[k].visual_field)
+                    : e->topo->cls->topology->elements(e->topo, cell_kinds[k].type);
             if (!a || !a->n)
                 continue;
             unsigned w = st_type_width(cell_kinds[k].type);
@@ -690,6 +724,28 @@ static st_status vtk_exporter_init(st_component *self, st_error *err)
     snprintf(e->ext, sizeof e->ext, "%s",
              e->xml_format ? ".vtu" : (has_vtu ? ".vtu" : ".vtk"));
 
+    if (e->visual_link) {
+        /* A visual model: its own positions and faces, no state, no topology. */
+        if (!visual_array(e, "position"))
+            return st_component_error(self, "visualModel", err, ST_ELINK,
+                                      "visualModel must link a visual model with Vec3 positions "
+                                      "(an OglModel), got %s '%s'",
+                                      e->visual_link->cls->name, e->visual_link->name);
+        e->ms = NULL;
+        e->topo = NULL;
+        ST_TRY(resolve_data_list(e, "pointsDataFields", &e->points_data, &e->pdata, &e->npdata,
+                                 err));
+        ST_TRY(resolve_data_list(e, "cellsDataFields", &e->cells_data, &e->cdata, &e->ncdata,
+                                 err));
+        if (e->at_end && !outlives(e->visual_link, e))
+            return st_component_error(self, "exportAtEnd", err, ST_EINVAL,
+                                      "exportAtEnd writes while the scene is destroyed: the "
+                                      "visual model must be in this node before the exporter, "
+                                      "or above it");
+        e->step_counter = 0;
+        self->state = ST_CSTATE_VALID;
+        return ST_OK;
+    }
     e->ms = e->mstate_link ? (st_mstate *)e->mstate_link : st_component_mstate(self);
     ST_TRY(state_view_check(self, e->ms, err));
     e->topo = e->topology_link ? e->topology_link

@@ -465,11 +465,8 @@ static st_status bary_init(st_component *self, st_error *err)
     self->state = ST_CSTATE_INVALID;
     bary_free(m);
     m->outside = 0;
-    st_status rc;
-    bool visual = map_head_bind_visual(&m->h, &rc, err);
-    ST_TRY(rc);
-    if (!visual)
-        ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
+    ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
+    bool visual = m->h.visual;
     st_component *topo = m->in_topology;
     if (!topo)
         topo = st_node_find(m->h.input->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
@@ -487,9 +484,9 @@ static st_status bary_init(st_component *self, st_error *err)
     const double *xin = rest ? in->rest_position.r : in->position.r;
     size_t nin = rest ? in->rest_position.n : in->position.n;
     /* A visual output is located from its positions as they are at init. */
-    const double *xout = visual ? m->h.visual_pos->r
+    const double *xout = visual ? out->position.r
                                 : (rest ? out->rest_position.r : out->position.r);
-    m->n = visual ? m->h.visual_pos->n : (rest ? out->rest_position.n : out->position.n);
+    m->n = visual ? out->position.n : (rest ? out->rest_position.n : out->position.n);
     /* Element vertices must be input points. */
     const st_array *lists[5] = {e.edges, e.tris, e.quads, e.tetras, e.hexas};
     const unsigned widths[5] = {2, 3, 4, 4, 8};
@@ -534,8 +531,8 @@ static st_status bary_init(st_component *self, st_error *err)
     m->row[m->n] = t;
     if (visual) {
         if (m->n)
-            apply_points(m, in->position.r, m->h.visual_pos->r);
-        map_head_touch_visual(&m->h);
+            apply_points(m, in->position.r, out->position.r);
+        ST_TRY(map_head_visual_commit(&m->h, err));
         self->state = ST_CSTATE_VALID;
         return ST_OK;
     }
@@ -546,32 +543,36 @@ static st_status bary_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void bary_destroy(st_component *self) { bary_free((bary_mapping *)self); }
+static void bary_destroy(st_component *self)
+{
+    bary_free((bary_mapping *)self);
+    map_head_release(&((bary_mapping *)self)->h);
+}
 
 static bool ready(const bary_mapping *m)
 {
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n;
 }
 
+/* ready() for the mechanical operations (never called on a visual output). */
+static bool ready_mech(const bary_mapping *m) { return ready(m) && !m->h.visual; }
+
 static void bary_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
     bary_mapping *m = (bary_mapping *)self;
-    if (ready(m))
-        apply_points(m, st_slice_x(x, m->h.in), st_slice_x(x, m->h.out));
-    else if (m->h.base.state == ST_CSTATE_VALID && m->h.visual_pos &&
-             m->h.visual_pos->n == m->n) {
-        /* Visual output: its positions follow (sized at init, no allocation). */
-        apply_points(m, st_slice_x(x, m->h.in), m->h.visual_pos->r);
-        map_head_touch_visual(&m->h);
-    }
+    double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
+    if (!xout)
+        return;
+    apply_points(m, st_slice_x(x, m->h.in), xout);
+    map_head_touch_visual(&m->h);
 }
 
 static void bary_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     bary_mapping *m = (bary_mapping *)self;
-    if (ready(m))
+    if (ready_mech(m))
         apply_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out));
 }
 
@@ -579,7 +580,7 @@ static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
     (void)mp;
     bary_mapping *m = (bary_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
@@ -601,7 +602,7 @@ static void bary_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb
 {
     (void)mp;
     bary_mapping *m = (bary_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     for (size_t i = 0; i < m->n; i++)
         for (unsigned k = m->row[i]; k < m->row[i + 1]; k++)

@@ -1,8 +1,8 @@
 /* identity_mapping.c - IdentityMapping: the output state's positions and
  * velocities are the input's, forces go back unchanged. When the output is
  * a visual model (OglModel) rather than a MechanicalObject, the mapping only
- * copies positions into the model's `position` (a visual mapping, as in
- * SOFA: it takes no part in the mechanics).
+ * copies positions into the model's `position`, after each step (a visual
+ * mapping, as in SOFA: it takes no part in the mechanics).
  *
  * Topological changes: as SOFA's handleTopologyChange, after a change of any
  * topology above it, an output whose size differs from the input's is
@@ -16,10 +16,7 @@
 #include "../shared/topology_link.h"
 
 typedef struct identity_mapping {
-    map_head h;           /* input: a MechanicalObject; output: one, or a visual model */
-    /* Set at init. */
-    st_array *visual_pos; /* the visual model's position, or NULL */
-    const st_field *visual_field;
+    map_head h;     /* input: a MechanicalObject; output: one, or a visual model */
     bool listening; /* registered for topological changes */
 } identity_mapping;
 
@@ -39,7 +36,7 @@ static st_status identity_changed(st_component *self, st_component *topology,
     if (self->state != ST_CSTATE_VALID || !m->h.in)
         return ST_OK;
     size_t n = m->h.in->n;
-    size_t have = m->visual_pos ? m->visual_pos->n : m->h.out ? m->h.out->n : n;
+    size_t have = m->h.visual && m->h.visual_pos ? m->h.visual_pos->n : m->h.out ? m->h.out->n : n;
     return have == n ? ST_OK : identity_init(self, err);
 }
 
@@ -52,20 +49,6 @@ static st_status identity_init(st_component *self, st_error *err)
     }
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
-    m->visual_pos = NULL;
-    st_status rc;
-    if (map_head_bind_visual(h, &rc, err)) {
-        /* A visual output: positions only, no part in the mechanics. */
-        ST_TRY(rc);
-        size_t n = h->in->n;
-        m->visual_field = h->visual_field;
-        m->visual_pos = h->visual_pos;
-        ST_TRY(st_array_resize(m->visual_pos, ST_T_VEC3S, n, err));
-        memcpy(m->visual_pos->r, h->in->position.r, 3 * n * sizeof(double));
-        map_head_touch_visual(h);
-        self->state = ST_CSTATE_VALID;
-        return ST_OK;
-    }
     ST_TRY(map_head_bind(h, NULL, NULL, err));
     if (h->out->type != h->in->type)
         return st_component_error(self, "output", err, ST_ESCENE,
@@ -88,6 +71,7 @@ static st_status identity_init(st_component *self, st_error *err)
         if (nr)
             memcpy(h->out->rest_position.r, h->in->rest_position.r, cw * nr * sizeof(double));
     }
+    ST_TRY(map_head_visual_commit(h, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -98,22 +82,19 @@ static void identity_apply(st_component *self, const st_mparams *mp, double *x)
     identity_mapping *m = (identity_mapping *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
-    const double *xin = st_slice_x(x, m->h.in);
+    double *xout = m->h.out ? map_head_xout(&m->h, x) : NULL;
+    if (!xout)
+        return;
     const unsigned cw = m->h.in->type->coord_size;
-    if (m->h.out) {
-        memcpy(st_slice_x(x, m->h.out), xin, cw * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
-    } else if (m->visual_pos) {
-        /* Visual output: the model's positions follow (no allocation: sized at init). */
-        memcpy(m->visual_pos->r, xin, 3 * min_n(m->h.in->n, m->visual_pos->n) * sizeof(double));
-        st_component_touch(m->h.output, m->visual_field);
-    }
+    memcpy(xout, st_slice_x(x, m->h.in), cw * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
+    map_head_touch_visual(&m->h);
 }
 
 static void identity_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->h.out)
+    if (self->state != ST_CSTATE_VALID || !m->h.out || m->h.visual)
         return;
     memcpy(st_slice(v, m->h.out), st_slice(v, m->h.in),
            m->h.in->type->deriv_size * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
@@ -123,7 +104,7 @@ static void identity_apply_jt(st_component *self, const st_mparams *mp, double *
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->h.out)
+    if (self->state != ST_CSTATE_VALID || !m->h.out || m->h.visual)
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
@@ -136,7 +117,7 @@ static void identity_get_j(st_component *self, const st_mparams *mp, st_jbuilder
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->h.out)
+    if (self->state != ST_CSTATE_VALID || !m->h.out || m->h.visual)
         return;
     size_t n = min_n(m->h.in->n, m->h.out->n);
     for (size_t i = 0; i < n; i++)
@@ -164,6 +145,7 @@ const st_class identity_mapping_class = {
     .fields = identity_fields,
     .init = identity_init,
     .reinit = identity_init,
+    .cleanup = map_head_cleanup,
     .mapping = &identity_ops,
     .templates = st_all_state_types,
 };

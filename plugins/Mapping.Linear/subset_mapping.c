@@ -160,20 +160,26 @@ static bool ready(const subset_mapping *m)
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->indices.n;
 }
 
+/* ready() for the mechanical operations (never called on a visual output). */
+static bool ready_mech(const subset_mapping *m) { return ready(m) && !m->h.visual; }
+
 static void subset_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
     subset_mapping *m = (subset_mapping *)self;
-    if (ready(m))
-        copy_points(m, st_slice_x(x, m->h.in), st_slice_x(x, m->h.out),
-                    m->h.out->rest_position.r, m->h.in->type->coord_size, m->h.in->n);
+    double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
+    if (!xout)
+        return;
+    copy_points(m, st_slice_x(x, m->h.in), xout, m->h.out->rest_position.r,
+                m->h.in->type->coord_size, m->h.in->n);
+    map_head_touch_visual(&m->h);
 }
 
 static void subset_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     subset_mapping *m = (subset_mapping *)self;
-    if (ready(m))
+    if (ready_mech(m))
         copy_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out), NULL,
                     m->h.in->type->deriv_size, m->h.in->n);
 }
@@ -182,7 +188,7 @@ static void subset_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
     (void)mp;
     subset_mapping *m = (subset_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     unsigned w = m->h.in->type->deriv_size;
     double *fin = st_slice(f, m->h.in);
@@ -200,7 +206,7 @@ static void subset_get_j(st_component *self, const st_mparams *mp, st_jbuilder *
 {
     (void)mp;
     subset_mapping *m = (subset_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     for (size_t i = 0; i < m->indices.n; i++)
         if (m->indices.u[i] < m->h.in->n)
@@ -227,6 +233,7 @@ const st_class subset_mapping_class = {
     .fields = subset_fields,
     .init = subset_init,
     .reinit = subset_init,
+    .cleanup = map_head_cleanup,
     .mapping = &subset_ops,
     .templates = st_all_state_types,
 };

@@ -80,6 +80,7 @@ static st_status smm_init(st_component *self, st_error *err)
         if (in->velocity.n == in->position.n)
             memcpy(m->h.out->velocity.r + dw * i, in->velocity.r + dw * j, dw * sizeof(double));
     }
+    ST_TRY(map_head_visual_commit(&m->h, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -89,14 +90,20 @@ static bool ready(const subset_multi_mapping *m)
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n;
 }
 
-/* x_out[i] = x_in(i) (coordinates) or the same on a derivative vector. */
-static void copy_points(const subset_multi_mapping *m, double *vec, bool coord)
+/* x_out[i] = x_in(i) (coordinates) or the same on a derivative vector. A
+ * visual output reads the inputs' own positions (their slices of their
+ * systems' x after the step: the inputs may lie in several systems). */
+static void copy_points(subset_multi_mapping *m, double *vec, bool coord)
 {
     const unsigned w = coord ? m->h.out->type->coord_size : m->h.out->type->deriv_size;
-    double *out = coord ? st_slice_x(vec, m->h.out) : st_slice(vec, m->h.out);
+    double *out = coord ? map_head_xout(&m->h, vec) : st_slice(vec, m->h.out);
+    if (!out)
+        return;
     for (size_t i = 0; i < m->n; i++) {
         const st_mstate *in = m->ins[m->index_pairs.u[2 * i]];
-        const double *src = coord ? st_slice_x(vec, in) : st_slice(vec, in);
+        const double *src = coord && m->h.visual ? in->position.r
+                            : coord     ? st_slice_x(vec, in)
+                                        : st_slice(vec, in);
         memcpy(out + (size_t)w * i, src + (size_t)w * m->index_pairs.u[2 * i + 1],
                w * sizeof(double));
     }
@@ -105,8 +112,11 @@ static void copy_points(const subset_multi_mapping *m, double *vec, bool coord)
 static void smm_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
-    if (ready((subset_multi_mapping *)self))
-        copy_points((subset_multi_mapping *)self, x, true);
+    subset_multi_mapping *m = (subset_multi_mapping *)self;
+    if (ready(m)) {
+        copy_points(m, x, true);
+        map_head_touch_visual(&m->h);
+    }
 }
 
 static void smm_apply_j(st_component *self, const st_mparams *mp, double *v)
@@ -173,6 +183,7 @@ const st_class subset_multi_mapping_class = {
     .fields = smm_fields,
     .init = smm_init,
     .reinit = smm_init,
+    .cleanup = map_head_cleanup,
     .mapping = &smm_ops,
     .templates = st_all_state_types,
 };

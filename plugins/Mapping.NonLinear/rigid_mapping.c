@@ -171,7 +171,11 @@ static st_status rigid_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void rigid_cleanup(st_component *self) { rigid_free((rigid_mapping *)self); }
+static void rigid_cleanup(st_component *self)
+{
+    rigid_free((rigid_mapping *)self);
+    map_head_release(&((rigid_mapping *)self)->h);
+}
 
 static bool ready(const rigid_mapping *m)
 {
@@ -179,19 +183,25 @@ static bool ready(const rigid_mapping *m)
            m->h.in->n == m->nin;
 }
 
+/* ready() for the mechanical operations (never called on a visual output). */
+static bool ready_mech(const rigid_mapping *m) { return ready(m) && !m->h.visual; }
+
 static void rigid_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (ready(m))
-        apply_points(m, st_slice_x(x, m->h.in), st_slice_x(x, m->h.out), m->nin);
+    double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
+    if (!xout)
+        return;
+    apply_points(m, st_slice_x(x, m->h.in), xout, m->nin);
+    map_head_touch_visual(&m->h);
 }
 
 static void rigid_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (ready(m))
+    if (ready_mech(m))
         apply_j_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out), m->nin);
 }
 
@@ -199,7 +209,7 @@ static void rigid_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
@@ -219,7 +229,7 @@ static void rigid_get_j(st_component *self, const st_mparams *mp, st_jbuilder *j
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (!ready(m))
+    if (!ready_mech(m))
         return;
     for (size_t i = 0; i < m->n; i++) {
         const double *r = m->rotated + 3 * i;
@@ -260,7 +270,7 @@ static void rigid_update_k(st_component *self, const st_mparams *mp, const doubl
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (!ready(m) || !m->gs)
+    if (!ready_mech(m) || !m->gs)
         return;
     memset(m->k, 0, 9 * m->nin * sizeof *m->k);
     memset(m->k_used, 0, m->nin);
@@ -285,7 +295,7 @@ static void rigid_apply_djt(st_component *self, const st_mparams *mp, double *df
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (!ready(m) || !m->gs)
+    if (!ready_mech(m) || !m->gs)
         return;
     double *dfi = st_slice(df, m->h.in);
     const double *dxi = st_slice(dx, m->h.in);
@@ -303,7 +313,7 @@ static void rigid_get_k(st_component *self, const st_mparams *mp, st_matrix *mat
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (!ready(m) || !m->gs)
+    if (!ready_mech(m) || !m->gs)
         return;
     for (size_t r = 0; r < m->nin; r++) {
         if (!m->k_used[r])

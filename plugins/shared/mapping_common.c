@@ -1,36 +1,118 @@
 /* mapping_common.c - see mapping_common.h. */
 #include "mapping_common.h"
 
+#include <string.h>
+
 
 unsigned map_head_flags(const st_component *self)
 {
     const map_head *h = (const map_head *)self;
     return (h->map_forces ? ST_MAP_FORCES : 0u) | (h->map_constraints ? ST_MAP_CONSTRAINTS : 0u) |
-           (h->map_masses ? ST_MAP_MASSES : 0u) | (h->map_matrices ? ST_MAP_MATRICES : 0u);
+           (h->map_masses ? ST_MAP_MASSES : 0u) | (h->map_matrices ? ST_MAP_MATRICES : 0u) |
+           (h->visual ? ST_MAP_VISUAL : 0u);
 }
 
 st_mstate *map_head_input(const st_component *self) { return ((const map_head *)self)->in; }
-st_mstate *map_head_output(const st_component *self) { return ((const map_head *)self)->out; }
+st_mstate *map_head_output(const st_component *self)
+{
+    const map_head *h = (const map_head *)self;
+    return h->visual ? NULL : h->out;
+}
+
+void map_head_release(map_head *h)
+{
+    st_array_free(&h->vis.position, ST_T_REALS);
+    st_array_free(&h->vis.velocity, ST_T_REALS);
+    st_array_free(&h->vis.rest_position, ST_T_REALS);
+    st_array_free(&h->vis.force, ST_T_REALS);
+    st_array_free(&h->vis.external_force, ST_T_REALS);
+    memset(&h->vis, 0, sizeof h->vis);
+    h->visual = false;
+    h->visual_pos = NULL;
+    h->visual_field = NULL;
+}
+
+void map_head_cleanup(st_component *self) { map_head_release((map_head *)self); }
+
+/* A Vec3 array field of c named name, or NULL. */
+static st_array *vec3_field(st_component *c, const char *name, const st_field **out)
+{
+    const st_field *f = st_component_field(c, name);
+    if (!f || f->type != ST_T_VEC3S)
+        return NULL;
+    if (out)
+        *out = f;
+    return st_component_field_ptr(c, f);
+}
+
+/* The visual model's positions (and rest positions, when it has as many)
+ * copied into h->vis, a Vec3d state the mapping's init works on. */
+static st_status bind_visual(map_head *h, st_error *err)
+{
+    st_component *self = &h->base, *model = h->output;
+    const st_field *f = NULL;
+    /* SOFA's VisualState: Vec3 position and restPosition (OglModel). */
+    st_array *pos = vec3_field(model, "position", &f);
+    if (!pos || !vec3_field(model, "restPosition", NULL) || model->cls->topology)
+        return st_component_error(self, "output", err, ST_ELINK,
+                                  "output must link a MechanicalObject (\"@dofs\") or a visual "
+                                  "model (an OglModel), got %s '%s'",
+                                  model->cls->name, model->name);
+    st_mstate *v = &h->vis;
+    v->base.cls = model->cls; /* names only: messages say the model's name */
+    v->base.node = model->node;
+    v->base.name = model->name;
+    v->base.state = ST_CSTATE_VALID;
+    v->type = &st_vec3d_type;
+    size_t n = pos->n;
+    ST_TRY(st_array_resize_width(&v->position, 3, n, err));
+    ST_TRY(st_array_resize_width(&v->velocity, 3, n, err));
+    ST_TRY(st_array_resize_width(&v->rest_position, 3, n, err));
+    if (n) {
+        memcpy(v->position.r, pos->r, 3 * n * sizeof(double));
+        memset(v->velocity.r, 0, 3 * n * sizeof(double));
+        const st_array *rest = vec3_field(model, "restPosition", NULL);
+        memcpy(v->rest_position.r, rest && rest->n == n ? rest->r : pos->r,
+               3 * n * sizeof(double));
+    }
+    v->n = n;
+    v->size = (unsigned)n;
+    h->visual = true;
+    h->visual_pos = pos;
+    h->visual_field = f;
+    h->out = v;
+    return ST_OK;
+}
 
 st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
                         st_error *err)
 {
     st_component *self = &h->base;
     h->in = h->out = NULL;
+    map_head_release(h);
     if (!h->input || !st_component_has_role(h->input, ST_ROLE_STATE))
         return st_component_error(self, "input", err, ST_ELINK,
                                   "input must link a MechanicalObject (\"@../dofs\"), got %s",
                                   h->input ? h->input->cls->name : "nothing");
-    if (!h->output || !st_component_has_role(h->output, ST_ROLE_STATE))
+    if (!h->output)
         return st_component_error(self, "output", err, ST_ELINK,
-                                  "output must link a MechanicalObject (\"@dofs\"), got %s",
-                                  h->output ? h->output->cls->name : "nothing");
+                                  "output must link a MechanicalObject (\"@dofs\") or a visual "
+                                  "model, got nothing");
     h->in = (st_mstate *)h->input;
-    h->out = (st_mstate *)h->output;
     if (in_type && h->in->type != in_type)
         return st_component_error(self, "input", err, ST_ESCENE,
                                   "%s maps a %s input; '%s' is %s", self->cls->name,
                                   in_type->name, h->in->base.name, h->in->type->name);
+    if (!st_component_has_role(h->output, ST_ROLE_STATE)) {
+        /* A visual model: SOFA's VisualModelImpl is a Vec3 State. */
+        if (out_type && out_type != &st_vec3d_type)
+            return st_component_error(self, "output", err, ST_ESCENE,
+                                      "%s maps to a %s output; the visual model '%s' holds Vec3d "
+                                      "positions",
+                                      self->cls->name, out_type->name, h->output->name);
+        return bind_visual(h, err);
+    }
+    h->out = (st_mstate *)h->output;
     if (out_type && h->out->type != out_type)
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "%s maps to a %s output; '%s' is %s", self->cls->name,
@@ -38,45 +120,38 @@ st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_stat
     return ST_OK;
 }
 
-bool map_head_bind_visual(map_head *h, st_status *rc, st_error *err)
-{
-    st_component *self = &h->base;
-    *rc = ST_OK;
-    h->visual_pos = NULL;
-    h->visual_field = NULL;
-    if (!h->output || st_component_has_role(h->output, ST_ROLE_STATE))
-        return false;
-    h->in = h->out = NULL;
-    if (!h->input || !st_component_has_role(h->input, ST_ROLE_STATE)) {
-        *rc = st_component_error(self, "input", err, ST_ELINK,
-                                 "input must link a MechanicalObject (\"@../dofs\"), got %s",
-                                 h->input ? h->input->cls->name : "nothing");
-        return true;
-    }
-    h->in = (st_mstate *)h->input;
-    const st_field *f = st_component_field(h->output, "position");
-    if (h->in->type != &st_vec3d_type) {
-        *rc = st_component_error(self, "output", err, ST_ESCENE,
-                                 "a visual output takes Vec3d positions; the input '%s' is %s",
-                                 h->in->base.name, h->in->type->name);
-        return true;
-    }
-    if (!f || f->type != ST_T_VEC3S) {
-        *rc = st_component_error(self, "output", err, ST_ELINK,
-                                 "output '%s' (%s) is neither a MechanicalObject nor a model "
-                                 "with a 'position' field",
-                                 h->output->name, h->output->cls->name);
-        return true;
-    }
-    h->visual_field = f;
-    h->visual_pos = st_component_field_ptr(h->output, f);
-    return true;
-}
-
 void map_head_touch_visual(map_head *h)
 {
-    if (h->visual_pos)
+    if (h->visual && h->visual_pos)
         st_component_touch(h->output, h->visual_field);
+}
+
+double *map_head_xout(map_head *h, double *x)
+{
+    if (!h->visual)
+        return st_slice_x(x, h->out);
+    return h->visual_pos && h->visual_pos->n == h->vis.n ? h->visual_pos->r : NULL;
+}
+
+st_status map_head_visual_commit(map_head *h, st_error *err)
+{
+    if (!h->visual || !h->visual_pos)
+        return ST_OK;
+    size_t n = h->vis.n;
+    ST_TRY(st_array_resize(h->visual_pos, ST_T_VEC3S, n, err));
+    if (n)
+        memcpy(h->visual_pos->r, h->vis.position.r, 3 * n * sizeof(double));
+    const st_field *fr = NULL;
+    st_array *rest = vec3_field(h->output, "restPosition", &fr);
+    if (rest && (h->apply_rest_position || rest->n != n)) {
+        ST_TRY(st_array_resize(rest, ST_T_VEC3S, n, err));
+        if (n)
+            memcpy(rest->r, h->apply_rest_position ? h->vis.rest_position.r : h->vis.position.r,
+                   3 * n * sizeof(double));
+        st_component_touch(h->output, fr);
+    }
+    map_head_touch_visual(h);
+    return ST_OK;
 }
 
 st_status map_resize_output(st_mstate *out, size_t n, st_error *err)
@@ -106,5 +181,5 @@ st_status map_init_outputs(map_head *h, map_apply_fn apply, map_applyj_fn apply_
         apply_j(&h->base, in->velocity.r, out->velocity.r);
     if (apply && h->apply_rest_position && in->rest_position.n == in->position.n)
         apply(&h->base, in->rest_position.r, out->rest_position.r);
-    return ST_OK;
+    return map_head_visual_commit(h, err);
 }

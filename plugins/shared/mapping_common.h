@@ -7,7 +7,17 @@
 
 #include <settee/settee.h>
 
-/* Head of a mapping instance (first member of the class's struct). */
+/* Head of a mapping instance (first member of the class's struct).
+ *
+ * The output may be a visual model (an OglModel: no state role, a Vec3
+ * 'position'), as SOFA maps into a VisualModelImpl (a State, not a
+ * MechanicalState). Then `out` points to `vis`, a Vec3d state owned by the
+ * mapping holding a copy of the model's positions while the mapping
+ * initialises (so its init reads and sizes `out` as for a MechanicalObject);
+ * map_init_outputs() (or map_head_visual_commit()) copies the result into
+ * the model. The mapping is not mechanical (ST_MAP_VISUAL): the kernel
+ * calls only its apply(), once after each step, which writes the model's
+ * positions through map_head_xout(). */
 typedef struct map_head {
     st_component base;
     st_component *input;  /* "input" */
@@ -16,18 +26,27 @@ typedef struct map_head {
     bool apply_rest_position;                                   /* "applyRestPosition" */
     /* Set at init. */
     st_mstate *in, *out;
-    st_array *visual_pos;         /* a visual output's positions (out is NULL then), or NULL */
+    bool visual;                  /* the output is a visual model: out == &vis */
+    st_mstate vis;                /* the visual output's positions during init (owned) */
+    st_array *visual_pos;         /* the visual model's own positions, or NULL */
     const st_field *visual_field;
 } map_head;
 
-/* When the output is a visual model (an OglModel: no state role, a vec3[]
- * 'position'), binds the input (a Vec3d state) and the model's positions
- * into h->visual_pos and returns true; false for a state output (nothing
- * done). SOFA maps into visual models the same way: positions only, no
- * part in the mechanics. Errors go to *rc. */
-bool map_head_bind_visual(map_head *h, st_status *rc, st_error *err);
 /* Marks the visual output's positions as changed. */
 void map_head_touch_visual(map_head *h);
+/* Where apply() writes the output's coordinates: the output's slice of x,
+ * or the visual model's positions (NULL when the model was resized since
+ * the mapping's init: nothing to write). */
+double *map_head_xout(map_head *h, double *x);
+/* Copies the positions the mapping's init computed into the visual model
+ * (resized to them; with applyRestPosition its restPosition too). Nothing
+ * for a mechanical output. */
+st_status map_head_visual_commit(map_head *h, st_error *err);
+/* Frees what the head owns (the visual output's copy): call from cleanup. */
+void map_head_release(map_head *h);
+/* A cleanup for classes whose instance starts with a map_head and own
+ * nothing else. */
+void map_head_cleanup(st_component *self);
 
 /* Field entries of the head for instance struct S whose first member is
  * `map_head h`: input, output and SOFA's switches. */
@@ -40,7 +59,11 @@ void map_head_touch_visual(map_head *h);
 /* The same without "input" (multi-mappings declare their own). */
 #define MAP_OUTPUT_FIELDS(S)                                                                       \
     {"output", ST_T_LINK, offsetof(S, h.output) + ST_FIELD_CHECK_(S, h.output, st_component *),   \
-     "@./", "Output object to map (default: this node's MechanicalObject)", 0, NULL, ST_LINK_ANY, \
+     "@./",                                                                                     \
+     "Output object to map (default: this node's MechanicalObject, else its visual model; a "  \
+     "visual model (OglModel) makes the mapping visual: applied after each step, no forces "   \
+     "back)",                                                                                  \
+     0, NULL, ST_LINK_ANY,                                                                     \
      0.0, 0.0},                                                                                    \
         ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
                 "Are forces mapped ? (false: the output's forces and masses do not act on the "   \
@@ -61,8 +84,9 @@ unsigned map_head_flags(const st_component *self);
 st_mstate *map_head_input(const st_component *self);
 st_mstate *map_head_output(const st_component *self);
 
-/* Checks input and output (both mechanical states; the input's type one of
- * in_types, the output's out_type, NULL: any) and sets h->in, h->out. */
+/* Checks input (a mechanical state of type in_type, NULL: any) and output
+ * (a mechanical state of type out_type, NULL: any, or a visual model when
+ * out_type is NULL or Vec3d) and sets h->in, h->out (and h->vis). */
 st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
                         st_error *err);
 

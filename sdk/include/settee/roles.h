@@ -117,7 +117,15 @@ enum {
     ST_MAP_CONSTRAINTS = 1u << 1, /* "mapConstraints" */
     ST_MAP_MASSES = 1u << 2,      /* "mapMasses" */
     ST_MAP_MATRICES = 1u << 3,    /* "mapMatrices" */
-    ST_MAP_ALL = 0xfu
+    ST_MAP_ALL = 0xfu,
+    /* Not a switch: the output is a visual model (SOFA's non-mechanical
+     * mapping into a VisualModelImpl). The kernel keeps such a mapping out
+     * of the mechanical system: no Jacobian, no forces back, never called
+     * while a solver propagates; after each step (and the output set at
+     * the mapping's init) it calls apply() once with the system's x, and
+     * the mapping writes the visual model's positions itself (output()
+     * returns NULL). */
+    ST_MAP_VISUAL = 1u << 4
 };
 
 /* Receives the blocks of a mapping's Jacobian J = d x_out / d x_in (see

@@ -58,6 +58,11 @@ ST_API const char *st_scene_file(const st_scene *s);
 ST_API bool st_scene_is_initialised(const st_scene *s);
 /* Every MechanicalObject of the scene, in scene order. */
 ST_API size_t st_scene_states(st_scene *s, st_mstate **out, size_t max);
+/* Appended after ABI 2.5. The visual models (OglModel: SOFA's VisualModelImpl)
+ * that mappings write, in the order of the mappings, each once: writes up
+ * to max of them into out (may be NULL) and returns how many there are.
+ * Borrowed, valid while the scene lives. Known after st_scene_init. */
+ST_API size_t st_scene_visual_models(st_scene *s, st_component **out, size_t max);
 /* Writes the state as JSON: {"time": T, "steps": N, "objects": [{"path":
  * ..., "position": [[x,y,z],...], "velocity": [...]}]} with 17 significant
  * digits, so that it reads back bit-exact. A regular file is written under
