@@ -1021,6 +1021,7 @@ class DataEngine(BaseComponent):
     def _stamp(d):
         store = d._owner.__dict__.get("_pydata", {}).get(d._name)
         if store is not None:
+            _refresh(d._owner, d._name)   # an upstream engine's output: update it first
             return (id(store), store.version)
         v = d._owner._get_data(d._name)   # updates an upstream engine first
         return np.array(v, copy=True) if isinstance(v, np.ndarray) else v
