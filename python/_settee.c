@@ -1406,6 +1406,19 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
         return NULL;
     }
     st_system *sys = ms->system;
+    const st_forcefield_ops *ff = c->cls->forcefield;
+    if (which == 'K' && ff && ff->add_force) {
+        /* K is taken at the state of the last add_force (roles.h): compute
+         * the forces of the current state first, into a scratch vector, as
+         * SOFA's addKToMatrix sees the current positions. */
+        double *f = calloc(sys->size_all ? sys->size_all : 1, sizeof *f);
+        if (!f)
+            return PyErr_NoMemory();
+        ff->add_force(c, &sys->mp, f, sys->x, sys->v);
+        free(f);
+        if (PyErr_Occurred())
+            return NULL;
+    }
     st_matrix *m = NULL;
     st_error err = {0};
     double mf = which == 'M' ? 1.0 : 0.0, kf = which == 'M' ? 0.0 : 1.0;
