@@ -1,0 +1,94 @@
+"""Sofa.Simulation.load(path) (a scene file read into a new scene, not
+initialised) and Sofa.import_sofa_python_scene(path) (a .py scene imported as
+a module, its createScene called on a node of ours)."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import Sofa
+import Sofa.Core
+import Sofa.Simulation
+import settee
+
+SCN = """<Node name="root" dt="0.01" gravity="0 -10 0">
+  <RequiredPlugin pluginName="ODESolver.Forward Mass"/>
+  <Node name="ball">
+    <EulerExplicitSolver symplectic="true"/>
+    <MechanicalObject name="dofs" position="0 1 0  2 1 0"/>
+    <UniformMass totalMass="1"/>
+  </Node>
+</Node>
+"""
+
+
+def test_simulation_load_reads_a_scene_file(tmp_path):
+    f = tmp_path / "ball.scn"
+    f.write_text(SCN)
+    root = Sofa.Simulation.load(str(f))
+    assert isinstance(root, Sofa.Core.Node)
+    assert [c.getName() for c in root.children] == ["ball"]
+    assert root.ball.dofs.getClassName() == "MechanicalObject"
+    assert root.dt.value == 0.01
+    Sofa.Simulation.init(root)
+    for _ in range(10):
+        Sofa.Simulation.animate(root, root.dt.value)
+    # symplectic Euler under g = -10: v_n = -10 n dt, y_n = 1 - 10 dt^2 n(n+1)/2
+    y = root.ball.dofs.position.value[:, 1]
+    assert np.allclose(y, 1 - 10 * 0.01 ** 2 * 55, rtol=0, atol=1e-12)
+    Sofa.Simulation.unload(root)
+
+
+def test_simulation_load_errors(tmp_path):
+    with pytest.raises(settee.Error):
+        Sofa.Simulation.load(str(tmp_path / "missing.scn"))
+    f = tmp_path / "ball.scn"
+    f.write_text(SCN)
+    loaded = Sofa.Simulation.load(str(f))
+    root = Sofa.Core.Node("root")
+    with pytest.raises(settee.Error, match="empty nodes"):
+        root.addChild(loaded)
+
+
+PART = '''
+def createScene(node):
+    node.addObject("RequiredPlugin", pluginName=["ODESolver.Forward", "Mass"])
+    node.addObject("EulerExplicitSolver", symplectic=True)
+    node.addObject("MechanicalObject", name="dofs", position=[[0, 0, 0]])
+    node.addObject("UniformMass", totalMass=2.0)
+'''
+
+
+def test_import_sofa_python_scene(tmp_path):
+    (tmp_path / "part_scene.py").write_text(PART)
+    mod = Sofa.import_sofa_python_scene(str(tmp_path / "part_scene.py"))
+    root = Sofa.Core.Node("root")
+    root.gravity = [0, -1, 0]
+    a = root.addChild("A")
+    mod.createScene(a)
+    assert a.dofs.getClassName() == "MechanicalObject"
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, 0.1)
+    assert a.dofs.position.value[0, 1] == pytest.approx(-0.01)
+    with pytest.raises(FileNotFoundError):
+        Sofa.import_sofa_python_scene(str(tmp_path / "nope.py"))
+
+
+def test_import_next_to_the_scene_in_the_program(tmp_path, settee_bin):
+    """A relative name is found next to the running scene, as in SofaPython3's
+    import_python_scene.py."""
+    (tmp_path / "part_scene.py").write_text(PART)
+    (tmp_path / "main_scene.py").write_text('''
+import Sofa
+
+
+def createScene(root):
+    part = Sofa.import_sofa_python_scene("part_scene.py")
+    part.createScene(root.addChild("A"))
+''')
+    out = tmp_path / "state.json"
+    r = subprocess.run([settee_bin, "run", str(tmp_path / "main_scene.py"), "-n", "3",
+                        "--export-state", str(out)],
+                       capture_output=True, text=True, timeout=120, cwd="/")
+    assert r.returncode == 0, r.stderr
+    assert "/A/dofs" in out.read_text()
