@@ -616,6 +616,8 @@ class Node(_Base):
 
     def _set_field(self, name, v):
         if name == "name":
+            if _text(v) == self.getName():
+                return  # SofaPython3 scenes often name the root "root" again
             raise Error("settee cannot rename a node (give the name to addChild)")
         t = _text(v)
         _st.node_set(self._ref, name, t)
