@@ -103,16 +103,16 @@ class LinkPath(str):
         return 'LinkPath("%s")' % str(self)
 
 
-# Outputs of the Python data engines: (id(owner), name) -> (owner, engine).
-_engine_outputs = {}
-
-
 def _refresh(owner, name):
     """SOFA's updateIfDirty: reading an engine's output runs the engine first
-    when an input changed since its last update."""
-    e = _engine_outputs.get((id(owner), name))
-    if e is not None and e[0] is owner:
-        e[1]._update_if_dirty()
+    when an input changed since its last update. The owner of an output
+    names its engine in _st_outputs (no module-level table: the references
+    stay within the scene's objects, where the garbage collector sees them)."""
+    outs = owner.__dict__.get("_st_outputs")
+    if outs:
+        e = outs.get(name)
+        if e is not None:
+            e._update_if_dirty()
 
 
 class Data:
@@ -266,8 +266,7 @@ class _Base:
         return LinkPath(self.getLinkPath(), self)
 
     def _get_data(self, name):
-        if _engine_outputs:
-            _refresh(self, name)
+        _refresh(self, name)
         d = self._pydata.get(name)
         if d is not None:
             return d.value
@@ -283,8 +282,7 @@ class _Base:
         self._set_field(name, v)
 
     def _view_data(self, name, writeable):
-        if _engine_outputs:
-            _refresh(self, name)
+        _refresh(self, name)
         d = self._pydata.get(name)
         if d is not None:
             if writeable:
@@ -1010,7 +1008,11 @@ class DataEngine(BaseComponent):
     def addOutput(self, data):
         d = self._as_data(data, "addOutput")
         self._outputs.append(d)
-        _engine_outputs[(id(d._owner), d._name)] = (d._owner, self)
+        outs = d._owner.__dict__.get("_st_outputs")
+        if outs is None:
+            outs = {}
+            object.__setattr__(d._owner, "_st_outputs", outs)
+        outs[d._name] = self
         object.__setattr__(self, "_stamps", None)
 
     def getInputs(self):
@@ -1053,11 +1055,6 @@ class DataEngine(BaseComponent):
         finally:
             object.__setattr__(self, "_updating", False)
         object.__setattr__(self, "_stamps", [self._stamp(d) for d in self._inputs])
-
-    def _st_cleanup(self):
-        for d in self._outputs:
-            _engine_outputs.pop((id(d._owner), d._name), None)
-        BaseComponent._st_cleanup(self)
 
 
 def _object_at(node, path):
