@@ -148,7 +148,10 @@ const st_class sp3_engine_class = {
 
 /* ---- PythonMapping ---- */
 
-static st_mstate *map_in(const st_component *self) { return (st_mstate *)((stpy_component *)self)->input; }
+static st_mstate *map_in(const st_component *self)
+{
+    return (st_mstate *)((stpy_component *)self)->input;
+}
 
 static st_mstate *map_out(const st_component *self)
 {
