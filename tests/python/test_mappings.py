@@ -255,3 +255,52 @@ def test_assembled_solver_refuses_a_python_mapping():
     Sofa.Simulation.init(root)
     with pytest.raises(settee.Error, match="gives no Jacobian"):
         Sofa.Simulation.animate(root, 0.01)
+
+
+class Translation(Sofa.Core.Mapping_Rigid3d_Vec3d):
+    """A point at a fixed offset from a frame's origin, rotation ignored."""
+
+    def __init__(self, *args, **kwargs):
+        Sofa.Core.Mapping_Rigid3d_Vec3d.__init__(self, *args, **kwargs)
+        self.shapes = set()
+
+    def apply(self, m, out, inp):
+        self.shapes.add(("x", out.value.shape, inp.value.shape))
+        with out.writeableArray() as wa:
+            wa[:] = inp.value[:, :3] + [0.0, 1.0, 0.0]
+
+    def applyJ(self, m, out, inp):
+        self.shapes.add(("v", out.value.shape, inp.value.shape))
+        with out.writeableArray() as wa:
+            wa[:] = inp.value[:, :3]
+
+    def applyJT(self, m, out, inp):
+        self.shapes.add(("f", out.value.shape, inp.value.shape))
+        with out.writeableArray() as wa:
+            wa[:, :3] += inp.value
+
+
+def test_rigid_to_vec3_mapping():
+    """Rigid3d views are (n, 7) coordinates and (n, 6) derivatives; a force
+    on the mapped point moves the frame."""
+    root = Sofa.Core.Node("root")
+    root.gravity = [0, 0, 0]
+    root.dt = 0.01
+    root.addObject("RequiredPlugin", pluginName=PLUGINS)
+    frame = root.addChild("Frame")
+    frame.addObject("EulerExplicitSolver", symplectic=True)
+    dofs = frame.addObject("MechanicalObject", template="Rigid3d", name="dofs",
+                           position=[[0, 0, 0, 0, 0, 0, 1]])
+    frame.addObject("UniformMass", totalMass=1.0)
+    tip = frame.addChild("Tip")
+    pt = tip.addObject("MechanicalObject", name="pt", position=[[0, 1, 0]])
+    mapping = tip.addObject(Translation(name="map", input=dofs, output=pt))
+    tip.addObject("ConstantForceField", totalForce=[2.0, 0, 0])
+    Sofa.Simulation.init(root)
+    for _ in range(3):
+        Sofa.Simulation.animate(root, 0.01)
+    assert mapping.shapes == {("x", (1, 3), (1, 7)), ("v", (1, 3), (1, 6)),
+                              ("f", (1, 6), (1, 3))}
+    x = dofs.position.value[0]
+    assert x[0] > 0 and x[1] == 0.0          # pushed along x through applyJT
+    assert pt.position.value[0, 1] == 1.0
