@@ -422,6 +422,8 @@ class Node(_Base):
             for k, v in kwargs.items():
                 node._set_field(k, v)
             return node
+        if isinstance(child, Node) and child.__dict__.get("_st_loaded"):
+            return self._graft_loaded(child, kwargs.pop("name", None))
         if isinstance(child, Node):
             # A Node("name") made alone: its own, empty scene becomes this child.
             if _st.node_children(child._ref) or _st.node_objects(child._ref):
@@ -445,6 +447,49 @@ class Node(_Base):
         return node
 
     createChild = addChild
+
+    def _graft_loaded(self, loaded, name):
+        """addChild(Sofa.Simulation.load("file.scn")): settee cannot copy a
+        graph between scenes, so the XML file is read again under a new child,
+        element by element, as addChild and addObject (attributes as text);
+        the loaded scene is destroyed and its root wrapper becomes the child."""
+        import xml.etree.ElementTree as ET
+        path = loaded._st_loaded
+        if os.path.splitext(path)[1].lower() not in (".scn", ".xml"):
+            raise Error("addChild: a scene loaded from %s cannot be added to another scene "
+                        "(settee rebuilds only .scn files under a node)" % path)
+        try:
+            top = ET.parse(path).getroot()
+        except (ET.ParseError, OSError) as e:
+            raise Error("addChild: %s: %s" % (path, e))
+        if top.tag != "Node":
+            raise Error("addChild: %s: the root element is <%s>, expected <Node>" % (path, top.tag))
+
+        def fill(node, el):
+            for k, v in el.attrib.items():
+                if k != "name":
+                    node._set_field(k, v)
+            for sub in el:
+                if not isinstance(sub.tag, str):
+                    continue  # comments
+                if sub.tag == "Node":
+                    fill(node.addChild(sub.attrib.get("name", "node")), sub)
+                    continue
+                attrs = dict(sub.attrib)
+                cls = attrs.pop("type", None) if sub.tag == "Object" else sub.tag
+                if not cls:
+                    raise Error("addChild: %s: <Object> without type" % path)
+                node.addObject(cls, **attrs)
+
+        old = loaded._ref.scene
+        child = self.addChild(name or top.attrib.get("name") or loaded.getName())
+        fill(child, top)
+        if old.owned:
+            _st.scene_destroy(old)
+        object.__setattr__(loaded, "_ref", child._ref)
+        self._ref.scene.cache[child._ref.address] = loaded
+        loaded.__dict__.pop("_st_loaded", None)
+        return loaded
 
     def _move_child(self, child):
         """SofaPython3's second parent (node.addChild(existing node)): settee's
@@ -1222,7 +1267,9 @@ def sim_load(path):
     """Sofa.Simulation.load: reads a scene file (.scn, .yaml, .py) into a new
     scene, not initialised, and returns its root."""
     sref = _st.load_scene(str(path), [])
-    return _wrap(_st.scene_root(sref))
+    root = _wrap(_st.scene_root(sref))
+    object.__setattr__(root, "_st_loaded", os.path.abspath(str(path)))
+    return root
 
 
 def import_sofa_python_scene(path):

@@ -42,12 +42,39 @@ def test_simulation_load_reads_a_scene_file(tmp_path):
 def test_simulation_load_errors(tmp_path):
     with pytest.raises(settee.Error):
         Sofa.Simulation.load(str(tmp_path / "missing.scn"))
+
+
+def test_loaded_scn_added_to_another_scene(tmp_path):
+    """loadXMLfromPython.py's pattern: root.addChild(Sofa.Simulation.load(f)).
+    The file is rebuilt under the new child; the result steps as the file
+    alone does."""
     f = tmp_path / "ball.scn"
     f.write_text(SCN)
-    loaded = Sofa.Simulation.load(str(f))
+    alone = Sofa.Simulation.load(str(f))
+    Sofa.Simulation.init(alone)
+    for _ in range(10):
+        Sofa.Simulation.animate(alone, 0.01)
+    want = alone.ball.dofs.position.value
+
     root = Sofa.Core.Node("root")
-    with pytest.raises(settee.Error, match="empty nodes"):
-        root.addChild(loaded)
+    root.gravity = [0, -10, 0]
+    root.dt = 0.01
+    loaded = Sofa.Simulation.load(str(f))
+    assert root.addChild(loaded) is loaded
+    assert loaded.getPathName() == "/root"       # the file's root, now a child
+    assert root.root.ball.dofs.getClassName() == "MechanicalObject"
+    Sofa.Simulation.init(root)
+    for _ in range(10):
+        Sofa.Simulation.animate(root, 0.01)
+    assert np.array_equal(root.root.ball.dofs.position.value, want)
+
+
+def test_loaded_yaml_cannot_be_added(tmp_path):
+    f = tmp_path / "ball.yaml"
+    f.write_text("format: settee/1\nroot:\n  name: root\n  children:\n    - name: a\n")
+    loaded = Sofa.Simulation.load(str(f))
+    with pytest.raises(settee.Error, match="only .scn"):
+        Sofa.Core.Node("root").addChild(loaded)
 
 
 PART = '''

@@ -30,6 +30,7 @@ RUN = {
     "pointSetTopologyModifier.py": "removing points from Python",
     "scene_check.py": "the scene checks",
     "import_python_scene.py": "Sofa.import_sofa_python_scene",
+    "loadXMLfromPython.py": "Sofa.Simulation.load, the loaded graph added to a node",
     "access_stiffness_matrix.py": "ForceField.assembleKMatrix (needs matplotlib)",
 }
 
