@@ -9,7 +9,6 @@
  *   PythonScriptController  SOFA's SofaPython component for XML and YAML
  *                           scenes: the class `classname` of `filename`. */
 #include <stddef.h>
-#include <string.h>
 
 #include "sofapython3.h"
 
@@ -164,8 +163,8 @@ static bool map_ready(const st_component *self)
     return self->state == ST_CSTATE_VALID && c->input && c->output;
 }
 
-/* x_out = apply(x_in), v_out = applyJ(v_in) on the states' own arrays, as
- * SOFA's Mapping::init does, then the Python init. */
+/* Checks the links, runs the Python init, then x_out = apply(x_in) and
+ * v_out = applyJ(v_in) on the states' own arrays, as SOFA's Mapping::init. */
 static st_status map_init(st_component *self, st_error *err)
 {
     stpy_component *c = (stpy_component *)self;
