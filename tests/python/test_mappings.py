@@ -287,6 +287,7 @@ def test_rigid_to_vec3_mapping():
     root.gravity = [0, 0, 0]
     root.dt = 0.01
     root.addObject("RequiredPlugin", pluginName=PLUGINS)
+    root.addObject("RequiredPlugin", pluginName=["MechanicalLoad"])
     frame = root.addChild("Frame")
     frame.addObject("EulerExplicitSolver", symplectic=True)
     dofs = frame.addObject("MechanicalObject", template="Rigid3d", name="dofs",
