@@ -1553,12 +1553,25 @@ static void api_reset(stpy_component *c)
     PyGILState_Release(g);
 }
 
+/* True while the interpreter shuts down: its last collections destroy the
+ * scenes still owned by Python, and Python code (the component's cleanup)
+ * must not run then (the modules it uses are half torn down). */
+static int finalizing(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+}
+
 static void api_cleanup(stpy_component *c)
 {
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *p = c->py;
     if (p) {
-        PyObject *r = PyObject_CallMethod(p, "_st_cleanup", NULL);
+        PyObject *r = finalizing() ? (Py_INCREF(Py_None), Py_None)
+                                   : PyObject_CallMethod(p, "_st_cleanup", NULL);
         if (!r)
             PyErr_Clear();
         Py_XDECREF(r);

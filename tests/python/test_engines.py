@@ -161,3 +161,41 @@ def createScene(root):
     outs = [line for line in r.stdout.splitlines() if line.startswith("out")]
     assert outs == ["out 0.0", "out 0.0", "out 0.4", "out 0.4"], r.stdout
     assert (r.stdout + r.stderr).count("update ") == 2
+
+
+def test_components_alive_at_interpreter_exit():
+    """A scene still held by a module at exit is destroyed by the
+    interpreter's last collection; the Python cleanup is not run then (it
+    crashed the interpreter when it was)."""
+    import sys
+    script = '''
+import Sofa.Core
+import settee._core as core
+
+
+def make():
+    class C(Sofa.Core.Controller):
+        pass
+
+    class E(Sofa.Core.DataEngine):
+        def __init__(self, *a, **k):
+            Sofa.Core.DataEngine.__init__(self, *a, **k)
+            self.addData(name="o", value=0.0)
+            self.addOutput(self.o)
+
+        def update(self):
+            self.o.value = 1.0
+
+    root = Sofa.Core.Node("root")
+    c = root.addObject(C(name="c"))
+    e = root.addObject(E(name="e"))
+    print("value", e.o.value)
+    core._held_for_the_test = {(id(c), "x"): (c, e)}
+
+
+make()
+'''
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("value 1.0")
