@@ -262,6 +262,15 @@ static void scene_destroy_owned(SceneRef *sr)
     }
 }
 
+/* The plugin's classes whose instances hold a Python object (script: also
+ * PythonScriptController, which makes its own). */
+static bool holds_python(const char *cn, bool script)
+{
+    return !strcmp(cn, STPY_CLASS_CONTROLLER) || !strcmp(cn, STPY_CLASS_FORCEFIELD) ||
+           !strcmp(cn, STPY_CLASS_ENGINE) || !strcmp(cn, STPY_CLASS_MAPPING) ||
+           (script && !strcmp(cn, STPY_CLASS_SCRIPT));
+}
+
 /* Python components of an owned scene hold Python objects: show them to the
  * garbage collector, so that cycles through the scene are collected. */
 static int traverse_node(st_node *n, visitproc visit, void *arg)
@@ -269,8 +278,7 @@ static int traverse_node(st_node *n, visitproc visit, void *arg)
     for (size_t i = 0; i < st_node_object_count(n); i++) {
         st_component *c = st_node_object(n, i);
         const char *cn = c->cls->name;
-        if (!strcmp(cn, STPY_CLASS_CONTROLLER) || !strcmp(cn, STPY_CLASS_FORCEFIELD) ||
-            !strcmp(cn, STPY_CLASS_SCRIPT)) {
+        if (holds_python(cn, true)) {
             PyObject *o = ((stpy_component *)c)->py;
             Py_VISIT(o);
         }
@@ -1046,7 +1054,7 @@ static PyObject *py_node_add_object(PyObject *self, PyObject *args)
                        cls, plugin, plugin);
     }
     if (pyobj != Py_None) {
-        if (strcmp(c->cls->name, STPY_CLASS_CONTROLLER) && strcmp(c->cls->name, STPY_CLASS_FORCEFIELD)) {
+        if (!holds_python(c->cls->name, false)) {
             PyErr_Format(PyExc_TypeError, "class %s holds no Python object", cls);
             return NULL;
         }
@@ -1147,8 +1155,7 @@ static PyObject *py_obj_pyobject(PyObject *self, PyObject *o)
     if (!c)
         return NULL;
     const char *cn = c->cls->name;
-    if ((!strcmp(cn, STPY_CLASS_CONTROLLER) || !strcmp(cn, STPY_CLASS_FORCEFIELD) ||
-         !strcmp(cn, STPY_CLASS_SCRIPT)) &&
+    if (holds_python(cn, true) &&
         ((stpy_component *)c)->py) {
         PyObject *p = ((stpy_component *)c)->py;
         Py_INCREF(p);
@@ -1373,6 +1380,91 @@ static PyObject *py_system_matrix(PyObject *self, PyObject *args)
     return Py_BuildValue("(nNNNs)", (Py_ssize_t)csr.n, ip, ix, dv, path);
 }
 
+/* One component's own matrix in its state's scalar DOFs (SofaPython3's
+ * assembleKMatrix: which 'K', kf = 1; assembleMMatrix: 'M', mf = 1), as
+ * (n, indptr, indices, data). */
+static PyObject *py_component_matrix(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    int which;
+    if (!PyArg_ParseTuple(args, "OC", &o, &which))
+        return NULL;
+    st_component *c = COMP_ARG(o);
+    if (!c)
+        return NULL;
+    st_mstate *ms = st_component_mstate(c);
+    char path[512];
+    st_component_path(c, path, sizeof path);
+    if (!ms || !ms->system) {
+        PyErr_Format(g_error, "%s: no mechanical system: its state is integrated by no ODE "
+                              "solver (initialise the scene first)", path);
+        return NULL;
+    }
+    if (ms->mapped) {
+        PyErr_Format(g_error, "%s: its state is mapped; settee assembles matrices on the "
+                              "independent states only (use settee.system_matrix)", path);
+        return NULL;
+    }
+    st_system *sys = ms->system;
+    const st_forcefield_ops *ff = c->cls->forcefield;
+    if (which == 'K' && ff && ff->add_force) {
+        /* K is taken at the state of the last add_force (roles.h): compute
+         * the forces of the current state first, into a scratch vector, as
+         * SOFA's addKToMatrix sees the current positions. */
+        double *f = calloc(sys->size_all ? sys->size_all : 1, sizeof *f);
+        if (!f)
+            return PyErr_NoMemory();
+        ff->add_force(c, &sys->mp, f, sys->x, sys->v);
+        free(f);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    st_matrix *m = NULL;
+    st_error err = {0};
+    double mf = which == 'M' ? 1.0 : 0.0, kf = which == 'M' ? 0.0 : 1.0;
+    if (st_matrix_create_component(sys, c, &m, &err) != ST_OK ||
+        st_matrix_assemble(m, sys, mf, 0.0, kf, &err) != ST_OK) {
+        st_matrix_destroy(&m);
+        return raise_st(&err);
+    }
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    /* The rows and columns of this state: [doffset, doffset + n d). */
+    size_t lo = ms->doffset, n = ms->n * ms->type->deriv_size, hi = lo + n;
+    size_t nnz = 0;
+    for (size_t r = lo; r < hi && r < csr.n; r++)
+        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
+            nnz += (size_t)csr.colind[k] >= lo && (size_t)csr.colind[k] < hi;
+    npy_intp np1 = (npy_intp)n + 1, nz = (npy_intp)nnz;
+    PyObject *ip = PyArray_SimpleNew(1, &np1, NPY_INT), *ix = PyArray_SimpleNew(1, &nz, NPY_INT),
+             *dv = PyArray_SimpleNew(1, &nz, NPY_DOUBLE);
+    if (ip && ix && dv) {
+        int *rp = PyArray_DATA((PyArrayObject *)ip), *ci = PyArray_DATA((PyArrayObject *)ix);
+        double *vv = PyArray_DATA((PyArrayObject *)dv);
+        size_t w = 0;
+        rp[0] = 0;
+        for (size_t r = lo; r < hi; r++) {
+            if (r < csr.n)
+                for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++) {
+                    size_t col = (size_t)csr.colind[k];
+                    if (col >= lo && col < hi) {
+                        ci[w] = (int)(col - lo);
+                        vv[w++] = csr.values[k];
+                    }
+                }
+            rp[r - lo + 1] = (int)w;
+        }
+    }
+    st_matrix_destroy(&m);
+    if (!ip || !ix || !dv) {
+        Py_XDECREF(ip);
+        Py_XDECREF(ix);
+        Py_XDECREF(dv);
+        return NULL;
+    }
+    return Py_BuildValue("(nNNN)", (Py_ssize_t)n, ip, ix, dv);
+}
+
 /* ---- the callbacks of Python components (stpy_api) ---- */
 
 static SceneRef *scene_of(st_component *c)
@@ -1461,12 +1553,25 @@ static void api_reset(stpy_component *c)
     PyGILState_Release(g);
 }
 
+/* True while the interpreter shuts down: its last collections destroy the
+ * scenes still owned by Python, and Python code (the component's cleanup)
+ * must not run then (the modules it uses are half torn down). */
+static int finalizing(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing();
+#else
+    return _Py_IsFinalizing();
+#endif
+}
+
 static void api_cleanup(stpy_component *c)
 {
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *p = c->py;
     if (p) {
-        PyObject *r = PyObject_CallMethod(p, "_st_cleanup", NULL);
+        PyObject *r = finalizing() ? (Py_INCREF(Py_None), Py_None)
+                                   : PyObject_CallMethod(p, "_st_cleanup", NULL);
         if (!r)
             PyErr_Clear();
         Py_XDECREF(r);
@@ -1722,6 +1827,31 @@ static st_status api_script_load(stpy_component *c, st_error *err)
     return st;
 }
 
+/* Mappings: SofaPython3 calls apply, applyJ and applyJT with the Data of
+ * the two states; here numpy views of the states' parts of the vectors. */
+static void api_map(stpy_component *c, stpy_map_op op, const st_mparams *mp, double *out,
+                    size_t nout, unsigned wout, const double *in, size_t nin, unsigned win)
+{
+    static const char *const names[] = {"apply", "applyJ", "applyJT"};
+    if (!c->py)
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    SceneRef *sr = scene_of(&c->base);
+    PyObject *args = NULL;
+    if (sr)
+        args = Py_BuildValue("(sNNN)", names[op], mparams(c, mp, 0, 0, 0),
+                             make_view(sr, out, (npy_intp)nout, (npy_intp)wout, NPY_DOUBLE, 1),
+                             make_view(sr, (void *)in, (npy_intp)nin, (npy_intp)win, NPY_DOUBLE,
+                                       0));
+    if (args)
+        (void)call_method(c, "_st_map", names[op], args, NULL, NULL);
+    else
+        (void)fail_py(c, names[op], NULL);
+    Py_XDECREF(args);
+    Py_XDECREF(sr);
+    PyGILState_Release(g);
+}
+
 static const stpy_api g_api = {
     .struct_size = sizeof(stpy_api),
     .version = STPY_API_VERSION,
@@ -1736,6 +1866,7 @@ static const stpy_api g_api = {
     .add_dforce = api_add_dforce,
     .add_k_to_matrix = api_add_k,
     .potential_energy = api_energy,
+    .map = api_map,
 };
 
 /* ---- module ---- */
@@ -1783,6 +1914,8 @@ static PyMethodDef methods[] = {
     FN("field_write", py_field_write, METH_VARARGS, "field_write(obj, name, values) -> bool"),
     FN("field_touch", py_field_touch, METH_VARARGS, "field_touch(obj, name)"),
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
+    FN("component_matrix", py_component_matrix, METH_VARARGS,
+       "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
     FN("system_matrix", py_system_matrix, METH_VARARGS,
        "system_matrix(obj, mf=0, bf=0, kf=1) -> (n, indptr, indices, data, solver path)"),
     {NULL, NULL, 0, NULL}};

@@ -13,12 +13,14 @@
 #include <settee/settee.h>
 
 #define STPY_CAPSULE "settee._settee._C_API"
-#define STPY_API_VERSION 1u
+#define STPY_API_VERSION 2u
 
 /* Class names the plugin registers. */
 #define STPY_CLASS_CONTROLLER "PythonController"
 #define STPY_CLASS_FORCEFIELD "PythonForceField"
 #define STPY_CLASS_SCRIPT "PythonScriptController"
+#define STPY_CLASS_ENGINE "PythonDataEngine"
+#define STPY_CLASS_MAPPING "PythonMapping"
 
 /* The instance of every Python component class. */
 typedef struct stpy_component {
@@ -32,7 +34,17 @@ typedef struct stpy_component {
     bool timing;          /* "timingEnabled" (ignored) */
     bool autoreload;      /* "autoreload" (ignored) */
     char *template_name;  /* "template" of the force field: its state type */
+    /* PythonMapping (SOFA's BaseMapping fields) */
+    st_component *input;  /* "input": the state mapped from */
+    st_component *output; /* "output": the state mapped to */
+    bool map_forces;      /* "mapForces" */
+    bool map_masses;      /* "mapMasses" */
+    char *in_type;        /* the Python class's input and output state types ("Vec3d") */
+    char *out_type;
 } stpy_component;
+
+/* Which mapping method a map call runs (SofaPython3's names). */
+typedef enum stpy_map_op { STPY_APPLY = 0, STPY_APPLY_J, STPY_APPLY_JT } stpy_map_op;
 
 typedef struct stpy_api {
     size_t struct_size;
@@ -55,6 +67,11 @@ typedef struct stpy_api {
     void (*add_k_to_matrix)(stpy_component *c, const st_mparams *mp, st_matrix *m,
                             double kfactor);
     double (*potential_energy)(stpy_component *c, const st_mparams *mp, const double *x);
+    /* Version 2. Mappings: calls apply(mp, out, in), applyJ(mp, out, in) or
+     * applyJT(mp, out, in) with out and in numpy views of nout x wout and
+     * nin x win doubles (applyJT: out is the input state's force, added to). */
+    void (*map)(stpy_component *c, stpy_map_op op, const st_mparams *mp, double *out,
+                size_t nout, unsigned wout, const double *in, size_t nin, unsigned win);
 } stpy_api;
 
 #endif

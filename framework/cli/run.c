@@ -299,9 +299,11 @@ static bool find_non_finite(st_scene *s, char *path, size_t size)
     n = st_scene_states(s, states, n);
     bool found = false;
     for (size_t i = 0; i < n && !found; i++) {
+        /* Widths of the state's type: 1 for Vec1d, 7 and 6 for Rigid3d. */
         const st_array *arrs[2] = {&states[i]->position, &states[i]->velocity};
+        const size_t w[2] = {states[i]->type->coord_size, states[i]->type->deriv_size};
         for (int k = 0; k < 2 && !found; k++)
-            for (size_t j = 0; j < 3 * arrs[k]->n && !found; j++)
+            for (size_t j = 0; j < w[k] * arrs[k]->n && !found; j++)
                 found = !isfinite(arrs[k]->r[j]);
         if (found)
             st_component_path(&states[i]->base, path, size);

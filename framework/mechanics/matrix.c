@@ -196,6 +196,46 @@ st_status st__matrix_create_single(st_system *sys, st_component *ff, st_matrix *
     return ST_OK;
 }
 
+st_status st_matrix_create_component(st_system *sys, st_component *c, st_matrix **out,
+                                     st_error *err)
+{
+    *out = NULL;
+    if (!c)
+        return st_error_set(err, ST_EINVAL, "st_matrix_create_component: no component");
+    bool ff = st_component_has_role(c, ST_ROLE_FORCEFIELD);
+    bool mass = st_component_has_role(c, ST_ROLE_MASS);
+    if (!ff && !mass)
+        return st_component_error(c, NULL, err, ST_EINVAL,
+                                  "%s is neither a force field nor a mass: it has no matrix",
+                                  c->cls->name);
+    ST_TRY(st_matrix_create(sys, out, err));
+    st_matrix *m = *out;
+    /* Keep c only, in the lists of its roles (it must be one of the system's). */
+    bool found = false;
+    size_t nff = 0, nmass = 0;
+    for (size_t i = 0; i < m->nff; i++)
+        if (m->ffs[i] == c)
+            found = true, nff = 1;
+    for (size_t i = 0; i < m->nmass; i++)
+        if (m->masses[i] == c)
+            found = true, nmass = 1;
+    if (!found) {
+        st_matrix_destroy(out);
+        return st_component_error(c, NULL, err, ST_EINVAL,
+                                  "not part of this mechanical system (no ODE solver above its "
+                                  "state, or the scene is not initialised)");
+    }
+    if (nff)
+        m->ffs[0] = c;
+    if (nmass)
+        m->masses[0] = c;
+    m->nff = nff;
+    m->nmass = nmass;
+    m->nproj = 0;
+    m->single = true;
+    return ST_OK;
+}
+
 static void free_pattern(st_matrix *m)
 {
     st_free(m->browptr);

@@ -12,6 +12,8 @@ const stpy_api *sp3_api(st_error *err);
 extern const st_class sp3_controller_class;
 extern const st_class sp3_forcefield_class;
 extern const st_class sp3_script_class;
+extern const st_class sp3_engine_class;
+extern const st_class sp3_mapping_class;
 extern const st_scene_reader sp3_py_reader;
 
 #endif

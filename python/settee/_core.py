@@ -8,6 +8,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -16,7 +17,8 @@ from . import _settee as _st
 
 Error = _st.Error
 
-_PY_CLASSES = ("PythonController", "PythonForceField", "PythonScriptController")
+_PY_CLASSES = ("PythonController", "PythonForceField", "PythonScriptController",
+               "PythonDataEngine", "PythonMapping")
 _current_scene = None  # the SceneRef whose createScene runs (embedding)
 
 
@@ -52,6 +54,17 @@ def _text(v):
 
 # ---- wrappers: one Python object per node or component ----
 
+def _logs(w):
+    """What Python set on the nodes and components of w's scene, by address:
+    [(field, text)], to rebuild a subtree that moves (Node._move_child). Kept
+    on the scene's wrapper cache, so it lives as long as the scene."""
+    cache = w._ref.scene.cache
+    logs = getattr(cache, "_st_logs", None)
+    if logs is None:
+        logs = cache._st_logs = {}
+    return logs
+
+
 def _wrap(ref):
     if ref is None:
         return None
@@ -71,6 +84,35 @@ def _wrap(ref):
             object.__setattr__(w, "_pydata", {})
     cache[ref.address] = w
     return w
+
+
+class LinkPath(str):
+    """SofaPython3's Sofa.Core.LinkPath: the link text of an object or a data
+    ("@/Beam/dofs", "@/Beam/dofs.position"), usable wherever a link is, and
+    target() the object or data it names."""
+
+    def __new__(cls, text, target):
+        s = str.__new__(cls, text)
+        s._target = target
+        return s
+
+    def target(self):
+        return self._target
+
+    def __repr__(self):
+        return 'LinkPath("%s")' % str(self)
+
+
+def _refresh(owner, name):
+    """SOFA's updateIfDirty: reading an engine's output runs the engine first
+    when an input changed since its last update. The owner of an output
+    names its engine in _st_outputs (no module-level table: the references
+    stay within the scene's objects, where the garbage collector sees them)."""
+    outs = owner.__dict__.get("_st_outputs")
+    if outs:
+        e = outs.get(name)
+        if e is not None:
+            e._update_if_dirty()
 
 
 class Data:
@@ -125,7 +167,7 @@ class Data:
 
     @property
     def linkpath(self):
-        return self.getLinkPath()
+        return LinkPath(self.getLinkPath(), self)
 
     def getValueString(self):
         return _text(self.value)
@@ -163,9 +205,10 @@ class Data:
 
 
 class _PyDataStore:
-    __slots__ = ("value", "help", "type", "set", "group")
+    __slots__ = ("value", "help", "type", "set", "group", "version")
 
     def __init__(self, value, help, type, is_set, group):
+        self.version = 0  # counts the writes (data engines' change tracking)
         self.value = value
         self.help = help
         self.type = type
@@ -218,7 +261,12 @@ class _Base:
     def _field_info(self, name):
         raise AttributeError(name)
 
+    @property
+    def linkpath(self):
+        return LinkPath(self.getLinkPath(), self)
+
     def _get_data(self, name):
+        _refresh(self, name)
         d = self._pydata.get(name)
         if d is not None:
             return d.value
@@ -229,12 +277,16 @@ class _Base:
         if d is not None:
             d.value = _as_data_value(v.value if isinstance(v, Data) else v)
             d.set = True
+            d.version += 1
             return
         self._set_field(name, v)
 
     def _view_data(self, name, writeable):
+        _refresh(self, name)
         d = self._pydata.get(name)
         if d is not None:
+            if writeable:
+                d.version += 1
             if not isinstance(d.value, np.ndarray):
                 d.value = np.asarray(d.value, dtype=float)
             if writeable:
@@ -245,8 +297,11 @@ class _Base:
         return self._view_field(name, writeable)
 
     def _touch_data(self, name):
-        if name not in self._pydata:
+        d = self._pydata.get(name)
+        if d is None:
             self._touch_field(name)
+        else:
+            d.version += 1
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -360,10 +415,17 @@ class Node(_Base):
 
     def addChild(self, child, **kwargs):
         self._check_not_running("addChild")
+        if isinstance(child, Node) and child._ref.scene is self._ref.scene:
+            # SofaPython3 gives the node a second parent; settee's graph is a
+            # tree: the node moves here (see _move_child).
+            node = self._move_child(child)
+            for k, v in kwargs.items():
+                node._set_field(k, v)
+            return node
+        if isinstance(child, Node) and child.__dict__.get("_st_loaded"):
+            return self._graft_loaded(child, kwargs.pop("name", None))
         if isinstance(child, Node):
             # A Node("name") made alone: its own, empty scene becomes this child.
-            if child._ref.scene is self._ref.scene:
-                raise Error("addChild: %s is already in this scene" % child.getPathName())
             if _st.node_children(child._ref) or _st.node_objects(child._ref):
                 raise Error("addChild: settee moves only empty nodes between scenes; add "
                             "objects after addChild")
@@ -375,13 +437,148 @@ class Node(_Base):
             if old.owned:
                 _st.scene_destroy(old)
             node = child
+        elif isinstance(child, Node):
+            pass
         else:
             node = _wrap(_st.node_add_child(self._ref, str(child)))
+        _logs(node)[node._ref.address] = []
         for k, v in kwargs.items():
             node._set_field(k, v)
         return node
 
     createChild = addChild
+
+    def _graft_loaded(self, loaded, name):
+        """addChild(Sofa.Simulation.load("file.scn")): settee cannot copy a
+        graph between scenes, so the XML file is read again under a new child,
+        element by element, as addChild and addObject (attributes as text);
+        the loaded scene is destroyed and its root wrapper becomes the child."""
+        import xml.etree.ElementTree as ET
+        path = loaded._st_loaded
+        if os.path.splitext(path)[1].lower() not in (".scn", ".xml"):
+            raise Error("addChild: a scene loaded from %s cannot be added to another scene "
+                        "(settee rebuilds only .scn files under a node)" % path)
+        try:
+            top = ET.parse(path).getroot()
+        except (ET.ParseError, OSError) as e:
+            raise Error("addChild: %s: %s" % (path, e))
+        if top.tag != "Node":
+            raise Error("addChild: %s: the root element is <%s>, expected <Node>" % (path, top.tag))
+
+        def fill(node, el):
+            for k, v in el.attrib.items():
+                if k != "name":
+                    node._set_field(k, v)
+            for sub in el:
+                if not isinstance(sub.tag, str):
+                    continue  # comments
+                if sub.tag == "Node":
+                    fill(node.addChild(sub.attrib.get("name", "node")), sub)
+                    continue
+                attrs = dict(sub.attrib)
+                cls = attrs.pop("type", None) if sub.tag == "Object" else sub.tag
+                if not cls:
+                    raise Error("addChild: %s: <Object> without type" % path)
+                node.addObject(cls, **attrs)
+
+        old = loaded._ref.scene
+        child = self.addChild(name or top.attrib.get("name") or loaded.getName())
+        fill(child, top)
+        if old.owned:
+            _st.scene_destroy(old)
+        object.__setattr__(loaded, "_ref", child._ref)
+        self._ref.scene.cache[child._ref.address] = loaded
+        loaded.__dict__.pop("_st_loaded", None)
+        return loaded
+
+    def _move_child(self, child):
+        """SofaPython3's second parent (node.addChild(existing node)): settee's
+        graph is a tree, so the subtree moves under this node, rebuilt from
+        what Python set (node and object wrappers stay valid; links naming
+        the old path are rewritten). Only nodes built from Python can move."""
+        if _st.is_within(self._ref, child._ref):
+            raise Error("addChild: %s is %s or one of its children"
+                        % (self.getPathName(), child.getPathName()))
+        old_parent = child.getParent()
+        if old_parent is None:
+            raise Error("addChild: the root cannot be added as a child")
+        if old_parent == self:
+            return child
+        sref = self._ref.scene
+        old = child.getPathName()
+        new = self.getPathName().rstrip("/") + "/" + child.getName()
+
+        def describe(node):
+            if node._ref.address not in logs:
+                raise Error("addChild: %s has a second parent in SofaPython3; settee's nodes "
+                            "have one, and it moves only nodes built from Python (this one "
+                            "comes from a scene file)" % node.getPathName())
+            objs = []
+            for o in node.objects:
+                if o._ref.address not in logs:
+                    raise Error("addChild: cannot move %s (made by a scene file, not from "
+                                "Python)" % o.getPathName())
+                cls = o._st_class if isinstance(o, BaseComponent) else o.getClassName()
+                objs.append((o, cls, o.getName(), logs[o._ref.address]))
+            return (node, node.getName(), logs[node._ref.address], objs,
+                    [describe(c) for c in node.children])
+
+        logs = _logs(self)
+        tree = describe(child)
+        pat = re.compile(r"(^|\s)@" + re.escape(old) + r"(?=[/.\s]|$)")
+
+        def fix(text):
+            return pat.sub(lambda m: m.group(1) + "@" + new, text) if "@" in text else text
+
+        moving = [w for w in list(sref.cache.values())
+                  if w._ref is not None and w._ref.valid and _st.is_within(w._ref, child._ref)]
+        for w in moving:
+            if isinstance(w, BaseComponent):
+                object.__setattr__(w, "_moving", True)
+        try:
+            _st.remove(old_parent._ref, child._ref)
+        finally:
+            for w in moving:
+                w.__dict__.pop("_moving", None)
+        for w in moving:
+            sref.cache.pop(w._ref.address, None)
+            logs.pop(w._ref.address, None)
+            _st.kill(w._ref)
+
+        def build(parent_ref, desc):
+            node, name, nlog, objs, children = desc
+            ref = _st.node_add_child(parent_ref, name)
+            object.__setattr__(node, "_ref", ref)
+            sref.cache[ref.address] = node
+            logs[ref.address] = nlog
+            for k, t in nlog:
+                _st.node_set(ref, k, fix(t))
+            for o, cls, oname, olog in objs:
+                py = o if isinstance(o, BaseComponent) else None
+                oref = (_st.node_add_object(ref, cls, oname, py) if py is not None
+                        else _st.node_add_object(ref, cls, oname))
+                object.__setattr__(o, "_ref", oref)
+                sref.cache[oref.address] = o
+                olog[:] = [(k, fix(t)) for k, t in olog]
+                logs[oref.address] = olog
+                for k, t in olog:
+                    _st.field_set(oref, k, t)
+            for c in children:
+                build(ref, c)
+
+        build(self._ref, tree)
+        # Links from elsewhere into the moved subtree.
+        for addr, log in logs.items():
+            ref = next((w._ref for w in sref.cache.values()
+                        if w._ref is not None and w._ref.address == addr), None)
+            if ref is None or ref.is_node or _st.is_within(ref, child._ref):
+                continue
+            for i, (k, t) in enumerate(log):
+                t2 = fix(t)
+                if t2 != t:
+                    log[i] = (k, t2)
+                    _st.field_set(ref, k, t2)
+        return child
 
     def addObject(self, type_or_obj, *args, **kwargs):
         self._check_not_running("addObject")
@@ -401,10 +598,13 @@ class Node(_Base):
                 _st.load_plugin(str(p), sref)
         ref = _st.node_add_object(self._ref, cls, None if name is None else str(name))
         obj = _wrap(ref)
+        log = _logs(obj)[ref.address] = []
         try:
             items = sorted(kwargs.items(), key=lambda kv: kv[0] != "template")
             for k, v in items:
-                _st.field_set(ref, k, _text(v))
+                t = _text(v)
+                _st.field_set(ref, k, t)
+                log.append((k, t))
         except Exception:
             _st.remove(self._ref, ref)
             raise
@@ -416,6 +616,7 @@ class Node(_Base):
         self._check_not_running("removeObject")
         ref = obj._ref if not isinstance(obj, str) else self.getObject(obj)._ref
         _st.remove(self._ref, ref)
+        _logs(self).pop(ref.address, None)
 
     def removeChild(self, child):
         self._check_not_running("removeChild")
@@ -425,7 +626,9 @@ class Node(_Base):
         doomed = [w for w in list(cache.values())
                   if w._ref is not None and w._ref.valid and _st.is_within(w._ref, child._ref)]
         _st.remove(self._ref, child._ref)
+        logs = _logs(self)
         for w in doomed:
+            logs.pop(w._ref.address, None)
             _st.kill(w._ref)
 
     def init(self):
@@ -456,8 +659,14 @@ class Node(_Base):
 
     def _set_field(self, name, v):
         if name == "name":
+            if _text(v) == self.getName():
+                return  # SofaPython3 scenes often name the root "root" again
             raise Error("settee cannot rename a node (give the name to addChild)")
-        _st.node_set(self._ref, name, _text(v))
+        t = _text(v)
+        _st.node_set(self._ref, name, t)
+        log = _logs(self).get(self._ref.address)
+        if log is not None and not self._ref.scene.initialised:
+            log.append((name, t))
 
     def _view_field(self, name, writeable):
         return np.asarray(self._get_field(name))
@@ -515,7 +724,11 @@ class _ComponentMixin:
         if (not isinstance(v, str) and self._ref.scene.initialised
                 and _st.field_write(self._ref, name, v)):
             return
-        _st.field_set(self._ref, name, _text(v))
+        t = _text(v)
+        _st.field_set(self._ref, name, t)
+        log = _logs(self).get(self._ref.address)
+        if log is not None and not self._ref.scene.initialised:
+            log.append((name, t))
 
     def _view_field(self, name, writeable):
         return _st.field_view(self._ref, name, writeable)
@@ -553,6 +766,16 @@ class Object(_ComponentMixin, _Base):
 
     def getCategory(self):
         return _st.obj_info(self._ref)["category"]
+
+    def assembleKMatrix(self):
+        """A force field's stiffness K = df/dx alone, in its state's scalar DOFs
+        (SofaPython3's ForceField.assembleKMatrix), as a scipy.sparse.csr_matrix."""
+        return _component_matrix(self, "K")
+
+    def assembleMMatrix(self):
+        """A mass's matrix M alone, in its state's scalar DOFs (SofaPython3's
+        Mass.assembleMMatrix), as a scipy.sparse.csr_matrix."""
+        return _component_matrix(self, "M")
 
     def init(self):
         pass
@@ -648,11 +871,14 @@ class BaseComponent(_ComponentMixin, _Base):
         object.__setattr__(self, "_ref", ref)
         sref.cache[ref.address] = self
         fields = set(_st.obj_fields(ref))
+        log = _logs(self)[ref.address] = []
         for k, v in self._kwargs.items():
             if k in ("name",) or k in self._pydata:
                 continue
             if k in fields or k == "template":
-                _st.field_set(ref, k, _text(v))
+                t = _text(v)
+                _st.field_set(ref, k, t)
+                log.append((k, t))
         return self
 
     def getName(self):
@@ -707,6 +933,8 @@ class BaseComponent(_ComponentMixin, _Base):
         self.reset()
 
     def _st_cleanup(self):
+        if self.__dict__.get("_moving"):
+            return  # its node moves (Node._move_child): the same object comes back
         try:
             self.cleanup()
         finally:
@@ -774,6 +1002,10 @@ class ForceField(BaseComponent):
     def addForce(self, mparams, f, x, v):
         raise NotImplementedError("a force field defines addForce(mparams, f, x, v)")
 
+    def assembleKMatrix(self):
+        """This force field's K (from its addKToMatrix), as SofaPython3's."""
+        return _component_matrix(self, "K")
+
 
 class ForceFieldVec3d(ForceField):
     _template = "Vec3d"
@@ -789,6 +1021,153 @@ class ForceFieldVec2d(ForceField):
 
 class ForceFieldRigid3d(ForceField):
     _template = "Rigid3d"
+
+
+class DataEngine(BaseComponent):
+    """Sofa.Core.DataEngine: declare data (addData), then addInput(data) and
+    addOutput(data), and define update(). As SOFA's DDGNode, update() runs when
+    an output is read (from Python) while the engine is dirty: an input
+    changed since the last update (a Python data written, a component's field
+    holding another value), or an input or output was added since."""
+
+    _st_class = "PythonDataEngine"
+
+    def __init__(self, *args, **kwargs):
+        BaseComponent.__init__(self, *args, **kwargs)
+        object.__setattr__(self, "_inputs", [])
+        object.__setattr__(self, "_outputs", [])
+        object.__setattr__(self, "_stamps", None)
+        object.__setattr__(self, "_updating", False)
+
+    @staticmethod
+    def _as_data(d, what):
+        if not isinstance(d, Data):
+            raise TypeError("%s expects a Data (obj.name or obj.getData(name)), got %r"
+                            % (what, d))
+        return d
+
+    def addInput(self, data):
+        self._inputs.append(self._as_data(data, "addInput"))
+        object.__setattr__(self, "_stamps", None)
+
+    def addOutput(self, data):
+        d = self._as_data(data, "addOutput")
+        self._outputs.append(d)
+        outs = d._owner.__dict__.get("_st_outputs")
+        if outs is None:
+            outs = {}
+            object.__setattr__(d._owner, "_st_outputs", outs)
+        outs[d._name] = self
+        object.__setattr__(self, "_stamps", None)
+
+    def getInputs(self):
+        return list(self._inputs)
+
+    def getOutputs(self):
+        return list(self._outputs)
+
+    @staticmethod
+    def _stamp(d):
+        store = d._owner.__dict__.get("_pydata", {}).get(d._name)
+        if store is not None:
+            _refresh(d._owner, d._name)   # an upstream engine's output: update it first
+            return (id(store), store.version)
+        v = d._owner._get_data(d._name)   # updates an upstream engine first
+        return np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+
+    def _dirty(self):
+        if self._stamps is None or len(self._stamps) != len(self._inputs):
+            return True
+        for d, old in zip(self._inputs, self._stamps):
+            new = self._stamp(d)
+            if isinstance(old, np.ndarray) or isinstance(new, np.ndarray):
+                if not (isinstance(old, np.ndarray) and isinstance(new, np.ndarray)
+                        and old.shape == new.shape and np.array_equal(old, new)):
+                    return True
+            elif old != new:
+                return True
+        return False
+
+    def _update_if_dirty(self):
+        if self._updating or not self._dirty():
+            return
+        fn = getattr(self, "update", None)
+        if fn is None:
+            raise Error("%s has no update() method" % self.getName())
+        object.__setattr__(self, "_updating", True)
+        try:
+            fn()
+        finally:
+            object.__setattr__(self, "_updating", False)
+        object.__setattr__(self, "_stamps", [self._stamp(d) for d in self._inputs])
+
+
+def _object_at(node, path):
+    """The component at an absolute path ("/Beam/dofs") of node's scene."""
+    node = node.getRoot()
+    parts = [p for p in path.split("/") if p]
+    for p in parts[:-1]:
+        node = node.getChild(p)
+        if node is None:
+            return None
+    return node.getObject(parts[-1]) if parts else None
+
+
+class Mapping(BaseComponent):
+    """Sofa.Core.Mapping_In_Out (Mapping_Vec3d_Vec3d ...): input and output
+    (links to the two MechanicalObjects, or the objects' linkpath), and
+    apply(mparams, out, in) (x_out from x_in), applyJ(mparams, out, in)
+    (v_out = J v_in) and applyJT(mparams, out, in) (f_in += J^T f_out: out is
+    the input's force), as SofaPython3. Matrix-free: solvers that assemble the
+    system (direct linear solvers) need a Jacobian settee cannot ask Python for."""
+
+    _st_class = "PythonMapping"
+    _in = _out = None
+
+    def __init__(self, *args, **kwargs):
+        for k in ("input", "output"):
+            v = kwargs.get(k)
+            if isinstance(v, (Object, BaseComponent)):
+                kwargs[k] = v.linkpath
+        BaseComponent.__init__(self, *args, **kwargs)
+
+    def _st_init(self):
+        for field, want in (("input", self._in), ("output", self._out)):
+            path = _st.field_get(self._ref, field)
+            obj = _object_at(self.getContext(), path) if path else None
+            have = obj.getTemplateName() if obj is not None else ""
+            if want and have and have != want:
+                raise Error("%s is a Mapping_%s_%s: its %s must be a %s state, %s is %s"
+                            % (self.getName(), self._in, self._out, field, want, path, have))
+        BaseComponent._st_init(self)
+
+    def _st_map(self, op, mp, out, inp):
+        fn = getattr(self, op, None)
+        if fn is None:
+            raise NotImplementedError("a mapping defines %s(mparams, out, in)" % op)
+        fn(mp, _VecData(out), _VecData(inp))
+
+
+# SofaPython3's pairs (Binding_Mapping): In -> Out.
+_MAPPING_PAIRS = (("Vec1d", "Vec1d"), ("Vec1d", "Vec2d"), ("Vec1d", "Vec3d"), ("Vec2d", "Vec2d"),
+                  ("Vec2d", "Vec1d"), ("Vec3d", "Vec3d"), ("Vec3d", "Vec2d"), ("Vec3d", "Vec1d"),
+                  ("Vec6d", "Vec6d"), ("Vec6d", "Vec3d"), ("Vec6d", "Vec1d"),
+                  ("Rigid2d", "Vec2d"), ("Rigid2d", "Rigid2d"), ("Rigid3d", "Vec6d"),
+                  ("Rigid3d", "Vec3d"), ("Rigid3d", "Vec1d"), ("Rigid3d", "Rigid3d"),
+                  ("Vec3d", "Rigid3d"))
+MAPPINGS = {}
+for _i, _o in _MAPPING_PAIRS:
+    _name = "Mapping_%s_%s" % (_i, _o)
+    MAPPINGS[_name] = type(_name, (Mapping,), {"_in": _i, "_out": _o, "__module__": __name__})
+del _i, _o, _name
+
+
+def _component_matrix(obj, which):
+    if obj._ref is None:
+        raise Error("%s is not in a scene" % obj.getName())
+    n, indptr, indices, data = _st.component_matrix(obj._ref, which)
+    import scipy.sparse
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
 
 
 class PythonScriptController(Controller):
@@ -882,6 +1261,31 @@ def sim_animate(node, dt=0.0):
 
 def sim_reset(node):
     _st.scene_reset(_scene_of(node))
+
+
+def sim_load(path):
+    """Sofa.Simulation.load: reads a scene file (.scn, .yaml, .py) into a new
+    scene, not initialised, and returns its root."""
+    sref = _st.load_scene(str(path), [])
+    root = _wrap(_st.scene_root(sref))
+    object.__setattr__(root, "_st_loaded", os.path.abspath(str(path)))
+    return root
+
+
+def import_sofa_python_scene(path):
+    """Sofa.import_sofa_python_scene: imports a .py scene file as a module
+    (found next to the running scene, or as given), without running
+    createScene."""
+    p = str(path)
+    if not os.path.isabs(p) and not os.path.exists(p) and _current_scene is not None:
+        f = _st.scene_file(_current_scene)
+        if f:
+            cand = os.path.join(os.path.dirname(os.path.abspath(f)), p)
+            if os.path.exists(cand):
+                p = cand
+    if not os.path.exists(p):
+        raise FileNotFoundError("import_sofa_python_scene: no file %s" % path)
+    return _run_file(p, os.path.splitext(os.path.basename(p))[0])
 
 
 def sim_unload(node):

@@ -558,3 +558,51 @@ Test(matrix, changing_active_set_inside_declared_pattern_costs_nothing, .timeout
         cr_assert(fabs(r.x[i] - cg.x[i]) < 1e-6, "x[%d]: %.17g vs CG %.17g", i, r.x[i], cg.x[i]);
     }
 }
+
+/* ABI 2.5: one component's own contribution, no projection, no other
+ * component; a mass gives its M; a component of no matrix role or of
+ * another system is refused with its path. */
+Test(matrix, one_component_alone)
+{
+    fixture f;
+    open_fixture(&f, "0, 2, 1, 3");
+    st_error err = {0};
+    st_matrix *m = NULL;
+    cr_assert_eq(st_matrix_create_component(f.sys, f.tb, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, f.sys, 3.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr a;
+    st_matrix_csr(m, &a);
+    cr_assert_eq(a.n, 15u);
+    /* No mass (mf 3 ignored: not a mass), the fixed vertex 1 keeps its block. */
+    cr_assert_eq(entry(&a, 0, 0), 0.0);
+    cr_assert(fabs(entry(&a, 0, 6 + 1) - 0.25 * 2) < 1e-15, "block (0,2) entry (0,1)");
+    cr_assert(fabs(entry(&a, 3, 9) - 0.25 * 1) < 1e-15, "block (1,3) not projected");
+    st_matrix_destroy(&m);
+
+    st_component *mass = st_node_find(st_scene_root(f.s), ST_ROLE_MASS, ST_SEARCH_DOWN);
+    cr_assert_not_null(mass);
+    cr_assert_eq(st_matrix_create_component(f.sys, mass, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, f.sys, 1.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_matrix_csr(m, &a);
+    for (size_t i = 0; i < a.n; i++)
+        for (size_t j = 0; j < a.n; j++)
+            cr_assert_eq(entry(&a, i, j), i == j ? 2.0 : 0.0, "M(%zu,%zu)", i, j);
+    st_matrix_destroy(&m);
+
+    st_component *solver = st_node_find(st_scene_root(f.s), ST_ROLE_ODESOLVER, ST_SEARCH_DOWN);
+    cr_assert_eq(st_matrix_create_component(f.sys, solver, &m, &err), ST_EINVAL);
+    cr_assert_null(m);
+    cr_assert(strstr(err.msg, "neither a force field nor a mass"), "%s", err.msg);
+    cr_assert_eq(st_matrix_create_component(f.sys, NULL, &m, &err), ST_EINVAL);
+    close_fixture(&f);
+
+    /* A force field of another scene's system is not part of this one. */
+    fixture g, h;
+    open_fixture(&g, "0, 1");
+    open_fixture(&h, "0, 1");
+    cr_assert_eq(st_matrix_create_component(g.sys, h.tb, &m, &err), ST_EINVAL);
+    cr_assert_null(m);
+    cr_assert(strstr(err.msg, "not part of this mechanical system"), "%s", err.msg);
+    close_fixture(&h);
+    close_fixture(&g);
+}

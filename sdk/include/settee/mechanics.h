@@ -209,6 +209,14 @@ ST_API void st_matrix_project_dof(st_matrix *m, const st_mstate *ms, size_t i, u
 
 ST_API st_status st_matrix_create(st_system *sys, st_matrix **out, st_error *err) ST_WARN_UNUSED;
 ST_API void st_matrix_destroy(st_matrix **m);
+/* ABI 2.5. A matrix of sys that assembles c's own contribution alone: a
+ * force field's kf K + bf B, a mass's mf M, written by c's role functions
+ * as in st_matrix_assemble (a state mapped into sys is projected onto the
+ * independent states), without projective constraints and without the
+ * geometric stiffness of mappings. SofaPython3's assembleKMatrix and
+ * assembleMMatrix. c must belong to sys. */
+ST_API st_status st_matrix_create_component(st_system *sys, st_component *c, st_matrix **out,
+                                            st_error *err) ST_WARN_UNUSED;
 /* m = mf M + bf B + kf K with projective constraints applied. */
 ST_API st_status st_matrix_assemble(st_matrix *m, st_system *sys, double mf, double bf, double kf,
                                     st_error *err) ST_WARN_UNUSED;

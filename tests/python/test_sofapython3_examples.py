@@ -1,0 +1,99 @@
+"""SofaPython3's own example scripts, run by `settee run` when a SofaPython3
+checkout is available: SETTEE_SOFAPYTHON3_DIR=/path/to/SofaPython3 (its
+examples/ folder is used), SOFA's meshes through SOFA_DATA_PATH (default:
+/work/sofa-data/share:/work/sofa-data/examples when it exists). Skipped
+otherwise: this repository holds none of SofaPython3's files.
+
+docs/python.md lists which examples run and why the others do not; this
+file is that list, checked."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+SP3 = os.environ.get("SETTEE_SOFAPYTHON3_DIR", "")
+EXAMPLES = os.path.join(SP3, "examples") if SP3 else ""
+DEFAULT_DATA = "/work/sofa-data/share:/work/sofa-data/examples"
+
+# Examples that run as they are (settee run FILE -n 20), and what they show.
+RUN = {
+    "basic.py": "a falling sphere, createScene",
+    "basic-addGUI.py": "createScene (the GUI part runs only as __main__)",
+    "basic-useQtGUI.py": "createScene (the GUI part runs only as __main__)",
+    "emptyController.py": "a Sofa.Core.Controller and its events",
+    "emptyDataEngine.py": "a Sofa.Core.DataEngine subclass",
+    "example-scriptcontroller.py": "a controller changing a scene",
+    "liver.py": "SOFA's liver with meshes from SOFA_DATA_PATH",
+    "liver-scriptcontroller.py": "the liver and a controller",
+    "pointSetTopologyModifier.py": "removing points from Python",
+    "scene_check.py": "the scene checks",
+    "import_python_scene.py": "Sofa.import_sofa_python_scene",
+    "loadXMLfromPython.py": "Sofa.Simulation.load, the loaded graph added to a node",
+    "access_stiffness_matrix.py": "ForceField.assembleKMatrix (needs matplotlib)",
+}
+
+# Examples that run once a name settee lacks is taken out of their text:
+# SOFA's meta-plugin Sofa.GL.Component (a collection of plugins; settee has
+# its parts, GL.Rendering2D, GL.Rendering3D, GL.Shader, but not the
+# collection's name).
+PATCHED = {
+    "example-mapping.py": ("Python Mapping_Vec3d_Vec3d, a node with a second parent",
+                           [(r'"Sofa\.GL\.Component",', "")]),
+    "example-mapping_3_to_1.py": ("Python Mapping_Vec3d_Vec1d",
+                                  [(r'"Sofa\.GL\.Component",', "")]),
+}
+
+pytestmark = pytest.mark.skipif(
+    not EXAMPLES or not os.path.isdir(EXAMPLES),
+    reason="set SETTEE_SOFAPYTHON3_DIR to a SofaPython3 checkout to run its examples")
+
+
+def data_path():
+    p = os.environ.get("SOFA_DATA_PATH")
+    if p:
+        return p
+    return DEFAULT_DATA if os.path.isdir(DEFAULT_DATA.split(":")[0]) else ""
+
+
+def run(settee_bin, path, cwd):
+    env = dict(os.environ)
+    env["SOFA_DATA_PATH"] = data_path()
+    env.setdefault("MPLBACKEND", "Agg")
+    return subprocess.run([settee_bin, "run", path, "-n", "20"], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=env)
+
+
+@pytest.mark.parametrize("name", sorted(RUN))
+def test_example_runs(name, settee_bin):
+    path = os.path.join(EXAMPLES, name)
+    if not os.path.exists(path):
+        pytest.skip("%s is not in this SofaPython3 checkout" % name)
+    if name == "access_stiffness_matrix.py":
+        pytest.importorskip("matplotlib")
+    if name.startswith("liver") and not data_path():
+        pytest.skip("liver meshes: set SOFA_DATA_PATH to SOFA's share/ folder")
+    r = run(settee_bin, path, EXAMPLES)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert "20 steps" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("name", sorted(PATCHED))
+def test_example_runs_patched(name, settee_bin, tmp_path):
+    path = os.path.join(EXAMPLES, name)
+    if not os.path.exists(path):
+        pytest.skip("%s is not in this SofaPython3 checkout" % name)
+    text = open(path, encoding="utf-8").read()
+    for pat, rep in PATCHED[name][1]:
+        text, n = re.subn(pat, rep, text)
+        assert n, "%s no longer contains %s: update PATCHED" % (name, pat)
+    copy = tmp_path / name
+    copy.write_text(text, encoding="utf-8")
+    for f in os.listdir(EXAMPLES):      # scripts it may import
+        if f.endswith(".py") and f != name:
+            shutil.copy(os.path.join(EXAMPLES, f), tmp_path / f)
+    r = run(settee_bin, str(copy), str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert "20 steps" in r.stdout + r.stderr
+    assert "APPLY-J " in r.stdout    # the Python mapping's methods were called
