@@ -863,6 +863,70 @@ static st_status load_providing(st_runtime *rt, const char *name, bool *found, s
     return ST_OK;
 }
 
+/* An indexed plugin provides a SOFA module inside the collection name
+ * ("Sofa.Component.Collision.Geometry" is in "Sofa.Component.Collision",
+ * "Sofa.Component" and "Sofa"). */
+static bool entry_in_collection(const st__pindex_entry *e, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < e->nprovides; i++)
+        if (strlen(e->strs[i]) > n + 1 && strncmp(e->strs[i], name, n) == 0 &&
+            e->strs[i][n] == '.')
+            return true;
+    return false;
+}
+
+/* SOFA's collection plugins (Sofa.Component, Sofa.GL.Component,
+ * Sofa.Component.Collision, ...) load every module under their name: the
+ * same here, with every installed plugin that provides one. *found is the
+ * number of plugins the collection holds. */
+static st_status load_collection(st_runtime *rt, const char *name, size_t *found, st_error *err)
+{
+    *found = 0;
+    if (strncmp(name, "Sofa.", 5) != 0)
+        return ST_OK;
+    st__pindex_entry **v;
+    size_t n;
+    ST_TRY(index_sync(rt, &v, &n, err));
+    st_status s = ST_OK;
+    size_t loaded = 0;
+    for (size_t i = 0; i < n && s != ST_ENOMEM; i++) {
+        if (!v[i]->ok || !entry_in_collection(v[i], name))
+            continue;
+        (*found)++;
+        if (find_by_file(rt, v[i]->file)) {
+            loaded++;
+            continue;
+        }
+        /* a member that does not load is said; the others still load */
+        st_error e;
+        st_error_clear(&e);
+        s = load_file(rt, v[i]->file, &e);
+        if (s == ST_OK)
+            loaded++;
+        else if (s != ST_ENOMEM)
+            st__log(rt, ST_LOG_WARNING, ST_NO_MARK, "", "%s: skipping %s: %s", name,
+                    base_name(v[i]->file), e.msg);
+        else
+            *err = e;
+    }
+    st_free(v);
+    if (s == ST_ENOMEM)
+        return s;
+    s = ST_OK;
+    if (*found && !loaded)
+        return st_error_set(err, ST_EPLUGIN,
+                            "%s is a collection of SOFA modules, but none of its %zu plugins "
+                            "loads (see the warnings above)",
+                            name, *found);
+    if (*found)
+        st__log(rt, ST_LOG_INFO, ST_NO_MARK, "",
+                "%s is a collection of SOFA modules: loaded the %zu plugins that provide its "
+                "modules",
+                name, *found);
+    return s;
+}
+
 /* The error for a plugin that no search dir holds: every path tried, one
  * per line, then a hint. */
 static st_status not_found(st_runtime *rt, const char *name, const char *file_name,
@@ -955,6 +1019,10 @@ st_status st_runtime_load_plugin(st_runtime *rt, const char *name, st_error *err
     bool found;
     st_status s = load_providing(rt, name, &found, err);
     if (found || s != ST_OK)
+        return s;
+    size_t members;
+    s = load_collection(rt, name, &members, err);
+    if (members || s != ST_OK)
         return s;
     return not_found(rt, name, file_name, err);
 }

@@ -123,6 +123,22 @@ Test(plugin, plugin_found_by_provided_module_name)
     cr_assert_not_null(st_registry_find(st_runtime_registry(T.rt), "TestDummy"));
 }
 
+/* A SOFA collection name (Sofa.Component, Sofa.GL.Component, ...) loads
+ * every plugin that provides a module under it, as SOFA's collection
+ * plugins load their modules; an unknown collection is still not found. */
+Test(plugin, sofa_collection_loads_its_modules)
+{
+    cr_assert_null(st_registry_find(st_runtime_registry(T.rt), "TestDummy"));
+    cr_assert_eq(load("Sofa.Component.Testing"), ST_OK, "%s", E.msg);
+    cr_assert_not_null(st_registry_find(st_runtime_registry(T.rt), "TestDummy"));
+    assert_contains(T.log, "Sofa.Component.Testing is a collection of SOFA modules");
+    cr_assert_eq(load("Sofa.Component.Testingx"), ST_EPLUGIN);
+    assert_contains(E.msg, "plugin 'Sofa.Component.Testingx'");
+    /* the bundled plugins: Sofa.Component holds the Mass module */
+    cr_assert_eq(load("Sofa.Component"), ST_OK, "%s", E.msg);
+    cr_assert_not_null(st_registry_find(st_runtime_registry(T.rt), "UniformMass"));
+}
+
 Test(plugin, provides_scan_checks_abi_first)
 {
     /* Only TestAbiNewerMinor provides this name, and its ABI is refused. */
