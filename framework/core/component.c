@@ -389,10 +389,15 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     if (from_scene && fs->set && fs->mark.file) {
         s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' is set twice (first at line %d)",
                          c->cls->name, f->name, fs->mark.line);
-    } else if (f->flags & ST_F_OUTPUT) {
+    } else if ((f->flags & ST_F_OUTPUT) &&
+               !(from_scene && st__mark_is_xml(v->mark) &&
+                 !(v->kind == ST_VAL_SCALAR && v->text[0] == '@'))) {
         s = st__error_at(err, ST_ESCENE, v->mark,
-                         "%s: field '%s' is a read-only output; it cannot be set", c->cls->name,
-                         f->name);
+                         "%s: field '%s' is a read-only output; it cannot be set%s", c->cls->name,
+                         f->name,
+                         from_scene ? " (a .scn scene may give it, as SOFA accepts it, and the "
+                                      "component overwrites it)"
+                                    : "");
     } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
         if (f->flags & ST_F_NOLINK)
             s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' cannot be linked",
@@ -414,7 +419,22 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
                          "%s: field '%s' expects a link such as \"@../dofs\" (a path starting with '@')",
                          c->cls->name, f->name);
     } else {
-        s = st__field_parse(f, v, (char *)c + f->offset, err);
+        st_field_note note;
+        bool sofa = from_scene && st__mark_is_xml(v->mark);
+        s = st__field_parse_sofa(f, v, (char *)c + f->offset, sofa, &note, err);
+        if (s == ST_OK && note.msg[0]) {
+            /* A loader's scale is one real in SOFA; three go to scale3d. */
+            bool scale3d = !strcmp(f->name, "scale") && f->type == ST_T_REAL &&
+                           st__component_field_index(c, "scale3d") >= 0;
+            st__log(ci->rt, ST_LOG_WARNING, note.mark, st_component_path(c, path, sizeof path),
+                    "%s: %s%s", c->cls->name, note.msg,
+                    scale3d ? "; a scale per axis is field 'scale3d'" : "");
+        }
+        if (s == ST_OK && (f->flags & ST_F_OUTPUT))
+            st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
+                    "%s: field '%s' is an output: the value given is kept until the component "
+                    "computes it (at init), which overwrites it, as in SOFA",
+                    c->cls->name, f->name);
         if (s == ST_OK) {
             st_free(fs->link);
             fs->link = NULL;

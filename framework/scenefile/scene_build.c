@@ -352,8 +352,16 @@ static void build_object(st_report *r, st_node *node, const st_dobj *o, const ch
         if (st__component_field_index(comp, a->key) < 0 && strcmp(a->key, "src"))
             val.mark = a->kmark;
         st_error_clear(&e);
-        if (st__component_set_value(comp, a->key, &val, &e) != ST_OK)
-            st__report_kernel(r, &e, cpath);
+        if (st__component_set_value(comp, a->key, &val, &e) == ST_OK)
+            continue;
+        if (is_xml_mark(o->mark) && !r->rt->strict && st__component_field_index(comp, a->key) < 0 &&
+            strstr(e.msg, " has no field '")) {
+            /* SOFA warns about an attribute no Data reads and goes on. */
+            st__log(r->rt, ST_LOG_WARNING, val.mark, cpath,
+                    "%s (ignored, as SOFA does; --strict makes it an error)", e.msg);
+            continue;
+        }
+        st__report_kernel(r, &e, cpath);
     }
     /* The class's own parse step (AddDataRepository), before later objects. */
     if (ST_CLASS_HAS(cls, parsed) && cls->parsed && r->nerrors == before) {
