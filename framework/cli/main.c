@@ -116,8 +116,8 @@ void cli_log_list_ignored(const cli_log *log)
 {
     if (!log->nignored)
         return;
-    fprintf(stderr, "%zu unknown attribute%s ignored, as SOFA does (--strict makes %s errors):\n",
-            log->nignored, log->nignored == 1 ? "" : "s", log->nignored == 1 ? "it" : "them");
+    fprintf(stderr, "%zu unknown attribute%s ignored, as SOFA does (--strict makes %s an error):\n",
+            log->nignored, log->nignored == 1 ? "" : "s", log->nignored == 1 ? "it" : "each");
     for (size_t i = 0; i < log->nignored; i++)
         fprintf(stderr, "  %s\n", log->ignored[i]);
 }

@@ -420,8 +420,10 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
                          c->cls->name, f->name);
     } else {
         st_field_note note;
-        bool sofa = from_scene && st__mark_is_xml(v->mark);
-        s = st__field_parse_sofa(f, v, (char *)c + f->offset, sofa, &note, err);
+        st_reading how = !from_scene                 ? ST_READ_API
+                         : st__mark_is_xml(v->mark) ? ST_READ_SOFA
+                                                    : ST_READ_SCENE;
+        s = st__field_parse_sofa(f, v, (char *)c + f->offset, how, &note, err);
         if (s == ST_OK && note.msg[0]) {
             /* A loader's scale is one real in SOFA; three go to scale3d. */
             bool scale3d = !strcmp(f->name, "scale") && f->type == ST_T_REAL &&

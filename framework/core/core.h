@@ -115,11 +115,16 @@ typedef struct st_field_note {
     st_mark mark;
 } st_field_note;
 /* st__field_parse with SOFA's reading of text when sofa is set (the value
- * comes from a .scn/.xml scene): a scalar reads its first value, an integer
+ * comes from a .scn/.xml scene, ST_READ_SOFA): a scalar reads its first value, an integer
  * its leading digits, a rigid mass SOFA's "m v [a b c, d e f, g h i]".
- * Either way a coordinate list with a partial last coordinate keeps the
+ * From any scene (not ST_READ_API) a coordinate list with a partial last coordinate keeps the
  * whole ones. note (may be NULL) gets msg "" or what was read otherwise. */
-st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, bool sofa,
+typedef enum st_reading {
+    ST_READ_API = 0, /* st_component_set, --set: the value as written, nothing else */
+    ST_READ_SCENE,   /* a YAML scene's value: whole coordinates are kept, with a note */
+    ST_READ_SOFA     /* a .scn/.xml value: SOFA's reading */
+} st_reading;
+st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, st_reading how,
                                st_field_note *note, st_error *err);
 /* Writes the default (or empty) into dst, freeing what was there. */
 st_status st__field_set_default(const st_field *f, void *dst, st_error *err);

@@ -496,6 +496,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
 /* Where a parse may note what it read when the text says more or less. */
 typedef struct pctx {
     bool sofa;            /* SOFA's reading (a .scn/.xml value) */
+    bool scene;           /* a scene's value (YAML or .scn), not the API's */
     st_field_note *note;  /* may be NULL */
 } pctx;
 
@@ -628,7 +629,7 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, tokens *ts
     }
     /* Arrays: check tuple structure. */
     char tn[64];
-    if (ts->n % width && width > 1 && !ts->nested) {
+    if (pc->scene && ts->n % width && width > 1 && !ts->nested) {
         /* SOFA reads whole tuples and drops a partial last one. */
         size_t keep = ts->n - ts->n % width;
         note_at(pc, ts->t[keep].mark,
@@ -820,13 +821,14 @@ static st_status expand_ranges(const st_field *f, tokens *ts, char **buf, st_err
 
 st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err)
 {
-    return st__field_parse_sofa(f, v, dst, false, NULL, err);
+    return st__field_parse_sofa(f, v, dst, ST_READ_API, NULL, err);
 }
 
-st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, bool sofa,
+st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, st_reading how,
                                st_field_note *note, st_error *err)
 {
-    pctx pc = {sofa, note};
+    bool sofa = how == ST_READ_SOFA;
+    pctx pc = {sofa, how != ST_READ_API, note};
     if (note)
         note->msg[0] = 0;
     const type_info *ti = tinfo(f->type);

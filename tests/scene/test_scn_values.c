@@ -1,0 +1,247 @@
+/* test_scn_values.c - SOFA's value syntax in .scn scenes (issue 29): rigid
+ * masses with a bracketed matrix, a scalar written with several values, an
+ * integer written "1e4", a coordinate list with a partial last coordinate,
+ * outputs given in the scene, unknown attributes as warnings; and that
+ * YAML scenes stay strict where SOFA's reading would hide a mistake. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+static test_rt T;
+
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+
+TestSuite(scn_values, .init = setup, .fini = teardown);
+
+static st_scene *load(const char *text, const char *name)
+{
+    st_scene *s = NULL;
+    st_error err = {0};
+    char buf[2048];
+    T.len = 0;
+    T.log[0] = 0;
+    st_status st = st_scene_load_string(T.rt, text, strlen(text), name, &s, &err);
+    cr_assert_eq(st, ST_OK, "%s\nlog:\n%s", st_error_format(&err, buf, sizeof buf), T.log);
+    return s;
+}
+
+static const char *load_fails(const char *text, const char *name)
+{
+    static char buf[2048];
+    st_scene *s = NULL;
+    st_error err = {0};
+    T.len = 0;
+    T.log[0] = 0;
+    cr_assert_neq(st_scene_load_string(T.rt, text, strlen(text), name, &s, &err), ST_OK,
+                  "expected an error for:\n%s", text);
+    cr_assert_null(s);
+    return st_error_format(&err, buf, sizeof buf);
+}
+
+static void *field(st_scene *s, const char *obj, const char *name)
+{
+    st_component *c = test_find_object(s, obj);
+    cr_assert_not_null(c, "no object %s", obj);
+    const st_field *f = st_component_field(c, name);
+    cr_assert_not_null(f, "%s has no field %s", obj, name);
+    return st_component_field_ptr(c, f);
+}
+
+static void init(st_scene *s)
+{
+    st_error err = {0};
+    char buf[2048];
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\nlog:\n%s",
+                 st_error_format(&err, buf, sizeof buf), T.log);
+}
+
+#define HEAD                                                                                      \
+    "<Node name=\"root\" dt=\"0.01\">\n"                                                          \
+    "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+
+Test(scn_values, rigid_mass_reads_sofas_bracketed_matrix)
+{
+    const char *text = HEAD
+        "  <MechanicalObject template=\"Rigid3d\" name=\"dofs\" position=\"0 0 0 0 0 0 1\"/>\n"
+        "  <UniformMass name=\"m\" vertexMass=\"2 0.5 [3 0 0,0 4 0,0 0 5]\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_mass_value *m = field(s, "m", "vertexMass");
+    cr_assert_eq(m->mass, 2.0);
+    cr_assert_eq(m->volume, 0.5);
+    cr_assert_eq(m->inertia[0], 3.0);
+    cr_assert_eq(m->inertia[4], 4.0);
+    cr_assert_eq(m->inertia[8], 5.0);
+    cr_assert_eq(m->inertia[1], 0.0);
+    cr_assert_null(strstr(T.log, "warning|"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+Test(scn_values, rigid_mass_values_after_the_eleventh_are_ignored_with_a_warning)
+{
+    const char *text = HEAD
+        "  <MechanicalObject template=\"Rigid3d\" name=\"dofs\" position=\"0 0 0 0 0 0 1\"/>\n"
+        "  <UniformMass name=\"m\" vertexMass=\"1 1 0.01 0 0 0 0.1 0 0 0 0.2 7\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_mass_value *m = field(s, "m", "vertexMass");
+    cr_assert_eq(m->inertia[0], 0.01);
+    cr_assert_eq(m->inertia[8], 0.2);
+    cr_assert(strstr(T.log, "warning|t.scn:4:"), "%s", T.log);
+    cr_assert(strstr(T.log, "the 1 value after them is ignored"), "%s", T.log);
+    st_scene_destroy(&s);
+    /* Too few values stay an error, as does the bracketed form in YAML. */
+    load_fails(HEAD "  <UniformMass vertexMass=\"1 1 [1 0 0,0 1 0]\"/>\n</Node>\n", "t.scn");
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {name: Sofa.Component.Mass}\n"
+                       "    - UniformMass: {vertexMass: \"1 1 [1 0 0,0 1 0,0 0 1]\"}\n";
+    const char *e = load_fails(yaml, "t.yaml");
+    cr_assert(strstr(e, "vertexMass"), "%s", e);
+}
+
+Test(scn_values, diagonal_mass_reads_a_list_of_rigid_masses)
+{
+    const char *text = HEAD
+        "  <MechanicalObject template=\"Rigid3d\" name=\"dofs\"\n"
+        "      position=\"0 0 0 0 0 0 1  1 0 0 0 0 0 1\"/>\n"
+        "  <DiagonalMass name=\"m\" vertexMass=\"3 3 [2 0 0,0 2 0,0 0 2] 1 1 [1 0 0,0 1 0,0 0 "
+        "1]\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *a = field(s, "m", "vertexMass");
+    cr_assert_eq(a->n, 22);
+    cr_assert_eq(a->r[0], 3.0);
+    cr_assert_eq(a->r[2], 2.0);
+    cr_assert_eq(a->r[11], 1.0);
+    cr_assert_eq(a->r[21], 1.0);
+    init(s);
+    st_scene_destroy(&s);
+}
+
+Test(scn_values, partial_last_coordinate_is_dropped_with_a_warning)
+{
+    /* 10 values for Vec3d: 3 points, the 10th value dropped. */
+    const char *text = HEAD "  <MechanicalObject name=\"dofs\" position=\"0 0 0 1 0 0 2 0 0 3\"/>\n"
+                            "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *p = field(s, "dofs", "position");
+    cr_assert_eq(p->n, 3);
+    cr_assert_eq(p->r[6], 2.0);
+    cr_assert(strstr(T.log, "warning|t.scn:3:"), "%s", T.log);
+    cr_assert(strstr(T.log, "read 3 whole, dropped the last 1 value of 10"), "%s", T.log);
+    st_scene_destroy(&s);
+    /* The same in YAML (the value syntax is SOFA's in both). */
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - MechanicalObject: {name: dofs, position: \"0 0 0 1 0 0 2\"}\n";
+    s = load(yaml, "t.yaml");
+    p = field(s, "dofs", "position");
+    cr_assert_eq(p->n, 2);
+    cr_assert(strstr(T.log, "warning|t.yaml:4:"), "%s", T.log);
+    cr_assert(strstr(T.log, "dropped the last 1 value of 7"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+Test(scn_values, integer_written_with_an_exponent_reads_its_leading_digits)
+{
+    const char *text = "<Node name=\"root\">\n"
+                       "  <CGLinearSolver name=\"cg\" iterations=\"1e4\" tolerance=\"1e-9\"\n"
+                       "      threshold=\"1e-9\"/>\n"
+                       "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    cr_assert_eq(*(unsigned *)field(s, "cg", "iterations"), 1u);
+    cr_assert(strstr(T.log, "warning|t.scn:2:"), "%s", T.log);
+    cr_assert(strstr(T.log, "read '1e4' as 1"), "%s", T.log);
+    st_scene_destroy(&s);
+    /* YAML stays strict. */
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - CGLinearSolver: {iterations: 1e4}\n";
+    const char *e = load_fails(yaml, "t.yaml");
+    cr_assert(strstr(e, "expects an unsigned integer, got '1e4'"), "%s", e);
+}
+
+Test(scn_values, one_value_field_given_several_reads_the_first)
+{
+    const char *obj = test_write_temp("scnv_tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "<Node name=\"root\">\n"
+             "  <MeshOBJLoader name=\"loader\" filename=\"%s\" scale=\"2 2 2\"/>\n"
+             "  <UniformMass name=\"m\" totalMass=\"3 4\"/>\n"
+             "</Node>\n",
+             obj);
+    st_scene *s = load(text, "t.scn");
+    cr_assert_eq(*(double *)field(s, "loader", "scale"), 2.0);
+    cr_assert_eq(*(double *)field(s, "m", "totalMass"), 3.0);
+    cr_assert(strstr(T.log, "read the first, 2, and ignored the 2 after it"), "%s", T.log);
+    cr_assert(strstr(T.log, "a scale per axis is field 'scale3d'"), "%s", T.log);
+    cr_assert(strstr(T.log, "warning|t.scn:3:"), "%s", T.log);
+    st_scene_destroy(&s);
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {name: Sofa.Component.Mass}\n"
+                       "    - UniformMass: {totalMass: \"3 4\"}\n";
+    const char *e = load_fails(yaml, "t.yaml");
+    cr_assert(strstr(e, "expects one real value, got 2"), "%s", e);
+}
+
+Test(scn_values, output_given_in_the_scene_is_kept_then_overwritten)
+{
+    const char *text = HEAD
+        "  <RequiredPlugin name=\"Sofa.Component.Engine.Select\"/>\n"
+        "  <MechanicalObject name=\"dofs\" position=\"0 0 0  5 5 5  0.5 0.5 0.5\"/>\n"
+        "  <BoxROI name=\"box\" box=\"-1 -1 -1 1 1 1\" indices=\"1\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *ix = field(s, "box", "indices");
+    cr_assert_eq(ix->n, 1);
+    cr_assert_eq(ix->u[0], 1u);
+    cr_assert(strstr(T.log, "info|t.scn:5:"), "%s", T.log);
+    cr_assert(strstr(T.log, "field 'indices' is an output"), "%s", T.log);
+    init(s);
+    ix = field(s, "box", "indices");
+    cr_assert_eq(ix->n, 2);
+    cr_assert_eq(ix->u[0], 0u);
+    cr_assert_eq(ix->u[1], 2u);
+    st_scene_destroy(&s);
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - RequiredPlugin: {name: Sofa.Component.Engine.Select}\n"
+                       "    - MechanicalObject: {position: [0, 0, 0]}\n"
+                       "    - BoxROI: {box: [-1, -1, -1, 1, 1, 1], indices: [1]}\n";
+    const char *e = load_fails(yaml, "t.yaml");
+    cr_assert(strstr(e, "is a read-only output"), "%s", e);
+}
+
+Test(scn_values, unknown_attribute_is_a_warning_unless_strict)
+{
+    const char *text = HEAD "  <MechanicalObject name=\"dofs\" positon=\"0 0 0\"/>\n</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    cr_assert(strstr(T.log, "warning|t.scn:3:33|"), "%s", T.log);
+    cr_assert(strstr(T.log, "has no field 'positon' (did you mean 'position'"), "%s", T.log);
+    cr_assert(strstr(T.log, "--strict makes it an error"), "%s", T.log);
+    st_scene_destroy(&s);
+    st_runtime_set_strict(T.rt, true);
+    const char *e = load_fails(text, "t.scn");
+    cr_assert(strstr(e, "t.scn:3:33"), "%s", e);
+    cr_assert(strstr(e, "has no field 'positon'"), "%s", e);
+    st_runtime_set_strict(T.rt, false);
+    /* YAML is strict without the option. */
+    const char *yaml = "format: settee/1\n"
+                       "root:\n"
+                       "  objects:\n"
+                       "    - MechanicalObject: {positon: [0, 0, 0]}\n";
+    e = load_fails(yaml, "t.yaml");
+    cr_assert(strstr(e, "has no field 'positon'"), "%s", e);
+}
