@@ -245,3 +245,76 @@ Test(scn_values, unknown_attribute_is_a_warning_unless_strict)
     e = load_fails(yaml, "t.yaml");
     cr_assert(strstr(e, "has no field 'positon'"), "%s", e);
 }
+
+Test(scn_values, attribute_elements_set_the_objects_attributes)
+{
+    const char *text =
+        HEAD "  <MechanicalObject position=\"9 9 9\">\n"
+             "    <Attribute type=\"name\"><Data value=\"dofs\"/></Attribute>\n"
+             "    <Attribute type=\"position\">\n"
+             "      <Data value=\"1 2 3\"/>\n"
+             "    </Attribute>\n"
+             "    <Attribute type=\"velocity\"><Data value=\"0 0 0\"/><Data value=\"0 4 0\"/>"
+             "</Attribute>\n"
+             "  </MechanicalObject>\n"
+             "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *p = field(s, "dofs", "position");
+    cr_assert_eq(p->n, 1);
+    cr_assert_eq(p->r[2], 3.0);
+    const st_array *v = field(s, "dofs", "velocity");
+    cr_assert_eq(v->r[1], 4.0);
+    st_scene_destroy(&s);
+    /* A value in error is reported at the <Data> that gives it. */
+    const char *bad = HEAD "  <MechanicalObject>\n"
+                           "    <Attribute type=\"position\"><Data value=\"1 x 3\"/></Attribute>\n"
+                           "  </MechanicalObject>\n"
+                           "</Node>\n";
+    const char *e = load_fails(bad, "t.scn");
+    cr_assert(strstr(e, "t.scn:4:"), "%s", e);
+    e = load_fails(HEAD "  <MechanicalObject><Attribute><Data value=\"1\"/></Attribute>"
+                        "</MechanicalObject>\n</Node>\n",
+                   "t.scn");
+    cr_assert(strstr(e, "needs the attribute's name as type"), "%s", e);
+    e = load_fails(HEAD "  <MechanicalObject><Attribute type=\"position\"/></MechanicalObject>\n"
+                        "</Node>\n",
+                   "t.scn");
+    cr_assert(strstr(e, "needs a <Data value="), "%s", e);
+    e = load_fails(HEAD "  <MechanicalObject><Data value=\"1\"/></MechanicalObject>\n</Node>\n",
+                   "t.scn");
+    cr_assert(strstr(e, "objects hold no elements"), "%s", e);
+}
+
+Test(scn_values, single_precision_templates_read_as_double_with_one_note)
+{
+    const char *text = HEAD "  <MechanicalObject template=\"Vec3f\" name=\"a\" position=\"0 0 0\"/>\n"
+                            "  <Node name=\"r\">\n"
+                            "    <MechanicalObject template=\"Rigid3f\" name=\"b\"\n"
+                            "        position=\"0 0 0 0 0 0 1\"/>\n"
+                            "  </Node>\n"
+                            "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    cr_assert_str_eq(*(char **)field(s, "a", "template"), "Vec3d");
+    cr_assert_str_eq(*(char **)field(s, "b", "template"), "Rigid3d");
+    init(s);
+    cr_assert_eq(st_component_state_type(test_find_object(s, "a")), &st_vec3d_type);
+    cr_assert_eq(st_component_state_type(test_find_object(s, "b")), &st_rigid3d_type);
+    const char *first = strstr(T.log, "read as 'Vec3d'");
+    cr_assert(first, "%s", T.log);
+    cr_assert_null(strstr(first + 1, "template '"), "said twice:\n%s", T.log);
+    st_scene_destroy(&s);
+    /* A float type with no double twin is still refused. */
+    const char *e = load_fails(HEAD "  <MechanicalObject template=\"Rigid2f\"/>\n</Node>\n",
+                               "t.scn");
+    cr_assert(strstr(e, "Rigid2f"), "%s", e);
+}
+
+Test(scn_values, jacobi_preconditioner_takes_its_matrix_template)
+{
+    const char *text = "<Node name=\"root\">\n"
+                       "  <JacobiPreconditioner name=\"p\" template=\"DiagonalMatrix\"/>\n"
+                       "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    cr_assert_str_eq(*(char **)field(s, "p", "template"), "DiagonalMatrix");
+    st_scene_destroy(&s);
+}
