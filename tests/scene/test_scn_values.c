@@ -320,3 +320,60 @@ Test(scn_values, jacobi_preconditioner_takes_its_matrix_template)
     cr_assert_str_eq(*(char **)field(s, "p", "template"), "DiagonalMatrix");
     st_scene_destroy(&s);
 }
+
+static const char *rigid_scene(const char *rigid_text, const char *tpl, char *buf, size_t size)
+{
+    const char *path = test_write_temp("scnv_body.rigid", rigid_text);
+    snprintf(buf, size,
+             HEAD "  <MechanicalObject template=\"%s\" name=\"dofs\" position=\"%s\"/>\n"
+                  "  <UniformMass name=\"m\" filename=\"%s\" totalMass=\"9\"/>\n"
+                  "</Node>\n",
+             tpl, strcmp(tpl, "Rigid3d") ? "0 0 0" : "0 0 0 0 0 0 1", path);
+    return buf;
+}
+
+Test(scn_values, uniform_mass_reads_a_rigid_file)
+{
+    char text[2048];
+    rigid_scene("Xsp 3.0\n"
+                "vertexMass 5\n"
+                "# a comment line\n"
+                "volm 2.5\n"
+                "inrt 1 0 0 0 2 0\n 0 0 3\n"
+                "cntr 0.1 0.2 0.3\n",
+                "Rigid3d", text, sizeof text);
+    st_scene *s = load(text, "t.scn");
+    init(s);
+    const st_mass_value *m = field(s, "m", "vertexMass");
+    /* The file's mass wins over totalMass, as in SOFA (with a warning). */
+    cr_assert_eq(m->mass, 5.0);
+    cr_assert_eq(m->volume, 2.5);
+    cr_assert_eq(m->inertia[4], 2.0);
+    cr_assert_eq(m->inertia[8], 3.0);
+    cr_assert_eq(*(double *)field(s, "m", "totalMass"), 5.0);
+    cr_assert(strstr(T.log, "totalMass is dropped"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+Test(scn_values, rigid_file_mistakes_are_errors_at_their_line)
+{
+    static const struct {
+        const char *text, *tpl, *want;
+    } bad[] = {
+        {"Xsp 3.0\nvertexMass 5\nmass 3\n", "Rigid3d", ":3: unknown keyword 'mass'"},
+        {"Xsp 3.0\nvertexMass 5\ninrt 1 0 0\n0 nan 0 0 0 1\n", "Rigid3d",
+         ":4: 'inrt': 'nan' is not a finite number"},
+        {"Xsp 3.0\nvolm 1e400\n", "Rigid3d", ":2: 'volm': '1e400' is not a finite number"},
+        {"Xsp 3.0\ninrt 1 0 0 0 1 0 0 0\n", "Rigid3d", "'inrt' expects 9 numbers, the file ends"},
+        {"Xsp 3.0\nvertexMass 5\n", "Vec3d", "a .rigid file"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[2048];
+        rigid_scene(bad[i].text, bad[i].tpl, text, sizeof text);
+        st_scene *s = load(text, "t.scn");
+        st_error err = {0};
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu", i);
+        cr_assert(strstr(err.msg, bad[i].want), "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+}
