@@ -35,6 +35,8 @@ static void print_help(FILE *f)
           "  130  interrupted by Ctrl-C\n"
           "\n"
           "Messages go to stderr as FILE:LINE:COL: error: PATH: MESSAGE.\n"
+          "An unknown attribute in a SOFA scene (.scn/.xml) is a warning, as in SOFA (YAML\n"
+          "scenes refuse it); `settee run --strict` and `settee check --strict` refuse it too.\n"
           "\n"
           "Environment:\n"
           "  SETTEE_PLUGIN_PATH  colon-separated plugin directories, searched after --plugin-path\n"

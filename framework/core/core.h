@@ -121,7 +121,8 @@ typedef struct st_field_note {
  * whole ones. note (may be NULL) gets msg "" or what was read otherwise. */
 typedef enum st_reading {
     ST_READ_API = 0, /* st_component_set, --set: the value as written, nothing else */
-    ST_READ_SCENE,   /* a YAML scene's value: whole coordinates are kept, with a note */
+    ST_READ_SCENE,   /* a YAML scene's value: written as one string, whole coordinates are
+                        kept, with a note; written as a YAML list, exact */
     ST_READ_SOFA     /* a .scn/.xml value: SOFA's reading */
 } st_reading;
 st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, st_reading how,

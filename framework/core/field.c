@@ -496,7 +496,7 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
 /* Where a parse may note what it read when the text says more or less. */
 typedef struct pctx {
     bool sofa;            /* SOFA's reading (a .scn/.xml value) */
-    bool scene;           /* a scene's value (YAML or .scn), not the API's */
+    bool scene;           /* a scene's text (.scn, or a YAML string), not a list or the API's */
     st_field_note *note;  /* may be NULL */
 } pctx;
 
@@ -634,7 +634,7 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, tokens *ts
         size_t keep = ts->n - ts->n % width;
         note_at(pc, ts->t[keep].mark,
                 "field '%s' expects %s (%u values each): read %zu whole, dropped the last %zu "
-                "value%s of %zu (SOFA's reading, in .scn and YAML scenes alike)",
+                "value%s of %zu (SOFA's reading of a value's text, in .scn and YAML scenes alike)",
                 f->name,
                 is_state_vec(f->type) ? state_vec_name(f, dst, tn, sizeof tn) : ti->name, width,
                 keep / width, ts->n - keep, ts->n - keep == 1 ? "" : "s", ts->n);
@@ -828,7 +828,10 @@ st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, 
                                st_field_note *note, st_error *err)
 {
     bool sofa = how == ST_READ_SOFA;
-    pctx pc = {sofa, how != ST_READ_API, note};
+    /* SOFA's reading is of text: in YAML a value written as one string
+     * ("0 0 0 1 0 0 2"), not a YAML list, which stays exact. */
+    pctx pc = {sofa, how == ST_READ_SOFA || (how == ST_READ_SCENE && v->kind == ST_VAL_SCALAR),
+               note};
     if (note)
         note->msg[0] = 0;
     const type_info *ti = tinfo(f->type);
