@@ -389,9 +389,16 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     if (from_scene && fs->set && fs->mark.file) {
         s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' is set twice (first at line %d)",
                          c->cls->name, f->name, fs->mark.line);
-    } else if ((f->flags & ST_F_OUTPUT) &&
-               !(from_scene && st__mark_is_xml(v->mark) &&
-                 !(v->kind == ST_VAL_SCALAR && v->text[0] == '@'))) {
+    } else if ((f->flags & ST_F_OUTPUT) && from_scene && st__mark_is_xml(v->mark) &&
+               v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
+        /* SOFA links the output and the component writes it anyway: the
+         * value is the component's. */
+        st__log(ci->rt, ST_LOG_WARNING, v->mark, st_component_path(c, path, sizeof path),
+                "%s: field '%s' is an output the component computes: the link '%s' is ignored "
+                "(in SOFA the component's value wins as well)",
+                c->cls->name, f->name, v->text);
+        return ST_OK;
+    } else if ((f->flags & ST_F_OUTPUT) && !(from_scene && st__mark_is_xml(v->mark))) {
         s = st__error_at(err, ST_ESCENE, v->mark,
                          "%s: field '%s' is a read-only output; it cannot be set%s", c->cls->name,
                          f->name,
@@ -424,6 +431,17 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
                          : st__mark_is_xml(v->mark) ? ST_READ_SOFA
                                                     : ST_READ_SCENE;
         s = st__field_parse_sofa(f, v, (char *)c + f->offset, how, &note, err);
+        if (s != ST_OK && (f->flags & ST_F_OUTPUT)) {
+            /* A .scn value for an output that settee's type cannot hold
+             * (SOFA's MeshOBJLoader trianglesGroups "Mesh1 -1 0 4384"):
+             * the component computes the field anyway. */
+            st__log(ci->rt, ST_LOG_WARNING, v->mark, st_component_path(c, path, sizeof path),
+                    "%s: field '%s' is an output the component computes; the value given is "
+                    "ignored (%s)",
+                    c->cls->name, f->name, err->msg);
+            st_error_clear(err);
+            return ST_OK;
+        }
         if (s == ST_OK && note.msg[0]) {
             /* A loader's scale is one real in SOFA; three go to scale3d. */
             bool scale3d = !strcmp(f->name, "scale") && f->type == ST_T_REAL &&

@@ -844,7 +844,8 @@ st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, 
     tokens ts = {0};
     char *buf = NULL;
     bool brackets = sofa && v->kind == ST_VAL_SCALAR &&
-                    (f->type == ST_T_MASS || (f->type == ST_T_REALS && (f->flags & ST_F_MASSES)));
+                    (f->type == ST_T_MASS || (f->type == ST_T_REALS && (f->flags & ST_F_BRACKETS)));
+    /* (ST_F_BRACKETS: SOFA's Mat and RigidMass text) */
     st_status s = tokenize(&ts, v, split, brackets, err);
     if (s == ST_OK && f->type == ST_T_UINTS)
         s = expand_ranges(f, &ts, &buf, err);

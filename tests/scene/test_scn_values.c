@@ -377,3 +377,52 @@ Test(scn_values, rigid_file_mistakes_are_errors_at_their_line)
         st_scene_destroy(&s);
     }
 }
+
+Test(scn_values, output_linked_or_unreadable_in_a_scn_is_ignored_with_a_warning)
+{
+    /* SOFA's scenes link a grid's computed positions to an empty state:
+     * the grid's values win. */
+    const char *text =
+        "<Node name=\"root\">\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Grid\"/>\n"
+        "  <MechanicalObject name=\"dofs\"/>\n"
+        "  <RegularGridTopology name=\"grid\" n=\"2 2 2\" min=\"0 0 0\" max=\"1 1 1\"\n"
+        "      position=\"@dofs.position\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    cr_assert(strstr(T.log, "warning|t.scn:5:"), "%s", T.log);
+    cr_assert(strstr(T.log, "the link '@dofs.position' is ignored"), "%s", T.log);
+    init(s);
+    cr_assert_eq(((const st_array *)field(s, "grid", "position"))->n, 8);
+    cr_assert_eq(((const st_array *)field(s, "dofs", "position"))->n, 8);
+    st_scene_destroy(&s);
+    /* An output given a value its type cannot hold: ignored, said. */
+    text = HEAD "  <RequiredPlugin name=\"Sofa.Component.Engine.Select\"/>\n"
+                "  <MechanicalObject position=\"0 0 0\"/>\n"
+                "  <BoxROI name=\"box\" box=\"-1 -1 -1 1 1 1\" indices=\"all of them\"/>\n"
+                "</Node>\n";
+    s = load(text, "t.scn");
+    cr_assert(strstr(T.log, "warning|t.scn:5:"), "%s", T.log);
+    cr_assert(strstr(T.log, "the value given is ignored"), "%s", T.log);
+    init(s);
+    cr_assert_eq(((const st_array *)field(s, "box", "indices"))->n, 1);
+    st_scene_destroy(&s);
+}
+
+Test(scn_values, matrix_field_reads_sofas_bracketed_text)
+{
+    const char *text =
+        "<Node name=\"root\">\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Constraint.Projective\"/>\n"
+        "  <MechanicalObject position=\"0 0 0\"/>\n"
+        "  <AffineMovementProjectiveConstraint name=\"c\" indices=\"0\" meshIndices=\"0\"\n"
+        "      rotation=\"[0.6 -0.8 0,0.8 0.6 0,0 0 1]\"/>\n"
+        "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *r = field(s, "c", "rotation");
+    cr_assert_eq(r->n, 9);
+    cr_assert_eq(r->r[1], -0.8);
+    cr_assert_eq(r->r[3], 0.8);
+    cr_assert_eq(r->r[8], 1.0);
+    st_scene_destroy(&s);
+}
