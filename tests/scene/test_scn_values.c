@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -425,4 +426,25 @@ Test(scn_values, matrix_field_reads_sofas_bracketed_text)
     cr_assert_eq(r->r[3], 0.8);
     cr_assert_eq(r->r[8], 1.0);
     st_scene_destroy(&s);
+}
+
+Test(scn_values, convert_writes_sofas_bracketed_mass_as_a_yaml_list)
+{
+    const char *scn = test_write_temp("scnv_conv.scn",
+                                      HEAD "  <MechanicalObject template=\"Rigid3d\" name=\"dofs\"\n"
+                                           "      position=\"0 0 0 0 0 0 1\"/>\n"
+                                           "  <UniformMass name=\"m\" vertexMass=\"2 1 [3 0 0,0 4 "
+                                           "0,0 0 5]\"/>\n"
+                                           "</Node>\n");
+    char yaml[600];
+    snprintf(yaml, sizeof yaml, "%s.yaml", scn);
+    st_error err = {0};
+    cr_assert_eq(st_scene_convert(T.rt, scn, yaml, &err), ST_OK, "%s", err.msg);
+    char *text = test_read_file(yaml);
+    cr_assert(strstr(text, "vertexMass: [2, 1, 3, 0, 0, 0, 4, 0, 0, 0, 5]"), "%s", text);
+    st_scene *s = load(text, "t.yaml");
+    const st_mass_value *m = field(s, "m", "vertexMass");
+    cr_assert_eq(m->inertia[4], 4.0);
+    st_scene_destroy(&s);
+    free(text);
 }
