@@ -284,12 +284,7 @@ static void unknown_component(st_report *r, const char *type, st_mark m, const c
                                   "lists the components)");
 }
 
-static bool is_xml_mark(st_mark m)
-{
-    const char *f = m.file;
-    size_t n = f ? strlen(f) : 0;
-    return n > 4 && (!strcmp(f + n - 4, ".scn") || !strcmp(f + n - 4, ".xml"));
-}
+static bool is_xml_mark(st_mark m) { return st__mark_is_xml(m); }
 
 /* SOFA's single-precision templates ("Vec3f", "Rigid3f", "Vec3f,Rigid3f")
  * as their double types: settee computes in double only. Writes the
