@@ -24,6 +24,9 @@ void cli_help_check(FILE *f)
           "                      \"objects\", \"systems\", \"rois\"); errors still go to stderr\n"
           "  --plugin-path DIR   search DIR for plugins before SETTEE_PLUGIN_PATH (repeatable)\n"
           "  -q, --quiet         no information messages, no 'ok' line and no report\n"
+          "  --strict            an unknown attribute in a SOFA scene (.scn/.xml) is an error,\n"
+          "                      as in YAML scenes (by default it is a warning, as in SOFA,\n"
+          "                      and the ignored attributes are listed again at the end)\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 when the scene is valid, 1 when it is not, 2 on a usage error.\n",
@@ -70,6 +73,7 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
     }
     if (st != ST_OK) {
         cli_report(log, &err);
+        cli_log_list_ignored(log);
         fprintf(stderr, "%s: %d error%s, %d warning%s\n", file, log->nerrors,
                 log->nerrors == 1 ? "" : "s", log->nwarnings, log->nwarnings == 1 ? "" : "s");
         if (json)
@@ -91,6 +95,8 @@ static int check_scene(const char *file, st_runtime *rt, cli_log *log, bool quie
         printf(")\n");
         cli_scene_report(s, stdout, NULL);
     }
+    if (!json)
+        cli_log_list_ignored(log);
     st_scene_destroy(&s);
     return CLI_EXIT_OK;
 }
@@ -104,11 +110,14 @@ int cli_check(int argc, char **argv)
     if (rc < 0) {
         cli_log log = {.show_info = !o.flag, .show_warnings = true};
         st_runtime *rt = NULL;
-        if (!cli_runtime_open(&rt, &log, o.paths, o.npaths))
+        if (!cli_runtime_open(&rt, &log, o.paths, o.npaths)) {
             rc = CLI_EXIT_ERROR;
-        else
+        } else {
+            st_runtime_set_strict(rt, o.strict);
             rc = check_scene(o.arg, rt, &log, o.flag, o.flag2);
+        }
         st_runtime_destroy(&rt);
+        cli_log_free(&log);
     }
     free(o.paths);
     return rc;

@@ -29,7 +29,15 @@ typedef struct cli_log {
     bool show_info;     /* print info messages */
     bool show_warnings; /* print warnings */
     int nerrors, nwarnings;
+    /* Unknown attributes of a SOFA scene, ignored with a warning (as SOFA
+     * does): "WHERE: PATH: MESSAGE" lines, for a list at the end. */
+    char **ignored;
+    size_t nignored;
 } cli_log;
+/* Prints the ignored attributes again (with a header) to stderr. */
+void cli_log_list_ignored(const cli_log *log);
+/* Frees what the log keeps. */
+void cli_log_free(cli_log *log);
 
 /* The sink passed to st_runtime_set_log; ud is a cli_log. Messages go to
  * stderr as "WHERE: error: PATH: MSG" (clang style). */
@@ -84,6 +92,7 @@ typedef struct cli_one_arg {
     size_t npaths;
     bool flag;          /* the flag was given */
     bool flag2;         /* the second flag was given */
+    bool strict;        /* --strict (accepted by `settee check` only) */
 } cli_one_arg;
 /* Parses argv into out for the subcommand cmd; `what` names the positional
  * argument in messages ("scene", "name"); flag_short and flag2_long (a second

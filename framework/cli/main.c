@@ -35,6 +35,8 @@ static void print_help(FILE *f)
           "  130  interrupted by Ctrl-C\n"
           "\n"
           "Messages go to stderr as FILE:LINE:COL: error: PATH: MESSAGE.\n"
+          "An unknown attribute in a SOFA scene (.scn/.xml) is a warning, as in SOFA (YAML\n"
+          "scenes refuse it); `settee run --strict` and `settee check --strict` refuse it too.\n"
           "\n"
           "Environment:\n"
           "  SETTEE_PLUGIN_PATH  colon-separated plugin directories, searched after --plugin-path\n"
@@ -95,12 +97,43 @@ void cli_log_sink(st_log_level level, const char *where, const char *path, const
         log->nerrors++;
     } else if (level == ST_LOG_WARNING) {
         log->nwarnings++;
+        if (msg && strstr(msg, "--strict makes it an error")) {
+            char **l = realloc(log->ignored, (log->nignored + 1) * sizeof *l);
+            size_t len = strlen(where ? where : "") + strlen(path ? path : "") + strlen(msg) + 8;
+            char *line = l ? malloc(len) : NULL;
+            if (l)
+                log->ignored = l;
+            if (line) {
+                snprintf(line, len, "%s: %s%s%s", where ? where : "", path ? path : "",
+                         path && *path ? ": " : "", msg);
+                log->ignored[log->nignored++] = line;
+            }
+        }
         if (!log->show_warnings)
             return;
     } else if (!log->show_info) {
         return;
     }
     print_diag(level, where, path, msg);
+}
+
+void cli_log_list_ignored(const cli_log *log)
+{
+    if (!log->nignored)
+        return;
+    fprintf(stderr, "%zu unknown attribute%s ignored, as SOFA does (--strict makes %s an error):\n",
+            log->nignored, log->nignored == 1 ? "" : "s", log->nignored == 1 ? "it" : "each");
+    for (size_t i = 0; i < log->nignored; i++)
+        fprintf(stderr, "  %s\n", log->ignored[i]);
+}
+
+void cli_log_free(cli_log *log)
+{
+    for (size_t i = 0; i < log->nignored; i++)
+        free(log->ignored[i]);
+    free(log->ignored);
+    log->ignored = NULL;
+    log->nignored = 0;
 }
 
 void cli_report(cli_log *log, const st_error *err)
@@ -255,6 +288,10 @@ int cli_parse_one_arg(int argc, char **argv, const char *cmd, const char *what,
             if (!cli_flag(&a))
                 rc = CLI_EXIT_USAGE;
             out->flag = true;
+        } else if (!strcmp(cmd, "check") && cli_is(opt, NULL, "--strict")) {
+            if (!cli_flag(&a))
+                rc = CLI_EXIT_USAGE;
+            out->strict = true;
         } else if (flag2_long && cli_is(opt, NULL, flag2_long)) {
             if (!cli_flag(&a))
                 rc = CLI_EXIT_USAGE;

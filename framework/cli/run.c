@@ -57,6 +57,8 @@ void cli_help_run(FILE *f)
             "                          else 1 (threads only cost on small systems)\n"
             "  -q, --quiet             no summary line (errors and warnings are still printed)\n"
             "  -v, --verbose           also print information messages\n"
+            "  --strict                an unknown attribute in a SOFA scene (.scn/.xml) is an\n"
+            "                          error, as in YAML scenes (by default a warning, as SOFA)\n"
             "  --no-progress           never draw the progress bar (by default it is drawn on\n"
             "                          stderr when it is a terminal, once the run passes 1 s)\n"
             "  -h, --help              show this help\n"
@@ -85,6 +87,7 @@ typedef struct run_opts {
     unsigned long checkpoint_every;
     const char *resume;      /* --resume FILE */
     bool quiet, verbose, progress;
+    bool strict;            /* --strict: unknown attributes of a .scn scene are errors */
     const char **plugin_paths;
     size_t npaths;
     const char **sets;      /* "PATH.FIELD=VALUE" */
@@ -233,6 +236,10 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
             o->verbose = true;
+        } else if (cli_is(opt, NULL, "--strict")) {
+            if (!cli_flag(&a))
+                return CLI_EXIT_USAGE;
+            o->strict = true;
         } else if (cli_is(opt, NULL, "--no-progress")) {
             if (!cli_flag(&a))
                 return CLI_EXIT_USAGE;
@@ -719,11 +726,14 @@ int cli_run(int argc, char **argv)
     snprintf(threads, sizeof threads, "%lu", o.threads);
     setenv("SETTEE_THREADS", threads, 1);
     st_runtime *rt = NULL;
-    if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths))
+    if (!cli_runtime_open(&rt, &log, o.plugin_paths, o.npaths)) {
         rc = CLI_EXIT_ERROR;
-    else
+    } else {
+        st_runtime_set_strict(rt, o.strict);
         rc = run_scene(&o, rt, &log);
+    }
     st_runtime_destroy(&rt);
+    cli_log_free(&log);
     free(paths);
     free(sets);
     free(collect);

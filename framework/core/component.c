@@ -389,10 +389,22 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     if (from_scene && fs->set && fs->mark.file) {
         s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' is set twice (first at line %d)",
                          c->cls->name, f->name, fs->mark.line);
-    } else if (f->flags & ST_F_OUTPUT) {
+    } else if ((f->flags & ST_F_OUTPUT) && from_scene && st__mark_is_xml(v->mark) &&
+               v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
+        /* SOFA links the output and the component writes it anyway: the
+         * value is the component's. */
+        st__log(ci->rt, ST_LOG_WARNING, v->mark, st_component_path(c, path, sizeof path),
+                "%s: field '%s' is an output the component computes: the link '%s' is ignored "
+                "(in SOFA the component's value wins as well)",
+                c->cls->name, f->name, v->text);
+        return ST_OK;
+    } else if ((f->flags & ST_F_OUTPUT) && !(from_scene && st__mark_is_xml(v->mark))) {
         s = st__error_at(err, ST_ESCENE, v->mark,
-                         "%s: field '%s' is a read-only output; it cannot be set", c->cls->name,
-                         f->name);
+                         "%s: field '%s' is a read-only output; it cannot be set%s", c->cls->name,
+                         f->name,
+                         from_scene ? " (a .scn scene may give it, as SOFA accepts it, and the "
+                                      "component overwrites it)"
+                                    : "");
     } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
         if (f->flags & ST_F_NOLINK)
             s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' cannot be linked",
@@ -414,7 +426,35 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
                          "%s: field '%s' expects a link such as \"@../dofs\" (a path starting with '@')",
                          c->cls->name, f->name);
     } else {
-        s = st__field_parse(f, v, (char *)c + f->offset, err);
+        st_field_note note;
+        st_reading how = !from_scene                 ? ST_READ_API
+                         : st__mark_is_xml(v->mark) ? ST_READ_SOFA
+                                                    : ST_READ_SCENE;
+        s = st__field_parse_sofa(f, v, (char *)c + f->offset, how, &note, err);
+        if (s != ST_OK && (f->flags & ST_F_OUTPUT)) {
+            /* A .scn value for an output that settee's type cannot hold
+             * (SOFA's MeshOBJLoader trianglesGroups "Mesh1 -1 0 4384"):
+             * the component computes the field anyway. */
+            st__log(ci->rt, ST_LOG_WARNING, v->mark, st_component_path(c, path, sizeof path),
+                    "%s: field '%s' is an output the component computes; the value given is "
+                    "ignored (%s)",
+                    c->cls->name, f->name, err->msg);
+            st_error_clear(err);
+            return ST_OK;
+        }
+        if (s == ST_OK && note.msg[0]) {
+            /* A loader's scale is one real in SOFA; three go to scale3d. */
+            bool scale3d = !strcmp(f->name, "scale") && f->type == ST_T_REAL &&
+                           st__component_field_index(c, "scale3d") >= 0;
+            st__log(ci->rt, ST_LOG_WARNING, note.mark, st_component_path(c, path, sizeof path),
+                    "%s: %s%s", c->cls->name, note.msg,
+                    scale3d ? "; a scale per axis is field 'scale3d'" : "");
+        }
+        if (s == ST_OK && (f->flags & ST_F_OUTPUT))
+            st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
+                    "%s: field '%s' is an output: the value given is kept until the component "
+                    "computes it (at init), which overwrites it, as in SOFA",
+                    c->cls->name, f->name);
         if (s == ST_OK) {
             st_free(fs->link);
             fs->link = NULL;

@@ -105,6 +105,28 @@ st_status st__read_file(const char *path, char **out, size_t *len, st_error *err
 extern const st_field st__base_fields[];
 /* Parses a value into a field's storage (dst points at the member). */
 st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err);
+/* True when m is in a SOFA scene file (.scn or .xml). */
+bool st__mark_is_xml(st_mark m);
+/* A remark on a value that parsed but not as written (SOFA's reading of a
+ * value: a coordinate list cut to whole coordinates, the leading integer of
+ * "1e4"): the caller logs it as a warning. */
+typedef struct st_field_note {
+    char msg[400];
+    st_mark mark;
+} st_field_note;
+/* st__field_parse with SOFA's reading of text when sofa is set (the value
+ * comes from a .scn/.xml scene, ST_READ_SOFA): a scalar reads its first value, an integer
+ * its leading digits, a rigid mass SOFA's "m v [a b c, d e f, g h i]".
+ * From any scene (not ST_READ_API) a coordinate list with a partial last coordinate keeps the
+ * whole ones. note (may be NULL) gets msg "" or what was read otherwise. */
+typedef enum st_reading {
+    ST_READ_API = 0, /* st_component_set, --set: the value as written, nothing else */
+    ST_READ_SCENE,   /* a YAML scene's value: written as one string, whole coordinates are
+                        kept, with a note; written as a YAML list, exact */
+    ST_READ_SOFA     /* a .scn/.xml value: SOFA's reading */
+} st_reading;
+st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, st_reading how,
+                               st_field_note *note, st_error *err);
 /* Writes the default (or empty) into dst, freeing what was there. */
 st_status st__field_set_default(const st_field *f, void *dst, st_error *err);
 /* Frees what a field owns. */
@@ -271,6 +293,7 @@ struct st_runtime {
      * first lookup by module, class or reader; owned. */
     struct st__pindex *pindex;
     unsigned long plugin_opens;   /* dlopen calls on plugin files (tests, -v) */
+    bool strict;                  /* st_runtime_set_strict */
 };
 /* True the first time the pair (a, b) is seen by rt: an ignored SOFA field
  * is reported once per class and field, not per use. */

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,12 @@ const st_field st__base_fields[] = {
             "Send this component's information messages to the log"),
     ST_FIELD_END};
 
+bool st__mark_is_xml(st_mark m)
+{
+    size_t n = m.file ? strlen(m.file) : 0;
+    return n > 4 && (!strcmp(m.file + n - 4, ".scn") || !strcmp(m.file + n - 4, ".xml"));
+}
+
 /* ---- tokens ---- */
 
 typedef struct token {
@@ -147,18 +154,25 @@ static st_status tok_push(tokens *ts, const char *s, size_t len, st_mark m, int 
 
 /* Splits a scalar on white space; columns follow the text when it sits on
  * one line. */
-static st_status split_scalar(tokens *ts, const st_value *v, int group, st_error *err)
+static bool is_sep(char c, bool brackets)
+{
+    return isspace((unsigned char)c) || (brackets && (c == '[' || c == ']' || c == ','));
+}
+
+/* brackets: '[', ']' and ',' separate too (SOFA's matrix text in a mass). */
+static st_status split_scalar(tokens *ts, const st_value *v, int group, bool brackets,
+                              st_error *err)
 {
     const char *p = v->text ? v->text : "";
     bool oneline = !strchr(p, '\n');
     int base = v->mark.col + (v->quoted ? 1 : 0);
     while (*p) {
-        while (*p && isspace((unsigned char)*p))
+        while (*p && is_sep(*p, brackets))
             p++;
         if (!*p)
             break;
         const char *s = p;
-        while (*p && !isspace((unsigned char)*p))
+        while (*p && !is_sep(*p, brackets))
             p++;
         st_mark m = v->mark;
         if (oneline && m.line > 0)
@@ -169,13 +183,14 @@ static st_status split_scalar(tokens *ts, const st_value *v, int group, st_error
 }
 
 /* Flattens a value into tokens. Strings in sequences are not split. */
-static st_status tokenize(tokens *ts, const st_value *v, bool split, st_error *err)
+static st_status tokenize(tokens *ts, const st_value *v, bool split, bool brackets,
+                          st_error *err)
 {
     if (v->kind == ST_VAL_MAP)
         return st__error_at(err, ST_ESCENE, v->mark, "expected a value or a list, found a mapping");
     if (v->kind == ST_VAL_SCALAR) {
         if (split)
-            return split_scalar(ts, v, -1, err);
+            return split_scalar(ts, v, -1, brackets, err);
         return tok_push(ts, v->text ? v->text : "", v->text ? strlen(v->text) : 0, v->mark, -1,
                         err);
     }
@@ -190,13 +205,13 @@ static st_status tokenize(tokens *ts, const st_value *v, bool split, st_error *e
                     return st__error_at(err, ST_ESCENE, in->mark,
                                         "lists nest at most two levels deep ([[x, y, z], ...])");
                 if (split)
-                    ST_TRY(split_scalar(ts, in, g, err));
+                    ST_TRY(split_scalar(ts, in, g, brackets, err));
                 else
                     ST_TRY(tok_push(ts, in->text, strlen(in->text), in->mark, g, err));
             }
         } else if (it->kind == ST_VAL_SCALAR) {
             if (split)
-                ST_TRY(split_scalar(ts, it, -1, err));
+                ST_TRY(split_scalar(ts, it, -1, brackets, err));
             else
                 ST_TRY(tok_push(ts, it->text, strlen(it->text), it->mark, -1, err));
         } else {
@@ -478,22 +493,65 @@ static st_status parse_rgba(const st_field *f, const tokens *ts, const st_value 
 
 /* ---- masses ---- */
 
-/* "m" (volume 1, identity inertia) or "m volume I00 ... I22". */
-static st_status parse_mass(const st_field *f, const tokens *ts, const st_value *v, void *dst,
-                            st_error *err)
+/* Where a parse may note what it read when the text says more or less. */
+typedef struct pctx {
+    bool sofa;            /* SOFA's reading (a .scn/.xml value) */
+    bool scene;           /* a scene's text (.scn, or a YAML string), not a list or the API's */
+    st_field_note *note;  /* may be NULL */
+} pctx;
+
+static void note_at(const pctx *pc, st_mark m, const char *fmt, ...) ST_PRINTF(3, 4);
+static void note_at(const pctx *pc, st_mark m, const char *fmt, ...)
 {
-    if (ts->n != 1 && ts->n != 11)
+    if (!pc->note || pc->note->msg[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pc->note->msg, sizeof pc->note->msg, fmt, ap);
+    va_end(ap);
+    pc->note->mark = m;
+}
+
+/* "m" (volume 1, identity inertia) or "m volume I00 ... I22"; SOFA's text
+ * (a .scn value) may bracket the matrix and separate its rows with commas,
+ * and SOFA's reader leaves values after the eleventh unread. */
+static st_status parse_mass(const st_field *f, const tokens *ts, const st_value *v, void *dst,
+                            const pctx *pc, st_error *err)
+{
+    size_t n = ts->n;
+    if (pc->sofa && n > 11) {
+        note_at(pc, ts->t[11].mark,
+                "field '%s': a rigid mass is the mass, the volume and a 3x3 inertia matrix (11 "
+                "values); the %zu value%s after them %s ignored, as SOFA does",
+                f->name, n - 11, n - 11 == 1 ? "" : "s", n - 11 == 1 ? "is" : "are");
+        n = 11;
+    }
+    if (n != 1 && n != 11)
         return st__error_at(err, ST_EPARSE, v->mark,
                             "field '%s' expects a mass: one real, or (rigid bodies) the mass, "
-                            "the volume and a 3x3 inertia matrix (11 reals), got %zu values",
+                            "the volume and a 3x3 inertia matrix (11 reals, SOFA writes \"m v "
+                            "[a b c, d e f, g h i]\"), got %zu values",
                             f->name, ts->n);
     st_mass_value m = {0.0, 1.0, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
     double *p = &m.mass;
-    for (size_t i = 0; i < ts->n; i++)
+    for (size_t i = 0; i < n; i++)
         ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], i == 0 ? p : i == 1 ? &m.volume
                                                                     : &m.inertia[i - 2], err));
     memcpy(dst, &m, sizeof m);
     return ST_OK;
+}
+
+/* Length of the leading integer of t ("1e4" -> 1, "2.5" -> 1), 0 when t
+ * does not start with one or is all integer: what an istream reads. */
+static size_t int_prefix(const token *t, bool is_unsigned)
+{
+    size_t i = 0;
+    if (i < t->len && (t->s[i] == '+' || (!is_unsigned && t->s[i] == '-')))
+        i++;
+    size_t d = i;
+    while (i < t->len && isdigit((unsigned char)t->s[i]))
+        i++;
+    return i > d && i < t->len ? i : 0;
 }
 
 /* True when a mass has the default volume and inertia (printed as one value). */
@@ -505,11 +563,34 @@ static bool mass_is_plain(const st_mass_value *m)
 
 /* ---- public entry points ---- */
 
-static st_status parse_tokens(const st_field *f, const type_info *ti, const tokens *ts,
-                              const st_value *v, void *dst, st_error *err)
+static st_status parse_tokens(const st_field *f, const type_info *ti, tokens *ts,
+                              const st_value *v, void *dst, const pctx *pc, st_error *err)
 {
     const unsigned width = value_width(f, dst);
     if (!ti->array) {
+        bool number = ti->sk == SK_INT || ti->sk == SK_UINT || ti->sk == SK_REAL;
+        if (ti->width == 1 && pc->sofa && number && ts->n > 1) {
+            /* SOFA reads one number from the text and leaves the rest. */
+            note_at(pc, ts->t[1].mark,
+                    "field '%s' holds one value: read the first, %.*s, and ignored the %zu "
+                    "after it, as SOFA does",
+                    f->name, (int)(ts->t[0].len > 40 ? 40 : ts->t[0].len), ts->t[0].s,
+                    ts->n - 1);
+            ts->n = 1;
+        }
+        if (ti->width == 1 && pc->sofa && (ti->sk == SK_INT || ti->sk == SK_UINT) &&
+            ts->n == 1) {
+            token *t = &ts->t[0];
+            size_t k = int_prefix(t, ti->sk == SK_UINT);
+            if (k) {
+                note_at(pc, t->mark,
+                        "field '%s' expects an integer: read '%.*s' as %.*s, as SOFA does (it "
+                        "reads the leading digits); write the whole number if another value "
+                        "is meant",
+                        f->name, (int)(t->len > 40 ? 40 : t->len), t->s, (int)k, t->s);
+                t->len = k;
+            }
+        }
         if (ti->width == 1) {
             if (ts->n != 1)
                 return st__error_at(err, ST_EPARSE, v->mark,
@@ -527,7 +608,7 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
         if (f->type == ST_T_RGBA)
             return parse_rgba(f, ts, v, dst, err);
         if (f->type == ST_T_MASS)
-            return parse_mass(f, ts, v, dst, err);
+            return parse_mass(f, ts, v, dst, pc, err);
         if (ts->n != ti->width)
             return st__error_at(err, ST_EPARSE, v->mark,
                                 "field '%s' expects %u %s (%s), got %zu value%s", f->name,
@@ -548,6 +629,17 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, const toke
     }
     /* Arrays: check tuple structure. */
     char tn[64];
+    if (pc->scene && ts->n % width && width > 1 && !ts->nested) {
+        /* SOFA reads whole tuples and drops a partial last one. */
+        size_t keep = ts->n - ts->n % width;
+        note_at(pc, ts->t[keep].mark,
+                "field '%s' expects %s (%u values each): read %zu whole, dropped the last %zu "
+                "value%s of %zu (SOFA's reading of a value's text, in .scn and YAML scenes alike)",
+                f->name,
+                is_state_vec(f->type) ? state_vec_name(f, dst, tn, sizeof tn) : ti->name, width,
+                keep / width, ts->n - keep, ts->n - keep == 1 ? "" : "s", ts->n);
+        ts->n = keep;
+    }
     if (ts->n % width)
         return st__error_at(err, ST_EPARSE, v->mark,
                             "field '%s' expects %s: a multiple of %u values, got %zu", f->name,
@@ -729,6 +821,19 @@ static st_status expand_ranges(const st_field *f, tokens *ts, char **buf, st_err
 
 st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_error *err)
 {
+    return st__field_parse_sofa(f, v, dst, ST_READ_API, NULL, err);
+}
+
+st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, st_reading how,
+                               st_field_note *note, st_error *err)
+{
+    bool sofa = how == ST_READ_SOFA;
+    /* SOFA's reading is of text: in YAML a value written as one string
+     * ("0 0 0 1 0 0 2"), not a YAML list, which stays exact. */
+    pctx pc = {sofa, how == ST_READ_SOFA || (how == ST_READ_SCENE && v->kind == ST_VAL_SCALAR),
+               note};
+    if (note)
+        note->msg[0] = 0;
     const type_info *ti = tinfo(f->type);
     if (!ti || ti->sk == SK_LINK)
         return st_error_set(err, ST_EINTERNAL, "field '%s' cannot be parsed as data", f->name);
@@ -738,11 +843,14 @@ st_status st__field_parse(const st_field *f, const st_value *v, void *dst, st_er
                             f->name, ti->name);
     tokens ts = {0};
     char *buf = NULL;
-    st_status s = tokenize(&ts, v, split, err);
+    bool brackets = sofa && v->kind == ST_VAL_SCALAR &&
+                    (f->type == ST_T_MASS || (f->type == ST_T_REALS && (f->flags & ST_F_BRACKETS)));
+    /* (ST_F_BRACKETS: SOFA's Mat and RigidMass text) */
+    st_status s = tokenize(&ts, v, split, brackets, err);
     if (s == ST_OK && f->type == ST_T_UINTS)
         s = expand_ranges(f, &ts, &buf, err);
     if (s == ST_OK) /* an unsplit scalar always gives one token, even "" */
-        s = parse_tokens(f, ti, &ts, v, dst, err);
+        s = parse_tokens(f, ti, &ts, v, dst, &pc, err);
     st_free(ts.t);
     st_free(buf);
     return s;

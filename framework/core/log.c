@@ -19,6 +19,12 @@ void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud)
     rt->log_ud = ud;
 }
 
+void st_runtime_set_strict(st_runtime *rt, bool strict)
+{
+    if (rt)
+        rt->strict = strict;
+}
+
 void st_runtime_log(st_runtime *rt, st_log_level level, const char *where, const char *path,
                     const char *fmt, ...)
 {

@@ -284,11 +284,39 @@ static void unknown_component(st_report *r, const char *type, st_mark m, const c
                                   "lists the components)");
 }
 
-static bool is_xml_mark(st_mark m)
+static bool is_xml_mark(st_mark m) { return st__mark_is_xml(m); }
+
+/* SOFA's single-precision templates ("Vec3f", "Rigid3f", "Vec3f,Rigid3f")
+ * as their double types: settee computes in double only. Writes the
+ * rewritten template into buf and returns it, or NULL when no part is a
+ * float type with a double twin. */
+static const char *double_template(const char *t, char *buf, size_t size)
 {
-    const char *f = m.file;
-    size_t n = f ? strlen(f) : 0;
-    return n > 4 && (!strcmp(f + n - 4, ".scn") || !strcmp(f + n - 4, ".xml"));
+    size_t k = 0;
+    bool changed = false;
+    buf[0] = 0;
+    for (const char *p = t; p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char part[64];
+        if (len == 0 || len >= sizeof part)
+            return NULL;
+        memcpy(part, p, len);
+        part[len] = 0;
+        if (!st_state_type_find(part) && part[len - 1] == 'f') {
+            part[len - 1] = 'd';
+            if (st_state_type_find(part))
+                changed = true;
+            else
+                part[len - 1] = 'f';
+        }
+        int w = snprintf(buf + k, size - k, "%s%s", k ? "," : "", part);
+        if (w < 0 || (size_t)w >= size - k)
+            return NULL;
+        k += (size_t)w;
+        p = e ? e + 1 : NULL;
+    }
+    return changed ? buf : NULL;
 }
 
 static void build_object(st_report *r, st_node *node, const st_dobj *o, const char *node_path)
@@ -348,12 +376,33 @@ static void build_object(st_report *r, st_node *node, const st_dobj *o, const ch
         if (!a || a == na || (k > 0 && a == ta))
             continue;
         st_value val = a->val;
+        char dt[256];
+        if (a == ta && val.kind == ST_VAL_SCALAR &&
+            (val.text = double_template(a->val.text, dt, sizeof dt)) != NULL) {
+            static const char float_note = 0;
+            if (st__runtime_first_note(r->rt, &float_note, &float_note))
+                st__log(r->rt, ST_LOG_INFO, val.mark, cpath,
+                        "template '%s' read as '%s': settee computes in double precision only "
+                        "(SOFA's single-precision templates are read as their double twins; "
+                        "said once per run)",
+                        a->val.text, val.text);
+        } else {
+            val.text = a->val.text;
+        }
         /* An unknown field is reported at its key, other errors at the value. */
         if (st__component_field_index(comp, a->key) < 0 && strcmp(a->key, "src"))
             val.mark = a->kmark;
         st_error_clear(&e);
-        if (st__component_set_value(comp, a->key, &val, &e) != ST_OK)
-            st__report_kernel(r, &e, cpath);
+        if (st__component_set_value(comp, a->key, &val, &e) == ST_OK)
+            continue;
+        if (is_xml_mark(o->mark) && !r->rt->strict && st__component_field_index(comp, a->key) < 0 &&
+            strstr(e.msg, " has no field '")) {
+            /* SOFA warns about an attribute no Data reads and goes on. */
+            st__log(r->rt, ST_LOG_WARNING, val.mark, cpath,
+                    "%s (ignored, as SOFA does; --strict makes it an error)", e.msg);
+            continue;
+        }
+        st__report_kernel(r, &e, cpath);
     }
     /* The class's own parse step (AddDataRepository), before later objects. */
     if (ST_CLASS_HAS(cls, parsed) && cls->parsed && r->nerrors == before) {

@@ -132,17 +132,70 @@ static void yaml_value(FILE *f, const st_value *v, st_type t)
     yaml_scalar(f, s);
 }
 
+/* The field key of class type, or NULL when this runtime does not know
+ * them. */
+static const st_field *field_of(const st_registry *reg, const char *type, const char *key)
+{
+    const st_class *cls = reg ? st_registry_find(reg, type) : NULL;
+    for (const st_field *fl = cls ? cls->fields : NULL; fl && fl->name; fl++)
+        if (!strcmp(fl->name, key) || (fl->alias && !strcmp(fl->alias, key)))
+            return fl;
+    return NULL;
+}
+
 /* The type of field key of class type, or 0 when this runtime does not
  * know them. */
 static st_type field_type(const st_registry *reg, const char *type, const char *key)
 {
     if (!strcmp(key, "name"))
         return ST_T_STRING;
-    const st_class *cls = reg ? st_registry_find(reg, type) : NULL;
-    for (const st_field *fl = cls ? cls->fields : NULL; fl && fl->name; fl++)
-        if (!strcmp(fl->name, key) || (fl->alias && !strcmp(fl->alias, key)))
-            return fl->type;
-    return 0;
+    const st_field *fl = field_of(reg, type, key);
+    return fl ? fl->type : 0;
+}
+
+/* True when every white-space separated token of s is a number. */
+static bool all_numbers(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        char *end;
+        strtod(p, &end);
+        if (end == p || (*end && !isspace((unsigned char)*end)))
+            return false;
+        n++;
+        p = end;
+    }
+    return n > 0;
+}
+
+/* An object's attribute in YAML. SOFA's bracketed text of a rigid mass or
+ * a matrix ("1 1 [1 0 0,0 1 0,0 0 1]") becomes the plain list of its
+ * numbers, which YAML reads exactly: for the fields that read it
+ * (ST_T_MASS, ST_F_BRACKETS), or any field of a class this runtime does
+ * not know when the text is numbers in brackets. */
+static void yaml_attr(FILE *f, const st_registry *reg, const char *type, const st_dattr *a)
+{
+    const st_field *fl = field_of(reg, type, a->key);
+    st_type t = field_type(reg, type, a->key);
+    const char *s = a->val.kind == ST_VAL_SCALAR ? a->val.text : NULL;
+    bool reads = !fl || fl->type == ST_T_MASS || (fl->flags & ST_F_BRACKETS);
+    char *plain = reads && s && strchr(s, '[') ? st_strdup(s) : NULL;
+    for (char *p = plain; p && *p; p++)
+        if (*p == '[' || *p == ']' || *p == ',')
+            *p = ' ';
+    if (!plain || !all_numbers(plain)) {
+        st_free(plain);
+        yaml_value(f, &a->val, t);
+        return;
+    }
+    st_value v = a->val;
+    v.text = plain;
+    yaml_value(f, &v, t == ST_T_MASS ? ST_T_REALS : t);
+    st_free(plain);
 }
 
 static void indent(FILE *f, int n)
@@ -219,7 +272,7 @@ static void yaml_node(FILE *f, const st_dnode *n, int ind, bool root, const char
                 fprintf(f, "%s", k ? ", " : "");
                 yaml_scalar(f, o->attrs[k].key);
                 fputs(": ", f);
-                yaml_value(f, &o->attrs[k].val, field_type(reg, o->type, o->attrs[k].key));
+                yaml_attr(f, reg, o->type, &o->attrs[k]);
             }
             fputs("}\n", f);
         }

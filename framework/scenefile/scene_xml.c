@@ -691,6 +691,64 @@ static bool replacement_file(xreader *x, const xfile *f, const char *cls, char *
            !st_runtime_which_plugin(rt, cls, plugin, sizeof plugin);
 }
 
+/* SOFA's long form of an attribute, inside an object:
+ *   <Attribute type="position"><Data value="0 0 0"/></Attribute>
+ * sets the object's attribute "position" (the last <Data> wins; the long
+ * form replaces the same attribute written in the start tag). */
+static void read_attribute_element(xreader *x, xfile *f, const xelem *ae, st_dobj *o,
+                                   const char *path, const char *tag)
+{
+    xmlChar *key = xmlGetNoNsProp(ae->el, (const xmlChar *)"type");
+    if (!key || !key[0]) {
+        st__report_at(x->r, ST_ESCENE, ae->mark, path,
+                      "<Attribute> in <%s> needs the attribute's name as type "
+                      "(<Attribute type=\"position\"><Data value=\"0 0 0\"/></Attribute>)",
+                      tag);
+        xmlFree(key);
+        return;
+    }
+    xelem de = {NULL, (size_t)-1, 0, ae->mark};
+    for (xmlNode *g = ae->el->children; g; g = g->next) {
+        if (g->type != XML_ELEMENT_NODE)
+            continue;
+        xelem ge = locate(f, g);
+        if (strcmp((const char *)g->name, "Data")) {
+            st__report_at(x->r, ST_ESCENE, ge.mark, path,
+                          "<%s> is inside <Attribute>: it holds <Data value=\"...\"/> only",
+                          (const char *)g->name);
+            xmlFree(key);
+            return;
+        }
+        de = ge;
+    }
+    xmlChar *v = de.el ? xmlGetNoNsProp(de.el, (const xmlChar *)"value") : NULL;
+    if (!v) {
+        st__report_at(x->r, ST_ESCENE, de.el ? de.mark : ae->mark, path,
+                      "<Attribute type=\"%s\"> in <%s> needs a <Data value=\"...\"/> inside it",
+                      (const char *)key, tag);
+        xmlFree(key);
+        return;
+    }
+    st_mark km, vm;
+    attr_marks(f, ae, "type", &km, &vm);
+    st_mark dkm, dvm;
+    attr_marks(f, &de, "value", &dkm, &dvm);
+    const char *k = (const char *)key;
+    st_dattr *old = (st_dattr *)st__desc_get(o->attrs, o->nattrs, k);
+    if (old) {
+        const char *text = st__desc_str(x->d, (const char *)v);
+        if (!text)
+            oom(x);
+        else
+            old->val = (st_value){ST_VAL_SCALAR, text, true, NULL, 0, dvm};
+    } else if (!st__desc_attr_text(x->d, &o->attrs, &o->nattrs, &o->capattrs, k, vm,
+                                   (const char *)v, dvm)) {
+        oom(x);
+    }
+    xmlFree(v);
+    xmlFree(key);
+}
+
 static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
                           const char *path, int depth)
 {
@@ -712,10 +770,15 @@ static void read_children(xreader *x, xfile *f, xmlNode *parent, st_dnode *dn,
         else if (replacement_file(x, f, tag, repl, sizeof repl))
             read_include(x, f, &e, dn, path, repl);
         else {
+            size_t before = dn->nitems;
             read_object(x, f, &e, dn, path);
-            /* Elements inside an object are not part of SOFA's grammar. */
+            st_dobj *o = dn->nitems > before ? dn->items[dn->nitems - 1].obj : NULL;
+            /* Inside an object SOFA's grammar has <Attribute> elements only. */
             for (xmlNode *g = c->children; g; g = g->next)
-                if (g->type == XML_ELEMENT_NODE) {
+                if (g->type == XML_ELEMENT_NODE && o && !strcmp((const char *)g->name, "Attribute")) {
+                    xelem ge = locate(f, g);
+                    read_attribute_element(x, f, &ge, o, path, tag);
+                } else if (g->type == XML_ELEMENT_NODE) {
                     xelem ge = locate(f, g);
                     st__report_at(x->r, ST_ESCENE, ge.mark, path,
                                   "<%s> is inside <%s>: objects hold no elements; close the "

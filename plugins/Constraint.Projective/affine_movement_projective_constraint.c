@@ -163,10 +163,10 @@ static const st_field am_fields[] = {
             "Begin time of the bilinear constraint"),
     ST_REAL(affine_movement, end_ctime, "endConstraintTime", "20",
             "End time of the bilinear constraint"),
-    ST_REALS_N(affine_movement, rotation, "rotation", "0 0 0 0 0 0 0 0 0",
-               "rotation applied to border points (Vec3d: a 3x3 matrix, row by row; SOFA's "
-               "default is the zero matrix)",
-               9),
+    ST_FIELD_EX(affine_movement, rotation, "rotation", ST_T_REALS, st_array, "0 0 0 0 0 0 0 0 0",
+                "rotation applied to border points (Vec3d: a 3x3 matrix, row by row, or SOFA's "
+                "\"[a b c,d e f,g h i]\"; SOFA's default is the zero matrix)",
+                ST_F_COUNT | ST_F_BRACKETS, NULL, 9, 9),
     ST_VEC4(affine_movement, quaternion, "quaternion", "0 0 0 1",
             "quaternion applied to border points (Rigid3d: x y z w)"),
     ST_VEC3(affine_movement, translation, "translation", "0 0 0",

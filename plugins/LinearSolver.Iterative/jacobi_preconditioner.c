@@ -2,6 +2,7 @@
  * inverts only the diagonal of the assembled system, x = b / diag(A); used
  * as the preconditioner of PCGLinearSolver. */
 #include <math.h>
+#include <string.h>
 
 #include "iterative_common.h"
 
@@ -10,6 +11,7 @@ typedef struct jacobi_pre {
     st_system *sys;
     st_matrix *m;
     double *inv_diag;  /* sys->size_all, owned by the system */
+    char *template_name;           /* "template": SOFA's only one, DiagonalMatrix */
     bool parallel_inverse;         /* "parallelInverseProduct" (ignored) */
     st_component *linear_system;   /* "linearSystem" (ignored) */
 } jacobi_pre;
@@ -17,6 +19,11 @@ typedef struct jacobi_pre {
 static st_status jacobi_bind(st_component *self, st_system *sys, st_error *err)
 {
     jacobi_pre *s = (jacobi_pre *)self;
+    if (s->template_name && s->template_name[0] && strcmp(s->template_name, "DiagonalMatrix"))
+        return st_component_error(self, "template", err, ST_ESCENE,
+                                  "unsupported template '%s': JacobiPreconditioner has one, "
+                                  "DiagonalMatrix (the diagonal of the assembled matrix)",
+                                  s->template_name);
     st_matrix_destroy(&s->m);
     s->sys = sys;
     ST_TRY(st_matrix_create(sys, &s->m, err));
@@ -56,7 +63,11 @@ static const st_linsolver_ops jacobi_ops = {
     .solve = jacobi_solve,
 };
 
-static const st_field jacobi_fields[] = {ITER_F_MATRIX_SOLVER(jacobi_pre), ST_FIELD_END};
+static const st_field jacobi_fields[] = {
+    ST_STRING(jacobi_pre, template_name, "template", "DiagonalMatrix",
+              "matrix type: DiagonalMatrix, SOFA's only one for this class (the inverse of the "
+              "assembled matrix's diagonal)"),
+    ITER_F_MATRIX_SOLVER(jacobi_pre), ST_FIELD_END};
 
 const st_class jacobi_preconditioner_class = {
     .struct_size = sizeof(st_class),

@@ -575,9 +575,10 @@ static const st_mass_ops dm_mass_ops = {
 };
 
 static const st_field dm_fields[] = {
-    ST_REALS(diagonal_mass, vertex_mass, "vertexMass", NULL,
-             "Specify a vector giving the mass of each vertex. If unspecified or wrongly set, the "
-             "massDensity or totalMass information is used."),
+    ST_FIELD_EX(diagonal_mass, vertex_mass, "vertexMass", ST_T_REALS, st_array, NULL,
+                "Specify a vector giving the mass of each vertex. If unspecified or wrongly set, "
+                "the massDensity or totalMass information is used.",
+                ST_F_BRACKETS, NULL, 0.0, 0.0),
     ST_REAL(diagonal_mass, mass_density, "massDensity", "1",
             "Specify one single real and positive value for the mass density. If unspecified or "
             "wrongly set, the totalMass information is used."),

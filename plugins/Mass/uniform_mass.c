@@ -11,6 +11,7 @@
 #include <settee/settee.h>
 
 #include "mass.h"
+#include "rigid_file.h"
 
 typedef struct uniform_mass {
     st_component base;
@@ -44,8 +45,9 @@ static const st_field uniform_mass_fields[] = {
     ST_REAL(uniform_mass, total_mass, "totalMass", "1",
             "Specify the total mass resulting from all particles. If unspecified or wrongly set, "
             "the default value is used: totalMass = 1.0"),
-    ST_IGNORED(uniform_mass, filename, "filename", ST_T_STRING, char *, "unused",
-               "rigid file to load the mass parameters (not read by settee: give vertexMass)"),
+    ST_STRING(uniform_mass, filename, "filename", "unused",
+              "rigid file to load the mass parameters (SOFA's .rigid: vertexMass, volm, inrt; "
+              "Rigid3d states only; \"unused\" reads none)"),
     ST_VEC2(uniform_mass, local_range, "localRange", "-1 -1",
             "optional range of local DOF indices. Any computation involving only indices outside "
             "of this range are discarded (useful for parallelization using mesh partitioning)"),
@@ -80,6 +82,29 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                                   "a volume and an inertia matrix are for Rigid3d states; the "
                                   "state is %s: give one value",
                                   t->name);
+    bool vm_set = st_component_is_set(self, "vertexMass");
+    bool tm_set = st_component_is_set(self, "totalMass");
+    if (m->filename && m->filename[0] && strcmp(m->filename, "unused")) {
+        if (!t->rigid)
+            return st_component_error(self, "filename", err, ST_ESCENE,
+                                      "a .rigid file ('%s') is for Rigid3d states; the state is "
+                                      "%s: remove filename, or use a Rigid3d state",
+                                      m->filename, t->name);
+        /* SOFA: the file's values replace vertexMass's; when the scene
+         * did not give vertexMass, the file's mass is used and totalMass
+         * is dropped. */
+        bool mass_given = false;
+        ST_TRY(rigid_file_read(self, "filename", m->filename, vmi, &mass_given, err));
+        if (mass_given && !vm_set) {
+            if (tm_set)
+                st_component_warn(self,
+                                  "totalMass is dropped: the mass comes from the file '%s' (as "
+                                  "in SOFA)",
+                                  m->filename);
+            vm_set = true;
+            tm_set = false;
+        }
+    }
     m->vertex_mass = vmi->mass;
 
     int a = (int)m->local_range[0], b = (int)m->local_range[1];
@@ -103,8 +128,6 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
     for (size_t i = 0; i < m->indices.n && m->all; i++)
         m->all = m->indices.u[i] == i;
 
-    bool vm_set = st_component_is_set(self, "vertexMass");
-    bool tm_set = st_component_is_set(self, "totalMass");
     size_t n = m->indices.n;
     if (tm_set) {
         if (vm_set)

@@ -91,7 +91,7 @@ static const char *const BODY =
     "        - EdgeSetGeometryAlgorithms: {`drawEdges: true, drawColorEdges: \"1 0 0 1\"`}\n"
     "        - UniformMass: {totalMass: 3`, showGravityCenter: true, showAxisSizeFactor: 2,\n"
     "            compute_mapping_inertia: true, showInitialCenterOfGravity: true, showX0: true,\n"
-    "            preserveTotalMass: true, filename: mass.rigid, rayleighStiffness: 0.3`}\n"
+    "            preserveTotalMass: true, rayleighStiffness: 0.3`}\n"
     "        - MeshSpringForceField: {stiffness: 20}\n"
     "        - FixedProjectiveConstraint: {indices: [0]}\n"
     "    - name: Newmark\n"
@@ -203,7 +203,7 @@ static const char *const IGNORED[] = {
     "EdgeSetGeometryAlgorithms: drawColorEdges", "UniformMass: showGravityCenter",
     "UniformMass: showAxisSizeFactor", "UniformMass: compute_mapping_inertia",
     "UniformMass: showInitialCenterOfGravity", "UniformMass: showX0",
-    "UniformMass: filename", "UniformMass: rayleighStiffness",
+    "UniformMass: rayleighStiffness",
     "NewmarkImplicitSolver: threadSafeVisitor", "CGLinearSolver: parallelInverseProduct",
     "QuadSetTopologyContainer: checkTopology", "QuadSetTopologyModifier: propagateToDOF",
     "QuadSetGeometryAlgorithms: showQuadIndices", "QuadSetGeometryAlgorithms: drawColorQuads",

@@ -91,8 +91,11 @@ enum {
                                 component reference marks it */
     ST_F_COUNT = 1u << 6,    /* an array whose number of tuples must lie in [min, max]
                                 (ABI 2.2; see ST_REALS_N) */
-    ST_F_NOAUTOLINK = 1u << 5 /* a src="@this" on another component does not link this field
+    ST_F_NOAUTOLINK = 1u << 5, /* a src="@this" on another component does not link this field
                                 (SOFA's setAutoLink(false): a loader's translation, ...) */
+    ST_F_BRACKETS = 1u << 7  /* a real list SOFA reads as matrices or rigid masses: in .scn
+                                text '[', ']' and ',' separate values too ("[a b c,d e f,g h i]",
+                                "m v [a b c, d e f, g h i] ...") */
 };
 
 /* Link target kinds, for ST_T_LINK fields: which component a path that ends

@@ -32,6 +32,10 @@ ST_API void st_runtime_destroy(st_runtime **rt);
 
 ST_API st_registry *st_runtime_registry(st_runtime *rt);
 ST_API void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud);
+/* Strict reading of SOFA scenes (.scn/.xml): an unknown attribute of an
+ * object is an error, as in YAML scenes, instead of SOFA's warning. Off by
+ * default; `settee check --strict` and `settee run --strict` set it. */
+ST_API void st_runtime_set_strict(st_runtime *rt, bool strict);
 /* Sends a message to the sink. */
 ST_API void st_runtime_log(st_runtime *rt, st_log_level level, const char *where,
                            const char *path, const char *fmt, ...) ST_PRINTF(5, 6);
