@@ -45,6 +45,8 @@ static const struct refusal {
     {"TopologicalChangeProcessor", "no filename and no useDataInputs: SOFA's 'empty filename'"},
     {"PythonController", "made from Python only: it wraps a Python object"},
     {"PythonForceField", "made from Python only: it wraps a Python object"},
+    {"PythonDataEngine", "made from Python only: it wraps a Python object"},
+    {"PythonMapping", "made from Python only: it wraps a Python object"},
     {"PythonScriptController", "no filename and classname: SofaPython3's controller needs both"},
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
