@@ -113,7 +113,9 @@ static st_status am_init(st_component *self, st_error *err)
                cs * sizeof(double));
         am_transform(c, c->x0 + cs * i, c->xf + cs * i);
     }
-    return ST_OK;
+    /* indices: SOFA's TopologySubsetIndices; x0 and xf keep the list's
+     * order at init, as SOFA's (not renumbered). */
+    return projective_follow(self, c->topology, NULL, NULL, 0, err);
 }
 
 static void am_zero(st_component *self, const st_mparams *mp, double *v)

@@ -559,3 +559,20 @@ Test(topo_mass, triangular_fem_follows_added_triangles)
     st_scene_destroy(&fresh);
     st_scene_destroy(&s);
 }
+
+/* AffineMovementProjectiveConstraint: indices follow as SOFA's
+ * TopologySubsetIndices (points '0 4' become '0' when A goes). */
+Test(topo_mass, affine_movement_indices_follow)
+{
+    const unsigned a[] = {0};
+    st_scene *s = load_xml(TWO_TETS_HEAD("0 -10 0") RS_TAIL
+                           "<AffineMovementProjectiveConstraint name='am' indices='0 4' "
+                           "translation='0 0 0' beginConstraintTime='0' endConstraintTime='1'/>"
+                           "</Node>");
+    remove_elems(s, "topo", ST_ELEM_TETRAHEDRON, a, 1);
+    const st_array *idx = arr(get(s, "am"), "indices");
+    cr_assert_eq(idx->n, 1);
+    cr_assert_eq(idx->u[0], 0);
+    steps(s, 5, 0.01);
+    st_scene_destroy(&s);
+}
