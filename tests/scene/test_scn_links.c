@@ -1,0 +1,140 @@
+/* test_scn_links.c - scene semantics SOFA's example scenes rely on: a
+ * topology container reading its own `filename`, node paths standing for
+ * the nearest state up the tree, multi-mapping input lists, src copies of
+ * containers filled later, masses in a child node holding only a topology
+ * and paths that go above the root. Scenes of our own, in SOFA's format. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+#include "topo_support.h"
+
+static test_rt T;
+
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+
+TestSuite(scn_links, .init = setup, .fini = teardown);
+
+static st_scene *load_scn(const char *text)
+{
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(T.rt, text, strlen(text), "links.scn", &s, &err), ST_OK,
+                 "load: %s: %s", err.where, err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s %s", err.where, err.path, err.msg);
+    return s;
+}
+
+static st_status load_scn_fails(const char *text, st_error *err)
+{
+    st_scene *s = NULL;
+    st_status st = st_scene_load_string(T.rt, text, strlen(text), "links.scn", &s, err);
+    if (st == ST_OK) {
+        st = st_scene_init(s, err);
+        st_scene_destroy(&s);
+    }
+    return st;
+}
+
+/* 6 points; faces: a quad, a triangle, a pentagon (a fan of 3 triangles)
+ * and a 2-vertex face (an edge, sorted). */
+static const char *obj_text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 1\n"
+                              "f 1 2 3 4\nf 2 5 3\nf 1 2 5 6 4\nf 6 3\n";
+
+Test(scn_links, mesh_topology_reads_an_obj_file)
+{
+    const char *obj = test_write_temp("links-topo.obj", obj_text);
+    char scn[2048];
+    snprintf(scn, sizeof scn,
+             "<Node name=\"root\">\n"
+             "  <Node name=\"a\">\n"
+             "    <MeshTopology name=\"topo\" filename=\"%s\"/>\n"
+             "    <MechanicalObject name=\"dofs\"/>\n"
+             "  </Node>\n"
+             "  <Node name=\"b\">\n"
+             "    <MechanicalObject name=\"dofs\"/>\n"
+             "    <MeshTopology name=\"topo\" fileTopology=\"%s\"/>\n"
+             "  </Node>\n"
+             "</Node>\n",
+             obj, obj);
+    st_scene *s = load_scn(scn);
+    st_component *topo = topo_get(s, "a/topo");
+    st_array *pos = topo_arr(topo, "position");
+    cr_assert_eq(pos->n, 6);
+    cr_assert_float_eq(pos->r[3 * 5 + 2], 1.0, 0);
+    unsigned quads[] = {0, 1, 2, 3};
+    topo_assert_tuples(topo_arr(topo, "quads"), 4, quads, 1, "quads");
+    unsigned tris[] = {1, 4, 2, 0, 1, 4, 0, 4, 5, 0, 5, 3};
+    topo_assert_tuples(topo_arr(topo, "triangles"), 3, tris, 4, "triangles");
+    /* the file's edge, then none derived over it: SOFA keeps given edges */
+    st_array *edges = topo_arr(topo, "edges");
+    cr_assert_geq(edges->n, 1);
+    cr_assert_eq(edges->u[0], 2);
+    cr_assert_eq(edges->u[1], 5);
+    /* a MechanicalObject after or before the container takes its points */
+    const char *paths[] = {"a/dofs", "b/dofs"};
+    for (int k = 0; k < 2; k++) {
+        st_array *x = topo_arr(topo_get(s, paths[k]), "position");
+        cr_assert_eq(x->n, 6, "%s: %zu points", paths[k], x->n);
+        cr_assert_float_eq(x->r[3 * 4 + 0], 2.0, 0, "%s", paths[k]);
+    }
+    st_scene_destroy(&s);
+}
+
+/* A Gmsh 2.2 file: 5 nodes, a triangle and two tetrahedra. */
+static const char *msh_text = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
+                              "$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n"
+                              "$EndNodes\n$Elements\n3\n"
+                              "1 2 2 0 1 1 2 3\n"
+                              "2 4 2 0 1 1 2 3 4\n"
+                              "3 4 2 0 1 2 3 4 5\n"
+                              "$EndElements\n";
+
+Test(scn_links, set_containers_read_a_gmsh_file)
+{
+    const char *msh = test_write_temp("links-topo.msh", msh_text);
+    char scn[2048];
+    snprintf(scn, sizeof scn,
+             "<Node name=\"root\">\n"
+             "  <TetrahedronSetTopologyContainer name=\"tetras\" filename=\"%s\"/>\n"
+             "  <TriangleSetTopologyContainer name=\"tris\" filename=\"%s\"/>\n"
+             "</Node>\n",
+             msh, msh);
+    st_scene *s = load_scn(scn);
+    st_component *t = topo_get(s, "tetras");
+    cr_assert_eq(topo_arr(t, "position")->n, 5);
+    unsigned tets[] = {0, 1, 2, 3, 1, 2, 3, 4};
+    topo_assert_tuples(topo_arr(t, "tetrahedra"), 4, tets, 2, "tetrahedra");
+    unsigned nb = 0;
+    const st_field *f = st_component_field(t, "nbPoints");
+    memcpy(&nb, st_component_field_ptr(t, f), sizeof nb);
+    cr_assert_eq(nb, 5);
+    /* a triangle container keeps the file's triangle, not its tetrahedra */
+    st_component *tr = topo_get(s, "tris");
+    unsigned tri[] = {0, 1, 2};
+    topo_assert_tuples(topo_arr(tr, "triangles"), 3, tri, 1, "triangles");
+    cr_assert_null(st_component_field(tr, "tetrahedra"));
+    st_scene_destroy(&s);
+}
+
+Test(scn_links, topology_filename_errors_name_the_file)
+{
+    st_error err = {0};
+    const char *missing = "<Node name=\"root\">\n"
+                          "  <MeshTopology filename=\"no/such/mesh.obj\"/>\n"
+                          "</Node>\n";
+    cr_assert_neq(load_scn_fails(missing, &err), ST_OK);
+    cr_assert(strstr(err.msg, "no/such/mesh.obj"), "%s", err.msg);
+    const char *stl = test_write_temp("links-topo.stl", "solid x\nendsolid x\n");
+    char scn[1024];
+    snprintf(scn, sizeof scn, "<Node name=\"root\"><MeshTopology filename=\"%s\"/></Node>\n", stl);
+    cr_assert_neq(load_scn_fails(scn, &err), ST_OK);
+    cr_assert(strstr(err.msg, ".obj, .msh and .vtk"), "%s", err.msg);
+    const char *bad = test_write_temp("links-bad.obj", "v 0 0 0\nf 1 2 x\n");
+    snprintf(scn, sizeof scn, "<Node name=\"root\"><MeshTopology filename=\"%s\"/></Node>\n", bad);
+    cr_assert_neq(load_scn_fails(scn, &err), ST_OK);
+    cr_assert(strstr(err.msg, ":2:"), "the file's line: %s", err.msg);
+}
