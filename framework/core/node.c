@@ -445,10 +445,24 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
                     found = n->objects[i];
                 count++;
             }
+        /* None here: SOFA's path resolution then takes the node's context
+         * slot for the single components (Node::getState, getTopology,
+         * getOdeSolver), which searches the ancestors: "@.." on a node
+         * without a state stands for the nearest state above it. */
+        if (!found && (kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY ||
+                       kind == ST_LINK_ODE_SOLVER))
+            for (const st_node *up = n->parent; up && !found; up = up->parent)
+                for (size_t i = 0; i < up->nobjects && !found; i++)
+                    if (kind_ok(up->objects[i], kind))
+                        found = up->objects[i];
         char np[ST_ERROR_PATH_MAX];
         if (!found)
-            return st_error_set(err, ST_ELINK, "'@%s': node %s has no %s", path,
-                                st_node_path(n, np, sizeof np), kind_name(kind));
+            return st_error_set(err, ST_ELINK, "'@%s': node %s has no %s%s", path,
+                                st_node_path(n, np, sizeof np), kind_name(kind),
+                                kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY ||
+                                        kind == ST_LINK_ODE_SOLVER
+                                    ? ", nor have its ancestors"
+                                    : "");
         if (count > 1 && kind != ST_LINK_STATE)
             return st_error_set(err, ST_ELINK, "'@%s': node %s has %zu %ss; name one", path,
                                 st_node_path(n, np, sizeof np), count, kind_name(kind));

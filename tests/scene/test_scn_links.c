@@ -138,3 +138,71 @@ Test(scn_links, topology_filename_errors_name_the_file)
     cr_assert_neq(load_scn_fails(scn, &err), ST_OK);
     cr_assert(strstr(err.msg, ":2:"), "the file's line: %s", err.msg);
 }
+
+/* "@.." on a node without a state stands for the nearest state above it
+ * (SOFA's Node::getState searches the ancestors). */
+Test(scn_links, node_path_to_a_stateless_node_takes_the_nearest_state_above)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <MechanicalObject name=\"top\" position=\"0 0 0  1 2 3\"/>\n"
+                      "  <Node name=\"shape\">\n"
+                      "    <MeshTopology name=\"t\" edges=\"0 1\"/>\n"
+                      "    <Node name=\"copy\">\n"
+                      "      <MechanicalObject name=\"dofs\"/>\n"
+                      "      <IdentityMapping name=\"map\" input=\"@..\" output=\"@.\"/>\n"
+                      "    </Node>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    st_component *map = topo_get(s, "shape/copy/map");
+    const st_field *f = st_component_field(map, "input");
+    cr_assert(f);
+    st_component *in = *(st_component **)st_component_field_ptr(map, f);
+    cr_assert_eq(in, topo_get(s, "top"), "input is %s", in ? in->name : "(none)");
+    st_array *x = topo_arr(topo_get(s, "shape/copy/dofs"), "position");
+    cr_assert_eq(x->n, 2);
+    cr_assert_float_eq(x->r[4], 2.0, 0);
+    st_scene_destroy(&s);
+
+    /* no state anywhere above: the error says so */
+    const char *none = "<Node name=\"root\">\n"
+                       "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                       "  <Node name=\"shape\">\n"
+                       "    <Node name=\"copy\">\n"
+                       "      <MechanicalObject name=\"dofs\" position=\"0 0 0\"/>\n"
+                       "      <IdentityMapping input=\"@..\" output=\"@.\"/>\n"
+                       "    </Node>\n"
+                       "  </Node>\n"
+                       "</Node>\n";
+    st_error err = {0};
+    cr_assert_neq(load_scn_fails(none, &err), ST_OK);
+    cr_assert(strstr(err.msg, "nor have its ancestors"), "%s", err.msg);
+}
+
+/* A src path with more "../" than the node has ancestors stops at the root
+ * (SOFA's Node::getObject), with a warning; other links above the root
+ * stay errors. */
+Test(scn_links, src_above_the_root_stops_at_the_root)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <MeshTopology name=\"L\" position=\"0 0 0  1 0 0  0 1 0\" "
+                      "triangles=\"0 1 2\"/>\n"
+                      "  <Node name=\"a\">\n"
+                      "    <MeshTopology name=\"t\" src=\"@../../../L\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    cr_assert_eq(topo_arr(topo_get(s, "a/t"), "position")->n, 3);
+    cr_assert(strstr(T.log, "goes 2 levels above the root node"), "%s", T.log);
+    cr_assert(strstr(T.log, "read as '@../L'"), "%s", T.log);
+    st_scene_destroy(&s);
+
+    const char *link = "<Node name=\"root\">\n"
+                       "  <MeshTopology name=\"L\" position=\"0 0 0\"/>\n"
+                       "  <MeshTopology name=\"t\" position=\"@../../L.position\"/>\n"
+                       "</Node>\n";
+    st_error err = {0};
+    cr_assert_neq(load_scn_fails(link, &err), ST_OK);
+    cr_assert(strstr(err.msg, "goes above the root node"), "%s", err.msg);
+}
