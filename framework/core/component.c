@@ -393,7 +393,10 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
         s = st__error_at(err, ST_ESCENE, v->mark,
                          "%s: field '%s' is a read-only output; it cannot be set", c->cls->name,
                          f->name);
-    } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
+    } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@' &&
+               !((f->flags & ST_F_NOLINK) && f->type == ST_T_STRINGS)) {
+        /* (a string list that cannot be linked holds link paths: SOFA's
+         * multi-link, input="@../a @../b", is its items) */
         if (f->flags & ST_F_NOLINK)
             s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' cannot be linked",
                              c->cls->name, f->name);

@@ -206,3 +206,39 @@ Test(scn_links, src_above_the_root_stops_at_the_root)
     cr_assert_neq(load_scn_fails(link, &err), ST_OK);
     cr_assert(strstr(err.msg, "goes above the root node"), "%s", err.msg);
 }
+
+/* A multi-mapping's input list written as SOFA writes it: one attribute
+ * with several link paths. */
+Test(scn_links, multi_mapping_input_list_in_one_attribute)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <Node name=\"a\"><MechanicalObject name=\"x\" position=\"1 0 0  2 0 0\"/>\n"
+                      "    <Node name=\"b\"><MechanicalObject name=\"y\" position=\"0 5 0\"/>\n"
+                      "      <Node name=\"both\">\n"
+                      "        <MechanicalObject name=\"all\"/>\n"
+                      "        <SubsetMultiMapping name=\"m\" input=\"@../../x @../y\" "
+                      "output=\"@./all\" indexPairs=\"1 0  0 1\"/>\n"
+                      "      </Node>\n"
+                      "    </Node>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    st_array *x = topo_arr(topo_get(s, "a/b/both/all"), "position");
+    cr_assert_eq(x->n, 2);
+    cr_assert_float_eq(x->r[1], 5.0, 0);
+    cr_assert_float_eq(x->r[3], 2.0, 0);
+    st_scene_destroy(&s);
+    /* fields that are not path lists still refuse a link where none fits */
+    const char *bad = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <MechanicalObject name=\"x\" position=\"1 0 0\"/>\n"
+                      "  <Node name=\"c\"><MechanicalObject name=\"all\"/>\n"
+                      "    <SubsetMultiMapping input=\"@../nothing\" output=\"@./all\" "
+                      "indexPairs=\"0 0\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_error err = {0};
+    cr_assert_neq(load_scn_fails(bad, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a link to a MechanicalObject"), "%s", err.msg);
+}
