@@ -242,3 +242,67 @@ Test(scn_links, multi_mapping_input_list_in_one_attribute)
     cr_assert_neq(load_scn_fails(bad, &err), ST_OK);
     cr_assert(strstr(err.msg, "not a link to a MechanicalObject"), "%s", err.msg);
 }
+
+static double real_field(st_component *c, const char *name)
+{
+    const st_field *f = st_component_field(c, name);
+    cr_assert(f, "%s has no field %s", c->cls->name, name);
+    double v;
+    memcpy(&v, st_component_field_ptr(c, f), sizeof v);
+    return v;
+}
+
+/* A container whose src is a container a topological mapping fills: SOFA's
+ * data links are read when the container initialises, after the mapping in
+ * scene order, so it holds the mapping's tetrahedra; its MechanicalObject
+ * and mass see them. */
+Test(scn_links, src_of_a_container_filled_by_a_topological_mapping)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+                      "  <Node name=\"volume\">\n"
+                      "    <RegularGridTopology name=\"grid\" n=\"3 3 3\" min=\"0 0 0\" "
+                      "max=\"1 1 1\"/>\n"
+                      "    <TetrahedronSetTopologyContainer name=\"tets\" position=\"@grid.position\"/>\n"
+                      "    <TetrahedronSetTopologyModifier/>\n"
+                      "    <Hexa2TetraTopologicalMapping input=\"@grid\" output=\"@tets\"/>\n"
+                      "  </Node>\n"
+                      "  <Node name=\"body\">\n"
+                      "    <TetrahedronSetTopologyContainer name=\"tets\" src=\"@../volume/tets\"/>\n"
+                      "    <MechanicalObject name=\"dofs\"/>\n"
+                      "    <DiagonalMass name=\"mass\" massDensity=\"2\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    cr_assert_eq(topo_arr(topo_get(s, "body/tets"), "tetrahedra")->n, 6 * 8);
+    cr_assert_eq(topo_arr(topo_get(s, "body/dofs"), "position")->n, 27);
+    cr_assert_float_eq(real_field(topo_get(s, "body/mass"), "totalMass"), 2.0, 1e-12);
+    st_scene_destroy(&s);
+}
+
+/* A mass in a child node that holds only a topology (filled by a
+ * topological mapping, here into a MeshTopology as SOFA allows) takes its
+ * geometry from the nearest state above the topology (SOFA's
+ * l_topology->getContext()->get(state), which searches upwards). */
+Test(scn_links, mass_under_a_topology_only_node_uses_the_state_above)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+                      "  <RegularGridTopology name=\"grid\" n=\"2 2 3\" min=\"0 0 0\" "
+                      "max=\"1 1 2\"/>\n"
+                      "  <MechanicalObject name=\"dofs\"/>\n"
+                      "  <Node name=\"tetras\">\n"
+                      "    <MeshTopology name=\"t\"/>\n"
+                      "    <Hexa2TetraTopologicalMapping input=\"@../grid\" output=\"@t\"/>\n"
+                      "    <DiagonalMass name=\"mass\" massDensity=\"3\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    cr_assert_eq(topo_arr(topo_get(s, "tetras/t"), "tetrahedra")->n, 12);
+    st_component *mass = topo_get(s, "tetras/mass");
+    cr_assert_float_eq(real_field(mass, "totalMass"), 6.0, 1e-12);
+    const st_field *g = st_component_field(mass, "geometryState");
+    cr_assert(g);
+    cr_assert_eq(*(st_component **)st_component_field_ptr(mass, g), topo_get(s, "dofs"));
+    st_scene_destroy(&s);
+}
