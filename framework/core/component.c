@@ -1072,11 +1072,23 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
                  comma ? (int)(comma - ci->template_name) : (int)strlen(ci->template_name),
                  ci->template_name);
         t = st_state_type_find(part);
-        if (t && mt && mt != t) {
+        /* "In,Out" on a mapping whose only state link is its output (a
+         * multi-mapping, whose inputs are a list of paths): the output is
+         * checked against Out */
+        const st_state_type *want = t;
+        const st_field *of = k->mapping ? st_component_field(c, "output") : NULL;
+        if (comma && of && of->type == ST_T_LINK && ms &&
+            *(st_component *const *)st_component_field_ptr(c, of) == ms) {
+            want = st_state_type_find(comma + 1);
+            if (!want)
+                want = t;
+        }
+        if (want && mt && mt != want) {
             char path[ST_ERROR_PATH_MAX];
             return st_component_error(c, "template", err, ST_ESCENE,
                                       "template %s does not match the %s state %s it acts on",
-                                      t->name, mt->name, st_component_path(ms, path, sizeof path));
+                                      want->name, mt->name,
+                                      st_component_path(ms, path, sizeof path));
         }
     } else if (mt) {
         t = mt;

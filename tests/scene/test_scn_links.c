@@ -306,3 +306,50 @@ Test(scn_links, mass_under_a_topology_only_node_uses_the_state_above)
     cr_assert_eq(*(st_component **)st_component_field_ptr(mass, g), topo_get(s, "dofs"));
     st_scene_destroy(&s);
 }
+
+/* SubsetMultiMapping<Rigid3, Vec3>: the frames' centres, and forces on the
+ * output points reach the frames' linear parts. */
+Test(scn_links, multi_mapping_rigid_frames_to_points)
+{
+    const char *scn = "<Node name=\"root\" gravity=\"0 -10 0\" dt=\"0.01\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.ODESolver.Backward\"/>\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.LinearSolver.Iterative\"/>\n"
+                      "  <EulerImplicitSolver/>\n"
+                      "  <CGLinearSolver iterations=\"50\" tolerance=\"1e-12\" "
+                      "threshold=\"1e-20\"/>\n"
+                      "  <Node name=\"a\"><MechanicalObject template=\"Rigid3\" name=\"f\" "
+                      "position=\"1 2 3 0 0 0 1\"/>\n"
+                      "    <UniformMass totalMass=\"1\"/>\n"
+                      "    <Node name=\"b\"><MechanicalObject template=\"Rigid3\" name=\"g\" "
+                      "position=\"4 5 6 0 0 0 1\"/>\n"
+                      "      <UniformMass totalMass=\"1\"/>\n"
+                      "      <Node name=\"pts\">\n"
+                      "        <MechanicalObject name=\"p\"/>\n"
+                      "        <SubsetMultiMapping name=\"m\" template=\"Rigid3,Vec3\" "
+                      "input=\"@../../f @../g\" output=\"@./p\" indexPairs=\"1 0  0 0\"/>\n"
+                      "        <UniformMass totalMass=\"2\"/>\n"
+                      "      </Node>\n"
+                      "    </Node>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(T.rt, scn, strlen(scn), "links.scn", &s, &err), ST_OK,
+                 "load: %s: %s", err.where, err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s %s", err.path, err.msg);
+    st_array *p = topo_arr(topo_get(s, "a/b/pts/p"), "position");
+    cr_assert_eq(p->n, 2);
+    double want[6] = {4, 5, 6, 1, 2, 3};
+    for (int k = 0; k < 6; k++)
+        cr_assert_float_eq(p->r[k], want[k], 0, "coordinate %d", k);
+    /* both frames fall under gravity and the mapped points' weight; the
+     * points follow their frames */
+    cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    st_array *f = topo_arr(topo_get(s, "a/f"), "position");
+    cr_assert(f->r[1] < 2.0, "frame f did not fall: y = %g", f->r[1]);
+    cr_assert(isfinite(p->r[1]) && isfinite(p->r[4]));
+    cr_assert_float_eq(p->r[4], f->r[1], 1e-12, "point 1 follows frame f");
+    st_scene_destroy(&s);
+}
