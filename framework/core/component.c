@@ -405,7 +405,10 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
                          from_scene ? " (a .scn scene may give it, as SOFA accepts it, and the "
                                       "component overwrites it)"
                                     : "");
-    } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@') {
+    } else if (v->kind == ST_VAL_SCALAR && v->text[0] == '@' &&
+               !((f->flags & ST_F_NOLINK) && f->type == ST_T_STRINGS)) {
+        /* (a string list that cannot be linked holds link paths: SOFA's
+         * multi-link, input="@../a @../b", is its items) */
         if (f->flags & ST_F_NOLINK)
             s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' cannot be linked",
                              c->cls->name, f->name);
@@ -580,6 +583,8 @@ static st_status resolve_path(st_component *c, const char *path, st_link_kind ki
     return ST_OK;
 }
 
+static st_status clamp_src_at_root(st_component *c, char **srcp, st_mark mark, st_error *err);
+
 static st_status resolve_one(st_component *c, size_t i, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
@@ -589,6 +594,9 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
     st_status s;
     if (f->type == ST_T_LINK) {
         st_component *target = NULL;
+        /* a class's own src link is found as SOFA finds src */
+        if (!strcmp(f->name, "src"))
+            ST_TRY(clamp_src_at_root(c, &fs->link, fs->mark, err));
         s = resolve_path(c, fs->link, f->link_kind, &target, err);
         if (s == ST_OK) {
             *(st_component **)((char *)c + f->offset) = target;
@@ -663,6 +671,58 @@ static bool src_excluded(const char *name)
     return false;
 }
 
+/* SOFA finds a src object with the context's path lookup
+ * (Node::getObject), where "../" on the root node stays on the root: the
+ * leading ".." segments that would go above the root are dropped, with a
+ * warning (other links that go above the root do not resolve, in SOFA as
+ * in settee). */
+static st_status clamp_src_at_root(st_component *c, char **srcp, st_mark mark, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    const char *p = *srcp;
+    if (*p == '/' || !c->node)
+        return ST_OK;
+    size_t depth = 0, excess = 0;
+    for (const st_node *n = c->node; n->parent; n = n->parent)
+        depth++;
+    size_t keep = 0; /* bytes of the leading "../" run kept */
+    const char *q = p;
+    while (q[0] == '.' && q[1] == '.' && (q[2] == '/' || !q[2])) {
+        if (depth) {
+            depth--;
+            keep = (size_t)(q + 2 - p);
+        } else
+            excess++;
+        q += 2;
+        while (*q == '/')
+            q++;
+    }
+    if (!excess)
+        return ST_OK;
+    size_t rest = strlen(q);
+    char *np = st_malloc(keep + 1 + rest + 2);
+    if (!np)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(np, p, keep);
+    size_t k = keep;
+    if (keep && rest)
+        np[k++] = '/';
+    memcpy(np + k, q, rest);
+    k += rest;
+    if (!k)
+        np[k++] = '.';
+    np[k] = 0;
+    char where[ST_ERROR_PATH_MAX];
+    st__log(ci->rt, ST_LOG_WARNING, mark.file ? mark : ci->mark,
+            st_component_path(c, where, sizeof where),
+            "%s: src '@%s' goes %zu level%s above the root node; SOFA stops at the root, so it "
+            "is read as '@%s'",
+            c->cls->name, p, excess, excess > 1 ? "s" : "", np);
+    st_free(*srcp);
+    *srcp = np;
+    return ST_OK;
+}
+
 /* SOFA's src="@path": each field of c that the scene did not set and that
  * the source also has (by name or alias) is linked to the source's. */
 static st_status resolve_src(st_component *c, st_error *err)
@@ -670,6 +730,7 @@ static st_status resolve_src(st_component *c, st_error *err)
     st_cinfo *ci = st__cinfo(c);
     st_component *srcc = NULL;
     char path[ST_ERROR_PATH_MAX];
+    ST_TRY(clamp_src_at_root(c, &ci->src, ci->src_mark, err));
     if (st_node_resolve(c->node, ci->src, ST_LINK_ANY, &srcc, err) != ST_OK) {
         char msg[ST_ERROR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -1051,11 +1112,23 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
                  comma ? (int)(comma - ci->template_name) : (int)strlen(ci->template_name),
                  ci->template_name);
         t = st_state_type_find(part);
-        if (t && mt && mt != t) {
+        /* "In,Out" on a mapping whose only state link is its output (a
+         * multi-mapping, whose inputs are a list of paths): the output is
+         * checked against Out */
+        const st_state_type *want = t;
+        const st_field *of = k->mapping ? st_component_field(c, "output") : NULL;
+        if (comma && of && of->type == ST_T_LINK && ms &&
+            *(st_component *const *)st_component_field_ptr(c, of) == ms) {
+            want = st_state_type_find(comma + 1);
+            if (!want)
+                want = t;
+        }
+        if (want && mt && mt != want) {
             char path[ST_ERROR_PATH_MAX];
             return st_component_error(c, "template", err, ST_ESCENE,
                                       "template %s does not match the %s state %s it acts on",
-                                      t->name, mt->name, st_component_path(ms, path, sizeof path));
+                                      want->name, mt->name,
+                                      st_component_path(ms, path, sizeof path));
         }
     } else if (mt) {
         t = mt;

@@ -445,18 +445,22 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
                     found = n->objects[i];
                 count++;
             }
+        /* None here: SOFA's path resolution then takes the node's context
+         * slot for the single components (Node::getState, getTopology,
+         * getOdeSolver), which searches the ancestors: "@.." on a node
+         * without a state stands for the nearest state above it. */
+        if (!found && (kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY ||
+                       kind == ST_LINK_ODE_SOLVER))
+            for (const st_node *up = n->parent; up && !found; up = up->parent)
+                for (size_t i = 0; i < up->nobjects && !found; i++)
+                    if (kind_ok(up->objects[i], kind))
+                        found = up->objects[i];
         char np[ST_ERROR_PATH_MAX];
-        /* None here: a state or a topology is the node's context one, the
-         * nearest up the tree (SOFA's Node::getState, getMeshTopologyLink:
-         * a mapping's input="@.." from a node without a state). */
-        if (!found && (kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY) && n->parent) {
-            found = st_node_find(n->parent, kind_role(kind), ST_SEARCH_UP);
-            count = found ? 1 : 0;
-        }
         if (!found)
             return st_error_set(err, ST_ELINK, "'@%s': node %s has no %s%s", path,
                                 st_node_path(n, np, sizeof np), kind_name(kind),
-                                kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY
+                                kind == ST_LINK_STATE || kind == ST_LINK_TOPOLOGY ||
+                                        kind == ST_LINK_ODE_SOLVER
                                     ? ", nor has any node above it"
                                     : "");
         if (count > 1 && kind != ST_LINK_STATE)

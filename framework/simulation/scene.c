@@ -292,15 +292,19 @@ static void resolve_types(init_ctx *x, st_node *n)
         resolve_types(x, n->children[i]);
 }
 
-/* Components other components read at init: states, topologies, loaders
- * and engines. They initialise first (in scene order), so that a force
- * field, mass or constraint written before its MechanicalObject, or in a
- * parent node (SOFA's interaction force fields), sees it sized; SOFA's own
- * components tolerate either order. */
+/* Components other components read at init: states, topologies, loaders,
+ * engines and topological mappings (which fill their output container at
+ * init). They initialise first (in scene order), so that a force field,
+ * mass or constraint written before its MechanicalObject, or in a parent
+ * node (SOFA's interaction force fields), sees it sized; SOFA's own
+ * components tolerate either order. A container whose src is a container a
+ * topological mapping fills (SOFA's lazy data links read it when the
+ * container initialises, after the mapping in scene order) sees it filled. */
 static bool is_provider(const st_component *c)
 {
     return st__class_has_role(c->cls, ST_ROLE_STATE) || c->cls->topology || c->cls->engine ||
-           (c->cls->category && !strcmp(c->cls->category, "Loader"));
+           (c->cls->category && (!strcmp(c->cls->category, "Loader") ||
+                                 !strcmp(c->cls->category, "TopologicalMapping")));
 }
 
 static st_status init_one(st_component *c, st_error *err)

@@ -390,6 +390,8 @@ static st_status gmsh_read(mesh_loader *l, const mesh_file *f, st_error *err)
     return s;
 }
 
+const mesh_format mesh_gmsh_format = {sizeof(mesh_loader), gmsh_read, NULL};
+
 static st_status gmsh_init(st_component *self, st_error *err)
 {
     return loader_load((mesh_loader *)self, gmsh_read, err);

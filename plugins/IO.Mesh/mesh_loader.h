@@ -98,6 +98,30 @@ void loader_touch_outputs(mesh_loader *l);
 /* x' = T R S x with SOFA's Euler angles (degrees): M is 3 x 4 (last column T). */
 void loader_trs_matrix(const double t[3], const double r_deg[3], const double s[3],
                        double M[3][4]);
+/* One file format's reader, shared by its loader class and by
+ * mesh_read_file: the loader struct it parses into (mesh_loader or a larger
+ * one that begins with it), its parse function and what frees the extra
+ * arrays of the larger struct (may be NULL). */
+typedef struct mesh_format {
+    size_t loader_size;
+    loader_parse_fn parse;
+    void (*release)(mesh_loader *l);
+} mesh_format;
+extern const mesh_format mesh_obj_format, mesh_gmsh_format, mesh_vtk_format;
+
+/* A mesh read for a component that is not a loader. */
+typedef struct mesh_data {
+    char path[4096]; /* the resolved file name */
+    st_array position, edges, triangles, quads, tetrahedra, hexahedra;
+} mesh_data;
+/* SOFA's BaseMeshTopology::load: reads `filename` (found as owner's field
+ * "filename" is) with the reader of its extension (.obj, .msh, .vtk, .vtu)
+ * and no transformation, sub-elements or normals. Errors and warnings name
+ * owner. `out` is zeroed first; mesh_data_free releases it. */
+st_status mesh_read_file(const st_component *owner, const char *filename, mesh_data *out,
+                         st_error *err);
+void mesh_data_free(mesh_data *d);
+
 /* Frees the resolved path (the class's cleanup). */
 void loader_cleanup(st_component *self);
 

@@ -433,6 +433,13 @@ static st_status obj_read(mesh_loader *l, const mesh_file *mf, st_error *err)
     return s;
 }
 
+static void obj_release(mesh_loader *l)
+{
+    obj_clear((obj_loader *)l);
+}
+
+const mesh_format mesh_obj_format = {sizeof(obj_loader), obj_read, obj_release};
+
 static st_status obj_init(st_component *self, st_error *err)
 {
     obj_loader *o = (obj_loader *)self;

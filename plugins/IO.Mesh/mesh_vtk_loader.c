@@ -1208,6 +1208,8 @@ static st_status vtk_parse(mesh_loader *l, const mesh_file *fp, st_error *err)
     return s;
 }
 
+const mesh_format mesh_vtk_format = {sizeof(mesh_loader), vtk_parse, NULL};
+
 static st_status vtk_init(st_component *self, st_error *err)
 {
     return loader_load((mesh_loader *)self, vtk_parse, err);

@@ -1,6 +1,9 @@
 /* subset_multi_mapping.c - SubsetMultiMapping: output point i is point
  * indexPairs[2i+1] of input indexPairs[2i]; the inputs are a list of links
- * ("input: ["@../a", "@../b"]"), all of the output's type. A multi-mapping:
+ * ("input: ["@../a", "@../b"]", or in a .scn one attribute "@../a @../b"),
+ * all of the output's type, or Rigid3d inputs for a Vec3d output (SOFA's
+ * SubsetMultiMapping<Rigid3, Vec3>: the frames' centres, linear velocities
+ * and forces; template "Rigid3,Vec3"). A multi-mapping:
  * it names its inputs through st_mapping_ops.inputs and each Jacobian block's
  * input state through st_jbuilder_add_diag. */
 #include <string.h>
@@ -52,13 +55,23 @@ static st_status smm_init(st_component *self, st_error *err)
     }
     m->h.input = &m->ins[0]->base;
     ST_TRY(map_head_bind(&m->h, NULL, NULL, err));
-    for (size_t k = 0; k < m->nins; k++)
-        if (m->ins[k]->type != m->h.out->type)
+    for (size_t k = 0; k < m->nins; k++) {
+        const st_state_type *ti = m->ins[k]->type, *to = m->h.out->type;
+        bool rigid_to_vec = !strcmp(ti->name, "Rigid3d") && !strcmp(to->name, "Vec3d");
+        if (ti != to && !rigid_to_vec)
             return st_component_error(self, "input", err, ST_ESCENE,
                                       "input '%s' is %s, the output '%s' %s: a SubsetMultiMapping "
-                                      "maps states of one type",
-                                      m->ins[k]->base.name, m->ins[k]->type->name,
-                                      m->h.out->base.name, m->h.out->type->name);
+                                      "maps states of one type, or Rigid3d inputs to a Vec3d "
+                                      "output",
+                                      m->ins[k]->base.name, ti->name, m->h.out->base.name,
+                                      to->name);
+        if (ti != m->ins[0]->type)
+            return st_component_error(self, "input", err, ST_ESCENE,
+                                      "inputs '%s' (%s) and '%s' (%s) differ: the inputs of a "
+                                      "SubsetMultiMapping have one type",
+                                      m->ins[0]->base.name, m->ins[0]->type->name,
+                                      m->ins[k]->base.name, ti->name);
+    }
     if (m->index_pairs.n % 2)
         return st_component_error(self, "indexPairs", err, ST_ESCENE,
                                   "indexPairs holds pairs (input, point): %zu values",
@@ -73,12 +86,13 @@ static st_status smm_init(st_component *self, st_error *err)
     if (m->h.out->position.n != m->n)
         ST_TRY(map_resize_output(m->h.out, m->n, err));
     const unsigned cw = m->h.out->type->coord_size, dw = m->h.out->type->deriv_size;
+    const unsigned icw = m->ins[0]->type->coord_size, idw = m->ins[0]->type->deriv_size;
     for (size_t i = 0; i < m->n; i++) {
         const st_mstate *in = m->ins[m->index_pairs.u[2 * i]];
         size_t j = m->index_pairs.u[2 * i + 1];
-        memcpy(m->h.out->position.r + cw * i, in->position.r + cw * j, cw * sizeof(double));
+        memcpy(m->h.out->position.r + cw * i, in->position.r + icw * j, cw * sizeof(double));
         if (in->velocity.n == in->position.n)
-            memcpy(m->h.out->velocity.r + dw * i, in->velocity.r + dw * j, dw * sizeof(double));
+            memcpy(m->h.out->velocity.r + dw * i, in->velocity.r + idw * j, dw * sizeof(double));
     }
     ST_TRY(map_head_visual_commit(&m->h, err));
     self->state = ST_CSTATE_VALID;
@@ -90,12 +104,14 @@ static bool ready(const subset_multi_mapping *m)
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n;
 }
 
-/* x_out[i] = x_in(i) (coordinates) or the same on a derivative vector. A
+/* x_out[i] = x_in(i) (coordinates) or the same on a derivative vector; a
+ * Rigid3d input gives its first three values (centre, linear part). A
  * visual output reads the inputs' own positions (their slices of their
  * systems' x after the step: the inputs may lie in several systems). */
 static void copy_points(subset_multi_mapping *m, double *vec, bool coord)
 {
     const unsigned w = coord ? m->h.out->type->coord_size : m->h.out->type->deriv_size;
+    const unsigned iw = coord ? m->ins[0]->type->coord_size : m->ins[0]->type->deriv_size;
     double *out = coord ? map_head_xout(&m->h, vec) : st_slice(vec, m->h.out);
     if (!out)
         return;
@@ -104,7 +120,7 @@ static void copy_points(subset_multi_mapping *m, double *vec, bool coord)
         const double *src = coord && m->h.visual ? in->position.r
                             : coord     ? st_slice_x(vec, in)
                                         : st_slice(vec, in);
-        memcpy(out + (size_t)w * i, src + (size_t)w * m->index_pairs.u[2 * i + 1],
+        memcpy(out + (size_t)w * i, src + (size_t)iw * m->index_pairs.u[2 * i + 1],
                w * sizeof(double));
     }
 }
@@ -132,11 +148,11 @@ static void smm_apply_jt(st_component *self, const st_mparams *mp, double *f)
     subset_multi_mapping *m = (subset_multi_mapping *)self;
     if (!ready(m))
         return;
-    const unsigned w = m->h.out->type->deriv_size;
+    const unsigned w = m->h.out->type->deriv_size, iw = m->ins[0]->type->deriv_size;
     const double *fo = st_slice(f, m->h.out);
     for (size_t i = 0; i < m->n; i++) {
         double *fi = st_slice(f, m->ins[m->index_pairs.u[2 * i]]) +
-                     (size_t)w * m->index_pairs.u[2 * i + 1];
+                     (size_t)iw * m->index_pairs.u[2 * i + 1];
         for (unsigned k = 0; k < w; k++)
             fi[k] += fo[(size_t)w * i + k];
     }

@@ -71,7 +71,9 @@ st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **
                                   *topology ? (*topology)->name : "(none)",
                                   st_node_name(self->node));
     if (!*geometry_state) {
-        *geometry_state = (st_component *)st_node_mstate((*topology)->node);
+        /* SOFA: the topology's context's state, searched upwards (a mass
+         * in a child node holding only a topology uses the parent's) */
+        *geometry_state = st_node_find((*topology)->node, ST_ROLE_STATE, ST_SEARCH_UP);
         if (!*geometry_state)
             return st_component_error(self, "geometryState", err, ST_ESCENE,
                                       "No compatible state associated with the topology has been "

@@ -56,6 +56,7 @@ static st_status dyn_create(st_component *self, st_error *err)
         .init = topo_init,                                                                        \
         .reinit = topo_reinit,                                                                    \
         .topology = &topo_ops,                                                                    \
+        .parsed = topo_parsed,                                                                    \
     }
 
 DYN_CLASS(point_set_container_class, "PointSetTopologyContainer",

@@ -79,9 +79,16 @@ static st_status hexa2tetra_init(st_component *self, st_error *err)
 {
     hexa2tetra *m = (hexa2tetra *)self;
     self->state = ST_CSTATE_INVALID;
-    ST_TRY(topo_map_check(self, m->input, m->output, "hexahedra", "tetrahedra", TOPO_DYNAMIC,
-                          "TetrahedronSetTopologyContainer", err));
-    if (!topo_node_has_class(m->output->node, "TetrahedronSetTopologyModifier", NULL))
+    /* SOFA fills the output through BaseMeshTopology's clear, setNbPoints
+     * and addTetra: a MeshTopology takes them as a tetrahedron container
+     * does */
+    bool mesh_out = m->output && m->output->cls->topology == &topo_ops &&
+                    ((topo *)m->output)->kind == TOPO_MESH;
+    ST_TRY(topo_map_check(self, m->input, m->output, "hexahedra", "tetrahedra",
+                          mesh_out ? TOPO_MESH : TOPO_DYNAMIC,
+                          "TetrahedronSetTopologyContainer or MeshTopology", err));
+    if (!mesh_out &&
+        !topo_node_has_class(m->output->node, "TetrahedronSetTopologyModifier", NULL))
         st_component_warn(self, "the output container's node has no "
                                 "TetrahedronSetTopologyModifier (SOFA scenes put one next to '%s')",
                           m->output->name);

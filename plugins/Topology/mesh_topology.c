@@ -30,4 +30,5 @@ const st_class mesh_topology_class = {
     .init = topo_init,
     .reinit = topo_reinit,
     .topology = &topo_ops,
+    .parsed = topo_parsed,
 };

@@ -28,7 +28,7 @@ typedef struct topo {
     st_array uv;         /* "uv" (alias "texcoords"), 2 reals per point */
     st_array prisms;     /* "prisms", 6 indices each (element framework only) */
     st_array pyramids;   /* "pyramids", 5 indices each (element framework only) */
-    char *filename;      /* "filename" (alias "fileTopology"): refused when given */
+    char *filename;      /* "filename" (alias "fileTopology"): a mesh file read into the lists */
     st_component *src;   /* "src": a loader whose lists are copied when not given */
     bool compute_all_buffers;
     bool draw_edges, draw_triangles, draw_quads, draw_tetrahedra, draw_hexahedra;
@@ -64,6 +64,7 @@ typedef struct topo {
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
     bool grid_warned;    /* the resolution warning was sent */
+    bool file_read;      /* `filename` was read into the lists */
 } topo;
 
 /* Resolution, origin and spacing of a grid, computed from its fields as
@@ -109,6 +110,10 @@ st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
 st_status topo_init(st_component *self, st_error *err);
+/* The `parsed` hook of MeshTopology and the dynamic containers: reads
+ * `filename` as soon as the scene sets it, so that components before the
+ * container in its node (a MechanicalObject) see its points at their init. */
+st_status topo_parsed(st_component *self, st_error *err);
 st_status topo_reinit(st_component *self, st_error *err);
 
 /* True when node n holds a component of class a or of class b (b may be

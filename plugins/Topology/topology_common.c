@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "topology.h"
+#include "../IO.Mesh/mesh_loader.h"
 
 /* ---- small helpers ---- */
 
@@ -714,14 +715,69 @@ static st_status grid_fill_points(topo *t, st_error *err)
     return ST_OK;
 }
 
+/* One list read from a file: moved into the container's list when the
+ * class has it; otherwise dropped with a warning (SOFA's containers refuse
+ * elements above their own kind: a TriangleSetTopologyContainer has no
+ * tetrahedra). */
+static void take_list(topo *t, const char *name, st_array *mine, st_array *read, st_type type,
+                      const char *path)
+{
+    if (field_of(t, name)) {
+        st_array_free(mine, type);
+        *mine = *read;
+        memset(read, 0, sizeof *read);
+        touch(t, name);
+    } else if (read->n) {
+        st_component_warn_field(&t->base, "filename",
+                                "'%s' holds %zu %s, which a %s does not hold: they are "
+                                "ignored",
+                                path, read->n, name, t->base.cls->name);
+    }
+}
+
+/* SOFA's BaseMeshTopology::load: the container's lists are emptied, then
+ * filled from the file (points into `position`, each element list into
+ * the container's list of that kind). The lists missing from the file are
+ * derived at init as for lists given in the scene. */
+static st_status topo_load_file(topo *t, st_error *err)
+{
+    if (t->file_read || !t->filename || !t->filename[0])
+        return ST_OK;
+    mesh_data d;
+    ST_TRY(mesh_read_file(&t->base, t->filename, &d, err));
+    take_list(t, "position", &t->position, &d.position, ST_T_VEC3S, d.path);
+    take_list(t, "edges", &t->edges, &d.edges, ST_T_EDGES, d.path);
+    take_list(t, "triangles", &t->triangles, &d.triangles, ST_T_TRIANGLES, d.path);
+    take_list(t, "quads", &t->quads, &d.quads, ST_T_QUADS, d.path);
+    take_list(t, "tetrahedra", &t->tetrahedra, &d.tetrahedra, ST_T_TETRAS, d.path);
+    take_list(t, "hexahedra", &t->hexahedra, &d.hexahedra, ST_T_HEXAS, d.path);
+    mesh_data_free(&d);
+    if (t->kind == TOPO_DYNAMIC) {
+        t->nb_points = (unsigned)t->position.n;
+        touch(t, "nbPoints");
+    }
+    t->lists_ready = false;
+    t->file_read = true;
+    return ST_OK;
+}
+
+st_status topo_parsed(st_component *self, st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_MESH && t->kind != TOPO_DYNAMIC)
+        return ST_OK;
+    return topo_load_file(t, err);
+}
+
 st_status topo_init(st_component *self, st_error *err)
 {
     topo *t = (topo *)self;
-    if (t->filename && t->filename[0])
+    if (t->filename && t->filename[0] && t->kind != TOPO_MESH && t->kind != TOPO_DYNAMIC)
         return st_component_error(self, "filename", err, ST_EINVAL,
-                                  "reading a topology from a file ('%s') is not supported by "
-                                  "settee yet: load the mesh with a loader and link it with src",
+                                  "reading a grid from a file ('%s') is not supported by "
+                                  "settee: give the grid's resolution and bounds",
                                   t->filename);
+    ST_TRY(topo_load_file(t, err));
     if (t->prisms.n % 6 || t->pyramids.n % 5)
         return st_component_error(self, t->prisms.n % 6 ? "prisms" : "pyramids", err, ST_EINVAL,
                                   "%s: %zu indices, not a whole number of elements (%d each)",
@@ -786,6 +842,7 @@ st_status topo_reinit(st_component *self, st_error *err)
 {
     topo *t = (topo *)self;
     t->grid_warned = false;
+    t->file_read = false;
     return topo_init(self, err);
 }
 

@@ -34,8 +34,8 @@
 /* SOFA's BaseMeshTopology "filename": every container has it. */
 #define TOPO_F_FILENAME                                                                           \
     ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,                            \
-                "Filename of the mesh (not supported yet: an error when set; use a mesh loader "  \
-                "and src)",                                                                       \
+                "Filename of the mesh (.obj, .msh, .vtk, .vtu), read into the lists at load "     \
+                "(grids refuse it)",                                                              \
                 0, "fileTopology", 0.0, 0.0)
 
 /* The MeshTopology fields every static container has, but position. */

@@ -345,9 +345,13 @@ Test(sofa_fields, unsupported_values_are_refused)
 {
     refused("        - SpringForceField: {fileSprings: springs.xs3}\n", "fileSprings",
             "not supported");
-    refused("        - MeshTopology: {filename: mesh/cube.obj}\n", "filename", "not supported");
-    refused("        - TetrahedronSetTopologyContainer: {fileTopology: mesh/cube.msh}\n",
-            "filename", "not supported");
+    /* containers read .obj, .msh and .vtk files (tests/scene/test_scn_links.c) */
+    refused("        - MeshTopology: {filename: mesh/cube.stl}\n", "filename",
+            ".obj, .msh and .vtk");
+    refused("        - TetrahedronSetTopologyContainer: {fileTopology: no/such/cube.msh}\n",
+            "filename", "cannot find file");
+    refused("        - RegularGridTopology: {filename: mesh/cube.obj}\n", "filename",
+            "not supported");
     refused("        - MeshTopology: {prisms: [0, 1, 2, 3, 0]}\n", "prisms", "whole number");
     refused("        - MeshTopology: {pyramids: [0, 1, 2, 3]}\n", "pyramids", "whole number");
     refused("        - TriangleSetTopologyContainer: {triangles: [0, 1, 2]}\n"

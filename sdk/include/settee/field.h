@@ -85,7 +85,8 @@ enum {
     ST_F_OUTPUT = 1u << 0,   /* read-only output, computed by the component */
     ST_F_REQUIRED = 1u << 1, /* must be set by the scene */
     ST_F_HIDDEN = 1u << 2,   /* not listed by inspect (internal state) */
-    ST_F_NOLINK = 1u << 3,   /* may not be linked with "@..." */
+    ST_F_NOLINK = 1u << 3,   /* may not be linked with "@..." (a string list with it takes
+                              * "@a @b" as its items: SOFA's multi-link path lists) */
     ST_F_IGNORED = 1u << 4,  /* accepted for SOFA compatibility, no effect in settee: a scene
                                 that sets it gets an information message (--verbose), and the
                                 component reference marks it */
