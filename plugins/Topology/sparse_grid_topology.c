@@ -58,7 +58,7 @@
 #include <unistd.h>
 
 #include "topology_fields.h"
-#include "../shared/obj_index.h"
+#include "../IO.Mesh/mesh_loader.h"
 #include "../../common/regular_file.h"
 
 enum { CELL_OUTSIDE = 0, CELL_BOUNDARY = 1, CELL_INSIDE = 2 };
@@ -316,80 +316,23 @@ static st_status add_facet(surface *s, const unsigned *v, size_t n, st_error *er
     return ST_OK;
 }
 
-/* Reads the vertices ("v") and faces ("f", indices "i", "i/t", "i/t/n" or
- * "i//n", 1-based or negative) of an OBJ file. */
-static st_status read_obj(topo *t, const char *path, surface *s, st_error *err)
+/* The surface of an OBJ file, read by MeshOBJLoader's own checked parser
+ * (plugins/IO.Mesh/mesh_read.c, as SOFA's SparseGridTopology loads it
+ * through MeshTopology::load): its triangles, then its quads (faces of more
+ * vertices are fans of triangles there); voxelisation marks cells, so the
+ * facets' order does not matter. */
+static st_status read_obj(topo *t, surface *s, st_error *err)
 {
-    FILE *fp = open_regular(path, "r");
-    if (!fp)
-        return st_component_error(&t->base, "fileTopology", err, ST_EIO, "cannot open '%s'",
-                                  path);
-    char line[4096];
-    unsigned *face = NULL;
-    size_t cap = 0;
+    mesh_data d;
+    ST_TRY(mesh_read_file(&t->base, t->filename, &d, err));
     st_status st = ST_OK;
-    int lineno = 0;
-    while (st == ST_OK && fgets(line, sizeof line, fp)) {
-        lineno++;
-        char *p = line;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (p[0] == 'v' && isspace((unsigned char)p[1])) {
-            double v[3] = {0, 0, 0};
-            char *e = p + 1;
-            for (int k = 0; k < 3; k++) {
-                char *end;
-                v[k] = strtod(e, &end);
-                if (end == e) {
-                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                            "%s:%d: a vertex needs 3 coordinates", path, lineno);
-                    break;
-                }
-                e = end;
-            }
-            if (st == ST_OK && !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
-                st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                        "%s:%d: a vertex coordinate is not a finite number",
-                                        path, lineno);
-            if (st == ST_OK)
-                st = add_vertex(s, v, err);
-        } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
-            size_t n = 0;
-            char *e = p + 1;
-            for (;;) {
-                while (isspace((unsigned char)*e))
-                    e++;
-                if (!*e)
-                    break;
-                char *end;
-                long id = strtol(e, &end, 10);
-                if (end == e || id == 0) {
-                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                            "%s:%d: bad face index", path, lineno);
-                    break;
-                }
-                /* the rule MeshOBJLoader applies (plugins/shared/obj_index.h) */
-                size_t v;
-                if (!obj_resolve_index(id, s->nv, &v) || v > UINT32_MAX) {
-                    st = st_component_error(&t->base, "fileTopology", err, ST_EINVAL,
-                                            "%s:%d: face index %ld is out of range (%zu "
-                                            "vertices defined so far; indices start at 1)",
-                                            path, lineno, id, s->nv);
-                    break;
-                }
-                while (*end && !isspace((unsigned char)*end))
-                    end++; /* "/t/n" */
-                e = end;
-                if ((st = grow((void **)&face, &cap, n + 1, sizeof *face, err)) != ST_OK)
-                    break;
-                face[n++] = (unsigned)v;
-            }
-            if (st == ST_OK && n >= 3)
-                st = add_facet(s, face, n, err);
-        }
-    }
-    fclose(fp);
-    st_free(face);
+    for (size_t i = 0; st == ST_OK && i < d.position.n; i++)
+        st = add_vertex(s, d.position.r + 3 * i, err);
+    for (size_t i = 0; st == ST_OK && i < d.triangles.n; i++)
+        st = add_facet(s, d.triangles.u + 3 * i, 3, err);
+    for (size_t i = 0; st == ST_OK && i < d.quads.n; i++)
+        st = add_facet(s, d.quads.u + 4 * i, 4, err);
+    mesh_data_free(&d);
     return st;
 }
 
@@ -1101,7 +1044,7 @@ static st_status sparse_init(st_component *self, st_error *err)
         ST_TRY(st_component_find_file(self, "fileTopology", t->filename, path, sizeof path,
                                       err));
         if (src == SRC_SURFACE)
-            st = read_obj(t, path, &s, err);
+            st = read_obj(t, &s, err);
     } else {
         ST_TRY(topo_copy_src(t, err));
         st = surface_from_lists(t, &s, err);
