@@ -391,3 +391,46 @@ Test(scene_templates, identity_mapping_vec3_to_rigid_is_refused)
     st_scene_destroy(&s);
     test_rt_close(&T);
 }
+
+/* ---- MeshSpringForceField on Vec2d and Vec1d ---- */
+
+/* Vec2d: rest (0 0), (3 4): l0 = 5, ks = stiffness / l0 = 10 / 5 = 2.
+ * Stretched to (6 8), length 10: the force on point 1 is -ks (10 - 5) u,
+ * u = (0.6 0.8): (-6 -8), and the opposite on point 0. Vec1d: rest 0 and 2
+ * (ks = 4 / 2 = 2), at 0 and 5: -2 (5 - 2) = -6 on point 1. Energy
+ * ks (l - l0)^2 / 2: 25 and 9. */
+Test(scene_templates, mesh_springs_on_vec2d_and_vec1d_states)
+{
+    st_scene *s = load_ok(HEADER "<RequiredPlugin name='Sofa.Component.SolidMechanics.Spring'/>"
+                                 "<RequiredPlugin name='Sofa.Component.Topology.Container.Constant'/>"
+                                 "<Node name='plane'><EulerExplicitSolver/>"
+                                 "<MechanicalObject template='Vec2d' position='0 0  6 8' "
+                                 "rest_position='0 0  3 4'/>"
+                                 "<UniformMass totalMass='2'/><MeshTopology edges='0 1'/>"
+                                 "<MeshSpringForceField name='s2' stiffness='10'/></Node>"
+                                 "<Node name='line'><EulerExplicitSolver/>"
+                                 "<MechanicalObject template='Vec1d' position='0 5' "
+                                 "rest_position='0 2'/>"
+                                 "<UniformMass totalMass='2'/><MeshTopology edges='0 1'/>"
+                                 "<MeshSpringForceField name='s1' stiffness='4'/></Node>"
+                                 "</Node>");
+    st_component *s2 = test_find_object(s, "s2"), *s1 = test_find_object(s, "s1");
+    double f[8];
+    st_system *sys2 = s->systems[0], *sys1 = s->systems[1];
+    memset(f, 0, sizeof f);
+    s2->cls->forcefield->add_force(s2, &sys2->mp, f, sys2->x, sys2->v);
+    const double want2[4] = {6, 8, -6, -8};
+    for (int k = 0; k < 4; k++)
+        near(f[k], want2[k], 1e-14, "Vec2d spring force");
+    near(s2->cls->forcefield->potential_energy(s2, &sys2->mp, sys2->x), 25, 1e-13, "Vec2d energy");
+    memset(f, 0, sizeof f);
+    s1->cls->forcefield->add_force(s1, &sys1->mp, f, sys1->x, sys1->v);
+    near(f[0], 6, 1e-14, "Vec1d force 0"), near(f[1], -6, 1e-14, "Vec1d force 1");
+    near(s1->cls->forcefield->potential_energy(s1, &sys1->mp, sys1->x), 9, 1e-13, "Vec1d energy");
+    /* One step of symplectic Euler, mass 1 per point: v1 = h f1. */
+    steps(s, 1);
+    const st_mstate *p1 = (const st_mstate *)sys1->states[0];
+    near(p1->velocity.r[1], 0.1 * -6, 1e-14, "Vec1d velocity");
+    st_scene_destroy(&s);
+    test_rt_close(&T);
+}
