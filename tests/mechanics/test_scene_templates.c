@@ -434,3 +434,84 @@ Test(scene_templates, mesh_springs_on_vec2d_and_vec1d_states)
     st_scene_destroy(&s);
     test_rt_close(&T);
 }
+
+/* ---- FreeMotionAnimationLoop solveVelocityConstraintFirst ---- */
+
+/* One particle of mass 1 at (0.1 0 0), rest position the origin, gravity
+ * (0 -10 0), h = 0.1, held at rest by UniformLagrangianConstraint through
+ * an UncoupledConstraintCorrection of compliance 1 without the ODE
+ * factors (W factor 1, correctionPositionFactor 1, correctionVelocity-
+ * Factor 0.5). Free velocity v_f = (0 -1 0).
+ * VEL order (SOFA): d = v_f + (x_t - x0) / h = (1 -1 0), lambda = -d,
+ *   v = v_f + 0.5 (-d) = (-0.5 -0.5 0), x = x_t + h v = (0.05 -0.05 0).
+ * Default order: d = x_free - x0 = (0.1 -0.1 0), x = x_free - d = 0,
+ *   v = v_f + (0.5 / h) (-d) = (-0.5 -0.5 0). */
+static st_scene *velocity_first_scene(bool first)
+{
+    char xml[3072];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.1' gravity='0 -10 0'>"
+             "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"
+             "<RequiredPlugin name='Sofa.Component.LinearSolver.Iterative'/>"
+             "<RequiredPlugin name='Sofa.Component.Mass'/>"
+             "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"
+             "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"
+             "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"
+             "<FreeMotionAnimationLoop solveVelocityConstraintFirst='%s'/>"
+             "<BlockGaussSeidelConstraintSolver tolerance='1e-14' maxIterations='100'/>"
+             "<Node name='p'><EulerImplicitSolver/>"
+             "<CGLinearSolver iterations='20' tolerance='1e-20' threshold='1e-30'/>"
+             "<MechanicalObject name='dofs' position='0.1 0 0' rest_position='0 0 0'/>"
+             "<UniformMass totalMass='1'/>"
+             "<UniformLagrangianConstraint constrainToRestPos='true'/>"
+             "<UncoupledConstraintCorrection compliance='1' "
+             "useOdeSolverIntegrationFactors='false' correctionVelocityFactor='0.5' "
+             "correctionPositionFactor='1'/>"
+             "</Node></Node>",
+             first ? "true" : "false");
+    return load_ok(xml);
+}
+
+Test(scene_templates, solve_velocity_constraint_first_follows_sofas_vel_order)
+{
+    const double want_x[2][3] = {{0, 0, 0}, {0.05, -0.05, 0}};
+    for (int first = 0; first < 2; first++) {
+        st_scene *s = velocity_first_scene(first);
+        steps(s, 1);
+        const st_mstate *ms = state(s, "dofs");
+        for (int k = 0; k < 3; k++) {
+            near(ms->position.r[k], want_x[first][k], 1e-12, first ? "VEL x" : "default x");
+            near(ms->velocity.r[k], k < 2 ? -0.5 : 0.0, 1e-12, first ? "VEL v" : "default v");
+        }
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&T);
+}
+
+/* A correction that cannot correct velocities alone is named. */
+Test(scene_templates, solve_velocity_constraint_first_names_what_cannot)
+{
+    const char *xml =
+        "<Node name='root' dt='0.1' gravity='0 -10 0'>"
+        "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"
+        "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"
+        "<RequiredPlugin name='Sofa.Component.Mass'/>"
+        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"
+        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"
+        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"
+        "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+        "<GenericConstraintSolver tolerance='1e-14' maxIterations='100'/>"
+        "<Node name='p'><EulerImplicitSolver/><SparseLDLSolver/>"
+        "<MechanicalObject name='dofs' position='0.1 0 0' rest_position='0 0 0'/>"
+        "<UniformMass totalMass='1'/>"
+        "<UniformLagrangianConstraint constrainToRestPos='true'/>"
+        "<LinearSolverConstraintCorrection/>"
+        "</Node></Node>";
+    st_scene *s = load_ok(xml);
+    cr_assert_neq(st_scene_step(s, 0.1, &E), ST_OK);
+    cr_assert(strstr(E.msg, "LinearSolverConstraintCorrection") &&
+                  strstr(E.msg, "cannot solve velocity constraints"),
+              "%s", E.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&T);
+}
