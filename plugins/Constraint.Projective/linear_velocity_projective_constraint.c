@@ -136,10 +136,10 @@ static bool lv_find_keys(linear_velocity *c, double t)
         const double *vk = c->velocities.r + c->ds * k;
         if (kt[k] <= t) {
             c->prev_t = kt[k];
-            memcpy(c->prev_v, vk, sizeof c->prev_v);
+            memcpy(c->prev_v, vk, c->ds * sizeof *vk);
         } else {
             c->next_t = kt[k];
-            memcpy(c->next_v, vk, sizeof c->next_v);
+            memcpy(c->next_v, vk, c->ds * sizeof *vk);
             return false;
         }
     }
