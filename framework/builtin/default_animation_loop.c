@@ -122,18 +122,21 @@ st_system *st__loop_system_of(st_scene *s, const st_component *solver)
 
 /* SOFA's SolveVisitor: the first node(s) holding ODE solvers, going down
  * from the root; each of their solvers integrates its subtree; deeper
- * solvers are left to them. */
+ * solvers are left to them. Several solvers in one node all run, in scene
+ * order, on the system compiled for the first (SOFA's sequentialSolve). */
 st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
 {
     if (!n->activated)
         return ST_OK;
     bool found = false;
+    st_system *sys = NULL;
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
         if (!c->cls->odesolver)
             continue;
+        if (!found)
+            sys = st__loop_system_of(s, c);
         found = true;
-        st_system *sys = st__loop_system_of(s, c);
         if (!sys || !c->cls->odesolver->solve)
             continue;
         sys->mp.dt = dt;

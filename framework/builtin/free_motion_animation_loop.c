@@ -11,7 +11,15 @@
  * detection reads position): the free positions are set aside, x_t put
  * back and propagated for the detection, then the free positions restored.
  * The time of each phase of the last step is in settee's outputs
- * timeFreeMotion, timeCollision and timeConstraints (seconds). */
+ * timeFreeMotion, timeCollision and timeConstraints (seconds).
+ *
+ * solveVelocityConstraintFirst, SOFA's VEL constraint order: the free
+ * position is not recomputed; the states are put back at x_t with their
+ * free velocities, the solver solves velocity violations and the
+ * corrections change velocities only (st_corder), then x = x_t (+) dt v,
+ * as SOFA's `pos.eq(pos, vel, dt)`. The solver and every constraint and
+ * correction must support that order (else an error naming the one that
+ * does not). */
 #include <string.h>
 
 #include "builtin/builtin.h"
@@ -39,7 +47,8 @@ typedef struct free_motion_loop {
 static const st_field free_motion_fields[] = {
     ST_BOOL(free_motion_loop, solve_velocity_first, "solveVelocityConstraintFirst", "false",
             "solve separately velocity constraint violations before position constraint "
-            "violations (settee: only false is implemented)"),
+            "violations (SOFA's VEL order: velocity violations, velocity corrections, then "
+            "x = x_t + dt v)"),
     ST_IGNORED(free_motion_loop, thread_safe_visitor, "threadSafeVisitor", ST_T_BOOL, bool,
                "false",
                "If true, do not use realloc and free visitors in fwdInteractionForceField "
@@ -118,10 +127,6 @@ static size_t rows_under(st_node *n)
 static st_status fm_init(st_component *self, st_error *err)
 {
     free_motion_loop *l = (free_motion_loop *)self;
-    if (l->solve_velocity_first)
-        return st_component_error(self, "solveVelocityConstraintFirst", err, ST_EINVAL,
-                                  "solveVelocityConstraintFirst: true is not implemented in "
-                                  "settee (only the position-and-velocity order)");
     if (l->constraint_solver && !is_csolver(l->constraint_solver))
         return st_component_error(self, "constraintSolver", err, ST_EINVAL,
                                   "constraintSolver: '%s' is not a constraint solver",
@@ -232,6 +237,8 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
          * freePos = pos + dt freeVel. */
         st_system_project_response(sys, sys->v);
         st_system_propagate_v(sys, sys->v);
+        if (l->solve_velocity_first)
+            continue; /* SOFA's VEL order keeps the solver's free position */
         st_vec_x_op(sys, sys->x, l->xt[i], sys->v, dt);
         st_system_propagate_x(sys, sys->x);
     }
@@ -265,7 +272,39 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     double t2 = st_time_now();
     l->time_collision = t2 - t1;
 
-    if (l->csolver) {
+    if (l->csolver && l->solve_velocity_first) {
+        const st_csolver_ops *ops = l->csolver->cls->constraint_solver;
+        if (ops->struct_size < offsetof(st_csolver_ops, solve_constraint_order) +
+                                   sizeof ops->solve_constraint_order ||
+            !ops->solve_constraint_order)
+            return st_component_error(self, "solveVelocityConstraintFirst", err, ST_EINVAL,
+                                      "solveVelocityConstraintFirst: the constraint solver %s "
+                                      "'%s' cannot solve velocity constraints in settee",
+                                      l->csolver->cls->name, l->csolver->name);
+        /* The constraints read x_t and the free velocities. */
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!sys)
+                continue;
+            memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
+            st_system_propagate_x(sys, sys->x);
+        }
+        rc = ops->solve_constraint_order(l->csolver, root, dt, ST_CORDER_VEL, err);
+        if (rc != ST_OK) {
+            char path[256];
+            st_component_path(l->csolver, path, sizeof path);
+            if (!err->path[0])
+                st_error_set_path(err, path);
+            return rc;
+        }
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!sys)
+                continue;
+            st_vec_x_op(sys, sys->x, l->xt[i], sys->v, dt);
+            st_system_propagate_x(sys, sys->x);
+        }
+    } else if (l->csolver) {
         rc = l->csolver->cls->constraint_solver->solve_constraint(l->csolver, root, dt, err);
         if (rc != ST_OK) {
             char path[256];

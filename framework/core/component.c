@@ -9,6 +9,7 @@
 #include "core/core.h"
 
 static const st_state_type *provisional_type(const st_component *c);
+static bool is_typed(const st_class *k);
 static st_status template_changed(st_component *c, const st_state_type *old, st_error *err);
 
 static size_t count_fields(const st_field *t)
@@ -961,7 +962,18 @@ static const st_state_type *provisional_type(const st_component *c)
         name = part;
     }
     const st_state_type *t = name && name[0] ? st_state_type_find(name) : NULL;
-    return t ? t : &st_vec3d_type;
+    if (t)
+        return t;
+    if (name && name[0])
+        return &st_vec3d_type;
+    /* No template: SOFA deduces it from the context's state, as here. The
+     * first answer is kept, so that values parsed with it keep their width
+     * even if a state is added to the node afterwards. */
+    if (!ci->ptype && c->node && is_typed(c->cls)) {
+        const st_mstate *ms = st_component_mstate(c);
+        ((st_cinfo *)ci)->ptype = ms ? provisional_type(&ms->base) : &st_vec3d_type;
+    }
+    return ci->ptype ? ci->ptype : &st_vec3d_type;
 }
 
 const st_state_type *st__component_parse_type(const st_component *c)

@@ -77,6 +77,8 @@ typedef struct st_cinfo {
     bool src_done;                /* src's links were made */
     unsigned plugin_index;        /* registry entry's plugin (for messages) */
     const st_state_type *stype;   /* resolved state type; NULL before (state vectors flat) */
+    const st_state_type *ptype;   /* before that, without a template: the context state's type
+                                   * when first asked (state vectors are parsed that wide) */
     bool has_links;               /* some data field reads another component's */
     unsigned long inputs_gen;     /* 1 + runtime data_gen when inputs were last up to date */
     bool topo_linked;             /* in a topology link record (topology_links.c) */

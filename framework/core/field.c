@@ -893,6 +893,19 @@ st_status st__field_set_default(const st_field *f, void *dst, st_error *err)
         }
         return ST_OK;
     }
+    if (is_state_vec(f->type) && f->def[0]) {
+        /* A state vector's default is one point, whatever the type: zero
+         * (derivatives) or the type's identity (coordinates), as the
+         * kernel's reshaping gives once the type is known. */
+        const st_component *c = (const st_component *)((const char *)dst - f->offset);
+        const st_state_type *t = st__component_parse_type(c);
+        unsigned w = value_width(f, dst);
+        st_array *a = dst;
+        ST_TRY(st_array_resize_width(a, w, 1, err));
+        for (unsigned k = 0; k < w; k++)
+            a->r[k] = f->type == ST_T_COORDS && t && t->coord_size == w ? t->identity[k] : 0.0;
+        return ST_OK;
+    }
     st_value v = {ST_VAL_SCALAR, f->def, false, NULL, 0, ST_NO_MARK};
     st_status s = st__field_parse(f, &v, dst, err);
     if (s != ST_OK)

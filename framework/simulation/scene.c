@@ -197,8 +197,9 @@ static bool links_to(const st_component *c, const st_component *target)
 }
 
 /* What one node may hold (docs/scene-format.md, "One of a kind"): one mass
- * and one ODE solver (SOFA keeps a single mass per node and would run two
- * solvers over the same states: both are errors), and a warning when an
+ * (SOFA keeps a single mass per node: a second is an error); several ODE
+ * solvers run as SOFA's SolveVisitor runs them, every one in scene order
+ * over the same subtree (a warning says so); and a warning when an
  * ODE solver that names no linearSolver picks the first of several linear
  * solvers that nothing links to (SOFA takes the first too). */
 static void check_roles(init_ctx *x, st_node *n)
@@ -230,16 +231,25 @@ static void check_roles(init_ctx *x, st_node *n)
             *first = c;
             continue;
         }
+        if (c->cls->odesolver) {
+            st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(c)->mark,
+                    st_component_path(c, path, sizeof path),
+                    "%s '%s': this node already has the ODE solver %s '%s' (line %d): both are "
+                    "used, as SOFA's SolveVisitor does: each step '%s' integrates the node's "
+                    "subtree over dt, then '%s' integrates it again from there (the states "
+                    "advance twice per step); move one to its own node or remove it if that is "
+                    "not meant",
+                    c->cls->name, c->name, ode->cls->name, ode->name, st__cinfo(ode)->mark.line,
+                    ode->name, c->name);
+            continue;
+        }
         st_error e = {0};
         st__error_at(&e, ST_ESCENE, st__cinfo(c)->mark,
-                     "%s: this node already has %s %s '%s' (line %d): a node holds one %s "
-                     "(SOFA %s); move one to its own node",
-                     c->cls->name, c->cls->mass ? "the mass" : "the ODE solver",
-                     (*first)->cls->name, (*first)->name, st__cinfo(*first)->mark.line,
-                     c->cls->mass ? "mass" : "ODE solver",
-                     c->cls->mass ? "uses only one mass per node: the other would be ignored, or "
-                                    "both would add gravity"
-                                  : "would integrate the same states twice per step");
+                     "%s: this node already has the mass %s '%s' (line %d): a node holds one "
+                     "mass (SOFA uses only one mass per node: the other would be ignored, or "
+                     "both would add gravity); move one to its own node",
+                     c->cls->name, (*first)->cls->name, (*first)->name,
+                     st__cinfo(*first)->mark.line);
         st_error_set_path(&e, st_component_path(c, path, sizeof path));
         record(x, &e);
     }
@@ -399,7 +409,9 @@ static void init_node(init_ctx *x, st_node *n, int pass)
 }
 
 /* The solvers the animation loop drives: the first node(s) with ODE solvers
- * met going down from the root; deeper ones are pruned (SOFA's SolveVisitor). */
+ * met going down from the root; deeper ones are pruned (SOFA's SolveVisitor).
+ * A node's first ODE solver stands for the node: the others integrate the
+ * same system after it (bind_systems, st__loop_solve_node). */
 static st_status driven_solvers(st_node *n, st_component ***l, size_t *nl, st_error *err)
 {
     if (!n->activated)
@@ -408,6 +420,8 @@ static st_status driven_solvers(st_node *n, st_component ***l, size_t *nl, st_er
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
         if (!c->cls->odesolver)
+            continue;
+        if (has)
             continue;
         has = true;
         st_component **g = st_realloc(*l, (*nl + 1) * sizeof *g);
@@ -508,15 +522,21 @@ static st_status bind_systems(st_scene *s, st_error *err)
                     return st;
                 }
             }
-        const st_odesolver_ops *ops = sys->solver->cls->odesolver;
-        if (ops->bind) {
-            st_status st = ops->bind(sys->solver, sys, err);
+        /* The node's first ODE solver, then its other ones on the same system. */
+        for (size_t i = 0; i < sys->node->nobjects; i++) {
+            st_component *o = sys->node->objects[i];
+            if (!o->cls->odesolver || (o != sys->solver && o->node != sys->solver->node))
+                continue;
+            const st_odesolver_ops *ops = o->cls->odesolver;
+            if (!ops->bind)
+                continue;
+            st_status st = ops->bind(o, sys, err);
             if (st != ST_OK) {
-                st_cinfo *ci = st__cinfo(sys->solver);
+                st_cinfo *ci = st__cinfo(o);
                 if (!err->where[0] && ci->mark.file)
                     snprintf(err->where, sizeof err->where, "%s:%d:%d", ci->mark.file,
                              ci->mark.line, ci->mark.col);
-                st_error_set_path(err, st_component_path(sys->solver, path, sizeof path));
+                st_error_set_path(err, st_component_path(o, path, sizeof path));
                 return st;
             }
         }

@@ -9,6 +9,10 @@
  *   dx = diag(c) J^T lambda, x = x_free + pf dx, v = v_free + vf dx, with
  *   pf, vf the solver's position and velocity factors, else
  *   correctionPositionFactor and correctionVelocityFactor / dt.
+ * In the VEL order (solveVelocityConstraintFirst), SOFA's
+ * applyVelocityCorrection: W takes the velocity factor instead (1 without
+ * ODE factors), v = v_free + vf dx with vf the solver's velocity factor or
+ * correctionVelocityFactor (not divided by dt), positions untouched.
  * A compliance of 1/m makes lambda the constraint impulse. For Rigid3d
  * without seven compliance values, SOFA's rule (at the end of init): with
  * defaultCompliance set, (defaultCompliance, identity rotation block);
@@ -300,9 +304,13 @@ static st_status unc_add_compliance(st_component *self, const st_cjacobian *J, d
     uncoupled *u = (uncoupled *)self;
     const st_mstate *ms = u->ms;
     unsigned d = ms->type->deriv_size;
-    double factor =
-        u->use_ode_factors ? corr_position_factor(corr_ode_solver(ms), corr_dt(self, ms))
-                           : 1.0;
+    /* SOFA's correctionFactor: the position factor, the velocity one in the
+     * VEL order. */
+    st_component *ode = corr_ode_solver(ms);
+    double dt = corr_dt(self, ms);
+    double factor = !u->use_ode_factors ? 1.0
+                    : J->order == ST_CORDER_VEL ? corr_velocity_factor(ode, dt)
+                                                : corr_position_factor(ode, dt);
     ST_TRY(bucket_terms(u, J, err));
     for (size_t p = 0; p < ms->n; p++) {
         for (size_t i = u->head[p]; i < u->head[p + 1]; i++) {
@@ -332,8 +340,13 @@ static st_status unc_apply(st_component *self, const st_cjacobian *J, const doub
     unsigned d = ms->type->deriv_size;
     double dt = corr_dt(self, ms);
     st_component *ode = corr_ode_solver(ms);
+    bool vel = J->order == ST_CORDER_VEL;
     double pf = u->use_ode_factors ? corr_position_factor(ode, dt) : u->position_factor;
-    double vf = u->use_ode_factors ? corr_velocity_factor(ode, dt) : u->velocity_factor / dt;
+    /* SOFA's applyVelocityCorrection takes correctionVelocityFactor as it is;
+     * applyMotionCorrection divides it by dt. */
+    double vf = u->use_ode_factors ? corr_velocity_factor(ode, dt)
+                : vel                ? u->velocity_factor
+                                     : u->velocity_factor / dt;
     corr_jt_lambda(J, lambda, ms, u->f);
     double *v = ms->velocity.p;
     for (size_t i = 0; i < ms->n; i++) {
@@ -345,7 +358,8 @@ static st_status unc_apply(st_component *self, const st_cjacobian *J, const doub
                 v[i * d + k] += dx[k] * vf;
         }
     }
-    ms->type->add_deriv(ms->position.p, ms->position.p, u->f, pf, ms->n);
+    if (!vel)
+        ms->type->add_deriv(ms->position.p, ms->position.p, u->f, pf, ms->n);
     return ST_OK;
 }
 
@@ -353,6 +367,7 @@ static const st_ccorrection_ops uncoupled_ops = {
     .struct_size = sizeof(st_ccorrection_ops),
     .add_compliance = unc_add_compliance,
     .apply_correction = unc_apply,
+    .velocity_order = true,
 };
 
 static const char *const uncoupled_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};

@@ -6,7 +6,10 @@
  * on all the rows at once (lambda -= W_bb^-1 d, W_bb factorised once per
  * solve; settee: at most 6 rows, the solvers' largest block). SOFA
  * registers Vec1d; settee accepts every Vec type (coordinates and
- * derivatives alike). */
+ * derivatives alike). In the VEL order (solveVelocityConstraintFirst) the
+ * violation is SOFA's v_ij + (x_ij - x0_ij) / dt (x0 zero without
+ * constrainToRestPos), x the positions at the start of the step, v the free
+ * velocities, dt the node's. */
 #include <math.h>
 #include <string.h>
 
@@ -82,7 +85,9 @@ static st_status un_build(st_component *self, st_cjacobian *J, double *violation
         return ST_OK;
     const st_mstate *ms = u->ms;
     unsigned d = ms->type->deriv_size;
-    const double *x = ms->position.p, *x0 = ms->rest_position.p;
+    const double *x = ms->position.p, *x0 = ms->rest_position.p, *v = ms->velocity.p;
+    bool vel = J->order == ST_CORDER_VEL;
+    double inv_dt = vel ? 1.0 / st_node_dt(self->node) : 0.0;
     if (u->rest_pos && ms->rest_position.n < ms->n)
         return st_component_error(self, "constrainToRestPos", err, ST_EINVAL,
                                   "'%s' has %zu rest positions for %zu points",
@@ -93,7 +98,8 @@ static st_status un_build(st_component *self, st_cjacobian *J, double *violation
             e[j] = 1.0;
             size_t r = st_cjac_row(J);
             st_cjac_add(J, u->ms, i, e, d);
-            violation[r] = x[i * d + j] - (u->rest_pos ? x0[i * d + j] : 0.0);
+            double dx = x[i * d + j] - (u->rest_pos ? x0[i * d + j] : 0.0);
+            violation[r] = vel ? (v ? v[i * d + j] : 0.0) + inv_dt * dx : dx;
         }
     return ST_OK;
 }
@@ -192,6 +198,7 @@ static const st_constraint_ops uniform_ops = {
     .init_resolution = un_init_resolution,
     .block_rows = un_block_rows,
     .resolution = un_resolution,
+    .velocity_order = true,
 };
 
 static const char *const uniform_aliases[] = {"UniformConstraint", NULL};

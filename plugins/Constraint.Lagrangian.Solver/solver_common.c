@@ -244,11 +244,45 @@ static st_status project_rows(lagrange_solver *s, st_error *err)
     return ST_OK;
 }
 
+/* A solve in the VEL order needs every model and correction to know it. */
+static st_status check_order(lagrange_solver *s, st_corder order, st_error *err)
+{
+    if (order == ST_CORDER_POS_AND_VEL)
+        return ST_OK;
+    for (size_t i = 0; i < s->ncons + s->ncorr; i++) {
+        st_component *c = i < s->ncons ? s->cons[i] : s->corr[i - s->ncons];
+        bool ok;
+        if (i < s->ncons) {
+            const st_constraint_ops *o = c->cls->constraint;
+            ok = o->struct_size >= offsetof(st_constraint_ops, velocity_order) +
+                                       sizeof o->velocity_order &&
+                 o->velocity_order;
+        } else {
+            const st_ccorrection_ops *o = c->cls->constraint_correction;
+            ok = o->struct_size >= offsetof(st_ccorrection_ops, velocity_order) +
+                                       sizeof o->velocity_order &&
+                 o->velocity_order;
+        }
+        if (!ok) {
+            char path[ST_ERROR_PATH_MAX];
+            return st_component_error(&s->base, NULL, err, ST_EINVAL,
+                                      "solveVelocityConstraintFirst: %s '%s' cannot solve "
+                                      "velocity constraints in settee yet (SOFA's VEL "
+                                      "constraint order)",
+                                      c->cls->name, st_component_path(c, path, sizeof path));
+        }
+    }
+    return ST_OK;
+}
+
 /* Steps 1 and 2: J, dfree, W. Returns the number of rows in *dim. */
-static st_status build(lagrange_solver *s, st_node *root, size_t *dim, st_error *err)
+static st_status build(lagrange_solver *s, st_node *root, st_corder order, size_t *dim,
+                       st_error *err)
 {
     s->ncons = s->ncorr = 0;
     ST_TRY(collect(s, root, err));
+    ST_TRY(check_order(s, order, err));
+    s->J.order = s->Jm.order = order;
     size_t rows = 0, terms = 0;
     for (size_t i = 0; i < s->ncons; i++) {
         size_t r = 0, t = 0;
@@ -421,13 +455,14 @@ static bool finish(lagrange_solver *s, const lagrange_outcome *o)
     return o->converged;
 }
 
-static st_status solve_constraint(st_component *self, st_node *root, double dt, st_error *err)
+static st_status solve_constraint_order(st_component *self, st_node *root, double dt,
+                                        st_corder order, st_error *err)
 {
     (void)dt;
     lagrange_solver *s = (lagrange_solver *)self;
     size_t dim = 0;
     double t0 = st_time_now();
-    ST_TRY(build(s, root, &dim, err));
+    ST_TRY(build(s, root, order, &dim, err));
     double t1 = st_time_now();
     s->time_build = t1 - t0;
     s->current_num_constraints = (int)dim;
@@ -497,7 +532,13 @@ void lagrange_solver_cleanup(st_component *self)
     memset(&s->cons, 0, sizeof *s - offsetof(lagrange_solver, cons));
 }
 
+static st_status solve_constraint(st_component *self, st_node *root, double dt, st_error *err)
+{
+    return solve_constraint_order(self, root, dt, ST_CORDER_POS_AND_VEL, err);
+}
+
 const st_csolver_ops lagrange_solver_ops = {
     .struct_size = sizeof(st_csolver_ops),
     .solve_constraint = solve_constraint,
+    .solve_constraint_order = solve_constraint_order,
 };

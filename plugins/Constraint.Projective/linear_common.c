@@ -52,6 +52,13 @@ void projective_zero_points(double *s, const st_array *indices)
     }
 }
 
+void projective_zero_dofs(double *s, unsigned d, const st_array *indices)
+{
+    for (size_t i = 0; i < indices->n; i++)
+        for (unsigned k = 0; k < d; k++)
+            s[d * indices->u[i] + k] = 0.0;
+}
+
 void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices)
 {
     for (size_t i = 0; i < indices->n; i++)

@@ -16,7 +16,20 @@
  * velocity last imposed). An assembled matrix always gets the points' rows
  * and columns cleared with a unit diagonal, as SOFA's applyConstraint,
  * whatever the time. Defaults as SOFA's: indices [0], keyTimes [0],
- * movements [0 0 0]. keyTimes must be in increasing order (SOFA assumes it). */
+ * movements [0 0 0]. keyTimes must be in increasing order (SOFA assumes it).
+ *
+ * Templates as SOFA's (but Vec6d): Vec3d, Vec2d, Vec1d and Rigid3d. A
+ * movement is one derivative of the state. For Rigid3d it is a translation
+ * then three Euler angles (SOFA's createQuaterFromEuler, ZYX order: q =
+ * (s1 c2 c3 - c1 s2 s3, c1 s2 c3 + s1 c2 s3, c1 c2 s3 - s1 s2 c3, c1 c2 c3
+ * + s1 s2 s3) with ci, si the cosine and sine of half angle i): the centre
+ * moves as above and the orientation becomes q0 slerp2(Q(prevM), Q(nextM),
+ * s), s = (t - prevT) / (nextT - prevT), q0 the orientation at init (or,
+ * absolute, slerp2(...) alone); the velocity is (nextM - prevM) / (nextT -
+ * prevT) whole, the Euler angles' rate taken as the angular velocity, as
+ * SOFA does. SOFA's Rigid3d instance does not follow topological changes
+ * (its init skips the topology handler): neither does this one. */
+#include <math.h>
 #include <string.h>
 
 #include <settee/settee.h>
@@ -27,7 +40,7 @@ typedef struct linear_movement {
     st_component base;
     st_array indices;        /* "indices", uint[] */
     st_array key_times;      /* "keyTimes", real[] */
-    st_array movements;      /* "movements", vec3[], one per key time */
+    st_array movements;      /* "movements", deriv[], one per key time */
     bool relative;           /* "relativeMovements" */
     bool show_movement;      /* "showMovement" (drawing) */
     double end_time;         /* "endTime" */
@@ -35,10 +48,41 @@ typedef struct linear_movement {
     st_component *topology;  /* "topology" */
     st_component *mstate;    /* "mstate" */
     st_mstate *ms;
-    double *x0;              /* positions of the points at the first projection, 3 n, owned */
+    double *x0;              /* coordinates of the points at the first projection, cs n, owned */
     size_t nx0;              /* points in x0 (the state's, renumbered with it) */
     bool have_x0;
+    unsigned cs, ds;         /* scalars per coordinate and per derivative of the state */
 } linear_movement;
+
+/* SOFA's Quat::createQuaterFromEuler in its default (ZYX) order. */
+static void lm_euler_quat(const double e[3], double q[4])
+{
+    double c1 = cos(e[0] / 2), c2 = cos(e[1] / 2), c3 = cos(e[2] / 2);
+    double s1 = sin(e[0] / 2), s2 = sin(e[1] / 2), s3 = sin(e[2] / 2);
+    q[0] = s1 * c2 * c3 - c1 * s2 * s3;
+    q[1] = c1 * s2 * c3 + s1 * c2 * s3;
+    q[2] = c1 * c2 * s3 - s1 * s2 * c3;
+    q[3] = c1 * c2 * c3 + s1 * s2 * s3;
+}
+
+/* SOFA's Quat::slerp2: from a (t = 0) to b (t = 1), a when they are equal
+ * or opposite, their mean when they are half a turn apart. */
+static void lm_slerp2(const double a[4], const double b[4], double t, double q[4])
+{
+    double ch = a[3] * b[3] + a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    if (fabs(ch) >= 1.0) {
+        memcpy(q, a, 4 * sizeof *q);
+        return;
+    }
+    double h = acos(ch), sh = sqrt(1.0 - ch * ch);
+    double ra = 0.5, rb = 0.5;
+    if (fabs(sh) >= 0.001) {
+        ra = sin((1 - t) * h) / sh;
+        rb = sin(t * h) / sh;
+    }
+    for (int k = 0; k < 4; k++)
+        q[k] = a[k] * ra + b[k] * rb;
+}
 
 /* The key interval around time t, as SOFA's findKeyTimes: true when the
  * motion acts (prevT <= t < nextT). */
@@ -52,10 +96,10 @@ static bool lm_keys(const linear_movement *c, double t, double *pt, double *nt, 
     for (size_t k = 0; k < n; k++) {
         if (kt[k] <= t) {
             *pt = kt[k];
-            *pm = c->movements.r + 3 * k;
+            *pm = c->movements.r + c->ds * k;
         } else {
             *nt = kt[k];
-            *nm = c->movements.r + 3 * k;
+            *nm = c->movements.r + c->ds * k;
             return *nt != *pt;
         }
     }
@@ -74,6 +118,8 @@ static st_status lm_init(st_component *self, st_error *err)
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;
+    c->cs = c->ms->type->coord_size;
+    c->ds = c->ms->type->deriv_size;
     ST_TRY(projective_check_indices(self, &c->indices, n, err));
     if (c->movements.n < c->key_times.n)
         return st_component_error(self, "movements", err, ST_ESCENE,
@@ -89,14 +135,15 @@ static st_status lm_init(st_component *self, st_error *err)
                           c->ms ? c->ms->type->deriv_size : 0);
     ST_TRY(projective_check_increasing(self, &c->key_times, err));
     st_free(c->x0);
-    c->x0 = st_calloc(3 * (n ? n : 1), sizeof *c->x0);
+    c->x0 = st_calloc(c->cs * (n ? n : 1), sizeof *c->x0);
     if (!c->x0)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu initial positions", n);
     c->nx0 = n;
     c->have_x0 = false;
-    ST_TRY(projective_follow(self, c->topology, (void **)&c->x0, &c->nx0, 3 * sizeof *c->x0,
-                             err));
-    return ST_OK;
+    if (c->ms->type->rigid)
+        return ST_OK;
+    return projective_follow(self, c->topology, (void **)&c->x0, &c->nx0, c->cs * sizeof *c->x0,
+                             err);
 }
 
 static void lm_cleanup(st_component *self)
@@ -122,7 +169,7 @@ static void lm_project_response(st_component *self, const st_mparams *mp, double
     double t = lm_time(c, &active), pt = 0, nt = 0;
     const double *pm = NULL, *nm = NULL;
     if (active && lm_keys(c, t, &pt, &nt, &pm, &nm))
-        projective_zero_points(st_slice(dx, c->ms), &c->indices);
+        projective_zero_dofs(st_slice(dx, c->ms), c->ds, &c->indices);
 }
 
 static void lm_project_velocity(st_component *self, const st_mparams *mp, double *v)
@@ -134,11 +181,12 @@ static void lm_project_velocity(st_component *self, const st_mparams *mp, double
     const double *pm = NULL, *nm = NULL;
     if (!active || !lm_keys(c, t, &pt, &nt, &pm, &nm))
         return;
-    double *vs = st_slice(v, c->ms), w[3];
-    for (int k = 0; k < 3; k++)
+    unsigned d = c->ds;
+    double *vs = st_slice(v, c->ms), w[6];
+    for (unsigned k = 0; k < d; k++)
         w[k] = (nm[k] - pm[k]) * (1.0 / (nt - pt));
     for (size_t i = 0; i < c->indices.n; i++)
-        memcpy(vs + 3 * c->indices.u[i], w, sizeof w);
+        memcpy(vs + d * c->indices.u[i], w, d * sizeof *w);
 }
 
 static void lm_project_position(st_component *self, const st_mparams *mp, double *x)
@@ -151,21 +199,34 @@ static void lm_project_position(st_component *self, const st_mparams *mp, double
     if (!active)
         return;
     double *xs = st_slice_x(x, c->ms);
+    unsigned cs = c->cs, ns = c->ms->type->spatial_size;
     if (!c->have_x0) {
         for (size_t i = 0; i < c->indices.n; i++)
-            memcpy(c->x0 + 3 * c->indices.u[i], xs + 3 * c->indices.u[i], 3 * sizeof *xs);
+            memcpy(c->x0 + cs * c->indices.u[i], xs + cs * c->indices.u[i], cs * sizeof *xs);
         c->have_x0 = true;
     }
     if (!lm_keys(c, t, &pt, &nt, &pm, &nm))
         return;
-    double s = (t - pt) / (nt - pt), m[3];
-    for (int k = 0; k < 3; k++)
+    double s = (t - pt) / (nt - pt), m[6], q[4] = {0, 0, 0, 1};
+    for (unsigned k = 0; k < c->ds; k++)
         m[k] = pm[k] + (nm[k] - pm[k]) * s;
+    if (c->ms->type->rigid) {
+        double qp[4], qn[4];
+        lm_euler_quat(pm + 3, qp);
+        lm_euler_quat(nm + 3, qn);
+        lm_slerp2(qp, qn, s, q);
+    }
     for (size_t i = 0; i < c->indices.n; i++) {
-        double *xi = xs + 3 * c->indices.u[i];
-        const double *x0 = c->x0 + 3 * c->indices.u[i];
-        for (int k = 0; k < 3; k++)
+        double *xi = xs + cs * c->indices.u[i];
+        const double *x0 = c->x0 + cs * c->indices.u[i];
+        for (unsigned k = 0; k < ns; k++)
             xi[k] = c->relative ? x0[k] + m[k] : m[k];
+        if (!c->ms->type->rigid)
+            continue;
+        if (c->relative)
+            st_quat_mul(xi + 3, x0 + 3, q);
+        else
+            memcpy(xi + 3, q, sizeof q);
     }
 }
 
@@ -174,7 +235,7 @@ static void lm_apply_to_matrix(st_component *self, const st_mparams *mp, st_matr
     (void)mp;
     linear_movement *c = (linear_movement *)self;
     if (c->ms)
-        projective_matrix_points(m, c->ms, &c->indices);
+        projective_matrix_dofs(m, c->ms, &c->indices);
 }
 
 static const st_projective_ops lm_ops = {
@@ -188,8 +249,9 @@ static const st_projective_ops lm_ops = {
 static const st_field lm_fields[] = {
     ST_UINTS(linear_movement, indices, "indices", "0", "Indices of the constrained points"),
     ST_REALS(linear_movement, key_times, "keyTimes", "0", "key times for the movements"),
-    ST_VEC3S(linear_movement, movements, "movements", "0 0 0",
-             "movements corresponding to the key times"),
+    ST_DERIVS(linear_movement, movements, "movements", "0 0 0",
+              "movements corresponding to the key times (Rigid3d: translation, then Euler "
+              "angles)"),
     ST_BOOL(linear_movement, relative, "relativeMovements", "true",
             "If true, movements are relative to first position, absolute otherwise"),
     ST_IGNORED(linear_movement, show_movement, "showMovement", ST_T_BOOL, bool, "false",
@@ -198,6 +260,7 @@ static const st_field lm_fields[] = {
     ST_FIELD_END};
 
 static const char *const lm_aliases[] = {"LinearMovementConstraint", NULL};
+static const char *const lm_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
 
 const st_class linear_movement_projective_constraint_class = {
     .struct_size = sizeof(st_class),
@@ -205,6 +268,7 @@ const st_class linear_movement_projective_constraint_class = {
     .category = "ProjectiveConstraint",
     .description = "Impose a motion to given DOFs (translation and rotation)",
     .aliases = lm_aliases,
+    .templates = lm_templates,
     .instance_size = sizeof(linear_movement),
     .fields = lm_fields,
     .init = lm_init,

@@ -15,7 +15,17 @@
  * recorded again when it starts or stops acting. SOFA's state machine is
  * kept: the key interval is searched again at each projection until the
  * constraint is finished; reset starts it over. Defaults as SOFA's: indices
- * [0], keyTimes [0], velocities [0 0 0]. */
+ * [0], keyTimes [0], velocities [0 0 0].
+ *
+ * Templates as SOFA's (but Vec6d): Vec3d, Vec2d, Vec1d and Rigid3d. A
+ * velocity is one derivative of the state (Rigid3d: linear, then angular).
+ * For Rigid3d the imposed position is xp (+) h w, SOFA's RigidCoord +
+ * RigidDeriv (the centre moves by h w_lin, the orientation is
+ * left-multiplied by the exponential of h w_ang / 2); `coordinates` may
+ * name the centre's axes 0-2 only (SOFA indexes the coordinate with the
+ * derivative's index there, writing raw quaternion components for 3-5: that
+ * is refused). SOFA's Rigid3d instance follows topological changes like
+ * the others. */
 #include <math.h>
 #include <string.h>
 
@@ -27,7 +37,7 @@ typedef struct linear_velocity {
     st_component base;
     st_array indices;        /* "indices", uint[] */
     st_array key_times;      /* "keyTimes", real[] */
-    st_array velocities;     /* "velocities", vec3[], one per key time */
+    st_array velocities;     /* "velocities", deriv[], one per key time */
     st_array coordinates;    /* "coordinates", uint[]: axes (empty: all) */
     bool continue_after_end; /* "continueAfterEnd" */
     double end_time;         /* "endTime" */
@@ -35,11 +45,12 @@ typedef struct linear_velocity {
     st_component *topology;  /* "topology" */
     st_component *mstate;    /* "mstate" */
     st_mstate *ms;
-    double *xp;              /* positions imposed last, 3 n, owned */
+    double *xp;              /* coordinates imposed last, cs n, owned */
     size_t nxp;              /* points in xp (the state's, renumbered with it) */
     bool have_x0;
-    double prev_t, next_t, prev_v[3], next_v[3];
+    double prev_t, next_t, prev_v[6], next_v[6];
     bool finished;
+    unsigned cs, ds;         /* scalars per coordinate and per derivative of the state */
 } linear_velocity;
 
 static void lv_restart(linear_velocity *c)
@@ -62,26 +73,36 @@ static st_status lv_init(st_component *self, st_error *err)
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;
+    c->cs = c->ms->type->coord_size;
+    c->ds = c->ms->type->deriv_size;
+    unsigned axes = c->ms->type->spatial_size;
     ST_TRY(projective_check_indices(self, &c->indices, n, err));
-    if (c->velocities.n != c->key_times.n)
+    if (c->velocities.n > c->key_times.n)
+        st_component_warn(self, "%zu velocities for %zu key times: only the first %zu are used (as "
+                                "SOFA, which pairs them in order)",
+                          c->velocities.n, c->key_times.n, c->key_times.n);
+    if (c->velocities.n < c->key_times.n)
         return st_component_error(self, "velocities", err, ST_ESCENE,
                                   "%zu velocities for %zu key times: give one velocity per key "
                                   "time",
                                   c->velocities.n, c->key_times.n);
     ST_TRY(projective_check_increasing(self, &c->key_times, err));
     for (size_t i = 0; i < c->coordinates.n; i++)
-        if (c->coordinates.u[i] >= 3)
+        if (c->coordinates.u[i] >= axes)
             return st_component_error(self, "coordinates", err, ST_ESCENE,
-                                      "coordinate %u is not an axis of a Vec3d state (0, 1 or 2)",
-                                      c->coordinates.u[i]);
+                                      "coordinate %u is not an axis of the %s state (0 to %u)%s",
+                                      c->coordinates.u[i], c->ms->type->name, axes - 1,
+                                      c->ms->type->rigid
+                                          ? ": SOFA would write raw quaternion components"
+                                          : "");
     st_free(c->xp);
-    c->xp = st_calloc(3 * (n ? n : 1), sizeof *c->xp);
+    c->xp = st_calloc(c->cs * (n ? n : 1), sizeof *c->xp);
     if (!c->xp)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu positions", n);
     c->nxp = n;
     c->have_x0 = false;
-    ST_TRY(projective_follow(self, c->topology, (void **)&c->xp, &c->nxp, 3 * sizeof *c->xp,
-                             err));
+    ST_TRY(projective_follow(self, c->topology, (void **)&c->xp, &c->nxp,
+                             c->cs * sizeof *c->xp, err));
     lv_restart(c);
     return ST_OK;
 }
@@ -112,13 +133,13 @@ static bool lv_find_keys(linear_velocity *c, double t)
         return false;
     c->prev_t = c->next_t = kt[0];
     for (size_t k = 0; k < n; k++) {
-        const double *vk = c->velocities.r + 3 * k;
+        const double *vk = c->velocities.r + c->ds * k;
         if (kt[k] <= t) {
             c->prev_t = kt[k];
-            memcpy(c->prev_v, vk, sizeof c->prev_v);
+            memcpy(c->prev_v, vk, c->ds * sizeof *vk);
         } else {
             c->next_t = kt[k];
-            memcpy(c->next_v, vk, sizeof c->next_v);
+            memcpy(c->next_v, vk, c->ds * sizeof *vk);
             return false;
         }
     }
@@ -127,7 +148,7 @@ static bool lv_find_keys(linear_velocity *c, double t)
 
 /* Updates the state at the node's time; true when the constraint acts.
  * Writes the imposed velocity w. */
-static bool lv_update(linear_velocity *c, double w[3])
+static bool lv_update(linear_velocity *c, double w[6])
 {
     double t = st_node_time(c->base.node);
     if (!c->ms || !(c->end_time < 0 || c->end_time > t))
@@ -137,7 +158,7 @@ static bool lv_update(linear_velocity *c, double w[3])
     if (!((!c->finished || c->continue_after_end) && c->next_t != c->prev_t))
         return false;
     double s = (t - c->prev_t) / (c->next_t - c->prev_t);
-    for (int k = 0; k < 3; k++)
+    for (unsigned k = 0; k < c->ds; k++)
         w[k] = c->finished ? c->prev_v[k] : (c->next_v[k] - c->prev_v[k]) * s + c->prev_v[k];
     return true;
 }
@@ -146,23 +167,23 @@ static void lv_project_response(st_component *self, const st_mparams *mp, double
 {
     (void)mp;
     linear_velocity *c = (linear_velocity *)self;
-    double w[3];
+    double w[6];
     if (lv_update(c, w))
-        projective_zero_points(st_slice(dx, c->ms), &c->indices);
+        projective_zero_dofs(st_slice(dx, c->ms), c->ds, &c->indices);
 }
 
 static void lv_project_velocity(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     linear_velocity *c = (linear_velocity *)self;
-    double w[3];
+    double w[6];
     if (!lv_update(c, w))
         return;
     double *vs = st_slice(v, c->ms);
     for (size_t i = 0; i < c->indices.n; i++) {
-        double *vi = vs + 3 * c->indices.u[i];
+        double *vi = vs + c->ds * c->indices.u[i];
         if (c->coordinates.n == 0)
-            memcpy(vi, w, sizeof w);
+            memcpy(vi, w, c->ds * sizeof *w);
         for (size_t a = 0; a < c->coordinates.n; a++)
             vi[c->coordinates.u[a]] = w[c->coordinates.u[a]];
     }
@@ -176,24 +197,24 @@ static void lv_project_position(st_component *self, const st_mparams *mp, double
     if (!c->ms || !(c->end_time < 0 || c->end_time > t))
         return;
     double *xs = st_slice_x(x, c->ms);
+    unsigned cs = c->cs;
     if (!c->have_x0) {
         for (size_t i = 0; i < c->indices.n; i++)
-            memcpy(c->xp + 3 * c->indices.u[i], xs + 3 * c->indices.u[i], 3 * sizeof *xs);
+            memcpy(c->xp + cs * c->indices.u[i], xs + cs * c->indices.u[i], cs * sizeof *xs);
         c->have_x0 = true;
     }
-    double w[3], h = st_node_dt(self->node);
+    double w[6], h = st_node_dt(self->node);
     if (!lv_update(c, w))
         return;
     for (size_t i = 0; i < c->indices.n; i++) {
-        double *xi = xs + 3 * c->indices.u[i], *pi = c->xp + 3 * c->indices.u[i];
+        double *xi = xs + cs * c->indices.u[i], *pi = c->xp + cs * c->indices.u[i];
         if (c->coordinates.n == 0)
-            for (int k = 0; k < 3; k++)
-                xi[k] = pi[k] + w[k] * h;
+            c->ms->type->add_deriv(xi, pi, w, h, 1);
         for (size_t a = 0; a < c->coordinates.n; a++) {
             unsigned k = c->coordinates.u[a];
             xi[k] = pi[k] + w[k] * h;
         }
-        memcpy(pi, xi, 3 * sizeof *xi);
+        memcpy(pi, xi, cs * sizeof *xi);
     }
 }
 
@@ -203,7 +224,7 @@ static void lv_apply_to_matrix(st_component *self, const st_mparams *mp, st_matr
     linear_velocity *c = (linear_velocity *)self;
     /* SOFA's applyConstraint reads the state left by the last projection. */
     if (c->ms && (!c->finished || c->continue_after_end) && c->next_t != c->prev_t)
-        projective_matrix_points(m, c->ms, &c->indices);
+        projective_matrix_dofs(m, c->ms, &c->indices);
 }
 
 static const st_projective_ops lv_ops = {
@@ -217,8 +238,8 @@ static const st_projective_ops lv_ops = {
 static const st_field lv_fields[] = {
     ST_UINTS(linear_velocity, indices, "indices", "0", "Indices of the constrained points"),
     ST_REALS(linear_velocity, key_times, "keyTimes", "0", "key times for the movements"),
-    ST_VEC3S(linear_velocity, velocities, "velocities", "0 0 0",
-             "velocities corresponding to the key times"),
+    ST_DERIVS(linear_velocity, velocities, "velocities", "0 0 0",
+              "velocities corresponding to the key times"),
     ST_UINTS(linear_velocity, coordinates, "coordinates", NULL,
              "coordinates on which to apply velocities"),
     ST_BOOL(linear_velocity, continue_after_end, "continueAfterEnd", "false",
@@ -228,6 +249,7 @@ static const st_field lv_fields[] = {
     ST_FIELD_END};
 
 static const char *const lv_aliases[] = {"LinearVelocityConstraint", NULL};
+static const char *const lv_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
 
 const st_class linear_velocity_projective_constraint_class = {
     .struct_size = sizeof(st_class),
@@ -235,6 +257,7 @@ const st_class linear_velocity_projective_constraint_class = {
     .category = "ProjectiveConstraint",
     .description = "Impose a velocity to given DOFs (translation and rotation)",
     .aliases = lv_aliases,
+    .templates = lv_templates,
     .instance_size = sizeof(linear_velocity),
     .fields = lv_fields,
     .init = lv_init,

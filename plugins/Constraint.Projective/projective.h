@@ -99,6 +99,8 @@ st_status projective_follow(st_component *self, st_component *topology, void **p
                             size_t item_size, st_error *err);
 /* Zeroes the listed points of a state's slice (3 doubles per point). */
 void projective_zero_points(double *s, const st_array *indices);
+/* Zeroes the listed points of a slice of d doubles per point. */
+void projective_zero_dofs(double *s, unsigned d, const st_array *indices);
 /* Clears the listed points' rows and columns with a unit diagonal. */
 void projective_matrix_points(st_matrix *m, const st_mstate *ms, const st_array *indices);
 /* Every derivative component of the listed points (Vec and Rigid alike). */

@@ -4,6 +4,13 @@
  * copies positions into the model's `position`, after each step (a visual
  * mapping, as in SOFA: it takes no part in the mechanics).
  *
+ * Types, as SOFA's instances: the same type in and out, or a Rigid3d input
+ * and a Vec3d output (SOFA's IdentityMapping<Rigid3, Vec3>, through its
+ * MappingHelper eq/peq): the output point is the frame's centre, its
+ * velocity the frame's linear velocity, and a force on it goes to the
+ * frame's force with no torque (J is the identity on the first three
+ * derivative components, zero on the angular ones).
+ *
  * Topological changes: as SOFA's handleTopologyChange, after a change of any
  * topology above it, an output whose size differs from the input's is
  * initialised again (resized to the input's size, positions and velocities
@@ -23,6 +30,26 @@ typedef struct identity_mapping {
 static const st_field identity_fields[] = {MAP_HEAD_FIELDS(identity_mapping), ST_FIELD_END};
 
 static size_t min_n(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Copies the first w scalars of n items from src (stride ws) to dst (stride
+ * wd). */
+static void copy_strided(double *dst, unsigned wd, const double *src, unsigned ws, unsigned w,
+                         size_t n)
+{
+    if (wd == w && ws == w) {
+        memcpy(dst, src, w * n * sizeof *dst);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < w; k++)
+            dst[wd * i + k] = src[ws * i + k];
+}
+
+/* True when SOFA instantiates IdentityMapping from type a to type b. */
+static bool identity_pair(const st_state_type *a, const st_state_type *b)
+{
+    return a == b || (a->rigid && !b->rigid && a->spatial_size == b->spatial_size);
+}
 
 static st_status identity_init(st_component *self, st_error *err);
 
@@ -50,26 +77,28 @@ static st_status identity_init(st_component *self, st_error *err)
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
     ST_TRY(map_head_bind(h, NULL, NULL, err));
-    if (h->out->type != h->in->type)
+    if (!identity_pair(h->in->type, h->out->type))
         return st_component_error(self, "output", err, ST_ESCENE,
-                                  "an IdentityMapping maps a state to one of the same type: "
-                                  "input '%s' is %s, output '%s' is %s",
+                                  "an IdentityMapping maps a state to one of the same type, or a "
+                                  "Rigid3d state to a Vec3d one: input '%s' is %s, output '%s' "
+                                  "is %s",
                                   h->in->base.name, h->in->type->name, h->out->base.name,
                                   h->out->type->name);
     /* The output takes the input's size, positions and velocities. */
     size_t n = h->in->n;
-    const unsigned cw = h->in->type->coord_size, dw = h->in->type->deriv_size;
+    const unsigned ci = h->in->type->coord_size, di = h->in->type->deriv_size;
+    const unsigned co = h->out->type->coord_size, dout = h->out->type->deriv_size;
     if (h->out->position.n != n)
         ST_TRY(map_resize_output(h->out, n, err));
-    memcpy(h->out->position.r, h->in->position.r, cw * n * sizeof(double));
+    copy_strided(h->out->position.r, co, h->in->position.r, ci, co, n);
     size_t nv = min_n(h->in->velocity.n, n);
     if (nv)
-        memcpy(h->out->velocity.r, h->in->velocity.r, dw * nv * sizeof(double));
+        copy_strided(h->out->velocity.r, dout, h->in->velocity.r, di, dout, nv);
     if (h->apply_rest_position || h->out->rest_position.n != n) {
-        ST_TRY(st_array_resize_width(&h->out->rest_position, cw, n, err));
+        ST_TRY(st_array_resize_width(&h->out->rest_position, co, n, err));
         size_t nr = min_n(h->in->rest_position.n, n);
         if (nr)
-            memcpy(h->out->rest_position.r, h->in->rest_position.r, cw * nr * sizeof(double));
+            copy_strided(h->out->rest_position.r, co, h->in->rest_position.r, ci, co, nr);
     }
     ST_TRY(map_head_visual_commit(h, err));
     self->state = ST_CSTATE_VALID;
@@ -85,8 +114,9 @@ static void identity_apply(st_component *self, const st_mparams *mp, double *x)
     double *xout = m->h.out ? map_head_xout(&m->h, x) : NULL;
     if (!xout)
         return;
-    const unsigned cw = m->h.in->type->coord_size;
-    memcpy(xout, st_slice_x(x, m->h.in), cw * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
+    /* same type: a plain copy; Rigid3d in, Vec3d out: the frames' centres */
+    const unsigned ci = m->h.in->type->coord_size, co = m->h.out->type->coord_size;
+    copy_strided(xout, co, st_slice_x(x, m->h.in), ci, co, min_n(m->h.in->n, m->h.out->n));
     map_head_touch_visual(&m->h);
 }
 
@@ -96,8 +126,9 @@ static void identity_apply_j(st_component *self, const st_mparams *mp, double *v
     identity_mapping *m = (identity_mapping *)self;
     if (self->state != ST_CSTATE_VALID || !m->h.out || m->h.visual)
         return;
-    memcpy(st_slice(v, m->h.out), st_slice(v, m->h.in),
-           m->h.in->type->deriv_size * min_n(m->h.in->n, m->h.out->n) * sizeof(double));
+    unsigned dout = m->h.out->type->deriv_size;
+    copy_strided(st_slice(v, m->h.out), dout, st_slice(v, m->h.in), m->h.in->type->deriv_size,
+                 dout, min_n(m->h.in->n, m->h.out->n));
 }
 
 static void identity_apply_jt(st_component *self, const st_mparams *mp, double *f)
@@ -108,9 +139,11 @@ static void identity_apply_jt(st_component *self, const st_mparams *mp, double *
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
-    size_t n3 = m->h.in->type->deriv_size * min_n(m->h.in->n, m->h.out->n);
-    for (size_t i = 0; i < n3; i++)
-        fin[i] += fout[i];
+    unsigned di = m->h.in->type->deriv_size, dout = m->h.out->type->deriv_size;
+    size_t n = min_n(m->h.in->n, m->h.out->n);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < dout; k++)
+            fin[di * i + k] += fout[dout * i + k];
 }
 
 static void identity_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)

@@ -10,6 +10,13 @@
  * index k names point n - 1 - k. Potential energy: -sum f_i . x_i. The
  * derivatives are zero: no add_dforce, no matrix.
  *
+ * Templates as SOFA's: Vec1d, Vec2d, Vec3d and Rigid3d. A force is one
+ * derivative of the state: for Rigid3d six values, the force on the frame's
+ * centre then the torque (SOFA's RigidDeriv), so `forces`, `force` and
+ * `totalForce` take six values per entry and the torque is added to the
+ * angular part of the frame's force. A Rigid3d state has no potential
+ * energy from this field (SOFA returns 0 for its rigid instances).
+ *
  * Deviation from SOFA, on purpose: an index >= the state's size is an error
  * here; SOFA's check lets index == size through and its update callbacks
  * mask the invalid state, then writes out of bounds. */
@@ -21,49 +28,68 @@ typedef struct constant_ff {
     st_component base;
     st_array indices;          /* "indices" (alias "points"), uint[]; empty: all points */
     bool index_from_end;       /* "indexFromEnd" */
-    st_array forces;           /* "forces", one vec3 per index (or one for all) */
-    st_vec3 force;             /* "force" (legacy) */
-    st_vec3 total_force;       /* "totalForce" */
+    st_array forces;           /* "forces", one derivative per index (or one for all) */
+    st_array force;            /* "force" (legacy), one derivative */
+    st_array total_force;      /* "totalForce", one derivative */
     double show_arrow_size;    /* "showArrowSize" (drawing) */
     st_vec4 show_color;        /* "showColor" (drawing) */
     double rayleigh_stiffness; /* "rayleighStiffness" */
     st_component *topology;    /* "topology" link */
     st_component *mstate;      /* "mstate" link */
     st_mstate *ms;             /* resolved at init */
+    unsigned d;                /* scalars per derivative of the state */
     bool from_total;           /* totalForce was the input (forces derived from it) */
 } constant_ff;
 
-/* Every index gets force f; totalForce = n f. */
-static st_status cff_spread(constant_ff *c, const double f[ML_N], st_error *err)
+enum { CFF_DMAX = 6 };
+
+/* Every index gets force f (d scalars); totalForce = n f. */
+static st_status cff_spread(constant_ff *c, const double *f, st_error *err)
 {
     size_t n = c->indices.n;
-    ST_TRY(st_array_resize(&c->forces, ST_T_VEC3S, n, err));
+    unsigned d = c->d;
+    double g[CFF_DMAX];
+    memcpy(g, f, d * sizeof *g); /* f may live in forces, resized below */
+    ST_TRY(st_array_resize_width(&c->forces, d, n, err));
     for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < ML_N; k++)
-            c->forces.r[ML_N * i + k] = f[k];
-    for (int k = 0; k < ML_N; k++)
-        c->total_force[k] = f[k] * (double)n;
+        for (unsigned k = 0; k < d; k++)
+            c->forces.r[d * i + k] = g[k];
+    for (unsigned k = 0; k < d; k++)
+        c->total_force.r[k] = g[k] * (double)n;
     return ST_OK;
+}
+
+/* totalForce = the sum of the forces. */
+static void cff_sum(constant_ff *c)
+{
+    unsigned d = c->d;
+    for (unsigned k = 0; k < d; k++) {
+        c->total_force.r[k] = 0.0;
+        for (size_t i = 0; i < c->forces.n; i++)
+            c->total_force.r[k] += c->forces.r[d * i + k];
+    }
+}
+
+/* A single-derivative field ("force", "totalForce") holds exactly one. */
+static st_status cff_check_one(constant_ff *c, const char *key, const st_array *a, st_error *err)
+{
+    if (a->n == 1)
+        return ST_OK;
+    return st_component_error(&c->base, key, err, ST_ESCENE,
+                              "expects one %s derivative (%u values), got %zu",
+                              c->ms->type->name, c->d, a->n);
 }
 
 static st_status cff_from_forces(constant_ff *c, st_error *err)
 {
-    if (c->forces.n == 1) {
-        double f[ML_N];
-        for (int k = 0; k < ML_N; k++)
-            f[k] = c->forces.r[k];
-        return cff_spread(c, f, err);
-    }
+    if (c->forces.n == 1)
+        return cff_spread(c, c->forces.r, err);
     if (c->forces.n != c->indices.n)
         return st_component_error(&c->base, "forces", err, ST_ESCENE,
                                   "Impossible to use the vector forces since its size (%zu) "
                                   "mismatches with indices size (%zu)",
                                   c->forces.n, c->indices.n);
-    for (int k = 0; k < ML_N; k++) {
-        c->total_force[k] = 0.0;
-        for (size_t i = 0; i < c->forces.n; i++)
-            c->total_force[k] += c->forces.r[ML_N * i + k];
-    }
+    cff_sum(c);
     return ST_OK;
 }
 
@@ -71,6 +97,9 @@ static st_status cff_setup(constant_ff *c, st_error *err)
 {
     st_component *self = &c->base;
     ST_TRY(ml_find_state(self, &c->ms, err));
+    c->d = c->ms->type->deriv_size;
+    ST_TRY(cff_check_one(c, "force", &c->force, err));
+    ST_TRY(cff_check_one(c, "totalForce", &c->total_force, err));
     if (!c->topology)
         c->topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     size_t n = c->ms->n;
@@ -99,14 +128,14 @@ static st_status cff_setup(constant_ff *c, st_error *err)
             return st_component_error(self, "totalForce", err, ST_ESCENE,
                                       "Impossible to compute force from totalForce since vector "
                                       "indices size is zero");
-        double f[ML_N];
-        for (int k = 0; k < ML_N; k++)
-            f[k] = c->total_force[k] / (double)c->indices.n;
+        double f[CFF_DMAX];
+        for (unsigned k = 0; k < c->d; k++)
+            f[k] = c->total_force.r[k] / (double)c->indices.n;
         c->from_total = true;
         return cff_spread(c, f, err);
     }
     if (has_force)
-        return cff_spread(c, c->force, err);
+        return cff_spread(c, c->force.r, err);
     return st_component_error(self, NULL, err, ST_ESCENE,
                               "No input force has been set. Please define one of both Data: "
                               "forces or totalForce");
@@ -122,7 +151,7 @@ static st_status cff_topology_changed(st_component *self, st_component *topology
 {
     (void)topology, (void)err;
     constant_ff *c = (constant_ff *)self;
-    unsigned *v = c->indices.u;
+    unsigned *v = c->indices.u, d = c->d;
     double *f = c->forces.r;
     bool paired = c->forces.n == c->indices.n;
     for (size_t e = 0; e < nev; e++) {
@@ -136,7 +165,7 @@ static st_status cff_topology_changed(st_component *self, st_component *topology
                 if (v[j] == id)
                     continue;
                 if (paired && w != j)
-                    memmove(f + ML_N * w, f + ML_N * j, ML_N * sizeof *f);
+                    memmove(f + d * w, f + d * j, d * sizeof *f);
                 v[w++] = v[j];
             }
             c->indices.n = w;
@@ -152,14 +181,10 @@ static st_status cff_topology_changed(st_component *self, st_component *topology
     }
     if (c->from_total && c->indices.n) {
         for (size_t i = 0; i < c->indices.n; i++)
-            for (int k = 0; k < ML_N; k++)
-                c->forces.r[ML_N * i + k] = c->total_force[k] / (double)c->indices.n;
+            for (unsigned k = 0; k < d; k++)
+                c->forces.r[d * i + k] = c->total_force.r[k] / (double)c->indices.n;
     } else {
-        for (int k = 0; k < ML_N; k++) {
-            c->total_force[k] = 0.0;
-            for (size_t i = 0; i < c->forces.n; i++)
-                c->total_force[k] += c->forces.r[ML_N * i + k];
-        }
+        cff_sum(c);
     }
     st_component_touch(self, st_component_field(self, "indices"));
     st_component_touch(self, st_component_field(self, "forces"));
@@ -189,18 +214,29 @@ static void cff_add_force(st_component *self, const st_mparams *mp, double *f, c
     (void)mp, (void)x, (void)v;
     constant_ff *c = (constant_ff *)self;
     double *fs = st_slice(f, c->ms);
-    for (size_t i = 0; i < c->indices.n; i++)
-        ml_axpy(fs + ML_N * cff_point(c, i, c->ms->n), 1.0, c->forces.r + ML_N * i);
+    unsigned d = c->d;
+    for (size_t i = 0; i < c->indices.n; i++) {
+        double *fi = fs + d * cff_point(c, i, c->ms->n);
+        const double *ci = c->forces.r + d * i;
+        for (unsigned k = 0; k < d; k++)
+            fi[k] += ci[k];
+    }
 }
 
 static double cff_energy(st_component *self, const st_mparams *mp, const double *x)
 {
     (void)mp;
     constant_ff *c = (constant_ff *)self;
+    if (c->ms->type->rigid)
+        return 0.0;
     const double *xs = st_slice_x(x, c->ms);
+    unsigned d = c->d;
     double e = 0.0;
-    for (size_t i = 0; i < c->indices.n; i++)
-        e -= ml_dot(c->forces.r + ML_N * i, xs + ML_N * cff_point(c, i, c->ms->n));
+    for (size_t i = 0; i < c->indices.n; i++) {
+        const double *xi = xs + d * cff_point(c, i, c->ms->n), *fi = c->forces.r + d * i;
+        for (unsigned k = 0; k < d; k++)
+            e -= fi[k] * xi[k];
+    }
     return e;
 }
 
@@ -223,14 +259,15 @@ static const st_field cff_fields[] = {
     ST_BOOL(constant_ff, index_from_end, "indexFromEnd", "false",
             "Concerned DOFs indices are numbered from the end of the MState DOFs vector. "
             "(default=false)"),
-    ST_VEC3S(constant_ff, forces, "forces", NULL,
-             "vector containing the force amplitude applied at each node (one force: the same "
-             "at every index)"),
-    ST_VEC3(constant_ff, force, "force", "0 0 0",
-            "applied force to all points if forces and totalForce are not specified (data of "
-            "earlier SOFA versions, kept so their scenes load)"),
-    ST_VEC3(constant_ff, total_force, "totalForce", "0 0 0",
-            "total force for all points, will be distributed uniformly over points"),
+    ST_DERIVS(constant_ff, forces, "forces", NULL,
+              "vector containing the force amplitude applied at each node (one force: the same "
+              "at every index; Rigid3d: force then torque, 6 values each)"),
+    ST_DERIVS(constant_ff, force, "force", "0 0 0",
+              "applied force to all points if forces and totalForce are not specified (data of "
+              "earlier SOFA versions, kept so their scenes load); one derivative"),
+    ST_DERIVS(constant_ff, total_force, "totalForce", "0 0 0",
+              "total force for all points, will be distributed uniformly over points; one "
+              "derivative"),
     IGN_REAL(constant_ff, show_arrow_size, "showArrowSize", "0",
              "Size of the drawn arrows (0->no arrows, sign->direction of drawing. (default=0)"),
     IGN_RGBA(constant_ff, show_color, "showColor", "0.2 0.9 0.3 1",
@@ -239,12 +276,15 @@ static const st_field cff_fields[] = {
     ML_F_FORCEFIELD(constant_ff),
     ST_FIELD_END};
 
+static const char *const cff_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+
 const st_class constant_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "ConstantForceField",
     .category = "ForceField",
     .description = "Constant forces applied to given degrees of freedom",
     .instance_size = sizeof(constant_ff),
+    .templates = cff_templates,
     .fields = cff_fields,
     .init = cff_init,
     .forcefield = &cff_ops,

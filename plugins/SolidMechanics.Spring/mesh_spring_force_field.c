@@ -11,7 +11,10 @@
  * `stiffness` and `damping`: in SOFA they are aliases of the five per-type
  * stiffness (damping) data. Here they are fields of their own whose value is
  * applied at init to every per-type field the scene did not set, so
- * `stiffness: 300` means 300 for every element type, as in SOFA. */
+ * `stiffness: 300` means 300 for every element type, as in SOFA.
+ *
+ * Templates as SOFA's: Vec3d, Vec2d and Vec1d (the spring set's arithmetic
+ * runs on the state's components; rest lengths are measured in them). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -80,9 +83,12 @@ static st_status add_spring(mesh_spring_ff *s, unsigned m1, unsigned m2, double 
     if (!pairs_insert(s, m1, m2))
         return ST_OK;
     const double *x0 = s->set.ms1->rest_position.r;
-    const double *p = x0 + 3 * m1, *q = x0 + 3 * m2;
-    double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
-    double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    const unsigned D = s->set.ms1->type->coord_size;
+    const double *p = x0 + D * (size_t)m1, *q = x0 + D * (size_t)m2;
+    double l2 = 0.0;
+    for (unsigned k = 0; k < D; k++)
+        l2 += (q[k] - p[k]) * (q[k] - p[k]);
+    double l = sqrt(l2);
     spring sp = {m1, m2, stiff, damp, l, s->no_compression, true};
     if (l > DBL_EPSILON) {
         sp.ks = stiff / l;
@@ -336,12 +342,15 @@ static const st_field msff_fields[] = {
               "restLength' (5 numbers per spring; ks and kd divided by the rest length)"),
     ST_FIELD_END};
 
+static const char *const msff_templates[] = {"Vec3d", "Vec2d", "Vec1d", NULL};
+
 const st_class mesh_spring_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "MeshSpringForceField",
     .category = "ForceField",
     .description = "Springs on the vertex pairs of a mesh's elements, stiffness per unit length",
     .instance_size = sizeof(mesh_spring_ff),
+    .templates = msff_templates,
     .fields = msff_fields,
     .init = msff_init,
     .cleanup = msff_cleanup,

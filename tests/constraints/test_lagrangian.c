@@ -182,8 +182,6 @@ Test(lagrangian, free_motion_without_constraints_is_default_loop)
 Test(lagrangian, unimplemented_settings_are_refused)
 {
     const char *bad[][2] = {
-        {"FreeMotionAnimationLoop: {solveVelocityConstraintFirst: true}",
-         "solveVelocityConstraintFirst"},
         {"GenericConstraintSolver: {resolutionMethod: Jacobi}", "resolutionMethod"},
         {"BlockGaussSeidelConstraintSolver: {useSVDForRegularization: true}",
          "useSVDForRegularization"},

@@ -171,9 +171,10 @@ Test(mechanical_load, constant_force_total_force_split_and_indices)
     forces_of(s, ff, f, 4);
     for (int i = 0; i < 4; i++)
         cr_assert(f[3 * i] == 1 && f[3 * i + 1] == 0 && f[3 * i + 2] == -1, "point %d", i);
-    const st_vec3 *tf = st_component_field_ptr(ff, st_component_field(ff, "totalForce"));
-    cr_assert((*tf)[0] == 4 && (*tf)[2] == -4, "totalForce %g %g %g", (*tf)[0], (*tf)[1],
-              (*tf)[2]);
+    const st_array *tfa = st_component_field_ptr(ff, st_component_field(ff, "totalForce"));
+    const double *tf = tfa->r;
+    cr_assert(tfa->n == 1 && tf[0] == 4 && tf[2] == -4, "totalForce %g %g %g", tf[0], tf[1],
+              tf[2]);
     st_scene_destroy(&s);
     test_rt_close(&t);
 

@@ -365,13 +365,27 @@ Test(hostile, two_masses_in_a_node_are_refused)
     expect_refused(y, "test.yaml:16:", "this node already has the mass UniformMass 'UniformMass1'");
 }
 
-Test(hostile, two_ode_solvers_in_a_node_are_refused)
+/* Two ODE solvers in one node: SOFA's SolveVisitor runs both, in order,
+ * each over the whole subtree (sequentialSolve). Symplectic Euler from rest
+ * under gravity g: one solve gives v = h g, x = h^2 g; a second from there
+ * gives v = 2 h g, x = h^2 g + h (2 h g) = 3 h^2 g. */
+Test(hostile, two_ode_solvers_in_a_node_both_run_with_a_warning)
 {
-    const char *y = PARTICLE "        - EulerExplicitSolver: {}\n"
-                             "        - EulerExplicitSolver: {}\n"
-                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
+    const char *y = PARTICLE "        - EulerExplicitSolver: {name: first}\n"
+                             "        - EulerExplicitSolver: {name: second}\n"
+                             "        - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
                              "        - UniformMass: {totalMass: 1}\n";
-    expect_refused(y, "test.yaml:14:", "already has the ODE solver");
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    assert_contains(T.log, "EulerExplicitSolver 'second': this node already has the ODE solver "
+                           "EulerExplicitSolver 'first' (line 13): both are used");
+    cr_assert_eq(st_scene_step(s, 0.01, &E), ST_OK, "%s", E.msg);
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, "dofs");
+    const double h = 0.01, g = -9.81;
+    cr_assert_float_eq(ms->velocity.r[1], 2 * h * g, 1e-15, "v %g", ms->velocity.r[1]);
+    cr_assert_float_eq(ms->position.r[1], 3 * h * h * g, 1e-15, "x %g", ms->position.r[1]);
+    cr_assert_eq(ms->position.r[0], 0.0);
+    st_scene_destroy(&s);
 }
 
 Test(hostile, second_unlinked_linear_solver_is_a_warning)

@@ -272,7 +272,8 @@ Test(topo_mass, constant_force_indices_and_forces)
     const double want[6] = {0, 2, 0, 0, 0, 3};
     for (int k = 0; k < 6; k++)
         near(f->r[k], want[k], 0, "forces follow their indices");
-    const double *tf = st_component_field_ptr(cf, st_component_field(cf, "totalForce"));
+    const double *tf =
+        ((const st_array *)st_component_field_ptr(cf, st_component_field(cf, "totalForce")))->r;
     near(tf[0], 0, 0, "totalForce x"), near(tf[1], 2, 0, "totalForce y");
     near(tf[2], 3, 0, "totalForce z");
     st_scene_destroy(&s);

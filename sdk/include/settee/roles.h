@@ -311,12 +311,22 @@ typedef struct st_cterm {
     double d[6];    /* ms->type->deriv_size values */
 } st_cterm;
 
+/* SOFA's ConstraintOrder, what a solve is about (ABI 2.5). POS_AND_VEL:
+ * violations at the free positions, corrections move positions and
+ * velocities (pf, vf). VEL (FreeMotionAnimationLoop's
+ * solveVelocityConstraintFirst): the states hold their positions at the
+ * start of the step and their free velocities; violations are velocity
+ * violations, W takes the velocity factor and corrections change the
+ * velocities only (SOFA's applyVelocityCorrection). */
+typedef enum st_corder { ST_CORDER_POS_AND_VEL = 0, ST_CORDER_VEL = 1 } st_corder;
+
 typedef struct st_cjacobian {
     size_t nrows;     /* rows written */
     size_t nterms;    /* terms written */
     size_t *row_end;  /* terms of row r: [r ? row_end[r - 1] : 0, row_end[r]) */
     st_cterm *terms;
     size_t caprows, capterms; /* owned by the solver */
+    st_corder order;  /* ABI 2.5: the order of this solve, set by the solver */
 } st_cjacobian;
 
 /* Starts a new row; returns its index. The caller sized J. */
@@ -367,6 +377,9 @@ struct st_constraint_ops {
                        const double *d, double *lambda);
     /* After the iterations: keeps the multipliers of its rows. */
     void (*store)(st_component *self, size_t first, const double *lambda, bool converged);
+    /* ABI 2.5: build honours J->order == ST_CORDER_VEL (velocity
+     * violations); a solver refuses that order when this is false. */
+    bool velocity_order;
 };
 
 /* Constraint corrections (SOFA's BaseConstraintCorrection), one state each. */
@@ -381,6 +394,9 @@ struct st_ccorrection_ops {
      * ODE solver's position and velocity integration factors). */
     st_status (*apply_correction)(st_component *self, const st_cjacobian *J,
                                   const double *lambda, st_error *err);
+    /* ABI 2.5: add_compliance and apply_correction honour J->order ==
+     * ST_CORDER_VEL (velocity factor in W, v = v_free + vf dx, x kept). */
+    bool velocity_order;
 };
 
 /* Constraint solvers (SOFA's ConstraintSolver). */
@@ -389,6 +405,10 @@ struct st_csolver_ops {
     /* After the free motion of every system: build the constraint problem
      * of the scene under root, solve it, apply the corrections. */
     st_status (*solve_constraint)(st_component *self, st_node *root, double dt, st_error *err);
+    /* ABI 2.5: the same in a given order (solve_constraint is
+     * ST_CORDER_POS_AND_VEL). NULL: only that order is supported. */
+    st_status (*solve_constraint_order)(st_component *self, st_node *root, double dt,
+                                        st_corder order, st_error *err);
 };
 
 #ifdef __cplusplus
