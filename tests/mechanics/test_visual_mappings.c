@@ -302,27 +302,29 @@ Test(visual_mappings, an_output_that_is_no_state_nor_visual_model_is_an_error)
     cr_assert_not_null(strstr(err.msg, "visual model"), "%s", err.msg);
 }
 
-Test(visual_mappings, a_rigid_visual_model_is_refused_by_identity_mapping)
+Test(visual_mappings, identity_mapping_puts_a_rigid_frame_s_centre_in_a_visual_model)
 {
-    /* IdentityMapping maps to the input's type: a visual model is Vec3d. */
-    static const char *bad =
+    /* SOFA's IdentityMapping<Rigid3, Vec3>: a Vec3d visual model takes the
+     * frames' centres. */
+    static const char *scn =
         "<Node name=\"root\" dt=\"0.01\">\n" PLUGINS
-        "  <MechanicalObject name=\"dofs\" template=\"Rigid3d\" position=\"0 0 0 0 0 0 1\"/>\n"
+        "  <MechanicalObject name=\"dofs\" template=\"Rigid3d\" position=\"1 2 3 0 0 0 1\"/>\n"
         "  <Node name=\"Child\">\n"
         "    <OglModel name=\"mesh\" position=\"0 0 0\"/>\n"
         "    <IdentityMapping input=\"@../dofs\" output=\"@mesh\"/>\n"
         "  </Node>\n"
         "</Node>\n";
-    const char *path = test_write_temp("bad2.scn", bad);
+    const char *path = test_write_temp("rigid_identity.scn", scn);
     st_scene *s = NULL;
     st_error err = {0};
-    st_status st = st_scene_load(T.rt, path, &s, &err);
-    if (st == ST_OK) {
-        st = st_scene_init(s, &err);
-        st_scene_destroy(&s);
-    }
-    cr_assert_neq(st, ST_OK);
-    cr_assert_not_null(strstr(err.msg, "Rigid3d"), "%s", err.msg);
+    cr_assert_eq(st_scene_load(T.rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_component *mesh = test_find_object(s, "mesh");
+    const st_array *p = st_component_field_ptr(mesh, st_component_field(mesh, "position"));
+    cr_assert_eq(p->n, 1);
+    cr_assert(p->r[0] == 1 && p->r[1] == 2 && p->r[2] == 3, "(%g %g %g)", p->r[0], p->r[1],
+              p->r[2]);
+    st_scene_destroy(&s);
 }
 
 Test(visual_mappings, visual_models_are_known_before_init_and_written_by_output)
