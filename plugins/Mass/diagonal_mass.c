@@ -593,7 +593,7 @@ static const st_field dm_fields[] = {
                 "Xsp3.0 file to specify the mass parameters (not supported: an error when set)",
                 0, "fileMass", 0.0, 0.0),
     ST_LINK(diagonal_mass, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+            "link to the topology container (default: the node's last topology, else its parent's)"),
     ST_LINK(diagonal_mass, geometry_state, "geometryState", ST_LINK_STATE,
             "link to the MechanicalObject associated with the geometry (default: the "
             "topology's node's)"),

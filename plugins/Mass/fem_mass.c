@@ -290,7 +290,7 @@ static const st_field fm_fields[] = {
     ST_LINK(fem_mass, density, "nodalMassDensity", ST_LINK_ANY,
             "Link to nodal mass density (default: the first NodalMassDensity found upward)"),
     ST_LINK(fem_mass, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+            "link to the topology container (default: the node's last topology, else its parent's)"),
     MASS_F_COMMON(fem_mass),
     ST_FIELD_END};
 

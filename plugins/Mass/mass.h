@@ -26,7 +26,8 @@ double mass_hexa_volume(const double *const p[8]);
 double mass_edge_length(const double *p0, const double *p1);
 
 /* Finds a topology-based mass's state (its node's MechanicalObject), its
- * topology (the "topology" link, else the first one up the tree) and the
+ * topology (the "topology" link, else the node's last one, else its parent's: SOFA's
+ * getMeshTopology) and the
  * state holding the geometry (the "geometryState" link, else the
  * topology's node's MechanicalObject). Errors name the field at fault. */
 st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,

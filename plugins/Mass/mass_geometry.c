@@ -53,6 +53,23 @@ double mass_edge_length(const double *p0, const double *p1)
     return norm3(d);
 }
 
+/* The topology a mass uses when its link is empty: SOFA's context topology
+ * (getMeshTopology), the one its node registered last (a node keeps a single
+ * topology: each new one replaces the previous), else its parent's. A grid
+ * followed by the container a Hexa2TetraTopologicalMapping fills thus gives
+ * the container, as for the force fields beside the mass. */
+static st_component *mass_context_topology(const st_node *node)
+{
+    for (const st_node *n = node; n; n = st_node_parent(n)) {
+        for (size_t i = st_node_object_count(n); i-- > 0;) {
+            st_component *c = st_node_object(n, i);
+            if (c->cls->topology && st_component_has_role(c, ST_ROLE_TOPOLOGY))
+                return c;
+        }
+    }
+    return NULL;
+}
+
 st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **topology,
                              st_component **geometry_state, st_error *err)
 {
@@ -63,7 +80,7 @@ st_status mass_bind_topology(st_component *self, st_mstate **ms, st_component **
                                   "(%s needs a MechanicalObject in its node or its ancestors)",
                                   self->cls->name);
     if (!*topology)
-        *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+        *topology = mass_context_topology(self->node);
     if (!*topology || !(*topology)->cls->topology)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "No topology component found at path: %s, nor in current "

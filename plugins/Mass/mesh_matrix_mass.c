@@ -988,7 +988,7 @@ static const st_field mm_fields[] = {
             "definite) instead of SOFA's V/20 diagonal and V/40 edge coefficients, whose element "
             "matrix is indefinite (checkerboard eigenvalue -V/40); default false reproduces SOFA"),
     ST_LINK(mesh_matrix_mass, topology, "topology", ST_LINK_TOPOLOGY,
-            "link to the topology container (default: the first topology found upward)"),
+            "link to the topology container (default: the node's last topology, else its parent's)"),
     ST_LINK(mesh_matrix_mass, geometry_state, "geometryState", ST_LINK_STATE,
             "link to the MechanicalObject associated with the geometry (default: the "
             "topology's node's)"),

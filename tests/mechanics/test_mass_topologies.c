@@ -585,3 +585,40 @@ Test(mass_topo, border_edges_from_triangle2edge)
     m = load(body, "MeshMatrixMass", "massDensity='3'");
     eq(real(m, "totalMass"), 0, "MeshMatrixMass on edges");
 }
+
+/* SOFA's TetrahedronFEMForceField.scn layout: the grid and the tetrahedron
+ * container in the same node, the mass with no topology link. The mass
+ * takes the node's last topology (the container), as SOFA's getMeshTopology
+ * does, so it lumps the tetrahedra (vol/4 per vertex), not the grid's
+ * hexahedron (vol/8). With swapping the only cell (x index 0, even) is
+ * mirrored along x: hexahedron vertex k of the pattern is grid point
+ * 1 0 2 3 5 4 6 7 for k = 0..7 (points numbered x + 2y + 4z), so the two
+ * vertices in 5 tetrahedra are points 1 and 6, the two in 1 are 2 and 5. */
+Test(mass_topo, dm_takes_the_nodes_last_topology)
+{
+    static const char *const same_node =
+        ROOT_OPEN "<Node name='B'>" GRID("2 2 2")
+                  "<MechanicalObject name='dofs'/>"
+                  "<TetrahedronSetTopologyContainer name='Container'/>"
+                  "<TetrahedronSetTopologyModifier/><TetrahedronSetGeometryAlgorithms/>"
+                  "<Hexa2TetraTopologicalMapping input='@grid' output='@Container' "
+                  "swapping='true'/>";
+    st_component *m = load(same_node, "DiagonalMass", "massDensity='1.0'");
+    const double want[8] = {1, 5.0 / 3, 1.0 / 3, 1, 1, 1.0 / 3, 5.0 / 3, 1};
+    for (size_t i = 0; i < 8; i++)
+        expect(m, 8, 8, 1, i, want[i]);
+    /* The first tetrahedron: the mirrored pattern's (0 5 6 1) on the
+     * mirrored cell. */
+    st_component *c = test_find_object(S, "Container");
+    cr_assert_not_null(c);
+    const st_array *t = arr(c, "tetrahedra");
+    cr_assert_eq(t->n, 6);
+    const unsigned first[4] = {1, 4, 6, 0};
+    for (int j = 0; j < 4; j++)
+        cr_assert_eq(t->u[j], first[j], "tetrahedra[0][%d] = %u, expected %u", j, t->u[j],
+                     first[j]);
+    /* An explicit link still wins: the grid's hexahedron gives 1 to each. */
+    m = load(same_node, "DiagonalMass", "massDensity='1.0' topology='@grid'");
+    for (size_t i = 0; i < 8; i++)
+        expect(m, 8, 8, 1, i, 1);
+}
