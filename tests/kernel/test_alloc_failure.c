@@ -30,10 +30,10 @@
  * sweep slow. A step should allocate nothing, so more steps add no cases. */
 #define SWEEP_STEPS 3
 
-#define SAMPLE_WHOLE 400
-#define SAMPLE_HEAD 100
-#define SAMPLE_TAIL 50
-#define SAMPLE_SPREAD 250
+#define SAMPLE_WHOLE 200
+#define SAMPLE_HEAD 60
+#define SAMPLE_TAIL 30
+#define SAMPLE_SPREAD 110
 
 /* Whether the sweep fails allocation n of total (see the top). */
 static bool swept(unsigned long n, unsigned long total, unsigned long salt)
