@@ -39,19 +39,36 @@ static size_t scene_systems(st_scene *s, st_system **out, size_t max)
 
 /* The components of sys playing role: those below the solver's node whose
  * state the system integrates. Writes up to max into out; returns the count. */
+/* Whether c acts in sys: its context state is one of sys's, or (an
+ * interaction, possibly in a node with no state: SpringForceField's
+ * object1, object2) a state link of its names one. */
+static bool acts_in(st_component *c, const st_system *sys)
+{
+    st_mstate *ms = st_component_mstate(c);
+    if (ms && ms->system == sys)
+        return true;
+    for (const st_field *f = c->cls->fields; f && f->name; f++) {
+        if (f->type != ST_T_LINK || f->link_kind != ST_LINK_STATE)
+            continue;
+        st_component *t = *(st_component **)st_component_field_ptr(c, f);
+        if (t && st_component_has_role(t, ST_ROLE_STATE) && ((st_mstate *)t)->system == sys)
+            return true;
+    }
+    return false;
+}
+
 static size_t system_components(st_system *sys, st_role role, st_component **out, size_t max)
 {
-    size_t n = st_node_find_all(sys->node, role, ST_SEARCH_DOWN, NULL, 0);
+    st_node *root = st_node_root(sys->node);
+    size_t n = st_node_find_all(root, role, ST_SEARCH_DOWN, NULL, 0);
     st_component **all = calloc(n ? n : 1, sizeof *all);
     if (!all)
         return 0;
-    n = st_node_find_all(sys->node, role, ST_SEARCH_DOWN, all, n);
+    n = st_node_find_all(root, role, ST_SEARCH_DOWN, all, n);
     size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        st_mstate *ms = st_component_mstate(all[i]);
-        if (ms && ms->system == sys && count < max)
+    for (size_t i = 0; i < n; i++)
+        if (acts_in(all[i], sys) && count < max)
             out[count++] = all[i];
-    }
     free(all);
     return count;
 }

@@ -582,6 +582,29 @@ Test(cli, check_reports_what_the_scene_is)
     cr_assert_str_eq(out, "");
 }
 
+/* An interaction force field in a node without a state (a SpringForceField
+ * at the root joining /A and /B, both under the root's solver) is listed
+ * with the system its states belong to, not left out. */
+Test(cli, check_lists_interaction_force_fields_outside_the_states_nodes)
+{
+    const char *scene = test_write_temp(
+        "inter.yaml",
+        "format: settee/1\nroot:\n  gravity: [0, -10, 0]\n  dt: 0.01\n  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, SolidMechanics.Spring]}\n"
+        "    - EulerExplicitSolver: {symplectic: true}\n"
+        "    - SpringForceField: {name: link, object1: \"@A/p\", object2: \"@B/p\","
+        " spring: [[0, 0, 100, 0.1, 1]]}\n"
+        "  children:\n"
+        "    - name: A\n      objects:\n"
+        "        - MechanicalObject: {name: p, position: [[0, 0, 0]]}\n"
+        "        - UniformMass: {totalMass: 1}\n"
+        "    - name: B\n      objects:\n"
+        "        - MechanicalObject: {name: p, position: [[1, 0, 0]]}\n"
+        "        - UniformMass: {totalMass: 1}\n");
+    cr_assert_eq(run("check %s", scene), 0, "%.3000s", out);
+    assert_has("  force field /link: SpringForceField, 1 springs\n");
+}
+
 /* MeshSpringForceField's springs (SOFA's `spring` output): one per pair of
  * points of a cell, counted once. For a 4 x 4 x 11 grid, the 13 offsets
  * (a, b, c) in {-1, 0, 1}^3 up to sign give sum (4 - |a|)(4 - |b|)(11 - |c|)
