@@ -93,7 +93,8 @@ static st_status order_candidates(csearch *s, size_t n0, st_error *err)
         st[i] = st[i - 1];
     st[0] = 0;
     for (size_t i = 0; i < n0; i++)
-        sort_u32(s->oj + st[i], st[i + 1] - st[i]);
+        if (st[i + 1] > st[i])
+            sort_u32(s->oj + st[i], st[i + 1] - st[i]);
     return ST_OK;
 }
 
@@ -239,7 +240,8 @@ static st_status grid_find(csearch *s, const cmodel *m0, const cmodel *m1, doubl
                         }
                     }
         }
-        sort_u32(s->oj + from_i, s->ncand - from_i);
+        if (s->ncand > from_i) /* (oj is still NULL before the first candidate) */
+            sort_u32(s->oj + from_i, s->ncand - from_i);
         s->ostart[i + 1] = (uint32_t)s->ncand;
     }
     return ST_OK;
