@@ -216,16 +216,16 @@ static bool parse_index(const char *tok, size_t len, unsigned *out)
     return true;
 }
 
-/* The indices of a REMOVE= data line. SOFA reads n values from it: missing
- * ones read as 0 and extra ones are left, both with a warning here; a value
- * that is not an index is an error. */
-static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_t n,
-                           tcp_line *out, st_error *err)
+/* The indices of a data line into out->ids (room for n; the count the line
+ * holds in *k, those beyond n read and left): a value that is not an index is
+ * an error naming `what`. */
+static st_status read_index_line(tcp *t, const char *s, const char *e, int line, size_t n,
+                                 const char *what, tcp_line *out, size_t *k, st_error *err)
 {
     out->ids = st_calloc(n ? n : 1, sizeof(unsigned));
     if (!out->ids)
         return st_error_set(err, ST_ENOMEM, "out of memory");
-    size_t k = 0;
+    *k = 0;
     while (s < e) {
         while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
             s++;
@@ -236,14 +236,25 @@ static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_
             s++;
         unsigned v;
         if (!parse_index(b, (size_t)(s - b), &v)) {
-            char what[64];
-            snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
-            return line_error(t, line, err, "'%s' is not an element index%s", what, "");
+            char tok[64];
+            snprintf(tok, sizeof tok, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
+            return line_error(t, line, err, "'%s' is not %s", tok, what);
         }
-        if (k < n)
-            out->ids[k] = v;
-        k++;
+        if (*k < n)
+            out->ids[*k] = v;
+        (*k)++;
     }
+    return ST_OK;
+}
+
+/* The indices of a REMOVE= data line. SOFA reads n values from it: missing
+ * ones read as 0 and extra ones are left, both with a warning here; a value
+ * that is not an index is an error. */
+static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_t n,
+                           tcp_line *out, st_error *err)
+{
+    size_t k;
+    ST_TRY(read_index_line(t, s, e, line, n, "an element index", out, &k, err));
     if (k < n)
         st_component_warn(&t->base,
                           "%s:%d: REMOVE= announced %zu indices, but this line holds %zu: as "
@@ -263,28 +274,8 @@ static st_status parse_ids(tcp *t, const char *s, const char *e, int line, size_
 static st_status parse_vertices(tcp *t, const char *s, const char *e, int line, size_t nv,
                                 tcp_line *out, st_error *err)
 {
-    out->ids = st_calloc(nv ? nv : 1, sizeof(unsigned));
-    if (!out->ids)
-        return st_error_set(err, ST_ENOMEM, "out of memory");
-    size_t k = 0;
-    while (s < e) {
-        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-            s++;
-        if (s >= e)
-            break;
-        const char *b = s;
-        while (s < e && !(*s == ' ' || *s == '\t' || *s == '\r'))
-            s++;
-        unsigned v;
-        if (!parse_index(b, (size_t)(s - b), &v)) {
-            char what[64];
-            snprintf(what, sizeof what, "%.*s", (int)(s - b > 40 ? 40 : s - b), b);
-            return line_error(t, line, err, "'%s' is not a point index%s", what, "");
-        }
-        if (k < nv)
-            out->ids[k] = v;
-        k++;
-    }
+    size_t k;
+    ST_TRY(read_index_line(t, s, e, line, nv, "a point index", out, &k, err));
     if (k != nv) {
         char a[64], b[32];
         snprintf(a, sizeof a, "%zu vertex indices", nv);
