@@ -39,37 +39,10 @@
 
 extern char **environ;
 
-static const char scene_text[] =
-    "format: settee/1\n"
-    "root:\n"
-    "  name: root\n"
-    "  dt: 0.01\n"
-    "  gravity: [0, -9.81, 0]\n"
-    "  objects:\n"
-    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Topology,\n"
-    "        Mass, SolidMechanics.FEM.Elastic, Constraint.Projective, Engine.Select]}\n"
-    "    - DefaultAnimationLoop: {}\n"
-    "  children:\n"
-    "    - name: beam\n"
-    "      objects:\n"
-    "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
-    "        - SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}\n"
-    "        - RegularGridTopology: {name: grid, n: [4, 4, 11], min: [0, 0, 0], max: [1, 1, 5]}\n"
-    "        - MechanicalObject: {template: Vec3d}\n"
-    "        - UniformMass: {totalMass: 1}\n"
-    "        - HexahedronFEMForceField: {youngModulus: 1e5, poissonRatio: 0.3, method: large}\n"
-    "        - BoxROI: {name: box, box: [-0.1, -0.1, -0.1, 1.1, 1.1, 0.1]}\n"
-    "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n";
+static const char scene_text[] = BENCH_LDL_BEAM_YAML;
 
 #define NCONF 4
 static const char *const conf_name[NCONF] = {"default", "pinned", "limit1", "old"};
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
 
 /* The environment of configuration k: ours without the thread variables,
  * plus the configuration's. */
@@ -118,7 +91,7 @@ static bool run_once(const char *cli, const char *scene, const char *steps, int 
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int rc = posix_spawn(&pid, cli, &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     free(env);
@@ -129,7 +102,7 @@ static bool run_once(const char *cli, const char *scene, const char *steps, int 
     while (wait4(pid, &status, 0, &ru) < 0)
         if (errno != EINTR)
             return false;
-    *wall = now_ms() - t0;
+    *wall = bench_now_ms() - t0;
     *cpu = 1e3 * ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) +
            1e-3 * ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;

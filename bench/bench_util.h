@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <settee/settee.h>
 
@@ -45,5 +46,37 @@ static inline double bench_field_num(st_component *c, const char *name)
         return (double)*(const unsigned *)st_component_field_ptr(c, f);
     return *(const double *)st_component_field_ptr(c, f);
 }
+
+/* Wall clock in milliseconds (CLOCK_MONOTONIC). */
+static inline double bench_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+/* The 4x4x11 hexahedral beam on SparseLDL that bench_load and bench_threads
+ * time as whole `settee` runs (YAML). */
+#define BENCH_LDL_BEAM_YAML \
+    "format: settee/1\n" \
+    "root:\n" \
+    "  name: root\n" \
+    "  dt: 0.01\n" \
+    "  gravity: [0, -9.81, 0]\n" \
+    "  objects:\n" \
+    "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct, Topology,\n" \
+    "        Mass, SolidMechanics.FEM.Elastic, Constraint.Projective, Engine.Select]}\n" \
+    "    - DefaultAnimationLoop: {}\n" \
+    "  children:\n" \
+    "    - name: beam\n" \
+    "      objects:\n" \
+    "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n" \
+    "        - SparseLDLSolver: {template: CompressedRowSparseMatrixMat3x3d}\n" \
+    "        - RegularGridTopology: {name: grid, n: [4, 4, 11], min: [0, 0, 0], max: [1, 1, 5]}\n" \
+    "        - MechanicalObject: {template: Vec3d}\n" \
+    "        - UniformMass: {totalMass: 1}\n" \
+    "        - HexahedronFEMForceField: {youngModulus: 1e5, poissonRatio: 0.3, method: large}\n" \
+    "        - BoxROI: {name: box, box: [-0.1, -0.1, -0.1, 1.1, 1.1, 0.1]}\n" \
+    "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
 
 #endif
