@@ -33,7 +33,7 @@
  *            rigid-body near-null space), unpreconditioned residual norm,
  *            rtol 1e-10 (skipped when the plugin is not built);
  *            petsc-gamg-reuse: the same, the multigrid hierarchy built at the
- *            first step only (-ksp_reuse_preconditioner: a stale AMG)
+ *            first step only (preconditionerUpdateStep: 0: a stale AMG)
  * For each: ms per step, wall clock and CPU time of the process (mean
  * over all steps, factorizations included; with one thread the CPU time is
  * the work, which the load of a shared machine does not inflate), the CPU
@@ -114,8 +114,8 @@ static const struct config {
      "                             options: \"-ksp_norm_type unpreconditioned\"}"},
     {"petsc-gamg-reuse",
      "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
-     "                             options: \"-ksp_norm_type unpreconditioned\n"
-     "                                       -ksp_reuse_preconditioner\"}"},
+     "                             preconditionerUpdateStep: 0,\n"
+     "                             options: \"-ksp_norm_type unpreconditioned\"}"},
     {"pcg-ldl-0-single",
      "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-22, preconditioner: \"@pre\",\n"
      "                           update_step: 0}\n"
@@ -240,6 +240,7 @@ static int run(int n, int steps, const struct config *c, double *x, double *x0, 
         memcpy(x0, ms->position.r, *len * sizeof *x0);
     const bool iterative = st_component_field(ls, "nbIterations") != NULL;
     const bool pcg = st_component_field(ls, "residualNorm") != NULL;
+    const bool petsc = st_component_field(ls, "preconditionerBuilds") != NULL && !pcg;
     double total = 0.0, total_cpu = 0.0, iters = 0.0, max_res = 0.0;
     r->cpu_first_ms = r->cpu_rest_ms = 0.0;
     for (int k = 0; k < steps; k++) {
@@ -265,7 +266,7 @@ static int run(int n, int steps, const struct config *c, double *x, double *x0, 
     r->cpu_ms_per_step = 1e3 * total_cpu / steps;
     r->iters = iters / steps;
     r->max_res = max_res;
-    r->builds = pcg ? (unsigned)field_real(ls, "preconditionerBuilds") : 0;
+    r->builds = (pcg || petsc) ? (unsigned)field_real(ls, "preconditionerBuilds") : 0;
     st_component *springs = find(s, "springs");
     const st_field *sf = springs ? st_component_field(springs, "spring") : NULL;
     /* "spring": five reals per spring (indices, stiffness, damping, rest length). */
