@@ -168,6 +168,32 @@ static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scen
             snprintf(t, sizeof lsbuf - (size_t)(t - lsbuf), "%s%s", tol ? tol : "1e-22", rest);
         }
     }
+    /* The body: the spring beam, or (SETTEE_BENCH_PRECOND_BODY) the same
+     * grid as a corotational FEM body, tetrahedra (`tet`, each cell cut in
+     * six by Hexa2TetraTopologicalMapping) or hexahedra (`hex`). */
+    const char *kind = getenv("SETTEE_BENCH_PRECOND_BODY");
+    const bool tet = kind && strcmp(kind, "tet") == 0;
+    const bool hex = kind && strcmp(kind, "hex") == 0;
+    char grid[512], top[600] = "", body[1024];
+    snprintf(grid, sizeof grid,
+             "RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
+             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}",
+             n, n, nz, n - 1, n - 1, nz - 1);
+    if (tet) {
+        snprintf(top, sizeof top, "    - %s\n", grid);
+        snprintf(body, sizeof body,
+                 "        - MechanicalObject: {name: dofs, position: \"@../grid.position\"}\n"
+                 "        - TetrahedronSetTopologyContainer: {name: tetras}\n"
+                 "        - TetrahedronSetTopologyModifier: {}\n"
+                 "        - Hexa2TetraTopologicalMapping: {input: \"@../grid\", output: \"@tetras\"}\n");
+    } else {
+        snprintf(body, sizeof body, "        - MechanicalObject: {name: dofs}\n        - %s\n", grid);
+    }
+    const char *force = tet ? "TetrahedronFEMForceField: {name: fem, method: large, youngModulus: 3000,"
+                              " poissonRatio: 0.3}"
+                        : hex ? "HexahedronFEMForceField: {name: fem, method: large, youngModulus: 3000,"
+                                " poissonRatio: 0.3}"
+                              : "MeshSpringForceField: {name: springs, stiffness: 300}";
     snprintf(yaml, sizeof yaml,
              "format: settee/1\n"
              "root:\n"
@@ -177,22 +203,21 @@ static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scen
              "  objects:\n"
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
              "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select%s]}\n"
+             "                      SolidMechanics.FEM.Elastic, Constraint.Projective, Engine.Select%s]}\n"
              "    - DefaultAnimationLoop: {}\n"
+             "%s"
              "  children:\n"
              "    - name: Beam\n"
              "      objects:\n"
              "        - EulerImplicitSolver: {name: ode, linearSolver: \"@ls\"}\n"
              "        - %s\n"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
-             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
+             "%s"
              "        - UniformMass: {totalMass: 15}\n"
              "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
              "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             strstr(linsolver, "PETSc") ? ", LinearSolver.PETSc" : "", linsolver, n, n, nz, n - 1,
-             n - 1, nz - 1, n, n);
+             "        - %s\n",
+             strstr(linsolver, "PETSc") ? ", LinearSolver.PETSc" : "", top, linsolver, body, n, n,
+             force);
     ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_precond.yaml", out, err));
     return st_scene_init(*out, err);
 }
