@@ -569,6 +569,39 @@ Test(patch_test, affine_field_cg)
 }
 Test(patch_test, affine_field_direct) { patch_grid("SparseLDLSolver: {}"); }
 
+/* Three movements for four corners: SOFA reads past the end of its list;
+ * settee warns and the fourth corner (0, 2) does not move: point 6 stays,
+ * point 7 (a = 1/2, b = 1) moves by m2 / 2. */
+Test(patch_test, missing_corner_movements_are_zero_and_said)
+{
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "    - EulerImplicitSolver: {}\n"
+             "    - SparseLDLSolver: {}\n"
+             "    - RegularGridTopology: {nx: 3, ny: 3, nz: 1, xmin: 0, xmax: 2, ymin: 0, "
+             "ymax: 2, zmin: 0, zmax: 0}\n"
+             "    - MechanicalObject: {name: dofs}\n"
+             "    - UniformMass: {totalMass: 1}\n"
+             "    - MeshSpringForceField: {stiffness: 10}\n"
+             "    - PatchTestMovementConstraint: {indices: [0, 1, 2, 3, 5, 6, 7, 8], "
+             "endConstraintTime: 0.1,\n"
+             "        constrainedPoints: [0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 2, 1, 0, 0, 2, 0, "
+             "1, 2, 0, 2, 2, 0],\n"
+             "        cornerMovements: [0.1, 0, 0, 0.2, 0, 0, 0.4, 0.2, 0]}\n");
+    test_rt t;
+    st_scene *s = load(&t, "0, 0, 0", objs);
+    cr_assert(strstr(t.log, "4 corners need 4 corner movements, got 3: corners 3 to 3 do not move"),
+              "%s", t.log);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 20);
+    near(ms->position.r[3 * 6], 0, 1e-12, "x6");
+    near(ms->position.r[3 * 6 + 1], 2, 1e-12, "y6");
+    near(ms->position.r[3 * 7], 1 + 0.2, 1e-12, "x7");
+    near(ms->position.r[3 * 7 + 1], 2 + 0.1, 1e-12, "y7");
+    near(ms->position.r[3 * 8], 2 + 0.4, 1e-12, "x8");
+    done(&s, &t);
+}
+
 /* ---- AttachProjectiveConstraint ---- */
 
 /* Two states under one solver: A (2 points, a force on point 1) and B
