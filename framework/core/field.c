@@ -424,6 +424,18 @@ static const struct {
     {"azure", {0, 0.5f, 1, 1}},
 };
 
+bool st_colour_by_name(const char *name, double rgba[4])
+{
+    for (size_t k = 0; name && k < sizeof colours / sizeof colours[0]; k++)
+        if (strcmp(name, colours[k].name) == 0) {
+            for (int i = 0; i < 4; i++)
+                if (rgba)
+                    rgba[i] = colours[k].rgba[i];
+            return true;
+        }
+    return false;
+}
+
 static int hexdigit(char c)
 {
     if (c >= '0' && c <= '9')

@@ -3,6 +3,7 @@
  * VisualPointCloud, VisualVectorField, VisualMesh). Headless each keeps and
  * checks its data; nothing is drawn. Their positions are Vec3 (a template
  * other than Vec3d is refused by the kernel). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,31 +18,57 @@ static const char *const colour_map_presets[] = {
     "Cyan to Blue",   "Blue to Cyan",    "Red",           "RedInv",          "Green",
     "GreenInv",       "Blue",            "BlueInv",       "HSV",             NULL};
 
-/* A ColorMap field: a preset name, or colours as reals, four per colour. */
+/* A ColorMap field: a preset name, or its entries as SOFA's RGBAColor
+ * reads them: four reals, "#rgb[a]" / "#rrggbb[aa]", or a colour name
+ * ("#ffffff00 orange navy"). */
 static st_status check_colour_map(st_component *c, const char *field, st_error *err)
 {
     const char *v = *(char **)st_component_field_ptr(c, st_component_field(c, field));
-    size_t n = 0;
+    size_t reals = 0;
+    bool bad_word = false;
     const char *p = v ? v : "";
     for (;;) {
-        char *end;
         while (*p == ' ' || *p == '\t' || *p == '\n')
             p++;
         if (!*p)
             break;
-        (void)strtod(p, &end);
-        if (end == p) {
-            const st_option_field table[] = {{field, colour_map_presets}, {NULL, NULL}};
-            return st_options_check(c, table, err);
+        const char *t = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+            p++;
+        size_t len = (size_t)(p - t);
+        if (*t == '#') {
+            size_t nd = len - 1, k = 1;
+            while (k < len && strchr("0123456789abcdefABCDEF", t[k]))
+                k++;
+            if (k != len || !(nd == 3 || nd == 4 || nd == 6 || nd == 8))
+                return st_component_error(c, field, err, ST_EINVAL,
+                                          "'%.*s' is not a colour (#rgb, #rgba, #rrggbb or "
+                                          "#rrggbbaa)",
+                                          (int)(len > 40 ? 40 : len), t);
+            continue;
         }
-        p = end;
-        n++;
+        char *end;
+        (void)strtod(t, &end);
+        if (end == p) {
+            reals++;
+            continue;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), t);
+        if (!st_colour_by_name(name, NULL))
+            bad_word = true;
     }
-    if (n % 4)
+    /* A word that is no colour name: the value must be a preset ("Red to
+     * Blue"), with a suggestion when it is not. */
+    if (bad_word) {
+        const st_option_field table[] = {{field, colour_map_presets}, {NULL, NULL}};
+        return st_options_check(c, table, err);
+    }
+    if (reals % 4)
         return st_component_error(c, field, err, ST_EINVAL,
                                   "expects a colour map: a preset name (HSV, Red to Blue, ...) or "
-                                  "colours as r g b a, got %zu reals",
-                                  n);
+                                  "colours (r g b a, #rrggbb or a name), got %zu reals",
+                                  reals);
     return ST_OK;
 }
 

@@ -153,6 +153,8 @@ Test(headless, rendering2d_and_visual_values)
         "    - MechanicalObject: {name: dofs, position: [[0, 0, 0], [1, 0, 0]]}\n"
         "    - TrailRenderer: {name: trail, position: \"@dofs.position\", nbSteps: 10,"
         " color: \"1 0 0 1 0 0 1 1\"}\n"
+        "    - TrailRenderer: {name: trail2, position: \"@dofs.position\","
+        " color: \"#ffffff00 orange navy\"}\n"
         "    - VisualPointCloud: {position: \"@dofs.position\", drawMode: Sphere,"
         " sphereRadius: [0.1, 0.2]}\n"
         "    - VisualVectorField: {position: \"@dofs.position\", vector: [[0, 1, 0], [1, 0, 0]],"
@@ -195,6 +197,8 @@ Test(headless, bad_values_are_errors_with_the_expected_form)
         {"VisualPointCloud: {drawMode: Sphre}", "did you mean 'Sphere'"},
         {"VisualMesh: {colorMap: HSVV}", "did you mean 'HSV'"},
         {"TrailRenderer: {color: \"1 0 0\"}", "r g b a"},
+        {"TrailRenderer: {color: \"#ffffff00 ornage\"}", "is not one of"},
+        {"TrailRenderer: {color: \"#fffff orange\"}", "is not a colour"},
         {"OglInt2Variable: {value: [1.5, 2]}", "expects integers"},
         {"OglUIntAttribute: {value: [1, -2]}", "unsigned"},
         {"OglMatrix3Variable: {value: [1, 2, 3, 4, 5, 6, 7, 8]}", "groups of 9"},
