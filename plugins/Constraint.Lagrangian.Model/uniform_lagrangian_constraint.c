@@ -48,6 +48,15 @@ static size_t nrows(const uniform *u)
     return u->ms->n * u->ms->type->deriv_size;
 }
 
+static void un_cleanup(st_component *self)
+{
+    uniform *u = (uniform *)self;
+    st_free(u->inv);
+    st_free(u->a);
+    st_free(u->dl);
+    u->inv = u->a = u->dl = NULL;
+}
+
 static st_status un_init(st_component *self, st_error *err)
 {
     uniform *u = (uniform *)self;
@@ -61,10 +70,7 @@ static st_status un_init(st_component *self, st_error *err)
                                   "state '%s' is %s: UniformLagrangianConstraint needs a Vec "
                                   "type (SOFA: Vec1d)",
                                   u->ms->base.name, u->ms->type->name);
-    st_free(u->inv);
-    st_free(u->a);
-    st_free(u->dl);
-    u->inv = u->a = u->dl = NULL;
+    un_cleanup(self);
     u->nb = 0;
     if (!u->iterative) {
         size_t n = nrows(u), nn = n ? n * n : 1;
@@ -79,14 +85,6 @@ static st_status un_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void un_cleanup(st_component *self)
-{
-    uniform *u = (uniform *)self;
-    st_free(u->inv);
-    st_free(u->a);
-    st_free(u->dl);
-    u->inv = u->a = u->dl = NULL;
-}
 
 static bool alive(const uniform *u)
 {
