@@ -1,0 +1,115 @@
+/* mt_pool.h - the MultiThreading plugin's worker pool and what its
+ * components share: a fixed team of threads that runs one function over
+ * fixed parts of a range, the thread count of a component (TaskSchedulerUser
+ * fields, TaskSchedulerSettings, settee's --threads), the class of a parallel
+ * twin built from its sequential class, and the per-vertex sums of
+ * per-element values in element order. Internal to the plugin. */
+#ifndef SETTEE_PLUGIN_MT_POOL_H
+#define SETTEE_PLUGIN_MT_POOL_H
+
+#include <stddef.h>
+
+#include <settee/settee.h>
+
+typedef struct mt_pool mt_pool;
+
+/* One part of a parallel run: part in [0, nparts). */
+typedef void (*mt_task_fn)(void *ctx, unsigned part, unsigned nparts);
+
+/* A team of nthreads (>= 1): nthreads - 1 workers plus the calling thread.
+ * *out is owned by the caller (mt_pool_destroy). Errors: ST_ENOMEM, or
+ * ST_ESTATE when a thread cannot be started (with the system's reason). */
+st_status mt_pool_create(unsigned nthreads, mt_pool **out, st_error *err) ST_WARN_UNUSED;
+/* Stops and joins the workers; accepts NULL and clears *p. */
+void mt_pool_destroy(mt_pool **p);
+unsigned mt_pool_threads(const mt_pool *p);
+/* Runs fn(ctx, part, n) for every part of the team, part 0 on the calling
+ * thread, and returns when all are done. Part k always goes to the same
+ * thread; a pool of one thread calls fn(ctx, 0, 1) directly. */
+void mt_pool_run(mt_pool *p, mt_task_fn fn, void *ctx);
+
+/* Part `part` of nparts of [0, n): [*begin, *end), contiguous, in order. */
+static inline void mt_range(size_t n, unsigned part, unsigned nparts, size_t *begin, size_t *end)
+{
+    *begin = n * part / nparts;
+    *end = n * (part + 1) / nparts;
+}
+
+/* ---- Thread counts (SOFA's TaskSchedulerUser) ---- */
+
+/* The fields every parallel component has, after its twin's. */
+typedef struct mt_user {
+    int nb_threads;          /* "nbThreads": 0 settee's --threads, n > 0 n, -n cores - n */
+    char *scheduler_type;    /* "taskSchedulerType" */
+} mt_user;
+
+/* The TaskSchedulerSettings instance. */
+typedef struct mt_settings {
+    st_component base;
+    mt_user u;
+} mt_settings;
+
+/* The fields of mt_user in the instance struct S (member `member`). */
+#define MT_USER_FIELDS(S, member)                                                                 \
+    ST_INT(S, member.nb_threads, "nbThreads", "0",                                                \
+           "Threads of the task scheduler: n > 0 that many, -n the cores minus n, 0 settee's "   \
+           "count (`settee run --threads N` or SETTEE_THREADS, else 1; SOFA: all cores). A "     \
+           "TaskSchedulerSettings of the scene with nbThreads != 0 decides for every parallel "  \
+           "component"),                                                                          \
+        ST_STRING(S, member.scheduler_type, "taskSchedulerType", "_default",                      \
+                  "Type of task scheduler to use (_default or std: settee's pool of threads "    \
+                  "that sleep between runs)")
+
+/* The thread count of component self with the fields u: a
+ * TaskSchedulerSettings of the scene with nbThreads != 0 first, then the
+ * component's own nbThreads != 0, then settee's (`settee run --threads N`,
+ * SETTEE_THREADS), then 1. An unknown taskSchedulerType is an error. */
+st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out,
+                          st_error *err) ST_WARN_UNUSED;
+/* n threads for a nbThreads value v != 0 (v < 0: the cores minus -v, at
+ * least 1). */
+unsigned mt_resolve_threads(int v);
+/* Creates, keeps or re-creates *pool for count threads. */
+st_status mt_pool_ensure(mt_pool **pool, unsigned count, st_error *err) ST_WARN_UNUSED;
+
+/* ---- Parallel twins ---- */
+
+/* Makes *out the class of a parallel twin of base: base's class with the
+ * given name and description, instance size, and base's fields followed by
+ * extra (ST_FIELD_END-terminated; offsets in the twin's instance, whose
+ * first member is base's instance). fields is storage for the joined table
+ * (cap entries); false when it does not fit. Callbacks are then replaced by
+ * the caller. */
+bool mt_twin_class(st_class *out, const st_class *base, const char *name,
+                   const char *description, size_t instance_size, const st_field *extra,
+                   st_field *fields, size_t cap);
+
+/* ---- Sums per vertex of per-element values, in element order ---- */
+
+/* For each of np vertices, the slots (element * nv + corner) that name it,
+ * in increasing slot order, i.e. in the order a sequential loop over the
+ * elements adds to it. */
+typedef struct mt_adjacency {
+    size_t ne, np;
+    unsigned nv;          /* vertices per element */
+    unsigned *verts;      /* ne x nv, the elements' vertices when built */
+    size_t *start;        /* np + 1 */
+    unsigned *slot;       /* ne x nv */
+} mt_adjacency;
+
+/* (Re)builds a from ne elements of nv vertices, vertex k of element e at
+ * verts[e * stride + k] (stride in unsigned), when they differ from what it
+ * was built from. A vertex index >= np is an error. */
+st_status mt_adjacency_update(mt_adjacency *a, const unsigned *verts, size_t stride, size_t ne,
+                              unsigned nv, size_t np, st_error *err) ST_WARN_UNUSED;
+void mt_adjacency_free(mt_adjacency *a);
+/* For the vertices [begin, end): f[v] += g[slot] (sign > 0) or -= (sign < 0),
+ * 3 scalars per vertex and per slot, slot after slot. */
+void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sign, size_t begin,
+                      size_t end);
+
+/* The classes. */
+extern const st_class task_scheduler_settings_class;
+const st_class *parallel_tetrahedron_fem_class(void);
+
+#endif
