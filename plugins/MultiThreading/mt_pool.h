@@ -111,5 +111,6 @@ void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sig
 /* The classes. */
 extern const st_class task_scheduler_settings_class;
 const st_class *parallel_tetrahedron_fem_class(void);
+const st_class *parallel_cg_linear_solver_class(void);
 
 #endif

@@ -6,13 +6,14 @@
 
 #include "mt_pool.h"
 
-enum { MT_NCLASSES = 1 };
+enum { MT_NCLASSES = 2 };
 static const st_class *twins[MT_NCLASSES];
 static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
 
 static void make_twins(void)
 {
     twins[0] = parallel_tetrahedron_fem_class();
+    twins[1] = parallel_cg_linear_solver_class();
 }
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -20,8 +21,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     pthread_once(&twins_once, make_twins);
     for (int i = 0; i < MT_NCLASSES; i++) {
         if (!twins[i])
-            return st_error_set(err, ST_EPLUGIN, "MultiThreading: parallel class %d has too "
-                                                 "many fields for its table", i);
+            return st_error_set(err, ST_EPLUGIN, "MultiThreading: parallel class %d does not fit "
+                                                 "its tables", i);
         ST_TRY(st_registry_add(r, twins[i], err));
     }
     ST_TRY(st_registry_add(r, &task_scheduler_settings_class, err));
