@@ -201,9 +201,10 @@ st_status mt_pool_ensure(mt_pool **pool, unsigned count, st_error *err)
 /* ---- Parallel twins ---- */
 
 bool mt_twin_class(st_class *out, const st_class *base, const char *name,
-                   const char *description, size_t instance_size, const st_field *extra,
+                   const char *description, size_t tail_size, const st_field *extra,
                    st_field *fields, size_t cap)
 {
+    const size_t off = mt_tail_offset(base->instance_size);
     size_t k = 0;
     for (const st_field *f = base->fields; f && f->name; f++) {
         if (k + 1 >= cap)
@@ -213,14 +214,15 @@ bool mt_twin_class(st_class *out, const st_class *base, const char *name,
     for (const st_field *f = extra; f->name; f++) {
         if (k + 1 >= cap)
             return false;
-        fields[k++] = *f;
+        fields[k] = *f;
+        fields[k++].offset += off;
     }
     memset(&fields[k], 0, sizeof fields[k]);
     *out = *base;
     out->name = name;
     out->description = description;
     out->aliases = NULL;
-    out->instance_size = instance_size;
+    out->instance_size = off + tail_size;
     out->fields = fields;
     return true;
 }

@@ -74,15 +74,51 @@ st_status mt_pool_ensure(mt_pool **pool, unsigned count, st_error *err) ST_WARN_
 
 /* ---- Parallel twins ---- */
 
+/* A twin's instance is its sequential class's instance, then (at
+ * mt_tail_offset of the base size) the twin's own tail struct. */
+#define MT_TAIL_ALIGN 16
+static inline size_t mt_tail_offset(size_t base_size)
+{
+    return (base_size + MT_TAIL_ALIGN - 1) / MT_TAIL_ALIGN * MT_TAIL_ALIGN;
+}
+/* The tail (of tail_size bytes) of a twin instance. */
+static inline void *mt_tail(st_component *self, size_t tail_size)
+{
+    return (char *)self + self->cls->instance_size - tail_size;
+}
+
 /* Makes *out the class of a parallel twin of base: base's class with the
- * given name and description, instance size, and base's fields followed by
- * extra (ST_FIELD_END-terminated; offsets in the twin's instance, whose
- * first member is base's instance). fields is storage for the joined table
- * (cap entries); false when it does not fit. Callbacks are then replaced by
- * the caller. */
+ * given name and description, an instance of base's plus a tail of
+ * tail_size bytes, and base's fields followed by extra (ST_FIELD_END-
+ * terminated, offsets within the tail). fields is storage for the joined
+ * table (cap entries); false when it does not fit. The caller then
+ * replaces the callbacks it needs. */
 bool mt_twin_class(st_class *out, const st_class *base, const char *name,
-                   const char *description, size_t instance_size, const st_field *extra,
+                   const char *description, size_t tail_size, const st_field *extra,
                    st_field *fields, size_t cap);
+
+/* ---- Element force fields ---- */
+
+/* What a parallel element force field needs of its sequential class (the
+ * functions of its element loops over a range, tetrahedron_fem.h). */
+typedef struct mt_elem_ops {
+    const st_class *base;
+    const char *name, *description;
+    unsigned nv; /* vertices per element */
+    /* The current elements: vertex k of element e at verts[e * stride + k]
+     * (stride in unsigned), ne of them, on a state of np points. */
+    void (*elements)(st_component *self, const unsigned **verts, size_t *stride, size_t *ne,
+                     size_t *np);
+    st_mstate *(*mstate)(st_component *self);
+    bool (*has_force)(st_component *self); /* NULL: always */
+    void (*forces)(st_component *self, const double *p, size_t b, size_t e, double *g);
+    void (*dforces)(st_component *self, const double *d, double kfactor, size_t b, size_t e,
+                    double *g);
+    void (*finish)(st_component *self); /* after add_force's loop, or NULL */
+} mt_elem_ops;
+
+/* The class of ops' twin (built once; NULL when its tables are too small). */
+const st_class *mt_elem_class(const mt_elem_ops *ops);
 
 /* ---- Sums per vertex of per-element values, in element order ---- */
 
@@ -111,6 +147,7 @@ void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sig
 /* The classes. */
 extern const st_class task_scheduler_settings_class;
 const st_class *parallel_tetrahedron_fem_class(void);
+const st_class *parallel_hexahedron_fem_class(void);
 const st_class *parallel_cg_linear_solver_class(void);
 
 #endif

@@ -6,14 +6,15 @@
 
 #include "mt_pool.h"
 
-enum { MT_NCLASSES = 2 };
+enum { MT_NCLASSES = 3 };
 static const st_class *twins[MT_NCLASSES];
 static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
 
 static void make_twins(void)
 {
     twins[0] = parallel_tetrahedron_fem_class();
-    twins[1] = parallel_cg_linear_solver_class();
+    twins[1] = parallel_hexahedron_fem_class();
+    twins[2] = parallel_cg_linear_solver_class();
 }
 
 static st_status register_classes(st_registry *r, st_error *err)

@@ -53,19 +53,14 @@ static double *positions_after(test_rt *t, const char *xml, int n, size_t *len)
     return x;
 }
 
-#define FEM_LINE(CLASS, METHOD, EXTRA)                                                            \
-    "<" CLASS " name='FEM' youngModulus='5000' poissonRatio='0.3' method='" METHOD "' " EXTRA    \
-    "/>"
-
-static void same_as_sequential(const char *method, const char *extra)
+/* The twin par of class seq, with the attributes attrs, at 1 to 4 threads,
+ * twice each, against seq: the same positions to the bit after 15 steps. */
+static void twin_same_as_sequential(const char *seq, const char *par, const char *attrs)
 {
     test_rt t;
     mt_open_rt(&t);
-    char seq_ff[256], par_ff[256];
-    snprintf(seq_ff, sizeof seq_ff,
-             "<TetrahedronFEMForceField name='FEM' youngModulus='5000' poissonRatio='0.3' "
-             "method='%s' %s/>",
-             method, extra);
+    char seq_ff[512], par_ff[512];
+    snprintf(seq_ff, sizeof seq_ff, "<%s name='FEM' %s/>", seq, attrs);
     size_t n0, n1;
     double *x0 = positions_after(&t, beam_scene(seq_ff, "CGLinearSolver", ""), 15, &n0);
     /* the beam moved: the comparison means something */
@@ -75,25 +70,31 @@ static void same_as_sequential(const char *method, const char *extra)
     for (size_t i = 0; i < n0; i++)
         moved = fmax(moved, fabs(x0[i] - rest[i]));
     free(rest);
-    cr_assert(moved > 1e-3, "method %s: the beam moved %g", method, moved);
+    cr_assert(moved > 1e-3, "%s %s: the beam moved %g", seq, attrs, moved);
     for (int threads = 1; threads <= 4; threads++) {
-        snprintf(par_ff, sizeof par_ff,
-                 "<ParallelTetrahedronFEMForceField name='FEM' youngModulus='5000' "
-                 "poissonRatio='0.3' method='%s' nbThreads='%d' %s/>",
-                 method, threads, extra);
+        snprintf(par_ff, sizeof par_ff, "<%s name='FEM' nbThreads='%d' %s/>", par, threads,
+                 attrs);
         for (int run = 0; run < 2; run++) {
             double *x1 = positions_after(&t, beam_scene(par_ff, "ParallelCGLinearSolver", ""),
                                          15, &n1);
             cr_assert_eq(n1, n0);
             cr_assert(memcmp(x0, x1, n0 * sizeof *x0) == 0,
-                      "method %s, %d threads, run %d: positions differ from the sequential "
+                      "%s %s, %d threads, run %d: positions differ from the sequential "
                       "class's",
-                      method, threads, run);
+                      par, attrs, threads, run);
             free(x1);
         }
     }
     free(x0);
     test_rt_close(&t);
+}
+
+static void same_as_sequential(const char *method, const char *extra)
+{
+    char attrs[256];
+    snprintf(attrs, sizeof attrs, "youngModulus='5000' poissonRatio='0.3' method='%s' %s", method,
+             extra);
+    twin_same_as_sequential("TetrahedronFEMForceField", "ParallelTetrahedronFEMForceField", attrs);
 }
 
 Test(multithreading, tetra_large_bit_identical) { same_as_sequential("large", ""); }
@@ -108,6 +109,20 @@ Test(multithreading, tetra_plastic_stiffness_update_bit_identical)
 Test(multithreading, tetra_assembled_bit_identical)
 {
     same_as_sequential("large", "computeGlobalMatrix='true'");
+}
+
+Test(multithreading, hexa_bit_identical)
+{
+    static const char *const methods[] = {"large", "polar", "small"};
+    for (int m = 0; m < 3; m++) {
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "youngModulus='3000' poissonRatio='0.35' method='%s'",
+                 methods[m]);
+        twin_same_as_sequential("HexahedronFEMForceField", "ParallelHexahedronFEMForceField",
+                                attrs);
+    }
+    twin_same_as_sequential("HexahedronFEMForceField", "ParallelHexahedronFEMForceField",
+                            "youngModulus='3000' method='large' updateStiffnessMatrix='true'");
 }
 
 /* One add_force and one add_dforce of the twin at 3 threads against the

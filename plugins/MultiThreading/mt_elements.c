@@ -1,0 +1,189 @@
+/* mt_elements.c - the parallel element force fields: add_force and
+ * add_dforce of a sequential class run on a pool of threads (mt_pool.h,
+ * mt_elem_ops). Each thread computes the world-frame values of a fixed range
+ * of elements into a per-element buffer with the sequential class's own
+ * element functions; then each thread adds, for a fixed range of vertices,
+ * the buffer's values to its vertices in element order (mt_adjacency).
+ * That is the order of the sequential loop, so the forces are the same to
+ * the bit at any thread count. One thread runs the sequential class's
+ * functions directly. */
+#include <string.h>
+
+#include "mt_pool.h"
+
+/* The tail of a twin instance. */
+typedef struct mt_elem_tail {
+    mt_user u;
+    const mt_elem_ops *ops;
+    mt_pool *pool;
+    mt_adjacency adj;
+    double *g;           /* ne x 3 nv element values, owned */
+    size_t g_n;          /* elements g holds */
+    /* The current run. */
+    st_component *self;
+    const double *in;    /* positions (add_force) or dx (add_dforce), the state's slice */
+    double *out;         /* f or df, the state's slice */
+    double kfactor;
+    size_t ne;
+    int phase;           /* 0 force, 1 dforce, 2 sum + (force), 3 sum - (dforce) */
+} mt_elem_tail;
+
+static mt_elem_tail *tail_of(st_component *self)
+{
+    return mt_tail(self, sizeof(mt_elem_tail));
+}
+
+/* The twins built so far, to find a class's ops. */
+enum { MT_MAX_ELEM = 8, MT_MAX_FIELDS = 96 };
+static struct {
+    const mt_elem_ops *ops;
+    st_class cls;
+    st_forcefield_ops ff;
+    st_field fields[MT_MAX_FIELDS];
+} twins[MT_MAX_ELEM];
+static size_t ntwins;
+
+static const mt_elem_ops *ops_of(const st_component *self)
+{
+    for (size_t i = 0; i < ntwins; i++)
+        if (self->cls == &twins[i].cls)
+            return twins[i].ops;
+    return NULL;
+}
+
+static void run_part(void *ctx, unsigned part, unsigned nparts)
+{
+    mt_elem_tail *t = ctx;
+    size_t b, e;
+    switch (t->phase) {
+    case 0:
+        mt_range(t->ne, part, nparts, &b, &e);
+        t->ops->forces(t->self, t->in, b, e, t->g);
+        break;
+    case 1:
+        mt_range(t->ne, part, nparts, &b, &e);
+        t->ops->dforces(t->self, t->in, t->kfactor, b, e, t->g);
+        break;
+    default:
+        mt_range(t->adj.np, part, nparts, &b, &e);
+        mt_adjacency_add(&t->adj, t->out, t->g, t->phase == 2 ? 1 : -1, b, e);
+        break;
+    }
+}
+
+/* The buffer and the adjacency for the current elements; false (run the
+ * sequential loop) with one thread or when they cannot be had. check: the
+ * adjacency is compared with the elements (add_force); else it is the one
+ * add_force checked (topological changes come between steps). */
+static bool ready(mt_elem_tail *t, st_component *self, bool check)
+{
+    if (mt_pool_threads(t->pool) < 2)
+        return false;
+    const unsigned *verts;
+    size_t stride, ne, np;
+    t->ops->elements(self, &verts, &stride, &ne, &np);
+    if (ne == 0)
+        return false;
+    if (!check)
+        return t->g && t->g_n == ne && t->adj.ne == ne && t->adj.np == np;
+    const size_t per = 3 * (size_t)t->ops->nv;
+    if (t->g_n != ne) {
+        st_free(t->g);
+        t->g_n = 0;
+        t->g = st_calloc(per * ne, sizeof *t->g);
+        if (!t->g)
+            return false;
+        t->g_n = ne;
+    }
+    st_error err = {0};
+    return mt_adjacency_update(&t->adj, verts, stride, ne, t->ops->nv, np, &err) == ST_OK;
+}
+
+static void elem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                           const double *v)
+{
+    mt_elem_tail *t = tail_of(self);
+    if (!ready(t, self, true)) {
+        t->ops->base->forcefield->add_force(self, mp, f, x, v);
+        return;
+    }
+    const st_mstate *ms = t->ops->mstate(self);
+    t->self = self;
+    t->ne = t->g_n;
+    t->in = st_slice_x(x, ms);
+    t->out = st_slice(f, ms);
+    t->phase = 0;
+    mt_pool_run(t->pool, run_part, t);
+    if (!t->ops->has_force || t->ops->has_force(self)) {
+        t->phase = 2;
+        mt_pool_run(t->pool, run_part, t);
+    }
+    if (t->ops->finish)
+        t->ops->finish(self);
+}
+
+static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
+                            double kfactor, double bfactor)
+{
+    mt_elem_tail *t = tail_of(self);
+    if (!ready(t, self, false)) {
+        t->ops->base->forcefield->add_dforce(self, mp, df, dx, kfactor, bfactor);
+        return;
+    }
+    const st_mstate *ms = t->ops->mstate(self);
+    t->self = self;
+    t->ne = t->g_n;
+    t->in = st_slice_x(dx, ms);
+    t->out = st_slice(df, ms);
+    t->kfactor = kfactor;
+    t->phase = 1;
+    mt_pool_run(t->pool, run_part, t);
+    t->phase = 3;
+    mt_pool_run(t->pool, run_part, t);
+}
+
+static st_status elem_init(st_component *self, st_error *err)
+{
+    mt_elem_tail *t = tail_of(self);
+    t->ops = ops_of(self);
+    ST_TRY(t->ops->base->init(self, err));
+    unsigned n;
+    ST_TRY(mt_thread_count(self, &t->u, &n, err));
+    return mt_pool_ensure(&t->pool, n, err);
+}
+
+static void elem_cleanup(st_component *self)
+{
+    mt_elem_tail *t = tail_of(self);
+    const mt_elem_ops *ops = ops_of(self);
+    if (ops->base->cleanup)
+        ops->base->cleanup(self);
+    mt_pool_destroy(&t->pool);
+    mt_adjacency_free(&t->adj);
+    st_free(t->g);
+    t->g = NULL;
+    t->g_n = 0;
+}
+
+static const st_field elem_fields[] = {MT_USER_FIELDS(mt_elem_tail, u), ST_FIELD_END};
+
+/* Called once per process (the plugin's pthread_once). */
+const st_class *mt_elem_class(const mt_elem_ops *ops)
+{
+    if (ntwins == MT_MAX_ELEM)
+        return NULL;
+    size_t i = ntwins;
+    if (!mt_twin_class(&twins[i].cls, ops->base, ops->name, ops->description,
+                       sizeof(mt_elem_tail), elem_fields, twins[i].fields, MT_MAX_FIELDS))
+        return NULL;
+    twins[i].ops = ops;
+    twins[i].ff = *ops->base->forcefield;
+    twins[i].ff.add_force = elem_add_force;
+    twins[i].ff.add_dforce = elem_add_dforce;
+    twins[i].cls.forcefield = &twins[i].ff;
+    twins[i].cls.init = elem_init;
+    twins[i].cls.reinit = elem_init;
+    twins[i].cls.cleanup = elem_cleanup;
+    ntwins++;
+    return &twins[i].cls;
+}
