@@ -22,6 +22,7 @@ typedef struct mt_elem_tail {
     /* The current run. */
     st_component *self;
     const double *in;    /* positions (add_force) or dx (add_dforce), the state's slice */
+    const double *vel;   /* velocities (add_force), the state's slice */
     double *out;         /* f or df, the state's slice */
     double kfactor;
     size_t ne;
@@ -43,7 +44,7 @@ static struct {
 } twins[MT_MAX_ELEM];
 static size_t ntwins;
 
-static const mt_elem_ops *ops_of(const st_component *self)
+const mt_elem_ops *mt_elem_ops_of(const st_component *self)
 {
     for (size_t i = 0; i < ntwins; i++)
         if (self->cls == &twins[i].cls)
@@ -58,7 +59,7 @@ static void run_part(void *ctx, unsigned part, unsigned nparts)
     switch (t->phase) {
     case 0:
         mt_range(t->ne, part, nparts, &b, &e);
-        t->ops->forces(t->self, t->in, b, e, t->g);
+        t->ops->forces(t->self, t->in, t->vel, b, e, t->g);
         break;
     case 1:
         mt_range(t->ne, part, nparts, &b, &e);
@@ -111,6 +112,7 @@ static void elem_add_force(st_component *self, const st_mparams *mp, double *f, 
     t->self = self;
     t->ne = t->g_n;
     t->in = st_slice_x(x, ms);
+    t->vel = st_slice(v, ms);
     t->out = st_slice(f, ms);
     t->phase = 0;
     mt_pool_run(t->pool, run_part, t);
@@ -145,7 +147,7 @@ static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df
 static st_status elem_init(st_component *self, st_error *err)
 {
     mt_elem_tail *t = tail_of(self);
-    t->ops = ops_of(self);
+    t->ops = mt_elem_ops_of(self);
     ST_TRY(t->ops->base->init(self, err));
     unsigned n;
     ST_TRY(mt_thread_count(self, &t->u, &n, err));
@@ -155,7 +157,7 @@ static st_status elem_init(st_component *self, st_error *err)
 static void elem_cleanup(st_component *self)
 {
     mt_elem_tail *t = tail_of(self);
-    const mt_elem_ops *ops = ops_of(self);
+    const mt_elem_ops *ops = mt_elem_ops_of(self);
     if (ops->base->cleanup)
         ops->base->cleanup(self);
     mt_pool_destroy(&t->pool);

@@ -111,7 +111,8 @@ typedef struct mt_elem_ops {
                      size_t *np);
     st_mstate *(*mstate)(st_component *self);
     bool (*has_force)(st_component *self); /* NULL: always */
-    void (*forces)(st_component *self, const double *p, size_t b, size_t e, double *g);
+    void (*forces)(st_component *self, const double *p, const double *v, size_t b, size_t e,
+                   double *g);
     void (*dforces)(st_component *self, const double *d, double kfactor, size_t b, size_t e,
                     double *g);
     void (*finish)(st_component *self); /* after add_force's loop, or NULL */
@@ -119,6 +120,8 @@ typedef struct mt_elem_ops {
 
 /* The class of ops' twin (built once; NULL when its tables are too small). */
 const st_class *mt_elem_class(const mt_elem_ops *ops);
+/* The ops of a twin instance's class (NULL for other classes). */
+const mt_elem_ops *mt_elem_ops_of(const st_component *self);
 
 /* ---- Sums per vertex of per-element values, in element order ---- */
 
@@ -148,6 +151,8 @@ void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sig
 extern const st_class task_scheduler_settings_class;
 const st_class *parallel_tetrahedron_fem_class(void);
 const st_class *parallel_hexahedron_fem_class(void);
+const st_class *parallel_spring_force_field_class(void);
+const st_class *parallel_mesh_spring_force_field_class(void);
 const st_class *parallel_cg_linear_solver_class(void);
 
 #endif

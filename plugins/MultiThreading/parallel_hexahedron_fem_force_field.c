@@ -17,8 +17,10 @@ static void hex_elements(st_component *self, const unsigned **verts, size_t *str
 
 static st_mstate *hex_mstate(st_component *self) { return ((hexa_fem *)self)->ms; }
 
-static void hex_forces(st_component *self, const double *p, size_t b, size_t e, double *g)
+static void hex_forces(st_component *self, const double *p, const double *v, size_t b, size_t e,
+                       double *g)
 {
+    (void)v;
     hfem_forces_range((hexa_fem *)self, p, b, e, g);
 }
 

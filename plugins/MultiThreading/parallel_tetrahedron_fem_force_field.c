@@ -18,8 +18,10 @@ static void tet_elements(st_component *self, const unsigned **verts, size_t *str
 static st_mstate *tet_mstate(st_component *self) { return ((tetra_fem *)self)->ms; }
 static bool tet_has_force(st_component *self) { return tfem_has_force((tetra_fem *)self); }
 
-static void tet_forces(st_component *self, const double *p, size_t b, size_t e, double *g)
+static void tet_forces(st_component *self, const double *p, const double *v, size_t b, size_t e,
+                       double *g)
 {
+    (void)v;
     tfem_forces_range((tetra_fem *)self, p, b, e, g);
 }
 

@@ -6,7 +6,7 @@
 
 #include "mt_pool.h"
 
-enum { MT_NCLASSES = 3 };
+enum { MT_NCLASSES = 5 };
 static const st_class *twins[MT_NCLASSES];
 static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
 
@@ -14,7 +14,9 @@ static void make_twins(void)
 {
     twins[0] = parallel_tetrahedron_fem_class();
     twins[1] = parallel_hexahedron_fem_class();
-    twins[2] = parallel_cg_linear_solver_class();
+    twins[2] = parallel_spring_force_field_class();
+    twins[3] = parallel_mesh_spring_force_field_class();
+    twins[4] = parallel_cg_linear_solver_class();
 }
 
 static st_status register_classes(st_registry *r, st_error *err)

@@ -12,6 +12,8 @@ static void mt_open_rt(test_rt *t)
 {
     fem_open_rt(t);
     st_error err = {0};
+    cr_assert_eq(st_runtime_load_plugin(t->rt, "SolidMechanics.Spring", &err), ST_OK, "%s",
+                 err.msg);
     cr_assert_eq(st_runtime_load_plugin(t->rt, "MultiThreading", &err), ST_OK, "%s", err.msg);
 }
 
@@ -123,6 +125,17 @@ Test(multithreading, hexa_bit_identical)
     }
     twin_same_as_sequential("HexahedronFEMForceField", "ParallelHexahedronFEMForceField",
                             "youngModulus='3000' method='large' updateStiffnessMatrix='true'");
+}
+
+Test(multithreading, springs_bit_identical)
+{
+    twin_same_as_sequential("MeshSpringForceField", "ParallelMeshSpringForceField",
+                            "stiffness='400' damping='0.5'");
+    /* a chain of springs down the beam's first column, and across it */
+    twin_same_as_sequential("SpringForceField", "ParallelSpringForceField",
+                            "spring='0 9 500 0.5 0.5  9 18 500 0.5 0.5  18 27 500 0.5 0.5  "
+                            "27 36 500 0.5 0.5  36 45 500 0.5 0.5  0 4 300 0 1.4  4 13 300 0 1.4  "
+                            "13 22 300 0 1.4  22 31 300 0 1.4  31 40 300 0 1.4  8 17 200 0.1 0.5'");
 }
 
 /* One add_force and one add_dforce of the twin at 3 threads against the
