@@ -43,31 +43,23 @@ static void spring_dforces(st_component *self, const double *d, double kfactor, 
     springs_dforces_range(set_of(self), d, kfactor, b, e, g);
 }
 
-static const spring_twin spring_ops = {
-    .ops.base = &spring_force_field_class,
-    .ops.name = "ParallelSpringForceField",
-    .ops.description = "SpringForceField with addForce and addDForce parallel over the springs (the "
-                   "same forces to the bit at any thread count)",
-    .ops.nv = 2,
-    .ops.elements = spring_elements,
-    .ops.mstate = spring_mstate,
-    .ops.forces = spring_forces,
-    .ops.dforces = spring_dforces,
-    .set = spring_force_field_set,
-};
+#define SPRING_TWIN(BASE, NAME, SEQ, SET)                                                         \
+    {.ops = {.base = &(BASE),                                                                     \
+             .name = (NAME),                                                                      \
+             .description = SEQ " with addForce and addDForce parallel over the springs (the "   \
+                            "same forces to the bit at any thread count)",                        \
+             .nv = 2,                                                                             \
+             .elements = spring_elements,                                                         \
+             .mstate = spring_mstate,                                                             \
+             .forces = spring_forces,                                                             \
+             .dforces = spring_dforces},                                                          \
+     .set = (SET)}
 
-static const spring_twin mesh_spring_ops = {
-    .ops.base = &mesh_spring_force_field_class,
-    .ops.name = "ParallelMeshSpringForceField",
-    .ops.description = "MeshSpringForceField with addForce and addDForce parallel over the springs "
-                   "(the same forces to the bit at any thread count)",
-    .ops.nv = 2,
-    .ops.elements = spring_elements,
-    .ops.mstate = spring_mstate,
-    .ops.forces = spring_forces,
-    .ops.dforces = spring_dforces,
-    .set = mesh_spring_force_field_set,
-};
+static const spring_twin spring_ops = SPRING_TWIN(
+    spring_force_field_class, "ParallelSpringForceField", "SpringForceField", spring_force_field_set);
+static const spring_twin mesh_spring_ops =
+    SPRING_TWIN(mesh_spring_force_field_class, "ParallelMeshSpringForceField",
+                "MeshSpringForceField", mesh_spring_force_field_set);
 
 const st_class *parallel_spring_force_field_class(void) { return mt_elem_class(&spring_ops.ops); }
 
