@@ -1,10 +1,13 @@
 /* mt_elements.c - the parallel element force fields: add_force and
  * add_dforce of a sequential class run on a pool of threads (mt_pool.h,
  * mt_elem_ops). Each thread computes the world-frame values of a fixed range
- * of elements into a per-element buffer with the sequential class's own
- * element functions; then each thread adds, for a fixed range of vertices,
- * the buffer's values to its vertices in element order (mt_adjacency).
- * That is the order of the sequential loop, so the forces are the same to
+ * of elements, a chunk at a time, with the sequential class's own element
+ * functions. A vertex whose elements all lie in the thread's range gets
+ * them added at once, in element order; the values for the other (shared)
+ * vertices go to a per-element buffer, and after all threads are done each
+ * thread adds, for a fixed range of the shared vertices, their buffered
+ * values in element order (mt_adjacency). Either way every vertex sees the
+ * sequential loop's additions in its order, so the forces are the same to
  * the bit at any thread count. One thread runs the sequential class's
  * functions directly. */
 #include <string.h>
@@ -17,8 +20,10 @@ typedef struct mt_elem_tail {
     const mt_elem_ops *ops;
     mt_pool *pool;
     mt_adjacency adj;
-    double *g;           /* ne x 3 nv element values, owned */
+    double *g;           /* ne x 3 nv element values (shared vertices only), owned */
     size_t g_n;          /* elements g holds */
+    double *chunks;      /* per part: MT_CHUNK x 3 nv values, owned */
+    unsigned chunk_parts; /* parts chunks holds */
     /* The current run. */
     st_component *self;
     const double *in;    /* positions (add_force) or dx (add_dforce), the state's slice */
@@ -26,8 +31,11 @@ typedef struct mt_elem_tail {
     double *out;         /* f or df, the state's slice */
     double kfactor;
     size_t ne;
-    int phase;           /* 0 force, 1 dforce, 2 sum + (force), 3 sum - (dforce) */
+    int phase;           /* 0 force, 1 dforce, 2 shared + (force), 3 shared - (dforce) */
+    bool add;            /* phase 0: the forces are added (mt_elem_ops.has_force) */
 } mt_elem_tail;
+
+enum { MT_CHUNK = 64 }; /* elements per call of the sequential range functions */
 
 static mt_elem_tail *tail_of(st_component *self)
 {
@@ -52,33 +60,62 @@ const mt_elem_ops *mt_elem_ops_of(const st_component *self)
     return NULL;
 }
 
+/* Elements [b, e) of part `part`: their values, added at once to the
+ * vertices this part owns, buffered for the shared ones. */
+static void elements_part(mt_elem_tail *t, unsigned part, size_t b, size_t e)
+{
+    const unsigned nv = t->ops->nv;
+    const size_t per = 3 * (size_t)nv;
+    double *chunk = t->chunks + (size_t)part * MT_CHUNK * per;
+    const unsigned *owner = t->adj.owner, *verts = t->adj.verts;
+    double *f = t->out;
+    for (size_t c = b; c < e; c += MT_CHUNK) {
+        const size_t c2 = e - c > MT_CHUNK ? c + MT_CHUNK : e;
+        if (t->phase == 0)
+            t->ops->forces(t->self, t->in, t->vel, c, c2, chunk);
+        else
+            t->ops->dforces(t->self, t->in, t->kfactor, c, c2, chunk);
+        if (t->phase == 0 && !t->add)
+            continue;
+        for (size_t i = c; i < c2; i++)
+            for (unsigned k = 0; k < nv; k++) {
+                const size_t slot = i * nv + k;
+                const unsigned v = verts[slot];
+                const double *gv = chunk + per * (i - c) + 3 * k;
+                if (owner[v] != part) {
+                    memcpy(t->g + 3 * slot, gv, 3 * sizeof *gv);
+                } else if (t->phase == 0) {
+                    double *fv = f + 3 * (size_t)v;
+                    fv[0] += gv[0], fv[1] += gv[1], fv[2] += gv[2];
+                } else {
+                    double *fv = f + 3 * (size_t)v;
+                    fv[0] -= gv[0], fv[1] -= gv[1], fv[2] -= gv[2];
+                }
+            }
+    }
+}
+
 static void run_part(void *ctx, unsigned part, unsigned nparts)
 {
     mt_elem_tail *t = ctx;
     size_t b, e;
-    switch (t->phase) {
-    case 0:
+    if (t->phase <= 1) {
         mt_range(t->ne, part, nparts, &b, &e);
-        t->ops->forces(t->self, t->in, t->vel, b, e, t->g);
-        break;
-    case 1:
-        mt_range(t->ne, part, nparts, &b, &e);
-        t->ops->dforces(t->self, t->in, t->kfactor, b, e, t->g);
-        break;
-    default:
-        mt_range(t->adj.np, part, nparts, &b, &e);
-        mt_adjacency_add(&t->adj, t->out, t->g, t->phase == 2 ? 1 : -1, b, e);
-        break;
+        elements_part(t, part, b, e);
+    } else {
+        mt_range(t->adj.nshared, part, nparts, &b, &e);
+        mt_adjacency_add_shared(&t->adj, t->out, t->g, t->phase == 2 ? 1 : -1, b, e);
     }
 }
 
-/* The buffer and the adjacency for the current elements; false (run the
+/* The buffers and the adjacency for the current elements; false (run the
  * sequential loop) with one thread or when they cannot be had. check: the
  * adjacency is compared with the elements (add_force); else it is the one
  * add_force checked (topological changes come between steps). */
 static bool ready(mt_elem_tail *t, st_component *self, bool check)
 {
-    if (mt_pool_threads(t->pool) < 2)
+    const unsigned nparts = mt_pool_threads(t->pool);
+    if (nparts < 2)
         return false;
     const unsigned *verts;
     size_t stride, ne, np;
@@ -86,7 +123,8 @@ static bool ready(mt_elem_tail *t, st_component *self, bool check)
     if (ne == 0)
         return false;
     if (!check)
-        return t->g && t->g_n == ne && t->adj.ne == ne && t->adj.np == np;
+        return t->g && t->g_n == ne && t->adj.ne == ne && t->adj.np == np &&
+               t->adj.nparts == nparts && t->chunk_parts == nparts;
     const size_t per = 3 * (size_t)t->ops->nv;
     if (t->g_n != ne) {
         st_free(t->g);
@@ -96,8 +134,17 @@ static bool ready(mt_elem_tail *t, st_component *self, bool check)
             return false;
         t->g_n = ne;
     }
+    if (t->chunk_parts != nparts) {
+        st_free(t->chunks);
+        t->chunk_parts = 0;
+        t->chunks = st_calloc((size_t)nparts * MT_CHUNK * per, sizeof *t->chunks);
+        if (!t->chunks)
+            return false;
+        t->chunk_parts = nparts;
+    }
     st_error err = {0};
-    return mt_adjacency_update(&t->adj, verts, stride, ne, t->ops->nv, np, &err) == ST_OK;
+    return mt_adjacency_update(&t->adj, verts, stride, ne, t->ops->nv, np, nparts, &err) ==
+           ST_OK;
 }
 
 static void elem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
@@ -114,9 +161,10 @@ static void elem_add_force(st_component *self, const st_mparams *mp, double *f, 
     t->in = st_slice_x(x, ms);
     t->vel = st_slice(v, ms);
     t->out = st_slice(f, ms);
+    t->add = !t->ops->has_force || t->ops->has_force(self);
     t->phase = 0;
     mt_pool_run(t->pool, run_part, t);
-    if (!t->ops->has_force || t->ops->has_force(self)) {
+    if (t->add && t->adj.nshared > 0) {
         t->phase = 2;
         mt_pool_run(t->pool, run_part, t);
     }
@@ -140,8 +188,10 @@ static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df
     t->kfactor = kfactor;
     t->phase = 1;
     mt_pool_run(t->pool, run_part, t);
-    t->phase = 3;
-    mt_pool_run(t->pool, run_part, t);
+    if (t->adj.nshared > 0) {
+        t->phase = 3;
+        mt_pool_run(t->pool, run_part, t);
+    }
 }
 
 static st_status elem_init(st_component *self, st_error *err)
@@ -163,8 +213,10 @@ static void elem_cleanup(st_component *self)
     mt_pool_destroy(&t->pool);
     mt_adjacency_free(&t->adj);
     st_free(t->g);
-    t->g = NULL;
+    st_free(t->chunks);
+    t->g = t->chunks = NULL;
     t->g_n = 0;
+    t->chunk_parts = 0;
 }
 
 static const st_field elem_fields[] = {MT_USER_FIELDS(mt_elem_tail, u), ST_FIELD_END};

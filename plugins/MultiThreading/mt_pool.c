@@ -234,6 +234,8 @@ void mt_adjacency_free(mt_adjacency *a)
     st_free(a->verts);
     st_free(a->start);
     st_free(a->slot);
+    st_free(a->owner);
+    st_free(a->shared);
     memset(a, 0, sizeof *a);
 }
 
@@ -249,11 +251,9 @@ static bool adjacency_same(const mt_adjacency *a, const unsigned *verts, size_t 
     return true;
 }
 
-st_status mt_adjacency_update(mt_adjacency *a, const unsigned *verts, size_t stride, size_t ne,
-                              unsigned nv, size_t np, st_error *err)
+static st_status adjacency_build(mt_adjacency *a, const unsigned *verts, size_t stride, size_t ne,
+                                 unsigned nv, size_t np, st_error *err)
 {
-    if (adjacency_same(a, verts, stride, ne, nv, np))
-        return ST_OK;
     mt_adjacency_free(a);
     const size_t ns = ne * nv;
     a->verts = st_calloc(ns ? ns : 1, sizeof *a->verts);
@@ -294,10 +294,74 @@ st_status mt_adjacency_update(mt_adjacency *a, const unsigned *verts, size_t str
     return ST_OK;
 }
 
-void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sign, size_t begin,
-                      size_t end)
+/* The part of element e among nparts ranges of ne (mt_range). */
+static unsigned part_of(size_t e, size_t ne, unsigned nparts)
 {
-    for (size_t v = begin; v < end; v++) {
+    unsigned k = (unsigned)(e * nparts / ne);
+    size_t b, end;
+    for (;;) { /* the guess is off by at most one */
+        mt_range(ne, k, nparts, &b, &end);
+        if (e < b)
+            k--;
+        else if (e >= end)
+            k++;
+        else
+            return k;
+    }
+}
+
+static st_status adjacency_partition(mt_adjacency *a, unsigned nparts, st_error *err)
+{
+    st_free(a->owner);
+    st_free(a->shared);
+    a->shared = NULL;
+    a->nshared = 0;
+    a->nparts = 0;
+    a->owner = st_calloc(a->np ? a->np : 1, sizeof *a->owner);
+    if (!a->owner)
+        return st_error_set(err, ST_ENOMEM, "out of memory (vertex owners)");
+    size_t nshared = 0;
+    for (size_t v = 0; v < a->np; v++) {
+        const size_t s0 = a->start[v], s1 = a->start[v + 1];
+        if (s0 == s1) {
+            a->owner[v] = 0; /* no element: nothing is added to it */
+            continue;
+        }
+        unsigned p0 = part_of(a->slot[s0] / a->nv, a->ne, nparts);
+        unsigned p1 = part_of(a->slot[s1 - 1] / a->nv, a->ne, nparts);
+        a->owner[v] = p0 == p1 ? p0 : MT_SHARED;
+        nshared += p0 != p1;
+    }
+    a->shared = st_calloc(nshared ? nshared : 1, sizeof *a->shared);
+    if (!a->shared)
+        return st_error_set(err, ST_ENOMEM, "out of memory (shared vertices)");
+    for (size_t v = 0; v < a->np; v++)
+        if (a->owner[v] == MT_SHARED)
+            a->shared[a->nshared++] = (unsigned)v;
+    a->nparts = nparts;
+    return ST_OK;
+}
+
+st_status mt_adjacency_update(mt_adjacency *a, const unsigned *verts, size_t stride, size_t ne,
+                              unsigned nv, size_t np, unsigned nparts, st_error *err)
+{
+    if (!adjacency_same(a, verts, stride, ne, nv, np))
+        ST_TRY(adjacency_build(a, verts, stride, ne, nv, np, err));
+    if (a->nparts != nparts) {
+        st_status s = adjacency_partition(a, nparts, err);
+        if (s != ST_OK) {
+            mt_adjacency_free(a);
+            return s;
+        }
+    }
+    return ST_OK;
+}
+
+void mt_adjacency_add_shared(const mt_adjacency *a, double *f, const double *g, int sign,
+                             size_t begin, size_t end)
+{
+    for (size_t k = begin; k < end; k++) {
+        const size_t v = a->shared[k];
         double *fv = f + 3 * v;
         double x = fv[0], y = fv[1], z = fv[2];
         const unsigned *s = a->slot + a->start[v], *s_end = a->slot + a->start[v + 1];

@@ -127,25 +127,37 @@ const mt_elem_ops *mt_elem_ops_of(const st_component *self);
 
 /* For each of np vertices, the slots (element * nv + corner) that name it,
  * in increasing slot order, i.e. in the order a sequential loop over the
- * elements adds to it. */
+ * elements adds to it; and, for nparts contiguous element ranges
+ * (mt_range), the part that owns each vertex: the one whose range holds
+ * every element around it (it adds to the vertex itself, in element
+ * order), or MT_SHARED (the parts leave the vertex's values in a buffer,
+ * added after, slot by slot). */
+#define MT_SHARED 0xffffffffu
 typedef struct mt_adjacency {
     size_t ne, np;
     unsigned nv;          /* vertices per element */
     unsigned *verts;      /* ne x nv, the elements' vertices when built */
     size_t *start;        /* np + 1 */
     unsigned *slot;       /* ne x nv */
+    unsigned nparts;      /* the parts owner was computed for (0: not yet) */
+    unsigned *owner;      /* np: owning part or MT_SHARED */
+    unsigned *shared;     /* the shared vertices, increasing */
+    size_t nshared;
 } mt_adjacency;
 
 /* (Re)builds a from ne elements of nv vertices, vertex k of element e at
  * verts[e * stride + k] (stride in unsigned), when they differ from what it
- * was built from. A vertex index >= np is an error. */
+ * was built from, and its owners for nparts parts. A vertex index >= np is
+ * an error. */
 st_status mt_adjacency_update(mt_adjacency *a, const unsigned *verts, size_t stride, size_t ne,
-                              unsigned nv, size_t np, st_error *err) ST_WARN_UNUSED;
+                              unsigned nv, size_t np, unsigned nparts,
+                              st_error *err) ST_WARN_UNUSED;
 void mt_adjacency_free(mt_adjacency *a);
-/* For the vertices [begin, end): f[v] += g[slot] (sign > 0) or -= (sign < 0),
- * 3 scalars per vertex and per slot, slot after slot. */
-void mt_adjacency_add(const mt_adjacency *a, double *f, const double *g, int sign, size_t begin,
-                      size_t end);
+/* For the shared vertices [begin, end) of a->shared: f[v] += g[slot]
+ * (sign > 0) or -= (sign < 0), 3 scalars per vertex and per slot, slot
+ * after slot. */
+void mt_adjacency_add_shared(const mt_adjacency *a, double *f, const double *g, int sign,
+                             size_t begin, size_t end);
 
 /* The classes. */
 extern const st_class task_scheduler_settings_class;

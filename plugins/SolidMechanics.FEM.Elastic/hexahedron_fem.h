@@ -63,7 +63,7 @@ extern const st_class hexahedral_fem_force_field_class;
 
 /* The element loops of add_force and add_dforce over a range of elements,
  * for the parallel twin (plugins/MultiThreading), as tetrahedron_fem.h's:
- * 24 world-frame scalars per element at g + 24 i, which the caller adds to
+ * 24 world-frame scalars per element at g + 24 (i - begin), which the caller adds to
  * the vertices in element order (hfem_forces_range updates the elements'
  * rotations, and K with updateStiffnessMatrix); hfem_dforces_range gives
  * R^T K R dx kfactor, which df loses. hfem_add_force_finish is what

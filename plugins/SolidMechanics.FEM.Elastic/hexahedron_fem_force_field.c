@@ -535,14 +535,14 @@ static void element_dforce(const hexa *h, const double *d, double kfactor, doubl
 void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, double *g)
 {
     for (size_t i = begin; i < end; i++)
-        element_world_force(s, &s->e[i], p, g + 24 * i);
+        element_world_force(s, &s->e[i], p, g + 24 * (i - begin));
 }
 
 void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g)
 {
     for (size_t i = begin; i < end; i++)
-        element_dforce(&s->e[i], d, kfactor, g + 24 * i);
+        element_dforce(&s->e[i], d, kfactor, g + 24 * (i - begin));
 }
 
 void hfem_add_force_finish(hexa_fem *s)

@@ -65,7 +65,7 @@ typedef struct tetra_fem {
 
 /* The element loops of add_force and add_dforce over a range of elements,
  * for the parallel twin (plugins/MultiThreading): each element's 12
- * world-frame scalars go to g + 12 i, and the caller adds them to the
+ * world-frame scalars go to g + 12 (i - begin), and the caller adds them to the
  * vertices in element order, which is what the sequential loop does, so the
  * sums are the same to the bit. tfem_forces_range updates the elements'
  * rotations, J and plastic strain (each element only its own); g is zero

@@ -735,8 +735,8 @@ bool tfem_has_force(const tetra_fem *s)
 void tfem_forces_range(tetra_fem *s, const double *p, size_t begin, size_t end, double *g)
 {
     for (size_t i = begin; i < end; i++)
-        if (!element_world_force(s, &s->e[i], p, g + 12 * i))
-            memset(g + 12 * i, 0, 12 * sizeof *g);
+        if (!element_world_force(s, &s->e[i], p, g + 12 * (i - begin)))
+            memset(g + 12 * (i - begin), 0, 12 * sizeof *g);
 }
 
 /* The element's share of df, before its sign: R K R^T dx (K J K J^T,
@@ -770,7 +770,7 @@ void tfem_dforces_range(const tetra_fem *s, const double *d, double kfactor, siz
 {
     const bool rot = s->meth != M_SMALL;
     for (size_t i = begin; i < end; i++)
-        element_dforce(&s->e[i], d, kfactor, rot, g + 12 * i);
+        element_dforce(&s->e[i], d, kfactor, rot, g + 12 * (i - begin));
 }
 
 /* SOFA's getRotation of each vertex (rotation finder): the mean of the

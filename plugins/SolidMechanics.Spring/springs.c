@@ -307,7 +307,7 @@ void springs_forces_range(spring_set *set, const double *x, const double *v, siz
 {
     const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = begin; i < end; i++) {
-        double fo[3], *gi = g + 6 * i;
+        double fo[3], *gi = g + 6 * (i - begin);
         if (!spring_force3(set, i, x, x, v, v, min_len, fo)) {
             memset(gi, 0, 6 * sizeof *gi);
             continue;
@@ -382,7 +382,7 @@ void springs_dforces_range(const spring_set *set, const double *dx, double kfact
                            size_t end, double *g)
 {
     for (size_t i = begin; i < end; i++) {
-        double r[3], *gi = g + 6 * i;
+        double r[3], *gi = g + 6 * (i - begin);
         spring_dforce3(set, i, dx, dx, kfactor, r);
         /* what df loses: -r at the first end, r at the second */
         gi[0] = -r[0], gi[1] = -r[1], gi[2] = -r[2];

@@ -70,7 +70,7 @@ double springs_energy(const spring_set *set, const double *x);
 /* The loops of springs_add_force and springs_add_dforce over a range of
  * springs, for the parallel twins (plugins/MultiThreading), where
  * springs_one_state3 holds (both ends on one Vec3d state): 6 scalars per
- * spring at g + 6 i, for its two ends, which the caller adds to the points
+ * spring at g + 6 (i - begin), for its two ends, which the caller adds to the points
  * in spring order, as the sequential loop does (forces_range: what f gains,
  * Jacobians cached; dforces_range: what df loses). x, v, dx: the state's
  * slices. */
