@@ -35,6 +35,8 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"MultiThreading", NULL};
 
 ST_PLUGIN_DEFINE("MultiThreading", "0.1.0",
-                 "Parallel twins of the FEM and spring force fields, CG, and broad and narrow "
-                 "phases, on a pool of threads (settee's --threads, TaskSchedulerSettings)",
+                 "Parallel twins, on a pool of threads, of sequential components: "
+                 "ParallelTetrahedronFEMForceField, ParallelHexahedronFEMForceField, "
+                 "ParallelSpringForceField, ParallelMeshSpringForceField, ParallelCGLinearSolver; "
+                 "and TaskSchedulerSettings, their thread count",
                  "LGPL-2.1-or-later", provides, register_classes)
