@@ -138,6 +138,31 @@ Test(multithreading, springs_bit_identical)
                             "13 22 300 0 1.4  22 31 300 0 1.4  31 40 300 0 1.4  8 17 200 0.1 0.5'");
 }
 
+/* ParallelCGLinearSolver on the assembled matrix (rows on 3 threads) and
+ * matrix-free: CGLinearSolver's iterates, to the bit. */
+Test(multithreading, cg_assembled_and_matrix_free_bit_identical)
+{
+    test_rt t;
+    mt_open_rt(&t);
+    const char *ff = "<TetrahedronFEMForceField name='FEM' youngModulus='5000' method='large'/>";
+    static const char *const templates[] = {"CompressedRowSparseMatrixMat3x3d",
+                                            "GraphScattered"};
+    for (int k = 0; k < 2; k++) {
+        char seq[256], par[256];
+        snprintf(seq, sizeof seq, "CGLinearSolver template='%s'", templates[k]);
+        snprintf(par, sizeof par, "ParallelCGLinearSolver nbThreads='3' template='%s'",
+                 templates[k]);
+        size_t n0, n1;
+        double *x0 = positions_after(&t, beam_scene(ff, seq, ""), 10, &n0);
+        double *x1 = positions_after(&t, beam_scene(ff, par, ""), 10, &n1);
+        cr_assert_eq(n0, n1);
+        cr_assert(memcmp(x0, x1, n0 * sizeof *x0) == 0, "%s: positions differ", templates[k]);
+        free(x0);
+        free(x1);
+    }
+    test_rt_close(&t);
+}
+
 /* One add_force and one add_dforce of the twin at 3 threads against the
  * sequential class's, on a deformed state, bit for bit. */
 Test(multithreading, tetra_force_and_dforce_products)
