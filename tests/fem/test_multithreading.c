@@ -163,6 +163,33 @@ Test(multithreading, cg_assembled_and_matrix_free_bit_identical)
     test_rt_close(&t);
 }
 
+/* scenes/parallel_fem_block.yaml through `settee run --threads N`: the
+ * same collected positions at 1 and 3 threads. */
+Test(multithreading, cli_threads_same_result)
+{
+    char dir[512], out[4096], cmd[2048];
+    test_make_dir(dir, sizeof dir, "mt-cli");
+    char *json[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "%s run %s/scenes/parallel_fem_block.yaml -n 8 --threads %d --no-progress "
+                 "--collect y=/Block/dofs.position[500][1] --collect x=/Block/dofs.position[700][0] "
+                 "--collect-json %s/c%d.json",
+                 SETTEE_CLI, SETTEE_SOURCE_DIR, k ? 3 : 1, dir, k);
+        cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+        cr_assert(strstr(out, k ? "on 3 threads" : "on 1 thread"), "%s", out);
+        char path[600];
+        snprintf(path, sizeof path, "%s/c%d.json", dir, k);
+        json[k] = test_read_file(path);
+        cr_assert_not_null(json[k]);
+    }
+    cr_assert_str_eq(json[0], json[1]);
+    cr_assert(strstr(json[0], "\"y\": 0.") || strstr(json[0], "\"y\": -0."), "%s", json[0]);
+    free(json[0]);
+    free(json[1]);
+    test_remove_dir(dir);
+}
+
 /* One add_force and one add_dforce of the twin at 3 threads against the
  * sequential class's, on a deformed state, bit for bit. */
 Test(multithreading, tetra_force_and_dforce_products)
