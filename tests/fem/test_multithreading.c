@@ -5,6 +5,7 @@
  * SETTEE_THREADS, nbThreads, TaskSchedulerSettings). */
 #include <dirent.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "fem_test_util.h"
 
@@ -282,6 +283,11 @@ Test(multithreading, task_scheduler_settings_decides)
     cr_assert_eq(threads_started("nbThreads='4'", "<TaskSchedulerSettings nbThreads='2'/>"), 1);
     cr_assert_eq(threads_started("nbThreads='4'", "<TaskSchedulerSettings/>"), 3,
                  "nbThreads 0 leaves the component's");
+    /* -n: the cores minus n, at least 1 (SOFA's rule) */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int want = cores - 1 > 1 ? (int)cores - 1 : 1;
+    cr_assert_eq(threads_started("", "<TaskSchedulerSettings nbThreads='-1'/>"), want - 1);
+    cr_assert_eq(threads_started("nbThreads='-4096'", ""), 0);
 }
 
 Test(multithreading, unknown_scheduler_type_is_an_error)
