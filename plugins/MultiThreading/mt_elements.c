@@ -24,6 +24,11 @@ typedef struct mt_elem_tail {
     size_t g_n;          /* elements g holds */
     double *chunks;      /* per part: MT_CHUNK x 3 nv values, owned */
     unsigned chunk_parts; /* parts chunks holds */
+    /* The elements the adjacency was checked against. */
+    const unsigned *everts; /* vertex k of element e at everts[e * estride + k] */
+    size_t estride;
+    unsigned long revision;
+    bool checked;          /* false: compare at the next add_force */
     /* The current run. */
     st_component *self;
     const double *in;    /* positions (add_force) or dx (add_dforce), the state's slice */
@@ -122,9 +127,15 @@ static bool ready(mt_elem_tail *t, st_component *self, bool check)
     t->ops->elements(self, &verts, &stride, &ne, &np);
     if (ne == 0)
         return false;
+    const bool same = t->g && t->g_n == ne && t->adj.ne == ne && t->adj.np == np &&
+                      t->adj.nparts == nparts && t->chunk_parts == nparts &&
+                      t->everts == verts && t->estride == stride;
     if (!check)
-        return t->g && t->g_n == ne && t->adj.ne == ne && t->adj.np == np &&
-               t->adj.nparts == nparts && t->chunk_parts == nparts;
+        return same;
+    const unsigned long rev = t->ops->revision ? t->ops->revision(self) : 0;
+    if (same && t->checked && t->ops->revision && rev == t->revision)
+        return true;
+    t->checked = false;
     const size_t per = 3 * (size_t)t->ops->nv;
     if (t->g_n != ne) {
         st_free(t->g);
@@ -143,8 +154,13 @@ static bool ready(mt_elem_tail *t, st_component *self, bool check)
         t->chunk_parts = nparts;
     }
     st_error err = {0};
-    return mt_adjacency_update(&t->adj, verts, stride, ne, t->ops->nv, np, nparts, &err) ==
-           ST_OK;
+    if (mt_adjacency_update(&t->adj, verts, stride, ne, t->ops->nv, np, nparts, &err) != ST_OK)
+        return false;
+    t->everts = verts;
+    t->estride = stride;
+    t->revision = rev;
+    t->checked = true;
+    return true;
 }
 
 static void elem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
@@ -198,6 +214,7 @@ static st_status elem_init(st_component *self, st_error *err)
 {
     mt_elem_tail *t = tail_of(self);
     t->ops = mt_elem_ops_of(self);
+    t->checked = false; /* init rebuilds the elements */
     ST_TRY(t->ops->base->init(self, err));
     unsigned n;
     ST_TRY(mt_thread_count(self, &t->u, &n, err));

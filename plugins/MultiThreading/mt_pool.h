@@ -110,6 +110,11 @@ typedef struct mt_elem_ops {
     void (*elements)(st_component *self, const unsigned **verts, size_t *stride, size_t *ne,
                      size_t *np);
     st_mstate *(*mstate)(st_component *self);
+    /* The revision of the topology the elements follow (st_topology_revision):
+     * while it, the element count and the array stay the same, the vertices
+     * are not compared with the adjacency's again. NULL: compared at each
+     * add_force. */
+    unsigned long (*revision)(st_component *self);
     bool (*has_force)(st_component *self); /* NULL: always */
     void (*forces)(st_component *self, const double *p, const double *v, size_t b, size_t e,
                    double *g);

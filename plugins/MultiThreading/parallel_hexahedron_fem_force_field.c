@@ -15,6 +15,12 @@ static void hex_elements(st_component *self, const unsigned **verts, size_t *str
     *np = s->ms->n;
 }
 
+static unsigned long hex_revision(st_component *self)
+{
+    const hexa_fem *s = (const hexa_fem *)self;
+    return s->topology ? st_topology_revision(s->topology) : 0;
+}
+
 static st_mstate *hex_mstate(st_component *self) { return ((hexa_fem *)self)->ms; }
 
 static void hex_forces(st_component *self, const double *p, const double *v, size_t b, size_t e,
@@ -40,6 +46,7 @@ static const mt_elem_ops hex_ops = {
     .nv = 8,
     .elements = hex_elements,
     .mstate = hex_mstate,
+    .revision = hex_revision,
     .forces = hex_forces,
     .dforces = hex_dforces,
     .finish = hex_finish,

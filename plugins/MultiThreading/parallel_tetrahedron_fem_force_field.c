@@ -15,6 +15,12 @@ static void tet_elements(st_component *self, const unsigned **verts, size_t *str
     *np = s->ms->n;
 }
 
+static unsigned long tet_revision(st_component *self)
+{
+    const tetra_fem *s = (const tetra_fem *)self;
+    return s->topology ? st_topology_revision(s->topology) : 0;
+}
+
 static st_mstate *tet_mstate(st_component *self) { return ((tetra_fem *)self)->ms; }
 static bool tet_has_force(st_component *self) { return tfem_has_force((tetra_fem *)self); }
 
@@ -41,6 +47,7 @@ static const mt_elem_ops tet_ops = {
     .nv = 4,
     .elements = tet_elements,
     .mstate = tet_mstate,
+    .revision = tet_revision,
     .has_force = tet_has_force,
     .forces = tet_forces,
     .dforces = tet_dforces,
