@@ -218,7 +218,11 @@ static st_status elem_init(st_component *self, st_error *err)
     ST_TRY(t->ops->base->init(self, err));
     unsigned n;
     ST_TRY(mt_thread_count(self, &t->u, &n, err));
-    return mt_pool_ensure(&t->pool, n, err);
+    ST_TRY(mt_pool_ensure(&t->pool, n, err));
+    /* buffers and adjacency now, so that the steps allocate nothing (a
+     * topological change rebuilds them at the next add_force) */
+    (void)ready(t, self, true);
+    return ST_OK;
 }
 
 static void elem_cleanup(st_component *self)

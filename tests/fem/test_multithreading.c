@@ -232,6 +232,25 @@ Test(multithreading, tetra_force_and_dforce_products)
     test_rt_close(&t);
 }
 
+/* The steps of a twin on 3 threads allocate nothing: the pool, the
+ * buffers and the adjacency are made at init. */
+Test(multithreading, steps_allocate_nothing)
+{
+    test_rt t;
+    mt_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, beam_scene("<ParallelTetrahedronFEMForceField name='FEM' youngModulus='5000' "
+                       "nbThreads='3'/>",
+                       "ParallelCGLinearSolver nbThreads='3' template='GraphScattered'", ""));
+    fem_step(s, 1, 0.02);
+    unsigned long before = st_alloc_count();
+    fem_step(s, 5, 0.02);
+    cr_assert_eq(st_alloc_count(), before, "%lu allocations in 5 steps",
+                 st_alloc_count() - before);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 /* Threads of this process. */
 static int thread_count(void)
 {
