@@ -199,7 +199,7 @@ static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df
     const st_mstate *ms = t->ops->mstate(self);
     t->self = self;
     t->ne = t->g_n;
-    t->in = st_slice_x(dx, ms);
+    t->in = st_slice(dx, ms); /* a derivative vector */
     t->out = st_slice(df, ms);
     t->kfactor = kfactor;
     t->phase = 1;
