@@ -168,25 +168,33 @@ static bool known_scheduler(const char *t)
            !strcmp(t, "std");
 }
 
+/* The first TaskSchedulerSettings of n's subtree, in scene order. */
+static const mt_settings *find_settings(const st_node *n)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const st_component *c = st_node_object(n, i);
+        if (c->cls == &task_scheduler_settings_class)
+            return (const mt_settings *)c;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++) {
+        const mt_settings *s = find_settings(st_node_child(n, i));
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
 st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, st_error *err)
 {
     if (!known_scheduler(u->scheduler_type))
         return st_component_error(self, "taskSchedulerType", err, ST_ESCENE,
                                   "unknown task scheduler type '%s': expected _default or std",
                                   u->scheduler_type);
-    st_component *all[256];
-    size_t n = st_node_find_all(self->node, ST_ROLE_ANY, ST_SEARCH_ROOT, all, 256);
-    for (size_t i = 0; i < n && i < 256; i++) {
-        if (all[i]->cls != &task_scheduler_settings_class || all[i] == self)
-            continue;
-        const mt_user *g = &((const mt_settings *)all[i])->u;
-        if (g->nb_threads != 0) {
-            *out = mt_resolve_threads(g->nb_threads);
-            return ST_OK;
-        }
-        break;
-    }
-    *out = u->nb_threads != 0 ? mt_resolve_threads(u->nb_threads) : settee_threads();
+    const mt_settings *g = self->node ? find_settings(st_node_root(self->node)) : NULL;
+    if (g && g->u.nb_threads != 0)
+        *out = mt_resolve_threads(g->u.nb_threads);
+    else
+        *out = u->nb_threads != 0 ? mt_resolve_threads(u->nb_threads) : settee_threads();
     return ST_OK;
 }
 
