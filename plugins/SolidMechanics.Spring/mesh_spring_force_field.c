@@ -259,6 +259,8 @@ static void msff_cleanup(st_component *self)
     s->keys = NULL;
 }
 
+spring_set *mesh_spring_force_field_set(st_component *self) { return &((mesh_spring_ff *)self)->set; }
+
 static void msff_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)
 {

@@ -195,7 +195,7 @@ static st_scene *scene_of(const mesh *m, const char *ff, int k)
             "  objects:\n"
             "    - RequiredPlugin: {pluginName: [ODESolver.Forward, ODESolver.Backward, "
             "LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology, "
-            "SolidMechanics.FEM.Elastic, SolidMechanics.FEM.HyperElastic]}\n"
+            "SolidMechanics.FEM.Elastic, SolidMechanics.FEM.HyperElastic, MultiThreading]}\n"
             "    - DefaultAnimationLoop: {}\n"
             "  children:\n    - name: body\n      objects:\n");
     put(&b, "%s", solver_yaml[k]);
@@ -441,6 +441,9 @@ Test(topology_fem, tetrahedron_fem_all_methods_all_solvers)
         "poissonRatio: 0.3}",
         "TetrahedralCorotationalFEMForceField: {name: ff, method: polar, youngModulus: 1000, "
         "poissonRatio: 0.3}",
+        /* the parallel twin rebuilds its vertex -> element adjacency */
+        "ParallelTetrahedronFEMForceField: {name: ff, method: large, youngModulus: 1000, "
+        "poissonRatio: 0.3, nbThreads: 2}",
     };
     for (size_t f = 0; f < sizeof ffs / sizeof *ffs; f++) {
         check_all_solvers(&m, ffs[f], tet_some, 2);
@@ -523,6 +526,8 @@ Test(topology_fem, hexahedron_fem_all_methods_all_solvers)
         "poissonRatio: 0.3, density: 2, lumpedMass: true}",
         "HexahedronFEMForceFieldAndMass: {name: ff, method: polar, youngModulus: 1000, "
         "poissonRatio: 0.3, density: 2, lumpedMass: true}",
+        "ParallelHexahedronFEMForceField: {name: ff, method: large, youngModulus: 1000, "
+        "poissonRatio: 0.3, nbThreads: 2}",
     };
     for (size_t f = 0; f < sizeof ffs / sizeof *ffs; f++) {
         check_all_solvers(&m, ffs[f], mid, 1);
