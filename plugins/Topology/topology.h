@@ -60,6 +60,16 @@ typedef struct topo {
     st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
     st_array mass_coefs;      /* "massCoefs" output */
     bool sparse_built;        /* built once, as SOFA's init */
+    /* SparseGridRamificationTopology. */
+    bool ramification;        /* the class is SparseGridRamificationTopology */
+    bool finest_connectivity; /* "finestConnectivity" */
+    /* Hidden outputs read by BarycentricMapping (SOFA's findCube and
+     * findNearestCube through the finest level): the finest grid, its
+     * regular cells' coarsest hexahedra (UINT_MAX: none), and the cells
+     * searched for the nearest one, in the finest level's order. */
+    st_vec3 finest_n, finest_min, finest_max;
+    st_array finest_cells;    /* "finestCells" */
+    st_array finest_nearest;  /* "finestNearestCells" */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
