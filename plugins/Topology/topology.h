@@ -11,7 +11,9 @@ typedef enum topo_kind {
     TOPO_MESH = 0,     /* MeshTopology: lists given, missing ones derived */
     TOPO_GRID,         /* GridTopology: grid lists, positions from `position` */
     TOPO_REGULAR_GRID, /* RegularGridTopology: grid lists and geometry */
-    TOPO_DYNAMIC       /* ...SetTopologyContainer */
+    TOPO_DYNAMIC,      /* ...SetTopologyContainer */
+    TOPO_CYLINDER_GRID, /* CylinderGridTopology: grid lists, points on a cylinder */
+    TOPO_SPHERE_GRID    /* SphereGridTopology: grid lists, points on a sphere */
 } topo_kind;
 
 /* One instance layout for every container class; each class's field table
@@ -47,6 +49,10 @@ typedef struct topo {
     double cell_width;   /* "cellWidth" */
     bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
     bool compute_point_list, create_tex_coords;
+    /* CylinderGridTopology, SphereGridTopology. */
+    st_vec3 center, axis; /* "center", "axis" */
+    double radius;        /* "radius" */
+    double length;        /* "length" (cylinder) */
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */
@@ -86,6 +92,8 @@ typedef struct grid_geom {
 } grid_geom;
 
 void topo_grid_geom(topo *t, grid_geom *g);
+/* True for the grid kinds (GridTopology and the classes built on it). */
+bool topo_is_grid(const topo *t);
 /* Refuses a resolution that is not integral or needs more memory (or more
  * points than 32-bit indices reach) than the machine has, before any
  * allocation; the error names the field and the amount. */

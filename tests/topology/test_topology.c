@@ -402,8 +402,9 @@ Test(topology, plugin_answers_sofa_module_names)
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
     /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
-     * SparseGridTopology and SparseGridRamificationTopology */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 29);
+     * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology and
+     * SphereGridTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 31);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
