@@ -1008,6 +1008,59 @@ static st_status sparse_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+/* SOFA's SparseGridTopology builds itself when first asked for its points
+ * or hexahedra (getNbPoints, getHexahedra call init): a MechanicalObject
+ * before the grid in its node gets the grid's points. Errors are left to
+ * the grid's own init, which reports them. */
+static void sparse_ensure(st_component *self)
+{
+    topo *t = (topo *)self;
+    if (t->sparse_built)
+        return;
+    st_error err = {0};
+    if (st_component_update_inputs(self, &err) == ST_OK)
+        (void)sparse_init(self, &err);
+}
+
+static size_t sparse_nb_points(st_component *self)
+{
+    sparse_ensure(self);
+    return ((topo *)self)->position.n;
+}
+
+static void sparse_get_point(st_component *self, size_t i, double p[3])
+{
+    topo *t = (topo *)self;
+    sparse_ensure(self);
+    if (i < t->position.n)
+        memcpy(p, t->position.r + 3 * i, 3 * sizeof(double));
+    else
+        p[0] = p[1] = p[2] = 0.0;
+}
+
+static const st_array *sparse_elements(st_component *self, st_type kind)
+{
+    topo *t = (topo *)self;
+    sparse_ensure(self);
+    switch (kind) {
+    case ST_T_EDGES: return &t->edges;
+    case ST_T_TRIANGLES: return &t->triangles;
+    case ST_T_QUADS: return &t->quads;
+    case ST_T_TETRAS: return &t->tetrahedra;
+    case ST_T_HEXAS: return &t->hexahedra;
+    default: return NULL;
+    }
+}
+
+static const st_topology_ops sparse_ops = {
+    .struct_size = sizeof(st_topology_ops),
+    .nb_points = sparse_nb_points,
+    .get_point = sparse_get_point,
+    .elements = sparse_elements,
+    .remove = topo_remove,
+    .add = topo_add,
+};
+
 static st_status sparse_create(st_component *self, st_error *err)
 {
     (void)err;
@@ -1093,7 +1146,7 @@ const st_class sparse_grid_topology_class = {
     .create = sparse_create,
     .init = sparse_init,
     .reinit = sparse_init,
-    .topology = &topo_ops,
+    .topology = &sparse_ops,
 };
 
 #define HIDDEN_OUT(m, key, T, CT, help) ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
@@ -1124,5 +1177,5 @@ const st_class sparse_grid_ramification_topology_class = {
     .create = ramification_create,
     .init = sparse_init,
     .reinit = sparse_init,
-    .topology = &topo_ops,
+    .topology = &sparse_ops,
 };
