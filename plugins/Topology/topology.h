@@ -53,6 +53,9 @@ typedef struct topo {
     st_vec3 center, axis; /* "center", "axis" */
     double radius;        /* "radius" */
     double length;        /* "length" (cylinder) */
+    /* CubeTopology. */
+    bool internal_points; /* "internalPoints" */
+    bool split_normals;   /* "splitNormals" */
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */

@@ -402,9 +402,9 @@ Test(topology, plugin_answers_sofa_module_names)
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
     /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
-     * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology and
-     * SphereGridTopology */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 31);
+     * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology,
+     * SphereGridTopology and CubeTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 32);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
