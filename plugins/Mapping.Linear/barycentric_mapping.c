@@ -447,12 +447,15 @@ static long rgrid_find(const rgrid *g, const double pos[3], bool clamp, double f
  * repeated cube it lies in), the coefficients come from the grid's own
  * cube; outside the object, the finest cell of nearest centre (single
  * precision distance, first one on ties), with the coefficients of the
- * grid's clamped cube (with virtual levels) or of that cell. Returns false
- * when the topology is not one. */
+ * grid's clamped cube (with virtual levels) or of that cell. The same for a
+ * SparseGridMultipleTopology with computeRamifications. Returns false when
+ * the topology is not one (or not ramified). */
 static bool locate_ramified(bary_mapping *m, st_component *topo, const elems *e,
                             const double *out)
 {
-    if (strcmp(topo->cls->name, "SparseGridRamificationTopology") != 0 || count(e->hexas) == 0)
+    if ((strcmp(topo->cls->name, "SparseGridRamificationTopology") != 0 &&
+         strcmp(topo->cls->name, "SparseGridMultipleTopology") != 0) ||
+        count(e->hexas) == 0)
         return false;
     const double *fn = topo_field(topo, "finestN", ST_T_VEC3),
                  *fmin = topo_field(topo, "finestMin", ST_T_VEC3),

@@ -542,13 +542,14 @@ st_status sg_ramify(topo *t, level *F, int levels, const surface *s, bool all_ce
     memset(F, 0, sizeof *F);
     bool test = t->finest_connectivity;
     if (test && s->nv == 0) {
-        /* SOFA cannot read a voxel file as a mesh and gives up linking:
-         * one connexion per hexahedron, no link. */
+        /* SOFA finds no mesh to test (a voxel file, or a
+         * SparseGridMultipleTopology without fileTopology) and gives up
+         * linking: one connexion per hexahedron, no link. */
         st_component_warn_field(&t->base, "finestConnectivity",
-                                "the finest connectivity needs a surface mesh, and '%s' is a "
-                                "voxel file: no cell is linked to its neighbours (as SOFA, "
-                                "every hexahedron keeps its own 8 points)",
-                                t->filename ? t->filename : "");
+                                "the finest connectivity test needs a surface mesh "
+                                "(fileTopology as an OBJ file, or position with triangles): no "
+                                "cell is linked to its neighbours, as in SOFA, so every "
+                                "hexahedron keeps its own 8 points");
         st = finest_connexions(&R[0], s, false, err);
         for (size_t k = 0; st == ST_OK && k < R[0].nconn; k++)
             for (int d = 0; d < NDIR; d++)

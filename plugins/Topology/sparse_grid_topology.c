@@ -262,10 +262,10 @@ static st_status add_facet(surface *s, const unsigned *v, size_t n, st_error *er
  * through MeshTopology::load): its triangles, then its quads (faces of more
  * vertices are fans of triangles there); voxelisation marks cells, so the
  * facets' order does not matter. */
-static st_status read_obj(topo *t, surface *s, st_error *err)
+static st_status read_obj_file(topo *t, const char *name, surface *s, st_error *err)
 {
     mesh_data d;
-    ST_TRY(mesh_read_file(&t->base, t->filename, &d, err));
+    ST_TRY(mesh_read_file(&t->base, name, &d, err));
     st_status st = ST_OK;
     for (size_t i = 0; st == ST_OK && i < d.position.n; i++)
         st = add_vertex(s, d.position.r + 3 * i, err);
@@ -687,11 +687,19 @@ static bool has_suffix(const char *s, const char *suf)
 
 static void touch_all(topo *t)
 {
-    static const char *const names[] = {"position", "edges",     "triangles",      "quads",
-                                        "hexahedra", "n",        "min",            "max",
-                                        "cellTypes", "stiffnessCoefs", "massCoefs", NULL};
-    for (size_t i = 0; names[i]; i++)
-        st_component_touch(&t->base, st_component_field(&t->base, names[i]));
+    static const char *const names[] = {"position",  "edges",          "triangles",
+                                        "quads",     "hexahedra",      "n",
+                                        "min",       "max",            "cellTypes",
+                                        "stiffnessCoefs", "massCoefs", "elementStiffnessCoefs",
+                                        "elementMassCoefs", NULL};
+    for (size_t i = 0; names[i]; i++) {
+        const st_field *f = st_component_field(&t->base, names[i]);
+        if (f && (f->flags & ST_F_OUTPUT || !strcmp(names[i], "position") ||
+                  !strcmp(names[i], "n") || !strcmp(names[i], "min") || !strcmp(names[i], "max") ||
+                  !strcmp(names[i], "edges") || !strcmp(names[i], "triangles") ||
+                  !strcmp(names[i], "quads") || !strcmp(names[i], "hexahedra")))
+            st_component_touch(&t->base, f);
+    }
 }
 
 /* ---- the finest level, from each source ---- */
@@ -877,7 +885,105 @@ done:
     return st;
 }
 
-enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW };
+/* SparseGridMultipleTopology's buildAsFinest: every file of fileTopologies
+ * (OBJ surfaces; a file not found is skipped, as SOFA does) voxelised on
+ * one grid over the box of them all (min and max when set, else their
+ * bounding box grown by 1 % per side); then, file after file, a cell INSIDE
+ * in it (or BOUNDARY without fillWeighted) becomes INSIDE with the file's
+ * coefficients, a BOUNDARY cell (fillWeighted) becomes BOUNDARY unless
+ * already INSIDE, its coefficients the file's (erasePreviousCoef) or the
+ * mean of the previous ones and the file's, in single precision, the
+ * previous ones starting at 0. */
+static st_status finest_from_multiple(topo *t, const int n[3], bool only_inside, level *L,
+                                      st_error *err)
+{
+    st_component *self = &t->base;
+    size_t nf = t->file_topologies.n;
+    surface *sf = st_calloc(nf + 1, sizeof *sf);
+    if (!sf)
+        return st_error_set(err, ST_ENOMEM, "out of memory reading %zu surfaces", nf);
+    st_status st = ST_OK;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < nf && st == ST_OK; i++) {
+        const char *name = t->file_topologies.s[i];
+        char path[4096];
+        st_error miss = {0};
+        if (!name || st_component_find_file(self, "fileTopologies", name, path, sizeof path,
+                                            &miss) != ST_OK) {
+            st_component_warn_field(self, "fileTopologies",
+                                    "'%s' not found: skipped (as SOFA does)", name ? name : "");
+            continue;
+        }
+        if (!has_suffix(name, ".obj")) {
+            st = st_component_error(self, "fileTopologies", err, ST_EINVAL,
+                                    "'%s': only OBJ surfaces are read here (SOFA also reads "
+                                    ".trian)",
+                                    name);
+            break;
+        }
+        st = read_obj_file(t, path, &sf[i], err);
+        for (size_t v = 0; st == ST_OK && v < sf[i].nv; v++)
+            for (int a = 0; a < 3; a++) {
+                double x = sf[i].x[3 * v + (size_t)a];
+                lo[a] = x < lo[a] ? x : lo[a];
+                hi[a] = x > hi[a] ? x : hi[a];
+            }
+    }
+    bool box_set = t->min[0] != 0 || t->min[1] != 0 || t->min[2] != 0 || t->max[0] != 0 ||
+                   t->max[1] != 0 || t->max[2] != 0;
+    if (st == ST_OK && !box_set && !(lo[0] <= hi[0]))
+        st = st_component_error(self, "fileTopologies", err, ST_ESCENE,
+                                "none of the %zu fileTopologies was found or has points", nf);
+    unsigned char *type = NULL, *all = NULL;
+    float *k = NULL, *m = NULL;
+    if (st == ST_OK) {
+        double blo[3], bhi[3];
+        for (int a = 0; a < 3; a++) {
+            double grow_by = (hi[a] - lo[a]) / 100.0;
+            blo[a] = box_set ? t->min[a] : lo[a] - grow_by;
+            bhi[a] = box_set ? t->max[a] : hi[a] + grow_by;
+        }
+        grid_setup(&L->g, n, blo, bhi);
+        size_t nc = grid_cells(&L->g);
+        type = st_malloc(nc + 1);
+        all = st_calloc(nc + 1, 1); /* CELL_OUTSIDE */
+        k = st_calloc(nc + 1, sizeof *k);
+        m = st_calloc(nc + 1, sizeof *m);
+        if (!type || !all || !k || !m)
+            st = st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", nc);
+        for (size_t i = 0; i < nf && st == ST_OK; i++) {
+            if (!sf[i].nv)
+                continue;
+            st = voxelize(t, &L->g, &sf[i], type, nc, err);
+            float ks = i < t->data_stiffness.n ? (float)t->data_stiffness.r[i] : 1.0f;
+            float ms = i < t->data_mass.n ? (float)t->data_mass.r[i] : 1.0f;
+            for (size_t c = 0; c < nc && st == ST_OK; c++) {
+                if (type[c] == CELL_INSIDE || (type[c] == CELL_BOUNDARY && !t->fill_weighted)) {
+                    all[c] = CELL_INSIDE;
+                    k[c] = ks;
+                    m[c] = ms;
+                } else if (type[c] == CELL_BOUNDARY) {
+                    if (all[c] != CELL_INSIDE)
+                        all[c] = CELL_BOUNDARY;
+                    k[c] = t->erase_previous_coef ? ks : (k[c] + ks) * .5f;
+                    m[c] = t->erase_previous_coef ? ms : (m[c] + ms) * .5f;
+                }
+            }
+        }
+    }
+    if (st == ST_OK)
+        st = level_from_types(L, all, only_inside, false, err);
+    for (size_t h = 0; st == ST_OK && h < L->nh; h++) {
+        L->kcoef[h] = k[L->cell[h]];
+        L->mcoef[h] = m[L->cell[h]];
+    }
+    for (size_t i = 0; i < nf; i++)
+        surface_free(&sf[i]);
+    st_free(sf), st_free(type), st_free(all), st_free(k), st_free(m);
+    return st;
+}
+
+enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW, SRC_MULTIPLE };
 
 static st_status sparse_build(topo *t, int src, const char *path, surface *s, st_error *err)
 {
@@ -894,7 +1000,9 @@ static st_status sparse_build(topo *t, int src, const char *path, surface *s, st
     bool only_inside = levels ? false : t->only_inside_cells;
     level cur = {0};
     st_status st;
-    if (src == SRC_VOXEL)
+    if (src == SRC_MULTIPLE)
+        st = finest_from_multiple(t, n, only_inside, &cur, err);
+    else if (src == SRC_VOXEL)
         st = finest_from_voxel_file(t, path, only_inside, &cur, err);
     else if (src == SRC_RAW)
         st = finest_from_raw_file(t, path, n, only_inside, &cur, err);
@@ -976,16 +1084,41 @@ static st_status sparse_init(st_component *self, st_error *err)
         ST_TRY(st_component_find_file(self, "fileTopology", t->filename, path, sizeof path,
                                       err));
         if (src == SRC_SURFACE)
-            st = read_obj(t, &s, err);
+            st = read_obj_file(t, t->filename, &s, err);
     } else {
         ST_TRY(topo_copy_src(t, err));
         st = surface_from_lists(t, &s, err);
+    }
+    if (t->multiple) {
+        /* The surfaces are fileTopologies; fileTopology (or the lists) only
+         * serves the finest connectivity test. */
+        if (src != SRC_SURFACE)
+            return st_component_error(self, "fileTopology", err, ST_EINVAL,
+                                      "a SparseGridMultipleTopology voxelises fileTopologies; "
+                                      "fileTopology may only be an OBJ surface (for "
+                                      "finestConnectivity)");
+        if (t->file_topologies.n == 0)
+            st = st_component_error(self, "fileTopologies", err, ST_ESCENE,
+                                    "No file topology provided: give the surfaces to voxelise "
+                                    "in fileTopologies");
+        if (st == ST_OK && t->data_stiffness.n < t->file_topologies.n)
+            st_component_warn_field(self, "stiffnessCoefs",
+                                    "not enough stiffnessCoefs (%zu for %zu files): 1 for the "
+                                    "others",
+                                    t->data_stiffness.n, t->file_topologies.n);
+        if (st == ST_OK && t->data_mass.n < t->file_topologies.n)
+            st_component_warn_field(self, "massCoefs",
+                                    "not enough massCoefs (%zu for %zu files): 1 for the others",
+                                    t->data_mass.n, t->file_topologies.n);
+        t->ramification = t->compute_ramifications;
+        src = SRC_MULTIPLE;
     }
     if (st == ST_OK && src == SRC_SURFACE && s.nv == 0)
         st = st_component_error(self, "fileTopology", err, ST_ESCENE,
                                 "no filename specified nor vertices given as parameters: give "
                                 "fileTopology or position with triangles and quads");
-    if (st == ST_OK && src == SRC_SURFACE && t->nb_virtual_finer && t->cell_width > 0)
+    if (st == ST_OK && (src == SRC_SURFACE || src == SRC_MULTIPLE) && t->nb_virtual_finer &&
+        t->cell_width > 0)
         st_component_warn_field(self, "cellWidth",
                                 "ignored with nbVirtualFinerLevels (as in SOFA, the grids use "
                                 "n = %g %g %g)",
@@ -1077,7 +1210,7 @@ static st_status ramification_create(st_component *self, st_error *err)
 }
 
 /* SparseGridTopology's fields, SparseGridRamificationTopology's first. */
-#define SPARSE_GRID_FIELDS                                                                         \
+#define SPARSE_GRID_HEAD                                                                           \
     TOPO_F_POSITION(0),                                                                            \
     TOPO_F_EDGES(0),                                                                               \
     TOPO_F_TRIANGLES(0),                                                                           \
@@ -1115,20 +1248,26 @@ static st_status ramification_create(st_component *self, st_error *err)
              "Input mesh facets (not supported yet: an error when given; use triangles and "       \
              "quads)"),                                                                            \
     ST_OUTPUT(topo, cell_types, "cellTypes", ST_T_UINTS, st_array,                                 \
-              "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)"),    \
+              "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)")
+
+#define SPARSE_GRID_COEFS                                                                          \
     ST_OUTPUT(topo, stiffness_coefs, "stiffnessCoefs", ST_T_REALS, st_array,                       \
               "settee output: per hexahedron, SOFA's getStiffnessCoef (0.5 on the boundary with "  \
               "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),             \
     ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,                                 \
               "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "       \
-              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),             \
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)")
+
+#define SPARSE_GRID_TAIL                                                                           \
     ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",           \
                "Compute the cross-element buffers at init instead of on demand"),                  \
     TOPO_DRAW(draw_edges, "drawEdges", "edges"),                                                   \
     TOPO_DRAW(draw_triangles, "drawTriangles", "triangles"),                                       \
     TOPO_DRAW(draw_quads, "drawQuads", "quads"),                                                   \
     TOPO_DRAW(draw_tetrahedra, "drawTetrahedra", "tetrahedra"),                                    \
-    TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra")                                        
+    TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra")
+
+#define SPARSE_GRID_FIELDS SPARSE_GRID_HEAD, SPARSE_GRID_COEFS, SPARSE_GRID_TAIL
 
 static const st_field sparse_fields[] = {SPARSE_GRID_FIELDS, ST_FIELD_END};
 
@@ -1175,6 +1314,66 @@ const st_class sparse_grid_ramification_topology_class = {
     .instance_size = sizeof(topo),
     .fields = ramification_fields,
     .create = ramification_create,
+    .init = sparse_init,
+    .reinit = sparse_init,
+    .topology = &sparse_ops,
+};
+
+static st_status multiple_create(st_component *self, st_error *err)
+{
+    (void)err;
+    topo *t = (topo *)self;
+    t->kind = TOPO_MESH;
+    t->multiple = true;
+    return ST_OK;
+}
+
+/* SparseGridMultipleTopology: its per-file stiffnessCoefs and massCoefs
+ * are inputs, so the per-hexahedron coefficients come out as
+ * elementStiffnessCoefs and elementMassCoefs. */
+static const st_field multiple_fields[] = {
+    SPARSE_GRID_HEAD,
+    ST_OUTPUT(topo, stiffness_coefs, "elementStiffnessCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getStiffnessCoef (from the files' "
+              "stiffnessCoefs; with nbVirtualFinerLevels the children's sum over 8)"),
+    ST_OUTPUT(topo, mass_coefs, "elementMassCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getMassCoef (from the files' massCoefs; "
+              "with nbVirtualFinerLevels the children's sum over 8)"),
+    SPARSE_GRID_TAIL,
+    ST_BOOL(topo, finest_connectivity, "finestConnectivity", "true",
+            "Test for connectivity at the finest level? (more precise but slower by testing all "
+            "intersections between the model mesh and the faces between boundary cubes; the "
+            "model mesh is fileTopology)"),
+    ST_STRINGS(topo, file_topologies, "fileTopologies", NULL,
+               "All topology filenames (OBJ surfaces voxelised on the grid, in order)"),
+    ST_REALS(topo, data_stiffness, "stiffnessCoefs", NULL,
+             "A stiffness coefficient for each topology filename (1 when missing)"),
+    ST_REALS(topo, data_mass, "massCoefs", NULL,
+             "A mass coefficient for each topology filename (1 when missing)"),
+    ST_BOOL(topo, compute_ramifications, "computeRamifications", "true",
+            "Are ramifications wanted?"),
+    ST_BOOL(topo, erase_previous_coef, "erasePreviousCoef", "false",
+            "Does a new stiffness/mass coefficient replace the previous or blend half/half with "
+            "it?"),
+    HIDDEN_OUT(finest_n, "finestN", ST_T_VEC3, st_vec3, "points per axis of the finest level"),
+    HIDDEN_OUT(finest_min, "finestMin", ST_T_VEC3, st_vec3, "min of the finest level"),
+    HIDDEN_OUT(finest_max, "finestMax", ST_T_VEC3, st_vec3, "max of the finest level"),
+    HIDDEN_OUT(finest_cells, "finestCells", ST_T_UINTS, st_array,
+               "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)"),
+    HIDDEN_OUT(finest_nearest, "finestNearestCells", ST_T_UINTS, st_array,
+               "finest regular cells searched for the nearest cube, in hexahedron order"),
+    ST_FIELD_END};
+
+const st_class sparse_grid_multiple_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SparseGridMultipleTopology",
+    .category = "Topology",
+    .description = "Sparse grid in 3D from several surfaces, each with its stiffness and mass "
+                   "coefficients (the last file holding a cell sets them; ramified as "
+                   "SparseGridRamificationTopology unless computeRamifications is false)",
+    .instance_size = sizeof(topo),
+    .fields = multiple_fields,
+    .create = multiple_create,
     .init = sparse_init,
     .reinit = sparse_init,
     .topology = &sparse_ops,

@@ -79,6 +79,13 @@ typedef struct topo {
     st_vec3 finest_n, finest_min, finest_max;
     st_array finest_cells;    /* "finestCells" */
     st_array finest_nearest;  /* "finestNearestCells" */
+    /* SparseGridMultipleTopology. */
+    bool multiple;            /* the class is SparseGridMultipleTopology */
+    st_array file_topologies; /* "fileTopologies": surfaces (strings) */
+    st_array data_stiffness;  /* "stiffnessCoefs": one per file (float) */
+    st_array data_mass;       /* "massCoefs": one per file (float) */
+    bool compute_ramifications; /* "computeRamifications" */
+    bool erase_previous_coef;   /* "erasePreviousCoef" */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */

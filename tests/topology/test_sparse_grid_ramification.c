@@ -236,3 +236,59 @@ Test(sparse_grid_ramification, mapping_picks_the_piece)
     cr_assert(fabs(x->r[6] - 11.9) < 1e-12, "point near B: %g", x->r[6]);
     st_scene_destroy(&s);
 }
+
+/* ---- SparseGridMultipleTopology ---- */
+
+/* File A: a box in cell (0,0,0); file B: a bar over cells (0,0,0) and
+ * (1,0,0) of [0, 2]^3 (n = 3, cells of 1). Both cells are BOUNDARY in the
+ * files holding them; with fillWeighted each file blends its coefficient
+ * half and half with the previous one (from 0): cell (0,0,0) gets
+ * ((0 + 10) / 2 + 100) / 2 = 52.5, cell (1,0,0) (0 + 100) / 2 = 50.
+ * erasePreviousCoef keeps the last file's: 100, 100. Without fillWeighted
+ * the cells are INSIDE with the last file's coefficient. */
+Test(sparse_grid_ramification, multiple_coefficients)
+{
+    const double alo[3] = {0.1, 0.1, 0.1}, ahi[3] = {0.9, 0.9, 0.9};
+    const double blo[3] = {0.1, 0.1, 0.1}, bhi[3] = {1.9, 0.9, 0.9};
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s", boxes_obj("a.obj", alo, ahi, NULL, NULL));
+    snprintf(b, sizeof b, "%s", boxes_obj("b.obj", blo, bhi, NULL, NULL));
+    const char *opts[4] = {"", ", erasePreviousCoef: true", ", fillWeighted: false",
+                           ", computeRamifications: false"};
+    const double want[4][2] = {{52.5, 50}, {100, 100}, {100, 100}, {52.5, 50}};
+    const unsigned type[4] = {1, 1, 2, 1};
+    for (int o = 0; o < 4; o++) {
+        char yaml[4096];
+        snprintf(yaml, sizeof yaml,
+                 HEAD "    - SparseGridMultipleTopology: {name: g, n: [3, 3, 3], min: [0, 0, 0], "
+                      "max: [2, 2, 2], fileTopologies: [\"%s\", \"%s\"], stiffnessCoefs: [10, "
+                      "100], massCoefs: [1, 3]%s}\n",
+                 a, b, opts[o]);
+        st_scene *s = topo_scene(&T, yaml);
+        st_component *g = topo_get(s, "g");
+        const st_array *k = topo_arr(g, "elementStiffnessCoefs");
+        cr_assert_eq(k->n, 2, "option %d", o);
+        cr_assert(k->r[0] == want[o][0] && k->r[1] == want[o][1], "option %d: %g %g", o, k->r[0],
+                  k->r[1]);
+        cr_assert_eq(topo_arr(g, "cellTypes")->u[0], type[o], "option %d", o);
+        /* finestConnectivity without fileTopology: no mesh to test, no cell
+         * linked (16 points), as SOFA; without ramifications the plain
+         * grid (12). */
+        cr_assert_eq(topo_arr(g, "position")->n, o == 3 ? 12 : 16, "option %d", o);
+        st_scene_destroy(&s);
+    }
+}
+
+Test(sparse_grid_ramification, multiple_refusals)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - SparseGridMultipleTopology: {name: g}\n", &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "No file topology provided"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T,
+                                   HEAD "    - SparseGridMultipleTopology: {name: g, "
+                                        "fileTopologies: [\"nowhere.obj\"]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "none of the 1 fileTopologies"), "%s", err.msg);
+}

@@ -403,8 +403,8 @@ Test(topology, plugin_answers_sofa_module_names)
     }
     /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
      * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology,
-     * SphereGridTopology and CubeTopology */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 32);
+     * SphereGridTopology, CubeTopology and SparseGridMultipleTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 33);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
