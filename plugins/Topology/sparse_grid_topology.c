@@ -46,7 +46,13 @@
  * says; fillWeighted only sets the finest boundary cells' 0.5).
  * Facets and the marching-cubes surface SOFA writes for a .raw grid into an
  * empty child topology are not supported. The grid is built once (SOFA's
- * init runs once). */
+ * init runs once), at its init or before, when a component first asks for
+ * its points or elements (SOFA's getNbPoints and getHexahedra call init).
+ *
+ * SparseGridRamificationTopology (sparse_grid_ramification.c) builds its
+ * finest level here, then ramifies it; SparseGridMultipleTopology
+ * voxelises each file of fileTopologies on the finest grid and assembles
+ * their types and coefficients (finest_from_multiple). */
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include <ctype.h>
 #include <float.h>
@@ -1288,7 +1294,9 @@ const st_class sparse_grid_topology_class = {
     .topology = &sparse_ops,
 };
 
-#define HIDDEN_OUT(m, key, T, CT, help) ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
+/* Internal outputs (not listed by inspect): the ramified grids' lookup. */
+#define HIDDEN_OUT(m, key, T, CT, help)                                                           \
+    ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
 
 static const st_field ramification_fields[] = {
     SPARSE_GRID_FIELDS,
