@@ -1,16 +1,17 @@
 /* plugin.c - the Engine.Select plugin (SOFA's Sofa.Component.Engine.Select):
  * regions of interest and selections (BoxROI, SphereROI, PairBoxROI,
- * PlaneROI, PointsFromIndices, ValuesFromIndices). */
+ * PlaneROI, PointsFromIndices, ValuesFromIndices, SubsetTopology). */
 #include <settee/settee.h>
 
 extern const st_class box_roi_class, sphere_roi_class, pair_box_roi_class, plane_roi_class,
-    points_from_indices_class, values_from_indices_class;
+    points_from_indices_class, values_from_indices_class, subset_topology_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     const st_class *const classes[] = {&box_roi_class,           &sphere_roi_class,
                                        &pair_box_roi_class,      &plane_roi_class,
-                                       &points_from_indices_class, &values_from_indices_class};
+                                       &points_from_indices_class, &values_from_indices_class,
+                                       &subset_topology_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

@@ -263,11 +263,16 @@ static void init_element(hexa_fem *s, size_t i)
     stiffness(h, h->rest);
 }
 
-/* Per element coefficient from a SparseGridTopology's output `field`
- * (stiffnessCoefs or massCoefs), 1 for any other topology. */
+/* Per element coefficient from a SparseGridTopology's (or
+ * SparseGridRamificationTopology's) output `field` (stiffnessCoefs or
+ * massCoefs; a SparseGridMultipleTopology's elementStiffnessCoefs or
+ * elementMassCoefs), 1 for any other topology. */
 static double grid_coef(st_component *topology, const char *field, size_t i, size_t ne)
 {
-    if (strcmp(topology->cls->name, "SparseGridTopology") != 0)
+    if (!strcmp(topology->cls->name, "SparseGridMultipleTopology"))
+        field = !strcmp(field, "stiffnessCoefs") ? "elementStiffnessCoefs" : "elementMassCoefs";
+    else if (strcmp(topology->cls->name, "SparseGridTopology") != 0 &&
+             strcmp(topology->cls->name, "SparseGridRamificationTopology") != 0)
         return 1.0;
     const st_field *f = st_component_field(topology, field);
     if (!f || f->type != ST_T_REALS)

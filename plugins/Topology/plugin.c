@@ -4,7 +4,9 @@
 #include <settee/settee.h>
 
 extern const st_class regular_grid_topology_class, grid_topology_class, mesh_topology_class,
-    sparse_grid_topology_class;
+    sparse_grid_topology_class, sparse_grid_ramification_topology_class,
+    cylinder_grid_topology_class, sphere_grid_topology_class, cube_topology_class,
+    sparse_grid_multiple_topology_class;
 extern const st_class point_set_container_class, edge_set_container_class,
     triangle_set_container_class, quad_set_container_class, tetra_set_container_class,
     hexa_set_container_class;
@@ -28,7 +30,9 @@ static st_status register_classes(st_registry *r, st_error *err)
         &quad_set_mod_class,          &tetra_set_mod_class,      &hexa_set_mod_class,
         &hexa2quad_mapping_class,     &hexa2tetra_mapping_class, &tetra2triangle_mapping_class,
         &triangle2edge_mapping_class, &quad2triangle_mapping_class, &hexa2prism_mapping_class,
-        &sparse_grid_topology_class};
+        &sparse_grid_topology_class, &sparse_grid_ramification_topology_class,
+        &cylinder_grid_topology_class, &sphere_grid_topology_class, &cube_topology_class,
+        &sparse_grid_multiple_topology_class};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

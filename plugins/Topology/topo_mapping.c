@@ -54,7 +54,7 @@ bool topo_map_grid_cells(st_component *input, int *nx, int *ny)
     if (input->cls->topology != &topo_ops)
         return false;
     topo *t = (topo *)input;
-    if (t->kind != TOPO_GRID && t->kind != TOPO_REGULAR_GRID)
+    if (!topo_is_grid(t))
         return false;
     grid_geom g;
     topo_grid_geom(t, &g);

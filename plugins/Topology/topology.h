@@ -11,7 +11,9 @@ typedef enum topo_kind {
     TOPO_MESH = 0,     /* MeshTopology: lists given, missing ones derived */
     TOPO_GRID,         /* GridTopology: grid lists, positions from `position` */
     TOPO_REGULAR_GRID, /* RegularGridTopology: grid lists and geometry */
-    TOPO_DYNAMIC       /* ...SetTopologyContainer */
+    TOPO_DYNAMIC,      /* ...SetTopologyContainer */
+    TOPO_CYLINDER_GRID, /* CylinderGridTopology: grid lists, points on a cylinder */
+    TOPO_SPHERE_GRID    /* SphereGridTopology: grid lists, points on a sphere */
 } topo_kind;
 
 /* One instance layout for every container class; each class's field table
@@ -47,6 +49,13 @@ typedef struct topo {
     double cell_width;   /* "cellWidth" */
     bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
     bool compute_point_list, create_tex_coords;
+    /* CylinderGridTopology, SphereGridTopology. */
+    st_vec3 center, axis; /* "center", "axis" */
+    double radius;        /* "radius" */
+    double length;        /* "length" (cylinder) */
+    /* CubeTopology. */
+    bool internal_points; /* "internalPoints" */
+    bool split_normals;   /* "splitNormals" */
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */
@@ -60,6 +69,23 @@ typedef struct topo {
     st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
     st_array mass_coefs;      /* "massCoefs" output */
     bool sparse_built;        /* built once, as SOFA's init */
+    /* SparseGridRamificationTopology. */
+    bool ramification;        /* the class is SparseGridRamificationTopology */
+    bool finest_connectivity; /* "finestConnectivity" */
+    /* Hidden outputs read by BarycentricMapping (SOFA's findCube and
+     * findNearestCube through the finest level): the finest grid, its
+     * regular cells' coarsest hexahedra (UINT_MAX: none), and the cells
+     * searched for the nearest one, in the finest level's order. */
+    st_vec3 finest_n, finest_min, finest_max;
+    st_array finest_cells;    /* "finestCells" */
+    st_array finest_nearest;  /* "finestNearestCells" */
+    /* SparseGridMultipleTopology. */
+    bool multiple;            /* the class is SparseGridMultipleTopology */
+    st_array file_topologies; /* "fileTopologies": surfaces (strings) */
+    st_array data_stiffness;  /* "stiffnessCoefs": one per file (float) */
+    st_array data_mass;       /* "massCoefs": one per file (float) */
+    bool compute_ramifications; /* "computeRamifications" */
+    bool erase_previous_coef;   /* "erasePreviousCoef" */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
@@ -76,6 +102,8 @@ typedef struct grid_geom {
 } grid_geom;
 
 void topo_grid_geom(topo *t, grid_geom *g);
+/* True for the grid kinds (GridTopology and the classes built on it). */
+bool topo_is_grid(const topo *t);
 /* Refuses a resolution that is not integral or needs more memory (or more
  * points than 32-bit indices reach) than the machine has, before any
  * allocation; the error names the field and the amount. */
