@@ -352,7 +352,7 @@ static void ftc_add_dforce(st_component *self, const st_mparams *mp, double *df,
     if (s->g_dirty)
         sum_edges(s);
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t e = 0; e < s->nedges; e++) {
         const double *G = s->G[e], *da = d + 3 * s->edges[e][0], *db = d + 3 * s->edges[e][1];
         double w[3] = {(db[0] - da[0]) * kfactor, (db[1] - da[1]) * kfactor,

@@ -581,7 +581,7 @@ static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     (void)mp, (void)bfactor;
     hexa_fem *s = (hexa_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
         double g[24];
@@ -675,7 +675,7 @@ static void hfm_add_m_dx(st_component *self, const st_mparams *mp, double *res, 
     (void)mp;
     hexa_fem *s = (hexa_fem *)self;
     double *r = fem_derivs(res, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     if (s->lumped_mass) {
         for (size_t i = 0; i < 3 * s->np; i++)
             r[i] += s->lumped[i] * d[i] * factor;

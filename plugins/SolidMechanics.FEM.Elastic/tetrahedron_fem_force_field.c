@@ -825,7 +825,7 @@ static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     (void)mp, (void)bfactor;
     tetra_fem *s = (tetra_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     const bool rot = s->meth != M_SMALL;
     for (size_t i = 0; i < s->ne; i++) {
         const tet *t = &s->e[i];
