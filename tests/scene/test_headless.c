@@ -175,6 +175,24 @@ Test(headless, rendering2d_and_visual_values)
 }
 
 /* APIVersion as SOFA: the name stands for an unset level; unknown levels warn. */
+/* VisualPointCloud follows its template as SOFA's: Rigid3d positions copied
+ * from a rigid state, drawn as frames. */
+Test(headless, visual_point_cloud_rigid_template)
+{
+    st_scene *s = loads(
+        "    - MechanicalObject: {name: dofs, template: Rigid3d,"
+        " position: \"0 0 1 0 0 0 1  1 0 1 0 0 0 1\"}\n"
+        "    - VisualPointCloud: {name: pc, template: Rigid3, position: \"@dofs.position\","
+        " drawMode: Frame}\n");
+    st_component *pc = topo_get(s, "pc");
+    cr_assert_eq(pc->state, ST_CSTATE_VALID);
+    const st_array *p = st_component_field_ptr(pc, st_component_field(pc, "position"));
+    cr_assert_eq(p->n, 2u);
+    cr_assert_eq(p->r[7], 1.0);
+    cr_assert_eq(p->r[13], 1.0);
+    st_scene_destroy(&s);
+}
+
 Test(headless, api_version_semantics)
 {
     st_scene *s = loads("    - APIVersion: {name: \"18.06\"}\n"
@@ -193,6 +211,7 @@ Test(headless, bad_values_are_errors_with_the_expected_form)
         {"ViewerSetting: {cameraMode: Orthographc}", "did you mean 'Orthographic'"},
         {"VisualVectorField: {drawMode: Arow}", "did you mean 'Arrow'"},
         {"VisualPointCloud: {drawMode: Sphre}", "did you mean 'Sphere'"},
+        {"VisualPointCloud: {drawMode: Frame}", "drawMode Frame needs a rigid template"},
         {"VisualMesh: {colorMap: HSVV}", "did you mean 'HSV'"},
         {"TrailRenderer: {color: \"1 0 0\"}", "r g b a"},
         {"OglInt2Variable: {value: [1.5, 2]}", "expects integers"},
