@@ -65,6 +65,8 @@ static const struct refusal {
     {"InteractionEllipsoidForceField", "Vec3d,Rigid3d: object2 must be a rigid frame, not the node's state"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"DistanceMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"DistanceFromTargetMapping",
+     "input and output must link two states; SOFA's mappings have no default"},
     {"SquareDistanceMapping",
      "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},

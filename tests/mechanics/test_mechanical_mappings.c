@@ -1071,3 +1071,171 @@ Test(mechanical_mappings, distance_mapping_refuses_topology_changes)
     cr_assert(strstr(err.msg, "map") || strstr(err.path, "map"), "%s: %s", err.path, err.msg);
     st_scene_destroy(&s);
 }
+
+/* ---- DistanceFromTargetMapping ---- */
+
+static st_scene *target_scene(const char *parent, const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceFromTargetMapping: {name: map, input: \"@../dofs\","
+             " output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(parent, child);
+}
+
+#define TARGETS_VEC3 "indices: [1, 3, 2], targetPositions: [[0.5,0.5,0.5], [1,-1,0], [0,2,1]]"
+
+Test(mechanical_mappings, distance_from_target_mapping_jacobians)
+{
+    check_mapping(target_scene(EDGE_PARENT, TARGETS_VEC3 ", restLengths: [0.1, 0, 2]"), 1e-7);
+    check_mapping(target_scene(RIGID_EDGE_PARENT,
+                               "indices: [2, 0], targetPositions: \"0 1 0 0 0 0 1  3 3 3 0 0 0 "
+                               "1\""),
+                  1e-7);
+    check_mapping(target_scene("        - MechanicalObject: {name: dofs, template: Vec1d,"
+                               " position: [0.5, -2, 3]}\n",
+                               "indices: [2, 1], targetPositions: [1, 1]"),
+                  1e-7);
+    double worst, kmax = check_gs(target_scene(EDGE_PARENT, TARGETS_VEC3
+                                               ", geometricStiffness: Exact"),
+                                  0, &worst);
+    cr_log_info("DistanceFromTargetMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| "
+                "%.3g)",
+                worst, kmax);
+    cr_assert_gt(kmax, 0.1, "the test force gives no geometric stiffness");
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+    /* Stabilized: pulled outputs only. */
+    kmax = check_gs(target_scene(EDGE_PARENT, TARGETS_VEC3), 1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "K of pushed outputs is zero");
+}
+
+/* Point (3, 4, 0) from target (0, 0, 0), rest length 1: y = 4, J = (0.6,
+ * 0.8, 0); a pull of 1 gives K = -(1/5) (I - u u^T). Indices left out are
+ * completed with 0, 1, ...; rest lengths with zeros. */
+Test(mechanical_mappings, distance_from_target_mapping_by_hand)
+{
+    st_scene *s = target_scene("        - MechanicalObject: {name: dofs, position: [3,4,0, "
+                               "1,1,1]}\n",
+                               "targetPositions: [[0,0,0], [1,1,3]], restLengths: [1]");
+    st_component *map = test_find_object(s, "map");
+    const st_array *idx = st_component_field_ptr(map, st_component_field(map, "indices"));
+    const st_array *rest = st_component_field_ptr(map, st_component_field(map, "restLengths"));
+    cr_assert_eq(idx->n, 2u);
+    cr_assert_eq(idx->u[0], 0u);
+    cr_assert_eq(idx->u[1], 1u);
+    cr_assert_eq(rest->n, 2u);
+    cr_assert_eq(rest->r[1], 0.0);
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 2u);
+    cr_assert_leq(fabs(out->position.r[0] - 4.0), 1e-15, "y0 %.17g", out->position.r[0]);
+    cr_assert_leq(fabs(out->position.r[1] - 2.0), 1e-15, "y1 %.17g", out->position.r[1]);
+    mcase c = open_case(s);
+    double *x = st_slice_x(c.sys->x, c.in);
+    const double p[6] = {3, 4, 0, 1, 1, 1};
+    memcpy(x, p, sizeof p);
+    const st_mapping_ops *ops = c.map->cls->mapping;
+    ops->apply(c.map, &c.sys->mp, c.sys->x);
+    size_t n = c.sys->size_all;
+    double *f = calloc(n, sizeof *f), *dx = calloc(n, sizeof *dx), *df = calloc(n, sizeof *df);
+    st_slice(f, c.out)[0] = 2.0;
+    ops->apply_jt(c.map, &c.sys->mp, f);
+    const double *fin = st_slice(f, c.in);
+    cr_assert_leq(fabs(fin[0] - 1.2) + fabs(fin[1] - 1.6) + fabs(fin[2]), 1e-15);
+    memset(f, 0, n * sizeof *f);
+    st_slice(f, c.out)[0] = -1.0;
+    ops->update_k(c.map, &c.sys->mp, f);
+    st_slice(dx, c.in)[0] = 1.0;
+    ops->apply_djt(c.map, &c.sys->mp, df, dx, 1.0);
+    const double *d = st_slice(df, c.in);
+    /* -(1/5) (1 - 0.36, -0.48, 0) */
+    cr_assert_leq(fabs(d[0] + 0.128) + fabs(d[1] - 0.096) + fabs(d[2]), 1e-15, "%g %g %g", d[0],
+                  d[1], d[2]);
+    free(f), free(dx), free(df);
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_from_target_mapping_refusals)
+{
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD EDGE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                              "            - DistanceFromTargetMapping: {input: \"@../dofs\","
+                              " output: \"@out\", indices: [0, 7], targetPositions: [[0,0,0], "
+                              "[1,1,1]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "index 7 is out of range"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             HEAD EDGE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                              "            - DistanceFromTargetMapping: {input: \"@../dofs\","
+                              " output: \"@out\", indices: [0, 1], targetPositions: [[0,0,0]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "1 target positions for 2 indices"), "%s", err.msg);
+    /* Rigid3d: SOFA's identity on the rotations, said. */
+    st_scene *s =
+        target_scene(RIGID_EDGE_PARENT, "indices: [1], targetPositions: \"0 0 0 0 0 0 1\"");
+    cr_assert(strstr(T.log, "Rigid3d input: SOFA's geometric stiffness"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+/* A particle pendulum made of DistanceFromTargetMapping and a stiff spring
+ * on its output: the matrix-free path (CG: apply_j, apply_jt, apply_djt)
+ * and the assembled one (SparseLDLSolver: get_j, get_k) give the same
+ * trajectory, and the distance stays near its rest length. */
+static void target_pendulum(const char *solver, double out[3])
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  dt: 0.01\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Mapping.NonLinear, ODESolver.Backward,\n"
+             "        LinearSolver.Iterative, LinearSolver.Direct, Mass, SolidMechanics.Spring]}\n"
+             "  children:\n"
+             "    - name: P\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - %s\n"
+             "        - MechanicalObject: {name: dofs, position: [1, 0, 0], velocity: [0, 0, 1]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "      children:\n"
+             "        - name: C\n"
+             "          objects:\n"
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceFromTargetMapping: {targetPositions: [[0, 0, 0]],\n"
+             "                restLengths: [1], geometricStiffness: Exact}\n"
+             "            - RestShapeSpringsForceField: {stiffness: 1e4}\n",
+             solver);
+    st_scene *s = topo_scene(&T, yaml);
+    for (int i = 0; i < 100; i++) {
+        st_error err = {0};
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    }
+    const st_mstate *ms = (const st_mstate *)topo_get(s, "/P/dofs");
+    memcpy(out, ms->position.p, 3 * sizeof *out);
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_from_target_mapping_solver_paths_agree)
+{
+    double a[3], b[3];
+    target_pendulum("CGLinearSolver: {iterations: 200, tolerance: 1e-30, threshold: 1e-30}", a);
+    target_pendulum("SparseLDLSolver: {}", b);
+    double d = fabs(a[0] - b[0]) + fabs(a[1] - b[1]) + fabs(a[2] - b[2]);
+    double r = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    cr_log_info("CG %g %g %g, LDL %g %g %g, |x| %.6g", a[0], a[1], a[2], b[0], b[1], b[2], r);
+    cr_assert_leq(d, 1e-9, "CG and SparseLDL differ by %.3g", d);
+    cr_assert_lt(a[1], -0.1, "the pendulum swings down: y %g", a[1]);
+    cr_assert_leq(fabs(r - 1.0), 2e-2, "the distance stays near 1: %g", r);
+}

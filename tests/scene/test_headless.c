@@ -193,6 +193,26 @@ Test(headless, visual_point_cloud_rigid_template)
     st_scene_destroy(&s);
 }
 
+/* A list of reals links to a Vec1d state's positions (SOFA's DataDisplay
+ * pointData="@distances/dofs.position"); a Vec3d state's do not fit and the
+ * copy says why. */
+Test(headless, reals_link_to_vec1d_coordinates)
+{
+    st_scene *s = loads("    - MechanicalObject: {name: d1, template: Vec1d, position: [1.5, -2, 4]}\n"
+                        "    - DataDisplay: {name: dd, pointData: \"@d1.position\"}\n");
+    const st_array *p = st_component_field_ptr(topo_get(s, "dd"),
+                                               st_component_field(topo_get(s, "dd"), "pointData"));
+    cr_assert_eq(p->n, 3u);
+    cr_assert_eq(p->r[1], -2.0);
+    st_scene_destroy(&s);
+    st_error err;
+    cr_assert_neq(fails("    - MechanicalObject: {name: d3, position: [1, 2, 3]}\n"
+                        "    - DataDisplay: {pointData: \"@d3.position\"}\n",
+                        &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "values per point"), "%s", err.msg);
+}
+
 Test(headless, api_version_semantics)
 {
     st_scene *s = loads("    - APIVersion: {name: \"18.06\"}\n"
