@@ -70,6 +70,9 @@ static const struct refusal {
     {"SquareDistanceMapping",
      "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"Edge2QuadTopologicalMapping", "SOFA's 'No radius (neither radius nor radiusFocal) "
+                                    "defined', then input and output must link two topologies"},
+    {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Tetra2TriangleTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Triangle2EdgeTopologicalMapping", "input and output must link two topologies (no default)"},

@@ -1239,3 +1239,66 @@ Test(mechanical_mappings, distance_from_target_mapping_solver_paths_agree)
     cr_assert_lt(a[1], -0.1, "the pendulum swings down: y %g", a[1]);
     cr_assert_leq(fabs(r - 1.0), 2e-2, "the distance stays near 1: %g", r);
 }
+
+/* ---- TubularMapping ---- */
+
+#define TUBE_PARENT                                                                                \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  1,2,3, 0.5,0.5,0.5,0.5,  -1,0.5,2, 0,0,0.6,0.8]}\n"
+
+static st_scene *tube_scene(const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out}\n"
+             "            - TubularMapping: {name: map, input: \"@../dofs\", output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(TUBE_PARENT, child);
+}
+
+Test(mechanical_mappings, tubular_mapping_jacobian_and_transpose)
+{
+    check_mapping(tube_scene("nbPointsOnEachCircle: 5, radius: 0.3"), 1e-7);
+    check_mapping(tube_scene("nbPointsOnEachCircle: 3, radius: 0.3, peak: 2"), 1e-7);
+}
+
+/* Frame 1 at (1, 2, 3) turned by q = (0.5, 0.5, 0.5, 0.5) (120 degrees
+ * about (1,1,1): e_y -> e_z, e_z -> e_x); 4 points of radius 2:
+ * c + 2 e_z, c + 2 e_x, c - 2 e_z, c - 2 e_x. With peak 2 frame 0 has
+ * radius 0 and frame 1 radius 1; with peak -1 the last frame radius 0. */
+Test(mechanical_mappings, tubular_mapping_by_hand)
+{
+    st_scene *s = tube_scene("nbPointsOnEachCircle: 4, radius: 2");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 12u);
+    static const double w[4][3] = {{1, 2, 5}, {3, 2, 3}, {1, 2, 1}, {-1, 2, 3}};
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(out->position.r[3 * (4 + j) + k] - w[j][k]), 1e-12, "point %d", j);
+    st_scene_destroy(&s);
+    s = tube_scene("nbPointsOnEachCircle: 4, radius: 2, peak: 2");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    for (int j = 0; j < 4; j++) /* frame 0: radius 0, its centre */
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(out->position.r[3 * j + k]), 1e-15);
+    cr_assert_leq(fabs(out->position.r[3 * 4 + 2] - 4.0), 1e-12, "frame 1 at radius 1");
+    st_scene_destroy(&s);
+    s = tube_scene("nbPointsOnEachCircle: 4, radius: 2, peak: -1");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_leq(fabs(out->position.r[3 * 8] + 1.0) + fabs(out->position.r[3 * 8 + 1] - 0.5) +
+                      fabs(out->position.r[3 * 8 + 2] - 2.0),
+                  1e-15, "last frame: radius 0");
+    cr_assert_leq(fabs(out->position.r[3 * 4 + 2] - 5.0), 1e-12, "frame 1 keeps radius 2");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD TUBE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out}\n"
+                              "            - TubularMapping: {input: \"@../dofs\", output: \"@out\","
+                              " nbPointsOnEachCircle: 4}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "No Radius defined"), "%s", err.msg);
+}
