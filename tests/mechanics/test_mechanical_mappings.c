@@ -1302,3 +1302,69 @@ Test(mechanical_mappings, tubular_mapping_by_hand)
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
     cr_assert(strstr(err.msg, "No Radius defined"), "%s", err.msg);
 }
+
+/* RigidMapping to a Rigid3d output: frames fixed in the bodies. J against
+ * finite differences of apply (orientation differences as rotation
+ * vectors), J^T the transpose, and the geometric stiffness (the child
+ * forces' part; its torques do not depend on the rotation) against
+ * d(J^T f)/dx. */
+#define RIGID_FRAMES_CHILD                                                                         \
+    "            - MechanicalObject: {name: out, template: Rigid3d, position: [1,0,0, 0,0,0,1,"   \
+    " 0,2,0.5, 0,0.6,0,0.8,  -1,0.3,0.2, 0.5,0.5,0.5,0.5]}\n"                                       \
+    "            - RigidMapping: {name: map, input: \"@../dofs\", output: \"@out\","               \
+    " rigidIndexPerPoint: [0, 1, 1]%s}\n"
+
+Test(mechanical_mappings, rigid_mapping_to_rigid)
+{
+    char child[1024];
+    snprintf(child, sizeof child, RIGID_FRAMES_CHILD, "");
+    check_mapping(mapped_scene(RIGID_PARENT, child), 1e-7);
+    snprintf(child, sizeof child, RIGID_FRAMES_CHILD, ", geometricStiffness: Exact");
+    double worst, kmax = check_gs(mapped_scene(RIGID_PARENT, child), 0, &worst);
+    cr_log_info("RigidMapping to Rigid3d: max |K - K_fd| = %.3g (max |K| %.3g)", worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+}
+
+/* By hand: body 1 at (1, 2, 3) turned by q1 = (0.5, 0.5, 0.5, 0.5); a child
+ * frame at local (1, 0, 0), local orientation q_l: the child is at
+ * (1, 2, 3) + R e_x = (1, 3, 3), oriented q1 q_l. globalToLocalCoords keeps
+ * a global frame where it is. */
+Test(mechanical_mappings, rigid_mapping_to_rigid_by_hand)
+{
+    st_scene *s = mapped_scene(RIGID_PARENT,
+                               "            - MechanicalObject: {name: out, template: Rigid3d,"
+                               " position: [1,0,0, 0,0,0.6,0.8]}\n"
+                               "            - RigidMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", index: 1}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    const double *x = out->position.r;
+    double q[4];
+    const double q1[4] = {0.5, 0.5, 0.5, 0.5}, ql[4] = {0, 0, 0.6, 0.8};
+    st_quat_mul(q, q1, ql);
+    const double want[7] = {1, 3, 3, q[0], q[1], q[2], q[3]};
+    for (int k = 0; k < 7; k++)
+        cr_assert_leq(fabs(x[k] - want[k]), 1e-12, "x[%d] = %.17g, want %.17g", k, x[k], want[k]);
+    st_scene_destroy(&s);
+    s = mapped_scene(RIGID_PARENT, "            - MechanicalObject: {name: out, template: Rigid3d,"
+                                   " position: [2,2,2, 0,0,0.6,0.8]}\n"
+                                   "            - RigidMapping: {name: map, input: \"@../dofs\","
+                                   " output: \"@out\", index: 1, globalToLocalCoords: true}\n");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    const double keep[7] = {2, 2, 2, 0, 0, 0.6, 0.8};
+    for (int k = 0; k < 7; k++)
+        cr_assert_leq(fabs(x[k] - keep[k]), 1e-12, "x[%d] = %.17g", k, x[k]);
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD RIGID_PARENT "      children:\n"
+                               "        - name: C\n"
+                               "          objects:\n"
+                               "            - MechanicalObject: {name: out, template: Rigid3d}\n"
+                               "            - RigidMapping: {input: \"@../dofs\", output: \"@out\","
+                               " initialPoints: [[1, 0, 0]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "initialPoints with a Rigid3d output is not supported"), "%s",
+              err.msg);
+}
