@@ -58,6 +58,8 @@ static const struct refusal {
     {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"MechanicalStateController",
+     "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
