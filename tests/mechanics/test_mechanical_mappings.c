@@ -1368,3 +1368,100 @@ Test(mechanical_mappings, rigid_mapping_to_rigid_by_hand)
     cr_assert(strstr(err.msg, "initialPoints with a Rigid3d output is not supported"), "%s",
               err.msg);
 }
+
+/* ---- DistanceToPlaneMapping ---- */
+
+static st_scene *plane_scene(const char *parent, const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceToPlaneMapping: {name: map, input: \"@../dofs\","
+             " output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(parent, child);
+}
+
+/* Plane through (0, 0, 2) with normal (0, 3, 4) / 5: y = 0.6 p_y + 0.8 p_z
+ * - 1.6; J = n on every point (a Rigid3d's rotation: 0). */
+Test(mechanical_mappings, distance_to_plane_mapping)
+{
+    check_mapping(plane_scene(VEC3_PARENT, "planeNormal: [0, 3, 4], planePoint: [0, 0, 2]"),
+                  1e-7);
+    check_mapping(plane_scene(RIGID_PARENT, "planeNormal: [1, 1, 0], planePoint: [0, 0, 2]"),
+                  1e-7);
+    check_mapping(plane_scene("        - MechanicalObject: {name: dofs, template: Vec2d,"
+                              " position: [1, 2, -3, 0.5]}\n",
+                              "planeNormal: [0, 2], planePoint: [0, 1]"),
+                  1e-7);
+    st_scene *s = plane_scene(VEC3_PARENT, "planeNormal: [0, 3, 4], planePoint: [0, 0, 2]");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    static const double want[5] = {-1.6, -1.6, -1.0, -0.8, -0.2}; /* points of VEC3_PARENT */
+    cr_assert_eq(out->n, 5u);
+    for (int i = 0; i < 5; i++)
+        cr_assert_leq(fabs(out->position.r[i] - want[i]), 1e-15, "y%d = %.17g", i,
+                      out->position.r[i]);
+    const st_array *na = st_component_field_ptr(topo_get(s, "/P/C/map"),
+                                                st_component_field(topo_get(s, "/P/C/map"),
+                                                                   "planeNormal"));
+    const double *nrm = na->r;
+    cr_assert(nrm[0] == 0.0 && fabs(nrm[1] - 0.6) < 1e-16 && fabs(nrm[2] - 0.8) < 1e-16,
+              "planeNormal normalised in place, as SOFA");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "%s      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - DistanceToPlaneMapping: {input: \"@../dofs\","
+                  " output: \"@out\", planeNormal: [0, 0, 0]}\n",
+             VEC3_PARENT);
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "planeNormal data has null norm"), "%s", err.msg);
+}
+
+/* Points held on a plane by a FixedLagrangianConstraint on their mapped
+ * distances (SOFA's DistanceToPlaneMapping example, our own numbers): the
+ * constraint is linear, so one step puts every point on the plane, and
+ * only its normal component moves. */
+Test(mechanical_mappings, distance_to_plane_held_by_a_lagrangian_constraint)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  dt: 0.02\n"
+        "  gravity: [0, 0, 0]\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Mapping.Linear, ODESolver.Backward, LinearSolver.Direct,"
+        " Mass, Constraint.Lagrangian.Model, Constraint.Lagrangian.Solver,"
+        " Constraint.Lagrangian.Correction]}\n"
+        "    - FreeMotionAnimationLoop: {}\n"
+        "    - GenericConstraintSolver: {tolerance: 1e-14, maxIterations: 200}\n"
+        "  children:\n"
+        "    - name: P\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {}\n"
+        "        - SparseLDLSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, position: [4,2,5, 1,5,-8, 0,1,-5]}\n"
+        "        - UniformMass: {vertexMass: 1}\n"
+        "        - UncoupledConstraintCorrection: {defaultCompliance: 1}\n"
+        "      children:\n"
+        "        - name: C\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: out, template: Vec1d, rest_position: [0, 0, 0]}\n"
+        "            - FixedLagrangianConstraint: {fixAll: true}\n"
+        "            - DistanceToPlaneMapping: {planeNormal: [0, 0, 1], planePoint: [0, 0, 2]}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.02, &err), ST_OK, "%s", err.msg);
+    const double *x = ((const st_mstate *)topo_get(s, "/P/dofs"))->position.r;
+    static const double xy[3][2] = {{4, 2}, {1, 5}, {0, 1}};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_leq(fabs(x[3 * i + 2] - 2.0), 1e-12, "point %d z %.17g", i, x[3 * i + 2]);
+        cr_assert_leq(fabs(x[3 * i] - xy[i][0]) + fabs(x[3 * i + 1] - xy[i][1]), 1e-12);
+    }
+    st_scene_destroy(&s);
+}
