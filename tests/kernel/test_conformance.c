@@ -75,6 +75,7 @@ static const struct refusal {
     {"Edge2QuadTopologicalMapping", "SOFA's 'No radius (neither radius nor radiusFocal) "
                                     "defined', then input and output must link two topologies"},
     {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"BeamLinearMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"DistanceToPlaneMapping", "planeNormal has no default (SOFA: 'planeNormal data has null "
                                "norm'), and input and output must link two states"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

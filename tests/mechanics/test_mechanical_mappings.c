@@ -1465,3 +1465,57 @@ Test(mechanical_mappings, distance_to_plane_held_by_a_lagrangian_constraint)
     }
     st_scene_destroy(&s);
 }
+
+/* ---- BeamLinearMapping ---- */
+
+#define BEAM_PARENT                                                                                \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  2,0,0, 0,0,0.6,0.8,  3,1,0, 0.5,0.5,0.5,0.5]}\n"
+
+Test(mechanical_mappings, beam_linear_mapping)
+{
+    check_mapping(mapped_scene(BEAM_PARENT,
+                               "            - MechanicalObject: {name: out, position: [0.3,0.1,0,"
+                               " 1.5,0,0.2, 1.9,-0.1,0.05, 2.5,0,0]}\n"
+                               "            - BeamLinearMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\"}\n"),
+                  1e-7);
+}
+
+/* Two frames 2 apart, unrotated: local (0.5, 0.1, 0) is half way, 0.1
+ * segment lengths up: (1, 0.2, 0); localCoord false finds the same local
+ * point from that global one; local (0.25, 0, 0) blends with
+ * f = 3/16 - 2/64 = 5/32 between c0 + 0.5 and c1 - 1.5: 0.5. */
+Test(mechanical_mappings, beam_linear_mapping_by_hand)
+{
+    const char *parent = "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                         " position: [0,0,0, 0,0,0,1,  2,0,0, 0,0,0,1]}\n";
+    st_scene *s = mapped_scene(parent, "            - MechanicalObject: {name: out, position:"
+                                       " [0.5,0.1,0, 0.25,0,0]}\n"
+                                       "            - BeamLinearMapping: {name: map, input:"
+                                       " \"@../dofs\", output: \"@out\"}\n");
+    const double *x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.0) + fabs(x[1] - 0.2) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    cr_assert_leq(fabs(x[3] - 0.5) + fabs(x[4]) + fabs(x[5]), 1e-15, "%g", x[3]);
+    st_scene_destroy(&s);
+    s = mapped_scene(parent, "            - MechanicalObject: {name: out, position: [1,0.2,0]}\n"
+                             "            - BeamLinearMapping: {name: map, input: \"@../dofs\","
+                             " output: \"@out\", localCoord: false}\n");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.0) + fabs(x[1] - 0.2) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d, position: [0,0,0,"
+                  " 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, position: [0,0,0]}\n"
+                  "            - BeamLinearMapping: {input: \"@../dofs\", output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "at least two frames"), "%s", err.msg);
+}
