@@ -60,6 +60,9 @@ typedef struct topo {
     st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
     st_array mass_coefs;      /* "massCoefs" output */
     bool sparse_built;        /* built once, as SOFA's init */
+    /* CubeTopology. */
+    bool internal_points;     /* "internalPoints" */
+    bool split_normals;       /* "splitNormals" */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */

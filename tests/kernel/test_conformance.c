@@ -72,6 +72,7 @@ static const struct refusal {
     {"SquareDistanceMapping",
      "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"CubeTopology", "nx ny nz default to 0 (SOFA's), and a grid needs at least one point per axis"},
     {"Edge2QuadTopologicalMapping", "SOFA's 'No radius (neither radius nor radiusFocal) "
                                     "defined', then input and output must link two topologies"},
     {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},

@@ -402,8 +402,8 @@ Test(topology, plugin_answers_sofa_module_names)
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
     /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
-     * SparseGridTopology and Edge2Quad */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 29);
+     * SparseGridTopology, Edge2Quad and CubeTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 30);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
