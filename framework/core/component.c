@@ -546,6 +546,12 @@ static bool types_compatible(st_type a, st_type b)
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))
         return true;
+    /* A list of reals and a state's coordinates or derivatives, which copy
+     * when the state's points are one real each (Vec1d: SOFA's
+     * "@distances.position" into DataDisplay's pointData). */
+    if ((a == ST_T_REALS && (b == ST_T_COORDS || b == ST_T_DERIVS)) ||
+        (b == ST_T_REALS && (a == ST_T_COORDS || a == ST_T_DERIVS)))
+        return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
      * triangles; the copy checks the count makes whole elements). */

@@ -1,18 +1,25 @@
 /* plugin.c - the Mapping.Linear plugin: linear mappings (IdentityMapping,
- * BarycentricMapping, SubsetMapping, SubsetMultiMapping). */
+ * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
+ * DistanceToPlaneMapping, BeamLinearMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
 extern const st_class barycentric_mapping_class;
 extern const st_class subset_mapping_class;
 extern const st_class subset_multi_mapping_class;
+extern const st_class tubular_mapping_class;
+extern const st_class distance_to_plane_mapping_class;
+extern const st_class beam_linear_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &identity_mapping_class, err));
     ST_TRY(st_registry_add(r, &barycentric_mapping_class, err));
     ST_TRY(st_registry_add(r, &subset_mapping_class, err));
-    return st_registry_add(r, &subset_multi_mapping_class, err);
+    ST_TRY(st_registry_add(r, &subset_multi_mapping_class, err));
+    ST_TRY(st_registry_add(r, &tubular_mapping_class, err));
+    ST_TRY(st_registry_add(r, &distance_to_plane_mapping_class, err));
+    return st_registry_add(r, &beam_linear_mapping_class, err);
 }
 
 static const char *const provides[] = {"Sofa.Component.Mapping.Linear", NULL};

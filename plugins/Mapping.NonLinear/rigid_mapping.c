@@ -1,9 +1,16 @@
-/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d): each output point is
- * fixed in the frame of one rigid body, x_i = c + R p_i with p_i its local
- * coordinates ("initialPoints"; by default the output's positions at init,
- * taken as local unless globalToLocalCoords). With r_i = R p_i:
+/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d or Rigid3d): each output
+ * point is fixed in the frame of one rigid body, x_i = c + R p_i with p_i its
+ * local coordinates ("initialPoints"; by default the output's positions at
+ * init, taken as local unless globalToLocalCoords). With r_i = R p_i:
  *   v_i = v + w x r_i               J_i = [ I  -[r_i]x ]
  *   f += f_i, torque += r_i x f_i   (J^T)
+ * A Rigid3d output (SOFA's RigidMapping<Rigid3, Rigid3>) is a frame fixed in
+ * the body: its centre as above, its orientation q q_i (q_i its local
+ * orientation, q_c^-1 q_out with globalToLocalCoords), its angular velocity
+ * the body's, w_i = w, and its torque added to the body's:
+ *   J_i = [ I -[r_i]x ; 0 I ],  torque += r_i x f_i + t_i.
+ * Its local frames come from the output's positions at init (initialPoints,
+ * SOFA's vector of Rigid3 coordinates there, is refused).
  * and the geometric stiffness (SOFA's updateK), on the rotation block of
  * each rigid: K = sum_i [f_i]x [r_i]x ("Exact"), or its symmetric part
  * projected onto the negative semi-definite matrices ("Stabilized"). */
@@ -30,6 +37,8 @@ typedef struct rigid_mapping {
     int gs;                   /* 0 None, 1 Exact, 2 Stabilized */
     size_t n;                 /* output points */
     double *rotated;          /* n x 3: r_i = R p_i at the last apply */
+    bool out_rigid;           /* the output is Rigid3d */
+    double *frames;           /* Rigid3d output: n x 7 local frames (centre, quaternion) */
     double *k;                /* input points x 9: rotation blocks of K (update_k) */
     unsigned char *k_used;    /* input points: the block is non-zero */
     size_t nin;
@@ -71,8 +80,25 @@ static const double *local_points(const rigid_mapping *m)
     return m->use_x0 ? m->h.out->rest_position.r : m->points.r;
 }
 
+/* Rigid3d output: x_i = (c + R p_i, q q_i). */
+static void apply_frames(rigid_mapping *m, const double *xin, double *xout, size_t nin)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        const double *c = xin + 7 * rigid_of(m, i, nin), *p = m->frames + 7 * i;
+        double *r = m->rotated + 3 * i, *o = xout + 7 * i;
+        st_quat_rotate(r, c + 3, p);
+        for (int a = 0; a < 3; a++)
+            o[a] = c[a] + r[a];
+        st_quat_mul(o + 3, c + 3, p + 3);
+    }
+}
+
 static void apply_points(rigid_mapping *m, const double *xin, double *xout, size_t nin)
 {
+    if (m->out_rigid) {
+        apply_frames(m, xin, xout, nin);
+        return;
+    }
     const double *p = local_points(m);
     for (size_t i = 0; i < m->n; i++) {
         const double *c = xin + 7 * rigid_of(m, i, nin);
@@ -83,15 +109,19 @@ static void apply_points(rigid_mapping *m, const double *xin, double *xout, size
     }
 }
 
-/* v_i = v + w x r_i. */
+/* v_i = v + w x r_i (and w_i = w for a Rigid3d output). */
 static void apply_j_points(const rigid_mapping *m, const double *vin, double *vout, size_t nin)
 {
+    const unsigned ow = m->out_rigid ? 6 : 3;
     for (size_t i = 0; i < m->n; i++) {
         const double *v = vin + 6 * rigid_of(m, i, nin), *w = v + 3, *r = m->rotated + 3 * i;
-        double *o = vout + 3 * i;
+        double *o = vout + ow * i;
         o[0] = v[0] + (w[1] * r[2] - w[2] * r[1]);
         o[1] = v[1] + (w[2] * r[0] - w[0] * r[2]);
         o[2] = v[2] + (w[0] * r[1] - w[1] * r[0]);
+        if (m->out_rigid)
+            for (int a = 0; a < 3; a++)
+                o[3 + a] = w[a];
     }
 }
 
@@ -109,6 +139,8 @@ static void init_apply_j(st_component *self, const double *vin, double *vout)
 
 static void rigid_free(rigid_mapping *m)
 {
+    st_free(m->frames);
+    m->frames = NULL;
     st_free(m->rotated);
     st_free(m->k);
     st_free(m->k_used);
@@ -128,11 +160,46 @@ static st_status rigid_init(st_component *self, st_error *err)
     if (m->filename && m->filename[0])
         return st_component_error(self, "filename", err, ST_EINVAL,
                                   "loading rigid mapping files (.xs3) is not supported");
-    ST_TRY(map_head_bind(&m->h, &st_rigid3d_type, &st_vec3d_type, err));
+    ST_TRY(map_head_bind(&m->h, &st_rigid3d_type, NULL, err));
     st_mstate *in = m->h.in, *out = m->h.out;
+    if (out->type != &st_vec3d_type && out->type != &st_rigid3d_type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "RigidMapping maps to a Vec3d or Rigid3d output; '%s' is %s",
+                                  out->base.name, out->type->name);
+    m->out_rigid = out->type == &st_rigid3d_type;
     size_t nin = in->position.n;
+    if (m->out_rigid) {
+        if (m->points.n)
+            return st_component_error(self, "initialPoints", err, ST_EINVAL,
+                                      "initialPoints with a Rigid3d output is not supported: "
+                                      "settee takes the local frames from the output's "
+                                      "positions");
+        if (m->use_x0)
+            return st_component_error(self, "useX0", err, ST_EINVAL,
+                                      "useX0 with a Rigid3d output is not supported");
+        size_t n = out->position.n;
+        m->frames = st_calloc(n ? 7 * n : 1, sizeof *m->frames);
+        if (!m->frames)
+            return st_error_set(err, ST_ENOMEM, "out of memory initialising a RigidMapping");
+        for (size_t i = 0; i < n; i++) {
+            const double *x = out->position.r + 7 * i;
+            double *p = m->frames + 7 * i;
+            size_t r = rigid_of(m, i, nin);
+            if (m->global_to_local && r < nin) {
+                /* SOFA's getGlobalToLocalCoords: q_c^-1 (x - c), q_c^-1 q */
+                const double *c = in->position.r + 7 * r;
+                const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+                const double qc[4] = {-c[3], -c[4], -c[5], c[6]};
+                st_quat_rotate(p, qc, d);
+                st_quat_mul(p + 3, qc, x + 3);
+            } else {
+                memcpy(p, x, 7 * sizeof(double));
+            }
+        }
+        m->n = n;
+    }
     /* SOFA's reinit: the local points from the output's positions. */
-    if (m->points.n == 0 && !m->use_x0) {
+    if (!m->out_rigid && m->points.n == 0 && !m->use_x0) {
         size_t n = out->position.n;
         ST_TRY(st_array_resize(&m->points, ST_T_VEC3S, n, err));
         for (size_t i = 0; i < n; i++) {
@@ -149,7 +216,8 @@ static st_status rigid_init(st_component *self, st_error *err)
             }
         }
     }
-    m->n = m->use_x0 ? out->rest_position.n : m->points.n;
+    if (!m->out_rigid)
+        m->n = m->use_x0 ? out->rest_position.n : m->points.n;
     for (size_t i = 0; i < m->n; i++)
         if (rigid_of(m, i, nin) >= nin)
             return st_component_error(self, m->rigid_index.n ? "rigidIndexPerPoint" : "index", err,
@@ -213,15 +281,19 @@ static void rigid_apply_jt(st_component *self, const st_mparams *mp, double *f)
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
+    const unsigned ow = m->out_rigid ? 6 : 3;
     for (size_t i = 0; i < m->n; i++) {
         double *F = fin + 6 * rigid_of(m, i, m->nin), *T = F + 3;
-        const double *fi = fout + 3 * i, *r = m->rotated + 3 * i;
+        const double *fi = fout + ow * i, *r = m->rotated + 3 * i;
         F[0] += fi[0];
         F[1] += fi[1];
         F[2] += fi[2];
         T[0] += r[1] * fi[2] - r[2] * fi[1];
         T[1] += r[2] * fi[0] - r[0] * fi[2];
         T[2] += r[0] * fi[1] - r[1] * fi[0];
+        if (m->out_rigid)
+            for (int a = 0; a < 3; a++)
+                T[a] += fi[3 + a];
     }
 }
 
@@ -233,9 +305,12 @@ static void rigid_get_j(st_component *self, const st_mparams *mp, st_jbuilder *j
         return;
     for (size_t i = 0; i < m->n; i++) {
         const double *r = m->rotated + 3 * i;
-        /* [ I  -[r]x ], 3 x 6 row-major. */
-        const double b[18] = {1, 0, 0, 0,     r[2],  -r[1], 0, 1, 0, -r[2], 0,
-                              r[0], 0, 0, 1, r[1], -r[0], 0};
+        /* [ I  -[r]x ], 3 x 6 row-major; a Rigid3d output adds [ 0 I ]. */
+        double b[36] = {1, 0, 0, 0,     r[2],  -r[1], 0, 1, 0, -r[2], 0,
+                        r[0], 0, 0, 1, r[1], -r[0], 0};
+        if (m->out_rigid)
+            for (int a = 0; a < 3; a++)
+                b[6 * (3 + a) + 3 + a] = 1.0;
         st_jbuilder_add(jb, i, m->h.in, rigid_of(m, i, m->nin), b);
     }
 }
@@ -275,9 +350,10 @@ static void rigid_update_k(st_component *self, const st_mparams *mp, const doubl
     memset(m->k, 0, 9 * m->nin * sizeof *m->k);
     memset(m->k_used, 0, m->nin);
     const double *fout = st_slice(f, m->h.out);
+    const unsigned ow = m->out_rigid ? 6 : 3; /* a Rigid3d child's torque plays no part */
     for (size_t i = 0; i < m->n; i++) {
         size_t r = rigid_of(m, i, m->nin);
-        add_crosscross(m->k + 9 * r, fout + 3 * i, m->rotated + 3 * i);
+        add_crosscross(m->k + 9 * r, fout + ow * i, m->rotated + 3 * i);
         m->k_used[r] = 1;
     }
     if (m->gs == 2)

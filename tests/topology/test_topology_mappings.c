@@ -6,6 +6,7 @@
  * Hexa2Quad, Quad2Triangle, Triangle2Edge, Hexa2Tetra (no propagation), and
  * the components that follow a changing state or topology: IdentityMapping,
  * BarycentricMapping, collision models, OglModel. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,4 +438,101 @@ Test(topology_mappings, collision_pipeline_after_removal)
         cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(topo_arr(topo_get(s, "/T/dofs"), "position")->n, 4);
     st_scene_destroy(&s);
+}
+
+/* ---- Edge2QuadTopologicalMapping ---- */
+
+/* Three Rigid3d frames on x, the middle one turned 90 degrees about x;
+ * their edges; a child node with the quad container and a Vec3d state. */
+static st_scene *edge2quad_scene(const char *fields, st_error *err, st_status *status)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: B\n"
+                  "      objects:\n"
+                  "        - EdgeSetTopologyContainer: {name: edges, edges: [0,1, 1,2]}\n"
+                  "        - MechanicalObject: {name: frames, template: Rigid3d, position: \"0 0 0 "
+                  "0 0 0 1  1 0 0 0.70710678118654752 0 0 0.70710678118654752  2 0 0 0 0 0 1\"}\n"
+                  "      children:\n"
+                  "        - name: T\n"
+                  "          objects:\n"
+                  "            - QuadSetTopologyContainer: {name: quads}\n"
+                  "            - QuadSetTopologyModifier: {}\n"
+                  "            - MechanicalObject: {name: tube}\n"
+                  "            - Edge2QuadTopologicalMapping: {name: map, input: \"@../edges\","
+                  " output: \"@quads\", nbPointsOnEachCircle: 4%s}\n",
+             fields);
+    st_scene *s = NULL;
+    *status = topo_scene_fails(&T, yaml, err) == ST_OK ? ST_OK : ST_ESCENE;
+    if (*status == ST_OK)
+        s = topo_scene(&T, yaml);
+    return s;
+}
+
+Test(topology_mappings, edge2quad_tube_quads_and_circles)
+{
+    st_error err = {0};
+    st_status st;
+    st_scene *s = edge2quad_scene(", radius: 2", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    st_component *quads = topo_get(s, "/B/T/quads");
+    cr_assert_eq(nb_points(quads), 12u);
+    static const unsigned want[] = {0, 4, 5, 1,  1, 5, 6, 2,  2, 6, 7, 3,  3, 7, 4, 0,
+                                    4, 8, 9, 5,  5, 9, 10, 6, 6, 10, 11, 7, 7, 11, 8, 4};
+    topo_assert_tuples(topo_arr(quads, "quads"), 4, want, 8, "quads");
+    /* Circles of radius 2 in each frame's y-z plane: frame 1 is turned so
+     * that its y is the world's z. */
+    const st_mstate *tube = (const st_mstate *)topo_get(s, "/B/T/tube");
+    cr_assert_eq(tube->n, 12u);
+    const double *x = tube->position.r;
+    static const double w[12][3] = {{0, 2, 0}, {0, 0, 2}, {0, -2, 0}, {0, 0, -2},
+                                    {1, 0, 2}, {1, -2, 0}, {1, 0, -2}, {1, 2, 0},
+                                    {2, 2, 0}, {2, 0, 2}, {2, -2, 0}, {2, 0, -2}};
+    for (int i = 0; i < 12; i++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(x[3 * i + k] - w[i][k]), 1e-12, "point %d: %g %g %g", i,
+                          x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+    st_scene_destroy(&s);
+}
+
+Test(topology_mappings, edge2quad_flip_edge_list_ellipse_and_refusals)
+{
+    st_error err = {0};
+    st_status st;
+    st_scene *s = edge2quad_scene(", radius: 2, flipNormals: true", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    const st_array *q = topo_arr(topo_get(s, "/B/T/quads"), "quads");
+    cr_assert_eq(q->n, 8u);
+    cr_assert(q->u[0] == 1 && q->u[1] == 5 && q->u[2] == 4 && q->u[3] == 0, "%u %u %u %u",
+              q->u[0], q->u[1], q->u[2], q->u[3]);
+    st_scene_destroy(&s);
+    /* An edge list, flipped: SOFA's other order (q0, q3, q2, q1). */
+    s = edge2quad_scene(", radius: 2, flipNormals: true, edgeList: [1]", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    q = topo_arr(topo_get(s, "/B/T/quads"), "quads");
+    cr_assert_eq(q->n, 4u);
+    cr_assert(q->u[0] == 4 && q->u[1] == 5 && q->u[2] == 9 && q->u[3] == 8, "%u %u %u %u",
+              q->u[0], q->u[1], q->u[2], q->u[3]);
+    st_scene_destroy(&s);
+    /* An ellipse: radius along Y0 = focalAxis x e_x, radiusFocal along
+     * focalAxis (frame 0 is the identity). */
+    s = edge2quad_scene(", radius: 2, radiusFocal: 0.5, focalAxis: [0, 1, 0]", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    const double *x = ((const st_mstate *)topo_get(s, "/B/T/tube"))->position.r;
+    /* Y0 = (0,1,0) x (1,0,0) = (0,0,-1): j = 0 at -2 z, j = 1 at 0.5 y */
+    cr_assert_leq(fabs(x[0]) + fabs(x[1]) + fabs(x[2] + 2.0), 1e-12);
+    cr_assert_leq(fabs(x[3]) + fabs(x[4] - 0.5) + fabs(x[5]), 1e-12, "%g %g %g", x[3], x[4],
+                  x[5]);
+    st_scene_destroy(&s);
+    s = edge2quad_scene("", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "No radius (neither radius nor radiusFocal) defined"), "%s",
+              err.msg);
+    s = edge2quad_scene(", radius: 0", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "Radius is zero or negative"), "%s", err.msg);
+    s = edge2quad_scene(", radius: 1, edgeList: [2]", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "edge 2 is out of range"), "%s", err.msg);
 }
