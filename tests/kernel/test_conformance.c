@@ -63,7 +63,6 @@ static const struct refusal {
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
-    {"Gravity", "a context object of the root only in settee: refused in the node Body"},
     {"InteractionEllipsoidForceField", "Vec3d,Rigid3d: object2 must be a rigid frame, not the node's state"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"DistanceMapping", "input and output must link two states; SOFA's mappings have no default"},
@@ -72,7 +71,6 @@ static const struct refusal {
     {"SquareDistanceMapping",
      "input and output must link two states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
-    {"CubeTopology", "nx ny nz default to 0 (SOFA's), and a grid needs at least one point per axis"},
     {"Edge2QuadTopologicalMapping", "SOFA's 'No radius (neither radius nor radiusFocal) "
                                     "defined', then input and output must link two topologies"},
     {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},
