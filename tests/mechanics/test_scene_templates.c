@@ -497,6 +497,18 @@ Test(scene_templates, solve_velocity_constraint_first_default_order_differs)
     velocity_first_check(false);
 }
 
+/* The root of the VEL-order scenes below: dt 0.1, gravity -10 y, the
+ * plugins, FreeMotionAnimationLoop solving velocity constraints first. */
+#define VEL_ROOT                                                                                   \
+    "<Node name='root' dt='0.1' gravity='0 -10 0'>"                                                \
+    "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"                                   \
+    "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"                                  \
+    "<RequiredPlugin name='Sofa.Component.Mass'/>"                                                 \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"                          \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"                     \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"                         \
+    "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+
 /* GenericConstraintCorrection in the VEL order (SOFA's): W = cf vf A^-1,
  * lambda = -d / W, the velocities corrected by vf A^-1 lambda without cf,
  * the positions not at all (then integrated from the velocities). The
@@ -511,14 +523,7 @@ Test(scene_templates, solve_velocity_constraint_first_generic_correction)
             test_rt_open(&T);
         char xml[3072];
         snprintf(xml, sizeof xml,
-                 "<Node name='root' dt='0.1' gravity='0 -10 0'>"
-                 "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"
-                 "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"
-                 "<RequiredPlugin name='Sofa.Component.Mass'/>"
-                 "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"
-                 "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"
-                 "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"
-                 "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+                 VEL_ROOT
                  "<BlockGaussSeidelConstraintSolver tolerance='1e-14' maxIterations='100'/>"
                  "<EulerImplicitSolver/><SparseLDLSolver/>"
                  "<GenericConstraintCorrection complianceFactor='%g'/>"
@@ -545,14 +550,7 @@ Test(scene_templates, solve_velocity_constraint_first_generic_correction)
 Test(scene_templates, solve_velocity_constraint_first_names_what_cannot)
 {
     const char *xml =
-        "<Node name='root' dt='0.1' gravity='0 -10 0'>"
-        "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"
-        "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"
-        "<RequiredPlugin name='Sofa.Component.Mass'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"
-        "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+        VEL_ROOT
         "<GenericConstraintSolver tolerance='1e-14' maxIterations='100'/>"
         "<Node name='p'><EulerImplicitSolver/><SparseLDLSolver/>"
         "<MechanicalObject name='dofs' position='0.1 0 0' rest_position='0 0 0'/>"
