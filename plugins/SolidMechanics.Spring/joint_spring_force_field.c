@@ -549,9 +549,11 @@ static const st_field js_fields[] = {
     ST_STRING(joint_spring_ff, infile, "infile", NULL,
               "input file containing constant joint force (not supported yet: an error when "
               "set)"),
-    ST_REAL(joint_spring_ff, period, "period", "0", "period between outputs"),
-    ST_BOOL(joint_spring_ff, reinit_file, "reinit", "false",
-            "flag enabling reinitialization of the output file at each timestep"),
+    ST_IGNORED(joint_spring_ff, period, "period", ST_T_REAL, double, "0",
+               "period between outputs (of outfile, not supported yet)"),
+    ST_IGNORED(joint_spring_ff, reinit_file, "reinit", ST_T_BOOL, bool, "false",
+               "flag enabling reinitialization of the output file at each timestep (of "
+               "outfile, not supported yet)"),
     ST_IGNORED(joint_spring_ff, show_lawful, "showLawfulTorsion", ST_T_BOOL, bool, "false",
                "display the lawful part of the joint rotation"),
     ST_IGNORED(joint_spring_ff, show_extra, "showExtraTorsion", ST_T_BOOL, bool, "false",

@@ -60,6 +60,7 @@ static const struct refusal {
     {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"JointSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
     {"Gravity", "a context object of the root only in settee: refused in the node Body"},
     {"InteractionEllipsoidForceField", "Vec3d,Rigid3d: object2 must be a rigid frame, not the node's state"},
