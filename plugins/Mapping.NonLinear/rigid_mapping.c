@@ -7,10 +7,10 @@
  *   f += f_i, torque += r_i x f_i   (J^T)
  * A Rigid3d output point is a local frame (p_i, s_i) carried the same way:
  * its orientation is q s_i, its angular velocity w (J_i = [ I -[r_i]x ; 0 I ]),
- * and its torque adds to the rigid's (torque += t_i + r_i x f_i). Its local
- * frames come from the output's positions at init (with globalToLocalCoords,
- * (R^T (x_i - c), q^-1 q_i)); initialPoints, three numbers per point, is
- * for Vec3d outputs only.
+ * and its torque adds to the rigid's (torque += t_i + r_i x f_i); its local
+ * frame is seven numbers of initialPoints (centre, quaternion), by default
+ * the output's position at init (with globalToLocalCoords,
+ * (R^T (x_i - c), q^-1 q_i)).
  * and the geometric stiffness (SOFA's updateK), on the rotation block of
  * each rigid: K = sum_i [f_i]x [r_i]x ("Exact"), or its symmetric part
  * projected onto the negative semi-definite matrices ("Stabilized"). */
@@ -25,7 +25,7 @@
 
 typedef struct rigid_mapping {
     map_head h;
-    st_array points;          /* "initialPoints": local coordinates, vec3 */
+    st_array points;          /* "initialPoints": local coordinates, ow reals per point */
     unsigned index;           /* "index" */
     bool index_from_end;      /* "indexFromEnd" */
     st_array rigid_index;     /* "rigidIndexPerPoint" */
@@ -39,8 +39,6 @@ typedef struct rigid_mapping {
     double *rotated;          /* n x 3: r_i = R p_i at the last apply */
     bool rigid_out;           /* the output is Rigid3d */
     unsigned ow, odw;         /* output coordinate and derivative widths (3 3 or 7 6) */
-    double *frames;           /* rigid outputs: n x 7 local frames (p_i, s_i), owned */
-    size_t nframes;
     double *k;                /* input points x 9: rotation blocks of K (update_k) */
     unsigned char *k_used;    /* input points: the block is non-zero */
     size_t nin;
@@ -48,7 +46,9 @@ typedef struct rigid_mapping {
 
 static const st_field rigid_fields[] = {
     MAP_HEAD_FIELDS(rigid_mapping),
-    ST_VEC3S(rigid_mapping, points, "initialPoints", "", "Local Coordinates of the points"),
+    ST_REALS(rigid_mapping, points, "initialPoints", "",
+             "Local Coordinates of the points (x y z per point for a Vec3d output; x y z and "
+             "the quaternion x y z w for a Rigid3d output)"),
     ST_UINT(rigid_mapping, index, "index", "0", "input DOF index"),
     ST_BOOL(rigid_mapping, index_from_end, "indexFromEnd", "false",
             "input DOF index starts from the end of input DOFs vector"),
@@ -74,7 +74,7 @@ static size_t point_count(const rigid_mapping *m)
 {
     if (m->use_x0)
         return m->h.out ? m->h.out->rest_position.n : 0;
-    return m->rigid_out ? m->nframes : m->points.n;
+    return m->points.n / (m->ow ? m->ow : 3u);
 }
 
 /* SOFA's getRigidIndex: rigidIndexPerPoint when it has one index per local
@@ -91,7 +91,7 @@ static const double *local_points(const rigid_mapping *m)
 {
     if (m->use_x0)
         return m->h.out->rest_position.r;
-    return m->rigid_out ? m->frames : m->points.r;
+    return m->points.r;
 }
 
 static void apply_points(rigid_mapping *m, const double *xin, double *xout, size_t nin)
@@ -139,9 +139,6 @@ static void init_apply_j(st_component *self, const double *vin, double *vout)
 static void rigid_free(rigid_mapping *m)
 {
     st_free(m->rotated);
-    st_free(m->frames);
-    m->frames = NULL;
-    m->nframes = 0;
     st_free(m->k);
     st_free(m->k_used);
     m->rotated = m->k = NULL;
@@ -170,54 +167,32 @@ static st_status rigid_init(st_component *self, st_error *err)
     m->ow = m->rigid_out ? 7u : 3u;
     m->odw = m->rigid_out ? 6u : 3u;
     size_t nin = in->position.n;
-    if (m->rigid_out && m->points.n)
+    if (m->points.n % m->ow)
         return st_component_error(self, "initialPoints", err, ST_EINVAL,
-                                  "initialPoints (three numbers per point) is read for a Vec3d "
-                                  "output only: a Rigid3d output takes its local frames from its "
-                                  "positions");
-    if (m->rigid_out && !m->use_x0) {
-        /* SOFA's reinit on Rigid3d points: the local frames from the output. */
+                                  "%zu values: a %s output takes %u per point (%s)", m->points.n,
+                                  out->type->name, m->ow,
+                                  m->rigid_out ? "centre, then quaternion x y z w" : "x y z");
+    if (m->points.n == 0 && !m->use_x0) {
+        /* SOFA's reinit: the local points (frames) from the output's positions. */
         size_t n = out->position.n;
-        m->frames = st_calloc(n ? 7 * n : 1, sizeof *m->frames);
-        if (!m->frames)
-            return st_error_set(err, ST_ENOMEM, "out of memory initialising a RigidMapping");
-        m->nframes = n;
+        const unsigned ow = m->ow;
+        ST_TRY(st_array_resize(&m->points, ST_T_REALS, n * ow, err));
         for (size_t i = 0; i < n; i++) {
-            const double *x = out->position.r + 7 * i;
-            double *p = m->frames + 7 * i;
+            const double *x = out->position.r + ow * i;
+            double *p = m->points.r + ow * i;
             size_t r = rigid_of(m, i, nin);
-            memcpy(p, x, 7 * sizeof(double));
+            memcpy(p, x, ow * sizeof(double));
             if (m->global_to_local && r < nin) {
                 const double *c = in->position.r + 7 * r;
                 const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
                 const double qc[4] = {-c[3], -c[4], -c[5], c[6]};
                 st_quat_rotate(p, qc, d);
-                st_quat_mul(p + 3, qc, x + 3);
-            }
-        }
-        m->n = n;
-    } else if (m->points.n == 0 && !m->use_x0) {
-        /* SOFA's reinit: the local points from the output's positions. */
-        size_t n = out->position.n;
-        ST_TRY(st_array_resize(&m->points, ST_T_VEC3S, n, err));
-        for (size_t i = 0; i < n; i++) {
-            const double *x = out->position.r + 3 * i;
-            double *p = m->points.r + 3 * i;
-            size_t r = rigid_of(m, i, nin);
-            if (m->global_to_local && r < nin) {
-                const double *c = in->position.r + 7 * r;
-                const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
-                const double qc[4] = {-c[3], -c[4], -c[5], c[6]};
-                st_quat_rotate(p, qc, d);
-            } else {
-                memcpy(p, x, 3 * sizeof(double));
+                if (m->rigid_out)
+                    st_quat_mul(p + 3, qc, x + 3);
             }
         }
     }
-    if (m->use_x0)
-        m->n = out->rest_position.n;
-    else if (!m->rigid_out)
-        m->n = m->points.n;
+    m->n = point_count(m);
     for (size_t i = 0; i < m->n; i++)
         if (rigid_of(m, i, nin) >= nin)
             return st_component_error(self, m->rigid_index.n ? "rigidIndexPerPoint" : "index", err,
