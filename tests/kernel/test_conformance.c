@@ -56,6 +56,8 @@ static const struct refusal {
     {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
+    {"SkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"CenterOfMassMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
