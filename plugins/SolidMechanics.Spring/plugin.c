@@ -1,7 +1,8 @@
 /* plugin.c - the SolidMechanics.Spring plugin: SOFA's linear springs
  * (explicit lists, springs from a mesh or a regular grid, springs to the
  * rest shape), bending springs (triangles, quads, Volino's linear model)
- * and joint springs between rigid frames. */
+ * joint springs between rigid frames, and Delingette's triangular (bi)quadratic
+ * springs. */
 #include <settee/settee.h>
 
 #include "springs.h"
@@ -18,6 +19,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &quad_bending_springs_class, err));
     ST_TRY(st_registry_add(r, &triangle_bending_springs_class, err));
     ST_TRY(st_registry_add(r, &joint_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &triangular_quadratic_springs_class, err));
+    ST_TRY(st_registry_add(r, &triangular_biquadratic_springs_class, err));
     return ST_OK;
 }
 
