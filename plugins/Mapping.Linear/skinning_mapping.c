@@ -18,8 +18,10 @@
  * when the weights give one group per point). A point's frames are used in
  * order up to its first weight that is not positive. `indices` and
  * `weight` are read in SOFA's text, one bracketed group per point:
- * "[ 0, 1 ] [ 1, 2 ]". */
+ * "[ 0, 1 ] [ 1, 2 ]"; computed, they are written back in that text (the
+ * weights as updateWeights normalised them). */
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +236,58 @@ static st_status given_weights(skinning_mapping *m, const groups *gi, const grou
     return ST_OK;
 }
 
+/* SOFA's text of the groups of n points, count[i] values from v (reals or
+ * indices), into a new string (NULL: out of memory). */
+static char *groups_text(const skinning_mapping *m, size_t stride, bool indices)
+{
+    size_t cap = 64, len = 0;
+    char *out = st_malloc(cap);
+    if (!out)
+        return NULL;
+    out[0] = 0;
+    for (size_t i = 0; i < m->n; i++)
+        for (size_t j = 0; j <= stride; j++) {
+            char item[48];
+            if (j == stride)
+                snprintf(item, sizeof item, " ]%s", i + 1 < m->n ? " " : "");
+            else if (indices)
+                snprintf(item, sizeof item, "%s%u", j ? ", " : "[ ", m->idx[stride * i + j]);
+            else
+                snprintf(item, sizeof item, "%s%.17g", j ? ", " : "[ ", m->w[stride * i + j]);
+            size_t il = strlen(item);
+            if (len + il + 1 > cap) {
+                char *n = st_realloc(out, 2 * (len + il + 1));
+                if (!n) {
+                    st_free(out);
+                    return NULL;
+                }
+                out = n;
+                cap = 2 * (len + il + 1);
+            }
+            memcpy(out + len, item, il + 1);
+            len += il;
+        }
+    return out;
+}
+
+/* SOFA's updateWeights writes the indices and weights it computed. */
+static st_status write_groups(skinning_mapping *m, size_t stride, st_error *err)
+{
+    char *ti = groups_text(m, stride, true), *tw = groups_text(m, stride, false);
+    if (!ti || !tw) {
+        st_free(ti);
+        st_free(tw);
+        return st_error_set(err, ST_ENOMEM, "out of memory initialising a SkinningMapping");
+    }
+    st_free(m->indices_text);
+    st_free(m->weight_text);
+    m->indices_text = ti;
+    m->weight_text = tw;
+    st_component_touch(&m->h.base, st_component_field(&m->h.base, "indices"));
+    st_component_touch(&m->h.base, st_component_field(&m->h.base, "weight"));
+    return ST_OK;
+}
+
 static void skin_apply_points(skinning_mapping *m, const double *xin, double *xout)
 {
     for (size_t i = 0; i < m->n; i++) {
@@ -366,6 +420,8 @@ static st_status skin_init(st_component *self, st_error *err)
             }
         }
     }
+    if (!given)
+        ST_TRY(write_groups(m, stride, err));
     if (unmapped)
         st_component_warn(self, "%zu of %zu points have no positive weight: they stay at the "
                                 "origin (as in SOFA)",

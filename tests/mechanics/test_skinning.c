@@ -135,6 +135,17 @@ Test(skinning, nearest_frames_by_inverse_square_distance)
     const double *x = points_x(s);
     const double want[6] = {0.5, 0, 0, 1.5, 1, 0};
     assert_vec(x, want, 6, 1e-12, "mapped at rest");
+    /* the computed groups are written back in SOFA's text: point 1 at
+     * (1.5 1 0) is nearer frame 1 (d^2 1.25 against 3.25) */
+    st_component *map = test_find_object(s, "map");
+    const char *ind = *(char **)st_component_field_ptr(map, st_component_field(map, "indices"));
+    const char *wt = *(char **)st_component_field_ptr(map, st_component_field(map, "weight"));
+    cr_assert_str_eq(ind, "[ 0, 1 ] [ 1, 0 ]");
+    double w[4];
+    cr_assert_eq(sscanf(wt, "[ %lf, %lf ] [ %lf, %lf ]", &w[0], &w[1], &w[2], &w[3]), 4, "%s",
+                 wt);
+    const double want_w[4] = {0.9, 0.1, 0.8 / (0.8 + 1 / 3.25), 1 / 3.25 / (0.8 + 1 / 3.25)};
+    assert_vec(w, want_w, 4, 1e-15, "weights");
     st_scene_destroy(&s);
     /* the frames moved from their rest: frame 1 turned 90 degrees about z
      * and moved to (2 1 0). Point 0: 0.9 (0.5 0 0) + 0.1 ((2 1 0) + Rz
