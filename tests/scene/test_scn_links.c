@@ -397,3 +397,24 @@ Test(scn_links, data_link_to_a_missing_object_keeps_the_default)
     }
     cr_assert_eq(st, ST_ELINK, "%s", err.msg);
 }
+
+/* SOFA's isMechanical is an alias of mapForces (and of mapConstraints and
+ * mapMasses): isMechanical="false" stops the forces at the mapping. */
+Test(scn_links, is_mechanical_sets_map_forces)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <Node name=\"Body\">\n"
+                      "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\"/>\n"
+                      "    <Node name=\"Child\">\n"
+                      "      <MechanicalObject name=\"copy\"/>\n"
+                      "      <IdentityMapping name=\"map\" isMechanical=\"false\"/>\n"
+                      "    </Node>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    st_component *map = test_find_object(s, "map");
+    cr_assert_not(*(bool *)st_component_field_ptr(map, st_component_field(map, "mapForces")));
+    cr_assert_not(strstr(T.log, "isMechanical"), "%s", T.log);
+    st_scene_destroy(&s);
+}
