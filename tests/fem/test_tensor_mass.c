@@ -270,3 +270,24 @@ Test(tensor_mass, degenerate_elements_and_no_topology_are_errors)
     cr_assert(strstr(err.msg, "No topology"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* Without a topology link the force field takes its context's topology as
+ * SOFA does: the last one of its node (a grid followed by the container a
+ * topological mapping fills gives the container). */
+Test(tensor_mass, the_node_s_last_topology_is_used)
+{
+    st_scene *s = scene("0 0 0  1 0 0  0 1 0  0 0 1",
+                        "<MeshTopology name=\"first\" triangles=\"0 1 2\"/>\n"
+                        "    <TetrahedronSetTopologyContainer name=\"last\" tetrahedra=\"0 1 2 3\"/>",
+                        "<TetrahedralTensorMassForceField name=\"tm\"/>");
+    st_component *ff = test_find_object(s, "tm");
+    st_component *topo = *(st_component **)st_component_field_ptr(
+        ff, st_component_field(ff, "topology"));
+    cr_assert_not_null(topo);
+    cr_assert_str_eq(topo->name, "last");
+    cr_assert_not(strstr(T.log, "No tetrahedra"), "%s", T.log);
+    double x[12] = {0, 0, 0, 1.1, 0, 0, 0, 1, 0, 0, 0, 1}, f[12];
+    force_at(s, x, 4, f);
+    cr_assert_lt(f[3], -1.0, "the stretched edge pulls back: f1.x = %g", f[3]);
+    st_scene_destroy(&s);
+}
