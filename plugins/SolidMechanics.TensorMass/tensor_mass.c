@@ -41,7 +41,8 @@ static int contrib_cmp(const void *pa, const void *pb)
  * f_b += D (u_b - u_a), so a contribution with l = a adds its transpose. */
 static st_status merge(tensor_mass_ff *t, tm_build *b, st_error *err)
 {
-    qsort(b->c, b->n, sizeof *b->c, contrib_cmp);
+    if (b->n)
+        qsort(b->c, b->n, sizeof *b->c, contrib_cmp);
     t->e = st_calloc(b->n ? b->n : 1, sizeof *t->e);
     if (!t->e)
         return st_error_set(err, ST_ENOMEM, "out of memory building tensor-mass edges");
