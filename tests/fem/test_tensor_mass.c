@@ -291,3 +291,29 @@ Test(tensor_mass, the_node_s_last_topology_is_used)
     cr_assert_lt(f[3], -1.0, "the stretched edge pulls back: f1.x = %g", f[3]);
     st_scene_destroy(&s);
 }
+
+/* After a triangle is removed (its isolated point with it), the force is
+ * the one of a mesh built from the remaining triangle: the edge tensors
+ * follow the change. */
+Test(tensor_mass, a_removed_triangle_takes_its_tensors_away)
+{
+    st_scene *s = scene("0 0 0  1 0 0  0 1 0  1.2 1.1 0",
+                        "<TriangleSetTopologyContainer name=\"topo\" triangles=\"0 1 2  1 3 2\"/>\n"
+                        "    <TriangleSetTopologyModifier/>",
+                        "<TriangularTensorMassForceField name=\"tm\" youngModulus=\"200\"/>");
+    st_error err = {0};
+    cr_assert_eq(st_topology_remove(test_find_object(s, "topo"), ST_ELEM_TRIANGLE,
+                                    (const unsigned[]){1}, 1, &err),
+                 ST_OK, "%s", err.msg);
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    cr_assert_eq(ms->n, 3, "the isolated point 3 goes with its triangle");
+    double x[9] = {0.02, 0, 0, 1.1, -0.03, 0, 0, 1.05, 0.01}, f[9], ref[9];
+    force_at(s, x, 3, f);
+    st_scene *one = scene("0 0 0  1 0 0  0 1 0",
+                          "<TriangleSetTopologyContainer triangles=\"0 1 2\"/>",
+                          "<TriangularTensorMassForceField name=\"tm\" youngModulus=\"200\"/>");
+    force_at(one, x, 3, ref);
+    assert_close(f, ref, 9, 1e-12, "after the removal");
+    st_scene_destroy(&one);
+    st_scene_destroy(&s);
+}
