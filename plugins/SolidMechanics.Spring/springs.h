@@ -231,5 +231,8 @@ extern const st_class quadular_bending_springs_class;
 extern const st_class regular_grid_spring_force_field_class;
 extern const st_class quad_bending_springs_class;
 extern const st_class triangle_bending_springs_class;
+extern const st_class joint_spring_force_field_class;
+extern const st_class triangular_quadratic_springs_class;
+extern const st_class triangular_biquadratic_springs_class;
 
 #endif

@@ -1365,8 +1365,7 @@ Test(mechanical_mappings, rigid_mapping_to_rigid_by_hand)
                                "            - RigidMapping: {input: \"@../dofs\", output: \"@out\","
                                " initialPoints: [[1, 0, 0]]}\n");
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
-    cr_assert(strstr(err.msg, "initialPoints with a Rigid3d output is not supported"), "%s",
-              err.msg);
+    cr_assert(strstr(err.msg, "a Rigid3d output takes 7 per point"), "%s", err.msg);
 }
 
 /* ---- DistanceToPlaneMapping ---- */
