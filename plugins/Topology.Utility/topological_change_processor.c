@@ -14,11 +14,11 @@
  * time earlier than the one before is an error at the file's line; a count
  * that does not match its line of indices is read as SOFA reads it
  * (missing values are 0), with a warning at the line. "ADD= Type n" is
- * followed by a line of the new elements' vertices (Edges, Triangles or
- * Quads: SOFA's addEdges, addTriangles, addQuads, by the first modifier of
- * that kind from the topology's node upward); tetrahedra, hexahedra, points
- * in triangles and INCISE= are refused there (settee does not add points
- * or volumes, nor incise, yet). An index beyond the topology's elements is
+ * followed by a line of the new elements' vertices (Edges, Triangles,
+ * Quads, Tetrahedra or Hexahedra: SOFA's addEdges ... addHexahedra, by the
+ * first modifier of that kind from the topology's node upward); points in
+ * triangles and INCISE= are refused there (settee does not add points nor
+ * incise yet). An index beyond the topology's elements is
  * skipped with SOFA's warning, at the file's line.
  *
  * With useDataInputs, the lists pointsToRemove ... hexahedraToRemove are
@@ -358,7 +358,7 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
             continue;
         } else if (nt && is_token(tok[0], tl[0], "ADD=")) {
             /* "ADD= Type n [Ancestors ...]", then a line of the new
-             * elements' vertices (SOFA's addEdges, addTriangles, addQuads) */
+             * elements' vertices (SOFA's addEdges ... addHexahedra) */
             static const struct {
                 const char *one, *many;
                 st_elem kind;
@@ -381,10 +381,10 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
                                   "'ADD=' needs an element type (Edges, Triangles, Quads, "
                                   "Tetrahedra, Hexahedra or PointsInTriangle), found '%s'%s",
                                   w, "");
-            if (ty >= 3)
+            if (ty == 5)
                 return line_error(t, line, err,
-                                  "'ADD= %s' is not supported yet: settee adds edges, triangles "
-                                  "and quads on existing points%s",
+                                  "'ADD= %s' is not supported yet: settee adds edges, triangles, "
+                                  "quads, tetrahedra and hexahedra on existing points%s",
                                   w, "");
             unsigned n = 0;
             if (nt < 3 || !parse_index(tok[2], tl[2], &n))
@@ -527,6 +527,18 @@ static st_status remove_with(tcp *t, st_component *mod, const unsigned *ids, siz
     return ST_OK;
 }
 
+static const char *modifier_class(st_elem e)
+{
+    switch (e) {
+    case ST_ELEM_EDGE: return "EdgeSetTopologyModifier";
+    case ST_ELEM_TRIANGLE: return "TriangleSetTopologyModifier";
+    case ST_ELEM_QUAD: return "QuadSetTopologyModifier";
+    case ST_ELEM_TETRAHEDRON: return "TetrahedronSetTopologyModifier";
+    case ST_ELEM_HEXAHEDRON: return "HexahedronSetTopologyModifier";
+    default: return "PointSetTopologyModifier";
+    }
+}
+
 /* ADD= with the first modifier of the new elements' kind (SOFA's
  * getContext()->get of a TriangleSetTopologyModifier for triangles), on
  * points the topology and its state have. */
@@ -538,9 +550,7 @@ static st_status add_with(tcp *t, const tcp_line *l, st_error *err)
                                   "%s:%d: ADD= %s needs a %s beside the topology '%s' (or above "
                                   "it)",
                                   t->path, l->line, st_elem_name(l->add),
-                                  l->add == ST_ELEM_EDGE       ? "EdgeSetTopologyModifier"
-                                  : l->add == ST_ELEM_TRIANGLE ? "TriangleSetTopologyModifier"
-                                                               : "QuadSetTopologyModifier",
+                                  modifier_class(l->add),
                                   t->topology->name);
     st_component *topo = modifier_container(mod);
     if (!topo)

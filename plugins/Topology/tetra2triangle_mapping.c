@@ -9,7 +9,11 @@
  * tetrahedra adds the faces they exposed (oriented outward of the tetrahedron
  * that stays, flipped with flipNormals, rotated so that the smallest index
  * comes first; none with noNewTriangles) and removes the output triangles
- * whose input triangle went; removed points are removed from the output. */
+ * whose input triangle went; removed points are removed from the output.
+ * Adding tetrahedra adds the input's edges to the output as they come, then
+ * the border triangles of the new tetrahedra not yet mapped (as the input
+ * holds them; none with noNewTriangles), and removes the mapped triangles
+ * that a new tetrahedron covered (no longer on the border). */
 #include "topology.h"
 
 typedef struct tetra2triangle {
@@ -71,6 +75,8 @@ static const topo_map_desc tetra2triangle_desc = {
     .nslots = 4,
     .batch = true,
     .exposed = exposed_triangle,
+    .faces_added = topo_map_vols_added,
+    .copy_edges = true,
 };
 
 static st_status tetra2triangle_changed(st_component *self, st_component *topology,

@@ -487,8 +487,10 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
                                              "0.02 of line 1"},
         {"T= soon\n", "changes.txt:1: 'T=' needs a finite time, found 'soon'"},
         {"T= 0.01\nREMOVEE= 1\n0\n", "changes.txt:2: unknown command 'REMOVEE='"},
-        {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "changes.txt:2: 'ADD= Tetrahedra' is not "
-                                                  "supported yet"},
+        {"T= 0.01\nADD= PointsInTriangle 1\n0 0.2 0.2\n",
+         "changes.txt:2: 'ADD= PointsInTriangle' is not supported yet"},
+        {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "the file adds tetrahedra, but no modifier "
+                                                  "of them is beside the topology"},
         {"T= 0.01\nADD= Triangles 2\n0 1 2\n", "changes.txt:3: ADD= announced 6 vertex "
                                               "indices, but this line holds 3"},
         {"T= 0.01\nADD= Bricks 1\n0 1 2\n", "changes.txt:2: 'ADD=' needs an element type"},
@@ -520,6 +522,65 @@ Test(topology_changes, processor_adds_triangles_as_sofa_does)
               "%s", out);
     cr_assert(strstr(out, "\"edges\": [[1, 4], [4, 0], [0, 1], [4, 3], [3, 0], [2, 5], [5, 1], "
                           "[1, 2], [5, 4], [2, 4]]"),
+              "%s", out);
+}
+
+/* ADD= Tetrahedra (SOFA's addTetrahedra) on a cube corner: points 0 (0,0,0)
+ * 1 (1,0,0) 2 (0,1,0) 3 (0,0,1) 4 (1,1,1), no element at first. Adding
+ * A = (0 1 2 3) then B = (1 2 3 4), each face slot in SOFA's orientation
+ * (1 2 3) (0 3 2) (1 3 0) (0 2 1) created when missing, each face's missing
+ * edges (f1 f2) (f2 f0) (f0 f1) before it:
+ * A: (1 2 3) [2 3] [3 1] [1 2]; (0 3 2) [3 2]=old [2 0] [0 3]; (1 3 0)
+ *    [3 0]=old [0 1]; (0 2 1): all edges known.
+ * B = (1 2 3 4): (2 3 4) [3 4] [4 2]; (1 4 3) [1 4]; (2 4 1); (1 3 2) is
+ *    A's (1 2 3): not added. */
+#define CORNER                                                                                    \
+    "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[0,1,0],[0,0,1],"         \
+    "[1,1,1]]}\n"                                                                                 \
+    "        - TetrahedronSetTopologyContainer: {name: topo}\n"                                   \
+    "        - TetrahedronSetTopologyModifier: {}\n"
+Test(topology_changes, processor_adds_tetrahedra_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(CORNER, "T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n"
+                                      "T= 0.02\nADD= Tetrahedra 1\n1 2 3 4\n",
+                              3, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"tetrahedra\": [[0, 1, 2, 3], [1, 2, 3, 4]]"), "%s", out);
+    cr_assert(strstr(out, "\"triangles\": [[1, 2, 3], [0, 3, 2], [1, 3, 0], [0, 2, 1], "
+                          "[2, 3, 4], [1, 4, 3], [2, 4, 1]]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"edges\": [[2, 3], [3, 1], [1, 2], [2, 0], [0, 3], [0, 1], [3, 4], "
+                          "[4, 2], [1, 4]]"),
+              "%s", out);
+}
+
+/* ADD= Hexahedra (SOFA's addHexahedra): points x + 3y + 6z (x 0..2, y, z
+ * 0..1); H0 = (0 1 4 3 6 7 10 9), then H1 = (1 2 5 4 7 8 11 10). Each quad
+ * slot in SOFA's orientation (0 3 2 1) (4 5 6 7) (0 1 5 4) (1 2 6 5)
+ * (2 3 7 6) (3 0 4 7), its missing edges (q1 q2) (q2 q3) (q3 q0) (q0 q1)
+ * first. H1's slots: (1 4 5 2) [4 5] [5 2] [2 1]; (7 8 11 10) [8 11]
+ * [11 10] [7 8]; (1 2 8 7) [2 8]; (2 5 11 8) [5 11]; (5 4 10 11); its
+ * slot 5 (4 1 7 10) is H0's slot 3: not added. */
+#define BAR                                                                                       \
+    "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0],[0,1,0],"         \
+    "[1,1,0],[2,1,0],[0,0,1],[1,0,1],[2,0,1],[0,1,1],[1,1,1],[2,1,1]]}\n"                          \
+    "        - HexahedronSetTopologyContainer: {name: topo}\n"                                    \
+    "        - HexahedronSetTopologyModifier: {}\n"
+Test(topology_changes, processor_adds_hexahedra_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(BAR, "T= 0.01\nADD= Hexahedra 2\n0 1 4 3 6 7 10 9  "
+                                   "1 2 5 4 7 8 11 10\n",
+                              2, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"quads\": [[0, 3, 4, 1], [6, 7, 10, 9], [0, 1, 7, 6], "
+                          "[1, 4, 10, 7], [4, 3, 9, 10], [3, 0, 6, 9], [1, 4, 5, 2], "
+                          "[7, 8, 11, 10], [1, 2, 8, 7], [2, 5, 11, 8], [5, 4, 10, 11]]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"edges\": [[3, 4], [4, 1], [1, 0], [0, 3], [7, 10], [10, 9], "
+                          "[9, 6], [6, 7], [1, 7], [6, 0], [4, 10], [3, 9], "
+                          "[4, 5], [5, 2], [2, 1], [8, 11], [11, 10], [7, 8], [2, 8], [5, 11]]"),
               "%s", out);
 }
 
