@@ -577,3 +577,151 @@ Test(topo_mass, affine_movement_indices_follow)
     steps(s, 5, 0.01);
     st_scene_destroy(&s);
 }
+
+/* ---- Volumes added (st_topology_add, as TopologicalChangeProcessor's ADD=
+ * Tetrahedra / Hexahedra) ---- */
+
+#define A_ONLY_HEAD(GRAVITY)                                                                      \
+    "<Node name='root' gravity='" GRAVITY "' dt='0.01'>"                                          \
+    "<DefaultAnimationLoop/>"                                                                     \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
+    "<MechanicalObject name='dofs' position='" TWO_TETS_POS "'/>"                                 \
+    "<TetrahedronSetTopologyContainer name='topo' tetrahedra='0 1 2 3'/>"                         \
+    "<TetrahedronSetTopologyModifier/>"
+
+static void add_elems(st_scene *s, const char *topo, st_elem kind, const unsigned *v, size_t n)
+{
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(get(s, topo), kind, v, n, &err), ST_OK, "add: %s: %s", err.path,
+                 err.msg);
+}
+
+/* DiagonalMass, massDensity 6 (SOFA's applyTetrahedronCreation): A alone
+ * gives 1/4 to 0..3 and nothing to 4, total 1; adding B = (1 2 3 4),
+ * volume 1/3, gives 1/2 more to each of its vertices: the masses of the
+ * scene that had both, {1/4, 3/4, 3/4, 3/4, 1/2}, total 3. */
+Test(topo_mass, diagonal_mass_tetra_added)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<DiagonalMass name='mass' massDensity='6'/>"
+                                                "</Node>");
+    st_component *m = get(s, "mass");
+    near(real(m, "totalMass"), 1.0, 1e-14, "totalMass before");
+    near(arr(m, "vertexMass")->r[4], 0.0, 1e-14, "point 4 before");
+    add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+    const double after[5] = {0.25, 0.75, 0.75, 0.75, 0.5};
+    cr_assert_eq(arr(m, "vertexMass")->n, 5);
+    for (int i = 0; i < 5; i++)
+        near(arr(m, "vertexMass")->r[i], after[i], 1e-14, "vertexMass after");
+    near(real(m, "totalMass"), 3.0, 1e-14, "totalMass after = rho (V(A) + V(B))");
+    st_scene_destroy(&s);
+}
+
+/* MeshMatrixMass, massDensity 1: A alone, total 1/6; adding B gives the
+ * masses of the scene that had both: B's V/10 = 1/30 on its vertices, V/20
+ * = 1/60 on its edges (the three new edges and the three it shares with
+ * A), total 1/2, nine edges. */
+Test(topo_mass, mesh_matrix_mass_tetra_added_matches_fresh)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<MeshMatrixMass name='mass' massDensity='1'/>"
+                                                "</Node>");
+    st_component *m = get(s, "mass");
+    near(real(m, "totalMass"), 1.0 / 6, 1e-14, "totalMass before");
+    cr_assert_eq(arr(m, "edgeMass")->n, 6);
+    add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+    st_scene *f = load_xml(TWO_TETS_HEAD("0 0 0") "<MeshMatrixMass name='mass' massDensity='1'/>"
+                                                  "</Node>");
+    st_component *mf = get(f, "mass");
+    near(real(m, "totalMass"), 0.5, 1e-14, "totalMass after");
+    near(real(mf, "totalMass"), 0.5, 1e-14, "fresh totalMass");
+    const double vm[5] = {1.0 / 60, 1.0 / 60 + 1.0 / 30, 1.0 / 60 + 1.0 / 30,
+                          1.0 / 60 + 1.0 / 30, 1.0 / 30};
+    cr_assert_eq(arr(m, "vertexMass")->n, 5);
+    for (int i = 0; i < 5; i++) {
+        near(arr(m, "vertexMass")->r[i], vm[i], 1e-15, "vertexMass after");
+        near(arr(m, "vertexMass")->r[i], arr(mf, "vertexMass")->r[i], 1e-15, "vs fresh");
+    }
+    cr_assert_eq(arr(m, "edgeMass")->n, 9);
+    /* The edges A and B share carry both shares: 1/120 + 1/60. */
+    double sum = 0, sum_fresh = 0;
+    for (int i = 0; i < 9; i++) {
+        sum += arr(m, "edgeMass")->r[i];
+        sum_fresh += arr(mf, "edgeMass")->r[i];
+    }
+    near(sum, 6.0 / 120 + 6.0 / 60, 1e-15, "edge masses summed");
+    near(sum_fresh, sum, 1e-15, "edge masses summed, fresh");
+    /* The new edges (the container's last three) carry B's share alone. */
+    for (int i = 6; i < 9; i++)
+        near(arr(m, "edgeMass")->r[i], 1.0 / 60, 1e-15, "a new edge's mass");
+    st_scene_destroy(&f);
+    st_scene_destroy(&s);
+}
+
+/* A tetrahedral FEM (each method) after B was added before the first step
+ * runs as the scene that had both: the new element's rest data come from
+ * the rest positions (SOFA's createTetrahedronInformation). */
+Test(topo_mass, tetra_fem_follows_added_tetrahedron)
+{
+    static const char *const fems[] = {
+        "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='large'/>",
+        "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='small'/>",
+        "<TetrahedralCorotationalFEMForceField youngModulus='100' poissonRatio='0.3' "
+        "method='large'/>"};
+    for (size_t k = 0; k < sizeof fems / sizeof *fems; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml,
+                 "%s<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='0'/>%s"
+                 "</Node>",
+                 A_ONLY_HEAD("0 -10 0"), fems[k]);
+        st_scene *s = load_xml(xml);
+        add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+        steps(s, 20, 0.01);
+        snprintf(xml, sizeof xml,
+                 "%s<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='0'/>%s"
+                 "</Node>",
+                 TWO_TETS_HEAD("0 -10 0"), fems[k]);
+        st_scene *fresh = load_xml(xml);
+        steps(fresh, 20, 0.01);
+        assert_same_positions(s, fresh, 1e-12);
+        /* And it moved: point 4 hangs below its rest place. */
+        const st_array *x = arr(get(s, "dofs"), "position");
+        cr_assert(x->r[13] < 1.0 - 1e-4, "%s: point 4 at y %g", fems[k], x->r[13]);
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
+}
+
+/* The same for hexahedra: H1 added beside H0 (12 points, x + 3y + 6z). */
+#define BAR_HEAD(HEXAS)                                                                           \
+    "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"                       \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0  "          \
+    "0 0 1  1 0 1  2 0 1  0 1 1  1 1 1  2 1 1'/>"                                                 \
+    "<HexahedronSetTopologyContainer name='topo' hexahedra='" HEXAS "'/>"                         \
+    "<HexahedronSetTopologyModifier/><UniformMass vertexMass='1'/>"                               \
+    "<FixedProjectiveConstraint indices='0 3 6 9'/>"
+Test(topo_mass, hexa_fem_follows_added_hexahedron)
+{
+    static const char *const fems[] = {
+        "<HexahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='large'/>",
+        "<HexahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='polar'/>",
+        "<HexahedralFEMForceField youngModulus='100' poissonRatio='0.3'/>"};
+    for (size_t k = 0; k < sizeof fems / sizeof *fems; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml, "%s%s</Node>", BAR_HEAD("0 1 4 3 6 7 10 9"), fems[k]);
+        st_scene *s = load_xml(xml);
+        add_elems(s, "topo", ST_ELEM_HEXAHEDRON, (const unsigned[]){1, 2, 5, 4, 7, 8, 11, 10}, 1);
+        steps(s, 20, 0.01);
+        snprintf(xml, sizeof xml, "%s%s</Node>",
+                 BAR_HEAD("0 1 4 3 6 7 10 9  1 2 5 4 7 8 11 10"), fems[k]);
+        st_scene *fresh = load_xml(xml);
+        steps(fresh, 20, 0.01);
+        assert_same_positions(s, fresh, 1e-12);
+        const st_array *x = arr(get(s, "dofs"), "position");
+        cr_assert(x->r[3 * 11 + 1] < 1.0 - 1e-4, "%s: point 11 at y %g", fems[k],
+                  x->r[3 * 11 + 1]);
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
+}
