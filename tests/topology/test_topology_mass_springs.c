@@ -725,3 +725,31 @@ Test(topo_mass, hexa_fem_follows_added_hexahedron)
         st_scene_destroy(&s);
     }
 }
+
+/* RegularGridSpringForceField beside a changing (non-grid) topology: no
+ * grid springs, its `spring` list follows the points as SOFA's
+ * SpringForceField handler. Quads (0 1 4 3) (1 2 5 4); removing the second
+ * isolates points 2 and 5, removed in descending order: 5 is the last
+ * point, its spring (2 5) goes; then 2, whose place the last point 4 takes:
+ * (1 4) becomes (1 2). */
+Test(topo_mass, regular_grid_springs_list_follows_points)
+{
+    st_scene *s = load_xml(
+        "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"
+        "<EulerImplicitSolver/><CGLinearSolver iterations='100' tolerance='1e-12' "
+        "threshold='1e-20'/>"
+        "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0'/>"
+        "<QuadSetTopologyContainer name='topo' quads='0 1 4 3  1 2 5 4'/>"
+        "<QuadSetTopologyModifier/><UniformMass vertexMass='1'/>"
+        "<RegularGridSpringForceField name='rg' spring='0 1 10 0 1  2 5 20 0 1  1 4 30 0 1'/>"
+        "</Node>");
+    st_component *rg = get(s, "rg");
+    remove_elems(s, "topo", ST_ELEM_QUAD, (const unsigned[]){1}, 1);
+    const st_array *l = arr(rg, "spring");
+    const double want[] = {0, 1, 10, 0, 1, 1, 2, 30, 0, 1};
+    cr_assert_eq(l->n, 10, "%zu numbers", l->n);
+    for (int i = 0; i < 10; i++)
+        near(l->r[i], want[i], 0, "spring list");
+    steps(s, 3, 0.01);
+    st_scene_destroy(&s);
+}
