@@ -23,7 +23,10 @@ static const char *const plugins[] = {"ODESolver.Forward",      "ODESolver.Backw
                                       "Mass",                   "Topology",
                                       "Topology.Utility",       "Constraint.Projective",
                                       "Engine.Select",          "SolidMechanics.Spring",
-                                      "MechanicalLoad",         "SolidMechanics.FEM.Elastic"};
+                                      "MechanicalLoad",         "SolidMechanics.FEM.Elastic",
+                                      "Constraint.Lagrangian.Model",
+                                      "Constraint.Lagrangian.Solver",
+                                      "Constraint.Lagrangian.Correction"};
 
 static test_rt T;
 
@@ -751,5 +754,55 @@ Test(topo_mass, regular_grid_springs_list_follows_points)
     for (int i = 0; i < 10; i++)
         near(l->r[i], want[i], 0, "spring list");
     steps(s, 3, 0.01);
+    st_scene_destroy(&s);
+}
+
+/* BilateralLagrangianConstraint (SOFA's first_point / second_point
+ * TopologySubsetIndices with a PointsRemoved callback): two lines of four
+ * points, edges (0 1) (1 2) (2 3) each; pairs (0,1) (2,2) (3,3). Removing
+ * edge 0 of A isolates its point 0: the callback erases the first pair
+ * whose first point is 0 (pair 0, both sides and its rest vector), then
+ * first_point's own handler gives point 0 to the last point 3:
+ * first_point [2 0], second_point [2 3], rest_vector's second and third
+ * entries. */
+Test(topo_mass, bilateral_pairs_follow_point_removal)
+{
+    st_scene *s = load_xml(
+        "<Node name='root' gravity='0 -10 0' dt='0.01'><FreeMotionAnimationLoop/>"
+        "<GenericConstraintSolver maxIterations='100' tolerance='1e-10'/>"
+        "<Node name='A'><EulerImplicitSolver/><CGLinearSolver iterations='50' "
+        "tolerance='1e-12' threshold='1e-20'/>"
+        "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  3 0 0'/>"
+        "<EdgeSetTopologyContainer name='ta' edges='0 1  1 2  2 3'/><EdgeSetTopologyModifier/>"
+        "<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='1'/>"
+        "<UncoupledConstraintCorrection defaultCompliance='1'/></Node>"
+        "<Node name='B'><EulerImplicitSolver/><CGLinearSolver iterations='50' "
+        "tolerance='1e-12' threshold='1e-20'/>"
+        "<MechanicalObject position='0 1 0  1 1 0  2 1 0  3 1 0'/>"
+        "<EdgeSetTopologyContainer name='tb' edges='0 1  1 2  2 3'/><EdgeSetTopologyModifier/>"
+        "<UniformMass vertexMass='1'/>"
+        "<UncoupledConstraintCorrection defaultCompliance='1'/></Node>"
+        "<BilateralLagrangianConstraint name='bil' object1='@A/dofs' object2='@B' "
+        "topology1='@A/ta' topology2='@B/tb' first_point='0 2 3' second_point='1 2 3' "
+        "rest_vector='0 1 0  0 2 0  0 3 0'/></Node>");
+    st_component *b = get(s, "bil");
+    remove_elems(s, "ta", ST_ELEM_EDGE, (const unsigned[]){0}, 1);
+    const st_array *m1 = arr(b, "first_point"), *m2 = arr(b, "second_point");
+    const st_array *rest = arr(b, "rest_vector");
+    cr_assert_eq(m1->n, 2);
+    cr_assert_eq(m2->n, 2);
+    cr_assert_eq(m1->u[0], 2);
+    cr_assert_eq(m1->u[1], 0);
+    cr_assert_eq(m2->u[0], 2);
+    cr_assert_eq(m2->u[1], 3);
+    cr_assert_eq(rest->n, 2);
+    near(rest->r[1], 2.0, 0, "rest_vector[0].y");
+    near(rest->r[4], 3.0, 0, "rest_vector[1].y");
+    /* The run goes on with two pairs (six rows) on A's three points. */
+    steps(s, 5, 0.01);
+    const st_array *xa = arr(get(s, "dofs"), "position");
+    cr_assert_eq(xa->n, 3);
+    for (size_t i = 0; i < 9; i++)
+        cr_assert(isfinite(xa->r[i]));
     st_scene_destroy(&s);
 }
