@@ -167,21 +167,37 @@ static void sub_key(const unsigned *elem, const sub_shape *sh, unsigned s, unsig
     topo_sort_small(key, sh->width);
 }
 
-/* Index of each element of a list by its sorted key. */
-static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
+/* Index of each element of a list by its sorted key. With first (may be
+ * NULL), first[k] is the list index of the set's key k: the first element
+ * of that key (a list holding one key twice, as a grid's edges renumbered
+ * by point removals may, keeps its set and list indices apart). */
+static st_status index_list_ex(topo *t, st_elem kind, tuple_set *set, size_t **first,
+                               st_error *err)
 {
     st_array *a = list_of(t, kind);
     unsigned w = st_elem_vertices(kind);
     memset(set, 0, sizeof *set);
     set->width = w;
+    if (first) {
+        *first = st_malloc((a->n + 1) * sizeof **first);
+        if (!*first)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
     unsigned key[8];
     for (size_t i = 0; i < a->n; i++) {
         memcpy(key, a->u + i * w, w * sizeof(unsigned));
         topo_sort_small(key, w);
         bool inserted;
         ST_TRY(tuple_set_insert(set, key, &inserted, err));
+        if (inserted && first)
+            (*first)[set->n - 1] = i;
     }
     return ST_OK;
+}
+
+static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
+{
+    return index_list_ex(t, kind, set, NULL, err);
 }
 
 /* The elements a container of this class may hold (SOFA's class chain). */
@@ -197,7 +213,8 @@ static bool holds(topo *t, st_elem e)
 typedef struct shell {
     const sub_shape *sh;
     tuple_set set;
-    unsigned *cnt;
+    size_t *first;  /* list index of each key of set */
+    unsigned *cnt;  /* by list index */
     size_t nsub;
     pending *out;   /* the isolated ones, in the order found */
 } shell;
@@ -205,6 +222,7 @@ typedef struct shell {
 static void shell_free(shell *sl)
 {
     tuple_set_free(&sl->set);
+    st_free(sl->first);
     st_free(sl->cnt);
 }
 
@@ -213,7 +231,7 @@ static st_status shell_build(topo *t, st_array *a, st_elem kind, shell *sl, st_e
 {
     st_array *subs = list_of(t, sl->sh->kind);
     sl->nsub = subs->n;
-    ST_TRY(index_list(t, sl->sh->kind, &sl->set, err));
+    ST_TRY(index_list_ex(t, sl->sh->kind, &sl->set, &sl->first, err));
     sl->cnt = st_calloc(subs->n ? subs->n : 1, sizeof *sl->cnt);
     if (!sl->cnt)
         return st_error_set(err, ST_ENOMEM, "out of memory");
@@ -222,8 +240,8 @@ static st_status shell_build(topo *t, st_array *a, st_elem kind, shell *sl, st_e
         for (unsigned s = 0; s < sl->sh->count; s++) {
             sub_key(a->u + i * w, sl->sh, s, key);
             size_t k = tuple_set_find(&sl->set, key);
-            if (k < sl->nsub)
-                sl->cnt[k]++;
+            if (k < sl->set.n)
+                sl->cnt[sl->first[k]]++;
         }
     return ST_OK;
 }
@@ -236,7 +254,10 @@ static void shell_leave(shell *sl, const unsigned *elem)
     for (unsigned s = 0; s < sl->sh->count; s++) {
         sub_key(elem, sl->sh, s, key);
         size_t k = tuple_set_find(&sl->set, key);
-        if (k < sl->nsub && sl->cnt[k] && --sl->cnt[k] == 0)
+        if (k >= sl->set.n)
+            continue;
+        k = sl->first[k];
+        if (sl->cnt[k] && --sl->cnt[k] == 0)
             sl->out->index[sl->out->n++] = (unsigned)k;
     }
 }

@@ -213,6 +213,31 @@ Test(topology_changes, hexahedron_removal_keeps_the_shared_quad)
     test_rt_close(&t);
 }
 
+/* An edge list that holds one edge twice (as a grid's edges, diagonals
+ * included, become once point removals renumber the diagonals): the
+ * isolated edges are still found by their place in the list. Quads
+ * (0 1 4 3) (1 2 5 4), edges [0 1] [1 0] [1 4] [4 3] [3 0] [1 2] [2 5]
+ * [5 4]: removing quad 1 isolates edges 7 6 5 and points 5, 2 (4 takes
+ * 2's place). */
+Test(topology_changes, isolated_edges_found_in_a_list_with_a_repeated_edge)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = topo_scene(
+        &t, HEAD "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0],"
+                 "[0,1,0],[1,1,0],[2,1,0]]}\n"
+                 "        - QuadSetTopologyContainer: {name: topo, quads: [[0,1,4,3],[1,2,5,4]], "
+                 "edges: [[0,1],[1,0],[1,4],[4,3],[3,0],[1,2],[2,5],[5,4]]}\n"
+                 "        - QuadSetTopologyModifier: {}\n");
+    remove_ok(s, "/Body/topo", ST_ELEM_QUAD, (const unsigned[]){1}, 1);
+    static const unsigned edges[] = {0, 1, 1, 0, 1, 2, 2, 3, 3, 0};
+    assert_uints(list(s, "/Body/topo", "edges"), 2, edges, 5, "edges");
+    static const unsigned quads[] = {0, 1, 2, 3};
+    assert_uints(list(s, "/Body/topo", "quads"), 4, quads, 1, "quads");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 Test(topology_changes, a_repeated_id_removes_the_element_that_moved_there)
 {
     test_rt t;
