@@ -671,3 +671,62 @@ st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size
     st_free(index);
     return st;
 }
+
+/* SOFA's addPoints(n, ancestors, coefs): nbPoints grows by n and the change
+ * [PointsAdded] is announced; the states following the container give the
+ * new points their ancestors' weighted values. settee's container also
+ * appends the new points' places to its own positions, when it has them,
+ * weighted the same way (SOFA's container keeps its initial positions
+ * only: settee counts its points by them). */
+st_status topo_add_points(st_component *self, size_t n, const size_t *start,
+                          const unsigned *anc, const double *coefs, st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_DYNAMIC)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "%s cannot change while the scene runs: use one of the "
+                                  "*SetTopologyContainer classes",
+                                  self->cls->name);
+    if (!n)
+        return ST_OK;
+    ST_TRY(topo_ensure_lists(t, err));
+    /* Without positions, the container counts its points by its elements:
+     * a state beside it may hold more (points no element uses yet), and
+     * the new points come after all of them. */
+    size_t before = point_count(t);
+    const st_mstate *ms = self->node ? st_node_mstate(self->node) : NULL;
+    if (!t->position.n && ms && ms->n > before)
+        before = ms->n;
+    unsigned *index = st_malloc(n * sizeof *index);
+    if (!index)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    if (t->position.n == before && before) {
+        st_status st = st_array_resize(&t->position, ST_T_VEC3S, before + n, err);
+        if (st != ST_OK) {
+            st_free(index);
+            return st;
+        }
+        for (size_t k = 0; k < n && start; k++) {
+            double *p = t->position.r + 3 * (before + k);
+            for (size_t j = start[k]; j < start[k + 1]; j++)
+                for (int c = 0; c < 3; c++)
+                    p[c] += coefs[j] * t->position.r[3 * (size_t)anc[j] + c];
+        }
+        touch_list(t, ST_ELEM_POINT);
+    }
+    if (t->nb_points || !t->position.n) {
+        t->nb_points = (unsigned)(before + n);
+        const st_field *f = st_component_field(self, "nbPoints");
+        if (f)
+            st_component_touch(self, f);
+    }
+    for (size_t k = 0; k < n; k++)
+        index[k] = (unsigned)(before + k);
+    st_topo_event ev = added(ST_ELEM_POINT, before, n, index, NULL);
+    ev.ancestor_start = start;
+    ev.ancestors = anc;
+    ev.coefs = coefs;
+    st_status st = st_topology_changed(self, &ev, 1, err);
+    st_free(index);
+    return st;
+}

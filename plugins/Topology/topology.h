@@ -108,6 +108,13 @@ st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, 
 st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
                    st_error *err);
 
+/* Appends n points to a dynamic container (st_topology_ops.add_points,
+ * SOFA's addPoints with ancestors and coefficients, all NULL or all
+ * given): its positions, when it has them, get the ancestors' weighted
+ * places; the change is announced as [points added]. */
+st_status topo_add_points(st_component *self, size_t n, const size_t *ancestor_start,
+                          const unsigned *ancestors, const double *coefs, st_error *err);
+
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
 st_status topo_init(st_component *self, st_error *err);

@@ -512,8 +512,13 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
                                              "0.02 of line 1"},
         {"T= soon\n", "changes.txt:1: 'T=' needs a finite time, found 'soon'"},
         {"T= 0.01\nREMOVEE= 1\n0\n", "changes.txt:2: unknown command 'REMOVEE='"},
-        {"T= 0.01\nADD= PointsInTriangle 1\n0 0.2 0.2\n",
-         "changes.txt:2: 'ADD= PointsInTriangle' is not supported yet"},
+        {"T= 0.01\nADD= PointsInTriangle 2\n0 0.2 0.2\n",
+         "changes.txt:3: ADD= announced 6 values (a triangle and two coordinates per point), "
+         "but this line holds 3"},
+        {"T= 0.01\nADD= PointsInTriangle 1\n0 0.2 x\n",
+         "changes.txt:3: 'x' is not a barycentric coordinate"},
+        {"T= 0.01\nADD= PointsInTriangle 1\n9 0.2 0.2\n",
+         "changes.txt:3: ADD= PointsInTriangle names triangle 9, but 'topo' has 4 triangles"},
         {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "the file adds tetrahedra, but no modifier "
                                                   "of them is beside the topology"},
         {"T= 0.01\nADD= Triangles 2\n0 1 2\n", "changes.txt:3: ADD= announced 6 vertex "
@@ -607,6 +612,24 @@ Test(topology_changes, processor_adds_hexahedra_as_sofa_does)
                           "[9, 6], [6, 7], [1, 7], [6, 0], [4, 10], [3, 9], "
                           "[4, 5], [5, 2], [2, 1], [8, 11], [11, 10], [7, 8], [2, 8], [5, 11]]"),
               "%s", out);
+}
+
+/* ADD= PointsInTriangle (SOFA's addPoints with the triangle's vertices as
+ * ancestors): in triangle 0 = (0 1 4) at (0.5, 0.25), weights 0.5 0.25
+ * 0.25: position (0.5, 0.25, 0), velocity (0.25 * 1 + 0.25 * 4, 0, 0) =
+ * (1.25, 0, 0); in triangle 2 = (1 2 5) at (0, 1): point 2 itself. The
+ * state and the container have 8 points; no element changes. */
+Test(topology_changes, processor_adds_points_in_triangles_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(STRIP, "T= 0.01\nADD= PointsInTriangle 2\n0 0.5 0.25  2 0 1\n", 2,
+                              &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "[2, 1, 0],\n    [0.5, 0.25, 0],\n    [2, 0, 0]\n  ]"), "%s",
+              out);
+    cr_assert(strstr(out, "[5, 0, 0],\n    [1.25, 0, 0],\n    [2, 0, 0]\n  ]"), "%s", out);
+    cr_assert(strstr(out, "\"triangles\": [[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]]"), "%s",
+              out);
 }
 
 Test(topology_changes, processor_reads_a_short_index_line_as_sofa_does)

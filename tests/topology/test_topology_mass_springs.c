@@ -806,3 +806,41 @@ Test(topo_mass, bilateral_pairs_follow_point_removal)
         cr_assert(isfinite(xa->r[i]));
     st_scene_destroy(&s);
 }
+
+/* Points added (st_topology_add_points, SOFA's addPoints with ancestors):
+ * the state's vectors get the weighted sums of the ancestors' (point 5
+ * halfway between points 1 and 4: (1, 0.5, 0.5), its velocity the same
+ * sum), UniformMass keeps vertexMass and counts the new point in its
+ * totalMass (SOFA's updateMassOnResize: 5 points of mass 1, then 6). An
+ * ancestor that is not a point is refused before anything changes. */
+Test(topo_mass, points_added_from_ancestors)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<UniformMass name='mass' vertexMass='1'/>"
+                                                "</Node>");
+    st_component *dofs = get(s, "dofs"), *m = get(s, "mass");
+    arr(dofs, "velocity")->r[3 * 4] = 2.0; /* point 4 moves along x */
+    const size_t start[] = {0, 2};
+    const unsigned anc[] = {1, 4};
+    const double w[] = {0.5, 0.5};
+    st_error err = {0};
+    cr_assert_eq(st_topology_add_points(get(s, "topo"), 1, start, anc, w, &err), ST_OK, "%s",
+                 err.msg);
+    const st_array *x = arr(dofs, "position"), *v = arr(dofs, "velocity");
+    const st_array *x0 = arr(dofs, "rest_position");
+    cr_assert_eq(x->n, 6);
+    const double want[3] = {1.0, 0.5, 0.5};
+    for (int c = 0; c < 3; c++) {
+        near(x->r[15 + c], want[c], 1e-15, "new position");
+        near(x0->r[15 + c], want[c], 1e-15, "new rest position");
+    }
+    near(v->r[15], 1.0, 1e-15, "new velocity x");
+    near(real(m, "totalMass"), 6.0, 1e-14, "totalMass");
+    steps(s, 2, 0.01);
+    cr_assert_eq(arr(dofs, "position")->n, 6);
+    /* A refused addition changes nothing (and stops the next step). */
+    const unsigned bad[] = {1, 9};
+    cr_assert_eq(st_topology_add_points(get(s, "topo"), 1, start, bad, w, &err), ST_EINVAL);
+    cr_assert(strstr(err.msg, "its ancestor 9 is not one of the 6 points"), "%s", err.msg);
+    cr_assert_eq(arr(dofs, "position")->n, 6);
+    st_scene_destroy(&s);
+}
