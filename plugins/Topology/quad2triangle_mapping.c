@@ -47,6 +47,7 @@ static const topo_map_desc quad2triangle_desc = {
     .out = ST_ELEM_TRIANGLE,
     .batch = false,
     .faces_added = quads_added,
+    .copy_points = true,
 };
 
 static st_status quad2triangle_changed(st_component *self, st_component *topology,

@@ -77,6 +77,7 @@ static const topo_map_desc tetra2triangle_desc = {
     .exposed = exposed_triangle,
     .faces_added = topo_map_vols_added,
     .copy_edges = true,
+    .copy_points = true,
 };
 
 static st_status tetra2triangle_changed(st_component *self, st_component *topology,

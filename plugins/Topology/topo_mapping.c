@@ -482,10 +482,13 @@ st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_
                 shadow_remove(p, 1, x);
             }
         } else if (x->change == ST_TOPO_ADDED) {
-            if (x->elem == ST_ELEM_POINT) {
-                st_component_warn(p->self, "points added to '%s': settee's %s does not add them "
-                                           "to its output",
-                                  p->input->name, p->self->cls->name);
+            if (x->elem == ST_ELEM_POINT && d->copy_points) {
+                /* SOFA's POINTSADDED: the output adds as many points, of
+                 * the same ancestors. */
+                ST_TRY(topo_add_points(p->output, x->n, x->ancestor_start, x->ancestors,
+                                       x->coefs, err));
+            } else if (x->elem == ST_ELEM_POINT) {
+                /* Hexa2Quad: SOFA's mapping ignores added points. */
             } else if (x->elem == ST_ELEM_EDGE && d->copy_edges && x->vertices) {
                 /* SOFA's EDGESADDED: the output adds the same edges. */
                 ST_TRY(topo_add(p->output, ST_ELEM_EDGE, x->vertices, x->n, err));

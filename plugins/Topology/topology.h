@@ -215,6 +215,9 @@ typedef struct topo_map_desc {
     /* Edges added to the input are added to the output too (SOFA's
      * EDGESADDED of Tetra2Triangle). */
     bool copy_edges;
+    /* Points added to the input are added to the output (SOFA's
+     * POINTSADDED: all but Hexa2Quad). */
+    bool copy_points;
 } topo_map_desc;
 
 struct topo_map_prop {

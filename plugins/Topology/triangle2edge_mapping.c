@@ -52,6 +52,7 @@ static const topo_map_desc triangle2edge_desc = {
     .batch = false,
     .exposed = exposed_edge,
     .faces_added = topo_map_vols_added,
+    .copy_points = true,
 };
 
 static st_status triangle2edge_changed(st_component *self, st_component *topology,

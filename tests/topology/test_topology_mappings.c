@@ -175,6 +175,28 @@ Test(topology_mappings, tetra2triangle_added_tetrahedron_covers_a_face)
     st_scene_destroy(&s);
 }
 
+/* Points added to the input (SOFA's POINTSADDED): the output adds as many,
+ * the state the input's point in the middle of the edge (1, 4). */
+Test(topology_mappings, tetra2triangle_points_added_reach_the_output)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    cr_assert_eq(nb_points(out), 5);
+    st_error err = {0};
+    const size_t start[] = {0, 2};
+    cr_assert_eq(st_topology_add_points(in, 1, start, (const unsigned[]){1, 4},
+                                        (const double[]){0.5, 0.5}, &err),
+                 ST_OK, "add: %s", err.msg);
+    cr_assert_eq(nb_points(out), 6);
+    const st_array *x = topo_arr(topo_get(s, "/T/dofs"), "position");
+    cr_assert_eq(x->n, 6);
+    cr_assert(x->r[15] == 1.0 && x->r[16] == 0.5 && x->r[17] == 0.5, "(%g %g %g)", x->r[15],
+              x->r[16], x->r[17]);
+    cr_assert_eq(topo_arr(in, "position")->n, 6, "the input's own positions follow");
+    cr_assert_eq(topo_arr(out, "triangles")->n, 6, "no element changes");
+    st_scene_destroy(&s);
+}
+
 /* flipNormals: the initial border is (t0,t2,t1); the exposed face of T0's
  * removal is (1,3,2) flipped to (1,2,3). With noNewTriangles nothing is
  * added: the three triangles of T0 go, T1's three stay. */
