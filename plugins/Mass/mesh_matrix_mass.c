@@ -627,6 +627,8 @@ static const st_topo_follow_ops mm_point_ops = {.struct_size = sizeof(st_topo_fo
 static const st_topo_follow_ops mm_edge_ops = {.struct_size = sizeof(st_topo_follow_ops),
                                                .destroy = mm_edge_destroy};
 
+static st_status mm_pairs_from_edges(mesh_matrix_mass *m, st_error *err);
+
 /* After the change: the copies renumbered as the container's elements, the
  * pairs made of the topology's edges again, with edgeMass's values. */
 static st_status mm_topology_changed(st_component *self, st_component *topology,
@@ -645,6 +647,14 @@ static st_status mm_topology_changed(st_component *self, st_component *topology,
                         m->copy[i].v[j] = id;
         }
     }
+    return mm_pairs_from_edges(m, err);
+}
+
+/* The pairs made of the topology's edges again, with edgeMass's values
+ * (after a change, and when a checkpoint is read). */
+static st_status mm_pairs_from_edges(mesh_matrix_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
     const st_array *edges = m->topology->cls->topology->elements(m->topology, ST_T_EDGES);
     size_t ne = edges ? edges->n : 0;
     if (ne != m->edge_mass.n)
@@ -1010,6 +1020,18 @@ static const st_field mm_fields[] = {
     MASS_F_COMMON(mesh_matrix_mass),
     ST_FIELD_END};
 
+/* Checkpoints: the followed arrays (masses, element copies) are restored by
+ * the kernel; the pairs, made from them after each change, are made again. */
+static st_status mm_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    if (!st_checkpoint_reading(ck) || !m->following)
+        return ST_OK;
+    return mm_pairs_from_edges(m, err);
+}
+
+static const st_checkpoint_ops mm_checkpoint_ops = {sizeof(st_checkpoint_ops), mm_checkpoint};
+
 const st_class st_mesh_matrix_mass_class = {
     .struct_size = sizeof(st_class),
     .name = "MeshMatrixMass",
@@ -1021,4 +1043,5 @@ const st_class st_mesh_matrix_mass_class = {
     .init = mm_init,
     .cleanup = mm_cleanup,
     .mass = &mm_mass_ops,
+    .checkpoint = &mm_checkpoint_ops,
 };

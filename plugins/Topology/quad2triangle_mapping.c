@@ -117,6 +117,8 @@ static st_status quad2triangle_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(quad2triangle);
+
 const st_class quad2triangle_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Quad2TriangleTopologicalMapping",
@@ -128,4 +130,5 @@ const st_class quad2triangle_mapping_class = {
     .init = quad2triangle_init,
     .reinit = quad2triangle_init,
     .cleanup = quad2triangle_cleanup,
+    .checkpoint = &quad2triangle_checkpoint_ops,
 };

@@ -144,6 +144,8 @@ static st_status tetra2triangle_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(tetra2triangle);
+
 const st_class tetra2triangle_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Tetra2TriangleTopologicalMapping",
@@ -155,4 +157,5 @@ const st_class tetra2triangle_mapping_class = {
     .init = tetra2triangle_init,
     .reinit = tetra2triangle_init,
     .cleanup = tetra2triangle_cleanup,
+    .checkpoint = &tetra2triangle_checkpoint_ops,
 };

@@ -537,6 +537,13 @@ st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *er
     return ST_OK;
 }
 
+st_status topo_map_prop_checkpoint(topo_map_prop *p, st_checkpoint *ck, st_error *err)
+{
+    if (!st_checkpoint_reading(ck) || !p->d)
+        return ST_OK;
+    return shadow_copy(p, err);
+}
+
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err)
 {
     size_t cap = p->nloc; /* st_realloc'd to exactly nloc + 1 when full */

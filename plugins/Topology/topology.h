@@ -250,6 +250,20 @@ st_status topo_map_listen_others(st_component *self, st_component *input, st_com
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err);
 /* Queues one output element (its vertices, its input face). */
 st_status topo_map_prop_queue(topo_map_prop *p, const unsigned *v, unsigned g, st_error *err);
+/* Checkpoints: read, the copies of the input's vols and faces are made
+ * again from its restored lists (Loc2Glob, a followed array, is restored
+ * by the kernel). */
+st_status topo_map_prop_checkpoint(topo_map_prop *p, st_checkpoint *ck, st_error *err);
+/* A mapping class's checkpoint role, for a struct whose member `prop` is
+ * its topo_map_prop. */
+#define TOPO_MAP_CHECKPOINT(type)                                                                 \
+    static st_status type##_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)    \
+    {                                                                                             \
+        return topo_map_prop_checkpoint(&((type *)self)->prop, ck, err);                          \
+    }                                                                                             \
+    static const st_checkpoint_ops type##_checkpoint_ops = {sizeof(st_checkpoint_ops),            \
+                                                           type##_checkpoint}
+
 /* Input vols added: the new border faces added to the output, those no
  * longer on the border removed (a faces_added hook). */
 st_status topo_map_vols_added(topo_map_prop *p, const st_topo_event *ev, st_error *err);

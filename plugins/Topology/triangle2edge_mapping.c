@@ -114,6 +114,8 @@ static st_status triangle2edge_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(triangle2edge);
+
 const st_class triangle2edge_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Triangle2EdgeTopologicalMapping",
@@ -125,4 +127,5 @@ const st_class triangle2edge_mapping_class = {
     .init = triangle2edge_init,
     .reinit = triangle2edge_init,
     .cleanup = triangle2edge_cleanup,
+    .checkpoint = &triangle2edge_checkpoint_ops,
 };
