@@ -26,7 +26,8 @@ static const char *const plugins[] = {"ODESolver.Forward",      "ODESolver.Backw
                                       "MechanicalLoad",         "SolidMechanics.FEM.Elastic",
                                       "Constraint.Lagrangian.Model",
                                       "Constraint.Lagrangian.Solver",
-                                      "Constraint.Lagrangian.Correction"};
+                                      "Constraint.Lagrangian.Correction",
+                                      "SolidMechanics.FEM.HyperElastic"};
 
 static test_rt T;
 
@@ -669,7 +670,10 @@ Test(topo_mass, tetra_fem_follows_added_tetrahedron)
         "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='large'/>",
         "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='small'/>",
         "<TetrahedralCorotationalFEMForceField youngModulus='100' poissonRatio='0.3' "
-        "method='large'/>"};
+        "method='large'/>",
+        "<TetrahedronHyperelasticityFEMForceField materialName='StVenantKirchhoff' "
+        "ParameterSet='40 60'/>",
+        "<StandardTetrahedralFEMForceField materialName='NeoHookean' ParameterSet='40 60'/>"};
     for (size_t k = 0; k < sizeof fems / sizeof *fems; k++) {
         char xml[4096];
         snprintf(xml, sizeof xml,
@@ -695,15 +699,15 @@ Test(topo_mass, tetra_fem_follows_added_tetrahedron)
 }
 
 /* The same for hexahedra: H1 added beside H0 (12 points, x + 3y + 6z). */
-#define BAR_HEAD(HEXAS)                                                                           \
+#define BAR_NO_MASS(HEXAS)                                                                        \
     "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"                       \
     "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
     "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
     "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0  "          \
     "0 0 1  1 0 1  2 0 1  0 1 1  1 1 1  2 1 1'/>"                                                 \
     "<HexahedronSetTopologyContainer name='topo' hexahedra='" HEXAS "'/>"                         \
-    "<HexahedronSetTopologyModifier/><UniformMass vertexMass='1'/>"                               \
-    "<FixedProjectiveConstraint indices='0 3 6 9'/>"
+    "<HexahedronSetTopologyModifier/><FixedProjectiveConstraint indices='0 3 6 9'/>"
+#define BAR_HEAD(HEXAS) BAR_NO_MASS(HEXAS) "<UniformMass vertexMass='1'/>"
 Test(topo_mass, hexa_fem_follows_added_hexahedron)
 {
     static const char *const fems[] = {
@@ -843,4 +847,33 @@ Test(topo_mass, points_added_from_ancestors)
     cr_assert(strstr(err.msg, "its ancestor 9 is not one of the 6 points"), "%s", err.msg);
     cr_assert_eq(arr(dofs, "position")->n, 6);
     st_scene_destroy(&s);
+}
+
+/* DiagonalMass and MeshMatrixMass on hexahedra: H1 (unit cube) added beside
+ * H0, massDensity 3: each gives 3/8 to its eight vertices; the shared face's
+ * four points get both shares; total 6, as the scene that had both. */
+Test(topo_mass, hexa_masses_follow_added_hexahedron)
+{
+    static const char *const masses[] = {"<DiagonalMass name='mass' massDensity='3'/>",
+                                         "<MeshMatrixMass name='mass' massDensity='3'/>"};
+    for (size_t k = 0; k < 2; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml, "%s%s</Node>", BAR_NO_MASS("0 1 4 3 6 7 10 9"), masses[k]);
+        st_scene *s = load_xml(xml);
+        st_component *m = get(s, "mass");
+        near(real(m, "totalMass"), 3.0, 1e-12, "totalMass before");
+        add_elems(s, "topo", ST_ELEM_HEXAHEDRON, (const unsigned[]){1, 2, 5, 4, 7, 8, 11, 10}, 1);
+        near(real(m, "totalMass"), 6.0, 1e-12, "totalMass after");
+        snprintf(xml, sizeof xml, "%s%s</Node>",
+                 BAR_NO_MASS("0 1 4 3 6 7 10 9  1 2 5 4 7 8 11 10"), masses[k]);
+        st_scene *fresh = load_xml(xml);
+        st_component *mf = get(fresh, "mass");
+        cr_assert_eq(arr(m, "vertexMass")->n, 12);
+        for (int i = 0; i < 12; i++)
+            near(arr(m, "vertexMass")->r[i], arr(mf, "vertexMass")->r[i], 1e-14, masses[k]);
+        if (k == 0) /* DiagonalMass: point 1 is on both, point 0 on H0 only */
+            near(arr(m, "vertexMass")->r[1], 0.75, 1e-14, "shared vertex");
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
 }
