@@ -671,6 +671,7 @@ Test(topo_mass, tetra_fem_follows_added_tetrahedron)
         "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='small'/>",
         "<TetrahedralCorotationalFEMForceField youngModulus='100' poissonRatio='0.3' "
         "method='large'/>",
+        "<FastTetrahedralCorotationalForceField youngModulus='100' poissonRatio='0.3'/>",
         "<TetrahedronHyperelasticityFEMForceField materialName='StVenantKirchhoff' "
         "ParameterSet='40 60'/>",
         "<StandardTetrahedralFEMForceField materialName='NeoHookean' ParameterSet='40 60'/>"};
@@ -876,4 +877,27 @@ Test(topo_mass, hexa_masses_follow_added_hexahedron)
         st_scene_destroy(&fresh);
         st_scene_destroy(&s);
     }
+}
+
+/* FastTetrahedralCorotationalForceField after a removal (SOFA's
+ * tetrahedronInfo and edgeInfo follow): removing A runs as the scene of B
+ * alone, numbered as the container numbers it. */
+Test(topo_mass, fast_tetra_corot_follows_removal)
+{
+    st_scene *s = load_xml(TWO_TETS_HEAD("0 -10 0") "<UniformMass vertexMass='1'/>"
+                                                    "<FixedProjectiveConstraint indices='1'/>"
+                                                    "<FastTetrahedralCorotationalForceField "
+                                                    "youngModulus='100' poissonRatio='0.3'/>"
+                                                    "</Node>");
+    remove_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    steps(s, 20, 0.01);
+    st_scene *f = load_xml(B_ONLY_HEAD("0 -10 0") "<UniformMass vertexMass='1'/>"
+                                                  "<FixedProjectiveConstraint indices='1'/>"
+                                                  "<FastTetrahedralCorotationalForceField "
+                                                  "youngModulus='100' poissonRatio='0.3'/>"
+                                                  "</Node>");
+    steps(f, 20, 0.01);
+    assert_same_positions(s, f, 1e-12);
+    st_scene_destroy(&f);
+    st_scene_destroy(&s);
 }
