@@ -189,6 +189,21 @@ static st_status keep_difference(bilateral *b, st_error *err)
     return ST_OK;
 }
 
+/* A field array made the component's own memory before it is edited in
+ * place (a linked value may be shared). */
+static st_status own(st_array *a, size_t tuple, st_error *err)
+{
+    if (a->cap || !a->p || !a->n)
+        return ST_OK;
+    void *q = st_malloc(a->n * tuple);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(q, a->p, a->n * tuple);
+    a->p = q;
+    a->cap = a->n;
+    return ST_OK;
+}
+
 /* Erases pair p: its indices, its rest vector (when there is one per
  * pair), its last multipliers and its orientation difference. */
 static void erase_pair(bilateral *b, size_t p)
@@ -221,8 +236,10 @@ static void erase_pair(bilateral *b, size_t p)
 static st_status bil_topology_changed(st_component *self, st_component *topology,
                                       const st_topo_event *ev, size_t nev, st_error *err)
 {
-    (void)err;
     bilateral *b = (bilateral *)self;
+    ST_TRY(own(&b->m1, sizeof(unsigned), err));
+    ST_TRY(own(&b->m2, sizeof(unsigned), err));
+    ST_TRY(own(&b->rest, b->rows * sizeof(double), err));
     for (int side = 0; side < 2; side++) {
         if ((side ? b->topology2 : b->topology1) != topology)
             continue;

@@ -183,6 +183,12 @@ static st_status rgs_topology_changed(st_component *self, st_component *topology
                                     &changed, err));
     if (!changed)
         return ST_OK;
+    if (!g->spring_list.cap && g->spring_list.p) { /* a linked value: made its own first */
+        st_array a = g->spring_list;
+        g->spring_list = (st_array){0};
+        ST_TRY(st_array_resize(&g->spring_list, ST_T_REALS, a.n, err));
+        memcpy(g->spring_list.r, a.r, a.n * sizeof(double));
+    }
     ST_TRY(st_array_resize(&g->spring_list, ST_T_REALS, 5 * g->h.set.n, err));
     for (size_t k = 0; k < g->h.set.n; k++) {
         const spring *sp = &g->h.set.s[k];
