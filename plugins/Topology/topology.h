@@ -128,12 +128,20 @@ st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, 
                          bool isolated_subs, bool isolated_points, st_error *err);
 /* Appends n elements of kind elem (n * st_elem_vertices(elem) vertex
  * indices) to a dynamic container, as SOFA's addEdges / addTriangles /
- * addQuads: each new element's missing edges (t[(j+1)%w], t[(j+2)%w]),
- * j = 0..w-1, are appended first, oriented as in the element; nbPoints
- * grows to cover the indices. The change is announced once: [edges added,
- * elements added]. */
+ * addQuads / addTetrahedra / addHexahedra: a face's missing edges
+ * (t[(j+1)%w], t[(j+2)%w]), j = 0..w-1, are appended before it, oriented as
+ * in the face; a volume's missing faces (SOFA's orientation of each slot,
+ * with their edges) before it; nbPoints grows to cover the indices. The
+ * change is announced once: [edges added, faces added, elements added]. */
 st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
                    st_error *err);
+
+/* Appends n points to a dynamic container (st_topology_ops.add_points,
+ * SOFA's addPoints with ancestors and coefficients, all NULL or all
+ * given): its positions, when it has them, get the ancestors' weighted
+ * places; the change is announced as [points added]. */
+st_status topo_add_points(st_component *self, size_t n, const size_t *ancestor_start,
+                          const unsigned *ancestors, const double *coefs, st_error *err);
 
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
@@ -232,6 +240,12 @@ typedef struct topo_map_desc {
     /* Input faces added (QUADSADDED, TRIANGLESADDED): appends the output
      * elements to create (may be NULL: ignored, as SOFA's). */
     st_status (*faces_added)(topo_map_prop *p, const st_topo_event *ev, st_error *err);
+    /* Edges added to the input are added to the output too (SOFA's
+     * EDGESADDED of Tetra2Triangle). */
+    bool copy_edges;
+    /* Points added to the input are added to the output (SOFA's
+     * POINTSADDED: all but Hexa2Quad). */
+    bool copy_points;
 } topo_map_desc;
 
 struct topo_map_prop {
@@ -264,6 +278,23 @@ st_status topo_map_listen_others(st_component *self, st_component *input, st_com
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err);
 /* Queues one output element (its vertices, its input face). */
 st_status topo_map_prop_queue(topo_map_prop *p, const unsigned *v, unsigned g, st_error *err);
+/* Checkpoints: read, the copies of the input's vols and faces are made
+ * again from its restored lists (Loc2Glob, a followed array, is restored
+ * by the kernel). */
+st_status topo_map_prop_checkpoint(topo_map_prop *p, st_checkpoint *ck, st_error *err);
+/* A mapping class's checkpoint role, for a struct whose member `prop` is
+ * its topo_map_prop. */
+#define TOPO_MAP_CHECKPOINT(type)                                                                 \
+    static st_status type##_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)    \
+    {                                                                                             \
+        return topo_map_prop_checkpoint(&((type *)self)->prop, ck, err);                          \
+    }                                                                                             \
+    static const st_checkpoint_ops type##_checkpoint_ops = {sizeof(st_checkpoint_ops),            \
+                                                           type##_checkpoint}
+
+/* Input vols added: the new border faces added to the output, those no
+ * longer on the border removed (a faces_added hook). */
+st_status topo_map_vols_added(topo_map_prop *p, const st_topo_event *ev, st_error *err);
 /* Adds the queued elements to the output. */
 st_status topo_map_prop_flush(topo_map_prop *p, st_error *err);
 void topo_map_prop_free(topo_map_prop *p);

@@ -768,6 +768,7 @@ const st_topology_ops topo_ops = {
     .elements = ops_elements,
     .remove = topo_remove,
     .add = topo_add,
+    .add_points = topo_add_points,
 };
 
 /* Fills a grid's `position` list from its geometry. */

@@ -127,6 +127,77 @@ Test(topology_mappings, tetra2triangle_remove_last_tetrahedron)
     st_scene_destroy(&s);
 }
 
+/* Adding T1 to a container holding T0 alone (SOFA's addTetrahedra, then
+ * the mapping's EDGESADDED and TETRAHEDRAADDED). T0's triangles, derived:
+ * 0 (1,2,3) 1 (0,3,2) 2 (0,1,3) 3 (0,2,1), all on the border: the output
+ * o0..o3 the same, Loc2Glob [0,1,2,3], its edges (2,3) (3,1) (1,2) (2,0)
+ * (0,3) (0,1). T1 = (1,2,3,4) adds the input's triangles 4 (2,3,4),
+ * 5 (1,4,3), 6 (2,4,1) (SOFA's slot orientation, not rotated) and edges
+ * (3,4) (4,2) (1,4), which the output adds too. Its slots 0..2 are on the
+ * border and not mapped: o4 (2,3,4) o5 (1,4,3) o6 (2,4,1), as the input
+ * holds them; slot 3 is triangle 0, now held by two tetrahedra: o0 goes,
+ * o6 takes its place: [(2,4,1) (0,3,2) (0,1,3) (0,2,1) (2,3,4) (1,4,3)],
+ * the border of the two tetrahedra. No edge is left isolated. */
+Test(topology_mappings, tetra2triangle_added_tetrahedron_covers_a_face)
+{
+    static const char *one =
+        HEAD "  children:\n"
+             "    - name: T\n"
+             "      objects:\n"
+             "        - TetrahedronSetTopologyContainer: {name: Container, "
+             "position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1], tetrahedra: [0,1,2,3]}\n"
+             "        - TetrahedronSetTopologyModifier: {}\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "      children:\n"
+             "        - name: T2\n"
+             "          objects:\n"
+             "            - TriangleSetTopologyContainer: {name: Container}\n"
+             "            - TriangleSetTopologyModifier: {}\n"
+             "            - Tetra2TriangleTopologicalMapping: {input: \"@../Container\", "
+             "output: \"@Container\"}\n";
+    st_scene *s = topo_scene(&T, one);
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    static const unsigned before[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, before, 4, "output triangles before");
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1,
+                                 &err),
+                 ST_OK, "add: %s", err.msg);
+    static const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1,
+                                    2, 3, 4, 1, 4, 3, 2, 4, 1};
+    topo_assert_tuples(topo_arr(in, "triangles"), 3, tris, 7, "input triangles");
+    static const unsigned border[] = {2, 4, 1, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 3, 4, 1, 4, 3};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, border, 6, "output triangles");
+    static const unsigned edges[] = {2, 3, 3, 1, 1, 2, 2, 0, 0, 3, 0, 1, 3, 4, 4, 2, 1, 4};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 9, "output edges");
+    /* Removing T1 again gives T0's border back (its slot 0 exposed). */
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){1}, 1);
+    cr_assert_eq(topo_arr(out, "triangles")->n, 4);
+    st_scene_destroy(&s);
+}
+
+/* Points added to the input (SOFA's POINTSADDED): the output adds as many,
+ * the state the input's point in the middle of the edge (1, 4). */
+Test(topology_mappings, tetra2triangle_points_added_reach_the_output)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    cr_assert_eq(nb_points(out), 5);
+    st_error err = {0};
+    const size_t start[] = {0, 2};
+    cr_assert_eq(st_topology_add_points(in, 1, start, (const unsigned[]){1, 4},
+                                        (const double[]){0.5, 0.5}, &err),
+                 ST_OK, "add: %s", err.msg);
+    cr_assert_eq(nb_points(out), 6);
+    const st_array *x = topo_arr(topo_get(s, "/T/dofs"), "position");
+    cr_assert_eq(x->n, 6);
+    cr_assert(x->r[15] == 1.0 && x->r[16] == 0.5 && x->r[17] == 0.5, "(%g %g %g)", x->r[15],
+              x->r[16], x->r[17]);
+    cr_assert_eq(topo_arr(in, "position")->n, 6, "the input's own positions follow");
+    cr_assert_eq(topo_arr(out, "triangles")->n, 6, "no element changes");
+    st_scene_destroy(&s);
+}
+
 /* flipNormals: the initial border is (t0,t2,t1); the exposed face of T0's
  * removal is (1,3,2) flipped to (1,2,3). With noNewTriangles nothing is
  * added: the three triangles of T0 go, T1's three stay. */
