@@ -353,3 +353,52 @@ Test(scn_links, multi_mapping_rigid_frames_to_points)
     cr_assert_float_eq(p->r[4], f->r[1], 1e-12, "point 1 follows frame f");
     st_scene_destroy(&s);
 }
+
+/* SOFA keeps a data link it cannot resolve as a path (BaseData::setParent)
+ * and the field its own value: a SOFA scene loads with a warning, the field
+ * keeps its default; --strict keeps the error. */
+Test(scn_links, unresolved_data_link_keeps_the_value_with_a_warning)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <MechanicalObject name=\"dofs\" position=\"1 2 3  4 5 6\"\n"
+                      "      translation=\"@nothere.translation\"/>\n"
+                      "  <MechanicalObject name=\"other\" position=\"@dofs.nosuchfield\"/>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    st_array *x = topo_arr(topo_get(s, "dofs"), "position");
+    cr_assert_eq(x->n, 2);
+    cr_assert_eq(x->r[0], 1.0, "the default translation (0) was not kept: %g", x->r[0]);
+    cr_assert_eq(x->r[5], 6.0);
+    /* "other" has its default position (SOFA's MechanicalObject: one point
+     * at the origin), not dofs' two points. */
+    st_array *o = topo_arr(topo_get(s, "other"), "position");
+    cr_assert_leq(o->n, 1);
+    for (size_t i = 0; i < 3 * o->n; i++)
+        cr_assert_eq(o->r[i], 0.0);
+    cr_assert(strstr(T.log, "links.scn:3:") && strstr(T.log, "'@nothere' does not resolve") &&
+                  strstr(T.log, "keeps its value, as SOFA's unresolved data links do"),
+              "%s", T.log);
+    cr_assert(strstr(T.log, "has no field 'nosuchfield'"), "%s", T.log);
+    st_scene_destroy(&s);
+    st_runtime_set_strict(T.rt, true);
+    st_error err = {0};
+    cr_assert_neq(load_scn_fails(scn, &err), ST_OK);
+    cr_assert(strstr(err.msg, "'@nothere' does not resolve"), "%s", err.msg);
+    st_runtime_set_strict(T.rt, false);
+}
+
+/* A string takes any data as its text (SOFA's validParent and
+ * genericCopyValueFrom): OglLabel's label from a vector. */
+Test(scn_links, string_field_links_to_any_data_as_text)
+{
+    st_scene *s = load_scn("<Node name=\"root\">\n"
+                           "  <MechanicalObject name=\"dofs\" position=\"1 2.5 3  -4 5 6\"/>\n"
+                           "  <OglLabel name=\"label\" label=\"@dofs.position\"/>\n"
+                           "</Node>\n");
+    st_component *l = topo_get(s, "label");
+    const st_field *f = st_component_field(l, "label");
+    cr_assert_not_null(f);
+    char *const *text = st_component_field_ptr(l, f);
+    cr_assert_str_eq(*text, "1 2.5 3 -4 5 6");
+    st_scene_destroy(&s);
+}
