@@ -944,3 +944,35 @@ Test(collision_scenes, point_over_a_shared_edge_with_line_models_bounces_quietly
     cr_assert_null(strstr(T.log, "no LineCollisionModel"), "%s", T.log);
     cr_assert_null(strstr(T.log, "no contact, yet"), "%s", T.log);
 }
+
+/* A listRadius shorter than the state: SOFA pads it with radius (its
+ * resize, and getRadius past the end), with a warning here. Two particles
+ * of mass 1 resting on the floor: the first with its listed radius 0.3, the
+ * second with radius 0.1, each at d - g / ks, d = 0.05 + r, ks = 100 100 / d. */
+Test(collision_scenes, short_list_radius_is_padded_with_radius)
+{
+    char y[8192];
+    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "    - name: Balls\n"
+                  "      objects:\n"
+                  "        - %s\n"
+                  "        - MechanicalObject: {name: balls, position: [[0, 0.5, 0], [1, 0.5, 0]]}\n"
+                  "        - UniformMass: {totalMass: 2}\n"
+                  "        - SphereCollisionModel: {listRadius: [0.3], radius: 0.1,"
+                  " contactStiffness: 100}\n",
+                  IMPLICIT_CG);
+    snprintf(y + n, sizeof y - (size_t)n, FLOOR, 100.0);
+    st_scene *s = load(y);
+    cr_assert(strstr(T.log, "listRadius has 1 radii for 2 spheres (the state's points): the "
+                            "others take radius"),
+              "%s", T.log);
+    run(s, 600);
+    st_mstate *b = state(s, "balls");
+    for (int k = 0; k < 2; k++) {
+        double d = 0.05 + (k ? 0.1 : 0.3), rest = d - 9.81 / (100.0 * 100.0 / d);
+        cr_assert(fabs(b->position.r[3 * k + 1] - rest) < 1e-4, "ball %d at %.9g, rest %.9g", k,
+                  b->position.r[3 * k + 1], rest);
+    }
+    st_scene_destroy(&s);
+}
