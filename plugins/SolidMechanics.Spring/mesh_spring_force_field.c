@@ -214,7 +214,9 @@ static st_status msff_init(st_component *self, st_error *err)
             *dv[t] = s->damping;
     }
 
-    st_mstate *ms = s->object1 ? (st_mstate *)s->object1 : st_node_mstate(self->node);
+    /* SOFA's default for both: the context's state, the node's or the
+     * nearest ancestor's (Node::getMechanicalState searches the parents). */
+    st_mstate *ms = s->object1 ? (st_mstate *)s->object1 : st_component_mstate(self);
     st_mstate *ms2 = s->object2 ? (st_mstate *)s->object2 : ms;
     if ((s->object1 && !st_component_has_role(s->object1, ST_ROLE_STATE)) ||
         (s->object2 && !st_component_has_role(s->object2, ST_ROLE_STATE)))
@@ -222,8 +224,8 @@ static st_status msff_init(st_component *self, st_error *err)
                                   "object1 and object2 must link a MechanicalObject");
     if (!ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (MeshSpringForceField needs "
-                                  "one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(MeshSpringForceField needs one)");
     if (ms != ms2)
         return st_component_error(self, "object2", err, ST_EINVAL,
                                   "MeshSpringForceField only acts inside one state: object1 and "

@@ -402,3 +402,44 @@ Test(scn_links, string_field_links_to_any_data_as_text)
     cr_assert_str_eq(*text, "1 2.5 3 -4 5 6");
     st_scene_destroy(&s);
 }
+
+/* A MeshSpringForceField in a child node that holds only an edge topology
+ * acts on the nearest state above (SOFA's Node::getMechanicalState searches
+ * the parents): two points flying apart are held by the spring exactly as
+ * when the spring and its edges sit in the state's own node. */
+static double spring_spread(bool child)
+{
+    char scn[2048];
+    snprintf(scn, sizeof scn,
+             "<Node name=\"root\" gravity=\"0 0 0\" dt=\"0.01\">\n"
+             "  <Node name=\"body\">\n"
+             "    <EulerImplicitSolver rayleighStiffness=\"0\" rayleighMass=\"0\"/>\n"
+             "    <CGLinearSolver iterations=\"50\" tolerance=\"1e-20\" threshold=\"1e-30\"/>\n"
+             "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\" "
+             "velocity=\"-1 0 0  1 0 0\"/>\n"
+             "    <UniformMass totalMass=\"2\"/>\n"
+             "%s"
+             "  </Node>\n"
+             "</Node>\n",
+             child ? "    <Node name=\"edges\">\n"
+                     "      <EdgeSetTopologyContainer edges=\"0 1\"/>\n"
+                     "      <MeshSpringForceField name=\"springs\" stiffness=\"100\"/>\n"
+                     "    </Node>\n"
+                   : "    <EdgeSetTopologyContainer edges=\"0 1\"/>\n"
+                     "    <MeshSpringForceField name=\"springs\" stiffness=\"100\"/>\n");
+    st_scene *s = load_scn(scn);
+    st_error err = {0};
+    for (int i = 0; i < 100; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_array *x = topo_arr(topo_get(s, "body/dofs"), "position");
+    double spread = x->r[3] - x->r[0];
+    st_scene_destroy(&s);
+    return spread;
+}
+
+Test(scn_links, spring_under_a_topology_only_node_uses_the_state_above)
+{
+    double child = spring_spread(true), same = spring_spread(false);
+    cr_assert(child < 2.0, "the spring did not act: spread %g (3 without it)", child);
+    cr_assert_eq(child, same, "%.17g vs %.17g", child, same);
+}
