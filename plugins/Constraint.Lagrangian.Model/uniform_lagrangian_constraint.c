@@ -4,7 +4,7 @@
  * free positions, as SOFA. iterative: one BilateralConstraintResolution
  * per row (lambda -= d / W_ll); else SOFA's BilateralConstraintResolutionNDof
  * on all the rows at once (lambda -= W_bb^-1 d, W_bb factorised once per
- * solve; settee: at most 6 rows, the solvers' largest block). SOFA
+ * solve, any number of rows; its buffers are sized at init). SOFA
  * registers Vec1d; settee accepts every Vec type (coordinates and
  * derivatives alike). In the VEL order (solveVelocityConstraintFirst) the
  * violation is SOFA's v_ij + (x_ij - x0_ij) / dt (x0 zero without
@@ -24,7 +24,8 @@ typedef struct uniform {
     int group;                 /* "group" */
     unsigned constraint_index; /* "constraintIndex" */
     st_mstate *ms;
-    double inv[36];            /* not iterative: W_bb^-1 */
+    double *inv, *a, *dl;      /* not iterative: W_bb^-1, scratch; cap rows (init) */
+    size_t cap;
     size_t first;
     bool singular;             /* W_bb could not be inverted (reported once) */
 } uniform;
@@ -59,12 +60,37 @@ static st_status un_init(st_component *self, st_error *err)
                                   "state '%s' is %s: UniformLagrangianConstraint needs a Vec "
                                   "type (SOFA: Vec1d)",
                                   u->ms->base.name, u->ms->type->name);
-    if (!u->iterative && nrows(u) > 6)
-        return st_component_error(self, "iterative", err, ST_EINVAL,
-                                  "iterative: false solves all %zu rows as one block; settee's "
-                                  "solvers take blocks of at most 6 rows (use iterative: true)",
-                                  nrows(u));
+    size_t n = nrows(u);
+    if (!u->iterative && n > u->cap) {
+        if (n > 4096)
+            return st_component_error(self, "iterative", err, ST_EINVAL,
+                                      "iterative: false solves all %zu rows as one dense block: "
+                                      "too many (at most 4096; use iterative: true)",
+                                      n);
+        double *inv = st_realloc(u->inv, n * n * sizeof *inv);
+        if (inv)
+            u->inv = inv;
+        double *a = st_realloc(u->a, n * n * sizeof *a);
+        if (a)
+            u->a = a;
+        double *dl = st_realloc(u->dl, n * sizeof *dl);
+        if (dl)
+            u->dl = dl;
+        if (!inv || !a || !dl)
+            return st_error_set(err, ST_ENOMEM, "out of memory for a %zu-row block", n);
+        u->cap = n;
+    }
     return ST_OK;
+}
+
+static void un_cleanup(st_component *self)
+{
+    uniform *u = (uniform *)self;
+    st_free(u->inv);
+    st_free(u->a);
+    st_free(u->dl);
+    u->inv = u->a = u->dl = NULL;
+    u->cap = 0;
 }
 
 static bool alive(const uniform *u)
@@ -153,12 +179,20 @@ static void un_init_resolution(st_component *self, size_t first, const double *W
     if (u->iterative || !alive(u))
         return;
     unsigned n = (unsigned)nrows(u);
-    double a[36];
+    if (n > u->cap) { /* the state grew since init: left unsolved, said once */
+        if (!u->singular)
+            st_component_warn(self, "%u rows, more than the %zu sized at init: left unsolved "
+                                    "(reported once)",
+                              n, u->cap);
+        u->singular = true;
+        return;
+    }
+    double *a = u->a;
     for (unsigned i = 0; i < n; i++)
         for (unsigned j = 0; j < n; j++)
             a[i * n + j] = W[(first + i) * dim + first + j];
     if (!invert(a, u->inv, n)) {
-        memset(u->inv, 0, sizeof u->inv);
+        memset(u->inv, 0, (size_t)n * n * sizeof *u->inv);
         if (!u->singular)
             st_component_warn(self, "its block of the compliance W is singular (no constraint "
                                     "correction on its state?): left unsolved (reported once)");
@@ -181,7 +215,9 @@ static void un_resolution(st_component *self, size_t row, const double *W, size_
         return;
     }
     unsigned n = (unsigned)nrows(u);
-    double dl[6];
+    if (n > u->cap)
+        return;
+    double *dl = u->dl;
     for (unsigned i = 0; i < n; i++) {
         dl[i] = 0.0;
         for (unsigned j = 0; j < n; j++)
@@ -214,5 +250,6 @@ const st_class uniform_lagrangian_constraint_class = {
     .instance_size = sizeof(uniform),
     .fields = uniform_fields,
     .init = un_init,
+    .cleanup = un_cleanup,
     .constraint = &uniform_ops,
 };

@@ -172,8 +172,8 @@ Test(lagrangian_more, unimplemented_solver_settings_are_refused)
     chain_yaml(yaml, sizeof yaml,
                "PrecomputedConstraintCorrection: {name: csolver, rotations: true}", MIXED);
     refused(yaml, "rotations");
-    /* Model settings: a rigid-only field on Vec3d, two state types, a
-     * block larger than the solvers take. */
+    /* Model settings: a rigid-only field on Vec3d, two state types, an
+     * axis out of range. */
     const char *models[][2] = {
         {"BilateralLagrangianConstraint: {object1: '@A/a', object2: '@B/b', first_point: [0], "
          "second_point: [0], keepOrientationDifference: true}",
@@ -183,7 +183,6 @@ Test(lagrangian_more, unimplemented_solver_settings_are_refused)
          "same type"},
         {"SlidingLagrangianConstraint: {object1: '@A/a', object2: '@B/b', axis_2: 5}",
          "axis_2"},
-        {"UniformLagrangianConstraint: {mstate: '@B/b', iterative: false}", "iterative"},
     };
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         snprintf(yaml, sizeof yaml,
@@ -734,4 +733,40 @@ Test(lagrangian_more, generic_correction_through_a_mapping)
         cr_assert_float_eq(pose[1][i], pose[0][i], 1e-10, "[%d] %.17g vs %.17g", i, pose[1][i],
                            pose[0][i]);
     cr_assert_lt(pose[0][1], -0.1, "the body swung (centre y %g)", pose[0][1]);
+}
+
+/* iterative: false solves every row of the state as one block (SOFA's
+ * BilateralConstraintResolutionNDof), whatever their number: 4 Vec3d
+ * points coupled by springs (W dense through the linear solver's
+ * correction), 12 rows, all zero after one step. */
+Test(lagrangian_more, uniform_constraint_block_of_twelve_rows)
+{
+    test_rt t;
+    test_rt_open(&t);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             LAG_HEADER
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - BlockGaussSeidelConstraintSolver: {name: csolver, tolerance: 1e-14,\n"
+             "                                         maxIterations: 10000}\n"
+             "  children:\n"
+             "    - name: P\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - SparseLDLSolver: {}\n"
+             "        - MechanicalObject: {name: dofs, position: [0.1, -0.2, 0.3, 1, 0.05, 0,\n"
+             "                             0.3, 1.2, -0.4, -0.5, 0.2, 0.7]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "        - StiffSpringForceField: {spring: \"0 1 50 0 1  1 2 40 0 1  2 3 30 0 1\"}\n"
+             "        - LinearSolverConstraintCorrection: {}\n"
+             "        - UniformLagrangianConstraint: {iterative: false}\n",
+             -9.81, H);
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
+    const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
+    for (int i = 0; i < 12; i++)
+        cr_assert(fabs(x[i]) < 1e-10, "x[%d] = %.17g", i, x[i]);
+    cr_assert_eq(*(int *)scene_field(s, "csolver", "currentNumConstraints"), 12);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
 }
