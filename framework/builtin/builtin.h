@@ -38,6 +38,11 @@ void st__loop_end_step(st_node *root, double t0, double dt);
 /* The collision pipeline of the root (the first object with the collision
  * role), if any. */
 st_status st__loop_compute_collision(st_node *root, st_error *err);
+/* SOFA's isolated interaction force fields (SolveVisitor and
+ * MechanicalIntegrationVisitor outside every solver): the root's collision
+ * pipeline adds its contacts outside every ODE solver's subtree to their
+ * states' externalForce, before an integration of the solvers. */
+st_status st__loop_isolated_forces(st_node *root, st_error *err);
 extern const st_class st__required_plugin_class;
 extern const st_class st__default_visual_manager_loop_class;
 

@@ -184,6 +184,28 @@ st_status st__loop_compute_collision(st_node *root, st_error *err)
     return ST_OK;
 }
 
+st_status st__loop_isolated_forces(st_node *root, st_error *err)
+{
+    for (size_t i = 0; i < root->nobjects; i++) {
+        st_component *c = root->objects[i];
+        if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision)
+            continue;
+        const st_collision_ops *ops = c->cls->collision;
+        if (ops->struct_size < offsetof(st_collision_ops, integrate_begin) +
+                                   sizeof ops->integrate_begin ||
+            !ops->integrate_begin)
+            return ST_OK;
+        st_status rc = ops->integrate_begin(c, root, err);
+        if (rc != ST_OK) {
+            char path[256];
+            if (!err->path[0])
+                st_error_set_path(err, st_component_path(c, path, sizeof path));
+        }
+        return rc;
+    }
+    return ST_OK;
+}
+
 static st_status default_loop_step(st_component *self, st_node *root, double dt, st_error *err)
 {
     st_scene *s = root->scene;
@@ -194,6 +216,7 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
     st__loop_send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
     ST_TRY(st__loop_update_inputs(&((default_loop *)self)->links, root, err));
     ST_TRY(st__loop_compute_collision(root, err));
+    ST_TRY(st__loop_isolated_forces(root, err));
     ST_TRY(st__loop_solve_node(s, root, dt, err));
 
     st__loop_end_step(root, t0, dt);

@@ -47,11 +47,13 @@ static void ms_cleanup(st_component *self)
     st__loop_links_free(&((multi_step_loop *)self)->links);
 }
 
-/* SOFA's integrate: the solvers, then projection and mapping propagation
+/* SOFA's integrate: the contacts outside every solver (their force at
+ * the current positions into externalForce), the solvers, then projection and mapping propagation
  * of every system, externalForce cleared; the time set to t. */
 static st_status integrate(st_node *root, double dt, double t_before, double t, st_error *err)
 {
     st_scene *s = root->scene;
+    ST_TRY(st__loop_isolated_forces(root, err));
     ST_TRY(st__loop_solve_node(s, root, dt, err));
     for (size_t i = 0; i < s->nsystems; i++) {
         st_system *sys = s->systems[i];

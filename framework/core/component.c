@@ -542,6 +542,10 @@ static bool types_compatible(st_type a, st_type b)
 {
     if (a == b)
         return true;
+    /* A string takes any data as its text (SOFA's BaseData::validParent:
+     * a string on either side converts through getValueString). */
+    if (b == ST_T_STRING)
+        return true;
     /* Point lists of reals: a vec3[] and a state's coord[] or deriv[] (the
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))
@@ -629,18 +633,6 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
             s = len ? resolve_path(c, obj, ST_LINK_ANY, &target, err) : ST_OK;
             if (!len)
                 target = c;
-            if (s != ST_OK && st__mark_is_xml(fs->mark) && strstr(err->msg, "does not resolve")) {
-                /* SOFA keeps the path of a data link to an object that
-                 * does not exist and never finds it: the field keeps its
-                 * default value. Said, and read the same way here. */
-                st__log(ci->rt, ST_LOG_WARNING, fs->mark.file ? fs->mark : ci->mark,
-                        st_component_path(c, path, sizeof path),
-                        "%s: field '%s': %s; as in SOFA (which keeps the link's path and never "
-                        "finds it) the field keeps its default value",
-                        c->cls->name, f->name, err->msg);
-                memset(err, 0, sizeof *err);
-                return ST_OK;
-            }
             if (s == ST_OK) {
                 const st_field *tf = st_component_field(target, dot + 1);
                 if (!tf) {
@@ -667,6 +659,22 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
                 }
             }
         }
+    }
+    /* SOFA keeps a data link whose object or field it cannot find as a
+     * path that never resolves (BaseData::setParent): the field keeps its
+     * own value and the scene runs. A SOFA scene gets a warning here, and
+     * the field its default; --strict and YAML scenes keep the error. */
+    st_mark lm = fs->mark.file ? fs->mark : ci->mark;
+    if (f->type != ST_T_LINK && st__mark_is_xml(lm) && ci->rt && !ci->rt->strict &&
+        (strstr(err->msg, "does not resolve") || strstr(err->msg, " has no field '"))) {
+        st__log(ci->rt, ST_LOG_WARNING, lm, st_component_path(c, path, sizeof path),
+                "%s: field '%s': %s (the field keeps its value, as SOFA's unresolved data "
+                "links do; --strict makes it an error)",
+                c->cls->name, f->name, err->msg);
+        st_free(fs->link);
+        fs->link = NULL;
+        st_error_clear(err);
+        return ST_OK;
     }
     /* Put the link's position and the component in front of the message. */
     char msg[ST_ERROR_MSG_MAX];

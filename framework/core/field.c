@@ -1002,6 +1002,17 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         return ST_OK;
     }
     if (!ti->array) {
+        if (ti->sk == SK_STRING && sf && sf->type != f->type) {
+            /* Another type into a string: its text, as SOFA's
+             * genericCopyValueFrom (getValueString, then read). */
+            char text[4096];
+            char *d = st_strdup(st__field_format(sf, src, text, sizeof text));
+            if (!d)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            st_free(*(char **)dst);
+            *(char **)dst = d;
+            return ST_OK;
+        }
         if (ti->sk == SK_STRING) {
             const char *s = *(char *const *)src;
             char *d = s ? st_strdup(s) : NULL;
@@ -1046,6 +1057,29 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
         if (scalars)
             memcpy(d->p, a->p, scalars * ti->esize);
+        return ST_OK;
+    }
+    if (sw != dw && sf && ti->sk == SK_REAL && tinfo(sf->type) && tinfo(sf->type)->sk == SK_REAL) {
+        /* Points of another size (SOFA's genericCopyValueFrom: a Vec3d
+         * position into a Rigid3d state, or back): one point per source
+         * point, each taking the first min(sw, dw) values; its other values
+         * stay as they were, a new point's being the state type's origin
+         * (a rigid frame: the identity rotation). */
+        size_t old = d->n;
+        ST_TRY(array_resize(d, f->type, dw * ti->esize, a->n, err));
+        const double *origin = NULL;
+        if (f->type == ST_T_COORDS) {
+            const st_component *c = (const st_component *)((const char *)dst - f->offset);
+            const st_state_type *t = c->kernel ? st__component_parse_type(c) : NULL;
+            origin = t && t->coord_size == dw ? t->identity : NULL;
+        }
+        unsigned w = sw < dw ? sw : dw;
+        for (size_t i = 0; i < a->n; i++) {
+            double *q = d->r + (size_t)dw * i;
+            if (i >= old && origin)
+                memcpy(q, origin, dw * sizeof *q);
+            memcpy(q, a->r + (size_t)sw * i, w * sizeof *q);
+        }
         return ST_OK;
     }
     if (sw != dw)

@@ -724,6 +724,14 @@ static void sync_external_force(st_system *sys, sys_state *ss)
     ms->has_external_force = any;
 }
 
+double *st_mstate_external_force(st_mstate *ms)
+{
+    if (!ms || !ms->system || !ms->external_force.p || ms->external_force.n < ms->n)
+        return NULL;
+    ms->has_external_force = true;
+    return ms->external_force.r;
+}
+
 /* ---- operations ---- */
 
 static void clear_all(const st_system *sys, double *v)

@@ -145,6 +145,8 @@ struct cpair {
     const struct cintersect *method;
     st_system *sys;            /* the system the forces act in */
     bool in_sys[2];            /* the side's state belongs to sys */
+    bool isolated;             /* penalty outside every ODE solver's subtree: explicit, through
+                                  externalForce (SOFA's isolated interaction force field) */
     int geometric_stiffness;   /* rigid sides: the lever arm's rotation in K (1) or not (0) */
     int kind;                  /* its response (cresp_kind): penalty or Lagrangian */
     ccontact *c;

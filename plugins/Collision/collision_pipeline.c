@@ -186,6 +186,16 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
     }
 }
 
+/* Whether an ODE solver sits in node n or in one of its ancestors. */
+static bool solver_at_or_above(st_node *n)
+{
+    for (; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++)
+            if (st_node_object(n, i)->cls->odesolver)
+                return true;
+    return false;
+}
+
 static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
 {
     /* SOFA's order: the model of lower kind first; same kinds: the later
@@ -201,7 +211,28 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
         return ST_OK; /* nothing integrates either side */
     /* Lagrangian contacts couple two systems through the constraint solver. */
     bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK;
-    if (s0 && s1 && s0 != s1 && !lagrangian) {
+    /* Where SOFA puts the penalty response (SubCollisionPipeline's
+     * computeCollisionResponse): beside the simulated model when the other
+     * is not simulated, so that the simulated one's solver integrates it
+     * and reads the other side as fixed; else in the pipeline's node, where
+     * no solver's visitors reach it unless a solver sits at or above that
+     * node: then the animation loop adds its force, at the positions before
+     * the solvers run, to both states' externalForce (SolveVisitor's
+     * isolated interaction force fields). The group manager puts it in the
+     * merged solver's node instead. */
+    bool isolated = false;
+    if (!lagrangian && s0 != s1 && (!m0->simulated || !m1->simulated)) {
+        if (!m0->simulated)
+            s0 = NULL;
+        if (!m1->simulated)
+            s1 = NULL;
+        if (!s0 && !s1)
+            return ST_OK;
+    } else if (!lagrangian && !p->groups && m0->simulated && m1->simulated &&
+               !solver_at_or_above(p->base.node)) {
+        isolated = true;
+    }
+    if (s0 && s1 && s0 != s1 && !lagrangian && !isolated) {
         char pa[256], pb[256], sa[256], sb[256];
         return st_component_error(&p->base, NULL, err, ST_ESCENE,
                                   "collision models %s and %s may collide, but their states are "
@@ -219,9 +250,10 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->m[0] = m0;
     q->m[1] = m1;
     q->method = p->method;
-    q->sys = s0 ? s0 : s1;
-    q->in_sys[0] = s0 == q->sys;
-    q->in_sys[1] = s1 == q->sys;
+    q->isolated = isolated;
+    q->sys = isolated ? NULL : s0 ? s0 : s1;
+    q->in_sys[0] = !isolated && s0 == q->sys;
+    q->in_sys[1] = !isolated && s1 == q->sys;
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
@@ -230,6 +262,16 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     p->npairs++;
     if (!q->by_id || !q->search)
         return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
+    if (isolated) {
+        char pa[256], pb[256];
+        st_component_info(&p->base, "%s - %s: the response lies outside every ODE solver's "
+                                    "subtree (SOFA: in the pipeline's node): an explicit "
+                                    "force, at the positions before the solvers run, added to "
+                                    "both states' externalForce",
+                          st_component_path(&m0->base, pa, sizeof pa),
+                          st_component_path(&m1->base, pb, sizeof pb));
+        return ST_OK; /* no owner: no implicit terms */
+    }
     /* The owner: the first side the system integrates. */
     cmodel *owner = q->in_sys[0] ? m0 : m1;
     cpair **l = st_realloc(owner->owned, (owner->nowned + 1) * sizeof *l);
@@ -851,6 +893,21 @@ static bool unseen_penetration(const cpair *q, unsigned *pt, unsigned *tri, doub
     return false;
 }
 
+/* SOFA's isolated interaction force fields: the penalty pairs outside
+ * every solver, at the positions before this integration. */
+static st_status pipeline_integrate_begin(st_component *self, st_node *root, st_error *err)
+{
+    (void)root;
+    (void)err;
+    pipeline *p = (pipeline *)self;
+    if (!p->valid)
+        return ST_OK;
+    for (size_t k = 0; k < p->npairs; k++)
+        if (p->pairs[k].isolated)
+            penalty_add_external(&p->pairs[k]);
+    return ST_OK;
+}
+
 static st_status pipeline_compute(st_component *self, st_node *root, st_error *err)
 {
     (void)root;
@@ -939,6 +996,7 @@ static const st_collision_ops pipeline_ops = {
     .bind = pipeline_bind,
     .compute = pipeline_compute,
     .solver_groups = pipeline_solver_groups,
+    .integrate_begin = pipeline_integrate_begin,
 };
 
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};

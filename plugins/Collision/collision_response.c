@@ -13,6 +13,8 @@
  * the manager is then the constraint model of the pairs' contacts; one
  * Lagrangian response, the manager's, per scene). */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,11 +173,17 @@ static st_status parse_rules(cresponse *r, st_error *err)
         }
         if (k == 0)
             return ST_OK;
-        if (k < 3)
-            return st_component_error(&r->base, "rules", err, ST_ESCENE,
-                                      "rule %zu has %d words; each rule is a triplet: model or "
-                                      "group, model or group, response",
-                                      r->nrules + 1, k);
+        if (k < 3) {
+            /* SOFA's vector read stops at the first incomplete triplet, at
+             * the end of the text, and keeps the rules before it. */
+            st_component_warn_field(&r->base, "rules",
+                                    "rule %zu has %d word%s ('%s'%s): each rule is a triplet "
+                                    "(model or group, model or group, response); as SOFA, the "
+                                    "incomplete last rule is ignored",
+                                    r->nrules + 1, k, k == 1 ? "" : "s", tok[0],
+                                    k == 2 ? " ..." : "");
+            return ST_OK;
+        }
         crule *l = st_realloc(r->rules, (r->nrules + 1) * sizeof *l);
         if (!l)
             return st_error_set(err, ST_ENOMEM, "out of memory reading the rules");
@@ -183,8 +191,14 @@ static st_status parse_rules(cresponse *r, st_error *err)
         crule *ru = &l[r->nrules++];
         memset(ru, 0, sizeof *ru);
         for (int s = 0; s < 2; s++) {
-            if (strspn(tok[s], "-0123456789") == strlen(tok[s]))
-                ru->group[s] = atoi(tok[s]);
+            /* A token of digits and '-' that reads as an int is a group;
+             * anything else (even "-") is a model name, as in SOFA. */
+            char *end = NULL;
+            errno = 0;
+            long g = strtol(tok[s], &end, 10);
+            if (strspn(tok[s], "-0123456789") == strlen(tok[s]) && end && !*end &&
+                end != tok[s] && errno == 0 && g >= INT_MIN && g <= INT_MAX)
+                ru->group[s] = (int)g;
             else
                 snprintf(ru->name[s], sizeof ru->name[s], "%s", tok[s]);
         }

@@ -123,12 +123,46 @@ static void add_side(st_cjacobian *J, const cmodel *m, const cside *s, const dou
     }
 }
 
+/* The side's point velocity from its state's velocities (J v). */
+static void side_velocity(const cmodel *m, const cside *s, double out[3])
+{
+    const st_mstate *ms = m->ms;
+    out[0] = out[1] = out[2] = 0.0;
+    if (!ms->velocity.r || ms->velocity.n < ms->n)
+        return;
+    if (rigid(m)) {
+        const double *v = ms->velocity.r + 6 * (size_t)s->idx[0], *w = v + 3, *a = s->arm;
+        out[0] = v[0] + w[1] * a[2] - w[2] * a[1];
+        out[1] = v[1] + w[2] * a[0] - w[0] * a[2];
+        out[2] = v[2] + w[0] * a[1] - w[1] * a[0];
+        return;
+    }
+    for (unsigned k = 0; k < s->n; k++)
+        for (int a = 0; a < 3; a++)
+            out[a] += s->w[k] * ms->velocity.r[3 * (size_t)s->idx[k] + a];
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
 static st_status cc_build(st_component *self, st_cjacobian *J, double *violation, st_error *err)
 {
-    (void)err;
     cresponse *r = (cresponse *)self;
     if (r->kind == CR_PENALTY)
         return ST_OK;
+    /* SOFA's VEL order (FreeMotionAnimationLoop solveVelocityConstraintFirst):
+     * the states hold x_t and the free velocities; a contact's normal row
+     * asks (v_P - v_Q + (P - Q) / dt).n - distance / dt, its tangent rows
+     * (v_P - v_Q).t and .s (BaseContactLagrangianConstraint's
+     * getVelocityViolation). */
+    bool vel = J->order == ST_CORDER_VEL;
+    if (vel && r->kind == CR_STICK)
+        return st_component_error(self, "response", err, ST_EINVAL,
+                                  "StickContactConstraint cannot solve velocity constraints in "
+                                  "settee (solveVelocityConstraintFirst)");
+    double inv_dt = vel ? 1.0 / st_node_dt(self->node) : 0.0;
     static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     unsigned nr = rows_per_contact(r);
     for (size_t k = 0; k < r->npairs; k++) {
@@ -137,7 +171,8 @@ static st_status cc_build(st_component *self, st_cjacobian *J, double *violation
         for (size_t i = 0; i < p->nu; i++) {
             ucontact *c = &p->u[i];
             double qf[3], pf[3], v[3];
-            /* At the free positions; rigid sides take their lever arm there. */
+            /* At the free positions (VEL order: at x_t); rigid sides take
+             * their lever arm there. */
             cside_point(p->m[0], &c->s[0], x0, qf);
             cside_point(p->m[1], &c->s[1], x1, pf);
             const double *dirs[3] = {c->n, c->t, c->sv};
@@ -146,6 +181,17 @@ static st_status cc_build(st_component *self, st_cjacobian *J, double *violation
                     dirs[a] = axes[a];
                     v[a] = pf[a] - qf[a] - c->rest[a];
                 }
+            } else if (vel) {
+                double vq[3], vp[3], dv[3], d[3];
+                side_velocity(p->m[0], &c->s[0], vq);
+                side_velocity(p->m[1], &c->s[1], vp);
+                for (int a = 0; a < 3; a++) {
+                    dv[a] = vp[a] - vq[a];
+                    d[a] = dv[a] + (pf[a] - qf[a]) * inv_dt;
+                }
+                v[0] = dot3(d, c->n) - c->dist * inv_dt;
+                v[1] = dot3(dv, c->t);
+                v[2] = dot3(dv, c->sv);
             } else {
                 contact_violation(c->p, c->q, pf, qf, c->n, c->t, c->sv, c->dist, v);
             }
@@ -254,4 +300,5 @@ const st_constraint_ops contact_constraint_ops = {
     .block_rows = cc_block_rows,
     .resolution = cc_resolution,
     .store = cc_store,
+    .velocity_order = true,
 };

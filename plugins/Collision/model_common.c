@@ -331,14 +331,24 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     default:
         break;
     }
+    /* SOFA's resize pads listRadius with radius (getRadius reads radius
+     * past its end, as cmodel_radius does) and drops radii past the state's
+     * points. */
     if ((kind == CM_SPHERE || kind == CM_RIGIDSPHERE) && m->list_radius.n &&
-        m->list_radius.n < m->ms->position.n)
-        st_component_warn_field(self, "listRadius",
-                                "listRadius has %zu radii for %zu spheres (the state's points): "
-                                "spheres %zu to %zu take the default radius %g (`radius`), as "
-                                "in SOFA",
-                                m->list_radius.n, m->ms->position.n, m->list_radius.n,
-                                m->ms->position.n - 1, m->radius);
+        m->list_radius.n != m->ms->position.n) {
+        if (m->list_radius.n < m->ms->position.n)
+            st_component_warn_field(self, "listRadius",
+                                    "listRadius has %zu radii for %zu spheres (the state's "
+                                    "points): spheres %zu to %zu take the default radius %g "
+                                    "(`radius`), as SOFA does",
+                                    m->list_radius.n, m->ms->position.n, m->list_radius.n,
+                                    m->ms->position.n - 1, m->radius);
+        else
+            st_component_warn_field(self, "listRadius",
+                                    "listRadius has %zu radii for %zu spheres (the state's "
+                                    "points): the extra radii are not used, as SOFA does",
+                                    m->list_radius.n, m->ms->position.n);
+    }
     if (kind == CM_POINT) { /* LocalMinDistance's filters read the triangles */
         st_component *topo = find_topology(m);
         if (topo && topo->cls->topology && topo->cls->topology->elements) {

@@ -71,13 +71,10 @@ static void side_deriv(const cpair *p, int k, const cside *s, const double *d, d
     }
 }
 
-/* f_side += J^T F. */
-static void side_spread(const cpair *p, int k, const cside *s, double *f, const double F[3])
+/* fs += J^T F on model m's state (fs: the state's own derivatives). */
+static void spread(const cmodel *m, const cside *s, double *fs, const double F[3])
 {
-    if (!p->in_sys[k])
-        return;
-    double *fs = st_slice(f, p->m[k]->ms);
-    if (is_rigid(p->m[k])) {
+    if (is_rigid(m)) {
         double *lin = fs + 6 * (size_t)s->idx[0], *ang = lin + 3;
         const double *r = s->arm;
         for (int a = 0; a < 3; a++)
@@ -91,6 +88,38 @@ static void side_spread(const cpair *p, int k, const cside *s, double *f, const 
         double *q = fs + 3 * (size_t)s->idx[v];
         for (int a = 0; a < 3; a++)
             q[a] += s->w[v] * F[a];
+    }
+}
+
+/* f_side += J^T F. */
+static void side_spread(const cpair *p, int k, const cside *s, double *f, const double F[3])
+{
+    if (p->in_sys[k])
+        spread(p->m[k], s, st_slice(f, p->m[k]->ms), F);
+}
+
+void penalty_add_external(cpair *p)
+{
+    double *fe[2];
+    for (int k = 0; k < 2; k++)
+        fe[k] = p->n ? st_mstate_external_force(p->m[k]->ms) : NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        ccontact *c = &p->c[i];
+        double p1[3], p2[3];
+        cside_point(p->m[0], &c->s[0], p->m[0]->ms->position.r, p1);
+        cside_point(p->m[1], &c->s[1], p->m[1]->ms->position.r, p2);
+        double un = (p2[0] - p1[0]) * c->norm[0] + (p2[1] - p1[1]) * c->norm[1] +
+                    (p2[2] - p1[2]) * c->norm[2];
+        c->pen = c->dist - un;
+        if (c->pen > 0) {
+            double fn = c->ks * c->pen;
+            double F[3] = {-c->norm[0] * fn, -c->norm[1] * fn, -c->norm[2] * fn};
+            double G[3] = {-F[0], -F[1], -F[2]};
+            if (fe[0])
+                spread(p->m[0], &c->s[0], fe[0], F);
+            if (fe[1])
+                spread(p->m[1], &c->s[1], fe[1], G);
+        }
     }
 }
 

@@ -16,6 +16,12 @@ st_status penalty_fill(cpair *p, double d0, st_error *err);
  * contact with pen > 0 adds -ks pen n to side 1 and +ks pen n to side 2;
  * its stiffness is K = -ks n n^T on the relative displacement. */
 void penalty_add_force(cpair *p, double *f, const double *x);
+/* The same forces at both states' current positions, added to their
+ * externalForce (a pair outside every ODE solver's subtree: SOFA's
+ * isolated interaction force field, explicit for the integration to
+ * come; st_collision_ops.integrate_begin). A side no system integrates
+ * gets none. */
+void penalty_add_external(cpair *p);
 void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor);
 void penalty_add_k(cpair *p, st_matrix *m, double kfactor);
 /* Sum of ks pen^2 / 2 over the contacts in penetration. */

@@ -4,7 +4,7 @@
  * free positions, as SOFA. iterative: one BilateralConstraintResolution
  * per row (lambda -= d / W_ll); else SOFA's BilateralConstraintResolutionNDof
  * on all the rows at once (lambda -= W_bb^-1 d, W_bb factorised once per
- * solve, by Gauss-Jordan with partial pivoting on any number of rows). SOFA
+ * solve, any number of rows; its buffers are sized at init). SOFA
  * registers Vec1d; settee accepts every Vec type (coordinates and
  * derivatives alike). In the VEL order (solveVelocityConstraintFirst) the
  * violation is SOFA's v_ij + (x_ij - x0_ij) / dt (x0 zero without
@@ -24,9 +24,8 @@ typedef struct uniform {
     int group;                 /* "group" */
     unsigned constraint_index; /* "constraintIndex" */
     st_mstate *ms;
-    double *inv;               /* not iterative: W_bb^-1, nb x nb */
-    double *a, *dl;            /* its factorisation's and resolution's scratch */
-    size_t nb;                 /* rows the block was sized for at init */
+    double *inv, *a, *dl;      /* not iterative: W_bb^-1, scratch; cap rows (init) */
+    size_t cap;
     size_t first;
     bool singular;             /* W_bb could not be inverted (reported once) */
 } uniform;
@@ -48,15 +47,6 @@ static size_t nrows(const uniform *u)
     return u->ms->n * u->ms->type->deriv_size;
 }
 
-static void un_cleanup(st_component *self)
-{
-    uniform *u = (uniform *)self;
-    st_free(u->inv);
-    st_free(u->a);
-    st_free(u->dl);
-    u->inv = u->a = u->dl = NULL;
-}
-
 static st_status un_init(st_component *self, st_error *err)
 {
     uniform *u = (uniform *)self;
@@ -70,21 +60,38 @@ static st_status un_init(st_component *self, st_error *err)
                                   "state '%s' is %s: UniformLagrangianConstraint needs a Vec "
                                   "type (SOFA: Vec1d)",
                                   u->ms->base.name, u->ms->type->name);
-    un_cleanup(self);
-    u->nb = 0;
-    if (!u->iterative) {
-        size_t n = nrows(u), nn = n ? n * n : 1;
-        u->inv = st_malloc(nn * sizeof *u->inv);
-        u->a = st_malloc(nn * sizeof *u->a);
-        u->dl = st_malloc((n ? n : 1) * sizeof *u->dl);
-        if (!u->inv || !u->a || !u->dl)
-            return st_component_error(self, NULL, err, ST_ENOMEM,
-                                      "out of memory for the %zu x %zu block of W", n, n);
-        u->nb = n;
+    size_t n = nrows(u);
+    if (!u->iterative && n > u->cap) {
+        if (n > 4096)
+            return st_component_error(self, "iterative", err, ST_EINVAL,
+                                      "iterative: false solves all %zu rows as one dense block: "
+                                      "too many (at most 4096; use iterative: true)",
+                                      n);
+        double *inv = st_realloc(u->inv, n * n * sizeof *inv);
+        if (inv)
+            u->inv = inv;
+        double *a = st_realloc(u->a, n * n * sizeof *a);
+        if (a)
+            u->a = a;
+        double *dl = st_realloc(u->dl, n * sizeof *dl);
+        if (dl)
+            u->dl = dl;
+        if (!inv || !a || !dl)
+            return st_error_set(err, ST_ENOMEM, "out of memory for a %zu-row block", n);
+        u->cap = n;
     }
     return ST_OK;
 }
 
+static void un_cleanup(st_component *self)
+{
+    uniform *u = (uniform *)self;
+    st_free(u->inv);
+    st_free(u->a);
+    st_free(u->dl);
+    u->inv = u->a = u->dl = NULL;
+    u->cap = 0;
+}
 
 static bool alive(const uniform *u)
 {
@@ -172,11 +179,11 @@ static void un_init_resolution(st_component *self, size_t first, const double *W
     if (u->iterative || !alive(u))
         return;
     unsigned n = (unsigned)nrows(u);
-    if (n != u->nb) { /* the state changed size since init */
+    if (n > u->cap) { /* the state grew since init: left unsolved, said once */
         if (!u->singular)
-            st_component_warn(self, "its state has %u rows, its block was sized for %zu at "
-                                    "init: left unsolved (reported once)",
-                              n, u->nb);
+            st_component_warn(self, "%u rows, more than the %zu sized at init: left unsolved "
+                                    "(reported once)",
+                              n, u->cap);
         u->singular = true;
         return;
     }
@@ -208,8 +215,8 @@ static void un_resolution(st_component *self, size_t row, const double *W, size_
         return;
     }
     unsigned n = (unsigned)nrows(u);
-    if (n != u->nb)
-        return; /* said in un_init_resolution */
+    if (n > u->cap)
+        return;
     double *dl = u->dl;
     for (unsigned i = 0; i < n; i++) {
         dl[i] = 0.0;

@@ -21,6 +21,77 @@
 
 #include "solver_common.h"
 
+/* LAPACK (Fortran interface). */
+extern void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+                    const int *lda, double *s, double *u, const int *ldu, double *vt,
+                    const int *ldvt, double *work, const int *lwork, int *info);
+
+/* SOFA's BuiltConstraintSolver with useSVDForRegularization: W = U S V^T;
+ * the singular values below svdSingularValueNullSpaceCriteriaFactor times
+ * the largest span the null space; a row whose coefficient in one of those
+ * right singular vectors exceeds svdSingularVectorNullSpaceCriteriaFactor
+ * in absolute value belongs to antagonist constraints and gets
+ * regularizationTerm on its diagonal; the other rows keep W as it is. */
+static st_status svd_regularize(lagrange_solver *s, size_t n, st_error *err)
+{
+    if (n > 46340)
+        return st_component_error(&s->base, "useSVDForRegularization", err, ST_EINVAL,
+                                  "%zu constraint rows: too many for a dense SVD", n);
+    int ni = (int)n, one = 1, info = 0;
+    if (n > s->svd_cap) {
+        double *a = st_realloc(s->svd_a, n * n * sizeof *a);
+        if (a)
+            s->svd_a = a;
+        double *sv = st_realloc(s->svd_s, n * sizeof *sv);
+        if (sv)
+            s->svd_s = sv;
+        double *vt = st_realloc(s->svd_vt, n * n * sizeof *vt);
+        if (vt)
+            s->svd_vt = vt;
+        bool *nl = st_realloc(s->svd_null, n * sizeof *nl);
+        if (nl)
+            s->svd_null = nl;
+        if (!a || !sv || !vt || !nl)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the SVD of W (%zu rows)", n);
+        double q = 0.0, u = 0.0;
+        int query = -1;
+        dgesvd_("N", "A", &ni, &ni, s->svd_a, &ni, s->svd_s, &u, &one, s->svd_vt, &ni, &q,
+                &query, &info);
+        int lw = info == 0 && q > 1.0 ? (int)q : 5 * ni;
+        double *w = st_realloc(s->svd_work, (size_t)lw * sizeof *w);
+        if (!w)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the SVD of W (%zu rows)", n);
+        s->svd_work = w;
+        s->svd_lwork = lw;
+        s->svd_cap = n;
+    }
+    /* W is symmetric: its row-major copy is itself in column-major. */
+    memcpy(s->svd_a, s->W, n * n * sizeof *s->svd_a);
+    double u = 0.0;
+    dgesvd_("N", "A", &ni, &ni, s->svd_a, &ni, s->svd_s, &u, &one, s->svd_vt, &ni, s->svd_work,
+            &s->svd_lwork, &info);
+    if (info != 0)
+        return st_component_error(&s->base, "useSVDForRegularization", err, ST_ESOLVER,
+                                  "LAPACK dgesvd of the %zux%zu compliance W failed (info %d)",
+                                  n, n, info);
+    const double *sv = s->svd_s, *vt = s->svd_vt;
+    size_t begin = n;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(sv[i]) < fabs(sv[0]) * s->svd_value_factor) {
+            begin = i;
+            break;
+        }
+    memset(s->svd_null, 0, n * sizeof *s->svd_null);
+    for (size_t i = begin; i < n; i++)     /* V's column i is V^T's row i */
+        for (size_t j = 0; j < n; j++)
+            if (fabs(vt[i + j * n]) > s->svd_vector_factor)
+                s->svd_null[j] = true;
+    for (size_t j = 0; j < n; j++)
+        if (s->svd_null[j])
+            s->W[j * n + j] += s->regularization;
+    return ST_OK;
+}
+
 static bool is_constraint(const st_component *c)
 {
     return ST_CLASS_HAS(c->cls, constraint) && c->cls->constraint;
@@ -327,9 +398,13 @@ static st_status build(lagrange_solver *s, st_node *root, st_corder order, size_
     for (size_t i = 0; i < s->ncorr; i++)
         ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], s->Jw, s->W,
                                                                        rows, err));
-    if (s->regularization > 2.220446049250313e-16)
-        for (size_t i = 0; i < rows; i++)
-            s->W[i * rows + i] += s->regularization;
+    if (s->regularization > 2.220446049250313e-16) {
+        if (s->use_svd && s->method != lagrange_unbuilt_gauss_seidel)
+            ST_TRY(svd_regularize(s, rows, err));
+        else
+            for (size_t i = 0; i < rows; i++)
+                s->W[i * rows + i] += s->regularization;
+    }
     return ST_OK;
 }
 
@@ -501,9 +576,6 @@ static st_status solve_constraint_order(st_component *self, st_node *root, doubl
 st_status lagrange_solver_init(st_component *self, st_error *err)
 {
     lagrange_solver *s = (lagrange_solver *)self;
-    if (s->use_svd)
-        return st_component_error(self, "useSVDForRegularization", err, ST_EINVAL,
-                                  "useSVDForRegularization: true is not implemented in settee");
     if (s->tolerance < 0.0)
         return st_component_error(self, "tolerance", err, ST_EINVAL,
                                   "tolerance: %g is negative", s->tolerance);
@@ -528,6 +600,11 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->tmp);
     st_free(s->old);
     st_free(s->psys);
+    st_free(s->svd_a);
+    st_free(s->svd_s);
+    st_free(s->svd_vt);
+    st_free(s->svd_work);
+    st_free(s->svd_null);
     for (size_t i = 0; s->pvec && i < s->npsys; i++)
         st_free(s->pvec[i]);
     st_free(s->pvec);

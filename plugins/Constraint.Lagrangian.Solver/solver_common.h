@@ -64,6 +64,11 @@ typedef struct lagrange_solver {
     double **pvec;
     size_t npsys;
     bool failing;                  /* the last solve did not converge */
+    /* useSVDForRegularization's scratch (LAPACK dgesvd), grown with W. */
+    double *svd_a, *svd_s, *svd_vt, *svd_work;
+    bool *svd_null;
+    size_t svd_cap;
+    int svd_lwork;
     /* The resolution method (solver_methods.c), or NULL for the projected
      * block Gauss-Seidel: solves for lambda and fills *out; returns false
      * when it solved nothing (out of memory, rows it refuses): outputs and
@@ -112,7 +117,7 @@ typedef struct lagrange_solver {
                "Build compliances concurrently (settee builds them in sequence, same result)"), \
     ST_BOOL(lagrange_solver, use_svd, "useSVDForRegularization", "false",                        \
             "Use SVD decomposition of the compliance matrix to project singular values "        \
-            "smaller than regularization to the regularization term (settee: only false)"),     \
+            "smaller than regularization to the regularization term. Only works with built"),   \
     ST_REAL(lagrange_solver, svd_value_factor, "svdSingularValueNullSpaceCriteriaFactor",        \
             "0.01",                                                                              \
             "Fraction of the highest singular value below which a singular value will be "      \

@@ -25,6 +25,7 @@ typedef struct obj_loader {
     st_array positions_def;  /* SOFA declares it and never fills it */
     st_array vert_pos_idx, vert_norm_idx;
     st_array face_list, tex_index, norm_index, materials; /* no settee type: empty */
+    size_t ignored_refs;     /* texture coordinate and normal indices out of range */
 } obj_loader;
 
 #define OBJ_IGNORED_OUT(m, key, help)                                                             \
@@ -165,10 +166,20 @@ static st_status obj_face(obj_loader *o, text_cursor *tc, const char *s, size_t 
                                            "'%.*s' is not a vertex reference (v, v/vt, v/vt/vn "
                                            "or v//vn)",
                                            (int)(i - b), s + b);
-                return loader_error_at(&o->m.base, tc->path, tc->line, 0, err, ST_EPARSE,
-                                       "%s index %lld is out of range (%zu defined so far; "
-                                       "indices start at 1)",
-                                       what[k], v, counts[k]);
+                if (k == 0)
+                    return loader_error_at(&o->m.base, tc->path, tc->line, 0, err, ST_EPARSE,
+                                           "%s index %lld is out of range (%zu defined so far; "
+                                           "indices start at 1)",
+                                           what[k], v, counts[k]);
+                /* SOFA keeps a texture coordinate or normal index it cannot
+                 * use and leaves it out of the outputs: the corner has none. */
+                if (!o->ignored_refs++)
+                    st_component_warn(&o->m.base,
+                                      "%s:%d: %s index %lld is out of range (%zu defined so "
+                                      "far): ignored, as SOFA does (the corner gets none; "
+                                      "said once per file)",
+                                      tc->path, tc->line, what[k], v, counts[k]);
+                idx[k] = -1;
             }
             if (k == 0 && q == p)
                 return loader_error_at(&o->m.base, tc->path, tc->line, 0, err, ST_EPARSE,
@@ -425,6 +436,7 @@ static st_status obj_read(mesh_loader *l, const mesh_file *mf, st_error *err)
     obj_loader *o = (obj_loader *)l;
     obj_clear(o);
     obj_faces F = {0};
+    o->ignored_refs = 0;
     st_status s = obj_parse(o, mf, &F, err);
     if (s == ST_OK)
         s = o->handle_seams ? obj_build_seams(o, &F, err) : obj_build_plain(o, &F, err);

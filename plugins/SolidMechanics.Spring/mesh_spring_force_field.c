@@ -214,6 +214,8 @@ static st_status msff_init(st_component *self, st_error *err)
             *dv[t] = s->damping;
     }
 
+    /* SOFA's default for both: the context's state, the node's or the
+     * nearest ancestor's (Node::getMechanicalState searches the parents). */
     st_mstate *ms = s->object1 ? (st_mstate *)s->object1 : st_component_mstate(self);
     st_mstate *ms2 = s->object2 ? (st_mstate *)s->object2 : ms;
     if ((s->object1 && !st_component_has_role(s->object1, ST_ROLE_STATE)) ||

@@ -53,6 +53,12 @@ TestSuite(collision_scenes, .init = setup, .fini = teardown);
     "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"                                \
     "        - TriangleCollisionModel: {moving: false, simulated: false, contactStiffness: %g}\n"
 
+/* The broad phase preceded by SOFA's collision group manager, for HEADER:
+ * contacts between two simulated bodies under one solver below the root
+ * are then integrated by that solver (without it SOFA leaves them in the
+ * root, outside every solver: explicit). */
+#define GROUPED_BRUTE_FORCE "DefaultCollisionGroupManager: {}\n    - BruteForceBroadPhase"
+
 static const char *IMPLICIT_CG = "EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
                                  "        - CGLinearSolver: {iterations: 200, tolerance: 1e-20,"
                                  " threshold: 1e-30}";
@@ -465,29 +471,66 @@ Test(collision_scenes, element_search_finds_every_pair_in_order)
     }
 }
 
-/* Two balls under two ODE solvers that may touch: refused at init with a
- * message naming both models and solvers. */
-Test(collision_scenes, pair_across_two_solvers_is_refused)
+/* Two balls overlapping by 0.05, under two ODE solvers, no group manager,
+ * no gravity: SOFA puts their contact force field in the root, outside
+ * both solvers, and its force at the positions before the solvers run
+ * (ks pen = 10 10 / 0.25 * 0.05 = 20) acts on each ball as a constant
+ * external force, with no stiffness in the implicit solves: after one
+ * implicit Euler step of 0.01 each unit mass moves apart at exactly
+ * dt F / m = 0.2 (an implicit contact would give 0.2 / (1 + dt^2 ks / m)
+ * per ball, about 0.185). With MultiStepAnimationLoop and two
+ * integrations per collision step, the force is taken again before the
+ * second at the new positions: 0.1 + 0.005 * 400 * (0.05 - 0.001) =
+ * 0.198. Written in SOFA's format. */
+static st_scene *balls_on_two_solvers(const char *loop)
 {
-    char y[8192];
-    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.8, 0.5);
+    char y[4096];
+    int n = snprintf(y, sizeof y,
+                     "<Node name='root' gravity='0 0 0' dt='0.01'>\n"
+                     "  <RequiredPlugin pluginName='ODESolver.Backward LinearSolver.Iterative "
+                     "Mass Collision'/>\n"
+                     "  %s\n"
+                     "  <CollisionPipeline/>\n"
+                     "  <BruteForceBroadPhase/>\n"
+                     "  <BVHNarrowPhase/>\n"
+                     "  <MinProximityIntersection alarmDistance='0.2' contactDistance='0.05'/>\n"
+                     "  <CollisionResponse response='PenalityContactForceField'/>\n",
+                     loop);
     for (int k = 0; k < 2; k++)
         n += snprintf(y + n, sizeof y - (size_t)n,
-                      "    - name: B%d\n"
-                      "      objects:\n"
-                      "        - EulerImplicitSolver: {name: ode%d}\n"
-                      "        - CGLinearSolver: {}\n"
-                      "        - MechanicalObject: {position: [[%d, 1, 0]]}\n"
-                      "        - UniformMass: {totalMass: 1}\n"
-                      "        - SphereCollisionModel: {radius: 0.1}\n",
-                      k, k, 3 * k);
+                      "  <Node name='B%d'>\n"
+                      "    <EulerImplicitSolver name='ode%d' rayleighStiffness='0' "
+                      "rayleighMass='0'/>\n"
+                      "    <CGLinearSolver iterations='50' tolerance='1e-30' threshold='1e-30'/>\n"
+                      "    <MechanicalObject name='ball%d' position='%g 1 0'/>\n"
+                      "    <UniformMass totalMass='1'/>\n"
+                      "    <SphereCollisionModel radius='0.1' contactStiffness='10'/>\n"
+                      "  </Node>\n",
+                      k, k, k, 0.2 * k);
+    snprintf(y + n, sizeof y - (size_t)n, "</Node>\n");
     st_scene *s = NULL;
     st_error e = {0};
-    cr_assert_eq(test_load_string(&T, y, &s, &e), ST_OK, "%s", e.msg);
-    cr_assert_neq(st_scene_init(s, &e), ST_OK);
-    cr_assert(strstr(e.msg, "two different ODE solvers") && strstr(e.msg, "/B0/") &&
-                  strstr(e.msg, "/B1/") && strstr(e.msg, "ode0") && strstr(e.msg, "ode1"),
-              "%s", e.msg);
+    cr_assert_eq(st_scene_load_string(T.rt, y, strlen(y), "balls.scn", &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
+    cr_assert_eq(s->nsystems, 2);
+    cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "%s", e.msg);
+    return s;
+}
+
+Test(collision_scenes, pair_across_two_solvers_is_explicit)
+{
+    st_scene *s = balls_on_two_solvers("<DefaultAnimationLoop/>");
+    st_mstate *b0 = state(s, "ball0"), *b1 = state(s, "ball1");
+    cr_assert(fabs(b0->velocity.r[0] + 0.2) < 1e-12 && fabs(b1->velocity.r[0] - 0.2) < 1e-12,
+              "velocities %.17g %.17g", b0->velocity.r[0], b1->velocity.r[0]);
+    cr_assert(fabs(b1->position.r[0] - 0.202) < 1e-12, "x %.17g", b1->position.r[0]);
+    /* The external force acted for that step only. */
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(b1->external_force.r[i], 0.0);
+    st_scene_destroy(&s);
+    s = balls_on_two_solvers("<MultiStepAnimationLoop collisionSteps='1' integrationSteps='2'/>");
+    b1 = state(s, "ball1");
+    cr_assert(fabs(b1->velocity.r[0] - 0.198) < 1e-12, "velocity %.17g", b1->velocity.r[0]);
     st_scene_destroy(&s);
 }
 
@@ -564,7 +607,7 @@ static const char *body(const char *name, double x0, double y0, double z0, doubl
 Test(collision_scenes, contact_stiffness_is_the_force_derivative)
 {
     char y[16384];
-    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    int n = snprintf(y, sizeof y, HEADER, 0.01, GROUPED_BRUTE_FORCE, 0.1, 0.05);
     snprintf(y + n, sizeof y - (size_t)n,
              "    - name: Pair\n"
              "      objects:\n"
@@ -818,7 +861,7 @@ Test(collision_scenes, deformable_cube_explicit_does_not_tunnel)
 Test(collision_scenes, two_deformable_bodies_collide)
 {
     char y[16384];
-    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    int n = snprintf(y, sizeof y, HEADER, 0.01, GROUPED_BRUTE_FORCE, 0.1, 0.05);
     body_springs = true;
     n += snprintf(y + n, sizeof y - (size_t)n,
                   "    - name: Pair\n"
@@ -934,4 +977,36 @@ Test(collision_scenes, point_over_a_shared_edge_with_line_models_bounces_quietly
     cr_assert(y > 0.0, "the Line and Point models should catch the point, y = %g", y);
     cr_assert_null(strstr(T.log, "no LineCollisionModel"), "%s", T.log);
     cr_assert_null(strstr(T.log, "no contact, yet"), "%s", T.log);
+}
+
+/* A listRadius shorter than the state: SOFA pads it with radius (its
+ * resize, and getRadius past the end), with a warning here. Two particles
+ * of mass 1 resting on the floor: the first with its listed radius 0.3, the
+ * second with radius 0.1, each at d - g / ks, d = 0.05 + r, ks = 100 100 / d. */
+Test(collision_scenes, short_list_radius_is_padded_with_radius)
+{
+    char y[8192];
+    int n = snprintf(y, sizeof y, HEADER, 0.01, "BruteForceBroadPhase", 0.1, 0.05);
+    n += snprintf(y + n, sizeof y - (size_t)n,
+                  "    - name: Balls\n"
+                  "      objects:\n"
+                  "        - %s\n"
+                  "        - MechanicalObject: {name: balls, position: [[0, 0.5, 0], [1, 0.5, 0]]}\n"
+                  "        - UniformMass: {totalMass: 2}\n"
+                  "        - SphereCollisionModel: {listRadius: [0.3], radius: 0.1,"
+                  " contactStiffness: 100}\n",
+                  IMPLICIT_CG);
+    snprintf(y + n, sizeof y - (size_t)n, FLOOR, 100.0);
+    st_scene *s = load(y);
+    cr_assert(strstr(T.log, "listRadius has 1 radii for 2 spheres (the state's points): "
+                            "spheres 1 to 1 take the default radius 0.1"),
+              "%s", T.log);
+    run(s, 600);
+    st_mstate *b = state(s, "balls");
+    for (int k = 0; k < 2; k++) {
+        double d = 0.05 + (k ? 0.1 : 0.3), rest = d - 9.81 / (100.0 * 100.0 / d);
+        cr_assert(fabs(b->position.r[3 * k + 1] - rest) < 1e-4, "ball %d at %.9g, rest %.9g", k,
+                  b->position.r[3 * k + 1], rest);
+    }
+    st_scene_destroy(&s);
 }

@@ -183,8 +183,6 @@ Test(lagrangian, unimplemented_settings_are_refused)
 {
     const char *bad[][2] = {
         {"GenericConstraintSolver: {resolutionMethod: Jacobi}", "resolutionMethod"},
-        {"BlockGaussSeidelConstraintSolver: {useSVDForRegularization: true}",
-         "useSVDForRegularization"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         test_rt t;
@@ -479,4 +477,63 @@ Test(lagrangian, step_dt_overrides_node_dt)
     cr_assert_float_eq(x[2], 0.0, 1e-12);
     st_scene_destroy(&s);
     test_rt_close(&t);
+}
+
+/* useSVDForRegularization (SOFA's BuiltConstraintSolver): regularizationTerm
+ * goes only on the rows of antagonist constraints, found in the null space
+ * of W's SVD. A fixed point p0; p1 held at (1 0 0) from it by one bilateral
+ * constraint, p2 at (3 0 0) by two identical ones (W singular), both 0.1 too
+ * high. With a = h c = 0.005 per row and r = 0.05: p1's rows keep W = a, so
+ * p1 ends exactly in place; p2's duplicate rows get r: (2a + r) lambda =
+ * -0.1 each, p2 ends 0.1 r / (2a + r) high. Without the SVD every row gets
+ * r: p1 ends 0.1 r / (a + r) high. */
+static void svd_regularization(bool svd, double *y1, double *y2)
+{
+    test_rt t;
+    test_rt_open(&t);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             LAG_ROOT
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative,\n"
+             "        Mass, Constraint.Projective, Constraint.Lagrangian.Solver,\n"
+             "        Constraint.Lagrangian.Correction, Constraint.Lagrangian.Model]}\n"
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - BlockGaussSeidelConstraintSolver: {tolerance: 1e-14, maxIterations: 10000,\n"
+             "        regularizationTerm: 0.05, useSVDForRegularization: %s}\n"
+             "  children:\n"
+             "    - name: Body\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0.1, 0, 3, 0.1, 0]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "        - FixedProjectiveConstraint: {indices: [0]}\n"
+             "        - UncoupledConstraintCorrection: {compliance: [1, 0.5, 0.5]}\n"
+             "        - BilateralLagrangianConstraint: {first_point: [0], second_point: [1],\n"
+             "                                          rest_vector: [[1, 0, 0]]}\n"
+             "        - BilateralLagrangianConstraint: {first_point: [0], second_point: [2],\n"
+             "                                          rest_vector: [[3, 0, 0]]}\n"
+             "        - BilateralLagrangianConstraint: {first_point: [0], second_point: [2],\n"
+             "                                          rest_vector: [[3, 0, 0]]}\n",
+             0.0, H, svd ? "true" : "false");
+    st_scene *s = scene_load(&t, yaml);
+    scene_steps(&t, s, 1);
+    const double *x = ((st_mstate *)test_find_object(s, "dofs"))->position.p;
+    cr_assert(isfinite(x[4]) && isfinite(x[7]));
+    cr_assert_float_eq(x[3], 1.0, 1e-12);
+    *y1 = x[4];
+    *y2 = x[7];
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(lagrangian, svd_regularization_only_on_antagonist_rows)
+{
+    const double a = H * 0.5, r = 0.05;
+    double y1, y2;
+    svd_regularization(true, &y1, &y2);
+    cr_assert(fabs(y1) < 1e-10, "p1 at y = %g: its row was regularized", y1);
+    cr_assert_float_eq(y2, 0.1 * r / (2 * a + r), 1e-10, "p2 at y = %.17g", y2);
+    svd_regularization(false, &y1, &y2);
+    cr_assert_float_eq(y1, 0.1 * r / (a + r), 1e-10, "p1 at y = %.17g", y1);
 }

@@ -426,3 +426,41 @@ Test(lagrangian_contact, soft_finger_scene_sticks_with_friction)
     cr_assert_gt(yl, 0.002 - 1e-5, "tip below the contact distance: %g", yl);
     cr_assert_gt(y0, 0.002 - 1e-5, "tip below the contact distance: %g", y0);
 }
+
+/* Replaces the first occurrence of from in y (malloc'd, room to spare). */
+static void replace_once(char *y, const char *from, const char *to)
+{
+    char *at = strstr(y, from);
+    cr_assert_not_null(at, "'%s' not in the scene", from);
+    size_t lf = strlen(from), lt = strlen(to);
+    memmove(at + lt, at + lf, strlen(at + lf) + 1);
+    memcpy(at, to, lt);
+}
+
+/* FreeMotionAnimationLoop solveVelocityConstraintFirst with a contact
+ * (SOFA's VEL order, BaseContactLagrangianConstraint's velocity
+ * violation): the normal row asks (v_P - v_Q + (P - Q) / dt).n = distance
+ * / dt at x_t, so a ball of radius 0.25 at height y0, 0.005 above its
+ * contact distance d = CD + 0.25 and falling at 1 (faster than 0.005 / dt,
+ * so the contact acts), ends the step with velocity
+ * (d - y0) / dt and its centre exactly at d (x = x_t + dt v). */
+Test(lagrangian_contact, velocity_order_contact_lands_at_the_contact_distance)
+{
+    Alarm = 0.5;
+    char *y = ball_yaml(GENERIC, "Vec3d", 3.0);
+    replace_once(y, "FreeMotionAnimationLoop: {name: loop}",
+                 "FreeMotionAnimationLoop: {name: loop, solveVelocityConstraintFirst: true}");
+    const double d = CD + 0.25, y0 = d + 0.005;
+    char pos[128];
+    snprintf(pos, sizeof pos, "position: [[0.3, %.17g, 0.2]], velocity: [[0, -1, 0]]", y0);
+    replace_once(y, "position: [[0.3, 0.8, 0.2]]", pos);
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, 1);
+    st_mstate *b = scene_state(s, "ball");
+    cr_assert(fabs(b->velocity.r[1] - (d - y0) / DT) < 1e-9, "v %.15g, want %.15g",
+              b->velocity.r[1], (d - y0) / DT);
+    cr_assert(fabs(b->position.r[1] - d) < 1e-9, "y %.15g, want %.15g", b->position.r[1], d);
+    cr_assert(fabs(b->velocity.r[0]) < 1e-12 && fabs(b->velocity.r[2]) < 1e-12);
+    st_scene_destroy(&s);
+    free(y);
+}

@@ -172,7 +172,8 @@ Test(lagrangian_more, unimplemented_solver_settings_are_refused)
     chain_yaml(yaml, sizeof yaml,
                "PrecomputedConstraintCorrection: {name: csolver, rotations: true}", MIXED);
     refused(yaml, "rotations");
-    /* Model settings: a rigid-only field on Vec3d, two state types. */
+    /* Model settings: a rigid-only field on Vec3d, two state types, an
+     * axis out of range. */
     const char *models[][2] = {
         {"BilateralLagrangianConstraint: {object1: '@A/a', object2: '@B/b', first_point: [0], "
          "second_point: [0], keepOrientationDifference: true}",
@@ -770,3 +771,4 @@ Test(lagrangian_more, generic_correction_through_a_mapping)
                            pose[0][i]);
     cr_assert_lt(pose[0][1], -0.1, "the body swung (centre y %g)", pose[0][1]);
 }
+

@@ -507,6 +507,31 @@ Test(mesh_loaders, obj_handle_seams_duplicates_vertices_as_sofa)
     st_scene_destroy(&s);
 }
 
+/* Texture coordinate and normal indices past the file's vt and vn lines:
+ * SOFA keeps the faces and gives those corners no texture coordinate or
+ * normal; settee does the same, with one warning naming the first. */
+Test(mesh_loaders, obj_out_of_range_texcoords_and_normals_are_ignored)
+{
+    static const char *OBJ = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0.25 0.75\n"
+                             "vn 0 0 1\nf 1/1/1 2/5/1 3/1/4\nf 1/9 3/1 4/-7\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_text("MeshOBJLoader", "tc.obj", OBJ, "", &s, &err), ST_OK, "%s", err.msg);
+    cr_assert(strstr(T.log, "tc.obj:7: texture coordinate index 5 is out of range (1 defined"),
+              "%s", T.log);
+    st_component *l = topo_get(s, "loader");
+    const unsigned t[] = {0, 1, 2, 0, 2, 3};
+    topo_assert_tuples(topo_arr(l, "triangles"), 3, t, 2, "triangles");
+    /* Vertices 1 and 3 (0-based) were only used with bad indices: no
+     * texcoord; the others have the one defined. */
+    const st_array *tc = topo_arr(l, "texcoords");
+    cr_assert_eq(tc->n, 8);
+    const double want[] = {0.25, 0.75, 0, 0, 0.25, 0.75, 0, 0};
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(tc->r[i], want[i], "texcoord %d: %g", i, tc->r[i]);
+    st_scene_destroy(&s);
+}
+
 Test(mesh_loaders, sphere_loader_positions_radii_and_transform)
 {
     const char *sph = "sph 1.0\n"
@@ -648,8 +673,8 @@ Test(mesh_loaders, malformed_gmsh_stl_obj_files_name_file_and_line)
     EXPECT_TEXT_ERROR("MeshSTLLoader", "nan.stl",
                       "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 nan 0\n", "nan.stl:4:",
                       "finite");
-    EXPECT_TEXT_ERROR("MeshOBJLoader", "vt.obj", "v 0 0 0\nv 1 0 0\nvt 0 0\nf 1/2 2/1\n",
-                      "vt.obj:4:", "texture coordinate index 2 is out of range");
+    EXPECT_TEXT_ERROR("MeshOBJLoader", "v.obj", "v 0 0 0\nv 1 0 0\nvt 0 0\nf 1/1 3/1\n",
+                      "v.obj:4:", "vertex index 3 is out of range");
     EXPECT_TEXT_ERROR("MeshOBJLoader", "nan.obj", "v 0 0 0\nv inf 0 0\n", "nan.obj:2:",
                       "finite");
 }

@@ -544,16 +544,46 @@ Test(states, unsupported_types_are_errors_naming_both)
     expect_refusal("        - MechanicalObject: {template: Vec3d}\n"
                    "        - UniformMass: {template: Rigid3d, vertexMass: 1}\n",
                    "UniformMass", "Rigid3d");
-    /* A Vec3d reader linked to Rigid3d coordinates: an error, not 7 values
-     * read as vec3s. */
-    expect_refusal("        - MechanicalObject: {name: r, template: Rigid3d,\n"
-                   "            position: \"0 0 0 0 0 0 1 1 0 0 0 0 0 1 2 0 0 0 0 0 1\"}\n"
-                   "        - SphereROI: {centers: [0, 0, 0], radii: [1]}\n",
-                   "7 values per point", "position");
     /* Rigid mass data on a Vec3d state. */
     expect_refusal("        - MechanicalObject: {}\n"
                    "        - UniformMass: {vertexMass: \"1 1 2 0 0 0 2 0 0 0 2\"}\n",
                    "vertexMass", "Vec3d");
+}
+
+/* Points of different sizes copy point by point, as SOFA's
+ * genericCopyValueFrom: a Vec3d reader linked to Rigid3d coordinates reads
+ * the frames' centres (never 7 values read as vec3s), and a Rigid3d state
+ * given Vec3d points gets frames there with the identity rotation. */
+Test(states, links_between_point_sizes_copy_each_point)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = load(&t, "format: settee/1\nroot:\n  objects:\n" PLUGINS "  children:\n"
+                           "    - name: N\n"
+                           "      objects:\n"
+                           "        - MechanicalObject: {name: r, template: Rigid3d,\n"
+                           "            position: \"0 0 0 0 0 0 1 1 0 0 0 0 0 1 2 0 0 0.6 0 0.8 0\"}\n"
+                           "        - SphereROI: {name: roi, centers: [0, 0, 0], radii: [1.5]}\n"
+                           "    - name: M\n"
+                           "      objects:\n"
+                           "        - MechanicalObject: {name: p, position: [[1, 2, 3], [4, 5, 6]]}\n"
+                           "        - MechanicalObject: {name: f, template: Rigid3d,"
+                           " position: \"@p.position\"}\n");
+    st_component *roi = test_find_object(s, "roi");
+    const st_array *x = st_component_field_ptr(roi, st_component_field(roi, "position"));
+    const double want[9] = {0, 0, 0, 1, 0, 0, 2, 0, 0};
+    cr_assert_eq(x->n, 3);
+    for (int i = 0; i < 9; i++)
+        cr_assert_eq(x->r[i], want[i], "value %d: %g", i, x->r[i]);
+    const st_array *idx = st_component_field_ptr(roi, st_component_field(roi, "indices"));
+    cr_assert_eq(idx->n, 2, "%zu points in the sphere", idx->n);
+    st_mstate *f = (st_mstate *)test_find_object(s, "f");
+    const double wantf[14] = {1, 2, 3, 0, 0, 0, 1, 4, 5, 6, 0, 0, 0, 1};
+    cr_assert_eq(f->position.n, 2);
+    for (int i = 0; i < 14; i++)
+        cr_assert_eq(f->position.r[i], wantf[i], "value %d: %g", i, f->position.r[i]);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
 }
 
 /* ---- BoxROI on each type's positions ---- */

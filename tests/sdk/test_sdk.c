@@ -285,11 +285,12 @@ static const layout abi_2_layout[] = {
     M(st_system, time_assembly, 232),
     M(st_system, time_factor, 240),
     M(st_system, time_linsolve, 248),
-    S(st_collision_ops, 32),
+    S(st_collision_ops, 40),
     M(st_collision_ops, struct_size, 0),
     M(st_collision_ops, bind, 8),
     M(st_collision_ops, compute, 16),
     M(st_collision_ops, solver_groups, 24), /* ABI 2.3 */
+    M(st_collision_ops, integrate_begin, 32), /* ABI 2.6 */
     S(st_state_ops, 16),
     M(st_state_ops, struct_size, 0),
     M(st_state_ops, resolve_type, 8),

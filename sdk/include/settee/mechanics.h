@@ -136,6 +136,13 @@ ST_API void st_system_propagate_v(st_system *sys, double *v);
  * (SOFA's applyJT on constraint rows); non-linear mappings use their
  * Jacobian at the last positions propagated. */
 ST_API void st_system_apply_jt(st_system *sys, double *vec);
+/* ABI 2.5. The state's externalForce, to add to for the coming
+ * integration (type->deriv_size scalars per point, n points): every force
+ * evaluation of the state's system adds it (a mapped state's through J^T)
+ * and the kernel clears it after the integration, as SOFA does. Marks the
+ * state as holding external forces. NULL when no system integrates the
+ * state. */
+ST_API double *st_mstate_external_force(st_mstate *ms);
 /* Masses that keep gravity separate add dt g to v. */
 ST_API void st_system_add_separate_gravity(st_system *sys, double *v, double dt);
 ST_API double st_system_kinetic_energy(st_system *sys);

@@ -270,6 +270,16 @@ typedef struct st_collision_ops {
      * one system that its first solver integrates. */
     st_status (*solver_groups)(st_component *self, st_node *root, st_component *const *solvers,
                                size_t n, size_t *group, st_error *err);
+    /* Appended in ABI 2.5 (read only when struct_size covers it; may be
+     * NULL). SOFA's isolated interaction force fields: the contacts whose
+     * force field lies outside every ODE solver's subtree. DefaultAnimationLoop
+     * calls it once per step after compute(), MultiStepAnimationLoop before
+     * each of its integrations, both before any ODE solver runs: the
+     * component adds the contacts' forces at the states' current positions
+     * to their externalForce (st_mstate_external_force), which every force
+     * evaluation of that integration adds and which the kernel clears after
+     * it. */
+    st_status (*integrate_begin)(st_component *self, st_node *root, st_error *err);
 } st_collision_ops;
 
 /* Animation loops: one step of the whole scene. */
