@@ -73,6 +73,7 @@ static const struct refusal {
     {"Triangle2EdgeTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Quad2TriangleTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2PrismTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"Mesh2PointTopologicalMapping", "input and output must link two topologies (no default)"},
     {"SparseGridTopology", "no surface (fileTopology or position with triangles) to voxelise"},
     {"WriteState", "no filename: a state writer needs the file to write"},
     {"ReadState", "no filename: a state reader without a file has nothing to read"},
