@@ -18,5 +18,5 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.Engine.Transform", NULL};
 
 ST_PLUGIN_DEFINE("Engine.Transform", "0.1.0",
-                 "Engines transforming data: Vertex2Frame, TransformEngine, DifferenceEngine",
+                 "Engines transforming data: TransformEngine, TransformPosition, Vertex2Frame, ...",
                  "LGPL-2.1-or-later", provides, register_classes)
