@@ -51,6 +51,8 @@ static const struct refusal {
     {"MeshGmshLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshOffLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshTrianLoader", "no filename: a loader without a file has nothing to load"},
     {"SphereLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
