@@ -1,10 +1,10 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
- * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition). */
+ * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
-    transform_position_class;
+    transform_position_class, smooth_mesh_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -12,6 +12,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &transform_engine_class, err));
     ST_TRY(st_registry_add(r, &difference_engine_class, err));
     ST_TRY(st_registry_add(r, &transform_position_class, err));
+    ST_TRY(st_registry_add(r, &smooth_mesh_engine_class, err));
     return ST_OK;
 }
 
