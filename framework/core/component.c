@@ -542,6 +542,10 @@ static bool types_compatible(st_type a, st_type b)
 {
     if (a == b)
         return true;
+    /* A string takes any data as its text (SOFA's Data<std::string> reads
+     * a parent of another type through its value string). */
+    if (b == ST_T_STRING && a != ST_T_LINK)
+        return true;
     /* Point lists of reals: a vec3[] and a state's coord[] or deriv[] (the
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))

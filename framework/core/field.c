@@ -924,7 +924,15 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         return ST_OK;
     }
     if (!ti->array) {
-        if (ti->sk == SK_STRING) {
+        if (ti->sk == SK_STRING && sf && sf->type != f->type) {
+            /* Another type into a string: its value as scene text. */
+            char buf[8192];
+            char *d = st_strdup(st__field_format(sf, src, buf, sizeof buf));
+            if (!d)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            st_free(*(char **)dst);
+            *(char **)dst = d;
+        } else if (ti->sk == SK_STRING) {
             const char *s = *(char *const *)src;
             char *d = s ? st_strdup(s) : NULL;
             if (s && !d)
