@@ -1,4 +1,5 @@
-/* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh, VTK, STL, OFF, trian),
+/* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh, VTK, STL, OFF, trian,
+ * GiD),
  * SOFA's sphere files, the procedural grid and string creators and the
  * exporters (VTK, Mesh, STL, VisualModelOBJ). */
 #include <settee/settee.h>
@@ -6,7 +7,8 @@
 extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class, mesh_vtk_loader_class,
     mesh_stl_loader_class, sphere_loader_class, mesh_grid_creator_class,
     mesh_string_creator_class, vtk_exporter_class, mesh_exporter_class, stl_exporter_class,
-    visual_model_obj_exporter_class, mesh_off_loader_class, mesh_trian_loader_class;
+    visual_model_obj_exporter_class, mesh_off_loader_class, mesh_trian_loader_class,
+    gid_mesh_loader_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -16,6 +18,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &mesh_stl_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_off_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_trian_loader_class, err));
+    ST_TRY(st_registry_add(r, &gid_mesh_loader_class, err));
     ST_TRY(st_registry_add(r, &sphere_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_grid_creator_class, err));
     ST_TRY(st_registry_add(r, &mesh_string_creator_class, err));
@@ -29,6 +32,6 @@ static st_status register_classes(st_registry *r, st_error *err)
 static const char *const provides[] = {"Sofa.Component.IO.Mesh", NULL};
 
 ST_PLUGIN_DEFINE("IO.Mesh", "0.2.0",
-                 "Mesh files: loaders (OBJ, Gmsh MSH, VTK, STL, OFF, trian, sphere lists), procedural grid and "
+                 "Mesh files: loaders (OBJ, Gmsh MSH, VTK, STL, OFF, trian, GiD, sphere lists), procedural grid and "
                  "string meshes, and exporters (VTK, Mesh, STL, visual models as OBJ)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -3,7 +3,8 @@
  * skips without counting, a triangle and a quad; a trian file of two
  * triangles (the border edges opposite each -1, in SOFA's order, and each
  * border triangle once); a trian2 file with its 13 header lines and
- * normals; malformed files, each an error at its line. */
+ * normals; GiD meshes (3D tetrahedra with higher-order nodes ignored, 2D
+ * quads, unsupported types); malformed files, each an error at its line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -109,4 +110,40 @@ Test(off_trian, trian2_file)
     cr_assert_eq(topo_arr(l, "position")->r[3], 2.0);
     cr_assert_eq(topo_arr(l, "triangles")->n, 1);
     st_scene_destroy(&s);
+}
+
+Test(off_trian, gid_file)
+{
+    const char *text = "MESH dimension 3 ElemType Tetrahedra Nnode 10\nCoordinates\n"
+                       "  1 0 0 0\n  2 1 0 0\n  3 0 1 0\n  4 0 0 1\nEnd Coordinates\n\n"
+                       "Elements\n  1 1 2 3 4 9 9 9 9 9 9\nend elements\n";
+    st_scene *s;
+    st_error err = {0};
+    cr_assert_eq(load("GIDMeshLoader", "a.gidmsh", text, "", &s, &err), ST_OK, "%s", err.msg);
+    st_component *l = topo_get(s, "loader");
+    cr_assert_eq(topo_arr(l, "position")->n, 4);
+    const unsigned t[] = {0, 1, 2, 3};
+    topo_assert_tuples(topo_arr(l, "tetrahedra"), 4, t, 1, "tetrahedron (1-based in the file)");
+    cr_assert_eq(topo_arr(l, "tetrahedra")->n, 1);
+    cr_assert(strstr(T.log, "only supports 4 nodes Tetrahedra"), "%s", T.log);
+    st_scene_destroy(&s);
+    /* A 2D quad mesh. */
+    const char *q = "MESH dimension 2 ElemType Quadrilateral Nnode 4\ncoordinates\n"
+                    "1 0 0\n2 1 0\n3 1 1\n4 0 1\nend coordinates\nelements\n1 1 2 3 4\n"
+                    "end elements\n";
+    cr_assert_eq(load("GIDMeshLoader", "b.gidmsh", q, "", &s, &err), ST_OK, "%s", err.msg);
+    l = topo_get(s, "loader");
+    cr_assert_eq(topo_arr(l, "quads")->n, 1);
+    cr_assert_eq(topo_arr(l, "position")->r[7], 1.0);
+    st_scene_destroy(&s);
+    cr_assert_neq(load("GIDMeshLoader", "c.gidmsh",
+                       "MESH dimension 3 ElemType Prism Nnode 6\n", "", &s, &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "Prism"), "%s", err.msg);
+    cr_assert_neq(load("GIDMeshLoader", "d.gidmsh",
+                       "MESH dimension 3 ElemType Tetrahedra Nnode 4\nCoordinates\n1 0 0 0\n"
+                       "End Coordinates\nElements\n1 1 2 3 4\nEnd Elements\n",
+                       "", &s, &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, ":6:") && strstr(err.msg, "not a vertex"), "%s", err.msg);
 }
