@@ -1,4 +1,4 @@
-/* test_off_trian_loaders.c - MeshOffLoader and MeshTrianLoader on files of
+/* test_off_trian_loaders.c - MeshOffLoader, MeshTrianLoader and GIDMeshLoader on files of
  * our own: an OFF file with comments, blank lines, a pentagon that SOFA
  * skips without counting, a triangle and a quad; a trian file of two
  * triangles (the border edges opposite each -1, in SOFA's order, and each
