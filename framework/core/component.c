@@ -550,6 +550,10 @@ static bool types_compatible(st_type a, st_type b)
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))
         return true;
+    /* Points into a plain real list: their scalars in order (SOFA's text
+     * conversion of a vector of coordinates into a vector of reals). */
+    if (is_real_tuples(a) && b == ST_T_REALS)
+        return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
      * triangles; the copy checks the count makes whole elements). */

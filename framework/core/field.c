@@ -978,6 +978,14 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;
     }
+    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1) {
+        /* Points into a plain real list: flattened. */
+        size_t scalars = a->n * sw;
+        ST_TRY(array_resize(d, f->type, ti->esize, scalars, err));
+        if (scalars)
+            memcpy(d->p, a->p, scalars * ti->esize);
+        return ST_OK;
+    }
     if (sw != dw)
         return st_error_set(err, ST_ELINK,
                             "the source holds %u values per point, field '%s' takes %u (different "
