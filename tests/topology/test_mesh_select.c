@@ -2,7 +2,8 @@
  * border points of its 16, not the 4 inner ones; with inputROI the quads
  * left out make new borders; triangles and quads linked from the node's
  * topology when unset) and MeshSubsetEngine (points picked and elements
- * kept and renumbered only when all their points are picked). */
+ * kept and renumbered only when all their points are picked) and MeshSampler
+ * (farthest points, then Lloyd). */
 #include "topo_support.h"
 
 static test_rt T;
@@ -73,5 +74,28 @@ Test(mesh_select, subset_renumbers)
                                    &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "beyond"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
+
+/* MeshSampler on 10 points of a line: farthest point sampling takes 0 and
+ * 9; Lloyd moves them to the middles of their halves, 2 and 7, and stops;
+ * the same with geodesic distances along the chain of edges. */
+#define LINE "position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,0,0, 5,0,0, 6,0,0, 7,0,0, 8,0,0, 9,0,0]"
+
+Test(mesh_select, sampler_farthest_then_lloyd)
+{
+    st_scene *s = topo_scene(&T, HEAD "    - MeshSampler: {name: e, number: 2, " LINE "}\n"
+                                      "    - MeshSampler: {name: g, number: 2, " LINE ","
+                                      " edges: [0,1, 1,2, 2,3, 3,4, 4,5, 5,6, 6,7, 7,8, 8,9]}\n"
+                                      "    - MeshSampler: {name: f, number: 3, maxIter: 0, "
+                                      LINE "}\n");
+    const unsigned want[] = {2, 7};
+    topo_assert_tuples(topo_arr(topo_get(s, "e"), "outputIndices"), 1, want, 2, "Euclidean");
+    topo_assert_tuples(topo_arr(topo_get(s, "g"), "outputIndices"), 1, want, 2, "geodesic");
+    const st_array *x = topo_arr(topo_get(s, "g"), "outputPosition");
+    cr_assert(x->n == 2 && x->r[0] == 2 && x->r[3] == 7);
+    /* Without Lloyd: 0, 9, then the farthest from both, 4 (5 ties it, the first wins). */
+    const unsigned fps[] = {0, 9, 4};
+    topo_assert_tuples(topo_arr(topo_get(s, "f"), "outputIndices"), 1, fps, 3, "farthest points");
     st_scene_destroy(&s);
 }
