@@ -3,7 +3,7 @@
  * left out make new borders; triangles and quads linked from the node's
  * topology when unset) and MeshSubsetEngine (points picked and elements
  * kept and renumbered only when all their points are picked) and MeshSampler
- * (farthest points, then Lloyd). */
+ * (farthest points, then Lloyd) and MeshSplittingEngine (regions, pairs). */
 #include "topo_support.h"
 
 static test_rt T;
@@ -97,5 +97,31 @@ Test(mesh_select, sampler_farthest_then_lloyd)
     /* Without Lloyd: 0, 9, then the farthest from both, 4 (5 ties it, the first wins). */
     const unsigned fps[] = {0, 9, 4};
     topo_assert_tuples(topo_arr(topo_get(s, "f"), "outputIndices"), 1, fps, 3, "farthest points");
+    st_scene_destroy(&s);
+}
+
+/* MeshSplittingEngine: region 1 takes point 3, region 2 the points of both
+ * edges (0 1 2 3), the first region winning point 3; point 4 is left to the
+ * remainder, position3. */
+Test(mesh_select, splitting_regions_and_pairs)
+{
+    st_scene *s = topo_scene(&T, HEAD "    - MeshSplittingEngine: {name: m, nbInputs: 2,"
+                                      " position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,0,0],"
+                                      " edges: [0,1, 2,3], indices1: [3, 17],"
+                                      " edgeIndices2: [0, 1]}\n");
+    st_component *m = topo_get(s, "m");
+    const unsigned pairs[] = {1, 0, 1, 1, 1, 2, 0, 0, 2, 0};
+    topo_assert_tuples(topo_arr(m, "indexPairs"), 1, pairs, 10, "indexPairs");
+    const st_array *p1 = topo_arr(m, "position1"), *p2 = topo_arr(m, "position2"),
+                   *p3 = topo_arr(m, "position3");
+    cr_assert(p1->n == 1 && p1->r[0] == 3);
+    cr_assert(p2->n == 3 && p2->r[0] == 0 && p2->r[3] == 1 && p2->r[6] == 2);
+    cr_assert(p3->n == 1 && p3->r[0] == 4);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - MeshSplittingEngine: {nbInputs: 1,"
+                                            " position: [0,0,0], indices2: [0]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "raise nbInputs to 2"), "%s", err.msg);
     st_scene_destroy(&s);
 }
