@@ -33,7 +33,7 @@
  *            rigid-body near-null space), unpreconditioned residual norm,
  *            rtol 1e-10 (skipped when the plugin is not built);
  *            petsc-gamg-reuse: the same, the multigrid hierarchy built at the
- *            first step only (-ksp_reuse_preconditioner: a stale AMG)
+ *            first step only (preconditionerUpdateStep: 0: a stale AMG)
  * For each: ms per step, wall clock and CPU time of the process (mean
  * over all steps, factorizations included; with one thread the CPU time is
  * the work, which the load of a shared machine does not inflate), the CPU
@@ -114,8 +114,8 @@ static const struct config {
      "                             options: \"-ksp_norm_type unpreconditioned\"}"},
     {"petsc-gamg-reuse",
      "PETScLinearSolver: {name: ls, kspType: cg, pcType: gamg, tolerance: 1e-10,\n"
-     "                             options: \"-ksp_norm_type unpreconditioned\n"
-     "                                       -ksp_reuse_preconditioner\"}"},
+     "                             preconditionerUpdateStep: 0,\n"
+     "                             options: \"-ksp_norm_type unpreconditioned\"}"},
     {"pcg-ldl-0-single",
      "PCGLinearSolver: {name: ls, iterations: 100000, tolerance: 1e-22, preconditioner: \"@pre\",\n"
      "                           update_step: 0}\n"
@@ -168,6 +168,32 @@ static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scen
             snprintf(t, sizeof lsbuf - (size_t)(t - lsbuf), "%s%s", tol ? tol : "1e-22", rest);
         }
     }
+    /* The body: the spring beam, or (SETTEE_BENCH_PRECOND_BODY) the same
+     * grid as a corotational FEM body, tetrahedra (`tet`, each cell cut in
+     * six by Hexa2TetraTopologicalMapping) or hexahedra (`hex`). */
+    const char *kind = getenv("SETTEE_BENCH_PRECOND_BODY");
+    const bool tet = kind && strcmp(kind, "tet") == 0;
+    const bool hex = kind && strcmp(kind, "hex") == 0;
+    char grid[512], top[600] = "", body[1024];
+    snprintf(grid, sizeof grid,
+             "RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
+             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}",
+             n, n, nz, n - 1, n - 1, nz - 1);
+    if (tet) {
+        snprintf(top, sizeof top, "    - %s\n", grid);
+        snprintf(body, sizeof body,
+                 "        - MechanicalObject: {name: dofs, position: \"@../grid.position\"}\n"
+                 "        - TetrahedronSetTopologyContainer: {name: tetras}\n"
+                 "        - TetrahedronSetTopologyModifier: {}\n"
+                 "        - Hexa2TetraTopologicalMapping: {input: \"@../grid\", output: \"@tetras\"}\n");
+    } else {
+        snprintf(body, sizeof body, "        - MechanicalObject: {name: dofs}\n        - %s\n", grid);
+    }
+    const char *force = tet ? "TetrahedronFEMForceField: {name: fem, method: large, youngModulus: 3000,"
+                              " poissonRatio: 0.3}"
+                        : hex ? "HexahedronFEMForceField: {name: fem, method: large, youngModulus: 3000,"
+                                " poissonRatio: 0.3}"
+                              : "MeshSpringForceField: {name: springs, stiffness: 300}";
     snprintf(yaml, sizeof yaml,
              "format: settee/1\n"
              "root:\n"
@@ -177,22 +203,21 @@ static st_status load_beam(st_runtime *rt, int n, const char *linsolver, st_scen
              "  objects:\n"
              "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Direct,\n"
              "                      LinearSolver.Iterative, Mass, Topology, SolidMechanics.Spring,\n"
-             "                      Constraint.Projective, Engine.Select%s]}\n"
+             "                      SolidMechanics.FEM.Elastic, Constraint.Projective, Engine.Select%s]}\n"
              "    - DefaultAnimationLoop: {}\n"
+             "%s"
              "  children:\n"
              "    - name: Beam\n"
              "      objects:\n"
              "        - EulerImplicitSolver: {name: ode, linearSolver: \"@ls\"}\n"
              "        - %s\n"
-             "        - MechanicalObject: {name: dofs}\n"
-             "        - RegularGridTopology: {name: grid, nx: %d, ny: %d, nz: %d,\n"
-             "                                xmin: 0, xmax: %d, ymin: 0, ymax: %d, zmin: 0, zmax: %d}\n"
+             "%s"
              "        - UniformMass: {totalMass: 15}\n"
              "        - BoxROI: {name: box, box: [-0.5, -0.5, -0.5, %d, %d, 0.0001]}\n"
              "        - FixedProjectiveConstraint: {indices: \"@box.indices\"}\n"
-             "        - MeshSpringForceField: {name: springs, stiffness: 300}\n",
-             strstr(linsolver, "PETSc") ? ", LinearSolver.PETSc" : "", linsolver, n, n, nz, n - 1,
-             n - 1, nz - 1, n, n);
+             "        - %s\n",
+             strstr(linsolver, "PETSc") ? ", LinearSolver.PETSc" : "", top, linsolver, body, n, n,
+             force);
     ST_TRY(st_scene_load_string(rt, yaml, strlen(yaml), "bench_precond.yaml", out, err));
     return st_scene_init(*out, err);
 }
@@ -240,6 +265,7 @@ static int run(int n, int steps, const struct config *c, double *x, double *x0, 
         memcpy(x0, ms->position.r, *len * sizeof *x0);
     const bool iterative = st_component_field(ls, "nbIterations") != NULL;
     const bool pcg = st_component_field(ls, "residualNorm") != NULL;
+    const bool petsc = st_component_field(ls, "preconditionerBuilds") != NULL && !pcg;
     double total = 0.0, total_cpu = 0.0, iters = 0.0, max_res = 0.0;
     r->cpu_first_ms = r->cpu_rest_ms = 0.0;
     for (int k = 0; k < steps; k++) {
@@ -265,7 +291,7 @@ static int run(int n, int steps, const struct config *c, double *x, double *x0, 
     r->cpu_ms_per_step = 1e3 * total_cpu / steps;
     r->iters = iters / steps;
     r->max_res = max_res;
-    r->builds = pcg ? (unsigned)field_real(ls, "preconditionerBuilds") : 0;
+    r->builds = (pcg || petsc) ? (unsigned)field_real(ls, "preconditionerBuilds") : 0;
     st_component *springs = find(s, "springs");
     const st_field *sf = springs ? st_component_field(springs, "spring") : NULL;
     /* "spring": five reals per spring (indices, stiffness, damping, rest length). */

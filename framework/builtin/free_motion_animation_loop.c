@@ -220,6 +220,14 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
 
     st__loop_send_event(root, ST_EVENT_ANIMATE_BEGIN, dt);
     ST_TRY(st__loop_update_inputs(&l->links, root, err));
+    /* A topological change at the begin event (TopologicalChangeProcessor)
+     * or at the end of the last step (TopologyBoundingTrasher) unbound the
+     * systems: they are rebuilt before the free motion integrates them, and
+     * the copies of their positions take their new sizes. */
+    bool stale = s->systems_stale;
+    ST_TRY(st__scene_refresh_systems(s, err));
+    if (stale || l->nxt != s->nsystems || !l->xt)
+        ST_TRY(alloc_xt(l, s, err));
 
     /* Free motion: x_t kept, each solver integrates its subtree. */
     double tstart = st_time_now();

@@ -343,13 +343,55 @@ static void apply_parse_attrs(st_component *self)
     }
 }
 
+/* Points added (SOFA's MechanicalObject on PointsAdded): each vector's new
+ * entries are the weighted sums of their ancestors' (computeWeightedValue);
+ * a point without ancestors keeps zero derivatives and the type's identity
+ * coordinates. A rigid coordinate sums its centres; its orientation is
+ * that of its weightiest ancestor. */
+static void points_added(st_mstate *ms, const st_topo_event *ev)
+{
+    for (size_t k = 0; k < NVECS; k++) {
+        st_array *a = vec_at(ms, k);
+        unsigned w = mobject_vecs[k].coord ? cw(ms) : dw(ms);
+        bool rigid = mobject_vecs[k].coord && ms->type->rigid;
+        for (size_t j = 0; j < ev->n; j++) {
+            size_t i = ev->index[j];
+            if (i >= a->n)
+                continue;
+            double *v = a->r + (size_t)w * i;
+            size_t a0 = ev->ancestor_start ? ev->ancestor_start[j] : 0;
+            size_t a1 = ev->ancestor_start ? ev->ancestor_start[j + 1] : 0;
+            if (a0 == a1) {
+                if (mobject_vecs[k].coord)
+                    memcpy(v, ms->type->identity, w * sizeof(double));
+                continue;
+            }
+            size_t best = a0;
+            for (size_t q = a0; q < a1; q++) {
+                const double *u = a->r + (size_t)w * ev->ancestors[q];
+                for (unsigned c = 0; c < (rigid ? 3u : w); c++)
+                    v[c] += ev->coefs[q] * u[c];
+                if (ev->coefs[q] > ev->coefs[best])
+                    best = q;
+            }
+            if (rigid)
+                memcpy(v + 3, a->r + (size_t)w * ev->ancestors[best] + 3,
+                       (w - 3) * sizeof(double));
+        }
+    }
+}
+
 /* After a change of the topology whose points the state follows: its
- * vectors were renumbered by the kernel; the point count follows. */
+ * vectors were renumbered by the kernel (new points zero-filled); the new
+ * points get their ancestors' values; the point count follows. */
 static st_status mobject_topology_changed(st_component *self, st_component *topology,
                                           const st_topo_event *ev, size_t nev, st_error *err)
 {
-    (void)topology, (void)ev, (void)nev, (void)err;
+    (void)topology, (void)err;
     st_mstate *ms = (st_mstate *)self;
+    for (size_t e = 0; e < nev; e++)
+        if (ev[e].change == ST_TOPO_ADDED && ev[e].elem == ST_ELEM_POINT)
+            points_added(ms, &ev[e]);
     ms->n = ms->position.n;
     ms->size = (unsigned)ms->n;
     return ST_OK;

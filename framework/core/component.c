@@ -550,9 +550,11 @@ static bool types_compatible(st_type a, st_type b)
      * copy checks that the scalars make whole points). */
     if (is_real_tuples(a) && is_real_tuples(b))
         return true;
-    /* Points into a plain real list: their scalars in order (SOFA's text
-     * conversion of a vector of coordinates into a vector of reals). */
-    if (is_real_tuples(a) && b == ST_T_REALS)
+    /* A list of reals and a state's coordinates or derivatives, which copy
+     * when the state's points are one real each (Vec1d: SOFA's
+     * "@distances.position" into DataDisplay's pointData). */
+    if ((a == ST_T_REALS && (b == ST_T_COORDS || b == ST_T_DERIVS)) ||
+        (b == ST_T_REALS && (a == ST_T_COORDS || a == ST_T_DERIVS)))
         return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
@@ -631,6 +633,18 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
             s = len ? resolve_path(c, obj, ST_LINK_ANY, &target, err) : ST_OK;
             if (!len)
                 target = c;
+            if (s != ST_OK && st__mark_is_xml(fs->mark) && strstr(err->msg, "does not resolve")) {
+                /* SOFA keeps the path of a data link to an object that
+                 * does not exist and never finds it: the field keeps its
+                 * default value. Said, and read the same way here. */
+                st__log(ci->rt, ST_LOG_WARNING, fs->mark.file ? fs->mark : ci->mark,
+                        st_component_path(c, path, sizeof path),
+                        "%s: field '%s': %s; as in SOFA (which keeps the link's path and never "
+                        "finds it) the field keeps its default value",
+                        c->cls->name, f->name, err->msg);
+                memset(err, 0, sizeof *err);
+                return ST_OK;
+            }
             if (s == ST_OK) {
                 const st_field *tf = st_component_field(target, dot + 1);
                 if (!tf) {

@@ -214,6 +214,8 @@ struct st_node {
     st_component **objects;
     size_t nobjects, capobjects;
     double gravity[3];
+    double context_gravity[3];    /* a context object's (Gravity), when own_gravity */
+    bool own_gravity;
     double dt, time;
     bool animate, activated;
     bool pruned;                  /* set by the last top-down visit */

@@ -424,6 +424,18 @@ static const struct {
     {"azure", {0, 0.5f, 1, 1}},
 };
 
+bool st_colour_by_name(const char *name, double rgba[4])
+{
+    for (size_t k = 0; name && k < sizeof colours / sizeof colours[0]; k++)
+        if (strcmp(name, colours[k].name) == 0) {
+            for (int i = 0; i < 4; i++)
+                if (rgba)
+                    rgba[i] = colours[k].rgba[i];
+            return true;
+        }
+    return false;
+}
+
 static int hexdigit(char c)
 {
     if (c >= '0' && c <= '9')
@@ -559,6 +571,70 @@ static bool mass_is_plain(const st_mass_value *m)
 {
     static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     return m->volume == 1.0 && !memcmp(m->inertia, id, sizeof id);
+}
+
+/* Length of the longest leading real number of s[0..len) as strtod reads
+ * it, 0 when there is none. */
+static size_t real_prefix(const char *s, size_t len)
+{
+    char buf[128];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    (void)strtod(buf, &end);
+    return (size_t)(end - buf);
+}
+
+/* SOFA reads reals from a stream, so text where two numbers touch at a sign
+ * ("0-0.707107") gives both numbers. In SOFA's reading, a token that is a
+ * run of whole numbers each starting with '+' or '-' after the first is
+ * split into them, with a note; anything else is left for the parser to
+ * refuse. */
+static st_status split_glued_reals(const st_field *f, tokens *ts, const pctx *pc, st_error *err)
+{
+    for (size_t i = 0; i < ts->n; i++) {
+        token t = ts->t[i];
+        size_t k = real_prefix(t.s, t.len);
+        if (k == 0 || k == t.len || (t.s[k] != '-' && t.s[k] != '+'))
+            continue;
+        /* The rest must be numbers too, each ending at a sign or the end. */
+        size_t pos = k;
+        bool whole = true;
+        while (pos < t.len) {
+            size_t q = real_prefix(t.s + pos, t.len - pos);
+            if (q == 0 || (pos + q < t.len && t.s[pos + q] != '-' && t.s[pos + q] != '+')) {
+                whole = false;
+                break;
+            }
+            pos += q;
+        }
+        if (!whole)
+            continue;
+        note_at(pc, t.mark,
+                "field '%s': '%.*s' read as %.*s and %.*s (numbers touching at a sign), as "
+                "SOFA's stream reading does; put a space between them",
+                f->name, (int)(t.len > 40 ? 40 : t.len), t.s, (int)k, t.s,
+                (int)(t.len - k > 40 ? 40 : t.len - k), t.s + k);
+        /* Token i keeps the first number; the others are inserted after it. */
+        ts->t[i].len = k;
+        pos = k;
+        size_t at = i + 1;
+        while (pos < t.len) {
+            size_t q = real_prefix(t.s + pos, t.len - pos);
+            st_mark m = t.mark;
+            if (m.line > 0)
+                m.col += (int)pos;
+            ST_TRY(tok_push(ts, t.s + pos, q, m, t.group, err));
+            token moved = ts->t[ts->n - 1];
+            memmove(&ts->t[at + 1], &ts->t[at], (ts->n - 1 - at) * sizeof *ts->t);
+            ts->t[at++] = moved;
+            pos += q;
+        }
+        i = at - 1;
+    }
+    return ST_OK;
 }
 
 /* ---- public entry points ---- */
@@ -847,6 +923,8 @@ st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, 
                     (f->type == ST_T_MASS || (f->type == ST_T_REALS && (f->flags & ST_F_BRACKETS)));
     /* (ST_F_BRACKETS: SOFA's Mat and RigidMass text) */
     st_status s = tokenize(&ts, v, split, brackets, err);
+    if (s == ST_OK && sofa && ti->sk == SK_REAL)
+        s = split_glued_reals(f, &ts, &pc, err);
     if (s == ST_OK && f->type == ST_T_UINTS)
         s = expand_ranges(f, &ts, &buf, err);
     if (s == ST_OK) /* an unsplit scalar always gives one token, even "" */
@@ -974,14 +1052,6 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
                                 "each) for field '%s'",
                                 scalars, st_type_name(f->type), dw, f->name);
         ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
-        if (scalars)
-            memcpy(d->p, a->p, scalars * ti->esize);
-        return ST_OK;
-    }
-    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1) {
-        /* Points into a plain real list: flattened. */
-        size_t scalars = a->n * sw;
-        ST_TRY(array_resize(d, f->type, ti->esize, scalars, err));
         if (scalars)
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;

@@ -119,7 +119,7 @@ void st__node_propagate_context(st_node *n)
 {
     for (size_t i = 0; i < n->nchildren; i++) {
         st_node *c = n->children[i];
-        memcpy(c->gravity, n->gravity, sizeof c->gravity);
+        memcpy(c->gravity, c->own_gravity ? c->context_gravity : n->gravity, sizeof c->gravity);
         c->dt = n->dt;
         c->time = n->time;
         c->animate = n->animate;
@@ -181,6 +181,28 @@ const char *st_node_path(const st_node *n, char *buf, size_t size)
 }
 
 void st_node_gravity(const st_node *n, double g[3]) { memcpy(g, n->gravity, sizeof n->gravity); }
+
+/* The subtree below n takes n's gravity, except where a node keeps its own. */
+static void gravity_below(st_node *n)
+{
+    for (size_t i = 0; i < n->nchildren; i++) {
+        st_node *c = n->children[i];
+        if (c->own_gravity)
+            continue;
+        memcpy(c->gravity, n->gravity, sizeof c->gravity);
+        gravity_below(c);
+    }
+}
+
+void st_node_set_context_gravity(st_node *n, const double g[3])
+{
+    if (!n)
+        return;
+    memcpy(n->context_gravity, g, sizeof n->context_gravity);
+    memcpy(n->gravity, g, sizeof n->gravity);
+    n->own_gravity = true;
+    gravity_below(n);
+}
 double st_node_dt(const st_node *n) { return n->dt; }
 double st_node_time(const st_node *n) { return n->time; }
 bool st_node_animate(const st_node *n) { return n->animate; }

@@ -109,7 +109,7 @@ st_status st_topology_follow_field(st_component *owner, const char *field, st_co
                                    st_elem elem, const st_topo_follow_ops *ops, void *ud,
                                    st_error *err)
 {
-    int k;
+    int k = -1;
     ST_TRY(array_field(owner, field, false, &k, err));
     st__topo_link *r;
     ST_TRY(add_record(owner, topology, elem, ST__TOPO_FIELD, &r, err));
@@ -122,7 +122,7 @@ st_status st_topology_follow_field(st_component *owner, const char *field, st_co
 st_status st_topology_follow_subset(st_component *owner, const char *field, st_component *topology,
                                     st_elem elem, st_error *err)
 {
-    int k;
+    int k = -1;
     ST_TRY(array_field(owner, field, true, &k, err));
     st__topo_link *r;
     ST_TRY(add_record(owner, topology, elem, ST__TOPO_SUBSET, &r, err));

@@ -47,6 +47,21 @@ typedef struct sys_impl {
     bool *fed_now;                /* nstates: the same with this step's externalForce */
 } sys_impl;
 
+/* The parameters a mass or force field sees: the system's, with the gravity
+ * of the component's own node, which differs from the system's where a
+ * Gravity context object sits below the solver (SOFA's masses read their
+ * context's gravity). */
+static const st_mparams *context_params(const st_component *c, const st_mparams *mp,
+                                        st_mparams *own)
+{
+    const double *g = c->node ? c->node->gravity : mp->gravity;
+    if (g[0] == mp->gravity[0] && g[1] == mp->gravity[1] && g[2] == mp->gravity[2])
+        return mp;
+    *own = *mp;
+    memcpy(own->gravity, g, sizeof own->gravity);
+    return own;
+}
+
 static sys_impl *impl(st_system *s) { return (sys_impl *)s; }
 static const sys_impl *cimpl(const st_system *s) { return (const sys_impl *)s; }
 
@@ -738,10 +753,12 @@ static void compute_force(st_system *sys, double *f, const double *x, const doub
         st_component *c = s->contrib[i].c;
         if (!s->contrib[i].active)
             continue;
+        st_mparams own;
+        const st_mparams *cmp = context_params(c, mp, &own);
         if (s->contrib[i].is_mass && c->cls->mass->add_gravity_to_force)
-            c->cls->mass->add_gravity_to_force(c, mp, f, x, v);
+            c->cls->mass->add_gravity_to_force(c, cmp, f, x, v);
         if (c->cls->forcefield && c->cls->forcefield->add_force)
-            c->cls->forcefield->add_force(c, mp, f, x, v);
+            c->cls->forcefield->add_force(c, cmp, f, x, v);
     }
     /* Mapped forces back to their inputs, bottom-up; a non-linear mapping
      * first keeps the child force for its geometric stiffness (SOFA's
@@ -924,8 +941,9 @@ void st_system_add_separate_gravity(st_system *sys, double *v, double dt)
     sys_impl *s = impl(sys);
     for (size_t i = 0; i < s->nmasses; i++) {
         st_component *c = s->masses[i];
+        st_mparams own;
         if (c->cls->mass->add_gravity_to_v)
-            c->cls->mass->add_gravity_to_v(c, &sys->mp, v, dt);
+            c->cls->mass->add_gravity_to_v(c, context_params(c, &sys->mp, &own), v, dt);
     }
 }
 
@@ -947,10 +965,12 @@ double st_system_potential_energy(st_system *sys)
     double e = 0.0;
     for (size_t i = 0; i < s->ncontrib; i++) {
         st_component *c = s->contrib[i].c;
+        st_mparams own;
+        const st_mparams *cmp = context_params(c, &sys->mp, &own);
         if (s->contrib[i].is_mass && c->cls->mass->potential_energy)
-            e += c->cls->mass->potential_energy(c, &sys->mp, sys->x);
+            e += c->cls->mass->potential_energy(c, cmp, sys->x);
         if (c->cls->forcefield && c->cls->forcefield->potential_energy)
-            e += c->cls->forcefield->potential_energy(c, &sys->mp, sys->x);
+            e += c->cls->forcefield->potential_energy(c, cmp, sys->x);
     }
     return e;
 }

@@ -975,14 +975,25 @@ static void read_file(xreader *x, const char *name, const char *text, size_t len
         x->ov = ov;
         x->nov = n + nov0;
         xelem e = locate(&f, root);
-        const char *rname = rename;
+        /* As SOFA: the file's own root name decides first (Group/_Group_:
+         * its children join this node; _Merge_: merged), then a `name` on
+         * the include renames it and decides again only when it is one of
+         * those names; so an Objects/TYPE.xml replacement rooted at Group
+         * and named by its element still adds its objects here. */
+        const char *rname = NULL;
         xmlChar *own = xmlGetNoNsProp(root, (const xmlChar *)"name");
-        if (!rname && own)
+        if (own)
             rname = st__desc_str(x->d, (const char *)own);
         bool no_name = own && !rname; /* out of memory */
         xmlFree(own);
         bool group = rname && (!strcmp(rname, "Group") || !strcmp(rname, "_Group_"));
         bool merge = rname && !strcmp(rname, "_Merge_");
+        if (rename) {
+            if (!strcmp(rename, "Group") || !strcmp(rename, "_Group_"))
+                group = true, merge = false;
+            else if (!strcmp(rename, "_Merge_"))
+                merge = true, group = false;
+        }
         if (no_name) {
             oom(x);
         } else if (strcmp((const char *)root->name, "Node")) {

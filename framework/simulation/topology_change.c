@@ -410,6 +410,54 @@ static st_status add_elements(st_component *topology, st_elem elem, const unsign
     return ops->add(topology, elem, verts, n, err);
 }
 
+static st_status add_points(st_component *topology, size_t n, const size_t *start,
+                             const unsigned *anc, const double *coefs, st_error *err)
+{
+    if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
+        return st_error_set(err, ST_EINVAL, "st_topology_add_points: not a topology");
+    const st_topology_ops *ops = topology->cls->topology;
+    bool can = ops->struct_size >= offsetof(st_topology_ops, add_points) +
+                                       sizeof ops->add_points &&
+               ops->add_points;
+    if (!can)
+        return st_component_error(topology, NULL, err, ST_EINVAL,
+                                  "%s cannot add points while the scene runs (use one of the "
+                                  "*SetTopologyContainer classes)",
+                                  topology->cls->name);
+    if ((start == NULL) != (anc == NULL) || (anc == NULL) != (coefs == NULL))
+        return st_error_set(err, ST_EINVAL,
+                            "st_topology_add_points: give ancestor_start, ancestors and coefs "
+                            "together, or none of them");
+    /* A container without positions counts its points by its state's. */
+    size_t np = ops->nb_points ? ops->nb_points(topology) : 0;
+    const st_mstate *ms = topology->node ? st_node_mstate(topology->node) : NULL;
+    if (!np && ms)
+        np = ms->n;
+    for (size_t k = 0; start && k < n; k++) {
+        if (start[k + 1] < start[k])
+            return st_error_set(err, ST_EINVAL,
+                                "st_topology_add_points: ancestor_start decreases at point %zu",
+                                k);
+        for (size_t j = start[k]; j < start[k + 1]; j++)
+            if (anc[j] >= np)
+                return st_component_error(topology, NULL, err, ST_EINVAL,
+                                          "new point %zu: its ancestor %u is not one of the %zu "
+                                          "points",
+                                          k, anc[j], np);
+    }
+    st_scene *s = topology->node ? topology->node->scene : NULL;
+    if (s)
+        ST_TRY(check_followers(s, topology, err));
+    return ops->add_points(topology, n, start, anc, coefs, err);
+}
+
+st_status st_topology_add_points(st_component *topology, size_t n, const size_t *ancestor_start,
+                                 const unsigned *ancestors, const double *coefs, st_error *err)
+{
+    return remember(topology, add_points(topology, n, ancestor_start, ancestors, coefs, err),
+                    err);
+}
+
 st_status st_topology_changed(st_component *topology, const st_topo_event *ev, size_t nev,
                               st_error *err)
 {

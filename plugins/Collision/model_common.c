@@ -333,9 +333,12 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     }
     if ((kind == CM_SPHERE || kind == CM_RIGIDSPHERE) && m->list_radius.n &&
         m->list_radius.n < m->ms->position.n)
-        return st_component_error(self, "listRadius", err, ST_ESCENE,
-                                  "listRadius has %zu radii for %zu spheres (the state's points)",
-                                  m->list_radius.n, m->ms->position.n);
+        st_component_warn_field(self, "listRadius",
+                                "listRadius has %zu radii for %zu spheres (the state's points): "
+                                "spheres %zu to %zu take the default radius %g (`radius`), as "
+                                "in SOFA",
+                                m->list_radius.n, m->ms->position.n, m->list_radius.n,
+                                m->ms->position.n - 1, m->radius);
     if (kind == CM_POINT) { /* LocalMinDistance's filters read the triangles */
         st_component *topo = find_topology(m);
         if (topo && topo->cls->topology && topo->cls->topology->elements) {

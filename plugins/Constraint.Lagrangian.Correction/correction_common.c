@@ -200,7 +200,8 @@ bool corr_rhs_jt_lambda(corr_binding *b, const st_mstate *ms, const st_cjacobian
 void corr_move_state(st_mstate *ms, const double *dx, double pf, double vf)
 {
     unsigned d = ms->type->deriv_size;
-    ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
+    if (pf != 0.0) /* 0: the VEL order, velocities only */
+        ms->type->add_deriv(ms->position.p, ms->position.p, dx, pf, ms->n);
     double *v = ms->velocity.p;
     for (size_t i = 0; v && i < ms->n * d; i++)
         v[i] += dx[i] * vf;

@@ -19,6 +19,7 @@ typedef struct gcc {
     double compliance_factor;    /* "complianceFactor" */
     double regularization;       /* "regularizationTerm" */
     corr_binding b;              /* runtime, set at the end of init */
+    bool vel_warned;             /* the VEL order's complianceFactor said */
 } gcc;
 
 static const st_field gcc_fields[] = {
@@ -89,7 +90,12 @@ static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, d
     gcc *c = (gcc *)self;
     if (!c->b.ready)
         ST_TRY(gcc_bind(self, err));
-    double factor = corr_position_factor(c->b.ode, step_dt(c)) * c->compliance_factor;
+    /* SOFA's correctionFactor: the position factor, the velocity one in the
+     * VEL order (solveVelocityConstraintFirst). */
+    double dt = step_dt(c);
+    double factor = (J->order == ST_CORDER_VEL ? corr_velocity_factor(c->b.ode, dt)
+                                               : corr_position_factor(c->b.ode, dt)) *
+                    c->compliance_factor;
     return corr_add_solved_compliance(&c->b, NULL, J, factor, c->regularization, W, dim, err);
 }
 
@@ -102,6 +108,21 @@ static st_status gcc_apply(st_component *self, const st_cjacobian *J, const doub
     double dt = step_dt(c);
     double pf = corr_position_factor(c->b.ode, dt) * c->compliance_factor;
     double vf = corr_velocity_factor(c->b.ode, dt) * c->compliance_factor;
+    /* The VEL order corrects the velocities only, and (as SOFA's
+     * applyVelocityCorrection) without the complianceFactor. */
+    if (J->order == ST_CORDER_VEL) {
+        pf = 0.0;
+        vf = corr_velocity_factor(c->b.ode, dt);
+        if (c->compliance_factor != 1.0 && !c->vel_warned) {
+            st_component_warn_field(self, "complianceFactor",
+                                    "complianceFactor %g scales the compliance but, as in "
+                                    "SOFA's velocity correction, not the correction: in the "
+                                    "VEL order (solveVelocityConstraintFirst) the velocities "
+                                    "are corrected %g times what the constraints ask",
+                                    c->compliance_factor, 1.0 / c->compliance_factor);
+            c->vel_warned = true;
+        }
+    }
     if (!corr_rhs_jt_lambda(&c->b, NULL, J, lambda))
         return ST_OK;
     ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
@@ -116,6 +137,7 @@ static const st_ccorrection_ops gcc_ops = {
     .struct_size = sizeof(st_ccorrection_ops),
     .add_compliance = gcc_add_compliance,
     .apply_correction = gcc_apply,
+    .velocity_order = true,
 };
 
 const st_class generic_constraint_correction_class = {

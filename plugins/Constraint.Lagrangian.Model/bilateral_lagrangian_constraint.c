@@ -39,6 +39,7 @@ typedef struct bilateral {
     double *invw;                    /* 9 per block of 3 rows: inverse of its block of W */
     size_t cap;                      /* pairs prev and invw hold */
     size_t first;                    /* first row this solve */
+    st_component *listened[2];       /* the topologies whose changes it follows */
     bool warned;                     /* a singular block was reported */
 } bilateral;
 
@@ -58,11 +59,9 @@ static const st_field bilateral_fields[] = {
             "Apply this factor to the constraint force to enable incremental loading. This "
             "value should be in the interval [0.0, 1.0]."),
     ST_LINK(bilateral, topology1, "topology1", ST_LINK_TOPOLOGY,
-            "link to the first topology container (settee: topological changes are not "
-            "handled)"),
+            "link to the first topology container"),
     ST_LINK(bilateral, topology2, "topology2", ST_LINK_TOPOLOGY,
-            "link to the second topology container (settee: topological changes are not "
-            "handled)"),
+            "link to the second topology container"),
     ST_REAL(bilateral, end_time, "endTime", "-1",
             "The constraint stops acting after the given value.\nUse a negative value for "
             "infinite constraints"),
@@ -190,6 +189,100 @@ static st_status keep_difference(bilateral *b, st_error *err)
     return ST_OK;
 }
 
+/* A field array made the component's own memory before it is edited in
+ * place (a linked value may be shared). */
+static st_status own(st_array *a, size_t tuple, st_error *err)
+{
+    if (a->cap || !a->p || !a->n)
+        return ST_OK;
+    void *q = st_malloc(a->n * tuple);
+    if (!q)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(q, a->p, a->n * tuple);
+    a->p = q;
+    a->cap = a->n;
+    return ST_OK;
+}
+
+/* Erases pair p: its indices, its rest vector (when there is one per
+ * pair), its last multipliers and its orientation difference. */
+static void erase_pair(bilateral *b, size_t p)
+{
+    size_t n = pairs(b);
+    unsigned *m1 = b->m1.p, *m2 = b->m2.p;
+    memmove(m1 + p, m1 + p + 1, (b->m1.n - p - 1) * sizeof *m1);
+    memmove(m2 + p, m2 + p + 1, (b->m2.n - p - 1) * sizeof *m2);
+    size_t rs = b->rows * sizeof(double);
+    if (b->rest.n == b->m1.n) {
+        char *r = b->rest.p;
+        memmove(r + p * rs, r + (p + 1) * rs, (b->rest.n - p - 1) * rs);
+        b->rest.n--;
+    }
+    if (b->prev && p + 1 < b->cap)
+        memmove(b->prev + b->rows * p, b->prev + b->rows * (p + 1),
+                (b->cap - p - 1) * rs);
+    if (b->diff && p + 1 < n)
+        memmove(b->diff + 7 * p, b->diff + 7 * (p + 1), (n - p - 1) * 7 * sizeof *b->diff);
+    b->m1.n--;
+    b->m2.n--;
+}
+
+/* SOFA's handlers of first_point (topology1) and second_point (topology2),
+ * TopologySubsetIndices with a PointsRemoved callback: first the callback
+ * (removeContact) erases, for each removed point, the first pair whose
+ * index on that side names it (both indices and its rest vector); then the
+ * subset's own handler renumbers that side's indices naming the then-last
+ * point. Other events change nothing. */
+static st_status bil_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    bilateral *b = (bilateral *)self;
+    ST_TRY(own(&b->m1, sizeof(unsigned), err));
+    ST_TRY(own(&b->m2, sizeof(unsigned), err));
+    ST_TRY(own(&b->rest, b->rows * sizeof(double), err));
+    for (int side = 0; side < 2; side++) {
+        if ((side ? b->topology2 : b->topology1) != topology)
+            continue;
+        for (size_t e = 0; e < nev; e++) {
+            if (ev[e].change != ST_TOPO_REMOVED || ev[e].elem != ST_ELEM_POINT)
+                continue;
+            st_array *idx = side ? &b->m2 : &b->m1;
+            for (size_t k = 0; k < ev[e].n; k++) {
+                const unsigned *u = idx->p;
+                for (size_t p = 0; p < pairs(b); p++)
+                    if (u[p] == ev[e].index[k]) {
+                        erase_pair(b, p);
+                        break;
+                    }
+            }
+            for (size_t k = 0; k < ev[e].n; k++) {
+                unsigned id = ev[e].index[k], last = (unsigned)(ev[e].before - 1 - k);
+                unsigned *u = idx->p;
+                for (size_t p = 0; p < idx->n; p++)
+                    if (u[p] == last)
+                        u[p] = id;
+            }
+            st_component_touch(self, st_component_field(self, side ? "second_point"
+                                                                   : "first_point"));
+            st_component_touch(self, st_component_field(self, "rest_vector"));
+        }
+    }
+    return ST_OK;
+}
+
+/* Listens to topology1 and topology2, once each (reinit calls init). */
+static st_status bil_follow(bilateral *b, st_error *err)
+{
+    st_component *t[2] = {b->topology1, b->topology2};
+    for (int k = 0; k < 2; k++) {
+        if (!t[k] || t[k] == b->listened[0] || t[k] == b->listened[1])
+            continue;
+        ST_TRY(st_topology_listen(&b->base, t[k], bil_topology_changed, err));
+        b->listened[k] = t[k];
+    }
+    return ST_OK;
+}
+
 static st_status bil_init(st_component *self, st_error *err)
 {
     bilateral *b = (bilateral *)self;
@@ -225,7 +318,8 @@ static st_status bil_init(st_component *self, st_error *err)
         b->load = 1.0;
     }
     ST_TRY(keep_difference(b, err));
-    return reserve(b, pairs(b), err);
+    ST_TRY(reserve(b, pairs(b), err));
+    return bil_follow(b, err);
 }
 
 static void bil_reset(st_component *self)

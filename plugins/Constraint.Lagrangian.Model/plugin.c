@@ -3,6 +3,7 @@
 #include <settee/settee.h>
 
 extern const st_class bilateral_lagrangian_constraint_class;
+extern const st_class fixed_lagrangian_constraint_class;
 extern const st_class sliding_lagrangian_constraint_class;
 extern const st_class stopper_lagrangian_constraint_class;
 extern const st_class uniform_lagrangian_constraint_class;
@@ -11,6 +12,7 @@ extern const st_class unilateral_lagrangian_constraint_class;
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &bilateral_lagrangian_constraint_class, err));
+    ST_TRY(st_registry_add(r, &fixed_lagrangian_constraint_class, err));
     ST_TRY(st_registry_add(r, &sliding_lagrangian_constraint_class, err));
     ST_TRY(st_registry_add(r, &stopper_lagrangian_constraint_class, err));
     ST_TRY(st_registry_add(r, &uniform_lagrangian_constraint_class, err));

@@ -4,7 +4,7 @@
  * free positions, as SOFA. iterative: one BilateralConstraintResolution
  * per row (lambda -= d / W_ll); else SOFA's BilateralConstraintResolutionNDof
  * on all the rows at once (lambda -= W_bb^-1 d, W_bb factorised once per
- * solve; settee: at most 6 rows, the solvers' largest block). SOFA
+ * solve, by Gauss-Jordan with partial pivoting on any number of rows). SOFA
  * registers Vec1d; settee accepts every Vec type (coordinates and
  * derivatives alike). In the VEL order (solveVelocityConstraintFirst) the
  * violation is SOFA's v_ij + (x_ij - x0_ij) / dt (x0 zero without
@@ -24,7 +24,9 @@ typedef struct uniform {
     int group;                 /* "group" */
     unsigned constraint_index; /* "constraintIndex" */
     st_mstate *ms;
-    double inv[36];            /* not iterative: W_bb^-1 */
+    double *inv;               /* not iterative: W_bb^-1, nb x nb */
+    double *a, *dl;            /* its factorisation's and resolution's scratch */
+    size_t nb;                 /* rows the block was sized for at init */
     size_t first;
     bool singular;             /* W_bb could not be inverted (reported once) */
 } uniform;
@@ -46,6 +48,15 @@ static size_t nrows(const uniform *u)
     return u->ms->n * u->ms->type->deriv_size;
 }
 
+static void un_cleanup(st_component *self)
+{
+    uniform *u = (uniform *)self;
+    st_free(u->inv);
+    st_free(u->a);
+    st_free(u->dl);
+    u->inv = u->a = u->dl = NULL;
+}
+
 static st_status un_init(st_component *self, st_error *err)
 {
     uniform *u = (uniform *)self;
@@ -59,13 +70,21 @@ static st_status un_init(st_component *self, st_error *err)
                                   "state '%s' is %s: UniformLagrangianConstraint needs a Vec "
                                   "type (SOFA: Vec1d)",
                                   u->ms->base.name, u->ms->type->name);
-    if (!u->iterative && nrows(u) > 6)
-        return st_component_error(self, "iterative", err, ST_EINVAL,
-                                  "iterative: false solves all %zu rows as one block; settee's "
-                                  "solvers take blocks of at most 6 rows (use iterative: true)",
-                                  nrows(u));
+    un_cleanup(self);
+    u->nb = 0;
+    if (!u->iterative) {
+        size_t n = nrows(u), nn = n ? n * n : 1;
+        u->inv = st_malloc(nn * sizeof *u->inv);
+        u->a = st_malloc(nn * sizeof *u->a);
+        u->dl = st_malloc((n ? n : 1) * sizeof *u->dl);
+        if (!u->inv || !u->a || !u->dl)
+            return st_component_error(self, NULL, err, ST_ENOMEM,
+                                      "out of memory for the %zu x %zu block of W", n, n);
+        u->nb = n;
+    }
     return ST_OK;
 }
+
 
 static bool alive(const uniform *u)
 {
@@ -153,12 +172,20 @@ static void un_init_resolution(st_component *self, size_t first, const double *W
     if (u->iterative || !alive(u))
         return;
     unsigned n = (unsigned)nrows(u);
-    double a[36];
+    if (n != u->nb) { /* the state changed size since init */
+        if (!u->singular)
+            st_component_warn(self, "its state has %u rows, its block was sized for %zu at "
+                                    "init: left unsolved (reported once)",
+                              n, u->nb);
+        u->singular = true;
+        return;
+    }
+    double *a = u->a;
     for (unsigned i = 0; i < n; i++)
         for (unsigned j = 0; j < n; j++)
             a[i * n + j] = W[(first + i) * dim + first + j];
     if (!invert(a, u->inv, n)) {
-        memset(u->inv, 0, sizeof u->inv);
+        memset(u->inv, 0, (size_t)n * n * sizeof *u->inv);
         if (!u->singular)
             st_component_warn(self, "its block of the compliance W is singular (no constraint "
                                     "correction on its state?): left unsolved (reported once)");
@@ -181,7 +208,9 @@ static void un_resolution(st_component *self, size_t row, const double *W, size_
         return;
     }
     unsigned n = (unsigned)nrows(u);
-    double dl[6];
+    if (n != u->nb)
+        return; /* said in un_init_resolution */
+    double *dl = u->dl;
     for (unsigned i = 0; i < n; i++) {
         dl[i] = 0.0;
         for (unsigned j = 0; j < n; j++)
@@ -214,5 +243,6 @@ const st_class uniform_lagrangian_constraint_class = {
     .instance_size = sizeof(uniform),
     .fields = uniform_fields,
     .init = un_init,
+    .cleanup = un_cleanup,
     .constraint = &uniform_ops,
 };

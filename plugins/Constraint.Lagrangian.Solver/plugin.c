@@ -1,6 +1,7 @@
 /* plugin.c - the Constraint.Lagrangian.Solver plugin: GenericConstraintSolver,
  * BlockGaussSeidelConstraintSolver, UnbuiltGaussSeidelConstraintSolver,
- * NNCGConstraintSolver and LCPConstraintSolver, on the built compliance
+ * NNCGConstraintSolver, PreconditionedConjugateResidual and
+ * LCPConstraintSolver, on the built compliance
  * W = J C J^T. */
 #include <settee/settee.h>
 
@@ -8,6 +9,7 @@ extern const st_class generic_constraint_solver_class;
 extern const st_class block_gauss_seidel_constraint_solver_class;
 extern const st_class unbuilt_gauss_seidel_constraint_solver_class;
 extern const st_class nncg_constraint_solver_class;
+extern const st_class preconditioned_conjugate_residual_class;
 extern const st_class lcp_constraint_solver_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -16,6 +18,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &block_gauss_seidel_constraint_solver_class, err));
     ST_TRY(st_registry_add(r, &unbuilt_gauss_seidel_constraint_solver_class, err));
     ST_TRY(st_registry_add(r, &nncg_constraint_solver_class, err));
+    ST_TRY(st_registry_add(r, &preconditioned_conjugate_residual_class, err));
     ST_TRY(st_registry_add(r, &lcp_constraint_solver_class, err));
     return ST_OK;
 }

@@ -80,6 +80,7 @@ static st_status reserve(lagrange_solver *s, size_t dim, size_t nterms, st_error
         ST_TRY(grow((void **)&s->lambda, dim * sizeof *s->lambda, err));
         ST_TRY(grow((void **)&s->d, dim * sizeof *s->d, err));
         ST_TRY(grow((void **)&s->tmp, dim * sizeof *s->tmp, err));
+        ST_TRY(grow((void **)&s->old, dim * sizeof *s->old, err));
         ST_TRY(grow((void **)&s->blocks, dim * sizeof *s->blocks, err));
         ST_TRY(grow((void **)&s->J.row_end, dim * sizeof *s->J.row_end, err));
         s->capdim = s->J.caprows = dim;
@@ -340,8 +341,8 @@ static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, do
         const lagrange_block *bk = &s->blocks[b];
         size_t j = bk->row;
         unsigned nb = bk->nb;
-        double old[6] = {0};
-        for (unsigned l = 0; l < nb && l < 6; l++)
+        double *old = s->old; /* blocks have any number of rows */
+        for (unsigned l = 0; l < nb; l++)
             old[l] = s->lambda[j + l];
         for (unsigned l = 0; l < nb; l++) {
             const double *w = W + (j + l) * dim;
@@ -525,6 +526,7 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->lambda);
     st_free(s->d);
     st_free(s->tmp);
+    st_free(s->old);
     st_free(s->psys);
     for (size_t i = 0; s->pvec && i < s->npsys; i++)
         st_free(s->pvec[i]);

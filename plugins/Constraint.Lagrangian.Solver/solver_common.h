@@ -56,6 +56,7 @@ typedef struct lagrange_solver {
     st_cjacobian Jm;               /* rows on mapped states taken to the independent ones */
     st_cjacobian *Jw;              /* the one in use: J, or Jm when a row was mapped */
     double *W, *dfree, *lambda, *d, *tmp;
+    double *old;                   /* a block's multipliers before its resolution */
     size_t capdim;
     /* One scratch derivative vector per system a row touches (zero between
      * uses), to project J's rows by the projective constraints. */

@@ -39,6 +39,7 @@ typedef struct patch_test {
     st_component *mstate;   /* "mstate" */
     st_mstate *ms;          /* set by init */
     double (*corners)[3];   /* cornerPoints then the corners found, owned */
+    double (*moves)[3];     /* cornerMovements, zeros past its end, owned */
     size_t ncorners;
     double *x0, *xf; /* 3 per point, owned */
 } patch_test;
@@ -47,6 +48,8 @@ static void pt_cleanup(st_component *self)
 {
     patch_test *c = (patch_test *)self;
     st_free(c->corners);
+    st_free(c->moves);
+    c->moves = NULL;
     st_free(c->x0);
     st_free(c->xf);
     c->corners = NULL;
@@ -100,7 +103,7 @@ static void displacement(const patch_test *c, const double *x, double d[3])
     if (c->ncorners != 4 && c->ncorners != 8)
         return;
     const double *c0 = c->corners[0], *c1 = c->corners[1], *c3 = c->corners[3];
-    const double *m = c->movements.r;
+    const double *m = c->moves[0];
     double a = fabs(x[0] - c0[0]) / fabs(c1[0] - c0[0]);
     double b = fabs(x[1] - c0[1]) / fabs(c3[1] - c0[1]);
     double g = 0.0;
@@ -154,10 +157,22 @@ static st_status pt_init(st_component *self, st_error *err)
     if (c->corner_points.n)
         memcpy(c->corners, c->corner_points.r, 3 * c->corner_points.n * sizeof(double));
     memcpy(c->corners + c->corner_points.n, found, nf * sizeof found[0]);
+    /* Fewer movements than corners: SOFA reads past the end of its list
+     * (undefined behaviour, whatever memory follows); settee takes zero for
+     * the missing ones, and says so. */
+    c->moves = st_calloc(c->ncorners > c->movements.n ? c->ncorners + 1 : c->movements.n + 1,
+                         sizeof *c->moves);
+    if (!c->moves)
+        return st_error_set(err, ST_ENOMEM, "out of memory for %zu corners", c->ncorners);
+    if (c->movements.n)
+        memcpy(c->moves, c->movements.r, 3 * c->movements.n * sizeof(double));
     if ((c->ncorners == 4 || c->ncorners == 8) && c->movements.n < c->ncorners && c->indices.n)
-        return st_component_error(self, "cornerMovements", err, ST_ESCENE,
-                                  "%zu corners need %zu corner movements, got %zu", c->ncorners,
-                                  c->ncorners, c->movements.n);
+        st_component_warn_field(self, "cornerMovements",
+                                "%zu corners need %zu corner movements, got %zu: corners %zu to "
+                                "%zu do not move (SOFA reads past the end of the list there, "
+                                "an undefined result)",
+                                c->ncorners, c->ncorners, c->movements.n, c->movements.n,
+                                c->ncorners - 1);
     if (c->indices.n && c->ncorners != 4 && c->ncorners != 8)
         st_component_warn(self, "%zu corner points (expected 4 or 8): the points do not move",
                           c->ncorners);

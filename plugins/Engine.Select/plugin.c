@@ -1,20 +1,21 @@
 /* plugin.c - the Engine.Select plugin (SOFA's Sofa.Component.Engine.Select):
  * regions of interest and selections (BoxROI, SphereROI, PairBoxROI,
- * PlaneROI, PointsFromIndices, ValuesFromIndices, MeshBoundaryROI,
+ * PlaneROI, PointsFromIndices, ValuesFromIndices, SubsetTopology, MeshBoundaryROI,
  * MeshSubsetEngine, NearestPointROI, ValuesFromPositions, MeshSampler,
  * MeshSplittingEngine). */
 #include <settee/settee.h>
 
 extern const st_class box_roi_class, sphere_roi_class, pair_box_roi_class, plane_roi_class,
-    points_from_indices_class, values_from_indices_class, mesh_boundary_roi_class,
-    mesh_subset_engine_class, nearest_point_roi_class, values_from_positions_class,
-    mesh_sampler_class, mesh_splitting_engine_class;
+    points_from_indices_class, values_from_indices_class, subset_topology_class,
+    mesh_boundary_roi_class, mesh_subset_engine_class, nearest_point_roi_class,
+    values_from_positions_class, mesh_sampler_class, mesh_splitting_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     const st_class *const classes[] = {&box_roi_class,           &sphere_roi_class,
                                        &pair_box_roi_class,      &plane_roi_class,
                                        &points_from_indices_class, &values_from_indices_class,
+                                       &subset_topology_class,
                                        &mesh_boundary_roi_class,   &mesh_subset_engine_class,
                                        &nearest_point_roi_class, &values_from_positions_class,
                                        &mesh_sampler_class, &mesh_splitting_engine_class};

@@ -3,10 +3,13 @@
  * its rest frame x0 to its current frame x: with template "Rigid3,Mat4x4"
  * (SOFA's first, the default) the 4x4 matrix H(x) H(x0^-1), 16 reals per
  * frame row by row; with "Rigid3,Rigid3" the frame x composed on the right
- * with x0^-1 (centre c + R q0^-1-rotated..., as SOFA's multRight), 7 reals.
+ * with x0^-1 (centre c + R(q) c', quaternion q q', as SOFA's multRight),
+ * 7 reals.
  * x0^-1 is SOFA's Rigid inverse (q^-1, -(q^-1 c)) and H a frame's
- * homogeneous matrix. x0 and x hold 7 reals per frame (a Rigid3d state's
- * rest_position and position link into them); x and x0 of different sizes:
+ * homogeneous matrix. x0 and x hold 7 reals per frame. A link from a
+ * Rigid3d state's rest_position/position into them is refused by the
+ * kernel (points into a plain real list), so SOFA's scene linking them does
+ * not load yet; x and x0 of different sizes:
  * SOFA's error, as a warning, and the output is left as it was. The
  * quaternions are used as given (SOFA normalises neither). */
 #include <math.h>

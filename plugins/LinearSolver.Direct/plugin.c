@@ -1,8 +1,8 @@
 /* plugin.c - the LinearSolver.Direct plugin: SparseLDLSolver,
  * AsyncSparseLDLSolver, SparseCholeskySolver, EigenSimplicialLDLT,
  * EigenSimplicialLLT, PrecomputedLinearSolver (CHOLMOD), SparseLUSolver,
- * EigenSparseLU (UMFPACK), EigenSparseQR (SPQR), SVDLinearSolver (LAPACK)
- * and MetisOrderingMethod. */
+ * EigenSparseLU (UMFPACK), EigenSparseQR (SPQR), SVDLinearSolver (LAPACK),
+ * BTDLinearSolver (block tridiagonal, our own code) and MetisOrderingMethod. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@ extern const st_class eigen_sparse_qr_class;
 extern const st_class svd_linear_solver_class;
 extern const st_class precomputed_linear_solver_class;
 extern const st_class async_sparse_ldl_solver_class;
+extern const st_class btd_linear_solver_class;
 
 /* CHOLMOD's OpenMP (libgomp) worker threads outlive a factorization: a
  * runtime destroyed after a solve would unload libgomp under them and a
@@ -71,6 +72,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &svd_linear_solver_class, err));
     ST_TRY(st_registry_add(r, &precomputed_linear_solver_class, err));
     ST_TRY(st_registry_add(r, &async_sparse_ldl_solver_class, err));
+    ST_TRY(st_registry_add(r, &btd_linear_solver_class, err));
     return ST_OK;
 }
 

@@ -93,6 +93,8 @@ static double cg_update(const st_system *sys, double *x, double *r, const double
     return total;
 }
 
+iter_op *cg_linear_solver_op(st_component *self) { return &((cg_solver *)self)->op; }
+
 static st_status cg_init(st_component *self, st_error *err)
 {
     cg_solver *s = (cg_solver *)self;

@@ -30,7 +30,14 @@ typedef struct iter_op {
     bool assembled;      /* false: matrix-free (GraphScattered) */
     st_matrix *m;        /* assembled templates only */
     double mf, bf, kf;   /* factors of the current system */
+    /* The assembled product q = m p when another does it (ParallelCGLinearSolver's
+     * rows on threads), else NULL: st_matrix_mul. */
+    void (*mul)(void *ctx, const st_matrix *m, double *q, const double *p);
+    void *mul_ctx;
 } iter_op;
+
+/* CGLinearSolver's operator (for its parallel twin, plugins/MultiThreading). */
+iter_op *cg_linear_solver_op(st_component *self);
 
 /* True when a template value names the matrix-free operator; false for an
  * assembled one; an error for an unknown value. */
@@ -84,7 +91,10 @@ static inline st_status iter_op_set(iter_op *op, double mf, double bf, double kf
 static inline void iter_op_mul(iter_op *op, double *q, const double *p)
 {
     if (op->assembled) {
-        st_matrix_mul(op->m, q, p);
+        if (op->mul)
+            op->mul(op->mul_ctx, op->m, q, p);
+        else
+            st_matrix_mul(op->m, q, p);
         return;
     }
     st_system_add_mbkdx(op->sys, q, p, op->mf, op->bf, op->kf, true);

@@ -19,6 +19,7 @@
  * of the process (as PETSc's command line would). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <petscksp.h>
@@ -32,10 +33,12 @@ typedef struct petsc_solver {
     double tolerance;        /* "tolerance": relative residual (KSP's rtol) */
     double abs_tolerance;    /* "absoluteTolerance": KSP's atol */
     unsigned max_iterations; /* "maxIterations" */
+    unsigned update_step;    /* "preconditionerUpdateStep" */
     char *options;           /* "options" */
     unsigned nb_iterations;  /* "nbIterations" (output) */
     double residual;         /* "residual" (output): |r| / |b| */
     char *reason;            /* "convergedReason" (output) */
+    unsigned nbuilds;        /* "preconditionerBuilds" (output) */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
@@ -45,6 +48,7 @@ typedef struct petsc_solver {
     double *r;               /* residual scratch, owned by the system */
     bool copy;               /* gamg: PETSc's own matrix, values copied */
     bool created;
+    unsigned since_build;    /* assemblies since the preconditioner was built */
     unsigned long version;
     size_t n;
 } petsc_solver;
@@ -62,6 +66,11 @@ static const st_field petsc_fields[] = {
             "Absolute tolerance of the residual (KSP's atol)"),
     ST_UINT(petsc_solver, max_iterations, "maxIterations", "10000",
             "Maximum number of iterations"),
+    ST_UINT(petsc_solver, update_step, "preconditionerUpdateStep", "1",
+            "Rebuild the preconditioner every N assemblies (1: at each, PETSc's default); 0: "
+            "build it at the first assembly only, and again when the matrix's pattern changes "
+            "(a stale preconditioner: KSPSetReusePreconditioner; the solve still converges to "
+            "the current matrix)"),
     ST_STRING(petsc_solver, options, "options", "",
               "Options for PETSc's options database, as on PETSc's command line (e.g. "
               "\"-ksp_norm_type unpreconditioned -pc_gamg_threshold 0.02\"); read at init"),
@@ -71,6 +80,8 @@ static const st_field petsc_fields[] = {
               "|b - A x| / |b| after the last solve"),
     ST_OUTPUT(petsc_solver, reason, "convergedReason", ST_T_STRING, char *,
               "PETSc's KSPConvergedReason of the last solve"),
+    ST_OUTPUT(petsc_solver, nbuilds, "preconditionerBuilds", ST_T_UINT, unsigned,
+              "Number of times the preconditioner was built (set up) so far"),
     ST_FIELD_END};
 
 /* A failed PETSc call as a settee error. */
@@ -90,7 +101,22 @@ static st_status petsc_fail(const st_component *self, st_error *err, const char 
             return petsc_fail(self, err, #call, code_);                                            \
     } while (0)
 
-/* PETSc, once per process: no signal handlers, errors returned quietly. */
+/* At the process's exit, PETSc is finalised if settee initialised it, so
+ * that PETSc's own reports asked for in `options` or PETSC_OPTIONS
+ * (-log_view, -memory_view) are printed. The plugin stays loaded until
+ * then (plugin.c). */
+static void petsc_finish(void)
+{
+    PetscBool up = PETSC_FALSE, down = PETSC_FALSE;
+    PetscInitialized(&up);
+    PetscFinalized(&down);
+    if (up && !down)
+        (void)PetscFinalize();
+}
+
+/* PETSc, once per process: no signal handlers, errors returned quietly. An
+ * embedding program that initialised PETSc itself keeps it and finalises
+ * it. */
 static st_status petsc_start(const st_component *self, st_error *err)
 {
     PetscBool done = PETSC_FALSE;
@@ -100,6 +126,7 @@ static st_status petsc_start(const st_component *self, st_error *err)
     PCALL(self, err, PetscOptionsSetValue(NULL, "-no_signal_handler", NULL));
     PCALL(self, err, PetscInitializeNoArguments());
     PCALL(self, err, PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    atexit(petsc_finish);
     return ST_OK;
 }
 
@@ -147,6 +174,12 @@ static st_status petsc_bind(st_component *self, st_system *sys, st_error *err)
     PC pc;
     PCALL(self, err, KSPGetPC(s->ksp, &pc));
     PCALL(self, err, PCSetType(pc, s->pc_type));
+    /* gamg, rebuilt: keep the aggregates and prolongators of the first
+     * build and form only the Galerkin products again (the same iterations
+     * on slowly changing matrices, and a cheaper setup; the option
+     * -pc_gamg_reuse_interpolation false restores PETSc's default). */
+    if (s->copy)
+        PCALL(self, err, PCGAMGSetReuseInterpolation(pc, PETSC_TRUE));
     PCALL(self, err, KSPSetTolerances(s->ksp, s->tolerance, s->abs_tolerance, PETSC_DEFAULT,
                                       (PetscInt)s->max_iterations));
     PCALL(self, err, KSPSetFromOptions(s->ksp));
@@ -204,7 +237,8 @@ static st_status petsc_set_system(st_component *self, st_system *sys, double mf,
     if (s->copy && sys->xsize != sys->size)
         return st_component_error(self, "pcType", err, ST_ESCENE,
                                   "gamg's rigid-body modes need Vec3 states only");
-    if (!s->created || s->version != a.pattern_version) {
+    const bool new_pattern = !s->created || s->version != a.pattern_version;
+    if (new_pattern) {
         ST_TRY(make_matrix(s, &a, err));
         s->version = a.pattern_version;
         s->created = true;
@@ -220,7 +254,17 @@ static st_status petsc_set_system(st_component *self, st_system *sys, double mf,
         PCALL(self, err, MatSeqAIJGetArray(s->A, &v));
         PCALL(self, err, MatSeqAIJRestoreArray(s->A, &v));
     }
+    /* preconditionerUpdateStep: a new pattern always builds; otherwise the
+     * preconditioner is kept (stale) until N assemblies have passed. */
+    const bool build =
+        new_pattern || (s->update_step > 0 && s->since_build >= s->update_step);
+    PCALL(self, err, KSPSetReusePreconditioner(s->ksp, build ? PETSC_FALSE : PETSC_TRUE));
     PCALL(self, err, KSPSetOperators(s->ksp, s->A, s->A));
+    if (build) {
+        s->since_build = 0;
+        s->nbuilds++;
+    }
+    s->since_build++;
     return ST_OK;
 }
 

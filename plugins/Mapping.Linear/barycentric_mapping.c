@@ -23,6 +23,7 @@
  * of the input and the output, in the elements that remain: a point whose
  * element disappeared is attached to the element containing it, else the
  * nearest one. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -393,6 +394,131 @@ static bool locate_grid(bary_mapping *m, st_component *topo, const elems *e, con
     return true;
 }
 
+/* A field of the input topology by name and type; NULL when absent. */
+static void *topo_field(st_component *topo, const char *name, st_type type)
+{
+    const st_field *f = st_component_field(topo, name);
+    return f && f->type == type ? st_component_field_ptr(topo, f) : NULL;
+}
+
+/* A regular grid of SOFA's RegularGridTopology::findCube: n points per axis
+ * from lo to hi. */
+typedef struct rgrid {
+    long n[3];
+    double lo[3], d[3], inv2[3];
+} rgrid;
+
+static bool rgrid_set(rgrid *g, const double *n, const double *lo, const double *hi)
+{
+    for (int a = 0; a < 3; a++) {
+        if (!(n[a] >= 2 && n[a] < 1e9))
+            return false;
+        g->n[a] = (long)n[a];
+        g->lo[a] = lo[a];
+        g->d[a] = (hi[a] - lo[a]) / (n[a] - 1);
+        if (g->d[a] == 0.0)
+            return false;
+        g->inv2[a] = 1.0 / (g->d[a] * g->d[a]);
+    }
+    return true;
+}
+
+/* The cell holding pos (clamped to the grid when clamp, else -1 outside)
+ * and the coefficients in it. */
+static long rgrid_find(const rgrid *g, const double pos[3], bool clamp, double f[3])
+{
+    long c[3];
+    for (int a = 0; a < 3; a++) {
+        double x = (pos[a] - g->lo[a]) * g->d[a] * g->inv2[a];
+        c[a] = (long)floor(x);
+        if (c[a] < 0 || c[a] > g->n[a] - 2) {
+            if (!clamp)
+                return -1;
+            c[a] = c[a] < 0 ? 0 : g->n[a] - 2;
+        }
+        f[a] = x - (double)c[a];
+    }
+    return c[0] + (g->n[0] - 1) * (c[1] + (g->n[1] - 1) * c[2]);
+}
+
+/* SOFA's sparse grid mapper on a SparseGridRamificationTopology (its
+ * findCube and findNearestCube): the finest level's cell holding the point
+ * gives the coarsest hexahedron over it (so a point goes to the piece of a
+ * repeated cube it lies in), the coefficients come from the grid's own
+ * cube; outside the object, the finest cell of nearest centre (single
+ * precision distance, first one on ties), with the coefficients of the
+ * grid's clamped cube (with virtual levels) or of that cell. The same for a
+ * SparseGridMultipleTopology with computeRamifications. Returns false when
+ * the topology is not one (or not ramified). */
+static bool locate_ramified(bary_mapping *m, st_component *topo, const elems *e,
+                            const double *out)
+{
+    if ((strcmp(topo->cls->name, "SparseGridRamificationTopology") != 0 &&
+         strcmp(topo->cls->name, "SparseGridMultipleTopology") != 0) ||
+        count(e->hexas) == 0)
+        return false;
+    const double *fn = topo_field(topo, "finestN", ST_T_VEC3),
+                 *fmin = topo_field(topo, "finestMin", ST_T_VEC3),
+                 *fmax = topo_field(topo, "finestMax", ST_T_VEC3),
+                 *cn = topo_field(topo, "n", ST_T_VEC3), *cmin = topo_field(topo, "min", ST_T_VEC3),
+                 *cmax = topo_field(topo, "max", ST_T_VEC3);
+    const st_array *cells = topo_field(topo, "finestCells", ST_T_UINTS),
+                   *near = topo_field(topo, "finestNearestCells", ST_T_UINTS);
+    const int *levels = topo_field(topo, "nbVirtualFinerLevels", ST_T_INT);
+    rgrid fine, coarse;
+    if (!fn || !fmin || !fmax || !cn || !cmin || !cmax || !cells || !near || !near->n ||
+        !levels || !rgrid_set(&fine, fn, fmin, fmax) || !rgrid_set(&coarse, cn, cmin, cmax) ||
+        cells->n != (size_t)((fine.n[0] - 1) * (fine.n[1] - 1) * (fine.n[2] - 1)))
+        return false;
+    size_t nh = count(e->hexas);
+    for (size_t i = 0; i < m->n; i++) {
+        const double *pos = out + 3 * i;
+        double f[3];
+        long c = rgrid_find(&fine, pos, false, f);
+        unsigned h = c >= 0 ? cells->u[c] : UINT_MAX;
+        if (h != UINT_MAX) {
+            rgrid_find(&coarse, pos, true, f);
+        } else {
+            float best = 99999999.0f;
+            size_t pick = near->u[0];
+            for (size_t k = 0; k < near->n; k++) {
+                long cc = (long)near->u[k], ijk[3] = {cc % (fine.n[0] - 1),
+                                                      cc / (fine.n[0] - 1) % (fine.n[1] - 1),
+                                                      cc / ((fine.n[0] - 1) * (fine.n[1] - 1))};
+                double r[3];
+                for (int a = 0; a < 3; a++) {
+                    double p0 = fine.lo[a] + fine.d[a] * (double)ijk[a];
+                    double p6 = fine.lo[a] + fine.d[a] * (double)(ijk[a] + 1);
+                    r[a] = pos[a] - (p0 + p6) * 0.5;
+                }
+                float lg = (float)sqrt(dot3(r, r));
+                if (lg < best) {
+                    best = lg;
+                    pick = near->u[k];
+                }
+            }
+            h = pick < cells->n ? cells->u[pick] : UINT_MAX;
+            if (*levels > 0) {
+                rgrid_find(&coarse, pos, true, f);
+            } else {
+                long ijk[3] = {(long)pick % (fine.n[0] - 1),
+                               (long)pick / (fine.n[0] - 1) % (fine.n[1] - 1),
+                               (long)pick / ((fine.n[0] - 1) * (fine.n[1] - 1))};
+                for (int a = 0; a < 3; a++) {
+                    double p0 = fine.lo[a] + fine.d[a] * (double)ijk[a];
+                    double p6 = fine.lo[a] + fine.d[a] * (double)(ijk[a] + 1);
+                    f[a] = (pos[a] - p0) / (p6 - p0);
+                }
+            }
+            m->outside++;
+        }
+        if (h >= nh)
+            h = 0;
+        set_cube(m, i, e->hexas->u + 8 * (size_t)h, f);
+    }
+    return true;
+}
+
 static void bary_free(bary_mapping *m)
 {
     st_free(m->nv);
@@ -504,7 +630,7 @@ static st_status bary_init(st_component *self, st_error *err)
         bary_free(m);
         return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
     }
-    if (!locate_grid(m, topo, &e, xout)) {
+    if (!locate_grid(m, topo, &e, xout) && !locate_ramified(m, topo, &e, xout)) {
         if (count(e.tetras) || count(e.hexas))
             ST_TRY(locate_3d(m, &e, xin, xout, err));
         else if (count(e.tris) || count(e.quads))

@@ -36,6 +36,8 @@ static size_t min_n(size_t a, size_t b) { return a < b ? a : b; }
 static void copy_strided(double *dst, unsigned wd, const double *src, unsigned ws, unsigned w,
                          size_t n)
 {
+    if (n == 0)
+        return; /* the arrays of an emptied state may be NULL */
     if (wd == w && ws == w) {
         memcpy(dst, src, w * n * sizeof *dst);
         return;

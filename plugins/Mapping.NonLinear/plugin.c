@@ -1,21 +1,25 @@
 /* plugin.c - the Mapping.NonLinear plugin: non-linear mappings
- * (RigidMapping, DistanceMapping, SquareDistanceMapping), with their
+ * (RigidMapping, DistanceMapping, SquareDistanceMapping,
+ * DistanceFromTargetMapping), with their
  * geometric stiffness. */
 #include <settee/settee.h>
 
 extern const st_class rigid_mapping_class;
 extern const st_class distance_mapping_class;
 extern const st_class square_distance_mapping_class;
+extern const st_class distance_from_target_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &rigid_mapping_class, err));
     ST_TRY(st_registry_add(r, &distance_mapping_class, err));
+    ST_TRY(st_registry_add(r, &distance_from_target_mapping_class, err));
     return st_registry_add(r, &square_distance_mapping_class, err);
 }
 
 static const char *const provides[] = {"Sofa.Component.Mapping.NonLinear", NULL};
 
 ST_PLUGIN_DEFINE("Mapping.NonLinear", "0.1.0",
-                 "Non-linear mappings: RigidMapping, DistanceMapping, SquareDistanceMapping",
+                 "Non-linear mappings: RigidMapping, DistanceMapping, SquareDistanceMapping, "
+                 "DistanceFromTargetMapping",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -1,9 +1,16 @@
-/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d): each output point is
- * fixed in the frame of one rigid body, x_i = c + R p_i with p_i its local
- * coordinates ("initialPoints"; by default the output's positions at init,
- * taken as local unless globalToLocalCoords). With r_i = R p_i:
+/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d, and Rigid3d to
+ * Rigid3d): each output point is fixed in the frame of one rigid body,
+ * x_i = c + R p_i with p_i its local coordinates ("initialPoints"; by
+ * default the output's positions at init, taken as local unless
+ * globalToLocalCoords). With r_i = R p_i:
  *   v_i = v + w x r_i               J_i = [ I  -[r_i]x ]
  *   f += f_i, torque += r_i x f_i   (J^T)
+ * A Rigid3d output point is a local frame (p_i, s_i) carried the same way:
+ * its orientation is q s_i, its angular velocity w (J_i = [ I -[r_i]x ; 0 I ]),
+ * and its torque adds to the rigid's (torque += t_i + r_i x f_i); its local
+ * frame is seven numbers of initialPoints (centre, quaternion), by default
+ * the output's position at init (with globalToLocalCoords,
+ * (R^T (x_i - c), q^-1 q_i)).
  * and the geometric stiffness (SOFA's updateK), on the rotation block of
  * each rigid: K = sum_i [f_i]x [r_i]x ("Exact"), or its symmetric part
  * projected onto the negative semi-definite matrices ("Stabilized"). */
@@ -18,7 +25,7 @@
 
 typedef struct rigid_mapping {
     map_head h;
-    st_array points;          /* "initialPoints": local coordinates, vec3 */
+    st_array points;          /* "initialPoints": local coordinates, ow reals per point */
     unsigned index;           /* "index" */
     bool index_from_end;      /* "indexFromEnd" */
     st_array rigid_index;     /* "rigidIndexPerPoint" */
@@ -30,6 +37,8 @@ typedef struct rigid_mapping {
     int gs;                   /* 0 None, 1 Exact, 2 Stabilized */
     size_t n;                 /* output points */
     double *rotated;          /* n x 3: r_i = R p_i at the last apply */
+    bool rigid_out;           /* the output is Rigid3d */
+    unsigned ow, odw;         /* output coordinate and derivative widths (3 3 or 7 6) */
     double *k;                /* input points x 9: rotation blocks of K (update_k) */
     unsigned char *k_used;    /* input points: the block is non-zero */
     size_t nin;
@@ -37,7 +46,9 @@ typedef struct rigid_mapping {
 
 static const st_field rigid_fields[] = {
     MAP_HEAD_FIELDS(rigid_mapping),
-    ST_VEC3S(rigid_mapping, points, "initialPoints", "", "Local Coordinates of the points"),
+    ST_REALS(rigid_mapping, points, "initialPoints", "",
+             "Local Coordinates of the points (x y z per point for a Vec3d output; x y z and "
+             "the quaternion x y z w for a Rigid3d output)"),
     ST_UINT(rigid_mapping, index, "index", "0", "input DOF index"),
     ST_BOOL(rigid_mapping, index_from_end, "indexFromEnd", "false",
             "input DOF index starts from the end of input DOFs vector"),
@@ -58,40 +69,58 @@ static const st_field rigid_fields[] = {
 static const char *const gs_names[] = {"None", "Exact", "Stabilized", NULL};
 static const st_option_field rigid_options[] = {{"geometricStiffness", gs_names}, {NULL, NULL}};
 
-/* SOFA's getRigidIndex. */
+/* How many local points there are (SOFA's getPoints().size()). */
+static size_t point_count(const rigid_mapping *m)
+{
+    if (m->use_x0)
+        return m->h.out ? m->h.out->rest_position.n : 0;
+    return m->points.n / (m->ow ? m->ow : 3u);
+}
+
+/* SOFA's getRigidIndex: rigidIndexPerPoint when it has one index per local
+ * point, else index (from the end with indexFromEnd). */
 static size_t rigid_of(const rigid_mapping *m, size_t i, size_t nin)
 {
-    if (m->rigid_index.n == m->points.n && m->rigid_index.n)
+    if (m->rigid_index.n == point_count(m) && m->rigid_index.n)
         return m->rigid_index.u[i];
     return m->index_from_end ? nin - 1 - m->index : m->index;
 }
 
+/* The local points, ow scalars each (a rigid output's local frames). */
 static const double *local_points(const rigid_mapping *m)
 {
-    return m->use_x0 ? m->h.out->rest_position.r : m->points.r;
+    if (m->use_x0)
+        return m->h.out->rest_position.r;
+    return m->points.r;
 }
 
 static void apply_points(rigid_mapping *m, const double *xin, double *xout, size_t nin)
 {
     const double *p = local_points(m);
+    const unsigned ow = m->ow;
     for (size_t i = 0; i < m->n; i++) {
         const double *c = xin + 7 * rigid_of(m, i, nin);
         double *r = m->rotated + 3 * i;
-        st_quat_rotate(r, c + 3, p + 3 * i);
+        st_quat_rotate(r, c + 3, p + ow * i);
         for (int a = 0; a < 3; a++)
-            xout[3 * i + a] = c[a] + r[a];
+            xout[ow * i + a] = c[a] + r[a];
+        if (m->rigid_out)
+            st_quat_mul(xout + ow * i + 3, c + 3, p + ow * i + 3);
     }
 }
 
-/* v_i = v + w x r_i. */
+/* v_i = v + w x r_i (and w_i = w for a rigid output). */
 static void apply_j_points(const rigid_mapping *m, const double *vin, double *vout, size_t nin)
 {
+    const unsigned odw = m->odw;
     for (size_t i = 0; i < m->n; i++) {
         const double *v = vin + 6 * rigid_of(m, i, nin), *w = v + 3, *r = m->rotated + 3 * i;
-        double *o = vout + 3 * i;
+        double *o = vout + odw * i;
         o[0] = v[0] + (w[1] * r[2] - w[2] * r[1]);
         o[1] = v[1] + (w[2] * r[0] - w[0] * r[2]);
         o[2] = v[2] + (w[0] * r[1] - w[1] * r[0]);
+        if (m->rigid_out)
+            o[3] = w[0], o[4] = w[1], o[5] = w[2];
     }
 }
 
@@ -128,28 +157,42 @@ static st_status rigid_init(st_component *self, st_error *err)
     if (m->filename && m->filename[0])
         return st_component_error(self, "filename", err, ST_EINVAL,
                                   "loading rigid mapping files (.xs3) is not supported");
-    ST_TRY(map_head_bind(&m->h, &st_rigid3d_type, &st_vec3d_type, err));
+    ST_TRY(map_head_bind(&m->h, &st_rigid3d_type, NULL, err));
     st_mstate *in = m->h.in, *out = m->h.out;
+    if (out->type != &st_vec3d_type && out->type != &st_rigid3d_type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "RigidMapping maps to a Vec3d or a Rigid3d output; '%s' is %s",
+                                  out->base.name, out->type->name);
+    m->rigid_out = out->type == &st_rigid3d_type;
+    m->ow = m->rigid_out ? 7u : 3u;
+    m->odw = m->rigid_out ? 6u : 3u;
     size_t nin = in->position.n;
-    /* SOFA's reinit: the local points from the output's positions. */
+    if (m->points.n % m->ow)
+        return st_component_error(self, "initialPoints", err, ST_EINVAL,
+                                  "%zu values: a %s output takes %u per point (%s)", m->points.n,
+                                  out->type->name, m->ow,
+                                  m->rigid_out ? "centre, then quaternion x y z w" : "x y z");
     if (m->points.n == 0 && !m->use_x0) {
+        /* SOFA's reinit: the local points (frames) from the output's positions. */
         size_t n = out->position.n;
-        ST_TRY(st_array_resize(&m->points, ST_T_VEC3S, n, err));
+        const unsigned ow = m->ow;
+        ST_TRY(st_array_resize(&m->points, ST_T_REALS, n * ow, err));
         for (size_t i = 0; i < n; i++) {
-            const double *x = out->position.r + 3 * i;
-            double *p = m->points.r + 3 * i;
+            const double *x = out->position.r + ow * i;
+            double *p = m->points.r + ow * i;
             size_t r = rigid_of(m, i, nin);
+            memcpy(p, x, ow * sizeof(double));
             if (m->global_to_local && r < nin) {
                 const double *c = in->position.r + 7 * r;
                 const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
                 const double qc[4] = {-c[3], -c[4], -c[5], c[6]};
                 st_quat_rotate(p, qc, d);
-            } else {
-                memcpy(p, x, 3 * sizeof(double));
+                if (m->rigid_out)
+                    st_quat_mul(p + 3, qc, x + 3);
             }
         }
     }
-    m->n = m->use_x0 ? out->rest_position.n : m->points.n;
+    m->n = point_count(m);
     for (size_t i = 0; i < m->n; i++)
         if (rigid_of(m, i, nin) >= nin)
             return st_component_error(self, m->rigid_index.n ? "rigidIndexPerPoint" : "index", err,
@@ -213,15 +256,18 @@ static void rigid_apply_jt(st_component *self, const st_mparams *mp, double *f)
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
+    const unsigned odw = m->odw;
     for (size_t i = 0; i < m->n; i++) {
         double *F = fin + 6 * rigid_of(m, i, m->nin), *T = F + 3;
-        const double *fi = fout + 3 * i, *r = m->rotated + 3 * i;
+        const double *fi = fout + odw * i, *r = m->rotated + 3 * i;
         F[0] += fi[0];
         F[1] += fi[1];
         F[2] += fi[2];
         T[0] += r[1] * fi[2] - r[2] * fi[1];
         T[1] += r[2] * fi[0] - r[0] * fi[2];
         T[2] += r[0] * fi[1] - r[1] * fi[0];
+        if (m->rigid_out)
+            T[0] += fi[3], T[1] += fi[4], T[2] += fi[5];
     }
 }
 
@@ -233,9 +279,11 @@ static void rigid_get_j(st_component *self, const st_mparams *mp, st_jbuilder *j
         return;
     for (size_t i = 0; i < m->n; i++) {
         const double *r = m->rotated + 3 * i;
-        /* [ I  -[r]x ], 3 x 6 row-major. */
-        const double b[18] = {1, 0, 0, 0,     r[2],  -r[1], 0, 1, 0, -r[2], 0,
-                              r[0], 0, 0, 1, r[1], -r[0], 0};
+        /* [ I  -[r]x ], 3 x 6 row-major; a rigid output adds [ 0 I ]. */
+        double b[36] = {1, 0, 0, 0,     r[2],  -r[1], 0, 1, 0, -r[2], 0,
+                        r[0], 0, 0, 1, r[1], -r[0], 0};
+        if (m->rigid_out)
+            b[18 + 3] = b[24 + 4] = b[30 + 5] = 1.0;
         st_jbuilder_add(jb, i, m->h.in, rigid_of(m, i, m->nin), b);
     }
 }
@@ -277,7 +325,7 @@ static void rigid_update_k(st_component *self, const st_mparams *mp, const doubl
     const double *fout = st_slice(f, m->h.out);
     for (size_t i = 0; i < m->n; i++) {
         size_t r = rigid_of(m, i, m->nin);
-        add_crosscross(m->k + 9 * r, fout + 3 * i, m->rotated + 3 * i);
+        add_crosscross(m->k + 9 * r, fout + m->odw * i, m->rotated + 3 * i);
         m->k_used[r] = 1;
     }
     if (m->gs == 2)
@@ -346,7 +394,8 @@ const st_class rigid_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "RigidMapping",
     .category = "Mapping",
-    .description = "Set the positions and velocities of points attached to a rigid parent",
+    .description = "Set the positions and velocities of points (or frames) attached to a rigid "
+                   "parent",
     .instance_size = sizeof(rigid_mapping),
     .fields = rigid_fields,
     .init = rigid_init,

@@ -532,7 +532,21 @@ static size_t mm_find_pair(const mesh_matrix_mass *m, unsigned a, unsigned b)
 /* Adds sign times an element's masses (SOFA's applyVertexMassXxxCreation /
  * Destruction and applyEdgeMassXxx...): rho |e| / dv on each vertex and
  * rho |e| / (2 dv) on each edge, positions as computeMassOnRest says. */
-static void mm_elem_apply(mesh_matrix_mass *m, const mm_item *it, double sign)
+static size_t mm_find_edge(const st_array *edges, unsigned a, unsigned b)
+{
+    for (size_t k = 0; k < edges->n; k++) {
+        const unsigned *e = edges->u + 2 * k;
+        if ((e[0] == a && e[1] == b) || (e[0] == b && e[1] == a))
+            return k;
+    }
+    return (size_t)-1;
+}
+
+/* edges_now: the topology's edges when the element is created (its new
+ * edges were added just before it, and edgeMass has their slots, while
+ * the pairs are remade after the change), else NULL: the pairs. */
+static void mm_elem_apply(mesh_matrix_mass *m, const mm_item *it, double sign,
+                          const st_array *edges_now)
 {
     st_mstate *g = (st_mstate *)m->geometry_state;
     const st_array *pos = m->compute_mass_on_rest ? &g->rest_position : &g->position;
@@ -559,7 +573,8 @@ static void mm_elem_apply(mesh_matrix_mass *m, const mm_item *it, double sign)
         return;
     double me = (it->rho * meas) / (2.0 * dv);
     for (unsigned j = 0; j < nedge; j++) {
-        size_t k = mm_find_pair(m, it->v[edges[j][0]], it->v[edges[j][1]]);
+        unsigned a = it->v[edges[j][0]], b = it->v[edges[j][1]];
+        size_t k = edges_now ? mm_find_edge(edges_now, a, b) : mm_find_pair(m, a, b);
         if (k < m->edge_mass.n)
             m->edge_mass.r[k] += sign * me;
     }
@@ -569,7 +584,7 @@ static void mm_elem_apply(mesh_matrix_mass *m, const mm_item *it, double sign)
 static void mm_elem_destroy(void *ud, size_t i, void *item)
 {
     (void)i;
-    mm_elem_apply(ud, item, -1.0);
+    mm_elem_apply(ud, item, -1.0, NULL);
 }
 
 static void mm_elem_create(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
@@ -581,7 +596,7 @@ static void mm_elem_create(void *ud, size_t i, void *item, const st_topo_event *
         return;
     memcpy(it->v, ev->vertices + k * w, w * sizeof(unsigned));
     it->rho = m->mass_density.n ? m->mass_density.r[i < m->mass_density.n ? i : 0] : 1.0;
-    mm_elem_apply(m, it, 1.0);
+    mm_elem_apply(m, it, 1.0, m->topology->cls->topology->elements(m->topology, ST_T_EDGES));
 }
 
 static const st_topo_follow_ops mm_elem_ops = {
@@ -612,6 +627,8 @@ static const st_topo_follow_ops mm_point_ops = {.struct_size = sizeof(st_topo_fo
 static const st_topo_follow_ops mm_edge_ops = {.struct_size = sizeof(st_topo_follow_ops),
                                                .destroy = mm_edge_destroy};
 
+static st_status mm_pairs_from_edges(mesh_matrix_mass *m, st_error *err);
+
 /* After the change: the copies renumbered as the container's elements, the
  * pairs made of the topology's edges again, with edgeMass's values. */
 static st_status mm_topology_changed(st_component *self, st_component *topology,
@@ -630,6 +647,14 @@ static st_status mm_topology_changed(st_component *self, st_component *topology,
                         m->copy[i].v[j] = id;
         }
     }
+    return mm_pairs_from_edges(m, err);
+}
+
+/* The pairs made of the topology's edges again, with edgeMass's values
+ * (after a change, and when a checkpoint is read). */
+static st_status mm_pairs_from_edges(mesh_matrix_mass *m, st_error *err)
+{
+    st_component *self = &m->base;
     const st_array *edges = m->topology->cls->topology->elements(m->topology, ST_T_EDGES);
     size_t ne = edges ? edges->n : 0;
     if (ne != m->edge_mass.n)
@@ -995,6 +1020,18 @@ static const st_field mm_fields[] = {
     MASS_F_COMMON(mesh_matrix_mass),
     ST_FIELD_END};
 
+/* Checkpoints: the followed arrays (masses, element copies) are restored by
+ * the kernel; the pairs, made from them after each change, are made again. */
+static st_status mm_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    mesh_matrix_mass *m = (mesh_matrix_mass *)self;
+    if (!st_checkpoint_reading(ck) || !m->following)
+        return ST_OK;
+    return mm_pairs_from_edges(m, err);
+}
+
+static const st_checkpoint_ops mm_checkpoint_ops = {sizeof(st_checkpoint_ops), mm_checkpoint};
+
 const st_class st_mesh_matrix_mass_class = {
     .struct_size = sizeof(st_class),
     .name = "MeshMatrixMass",
@@ -1006,4 +1043,5 @@ const st_class st_mesh_matrix_mass_class = {
     .init = mm_init,
     .cleanup = mm_cleanup,
     .mass = &mm_mass_ops,
+    .checkpoint = &mm_checkpoint_ops,
 };

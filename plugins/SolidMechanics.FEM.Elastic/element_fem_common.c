@@ -365,7 +365,7 @@ static void efem_add_dforce(st_component *self, const st_mparams *mp, double *df
     if (self->state != ST_CSTATE_VALID)
         return;
     double *dfs = fem_derivs(df, s->ms);
-    const double *dv = fem_coords(dx, s->ms);
+    const double *dv = fem_dx(dx, s->ms);
     for (size_t e = 0; e < s->ne; e++) {
         double de[FE_MAX_DOFS];
         gather(s, e, dv, de);

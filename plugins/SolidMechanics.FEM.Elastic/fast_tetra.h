@@ -41,6 +41,7 @@ typedef struct ftc_fem {
     unsigned (*edges)[2]; /* mesh edges (lower vertex first), owned */
     double (*G)[9];       /* SOFA's edge matrices: the sum of the E of each edge, owned */
     bool g_dirty;         /* G to rebuild from the E of the last add_force */
+    st_component *followed; /* the topology whose changes it listens to */
 } ftc_fem;
 
 #endif

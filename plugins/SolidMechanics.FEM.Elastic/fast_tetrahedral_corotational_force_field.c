@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "fast_tetra.h"
+#include "../shared/topology_link.h"
 
 static const unsigned tet_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 
@@ -175,6 +176,26 @@ static st_status build_edges(ftc_fem *s, st_error *err)
     return ST_OK;
 }
 
+static st_status ftc_init(st_component *self, st_error *err);
+
+/* SOFA's tetrahedronInfo and edgeInfo are topology data whose creation
+ * callbacks compute an element's shape and stiffness from the rest
+ * positions: after a change (removal or addition) the elements and the
+ * mesh edges are those of the topology again, each computed as at init;
+ * per-element youngModulus and poissonRatio lists follow their elements. */
+static st_status ftc_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    ftc_fem *s = (ftc_fem *)self;
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, ST_ELEM_TETRAHEDRON, ev, nev);
+    const st_mstate *ms = st_component_mstate(self);
+    if (ms && st_topology_state_ahead(s->topology, ms->n))
+        return ST_OK; /* the point removal follows: rebuilt then */
+    return ftc_init(self, err);
+}
+
 static st_status ftc_init(st_component *self, st_error *err)
 {
     ftc_fem *s = (ftc_fem *)self;
@@ -202,6 +223,10 @@ static st_status ftc_init(st_component *self, st_error *err)
         init_element(s, i, s->ms->rest_position.r);
     }
     ST_TRY(build_edges(s, err));
+    if (s->followed != s->topology) {
+        ST_TRY(st_topology_listen(self, s->topology, ftc_topology_changed, err));
+        s->followed = s->topology;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -352,7 +377,7 @@ static void ftc_add_dforce(st_component *self, const st_mparams *mp, double *df,
     if (s->g_dirty)
         sum_edges(s);
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t e = 0; e < s->nedges; e++) {
         const double *G = s->G[e], *da = d + 3 * s->edges[e][0], *db = d + 3 * s->edges[e][1];
         double w[3] = {(db[0] - da[0]) * kfactor, (db[1] - da[1]) * kfactor,

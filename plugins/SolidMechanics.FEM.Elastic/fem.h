@@ -19,6 +19,12 @@ static inline double *fem_derivs(double *vec, const st_mstate *ms)
 {
     return st_slice(vec, ms);
 }
+/* A derivative vector read only (dx): its offset is the derivatives', which
+ * differs from the coordinates' when a Rigid3d state comes first. */
+static inline const double *fem_dx(const double *vec, const st_mstate *ms)
+{
+    return st_slice(vec, ms);
+}
 /* m(row vertex a, column vertex b) += b3 (3x3, row-major); a, b local to ms. */
 static inline void fem_add_block(st_matrix *m, const st_mstate *ms, unsigned a, unsigned b,
                                  const double b3[9])

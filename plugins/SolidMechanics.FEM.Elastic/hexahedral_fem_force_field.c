@@ -306,7 +306,7 @@ static void hxl_add_dforce(st_component *self, const st_mparams *mp, double *df,
     (void)mp, (void)bfactor;
     hexal_fem *s = (hexal_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         const hexal *h = &s->e[i];
         double X[24], F[24];

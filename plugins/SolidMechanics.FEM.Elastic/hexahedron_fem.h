@@ -61,4 +61,16 @@ void hexa_rotation(int meth, double r[9], const double n[8][3]);
 
 extern const st_class hexahedral_fem_force_field_class;
 
+/* The element loops of add_force and add_dforce over a range of elements,
+ * for the parallel twin (plugins/MultiThreading), as tetrahedron_fem.h's:
+ * 24 world-frame scalars per element at g + 24 (i - begin), which the caller adds to
+ * the vertices in element order (hfem_forces_range updates the elements'
+ * rotations, and K with updateStiffnessMatrix); hfem_dforces_range gives
+ * R^T K R dx kfactor, which df loses. hfem_add_force_finish is what
+ * add_force does after its loop. */
+void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, double *g);
+void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
+                        size_t end, double *g);
+void hfem_add_force_finish(hexa_fem *s);
+
 #endif

@@ -263,11 +263,16 @@ static void init_element(hexa_fem *s, size_t i)
     stiffness(h, h->rest);
 }
 
-/* Per element coefficient from a SparseGridTopology's output `field`
- * (stiffnessCoefs or massCoefs), 1 for any other topology. */
+/* Per element coefficient from a SparseGridTopology's (or
+ * SparseGridRamificationTopology's) output `field` (stiffnessCoefs or
+ * massCoefs; a SparseGridMultipleTopology's elementStiffnessCoefs or
+ * elementMassCoefs), 1 for any other topology. */
 static double grid_coef(st_component *topology, const char *field, size_t i, size_t ne)
 {
-    if (strcmp(topology->cls->name, "SparseGridTopology") != 0)
+    if (!strcmp(topology->cls->name, "SparseGridMultipleTopology"))
+        field = !strcmp(field, "stiffnessCoefs") ? "elementStiffnessCoefs" : "elementMassCoefs";
+    else if (strcmp(topology->cls->name, "SparseGridTopology") != 0 &&
+             strcmp(topology->cls->name, "SparseGridRamificationTopology") != 0)
         return 1.0;
     const st_field *f = st_component_field(topology, field);
     if (!f || f->type != ST_T_REALS)
@@ -505,6 +510,52 @@ static void node_rotations(hexa_fem *s)
     fem_rotation_finish(acc, np, false);
 }
 
+/* The element's force in the world frame, R^T K D, into g (24 scalars);
+ * its rotation (and K with updateStiffnessMatrix) updated. */
+static void element_world_force(hexa_fem *s, hexa *h, const double *p, double g[24])
+{
+    double D[24], F[24];
+    displacement(s, h, p, D);
+    mat24_vec(F, h->K, D);
+    for (int k = 0; k < 8; k++)
+        for (int c = 0; c < 3; c++) /* R^T F_k */
+            g[3 * k + c] =
+                h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2];
+}
+
+/* The element's share of df, before its sign: R^T K R dx kfactor. */
+static void element_dforce(const hexa *h, const double *d, double kfactor, double g[24])
+{
+    double X[24], F[24];
+    for (int k = 0; k < 8; k++)
+        fem_mulv3(X + 3 * k, h->R, d + 3 * h->v[k]);
+    mat24_vec(F, h->K, X);
+    for (int k = 0; k < 8; k++)
+        for (int c = 0; c < 3; c++)
+            g[3 * k + c] =
+                (h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2]) *
+                kfactor;
+}
+
+void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, double *g)
+{
+    for (size_t i = begin; i < end; i++)
+        element_world_force(s, &s->e[i], p, g + 24 * (i - begin));
+}
+
+void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
+                        size_t end, double *g)
+{
+    for (size_t i = begin; i < end; i++)
+        element_dforce(&s->e[i], d, kfactor, g + 24 * (i - begin));
+}
+
+void hfem_add_force_finish(hexa_fem *s)
+{
+    if (rotfinder_wanted(&s->rotations, s->ms->n))
+        node_rotations(s);
+}
+
 static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)
 {
@@ -514,18 +565,14 @@ static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, 
     const double *p = fem_coords(x, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         hexa *h = &s->e[i];
-        double D[24], F[24];
-        displacement(s, h, p, D);
-        mat24_vec(F, h->K, D);
+        double g[24];
+        element_world_force(s, h, p, g);
         for (int k = 0; k < 8; k++) {
-            double g[3], *o = fs + 3 * h->v[k];
-            for (int c = 0; c < 3; c++) /* R^T F_k */
-                g[c] = h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] + h->R[6 + c] * F[3 * k + 2];
-            o[0] += g[0], o[1] += g[1], o[2] += g[2];
+            double *o = fs + 3 * h->v[k];
+            o[0] += g[3 * k], o[1] += g[3 * k + 1], o[2] += g[3 * k + 2];
         }
     }
-    if (rotfinder_wanted(&s->rotations, s->ms->n))
-        node_rotations(s);
+    hfem_add_force_finish(s);
 }
 
 static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -534,19 +581,14 @@ static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     (void)mp, (void)bfactor;
     hexa_fem *s = (hexa_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
-        double X[24], F[24];
-        for (int k = 0; k < 8; k++)
-            fem_mulv3(X + 3 * k, h->R, d + 3 * h->v[k]);
-        mat24_vec(F, h->K, X);
+        double g[24];
+        element_dforce(h, d, kfactor, g);
         for (int k = 0; k < 8; k++) {
             double *o = dfs + 3 * h->v[k];
-            for (int c = 0; c < 3; c++)
-                o[c] -= (h->R[c] * F[3 * k] + h->R[3 + c] * F[3 * k + 1] +
-                         h->R[6 + c] * F[3 * k + 2]) *
-                        kfactor;
+            o[0] -= g[3 * k], o[1] -= g[3 * k + 1], o[2] -= g[3 * k + 2];
         }
     }
 }
@@ -633,7 +675,7 @@ static void hfm_add_m_dx(st_component *self, const st_mparams *mp, double *res, 
     (void)mp;
     hexa_fem *s = (hexa_fem *)self;
     double *r = fem_derivs(res, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     if (s->lumped_mass) {
         for (size_t i = 0; i < 3 * s->np; i++)
             r[i] += s->lumped[i] * d[i] * factor;

@@ -274,7 +274,7 @@ static void qb_add_dforce(st_component *self, const st_mparams *mp, double *df, 
     (void)mp, (void)bfactor;
     qb_fem *s = (qb_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         const qb_elem *t = &s->e[i];
         double X[12];

@@ -63,4 +63,19 @@ typedef struct tetra_fem {
     st_component *followed;  /* the topology whose changes it follows */
 } tetra_fem;
 
+/* The element loops of add_force and add_dforce over a range of elements,
+ * for the parallel twin (plugins/MultiThreading): each element's 12
+ * world-frame scalars go to g + 12 (i - begin), and the caller adds them to the
+ * vertices in element order, which is what the sequential loop does, so the
+ * sums are the same to the bit. tfem_forces_range updates the elements'
+ * rotations, J and plastic strain (each element only its own); g is zero
+ * where tfem_has_force is false (nothing to add then). tfem_add_force_finish
+ * is what add_force does after the loop (rotations per vertex, von Mises).
+ * tfem_dforces_range gives R K R^T dx kfactor, which df loses. */
+bool tfem_has_force(const tetra_fem *s);
+void tfem_forces_range(tetra_fem *s, const double *p, size_t begin, size_t end, double *g);
+void tfem_add_force_finish(tetra_fem *s);
+void tfem_dforces_range(const tetra_fem *s, const double *d, double kfactor, size_t begin,
+                        size_t end, double *g);
+
 #endif

@@ -520,18 +520,25 @@ static void gather(const double *x, const unsigned v[4], double p[4][3])
         memcpy(p[k], x + 3 * v[k], 3 * sizeof(double));
 }
 
-/* f[v] += R F (R NULL: F). */
-static void scatter(double *f, const unsigned v[4], const double *R, const double F[12])
+/* g = R F, per vertex (R NULL: g = F): the element's force in the world
+ * frame, 12 scalars. */
+static void world_force(double g[12], const double *R, const double F[12])
+{
+    if (!R) {
+        memcpy(g, F, 12 * sizeof *g);
+        return;
+    }
+    for (int k = 0; k < 4; k++)
+        fem_mulv3(g + 3 * k, R, F + 3 * k);
+}
+
+/* f[v] += g, vertex by vertex in element order (the parallel twin adds the
+ * same g in the same order: tetrahedron_fem.h). */
+static void scatter(double *f, const unsigned v[4], const double g[12])
 {
     for (int k = 0; k < 4; k++) {
         double *fk = f + 3 * v[k];
-        if (R) {
-            double g[3];
-            fem_mulv3(g, R, F + 3 * k);
-            fk[0] += g[0], fk[1] += g[1], fk[2] += g[2];
-        } else {
-            fk[0] += F[3 * k], fk[1] += F[3 * k + 1], fk[2] += F[3 * k + 2];
-        }
+        fk[0] += g[3 * k], fk[1] += g[3 * k + 1], fk[2] += g[3 * k + 2];
     }
 }
 
@@ -634,20 +641,23 @@ static void svd_frame(const tet *t, const double pos[4][3], double r02[9])
     }
 }
 
-static void force_small(tetra_fem *s, tet *t, double *f, const double *p)
+/* Each method's element force in the world frame into g (12 scalars);
+ * false when the configuration computes none (SOFA's assembled branch with
+ * plasticity, polar or svd). The element's rotation and J are updated. */
+static bool force_small(tetra_fem *s, tet *t, const double *p, double g[12])
 {
-    double D[12], F[12];
+    double D[12];
     small_local(s, t, p, D);
     if (!s->assembling)
-        element_force(s, t, D, F);
+        element_force(s, t, D, g);
     else if (s->plastic_max <= 0)
-        assembled_force(t, NULL, D, F);
+        assembled_force(t, NULL, D, g);
     else
-        return; /* SOFA: no assembled matrix with plasticity (init warned) */
-    scatter(f, t->v, NULL, F);
+        return false; /* SOFA: no assembled matrix with plasticity (init warned) */
+    return true;
 }
 
-static void force_large(tetra_fem *s, tet *t, double *f, const double *p)
+static bool force_large(tetra_fem *s, tet *t, const double *p, double g[12])
 {
     double r02[9], def[4][3], pos[4][3], D[12];
     gather(p, t->v, pos);
@@ -658,18 +668,20 @@ static void force_large(tetra_fem *s, tet *t, double *f, const double *p)
     double F[12];
     if (!s->assembling) {
         element_force(s, t, D, F);
-        scatter(f, t->v, t->R, F);
+        world_force(g, t->R, F);
     } else if (s->plastic_max <= 0) {
         t->J[6][0] = t->J[9][0] = t->J[10][1] = 0;
-        assembled_force(t, t->R, D, F);
-        scatter(f, t->v, NULL, F);
+        assembled_force(t, t->R, D, g);
+    } else {
+        return false;
     }
+    return true;
 }
 
 /* polar and svd: D from the rest shape and the current shape both rotated
  * into the element frame r02. */
-static void force_rotated(tetra_fem *s, tet *t, double *f, const double pos[4][3],
-                          const double r02[9])
+static void force_rotated(tetra_fem *s, tet *t, const double pos[4][3], const double r02[9],
+                          double g[12])
 {
     double def[4][3], D[12];
     fem_transpose3(t->R, r02);
@@ -678,27 +690,87 @@ static void force_rotated(tetra_fem *s, tet *t, double *f, const double pos[4][3
         strain_displacement(t->J, def);
     double F[12];
     element_force(s, t, D, F);
-    scatter(f, t->v, t->R, F);
+    world_force(g, t->R, F);
 }
 
-static void force_polar(tetra_fem *s, tet *t, double *f, const double *p)
+static bool force_polar(tetra_fem *s, tet *t, const double *p, double g[12])
 {
     if (s->assembling)
-        return; /* SOFA: no assembled matrix with method polar */
+        return false; /* SOFA: no assembled matrix with method polar */
     double pos[4][3], r02[9];
     gather(p, t->v, pos);
     polar_frame(pos, r02);
-    force_rotated(s, t, f, pos, r02);
+    force_rotated(s, t, pos, r02, g);
+    return true;
 }
 
-static void force_svd(tetra_fem *s, tet *t, double *f, const double *p)
+static bool force_svd(tetra_fem *s, tet *t, const double *p, double g[12])
 {
     if (s->assembling)
-        return; /* SOFA: no assembled matrix with method svd */
+        return false; /* SOFA: no assembled matrix with method svd */
     double pos[4][3], r02[9];
     gather(p, t->v, pos);
     svd_frame(t, pos, r02);
-    force_rotated(s, t, f, pos, r02);
+    force_rotated(s, t, pos, r02, g);
+    return true;
+}
+
+static bool element_world_force(tetra_fem *s, tet *t, const double *p, double g[12])
+{
+    switch (s->meth) {
+    case M_SMALL: return force_small(s, t, p, g);
+    case M_LARGE: return force_large(s, t, p, g);
+    case M_POLAR: return force_polar(s, t, p, g);
+    default: return force_svd(s, t, p, g);
+    }
+}
+
+bool tfem_has_force(const tetra_fem *s)
+{
+    if (!s->assembling)
+        return true;
+    return (s->meth == M_SMALL || s->meth == M_LARGE) && s->plastic_max <= 0;
+}
+
+void tfem_forces_range(tetra_fem *s, const double *p, size_t begin, size_t end, double *g)
+{
+    for (size_t i = begin; i < end; i++)
+        if (!element_world_force(s, &s->e[i], p, g + 12 * (i - begin)))
+            memset(g + 12 * (i - begin), 0, 12 * sizeof *g);
+}
+
+/* The element's share of df, before its sign: R K R^T dx (K J K J^T,
+ * scaled by kfactor); rot false: no rotation (method small). */
+static void element_dforce(const tet *t, const double *d, double kfactor, bool rot, double g[12])
+{
+    double X[12], F[12], e[6];
+    for (int k = 0; k < 4; k++) {
+        const double *dk = d + 3 * t->v[k];
+        if (rot) /* R^T dx */
+            for (int c = 0; c < 3; c++)
+                X[3 * k + c] = t->R[c] * dk[0] + t->R[3 + c] * dk[1] + t->R[6 + c] * dk[2];
+        else
+            memcpy(X + 3 * k, dk, 3 * sizeof(double));
+    }
+    strain_of(t, X, e);
+    force_of_strain(t, e, kfactor, F);
+    if (!rot) {
+        memcpy(g, F, sizeof F);
+        return;
+    }
+    for (int k = 0; k < 4; k++) {
+        const double *Fk = F + 3 * k;
+        for (int c = 0; c < 3; c++)
+            g[3 * k + c] = t->R[3 * c] * Fk[0] + t->R[3 * c + 1] * Fk[1] + t->R[3 * c + 2] * Fk[2];
+    }
+}
+
+void tfem_dforces_range(const tetra_fem *s, const double *d, double kfactor, size_t begin,
+                        size_t end, double *g)
+{
+    const bool rot = s->meth != M_SMALL;
+    for (size_t i = begin; i < end; i++)
+        element_dforce(&s->e[i], d, kfactor, rot, g + 12 * (i - begin));
 }
 
 /* SOFA's getRotation of each vertex (rotation finder): the mean of the
@@ -722,6 +794,15 @@ static void node_rotations(tetra_fem *s)
     fem_rotation_finish(acc, np, s->corot);
 }
 
+void tfem_add_force_finish(tetra_fem *s)
+{
+    if (rotfinder_wanted(&s->rotations, s->ms->n))
+        node_rotations(s);
+    s->vm_dirty = true;
+    if (s->corot && s->corot_vm) /* SOFA computes it at the end of addForce */
+        compute_von_mises(s);
+}
+
 static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)
 {
@@ -731,18 +812,11 @@ static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, 
     const double *p = fem_coords(x, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         tet *t = &s->e[i];
-        switch (s->meth) {
-        case M_SMALL: force_small(s, t, fs, p); break;
-        case M_LARGE: force_large(s, t, fs, p); break;
-        case M_POLAR: force_polar(s, t, fs, p); break;
-        default: force_svd(s, t, fs, p); break;
-        }
+        double g[12];
+        if (element_world_force(s, t, p, g))
+            scatter(fs, t->v, g);
     }
-    if (rotfinder_wanted(&s->rotations, s->ms->n))
-        node_rotations(s);
-    s->vm_dirty = true;
-    if (s->corot && s->corot_vm) /* SOFA computes it at the end of addForce */
-        compute_von_mises(s);
+    tfem_add_force_finish(s);
 }
 
 static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -751,29 +825,15 @@ static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     (void)mp, (void)bfactor;
     tetra_fem *s = (tetra_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
-    bool rot = s->meth != M_SMALL;
+    const double *d = fem_dx(dx, s->ms);
+    const bool rot = s->meth != M_SMALL;
     for (size_t i = 0; i < s->ne; i++) {
         const tet *t = &s->e[i];
-        double X[12], F[12], e[6];
-        for (int k = 0; k < 4; k++) {
-            const double *dk = d + 3 * t->v[k];
-            if (rot) /* R^T dx */
-                for (int c = 0; c < 3; c++)
-                    X[3 * k + c] = t->R[c] * dk[0] + t->R[3 + c] * dk[1] + t->R[6 + c] * dk[2];
-            else
-                memcpy(X + 3 * k, dk, 3 * sizeof(double));
-        }
-        strain_of(t, X, e);
-        force_of_strain(t, e, kfactor, F);
+        double g[12];
+        element_dforce(t, d, kfactor, rot, g);
         for (int k = 0; k < 4; k++) {
             double *o = dfs + 3 * t->v[k];
-            const double *Fk = F + 3 * k;
-            if (rot)
-                for (int c = 0; c < 3; c++)
-                    o[c] -= t->R[3 * c] * Fk[0] + t->R[3 * c + 1] * Fk[1] + t->R[3 * c + 2] * Fk[2];
-            else
-                o[0] -= Fk[0], o[1] -= Fk[1], o[2] -= Fk[2];
+            o[0] -= g[3 * k], o[1] -= g[3 * k + 1], o[2] -= g[3 * k + 2];
         }
     }
 }

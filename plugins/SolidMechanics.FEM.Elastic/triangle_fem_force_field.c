@@ -294,7 +294,7 @@ static void tri_add_dforce(st_component *self, const st_mparams *mp, double *df,
     (void)mp, (void)bfactor;
     tri_fem *s = (tri_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         const tri *t = &s->e[i];
         double X[6], F[6];

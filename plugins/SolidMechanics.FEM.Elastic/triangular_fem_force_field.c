@@ -490,7 +490,7 @@ static void trf_add_dforce(st_component *self, const st_mparams *mp, double *df,
     (void)mp, (void)bfactor;
     trf_fem *s = (trf_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
-    const double *d = fem_coords(dx, s->ms);
+    const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         trf_elem *t = &s->e[i];
         double X[6], F[6];

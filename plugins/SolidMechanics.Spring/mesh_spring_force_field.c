@@ -214,7 +214,7 @@ static st_status msff_init(st_component *self, st_error *err)
             *dv[t] = s->damping;
     }
 
-    st_mstate *ms = s->object1 ? (st_mstate *)s->object1 : st_node_mstate(self->node);
+    st_mstate *ms = s->object1 ? (st_mstate *)s->object1 : st_component_mstate(self);
     st_mstate *ms2 = s->object2 ? (st_mstate *)s->object2 : ms;
     if ((s->object1 && !st_component_has_role(s->object1, ST_ROLE_STATE)) ||
         (s->object2 && !st_component_has_role(s->object2, ST_ROLE_STATE)))
@@ -222,8 +222,8 @@ static st_status msff_init(st_component *self, st_error *err)
                                   "object1 and object2 must link a MechanicalObject");
     if (!ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no MechanicalObject in the node (MeshSpringForceField needs "
-                                  "one)");
+                                  "no MechanicalObject in the node or its ancestors "
+                                  "(MeshSpringForceField needs one)");
     if (ms != ms2)
         return st_component_error(self, "object2", err, ST_EINVAL,
                                   "MeshSpringForceField only acts inside one state: object1 and "
@@ -258,6 +258,8 @@ static void msff_cleanup(st_component *self)
     st_free(s->keys);
     s->keys = NULL;
 }
+
+spring_set *mesh_spring_force_field_set(st_component *self) { return &((mesh_spring_ff *)self)->set; }
 
 static void msff_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                            const double *v)

@@ -1,6 +1,8 @@
 /* plugin.c - the SolidMechanics.Spring plugin: SOFA's linear springs
  * (explicit lists, springs from a mesh or a regular grid, springs to the
- * rest shape) and bending springs (triangles, quads, Volino's linear model). */
+ * rest shape), bending springs (triangles, quads, Volino's linear model)
+ * joint springs between rigid frames, and Delingette's triangular (bi)quadratic
+ * springs. */
 #include <settee/settee.h>
 
 #include "springs.h"
@@ -16,6 +18,9 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &regular_grid_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &quad_bending_springs_class, err));
     ST_TRY(st_registry_add(r, &triangle_bending_springs_class, err));
+    ST_TRY(st_registry_add(r, &joint_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &triangular_quadratic_springs_class, err));
+    ST_TRY(st_registry_add(r, &triangular_biquadratic_springs_class, err));
     return ST_OK;
 }
 
@@ -23,5 +28,5 @@ static const char *const provides[] = {"Sofa.Component.SolidMechanics.Spring", N
 
 ST_PLUGIN_DEFINE("SolidMechanics.Spring", "0.1.0",
                  "Linear springs: listed, along mesh elements, towards a rest shape, on regular "
-                 "grids, and bending springs",
+                 "grids, bending springs, and 6D joint springs between rigid frames",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -17,7 +17,9 @@
  *     (x,y+1,z)-(x+1,y,z+1), (x,y,z+1)-(x+1,y+1,z).
  * `stiffness` and `damping` are in SOFA aliases of the three families'
  * values: here, when set, they give every family whose own field is not
- * set. The springs follow SOFA's spring law (springs.c). */
+ * set. The springs follow SOFA's spring law (springs.c). The `spring` list
+ * follows topological changes of the states' topologies as SOFA's
+ * SpringForceField does. */
 #include <math.h>
 #include <string.h>
 
@@ -33,6 +35,8 @@ typedef struct grid_springs {
     int draw_mode;
     char *file_springs;
     st_component *object1, *object2;
+    bool grid;               /* the grid's springs were made */
+    st_component *topo[2];   /* the states' topologies it listens to */
 } grid_springs;
 
 typedef struct grid_info {
@@ -160,6 +164,57 @@ static bool find_grid(const st_mstate *ms, grid_info *gi)
     return true;
 }
 
+/* SOFA's SpringForceField handler, which RegularGridSpringForceField
+ * inherits: the `spring` list follows the points of the states'
+ * topologies (springs on a removed point erased, the others renumbered).
+ * The grid's own springs are made from a RegularGridTopology, which does
+ * not change; a changing topology means there are none. */
+static st_status rgs_topology_changed(st_component *self, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    grid_springs *g = (grid_springs *)self;
+    if (g->grid)
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "the grid's springs cannot follow a change of '%s'",
+                                  topology->name);
+    unsigned sides = (g->topo[0] == topology ? 1u : 0u) | (g->topo[1] == topology ? 2u : 0u);
+    bool changed = false;
+    ST_TRY(springs_topology_changed(&g->h.set, sides, springs_edge_topology(topology), ev, nev,
+                                    &changed, err));
+    if (!changed)
+        return ST_OK;
+    if (!g->spring_list.cap && g->spring_list.p) { /* a linked value: made its own first */
+        st_array a = g->spring_list;
+        g->spring_list = (st_array){0};
+        ST_TRY(st_array_resize(&g->spring_list, ST_T_REALS, a.n, err));
+        memcpy(g->spring_list.r, a.r, a.n * sizeof(double));
+    }
+    ST_TRY(st_array_resize(&g->spring_list, ST_T_REALS, 5 * g->h.set.n, err));
+    for (size_t k = 0; k < g->h.set.n; k++) {
+        const spring *sp = &g->h.set.s[k];
+        double *r = g->spring_list.r + 5 * k;
+        r[0] = sp->m1, r[1] = sp->m2, r[2] = sp->ks, r[3] = sp->kd, r[4] = sp->l0;
+    }
+    st_component_touch(self, st_component_field(self, "spring"));
+    return ST_OK;
+}
+
+/* Listens to the topology of each state (the first found from its node
+ * upward), once per topology (reinit calls init again). */
+static st_status rgs_follow(grid_springs *g, st_error *err)
+{
+    for (int k = 0; k < 2; k++) {
+        st_mstate *ms = k ? g->h.set.ms2 : g->h.set.ms1;
+        st_component *t = st_node_find(ms->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+        t = t && t->cls->topology ? t : NULL;
+        if (t && t != g->topo[0] && t != g->topo[1])
+            ST_TRY(st_topology_listen(&g->h.base, t, rgs_topology_changed, err));
+        if (t)
+            g->topo[k] = t;
+    }
+    return ST_OK;
+}
+
 static st_status rgs_init(st_component *self, st_error *err)
 {
     grid_springs *g = (grid_springs *)self;
@@ -205,14 +260,17 @@ static st_status rgs_init(st_component *self, st_error *err)
         ST_TRY(push(g, (unsigned)r[0], (unsigned)r[1], r[4], r[2], r[3], err));
     }
     grid_info gi;
+    g->grid = false;
     if (m1 == m2) {
-        if (find_grid(m1, &gi))
+        g->grid = find_grid(m1, &gi);
+        if (g->grid)
             ST_TRY(grid_build(g, &gi, err));
         else
             st_component_warn(self, "no RegularGridTopology in the state's node: only the "
                                     "'spring' list acts");
     }
-    return springs_finish(&g->h.set, err);
+    ST_TRY(springs_finish(&g->h.set, err));
+    return rgs_follow(g, err);
 }
 
 static void rgs_cleanup(st_component *self) { springs_free(&((grid_springs *)self)->h.set); }

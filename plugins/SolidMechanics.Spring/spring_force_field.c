@@ -236,6 +236,8 @@ static st_status sff_init(st_component *self, st_error *err)
 
 void spring_ff_cleanup(st_component *self) { springs_free(&((spring_ff *)self)->set); }
 
+spring_set *spring_force_field_set(st_component *self) { return &((spring_ff *)self)->set; }
+
 static void sff_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                           const double *v)
 {

@@ -252,6 +252,34 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
     }
 }
 
+/* Spring i's force on its first end (Vec3d) into fo, its Jacobian cached;
+ * false when it has none (the cache then zero). x1, x2, v1, v2: the states'
+ * slices. */
+static inline bool spring_force3(spring_set *set, size_t i, const double *x1, const double *x2,
+                                 const double *v1, const double *v2, double min_len, double fo[3])
+{
+    const spring *s = &set->s[i];
+    double *J = set->jac[i];
+    const double *pa = x1 + 3 * s->m1, *pb = x2 + 3 * s->m2;
+    double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
+        memset(J, 0, 5 * sizeof *J);
+        return false;
+    }
+    double inv = 1.0 / d;
+    u[0] *= inv, u[1] *= inv, u[2] *= inv;
+    double elong = d - s->l0;
+    const double *va = v1 + 3 * s->m1, *vb = v2 + 3 * s->m2;
+    double rv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
+    double elong_v = u[0] * rv[0] + u[1] * rv[1] + u[2] * rv[2];
+    double F = s->ks * elong + s->kd * elong_v;
+    fo[0] = u[0] * F, fo[1] = u[1] * F, fo[2] = u[2] * F;
+    double tgt = F * inv;
+    springs_cache(J, s->ks - tgt, u, tgt);
+    return true;
+}
+
 static void springs_add_force3(spring_set *set, double *f, const double *x, const double *v)
 {
     double *f1 = st_slice(f, set->ms1), *f2 = st_slice(f, set->ms2);
@@ -259,28 +287,33 @@ static void springs_add_force3(spring_set *set, double *f, const double *x, cons
     const double *v1 = st_slice(v, set->ms1), *v2 = st_slice(v, set->ms2);
     const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
     for (size_t i = 0; i < set->n; i++) {
-        const spring *s = &set->s[i];
-        double *J = set->jac[i];
-        const double *pa = x1 + 3 * s->m1, *pb = x2 + 3 * s->m2;
-        double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-        double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
-            memset(J, 0, 5 * sizeof *J);
+        double fo[3];
+        if (!spring_force3(set, i, x1, x2, v1, v2, min_len, fo))
             continue;
-        }
-        double inv = 1.0 / d;
-        u[0] *= inv, u[1] *= inv, u[2] *= inv;
-        double elong = d - s->l0;
-        const double *va = v1 + 3 * s->m1, *vb = v2 + 3 * s->m2;
-        double rv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
-        double elong_v = u[0] * rv[0] + u[1] * rv[1] + u[2] * rv[2];
-        double F = s->ks * elong + s->kd * elong_v;
-        double fo[3] = {u[0] * F, u[1] * F, u[2] * F};
+        const spring *s = &set->s[i];
         double *fa = f1 + 3 * s->m1, *fb = f2 + 3 * s->m2;
         fa[0] += fo[0], fa[1] += fo[1], fa[2] += fo[2];
         fb[0] += -fo[0], fb[1] += -fo[1], fb[2] += -fo[2];
-        double tgt = F * inv;
-        springs_cache(J, s->ks - tgt, u, tgt);
+    }
+}
+
+bool springs_one_state3(const spring_set *set)
+{
+    return set->ms1 == set->ms2 && set->ms1 && set->ms1->type->deriv_size == 3;
+}
+
+void springs_forces_range(spring_set *set, const double *x, const double *v, size_t begin,
+                          size_t end, double *g)
+{
+    const double min_len = set->min_length > 0 ? set->min_length : 1.0e-9;
+    for (size_t i = begin; i < end; i++) {
+        double fo[3], *gi = g + 6 * (i - begin);
+        if (!spring_force3(set, i, x, x, v, v, min_len, fo)) {
+            memset(gi, 0, 6 * sizeof *gi);
+            continue;
+        }
+        gi[0] = fo[0], gi[1] = fo[1], gi[2] = fo[2];
+        gi[3] = -fo[0], gi[4] = -fo[1], gi[5] = -fo[2];
     }
 }
 
@@ -318,22 +351,42 @@ springs_add_dforce_d(spring_set *set, double *df, const double *dx, double kfact
     }
 }
 
+/* Spring i's share of df at its first end (Vec3d): J (dx2 - dx1) kfactor. */
+static inline void spring_dforce3(const spring_set *set, size_t i, const double *dx1,
+                                  const double *dx2, double kfactor, double r[3])
+{
+    const unsigned m1 = set->ends[i][0], m2 = set->ends[i][1];
+    double J[9];
+    springs_jacobian(set->jac[i], J);
+    const double *a = dx1 + 3 * m1, *b = dx2 + 3 * m2;
+    double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    for (int j = 0; j < 3; j++)
+        r[j] = (J[3 * j] * d[0] + J[3 * j + 1] * d[1] + J[3 * j + 2] * d[2]) * kfactor;
+}
+
 static void springs_add_dforce3(spring_set *set, double *df, const double *dx, double kfactor)
 {
     double *df1 = st_slice(df, set->ms1), *df2 = st_slice(df, set->ms2);
     const double *dx1 = st_slice(dx, set->ms1), *dx2 = st_slice(dx, set->ms2);
     for (size_t i = 0; i < set->n; i++) {
-        const unsigned m1 = set->ends[i][0], m2 = set->ends[i][1];
-        double J[9];
-        springs_jacobian(set->jac[i], J);
-        const double *a = dx1 + 3 * m1, *b = dx2 + 3 * m2;
-        double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         double r[3];
-        for (int j = 0; j < 3; j++)
-            r[j] = (J[3 * j] * d[0] + J[3 * j + 1] * d[1] + J[3 * j + 2] * d[2]) * kfactor;
+        spring_dforce3(set, i, dx1, dx2, kfactor, r);
+        const unsigned m1 = set->ends[i][0], m2 = set->ends[i][1];
         double *fa = df1 + 3 * m1, *fb = df2 + 3 * m2;
         fa[0] += r[0], fa[1] += r[1], fa[2] += r[2];
         fb[0] -= r[0], fb[1] -= r[1], fb[2] -= r[2];
+    }
+}
+
+void springs_dforces_range(const spring_set *set, const double *dx, double kfactor, size_t begin,
+                           size_t end, double *g)
+{
+    for (size_t i = begin; i < end; i++) {
+        double r[3], *gi = g + 6 * (i - begin);
+        spring_dforce3(set, i, dx, dx, kfactor, r);
+        /* what df loses: -r at the first end, r at the second */
+        gi[0] = -r[0], gi[1] = -r[1], gi[2] = -r[2];
+        gi[3] = r[0], gi[4] = r[1], gi[5] = r[2];
     }
 }
 

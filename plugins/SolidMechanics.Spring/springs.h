@@ -67,6 +67,22 @@ void springs_add_dforce(spring_set *set, double *df, const double *dx, double kf
 void springs_add_k(spring_set *set, st_matrix *m, double kfactor);
 double springs_energy(const spring_set *set, const double *x);
 
+/* The loops of springs_add_force and springs_add_dforce over a range of
+ * springs, for the parallel twins (plugins/MultiThreading), where
+ * springs_one_state3 holds (both ends on one Vec3d state): 6 scalars per
+ * spring at g + 6 (i - begin), for its two ends, which the caller adds to the points
+ * in spring order, as the sequential loop does (forces_range: what f gains,
+ * Jacobians cached; dforces_range: what df loses). x, v, dx: the state's
+ * slices. */
+bool springs_one_state3(const spring_set *set);
+void springs_forces_range(spring_set *set, const double *x, const double *v, size_t begin,
+                          size_t end, double *g);
+void springs_dforces_range(const spring_set *set, const double *dx, double kfactor, size_t begin,
+                           size_t end, double *g);
+/* The spring sets of SpringForceField and MeshSpringForceField instances. */
+spring_set *spring_force_field_set(st_component *self);
+spring_set *mesh_spring_force_field_set(st_component *self);
+
 /* The head of a component whose force is one spring set (the bending
  * springs, the grid springs): spring_head_ops act on it. */
 typedef struct spring_head {
@@ -215,5 +231,8 @@ extern const st_class quadular_bending_springs_class;
 extern const st_class regular_grid_spring_force_field_class;
 extern const st_class quad_bending_springs_class;
 extern const st_class triangle_bending_springs_class;
+extern const st_class joint_spring_force_field_class;
+extern const st_class triangular_quadratic_springs_class;
+extern const st_class triangular_biquadratic_springs_class;
 
 #endif

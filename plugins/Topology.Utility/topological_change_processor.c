@@ -14,11 +14,13 @@
  * time earlier than the one before is an error at the file's line; a count
  * that does not match its line of indices is read as SOFA reads it
  * (missing values are 0), with a warning at the line. "ADD= Type n" is
- * followed by a line of the new elements' vertices (Edges, Triangles or
- * Quads: SOFA's addEdges, addTriangles, addQuads, by the first modifier of
- * that kind from the topology's node upward); tetrahedra, hexahedra, points
- * in triangles and INCISE= are refused there (settee does not add points
- * or volumes, nor incise, yet). An index beyond the topology's elements is
+ * followed by a line of the new elements' vertices (Edges, Triangles,
+ * Quads, Tetrahedra or Hexahedra: SOFA's addEdges ... addHexahedra, by the
+ * first modifier of that kind from the topology's node upward), or
+ * "ADD= PointsInTriangle n" by a line of n (triangle, u, v): new points at
+ * those barycentric places (SOFA's addPoints with the triangle's vertices
+ * as ancestors, weights u, v, 1 - u - v). INCISE= is refused there
+ * (settee does not incise yet). An index beyond the topology's elements is
  * skipped with SOFA's warning, at the file's line.
  *
  * With useDataInputs, the lists pointsToRemove ... hexahedraToRemove are
@@ -50,7 +52,9 @@ typedef struct tcp_line {
     unsigned *ids;     /* CMD_REMOVE: the indices (from the next line); CMD_ADD: the
                         * new elements' vertices, st_elem_vertices(add) each */
     size_t n;          /* CMD_REMOVE: indices; CMD_ADD: elements */
-    st_elem add;       /* CMD_ADD: the kind of the new elements */
+    st_elem add;       /* CMD_ADD: the kind of the new elements (POINT: PointsInTriangle,
+                        * ids the triangles) */
+    double *bary;      /* CMD_ADD of points: 2 barycentric coordinates per point */
     bool blank;        /* no token at all (SOFA keeps the previous command) */
 } tcp_line;
 
@@ -157,8 +161,10 @@ static st_component *modifier_container(st_component *mod)
 
 static void free_lines(tcp *t)
 {
-    for (size_t i = 0; i < t->nlines; i++)
+    for (size_t i = 0; i < t->nlines; i++) {
         st_free(t->lines[i].ids);
+        st_free(t->lines[i].bary);
+    }
     st_free(t->lines);
     t->lines = NULL;
     t->nlines = 0;
@@ -285,6 +291,51 @@ static st_status parse_vertices(tcp *t, const char *s, const char *e, int line, 
     return ST_OK;
 }
 
+/* The data line of "ADD= PointsInTriangle n": n times a triangle index
+ * and two barycentric coordinates (of the triangle's first two vertices;
+ * the third gets 1 - u - v), exactly 3 n values. */
+static st_status parse_points_in_triangle(tcp *t, const char *s, const char *e, int line,
+                                          size_t n, tcp_line *out, st_error *err)
+{
+    out->ids = st_malloc((n ? n : 1) * sizeof *out->ids);
+    out->bary = st_malloc((n ? 2 * n : 1) * sizeof *out->bary);
+    if (!out->ids || !out->bary)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p >= e)
+            break;
+        const char *q = p;
+        while (q < e && *q != ' ' && *q != '\t' && *q != '\r')
+            q++;
+        char tok[64];
+        snprintf(tok, sizeof tok, "%.*s", (int)((size_t)(q - p) > 60 ? 60 : (size_t)(q - p)), p);
+        if (k < 3 * n && k % 3 == 0) {
+            if (!parse_index(p, (size_t)(q - p), &out->ids[k / 3]))
+                return line_error(t, line, err, "'%s' is not a triangle index%s", tok, "");
+        } else if (k < 3 * n) {
+            char *endp = NULL;
+            double v = strtod(tok, &endp);
+            if (!endp || *endp || !isfinite(v))
+                return line_error(t, line, err, "'%s' is not a barycentric coordinate%s", tok,
+                                  "");
+            out->bary[2 * (k / 3) + k % 3 - 1] = v;
+        }
+        k++;
+        p = q;
+    }
+    if (k != 3 * n) {
+        char a[64], b[32];
+        snprintf(a, sizeof a, "%zu values (a triangle and two coordinates per point)", 3 * n);
+        snprintf(b, sizeof b, "%zu", k);
+        return line_error(t, line, err, "ADD= announced %s, but this line holds %s", a, b);
+    }
+    return ST_OK;
+}
+
 /* Parses the whole file into commands, checking every line. */
 static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
 {
@@ -358,7 +409,7 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
             continue;
         } else if (nt && is_token(tok[0], tl[0], "ADD=")) {
             /* "ADD= Type n [Ancestors ...]", then a line of the new
-             * elements' vertices (SOFA's addEdges, addTriangles, addQuads) */
+             * elements' vertices (SOFA's addEdges ... addHexahedra) */
             static const struct {
                 const char *one, *many;
                 st_elem kind;
@@ -381,16 +432,11 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
                                   "'ADD=' needs an element type (Edges, Triangles, Quads, "
                                   "Tetrahedra, Hexahedra or PointsInTriangle), found '%s'%s",
                                   w, "");
-            if (ty >= 3)
-                return line_error(t, line, err,
-                                  "'ADD= %s' is not supported yet: settee adds edges, triangles "
-                                  "and quads on existing points%s",
-                                  w, "");
             unsigned n = 0;
             if (nt < 3 || !parse_index(tok[2], tl[2], &n))
                 return line_error(t, line, err, "'ADD= %s' needs the number of elements%s", w,
                                   "");
-            if (nt > 3)
+            if (nt > 3 && ty != 5)
                 st_component_warn(&t->base,
                                   "%s:%d: ADD= %s: the ancestors are not used: settee computes "
                                   "the new elements' data from the rest positions, as SOFA's "
@@ -406,8 +452,12 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
                 qe = end;
             cur->kind = CMD_ADD;
             cur->add = types[ty].kind;
-            size_t nv = (size_t)n * st_elem_vertices(cur->add);
-            ST_TRY(parse_vertices(t, q, qe, line + 1, nv, cur, err));
+            if (ty == 5) {
+                ST_TRY(parse_points_in_triangle(t, q, qe, line + 1, n, cur, err));
+            } else {
+                size_t nv = (size_t)n * st_elem_vertices(cur->add);
+                ST_TRY(parse_vertices(t, q, qe, line + 1, nv, cur, err));
+            }
             cur->n = n;
             p = qe < end ? qe + 1 : end;
             line += 2;
@@ -527,6 +577,66 @@ static st_status remove_with(tcp *t, st_component *mod, const unsigned *ids, siz
     return ST_OK;
 }
 
+static const char *modifier_class(st_elem e)
+{
+    switch (e) {
+    case ST_ELEM_EDGE: return "EdgeSetTopologyModifier";
+    case ST_ELEM_TRIANGLE: return "TriangleSetTopologyModifier";
+    case ST_ELEM_QUAD: return "QuadSetTopologyModifier";
+    case ST_ELEM_TETRAHEDRON: return "TetrahedronSetTopologyModifier";
+    case ST_ELEM_HEXAHEDRON: return "HexahedronSetTopologyModifier";
+    default: return "PointSetTopologyModifier";
+    }
+}
+
+/* ADD= PointsInTriangle (SOFA's addPoints on the first
+ * TriangleSetTopologyModifier's container): point k is made of the
+ * vertices of triangle ids[k] with the weights u, v, 1 - u - v. */
+static st_status add_points_in_triangles(tcp *t, const tcp_line *l, st_error *err)
+{
+    st_component *mod = find_modifier(t, ST_ELEM_TRIANGLE);
+    if (!mod)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                  "%s:%d: ADD= PointsInTriangle needs a "
+                                  "TriangleSetTopologyModifier beside the topology '%s' (or "
+                                  "above it)",
+                                  t->path, l->line, t->topology->name);
+    st_component *topo = modifier_container(mod);
+    if (!topo)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE, "%s has no topology container",
+                                  mod->name);
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    size_t ntri = tris ? tris->n : 0;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->ids[k] >= ntri)
+            return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                      "%s:%d: ADD= PointsInTriangle names triangle %u, but '%s' "
+                                      "has %zu triangles",
+                                      t->path, l->line + 1, l->ids[k], topo->name, ntri);
+    size_t *start = st_malloc((l->n + 1) * sizeof *start);
+    unsigned *anc = st_malloc((3 * l->n + 1) * sizeof *anc);
+    double *coefs = st_malloc((3 * l->n + 1) * sizeof *coefs);
+    st_status st = start && anc && coefs ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t k = 0; k < l->n && st == ST_OK; k++) {
+        start[k] = 3 * k;
+        const unsigned *tri = tris->u + 3 * (size_t)l->ids[k];
+        double u = l->bary[2 * k], v = l->bary[2 * k + 1];
+        const double w[3] = {u, v, 1.0 - u - v};
+        for (int j = 0; j < 3; j++) {
+            anc[3 * k + (size_t)j] = tri[j];
+            coefs[3 * k + (size_t)j] = w[j];
+        }
+    }
+    if (st == ST_OK) {
+        start[l->n] = 3 * l->n;
+        st = st_topology_add_points(topo, l->n, start, anc, coefs, err);
+    }
+    st_free(start);
+    st_free(anc);
+    st_free(coefs);
+    return st;
+}
+
 /* ADD= with the first modifier of the new elements' kind (SOFA's
  * getContext()->get of a TriangleSetTopologyModifier for triangles), on
  * points the topology and its state have. */
@@ -538,9 +648,7 @@ static st_status add_with(tcp *t, const tcp_line *l, st_error *err)
                                   "%s:%d: ADD= %s needs a %s beside the topology '%s' (or above "
                                   "it)",
                                   t->path, l->line, st_elem_name(l->add),
-                                  l->add == ST_ELEM_EDGE       ? "EdgeSetTopologyModifier"
-                                  : l->add == ST_ELEM_TRIANGLE ? "TriangleSetTopologyModifier"
-                                                               : "QuadSetTopologyModifier",
+                                  modifier_class(l->add),
                                   t->topology->name);
     st_component *topo = modifier_container(mod);
     if (!topo)
@@ -604,7 +712,8 @@ static st_status process_file(tcp *t, st_error *err)
     for (size_t i = 0; i < n; i++) {
         tcp_line *l = &t->lines[(first + i) % t->nlines];
         if (l->kind == CMD_ADD) {
-            ST_TRY(add_with(t, l, err));
+            ST_TRY(l->add == ST_ELEM_POINT ? add_points_in_triangles(t, l, err)
+                                           : add_with(t, l, err));
             continue;
         }
         if (l->kind != CMD_REMOVE)
@@ -693,7 +802,8 @@ static st_status tcp_init(st_component *self, st_error *err)
         double last = 0;
         for (size_t i = 0; i < t->nlines; i++) {
             removes |= t->lines[i].kind == CMD_REMOVE;
-            if (t->lines[i].kind == CMD_ADD && !find_modifier(t, (int)t->lines[i].add))
+            int need = t->lines[i].add == ST_ELEM_POINT ? ST_ELEM_TRIANGLE : (int)t->lines[i].add;
+            if (t->lines[i].kind == CMD_ADD && !find_modifier(t, need))
                 return st_component_error(self, "filename", err, ST_ESCENE,
                                           "%s:%d: the file adds %s, but no modifier of them is "
                                           "beside the topology '%s' or above it",

@@ -167,21 +167,37 @@ static void sub_key(const unsigned *elem, const sub_shape *sh, unsigned s, unsig
     topo_sort_small(key, sh->width);
 }
 
-/* Index of each element of a list by its sorted key. */
-static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
+/* Index of each element of a list by its sorted key. With first (may be
+ * NULL), first[k] is the list index of the set's key k: the first element
+ * of that key (a list holding one key twice, as a grid's edges renumbered
+ * by point removals may, keeps its set and list indices apart). */
+static st_status index_list_ex(topo *t, st_elem kind, tuple_set *set, size_t **first,
+                               st_error *err)
 {
     st_array *a = list_of(t, kind);
     unsigned w = st_elem_vertices(kind);
     memset(set, 0, sizeof *set);
     set->width = w;
+    if (first) {
+        *first = st_malloc((a->n + 1) * sizeof **first);
+        if (!*first)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
     unsigned key[8];
     for (size_t i = 0; i < a->n; i++) {
         memcpy(key, a->u + i * w, w * sizeof(unsigned));
         topo_sort_small(key, w);
         bool inserted;
         ST_TRY(tuple_set_insert(set, key, &inserted, err));
+        if (inserted && first)
+            (*first)[set->n - 1] = i;
     }
     return ST_OK;
+}
+
+static st_status index_list(topo *t, st_elem kind, tuple_set *set, st_error *err)
+{
+    return index_list_ex(t, kind, set, NULL, err);
 }
 
 /* The elements a container of this class may hold (SOFA's class chain). */
@@ -197,7 +213,8 @@ static bool holds(topo *t, st_elem e)
 typedef struct shell {
     const sub_shape *sh;
     tuple_set set;
-    unsigned *cnt;
+    size_t *first;  /* list index of each key of set */
+    unsigned *cnt;  /* by list index */
     size_t nsub;
     pending *out;   /* the isolated ones, in the order found */
 } shell;
@@ -205,6 +222,7 @@ typedef struct shell {
 static void shell_free(shell *sl)
 {
     tuple_set_free(&sl->set);
+    st_free(sl->first);
     st_free(sl->cnt);
 }
 
@@ -213,7 +231,7 @@ static st_status shell_build(topo *t, st_array *a, st_elem kind, shell *sl, st_e
 {
     st_array *subs = list_of(t, sl->sh->kind);
     sl->nsub = subs->n;
-    ST_TRY(index_list(t, sl->sh->kind, &sl->set, err));
+    ST_TRY(index_list_ex(t, sl->sh->kind, &sl->set, &sl->first, err));
     sl->cnt = st_calloc(subs->n ? subs->n : 1, sizeof *sl->cnt);
     if (!sl->cnt)
         return st_error_set(err, ST_ENOMEM, "out of memory");
@@ -222,8 +240,8 @@ static st_status shell_build(topo *t, st_array *a, st_elem kind, shell *sl, st_e
         for (unsigned s = 0; s < sl->sh->count; s++) {
             sub_key(a->u + i * w, sl->sh, s, key);
             size_t k = tuple_set_find(&sl->set, key);
-            if (k < sl->nsub)
-                sl->cnt[k]++;
+            if (k < sl->set.n)
+                sl->cnt[sl->first[k]]++;
         }
     return ST_OK;
 }
@@ -236,7 +254,10 @@ static void shell_leave(shell *sl, const unsigned *elem)
     for (unsigned s = 0; s < sl->sh->count; s++) {
         sub_key(elem, sl->sh, s, key);
         size_t k = tuple_set_find(&sl->set, key);
-        if (k < sl->nsub && sl->cnt[k] && --sl->cnt[k] == 0)
+        if (k >= sl->set.n)
+            continue;
+        k = sl->first[k];
+        if (sl->cnt[k] && --sl->cnt[k] == 0)
             sl->out->index[sl->out->n++] = (unsigned)k;
     }
 }
@@ -468,10 +489,96 @@ st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, 
     return st;
 }
 
-/* SOFA's addEdgesProcess / addTriangleProcess / addQuadProcess, then one
- * announcement: [EdgesAdded (the faces' missing edges), XAdded]. SOFA sends
- * one EdgesAdded per new edge; one event for all of them leaves every
- * followed array the same. */
+/* SOFA's faces of a volume as its modifier creates them, slot by slot
+ * (trianglesOrientationInTetrahedronArray, quadsOrientationInHexahedronArray),
+ * and its edges in edgesInTetrahedron / edgesInHexahedron order. */
+static const unsigned tet_faces_oriented[4][3] = {{1, 2, 3}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
+static const unsigned hexa_faces_oriented[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                                   {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+
+/* The lists an addition grows, and how to put them back when it fails. */
+typedef struct adder {
+    topo *t;
+    tuple_set edge_set, face_set;
+    bool with_edges, with_faces;
+    st_elem face;
+} adder;
+
+static st_type list_type(st_elem e)
+{
+    switch (e) {
+    case ST_ELEM_EDGE: return ST_T_EDGES;
+    case ST_ELEM_TRIANGLE: return ST_T_TRIANGLES;
+    case ST_ELEM_QUAD: return ST_T_QUADS;
+    case ST_ELEM_TETRAHEDRON: return ST_T_TETRAS;
+    default: return ST_T_HEXAS;
+    }
+}
+
+/* Appends edge (a, b) when the container lacks it (SOFA's addEdgesProcess
+ * after getEdgeIndex found nothing). */
+static st_status add_edge_if_new(adder *ad, unsigned a, unsigned b, st_error *err)
+{
+    unsigned e[2] = {a, b};
+    unsigned key[2] = {a < b ? a : b, a < b ? b : a};
+    bool fresh = false;
+    ST_TRY(tuple_set_insert(&ad->edge_set, key, &fresh, err));
+    return fresh ? topo_push(&ad->t->edges, ST_T_EDGES, e, err) : ST_OK;
+}
+
+/* SOFA's addTriangleProcess / addQuadProcess: the face's missing edges
+ * (f[(j+1)%w], f[(j+2)%w]), j = 0..w-1, then the face. */
+static st_status add_face(adder *ad, st_elem kind, const unsigned *f, st_error *err)
+{
+    unsigned w = st_elem_vertices(kind);
+    for (unsigned j = 0; j < w && ad->with_edges; j++)
+        ST_TRY(add_edge_if_new(ad, f[(j + 1) % w], f[(j + 2) % w], err));
+    return topo_push(list_of(ad->t, kind), list_type(kind), f, err);
+}
+
+/* SOFA's addTetrahedronProcess / addHexahedronProcess: each face slot the
+ * container lacks is created (with its edges), then the missing edges, then
+ * the volume. */
+static st_status add_volume(adder *ad, st_elem kind, const unsigned *v, st_error *err)
+{
+    sub_shape sh[2];
+    sub_shapes(kind, sh);
+    const unsigned *slots =
+        kind == ST_ELEM_TETRAHEDRON ? &tet_faces_oriented[0][0] : &hexa_faces_oriented[0][0];
+    unsigned fw = st_elem_vertices(ad->face);
+    for (unsigned s = 0; s < sh[0].count && ad->with_faces; s++) {
+        unsigned f[4], key[4];
+        for (unsigned j = 0; j < fw; j++)
+            f[j] = key[j] = v[slots[s * fw + j]];
+        topo_sort_small(key, fw);
+        bool fresh = false;
+        ST_TRY(tuple_set_insert(&ad->face_set, key, &fresh, err));
+        if (fresh)
+            ST_TRY(add_face(ad, ad->face, f, err));
+    }
+    for (unsigned s = 0; s < sh[1].count && ad->with_edges; s++)
+        ST_TRY(add_edge_if_new(ad, v[sh[1].local[2 * s]], v[sh[1].local[2 * s + 1]], err));
+    return topo_push(list_of(ad->t, kind), list_type(kind), v, err);
+}
+
+/* One ADDED event of the elements of kind e from index `before` on. */
+static st_topo_event added(st_elem e, size_t before, size_t n, const unsigned *index,
+                           const unsigned *verts)
+{
+    return (st_topo_event){.change = ST_TOPO_ADDED,
+                           .elem = e,
+                           .n = n,
+                           .before = before,
+                           .index = index,
+                           .vertices = verts};
+}
+
+/* SOFA's addEdges / addTriangles / addQuads / addTetrahedra / addHexahedra,
+ * then one announcement: [EdgesAdded, (TrianglesAdded | QuadsAdded) for a
+ * volume's new faces, XAdded]. SOFA sends one EdgesAdded per new edge and
+ * one face event per new face, interleaved: one event per kind leaves every
+ * followed array the same, and the topological mappings read only the
+ * edges' order (kept) and the volumes'. */
 st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
                    st_error *err)
 {
@@ -481,87 +588,145 @@ st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size
                                   "%s cannot change while the scene runs: use one of the "
                                   "*SetTopologyContainer classes",
                                   self->cls->name);
-    if (elem != ST_ELEM_EDGE && elem != ST_ELEM_TRIANGLE && elem != ST_ELEM_QUAD)
+    if (elem == ST_ELEM_POINT || (unsigned)elem >= ST_ELEM_COUNT)
         return st_component_error(self, NULL, err, ST_EINVAL,
-                                  "adding %s is not supported (edges, triangles and quads are)",
-                                  st_elem_name(elem));
+                                  "adding %s is not supported (edges, triangles, quads, "
+                                  "tetrahedra and hexahedra are)",
+                                  (unsigned)elem < ST_ELEM_COUNT ? st_elem_name(elem) : "?");
     if (!holds(t, elem))
         return st_component_error(self, NULL, err, ST_EINVAL, "%s holds no %s to add to",
                                   self->cls->name, st_elem_name(elem));
     ST_TRY(topo_ensure_lists(t, err));
     st_array *a = list_of(t, elem);
     unsigned w = st_elem_vertices(elem);
-    st_type type = elem == ST_ELEM_EDGE       ? ST_T_EDGES
-                   : elem == ST_ELEM_TRIANGLE ? ST_T_TRIANGLES
-                                              : ST_T_QUADS;
-    bool with_edges = elem != ST_ELEM_EDGE && holds(t, ST_ELEM_EDGE);
+    bool volume = elem == ST_ELEM_TETRAHEDRON || elem == ST_ELEM_HEXAHEDRON;
+    adder ad = {.t = t, .face = elem == ST_ELEM_TETRAHEDRON ? ST_ELEM_TRIANGLE : ST_ELEM_QUAD};
+    ad.with_edges = elem != ST_ELEM_EDGE && holds(t, ST_ELEM_EDGE);
+    ad.with_faces = volume && holds(t, ad.face);
+    st_array *faces = volume ? list_of(t, ad.face) : NULL;
     size_t np = point_count(t), maxp = 0;
     for (size_t i = 0; i < n * w; i++)
         if ((size_t)verts[i] + 1 > maxp)
             maxp = (size_t)verts[i] + 1;
-    size_t edges_before = t->edges.n, before = a->n;
-    tuple_set set;
-    memset(&set, 0, sizeof set);
-    set.width = 2;
-    st_status st = with_edges ? index_list(t, ST_ELEM_EDGE, &set, err) : ST_OK;
-    for (size_t k = 0; k < n && st == ST_OK; k++) {
-        const unsigned *v = verts + k * w;
-        for (unsigned j = 0; j < w && with_edges && st == ST_OK; j++) {
-            unsigned e[2] = {v[(j + 1) % w], v[(j + 2) % w]};
-            unsigned key[2] = {e[0] < e[1] ? e[0] : e[1], e[0] < e[1] ? e[1] : e[0]};
-            bool fresh = false;
-            st = tuple_set_insert(&set, key, &fresh, err);
-            if (st == ST_OK && fresh)
-                st = topo_push(&t->edges, ST_T_EDGES, e, err);
-        }
-        if (st == ST_OK)
-            st = topo_push(a, type, v, err);
-    }
-    tuple_set_free(&set);
-    size_t ne = with_edges ? t->edges.n - edges_before : 0; /* the faces' new edges */
-    unsigned *index = st == ST_OK ? st_malloc((3 * ne + n + 1) * sizeof *index) : NULL;
+    size_t edges_before = t->edges.n, faces_before = faces ? faces->n : 0, before = a->n;
+    ad.edge_set.width = 2;
+    st_status st = ad.with_edges ? index_list(t, ST_ELEM_EDGE, &ad.edge_set, err) : ST_OK;
+    if (st == ST_OK && ad.with_faces)
+        st = index_list(t, ad.face, &ad.face_set, err);
+    for (size_t k = 0; k < n && st == ST_OK; k++)
+        st = volume ? add_volume(&ad, elem, verts + k * w, err)
+                    : add_face(&ad, elem, verts + k * w, err);
+    tuple_set_free(&ad.edge_set);
+    tuple_set_free(&ad.face_set);
+    size_t ne = t->edges.n - edges_before, nf = faces ? faces->n - faces_before : 0;
+    if (elem == ST_ELEM_EDGE)
+        ne = 0; /* the added elements themselves */
+    unsigned fw = volume ? st_elem_vertices(ad.face) : 0;
+    /* Indices of the new edges, faces and elements, then copies of the new
+     * edges' and faces' vertices: a listener may grow the lists. */
+    size_t need = ne + nf + n + 2 * ne + fw * nf + 1;
+    unsigned *index = st == ST_OK ? st_malloc(need * sizeof *index) : NULL;
     if (st == ST_OK && !index)
         st = st_error_set(err, ST_ENOMEM, "out of memory");
     if (st != ST_OK) {
         /* Back to the lists as they were: nothing was announced. */
         t->edges.n = edges_before;
+        if (faces)
+            faces->n = faces_before;
         a->n = before;
         st_free(index);
         return st;
     }
     if (maxp > np && !t->position.n)
         t->nb_points = (unsigned)maxp;
+    unsigned *eidx = index, *fidx = index + ne, *xidx = index + ne + nf;
+    unsigned *edge_verts = xidx + n, *face_verts = edge_verts + 2 * ne;
     for (size_t i = 0; i < ne; i++)
-        index[i] = (unsigned)(edges_before + i);
+        eidx[i] = (unsigned)(edges_before + i);
+    for (size_t i = 0; i < nf; i++)
+        fidx[i] = (unsigned)(faces_before + i);
     for (size_t i = 0; i < n; i++)
-        index[ne + i] = (unsigned)(before + i);
-    /* The new edges' vertices, copied: a listener may grow the lists. */
-    unsigned *edge_verts = index + ne + n;
+        xidx[i] = (unsigned)(before + i);
     if (ne)
         memcpy(edge_verts, t->edges.u + 2 * edges_before, 2 * ne * sizeof *edge_verts);
-    st_topo_event ev[2];
+    if (nf)
+        memcpy(face_verts, faces->u + fw * faces_before, fw * nf * sizeof *face_verts);
+    st_topo_event ev[3];
     size_t nev = 0;
     if (ne) {
-        ev[nev++] = (st_topo_event){.change = ST_TOPO_ADDED,
-                                    .elem = ST_ELEM_EDGE,
-                                    .n = ne,
-                                    .before = edges_before,
-                                    .index = index,
-                                    .vertices = edge_verts};
+        ev[nev++] = added(ST_ELEM_EDGE, edges_before, ne, eidx, edge_verts);
         touch_list(t, ST_ELEM_EDGE);
     }
+    if (nf) {
+        ev[nev++] = added(ad.face, faces_before, nf, fidx, face_verts);
+        touch_list(t, ad.face);
+    }
     if (n) {
-        ev[nev++] = (st_topo_event){.change = ST_TOPO_ADDED,
-                                    .elem = elem,
-                                    .n = n,
-                                    .before = before,
-                                    .index = index + ne,
-                                    .vertices = verts};
+        ev[nev++] = added(elem, before, n, xidx, verts);
         touch_list(t, elem);
     }
     /* SOFA announces an empty addition too (TrianglesAdded(0)): followers
      * have nothing to do, so settee announces nothing. */
     st = nev ? st_topology_changed(self, ev, nev, err) : ST_OK;
+    st_free(index);
+    return st;
+}
+
+/* SOFA's addPoints(n, ancestors, coefs): nbPoints grows by n and the change
+ * [PointsAdded] is announced; the states following the container give the
+ * new points their ancestors' weighted values. settee's container also
+ * appends the new points' places to its own positions, when it has them,
+ * weighted the same way (SOFA's container keeps its initial positions
+ * only: settee counts its points by them). */
+st_status topo_add_points(st_component *self, size_t n, const size_t *start,
+                          const unsigned *anc, const double *coefs, st_error *err)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_DYNAMIC)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "%s cannot change while the scene runs: use one of the "
+                                  "*SetTopologyContainer classes",
+                                  self->cls->name);
+    if (!n)
+        return ST_OK;
+    ST_TRY(topo_ensure_lists(t, err));
+    /* Without positions, the container counts its points by its elements:
+     * a state beside it may hold more (points no element uses yet), and
+     * the new points come after all of them. */
+    size_t before = point_count(t);
+    const st_mstate *ms = self->node ? st_node_mstate(self->node) : NULL;
+    if (!t->position.n && ms && ms->n > before)
+        before = ms->n;
+    unsigned *index = st_malloc(n * sizeof *index);
+    if (!index)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    if (t->position.n == before && before) {
+        st_status st = st_array_resize(&t->position, ST_T_VEC3S, before + n, err);
+        if (st != ST_OK) {
+            st_free(index);
+            return st;
+        }
+        for (size_t k = 0; k < n && start; k++) {
+            double *p = t->position.r + 3 * (before + k);
+            for (size_t j = start[k]; j < start[k + 1]; j++)
+                for (int c = 0; c < 3; c++)
+                    p[c] += coefs[j] * t->position.r[3 * (size_t)anc[j] + c];
+        }
+        touch_list(t, ST_ELEM_POINT);
+    }
+    if (t->nb_points || !t->position.n) {
+        t->nb_points = (unsigned)(before + n);
+        const st_field *f = st_component_field(self, "nbPoints");
+        if (f)
+            st_component_touch(self, f);
+    }
+    for (size_t k = 0; k < n; k++)
+        index[k] = (unsigned)(before + k);
+    st_topo_event ev = added(ST_ELEM_POINT, before, n, index, NULL);
+    ev.ancestor_start = start;
+    ev.ancestors = anc;
+    ev.coefs = coefs;
+    st_status st = st_topology_changed(self, &ev, 1, err);
     st_free(index);
     return st;
 }

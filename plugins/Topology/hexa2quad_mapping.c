@@ -116,6 +116,8 @@ static st_status hexa2quad_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(hexa2quad);
+
 const st_class hexa2quad_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Hexa2QuadTopologicalMapping",
@@ -127,4 +129,5 @@ const st_class hexa2quad_mapping_class = {
     .init = hexa2quad_init,
     .reinit = hexa2quad_init,
     .cleanup = hexa2quad_cleanup,
+    .checkpoint = &hexa2quad_checkpoint_ops,
 };

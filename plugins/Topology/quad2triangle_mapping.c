@@ -47,6 +47,7 @@ static const topo_map_desc quad2triangle_desc = {
     .out = ST_ELEM_TRIANGLE,
     .batch = false,
     .faces_added = quads_added,
+    .copy_points = true,
 };
 
 static st_status quad2triangle_changed(st_component *self, st_component *topology,
@@ -116,6 +117,8 @@ static st_status quad2triangle_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(quad2triangle);
+
 const st_class quad2triangle_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Quad2TriangleTopologicalMapping",
@@ -127,4 +130,5 @@ const st_class quad2triangle_mapping_class = {
     .init = quad2triangle_init,
     .reinit = quad2triangle_init,
     .cleanup = quad2triangle_cleanup,
+    .checkpoint = &quad2triangle_checkpoint_ops,
 };

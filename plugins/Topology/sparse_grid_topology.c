@@ -46,7 +46,13 @@
  * says; fillWeighted only sets the finest boundary cells' 0.5).
  * Facets and the marching-cubes surface SOFA writes for a .raw grid into an
  * empty child topology are not supported. The grid is built once (SOFA's
- * init runs once). */
+ * init runs once), at its init or before, when a component first asks for
+ * its points or elements (SOFA's getNbPoints and getHexahedra call init).
+ *
+ * SparseGridRamificationTopology (sparse_grid_ramification.c) builds its
+ * finest level here, then ramifies it; SparseGridMultipleTopology
+ * voxelises each file of fileTopologies on the finest grid and assembles
+ * their types and coefficients (finest_from_multiple). */
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include <ctype.h>
 #include <float.h>
@@ -57,11 +63,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sparse_grid.h"
 #include "topology_fields.h"
 #include "../IO.Mesh/mesh_loader.h"
 #include "../../common/regular_file.h"
 
-enum { CELL_OUTSIDE = 0, CELL_BOUNDARY = 1, CELL_INSIDE = 2 };
 
 /* ---- the polygon / unit cube test, in single precision ---- */
 
@@ -202,57 +208,6 @@ static bool polygon_meets_cube(int n, const float v[][3], const float nrm[3])
     return polygon_winding(n, v, nrm, q) != 0;
 }
 
-/* ---- the regular grid the cells come from ---- */
-
-typedef struct sgrid {
-    int n[3];
-    double p0[3], d[3], inv[3]; /* origin, spacing, 1 / spacing^2 */
-    double lo[3], hi[3];        /* the box */
-} sgrid;
-
-static void grid_pos(const sgrid *g, int i, int j, int k, double p[3])
-{
-    p[0] = g->p0[0] + g->d[0] * i;
-    p[1] = g->p0[1] + g->d[1] * j;
-    p[2] = g->p0[2] + g->d[2] * k;
-}
-
-static size_t cell_index(const sgrid *g, int i, int j, int k)
-{
-    return (size_t)i + (size_t)(g->n[0] - 1) * ((size_t)j + (size_t)(g->n[1] - 1) * (size_t)k);
-}
-
-static void cell_coords(const sgrid *g, size_t c, int ijk[3])
-{
-    ijk[0] = (int)(c % (size_t)(g->n[0] - 1));
-    c /= (size_t)(g->n[0] - 1);
-    ijk[1] = (int)(c % (size_t)(g->n[1] - 1));
-    ijk[2] = (int)(c / (size_t)(g->n[1] - 1));
-}
-
-/* SOFA's RegularGridTopology::findCube; (size_t)-1 when outside. */
-static size_t find_cell(const sgrid *g, const double pos[3])
-{
-    int ijk[3];
-    for (int a = 0; a < 3; a++) {
-        double f = ((pos[a] - g->p0[a]) * g->d[a]) * g->inv[a];
-        ijk[a] = (int)floor(f);
-        if (ijk[a] < 0 || ijk[a] > g->n[a] - 2)
-            return (size_t)-1;
-    }
-    return cell_index(g, ijk[0], ijk[1], ijk[2]);
-}
-
-/* The corners of cell (i, j, k) as grid point indices, SOFA's order. */
-static void cell_corners(const sgrid *g, int i, int j, int k, size_t c[8])
-{
-    static const int off[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                  {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
-    for (int m = 0; m < 8; m++)
-        c[m] = (size_t)(i + off[m][0]) +
-               (size_t)g->n[0] * ((size_t)(j + off[m][1]) + (size_t)g->n[1] * (size_t)(k + off[m][2]));
-}
-
 /* path opened for reading only when it is a regular file, never blocking
  * on a FIFO swapped in after st_component_find_file looked (regular_open) */
 static FILE *open_regular(const char *path, const char *mode)
@@ -267,14 +222,6 @@ static FILE *open_regular(const char *path, const char *mode)
 
 /* ---- the surface ---- */
 
-typedef struct surface {
-    double *x;          /* 3 per vertex */
-    size_t nv;
-    unsigned *idx;      /* facet vertex indices, concatenated */
-    size_t *start;      /* nf + 1 offsets into idx */
-    size_t nf;
-    size_t cap_idx, cap_f, cap_v;
-} surface;
 
 static void surface_free(surface *s)
 {
@@ -321,10 +268,10 @@ static st_status add_facet(surface *s, const unsigned *v, size_t n, st_error *er
  * through MeshTopology::load): its triangles, then its quads (faces of more
  * vertices are fans of triangles there); voxelisation marks cells, so the
  * facets' order does not matter. */
-static st_status read_obj(topo *t, surface *s, st_error *err)
+static st_status read_obj_file(topo *t, const char *name, surface *s, st_error *err)
 {
     mesh_data d;
-    ST_TRY(mesh_read_file(&t->base, t->filename, &d, err));
+    ST_TRY(mesh_read_file(&t->base, name, &d, err));
     st_status st = ST_OK;
     for (size_t i = 0; st == ST_OK && i < d.position.n; i++)
         st = add_vertex(s, d.position.r + 3 * i, err);
@@ -491,42 +438,15 @@ static st_status voxelize(topo *t, const sgrid *g, const surface *s, unsigned ch
 
 /* ---- sparse levels: the kept cells of a regular grid ---- */
 
-static void grid_setup(sgrid *g, const int n[3], const double lo[3], const double hi[3])
-{
-    for (int a = 0; a < 3; a++) {
-        g->n[a] = n[a];
-        g->lo[a] = g->p0[a] = lo[a];
-        g->hi[a] = hi[a];
-        g->d[a] = (hi[a] - lo[a]) / (n[a] - 1);
-        g->inv[a] = 1 / (g->d[a] * g->d[a]);
-    }
-}
 
-static size_t grid_cells(const sgrid *g)
-{
-    return (size_t)(g->n[0] - 1) * (size_t)(g->n[1] - 1) * (size_t)(g->n[2] - 1);
-}
-
-/* One level of SOFA's sparse grid hierarchy: the hexahedra in their order,
- * each with its regular cell, its type and its stiffness and mass
- * coefficients (SOFA's getStiffnessCoef / getMassCoef). */
-typedef struct level {
-    sgrid g;
-    size_t nh;
-    size_t *cell;          /* regular cell index per hexahedron */
-    unsigned char *type;   /* CELL_BOUNDARY or CELL_INSIDE per hexahedron */
-    double *kcoef, *mcoef; /* per hexahedron */
-    size_t *hexa_of;       /* per regular cell: its hexahedron, or (size_t)-1 */
-} level;
-
-static void level_free(level *L)
+void sg_level_free(level *L)
 {
     st_free(L->cell), st_free(L->type), st_free(L->kcoef), st_free(L->mcoef);
     st_free(L->hexa_of);
     memset(L, 0, sizeof *L);
 }
 
-static st_status level_alloc(level *L, st_error *err)
+st_status sg_level_alloc(level *L, st_error *err)
 {
     size_t nc = grid_cells(&L->g);
     L->nh = 0;
@@ -542,7 +462,7 @@ static st_status level_alloc(level *L, st_error *err)
     return ST_OK;
 }
 
-static void level_push(level *L, size_t c, unsigned char type, double k, double m)
+void sg_level_push(level *L, size_t c, unsigned char type, double k, double m)
 {
     L->hexa_of[c] = L->nh;
     L->cell[L->nh] = c;
@@ -557,7 +477,7 @@ static void level_push(level *L, size_t c, unsigned char type, double k, double 
 static st_status level_from_types(level *L, const unsigned char *regtype, bool only_inside,
                                   bool fill_weighted, st_error *err)
 {
-    ST_TRY(level_alloc(L, err));
+    ST_TRY(sg_level_alloc(L, err));
     size_t nc = grid_cells(&L->g);
     for (int pass = 0; pass < 2; pass++) {
         unsigned char want = pass == 0 ? CELL_BOUNDARY : CELL_INSIDE;
@@ -566,7 +486,7 @@ static st_status level_from_types(level *L, const unsigned char *regtype, bool o
         double coef = pass == 0 && fill_weighted ? 0.5 : 1.0;
         for (size_t c = 0; c < nc; c++)
             if (regtype[c] == want)
-                level_push(L, c, want, coef, coef);
+                sg_level_push(L, c, want, coef, coef);
     }
     return ST_OK;
 }
@@ -586,7 +506,7 @@ static st_status level_coarsen(const level *F, level *C, st_error *err)
         hi[a] = F->g.lo[a] + (n[a] - 1) * 2.0 * F->g.d[a];
     }
     grid_setup(&C->g, n, F->g.lo, hi);
-    ST_TRY(level_alloc(C, err));
+    ST_TRY(sg_level_alloc(C, err));
     for (int i = 0; i < n[0] - 1; i++)
         for (int j = 0; j < n[1] - 1; j++)
             for (int k = 0; k < n[2] - 1; k++) {
@@ -608,7 +528,7 @@ static st_status level_coarsen(const level *F, level *C, st_error *err)
                     ms += F->mcoef[h];
                 }
                 if (!outside)
-                    level_push(C, cell_index(&C->g, i, j, k),
+                    sg_level_push(C, cell_index(&C->g, i, j, k),
                                inside ? CELL_INSIDE : CELL_BOUNDARY, ks / 8.0, ms / 8.0);
             }
     return ST_OK;
@@ -658,6 +578,34 @@ static size_t sort_unique(unsigned *v, size_t n, unsigned w)
     return m;
 }
 
+st_status sg_mesh_tail(topo *t, const sgrid *g, st_error *err)
+{
+    size_t nh = t->hexahedra.n;
+    ST_TRY(st_array_resize(&t->edges, ST_T_EDGES, 12 * nh, err));
+    ST_TRY(st_array_resize(&t->quads, ST_T_QUADS, 6 * nh, err));
+    static const int ed[12][2] = {{0, 1}, {3, 2}, {4, 5}, {7, 6}, {0, 3}, {1, 2},
+                                  {4, 7}, {5, 6}, {0, 4}, {1, 5}, {3, 7}, {2, 6}};
+    static const int fa[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                 {3, 2, 6, 7}, {0, 4, 7, 3}, {1, 5, 6, 2}};
+    for (size_t h = 0; h < nh; h++) {
+        const unsigned *hx = t->hexahedra.u + 8 * h;
+        for (int e = 0; e < 12; e++)
+            for (int k = 0; k < 2; k++)
+                t->edges.u[2 * (12 * h + (size_t)e) + (size_t)k] = hx[ed[e][k]];
+        for (int f = 0; f < 6; f++)
+            for (int k = 0; k < 4; k++)
+                t->quads.u[4 * (6 * h + (size_t)f) + (size_t)k] = hx[fa[f][k]];
+    }
+    t->edges.n = sort_unique(t->edges.u, t->edges.n, 2);
+    t->quads.n = sort_unique(t->quads.u, t->quads.n, 4);
+    for (int a = 0; a < 3; a++) {
+        t->n[a] = g->n[a];
+        t->min[a] = g->lo[a];
+        t->max[a] = g->hi[a];
+    }
+    return ST_OK;
+}
+
 /* The component's lists from the final level: the points are the used
  * corners sorted by position (SOFA's map of positions), the hexahedra
  * follow the level's order. */
@@ -704,14 +652,8 @@ static st_status build_mesh(topo *t, const level *L, st_error *err)
     if ((s = st_array_resize(&t->hexahedra, ST_T_HEXAS, nh, err)) != ST_OK ||
         (s = st_array_resize(&t->cell_types, ST_T_UINTS, nh, err)) != ST_OK ||
         (s = st_array_resize(&t->stiffness_coefs, ST_T_REALS, nh, err)) != ST_OK ||
-        (s = st_array_resize(&t->mass_coefs, ST_T_REALS, nh, err)) != ST_OK ||
-        (s = st_array_resize(&t->edges, ST_T_EDGES, 12 * nh, err)) != ST_OK ||
-        (s = st_array_resize(&t->quads, ST_T_QUADS, 6 * nh, err)) != ST_OK)
+        (s = st_array_resize(&t->mass_coefs, ST_T_REALS, nh, err)) != ST_OK)
         goto done;
-    static const int ed[12][2] = {{0, 1}, {3, 2}, {4, 5}, {7, 6}, {0, 3}, {1, 2},
-                                  {4, 7}, {5, 6}, {0, 4}, {1, 5}, {3, 7}, {2, 6}};
-    static const int fa[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                                 {3, 2, 6, 7}, {0, 4, 7, 3}, {1, 5, 6, 2}};
     for (size_t h = 0; h < nh; h++) {
         int ijk[3];
         size_t c[8];
@@ -720,23 +662,11 @@ static st_status build_mesh(topo *t, const level *L, st_error *err)
         unsigned *hx = t->hexahedra.u + 8 * h;
         for (int m = 0; m < 8; m++)
             hx[m] = (unsigned)remap[c[m]];
-        for (int e = 0; e < 12; e++)
-            for (int k = 0; k < 2; k++)
-                t->edges.u[2 * (12 * h + (size_t)e) + (size_t)k] = hx[ed[e][k]];
-        for (int f = 0; f < 6; f++)
-            for (int k = 0; k < 4; k++)
-                t->quads.u[4 * (6 * h + (size_t)f) + (size_t)k] = hx[fa[f][k]];
         t->cell_types.u[h] = L->type[h];
         t->stiffness_coefs.r[h] = L->kcoef[h];
         t->mass_coefs.r[h] = L->mcoef[h];
     }
-    t->edges.n = sort_unique(t->edges.u, t->edges.n, 2);
-    t->quads.n = sort_unique(t->quads.u, t->quads.n, 4);
-    for (int a = 0; a < 3; a++) {
-        t->n[a] = g->n[a];
-        t->min[a] = g->lo[a];
-        t->max[a] = g->hi[a];
-    }
+    s = sg_mesh_tail(t, g, err);
 done:
     st_free(remap), st_free(used), st_free(gp);
     return s;
@@ -763,11 +693,19 @@ static bool has_suffix(const char *s, const char *suf)
 
 static void touch_all(topo *t)
 {
-    static const char *const names[] = {"position", "edges",     "triangles",      "quads",
-                                        "hexahedra", "n",        "min",            "max",
-                                        "cellTypes", "stiffnessCoefs", "massCoefs", NULL};
-    for (size_t i = 0; names[i]; i++)
-        st_component_touch(&t->base, st_component_field(&t->base, names[i]));
+    static const char *const names[] = {"position",  "edges",          "triangles",
+                                        "quads",     "hexahedra",      "n",
+                                        "min",       "max",            "cellTypes",
+                                        "stiffnessCoefs", "massCoefs", "elementStiffnessCoefs",
+                                        "elementMassCoefs", NULL};
+    for (size_t i = 0; names[i]; i++) {
+        const st_field *f = st_component_field(&t->base, names[i]);
+        if (f && (f->flags & ST_F_OUTPUT || !strcmp(names[i], "position") ||
+                  !strcmp(names[i], "n") || !strcmp(names[i], "min") || !strcmp(names[i], "max") ||
+                  !strcmp(names[i], "edges") || !strcmp(names[i], "triangles") ||
+                  !strcmp(names[i], "quads") || !strcmp(names[i], "hexahedra")))
+            st_component_touch(&t->base, f);
+    }
 }
 
 /* ---- the finest level, from each source ---- */
@@ -953,7 +891,105 @@ done:
     return st;
 }
 
-enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW };
+/* SparseGridMultipleTopology's buildAsFinest: every file of fileTopologies
+ * (OBJ surfaces; a file not found is skipped, as SOFA does) voxelised on
+ * one grid over the box of them all (min and max when set, else their
+ * bounding box grown by 1 % per side); then, file after file, a cell INSIDE
+ * in it (or BOUNDARY without fillWeighted) becomes INSIDE with the file's
+ * coefficients, a BOUNDARY cell (fillWeighted) becomes BOUNDARY unless
+ * already INSIDE, its coefficients the file's (erasePreviousCoef) or the
+ * mean of the previous ones and the file's, in single precision, the
+ * previous ones starting at 0. */
+static st_status finest_from_multiple(topo *t, const int n[3], bool only_inside, level *L,
+                                      st_error *err)
+{
+    st_component *self = &t->base;
+    size_t nf = t->file_topologies.n;
+    surface *sf = st_calloc(nf + 1, sizeof *sf);
+    if (!sf)
+        return st_error_set(err, ST_ENOMEM, "out of memory reading %zu surfaces", nf);
+    st_status st = ST_OK;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < nf && st == ST_OK; i++) {
+        const char *name = t->file_topologies.s[i];
+        char path[4096];
+        st_error miss = {0};
+        if (!name || st_component_find_file(self, "fileTopologies", name, path, sizeof path,
+                                            &miss) != ST_OK) {
+            st_component_warn_field(self, "fileTopologies",
+                                    "'%s' not found: skipped (as SOFA does)", name ? name : "");
+            continue;
+        }
+        if (!has_suffix(name, ".obj")) {
+            st = st_component_error(self, "fileTopologies", err, ST_EINVAL,
+                                    "'%s': only OBJ surfaces are read here (SOFA also reads "
+                                    ".trian)",
+                                    name);
+            break;
+        }
+        st = read_obj_file(t, path, &sf[i], err);
+        for (size_t v = 0; st == ST_OK && v < sf[i].nv; v++)
+            for (int a = 0; a < 3; a++) {
+                double x = sf[i].x[3 * v + (size_t)a];
+                lo[a] = x < lo[a] ? x : lo[a];
+                hi[a] = x > hi[a] ? x : hi[a];
+            }
+    }
+    bool box_set = t->min[0] != 0 || t->min[1] != 0 || t->min[2] != 0 || t->max[0] != 0 ||
+                   t->max[1] != 0 || t->max[2] != 0;
+    if (st == ST_OK && !box_set && !(lo[0] <= hi[0]))
+        st = st_component_error(self, "fileTopologies", err, ST_ESCENE,
+                                "none of the %zu fileTopologies was found or has points", nf);
+    unsigned char *type = NULL, *all = NULL;
+    float *k = NULL, *m = NULL;
+    if (st == ST_OK) {
+        double blo[3], bhi[3];
+        for (int a = 0; a < 3; a++) {
+            double grow_by = (hi[a] - lo[a]) / 100.0;
+            blo[a] = box_set ? t->min[a] : lo[a] - grow_by;
+            bhi[a] = box_set ? t->max[a] : hi[a] + grow_by;
+        }
+        grid_setup(&L->g, n, blo, bhi);
+        size_t nc = grid_cells(&L->g);
+        type = st_malloc(nc + 1);
+        all = st_calloc(nc + 1, 1); /* CELL_OUTSIDE */
+        k = st_calloc(nc + 1, sizeof *k);
+        m = st_calloc(nc + 1, sizeof *m);
+        if (!type || !all || !k || !m)
+            st = st_error_set(err, ST_ENOMEM, "out of memory (%zu cells)", nc);
+        for (size_t i = 0; i < nf && st == ST_OK; i++) {
+            if (!sf[i].nv)
+                continue;
+            st = voxelize(t, &L->g, &sf[i], type, nc, err);
+            float ks = i < t->data_stiffness.n ? (float)t->data_stiffness.r[i] : 1.0f;
+            float ms = i < t->data_mass.n ? (float)t->data_mass.r[i] : 1.0f;
+            for (size_t c = 0; c < nc && st == ST_OK; c++) {
+                if (type[c] == CELL_INSIDE || (type[c] == CELL_BOUNDARY && !t->fill_weighted)) {
+                    all[c] = CELL_INSIDE;
+                    k[c] = ks;
+                    m[c] = ms;
+                } else if (type[c] == CELL_BOUNDARY) {
+                    if (all[c] != CELL_INSIDE)
+                        all[c] = CELL_BOUNDARY;
+                    k[c] = t->erase_previous_coef ? ks : (k[c] + ks) * .5f;
+                    m[c] = t->erase_previous_coef ? ms : (m[c] + ms) * .5f;
+                }
+            }
+        }
+    }
+    if (st == ST_OK)
+        st = level_from_types(L, all, only_inside, false, err);
+    for (size_t h = 0; st == ST_OK && h < L->nh; h++) {
+        L->kcoef[h] = k[L->cell[h]];
+        L->mcoef[h] = m[L->cell[h]];
+    }
+    for (size_t i = 0; i < nf; i++)
+        surface_free(&sf[i]);
+    st_free(sf), st_free(type), st_free(all), st_free(k), st_free(m);
+    return st;
+}
+
+enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW, SRC_MULTIPLE };
 
 static st_status sparse_build(topo *t, int src, const char *path, surface *s, st_error *err)
 {
@@ -970,24 +1006,34 @@ static st_status sparse_build(topo *t, int src, const char *path, surface *s, st
     bool only_inside = levels ? false : t->only_inside_cells;
     level cur = {0};
     st_status st;
-    if (src == SRC_VOXEL)
+    if (src == SRC_MULTIPLE)
+        st = finest_from_multiple(t, n, only_inside, &cur, err);
+    else if (src == SRC_VOXEL)
         st = finest_from_voxel_file(t, path, only_inside, &cur, err);
     else if (src == SRC_RAW)
         st = finest_from_raw_file(t, path, n, only_inside, &cur, err);
     else
         st = finest_from_surface(t, s, n, levels == 0, only_inside, &cur, err);
-    for (int l = 0; l < levels && st == ST_OK; l++) {
-        level coarse = {0};
-        st = level_coarsen(&cur, &coarse, err);
-        level_free(&cur);
-        cur = coarse;
-    }
     if (st == ST_OK) {
         st_array_free(&t->triangles, ST_T_TRIANGLES);
         st_array_free(&t->tetrahedra, ST_T_TETRAS);
-        st = build_mesh(t, &cur, err);
     }
-    level_free(&cur);
+    /* SparseGridRamificationTopology: connexions from the finest level when
+     * it has virtual levels or tests the finest connectivity; otherwise it
+     * builds as SparseGridTopology. */
+    if (st == ST_OK && t->ramification && (levels > 0 || t->finest_connectivity))
+        return sg_ramify(t, &cur, levels, s, src == SRC_RAW, err);
+    for (int l = 0; l < levels && st == ST_OK; l++) {
+        level coarse = {0};
+        st = level_coarsen(&cur, &coarse, err);
+        sg_level_free(&cur);
+        cur = coarse;
+    }
+    if (st == ST_OK)
+        st = build_mesh(t, &cur, err);
+    if (st == ST_OK && t->ramification)
+        st = sg_lookup_plain(t, &cur, src == SRC_RAW, err);
+    sg_level_free(&cur);
     return st;
 }
 
@@ -1044,16 +1090,41 @@ static st_status sparse_init(st_component *self, st_error *err)
         ST_TRY(st_component_find_file(self, "fileTopology", t->filename, path, sizeof path,
                                       err));
         if (src == SRC_SURFACE)
-            st = read_obj(t, &s, err);
+            st = read_obj_file(t, t->filename, &s, err);
     } else {
         ST_TRY(topo_copy_src(t, err));
         st = surface_from_lists(t, &s, err);
+    }
+    if (t->multiple) {
+        /* The surfaces are fileTopologies; fileTopology (or the lists) only
+         * serves the finest connectivity test. */
+        if (src != SRC_SURFACE)
+            return st_component_error(self, "fileTopology", err, ST_EINVAL,
+                                      "a SparseGridMultipleTopology voxelises fileTopologies; "
+                                      "fileTopology may only be an OBJ surface (for "
+                                      "finestConnectivity)");
+        if (t->file_topologies.n == 0)
+            st = st_component_error(self, "fileTopologies", err, ST_ESCENE,
+                                    "No file topology provided: give the surfaces to voxelise "
+                                    "in fileTopologies");
+        if (st == ST_OK && t->data_stiffness.n < t->file_topologies.n)
+            st_component_warn_field(self, "stiffnessCoefs",
+                                    "not enough stiffnessCoefs (%zu for %zu files): 1 for the "
+                                    "others",
+                                    t->data_stiffness.n, t->file_topologies.n);
+        if (st == ST_OK && t->data_mass.n < t->file_topologies.n)
+            st_component_warn_field(self, "massCoefs",
+                                    "not enough massCoefs (%zu for %zu files): 1 for the others",
+                                    t->data_mass.n, t->file_topologies.n);
+        t->ramification = t->compute_ramifications;
+        src = SRC_MULTIPLE;
     }
     if (st == ST_OK && src == SRC_SURFACE && s.nv == 0)
         st = st_component_error(self, "fileTopology", err, ST_ESCENE,
                                 "no filename specified nor vertices given as parameters: give "
                                 "fileTopology or position with triangles and quads");
-    if (st == ST_OK && src == SRC_SURFACE && t->nb_virtual_finer && t->cell_width > 0)
+    if (st == ST_OK && (src == SRC_SURFACE || src == SRC_MULTIPLE) && t->nb_virtual_finer &&
+        t->cell_width > 0)
         st_component_warn_field(self, "cellWidth",
                                 "ignored with nbVirtualFinerLevels (as in SOFA, the grids use "
                                 "n = %g %g %g)",
@@ -1076,6 +1147,59 @@ static st_status sparse_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+/* SOFA's SparseGridTopology builds itself when first asked for its points
+ * or hexahedra (getNbPoints, getHexahedra call init): a MechanicalObject
+ * before the grid in its node gets the grid's points. Errors are left to
+ * the grid's own init, which reports them. */
+static void sparse_ensure(st_component *self)
+{
+    topo *t = (topo *)self;
+    if (t->sparse_built)
+        return;
+    st_error err = {0};
+    if (st_component_update_inputs(self, &err) == ST_OK)
+        (void)sparse_init(self, &err);
+}
+
+static size_t sparse_nb_points(st_component *self)
+{
+    sparse_ensure(self);
+    return ((topo *)self)->position.n;
+}
+
+static void sparse_get_point(st_component *self, size_t i, double p[3])
+{
+    topo *t = (topo *)self;
+    sparse_ensure(self);
+    if (i < t->position.n)
+        memcpy(p, t->position.r + 3 * i, 3 * sizeof(double));
+    else
+        p[0] = p[1] = p[2] = 0.0;
+}
+
+static const st_array *sparse_elements(st_component *self, st_type kind)
+{
+    topo *t = (topo *)self;
+    sparse_ensure(self);
+    switch (kind) {
+    case ST_T_EDGES: return &t->edges;
+    case ST_T_TRIANGLES: return &t->triangles;
+    case ST_T_QUADS: return &t->quads;
+    case ST_T_TETRAS: return &t->tetrahedra;
+    case ST_T_HEXAS: return &t->hexahedra;
+    default: return NULL;
+    }
+}
+
+static const st_topology_ops sparse_ops = {
+    .struct_size = sizeof(st_topology_ops),
+    .nb_points = sparse_nb_points,
+    .get_point = sparse_get_point,
+    .elements = sparse_elements,
+    .remove = topo_remove,
+    .add = topo_add,
+};
+
 static st_status sparse_create(st_component *self, st_error *err)
 {
     (void)err;
@@ -1083,59 +1207,75 @@ static st_status sparse_create(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static const st_field sparse_fields[] = {
-    TOPO_F_POSITION(0),
-    TOPO_F_EDGES(0),
-    TOPO_F_TRIANGLES(0),
-    TOPO_F_QUADS(0),
-    TOPO_F_TETRAS(0),
-    TOPO_F_HEXAS(0),
-    ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,
-                "Closed surface to voxelise (an OBJ file), or a voxel file (.voxel ASCII, .raw "
-                "binary)", 0,
-                "fileTopology", 0.0, 0.0),
-    TOPO_F_SRC,
-    ST_VEC3(topo, n, "n", "2 2 2", "grid resolution"),
-    ST_VEC3(topo, min, "min", "0 0 0", "Min"),
-    ST_VEC3(topo, max, "max", "0 0 0", "Max"),
-    ST_REAL(topo, cell_width, "cellWidth", "0",
-            "if > 0 : dimension of each cell in the created grid"),
-    ST_BOOL(topo, fill_weighted, "fillWeighted", "true",
-            "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for "
-            "inside)"),
-    ST_BOOL(topo, only_inside_cells, "onlyInsideCells", "false",
-            "Select only inside cells (exclude boundary cells)"),
-    ST_INT(topo, nb_virtual_finer, "nbVirtualFinerLevels", "0",
-           "create virtual (not in the animation tree) finer sparse grids in order to dispose of "
-           "finest information (useful to compute better mechanical properties for example)"),
-    ST_VEC3(topo, data_resolution, "dataResolution", "0 0 0",
-            "Dimension of the voxel File (voxels per axis of a .raw file)"),
-    ST_VEC3(topo, voxel_size, "voxelSize", "1 1 1", "Dimension of one voxel (.raw files)"),
-    ST_IGNORED(topo, mc_step, "marchingCubeStep", ST_T_UINT, unsigned, "1",
-               "Step of the Marching Cube algorithm (ignored: only for the marching-cubes surface "
-               "SOFA writes from a .raw grid into an empty child topology, not generated here)"),
-    ST_IGNORED(topo, conv_size, "convolutionSize", ST_T_UINT, unsigned, "0",
-               "Dimension of the convolution kernel to smooth the voxels (ignored: only for the "
-               "marching-cubes surface of a .raw grid, not generated here)"),
-    ST_UINTS(topo, facets, "facets", NULL,
-             "Input mesh facets (not supported yet: an error when given; use triangles and "
-             "quads)"),
-    ST_OUTPUT(topo, cell_types, "cellTypes", ST_T_UINTS, st_array,
-              "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)"),
-    ST_OUTPUT(topo, stiffness_coefs, "stiffnessCoefs", ST_T_REALS, st_array,
-              "settee output: per hexahedron, SOFA's getStiffnessCoef (0.5 on the boundary with "
-              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
-    ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,
-              "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "
-              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),
-    ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",
-               "Compute the cross-element buffers at init instead of on demand"),
-    TOPO_DRAW(draw_edges, "drawEdges", "edges"),
-    TOPO_DRAW(draw_triangles, "drawTriangles", "triangles"),
-    TOPO_DRAW(draw_quads, "drawQuads", "quads"),
-    TOPO_DRAW(draw_tetrahedra, "drawTetrahedra", "tetrahedra"),
-    TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra"),
-    ST_FIELD_END};
+static st_status ramification_create(st_component *self, st_error *err)
+{
+    (void)err;
+    ((topo *)self)->kind = TOPO_MESH;
+    ((topo *)self)->ramification = true;
+    return ST_OK;
+}
+
+/* SparseGridTopology's fields, SparseGridRamificationTopology's first. */
+#define SPARSE_GRID_HEAD                                                                           \
+    TOPO_F_POSITION(0),                                                                            \
+    TOPO_F_EDGES(0),                                                                               \
+    TOPO_F_TRIANGLES(0),                                                                           \
+    TOPO_F_QUADS(0),                                                                               \
+    TOPO_F_TETRAS(0),                                                                              \
+    TOPO_F_HEXAS(0),                                                                               \
+    ST_FIELD_EX(topo, filename, "filename", ST_T_STRING, char *, NULL,                             \
+                "Closed surface to voxelise (an OBJ file), or a voxel file (.voxel ASCII, .raw "   \
+                "binary)", 0,                                                                      \
+                "fileTopology", 0.0, 0.0),                                                         \
+    TOPO_F_SRC,                                                                                    \
+    ST_VEC3(topo, n, "n", "2 2 2", "grid resolution"),                                             \
+    ST_VEC3(topo, min, "min", "0 0 0", "Min"),                                                     \
+    ST_VEC3(topo, max, "max", "0 0 0", "Max"),                                                     \
+    ST_REAL(topo, cell_width, "cellWidth", "0",                                                    \
+            "if > 0 : dimension of each cell in the created grid"),                                \
+    ST_BOOL(topo, fill_weighted, "fillWeighted", "true",                                           \
+            "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for "     \
+            "inside)"),                                                                            \
+    ST_BOOL(topo, only_inside_cells, "onlyInsideCells", "false",                                   \
+            "Select only inside cells (exclude boundary cells)"),                                  \
+    ST_INT(topo, nb_virtual_finer, "nbVirtualFinerLevels", "0",                                    \
+           "create virtual (not in the animation tree) finer sparse grids in order to dispose of " \
+           "finest information (useful to compute better mechanical properties for example)"),     \
+    ST_VEC3(topo, data_resolution, "dataResolution", "0 0 0",                                      \
+            "Dimension of the voxel File (voxels per axis of a .raw file)"),                       \
+    ST_VEC3(topo, voxel_size, "voxelSize", "1 1 1", "Dimension of one voxel (.raw files)"),        \
+    ST_IGNORED(topo, mc_step, "marchingCubeStep", ST_T_UINT, unsigned, "1",                        \
+               "Step of the Marching Cube algorithm (ignored: only for the marching-cubes surface "\
+               "SOFA writes from a .raw grid into an empty child topology, not generated here)"),  \
+    ST_IGNORED(topo, conv_size, "convolutionSize", ST_T_UINT, unsigned, "0",                       \
+               "Dimension of the convolution kernel to smooth the voxels (ignored: only for the "  \
+               "marching-cubes surface of a .raw grid, not generated here)"),                      \
+    ST_UINTS(topo, facets, "facets", NULL,                                                         \
+             "Input mesh facets (not supported yet: an error when given; use triangles and "       \
+             "quads)"),                                                                            \
+    ST_OUTPUT(topo, cell_types, "cellTypes", ST_T_UINTS, st_array,                                 \
+              "settee output: per hexahedron, 1 on the surface (BOUNDARY), 2 inside (INSIDE)")
+
+#define SPARSE_GRID_COEFS                                                                          \
+    ST_OUTPUT(topo, stiffness_coefs, "stiffnessCoefs", ST_T_REALS, st_array,                       \
+              "settee output: per hexahedron, SOFA's getStiffnessCoef (0.5 on the boundary with "  \
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)"),             \
+    ST_OUTPUT(topo, mass_coefs, "massCoefs", ST_T_REALS, st_array,                                 \
+              "settee output: per hexahedron, SOFA's getMassCoef (0.5 on the boundary with "       \
+              "fillWeighted, else 1; with nbVirtualFinerLevels the filled fraction)")
+
+#define SPARSE_GRID_TAIL                                                                           \
+    ST_IGNORED(topo, compute_all_buffers, "computeAllBuffers", ST_T_BOOL, bool, "false",           \
+               "Compute the cross-element buffers at init instead of on demand"),                  \
+    TOPO_DRAW(draw_edges, "drawEdges", "edges"),                                                   \
+    TOPO_DRAW(draw_triangles, "drawTriangles", "triangles"),                                       \
+    TOPO_DRAW(draw_quads, "drawQuads", "quads"),                                                   \
+    TOPO_DRAW(draw_tetrahedra, "drawTetrahedra", "tetrahedra"),                                    \
+    TOPO_DRAW(draw_hexahedra, "drawHexahedra", "hexahedra")
+
+#define SPARSE_GRID_FIELDS SPARSE_GRID_HEAD, SPARSE_GRID_COEFS, SPARSE_GRID_TAIL
+
+static const st_field sparse_fields[] = {SPARSE_GRID_FIELDS, ST_FIELD_END};
 
 static const char *const sparse_aliases[] = {"SparseGrid", NULL};
 
@@ -1151,5 +1291,98 @@ const st_class sparse_grid_topology_class = {
     .create = sparse_create,
     .init = sparse_init,
     .reinit = sparse_init,
-    .topology = &topo_ops,
+    .topology = &sparse_ops,
+};
+
+/* Internal outputs (not listed by inspect): the ramified grids' lookup. */
+#define HIDDEN_OUT(m, key, T, CT, help)                                                           \
+    ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
+
+static const st_field ramification_fields[] = {
+    SPARSE_GRID_FIELDS,
+    ST_BOOL(topo, finest_connectivity, "finestConnectivity", "true",
+            "Test for connectivity at the finest level? (more precise but slower by testing all "
+            "intersections between the model mesh and the faces between boundary cubes)"),
+    HIDDEN_OUT(finest_n, "finestN", ST_T_VEC3, st_vec3, "points per axis of the finest level"),
+    HIDDEN_OUT(finest_min, "finestMin", ST_T_VEC3, st_vec3, "min of the finest level"),
+    HIDDEN_OUT(finest_max, "finestMax", ST_T_VEC3, st_vec3, "max of the finest level"),
+    HIDDEN_OUT(finest_cells, "finestCells", ST_T_UINTS, st_array,
+               "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)"),
+    HIDDEN_OUT(finest_nearest, "finestNearestCells", ST_T_UINTS, st_array,
+               "finest regular cells searched for the nearest cube, in hexahedron order"),
+    ST_FIELD_END};
+
+const st_class sparse_grid_ramification_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SparseGridRamificationTopology",
+    .category = "Topology",
+    .description = "Sparse grid in 3D (modified): a SparseGridTopology where each cube holds one "
+                   "connected piece of the object; a cube holding several pieces is repeated, "
+                   "one hexahedron with its own points per piece",
+    .instance_size = sizeof(topo),
+    .fields = ramification_fields,
+    .create = ramification_create,
+    .init = sparse_init,
+    .reinit = sparse_init,
+    .topology = &sparse_ops,
+};
+
+static st_status multiple_create(st_component *self, st_error *err)
+{
+    (void)err;
+    topo *t = (topo *)self;
+    t->kind = TOPO_MESH;
+    t->multiple = true;
+    return ST_OK;
+}
+
+/* SparseGridMultipleTopology: its per-file stiffnessCoefs and massCoefs
+ * are inputs, so the per-hexahedron coefficients come out as
+ * elementStiffnessCoefs and elementMassCoefs. */
+static const st_field multiple_fields[] = {
+    SPARSE_GRID_HEAD,
+    ST_OUTPUT(topo, stiffness_coefs, "elementStiffnessCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getStiffnessCoef (from the files' "
+              "stiffnessCoefs; with nbVirtualFinerLevels the children's sum over 8)"),
+    ST_OUTPUT(topo, mass_coefs, "elementMassCoefs", ST_T_REALS, st_array,
+              "settee output: per hexahedron, SOFA's getMassCoef (from the files' massCoefs; "
+              "with nbVirtualFinerLevels the children's sum over 8)"),
+    SPARSE_GRID_TAIL,
+    ST_BOOL(topo, finest_connectivity, "finestConnectivity", "true",
+            "Test for connectivity at the finest level? (more precise but slower by testing all "
+            "intersections between the model mesh and the faces between boundary cubes; the "
+            "model mesh is fileTopology)"),
+    ST_STRINGS(topo, file_topologies, "fileTopologies", NULL,
+               "All topology filenames (OBJ surfaces voxelised on the grid, in order)"),
+    ST_REALS(topo, data_stiffness, "stiffnessCoefs", NULL,
+             "A stiffness coefficient for each topology filename (1 when missing)"),
+    ST_REALS(topo, data_mass, "massCoefs", NULL,
+             "A mass coefficient for each topology filename (1 when missing)"),
+    ST_BOOL(topo, compute_ramifications, "computeRamifications", "true",
+            "Are ramifications wanted?"),
+    ST_BOOL(topo, erase_previous_coef, "erasePreviousCoef", "false",
+            "Does a new stiffness/mass coefficient replace the previous or blend half/half with "
+            "it?"),
+    HIDDEN_OUT(finest_n, "finestN", ST_T_VEC3, st_vec3, "points per axis of the finest level"),
+    HIDDEN_OUT(finest_min, "finestMin", ST_T_VEC3, st_vec3, "min of the finest level"),
+    HIDDEN_OUT(finest_max, "finestMax", ST_T_VEC3, st_vec3, "max of the finest level"),
+    HIDDEN_OUT(finest_cells, "finestCells", ST_T_UINTS, st_array,
+               "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)"),
+    HIDDEN_OUT(finest_nearest, "finestNearestCells", ST_T_UINTS, st_array,
+               "finest regular cells searched for the nearest cube, in hexahedron order"),
+    ST_FIELD_END};
+
+const st_class sparse_grid_multiple_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SparseGridMultipleTopology",
+    .category = "Topology",
+    .description = "Sparse grid in 3D from several surfaces, each with its stiffness and mass "
+                   "coefficients (the last file holding a cell sets them; ramified as "
+                   "SparseGridRamificationTopology unless computeRamifications is false)",
+    .instance_size = sizeof(topo),
+    .fields = multiple_fields,
+    .create = multiple_create,
+    .init = sparse_init,
+    .reinit = sparse_init,
+    .topology = &sparse_ops,
 };

@@ -9,7 +9,11 @@
  * tetrahedra adds the faces they exposed (oriented outward of the tetrahedron
  * that stays, flipped with flipNormals, rotated so that the smallest index
  * comes first; none with noNewTriangles) and removes the output triangles
- * whose input triangle went; removed points are removed from the output. */
+ * whose input triangle went; removed points are removed from the output.
+ * Adding tetrahedra adds the input's edges to the output as they come, then
+ * the border triangles of the new tetrahedra not yet mapped (as the input
+ * holds them; none with noNewTriangles), and removes the mapped triangles
+ * that a new tetrahedron covered (no longer on the border). */
 #include "topology.h"
 
 typedef struct tetra2triangle {
@@ -71,6 +75,9 @@ static const topo_map_desc tetra2triangle_desc = {
     .nslots = 4,
     .batch = true,
     .exposed = exposed_triangle,
+    .faces_added = topo_map_vols_added,
+    .copy_edges = true,
+    .copy_points = true,
 };
 
 static st_status tetra2triangle_changed(st_component *self, st_component *topology,
@@ -137,6 +144,8 @@ static st_status tetra2triangle_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(tetra2triangle);
+
 const st_class tetra2triangle_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Tetra2TriangleTopologicalMapping",
@@ -148,4 +157,5 @@ const st_class tetra2triangle_mapping_class = {
     .init = tetra2triangle_init,
     .reinit = tetra2triangle_init,
     .cleanup = tetra2triangle_cleanup,
+    .checkpoint = &tetra2triangle_checkpoint_ops,
 };

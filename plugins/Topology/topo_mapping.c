@@ -54,7 +54,7 @@ bool topo_map_grid_cells(st_component *input, int *nx, int *ny)
     if (input->cls->topology != &topo_ops)
         return false;
     topo *t = (topo *)input;
-    if (t->kind != TOPO_GRID && t->kind != TOPO_REGULAR_GRID)
+    if (!topo_is_grid(t))
         return false;
     grid_geom g;
     topo_grid_geom(t, &g);
@@ -371,6 +371,94 @@ static st_status faces_removed(topo_map_prop *p, const st_topo_event *ev, st_err
     return st;
 }
 
+/* SOFA's TRIANGLESADDED of Triangle2Edge and TETRAHEDRAADDED of
+ * Tetra2Triangle: each face of a new vol (slot order) that is on the
+ * border (held by one vol) and not yet mapped becomes an output element,
+ * as the input holds it; those added go to the output at once. Then the
+ * mapped faces that are no longer on the border (held by two vols) go, at
+ * once. The shadows hold the input after the change. */
+st_status topo_map_vols_added(topo_map_prop *p, const st_topo_event *ev, st_error *err)
+{
+    const topo_map_desc *d = p->d;
+    if (ev->elem != d->vol || p->no_new)
+        return ST_OK;
+    unsigned vw = st_elem_vertices(d->vol), fw = st_elem_vertices(d->face);
+    const unsigned *vols = p->shadow[0], *faces = p->shadow[1];
+    size_t nv = p->nshadow[0], nf = p->nshadow[1];
+    tuple_set set = {.width = fw};
+    size_t *list_of_key = st_malloc((nf + 1) * sizeof *list_of_key);
+    unsigned *shell = st_calloc(nf + 1, sizeof *shell);
+    unsigned *drop = st_malloc((d->nslots * ev->n + 1) * sizeof *drop);
+    size_t ndrop = 0;
+    st_status st = list_of_key && shell && drop ? ST_OK
+                                                : st_error_set(err, ST_ENOMEM, "out of memory");
+    unsigned key[8];
+    for (size_t i = 0; i < nf && st == ST_OK; i++) {
+        memcpy(key, faces + i * fw, fw * sizeof *key);
+        topo_sort_small(key, fw);
+        bool fresh = false;
+        st = tuple_set_insert(&set, key, &fresh, err);
+        if (st == ST_OK && fresh)
+            list_of_key[set.n - 1] = i;
+    }
+    for (size_t v = 0; v < nv && st == ST_OK; v++)
+        for (unsigned s = 0; s < d->nslots; s++) {
+            slot_key(p, vols + v * vw, s, key);
+            size_t at = tuple_set_find(&set, key);
+            if (at != (size_t)-1)
+                shell[list_of_key[at]]++;
+        }
+    for (size_t k = 0; k < ev->n && st == ST_OK; k++) {
+        if (ev->index[k] >= nv)
+            continue;
+        const unsigned *vol = vols + (size_t)ev->index[k] * vw;
+        for (unsigned s = 0; s < d->nslots && st == ST_OK; s++) {
+            slot_key(p, vol, s, key);
+            size_t at = tuple_set_find(&set, key);
+            if (at == (size_t)-1)
+                continue;
+            unsigned g = (unsigned)list_of_key[at];
+            bool mapped = false, queued = false;
+            for (size_t l = 0; l < p->nloc && !mapped; l++)
+                mapped = p->loc2glob[l] == g;
+            for (size_t q = 0; q < p->nadd && !queued; q++)
+                queued = p->add_g[q] == g;
+            if (mapped && shell[g] != 1) {
+                bool dup = false;
+                for (size_t q = 0; q < ndrop && !dup; q++)
+                    dup = drop[q] == g;
+                if (!dup)
+                    drop[ndrop++] = g;
+            } else if (!mapped && !queued && shell[g] <= 1) {
+                st = topo_map_prop_queue(p, faces + fw * (size_t)g, g, err);
+            }
+        }
+    }
+    tuple_set_free(&set);
+    st_free(list_of_key);
+    st_free(shell);
+    if (st == ST_OK)
+        st = topo_map_prop_flush(p, err);
+    /* The faces no longer on the border: their output elements, at once
+     * (SOFA removes them with removeIsolatedEdges, not the points: the
+     * output's points stay the input's). */
+    unsigned *locs = st == ST_OK ? st_malloc((p->nloc + 1) * sizeof *locs) : NULL;
+    size_t nl = 0;
+    if (st == ST_OK && !locs)
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t q = 0; q < ndrop && st == ST_OK; q++)
+        for (size_t l = 0; l < p->nloc; l++)
+            if (p->loc2glob[l] == drop[q])
+                locs[nl++] = (unsigned)l;
+    if (st == ST_OK && nl) {
+        qsort(locs, nl, sizeof *locs, cmp_desc_u);
+        st = topo_remove_ex(p->output, d->out, locs, nl, true, false, err);
+    }
+    st_free(locs);
+    st_free(drop);
+    return st;
+}
+
 st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_t nev,
                                 st_error *err)
 {
@@ -394,10 +482,16 @@ st_status topo_map_prop_changed(topo_map_prop *p, const st_topo_event *ev, size_
                 shadow_remove(p, 1, x);
             }
         } else if (x->change == ST_TOPO_ADDED) {
-            if (x->elem == ST_ELEM_POINT) {
-                st_component_warn(p->self, "points added to '%s': settee's %s does not add them "
-                                           "to its output",
-                                  p->input->name, p->self->cls->name);
+            if (x->elem == ST_ELEM_POINT && d->copy_points) {
+                /* SOFA's POINTSADDED: the output adds as many points, of
+                 * the same ancestors. */
+                ST_TRY(topo_add_points(p->output, x->n, x->ancestor_start, x->ancestors,
+                                       x->coefs, err));
+            } else if (x->elem == ST_ELEM_POINT) {
+                /* Hexa2Quad: SOFA's mapping ignores added points. */
+            } else if (x->elem == ST_ELEM_EDGE && d->copy_edges && x->vertices) {
+                /* SOFA's EDGESADDED: the output adds the same edges. */
+                ST_TRY(topo_add(p->output, ST_ELEM_EDGE, x->vertices, x->n, err));
             } else if ((x->elem == d->vol && d->vol != ST_ELEM_POINT) || x->elem == d->face) {
                 ST_TRY(shadow_append(p, x->elem == d->face ? 1 : 0, x, err));
                 if (d->faces_added)
@@ -441,6 +535,13 @@ st_status topo_map_prop_init(topo_map_prop *p, st_topo_listener fn, st_error *er
     ST_TRY(topo_map_listen_others(p->self, p->input, p->output, err));
     p->registered = true;
     return ST_OK;
+}
+
+st_status topo_map_prop_checkpoint(topo_map_prop *p, st_checkpoint *ck, st_error *err)
+{
+    if (!st_checkpoint_reading(ck) || !p->d)
+        return ST_OK;
+    return shadow_copy(p, err);
 }
 
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err)

@@ -11,7 +11,9 @@ typedef enum topo_kind {
     TOPO_MESH = 0,     /* MeshTopology: lists given, missing ones derived */
     TOPO_GRID,         /* GridTopology: grid lists, positions from `position` */
     TOPO_REGULAR_GRID, /* RegularGridTopology: grid lists and geometry */
-    TOPO_DYNAMIC       /* ...SetTopologyContainer */
+    TOPO_DYNAMIC,      /* ...SetTopologyContainer */
+    TOPO_CYLINDER_GRID, /* CylinderGridTopology: grid lists, points on a cylinder */
+    TOPO_SPHERE_GRID    /* SphereGridTopology: grid lists, points on a sphere */
 } topo_kind;
 
 /* One instance layout for every container class; each class's field table
@@ -47,6 +49,13 @@ typedef struct topo {
     double cell_width;   /* "cellWidth" */
     bool compute_hexa_list, compute_quad_list, compute_triangle_list, compute_edge_list;
     bool compute_point_list, create_tex_coords;
+    /* CylinderGridTopology, SphereGridTopology. */
+    st_vec3 center, axis; /* "center", "axis" */
+    double radius;        /* "radius" */
+    double length;        /* "length" (cylinder) */
+    /* CubeTopology. */
+    bool internal_points; /* "internalPoints" */
+    bool split_normals;   /* "splitNormals" */
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */
@@ -60,6 +69,23 @@ typedef struct topo {
     st_array stiffness_coefs; /* "stiffnessCoefs" output (fillWeighted: 0.5 on the boundary) */
     st_array mass_coefs;      /* "massCoefs" output */
     bool sparse_built;        /* built once, as SOFA's init */
+    /* SparseGridRamificationTopology. */
+    bool ramification;        /* the class is SparseGridRamificationTopology */
+    bool finest_connectivity; /* "finestConnectivity" */
+    /* Hidden outputs read by BarycentricMapping (SOFA's findCube and
+     * findNearestCube through the finest level): the finest grid, its
+     * regular cells' coarsest hexahedra (UINT_MAX: none), and the cells
+     * searched for the nearest one, in the finest level's order. */
+    st_vec3 finest_n, finest_min, finest_max;
+    st_array finest_cells;    /* "finestCells" */
+    st_array finest_nearest;  /* "finestNearestCells" */
+    /* SparseGridMultipleTopology. */
+    bool multiple;            /* the class is SparseGridMultipleTopology */
+    st_array file_topologies; /* "fileTopologies": surfaces (strings) */
+    st_array data_stiffness;  /* "stiffnessCoefs": one per file (float) */
+    st_array data_mass;       /* "massCoefs": one per file (float) */
+    bool compute_ramifications; /* "computeRamifications" */
+    bool erase_previous_coef;   /* "erasePreviousCoef" */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */
@@ -76,6 +102,8 @@ typedef struct grid_geom {
 } grid_geom;
 
 void topo_grid_geom(topo *t, grid_geom *g);
+/* True for the grid kinds (GridTopology and the classes built on it). */
+bool topo_is_grid(const topo *t);
 /* Refuses a resolution that is not integral or needs more memory (or more
  * points than 32-bit indices reach) than the machine has, before any
  * allocation; the error names the field and the amount. */
@@ -100,12 +128,20 @@ st_status topo_remove_ex(st_component *self, st_elem elem, const unsigned *ids, 
                          bool isolated_subs, bool isolated_points, st_error *err);
 /* Appends n elements of kind elem (n * st_elem_vertices(elem) vertex
  * indices) to a dynamic container, as SOFA's addEdges / addTriangles /
- * addQuads: each new element's missing edges (t[(j+1)%w], t[(j+2)%w]),
- * j = 0..w-1, are appended first, oriented as in the element; nbPoints
- * grows to cover the indices. The change is announced once: [edges added,
- * elements added]. */
+ * addQuads / addTetrahedra / addHexahedra: a face's missing edges
+ * (t[(j+1)%w], t[(j+2)%w]), j = 0..w-1, are appended before it, oriented as
+ * in the face; a volume's missing faces (SOFA's orientation of each slot,
+ * with their edges) before it; nbPoints grows to cover the indices. The
+ * change is announced once: [edges added, faces added, elements added]. */
 st_status topo_add(st_component *self, st_elem elem, const unsigned *verts, size_t n,
                    st_error *err);
+
+/* Appends n points to a dynamic container (st_topology_ops.add_points,
+ * SOFA's addPoints with ancestors and coefficients, all NULL or all
+ * given): its positions, when it has them, get the ancestors' weighted
+ * places; the change is announced as [points added]. */
+st_status topo_add_points(st_component *self, size_t n, const size_t *ancestor_start,
+                          const unsigned *ancestors, const double *coefs, st_error *err);
 
 /* Shared role interface and lifecycle of every container. */
 extern const st_topology_ops topo_ops;
@@ -204,6 +240,12 @@ typedef struct topo_map_desc {
     /* Input faces added (QUADSADDED, TRIANGLESADDED): appends the output
      * elements to create (may be NULL: ignored, as SOFA's). */
     st_status (*faces_added)(topo_map_prop *p, const st_topo_event *ev, st_error *err);
+    /* Edges added to the input are added to the output too (SOFA's
+     * EDGESADDED of Tetra2Triangle). */
+    bool copy_edges;
+    /* Points added to the input are added to the output (SOFA's
+     * POINTSADDED: all but Hexa2Quad). */
+    bool copy_points;
 } topo_map_desc;
 
 struct topo_map_prop {
@@ -236,6 +278,23 @@ st_status topo_map_listen_others(st_component *self, st_component *input, st_com
 st_status topo_map_loc_push(topo_map_prop *p, unsigned g, st_error *err);
 /* Queues one output element (its vertices, its input face). */
 st_status topo_map_prop_queue(topo_map_prop *p, const unsigned *v, unsigned g, st_error *err);
+/* Checkpoints: read, the copies of the input's vols and faces are made
+ * again from its restored lists (Loc2Glob, a followed array, is restored
+ * by the kernel). */
+st_status topo_map_prop_checkpoint(topo_map_prop *p, st_checkpoint *ck, st_error *err);
+/* A mapping class's checkpoint role, for a struct whose member `prop` is
+ * its topo_map_prop. */
+#define TOPO_MAP_CHECKPOINT(type)                                                                 \
+    static st_status type##_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)    \
+    {                                                                                             \
+        return topo_map_prop_checkpoint(&((type *)self)->prop, ck, err);                          \
+    }                                                                                             \
+    static const st_checkpoint_ops type##_checkpoint_ops = {sizeof(st_checkpoint_ops),            \
+                                                           type##_checkpoint}
+
+/* Input vols added: the new border faces added to the output, those no
+ * longer on the border removed (a faces_added hook). */
+st_status topo_map_vols_added(topo_map_prop *p, const st_topo_event *ev, st_error *err);
 /* Adds the queued elements to the output. */
 st_status topo_map_prop_flush(topo_map_prop *p, st_error *err);
 void topo_map_prop_free(topo_map_prop *p);

@@ -262,6 +262,73 @@ static void grid_point(const grid_geom *g, size_t idx, double p[3])
     }
 }
 
+bool topo_is_grid(const topo *t)
+{
+    return t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID ||
+           t->kind == TOPO_CYLINDER_GRID || t->kind == TOPO_SPHERE_GRID;
+}
+
+static void cross3(double r[3], const double a[3], const double b[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void normalize3(double v[3])
+{
+    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (l > 1e-300)
+        for (int a = 0; a < 3; a++)
+            v[a] /= l;
+}
+
+/* SOFA's CylinderGridTopology and SphereGridTopology getPointInGrid: the
+ * frame Z = axis, X = (1,0,0) (or (0,1,0) when the axis is x), Y = Z x X,
+ * X = Y x Z, all normalised; the point (i, j) of a square of half-width r
+ * (and k of a cube for the sphere) is scaled by max |component| / |p|
+ * onto the circle (sphere) through it; the cylinder puts k at k l / (nz-1)
+ * along the axis. */
+static void curved_point(const topo *t, const grid_geom *g, size_t idx, double out[3])
+{
+    size_t nx = (size_t)g->n[0], ny = (size_t)g->n[1];
+    int i = (int)(idx % nx), j = (int)((idx / nx) % ny), k = (int)(idx / (nx * ny));
+    double r = t->radius;
+    double Z[3] = {t->axis[0], t->axis[1], t->axis[2]}, X[3], Y[3];
+    normalize3(Z);
+    double dx = Z[0] - 1;
+    bool on_x = sqrt(dx * dx + Z[1] * Z[1] + Z[2] * Z[2]) < 0.000001;
+    X[0] = on_x ? 0 : 1, X[1] = on_x ? 1 : 0, X[2] = 0;
+    cross3(Y, Z, X);
+    cross3(X, Y, Z);
+    normalize3(X), normalize3(Y), normalize3(Z);
+    double p[3] = {(double)(i * 2) * r / (g->n[0] - 1) - r, (double)(j * 2) * r / (g->n[1] - 1) - r,
+                   0};
+    bool sphere = t->kind == TOPO_SPHERE_GRID;
+    if (sphere)
+        p[2] = (double)(k * 2) * r / (g->n[2] - 1) - r;
+    double norm = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (norm > 0.0000001) {
+        double m = fmax(fabs(p[0]), fabs(p[1]));
+        if (sphere)
+            m = fmax(m, fabs(p[2]));
+        for (int a = 0; a < 3; a++)
+            p[a] *= m / norm;
+    }
+    if (!sphere && g->n[2] > 1)
+        p[2] = (double)k * t->length / (g->n[2] - 1);
+    for (int a = 0; a < 3; a++)
+        out[a] = t->center[a] + X[a] * p[0] + Y[a] * p[1] + Z[a] * p[2];
+}
+
+static void any_grid_point(const topo *t, const grid_geom *g, size_t idx, double p[3])
+{
+    if (t->kind == TOPO_CYLINDER_GRID || t->kind == TOPO_SPHERE_GRID)
+        curved_point(t, g, idx, p);
+    else
+        grid_point(g, idx, p);
+}
+
 st_status topo_grid_lists(topo *t, st_error *err)
 {
     ST_TRY(topo_grid_check(t, err));
@@ -640,7 +707,7 @@ st_status topo_ensure_lists(topo *t, st_error *err)
 {
     if (t->lists_ready)
         return ST_OK;
-    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID)
+    if (topo_is_grid(t))
         return topo_grid_lists(t, err);
     return topo_mesh_derive(t, err);
 }
@@ -648,7 +715,7 @@ st_status topo_ensure_lists(topo *t, st_error *err)
 static size_t ops_nb_points(st_component *self)
 {
     topo *t = (topo *)self;
-    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
+    if (topo_is_grid(t)) {
         st_error err = {0};
         if (topo_grid_check(t, &err) != ST_OK)
             return 0; /* the grid's init reports it */
@@ -662,10 +729,11 @@ static size_t ops_nb_points(st_component *self)
 static void ops_get_point(st_component *self, size_t i, double p[3])
 {
     topo *t = (topo *)self;
-    if (t->kind == TOPO_REGULAR_GRID) {
+    if (t->kind == TOPO_REGULAR_GRID || t->kind == TOPO_CYLINDER_GRID ||
+        t->kind == TOPO_SPHERE_GRID) {
         grid_geom g;
         topo_grid_geom(t, &g);
-        grid_point(&g, i, p);
+        any_grid_point(t, &g, i, p);
         return;
     }
     if (i < t->position.n) {
@@ -700,6 +768,7 @@ const st_topology_ops topo_ops = {
     .elements = ops_elements,
     .remove = topo_remove,
     .add = topo_add,
+    .add_points = topo_add_points,
 };
 
 /* Fills a grid's `position` list from its geometry. */
@@ -710,7 +779,7 @@ static st_status grid_fill_points(topo *t, st_error *err)
     size_t n = (size_t)g.n[0] * (size_t)g.n[1] * (size_t)g.n[2];
     ST_TRY(st_array_resize(&t->position, ST_T_VEC3S, n, err));
     for (size_t i = 0; i < n; i++)
-        grid_point(&g, i, t->position.r + 3 * i);
+        any_grid_point(t, &g, i, t->position.r + 3 * i);
     touch(t, "position");
     return ST_OK;
 }
@@ -784,7 +853,7 @@ st_status topo_init(st_component *self, st_error *err)
                                   t->prisms.n % 6 ? "prisms" : "pyramids",
                                   t->prisms.n % 6 ? t->prisms.n : t->pyramids.n,
                                   t->prisms.n % 6 ? 6 : 5);
-    if (t->kind == TOPO_GRID || t->kind == TOPO_REGULAR_GRID) {
+    if (topo_is_grid(t)) {
         if (t->kind == TOPO_REGULAR_GRID && t->cell_width < 0)
             return st_component_error(self, "cellWidth", err, ST_EINVAL,
                                       "cellWidth must be >= 0 (0: cells from min, max and n), "
@@ -809,7 +878,15 @@ st_status topo_init(st_component *self, st_error *err)
         }
         t->lists_ready = false;
         ST_TRY(topo_grid_lists(t, err));
-        if (t->kind == TOPO_REGULAR_GRID && t->compute_point_list)
+        if ((t->kind == TOPO_CYLINDER_GRID || t->kind == TOPO_SPHERE_GRID) &&
+            (g.n[0] < 2 || g.n[1] < 2 || (t->kind == TOPO_SPHERE_GRID && g.n[2] < 2)))
+            return st_component_error(self, "n", err, ST_EINVAL,
+                                      "a %s needs at least 2 points along x and y%s (SOFA "
+                                      "divides by n - 1 there), got %d %d %d",
+                                      self->cls->name,
+                                      t->kind == TOPO_SPHERE_GRID ? " and z" : "", g.n[0],
+                                      g.n[1], g.n[2]);
+        if (t->kind != TOPO_GRID && t->compute_point_list)
             ST_TRY(grid_fill_points(t, err));
         self->state = ST_CSTATE_VALID;
         return ST_OK;

@@ -9,8 +9,6 @@
  * removes their output edges one at a time, adding triangles adds the new
  * border edges and removes those no longer on the border; removed points
  * are removed from the output. */
-#include <stdlib.h>
-
 #include "topology.h"
 
 typedef struct triangle2edge {
@@ -45,95 +43,6 @@ static void exposed_edge(const topo_map_prop *p, const unsigned *other, unsigned
         }
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x < y) - (x > y);
-}
-
-/* SOFA's TRIANGLESADDED: each edge of a new triangle becomes an output edge
- * when it is on the border (one triangle or none) and not yet mapped, and a
- * mapped one that is no longer on the border goes. */
-static st_status triangles_added(topo_map_prop *p, const st_topo_event *ev, st_error *err)
-{
-    if (ev->elem != ST_ELEM_TRIANGLE)
-        return ST_OK;
-    const unsigned *tris = p->shadow[0], *edges = p->shadow[1];
-    size_t nt = p->nshadow[0], ne = p->nshadow[1];
-    tuple_set set = {.width = 2};
-    size_t *list_of_key = st_malloc((ne + 1) * sizeof *list_of_key);
-    unsigned *shell = st_calloc(ne + 1, sizeof *shell);
-    unsigned *drop = st_malloc((3 * ev->n + 1) * sizeof *drop);
-    size_t ndrop = 0;
-    st_status st = list_of_key && shell && drop ? ST_OK
-                                                : st_error_set(err, ST_ENOMEM, "out of memory");
-    for (size_t i = 0; i < ne && st == ST_OK; i++) {
-        unsigned key[2] = {edges[2 * i], edges[2 * i + 1]};
-        topo_sort_small(key, 2);
-        bool fresh = false;
-        st = tuple_set_insert(&set, key, &fresh, err);
-        if (st == ST_OK && fresh)
-            list_of_key[set.n - 1] = i;
-    }
-    for (size_t t = 0; t < nt && st == ST_OK; t++)
-        for (unsigned j = 0; j < 3; j++) {
-            unsigned key[2] = {tris[3 * t + edges_in_triangle[j][0]],
-                               tris[3 * t + edges_in_triangle[j][1]]};
-            topo_sort_small(key, 2);
-            size_t at = tuple_set_find(&set, key);
-            if (at != (size_t)-1)
-                shell[list_of_key[at]]++;
-        }
-    for (size_t k = 0; k < ev->n && st == ST_OK; k++) {
-        const unsigned *t = tris + 3 * (size_t)ev->index[k];
-        for (unsigned j = 0; j < 3 && st == ST_OK; j++) {
-            unsigned key[2] = {t[edges_in_triangle[j][0]], t[edges_in_triangle[j][1]]};
-            topo_sort_small(key, 2);
-            size_t at = tuple_set_find(&set, key);
-            if (at == (size_t)-1)
-                continue;
-            unsigned g = (unsigned)list_of_key[at];
-            bool mapped = false, queued = false;
-            for (size_t l = 0; l < p->nloc && !mapped; l++)
-                mapped = p->loc2glob[l] == g;
-            for (size_t q = 0; q < p->nadd && !queued; q++)
-                queued = p->add_g[q] == g;
-            if (mapped && shell[g] != 1) {
-                bool dup = false;
-                for (size_t q = 0; q < ndrop && !dup; q++)
-                    dup = drop[q] == g;
-                if (!dup)
-                    drop[ndrop++] = g;
-            } else if (!mapped && !queued && shell[g] <= 1) {
-                st = topo_map_prop_queue(p, edges + 2 * (size_t)g, g, err);
-            }
-        }
-    }
-    tuple_set_free(&set);
-    st_free(list_of_key);
-    st_free(shell);
-    if (st == ST_OK)
-        st = topo_map_prop_flush(p, err);
-    /* The edges no longer on the border: their output edges, at once. */
-    unsigned *locs = st == ST_OK ? st_malloc((p->nloc + 1) * sizeof *locs) : NULL;
-    size_t nl = 0;
-    if (st == ST_OK && !locs)
-        st = st_error_set(err, ST_ENOMEM, "out of memory");
-    for (size_t q = 0; q < ndrop && st == ST_OK; q++)
-        for (size_t l = 0; l < p->nloc; l++)
-            if (p->loc2glob[l] == drop[q])
-                locs[nl++] = (unsigned)l;
-    if (st == ST_OK && nl) {
-        qsort(locs, nl, sizeof *locs, cmp_desc);
-        /* SOFA removes the points the edges leave isolated too; settee keeps
-         * them: the output's points stay the input's. */
-        st = topo_remove_ex(p->output, ST_ELEM_EDGE, locs, nl, true, false, err);
-    }
-    st_free(locs);
-    st_free(drop);
-    return st;
-}
-
 static const topo_map_desc triangle2edge_desc = {
     .vol = ST_ELEM_TRIANGLE,
     .face = ST_ELEM_EDGE,
@@ -142,7 +51,8 @@ static const topo_map_desc triangle2edge_desc = {
     .nslots = 3,
     .batch = false,
     .exposed = exposed_edge,
-    .faces_added = triangles_added,
+    .faces_added = topo_map_vols_added,
+    .copy_points = true,
 };
 
 static st_status triangle2edge_changed(st_component *self, st_component *topology,
@@ -204,6 +114,8 @@ static st_status triangle2edge_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+TOPO_MAP_CHECKPOINT(triangle2edge);
+
 const st_class triangle2edge_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "Triangle2EdgeTopologicalMapping",
@@ -215,4 +127,5 @@ const st_class triangle2edge_mapping_class = {
     .init = triangle2edge_init,
     .reinit = triangle2edge_init,
     .cleanup = triangle2edge_cleanup,
+    .checkpoint = &triangle2edge_checkpoint_ops,
 };

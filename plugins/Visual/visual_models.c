@@ -2,7 +2,9 @@
  * (VisualBoundingBox, CylinderVisualModel, VisualTransform, TrailRenderer,
  * VisualPointCloud, VisualVectorField, VisualMesh). Headless each keeps and
  * checks its data; nothing is drawn. Their positions are Vec3 (a template
- * other than Vec3d is refused by the kernel). */
+ * other than Vec3d is refused by the kernel), but VisualPointCloud's, which
+ * follow its template as SOFA's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,31 +19,57 @@ static const char *const colour_map_presets[] = {
     "Cyan to Blue",   "Blue to Cyan",    "Red",           "RedInv",          "Green",
     "GreenInv",       "Blue",            "BlueInv",       "HSV",             NULL};
 
-/* A ColorMap field: a preset name, or colours as reals, four per colour. */
+/* A ColorMap field: a preset name, or its entries as SOFA's RGBAColor
+ * reads them: four reals, "#rgb[a]" / "#rrggbb[aa]", or a colour name
+ * ("#ffffff00 orange navy"). */
 static st_status check_colour_map(st_component *c, const char *field, st_error *err)
 {
     const char *v = *(char **)st_component_field_ptr(c, st_component_field(c, field));
-    size_t n = 0;
+    size_t reals = 0;
+    bool bad_word = false;
     const char *p = v ? v : "";
     for (;;) {
-        char *end;
         while (*p == ' ' || *p == '\t' || *p == '\n')
             p++;
         if (!*p)
             break;
-        (void)strtod(p, &end);
-        if (end == p) {
-            const st_option_field table[] = {{field, colour_map_presets}, {NULL, NULL}};
-            return st_options_check(c, table, err);
+        const char *t = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+            p++;
+        size_t len = (size_t)(p - t);
+        if (*t == '#') {
+            size_t nd = len - 1, k = 1;
+            while (k < len && strchr("0123456789abcdefABCDEF", t[k]))
+                k++;
+            if (k != len || !(nd == 3 || nd == 4 || nd == 6 || nd == 8))
+                return st_component_error(c, field, err, ST_EINVAL,
+                                          "'%.*s' is not a colour (#rgb, #rgba, #rrggbb or "
+                                          "#rrggbbaa)",
+                                          (int)(len > 40 ? 40 : len), t);
+            continue;
         }
-        p = end;
-        n++;
+        char *end;
+        (void)strtod(t, &end);
+        if (end == p) {
+            reals++;
+            continue;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), t);
+        if (!st_colour_by_name(name, NULL))
+            bad_word = true;
     }
-    if (n % 4)
+    /* A word that is no colour name: the value must be a preset ("Red to
+     * Blue"), with a suggestion when it is not. */
+    if (bad_word) {
+        const st_option_field table[] = {{field, colour_map_presets}, {NULL, NULL}};
+        return st_options_check(c, table, err);
+    }
+    if (reals % 4)
         return st_component_error(c, field, err, ST_EINVAL,
                                   "expects a colour map: a preset name (HSV, Red to Blue, ...) or "
-                                  "colours as r g b a, got %zu reals",
-                                  n);
+                                  "colours (r g b a, #rrggbb or a name), got %zu reals",
+                                  reals);
     return ST_OK;
 }
 
@@ -147,6 +175,9 @@ const st_class trail_renderer_class = {
 };
 
 /* ---- VisualPointCloud ---- */
+/* SOFA's VisualPointCloud is templated on the state type (Vec1d, Vec2d,
+ * Vec3d, Rigid2d, Rigid3d): its position holds that type's coordinates
+ * (settee has no Rigid2d), and drawMode Frame is for the rigid ones. */
 typedef struct visual_point_cloud {
     st_component base;
     bool enable, show_indices;
@@ -159,7 +190,8 @@ typedef struct visual_point_cloud {
 #define S visual_point_cloud
 static const st_field visual_point_cloud_fields[] = {
     IGN_ENABLE(S),
-    IGN_VEC3S(S, position, "position", NULL, "Positions of the points to draw"),
+    ST_IGNORED(S, position, "position", ST_T_COORDS, st_array, NULL,
+               "The position of the points to display (coordinates of the template's type)"),
     IGN_STRING(S, draw_mode, "drawMode", "Point",
                "Draw mode: Point or Sphere (Frame only for rigid templates)"),
     IGN_REAL(S, point_size, "pointSize", "1", "Size of the points and frames"),
@@ -170,12 +202,37 @@ static const st_field visual_point_cloud_fields[] = {
     IGN_RGBA(S, indices_color, "indicesColor", "1 1 1 1", "Colour of the indices"),
     ST_FIELD_END};
 #undef S
-static const char *const point_cloud_modes[] = {"Point", "Sphere", NULL};
+static const char *const point_cloud_modes[] = {"Point", "Sphere", "Frame", NULL};
 static const st_option_field visual_point_cloud_options[] = {{"drawMode", point_cloud_modes},
                                                              {NULL, NULL}};
-ST_HEADLESS_CLASS(visual_point_cloud_class, "VisualPointCloud", "Visual",
-                  "Draws a point cloud (headless: nothing drawn)", visual_point_cloud,
-                  visual_point_cloud_fields, visual_point_cloud_options, NULL, NULL);
+static const char *const visual_point_cloud_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d",
+                                                           NULL};
+
+static st_status visual_point_cloud_init(st_component *c, st_error *err)
+{
+    visual_point_cloud *v = (visual_point_cloud *)c;
+    const st_state_type *t = st_component_state_type(c);
+    if (v->draw_mode && strcmp(v->draw_mode, "Frame") == 0 && !(t && t->rigid))
+        return st_component_error(c, "drawMode", err, ST_EINVAL,
+                                  "drawMode Frame needs a rigid template (Rigid3d), this one is "
+                                  "%s",
+                                  t ? t->name : "Vec3d");
+    return st_headless_class_init(c, err);
+}
+
+const st_headless_class visual_point_cloud_class = {
+    {.struct_size = sizeof(st_class),
+     .name = "VisualPointCloud",
+     .category = "Visual",
+     .description = "Draws a point cloud (headless: nothing drawn)",
+     .instance_size = sizeof(visual_point_cloud),
+     .fields = visual_point_cloud_fields,
+     .templates = visual_point_cloud_templates,
+     .init = visual_point_cloud_init,
+     .reinit = visual_point_cloud_init},
+    visual_point_cloud_options,
+    NULL,
+    NULL};
 
 /* ---- VisualVectorField ---- */
 typedef struct visual_vector_field {

@@ -65,14 +65,15 @@ void map_head_cleanup(st_component *self);
      "back)",                                                                                  \
      0, NULL, ST_LINK_ANY,                                                                     \
      0.0, 0.0},                                                                                    \
-        ST_BOOL(S, h.map_forces, "mapForces", "true",                                              \
-                "Are forces mapped ? (false: the output's forces and masses do not act on the "   \
-                "input)"),                                                                         \
+        ST_FIELD_EX(S, h.map_forces, "mapForces", ST_T_BOOL, bool, "true",                         \
+                    "Are forces mapped ? (false: the output's forces and masses do not act on "   \
+                    "the input; alias isMechanical, which SOFA also gives mapConstraints and "    \
+                    "mapMasses)",                                                                  \
+                    0, "isMechanical", 0.0, 0.0),                                                  \
         ST_IGNORED(S, h.map_constraints, "mapConstraints", ST_T_BOOL, bool, "true",                \
                    "Are constraints mapped ? (settee has no constraints to map)"),                \
         ST_BOOL(S, h.map_masses, "mapMasses", "true",                                              \
-                "Are masses mapped ? (as in SOFA, no effect on the dynamics; alias "              \
-                "isMechanical)"),                                                                  \
+                "Are masses mapped ? (as in SOFA, no effect on the dynamics)"),                   \
         ST_IGNORED(S, h.map_matrices, "mapMatrices", ST_T_BOOL, bool, "false",                     \
                    "Are matrix explicit mapped? (as SOFA's linear system, settee always "         \
                    "projects mapped matrices)"),                                                  \

@@ -1,18 +1,27 @@
 /* topology_link.h - the topology a component reads, as SOFA's components
- * find it: their `topology` link, else the first topology found upward from
- * their node. Header-only (one static function), for any plugin. */
+ * find it: their `topology` link, else their context's (the last topology
+ * of their node, else of the nearest ancestor holding one). Header-only, for
+ * any plugin. */
 #ifndef SETTEE_SHARED_TOPOLOGY_LINK_H
 #define SETTEE_SHARED_TOPOLOGY_LINK_H
 
 #include <settee/settee.h>
 
-/* Resolves *topology (left as linked when set); SOFA's error naming the
- * link and the node when there is none. */
+/* Resolves *topology (left as linked when set) as SOFA's
+ * getContext()->getMeshTopologyLink(): the topology the node registered
+ * last (a node keeps one: each new one replaces the previous, so a grid
+ * followed by the container a Hexa2TetraTopologicalMapping fills gives the
+ * container), else its parent's; SOFA's error naming the link and the node
+ * when there is none. */
 static inline st_status st_find_topology(st_component *self, st_component **topology,
                                          st_error *err)
 {
-    if (!*topology)
-        *topology = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    for (st_node *n = self->node; n && !*topology; n = st_node_parent(n))
+        for (size_t i = st_node_object_count(n); i-- > 0 && !*topology;) {
+            st_component *c = st_node_object(n, i);
+            if (c->cls->topology && st_component_has_role(c, ST_ROLE_TOPOLOGY))
+                *topology = c;
+        }
     if (!*topology || !(*topology)->cls->topology)
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "No topology component found at path: %s, nor in current "

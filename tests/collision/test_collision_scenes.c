@@ -145,6 +145,40 @@ Test(collision_scenes, vec3_ball_rests_at_penalty_depth_implicit)
     check_ball_rests(IMPLICIT_LDL, false, 1000, 0.005, 2000, 1e-9);
 }
 
+/* listRadius shorter than the state: as in SOFA the spheres past its end
+ * take the default radius (`radius`), with a warning. Three balls of mass 1,
+ * listRadius [0.1], radius 0.3: the first rests where a 0.1 ball does, the
+ * others where 0.3 balls do (d = contactDistance + r, ks = k k / d). */
+Test(collision_scenes, short_list_radius_pads_with_the_default_radius)
+{
+    char *y = malloc(8192);
+    int n = snprintf(y, 8192, HEADER, 0.005, "BruteForceBroadPhase", 0.8, 0.5);
+    n += snprintf(y + n, 8192 - (size_t)n,
+                  "    - name: Balls\n"
+                  "      objects:\n"
+                  "        - %s\n"
+                  "        - MechanicalObject: {name: balls, position: [[0.3, 1.5, 0.2],"
+                  " [1.8, 1.5, 0.2], [-1.5, 1.5, -1]]}\n"
+                  "        - UniformMass: {totalMass: 3}\n"
+                  "        - SphereCollisionModel: {listRadius: [0.1], radius: 0.3,"
+                  " contactStiffness: 1000}\n",
+                  IMPLICIT_LDL);
+    snprintf(y + n, 8192 - (size_t)n, FLOOR, 1000.0);
+    st_scene *s = load(y);
+    cr_assert(strstr(T.log, "listRadius has 1 radii for 3 spheres") &&
+                  strstr(T.log, "default radius 0.3"),
+              "%s", T.log);
+    run(s, 2000);
+    st_mstate *b = state(s, "balls");
+    for (int i = 0; i < 3; i++) {
+        const double d = 0.5 + (i == 0 ? 0.1 : 0.3), want = d - 9.81 * d / (1000.0 * 1000.0);
+        cr_assert(fabs(b->position.r[3 * i + 1] - want) < 1e-9, "ball %d rests at %.15g, want %.15g",
+                  i, b->position.r[3 * i + 1], want);
+    }
+    st_scene_destroy(&s);
+    free(y);
+}
+
 /* Explicit integration has no damping: placed at the closed-form height at
  * rest, the ball stays there (the force balances the weight to
  * round-off); placed a little higher, it oscillates about that height. */

@@ -513,6 +513,28 @@ Test(affine, patch_test_direct) { affine_patch("SparseLDLSolver: {}"); }
 
 /* ---- PatchTestMovementProjectiveConstraint ---- */
 
+/* The 3x3 grid of [0,2]^2 on springs, its border points (indices
+ * 0-3, 5-8) moved by a PatchTestMovementConstraint until t = 0.1. */
+static st_scene *patch_scene(test_rt *t, const char *ode, const char *linear, const char *pts,
+                             const char *mov)
+{
+    char objs[4096];
+    snprintf(objs, sizeof objs,
+             "    - %s\n"
+             "    - %s\n"
+             "    - RegularGridTopology: {nx: 3, ny: 3, nz: 1, xmin: 0, xmax: 2, ymin: 0, "
+             "ymax: 2, zmin: 0, zmax: 0}\n"
+             "    - MechanicalObject: {name: dofs}\n"
+             "    - UniformMass: {totalMass: 1}\n"
+             "    - MeshSpringForceField: {stiffness: 10}\n"
+             "    - PatchTestMovementConstraint: {indices: [0, 1, 2, 3, 5, 6, 7, 8], "
+             "endConstraintTime: 0.1,\n"
+             "        constrainedPoints: [%s],\n"
+             "        cornerMovements: [%s]}\n",
+             ode, linear, pts, mov);
+    return load(t, "0, 0, 0", objs);
+}
+
 /* A 3x3 grid of [0,2]^2. SOFA's corner rules on the border points (in
  * index order) give c0 = (0,0), c1 = (2,0), c2 = (2,2), c3 = (0,2), so
  * a = x/2, b = y/2. Corner movements of the affine field u(p) = A p + u0,
@@ -535,22 +557,9 @@ static void patch_grid(const char *linear)
         snprintf(one, sizeof one, "%s%u, %u, 0", k ? ", " : "", border[k] % 3, border[k] / 3);
         strcat(pts, one);
     }
-    char objs[4096];
-    snprintf(objs, sizeof objs,
-             "    - EulerImplicitSolver: {rayleighStiffness: 0.5, rayleighMass: 0.5}\n"
-             "    - %s\n"
-             "    - RegularGridTopology: {nx: 3, ny: 3, nz: 1, xmin: 0, xmax: 2, ymin: 0, "
-             "ymax: 2, zmin: 0, zmax: 0}\n"
-             "    - MechanicalObject: {name: dofs}\n"
-             "    - UniformMass: {totalMass: 1}\n"
-             "    - MeshSpringForceField: {stiffness: 10}\n"
-             "    - PatchTestMovementConstraint: {indices: [0, 1, 2, 3, 5, 6, 7, 8], "
-             "endConstraintTime: 0.1,\n"
-             "        constrainedPoints: [%s],\n"
-             "        cornerMovements: [%s]}\n",
-             linear, pts, mov);
     test_rt t;
-    st_scene *s = load(&t, "0, 0, 0", objs);
+    st_scene *s = patch_scene(&t, "EulerImplicitSolver: {rayleighStiffness: 0.5, rayleighMass: 0.5}",
+                              linear, pts, mov);
     st_error err = {0};
     cr_assert_eq(st_node_set(st_scene_root(s), "dt", "0.5", &err), ST_OK);
     st_mstate *ms = state(s, "dofs");
@@ -568,6 +577,27 @@ Test(patch_test, affine_field_cg)
     patch_grid("CGLinearSolver: {iterations: 200, tolerance: 1e-25, threshold: 1e-25}");
 }
 Test(patch_test, affine_field_direct) { patch_grid("SparseLDLSolver: {}"); }
+
+/* Three movements for four corners: SOFA reads past the end of its list;
+ * settee warns and the fourth corner (0, 2) does not move: point 6 stays,
+ * point 7 (a = 1/2, b = 1) moves by m2 / 2. */
+Test(patch_test, missing_corner_movements_are_zero_and_said)
+{
+    test_rt t;
+    st_scene *s = patch_scene(&t, "EulerImplicitSolver: {}", "SparseLDLSolver: {}",
+                              "0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 2, 1, 0, 0, 2, 0, 1, 2, 0, 2, 2, 0",
+                              "0.1, 0, 0, 0.2, 0, 0, 0.4, 0.2, 0");
+    cr_assert(strstr(t.log, "4 corners need 4 corner movements, got 3: corners 3 to 3 do not move"),
+              "%s", t.log);
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 20);
+    near(ms->position.r[3 * 6], 0, 1e-12, "x6");
+    near(ms->position.r[3 * 6 + 1], 2, 1e-12, "y6");
+    near(ms->position.r[3 * 7], 1 + 0.2, 1e-12, "x7");
+    near(ms->position.r[3 * 7 + 1], 2 + 0.1, 1e-12, "y7");
+    near(ms->position.r[3 * 8], 2 + 0.4, 1e-12, "x8");
+    done(&s, &t);
+}
 
 /* ---- AttachProjectiveConstraint ---- */
 

@@ -248,24 +248,45 @@ Test(gravity, overrides_the_root_attribute)
     done(&s, &t);
 }
 
-/* The scene is refused while it is read, at the component. */
-Test(gravity, below_the_root_is_an_error)
+/* Below the root, as in SOFA, a Gravity sets the gravity of its subtree:
+ * two bodies under their own solvers fall in opposite directions, a node
+ * below one of them holding its own Gravity keeps it, and all of this
+ * survives the kernel's copy of the context after each step. */
+Test(gravity, below_the_root_sets_its_subtree)
 {
-    const char *yaml = "format: settee/1\n"
-                       "root:\n"
-                       "  objects:\n"
-                       "    - RequiredPlugin: {pluginName: [MechanicalLoad]}\n"
-                       "  children:\n"
-                       "    - name: Body\n"
-                       "      objects:\n"
-                       "        - Gravity: {gravity: [0, 0, -2]}\n";
     test_rt t;
-    test_rt_open(&t);
-    st_scene *s = NULL;
-    st_error err = {0};
-    cr_assert_neq(test_load_string(&t, yaml, &s, &err), ST_OK);
-    cr_assert(strstr(err.msg, "below the root") && strstr(err.where, "test.yaml:8:"), "%s: %s",
-              err.where, err.msg);
+    st_scene *s = load(&t, "0, -9.81, 0",
+                       "  children:\n"
+                       "    - name: Up\n"
+                       "      objects:\n"
+                       "        - Gravity: {gravity: [0, 10, 0]}\n"
+                       "        - EulerExplicitSolver: {}\n"
+                       "        - MechanicalObject: {name: up, position: [[0, 0, 0]]}\n"
+                       "        - UniformMass: {vertexMass: 1}\n"
+                       "      children:\n"
+                       "        - name: Side\n"
+                       "          objects:\n"
+                       "            - Gravity: {gravity: [4, 0, 0]}\n"
+                       "            - EulerExplicitSolver: {}\n"
+                       "            - MechanicalObject: {name: side, position: [[0, 0, 0]]}\n"
+                       "            - UniformMass: {vertexMass: 1}\n"
+                       "    - name: Down\n"
+                       "      objects:\n"
+                       "        - EulerExplicitSolver: {}\n"
+                       "        - MechanicalObject: {name: down, position: [[0, 0, 0]]}\n"
+                       "        - UniformMass: {vertexMass: 1}\n");
+    steps(s, 10);
+    const double k = 1e-4 * 55; /* h^2 k (k+1) / 2 with h = 0.01, k = 10 */
+    st_mstate *up = (st_mstate *)test_find_object(s, "up");
+    st_mstate *side = (st_mstate *)test_find_object(s, "side");
+    st_mstate *down = (st_mstate *)test_find_object(s, "down");
+    near(up->position.r[1], 10 * k, 1e-14, "up y");
+    near(side->position.r[0], 4 * k, 1e-14, "side x");
+    near(side->position.r[1], 0, 0, "side y");
+    near(down->position.r[1], -9.81 * k, 1e-14, "down y");
+    double g[3];
+    st_node_gravity(st_scene_root(s), g);
+    near(g[1], -9.81, 0, "the root keeps its own");
     done(&s, &t);
 }
 

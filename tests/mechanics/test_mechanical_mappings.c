@@ -1071,3 +1071,450 @@ Test(mechanical_mappings, distance_mapping_refuses_topology_changes)
     cr_assert(strstr(err.msg, "map") || strstr(err.path, "map"), "%s: %s", err.path, err.msg);
     st_scene_destroy(&s);
 }
+
+/* ---- DistanceFromTargetMapping ---- */
+
+static st_scene *target_scene(const char *parent, const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceFromTargetMapping: {name: map, input: \"@../dofs\","
+             " output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(parent, child);
+}
+
+#define TARGETS_VEC3 "indices: [1, 3, 2], targetPositions: [[0.5,0.5,0.5], [1,-1,0], [0,2,1]]"
+
+Test(mechanical_mappings, distance_from_target_mapping_jacobians)
+{
+    check_mapping(target_scene(EDGE_PARENT, TARGETS_VEC3 ", restLengths: [0.1, 0, 2]"), 1e-7);
+    check_mapping(target_scene(RIGID_EDGE_PARENT,
+                               "indices: [2, 0], targetPositions: \"0 1 0 0 0 0 1  3 3 3 0 0 0 "
+                               "1\""),
+                  1e-7);
+    check_mapping(target_scene("        - MechanicalObject: {name: dofs, template: Vec1d,"
+                               " position: [0.5, -2, 3]}\n",
+                               "indices: [2, 1], targetPositions: [1, 1]"),
+                  1e-7);
+    double worst, kmax = check_gs(target_scene(EDGE_PARENT, TARGETS_VEC3
+                                               ", geometricStiffness: Exact"),
+                                  0, &worst);
+    cr_log_info("DistanceFromTargetMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| "
+                "%.3g)",
+                worst, kmax);
+    cr_assert_gt(kmax, 0.1, "the test force gives no geometric stiffness");
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+    /* Stabilized: pulled outputs only. */
+    kmax = check_gs(target_scene(EDGE_PARENT, TARGETS_VEC3), 1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "K of pushed outputs is zero");
+}
+
+/* Point (3, 4, 0) from target (0, 0, 0), rest length 1: y = 4, J = (0.6,
+ * 0.8, 0); a pull of 1 gives K = -(1/5) (I - u u^T). Indices left out are
+ * completed with 0, 1, ...; rest lengths with zeros. */
+Test(mechanical_mappings, distance_from_target_mapping_by_hand)
+{
+    st_scene *s = target_scene("        - MechanicalObject: {name: dofs, position: [3,4,0, "
+                               "1,1,1]}\n",
+                               "targetPositions: [[0,0,0], [1,1,3]], restLengths: [1]");
+    st_component *map = test_find_object(s, "map");
+    const st_array *idx = st_component_field_ptr(map, st_component_field(map, "indices"));
+    const st_array *rest = st_component_field_ptr(map, st_component_field(map, "restLengths"));
+    cr_assert_eq(idx->n, 2u);
+    cr_assert_eq(idx->u[0], 0u);
+    cr_assert_eq(idx->u[1], 1u);
+    cr_assert_eq(rest->n, 2u);
+    cr_assert_eq(rest->r[1], 0.0);
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 2u);
+    cr_assert_leq(fabs(out->position.r[0] - 4.0), 1e-15, "y0 %.17g", out->position.r[0]);
+    cr_assert_leq(fabs(out->position.r[1] - 2.0), 1e-15, "y1 %.17g", out->position.r[1]);
+    mcase c = open_case(s);
+    double *x = st_slice_x(c.sys->x, c.in);
+    const double p[6] = {3, 4, 0, 1, 1, 1};
+    memcpy(x, p, sizeof p);
+    const st_mapping_ops *ops = c.map->cls->mapping;
+    ops->apply(c.map, &c.sys->mp, c.sys->x);
+    size_t n = c.sys->size_all;
+    double *f = calloc(n, sizeof *f), *dx = calloc(n, sizeof *dx), *df = calloc(n, sizeof *df);
+    st_slice(f, c.out)[0] = 2.0;
+    ops->apply_jt(c.map, &c.sys->mp, f);
+    const double *fin = st_slice(f, c.in);
+    cr_assert_leq(fabs(fin[0] - 1.2) + fabs(fin[1] - 1.6) + fabs(fin[2]), 1e-15);
+    memset(f, 0, n * sizeof *f);
+    st_slice(f, c.out)[0] = -1.0;
+    ops->update_k(c.map, &c.sys->mp, f);
+    st_slice(dx, c.in)[0] = 1.0;
+    ops->apply_djt(c.map, &c.sys->mp, df, dx, 1.0);
+    const double *d = st_slice(df, c.in);
+    /* -(1/5) (1 - 0.36, -0.48, 0) */
+    cr_assert_leq(fabs(d[0] + 0.128) + fabs(d[1] - 0.096) + fabs(d[2]), 1e-15, "%g %g %g", d[0],
+                  d[1], d[2]);
+    free(f), free(dx), free(df);
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_from_target_mapping_refusals)
+{
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD EDGE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                              "            - DistanceFromTargetMapping: {input: \"@../dofs\","
+                              " output: \"@out\", indices: [0, 7], targetPositions: [[0,0,0], "
+                              "[1,1,1]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "index 7 is out of range"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             HEAD EDGE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                              "            - DistanceFromTargetMapping: {input: \"@../dofs\","
+                              " output: \"@out\", indices: [0, 1], targetPositions: [[0,0,0]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "1 target positions for 2 indices"), "%s", err.msg);
+    /* Rigid3d: SOFA's identity on the rotations, said. */
+    st_scene *s =
+        target_scene(RIGID_EDGE_PARENT, "indices: [1], targetPositions: \"0 0 0 0 0 0 1\"");
+    cr_assert(strstr(T.log, "Rigid3d input: SOFA's geometric stiffness"), "%s", T.log);
+    st_scene_destroy(&s);
+}
+
+/* A particle pendulum made of DistanceFromTargetMapping and a stiff spring
+ * on its output: the matrix-free path (CG: apply_j, apply_jt, apply_djt)
+ * and the assembled one (SparseLDLSolver: get_j, get_k) give the same
+ * trajectory, and the distance stays near its rest length. */
+static void target_pendulum(const char *solver, double out[3])
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  dt: 0.01\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Mapping.NonLinear, ODESolver.Backward,\n"
+             "        LinearSolver.Iterative, LinearSolver.Direct, Mass, SolidMechanics.Spring]}\n"
+             "  children:\n"
+             "    - name: P\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - %s\n"
+             "        - MechanicalObject: {name: dofs, position: [1, 0, 0], velocity: [0, 0, 1]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "      children:\n"
+             "        - name: C\n"
+             "          objects:\n"
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceFromTargetMapping: {targetPositions: [[0, 0, 0]],\n"
+             "                restLengths: [1], geometricStiffness: Exact}\n"
+             "            - RestShapeSpringsForceField: {stiffness: 1e4}\n",
+             solver);
+    st_scene *s = topo_scene(&T, yaml);
+    for (int i = 0; i < 100; i++) {
+        st_error err = {0};
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
+    }
+    const st_mstate *ms = (const st_mstate *)topo_get(s, "/P/dofs");
+    memcpy(out, ms->position.p, 3 * sizeof *out);
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_from_target_mapping_solver_paths_agree)
+{
+    double a[3], b[3];
+    target_pendulum("CGLinearSolver: {iterations: 200, tolerance: 1e-30, threshold: 1e-30}", a);
+    target_pendulum("SparseLDLSolver: {}", b);
+    double d = fabs(a[0] - b[0]) + fabs(a[1] - b[1]) + fabs(a[2] - b[2]);
+    double r = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    cr_log_info("CG %g %g %g, LDL %g %g %g, |x| %.6g", a[0], a[1], a[2], b[0], b[1], b[2], r);
+    cr_assert_leq(d, 1e-9, "CG and SparseLDL differ by %.3g", d);
+    cr_assert_lt(a[1], -0.1, "the pendulum swings down: y %g", a[1]);
+    cr_assert_leq(fabs(r - 1.0), 2e-2, "the distance stays near 1: %g", r);
+}
+
+/* ---- TubularMapping ---- */
+
+#define TUBE_PARENT                                                                                \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  1,2,3, 0.5,0.5,0.5,0.5,  -1,0.5,2, 0,0,0.6,0.8]}\n"
+
+static st_scene *tube_scene(const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out}\n"
+             "            - TubularMapping: {name: map, input: \"@../dofs\", output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(TUBE_PARENT, child);
+}
+
+Test(mechanical_mappings, tubular_mapping_jacobian_and_transpose)
+{
+    check_mapping(tube_scene("nbPointsOnEachCircle: 5, radius: 0.3"), 1e-7);
+    check_mapping(tube_scene("nbPointsOnEachCircle: 3, radius: 0.3, peak: 2"), 1e-7);
+}
+
+/* Frame 1 at (1, 2, 3) turned by q = (0.5, 0.5, 0.5, 0.5) (120 degrees
+ * about (1,1,1): e_y -> e_z, e_z -> e_x); 4 points of radius 2:
+ * c + 2 e_z, c + 2 e_x, c - 2 e_z, c - 2 e_x. With peak 2 frame 0 has
+ * radius 0 and frame 1 radius 1; with peak -1 the last frame radius 0. */
+Test(mechanical_mappings, tubular_mapping_by_hand)
+{
+    st_scene *s = tube_scene("nbPointsOnEachCircle: 4, radius: 2");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 12u);
+    static const double w[4][3] = {{1, 2, 5}, {3, 2, 3}, {1, 2, 1}, {-1, 2, 3}};
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(out->position.r[3 * (4 + j) + k] - w[j][k]), 1e-12, "point %d", j);
+    st_scene_destroy(&s);
+    s = tube_scene("nbPointsOnEachCircle: 4, radius: 2, peak: 2");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    for (int j = 0; j < 4; j++) /* frame 0: radius 0, its centre */
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(out->position.r[3 * j + k]), 1e-15);
+    cr_assert_leq(fabs(out->position.r[3 * 4 + 2] - 4.0), 1e-12, "frame 1 at radius 1");
+    st_scene_destroy(&s);
+    s = tube_scene("nbPointsOnEachCircle: 4, radius: 2, peak: -1");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_leq(fabs(out->position.r[3 * 8] + 1.0) + fabs(out->position.r[3 * 8 + 1] - 0.5) +
+                      fabs(out->position.r[3 * 8 + 2] - 2.0),
+                  1e-15, "last frame: radius 0");
+    cr_assert_leq(fabs(out->position.r[3 * 4 + 2] - 5.0), 1e-12, "frame 1 keeps radius 2");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD TUBE_PARENT "      children:\n"
+                              "        - name: C\n"
+                              "          objects:\n"
+                              "            - MechanicalObject: {name: out}\n"
+                              "            - TubularMapping: {input: \"@../dofs\", output: \"@out\","
+                              " nbPointsOnEachCircle: 4}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "No Radius defined"), "%s", err.msg);
+}
+
+/* RigidMapping to a Rigid3d output: frames fixed in the bodies. J against
+ * finite differences of apply (orientation differences as rotation
+ * vectors), J^T the transpose, and the geometric stiffness (the child
+ * forces' part; its torques do not depend on the rotation) against
+ * d(J^T f)/dx. */
+#define RIGID_FRAMES_CHILD                                                                         \
+    "            - MechanicalObject: {name: out, template: Rigid3d, position: [1,0,0, 0,0,0,1,"   \
+    " 0,2,0.5, 0,0.6,0,0.8,  -1,0.3,0.2, 0.5,0.5,0.5,0.5]}\n"                                       \
+    "            - RigidMapping: {name: map, input: \"@../dofs\", output: \"@out\","               \
+    " rigidIndexPerPoint: [0, 1, 1]%s}\n"
+
+Test(mechanical_mappings, rigid_mapping_to_rigid)
+{
+    char child[1024];
+    snprintf(child, sizeof child, RIGID_FRAMES_CHILD, "");
+    check_mapping(mapped_scene(RIGID_PARENT, child), 1e-7);
+    snprintf(child, sizeof child, RIGID_FRAMES_CHILD, ", geometricStiffness: Exact");
+    double worst, kmax = check_gs(mapped_scene(RIGID_PARENT, child), 0, &worst);
+    cr_log_info("RigidMapping to Rigid3d: max |K - K_fd| = %.3g (max |K| %.3g)", worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+}
+
+/* By hand: body 1 at (1, 2, 3) turned by q1 = (0.5, 0.5, 0.5, 0.5); a child
+ * frame at local (1, 0, 0), local orientation q_l: the child is at
+ * (1, 2, 3) + R e_x = (1, 3, 3), oriented q1 q_l. globalToLocalCoords keeps
+ * a global frame where it is. */
+Test(mechanical_mappings, rigid_mapping_to_rigid_by_hand)
+{
+    st_scene *s = mapped_scene(RIGID_PARENT,
+                               "            - MechanicalObject: {name: out, template: Rigid3d,"
+                               " position: [1,0,0, 0,0,0.6,0.8]}\n"
+                               "            - RigidMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\", index: 1}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    const double *x = out->position.r;
+    double q[4];
+    const double q1[4] = {0.5, 0.5, 0.5, 0.5}, ql[4] = {0, 0, 0.6, 0.8};
+    st_quat_mul(q, q1, ql);
+    const double want[7] = {1, 3, 3, q[0], q[1], q[2], q[3]};
+    for (int k = 0; k < 7; k++)
+        cr_assert_leq(fabs(x[k] - want[k]), 1e-12, "x[%d] = %.17g, want %.17g", k, x[k], want[k]);
+    st_scene_destroy(&s);
+    s = mapped_scene(RIGID_PARENT, "            - MechanicalObject: {name: out, template: Rigid3d,"
+                                   " position: [2,2,2, 0,0,0.6,0.8]}\n"
+                                   "            - RigidMapping: {name: map, input: \"@../dofs\","
+                                   " output: \"@out\", index: 1, globalToLocalCoords: true}\n");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    const double keep[7] = {2, 2, 2, 0, 0, 0.6, 0.8};
+    for (int k = 0; k < 7; k++)
+        cr_assert_leq(fabs(x[k] - keep[k]), 1e-12, "x[%d] = %.17g", k, x[k]);
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD RIGID_PARENT "      children:\n"
+                               "        - name: C\n"
+                               "          objects:\n"
+                               "            - MechanicalObject: {name: out, template: Rigid3d}\n"
+                               "            - RigidMapping: {input: \"@../dofs\", output: \"@out\","
+                               " initialPoints: [[1, 0, 0]]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "a Rigid3d output takes 7 per point"), "%s", err.msg);
+}
+
+/* ---- DistanceToPlaneMapping ---- */
+
+static st_scene *plane_scene(const char *parent, const char *fields)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - DistanceToPlaneMapping: {name: map, input: \"@../dofs\","
+             " output: \"@out\", %s}\n",
+             fields);
+    return mapped_scene(parent, child);
+}
+
+/* Plane through (0, 0, 2) with normal (0, 3, 4) / 5: y = 0.6 p_y + 0.8 p_z
+ * - 1.6; J = n on every point (a Rigid3d's rotation: 0). */
+Test(mechanical_mappings, distance_to_plane_mapping)
+{
+    check_mapping(plane_scene(VEC3_PARENT, "planeNormal: [0, 3, 4], planePoint: [0, 0, 2]"),
+                  1e-7);
+    check_mapping(plane_scene(RIGID_PARENT, "planeNormal: [1, 1, 0], planePoint: [0, 0, 2]"),
+                  1e-7);
+    check_mapping(plane_scene("        - MechanicalObject: {name: dofs, template: Vec2d,"
+                              " position: [1, 2, -3, 0.5]}\n",
+                              "planeNormal: [0, 2], planePoint: [0, 1]"),
+                  1e-7);
+    st_scene *s = plane_scene(VEC3_PARENT, "planeNormal: [0, 3, 4], planePoint: [0, 0, 2]");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    static const double want[5] = {-1.6, -1.6, -1.0, -0.8, -0.2}; /* points of VEC3_PARENT */
+    cr_assert_eq(out->n, 5u);
+    for (int i = 0; i < 5; i++)
+        cr_assert_leq(fabs(out->position.r[i] - want[i]), 1e-15, "y%d = %.17g", i,
+                      out->position.r[i]);
+    const st_array *na = st_component_field_ptr(topo_get(s, "/P/C/map"),
+                                                st_component_field(topo_get(s, "/P/C/map"),
+                                                                   "planeNormal"));
+    const double *nrm = na->r;
+    cr_assert(nrm[0] == 0.0 && fabs(nrm[1] - 0.6) < 1e-16 && fabs(nrm[2] - 0.8) < 1e-16,
+              "planeNormal normalised in place, as SOFA");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "%s      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - DistanceToPlaneMapping: {input: \"@../dofs\","
+                  " output: \"@out\", planeNormal: [0, 0, 0]}\n",
+             VEC3_PARENT);
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "planeNormal data has null norm"), "%s", err.msg);
+}
+
+/* Points held on a plane by a FixedLagrangianConstraint on their mapped
+ * distances (SOFA's DistanceToPlaneMapping example, our own numbers): the
+ * constraint is linear, so one step puts every point on the plane, and
+ * only its normal component moves. */
+Test(mechanical_mappings, distance_to_plane_held_by_a_lagrangian_constraint)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  dt: 0.02\n"
+        "  gravity: [0, 0, 0]\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Mapping.Linear, ODESolver.Backward, LinearSolver.Direct,"
+        " Mass, Constraint.Lagrangian.Model, Constraint.Lagrangian.Solver,"
+        " Constraint.Lagrangian.Correction]}\n"
+        "    - FreeMotionAnimationLoop: {}\n"
+        "    - GenericConstraintSolver: {tolerance: 1e-14, maxIterations: 200}\n"
+        "  children:\n"
+        "    - name: P\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {}\n"
+        "        - SparseLDLSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, position: [4,2,5, 1,5,-8, 0,1,-5]}\n"
+        "        - UniformMass: {vertexMass: 1}\n"
+        "        - UncoupledConstraintCorrection: {defaultCompliance: 1}\n"
+        "      children:\n"
+        "        - name: C\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: out, template: Vec1d, rest_position: [0, 0, 0]}\n"
+        "            - FixedLagrangianConstraint: {fixAll: true}\n"
+        "            - DistanceToPlaneMapping: {planeNormal: [0, 0, 1], planePoint: [0, 0, 2]}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0.02, &err), ST_OK, "%s", err.msg);
+    const double *x = ((const st_mstate *)topo_get(s, "/P/dofs"))->position.r;
+    static const double xy[3][2] = {{4, 2}, {1, 5}, {0, 1}};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_leq(fabs(x[3 * i + 2] - 2.0), 1e-12, "point %d z %.17g", i, x[3 * i + 2]);
+        cr_assert_leq(fabs(x[3 * i] - xy[i][0]) + fabs(x[3 * i + 1] - xy[i][1]), 1e-12);
+    }
+    st_scene_destroy(&s);
+}
+
+/* ---- BeamLinearMapping ---- */
+
+#define BEAM_PARENT                                                                                \
+    "        - MechanicalObject: {name: dofs, template: Rigid3d,\n"                                \
+    "            position: [0,0,0, 0,0,0,1,  2,0,0, 0,0,0.6,0.8,  3,1,0, 0.5,0.5,0.5,0.5]}\n"
+
+Test(mechanical_mappings, beam_linear_mapping)
+{
+    check_mapping(mapped_scene(BEAM_PARENT,
+                               "            - MechanicalObject: {name: out, position: [0.3,0.1,0,"
+                               " 1.5,0,0.2, 1.9,-0.1,0.05, 2.5,0,0]}\n"
+                               "            - BeamLinearMapping: {name: map, input: \"@../dofs\","
+                               " output: \"@out\"}\n"),
+                  1e-7);
+}
+
+/* Two frames 2 apart, unrotated: local (0.5, 0.1, 0) is half way, 0.1
+ * segment lengths up: (1, 0.2, 0); localCoord false finds the same local
+ * point from that global one; local (0.25, 0, 0) blends with
+ * f = 3/16 - 2/64 = 5/32 between c0 + 0.5 and c1 - 1.5: 0.5. */
+Test(mechanical_mappings, beam_linear_mapping_by_hand)
+{
+    const char *parent = "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                         " position: [0,0,0, 0,0,0,1,  2,0,0, 0,0,0,1]}\n";
+    st_scene *s = mapped_scene(parent, "            - MechanicalObject: {name: out, position:"
+                                       " [0.5,0.1,0, 0.25,0,0]}\n"
+                                       "            - BeamLinearMapping: {name: map, input:"
+                                       " \"@../dofs\", output: \"@out\"}\n");
+    const double *x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.0) + fabs(x[1] - 0.2) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    cr_assert_leq(fabs(x[3] - 0.5) + fabs(x[4]) + fabs(x[5]), 1e-15, "%g", x[3]);
+    st_scene_destroy(&s);
+    s = mapped_scene(parent, "            - MechanicalObject: {name: out, position: [1,0.2,0]}\n"
+                             "            - BeamLinearMapping: {name: map, input: \"@../dofs\","
+                             " output: \"@out\", localCoord: false}\n");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.0) + fabs(x[1] - 0.2) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    st_scene_destroy(&s);
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d, position: [0,0,0,"
+                  " 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, position: [0,0,0]}\n"
+                  "            - BeamLinearMapping: {input: \"@../dofs\", output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "at least two frames"), "%s", err.msg);
+}

@@ -497,18 +497,60 @@ Test(scene_templates, solve_velocity_constraint_first_default_order_differs)
     velocity_first_check(false);
 }
 
+/* The root of the VEL-order scenes below: dt 0.1, gravity -10 y, the
+ * plugins, FreeMotionAnimationLoop solving velocity constraints first. */
+#define VEL_ROOT                                                                                   \
+    "<Node name='root' dt='0.1' gravity='0 -10 0'>"                                                \
+    "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"                                   \
+    "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"                                  \
+    "<RequiredPlugin name='Sofa.Component.Mass'/>"                                                 \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"                          \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"                     \
+    "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"                         \
+    "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+
+/* GenericConstraintCorrection in the VEL order (SOFA's): W = cf vf A^-1,
+ * lambda = -d / W, the velocities corrected by vf A^-1 lambda without cf,
+ * the positions not at all (then integrated from the velocities). The
+ * particle of velocity_first_scene (mass 1, no stiffness: A = 1), d =
+ * (1 -1 0): v = v_f - d / cf, x = x_t + h v. With cf = 1 it stops at the
+ * rest position; with cf = 0.5, as in SOFA, it overshoots, with a warning. */
+Test(scene_templates, solve_velocity_constraint_first_generic_correction)
+{
+    const double cfs[2] = {1.0, 0.5};
+    for (int k = 0; k < 2; k++) {
+        if (k) /* the suite's setup opened the first runtime */
+            test_rt_open(&T);
+        char xml[3072];
+        snprintf(xml, sizeof xml,
+                 VEL_ROOT
+                 "<BlockGaussSeidelConstraintSolver tolerance='1e-14' maxIterations='100'/>"
+                 "<EulerImplicitSolver/><SparseLDLSolver/>"
+                 "<GenericConstraintCorrection complianceFactor='%g'/>"
+                 "<MechanicalObject name='dofs' position='0.1 0 0' rest_position='0 0 0'/>"
+                 "<UniformMass totalMass='1'/>"
+                 "<UniformLagrangianConstraint constrainToRestPos='true'/>"
+                 "</Node>",
+                 cfs[k]);
+        st_scene *s = load_ok(xml);
+        steps(s, 1);
+        const st_mstate *ms = state(s, "dofs");
+        const double v[3] = {-1.0 / cfs[k], -1.0 + 1.0 / cfs[k], 0.0};
+        for (int i = 0; i < 3; i++) {
+            near(ms->velocity.r[i], v[i], 1e-12, "VEL v");
+            near(ms->position.r[i], (i == 0 ? 0.1 : 0.0) + 0.1 * v[i], 1e-12, "VEL x");
+        }
+        cr_assert_eq(strstr(T.log, "not the correction") != NULL, k == 1, "%s", T.log);
+        st_scene_destroy(&s);
+        test_rt_close(&T);
+    }
+}
+
 /* A correction that cannot correct velocities alone is named. */
 Test(scene_templates, solve_velocity_constraint_first_names_what_cannot)
 {
     const char *xml =
-        "<Node name='root' dt='0.1' gravity='0 -10 0'>"
-        "<RequiredPlugin name='Sofa.Component.ODESolver.Backward'/>"
-        "<RequiredPlugin name='Sofa.Component.LinearSolver.Direct'/>"
-        "<RequiredPlugin name='Sofa.Component.Mass'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Model'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Correction'/>"
-        "<RequiredPlugin name='Sofa.Component.Constraint.Lagrangian.Solver'/>"
-        "<FreeMotionAnimationLoop solveVelocityConstraintFirst='true'/>"
+        VEL_ROOT
         "<GenericConstraintSolver tolerance='1e-14' maxIterations='100'/>"
         "<Node name='p'><EulerImplicitSolver/><SparseLDLSolver/>"
         "<MechanicalObject name='dofs' position='0.1 0 0' rest_position='0 0 0'/>"

@@ -153,6 +153,8 @@ Test(headless, rendering2d_and_visual_values)
         "    - MechanicalObject: {name: dofs, position: [[0, 0, 0], [1, 0, 0]]}\n"
         "    - TrailRenderer: {name: trail, position: \"@dofs.position\", nbSteps: 10,"
         " color: \"1 0 0 1 0 0 1 1\"}\n"
+        "    - TrailRenderer: {name: trail2, position: \"@dofs.position\","
+        " color: \"#ffffff00 orange navy\"}\n"
         "    - VisualPointCloud: {position: \"@dofs.position\", drawMode: Sphere,"
         " sphereRadius: [0.1, 0.2]}\n"
         "    - VisualVectorField: {position: \"@dofs.position\", vector: [[0, 1, 0], [1, 0, 0]],"
@@ -175,6 +177,44 @@ Test(headless, rendering2d_and_visual_values)
 }
 
 /* APIVersion as SOFA: the name stands for an unset level; unknown levels warn. */
+/* VisualPointCloud follows its template as SOFA's: Rigid3d positions copied
+ * from a rigid state, drawn as frames. */
+Test(headless, visual_point_cloud_rigid_template)
+{
+    st_scene *s = loads(
+        "    - MechanicalObject: {name: dofs, template: Rigid3d,"
+        " position: \"0 0 1 0 0 0 1  1 0 1 0 0 0 1\"}\n"
+        "    - VisualPointCloud: {name: pc, template: Rigid3, position: \"@dofs.position\","
+        " drawMode: Frame}\n");
+    st_component *pc = topo_get(s, "pc");
+    cr_assert_eq(pc->state, ST_CSTATE_VALID);
+    const st_array *p = st_component_field_ptr(pc, st_component_field(pc, "position"));
+    cr_assert_eq(p->n, 2u);
+    cr_assert_eq(p->r[7], 1.0);
+    cr_assert_eq(p->r[13], 1.0);
+    st_scene_destroy(&s);
+}
+
+/* A list of reals links to a Vec1d state's positions (SOFA's DataDisplay
+ * pointData="@distances/dofs.position"); a Vec3d state's do not fit and the
+ * copy says why. */
+Test(headless, reals_link_to_vec1d_coordinates)
+{
+    st_scene *s = loads("    - MechanicalObject: {name: d1, template: Vec1d, position: [1.5, -2, 4]}\n"
+                        "    - DataDisplay: {name: dd, pointData: \"@d1.position\"}\n");
+    const st_array *p = st_component_field_ptr(topo_get(s, "dd"),
+                                               st_component_field(topo_get(s, "dd"), "pointData"));
+    cr_assert_eq(p->n, 3u);
+    cr_assert_eq(p->r[1], -2.0);
+    st_scene_destroy(&s);
+    st_error err;
+    cr_assert_neq(fails("    - MechanicalObject: {name: d3, position: [1, 2, 3]}\n"
+                        "    - DataDisplay: {pointData: \"@d3.position\"}\n",
+                        &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "values per point"), "%s", err.msg);
+}
+
 Test(headless, api_version_semantics)
 {
     st_scene *s = loads("    - APIVersion: {name: \"18.06\"}\n"
@@ -193,8 +233,11 @@ Test(headless, bad_values_are_errors_with_the_expected_form)
         {"ViewerSetting: {cameraMode: Orthographc}", "did you mean 'Orthographic'"},
         {"VisualVectorField: {drawMode: Arow}", "did you mean 'Arrow'"},
         {"VisualPointCloud: {drawMode: Sphre}", "did you mean 'Sphere'"},
+        {"VisualPointCloud: {drawMode: Frame}", "drawMode Frame needs a rigid template"},
         {"VisualMesh: {colorMap: HSVV}", "did you mean 'HSV'"},
         {"TrailRenderer: {color: \"1 0 0\"}", "r g b a"},
+        {"TrailRenderer: {color: \"#ffffff00 ornage\"}", "is not one of"},
+        {"TrailRenderer: {color: \"#fffff orange\"}", "is not a colour"},
         {"OglInt2Variable: {value: [1.5, 2]}", "expects integers"},
         {"OglUIntAttribute: {value: [1, -2]}", "unsigned"},
         {"OglMatrix3Variable: {value: [1, 2, 3, 4, 5, 6, 7, 8]}", "groups of 9"},

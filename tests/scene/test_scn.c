@@ -824,6 +824,39 @@ Test(scn, unknown_class_reads_its_objects_file)
     cr_assert_lt(ms->position.r[1], -1e-4, "point 0 (outside the box given) falls");
     cr_assert_eq(ms->position.r[4], 0.0, "point 1 (inside the box given) is held");
     st_scene_destroy(&s);
+    /* Named by its element (as SOFA's old CGImplicitSolver scenes do): the
+     * file's root is still Group, so its objects join the element's node
+     * rather than a child named after the element, and the element's other
+     * attributes override the objects' (the damping of 1 stops the fall). */
+    write_in("Objects/FallSolver.xml", "<Node name=\"Group\">\n"
+                                       "  <EulerImplicitSolver name=\"ode\" rayleighMass=\"0\"/>\n"
+                                       "  <CGLinearSolver iterations=\"50\" tolerance=\"1e-12\""
+                                       " threshold=\"1e-20\"/>\n"
+                                       "</Node>\n");
+    const char *named = write_in(
+        "named.scn",
+        "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -10 0\">\n"
+        "  <RequiredPlugin pluginName=\"Sofa.Component.Mass Sofa.Component.ODESolver.Backward "
+        "Sofa.Component.LinearSolver.Iterative\"/>\n"
+        "  <Node name=\"Body\">\n"
+        "    <FallSolver name=\"Solver\" iterations=\"40\"/>\n"
+        "    <MechanicalObject name=\"body\" position=\"0 0 0\"/>\n"
+        "    <UniformMass totalMass=\"1\"/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    cr_assert_eq(st_scene_load(T.rt, named, &s, &err), ST_OK, "%s",
+                 st_error_format(&err, buf, sizeof buf));
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    ms = (st_mstate *)test_find_object(s, "body");
+    cr_assert(fabs(ms->position.r[1] + 10 * 0.01 * 0.01) < 1e-12, "falls by g dt^2: %g",
+              ms->position.r[1]);
+    st_component *cg = test_find_object(s, "CGLinearSolver1");
+    cr_assert_not_null(cg);
+    cr_assert_eq(cg->node, ms->base.node, "the solvers join the body's node");
+    cr_assert_eq(*(const unsigned *)st_component_field_ptr(cg, st_component_field(cg, "iterations")),
+                 40u);
+    st_scene_destroy(&s);
     /* A class nobody provides and no such file: still an unknown component. */
     const char *bad = write_in("bad.scn", "<Node name=\"root\">\n  <NoSuchThing/>\n</Node>\n");
     cr_assert_neq(st_scene_load(T.rt, bad, &s, &err), ST_OK);
@@ -842,7 +875,8 @@ Test(scn, context_state_topology_src_and_visual_output)
         "Sofa.Component.LinearSolver.Iterative Sofa.Component.Topology.Container.Grid "
         "Sofa.Component.Topology.Container.Dynamic Sofa.Component.Topology.Mapping "
         "Sofa.Component.SolidMechanics.FEM.Elastic Sofa.Component.Constraint.Projective "
-        "Sofa.Component.Mapping.Linear Sofa.GL.Component.Rendering3D\"/>\n"
+        "Sofa.Component.Mapping.Linear Sofa.GL.Component.Rendering3D "
+        "Sofa.Component.SolidMechanics.Spring\"/>\n"
         "  <RegularGridTopology name=\"grid\" n=\"3 1 3\" min=\"0 0 0\" max=\"1 0 1\"/>\n"
         "  <Node name=\"Cloth\">\n"
         "    <EulerImplicitSolver/>\n"
@@ -856,6 +890,12 @@ Test(scn, context_state_topology_src_and_visual_output)
         "      <TriangleSetTopologyModifier/>\n"
         "      <Quad2TriangleTopologicalMapping input=\"@../quads\" output=\"@tris\"/>\n"
         "      <TriangularFEMForceField name=\"fem\" youngModulus=\"1000\" poissonRatio=\"0.3\"/>\n"
+        "      <Node name=\"E\">\n"
+        "        <EdgeSetTopologyContainer name=\"edges\"/>\n"
+        "        <EdgeSetTopologyModifier/>\n"
+        "        <Triangle2EdgeTopologicalMapping input=\"@../tris\" output=\"@edges\"/>\n"
+        "        <MeshSpringForceField name=\"springs\" stiffness=\"10\"/>\n"
+        "      </Node>\n"
         "      <Node name=\"Visu\">\n"
         "        <OglModel name=\"visual\"/>\n"
         "        <IdentityMapping input=\"@../..\" output=\"@.\"/>\n"
@@ -877,6 +917,13 @@ Test(scn, context_state_topology_src_and_visual_output)
     st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
     st_component *fem = test_find_object(s, "fem");
     cr_assert_eq(st_component_mstate(fem), ms, "the child node's force field acts on the parent's state");
+    /* Two levels down, on the mapped edges (Triangle2Edge keeps the border
+     * edges: the grid's 8): 8 springs of 5 reals. */
+    st_component *springs = test_find_object(s, "springs");
+    cr_assert_eq(st_component_mstate(springs), ms);
+    const st_field *sf = st_component_field(springs, "spring");
+    const size_t nsp = ((const st_array *)st_component_field_ptr(springs, sf))->n;
+    cr_assert_eq(nsp, 8 * 5, "%zu reals", nsp);
     for (int i = 0; i < 5; i++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
     /* Held corners, a sagging free corner, the visual model following. */

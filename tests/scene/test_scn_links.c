@@ -353,3 +353,68 @@ Test(scn_links, multi_mapping_rigid_frames_to_points)
     cr_assert_float_eq(p->r[4], f->r[1], 1e-12, "point 1 follows frame f");
     st_scene_destroy(&s);
 }
+
+/* SOFA keeps the path of a data link to an object that does not exist
+ * (its BoxROI then reads an empty position): a .scn scene loads with a
+ * warning and the field keeps its default; YAML still refuses it. */
+Test(scn_links, data_link_to_a_missing_object_keeps_the_default)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Engine.Select\"/>\n"
+                      "  <Node name=\"Body\">\n"
+                      "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\"/>\n"
+                      "    <BoxROI name=\"roi\" position=\"@../Volume.position\" box=\"-1 -1 -1 2 2 2\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    cr_assert(strstr(T.log, "'@../Volume' does not resolve") &&
+                  strstr(T.log, "keeps its default value"),
+              "%s", T.log);
+    st_component *roi = test_find_object(s, "roi");
+    const st_array *pos = st_component_field_ptr(roi, st_component_field(roi, "position"));
+    cr_assert_eq(pos->n, 0, "position holds %zu points", pos->n);
+    st_scene_destroy(&s);
+    /* a link to a field the object lacks is still an error */
+    st_error err = {0};
+    const char *bad = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Engine.Select\"/>\n"
+                      "  <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\"/>\n"
+                      "  <BoxROI name=\"roi\" position=\"@dofs.nothere\" box=\"-1 -1 -1 2 2 2\"/>\n"
+                      "</Node>\n";
+    cr_assert_neq(load_scn_fails(bad, &err), ST_OK);
+    cr_assert(strstr(err.msg, "has no field 'nothere'"), "%s", err.msg);
+    const char *yaml = "format: settee/1\nroot:\n  name: root\n  objects:\n"
+                       "    - RequiredPlugin: {name: Sofa.Component.Engine.Select}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+                       "  children:\n    - name: Body\n      objects:\n"
+                       "        - BoxROI: {name: roi, position: \"@../Volume.position\", "
+                       "box: [-1, -1, -1, 2, 2, 2]}\n";
+    memset(&err, 0, sizeof err);
+    st_status st = test_load_string(&T, yaml, &s, &err);
+    if (st == ST_OK) {
+        st = st_scene_init(s, &err);
+        st_scene_destroy(&s);
+    }
+    cr_assert_eq(st, ST_ELINK, "%s", err.msg);
+}
+
+/* SOFA's isMechanical is an alias of mapForces (and of mapConstraints and
+ * mapMasses): isMechanical="false" stops the forces at the mapping. */
+Test(scn_links, is_mechanical_sets_map_forces)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+                      "  <Node name=\"Body\">\n"
+                      "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\"/>\n"
+                      "    <Node name=\"Child\">\n"
+                      "      <MechanicalObject name=\"copy\"/>\n"
+                      "      <IdentityMapping name=\"map\" isMechanical=\"false\"/>\n"
+                      "    </Node>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    st_component *map = test_find_object(s, "map");
+    cr_assert_not(*(bool *)st_component_field_ptr(map, st_component_field(map, "mapForces")));
+    cr_assert_not(strstr(T.log, "isMechanical"), "%s", T.log);
+    st_scene_destroy(&s);
+}

@@ -150,6 +150,27 @@ Test(scn_values, partial_last_coordinate_is_dropped_with_a_warning)
     st_scene_destroy(&s);
 }
 
+/* SOFA reads reals from a stream: "0-0.707107" is 0 then -0.707107 (as in
+ * SOFA's BilateralLagrangianConstraint_Rigid example), with a warning; a
+ * token that is not a run of numbers is still refused. */
+Test(scn_values, reals_touching_at_a_sign_are_two_numbers)
+{
+    const char *text = HEAD "  <MechanicalObject name=\"dofs\" template=\"Rigid3d\"\n"
+                            "      position=\"0 -1 0 0 0-0.707107 0.707107 1+2-3 0 0 0 1\"/>\n"
+                            "</Node>\n";
+    st_scene *s = load(text, "t.scn");
+    const st_array *p = field(s, "dofs", "position");
+    cr_assert_eq(p->n, 2);
+    static const double want[14] = {0, -1, 0, 0, 0, -0.707107, 0.707107, 1, 2, -3, 0, 0, 0, 1};
+    for (int i = 0; i < 14; i++)
+        cr_assert_eq(p->r[i], want[i], "value %d: %g", i, p->r[i]);
+    cr_assert(strstr(T.log, "'0-0.707107' read as 0 and -0.707107"), "%s", T.log);
+    st_scene_destroy(&s);
+    const char *msg =
+        load_fails(HEAD "  <MechanicalObject position=\"0 1-2x 3\"/>\n</Node>\n", "t.scn");
+    cr_assert(strstr(msg, "expects a real number, got '1-2x'"), "%s", msg);
+}
+
 Test(scn_values, integer_written_with_an_exponent_reads_its_leading_digits)
 {
     const char *text = "<Node name=\"root\">\n"

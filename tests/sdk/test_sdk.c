@@ -170,13 +170,14 @@ static const layout abi_2_layout[] = {
     M(st_linsolver_ops, bind, 8),
     M(st_linsolver_ops, set_system, 16),
     M(st_linsolver_ops, solve, 24),
-    S(st_topology_ops, 48),
+    S(st_topology_ops, 56),
     M(st_topology_ops, struct_size, 0),
     M(st_topology_ops, nb_points, 8),
     M(st_topology_ops, get_point, 16),
     M(st_topology_ops, elements, 24),
     M(st_topology_ops, remove, 32), /* ABI 2.4 */
     M(st_topology_ops, add, 40),    /* ABI 2.5 */
+    M(st_topology_ops, add_points, 48), /* ABI 2.6 */
     S(st_topo_event, 64),
     M(st_topo_event, change, 0),
     M(st_topo_event, elem, 4),

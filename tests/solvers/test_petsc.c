@@ -8,7 +8,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "support.h"
@@ -141,4 +143,93 @@ Test(petsc, failures_are_errors)
     cr_assert_null(s);
     cr_assert(strstr(err.msg, "PETSc") && strstr(err.msg, "KSPSetType"), "%s", err.msg);
     test_rt_close(&t);
+}
+
+/* preconditionerUpdateStep: over STEPS (10) assemblies the preconditioner is
+ * built once (0), at each (1), or at the 1st, 4th, 7th and 10th (3); a stale
+ * multigrid still brings the solve to the current matrix's tolerance, and
+ * never in fewer iterations than a fresh one. */
+Test(petsc, preconditioner_update_step)
+{
+    if (!petsc_available())
+        cr_skip_test("LinearSolver.PETSc not built (no libpetsc-real-dev)");
+    static double x0[3 * 176];
+    size_t n = 0;
+    run("SparseLDLSolver: {name: ls}", x0, &n, NULL, NULL);
+    static const struct {
+        unsigned step, builds;
+    } cases[] = {{1, 10}, {0, 1}, {3, 4}};
+    unsigned its[3] = {0};
+    for (size_t k = 0; k < 3; k++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "PETScLinearSolver: {name: ls, tolerance: 1e-12, preconditionerUpdateStep: %u,\n"
+                 "                    options: \"-ksp_norm_type unpreconditioned\"}",
+                 cases[k].step);
+        test_rt t;
+        test_rt_open(&t);
+        st_error err = {0};
+        st_scene *s = beam(&t, line, &err);
+        cr_assert_not_null(s, "%s", err.msg);
+        st_component *ls = test_find_object(s, "ls");
+        const st_field *fi = st_component_field(ls, "nbIterations");
+        for (int i = 0; i < STEPS; i++) {
+            cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s step %d: %s", line, i, err.msg);
+            its[k] += *(const unsigned *)st_component_field_ptr(ls, fi);
+        }
+        const unsigned builds = *(const unsigned *)st_component_field_ptr(
+            ls, st_component_field(ls, "preconditionerBuilds"));
+        const double res =
+            *(const double *)st_component_field_ptr(ls, st_component_field(ls, "residual"));
+        st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+        const double d = max_rel_diff(ms->position.r, x0, n);
+        cr_log_info("update step %u: %u builds, %u iterations, vs SparseLDL %.3g",
+                    cases[k].step, builds, its[k], d);
+        cr_assert_eq(builds, cases[k].builds, "update step %u: %u builds", cases[k].step,
+                     builds);
+        cr_assert_leq(res, 1e-10, "update step %u: |b - Ax|/|b| = %.3g", cases[k].step, res);
+        cr_assert_leq(d, 1e-9, "update step %u: positions differ from SparseLDL by %.3g",
+                      cases[k].step, d);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+    cr_assert_geq(its[1], its[0], "stale %u iterations, fresh %u", its[1], its[0]);
+}
+
+/* PETSc is finalised at the process's exit, so its reports asked for in the
+ * options (here -log_view into a file) are written. */
+Test(petsc, log_view_is_written_at_exit)
+{
+    if (!petsc_available())
+        cr_skip_test("LinearSolver.PETSc not built (no libpetsc-real-dev)");
+    char dir[] = "/tmp/settee-petsc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char scene[300], log[300], cmd[2000];
+    snprintf(scene, sizeof scene, "%s/beam.yaml", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    FILE *f = fopen(scene, "w");
+    cr_assert_not_null(f);
+    fputs(test_beam_yaml(", LinearSolver.PETSc", "EulerImplicitSolver: {}",
+                         "PETScLinearSolver: {name: ls}"),
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' run -n 2 --quiet '%s' 2>&1", SETTEE_CLI, scene);
+    char *env = NULL;
+    cr_assert_gt(asprintf(&env, "-log_view :%s", log), 0);
+    setenv("PETSC_OPTIONS", env, 1);
+    free(env);
+    static char out[1 << 16];
+    const int rc = test_run(cmd, out, sizeof out);
+    unsetenv("PETSC_OPTIONS");
+    cr_assert_eq(rc, 0, "%s", out);
+    f = fopen(log, "r");
+    cr_assert_not_null(f, "no PETSc log written: %s", out);
+    static char text[1 << 16];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "KSPSolve") && strstr(text, "PCSetUp"), "%.2000s", text);
+    remove(log);
+    remove(scene);
+    rmdir(dir);
 }

@@ -1,7 +1,6 @@
 /* test_displacement_engine.c - DisplacementTransformEngine on two Rigid3d
- * frames linked from a state (its rest_position and position flattened
- * into x0 and x): a frame turned 90 degrees about z and moved to (1,2,3)
- * from the origin gives the matrix rows (0 -1 0 1) (1 0 0 2) (0 0 1 3)
+ * frames given as 7 reals each (x0, x): a frame turned 90 degrees about z
+ * and moved to (1,2,3) from the origin gives the matrix rows (0 -1 0 1) (1 0 0 2) (0 0 1 3)
  * (0 0 0 1); a frame at rest the identity; with Rigid3,Rigid3 the frames
  * x x0^-1; a template other than Rigid3,Mat4x4 / Rigid3,Rigid3 refused. */
 #include <math.h>
@@ -13,25 +12,26 @@ static void setup(void) { test_rt_open(&T); }
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(displacement_engine, .init = setup, .fini = teardown);
 
-#define HEAD                                                                                      \
+#define FRAMES                                                                                    \
+    "x0: [0,0,0, 0,0,0,1, 1,0,0, 0,0,0,1],"                                                       \
+    " x: [1,2,3, 0,0,0.70710678118654752,0.70710678118654752, 2,0,0, 0,0,0,1]"
+
+#define BASE                                                                                      \
     "format: settee/1\n"                                                                          \
     "root:\n"                                                                                     \
     "  name: root\n"                                                                              \
     "  objects:\n"                                                                                \
     "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Transform,"                        \
-    " Sofa.Component.StateContainer]}\n"                                                          \
-    "    - MechanicalObject: {name: bones, template: Rigid3d,"                                    \
-    " rest_position: [0,0,0, 0,0,0,1, 1,0,0, 0,0,0,1],"                                           \
-    " position: [1,2,3, 0,0,0.70710678118654752,0.70710678118654752, 2,0,0, 0,0,0,1]}\n"
+    " Sofa.Component.StateContainer]}\n"
+
+#define HEAD                                                                                      \
+    BASE                                                                                          \
+    "    - DisplacementTransformEngine: {name: m, template: \"Rigid3,Mat4x4\", " FRAMES "}\n"  \
+    "    - DisplacementTransformEngine: {name: f, template: \"Rigid3,Rigid3\", " FRAMES "}\n"
 
 Test(displacement_engine, matrices_and_frames)
 {
-    st_scene *s = topo_scene(&T, HEAD "    - DisplacementTransformEngine: {name: m,"
-                                      " template: \"Rigid3,Mat4x4\", x0: \"@bones.rest_position\","
-                                      " x: \"@bones.position\"}\n"
-                                      "    - DisplacementTransformEngine: {name: f,"
-                                      " template: \"Rigid3,Rigid3\", x0: \"@bones.rest_position\","
-                                      " x: \"@bones.position\"}\n");
+    st_scene *s = topo_scene(&T, HEAD);
     const st_array *d = topo_arr(topo_get(s, "m"), "displacements");
     cr_assert_eq(d->n, 32);
     const double want[32] = {0, -1, 0, 1, 1, 0, 0, 2, 0, 0, 1, 3, 0, 0, 0, 1,
@@ -45,8 +45,8 @@ Test(displacement_engine, matrices_and_frames)
     cr_assert_float_eq(f->r[7], 1.0, 1e-12, "second frame: moved by (1,0,0)");
     cr_assert_float_eq(f->r[13], 1.0, 1e-12);
     st_error err = {0};
-    cr_assert_neq(topo_scene_fails(&T, HEAD "    - DisplacementTransformEngine: {template:"
-                                            " \"Rigid3,Vec3\", x0: \"@bones.rest_position\"}\n",
+    cr_assert_neq(topo_scene_fails(&T, BASE "    - DisplacementTransformEngine: {template:"
+                                            " \"Rigid3,Vec3\", x0: [0,0,0, 0,0,0,1]}\n",
                                    &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "Rigid3,Mat4x4"), "%s", err.msg);

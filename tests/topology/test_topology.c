@@ -401,9 +401,11 @@ Test(topology, plugin_answers_sofa_module_names)
         const st_plugin_info *p = st_runtime_find_plugin(T.rt, names[i]);
         cr_assert(p && !strcmp(p->name, "Topology"));
     }
-    /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism and
-     * SparseGridTopology */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 28);
+    /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
+     * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology,
+     * SphereGridTopology, CubeTopology, SparseGridMultipleTopology and
+     * Edge2QuadTopologicalMapping */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 34);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */

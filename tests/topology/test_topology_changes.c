@@ -213,6 +213,31 @@ Test(topology_changes, hexahedron_removal_keeps_the_shared_quad)
     test_rt_close(&t);
 }
 
+/* An edge list that holds one edge twice (as a grid's edges, diagonals
+ * included, become once point removals renumber the diagonals): the
+ * isolated edges are still found by their place in the list. Quads
+ * (0 1 4 3) (1 2 5 4), edges [0 1] [1 0] [1 4] [4 3] [3 0] [1 2] [2 5]
+ * [5 4]: removing quad 1 isolates edges 7 6 5 and points 5, 2 (4 takes
+ * 2's place). */
+Test(topology_changes, isolated_edges_found_in_a_list_with_a_repeated_edge)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = topo_scene(
+        &t, HEAD "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0],"
+                 "[0,1,0],[1,1,0],[2,1,0]]}\n"
+                 "        - QuadSetTopologyContainer: {name: topo, quads: [[0,1,4,3],[1,2,5,4]], "
+                 "edges: [[0,1],[1,0],[1,4],[4,3],[3,0],[1,2],[2,5],[5,4]]}\n"
+                 "        - QuadSetTopologyModifier: {}\n");
+    remove_ok(s, "/Body/topo", ST_ELEM_QUAD, (const unsigned[]){1}, 1);
+    static const unsigned edges[] = {0, 1, 1, 0, 1, 2, 2, 3, 3, 0};
+    assert_uints(list(s, "/Body/topo", "edges"), 2, edges, 5, "edges");
+    static const unsigned quads[] = {0, 1, 2, 3};
+    assert_uints(list(s, "/Body/topo", "quads"), 4, quads, 1, "quads");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 Test(topology_changes, a_repeated_id_removes_the_element_that_moved_there)
 {
     test_rt t;
@@ -487,8 +512,15 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
                                              "0.02 of line 1"},
         {"T= soon\n", "changes.txt:1: 'T=' needs a finite time, found 'soon'"},
         {"T= 0.01\nREMOVEE= 1\n0\n", "changes.txt:2: unknown command 'REMOVEE='"},
-        {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "changes.txt:2: 'ADD= Tetrahedra' is not "
-                                                  "supported yet"},
+        {"T= 0.01\nADD= PointsInTriangle 2\n0 0.2 0.2\n",
+         "changes.txt:3: ADD= announced 6 values (a triangle and two coordinates per point), "
+         "but this line holds 3"},
+        {"T= 0.01\nADD= PointsInTriangle 1\n0 0.2 x\n",
+         "changes.txt:3: 'x' is not a barycentric coordinate"},
+        {"T= 0.01\nADD= PointsInTriangle 1\n9 0.2 0.2\n",
+         "changes.txt:3: ADD= PointsInTriangle names triangle 9, but 'topo' has 4 triangles"},
+        {"T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n", "the file adds tetrahedra, but no modifier "
+                                                  "of them is beside the topology"},
         {"T= 0.01\nADD= Triangles 2\n0 1 2\n", "changes.txt:3: ADD= announced 6 vertex "
                                               "indices, but this line holds 3"},
         {"T= 0.01\nADD= Bricks 1\n0 1 2\n", "changes.txt:2: 'ADD=' needs an element type"},
@@ -521,6 +553,83 @@ Test(topology_changes, processor_adds_triangles_as_sofa_does)
     cr_assert(strstr(out, "\"edges\": [[1, 4], [4, 0], [0, 1], [4, 3], [3, 0], [2, 5], [5, 1], "
                           "[1, 2], [5, 4], [2, 4]]"),
               "%s", out);
+}
+
+/* ADD= Tetrahedra (SOFA's addTetrahedra) on a cube corner: points 0 (0,0,0)
+ * 1 (1,0,0) 2 (0,1,0) 3 (0,0,1) 4 (1,1,1), no element at first. Adding
+ * A = (0 1 2 3) then B = (1 2 3 4), each face slot in SOFA's orientation
+ * (1 2 3) (0 3 2) (1 3 0) (0 2 1) created when missing, each face's missing
+ * edges (f1 f2) (f2 f0) (f0 f1) before it:
+ * A: (1 2 3) [2 3] [3 1] [1 2]; (0 3 2) [3 2]=old [2 0] [0 3]; (1 3 0)
+ *    [3 0]=old [0 1]; (0 2 1): all edges known.
+ * B = (1 2 3 4): (2 3 4) [3 4] [4 2]; (1 4 3) [1 4]; (2 4 1); (1 3 2) is
+ *    A's (1 2 3): not added. */
+#define CORNER                                                                                    \
+    "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[0,1,0],[0,0,1],"         \
+    "[1,1,1]]}\n"                                                                                 \
+    "        - TetrahedronSetTopologyContainer: {name: topo}\n"                                   \
+    "        - TetrahedronSetTopologyModifier: {}\n"
+Test(topology_changes, processor_adds_tetrahedra_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(CORNER, "T= 0.01\nADD= Tetrahedra 1\n0 1 2 3\n"
+                                      "T= 0.02\nADD= Tetrahedra 1\n1 2 3 4\n",
+                              3, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"tetrahedra\": [[0, 1, 2, 3], [1, 2, 3, 4]]"), "%s", out);
+    cr_assert(strstr(out, "\"triangles\": [[1, 2, 3], [0, 3, 2], [1, 3, 0], [0, 2, 1], "
+                          "[2, 3, 4], [1, 4, 3], [2, 4, 1]]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"edges\": [[2, 3], [3, 1], [1, 2], [2, 0], [0, 3], [0, 1], [3, 4], "
+                          "[4, 2], [1, 4]]"),
+              "%s", out);
+}
+
+/* ADD= Hexahedra (SOFA's addHexahedra): points x + 3y + 6z (x 0..2, y, z
+ * 0..1); H0 = (0 1 4 3 6 7 10 9), then H1 = (1 2 5 4 7 8 11 10). Each quad
+ * slot in SOFA's orientation (0 3 2 1) (4 5 6 7) (0 1 5 4) (1 2 6 5)
+ * (2 3 7 6) (3 0 4 7), its missing edges (q1 q2) (q2 q3) (q3 q0) (q0 q1)
+ * first. H1's slots: (1 4 5 2) [4 5] [5 2] [2 1]; (7 8 11 10) [8 11]
+ * [11 10] [7 8]; (1 2 8 7) [2 8]; (2 5 11 8) [5 11]; (5 4 10 11); its
+ * slot 5 (4 1 7 10) is H0's slot 3: not added. */
+#define BAR                                                                                       \
+    "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[2,0,0],[0,1,0],"         \
+    "[1,1,0],[2,1,0],[0,0,1],[1,0,1],[2,0,1],[0,1,1],[1,1,1],[2,1,1]]}\n"                          \
+    "        - HexahedronSetTopologyContainer: {name: topo}\n"                                    \
+    "        - HexahedronSetTopologyModifier: {}\n"
+Test(topology_changes, processor_adds_hexahedra_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(BAR, "T= 0.01\nADD= Hexahedra 2\n0 1 4 3 6 7 10 9  "
+                                   "1 2 5 4 7 8 11 10\n",
+                              2, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "\"quads\": [[0, 3, 4, 1], [6, 7, 10, 9], [0, 1, 7, 6], "
+                          "[1, 4, 10, 7], [4, 3, 9, 10], [3, 0, 6, 9], [1, 4, 5, 2], "
+                          "[7, 8, 11, 10], [1, 2, 8, 7], [2, 5, 11, 8], [5, 4, 10, 11]]"),
+              "%s", out);
+    cr_assert(strstr(out, "\"edges\": [[3, 4], [4, 1], [1, 0], [0, 3], [7, 10], [10, 9], "
+                          "[9, 6], [6, 7], [1, 7], [6, 0], [4, 10], [3, 9], "
+                          "[4, 5], [5, 2], [2, 1], [8, 11], [11, 10], [7, 8], [2, 8], [5, 11]]"),
+              "%s", out);
+}
+
+/* ADD= PointsInTriangle (SOFA's addPoints with the triangle's vertices as
+ * ancestors): in triangle 0 = (0 1 4) at (0.5, 0.25), weights 0.5 0.25
+ * 0.25: position (0.5, 0.25, 0), velocity (0.25 * 1 + 0.25 * 4, 0, 0) =
+ * (1.25, 0, 0); in triangle 2 = (1 2 5) at (0, 1): point 2 itself. The
+ * state and the container have 8 points; no element changes. */
+Test(topology_changes, processor_adds_points_in_triangles_as_sofa_does)
+{
+    int rc;
+    char *out = run_with_file(STRIP, "T= 0.01\nADD= PointsInTriangle 2\n0 0.5 0.25  2 0 1\n", 2,
+                              &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "[2, 1, 0],\n    [0.5, 0.25, 0],\n    [2, 0, 0]\n  ]"), "%s",
+              out);
+    cr_assert(strstr(out, "[5, 0, 0],\n    [1.25, 0, 0],\n    [2, 0, 0]\n  ]"), "%s", out);
+    cr_assert(strstr(out, "\"triangles\": [[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]]"), "%s",
+              out);
 }
 
 Test(topology_changes, processor_reads_a_short_index_line_as_sofa_does)
@@ -608,6 +717,65 @@ Test(topology_changes, checkpoint_across_a_change_resumes_bit_identically)
      * second removes [0 4 3] and its points 3 and 0 (4 takes 3's index,
      * then 3, formerly 4, takes 0's). */
     cr_assert(strstr(fa, "\"triangles\": [[1, 2, 0]]"), "%s", fa);
+    free(fa);
+    free(fb);
+    test_remove_dir(dir);
+}
+
+/* Additions across a checkpoint: tetrahedra added before and after it, a
+ * Tetra2Triangle output, a corotational FEM and a consistent mass. The
+ * mapping's copies of its input are made again when the checkpoint is
+ * read: the resumed run ends as the uninterrupted one, byte for byte. */
+Test(topology_changes, checkpoint_across_additions_resumes_bit_identically)
+{
+    char dir[512], out[8192];
+    test_make_dir(dir, sizeof dir, "tcckadd");
+    write_in(dir, "scene.yaml",
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  dt: 0.01\n"
+             "  gravity: [0, -10, 0]\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Topology, Topology.Utility, Mass, "
+             "ODESolver.Backward, LinearSolver.Iterative, Constraint.Projective, "
+             "SolidMechanics.FEM.Elastic]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "  children:\n"
+             "    - name: Body\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n"
+             "        - MechanicalObject: {name: dofs, position: [[0,0,0],[1,0,0],[0,1,0],"
+             "[0,0,1],[1,1,1],[0,0,-1]]}\n"
+             "        - TetrahedronSetTopologyContainer: {name: topo, tetrahedra: [[0,1,2,3]]}\n"
+             "        - TetrahedronSetTopologyModifier: {}\n"
+             "        - MeshMatrixMass: {massDensity: 1}\n"
+             "        - FixedProjectiveConstraint: {indices: [0, 1, 2]}\n"
+             "        - TetrahedralCorotationalFEMForceField: {youngModulus: 100, "
+             "poissonRatio: 0.3}\n"
+             "        - TopologicalChangeProcessor: {filename: changes.txt}\n"
+             "      children:\n"
+             "        - name: Surf\n"
+             "          objects:\n"
+             "            - TriangleSetTopologyContainer: {name: tris}\n"
+             "            - TriangleSetTopologyModifier: {}\n"
+             "            - Tetra2TriangleTopologicalMapping: {input: \"@../topo\", "
+             "output: \"@tris\"}\n");
+    write_in(dir, "changes.txt", "T= 0.02\nADD= Tetrahedra 1\n1 2 3 4\n"
+                                 "T= 0.05\nADD= Tetrahedra 1\n0 2 1 5\n");
+    cr_assert_eq(run_cli(dir, "-n 8 --export-state full.json", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_cli(dir, "-n 4 --checkpoint ck.bin", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_cli(dir, "-n 8 --resume ck.bin --export-state resumed.json", out, sizeof out),
+                 0, "%s", out);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/full.json", dir);
+    snprintf(b, sizeof b, "%s/resumed.json", dir);
+    char *fa = test_read_file(a), *fb = test_read_file(b);
+    cr_assert(fa && fb);
+    cr_assert_str_eq(fa, fb);
+    cr_assert(strstr(fa, "\"tetrahedra\": [[0, 1, 2, 3], [1, 2, 3, 4], [0, 2, 1, 5]]"), "%s",
+              fa);
     free(fa);
     free(fb);
     test_remove_dir(dir);

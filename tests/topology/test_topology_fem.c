@@ -195,7 +195,7 @@ static st_scene *scene_of(const mesh *m, const char *ff, int k)
             "  objects:\n"
             "    - RequiredPlugin: {pluginName: [ODESolver.Forward, ODESolver.Backward, "
             "LinearSolver.Direct, LinearSolver.Iterative, Mass, Topology, "
-            "SolidMechanics.FEM.Elastic, SolidMechanics.FEM.HyperElastic]}\n"
+            "SolidMechanics.FEM.Elastic, SolidMechanics.FEM.HyperElastic, MultiThreading]}\n"
             "    - DefaultAnimationLoop: {}\n"
             "  children:\n    - name: body\n      objects:\n");
     put(&b, "%s", solver_yaml[k]);
@@ -441,6 +441,9 @@ Test(topology_fem, tetrahedron_fem_all_methods_all_solvers)
         "poissonRatio: 0.3}",
         "TetrahedralCorotationalFEMForceField: {name: ff, method: polar, youngModulus: 1000, "
         "poissonRatio: 0.3}",
+        /* the parallel twin rebuilds its vertex -> element adjacency */
+        "ParallelTetrahedronFEMForceField: {name: ff, method: large, youngModulus: 1000, "
+        "poissonRatio: 0.3, nbThreads: 2}",
     };
     for (size_t f = 0; f < sizeof ffs / sizeof *ffs; f++) {
         check_all_solvers(&m, ffs[f], tet_some, 2);
@@ -523,6 +526,8 @@ Test(topology_fem, hexahedron_fem_all_methods_all_solvers)
         "poissonRatio: 0.3, density: 2, lumpedMass: true}",
         "HexahedronFEMForceFieldAndMass: {name: ff, method: polar, youngModulus: 1000, "
         "poissonRatio: 0.3, density: 2, lumpedMass: true}",
+        "ParallelHexahedronFEMForceField: {name: ff, method: large, youngModulus: 1000, "
+        "poissonRatio: 0.3, nbThreads: 2}",
     };
     for (size_t f = 0; f < sizeof ffs / sizeof *ffs; f++) {
         check_all_solvers(&m, ffs[f], mid, 1);
@@ -665,20 +670,20 @@ Test(topology_fem, removal_far_from_loaded_elements_keeps_their_forces)
 }
 
 /* Without a follow registration the kernel refuses the change, naming the
- * component: FastTetrahedralCorotationalForceField
+ * component: LinearSmallStrainFEMForceField (SOFA's new element framework)
  * does not follow topologies (yet); the same scene with
  * TetrahedronFEMForceField, whose registration this work added, changes. */
 Test(topology_fem, a_force_field_that_does_not_follow_refuses_the_change)
 {
     mesh m;
     tet_grid(&m, 2);
-    st_scene *s = scene_of(&m, "FastTetrahedralCorotationalForceField: {name: ff, youngModulus: "
+    st_scene *s = scene_of(&m, "LinearSmallStrainFEMForceField: {name: ff, youngModulus: "
                                "1000, poissonRatio: 0.3}", 1);
     let_mass_follow(s);
     st_error err = {0};
     st_component *topo = topo_get(s, "body/topo");
     cr_assert_neq(st_topology_remove(topo, ST_ELEM_TETRAHEDRON, tet_some, 2, &err), ST_OK);
-    cr_assert(strstr(err.msg, "FastTetrahedralCorotationalForceField"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "LinearSmallStrainFEMForceField"), "%s", err.msg);
     st_scene_destroy(&s);
     s = scene_of(&m, "TetrahedronFEMForceField: {name: ff, youngModulus: 1000, poissonRatio: "
                      "0.3}", 1);

@@ -6,6 +6,7 @@
  * Hexa2Quad, Quad2Triangle, Triangle2Edge, Hexa2Tetra (no propagation), and
  * the components that follow a changing state or topology: IdentityMapping,
  * BarycentricMapping, collision models, OglModel. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,77 @@ Test(topology_mappings, tetra2triangle_remove_last_tetrahedron)
     static const unsigned edges[] = {3, 2, 2, 0, 0, 3, 1, 3, 0, 1, 2, 1};
     topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 6, "output edges");
     cr_assert_eq(nb_points(out), 4);
+    st_scene_destroy(&s);
+}
+
+/* Adding T1 to a container holding T0 alone (SOFA's addTetrahedra, then
+ * the mapping's EDGESADDED and TETRAHEDRAADDED). T0's triangles, derived:
+ * 0 (1,2,3) 1 (0,3,2) 2 (0,1,3) 3 (0,2,1), all on the border: the output
+ * o0..o3 the same, Loc2Glob [0,1,2,3], its edges (2,3) (3,1) (1,2) (2,0)
+ * (0,3) (0,1). T1 = (1,2,3,4) adds the input's triangles 4 (2,3,4),
+ * 5 (1,4,3), 6 (2,4,1) (SOFA's slot orientation, not rotated) and edges
+ * (3,4) (4,2) (1,4), which the output adds too. Its slots 0..2 are on the
+ * border and not mapped: o4 (2,3,4) o5 (1,4,3) o6 (2,4,1), as the input
+ * holds them; slot 3 is triangle 0, now held by two tetrahedra: o0 goes,
+ * o6 takes its place: [(2,4,1) (0,3,2) (0,1,3) (0,2,1) (2,3,4) (1,4,3)],
+ * the border of the two tetrahedra. No edge is left isolated. */
+Test(topology_mappings, tetra2triangle_added_tetrahedron_covers_a_face)
+{
+    static const char *one =
+        HEAD "  children:\n"
+             "    - name: T\n"
+             "      objects:\n"
+             "        - TetrahedronSetTopologyContainer: {name: Container, "
+             "position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,1,1], tetrahedra: [0,1,2,3]}\n"
+             "        - TetrahedronSetTopologyModifier: {}\n"
+             "        - MechanicalObject: {name: dofs}\n"
+             "      children:\n"
+             "        - name: T2\n"
+             "          objects:\n"
+             "            - TriangleSetTopologyContainer: {name: Container}\n"
+             "            - TriangleSetTopologyModifier: {}\n"
+             "            - Tetra2TriangleTopologicalMapping: {input: \"@../Container\", "
+             "output: \"@Container\"}\n";
+    st_scene *s = topo_scene(&T, one);
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    static const unsigned before[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, before, 4, "output triangles before");
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1,
+                                 &err),
+                 ST_OK, "add: %s", err.msg);
+    static const unsigned tris[] = {1, 2, 3, 0, 3, 2, 0, 1, 3, 0, 2, 1,
+                                    2, 3, 4, 1, 4, 3, 2, 4, 1};
+    topo_assert_tuples(topo_arr(in, "triangles"), 3, tris, 7, "input triangles");
+    static const unsigned border[] = {2, 4, 1, 0, 3, 2, 0, 1, 3, 0, 2, 1, 2, 3, 4, 1, 4, 3};
+    topo_assert_tuples(topo_arr(out, "triangles"), 3, border, 6, "output triangles");
+    static const unsigned edges[] = {2, 3, 3, 1, 1, 2, 2, 0, 0, 3, 0, 1, 3, 4, 4, 2, 1, 4};
+    topo_assert_tuples(topo_arr(out, "edges"), 2, edges, 9, "output edges");
+    /* Removing T1 again gives T0's border back (its slot 0 exposed). */
+    remove_ids(in, ST_ELEM_TETRAHEDRON, (const unsigned[]){1}, 1);
+    cr_assert_eq(topo_arr(out, "triangles")->n, 4);
+    st_scene_destroy(&s);
+}
+
+/* Points added to the input (SOFA's POINTSADDED): the output adds as many,
+ * the state the input's point in the middle of the edge (1, 4). */
+Test(topology_mappings, tetra2triangle_points_added_reach_the_output)
+{
+    st_scene *s = t2t_scene("", "");
+    st_component *in = topo_get(s, "/T/Container"), *out = topo_get(s, "/T/T2/Container");
+    cr_assert_eq(nb_points(out), 5);
+    st_error err = {0};
+    const size_t start[] = {0, 2};
+    cr_assert_eq(st_topology_add_points(in, 1, start, (const unsigned[]){1, 4},
+                                        (const double[]){0.5, 0.5}, &err),
+                 ST_OK, "add: %s", err.msg);
+    cr_assert_eq(nb_points(out), 6);
+    const st_array *x = topo_arr(topo_get(s, "/T/dofs"), "position");
+    cr_assert_eq(x->n, 6);
+    cr_assert(x->r[15] == 1.0 && x->r[16] == 0.5 && x->r[17] == 0.5, "(%g %g %g)", x->r[15],
+              x->r[16], x->r[17]);
+    cr_assert_eq(topo_arr(in, "position")->n, 6, "the input's own positions follow");
+    cr_assert_eq(topo_arr(out, "triangles")->n, 6, "no element changes");
     st_scene_destroy(&s);
 }
 
@@ -437,4 +509,101 @@ Test(topology_mappings, collision_pipeline_after_removal)
         cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(topo_arr(topo_get(s, "/T/dofs"), "position")->n, 4);
     st_scene_destroy(&s);
+}
+
+/* ---- Edge2QuadTopologicalMapping ---- */
+
+/* Three Rigid3d frames on x, the middle one turned 90 degrees about x;
+ * their edges; a child node with the quad container and a Vec3d state. */
+static st_scene *edge2quad_scene(const char *fields, st_error *err, st_status *status)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: B\n"
+                  "      objects:\n"
+                  "        - EdgeSetTopologyContainer: {name: edges, edges: [0,1, 1,2]}\n"
+                  "        - MechanicalObject: {name: frames, template: Rigid3d, position: \"0 0 0 "
+                  "0 0 0 1  1 0 0 0.70710678118654752 0 0 0.70710678118654752  2 0 0 0 0 0 1\"}\n"
+                  "      children:\n"
+                  "        - name: T\n"
+                  "          objects:\n"
+                  "            - QuadSetTopologyContainer: {name: quads}\n"
+                  "            - QuadSetTopologyModifier: {}\n"
+                  "            - MechanicalObject: {name: tube}\n"
+                  "            - Edge2QuadTopologicalMapping: {name: map, input: \"@../edges\","
+                  " output: \"@quads\", nbPointsOnEachCircle: 4%s}\n",
+             fields);
+    st_scene *s = NULL;
+    *status = topo_scene_fails(&T, yaml, err) == ST_OK ? ST_OK : ST_ESCENE;
+    if (*status == ST_OK)
+        s = topo_scene(&T, yaml);
+    return s;
+}
+
+Test(topology_mappings, edge2quad_tube_quads_and_circles)
+{
+    st_error err = {0};
+    st_status st;
+    st_scene *s = edge2quad_scene(", radius: 2", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    st_component *quads = topo_get(s, "/B/T/quads");
+    cr_assert_eq(nb_points(quads), 12u);
+    static const unsigned want[] = {0, 4, 5, 1,  1, 5, 6, 2,  2, 6, 7, 3,  3, 7, 4, 0,
+                                    4, 8, 9, 5,  5, 9, 10, 6, 6, 10, 11, 7, 7, 11, 8, 4};
+    topo_assert_tuples(topo_arr(quads, "quads"), 4, want, 8, "quads");
+    /* Circles of radius 2 in each frame's y-z plane: frame 1 is turned so
+     * that its y is the world's z. */
+    const st_mstate *tube = (const st_mstate *)topo_get(s, "/B/T/tube");
+    cr_assert_eq(tube->n, 12u);
+    const double *x = tube->position.r;
+    static const double w[12][3] = {{0, 2, 0}, {0, 0, 2}, {0, -2, 0}, {0, 0, -2},
+                                    {1, 0, 2}, {1, -2, 0}, {1, 0, -2}, {1, 2, 0},
+                                    {2, 2, 0}, {2, 0, 2}, {2, -2, 0}, {2, 0, -2}};
+    for (int i = 0; i < 12; i++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(x[3 * i + k] - w[i][k]), 1e-12, "point %d: %g %g %g", i,
+                          x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+    st_scene_destroy(&s);
+}
+
+Test(topology_mappings, edge2quad_flip_edge_list_ellipse_and_refusals)
+{
+    st_error err = {0};
+    st_status st;
+    st_scene *s = edge2quad_scene(", radius: 2, flipNormals: true", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    const st_array *q = topo_arr(topo_get(s, "/B/T/quads"), "quads");
+    cr_assert_eq(q->n, 8u);
+    cr_assert(q->u[0] == 1 && q->u[1] == 5 && q->u[2] == 4 && q->u[3] == 0, "%u %u %u %u",
+              q->u[0], q->u[1], q->u[2], q->u[3]);
+    st_scene_destroy(&s);
+    /* An edge list, flipped: SOFA's other order (q0, q3, q2, q1). */
+    s = edge2quad_scene(", radius: 2, flipNormals: true, edgeList: [1]", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    q = topo_arr(topo_get(s, "/B/T/quads"), "quads");
+    cr_assert_eq(q->n, 4u);
+    cr_assert(q->u[0] == 4 && q->u[1] == 5 && q->u[2] == 9 && q->u[3] == 8, "%u %u %u %u",
+              q->u[0], q->u[1], q->u[2], q->u[3]);
+    st_scene_destroy(&s);
+    /* An ellipse: radius along Y0 = focalAxis x e_x, radiusFocal along
+     * focalAxis (frame 0 is the identity). */
+    s = edge2quad_scene(", radius: 2, radiusFocal: 0.5, focalAxis: [0, 1, 0]", &err, &st);
+    cr_assert_eq(st, ST_OK, "%s", err.msg);
+    const double *x = ((const st_mstate *)topo_get(s, "/B/T/tube"))->position.r;
+    /* Y0 = (0,1,0) x (1,0,0) = (0,0,-1): j = 0 at -2 z, j = 1 at 0.5 y */
+    cr_assert_leq(fabs(x[0]) + fabs(x[1]) + fabs(x[2] + 2.0), 1e-12);
+    cr_assert_leq(fabs(x[3]) + fabs(x[4] - 0.5) + fabs(x[5]), 1e-12, "%g %g %g", x[3], x[4],
+                  x[5]);
+    st_scene_destroy(&s);
+    s = edge2quad_scene("", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "No radius (neither radius nor radiusFocal) defined"), "%s",
+              err.msg);
+    s = edge2quad_scene(", radius: 0", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "Radius is zero or negative"), "%s", err.msg);
+    s = edge2quad_scene(", radius: 1, edgeList: [2]", &err, &st);
+    cr_assert_neq(st, ST_OK);
+    cr_assert(strstr(err.msg, "edge 2 is out of range"), "%s", err.msg);
 }

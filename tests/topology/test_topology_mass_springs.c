@@ -23,7 +23,11 @@ static const char *const plugins[] = {"ODESolver.Forward",      "ODESolver.Backw
                                       "Mass",                   "Topology",
                                       "Topology.Utility",       "Constraint.Projective",
                                       "Engine.Select",          "SolidMechanics.Spring",
-                                      "MechanicalLoad",         "SolidMechanics.FEM.Elastic"};
+                                      "MechanicalLoad",         "SolidMechanics.FEM.Elastic",
+                                      "Constraint.Lagrangian.Model",
+                                      "Constraint.Lagrangian.Solver",
+                                      "Constraint.Lagrangian.Correction",
+                                      "SolidMechanics.FEM.HyperElastic"};
 
 static test_rt T;
 
@@ -575,5 +579,325 @@ Test(topo_mass, affine_movement_indices_follow)
     cr_assert_eq(idx->n, 1);
     cr_assert_eq(idx->u[0], 0);
     steps(s, 5, 0.01);
+    st_scene_destroy(&s);
+}
+
+/* ---- Volumes added (st_topology_add, as TopologicalChangeProcessor's ADD=
+ * Tetrahedra / Hexahedra) ---- */
+
+#define A_ONLY_HEAD(GRAVITY)                                                                      \
+    "<Node name='root' gravity='" GRAVITY "' dt='0.01'>"                                          \
+    "<DefaultAnimationLoop/>"                                                                     \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
+    "<MechanicalObject name='dofs' position='" TWO_TETS_POS "'/>"                                 \
+    "<TetrahedronSetTopologyContainer name='topo' tetrahedra='0 1 2 3'/>"                         \
+    "<TetrahedronSetTopologyModifier/>"
+
+static void add_elems(st_scene *s, const char *topo, st_elem kind, const unsigned *v, size_t n)
+{
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(get(s, topo), kind, v, n, &err), ST_OK, "add: %s: %s", err.path,
+                 err.msg);
+}
+
+/* DiagonalMass, massDensity 6 (SOFA's applyTetrahedronCreation): A alone
+ * gives 1/4 to 0..3 and nothing to 4, total 1; adding B = (1 2 3 4),
+ * volume 1/3, gives 1/2 more to each of its vertices: the masses of the
+ * scene that had both, {1/4, 3/4, 3/4, 3/4, 1/2}, total 3. */
+Test(topo_mass, diagonal_mass_tetra_added)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<DiagonalMass name='mass' massDensity='6'/>"
+                                                "</Node>");
+    st_component *m = get(s, "mass");
+    near(real(m, "totalMass"), 1.0, 1e-14, "totalMass before");
+    near(arr(m, "vertexMass")->r[4], 0.0, 1e-14, "point 4 before");
+    add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+    const double after[5] = {0.25, 0.75, 0.75, 0.75, 0.5};
+    cr_assert_eq(arr(m, "vertexMass")->n, 5);
+    for (int i = 0; i < 5; i++)
+        near(arr(m, "vertexMass")->r[i], after[i], 1e-14, "vertexMass after");
+    near(real(m, "totalMass"), 3.0, 1e-14, "totalMass after = rho (V(A) + V(B))");
+    st_scene_destroy(&s);
+}
+
+/* MeshMatrixMass, massDensity 1: A alone, total 1/6; adding B gives the
+ * masses of the scene that had both: B's V/10 = 1/30 on its vertices, V/20
+ * = 1/60 on its edges (the three new edges and the three it shares with
+ * A), total 1/2, nine edges. */
+Test(topo_mass, mesh_matrix_mass_tetra_added_matches_fresh)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<MeshMatrixMass name='mass' massDensity='1'/>"
+                                                "</Node>");
+    st_component *m = get(s, "mass");
+    near(real(m, "totalMass"), 1.0 / 6, 1e-14, "totalMass before");
+    cr_assert_eq(arr(m, "edgeMass")->n, 6);
+    add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+    st_scene *f = load_xml(TWO_TETS_HEAD("0 0 0") "<MeshMatrixMass name='mass' massDensity='1'/>"
+                                                  "</Node>");
+    st_component *mf = get(f, "mass");
+    near(real(m, "totalMass"), 0.5, 1e-14, "totalMass after");
+    near(real(mf, "totalMass"), 0.5, 1e-14, "fresh totalMass");
+    const double vm[5] = {1.0 / 60, 1.0 / 60 + 1.0 / 30, 1.0 / 60 + 1.0 / 30,
+                          1.0 / 60 + 1.0 / 30, 1.0 / 30};
+    cr_assert_eq(arr(m, "vertexMass")->n, 5);
+    for (int i = 0; i < 5; i++) {
+        near(arr(m, "vertexMass")->r[i], vm[i], 1e-15, "vertexMass after");
+        near(arr(m, "vertexMass")->r[i], arr(mf, "vertexMass")->r[i], 1e-15, "vs fresh");
+    }
+    cr_assert_eq(arr(m, "edgeMass")->n, 9);
+    /* The edges A and B share carry both shares: 1/120 + 1/60. */
+    double sum = 0, sum_fresh = 0;
+    for (int i = 0; i < 9; i++) {
+        sum += arr(m, "edgeMass")->r[i];
+        sum_fresh += arr(mf, "edgeMass")->r[i];
+    }
+    near(sum, 6.0 / 120 + 6.0 / 60, 1e-15, "edge masses summed");
+    near(sum_fresh, sum, 1e-15, "edge masses summed, fresh");
+    /* The new edges (the container's last three) carry B's share alone. */
+    for (int i = 6; i < 9; i++)
+        near(arr(m, "edgeMass")->r[i], 1.0 / 60, 1e-15, "a new edge's mass");
+    st_scene_destroy(&f);
+    st_scene_destroy(&s);
+}
+
+/* A tetrahedral FEM (each method) after B was added before the first step
+ * runs as the scene that had both: the new element's rest data come from
+ * the rest positions (SOFA's createTetrahedronInformation). */
+Test(topo_mass, tetra_fem_follows_added_tetrahedron)
+{
+    static const char *const fems[] = {
+        "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='large'/>",
+        "<TetrahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='small'/>",
+        "<TetrahedralCorotationalFEMForceField youngModulus='100' poissonRatio='0.3' "
+        "method='large'/>",
+        "<FastTetrahedralCorotationalForceField youngModulus='100' poissonRatio='0.3'/>",
+        "<TetrahedronHyperelasticityFEMForceField materialName='StVenantKirchhoff' "
+        "ParameterSet='40 60'/>",
+        "<StandardTetrahedralFEMForceField materialName='NeoHookean' ParameterSet='40 60'/>"};
+    for (size_t k = 0; k < sizeof fems / sizeof *fems; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml,
+                 "%s<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='0'/>%s"
+                 "</Node>",
+                 A_ONLY_HEAD("0 -10 0"), fems[k]);
+        st_scene *s = load_xml(xml);
+        add_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){1, 2, 3, 4}, 1);
+        steps(s, 20, 0.01);
+        snprintf(xml, sizeof xml,
+                 "%s<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='0'/>%s"
+                 "</Node>",
+                 TWO_TETS_HEAD("0 -10 0"), fems[k]);
+        st_scene *fresh = load_xml(xml);
+        steps(fresh, 20, 0.01);
+        assert_same_positions(s, fresh, 1e-12);
+        /* And it moved: point 4 hangs below its rest place. */
+        const st_array *x = arr(get(s, "dofs"), "position");
+        cr_assert(x->r[13] < 1.0 - 1e-4, "%s: point 4 at y %g", fems[k], x->r[13]);
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
+}
+
+/* The same for hexahedra: H1 added beside H0 (12 points, x + 3y + 6z). */
+#define BAR_NO_MASS(HEXAS)                                                                        \
+    "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"                       \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='200' tolerance='1e-12' threshold='1e-20'/>"                      \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0  "          \
+    "0 0 1  1 0 1  2 0 1  0 1 1  1 1 1  2 1 1'/>"                                                 \
+    "<HexahedronSetTopologyContainer name='topo' hexahedra='" HEXAS "'/>"                         \
+    "<HexahedronSetTopologyModifier/><FixedProjectiveConstraint indices='0 3 6 9'/>"
+#define BAR_HEAD(HEXAS) BAR_NO_MASS(HEXAS) "<UniformMass vertexMass='1'/>"
+Test(topo_mass, hexa_fem_follows_added_hexahedron)
+{
+    static const char *const fems[] = {
+        "<HexahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='large'/>",
+        "<HexahedronFEMForceField youngModulus='100' poissonRatio='0.3' method='polar'/>",
+        "<HexahedralFEMForceField youngModulus='100' poissonRatio='0.3'/>"};
+    for (size_t k = 0; k < sizeof fems / sizeof *fems; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml, "%s%s</Node>", BAR_HEAD("0 1 4 3 6 7 10 9"), fems[k]);
+        st_scene *s = load_xml(xml);
+        add_elems(s, "topo", ST_ELEM_HEXAHEDRON, (const unsigned[]){1, 2, 5, 4, 7, 8, 11, 10}, 1);
+        steps(s, 20, 0.01);
+        snprintf(xml, sizeof xml, "%s%s</Node>",
+                 BAR_HEAD("0 1 4 3 6 7 10 9  1 2 5 4 7 8 11 10"), fems[k]);
+        st_scene *fresh = load_xml(xml);
+        steps(fresh, 20, 0.01);
+        assert_same_positions(s, fresh, 1e-12);
+        const st_array *x = arr(get(s, "dofs"), "position");
+        cr_assert(x->r[3 * 11 + 1] < 1.0 - 1e-4, "%s: point 11 at y %g", fems[k],
+                  x->r[3 * 11 + 1]);
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
+}
+
+/* RegularGridSpringForceField beside a changing (non-grid) topology: no
+ * grid springs, its `spring` list follows the points as SOFA's
+ * SpringForceField handler. Quads (0 1 4 3) (1 2 5 4); removing the second
+ * isolates points 2 and 5, removed in descending order: 5 is the last
+ * point, its spring (2 5) goes; then 2, whose place the last point 4 takes:
+ * (1 4) becomes (1 2). */
+Test(topo_mass, regular_grid_springs_list_follows_points)
+{
+    st_scene *s = load_xml(
+        "<Node name='root' gravity='0 -10 0' dt='0.01'><DefaultAnimationLoop/>"
+        "<EulerImplicitSolver/><CGLinearSolver iterations='100' tolerance='1e-12' "
+        "threshold='1e-20'/>"
+        "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0'/>"
+        "<QuadSetTopologyContainer name='topo' quads='0 1 4 3  1 2 5 4'/>"
+        "<QuadSetTopologyModifier/><UniformMass vertexMass='1'/>"
+        "<RegularGridSpringForceField name='rg' spring='0 1 10 0 1  2 5 20 0 1  1 4 30 0 1'/>"
+        "</Node>");
+    st_component *rg = get(s, "rg");
+    remove_elems(s, "topo", ST_ELEM_QUAD, (const unsigned[]){1}, 1);
+    const st_array *l = arr(rg, "spring");
+    const double want[] = {0, 1, 10, 0, 1, 1, 2, 30, 0, 1};
+    cr_assert_eq(l->n, 10, "%zu numbers", l->n);
+    for (int i = 0; i < 10; i++)
+        near(l->r[i], want[i], 0, "spring list");
+    steps(s, 3, 0.01);
+    st_scene_destroy(&s);
+}
+
+/* BilateralLagrangianConstraint (SOFA's first_point / second_point
+ * TopologySubsetIndices with a PointsRemoved callback): two lines of four
+ * points, edges (0 1) (1 2) (2 3) each; pairs (0,1) (2,2) (3,3). Removing
+ * edge 0 of A isolates its point 0: the callback erases the first pair
+ * whose first point is 0 (pair 0, both sides and its rest vector), then
+ * first_point's own handler gives point 0 to the last point 3:
+ * first_point [2 0], second_point [2 3], rest_vector's second and third
+ * entries. */
+Test(topo_mass, bilateral_pairs_follow_point_removal)
+{
+    st_scene *s = load_xml(
+        "<Node name='root' gravity='0 -10 0' dt='0.01'><FreeMotionAnimationLoop/>"
+        "<GenericConstraintSolver maxIterations='100' tolerance='1e-10'/>"
+        "<Node name='A'><EulerImplicitSolver/><CGLinearSolver iterations='50' "
+        "tolerance='1e-12' threshold='1e-20'/>"
+        "<MechanicalObject name='dofs' position='0 0 0  1 0 0  2 0 0  3 0 0'/>"
+        "<EdgeSetTopologyContainer name='ta' edges='0 1  1 2  2 3'/><EdgeSetTopologyModifier/>"
+        "<UniformMass vertexMass='1'/><FixedProjectiveConstraint indices='1'/>"
+        "<UncoupledConstraintCorrection defaultCompliance='1'/></Node>"
+        "<Node name='B'><EulerImplicitSolver/><CGLinearSolver iterations='50' "
+        "tolerance='1e-12' threshold='1e-20'/>"
+        "<MechanicalObject position='0 1 0  1 1 0  2 1 0  3 1 0'/>"
+        "<EdgeSetTopologyContainer name='tb' edges='0 1  1 2  2 3'/><EdgeSetTopologyModifier/>"
+        "<UniformMass vertexMass='1'/>"
+        "<UncoupledConstraintCorrection defaultCompliance='1'/></Node>"
+        "<BilateralLagrangianConstraint name='bil' object1='@A/dofs' object2='@B' "
+        "topology1='@A/ta' topology2='@B/tb' first_point='0 2 3' second_point='1 2 3' "
+        "rest_vector='0 1 0  0 2 0  0 3 0'/></Node>");
+    st_component *b = get(s, "bil");
+    remove_elems(s, "ta", ST_ELEM_EDGE, (const unsigned[]){0}, 1);
+    const st_array *m1 = arr(b, "first_point"), *m2 = arr(b, "second_point");
+    const st_array *rest = arr(b, "rest_vector");
+    cr_assert_eq(m1->n, 2);
+    cr_assert_eq(m2->n, 2);
+    cr_assert_eq(m1->u[0], 2);
+    cr_assert_eq(m1->u[1], 0);
+    cr_assert_eq(m2->u[0], 2);
+    cr_assert_eq(m2->u[1], 3);
+    cr_assert_eq(rest->n, 2);
+    near(rest->r[1], 2.0, 0, "rest_vector[0].y");
+    near(rest->r[4], 3.0, 0, "rest_vector[1].y");
+    /* The run goes on with two pairs (six rows) on A's three points. */
+    steps(s, 5, 0.01);
+    const st_array *xa = arr(get(s, "dofs"), "position");
+    cr_assert_eq(xa->n, 3);
+    for (size_t i = 0; i < 9; i++)
+        cr_assert(isfinite(xa->r[i]));
+    st_scene_destroy(&s);
+}
+
+/* Points added (st_topology_add_points, SOFA's addPoints with ancestors):
+ * the state's vectors get the weighted sums of the ancestors' (point 5
+ * halfway between points 1 and 4: (1, 0.5, 0.5), its velocity the same
+ * sum), UniformMass keeps vertexMass and counts the new point in its
+ * totalMass (SOFA's updateMassOnResize: 5 points of mass 1, then 6). An
+ * ancestor that is not a point is refused before anything changes. */
+Test(topo_mass, points_added_from_ancestors)
+{
+    st_scene *s = load_xml(A_ONLY_HEAD("0 0 0") "<UniformMass name='mass' vertexMass='1'/>"
+                                                "</Node>");
+    st_component *dofs = get(s, "dofs"), *m = get(s, "mass");
+    arr(dofs, "velocity")->r[3 * 4] = 2.0; /* point 4 moves along x */
+    const size_t start[] = {0, 2};
+    const unsigned anc[] = {1, 4};
+    const double w[] = {0.5, 0.5};
+    st_error err = {0};
+    cr_assert_eq(st_topology_add_points(get(s, "topo"), 1, start, anc, w, &err), ST_OK, "%s",
+                 err.msg);
+    const st_array *x = arr(dofs, "position"), *v = arr(dofs, "velocity");
+    const st_array *x0 = arr(dofs, "rest_position");
+    cr_assert_eq(x->n, 6);
+    const double want[3] = {1.0, 0.5, 0.5};
+    for (int c = 0; c < 3; c++) {
+        near(x->r[15 + c], want[c], 1e-15, "new position");
+        near(x0->r[15 + c], want[c], 1e-15, "new rest position");
+    }
+    near(v->r[15], 1.0, 1e-15, "new velocity x");
+    near(real(m, "totalMass"), 6.0, 1e-14, "totalMass");
+    steps(s, 2, 0.01);
+    cr_assert_eq(arr(dofs, "position")->n, 6);
+    /* A refused addition changes nothing (and stops the next step). */
+    const unsigned bad[] = {1, 9};
+    cr_assert_eq(st_topology_add_points(get(s, "topo"), 1, start, bad, w, &err), ST_EINVAL);
+    cr_assert(strstr(err.msg, "its ancestor 9 is not one of the 6 points"), "%s", err.msg);
+    cr_assert_eq(arr(dofs, "position")->n, 6);
+    st_scene_destroy(&s);
+}
+
+/* DiagonalMass and MeshMatrixMass on hexahedra: H1 (unit cube) added beside
+ * H0, massDensity 3: each gives 3/8 to its eight vertices; the shared face's
+ * four points get both shares; total 6, as the scene that had both. */
+Test(topo_mass, hexa_masses_follow_added_hexahedron)
+{
+    static const char *const masses[] = {"<DiagonalMass name='mass' massDensity='3'/>",
+                                         "<MeshMatrixMass name='mass' massDensity='3'/>"};
+    for (size_t k = 0; k < 2; k++) {
+        char xml[4096];
+        snprintf(xml, sizeof xml, "%s%s</Node>", BAR_NO_MASS("0 1 4 3 6 7 10 9"), masses[k]);
+        st_scene *s = load_xml(xml);
+        st_component *m = get(s, "mass");
+        near(real(m, "totalMass"), 3.0, 1e-12, "totalMass before");
+        add_elems(s, "topo", ST_ELEM_HEXAHEDRON, (const unsigned[]){1, 2, 5, 4, 7, 8, 11, 10}, 1);
+        near(real(m, "totalMass"), 6.0, 1e-12, "totalMass after");
+        snprintf(xml, sizeof xml, "%s%s</Node>",
+                 BAR_NO_MASS("0 1 4 3 6 7 10 9  1 2 5 4 7 8 11 10"), masses[k]);
+        st_scene *fresh = load_xml(xml);
+        st_component *mf = get(fresh, "mass");
+        cr_assert_eq(arr(m, "vertexMass")->n, 12);
+        for (int i = 0; i < 12; i++)
+            near(arr(m, "vertexMass")->r[i], arr(mf, "vertexMass")->r[i], 1e-14, masses[k]);
+        if (k == 0) /* DiagonalMass: point 1 is on both, point 0 on H0 only */
+            near(arr(m, "vertexMass")->r[1], 0.75, 1e-14, "shared vertex");
+        st_scene_destroy(&fresh);
+        st_scene_destroy(&s);
+    }
+}
+
+/* FastTetrahedralCorotationalForceField after a removal (SOFA's
+ * tetrahedronInfo and edgeInfo follow): removing A runs as the scene of B
+ * alone, numbered as the container numbers it. */
+Test(topo_mass, fast_tetra_corot_follows_removal)
+{
+    st_scene *s = load_xml(TWO_TETS_HEAD("0 -10 0") "<UniformMass vertexMass='1'/>"
+                                                    "<FixedProjectiveConstraint indices='1'/>"
+                                                    "<FastTetrahedralCorotationalForceField "
+                                                    "youngModulus='100' poissonRatio='0.3'/>"
+                                                    "</Node>");
+    remove_elems(s, "topo", ST_ELEM_TETRAHEDRON, (const unsigned[]){0}, 1);
+    steps(s, 20, 0.01);
+    st_scene *f = load_xml(B_ONLY_HEAD("0 -10 0") "<UniformMass vertexMass='1'/>"
+                                                  "<FixedProjectiveConstraint indices='1'/>"
+                                                  "<FastTetrahedralCorotationalForceField "
+                                                  "youngModulus='100' poissonRatio='0.3'/>"
+                                                  "</Node>");
+    steps(f, 20, 0.01);
+    assert_same_positions(s, f, 1e-12);
+    st_scene_destroy(&f);
     st_scene_destroy(&s);
 }

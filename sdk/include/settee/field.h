@@ -137,6 +137,9 @@ static inline double st_float_round(double x)
 ST_API unsigned st_type_width(st_type t);
 /* The type's name as inspect prints it ("real", "vec3[]", "coord[]", "hexahedra"). */
 ST_API const char *st_type_name(st_type t);
+/* SOFA's named colours (RGBAColor: "red", "navy", ...): true and the colour
+ * (rgba may be NULL) when name is one. ABI 2.6. */
+ST_API bool st_colour_by_name(const char *name, double rgba[4]);
 
 /* Compile-time check that a member has the C type a field type needs. */
 #define ST_FIELD_CHECK_(S, m, T) (0 * sizeof(&((S *)0)->m == (T *)0))

@@ -35,6 +35,12 @@ ST_API double st_node_dt(const st_node *n);
 ST_API double st_node_time(const st_node *n);
 ST_API bool st_node_animate(const st_node *n);
 ST_API bool st_node_activated(const st_node *n);
+/* A context object's gravity (SOFA's Gravity component): n and its subtree
+ * take g now, and keep it when the kernel copies each parent's context to
+ * its children (before init and after each step), as SOFA's context
+ * objects apply after that copy. A node below also holding one keeps its
+ * own. ABI 2.6. */
+ST_API void st_node_set_context_gravity(st_node *n, const double g[3]);
 
 /* The node's MechanicalObject (the first one), or NULL. */
 ST_API st_mstate *st_node_mstate(const st_node *n);

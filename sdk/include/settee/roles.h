@@ -219,6 +219,12 @@ struct st_topology_ops {
      * announces the change; st_topology_add calls it. */
     st_status (*add)(st_component *self, st_elem elem, const unsigned *verts, size_t n,
                      st_error *err);
+    /* Appended in ABI 2.6 (read only when struct_size covers it; may be
+     * NULL: points cannot be added). Appends n points, each optionally
+     * made of ancestors (st_topology_add_points), as SOFA's addPoints, and
+     * announces the change; st_topology_add_points calls it. */
+    st_status (*add_points)(st_component *self, size_t n, const size_t *ancestor_start,
+                            const unsigned *ancestors, const double *coefs, st_error *err);
 };
 
 /* Engines: outputs computed from inputs, recomputed lazily when an output

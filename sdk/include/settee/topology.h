@@ -1,4 +1,5 @@
-/* topology.h - topologies that change while a scene runs (ABI 2.4): SOFA's
+/* topology.h - topologies that change while a scene runs (ABI 2.4, 2.5,
+ * 2.6): SOFA's
  * dynamic containers, their topological changes, and the data that follow
  * them (SOFA's TopologyData, TopologySubsetData and their handlers).
  *
@@ -150,14 +151,28 @@ ST_API st_status st_topology_remove(st_component *topology, st_elem elem, const 
 
 /* ABI 2.5. Asks a topology to add n elements of kind elem on existing
  * points (st_topology_ops.add), as SOFA's modifiers do (addEdges,
- * addTriangles, addQuads): the new elements go at the end of the list, and
- * the sub-elements they need that the container lacks (a triangle's edges)
- * are added before them. Components that follow the topology get ADDED
+ * addTriangles, addQuads, addTetrahedra, addHexahedra): the new elements go
+ * at the end of the list, and the sub-elements they need that the
+ * container lacks (a triangle's edges, a tetrahedron's faces) are added
+ * before them. Components that follow the topology get ADDED
  * events and compute the new elements' data from the rest positions, as
  * SOFA's creation callbacks. ST_EINVAL when the topology cannot add that
  * kind. */
 ST_API st_status st_topology_add(st_component *topology, st_elem elem, const unsigned *verts,
                                  size_t n, st_error *err);
+
+/* ABI 2.6. Asks a topology to add n points (st_topology_ops.add_points),
+ * as SOFA's addPoints(n, ancestors, coefs): point k is made of the points
+ * ancestors[ancestor_start[k] .. ancestor_start[k + 1]) with the weights
+ * coefs at the same positions (ancestor_start has n + 1 entries; all three
+ * NULL: points without ancestors). The new points go at the end; the
+ * states that follow the topology give them the weighted sums of their
+ * ancestors' values in every vector (positions, velocities, rest
+ * positions...), as SOFA's MechanicalObject does. ST_EINVAL when the
+ * topology cannot add points or an ancestor is not one of its points. */
+ST_API st_status st_topology_add_points(st_component *topology, size_t n,
+                                        const size_t *ancestor_start, const unsigned *ancestors,
+                                        const double *coefs, st_error *err);
 
 /* How many changes the topology has announced (0 before the first). */
 ST_API unsigned long st_topology_revision(const st_component *topology);
