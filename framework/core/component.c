@@ -544,7 +544,7 @@ static bool types_compatible(st_type a, st_type b)
         return true;
     /* A string takes any data as its text (SOFA's BaseData::validParent:
      * a string on either side converts through getValueString). */
-    if (b == ST_T_STRING)
+    if (b == ST_T_STRING && a != ST_T_LINK)
         return true;
     /* Point lists of reals: a vec3[] and a state's coord[] or deriv[] (the
      * copy checks that the scalars make whole points). */

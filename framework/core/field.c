@@ -1005,7 +1005,7 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         if (ti->sk == SK_STRING && sf && sf->type != f->type) {
             /* Another type into a string: its text, as SOFA's
              * genericCopyValueFrom (getValueString, then read). */
-            char text[4096];
+            char text[8192];
             char *d = st_strdup(st__field_format(sf, src, text, sizeof text));
             if (!d)
                 return st_error_set(err, ST_ENOMEM, "out of memory");

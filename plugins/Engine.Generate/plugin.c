@@ -1,15 +1,24 @@
 /* plugin.c - the Engine.Generate plugin (SOFA's
  * Sofa.Component.Engine.Generate): engines that generate or merge data
- * (GenerateGrid, JoinPoints, MergeMeshes, MergePoints, NormEngine). */
+ * (GenerateGrid, JoinPoints, MergeMeshes, MergePoints, MeshTetraStuffing,
+ * NormEngine, RandomPointDistributionInSurface, Spiral, VolumeFromTriangles,
+ * VolumeFromVolumetricElements, MeshClosingEngine). */
 #include <settee/settee.h>
 
 extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
-    norm_engine_class;
+    norm_engine_class, mesh_tetra_stuffing_class, random_point_distribution_class,
+    volume_from_triangles_class, volume_from_elements_class, spiral_class,
+    mesh_closing_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     const st_class *const classes[] = {&merge_meshes_class, &generate_grid_class,
-                                       &merge_points_class, &norm_engine_class, &join_points_class};
+                                       &merge_points_class, &norm_engine_class, &join_points_class,
+                                       &mesh_tetra_stuffing_class,
+                                       &random_point_distribution_class,
+                                       &volume_from_triangles_class,
+                                       &volume_from_elements_class, &spiral_class,
+                                       &mesh_closing_engine_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

@@ -1,20 +1,25 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
- * (Vertex2Frame, TransformEngine, DifferenceEngine). */
+ * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
+ * DisplacementTransformEngine). */
 #include <settee/settee.h>
 
-extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class;
+extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
+    transform_position_class, smooth_mesh_engine_class, displacement_transform_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &vertex2frame_class, err));
     ST_TRY(st_registry_add(r, &transform_engine_class, err));
     ST_TRY(st_registry_add(r, &difference_engine_class, err));
+    ST_TRY(st_registry_add(r, &transform_position_class, err));
+    ST_TRY(st_registry_add(r, &smooth_mesh_engine_class, err));
+    ST_TRY(st_registry_add(r, &displacement_transform_engine_class, err));
     return ST_OK;
 }
 
 static const char *const provides[] = {"Sofa.Component.Engine.Transform", NULL};
 
 ST_PLUGIN_DEFINE("Engine.Transform", "0.1.0",
-                 "Engines transforming data: Vertex2Frame, TransformEngine, DifferenceEngine",
+                 "Engines transforming data: TransformEngine, TransformPosition, Vertex2Frame, ...",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "../shared/engine_util.h"
+#include "../shared/euler_quat.h"
 
 typedef struct transform_engine {
     st_component base;
@@ -32,17 +33,6 @@ static const st_field transform_engine_fields[] = {
     ST_BOOL(transform_engine, inverse, "inverse", "false", "true to apply inverse transformation"),
     ST_FIELD_END};
 
-/* SOFA's Quat::createQuaterFromEuler (order ZYX) of angles in radians. */
-static void quat_from_euler(double q[4], const double v[3])
-{
-    double c1 = cos(v[0] / 2), c2 = cos(v[1] / 2), c3 = cos(v[2] / 2);
-    double s1 = sin(v[0] / 2), s2 = sin(v[1] / 2), s3 = sin(v[2] / 2);
-    q[0] = s1 * c2 * c3 - c1 * s2 * s3;
-    q[1] = c1 * s2 * c3 + s1 * c2 * s3;
-    q[2] = c1 * c2 * s3 - s1 * s2 * c3;
-    q[3] = c1 * c2 * c3 + s1 * s2 * s3;
-}
-
 /* SOFA's Quat::inverse: the conjugate over the norm (zero stays zero). */
 static void quat_inverse(double q[4])
 {
@@ -50,16 +40,6 @@ static void quat_inverse(double q[4])
     if (n == 0.0)
         return;
     q[0] = -q[0] / n, q[1] = -q[1] / n, q[2] = -q[2] / n, q[3] = q[3] / n;
-}
-
-/* SOFA's Quat::rotate: v + w t + q x t with t = 2 q x v. */
-static void quat_rotate(const double q[4], double v[3])
-{
-    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]),
-                   2 * (q[0] * v[1] - q[1] * v[0])};
-    double c[3] = {q[1] * t[2] - q[2] * t[1], q[2] * t[0] - q[0] * t[2], q[0] * t[1] - q[1] * t[0]};
-    for (int k = 0; k < 3; k++)
-        v[k] += q[3] * t[k] + c[k];
 }
 
 typedef enum { OP_SCALE, OP_ROTATE, OP_TRANSLATE } op_kind;
