@@ -9,7 +9,10 @@
  * (the "ODESolver" link, else the system's). Unlike
  * LinearSolverConstraintCorrection it covers every independent state the
  * solver integrates, not only its node's; the rows reach them through the
- * mappings (the constraint solver took them down already). */
+ * mappings (the constraint solver took them down already).
+ * In the VEL order (solveVelocityConstraintFirst), SOFA's
+ * applyVelocityCorrection: W takes cf times the velocity factor,
+ * v = v_free + vf dx (cf not applied), x is left to the animation loop. */
 #include "correction_common.h"
 
 typedef struct gcc {
@@ -89,7 +92,11 @@ static st_status gcc_add_compliance(st_component *self, const st_cjacobian *J, d
     gcc *c = (gcc *)self;
     if (!c->b.ready)
         ST_TRY(gcc_bind(self, err));
-    double factor = corr_position_factor(c->b.ode, step_dt(c)) * c->compliance_factor;
+    /* SOFA's correctionFactor: the position factor, the velocity one in the
+     * VEL order (solveVelocityConstraintFirst). */
+    double factor = (J->order == ST_CORDER_VEL ? corr_velocity_factor(c->b.ode, step_dt(c))
+                                               : corr_position_factor(c->b.ode, step_dt(c))) *
+                    c->compliance_factor;
     return corr_add_solved_compliance(&c->b, NULL, J, factor, c->regularization, W, dim, err);
 }
 
@@ -100,14 +107,24 @@ static st_status gcc_apply(st_component *self, const st_cjacobian *J, const doub
     if (!c->b.ready)
         ST_TRY(gcc_bind(self, err));
     double dt = step_dt(c);
-    double pf = corr_position_factor(c->b.ode, dt) * c->compliance_factor;
-    double vf = corr_velocity_factor(c->b.ode, dt) * c->compliance_factor;
+    /* The VEL order is SOFA's applyVelocityCorrection: v only, with the ODE
+     * solver's velocity factor alone (complianceFactor not applied). */
+    bool vel = J->order == ST_CORDER_VEL;
+    double pf = vel ? 0.0 : corr_position_factor(c->b.ode, dt) * c->compliance_factor;
+    double vf = corr_velocity_factor(c->b.ode, dt) * (vel ? 1.0 : c->compliance_factor);
     if (!corr_rhs_jt_lambda(&c->b, NULL, J, lambda))
         return ST_OK;
     ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
     for (size_t s = 0; s < c->b.sys->nindep; s++) {
         st_mstate *ms = c->b.sys->states[s];
-        corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf);
+        if (vel) {
+            const double *dx = st_slice(c->b.sol, ms);
+            double *v = ms->velocity.p;
+            for (size_t i = 0; v && i < ms->n * ms->type->deriv_size; i++)
+                v[i] += dx[i] * vf;
+        } else {
+            corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf);
+        }
     }
     return ST_OK;
 }
@@ -116,6 +133,7 @@ static const st_ccorrection_ops gcc_ops = {
     .struct_size = sizeof(st_ccorrection_ops),
     .add_compliance = gcc_add_compliance,
     .apply_correction = gcc_apply,
+    .velocity_order = true,
 };
 
 const st_class generic_constraint_correction_class = {

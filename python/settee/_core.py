@@ -777,10 +777,75 @@ class Object(_ComponentMixin, _Base):
         Mass.assembleMMatrix), as a scipy.sparse.csr_matrix."""
         return _component_matrix(self, "M")
 
+    # SofaPython3's SofaConstraintSolver: the last constraint problem of a
+    # Lagrangian constraint solver, as numpy copies.
+    def W(self):
+        """The compliance matrix in constraint space of the last step, (n, n)."""
+        self._role("constraint_solver", "W")
+        return _st.constraint_problem(self._ref)[0]
+
+    def dfree(self):
+        """The constraint violations after the free motion of the last step."""
+        self._role("constraint_solver", "dfree")
+        return _st.constraint_problem(self._ref)[1]
+
+    def lambda_force(self):
+        """The constraint multipliers (forces) the last step found."""
+        self._role("constraint_solver", "lambda_force")
+        return _st.constraint_problem(self._ref)[2]
+
+    # SofaPython3's SofaLinearSystem and SofaLinearSolver: the last linear
+    # system the ODE solver handed to its linear solver.
+    def A(self):
+        """The matrix of the last linear system (scipy.sparse.csr_matrix; a
+        dense numpy array for the FullMatrix templates)."""
+        n, indptr, indices, data, _b, _x, _f = self._linear("A")
+        import scipy.sparse
+        m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+        if "FullMatrix" in self._template_text():
+            return m.toarray()
+        return m
+
+    get_system_matrix = A
+
+    def b(self):
+        """The right-hand side of the last linear solve (numpy, a copy)."""
+        return self._linear("b")[4]
+
+    get_rhs_vector = b
+
+    def x(self):
+        """The solution of the last linear solve (numpy, a copy)."""
+        return self._linear("x")[5]
+
+    get_solution_vector = x
+
+    def _linear(self, what):
+        r = _st.obj_roles(self._ref)
+        if not (r["linear_system"] or r["linear_solver"]):
+            raise Error("%s: %s() is for linear systems and linear solvers"
+                        % (self._describe(), what))
+        out = _st.linear_system(self._ref)
+        if what in ("b", "x") and out[4] is None:
+            raise Error("%s: no linear solve yet (run a step first)" % self._describe())
+        return out
+
+    def _template_text(self):
+        if self._has_field("template"):
+            v = self._get_field("template")
+            return v if isinstance(v, str) else ""
+        return ""
+
+    def _role(self, role, what):
+        if not _st.obj_roles(self._ref)[role]:
+            raise Error("%s: %s() is for %ss" % (self._describe(), what, role.replace("_", " ")))
+
     def init(self):
         pass
 
     def _lookup(self, name):
+        if name == "constraint" and _st.obj_roles(self._ref)["state"]:
+            return _ConstraintData(self, name)
         if self._has_field(name):
             return Data(self, name)
         return None
@@ -801,6 +866,28 @@ class Object(_ComponentMixin, _Base):
 
 
 # ---- Python components ----
+
+class _ConstraintData(Data):
+    """A state's constraint matrix (SofaPython3's MechanicalObject.constraint):
+    value is a scipy.sparse.csr_matrix, one row per constraint row of the last
+    step's problem, one column per scalar DOF of the state; read-only."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        rows, cols, r, c, v = _st.constraint_matrix(self._owner._ref)
+        import scipy.sparse
+        return scipy.sparse.coo_matrix((v, (r, c)), shape=(rows, cols)).tocsr()
+
+    @value.setter
+    def value(self, v):
+        raise Error("%s: the constraint matrix is written by the constraint models, not "
+                    "from Python" % self.getLinkPath())
+
+    def getValueString(self):
+        return str(self.value)
+
 
 class _VecData:
     """A state vector handed to a force field callback (SofaPython3 passes Data):

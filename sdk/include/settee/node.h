@@ -36,6 +36,10 @@ ST_API double st_node_time(const st_node *n);
 ST_API bool st_node_animate(const st_node *n);
 ST_API bool st_node_activated(const st_node *n);
 
+/* ABI 2.6. Sends ev to every component of n's subtree that has on_event,
+ * scene order, skipping deactivated nodes (SOFA's PropagateEventVisitor). */
+ST_API void st_node_send_event(st_node *n, st_event ev, double dt);
+
 /* The node's MechanicalObject (the first one), or NULL. */
 ST_API st_mstate *st_node_mstate(const st_node *n);
 
