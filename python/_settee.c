@@ -170,7 +170,7 @@ static void log_sink(st_log_level level, const char *where, const char *path, co
     } else {
         const char *lv = level == ST_LOG_ERROR ? "error" : level == ST_LOG_WARNING ? "warning"
                                                                                     : "info";
-        PySys_FormatStderr("%s%s%s: %s%s%s\n", where[0] ? where : "settee", where[0] ? ": " : "",
+        PySys_FormatStderr("%s%s%s: %s%s%s\n", where[0] ? where : "settee", ": ",
                            lv, path, path[0] ? ": " : "", msg);
     }
     PyGILState_Release(g);
@@ -1699,6 +1699,88 @@ static PyObject *core(void)
     return g_core;
 }
 
+/* ---- message observers (SofaPython3's Sofa.Helper.MessageHandler) ----
+ * A runtime's sink is wrapped once: the wrapper hands each message to
+ * settee._core._dispatch_message (the handlers entered in Python) and then
+ * to the sink it replaced, so the program prints as before. */
+
+typedef struct log_chain {
+    st_runtime *rt;
+    st_log_fn prev;
+    void *prev_ud;
+} log_chain;
+
+static log_chain g_chain[16];
+static size_t g_nchain;
+static bool g_dispatching; /* a handler's own messages are not dispatched again */
+
+static void chain_sink(st_log_level level, const char *where, const char *path, const char *msg,
+                       void *ud)
+{
+    log_chain *ch = ud;
+    if (!g_dispatching && Py_IsInitialized()) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        PyObject *c = core();
+        if (c) {
+            g_dispatching = true;
+            PyObject *r = PyObject_CallMethod(c, "_dispatch_message", "isss", (int)level, where,
+                                              path, msg);
+            g_dispatching = false;
+            if (!r)
+                PyErr_WriteUnraisable(c);
+            Py_XDECREF(r);
+        } else {
+            PyErr_Clear();
+        }
+        PyGILState_Release(g);
+    }
+    if (ch->prev)
+        ch->prev(level, where, path, msg, ch->prev_ud);
+}
+
+static bool observe_runtime(st_runtime *rt)
+{
+    st_log_fn fn;
+    void *ud;
+    st_runtime_get_log(rt, &fn, &ud);
+    if (fn == chain_sink)
+        return true;
+    log_chain *ch = NULL;
+    for (size_t i = 0; i < g_nchain && !ch; i++)
+        if (g_chain[i].rt == rt)
+            ch = &g_chain[i];
+    if (!ch) {
+        if (g_nchain == sizeof g_chain / sizeof g_chain[0]) {
+            PyErr_SetString(g_error, "MessageHandler: too many settee runtimes observed (16)");
+            return false;
+        }
+        ch = &g_chain[g_nchain++];
+    }
+    *ch = (log_chain){rt, fn, ud};
+    st_runtime_set_log(rt, chain_sink, ch);
+    return true;
+}
+
+/* observe_log(scene or None): messages of this module's runtime and of the
+ * scene's (the program's, when embedded) reach _dispatch_message. */
+static PyObject *py_observe_log(PyObject *self, PyObject *arg)
+{
+    st_runtime *rt = runtime();
+    if (!rt || !observe_runtime(rt))
+        return NULL;
+    if (arg != Py_None) {
+        if (!PyObject_TypeCheck(arg, &SceneRef_Type)) {
+            PyErr_SetString(PyExc_TypeError, "observe_log: a scene reference or None");
+            return NULL;
+        }
+        SceneRef *sr = (SceneRef *)arg;
+        st_runtime *srt = sr->s ? st_scene_runtime(sr->s) : NULL;
+        if (srt && !observe_runtime(srt))
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* Records the pending Python exception as a failure of c: an error for
  * st_status callbacks (err), else st_component_fail. */
 static st_status fail_py(stpy_component *c, const char *method, st_error *err)
@@ -2142,6 +2224,8 @@ static PyMethodDef methods[] = {
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
     FN("component_matrix", py_component_matrix, METH_VARARGS,
        "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
+    FN("observe_log", py_observe_log, METH_O,
+       "observe_log(scene or None): messages reach settee._core._dispatch_message"),
     FN("obj_roles", py_obj_roles, METH_O, "what a component is (constraint solver, ...)"),
     FN("constraint_problem", py_constraint_problem, METH_O,
        "constraint_problem(solver) -> (W, dfree, lambda), copies of the last problem"),

@@ -1396,6 +1396,32 @@ def _msg(level, args):
     _st.log(level, path, text, sref if sref is not None and sref.alive else None)
 
 
+_handlers = []  # Sofa.Helper.MessageHandler objects entered, in order
+
+
+def _dispatch_message(level, where, path, text):
+    """Called by the native module for each message settee logs while a
+    MessageHandler is entered: gives each handler SofaPython3's message dict."""
+    if not _handlers:
+        return
+    kind = {0: "Error", 1: "Warning"}.get(level, "Info")
+    msg = {"type": kind, "isEmpty": not text, "sender": path or where or "settee",
+           "message": text, "component": None, "where": where, "path": path}
+    for h in list(_handlers):
+        h.process(dict(msg))
+
+
+def _enter_handler(h):
+    sref = _current_scene
+    _st.observe_log(sref if sref is not None and sref.alive else None)
+    _handlers.append(h)
+
+
+def _exit_handler(h):
+    if h in _handlers:
+        _handlers.remove(h)
+
+
 # ---- settee's own API ----
 
 def system_matrix(obj, m=0.0, b=0.0, k=1.0):
