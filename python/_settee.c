@@ -769,6 +769,23 @@ static PyObject *py_scene_init(PyObject *self, PyObject *o)
     Py_RETURN_NONE;
 }
 
+/* Initialises what was added to an initialised scene (st_scene_init_added).
+ * The systems are compiled again and the states bound anew: views taken
+ * before are detached, as at init. */
+static PyObject *py_scene_init_added(PyObject *self, PyObject *o)
+{
+    SceneRef *sr = sceneref_arg(o);
+    if (!sr)
+        return NULL;
+    while (sr->views)
+        view_detach(sr->views);
+    st_error err = {0};
+    Py_CLEAR(g_last_cb_exc);
+    if (st_scene_init_added(sr->s, &err) != ST_OK)
+        return raise_st(&err);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_scene_step(PyObject *self, PyObject *args)
 {
     PyObject *o;
@@ -2224,6 +2241,8 @@ static PyMethodDef methods[] = {
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
     FN("component_matrix", py_component_matrix, METH_VARARGS,
        "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
+    FN("scene_init_added", py_scene_init_added, METH_O,
+       "scene_init_added(scene): initialises the components added since init"),
     FN("observe_log", py_observe_log, METH_O,
        "observe_log(scene or None): messages reach settee._core._dispatch_message"),
     FN("obj_roles", py_obj_roles, METH_O, "what a component is (constraint solver, ...)"),

@@ -554,6 +554,24 @@ static size_t int_prefix(const token *t, bool is_unsigned)
     return i > d && i < t->len ? i : 0;
 }
 
+/* Length of the leading real number of t ("10-3" -> 2, "1.5e2x" -> 5), 0
+ * when t does not start with one or is all number: what an istream reads. */
+static size_t real_prefix(const token *t)
+{
+    char buf[128];
+    if (t->len == 0 || t->len >= sizeof buf)
+        return 0;
+    memcpy(buf, t->s, t->len);
+    buf[t->len] = 0;
+    char *end;
+    (void)strtod(buf, &end);
+    size_t k = (size_t)(end - buf);
+    /* strtod also reads "inf" and "nan": SOFA's istream does not. */
+    if (k == 0 || k >= t->len || !(isdigit((unsigned char)buf[k - 1]) || buf[k - 1] == '.'))
+        return 0;
+    return k;
+}
+
 /* True when a mass has the default volume and inertia (printed as one value). */
 static bool mass_is_plain(const st_mass_value *m)
 {
@@ -587,6 +605,18 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, tokens *ts
                         "field '%s' expects an integer: read '%.*s' as %.*s, as SOFA does (it "
                         "reads the leading digits); write the whole number if another value "
                         "is meant",
+                        f->name, (int)(t->len > 40 ? 40 : t->len), t->s, (int)k, t->s);
+                t->len = k;
+            }
+        }
+        if (ti->width == 1 && pc->sofa && ti->sk == SK_REAL && ts->n == 1) {
+            token *t = &ts->t[0];
+            size_t k = real_prefix(t);
+            if (k) {
+                note_at(pc, t->mark,
+                        "field '%s' expects a real number: read '%.*s' as %.*s, as SOFA does (it "
+                        "reads the leading number); write it whole (1e-3, not 10-3) if another "
+                        "value is meant",
                         f->name, (int)(t->len > 40 ? 40 : t->len), t->s, (int)k, t->s);
                 t->len = k;
             }

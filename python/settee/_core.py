@@ -42,7 +42,12 @@ def _text(v):
         return "@" + v.getPathName()
     if v is None:
         return ""
-    a = np.asarray(v)
+    try:
+        a = np.asarray(v)
+    except ValueError:
+        # rows of different sizes (a Rigid3 mass: [mass, volume, [9 inertia
+        # values]]): each element's text in turn, as SOFA reads the value
+        return " ".join(_text(x) for x in v)
     if a.dtype.kind == "f":
         return " ".join(repr(float(x)) for x in a.ravel())
     if a.dtype.kind in "iub":
@@ -50,6 +55,29 @@ def _text(v):
     if a.dtype.kind in "US":
         return " ".join(str(x) for x in a.ravel())
     return " ".join(_text(x) for x in v)
+
+
+_LEADING_REAL = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _sofa_real_text(obj, name, text):
+    """A string given to addObject is SOFA's text, read as SOFA reads it (a
+    .scn attribute): for a real field, SOFA's istream reads the leading number
+    of "10-3" (10). The same here, with a warning; other text as it is."""
+    m = _LEADING_REAL.match(text)
+    if m is None or m.end() == len(text) or not text[m.end():].strip():
+        return text
+    try:
+        if _st.field_info(obj._ref, name).get("type") != "real":
+            return text
+    except Exception:
+        return text
+    head = text[:m.end()].strip()
+    _st.log(_st.LOG_WARNING, obj.getPathName(),
+            "%s: field '%s' expects a real number: read '%s' as %s, as SOFA does (it reads the "
+            "leading number); write it whole (1e-3, not 10-3) if another value is meant"
+            % (obj.getClassName(), name, text, head), obj._ref.scene)
+    return head
 
 
 # ---- wrappers: one Python object per node or component ----
@@ -414,7 +442,8 @@ class Node(_Base):
                         "at init, so build the graph before Sofa.Simulation.init" % what)
 
     def addChild(self, child, **kwargs):
-        self._check_not_running("addChild")
+        if isinstance(child, Node):
+            self._check_not_running("addChild of an existing node")
         if isinstance(child, Node) and child._ref.scene is self._ref.scene:
             # SofaPython3 gives the node a second parent; settee's graph is a
             # tree: the node moves here (see _move_child).
@@ -581,9 +610,10 @@ class Node(_Base):
         return child
 
     def addObject(self, type_or_obj, *args, **kwargs):
-        self._check_not_running("addObject")
         if isinstance(type_or_obj, BaseComponent):
-            return type_or_obj._attach(self)
+            obj = type_or_obj._attach(self)
+            self._init_added(obj)
+            return obj
         if not isinstance(type_or_obj, str):
             raise TypeError("addObject expects a class name (str) or a Python component, got %r"
                             % (type_or_obj,))
@@ -603,14 +633,34 @@ class Node(_Base):
             items = sorted(kwargs.items(), key=lambda kv: kv[0] != "template")
             for k, v in items:
                 t = _text(v)
+                if isinstance(v, str):
+                    t = _sofa_real_text(obj, k, t)
                 _st.field_set(ref, k, t)
                 log.append((k, t))
         except Exception:
             _st.remove(self._ref, ref)
             raise
+        self._init_added(obj)
         return obj
 
     createObject = addObject
+
+    def _init_added(self, obj):
+        """A component added to an initialised scene is initialised at once
+        and the mechanical systems compiled again (st_scene_init_added); one
+        whose init fails is removed and the error raised."""
+        sref = self._ref.scene
+        if not sref.initialised:
+            return
+        try:
+            _st.scene_init_added(sref)
+        except Exception:
+            if obj._ref is not None and obj._ref.valid:
+                _st.remove(self._ref, obj._ref)
+                _logs(self).pop(obj._ref.address, None)
+                if isinstance(obj, BaseComponent):
+                    object.__setattr__(obj, "_ref", None)
+            raise
 
     def removeObject(self, obj):
         self._check_not_running("removeObject")

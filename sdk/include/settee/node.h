@@ -111,7 +111,9 @@ ST_API const char *st_node_scene_file(const st_node *n);
 
 /* ABI 2.4. Removes (and destroys) an object of n, or a child node of parent
  * with its subtree. Only before st_scene_init (ST_ESTATE after: the
- * mechanical systems point into the graph); ST_ENOTFOUND when c is not an
+ * mechanical systems point into the graph), except (ABI 2.6) an object
+ * added after init and not initialised (st_scene_init_added not called, or
+ * failed for it); ST_ENOTFOUND when c is not an
  * object of n (child not a child of parent). */
 ST_API st_status st_node_remove_object(st_node *n, st_component *c, st_error *err) ST_WARN_UNUSED;
 ST_API st_status st_node_remove_child(st_node *parent, st_node *child,
