@@ -22,6 +22,8 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -168,7 +170,7 @@ static void log_sink(st_log_level level, const char *where, const char *path, co
     } else {
         const char *lv = level == ST_LOG_ERROR ? "error" : level == ST_LOG_WARNING ? "warning"
                                                                                     : "info";
-        PySys_FormatStderr("%s%s%s: %s%s%s\n", where[0] ? where : "settee", where[0] ? ": " : "",
+        PySys_FormatStderr("%s%s%s: %s%s%s\n", where[0] ? where : "settee", ": ",
                            lv, path, path[0] ? ": " : "", msg);
     }
     PyGILState_Release(g);
@@ -609,7 +611,7 @@ static PyObject *vec_copy(const double *v, npy_intp n)
 {
     npy_intp dims[1] = {n};
     PyObject *a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (a)
+    if (a && n > 0)
         memcpy(PyArray_DATA((PyArrayObject *)a), v, (size_t)n * sizeof(double));
     return a;
 }
@@ -764,6 +766,23 @@ static PyObject *py_scene_init(PyObject *self, PyObject *o)
     if (st_scene_init(sr->s, &err) != ST_OK)
         return raise_st(&err);
     sr->initialised = 1;
+    Py_RETURN_NONE;
+}
+
+/* Initialises what was added to an initialised scene (st_scene_init_added).
+ * The systems are compiled again and the states bound anew: views taken
+ * before are detached, as at init. */
+static PyObject *py_scene_init_added(PyObject *self, PyObject *o)
+{
+    SceneRef *sr = sceneref_arg(o);
+    if (!sr)
+        return NULL;
+    while (sr->views)
+        view_detach(sr->views);
+    st_error err = {0};
+    Py_CLEAR(g_last_cb_exc);
+    if (st_scene_init_added(sr->s, &err) != ST_OK)
+        return raise_st(&err);
     Py_RETURN_NONE;
 }
 
@@ -1465,6 +1484,223 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
     return Py_BuildValue("(nNNN)", (Py_ssize_t)n, ip, ix, dv);
 }
 
+/* ---- constraint problems and linear systems (SofaPython3's
+ * SofaConstraintSolver, SofaLinearSystem, SofaLinearSolver) ---- */
+
+/* What a component is, for the Python classes that add methods by role. */
+static PyObject *py_obj_roles(PyObject *self, PyObject *o)
+{
+    st_component *c = COMP_ARG(o);
+    if (!c)
+        return NULL;
+    const st_csolver_ops *cs = c->cls->constraint_solver;
+    bool problem = cs && cs->struct_size >= offsetof(st_csolver_ops, problem) + sizeof cs->problem &&
+                   cs->problem;
+    bool linsys = c->cls->category && strcmp(c->cls->category, "LinearSystem") == 0;
+    return Py_BuildValue("{s:O,s:O,s:O,s:O}", "constraint_solver", problem ? Py_True : Py_False,
+                         "linear_solver", c->cls->linsolver ? Py_True : Py_False, "linear_system",
+                         linsys ? Py_True : Py_False, "state",
+                         st_component_state_type(c) && (st_component *)st_component_mstate(c) == c
+                             ? Py_True
+                             : Py_False);
+}
+
+static bool get_problem(const st_component *c, st_cproblem *p)
+{
+    const st_csolver_ops *cs = c->cls->constraint_solver;
+    if (!cs || cs->struct_size < offsetof(st_csolver_ops, problem) + sizeof cs->problem ||
+        !cs->problem)
+        return false;
+    cs->problem(c, p);
+    return true;
+}
+
+/* (W (dim, dim), dfree (dim), lambda (dim)): copies of the last problem. */
+static PyObject *py_constraint_problem(PyObject *self, PyObject *o)
+{
+    st_component *c = COMP_ARG(o);
+    if (!c)
+        return NULL;
+    st_cproblem p = {0};
+    if (!get_problem(c, &p)) {
+        char path[512];
+        PyErr_Format(g_error, "%s: %s is not a constraint solver that tells its problem",
+                     st_component_path(c, path, sizeof path), c->cls->name);
+        return NULL;
+    }
+    npy_intp dims[2] = {(npy_intp)p.dim, (npy_intp)p.dim};
+    PyObject *W = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    PyObject *df = vec_copy(p.dfree, (npy_intp)p.dim),
+             *la = vec_copy(p.lambda, (npy_intp)p.dim);
+    if (!W || !df || !la) {
+        Py_XDECREF(W);
+        Py_XDECREF(df);
+        Py_XDECREF(la);
+        return NULL;
+    }
+    if (p.dim)
+        memcpy(PyArray_DATA((PyArrayObject *)W), p.W, p.dim * p.dim * sizeof(double));
+    return Py_BuildValue("(NNN)", W, df, la);
+}
+
+/* The first constraint solver of n's subtree that tells its problem. */
+static st_component *find_csolver(st_node *n)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_cproblem p;
+        st_component *c = st_node_object(n, i);
+        if (get_problem(c, &p))
+            return c;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++) {
+        st_component *c = find_csolver(st_node_child(n, i));
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* A state's constraint matrix (SOFA's MechanicalObject "constraint"): the
+ * last problem's rows restricted to the state, in its scalar DOFs, as COO
+ * (rows, cols, row, col, value). Rows on a mapped state as the models wrote
+ * them; on an independent state, the rows taken down to it by the mappings. */
+static PyObject *py_constraint_matrix(PyObject *self, PyObject *o)
+{
+    st_component *c = COMP_ARG(o);
+    if (!c)
+        return NULL;
+    st_mstate *ms = st_component_mstate(c);
+    if (!ms || (st_component *)ms != c) {
+        PyErr_SetString(g_error, "constraint: not a mechanical state");
+        return NULL;
+    }
+    st_component *solver = find_csolver(st_node_root(c->node));
+    st_cproblem p = {0};
+    if (solver)
+        (void)get_problem(solver, &p);
+    const st_cjacobian *J = p.dim == 0 ? NULL : ms->mapped ? p.J : p.Jind;
+    unsigned d = (unsigned)ms->type->deriv_size;
+    size_t cnt = 0;
+    if (J)
+        for (size_t t = 0; t < J->nterms; t++)
+            cnt += J->terms[t].ms == ms ? d : 0;
+    npy_intp nz = (npy_intp)cnt;
+    PyObject *ri = PyArray_SimpleNew(1, &nz, NPY_INT64), *ci = PyArray_SimpleNew(1, &nz, NPY_INT64),
+             *vv = PyArray_SimpleNew(1, &nz, NPY_DOUBLE);
+    if (!ri || !ci || !vv) {
+        Py_XDECREF(ri);
+        Py_XDECREF(ci);
+        Py_XDECREF(vv);
+        return NULL;
+    }
+    int64_t *r = PyArray_DATA((PyArrayObject *)ri), *cc = PyArray_DATA((PyArrayObject *)ci);
+    double *v = PyArray_DATA((PyArrayObject *)vv);
+    size_t w = 0;
+    if (J)
+        for (size_t row = 0; row < J->nrows; row++)
+            for (size_t t = row ? J->row_end[row - 1] : 0; t < J->row_end[row]; t++) {
+                const st_cterm *term = &J->terms[t];
+                if (term->ms != ms)
+                    continue;
+                for (unsigned k = 0; k < d && w < cnt; k++, w++) {
+                    r[w] = (int64_t)row;
+                    cc[w] = (int64_t)(term->point * d + k);
+                    v[w] = term->d[k];
+                }
+            }
+    size_t nrows = J ? J->nrows : 0;
+    return Py_BuildValue("(nnNNN)", (Py_ssize_t)nrows, (Py_ssize_t)(ms->n * d), ri, ci, vv);
+}
+
+/* The system an ODE solver integrates, seen from a linear system or linear
+ * solver component: the state of its node or of its subtree with a system,
+ * else that of the nearest ancestor. */
+static st_system *system_below(st_node *n)
+{
+    st_mstate *ms = st_node_mstate(n);
+    if (ms && ms->system)
+        return ms->system;
+    for (size_t i = 0; i < st_node_child_count(n); i++) {
+        st_system *s = system_below(st_node_child(n, i));
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+static st_system *system_of(st_component *c)
+{
+    for (st_node *n = c->node; n; n = st_node_parent(n)) {
+        st_system *s = system_below(n);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+/* SofaPython3's linear system A(), b(), x(): the last system its ODE solver
+ * handed to a linear solver, assembled again with the same factors, as
+ * (n, indptr, indices, data, b or None, x or None, (mf, bf, kf)). */
+static PyObject *py_linear_system(PyObject *self, PyObject *o)
+{
+    st_component *c = COMP_ARG(o);
+    if (!c)
+        return NULL;
+    st_system *sys = system_of(c);
+    char path[512];
+    st_component_path(c, path, sizeof path);
+    if (!sys) {
+        PyErr_Format(g_error, "%s: no ODE solver integrates a state here (initialise the scene "
+                              "first)", path);
+        return NULL;
+    }
+    st_linsolve_record rec;
+    st_system_last_linsolve(sys, &rec);
+    if (!rec.assembled) {
+        PyErr_Format(g_error, "%s: no linear system yet: its ODE solver has not solved one "
+                              "(run a step first)", path);
+        return NULL;
+    }
+    st_matrix *m = NULL;
+    st_error err = {0};
+    if (st_matrix_create(sys, &m, &err) != ST_OK ||
+        st_matrix_assemble(m, sys, rec.mf, rec.bf, rec.kf, &err) != ST_OK) {
+        st_matrix_destroy(&m);
+        return raise_st(&err);
+    }
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    npy_intp np1 = (npy_intp)csr.n + 1, nnz = (npy_intp)csr.nnz;
+    PyObject *ip = PyArray_SimpleNew(1, &np1, NPY_INT), *ix = PyArray_SimpleNew(1, &nnz, NPY_INT),
+             *dv = PyArray_SimpleNew(1, &nnz, NPY_DOUBLE);
+    if (ip && ix && dv) {
+        memcpy(PyArray_DATA((PyArrayObject *)ip), csr.rowptr, (size_t)np1 * sizeof(int));
+        memcpy(PyArray_DATA((PyArrayObject *)ix), csr.colind, (size_t)nnz * sizeof(int));
+        memcpy(PyArray_DATA((PyArrayObject *)dv), csr.values, (size_t)nnz * sizeof(double));
+    }
+    size_t n = csr.n;
+    st_matrix_destroy(&m);
+    PyObject *b = NULL, *x = NULL;
+    if (rec.solved) {
+        b = vec_copy(rec.b, (npy_intp)rec.n);
+        x = vec_copy(rec.x, (npy_intp)rec.n);
+    } else {
+        b = Py_None;
+        x = Py_None;
+        Py_INCREF(b);
+        Py_INCREF(x);
+    }
+    if (!ip || !ix || !dv || !b || !x) {
+        Py_XDECREF(ip);
+        Py_XDECREF(ix);
+        Py_XDECREF(dv);
+        Py_XDECREF(b);
+        Py_XDECREF(x);
+        return NULL;
+    }
+    return Py_BuildValue("(nNNNNN(ddd))", (Py_ssize_t)n, ip, ix, dv, b, x, rec.mf, rec.bf, rec.kf);
+}
+
 /* ---- the callbacks of Python components (stpy_api) ---- */
 
 static SceneRef *scene_of(st_component *c)
@@ -1478,6 +1714,88 @@ static PyObject *core(void)
     if (!g_core)
         g_core = PyImport_ImportModule("settee._core");
     return g_core;
+}
+
+/* ---- message observers (SofaPython3's Sofa.Helper.MessageHandler) ----
+ * A runtime's sink is wrapped once: the wrapper hands each message to
+ * settee._core._dispatch_message (the handlers entered in Python) and then
+ * to the sink it replaced, so the program prints as before. */
+
+typedef struct log_chain {
+    st_runtime *rt;
+    st_log_fn prev;
+    void *prev_ud;
+} log_chain;
+
+static log_chain g_chain[16];
+static size_t g_nchain;
+static bool g_dispatching; /* a handler's own messages are not dispatched again */
+
+static void chain_sink(st_log_level level, const char *where, const char *path, const char *msg,
+                       void *ud)
+{
+    log_chain *ch = ud;
+    if (!g_dispatching && Py_IsInitialized()) {
+        PyGILState_STATE g = PyGILState_Ensure();
+        PyObject *c = core();
+        if (c) {
+            g_dispatching = true;
+            PyObject *r = PyObject_CallMethod(c, "_dispatch_message", "isss", (int)level, where,
+                                              path, msg);
+            g_dispatching = false;
+            if (!r)
+                PyErr_WriteUnraisable(c);
+            Py_XDECREF(r);
+        } else {
+            PyErr_Clear();
+        }
+        PyGILState_Release(g);
+    }
+    if (ch->prev)
+        ch->prev(level, where, path, msg, ch->prev_ud);
+}
+
+static bool observe_runtime(st_runtime *rt)
+{
+    st_log_fn fn;
+    void *ud;
+    st_runtime_get_log(rt, &fn, &ud);
+    if (fn == chain_sink)
+        return true;
+    log_chain *ch = NULL;
+    for (size_t i = 0; i < g_nchain && !ch; i++)
+        if (g_chain[i].rt == rt)
+            ch = &g_chain[i];
+    if (!ch) {
+        if (g_nchain == sizeof g_chain / sizeof g_chain[0]) {
+            PyErr_SetString(g_error, "MessageHandler: too many settee runtimes observed (16)");
+            return false;
+        }
+        ch = &g_chain[g_nchain++];
+    }
+    *ch = (log_chain){rt, fn, ud};
+    st_runtime_set_log(rt, chain_sink, ch);
+    return true;
+}
+
+/* observe_log(scene or None): messages of this module's runtime and of the
+ * scene's (the program's, when embedded) reach _dispatch_message. */
+static PyObject *py_observe_log(PyObject *self, PyObject *arg)
+{
+    st_runtime *rt = runtime();
+    if (!rt || !observe_runtime(rt))
+        return NULL;
+    if (arg != Py_None) {
+        if (!PyObject_TypeCheck(arg, &SceneRef_Type)) {
+            PyErr_SetString(PyExc_TypeError, "observe_log: a scene reference or None");
+            return NULL;
+        }
+        SceneRef *sr = (SceneRef *)arg;
+        st_runtime *srt = sr->s ? st_scene_runtime(sr->s) : NULL;
+        if (srt && !observe_runtime(srt))
+            return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 /* Records the pending Python exception as a failure of c: an error for
@@ -1587,7 +1905,14 @@ static void api_on_event(stpy_component *c, st_event ev, double dt)
         return;
     const char *name = ev == ST_EVENT_ANIMATE_BEGIN ? "AnimateBeginEvent"
                        : ev == ST_EVENT_ANIMATE_END ? "AnimateEndEvent"
-                                                    : "SimulationInitDoneEvent";
+                       : ev == ST_EVENT_INIT_DONE   ? "SimulationInitDoneEvent"
+                       : ev == ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END
+                           ? "BuildConstraintSystemEndEvent"
+                       : ev == ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END
+                           ? "SolveConstraintSystemEndEvent"
+                           : NULL;
+    if (!name)
+        return;
     char handler[64];
     snprintf(handler, sizeof handler, "on%s", name);
     PyGILState_STATE g = PyGILState_Ensure();
@@ -1916,6 +2241,17 @@ static PyMethodDef methods[] = {
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
     FN("component_matrix", py_component_matrix, METH_VARARGS,
        "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
+    FN("scene_init_added", py_scene_init_added, METH_O,
+       "scene_init_added(scene): initialises the components added since init"),
+    FN("observe_log", py_observe_log, METH_O,
+       "observe_log(scene or None): messages reach settee._core._dispatch_message"),
+    FN("obj_roles", py_obj_roles, METH_O, "what a component is (constraint solver, ...)"),
+    FN("constraint_problem", py_constraint_problem, METH_O,
+       "constraint_problem(solver) -> (W, dfree, lambda), copies of the last problem"),
+    FN("constraint_matrix", py_constraint_matrix, METH_O,
+       "constraint_matrix(state) -> (rows, cols, row, col, value) of the last problem"),
+    FN("linear_system", py_linear_system, METH_O,
+       "linear_system(obj) -> (n, indptr, indices, data, b, x, factors) of the last solve"),
     FN("system_matrix", py_system_matrix, METH_VARARGS,
        "system_matrix(obj, mf=0, bf=0, kf=1) -> (n, indptr, indices, data, solver path)"),
     {NULL, NULL, 0, NULL}};

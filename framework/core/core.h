@@ -348,6 +348,7 @@ struct st_scene {
     st_error change_error;
     struct st__scene_hooks *hooks; /* destroy hooks, pending failure (simulation/scene_hooks.c), or NULL */
     bool destroying;              /* st_scene_destroy is under way */
+    bool stepping;                /* st_scene_step is under way */
 };
 
 /* ---- topology links (topology_links.c) ---- */

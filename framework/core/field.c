@@ -587,6 +587,18 @@ static size_t real_prefix(const char *s, size_t len)
     return (size_t)(end - buf);
 }
 
+/* Length of the leading real number of t ("10-3" -> 2, "1.5e2x" -> 5), 0
+ * when t does not start with one or is all number: what an istream reads
+ * for one real. */
+static size_t leading_real(const token *t)
+{
+    size_t k = real_prefix(t->s, t->len);
+    /* strtod also reads "inf" and "nan": SOFA's istream does not. */
+    if (k == 0 || k >= t->len || !(isdigit((unsigned char)t->s[k - 1]) || t->s[k - 1] == '.'))
+        return 0;
+    return k;
+}
+
 /* SOFA reads reals from a stream, so text where two numbers touch at a sign
  * ("0-0.707107") gives both numbers. In SOFA's reading, a token that is a
  * run of whole numbers each starting with '+' or '-' after the first is
@@ -663,6 +675,18 @@ static st_status parse_tokens(const st_field *f, const type_info *ti, tokens *ts
                         "field '%s' expects an integer: read '%.*s' as %.*s, as SOFA does (it "
                         "reads the leading digits); write the whole number if another value "
                         "is meant",
+                        f->name, (int)(t->len > 40 ? 40 : t->len), t->s, (int)k, t->s);
+                t->len = k;
+            }
+        }
+        if (ti->width == 1 && pc->sofa && ti->sk == SK_REAL && ts->n == 1) {
+            token *t = &ts->t[0];
+            size_t k = leading_real(t);
+            if (k) {
+                note_at(pc, t->mark,
+                        "field '%s' expects a real number: read '%.*s' as %.*s, as SOFA does (it "
+                        "reads the leading number); write it whole (1e-3, not 10-3) if another "
+                        "value is meant",
                         f->name, (int)(t->len > 40 ? 40 : t->len), t->s, (int)k, t->s);
                 t->len = k;
             }
@@ -923,7 +947,9 @@ st_status st__field_parse_sofa(const st_field *f, const st_value *v, void *dst, 
                     (f->type == ST_T_MASS || (f->type == ST_T_REALS && (f->flags & ST_F_BRACKETS)));
     /* (ST_F_BRACKETS: SOFA's Mat and RigidMass text) */
     st_status s = tokenize(&ts, v, split, brackets, err);
-    if (s == ST_OK && sofa && ti->sk == SK_REAL)
+    /* Lists of reals split numbers touching at a sign; one real reads its
+     * leading number (parse_tokens), as SOFA's stream does for each. */
+    if (s == ST_OK && sofa && ti->sk == SK_REAL && (ti->array || ti->width > 1))
         s = split_glued_reals(f, &ts, &pc, err);
     if (s == ST_OK && f->type == ST_T_UINTS)
         s = expand_ranges(f, &ts, &buf, err);

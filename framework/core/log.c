@@ -19,6 +19,12 @@ void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud)
     rt->log_ud = ud;
 }
 
+void st_runtime_get_log(const st_runtime *rt, st_log_fn *fn, void **ud)
+{
+    *fn = rt ? rt->log : NULL;
+    *ud = rt ? rt->log_ud : NULL;
+}
+
 void st_runtime_set_strict(st_runtime *rt, bool strict)
 {
     if (rt)

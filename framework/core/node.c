@@ -564,3 +564,16 @@ st_status st_node_add_object(st_node *n, const char *class_name, const char *nam
         *out = c;
     return ST_OK;
 }
+
+void st_node_send_event(st_node *n, st_event ev, double dt)
+{
+    if (!n || !n->activated)
+        return;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (c->cls->on_event)
+            c->cls->on_event(c, ev, dt);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        st_node_send_event(n->children[i], ev, dt);
+}

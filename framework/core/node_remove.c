@@ -21,7 +21,10 @@ st_status st_node_remove_object(st_node *n, st_component *c, st_error *err)
 {
     if (!n || !c)
         return st_error_set(err, ST_EINVAL, "remove object: node and component required");
-    ST_TRY(refuse_if_initialised(n, "remove object", err));
+    /* A component added after init and never initialised (its init failed,
+     * st_scene_init_added) is in no mechanical system: it may go. */
+    if (st__cinfo(c)->initialised)
+        ST_TRY(refuse_if_initialised(n, "remove object", err));
     for (size_t i = 0; i < n->nobjects; i++) {
         if (n->objects[i] != c)
             continue;

@@ -45,6 +45,11 @@ typedef struct sys_impl {
     bool *fed;                    /* nstates: a force field or mass acts on the state or on a
                                      state mapped from it (fixed at compile) */
     bool *fed_now;                /* nstates: the same with this step's externalForce */
+    /* The last linear system handed to a linear solver (st_system_last_linsolve). */
+    bool ls_assembled, ls_solved;
+    double ls_mf, ls_bf, ls_kf;
+    double *ls_b, *ls_x;          /* ls_n doubles each, copies */
+    size_t ls_n;
 } sys_impl;
 
 /* The parameters a mass or force field sees: the system's, with the gravity
@@ -483,6 +488,8 @@ void st__system_destroy(st_system **psys)
         st_free(s->scratch[i]);
     st_free(s->scratch);
     st_free(s->scratch_n);
+    st_free(s->ls_b);
+    st_free(s->ls_x);
     st_free(sys->states);
     st_free(s->st);
     st_free(s->contrib);
@@ -1110,6 +1117,11 @@ st_status st_linsolver_set_system(st_component *ls, st_system *sys, double mf, d
     if (!ls || !ls->cls->linsolver || !ls->cls->linsolver->set_system)
         return st_error_set(err, ST_EINVAL, "st_linsolver_set_system: not a linear solver");
     double t0 = st_time_now(), a0 = sys->time_assembly;
+    sys_impl *s = impl(sys);
+    s->ls_assembled = true;
+    s->ls_mf = mf;
+    s->ls_bf = bf;
+    s->ls_kf = kf;
     st_status st = ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, err);
     /* Assembly is counted apart (st_matrix_assemble). */
     sys->time_factor += st_time_now() - t0 - (sys->time_assembly - a0);
@@ -1121,8 +1133,46 @@ st_status st_linsolver_solve(st_component *ls, st_system *sys, double *x, const 
 {
     if (!ls || !ls->cls->linsolver || !ls->cls->linsolver->solve)
         return st_error_set(err, ST_EINVAL, "st_linsolver_solve: not a linear solver");
+    /* Copies of b and x for st_system_last_linsolve: two copies of sys->size
+     * doubles beside a solve that costs at least a product with the matrix;
+     * grown once, never during later steps of the same size. */
+    sys_impl *s = impl(sys);
+    size_t n = sys->size;
+    if (s->ls_n != n) {
+        double *nb = st_realloc(s->ls_b, (n ? n : 1) * sizeof *nb);
+        if (nb)
+            s->ls_b = nb;
+        double *nx = nb ? st_realloc(s->ls_x, (n ? n : 1) * sizeof *nx) : NULL;
+        if (nx)
+            s->ls_x = nx;
+        s->ls_n = nb && nx ? n : 0;
+    }
+    bool keep = s->ls_n == n && n > 0;
+    if (keep)
+        memcpy(s->ls_b, b, n * sizeof *b);
     double t0 = st_time_now();
     st_status st = ls->cls->linsolver->solve(ls, sys, x, b, err);
     sys->time_linsolve += st_time_now() - t0;
+    if (keep)
+        memcpy(s->ls_x, x, n * sizeof *x);
+    s->ls_solved = keep && st == ST_OK;
     return st;
+}
+
+void st_system_last_linsolve(const st_system *sys, st_linsolve_record *out)
+{
+    const sys_impl *s = cimpl(sys);
+    *out = (st_linsolve_record){.struct_size = sizeof *out};
+    if (!sys)
+        return;
+    out->assembled = s->ls_assembled;
+    out->mf = s->ls_mf;
+    out->bf = s->ls_bf;
+    out->kf = s->ls_kf;
+    if (s->ls_solved && s->ls_n == sys->size) {
+        out->solved = true;
+        out->n = s->ls_n;
+        out->b = s->ls_b;
+        out->x = s->ls_x;
+    }
 }

@@ -751,7 +751,9 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
     else
         s->dt_varied |= dt != s->step_dt;
     const st_animloop_ops *ops = s->loop->cls->animloop;
+    s->stepping = true;
     st_status st = ops->step(s->loop, s->root, dt, err);
+    s->stepping = false;
     if (st == ST_OK) /* a change at the end of the step: systems whole again */
         st = st__scene_refresh_systems(s, err);
     if (st == ST_OK)
@@ -765,6 +767,88 @@ st_status st_scene_step(st_scene *s, double dt, st_error *err)
     }
     s->steps++;
     return ST_OK;
+}
+
+/* ---- components added to an initialised scene ---- */
+
+/* The components of n's subtree that were never initialised and did not
+ * fail: the ones added since init. Counts them; fills out up to max. */
+static size_t added_components(st_node *n, st_component **out, size_t max, size_t k)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (!st__cinfo(c)->initialised && c->state != ST_CSTATE_INVALID) {
+            if (k < max)
+                out[k] = c;
+            k++;
+        }
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        k = added_components(n->children[i], out, max, k);
+    return k;
+}
+
+st_status st_scene_init_added(st_scene *s, st_error *err)
+{
+    if (!s || !s->initialised)
+        return st_error_set(err, ST_ESTATE, "st_scene_init_added: the scene is not initialised "
+                                            "(st_scene_init initialises everything)");
+    if (s->stepping)
+        return st_error_set(err, ST_ESTATE,
+                            "components cannot be initialised during a step (the mechanical "
+                            "systems are in use): add them between steps");
+    size_t n = added_components(s->root, NULL, 0, 0);
+    if (n == 0)
+        return ST_OK;
+    st_component **added = st_malloc(n * sizeof *added);
+    if (!added)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    added_components(s->root, added, n, 0);
+    init_ctx x = {s, err, ST_OK, 0};
+    check_names(&x, s->root);
+    for (size_t i = 0; i < n && x.first == ST_OK; i++) {
+        st_error e = {0};
+        if (st__component_resolve_links(added[i], &e) != ST_OK)
+            record(&x, &e);
+    }
+    for (size_t i = 0; i < n && x.first == ST_OK; i++) {
+        st_error e = {0};
+        if (st__component_resolve_type(added[i], &e) != ST_OK)
+            record(&x, &e);
+    }
+    if (x.first == ST_OK) {
+        st__node_propagate_context(s->root);
+        init_node(&x, s->root, 0);
+        init_node(&x, s->root, 1);
+    }
+    st__node_unindex(s->root);
+    st_status st = x.first;
+    if (st == ST_OK) {
+        /* The systems are compiled again with the new components, keeping
+         * the states' positions and velocities (as after a topological
+         * change). */
+        for (size_t i = 0; i < s->nsystems; i++)
+            st__system_destroy(&s->systems[i]);
+        s->nsystems = 0;
+        st = compile_systems(s, err);
+        if (st == ST_OK)
+            st = bind_systems(s, err);
+        if (st == ST_OK)
+            st = bind_collision(s, err);
+        if (st != ST_OK) {
+            /* The systems are gone: the scene cannot step any more. */
+            st_error_prefix(err, "after components were added: ");
+            s->change_error = *err;
+        }
+    }
+    if (st == ST_OK)
+        for (size_t i = 0; i < n; i++)
+            if (added[i]->cls->on_event && st__cinfo(added[i])->initialised)
+                added[i]->cls->on_event(added[i], ST_EVENT_INIT_DONE, s->root->dt);
+    st_free(added);
+    if (st == ST_OK)
+        st = st__scene_take_failure(s, err);
+    return st;
 }
 
 static void reset_node(st_node *n)

@@ -9,7 +9,10 @@
  * (the "ODESolver" link, else the system's). Unlike
  * LinearSolverConstraintCorrection it covers every independent state the
  * solver integrates, not only its node's; the rows reach them through the
- * mappings (the constraint solver took them down already). */
+ * mappings (the constraint solver took them down already).
+ * In the VEL order (solveVelocityConstraintFirst), SOFA's
+ * applyVelocityCorrection: W takes cf times the velocity factor,
+ * v = v_free + vf dx (cf not applied), x is left to the animation loop. */
 #include "correction_common.h"
 
 typedef struct gcc {
@@ -128,7 +131,7 @@ static st_status gcc_apply(st_component *self, const st_cjacobian *J, const doub
     ST_TRY(corr_solve(c->b.ls, c->b.sys, c->b.sol, c->b.rhs, err));
     for (size_t s = 0; s < c->b.sys->nindep; s++) {
         st_mstate *ms = c->b.sys->states[s];
-        corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf);
+        corr_move_state(ms, st_slice(c->b.sol, ms), pf, vf); /* pf 0: velocities only */
     }
     return ST_OK;
 }

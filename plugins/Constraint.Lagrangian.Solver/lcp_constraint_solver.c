@@ -300,6 +300,7 @@ static st_status lcp_solve_constraint(st_component *self, st_node *root, double 
 static const st_csolver_ops lcp_solver_ops = {
     .struct_size = sizeof(st_csolver_ops),
     .solve_constraint = lcp_solve_constraint,
+    .problem = lagrange_solver_problem,
 };
 
 static st_status lcp_init(st_component *self, st_error *err)

@@ -534,7 +534,6 @@ static bool finish(lagrange_solver *s, const lagrange_outcome *o)
 static st_status solve_constraint_order(st_component *self, st_node *root, double dt,
                                         st_corder order, st_error *err)
 {
-    (void)dt;
     lagrange_solver *s = (lagrange_solver *)self;
     size_t dim = 0;
     double t0 = st_time_now();
@@ -543,6 +542,8 @@ static st_status solve_constraint_order(st_component *self, st_node *root, doubl
     s->time_build = t1 - t0;
     s->current_num_constraints = (int)dim;
     s->current_num_groups = (int)s->nblocks;
+    s->last_dim = dim;
+    st_node_send_event(self->node, ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END, dt);
     if (dim == 0) {
         s->current_error = 0.0;
         s->current_iterations = 0;
@@ -553,6 +554,7 @@ static st_status solve_constraint_order(st_component *self, st_node *root, doubl
         s->converged = solved && finish(s, &o);
     }
     s->time_correction = 0.0;
+    st_node_send_event(self->node, ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END, dt);
     double t2 = st_time_now();
     s->time_solve = t2 - t1;
     if (s->compute_constraint_forces) {
@@ -616,8 +618,24 @@ static st_status solve_constraint(st_component *self, st_node *root, double dt, 
     return solve_constraint_order(self, root, dt, ST_CORDER_POS_AND_VEL, err);
 }
 
+/* The last step's problem, as built and solved above. */
+void lagrange_solver_problem(const st_component *self, st_cproblem *out)
+{
+    const lagrange_solver *s = (const lagrange_solver *)self;
+    size_t dim = s->last_dim;
+    *out = (st_cproblem){.struct_size = sizeof *out, .dim = dim};
+    if (dim == 0 || !s->Jw)
+        return;
+    out->W = s->W;
+    out->dfree = s->dfree;
+    out->lambda = s->lambda;
+    out->J = &s->J;
+    out->Jind = s->Jw;
+}
+
 const st_csolver_ops lagrange_solver_ops = {
     .struct_size = sizeof(st_csolver_ops),
     .solve_constraint = solve_constraint,
     .solve_constraint_order = solve_constraint_order,
+    .problem = lagrange_solver_problem,
 };

@@ -79,6 +79,7 @@ typedef struct lagrange_solver {
      * solver summary counts the steps of each value), and the seconds spent
      * since init building (J, dfree, W), solving and correcting. */
     bool converged;                /* "converged" */
+    size_t last_dim;               /* rows of the last problem built (st_cproblem) */
     double time_build, time_solve, time_correction;
 } lagrange_solver;
 
@@ -163,5 +164,8 @@ st_status lagrange_nncg_attach(lagrange_solver *s, int iterations, st_error *err
 void lagrange_nncg_detach(lagrange_solver *s);
 void lagrange_solver_cleanup(st_component *self);
 extern const st_csolver_ops lagrange_solver_ops;
+/* The last step's problem (st_csolver_ops.problem), for the solvers that
+ * build it with the sequence above. */
+void lagrange_solver_problem(const st_component *self, st_cproblem *out);
 
 #endif

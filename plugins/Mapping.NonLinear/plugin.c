@@ -17,7 +17,11 @@ static st_status register_classes(st_registry *r, st_error *err)
     return st_registry_add(r, &square_distance_mapping_class, err);
 }
 
-static const char *const provides[] = {"Sofa.Component.Mapping.NonLinear", NULL};
+/* Sofa.Component.Mapping.MappedMatrix is an empty, deprecated module in
+ * SOFA (its components moved out); scenes still require it by name, so the
+ * name loads this plugin, which is what those scenes use beside it. */
+static const char *const provides[] = {"Sofa.Component.Mapping.NonLinear",
+                                       "Sofa.Component.Mapping.MappedMatrix", NULL};
 
 ST_PLUGIN_DEFINE("Mapping.NonLinear", "0.1.0",
                  "Non-linear mappings: RigidMapping, DistanceMapping, SquareDistanceMapping, "

@@ -42,7 +42,12 @@ def _text(v):
         return "@" + v.getPathName()
     if v is None:
         return ""
-    a = np.asarray(v)
+    try:
+        a = np.asarray(v)
+    except ValueError:
+        # rows of different sizes (a Rigid3 mass: [mass, volume, [9 inertia
+        # values]]): each element's text in turn, as SOFA reads the value
+        return " ".join(_text(x) for x in v)
     if a.dtype.kind == "f":
         return " ".join(repr(float(x)) for x in a.ravel())
     if a.dtype.kind in "iub":
@@ -50,6 +55,29 @@ def _text(v):
     if a.dtype.kind in "US":
         return " ".join(str(x) for x in a.ravel())
     return " ".join(_text(x) for x in v)
+
+
+_LEADING_REAL = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _sofa_real_text(obj, name, text):
+    """A string given to addObject is SOFA's text, read as SOFA reads it (a
+    .scn attribute): for a real field, SOFA's istream reads the leading number
+    of "10-3" (10). The same here, with a warning; other text as it is."""
+    m = _LEADING_REAL.match(text)
+    if m is None or m.end() == len(text) or not text[m.end():].strip():
+        return text
+    try:
+        if _st.field_info(obj._ref, name).get("type") != "real":
+            return text
+    except Exception:
+        return text
+    head = text[:m.end()].strip()
+    _st.log(_st.LOG_WARNING, obj.getPathName(),
+            "%s: field '%s' expects a real number: read '%s' as %s, as SOFA does (it reads the "
+            "leading number); write it whole (1e-3, not 10-3) if another value is meant"
+            % (obj.getClassName(), name, text, head), obj._ref.scene)
+    return head
 
 
 # ---- wrappers: one Python object per node or component ----
@@ -414,7 +442,8 @@ class Node(_Base):
                         "at init, so build the graph before Sofa.Simulation.init" % what)
 
     def addChild(self, child, **kwargs):
-        self._check_not_running("addChild")
+        if isinstance(child, Node):
+            self._check_not_running("addChild of an existing node")
         if isinstance(child, Node) and child._ref.scene is self._ref.scene:
             # SofaPython3 gives the node a second parent; settee's graph is a
             # tree: the node moves here (see _move_child).
@@ -581,9 +610,10 @@ class Node(_Base):
         return child
 
     def addObject(self, type_or_obj, *args, **kwargs):
-        self._check_not_running("addObject")
         if isinstance(type_or_obj, BaseComponent):
-            return type_or_obj._attach(self)
+            obj = type_or_obj._attach(self)
+            self._init_added(obj)
+            return obj
         if not isinstance(type_or_obj, str):
             raise TypeError("addObject expects a class name (str) or a Python component, got %r"
                             % (type_or_obj,))
@@ -603,14 +633,34 @@ class Node(_Base):
             items = sorted(kwargs.items(), key=lambda kv: kv[0] != "template")
             for k, v in items:
                 t = _text(v)
+                if isinstance(v, str):
+                    t = _sofa_real_text(obj, k, t)
                 _st.field_set(ref, k, t)
                 log.append((k, t))
         except Exception:
             _st.remove(self._ref, ref)
             raise
+        self._init_added(obj)
         return obj
 
     createObject = addObject
+
+    def _init_added(self, obj):
+        """A component added to an initialised scene is initialised at once
+        and the mechanical systems compiled again (st_scene_init_added); one
+        whose init fails is removed and the error raised."""
+        sref = self._ref.scene
+        if not sref.initialised:
+            return
+        try:
+            _st.scene_init_added(sref)
+        except Exception:
+            if obj._ref is not None and obj._ref.valid:
+                _st.remove(self._ref, obj._ref)
+                _logs(self).pop(obj._ref.address, None)
+                if isinstance(obj, BaseComponent):
+                    object.__setattr__(obj, "_ref", None)
+            raise
 
     def removeObject(self, obj):
         self._check_not_running("removeObject")
@@ -777,10 +827,75 @@ class Object(_ComponentMixin, _Base):
         Mass.assembleMMatrix), as a scipy.sparse.csr_matrix."""
         return _component_matrix(self, "M")
 
+    # SofaPython3's SofaConstraintSolver: the last constraint problem of a
+    # Lagrangian constraint solver, as numpy copies.
+    def W(self):
+        """The compliance matrix in constraint space of the last step, (n, n)."""
+        self._role("constraint_solver", "W")
+        return _st.constraint_problem(self._ref)[0]
+
+    def dfree(self):
+        """The constraint violations after the free motion of the last step."""
+        self._role("constraint_solver", "dfree")
+        return _st.constraint_problem(self._ref)[1]
+
+    def lambda_force(self):
+        """The constraint multipliers (forces) the last step found."""
+        self._role("constraint_solver", "lambda_force")
+        return _st.constraint_problem(self._ref)[2]
+
+    # SofaPython3's SofaLinearSystem and SofaLinearSolver: the last linear
+    # system the ODE solver handed to its linear solver.
+    def A(self):
+        """The matrix of the last linear system (scipy.sparse.csr_matrix; a
+        dense numpy array for the FullMatrix templates)."""
+        n, indptr, indices, data, _b, _x, _f = self._linear("A")
+        import scipy.sparse
+        m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+        if "FullMatrix" in self._template_text():
+            return m.toarray()
+        return m
+
+    get_system_matrix = A
+
+    def b(self):
+        """The right-hand side of the last linear solve (numpy, a copy)."""
+        return self._linear("b")[4]
+
+    get_rhs_vector = b
+
+    def x(self):
+        """The solution of the last linear solve (numpy, a copy)."""
+        return self._linear("x")[5]
+
+    get_solution_vector = x
+
+    def _linear(self, what):
+        r = _st.obj_roles(self._ref)
+        if not (r["linear_system"] or r["linear_solver"]):
+            raise Error("%s: %s() is for linear systems and linear solvers"
+                        % (self._describe(), what))
+        out = _st.linear_system(self._ref)
+        if what in ("b", "x") and out[4] is None:
+            raise Error("%s: no linear solve yet (run a step first)" % self._describe())
+        return out
+
+    def _template_text(self):
+        if self._has_field("template"):
+            v = self._get_field("template")
+            return v if isinstance(v, str) else ""
+        return ""
+
+    def _role(self, role, what):
+        if not _st.obj_roles(self._ref)[role]:
+            raise Error("%s: %s() is for %ss" % (self._describe(), what, role.replace("_", " ")))
+
     def init(self):
         pass
 
     def _lookup(self, name):
+        if name == "constraint" and _st.obj_roles(self._ref)["state"]:
+            return _ConstraintData(self, name)
         if self._has_field(name):
             return Data(self, name)
         return None
@@ -801,6 +916,28 @@ class Object(_ComponentMixin, _Base):
 
 
 # ---- Python components ----
+
+class _ConstraintData(Data):
+    """A state's constraint matrix (SofaPython3's MechanicalObject.constraint):
+    value is a scipy.sparse.csr_matrix, one row per constraint row of the last
+    step's problem, one column per scalar DOF of the state; read-only."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        rows, cols, r, c, v = _st.constraint_matrix(self._owner._ref)
+        import scipy.sparse
+        return scipy.sparse.coo_matrix((v, (r, c)), shape=(rows, cols)).tocsr()
+
+    @value.setter
+    def value(self, v):
+        raise Error("%s: the constraint matrix is written by the constraint models, not "
+                    "from Python" % self.getLinkPath())
+
+    def getValueString(self):
+        return str(self.value)
+
 
 class _VecData:
     """A state vector handed to a force field callback (SofaPython3 passes Data):
@@ -1307,6 +1444,32 @@ def _msg(level, args):
     elif emitter is not None:
         path = str(emitter)
     _st.log(level, path, text, sref if sref is not None and sref.alive else None)
+
+
+_handlers = []  # Sofa.Helper.MessageHandler objects entered, in order
+
+
+def _dispatch_message(level, where, path, text):
+    """Called by the native module for each message settee logs while a
+    MessageHandler is entered: gives each handler SofaPython3's message dict."""
+    if not _handlers:
+        return
+    kind = {0: "Error", 1: "Warning"}.get(level, "Info")
+    msg = {"type": kind, "isEmpty": not text, "sender": path or where or "settee",
+           "message": text, "component": None, "where": where, "path": path}
+    for h in list(_handlers):
+        h.process(dict(msg))
+
+
+def _enter_handler(h):
+    sref = _current_scene
+    _st.observe_log(sref if sref is not None and sref.alive else None)
+    _handlers.append(h)
+
+
+def _exit_handler(h):
+    if h in _handlers:
+        _handlers.remove(h)
 
 
 # ---- settee's own API ----

@@ -215,10 +215,25 @@ static const layout abi_2_layout[] = {
     M(st_ccorrection_ops, add_compliance, 8),
     M(st_ccorrection_ops, apply_correction, 16),
     M(st_ccorrection_ops, velocity_order, 24), /* ABI 2.5 */
-    S(st_csolver_ops, 24),
+    S(st_csolver_ops, 32),
     M(st_csolver_ops, struct_size, 0),
     M(st_csolver_ops, solve_constraint, 8),
     M(st_csolver_ops, solve_constraint_order, 16), /* ABI 2.5 */
+    M(st_csolver_ops, problem, 24),                /* ABI 2.6 */
+    S(st_cproblem, 56),                            /* ABI 2.6 */
+    M(st_cproblem, dim, 8),
+    M(st_cproblem, W, 16),
+    M(st_cproblem, dfree, 24),
+    M(st_cproblem, lambda, 32),
+    M(st_cproblem, J, 40),
+    M(st_cproblem, Jind, 48),
+    S(st_linsolve_record, 64),                     /* ABI 2.6 */
+    M(st_linsolve_record, assembled, 8),
+    M(st_linsolve_record, solved, 9),
+    M(st_linsolve_record, mf, 16),
+    M(st_linsolve_record, n, 40),
+    M(st_linsolve_record, b, 48),
+    M(st_linsolve_record, x, 56),
     S(st_cterm, 64),
     M(st_cterm, ms, 0),
     M(st_cterm, point, 8),
@@ -435,6 +450,8 @@ Test(sdk, enum_values_are_abi_2)
     cr_assert_eq(ST_EVENT_ANIMATE_BEGIN, 1);
     cr_assert_eq(ST_EVENT_ANIMATE_END, 2);
     cr_assert_eq(ST_EVENT_INIT_DONE, 3);
+    cr_assert_eq(ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END, 4); /* ABI 2.6 */
+    cr_assert_eq(ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END, 5);
     cr_assert_eq(ST_LOG_ERROR, 0);
     cr_assert_eq(ST_LOG_WARNING, 1);
     cr_assert_eq(ST_LOG_INFO, 2);

@@ -58,7 +58,14 @@ typedef enum st_cstate {
 typedef enum st_event {
     ST_EVENT_ANIMATE_BEGIN = 1, /* start of a step, before the solvers */
     ST_EVENT_ANIMATE_END,       /* end of a step, after time advanced */
-    ST_EVENT_INIT_DONE          /* after the whole scene was initialised */
+    ST_EVENT_INIT_DONE,         /* after the whole scene was initialised */
+    /* ABI 2.6. Sent by a constraint solver to the subtree of its node (SOFA's
+     * BuildConstraintSystemEndEvent, SolveConstraintSystemEndEvent): after
+     * it built the constraint problem (J, W, dfree), after it solved it
+     * (lambda), before the corrections. Handlers ignore events they do not
+     * know. */
+    ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END,
+    ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END
 } st_event;
 
 /* The common head of every component instance. Plugins read these members;

@@ -162,6 +162,21 @@ ST_API st_status st_linsolver_set_system(st_component *ls, st_system *sys, doubl
 ST_API st_status st_linsolver_solve(st_component *ls, st_system *sys, double *x, const double *b,
                                     st_error *err) ST_WARN_UNUSED;
 
+/* ABI 2.6. The last linear system an ODE solver of sys handed to its linear
+ * solver through the two functions above: the factors of its matrix
+ * mf M + bf B + kf K (assembled: set_system was called) and copies of the
+ * right-hand side b and the solution x of the last successful solve (solved;
+ * n = sys->size doubles, valid until the next solve). SofaPython3's
+ * linear system A(), b(), x(). */
+typedef struct st_linsolve_record {
+    size_t struct_size;
+    bool assembled, solved;
+    double mf, bf, kf;
+    size_t n;
+    const double *b, *x;
+} st_linsolve_record;
+ST_API void st_system_last_linsolve(const st_system *sys, st_linsolve_record *out);
+
 /* Vector operations over the independent part of derivative vectors
  * (sys->size doubles). */
 ST_API void st_vec_clear(const st_system *sys, double *v);                            /* v = 0 */

@@ -42,6 +42,10 @@ ST_API bool st_node_activated(const st_node *n);
  * own. ABI 2.6. */
 ST_API void st_node_set_context_gravity(st_node *n, const double g[3]);
 
+/* ABI 2.6. Sends ev to every component of n's subtree that has on_event,
+ * scene order, skipping deactivated nodes (SOFA's PropagateEventVisitor). */
+ST_API void st_node_send_event(st_node *n, st_event ev, double dt);
+
 /* The node's MechanicalObject (the first one), or NULL. */
 ST_API st_mstate *st_node_mstate(const st_node *n);
 
@@ -113,7 +117,9 @@ ST_API const char *st_node_scene_file(const st_node *n);
 
 /* ABI 2.4. Removes (and destroys) an object of n, or a child node of parent
  * with its subtree. Only before st_scene_init (ST_ESTATE after: the
- * mechanical systems point into the graph); ST_ENOTFOUND when c is not an
+ * mechanical systems point into the graph), except (ABI 2.6) an object
+ * added after init and not initialised (st_scene_init_added not called, or
+ * failed for it); ST_ENOTFOUND when c is not an
  * object of n (child not a child of parent). */
 ST_API st_status st_node_remove_object(st_node *n, st_component *c, st_error *err) ST_WARN_UNUSED;
 ST_API st_status st_node_remove_child(st_node *parent, st_node *child,

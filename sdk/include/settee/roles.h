@@ -416,6 +416,20 @@ struct st_ccorrection_ops {
 };
 
 /* Constraint solvers (SOFA's ConstraintSolver). */
+/* ABI 2.6. The constraint problem of a solver's last step, for reading
+ * (SofaPython3's ConstraintSolver.W(), lambda_force(), dfree(), and the
+ * constraint matrices of the states). Pointers are the solver's, valid
+ * until its next solve. */
+typedef struct st_cproblem {
+    size_t struct_size;
+    size_t dim;               /* constraint rows */
+    const double *W;          /* dim x dim, row-major: the compliance J A^-1 J^T */
+    const double *dfree;      /* dim: the violations after the free motion */
+    const double *lambda;     /* dim: the multipliers found */
+    const st_cjacobian *J;    /* the rows as the constraint models wrote them */
+    const st_cjacobian *Jind; /* the rows on independent states (J when no row was mapped) */
+} st_cproblem;
+
 struct st_csolver_ops {
     size_t struct_size;
     /* After the free motion of every system: build the constraint problem
@@ -425,6 +439,9 @@ struct st_csolver_ops {
      * ST_CORDER_POS_AND_VEL). NULL: only that order is supported. */
     st_status (*solve_constraint_order)(st_component *self, st_node *root, double dt,
                                         st_corder order, st_error *err);
+    /* ABI 2.6: fills out with the last step's problem (dim 0 before any).
+     * NULL: the solver does not tell. */
+    void (*problem)(const st_component *self, st_cproblem *out);
 };
 
 #ifdef __cplusplus

@@ -32,6 +32,10 @@ ST_API void st_runtime_destroy(st_runtime **rt);
 
 ST_API st_registry *st_runtime_registry(st_runtime *rt);
 ST_API void st_runtime_set_log(st_runtime *rt, st_log_fn fn, void *ud);
+/* ABI 2.6. The sink set last (NULL, NULL: none), so that an observer can
+ * install its own sink and pass every message on to it (SofaPython3's
+ * MessageHandler). */
+ST_API void st_runtime_get_log(const st_runtime *rt, st_log_fn *fn, void **ud);
 /* Strict reading of SOFA scenes (.scn/.xml): an unknown attribute of an
  * object is an error, as in YAML scenes, instead of SOFA's warning. Off by
  * default; `settee check --strict` and `settee run --strict` set it. */

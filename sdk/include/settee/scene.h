@@ -41,6 +41,15 @@ ST_API st_status st_scene_set(st_scene *s, const char *target, const char *value
  * compiles the mechanical systems. Adds a DefaultAnimationLoop (with an
  * info message) when the root has no animation loop. */
 ST_API st_status st_scene_init(st_scene *s, st_error *err) ST_WARN_UNUSED;
+/* ABI 2.6. Initialises the components added to an initialised scene since
+ * (st_node_add_object after st_scene_init), parents first, in scene order as
+ * st_scene_init does, compiles the mechanical systems again (positions and
+ * velocities kept) and sends the new components ST_EVENT_INIT_DONE.
+ * Refused during a step. Nothing added: nothing done. A component whose
+ * init fails is left uninitialised (st_node_remove_object may remove it) and
+ * the systems as they were; a failure to compile the systems makes every
+ * later step fail with that error. */
+ST_API st_status st_scene_init_added(st_scene *s, st_error *err) ST_WARN_UNUSED;
 /* One step of the animation loop; dt <= 0 means the root's dt. A step
  * that leaves a position or velocity non-finite fails with ST_ESOLVER; the
  * scene is then replayed to the start of that step to name the force field
