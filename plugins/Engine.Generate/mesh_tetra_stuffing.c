@@ -30,6 +30,7 @@
 #include <float.h>
 #include <stdlib.h>
 
+#include "ray_triangle.h"
 #include "../shared/engine_util.h"
 
 typedef struct mesh_tetra_stuffing {
@@ -341,36 +342,6 @@ static int cmp_hit(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* SOFA's ray/triangle test: the parameter t of the hit along dir. */
-static bool ray_triangle(const double *a, const double *b, const double *c, const double *o,
-                         const double *dir, double *t_out)
-{
-    const double eps = DBL_EPSILON;
-    double e0[3], e1[3], pv[3], tv[3], qv[3];
-    for (int k = 0; k < 3; k++)
-        e0[k] = b[k] - a[k], e1[k] = c[k] - a[k], tv[k] = o[k] - a[k];
-    pv[0] = dir[1] * e1[2] - dir[2] * e1[1];
-    pv[1] = dir[2] * e1[0] - dir[0] * e1[2];
-    pv[2] = dir[0] * e1[1] - dir[1] * e1[0];
-    double det = e0[0] * pv[0] + e0[1] * pv[1] + e0[2] * pv[2];
-    if (fabs(det) <= eps)
-        return false;
-    double inv = 1.0 / det;
-    double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) * inv;
-    if (u < -eps || u > 1 + eps)
-        return false;
-    qv[0] = tv[1] * e0[2] - tv[2] * e0[1];
-    qv[1] = tv[2] * e0[0] - tv[0] * e0[2];
-    qv[2] = tv[0] * e0[1] - tv[1] * e0[0];
-    double v = (dir[0] * qv[0] + dir[1] * qv[1] + dir[2] * qv[2]) * inv;
-    if (v < -eps || u + v > 1 + eps)
-        return false;
-    double t = (e1[0] * qv[0] + e1[1] * qv[1] + e1[2] * qv[2]) * inv;
-    if (t < eps || t != t || u != u || v != v)
-        return false;
-    *t_out = t;
-    return true;
-}
 
 /* Traces the lattice line starting at p along edge e: votes and cuts. */
 static void trace_line(stuffing *s, int p, int e, const double *x, const unsigned *tri,

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "ray_triangle.h"
 #include "../shared/engine_util.h"
 #include "../shared/sofa_random.h"
 
@@ -57,36 +58,6 @@ static const st_field random_points_fields[] = {
               "Points outside the surface"),
     ST_FIELD_END};
 
-/* SOFA's ray/triangle test (as MeshTetraStuffing's): t of the hit along d. */
-static bool ray_hit(const double *a, const double *b, const double *c, const double *o,
-                    const double *d, double *t_out)
-{
-    const double eps = DBL_EPSILON;
-    double e0[3], e1[3], pv[3], tv[3], qv[3];
-    for (int k = 0; k < 3; k++)
-        e0[k] = b[k] - a[k], e1[k] = c[k] - a[k], tv[k] = o[k] - a[k];
-    pv[0] = d[1] * e1[2] - d[2] * e1[1];
-    pv[1] = d[2] * e1[0] - d[0] * e1[2];
-    pv[2] = d[0] * e1[1] - d[1] * e1[0];
-    double det = e0[0] * pv[0] + e0[1] * pv[1] + e0[2] * pv[2];
-    if (fabs(det) <= eps)
-        return false;
-    double inv = 1.0 / det;
-    double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) * inv;
-    if (u < -eps || u > 1 + eps)
-        return false;
-    qv[0] = tv[1] * e0[2] - tv[2] * e0[1];
-    qv[1] = tv[2] * e0[0] - tv[0] * e0[2];
-    qv[2] = tv[0] * e0[1] - tv[1] * e0[0];
-    double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) * inv;
-    if (v < -eps || u + v > 1 + eps)
-        return false;
-    double t = (e1[0] * qv[0] + e1[1] * qv[1] + e1[2] * qv[2]) * inv;
-    if (t < eps || t != t || u != u || v != v)
-        return false;
-    *t_out = t;
-    return true;
-}
 
 static bool is_inside(const random_points *r, const double *p)
 {
@@ -99,7 +70,7 @@ static bool is_inside(const random_points *r, const double *p)
         for (size_t t = 0; t < r->triangles.n; t++) {
             const unsigned *v = r->triangles.u + 3 * t;
             double h;
-            if (ray_hit(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], p, d, &h) && h < best)
+            if (ray_triangle(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], p, d, &h) && h < best)
                 best = h, tid = (long)t;
         }
         if (tid < 0)
