@@ -39,6 +39,7 @@ RUN = {
                                    "events (solveVelocityConstraintFirst)",
     "access_constraint_matrix.py": "MechanicalObject.constraint.value, a scipy.sparse matrix",
     "access_matrix.py": "MatrixLinearSystem A() / b() / x(), CRS and FullMatrix",
+    "access_energy.py": "kinetic and potential energies, with the MultiThreading plugin",
     "access_contact_forces.py": "contact forces of a Lagrangian solver",
     "keyEvents.py": "Sofa.constants.Key (no keyboard event headless)",
     "MessageHandler.py": "Sofa.Helper.MessageHandler",
