@@ -560,7 +560,9 @@ void ogl_model_on_event(st_component *self, st_event ev, double dt)
     }
 }
 
-static const char *const ogl_aliases[] = {"VisualModel", NULL};
+/* VisualModelImpl is SOFA's base of OglModel (Sofa.Component.Visual): the
+ * same visual state headless, OglModel's GL-only fields aside. */
+static const char *const ogl_aliases[] = {"VisualModel", "VisualModelImpl", NULL};
 
 const st_class ogl_model_class = {
     .struct_size = sizeof(st_class),

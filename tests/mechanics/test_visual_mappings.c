@@ -226,6 +226,35 @@ Test(visual_mappings, subset_and_identity_mappings_write_visual_models)
     st_scene_destroy(&s);
 }
 
+/* SOFA's VisualModelImpl (Sofa.Component.Visual, OglModel's base) is the
+ * same visual state: an IdentityMapping writes it. */
+Test(visual_mappings, visual_model_impl_is_a_visual_state)
+{
+    static const char *text =
+        "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -10 0\">\n" PLUGINS
+        "  <RequiredPlugin name=\"Sofa.Component.Visual\"/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name=\"Cloud\">\n"
+        "    <EulerExplicitSolver symplectic=\"true\"/>\n"
+        "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0\"/>\n"
+        "    <UniformMass totalMass=\"2\"/>\n"
+        "    <Node name=\"Visu\">\n"
+        "      <VisualModelImpl name=\"Visual\" color=\"blue\"/>\n"
+        "      <IdentityMapping input=\"@../dofs\" output=\"@Visual\"/>\n"
+        "    </Node>\n"
+        "  </Node>\n"
+        "</Node>\n";
+    st_scene *s = load_scn("impl.scn", text);
+    steps(s, 3);
+    const st_mstate *in = (const st_mstate *)topo_get(s, "/Cloud/dofs");
+    const st_array *vis = topo_arr(topo_get(s, "/Cloud/Visu/Visual"), "position");
+    cr_assert_eq(vis->n, 2);
+    cr_assert_lt(in->position.r[1], 0.0, "the particles fell");
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(vis->r[i], in->position.r[i], "x[%d]", i);
+    st_scene_destroy(&s);
+}
+
 /* The value of "key" in a JSON text: the text after it, or NULL. */
 static const char *after(const char *text, const char *key) { return strstr(text, key); }
 
