@@ -12,4 +12,19 @@
 
 extern const st_class st_euler_explicit_solver_class;
 
+/* SOFA's computeAcc for the Runge-Kutta solvers: a = P M^-1 f(x, v) after
+ * projecting and propagating x and v; f is scratch. */
+static inline st_status forward_compute_acc(st_system *sys, double *f, double *a, double *x,
+                                            double *v, st_error *err)
+{
+    st_system_project_position(sys, x);
+    st_system_project_velocity(sys, v);
+    st_system_propagate_x(sys, x);
+    st_system_propagate_v(sys, v);
+    st_system_compute_force(sys, f, x, v);
+    ST_TRY(st_system_acc_from_f(sys, a, f, err));
+    st_system_project_response(sys, a);
+    return ST_OK;
+}
+
 #endif

@@ -4,12 +4,14 @@
 #include "forward.h"
 
 extern const st_class st_runge_kutta4_solver_class;       /* runge_kutta4_solver.c */
+extern const st_class st_runge_kutta2_solver_class;       /* runge_kutta2_solver.c */
 extern const st_class st_central_difference_solver_class; /* central_difference_solver.c */
 
 static st_status forward_register(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &st_euler_explicit_solver_class, err));
     ST_TRY(st_registry_add(r, &st_runge_kutta4_solver_class, err));
+    ST_TRY(st_registry_add(r, &st_runge_kutta2_solver_class, err));
     ST_TRY(st_registry_add(r, &st_central_difference_solver_class, err));
     return ST_OK;
 }

@@ -2,7 +2,7 @@
  * Runge-Kutta scheme on (x, v), four force evaluations per step, each on a
  * projected and propagated state (SOFA's computeAcc). Needs diagonal
  * masses. */
-#include <settee/settee.h>
+#include "forward.h"
 
 typedef struct rk4 {
     st_component base;
@@ -18,20 +18,6 @@ static st_status rk4_bind(st_component *self, st_system *sys, st_error *err)
     return st_system_xvec_alloc(sys, &s->xt, err); /* coordinates */
 }
 
-/* a = P M^-1 f(x, v) after projecting and propagating x and v. */
-static st_status compute_acc(rk4 *s, st_system *sys, double *a, double *x, double *v,
-                             st_error *err)
-{
-    st_system_project_position(sys, x);
-    st_system_project_velocity(sys, v);
-    st_system_propagate_x(sys, x);
-    st_system_propagate_v(sys, v);
-    st_system_compute_force(sys, s->f, x, v);
-    ST_TRY(st_system_acc_from_f(sys, a, s->f, err));
-    st_system_project_response(sys, a);
-    return ST_OK;
-}
-
 static st_status rk4_solve(st_component *self, st_system *sys, double dt, st_error *err)
 {
     rk4 *s = (rk4 *)self;
@@ -40,19 +26,19 @@ static st_status rk4_solve(st_component *self, st_system *sys, double dt, st_err
     sys->mp.implicit = false;
     st_system_add_separate_gravity(sys, v, dt);
     /* k1: the state itself. */
-    ST_TRY(compute_acc(s, sys, s->k1a, x, v, err));
+    ST_TRY(forward_compute_acc(sys, s->f, s->k1a, x, v, err));
     /* k2 */
     st_vec_x_op(sys, s->xt, x, v, h2);
     st_vec_op(sys, s->k2v, v, s->k1a, h2);
-    ST_TRY(compute_acc(s, sys, s->k2a, s->xt, s->k2v, err));
+    ST_TRY(forward_compute_acc(sys, s->f, s->k2a, s->xt, s->k2v, err));
     /* k3 */
     st_vec_x_op(sys, s->xt, x, s->k2v, h2);
     st_vec_op(sys, s->k3v, v, s->k2a, h2);
-    ST_TRY(compute_acc(s, sys, s->k3a, s->xt, s->k3v, err));
+    ST_TRY(forward_compute_acc(sys, s->f, s->k3a, s->xt, s->k3v, err));
     /* k4 */
     st_vec_x_op(sys, s->xt, x, s->k3v, dt);
     st_vec_op(sys, s->k4v, v, s->k3a, dt);
-    ST_TRY(compute_acc(s, sys, s->k4a, s->xt, s->k4v, err));
+    ST_TRY(forward_compute_acc(sys, s->f, s->k4a, s->xt, s->k4v, err));
     /* x += h/6 k1v + h/3 k2v + h/3 k3v + h/6 k4v (k1v = v, read before v
      * changes), then the same for v. */
     st_vec_x_peq(sys, x, v, h6);

@@ -495,13 +495,14 @@ Test(static_solver, linear_spring_equilibrium)
     test_rt_close(&t);
 }
 
-/* ---- 10.8 RungeKutta4 and 10.10 CentralDifference (ODESolver.Forward) ---- */
+/* ---- 10.8 RungeKutta4, RungeKutta2 and 10.10 CentralDifference (ODESolver.Forward) ---- */
 
 typedef struct explicit_case {
     double K, m, h, rm, tol, p1, p2, plast;
 } explicit_case;
 
-static void run_explicit(const char *solver, const explicit_case *c, bool rk4)
+/* order: 4 or 2 for the Runge-Kutta recurrences, 0 for central differences. */
+static void run_explicit(const char *solver, const explicit_case *c, int order)
 {
     test_rt t;
     test_rt_open(&t);
@@ -522,7 +523,11 @@ static void run_explicit(const char *solver, const explicit_case *c, bool rk4)
             cr_assert(fabs(y - c->p2) <= c->tol, "p2 %.17g want %.17g", y, c->p2);
         last = y;
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step: %s", err.msg);
-        if (rk4) {
+        if (order == 2) {
+            double a1 = ACC(p), vm = v + h / 2 * a1, a2 = ACC(p + h / 2 * v);
+            p = p + h * vm;
+            v = v + h * a2;
+        } else if (order == 4) {
             double k1v = v, k1a = ACC(p);
             double k2v = v + h / 2 * k1a, k2a = ACC(p + h / 2 * k1v);
             double k3v = v + h / 2 * k2a, k3a = ACC(p + h / 2 * k2v);
@@ -553,7 +558,21 @@ Test(runge_kutta4_dynamic, cases, .timeout = 60)
         {100, 100, 0.001, 0, 9e-16, 0.9999950000004166, 0.9999800000066665, -13.16146836547134},
     };
     for (int k = 0; k < 3; k++)
-        run_explicit("RungeKutta4Solver: {}", &cs[k], true);
+        run_explicit("RungeKutta4Solver: {}", &cs[k], 4);
+}
+
+/* SOFA's RungeKutta2Solver (midpoint): the same spring, first positions
+ * and the one before the last step from the recurrence by hand (time summed
+ * in steps of h, as the scene sums it, until it reaches 2). */
+Test(runge_kutta2_dynamic, cases, .timeout = 60)
+{
+    const explicit_case cs[] = {
+        {100, 10, 0.01, 0, 5e-16, 0.9995, 0.99800025, 0.9999666003796429},
+        {1000, 10, 0.1, 0, 5e-16, 0.95, 0.825, 0.41907138824462753},
+        {100, 100, 0.001, 0, 9e-16, 0.999995, 0.9999800000025, -13.161471397502089},
+    };
+    for (int k = 0; k < 3; k++)
+        run_explicit("RungeKutta2Solver: {}", &cs[k], 2);
 }
 
 Test(central_difference_dynamic, cases, .timeout = 60)
@@ -567,6 +586,6 @@ Test(central_difference_dynamic, cases, .timeout = 60)
         char solver[128];
         snprintf(solver, sizeof solver, "CentralDifferenceSolver: {rayleighMass: %.17g}",
                  cs[k].rm);
-        run_explicit(solver, &cs[k], false);
+        run_explicit(solver, &cs[k], 0);
     }
 }
