@@ -51,6 +51,7 @@ typedef struct hexa_fem {
     double (*M)[24][24];             /* ne element mass matrices, owned */
     bool with_mass;                  /* HexahedronFEMForceFieldAndMass */
     st_component *followed;          /* the topology whose changes it follows */
+    fem_bsr Kg;                      /* assembled stiffness (fem.h), owned */
 } hexa_fem;
 
 /* SOFA's hexahedron frames, shared with HexahedralFEMForceField: r (rows:
@@ -72,5 +73,8 @@ void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, d
 void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g);
 void hfem_add_force_finish(hexa_fem *s);
+/* The assembled K add_dforce uses for this call (assembled now if needed),
+ * or NULL: the element loop. */
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp);
 
 #endif
