@@ -556,6 +556,13 @@ static bool types_compatible(st_type a, st_type b)
     if ((a == ST_T_REALS && (b == ST_T_COORDS || b == ST_T_DERIVS)) ||
         (b == ST_T_REALS && (a == ST_T_COORDS || a == ST_T_DERIVS)))
         return true;
+    /* A list of reals and a vec3[] or an index list (SOFA's
+     * genericCopyValueFrom: per element, the first min(widths) values,
+     * converted between integers and reals; MergeVectors<vector<SReal>> of
+     * "@box.indices" or of a loader's "@mesh.position"). */
+    if ((a == ST_T_REALS && (b == ST_T_VEC3S || st__type_is_index_list(b))) ||
+        (b == ST_T_REALS && (a == ST_T_VEC3S || a == ST_T_UINTS)))
+        return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
      * triangles; the copy checks the count makes whole elements). */
