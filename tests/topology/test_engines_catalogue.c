@@ -1,0 +1,125 @@
+/* test_engines_catalogue.c - the engines of issue 30 against hand
+ * computations: MergeVectors (concatenation; index lists in and out; a
+ * point list gives its first coordinates, as SOFA's data links; tuple
+ * templates refused), the four TransformMatrixEngines (translate, scale,
+ * rotate by 90 degrees about z, and the inverse of [S t]), IndexValueMapper
+ * (values written at indices, the gap filled with defaultValue). */
+#include <math.h>
+
+#include "topo_support.h"
+
+static test_rt T;
+static void setup(void) { test_rt_open(&T); }
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(engines_catalogue, .init = setup, .fini = teardown);
+
+#define HEAD                                                                                      \
+    "format: settee/1\n"                                                                          \
+    "root:\n"                                                                                     \
+    "  name: root\n"                                                                              \
+    "  objects:\n"                                                                                \
+    "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Generate,"                         \
+    " Sofa.Component.Engine.Transform, Sofa.Component.Engine.Select,"                             \
+    " Sofa.Component.Engine.Analyze, Sofa.Component.StateContainer,"                              \
+    " Sofa.Component.Constraint.Projective, Sofa.Component.Topology.Container.Constant]}\n"
+
+static void assert_reals(const st_array *a, const double *want, size_t n, double tol,
+                         const char *what)
+{
+    cr_assert_eq(a->n, n, "%s: %zu values, expected %zu", what, a->n, n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(fabs(a->r[i] - want[i]) <= tol, "%s[%zu] = %.17g, expected %.17g", what, i,
+                  a->r[i], want[i]);
+}
+
+Test(engines_catalogue, merge_vectors_concatenates)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - MergeVectors: {name: m, nbInputs: 3, input1: [1, 2.5], input2: [],"
+                 " input3: [7, 8, 9]}\n"
+                 "  children:\n"
+                 "    - name: N\n"
+                 "      objects:\n"
+                 "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,1,0]}\n"
+                 "        - BoxROI: {name: b1, box: [-0.5,-0.5,-0.5, 0.5,0.5,0.5]}\n"
+                 "        - BoxROI: {name: b2, box: [3.5,0.5,-0.5, 4.5,1.5,0.5]}\n"
+                 "        - MergeVectors: {name: idx, template: 'Data<int>',"
+                 " input1: '@b1.indices', input2: '@b2.indices'}\n"
+                 "        - FixedProjectiveConstraint: {name: fix, indices: '@idx.output'}\n"
+                 "        - MergeVectors: {name: px, input1: '@dofs.rest_position',"
+                 " input2: '@b2.indices'}\n");
+    const double want[] = {1, 2.5, 7, 8, 9};
+    assert_reals(topo_arr(topo_get(s, "m"), "output"), want, 5, 0, "m.output");
+    /* indices 0 and 4 through reals into an index list */
+    const unsigned fixed[] = {0, 4};
+    topo_assert_tuples(topo_arr(topo_get(s, "N/fix"), "indices"), 1, fixed, 2, "fix.indices");
+    /* a point list gives the first value of each point (SOFA's link copy) */
+    const double xs[] = {0, 1, 2, 3, 4, 4};
+    assert_reals(topo_arr(topo_get(s, "N/px"), "output"), xs, 6, 0, "px.output");
+    st_scene_destroy(&s);
+}
+
+Test(engines_catalogue, merge_vectors_errors)
+{
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - MergeVectors: {template: 'Data<Vec3d>',"
+                                            " input1: [1]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "not supported"), "%s", err.msg);
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - MergeVectors: {nbInputs: 9}\n", &err), ST_OK);
+    /* a real that is no index, into an index list */
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - MechanicalObject: {position: [0,0,0, 1,0,0]}\n"
+                                            "    - MergeVectors: {name: m, input1: [0.5]}\n"
+                                            "    - FixedProjectiveConstraint: {indices:"
+                                            " '@m.output'}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "not an index"), "%s", err.msg);
+}
+
+Test(engines_catalogue, transform_matrix_engines)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - TranslateTransformMatrixEngine: {name: T1, translation: [10, 11, 12]}\n"
+                 "    - ScaleTransformMatrixEngine: {name: T2, inT: '@T1.outT',"
+                 " scale: [1.2, 1.5, 0.8]}\n"
+                 "    - RotateTransformMatrixEngine: {name: T3, inT: '@T2.outT',"
+                 " rotation: [0, 0, 90]}\n"
+                 "    - InvertTransformMatrixEngine: {name: T4, inT: '@T2.outT'}\n"
+                 "    - ScaleTransformMatrixEngine: {name: Z}\n"
+                 "    - InvertTransformMatrixEngine: {name: T5, inT: '@Z.outT'}\n");
+    const double t1[] = {1, 0, 0, 10, 0, 1, 0, 11, 0, 0, 1, 12, 0, 0, 0, 1};
+    const double t2[] = {1.2, 0, 0, 10, 0, 1.5, 0, 11, 0, 0, 0.8, 12, 0, 0, 0, 1};
+    /* [S t] * [Rz(90) 0]: columns of S permuted, x -> y, y -> -x */
+    const double t3[] = {0, -1.2, 0, 10, 1.5, 0, 0, 11, 0, 0, 0.8, 12, 0, 0, 0, 1};
+    const double t4[] = {1 / 1.2, 0, 0, -10 / 1.2, 0, 1 / 1.5, 0, -11 / 1.5,
+                         0, 0, 1 / 0.8, -12 / 0.8, 0, 0, 0, 1};
+    /* SOFA's default scale 0 0 0, a singular matrix: its inverse block is 0 */
+    const double t5[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    assert_reals(topo_arr(topo_get(s, "T1"), "outT"), t1, 16, 0, "T1");
+    assert_reals(topo_arr(topo_get(s, "T2"), "outT"), t2, 16, 0, "T2");
+    assert_reals(topo_arr(topo_get(s, "T3"), "outT"), t3, 16, 1e-15, "T3");
+    assert_reals(topo_arr(topo_get(s, "T4"), "outT"), t4, 16, 1e-14, "T4");
+    assert_reals(topo_arr(topo_get(s, "T5"), "outT"), t5, 16, 0, "T5");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - InvertTransformMatrixEngine: {inT: [1, 2]}\n",
+                                   &err),
+                  ST_OK);
+}
+
+Test(engines_catalogue, index_value_mapper)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - IndexValueMapper: {name: a, inputValues: [5, 6], indices: [1, 4],"
+                 " value: 9, defaultValue: 2}\n"
+                 "    - IndexValueMapper: {name: b, inputValues: '@a.outputValues',"
+                 " indices: [0], value: -1}\n"
+                 "    - IndexValueMapper: {name: c, indices: [2]}\n");
+    const double a[] = {5, 9, 2, 2, 9}, b[] = {-1, 9, 2, 2, 9}, c[] = {1, 1, 0};
+    assert_reals(topo_arr(topo_get(s, "a"), "outputValues"), a, 5, 0, "a");
+    assert_reals(topo_arr(topo_get(s, "b"), "outputValues"), b, 5, 0, "b");
+    assert_reals(topo_arr(topo_get(s, "c"), "outputValues"), c, 3, 0, "c");
+    st_scene_destroy(&s);
+}
