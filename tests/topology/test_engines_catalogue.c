@@ -32,6 +32,16 @@ static void assert_reals(const st_array *a, const double *want, size_t n, double
                   a->r[i], want[i]);
 }
 
+/* n points of 3 values. */
+static void assert_points(const st_array *a, const double *want, size_t n, double tol,
+                          const char *what)
+{
+    cr_assert_eq(a->n, n, "%s: %zu points, expected %zu", what, a->n, n);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert(fabs(a->r[i] - want[i]) <= tol, "%s: point %zu [%zu] = %.17g, expected %.17g",
+                  what, i / 3, i % 3, a->r[i], want[i]);
+}
+
 Test(engines_catalogue, merge_vectors_concatenates)
 {
     st_scene *s = topo_scene(
@@ -122,4 +132,84 @@ Test(engines_catalogue, index_value_mapper)
     assert_reals(topo_arr(topo_get(s, "b"), "outputValues"), b, 5, 0, "b");
     assert_reals(topo_arr(topo_get(s, "c"), "outputValues"), c, 3, 0, "c");
     st_scene_destroy(&s);
+}
+
+/* ClusteringEngine: the flat "size, then indices" clusters, by hand. */
+Test(engines_catalogue, clustering_engine)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - ClusteringEngine: {name: all, radius: 1.5,"
+                 " position: [0,0,0, 1,0,0, 2,0,0, 3,0,0]}\n"
+                 "    - ClusteringEngine: {name: two, radius: 0.5, number: 2,"
+                 " position: [0,0,0, 1,0,0, 2,0,0, 3,0,0]}\n"
+                 "  children:\n"
+                 "    - name: N\n"
+                 "      objects:\n"
+                 "        - MeshTopology: {position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,0,0],"
+                 " edges: [0,1, 1,2, 2,3, 3,4]}\n"
+                 "        - ClusteringEngine: {name: geo, radius: 0.5, number: 2,"
+                 " position: '@MeshTopology1.position'}\n");
+    /* every point a centre; neighbours closer than 1.5 */
+    const unsigned all[] = {2, 0, 1, 3, 1, 0, 2, 3, 2, 1, 3, 2, 3, 2};
+    topo_assert_tuples(topo_arr(topo_get(s, "all"), "cluster"), 1, all, 14, "all");
+    /* centres 0 and 3 (the farthest); a point within no radius joins the
+     * nearest other centre, so each centre also lands in the other cluster,
+     * as in SOFA */
+    const unsigned two[] = {3, 0, 1, 3, 3, 3, 0, 2};
+    topo_assert_tuples(topo_arr(topo_get(s, "two"), "cluster"), 1, two, 8, "two");
+    /* geodesic: centres 0 and 4, point 2 at equal distance stays in 0's
+     * cell; each cluster grows over its cell and one ring beyond */
+    const unsigned geo[] = {4, 0, 1, 2, 3, 3, 4, 3, 2};
+    topo_assert_tuples(topo_arr(topo_get(s, "N/geo"), "cluster"), 1, geo, 9, "geo");
+    st_scene_destroy(&s);
+}
+
+#define SM_NODE(x0, x, extra)                                                                     \
+    "  children:\n"                                                                               \
+    "    - name: N\n"                                                                             \
+    "      objects:\n"                                                                            \
+    "        - MechanicalObject: {name: dofs, rest_position: " x0 ", position: " x "}\n"          \
+    "        - ShapeMatching: {name: sm, position: '@dofs.position'" extra "}\n"
+#define SM_TETRA "[0,0,0, 1,0,0, 0,1,0, 0,0,1, 5,5,5]"
+#define SM_CLUSTER ", cluster: [4, 0, 1, 2, 3]"
+#define SM_OCTA "[1,0,0, -1,0,0, 0,1,0, 0,-1,0, 0,0,1, 0,0,-1, 5,5,5]"
+#define SM_OCTA_CLUSTER ", cluster: [6, 0, 1, 2, 3, 4, 5]"
+/* the octahedron stretched by 2 along x and moved by (1, 1, 1) */
+#define SM_OCTA_X "[3,1,1, -1,1,1, 1,2,1, 1,0,1, 1,1,2, 1,1,0, 9,9,9]"
+
+/* ShapeMatching: a rigid motion is matched exactly; a stretch of an
+ * octahedron (Q = 2 I, so T = 2 S is symmetric and its rotation is I)
+ * gives back the rest shape about the current centre, or the current
+ * shape with affineRatio 1; the last point, in no cluster, keeps its
+ * position. */
+Test(engines_catalogue, shape_matching)
+{
+    /* rest rotated 90 degrees about z ((x,y,z) -> (-y,x,z)), moved by (1,2,3) */
+    st_scene *s =
+        topo_scene(&T, HEAD SM_NODE(SM_TETRA, "[1,2,3, 1,3,3, 0,2,3, 1,2,4, 9,9,9]", SM_CLUSTER));
+    const double rigid[] = {1, 2, 3, 1, 3, 3, 0, 2, 3, 1, 2, 4, 9, 9, 9};
+    assert_points(topo_arr(topo_get(s, "N/sm"), "targetPosition"), rigid, 5, 1e-12, "rigid");
+    st_scene_destroy(&s);
+    s = topo_scene(&T, HEAD SM_NODE(SM_OCTA, SM_OCTA_X, SM_OCTA_CLUSTER));
+    const double shifted[] = {2, 1, 1, 0, 1, 1, 1, 2, 1, 1, 0, 1, 1, 1, 2, 1, 1, 0, 9, 9, 9};
+    assert_points(topo_arr(topo_get(s, "N/sm"), "targetPosition"), shifted, 7, 1e-12,
+                  "stretch, rigid");
+    st_scene_destroy(&s);
+    s = topo_scene(&T, HEAD SM_NODE(SM_OCTA, SM_OCTA_X, SM_OCTA_CLUSTER ", affineRatio: 1"));
+    const double affine[] = {3, 1, 1, -1, 1, 1, 1, 2, 1, 1, 0, 1, 1, 1, 2, 1, 1, 0, 9, 9, 9};
+    assert_points(topo_arr(topo_get(s, "N/sm"), "targetPosition"), affine, 7, 1e-12,
+                  "stretch, affine");
+    st_scene_destroy(&s);
+    /* half way: the mean of the two */
+    s = topo_scene(&T, HEAD SM_NODE(SM_OCTA, SM_OCTA_X, SM_OCTA_CLUSTER ", affineRatio: 0.5"));
+    double half[21];
+    for (int k = 0; k < 21; k++)
+        half[k] = 0.5 * (shifted[k] + affine[k]);
+    assert_points(topo_arr(topo_get(s, "N/sm"), "targetPosition"), half, 7, 1e-12, "half");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD SM_NODE(SM_TETRA, SM_TETRA, ", cluster: [3, 0, 1]"),
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "only 2 values follow"), "%s", err.msg);
 }
