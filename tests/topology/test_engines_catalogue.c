@@ -213,3 +213,68 @@ Test(engines_catalogue, shape_matching)
                   ST_OK);
     cr_assert(strstr(err.msg, "only 2 values follow"), "%s", err.msg);
 }
+
+#define CUBE_ROI                                                                                  \
+    "ROIposition: [0,0,0, 1,0,0, 1,1,0, 0,1,0, 0,0,1, 1,0,1, 1,1,1, 0,1,1],"                      \
+    " ROItriangles: [0,2,1, 0,3,2, 4,5,6, 4,6,7, 0,1,5, 0,5,4, 3,7,6, 3,6,2, 0,4,7, 0,7,3,"        \
+    " 1,2,6, 1,6,5]"
+#define MESH_ROI_NODE(extra)                                                                      \
+    "  children:\n"                                                                               \
+    "    - name: N\n"                                                                             \
+    "      objects:\n"                                                                            \
+    "        - MechanicalObject: {position: [0.4,0.45,0.5, 0.7,0.2,0.3, 1.5,0.5,0.5,"             \
+    " 0.5,0.5,-0.2, 0.9,0.3,0.6]}\n"                                                             \
+    "        - MeshROI: {name: roi, " CUBE_ROI ", edges: [0,1, 3,1, 1,2]" extra "}\n"
+
+/* MeshROI on the unit cube: the rays (towards the nearer box corner, 100
+ * beyond) of points 0, 1, 4 cross one face away from its diagonal, points 2
+ * and 3 lie outside the box; edge (3, 1) has one vertex out but its middle
+ * inside (selected unless strict). */
+Test(engines_catalogue, mesh_roi_cube)
+{
+    st_scene *s = topo_scene(&T, HEAD MESH_ROI_NODE(""));
+    st_component *r = topo_get(s, "N/roi");
+    const unsigned in[] = {0, 1, 4}, out[] = {2, 3}, ein[] = {0, 1}, eout[] = {2};
+    topo_assert_tuples(topo_arr(r, "indices"), 1, in, 3, "indices");
+    topo_assert_tuples(topo_arr(r, "indicesOut"), 1, out, 2, "indicesOut");
+    topo_assert_tuples(topo_arr(r, "edgeIndices"), 1, ein, 2, "edgeIndices");
+    topo_assert_tuples(topo_arr(r, "edgeOutIndices"), 1, eout, 1, "edgeOutIndices");
+    const double box[] = {0, 0, 0, 1, 1, 1};
+    assert_reals(topo_arr(r, "box"), box, 6, 0, "box");
+    st_scene_destroy(&s);
+    s = topo_scene(&T, HEAD MESH_ROI_NODE(", strict: true"));
+    const unsigned strict_in[] = {0};
+    topo_assert_tuples(topo_arr(topo_get(s, "N/roi"), "edgeIndices"), 1, strict_in, 1, "strict");
+    st_scene_destroy(&s);
+    s = topo_scene(&T, HEAD MESH_ROI_NODE(", computeMeshROI: false"));
+    const unsigned all[] = {0, 1, 2, 3, 4};
+    topo_assert_tuples(topo_arr(topo_get(s, "N/roi"), "indices"), 1, all, 5, "all");
+    st_scene_destroy(&s);
+}
+
+/* ProximityROI keeps the N = 3 nearest within the radius in SOFA's heap
+ * order; when point 4 evicts point 0 (the farthest), SOFA's indicesOut
+ * records the heap's new top (2), not 0. */
+Test(engines_catalogue, proximity_roi_heap)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "  children:\n"
+                 "    - name: N\n"
+                 "      objects:\n"
+                 "        - MechanicalObject: {position: [0.5,0,0, 0.1,0,0, 0.3,0,0, 0.9,0,0,"
+                 " 0.2,0,0, 2,0,0]}\n"
+                 "        - ProximityROI: {name: p, centers: [0,0,0], radii: [1], N: 3}\n"
+                 "        - ProximityROI: {name: q, centers: [0,0,0], radii: [1]}\n");
+    st_component *p = topo_get(s, "N/p");
+    const unsigned in[] = {2, 1, 4}, out[] = {3, 2, 5};
+    topo_assert_tuples(topo_arr(p, "indices"), 1, in, 3, "indices");
+    topo_assert_tuples(topo_arr(p, "indicesOut"), 1, out, 3, "indicesOut");
+    const double d[] = {0.3, 0.1, 0.2};
+    assert_reals(topo_arr(p, "distance"), d, 3, 1e-15, "distance");
+    const double pts[] = {0.3, 0, 0, 0.1, 0, 0, 0.2, 0, 0};
+    assert_points(topo_arr(p, "pointsInROI"), pts, 3, 0, "pointsInROI");
+    /* N = 0, SOFA's default: disabled, indices stay "0" */
+    const unsigned zero[] = {0};
+    topo_assert_tuples(topo_arr(topo_get(s, "N/q"), "indices"), 1, zero, 1, "q");
+    st_scene_destroy(&s);
+}
