@@ -556,11 +556,12 @@ static bool types_compatible(st_type a, st_type b)
     if ((a == ST_T_REALS && (b == ST_T_COORDS || b == ST_T_DERIVS)) ||
         (b == ST_T_REALS && (a == ST_T_COORDS || a == ST_T_DERIVS)))
         return true;
-    /* A list of reals and a vec3[] or an index list (SOFA's
-     * genericCopyValueFrom: per element, the first min(widths) values,
+    /* A list of reals from a vec3[] or an index list, and an index list
+     * from reals (SOFA's genericCopyValueFrom: per element, the first value,
      * converted between integers and reals; MergeVectors<vector<SReal>> of
-     * "@box.indices" or of a loader's "@mesh.position"). */
-    if ((a == ST_T_REALS && (b == ST_T_VEC3S || st__type_is_index_list(b))) ||
+     * "@box.indices" or of a loader's "@mesh.position", and its output into
+     * FixedProjectiveConstraint's indices). */
+    if ((a == ST_T_REALS && b == ST_T_UINTS) ||
         (b == ST_T_REALS && (a == ST_T_VEC3S || a == ST_T_UINTS)))
         return true;
     /* Index and element lists link into each other (SOFA goes through their
