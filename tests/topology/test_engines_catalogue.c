@@ -278,3 +278,108 @@ Test(engines_catalogue, proximity_roi_heap)
     topo_assert_tuples(topo_arr(topo_get(s, "N/q"), "indices"), 1, zero, 1, "q");
     st_scene_destroy(&s);
 }
+
+/* GenerateCylinder: point and element counts, radii and heights of the
+ * layers, the tetrahedra filling the inscribed prism (volume (C/2) r^2
+ * sin(2 pi / C) h), and a closed surface where each edge has two
+ * triangles. */
+Test(engines_catalogue, generate_cylinder)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - GenerateCylinder: {name: c}\n"
+                 "    - GenerateCylinder: {name: d, radius: 0.5, height: 2, origin: [1, 2, 3],"
+                 " resCircumferential: 7, resRadial: 2, resHeight: 4, openSurface: false}\n");
+    st_component *c = topo_get(s, "c");
+    const st_array *x = topo_arr(c, "output_TetrahedraPosition");
+    cr_assert_eq(x->n, (6 * 3 + 1) * 5);
+    cr_assert_eq(topo_arr(c, "tetrahedra")->n, 3 * 6 * 4 + 6 * 2 * 6 * 4);
+    cr_assert_eq(topo_arr(c, "output_TrianglesPosition")->n, 6 * 5);
+    cr_assert_eq(topo_arr(c, "triangles")->n, 2 * 6 * 4);
+    /* layer 2, ring 2, angle index 1: radius 2 * 0.2 / 3, z = 2 * 1 / 4 */
+    const double *p = x->r + 3 * (2 * 19 + 1 + 6 + 1);
+    cr_assert_float_eq(hypot(p[0], p[1]), 0.4 / 3, 1e-15);
+    cr_assert_float_eq(atan2(p[1], p[0]), M_PI / 3, 1e-14);
+    cr_assert_float_eq(p[2], 0.5, 1e-15);
+    st_component *d = topo_get(s, "d");
+    x = topo_arr(d, "output_TetrahedraPosition");
+    const st_array *t = topo_arr(d, "tetrahedra");
+    cr_assert_eq(x->n, (7 * 2 + 1) * 4);
+    cr_assert_eq(t->n, 3 * 7 * 3 + 6 * 1 * 7 * 3);
+    double vol = 0;
+    for (size_t e = 0; e < t->n; e++) {
+        const double *a = x->r + 3 * t->u[4 * e], *b = x->r + 3 * t->u[4 * e + 1],
+                     *q = x->r + 3 * t->u[4 * e + 2], *w = x->r + 3 * t->u[4 * e + 3];
+        double u[3], v[3], z[3];
+        for (int k = 0; k < 3; k++)
+            u[k] = b[k] - a[k], v[k] = q[k] - a[k], z[k] = w[k] - a[k];
+        double det = u[0] * (v[1] * z[2] - v[2] * z[1]) - u[1] * (v[0] * z[2] - v[2] * z[0]) +
+                     u[2] * (v[0] * z[1] - v[1] * z[0]);
+        cr_assert(fabs(det) > 1e-12, "tetrahedron %zu is flat", e);
+        vol += fabs(det) / 6;
+    }
+    cr_assert_float_eq(vol, 3.5 * 0.25 * sin(2 * M_PI / 7) * 2, 1e-12);
+    /* the origin moves the axis point of the first layer */
+    cr_assert(x->r[0] == 1 && x->r[1] == 2 && x->r[2] == 3);
+    /* closed surface: 7 * (4 + 2) + 2 points, 2*7*3 + 2*7 + 4*7 triangles, watertight */
+    const st_array *sx = topo_arr(d, "output_TrianglesPosition"), *st = topo_arr(d, "triangles");
+    cr_assert_eq(sx->n, 7 * 6 + 2);
+    cr_assert_eq(st->n, 42 + 14 + 28);
+    for (size_t e = 0; e < st->n; e++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = st->u[3 * e + k], b = st->u[3 * e + (k + 1) % 3];
+            int shared = 0;
+            for (size_t f = 0; f < st->n; f++)
+                for (int m = 0; m < 3; m++) {
+                    unsigned u = st->u[3 * f + m], v = st->u[3 * f + (m + 1) % 3];
+                    shared += (u == a && v == b) || (u == b && v == a);
+                }
+            cr_assert_eq(shared, 2, "edge %u-%u is in %d triangles", a, b, shared);
+        }
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - GenerateCylinder: {BezierTriangleDegree: 2}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "Bezier"), "%s", err.msg);
+}
+
+#define BOX_2X1X1 "position: [0,0,0, 2,0,0, 0,1,0, 2,1,0, 0,0,1, 2,0,1, 0,1,1, 2,1,1]"
+
+/* GenerateRigidMass of a closed 2 x 1 x 1 box (outward faces) of density
+ * 3: volume 2, mass 6, centre (1, 0.5, 0.5), inertia per unit mass
+ * diag((b^2 + c^2), (a^2 + c^2), (a^2 + b^2)) / 12; the same from quads,
+ * from their triangles and from polygons. */
+Test(engines_catalogue, generate_rigid_mass_box)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - GenerateRigidMass: {name: q, density: 3, " BOX_2X1X1 ","
+                 " quads: [0,4,6,2, 1,3,7,5, 0,1,5,4, 2,6,7,3, 0,2,3,1, 4,5,7,6]}\n"
+                 "    - GenerateRigidMass: {name: t, density: 3, " BOX_2X1X1 ","
+                 " triangles: [0,4,6, 0,6,2, 1,3,7, 1,7,5, 0,1,5, 0,5,4, 2,6,7, 2,7,3,"
+                 " 0,2,3, 0,3,1, 4,5,7, 4,7,6]}\n"
+                 "    - GenerateRigidMass: {name: p, density: 3, " BOX_2X1X1 ","
+                 " polygons: [4,0,4,6,2, 4,1,3,7,5, 4,0,1,5,4, 4,2,6,7,3, 4,0,2,3,1,"
+                 " 4,4,5,7,6]}\n");
+    const char *names[] = {"q", "t", "p"};
+    for (int n = 0; n < 3; n++) {
+        st_component *c = topo_get(s, names[n]);
+        const st_field *f = st_component_field(c, "rigidMass");
+        const st_mass_value *m = st_component_field_ptr(c, f);
+        cr_assert_float_eq(m->volume, 2, 1e-14, "%s", names[n]);
+        cr_assert_float_eq(m->mass, 6, 1e-13, "%s", names[n]);
+        const double I[9] = {2.0 / 12, 0, 0, 0, 5.0 / 12, 0, 0, 0, 5.0 / 12};
+        for (int k = 0; k < 9; k++)
+            cr_assert(fabs(m->inertia[k] - I[k]) < 1e-14, "%s: I[%d] = %.17g", names[n], k,
+                      m->inertia[k]);
+        assert_reals(topo_arr(c, "inertiaMatrix"), I, 9, 1e-14, names[n]);
+        const double *mc = st_component_field_ptr(c, st_component_field(c, "massCenter"));
+        const double *co = st_component_field_ptr(c, st_component_field(c, "centerToOrigin"));
+        cr_assert(fabs(mc[0] - 1) < 1e-14 && fabs(mc[1] - 0.5) < 1e-14 &&
+                      fabs(mc[2] - 0.5) < 1e-14,
+                  "%s: centre %g %g %g", names[n], mc[0], mc[1], mc[2]);
+        cr_assert(co[0] == -mc[0] && co[1] == -mc[1] && co[2] == -mc[2]);
+        cr_assert_float_eq(*(double *)st_component_field_ptr(c, st_component_field(c, "mass")),
+                           6, 1e-13);
+    }
+    st_scene_destroy(&s);
+}
