@@ -383,3 +383,37 @@ Test(engines_catalogue, generate_rigid_mass_box)
     }
     st_scene_destroy(&s);
 }
+
+/* ExtrudeSurface: one triangle lifted by heightFactor 2 along its normal
+ * (+z) gives a prism, by hand; a square of two triangles gives a closed
+ * shell (each edge in two triangles), its shared diagonal not walled. */
+Test(engines_catalogue, extrude_surface)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - ExtrudeSurface: {name: one, heightFactor: 2,"
+                 " surfaceVertices: [0,0,0, 1,0,0, 0,1,0, 5,5,5], triangles: [0,1,2],"
+                 " surfaceTriangles: [0]}\n"
+                 "    - ExtrudeSurface: {name: sq, surfaceVertices: [0,0,0, 1,0,0, 1,1,0, 0,1,0],"
+                 " triangles: [0,1,2, 0,2,3], surfaceTriangles: [0, 1]}\n");
+    st_component *one = topo_get(s, "one");
+    const double pts[] = {0, 0, 0, 0, 0, 2, 1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 1, 2};
+    assert_points(topo_arr(one, "extrusionVertices"), pts, 6, 1e-15, "one");
+    const unsigned tris[] = {0, 4, 2, 1, 3, 5, 0, 2, 1, 3, 1, 2,
+                             0, 4, 1, 5, 1, 4, 2, 4, 3, 5, 3, 4};
+    topo_assert_tuples(topo_arr(one, "extrusionTriangles"), 3, tris, 8, "one");
+    const st_array *t = topo_arr(topo_get(s, "sq"), "extrusionTriangles");
+    cr_assert_eq(topo_arr(topo_get(s, "sq"), "extrusionVertices")->n, 8);
+    cr_assert_eq(t->n, 4 + 8);
+    for (size_t e = 0; e < t->n; e++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = t->u[3 * e + k], b = t->u[3 * e + (k + 1) % 3];
+            int shared = 0;
+            for (size_t f = 0; f < t->n; f++)
+                for (int m = 0; m < 3; m++) {
+                    unsigned u = t->u[3 * f + m], v = t->u[3 * f + (m + 1) % 3];
+                    shared += (u == a && v == b) || (u == b && v == a);
+                }
+            cr_assert_eq(shared, 2, "edge %u-%u is in %d triangles", a, b, shared);
+        }
+    st_scene_destroy(&s);
+}
