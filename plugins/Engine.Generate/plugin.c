@@ -3,14 +3,14 @@
  * (GenerateGrid, JoinPoints, MergeMeshes, MergePoints, MeshTetraStuffing,
  * NormEngine, RandomPointDistributionInSurface, Spiral, VolumeFromTriangles,
  * VolumeFromVolumetricElements, MeshClosingEngine, MergeVectors, GenerateRigidMass,
- * GenerateCylinder, ExtrudeSurface). */
+ * GenerateCylinder, ExtrudeSurface, MeshBarycentricMapperEngine). */
 #include <settee/settee.h>
 
 extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
     norm_engine_class, mesh_tetra_stuffing_class, random_point_distribution_class,
     volume_from_triangles_class, volume_from_elements_class, spiral_class,
     mesh_closing_engine_class, merge_vectors_class, generate_rigid_mass_class,
-    generate_cylinder_class, extrude_surface_class;
+    generate_cylinder_class, extrude_surface_class, mesh_barycentric_mapper_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -22,7 +22,8 @@ static st_status register_classes(st_registry *r, st_error *err)
                                        &volume_from_elements_class, &spiral_class,
                                        &mesh_closing_engine_class, &merge_vectors_class,
                                        &generate_rigid_mass_class, &generate_cylinder_class,
-                                       &extrude_surface_class};
+                                       &extrude_surface_class,
+                                       &mesh_barycentric_mapper_engine_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

@@ -417,3 +417,40 @@ Test(engines_catalogue, extrude_surface)
         }
     st_scene_destroy(&s);
 }
+
+/* MeshBarycentricMapperEngine: points inside a tetrahedron get its local
+ * coordinates; a point outside every element goes to the element with the
+ * nearest centre (coordinates outside [0, 1]); on a surface, a point within
+ * 0.01 of the triangle's plane (in units of its normal's length) is in it.
+ * SOFA's first interpolation weight, 1 - (b1 - b2 - b3), as SOFA. */
+Test(engines_catalogue, mesh_barycentric_mapper_engine)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "  children:\n"
+                 "    - name: V\n"
+                 "      objects:\n"
+                 "        - MeshTopology: {name: topo, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1,"
+                 " 5,5,5, 6,5,5, 5,6,5, 5,5,6], tetrahedra: [0,1,2,3, 4,5,6,7]}\n"
+                 "        - MeshBarycentricMapperEngine: {name: m, topology: '@topo',"
+                 " inputPositions: '@topo.position', computeLinearInterpolation: true,"
+                 " mappedPointPositions: [0.1,0.2,0.3, 4.9,5,5]}\n"
+                 "    - name: S\n"
+                 "      objects:\n"
+                 "        - MeshTopology: {name: topo, position: [0,0,0, 2,0,0, 0,2,0],"
+                 " triangles: [0,1,2]}\n"
+                 "        - MeshBarycentricMapperEngine: {name: m, inputPositions:"
+                 " '@topo.position', mappedPointPositions: [0.5,0.5,0.02]}\n");
+    st_component *m = topo_get(s, "V/m");
+    const double b[] = {0.1, 0.2, 0.3, -0.1, 0, 0};
+    assert_points(topo_arr(m, "barycentricPositions"), b, 2, 1e-15, "tetra");
+    const unsigned table[] = {0, 1};
+    topo_assert_tuples(topo_arr(m, "tableElements"), 1, table, 2, "table");
+    const unsigned idx[] = {4, 0, 1, 2, 3, 4, 4, 5, 6, 7};
+    topo_assert_tuples(topo_arr(m, "linearInterpolationIndices"), 1, idx, 10, "indices");
+    const double w[] = {1 - (0.1 - 0.2 - 0.3), 0.1, 0.2, 0.3, 1 - (-0.1), -0.1, 0, 0};
+    assert_reals(topo_arr(m, "linearInterpolationValues"), w, 8, 1e-15, "values");
+    /* triangle: (0.25, 0.25), the normal's coordinate (0.02 / 4) not reported */
+    const double bt[] = {0.25, 0.25, 0};
+    assert_points(topo_arr(topo_get(s, "S/m"), "barycentricPositions"), bt, 1, 1e-15, "tri");
+    st_scene_destroy(&s);
+}
