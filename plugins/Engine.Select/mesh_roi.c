@@ -29,7 +29,7 @@ static const st_field mesh_roi_fields[] = {
                "Draw the data not contained in the ROI"),
     ST_IGNORED(roi, draw_box, "drawBox", ST_T_BOOL, bool, "false",
                "Draw the Bounding box around the mesh used for the ROI"),
-    ROI_INPUTS(NULL),
+    ROI_INPUTS_STRICT(NULL, "false"),
     ROI_OUTPUTS(NULL),
     ROI_DRAW(NULL),
     ST_FIELD_END};
@@ -96,7 +96,6 @@ static st_status mesh_roi_create(st_component *self, st_error *err)
     (void)err;
     roi *r = (roi *)self;
     r->inside = mesh_inside;
-    r->strict = false; /* MeshROI's default, unlike the other ROIs */
     r->vertices_first = true;
     r->do_update = true;
     return ST_OK;
@@ -189,8 +188,7 @@ const st_class mesh_roi_class = {
     .struct_size = sizeof(st_class),
     .name = "MeshROI",
     .category = "Engine",
-    .description = "Find the primitives (vertex/edge/triangle/tetrahedron) inside a given mesh "
-                   "(strict defaults to false here)",
+    .description = "Find the primitives (vertex/edge/triangle/tetrahedron) inside a given mesh.",
     .instance_size = sizeof(roi),
     .fields = mesh_roi_fields,
     .create = mesh_roi_create,
