@@ -147,6 +147,8 @@ static st_status mbme_update(st_component *self, st_error *err)
     }
     eng_clear(&e->interp_indices);
     eng_clear(&e->interp_values);
+    if (n == 0)
+        return ST_OK;
     const st_array *tets = &e->tetrahedra, *hexs = &e->hexahedra, *tris = &e->triangles,
                    *quads = &e->quads;
     ST_TRY(check_elems(e, tets, 4, "tetrahedra", err));
@@ -155,7 +157,7 @@ static st_status mbme_update(st_component *self, st_error *err)
     ST_TRY(check_elems(e, quads, 4, "quads", err));
     bool volume = tets->n || hexs->n;
     if (!volume && !tris->n && !quads->n) {
-        if (e->edges.n && n)
+        if (e->edges.n)
             st_component_warn(self, "addPointInLine not implemented");
         return ST_OK;
     }
