@@ -8,7 +8,8 @@
  * clusters of c + T (p0 - c0), a point in no cluster keeps its position.
  * `iterations` repeats this from the targets. Rest positions are the
  * state's. The clusters come as ClusteringEngine writes them: each its size
- * then its indices. Vec3d only (SOFA's Rigid3d variant is not there). */
+ * then its indices. Rigid3d, as SOFA's, computes nothing (SOFA's
+ * specialisation is an empty placeholder): targetPosition stays empty. */
 #include <math.h>
 #include <string.h>
 
@@ -137,7 +138,7 @@ static st_status shape_matching_update(st_component *self, st_error *err)
 {
     shape_matching *e = (shape_matching *)self;
     st_mstate *ms = st_component_mstate(self);
-    if (!ms)
+    if (!ms || eng_coord_size(self) != 3)
         return ST_OK;
     const st_array *x0 = &ms->rest_position, *x = &e->position;
     size_t nbp = x0->n, nbf = e->fixed_position0.n, nbc = 0;
@@ -256,7 +257,7 @@ static const st_engine_ops shape_matching_engine = {
     .update = shape_matching_update,
 };
 
-static const char *const shape_matching_templates[] = {"Vec3d", NULL};
+static const char *const shape_matching_templates[] = {"Vec3d", "Rigid3d", NULL};
 
 const st_class shape_matching_class = {
     .struct_size = sizeof(st_class),

@@ -50,7 +50,8 @@ Test(engines_catalogue, merge_vectors_concatenates)
                  "  children:\n"
                  "    - name: N\n"
                  "      objects:\n"
-                 "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,1,0]}\n"
+                 "        - MechanicalObject: {name: dofs,"
+                 " position: [0,0,0, 1,0,0, 2,0,0, 3,0,0, 4,1,0]}\n"
                  "        - BoxROI: {name: b1, box: [-0.5,-0.5,-0.5, 0.5,0.5,0.5]}\n"
                  "        - BoxROI: {name: b2, box: [3.5,0.5,-0.5, 4.5,1.5,0.5]}\n"
                  "        - MergeVectors: {name: idx, template: 'Data<int>',"
@@ -212,6 +213,16 @@ Test(engines_catalogue, shape_matching)
                                    &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "only 2 values follow"), "%s", err.msg);
+    /* Rigid3d: SOFA's placeholder computes nothing */
+    s = topo_scene(&T, HEAD "  children:\n"
+                            "    - name: R\n"
+                            "      objects:\n"
+                            "        - MechanicalObject: {template: Rigid3d, name: dofs,"
+                            " position: [0,0,0,0,0,0,1, 1,0,0,0,0,0,1]}\n"
+                            "        - ShapeMatching: {name: sm, position: '@dofs.position',"
+                            " cluster: [2, 0, 1]}\n");
+    cr_assert_eq(topo_arr(topo_get(s, "R/sm"), "targetPosition")->n, 0);
+    st_scene_destroy(&s);
 }
 
 #define CUBE_ROI                                                                                  \
@@ -336,11 +347,78 @@ Test(engines_catalogue, generate_cylinder)
             cr_assert_eq(shared, 2, "edge %u-%u is in %d triangles", a, b, shared);
         }
     st_scene_destroy(&s);
-    st_error err = {0};
-    cr_assert_neq(topo_scene_fails(&T, HEAD "    - GenerateCylinder: {BezierTriangleDegree: 2}\n",
-                                   &err),
-                  ST_OK);
-    cr_assert(strstr(err.msg, "Bezier"), "%s", err.msg);
+}
+
+/* GenerateCylinder's Bezier control points on a square "cylinder" (C = 4,
+ * radius 1, height 2): at degree 2 a wall edge along the circle gets the
+ * corner of the tangents, (1, 1) for the quarter from (1, 0) to (0, 1),
+ * with weight cos(pi / 4); a wall diagonal the same corner at its second
+ * end's height; a vertical edge its middle, weight 1. Degree 3: two points
+ * per edge and one per face. */
+Test(engines_catalogue, generate_cylinder_bezier)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - GenerateCylinder: {name: b2, radius: 1, height: 2, resCircumferential: 4,"
+                 " resRadial: 1, resHeight: 2, BezierTriangleDegree: 2,"
+                 " BezierTetrahedronDegree: 2}\n"
+                 "    - GenerateCylinder: {name: b3, radius: 1, height: 2, resCircumferential: 4,"
+                 " resRadial: 1, resHeight: 2, BezierTriangleDegree: 3}\n");
+    st_component *b2 = topo_get(s, "b2");
+    const st_array *x = topo_arr(b2, "output_TrianglesPosition");
+    const st_array *w = topo_arr(b2, "BezierTriangleWeights");
+    const double c = cos(M_PI / 4);
+    /* 8 wall points, then one per edge: 8 along the circles, 4 vertical, 4 diagonal */
+    cr_assert_eq(x->n, 8 + 16);
+    cr_assert_eq(w->n, 24);
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(w->r[i], 1.0);
+    const double want[] = {1, 1, 0, 1, 1, 2, 1, 0, 1};
+    for (int k = 0; k < 9; k++)
+        cr_assert(fabs(x->r[24 + k] - want[k]) < 1e-15, "point %d [%d] = %.17g", 8 + k / 3, k % 3,
+                  x->r[24 + k]);
+    cr_assert_float_eq(w->r[8], c, 1e-15);
+    cr_assert_float_eq(w->r[9], c, 1e-15);
+    cr_assert_eq(w->r[10], 1.0);
+    const st_array *rat = topo_arr(b2, "isBezierTriangleRational");
+    cr_assert_eq(rat->n, 8);
+    for (size_t i = 0; i < rat->n; i++)
+        cr_assert_eq(rat->u[i], 1);
+    /* tetrahedra: one point per distinct edge */
+    const st_array *tx = topo_arr(b2, "output_TetrahedraPosition");
+    const st_array *tt = topo_arr(b2, "tetrahedra");
+    cr_assert_eq(tt->n, 12);
+    unsigned seen[64][2];
+    size_t ne = 0;
+    for (size_t e = 0; e < tt->n; e++)
+        for (int a = 0; a < 4; a++)
+            for (int b = a + 1; b < 4; b++) {
+                unsigned lo = tt->u[4 * e + a], hi = tt->u[4 * e + b];
+                if (lo > hi) {
+                    unsigned t = lo;
+                    lo = hi, hi = t;
+                }
+                bool found = false;
+                for (size_t k = 0; k < ne; k++)
+                    found |= seen[k][0] == lo && seen[k][1] == hi;
+                if (!found)
+                    seen[ne][0] = lo, seen[ne][1] = hi, ne++;
+            }
+    cr_assert_eq(tx->n, 10 + ne);
+    cr_assert_eq(topo_arr(b2, "BezierTetrahedronWeights")->n, 10 + ne);
+    /* points with weight cos(pi/4) on a circle edge sit at the tangents' corner */
+    const st_array *tw = topo_arr(b2, "BezierTetrahedronWeights");
+    int corners = 0;
+    for (size_t i = 10; i < tx->n; i++)
+        if (fabs(tw->r[i] - c) < 1e-15) {
+            cr_assert_float_eq(hypot(tx->r[3 * i], tx->r[3 * i + 1]), sqrt(2.0), 1e-14);
+            corners++;
+        }
+    cr_assert_eq(corners, 8 + 4, "%d arc points (8 circle edges, 4 wall diagonals)", corners);
+    /* degree 3: two points per edge, one per face */
+    st_component *b3 = topo_get(s, "b3");
+    cr_assert_eq(topo_arr(b3, "output_TrianglesPosition")->n, 8 + 2 * 16 + 8);
+    cr_assert_float_eq(topo_arr(b3, "BezierTriangleWeights")->r[8], (1 + 2 * c) / 3, 1e-15);
+    st_scene_destroy(&s);
 }
 
 #define BOX_2X1X1 "position: [0,0,0, 2,0,0, 0,1,0, 2,1,0, 0,0,1, 2,0,1, 0,1,1, 2,1,1]"
