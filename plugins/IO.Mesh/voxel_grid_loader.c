@@ -94,6 +94,9 @@ static st_status check_integers(st_component *self, const char *field, const dou
 static st_status vgl_init(st_component *self, st_error *err)
 {
     voxel_grid_loader *o = (voxel_grid_loader *)self;
+    if (!o->filename || !o->filename[0])
+        return st_component_error(self, "filename", err, ST_ESCENE,
+                                  "no filename: give the .raw voxel file to load");
     ST_TRY(check_integers(self, "resolution", o->resolution, 3, err));
     if (o->roi.n != 6)
         return st_component_error(self, "ROI", err, ST_EINVAL,
