@@ -165,6 +165,11 @@ static st_status blender_init(st_component *self, st_error *err)
         return st_component_error(self, "nbPtsByHair", err, ST_EINVAL,
                                   "nbPtsByHair must be > 0 for a hair simulation, got %d",
                                   e->pts_by_hair);
+    if (e->ex.at_end && !sim_exporter_outlives(&e->ms->base, self))
+        return st_component_error(self, "exportAtEnd", err, ST_EINVAL,
+                                  "exportAtEnd writes while the scene is destroyed, when "
+                                  "components of child nodes and later ones in this node are "
+                                  "already gone: place the exporter after the mechanical state");
     e->ex.step = 0;
     if (e->sim_type == BL_HAIR)
         ST_TRY(hair_info(self, e, err));
@@ -181,7 +186,8 @@ static void blender_event(st_component *self, st_event ev, double dt)
 static void blender_cleanup(st_component *self)
 {
     blender_exporter *e = (blender_exporter *)self;
-    if (sim_exporter_outlives(&e->ms->base, self))
+    /* exportAtEnd: init checked that the state is destroyed after this. */
+    if (e->ms && self->state == ST_CSTATE_VALID)
         sim_exporter_cleanup(self, &e->ex, blender_write);
 }
 

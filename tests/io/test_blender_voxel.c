@@ -297,3 +297,33 @@ Test(blender_voxel, voxel_grid_short_file_is_an_error)
     cr_assert(strstr(err.msg, "Unable to load file"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* exportAtEnd writes when the scene is destroyed, which needs the state
+ * destroyed after the exporter: an exporter written before its state is
+ * an error with exportAtEnd. */
+Test(blender_voxel, export_at_end_needs_the_state_first)
+{
+    char body[2048];
+    snprintf(body, sizeof body,
+             "<MechanicalObject name='dofs' position='1 2 3'/>"
+             "<BlenderExporter name='bl' filename='%s/end' exportAtEnd='true'/>",
+             dir);
+    st_scene *s = load_xml(body);
+    cr_assert(!exists("end_00.bphys"));
+    st_scene_destroy(&s);
+    size_t n;
+    const unsigned char *b = slurp("end_00.bphys", &n);
+    cr_assert_eq(n, 20 + 24);
+    expect3(b, 20, 1, 2, 3);
+    char xml[2048];
+    snprintf(xml, sizeof xml,
+             "<Node name='root'><RequiredPlugin pluginName='Sofa.Component.IO.Mesh'/>"
+             "<BlenderExporter name='bl' filename='%s/end2' exportAtEnd='true'/>"
+             "<MechanicalObject name='dofs' position='1 2 3'/></Node>",
+             dir);
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "bv.scn", &s, &err), ST_OK);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "exportAtEnd writes while the scene is destroyed"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
