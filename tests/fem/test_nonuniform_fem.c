@@ -259,3 +259,45 @@ Test(nonuniform_fem, level_conflict_keeps_uniform_properties)
     st_scene_destroy(&s);
     st_scene_destroy(&ref);
 }
+
+/* A SparseGridMultipleTopology (ramified, as SOFA's composite scenes use
+ * it): one surface whose cells all take its stiffness coefficient 3
+ * (fillWeighted false); the condensation is then 3 times the coarse
+ * element, which HexahedronFEMForceFieldAndMass gives from the grid's
+ * elementStiffnessCoefs. */
+Test(nonuniform_fem, multiple_topology_takes_the_files_coefficients)
+{
+    char grid[512], xml[2048];
+    snprintf(grid, sizeof grid,
+             "<SparseGridMultipleTopology name='grid' n='3 2 2' fileTopology='%s' "
+             "fileTopologies='%s' stiffnessCoefs='3' massCoefs='1' fillWeighted='false' "
+             "finestConnectivity='false' nbVirtualFinerLevels='2'/>",
+             topo_unit_cube_obj(), topo_unit_cube_obj());
+    const char *ffs[2] = {"<HexahedronFEMForceFieldAndMass name='fem' youngModulus='100'/>",
+                          "<NonUniformHexahedronFEMForceFieldAndMass name='fem' "
+                          "youngModulus='100' nbVirtualFinerLevels='2'/>"};
+    st_scene *s[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(xml, sizeof xml,
+                 "<Node name='root'><DefaultAnimationLoop/><Node name='B'><EulerImplicitSolver/>"
+                 "<CGLinearSolver/>%s<MechanicalObject name='dofs'/>%s</Node></Node>",
+                 grid, ffs[k]);
+        st_error err = {0};
+        cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "t.scn", &s[k], &err), ST_OK,
+                     "%s", err.msg);
+        cr_assert_eq(st_scene_init(s[k], &err), ST_OK, "%s: %s", err.path, err.msg);
+    }
+    const st_array *coefs = arr(test_find_object(s[0], "grid"), "elementStiffnessCoefs");
+    cr_assert_eq(coefs->n, 2);
+    cr_assert_float_eq(coefs->r[0], 3.0, 1e-6);
+    const st_array *a = arr(test_find_object(s[0], "fem"), "stiffnessMatrices"),
+                   *b = arr(test_find_object(s[1], "fem"), "stiffnessMatrices");
+    cr_assert_eq(a->n, b->n);
+    double kmax = max_abs(a->r, a->n);
+    cr_assert(kmax > 1);
+    for (size_t i = 0; i < a->n; i++)
+        cr_assert(fabs(a->r[i] - b->r[i]) <= 1e-6 * kmax, "[%zu] %.12g vs %.12g", i, a->r[i],
+                  b->r[i]);
+    st_scene_destroy(&s[0]);
+    st_scene_destroy(&s[1]);
+}
