@@ -62,6 +62,14 @@ void hexa_rotation(int meth, double r[9], const double n[8][3]);
 
 extern const st_class hexahedral_fem_force_field_class;
 
+/* For NonUniformHexahedronFEMForceFieldAndMass (plugins/SolidMechanics.
+ * FEM.NonUniform, which compiles this file in): SOFA's element stiffness
+ * of the shape n (material U, V, W; no coefficient) and element mass of
+ * the shape n (no coefficient); the whole init (with_mass: the AndMass). */
+void hexa_element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3]);
+void hexa_element_mass(double M[24][24], const double n[8][3], double density);
+st_status hfem_init_common(st_component *self, bool with_mass, st_error *err);
+
 /* The element loops of add_force and add_dforce over a range of elements,
  * for the parallel twin (plugins/MultiThreading), as tetrahedron_fem.h's:
  * 24 world-frame scalars per element at g + 24 (i - begin), which the caller adds to

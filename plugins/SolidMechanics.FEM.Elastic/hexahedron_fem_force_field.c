@@ -69,7 +69,7 @@ static void iso_jacobian(double J[9], const double n[8][3], double x1, double x2
 
 /* SOFA's computeElementStiffness (its generic Gauss integration; the
  * parallelepiped test only decides whether J is evaluated once). */
-static void element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3])
+void hexa_element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3])
 {
     double J[9], Ji[9], detJ = 1.0;
     double lx[3], ly[3], lz[3];
@@ -215,7 +215,7 @@ static void mat24_vec(double y[24], const double K[24][24], const double x[24])
  * stiffness coefficient. */
 static void stiffness(hexa *h, const double n[8][3])
 {
-    element_stiffness(h->K, h->U, h->V, h->W, n);
+    hexa_element_stiffness(h->K, h->U, h->V, h->W, n);
     if (h->kcoef != 1.0)
         for (int i = 0; i < 24; i++)
             for (int j = 0; j < 24; j++)
@@ -282,7 +282,7 @@ static double grid_coef(st_component *topology, const char *field, size_t i, siz
 }
 
 /* SOFA's computeElementMass, for the rest shape in the element frame. */
-static void element_mass(double M[24][24], const double n[8][3], double density)
+void hexa_element_mass(double M[24][24], const double n[8][3], double density)
 {
     double vol = dist(n[1], n[0]) * dist(n[3], n[0]) * dist(n[4], n[0]);
     /* SOFA's integrateMass at (+-1, +-1, +-1): 8/27, for every block. */
@@ -320,7 +320,7 @@ static st_status init_mass(hexa_fem *s, st_error *err)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu element mass matrices)", s->ne);
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
-        element_mass(s->M[i], h->rest, s->density);
+        hexa_element_mass(s->M[i], h->rest, s->density);
         if (h->mcoef != 1.0)
             for (int a = 0; a < 24; a++)
                 for (int b = 0; b < 24; b++)
@@ -431,7 +431,7 @@ static st_status follow_topology(hexa_fem *s, st_error *err)
     return ST_OK;
 }
 
-static st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
+st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
 {
     hexa_fem *s = (hexa_fem *)self;
     hfem_free(s);

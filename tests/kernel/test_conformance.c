@@ -55,6 +55,7 @@ static const struct refusal {
     {"MeshTrianLoader", "no filename: a loader without a file has nothing to load"},
     {"GIDMeshLoader", "no filename: a loader without a file has nothing to load"},
     {"SphereLoader", "no filename: a loader without a file has nothing to load"},
+    {"VoxelGridLoader", "no filename: a loader without a file has nothing to load"},
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
