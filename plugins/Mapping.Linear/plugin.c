@@ -1,7 +1,7 @@
 /* plugin.c - the Mapping.Linear plugin: linear mappings (IdentityMapping,
  * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
- * CenterOfMassMapping). */
+ * CenterOfMassMapping, IdentityMultiMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
@@ -13,6 +13,7 @@ extern const st_class distance_to_plane_mapping_class;
 extern const st_class beam_linear_mapping_class;
 extern const st_class skinning_mapping_class;
 extern const st_class center_of_mass_mapping_class;
+extern const st_class identity_multi_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -24,6 +25,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &distance_to_plane_mapping_class, err));
     ST_TRY(st_registry_add(r, &beam_linear_mapping_class, err));
     ST_TRY(st_registry_add(r, &skinning_mapping_class, err));
+    ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
     return st_registry_add(r, &center_of_mass_mapping_class, err);
 }
 
