@@ -1518,3 +1518,262 @@ Test(mechanical_mappings, beam_linear_mapping_by_hand)
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
     cr_assert(strstr(err.msg, "at least two frames"), "%s", err.msg);
 }
+
+/* ---- IdentityMultiMapping ---- */
+
+#define TWO_INPUTS                                                                                 \
+    "        - MechanicalObject: {name: a, position: [0,0,0, 1,0,0, 2,0,0]}\n"                     \
+    "      children:\n"                                                                            \
+    "        - name: B\n"                                                                          \
+    "          objects:\n"                                                                         \
+    "            - MechanicalObject: {name: b, position: [0,1,0, 1,1,0]}\n"                        \
+    "        - name: C\n"                                                                          \
+    "          objects:\n"
+
+Test(mechanical_mappings, identity_multi_mapping)
+{
+    /* The output is a's points, then b's: resized from 1 point to 5. */
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out, position: [9,9,9]}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 5u);
+    const double want[15] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 1, 1, 0};
+    for (int k = 0; k < 15; k++)
+        cr_assert_eq(out->position.r[k], want[k], "coordinate %d: %g", k, out->position.r[k]);
+    check_mapping(s, 1e-8);
+
+    /* Inputs of another type than the output's are refused. */
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "maps states of one type"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS "            - MechanicalObject: {name: out}\n"
+                             "            - IdentityMultiMapping: {name: map, input: [\"@../nothing\"],"
+                             " output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a link to a MechanicalObject"), "%s", err.msg);
+}
+
+/* A unit force on output point 0 of a concatenation whose node holds the
+ * only mass (1 per point): the mapped mass J^T M J is the identity, so a's
+ * point 0 accelerates at 1 and, with implicit Euler and no stiffness,
+ * x_n = x_0 + dt^2 n (n + 1) / 2; every other point stays. */
+Test(mechanical_mappings, identity_multi_mapping_force_and_mass_reach_the_inputs)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n"
+             "            - UniformMass: {vertexMass: 1}\n"
+             "            - RequiredPlugin: {pluginName: MechanicalLoad}\n"
+             "            - ConstantForceField: {indices: [0], forces: [1, 0, 0]}\n");
+    char *g = strstr(yaml, "gravity: [0, -9.81, 0]");
+    memcpy(g, "gravity: [0,     0, 0]", strlen("gravity: [0, -9.81, 0]"));
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    const int n = 20;
+    for (int k = 0; k < n; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const st_mstate *a = (const st_mstate *)topo_get(s, "/P/a");
+    const st_mstate *b = (const st_mstate *)topo_get(s, "/P/B/b");
+    const double dt = 0.01, want = dt * dt * n * (n + 1) / 2;
+    cr_log_info("IdentityMultiMapping: x = %.17g, closed form %.17g", a->position.r[0], want);
+    cr_assert_leq(fabs(a->position.r[0] - want), 1e-12, "x = %.17g, want %.17g", a->position.r[0],
+                  want);
+    cr_assert_leq(fabs(a->position.r[3] - 1) + fabs(b->position.r[0]) + fabs(b->position.r[4] - 1),
+                  1e-12, "the other points stay");
+    st_scene_destroy(&s);
+}
+
+/* ---- SquareMapping, AreaMapping, VolumeMapping ---- */
+
+/* The mapping at the loaded positions (no move), its output and dense J. */
+static double *j_at_rest(st_scene *s, mcase *c)
+{
+    c->s = s;
+    c->map = topo_get(s, "/P/C/map");
+    c->in = c->map->cls->mapping->input(c->map);
+    c->out = c->map->cls->mapping->output(c->map);
+    c->sys = c->in->system;
+    c->rows = (size_t)c->out->type->deriv_size * c->out->n;
+    c->cols = c->sys->size_all;
+    c->map->cls->mapping->apply(c->map, &c->sys->mp, c->sys->x);
+    double *J = calloc(c->rows * c->cols, sizeof *J);
+    st_error err = {0};
+    cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
+                 err.msg);
+    return J;
+}
+
+static st_scene *measure_scene(const char *parent, const char *cls, const char *extra)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - %s: {name: map, input: \"@../dofs\", output: \"@out\"%s}\n",
+             cls, extra);
+    return mapped_scene(parent, child);
+}
+
+#define VEC1_PARENT "        - MechanicalObject: {name: dofs, template: Vec1d, position: [0.5, -1, 2]}\n"
+
+Test(mechanical_mappings, square_mapping)
+{
+    st_scene *s = measure_scene(VEC1_PARENT, "SquareMapping", "");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    const double x[3] = {0.5, -1, 2};
+    cr_assert_eq(c.out->n, 3u);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(st_slice_x(c.sys->x, c.out)[i], x[i] * x[i]);
+        for (size_t j = 0; j < 3; j++)
+            cr_assert_eq(J[i * c.cols + c.in->doffset + j], i == j ? 2 * x[i] : 0.0,
+                         "J(%zu,%zu)", i, j);
+    }
+    free(J);
+    check_mapping(s, 1e-8);
+    /* K = diag(2 f): Exact (the default) whatever the sign of f, and None. */
+    double worst, kmax = check_gs(measure_scene(VEC1_PARENT, "SquareMapping", ""), 1, &worst);
+    cr_assert_gt(kmax, 0.5);
+    cr_assert_leq(worst, 1e-7 * kmax, "SquareMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(VEC1_PARENT, "SquareMapping", ", geometricStiffness: None"), 1,
+                    &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "None gives no K");
+    /* SquareMapping has no Stabilized option (SOFA's list: None, Exact). */
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             VEC1_PARENT,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - SquareMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " geometricStiffness: Stabilized}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "geometricStiffness"), "%s", err.msg);
+}
+
+/* A right triangle with legs 3 (x) and 4 (y): area 6, and J's row is the
+ * derivative of 1/2 (x1 - x0)(y2 - y0): v0 (-2, -1.5, 0), v1 (2, 0, 0),
+ * v2 (0, 1.5, 0). The second triangle is generic. */
+#define TRI_PARENT                                                                                 \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 3,0,0, 0,4,0, 1,2.5,1.5]}\n"        \
+    "        - MeshTopology: {name: topo, triangles: [0,1,2, 3,2,1]}\n"
+
+Test(mechanical_mappings, area_mapping)
+{
+    st_scene *s = measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\"");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 2u);
+    cr_assert_leq(fabs(st_slice_x(c.sys->x, c.out)[0] - 6.0), 1e-14, "area %.17g",
+                  st_slice_x(c.sys->x, c.out)[0]);
+    const double want[9] = {-2, -1.5, 0, 2, 0, 0, 0, 1.5, 0};
+    for (int k = 0; k < 9; k++)
+        cr_assert_leq(fabs(J[c.in->doffset + k] - want[k]), 1e-14, "J(0,%d) = %.17g", k,
+                      J[c.in->doffset + k]);
+    free(J);
+    check_mapping(s, 1e-7);
+    /* Exact: K = sum f_e d2A_e against d(J^T f)/dx; Stabilized (the
+     * default) keeps only the triangles pulled (f < 0); None none. */
+    double worst, kmax;
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: Exact"),
+                    0, &worst);
+    cr_log_info("AreaMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)", worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "AreaMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\""), -1,
+                    &worst);
+    cr_assert_leq(worst, 1e-7 * kmax, "Stabilized on pulled triangles is exact");
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\""), 1,
+                    &worst);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed triangles give no K");
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: None"),
+                    -1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "None gives no K");
+}
+
+/* The unit tetrahedron: volume 1/6, dV/dv1 = (1/6, 0, 0), dV/dv2 =
+ * (0, 1/6, 0), dV/dv3 = (0, 0, 1/6), dV/dv0 = -(1/6, 1/6, 1/6); the same
+ * with v2 and v3 swapped is inverted: -1/6. */
+#define TET_PARENT                                                                                 \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, "              \
+    "0.8,0.9,1.1]}\n"                                                                              \
+    "        - MeshTopology: {name: topo, tetrahedra: [0,1,2,3, 0,1,3,2, 4,3,1,2]}\n"
+
+Test(mechanical_mappings, volume_mapping)
+{
+    st_scene *s = measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\"");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 3u);
+    const double *y = st_slice_x(c.sys->x, c.out);
+    cr_assert_leq(fabs(y[0] - 1.0 / 6), 1e-15, "volume %.17g", y[0]);
+    cr_assert_leq(fabs(y[1] + 1.0 / 6), 1e-15, "inverted volume %.17g", y[1]);
+    const double s6 = 1.0 / 6;
+    const double want[12] = {-s6, -s6, -s6, s6, 0, 0, 0, s6, 0, 0, 0, s6};
+    for (int k = 0; k < 12; k++)
+        cr_assert_leq(fabs(J[c.in->doffset + k] - want[k]), 1e-15, "J(0,%d) = %.17g", k,
+                      J[c.in->doffset + k]);
+    free(J);
+    check_mapping(s, 1e-7);
+    double worst, kmax;
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: Exact"),
+                    0, &worst);
+    cr_log_info("VolumeMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)", worst,
+                kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "VolumeMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\""), -1,
+                    &worst);
+    cr_assert_leq(worst, 1e-7 * kmax, "Stabilized on pulled tetrahedra is exact");
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\""), 1,
+                    &worst);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed tetrahedra give no K");
+}
+
+Test(mechanical_mappings, area_and_volume_mapping_refusals)
+{
+    st_error err = {0};
+    char yaml[8192];
+    /* Quads beside the triangles (SOFA refuses them). */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0]}\n"
+             "        - MeshTopology: {name: topo, triangles: [0,1,2], quads: [0,1,2,3]}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - AreaMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "Quads are found"), "%s", err.msg);
+    /* No tetrahedra. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             TRI_PARENT,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - VolumeMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "No topology component containing tetrahedron"), "%s", err.msg);
+    /* A Vec1d input. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             VEC1_PARENT "        - MeshTopology: {name: topo, triangles: [0,1,2]}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - AreaMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "supports Vec3d"), "%s", err.msg);
+}
