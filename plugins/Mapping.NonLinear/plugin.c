@@ -1,6 +1,7 @@
 /* plugin.c - the Mapping.NonLinear plugin: non-linear mappings
  * (RigidMapping, DistanceMapping, SquareDistanceMapping,
- * DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping),
+ * DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping,
+ * DistanceMultiMapping),
  * with their
  * geometric stiffness. */
 #include <settee/settee.h>
@@ -12,6 +13,7 @@ extern const st_class distance_from_target_mapping_class;
 extern const st_class square_mapping_class;
 extern const st_class area_mapping_class;
 extern const st_class volume_mapping_class;
+extern const st_class distance_multi_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -21,6 +23,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &square_mapping_class, err));
     ST_TRY(st_registry_add(r, &area_mapping_class, err));
     ST_TRY(st_registry_add(r, &volume_mapping_class, err));
+    ST_TRY(st_registry_add(r, &distance_multi_mapping_class, err));
     return st_registry_add(r, &square_distance_mapping_class, err);
 }
 
@@ -32,5 +35,6 @@ static const char *const provides[] = {"Sofa.Component.Mapping.NonLinear",
 
 ST_PLUGIN_DEFINE("Mapping.NonLinear", "0.1.0",
                  "Non-linear mappings: RigidMapping, DistanceMapping, SquareDistanceMapping, "
-                 "DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping",
+                 "DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping, "
+                 "DistanceMultiMapping",
                  "LGPL-2.1-or-later", provides, register_classes)

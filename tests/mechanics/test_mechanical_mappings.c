@@ -1777,3 +1777,152 @@ Test(mechanical_mappings, area_and_volume_mapping_refusals)
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
     cr_assert(strstr(err.msg, "supports Vec3d"), "%s", err.msg);
 }
+
+/* ---- DistanceMultiMapping ---- */
+
+/* Edges over indexPairs: (a0, b1), (a2, b0), (a1, a2) (one inside a). */
+static st_scene *dmm_scene(const char *extra)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0.2,0, 0.3,1.1,0.4]}\n"
+                  "      children:\n"
+                  "        - name: B\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: b, position: [-0.5,0.2,1, 3,4,0]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - EdgeSetTopologyContainer: {name: topo, edges: [0,1, 2,3, 4,2]}\n"
+                  "            - DistanceMultiMapping: {name: map, template: \"Vec3,Vec1\", input: [\"@../a\", \"@../B/b\"],"
+                  " output: \"@out\", topology: \"@topo\","
+                  " indexPairs: [0,0, 1,1, 0,2, 1,0, 0,1]%s}\n",
+             extra);
+    return topo_scene(&T, yaml);
+}
+
+Test(mechanical_mappings, distance_multi_mapping)
+{
+    /* a0 = (0,0,0) to b1 = (3,4,0): 5, minus the rest length 1 given; the
+     * restLengths of the wrong size are rebuilt as the lengths (y = 0) or,
+     * with computeDistance, zeros (y = the lengths). */
+    st_scene *s = dmm_scene(", restLengths: [1, 2, 3]");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 3u);
+    cr_assert_leq(fabs(st_slice_x(c.sys->x, c.out)[0] - 4.0), 1e-15);
+    const st_mstate *b = (const st_mstate *)topo_get(s, "/P/B/b");
+    const double *J0 = J + b->doffset + 3; /* row 0 at b1: u = (0.6, 0.8, 0) */
+    cr_assert_leq(fabs(J0[0] - 0.6) + fabs(J0[1] - 0.8) + fabs(J0[2]), 1e-15);
+    free(J);
+    check_mapping(s, 1e-7);
+    s = dmm_scene(", restLengths: [1]");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    for (int i = 0; i < 3; i++)
+        cr_assert_leq(fabs(out->position.r[i]), 1e-15, "y%d = %g", i, out->position.r[i]);
+    st_scene_destroy(&s);
+    s = dmm_scene(", computeDistance: true");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_leq(fabs(out->position.r[0] - 5.0), 1e-15);
+    cr_assert_leq(fabs(out->position.r[2] - sqrt(0.49 + 0.81 + 0.16)), 1e-15);
+    st_scene_destroy(&s);
+    /* The geometric stiffness against d(J^T f)/dx (columns of a). */
+    double worst, kmax = check_gs(dmm_scene(", geometricStiffness: Exact"), 0, &worst);
+    cr_log_info("DistanceMultiMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)",
+                worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(dmm_scene(""), 1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed edges give no K");
+    /* An edge on an entry indexPairs does not hold. */
+    st_error err = {0};
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0,0]}\n"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - EdgeSetTopologyContainer: {name: topo, edges: [0,2]}\n"
+                  "            - DistanceMultiMapping: {name: map, template: \"Vec3,Vec1\", input: [\"@../a\"],"
+                  " output: \"@out\", topology: \"@topo\", indexPairs: [0,0, 0,1]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "uses entry 2 of indexPairs"), "%s", err.msg);
+}
+
+/* A pendulum: particle b hangs from fixed particle a by a stiff distance
+ * spring (RestShapeSpringsForceField on the mapped distance). With a and b
+ * in two states joined by DistanceMultiMapping, b's trajectory is the one
+ * with both in one state and DistanceMapping, to round-off, matrix-free
+ * (CG) and assembled (SparseLDLSolver, through get_j and get_k). */
+static void dist_pendulum(const char *ls, bool multi, double *xb)
+{
+    static char yaml[8192];
+    const char *spring = "            - RestShapeSpringsForceField: {template: Vec1d, stiffness: 500}\n";
+    if (!multi)
+        snprintf(yaml, sizeof yaml,
+                 HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0.2,0.1]}\n"
+                      "        - UniformMass: {vertexMass: 1}\n"
+                      "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - EdgeSetTopologyContainer: {name: topo, edges: [0,1]}\n"
+                      "      children:\n"
+                      "        - name: C\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                      "            - DistanceMapping: {input: \"@../a\", output: \"@out\","
+                      " topology: \"@../topo\", geometricStiffness: Exact}\n%s",
+                 spring);
+    else
+        snprintf(yaml, sizeof yaml,
+                 HEAD "      children:\n"
+                      "        - name: A\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: a, position: [0,0,0]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "            - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - name: B\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: b, position: [1,0.2,0.1]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "        - name: C\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                      "            - EdgeSetTopologyContainer: {name: topo, edges: [0,1]}\n"
+                      "            - DistanceMultiMapping: {template: \"Vec3,Vec1\", input: [\"@../A/a\", \"@../B/b\"],"
+                      " output: \"@out\", topology: \"@topo\", indexPairs: [0,0, 1,0],"
+                      " geometricStiffness: Exact}\n%s",
+                 spring);
+    char *p = strstr(yaml, "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    const size_t old = strlen("        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    char line[256];
+    snprintf(line, sizeof line, "        - %s\n", ls);
+    memmove(p + strlen(line), p + old, strlen(p + old) + 1);
+    memcpy(p, line, strlen(line));
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    for (int k = 0; k < 100; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, multi ? "b" : "a");
+    memcpy(xb, ms->position.r + (multi ? 0 : 3), 3 * sizeof(double));
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_multi_mapping_pendulum_matches_distance_mapping)
+{
+    static const char *const ls[] = {
+        "CGLinearSolver: {iterations: 200, tolerance: 1e-20, threshold: 1e-30}",
+        "SparseLDLSolver: {}"};
+    for (int k = 0; k < 2; k++) {
+        double ref[3], got[3];
+        dist_pendulum(ls[k], false, ref);
+        dist_pendulum(ls[k], true, got);
+        double d = fmax(fabs(ref[0] - got[0]), fmax(fabs(ref[1] - got[1]), fabs(ref[2] - got[2])));
+        double len = sqrt(got[0] * got[0] + got[1] * got[1] + got[2] * got[2]);
+        cr_log_info("DistanceMultiMapping pendulum, %s: max |x - x_one_state| = %.3g, "
+                    "length %.6f (x = %g %g %g)",
+                    ls[k], d, len, got[0], got[1], got[2]);
+        cr_assert_lt(got[1], 0.0, "b did not swing down");
+        cr_assert_leq(fabs(len - sqrt(1.05)), 0.05, "the spring holds the length: %g", len);
+        cr_assert_leq(d, 1e-10, "%s: %.3g", ls[k], d);
+    }
+}
