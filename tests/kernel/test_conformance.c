@@ -94,6 +94,7 @@ static const struct refusal {
     {"Quad2TriangleTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Hexa2PrismTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Mesh2PointTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"SubsetTopologicalMapping", "input and output must link two topologies (no default)"},
     {"SparseGridTopology", "no surface (fileTopology or position with triangles) to voxelise"},
     {"SparseGridRamificationTopology",
      "no surface (fileTopology or position with triangles) to voxelise"},
