@@ -1926,3 +1926,37 @@ Test(mechanical_mappings, distance_multi_mapping_pendulum_matches_distance_mappi
         cr_assert_leq(d, 1e-10, "%s: %.3g", ls[k], d);
     }
 }
+
+/* ---- SimpleTesselatedTetraMechanicalMapping ---- */
+
+/* Two tetrahedra sharing a face: 5 points, 9 edges, so 14 output points;
+ * J by finite differences, and each midpoint is the mean of its edge's
+ * ends. */
+Test(mechanical_mappings, simple_tesselated_tetra_mechanical_mapping)
+{
+    st_scene *s = mapped_scene(
+        "        - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"
+        " Sofa.Component.Topology.Mapping]}\n"
+        "        - TetrahedronSetTopologyContainer: {name: topo, position: [0,0,0, 1,0,0, 0,1,0,"
+        " 0,0,1, 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+        "        - MechanicalObject: {name: dofs}\n",
+        "            - TetrahedronSetTopologyContainer: {name: fine}\n"
+        "            - SimpleTesselatedTetraTopologicalMapping: {name: tm, input: \"@../topo\","
+        " output: \"@fine\"}\n"
+        "            - MechanicalObject: {name: out}\n"
+        "            - SimpleTesselatedTetraMechanicalMapping: {name: map, input: \"@../dofs\","
+        " output: \"@out\"}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 14u, "5 points and 9 edge midpoints: %zu", out->n);
+    st_component *tm = topo_get(s, "/P/C/tm");
+    const st_array *pfe = topo_arr(tm, "pointMappedFromEdge");
+    const st_array *edges = topo_arr(topo_get(s, "/P/topo"), "edges");
+    const st_array *x = &((const st_mstate *)topo_get(s, "/P/dofs"))->position;
+    cr_assert_eq(pfe->n, 9u);
+    for (size_t e = 0; e < 9; e++)
+        for (int k = 0; k < 3; k++) {
+            double want = (x->r[3 * edges->u[2 * e] + k] + x->r[3 * edges->u[2 * e + 1] + k]) / 2;
+            cr_assert_eq(out->position.r[3 * pfe->u[e] + k], want, "midpoint of edge %zu", e);
+        }
+    check_mapping(s, 1e-8);
+}
