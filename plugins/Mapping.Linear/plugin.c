@@ -2,7 +2,7 @@
  * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
  * CenterOfMassMapping, IdentityMultiMapping,
- * SimpleTesselatedTetraMechanicalMapping). */
+ * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
@@ -16,6 +16,7 @@ extern const st_class skinning_mapping_class;
 extern const st_class center_of_mass_mapping_class;
 extern const st_class identity_multi_mapping_class;
 extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
+extern const st_class deformable_on_rigid_frame_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -29,6 +30,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &skinning_mapping_class, err));
     ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
     ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
+    ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));
     return st_registry_add(r, &center_of_mass_mapping_class, err);
 }
 

@@ -81,6 +81,8 @@ static const struct refusal {
     {"AreaMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"VolumeMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"DistanceMultiMapping", "input and output must link states; SOFA's mappings have no default"},
+    {"DeformableOnRigidFrameMapping",
+     "input1 and output must link states; SOFA's mappings have no default"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Edge2QuadTopologicalMapping", "SOFA's 'No radius (neither radius nor radiusFocal) "
                                     "defined', then input and output must link two topologies"},

@@ -1960,3 +1960,67 @@ Test(mechanical_mappings, simple_tesselated_tetra_mechanical_mapping)
         }
     check_mapping(s, 1e-8);
 }
+
+/* ---- DeformableOnRigidFrameMapping ---- */
+
+/* Frames f0 = ((1,2,0), rotation about z with cos 0.28, sin 0.96) and
+ * f1 = ((0,0,5), identity); local points under D. */
+static st_scene *dorf_scene(const char *extra)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                  " position: [1,2,0, 0,0,0.6,0.8,  0,0,5, 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: D\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: p, position: [0.5,0,0, 0,1,0, 0.2,0.3,0.4]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out}\n"
+                  "            - DeformableOnRigidFrameMapping: {name: map, input1: \"@../D/p\","
+                  " input2: \"@../dofs\", output: \"@out\"%s}\n",
+             extra);
+    return topo_scene(&T, yaml);
+}
+
+Test(mechanical_mappings, deformable_on_rigid_frame_mapping)
+{
+    /* Frame 0 (index 0): (0.5,0,0) -> R (0.5,0,0) + c = (1.14, 2.48, 0). */
+    st_scene *s = dorf_scene("");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 3u);
+    const double *x = out->position.r;
+    cr_assert_leq(fabs(x[0] - 1.14) + fabs(x[1] - 2.48) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    cr_assert_leq(fabs(x[3] - (1 - 0.96)) + fabs(x[4] - (2 + 0.28)) + fabs(x[5]), 1e-15);
+    check_mapping(s, 1e-7);
+    /* indexFromEnd: frame 1 (a translation by (0,0,5)). */
+    s = dorf_scene(", indexFromEnd: true");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[6] - 0.2) + fabs(x[7] - 0.3) + fabs(x[8] - 5.4), 1e-15);
+    check_mapping(s, 1e-7);
+    /* repartition [1, 2]: point 0 on frame 0, points 1 and 2 on frame 1. */
+    s = dorf_scene(", repartition: [1, 2]");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.14) + fabs(x[1] - 2.48) + fabs(x[2]), 1e-15);
+    cr_assert_leq(fabs(x[3]) + fabs(x[4] - 1) + fabs(x[5] - 5), 1e-15);
+    st_scene_destroy(&s);
+    /* A repartition that does not match the frames is refused. */
+    st_error err = {0};
+    static char y2[4096];
+    snprintf(y2, sizeof y2,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                  " position: [1,2,0, 0,0,0.6,0.8,  0,0,5, 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: D\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: p, position: [0.5,0,0]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out}\n"
+                  "            - DeformableOnRigidFrameMapping: {name: map, input1: \"@../D/p\","
+                  " input2: \"@../dofs\", output: \"@out\", repartition: [1, 1, 1]}\n");
+    cr_assert_neq(topo_scene_fails(&T, y2, &err), ST_OK);
+    cr_assert(strstr(err.msg, "repartition is not correct"), "%s", err.msg);
+}
