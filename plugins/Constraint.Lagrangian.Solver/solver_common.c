@@ -405,13 +405,62 @@ static st_status build(lagrange_solver *s, st_node *root, st_corder order, size_
             for (size_t i = 0; i < rows; i++)
                 s->W[i * rows + i] += s->regularization;
     }
+    s->wruns_valid = false;
     return ST_OK;
 }
 
-/* One sweep of SOFA's gaussSeidel_increment. */
+/* W's non-zero runs (lagrange_solver.wrow, wrun); false when out of memory
+ * (the sweeps then read whole rows). A contact's row of W is zero wherever
+ * the other row's contact shares no degree of freedom with it and the
+ * compliance is per node (UncoupledConstraintCorrection): most of W. */
+static bool find_runs(lagrange_solver *s, size_t dim)
+{
+    if (s->wrow_cap < dim + 1) {
+        size_t *p = st_realloc(s->wrow, (dim + 1) * sizeof *p);
+        if (!p)
+            return false;
+        s->wrow = p;
+        s->wrow_cap = dim + 1;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < dim; r++) {
+        const double *w = s->W + r * dim;
+        s->wrow[r] = n;
+        for (size_t k = 0; k < dim;) {
+            if (w[k] == 0.0) {
+                k++;
+                continue;
+            }
+            size_t e = k + 1;
+            while (e < dim && w[e] != 0.0)
+                e++;
+            if (2 * n + 2 > s->wrun_cap) {
+                size_t cap = s->wrun_cap ? 2 * s->wrun_cap : 4 * dim + 2;
+                size_t *p = st_realloc(s->wrun, cap * sizeof *p);
+                if (!p)
+                    return false;
+                s->wrun = p;
+                s->wrun_cap = cap;
+            }
+            s->wrun[2 * n] = k;
+            s->wrun[2 * n + 1] = e;
+            n++;
+            k = e;
+        }
+    }
+    s->wrow[dim] = n;
+    return true;
+}
+
+/* One sweep of SOFA's gaussSeidel_increment. Each row's d is dfree plus
+ * W's row times lambda, summed in column order over W's non-zero entries
+ * (a zero entry adds a zero: skipping it changes no bit of d). */
 static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, double *error)
 {
     const double *W = s->W;
+    if (!s->wruns_valid)
+        s->wruns_valid = find_runs(s, dim);
+    const bool runs = s->wruns_valid;
     for (size_t b = 0; b < s->nblocks; b++) {
         const lagrange_block *bk = &s->blocks[b];
         size_t j = bk->row;
@@ -422,8 +471,14 @@ static void sweep(lagrange_solver *s, size_t dim, double tol, bool *verified, do
         for (unsigned l = 0; l < nb; l++) {
             const double *w = W + (j + l) * dim;
             double v = s->dfree[j + l];
-            for (size_t k = 0; k < dim; k++)
-                v += w[k] * s->lambda[k];
+            if (runs) {
+                for (size_t q = s->wrow[j + l]; q < s->wrow[j + l + 1]; q++)
+                    for (size_t k = s->wrun[2 * q]; k < s->wrun[2 * q + 1]; k++)
+                        v += w[k] * s->lambda[k];
+            } else {
+                for (size_t k = 0; k < dim; k++)
+                    v += w[k] * s->lambda[k];
+            }
             s->d[j + l] = v;
         }
         bk->owner->cls->constraint->resolution(bk->owner, j, W, dim, s->d, s->lambda);
@@ -596,6 +651,11 @@ void lagrange_solver_cleanup(st_component *self)
     st_free(s->Jm.row_end);
     st_free(s->Jm.terms);
     st_free(s->W);
+    st_free(s->wrow);
+    st_free(s->wrun);
+    s->wrow = s->wrun = NULL;
+    s->wrow_cap = s->wrun_cap = 0;
+    s->wruns_valid = false;
     st_free(s->dfree);
     st_free(s->lambda);
     st_free(s->d);

@@ -58,6 +58,13 @@ typedef struct lagrange_solver {
     double *W, *dfree, *lambda, *d, *tmp;
     double *old;                   /* a block's multipliers before its resolution */
     size_t capdim;
+    /* W's runs of non-zero entries, row by row, for the Gauss-Seidel sweeps
+     * (a row's sum skips W's zeros: the other terms, in the same order): row
+     * r's runs are [wrun[2 k], wrun[2 k + 1]) for k in [wrow[r], wrow[r + 1]).
+     * Found at the first sweep after W is built; capacities only grow. */
+    size_t *wrow, *wrun;
+    size_t wrow_cap, wrun_cap;
+    bool wruns_valid;
     /* One scratch derivative vector per system a row touches (zero between
      * uses), to project J's rows by the projective constraints. */
     st_system **psys;
