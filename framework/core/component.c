@@ -1024,14 +1024,14 @@ static bool is_typed(const st_class *k)
            k->mass || k->projective;
 }
 
-/* The state a component acts on: its first set link to a state, else its
- * node's state. */
+/* The state a component acts on: its first set link to a state (a
+ * geometry-only link excepted), else its node's state. */
 static st_component *acted_state(const st_component *c)
 {
     const st_cinfo *ci = st__cinfo(c);
     for (size_t i = 0; i < ci->nfields; i++) {
         const st_field *f = ci->fields[i];
-        if (f->type == ST_T_LINK && f->link_kind == ST_LINK_STATE) {
+        if (f->type == ST_T_LINK && f->link_kind == ST_LINK_STATE && !(f->flags & ST_F_GEOMETRY)) {
             st_component *t = *(st_component *const *)((const char *)c + f->offset);
             if (t && st__is_mstate(t))
                 return t;
