@@ -60,6 +60,11 @@ typedef struct pipeline {
     st_array out_dist;     /* "contactDistances": u.n - dist at detection (negative: in) */
     st_array out_counts;   /* "contactCounts", 1 per pair */
     st_array out_pairs;    /* "contactPairs", 2 model paths per pair */
+    /* SubCollisionPipeline (sub_collision_pipeline.c): its parts come from
+     * its links, not from a search below its node. */
+    bool sub;
+    st_array model_paths;  /* "collisionModels": "@path" items */
+    st_component *l_method, *l_response, *l_broad, *l_narrow;
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -368,6 +373,67 @@ static bool has_constraint_solver(st_node *n)
     return false;
 }
 
+/* SubCollisionPipeline: the models of its collisionModels list, in the
+ * list's order, and its linked algorithms (each checked for its kind: a
+ * link to something else is an error naming it). */
+static st_status sub_find_components(pipeline *p, st_error *err)
+{
+    st_component *self = &p->base;
+    static const char *const keys[] = {"intersectionMethod", "broadPhaseDetection",
+                                       "narrowPhaseDetection", "contactManager"};
+    st_component *links[] = {p->l_method, p->l_broad, p->l_narrow, p->l_response};
+    for (int k = 0; k < 4; k++) {
+        st_component *c = links[k];
+        if (!c)
+            continue;
+        bool ok = k == 0   ? class_is(c, &min_proximity_intersection_class) ||
+                                 class_is(c, &discrete_intersection_class) ||
+                                 class_is(c, &new_proximity_intersection_class) ||
+                                 class_is(c, &local_min_distance_class)
+                  : k == 1 ? class_is(c, &brute_force_broad_phase_class) ||
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
+                  : k == 2 ? class_is(c, &bvh_narrow_phase_class) ||
+                                 class_is(c, &direct_sap_narrow_phase_class) ||
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
+                           : st_is_contact_manager(c);
+        if (!ok)
+            return st_component_error(self, keys[k], err, ST_ELINK,
+                                      "'%s' (%s) is not a%s", c->name, c->cls->name,
+                                      k == 0   ? "n intersection method"
+                                      : k == 1 ? " broad phase"
+                                      : k == 2 ? " narrow phase"
+                                               : " contact manager (CollisionResponse)");
+    }
+    p->method = (cintersect *)p->l_method;
+    p->broad = p->l_broad;
+    p->narrow = p->l_narrow;
+    p->response = p->l_response;
+    if (!p->model_paths.n)
+        return ST_OK;
+    p->models = st_calloc(p->model_paths.n, sizeof *p->models);
+    if (!p->models)
+        return st_error_set(err, ST_ENOMEM, "out of memory listing collision models");
+    for (size_t i = 0; i < p->model_paths.n; i++) {
+        const char *path = p->model_paths.s[i];
+        st_component *c = NULL;
+        if (path[0] == '@')
+            path++;
+        if (st_node_resolve(self->node, path, ST_LINK_ANY, &c, err) != ST_OK)
+            return st_component_error(self, "collisionModels", err, ST_ELINK,
+                                      "'%s' does not resolve: %s", p->model_paths.s[i], err->msg);
+        if (!st_is_collision_model(c))
+            return st_component_error(self, "collisionModels", err, ST_ELINK,
+                                      "'%s' is a %s, not a collision model", p->model_paths.s[i],
+                                      c->cls->name);
+        bool dup = false;
+        for (size_t j = 0; j < p->nmodels; j++)
+            dup |= &p->models[j]->base == c;
+        if (!dup && st_node_activated(c->node))
+            p->models[p->nmodels++] = (cmodel *)c;
+    }
+    return ST_OK;
+}
+
 /* Finds, below the pipeline's node, its models and algorithms (again
  * when called twice: solver_groups runs before bind). */
 static st_status find_components(pipeline *p, st_error *err)
@@ -377,6 +443,8 @@ static st_status find_components(pipeline *p, st_error *err)
     p->nmodels = 0;
     p->method = NULL;
     p->broad = p->narrow = p->response = p->groups = NULL;
+    if (p->sub)
+        return sub_find_components(p, err);
     found f = {p, NULL, 0, 0, ST_OK, err};
     visit(p->base.node, &f);
     p->models = f.models;
@@ -1013,4 +1081,76 @@ const st_class collision_pipeline_class = {
     .reset = pipeline_reset,
     .cleanup = pipeline_cleanup,
     .collision = &pipeline_ops,
+};
+
+/* ---- SubCollisionPipeline ---- */
+
+static const st_field sub_pipeline_fields[] = {
+    ST_IGNORED(pipeline, depth, "depth", ST_T_INT, int, "6",
+               "Max depth of bounding trees. (default=6, min=?, max=?) (settee's narrow phase "
+               "tests element boxes directly, with the same contacts)"),
+    ST_FIELD_EX(pipeline, model_paths, "collisionModels", ST_T_STRINGS, st_array, NULL,
+                "List of collision models to consider in this pipeline", ST_F_NOLINK, NULL, 0.0,
+                0.0),
+    ST_LINK(pipeline, l_method, "intersectionMethod", ST_LINK_ANY,
+            "Intersection method to use in this pipeline"),
+    ST_LINK(pipeline, l_response, "contactManager", ST_LINK_ANY,
+            "Contact manager to use in this pipeline"),
+    ST_LINK(pipeline, l_broad, "broadPhaseDetection", ST_LINK_ANY,
+            "Broad phase detection to use in this pipeline"),
+    ST_LINK(pipeline, l_narrow, "narrowPhaseDetection", ST_LINK_ANY,
+            "Narrow phase detection to use in this pipeline"),
+    ST_OUTPUT(pipeline, out_points, "contactPoints", ST_T_VEC3S, st_array,
+              "settee: this step's contact points, two per contact (as CollisionPipeline's)"),
+    ST_OUTPUT(pipeline, out_normals, "contactNormals", ST_T_VEC3S, st_array,
+              "settee: this step's contact normals, one per contact"),
+    ST_OUTPUT(pipeline, out_dist, "contactDistances", ST_T_REALS, st_array,
+              "settee: each contact's distance at detection minus its rest distance"),
+    ST_OUTPUT(pipeline, out_counts, "contactCounts", ST_T_UINTS, st_array,
+              "settee: the number of contacts of each pair of collision models that may collide"),
+    ST_OUTPUT(pipeline, out_pairs, "contactPairs", ST_T_STRINGS, st_array,
+              "settee: the paths of the two collision models of each pair"),
+    ST_FIELD_END};
+
+static st_status sub_pipeline_init(st_component *self, st_error *err)
+{
+    (void)err;
+    pipeline *p = (pipeline *)self;
+    p->sub = true;
+    /* SOFA's doInit: each missing part is a warning, the pipeline then
+     * does nothing (bind says it again, once, before the run). */
+    if (!p->model_paths.n)
+        st_component_warn(self, "At least one CollisionModel is required to compute collision "
+                                "detection.");
+    return ST_OK;
+}
+
+bool sub_collision_pipeline_has(const st_component *sub, const st_component *model)
+{
+    const pipeline *p = (const pipeline *)sub;
+    for (size_t i = 0; i < p->nmodels; i++)
+        if (&p->models[i]->base == model)
+            return true;
+    return false;
+}
+
+const st_collision_ops sub_collision_pipeline_ops = {
+    .struct_size = sizeof(st_collision_ops),
+    .bind = pipeline_bind,
+    .compute = pipeline_compute,
+    .solver_groups = pipeline_solver_groups,
+    .integrate_begin = pipeline_integrate_begin,
+};
+
+const st_class sub_collision_pipeline_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SubCollisionPipeline",
+    .category = "CollisionAlgorithm",
+    .description = "Collision pipeline to be used with CompositeCollisionPipeline: its collision "
+                   "models, intersection method, phases and contact manager are linked",
+    .instance_size = sizeof(pipeline),
+    .fields = sub_pipeline_fields,
+    .init = sub_pipeline_init,
+    .reset = pipeline_reset,
+    .cleanup = pipeline_cleanup,
 };
