@@ -121,6 +121,8 @@ typedef struct ccontact {
     double pen;                /* penetration at the last add_force */
     unsigned elem[2];
     double pt[2][3];           /* the two points where detection found them */
+    double rest[3];            /* StickContactForceField: the detection vector pt[1] - pt[0] */
+    double kd;                 /* StickContactForceField: damping (both contactFriction) */
 } ccontact;
 
 /* A Lagrangian contact (SOFA's FrictionContactConstraint and
@@ -160,12 +162,19 @@ struct cpair {
     ucontact *u;               /* Lagrangian contacts (constraint responses) */
     size_t nu, capu;
     bool told_unseen;          /* the "penetration without contact" note was given */
+    bool keep_alive;           /* StickContactForceField: springs kept while nothing is detected */
 };
 
 /* Which response a SOFA response string names: PenalityContactForceField
  * (or default), the Lagrangian FrictionContactConstraint and
  * StickContactConstraint, or nullptr (no response). */
-typedef enum cresp_kind { CR_PENALTY = 0, CR_FRICTION, CR_STICK, CR_NONE } cresp_kind;
+typedef enum cresp_kind {
+    CR_PENALTY = 0,
+    CR_FRICTION,
+    CR_STICK,
+    CR_NONE,
+    CR_STICKFF /* StickContactForceField: SOFA's BarycentricStickContact springs (penalty.c) */
+} cresp_kind;
 
 /* A response with its parameters ("Type?name=value&..."). */
 typedef struct cresp {
@@ -173,7 +182,7 @@ typedef struct cresp {
     int geometric_stiffness; /* penalty: "geometricStiffness", 0 none, 1 exact */
     double mu;               /* friction: "mu" (SOFA's default 0.8) */
     double tol;              /* friction: "tol" (0 only) */
-    bool keep_alive;         /* stick: "keepAlive" (default true) */
+    bool keep_alive;         /* stick (both kinds): "keepAlive" (default true) */
 } cresp;
 
 /* One rule of RuleBasedContactManager: a model name ("*": any) or a group

@@ -477,6 +477,25 @@ static st_status pair_response(const pipeline *p, const cmodel *a, const cmodel 
                                st_error *err)
 {
     ST_TRY(st_contact_response(p->response, a, b, out, err));
+    /* SOFA registers StickContactForceField for Vec3d points, lines,
+     * triangles and spheres only: other pairs get no contact (SOFA's
+     * "creation failed" error, and the run goes on). */
+    if (out->kind == CR_STICKFF) {
+        const cmodel *ms[2] = {a, b};
+        for (int k = 0; k < 2; k++)
+            if (ms[k]->kind != CM_POINT && ms[k]->kind != CM_LINE &&
+                ms[k]->kind != CM_TRIANGLE && ms[k]->kind != CM_SPHERE) {
+                char pa[256], pb[256];
+                st_component_warn(p->response,
+                                  "StickContactForceField between %s and %s: SOFA has no stick "
+                                  "contact for a %s, the pair gets no contact",
+                                  st_component_path(&a->base, pa, sizeof pa),
+                                  st_component_path(&b->base, pb, sizeof pb),
+                                  ms[k]->base.cls->name);
+                out->kind = CR_NONE;
+                return ST_OK;
+            }
+    }
     const cresponse *m = (const cresponse *)p->response;
     bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK;
     if (lagrangian && (out->kind != m->kind || out->mu != m->mu || out->keep_alive != m->keep_alive)) {
@@ -605,6 +624,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             if (p->npairs > before) {
                 p->pairs[before].geometric_stiffness = r.geometric_stiffness;
                 p->pairs[before].kind = r.kind;
+                p->pairs[before].keep_alive = r.keep_alive;
             }
         }
     }
@@ -999,7 +1019,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         ST_TRY(narrow_pair(p, q, err));
         candidates += q->search->ncand;
         double dq = d0 + q->m[0]->contact_distance + q->m[1]->contact_distance;
-        if (q->kind == CR_PENALTY)
+        if (q->kind == CR_PENALTY || q->kind == CR_STICKFF)
             ST_TRY(penalty_fill(q, dq, err));
         else
             ST_TRY(contact_constraint_fill(resp, q, dq, err));

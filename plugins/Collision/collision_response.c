@@ -24,7 +24,8 @@
 #define RESPONSE_FIELDS                                                                           \
     ST_STRING(cresponse, response, "response", "PenalityContactForceField",                       \
               "contact response class (settee: PenalityContactForceField, "                  \
-              "FrictionContactConstraint, StickContactConstraint, or nullptr for none)"),        \
+              "StickContactForceField, FrictionContactConstraint, StickContactConstraint, or "   \
+              "nullptr for none)"),                                                               \
         ST_STRING(cresponse, response_params, "responseParams", NULL,                             \
                   "contact response parameters (syntax: name1=value1&name2=value2&...) "         \
                   "(PenalityContactForceField: settee's geometricStiffness=0|1, the rigid "     \
@@ -53,7 +54,8 @@ static const st_field rule_fields[] = {
 static const char *kind_name(cresp_kind k)
 {
     static const char *const names[] = {"PenalityContactForceField", "FrictionContactConstraint",
-                                        "StickContactConstraint", "nullptr"};
+                                        "StickContactConstraint", "nullptr",
+                                        "StickContactForceField"};
     return names[k];
 }
 
@@ -105,7 +107,8 @@ static st_status parse_params(const st_component *self, const char *field, const
                                           val);
             if (kn == 2)
                 out->mu = v;
-        } else if (out->kind == CR_STICK && kn == 9 && !strncmp(p, "keepAlive", 9)) {
+        } else if ((out->kind == CR_STICK || out->kind == CR_STICKFF) && kn == 9 &&
+                   !strncmp(p, "keepAlive", 9)) {
             if (!strcmp(val, "1") || !strcmp(val, "true"))
                 out->keep_alive = true;
             else if (!strcmp(val, "0") || !strcmp(val, "false"))
@@ -141,11 +144,14 @@ st_status cresponse_parse(const st_component *self, const char *field, const cha
         out->kind = CR_STICK;
     else if (n == 7 && !strncmp(s, "nullptr", n))
         out->kind = CR_NONE;
+    else if (n == 22 && !strncmp(s, "StickContactForceField", n))
+        out->kind = CR_STICKFF;
     else
         return st_component_error(self, field, err, ST_ESCENE,
                                   "response '%.*s' is not available in settee; "
-                                  "PenalityContactForceField, FrictionContactConstraint, "
-                                  "StickContactConstraint and nullptr (no response) are",
+                                  "PenalityContactForceField, StickContactForceField, "
+                                  "FrictionContactConstraint, StickContactConstraint and "
+                                  "nullptr (no response) are",
                                   (int)n, s);
     return s[n] ? parse_params(self, field, s + n + 1, out, err) : ST_OK;
 }

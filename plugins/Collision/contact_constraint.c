@@ -87,7 +87,7 @@ static void cc_size(st_component *self, size_t *rows, size_t *terms)
 {
     cresponse *r = (cresponse *)self;
     *rows = *terms = 0;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return;
     unsigned nr = rows_per_contact(r);
     for (size_t k = 0; k < r->npairs; k++) {
@@ -150,7 +150,7 @@ static double dot3(const double a[3], const double b[3])
 static st_status cc_build(st_component *self, st_cjacobian *J, double *violation, st_error *err)
 {
     cresponse *r = (cresponse *)self;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return ST_OK;
     /* SOFA's VEL order (FreeMotionAnimationLoop solveVelocityConstraintFirst):
      * the states hold x_t and the free velocities; a contact's normal row
@@ -212,7 +212,7 @@ static void cc_init_resolution(st_component *self, size_t first, const double *W
     (void)lambda; /* SOFA's contacts start from zero (no warm start) */
     cresponse *r = (cresponse *)self;
     r->first = first;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return;
     size_t row = first;
     unsigned nr = rows_per_contact(r);

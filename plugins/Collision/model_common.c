@@ -525,10 +525,9 @@ static void cm_add_force(st_component *self, const st_mparams *mp, double *f, co
                          const double *v)
 {
     (void)mp;
-    (void)v;
     cmodel *m = (cmodel *)self;
     for (size_t i = 0; i < m->nowned; i++)
-        penalty_add_force(m->owned[i], f, x);
+        penalty_add_force(m->owned[i], f, x, v);
 }
 
 static void cm_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
