@@ -85,6 +85,13 @@ typedef struct cmodel {
      * detection, as SOFA's models do at their next update). */
     bool listening;
     bool stale;
+    /* TriangleOctreeCollisionModel (raytrace.c): SOFA's per-step state. */
+    bool octree;
+    bool draw_octree;          /* "drawOctree" */
+    double *oct_tnorm;         /* triangle normals, 3 per triangle (one step behind); owned */
+    double *oct_vnorm;         /* vertex normals, 3 per vertex; owned */
+    double oct_box[6];         /* SOFA's model box (triangles 1.., and vertex 0) */
+    unsigned long oct_step;    /* the step they were last updated for (0: never) */
 } cmodel;
 
 /* One detection output (SOFA's DetectionOutput): closest points p[0] on

@@ -133,12 +133,14 @@ static void visit(st_node *n, found *f)
         } else if (class_is(c, &brute_force_broad_phase_class) ||
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
                    class_is(c, &bvh_narrow_phase_class) ||
-                   class_is(c, &direct_sap_narrow_phase_class)) {
+                   class_is(c, &direct_sap_narrow_phase_class) ||
+                   class_is(c, &raytrace_narrow_phase_class)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
              * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
             bool broad = !class_is(c, &bvh_narrow_phase_class) &&
-                         !class_is(c, &direct_sap_narrow_phase_class);
+                         !class_is(c, &direct_sap_narrow_phase_class) &&
+                         !class_is(c, &raytrace_narrow_phase_class);
             bool narrow = !class_is(c, &brute_force_broad_phase_class);
             if (!p->broad && broad)
                 p->broad = c;
@@ -262,6 +264,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
+    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+        q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
@@ -394,6 +398,7 @@ static st_status sub_find_components(pipeline *p, st_error *err)
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
                   : k == 2 ? class_is(c, &bvh_narrow_phase_class) ||
                                  class_is(c, &direct_sap_narrow_phase_class) ||
+                                 class_is(c, &raytrace_narrow_phase_class) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
                            : st_is_contact_manager(c);
         if (!ok)
@@ -464,6 +469,10 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
         return false;
     if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
         return false;
+    /* RayTraceNarrowPhase handles pairs of TriangleOctreeCollisionModels
+     * only (SOFA's findPairsVolume; other pairs get no detection). */
+    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+        return a->octree && b->octree;
     cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
     cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
     return has_test(p->method, ka, kb);
@@ -865,6 +874,8 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
     q->ndet = 0;
     q->search->ncand = 0;
+    if (class_is(p->narrow, &raytrace_narrow_phase_class))
+        return raytrace_pair(q, p->steps, err);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
         return ST_OK;

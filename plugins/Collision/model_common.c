@@ -263,6 +263,10 @@ static void free_elements(cmodel *m)
     st_free(m->box);
     st_free(m->pnormals);
     st_free(m->tflags);
+    st_free(m->oct_tnorm);
+    st_free(m->oct_vnorm);
+    m->oct_tnorm = m->oct_vnorm = NULL;
+    m->oct_step = 0;
     m->elems = NULL;
     m->box = NULL;
     m->pnormals = NULL;

@@ -24,6 +24,8 @@ extern const st_class tetrahedron_collision_model_class;
 extern const st_class cylinder_collision_model_class;
 extern const st_class sub_collision_pipeline_class;
 extern const st_class composite_collision_pipeline_class;
+extern const st_class raytrace_narrow_phase_class;
+extern const st_class triangle_octree_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -40,6 +42,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &rule_based_contact_manager_class, &tetrahedron_collision_model_class,
         &cylinder_collision_model_class,
         &sub_collision_pipeline_class,    &composite_collision_pipeline_class,
+        &raytrace_narrow_phase_class,     &triangle_octree_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
