@@ -180,7 +180,8 @@ typedef enum cresp_kind {
     CR_FRICTION,
     CR_STICK,
     CR_NONE,
-    CR_STICKFF /* StickContactForceField: SOFA's BarycentricStickContact springs (penalty.c) */
+    CR_STICKFF, /* StickContactForceField: SOFA's BarycentricStickContact springs (penalty.c) */
+    CR_AUGLAG   /* AugmentedLagrangianResponseConstraint (contact_constraint.c) */
 } cresp_kind;
 
 /* A response with its parameters ("Type?name=value&..."). */
@@ -190,6 +191,7 @@ typedef struct cresp {
     double mu;               /* friction: "mu" (SOFA's default 0.8) */
     double tol;              /* friction: "tol" (0 only) */
     bool keep_alive;         /* stick (both kinds): "keepAlive" (default true) */
+    double epsilon;          /* augmented Lagrangian: "epsilon" (default 0) */
 } cresp;
 
 /* One rule of RuleBasedContactManager: a model name ("*": any) or a group
@@ -217,6 +219,7 @@ typedef struct cresponse {
     double mu;                 /* FrictionContactConstraint's "mu" */
     double tol;                /* "tol" (0 only) */
     bool keep_alive;           /* StickContactConstraint's "keepAlive" */
+    double epsilon;            /* AugmentedLagrangianResponseConstraint's "epsilon" */
     /* Set by the pipeline at bind. */
     cpair *pairs;
     size_t npairs;

@@ -217,7 +217,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
     /* Lagrangian contacts couple two systems through the constraint solver. */
-    bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK;
+    bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK ||
+                      p->pair_kind == CR_AUGLAG;
     /* Where SOFA puts the penalty response (SubCollisionPipeline's
      * computeCollisionResponse): beside the simulated model when the other
      * is not simulated, so that the simulated one's solver integrates it
@@ -506,8 +507,9 @@ static st_status pair_response(const pipeline *p, const cmodel *a, const cmodel 
             }
     }
     const cresponse *m = (const cresponse *)p->response;
-    bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK;
-    if (lagrangian && (out->kind != m->kind || out->mu != m->mu || out->keep_alive != m->keep_alive)) {
+    bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK || out->kind == CR_AUGLAG;
+    if (lagrangian && (out->kind != m->kind || out->mu != m->mu ||
+                       out->keep_alive != m->keep_alive || out->epsilon != m->epsilon)) {
         char pa[256], pb[256];
         return st_component_error(p->response, "response", err, ST_ESCENE,
                                   "the pair %s - %s asks for a Lagrangian response other than "
@@ -641,7 +643,8 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
-    if ((r->kind == CR_FRICTION || r->kind == CR_STICK) && !has_constraint_solver(st_node_root(self->node)))
+    if ((r->kind == CR_FRICTION || r->kind == CR_STICK || r->kind == CR_AUGLAG) &&
+        !has_constraint_solver(st_node_root(self->node)))
         st_component_warn(p->response, "response %s: no constraint solver in the scene, the "
                                        "contacts will not act (add FreeMotionAnimationLoop and "
                                        "GenericConstraintSolver)",
