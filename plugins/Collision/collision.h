@@ -242,7 +242,7 @@ extern const st_constraint_ops contact_constraint_ops;
 enum { TF_P1 = 1, TF_P2 = 2, TF_P3 = 4, TF_E23 = 8, TF_E31 = 16, TF_E12 = 32 };
 
 /* Which intersection method (the primitive tests differ). */
-typedef enum cmethod { CI_MIN = 0, CI_DISCRETE, CI_NEW, CI_LMD } cmethod;
+typedef enum cmethod { CI_MIN = 0, CI_DISCRETE, CI_NEW, CI_LMD, CI_CCD } cmethod;
 
 /* The intersection method's parameters (SOFA's Intersection). */
 typedef struct cintersect {
@@ -257,7 +257,20 @@ typedef struct cintersect {
     double angle_cone;         /* "angleCone" */
     double cone_factor;        /* "coneFactor" */
     bool use_lmd_filters;      /* "useLMDFilters" */
+    /* CCDTightInclusionIntersection (ccd.c) */
+    char *ccd_type;            /* "continuousCollisionType": None, Inertia, FreeMotion */
+    double ccd_tolerance;      /* "tolerance" */
+    int ccd_max_iterations;    /* "maxIterations" */
+    bool ccd_swept;            /* the type is not None: boxes cover the motion */
 } cintersect;
+
+/* CCDTightInclusionIntersection (ccd.c): the continuous test of element i
+ * of q->m[0] against element j of q->m[1] (triangle-point, line-line)
+ * between the positions x and the free positions x + dt v; fills d and
+ * returns 1 on a contact. */
+int ccd_test(const cpair *q, size_t i, size_t j, double max_separation, cdetect *d);
+/* Grows the element boxes of m to cover the free positions too. */
+void ccd_sweep_boxes(cmodel *m);
 
 /* The distances of every proximity method (SOFA's BaseProximityIntersection). */
 #define CINTERSECT_DISTANCE_FIELDS                                                                \

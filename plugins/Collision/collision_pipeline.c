@@ -30,6 +30,7 @@ extern const st_class min_proximity_intersection_class;
 extern const st_class discrete_intersection_class;
 extern const st_class new_proximity_intersection_class;
 extern const st_class local_min_distance_class;
+extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
@@ -128,7 +129,8 @@ static void visit(st_node *n, found *f)
         } else if (!p->method && (class_is(c, &min_proximity_intersection_class) ||
                                   class_is(c, &discrete_intersection_class) ||
                                   class_is(c, &new_proximity_intersection_class) ||
-                                  class_is(c, &local_min_distance_class))) {
+                                  class_is(c, &local_min_distance_class) ||
+                                  class_is(c, &ccd_tight_inclusion_intersection_class))) {
             p->method = (cintersect *)c;
         } else if (class_is(c, &brute_force_broad_phase_class) ||
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
@@ -172,6 +174,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
     if (m->method == CI_NEW) /* MeshNewProximityIntersection's table */
         return b == CM_POINT || is_sphere(b) || (a == CM_LINE && b == CM_LINE) ||
                (a == CM_TRIANGLE && b <= CM_LINE);
+    if (m->method == CI_CCD) /* SOFA's CCDTightInclusionIntersection table */
+        return (a == CM_LINE && b == CM_LINE) || (a == CM_TRIANGLE && b == CM_POINT);
     if (m->method == CI_LMD) /* Vec3d spheres only */
         return a != CM_RIGIDSPHERE && b != CM_RIGIDSPHERE &&
                (b == CM_POINT || b == CM_SPHERE || (a == CM_LINE && b == CM_LINE));
@@ -334,6 +338,8 @@ static void link_lines(pipeline *p)
  * quads); settee keeps SOFA's rule and says so once, at init. */
 static void warn_lone_triangles(const pipeline *p)
 {
+    if (p->method->method == CI_CCD)
+        return; /* the continuous test has no such rule */
     for (size_t i = 0; i < p->nmodels; i++) {
         const cmodel *t = p->models[i];
         if (t->kind != CM_TRIANGLE)
@@ -391,7 +397,8 @@ static st_status sub_find_components(pipeline *p, st_error *err)
         st_component *c = links[k];
         if (!c)
             continue;
-        bool ok = k == 0   ? class_is(c, &min_proximity_intersection_class) ||
+        bool ok = k == 0   ? class_is(c, &ccd_tight_inclusion_intersection_class) ||
+                                 class_is(c, &min_proximity_intersection_class) ||
                                  class_is(c, &discrete_intersection_class) ||
                                  class_is(c, &new_proximity_intersection_class) ||
                                  class_is(c, &local_min_distance_class)
@@ -811,6 +818,8 @@ static int test_elements(const cpair *q, size_t i, size_t j, double alarm, doubl
     }
     if (q->method->method == CI_NEW || q->method->method == CI_LMD)
         return test_new_lmd(q, i, j, alarm, contact, d);
+    if (q->method->method == CI_CCD)
+        return ccd_test(q, i, j, contact, d);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     unsigned t0, t1;
     const unsigned *a = verts(m0, i, &t0), *b = verts(m1, j, &t1);
@@ -1024,6 +1033,8 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         m->number_of_contacts = 0;
         if (m->active)
             cmodel_update_boxes(m);
+        if (m->active && p->method->method == CI_CCD && p->method->ccd_swept)
+            ccd_sweep_boxes(m);
     }
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
     const cresponse *resp = (const cresponse *)p->response;

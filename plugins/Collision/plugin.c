@@ -25,6 +25,7 @@ extern const st_class cylinder_collision_model_class;
 extern const st_class sub_collision_pipeline_class;
 extern const st_class composite_collision_pipeline_class;
 extern const st_class raytrace_narrow_phase_class;
+extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class triangle_octree_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -43,6 +44,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &cylinder_collision_model_class,
         &sub_collision_pipeline_class,    &composite_collision_pipeline_class,
         &raytrace_narrow_phase_class,     &triangle_octree_collision_model_class,
+        &ccd_tight_inclusion_intersection_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
