@@ -1161,7 +1161,12 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
             if (!want)
                 want = t;
         }
-        if (want && mt && mt != want) {
+        /* An engine's template is its data's type, not its context's
+         * (SOFA's TextureInterpolation<Vec1> in a node of Vec3d
+         * positions): only components that act on the state are held to it. */
+        bool pure_engine = k->engine && !k->forcefield && !k->mass && !k->projective &&
+                           !k->mapping;
+        if (want && mt && mt != want && !pure_engine) {
             char path[ST_ERROR_PATH_MAX];
             return st_component_error(c, "template", err, ST_ESCENE,
                                       "template %s does not match the %s state %s it acts on",
