@@ -1032,14 +1032,14 @@ static bool is_typed(const st_class *k)
            k->mass || k->projective;
 }
 
-/* The state a component acts on: its first set link to a state, else its
- * node's state. */
+/* The state a component acts on: its first set link to a state (a
+ * geometry-only link excepted), else its node's state. */
 static st_component *acted_state(const st_component *c)
 {
     const st_cinfo *ci = st__cinfo(c);
     for (size_t i = 0; i < ci->nfields; i++) {
         const st_field *f = ci->fields[i];
-        if (f->type == ST_T_LINK && f->link_kind == ST_LINK_STATE) {
+        if (f->type == ST_T_LINK && f->link_kind == ST_LINK_STATE && !(f->flags & ST_F_GEOMETRY)) {
             st_component *t = *(st_component *const *)((const char *)c + f->offset);
             if (t && st__is_mstate(t))
                 return t;
@@ -1169,7 +1169,12 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
             if (!want)
                 want = t;
         }
-        if (want && mt && mt != want) {
+        /* An engine's template is its data's type, not its context's
+         * (SOFA's TextureInterpolation<Vec1> in a node of Vec3d
+         * positions): only components that act on the state are held to it. */
+        bool pure_engine = k->engine && !k->forcefield && !k->mass && !k->projective &&
+                           !k->mapping;
+        if (want && mt && mt != want && !pure_engine) {
             char path[ST_ERROR_PATH_MAX];
             return st_component_error(c, "template", err, ST_ESCENE,
                                       "template %s does not match the %s state %s it acts on",

@@ -85,6 +85,13 @@ typedef struct cmodel {
      * detection, as SOFA's models do at their next update). */
     bool listening;
     bool stale;
+    /* TriangleOctreeCollisionModel (raytrace.c): SOFA's per-step state. */
+    bool octree;
+    bool draw_octree;          /* "drawOctree" */
+    double *oct_tnorm;         /* triangle normals, 3 per triangle (one step behind); owned */
+    double *oct_vnorm;         /* vertex normals, 3 per vertex; owned */
+    double oct_box[6];         /* SOFA's model box (triangles 1.., and vertex 0) */
+    unsigned long oct_step;    /* the step they were last updated for (0: never) */
 } cmodel;
 
 /* One detection output (SOFA's DetectionOutput): closest points p[0] on
@@ -121,6 +128,8 @@ typedef struct ccontact {
     double pen;                /* penetration at the last add_force */
     unsigned elem[2];
     double pt[2][3];           /* the two points where detection found them */
+    double rest[3];            /* StickContactForceField: the detection vector pt[1] - pt[0] */
+    double kd;                 /* StickContactForceField: damping (both contactFriction) */
 } ccontact;
 
 /* A Lagrangian contact (SOFA's FrictionContactConstraint and
@@ -160,12 +169,20 @@ struct cpair {
     ucontact *u;               /* Lagrangian contacts (constraint responses) */
     size_t nu, capu;
     bool told_unseen;          /* the "penetration without contact" note was given */
+    bool keep_alive;           /* StickContactForceField: springs kept while nothing is detected */
 };
 
 /* Which response a SOFA response string names: PenalityContactForceField
  * (or default), the Lagrangian FrictionContactConstraint and
  * StickContactConstraint, or nullptr (no response). */
-typedef enum cresp_kind { CR_PENALTY = 0, CR_FRICTION, CR_STICK, CR_NONE } cresp_kind;
+typedef enum cresp_kind {
+    CR_PENALTY = 0,
+    CR_FRICTION,
+    CR_STICK,
+    CR_NONE,
+    CR_STICKFF, /* StickContactForceField: SOFA's BarycentricStickContact springs (penalty.c) */
+    CR_AUGLAG   /* AugmentedLagrangianResponseConstraint (contact_constraint.c) */
+} cresp_kind;
 
 /* A response with its parameters ("Type?name=value&..."). */
 typedef struct cresp {
@@ -173,7 +190,8 @@ typedef struct cresp {
     int geometric_stiffness; /* penalty: "geometricStiffness", 0 none, 1 exact */
     double mu;               /* friction: "mu" (SOFA's default 0.8) */
     double tol;              /* friction: "tol" (0 only) */
-    bool keep_alive;         /* stick: "keepAlive" (default true) */
+    bool keep_alive;         /* stick (both kinds): "keepAlive" (default true) */
+    double epsilon;          /* augmented Lagrangian: "epsilon" (default 0) */
 } cresp;
 
 /* One rule of RuleBasedContactManager: a model name ("*": any) or a group
@@ -201,6 +219,7 @@ typedef struct cresponse {
     double mu;                 /* FrictionContactConstraint's "mu" */
     double tol;                /* "tol" (0 only) */
     bool keep_alive;           /* StickContactConstraint's "keepAlive" */
+    double epsilon;            /* AugmentedLagrangianResponseConstraint's "epsilon" */
     /* Set by the pipeline at bind. */
     cpair *pairs;
     size_t npairs;
@@ -223,7 +242,7 @@ extern const st_constraint_ops contact_constraint_ops;
 enum { TF_P1 = 1, TF_P2 = 2, TF_P3 = 4, TF_E23 = 8, TF_E31 = 16, TF_E12 = 32 };
 
 /* Which intersection method (the primitive tests differ). */
-typedef enum cmethod { CI_MIN = 0, CI_DISCRETE, CI_NEW, CI_LMD } cmethod;
+typedef enum cmethod { CI_MIN = 0, CI_DISCRETE, CI_NEW, CI_LMD, CI_CCD } cmethod;
 
 /* The intersection method's parameters (SOFA's Intersection). */
 typedef struct cintersect {
@@ -238,7 +257,20 @@ typedef struct cintersect {
     double angle_cone;         /* "angleCone" */
     double cone_factor;        /* "coneFactor" */
     bool use_lmd_filters;      /* "useLMDFilters" */
+    /* CCDTightInclusionIntersection (ccd.c) */
+    char *ccd_type;            /* "continuousCollisionType": None, Inertia, FreeMotion */
+    double ccd_tolerance;      /* "tolerance" */
+    int ccd_max_iterations;    /* "maxIterations" */
+    bool ccd_swept;            /* the type is not None: boxes cover the motion */
 } cintersect;
+
+/* CCDTightInclusionIntersection (ccd.c): the continuous test of element i
+ * of q->m[0] against element j of q->m[1] (triangle-point, line-line)
+ * between the positions x and the free positions x + dt v; fills d and
+ * returns 1 on a contact. */
+int ccd_test(const cpair *q, size_t i, size_t j, double max_separation, cdetect *d);
+/* Grows the element boxes of m to cover the free positions too. */
+void ccd_sweep_boxes(cmodel *m);
 
 /* The distances of every proximity method (SOFA's BaseProximityIntersection). */
 #define CINTERSECT_DISTANCE_FIELDS                                                                \

@@ -30,6 +30,7 @@ extern const st_class min_proximity_intersection_class;
 extern const st_class discrete_intersection_class;
 extern const st_class new_proximity_intersection_class;
 extern const st_class local_min_distance_class;
+extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class brute_force_broad_phase_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
@@ -60,6 +61,11 @@ typedef struct pipeline {
     st_array out_dist;     /* "contactDistances": u.n - dist at detection (negative: in) */
     st_array out_counts;   /* "contactCounts", 1 per pair */
     st_array out_pairs;    /* "contactPairs", 2 model paths per pair */
+    /* SubCollisionPipeline (sub_collision_pipeline.c): its parts come from
+     * its links, not from a search below its node. */
+    bool sub;
+    st_array model_paths;  /* "collisionModels": "@path" items */
+    st_component *l_method, *l_response, *l_broad, *l_narrow;
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -123,17 +129,20 @@ static void visit(st_node *n, found *f)
         } else if (!p->method && (class_is(c, &min_proximity_intersection_class) ||
                                   class_is(c, &discrete_intersection_class) ||
                                   class_is(c, &new_proximity_intersection_class) ||
-                                  class_is(c, &local_min_distance_class))) {
+                                  class_is(c, &local_min_distance_class) ||
+                                  class_is(c, &ccd_tight_inclusion_intersection_class))) {
             p->method = (cintersect *)c;
         } else if (class_is(c, &brute_force_broad_phase_class) ||
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
                    class_is(c, &bvh_narrow_phase_class) ||
-                   class_is(c, &direct_sap_narrow_phase_class)) {
+                   class_is(c, &direct_sap_narrow_phase_class) ||
+                   class_is(c, &raytrace_narrow_phase_class)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
              * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
             bool broad = !class_is(c, &bvh_narrow_phase_class) &&
-                         !class_is(c, &direct_sap_narrow_phase_class);
+                         !class_is(c, &direct_sap_narrow_phase_class) &&
+                         !class_is(c, &raytrace_narrow_phase_class);
             bool narrow = !class_is(c, &brute_force_broad_phase_class);
             if (!p->broad && broad)
                 p->broad = c;
@@ -165,6 +174,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
     if (m->method == CI_NEW) /* MeshNewProximityIntersection's table */
         return b == CM_POINT || is_sphere(b) || (a == CM_LINE && b == CM_LINE) ||
                (a == CM_TRIANGLE && b <= CM_LINE);
+    if (m->method == CI_CCD) /* SOFA's CCDTightInclusionIntersection table */
+        return (a == CM_LINE && b == CM_LINE) || (a == CM_TRIANGLE && b == CM_POINT);
     if (m->method == CI_LMD) /* Vec3d spheres only */
         return a != CM_RIGIDSPHERE && b != CM_RIGIDSPHERE &&
                (b == CM_POINT || b == CM_SPHERE || (a == CM_LINE && b == CM_LINE));
@@ -212,7 +223,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
     /* Lagrangian contacts couple two systems through the constraint solver. */
-    bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK;
+    bool lagrangian = p->pair_kind == CR_FRICTION || p->pair_kind == CR_STICK ||
+                      p->pair_kind == CR_AUGLAG;
     /* Where SOFA puts the penalty response (SubCollisionPipeline's
      * computeCollisionResponse): beside the simulated model when the other
      * is not simulated, so that the simulated one's solver integrates it
@@ -259,6 +271,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
+    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+        q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
@@ -357,6 +371,8 @@ static void link_lines(pipeline *p)
  * quads); settee keeps SOFA's rule and says so once, at init. */
 static void warn_lone_triangles(const pipeline *p)
 {
+    if (p->method->method == CI_CCD)
+        return; /* the continuous test has no such rule */
     for (size_t i = 0; i < p->nmodels; i++) {
         const cmodel *t = p->models[i];
         if (t->kind != CM_TRIANGLE)
@@ -401,6 +417,69 @@ static bool has_constraint_solver(st_node *n)
     return false;
 }
 
+/* SubCollisionPipeline: the models of its collisionModels list, in the
+ * list's order, and its linked algorithms (each checked for its kind: a
+ * link to something else is an error naming it). */
+static st_status sub_find_components(pipeline *p, st_error *err)
+{
+    st_component *self = &p->base;
+    static const char *const keys[] = {"intersectionMethod", "broadPhaseDetection",
+                                       "narrowPhaseDetection", "contactManager"};
+    st_component *links[] = {p->l_method, p->l_broad, p->l_narrow, p->l_response};
+    for (int k = 0; k < 4; k++) {
+        st_component *c = links[k];
+        if (!c)
+            continue;
+        bool ok = k == 0   ? class_is(c, &ccd_tight_inclusion_intersection_class) ||
+                                 class_is(c, &min_proximity_intersection_class) ||
+                                 class_is(c, &discrete_intersection_class) ||
+                                 class_is(c, &new_proximity_intersection_class) ||
+                                 class_is(c, &local_min_distance_class)
+                  : k == 1 ? class_is(c, &brute_force_broad_phase_class) ||
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
+                  : k == 2 ? class_is(c, &bvh_narrow_phase_class) ||
+                                 class_is(c, &direct_sap_narrow_phase_class) ||
+                                 class_is(c, &raytrace_narrow_phase_class) ||
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
+                           : st_is_contact_manager(c);
+        if (!ok)
+            return st_component_error(self, keys[k], err, ST_ELINK,
+                                      "'%s' (%s) is not a%s", c->name, c->cls->name,
+                                      k == 0   ? "n intersection method"
+                                      : k == 1 ? " broad phase"
+                                      : k == 2 ? " narrow phase"
+                                               : " contact manager (CollisionResponse)");
+    }
+    p->method = (cintersect *)p->l_method;
+    p->broad = p->l_broad;
+    p->narrow = p->l_narrow;
+    p->response = p->l_response;
+    if (!p->model_paths.n)
+        return ST_OK;
+    p->models = st_calloc(p->model_paths.n, sizeof *p->models);
+    if (!p->models)
+        return st_error_set(err, ST_ENOMEM, "out of memory listing collision models");
+    for (size_t i = 0; i < p->model_paths.n; i++) {
+        const char *path = p->model_paths.s[i];
+        st_component *c = NULL;
+        if (path[0] == '@')
+            path++;
+        if (st_node_resolve(self->node, path, ST_LINK_ANY, &c, err) != ST_OK)
+            return st_component_error(self, "collisionModels", err, ST_ELINK,
+                                      "'%s' does not resolve: %s", p->model_paths.s[i], err->msg);
+        if (!st_is_collision_model(c))
+            return st_component_error(self, "collisionModels", err, ST_ELINK,
+                                      "'%s' is a %s, not a collision model", p->model_paths.s[i],
+                                      c->cls->name);
+        bool dup = false;
+        for (size_t j = 0; j < p->nmodels; j++)
+            dup |= &p->models[j]->base == c;
+        if (!dup && st_node_activated(c->node))
+            p->models[p->nmodels++] = (cmodel *)c;
+    }
+    return ST_OK;
+}
+
 /* Finds, below the pipeline's node, its models and algorithms (again
  * when called twice: solver_groups runs before bind). */
 static st_status find_components(pipeline *p, st_error *err)
@@ -410,6 +489,8 @@ static st_status find_components(pipeline *p, st_error *err)
     p->nmodels = 0;
     p->method = NULL;
     p->broad = p->narrow = p->response = p->groups = NULL;
+    if (p->sub)
+        return sub_find_components(p, err);
     found f = {p, NULL, 0, 0, ST_OK, err};
     visit(p->base.node, &f);
     p->models = f.models;
@@ -429,6 +510,10 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
         return false;
     if (!cmodel_can_collide(a, b) || !cmodel_can_collide(b, a))
         return false;
+    /* RayTraceNarrowPhase handles pairs of TriangleOctreeCollisionModels
+     * only (SOFA's findPairsVolume; other pairs get no detection). */
+    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+        return a->octree && b->octree;
     cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
     cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
     return has_test(p->method, ka, kb);
@@ -442,9 +527,29 @@ static st_status pair_response(const pipeline *p, const cmodel *a, const cmodel 
                                st_error *err)
 {
     ST_TRY(st_contact_response(p->response, a, b, out, err));
+    /* SOFA registers StickContactForceField for Vec3d points, lines,
+     * triangles and spheres only: other pairs get no contact (SOFA's
+     * "creation failed" error, and the run goes on). */
+    if (out->kind == CR_STICKFF) {
+        const cmodel *ms[2] = {a, b};
+        for (int k = 0; k < 2; k++)
+            if (ms[k]->kind != CM_POINT && ms[k]->kind != CM_LINE &&
+                ms[k]->kind != CM_TRIANGLE && ms[k]->kind != CM_SPHERE) {
+                char pa[256], pb[256];
+                st_component_warn(p->response,
+                                  "StickContactForceField between %s and %s: SOFA has no stick "
+                                  "contact for a %s, the pair gets no contact",
+                                  st_component_path(&a->base, pa, sizeof pa),
+                                  st_component_path(&b->base, pb, sizeof pb),
+                                  ms[k]->base.cls->name);
+                out->kind = CR_NONE;
+                return ST_OK;
+            }
+    }
     const cresponse *m = (const cresponse *)p->response;
-    bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK;
-    if (lagrangian && (out->kind != m->kind || out->mu != m->mu || out->keep_alive != m->keep_alive)) {
+    bool lagrangian = out->kind == CR_FRICTION || out->kind == CR_STICK || out->kind == CR_AUGLAG;
+    if (lagrangian && (out->kind != m->kind || out->mu != m->mu ||
+                       out->keep_alive != m->keep_alive || out->epsilon != m->epsilon)) {
         char pa[256], pb[256];
         return st_component_error(p->response, "response", err, ST_ESCENE,
                                   "the pair %s - %s asks for a Lagrangian response other than "
@@ -571,6 +676,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             if (p->npairs > before) {
                 p->pairs[before].geometric_stiffness = r.geometric_stiffness;
                 p->pairs[before].kind = r.kind;
+                p->pairs[before].keep_alive = r.keep_alive;
             }
         }
     }
@@ -578,7 +684,8 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
-    if ((r->kind == CR_FRICTION || r->kind == CR_STICK) && !has_constraint_solver(st_node_root(self->node)))
+    if ((r->kind == CR_FRICTION || r->kind == CR_STICK || r->kind == CR_AUGLAG) &&
+        !has_constraint_solver(st_node_root(self->node)))
         st_component_warn(p->response, "response %s: no constraint solver in the scene, the "
                                        "contacts will not act (add FreeMotionAnimationLoop and "
                                        "GenericConstraintSolver)",
@@ -745,6 +852,8 @@ static int test_elements(const cpair *q, size_t i, size_t j, double alarm, doubl
     }
     if (q->method->method == CI_NEW || q->method->method == CI_LMD)
         return test_new_lmd(q, i, j, alarm, contact, d);
+    if (q->method->method == CI_CCD)
+        return ccd_test(q, i, j, contact, d);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     unsigned t0, t1;
     const unsigned *a = verts(m0, i, &t0), *b = verts(m1, j, &t1);
@@ -811,6 +920,8 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
     q->ndet = 0;
     q->search->ncand = 0;
+    if (class_is(p->narrow, &raytrace_narrow_phase_class))
+        return raytrace_pair(q, p->steps, err);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
         return ST_OK;
@@ -956,6 +1067,8 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         m->number_of_contacts = 0;
         if (m->active)
             cmodel_update_boxes(m);
+        if (m->active && p->method->method == CI_CCD && p->method->ccd_swept)
+            ccd_sweep_boxes(m);
     }
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
     const cresponse *resp = (const cresponse *)p->response;
@@ -965,7 +1078,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
         ST_TRY(narrow_pair(p, q, err));
         candidates += q->search->ncand;
         double dq = d0 + q->m[0]->contact_distance + q->m[1]->contact_distance;
-        if (q->kind == CR_PENALTY)
+        if (q->kind == CR_PENALTY || q->kind == CR_STICKFF)
             ST_TRY(penalty_fill(q, dq, err));
         else
             ST_TRY(contact_constraint_fill(resp, q, dq, err));
@@ -1047,4 +1160,76 @@ const st_class collision_pipeline_class = {
     .reset = pipeline_reset,
     .cleanup = pipeline_cleanup,
     .collision = &pipeline_ops,
+};
+
+/* ---- SubCollisionPipeline ---- */
+
+static const st_field sub_pipeline_fields[] = {
+    ST_IGNORED(pipeline, depth, "depth", ST_T_INT, int, "6",
+               "Max depth of bounding trees. (default=6, min=?, max=?) (settee's narrow phase "
+               "tests element boxes directly, with the same contacts)"),
+    ST_FIELD_EX(pipeline, model_paths, "collisionModels", ST_T_STRINGS, st_array, NULL,
+                "List of collision models to consider in this pipeline", ST_F_NOLINK, NULL, 0.0,
+                0.0),
+    ST_LINK(pipeline, l_method, "intersectionMethod", ST_LINK_ANY,
+            "Intersection method to use in this pipeline"),
+    ST_LINK(pipeline, l_response, "contactManager", ST_LINK_ANY,
+            "Contact manager to use in this pipeline"),
+    ST_LINK(pipeline, l_broad, "broadPhaseDetection", ST_LINK_ANY,
+            "Broad phase detection to use in this pipeline"),
+    ST_LINK(pipeline, l_narrow, "narrowPhaseDetection", ST_LINK_ANY,
+            "Narrow phase detection to use in this pipeline"),
+    ST_OUTPUT(pipeline, out_points, "contactPoints", ST_T_VEC3S, st_array,
+              "settee: this step's contact points, two per contact (as CollisionPipeline's)"),
+    ST_OUTPUT(pipeline, out_normals, "contactNormals", ST_T_VEC3S, st_array,
+              "settee: this step's contact normals, one per contact"),
+    ST_OUTPUT(pipeline, out_dist, "contactDistances", ST_T_REALS, st_array,
+              "settee: each contact's distance at detection minus its rest distance"),
+    ST_OUTPUT(pipeline, out_counts, "contactCounts", ST_T_UINTS, st_array,
+              "settee: the number of contacts of each pair of collision models that may collide"),
+    ST_OUTPUT(pipeline, out_pairs, "contactPairs", ST_T_STRINGS, st_array,
+              "settee: the paths of the two collision models of each pair"),
+    ST_FIELD_END};
+
+static st_status sub_pipeline_init(st_component *self, st_error *err)
+{
+    (void)err;
+    pipeline *p = (pipeline *)self;
+    p->sub = true;
+    /* SOFA's doInit: each missing part is a warning, the pipeline then
+     * does nothing (bind says it again, once, before the run). */
+    if (!p->model_paths.n)
+        st_component_warn(self, "At least one CollisionModel is required to compute collision "
+                                "detection.");
+    return ST_OK;
+}
+
+bool sub_collision_pipeline_has(const st_component *sub, const st_component *model)
+{
+    const pipeline *p = (const pipeline *)sub;
+    for (size_t i = 0; i < p->nmodels; i++)
+        if (&p->models[i]->base == model)
+            return true;
+    return false;
+}
+
+const st_collision_ops sub_collision_pipeline_ops = {
+    .struct_size = sizeof(st_collision_ops),
+    .bind = pipeline_bind,
+    .compute = pipeline_compute,
+    .solver_groups = pipeline_solver_groups,
+    .integrate_begin = pipeline_integrate_begin,
+};
+
+const st_class sub_collision_pipeline_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SubCollisionPipeline",
+    .category = "CollisionAlgorithm",
+    .description = "Collision pipeline to be used with CompositeCollisionPipeline: its collision "
+                   "models, intersection method, phases and contact manager are linked",
+    .instance_size = sizeof(pipeline),
+    .fields = sub_pipeline_fields,
+    .init = sub_pipeline_init,
+    .reset = pipeline_reset,
+    .cleanup = pipeline_cleanup,
 };

@@ -24,13 +24,16 @@
 #define RESPONSE_FIELDS                                                                           \
     ST_STRING(cresponse, response, "response", "PenalityContactForceField",                       \
               "contact response class (settee: PenalityContactForceField, "                  \
-              "FrictionContactConstraint, StickContactConstraint, or nullptr for none)"),        \
+              "StickContactForceField, FrictionContactConstraint, StickContactConstraint, "      \
+              "AugmentedLagrangianResponseConstraint, or nullptr for none)"),                     \
         ST_STRING(cresponse, response_params, "responseParams", NULL,                             \
                   "contact response parameters (syntax: name1=value1&name2=value2&...) "         \
                   "(PenalityContactForceField: settee's geometricStiffness=0|1, the rigid "     \
                   "contact mapping's geometric stiffness, 0 as SOFA's RigidMapping default; "    \
                   "FrictionContactConstraint: mu, default 0.8, and tol, only 0; "                \
-                  "StickContactConstraint: keepAlive, default true)"),                          \
+                  "StickContactConstraint and StickContactForceField: keepAlive, default "      \
+                  "true; AugmentedLagrangianResponseConstraint: mu, default 0, and epsilon, "   \
+                  "default 0)"),                                                                \
         ST_OUTPUT(cresponse, active, "numberOfActiveContacts", ST_T_UINT, unsigned,              \
                   "settee: OUTPUT: Lagrangian contacts whose normal multiplier was not zero at "  \
                   "the last constraint solve (every stick contact)")
@@ -53,7 +56,9 @@ static const st_field rule_fields[] = {
 static const char *kind_name(cresp_kind k)
 {
     static const char *const names[] = {"PenalityContactForceField", "FrictionContactConstraint",
-                                        "StickContactConstraint", "nullptr"};
+                                        "StickContactConstraint", "nullptr",
+                                        "StickContactForceField",
+                                        "AugmentedLagrangianResponseConstraint"};
     return names[k];
 }
 
@@ -105,7 +110,18 @@ static st_status parse_params(const st_component *self, const char *field, const
                                           val);
             if (kn == 2)
                 out->mu = v;
-        } else if (out->kind == CR_STICK && kn == 9 && !strncmp(p, "keepAlive", 9)) {
+        } else if (out->kind == CR_AUGLAG &&
+                   ((kn == 2 && !strncmp(p, "mu", 2)) || (kn == 7 && !strncmp(p, "epsilon", 7)))) {
+            double v = strtod(val, &end);
+            if (end == val || *end || !(v >= 0.0))
+                return st_component_error(self, field, err, ST_ESCENE,
+                                          "%.*s=%s is not a non-negative number", (int)kn, p, val);
+            if (kn == 2)
+                out->mu = v;
+            else
+                out->epsilon = v;
+        } else if ((out->kind == CR_STICK || out->kind == CR_STICKFF) && kn == 9 &&
+                   !strncmp(p, "keepAlive", 9)) {
             if (!strcmp(val, "1") || !strcmp(val, "true"))
                 out->keep_alive = true;
             else if (!strcmp(val, "0") || !strcmp(val, "false"))
@@ -132,6 +148,7 @@ st_status cresponse_parse(const st_component *self, const char *field, const cha
     out->mu = 0.8;
     out->tol = 0.0;
     out->keep_alive = true;
+    out->epsilon = 0.0;
     if ((n == 25 && !strncmp(s, "PenalityContactForceField", n)) ||
         (n == 7 && !strncmp(s, "default", n)))
         out->kind = CR_PENALTY;
@@ -141,11 +158,19 @@ st_status cresponse_parse(const st_component *self, const char *field, const cha
         out->kind = CR_STICK;
     else if (n == 7 && !strncmp(s, "nullptr", n))
         out->kind = CR_NONE;
+    else if (n == 22 && !strncmp(s, "StickContactForceField", n))
+        out->kind = CR_STICKFF;
+    else if (n == 37 && !strncmp(s, "AugmentedLagrangianResponseConstraint", n)) {
+        out->kind = CR_AUGLAG;
+        out->mu = 0.0; /* SOFA's AugmentedLagrangianResponse default */
+    }
     else
         return st_component_error(self, field, err, ST_ESCENE,
                                   "response '%.*s' is not available in settee; "
-                                  "PenalityContactForceField, FrictionContactConstraint, "
-                                  "StickContactConstraint and nullptr (no response) are",
+                                  "PenalityContactForceField, StickContactForceField, "
+                                  "FrictionContactConstraint, StickContactConstraint, "
+                                  "AugmentedLagrangianResponseConstraint and nullptr (no "
+                                  "response) are",
                                   (int)n, s);
     return s[n] ? parse_params(self, field, s + n + 1, out, err) : ST_OK;
 }
@@ -227,6 +252,7 @@ static st_status response_init(st_component *self, st_error *err)
     r->mu = own.mu;
     r->tol = own.tol;
     r->keep_alive = own.keep_alive;
+    r->epsilon = own.epsilon;
     if (r->variables && r->variables[0])
         return st_component_error(self, "variables", err, ST_ESCENE,
                                   "variables are not supported in settee (SOFA creates a data "

@@ -33,7 +33,9 @@ static bool rigid(const cmodel *m) { return m->kind == CM_RIGIDSPHERE; }
 
 static unsigned rows_per_contact(const cresponse *r)
 {
-    return r->kind == CR_FRICTION && r->mu > 0.0 ? 3 : r->kind == CR_STICK ? 3 : 1;
+    return (r->kind == CR_FRICTION || r->kind == CR_AUGLAG) && r->mu > 0.0 ? 3
+           : r->kind == CR_STICK                                        ? 3
+                                                                        : 1;
 }
 
 st_status contact_constraint_fill(const cresponse *r, cpair *p, double d0, st_error *err)
@@ -87,7 +89,7 @@ static void cc_size(st_component *self, size_t *rows, size_t *terms)
 {
     cresponse *r = (cresponse *)self;
     *rows = *terms = 0;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return;
     unsigned nr = rows_per_contact(r);
     for (size_t k = 0; k < r->npairs; k++) {
@@ -150,7 +152,7 @@ static double dot3(const double a[3], const double b[3])
 static st_status cc_build(st_component *self, st_cjacobian *J, double *violation, st_error *err)
 {
     cresponse *r = (cresponse *)self;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return ST_OK;
     /* SOFA's VEL order (FreeMotionAnimationLoop solveVelocityConstraintFirst):
      * the states hold x_t and the free velocities; a contact's normal row
@@ -212,7 +214,7 @@ static void cc_init_resolution(st_component *self, size_t first, const double *W
     (void)lambda; /* SOFA's contacts start from zero (no warm start) */
     cresponse *r = (cresponse *)self;
     r->first = first;
-    if (r->kind == CR_PENALTY)
+    if (r->kind == CR_PENALTY || r->kind == CR_STICKFF || r->kind == CR_NONE)
         return;
     size_t row = first;
     unsigned nr = rows_per_contact(r);
@@ -252,6 +254,30 @@ static ucontact *contact_at(cresponse *r, size_t index)
     return NULL;
 }
 
+/* SOFA's AugmentedLagrangianResolutionWithFriction: the normal force
+ * grows by epsilon times the violation (not W's inverse); the tangential
+ * trial force lambda_t - epsilon d_t stays when inside mu lambda_n's cone,
+ * else the tangential force moves by -mu epsilon d_n along d_t's direction.
+ * A released contact (lambda_n < 0) has all three forces zero. */
+static void auglag_friction_resolution(double mu, double eps, size_t row, const double *d,
+                                       double *lambda)
+{
+    lambda[row] -= d[row] * eps;
+    if (lambda[row] < 0) {
+        lambda[row] = lambda[row + 1] = lambda[row + 2] = 0;
+        return;
+    }
+    double t0 = lambda[row + 1] - d[row + 1] * eps, t1 = lambda[row + 2] - d[row + 2] * eps;
+    if (sqrt(t0 * t0 + t1 * t1) - mu * fabs(lambda[row]) < 0) {
+        lambda[row + 1] = t0;
+        lambda[row + 2] = t1;
+        return;
+    }
+    double ns = sqrt(d[row + 1] * d[row + 1] + d[row + 2] * d[row + 2]);
+    lambda[row + 1] -= mu * d[row] * eps * d[row + 1] / ns;
+    lambda[row + 2] -= mu * d[row] * eps * d[row + 2] / ns;
+}
+
 static void cc_resolution(st_component *self, size_t row, const double *W, size_t dim,
                           const double *d, double *lambda)
 {
@@ -266,6 +292,10 @@ static void cc_resolution(st_component *self, size_t row, const double *W, size_
         return;
     if (r->kind == CR_FRICTION) {
         contact_friction_resolution(r->mu, c->w, row, d, lambda);
+        return;
+    }
+    if (r->kind == CR_AUGLAG) {
+        auglag_friction_resolution(r->mu, r->epsilon, row, d, lambda);
         return;
     }
     for (unsigned a = 0; a < 3; a++)

@@ -15,4 +15,17 @@ typedef struct cphase {
 /* Refuses a set 'box' (brute_force_broad_phase.c). */
 st_status cphase_check_box(st_component *self, st_error *err);
 
+/* SubCollisionPipeline (collision_pipeline.c): a pipeline whose parts are
+ * linked; it plays no collision role itself (the kernel would run it):
+ * CompositeCollisionPipeline runs these operations of each. */
+extern const st_class sub_collision_pipeline_class;
+extern const st_collision_ops sub_collision_pipeline_ops;
+/* RayTraceNarrowPhase (raytrace.c): the detections of one pair of
+ * TriangleOctreeCollisionModels for pipeline step `step` (from 1). */
+extern const st_class raytrace_narrow_phase_class;
+st_status raytrace_pair(cpair *q, unsigned long step, st_error *err);
+
+/* Whether model is one of the sub-pipeline's collision models (after bind). */
+bool sub_collision_pipeline_has(const st_component *sub, const st_component *model);
+
 #endif

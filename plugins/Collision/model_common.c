@@ -263,6 +263,10 @@ static void free_elements(cmodel *m)
     st_free(m->box);
     st_free(m->pnormals);
     st_free(m->tflags);
+    st_free(m->oct_tnorm);
+    st_free(m->oct_vnorm);
+    m->oct_tnorm = m->oct_vnorm = NULL;
+    m->oct_step = 0;
     m->elems = NULL;
     m->box = NULL;
     m->pnormals = NULL;
@@ -525,10 +529,9 @@ static void cm_add_force(st_component *self, const st_mparams *mp, double *f, co
                          const double *v)
 {
     (void)mp;
-    (void)v;
     cmodel *m = (cmodel *)self;
     for (size_t i = 0; i < m->nowned; i++)
-        penalty_add_force(m->owned[i], f, x);
+        penalty_add_force(m->owned[i], f, x, v);
 }
 
 static void cm_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,

@@ -98,6 +98,18 @@ static void side_spread(const cpair *p, int k, const cside *s, double *f, const 
         spread(p->m[k], s, st_slice(f, p->m[k]->ms), F);
 }
 
+/* The stick spring's force on side 1 for points p1 p2 and point
+ * velocities v1 v2 (NULL: none). */
+static void stick_force(const ccontact *c, const double p1[3], const double p2[3],
+                        const double *v1, const double *v2, double F[3])
+{
+    for (int a = 0; a < 3; a++) {
+        F[a] = c->ks * (p2[a] - p1[a] - c->rest[a]);
+        if (v1 && v2)
+            F[a] += c->kd * (v2[a] - v1[a]);
+    }
+}
+
 void penalty_add_external(cpair *p)
 {
     double *fe[2];
@@ -108,6 +120,17 @@ void penalty_add_external(cpair *p)
         double p1[3], p2[3];
         cside_point(p->m[0], &c->s[0], p->m[0]->ms->position.r, p1);
         cside_point(p->m[1], &c->s[1], p->m[1]->ms->position.r, p2);
+        if (p->kind == CR_STICKFF) {
+            double F[3], G[3];
+            stick_force(c, p1, p2, NULL, NULL, F);
+            for (int a = 0; a < 3; a++)
+                G[a] = -F[a];
+            if (fe[0])
+                spread(p->m[0], &c->s[0], fe[0], F);
+            if (fe[1])
+                spread(p->m[1], &c->s[1], fe[1], G);
+            continue;
+        }
         double un = (p2[0] - p1[0]) * c->norm[0] + (p2[1] - p1[1]) * c->norm[1] +
                     (p2[2] - p1[2]) * c->norm[2];
         c->pen = c->dist - un;
@@ -123,13 +146,28 @@ void penalty_add_external(cpair *p)
     }
 }
 
-void penalty_add_force(cpair *p, double *f, const double *x)
+void penalty_add_force(cpair *p, double *f, const double *x, const double *v)
 {
     for (size_t i = 0; i < p->n; i++) {
         ccontact *c = &p->c[i];
         double p1[3], p2[3];
         side_point(p, 0, &c->s[0], x, p1);
         side_point(p, 1, &c->s[1], x, p2);
+        if (p->kind == CR_STICKFF) {
+            double v1[3], v2[3], F[3], G[3];
+            side_deriv(p, 0, &c->s[0], v, v1);
+            side_deriv(p, 1, &c->s[1], v, v2);
+            stick_force(c, p1, p2, v1, v2, F);
+            for (int a = 0; a < 3; a++)
+                G[a] = -F[a];
+            side_spread(p, 0, &c->s[0], f, F);
+            side_spread(p, 1, &c->s[1], f, G);
+            double e = 0;
+            for (int a = 0; a < 3; a++)
+                e += (p2[a] - p1[a] - c->rest[a]) * (p2[a] - p1[a] - c->rest[a]);
+            c->pen = e; /* |u - rest|^2, for the energy */
+            continue;
+        }
         double un = (p2[0] - p1[0]) * c->norm[0] + (p2[1] - p1[1]) * c->norm[1] +
                     (p2[2] - p1[2]) * c->norm[2];
         c->pen = c->dist - un;
@@ -163,6 +201,18 @@ void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor)
 {
     for (size_t i = 0; i < p->n; i++) {
         const ccontact *c = &p->c[i];
+        if (p->kind == CR_STICKFF) {
+            double d1[3], d2[3], F[3], G[3];
+            side_deriv(p, 0, &c->s[0], dx, d1);
+            side_deriv(p, 1, &c->s[1], dx, d2);
+            for (int a = 0; a < 3; a++) {
+                F[a] = c->ks * kfactor * (d2[a] - d1[a]);
+                G[a] = -F[a];
+            }
+            side_spread(p, 0, &c->s[0], df, F);
+            side_spread(p, 1, &c->s[1], df, G);
+            continue;
+        }
         if (!(c->pen > 0))
             continue;
         double d1[3], d2[3];
@@ -222,10 +272,36 @@ static void side_geometric_k(const cpair *p, int k, const cside *s, const double
     st_matrix_add_block(m, p->m[k]->ms, s->idx[0], p->m[k]->ms, s->idx[0], blk);
 }
 
+/* The stick spring's tangent: df_a / dx_b = ks (a == b ? -1 : +1) Ja^T Jb. */
+static void stick_add_k(cpair *p, const ccontact *c, st_matrix *m, double kfactor)
+{
+    for (int a = 0; a < 2; a++) {
+        if (!p->in_sys[a])
+            continue;
+        for (int b = 0; b < 2; b++) {
+            if (!p->in_sys[b])
+                continue;
+            double kab = c->ks * kfactor * (a == b ? -1.0 : 1.0);
+            const cside *sa = &c->s[a], *sb = &c->s[b];
+            for (unsigned va = 0; va < sa->n; va++)
+                for (unsigned vb = 0; vb < sb->n; vb++) {
+                    double w = kab * sa->w[va] * sb->w[vb];
+                    double blk[9] = {w, 0, 0, 0, w, 0, 0, 0, w};
+                    st_matrix_add_block(m, p->m[a]->ms, sa->idx[va], p->m[b]->ms, sb->idx[vb],
+                                        blk);
+                }
+        }
+    }
+}
+
 void penalty_add_k(cpair *p, st_matrix *m, double kfactor)
 {
     for (size_t i = 0; i < p->n; i++) {
         const ccontact *c = &p->c[i];
+        if (p->kind == CR_STICKFF) {
+            stick_add_k(p, c, m, kfactor);
+            continue;
+        }
         if (!(c->pen > 0))
             continue;
         if (p->geometric_stiffness) {
@@ -275,7 +351,9 @@ double penalty_energy(const cpair *p)
 {
     double e = 0.0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->c[i].pen > 0)
+        if (p->kind == CR_STICKFF)
+            e += 0.5 * p->c[i].ks * p->c[i].pen;
+        else if (p->c[i].pen > 0)
             e += 0.5 * p->c[i].ks * p->c[i].pen * p->c[i].pen;
     return e;
 }
@@ -342,6 +420,10 @@ st_status cgrow(void **p, size_t *cap, size_t need, size_t size, st_error *err)
 
 st_status penalty_fill(cpair *p, double d0, st_error *err)
 {
+    /* StickContactForceField keeps its springs through a step without
+     * detection (keepAlive) */
+    if (p->kind == CR_STICKFF && p->ndet == 0 && p->keep_alive)
+        return ST_OK;
     /* SOFA's duplicate rule: outputs sharing an id keep the one of lower
      * value (the first of equal ones). by_id holds index + 1. */
     size_t keep = 0;
@@ -379,6 +461,12 @@ st_status penalty_fill(cpair *p, double d0, st_error *err)
         c->dist = d0 + r1 + r2;
         c->ks = c->dist != 0.0 ? ks0 / c->dist : ks0;
         c->pen = 0.0;
+        if (p->kind == CR_STICKFF) {
+            c->ks = p->m[0]->contact_stiffness + p->m[1]->contact_stiffness;
+            c->kd = p->m[0]->contact_friction + p->m[1]->contact_friction;
+            for (int a = 0; a < 3; a++)
+                c->rest[a] = d->p[1][a] - d->p[0][a];
+        }
         c->elem[0] = d->e[0];
         c->elem[1] = d->e[1];
         memcpy(c->pt, d->p, sizeof c->pt);

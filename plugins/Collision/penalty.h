@@ -15,7 +15,7 @@ st_status penalty_fill(cpair *p, double d0, st_error *err);
 /* PenalityContactForceField: with u = P2 - P1 and pen = dist - u.n, a
  * contact with pen > 0 adds -ks pen n to side 1 and +ks pen n to side 2;
  * its stiffness is K = -ks n n^T on the relative displacement. */
-void penalty_add_force(cpair *p, double *f, const double *x);
+void penalty_add_force(cpair *p, double *f, const double *x, const double *v);
 /* The same forces at both states' current positions, added to their
  * externalForce (a pair outside every ODE solver's subtree: SOFA's
  * isolated interaction force field, explicit for the integration to
@@ -24,7 +24,19 @@ void penalty_add_force(cpair *p, double *f, const double *x);
 void penalty_add_external(cpair *p);
 void penalty_add_dforce(cpair *p, double *df, const double *dx, double kfactor);
 void penalty_add_k(cpair *p, st_matrix *m, double kfactor);
-/* Sum of ks pen^2 / 2 over the contacts in penetration. */
+/* StickContactForceField (p->kind CR_STICKFF; SOFA's BarycentricStickContact
+ * with a VectorSpringForceField): each contact is a vector spring between
+ * its two mapped points, of stiffness ks = both contactStiffness, damping
+ * kd = both contactFriction and rest vector the detection vector
+ * pt[1] - pt[0]: with u = P2 - P1,
+ *   F = ks (u - rest) + kd (V2 - V1),  f_1 += F,  f_2 -= F
+ * (tangent ks on the relative displacement; the damping is explicit).
+ * The springs are made again from each step's detection; a step that
+ * detects nothing keeps the last ones when keepAlive (SOFA's default):
+ * the objects then stay stuck. The functions above dispatch on the kind. */
+
+/* Sum of ks pen^2 / 2 over the contacts in penetration (stick: ks |u -
+ * rest|^2 / 2). */
 double penalty_energy(const cpair *p);
 
 #endif

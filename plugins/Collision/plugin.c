@@ -22,6 +22,11 @@ extern const st_class collision_group_manager_class;
 extern const st_class rule_based_contact_manager_class;
 extern const st_class tetrahedron_collision_model_class;
 extern const st_class cylinder_collision_model_class;
+extern const st_class sub_collision_pipeline_class;
+extern const st_class composite_collision_pipeline_class;
+extern const st_class raytrace_narrow_phase_class;
+extern const st_class ccd_tight_inclusion_intersection_class;
+extern const st_class triangle_octree_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -37,6 +42,9 @@ static st_status register_classes(st_registry *r, st_error *err)
         &new_proximity_intersection_class, &local_min_distance_class,
         &rule_based_contact_manager_class, &tetrahedron_collision_model_class,
         &cylinder_collision_model_class,
+        &sub_collision_pipeline_class,    &composite_collision_pipeline_class,
+        &raytrace_narrow_phase_class,     &triangle_octree_collision_model_class,
+        &ccd_tight_inclusion_intersection_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));

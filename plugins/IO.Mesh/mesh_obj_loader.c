@@ -376,6 +376,8 @@ static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_
     text_cursor_init(&tc, mf);
     const char *line;
     size_t len;
+    double last_v[3] = {0, 0, 0};
+    bool warned_short_v = false;
     while (text_next_line(&tc, &line, &len)) {
         size_t i = 0;
         while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -403,12 +405,24 @@ static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_
         const char *rest = line + i;
         size_t rl = len - i;
         if (kl == 1 && kw[0] == 'v') {
-            double v[3];
+            /* SOFA reads x y z into one vector kept across lines: a line
+             * with fewer coordinates (the one-value "v t" lines of SOFA's
+             * scalar fields, raptorTemperature.obj) keeps the missing ones
+             * from the previous vertex, 0 for the first. */
+            double v[3] = {last_v[0], last_v[1], last_v[2]};
             int k = parse_reals(rest, rl, v, 3);
-            if (k != 3)
+            if (k < 1)
                 return loader_error_at(&l->base, tc.path, tc.line, 0, err, ST_EPARSE,
                                        "a vertex line 'v' needs 3 coordinates (x y z)%s",
                                        k < 0 ? ", found a token that is not a number" : "");
+            if (k < 3 && !warned_short_v) {
+                st_component_warn(&l->base,
+                                  "%s:%d: a vertex line 'v' with %d coordinate%s: the missing "
+                                  "ones keep the previous vertex's values, as SOFA reads them",
+                                  tc.path, tc.line, k, k == 1 ? "" : "s");
+                warned_short_v = true;
+            }
+            memcpy(last_v, v, sizeof last_v);
             if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
                 return loader_error_at(&l->base, tc.path, tc.line, 0, err, ST_EPARSE,
                                        "a vertex coordinate is not a finite number");

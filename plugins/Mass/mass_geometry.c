@@ -108,11 +108,10 @@ void mass_add_gravity_to_v(const st_mstate *ms, const st_mparams *mp, double *v,
     double *vs = st_slice(v, ms);
     const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
     const unsigned d = ms->type->deriv_size; /* Rigid3d: the linear part */
-    for (size_t i = 0; i < ms->n; i++) {
-        vs[d * i] += hg[0];
-        vs[d * i + 1] += hg[1];
-        vs[d * i + 2] += hg[2];
-    }
+    const unsigned k = d < 3 ? d : 3; /* Vec1d, Vec2d: the first components */
+    for (size_t i = 0; i < ms->n; i++)
+        for (unsigned q = 0; q < k; q++)
+            vs[d * i + q] += hg[q];
 }
 
 /* inv = m^-1 for a 3x3 row-major matrix; false when singular. */

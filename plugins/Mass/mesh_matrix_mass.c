@@ -727,6 +727,12 @@ static st_status mm_init(st_component *self, st_error *err)
     mesh_matrix_mass *m = (mesh_matrix_mass *)self;
     mm_free_runtime(m);
     ST_TRY(mass_bind_topology(self, &m->ms, &m->topology, &m->geometry_state, err));
+    const st_state_type *gt = ((st_mstate *)m->geometry_state)->type;
+    if (gt && strcmp(gt->name, "Vec3d"))
+        return st_component_error(self, "geometryState", err, ST_ESCENE,
+                                  "the geometry state '%s' is %s; MeshMatrixMass reads Vec3d "
+                                  "positions (SOFA's GeometricalTypes)",
+                                  m->geometry_state->name, gt->name);
     static const st_type order[4] = {ST_T_HEXAS, ST_T_TETRAS, ST_T_QUADS, ST_T_TRIANGLES};
     m->elem = 0;
     for (int i = 0; i < 4 && !m->elem; i++)
@@ -831,6 +837,28 @@ static size_t mm_n(const mesh_matrix_mass *m)
     return m->vertex_mass.n < m->ms->n ? m->vertex_mass.n : m->ms->n;
 }
 
+/* M dx for a field of w scalars per point (Vec1d, Vec2d): the same scalar
+ * mass on every component. */
+static void mm_add_m_dx_d(const mesh_matrix_mass *m, double *r, const double *d, double factor,
+                          unsigned w)
+{
+    const double *vm = m->vertex_mass.r;
+    size_t n = mm_n(m);
+    double c = m->lumping ? m->c : 1.0;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned q = 0; q < w; q++)
+            r[w * i + q] += d[w * i + q] * vm[i] * c * factor;
+    if (m->lumping)
+        return;
+    for (size_t k = 0; k < m->npair; k++) {
+        double t = m->pm[k] * factor;
+        for (unsigned q = 0; q < w; q++) {
+            r[w * m->pa[k] + q] += d[w * m->pb[k] + q] * t;
+            r[w * m->pb[k] + q] += d[w * m->pa[k] + q] * t;
+        }
+    }
+}
+
 static void mm_add_m_dx(st_component *self, const st_mparams *mp, double *res, const double *dx,
                         double factor)
 {
@@ -840,6 +868,11 @@ static void mm_add_m_dx(st_component *self, const st_mparams *mp, double *res, c
     const double *d = st_slice(dx, m->ms);
     const double *vm = m->vertex_mass.r;
     size_t n = mm_n(m);
+    unsigned w = m->ms->type->deriv_size;
+    if (w != 3) {
+        mm_add_m_dx_d(m, r, d, factor, w);
+        return;
+    }
     if (m->lumping) {
         for (size_t i = 0; i < 3 * n; i++)
             r[i] += d[i] * vm[i / 3] * m->c * factor;
@@ -872,8 +905,9 @@ static void mm_acc_from_f(st_component *self, const st_mparams *mp, double *a, c
     double *as = st_slice(a, m->ms);
     const double *fs = st_slice(f, m->ms);
     size_t n = mm_n(m);
-    for (size_t i = 0; i < 3 * n; i++)
-        as[i] = fs[i] / (m->vertex_mass.r[i / 3] * m->c);
+    unsigned w = m->ms->type->deriv_size;
+    for (size_t i = 0; i < w * n; i++)
+        as[i] = fs[i] / (m->vertex_mass.r[i / w] * m->c);
 }
 
 static void mm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matrix *mat,
@@ -894,7 +928,10 @@ static void mm_add_m_to_matrix(st_component *self, const st_mparams *mp, st_matr
         if (m->pm[k] == 0.0)
             continue;
         double e = m->pm[k] * mfactor;
-        double b[9] = {e, 0, 0, 0, e, 0, 0, 0, e};
+        unsigned w = ms->type->deriv_size;
+        double b[9] = {0};
+        for (unsigned q = 0; q < w; q++)
+            b[w * q + q] = e;
         st_matrix_add_block(mat, ms, m->pa[k], ms, m->pb[k], b);
         st_matrix_add_block(mat, ms, m->pb[k], ms, m->pa[k], b);
     }
@@ -910,6 +947,14 @@ static void mm_add_gravity(st_component *self, const st_mparams *mp, double *f, 
     double *fs = st_slice(f, m->ms);
     const double *g = mp->gravity;
     size_t n = mm_n(m);
+    unsigned w = m->ms->type->deriv_size;
+    if (w != 3) {
+        /* SOFA's DataTypes::set(gravity, gx, gy, gz): the first w components */
+        for (size_t i = 0; i < n; i++)
+            for (unsigned q = 0; q < w; q++)
+                fs[w * i + q] += g[q] * m->vertex_mass.r[i] * m->c;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (m->exact && !m->lumping) {
             double r = m->rowsum[i];
@@ -937,14 +982,21 @@ static double mm_kinetic(st_component *self, const st_mparams *mp, const double 
     const double *vs = st_slice(v, m->ms);
     size_t n = mm_n(m);
     double e = 0, c = m->lumping ? m->c : 1.0;
+    unsigned d = m->ms->type->deriv_size;
     for (size_t i = 0; i < n; i++) {
-        const double *w = vs + 3 * i;
-        e += (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * m->vertex_mass.r[i] * c;
+        const double *w = vs + d * i;
+        double s = 0;
+        for (unsigned q = 0; q < d; q++)
+            s += w[q] * w[q];
+        e += s * m->vertex_mass.r[i] * c;
     }
     if (!m->lumping)
         for (size_t k = 0; k < m->npair; k++) {
-            const double *a = vs + 3 * m->pa[k], *b = vs + 3 * m->pb[k];
-            e += 2 * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * m->pm[k];
+            const double *a = vs + d * m->pa[k], *b = vs + d * m->pb[k];
+            double s = 0;
+            for (unsigned q = 0; q < d; q++)
+                s += a[q] * b[q];
+            e += 2 * s * m->pm[k];
         }
     return e / 2;
 }
@@ -955,11 +1007,13 @@ static double mm_potential(st_component *self, const st_mparams *mp, const doubl
     const double *xs = st_slice_x(x, m->ms);
     const double *g = mp->gravity;
     size_t n = mm_n(m);
+    unsigned d = m->ms->type->coord_size;
     double e = 0;
     for (size_t i = 0; i < n; i++) {
-        const double *p = xs + 3 * i;
+        const double *p = xs + d * i;
         double w = (m->exact && !m->lumping) ? m->rowsum[i] : m->vertex_mass.r[i] * m->c;
-        e -= (g[0] * p[0] + g[1] * p[1] + g[2] * p[2]) * w;
+        for (unsigned q = 0; q < d; q++)
+            e -= g[q] * p[q] * w;
     }
     return e;
 }
@@ -1014,7 +1068,7 @@ static const st_field mm_fields[] = {
             "matrix is indefinite (checkerboard eigenvalue -V/40); default false reproduces SOFA"),
     ST_LINK(mesh_matrix_mass, topology, "topology", ST_LINK_TOPOLOGY,
             "link to the topology container (default: the node's last topology, else its parent's)"),
-    ST_LINK(mesh_matrix_mass, geometry_state, "geometryState", ST_LINK_STATE,
+    ST_LINK_GEOMETRY(mesh_matrix_mass, geometry_state, "geometryState",
             "link to the MechanicalObject associated with the geometry (default: the "
             "topology's node's)"),
     MASS_F_COMMON(mesh_matrix_mass),
@@ -1030,6 +1084,10 @@ static st_status mm_checkpoint(st_component *self, st_checkpoint *ck, st_error *
     return mm_pairs_from_edges(m, err);
 }
 
+/* SOFA's Vec1d, Vec2d and Vec3d instances (the geometry Vec3d in each:
+ * "Vec1,Vec3" is the Vec1d mass on a Vec3d geometry). */
+static const char *const mm_templates[] = {"Vec3d", "Vec2d", "Vec1d", NULL};
+
 static const st_checkpoint_ops mm_checkpoint_ops = {sizeof(st_checkpoint_ops), mm_checkpoint};
 
 const st_class st_mesh_matrix_mass_class = {
@@ -1044,4 +1102,5 @@ const st_class st_mesh_matrix_mass_class = {
     .cleanup = mm_cleanup,
     .mass = &mm_mass_ops,
     .checkpoint = &mm_checkpoint_ops,
+    .templates = mm_templates,
 };

@@ -464,3 +464,30 @@ Test(lagrangian_contact, velocity_order_contact_lands_at_the_contact_distance)
     st_scene_destroy(&s);
     free(y);
 }
+
+/* AugmentedLagrangianResponseConstraint (SOFA's AugmentedLagrangianConstraint
+ * and its resolutions): the normal multiplier grows by epsilon times the
+ * violation, the tangential ones by epsilon times theirs while inside
+ * mu lambda_n's cone. Below the friction angle the particle sticks and
+ * rests on the plane; above it, it slides (SOFA's update outside the cone
+ * is its own, not Coulomb's: no closed form is asserted there); with
+ * mu = 0 (one row: SOFA's AugmentedLagrangianResolution, the unilateral
+ * update) it slides freely, a = g sin theta. */
+Test(lagrangian_contact, augmented_lagrangian_sticks_in_the_cone)
+{
+    const char *resp =
+        "response: AugmentedLagrangianResponseConstraint, responseParams: mu=0.5&epsilon=100";
+    double theta = 20.0 * M_PI / 180.0, down, v, gap;
+    incline_run(theta, resp, 200, &down, &v, &gap);
+    cr_expect(fabs(down) < 1e-9, "slid %g", down);
+    cr_expect(fabs(v) < 1e-9, "speed %g", v);
+    cr_expect(gap < 1e-9, "left the contact distance by %g", gap);
+    theta = 45.0 * M_PI / 180.0;
+    incline_run(theta, resp, 100, &down, &v, &gap);
+    cr_expect(down > 1.0 && v > 1.0, "45 degrees: slid %g at %g", down, v);
+    theta = 30.0 * M_PI / 180.0;
+    incline_run(theta, "response: AugmentedLagrangianResponseConstraint, responseParams: mu=0", 50,
+                &down, &v, &gap);
+    cr_expect(fabs(v - G * sin(theta) * 0.5) < 1e-9, "mu=0: v %.12g", v);
+    cr_expect(gap < 1e-9, "mu=0: left the contact distance by %g", gap);
+}

@@ -735,3 +735,23 @@ Test(mesh_loaders, obj_reads_what_sofas_share_folder_holds)
     expect_error("MeshOBJLoader", "nul.obj", nul_in_line, sizeof nul_in_line - 1,
                  "binary data (a NUL byte)", NULL);
 }
+
+Test(mesh_loaders, obj_short_vertex_lines_keep_the_previous_coordinates)
+{
+    /* SOFA's scalar fields (raptorTemperature.obj) write "v t": the missing
+     * coordinates keep the previous vertex's values (0 for the first). */
+    static const char *OBJ = "v 0.5\nv 1 2 3\nv 7\nv 8 9\n";
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(load_text("MeshOBJLoader", "short.obj", OBJ, "", &s, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert(strstr(T.log, "short.obj:1: a vertex line 'v' with 1 coordinate"), "%s", T.log);
+    st_component *l = test_find_object(s, "loader");
+    const st_array *p = st_component_field_ptr(l, st_component_field(l, "position"));
+    cr_assert_eq(p->n, 4);
+    const double want[] = {0.5, 0, 0, 1, 2, 3, 7, 2, 3, 8, 9, 3};
+    for (int i = 0; i < 12; i++)
+        cr_expect_eq(p->r[i], want[i], "coordinate %d: %g", i, p->r[i]);
+    st_scene_destroy(&s);
+    expect_error("MeshOBJLoader", "empty_v.obj", "v\n", 2, "needs 3 coordinates", NULL);
+}

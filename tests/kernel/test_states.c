@@ -534,9 +534,10 @@ Test(states, unsupported_types_are_errors_naming_both)
     expect_refusal("        - MechanicalObject: {template: Rigid3d}\n"
                    "        - SpringForceField: {spring: \"0 0 1 0 1\"}\n",
                    "SpringForceField", "Rigid3d");
-    expect_refusal("        - MechanicalObject: {template: Vec2d, position: [0, 0, 1, 1]}\n"
+    /* MeshMatrixMass has SOFA's Vec1d, Vec2d and Vec3d instances: not Rigid3d */
+    expect_refusal("        - MechanicalObject: {template: Rigid3d}\n"
                    "        - MeshMatrixMass: {massDensity: 1}\n",
-                   "MeshMatrixMass", "Vec2d");
+                   "MeshMatrixMass", "Rigid3d");
     expect_refusal("        - MechanicalObject: {template: Vec1d}\n"
                    "        - FixedPlaneProjectiveConstraint: {direction: [1, 0, 0]}\n",
                    "FixedPlaneProjectiveConstraint", "Vec1d");

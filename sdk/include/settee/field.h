@@ -94,9 +94,12 @@ enum {
                                 (ABI 2.2; see ST_REALS_N) */
     ST_F_NOAUTOLINK = 1u << 5, /* a src="@this" on another component does not link this field
                                 (SOFA's setAutoLink(false): a loader's translation, ...) */
-    ST_F_BRACKETS = 1u << 7  /* a real list SOFA reads as matrices or rigid masses: in .scn
+    ST_F_BRACKETS = 1u << 7, /* a real list SOFA reads as matrices or rigid masses: in .scn
                                 text '[', ']' and ',' separate values too ("[a b c,d e f,g h i]",
                                 "m v [a b c, d e f, g h i] ...") */
+    ST_F_GEOMETRY = 1u << 8  /* a state link that only gives positions (SOFA's geometryState):
+                                not the state the component acts on, so its type does not
+                                decide the component's template (ST_LINK_GEOMETRY) */
 };
 
 /* Link target kinds, for ST_T_LINK fields: which component a path that ends
@@ -181,6 +184,11 @@ ST_API bool st_colour_by_name(const char *name, double rgba[4]);
 #define ST_LINK(S, m, key, kind, help)                                                            \
     {(key), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (help), 0,   \
      NULL, (kind), 0.0, 0.0}
+
+/* A link to a state read for its positions only (ST_F_GEOMETRY). */
+#define ST_LINK_GEOMETRY(S, m, key, help)                                                         \
+    {(key), ST_T_LINK, offsetof(S, m) + ST_FIELD_CHECK_(S, m, st_component *), NULL, (help),      \
+     ST_F_GEOMETRY, NULL, ST_LINK_STATE, 0.0, 0.0}
 
 /* A real in [lo, hi], checked when the scene's value is read:
  *   ST_REAL_RANGE(S, poisson, "poissonRatio", "0.45", "help", -1.0, 0.5) */
