@@ -236,5 +236,6 @@ extern const st_class triangular_quadratic_springs_class;
 extern const st_class triangular_biquadratic_springs_class;
 extern const st_class polynomial_springs_force_field_class;
 extern const st_class polynomial_rest_shape_springs_force_field_class;
+extern const st_class gear_spring_force_field_class;
 
 #endif
