@@ -11,6 +11,7 @@ extern const st_class unbuilt_gauss_seidel_constraint_solver_class;
 extern const st_class nncg_constraint_solver_class;
 extern const st_class preconditioned_conjugate_residual_class;
 extern const st_class lcp_constraint_solver_class;
+extern const st_class improved_jacobi_constraint_solver_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -20,6 +21,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &nncg_constraint_solver_class, err));
     ST_TRY(st_registry_add(r, &preconditioned_conjugate_residual_class, err));
     ST_TRY(st_registry_add(r, &lcp_constraint_solver_class, err));
+    ST_TRY(st_registry_add(r, &improved_jacobi_constraint_solver_class, err));
     return ST_OK;
 }
 

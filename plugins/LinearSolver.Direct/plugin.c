@@ -20,6 +20,7 @@ extern const st_class eigen_simplicial_llt_class;
 extern const st_class eigen_sparse_lu_class;
 extern const st_class eigen_sparse_qr_class;
 extern const st_class svd_linear_solver_class;
+extern const st_class cholesky_solver_class;
 extern const st_class precomputed_linear_solver_class;
 extern const st_class async_sparse_ldl_solver_class;
 extern const st_class btd_linear_solver_class;
@@ -70,6 +71,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &eigen_sparse_lu_class, err));
     ST_TRY(st_registry_add(r, &eigen_sparse_qr_class, err));
     ST_TRY(st_registry_add(r, &svd_linear_solver_class, err));
+    ST_TRY(st_registry_add(r, &cholesky_solver_class, err));
     ST_TRY(st_registry_add(r, &precomputed_linear_solver_class, err));
     ST_TRY(st_registry_add(r, &async_sparse_ldl_solver_class, err));
     ST_TRY(st_registry_add(r, &btd_linear_solver_class, err));

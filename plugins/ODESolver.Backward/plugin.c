@@ -8,6 +8,7 @@ extern const st_class euler_implicit_solver_class;
 extern const st_class static_solver_class;
 extern const st_class newmark_implicit_solver_class;
 extern const st_class bdf_ode_solver_class;
+extern const st_class variational_symplectic_solver_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -16,6 +17,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &newton_raphson_solver_class, err));
     ST_TRY(st_registry_add(r, &newmark_implicit_solver_class, err));
     ST_TRY(st_registry_add(r, &bdf_ode_solver_class, err));
+    ST_TRY(st_registry_add(r, &variational_symplectic_solver_class, err));
     return ST_OK;
 }
 

@@ -6,6 +6,7 @@
 extern const st_class st_runge_kutta4_solver_class;       /* runge_kutta4_solver.c */
 extern const st_class st_runge_kutta2_solver_class;       /* runge_kutta2_solver.c */
 extern const st_class st_central_difference_solver_class; /* central_difference_solver.c */
+extern const st_class st_damp_velocity_solver_class;       /* damp_velocity_solver.c */
 
 static st_status forward_register(st_registry *r, st_error *err)
 {
@@ -13,6 +14,7 @@ static st_status forward_register(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &st_runge_kutta4_solver_class, err));
     ST_TRY(st_registry_add(r, &st_runge_kutta2_solver_class, err));
     ST_TRY(st_registry_add(r, &st_central_difference_solver_class, err));
+    ST_TRY(st_registry_add(r, &st_damp_velocity_solver_class, err));
     return ST_OK;
 }
 

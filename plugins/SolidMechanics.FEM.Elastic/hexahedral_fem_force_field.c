@@ -32,30 +32,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hexahedron_fem.h"
-
-typedef struct hexal {
-    unsigned v[8];
-    double K[24][24];  /* element stiffness (SOFA's hexahedronInfo[i].stiffness) */
-    double R[9];       /* world to element frame at the last force (SOFA's R_0_2) */
-    double rest[8][3]; /* rest points in the element frame (rotatedInitialElements) */
-    bool fresh;        /* added by a topological change, not computed yet */
-} hexal;
-
-typedef struct hexal_fem {
-    st_component base;
-    st_array poisson_ratio, young_modulus;
-    double rayleigh_stiffness;
-    st_component *topology;
-    char *method;    /* "method": large or polar */
-    char *hexa_info; /* "hexahedronInfo": SOFA's internal data, ignored */
-    /* Computed at init. */
-    st_mstate *ms;
-    int meth;
-    size_t ne;
-    hexal *e;
-    st_component *followed;
-} hexal_fem;
+#include "hexahedral_fem.h"
 
 static const int sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
@@ -219,7 +196,7 @@ static st_status hxl_topology_changed(st_component *self, st_component *topology
     return ST_OK;
 }
 
-static st_status hxl_init(st_component *self, st_error *err)
+st_status hexal_fem_init(st_component *self, st_error *err)
 {
     hexal_fem *s = (hexal_fem *)self;
     hxl_free(s);
@@ -262,7 +239,7 @@ static st_status hxl_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void hxl_cleanup(st_component *self) { hxl_free((hexal_fem *)self); }
+void hexal_fem_cleanup(st_component *self) { hxl_free((hexal_fem *)self); }
 
 /* D = rest - R x with R (out) the frame of the current points. */
 static void displacement(const hexal_fem *s, const hexal *h, const double *x, double R[9],
@@ -369,7 +346,7 @@ static double hxl_rayleigh(const st_component *self)
     return ((const hexal_fem *)self)->rayleigh_stiffness;
 }
 
-static const st_forcefield_ops hxl_ops = {
+const st_forcefield_ops hexal_fem_ops = {
     .struct_size = sizeof(st_forcefield_ops),
     .add_force = hxl_add_force,
     .add_dforce = hxl_add_dforce,
@@ -378,14 +355,7 @@ static const st_forcefield_ops hxl_ops = {
     .rayleigh_stiffness = hxl_rayleigh,
 };
 
-static const st_field hxl_fields[] = {
-    FEM_F_RAYLEIGH(hexal_fem),
-    FEM_F_MATERIAL(hexal_fem),
-    FEM_F_TOPOLOGY(hexal_fem),
-    ST_STRING(hexal_fem, method, "method", "large", "\"large\" or \"polar\" displacements"),
-    ST_IGNORED(hexal_fem, hexa_info, "hexahedronInfo", ST_T_STRING, char *, "",
-               "Internal hexahedron data"),
-    ST_FIELD_END};
+static const st_field hxl_fields[] = {HEXAL_FEM_FIELDS, ST_FIELD_END};
 
 const st_class hexahedral_fem_force_field_class = {
     .struct_size = sizeof(st_class),
@@ -395,8 +365,8 @@ const st_class hexahedral_fem_force_field_class = {
                    "closed-form stiffness of axis-aligned boxes, following topological changes",
     .instance_size = sizeof(hexal_fem),
     .fields = hxl_fields,
-    .init = hxl_init,
-    .reinit = hxl_init,
-    .cleanup = hxl_cleanup,
-    .forcefield = &hxl_ops,
+    .init = hexal_fem_init,
+    .reinit = hexal_fem_init,
+    .cleanup = hexal_fem_cleanup,
+    .forcefield = &hexal_fem_ops,
 };

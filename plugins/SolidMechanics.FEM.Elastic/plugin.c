@@ -6,12 +6,15 @@
 #include "fem.h"
 #include "hexahedron_fem.h"
 
+extern const st_class hexahedral_fem_force_field_and_mass_class;
+
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &tetrahedron_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &hexahedron_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &hexahedron_fem_force_field_and_mass_class, err));
     ST_TRY(st_registry_add(r, &hexahedral_fem_force_field_class, err));
+    ST_TRY(st_registry_add(r, &hexahedral_fem_force_field_and_mass_class, err));
     ST_TRY(st_registry_add(r, &triangle_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &tetrahedral_corotational_fem_force_field_class, err));
     ST_TRY(st_registry_add(r, &triangular_fem_force_field_class, err));

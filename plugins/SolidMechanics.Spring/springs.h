@@ -234,5 +234,8 @@ extern const st_class triangle_bending_springs_class;
 extern const st_class joint_spring_force_field_class;
 extern const st_class triangular_quadratic_springs_class;
 extern const st_class triangular_biquadratic_springs_class;
+extern const st_class polynomial_springs_force_field_class;
+extern const st_class polynomial_rest_shape_springs_force_field_class;
+extern const st_class gear_spring_force_field_class;
 
 #endif

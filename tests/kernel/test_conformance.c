@@ -69,6 +69,9 @@ static const struct refusal {
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"JointSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"GearSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"PolynomialSpringsForceField", "with its defaults every spring joins a point to itself: rest "
+                                    "length 0, by which SOFA divides (NaN)"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
     {"InteractionEllipsoidForceField", "Vec3d,Rigid3d: object2 must be a rigid frame, not the node's state"},
     {"RigidMapping", "input and output must link two states; SOFA's mappings have no default"},
