@@ -1089,6 +1089,16 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;
     }
+    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1 && is_state_vec(sf->type)) {
+        /* A plain list of reals from a state vector (DisplacementTransformEngine
+         * x0="@Bones.rest_position" on Rigid3d frames): every value in order,
+         * as SOFA's copy through the text gives them. */
+        size_t scalars = a->n * sw;
+        ST_TRY(array_resize(d, f->type, ti->esize, scalars, err));
+        if (scalars)
+            memcpy(d->p, a->p, scalars * ti->esize);
+        return ST_OK;
+    }
     if (sw != dw && sf && ti->sk == SK_REAL && tinfo(sf->type) && tinfo(sf->type)->sk == SK_REAL) {
         /* Points of another size (SOFA's genericCopyValueFrom: a Vec3d
          * position into a Rigid3d state, or back): one point per source

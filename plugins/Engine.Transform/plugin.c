@@ -1,11 +1,12 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
  * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
- * DisplacementTransformEngine). */
+ * DisplacementTransformEngine, DisplacementMatrixEngine). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
     transform_position_class, smooth_mesh_engine_class, displacement_transform_engine_class;
+extern const st_class displacement_matrix_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -15,6 +16,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &transform_position_class, err));
     ST_TRY(st_registry_add(r, &smooth_mesh_engine_class, err));
     ST_TRY(st_registry_add(r, &displacement_transform_engine_class, err));
+    ST_TRY(st_registry_add(r, &displacement_matrix_engine_class, err));
     return ST_OK;
 }
 
