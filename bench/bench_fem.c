@@ -24,7 +24,11 @@
  *  - add_force_ns, add_dforce_ns: nanoseconds per element of the force
  *    field's own add_force / add_dforce (its role functions, called directly
  *    on the system's vectors after two real steps, so that the state is
- *    deformed), best of REPEATS runs of CALLS calls; wall (clock_gettime
+ *    deformed; add_dforce with no products announced, i.e. the element
+ *    loop), product_ns: add_dforce as the solver's products run it (with the
+ *    assembled stiffness when the linear solver announces enough products),
+ *    assemble_ns: the assembly of that stiffness (add_force then one product,
+ *    less the two alone), best of REPEATS runs of CALLS calls; wall (clock_gettime
  *    MONOTONIC) and CPU (CLOCK_PROCESS_CPUTIME_ID, this process only: the
  *    machine is shared, the CPU time is the one that does not count other
  *    processes' time slices) for each;
@@ -183,17 +187,18 @@ typedef struct timing {
     double wall, cpu;
 } timing;
 
+/* mode 0: add_force; 1: add_dforce; 2: add_force then add_dforce. */
 static timing time_force(const st_forcefield_ops *ops, st_component *ff, st_system *sys,
-                         double *f, const double *dx, bool dforce, int calls)
+                         const st_mparams *mp, double *f, const double *dx, int mode, int calls)
 {
     timing best = {INFINITY, INFINITY};
     for (int r = 0; r < REPEATS; r++) {
         double w0 = wall(), c0 = cpu();
         for (int k = 0; k < calls; k++) {
-            if (dforce)
-                ops->add_dforce(ff, &sys->mp, f, dx, -1e-4, 0.0);
-            else
-                ops->add_force(ff, &sys->mp, f, sys->x, sys->v);
+            if (mode != 1)
+                ops->add_force(ff, mp, f, sys->x, sys->v);
+            if (mode != 0)
+                ops->add_dforce(ff, mp, f, dx, -1e-4, 0.0);
         }
         double w = (wall() - w0) / calls, c = (cpu() - c0) / calls;
         best.wall = fmin(best.wall, w);
@@ -266,8 +271,18 @@ static int run(int kind, int nx, int nz, bool ldl, int steps)
         calls = 3;
     const st_forcefield_ops *ops = ff->cls->forcefield;
     unsigned long a0 = st_alloc_count();
-    timing tf = time_force(ops, ff, sys, f, dx, false, calls);
-    timing td = time_force(ops, ff, sys, f, dx, true, calls);
+    /* the element loop (no products announced), the product with the
+     * assembled K (as CG's products run), and add_force followed by the
+     * first product, which assembles: the assembly is that less the other two */
+    st_mparams loop_mp = sys->mp;
+    loop_mp.dforce_calls = 0;
+    timing tf = time_force(ops, ff, sys, &sys->mp, f, dx, 0, calls);
+    timing td = time_force(ops, ff, sys, &loop_mp, f, dx, 1, calls);
+    timing tp = time_force(ops, ff, sys, &sys->mp, f, dx, 1, calls);
+    timing tfa = time_force(ops, ff, sys, &sys->mp, f, dx, 2, calls);
+    const bool assembles = sys->mp.dforce_calls > 0;
+    timing ta = {assembles ? tfa.wall - tf.wall - tp.wall : 0.0,
+                 assembles ? tfa.cpu - tf.cpu - tp.cpu : 0.0};
     allocs += st_alloc_count() - a0;
 
     int finite = 1;
@@ -288,12 +303,15 @@ static int run(int kind, int nx, int nz, bool ldl, int steps)
            "step_cpu_ms=%.2f force_ms=%.2f assembly_ms=%.2f factor_ms=%.2f linsolve_ms=%.2f "
            "steps_per_s=%.2f steps_per_s_cpu=%.2f calls=%d "
            "add_force_ns=%.1f add_force_cpu_ns=%.1f add_dforce_ns=%.1f add_dforce_cpu_ns=%.1f "
+           "product_ns=%.1f product_cpu_ns=%.1f assemble_ns=%.1f assemble_cpu_ns=%.1f "
            "step_allocs=%lu max_disp=%.3g finite=%s peak_rss_mb=%.1f\n",
            kind_names[kind], tet ? nx : kind == K_BEAM ? 11 : nx + 1,
            tet ? nx : kind == K_BEAM ? nx : nx + 1, tet ? nx : kind == K_BEAM ? 1 : nz + 1, ms->n,
            ne, ldl ? "ldl" : "cg", steps, t_init, 1e3 * first_w, 1e3 * first_c, 1e3 * step_w,
            1e3 * step_c, ph[0], ph[1], ph[2], ph[3], 1.0 / step_w, 1.0 / step_c, calls, 1e9 * tf.wall / (double)ne,
            1e9 * tf.cpu / (double)ne, 1e9 * td.wall / (double)ne, 1e9 * td.cpu / (double)ne,
+           1e9 * tp.wall / (double)ne, 1e9 * tp.cpu / (double)ne, 1e9 * ta.wall / (double)ne,
+           1e9 * ta.cpu / (double)ne,
            allocs, disp, finite ? "yes" : "no", (double)ru.ru_maxrss / 1024.0);
     fflush(stdout);
     free(dx);

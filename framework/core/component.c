@@ -556,6 +556,14 @@ static bool types_compatible(st_type a, st_type b)
     if ((a == ST_T_REALS && (b == ST_T_COORDS || b == ST_T_DERIVS)) ||
         (b == ST_T_REALS && (a == ST_T_COORDS || a == ST_T_DERIVS)))
         return true;
+    /* A list of reals from a vec3[] or an index list, and an index list
+     * from reals (SOFA's genericCopyValueFrom: per element, the first value,
+     * converted between integers and reals; MergeVectors<vector<SReal>> of
+     * "@box.indices" or of a loader's "@mesh.position", and its output into
+     * FixedProjectiveConstraint's indices). */
+    if ((a == ST_T_REALS && b == ST_T_UINTS) ||
+        (b == ST_T_REALS && (a == ST_T_VEC3S || a == ST_T_UINTS)))
+        return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
      * triangles; the copy checks the count makes whole elements). */

@@ -1099,6 +1099,31 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;
     }
+    if (sf && tinfo(sf->type) && (ti->sk == SK_REAL) != (tinfo(sf->type)->sk == SK_REAL)) {
+        /* Reals from indices, or indices from reals (SOFA's
+         * genericCopyValueFrom: one element per source element, its first
+         * min(sw, dw) values converted; a real that is no index is an
+         * error here, where SOFA truncates it). */
+        unsigned w = sw < dw ? sw : dw;
+        ST_TRY(array_resize(d, f->type, dw * ti->esize, a->n, err));
+        if (a->n)
+            memset(d->p, 0, a->n * dw * ti->esize);
+        for (size_t i = 0; i < a->n; i++)
+            for (unsigned k = 0; k < w; k++) {
+                if (ti->sk == SK_REAL) {
+                    d->r[(size_t)dw * i + k] = (double)a->u[(size_t)sw * i + k];
+                    continue;
+                }
+                double v = a->r[(size_t)sw * i + k];
+                if (!(v >= 0 && v <= 4294967295.0) || v != (double)(unsigned)v)
+                    return st_error_set(err, ST_ELINK,
+                                        "value %zu of the source, %g, is not an index (an "
+                                        "integer >= 0) for field '%s'",
+                                        (size_t)sw * i + k, v, f->name);
+                d->u[(size_t)dw * i + k] = (unsigned)v;
+            }
+        return ST_OK;
+    }
     if (sw != dw && sf && ti->sk == SK_REAL && tinfo(sf->type) && tinfo(sf->type)->sk == SK_REAL) {
         /* Points of another size (SOFA's genericCopyValueFrom: a Vec3d
          * position into a Rigid3d state, or back): one point per source

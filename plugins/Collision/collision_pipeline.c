@@ -196,6 +196,8 @@ static bool solver_at_or_above(st_node *n)
     return false;
 }
 
+static void free_pairs(pipeline *p);
+
 static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
 {
     /* SOFA's order: the model of lower kind first; same kinds: the later
@@ -280,6 +282,37 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     owner->owned = l;
     owner->owned[owner->nowned++] = q;
     return ST_OK;
+}
+
+/* The pipeline owns its pairs; a model's `owned` list and the contact
+ * manager's `pairs` only borrow them. Before the pairs are built again (a
+ * topological change rebuilds the mechanical systems, then binds the
+ * pipeline again: the pairs' systems are gone), every borrower lets go of
+ * them first: freed while a model still lists them, the penalty forces of
+ * the next solve would read freed memory; kept, their last contacts would
+ * act in every later step beside the new pairs'. */
+static void release_pairs(pipeline *p)
+{
+    for (size_t i = 0; i < p->npairs; i++)
+        for (int k = 0; k < 2; k++) {
+            cmodel *m = p->pairs[i].m[k];
+            if (!m)
+                continue;
+            size_t kept = 0;
+            for (size_t j = 0; j < m->nowned; j++)
+                if (m->owned[j] != &p->pairs[i])
+                    m->owned[kept++] = m->owned[j];
+            m->nowned = kept;
+        }
+    if (p->response) {
+        cresponse *r = (cresponse *)p->response;
+        if (r->pairs == p->pairs) {
+            r->pairs = NULL;
+            r->npairs = 0;
+        }
+    }
+    free_pairs(p);
+    p->valid = false;
 }
 
 static void free_pairs(pipeline *p)
@@ -493,6 +526,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
 {
     pipeline *p = (pipeline *)self;
     (void)root;
+    release_pairs(p); /* bound again after a topological change */
     ST_TRY(find_components(p, err));
     const char *missing = !p->nmodels   ? "At least one CollisionModel is"
                           : !p->method  ? "An Intersection detection component is"

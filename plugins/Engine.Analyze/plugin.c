@@ -1,15 +1,17 @@
 /* plugin.c - the Engine.Analyze plugin (SOFA's
  * Sofa.Component.Engine.Analyze): engines that measure data (AverageCoord,
- * HausdorffDistance). SOFA's ClusteringEngine, ShapeMatching and the rest
- * of the module are not there yet. */
+ * HausdorffDistance, ClusteringEngine, ShapeMatching). */
 #include <settee/settee.h>
 
-extern const st_class average_coord_class, hausdorff_distance_class;
+extern const st_class average_coord_class, hausdorff_distance_class, clustering_engine_class,
+    shape_matching_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &average_coord_class, err));
     ST_TRY(st_registry_add(r, &hausdorff_distance_class, err));
+    ST_TRY(st_registry_add(r, &clustering_engine_class, err));
+    ST_TRY(st_registry_add(r, &shape_matching_class, err));
     return ST_OK;
 }
 

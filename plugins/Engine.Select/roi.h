@@ -21,6 +21,10 @@ struct roi {
     st_array radii;        /* SphereROI "radii" */
     st_vec3 direction, normal;
     double edge_angle, tri_angle;
+    st_array roi_position;  /* MeshROI "ROIposition": coord[] */
+    st_array roi_edges, roi_triangles; /* MeshROI "ROIedges", "ROItriangles" */
+    bool compute_mesh_roi;  /* MeshROI "computeMeshROI" */
+    bool draw_out, draw_box; /* MeshROI display (no-op) */
     /* Inputs. */
     st_array position;     /* vec3[]: rest positions by default */
     st_array edges, triangles, quads, tetrahedra, hexahedra;
@@ -44,6 +48,8 @@ struct roi {
     roi_inside_fn inside;
     size_t nregions;       /* number of regions, for per-region element tests */
     bool per_region_elements; /* an element must lie in one region (SphereROI) */
+    bool vertices_first;   /* non-strict: an element whose vertices are all inside is inside,
+                              else its centre decides (MeshROI) */
     bool defaults_linked;  /* default input links were made */
     bool computed_once;
     unsigned cw, sp;       /* the state type's coordinate and position sizes (set by roi_compute) */

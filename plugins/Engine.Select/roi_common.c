@@ -158,6 +158,14 @@ static bool element_inside(const roi *r, const unsigned *v, unsigned w, bool *va
             *valid = false;
             return false;
         }
+    if (!r->strict && r->vertices_first) {
+        bool all = true;
+        double b[3];
+        for (unsigned k = 0; k < w && all; k++)
+            all = r->inside(r, roi_point(r, v[k], b), (size_t)-1);
+        if (all)
+            return true;
+    }
     if (!r->strict) {
         double c[3] = {0, 0, 0}, b[3];
         for (unsigned k = 0; k < w; k++) {

@@ -10,7 +10,9 @@
     ST_FIELD_EX(roi, m, key, T, st_array, NULL, help, 0, alias, 0.0, 0.0)
 
 /* SOFA's BaseROI inputs; pos_alias is the class's alias of position (or NULL). */
-#define ROI_INPUTS(pos_alias)                                                                     \
+#define ROI_INPUTS(pos_alias) ROI_INPUTS_STRICT(pos_alias, "true")
+/* The same with the class's default of strict (MeshROI: "false"). */
+#define ROI_INPUTS_STRICT(pos_alias, strict_def)                                                  \
     ROI_IN_ALIAS(position, "position", ST_T_COORDS,                                                \
                  "Rest position coordinates of the degrees of freedom (default: the node's "      \
                  "MechanicalObject rest_position)",                                               \
@@ -31,7 +33,7 @@
         ST_HEXAS(roi, hexahedra, "hexahedra", NULL, "Hexahedron Topology"),                       \
         ST_BOOL(roi, compute_hexahedra, "computeHexahedra", "true",                               \
                 "If true, will compute hexahedra list and index list inside the ROI."),           \
-        ST_BOOL(roi, strict, "strict", "true",                                                    \
+        ST_BOOL(roi, strict, "strict", strict_def,                                                \
                 "If true, an element is inside the box if all of its nodes are inside. If "       \
                 "False, only the center point of the element is checked."),                       \
         ST_BOOL(roi, do_update, "doUpdate", "true",                                               \

@@ -1,11 +1,14 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
  * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
- * DisplacementTransformEngine, DisplacementMatrixEngine). */
+ * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper, DisplacementMatrixEngine). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
-    transform_position_class, smooth_mesh_engine_class, displacement_transform_engine_class;
+    transform_position_class, smooth_mesh_engine_class, displacement_transform_engine_class,
+    translate_transform_matrix_engine_class, rotate_transform_matrix_engine_class,
+    scale_transform_matrix_engine_class, invert_transform_matrix_engine_class,
+    index_value_mapper_class;
 extern const st_class displacement_matrix_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -16,6 +19,11 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &transform_position_class, err));
     ST_TRY(st_registry_add(r, &smooth_mesh_engine_class, err));
     ST_TRY(st_registry_add(r, &displacement_transform_engine_class, err));
+    ST_TRY(st_registry_add(r, &translate_transform_matrix_engine_class, err));
+    ST_TRY(st_registry_add(r, &rotate_transform_matrix_engine_class, err));
+    ST_TRY(st_registry_add(r, &scale_transform_matrix_engine_class, err));
+    ST_TRY(st_registry_add(r, &invert_transform_matrix_engine_class, err));
+    ST_TRY(st_registry_add(r, &index_value_mapper_class, err));
     ST_TRY(st_registry_add(r, &displacement_matrix_engine_class, err));
     return ST_OK;
 }

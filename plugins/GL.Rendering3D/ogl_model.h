@@ -17,5 +17,8 @@ st_status ogl_model_init(st_component *self, st_error *err);
 void ogl_model_on_event(st_component *self, st_event ev, double dt);
 /* The classes of ogl_model.c; each plugin registers its own. */
 extern const st_class ogl_model_class, ogl_shader_visual_model_class;
+/* MergeVisualModels (merge_visual_models.c): OglModel's class with its own
+ * fields appended, built once; NULL when the field table does not fit. */
+const st_class *merge_visual_models_class(void);
 
 #endif

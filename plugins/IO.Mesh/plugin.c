@@ -8,7 +8,7 @@ extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class, mesh_vtk_lo
     mesh_stl_loader_class, sphere_loader_class, mesh_grid_creator_class,
     mesh_string_creator_class, vtk_exporter_class, mesh_exporter_class, stl_exporter_class,
     visual_model_obj_exporter_class, mesh_off_loader_class, mesh_trian_loader_class,
-    gid_mesh_loader_class;
+    gid_mesh_loader_class, blender_exporter_class, voxel_grid_loader_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -26,6 +26,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &mesh_exporter_class, err));
     ST_TRY(st_registry_add(r, &stl_exporter_class, err));
     ST_TRY(st_registry_add(r, &visual_model_obj_exporter_class, err));
+    ST_TRY(st_registry_add(r, &blender_exporter_class, err));
+    ST_TRY(st_registry_add(r, &voxel_grid_loader_class, err));
     return ST_OK;
 }
 

@@ -129,6 +129,11 @@ static st_status cg_bind(st_component *self, st_system *sys, st_error *err)
     ST_TRY(st_system_vec_alloc(sys, &s->p, err));
     ST_TRY(st_system_vec_alloc(sys, &s->q, err));
     s->time_step_count = 0;
+    /* the products each solve may ask for, the right-hand side's included:
+     * element force fields assemble their stiffness at the first product of
+     * a step when that pays (st_mparams.dforce_calls) */
+    if (!s->op.assembled)
+        sys->mp.dforce_calls = s->iterations;
     return ST_OK;
 }
 
@@ -149,6 +154,8 @@ static st_status cg_solve(st_component *self, st_system *sys, double *x, const d
         return st_component_error(self, NULL, err, ST_ESTATE, "not bound to this system");
     double *r = s->r, *p = s->p, *q = s->q;
     const bool first_solve = s->time_step_count == 0;
+    if (!s->op.assembled)
+        sys->mp.dforce_calls = s->iterations; /* as cg_bind (iterations may have changed) */
     if (s->warm_start) {
         /* r = b - A x */
         iter_op_mul(&s->op, q, x);

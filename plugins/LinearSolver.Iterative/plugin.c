@@ -2,7 +2,8 @@
  * MinResLinearSolver, PCGLinearSolver (and its former name
  * ShewchukPCGLinearSolver), its PreconditionedMatrixFreeSystem, and the
  * preconditioners JacobiPreconditioner, BlockJacobiPreconditioner and
- * SSORPreconditioner, WarpPreconditioner with its RotationMatrixSystem, and AMGPreconditioner
+ * SSORPreconditioner, WarpPreconditioner with its RotationMatrixSystem,
+ * PrecomputedWarpPreconditioner with its PrecomputedMatrixSystem, and AMGPreconditioner
  * (settee's smoothed-aggregation multigrid). */
 #include <settee/settee.h>
 
@@ -17,6 +18,8 @@ extern const st_class preconditioned_matrix_free_system_class;
 extern const st_class warp_preconditioner_class;
 extern const st_class rotation_matrix_system_class;
 extern const st_class amg_preconditioner_class;
+extern const st_class precomputed_warp_preconditioner_class;
+extern const st_class precomputed_matrix_system_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -31,6 +34,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &warp_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &rotation_matrix_system_class, err));
     ST_TRY(st_registry_add(r, &amg_preconditioner_class, err));
+    ST_TRY(st_registry_add(r, &precomputed_warp_preconditioner_class, err));
+    ST_TRY(st_registry_add(r, &precomputed_matrix_system_class, err));
     return ST_OK;
 }
 

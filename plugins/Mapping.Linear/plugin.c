@@ -1,7 +1,8 @@
 /* plugin.c - the Mapping.Linear plugin: linear mappings (IdentityMapping,
  * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
- * CenterOfMassMapping). */
+ * CenterOfMassMapping, IdentityMultiMapping,
+ * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
@@ -13,6 +14,9 @@ extern const st_class distance_to_plane_mapping_class;
 extern const st_class beam_linear_mapping_class;
 extern const st_class skinning_mapping_class;
 extern const st_class center_of_mass_mapping_class;
+extern const st_class identity_multi_mapping_class;
+extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
+extern const st_class deformable_on_rigid_frame_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -24,6 +28,9 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &distance_to_plane_mapping_class, err));
     ST_TRY(st_registry_add(r, &beam_linear_mapping_class, err));
     ST_TRY(st_registry_add(r, &skinning_mapping_class, err));
+    ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
+    ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
+    ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));
     return st_registry_add(r, &center_of_mass_mapping_class, err);
 }
 

@@ -19,6 +19,7 @@
 #include <settee/settee.h>
 
 #include "../shared/mapping_common.h"
+#include "../shared/topology_link.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -32,6 +33,8 @@ typedef struct tubular_mapping {
     /* Set at init. */
     size_t nin, n;     /* frames, output points (nin * n_circle) */
     double *rotated;   /* n x 3: r at the last apply */
+    bool listening;
+    bool told;         /* the size mismatch after a change was said */
 } tubular_mapping;
 
 static const st_field tubular_fields[] = {
@@ -103,6 +106,30 @@ static void init_apply_j(st_component *self, const double *vin, double *vout)
     apply_j_points((tubular_mapping *)self, vin, vout);
 }
 
+/* A topological change above the mapping (the frames' edges removed, an
+ * Edge2QuadTopologicalMapping's tube with them): SOFA's apply sizes the
+ * tube from the frames at each step; settee takes the new number of frames
+ * after the change, and the tube's state follows its own topology (the
+ * mapping's output quads). A tube state that keeps another size is said
+ * once, and the mapping then stops acting. */
+static st_status tubular_changed(st_component *self, st_component *topology,
+                                 const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    tubular_mapping *m = (tubular_mapping *)self;
+    if (self->state != ST_CSTATE_VALID || m->h.in->n == m->nin)
+        return ST_OK;
+    size_t nin = m->h.in->n, n = nin * m->n_circle;
+    double *r = st_realloc(m->rotated, (n ? 3 * n : 1) * sizeof *r);
+    if (!r)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu points)", n);
+    m->rotated = r;
+    m->nin = nin;
+    m->n = n;
+    m->told = false;
+    return ST_OK;
+}
+
 static st_status tubular_init(st_component *self, st_error *err)
 {
     tubular_mapping *m = (tubular_mapping *)self;
@@ -123,6 +150,10 @@ static st_status tubular_init(st_component *self, st_error *err)
     if (out->position.n != m->n)
         ST_TRY(map_resize_output(out, m->n, err));
     ST_TRY(map_init_outputs(&m->h, init_apply, init_apply_j, err));
+    if (!m->listening) {
+        ST_TRY(st_listen_topologies_above(self, tubular_changed, err));
+        m->listening = true;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -147,6 +178,13 @@ static void tubular_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
     tubular_mapping *m = (tubular_mapping *)self;
+    if (!ready(m) && m->h.out && self->state == ST_CSTATE_VALID && !m->told) {
+        m->told = true;
+        st_component_warn(self, "after a topological change the output '%s' has %zu points, "
+                                "%zu frames x %u wanted: its state does not follow the tube's "
+                                "topology; the mapping no longer acts",
+                          m->h.out->base.name, m->h.out->n, m->nin, m->n_circle);
+    }
     double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
     if (!xout)
         return;

@@ -1,6 +1,8 @@
 /* plugin.c - the Mapping.NonLinear plugin: non-linear mappings
  * (RigidMapping, DistanceMapping, SquareDistanceMapping,
- * DistanceFromTargetMapping), with their
+ * DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping,
+ * DistanceMultiMapping),
+ * with their
  * geometric stiffness. */
 #include <settee/settee.h>
 
@@ -8,12 +10,20 @@ extern const st_class rigid_mapping_class;
 extern const st_class distance_mapping_class;
 extern const st_class square_distance_mapping_class;
 extern const st_class distance_from_target_mapping_class;
+extern const st_class square_mapping_class;
+extern const st_class area_mapping_class;
+extern const st_class volume_mapping_class;
+extern const st_class distance_multi_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &rigid_mapping_class, err));
     ST_TRY(st_registry_add(r, &distance_mapping_class, err));
     ST_TRY(st_registry_add(r, &distance_from_target_mapping_class, err));
+    ST_TRY(st_registry_add(r, &square_mapping_class, err));
+    ST_TRY(st_registry_add(r, &area_mapping_class, err));
+    ST_TRY(st_registry_add(r, &volume_mapping_class, err));
+    ST_TRY(st_registry_add(r, &distance_multi_mapping_class, err));
     return st_registry_add(r, &square_distance_mapping_class, err);
 }
 
@@ -25,5 +35,6 @@ static const char *const provides[] = {"Sofa.Component.Mapping.NonLinear",
 
 ST_PLUGIN_DEFINE("Mapping.NonLinear", "0.1.0",
                  "Non-linear mappings: RigidMapping, DistanceMapping, SquareDistanceMapping, "
-                 "DistanceFromTargetMapping",
+                 "DistanceFromTargetMapping, SquareMapping, AreaMapping, VolumeMapping, "
+                 "DistanceMultiMapping",
                  "LGPL-2.1-or-later", provides, register_classes)

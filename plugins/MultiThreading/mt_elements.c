@@ -36,7 +36,9 @@ typedef struct mt_elem_tail {
     double *out;         /* f or df, the state's slice */
     double kfactor;
     size_t ne;
-    int phase;           /* 0 force, 1 dforce, 2 shared + (force), 3 shared - (dforce) */
+    size_t rows;         /* phase 4: block rows of the assembled stiffness */
+    int phase;           /* 0 force, 1 dforce, 2 shared + (force), 3 shared - (dforce),
+                            4 assembled dforce */
     bool add;            /* phase 0: the forces are added (mt_elem_ops.has_force) */
 } mt_elem_tail;
 
@@ -104,7 +106,10 @@ static void run_part(void *ctx, unsigned part, unsigned nparts)
 {
     mt_elem_tail *t = ctx;
     size_t b, e;
-    if (t->phase <= 1) {
+    if (t->phase == 4) {
+        mt_range(t->rows, part, nparts, &b, &e);
+        t->ops->assembled_rows(t->self, t->out, t->in, t->kfactor, b, e);
+    } else if (t->phase <= 1) {
         mt_range(t->ne, part, nparts, &b, &e);
         elements_part(t, part, b, e);
     } else {
@@ -202,6 +207,12 @@ static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df
     t->in = st_slice(dx, ms); /* a derivative vector */
     t->out = st_slice(df, ms);
     t->kfactor = kfactor;
+    t->rows = t->ops->assembled ? t->ops->assembled(self, mp) : 0;
+    if (t->rows) {
+        t->phase = 4;
+        mt_pool_run(t->pool, run_part, t);
+        return;
+    }
     t->phase = 1;
     mt_pool_run(t->pool, run_part, t);
     if (t->adj.nshared > 0) {

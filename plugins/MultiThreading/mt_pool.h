@@ -121,6 +121,14 @@ typedef struct mt_elem_ops {
     void (*dforces)(st_component *self, const double *d, double kfactor, size_t b, size_t e,
                     double *g);
     void (*finish)(st_component *self); /* after add_force's loop, or NULL */
+    /* Optional: the block rows of the assembled stiffness the sequential
+     * class's add_dforce uses for this call, assembled now if needed (0: it
+     * uses the element loop), and df -= kfactor K dx over rows [b, e). The
+     * rows are shared among the threads: each row's sum is the sequential
+     * one, so the bits are the same at any thread count. */
+    size_t (*assembled)(st_component *self, const st_mparams *mp);
+    void (*assembled_rows)(st_component *self, double *df, const double *dx, double kfactor,
+                           size_t b, size_t e);
 } mt_elem_ops;
 
 /* The class of ops' twin (built once; NULL when its tables are too small). */

@@ -38,6 +38,18 @@ static void hex_dforces(st_component *self, const double *d, double kfactor, siz
 
 static void hex_finish(st_component *self) { hfem_add_force_finish((hexa_fem *)self); }
 
+static size_t hex_assembled(st_component *self, const st_mparams *mp)
+{
+    const fem_bsr *K = hfem_assembled((hexa_fem *)self, mp);
+    return K ? K->n : 0;
+}
+
+static void hex_assembled_rows(st_component *self, double *df, const double *dx, double kfactor,
+                               size_t b, size_t e)
+{
+    fem_bsr_mul_sub(&((hexa_fem *)self)->Kg, df, dx, kfactor, b, e);
+}
+
 static const mt_elem_ops hex_ops = {
     .base = &hexahedron_fem_force_field_class,
     .name = "ParallelHexahedronFEMForceField",
@@ -50,6 +62,8 @@ static const mt_elem_ops hex_ops = {
     .forces = hex_forces,
     .dforces = hex_dforces,
     .finish = hex_finish,
+    .assembled = hex_assembled,
+    .assembled_rows = hex_assembled_rows,
 };
 
 const st_class *parallel_hexahedron_fem_class(void) { return mt_elem_class(&hex_ops); }

@@ -39,6 +39,18 @@ static void tet_dforces(st_component *self, const double *d, double kfactor, siz
 
 static void tet_finish(st_component *self) { tfem_add_force_finish((tetra_fem *)self); }
 
+static size_t tet_assembled(st_component *self, const st_mparams *mp)
+{
+    const fem_bsr *K = tfem_assembled((tetra_fem *)self, mp);
+    return K ? K->n : 0;
+}
+
+static void tet_assembled_rows(st_component *self, double *df, const double *dx, double kfactor,
+                               size_t b, size_t e)
+{
+    fem_bsr_mul_sub(&((tetra_fem *)self)->K, df, dx, kfactor, b, e);
+}
+
 static const mt_elem_ops tet_ops = {
     .base = &tetrahedron_fem_force_field_class,
     .name = "ParallelTetrahedronFEMForceField",
@@ -52,6 +64,8 @@ static const mt_elem_ops tet_ops = {
     .forces = tet_forces,
     .dforces = tet_dforces,
     .finish = tet_finish,
+    .assembled = tet_assembled,
+    .assembled_rows = tet_assembled_rows,
 };
 
 const st_class *parallel_tetrahedron_fem_class(void) { return mt_elem_class(&tet_ops); }

@@ -39,6 +39,13 @@ typedef struct element_fem {
     double *K;    /* ne element stiffnesses, (d nn)^2 each, owned */
     double *R;    /* ne current rotations (corotational), d x d in 9 each, owned */
     double *R0;   /* ne initial frames (SOFA's initial rotations transposed), owned */
+    /* Topological changes: K, R, R0 and fresh follow the topology's
+     * elements (one record each, counts nK ...); v is read again from the
+     * topology after each change; fresh marks added elements, whose K and
+     * R0 the listener computes. */
+    unsigned char *fresh;
+    size_t nK, nR, nR0, nfresh;
+    st_component *followed;
 } element_fem;
 
 /* The shared parts of the two classes (element_fem_common.c). */

@@ -20,7 +20,19 @@
  *   df = -kfactor R K_e R^T dx, the matrix -kfactor R K_e R^T (R = I for
  *     small strain): SOFA's tangent, without the derivative of R.
  * Potential energy: 0 for both, as SOFA returns. Element data are
- * allocated at init; no step allocates. */
+ * allocated at init; no step allocates.
+ *
+ * Topological changes (edges, triangles, quads, tetrahedra, hexahedra):
+ * K, the rotations and the initial frames follow their elements through
+ * the kernel's records (a removed element's place takes the last one's
+ * data, as the topology's list does); an added element gets K and its
+ * frame from the rest positions, as at init, and the vertex lists are
+ * read again from the topology (points renumbered). SOFA's classes read
+ * the topology's current elements at each step but keep their stiffness
+ * list by element index, computed at init: settee keeps each element's
+ * own stiffness, so a run equals one built directly with the remaining
+ * elements. Prisms and pyramids (no dynamic container) are not followed:
+ * a change of their topology is refused, naming the force field. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,9 +42,9 @@
 void efem_cleanup(st_component *self)
 {
     element_fem *s = (element_fem *)self;
-    st_free(s->v), st_free(s->K), st_free(s->R), st_free(s->R0);
-    s->v = NULL, s->K = s->R = s->R0 = NULL;
-    s->ne = 0;
+    st_free(s->v), st_free(s->K), st_free(s->R), st_free(s->R0), st_free(s->fresh);
+    s->v = NULL, s->K = s->R = s->R0 = NULL, s->fresh = NULL;
+    s->ne = s->nK = s->nR = s->nR0 = s->nfresh = 0;
 }
 
 /* x (nn x d, flat) = the element's nodes in p (d per vertex). */
@@ -231,6 +243,122 @@ static st_status parse_rotation(element_fem *s, st_error *err)
     return ST_OK;
 }
 
+/* K and the initial frame of element e from the rest positions (SOFA's
+ * precomputeElementStiffness and computeInitialRotations); R the
+ * identity. */
+static st_status element_data(element_fem *s, size_t e, st_error *err)
+{
+    const size_t nd = (size_t)s->d * (size_t)s->nn;
+    double x[FE_MAX_DOFS], lambda, mu;
+    gather(s, e, s->ms->rest_position.r, x);
+    fe_lame(fem_value_in_element(&s->young_modulus, e, FEM_DEFAULT_YOUNG),
+            fem_value_in_element(&s->poisson_ratio, e, FEM_DEFAULT_POISSON), s->d, &lambda, &mu);
+    if (!fe_stiffness(s->kind, s->d, x, lambda, mu, s->K + e * nd * nd))
+        return st_component_error(&s->base, "topology", err, ST_EINVAL,
+                                  "element %zu is degenerate (null Jacobian determinant at "
+                                  "a quadrature point)",
+                                  e);
+    if (s->rot == ROT_FRAME)
+        element_frame(s->kind, x, s->R0 + 9 * e);
+    for (int k = 0; k < 9; k++)
+        s->R[9 * e + k] = k % 4 == 0 ? 1.0 : 0.0;
+    return ST_OK;
+}
+
+/* The topology's current elements into v (ne x nn), checked against the
+ * state's points. */
+static st_status read_elements(element_fem *s, st_error *err)
+{
+    size_t ne = 0;
+    const unsigned *el = fe_topology_elements(s->topology, s->kind, &ne);
+    if (!el)
+        ne = 0;
+    const size_t nn = (size_t)s->nn;
+    unsigned *v = st_realloc(s->v, (ne ? ne * nn : 1) * sizeof *v);
+    if (!v)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", ne);
+    s->v = v;
+    s->ne = ne;
+    if (!ne)
+        return ST_OK;
+    memcpy(s->v, el, ne * nn * sizeof *s->v);
+    char what[32];
+    snprintf(what, sizeof what, "%s", fe_kind_name(s->kind));
+    what[0] = (char)(what[0] - 'A' + 'a');
+    return fem_check_indices(&s->base, s->v, s->ne, (unsigned)nn, s->ms->rest_position.n, what,
+                             err);
+}
+
+/* The dynamic topology's kind of the element, or -1 (prisms, pyramids). */
+static int followed_elem(fe_kind k)
+{
+    switch (k) {
+    case FE_EDGE: return ST_ELEM_EDGE;
+    case FE_TRIANGLE: return ST_ELEM_TRIANGLE;
+    case FE_QUAD: return ST_ELEM_QUAD;
+    case FE_TETRAHEDRON: return ST_ELEM_TETRAHEDRON;
+    case FE_HEXAHEDRON: return ST_ELEM_HEXAHEDRON;
+    default: return -1;
+    }
+}
+
+static void element_created(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)ud, (void)i, (void)ev, (void)k;
+    *(unsigned char *)item = 1;
+}
+
+static const st_topo_follow_ops fresh_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = element_created,
+};
+
+/* After a change: the kept elements kept their data (the records moved
+ * them); per-element material lists follow; the vertex lists are read
+ * again; the added elements get their data. */
+static st_status efem_changed(st_component *self, st_component *topology, const st_topo_event *ev,
+                              size_t nev, st_error *err)
+{
+    (void)topology;
+    element_fem *s = (element_fem *)self;
+    st_elem elem = (st_elem)followed_elem(s->kind);
+    fem_follow_list(self, "youngModulus", &s->young_modulus, 1, 1, elem, ev, nev);
+    fem_follow_list(self, "poissonRatio", &s->poisson_ratio, 1, 1, elem, ev, nev);
+    ST_TRY(read_elements(s, err));
+    if (s->nK != s->ne || s->nR != s->ne || s->nR0 != s->ne || s->nfresh != s->ne)
+        return st_component_error(self, "topology", err, ST_EINVAL,
+                                  "%zu %s in the topology but %zu followed element data",
+                                  s->ne, st_elem_name(elem), s->nK);
+    for (size_t e = 0; e < s->ne; e++)
+        if (s->fresh[e]) {
+            ST_TRY(element_data(s, e, err));
+            s->fresh[e] = 0;
+        }
+    return ST_OK;
+}
+
+/* Registers once per topology (reinit calls init again). */
+static st_status follow_topology(element_fem *s, st_error *err)
+{
+    int elem = followed_elem(s->kind);
+    if (elem < 0 || s->followed == s->topology)
+        return ST_OK;
+    st_component *self = &s->base;
+    const size_t nd = (size_t)s->d * (size_t)s->nn;
+    st_elem k = (st_elem)elem;
+    ST_TRY(st_topology_follow(self, s->topology, k, (void **)&s->K, &s->nK,
+                              nd * nd * sizeof *s->K, NULL, s, err));
+    ST_TRY(st_topology_follow(self, s->topology, k, (void **)&s->R, &s->nR, 9 * sizeof *s->R,
+                              NULL, s, err));
+    ST_TRY(st_topology_follow(self, s->topology, k, (void **)&s->R0, &s->nR0,
+                              9 * sizeof *s->R0, NULL, s, err));
+    ST_TRY(st_topology_follow(self, s->topology, k, (void **)&s->fresh, &s->nfresh,
+                              sizeof *s->fresh, &fresh_ops, s, err));
+    ST_TRY(st_topology_listen(self, s->topology, efem_changed, err));
+    s->followed = s->topology;
+    return ST_OK;
+}
+
 st_status efem_init(st_component *self, st_error *err)
 {
     element_fem *s = (element_fem *)self;
@@ -240,42 +368,20 @@ st_status efem_init(st_component *self, st_error *err)
     ST_TRY(fem_bind(self, &s->young_modulus, &s->poisson_ratio, &s->ms, &s->topology, err));
     ST_TRY(parse_template(s, err));
     ST_TRY(parse_rotation(s, err));
-    size_t ne = 0;
-    const unsigned *el = fe_topology_elements(s->topology, s->kind, &ne);
-    s->ne = el ? ne : 0;
-    const size_t nn = (size_t)s->nn, nd = (size_t)s->d * nn, np = s->ms->rest_position.n;
-    if (s->ne) {
-        s->v = st_calloc(s->ne * nn, sizeof *s->v);
-        s->K = st_calloc(s->ne * nd * nd, sizeof *s->K);
-        s->R = st_calloc(s->ne * 9, sizeof *s->R);
-        s->R0 = st_calloc(s->ne * 9, sizeof *s->R0);
-        if (!s->v || !s->K || !s->R || !s->R0) {
-            efem_cleanup(self);
-            return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", s->ne);
-        }
-        memcpy(s->v, el, s->ne * nn * sizeof *s->v);
-        char what[32];
-        snprintf(what, sizeof what, "%s", fe_kind_name(s->kind));
-        what[0] = (char)(what[0] - 'A' + 'a');
-        ST_TRY(fem_check_indices(self, s->v, s->ne, (unsigned)nn, np, what, err));
+    ST_TRY(read_elements(s, err));
+    const size_t nd = (size_t)s->d * (size_t)s->nn, n = s->ne ? s->ne : 1;
+    s->K = st_calloc(n * nd * nd, sizeof *s->K);
+    s->R = st_calloc(n * 9, sizeof *s->R);
+    s->R0 = st_calloc(n * 9, sizeof *s->R0);
+    s->fresh = st_calloc(n, sizeof *s->fresh);
+    if (!s->K || !s->R || !s->R0 || !s->fresh) {
+        efem_cleanup(self);
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu elements)", s->ne);
     }
-    const double *x0 = s->ms->rest_position.r;
-    for (size_t e = 0; e < s->ne; e++) {
-        double x[FE_MAX_DOFS], lambda, mu;
-        gather(s, e, x0, x);
-        fe_lame(fem_value_in_element(&s->young_modulus, e, FEM_DEFAULT_YOUNG),
-                fem_value_in_element(&s->poisson_ratio, e, FEM_DEFAULT_POISSON), s->d, &lambda,
-                &mu);
-        if (!fe_stiffness(s->kind, s->d, x, lambda, mu, s->K + e * nd * nd))
-            return st_component_error(self, "topology", err, ST_EINVAL,
-                                      "element %zu is degenerate (null Jacobian determinant at "
-                                      "a quadrature point)",
-                                      e);
-        if (s->rot == ROT_FRAME)
-            element_frame(s->kind, x, s->R0 + 9 * e);
-        for (int k = 0; k < 9; k++)
-            s->R[9 * e + k] = k % 4 == 0 ? 1.0 : 0.0;
-    }
+    s->nK = s->nR = s->nR0 = s->nfresh = s->ne;
+    for (size_t e = 0; e < s->ne; e++)
+        ST_TRY(element_data(s, e, err));
+    ST_TRY(follow_topology(s, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

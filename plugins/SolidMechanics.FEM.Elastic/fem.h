@@ -220,6 +220,76 @@ void fem_follow_rotations(st_array *rot, size_t np);
     ST_LINK(S, topology, "topology", ST_LINK_TOPOLOGY,                                            \
             "link to the topology container (default: the first topology found upward)")
 
+/* ---- The assembled stiffness of an element force field ---- */
+
+/* K (df/dx) of a force field as 3x3 blocks over its state's vertices, rows
+ * in CSR order with each row's columns ascending, assembled from the
+ * element blocks once per add_force, and then used by add_dforce in place of
+ * the element loop. A product costs a fraction of the element loop's
+ * (tetrahedra: about 3 blocks per element against the rotations and the
+ * strain of every element; hexahedra: about 32 against a dense 24 x 24);
+ * the assembly costs a few element loops, so it is made only when the
+ * running linear solve announces at least FEM_BSR_MIN_CALLS products
+ * (st_mparams.dforce_calls: CGLinearSolver's iteration cap). The products
+ * then differ from the element loop's at round-off only. */
+typedef struct fem_bsr {
+    size_t n;        /* block rows: the state's vertices */
+    size_t *row;     /* n + 1 */
+    unsigned *col;   /* the blocks' columns */
+    double *val;     /* 9 per block, row-major */
+    unsigned *slot;  /* ne x nv x nv: the block of element e's vertex pair (i, j) */
+    size_t ne;       /* elements the pattern was built for */
+    unsigned nv;     /* vertices per element */
+    bool pattern;    /* row, col and slot describe the current elements */
+    bool valid;      /* val holds K at the last add_force */
+} fem_bsr;
+
+enum { FEM_BSR_MIN_CALLS = 8 };
+
+/* Whether add_dforce should use the assembled K: it is valid, or the solve
+ * announces enough products to assemble it now. */
+static inline bool fem_bsr_wanted(const fem_bsr *b, const st_mparams *mp)
+{
+    return b->valid || mp->dforce_calls >= FEM_BSR_MIN_CALLS;
+}
+/* The pattern of ne elements of nv vertices (vertex k of element e at
+ * verts[e * stride + k], stride in unsigned) over n vertices, when it is not
+ * built yet (once; again after fem_bsr_forget); then the values are zeroed
+ * for fem_bsr_add_pair. On failure (out of memory)
+ * b stays unusable and add_dforce keeps the element loop. */
+st_status fem_bsr_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stride, size_t ne,
+                        unsigned nv, st_error *err);
+/* val(e's vertex pair i, j) += blk (3x3 row-major) and, when i != j,
+ * val(j, i) += blk^T. */
+static inline void fem_bsr_add_pair(fem_bsr *b, size_t e, unsigned i, unsigned j,
+                                    const double blk[9])
+{
+    const size_t base = e * b->nv * b->nv;
+    double *v = b->val + 9 * (size_t)b->slot[base + i * b->nv + j];
+    for (int k = 0; k < 9; k++)
+        v[k] += blk[k];
+    if (i == j)
+        return;
+    double *w = b->val + 9 * (size_t)b->slot[base + j * b->nv + i];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            w[3 * c + r] += blk[3 * r + c];
+}
+/* b when valid; else, when fem_bsr_wanted, b assembled now over the ne
+ * elements (fem_bsr_begin's arguments) by element(b, e, ctx) for each e in
+ * order, then valid; else NULL (the element loop). */
+const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
+                                 const unsigned *verts, size_t stride, size_t ne, unsigned nv,
+                                 void (*element)(fem_bsr *b, size_t e, const void *ctx),
+                                 const void *ctx);
+/* df -= kfactor K dx over block rows [r0, r1) (each row a sum in column
+ * order: the same bits whatever the split into row ranges). */
+void fem_bsr_mul_sub(const fem_bsr *b, double *df, const double *dx, double kfactor, size_t r0,
+                     size_t r1);
+/* The elements changed: the pattern is rebuilt at the next assembly. */
+void fem_bsr_forget(fem_bsr *b);
+void fem_bsr_free(fem_bsr *b);
+
 extern const st_class tetrahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_class;
 extern const st_class hexahedron_fem_force_field_and_mass_class;

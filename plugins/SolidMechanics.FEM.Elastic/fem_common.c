@@ -3,6 +3,7 @@
  * material checks and the topology lookup. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fem.h"
@@ -448,4 +449,157 @@ void fem_follow_rotations(st_array *rot, size_t np)
     size_t old = rot->n / 9;
     if (st_array_resize(rot, ST_T_REALS, 9 * np, &err) == ST_OK)
         fem_rotation_identity(rot->r + 9 * old, np - old);
+}
+
+/* ---- fem_bsr ---- */
+
+void fem_bsr_free(fem_bsr *b)
+{
+    st_free(b->row);
+    st_free(b->col);
+    st_free(b->val);
+    st_free(b->slot);
+    *b = (fem_bsr){0};
+}
+
+void fem_bsr_forget(fem_bsr *b)
+{
+    b->pattern = false;
+    b->valid = false;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+/* Row i's columns: the vertices of every element around i, sorted, unique;
+ * then each element pair's slot by binary search in its row. */
+static st_status bsr_pattern(fem_bsr *b, size_t n, const unsigned *verts, size_t stride,
+                             size_t ne, unsigned nv, st_error *err)
+{
+    fem_bsr_free(b);
+    const size_t pairs = ne * nv * nv;
+    size_t *count = st_calloc(n + 1, sizeof *count);
+    unsigned *tmp = st_malloc((pairs ? pairs : 1) * sizeof *tmp);
+    b->row = st_calloc(n + 1, sizeof *b->row);
+    b->slot = st_malloc((pairs ? pairs : 1) * sizeof *b->slot);
+    if (!count || !tmp || !b->row || !b->slot) {
+        st_free(count);
+        st_free(tmp);
+        fem_bsr_free(b);
+        return st_error_set(err, ST_ENOMEM, "out of memory for the assembled stiffness");
+    }
+    for (size_t e = 0; e < ne; e++)
+        for (unsigned i = 0; i < nv; i++)
+            count[verts[e * stride + i]] += nv;
+    size_t *start = b->row; /* row starts of tmp, before duplicates go */
+    for (size_t r = 0; r < n; r++)
+        start[r + 1] = start[r] + count[r];
+    memset(count, 0, (n + 1) * sizeof *count);
+    for (size_t e = 0; e < ne; e++)
+        for (unsigned i = 0; i < nv; i++) {
+            const unsigned r = verts[e * stride + i];
+            for (unsigned j = 0; j < nv; j++)
+                tmp[start[r] + count[r]++] = verts[e * stride + j];
+        }
+    size_t nnz = 0;
+    for (size_t r = 0; r < n; r++) {
+        unsigned *c = tmp + start[r];
+        const size_t m = start[r + 1] - start[r];
+        qsort(c, m, sizeof *c, cmp_unsigned);
+        size_t u = 0;
+        for (size_t k = 0; k < m; k++)
+            if (u == 0 || c[k] != c[u - 1])
+                c[u++] = c[k];
+        count[r] = u;
+        nnz += u;
+    }
+    b->col = st_malloc((nnz ? nnz : 1) * sizeof *b->col);
+    b->val = st_calloc(9 * (nnz ? nnz : 1), sizeof *b->val);
+    if (!b->col || !b->val) {
+        st_free(count);
+        st_free(tmp);
+        fem_bsr_free(b);
+        return st_error_set(err, ST_ENOMEM, "out of memory for the assembled stiffness");
+    }
+    size_t at = 0;
+    for (size_t r = 0; r < n; r++) {
+        memcpy(b->col + at, tmp + start[r], count[r] * sizeof *b->col);
+        start[r] = at; /* start doubles as row: rewritten in place, r only read before */
+        at += count[r];
+    }
+    b->row[n] = at;
+    for (size_t e = 0; e < ne; e++)
+        for (unsigned i = 0; i < nv; i++) {
+            const unsigned r = verts[e * stride + i];
+            const unsigned *c = b->col + b->row[r];
+            const size_t m = b->row[r + 1] - b->row[r];
+            for (unsigned j = 0; j < nv; j++) {
+                const unsigned want = verts[e * stride + j];
+                size_t lo = 0, hi = m;
+                while (hi - lo > 1) {
+                    const size_t mid = (lo + hi) / 2;
+                    if (c[mid] <= want)
+                        lo = mid;
+                    else
+                        hi = mid;
+                }
+                b->slot[(e * nv + i) * nv + j] = (unsigned)(b->row[r] + lo);
+            }
+        }
+    st_free(count);
+    st_free(tmp);
+    b->n = n;
+    b->ne = ne;
+    b->nv = nv;
+    b->pattern = true;
+    return ST_OK;
+}
+
+st_status fem_bsr_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stride, size_t ne,
+                        unsigned nv, st_error *err)
+{
+    b->valid = false;
+    if (!b->pattern || b->n != n || b->ne != ne || b->nv != nv)
+        ST_TRY(bsr_pattern(b, n, verts, stride, ne, nv, err));
+    memset(b->val, 0, 9 * b->row[n] * sizeof *b->val);
+    return ST_OK;
+}
+
+const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
+                                 const unsigned *verts, size_t stride, size_t ne, unsigned nv,
+                                 void (*element)(fem_bsr *b, size_t e, const void *ctx),
+                                 const void *ctx)
+{
+    if (b->valid)
+        return b;
+    if (!fem_bsr_wanted(b, mp) || ne == 0)
+        return NULL;
+    st_error err = {0};
+    if (fem_bsr_begin(b, n, verts, stride, ne, nv, &err) != ST_OK)
+        return NULL;
+    for (size_t e = 0; e < ne; e++)
+        element(b, e, ctx);
+    b->valid = true;
+    return b;
+}
+
+void fem_bsr_mul_sub(const fem_bsr *b, double *df, const double *dx, double kfactor, size_t r0,
+                     size_t r1)
+{
+    for (size_t r = r0; r < r1; r++) {
+        double y0 = 0, y1 = 0, y2 = 0;
+        for (size_t k = b->row[r]; k < b->row[r + 1]; k++) {
+            const double *m = b->val + 9 * k, *x = dx + 3 * (size_t)b->col[k];
+            y0 += m[0] * x[0] + m[1] * x[1] + m[2] * x[2];
+            y1 += m[3] * x[0] + m[4] * x[1] + m[5] * x[2];
+            y2 += m[6] * x[0] + m[7] * x[1] + m[8] * x[2];
+        }
+        double *o = df + 3 * r;
+        o[0] -= kfactor * y0;
+        o[1] -= kfactor * y1;
+        o[2] -= kfactor * y2;
+    }
 }

@@ -51,6 +51,7 @@ typedef struct hexa_fem {
     double (*M)[24][24];             /* ne element mass matrices, owned */
     bool with_mass;                  /* HexahedronFEMForceFieldAndMass */
     st_component *followed;          /* the topology whose changes it follows */
+    fem_bsr Kg;                      /* assembled stiffness (fem.h), owned */
 } hexa_fem;
 
 /* SOFA's hexahedron frames, shared with HexahedralFEMForceField: r (rows:
@@ -60,6 +61,14 @@ typedef struct hexa_fem {
 void hexa_rotation(int meth, double r[9], const double n[8][3]);
 
 extern const st_class hexahedral_fem_force_field_class;
+
+/* For NonUniformHexahedronFEMForceFieldAndMass (plugins/SolidMechanics.
+ * FEM.NonUniform, which compiles this file in): SOFA's element stiffness
+ * of the shape n (material U, V, W; no coefficient) and element mass of
+ * the shape n (no coefficient); the whole init (with_mass: the AndMass). */
+void hexa_element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3]);
+void hexa_element_mass(double M[24][24], const double n[8][3], double density);
+st_status hfem_init_common(st_component *self, bool with_mass, st_error *err);
 
 /* The element loops of add_force and add_dforce over a range of elements,
  * for the parallel twin (plugins/MultiThreading), as tetrahedron_fem.h's:
@@ -72,5 +81,8 @@ void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, d
 void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g);
 void hfem_add_force_finish(hexa_fem *s);
+/* The assembled K add_dforce uses for this call (assembled now if needed),
+ * or NULL: the element loop. */
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp);
 
 #endif

@@ -69,7 +69,7 @@ static void iso_jacobian(double J[9], const double n[8][3], double x1, double x2
 
 /* SOFA's computeElementStiffness (its generic Gauss integration; the
  * parallelepiped test only decides whether J is evaluated once). */
-static void element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3])
+void hexa_element_stiffness(double K[24][24], double U, double V, double W, const double n[8][3])
 {
     double J[9], Ji[9], detJ = 1.0;
     double lx[3], ly[3], lz[3];
@@ -215,7 +215,7 @@ static void mat24_vec(double y[24], const double K[24][24], const double x[24])
  * stiffness coefficient. */
 static void stiffness(hexa *h, const double n[8][3])
 {
-    element_stiffness(h->K, h->U, h->V, h->W, n);
+    hexa_element_stiffness(h->K, h->U, h->V, h->W, n);
     if (h->kcoef != 1.0)
         for (int i = 0; i < 24; i++)
             for (int j = 0; j < 24; j++)
@@ -282,7 +282,7 @@ static double grid_coef(st_component *topology, const char *field, size_t i, siz
 }
 
 /* SOFA's computeElementMass, for the rest shape in the element frame. */
-static void element_mass(double M[24][24], const double n[8][3], double density)
+void hexa_element_mass(double M[24][24], const double n[8][3], double density)
 {
     double vol = dist(n[1], n[0]) * dist(n[3], n[0]) * dist(n[4], n[0]);
     /* SOFA's integrateMass at (+-1, +-1, +-1): 8/27, for every block. */
@@ -305,6 +305,7 @@ static void hfem_free(hexa_fem *s)
     st_free(s->particle_mass);
     st_free(s->lumped);
     st_free(s->M);
+    fem_bsr_free(&s->Kg);
     s->e = NULL;
     s->particle_mass = s->lumped = NULL;
     s->M = NULL;
@@ -319,7 +320,7 @@ static st_status init_mass(hexa_fem *s, st_error *err)
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu element mass matrices)", s->ne);
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
-        element_mass(s->M[i], h->rest, s->density);
+        hexa_element_mass(s->M[i], h->rest, s->density);
         if (h->mcoef != 1.0)
             for (int a = 0; a < 24; a++)
                 for (int b = 0; b < 24; b++)
@@ -409,6 +410,7 @@ static st_status hfem_topology_changed(st_component *self, st_component *topolog
             init_element(s, i);
         }
     fem_follow_rotations(&s->rotations, s->np);
+    fem_bsr_forget(&s->Kg);
     ST_TRY(outputs(s, err));
     st_component_touch(self, st_component_field(self, "stiffnessMatrices"));
     if (s->with_mass)
@@ -429,7 +431,7 @@ static st_status follow_topology(hexa_fem *s, st_error *err)
     return ST_OK;
 }
 
-static st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
+st_status hfem_init_common(st_component *self, bool with_mass, st_error *err)
 {
     hexa_fem *s = (hexa_fem *)self;
     hfem_free(s);
@@ -552,6 +554,7 @@ void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size
 
 void hfem_add_force_finish(hexa_fem *s)
 {
+    s->Kg.valid = false; /* the rotations (and K) may have changed */
     if (rotfinder_wanted(&s->rotations, s->ms->n))
         node_rotations(s);
 }
@@ -575,13 +578,53 @@ static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, 
     hfem_add_force_finish(s);
 }
 
+/* Element h's blocks of K added to b: R^T K_ij R for its vertex pairs
+ * i <= j, the pairs j > i by transposition. */
+static void assemble_element(fem_bsr *b, size_t e, const hexa *h)
+{
+    const double *R = h->R;
+    for (unsigned i = 0; i < 8; i++) {
+        /* P = R^T K(rows of i, columns from i's on): 3 x 24 */
+        double P[3][24];
+        const double *k0 = h->K[3 * i], *k1 = h->K[3 * i + 1], *k2 = h->K[3 * i + 2];
+        for (int r = 0; r < 3; r++)
+            for (unsigned c = 3 * i; c < 24; c++)
+                P[r][c] = R[r] * k0[c] + R[3 + r] * k1[c] + R[6 + r] * k2[c];
+        for (unsigned j = i; j < 8; j++) {
+            double blk[9];
+            for (int r = 0; r < 3; r++) {
+                const double *p = P[r] + 3 * j;
+                for (int c = 0; c < 3; c++)
+                    blk[3 * r + c] = p[0] * R[c] + p[1] * R[3 + c] + p[2] * R[6 + c];
+            }
+            fem_bsr_add_pair(b, e, i, j, blk);
+        }
+    }
+}
+
+static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
+{
+    assemble_element(b, e, &((const hexa_fem *)ctx)->e[e]);
+}
+
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp)
+{
+    return fem_bsr_assembled(&s->Kg, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
+                             sizeof(hexa) / sizeof(unsigned), s->ne, 8, assemble_one, s);
+}
+
 static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
                             double kfactor, double bfactor)
 {
-    (void)mp, (void)bfactor;
+    (void)bfactor;
     hexa_fem *s = (hexa_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
+    const fem_bsr *K = hfem_assembled(s, mp);
+    if (K) {
+        fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
+        return;
+    }
     for (size_t i = 0; i < s->ne; i++) {
         const hexa *h = &s->e[i];
         double g[24];

@@ -61,6 +61,7 @@ typedef struct tetra_fem {
     bool vm_dirty;
     bool from_hexa;          /* elements cut from the topology's hexahedra */
     st_component *followed;  /* the topology whose changes it follows */
+    fem_bsr K;               /* assembled stiffness (fem.h), owned */
 } tetra_fem;
 
 /* The element loops of add_force and add_dforce over a range of elements,
@@ -77,5 +78,8 @@ void tfem_forces_range(tetra_fem *s, const double *p, size_t begin, size_t end, 
 void tfem_add_force_finish(tetra_fem *s);
 void tfem_dforces_range(const tetra_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g);
+/* The assembled K add_dforce uses for this call (assembled now if needed),
+ * or NULL: the element loop. */
+const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp);
 
 #endif

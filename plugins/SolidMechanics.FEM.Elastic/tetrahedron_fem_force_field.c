@@ -307,6 +307,7 @@ static void tfem_free(tetra_fem *s)
     st_free(s->e);
     st_free(s->shape);
     st_free(s->node_count);
+    fem_bsr_free(&s->K);
     s->e = NULL;
     s->shape = NULL;
     s->node_count = NULL;
@@ -434,6 +435,7 @@ static st_status tfem_topology_changed(st_component *self, st_component *topolog
                         ST_ELEM_TETRAHEDRON, ev, nev);
     }
     ST_TRY(build(s, !s->from_hexa, err));
+    fem_bsr_forget(&s->K);
     size_t np = s->ms->rest_position.n;
     fem_follow_rotations(&s->rotations, np);
     if (vm_on(s))
@@ -796,6 +798,7 @@ static void node_rotations(tetra_fem *s)
 
 void tfem_add_force_finish(tetra_fem *s)
 {
+    s->K.valid = false; /* the rotations (and J, the material) may have changed */
     if (rotfinder_wanted(&s->rotations, s->ms->n))
         node_rotations(s);
     s->vm_dirty = true;
@@ -819,13 +822,65 @@ static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, 
     tfem_add_force_finish(s);
 }
 
+/* Element t's blocks of K added to b: R J_i Kmat J_j^T R^T for its vertex
+ * pairs i <= j (J_i: rows 3i..3i+2 of J; R the identity with method small),
+ * the pairs j > i by transposition. */
+static void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot)
+{
+    double A[4][3][6], B[4][3][6];
+    for (int i = 0; i < 4; i++)
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 6; c++)
+                A[i][a][c] = rot ? t->R[3 * a] * t->J[3 * i][c] + t->R[3 * a + 1] * t->J[3 * i + 1][c] +
+                                       t->R[3 * a + 2] * t->J[3 * i + 2][c]
+                                 : t->J[3 * i + a][c];
+    for (int i = 0; i < 4; i++)
+        for (int a = 0; a < 3; a++) {
+            const double *x = A[i][a];
+            B[i][a][0] = t->kd * x[0] + t->ko * x[1] + t->ko * x[2];
+            B[i][a][1] = t->ko * x[0] + t->kd * x[1] + t->ko * x[2];
+            B[i][a][2] = t->ko * x[0] + t->ko * x[1] + t->kd * x[2];
+            B[i][a][3] = t->ks * x[3];
+            B[i][a][4] = t->ks * x[4];
+            B[i][a][5] = t->ks * x[5];
+        }
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned j = i; j < 4; j++) {
+            double blk[9];
+            for (int a = 0; a < 3; a++)
+                for (int c = 0; c < 3; c++) {
+                    const double *u = B[i][a], *w = A[j][c];
+                    blk[3 * a + c] = u[0] * w[0] + u[1] * w[1] + u[2] * w[2] + u[3] * w[3] +
+                                     u[4] * w[4] + u[5] * w[5];
+                }
+            fem_bsr_add_pair(b, e, i, j, blk);
+        }
+}
+
+static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
+{
+    const tetra_fem *s = ctx;
+    assemble_element(b, e, &s->e[e], s->meth != M_SMALL);
+}
+
+const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp)
+{
+    return fem_bsr_assembled(&s->K, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
+                             sizeof(tet) / sizeof(unsigned), s->ne, 4, assemble_one, s);
+}
+
 static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
                             double kfactor, double bfactor)
 {
-    (void)mp, (void)bfactor;
+    (void)bfactor;
     tetra_fem *s = (tetra_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
+    const fem_bsr *K = tfem_assembled(s, mp);
+    if (K) {
+        fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
+        return;
+    }
     const bool rot = s->meth != M_SMALL;
     for (size_t i = 0; i < s->ne; i++) {
         const tet *t = &s->e[i];

@@ -13,10 +13,23 @@
  *   x = c + rho cos() R Y0 + radiusFocal sin() R Z0
  * (c, R the frame of the input's Rigid3d state). SOFA's init checks:
  * neither radius nor radiusFocal set, or radius <= 0, is an error; a
- * radiusFocal <= 0 a warning. Topological changes of the input are not
- * propagated (SOFA propagates added and removed edges): a removal is an
- * error naming this mapping. */
+ * radiusFocal <= 0 a warning.
+ *
+ * Changes of the input, as SOFA's updateTopologicalMappingTopDown: a
+ * removed edge's N quads are removed from the output (edge after edge, with
+ * the output's edges they leave isolated), and the input's last edge takes
+ * the removed one's index in the quads' input edges (Loc2Glob, followed by
+ * the output's quads); an added edge (p0, p1) adds its N quads (q0 q1 q2
+ * q3), not flipped, whatever edgeList, as SOFA's; an added point adds N
+ * output points, point j of ancestors a N + j with the input's
+ * coefficients (SOFA writes coefficient c N + j there, which is not a
+ * weight). A removed input point removes its circle, points p N + N - 1
+ * down to p N, so that output point i N + j stays on input point i (SOFA
+ * lets the output's quad removal drop the points it isolates, edge by edge:
+ * the same numbering when one point goes per change). */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topology.h"
@@ -38,6 +51,11 @@ typedef struct edge2quad {
     st_component *to_quad_container; /* "toQuadContainer" */
     st_component *to_quad_modifier;  /* "toQuadModifier" */
     bool listening;
+    /* The input edge of each output quad (SOFA's Loc2GlobVec), followed by
+     * the output's quads; UINT_MAX: not made by this mapping. */
+    unsigned *loc2glob;
+    size_t nloc;
+    const unsigned *pending; /* input edges of the quads being added */
 } edge2quad;
 
 static const st_field edge2quad_fields[] = {
@@ -58,19 +76,148 @@ static const st_field edge2quad_fields[] = {
             "Output modifier handling Quads"),
     ST_FIELD_END};
 
+/* The kernel appends an output quad: its input edge is the one this
+ * mapping is adding it for, or none when another component added it. */
+static void quad_created(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    (void)i, (void)ev;
+    const edge2quad *m = ud;
+    *(unsigned *)item = m->pending ? m->pending[k] : UINT_MAX;
+}
+
+static const st_topo_follow_ops quad_ops = {
+    .struct_size = sizeof(st_topo_follow_ops),
+    .create = quad_created,
+};
+
+static int cmp_desc(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x < y) - (x > y);
+}
+
+/* EDGESREMOVED: each removed edge's quads go, edge after edge. */
+static st_status edges_removed(edge2quad *m, const st_topo_event *ev, st_error *err)
+{
+    const unsigned N = m->n_circle;
+    unsigned *ids = st_malloc((N ? N : 1) * sizeof *ids);
+    if (!ids)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    st_status st = ST_OK;
+    for (size_t k = 0; k < ev->n && st == ST_OK; k++) {
+        unsigned g = ev->index[k], last = (unsigned)(ev->before - 1 - k);
+        size_t n = 0;
+        for (size_t l = 0; l < m->nloc; l++)
+            if (m->loc2glob[l] == g && n < N) {
+                ids[n++] = (unsigned)l;
+                m->loc2glob[l] = UINT_MAX;
+            }
+        for (size_t l = 0; l < m->nloc; l++)
+            if (m->loc2glob[l] == last)
+                m->loc2glob[l] = g;
+        if (!n)
+            continue; /* not in edgeList: SOFA says so at information level */
+        qsort(ids, n, sizeof *ids, cmp_desc);
+        st = topo_remove_ex(m->output, ST_ELEM_QUAD, ids, n, true, false, err);
+    }
+    st_free(ids);
+    return st;
+}
+
+/* EDGESADDED: N quads per new edge, in the output's current numbering. */
+static st_status edges_added(edge2quad *m, const st_topo_event *ev, st_error *err)
+{
+    const unsigned N = m->n_circle;
+    if (!ev->vertices || !N)
+        return ST_OK;
+    size_t nq = ev->n * N;
+    unsigned *v = st_malloc(4 * nq * sizeof *v), *g = st_malloc(nq * sizeof *g);
+    if (!v || !g) {
+        st_free(v), st_free(g);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < ev->n; k++) {
+        unsigned p0 = ev->vertices[2 * k], p1 = ev->vertices[2 * k + 1];
+        for (unsigned j = 0; j < N; j++) {
+            unsigned *o = v + 4 * (k * N + j);
+            o[0] = p0 * N + j, o[1] = p1 * N + j, o[2] = p1 * N + (j + 1) % N,
+            o[3] = p0 * N + (j + 1) % N;
+            g[k * N + j] = ev->index[k];
+        }
+    }
+    m->pending = g;
+    st_status st = topo_add(m->output, ST_ELEM_QUAD, v, nq, err);
+    m->pending = NULL;
+    st_free(v), st_free(g);
+    return st;
+}
+
+/* POINTSADDED: N output points per new input point. */
+static st_status points_added(edge2quad *m, const st_topo_event *ev, st_error *err)
+{
+    const unsigned N = m->n_circle;
+    if (!N)
+        return ST_OK;
+    size_t n = ev->n * N, na = ev->ancestor_start ? ev->ancestor_start[ev->n] : 0;
+    if (!ev->ancestor_start || !ev->ancestors)
+        return topo_add_points(m->output, n, NULL, NULL, NULL, err);
+    size_t *start = st_malloc((n + 1) * sizeof *start);
+    unsigned *anc = st_malloc((na * N + 1) * sizeof *anc);
+    double *coef = st_malloc((na * N + 1) * sizeof *coef);
+    if (!start || !anc || !coef) {
+        st_free(start), st_free(anc), st_free(coef);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < ev->n; k++)
+        for (unsigned j = 0; j < N; j++) {
+            start[k * N + j] = at;
+            for (size_t a = ev->ancestor_start[k]; a < ev->ancestor_start[k + 1]; a++, at++) {
+                anc[at] = ev->ancestors[a] * N + j;
+                coef[at] = ev->coefs ? ev->coefs[a] : 1.0;
+            }
+        }
+    start[n] = at;
+    st_status st = topo_add_points(m->output, n, start, anc, coef, err);
+    st_free(start), st_free(anc), st_free(coef);
+    return st;
+}
+
+/* POINTSREMOVED: input point p's circle, p N + N - 1 down to p N. */
+static st_status points_removed(edge2quad *m, const st_topo_event *ev, st_error *err)
+{
+    const unsigned N = m->n_circle;
+    if (!N)
+        return ST_OK;
+    unsigned *ids = st_malloc(ev->n * N * sizeof *ids);
+    if (!ids)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t k = 0; k < ev->n; k++)
+        for (unsigned j = 0; j < N; j++)
+            ids[k * N + j] = ev->index[k] * N + (N - 1 - j);
+    st_status st = topo_remove_ex(m->output, ST_ELEM_POINT, ids, ev->n * N, false, false, err);
+    st_free(ids);
+    return st;
+}
+
 static st_status edge2quad_changed(st_component *self, st_component *topology,
                                    const st_topo_event *ev, size_t nev, st_error *err)
 {
     (void)topology;
-    for (size_t e = 0; e < nev; e++)
-        if (ev[e].change == ST_TOPO_REMOVED && ev[e].n)
-            return st_component_error(self, NULL, err, ST_ESCENE,
-                                      "elements of '%s' were removed, but settee's "
-                                      "Edge2QuadTopologicalMapping does not propagate "
-                                      "topological changes yet: its output '%s' would name "
-                                      "points that no longer exist",
-                                      ((edge2quad *)self)->input->name,
-                                      ((edge2quad *)self)->output->name);
+    edge2quad *m = (edge2quad *)self;
+    if (self->state != ST_CSTATE_VALID)
+        return ST_OK;
+    for (size_t e = 0; e < nev; e++) {
+        const st_topo_event *x = &ev[e];
+        if (!x->n)
+            continue;
+        if (x->elem == ST_ELEM_EDGE)
+            ST_TRY(x->change == ST_TOPO_REMOVED ? edges_removed(m, x, err)
+                                                : edges_added(m, x, err));
+        else if (x->elem == ST_ELEM_POINT)
+            ST_TRY(x->change == ST_TOPO_REMOVED ? points_removed(m, x, err)
+                                                : points_added(m, x, err));
+    }
     return ST_OK;
 }
 
@@ -218,7 +365,17 @@ static st_status edge2quad_init(st_component *self, st_error *err)
         }
     }
     ST_TRY(topo_map_end(out, "quads", err));
+    unsigned *l2g = st_realloc(m->loc2glob, (q ? q : 1) * sizeof *l2g);
+    if (!l2g)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    m->loc2glob = l2g;
+    m->nloc = q;
+    for (size_t s = 0; s < nsel; s++)
+        for (unsigned j = 0; j < N; j++)
+            m->loc2glob[s * N + j] = (unsigned)(m->edge_list.n ? m->edge_list.u[s] : s);
     if (!m->listening) {
+        ST_TRY(st_topology_follow(self, m->output, ST_ELEM_QUAD, (void **)&m->loc2glob, &m->nloc,
+                                  sizeof *m->loc2glob, &quad_ops, m, err));
         ST_TRY(st_topology_listen(self, m->input, edge2quad_changed, err));
         ST_TRY(st_topology_listen(self, m->output, output_changed, err));
         ST_TRY(topo_map_listen_others(self, m->input, m->output, err));
@@ -226,6 +383,14 @@ static st_status edge2quad_init(st_component *self, st_error *err)
     }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
+}
+
+static void edge2quad_cleanup(st_component *self)
+{
+    edge2quad *m = (edge2quad *)self;
+    st_free(m->loc2glob);
+    m->loc2glob = NULL;
+    m->nloc = 0;
 }
 
 const st_class edge2quad_mapping_class = {
@@ -238,4 +403,5 @@ const st_class edge2quad_mapping_class = {
     .fields = edge2quad_fields,
     .init = edge2quad_init,
     .reinit = edge2quad_init,
+    .cleanup = edge2quad_cleanup,
 };

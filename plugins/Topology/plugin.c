@@ -1,7 +1,8 @@
 /* plugin.c - the Topology plugin: grid, sparse grid, cube, mesh and dynamic topology
  * containers, their companions, and the topological mappings (Hexa2Quad,
  * Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
- * Edge2Quad, Mesh2Point). */
+ * Edge2Quad, Mesh2Point, SubsetTopologicalMapping,
+ * SimpleTesselatedTetraTopologicalMapping). */
 #include <settee/settee.h>
 
 extern const st_class regular_grid_topology_class, grid_topology_class, mesh_topology_class,
@@ -18,7 +19,8 @@ extern const st_class point_set_mod_class, edge_set_mod_class, triangle_set_mod_
 extern const st_class hexa2quad_mapping_class, hexa2tetra_mapping_class,
     tetra2triangle_mapping_class, triangle2edge_mapping_class, quad2triangle_mapping_class,
     hexa2prism_mapping_class, edge2quad_mapping_class, cube_topology_class,
-    mesh2point_mapping_class;
+    mesh2point_mapping_class, subset_topological_mapping_class,
+    simple_tesselated_tetra_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -35,7 +37,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sparse_grid_topology_class, &sparse_grid_ramification_topology_class,
         &cylinder_grid_topology_class, &sphere_grid_topology_class, &cube_topology_class,
         &sparse_grid_multiple_topology_class, &edge2quad_mapping_class,
-        &mesh2point_mapping_class};
+        &mesh2point_mapping_class, &subset_topological_mapping_class,
+        &simple_tesselated_tetra_mapping_class};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

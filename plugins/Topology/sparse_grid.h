@@ -113,6 +113,11 @@ void sg_level_push(level *L, size_t c, unsigned char type, double k, double m);
  * duplicates removed), and sets n, min and max from grid g. */
 st_status sg_mesh_tail(topo *t, const sgrid *g, st_error *err);
 
+/* Records the finest level F's per-cell stiffness coefficients
+ * (finestStiffnessCoefs, 0 where F has no hexahedron) and its grid
+ * (finestN, finestMin, finestMax). */
+st_status sg_record_finest(topo *t, const level *F, st_error *err);
+
 /* SparseGridRamificationTopology (sparse_grid_ramification.c): from the
  * finest level F (built from the surface s, which has nv == 0 for a voxel
  * file), finds the connexions, coarsens `levels` times and fills the

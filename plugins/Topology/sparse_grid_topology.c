@@ -56,6 +56,7 @@
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include <ctype.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -991,6 +992,40 @@ static st_status finest_from_multiple(topo *t, const int n[3], bool only_inside,
 
 enum { SRC_SURFACE, SRC_VOXEL, SRC_RAW, SRC_MULTIPLE };
 
+st_status sg_record_finest(topo *t, const level *F, st_error *err)
+{
+    size_t nc = grid_cells(&F->g);
+    ST_TRY(st_array_resize(&t->finest_kcoefs, ST_T_REALS, nc, err));
+    ST_TRY(st_array_resize(&t->finest_cells, ST_T_UINTS, nc, err));
+    for (size_t c = 0; c < nc; c++) {
+        size_t h = F->hexa_of[c];
+        t->finest_kcoefs.r[c] = h == (size_t)-1 ? 0.0 : F->kcoef[h];
+        t->finest_cells.u[c] = h == (size_t)-1 ? UINT_MAX : 0;
+    }
+    for (int a = 0; a < 3; a++) {
+        t->finest_n[a] = F->g.n[a];
+        t->finest_min[a] = F->g.lo[a];
+        t->finest_max[a] = F->g.hi[a];
+    }
+    return ST_OK;
+}
+
+/* A plain grid's finestCells: each finest cell holding a hexahedron gets
+ * the coarsest hexahedron of its ancestor cell, `levels` times coarser. */
+static void finest_to_coarsest(topo *t, const sgrid *fine, const level *C, int levels)
+{
+    size_t nc = grid_cells(fine);
+    for (size_t c = 0; c < nc; c++) {
+        if (t->finest_cells.u[c] == UINT_MAX)
+            continue;
+        int ijk[3];
+        cell_coords(fine, c, ijk);
+        size_t h = C->hexa_of[cell_index(&C->g, ijk[0] >> levels, ijk[1] >> levels,
+                                         ijk[2] >> levels)];
+        t->finest_cells.u[c] = h == (size_t)-1 ? UINT_MAX : (unsigned)h;
+    }
+}
+
 static st_status sparse_build(topo *t, int src, const char *path, surface *s, st_error *err)
 {
     int n[3] = {(int)t->n[0], (int)t->n[1], (int)t->n[2]};
@@ -1018,6 +1053,9 @@ static st_status sparse_build(topo *t, int src, const char *path, surface *s, st
         st_array_free(&t->triangles, ST_T_TRIANGLES);
         st_array_free(&t->tetrahedra, ST_T_TETRAS);
     }
+    sgrid finest_grid = cur.g;
+    if (st == ST_OK && levels > 0)
+        st = sg_record_finest(t, &cur, err);
     /* SparseGridRamificationTopology: connexions from the finest level when
      * it has virtual levels or tests the finest connectivity; otherwise it
      * builds as SparseGridTopology. */
@@ -1029,6 +1067,8 @@ static st_status sparse_build(topo *t, int src, const char *path, surface *s, st
         sg_level_free(&cur);
         cur = coarse;
     }
+    if (st == ST_OK && levels > 0)
+        finest_to_coarsest(t, &finest_grid, &cur, levels);
     if (st == ST_OK)
         st = build_mesh(t, &cur, err);
     if (st == ST_OK && t->ramification)
@@ -1275,7 +1315,23 @@ static st_status ramification_create(st_component *self, st_error *err)
 
 #define SPARSE_GRID_FIELDS SPARSE_GRID_HEAD, SPARSE_GRID_COEFS, SPARSE_GRID_TAIL
 
-static const st_field sparse_fields[] = {SPARSE_GRID_FIELDS, ST_FIELD_END};
+/* Internal outputs (not listed by inspect): the ramified grids' lookup;
+ * the finest virtual level's stiffness coefficients. */
+#define HIDDEN_OUT(m, key, T, CT, help)                                                           \
+    ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
+#define FINEST_COEFS                                                                               \
+    HIDDEN_OUT(finest_kcoefs, "finestStiffnessCoefs", ST_T_REALS, st_array,                        \
+               "per regular cell of the finest virtual level: its stiffness coefficient (0: no "   \
+               "hexahedron)")
+#define FINEST_GRID                                                                                \
+    HIDDEN_OUT(finest_n, "finestN", ST_T_VEC3, st_vec3, "points per axis of the finest level"),    \
+    HIDDEN_OUT(finest_min, "finestMin", ST_T_VEC3, st_vec3, "min of the finest level"),            \
+    HIDDEN_OUT(finest_max, "finestMax", ST_T_VEC3, st_vec3, "max of the finest level"),            \
+    HIDDEN_OUT(finest_cells, "finestCells", ST_T_UINTS, st_array,                                  \
+               "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)")
+
+static const st_field sparse_fields[] = {SPARSE_GRID_FIELDS, FINEST_GRID, FINEST_COEFS,
+                                         ST_FIELD_END};
 
 static const char *const sparse_aliases[] = {"SparseGrid", NULL};
 
@@ -1294,10 +1350,6 @@ const st_class sparse_grid_topology_class = {
     .topology = &sparse_ops,
 };
 
-/* Internal outputs (not listed by inspect): the ramified grids' lookup. */
-#define HIDDEN_OUT(m, key, T, CT, help)                                                           \
-    ST_FIELD_EX(topo, m, key, T, CT, NULL, help, ST_F_OUTPUT | ST_F_HIDDEN, NULL, 0.0, 0.0)
-
 static const st_field ramification_fields[] = {
     SPARSE_GRID_FIELDS,
     ST_BOOL(topo, finest_connectivity, "finestConnectivity", "true",
@@ -1310,6 +1362,7 @@ static const st_field ramification_fields[] = {
                "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)"),
     HIDDEN_OUT(finest_nearest, "finestNearestCells", ST_T_UINTS, st_array,
                "finest regular cells searched for the nearest cube, in hexahedron order"),
+    FINEST_COEFS,
     ST_FIELD_END};
 
 const st_class sparse_grid_ramification_topology_class = {
@@ -1370,6 +1423,7 @@ static const st_field multiple_fields[] = {
                "per regular cell of the finest level: its coarsest hexahedron (4294967295: none)"),
     HIDDEN_OUT(finest_nearest, "finestNearestCells", ST_T_UINTS, st_array,
                "finest regular cells searched for the nearest cube, in hexahedron order"),
+    FINEST_COEFS,
     ST_FIELD_END};
 
 const st_class sparse_grid_multiple_topology_class = {

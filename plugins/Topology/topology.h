@@ -79,6 +79,11 @@ typedef struct topo {
     st_vec3 finest_n, finest_min, finest_max;
     st_array finest_cells;    /* "finestCells" */
     st_array finest_nearest;  /* "finestNearestCells" */
+    /* Hidden output read by NonUniformHexahedronFEMForceFieldAndMass (SOFA's
+     * virtual finer levels): per regular cell of the finest level, its
+     * stiffness coefficient (0: no hexahedron). With finestCells and
+     * finestN/Min/Max, set whenever nbVirtualFinerLevels > 0. */
+    st_array finest_kcoefs;   /* "finestStiffnessCoefs" */
     /* SparseGridMultipleTopology. */
     bool multiple;            /* the class is SparseGridMultipleTopology */
     st_array file_topologies; /* "fileTopologies": surfaces (strings) */

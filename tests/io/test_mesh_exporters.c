@@ -22,7 +22,7 @@ static void setup(void)
     const char *tmp = getenv("TMPDIR");
     /* One folder per test (Criterion runs each in its own process, two at
      * a time): a shared one would be emptied under a running test. */
-    snprintf(dir, sizeof dir, "%s/mesh_exporters-%ld", tmp ? tmp : ".", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/mesh_exporters-%ld", tmp ? tmp : "/tmp", (long)getpid());
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
     cr_assert_eq(system(cmd), 0);

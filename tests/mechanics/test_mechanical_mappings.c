@@ -1518,3 +1518,576 @@ Test(mechanical_mappings, beam_linear_mapping_by_hand)
     cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
     cr_assert(strstr(err.msg, "at least two frames"), "%s", err.msg);
 }
+
+/* ---- IdentityMultiMapping ---- */
+
+#define TWO_INPUTS                                                                                 \
+    "        - MechanicalObject: {name: a, position: [0,0,0, 1,0,0, 2,0,0]}\n"                     \
+    "      children:\n"                                                                            \
+    "        - name: B\n"                                                                          \
+    "          objects:\n"                                                                         \
+    "            - MechanicalObject: {name: b, position: [0,1,0, 1,1,0]}\n"                        \
+    "        - name: C\n"                                                                          \
+    "          objects:\n"
+
+Test(mechanical_mappings, identity_multi_mapping)
+{
+    /* The output is a's points, then b's: resized from 1 point to 5. */
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out, position: [9,9,9]}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 5u);
+    const double want[15] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 1, 1, 0};
+    for (int k = 0; k < 15; k++)
+        cr_assert_eq(out->position.r[k], want[k], "coordinate %d: %g", k, out->position.r[k]);
+    check_mapping(s, 1e-8);
+
+    /* Inputs of another type than the output's are refused. */
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "maps states of one type"), "%s", err.msg);
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS "            - MechanicalObject: {name: out}\n"
+                             "            - IdentityMultiMapping: {name: map, input: [\"@../nothing\"],"
+                             " output: \"@out\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a link to a MechanicalObject"), "%s", err.msg);
+}
+
+/* A unit force on output point 0 of a concatenation whose node holds the
+ * only mass (1 per point): the mapped mass J^T M J is the identity, so a's
+ * point 0 accelerates at 1 and, with implicit Euler and no stiffness,
+ * x_n = x_0 + dt^2 n (n + 1) / 2; every other point stays. */
+Test(mechanical_mappings, identity_multi_mapping_force_and_mass_reach_the_inputs)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD TWO_INPUTS
+             "            - MechanicalObject: {name: out}\n"
+             "            - IdentityMultiMapping: {name: map, input: [\"@../a\", \"@../B/b\"],"
+             " output: \"@out\"}\n"
+             "            - UniformMass: {vertexMass: 1}\n"
+             "            - RequiredPlugin: {pluginName: MechanicalLoad}\n"
+             "            - ConstantForceField: {indices: [0], forces: [1, 0, 0]}\n");
+    char *g = strstr(yaml, "gravity: [0, -9.81, 0]");
+    memcpy(g, "gravity: [0,     0, 0]", strlen("gravity: [0, -9.81, 0]"));
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    const int n = 20;
+    for (int k = 0; k < n; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const st_mstate *a = (const st_mstate *)topo_get(s, "/P/a");
+    const st_mstate *b = (const st_mstate *)topo_get(s, "/P/B/b");
+    const double dt = 0.01, want = dt * dt * n * (n + 1) / 2;
+    cr_log_info("IdentityMultiMapping: x = %.17g, closed form %.17g", a->position.r[0], want);
+    cr_assert_leq(fabs(a->position.r[0] - want), 1e-12, "x = %.17g, want %.17g", a->position.r[0],
+                  want);
+    cr_assert_leq(fabs(a->position.r[3] - 1) + fabs(b->position.r[0]) + fabs(b->position.r[4] - 1),
+                  1e-12, "the other points stay");
+    st_scene_destroy(&s);
+}
+
+/* ---- SquareMapping, AreaMapping, VolumeMapping ---- */
+
+/* The mapping at the loaded positions (no move), its output and dense J. */
+static double *j_at_rest(st_scene *s, mcase *c)
+{
+    c->s = s;
+    c->map = topo_get(s, "/P/C/map");
+    c->in = c->map->cls->mapping->input(c->map);
+    c->out = c->map->cls->mapping->output(c->map);
+    c->sys = c->in->system;
+    c->rows = (size_t)c->out->type->deriv_size * c->out->n;
+    c->cols = c->sys->size_all;
+    c->map->cls->mapping->apply(c->map, &c->sys->mp, c->sys->x);
+    double *J = calloc(c->rows * c->cols, sizeof *J);
+    st_error err = {0};
+    cr_assert_eq(st__mapgraph_dense_j(c->sys, c->map, J, c->rows, c->cols, &err), ST_OK, "%s",
+                 err.msg);
+    return J;
+}
+
+static st_scene *measure_scene(const char *parent, const char *cls, const char *extra)
+{
+    char child[1024];
+    snprintf(child, sizeof child,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - %s: {name: map, input: \"@../dofs\", output: \"@out\"%s}\n",
+             cls, extra);
+    return mapped_scene(parent, child);
+}
+
+#define VEC1_PARENT "        - MechanicalObject: {name: dofs, template: Vec1d, position: [0.5, -1, 2]}\n"
+
+Test(mechanical_mappings, square_mapping)
+{
+    st_scene *s = measure_scene(VEC1_PARENT, "SquareMapping", "");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    const double x[3] = {0.5, -1, 2};
+    cr_assert_eq(c.out->n, 3u);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(st_slice_x(c.sys->x, c.out)[i], x[i] * x[i]);
+        for (size_t j = 0; j < 3; j++)
+            cr_assert_eq(J[i * c.cols + c.in->doffset + j], i == j ? 2 * x[i] : 0.0,
+                         "J(%zu,%zu)", i, j);
+    }
+    free(J);
+    check_mapping(s, 1e-8);
+    /* K = diag(2 f): Exact (the default) whatever the sign of f, and None. */
+    double worst, kmax = check_gs(measure_scene(VEC1_PARENT, "SquareMapping", ""), 1, &worst);
+    cr_assert_gt(kmax, 0.5);
+    cr_assert_leq(worst, 1e-7 * kmax, "SquareMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(VEC1_PARENT, "SquareMapping", ", geometricStiffness: None"), 1,
+                    &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "None gives no K");
+    /* SquareMapping has no Stabilized option (SOFA's list: None, Exact). */
+    st_error err = {0};
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             VEC1_PARENT,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - SquareMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " geometricStiffness: Stabilized}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "geometricStiffness"), "%s", err.msg);
+}
+
+/* A right triangle with legs 3 (x) and 4 (y): area 6, and J's row is the
+ * derivative of 1/2 (x1 - x0)(y2 - y0): v0 (-2, -1.5, 0), v1 (2, 0, 0),
+ * v2 (0, 1.5, 0). The second triangle is generic. */
+#define TRI_PARENT                                                                                 \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 3,0,0, 0,4,0, 1,2.5,1.5]}\n"        \
+    "        - MeshTopology: {name: topo, triangles: [0,1,2, 3,2,1]}\n"
+
+Test(mechanical_mappings, area_mapping)
+{
+    st_scene *s = measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\"");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 2u);
+    cr_assert_leq(fabs(st_slice_x(c.sys->x, c.out)[0] - 6.0), 1e-14, "area %.17g",
+                  st_slice_x(c.sys->x, c.out)[0]);
+    const double want[9] = {-2, -1.5, 0, 2, 0, 0, 0, 1.5, 0};
+    for (int k = 0; k < 9; k++)
+        cr_assert_leq(fabs(J[c.in->doffset + k] - want[k]), 1e-14, "J(0,%d) = %.17g", k,
+                      J[c.in->doffset + k]);
+    free(J);
+    check_mapping(s, 1e-7);
+    /* Exact: K = sum f_e d2A_e against d(J^T f)/dx; Stabilized (the
+     * default) keeps only the triangles pulled (f < 0); None none. */
+    double worst, kmax;
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: Exact"),
+                    0, &worst);
+    cr_log_info("AreaMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)", worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "AreaMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\""), -1,
+                    &worst);
+    cr_assert_leq(worst, 1e-7 * kmax, "Stabilized on pulled triangles is exact");
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping", ", topology: \"@../topo\""), 1,
+                    &worst);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed triangles give no K");
+    kmax = check_gs(measure_scene(TRI_PARENT, "AreaMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: None"),
+                    -1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "None gives no K");
+}
+
+/* The unit tetrahedron: volume 1/6, dV/dv1 = (1/6, 0, 0), dV/dv2 =
+ * (0, 1/6, 0), dV/dv3 = (0, 0, 1/6), dV/dv0 = -(1/6, 1/6, 1/6); the same
+ * with v2 and v3 swapped is inverted: -1/6. */
+#define TET_PARENT                                                                                 \
+    "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, "              \
+    "0.8,0.9,1.1]}\n"                                                                              \
+    "        - MeshTopology: {name: topo, tetrahedra: [0,1,2,3, 0,1,3,2, 4,3,1,2]}\n"
+
+Test(mechanical_mappings, volume_mapping)
+{
+    st_scene *s = measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\"");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 3u);
+    const double *y = st_slice_x(c.sys->x, c.out);
+    cr_assert_leq(fabs(y[0] - 1.0 / 6), 1e-15, "volume %.17g", y[0]);
+    cr_assert_leq(fabs(y[1] + 1.0 / 6), 1e-15, "inverted volume %.17g", y[1]);
+    const double s6 = 1.0 / 6;
+    const double want[12] = {-s6, -s6, -s6, s6, 0, 0, 0, s6, 0, 0, 0, s6};
+    for (int k = 0; k < 12; k++)
+        cr_assert_leq(fabs(J[c.in->doffset + k] - want[k]), 1e-15, "J(0,%d) = %.17g", k,
+                      J[c.in->doffset + k]);
+    free(J);
+    check_mapping(s, 1e-7);
+    double worst, kmax;
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping",
+                                  ", topology: \"@../topo\", geometricStiffness: Exact"),
+                    0, &worst);
+    cr_log_info("VolumeMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)", worst,
+                kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "VolumeMapping: K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\""), -1,
+                    &worst);
+    cr_assert_leq(worst, 1e-7 * kmax, "Stabilized on pulled tetrahedra is exact");
+    kmax = check_gs(measure_scene(TET_PARENT, "VolumeMapping", ", topology: \"@../topo\""), 1,
+                    &worst);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed tetrahedra give no K");
+}
+
+Test(mechanical_mappings, area_and_volume_mapping_refusals)
+{
+    st_error err = {0};
+    char yaml[8192];
+    /* Quads beside the triangles (SOFA refuses them). */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0]}\n"
+             "        - MeshTopology: {name: topo, triangles: [0,1,2], quads: [0,1,2,3]}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - AreaMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "Quads are found"), "%s", err.msg);
+    /* No tetrahedra. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             TRI_PARENT,
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - VolumeMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "No topology component containing tetrahedron"), "%s", err.msg);
+    /* A Vec1d input. */
+    snprintf(yaml, sizeof yaml, HEAD "%s      children:\n        - name: C\n          objects:\n%s",
+             VEC1_PARENT "        - MeshTopology: {name: topo, triangles: [0,1,2]}\n",
+             "            - MechanicalObject: {name: out, template: Vec1d}\n"
+             "            - AreaMapping: {name: map, input: \"@../dofs\", output: \"@out\","
+             " topology: \"@../topo\"}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "supports Vec3d"), "%s", err.msg);
+}
+
+/* ---- DistanceMultiMapping ---- */
+
+/* Edges over indexPairs: (a0, b1), (a2, b0), (a1, a2) (one inside a). */
+static st_scene *dmm_scene(const char *extra)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0.2,0, 0.3,1.1,0.4]}\n"
+                  "      children:\n"
+                  "        - name: B\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: b, position: [-0.5,0.2,1, 3,4,0]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - EdgeSetTopologyContainer: {name: topo, edges: [0,1, 2,3, 4,2]}\n"
+                  "            - DistanceMultiMapping: {name: map, template: \"Vec3,Vec1\", input: [\"@../a\", \"@../B/b\"],"
+                  " output: \"@out\", topology: \"@topo\","
+                  " indexPairs: [0,0, 1,1, 0,2, 1,0, 0,1]%s}\n",
+             extra);
+    return topo_scene(&T, yaml);
+}
+
+Test(mechanical_mappings, distance_multi_mapping)
+{
+    /* a0 = (0,0,0) to b1 = (3,4,0): 5, minus the rest length 1 given; the
+     * restLengths of the wrong size are rebuilt as the lengths (y = 0) or,
+     * with computeDistance, zeros (y = the lengths). */
+    st_scene *s = dmm_scene(", restLengths: [1, 2, 3]");
+    mcase c;
+    double *J = j_at_rest(s, &c);
+    cr_assert_eq(c.out->n, 3u);
+    cr_assert_leq(fabs(st_slice_x(c.sys->x, c.out)[0] - 4.0), 1e-15);
+    const st_mstate *b = (const st_mstate *)topo_get(s, "/P/B/b");
+    const double *J0 = J + b->doffset + 3; /* row 0 at b1: u = (0.6, 0.8, 0) */
+    cr_assert_leq(fabs(J0[0] - 0.6) + fabs(J0[1] - 0.8) + fabs(J0[2]), 1e-15);
+    free(J);
+    check_mapping(s, 1e-7);
+    s = dmm_scene(", restLengths: [1]");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    for (int i = 0; i < 3; i++)
+        cr_assert_leq(fabs(out->position.r[i]), 1e-15, "y%d = %g", i, out->position.r[i]);
+    st_scene_destroy(&s);
+    s = dmm_scene(", computeDistance: true");
+    out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_leq(fabs(out->position.r[0] - 5.0), 1e-15);
+    cr_assert_leq(fabs(out->position.r[2] - sqrt(0.49 + 0.81 + 0.16)), 1e-15);
+    st_scene_destroy(&s);
+    /* The geometric stiffness against d(J^T f)/dx (columns of a). */
+    double worst, kmax = check_gs(dmm_scene(", geometricStiffness: Exact"), 0, &worst);
+    cr_log_info("DistanceMultiMapping geometric stiffness: max |K - K_fd| = %.3g (max |K| %.3g)",
+                worst, kmax);
+    cr_assert_gt(kmax, 0.1);
+    cr_assert_leq(worst, 1e-7 * kmax, "K differs from d(J^T f)/dx by %.3g", worst);
+    kmax = check_gs(dmm_scene(""), 1, &worst);
+    cr_assert_leq(fabs(worst - kmax), 1e-7 * kmax, "Stabilized: pushed edges give no K");
+    /* An edge on an entry indexPairs does not hold. */
+    st_error err = {0};
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0,0]}\n"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                  "            - EdgeSetTopologyContainer: {name: topo, edges: [0,2]}\n"
+                  "            - DistanceMultiMapping: {name: map, template: \"Vec3,Vec1\", input: [\"@../a\"],"
+                  " output: \"@out\", topology: \"@topo\", indexPairs: [0,0, 0,1]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "uses entry 2 of indexPairs"), "%s", err.msg);
+}
+
+/* A pendulum: particle b hangs from fixed particle a by a stiff distance
+ * spring (RestShapeSpringsForceField on the mapped distance). With a and b
+ * in two states joined by DistanceMultiMapping, b's trajectory is the one
+ * with both in one state and DistanceMapping, to round-off, matrix-free
+ * (CG) and assembled (SparseLDLSolver, through get_j and get_k). */
+static void dist_pendulum(const char *ls, bool multi, double *xb)
+{
+    static char yaml[8192];
+    const char *spring = "            - RestShapeSpringsForceField: {template: Vec1d, stiffness: 500}\n";
+    if (!multi)
+        snprintf(yaml, sizeof yaml,
+                 HEAD "        - MechanicalObject: {name: a, position: [0,0,0, 1,0.2,0.1]}\n"
+                      "        - UniformMass: {vertexMass: 1}\n"
+                      "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - EdgeSetTopologyContainer: {name: topo, edges: [0,1]}\n"
+                      "      children:\n"
+                      "        - name: C\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                      "            - DistanceMapping: {input: \"@../a\", output: \"@out\","
+                      " topology: \"@../topo\", geometricStiffness: Exact}\n%s",
+                 spring);
+    else
+        snprintf(yaml, sizeof yaml,
+                 HEAD "      children:\n"
+                      "        - name: A\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: a, position: [0,0,0]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "            - FixedProjectiveConstraint: {indices: [0]}\n"
+                      "        - name: B\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: b, position: [1,0.2,0.1]}\n"
+                      "            - UniformMass: {vertexMass: 1}\n"
+                      "        - name: C\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: out, template: Vec1d}\n"
+                      "            - EdgeSetTopologyContainer: {name: topo, edges: [0,1]}\n"
+                      "            - DistanceMultiMapping: {template: \"Vec3,Vec1\", input: [\"@../A/a\", \"@../B/b\"],"
+                      " output: \"@out\", topology: \"@topo\", indexPairs: [0,0, 1,0],"
+                      " geometricStiffness: Exact}\n%s",
+                 spring);
+    char *p = strstr(yaml, "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    const size_t old = strlen("        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    char line[256];
+    snprintf(line, sizeof line, "        - %s\n", ls);
+    memmove(p + strlen(line), p + old, strlen(p + old) + 1);
+    memcpy(p, line, strlen(line));
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    for (int k = 0; k < 100; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, multi ? "b" : "a");
+    memcpy(xb, ms->position.r + (multi ? 0 : 3), 3 * sizeof(double));
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, distance_multi_mapping_pendulum_matches_distance_mapping)
+{
+    static const char *const ls[] = {
+        "CGLinearSolver: {iterations: 200, tolerance: 1e-20, threshold: 1e-30}",
+        "SparseLDLSolver: {}"};
+    for (int k = 0; k < 2; k++) {
+        double ref[3], got[3];
+        dist_pendulum(ls[k], false, ref);
+        dist_pendulum(ls[k], true, got);
+        double d = fmax(fabs(ref[0] - got[0]), fmax(fabs(ref[1] - got[1]), fabs(ref[2] - got[2])));
+        double len = sqrt(got[0] * got[0] + got[1] * got[1] + got[2] * got[2]);
+        cr_log_info("DistanceMultiMapping pendulum, %s: max |x - x_one_state| = %.3g, "
+                    "length %.6f (x = %g %g %g)",
+                    ls[k], d, len, got[0], got[1], got[2]);
+        cr_assert_lt(got[1], 0.0, "b did not swing down");
+        cr_assert_leq(fabs(len - sqrt(1.05)), 0.05, "the spring holds the length: %g", len);
+        cr_assert_leq(d, 1e-10, "%s: %.3g", ls[k], d);
+    }
+}
+
+/* ---- SimpleTesselatedTetraMechanicalMapping ---- */
+
+/* Two tetrahedra sharing a face: 5 points, 9 edges, so 14 output points;
+ * J by finite differences, and each midpoint is the mean of its edge's
+ * ends. */
+Test(mechanical_mappings, simple_tesselated_tetra_mechanical_mapping)
+{
+    st_scene *s = mapped_scene(
+        "        - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Dynamic,"
+        " Sofa.Component.Topology.Mapping]}\n"
+        "        - TetrahedronSetTopologyContainer: {name: topo, position: [0,0,0, 1,0,0, 0,1,0,"
+        " 0,0,1, 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+        "        - MechanicalObject: {name: dofs}\n",
+        "            - TetrahedronSetTopologyContainer: {name: fine}\n"
+        "            - SimpleTesselatedTetraTopologicalMapping: {name: tm, input: \"@../topo\","
+        " output: \"@fine\"}\n"
+        "            - MechanicalObject: {name: out}\n"
+        "            - SimpleTesselatedTetraMechanicalMapping: {name: map, input: \"@../dofs\","
+        " output: \"@out\"}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 14u, "5 points and 9 edge midpoints: %zu", out->n);
+    st_component *tm = topo_get(s, "/P/C/tm");
+    const st_array *pfe = topo_arr(tm, "pointMappedFromEdge");
+    const st_array *edges = topo_arr(topo_get(s, "/P/topo"), "edges");
+    const st_array *x = &((const st_mstate *)topo_get(s, "/P/dofs"))->position;
+    cr_assert_eq(pfe->n, 9u);
+    for (size_t e = 0; e < 9; e++)
+        for (int k = 0; k < 3; k++) {
+            double want = (x->r[3 * edges->u[2 * e] + k] + x->r[3 * edges->u[2 * e + 1] + k]) / 2;
+            cr_assert_eq(out->position.r[3 * pfe->u[e] + k], want, "midpoint of edge %zu", e);
+        }
+    check_mapping(s, 1e-8);
+}
+
+/* ---- DeformableOnRigidFrameMapping ---- */
+
+/* Frames f0 = ((1,2,0), rotation about z with cos 0.28, sin 0.96) and
+ * f1 = ((0,0,5), identity); local points under D. */
+static st_scene *dorf_scene(const char *extra)
+{
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                  " position: [1,2,0, 0,0,0.6,0.8,  0,0,5, 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: D\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: p, position: [0.5,0,0, 0,1,0, 0.2,0.3,0.4]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out}\n"
+                  "            - DeformableOnRigidFrameMapping: {name: map, input1: \"@../D/p\","
+                  " input2: \"@../dofs\", output: \"@out\"%s}\n",
+             extra);
+    return topo_scene(&T, yaml);
+}
+
+Test(mechanical_mappings, deformable_on_rigid_frame_mapping)
+{
+    /* Frame 0 (index 0): (0.5,0,0) -> R (0.5,0,0) + c = (1.14, 2.48, 0). */
+    st_scene *s = dorf_scene("");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 3u);
+    const double *x = out->position.r;
+    cr_assert_leq(fabs(x[0] - 1.14) + fabs(x[1] - 2.48) + fabs(x[2]), 1e-15, "%g %g %g", x[0],
+                  x[1], x[2]);
+    cr_assert_leq(fabs(x[3] - (1 - 0.96)) + fabs(x[4] - (2 + 0.28)) + fabs(x[5]), 1e-15);
+    check_mapping(s, 1e-7);
+    /* indexFromEnd: frame 1 (a translation by (0,0,5)). */
+    s = dorf_scene(", indexFromEnd: true");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[6] - 0.2) + fabs(x[7] - 0.3) + fabs(x[8] - 5.4), 1e-15);
+    check_mapping(s, 1e-7);
+    /* repartition [1, 2]: point 0 on frame 0, points 1 and 2 on frame 1. */
+    s = dorf_scene(", repartition: [1, 2]");
+    x = ((const st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_leq(fabs(x[0] - 1.14) + fabs(x[1] - 2.48) + fabs(x[2]), 1e-15);
+    cr_assert_leq(fabs(x[3]) + fabs(x[4] - 1) + fabs(x[5] - 5), 1e-15);
+    st_scene_destroy(&s);
+    /* A repartition that does not match the frames is refused. */
+    st_error err = {0};
+    static char y2[4096];
+    snprintf(y2, sizeof y2,
+             HEAD "        - MechanicalObject: {name: dofs, template: Rigid3d,"
+                  " position: [1,2,0, 0,0,0.6,0.8,  0,0,5, 0,0,0,1]}\n"
+                  "      children:\n"
+                  "        - name: D\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: p, position: [0.5,0,0]}\n"
+                  "        - name: C\n"
+                  "          objects:\n"
+                  "            - MechanicalObject: {name: out}\n"
+                  "            - DeformableOnRigidFrameMapping: {name: map, input1: \"@../D/p\","
+                  " input2: \"@../dofs\", output: \"@out\", repartition: [1, 1, 1]}\n");
+    cr_assert_neq(topo_scene_fails(&T, y2, &err), ST_OK);
+    cr_assert(strstr(err.msg, "repartition is not correct"), "%s", err.msg);
+}
+
+/* A hanging string of three edges held by springs on the squared edge
+ * lengths, built two ways: DistanceMapping (computeDistance: rest 0, so
+ * y = |r|) then SquareMapping, or SquareDistanceMapping alone. y = |r|^2
+ * both ways, and with Exact geometric stiffness the chained K (J1^T K2 J1
+ * + K1(J2^T f) = 2 f I) is SquareDistanceMapping's: the trajectories agree
+ * to round-off, assembled (SparseLDLSolver) and matrix-free (CG). */
+static void square_string(const char *ls, bool chained, double *x_end)
+{
+    static char yaml[8192];
+    const char *maps =
+        chained ? "            - MechanicalObject: {name: ext, template: Vec1d}\n"
+                  "            - DistanceMapping: {input: \"@../dofs\", output: \"@ext\","
+                  " topology: \"@../topo\", computeDistance: true, applyRestPosition: true,"
+                  " geometricStiffness: Exact}\n"
+                  "          children:\n"
+                  "            - name: S\n"
+                  "              objects:\n"
+                  "                - MechanicalObject: {name: sq, template: Vec1d}\n"
+                  "                - SquareMapping: {input: \"@../ext\", output: \"@sq\","
+                  " applyRestPosition: true}\n"
+                  "                - RestShapeSpringsForceField: {template: Vec1d, stiffness: 300}\n"
+                : "            - MechanicalObject: {name: sq, template: Vec1d}\n"
+                  "            - SquareDistanceMapping: {input: \"@../dofs\", output: \"@sq\","
+                  " topology: \"@../topo\", applyRestPosition: true, geometricStiffness: Exact}\n"
+                  "            - RestShapeSpringsForceField: {template: Vec1d, stiffness: 300}\n";
+    snprintf(yaml, sizeof yaml,
+             HEAD "        - EdgeSetTopologyContainer: {name: topo, position: [0,0,0, 1,0,0,"
+                  " 2,0,0, 3,0,0], edges: [0,1, 1,2, 2,3]}\n"
+                  "        - MechanicalObject: {name: dofs}\n"
+                  "        - UniformMass: {vertexMass: 0.1}\n"
+                  "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                  "      children:\n"
+                  "        - name: C\n"
+                  "          objects:\n%s",
+             maps);
+    char *p = strstr(yaml, "        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    const size_t old = strlen("        - CGLinearSolver: {iterations: 100, tolerance: 1e-12, threshold: 1e-20}\n");
+    char line[256];
+    snprintf(line, sizeof line, "        - %s\n", ls);
+    memmove(p + strlen(line), p + old, strlen(p + old) + 1);
+    memcpy(p, line, strlen(line));
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    for (int k = 0; k < 100; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    memcpy(x_end, ((const st_mstate *)topo_get(s, "/P/dofs"))->position.r + 9, 3 * sizeof(double));
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, square_mapping_chain_matches_square_distance_mapping)
+{
+    static const char *const ls[] = {
+        "CGLinearSolver: {iterations: 500, tolerance: 1e-24, threshold: 1e-30}",
+        "SparseLDLSolver: {}"};
+    for (int k = 0; k < 2; k++) {
+        double ref[3], got[3];
+        square_string(ls[k], false, ref);
+        square_string(ls[k], true, got);
+        double d = fmax(fabs(ref[0] - got[0]), fmax(fabs(ref[1] - got[1]), fabs(ref[2] - got[2])));
+        cr_log_info("SquareMapping chain, %s: max |x - x_SquareDistanceMapping| = %.3g (end at "
+                    "%g %g %g)",
+                    ls[k], d, got[0], got[1], got[2]);
+        cr_assert_lt(got[1], -0.1, "the string did not fall");
+        cr_assert_leq(d, 1e-9, "%s: %.3g", ls[k], d);
+    }
+}

@@ -404,8 +404,9 @@ Test(topology, plugin_answers_sofa_module_names)
     /* with Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
      * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology,
      * SphereGridTopology, CubeTopology, SparseGridMultipleTopology,
-     * Edge2QuadTopologicalMapping and Mesh2PointTopologicalMapping */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 35);
+     * Edge2QuadTopologicalMapping, Mesh2PointTopologicalMapping,
+     * SubsetTopologicalMapping and SimpleTesselatedTetraTopologicalMapping */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 37);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */

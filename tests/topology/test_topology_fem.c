@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "topo_support.h"
 
+#include "../plugins/SolidMechanics.FEM.Elastic/element_fem.h"
 #include "../plugins/SolidMechanics.FEM.Elastic/hexahedron_fem.h"
 #include "../plugins/SolidMechanics.FEM.Elastic/tetrahedron_fem.h"
 #include "../plugins/SolidMechanics.FEM.Elastic/triangle_fem.h"
@@ -314,8 +315,41 @@ static elems elems_of(st_component *ff)
     return (elems){0}; /* QuadBendingFEMForceField: private layout, the state is compared */
 }
 
+/* LinearSmallStrainFEMForceField, CorotationalFEMForceField: their
+ * elements' vertices, stiffnesses, rotations and initial frames. */
+static bool is_element_fem(const st_component *ff)
+{
+    return !strcmp(ff->cls->name, "LinearSmallStrainFEMForceField") ||
+           !strcmp(ff->cls->name, "CorotationalFEMForceField");
+}
+
+static void assert_same_element_fem(const element_fem *a, const element_fem *b, const char *what)
+{
+    cr_assert_eq(a->ne, b->ne, "%s: %zu elements, fresh scene %zu", what, a->ne, b->ne);
+    cr_assert_eq(a->nK, a->ne, "%s: %zu stiffnesses for %zu elements", what, a->nK, a->ne);
+    const size_t nn = (size_t)a->nn, nd = (size_t)a->d * nn;
+    cr_assert_eq(memcmp(a->v, b->v, a->ne * nn * sizeof *a->v), 0, "%s: other vertices", what);
+    double scale = 0;
+    for (size_t i = 0; i < b->ne * nd * nd; i++)
+        scale = fmax(scale, fabs(b->K[i]));
+    cr_assert_gt(scale, 0.0, "%s: stiffness", what);
+    for (size_t i = 0; i < a->ne * nd * nd; i++)
+        cr_assert(fabs(a->K[i] - b->K[i]) <= 1e-12 * scale, "%s: element %zu K %zu: %.17g, "
+                  "fresh scene %.17g", what, i / (nd * nd), i % (nd * nd), a->K[i], b->K[i]);
+    for (size_t i = 0; i < 9 * a->ne; i++) {
+        cr_assert(fabs(a->R[i] - b->R[i]) <= 1e-12, "%s: element %zu R: %.17g, fresh %.17g",
+                  what, i / 9, a->R[i], b->R[i]);
+        cr_assert(fabs(a->R0[i] - b->R0[i]) <= 1e-12, "%s: element %zu R0: %.17g, fresh %.17g",
+                  what, i / 9, a->R0[i], b->R0[i]);
+    }
+}
+
 static void assert_same_elements(st_component *a, st_component *b, const char *what)
 {
+    if (is_element_fem(a)) {
+        assert_same_element_fem((const element_fem *)a, (const element_fem *)b, what);
+        return;
+    }
     elems ea = elems_of(a), eb = elems_of(b);
     if (!ea.base && !eb.base)
         return;
@@ -384,6 +418,8 @@ static size_t check_fresh(const mesh *m, const char *ff, int k, const unsigned *
     elems ea = elems_of(fa), eb = elems_of(fb);
     cr_assert_eq(ea.ne, eb.ne, "%s: the force field holds %zu elements, the fresh one %zu", what,
                  ea.ne, eb.ne);
+    if (is_element_fem(fa))
+        cr_assert_eq(((element_fem *)fa)->ne, left.ne, "%s: elements after the removal", what);
     for (int n = 0; n < 3; n++) {
         step(a, 1);
         step(b, 1);
@@ -588,6 +624,128 @@ Test(topology_fem, quad_bending_fem_all_solvers)
     check_all_solvers(&m, ff, column, 2);
 }
 
+/* ---- SOFA's element framework: LinearSmallStrain, Corotational ---- */
+
+Test(topology_fem, element_fems_on_tetrahedra_and_hexahedra_all_solvers)
+{
+    mesh m;
+    tet_grid(&m, 2);
+    static const char *const tet_ffs[] = {
+        "LinearSmallStrainFEMForceField: {name: ff, template: \"Vec3d,Tetrahedron\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+        "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Tetrahedron\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+        "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Tetrahedron\", "
+        "rotationMethod: stable_polar, youngModulus: 1000, poissonRatio: 0.3}",
+    };
+    for (size_t f = 0; f < sizeof tet_ffs / sizeof *tet_ffs; f++) {
+        check_all_solvers(&m, tet_ffs[f], tet_some, 2);
+        check_all_solvers(&m, tet_ffs[f], tet_cube, 6);
+    }
+    hex_grid(&m, 3);
+    static const unsigned mid[] = {1}, end[] = {2};
+    static const char *const hex_ffs[] = {
+        "LinearSmallStrainFEMForceField: {name: ff, template: \"Vec3d,Hexahedron\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+        "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Hexahedron\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+    };
+    for (size_t f = 0; f < sizeof hex_ffs / sizeof *hex_ffs; f++) {
+        check_all_solvers(&m, hex_ffs[f], mid, 1);
+        check_all_solvers(&m, hex_ffs[f], end, 1);
+    }
+}
+
+Test(topology_fem, element_fems_on_triangles_and_quads_all_solvers)
+{
+    mesh m;
+    strip(&m, 3, false);
+    static const char *const tri_ffs[] = {
+        "LinearSmallStrainFEMForceField: {name: ff, template: \"Vec3d,Triangle\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+        "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Triangle\", "
+        "youngModulus: 1000, poissonRatio: 0.3}",
+    };
+    for (size_t f = 0; f < sizeof tri_ffs / sizeof *tri_ffs; f++) {
+        check_all_solvers(&m, tri_ffs[f], tri_some, 2);
+        check_all_solvers(&m, tri_ffs[f], tri_column, 4);
+    }
+    strip(&m, 3, true);
+    static const unsigned some[] = {1}, column[] = {2, 5};
+    const char *ff = "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Quad\", "
+                     "youngModulus: 1000, poissonRatio: 0.3}";
+    check_all_solvers(&m, ff, some, 1);
+    check_all_solvers(&m, ff, column, 2);
+}
+
+/* One Young modulus per element: removing tetrahedra 7 then 1 moves the
+ * values of the last ones (2100 into 7, then 2000 into 1), with their
+ * elements; the stiffnesses equal those of a scene built with the
+ * remaining elements and that list. */
+Test(topology_fem, element_fem_per_element_young_modulus_follows)
+{
+    mesh m, left;
+    tet_grid(&m, 2);
+    st_scene *a = scene_of(&m, "CorotationalFEMForceField: {name: ff, template: "
+                               "\"Vec3d,Tetrahedron\", youngModulus: [1000, 1100, 1200, 1300, "
+                               "1400, 1500, 1600, 1700, 1800, 1900, 2000, 2100], poissonRatio: "
+                               "0.3}", 1);
+    let_mass_follow(a);
+    step(a, 2);
+    st_error err = {0};
+    cr_assert_eq(st_topology_remove(topo_get(a, "body/topo"), ST_ELEM_TETRAHEDRON, tet_some, 2,
+                                    &err),
+                 ST_OK, "%s", err.msg);
+    static const double want[10] = {1000, 2000, 1200, 1300, 1400, 1500, 1600, 2100, 1800, 1900};
+    const st_array *ym = topo_arr(topo_get(a, "body/ff"), "youngModulus");
+    cr_assert_eq(ym->n, 10);
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(ym->r[i], want[i], "youngModulus[%d] = %g, want %g", i, ym->r[i], want[i]);
+    mesh_now(a, ST_ELEM_TETRAHEDRON, &left);
+    st_scene *b = scene_of(&left, "CorotationalFEMForceField: {name: ff, template: "
+                                  "\"Vec3d,Tetrahedron\", youngModulus: [1000, 2000, 1200, "
+                                  "1300, 1400, 1500, 1600, 2100, 1800, 1900], poissonRatio: 0.3}",
+                           1);
+    for (int n = 0; n < 3; n++) {
+        step(a, 1);
+        step(b, 1);
+        assert_same_state(a, b, "per-element youngModulus");
+        assert_same_elements(topo_get(a, "body/ff"), topo_get(b, "body/ff"),
+                             "per-element youngModulus");
+    }
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}
+
+/* Tetrahedra added back (st_topology_add) get their stiffness and frame
+ * from the rest positions: the scene then equals one built with them. */
+Test(topology_fem, element_fem_added_tetrahedra_equal_a_scene_built_with_them)
+{
+    mesh full, part;
+    tet_grid(&full, 2);
+    part = full;
+    part.ne = 10; /* without the second cube's last two tetrahedra */
+    const char *ff = "CorotationalFEMForceField: {name: ff, template: \"Vec3d,Tetrahedron\", "
+                     "youngModulus: 1000, poissonRatio: 0.3}";
+    st_scene *a = scene_of(&part, ff, 1), *b = scene_of(&full, ff, 1);
+    let_mass_follow(a);
+    st_error err = {0};
+    const unsigned added[8] = {full.el[10][0], full.el[10][1], full.el[10][2], full.el[10][3],
+                               full.el[11][0], full.el[11][1], full.el[11][2], full.el[11][3]};
+    cr_assert_eq(st_topology_add(topo_get(a, "body/topo"), ST_ELEM_TETRAHEDRON, added, 2, &err),
+                 ST_OK, "%s %s", err.path, err.msg);
+    element_fem *fa = (element_fem *)topo_get(a, "body/ff");
+    cr_assert_eq(fa->ne, 12);
+    for (int n = 0; n < 3; n++) {
+        step(a, 1);
+        step(b, 1);
+        assert_same_state(a, b, "added tetrahedra");
+        assert_same_elements(&fa->base, topo_get(b, "body/ff"), "added tetrahedra");
+    }
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}
+
 /* ---- Hyperelasticity ---- */
 
 Test(topology_fem, hyperelastic_fem_all_solvers)
@@ -670,20 +828,27 @@ Test(topology_fem, removal_far_from_loaded_elements_keeps_their_forces)
 }
 
 /* Without a follow registration the kernel refuses the change, naming the
- * component: LinearSmallStrainFEMForceField (SOFA's new element framework)
- * does not follow topologies (yet); the same scene with
- * TetrahedronFEMForceField, whose registration this work added, changes. */
+ * component: a test force field of ours that reads the topology without
+ * following it (st_topology_use) stands for one; the same scene with
+ * TetrahedronFEMForceField changes. */
 Test(topology_fem, a_force_field_that_does_not_follow_refuses_the_change)
 {
     mesh m;
     tet_grid(&m, 2);
-    st_scene *s = scene_of(&m, "LinearSmallStrainFEMForceField: {name: ff, youngModulus: "
-                               "1000, poissonRatio: 0.3}", 1);
+    st_scene *s = scene_of(&m, "TetrahedronFEMForceField: {name: ff, youngModulus: 1000, "
+                               "poissonRatio: 0.3}", 1);
     let_mass_follow(s);
     st_error err = {0};
-    st_component *topo = topo_get(s, "body/topo");
+    st_component *topo = topo_get(s, "body/topo"), *ff = topo_get(s, "body/ff");
+    /* drop the force field's records, then let it only read the topology */
+    size_t kept = 0;
+    for (size_t i = 0; i < s->ntopo_links; i++)
+        if (s->topo_links[i].owner != ff)
+            s->topo_links[kept++] = s->topo_links[i];
+    s->ntopo_links = kept;
+    cr_assert_eq(st_topology_use(ff, topo, &err), ST_OK, "%s", err.msg);
     cr_assert_neq(st_topology_remove(topo, ST_ELEM_TETRAHEDRON, tet_some, 2, &err), ST_OK);
-    cr_assert(strstr(err.msg, "LinearSmallStrainFEMForceField"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "TetrahedronFEMForceField"), "%s", err.msg);
     st_scene_destroy(&s);
     s = scene_of(&m, "TetrahedronFEMForceField: {name: ff, youngModulus: 1000, poissonRatio: "
                      "0.3}", 1);

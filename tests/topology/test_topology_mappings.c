@@ -607,3 +607,170 @@ Test(topology_mappings, edge2quad_flip_edge_list_ellipse_and_refusals)
     cr_assert_neq(st, ST_OK);
     cr_assert(strstr(err.msg, "edge 2 is out of range"), "%s", err.msg);
 }
+
+/* ---- Edge2QuadTopologicalMapping across changes of its input ---- */
+
+/* Frames f0..f3 on x (f1 turned 90 degrees about x); the scene has the
+ * frames `frames` (indices into f), the edges `edges` (a YAML list) and a
+ * modifier beside them; N = 4. */
+static st_scene *edge2quad_scene_of(const char *frames, const char *edges, bool tubular);
+
+static st_scene *edge2quad_chain(const char *frames, const char *edges)
+{
+    return edge2quad_scene_of(frames, edges, false);
+}
+
+/* The same, moving: the frames under EulerExplicitSolver with one velocity,
+ * the tube's state by TubularMapping (SOFA's scene). */
+static st_scene *edge2quad_moving(const char *frames, const char *edges)
+{
+    return edge2quad_scene_of(frames, edges, true);
+}
+
+static st_scene *edge2quad_scene_of(const char *frames, const char *edges, bool tubular)
+{
+    static const char *const f[4] = {"0 0 0 0 0 0 1", "1 0 0 0.70710678118654752 0 0 "
+                                     "0.70710678118654752", "2 0 0 0 0 0 1",
+                                     "3 0.5 0 0 0 0.38268343236508978 0.92387953251128674"};
+    char pos[512] = "";
+    for (const char *c = frames; *c; c++)
+        if (*c >= '0' && *c <= '3') {
+            strcat(pos, pos[0] ? "  " : "");
+            strcat(pos, f[*c - '0']);
+        }
+    char vel[256] = "";
+    for (const char *c = frames; *c && tubular; c++)
+        if (*c >= '0' && *c <= '3')
+            strcat(vel, "0.1 0.2 0 0.3 0 0.5 ");
+    static char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: B\n"
+                  "      objects:\n"
+                  "%s"
+                  "        - EdgeSetTopologyContainer: {name: edges, edges: %s}\n"
+                  "        - EdgeSetTopologyModifier: {}\n"
+                  "        - MechanicalObject: {name: frames, template: Rigid3d, position: \"%s\"%s%s%s}\n"
+                  "%s"
+                  "      children:\n"
+                  "        - name: T\n"
+                  "          objects:\n"
+                  "            - QuadSetTopologyContainer: {name: quads}\n"
+                  "            - QuadSetTopologyModifier: {}\n"
+                  "            - MechanicalObject: {name: tube}\n"
+                  "            - Edge2QuadTopologicalMapping: {name: map, input: \"@../edges\","
+                  " output: \"@quads\", nbPointsOnEachCircle: 4, radius: 0.5}\n"
+                  "%s",
+             tubular ? "        - RequiredPlugin: {pluginName: [Sofa.Component.ODESolver.Forward, "
+                       "Sofa.Component.Mass]}\n"
+                       "        - EulerExplicitSolver: {}\n"
+                     : "",
+             edges, pos, tubular ? ", velocity: \"" : "", vel, tubular ? "\"" : "",
+             tubular ? "        - UniformMass: {vertexMass: 1}\n" : "",
+             tubular ? "            - TubularMapping: {nbPointsOnEachCircle: 4, radius: 0.5, "
+                       "input: \"@../frames\", output: \"@tube\"}\n"
+                     : "");
+    return topo_scene(&T, yaml);
+}
+
+/* The output's quads and the tube's positions equal those of scene b. */
+static void assert_same_tube(st_scene *a, st_scene *b, const char *what)
+{
+    const st_array *qa = topo_arr(topo_get(a, "/B/T/quads"), "quads");
+    const st_array *qb = topo_arr(topo_get(b, "/B/T/quads"), "quads");
+    topo_assert_tuples(qa, 4, qb->u, qb->n, what);
+    cr_assert_eq(nb_points(topo_get(a, "/B/T/quads")), nb_points(topo_get(b, "/B/T/quads")),
+                 "%s: nbPoints", what);
+    const st_mstate *ta = (const st_mstate *)topo_get(a, "/B/T/tube");
+    const st_mstate *tb = (const st_mstate *)topo_get(b, "/B/T/tube");
+    cr_assert_eq(ta->position.n, tb->position.n, "%s: %zu tube points, want %zu", what,
+                 ta->position.n, tb->position.n);
+    for (size_t i = 0; i < 3 * ta->position.n; i++)
+        cr_assert_eq(ta->position.r[i], tb->position.r[i], "%s: tube point %zu: %.17g, want %.17g",
+                     what, i / 3, ta->position.r[i], tb->position.r[i]);
+}
+
+/* Removing the last edge (2 3) removes its 4 quads and, with input point
+ * 3, its circle (points 12..15): the chain of 3 frames. */
+Test(topology_mappings, edge2quad_removed_last_edge_equals_a_shorter_chain)
+{
+    st_scene *a = edge2quad_chain("0123", "[0,1, 1,2, 2,3]");
+    cr_assert_eq(topo_arr(topo_get(a, "/B/T/quads"), "quads")->n, 12);
+    remove_ids(topo_get(a, "/B/edges"), ST_ELEM_EDGE, (const unsigned[]){2}, 1);
+    cr_assert_eq(((const st_mstate *)topo_get(a, "/B/frames"))->position.n, 3);
+    st_scene *b = edge2quad_chain("012", "[0,1, 1,2]");
+    assert_same_tube(a, b, "edge 2 removed");
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}
+
+/* Removing edge 0 (0 1): the last edge (2 3) takes its place, point 0 goes
+ * and point 3 takes its place: edges [2 0, 1 2] on frames [f3 f1 f2]. The
+ * output's quads of edge 0 (0..3) are filled by the last ones (8..11), and
+ * circle 0 by circle 3: quad j = (8 + j, j, (j + 1) % 4, 8 + (j + 1) % 4). */
+Test(topology_mappings, edge2quad_removed_first_edge_renumbers_as_the_input)
+{
+    st_scene *a = edge2quad_chain("0123", "[0,1, 1,2, 2,3]");
+    remove_ids(topo_get(a, "/B/edges"), ST_ELEM_EDGE, (const unsigned[]){0}, 1);
+    const st_array *e = topo_arr(topo_get(a, "/B/edges"), "edges");
+    static const unsigned want_edges[] = {2, 0, 1, 2};
+    topo_assert_tuples(e, 2, want_edges, 2, "input edges");
+    static const unsigned want[] = {8, 0, 1, 9,  9, 1, 2, 10,  10, 2, 3, 11,  11, 3, 0, 8,
+                                    4, 8, 9, 5,  5, 9, 10, 6,  6, 10, 11, 7,  7, 11, 8, 4};
+    topo_assert_tuples(topo_arr(topo_get(a, "/B/T/quads"), "quads"), 4, want, 8, "quads");
+    st_scene *b = edge2quad_chain("312", "[2,0, 1,2]");
+    assert_same_tube(a, b, "edge 0 removed");
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}
+
+/* An edge added to the input (0 2) adds its 4 quads (q0 q1 q2 q3) at the
+ * end of the output; removing it again gives the first tube back. */
+Test(topology_mappings, edge2quad_added_edge_adds_its_quads)
+{
+    st_scene *a = edge2quad_chain("012", "[0,1, 1,2]");
+    st_error err = {0};
+    cr_assert_eq(st_topology_add(topo_get(a, "/B/edges"), ST_ELEM_EDGE, (const unsigned[]){0, 2},
+                                 1, &err),
+                 ST_OK, "%s", err.msg);
+    const st_array *q = topo_arr(topo_get(a, "/B/T/quads"), "quads");
+    cr_assert_eq(q->n, 12);
+    static const unsigned want[] = {0, 8, 9, 1,  1, 9, 10, 2,  2, 10, 11, 3,  3, 11, 8, 0};
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(q->u[32 + i], want[i], "new quad %d entry %d: %u, want %u", i / 4, i % 4,
+                     q->u[32 + i], want[i]);
+    remove_ids(topo_get(a, "/B/edges"), ST_ELEM_EDGE, (const unsigned[]){2}, 1);
+    st_scene *b = edge2quad_chain("012", "[0,1, 1,2]");
+    assert_same_tube(a, b, "edge added and removed");
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}
+
+/* SOFA's scene: the tube's state moved by TubularMapping. After edge 0 is
+ * removed (frames [f3 f1 f2] left), the tube follows the moving frames as
+ * in a chain built with them (same velocity for every frame). */
+Test(topology_mappings, edge2quad_with_tubular_mapping_follows_a_removal)
+{
+    st_scene *a = edge2quad_moving("0123", "[0,1, 1,2, 2,3]");
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(a, 0.01, &err), ST_OK, "%s", err.msg);
+    remove_ids(topo_get(a, "/B/edges"), ST_ELEM_EDGE, (const unsigned[]){0}, 1);
+    st_scene *b = edge2quad_moving("312", "[2,0, 1,2]");
+    cr_assert_eq(st_scene_step(b, 0.01, &err), ST_OK, "%s", err.msg);
+    for (int n = 0; n < 3; n++) {
+        cr_assert_eq(st_scene_step(a, 0.01, &err), ST_OK, "%s %s", err.path, err.msg);
+        cr_assert_eq(st_scene_step(b, 0.01, &err), ST_OK, "%s", err.msg);
+    }
+    /* the frames moved: the tube is not at its first place */
+    const st_mstate *fr = (const st_mstate *)topo_get(a, "/B/frames");
+    cr_assert_gt(fr->position.r[1], 0.005, "frame 0 moved up (y = %g)", fr->position.r[1]);
+    const st_mstate *ta = (const st_mstate *)topo_get(a, "/B/T/tube");
+    const st_mstate *tb = (const st_mstate *)topo_get(b, "/B/T/tube");
+    cr_assert_eq(ta->position.n, 12);
+    for (size_t i = 0; i < 36; i++)
+        cr_assert(fabs(ta->position.r[i] - tb->position.r[i]) <= 1e-12,
+                  "tube point %zu: %.17g, chain built directly %.17g", i / 3, ta->position.r[i],
+                  tb->position.r[i]);
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+}

@@ -37,6 +37,12 @@ typedef struct st_mparams {
     double time;        /* simulated time at the start of the step */
     double gravity[3];  /* the context's gravity */
     bool implicit;      /* set by implicit solvers: force fields may cache Jacobians */
+    /* ABI 2.7, in what was padding (the size is 2.6's): how many
+     * add_dforce calls each step's linear solve may make (a matrix-free
+     * iterative solver's iteration cap, set when it binds to the system; 0:
+     * not known). A force field may assemble its stiffness at a step's first
+     * product when that many products pay for it. */
+    unsigned dforce_calls;
 } st_mparams;
 
 /* Force fields. K = df/dx and B = df/dv as SOFA defines them (derivatives of

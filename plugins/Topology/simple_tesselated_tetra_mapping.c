@@ -1,0 +1,200 @@
+/* simple_tesselated_tetra_mapping.c - SimpleTesselatedTetraTopologicalMapping:
+ * fills a tetrahedron container with the input's tetrahedra each split in
+ * eight. The output's points are the input's points (same indices), then
+ * one midpoint per input edge (in the input's edge order); each input
+ * tetrahedron t with m_k the midpoint of its k-th edge, in SOFA's local
+ * edge order (01, 02, 03, 12, 13, 23), gives the corner tetrahedra
+ *   (t0 m0 m1 m2) (t1 m0 m4 m3) (t2 m1 m3 m5) (t3 m2 m5 m4)
+ * then the four of the inner octahedron split along m0-m5
+ *   (m1 m0 m3 m5) (m1 m0 m5 m2) (m4 m0 m5 m3) (m4 m0 m2 m5),
+ * as SOFA. Its data: pointMappedFromPoint (i -> i), pointMappedFromEdge
+ * (edge -> its midpoint), pointSource (output point -> i + 1 for input
+ * point i, -(e + 1) for edge e, as unsigned), tetrahedraMappedFromTetra
+ * (8 per input tetrahedron), tetraSource (output tetrahedron -> input).
+ * SimpleTesselatedTetraMechanicalMapping (Mapping.Linear) reads them.
+ *
+ * SOFA's mapping also follows changes of its output (removing the input
+ * tetrahedra whose pieces went); settee's does not: a change of the input
+ * stops the run naming this mapping (st_topology_use). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+typedef struct simple_tess {
+    st_component base;
+    st_component *input, *output;
+    st_array tetra_from_tetra; /* "tetrahedraMappedFromTetra": 8 per input tetrahedron */
+    st_array tetra_source;     /* "tetraSource" */
+    st_array point_from_point; /* "pointMappedFromPoint" */
+    st_array point_from_edge;  /* "pointMappedFromEdge" */
+    st_array point_source;     /* "pointSource" */
+} simple_tess;
+
+static const st_field simple_tess_fields[] = {
+    TOPO_MAP_LINKS(simple_tess, "Input topology to map (tetrahedra)",
+                   "Output topology to map (a TetrahedronSetTopologyContainer)"),
+    ST_UINTS(simple_tess, tetra_from_tetra, "tetrahedraMappedFromTetra", "",
+             "Each Tetrahedron of the input topology is mapped to the 8 tetrahedrons in which it "
+             "can be divided"),
+    ST_UINTS(simple_tess, tetra_source, "tetraSource", "",
+             "Which tetra from the input topology map to a given tetra in the output topology "
+             "(sofa::InvalidID if none)"),
+    ST_UINTS(simple_tess, point_from_point, "pointMappedFromPoint", "",
+             "Each point of the input topology is mapped to the same point"),
+    ST_UINTS(simple_tess, point_from_edge, "pointMappedFromEdge", "",
+             "Each edge of the input topology is mapped to his midpoint"),
+    ST_UINTS(simple_tess, point_source, "pointSource", "",
+             "Which input topology element map to a given point in the output topology : 0 -> "
+             "none, > 0 -> point index + 1, < 0 , - edge index -1"),
+    ST_FIELD_END};
+
+typedef struct edge_key {
+    unsigned a, b, idx;
+} edge_key;
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    const edge_key *x = pa, *y = pb;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static unsigned find_edge(const edge_key *keys, size_t n, unsigned a, unsigned b)
+{
+    edge_key k = {a < b ? a : b, a < b ? b : a, 0};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (keys[mid].a < k.a || (keys[mid].a == k.a && keys[mid].b < k.b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && keys[lo].a == k.a && keys[lo].b == k.b ? keys[lo].idx : UINT32_MAX;
+}
+
+static const unsigned local_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+
+static st_status simple_tess_init(st_component *self, st_error *err)
+{
+    simple_tess *m = (simple_tess *)self;
+    self->state = ST_CSTATE_INVALID;
+    ST_TRY(topo_map_check(self, m->input, m->output, "tetrahedra", "tetrahedra", TOPO_DYNAMIC,
+                          "TetrahedronSetTopologyContainer", err));
+    const st_topology_ops *ti = m->input->cls->topology;
+    const st_array *tets = ti->elements(m->input, ST_T_TETRAS);
+    const st_array *edges = ti->elements(m->input, ST_T_EDGES);
+    const size_t np = ti->nb_points(m->input), nt = tets ? tets->n : 0, ne = edges ? edges->n : 0;
+    if (nt == 0)
+        return st_component_error(self, "input", err, ST_ESCENE,
+                                  "the input topology '%s' has no tetrahedra", m->input->name);
+    if (np == 0)
+        return st_component_error(self, "input", err, ST_ESCENE,
+                                  "the input topology '%s' has no positions: the midpoints "
+                                  "cannot be placed",
+                                  m->input->name);
+    edge_key *keys = st_malloc((ne ? ne : 1) * sizeof *keys);
+    if (!keys)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu edges)", ne);
+    for (size_t i = 0; i < ne; i++) {
+        unsigned a = edges->u[2 * i], b = edges->u[2 * i + 1];
+        keys[i] = (edge_key){a < b ? a : b, a < b ? b : a, (unsigned)i};
+    }
+    qsort(keys, ne, sizeof *keys, edge_cmp);
+    topo *out = (topo *)m->output;
+    static const char *const lists[] = {"position", "edges",      "triangles", "quads",
+                                        "tetrahedra", "hexahedra", NULL};
+    topo_map_begin(m->input, out, lists);
+    st_status st = ST_OK;
+    if (st == ST_OK)
+        st = st_array_resize(&out->position, ST_T_VEC3S, np + ne, err);
+    if (st == ST_OK)
+        st = st_array_resize(&out->tetrahedra, ST_T_TETRAS, 8 * nt, err);
+    if (st == ST_OK)
+        st = st_array_resize(&m->point_from_point, ST_T_UINTS, np, err);
+    if (st == ST_OK)
+        st = st_array_resize(&m->point_from_edge, ST_T_UINTS, ne, err);
+    if (st == ST_OK)
+        st = st_array_resize(&m->point_source, ST_T_UINTS, np + ne, err);
+    if (st == ST_OK)
+        st = st_array_resize(&m->tetra_from_tetra, ST_T_UINTS, 8 * nt, err);
+    if (st == ST_OK)
+        st = st_array_resize(&m->tetra_source, ST_T_UINTS, 8 * nt, err);
+    if (st != ST_OK) {
+        st_free(keys);
+        return st;
+    }
+    double *x = out->position.r;
+    for (size_t i = 0; i < np; i++) {
+        ti->get_point(m->input, i, x + 3 * i);
+        m->point_from_point.u[i] = (unsigned)i;
+        m->point_source.u[i] = (unsigned)(i + 1);
+    }
+    for (size_t e = 0; e < ne; e++) {
+        double p[3], q[3];
+        ti->get_point(m->input, edges->u[2 * e], p);
+        ti->get_point(m->input, edges->u[2 * e + 1], q);
+        for (int k = 0; k < 3; k++)
+            x[3 * (np + e) + k] = (p[k] + q[k]) / 2;
+        m->point_from_edge.u[e] = (unsigned)(np + e);
+        m->point_source.u[np + e] = (unsigned)(-(long long)(e + 1));
+    }
+    out->nb_points = (unsigned)(np + ne);
+    for (size_t i = 0; i < nt && st == ST_OK; i++) {
+        const unsigned *t = tets->u + 4 * i;
+        unsigned mid[6];
+        for (int k = 0; k < 6; k++) {
+            unsigned e = find_edge(keys, ne, t[local_edges[k][0]], t[local_edges[k][1]]);
+            if (e == UINT32_MAX) {
+                st = st_component_error(self, "input", err, ST_EINVAL,
+                                        "the edge (%u %u) of tetrahedron %zu is not in the edges "
+                                        "of '%s'",
+                                        t[local_edges[k][0]], t[local_edges[k][1]], i,
+                                        m->input->name);
+                break;
+            }
+            mid[k] = (unsigned)(np + e);
+        }
+        if (st != ST_OK)
+            break;
+        const unsigned pieces[8][4] = {
+            {t[0], mid[0], mid[1], mid[2]}, {t[1], mid[0], mid[4], mid[3]},
+            {t[2], mid[1], mid[3], mid[5]}, {t[3], mid[2], mid[5], mid[4]},
+            {mid[1], mid[0], mid[3], mid[5]}, {mid[1], mid[0], mid[5], mid[2]},
+            {mid[4], mid[0], mid[5], mid[3]}, {mid[4], mid[0], mid[2], mid[5]}};
+        for (int k = 0; k < 8; k++) {
+            const size_t o = 8 * i + (size_t)k;
+            memcpy(out->tetrahedra.u + 4 * o, pieces[k], sizeof pieces[k]);
+            m->tetra_from_tetra.u[o] = (unsigned)o;
+            m->tetra_source.u[o] = (unsigned)i;
+        }
+    }
+    st_free(keys);
+    ST_TRY(st);
+    st_component_touch(&out->base, st_component_field(&out->base, "position"));
+    static const char *const touched[] = {"tetrahedraMappedFromTetra", "tetraSource",
+                                          "pointMappedFromPoint", "pointMappedFromEdge",
+                                          "pointSource", NULL};
+    for (size_t i = 0; touched[i]; i++)
+        st_component_touch(self, st_component_field(self, touched[i]));
+    ST_TRY(topo_map_end(out, "tetrahedra", err));
+    ST_TRY(st_topology_use(self, m->input, err));
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+const st_class simple_tesselated_tetra_mapping_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SimpleTesselatedTetraTopologicalMapping",
+    .category = "TopologicalMapping",
+    .description = "Special case of mapping where TetrahedronSetTopology is converted into a "
+                   "finer TetrahedronSetTopology.",
+    .instance_size = sizeof(simple_tess),
+    .fields = simple_tess_fields,
+    .init = simple_tess_init,
+    .reinit = simple_tess_init,
+};
