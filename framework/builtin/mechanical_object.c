@@ -1,5 +1,5 @@
 /* mechanical_object.c - the built-in MechanicalObject (templates Vec1d,
- * Vec2d, Vec3d, Rigid3d): the state vectors of a set of points, initialised
+ * Vec2d, Vec3d, Rigid2d, Rigid3d): the state vectors of a set of points, initialised
  * as SOFA does (sizes, topology positions, scale/rotation/translation, rest
  * position), plus SOFA's reset and externalForce semantics. It plays the
  * state role like any third-party state class would: the kernel asks its
@@ -42,8 +42,8 @@ enum { PA_SCALE, PA_SX, PA_SY, PA_SZ, PA_RX, PA_RY, PA_RZ, PA_DX, PA_DY, PA_DZ, 
 
 static const st_field mobject_fields[] = {
     ST_FIELD_EX(st_mstate, template_name, "template", ST_T_STRING, char *, "Vec3d",
-                "Data type of the degrees of freedom: Vec1d, Vec2d, Vec3d or Rigid3d (SOFA's "
-                "spellings Vec1, Vec2, Vec3, Rigid3 and Rigid accepted)",
+                "Data type of the degrees of freedom: Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d "
+                "(SOFA's spellings Vec1, Vec2, Vec3, Rigid2, Rigid3 and Rigid accepted)",
                 0, NULL, 0.0, 0.0),
     ST_COORDS(st_mstate, position, "position", "0 0 0", "position coordinates of the degrees of freedom"),
     ST_DERIVS(st_mstate, velocity, "velocity", "0 0 0", "velocity coordinates of the degrees of freedom"),
@@ -245,7 +245,7 @@ static void apply_rotation(const st_mstate *ms, st_array *p, const double deg[3]
                        R[6] * u + R[7] * v + R[8] * z};
         for (unsigned j = 0; j < sp; j++)
             x[j] = r[j];
-        if (ms->type->rigid)
+        if (ms->type->rigid && ms->type->coord_size == 7) /* Rigid2d: the angle stays */
             st_quat_mul(x + 3, q, x + 3);
     }
 }
@@ -354,6 +354,7 @@ static void points_added(st_mstate *ms, const st_topo_event *ev)
         st_array *a = vec_at(ms, k);
         unsigned w = mobject_vecs[k].coord ? cw(ms) : dw(ms);
         bool rigid = mobject_vecs[k].coord && ms->type->rigid;
+        const unsigned sp = ms->type->spatial_size;
         for (size_t j = 0; j < ev->n; j++) {
             size_t i = ev->index[j];
             if (i >= a->n)
@@ -369,14 +370,14 @@ static void points_added(st_mstate *ms, const st_topo_event *ev)
             size_t best = a0;
             for (size_t q = a0; q < a1; q++) {
                 const double *u = a->r + (size_t)w * ev->ancestors[q];
-                for (unsigned c = 0; c < (rigid ? 3u : w); c++)
+                for (unsigned c = 0; c < (rigid ? sp : w); c++)
                     v[c] += ev->coefs[q] * u[c];
                 if (ev->coefs[q] > ev->coefs[best])
                     best = q;
             }
             if (rigid)
-                memcpy(v + 3, a->r + (size_t)w * ev->ancestors[best] + 3,
-                       (w - 3) * sizeof(double));
+                memcpy(v + sp, a->r + (size_t)w * ev->ancestors[best] + sp,
+                       (w - sp) * sizeof(double));
         }
     }
 }
@@ -573,7 +574,8 @@ static const st_state_ops mobject_state_ops = {
     .resolve_type = mobject_resolve_type,
 };
 
-static const char *const mobject_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
+static const char *const mobject_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid2d", "Rigid3d",
+                                                NULL};
 
 const st_class st__mechanical_object_class = {
     .struct_size = sizeof(st_class),

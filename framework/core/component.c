@@ -872,12 +872,22 @@ static st_status update_inputs(st_component *c, st_error *err)
         st_component *p = fs->parent;
         st_cinfo *pi = st__cinfo(p);
         if (pi->updating) {
-            char path[ST_ERROR_PATH_MAX];
-            return st_component_error(c, ci->fields[i]->name, err, ST_ELINK,
-                                      "data links form a cycle through %s",
-                                      st_component_path(p, path, sizeof path));
-        }
-        if (st__class_has_role(p->cls, ST_ROLE_ENGINE))
+            /* A cycle through a component being updated (a BoxROI reading a
+             * topology whose edges come from a NearestPointROI that reads the
+             * BoxROI's indices, NearestPointROI.scn): SOFA's data and engines
+             * mark themselves clean before pulling their parents, so the loop
+             * closes on the current values, and a later pull updates again
+             * when they change. Said once per reader. */
+            if (!ci->cycle_noted) {
+                char path[ST_ERROR_PATH_MAX];
+                ci->cycle_noted = true;
+                st_component_warn(c,
+                                  "'%s' is read from %s while that one updates (their data "
+                                  "links form a cycle): its current value is used, as SOFA's "
+                                  "lazy links do",
+                                  ci->fields[i]->name, st_component_path(p, path, sizeof path));
+            }
+        } else if (st__class_has_role(p->cls, ST_ROLE_ENGINE))
             ST_TRY(st__engine_refresh(p, err));
         else {
             pi->updating = true;
@@ -907,6 +917,37 @@ static st_status update_inputs(st_component *c, st_error *err)
     return ST_OK;
 }
 
+/* An engine whose outputs are read before its turn in the scene's init
+ * (a topology written after a BoxROI that reads it, with edges="@np.edges"
+ * from a NearestPointROI written after the BoxROI): SOFA's data links are
+ * lazy, so SOFA runs the engine's update on that read, before its init.
+ * settee initialises it there (inputs, then init), once; its turn in the
+ * scene's init then finds it done. A failure is the engine's error, met by
+ * its reader. */
+static st_status early_init(st_component *c, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(c);
+    if (c->state == ST_CSTATE_INVALID) {
+        char path[ST_ERROR_PATH_MAX];
+        return st_component_error(c, NULL, err, ST_ESTATE,
+                                  "its outputs are read but it failed to initialise (%s)",
+                                  st_component_path(c, path, sizeof path));
+    }
+    ci->updating = true;
+    st_status s = st_component_update_inputs(c, err);
+    if (s == ST_OK && c->cls->init)
+        s = c->cls->init(c, err);
+    ci->updating = false;
+    if (s != ST_OK) {
+        c->state = ST_CSTATE_INVALID;
+        return s;
+    }
+    ci->initialised = true;
+    if (c->state == ST_CSTATE_UNDEFINED)
+        c->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
 st_status st__engine_refresh(st_component *c, st_error *err)
 {
     st_cinfo *ci = st__cinfo(c);
@@ -917,13 +958,8 @@ st_status st__engine_refresh(st_component *c, st_error *err)
         return st_error_set(err, ST_ELINK, "data links form a cycle through engine %s",
                             st_component_path(c, path, sizeof path));
     }
-    if (!ci->initialised) {
-        char path[ST_ERROR_PATH_MAX];
-        return st_component_error(c, NULL, err, ST_ESTATE,
-                                  "its outputs are read before it is initialised; place %s before "
-                                  "the components that link to it",
-                                  st_component_path(c, path, sizeof path));
-    }
+    if (!ci->initialised)
+        ST_TRY(early_init(c, err));
     ci->updating = true;
     st_status s = st_component_update_inputs(c, err);
     bool changed = !ci->updated_once;

@@ -69,6 +69,7 @@ typedef struct st_cinfo {
     unsigned long *snap;          /* engines: input counters at the last update */
     bool updated_once;            /* engines: update ran at least once */
     bool updating;                /* engines: guards against link cycles */
+    bool cycle_noted;             /* a cycle through an updating engine was reported */
     bool initialised;
     st_mark mark;                 /* where the component was declared */
     char *template_name;          /* "template" when the class has no such field */

@@ -524,7 +524,7 @@ static void note_at(const pctx *pc, st_mark m, const char *fmt, ...)
     pc->note->mark = m;
 }
 
-/* "m" (volume 1, identity inertia) or "m volume I00 ... I22"; SOFA's text
+/* "m" (volume 1, identity inertia), "m volume I" (Rigid2d) or "m volume I00 ... I22"; SOFA's text
  * (a .scn value) may bracket the matrix and separate its rows with commas,
  * and SOFA's reader leaves values after the eleventh unread. */
 static st_status parse_mass(const st_field *f, const tokens *ts, const st_value *v, void *dst,
@@ -538,13 +538,17 @@ static st_status parse_mass(const st_field *f, const tokens *ts, const st_value 
                 f->name, n - 11, n - 11 == 1 ? "" : "s", n - 11 == 1 ? "is" : "are");
         n = 11;
     }
-    if (n != 1 && n != 11)
+    if (n != 1 && n != 3 && n != 11)
         return st__error_at(err, ST_EPARSE, v->mark,
                             "field '%s' expects a mass: one real, or (rigid bodies) the mass, "
                             "the volume and a 3x3 inertia matrix (11 reals, SOFA writes \"m v "
-                            "[a b c, d e f, g h i]\"), got %zu values",
+                            "[a b c, d e f, g h i]\"), or (Rigid2d) the mass, the volume and "
+                            "the scalar inertia (3 reals), got %zu values",
                             f->name, ts->n);
     st_mass_value m = {0.0, 1.0, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+    if (n == 3) /* SOFA's Rigid2Mass "m v I": I is inertia[0], the rest 0 (not a 3D inertia) */
+        for (int i = 1; i < 9; i++)
+            m.inertia[i] = 0.0;
     double *p = &m.mass;
     for (size_t i = 0; i < n; i++)
         ST_TRY(parse_scalar(f, SK_REAL, &ts->t[i], i == 0 ? p : i == 1 ? &m.volume
@@ -1081,6 +1085,16 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
                                 "each) for field '%s'",
                                 scalars, st_type_name(f->type), dw, f->name);
         ST_TRY(array_resize(d, f->type, dw * ti->esize, scalars / dw, err));
+        if (scalars)
+            memcpy(d->p, a->p, scalars * ti->esize);
+        return ST_OK;
+    }
+    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1 && is_state_vec(sf->type)) {
+        /* A plain list of reals from a state vector (DisplacementTransformEngine
+         * x0="@Bones.rest_position" on Rigid3d frames): every value in order,
+         * as SOFA's copy through the text gives them. */
+        size_t scalars = a->n * sw;
+        ST_TRY(array_resize(d, f->type, ti->esize, scalars, err));
         if (scalars)
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;

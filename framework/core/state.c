@@ -1,4 +1,4 @@
-/* state.c - the state types (Vec1d, Vec2d, Vec3d, Rigid3d): sizes, names,
+/* state.c - the state types (Vec1d, Vec2d, Vec3d, Rigid2d, Rigid3d): sizes, names,
  * x (+) f v and coordinate differences, and the quaternion helpers they
  * need. The Rigid3d operations follow SOFA's RigidCoord/Quat arithmetic so
  * that trajectories agree to round-off. */
@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "core/core.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 /* ---- quaternions (x y z w) ---- */
 
@@ -172,12 +176,38 @@ static const double rigid_identity[7] = {0, 0, 0, 0, 0, 0, 1};
 const st_state_type st_rigid3d_type = {sizeof(st_state_type), "Rigid3d", rigid_names, 7, 6, 3,
                                        true, rigid_identity, rigid_add, rigid_diff};
 
+/* ---- Rigid2d ---- */
+
+/* SOFA's RigidCoord<2> += RigidDeriv<2>: the centre and the angle add. */
+static void rigid2_add(double *xo, const double *x, const double *v, double f, size_t n)
+{
+    for (size_t i = 0; i < 3 * n; i++)
+        xo[i] = x[i] + v[i] * f;
+}
+
+/* SOFA's Rigid2 coordDifference: centre difference, angle difference
+ * brought to [-pi, pi) by fmod(a + pi, 2 pi) - pi (fmod keeps the sign of
+ * its first argument, as std::fmod does). */
+static void rigid2_diff(double *d, const double *a, const double *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++, d += 3, a += 3, b += 3) {
+        d[0] = a[0] - b[0];
+        d[1] = a[1] - b[1];
+        d[2] = fmod(a[2] - b[2] + M_PI, 2.0 * M_PI) - M_PI;
+    }
+}
+
+static const char *const rigid2_names[] = {"Rigid2", "Rigid2Types", NULL};
+
+const st_state_type st_rigid2d_type = {sizeof(st_state_type), "Rigid2d", rigid2_names, 3, 3, 2,
+                                       true, zero3, rigid2_add, rigid2_diff};
+
 /* ---- lookup ---- */
 
-const char *const st_all_state_types[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
+const char *const st_all_state_types[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid2d", "Rigid3d", NULL};
 
 static const st_state_type *const all_types[] = {&st_vec1d_type, &st_vec2d_type, &st_vec3d_type,
-                                                  &st_rigid3d_type};
+                                                  &st_rigid2d_type, &st_rigid3d_type};
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
 const st_state_type *st_state_type_find(const char *name)

@@ -150,7 +150,11 @@ static st_status ensure_loop(st_scene *s, st_error *err)
 }
 
 /* Duplicate names among a node's objects or among its children make paths
- * ambiguous: refused at the later one's line. */
+ * ambiguous: refused at the later one's line. In SOFA's format (.scn,
+ * .xml) two objects of a node may share a name, as SOFA keeps both (an
+ * <include> that adds a component named like one of the including file's,
+ * Demos/include_test.scn): a warning, and a path naming them reaches the
+ * first in scene order, as SOFA's Node::getObject (--strict: an error). */
 static void on_duplicate(void *ud, st_node *n, st_component *obj, st_component *first,
                          st_node *child, st_node *first_child)
 {
@@ -161,6 +165,14 @@ static void on_duplicate(void *ud, st_node *n, st_component *obj, st_component *
     (void)n;
     if (fm.line)
         snprintf(at, sizeof at, " at line %d", fm.line);
+    if (obj && st__mark_is_xml(st__cinfo(obj)->mark) && !x->s->rt->strict) {
+        st_component_path(obj, path, sizeof path);
+        st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(obj)->mark, path,
+                "%s: an object named '%s' already exists in this node (a %s%s): both are kept, "
+                "as SOFA does, and a link to '%s' reaches the first (an error with --strict)",
+                obj->cls->name, obj->name, first->cls->name, at, obj->name);
+        return;
+    }
     if (obj) {
         st__error_at(&e, ST_ESCENE, st__cinfo(obj)->mark,
                      "%s: an object named '%s' already exists in this node (a %s%s)",

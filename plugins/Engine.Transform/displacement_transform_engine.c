@@ -6,15 +6,15 @@
  * with x0^-1 (centre c + R(q) c', quaternion q q', as SOFA's multRight),
  * 7 reals.
  * x0^-1 is SOFA's Rigid inverse (q^-1, -(q^-1 c)) and H a frame's
- * homogeneous matrix. x0 and x hold 7 reals per frame. A link from a
- * Rigid3d state's rest_position/position into them is refused by the
- * kernel (points into a plain real list), so SOFA's scene linking them does
- * not load yet; x and x0 of different sizes:
+ * homogeneous matrix. x0 and x hold 7 reals per frame (a link to a Rigid3d
+ * state's rest_position/position gives its values in order); x and x0 of
+ * different sizes:
  * SOFA's error, as a warning, and the output is left as it was. The
  * quaternions are used as given (SOFA normalises neither). */
 #include <math.h>
 
 #include "../shared/engine_util.h"
+#include "displacement_common.h"
 
 typedef struct displacement_engine {
     st_component base;
@@ -31,60 +31,6 @@ static const st_field displacement_engine_fields[] = {
     ST_OUTPUT(displacement_engine, displacements, "displacements", ST_T_REALS, st_array,
               "Displacement transforms with respect to original rigid positions"),
     ST_FIELD_END};
-
-/* Hamilton product r = a b (x y z w). */
-static void qmul(double *r, const double *a, const double *b)
-{
-    const double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    const double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    const double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    const double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-    r[0] = x, r[1] = y, r[2] = z, r[3] = w;
-}
-
-/* Rotation matrix of q (row-major 3x3). */
-static void qmat(const double *q, double R[9])
-{
-    const double x = q[0], y = q[1], z = q[2], w = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - z * w), R[2] = 2 * (z * x + y * w);
-    R[3] = 2 * (x * y + z * w), R[4] = 1 - 2 * (z * z + x * x), R[5] = 2 * (y * z - x * w);
-    R[6] = 2 * (z * x - y * w), R[7] = 2 * (y * z + x * w), R[8] = 1 - 2 * (y * y + x * x);
-}
-
-static void qrot(const double *q, const double *v, double *out)
-{
-    double R[9];
-    qmat(q, R);
-    for (int i = 0; i < 3; i++)
-        out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
-}
-
-/* SOFA's Rigid inverse: q^-1 (the conjugate over the norm), -(q^-1 c). */
-static void rigid_inverse(const double *f, double *inv)
-{
-    const double *q = f + 3;
-    const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double qi[4] = {0, 0, 0, 0};
-    if (n > 0)
-        qi[0] = -q[0] / n, qi[1] = -q[1] / n, qi[2] = -q[2] / n, qi[3] = q[3] / n;
-    double c[3];
-    qrot(qi, f, c);
-    inv[0] = -c[0], inv[1] = -c[1], inv[2] = -c[2];
-    memcpy(inv + 3, qi, sizeof qi);
-}
-
-static void homogeneous(const double *f, double H[16])
-{
-    double R[9];
-    qmat(f + 3, R);
-    memset(H, 0, 16 * sizeof(double));
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++)
-            H[4 * i + j] = R[3 * i + j];
-        H[4 * i + 3] = f[i];
-    }
-    H[15] = 1;
-}
 
 static st_status displacement_update(st_component *self, st_error *err)
 {
@@ -120,13 +66,7 @@ static st_status displacement_update(st_component *self, st_error *err)
             double A[16], B[16];
             homogeneous(x, A);
             homogeneous(inv, B);
-            for (int r = 0; r < 4; r++)
-                for (int c = 0; c < 4; c++) {
-                    double s = 0;
-                    for (int k = 0; k < 4; k++)
-                        s += A[4 * r + k] * B[4 * k + c];
-                    o[4 * r + c] = s;
-                }
+            mat4_mul(o, A, B);
         } else {
             /* SOFA's multRight: c += q_x (c_inv), q = q_x q_inv. */
             double d[3];

@@ -1,7 +1,7 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
  * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
- * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper). */
+ * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper, DisplacementMatrixEngine). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
@@ -9,6 +9,7 @@ extern const st_class vertex2frame_class, transform_engine_class, difference_eng
     translate_transform_matrix_engine_class, rotate_transform_matrix_engine_class,
     scale_transform_matrix_engine_class, invert_transform_matrix_engine_class,
     index_value_mapper_class;
+extern const st_class displacement_matrix_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -23,6 +24,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &scale_transform_matrix_engine_class, err));
     ST_TRY(st_registry_add(r, &invert_transform_matrix_engine_class, err));
     ST_TRY(st_registry_add(r, &index_value_mapper_class, err));
+    ST_TRY(st_registry_add(r, &displacement_matrix_engine_class, err));
     return ST_OK;
 }
 

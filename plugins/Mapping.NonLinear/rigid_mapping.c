@@ -1,5 +1,5 @@
-/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d, and Rigid3d to
- * Rigid3d): each output point is fixed in the frame of one rigid body,
+/* rigid_mapping.c - RigidMapping (Rigid3d to Vec3d, Rigid3d to Rigid3d,
+ * and Rigid2d to Vec2d): each output point is fixed in the frame of one rigid body,
  * x_i = c + R p_i with p_i its local coordinates ("initialPoints"; by
  * default the output's positions at init, taken as local unless
  * globalToLocalCoords). With r_i = R p_i:
@@ -13,7 +13,12 @@
  * (R^T (x_i - c), q^-1 q_i)).
  * and the geometric stiffness (SOFA's updateK), on the rotation block of
  * each rigid: K = sum_i [f_i]x [r_i]x ("Exact"), or its symmetric part
- * projected onto the negative semi-definite matrices ("Stabilized"). */
+ * projected onto the negative semi-definite matrices ("Stabilized").
+ *
+ * Rigid2d to Vec2d (SOFA's RigidMapping<Rigid2, Vec2>): the frame is
+ * (c, theta), r_i = R(theta) p_i, v_i = v + w (-r_i.y, r_i.x),
+ * torque += r_i.x f_i.y - r_i.y f_i.x; SOFA has no geometric stiffness
+ * there (its updateK is empty), so geometricStiffness is refused. */
 #include <math.h>
 #include <string.h>
 
@@ -38,6 +43,7 @@ typedef struct rigid_mapping {
     size_t n;                 /* output points */
     double *rotated;          /* n x 3: r_i = R p_i at the last apply */
     bool rigid_out;           /* the output is Rigid3d */
+    bool plane;               /* Rigid2d input, Vec2d output */
     unsigned ow, odw;         /* output coordinate and derivative widths (3 3 or 7 6) */
     double *k;                /* input points x 9: rotation blocks of K (update_k) */
     unsigned char *k_used;    /* input points: the block is non-zero */
@@ -98,6 +104,17 @@ static void apply_points(rigid_mapping *m, const double *xin, double *xout, size
 {
     const double *p = local_points(m);
     const unsigned ow = m->ow;
+    if (m->plane) {
+        for (size_t i = 0; i < m->n; i++) {
+            const double *c = xin + 3 * rigid_of(m, i, nin), *pi = p + 2 * i;
+            double *r = m->rotated + 3 * i, cs = cos(c[2]), sn = sin(c[2]);
+            r[0] = cs * pi[0] - sn * pi[1];
+            r[1] = sn * pi[0] + cs * pi[1];
+            xout[2 * i] = c[0] + r[0];
+            xout[2 * i + 1] = c[1] + r[1];
+        }
+        return;
+    }
     for (size_t i = 0; i < m->n; i++) {
         const double *c = xin + 7 * rigid_of(m, i, nin);
         double *r = m->rotated + 3 * i;
@@ -113,6 +130,14 @@ static void apply_points(rigid_mapping *m, const double *xin, double *xout, size
 static void apply_j_points(const rigid_mapping *m, const double *vin, double *vout, size_t nin)
 {
     const unsigned odw = m->odw;
+    if (m->plane) {
+        for (size_t i = 0; i < m->n; i++) {
+            const double *v = vin + 3 * rigid_of(m, i, nin), *r = m->rotated + 3 * i;
+            vout[2 * i] = v[0] - v[2] * r[1];
+            vout[2 * i + 1] = v[1] + v[2] * r[0];
+        }
+        return;
+    }
     for (size_t i = 0; i < m->n; i++) {
         const double *v = vin + 6 * rigid_of(m, i, nin), *w = v + 3, *r = m->rotated + 3 * i;
         double *o = vout + odw * i;
@@ -157,21 +182,37 @@ static st_status rigid_init(st_component *self, st_error *err)
     if (m->filename && m->filename[0])
         return st_component_error(self, "filename", err, ST_EINVAL,
                                   "loading rigid mapping files (.xs3) is not supported");
-    ST_TRY(map_head_bind(&m->h, &st_rigid3d_type, NULL, err));
+    ST_TRY(map_head_bind(&m->h, NULL, NULL, err));
     st_mstate *in = m->h.in, *out = m->h.out;
-    if (out->type != &st_vec3d_type && out->type != &st_rigid3d_type)
+    m->plane = in->type == &st_rigid2d_type;
+    if (in->type != &st_rigid3d_type && !m->plane)
+        return st_component_error(self, "input", err, ST_ESCENE,
+                                  "RigidMapping maps from a Rigid3d or a Rigid2d input; '%s' is %s",
+                                  in->base.name, in->type->name);
+    if (m->plane && (out->type != &st_vec2d_type || m->h.visual))
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "RigidMapping maps a Rigid2d input to a Vec2d output; '%s' is "
+                                  "%s",
+                                  out->base.name, m->h.visual ? "a visual model" : out->type->name);
+    if (m->plane && m->gs)
+        return st_component_error(self, "geometricStiffness", err, ST_ESCENE,
+                                  "SOFA's RigidMapping<Rigid2, Vec2> has no geometric stiffness: "
+                                  "leave geometricStiffness at None");
+    if (!m->plane && out->type != &st_vec3d_type && out->type != &st_rigid3d_type)
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "RigidMapping maps to a Vec3d or a Rigid3d output; '%s' is %s",
                                   out->base.name, out->type->name);
     m->rigid_out = out->type == &st_rigid3d_type;
-    m->ow = m->rigid_out ? 7u : 3u;
-    m->odw = m->rigid_out ? 6u : 3u;
+    m->ow = m->plane ? 2u : m->rigid_out ? 7u : 3u;
+    m->odw = m->plane ? 2u : m->rigid_out ? 6u : 3u;
     size_t nin = in->position.n;
     if (m->points.n % m->ow)
         return st_component_error(self, "initialPoints", err, ST_EINVAL,
                                   "%zu values: a %s output takes %u per point (%s)", m->points.n,
                                   out->type->name, m->ow,
-                                  m->rigid_out ? "centre, then quaternion x y z w" : "x y z");
+                                  m->plane       ? "x y"
+                                  : m->rigid_out ? "centre, then quaternion x y z w"
+                                                 : "x y z");
     if (m->points.n == 0 && !m->use_x0) {
         /* SOFA's reinit: the local points (frames) from the output's positions. */
         size_t n = out->position.n;
@@ -182,7 +223,14 @@ static st_status rigid_init(st_component *self, st_error *err)
             double *p = m->points.r + ow * i;
             size_t r = rigid_of(m, i, nin);
             memcpy(p, x, ow * sizeof(double));
-            if (m->global_to_local && r < nin) {
+            if (m->global_to_local && r < nin && m->plane) {
+                /* SOFA's inverseRotate: R(-theta) (x - c) */
+                const double *c = in->position.r + 3 * r;
+                const double d0 = x[0] - c[0], d1 = x[1] - c[1];
+                const double cs = cos(-c[2]), sn = sin(-c[2]);
+                p[0] = cs * d0 - sn * d1;
+                p[1] = sn * d0 + cs * d1;
+            } else if (m->global_to_local && r < nin) {
                 const double *c = in->position.r + 7 * r;
                 const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
                 const double qc[4] = {-c[3], -c[4], -c[5], c[6]};
@@ -257,6 +305,16 @@ static void rigid_apply_jt(st_component *self, const st_mparams *mp, double *f)
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
     const unsigned odw = m->odw;
+    if (m->plane) {
+        for (size_t i = 0; i < m->n; i++) {
+            double *F = fin + 3 * rigid_of(m, i, m->nin);
+            const double *fi = fout + 2 * i, *r = m->rotated + 3 * i;
+            F[0] += fi[0];
+            F[1] += fi[1];
+            F[2] += r[0] * fi[1] - r[1] * fi[0];
+        }
+        return;
+    }
     for (size_t i = 0; i < m->n; i++) {
         double *F = fin + 6 * rigid_of(m, i, m->nin), *T = F + 3;
         const double *fi = fout + odw * i, *r = m->rotated + 3 * i;
@@ -276,6 +334,14 @@ static void rigid_get_j(st_component *self, const st_mparams *mp, st_jbuilder *j
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
     if (!ready_mech(m))
+        return;
+    for (size_t i = 0; i < m->n && m->plane; i++) {
+        const double *r = m->rotated + 3 * i;
+        /* [ 1 0 -r.y ; 0 1 r.x ], 2 x 3 row-major */
+        const double b[6] = {1, 0, -r[1], 0, 1, r[0]};
+        st_jbuilder_add(jb, i, m->h.in, rigid_of(m, i, m->nin), b);
+    }
+    if (m->plane)
         return;
     for (size_t i = 0; i < m->n; i++) {
         const double *r = m->rotated + 3 * i;
@@ -388,7 +454,7 @@ static const st_mapping_ops rigid_ops = {
     .flags = map_head_flags,
 };
 
-static const char *const rigid_only[] = {"Rigid3d", NULL};
+static const char *const rigid_only[] = {"Rigid3d", "Rigid2d", NULL};
 
 const st_class rigid_mapping_class = {
     .struct_size = sizeof(st_class),

@@ -1,11 +1,16 @@
 /* uniform_mass.c - UniformMass: the same mass on every vertex (or on a
  * subset), as SOFA's: gravity as a force, M dx, M^-1 f, the diagonal mass
- * matrix and the energies, on Vec1d, Vec2d, Vec3d and Rigid3d states.
+ * matrix and the energies, on Vec1d, Vec2d, Vec3d, Rigid2d and Rigid3d states.
+ *
+ * Rigid2d (SOFA's RigidMass<2>): vertexMass is "mass [volume inertia]",
+ * the scalar inertia per unit mass (default 1); the angular row of M is
+ * mass * inertia; gravity acts on the centre only.
  *
  * Rigid3d (SOFA's RigidMass): vertexMass is "mass [volume inertia(9)]",
  * the inertia per unit mass (default identity); the angular block of M is
  * mass * inertia, constant in the world frame as in SOFA; gravity acts on
  * the centre only. */
+#include <math.h>
 #include <string.h>
 
 #include <settee/settee.h>
@@ -18,6 +23,7 @@ typedef struct uniform_mass {
     st_mass_value vertex_mass_in; /* "vertexMass" (Rigid3d: mass [volume inertia(9)]) */
     double vertex_mass;       /* the mass of each point */
     mass_rigid rigid;         /* Rigid3d: mass, mass * inertia (world frame), its inverse */
+    double inertia2;          /* Rigid2d: the scalar inertia times the mass (SOFA's inertiaMassMatrix) */
     double total_mass;        /* "totalMass" */
     char *filename;           /* "filename" (rigid templates only) */
     st_vec2 local_range;      /* "localRange" */
@@ -68,6 +74,13 @@ static const st_field uniform_mass_fields[] = {
     MASS_F_COMMON(uniform_mass),
     ST_FIELD_END};
 
+/* A Rigid2d state: x y theta, derivatives vx vy w; the angular part
+ * weighs inertia2 (SOFA's RigidMass<2> times a RigidDeriv<2>). */
+static bool is_rigid2(const uniform_mass *m)
+{
+    return m->ms->type->rigid && m->ms->type->deriv_size == 3;
+}
+
 /* The indices (localRange, else every vertex) and the mass values. */
 static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
 {
@@ -77,10 +90,24 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
     const st_state_type *t = m->ms->type;
     st_mass_value *vmi = &m->vertex_mass_in;
     static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const bool rigid2 = t->rigid && t->deriv_size == 3;
     if (!t->rigid && (vmi->volume != 1.0 || memcmp(vmi->inertia, id, sizeof id)))
         return st_component_error(self, "vertexMass", err, ST_ESCENE,
-                                  "a volume and an inertia matrix are for Rigid3d states; the "
+                                  "a volume and an inertia are for rigid states; the "
                                   "state is %s: give one value",
+                                  t->name);
+    bool three = true; /* written "m v I", SOFA's Rigid2Mass */
+    for (int i = 1; i < 9; i++)
+        three = three && vmi->inertia[i] == 0.0;
+    if (t->rigid && !rigid2 && three)
+        return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                  "\"m v I\" (3 values) is SOFA's Rigid2d mass; a %s state takes "
+                                  "one value or 11 (mass, volume, 3x3 inertia)",
+                                  t->name);
+    if (rigid2 && !three && memcmp(vmi->inertia, id, sizeof id))
+        return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                  "a %s mass is \"m v I\" (mass, volume, scalar inertia); a 3x3 "
+                                  "inertia is for Rigid3d states",
                                   t->name);
     bool vm_set = st_component_is_set(self, "vertexMass");
     bool tm_set = st_component_is_set(self, "totalMass");
@@ -156,7 +183,14 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                                   "to #3927, default value was totalMass=\"1.0\".");
     }
     vmi->mass = m->vertex_mass; /* the data shows the mass in use, as SOFA's */
-    if (t->rigid) {
+    if (rigid2) {
+        /* SOFA's RigidMass<2>::recalc refuses a zero inertia or mass. */
+        m->inertia2 = vmi->inertia[0] * m->vertex_mass;
+        if (!(m->inertia2 != 0.0) || !isfinite(1.0 / m->inertia2))
+            return st_component_error(self, "vertexMass", err, ST_ESCENE,
+                                      "the inertia times the mass is %g: it must be non-zero",
+                                      m->inertia2);
+    } else if (t->rigid) {
         if (!mass_rigid_set(&m->rigid, m->vertex_mass, vmi->inertia))
             return st_component_error(self, "vertexMass", err, ST_ESCENE,
                                       "the inertia matrix times the mass is not invertible");
@@ -191,8 +225,10 @@ static st_status uniform_mass_topology_changed(st_component *self, st_component 
     else
         m->total_mass = (double)n * m->vertex_mass;
     m->vertex_mass_in.mass = m->vertex_mass;
-    if (m->ms->type->rigid && n > 0 &&
-        !mass_rigid_set(&m->rigid, m->vertex_mass, m->vertex_mass_in.inertia))
+    if (is_rigid2(m))
+        m->inertia2 = m->vertex_mass_in.inertia[0] * m->vertex_mass;
+    else if (m->ms->type->rigid && n > 0 &&
+             !mass_rigid_set(&m->rigid, m->vertex_mass, m->vertex_mass_in.inertia))
         return st_component_error(self, "vertexMass", err, ST_ESCENE,
                                   "the inertia matrix times the mass is not invertible");
     m->all = n == m->ms->n;
@@ -252,7 +288,7 @@ static void uniform_mass_add_gravity_to_force(st_component *self, const st_mpara
     const double mg[3] = {mp->gravity[0] * m->vertex_mass, mp->gravity[1] * m->vertex_mass,
                           mp->gravity[2] * m->vertex_mass};
     const unsigned D = m->ms->type->deriv_size;
-    if (D != 3) { /* Vec1d, Vec2d: the first D components; Rigid3d: the centre */
+    if (D != 3 || is_rigid2(m)) { /* Vec1d, Vec2d: the first D components; rigid: the centre */
         unsigned sp = m->ms->type->spatial_size;
         for (size_t k = 0; k < m->indices.n; k++)
             for (unsigned a = 0; a < sp; a++)
@@ -302,6 +338,15 @@ static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, doub
     const double *d = st_slice(dx, m->ms);
     const double mf = m->vertex_mass * factor;
     const unsigned D = m->ms->type->deriv_size;
+    if (is_rigid2(m)) {
+        for (size_t k = 0; k < m->indices.n; k++) {
+            size_t i = 3 * (size_t)m->indices.u[k];
+            r[i] += d[i] * mf;
+            r[i + 1] += d[i + 1] * mf;
+            r[i + 2] += d[i + 2] * (m->inertia2 * factor);
+        }
+        return;
+    }
     if (m->ms->type->rigid) {
         for (size_t k = 0; k < m->indices.n; k++)
             mass_rigid_mdx(&m->rigid, r + 6 * (size_t)m->indices.u[k],
@@ -332,6 +377,15 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
     const double *fs = st_slice(f, m->ms);
     const double vm = m->vertex_mass;
     const unsigned D = m->ms->type->deriv_size;
+    if (is_rigid2(m)) {
+        for (size_t k = 0; k < m->indices.n; k++) {
+            size_t i = 3 * (size_t)m->indices.u[k];
+            as[i] = fs[i] / vm;
+            as[i + 1] = fs[i + 1] / vm;
+            as[i + 2] = fs[i + 2] / m->inertia2;
+        }
+        return;
+    }
     if (m->ms->type->rigid) {
         for (size_t k = 0; k < m->indices.n; k++)
             mass_rigid_acc(&m->rigid, as + 6 * (size_t)m->indices.u[k],
@@ -366,6 +420,12 @@ static void uniform_mass_add_m_to_matrix(st_component *self, const st_mparams *m
     if (!m->valid)
         return;
     const double d = m->vertex_mass * mfactor;
+    if (is_rigid2(m)) {
+        const double b[9] = {d, 0, 0, 0, d, 0, 0, 0, m->inertia2 * mfactor};
+        for (size_t k = 0; k < m->indices.n; k++)
+            st_matrix_add_block(mat, m->ms, m->indices.u[k], m->ms, m->indices.u[k], b);
+        return;
+    }
     if (m->ms->type->rigid) {
         double b[36];
         mass_rigid_block(&m->rigid, b, mfactor);
@@ -388,6 +448,10 @@ static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *
     double e = 0.0;
     for (size_t k = 0; k < m->indices.n; k++) {
         const double *vi = vs + D * (size_t)m->indices.u[k];
+        if (D == 3 && is_rigid2(m)) {
+            e += (vi[0] * vi[0] + vi[1] * vi[1]) * m->vertex_mass + vi[2] * vi[2] * m->inertia2;
+            continue;
+        }
         if (D == 3) {
             e += (vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]) * m->vertex_mass;
             continue;

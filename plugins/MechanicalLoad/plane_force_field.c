@@ -12,7 +12,13 @@
  * SOFA's is not implemented (0). Negative stiffness, damping or maxForce are
  * reset to their defaults with a warning, as SOFA's init.
  *
- * The assembled matrix gets one 3x3 block per point of the local range,
+ * The templates are SOFA's (Vec1d, Vec2d, Vec3d, Rigid3d; settee has no Vec6d
+ * state): x . n and the force use the position part of each point (SOFA's
+ * getCPos/getDPos), so the normal has as many components as a position
+ * (Vec1d: the first of "normal", Vec2d: the first two); a Rigid3d body is
+ * pushed at its centre, with no torque.
+ *
+ * The assembled matrix gets one block per point of the local range,
  * zero for points not in contact, so its pattern does not change while
  * contacts come and go (issue 19). */
 #include <math.h>
@@ -34,6 +40,7 @@ typedef struct plane_ff {
     double rayleigh_stiffness; /* "rayleighStiffness" */
     st_component *mstate;      /* "mstate" link */
     st_mstate *ms;             /* resolved at init */
+    unsigned sp, cw, dw;       /* position, coordinate and derivative widths of its type */
     ml_contacts contacts;      /* points in contact at the last add_force */
 } plane_ff;
 
@@ -53,6 +60,9 @@ static st_status plane_init(st_component *self, st_error *err)
 {
     plane_ff *p = (plane_ff *)self;
     ST_TRY(ml_find_state(self, &p->ms, err));
+    p->sp = p->ms->type->spatial_size;
+    p->cw = p->ms->type->coord_size;
+    p->dw = p->ms->type->deriv_size;
     nonnegative(self, "stiffness", &p->stiffness, 500.0);
     nonnegative(self, "damping", &p->damping, 5.0);
     nonnegative(self, "maxForce", &p->max_force, 0.0);
@@ -61,6 +71,14 @@ static st_status plane_init(st_component *self, st_error *err)
 }
 
 static void plane_cleanup(st_component *self) { ml_contacts_free(&((plane_ff *)self)->contacts); }
+
+static double pdot(const double *a, const double *b, unsigned n)
+{
+    double s = 0.0;
+    for (unsigned k = 0; k < n; k++)
+        s += a[k] * b[k];
+    return s;
+}
 
 static void plane_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                             const double *v)
@@ -73,19 +91,21 @@ static void plane_add_force(st_component *self, const st_mparams *mp, double *f,
     size_t begin, end;
     ml_range(p->local_range, p->ms->n, &begin, &end);
     p->contacts.n = 0;
+    const unsigned sp = p->sp;
     for (size_t i = begin; i < end; i++) {
-        const double *xi = xs + ML_N * i, *vi = vs + ML_N * i;
-        double pen = ml_dot(xi, p->normal) - p->d;
+        const double *xi = xs + p->cw * i, *vi = vs + p->dw * i;
+        double pen = pdot(xi, p->normal, sp) - p->d;
         if (!(p->bilateral || pen < 0))
             continue;
-        double fi[ML_N];
-        for (int k = 0; k < ML_N; k++)
+        double fi[3];
+        for (unsigned k = 0; k < sp; k++)
             fi[k] = p->normal[k] * (-p->stiffness * pen) - vi[k] * (-p->damping * pen);
-        double amp = ml_dot(fi, fi);
+        double amp = pdot(fi, fi, sp);
         if (limit > 0 && amp > limit)
-            for (int k = 0; k < ML_N; k++)
+            for (unsigned k = 0; k < sp; k++)
                 fi[k] *= sqrt(limit / amp);
-        ml_axpy(fs + ML_N * i, 1.0, fi);
+        for (unsigned k = 0; k < sp; k++)
+            fs[p->dw * i + k] += fi[k];
         p->contacts.index[p->contacts.n++] = (unsigned)i;
     }
 }
@@ -100,28 +120,33 @@ static void plane_add_dforce(st_component *self, const st_mparams *mp, double *d
     double fact = -p->stiffness * kfactor;
     for (size_t k = 0; k < p->contacts.n; k++) {
         size_t i = p->contacts.index[k];
-        ml_axpy(dfs + ML_N * i, fact * ml_dot(dxs + ML_N * i, p->normal), p->normal);
+        double a = fact * pdot(dxs + p->dw * i, p->normal, p->sp);
+        for (unsigned c = 0; c < p->sp; c++)
+            dfs[p->dw * i + c] += p->normal[c] * a;
     }
 }
 
-/* factor K = -stiffness factor n n^T, in SOFA's order of operations. */
-static void plane_block(const st_component *self, size_t k, double factor, double b[9])
-{
-    (void)k;
-    const plane_ff *p = (const plane_ff *)self;
-    double fact = -p->stiffness * factor;
-    for (int r = 0; r < ML_N; r++)
-        for (int c = 0; c < ML_N; c++)
-            b[ML_N * r + c] = p->normal[r] * fact * p->normal[c];
-}
-
+/* factor K = -stiffness factor n n^T on each contact's position rows and
+ * columns, in SOFA's order of operations; a zero block on the other points
+ * of the range, so the pattern stays (ml_add_contact_blocks' rule). */
 static void plane_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
 {
     (void)mp;
     plane_ff *p = (plane_ff *)self;
-    size_t begin, end;
+    size_t begin, end, k = 0;
     ml_range(p->local_range, p->ms->n, &begin, &end);
-    ml_add_contact_blocks(m, self, p->ms, begin, end, &p->contacts, kfactor, plane_block);
+    const double fact = -p->stiffness * kfactor;
+    const unsigned dw = p->dw;
+    for (size_t i = begin; i < end; i++) {
+        double b[36] = {0};
+        if (k < p->contacts.n && p->contacts.index[k] == i) {
+            k++;
+            for (unsigned r = 0; r < p->sp; r++)
+                for (unsigned c = 0; c < p->sp; c++)
+                    b[dw * r + c] = p->normal[r] * fact * p->normal[c];
+        }
+        st_matrix_add_block(m, p->ms, i, p->ms, i, b);
+    }
 }
 
 static double plane_rayleigh(const st_component *self)
@@ -158,6 +183,8 @@ static const st_field plane_fields[] = {
     ML_F_FORCEFIELD(plane_ff),
     ST_FIELD_END};
 
+static const char *const plane_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+
 const st_class plane_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "PlaneForceField",
@@ -168,4 +195,5 @@ const st_class plane_force_field_class = {
     .init = plane_init,
     .cleanup = plane_cleanup,
     .forcefield = &plane_ops,
+    .templates = plane_templates,
 };

@@ -52,13 +52,35 @@ Test(states, names_sizes_and_spellings)
     } k[] = {{"Vec1d", &st_vec1d_type, 1, 1}, {"Vec1", &st_vec1d_type, 1, 1},
              {"Vec2", &st_vec2d_type, 2, 2},  {"Vec3Types", &st_vec3d_type, 3, 3},
              {"Vec3", &st_vec3d_type, 3, 3},  {"Rigid3d", &st_rigid3d_type, 7, 6},
-             {"Rigid", &st_rigid3d_type, 7, 6}, {"Rigid3", &st_rigid3d_type, 7, 6}};
+             {"Rigid", &st_rigid3d_type, 7, 6}, {"Rigid3", &st_rigid3d_type, 7, 6},
+             {"Rigid2d", &st_rigid2d_type, 3, 3}, {"Rigid2", &st_rigid2d_type, 3, 3}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
         cr_assert_eq(st_state_type_find(k[i].name), k[i].t, "%s", k[i].name);
         cr_assert_eq(k[i].t->coord_size, k[i].c);
         cr_assert_eq(k[i].t->deriv_size, k[i].d);
     }
-    cr_assert_null(st_state_type_find("Rigid2d"));
+    cr_assert_null(st_state_type_find("Rigid2f3"));
+    cr_assert_eq(st_rigid2d_type.spatial_size, 2);
+    cr_assert(st_rigid2d_type.rigid);
+}
+
+/* SOFA's RigidCoord<2> += RigidDeriv<2> adds the angle; the difference
+ * brings it to [-pi, pi) (coordDifference). */
+Test(states, rigid2d_add_and_diff)
+{
+    const st_state_type *t = &st_rigid2d_type;
+    double x[3] = {1, 2, 3.0}, v[3] = {0.5, -1, 4}, o[3], d[3];
+    t->add_deriv(o, x, v, 0.5, 1);
+    cr_assert_eq(o[0], 1.25);
+    cr_assert_eq(o[1], 1.5);
+    cr_assert_eq(o[2], 5.0); /* not wrapped: the angle accumulates */
+    t->diff(d, o, x, 1);
+    cr_assert_eq(d[0], 0.25);
+    cr_assert_eq(d[1], -0.5);
+    cr_assert_float_eq(d[2], 2.0, 1e-15);
+    double a[3] = {0, 0, 3.0}, b[3] = {0, 0, -3.0};
+    t->diff(d, a, b, 1); /* 6 rad is -0.283 rad the short way */
+    cr_assert_float_eq(d[2], 6.0 - 2.0 * M_PI, 1e-14);
 }
 
 Test(states, vec_add_and_diff)

@@ -381,6 +381,62 @@ Test(scn, includes_follow_sofa)
     cr_assert(strstr(text, "- name: B2"), "%s", text);
 }
 
+/* An <include> adding an object named like one of the node's: SOFA keeps
+ * both (Demos/include_test.scn), so does settee with a warning; both
+ * forces act, and a link to the name reaches the first (SOFA's
+ * Node::getObject). --strict refuses it, and so does YAML (test_kernel). */
+static const char *dup_scene(void)
+{
+    make_tmpdir();
+    write_in("more.xml", "<Node name=\"_Merge_\">\n"
+                         "  <Node name=\"Body\">\n"
+                         "    <ConstantForceField name=\"push\" forces=\"0 5 0\"/>\n"
+                         "  </Node>\n"
+                         "</Node>\n");
+    return write_in("scene.scn",
+                    "<Node name=\"root\" dt=\"0.1\" gravity=\"0 0 0\">\n"
+                    "  <RequiredPlugin pluginName=\"Sofa.Component.Mass\"/>\n"
+                    "  <RequiredPlugin pluginName=\"Sofa.Component.MechanicalLoad\"/>\n"
+                    "  <RequiredPlugin pluginName=\"Sofa.Component.ODESolver.Forward\"/>\n"
+                    "  <Node name=\"Body\">\n"
+                    "    <EulerExplicitSolver/>\n"
+                    "    <MechanicalObject name=\"dofs\" position=\"0 0 0\"/>\n"
+                    "    <UniformMass vertexMass=\"1\"/>\n"
+                    "    <ConstantForceField name=\"push\" forces=\"2 0 0\"/>\n"
+                    "    <ConstantForceField name=\"copy\" forces=\"@push.forces\"/>\n"
+                    "  </Node>\n"
+                    "  <include href=\"more.xml\"/>\n"
+                    "</Node>\n");
+}
+
+Test(scn, include_duplicate_object_names_kept_as_sofa)
+{
+    const char *scene = dup_scene();
+    st_scene *s = NULL;
+    st_error err = {0};
+    char buf[1024];
+    cr_assert_eq(st_scene_load(T.rt, scene, &s, &err), ST_OK, "%s",
+                 st_error_format(&err, buf, sizeof buf));
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", st_error_format(&err, buf, sizeof buf));
+    cr_assert(strstr(T.log, "an object named 'push' already exists in this node"), "%s", T.log);
+    cr_assert(strstr(T.log, "both are kept"), "%s", T.log);
+    st_node *body = st_node_child(st_scene_root(s), 0);
+    cr_assert_eq(st_node_object_count(body), 6, "both 'push' objects are in the node");
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    /* f = (2 0 0) + copy of the first (2 0 0) + (0 5 0); v = f dt / m */
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, "dofs");
+    cr_assert_float_eq(ms->velocity.r[0], 0.4, 1e-15);
+    cr_assert_float_eq(ms->velocity.r[1], 0.5, 1e-15);
+    st_scene_destroy(&s);
+
+    st_runtime_set_strict(T.rt, true);
+    cr_assert_eq(st_scene_load(T.rt, scene, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "already exists in this node"), "%s", err.msg);
+    st_scene_destroy(&s);
+    st_runtime_set_strict(T.rt, false);
+}
+
 Test(scn, include_errors)
 {
     make_tmpdir();

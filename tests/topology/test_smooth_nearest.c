@@ -64,3 +64,41 @@ Test(smooth_nearest, nearest_pairs)
     cr_assert_float_eq(d->r[1], 0.1, 1e-15);
     st_scene_destroy(&s);
 }
+
+/* SOFA's NearestPointROI.scn shape: BoxROIs written before the
+ * NearestPointROI that reads their indices, in a node whose topology takes
+ * its edges from the NearestPointROI. The BoxROIs read the topology's edges
+ * at their init, which pulls the NearestPointROI before its turn (SOFA's
+ * lazy data links: it is initialised there), which pulls the BoxROIs again
+ * (a cycle, closed on their current values as SOFA's DDG does, with a
+ * warning). The final pairs use the boxes: b's point at x = 10 pairs with
+ * a's point 2, not with a's point 3 at x = 10 (outside box1). */
+Test(smooth_nearest, nearest_point_roi_read_before_its_turn)
+{
+    const char *xml =
+        "<Node name='root'>"
+        "<RequiredPlugin pluginName='Sofa.Component.Engine.Select'/>"
+        "<RequiredPlugin pluginName='Sofa.Component.Topology.Container.Dynamic'/>"
+        "<Node name='A'><MechanicalObject name='mo' position='0 0 0  1 0 0  2 0 0  10 0 0'/></Node>"
+        "<Node name='B'><MechanicalObject name='mo' position='0 0 0.1  1.2 0 0  10 0 0.2'/></Node>"
+        "<Node name='merge'>"
+        "<BoxROI name='box1' position='@../A/mo.position' box='-1 -1 -1 3 1 1'/>"
+        "<BoxROI name='box2' position='@../B/mo.position' box='-1 -1 -1 11 1 1'/>"
+        "<NearestPointROI name='np' object1='@../A/mo' object2='@../B/mo' radius='20'"
+        " inputIndices1='@box1.indices' inputIndices2='@box2.indices'/>"
+        "<EdgeSetTopologyContainer name='topo' edges='@np.edges'/>"
+        "</Node></Node>";
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    cr_assert(strstr(T.log, "their data links form a cycle"), "%s", T.log);
+    st_component *np = topo_get(s, "merge/np");
+    const unsigned i1[] = {0, 1, 2}, i2[] = {0, 1, 2}, e[] = {0, 1, 2, 3, 4, 5};
+    topo_assert_tuples(topo_arr(np, "indices1"), 1, i1, 3, "indices1");
+    topo_assert_tuples(topo_arr(np, "indices2"), 1, i2, 3, "indices2");
+    topo_assert_tuples(topo_arr(topo_get(s, "merge/topo"), "edges"), 2, e, 3, "topology edges");
+    cr_assert_float_eq(topo_arr(np, "distances")->r[2], sqrt(64.0 + 0.04), 1e-12);
+    st_scene_destroy(&s);
+}

@@ -10,6 +10,7 @@
  *   Vec1d    x                               vx
  *   Vec2d    x y                             vx vy
  *   Vec3d    x y z                           vx vy vz
+ *   Rigid2d  x y theta (angle, radians)      vx vy w
  *   Rigid3d  x y z qx qy qz qw (unit quat.)  vx vy vz wx wy wz (linear, then angular)
  *
  * Types are static data owned by the kernel (borrowed, valid for the
@@ -31,8 +32,8 @@ typedef struct st_state_type {
     size_t struct_size;
     const char *name;             /* SOFA's name: "Vec3d", "Rigid3d" */
     const char *const *aliases;   /* NULL-terminated other spellings ("Vec3", "Vec3Types") */
-    unsigned coord_size;          /* scalars per coordinate: 1, 2, 3, 7 */
-    unsigned deriv_size;          /* scalars per derivative: 1, 2, 3, 6 */
+    unsigned coord_size;          /* scalars per coordinate: 1, 2, 3, 3 (Rigid2d), 7 */
+    unsigned deriv_size;          /* scalars per derivative: 1, 2, 3, 3 (Rigid2d), 6 */
     unsigned spatial_size;        /* scalars of the position part: 1, 2, 3 */
     bool rigid;                   /* the coordinate carries an orientation */
     const double *identity;       /* one coordinate at the origin (coord_size scalars) */
@@ -49,6 +50,8 @@ ST_API extern const st_state_type st_vec1d_type;
 ST_API extern const st_state_type st_vec2d_type;
 ST_API extern const st_state_type st_vec3d_type;
 ST_API extern const st_state_type st_rigid3d_type;
+/* SOFA's Rigid2Types: a frame of the plane. */
+ST_API extern const st_state_type st_rigid2d_type;
 
 /* Every state type's name, NULL-terminated: a class working on any type
  * sets st_class.templates to it. */
