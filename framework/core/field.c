@@ -1089,10 +1089,13 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
             memcpy(d->p, a->p, scalars * ti->esize);
         return ST_OK;
     }
-    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1 && is_state_vec(sf->type)) {
-        /* A plain list of reals from a state vector (DisplacementTransformEngine
-         * x0="@Bones.rest_position" on Rigid3d frames): every value in order,
-         * as SOFA's copy through the text gives them. */
+    if (sw != dw && sf && f->type == ST_T_REALS && dw == 1 && is_state_vec(sf->type) &&
+        sw == 7) {
+        /* A plain list of reals from Rigid3d frames (DisplacementTransformEngine
+         * x0="@Bones.rest_position", a Rigid3 list in SOFA): every value in
+         * order, as SOFA's typed copy gives them. From Vec states the rule
+         * below applies (SOFA's genericCopyValueFrom into a real list: each
+         * point's first coordinate, as DataDisplay and MergeVectors read). */
         size_t scalars = a->n * sw;
         ST_TRY(array_resize(d, f->type, ti->esize, scalars, err));
         if (scalars)
