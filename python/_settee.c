@@ -2194,6 +2194,82 @@ static const stpy_api g_api = {
     .map = api_map,
 };
 
+/* ---- SOFA's AdvancedTimer (settee/timer.h), for SofaRuntime.Timer ---- */
+
+static PyObject *py_timer_set_enabled(PyObject *self, PyObject *args)
+{
+    const char *id;
+    int on;
+    if (!PyArg_ParseTuple(args, "sp", &id, &on))
+        return NULL;
+    st_timer_set_enabled(id, on != 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_timer_is_enabled(PyObject *self, PyObject *args)
+{
+    const char *id;
+    if (!PyArg_ParseTuple(args, "s", &id))
+        return NULL;
+    return PyBool_FromLong(st_timer_is_enabled(id));
+}
+
+/* timer_call(what, label[, value]): begin, end, step_begin, step_end, val_set. */
+static PyObject *py_timer_call(PyObject *self, PyObject *args)
+{
+    const char *what, *label;
+    double v = 0.0;
+    if (!PyArg_ParseTuple(args, "ss|d", &what, &label, &v))
+        return NULL;
+    if (!strcmp(what, "begin"))
+        st_timer_begin(label);
+    else if (!strcmp(what, "end"))
+        st_timer_end(label);
+    else if (!strcmp(what, "step_begin"))
+        st_timer_step_begin(label);
+    else if (!strcmp(what, "step_end"))
+        st_timer_step_end(label);
+    else if (!strcmp(what, "val_set"))
+        st_timer_val_set(label, v);
+    else {
+        PyErr_Format(PyExc_ValueError, "timer_call: unknown operation '%s'", what);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* timer_records(id) -> ([(type, label, seconds, value)], truncated); type:
+ * "begin", "end", "step_begin", "step_end", "val_set". */
+static PyObject *py_timer_records(PyObject *self, PyObject *args)
+{
+    static const char *const names[] = {"begin", "end", "step_begin", "step_end", "val_set"};
+    const char *id;
+    if (!PyArg_ParseTuple(args, "s", &id))
+        return NULL;
+    const st_timer_record *r;
+    size_t n;
+    bool truncated;
+    st_timer_records(id, &r, &n, &truncated);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *t = Py_BuildValue("(ssdd)", names[r[i].type], r[i].label, r[i].time, r[i].value);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    return Py_BuildValue("(NO)", list, truncated ? Py_True : Py_False);
+}
+
+static PyObject *py_timer_clear(PyObject *self, PyObject *args)
+{
+    st_timer_clear();
+    Py_RETURN_NONE;
+}
+
 /* ---- module ---- */
 
 #define FN(name, fn, flags, doc) {name, (PyCFunction)(void (*)(void))(fn), flags, doc}
@@ -2212,6 +2288,11 @@ static PyMethodDef methods[] = {
     FN("scene_restore", py_scene_restore, METH_VARARGS, "scene_restore(scene, path, tag) -> steps"),
     FN("detach_views", detach_views, METH_VARARGS, "detach every numpy view of a scene"),
     FN("load_plugin", py_load_plugin, METH_VARARGS, "load_plugin(name, scene=None)"),
+    FN("timer_set_enabled", py_timer_set_enabled, METH_VARARGS, "timer_set_enabled(id, on)"),
+    FN("timer_is_enabled", py_timer_is_enabled, METH_VARARGS, "timer_is_enabled(id)"),
+    FN("timer_call", py_timer_call, METH_VARARGS, "timer_call(what, label, value=0)"),
+    FN("timer_records", py_timer_records, METH_VARARGS, "timer_records(id) -> (records, truncated)"),
+    FN("timer_clear", py_timer_clear, METH_NOARGS, "st_timer_clear"),
     FN("plugin_paths", py_plugin_paths, METH_NOARGS, "the plugin search path"),
     FN("add_plugin_path", py_add_plugin_path, METH_VARARGS, "add_plugin_path(dir)"),
     FN("log", py_log, METH_VARARGS, "log(level, path, msg, scene=None)"),

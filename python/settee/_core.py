@@ -409,6 +409,14 @@ class Node(_Base):
     def __hash__(self):
         return hash(self._ref.address)
 
+    # `with root.addChild("meca") as meca:` (SofaPython3's nodes are context
+    # managers that only give themselves back)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
     # -- the graph --
     @property
     def children(self):
