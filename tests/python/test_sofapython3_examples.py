@@ -45,7 +45,15 @@ RUN = {
     "MessageHandler.py": "Sofa.Helper.MessageHandler",
     "ReadTheDocs_Example.py": "a rigid mass given as a ragged list, meshes from SOFA_DATA_PATH",
     "emptyForceField.py": "tolerance=\"10-3\" read as 10 with a warning, as SOFA reads it",
+    "advanced_timer.py": "SofaRuntime.Timer records of each step's Newton iterations",
+    "taskScheduler.py": "Sofa.Core.TaskScheduler, ParallelHexahedronFEMForceField",
+    "example-drawing-controller.py": "a controller with draw() (never called headless; our "
+                                     "own mesh/raptor_35kp.obj, SOFA's share/ has none)",
 }
+
+# A small mesh of our own under the name an example asks for and SOFA's
+# share/ lacks (example-drawing-controller.py: mesh/raptor_35kp.obj).
+OWN_MESH = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 1 2 4 3\n"
 
 # Examples that run once a text settee reads differently is changed: none
 # since the collection names (Sofa.GL.Component, Sofa.Component) load their
@@ -64,16 +72,16 @@ def data_path():
     return DEFAULT_DATA if os.path.isdir(DEFAULT_DATA.split(":")[0]) else ""
 
 
-def run(settee_bin, path, cwd):
+def run(settee_bin, path, cwd, extra_data=None):
     env = dict(os.environ)
-    env["SOFA_DATA_PATH"] = data_path()
+    env["SOFA_DATA_PATH"] = ":".join(p for p in (extra_data, data_path()) if p)
     env.setdefault("MPLBACKEND", "Agg")
     return subprocess.run([settee_bin, "run", path, "-n", "20"], capture_output=True, text=True,
                           timeout=300, cwd=cwd, env=env)
 
 
 @pytest.mark.parametrize("name", sorted(RUN))
-def test_example_runs(name, settee_bin):
+def test_example_runs(name, settee_bin, tmp_path):
     path = os.path.join(EXAMPLES, name)
     if not os.path.exists(path):
         pytest.skip("%s is not in this SofaPython3 checkout" % name)
@@ -83,9 +91,17 @@ def test_example_runs(name, settee_bin):
         pytest.importorskip("scipy")
     if (name.startswith("liver") or name == "ReadTheDocs_Example.py") and not data_path():
         pytest.skip("liver meshes: set SOFA_DATA_PATH to SOFA's share/ folder")
-    r = run(settee_bin, path, EXAMPLES)
+    (tmp_path / "mesh").mkdir()
+    (tmp_path / "mesh" / "raptor_35kp.obj").write_text(OWN_MESH)
+    r = run(settee_bin, path, EXAMPLES, str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert "20 steps" in r.stdout + r.stderr
+    if name == "advanced_timer.py":
+        # the controller printed the timer's records: 5 Newton iterations
+        # (the scene's maximum, not reached by its CG capped at 25) per step
+        its = re.findall(r"Newton iteration #(\d) took [0-9.]+ ms using (\d+) CG", r.stdout)
+        assert len(its) == 5 * 20 and {n for _, n in its} == {"25"}, r.stdout[-2000:]
+        assert r.stdout.count("Step took") == 20
 
 
 @pytest.mark.parametrize("name", sorted(PATCHED))
