@@ -1405,8 +1405,8 @@ static PyObject *py_system_matrix(PyObject *self, PyObject *args)
 static PyObject *py_component_matrix(PyObject *self, PyObject *args)
 {
     PyObject *o;
-    int which;
-    if (!PyArg_ParseTuple(args, "OC", &o, &which))
+    int which, wide = 0;
+    if (!PyArg_ParseTuple(args, "OC|p", &o, &which, &wide))
         return NULL;
     st_component *c = COMP_ARG(o);
     if (!c)
@@ -1448,8 +1448,10 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
     }
     st_csr csr;
     st_matrix_csr(m, &csr);
-    /* The rows and columns of this state: [doffset, doffset + n d). */
-    size_t lo = ms->doffset, n = ms->n * ms->type->deriv_size, hi = lo + n;
+    /* The rows and columns of this state: [doffset, doffset + n d); wide:
+     * the whole system's (a partial linear system's sum). */
+    size_t lo = wide ? 0 : ms->doffset;
+    size_t n = wide ? sys->size : ms->n * ms->type->deriv_size, hi = lo + n;
     size_t nnz = 0;
     for (size_t r = lo; r < hi && r < csr.n; r++)
         for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
@@ -2321,7 +2323,8 @@ static PyMethodDef methods[] = {
     FN("field_touch", py_field_touch, METH_VARARGS, "field_touch(obj, name)"),
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
     FN("component_matrix", py_component_matrix, METH_VARARGS,
-       "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
+       "component_matrix(obj, 'K' or 'M', wide=False) -> (n, indptr, indices, data) in the "
+       "state's DOFs (wide: the system's)"),
     FN("scene_init_added", py_scene_init_added, METH_O,
        "scene_init_added(scene): initialises the components added since init"),
     FN("observe_log", py_observe_log, METH_O,

@@ -857,9 +857,12 @@ class Object(_ComponentMixin, _Base):
     def A(self):
         """The matrix of the last linear system (scipy.sparse.csr_matrix; a
         dense numpy array for the FullMatrix templates)."""
-        n, indptr, indices, data, _b, _x, _f = self._linear("A")
+        n, indptr, indices, data, _b, _x, f = self._linear("A")
         import scipy.sparse
-        m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+        if self._partial_system():
+            m = self._partial_matrix(n, f)
+        else:
+            m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
         if "FullMatrix" in self._template_text():
             return m.toarray()
         return m
@@ -877,6 +880,41 @@ class Object(_ComponentMixin, _Base):
         return self._linear("x")[5]
 
     get_solution_vector = x
+
+    _SWITCHES = ("assembleMass", "assembleStiffness", "assembleDamping",
+                 "assembleGeometricStiffness", "applyProjectiveConstraints")
+
+    def _partial_system(self):
+        """A MatrixLinearSystem with a switch off: a system that observes the
+        step (SOFA's secondary systems of a CompositeLinearSystem)."""
+        return (self.getClassName() == "MatrixLinearSystem" and
+                not all(self._get_field(k) for k in self._SWITCHES))
+
+    def _partial_matrix(self, n, factors):
+        """mf M (assembleMass) + kf K (assembleStiffness) of the components
+        of the system, each its own contribution without projective
+        constraints (the kernel checked the switches at init)."""
+        import scipy.sparse
+        mf, _bf, kf = factors
+        m = scipy.sparse.csr_matrix((n, n))
+        parts = [("M", mf)] if self._get_field("assembleMass") else []
+        if self._get_field("assembleStiffness"):
+            parts.append(("K", kf))
+        todo = [self.getContext().getRoot()]
+        while todo:
+            node = todo.pop(0)
+            for o in node.objects:
+                if not isinstance(o, Object):
+                    continue
+                for which, factor in parts:
+                    try:
+                        k, ip, ix, dv = _st.component_matrix(o._ref, which, True)
+                    except Error:
+                        continue        # not a mass or force field of this system
+                    if k == n and factor != 0.0:
+                        m = m + factor * scipy.sparse.csr_matrix((dv, ix, ip), shape=(n, n))
+            todo.extend(node.children)
+        return m.tocsr()
 
     def _linear(self, what):
         r = _st.obj_roles(self._ref)
