@@ -1426,10 +1426,11 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
     }
     st_system *sys = ms->system;
     const st_forcefield_ops *ff = c->cls->forcefield;
-    if (which == 'K' && ff && ff->add_force) {
+    if (which == 'K' && ff && ff->add_force && !wide) {
         /* K is taken at the state of the last add_force (roles.h): compute
          * the forces of the current state first, into a scratch vector, as
-         * SOFA's addKToMatrix sees the current positions. */
+         * SOFA's addKToMatrix sees the current positions. wide (a linear
+         * system observer): the K of the last step, as the solver's. */
         double *f = calloc(sys->size_all ? sys->size_all : 1, sizeof *f);
         if (!f)
             return PyErr_NoMemory();
