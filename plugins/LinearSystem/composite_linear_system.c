@@ -1,10 +1,11 @@
 /* composite_linear_system.c - CompositeLinearSystem: SOFA's system that
  * hands every contribution to several linear systems and gives one of them
- * (solverLinearSystem) to the linear solver. settee's kernel assembles the
- * solver's whole system itself, so this component checks the links: the
- * solver's system must be a whole one (its switches at SOFA's defaults) and
- * among linearSystems; the others are observers (a MatrixLinearSystem with
- * parts switched off), whose A() SofaPython3 scripts read. */
+ * (solverLinearSystem, else the first of them) to the linear solver.
+ * settee's kernel assembles the solver's whole system itself, so this
+ * component checks the links: the solver's system must be a whole one (its
+ * switches at SOFA's defaults); the others are observers (a
+ * MatrixLinearSystem with parts switched off), whose A() SofaPython3
+ * scripts read. */
 #include "linear_system_common.h"
 
 extern const st_class matrix_linear_system_class;
@@ -25,27 +26,13 @@ static bool is_matrix_system(const st_component *c)
                  c->cls == &constant_sparsity_pattern_system_class);
 }
 
+/* SOFA's init: linearSystems gets solverLinearSystem when it lacks it; an
+ * unset solverLinearSystem is the first of linearSystems. */
 static st_status composite_init(st_component *self, st_error *err)
 {
     composite_system *s = (composite_system *)self;
     ST_TRY(linsys_require_true(self, "enableAssembly", s->enable_assembly, err));
-    if (!s->solver_system)
-        return st_component_error(self, "solverLinearSystem", err, ST_ELINK,
-                                  "no solverLinearSystem: the link to the system the linear "
-                                  "solver solves (one of linearSystems) is required");
-    if (!is_matrix_system(s->solver_system))
-        return st_component_error(self, "solverLinearSystem", err, ST_ELINK,
-                                  "%s is a %s, not a MatrixLinearSystem", s->solver_system->name,
-                                  s->solver_system->cls->name);
-    if (matrix_system_partial((const matrix_system *)s->solver_system))
-        return st_component_error(self, "solverLinearSystem", err, ST_ESCENE,
-                                  "%s has parts switched off: settee's linear solvers solve the "
-                                  "whole system, so the solver's system must keep SOFA's "
-                                  "defaults",
-                                  s->solver_system->name);
-    /* Every linearSystems entry is a MatrixLinearSystem; the solver's is
-     * among them. */
-    bool listed = false;
+    st_component *first = NULL;
     for (size_t k = 0; k < s->linear_systems.n; k++) {
         const char *p = s->linear_systems.s[k];
         st_component *c = NULL;
@@ -56,12 +43,27 @@ static st_status composite_init(st_component *self, st_error *err)
             return st_component_error(self, "linearSystems", err, ST_ELINK,
                                       "entry %zu ('%s') is not a link to a MatrixLinearSystem%s%s",
                                       k, p ? p : "", e.msg[0] ? ": " : "", e.msg);
-        listed = listed || c == s->solver_system;
+        if (!first)
+            first = c;
     }
-    if (!listed)
-        return st_component_error(self, "linearSystems", err, ST_ESCENE,
-                                  "solverLinearSystem %s is not among linearSystems",
-                                  s->solver_system->name);
+    st_component *solver = s->solver_system ? s->solver_system : first;
+    if (!solver) {
+        /* SOFA logs an error and the component does nothing. */
+        st_component_warn(self, "no linear system (linearSystems and solverLinearSystem are "
+                                "empty): it does nothing");
+        return ST_OK;
+    }
+    if (!is_matrix_system(solver))
+        return st_component_error(self, "solverLinearSystem", err, ST_ELINK,
+                                  "%s is a %s, not a MatrixLinearSystem", solver->name,
+                                  solver->cls->name);
+    if (matrix_system_partial((const matrix_system *)solver))
+        return st_component_error(self, s->solver_system ? "solverLinearSystem" : "linearSystems",
+                                  err, ST_ESCENE,
+                                  "the solver's system %s has parts switched off: settee's "
+                                  "linear solvers solve the whole system, so it must keep "
+                                  "SOFA's defaults",
+                                  solver->name);
     return ST_OK;
 }
 

@@ -48,6 +48,21 @@ static inline st_status matrix_system_check_partial(st_component *self, st_error
         return ST_OK;
     ST_TRY(linsys_require_true(self, "enableAssembly", s->enable_assembly, err));
     ST_TRY(linsys_require_true(self, "applyMappedComponents", s->apply_mapped, err));
+    const char *off = !s->assemble_mass               ? "assembleMass"
+                      : !s->assemble_stiffness        ? "assembleStiffness"
+                      : !s->assemble_damping          ? "assembleDamping"
+                      : !s->assemble_geometric_stiffness ? "assembleGeometricStiffness"
+                                                       : "applyProjectiveConstraints";
+    for (size_t i = 0; self->node && i < st_node_object_count(self->node); i++) {
+        const st_component *c = st_node_object(self->node, i);
+        if (c->cls->linsolver)
+            return st_component_error(self, off, err, ST_ESCENE,
+                                      "%s false: a system with parts switched off cannot serve "
+                                      "the linear solver %s of its node (settee's solvers "
+                                      "solve the whole system); put it in another node, as an "
+                                      "observer (SOFA's CompositeLinearSystem)",
+                                      off, c->name);
+    }
     if (s->apply_projective)
         return st_component_error(self, "applyProjectiveConstraints", err, ST_ESCENE,
                                   "a system with assembleMass, assembleStiffness, "
@@ -58,16 +73,6 @@ static inline st_status matrix_system_check_partial(st_component *self, st_error
         return st_component_error(self, "assembleGeometricStiffness", err, ST_ESCENE,
                                   "the geometric stiffness without the stiffness is not "
                                   "supported: set both false or both true");
-    for (size_t i = 0; self->node && i < st_node_object_count(self->node); i++) {
-        const st_component *c = st_node_object(self->node, i);
-        if (c->cls->linsolver)
-            return st_component_error(self, "assembleMass", err, ST_ESCENE,
-                                      "a system with parts switched off cannot serve the linear "
-                                      "solver %s of its node: settee's solvers solve the whole "
-                                      "system; put this one in another node (SOFA's "
-                                      "CompositeLinearSystem)",
-                                      c->name);
-    }
     return ST_OK;
 }
 

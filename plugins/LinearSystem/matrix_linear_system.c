@@ -23,7 +23,8 @@ const st_class matrix_linear_system_class = {
     .name = "MatrixLinearSystem",
     .category = "LinearSystem",
     .description = "Assembled linear system of an implicit step (settee's kernel assembles it "
-                   "for every assembled linear solver: accepted for SOFA scenes, no effect)",
+                   "for every assembled linear solver: accepted for SOFA scenes; with parts "
+                   "switched off, an observer whose matrix Python reads)",
     .instance_size = sizeof(matrix_system),
     .fields = fields,
     .init = matrix_linear_system_init,
