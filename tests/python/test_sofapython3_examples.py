@@ -47,6 +47,8 @@ RUN = {
     "emptyForceField.py": "tolerance=\"10-3\" read as 10 with a warning, as SOFA reads it",
     "advanced_timer.py": "SofaRuntime.Timer records of each step's Newton iterations",
     "taskScheduler.py": "Sofa.Core.TaskScheduler, ParallelHexahedronFEMForceField",
+    "access_mass_matrix.py": "a mass-only MatrixLinearSystem observer, CompositeLinearSystem, "
+                             "MeshMatrixMass.assembleMMatrix (needs matplotlib)",
     "example-drawing-controller.py": "a controller with draw() (never called headless; our "
                                      "own mesh/raptor_35kp.obj, SOFA's share/ has none)",
 }
@@ -85,7 +87,7 @@ def test_example_runs(name, settee_bin, tmp_path):
     path = os.path.join(EXAMPLES, name)
     if not os.path.exists(path):
         pytest.skip("%s is not in this SofaPython3 checkout" % name)
-    if name == "access_stiffness_matrix.py":
+    if name in ("access_stiffness_matrix.py", "access_mass_matrix.py"):
         pytest.importorskip("matplotlib")
     if name.startswith("access_"):
         pytest.importorskip("scipy")
@@ -102,6 +104,15 @@ def test_example_runs(name, settee_bin, tmp_path):
         its = re.findall(r"Newton iteration #(\d) took [0-9.]+ ms using (\d+) CG", r.stdout)
         assert len(its) == 5 * 20 and {n for _, n in its} == {"25"}, r.stdout[-2000:]
         assert r.stdout.count("Step took") == 20
+    if name == "access_mass_matrix.py":
+        # the global mass-only system is the two beams' masses times Euler's
+        # mass factor 1 + dt rayleighMass (dt 0.01, 0.1)
+        norms = dict(re.findall(r"Mass matrix (\S+)\n=+\n(?:.*\n){4}norm: ([0-9.e+-]+)",
+                                r.stdout))
+        m1, m2, glob = (float(norms[k]) for k in ("/Beam1/mass1", "/Beam2/mass2", "/matrices/M"))
+        assert m1 > 0 and abs(m1 - m2) < 1e-9 * m1
+        assert abs(glob - 1.001 * (m1 * m1 + m2 * m2) ** 0.5) < 1e-9 * glob
+        assert "shape: (1920, 1920)" in r.stdout and "shape: (960, 960)" in r.stdout
 
 
 @pytest.mark.parametrize("name", sorted(PATCHED))
