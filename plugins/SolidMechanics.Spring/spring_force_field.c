@@ -282,7 +282,7 @@ static const st_field sff_fields[] = {SPRING_FF_FIELDS, ST_FIELD_END};
 
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
 
-static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", NULL};
+static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
 
 const st_class spring_force_field_class = {
     .struct_size = sizeof(st_class),
