@@ -33,8 +33,9 @@ static inline st_status matrix_system_check(st_component *self, st_error *err)
  * other systems, access_mass_matrix.py's mass-only system) switch parts
  * off. settee's linear solvers always solve the kernel's whole system, so a
  * system with a switch off is an observer: SofaPython3's A() assembles its
- * parts (mass, stiffness) without projective constraints. It may serve no
- * linear solver: one in its node would take it, an error. */
+ * parts (mass, stiffness) without projective constraints (the geometric
+ * stiffness of mappings is not available there: A() says so). It may serve
+ * no linear solver: one in its node would take it, an error. */
 static inline bool matrix_system_partial(const matrix_system *s)
 {
     return !(s->assemble_stiffness && s->assemble_mass && s->assemble_damping &&
@@ -69,10 +70,6 @@ static inline st_status matrix_system_check_partial(st_component *self, st_error
                                   "assembleDamping or assembleGeometricStiffness false is an "
                                   "observer in settee (its linear solver solves the whole "
                                   "system); it needs applyProjectiveConstraints false");
-    if (s->assemble_geometric_stiffness && !s->assemble_stiffness)
-        return st_component_error(self, "assembleGeometricStiffness", err, ST_ESCENE,
-                                  "the geometric stiffness without the stiffness is not "
-                                  "supported: set both false or both true");
     return ST_OK;
 }
 

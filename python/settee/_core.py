@@ -896,6 +896,10 @@ class Object(_ComponentMixin, _Base):
         constraints (the kernel checked the switches at init)."""
         import scipy.sparse
         mf, _bf, kf = factors
+        if self._get_field("assembleGeometricStiffness"):
+            raise Error("%s: assembleGeometricStiffness: the geometric stiffness of mappings "
+                        "is not available in settee's observer systems (set it false; the "
+                        "solver's own system includes it)" % self._describe())
         m = scipy.sparse.csr_matrix((n, n))
         parts = [("M", mf)] if self._get_field("assembleMass") else []
         if self._get_field("assembleStiffness"):
