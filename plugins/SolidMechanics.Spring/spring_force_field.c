@@ -293,6 +293,7 @@ const st_class spring_force_field_class = {
     .instance_size = sizeof(spring_ff),
     .fields = sff_fields,
     .init = sff_init,
+    .reinit = sff_init, /* SOFA's reinit reads the springs again (SofaPython3's removeSpring) */
     .cleanup = spring_ff_cleanup,
     .forcefield = &spring_ff_ops,
     .templates = sff_templates,

@@ -813,7 +813,62 @@ class _ComponentMixin:
         _st.obj_reinit(self._ref)
 
 
-class Object(_ComponentMixin, _Base):
+class _SpringMethods:
+    """SofaPython3's SofaDeformable methods of a SpringForceField: the
+    springs as LinearSpring values, changed through the `spring` field and
+    the component's reinit (the springs are read again)."""
+
+    _SPRING_CLASSES = ("SpringForceField", "StiffSpringForceField", "ParallelSpringForceField")
+
+    def _springs_owner(self, what):
+        if self.getClassName() not in self._SPRING_CLASSES:
+            raise AttributeError("%s has no %s (a SpringForceField method)"
+                                 % (self._describe(), what))
+
+    def getSprings(self):
+        self._springs_owner("getSprings")
+        from Sofa.SofaDeformable import LinearSpring
+        get = self._get_field
+        i1, i2 = get("springsIndices1"), get("springsIndices2")
+        ks, kd, l0 = get("stiffness"), get("damping"), get("lengths")
+        eo, en = get("elongationOnly"), get("enabled")
+        return [LinearSpring(i1[k], i2[k], ks[k], kd[k], l0[k], bool(eo[k]), bool(en[k]))
+                for k in range(len(i1))]
+
+    def _set_springs(self, springs):
+        rows = " ".join("%d %d %.17g %.17g %.17g" % (s.index1, s.index2, s.springStiffness,
+                                                      s.dampingFactor, s.restLength)
+                        for s in springs)
+        self._set_field("spring", rows)
+        if self._ref.scene.initialised:
+            self.reinit()
+
+    def removeSpring(self, index):
+        springs = self.getSprings()
+        if not 0 <= int(index) < len(springs):
+            raise IndexError("%s: no spring %d (it has %d)" % (self._describe(), int(index),
+                                                            len(springs)))
+        del springs[int(index)]
+        self._set_springs(springs)
+
+    def removeSprings(self, indices):
+        drop = {int(i) for i in indices}
+        self._set_springs([s for k, s in enumerate(self.getSprings()) if k not in drop])
+
+    def addSpring(self, *args):
+        from Sofa.SofaDeformable import LinearSpring
+        sp = args[0] if len(args) == 1 else LinearSpring(*args)
+        self._set_springs(self.getSprings() + [sp])
+
+    def addSprings(self, springs):
+        self._set_springs(self.getSprings() + list(springs))
+
+    def clear(self, reserve=0):
+        self._springs_owner("clear")
+        self._set_springs([])
+
+
+class Object(_SpringMethods, _ComponentMixin, _Base):
     """A component implemented in C (SofaPython3's Sofa.Core.Object)."""
 
     def __init__(self, *a, **k):

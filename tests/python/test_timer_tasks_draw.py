@@ -221,8 +221,3 @@ def test_headless_draw_records_the_primitives():
         vp.getDrawTool().drawTriangles([[0, 0, 0]], [[0, 1, 2]], RGBAColor("red"))
 
 
-def test_spring_bindings_module():
-    from Sofa import SofaDeformable
-    s = SofaDeformable.LinearSpring(0, 1, 10.0, 0.5, 2.0)
-    assert (s.index1, s.index2, s.springStiffness, s.dampingFactor, s.restLength) == \
-        (0, 1, 10.0, 0.5, 2.0)
