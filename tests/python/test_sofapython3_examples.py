@@ -133,3 +133,30 @@ def test_example_runs_patched(name, settee_bin, tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert "20 steps" in r.stdout + r.stderr
     assert "APPLY-J " in r.stdout    # the Python mapping's methods were called
+
+
+def test_drawing_controller_draws_headless(tmp_path, monkeypatch):
+    """example-drawing-controller.py's draw(), called by Sofa.SofaGL.draw:
+    every primitive it asks for is accepted and recorded."""
+    import importlib.util
+    import Sofa.Core
+    import Sofa.Simulation
+    import Sofa.SofaGL
+    path = os.path.join(EXAMPLES, "example-drawing-controller.py")
+    if not os.path.exists(path):
+        pytest.skip("not in this SofaPython3 checkout")
+    (tmp_path / "mesh").mkdir()
+    (tmp_path / "mesh" / "raptor_35kp.obj").write_text(OWN_MESH)
+    monkeypatch.setenv("SOFA_DATA_PATH", str(tmp_path))
+    spec = importlib.util.spec_from_file_location("drawing_example", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    root = Sofa.Core.Node("root")
+    mod.createScene(root)
+    Sofa.Simulation.init(root)
+    calls = Sofa.SofaGL.draw(root).getDrawTool().calls
+    assert [k for k, _ in calls] == ["points", "triangles", "quads", "frames", "points", "points",
+                                     "lines", "frames", "text", "overlaytext"]
+    assert calls[0][1]["points"].shape == (4, 3)          # our mesh's 4 vertices
+    assert calls[3][1]["points"].shape == (10, 3)         # the 10 rigid frames
+    Sofa.Simulation.unload(root)
