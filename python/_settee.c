@@ -1405,8 +1405,8 @@ static PyObject *py_system_matrix(PyObject *self, PyObject *args)
 static PyObject *py_component_matrix(PyObject *self, PyObject *args)
 {
     PyObject *o;
-    int which;
-    if (!PyArg_ParseTuple(args, "OC", &o, &which))
+    int which, wide = 0;
+    if (!PyArg_ParseTuple(args, "OC|p", &o, &which, &wide))
         return NULL;
     st_component *c = COMP_ARG(o);
     if (!c)
@@ -1426,10 +1426,11 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
     }
     st_system *sys = ms->system;
     const st_forcefield_ops *ff = c->cls->forcefield;
-    if (which == 'K' && ff && ff->add_force) {
+    if (which == 'K' && ff && ff->add_force && !wide) {
         /* K is taken at the state of the last add_force (roles.h): compute
          * the forces of the current state first, into a scratch vector, as
-         * SOFA's addKToMatrix sees the current positions. */
+         * SOFA's addKToMatrix sees the current positions. wide (a linear
+         * system observer): the K of the last step, as the solver's. */
         double *f = calloc(sys->size_all ? sys->size_all : 1, sizeof *f);
         if (!f)
             return PyErr_NoMemory();
@@ -1448,8 +1449,10 @@ static PyObject *py_component_matrix(PyObject *self, PyObject *args)
     }
     st_csr csr;
     st_matrix_csr(m, &csr);
-    /* The rows and columns of this state: [doffset, doffset + n d). */
-    size_t lo = ms->doffset, n = ms->n * ms->type->deriv_size, hi = lo + n;
+    /* The rows and columns of this state: [doffset, doffset + n d); wide:
+     * the whole system's (a partial linear system's sum). */
+    size_t lo = wide ? 0 : ms->doffset;
+    size_t n = wide ? sys->size : ms->n * ms->type->deriv_size, hi = lo + n;
     size_t nnz = 0;
     for (size_t r = lo; r < hi && r < csr.n; r++)
         for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
@@ -2194,6 +2197,82 @@ static const stpy_api g_api = {
     .map = api_map,
 };
 
+/* ---- SOFA's AdvancedTimer (settee/timer.h), for SofaRuntime.Timer ---- */
+
+static PyObject *py_timer_set_enabled(PyObject *self, PyObject *args)
+{
+    const char *id;
+    int on;
+    if (!PyArg_ParseTuple(args, "sp", &id, &on))
+        return NULL;
+    st_timer_set_enabled(id, on != 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_timer_is_enabled(PyObject *self, PyObject *args)
+{
+    const char *id;
+    if (!PyArg_ParseTuple(args, "s", &id))
+        return NULL;
+    return PyBool_FromLong(st_timer_is_enabled(id));
+}
+
+/* timer_call(what, label[, value]): begin, end, step_begin, step_end, val_set. */
+static PyObject *py_timer_call(PyObject *self, PyObject *args)
+{
+    const char *what, *label;
+    double v = 0.0;
+    if (!PyArg_ParseTuple(args, "ss|d", &what, &label, &v))
+        return NULL;
+    if (!strcmp(what, "begin"))
+        st_timer_begin(label);
+    else if (!strcmp(what, "end"))
+        st_timer_end(label);
+    else if (!strcmp(what, "step_begin"))
+        st_timer_step_begin(label);
+    else if (!strcmp(what, "step_end"))
+        st_timer_step_end(label);
+    else if (!strcmp(what, "val_set"))
+        st_timer_val_set(label, v);
+    else {
+        PyErr_Format(PyExc_ValueError, "timer_call: unknown operation '%s'", what);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* timer_records(id) -> ([(type, label, seconds, value)], truncated); type:
+ * "begin", "end", "step_begin", "step_end", "val_set". */
+static PyObject *py_timer_records(PyObject *self, PyObject *args)
+{
+    static const char *const names[] = {"begin", "end", "step_begin", "step_end", "val_set"};
+    const char *id;
+    if (!PyArg_ParseTuple(args, "s", &id))
+        return NULL;
+    const st_timer_record *r;
+    size_t n;
+    bool truncated;
+    st_timer_records(id, &r, &n, &truncated);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *t = Py_BuildValue("(ssdd)", names[r[i].type], r[i].label, r[i].time, r[i].value);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    return Py_BuildValue("(NO)", list, truncated ? Py_True : Py_False);
+}
+
+static PyObject *py_timer_clear(PyObject *self, PyObject *args)
+{
+    st_timer_clear();
+    Py_RETURN_NONE;
+}
+
 /* ---- module ---- */
 
 #define FN(name, fn, flags, doc) {name, (PyCFunction)(void (*)(void))(fn), flags, doc}
@@ -2212,6 +2291,11 @@ static PyMethodDef methods[] = {
     FN("scene_restore", py_scene_restore, METH_VARARGS, "scene_restore(scene, path, tag) -> steps"),
     FN("detach_views", detach_views, METH_VARARGS, "detach every numpy view of a scene"),
     FN("load_plugin", py_load_plugin, METH_VARARGS, "load_plugin(name, scene=None)"),
+    FN("timer_set_enabled", py_timer_set_enabled, METH_VARARGS, "timer_set_enabled(id, on)"),
+    FN("timer_is_enabled", py_timer_is_enabled, METH_VARARGS, "timer_is_enabled(id)"),
+    FN("timer_call", py_timer_call, METH_VARARGS, "timer_call(what, label, value=0)"),
+    FN("timer_records", py_timer_records, METH_VARARGS, "timer_records(id) -> (records, truncated)"),
+    FN("timer_clear", py_timer_clear, METH_NOARGS, "st_timer_clear"),
     FN("plugin_paths", py_plugin_paths, METH_NOARGS, "the plugin search path"),
     FN("add_plugin_path", py_add_plugin_path, METH_VARARGS, "add_plugin_path(dir)"),
     FN("log", py_log, METH_VARARGS, "log(level, path, msg, scene=None)"),
@@ -2240,7 +2324,8 @@ static PyMethodDef methods[] = {
     FN("field_touch", py_field_touch, METH_VARARGS, "field_touch(obj, name)"),
     FN("find_file", py_find_file, METH_VARARGS, "find_file(obj, field, name)"),
     FN("component_matrix", py_component_matrix, METH_VARARGS,
-       "component_matrix(obj, 'K' or 'M') -> (n, indptr, indices, data) in the state's DOFs"),
+       "component_matrix(obj, 'K' or 'M', wide=False) -> (n, indptr, indices, data) in the "
+       "state's DOFs (wide: the system's)"),
     FN("scene_init_added", py_scene_init_added, METH_O,
        "scene_init_added(scene): initialises the components added since init"),
     FN("observe_log", py_observe_log, METH_O,

@@ -4,6 +4,7 @@
  * solvers met first going down from the root, projection and mapping
  * propagation, externalForce cleared, time advanced, end event). A step
  * never allocates. */
+#include <stdio.h>
 #include <string.h>
 
 #include "builtin/builtin.h"
@@ -142,9 +143,14 @@ st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
         sys->mp.dt = dt;
         sys->mp.time = n->time;
         memcpy(sys->mp.gravity, n->gravity, sizeof n->gravity);
+        char label[ST_TIMER_LABEL_MAX] = "";
+        if (st_timer_active()) /* SOFA's SolveVisitor timer: "Mechanical (node)" */
+            snprintf(label, sizeof label, "Mechanical (%s)", n->name);
+        st_timer_step_begin(label);
         double t0 = st_time_now();
         st_status rc = c->cls->odesolver->solve(c, sys, dt, err);
         sys->time_step += st_time_now() - t0;
+        st_timer_step_end(label);
         if (rc != ST_OK) {
             char path[256];
             st_component_path(c, path, sizeof path);
@@ -217,7 +223,10 @@ static st_status default_loop_step(st_component *self, st_node *root, double dt,
     ST_TRY(st__loop_update_inputs(&((default_loop *)self)->links, root, err));
     ST_TRY(st__loop_compute_collision(root, err));
     ST_TRY(st__loop_isolated_forces(root, err));
-    ST_TRY(st__loop_solve_node(s, root, dt, err));
+    st_timer_step_begin("solve"); /* SOFA's DefaultAnimationLoop timer */
+    st_status rc = st__loop_solve_node(s, root, dt, err);
+    st_timer_step_end("solve");
+    ST_TRY(rc);
 
     st__loop_end_step(root, t0, dt);
     return ST_OK;

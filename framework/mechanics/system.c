@@ -799,9 +799,11 @@ static void compute_force(st_system *sys, double *f, const double *x, const doub
 
 void st_system_compute_force(st_system *sys, double *f, const double *x, const double *v)
 {
+    st_timer_step_begin("ComputeForce"); /* SOFA's timer labels */
     double t0 = st_time_now();
     compute_force(sys, f, x, v);
     sys->time_force += st_time_now() - t0;
+    st_timer_step_end("ComputeForce");
 }
 
 void st_system_apply_jt(st_system *sys, double *vec)
@@ -1122,7 +1124,9 @@ st_status st_linsolver_set_system(st_component *ls, st_system *sys, double mf, d
     s->ls_mf = mf;
     s->ls_bf = bf;
     s->ls_kf = kf;
+    st_timer_step_begin("MBKBuild");
     st_status st = ls->cls->linsolver->set_system(ls, sys, mf, bf, kf, err);
+    st_timer_step_end("MBKBuild");
     /* Assembly is counted apart (st_matrix_assemble). */
     sys->time_factor += st_time_now() - t0 - (sys->time_assembly - a0);
     return st;
@@ -1150,9 +1154,11 @@ st_status st_linsolver_solve(st_component *ls, st_system *sys, double *x, const 
     bool keep = s->ls_n == n && n > 0;
     if (keep)
         memcpy(s->ls_b, b, n * sizeof *b);
+    st_timer_step_begin("MBKSolve");
     double t0 = st_time_now();
     st_status st = ls->cls->linsolver->solve(ls, sys, x, b, err);
     sys->time_linsolve += st_time_now() - t0;
+    st_timer_step_end("MBKSolve");
     if (keep)
         memcpy(s->ls_x, x, n * sizeof *x);
     s->ls_solved = keep && st == ST_OK;

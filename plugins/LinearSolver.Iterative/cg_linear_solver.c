@@ -223,6 +223,7 @@ static st_status cg_solve(st_component *self, st_system *sys, double *x, const d
         }
     }
     s->nb_iterations = done;
+    st_timer_val_set("CG iterations", (double)done); /* SOFA's timer label */
     s->time_step_count++;
     if (!isfinite(s->residual))
         return st_component_solver_failure(self, err,

@@ -7,11 +7,15 @@
 
 extern const st_class matrix_linear_system_class;
 extern const st_class constant_sparsity_pattern_system_class;
+extern const st_class composite_linear_system_class;
+extern const st_class matrix_projection_method_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &matrix_linear_system_class, err));
     ST_TRY(st_registry_add(r, &constant_sparsity_pattern_system_class, err));
+    ST_TRY(st_registry_add(r, &composite_linear_system_class, err));
+    ST_TRY(st_registry_add(r, &matrix_projection_method_class, err));
     return ST_OK;
 }
 

@@ -29,6 +29,7 @@ typedef struct mt_elem_tail {
     size_t estride;
     unsigned long revision;
     bool checked;          /* false: compare at the next add_force */
+    bool follows;          /* the thread count is settee's: checked at each add_force */
     /* The current run. */
     st_component *self;
     const double *in;    /* positions (add_force) or dx (add_dforce), the state's slice */
@@ -172,6 +173,13 @@ static void elem_add_force(st_component *self, const st_mparams *mp, double *f, 
                            const double *v)
 {
     mt_elem_tail *t = tail_of(self);
+    if (t->follows && mt_settee_threads() != mt_pool_threads(t->pool)) {
+        /* TaskScheduler.init(n) changed settee's count between steps; a pool
+         * that cannot be had leaves the sequential loop (pool NULL). */
+        st_error err = {0};
+        if (mt_pool_ensure(&t->pool, mt_settee_threads(), &err) != ST_OK)
+            st_component_warn(self, "%s: running sequentially", err.msg);
+    }
     if (!ready(t, self, true)) {
         t->ops->base->forcefield->add_force(self, mp, f, x, v);
         return;
@@ -228,7 +236,7 @@ static st_status elem_init(st_component *self, st_error *err)
     t->checked = false; /* init rebuilds the elements */
     ST_TRY(t->ops->base->init(self, err));
     unsigned n;
-    ST_TRY(mt_thread_count(self, &t->u, &n, err));
+    ST_TRY(mt_thread_count(self, &t->u, &n, &t->follows, err));
     ST_TRY(mt_pool_ensure(&t->pool, n, err));
     /* buffers and adjacency now, so that the steps allocate nothing (a
      * topological change rebuilds them at the next add_force) */

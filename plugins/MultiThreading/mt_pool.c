@@ -149,7 +149,7 @@ unsigned mt_resolve_threads(int v)
 /* settee's own count: SETTEE_THREADS (which `settee run --threads N`
  * sets), else 1; a malformed value counts as 1, as the plugin loader
  * reads it. */
-static unsigned settee_threads(void)
+unsigned mt_settee_threads(void)
 {
     const char *env = getenv("SETTEE_THREADS");
     if (!env || !*env)
@@ -184,17 +184,21 @@ static const mt_settings *find_settings(const st_node *n)
     return NULL;
 }
 
-st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, st_error *err)
+st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, bool *follows,
+                          st_error *err)
 {
     if (!known_scheduler(u->scheduler_type))
         return st_component_error(self, "taskSchedulerType", err, ST_ESCENE,
                                   "unknown task scheduler type '%s': expected _default or std",
                                   u->scheduler_type);
     const mt_settings *g = self->node ? find_settings(st_node_root(self->node)) : NULL;
+    const bool own = (g && g->u.nb_threads != 0) || u->nb_threads != 0;
+    if (follows)
+        *follows = !own;
     if (g && g->u.nb_threads != 0)
         *out = mt_resolve_threads(g->u.nb_threads);
     else
-        *out = u->nb_threads != 0 ? mt_resolve_threads(u->nb_threads) : settee_threads();
+        *out = u->nb_threads != 0 ? mt_resolve_threads(u->nb_threads) : mt_settee_threads();
     return ST_OK;
 }
 

@@ -63,9 +63,14 @@ typedef struct mt_settings {
 /* The thread count of component self with the fields u: a
  * TaskSchedulerSettings of the scene with nbThreads != 0 first, then the
  * component's own nbThreads != 0, then settee's (`settee run --threads N`,
- * SETTEE_THREADS), then 1. An unknown taskSchedulerType is an error. */
-st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out,
+ * SETTEE_THREADS), then 1. An unknown taskSchedulerType is an error.
+ * *follows (when not NULL): true when the count is settee's, which may
+ * change while the scene runs (SofaPython3's TaskScheduler.init(n) sets
+ * SETTEE_THREADS, as SOFA's re-initialises its main task scheduler). */
+st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, bool *follows,
                           st_error *err) ST_WARN_UNUSED;
+/* settee's count now: SETTEE_THREADS, else 1. */
+unsigned mt_settee_threads(void);
 /* n threads for a nbThreads value v != 0 (v < 0: the cores minus -v, at
  * least 1). */
 unsigned mt_resolve_threads(int v);

@@ -55,7 +55,7 @@ static st_status par_cg_init(st_component *self, st_error *err)
     cg_tail *t = tail_of(self);
     ST_TRY(cg_linear_solver_class.init(self, err));
     unsigned n;
-    ST_TRY(mt_thread_count(self, &t->u, &n, err));
+    ST_TRY(mt_thread_count(self, &t->u, &n, NULL, err));
     return mt_pool_ensure(&t->pool, n, err);
 }
 

@@ -9,7 +9,7 @@ static st_status tss_init(st_component *self, st_error *err)
     mt_settings *s = (mt_settings *)self;
     unsigned n;
     /* checks taskSchedulerType */
-    return mt_thread_count(self, &s->u, &n, err);
+    return mt_thread_count(self, &s->u, &n, NULL, err);
 }
 
 static const st_field tss_fields[] = {MT_USER_FIELDS(mt_settings, u), ST_FIELD_END};

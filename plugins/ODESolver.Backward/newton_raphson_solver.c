@@ -2,6 +2,7 @@
  * iterations (thresholds, line search, status, residual graph), and the
  * iterations on a generic equation (newton_solve, used by StaticSolver and
  * BDFOdeSolver). */
+#include <math.h>
 #include <string.h>
 
 #include "newton_raphson.h"
@@ -108,6 +109,8 @@ st_status newton_solve(const st_component *self, const newton_params *p,
     const double abs_res2 = p->abs_residual * p->abs_residual;
     if (p->abs_residual > 0.0 && r0 <= abs_res2) {
         put_status(status, "ConvergedEquilibrium");
+        st_timer_val_set("nb_iterations", 0.0);
+        st_timer_val_set("residual", sqrt(r0));
         return ST_OK;
     }
     const double rel_succ2 = p->rel_successive * p->rel_successive;
@@ -119,6 +122,7 @@ st_status newton_solve(const st_component *self, const newton_params *p,
     bool converged = false;
     unsigned k = 0;
     for (; k < p->max_it && !converged; k++) {
+        st_timer_step_begin("NewtonStep"); /* SOFA's timer labels */
         const double prev = rn;
         const double xprev2 = p->rel_estimate > 0.0 ? f->squared_guess(f->ctx) : 0.0;
         ST_TRY(f->solve_linear(f->ctx, err));
@@ -177,7 +181,10 @@ st_status newton_solve(const st_component *self, const newton_params *p,
             else
                 st_component_warn(self, "Line search failed at Newton iteration %u.", k);
         }
+        st_timer_step_end("NewtonStep");
     }
+    st_timer_val_set("nb_iterations", (double)k);
+    st_timer_val_set("residual", sqrt(rn));
     if (!converged) {
         if (p->warn_diverge)
             st_component_warn(self,

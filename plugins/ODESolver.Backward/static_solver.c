@@ -205,7 +205,10 @@ static st_status ss_solve(st_component *self, st_system *sys, double dt, st_erro
     static_eq e = {s, sys};
     const newton_function f = {&e, eq_evaluate, eq_solve_linear, eq_update, eq_norm_dx,
                                eq_norm_guess};
-    ST_TRY(newton_solve(self, p, &f, status, s->nr ? &s->nr->residual_graph : NULL, err));
+    st_timer_step_begin("StaticSolver::Solve");
+    st_status rc = newton_solve(self, p, &f, status, s->nr ? &s->nr->residual_graph : NULL, err);
+    st_timer_step_end("StaticSolver::Solve");
+    ST_TRY(rc);
     /* updateStateWhenDiverged = false puts back the state the solve started
      * from. (settee's reading of the field: some SOFA
      * versions declare it but never read it.) */

@@ -282,7 +282,7 @@ static const st_field sff_fields[] = {SPRING_FF_FIELDS, ST_FIELD_END};
 
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
 
-static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", NULL};
+static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
 
 const st_class spring_force_field_class = {
     .struct_size = sizeof(st_class),
@@ -293,6 +293,7 @@ const st_class spring_force_field_class = {
     .instance_size = sizeof(spring_ff),
     .fields = sff_fields,
     .init = sff_init,
+    .reinit = sff_init, /* SOFA's reinit reads the springs again (SofaPython3's removeSpring) */
     .cleanup = spring_ff_cleanup,
     .forcefield = &spring_ff_ops,
     .templates = sff_templates,

@@ -10,7 +10,7 @@
  *   factors and rebuilt with SOFA's operations where used, see springs.h;
  *   F includes the damping part as in SOFA); an inactive spring has J = 0.
  * Vec1d and Vec2d states (D = 1, 2) run the same arithmetic with the
- * missing components zero, so that a chain along one or two axes moves
+ * missing components zero (Rigid3d: on the frames' origins, no torque), so that a chain along one or two axes moves
  * exactly as the Vec3d chain restricted to them. Vec3d keeps its own copy
  * of the force, dforce and matrix loops on purpose: GCC vectorises those and
  * not the generic D loop (a CG step of bench_implicit was 15-20% slower
@@ -202,23 +202,34 @@ void springs_free(spring_set *set)
     memset(set, 0, sizeof *set);
 }
 
-/* Point i of a D-component array as 3 values: in place for D = 3 (the
- * Vec3d loops stay as before, vectorised), else zero-padded into buf. */
-static inline const double *pt3(const double *a, size_t i, unsigned D, double buf[3])
+/* The components a spring acts on for a state of D derivative scalars per
+ * point: all of Vec1d, Vec2d, Vec3d; the translation of Rigid3d (D = 6),
+ * as SOFA's SpringForceField<Rigid3> (its springs join the frames' origins
+ * and apply no torque). */
+static inline unsigned used_of(unsigned D) { return D < 3 ? D : 3; }
+
+/* Point i of an array of `stride` scalars per point, its first U (<= 3)
+ * components as 3 values: in place for stride 3, else zero-padded into
+ * buf. */
+static inline const double *pt3(const double *a, size_t i, unsigned stride, unsigned U,
+                                double buf[3])
 {
-    if (D == 3)
+    if (stride == 3)
         return a + 3 * i;
-    buf[0] = a[D * i];
-    buf[1] = D > 1 ? a[D * i + 1] : 0.0;
-    buf[2] = 0.0;
+    const double *q = a + (size_t)stride * i;
+    buf[0] = q[0];
+    buf[1] = U > 1 ? q[1] : 0.0;
+    buf[2] = U > 2 ? q[2] : 0.0;
     return buf;
 }
 
-/* The loop for D components per point (Vec1d, Vec2d; Vec3d for the matrix). */
+/* The loop for D derivative scalars per point (Vec1d, Vec2d, Rigid3d: C
+ * coordinate scalars). */
 static void
 springs_add_force_d(spring_set *set, double *f, const double *x, const double *v,
                     const unsigned D)
 {
+    const unsigned C = set->ms1->type->coord_size, U = used_of(D);
     double *f1 = st_slice(f, set->ms1), *f2 = st_slice(f, set->ms2);
     const double *x1 = st_slice_x(x, set->ms1), *x2 = st_slice_x(x, set->ms2);
     const double *v1 = st_slice(v, set->ms1), *v2 = st_slice(v, set->ms2);
@@ -227,7 +238,7 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
         const spring *s = &set->s[i];
         double *J = set->jac[i];
         double ba[3], bb[3];
-        const double *pa = pt3(x1, s->m1, D, ba), *pb = pt3(x2, s->m2, D, bb);
+        const double *pa = pt3(x1, s->m1, C, U, ba), *pb = pt3(x2, s->m2, C, U, bb);
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
@@ -237,15 +248,15 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
         double inv = 1.0 / d;
         u[0] *= inv, u[1] *= inv, u[2] *= inv;
         double elong = d - s->l0;
-        const double *va = pt3(v1, s->m1, D, ba), *vb = pt3(v2, s->m2, D, bb);
+        const double *va = pt3(v1, s->m1, D, U, ba), *vb = pt3(v2, s->m2, D, U, bb);
         double rv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
         double elong_v = u[0] * rv[0] + u[1] * rv[1] + u[2] * rv[2];
         double F = s->ks * elong + s->kd * elong_v;
         double fo[3] = {u[0] * F, u[1] * F, u[2] * F};
         double *fa = f1 + D * s->m1, *fb = f2 + D * s->m2;
-        for (unsigned j = 0; j < D; j++)
+        for (unsigned j = 0; j < U; j++)
             fa[j] += fo[j];
-        for (unsigned j = 0; j < D; j++)
+        for (unsigned j = 0; j < U; j++)
             fb[j] += -fo[j];
         double tgt = F * inv;
         springs_cache(J, s->ks - tgt, u, tgt);
@@ -326,11 +337,12 @@ void springs_add_force(spring_set *set, double *f, const double *x, const double
         springs_add_force_d(set, f, x, v, set->ms1->type->deriv_size);
 }
 
-/* The loop for D components per point (Vec1d, Vec2d; Vec3d for the matrix). */
+/* The loop for D derivative scalars per point (Vec1d, Vec2d, Rigid3d). */
 static void
 springs_add_dforce_d(spring_set *set, double *df, const double *dx, double kfactor,
                      const unsigned D)
 {
+    const unsigned U = used_of(D);
     double *df1 = st_slice(df, set->ms1), *df2 = st_slice(df, set->ms2);
     const double *dx1 = st_slice(dx, set->ms1), *dx2 = st_slice(dx, set->ms2);
     for (size_t i = 0; i < set->n; i++) {
@@ -338,15 +350,15 @@ springs_add_dforce_d(spring_set *set, double *df, const double *dx, double kfact
         double J[9];
         springs_jacobian(set->jac[i], J);
         double ba[3], bb[3];
-        const double *a = pt3(dx1, m1, D, ba), *b = pt3(dx2, m2, D, bb);
+        const double *a = pt3(dx1, m1, D, U, ba), *b = pt3(dx2, m2, D, U, bb);
         double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         double r[3];
         for (int j = 0; j < 3; j++)
             r[j] = (J[3 * j] * d[0] + J[3 * j + 1] * d[1] + J[3 * j + 2] * d[2]) * kfactor;
         double *fa = df1 + D * m1, *fb = df2 + D * m2;
-        for (unsigned j = 0; j < D; j++)
+        for (unsigned j = 0; j < U; j++)
             fa[j] += r[j];
-        for (unsigned j = 0; j < D; j++)
+        for (unsigned j = 0; j < U; j++)
             fb[j] -= r[j];
     }
 }
@@ -399,18 +411,20 @@ void springs_add_dforce(spring_set *set, double *df, const double *dx, double kf
         springs_add_dforce_d(set, df, dx, kfactor, set->ms1->type->deriv_size);
 }
 
-/* The loop for D components per point (Vec1d, Vec2d; Vec3d for the matrix). */
+/* The loop for D derivative scalars per point (Vec1d, Vec2d, Rigid3d). */
 static void
 springs_add_k_d(spring_set *set, st_matrix *m, double kfactor, const unsigned D)
 {
     const st_mstate *m1 = set->ms1, *m2 = set->ms2;
+    const unsigned U = used_of(D);
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
-        double kb[9], nb[9], J[9];
+        double kb[36] = {0}, nb[36] = {0}, J[9];
         springs_jacobian(set->jac[i], J);
-        /* The D x D top-left of the 3x3 Jacobian. */
-        for (unsigned j = 0; j < D; j++)
-            for (unsigned k = 0; k < D; k++) {
+        /* The U x U top-left of the 3x3 Jacobian in a D x D block (Rigid3d:
+         * the translation rows and columns; no rotational stiffness). */
+        for (unsigned j = 0; j < U; j++)
+            for (unsigned k = 0; k < U; k++) {
                 kb[D * j + k] = J[3 * j + k] * kfactor;
                 nb[D * j + k] = -kb[D * j + k];
             }
@@ -450,13 +464,13 @@ void springs_add_k(spring_set *set, st_matrix *m, double kfactor)
 
 double springs_energy(const spring_set *set, const double *x)
 {
-    const unsigned D = set->ms1->type->deriv_size;
+    const unsigned C = set->ms1->type->coord_size, U = used_of(set->ms1->type->deriv_size);
     const double *x1 = st_slice_x(x, set->ms1), *x2 = st_slice_x(x, set->ms2);
     double e = 0;
     for (size_t i = 0; i < set->n; i++) {
         const spring *s = &set->s[i];
         double ba[3], bb[3];
-        const double *pa = pt3(x1, s->m1, D, ba), *pb = pt3(x2, s->m2, D, bb);
+        const double *pa = pt3(x1, s->m1, C, U, ba), *pb = pt3(x2, s->m2, C, U, bb);
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double el = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) - s->l0;
         e += el * el * s->ks / 2;

@@ -30,19 +30,20 @@
                    "`settee inspect`)")
 
 /* MatrixLinearSystem's switches; S has the bool members named below. */
+#define LINSYS_OBSERVER_ " (settee: false only in an observer MatrixLinearSystem, docs/solvers.md)"
 #define LINSYS_F_MATRIX(S)                                                                         \
     ST_BOOL(S, assemble_stiffness, "assembleStiffness", "true",                                    \
-            "If true, the stiffness is added to the global matrix (settee: false is an error)"),   \
+            "If true, the stiffness is added to the global matrix" LINSYS_OBSERVER_),              \
         ST_BOOL(S, assemble_mass, "assembleMass", "true",                                          \
-                "If true, the mass is added to the global matrix (settee: false is an error)"),    \
+                "If true, the mass is added to the global matrix" LINSYS_OBSERVER_),               \
         ST_BOOL(S, assemble_damping, "assembleDamping", "true",                                    \
-                "If true, the damping is added to the global matrix (settee: false is an error)"), \
+                "If true, the damping is added to the global matrix" LINSYS_OBSERVER_),            \
         ST_BOOL(S, assemble_geometric_stiffness, "assembleGeometricStiffness", "true",             \
-                "If true, the geometric stiffness of mappings is added to the global matrix "     \
-                "(settee: false is an error)"),                                                    \
+                "If true, the geometric stiffness of mappings is added to the global "            \
+                "matrix" LINSYS_OBSERVER_),                                                        \
         ST_BOOL(S, apply_projective, "applyProjectiveConstraints", "true",                         \
-                "If true, projective constraints are applied on the global matrix (settee: "      \
-                "false is an error)"),                                                             \
+                "If true, projective constraints are applied on the global "                      \
+                "matrix" LINSYS_OBSERVER_),                                                        \
         ST_BOOL(S, apply_mapped, "applyMappedComponents", "true",                                  \
                 "If true, mapped components contribute to the global matrix (settee: false is "   \
                 "an error)"),                                                                      \

@@ -8,3 +8,5 @@ globals().update(MAPPINGS)  # Mapping_Vec3d_Vec3d, Mapping_Vec3d_Vec1d ...
 BaseObject = Object
 BaseNode = Node
 Link = Data
+from Sofa.SofaGL import DrawTool, VisualParams  # noqa: F401,E402  (headless, see Sofa.SofaGL)
+from Sofa import _task_scheduler as TaskScheduler  # noqa: F401,E402

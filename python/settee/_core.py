@@ -409,6 +409,14 @@ class Node(_Base):
     def __hash__(self):
         return hash(self._ref.address)
 
+    # `with root.addChild("meca") as meca:` (SofaPython3's nodes are context
+    # managers that only give themselves back)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
     # -- the graph --
     @property
     def children(self):
@@ -805,7 +813,62 @@ class _ComponentMixin:
         _st.obj_reinit(self._ref)
 
 
-class Object(_ComponentMixin, _Base):
+class _SpringMethods:
+    """SofaPython3's SofaDeformable methods of a SpringForceField: the
+    springs as LinearSpring values, changed through the `spring` field and
+    the component's reinit (the springs are read again)."""
+
+    _SPRING_CLASSES = ("SpringForceField", "StiffSpringForceField", "ParallelSpringForceField")
+
+    def _springs_owner(self, what):
+        if self.getClassName() not in self._SPRING_CLASSES:
+            raise AttributeError("%s has no %s (a SpringForceField method)"
+                                 % (self._describe(), what))
+
+    def getSprings(self):
+        self._springs_owner("getSprings")
+        from Sofa.SofaDeformable import LinearSpring
+        get = self._get_field
+        i1, i2 = get("springsIndices1"), get("springsIndices2")
+        ks, kd, l0 = get("stiffness"), get("damping"), get("lengths")
+        eo, en = get("elongationOnly"), get("enabled")
+        return [LinearSpring(i1[k], i2[k], ks[k], kd[k], l0[k], bool(eo[k]), bool(en[k]))
+                for k in range(len(i1))]
+
+    def _set_springs(self, springs):
+        rows = " ".join("%d %d %.17g %.17g %.17g" % (s.index1, s.index2, s.springStiffness,
+                                                      s.dampingFactor, s.restLength)
+                        for s in springs)
+        self._set_field("spring", rows)
+        if self._ref.scene.initialised:
+            self.reinit()
+
+    def removeSpring(self, index):
+        springs = self.getSprings()
+        if not 0 <= int(index) < len(springs):
+            raise IndexError("%s: no spring %d (it has %d)" % (self._describe(), int(index),
+                                                            len(springs)))
+        del springs[int(index)]
+        self._set_springs(springs)
+
+    def removeSprings(self, indices):
+        drop = {int(i) for i in indices}
+        self._set_springs([s for k, s in enumerate(self.getSprings()) if k not in drop])
+
+    def addSpring(self, *args):
+        from Sofa.SofaDeformable import LinearSpring
+        sp = args[0] if len(args) == 1 else LinearSpring(*args)
+        self._set_springs(self.getSprings() + [sp])
+
+    def addSprings(self, springs):
+        self._set_springs(self.getSprings() + list(springs))
+
+    def clear(self, reserve=0):
+        self._springs_owner("clear")
+        self._set_springs([])
+
+
+class Object(_SpringMethods, _ComponentMixin, _Base):
     """A component implemented in C (SofaPython3's Sofa.Core.Object)."""
 
     def __init__(self, *a, **k):
@@ -849,9 +912,12 @@ class Object(_ComponentMixin, _Base):
     def A(self):
         """The matrix of the last linear system (scipy.sparse.csr_matrix; a
         dense numpy array for the FullMatrix templates)."""
-        n, indptr, indices, data, _b, _x, _f = self._linear("A")
+        n, indptr, indices, data, _b, _x, f = self._linear("A")
         import scipy.sparse
-        m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+        if self._partial_system():
+            m = self._partial_matrix(n, f)
+        else:
+            m = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
         if "FullMatrix" in self._template_text():
             return m.toarray()
         return m
@@ -869,6 +935,45 @@ class Object(_ComponentMixin, _Base):
         return self._linear("x")[5]
 
     get_solution_vector = x
+
+    _SWITCHES = ("assembleMass", "assembleStiffness", "assembleDamping",
+                 "assembleGeometricStiffness", "applyProjectiveConstraints")
+
+    def _partial_system(self):
+        """A MatrixLinearSystem with a switch off: a system that observes the
+        step (SOFA's secondary systems of a CompositeLinearSystem)."""
+        return (self.getClassName() == "MatrixLinearSystem" and
+                not all(self._get_field(k) for k in self._SWITCHES))
+
+    def _partial_matrix(self, n, factors):
+        """mf M (assembleMass) + kf K (assembleStiffness) of the components
+        of the system, each its own contribution without projective
+        constraints (the kernel checked the switches at init)."""
+        import scipy.sparse
+        mf, _bf, kf = factors
+        if self._get_field("assembleGeometricStiffness"):
+            raise Error("%s: assembleGeometricStiffness: the geometric stiffness of mappings "
+                        "is not available in settee's observer systems (set it false; the "
+                        "solver's own system includes it)" % self._describe())
+        m = scipy.sparse.csr_matrix((n, n))
+        parts = [("M", mf)] if self._get_field("assembleMass") else []
+        if self._get_field("assembleStiffness"):
+            parts.append(("K", kf))
+        todo = [self.getContext().getRoot()]
+        while todo:
+            node = todo.pop(0)
+            for o in node.objects:
+                if not isinstance(o, Object):
+                    continue
+                for which, factor in parts:
+                    try:
+                        k, ip, ix, dv = _st.component_matrix(o._ref, which, True)
+                    except Error:
+                        continue        # not a mass or force field of this system
+                    if k == n and factor != 0.0:
+                        m = m + factor * scipy.sparse.csr_matrix((dv, ix, ip), shape=(n, n))
+            todo.extend(node.children)
+        return m.tocsr()
 
     def _linear(self, what):
         r = _st.obj_roles(self._ref)

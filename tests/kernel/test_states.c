@@ -554,8 +554,8 @@ static void expect_refusal(const char *objects, const char *c1, const char *c2)
 Test(states, unsupported_types_are_errors_naming_both)
 {
     expect_refusal("        - MechanicalObject: {template: Rigid3d}\n"
-                   "        - SpringForceField: {spring: \"0 0 1 0 1\"}\n",
-                   "SpringForceField", "Rigid3d");
+                   "        - MeshSpringForceField: {stiffness: 1}\n",
+                   "MeshSpringForceField", "Rigid3d");
     /* MeshMatrixMass has SOFA's Vec1d, Vec2d and Vec3d instances: not Rigid3d */
     expect_refusal("        - MechanicalObject: {template: Rigid3d}\n"
                    "        - MeshMatrixMass: {massDensity: 1}\n",

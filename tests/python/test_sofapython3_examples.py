@@ -45,7 +45,17 @@ RUN = {
     "MessageHandler.py": "Sofa.Helper.MessageHandler",
     "ReadTheDocs_Example.py": "a rigid mass given as a ragged list, meshes from SOFA_DATA_PATH",
     "emptyForceField.py": "tolerance=\"10-3\" read as 10 with a warning, as SOFA reads it",
+    "advanced_timer.py": "SofaRuntime.Timer records of each step's Newton iterations",
+    "taskScheduler.py": "Sofa.Core.TaskScheduler, ParallelHexahedronFEMForceField",
+    "access_mass_matrix.py": "a mass-only MatrixLinearSystem observer, CompositeLinearSystem, "
+                             "MeshMatrixMass.assembleMMatrix (needs matplotlib)",
+    "example-drawing-controller.py": "a controller with draw() (never called headless; our "
+                                     "own mesh/raptor_35kp.obj, SOFA's share/ has none)",
 }
+
+# A small mesh of our own under the name an example asks for and SOFA's
+# share/ lacks (example-drawing-controller.py: mesh/raptor_35kp.obj).
+OWN_MESH = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 1 2 4 3\n"
 
 # Examples that run once a text settee reads differently is changed: none
 # since the collection names (Sofa.GL.Component, Sofa.Component) load their
@@ -64,28 +74,45 @@ def data_path():
     return DEFAULT_DATA if os.path.isdir(DEFAULT_DATA.split(":")[0]) else ""
 
 
-def run(settee_bin, path, cwd):
+def run(settee_bin, path, cwd, extra_data=None):
     env = dict(os.environ)
-    env["SOFA_DATA_PATH"] = data_path()
+    env["SOFA_DATA_PATH"] = ":".join(p for p in (extra_data, data_path()) if p)
     env.setdefault("MPLBACKEND", "Agg")
     return subprocess.run([settee_bin, "run", path, "-n", "20"], capture_output=True, text=True,
                           timeout=300, cwd=cwd, env=env)
 
 
 @pytest.mark.parametrize("name", sorted(RUN))
-def test_example_runs(name, settee_bin):
+def test_example_runs(name, settee_bin, tmp_path):
     path = os.path.join(EXAMPLES, name)
     if not os.path.exists(path):
         pytest.skip("%s is not in this SofaPython3 checkout" % name)
-    if name == "access_stiffness_matrix.py":
+    if name in ("access_stiffness_matrix.py", "access_mass_matrix.py"):
         pytest.importorskip("matplotlib")
     if name.startswith("access_"):
         pytest.importorskip("scipy")
     if (name.startswith("liver") or name == "ReadTheDocs_Example.py") and not data_path():
         pytest.skip("liver meshes: set SOFA_DATA_PATH to SOFA's share/ folder")
-    r = run(settee_bin, path, EXAMPLES)
+    (tmp_path / "mesh").mkdir()
+    (tmp_path / "mesh" / "raptor_35kp.obj").write_text(OWN_MESH)
+    r = run(settee_bin, path, EXAMPLES, str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert "20 steps" in r.stdout + r.stderr
+    if name == "advanced_timer.py":
+        # the controller printed the timer's records: 5 Newton iterations
+        # (the scene's maximum, not reached by its CG capped at 25) per step
+        its = re.findall(r"Newton iteration #(\d) took [0-9.]+ ms using (\d+) CG", r.stdout)
+        assert len(its) == 5 * 20 and {n for _, n in its} == {"25"}, r.stdout[-2000:]
+        assert r.stdout.count("Step took") == 20
+    if name == "access_mass_matrix.py":
+        # the global mass-only system is the two beams' masses times Euler's
+        # mass factor 1 + dt rayleighMass (dt 0.01, 0.1)
+        norms = dict(re.findall(r"Mass matrix (\S+)\n=+\n(?:.*\n){4}norm: ([0-9.e+-]+)",
+                                r.stdout))
+        m1, m2, glob = (float(norms[k]) for k in ("/Beam1/mass1", "/Beam2/mass2", "/matrices/M"))
+        assert m1 > 0 and abs(m1 - m2) < 1e-9 * m1
+        assert abs(glob - 1.001 * (m1 * m1 + m2 * m2) ** 0.5) < 1e-9 * glob
+        assert "shape: (1920, 1920)" in r.stdout and "shape: (960, 960)" in r.stdout
 
 
 @pytest.mark.parametrize("name", sorted(PATCHED))
@@ -106,3 +133,30 @@ def test_example_runs_patched(name, settee_bin, tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert "20 steps" in r.stdout + r.stderr
     assert "APPLY-J " in r.stdout    # the Python mapping's methods were called
+
+
+def test_drawing_controller_draws_headless(tmp_path, monkeypatch):
+    """example-drawing-controller.py's draw(), called by Sofa.SofaGL.draw:
+    every primitive it asks for is accepted and recorded."""
+    import importlib.util
+    import Sofa.Core
+    import Sofa.Simulation
+    import Sofa.SofaGL
+    path = os.path.join(EXAMPLES, "example-drawing-controller.py")
+    if not os.path.exists(path):
+        pytest.skip("not in this SofaPython3 checkout")
+    (tmp_path / "mesh").mkdir()
+    (tmp_path / "mesh" / "raptor_35kp.obj").write_text(OWN_MESH)
+    monkeypatch.setenv("SOFA_DATA_PATH", str(tmp_path))
+    spec = importlib.util.spec_from_file_location("drawing_example", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    root = Sofa.Core.Node("root")
+    mod.createScene(root)
+    Sofa.Simulation.init(root)
+    calls = Sofa.SofaGL.draw(root).getDrawTool().calls
+    assert [k for k, _ in calls] == ["points", "triangles", "quads", "frames", "points", "points",
+                                     "lines", "frames", "text", "overlaytext"]
+    assert calls[0][1]["points"].shape == (4, 3)          # our mesh's 4 vertices
+    assert calls[3][1]["points"].shape == (10, 3)         # the 10 rigid frames
+    Sofa.Simulation.unload(root)
