@@ -51,7 +51,7 @@ ST_API extern const st_state_type st_vec2d_type;
 ST_API extern const st_state_type st_vec3d_type;
 ST_API extern const st_state_type st_rigid3d_type;
 /* SOFA's Rigid2Types: a frame of the plane. */
-ST_API extern const st_state_type st_rigid2d_type;
+ST_API extern const st_state_type st_rigid2d_type; /* ABI 2.7 */
 
 /* Every state type's name, NULL-terminated: a class working on any type
  * sets st_class.templates to it. */

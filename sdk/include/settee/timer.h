@@ -7,7 +7,8 @@
  * thread goes to every timer running on that thread. When no timer runs,
  * st_timer_step_begin / _end / st_timer_val_set return at once (one
  * thread-local test), so the kernel and components may call them in every
- * step. Labels and ids are copied (at most ST_TIMER_LABEL_MAX - 1 bytes). */
+ * step. Labels and ids are copied (at most ST_TIMER_LABEL_MAX - 1 bytes).
+ * ABI 2.7. */
 #ifndef SETTEE_TIMER_H
 #define SETTEE_TIMER_H
 
