@@ -397,6 +397,16 @@ class Node(_Base):
     def getContext(self):
         return self
 
+    # -- SOFA's BaseContext reads (the node's context data) --
+    def getTime(self):
+        return self.time.value
+
+    def getDt(self):
+        return self.dt.value
+
+    def getGravity(self):
+        return self.gravity.value
+
     def _describe(self):
         return "node %s" % self.getPathName()
 

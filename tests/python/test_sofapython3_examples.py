@@ -51,6 +51,10 @@ RUN = {
                              "MeshMatrixMass.assembleMMatrix (needs matplotlib)",
     "example-drawing-controller.py": "a controller with draw() (never called headless; our "
                                      "own mesh/raptor_35kp.obj, SOFA's share/ has none)",
+    "springForceField.py": "Sofa.SofaDeformable springs, PlaneForceField on Rigid3d states",
+    "thermoelasticity.py": "TetrahedronDiffusionFEMForceField (Vec1d temperatures), "
+                           "getContext().getTime() in a controller",
+    "CCDIntersection.py": "CCDTightInclusionIntersection",
 }
 
 # A small mesh of our own under the name an example asks for and SOFA's
