@@ -799,7 +799,14 @@ static PyObject *py_scene_step(PyObject *self, PyObject *args)
     st_error err = {0};
     for (unsigned long i = 0; i < n; i++) {
         Py_CLEAR(g_last_cb_exc);
-        if (st_scene_step(sr->s, dt, &err) != ST_OK)
+        /* The step runs without the GIL: other Python threads run meanwhile,
+         * and the Python components' calls take it back (PyGILState_Ensure
+         * in every api_* entry and in the message sinks). */
+        st_status rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = st_scene_step(sr->s, dt, &err);
+        Py_END_ALLOW_THREADS
+        if (rc != ST_OK)
             return raise_st(&err);
         if (PyErr_CheckSignals() < 0)
             return NULL;
@@ -1902,24 +1909,57 @@ static void api_cleanup(stpy_component *c)
     PyGILState_Release(g);
 }
 
+static const char *const event_names[] = {"AnimateBeginEvent", "AnimateEndEvent",
+                                           "SimulationInitDoneEvent",
+                                           "BuildConstraintSystemEndEvent",
+                                           "SolveConstraintSystemEndEvent"};
+enum { EV_COUNT = 5, EV_ON_EVENT = 1u << 5, EV_SP2 = 1u << 6 };
+
+/* c->events for c->py (the GIL held). */
+static unsigned handled_events(stpy_component *c)
+{
+    if (c->events_of == c->py)
+        return c->events;
+    unsigned m = 0;
+    for (int i = 0; i < EV_COUNT; i++) {
+        char handler[64];
+        snprintf(handler, sizeof handler, "on%s", event_names[i]);
+        if (PyObject_HasAttrString(c->py, handler))
+            m |= 1u << i;
+    }
+    if (PyObject_HasAttrString(c->py, "onEvent"))
+        m |= EV_ON_EVENT;
+    if (PyObject_HasAttrString(c->py, "_sp2"))
+        m |= EV_SP2;
+    c->events = m;
+    c->events_of = c->py;
+    return m;
+}
+
 static void api_on_event(stpy_component *c, st_event ev, double dt)
 {
     if (!c->listening || !c->py)
         return;
-    const char *name = ev == ST_EVENT_ANIMATE_BEGIN ? "AnimateBeginEvent"
-                       : ev == ST_EVENT_ANIMATE_END ? "AnimateEndEvent"
-                       : ev == ST_EVENT_INIT_DONE   ? "SimulationInitDoneEvent"
-                       : ev == ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END
-                           ? "BuildConstraintSystemEndEvent"
-                       : ev == ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END
-                           ? "SolveConstraintSystemEndEvent"
-                           : NULL;
-    if (!name)
+    const int i = ev == ST_EVENT_ANIMATE_BEGIN                 ? 0
+                  : ev == ST_EVENT_ANIMATE_END                 ? 1
+                  : ev == ST_EVENT_INIT_DONE                   ? 2
+                  : ev == ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END ? 3
+                  : ev == ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END ? 4
+                                                               : -1;
+    if (i < 0)
         return;
+    const char *name = event_names[i];
     char handler[64];
     snprintf(handler, sizeof handler, "on%s", name);
     PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *args = Py_BuildValue("(sd)", name, dt);
+    /* Nothing to call (no handler for this event, no onEvent, not a
+     * SofaPython2-style script): no Python frame at all. */
+    if (!(handled_events(c) & ((1u << i) | EV_ON_EVENT | EV_SP2))) {
+        PyGILState_Release(g);
+        return;
+    }
+    const double time = c->base.node ? st_node_time(c->base.node) : 0.0;
+    PyObject *args = Py_BuildValue("(sdd)", name, dt, time);
     if (args)
         (void)call_method(c, "_st_event", handler, args, NULL, NULL);
     else

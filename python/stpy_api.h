@@ -41,6 +41,12 @@ typedef struct stpy_component {
     bool map_masses;      /* "mapMasses" */
     char *in_type;        /* the Python class's input and output state types ("Vec3d") */
     char *out_type;
+    /* The events the Python object handles (bits: api_on_event's event
+     * index, then onEvent, then a SofaPython2 script), looked up once for
+     * the object events_of (pybind11, which SofaPython3 uses, caches its
+     * overrides per type too). */
+    unsigned events;
+    const void *events_of;
 } stpy_component;
 
 /* Which mapping method a map call runs (SofaPython3's names). */

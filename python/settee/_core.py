@@ -1195,8 +1195,10 @@ class BaseComponent(_ComponentMixin, _Base):
     _SP2 = {"AnimateBeginEvent": "onBeginAnimationStep",
             "AnimateEndEvent": "onEndAnimationStep"}
 
-    def _st_event(self, name, dt):
-        event = {"type": name, "dt": dt, "time": self.getContext().time.value}
+    def _st_event(self, name, dt, time=None):
+        if time is None:
+            time = self.getContext().time.value
+        event = {"type": name, "dt": dt, "time": time}
         handler = getattr(self, "on" + name, None)
         if handler is not None:
             handler(event)
