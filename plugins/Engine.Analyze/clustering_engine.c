@@ -13,12 +13,15 @@
  * indices ("3 0 1 2  2 3 4": clusters {0,1,2} and {3,4}), the layout of
  * SOFA's cluster files (inFile, outFile: useTopo radius fixedRadius
  * nbClusters number, then the clusters so). */
+#define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../shared/engine_util.h"
+#include "../../common/regular_file.h"
 
 typedef struct clustering_engine {
     st_component base;
@@ -264,9 +267,17 @@ static st_status load(clustering_engine *e, bool *done, st_error *err)
         *done = true;
         return ST_OK;
     }
-    FILE *f = fopen(path, "r");
-    if (!f)
+    bool not_regular = false;
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        if (not_regular)
+            return st_component_error(&e->base, "inFile", err, ST_EINVAL,
+                                      "'%s' is not a regular file", path);
         return st_component_error(&e->base, "inFile", err, ST_EIO, "cannot open %s", path);
+    }
     int use_topo = 0, number = 0;
     unsigned nb = 0;
     double r = 0, rf = 0;

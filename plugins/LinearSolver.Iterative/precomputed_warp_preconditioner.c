@@ -25,12 +25,15 @@
  * Its linear system, when linked, must be a PrecomputedMatrixSystem, as in
  * SOFA. share_matrix (SOFA's in-memory sharing between preconditioners of
  * the same cache file) gives the same inverse, recomputed or read. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <unistd.h>
 
 #include "iterative_common.h"
 #include "precomputed_warp.h"
 
 #include "../shared/rotation_finder.h"
+#include "../../common/regular_file.h"
 
 enum { PW_MAX_N = 8192 };
 
@@ -254,9 +257,14 @@ static st_status invert_dense(pwarp *s, double mf, double bf, double kf, st_erro
 
 static bool read_cache(pwarp *s, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    bool not_regular = false; /* a FIFO or a device there is no cache */
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return false;
+    }
     size_t nn = s->n * s->n;
     bool ok = fread(s->minv, sizeof *s->minv, nn, f) == nn;
     fclose(f);

@@ -5,6 +5,8 @@
  * rotate by 90 degrees about z, and the inverse of [S t]), IndexValueMapper
  * (values written at indices, the gap filled with defaultValue). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "topo_support.h"
 
@@ -163,6 +165,20 @@ Test(engines_catalogue, clustering_engine)
     const unsigned geo[] = {4, 0, 1, 2, 3, 3, 4, 3, 2};
     topo_assert_tuples(topo_arr(topo_get(s, "N/geo"), "cluster"), 1, geo, 9, "geo");
     st_scene_destroy(&s);
+}
+
+/* inFile must name a regular file: a directory is refused, never read. */
+Test(engines_catalogue, clustering_in_file_must_be_regular)
+{
+    st_error err = {0};
+    const char *tmp = getenv("TMPDIR");
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             HEAD "    - ClusteringEngine: {name: c, inFile: '%s',"
+                  " position: [0,0,0, 1,0,0]}\n",
+             tmp ? tmp : "/tmp");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "not a regular file"), "%s", err.msg);
 }
 
 #define SM_NODE(x0, x, extra)                                                                     \
