@@ -37,22 +37,7 @@ static st_status smm_init(st_component *self, st_error *err)
     subset_multi_mapping *m = (subset_multi_mapping *)self;
     self->state = ST_CSTATE_INVALID;
     m->nins = 0;
-    if (m->input_paths.n == 0 || m->input_paths.n > MAX_INPUTS)
-        return st_component_error(self, "input", err, ST_ESCENE,
-                                  "SubsetMultiMapping takes 1 to %d input states, got %zu",
-                                  MAX_INPUTS, m->input_paths.n);
-    for (size_t k = 0; k < m->input_paths.n; k++) {
-        const char *p = m->input_paths.s[k];
-        st_component *c = NULL;
-        st_error e = {0};
-        if (!p || p[0] != '@' ||
-            st_node_resolve(self->node, p + 1, ST_LINK_STATE, &c, &e) != ST_OK || !c ||
-            !st_component_has_role(c, ST_ROLE_STATE))
-            return st_component_error(self, "input", err, ST_ELINK,
-                                      "input %zu ('%s') is not a link to a MechanicalObject%s%s", k,
-                                      p ? p : "", e.msg[0] ? ": " : "", e.msg);
-        m->ins[m->nins++] = (st_mstate *)c;
-    }
+    ST_TRY(map_resolve_inputs(self, &m->input_paths, m->ins, MAX_INPUTS, &m->nins, err));
     m->h.input = &m->ins[0]->base;
     ST_TRY(map_head_bind(&m->h, NULL, NULL, err));
     for (size_t k = 0; k < m->nins; k++) {

@@ -139,24 +139,9 @@ static st_status dmm_init(st_component *self, st_error *err)
     m->gs = strcmp(m->geometric_stiffness, "Exact") == 0        ? 1
             : strcmp(m->geometric_stiffness, "Stabilized") == 0 ? 2
                                                                 : 0;
-    if (m->input_paths.n == 0 || m->input_paths.n > MAX_INPUTS)
-        return st_component_error(self, "input", err, ST_ESCENE,
-                                  "DistanceMultiMapping takes 1 to %d input states, got %zu",
-                                  MAX_INPUTS, m->input_paths.n);
-    for (size_t k = 0; k < m->input_paths.n; k++) {
-        const char *p = m->input_paths.s[k];
-        st_component *c = NULL;
-        st_error e = {0};
-        if (!p || p[0] != '@' ||
-            st_node_resolve(self->node, p + 1, ST_LINK_STATE, &c, &e) != ST_OK || !c ||
-            !st_component_has_role(c, ST_ROLE_STATE))
-            return st_component_error(self, "input", err, ST_ELINK,
-                                      "input %zu ('%s') is not a link to a MechanicalObject%s%s", k,
-                                      p ? p : "", e.msg[0] ? ": " : "", e.msg);
-        m->ins[m->nins] = (st_mstate *)c;
-        m->sizes[m->nins] = m->ins[m->nins]->position.n;
-        m->nins++;
-    }
+    ST_TRY(map_resolve_inputs(self, &m->input_paths, m->ins, MAX_INPUTS, &m->nins, err));
+    for (size_t k = 0; k < m->nins; k++)
+        m->sizes[k] = m->ins[k]->position.n;
     m->h.input = &m->ins[0]->base;
     ST_TRY(map_head_bind(&m->h, NULL, &st_vec1d_type, err));
     for (size_t k = 0; k < m->nins; k++) {

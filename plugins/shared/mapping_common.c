@@ -84,6 +84,29 @@ static st_status bind_visual(map_head *h, st_error *err)
     return ST_OK;
 }
 
+st_status map_resolve_inputs(st_component *self, const st_array *paths, st_mstate **ins,
+                             size_t max, size_t *n, st_error *err)
+{
+    *n = 0;
+    if (paths->n == 0 || paths->n > max)
+        return st_component_error(self, "input", err, ST_ESCENE,
+                                  "%s takes 1 to %zu input states, got %zu", self->cls->name, max,
+                                  paths->n);
+    for (size_t k = 0; k < paths->n; k++) {
+        const char *p = paths->s[k];
+        st_component *c = NULL;
+        st_error e = {0};
+        if (!p || p[0] != '@' ||
+            st_node_resolve(self->node, p + 1, ST_LINK_STATE, &c, &e) != ST_OK || !c ||
+            !st_component_has_role(c, ST_ROLE_STATE))
+            return st_component_error(self, "input", err, ST_ELINK,
+                                      "input %zu ('%s') is not a link to a MechanicalObject%s%s", k,
+                                      p ? p : "", e.msg[0] ? ": " : "", e.msg);
+        ins[(*n)++] = (st_mstate *)c;
+    }
+    return ST_OK;
+}
+
 st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
                         st_error *err)
 {

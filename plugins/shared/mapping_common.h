@@ -91,6 +91,12 @@ st_mstate *map_head_output(const st_component *self);
 st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
                         st_error *err);
 
+/* A multi-mapping's "input" list (links "@path" to mechanical states):
+ * 1 to max entries, each resolved from self's node into ins[0..*n). An
+ * error names the entry and what it is not. */
+st_status map_resolve_inputs(st_component *self, const st_array *paths, st_mstate **ins,
+                             size_t max, size_t *n, st_error *err);
+
 /* Resizes the output state to n points (positions, velocities, rest
  * positions; force and externalForce when they hold values). */
 st_status map_resize_output(st_mstate *out, size_t n, st_error *err);
