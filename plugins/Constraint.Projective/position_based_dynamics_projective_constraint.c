@@ -16,7 +16,13 @@
  * projection; a reset sets u = 0 and x_old = x. Responses and matrices are
  * left alone (SOFA's). The velocity and old_position fields are SOFA's
  * internal data, accepted and overwritten. Templates: Vec3d, Vec2d, Vec1d,
- * Rigid3d (SOFA also has Vec6d). */
+ * Rigid3d (SOFA also has Vec6d).
+ *
+ * The targets are read when the projection runs, after the solver has
+ * written the new positions: as in SOFA, where the solver's write marks the
+ * state's position changed and reading the target data pulls the engines
+ * upstream (ShapeMatching.scn: targetPosition computed from the integrated
+ * positions, not from the previous step's). */
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +40,7 @@ typedef struct pbd {
     st_mstate *ms;        /* set by init */
     double *vel, *old;    /* n derivatives, n coordinates, owned */
     bool have_old;
+    bool warned; /* a failed target update was reported */
 } pbd;
 
 static void pbd_cleanup(st_component *self)
@@ -102,9 +109,26 @@ static void slerp(double out[4], const double a[4], const double b[4], double t)
         out[k] = c1 * a[k] + c2 * b[k];
 }
 
+/* The solver has just written the state's positions: say so, and pull the
+ * targets through their links (engines upstream re-run on the new values). */
+static void pbd_refresh_targets(pbd *c)
+{
+    st_component *msc = &c->ms->base;
+    const st_field *pf = st_component_field(msc, "position");
+    if (pf)
+        st_component_touch(msc, pf);
+    st_error e = {0};
+    if (st_component_update_inputs(&c->base, &e) != ST_OK && !c->warned) {
+        st_component_warn(&c->base, "targets not updated after the step: %s", e.msg);
+        c->warned = true;
+    }
+}
+
 static void pbd_project_position(st_component *self, const st_mparams *mp, double *x)
 {
     pbd *c = (pbd *)self;
+    if (c->ms && c->vel && st_slice_x(x, c->ms) == c->ms->position.r)
+        pbd_refresh_targets(c);
     if (!c->ms || !c->vel || c->target.n != c->ms->n || !projective_active(c->end_time, mp))
         return;
     double h = st_node_dt(self->node);

@@ -14,7 +14,7 @@
 #define PLUGINS                                                                                    \
     "ODESolver.Forward, ODESolver.Backward, LinearSolver.Direct, "                                 \
     "LinearSolver.Iterative, Mass, Constraint.Projective, SolidMechanics.Spring, Topology, "       \
-    "MechanicalLoad"
+    "MechanicalLoad, Engine.Transform"
 
 /* A scene: root with gravity g, dt 0.01, the plugins, then `objects` (YAML
  * lines indented by 4, under root's objects). */
@@ -883,6 +883,30 @@ Test(fixed_translation, direct) { fixed_translation("direct"); }
 
 /* ---- PositionBasedDynamicsProjectiveConstraint ---- */
 
+/* The expected point of the two tests below: from the origin, gravity
+ * (0, -10, 0), h = 0.01, symplectic Euler then the projection with target
+ * tg (or x + tg when relative, the target read after the step's update),
+ * once at init and after each of n steps. */
+static void pbd_expected(const double tg[3], bool relative, double st, int n, double x[3],
+                         double v[3])
+{
+    const double h = 0.01, g[3] = {0, -10, 0};
+    double old[3];
+    for (int step = 0; step <= n; step++)
+        for (int k = 0; k < 3; k++) {
+            if (step == 0) {
+                x[k] = 0.0;
+                old[k] = x[k];
+            } else {
+                v[k] += h * g[k];
+                x[k] += h * v[k];
+            }
+            x[k] += ((relative ? x[k] + tg[k] : tg[k]) - x[k]) * st;
+            v[k] = (x[k] - old[k]) / h;
+            old[k] = x[k];
+        }
+}
+
 /* One point pulled to (1, 0, 0) with stiffness 0.5 under gravity, with
  * symplectic Euler: each step v += h g, x += h v, then the projection
  * x += s (target - x), u = (x - x_old)/h, x_old = x, v = u (and once at
@@ -896,28 +920,45 @@ Test(pbd, recursion_vec3d)
                        "    - UniformMass: {vertexMass: 1}\n"
                        "    - PositionBasedDynamicsConstraint: {stiffness: 0.5, "
                        "position: [[1, 0, 0]]}\n");
-    const double h = 0.01, g[3] = {0, -10, 0}, tg[3] = {1, 0, 0}, st = 0.5;
-    double x[3] = {0, 0, 0}, v[3], old[3];
-    for (int k = 0; k < 3; k++) {
-        old[k] = x[k];
-        x[k] += (tg[k] - x[k]) * st;
-        v[k] = (x[k] - old[k]) / h;
-        old[k] = x[k];
-    }
-    for (int n = 0; n < 12; n++)
-        for (int k = 0; k < 3; k++) {
-            v[k] += h * g[k];
-            x[k] += h * v[k];
-            x[k] += (tg[k] - x[k]) * st;
-            v[k] = (x[k] - old[k]) / h;
-            old[k] = x[k];
-        }
+    const double tg[3] = {1, 0, 0};
+    double x[3], v[3];
+    pbd_expected(tg, false, 0.5, 12, x, v);
     steps(s, 12);
     st_mstate *ms = state(s, "dofs");
     for (int k = 0; k < 3; k++) {
         near(ms->position.r[k], x[k], 1e-12, "x");
         near(ms->velocity.r[k], v[k], 1e-10, "v");
     }
+    done(&s, &t);
+}
+
+/* Targets from an engine that reads the state: TransformEngine gives
+ * x + T. As in SOFA, the targets are read at the projection, after the
+ * solver wrote the new positions, so each projection moves the point by
+ * s T from where the step put it: with s = 0.5 and T = (0.2, 0, 0) gravity
+ * acts as if unconstrained in y. (Targets pulled at the step's start, as
+ * before, held the point where the previous step had left it.) */
+Test(pbd, targets_from_the_integrated_positions)
+{
+    test_rt t;
+    st_scene *s = load(&t, "0, -10, 0",
+                       "    - EulerExplicitSolver: {}\n"
+                       "    - MechanicalObject: {name: dofs, position: [[0,0,0]]}\n"
+                       "    - UniformMass: {vertexMass: 1}\n"
+                       "    - TransformEngine: {name: shift, input_position: '@dofs.position', "
+                       "translation: [0.2, 0, 0]}\n"
+                       "    - PositionBasedDynamicsProjectiveConstraint: {stiffness: 0.5, "
+                       "position: '@shift.output_position'}\n");
+    const double T[3] = {0.2, 0, 0};
+    double x[3], v[3];
+    pbd_expected(T, true, 0.5, 12, x, v);
+    steps(s, 12);
+    st_mstate *ms = state(s, "dofs");
+    for (int k = 0; k < 3; k++) {
+        near(ms->position.r[k], x[k], 1e-12, "x");
+        near(ms->velocity.r[k], v[k], 1e-9, "v");
+    }
+    cr_assert_lt(ms->position.r[1], -0.05, "the point falls (y = %g)", ms->position.r[1]);
     done(&s, &t);
 }
 
