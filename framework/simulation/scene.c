@@ -214,6 +214,14 @@ static bool links_to(const st_component *c, const st_component *target)
  * over the same subtree (a warning says so); and a warning when an
  * ODE solver that names no linearSolver picks the first of several linear
  * solvers that nothing links to (SOFA takes the first too). */
+/* Whether an ODE solver moves positions with velocities (its x-from-v
+ * integration factor is not 0); a velocity filter does not. */
+static bool advances_positions(const st_component *c)
+{
+    const st_odesolver_ops *o = c->cls->odesolver;
+    return !o->integration_factor || o->integration_factor(c, 1, 0, 1.0) != 0.0;
+}
+
 static void check_roles(init_ctx *x, st_node *n)
 {
     st_component *mass = NULL, *ode = NULL, *ls = NULL;
@@ -244,6 +252,10 @@ static void check_roles(init_ctx *x, st_node *n)
             continue;
         }
         if (c->cls->odesolver) {
+            /* A velocity filter (DampVelocitySolver) next to an integrator
+             * is SOFA's intended use: no advance twice, no warning. */
+            if (!advances_positions(c) || !advances_positions(ode))
+                continue;
             st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(c)->mark,
                     st_component_path(c, path, sizeof path),
                     "%s '%s': this node already has the ODE solver %s '%s' (line %d): both are "

@@ -388,6 +388,26 @@ Test(hostile, two_ode_solvers_in_a_node_both_run_with_a_warning)
     st_scene_destroy(&s);
 }
 
+/* DampVelocitySolver next to an integrator is SOFA's intended use (a
+ * velocity filter, positions untouched): no warning, and the velocity of
+ * one symplectic step is scaled by exp(-rate h). */
+Test(hostile, damp_velocity_next_to_an_integrator_is_quiet)
+{
+    const char *y = PARTICLE "        - EulerExplicitSolver: {name: first}\n"
+                             "        - DampVelocitySolver: {name: damp, rate: 2}\n"
+                             "        - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
+                             "        - UniformMass: {totalMass: 1}\n";
+    st_scene *s;
+    cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);
+    cr_assert_null(strstr(T.log, "already has the ODE solver"), "%s", T.log);
+    cr_assert_eq(st_scene_step(s, 0.01, &E), ST_OK, "%s", E.msg);
+    const st_mstate *ms = (const st_mstate *)test_find_object(s, "dofs");
+    const double h = 0.01, g = -9.81;
+    cr_assert_float_eq(ms->velocity.r[1], h * g * exp(-2 * h), 1e-15, "v %g", ms->velocity.r[1]);
+    cr_assert_float_eq(ms->position.r[1], h * h * g, 1e-15, "x %g", ms->position.r[1]);
+    st_scene_destroy(&s);
+}
+
 Test(hostile, second_unlinked_linear_solver_is_a_warning)
 {
     const char *y = PARTICLE "        - EulerImplicitSolver: {}\n"
