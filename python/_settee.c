@@ -607,6 +607,22 @@ static const st_field *field_arg(st_component *c, const char *name)
     return f;
 }
 
+/* field_arg for a read: once the scene is initialised, an engine's output
+ * is brought up to date first (SOFA's updateIfDirty when Python reads it). */
+static const st_field *field_read_arg(PyObject *o, st_component *c, const char *name)
+{
+    const st_field *f = field_arg(c, name);
+    SceneRef *sr = ((Ref *)o)->scene;
+    if (f && sr->alive && (sr->initialised || st_scene_is_initialised(sr->s))) {
+        st_error err = {0};
+        if (st_component_refresh(c, &err) != ST_OK) {
+            raise_st(&err);
+            return NULL;
+        }
+    }
+    return f;
+}
+
 static PyObject *vec_copy(const double *v, npy_intp n)
 {
     npy_intp dims[1] = {n};
@@ -1234,7 +1250,7 @@ static PyObject *py_field_get(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Os", &o, &name))
         return NULL;
     st_component *c = COMP_ARG(o);
-    const st_field *f = c ? field_arg(c, name) : NULL;
+    const st_field *f = c ? field_read_arg(o, c, name) : NULL;
     return f ? field_value(c, f) : NULL;
 }
 
@@ -1262,7 +1278,7 @@ static PyObject *py_field_view(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Os|p", &o, &name, &writeable))
         return NULL;
     st_component *c = COMP_ARG(o);
-    const st_field *f = c ? field_arg(c, name) : NULL;
+    const st_field *f = c ? field_read_arg(o, c, name) : NULL;
     if (!f)
         return NULL;
     SceneRef *sr = ((Ref *)o)->scene;

@@ -157,6 +157,12 @@ static st_status write_item(jw *w, const cli_collect_item *it, st_scene *s, st_e
             t = ST_T_REAL;
         }
     } else {
+        /* An engine's output is as of its last run: bring it up to date
+         * with the final state first (SOFA's updateIfDirty on a read). */
+        if (st_component_refresh(it->comp, err) != ST_OK) {
+            st_error_prefix(err, "--collect %s: ", it->name);
+            return err->code;
+        }
         t = it->field->type;
         data = st_component_field_ptr(it->comp, it->field);
         if (t == ST_T_LINK) {

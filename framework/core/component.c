@@ -983,6 +983,13 @@ st_status st__engine_refresh(st_component *c, st_error *err)
     return s;
 }
 
+st_status st_component_refresh(st_component *c, st_error *err)
+{
+    if (c->cls->engine && st__cinfo(c)->initialised)
+        return st__engine_refresh(c, err);
+    return st_component_update_inputs(c, err);
+}
+
 st_mstate *st_component_mstate(const st_component *c)
 {
     if (!c)

@@ -191,6 +191,31 @@ Test(sweep, run_collect_reads_fields_at_the_end)
     assert_has("--collect-json needs at least one --collect");
 }
 
+/* An engine's output is read as of the end of the run: the BoxROI around
+ * the falling point 0 held it at the start and is empty after 100 steps
+ * (y = -5.05); it was the value of the engine's last run before. */
+Test(sweep, run_collect_brings_engine_outputs_up_to_date)
+{
+    const char *d = temp_dir();
+    write_file(d, "box.yaml",
+               "format: settee/1\n"
+               "root:\n"
+               "  gravity: [0, -10, 0]\n"
+               "  dt: 0.01\n"
+               "  objects:\n"
+               "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Engine.Select]}\n"
+               "    - EulerExplicitSolver: {}\n"
+               "    - MechanicalObject: {name: dofs, position: [[0,0,0],[5,0,0]]}\n"
+               "    - UniformMass: {vertexMass: 1}\n"
+               "    - BoxROI: {name: box, box: [-1, -0.1, -1, 1, 1, 1], "
+               "position: '@dofs.position'}\n");
+    cr_assert_eq(sh("'%s' run %s/box.yaml -n 1 -q --collect /box.indices", CLI, d), 0, "%s", out);
+    assert_has("\"/box.indices\": [\n      0\n    ]");
+    cr_assert_eq(sh("'%s' run %s/box.yaml -n 100 -q --collect /box.indices", CLI, d), 0, "%s",
+                 out);
+    assert_has("\"/box.indices\": []");
+}
+
 /* ---- the plan ---- */
 
 static const char *plan_at(const char *d, const char *text)

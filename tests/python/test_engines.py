@@ -103,6 +103,27 @@ def test_an_input_of_a_component_changes_with_the_simulation():
     assert e.center.value[1] == y and e.updates == 2
 
 
+def test_a_native_engine_output_read_from_python_is_up_to_date():
+    """A C engine (BoxROI) read from Python after steps: SOFA's updateIfDirty
+    runs it on the moved points, through .value and through .array()."""
+    root = Sofa.Core.Node("root")
+    root.gravity = [0, -10, 0]
+    root.dt = 0.01
+    root.addObject("RequiredPlugin", pluginName=["ODESolver.Forward", "Mass", "Engine.Select"])
+    root.addObject("EulerExplicitSolver")
+    root.addObject("MechanicalObject", name="dofs", position=[[0, 0, 0], [5, 0, 0]])
+    root.addObject("UniformMass", vertexMass=1.0)
+    box = root.addObject("BoxROI", name="box", box=[-1, -0.1, -1, 1, 1, 1],
+                         position="@dofs.position")
+    Sofa.Simulation.init(root)
+    assert list(box.indices.value) == [0]
+    for _ in range(100):
+        Sofa.Simulation.animate(root, 0.01)
+    assert root.dofs.position.value[0][1] < -5
+    assert list(box.indices.value) == []
+    assert len(box.indices.array()) == 0
+
+
 def test_engine_errors():
     class NoUpdate(Sofa.Core.DataEngine):
         def __init__(self, *a, **k):

@@ -252,6 +252,12 @@ ST_API void st_component_touch(st_component *c, const st_field *f);
  * when their inputs changed). Called by the kernel before init and before
  * each step; components may call it before reading a linked input. */
 ST_API st_status st_component_update_inputs(st_component *c, st_error *err) ST_WARN_UNUSED;
+/* Brings c's own fields up to date for a reader outside the step (the CLI's
+ * --collect, the Python module): pulls c's linked inputs and, when c is an
+ * initialised engine whose inputs changed since it last ran, runs it, as
+ * SOFA's updateIfDirty does when an engine output is read (a BoxROI's
+ * indices after its points moved). ABI 2.8. */
+ST_API st_status st_component_refresh(st_component *c, st_error *err) ST_WARN_UNUSED;
 
 /* Array helpers (kernel allocator). Resizing keeps the first min(n, old)
  * tuples and zero-fills the rest. */
