@@ -1,7 +1,8 @@
 /* plugin.c - the Engine.Transform plugin (SOFA's
  * Sofa.Component.Engine.Transform): engines that transform data
  * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
- * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper, DisplacementMatrixEngine). */
+ * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper, DisplacementMatrixEngine, MathOp, ROIValueMapper,
+ * Indices2ValuesMapper, MapIndices). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
@@ -9,7 +10,8 @@ extern const st_class vertex2frame_class, transform_engine_class, difference_eng
     translate_transform_matrix_engine_class, rotate_transform_matrix_engine_class,
     scale_transform_matrix_engine_class, invert_transform_matrix_engine_class,
     index_value_mapper_class;
-extern const st_class displacement_matrix_engine_class;
+extern const st_class displacement_matrix_engine_class, math_op_class, roi_value_mapper_class,
+    indices2values_mapper_class, map_indices_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -25,6 +27,10 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &invert_transform_matrix_engine_class, err));
     ST_TRY(st_registry_add(r, &index_value_mapper_class, err));
     ST_TRY(st_registry_add(r, &displacement_matrix_engine_class, err));
+    ST_TRY(st_registry_add(r, &math_op_class, err));
+    ST_TRY(st_registry_add(r, &roi_value_mapper_class, err));
+    ST_TRY(st_registry_add(r, &indices2values_mapper_class, err));
+    ST_TRY(st_registry_add(r, &map_indices_class, err));
     return ST_OK;
 }
 

@@ -34,6 +34,21 @@ static inline st_status eng_link_state(st_component *self, const char *field,
     return eng_link(self, field, (st_component *)ms, state_field, err);
 }
 
+/* SOFA creates the numbered inputs PREFIX1..PREFIX<n> of its vectorData
+ * when it reads the count field; settee's field tables are static, up to
+ * max. Warns about each PREFIX<k>, n < k <= max, the scene set anyway. */
+static inline void eng_warn_unused_inputs(st_component *self, const char *prefix, unsigned n,
+                                          unsigned max, const char *count_field)
+{
+    for (unsigned i = n; i < max; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%u", prefix, i + 1);
+        if (st_component_is_set(self, name))
+            st_component_warn(self, "%s is set but %s is %u: it is not used", name, count_field,
+                              n);
+    }
+}
+
 /* The first object of self's node that plays role, or NULL. */
 static inline st_component *eng_local(st_component *self, st_role role)
 {
