@@ -3,14 +3,16 @@
  * (GenerateGrid, JoinPoints, MergeMeshes, MergePoints, MeshTetraStuffing,
  * NormEngine, RandomPointDistributionInSurface, Spiral, VolumeFromTriangles,
  * VolumeFromVolumetricElements, MeshClosingEngine, MergeVectors, GenerateRigidMass,
- * GenerateCylinder, ExtrudeSurface, MeshBarycentricMapperEngine). */
+ * GenerateCylinder, ExtrudeSurface, MeshBarycentricMapperEngine, NormalsFromPoints,
+ * MergeSets). */
 #include <settee/settee.h>
 
 extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
     norm_engine_class, mesh_tetra_stuffing_class, random_point_distribution_class,
     volume_from_triangles_class, volume_from_elements_class, spiral_class,
     mesh_closing_engine_class, merge_vectors_class, generate_rigid_mass_class,
-    generate_cylinder_class, extrude_surface_class, mesh_barycentric_mapper_engine_class;
+    generate_cylinder_class, extrude_surface_class, mesh_barycentric_mapper_engine_class,
+    normals_from_points_class, merge_sets_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -23,7 +25,8 @@ static st_status register_classes(st_registry *r, st_error *err)
                                        &mesh_closing_engine_class, &merge_vectors_class,
                                        &generate_rigid_mass_class, &generate_cylinder_class,
                                        &extrude_surface_class,
-                                       &mesh_barycentric_mapper_engine_class};
+                                       &mesh_barycentric_mapper_engine_class,
+                                       &normals_from_points_class, &merge_sets_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

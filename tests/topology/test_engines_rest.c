@@ -3,7 +3,8 @@
  * the shortest input, one input), ROIValueMapper and Indices2ValuesMapper
  * (values by index, defaults), MapIndices (permutation and transpose),
  * ComplementaryROI (the points in no set), MergeROIs and SelectLabelROI
- * (lists of lists, flat), and their errors. */
+ * (lists of lists, flat), NormalsFromPoints (face normals, corner angles,
+ * quads) and MergeSets (the four set operations), and their errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -156,4 +157,56 @@ Test(engines_rest, merge_rois_and_select_label_roi)
                                    &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "list 1 announces 3 labels but only 1 follow"), "%s", err.msg);
+}
+
+/* Two triangles meeting at the edge 0-1: T1 in z = 0 (normal +z), T2 in
+ * y = 0 (normal +y, p3 = (0, 0, 2)). At point 1 the corners are 45 degrees
+ * (T1) and atan 2 (T2): useAngles weighs the unit normals by them. A unit
+ * quad in z = 0 gives +z at its corners; invertNormals gives -z. */
+Test(engines_rest, normals_from_points)
+{
+    st_scene *s = topo_scene(
+        &T, "format: settee/1\nroot:\n  objects:\n"
+            "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Generate]}\n"
+            "    - NormalsFromPoints: {name: n, position: [0,0,0, 1,0,0, 0,1,0, 0,0,2],"
+            " triangles: [0,1,2, 0,3,1]}\n"
+            "    - NormalsFromPoints: {name: a, position: [0,0,0, 1,0,0, 0,1,0, 0,0,2],"
+            " triangles: [0,1,2, 0,3,1], useAngles: true}\n"
+            "    - NormalsFromPoints: {name: q, position: [0,0,0, 2,0,0, 2,1,0, 0,1,0],"
+            " quads: [0,1,2,3], invertNormals: true}\n");
+    const double r = sqrt(0.5);
+    const double *n = topo_arr(topo_get(s, "n"), "normals")->r;
+    const double wn[] = {0, r, r, 0, r, r, 0, 0, 1, 0, 1, 0};
+    for (int i = 0; i < 12; i++)
+        cr_assert(fabs(n[i] - wn[i]) < 1e-15, "normals[%d] = %.17g, expected %.17g", i, n[i],
+                  wn[i]);
+    const double *a = topo_arr(topo_get(s, "a"), "normals")->r;
+    const double g = atan(2.0), h = M_PI / 4, l = sqrt(g * g + h * h);
+    cr_assert(fabs(a[3] - 0) < 1e-15 && fabs(a[4] - g / l) < 1e-15 && fabs(a[5] - h / l) < 1e-15,
+              "point 1 with angles: %g %g %g", a[3], a[4], a[5]);
+    cr_assert(fabs(a[1] - r) < 1e-15 && fabs(a[2] - r) < 1e-15, "point 0: two right angles");
+    const double *q = topo_arr(topo_get(s, "q"), "normals")->r;
+    for (int i = 0; i < 4; i++)
+        cr_assert(q[3 * i] == 0 && q[3 * i + 1] == 0 && q[3 * i + 2] == -1, "quad corner %d", i);
+    st_scene_destroy(&s);
+}
+
+Test(engines_rest, merge_sets)
+{
+    st_scene *s = topo_scene(
+        &T, "format: settee/1\nroot:\n  objects:\n"
+            "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Generate]}\n"
+            "    - MergeSets: {name: u, in1: [3, 1, 3, 5], in2: [5, 7, 1]}\n"
+            "    - MergeSets: {name: i, in1: [3, 1, 3, 5], in2: [5, 7, 1], op: intersection}\n"
+            "    - MergeSets: {name: d, in1: [3, 1, 3, 5], in2: [5, 7, 1], op: difference}\n"
+            "    - MergeSets: {name: x, in1: [3, 1, 3, 5], in2: [5, 7, 1],"
+            " op: symmetric_difference}\n"
+            "    - MergeSets: {name: z, in1: [3], in2: [5], op: xor}\n");
+    const unsigned u[] = {1, 3, 5, 7}, in[] = {1, 5}, d[] = {3}, x[] = {3, 7};
+    topo_assert_tuples(topo_arr(topo_get(s, "u"), "out"), 1, u, 4, "union");
+    topo_assert_tuples(topo_arr(topo_get(s, "i"), "out"), 1, in, 2, "intersection");
+    topo_assert_tuples(topo_arr(topo_get(s, "d"), "out"), 1, d, 1, "difference");
+    topo_assert_tuples(topo_arr(topo_get(s, "x"), "out"), 1, x, 2, "symmetric difference");
+    cr_assert_eq(topo_arr(topo_get(s, "z"), "out")->n, 0, "unknown op: SOFA's empty set");
+    st_scene_destroy(&s);
 }
