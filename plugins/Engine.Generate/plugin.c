@@ -4,7 +4,7 @@
  * NormEngine, RandomPointDistributionInSurface, Spiral, VolumeFromTriangles,
  * VolumeFromVolumetricElements, MeshClosingEngine, MergeVectors, GenerateRigidMass,
  * GenerateCylinder, ExtrudeSurface, MeshBarycentricMapperEngine, NormalsFromPoints,
- * MergeSets). */
+ * MergeSets, ExtrudeEdgesAndGenerateQuads, ExtrudeQuadsAndGenerateHexas). */
 #include <settee/settee.h>
 
 extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
@@ -12,7 +12,8 @@ extern const st_class generate_grid_class, join_points_class, merge_meshes_class
     volume_from_triangles_class, volume_from_elements_class, spiral_class,
     mesh_closing_engine_class, merge_vectors_class, generate_rigid_mass_class,
     generate_cylinder_class, extrude_surface_class, mesh_barycentric_mapper_engine_class,
-    normals_from_points_class, merge_sets_class;
+    normals_from_points_class, merge_sets_class, extrude_edges_and_generate_quads_class,
+    extrude_quads_and_generate_hexas_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -26,7 +27,9 @@ static st_status register_classes(st_registry *r, st_error *err)
                                        &generate_rigid_mass_class, &generate_cylinder_class,
                                        &extrude_surface_class,
                                        &mesh_barycentric_mapper_engine_class,
-                                       &normals_from_points_class, &merge_sets_class};
+                                       &normals_from_points_class, &merge_sets_class,
+                                       &extrude_edges_and_generate_quads_class,
+                                       &extrude_quads_and_generate_hexas_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

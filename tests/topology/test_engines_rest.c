@@ -4,7 +4,8 @@
  * (values by index, defaults), MapIndices (permutation and transpose),
  * ComplementaryROI (the points in no set), MergeROIs and SelectLabelROI
  * (lists of lists, flat), NormalsFromPoints (face normals, corner angles,
- * quads) and MergeSets (the four set operations), and their errors. */
+ * quads), MergeSets (the four set operations), the two extrusions (points,
+ * edges, quads and hexahedra numbered as SOFA), and their errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -208,5 +209,76 @@ Test(engines_rest, merge_sets)
     topo_assert_tuples(topo_arr(topo_get(s, "d"), "out"), 1, d, 1, "difference");
     topo_assert_tuples(topo_arr(topo_get(s, "x"), "out"), 1, x, 2, "symmetric difference");
     cr_assert_eq(topo_arr(topo_get(s, "z"), "out")->n, 0, "unknown op: SOFA's empty set");
+    st_scene_destroy(&s);
+}
+
+/* An open curve of 3 points along x, extruded along (0, 2, 0) (not unit:
+ * SOFA moves back by direction * thicknessIn as written) in 3 sections of
+ * (0.5 + 1) / 3: section n is the curve at y = -1 + 0.5 n. */
+Test(engines_rest, extrude_edges_and_generate_quads)
+{
+    st_scene *s = topo_scene(
+        &T, "format: settee/1\nroot:\n  objects:\n"
+            "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Generate]}\n"
+            "    - ExtrudeEdgesAndGenerateQuads: {name: x, curveVertices: [0,0,0, 1,0,0, 2,0,0],"
+            " curveEdges: [0,1, 1,2], extrudeDirection: [0, 2, 0], thicknessIn: 0.5,"
+            " numberOfSections: 3}\n");
+    st_component *x = topo_get(s, "x");
+    const st_array *v = topo_arr(x, "extrudedVertices");
+    cr_assert_eq(v->n, 12);
+    for (unsigned n = 0; n < 4; n++)
+        for (unsigned i = 0; i < 3; i++) {
+            const double *p = v->r + 3 * (3 * n + i);
+            cr_assert(p[0] == i && p[1] == -1 + 0.5 * n && p[2] == 0, "section %u point %u", n, i);
+        }
+    const unsigned edges[] = {0, 1, 3, 4, 6, 7, 9, 10, 0, 3, 3, 6, 6, 9,
+                              1, 2, 4, 5, 7, 8, 10, 11, 1, 4, 4, 7, 7, 10,
+                              2, 5, 5, 8, 8, 11};
+    topo_assert_tuples(topo_arr(x, "extrudedEdges"), 2, edges, 17, "extrudedEdges");
+    const unsigned quads[] = {0, 1, 4, 3, 3, 4, 7, 6, 6, 7, 10, 9,
+                              1, 2, 5, 4, 4, 5, 8, 7, 7, 8, 11, 10};
+    topo_assert_tuples(topo_arr(x, "extrudedQuads"), 4, quads, 6, "extrudedQuads");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, "format: settee/1\nroot:\n  objects:\n"
+                                       "    - RequiredPlugin: {pluginName: [Engine.Generate]}\n"
+                                       "    - ExtrudeEdgesAndGenerateQuads: {curveVertices: "
+                                       "[0,0,0, 1,0,0], curveEdges: [0,1], numberOfSections: 0}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "numberOfSections is 0"), "%s", err.msg);
+}
+
+/* A unit quad in z = 0 (normal +z), scale (2, 1, 1), 2 slices of 1 / 2:
+ * vertex i slice n is point 3 i + n at (2 x_i, y_i, n / 2). */
+Test(engines_rest, extrude_quads_and_generate_hexas)
+{
+    st_scene *s = topo_scene(
+        &T, "format: settee/1\nroot:\n  objects:\n"
+            "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Generate]}\n"
+            "    - ExtrudeQuadsAndGenerateHexas: {name: x, surfaceVertices: [0,0,0, 1,0,0, 1,1,0,"
+            " 0,1,0], surfaceQuads: [0,1,2,3], scale: [2, 1, 1], numberOfSlices: 2}\n"
+            "    - ExtrudeQuadsAndGenerateHexas: {name: f, surfaceVertices: [0,0,0, 1,0,0, 1,1,0,"
+            " 0,1,0], surfaceQuads: [0,1,2,3], flipNormals: true}\n");
+    st_component *x = topo_get(s, "x");
+    const st_array *v = topo_arr(x, "extrudedVertices");
+    const double base[4][2] = {{0, 0}, {2, 0}, {2, 1}, {0, 1}};
+    cr_assert_eq(v->n, 12);
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned n = 0; n < 3; n++) {
+            const double *p = v->r + 3 * (3 * i + n);
+            cr_assert(p[0] == base[i][0] && p[1] == base[i][1] && p[2] == 0.5 * n,
+                      "vertex %u slice %u: %g %g %g", i, n, p[0], p[1], p[2]);
+        }
+    const unsigned surf[] = {0, 3, 6, 9};
+    topo_assert_tuples(topo_arr(x, "extrudedSurfaceQuads"), 4, surf, 1, "surface");
+    const unsigned quads[] = {0, 3, 6, 9,  11, 8, 5, 2,  1, 4, 7, 10,  10, 7, 4, 1,
+                              0, 1, 4, 3,  3, 4, 7, 6,   6, 7, 10, 9,  9, 10, 1, 0,
+                              1, 2, 5, 4,  4, 5, 8, 7,   7, 8, 11, 10, 10, 11, 2, 1};
+    topo_assert_tuples(topo_arr(x, "extrudedQuads"), 4, quads, 12, "extrudedQuads");
+    const unsigned hexas[] = {9, 6, 3, 0, 10, 7, 4, 1, 10, 7, 4, 1, 11, 8, 5, 2};
+    topo_assert_tuples(topo_arr(x, "extrudedHexas"), 8, hexas, 2, "extrudedHexas");
+    const unsigned flipped[] = {0, 2, 4, 6, 1, 3, 5, 7};
+    topo_assert_tuples(topo_arr(topo_get(s, "f"), "extrudedHexas"), 8, flipped, 1, "flipNormals");
     st_scene_destroy(&s);
 }
