@@ -29,6 +29,7 @@
 
 #include "collision.h"
 #include "detection_phases.h"
+#include "../shared/ray_triangle.h"
 
 /* SOFA's per-step update of an octree model (computeBoundingTree). */
 static st_status oct_update(cmodel *m, unsigned long step, st_error *err)
@@ -78,31 +79,6 @@ static st_status oct_update(cmodel *m, unsigned long step, st_error *err)
                 vn[3 * v + k] /= l;
     }
     return ST_OK;
-}
-
-/* SOFA's ray-triangle test (Moller-Trumbore, epsilon the machine's). */
-static bool ray_triangle(const double *n0, const double *n1, const double *n2, const double o[3],
-                         const double d[3], double *t, double *u, double *v)
-{
-    const double eps = DBL_EPSILON;
-    double e0[3] = {n1[0] - n0[0], n1[1] - n0[1], n1[2] - n0[2]};
-    double e1[3] = {n2[0] - n0[0], n2[1] - n0[1], n2[2] - n0[2]};
-    double pv[3], qv[3];
-    st_v3_cross(pv, d, e1);
-    double det = st_v3_dot(e0, pv);
-    if (fabs(det) <= eps)
-        return false;
-    double inv = 1 / det;
-    double tv[3] = {o[0] - n0[0], o[1] - n0[1], o[2] - n0[2]};
-    *u = st_v3_dot(tv, pv) * inv;
-    if (*u < -eps || *u > 1 + eps)
-        return false;
-    st_v3_cross(qv, tv, e0);
-    *v = st_v3_dot(d, qv) * inv;
-    if (*v < -eps || *u + *v > 1 + eps)
-        return false;
-    *t = st_v3_dot(e1, qv) * inv;
-    return !(*t < eps || *t != *t || *u != *u || *v != *v);
 }
 
 /* The nearest triangle of m hit by the ray (o, d), or -1. */

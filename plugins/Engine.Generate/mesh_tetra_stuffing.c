@@ -30,7 +30,7 @@
 #include <float.h>
 #include <stdlib.h>
 
-#include "ray_triangle.h"
+#include "../shared/ray_triangle.h"
 #include "../shared/engine_util.h"
 
 typedef struct mesh_tetra_stuffing {
@@ -354,7 +354,7 @@ static void trace_line(stuffing *s, int p, int e, const double *x, const unsigne
     for (size_t t = 0; t < nt; t++) {
         const unsigned *v = tri + 3 * t;
         double h;
-        if (ray_triangle(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], o, dir, &h)) {
+        if (ray_triangle(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], o, dir, &h, NULL, NULL)) {
             const double *nn = tn + 3 * t;
             hits[n].t = h;
             hits[n].sign = nn[0] * dir[0] + nn[1] * dir[1] + nn[2] * dir[2] < 0 ? -1 : 1;

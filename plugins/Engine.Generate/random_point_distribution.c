@@ -21,7 +21,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "ray_triangle.h"
+#include "../shared/ray_triangle.h"
 #include "../shared/engine_util.h"
 #include "../shared/sofa_random.h"
 
@@ -70,7 +70,7 @@ static bool is_inside(const random_points *r, const double *p)
         for (size_t t = 0; t < r->triangles.n; t++) {
             const unsigned *v = r->triangles.u + 3 * t;
             double h;
-            if (ray_triangle(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], p, d, &h) && h < best)
+            if (ray_triangle(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], p, d, &h, NULL, NULL) && h < best)
                 best = h, tid = (long)t;
         }
         if (tid < 0)

@@ -5,7 +5,8 @@
  * ComplementaryROI (the points in no set), MergeROIs and SelectLabelROI
  * (lists of lists, flat), NormalsFromPoints (face normals, corner angles,
  * quads), MergeSets (the four set operations), the two extrusions (points,
- * edges, quads and hexahedra numbered as SOFA), and their errors. */
+ * edges, quads and hexahedra numbered as SOFA), DilateEngine (normals,
+ * thickness by ray casting), and their errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -280,5 +281,35 @@ Test(engines_rest, extrude_quads_and_generate_hexas)
     topo_assert_tuples(topo_arr(x, "extrudedHexas"), 8, hexas, 2, "extrudedHexas");
     const unsigned flipped[] = {0, 2, 4, 6, 1, 3, 5, 7};
     topo_assert_tuples(topo_arr(topo_get(s, "f"), "extrudedHexas"), 8, flipped, 1, "flipNormals");
+    st_scene_destroy(&s);
+}
+
+/* A slab of two triangles facing out (bottom z = 0 normal -z, top z = 1
+ * normal +z): every point is 1 from the other face along -normal. With
+ * minThickness 3 each moves by distance + (3 - 1) / 2 = 1.5 outwards;
+ * without, by distance. A quad's corners move along +z. */
+Test(engines_rest, dilate_engine)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - DilateEngine: {name: d, position: [0,0,0, 4,0,0, 0,4,0, 0,0,1, 4,0,1, 0,4,1],"
+                 " triangles: [0,2,1, 3,4,5], distance: 0.5, minThickness: 3}\n"
+                 "    - DilateEngine: {name: p, input_position: [0,0,0, 4,0,0, 0,4,0, 0,0,1, 4,0,1,"
+                 " 0,4,1], triangles: [0,2,1, 3,4,5], distance: 0.5}\n"
+                 "    - DilateEngine: {name: q, input_position: [0,0,0, 1,0,0, 1,1,0, 0,1,0],"
+                 " quads: [0,1,2,3], distance: -0.25}\n");
+    const st_array *th = topo_arr(topo_get(s, "d"), "thickness");
+    cr_assert_eq(th->n, 6);
+    for (int i = 0; i < 6; i++)
+        cr_assert(fabs(th->r[i] - 1) < 1e-15, "thickness[%d] = %.17g", i, th->r[i]);
+    const double *o = topo_arr(topo_get(s, "d"), "output_position")->r;
+    const double *p = topo_arr(topo_get(s, "p"), "output_position")->r;
+    for (int i = 0; i < 6; i++) {
+        cr_assert(fabs(o[3 * i + 2] - (i < 3 ? -1.5 : 2.5)) < 1e-15, "point %d z %g", i, o[3 * i + 2]);
+        cr_assert(fabs(p[3 * i + 2] - (i < 3 ? -0.5 : 1.5)) < 1e-15, "point %d z %g", i, p[3 * i + 2]);
+    }
+    cr_assert_eq(topo_arr(topo_get(s, "p"), "thickness")->n, 0, "no thickness without minThickness");
+    const double *q = topo_arr(topo_get(s, "q"), "output_position")->r;
+    for (int i = 0; i < 4; i++)
+        cr_assert(q[3 * i + 2] == -0.25, "quad corner %d", i);
     st_scene_destroy(&s);
 }

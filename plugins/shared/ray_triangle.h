@@ -1,18 +1,21 @@
-/* ray_triangle.h - SOFA's ray/triangle intersection (Moller-Trumbore with
- * its epsilons), shared by the Engine.Generate components that cast rays
- * at a surface (MeshTetraStuffing, RandomPointDistributionInSurface).
- * Internal to the plugin. */
-#ifndef SETTEE_ENGINE_GENERATE_RAY_TRIANGLE_H
-#define SETTEE_ENGINE_GENERATE_RAY_TRIANGLE_H
+/* ray_triangle.h - SOFA's ray/triangle intersection
+ * (sofa::geometry::Triangle::rayIntersection: Moller-Trumbore with the
+ * machine epsilon), shared by the components that cast rays at a surface
+ * (MeshTetraStuffing, RandomPointDistributionInSurface, DilateEngine, the
+ * RayTraceNarrowPhase). Header-only, internal to the plugins. */
+#ifndef SETTEE_SHARED_RAY_TRIANGLE_H
+#define SETTEE_SHARED_RAY_TRIANGLE_H
 
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
 
-/* The parameter t of the hit of the ray o + t dir on triangle abc; false
- * when it misses, is parallel, or is behind o. */
+/* The parameter t of the hit of the ray o + t dir on triangle abc, and its
+ * barycentric coordinates u (along b - a) and v (along c - a) when u_out
+ * and v_out are not NULL; false when it misses, is parallel, or is behind
+ * o (t below epsilon). */
 static inline bool ray_triangle(const double *a, const double *b, const double *c, const double *o,
-                         const double *dir, double *t_out)
+                                const double *dir, double *t_out, double *u_out, double *v_out)
 {
     const double eps = DBL_EPSILON;
     double e0[3], e1[3], pv[3], tv[3], qv[3];
@@ -38,6 +41,10 @@ static inline bool ray_triangle(const double *a, const double *b, const double *
     if (t < eps || t != t || u != u || v != v)
         return false;
     *t_out = t;
+    if (u_out)
+        *u_out = u;
+    if (v_out)
+        *v_out = v;
     return true;
 }
 
