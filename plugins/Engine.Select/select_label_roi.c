@@ -7,7 +7,7 @@
  * int) are read as unsigned values. */
 #include <stdlib.h>
 
-#include <settee/settee.h>
+#include "../shared/list_of_lists.h"
 
 typedef struct select_label_roi {
     st_component base;
@@ -39,29 +39,20 @@ static bool selected(const select_label_roi *e, unsigned v)
 static st_status slr_update(st_component *self, st_error *err)
 {
     select_label_roi *e = (select_label_roi *)self;
-    size_t cells = 0, at = 0, last = 0;
-    while (at < e->labels.n) {
-        last = at;
-        at += 1 + (size_t)e->labels.u[at];
-        cells++;
-    }
-    if (at != e->labels.n)
-        return st_component_error(self, "labels", err, ST_ESCENE,
-                                  "list %zu announces %u labels but only %zu follow (each list "
-                                  "is its length then its labels)",
-                                  cells - 1, e->labels.u[last], e->labels.n - last - 1);
-    ST_TRY(st_array_resize(&e->indices, ST_T_UINTS, cells, err));
+    size_t *start = NULL, cells = 0;
+    ST_TRY(lol_starts(self, "labels", &e->labels, &start, &cells, err));
+    st_status s = st_array_resize(&e->indices, ST_T_UINTS, cells, err);
     size_t m = 0;
-    at = 0;
-    for (size_t i = 0; i < cells; i++) {
-        unsigned len = e->labels.u[at];
-        for (unsigned j = 0; j < len; j++)
-            if (selected(e, e->labels.u[at + 1 + j])) {
+    for (size_t i = 0; s == ST_OK && i < cells; i++) {
+        const unsigned *l = e->labels.u + start[i];
+        for (unsigned j = 0; j < l[0]; j++)
+            if (selected(e, l[1 + j])) {
                 e->indices.u[m++] = (unsigned)i;
                 break;
             }
-        at += 1 + len;
     }
+    free(start);
+    ST_TRY(s);
     return st_array_resize(&e->indices, ST_T_UINTS, m, err);
 }
 

@@ -158,7 +158,7 @@ Test(engines_rest, merge_rois_and_select_label_roi)
     cr_assert_neq(topo_scene_fails(&T, HEAD "    - SelectLabelROI: {labels: [2, 1, 4,  3, 5]}\n",
                                    &err),
                   ST_OK);
-    cr_assert(strstr(err.msg, "list 1 announces 3 labels but only 1 follow"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "list 1 announces 3 entries but only 1 follow"), "%s", err.msg);
 }
 
 /* Two triangles meeting at the edge 0-1: T1 in z = 0 (normal +z), T2 in
@@ -312,4 +312,27 @@ Test(engines_rest, dilate_engine)
     for (int i = 0; i < 4; i++)
         cr_assert(q[3 * i + 2] == -0.25, "quad corner %d", i);
     st_scene_destroy(&s);
+}
+
+/* Two label lists over 4 points; connectLabels pairs (1, 7) and (2, 8).
+ * Point 0: 1 in list 1, 7 in list 2: selected. Point 1: 7 and 1 swapped
+ * between the lists: selected (pairs go both ways). Point 2: 1 and 8, not a
+ * pair. Point 3: 1 and 7 both in list 1 (same list): not selected. */
+Test(engines_rest, select_connected_labels_roi)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - SelectConnectedLabelsROI: {name: c, nbLabels: 2,"
+                 " labels1: [1, 1,  1, 7,  1, 1,  2, 1, 7], labels2: [1, 7,  1, 1,  1, 8,  0],"
+                 " connectLabels: [1, 7, 2, 8]}\n"
+                 "    - SelectConnectedLabelsROI: {name: one, nbLabels: 1, labels1: [1, 1]}\n");
+    const unsigned want[] = {0, 1};
+    topo_assert_tuples(topo_arr(topo_get(s, "c"), "indices"), 1, want, 2, "indices");
+    cr_assert_eq(topo_arr(topo_get(s, "one"), "indices")->n, 0, "one list: nothing");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - SelectConnectedLabelsROI: {nbLabels: 2,"
+                                            " labels1: [1, 1,  1, 2], labels2: [1, 7]}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "labels2 has 1 points, labels1 2"), "%s", err.msg);
 }
