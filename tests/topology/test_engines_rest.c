@@ -6,7 +6,8 @@
  * (lists of lists, flat), NormalsFromPoints (face normals, corner angles,
  * quads), MergeSets (the four set operations), the two extrusions (points,
  * edges, quads and hexahedra numbered as SOFA), DilateEngine (normals,
- * thickness by ray casting), and their errors. */
+ * thickness by ray casting), SelectConnectedLabelsROI, ProjectiveTransformEngine,
+ * and their errors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -335,4 +336,22 @@ Test(engines_rest, select_connected_labels_roi)
                                    &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "labels2 has 1 points, labels1 2"), "%s", err.msg);
+}
+
+/* A pinhole camera P = [I | (0, 0, 1)] with focal distance 2: y = (x, y,
+ * z + 1) scaled by 2 / (z + 1). The default (all zeros) gives SOFA's
+ * non-finite values with a warning. */
+Test(engines_rest, projective_transform_engine)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - ProjectiveTransformEngine: {name: p, input_position: [1,2,3, -1,0,1],"
+                 " proj_mat: [1,0,0,0, 0,1,0,0, 0,0,1,1], focal_distance: 2}\n"
+                 "    - ProjectiveTransformEngine: {name: z, input_position: [1,2,3]}\n");
+    const double *y = topo_arr(topo_get(s, "p"), "output_position")->r;
+    const double want[] = {1 * (2.0 / 4), 2 * (2.0 / 4), 4 * (2.0 / 4), -1 * (2.0 / 2), 0, 2};
+    for (int i = 0; i < 6; i++)
+        cr_assert(y[i] == want[i], "output[%d] = %.17g, expected %.17g", i, y[i], want[i]);
+    cr_assert(!isfinite(topo_arr(topo_get(s, "z"), "output_position")->r[0]));
+    cr_assert(strstr(T.log, "projects to depth 0"), "%s", T.log);
+    st_scene_destroy(&s);
 }
