@@ -4,7 +4,8 @@
  * For a spring (a in state 1, b in state 2, ks, kd, L0):
  *   u = x2[b] - x1[a], d = |u|; active when enabled, d > 1e-9 (min_length
  *   when set: SOFA's bending springs use 1e-4) and (not
- *   elongationOnly or d > L0); then with U = u/d:
+ *   elongationOnly or d > L0) (RepulsiveSpringForceField: 0 < d < L0); then
+ *   with U = u/d:
  *   F = ks (d - L0) + kd U.(v2[b] - v1[a]); f1[a] += F U; f2[b] -= F U;
  *   J = (ks - F/d) U U^T + (F/d) I = df1[a]/dx2[b] (cached as its five
  *   factors and rebuilt with SOFA's operations where used, see springs.h;
@@ -223,6 +224,15 @@ static inline const double *pt3(const double *a, size_t i, unsigned stride, unsi
     return buf;
 }
 
+/* Whether spring s of length d acts (SOFA's SpringForceField test, or
+ * RepulsiveSpringForceField's). */
+static inline bool spring_active(const spring_set *set, const spring *s, double d, double min_len)
+{
+    if (set->repulsive)
+        return d != 0 && d < s->l0;
+    return s->enabled && d > min_len && (!s->elongation_only || d > s->l0);
+}
+
 /* The loop for D derivative scalars per point (Vec1d, Vec2d, Rigid3d: C
  * coordinate scalars). */
 static void
@@ -241,7 +251,7 @@ springs_add_force_d(spring_set *set, double *f, const double *x, const double *v
         const double *pa = pt3(x1, s->m1, C, U, ba), *pb = pt3(x2, s->m2, C, U, bb);
         double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
+        if (!spring_active(set, s, d, min_len)) {
             memset(J, 0, 5 * sizeof *J);
             continue;
         }
@@ -274,7 +284,7 @@ static inline bool spring_force3(spring_set *set, size_t i, const double *x1, co
     const double *pa = x1 + 3 * s->m1, *pb = x2 + 3 * s->m2;
     double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
     double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    if (!(s->enabled && d > min_len && (!s->elongation_only || d > s->l0))) {
+    if (!spring_active(set, s, d, min_len)) {
         memset(J, 0, 5 * sizeof *J);
         return false;
     }
@@ -467,7 +477,7 @@ double springs_energy(const spring_set *set, const double *x)
     const unsigned C = set->ms1->type->coord_size, U = used_of(set->ms1->type->deriv_size);
     const double *x1 = st_slice_x(x, set->ms1), *x2 = st_slice_x(x, set->ms2);
     double e = 0;
-    for (size_t i = 0; i < set->n; i++) {
+    for (size_t i = 0; !set->repulsive && i < set->n; i++) {
         const spring *s = &set->s[i];
         double ba[3], bb[3];
         const double *pa = pt3(x1, s->m1, C, U, ba), *pb = pt3(x2, s->m2, C, U, bb);

@@ -30,6 +30,9 @@ typedef struct spring_set {
     st_mstate *ms1, *ms2;
     double min_length;  /* a spring shorter than this has no force (0: SOFA's
                            SpringForceField's 1e-9; the bending springs use 1e-4) */
+    bool repulsive;     /* RepulsiveSpringForceField: a spring acts only when
+                           0 < d < L0 (enabled and elongationOnly ignored, as
+                           SOFA's), and has no potential energy (SOFA's 0) */
 } spring_set;
 
 /* Appends a spring (init time only). */
@@ -237,5 +240,6 @@ extern const st_class triangular_biquadratic_springs_class;
 extern const st_class polynomial_springs_force_field_class;
 extern const st_class polynomial_rest_shape_springs_force_field_class;
 extern const st_class gear_spring_force_field_class;
+extern const st_class repulsive_spring_force_field_class;
 
 #endif
