@@ -52,6 +52,7 @@ static const struct refusal {
     {"MeshVTKLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshOffLoader", "no filename: a loader without a file has nothing to load"},
+    {"MeshXspLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshTrianLoader", "no filename: a loader without a file has nothing to load"},
     {"GIDMeshLoader", "no filename: a loader without a file has nothing to load"},
     {"SphereLoader", "no filename: a loader without a file has nothing to load"},
