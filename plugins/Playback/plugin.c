@@ -1,11 +1,12 @@
 /* plugin.c - the Playback plugin (SOFA's Sofa.Component.Playback): states
  * written to and read from SOFA's text state files, and compared with
- * them as SOFA's regression suite does. */
+ * them as SOFA's regression suite does; topologies written (WriteTopology)
+ * and compared. */
 #include <settee/settee.h>
 
 extern const st_class write_state_class, read_state_class, compare_state_class, monitor_class,
     compare_topology_class,
-    energy_monitor_class;
+    energy_monitor_class, write_topology_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -15,6 +16,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &compare_topology_class, err));
     ST_TRY(st_registry_add(r, &monitor_class, err));
     ST_TRY(st_registry_add(r, &energy_monitor_class, err));
+    ST_TRY(st_registry_add(r, &write_topology_class, err));
     return ST_OK;
 }
 

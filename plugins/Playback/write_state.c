@@ -17,7 +17,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
 #include <settee/settee.h>
 
@@ -34,8 +33,7 @@ typedef struct write_state {
     double stop_at, ke_period;
     /* Run state. */
     st_mstate *ms;
-    gzFile gz;
-    FILE *f;
+    out_stream out;
     bool periodic, first_export;
     size_t next;
     double last_time;
@@ -63,20 +61,10 @@ static const st_field write_state_fields[] = {
                "set the period to measure the kinetic energy increase"),
     ST_FIELD_END};
 
-static void close_files(write_state *w)
-{
-    if (w->gz)
-        gzclose(w->gz);
-    if (w->f)
-        fclose(w->f);
-    w->gz = NULL;
-    w->f = NULL;
-}
-
 static st_status write_state_init(st_component *self, st_error *err)
 {
     write_state *w = (write_state *)self;
-    close_files(w);
+    out_stream_close(&w->out);
     w->ms = st_component_mstate(self);
     if (!w->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,
@@ -84,12 +72,7 @@ static st_status write_state_init(st_component *self, st_error *err)
     ST_TRY(state_view_check(self, w->ms, err));
     ST_TRY(out_resolve(self, "filename", w->filename, w->path, sizeof w->path, err));
     ST_TRY(out_make_parents(w->path, err));
-    size_t len = strlen(w->path);
-    if (len >= 3 && !strcmp(w->path + len - 3, ".gz"))
-        w->gz = gzopen(w->path, "wb");
-    else
-        w->f = fopen(w->path, "w");
-    if (!w->gz && !w->f)
+    if (!out_stream_open(&w->out, w->path))
         return st_component_error(self, "filename", err, ST_EIO, "cannot create '%s': %s",
                                   w->path, strerror(errno));
     /* SOFA's rules: a period starts at time[0] (0 by default); without period
@@ -133,32 +116,17 @@ static double time_at(const write_state *w, size_t i)
 
 static void put_vec(write_state *w, const char *tag, const double *v, size_t n)
 {
-    char buf[64];
-    if (w->gz)
-        gzprintf(w->gz, "  %s=", tag);
-    else
-        fprintf(w->f, "  %s=", tag);
-    for (size_t i = 0; i < 3 * n; i++) {
-        int k = snprintf(buf, sizeof buf, " %.17g", v ? v[i] : 0.0);
-        if (w->gz)
-            gzwrite(w->gz, buf, (unsigned)k);
-        else
-            fwrite(buf, 1, (size_t)k, w->f);
-    }
-    if (w->gz)
-        gzputs(w->gz, "\n");
-    else
-        fputc('\n', w->f);
+    out_stream_printf(&w->out, "  %s=", tag);
+    for (size_t i = 0; i < 3 * n; i++)
+        out_stream_printf(&w->out, " %.17g", v ? v[i] : 0.0);
+    out_stream_printf(&w->out, "\n");
 }
 
 static void write_now(write_state *w, double time)
 {
     state_view v;
     state_view_of(w->ms, &v);
-    if (w->gz)
-        gzprintf(w->gz, "T= %.17g\n", time);
-    else
-        fprintf(w->f, "T= %.17g\n", time);
+    out_stream_printf(&w->out, "T= %.17g\n", time);
     if (w->write_x)
         put_vec(w, "X", v.x, v.n);
     if (w->write_x0)
@@ -167,23 +135,19 @@ static void write_now(write_state *w, double time)
         put_vec(w, "V", v.v, v.n);
     if (w->write_f)
         put_vec(w, "F", v.f, v.n);
-    bool bad;
-    if (w->gz)
-        bad = gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK;
-    else
-        bad = fflush(w->f) != 0 || ferror(w->f);
-    if (bad) {
+    if (!out_stream_flush(&w->out)) {
         st_error err = {0};
         st_error_set(&err, ST_EIO, "cannot write '%s'", w->path);
         out_log_error(&w->base, &err);
-        close_files(w);
+        out_stream_close(&w->out);
     }
 }
 
 static void write_state_on_event(st_component *self, st_event ev, double dt)
 {
     write_state *w = (write_state *)self;
-    if (ev != ST_EVENT_ANIMATE_BEGIN || (!w->gz && !w->f) || self->state != ST_CSTATE_VALID)
+    if (ev != ST_EVENT_ANIMATE_BEGIN || !out_stream_is_open(&w->out) ||
+        self->state != ST_CSTATE_VALID)
         return;
     double time = st_node_time(self->node);
     double eps = 0.1 * dt;
@@ -216,7 +180,7 @@ static void write_state_reset(st_component *self)
 
 static void write_state_cleanup(st_component *self)
 {
-    close_files((write_state *)self);
+    out_stream_close(&((write_state *)self)->out);
 }
 
 const st_class write_state_class = {

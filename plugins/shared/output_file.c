@@ -4,10 +4,12 @@
 #include "output_file.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 st_status out_resolve(const st_component *c, const char *field, const char *name, char *out,
                       size_t size, st_error *err)
@@ -138,3 +140,51 @@ const st_checkpoint_ops out_restarted_file_checkpoint = {
     .struct_size = sizeof(st_checkpoint_ops),
     .transfer = restarted_file,
 };
+
+bool out_stream_open(out_stream *s, const char *path)
+{
+    size_t len = strlen(path);
+    s->gz = NULL;
+    s->f = NULL;
+    if (len >= 3 && !strcmp(path + len - 3, ".gz"))
+        s->gz = gzopen(path, "wb");
+    else
+        s->f = fopen(path, "w");
+    return s->gz || s->f;
+}
+
+bool out_stream_is_open(const out_stream *s) { return s->gz || s->f; }
+
+void out_stream_printf(out_stream *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (s->gz) {
+        char buf[512];
+        int n = vsnprintf(buf, sizeof buf, fmt, ap);
+        if (n > 0)
+            gzwrite((gzFile)s->gz, buf, (unsigned)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+    } else if (s->f) {
+        vfprintf(s->f, fmt, ap);
+    }
+    va_end(ap);
+}
+
+bool out_stream_flush(out_stream *s)
+{
+    if (s->gz)
+        return gzflush((gzFile)s->gz, Z_SYNC_FLUSH) == Z_OK;
+    if (s->f)
+        return fflush(s->f) == 0 && !ferror(s->f);
+    return false;
+}
+
+void out_stream_close(out_stream *s)
+{
+    if (s->gz)
+        gzclose((gzFile)s->gz);
+    if (s->f)
+        fclose(s->f);
+    s->gz = NULL;
+    s->f = NULL;
+}

@@ -40,6 +40,24 @@ st_status out_commit(out_file *o, st_error *err);
 /* Drops a file being written (after a failure). Accepts a closed one. */
 void out_abort(out_file *o);
 
+/* A file written as the run goes (WriteState, WriteTopology): gzip when its
+ * name ends in ".gz", plain text otherwise, flushed after each record as
+ * SOFA's writers do, so that a reader during the run sees whole records. */
+typedef struct out_stream {
+    void *gz; /* gzFile, or NULL */
+    FILE *f;
+} out_stream;
+
+/* Opens path for writing (gzip by its name). False when it cannot. */
+bool out_stream_open(out_stream *s, const char *path);
+bool out_stream_is_open(const out_stream *s);
+/* Writes formatted text (at most 511 bytes a call). */
+void out_stream_printf(out_stream *s, const char *fmt, ...) ST_PRINTF(2, 3);
+/* Flushes; false on a write error. */
+bool out_stream_flush(out_stream *s);
+/* Closes (accepts a closed stream). */
+void out_stream_close(out_stream *s);
+
 /* Logs err as an error of c to the runtime's log sink (from an event
  * handler, which cannot return a status): the run's error count grows, so
  * that `settee run` fails. */

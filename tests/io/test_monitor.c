@@ -192,7 +192,9 @@ Test(monitor, energy_monitor_writes_the_closed_forms)
  * (the same lists --export-state writes). */
 #define GRID_QUADS "0 1 3 2 4 5 7 6 0 1 5 4 2 3 7 6 0 2 6 4 1 3 7 5"
 
-static st_scene *grid_with(test_rt *t, const char *compare)
+/* The 2x2x2 grid with one more object (its YAML "Class: {...}"), run for
+ * `steps` steps. */
+static st_scene *grid_run(test_rt *t, const char *name, const char *object, int steps)
 {
     char scene[2048];
     snprintf(scene, sizeof scene,
@@ -204,13 +206,20 @@ static st_scene *grid_with(test_rt *t, const char *compare)
              "    - MechanicalObject: {name: dofs}\n"
              "    - RegularGridTopology: {name: grid, n: [2, 2, 2], min: [0, 0, 0],\n"
              "                            max: [1, 1, 1]}\n"
-             "    - CompareTopology: {name: cmp, %s}\n",
-             compare);
-    st_scene *s = load_init(t, "grid.yaml", scene);
+             "    - %s\n",
+             object);
+    st_scene *s = load_init(t, name, scene);
     st_error err = {0};
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < steps; k++)
         cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
     return s;
+}
+
+static st_scene *grid_with(test_rt *t, const char *compare)
+{
+    char object[1400];
+    snprintf(object, sizeof object, "CompareTopology: {name: cmp, %s}", compare);
+    return grid_run(t, "grid.yaml", object, 3);
 }
 
 static unsigned output_uint(st_scene *s, const char *field)
@@ -267,4 +276,70 @@ Test(monitor, compare_topology_strict_fails_on_a_difference)
     cr_assert(strstr(t.log, "1 of the 1 Hexahedra of the reference"), "%s", t.log);
     cr_assert(strstr(t.log, "ref2_topology.txt:4 differ"), "%s", t.log);
     test_rt_close(&t);
+}
+
+/* ---- WriteTopology ---- */
+
+static st_scene *grid_writing(test_rt *t, const char *name, const char *opts, int steps)
+{
+    char object[1400];
+    snprintf(object, sizeof object, "WriteTopology: {name: wt, %s}", opts);
+    return grid_run(t, name, object, steps);
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* Every step by default, in SOFA's layout; CompareTopology reads it back
+ * with no difference; with a period and no times SOFA's rule writes from
+ * t = period on (t >= last + period, last starting at 0). */
+Test(monitor, write_topology_writes_what_compare_topology_reads)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = grid_writing(&t, "wt.yaml", "filename: wt_topology.txt", 3);
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+    char *text = read_output("wt_topology.txt");
+    cr_assert(!strncmp(text, "T= 0\n  Edges= ", 14), "%s", text);
+    cr_assert(strstr(text, "  Quads= 6\n" GRID_QUADS "\n  Tetrahedra= 0\n\n"
+                           "  Hexahedra= 1\n0 1 3 2 4 5 7 6\nT= 0.01\n"),
+              "%s", text);
+    cr_assert_eq(count_of(text, "T= "), 3, "%s", text);
+    cr_assert(strstr(text, "T= 0.02\n"), "%s", text);
+    free(text);
+
+    test_rt_open(&t);
+    char opts[1200], path[1024];
+    const char *probe = test_write_temp("probe.txt", "");
+    snprintf(path, sizeof path, "%.*s/wt_topology.txt", (int)(strrchr(probe, '/') - probe), probe);
+    snprintf(opts, sizeof opts, "filename: %s, strict: true", path);
+    s = grid_with(&t, opts);
+    cr_assert_eq(output_uint(s, "totalError"), 0);
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+
+    test_rt_open(&t);
+    s = grid_writing(&t, "wp.yaml", "filename: wp_topology.txt, period: 0.02", 5);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    text = read_output("wp_topology.txt");
+    cr_assert_eq(count_of(text, "T= "), 2, "%s", text);
+    cr_assert(!strncmp(text, "T= 0.02\n", 8) && strstr(text, "T= 0.04"), "%s", text);
+    free(text);
+
+    test_rt_open(&t);
+    s = grid_writing(&t, "wg.yaml", "filename: wg_topology.txt.gz, time: [0.01]", 3);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+    text = read_output("wg_topology.txt.gz");
+    cr_assert((unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b, "gzip magic");
+    free(text);
 }
