@@ -18,7 +18,15 @@
  * scale) replace min and max when all six are given (read as float).
  * Edges: grid lines on the surface, points visited z, y, x (slowest to
  * fastest), each giving its +x, +y, +z edge. Quads: faces z = 0, z = nz-1,
- * y = 0, y = ny-1, x = 0, x = nx-1, oriented as SOFA's. No triangles. */
+ * y = 0, y = ny-1, x = 0, x = nx-1, oriented as SOFA's. No triangles.
+ *
+ * SphereQuadTopology is SOFA's CubeTopology whose grid point (x, y, z) is
+ * put on a sphere: center + radius p / |p| with p = (2x/(nx-1) - 1,
+ * 2y/(ny-1) - 1, 2z/(nz-1) - 1) (SOFA's Vec3::normalize: p kept when |p|
+ * is below epsilon, the centre of an odd grid). SOFA's default radius is
+ * 0; an axis of one point, which SOFA divides by zero, is an error. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "topology_fields.h"
@@ -191,11 +199,28 @@ static st_status cube_build(topo *t, st_error *err)
                                   "a %d x %d x %d cube surface has %ld points: more than 1e8", nx,
                                   ny, nz, np);
     ST_TRY(st_array_resize(&t->position, ST_T_VEC3S, (size_t)np, err));
+    if (t->sphere_quad && (nx < 2 || ny < 2 || nz < 2) && np > 0)
+        return st_component_error(self, nx < 2 ? "nx" : ny < 2 ? "ny" : "nz", err, ST_EINVAL,
+                                  "a SphereQuadTopology needs at least 2 points per axis (SOFA "
+                                  "divides by n - 1), got %d %d %d",
+                                  nx, ny, nz);
     for (long i = 0; i < np; i++) {
         int c[3];
         cube_coords(t, &g, (int)i, c);
+        double *x = t->position.r + 3 * i;
+        if (!t->sphere_quad) {
+            for (int a = 0; a < 3; a++)
+                x[a] = g.p0[a] + g.d[a] * c[a];
+            continue;
+        }
+        double p[3];
         for (int a = 0; a < 3; a++)
-            t->position.r[3 * i + a] = g.p0[a] + g.d[a] * c[a];
+            p[a] = (2 * c[a]) / (double)(g.n[a] - 1) - 1;
+        double len = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        if (len > DBL_EPSILON)
+            p[0] /= len, p[1] /= len, p[2] /= len;
+        for (int a = 0; a < 3; a++)
+            x[a] = t->center[a] + p[a] * t->radius;
     }
     st_array_free(&t->edges, ST_T_EDGES);
     st_array_free(&t->quads, ST_T_QUADS);
@@ -286,26 +311,40 @@ static st_status cube_create(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static const st_field cube_fields[] = {
-    TOPO_MESH_COMMON(ST_F_OUTPUT),
-    ST_INT(topo, nx, "nx", "0", "x grid resolution"),
-    ST_INT(topo, ny, "ny", "0", "y grid resolution"),
-    ST_INT(topo, nz, "nz", "0", "z grid resolution"),
-    ST_BOOL(topo, internal_points, "internalPoints", "false",
-            "include internal points (allow a one-to-one mapping between points from "
-            "RegularGridTopology and CubeTopology)"),
-    ST_BOOL(topo, split_normals, "splitNormals", "false",
-            "split corner points to have planar normals"),
-    ST_VEC3(topo, min, "min", "0 0 0", "Min"),
-    ST_VEC3(topo, max, "max", "1 1 1", "Max"),
-    ST_REAL(topo, xmin, "xmin", "0", "Min x (used with ymin zmin xmax ymax zmax; read as float)"),
-    ST_REAL(topo, ymin, "ymin", "0", "Min y (used with the five others; read as float)"),
-    ST_REAL(topo, zmin, "zmin", "0", "Min z (used with the five others; read as float)"),
-    ST_REAL(topo, xmax, "xmax", "1", "Max x (used with the five others; read as float)"),
-    ST_REAL(topo, ymax, "ymax", "1", "Max y (used with the five others; read as float)"),
-    ST_REAL(topo, zmax, "zmax", "1", "Max z (used with the five others; read as float)"),
-    ST_REAL(topo, scale, "scale", "1", "Factor applied to xmin..zmax (read as float)"),
+#define CUBE_FIELDS                                                                                \
+    TOPO_MESH_COMMON(ST_F_OUTPUT),                                                                 \
+    ST_INT(topo, nx, "nx", "0", "x grid resolution"),                                              \
+    ST_INT(topo, ny, "ny", "0", "y grid resolution"),                                              \
+    ST_INT(topo, nz, "nz", "0", "z grid resolution"),                                              \
+    ST_BOOL(topo, internal_points, "internalPoints", "false",                                      \
+            "include internal points (allow a one-to-one mapping between points from "             \
+            "RegularGridTopology and CubeTopology)"),                                              \
+    ST_BOOL(topo, split_normals, "splitNormals", "false",                                          \
+            "split corner points to have planar normals"),                                         \
+    ST_VEC3(topo, min, "min", "0 0 0", "Min"),                                                     \
+    ST_VEC3(topo, max, "max", "1 1 1", "Max"),                                                     \
+    ST_REAL(topo, xmin, "xmin", "0", "Min x (used with ymin zmin xmax ymax zmax; read as float)"), \
+    ST_REAL(topo, ymin, "ymin", "0", "Min y (used with the five others; read as float)"),          \
+    ST_REAL(topo, zmin, "zmin", "0", "Min z (used with the five others; read as float)"),          \
+    ST_REAL(topo, xmax, "xmax", "1", "Max x (used with the five others; read as float)"),          \
+    ST_REAL(topo, ymax, "ymax", "1", "Max y (used with the five others; read as float)"),          \
+    ST_REAL(topo, zmax, "zmax", "1", "Max z (used with the five others; read as float)"),          \
+    ST_REAL(topo, scale, "scale", "1", "Factor applied to xmin..zmax (read as float)")
+
+static const st_field cube_fields[] = {CUBE_FIELDS, ST_FIELD_END};
+
+static const st_field sphere_quad_fields[] = {
+    CUBE_FIELDS,
+    ST_VEC3(topo, center, "center", "0 0 0", "Center of the sphere"),
+    ST_REAL(topo, radius, "radius", "0", "Radius of the sphere"),
     ST_FIELD_END};
+
+static st_status sphere_quad_create(st_component *self, st_error *err)
+{
+    ST_TRY(cube_create(self, err));
+    ((topo *)self)->sphere_quad = true;
+    return ST_OK;
+}
 
 const st_class cube_topology_class = {
     .struct_size = sizeof(st_class),
@@ -315,6 +354,20 @@ const st_class cube_topology_class = {
     .instance_size = sizeof(topo),
     .fields = cube_fields,
     .create = cube_create,
+    .init = cube_init,
+    .reinit = cube_init,
+    .parsed = cube_parsed,
+    .topology = &topo_ops,
+};
+
+const st_class sphere_quad_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "SphereQuadTopology",
+    .category = "Topology",
+    .description = "Sphere topology constructed with deformed quads.",
+    .instance_size = sizeof(topo),
+    .fields = sphere_quad_fields,
+    .create = sphere_quad_create,
     .init = cube_init,
     .reinit = cube_init,
     .parsed = cube_parsed,

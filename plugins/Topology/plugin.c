@@ -8,7 +8,7 @@
 extern const st_class regular_grid_topology_class, grid_topology_class, mesh_topology_class,
     sparse_grid_topology_class, sparse_grid_ramification_topology_class,
     cylinder_grid_topology_class, sphere_grid_topology_class, cube_topology_class,
-    sparse_grid_multiple_topology_class;
+    sparse_grid_multiple_topology_class, sphere_quad_topology_class;
 extern const st_class point_set_container_class, edge_set_container_class,
     triangle_set_container_class, quad_set_container_class, tetra_set_container_class,
     hexa_set_container_class;
@@ -36,6 +36,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &triangle2edge_mapping_class, &quad2triangle_mapping_class, &hexa2prism_mapping_class,
         &sparse_grid_topology_class, &sparse_grid_ramification_topology_class,
         &cylinder_grid_topology_class, &sphere_grid_topology_class, &cube_topology_class,
+        &sphere_quad_topology_class,
         &sparse_grid_multiple_topology_class, &edge2quad_mapping_class,
         &mesh2point_mapping_class, &subset_topological_mapping_class,
         &simple_tesselated_tetra_mapping_class};

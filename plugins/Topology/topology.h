@@ -56,6 +56,7 @@ typedef struct topo {
     /* CubeTopology. */
     bool internal_points; /* "internalPoints" */
     bool split_normals;   /* "splitNormals" */
+    bool sphere_quad;     /* the class is SphereQuadTopology (center, radius) */
     /* SparseGridTopology. */
     bool fill_weighted;       /* "fillWeighted" */
     bool only_inside_cells;   /* "onlyInsideCells" */

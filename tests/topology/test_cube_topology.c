@@ -98,3 +98,43 @@ Test(cube_topology, bounds_read_as_float)
     cr_assert_eq(x[0], (double)(0.1f * 3.0f), "x0 %.17g", x[0]);
     st_scene_destroy(&s);
 }
+
+/* SphereQuadTopology: the 3x3x3 cube's 26 surface points put on the sphere
+ * of centre (1, 0, 0) and radius 2 (corner (0, 0, 0) of the grid at the
+ * centre minus 2 (1, 1, 1) / sqrt 3), with the cube's edges and quads; one
+ * point per axis is an error (SOFA divides by n - 1). */
+Test(cube_topology, sphere_quad_topology)
+{
+    static char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\nroot:\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Constant]}\n"
+             "    - SphereQuadTopology: {name: s, nx: 3, ny: 3, nz: 3, center: [1, 0, 0],"
+             " radius: 2}\n"
+             "    - CubeTopology: {name: c, nx: 3, ny: 3, nz: 3}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    st_component *sp = topo_get(s, "s"), *cu = topo_get(s, "c");
+    const st_array *p = topo_arr(sp, "position");
+    cr_assert_eq(p->n, 26);
+    cr_assert_eq(p->n, topo_arr(cu, "position")->n);
+    for (size_t i = 0; i < p->n; i++) {
+        const double *x = p->r + 3 * i;
+        double d = sqrt((x[0] - 1) * (x[0] - 1) + x[1] * x[1] + x[2] * x[2]);
+        cr_assert(fabs(d - 2) < 1e-14, "point %zu at %.17g from the centre", i, d);
+    }
+    const double k = 2 / sqrt(3.0);
+    cr_assert(fabs(p->r[0] - (1 - k)) < 1e-15 && fabs(p->r[1] + k) < 1e-15 &&
+                  fabs(p->r[2] + k) < 1e-15,
+              "corner: %g %g %g", p->r[0], p->r[1], p->r[2]);
+    const st_array *qs = topo_arr(sp, "quads"), *qc = topo_arr(cu, "quads");
+    cr_assert_eq(qs->n, qc->n);
+    cr_assert(!memcmp(qs->u, qc->u, 4 * qs->n * sizeof(unsigned)), "the cube's quads");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\nroot:\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Container.Constant]}\n"
+             "    - SphereQuadTopology: {nx: 1, ny: 3, nz: 3, radius: 1}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "at least 2 points per axis"), "%s", err.msg);
+}
