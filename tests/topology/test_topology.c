@@ -405,8 +405,9 @@ Test(topology, plugin_answers_sofa_module_names)
      * SparseGridTopology, SparseGridRamificationTopology, CylinderGridTopology,
      * SphereGridTopology, CubeTopology, SparseGridMultipleTopology,
      * Edge2QuadTopologicalMapping, Mesh2PointTopologicalMapping,
-     * SubsetTopologicalMapping and SimpleTesselatedTetraTopologicalMapping */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 37);
+     * SubsetTopologicalMapping, SimpleTesselatedTetraTopologicalMapping and
+     * SphereQuadTopology */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 38);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
