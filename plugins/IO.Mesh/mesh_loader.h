@@ -95,6 +95,8 @@ st_status loader_push_edge_once(mesh_loader *l, unsigned a, unsigned b, st_error
 st_status loader_finish(mesh_loader *l, st_error *err);
 /* Marks every output as modified. */
 void loader_touch_outputs(mesh_loader *l);
+/* MeshOffLoader's parser (mesh_off_loader.c), read by OffSequenceLoader. */
+st_status off_parse(mesh_loader *l, const mesh_file *f, st_error *err);
 /* x' = T R S x with SOFA's Euler angles (degrees): M is 3 x 4 (last column T). */
 void loader_trs_matrix(const double t[3], const double r_deg[3], const double s[3],
                        double M[3][4]);

@@ -45,7 +45,7 @@ static size_t line_numbers(const char *s, size_t len, double *v, size_t max, boo
     return n;
 }
 
-static st_status off_parse(mesh_loader *l, const mesh_file *f, st_error *err)
+st_status off_parse(mesh_loader *l, const mesh_file *f, st_error *err)
 {
     st_component *self = &l->base;
     text_cursor c;

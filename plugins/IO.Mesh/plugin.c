@@ -1,5 +1,5 @@
 /* plugin.c - the IO.Mesh plugin: mesh loaders (OBJ, Gmsh, VTK, STL, OFF, trian,
- * GiD, Xsp),
+ * GiD, Xsp, OFF sequences),
  * SOFA's sphere files, the procedural grid and string creators and the
  * exporters (VTK, Mesh, STL, VisualModelOBJ). */
 #include <settee/settee.h>
@@ -9,7 +9,7 @@ extern const st_class mesh_obj_loader_class, mesh_gmsh_loader_class, mesh_vtk_lo
     mesh_string_creator_class, vtk_exporter_class, mesh_exporter_class, stl_exporter_class,
     visual_model_obj_exporter_class, mesh_off_loader_class, mesh_trian_loader_class,
     gid_mesh_loader_class, blender_exporter_class, voxel_grid_loader_class,
-    mesh_xsp_loader_class;
+    mesh_xsp_loader_class, off_sequence_loader_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -21,6 +21,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &mesh_trian_loader_class, err));
     ST_TRY(st_registry_add(r, &gid_mesh_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_xsp_loader_class, err));
+    ST_TRY(st_registry_add(r, &off_sequence_loader_class, err));
     ST_TRY(st_registry_add(r, &sphere_loader_class, err));
     ST_TRY(st_registry_add(r, &mesh_grid_creator_class, err));
     ST_TRY(st_registry_add(r, &mesh_string_creator_class, err));

@@ -147,3 +147,46 @@ Test(off_trian, gid_file)
                   ST_OK);
     cr_assert(strstr(err.msg, ":6:") && strstr(err.msg, "not a vertex"), "%s", err.msg);
 }
+
+/* OffSequenceLoader over seq1.off .. seq3.off (one point at x = 1, 2, 3),
+ * stepDuration 0.02, dt 0.01: init reads file 1; SOFA's test (current -
+ * first) 0.02 <= t moves to file 2 at the step of t = 0, keeps it at
+ * t = 0.01, reads file 3 at t = 0.02, and nothing after the last file. */
+Test(off_trian, off_sequence)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[512];
+    for (int k = 1; k <= 3; k++) {
+        snprintf(path, sizeof path, "%s/seq%d.off", dir, k);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "OFF\n3 1 0\n%d 0 0\n0 1 0\n0 0 1\n3 0 1 2\n", k);
+        fclose(f);
+    }
+    char yaml[2048];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\nroot:\n  dt: 0.01\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.IO.Mesh]}\n"
+             "    - OffSequenceLoader: {name: loader, filename: \"%s/seq1.off\", nbOfFiles: 3,"
+             " stepDuration: 0.02}\n",
+             dir);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load_string(T.rt, yaml, strlen(yaml), "seq.yaml", &s, &err), ST_OK,
+                 "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_component *l = topo_get(s, "loader");
+    const double want[] = {2, 2, 3, 3, 3, 3};
+    cr_assert_eq(topo_arr(l, "position")->r[0], 1.0);
+    for (int k = 0; k < 6; k++) {
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+        cr_assert_eq(topo_arr(l, "position")->r[0], want[k], "after step %d: x %g", k + 1,
+                     topo_arr(l, "position")->r[0]);
+        cr_assert_eq(topo_arr(l, "triangles")->n, 1);
+    }
+    st_scene_destroy(&s);
+    err = (st_error){0};
+    cr_assert_neq(load("OffSequenceLoader", "noindex.off", "OFF\n1 0 0\n0 0 0\n", "", &s, &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "Invalid file index"), "%s", err.msg);
+}

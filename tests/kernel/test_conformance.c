@@ -53,6 +53,7 @@ static const struct refusal {
     {"MeshSTLLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshOffLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshXspLoader", "no filename: a loader without a file has nothing to load"},
+    {"OffSequenceLoader", "no filename: a loader without a file has nothing to load"},
     {"MeshTrianLoader", "no filename: a loader without a file has nothing to load"},
     {"GIDMeshLoader", "no filename: a loader without a file has nothing to load"},
     {"SphereLoader", "no filename: a loader without a file has nothing to load"},
