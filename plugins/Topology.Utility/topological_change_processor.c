@@ -1046,9 +1046,9 @@ static st_status tcp_init(st_component *self, st_error *err)
 
 static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
 
-/* A checkpoint keeps the reading position in the file and the next time of
- * the data inputs, so that a resumed run makes the changes the
- * uninterrupted run makes, once. */
+/* A checkpoint keeps the reading position in the file, the next time of
+ * the data inputs and the saved incision points, so that a resumed run
+ * makes the changes the uninterrupted run makes, once. */
 static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *err)
 {
     tcp *t = (tcp *)self;
@@ -1064,6 +1064,14 @@ static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *e
     t->last_time = v[1];
     t->loop_time = v[2];
     t->time_to_remove = v[3];
+    /* the incision points saved at init, as found again after each cut */
+    for (size_t i = 0; i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE || !l->saved)
+            continue;
+        ST_TRY(st_checkpoint_data(ck, l->saved, 3 * l->n * sizeof *l->saved, err));
+        ST_TRY(st_checkpoint_data(ck, l->weights, 3 * l->n * sizeof *l->weights, err));
+    }
     return ST_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -148,6 +149,12 @@ Test(incision, cut_across_a_square_opens_it_in_two)
                       "point %zu at (%g %g %g)", 9 + i + 5 * c, p[0], p[1], p[2]);
         }
     cr_assert_eq(pieces(tris, x->n), 2);
+    st_scene_destroy(&s);
+    /* SOFA's other form, a triangle index before each point's
+     * coordinates: the same cut */
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", "");
+    step(s, 2);
+    assert_tris(arr(s, "topo", "triangles"), want, 16);
     st_scene_destroy(&s);
 }
 
@@ -318,4 +325,50 @@ Test(incision, bad_lines_are_errors_at_the_line)
                   cases[i].want, err.msg);
         st_scene_destroy(&s);
     }
+}
+
+/* A checkpoint between two cuts with saveIndicesAtInit (the first, from the
+ * bottom border to inside T6, at t = 0.01; the second, across the upper
+ * cells, at t = 0.03): the points, triangles and states the first cut made
+ * and the saved points found again after it come back from the
+ * checkpoint, and the resumed run ends as the uninterrupted one, bit for
+ * bit (27 points: 9 + 4 new and 3 copies, then 6 new and 5 copies). */
+Test(incision, checkpoint_between_cuts_resumes_bit_identically)
+{
+    char dir[512], path[1024], cmd[4096], out[8192];
+    test_make_dir(dir, sizeof dir, "incck");
+    static const char *const files[2][2] = {
+        {"scene.scn",
+         "<Node name='root' dt='0.01' gravity='0 0 0'><DefaultAnimationLoop/>"
+         "<RequiredPlugin name='Topology'/><RequiredPlugin name='Topology.Utility'/>"
+         "<Node name='Body'>" SQUARE
+         "<TopologicalChangeProcessor filename='cuts.txt' saveIndicesAtInit='true'/>"
+         "</Node></Node>"},
+        {"cuts.txt", "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 1.2 0\nT= 0.03\nINCISE= 2\n"
+                     "0.2 1.5 0 1.8 1.5 0\n"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    static const char *const runs[] = {"-n 5 --export-state full.json", "-n 2 --checkpoint ck.bin",
+                                       "-n 5 --resume ck.bin --export-state resumed.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run scene.scn --no-progress %s", dir,
+                 SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, runs[i]);
+        cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    }
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/full.json", dir);
+    snprintf(b, sizeof b, "%s/resumed.json", dir);
+    char *fa = test_read_file(a), *fb = test_read_file(b);
+    cr_assert(fa && fb);
+    cr_assert_str_eq(fa, fb);
+    cr_assert(strstr(fa, "[1.8, 1.5, 0]"), "the second cut's last point: %s", fa);
+    free(fa);
+    free(fb);
+    test_remove_dir(dir);
 }
