@@ -49,6 +49,10 @@ typedef struct chord {
 
 #define MAX_PATH 1024
 
+/* A barycentric weight (an edge parameter) below which a point is taken as
+ * on the edge (at the vertex): the triangles it would make are flat. */
+#define ON_EDGE 1e-3
+
 typedef struct mesh {
     const unsigned *t; /* triangles, 3 per triangle */
     size_t nt;
@@ -256,12 +260,12 @@ static void pt_pos(const mesh *m, const path_pt *q, double *o)
  * border edge within eps_border, onto a vertex within eps_border, else
  * inside. `avoid`: a point the end must not snap onto (the other end). */
 static path_pt end_point(const mesh *m, unsigned k, const double w[3], double eps_border,
-                         const path_pt *from)
+                         const path_pt *from, bool vertex)
 {
     const unsigned *t = m->t + 3 * (size_t)k;
     path_pt q = {.kind = PP_INSIDE, .tri = k};
     memcpy(q.w, w, 3 * sizeof *w);
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < 3 && vertex; j++)
         if (w[j] > 1 - eps_border) {
             q.kind = PP_VERTEX;
             q.v = t[j];
@@ -274,12 +278,18 @@ static path_pt end_point(const mesh *m, unsigned k, const double w[3], double ep
         }
     for (int j = 0; j < 3; j++) {
         unsigned a = t[(j + 1) % 3], b = t[(j + 2) % 3], o[2];
-        if (w[j] < eps_border && tris_of_edge(m, a, b, o) == 1) {
+        /* onto a border edge within eps_border; onto any edge when the end
+         * is (nearly) on it, which would otherwise leave a flat triangle */
+        if ((w[j] < eps_border && tris_of_edge(m, a, b, o) == 1) || w[j] < ON_EDGE) {
             double wa = w[(j + 1) % 3], wb = w[(j + 2) % 3];
             if (wa + wb <= 0)
                 continue;
+            /* not onto the edge the path comes along or from one of its
+             * ends: the last piece would lie on the edge */
             if (from && from->kind == PP_EDGE &&
                 ((from->e[0] == a && from->e[1] == b) || (from->e[0] == b && from->e[1] == a)))
+                continue;
+            if (from && from->kind == PP_VERTEX && (from->v == a || from->v == b))
                 continue;
             q.kind = PP_EDGE;
             q.e[0] = a;
@@ -323,6 +333,30 @@ static bool edge_cross(const mesh *m, unsigned k, int i, int j, const double *c,
     return true;
 }
 
+/* The triangle the cut enters from its first point q (in triangle k),
+ * towards b along d; UINT_MAX when it cannot go inward. */
+static unsigned start_tri(const mesh *m, const path_pt *q, unsigned k, const double *b,
+                          const double *d)
+{
+    if (q->kind == PP_VERTEX)
+        return tri_in_direction(m, q->v, d, UINT_MAX);
+    if (q->kind == PP_INSIDE)
+        return k;
+    int i = slot_of(m->t + 3 * (size_t)k, q->e[0]);
+    int j = slot_of(m->t + 3 * (size_t)k, q->e[1]);
+    int o = 3 - i - j;
+    if (i < 0 || j < 0 || o < 0 || o > 2)
+        return UINT_MAX;
+    double w0[3];
+    bary(m, k, b, w0);
+    if (w0[o] >= 0)
+        return k;
+    unsigned tt[2]; /* b beyond the edge: the triangle on its other side (on a border,
+                     * this one: the walk finds whether the line goes in) */
+    int c = tris_of_edge(m, q->e[0], q->e[1], tt);
+    return c == 2 ? (tt[0] == k ? tt[1] : tt[0]) : k;
+}
+
 /* Stage 1: the path from a (or the point start) to b. */
 static st_status make_path(st_component *owner, const mesh *m, unsigned start, const double *a,
                            const double *b, double eps_path, double eps_border, path_pt *pts,
@@ -342,33 +376,21 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
-        pts[n++] = end_point(m, cur_tri, wa, eps_border, NULL);
         sub(b, a, d);
-        unsigned next = UINT_MAX;
-        if (pts[0].kind == PP_VERTEX)
-            next = tri_in_direction(m, pts[0].v, d, UINT_MAX);
-        else if (pts[0].kind == PP_EDGE) {
-            /* on a border edge: the cut must go inward */
-            double c[3], tl, s;
-            int i = slot_of(m->t + 3 * (size_t)cur_tri, pts[0].e[0]);
-            int j = slot_of(m->t + 3 * (size_t)cur_tri, pts[0].e[1]);
-            pt_pos(m, &pts[0], c);
-            if (i >= 0 && j >= 0 && edge_cross(m, cur_tri, i, j, c, d, &tl, &s))
-                next = cur_tri;
-            double w0[3];
-            bary(m, cur_tri, b, w0);
-            int o = 3 - i - j;
-            if (o >= 0 && o < 3 && w0[o] < 0) /* b beyond the border edge */
-                next = UINT_MAX;
+        /* the start (SnapBorderPath): onto a vertex or a border edge when
+         * the cut can leave it towards b, else onto the edge it is on, else
+         * inside */
+        unsigned first = cur_tri;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            pts[0] = attempt < 2 ? end_point(m, first, wa, eps_border, NULL, attempt == 0)
+                                 : (path_pt){.kind = PP_INSIDE, .tri = first};
+            if (attempt == 2)
+                memcpy(pts[0].w, wa, sizeof wa);
+            cur_tri = start_tri(m, &pts[0], first, b, d);
+            if (cur_tri != UINT_MAX)
+                break;
         }
-        if (pts[0].kind != PP_INSIDE && next == UINT_MAX) {
-            /* snapped onto a vertex or border edge the cut cannot leave
-             * inward: start inside, where a is */
-            pts[0] = (path_pt){.kind = PP_INSIDE, .tri = cur_tri};
-            memcpy(pts[0].w, wa, sizeof wa);
-        } else if (pts[0].kind != PP_INSIDE) {
-            cur_tri = next;
-        }
+        n = 1;
     }
     if (dot(d, d) <= 0)
         return st_component_error(owner, NULL, err, ST_ESCENE,
@@ -380,6 +402,13 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
     for (size_t guard = 0; guard <= m->nt; guard++) {
         if (n + 1 >= MAX_PATH)
             break;
+        bool again = false;
+        for (size_t i = 0; i + 1 < n; i++)
+            again |= chords[i].tri == cur_tri;
+        if (again && n >= 2) { /* the path comes back to a triangle: it ends */
+            *npts = n;
+            return ST_OK;
+        }
         path_pt *cur = &pts[n - 1];
         double c[3], wb[3];
         pt_pos(m, cur, c);
@@ -388,7 +417,7 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
         if (dist >= 0 && wb[0] > -1e-9 && wb[1] > -1e-9 && wb[2] > -1e-9) {
             for (int j = 0; j < 3; j++)
                 wb[j] = wb[j] < 0 ? 0 : wb[j];
-            path_pt q = end_point(m, cur_tri, wb, eps_border, cur);
+            path_pt q = end_point(m, cur_tri, wb, eps_border, cur, true);
             if (q.kind == PP_INSIDE && cur->kind == PP_INSIDE)
                 return st_component_error(owner, NULL, err, ST_ESCENE,
                                           "the incision from (%g %g %g) to (%g %g %g) lies inside "
@@ -434,9 +463,10 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
         path_pt q = {.kind = PP_EDGE, .e = {vi, vj}, .s = best_s};
         bool on_cur_edge_i = cur->kind == PP_EDGE && (cur->e[0] == vi || cur->e[1] == vi);
         bool on_cur_edge_j = cur->kind == PP_EDGE && (cur->e[0] == vj || cur->e[1] == vj);
-        if (best_s < eps_path && !on_cur_edge_i)
+        double snap = eps_path > ON_EDGE ? eps_path : ON_EDGE;
+        if (best_s < snap && !on_cur_edge_i)
             q = (path_pt){.kind = PP_VERTEX, .v = vi};
-        else if (best_s > 1 - eps_path && !on_cur_edge_j)
+        else if (best_s > 1 - snap && !on_cur_edge_j)
             q = (path_pt){.kind = PP_VERTEX, .v = vj};
         chords[n - 1].tri = cur_tri;
         pts[n++] = q;
@@ -724,7 +754,18 @@ static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsign
             ok = rotate(&m, p, tk, q[i - 1], UINT_MAX, &side);
         }
     }
-    size_t ndup = last - first + 1;
+    /* a copy for each path point that a triangle on the left uses (none is
+     * made for a point the left side does not reach) */
+    unsigned copy[MAX_PATH], anc[MAX_PATH];
+    size_t ndup = 0;
+    for (size_t i = first; i <= last; i++) {
+        copy[i] = UINT_MAX;
+        for (size_t r = 0; r < side.n && copy[i] == UINT_MAX; r++)
+            if (slot_of(m.t + 3 * (size_t)side.u[r], q[i]) >= 0) {
+                copy[i] = (unsigned)(m.np + ndup);
+                anc[ndup++] = q[i];
+            }
+    }
     ulist add = {0};
     for (size_t r = 0; r < side.n && ok; r++) {
         unsigned t[3];
@@ -732,7 +773,7 @@ static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsign
         for (int j = 0; j < 3; j++)
             for (size_t i = first; i <= last; i++)
                 if (t[j] == q[i]) {
-                    t[j] = (unsigned)(m.np + i - first);
+                    t[j] = copy[i];
                     break;
                 }
         ok = push3(&add, t[0], t[1], t[2]);
@@ -745,8 +786,8 @@ static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsign
         coef[i] = 1.0;
     }
     start[ndup] = ndup;
-    if (st == ST_OK)
-        st = st_topology_add_points(topo, ndup, start, q + first, coef, err);
+    if (st == ST_OK && ndup)
+        st = st_topology_add_points(topo, ndup, start, anc, coef, err);
     if (st == ST_OK && add.n)
         st = st_topology_add(topo, ST_ELEM_TRIANGLE, add.u, add.n / 3, err);
     if (st == ST_OK && side.n)

@@ -299,6 +299,43 @@ Test(incision, snap_path_goes_through_near_vertices)
     st_scene_destroy(&s);
 }
 
+/* The smallest area of the surface's triangles (in the state). */
+static double min_area(st_scene *s)
+{
+    const st_array *t = arr(s, "topo", "triangles"), *x = arr(s, "dofs", "position");
+    double amin = INFINITY;
+    for (size_t k = 0; k < t->n; k++) {
+        const double *a = x->r + 3 * (size_t)t->u[3 * k], *b = x->r + 3 * (size_t)t->u[3 * k + 1],
+                     *c = x->r + 3 * (size_t)t->u[3 * k + 2];
+        double area = 0.5 * fabs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]));
+        amin = area < amin ? area : amin;
+    }
+    return amin;
+}
+
+/* Ends exactly on interior edges: from (1.5, 0.5), on the diagonal (1, 5),
+ * to (1.5, 1.5), on the diagonal (4, 8). The start is a point of the edge
+ * (a point inside T2 would make a flat triangle), and the cut goes into T3,
+ * on b's side: 9 on (5, 1), 10 on (5, 4), 11 on (8, 4). Both ends are
+ * inside the surface: only 10 is copied. T2 and T7 are split in two by
+ * their edge's point, T3 and T6 in three: 14 triangles, none flat (the
+ * smallest, an eighth of a cell: 0.125). */
+Test(incision, ends_on_interior_edges_make_no_flat_triangle)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0.5 0 1.5 1.5 0\n", "");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 13, "%zu points", x->n);
+    static const double y[4] = {0.5, 1, 1.5, 1};
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(fabs(x->r[3 * (9 + i)] - 1.5) < 1e-12 && fabs(x->r[3 * (9 + i) + 1] - y[i]) < 1e-12,
+                  "point %zu at (%g %g)", 9 + i, x->r[3 * (9 + i)], x->r[3 * (9 + i) + 1]);
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 14);
+    cr_assert(fabs(min_area(s) - 0.125) < 1e-12, "smallest triangle %g", min_area(s));
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 1);
+    st_scene_destroy(&s);
+}
+
 /* Bad INCISE= lines are errors at the file's line. */
 Test(incision, bad_lines_are_errors_at_the_line)
 {
