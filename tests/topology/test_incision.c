@@ -336,6 +336,27 @@ Test(incision, ends_on_interior_edges_make_no_flat_triangle)
     st_scene_destroy(&s);
 }
 
+/* An end is not put onto a border edge that the path comes from one of
+ * the ends of: from (1, 0.02), which goes onto vertex 1 (weight 0.98), to
+ * (1.5, 0.1), near the border edge (1, 2) of T2 (weight 0.1 <
+ * epsilonSnapBorder), the last piece would lie along (1, 2); the end stays
+ * inside T2 at (1.5, 0.1) (point 9), T2 is cut in three around it, and
+ * vertex 1, on the border, gets a copy (10): a slit from the border. */
+Test(incision, end_not_snapped_onto_the_edge_it_comes_along)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1 0.02 0 1.5 0.1 0\n", "");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 11, "%zu points", x->n);
+    cr_assert(fabs(x->r[27] - 1.5) < 1e-12 && fabs(x->r[28] - 0.1) < 1e-12, "end at (%g %g)",
+              x->r[27], x->r[28]);
+    cr_assert(fabs(x->r[30] - 1) < 1e-12 && x->r[31] == 0, "copy of 1 at (%g %g)", x->r[30],
+              x->r[31]);
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 10);
+    cr_assert(min_area(s) > 0.02, "smallest triangle %g", min_area(s));
+    st_scene_destroy(&s);
+}
+
 /* Bad INCISE= lines are errors at the file's line. */
 Test(incision, bad_lines_are_errors_at_the_line)
 {
