@@ -5,8 +5,9 @@
  * pointMappedFromPoint[i] is input point i, output point
  * pointMappedFromEdge[e] the midpoint of the input topology's edge e. J
  * holds an identity block per copied point and two halves per midpoint.
- * The maps and edges are copied at init (the topological mapping refuses
- * changes of its input). */
+ * The maps and edges are copied at init, and again after a change of the
+ * input topology (the topological mapping keeps its maps as SOFA's: an
+ * output point whose source went keeps its place). */
 #include <limits.h>
 #include <string.h>
 
@@ -21,11 +22,65 @@ typedef struct stt_mech {
     unsigned *pfp;   /* np: output index of each input point (UINT_MAX: none) */
     unsigned *pfe;   /* ne: output index of each edge's midpoint (UINT_MAX: none) */
     unsigned *edges; /* ne x 2: the input topology's edges */
+    st_component *tm, *tin; /* the topological mapping and its input */
+    bool stale;             /* the input changed: copy the maps again */
+    bool listening;
 } stt_mech;
 
 static const char *const stt_templates[] = {"Vec3d", NULL};
 
 static const st_field stt_fields[] = {MAP_HEAD_FIELDS(stt_mech), ST_FIELD_END};
+
+static st_status stt_input_changed(st_component *self, st_component *topology,
+                                   const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev, (void)err;
+    ((stt_mech *)self)->stale = true;
+    return ST_OK;
+}
+
+static const st_array *uints_field(st_component *c, const char *name);
+
+/* After a change of the input: the maps and edges copied again (the
+ * topological mapping has followed the change by then); false when they
+ * no longer fit the states, and the mapping stops acting. */
+static bool refresh(stt_mech *m)
+{
+    m->stale = false;
+    const st_array *pfp = uints_field(m->tm, "pointMappedFromPoint");
+    const st_array *pfe = uints_field(m->tm, "pointMappedFromEdge");
+    const st_array *edges = m->tin->cls->topology->elements(m->tin, ST_T_EDGES);
+    size_t ne = edges ? edges->n : 0;
+    if (!pfp || !pfe || pfe->n != ne || pfp->n > m->h.in->n)
+        return false;
+    unsigned *a = st_realloc(m->pfp, (pfp->n ? pfp->n : 1) * sizeof *a);
+    if (a)
+        m->pfp = a;
+    unsigned *b = st_realloc(m->pfe, (ne ? ne : 1) * sizeof *b);
+    if (b)
+        m->pfe = b;
+    unsigned *c = st_realloc(m->edges, (ne ? 2 * ne : 1) * sizeof *c);
+    if (c)
+        m->edges = c;
+    if (!a || !b || !c)
+        return false;
+    memcpy(m->pfp, pfp->u, pfp->n * sizeof *m->pfp);
+    memcpy(m->pfe, pfe->u, ne * sizeof *m->pfe);
+    if (ne)
+        memcpy(m->edges, edges->u, 2 * ne * sizeof *m->edges);
+    m->np = pfp->n;
+    m->ne = ne;
+    m->nin = m->h.in->n;
+    for (size_t e = 0; e < 2 * ne; e++)
+        if (m->edges[e] >= m->nin)
+            return false;
+    for (size_t i = 0; i < m->np + m->ne; i++) {
+        unsigned o = i < m->np ? m->pfp[i] : m->pfe[i - m->np];
+        if (o != UINT_MAX && o >= m->nout)
+            return false;
+    }
+    return true;
+}
 
 static void stt_free(stt_mech *m)
 {
@@ -137,7 +192,13 @@ static st_status stt_init(st_component *self, st_error *err)
             return st_component_error(self, "input", err, ST_ESCENE,
                                       "edge %zu of '%s' uses point %u; the input '%s' has %zu",
                                       e / 2, tin->name, m->edges[e], m->h.in->base.name, nin);
-    ST_TRY(st_topology_use(self, tin, err));
+    m->tm = tm;
+    m->tin = tin;
+    m->stale = false;
+    if (!m->listening) {
+        ST_TRY(st_topology_listen(self, tin, stt_input_changed, err));
+        m->listening = true;
+    }
     m->nin = nin;
     m->nout = nout;
     if (m->h.out->position.n != nout)
@@ -147,10 +208,18 @@ static st_status stt_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static bool ready(const stt_mech *m)
+static bool ready(stt_mech *m)
 {
-    return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->nout &&
-           m->h.in->n == m->nin;
+    if (m->h.base.state != ST_CSTATE_VALID)
+        return false;
+    if (m->stale && !refresh(m)) {
+        st_component_warn(&m->h.base, "the maps of '%s' no longer fit the states after a "
+                                      "topological change: the mapping stops acting",
+                          m->tm->name);
+        m->h.base.state = ST_CSTATE_INVALID;
+        return false;
+    }
+    return m->h.out && m->h.out->n == m->nout && m->h.in->n == m->nin;
 }
 
 static void stt_apply(st_component *self, const st_mparams *mp, double *x)

@@ -19,8 +19,16 @@
  * first modifier of that kind from the topology's node upward), or
  * "ADD= PointsInTriangle n" by a line of n (triangle, u, v): new points at
  * those barycentric places (SOFA's addPoints with the triangle's vertices
- * as ancestors, weights u, v, 1 - u - v). INCISE= is refused there
- * (settee does not incise yet). An index beyond the topology's elements is
+ * as ancestors, weights u, v, 1 - u - v). "INCISE= n" is followed by a
+ * line of n points (3 coordinates each, or a triangle index and 3
+ * coordinates): the surface of the first TriangleSetTopologyModifier is
+ * cut from each point to the next (incision.c: SOFA's
+ * computeIntersectedObjectsList, SplitAlongPath, InciseAlongEdgeList); with
+ * saveIndicesAtInit the points are kept at init as barycentric places on
+ * the surface, so that they follow it, and found again after each cut
+ * (SOFA's saveIndices, updateTriangleIncisionInformation). A path that
+ * cannot be made (a point on no triangle) is said and left, as SOFA's
+ * "Invalid path". An index beyond the topology's elements is
  * skipped with SOFA's warning, at the file's line.
  *
  * With useDataInputs, the lists pointsToRemove ... hexahedraToRemove are
@@ -31,6 +39,7 @@
  * which removes its own kind: a warning says so when that differs. */
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,10 +49,11 @@
 #include <settee/settee.h>
 
 #include "../shared/output_file.h"
+#include "incision.h"
 #include "../shared/topology_link.h"
 
 /* One command of the file. */
-typedef enum cmd_kind { CMD_TIME, CMD_REMOVE, CMD_ADD, CMD_OTHER } cmd_kind;
+typedef enum cmd_kind { CMD_TIME, CMD_REMOVE, CMD_ADD, CMD_INCISE, CMD_OTHER } cmd_kind;
 
 typedef struct tcp_line {
     cmd_kind kind;
@@ -54,7 +64,11 @@ typedef struct tcp_line {
     size_t n;          /* CMD_REMOVE: indices; CMD_ADD: elements */
     st_elem add;       /* CMD_ADD: the kind of the new elements (POINT: PointsInTriangle,
                         * ids the triangles) */
-    double *bary;      /* CMD_ADD of points: 2 barycentric coordinates per point */
+    double *bary;      /* CMD_ADD of points: 2 barycentric coordinates per point; CMD_INCISE:
+                        * the n points' coordinates, 3 each */
+    unsigned *saved;   /* CMD_INCISE with saveIndicesAtInit: per point, the vertices of the
+                        * triangle that held it at init (3) ... */
+    double *weights;   /* ... and its barycentric weights there (3) */
     bool blank;        /* no token at all (SOFA keeps the previous command) */
 } tcp_line;
 
@@ -101,11 +115,13 @@ static const st_field tcp_fields[] = {
     REMOVE_LIST(ST_ELEM_HEXAHEDRON, "hexahedraToRemove", "hexahedron"),
     ST_BOOL(tcp, save_indices_at_init, "saveIndicesAtInit", "false",
             "set to 'true' to save the incision to do in the init to incise even after a "
-            "movement (incisions are not supported: refused when true)"),
-    ST_IGNORED(tcp, eps_path, "epsilonSnapPath", ST_T_REAL, double, "0.1",
-               "epsilon snap path (incisions)"),
-    ST_IGNORED(tcp, eps_border, "epsilonSnapBorder", ST_T_REAL, double, "0.25",
-               "epsilon snap path (incisions)"),
+            "movement"),
+    ST_REAL(tcp, eps_path, "epsilonSnapPath", "0.1",
+            "epsilon snap path: an incision crossing an edge closer than this fraction of the "
+            "edge to a vertex goes through the vertex"),
+    ST_REAL(tcp, eps_border, "epsilonSnapBorder", "0.25",
+            "epsilon snap path: an incision's end closer than this barycentric weight to a "
+            "border edge (a vertex) goes onto it"),
     ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
     ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
     ST_FIELD_END};
@@ -164,6 +180,8 @@ static void free_lines(tcp *t)
     for (size_t i = 0; i < t->nlines; i++) {
         st_free(t->lines[i].ids);
         st_free(t->lines[i].bary);
+        st_free(t->lines[i].saved);
+        st_free(t->lines[i].weights);
     }
     st_free(t->lines);
     t->lines = NULL;
@@ -336,6 +354,56 @@ static st_status parse_points_in_triangle(tcp *t, const char *s, const char *e, 
     return ST_OK;
 }
 
+/* The data line of "INCISE= n": n points, each its coordinates (3 values)
+ * or a triangle index and its coordinates (4 values), as SOFA's
+ * getValuesInLine reads them (settee uses the coordinates: the triangle is
+ * found again at the incision's time). */
+static st_status parse_incision(tcp *t, const char *s, const char *e, int line, size_t n,
+                                tcp_line *out, st_error *err)
+{
+    double vals[4096];
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p >= e)
+            break;
+        const char *q = p;
+        while (q < e && *q != ' ' && *q != '\t' && *q != '\r')
+            q++;
+        char tok[64], *endp = NULL;
+        snprintf(tok, sizeof tok, "%.*s", (int)((size_t)(q - p) > 60 ? 60 : (size_t)(q - p)), p);
+        double v = strtod(tok, &endp);
+        if (!endp || *endp || !isfinite(v))
+            return line_error(t, line, err, "'%s' is not a coordinate%s", tok, "");
+        if (k < sizeof vals / sizeof *vals)
+            vals[k] = v;
+        k++;
+        p = q;
+    }
+    if (k != 3 * n && k != 4 * n) {
+        char a[96], b[32];
+        snprintf(a, sizeof a, "%zu values (3 coordinates, or a triangle and 3 coordinates, per "
+                 "point)", 3 * n);
+        snprintf(b, sizeof b, "%zu", k);
+        if (k == 4 * n || 3 * n == k)
+            a[0] = 0;
+        return line_error(t, line, err, "INCISE= announced %s, but this line holds %s", a, b);
+    }
+    if (k > sizeof vals / sizeof *vals)
+        return line_error(t, line, err, "INCISE= holds too many points (%s values)%s", "> 4096",
+                          "");
+    size_t stride = k / n;
+    out->bary = st_malloc(3 * n * sizeof *out->bary);
+    if (!out->bary)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < 3; j++)
+            out->bary[3 * i + j] = vals[stride * i + stride - 3 + j];
+    return ST_OK;
+}
+
 /* Parses the whole file into commands, checking every line. */
 static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
 {
@@ -465,10 +533,27 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
                 break;
             continue;
         } else if (nt && is_token(tok[0], tl[0], "INCISE=")) {
-            return line_error(t, line, err,
-                              "'INCISE=' is not supported: settee removes (REMOVE=) and adds "
-                              "(ADD=) elements but does not incise them yet%s%s",
-                              "", "");
+            unsigned n = 0;
+            if (nt < 2 || !parse_index(tok[1], tl[1], &n) || n < 2)
+                return line_error(t, line, err,
+                                  "'INCISE=' needs the number of points of the path (2 or "
+                                  "more)%s%s",
+                                  "", "");
+            if (!nl)
+                return line_error(t, line, err,
+                                  "'INCISE=' must be followed by a line of points%s%s", "", "");
+            const char *q = nl + 1;
+            const char *qe = memchr(q, '\n', (size_t)(end - q));
+            if (!qe)
+                qe = end;
+            cur->kind = CMD_INCISE;
+            cur->n = n;
+            ST_TRY(parse_incision(t, q, qe, line + 1, n, cur, err));
+            p = qe < end ? qe + 1 : end;
+            line += 2;
+            if (qe == end)
+                break;
+            continue;
         } else if (nt && tl[0] > 1 && tok[0][tl[0] - 1] == '=') {
             char w[64];
             snprintf(w, sizeof w, "%.*s", (int)(tl[0] > 40 ? 40 : tl[0]), tok[0]);
@@ -664,6 +749,125 @@ static st_status add_with(tcp *t, const tcp_line *l, st_error *err)
     return st_topology_add(topo, l->add, l->ids, l->n, err);
 }
 
+/* The surface an incision cuts: the container of the first
+ * TriangleSetTopologyModifier from the topology's node upward. */
+static st_component *incision_surface(tcp *t)
+{
+    st_component *mod = find_modifier(t, ST_ELEM_TRIANGLE);
+    return mod ? modifier_container(mod) : NULL;
+}
+
+/* saveIndicesAtInit (SOFA's saveIndices): each incision point is kept as
+ * the vertices and barycentric weights of the triangle holding it at init,
+ * so that it moves with the surface. */
+static st_status save_indices(tcp *t, st_error *err)
+{
+    st_component *topo = incision_surface(t);
+    for (size_t i = 0; i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE)
+            continue;
+        l->saved = st_malloc(3 * l->n * sizeof *l->saved);
+        l->weights = st_malloc(3 * l->n * sizeof *l->weights);
+        if (!l->saved || !l->weights)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+        for (size_t k = 0; k < l->n; k++) {
+            unsigned tri;
+            if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
+                return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                          "%s:%d: the incision point (%g %g %g) is on no "
+                                          "triangle of '%s'",
+                                          t->path, l->line + 1, l->bary[3 * k],
+                                          l->bary[3 * k + 1], l->bary[3 * k + 2], topo->name);
+            memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
+        }
+    }
+    return ST_OK;
+}
+
+/* The current position of saved incision point k of l. */
+static bool saved_position(st_component *topo, const tcp_line *l, size_t k, double out[3])
+{
+    double x[3][3];
+    for (int j = 0; j < 3; j++)
+        if (!incision_point(topo, l->saved[3 * k + (size_t)j], x[j]))
+            return false;
+    for (int c = 0; c < 3; c++)
+        out[c] = l->weights[3 * k] * x[0][c] + l->weights[3 * k + 1] * x[1][c] +
+                 l->weights[3 * k + 2] * x[2][c];
+    return true;
+}
+
+/* After a cut, SOFA's updateTriangleIncisionInformation: each saved point
+ * is found again on the changed surface (its triangle may be gone) and
+ * kept as the vertices and weights of the triangle holding it now. */
+static void update_saved(tcp *t, st_component *topo)
+{
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    for (size_t i = 0; tris && i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE || !l->saved)
+            continue;
+        for (size_t k = 0; k < l->n; k++) {
+            double x[3], w[3];
+            unsigned tri;
+            if (!saved_position(topo, l, k, x) || !incision_nearest(topo, x, &tri, w))
+                continue;
+            memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
+            memcpy(l->weights + 3 * k, w, sizeof w);
+        }
+    }
+}
+
+/* INCISE= (SOFA's processTopologicalChanges / inciseWithSavedIndices): the
+ * surface is cut from each point of the path to the next; a cut that ends
+ * inside the surface starts the next one from its last point. */
+static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
+{
+    st_component *topo = incision_surface(t);
+    if (!topo)
+        return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                  "%s:%d: INCISE= needs a TriangleSetTopologyModifier beside the "
+                                  "topology '%s' (or above it)",
+                                  t->path, l->line, t->topology->name);
+    double pts[3 * 1024];
+    size_t n = l->n > 1024 ? 1024 : l->n;
+    for (size_t k = 0; k < n; k++) {
+        if (l->saved) {
+            if (!saved_position(topo, l, k, pts + 3 * k))
+                return st_component_error(&t->base, NULL, err, ST_ESCENE,
+                                          "%s:%d: the incision's saved triangle lost its points",
+                                          t->path, l->line + 1);
+        } else {
+            memcpy(pts + 3 * k, l->bary + 3 * k, 3 * sizeof *pts);
+        }
+    }
+    unsigned last = UINT_MAX;
+    for (size_t k = 1; k < n; k++) {
+        unsigned end;
+        bool border;
+        bool refused = false;
+        st_error e2 = {0};
+        st_status st = incision_cut(&t->base, topo, last, pts + 3 * (k - 1), pts + 3 * k,
+                                    t->eps_path, t->eps_border, &end, &border, &refused, &e2);
+        if (st != ST_OK) {
+            if (!refused) {
+                *err = e2;
+                return st;
+            }
+            /* SOFA's "Invalid path": said, and the rest of the path left */
+            st_component_warn(&t->base, "%s:%d: incision not made: %s", t->path, l->line + 1,
+                              e2.msg);
+            return ST_OK;
+        }
+        last = end;
+        if (l->saved)
+            update_saved(t, topo);
+    }
+    return ST_OK;
+}
+
 /* SOFA's readNext: reads on while the next time is reached (within machine
  * epsilon) and keeps the lines of the last block reached: their first
  * index and count. SOFA's command word lives for one call: a blank line
@@ -714,6 +918,10 @@ static st_status process_file(tcp *t, st_error *err)
         if (l->kind == CMD_ADD) {
             ST_TRY(l->add == ST_ELEM_POINT ? add_points_in_triangles(t, l, err)
                                            : add_with(t, l, err));
+            continue;
+        }
+        if (l->kind == CMD_INCISE) {
+            ST_TRY(incise_with(t, l, err));
             continue;
         }
         if (l->kind != CMD_REMOVE)
@@ -790,9 +998,6 @@ static st_status tcp_init(st_component *self, st_error *err)
                                   "No topology component found at path: , nor in current "
                                   "context: %s",
                                   st_node_name(self->node));
-    if (t->save_indices_at_init)
-        return st_component_error(self, "saveIndicesAtInit", err, ST_ESCENE,
-                                  "incisions are not supported by settee yet");
     free_lines(t);
     t->cursor = 0;
     t->next_time = t->last_time = t->loop_time = 0;
@@ -819,6 +1024,16 @@ static st_status tcp_init(st_component *self, st_error *err)
                                       "'%s' would be read again and again at one time: looping "
                                       "needs a file whose last T= is after 0",
                                       t->path);
+        bool incises = false;
+        for (size_t i = 0; i < t->nlines; i++)
+            incises |= t->lines[i].kind == CMD_INCISE;
+        if (incises && !incision_surface(t))
+            return st_component_error(self, "filename", err, ST_ESCENE,
+                                      "the file incises, but no TriangleSetTopologyModifier is "
+                                      "beside the topology '%s' or above it",
+                                      t->topology->name);
+        if (incises && t->save_indices_at_init)
+            ST_TRY(save_indices(t, err));
         if (removes && !find_modifier(t, -1))
             return st_component_error(self, "filename", err, ST_ESCENE,
                                       "the file removes elements, but no *SetTopologyModifier "
@@ -831,9 +1046,9 @@ static st_status tcp_init(st_component *self, st_error *err)
 
 static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
 
-/* A checkpoint keeps the reading position in the file and the next time of
- * the data inputs, so that a resumed run makes the changes the
- * uninterrupted run makes, once. */
+/* A checkpoint keeps the reading position in the file, the next time of
+ * the data inputs and the saved incision points, so that a resumed run
+ * makes the changes the uninterrupted run makes, once. */
 static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *err)
 {
     tcp *t = (tcp *)self;
@@ -849,6 +1064,14 @@ static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *e
     t->last_time = v[1];
     t->loop_time = v[2];
     t->time_to_remove = v[3];
+    /* the incision points saved at init, as found again after each cut */
+    for (size_t i = 0; i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE || !l->saved)
+            continue;
+        ST_TRY(st_checkpoint_data(ck, l->saved, 3 * l->n * sizeof *l->saved, err));
+        ST_TRY(st_checkpoint_data(ck, l->weights, 3 * l->n * sizeof *l->weights, err));
+    }
     return ST_OK;
 }
 

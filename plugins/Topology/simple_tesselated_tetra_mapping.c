@@ -13,9 +13,17 @@
  * (8 per input tetrahedron), tetraSource (output tetrahedron -> input).
  * SimpleTesselatedTetraMechanicalMapping (Mapping.Linear) reads them.
  *
- * SOFA's mapping also follows changes of its output (removing the input
- * tetrahedra whose pieces went); settee's does not: a change of the input
- * stops the run naming this mapping (st_topology_use). */
+ * Changes of the input follow as SOFA's updateTopologicalMappingTopDown,
+ * which keeps the maps and leaves the output as it is: a removed input
+ * point (edge, tetrahedron) takes the last one's entry in
+ * pointMappedFromPoint (pointMappedFromEdge, tetrahedraMappedFromTetra), the
+ * output points and tetrahedra it mapped to are marked sourceless
+ * (pointSource 0, tetraSource InvalidID) and those of the moved one name its
+ * new index. Added input points, edges and tetrahedra (SOFA's "@todo") get
+ * entries mapping to nothing, so that the maps keep the input's sizes.
+ * SOFA's bottom-up propagation (removing the input tetrahedra whose
+ * pieces all went from the output) is not done: a change of the output
+ * does not reach the input. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +37,7 @@ typedef struct simple_tess {
     st_array point_from_point; /* "pointMappedFromPoint" */
     st_array point_from_edge;  /* "pointMappedFromEdge" */
     st_array point_source;     /* "pointSource" */
+    bool listening;
 } simple_tess;
 
 static const st_field simple_tess_fields[] = {
@@ -48,6 +57,9 @@ static const st_field simple_tess_fields[] = {
              "Which input topology element map to a given point in the output topology : 0 -> "
              "none, > 0 -> point index + 1, < 0 , - edge index -1"),
     ST_FIELD_END};
+
+static st_status simple_tess_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err);
 
 typedef struct edge_key {
     unsigned a, b, idx;
@@ -182,8 +194,97 @@ static st_status simple_tess_init(st_component *self, st_error *err)
     for (size_t i = 0; touched[i]; i++)
         st_component_touch(self, st_component_field(self, touched[i]));
     ST_TRY(topo_map_end(out, "tetrahedra", err));
-    ST_TRY(st_topology_use(self, m->input, err));
+    if (!m->listening) {
+        ST_TRY(st_topology_listen(self, m->input, simple_tess_changed, err));
+        m->listening = true;
+    }
     self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+/* SOFA's removeInputPoints / removeInputEdges: entry i takes the last
+ * one's (the output point it maps to now names i: i + 1 for a point,
+ * -(i + 1) for an edge), and the removed one's output point is sourceless. */
+static void remove_point_like(simple_tess *m, st_array *map, bool edge, const unsigned *idx,
+                              size_t n)
+{
+    size_t last = map->n - 1;
+    for (size_t k = 0; k < n && map->n; k++, last--) {
+        unsigned i = idx[k];
+        if (i >= map->n)
+            continue;
+        unsigned mi = map->u[i], ml = map->u[last];
+        map->u[i] = ml;
+        map->u[last] = mi;
+        if (ml != UINT32_MAX && ml < m->point_source.n)
+            m->point_source.u[ml] = edge ? (unsigned)(-(long long)i - 1) : i + 1;
+        if (mi != UINT32_MAX && mi < m->point_source.n)
+            m->point_source.u[mi] = 0;
+    }
+    map->n = map->n > n ? map->n - n : 0;
+}
+
+/* SOFA's removeInputTetrahedra: the same with 8 output tetrahedra each. */
+static void remove_tetras(simple_tess *m, const unsigned *idx, size_t n)
+{
+    st_array *map = &m->tetra_from_tetra;
+    size_t count = map->n / 8, last = count - 1;
+    for (size_t k = 0; k < n && count; k++, last--) {
+        unsigned i = idx[k];
+        if (i >= count)
+            continue;
+        unsigned mi[8], ml[8];
+        memcpy(mi, map->u + 8 * (size_t)i, sizeof mi);
+        memcpy(ml, map->u + 8 * last, sizeof ml);
+        memcpy(map->u + 8 * (size_t)i, ml, sizeof ml);
+        memcpy(map->u + 8 * last, mi, sizeof mi);
+        for (int j = 0; j < 8; j++) {
+            if (ml[j] != UINT32_MAX && ml[j] < m->tetra_source.n)
+                m->tetra_source.u[ml[j]] = i;
+            if (mi[j] != UINT32_MAX && mi[j] < m->tetra_source.n)
+                m->tetra_source.u[mi[j]] = UINT32_MAX;
+        }
+    }
+    count = count > n ? count - n : 0;
+    map->n = 8 * count;
+}
+
+static st_status pad_map(st_array *map, size_t add, st_error *err)
+{
+    size_t n0 = map->n;
+    ST_TRY(st_array_resize(map, ST_T_UINTS, n0 + add, err));
+    for (size_t i = n0; i < map->n; i++)
+        map->u[i] = UINT32_MAX;
+    return ST_OK;
+}
+
+static st_status simple_tess_changed(st_component *self, st_component *topology,
+                                     const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    simple_tess *m = (simple_tess *)self;
+    for (size_t i = 0; i < nev; i++) {
+        const st_topo_event *e = &ev[i];
+        st_array *map = e->elem == ST_ELEM_POINT  ? &m->point_from_point
+                        : e->elem == ST_ELEM_EDGE ? &m->point_from_edge
+                                                  : NULL;
+        if (e->change == ST_TOPO_ADDED) {
+            if (map)
+                ST_TRY(pad_map(map, e->n, err));
+            else if (e->elem == ST_ELEM_TETRAHEDRON)
+                ST_TRY(pad_map(&m->tetra_from_tetra, 8 * e->n, err));
+            continue;
+        }
+        if (map)
+            remove_point_like(m, map, e->elem == ST_ELEM_EDGE, e->index, e->n);
+        else if (e->elem == ST_ELEM_TETRAHEDRON)
+            remove_tetras(m, e->index, e->n);
+    }
+    static const char *const touched[] = {"tetrahedraMappedFromTetra", "tetraSource",
+                                          "pointMappedFromPoint", "pointMappedFromEdge",
+                                          "pointSource", NULL};
+    for (size_t i = 0; touched[i]; i++)
+        st_component_touch(self, st_component_field(self, touched[i]));
     return ST_OK;
 }
 

@@ -15,9 +15,19 @@
  * pointD2S), the last input element among equal sets winning; one with no
  * match keeps InvalidID with a warning, as SOFA.
  *
- * SOFA's mapping also follows the input's topological changes; settee's
- * does not yet: a change of the input stops the run naming this mapping
- * (st_topology_use). */
+ * Topological changes of the input follow as SOFA's
+ * updateTopologicalMappingTopDown: points added whose ancestors (weight not
+ * 0) are all in the output are added to it (ancestors mapped), every
+ * point with samePoints; removed points that the output has are removed
+ * from it; elements of a handled kind are added when all their vertices
+ * are in the output and removed when the output has them. The output
+ * removes no isolated point of its own, nor isolated edges (faces) when
+ * edges (faces) are handled (SOFA's removeTriangles(ids, !handleEdges,
+ * false)): the input's own events for those follow. SOFA handles points,
+ * edges and triangles; settee handles quads, tetrahedra and hexahedra the
+ * same way (SOFA's output would go stale there). Both
+ * maps follow each event (a removed element's slot takes the last one's,
+ * in the source and in the destination). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +45,7 @@ typedef struct subset_topo_map {
     bool handle[NKINDS];     /* "handleEdges" ... "handleHexahedra" */
     st_array point_s2d, point_d2s;
     st_array s2d[NKINDS], d2s[NKINDS];
+    bool listening;
 } subset_topo_map;
 
 static const st_type kind_type[NKINDS] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
@@ -235,6 +246,223 @@ static st_status map_elements(subset_topo_map *m, int kind, st_error *err)
     return ST_OK;
 }
 
+/* ---- following the input's changes ---- */
+
+static st_status push_id(st_array *a, unsigned v, st_error *err)
+{
+    ST_TRY(st_array_resize(a, ST_T_UINTS, a->n + 1, err));
+    a->u[a->n - 1] = v;
+    return ST_OK;
+}
+
+static int desc_cmp(const void *pa, const void *pb)
+{
+    unsigned a = *(const unsigned *)pa, b = *(const unsigned *)pb;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Source elements ev->index removed (each then-last one moving into its
+ * slot), then destination elements tab2 (sorted here, as the output
+ * removes them): both maps follow, as SOFA's. */
+static void maps_source_removed(st_array *s2d, st_array *d2s, const unsigned *idx, size_t n)
+{
+    size_t last = s2d->n - 1;
+    for (size_t i = 0; i < n && s2d->n; i++, last--) {
+        unsigned ps = idx[i];
+        if (ps >= s2d->n)
+            continue;
+        unsigned pd = s2d->u[ps];
+        if (pd != INVALID_ID && pd < d2s->n)
+            d2s->u[pd] = INVALID_ID;
+        unsigned pd2 = s2d->u[last];
+        s2d->u[ps] = pd2;
+        if (pd2 != INVALID_ID && pd2 < d2s->n && d2s->u[pd2] == last)
+            d2s->u[pd2] = ps;
+    }
+    s2d->n = s2d->n > n ? s2d->n - n : 0;
+}
+
+static void maps_dest_removed(st_array *s2d, st_array *d2s, const unsigned *tab2, size_t n)
+{
+    size_t last = d2s->n - 1;
+    for (size_t i = 0; i < n && d2s->n; i++, last--) {
+        unsigned pd = tab2[i];
+        unsigned ps2 = d2s->u[last];
+        d2s->u[pd] = ps2;
+        if (ps2 != INVALID_ID && ps2 < s2d->n && s2d->u[ps2] == last)
+            s2d->u[ps2] = pd;
+    }
+    d2s->n = d2s->n > n ? d2s->n - n : 0;
+}
+
+/* The output's elements of a kind the maps must cover: a map shorter than
+ * the output (elements the output added itself, as a triangle's missing
+ * edges) is padded with InvalidID. */
+static st_status pad_dest(subset_topo_map *m, int k, st_error *err)
+{
+    const st_array *ed = m->output->cls->topology->elements(m->output, kind_type[k]);
+    while (ed && m->d2s[k].n < ed->n)
+        ST_TRY(push_id(&m->d2s[k], INVALID_ID, err));
+    return ST_OK;
+}
+
+static st_status stm_points_changed(subset_topo_map *m, const st_topo_event *e, st_error *err)
+{
+    if (e->change == ST_TOPO_ADDED) {
+        if (m->same_points)
+            return topo_add_points(m->output, e->n, NULL, NULL, NULL, err);
+        size_t nadd = 0, na = 0;
+        size_t *start = st_malloc((e->n + 1) * sizeof *start);
+        size_t total = e->ancestor_start ? e->ancestor_start[e->n] : 0;
+        unsigned *anc = st_malloc((total + 1) * sizeof *anc);
+        double *coef = st_malloc((total + 1) * sizeof *coef);
+        st_status st = start && anc && coef ? ST_OK
+                                            : st_error_set(err, ST_ENOMEM, "out of memory");
+        for (size_t i = 0; i < e->n && st == ST_OK; i++) {
+            bool in = true;
+            size_t a0 = e->ancestor_start ? e->ancestor_start[i] : 0,
+                   a1 = e->ancestor_start ? e->ancestor_start[i + 1] : 0;
+            for (size_t a = a0; a < a1 && in; a++)
+                if (e->coefs[a] != 0.0 &&
+                    (e->ancestors[a] >= m->point_s2d.n ||
+                     m->point_s2d.u[e->ancestors[a]] == INVALID_ID))
+                    in = false;
+            unsigned pd = in ? (unsigned)m->point_d2s.n : INVALID_ID;
+            st = push_id(&m->point_s2d, pd, err);
+            if (st != ST_OK || !in)
+                continue;
+            st = push_id(&m->point_d2s, e->index[i], err);
+            start[nadd++] = na;
+            for (size_t a = a0; a < a1; a++)
+                if (e->coefs[a] != 0.0) {
+                    anc[na] = m->point_s2d.u[e->ancestors[a]];
+                    coef[na++] = e->coefs[a];
+                }
+        }
+        start[nadd] = na;
+        if (st == ST_OK && nadd)
+            st = topo_add_points(m->output, nadd, e->ancestor_start ? start : NULL,
+                                 e->ancestor_start ? anc : NULL, e->ancestor_start ? coef : NULL,
+                                 err);
+        st_free(start);
+        st_free(anc);
+        st_free(coef);
+        return st;
+    }
+    if (m->same_points)
+        return topo_remove_ex(m->output, ST_ELEM_POINT, e->index, e->n, false, false, err);
+    unsigned *tab2 = st_malloc((e->n + 1) * sizeof *tab2);
+    if (!tab2)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t n2 = 0;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->index[i] < m->point_s2d.n && m->point_s2d.u[e->index[i]] != INVALID_ID)
+            tab2[n2++] = m->point_s2d.u[e->index[i]];
+    maps_source_removed(&m->point_s2d, &m->point_d2s, e->index, e->n);
+    qsort(tab2, n2, sizeof *tab2, desc_cmp);
+    st_status st = n2 ? topo_remove_ex(m->output, ST_ELEM_POINT, tab2, n2, false, false, err)
+                      : ST_OK;
+    if (st == ST_OK)
+        maps_dest_removed(&m->point_s2d, &m->point_d2s, tab2, n2);
+    st_free(tab2);
+    return st;
+}
+
+static st_status stm_elements_changed(subset_topo_map *m, int k, const st_topo_event *e,
+                                      st_error *err)
+{
+    const unsigned w = st_elem_vertices(e->elem);
+    st_array *s2d = &m->s2d[k], *d2s = &m->d2s[k];
+    ST_TRY(pad_dest(m, k, err));
+    if (e->change == ST_TOPO_ADDED) {
+        unsigned *verts = st_malloc(((size_t)w * e->n + 1) * sizeof *verts);
+        if (!verts)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        size_t nadd = 0;
+        st_status st = ST_OK;
+        for (size_t i = 0; i < e->n && st == ST_OK; i++) {
+            bool in = true;
+            for (unsigned j = 0; j < w && in; j++) {
+                unsigned p = e->vertices[(size_t)w * i + j];
+                unsigned q = m->same_points ? p
+                             : p < m->point_s2d.n ? m->point_s2d.u[p]
+                                                  : INVALID_ID;
+                in = q != INVALID_ID;
+                verts[(size_t)w * nadd + j] = q;
+            }
+            while (st == ST_OK && s2d->n <= e->index[i])
+                st = push_id(s2d, INVALID_ID, err);
+            if (st != ST_OK || !in)
+                continue;
+            s2d->u[e->index[i]] = (unsigned)(d2s->n + nadd);
+            nadd++;
+        }
+        /* the new destination elements name their sources, in order */
+        size_t base = d2s->n;
+        for (size_t i = 0; i < e->n && st == ST_OK; i++) {
+            unsigned pd = s2d->u[e->index[i]];
+            if (pd != INVALID_ID && pd >= base)
+                st = push_id(d2s, e->index[i], err);
+        }
+        if (st == ST_OK && nadd)
+            st = topo_add(m->output, e->elem, verts, nadd, err);
+        st_free(verts);
+        return st;
+    }
+    unsigned *tab2 = st_malloc((e->n + 1) * sizeof *tab2);
+    if (!tab2)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    size_t n2 = 0;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->index[i] < s2d->n && s2d->u[e->index[i]] != INVALID_ID)
+            tab2[n2++] = s2d->u[e->index[i]];
+    maps_source_removed(s2d, d2s, e->index, e->n);
+    qsort(tab2, n2, sizeof *tab2, desc_cmp);
+    /* SOFA's removeTriangles(tab2, !handleEdges, false): the faces and
+     * edges the removed elements leave isolated go with them unless the
+     * input's own events for them will follow */
+    bool subs = !m->handle[K_EDGE];
+    if (e->elem == ST_ELEM_TETRAHEDRON)
+        subs = subs && !m->handle[K_TRI];
+    if (e->elem == ST_ELEM_HEXAHEDRON)
+        subs = subs && !m->handle[K_QUAD];
+    st_status st = n2 ? topo_remove_ex(m->output, e->elem, tab2, n2, subs, false, err) : ST_OK;
+    if (st == ST_OK)
+        maps_dest_removed(s2d, d2s, tab2, n2);
+    st_free(tab2);
+    return st;
+}
+
+static st_status stm_changed(st_component *self, st_component *topology, const st_topo_event *ev,
+                             size_t nev, st_error *err)
+{
+    (void)topology;
+    subset_topo_map *m = (subset_topo_map *)self;
+    for (size_t i = 0; i < nev; i++) {
+        const st_topo_event *e = &ev[i];
+        if (e->elem == ST_ELEM_POINT) {
+            ST_TRY(stm_points_changed(m, e, err));
+            continue;
+        }
+        int k = (int)e->elem - 1;
+        if (k >= 0 && k < NKINDS && m->handle[k])
+            ST_TRY(stm_elements_changed(m, k, e, err));
+    }
+    for (int k = 0; k < NKINDS; k++)
+        if (m->handle[k])
+            ST_TRY(pad_dest(m, k, err));
+    return ST_OK;
+}
+
+/* Changes of the output made by others: SOFA's mapping does not follow
+ * them (its maps go stale), nor does settee's. */
+static st_status stm_output_changed(st_component *self, st_component *topology,
+                                    const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev, (void)self, (void)err;
+    return ST_OK;
+}
+
 static st_status stm_init(st_component *self, st_error *err)
 {
     subset_topo_map *m = (subset_topo_map *)self;
@@ -250,7 +478,12 @@ static st_status stm_init(st_component *self, st_error *err)
     for (int k = 0; k < NKINDS; k++)
         if (m->handle[k])
             ST_TRY(map_elements(m, k, err));
-    ST_TRY(st_topology_use(self, m->input, err));
+    if (!m->listening) {
+        ST_TRY(st_topology_listen(self, m->input, stm_changed, err));
+        ST_TRY(st_topology_listen(self, m->output, stm_output_changed, err));
+        ST_TRY(topo_map_listen_others(self, m->input, m->output, err));
+        m->listening = true;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -526,7 +526,8 @@ Test(topology_changes, processor_errors_at_the_file_s_line)
         {"T= 0.01\nADD= Bricks 1\n0 1 2\n", "changes.txt:2: 'ADD=' needs an element type"},
         {"T= 0.01\nADD= Triangles 1\n0 1 9\n", "changes.txt:3: ADD= names point 9, but the "
                                               "state has 6 points"},
-        {"T= 0.01\nINCISE= 1\n0\n", "changes.txt:2: 'INCISE=' is not supported"},
+        {"T= 0.01\nINCISE= 1\n0 0 0\n",
+         "changes.txt:2: 'INCISE=' needs the number of points of the path"},
         {"T= 0.01\nREMOVE= 1", "changes.txt:2: 'REMOVE=' must be followed by a line of "
                               "indices"},
     };

@@ -1,0 +1,39 @@
+/* incision.h - cutting a triangle surface along a segment (SOFA's
+ * TriangleSetGeometryAlgorithms computeIntersectedObjectsList,
+ * SplitAlongPath and InciseAlongEdgeList), for TopologicalChangeProcessor's
+ * INCISE= commands. Internal to the plugin. */
+#ifndef TOPOLOGY_UTILITY_INCISION_H
+#define TOPOLOGY_UTILITY_INCISION_H
+
+#include <settee/settee.h>
+
+/* Where a point lies on the surface: the triangle whose plane projection
+ * holds it (the nearest plane among several), and its barycentric weights
+ * there. Returns false when no triangle holds it. */
+bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
+
+/* As incision_locate, or else the triangle nearest to x (weights clamped
+ * to the triangle). False only without triangles. */
+bool incision_nearest(st_component *topo, const double x[3], unsigned *tri, double w[3]);
+
+/* The current position of a point of the topology's state. */
+bool incision_point(st_component *topo, unsigned p, double x[3]);
+
+/* Cuts the triangle surface of topo from a to b (current positions of its
+ * state): the path is split into edges, new points on the crossed edges
+ * (ancestors: the edge's ends) and at its ends (ancestors: the triangle's
+ * vertices), the crossed triangles replaced; then the path's points are
+ * duplicated (ancestor: the point, weight 1) and the triangles on its left
+ * take the copies, as SOFA's InciseAlongEdgeList. start: a point of the
+ * topology to start from (SOFA's a_last) or UINT_MAX. An edge crossing
+ * closer than eps_path (a fraction of the edge) to a vertex goes through the
+ * vertex; an end point closer than eps_border (a barycentric weight) to a
+ * border edge goes onto it, so that the cut opens there. *end: the last
+ * point of the path when it is inside the surface (UINT_MAX on a border);
+ * *border: whether the cut reached a border. *refused: the path could not
+ * be made (nothing changed; SOFA's "Invalid path"). */
+st_status incision_cut(st_component *owner, st_component *topo, unsigned start, const double a[3],
+                       const double b[3], double eps_path, double eps_border, unsigned *end,
+                       bool *border, bool *refused, st_error *err);
+
+#endif

@@ -1,0 +1,432 @@
+/* test_incision.c - TopologicalChangeProcessor's INCISE= (SOFA's
+ * computeIntersectedObjectsList, SplitAlongPath and InciseAlongEdgeList) on
+ * a small surface of our own: a 2 x 2 square of 8 triangles, points
+ * i + 3 j at (i, j, 0),
+ *
+ *     6---7---8        triangles, each cell's lower-left a:
+ *     | / | / |        [a, a+1, a+4] [a, a+4, a+3]
+ *     3---4---5        T0 [0,1,4] T1 [0,4,3] T2 [1,2,5] T3 [1,5,4]
+ *     | / | / |        T4 [3,4,7] T5 [3,7,6] T6 [4,5,8] T7 [4,8,7]
+ *     0---1---2
+ *
+ * cut along x = 1.5 from the bottom border to the top one. The new points,
+ * the triangle lists after the split and after the incision are worked by
+ * hand in the tests' comments; the mass is conserved and the surface falls
+ * apart in two pieces that move apart. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static const char *const plugins[] = {"ODESolver.Backward", "LinearSolver.Direct", "Mass",
+                                      "Topology", "Topology.Utility", "Constraint.Projective",
+                                      "SolidMechanics.FEM.Elastic", "MechanicalLoad"};
+
+static test_rt T;
+
+static void setup(void)
+{
+    st_error err = {0};
+    test_rt_open(&T);
+    cr_assert_eq(st_runtime_add_plugin_path(T.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+        cr_assert_eq(st_runtime_load_plugin(T.rt, plugins[i], &err), ST_OK, "%s", err.msg);
+}
+static void teardown(void) { test_rt_close(&T); }
+TestSuite(incision, .init = setup, .fini = teardown);
+
+#define SQUARE                                                                                   \
+    "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 0 2 0 1 2 0 "   \
+    "2 2 0'/>"                                                                                   \
+    "<TriangleSetTopologyContainer name='topo' triangles='0 1 4 0 4 3 1 2 5 1 5 4 3 4 7 3 7 6 " \
+    "4 5 8 4 8 7'/>"                                                                             \
+    "<TriangleSetTopologyModifier name='mod'/>"
+
+static st_scene *load(const char *objects, const char *changes, const char *extra)
+{
+    static char xml[8192];
+    const char *path = test_write_temp("incise.txt", changes);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.01' gravity='0 0 0'><DefaultAnimationLoop/>"
+             "<Node name='Body'>%s<TopologicalChangeProcessor name='tcp' filename='%s' %s/>"
+             "</Node></Node>",
+             objects, path, extra);
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    return s;
+}
+
+static const st_array *arr(st_scene *s, const char *name, const char *field)
+{
+    st_component *c = test_find_object(s, name);
+    cr_assert_not_null(c, "no component %s", name);
+    const st_field *f = st_component_field(c, field);
+    cr_assert_not_null(f, "%s has no field %s", name, field);
+    return st_component_field_ptr(c, f);
+}
+
+static void step(st_scene *s, int n)
+{
+    st_error err = {0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "step: %s: %s", err.path, err.msg);
+}
+
+static void assert_tris(const st_array *a, const unsigned *want, size_t n)
+{
+    char got[2048] = "", *p = got;
+    for (size_t i = 0; i < a->n && p < got + sizeof got - 40; i++)
+        p += sprintf(p, "[%u %u %u] ", a->u[3 * i], a->u[3 * i + 1], a->u[3 * i + 2]);
+    cr_assert_eq(a->n, n, "%zu triangles, want %zu: %s", a->n, n, got);
+    for (size_t i = 0; i < 3 * n; i++)
+        cr_assert_eq(a->u[i], want[i], "triangle %zu: %s", i / 3, got);
+}
+
+/* The number of pieces (triangles joined by shared points) of a surface. */
+static int pieces(const st_array *tris, size_t np)
+{
+    int parent[256];
+    cr_assert(np <= 256);
+    for (size_t i = 0; i < np; i++)
+        parent[i] = (int)i;
+    for (size_t k = 0; k < tris->n; k++)
+        for (int j = 1; j < 3; j++) {
+            int a = (int)tris->u[3 * k], b = (int)tris->u[3 * k + (size_t)j];
+            while (parent[a] != a)
+                a = parent[a];
+            while (parent[b] != b)
+                b = parent[b];
+            parent[b] = a;
+        }
+    bool used[256] = {0};
+    for (size_t k = 0; k < 3 * tris->n; k++)
+        used[tris->u[k]] = true;
+    int n = 0;
+    for (size_t i = 0; i < np; i++)
+        n += used[i] && parent[i] == (int)i;
+    return n;
+}
+
+/* The path from (1.5, 0) to (1.5, 2): (1.5, 0) is on the border edge
+ * (1, 2) of T2, half-way: point 9 (ancestors 1, 2 at 0.5, 0.5); it crosses
+ * (5, 1) at (1.5, 0.5): point 10, (5, 4) at (1.5, 1): 11, (8, 4) at
+ * (1.5, 1.5): 12, and ends on the border edge (8, 7) of T7 at (1.5, 2): 13.
+ * Split (SOFA's SplitAlongPath; new triangles appended, then T2 T3 T6 T7
+ * removed, each hole filled by the last triangle):
+ *   T2 [1,2,5] -> [9,2,5] [9,5,10] [10,1,9]
+ *   T3 [1,5,4] -> [10,5,11] [11,4,1] [11,1,10]
+ *   T6 [4,5,8] -> [11,5,8] [11,8,12] [12,4,11]
+ *   T7 [4,8,7] -> [12,8,13] [13,7,4] [13,4,12]
+ * Incision (SOFA's InciseAlongEdgeList): both ends are on the border, so the
+ * five path points get copies 14 ... 18; the triangles left of the path (x
+ * < 1.5), [10,1,9] [11,1,10] [12,4,11] [11,4,1] [13,4,12] [13,7,4], are
+ * replaced by their copies on the new points, appended then removed. */
+Test(incision, cut_across_a_square_opens_it_in_two)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 2 0\n", "");
+    step(s, 1); /* t = 0: nothing yet */
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 8);
+    step(s, 1);
+    static const unsigned want[] = {0,  1, 4,  0,  4, 3,  15, 1, 14, 12, 8,  13, 3,  4, 7,  3,
+                                    7,  6, 16, 1,  15, 17, 4, 16, 9,  2,  5,  9,  5, 10, 16, 4,
+                                    1,  10, 5, 11, 18, 4, 17, 18, 7,  4,  11, 5,  8, 11, 8,  12};
+    const st_array *tris = arr(s, "topo", "triangles");
+    assert_tris(tris, want, 16);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 19);
+    /* the cut's points and their copies */
+    static const double y[5] = {0, 0.5, 1, 1.5, 2};
+    for (size_t i = 0; i < 5; i++)
+        for (size_t c = 0; c < 2; c++) {
+            const double *p = x->r + 3 * (9 + i + 5 * c);
+            cr_assert(fabs(p[0] - 1.5) < 1e-12 && fabs(p[1] - y[i]) < 1e-12 && p[2] == 0,
+                      "point %zu at (%g %g %g)", 9 + i + 5 * c, p[0], p[1], p[2]);
+        }
+    cr_assert_eq(pieces(tris, x->n), 2);
+    st_scene_destroy(&s);
+    /* SOFA's other form, a triangle index before each point's
+     * coordinates: the same cut */
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", "");
+    step(s, 2);
+    assert_tris(arr(s, "topo", "triangles"), want, 16);
+    st_scene_destroy(&s);
+}
+
+/* The same cut with a mass and an FEM, from just inside the borders
+ * (epsilonSnapBorder puts the ends on them): the state's vectors follow,
+ * DiagonalMass keeps the total (the cut changes no area), and pulling the
+ * right piece while the left one is fixed moves only the right piece. */
+Test(incision, mass_and_fem_follow_and_the_pieces_separate)
+{
+    st_scene *s = load("<EulerImplicitSolver/><SparseLDLSolver/>" SQUARE
+                       "<DiagonalMass name='mass' massDensity='2'/>"
+                       "<TriangularFEMForceField youngModulus='1000' poissonRatio='0.3'/>"
+                       "<FixedProjectiveConstraint indices='0 3 6'/>"
+                       "<ConstantForceField name='pull' indices='2 5 8' forces='1 0 0'/>",
+                       "T= 0.01\nINCISE= 2\n1.5 0.05 0 1.5 1.95 0\n", "");
+    const st_array *m = arr(s, "mass", "vertexMass");
+    double before = 0;
+    for (size_t i = 0; i < m->n; i++)
+        before += m->r[i];
+    cr_assert(fabs(before - 8.0) < 1e-12, "mass %g (area 4, density 2)", before);
+    step(s, 2);
+    m = arr(s, "mass", "vertexMass");
+    cr_assert_eq(m->n, 19, "%zu masses", m->n);
+    double after = 0;
+    for (size_t i = 0; i < m->n; i++)
+        after += m->r[i];
+    cr_assert(fabs(after - before) < 1e-12, "mass %g after the cut, %g before", after, before);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 19);
+    double x0[19];
+    for (size_t i = 0; i < 19; i++)
+        x0[i] = x->r[3 * i];
+    step(s, 200);
+    x = arr(s, "dofs", "position");
+    /* the left piece (0 1 3 4 6 7 and the copies 14 ... 18) stays; the
+     * right one (2 5 8, 9 ... 13; mass 4, pulled by 3) runs off in +x */
+    static const unsigned left[] = {0, 1, 3, 4, 6, 7, 14, 15, 16, 17, 18};
+    static const unsigned right[] = {2, 5, 8, 9, 10, 11, 12, 13};
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++)
+        cr_assert(fabs(x->r[3 * left[i]] - x0[left[i]]) < 0.05, "left point %u moved to %g",
+                  left[i], x->r[3 * left[i]]);
+    for (size_t i = 0; i < sizeof right / sizeof *right; i++)
+        cr_assert(x->r[3 * right[i]] - x0[right[i]] > 1.0, "right point %u at %g", right[i],
+                  x->r[3 * right[i]]);
+    st_scene_destroy(&s);
+}
+
+/* A cut that ends inside the surface (SOFA's end point not on a border)
+ * opens nothing at that end: from (1.5, 0) to (1.5, 0.75), the path is 9 on
+ * (1, 2), 10 on (5, 1), and 11 inside T3 [1,5,4] at (1.5, 0.75). Only 9
+ * (on the border) and 10 are copied; 11, the tip, joins both sides. */
+Test(incision, cut_ending_inside_keeps_its_tip)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 0.75 0\n",
+                       "epsilonSnapBorder='0.1'");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 14, "9 points, 3 on the path, 2 copies: %zu", x->n);
+    const double *tip = x->r + 3 * 11;
+    cr_assert(fabs(tip[0] - 1.5) < 1e-12 && fabs(tip[1] - 0.75) < 1e-12);
+    const double *c0 = x->r + 3 * 12, *c1 = x->r + 3 * 13;
+    cr_assert(fabs(c0[0] - 1.5) < 1e-12 && fabs(c0[1]) < 1e-12, "copy of 9 at (%g %g)", c0[0],
+              c0[1]);
+    cr_assert(fabs(c1[0] - 1.5) < 1e-12 && fabs(c1[1] - 0.5) < 1e-12);
+    const st_array *tris = arr(s, "topo", "triangles");
+    cr_assert_eq(pieces(tris, x->n), 1);
+    /* the tip is used by triangles of both sides: some with copies, some
+     * with the originals */
+    bool with_copy = false, with_orig = false;
+    for (size_t k = 0; k < tris->n; k++) {
+        const unsigned *t = tris->u + 3 * k;
+        if (t[0] != 11 && t[1] != 11 && t[2] != 11)
+            continue;
+        for (int j = 0; j < 3; j++) {
+            with_copy |= t[j] == 13;
+            with_orig |= t[j] == 10;
+        }
+    }
+    cr_assert(with_copy && with_orig);
+    st_scene_destroy(&s);
+}
+
+/* saveIndicesAtInit: the incision's points are kept on the surface from
+ * init, so that they move with it. The square is moved by +10 in x before
+ * the cut's time: the cut happens at x = 11.5, the same triangles as
+ * above; without it, the file's coordinates are on no triangle and the
+ * cut is not made (SOFA's "Invalid path"), with a warning. */
+Test(incision, saved_indices_follow_the_surface)
+{
+    st_scene *s = load(SQUARE, "T= 0.02\nINCISE= 2\n1.5 0 0 1.5 2 0\n",
+                       "saveIndicesAtInit='true'");
+    step(s, 1);
+    st_array *x = (st_array *)arr(s, "dofs", "position");
+    for (size_t i = 0; i < x->n; i++)
+        x->r[3 * i] += 10;
+    step(s, 2);
+    x = (st_array *)arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 19);
+    cr_assert(fabs(x->r[3 * 9] - 11.5) < 1e-12, "cut at x = %g", x->r[3 * 9]);
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 2);
+    st_scene_destroy(&s);
+
+    s = load(SQUARE, "T= 0.02\nINCISE= 2\n1.5 0 0 1.5 2 0\n", "");
+    step(s, 1);
+    x = (st_array *)arr(s, "dofs", "position");
+    for (size_t i = 0; i < x->n; i++)
+        x->r[3 * i] += 10;
+    step(s, 2);
+    cr_assert_eq(arr(s, "dofs", "position")->n, 9, "no cut off the surface");
+    st_scene_destroy(&s);
+}
+
+/* epsilonSnapPath: a crossing within that fraction of an edge from a
+ * vertex goes through the vertex. From (1.05, 0) to (1.05, 2) with 0.1:
+ * 9 at (1.05, 0) on (1, 2); (5, 1) is crossed 0.05 from 1, but the path
+ * does not snap onto a vertex of the edge it comes from (it would run along
+ * that edge): 10 at (1.05, 0.05); (5, 4) is crossed 0.05 from 4: the path
+ * goes through 4, then along the existing edge (4, 7) to 7, on the top
+ * border, where it ends. Copies 11 12 13 14 of 9 10 4 7 go to the left
+ * side: T0 [0,1,4] T1 [0,4,3] T4 [3,4,7] T5 [3,7,6] and the left pieces of
+ * T2 and T3. Without snapping (0), every edge is crossed: 5 new points
+ * and 5 copies. */
+Test(incision, snap_path_goes_through_near_vertices)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0 0 1.05 2 0\n",
+                       "epsilonSnapPath='0.1' epsilonSnapBorder='0.01'");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 15, "%zu points", x->n);
+    cr_assert(fabs(x->r[3 * 10] - 1.05) < 1e-12 && fabs(x->r[3 * 10 + 1] - 0.05) < 1e-12);
+    static const unsigned want[] = {12, 1, 11, 13, 1, 12, 10, 5, 4, 3,  13, 14, 0, 13, 3, 0, 1,
+                                    13, 4, 5,  8,  4, 8, 7,  9, 2, 5, 9,  5,  10, 3, 14, 6};
+    assert_tris(arr(s, "topo", "triangles"), want, 11);
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 2);
+    st_scene_destroy(&s);
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0 0 1.05 2 0\n",
+             "epsilonSnapPath='0' epsilonSnapBorder='0.01'");
+    step(s, 2);
+    cr_assert_eq(arr(s, "dofs", "position")->n, 19, "%zu points",
+                 arr(s, "dofs", "position")->n);
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), 19), 2);
+    st_scene_destroy(&s);
+}
+
+/* The smallest area of the surface's triangles (in the state). */
+static double min_area(st_scene *s)
+{
+    const st_array *t = arr(s, "topo", "triangles"), *x = arr(s, "dofs", "position");
+    double amin = INFINITY;
+    for (size_t k = 0; k < t->n; k++) {
+        const double *a = x->r + 3 * (size_t)t->u[3 * k], *b = x->r + 3 * (size_t)t->u[3 * k + 1],
+                     *c = x->r + 3 * (size_t)t->u[3 * k + 2];
+        double area = 0.5 * fabs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]));
+        amin = area < amin ? area : amin;
+    }
+    return amin;
+}
+
+/* Ends exactly on interior edges: from (1.5, 0.5), on the diagonal (1, 5),
+ * to (1.5, 1.5), on the diagonal (4, 8). The start is a point of the edge
+ * (a point inside T2 would make a flat triangle), and the cut goes into T3,
+ * on b's side: 9 on (5, 1), 10 on (5, 4), 11 on (8, 4). Both ends are
+ * inside the surface: only 10 is copied. T2 and T7 are split in two by
+ * their edge's point, T3 and T6 in three: 14 triangles, none flat (the
+ * smallest, an eighth of a cell: 0.125). */
+Test(incision, ends_on_interior_edges_make_no_flat_triangle)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0.5 0 1.5 1.5 0\n", "");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 13, "%zu points", x->n);
+    static const double y[4] = {0.5, 1, 1.5, 1};
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(fabs(x->r[3 * (9 + i)] - 1.5) < 1e-12 && fabs(x->r[3 * (9 + i) + 1] - y[i]) < 1e-12,
+                  "point %zu at (%g %g)", 9 + i, x->r[3 * (9 + i)], x->r[3 * (9 + i) + 1]);
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 14);
+    cr_assert(fabs(min_area(s) - 0.125) < 1e-12, "smallest triangle %g", min_area(s));
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 1);
+    st_scene_destroy(&s);
+}
+
+/* An end is not put onto a border edge that the path comes from one of
+ * the ends of: from (1, 0.02), which goes onto vertex 1 (weight 0.98), to
+ * (1.5, 0.1), near the border edge (1, 2) of T2 (weight 0.1 <
+ * epsilonSnapBorder), the last piece would lie along (1, 2); the end stays
+ * inside T2 at (1.5, 0.1) (point 9), T2 is cut in three around it, and
+ * vertex 1, on the border, gets a copy (10): a slit from the border. */
+Test(incision, end_not_snapped_onto_the_edge_it_comes_along)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1 0.02 0 1.5 0.1 0\n", "");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 11, "%zu points", x->n);
+    cr_assert(fabs(x->r[27] - 1.5) < 1e-12 && fabs(x->r[28] - 0.1) < 1e-12, "end at (%g %g)",
+              x->r[27], x->r[28]);
+    cr_assert(fabs(x->r[30] - 1) < 1e-12 && x->r[31] == 0, "copy of 1 at (%g %g)", x->r[30],
+              x->r[31]);
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 10);
+    cr_assert(min_area(s) > 0.02, "smallest triangle %g", min_area(s));
+    st_scene_destroy(&s);
+}
+
+/* Bad INCISE= lines are errors at the file's line. */
+Test(incision, bad_lines_are_errors_at_the_line)
+{
+    static const struct {
+        const char *file, *want;
+    } cases[] = {
+        {"T= 0.01\nINCISE= 1\n0 0 0\n", "incise.txt:2: 'INCISE=' needs the number of points"},
+        {"T= 0.01\nINCISE= 2\n0 0 0 1 1\n", "incise.txt:3: INCISE= announced"},
+        {"T= 0.01\nINCISE= 2\n0 0 0 1 x 0\n", "incise.txt:3: 'x' is not a coordinate"},
+        {"T= 0.01\nINCISE= 2", "incise.txt:2: 'INCISE=' must be followed by a line"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static char xml[4096];
+        const char *path = test_write_temp("incise.txt", cases[i].file);
+        snprintf(xml, sizeof xml,
+                 "<Node name='root'><DefaultAnimationLoop/><Node name='Body'>" SQUARE
+                 "<TopologicalChangeProcessor filename='%s'/></Node></Node>",
+                 path);
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu", i);
+        cr_assert(strstr(err.msg, cases[i].want), "case %zu: want '%s' in '%s'", i,
+                  cases[i].want, err.msg);
+        st_scene_destroy(&s);
+    }
+}
+
+/* A checkpoint between two cuts with saveIndicesAtInit (the first, from the
+ * bottom border to inside T6, at t = 0.01; the second, across the upper
+ * cells, at t = 0.03): the points, triangles and states the first cut made
+ * and the saved points found again after it come back from the
+ * checkpoint, and the resumed run ends as the uninterrupted one, bit for
+ * bit (27 points: 9 + 4 new and 3 copies, then 6 new and 5 copies). */
+Test(incision, checkpoint_between_cuts_resumes_bit_identically)
+{
+    char dir[512], path[1024], cmd[4096], out[8192];
+    test_make_dir(dir, sizeof dir, "incck");
+    static const char *const files[2][2] = {
+        {"scene.scn",
+         "<Node name='root' dt='0.01' gravity='0 0 0'><DefaultAnimationLoop/>"
+         "<RequiredPlugin name='Topology'/><RequiredPlugin name='Topology.Utility'/>"
+         "<Node name='Body'>" SQUARE
+         "<TopologicalChangeProcessor filename='cuts.txt' saveIndicesAtInit='true'/>"
+         "</Node></Node>"},
+        {"cuts.txt", "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 1.2 0\nT= 0.03\nINCISE= 2\n"
+                     "0.2 1.5 0 1.8 1.5 0\n"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    static const char *const runs[] = {"-n 5 --export-state full.json", "-n 2 --checkpoint ck.bin",
+                                       "-n 5 --resume ck.bin --export-state resumed.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run scene.scn --no-progress %s", dir,
+                 SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, runs[i]);
+        cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
+    }
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/full.json", dir);
+    snprintf(b, sizeof b, "%s/resumed.json", dir);
+    char *fa = test_read_file(a), *fb = test_read_file(b);
+    cr_assert(fa && fb);
+    cr_assert_str_eq(fa, fb);
+    cr_assert(strstr(fa, "[1.8, 1.5, 0]"), "the second cut's last point: %s", fa);
+    free(fa);
+    free(fb);
+    test_remove_dir(dir);
+}
