@@ -14,7 +14,7 @@ extern const st_class shewchuk_pcg_linear_solver_class;
 extern const st_class minres_linear_solver_class;
 extern const st_class ssor_preconditioner_class;
 extern const st_class block_jacobi_preconditioner_class;
-extern const st_class preconditioned_matrix_free_system_class;
+extern const st_class preconditioned_matrix_free_system_class, matrix_free_system_class;
 extern const st_class warp_preconditioner_class;
 extern const st_class rotation_matrix_system_class;
 extern const st_class amg_preconditioner_class;
@@ -31,6 +31,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &ssor_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &block_jacobi_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &preconditioned_matrix_free_system_class, err));
+    ST_TRY(st_registry_add(r, &matrix_free_system_class, err));
     ST_TRY(st_registry_add(r, &warp_preconditioner_class, err));
     ST_TRY(st_registry_add(r, &rotation_matrix_system_class, err));
     ST_TRY(st_registry_add(r, &amg_preconditioner_class, err));

@@ -463,6 +463,23 @@ Test(linear_solver_catalogue, beam_trajectories_match_sparse_ldl)
  * every update_step-th (PCG before v25.12), or every assemblingRate-th
  * (PreconditionedMatrixFreeSystem); never again with build_precond false
  * or update_step 0. */
+/* A MatrixFreeSystem declared and linked, as SOFA scenes may: the CG's
+ * products are the same, so the run is bit-identical to the CG alone. */
+Test(linear_solver_catalogue, matrix_free_system_changes_nothing)
+{
+    static double x0[3 * 176], v0[3 * 176], x[3 * 176], v[3 * 176];
+    size_t n, m;
+    run_beam("CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-9, threshold: 1e-9}", 10,
+             x0, v0, &n, NULL);
+    run_beam("MatrixFreeSystem: {name: system}\n"
+             "        - CGLinearSolver: {name: ls, iterations: 25, tolerance: 1e-9, "
+             "threshold: 1e-9, linearSystem: '@system'}",
+             10, x, v, &m, NULL);
+    cr_assert_eq(n, m);
+    cr_assert(!memcmp(x0, x, n * sizeof *x) && !memcmp(v0, v, n * sizeof *v));
+    cr_assert(max_abs(v0, n) > 1e-3, "the beam moves");
+}
+
 Test(linear_solver_catalogue, preconditioner_refresh_schedule)
 {
     static double x[3 * 176], v[3 * 176];
