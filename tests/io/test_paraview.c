@@ -20,7 +20,7 @@ static void remove_dir(void) { test_remove_dir(dir); }
 
 TestSuite(paraview, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
-/* "pvpython ..." or "xvfb-run -a pvpython ..." ("" when it cannot run). */
+/* "pvpython ..." or "xvfb-run -a -n N pvpython ..." ("" when it cannot run). */
 static const char *pvpython(void)
 {
     if (test_run("command -v pvpython >/dev/null", out, sizeof out) != 0)
@@ -29,7 +29,15 @@ static const char *pvpython(void)
         return "pvpython --force-offscreen-rendering";
     if (test_run("command -v xvfb-run >/dev/null", out, sizeof out) != 0)
         return "";
-    return "xvfb-run -a pvpython --force-offscreen-rendering";
+    /* xvfb-run -a takes the first free display from -n on, racily: two
+     * searches at once (other test programs, other checkouts on the
+     * machine) can take the same one and one loses its server ("bad X
+     * server connection"). Starting from a number of this process makes
+     * such a meeting unlikely. */
+    static char cmd[128];
+    snprintf(cmd, sizeof cmd, "xvfb-run -a -n %d pvpython --force-offscreen-rendering",
+             100 + (int)(getpid() % 5000));
+    return cmd;
 }
 
 #define NEED_PARAVIEW()                                                                           \
