@@ -12,7 +12,7 @@ extern const st_class subset_multi_mapping_class;
 extern const st_class tubular_mapping_class;
 extern const st_class distance_to_plane_mapping_class;
 extern const st_class beam_linear_mapping_class;
-extern const st_class skinning_mapping_class;
+extern const st_class skinning_mapping_class, line_set_skinning_mapping_class;
 extern const st_class center_of_mass_mapping_class;
 extern const st_class identity_multi_mapping_class;
 extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
@@ -28,6 +28,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &distance_to_plane_mapping_class, err));
     ST_TRY(st_registry_add(r, &beam_linear_mapping_class, err));
     ST_TRY(st_registry_add(r, &skinning_mapping_class, err));
+    ST_TRY(st_registry_add(r, &line_set_skinning_mapping_class, err));
     ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
     ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
     ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));

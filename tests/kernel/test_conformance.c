@@ -63,6 +63,7 @@ static const struct refusal {
     {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"SkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"LineSetSkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"CenterOfMassMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},

@@ -3,7 +3,8 @@
  * frames, given weights, the rest frames; the mass-weighted centre with
  * UniformMass and DiagonalMass), their Jacobians against central finite
  * differences of apply and J^T as the transpose of J, a skinned body
- * stepping under gravity with an implicit solver, and bad input. */
+ * stepping under gravity with an implicit solver, and bad input;
+ * LineSetSkinningMapping with SOFA's line weights and neighbourhoods. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,5 +256,83 @@ Test(skinning, center_of_mass_needs_a_mass)
                              "<CenterOfMassMapping name=\"map\"/>", &s, &err);
     cr_assert_neq(st, ST_OK);
     cr_assert(strstr(err.msg, "no mass in the node"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
+
+/* ---- LineSetSkinningMapping ---- */
+
+#define CHAIN_FRAMES                                                                               \
+    "position=\"0 0 0 0 0 0 1  2 0 0 0 0 0 1  4 0 0 0 0 0 1  6 0 0 0 0 0 1  8 0 0 0 0 0 1\""
+#define CHAIN_LINES                                                                                \
+    "<UniformMass totalMass=\"5\"/> <MeshTopology name=\"lines\" lines=\"0 1 1 2 2 3 3 4\"/>"
+
+/* SOFA's weight of line (a, b) for point p, coefficient 4. */
+static double line_weight(const double a[3], const double b[3], const double p[3])
+{
+    double sum = 0, l[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    for (int i = 0; i <= 1000; i++) {
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = ((l[k] * i) / 1000 + a[k]) - p[k];
+        sum += pow(1 / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), 4);
+    }
+    return sum * sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) / 1000;
+}
+
+/* A point near the first of four lines along x: at init it stays where it
+ * is; frame 0 turned 90 degrees about z moves it by w0 (R0 - I)(p - c0),
+ * w0 its line's share among the four lines within 3 levels of line 0
+ * (SOFA's weights); J against finite differences and J^T its transpose.
+ * With neighborhoodLevel 1 only lines 0 and 1 pull: turning frame 2 (line
+ * 2's first frame) no longer moves the point. */
+Test(skinning, line_set_skinning)
+{
+    st_scene *s = body(CHAIN_FRAMES, CHAIN_LINES, "1 0.5 0",
+                       "<LineSetSkinningMapping name=\"map\"/>");
+    const double p[3] = {1, 0.5, 0};
+    assert_vec(points_x(s), p, 3, 1e-12, "mapped at init");
+    st_component *map = test_find_object(s, "map");
+    st_mstate *fr = (st_mstate *)test_find_object(s, "frames");
+    st_system *sys = s->systems[0];
+    double *x = st_slice_x(sys->x, fr);
+    double c[5][3], w[4], sum = 0;
+    for (int k = 0; k < 5; k++)
+        memcpy(c[k], x + 7 * k, sizeof c[k]);
+    for (int k = 0; k < 4; k++)
+        sum += w[k] = line_weight(c[k], c[k + 1], p);
+    const double r = sqrt(0.5);
+    x[5] = r, x[6] = r; /* frame 0: 90 degrees about z */
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    const double w0 = w[0] / sum;
+    const double want[3] = {p[0] + w0 * (-0.5 - 1), p[1] + w0 * (1 - 0.5), 0};
+    assert_vec(points_x(s), want, 3, 1e-12, "frame 0 turned");
+    check_jacobian(s);
+    x[5] = 0, x[6] = 1;
+    x[14 + 5] = r, x[14 + 6] = r; /* frame 2 turned instead */
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    cr_assert(fabs(points_x(s)[0] - p[0]) > 1e-4, "level 3: line 2 pulls the point");
+    st_scene_destroy(&s);
+
+    s = body(CHAIN_FRAMES, CHAIN_LINES, "1 0.5 0",
+             "<LineSetSkinningMapping name=\"map\" neighborhoodLevel=\"1\"/>");
+    map = test_find_object(s, "map");
+    sys = s->systems[0];
+    x = st_slice_x(sys->x, (st_mstate *)test_find_object(s, "frames"));
+    x[14 + 5] = r, x[14 + 6] = r;
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    assert_vec(points_x(s), p, 3, 1e-12, "level 1: line 2 is not a neighbour of line 0");
+    x[5] = r, x[6] = r;
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    const double w01 = w[0] / (w[0] + w[1]);
+    const double want1[3] = {p[0] + w01 * (-0.5 - 1), p[1] + w01 * (1 - 0.5), 0};
+    assert_vec(points_x(s), want1, 3, 1e-12, "level 1: lines 0 and 1 share the point");
+    st_scene_destroy(&s);
+
+    st_error err = {0};
+    cr_assert_neq(load_body(CHAIN_FRAMES, CHAIN_LINES, "1 0.5 0",
+                            "<LineSetSkinningMapping name=\"map\" neighborhoodLevel=\"0\"/>", &s,
+                            &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "neighborhoodLevel is 0"), "%s", err.msg);
     st_scene_destroy(&s);
 }
