@@ -26,7 +26,7 @@ TestSuite(engines_rest, .init = setup, .fini = teardown);
     "  objects:\n"                                                                                \
     "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Transform,"                       \
     " Sofa.Component.Engine.Select, Sofa.Component.Engine.Analyze,"                               \
-    " Sofa.Component.StateContainer]}\n"
+    " Sofa.Component.StateContainer, Sofa.Component.Engine.Generate]}\n"
 
 static void assert_reals(const st_array *a, const double *want, size_t n, const char *what)
 {
@@ -354,4 +354,40 @@ Test(engines_rest, projective_transform_engine)
     cr_assert(!isfinite(topo_arr(topo_get(s, "z"), "output_position")->r[0]));
     cr_assert(strstr(T.log, "projects to depth 0"), "%s", T.log);
     st_scene_destroy(&s);
+}
+
+/* IndicesFromValues: strings by default (words), numbers with a scalar
+ * template (1 equals 1.0), pairs with an Edge tuple, a value not found
+ * (SOFA's message, skipped), recursiveSearch (every match, and every
+ * non-match once per value in otherIndices), and a link from an index
+ * list read as text. */
+Test(engines_rest, indices_from_values)
+{
+    st_scene *s = topo_scene(
+        &T, HEAD "    - IndicesFromValues: {name: s, values: 'b a z', global: 'a b c b'}\n"
+                 "    - IndicesFromValues: {name: n, template: double, values: '1 3', "
+                 "global: '3.0 2 1.0'}\n"
+                 "    - IndicesFromValues: {name: e, template: Edge, values: '1 2', "
+                 "global: '0 1 1 2 2 3'}\n"
+                 "    - IndicesFromValues: {name: r, template: int, values: '2', "
+                 "global: '2 5 2 7', recursiveSearch: true}\n"
+                 "    - MergeSets: {name: set, in1: [4, 9]}\n"
+                 "    - IndicesFromValues: {name: l, template: 'unsigned int', values: '@set.out',"
+                 " global: '9 8 7 6 5 4'}\n");
+    const unsigned sv[] = {1, 0}, nv[] = {2, 0}, ev[] = {1}, rv[] = {0, 2}, ro[] = {1, 3},
+                   lv[] = {5, 0};
+    topo_assert_tuples(topo_arr(topo_get(s, "s"), "indices"), 1, sv, 2, "strings");
+    cr_assert(strstr(T.log, "Input value 2 not found : z"), "%s", T.log);
+    topo_assert_tuples(topo_arr(topo_get(s, "n"), "indices"), 1, nv, 2, "numbers");
+    topo_assert_tuples(topo_arr(topo_get(s, "e"), "indices"), 1, ev, 1, "edges");
+    topo_assert_tuples(topo_arr(topo_get(s, "r"), "indices"), 1, rv, 2, "recursive");
+    topo_assert_tuples(topo_arr(topo_get(s, "r"), "otherIndices"), 1, ro, 2, "others");
+    topo_assert_tuples(topo_arr(topo_get(s, "l"), "indices"), 1, lv, 2, "linked");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_neq(topo_scene_fails(&T, HEAD "    - IndicesFromValues: {template: Edge, values: '1',"
+                                            " global: '0 1'}\n",
+                                   &err),
+                  ST_OK);
+    cr_assert(strstr(err.msg, "1 numbers do not make whole entries of 2"), "%s", err.msg);
 }
