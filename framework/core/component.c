@@ -1194,6 +1194,11 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
     if (ms && ms != c)
         ST_TRY(st__component_resolve_type(ms, err));
     const st_state_type *mt = ms ? st__cinfo(ms)->stype : NULL;
+    /* An engine's template is its data's type, not its context's
+     * (SOFA's TextureInterpolation<Vec1> in a node of Vec3d positions):
+     * only components that act on the state are held to it. */
+    const bool pure_engine = k->engine && !k->forcefield && !k->mass && !k->projective &&
+                             !k->mapping;
     if (ci->template_name && ci->template_name[0]) {
         char part[64];
         const char *comma = strchr(ci->template_name, ',');
@@ -1212,11 +1217,6 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
             if (!want)
                 want = t;
         }
-        /* An engine's template is its data's type, not its context's
-         * (SOFA's TextureInterpolation<Vec1> in a node of Vec3d
-         * positions): only components that act on the state are held to it. */
-        bool pure_engine = k->engine && !k->forcefield && !k->mass && !k->projective &&
-                           !k->mapping;
         if (want && mt && mt != want && !pure_engine) {
             char path[ST_ERROR_PATH_MAX];
             return st_component_error(c, "template", err, ST_ESCENE,
@@ -1224,9 +1224,12 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
                                       want->name, mt->name,
                                       st_component_path(ms, path, sizeof path));
         }
-    } else if (mt) {
+    } else if (mt && !(pure_engine && CLASS_HAS(k, templates) && k->templates[0] &&
+                         !k->templates[1] && !class_supports(k, mt))) {
         t = mt;
     } else {
+        /* no state, or an engine SOFA instantiates for one type only
+         * (Vertex2Frame<Rigid3d>) beside a state of another: its type */
         t = CLASS_HAS(k, templates) ? st_state_type_find(k->templates[0]) : &st_vec3d_type;
     }
     if (!t || !class_supports(k, t)) {

@@ -66,7 +66,6 @@ static const struct refusal {
     {"LineSetSkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"CenterOfMassMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
-    {"Vertex2Frame", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"MechanicalStateController",
      "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},

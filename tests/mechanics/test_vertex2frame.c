@@ -85,3 +85,27 @@ Test(vertex2frame, missing_normals_are_an_error)
                   ST_OK);
     cr_assert(strstr(err.msg, "normals"), "%s", err.msg);
 }
+
+/* Without a template beside a Vec3d state: SOFA instantiates Vertex2Frame
+ * for Rigid3d only, so it is one (its data are not the node's state); an
+ * explicit other template is still refused. */
+Test(vertex2frame, rigid_beside_a_vec3d_state)
+{
+    static char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\nroot:\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Transform]}\n"
+             "    - MechanicalObject: {name: dofs, position: [0, 0, 0]}\n"
+             "    - Vertex2Frame: {name: v, position: [1,2,3, 0,0,0], normals: [0,0,2, 1,0,0]}\n");
+    st_scene *s = topo_scene(&T, yaml);
+    cr_assert_eq(topo_arr(topo_get(s, "/v"), "frames")->n, 2u);
+    cr_assert_eq(topo_arr(topo_get(s, "/v"), "frames")->r[6], 1.0, "7 values per frame");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\nroot:\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.Engine.Transform]}\n"
+             "    - Vertex2Frame: {template: Vec3d, position: [1,2,3]}\n");
+    cr_assert_neq(topo_scene_fails(&T, yaml, &err), ST_OK);
+    cr_assert(strstr(err.msg, "does not support template Vec3d"), "%s", err.msg);
+}
