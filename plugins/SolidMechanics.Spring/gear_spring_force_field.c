@@ -58,83 +58,31 @@ typedef struct gear_ff {
 
 /* ---- the `spring` text ---- */
 
-typedef struct gs_reader {
-    const char *p;
-    gear_ff *g;
-    size_t index;
-} gs_reader;
 
-static bool gs_token(gs_reader *r, char *tok, size_t size)
-{
-    while (*r->p && isspace((unsigned char)*r->p))
-        r->p++;
-    if (!*r->p)
-        return false;
-    size_t n = 0;
-    while (*r->p && !isspace((unsigned char)*r->p)) {
-        if (n + 1 < size)
-            tok[n++] = *r->p;
-        r->p++;
-    }
-    tok[n] = 0;
-    return true;
-}
 
-static st_status gs_numbers(gs_reader *r, const char *what, double *out, size_t count,
-                            st_error *err)
-{
-    char tok[64];
-    for (size_t i = 0; i < count; i++) {
-        if (!gs_token(r, tok, sizeof tok))
-            return st_component_error(&r->g->base, "spring", err, ST_EPARSE,
-                                      "spring %zu: %s expects %zu numbers, the text ends after "
-                                      "%zu",
-                                      r->index, what, count, i);
-        char *end;
-        errno = 0;
-        double v = strtod(tok, &end);
-        if (end == tok || *end || errno == ERANGE || !isfinite(v))
-            return st_component_error(&r->g->base, "spring", err, ST_EPARSE,
-                                      "spring %zu: %s expects %zu numbers, got '%s'", r->index,
-                                      what, count, tok);
-        out[i] = v;
-    }
-    return ST_OK;
-}
 
-static st_status gs_index(gs_reader *r, const st_mstate *ms, const char *name, unsigned *out,
-                          st_error *err)
-{
-    double v;
-    ST_TRY(gs_numbers(r, "BEGIN_SPRING", &v, 1, err));
-    if (v < 0 || v != floor(v) || v >= (double)ms->n)
-        return st_component_error(&r->g->base, "spring", err, ST_EINVAL,
-                                  "spring %zu: %s index %g is not a point of '%s' (%zu points)",
-                                  r->index, name, v, ms->base.name, ms->n);
-    *out = (unsigned)v;
-    return ST_OK;
-}
 
-static st_status gs_read_one(gs_reader *r, gear_spring *s, st_error *err)
+
+static st_status gs_read_one(spring_text *r, gear_spring *s, st_error *err)
 {
-    gear_ff *g = r->g;
+    gear_ff *g = (gear_ff *)r->owner;
     memset(s, 0, sizeof *s);
     s->kt = s->soft_kr = s->hard_kr = s->kd = 10000.0;
     s->ratio = 1.0;
-    ST_TRY(gs_index(r, g->ms1, "p1", &s->p1, err));
-    ST_TRY(gs_index(r, g->ms1, "m1", &s->m1, err));
-    ST_TRY(gs_index(r, g->ms2, "p2", &s->p2, err));
-    ST_TRY(gs_index(r, g->ms2, "m2", &s->m2, err));
+    ST_TRY(spring_text_index(r, g->ms1, "p1", &s->p1, err));
+    ST_TRY(spring_text_index(r, g->ms1, "m1", &s->m1, err));
+    ST_TRY(spring_text_index(r, g->ms2, "p2", &s->p2, err));
+    ST_TRY(spring_text_index(r, g->ms2, "m2", &s->m2, err));
     char tok[64];
     for (;;) {
-        if (!gs_token(r, tok, sizeof tok))
+        if (!spring_text_token(r, tok, sizeof tok))
             return st_component_error(&g->base, "spring", err, ST_EPARSE,
                                       "spring %zu: the text ends before END_SPRING", r->index);
         if (!strcmp(tok, "END_SPRING"))
             break;
         if (!strcmp(tok, "AXIS")) {
             double a[2];
-            ST_TRY(gs_numbers(r, tok, a, 2, err));
+            ST_TRY(spring_text_numbers(r, tok, a, 2, err));
             for (int k = 0; k < 2; k++) {
                 if (a[k] != 0 && a[k] != 1 && a[k] != 2)
                     return st_component_error(&g->base, "spring", err, ST_EINVAL,
@@ -143,15 +91,15 @@ static st_status gs_read_one(gs_reader *r, gear_spring *s, st_error *err)
                 s->axis[k] = (unsigned)a[k];
             }
         } else if (!strcmp(tok, "KS_T")) {
-            ST_TRY(gs_numbers(r, tok, &s->kt, 1, err));
+            ST_TRY(spring_text_numbers(r, tok, &s->kt, 1, err));
         } else if (!strcmp(tok, "KS_R")) {
             double k[2];
-            ST_TRY(gs_numbers(r, tok, k, 2, err));
+            ST_TRY(spring_text_numbers(r, tok, k, 2, err));
             s->soft_kr = k[0], s->hard_kr = k[1];
         } else if (!strcmp(tok, "KD")) {
-            ST_TRY(gs_numbers(r, tok, &s->kd, 1, err));
+            ST_TRY(spring_text_numbers(r, tok, &s->kd, 1, err));
         } else if (!strcmp(tok, "RATIO")) {
-            ST_TRY(gs_numbers(r, tok, &s->ratio, 1, err));
+            ST_TRY(spring_text_numbers(r, tok, &s->ratio, 1, err));
             if (s->ratio == 0.0)
                 return st_component_error(&g->base, "spring", err, ST_EINVAL,
                                           "spring %zu: RATIO 0 (the second gear's torque "
@@ -261,10 +209,10 @@ static st_status gs_init(st_component *self, st_error *err)
                                       "the state '%s' is %s: GearSpringForceField joins the "
                                       "frames of Rigid3d states",
                                       both[k]->base.name, both[k]->type->name);
-    gs_reader r = {.p = g->spring_text ? g->spring_text : "", .g = g};
+    spring_text r = {.p = g->spring_text ? g->spring_text : "", .owner = &g->base};
     char tok[64];
     size_t cap = 0;
-    while (gs_token(&r, tok, sizeof tok)) {
+    while (spring_text_token(&r, tok, sizeof tok)) {
         if (strcmp(tok, "BEGIN_SPRING"))
             return st_component_error(self, "spring", err, ST_EPARSE,
                                       "spring %zu: expected BEGIN_SPRING, got '%s'", r.index,

@@ -83,63 +83,10 @@ typedef struct joint_spring_ff {
 
 /* ---- the `spring` text ---- */
 
-typedef struct js_reader {
-    const char *p;
-    joint_spring_ff *j;
-    size_t index; /* the spring being read (0-based) */
-} js_reader;
 
-/* The next whitespace-separated token into tok (size bytes); false at the end. */
-static bool js_token(js_reader *r, char *tok, size_t size)
-{
-    while (*r->p && isspace((unsigned char)*r->p))
-        r->p++;
-    if (!*r->p)
-        return false;
-    size_t n = 0;
-    while (*r->p && !isspace((unsigned char)*r->p)) {
-        if (n + 1 < size)
-            tok[n++] = *r->p;
-        r->p++;
-    }
-    tok[n] = 0;
-    return true;
-}
 
-static st_status js_numbers(js_reader *r, const char *what, double *out, size_t count,
-                            st_error *err)
-{
-    char tok[64];
-    for (size_t i = 0; i < count; i++) {
-        if (!js_token(r, tok, sizeof tok))
-            return st_component_error(&r->j->base, "spring", err, ST_EPARSE,
-                                      "spring %zu: %s expects %zu numbers, the text ends after "
-                                      "%zu",
-                                      r->index, what, count, i);
-        char *end;
-        errno = 0;
-        double v = strtod(tok, &end);
-        if (end == tok || *end || errno == ERANGE || !isfinite(v))
-            return st_component_error(&r->j->base, "spring", err, ST_EPARSE,
-                                      "spring %zu: %s expects %zu numbers, got '%s'", r->index,
-                                      what, count, tok);
-        out[i] = v;
-    }
-    return ST_OK;
-}
 
-static st_status js_index(js_reader *r, const st_mstate *ms, const char *end_name,
-                          unsigned *out, st_error *err)
-{
-    double v;
-    ST_TRY(js_numbers(r, "BEGIN_SPRING", &v, 1, err));
-    if (v < 0 || v != floor(v) || v >= (double)ms->n)
-        return st_component_error(&r->j->base, "spring", err, ST_EINVAL,
-                                  "spring %zu: %s index %g is not a point of '%s' (%zu points)",
-                                  r->index, end_name, v, ms->base.name, ms->n);
-    *out = (unsigned)v;
-    return ST_OK;
-}
+
 
 /* SOFA's defaults of a spring read from text. */
 static void js_defaults(joint_spring *s)
@@ -157,45 +104,45 @@ static void js_defaults(joint_spring *s)
 }
 
 /* Reads one BEGIN_SPRING ... END_SPRING group (BEGIN_SPRING already read). */
-static st_status js_read_one(js_reader *r, joint_spring *s, st_error *err)
+static st_status js_read_one(spring_text *r, joint_spring *s, st_error *err)
 {
-    joint_spring_ff *j = r->j;
+    joint_spring_ff *j = (joint_spring_ff *)r->owner;
     js_defaults(s);
-    ST_TRY(js_index(r, j->ms1, "first", &s->m1, err));
-    ST_TRY(js_index(r, j->ms2, "second", &s->m2, err));
+    ST_TRY(spring_text_index(r, j->ms1, "first", &s->m1, err));
+    ST_TRY(spring_text_index(r, j->ms2, "second", &s->m2, err));
     char tok[64];
     for (;;) {
-        if (!js_token(r, tok, sizeof tok))
+        if (!spring_text_token(r, tok, sizeof tok))
             return st_component_error(&j->base, "spring", err, ST_EPARSE,
                                       "spring %zu: the text ends before END_SPRING", r->index);
         if (!strcmp(tok, "END_SPRING"))
             break;
         if (!strcmp(tok, "FREE_AXIS")) {
             double f[6];
-            ST_TRY(js_numbers(r, tok, f, 6, err));
+            ST_TRY(spring_text_numbers(r, tok, f, 6, err));
             for (int a = 0; a < 6; a++)
                 s->free_axis[a] = f[a] != 0.0;
         } else if (!strcmp(tok, "KS_T")) {
             double k[2];
-            ST_TRY(js_numbers(r, tok, k, 2, err));
+            ST_TRY(spring_text_numbers(r, tok, k, 2, err));
             s->soft_kt = k[0], s->hard_kt = k[1];
         } else if (!strcmp(tok, "KS_R")) {
             double k[2];
-            ST_TRY(js_numbers(r, tok, k, 2, err));
+            ST_TRY(spring_text_numbers(r, tok, k, 2, err));
             s->soft_kr = k[0], s->hard_kr = k[1];
         } else if (!strcmp(tok, "KS_B")) {
-            ST_TRY(js_numbers(r, tok, &s->bloc_kr, 1, err));
+            ST_TRY(spring_text_numbers(r, tok, &s->bloc_kr, 1, err));
         } else if (!strcmp(tok, "KD")) {
-            ST_TRY(js_numbers(r, tok, &s->kd, 1, err));
+            ST_TRY(spring_text_numbers(r, tok, &s->kd, 1, err));
         } else if (!strcmp(tok, "R_LIM_X") || !strcmp(tok, "R_LIM_Y") ||
                    !strcmp(tok, "R_LIM_Z")) {
             int a = tok[6] - 'X';
-            ST_TRY(js_numbers(r, tok, s->limits + 2 * a, 2, err));
+            ST_TRY(spring_text_numbers(r, tok, s->limits + 2 * a, 2, err));
         } else if (!strcmp(tok, "REST_T")) {
-            ST_TRY(js_numbers(r, tok, s->rest_t, 3, err));
+            ST_TRY(spring_text_numbers(r, tok, s->rest_t, 3, err));
             s->rest_from_state = true;
         } else if (!strcmp(tok, "REST_R")) {
-            ST_TRY(js_numbers(r, tok, s->rest_r, 4, err));
+            ST_TRY(spring_text_numbers(r, tok, s->rest_r, 4, err));
         } else {
             return st_component_error(&j->base, "spring", err, ST_EPARSE,
                                       "spring %zu: unknown attribute '%s' (expected FREE_AXIS, "
@@ -220,10 +167,10 @@ static st_status js_read_one(js_reader *r, joint_spring *s, st_error *err)
 
 static st_status js_parse(joint_spring_ff *j, st_error *err)
 {
-    js_reader r = {.p = j->spring_text ? j->spring_text : "", .j = j};
+    spring_text r = {.p = j->spring_text ? j->spring_text : "", .owner = &j->base};
     char tok[64];
     size_t cap = 0;
-    while (js_token(&r, tok, sizeof tok)) {
+    while (spring_text_token(&r, tok, sizeof tok)) {
         if (strcmp(tok, "BEGIN_SPRING"))
             return st_component_error(&j->base, "spring", err, ST_EPARSE,
                                       "spring %zu: expected BEGIN_SPRING, got '%s'", r.index,

@@ -18,6 +18,9 @@
  * through the generic one).
  * add_dforce ignores bfactor (SOFA's springs have no damping matrix). The
  * arithmetic follows SOFA's order so results agree to the last bit. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -486,4 +489,55 @@ double springs_energy(const spring_set *set, const double *x)
         e += el * el * s->ks / 2;
     }
     return e;
+}
+
+bool spring_text_token(spring_text *r, char *tok, size_t size)
+{
+    while (*r->p && isspace((unsigned char)*r->p))
+        r->p++;
+    if (!*r->p)
+        return false;
+    size_t n = 0;
+    while (*r->p && !isspace((unsigned char)*r->p)) {
+        if (n + 1 < size)
+            tok[n++] = *r->p;
+        r->p++;
+    }
+    tok[n] = 0;
+    return true;
+}
+
+st_status spring_text_numbers(spring_text *r, const char *what, double *out, size_t count,
+                              st_error *err)
+{
+    char tok[64];
+    for (size_t i = 0; i < count; i++) {
+        if (!spring_text_token(r, tok, sizeof tok))
+            return st_component_error(r->owner, "spring", err, ST_EPARSE,
+                                      "spring %zu: %s expects %zu numbers, the text ends after "
+                                      "%zu",
+                                      r->index, what, count, i);
+        char *end;
+        errno = 0;
+        double v = strtod(tok, &end);
+        if (end == tok || *end || errno == ERANGE || !isfinite(v))
+            return st_component_error(r->owner, "spring", err, ST_EPARSE,
+                                      "spring %zu: %s expects %zu numbers, got '%s'", r->index,
+                                      what, count, tok);
+        out[i] = v;
+    }
+    return ST_OK;
+}
+
+st_status spring_text_index(spring_text *r, const st_mstate *ms, const char *end_name,
+                            unsigned *out, st_error *err)
+{
+    double v;
+    ST_TRY(spring_text_numbers(r, "BEGIN_SPRING", &v, 1, err));
+    if (v < 0 || v != floor(v) || v >= (double)ms->n)
+        return st_component_error(r->owner, "spring", err, ST_EINVAL,
+                                  "spring %zu: %s index %g is not a point of '%s' (%zu points)",
+                                  r->index, end_name, v, ms->base.name, ms->n);
+    *out = (unsigned)v;
+    return ST_OK;
 }

@@ -64,6 +64,24 @@ st_status springs_topology_changed(spring_set *set, unsigned sides, bool edge_ty
 /* Whether SOFA's getTopologyType() of this topology is EDGE. */
 bool springs_edge_topology(const st_component *topology);
 
+/* A reader of SOFA's `spring` text of the rigid springs (JointSpringForceField,
+ * GearSpringForceField: "BEGIN_SPRING i j ATTRIBUTE values ... END_SPRING"),
+ * in whitespace-separated tokens; errors name the field `spring` of owner
+ * and the spring being read (index, 0-based). */
+typedef struct spring_text {
+    const char *p;
+    st_component *owner;
+    size_t index;
+} spring_text;
+/* The next token into tok (size bytes); false at the end of the text. */
+bool spring_text_token(spring_text *r, char *tok, size_t size);
+/* count numbers after the attribute `what`. */
+st_status spring_text_numbers(spring_text *r, const char *what, double *out, size_t count,
+                              st_error *err);
+/* An end's index, a point of ms (end_name: "p1", "m1", ...). */
+st_status spring_text_index(spring_text *r, const st_mstate *ms, const char *end_name,
+                            unsigned *out, st_error *err);
+
 /* The role functions on a spring set; vectors are the system's global ones. */
 void springs_add_force(spring_set *set, double *f, const double *x, const double *v);
 void springs_add_dforce(spring_set *set, double *df, const double *dx, double kfactor);
