@@ -58,11 +58,6 @@ typedef struct gear_ff {
 
 /* ---- the `spring` text ---- */
 
-
-
-
-
-
 static st_status gs_read_one(spring_text *r, gear_spring *s, st_error *err)
 {
     gear_ff *g = (gear_ff *)r->owner;

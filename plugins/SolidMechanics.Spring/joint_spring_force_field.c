@@ -83,11 +83,6 @@ typedef struct joint_spring_ff {
 
 /* ---- the `spring` text ---- */
 
-
-
-
-
-
 /* SOFA's defaults of a spring read from text. */
 static void js_defaults(joint_spring *s)
 {
