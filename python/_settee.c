@@ -1013,15 +1013,14 @@ static PyObject *py_node_parent(PyObject *self, PyObject *o)
     return n ? ref_new(((Ref *)o)->scene, st_node_parent(n), REF_NODE) : NULL;
 }
 
-static PyObject *py_node_children(PyObject *self, PyObject *o)
+/* A list of references to the k things get(n, i) of node n (children or
+ * objects). */
+static PyObject *ref_list(PyObject *o, st_node *n, size_t k, void *(*get)(st_node *, size_t),
+                          int kind)
 {
-    st_node *n = NODE_ARG(o);
-    if (!n)
-        return NULL;
-    size_t k = st_node_child_count(n);
     PyObject *l = PyList_New((Py_ssize_t)k);
     for (size_t i = 0; l && i < k; i++) {
-        PyObject *r = ref_new(((Ref *)o)->scene, st_node_child(n, i), REF_NODE);
+        PyObject *r = ref_new(((Ref *)o)->scene, get(n, i), kind);
         if (!r) {
             Py_DECREF(l);
             return NULL;
@@ -1031,22 +1030,19 @@ static PyObject *py_node_children(PyObject *self, PyObject *o)
     return l;
 }
 
+static void *child_at(st_node *n, size_t i) { return st_node_child(n, i); }
+static void *object_at(st_node *n, size_t i) { return st_node_object(n, i); }
+
+static PyObject *py_node_children(PyObject *self, PyObject *o)
+{
+    st_node *n = NODE_ARG(o);
+    return n ? ref_list(o, n, st_node_child_count(n), child_at, REF_NODE) : NULL;
+}
+
 static PyObject *py_node_objects(PyObject *self, PyObject *o)
 {
     st_node *n = NODE_ARG(o);
-    if (!n)
-        return NULL;
-    size_t k = st_node_object_count(n);
-    PyObject *l = PyList_New((Py_ssize_t)k);
-    for (size_t i = 0; l && i < k; i++) {
-        PyObject *r = ref_new(((Ref *)o)->scene, st_node_object(n, i), REF_COMP);
-        if (!r) {
-            Py_DECREF(l);
-            return NULL;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, r);
-    }
-    return l;
+    return n ? ref_list(o, n, st_node_object_count(n), object_at, REF_COMP) : NULL;
 }
 
 static PyObject *py_node_add_child(PyObject *self, PyObject *args)
