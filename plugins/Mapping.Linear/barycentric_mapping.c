@@ -35,7 +35,9 @@
  * J is SOFA's, not the derivative of that rotation: the linear velocity is
  * the barycentric sum, the angular one w = sum_k x_k x dx_k over the four
  * vertices of the tetrahedron (x_k their positions at the last apply), so
- * J^T sends a torque t to the forces t x x_k. With any other topology the
+ * J^T sends a torque t to the forces t x x_k; constraint rows
+ * (st_mparams.constraint_jt) are mapped by their linear part only, as
+ * SOFA's applyJT on a MatrixDeriv. With any other topology the
  * orientations stay as they were at init and J has no angular rows. */
 #include <limits.h>
 #include <math.h>
@@ -788,7 +790,7 @@ static void apply_j_frames(const bary_mapping *m, const double *restrict in, dou
 
 /* f_in += J^T f_out (6 per frame: force, then torque). */
 static void apply_jt_frames(const bary_mapping *m, double *restrict fin,
-                            const double *restrict fout)
+                            const double *restrict fout, bool torques)
 {
     for (size_t i = 0; i < m->n; i++) {
         const double *f = fout + 6 * i;
@@ -798,7 +800,7 @@ static void apply_jt_frames(const bary_mapping *m, double *restrict fin,
             p[1] += f[1] * m->w[k];
             p[2] += f[2] * m->w[k];
         }
-        if (!m->frames)
+        if (!m->frames || !torques)
             continue;
         for (int k = 0; k < 4; k++) {
             double c[3];
@@ -1059,14 +1061,16 @@ static void bary_apply_j(st_component *self, const st_mparams *mp, double *v)
 
 static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
-    (void)mp;
     bary_mapping *m = (bary_mapping *)self;
     if (!ready_mech(m))
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
     if (m->rigid) {
-        apply_jt_frames(m, fin, fout);
+        /* SOFA maps a constraint row's linear part only. */
+        bool rows = mp && mp->struct_size >= offsetof(st_mparams, constraint_jt) + sizeof(bool) &&
+                    mp->constraint_jt;
+        apply_jt_frames(m, fin, fout, !rows);
         return;
     }
     const unsigned *row = m->row, *v = m->v;

@@ -7,7 +7,8 @@
  *   differences), its angular rows SOFA's sum of x_k x dx_k over the
  *   tetrahedron's vertices (not the derivative of the orientation: a pure
  *   translation turns the frame in J, not in apply), apply_j agrees with
- *   the assembled J and apply_jt is its transpose;
+ *   the assembled J and apply_jt is its transpose; constraint rows map
+ *   their linear part only (SOFA's applyJT on a MatrixDeriv);
  * - the solver paths: an implicit step solved matrix-free (CG: apply_j,
  *   apply_jt) and assembled (SparseLDL: get_j) gives the same motion;
  * - a MeshTopology input (SOFA's mesh mapper): the frames only translate. */
@@ -250,6 +251,15 @@ Test(barycentric_rigid, jacobian_rows_and_transpose)
     for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++)
             near(st_slice(w, in)[3 * k + a], cross_k(tq, p + 3 * k, a), 1e-15, "t x x_k");
+    /* Constraint rows (st_system_apply_jt): SOFA maps their linear part
+     * only, the torque is dropped. Frame 0 sits at weights 1/4 each. */
+    memset(w, 0, sys->size_all * sizeof *w);
+    wo[1] = 4.0; /* frame 0, force along y */
+    wo[3] = 2.0; /* frame 0, torque about x */
+    st_system_apply_jt(sys, w);
+    for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++)
+            near(st_slice(w, in)[3 * k + a], a == 1 ? 1.0 : 0.0, 1e-15, "constraint row");
     free(u);
     free(w);
     free(xs);
