@@ -64,6 +64,7 @@ typedef struct bary_mapping {
     unsigned *row;               /* n + 1: each point's first term once packed */
     unsigned outside;            /* points located outside every element */
     bool listening;              /* registered for topological changes */
+    bool relocating;             /* locating again after a change: current positions */
     /* Rigid3d output. */
     bool rigid;                  /* the output is Rigid3d */
     bool frames;                 /* orientations follow the tetrahedra */
@@ -71,7 +72,6 @@ typedef struct bary_mapping {
     double *ob;                  /* n x 9: c_0 c_1 c_2, the axes in the edge basis (frames) */
     double *xt;                  /* n x 12: the tetrahedron's vertices at the last apply */
     double *q0;                  /* n x 4: orientations at init (not frames) */
-    bool relocating;             /* locating again after a change: current positions */
 } bary_mapping;
 
 static const st_field bary_fields[] = {
