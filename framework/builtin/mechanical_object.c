@@ -1,5 +1,5 @@
 /* mechanical_object.c - the built-in MechanicalObject (templates Vec1d,
- * Vec2d, Vec3d, Rigid2d, Rigid3d): the state vectors of a set of points, initialised
+ * Vec2d, Vec3d, Vec6d, Rigid2d, Rigid3d): the state vectors of a set of points, initialised
  * as SOFA does (sizes, topology positions, scale/rotation/translation, rest
  * position), plus SOFA's reset and externalForce semantics. It plays the
  * state role like any third-party state class would: the kernel asks its
@@ -42,8 +42,9 @@ enum { PA_SCALE, PA_SX, PA_SY, PA_SZ, PA_RX, PA_RY, PA_RZ, PA_DX, PA_DY, PA_DZ, 
 
 static const st_field mobject_fields[] = {
     ST_FIELD_EX(st_mstate, template_name, "template", ST_T_STRING, char *, "Vec3d",
-                "Data type of the degrees of freedom: Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d "
-                "(SOFA's spellings Vec1, Vec2, Vec3, Rigid2, Rigid3 and Rigid accepted)",
+                "Data type of the degrees of freedom: Vec1d, Vec2d, Vec3d, Vec6d, Rigid2d or "
+                "Rigid3d (SOFA's spellings Vec1, Vec2, Vec3, Vec6, Rigid2, Rigid3 and Rigid "
+                "accepted)",
                 0, NULL, 0.0, 0.0),
     ST_COORDS(st_mstate, position, "position", "0 0 0", "position coordinates of the degrees of freedom"),
     ST_DERIVS(st_mstate, velocity, "velocity", "0 0 0", "velocity coordinates of the degrees of freedom"),
@@ -574,8 +575,8 @@ static const st_state_ops mobject_state_ops = {
     .resolve_type = mobject_resolve_type,
 };
 
-static const char *const mobject_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid2d", "Rigid3d",
-                                                NULL};
+static const char *const mobject_templates[] = {"Vec1d",   "Vec2d",   "Vec3d", "Vec6d",
+                                                "Rigid2d", "Rigid3d", NULL};
 
 const st_class st__mechanical_object_class = {
     .struct_size = sizeof(st_class),

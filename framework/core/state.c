@@ -111,11 +111,14 @@ static void quat_to_rotvec(double out[3], const double qin[4])
 VEC_OPS(1)
 VEC_OPS(2)
 VEC_OPS(3)
+VEC_OPS(6)
 
 static const double zero3[3] = {0.0, 0.0, 0.0};
 static const char *const vec1_names[] = {"Vec1", "Vec1Types", NULL};
 static const char *const vec2_names[] = {"Vec2", "Vec2Types", NULL};
 static const char *const vec3_names[] = {"Vec3", "Vec3Types", NULL};
+static const char *const vec6_names[] = {"Vec6", "Vec6Types", NULL};
+static const double zero6[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
 static const char *const rigid_names[] = {"Rigid3", "Rigid", "Rigid3Types", NULL};
 
 const st_state_type st_vec1d_type = {sizeof(st_state_type), "Vec1d", vec1_names, 1, 1, 1, false,
@@ -124,6 +127,10 @@ const st_state_type st_vec2d_type = {sizeof(st_state_type), "Vec2d", vec2_names,
                                      zero3, vec2_add, vec2_diff};
 const st_state_type st_vec3d_type = {sizeof(st_state_type), "Vec3d", vec3_names, 3, 3, 3, false,
                                      zero3, vec3_add, vec3_diff};
+/* SOFA's Vec6Types: six plain scalars; its geometric part (gravity,
+ * translation, rotation, regions) is the first three. */
+const st_state_type st_vec6d_type = {sizeof(st_state_type), "Vec6d", vec6_names, 6, 6, 3, false,
+                                     zero6, vec6_add, vec6_diff};
 
 /* ---- Rigid3d ---- */
 
@@ -204,9 +211,11 @@ const st_state_type st_rigid2d_type = {sizeof(st_state_type), "Rigid2d", rigid2_
 
 /* ---- lookup ---- */
 
-const char *const st_all_state_types[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid2d", "Rigid3d", NULL};
+const char *const st_all_state_types[] = {"Vec1d", "Vec2d",   "Vec3d", "Vec6d",
+                                          "Rigid2d", "Rigid3d", NULL};
 
-static const st_state_type *const all_types[] = {&st_vec1d_type, &st_vec2d_type, &st_vec3d_type,
+static const st_state_type *const all_types[] = {&st_vec1d_type,   &st_vec2d_type,
+                                                  &st_vec3d_type,   &st_vec6d_type,
                                                   &st_rigid2d_type, &st_rigid3d_type};
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 

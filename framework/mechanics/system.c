@@ -809,11 +809,13 @@ void st_system_compute_force(st_system *sys, double *f, const double *x, const d
 void st_system_apply_jt(st_system *sys, double *vec)
 {
     sys_impl *s = impl(sys);
+    st_mparams mp = sys->mp;
+    mp.constraint_jt = true;
     for (size_t i = s->nmaps; i-- > 0;) {
         st_component *c = s->maps[i];
         const st_mapping_ops *ops = c->cls->mapping;
         if (s->map_active[i] && ops->apply_jt)
-            ops->apply_jt(c, &sys->mp, vec);
+            ops->apply_jt(c, &mp, vec);
     }
 }
 

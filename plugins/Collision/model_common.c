@@ -309,7 +309,7 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
                                   "model works on the state of its node (else of the nearest "
                                   "ancestor)");
     const st_state_type *t = m->ms->type;
-    bool rigid = t && t->deriv_size == 6;
+    bool rigid = t && t->rigid && t->deriv_size == 6;
     if (kind == CM_SPHERE && rigid)
         kind = CM_RIGIDSPHERE;
     else if (kind == CM_CYLINDER && !rigid)

@@ -22,7 +22,23 @@
  * topology) every mapped point is located again, from the current positions
  * of the input and the output, in the elements that remain: a point whose
  * element disappeared is attached to the element containing it, else the
- * nearest one. */
+ * nearest one.
+ *
+ * A Rigid3d output (SOFA's BarycentricMapping<Vec3, Rigid3>): the frames'
+ * centres are mapped as points. With a dynamic tetrahedron container as
+ * input topology (no hexahedra; SOFA's BarycentricMapperTetrahedronSetTopology,
+ * specialised for rigid outputs) the orientation follows the tetrahedron:
+ * at init each axis r_d of the frame (a column of its rotation) is written
+ * in the tetrahedron's edge basis E = [x1-x0, x2-x0, x3-x0] and normalised,
+ * c_d = E^-1 r_d / |E^-1 r_d|; apply forms M = [E c_0, E c_1, E c_2] from
+ * the current edges and takes the rotation of its polar decomposition.
+ * J is SOFA's, not the derivative of that rotation: the linear velocity is
+ * the barycentric sum, the angular one w = sum_k x_k x dx_k over the four
+ * vertices of the tetrahedron (x_k their positions at the last apply), so
+ * J^T sends a torque t to the forces t x x_k; constraint rows
+ * (st_mparams.constraint_jt) are mapped by their linear part only, as
+ * SOFA's applyJT on a MatrixDeriv. With any other topology the
+ * orientations stay as they were at init and J has no angular rows. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -49,6 +65,13 @@ typedef struct bary_mapping {
     unsigned outside;            /* points located outside every element */
     bool listening;              /* registered for topological changes */
     bool relocating;             /* locating again after a change: current positions */
+    /* Rigid3d output. */
+    bool rigid;                  /* the output is Rigid3d */
+    bool frames;                 /* orientations follow the tetrahedra */
+    unsigned *tet;               /* n x 4: each frame's tetrahedron (frames) */
+    double *ob;                  /* n x 9: c_0 c_1 c_2, the axes in the edge basis (frames) */
+    double *xt;                  /* n x 12: the tetrahedron's vertices at the last apply */
+    double *q0;                  /* n x 4: orientations at init (not frames) */
 } bary_mapping;
 
 static const st_field bary_fields[] = {
@@ -525,8 +548,12 @@ static void bary_free(bary_mapping *m)
     st_free(m->v);
     st_free(m->w);
     st_free(m->row);
-    m->nv = m->v = m->row = NULL;
-    m->w = NULL;
+    st_free(m->tet);
+    st_free(m->ob);
+    st_free(m->xt);
+    st_free(m->q0);
+    m->nv = m->v = m->row = m->tet = NULL;
+    m->w = m->ob = m->xt = m->q0 = NULL;
     m->n = 0;
 }
 
@@ -550,9 +577,249 @@ static void apply_points(const bary_mapping *m, const double *restrict in, doubl
     }
 }
 
+/* ---- Rigid3d outputs ---- */
+
+static double norm1_3(const double m[9]) /* largest column sum */
+{
+    double r = 0;
+    for (int j = 0; j < 3; j++)
+        r = fmax(r, fabs(m[j]) + fabs(m[3 + j]) + fabs(m[6 + j]));
+    return r;
+}
+
+static double norminf_3(const double m[9]) /* largest row sum */
+{
+    double r = 0;
+    for (int i = 0; i < 3; i++)
+        r = fmax(r, fabs(m[3 * i]) + fabs(m[3 * i + 1]) + fabs(m[3 * i + 2]));
+    return r;
+}
+
+/* q = the rotation of the polar decomposition of m (row-major), SOFA's
+ * Decompose::polarDecomposition: Higham's scaled Newton iteration on m^T,
+ * stopped when the step is below 1e-8 of the iterate (1-norms). */
+static void polar_rotation(const double m[9], double q[9])
+{
+    double mk[9], adj[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            mk[3 * i + j] = m[3 * j + i];
+    double m_one = norm1_3(mk), m_inf = norminf_3(mk);
+    for (int it = 0; it < 100; it++) { /* converges quadratically; the cap guards NaN */
+        cross3(adj, mk + 3, mk + 6);
+        cross3(adj + 3, mk + 6, mk);
+        cross3(adj + 6, mk, mk + 3);
+        double det = dot3(mk, adj);
+        if (det == 0.0)
+            break;
+        double gamma = sqrt(sqrt(norm1_3(adj) * norminf_3(adj) / (m_one * m_inf)) / fabs(det));
+        double g1 = gamma * 0.5, g2 = 0.5 / (gamma * det), e[9];
+        for (int k = 0; k < 9; k++) {
+            double next = mk[k] * g1 + adj[k] * g2;
+            e[k] = mk[k] - next;
+            mk[k] = next;
+        }
+        m_one = norm1_3(mk);
+        m_inf = norminf_3(mk);
+        if (!(norm1_3(e) > m_one * 1e-8))
+            break;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            q[3 * i + j] = mk[3 * j + i];
+}
+
+/* SOFA's Quat::fromMatrix of a rotation (row-major); q is x y z w. */
+static void quat_from_rotation(double q[4], const double r[9])
+{
+    const double tr = r[0] + r[4] + r[8];
+    double s;
+    if (tr > 0) {
+        s = sqrt(tr + 1);
+        q[3] = s * 0.5;
+        s = 0.5 / s;
+        q[0] = (r[7] - r[5]) * s;
+        q[1] = (r[2] - r[6]) * s;
+        q[2] = (r[3] - r[1]) * s;
+    } else if (r[4] > r[0] && r[8] <= r[4]) {
+        s = sqrt((r[4] - (r[8] + r[0])) + 1.0);
+        q[1] = s * 0.5;
+        if (s != 0.0)
+            s = 0.5 / s;
+        q[2] = (r[5] + r[7]) * s;
+        q[0] = (r[1] + r[3]) * s;
+        q[3] = (r[2] - r[6]) * s;
+    } else if ((r[4] <= r[0] && r[8] > r[0]) || r[8] > r[4]) {
+        s = sqrt((r[8] - (r[0] + r[4])) + 1.0);
+        q[2] = s * 0.5;
+        if (s != 0.0)
+            s = 0.5 / s;
+        q[0] = (r[6] + r[2]) * s;
+        q[1] = (r[5] + r[7]) * s;
+        q[3] = (r[3] - r[1]) * s;
+    } else {
+        s = sqrt((r[0] - (r[4] + r[8])) + 1.0);
+        q[0] = s * 0.5;
+        if (s != 0.0)
+            s = 0.5 / s;
+        q[1] = (r[1] + r[3]) * s;
+        q[2] = (r[6] + r[2]) * s;
+        q[3] = (r[7] - r[5]) * s;
+    }
+}
+
+/* The rotation (row-major) of the unit quaternion q, SOFA's Quat::toMatrix. */
+static void rotation_from_quat(double r[9], const double q[4])
+{
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    r[0] = 1 - 2 * (y * y + z * z);
+    r[1] = 2 * (x * y - z * w);
+    r[2] = 2 * (z * x + y * w);
+    r[3] = 2 * (x * y + z * w);
+    r[4] = 1 - 2 * (z * z + x * x);
+    r[5] = 2 * (y * z - x * w);
+    r[6] = 2 * (z * x - y * w);
+    r[7] = 2 * (y * z + x * w);
+    r[8] = 1 - 2 * (y * y + x * x);
+}
+
+/* The edge basis of frame i's tetrahedron in x: columns x1-x0, x2-x0, x3-x0. */
+static void edge_basis(const bary_mapping *m, size_t i, const double *x, double e[9])
+{
+    const unsigned *t = m->tet + 4 * i;
+    const double *p0 = x + 3 * (size_t)t[0];
+    for (int c = 0; c < 3; c++) {
+        const double *p = x + 3 * (size_t)t[c + 1];
+        for (int d = 0; d < 3; d++)
+            e[3 * d + c] = p[d] - p0[d];
+    }
+}
+
+/* Each frame's axes in its tetrahedron's edge basis, from the input
+ * positions xin and the frames' orientations (7 scalars per frame in xout).
+ * False when a tetrahedron is degenerate. */
+static bool frames_locate(bary_mapping *m, const double *xin, const double *xout, size_t *bad)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double e[9], inv[9], r[9];
+        edge_basis(m, i, xin, e);
+        const double c0[3] = {e[0], e[3], e[6]}, c1[3] = {e[1], e[4], e[7]},
+                     c2[3] = {e[2], e[5], e[8]};
+        if (!inverse_cols(inv, c0, c1, c2)) {
+            *bad = i;
+            return false;
+        }
+        double q[4];
+        memcpy(q, xout + 7 * i + 3, sizeof q);
+        rotation_from_quat(r, q);
+        for (int d = 0; d < 3; d++) {
+            const double axis[3] = {r[d], r[3 + d], r[6 + d]};
+            double *c = m->ob + 9 * i + 3 * d;
+            mul33(c, inv, axis);
+            double len = sqrt(dot3(c, c));
+            if (len > 0)
+                for (int k = 0; k < 3; k++)
+                    c[k] /= len;
+        }
+    }
+    return true;
+}
+
+/* x_out (7 per frame) from x_in: centres by the weights, orientations from
+ * the tetrahedra (or as at init); keeps the tetrahedra's vertices for J. */
+static void apply_frames(bary_mapping *m, const double *restrict in, double *restrict out)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double *o = out + 7 * i;
+        double r0 = 0.0, r1 = 0.0, r2 = 0.0;
+        for (unsigned k = m->row[i], e = m->row[i + 1]; k < e; k++) {
+            const double *p = in + 3 * (size_t)m->v[k];
+            r0 += p[0] * m->w[k];
+            r1 += p[1] * m->w[k];
+            r2 += p[2] * m->w[k];
+        }
+        o[0] = r0;
+        o[1] = r1;
+        o[2] = r2;
+        if (!m->frames) {
+            memcpy(o + 3, m->q0 + 4 * i, 4 * sizeof(double));
+            continue;
+        }
+        for (int k = 0; k < 4; k++)
+            memcpy(m->xt + 12 * i + 3 * k, in + 3 * (size_t)m->tet[4 * i + k], 3 * sizeof(double));
+        double e[9], mm[9], rot[9];
+        edge_basis(m, i, in, e);
+        for (int d = 0; d < 3; d++) {
+            double col[3];
+            mul33(col, e, m->ob + 9 * i + 3 * d);
+            mm[d] = col[0];
+            mm[3 + d] = col[1];
+            mm[6 + d] = col[2];
+        }
+        polar_rotation(mm, rot);
+        quat_from_rotation(o + 3, rot);
+    }
+}
+
+/* v_out (6 per frame) = J v_in. */
+static void apply_j_frames(const bary_mapping *m, const double *restrict in, double *restrict out)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double *o = out + 6 * i;
+        double r0 = 0.0, r1 = 0.0, r2 = 0.0;
+        for (unsigned k = m->row[i], e = m->row[i + 1]; k < e; k++) {
+            const double *p = in + 3 * (size_t)m->v[k];
+            r0 += p[0] * m->w[k];
+            r1 += p[1] * m->w[k];
+            r2 += p[2] * m->w[k];
+        }
+        o[0] = r0;
+        o[1] = r1;
+        o[2] = r2;
+        double w[3] = {0.0, 0.0, 0.0};
+        if (m->frames)
+            for (int k = 0; k < 4; k++) {
+                double c[3];
+                cross3(c, m->xt + 12 * i + 3 * k, in + 3 * (size_t)m->tet[4 * i + k]);
+                for (int d = 0; d < 3; d++)
+                    w[d] += c[d];
+            }
+        memcpy(o + 3, w, sizeof w);
+    }
+}
+
+/* f_in += J^T f_out (6 per frame: force, then torque). */
+static void apply_jt_frames(const bary_mapping *m, double *restrict fin,
+                            const double *restrict fout, bool torques)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        const double *f = fout + 6 * i;
+        for (unsigned k = m->row[i], e = m->row[i + 1]; k < e; k++) {
+            double *p = fin + 3 * (size_t)m->v[k];
+            p[0] += f[0] * m->w[k];
+            p[1] += f[1] * m->w[k];
+            p[2] += f[2] * m->w[k];
+        }
+        if (!m->frames || !torques)
+            continue;
+        for (int k = 0; k < 4; k++) {
+            double c[3];
+            cross3(c, m->xt + 12 * i + 3 * k, f + 3);
+            double *p = fin + 3 * (size_t)m->tet[4 * i + k];
+            p[0] -= c[0];
+            p[1] -= c[1];
+            p[2] -= c[2];
+        }
+    }
+}
+
 static void init_apply(st_component *self, const double *xin, double *xout)
 {
-    apply_points((const bary_mapping *)self, xin, xout);
+    bary_mapping *m = (bary_mapping *)self;
+    if (m->rigid)
+        apply_frames(m, xin, xout);
+    else
+        apply_points(m, xin, xout);
 }
 
 static st_status bary_init(st_component *self, st_error *err);
@@ -585,14 +852,48 @@ static st_status bary_listen(bary_mapping *m, st_component *topo, st_error *err)
     return ST_OK;
 }
 
+static st_status locate_all(bary_mapping *m, st_component *topo, const elems *e_,
+                            const double *xin, size_t nin, const double *xout, st_error *err);
+
+/* The frames' data: their axes in their tetrahedra (frames), else their
+ * orientations at init. */
+static st_status frames_init(bary_mapping *m, const double *xin, const double *xframes,
+                             st_error *err)
+{
+    size_t n = m->n ? m->n : 1;
+    if (!m->frames) {
+        m->q0 = st_malloc(n * 4 * sizeof *m->q0);
+        if (!m->q0)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the mapped frames");
+        for (size_t i = 0; i < m->n; i++)
+            memcpy(m->q0 + 4 * i, xframes + 7 * i + 3, 4 * sizeof(double));
+        return ST_OK;
+    }
+    m->ob = st_malloc(n * 9 * sizeof *m->ob);
+    m->xt = st_calloc(n * 12, sizeof *m->xt);
+    if (!m->ob || !m->xt)
+        return st_error_set(err, ST_ENOMEM, "out of memory for the mapped frames");
+    size_t bad = 0;
+    if (!frames_locate(m, xin, xframes, &bad))
+        return st_component_error(&m->h.base, NULL, err, ST_ESCENE,
+                                  "the tetrahedron of frame %zu is degenerate", bad);
+    return ST_OK;
+}
+
 static st_status bary_init(st_component *self, st_error *err)
 {
     bary_mapping *m = (bary_mapping *)self;
     self->state = ST_CSTATE_INVALID;
     bary_free(m);
     m->outside = 0;
-    ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
+    ST_TRY(map_head_bind(&m->h, &st_vec3d_type, NULL, err));
     bool visual = m->h.visual;
+    m->rigid = !visual && m->h.out->type == &st_rigid3d_type;
+    if (!visual && !m->rigid && m->h.out->type != &st_vec3d_type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "BarycentricMapping maps to a Vec3d or a Rigid3d output; '%s' "
+                                  "is %s",
+                                  m->h.out->base.name, m->h.out->type->name);
     st_component *topo = m->in_topology;
     if (!topo)
         topo = st_node_find(m->h.input->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
@@ -613,6 +914,56 @@ static st_status bary_init(st_component *self, st_error *err)
     const double *xout = visual ? out->position.r
                                 : (rest ? out->rest_position.r : out->position.r);
     m->n = visual ? out->position.n : (rest ? out->rest_position.n : out->position.n);
+    /* SOFA's tetrahedron mapper for rigid outputs serves the dynamic
+     * containers with tetrahedra and no hexahedra. */
+    m->frames = m->rigid && strstr(topo->cls->name, "SetTopologyContainer") &&
+                count(e.tetras) > 0 && count(e.hexas) == 0;
+    /* Frames are located by their centres. */
+    const double *xframes = NULL;
+    double *centres = NULL;
+    if (m->rigid) {
+        xframes = xout;
+        centres = st_malloc((m->n ? m->n : 1) * 3 * sizeof *centres);
+        if (!centres)
+            return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped frames");
+        for (size_t i = 0; i < m->n; i++)
+            memcpy(centres + 3 * i, xframes + 7 * i, 3 * sizeof(double));
+        xout = centres;
+    }
+    st_status st = locate_all(m, topo, &e, xin, nin, xout, err);
+    st_free(centres);
+    if (st != ST_OK)
+        return st;
+    if (m->rigid)
+        ST_TRY(frames_init(m, xin, xframes, err));
+    if (visual) {
+        if (m->n)
+            apply_points(m, in->position.r, out->position.r);
+        ST_TRY(map_head_visual_commit(&m->h, err));
+        self->state = ST_CSTATE_VALID;
+        return ST_OK;
+    }
+    ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
+    if (m->rigid) {
+        /* x last, so J is taken at the positions (not the rest ones). */
+        if (m->n && in->position.n == nin)
+            apply_frames(m, in->position.r, out->position.r);
+        if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
+            apply_j_frames(m, in->velocity.r, out->velocity.r);
+    } else if (in->velocity.n == nin && out->velocity.n == m->n && m->n) {
+        apply_points(m, in->velocity.r, out->velocity.r);
+    }
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+/* Locates the n points xout (3 each) in the elements of topo and packs the
+ * terms. */
+static st_status locate_all(bary_mapping *m, st_component *topo, const elems *e_,
+                            const double *xin, size_t nin, const double *xout, st_error *err)
+{
+    st_component *self = &m->h.base;
+    const elems e = *e_;
     /* Element vertices must be input points. */
     const st_array *lists[5] = {e.edges, e.tris, e.quads, e.tetras, e.hexas};
     const unsigned widths[5] = {2, 3, 4, 4, 8};
@@ -621,7 +972,8 @@ static st_status bary_init(st_component *self, st_error *err)
             if (lists[l]->u[k] >= nin)
                 return st_component_error(self, "input", err, ST_ESCENE,
                                           "topology '%s' names point %u; the input '%s' has %zu",
-                                          topo->name, lists[l]->u[k], in->base.name, nin);
+                                          topo->name, lists[l]->u[k], m->h.in->base.name,
+                                          nin);
     m->nv = st_calloc(m->n ? m->n : 1, sizeof *m->nv);
     m->v = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->v);
     m->w = st_calloc((m->n ? m->n : 1) * MAXV, sizeof *m->w);
@@ -642,6 +994,15 @@ static st_status bary_init(st_component *self, st_error *err)
                                       "topology '%s' has no elements to map points into",
                                       topo->name);
     }
+    /* A frame keeps its tetrahedron's four vertices (terms of weight 0
+     * too: they enter the angular velocity). */
+    if (m->frames) {
+        m->tet = st_malloc((m->n ? m->n : 1) * 4 * sizeof *m->tet);
+        if (!m->tet)
+            return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped frames");
+        for (size_t i = 0; i < m->n; i++)
+            memcpy(m->tet + 4 * i, m->v + MAXV * i, 4 * sizeof *m->tet);
+    }
     /* Pack the terms point after point, dropping those of weight exactly
      * 0 (they add nothing: a point on a grid node keeps one term of eight).
      * Packing moves terms only backwards, so it is done in place. */
@@ -655,17 +1016,6 @@ static st_status bary_init(st_component *self, st_error *err)
             }
     }
     m->row[m->n] = t;
-    if (visual) {
-        if (m->n)
-            apply_points(m, in->position.r, out->position.r);
-        ST_TRY(map_head_visual_commit(&m->h, err));
-        self->state = ST_CSTATE_VALID;
-        return ST_OK;
-    }
-    ST_TRY(map_init_outputs(&m->h, init_apply, NULL, err));
-    if (in->velocity.n == nin && out->velocity.n == m->n && m->n)
-        apply_points(m, in->velocity.r, out->velocity.r);
-    self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
 
@@ -690,7 +1040,10 @@ static void bary_apply(st_component *self, const st_mparams *mp, double *x)
     double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
     if (!xout)
         return;
-    apply_points(m, st_slice_x(x, m->h.in), xout);
+    if (m->rigid)
+        apply_frames(m, st_slice_x(x, m->h.in), xout);
+    else
+        apply_points(m, st_slice_x(x, m->h.in), xout);
     map_head_touch_visual(&m->h);
 }
 
@@ -698,18 +1051,28 @@ static void bary_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     bary_mapping *m = (bary_mapping *)self;
-    if (ready_mech(m))
+    if (!ready_mech(m))
+        return;
+    if (m->rigid)
+        apply_j_frames(m, st_slice(v, m->h.in), st_slice(v, m->h.out));
+    else
         apply_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out));
 }
 
 static void bary_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
-    (void)mp;
     bary_mapping *m = (bary_mapping *)self;
     if (!ready_mech(m))
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
+    if (m->rigid) {
+        /* SOFA maps a constraint row's linear part only. */
+        bool rows = mp && mp->struct_size >= offsetof(st_mparams, constraint_jt) + sizeof(bool) &&
+                    mp->constraint_jt;
+        apply_jt_frames(m, fin, fout, !rows);
+        return;
+    }
     const unsigned *row = m->row, *v = m->v;
     const double *w = m->w;
     for (size_t i = 0; i < m->n; i++) {
@@ -730,6 +1093,22 @@ static void bary_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb
     bary_mapping *m = (bary_mapping *)self;
     if (!ready_mech(m))
         return;
+    if (m->frames) {
+        /* Per vertex of the frame's tetrahedron: w_k I over [x_k]x. */
+        for (size_t i = 0; i < m->n; i++)
+            for (int k = 0; k < 4; k++) {
+                const unsigned vk = m->tet[4 * i + k];
+                double wk = 0.0;
+                for (unsigned t = m->row[i]; t < m->row[i + 1]; t++)
+                    if (m->v[t] == vk)
+                        wk += m->w[t];
+                const double *x = m->xt + 12 * i + 3 * k;
+                const double b[18] = {wk, 0, 0, 0, wk, 0, 0, 0, wk,
+                                      0, -x[2], x[1], x[2], 0, -x[0], -x[1], x[0], 0};
+                st_jbuilder_add(jb, i, m->h.in, vk, b);
+            }
+        return;
+    }
     for (size_t i = 0; i < m->n; i++)
         for (unsigned k = m->row[i]; k < m->row[i + 1]; k++)
             st_jbuilder_add_diag(jb, i, m->h.in, m->v[k], m->w[k]);

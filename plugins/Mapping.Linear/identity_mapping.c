@@ -50,7 +50,8 @@ static void copy_strided(double *dst, unsigned wd, const double *src, unsigned w
 /* True when SOFA instantiates IdentityMapping from type a to type b. */
 static bool identity_pair(const st_state_type *a, const st_state_type *b)
 {
-    return a == b || (a->rigid && !b->rigid && a->spatial_size == b->spatial_size);
+    return a == b || (a->rigid && !b->rigid && a->spatial_size == b->spatial_size &&
+                      b->coord_size == b->spatial_size);
 }
 
 static st_status identity_init(st_component *self, st_error *err);

@@ -276,7 +276,7 @@ static const st_field cff_fields[] = {
     ML_F_FORCEFIELD(constant_ff),
     ST_FIELD_END};
 
-static const char *const cff_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+static const char *const cff_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
 const st_class constant_force_field_class = {
     .struct_size = sizeof(st_class),

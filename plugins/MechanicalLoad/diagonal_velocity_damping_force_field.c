@@ -108,7 +108,7 @@ static const st_field dd_fields[] = {
               "point, the last one for the points beyond the list"),
     ML_F_FORCEFIELD(diagonal_damping), ST_FIELD_END};
 
-static const char *const dd_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+static const char *const dd_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
 const st_class diagonal_velocity_damping_force_field_class = {
     .struct_size = sizeof(st_class),

@@ -131,7 +131,7 @@ static const st_field lf_fields[] = {
     ML_F_FORCEFIELD(linear_ff),
     ST_FIELD_END};
 
-static const char *const lf_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+static const char *const lf_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
 const st_class linear_force_field_class = {
     .struct_size = sizeof(st_class),

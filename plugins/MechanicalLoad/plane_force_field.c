@@ -12,11 +12,12 @@
  * SOFA's is not implemented (0). Negative stiffness, damping or maxForce are
  * reset to their defaults with a warning, as SOFA's init.
  *
- * The templates are SOFA's (Vec1d, Vec2d, Vec3d, Rigid3d; settee has no Vec6d
- * state): x . n and the force use the position part of each point (SOFA's
- * getCPos/getDPos), so the normal has as many components as a position
- * (Vec1d: the first of "normal", Vec2d: the first two); a Rigid3d body is
- * pushed at its centre, with no torque.
+ * The templates are SOFA's (Vec1d, Vec2d, Vec3d, Vec6d, Rigid3d): x . n and
+ * the force use the position part of each point (SOFA's getCPos/getDPos:
+ * the whole coordinate of a Vec type, the centre of a Rigid3d body, pushed
+ * with no torque), so the normal has as many components as that part
+ * (Vec1d: the first of "normal", Vec2d: the first two, Vec6d: six; missing
+ * ones are 0, as SOFA's default normal (0 1 0 0 0 0) of a Vec6d state).
  *
  * The assembled matrix gets one block per point of the local range,
  * zero for points not in contact, so its pattern does not change while
@@ -27,7 +28,7 @@
 
 typedef struct plane_ff {
     st_component base;
-    st_vec3 normal;            /* "normal" */
+    st_array normal;           /* "normal": 1 to 6 reals */
     double d;                  /* "d" */
     double stiffness;          /* "stiffness" */
     double damping;            /* "damping" */
@@ -40,7 +41,7 @@ typedef struct plane_ff {
     double rayleigh_stiffness; /* "rayleighStiffness" */
     st_component *mstate;      /* "mstate" link */
     st_mstate *ms;             /* resolved at init */
-    unsigned sp, cw, dw;       /* position, coordinate and derivative widths of its type */
+    unsigned sp, cw, dw;       /* position (SOFA's CPos), coordinate and derivative widths */
     ml_contacts contacts;      /* points in contact at the last add_force */
 } plane_ff;
 
@@ -60,7 +61,7 @@ static st_status plane_init(st_component *self, st_error *err)
 {
     plane_ff *p = (plane_ff *)self;
     ST_TRY(ml_find_state(self, &p->ms, err));
-    p->sp = p->ms->type->spatial_size;
+    p->sp = p->ms->type->rigid ? p->ms->type->spatial_size : p->ms->type->coord_size;
     p->cw = p->ms->type->coord_size;
     p->dw = p->ms->type->deriv_size;
     nonnegative(self, "stiffness", &p->stiffness, 500.0);
@@ -80,6 +81,13 @@ static double pdot(const double *a, const double *b, unsigned n)
     return s;
 }
 
+/* The normal's first sp components, 0 past the given ones. */
+static void plane_normal(const plane_ff *p, double n[6])
+{
+    for (unsigned k = 0; k < 6; k++)
+        n[k] = k < p->normal.n ? p->normal.r[k] : 0.0;
+}
+
 static void plane_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                             const double *v)
 {
@@ -92,14 +100,16 @@ static void plane_add_force(st_component *self, const st_mparams *mp, double *f,
     ml_range(p->local_range, p->ms->n, &begin, &end);
     p->contacts.n = 0;
     const unsigned sp = p->sp;
+    double nrm[6];
+    plane_normal(p, nrm);
     for (size_t i = begin; i < end; i++) {
         const double *xi = xs + p->cw * i, *vi = vs + p->dw * i;
-        double pen = pdot(xi, p->normal, sp) - p->d;
+        double pen = pdot(xi, nrm, sp) - p->d;
         if (!(p->bilateral || pen < 0))
             continue;
-        double fi[3];
+        double fi[6];
         for (unsigned k = 0; k < sp; k++)
-            fi[k] = p->normal[k] * (-p->stiffness * pen) - vi[k] * (-p->damping * pen);
+            fi[k] = nrm[k] * (-p->stiffness * pen) - vi[k] * (-p->damping * pen);
         double amp = pdot(fi, fi, sp);
         if (limit > 0 && amp > limit)
             for (unsigned k = 0; k < sp; k++)
@@ -117,12 +127,13 @@ static void plane_add_dforce(st_component *self, const st_mparams *mp, double *d
     plane_ff *p = (plane_ff *)self;
     double *dfs = st_slice(df, p->ms);
     const double *dxs = st_slice(dx, p->ms);
-    double fact = -p->stiffness * kfactor;
+    double fact = -p->stiffness * kfactor, nrm[6];
+    plane_normal(p, nrm);
     for (size_t k = 0; k < p->contacts.n; k++) {
         size_t i = p->contacts.index[k];
-        double a = fact * pdot(dxs + p->dw * i, p->normal, p->sp);
+        double a = fact * pdot(dxs + p->dw * i, nrm, p->sp);
         for (unsigned c = 0; c < p->sp; c++)
-            dfs[p->dw * i + c] += p->normal[c] * a;
+            dfs[p->dw * i + c] += nrm[c] * a;
     }
 }
 
@@ -137,13 +148,15 @@ static void plane_add_k(st_component *self, const st_mparams *mp, st_matrix *m, 
     ml_range(p->local_range, p->ms->n, &begin, &end);
     const double fact = -p->stiffness * kfactor;
     const unsigned dw = p->dw;
+    double nrm[6];
+    plane_normal(p, nrm);
     for (size_t i = begin; i < end; i++) {
         double b[36] = {0};
         if (k < p->contacts.n && p->contacts.index[k] == i) {
             k++;
             for (unsigned r = 0; r < p->sp; r++)
                 for (unsigned c = 0; c < p->sp; c++)
-                    b[dw * r + c] = p->normal[r] * fact * p->normal[c];
+                    b[dw * r + c] = nrm[r] * fact * nrm[c];
         }
         st_matrix_add_block(m, p->ms, i, p->ms, i, b);
     }
@@ -163,7 +176,10 @@ static const st_forcefield_ops plane_ops = {
 };
 
 static const st_field plane_fields[] = {
-    ST_VEC3(plane_ff, normal, "normal", "0 1 0", "plane normal. (default=[0,1,0])"),
+    ST_FIELD_EX(plane_ff, normal, "normal", ST_T_REALS, st_array, "0 1 0",
+                "plane normal. (default=[0,1,0]) (as many components as a position: 1 to 6; "
+                "missing ones are 0)",
+                ST_F_COUNT, NULL, 1, 6),
     ST_REAL(plane_ff, d, "d", "0", "plane d coef. (default=0)"),
     ST_REAL(plane_ff, stiffness, "stiffness", "500", "force stiffness. (default=500)"),
     ST_REAL(plane_ff, damping, "damping", "5", "force damping. (default=5)"),
@@ -183,7 +199,7 @@ static const st_field plane_fields[] = {
     ML_F_FORCEFIELD(plane_ff),
     ST_FIELD_END};
 
-static const char *const plane_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+static const char *const plane_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
 const st_class plane_force_field_class = {
     .struct_size = sizeof(st_class),

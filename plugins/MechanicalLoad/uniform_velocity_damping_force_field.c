@@ -89,7 +89,7 @@ static const st_field ud_fields[] = {
             "a force)"),
     ML_F_FORCEFIELD(uniform_damping), ST_FIELD_END};
 
-static const char *const ud_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Rigid3d", NULL};
+static const char *const ud_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
 const st_class uniform_velocity_damping_force_field_class = {
     .struct_size = sizeof(st_class),

@@ -118,6 +118,7 @@ static const layout abi_2_layout[] = {
     M(st_mparams, time, 16),
     M(st_mparams, gravity, 24),
     M(st_mparams, implicit, 48),
+    M(st_mparams, constraint_jt, 49), /* ABI 2.8, in 2.6's padding */
     M(st_mparams, dforce_calls, 52), /* ABI 2.7, in 2.6's padding */
     S(st_forcefield_ops, 64),
     M(st_forcefield_ops, struct_size, 0),

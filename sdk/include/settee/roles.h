@@ -37,6 +37,11 @@ typedef struct st_mparams {
     double time;        /* simulated time at the start of the step */
     double gravity[3];  /* the context's gravity */
     bool implicit;      /* set by implicit solvers: force fields may cache Jacobians */
+    /* ABI 2.8, in 2.6's padding (the size is unchanged): set while
+     * st_system_apply_jt maps constraint rows (SOFA's applyJT on a
+     * MatrixDeriv), for the mappings whose constraint mapping differs from
+     * their force mapping. */
+    bool constraint_jt;
     /* ABI 2.7, in what was padding (the size is 2.6's): how many
      * add_dforce calls each step's linear solve may make (a matrix-free
      * iterative solver's iteration cap, set when it binds to the system; 0:

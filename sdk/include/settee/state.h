@@ -10,6 +10,7 @@
  *   Vec1d    x                               vx
  *   Vec2d    x y                             vx vy
  *   Vec3d    x y z                           vx vy vz
+ *   Vec6d    six scalars (ABI 2.8)           six scalars (spatial part: the first three)
  *   Rigid2d  x y theta (angle, radians)      vx vy w
  *   Rigid3d  x y z qx qy qz qw (unit quat.)  vx vy vz wx wy wz (linear, then angular)
  *
@@ -34,7 +35,7 @@ typedef struct st_state_type {
     const char *const *aliases;   /* NULL-terminated other spellings ("Vec3", "Vec3Types") */
     unsigned coord_size;          /* scalars per coordinate: 1, 2, 3, 3 (Rigid2d), 7 */
     unsigned deriv_size;          /* scalars per derivative: 1, 2, 3, 3 (Rigid2d), 6 */
-    unsigned spatial_size;        /* scalars of the position part: 1, 2, 3 */
+    unsigned spatial_size;        /* scalars of the position part: 1, 2, 3 (Vec6d: 3) */
     bool rigid;                   /* the coordinate carries an orientation */
     const double *identity;       /* one coordinate at the origin (coord_size scalars) */
     /* xo = x (+) f v for n points; xo may be x. Vec types: x + f v. Rigid3d:
@@ -52,6 +53,8 @@ ST_API extern const st_state_type st_vec3d_type;
 ST_API extern const st_state_type st_rigid3d_type;
 /* SOFA's Rigid2Types: a frame of the plane. */
 ST_API extern const st_state_type st_rigid2d_type; /* ABI 2.7 */
+/* SOFA's Vec6Types: six scalars per point. */
+ST_API extern const st_state_type st_vec6d_type; /* ABI 2.8 */
 
 /* Every state type's name, NULL-terminated: a class working on any type
  * sets st_class.templates to it. */
