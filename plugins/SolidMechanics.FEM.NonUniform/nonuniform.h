@@ -3,7 +3,7 @@
 #ifndef SETTEE_PLUGIN_NONUNIFORM_H
 #define SETTEE_PLUGIN_NONUNIFORM_H
 
-#include "hexahedron_fem.h"
+#include "../SolidMechanics.FEM.Elastic/hexahedron_fem.h"
 
 typedef struct nonuniform_fem {
     hexa_fem h;              /* HexahedronFEMForceFieldAndMass, first */
