@@ -330,3 +330,64 @@ Test(composite_fem, mapping_without_the_force_field_is_an_error)
     cr_assert(strstr(err.msg, "HexahedronCompositeFEMForceFieldAndMass"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+/* The mapping's J (get_j) against central differences of apply over the
+ * input's coordinates, apply_j = J and apply_jt its transpose; method
+ * small, so the rotations stay the identity and J is exact. */
+Test(composite_fem, mapping_jacobian_matches_finite_differences)
+{
+    st_scene *s = scene(HALF_GRID,
+                        "<HexahedronCompositeFEMForceFieldAndMass name='fem' method='small' "
+                        "nbVirtualFinerLevels='2' " MAT "/>",
+                        MAPPED);
+    st_component *map = test_find_object(s, "map");
+    st_mstate *in = map->cls->mapping->input(map), *out = map->cls->mapping->output(map);
+    st_system *sys = in->system;
+    const size_t rows = 3 * out->n, cols = sys->size_all, nx = sys->xsize_all;
+    double *J = calloc(rows * cols, sizeof *J);
+    st_error err = {0};
+    cr_assert_eq(st__mapgraph_dense_j(sys, map, J, rows, cols, &err), ST_OK, "%s", err.msg);
+    double *xp = malloc(nx * sizeof *xp), *pp = malloc(rows * sizeof *pp);
+    double worst = 0, jmax = 0;
+    const double h = 1e-6;
+    for (size_t j = 0; j < 3 * in->n; j++) {
+        for (int sgn = 1; sgn >= -1; sgn -= 2) {
+            memcpy(xp, sys->x, nx * sizeof *xp);
+            st_slice_x(xp, in)[j] += sgn * h;
+            map->cls->mapping->apply(map, &sys->mp, xp);
+            const double *p = st_slice_x(xp, out);
+            for (size_t r = 0; r < rows; r++)
+                pp[r] = sgn > 0 ? p[r] : (pp[r] - p[r]) / (2 * h);
+        }
+        size_t col = in->doffset + j;
+        for (size_t r = 0; r < rows; r++) {
+            worst = fmax(worst, fabs(pp[r] - J[r * cols + col]));
+            jmax = fmax(jmax, fabs(J[r * cols + col]));
+        }
+    }
+    cr_assert(jmax > 0.1, "J is %g", jmax);
+    cr_assert(worst <= 1e-7 * jmax, "J differs from the derivative of apply by %g", worst);
+    /* apply_j is J, apply_jt its transpose */
+    double *u = calloc(cols, sizeof *u), *w = calloc(cols, sizeof *w);
+    for (size_t k = 0; k < 3 * in->n; k++)
+        st_slice(u, in)[k] = sin(0.7 * (double)k + 0.1);
+    for (size_t r = 0; r < rows; r++)
+        st_slice(w, out)[r] = cos(1.3 * (double)r);
+    map->cls->mapping->apply_j(map, &sys->mp, u);
+    double ju_w = 0, dense = 0;
+    for (size_t r = 0; r < rows; r++) {
+        double acc = 0;
+        for (size_t k = 0; k < cols; k++)
+            acc += J[r * cols + k] * (k >= out->doffset && k < out->doffset + rows ? 0 : u[k]);
+        dense = fmax(dense, fabs(acc - st_slice(u, out)[r]));
+        ju_w += st_slice(u, out)[r] * st_slice(w, out)[r];
+    }
+    map->cls->mapping->apply_jt(map, &sys->mp, w);
+    double u_jtw = 0;
+    for (size_t k = 0; k < 3 * in->n; k++)
+        u_jtw += st_slice(u, in)[k] * st_slice(w, in)[k];
+    cr_assert(dense <= 1e-12 * fmax(1, jmax), "apply_j differs from J by %g", dense);
+    cr_assert(fabs(ju_w - u_jtw) <= 1e-12 * fmax(1, fabs(ju_w)), "%.17g vs %.17g", ju_w, u_jtw);
+    free(J), free(xp), free(pp), free(u), free(w);
+    st_scene_destroy(&s);
+}
