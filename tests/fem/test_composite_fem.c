@@ -6,11 +6,11 @@
  * composite element equals NonUniformHexahedronFEMForceFieldAndMass's (the
  * coarse element) for one or two levels, recursively or finestToCoarse,
  * and the mapping reproduces an affine motion exactly; on a half-filled
- * grid the condensed element differs from the non-uniform one yet keeps
- * zero energy for translations and infinitesimal rotations... of the fine
- * nodes it interpolates (translations only: the masked weights are not
- * linear-exact), the force's derivatives match finite differences (SDK
- * check), and the mapping reproduces translations. */
+ * grid the condensed element differs from the non-uniform one yet stays
+ * symmetric with zero energy for translations, the force's derivatives
+ * match finite differences, the mapping reproduces translations (not
+ * stretches: the weights follow the matter) and its J matches finite
+ * differences of apply. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -282,8 +282,11 @@ Test(composite_fem, mapping_reproduces_translations_on_partial_cells)
     st_scene_destroy(&s);
 }
 
-/* Falling under gravity with its mapped points: 20 steps stay finite and
- * the mapped points move with the grid. */
+/* Falling under gravity with its mapped points (full cells, so the body
+ * barely deforms): after 20 steps the mapped points have fallen as the
+ * coarse nodes. (On partly empty cells SOFA's weights, particle masses
+ * from the filled fraction, and condensed mass matrices disagree, so the
+ * empty corners fall faster: not a check here.) */
 Test(composite_fem, runs_with_its_mapping)
 {
     static char xml[4096];
@@ -291,7 +294,8 @@ Test(composite_fem, runs_with_its_mapping)
              "<Node name='root' gravity='0 0 -9.81' dt='0.01'><DefaultAnimationLoop/>"
              "<Node name='B'><EulerImplicitSolver/><CGLinearSolver iterations='100' "
              "tolerance='1e-10' threshold='1e-20'/>"
-             "<SparseGridTopology name='grid' fileTopology='%s' " HALF_GRID "/>"
+             "<SparseGridTopology name='grid' fileTopology='%s' n='2 2 2' "
+             "nbVirtualFinerLevels='2' fillWeighted='false'/>"
              "<MechanicalObject name='dofs'/><HexahedronCompositeFEMForceFieldAndMass "
              "name='fem' nbVirtualFinerLevels='2' " MAT "/>" MAPPED "</Node></Node>",
              topo_unit_cube_obj());
@@ -305,12 +309,21 @@ Test(composite_fem, runs_with_its_mapping)
     st_component *map = test_find_object(s, "map");
     st_mstate *out = map->cls->mapping->output(map);
     const st_array *p = &out->position;
-    /* free fall: z drops by about g t^2 / 2 (implicit Euler: a bit more) */
+    /* the body falls; the mapped points follow the coarse nodes' mean
+     * (the body barely deforms: they fall alike) */
+    st_mstate *in = map->cls->mapping->input(map);
+    double zin = 0, z0in = 0;
+    for (size_t i = 0; i < in->n; i++)
+        zin += in->position.r[3 * i + 2], z0in += in->rest_position.r[3 * i + 2];
+    double fall = (zin - z0in) / (double)in->n;
+    cr_assert(fall < -1e-3, "fall %g", fall);
+    const double z0[6] = {0.3, 0.5, 0.61, 0.12, 0.5, 0.95};
     for (size_t i = 0; i < out->n; i++) {
-        cr_assert(isfinite(p->r[3 * i]) && isfinite(p->r[3 * i + 2]));
+        double dz = p->r[3 * i + 2] - z0[i];
+        cr_assert(isfinite(p->r[3 * i]) && isfinite(dz));
+        cr_assert(fabs(dz - fall) <= 0.05 * fabs(fall), "point %zu fell %g, the body %g", i, dz,
+                  fall);
     }
-    double z0 = 0.3, dz = p->r[2] - z0;
-    cr_assert(dz < -0.015 && dz > -0.03, "dz %g", dz);
     st_scene_destroy(&s);
 }
 
