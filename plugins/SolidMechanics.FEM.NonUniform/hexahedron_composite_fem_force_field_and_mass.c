@@ -48,6 +48,7 @@
  * the grid's coefficients, as NonUniformHexahedronFEMForceFieldAndMass. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,14 +79,29 @@ typedef struct lattice_cell {
  * false when A is singular. */
 static bool lu_solve(double *A, double *B, size_t n, size_t nr)
 {
-    for (size_t k = 0; k < n; k++) {
+    /* each row's largest entry, to tell a pivot that cancelled out (a
+     * floating piece) from a soft but held node */
+    double *rmax = st_malloc((n + 1) * sizeof *rmax);
+    if (!rmax)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        rmax[i] = 0.0;
+        for (size_t j = 0; j < n; j++)
+            rmax[i] = fmax(rmax[i], fabs(A[i * n + j]));
+    }
+    bool ok = true;
+    for (size_t k = 0; k < n && ok; k++) {
         size_t p = k;
         for (size_t i = k + 1; i < n; i++)
             if (fabs(A[i * n + k]) > fabs(A[p * n + k]))
                 p = i;
-        if (A[p * n + k] == 0.0 || !isfinite(A[p * n + k]))
-            return false;
+        if (!(fabs(A[p * n + k]) > 1e-14 * rmax[p])) {
+            ok = false; /* singular: a piece of matter no corner holds */
+            break;
+        }
         if (p != k) {
+            double tr = rmax[k];
+            rmax[k] = rmax[p], rmax[p] = tr;
             for (size_t j = 0; j < n; j++) {
                 double t = A[k * n + j];
                 A[k * n + j] = A[p * n + j], A[p * n + j] = t;
@@ -106,6 +122,9 @@ static bool lu_solve(double *A, double *B, size_t n, size_t nr)
                 B[i * nr + j] -= f * B[k * nr + j];
         }
     }
+    st_free(rmax);
+    if (!ok)
+        return false;
     for (size_t k = n; k-- > 0;) {
         const double inv = 1.0 / A[k * n + k];
         for (size_t j = 0; j < nr; j++) {
@@ -191,8 +210,9 @@ static st_status condense_lattice(int m, const lattice_cell *cells, size_t nc, c
     bool ok = nf == 0 || lu_solve(A, B, n3, 24);
     if (!ok) {
         st_free(A), st_free(loc), st_free(cidx), st_free(fidx);
-        return st_error_set(err, ST_ESOLVER, "the fine nodes' stiffness is singular: no static "
-                                             "condensation");
+        return st_error_set(err, ST_ESOLVER, "the fine nodes' stiffness is singular (matter "
+                                             "that no corner of the coarse element holds): no "
+                                             "static condensation");
     }
     /* W: identity at the corners, the solution elsewhere, masked by the
      * trilinear support and normalised per row */
@@ -221,6 +241,11 @@ static st_status condense_lattice(int m, const lattice_cell *cells, size_t nc, c
                     w[24 * x + 3 * j + x] = v;
                     sum += v;
                 }
+            }
+            if (!(fabs(sum) > 1e-12) || !isfinite(sum)) {
+                st_free(A), st_free(loc), st_free(cidx), st_free(fidx);
+                return st_error_set(err, ST_ESOLVER, "a fine node's interpolation weights sum "
+                                                     "to %g: no static condensation", sum);
             }
             for (int c = 0; c < 24; c++)
                 w[24 * x + c] /= sum;
@@ -497,8 +522,17 @@ static st_status composite_condense(composite_fem *cf, st_component *g, int grid
                 lc[n].M = (const mat24 *)&km[2 * n + 1];
                 n++;
             }
-            if (st == ST_OK)
+            if (st == ST_OK) {
                 st = condense_lattice(S, lc, n, h.rigid, s->e[H].K, s->M[H], Wd, err);
+                if (st != ST_OK && st != ST_ENOMEM) {
+                    char why[sizeof err->msg];
+                    snprintf(why, sizeof why, "%s", err->msg);
+                    st = st_component_error(self, "finestToCoarse", err, st,
+                                            "hexahedron %zu: %s; finestToCoarse false fills "
+                                            "the empty cells with SOFA's stiff element",
+                                            H, why);
+                }
+            }
             st_free(lc), st_free(km);
         } else {
             /* existence per level, bottom-up */
@@ -517,6 +551,12 @@ static st_status composite_condense(composite_fem *cf, st_component *g, int grid
             memset(wbuf, 0, nw * 576 * sizeof *wbuf);
             const int root[3] = {0, 0, 0};
             st = cond_rec(&h, 0, root, s->e[H].K, s->M[H], err);
+            if (st != ST_OK && st != ST_ENOMEM) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                st = st_component_error(self, "nbVirtualFinerLevels", err, st, "hexahedron %zu: %s",
+                                        H, why);
+            }
             /* final weights, top-down: W_l(c) <- W_l(c) W_{l-1}(parent) */
             for (int l = 2; l <= L && st == ST_OK; l++) {
                 size_t sl = (size_t)1 << l;

@@ -404,3 +404,25 @@ Test(composite_fem, mapping_jacobian_matches_finite_differences)
     free(J), free(xp), free(pp), free(u), free(w);
     st_scene_destroy(&s);
 }
+
+/* finestToCoarse leaves the empty cells empty: a coarse cell whose matter
+ * touches a single corner (the cube's eighth in a cell of the big box)
+ * can turn about it, so there is no static condensation: a clear error
+ * naming the field, not NaNs. */
+Test(composite_fem, finest_to_coarse_on_a_floating_piece_is_an_error)
+{
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root'><Node name='B'><EulerImplicitSolver/><CGLinearSolver/>"
+             "<SparseGridTopology name='grid' fileTopology='%s' " HALF_GRID "/>"
+             "<MechanicalObject name='dofs'/><HexahedronCompositeFEMForceFieldAndMass "
+             "name='fem' nbVirtualFinerLevels='2' finestToCoarse='true' " MAT "/></Node></Node>",
+             topo_unit_cube_obj());
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "t.scn", &s, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "finestToCoarse") && strstr(err.msg, "hexahedron"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
