@@ -3,7 +3,7 @@
 #ifndef SETTEE_PLUGIN_NONUNIFORM_H
 #define SETTEE_PLUGIN_NONUNIFORM_H
 
-#include "hexahedron_fem.h"
+#include "../SolidMechanics.FEM.Elastic/hexahedron_fem.h"
 
 typedef struct nonuniform_fem {
     hexa_fem h;              /* HexahedronFEMForceFieldAndMass, first */
@@ -12,6 +12,38 @@ typedef struct nonuniform_fem {
     double total_mass;       /* "totalMass" */
     bool condensed;          /* K and M condensed from the finer levels at init */
 } nonuniform_fem;
+
+/* HexahedronCompositeFEMForceFieldAndMass: the condensed matrices and the
+ * weights its mapping interpolates with. */
+typedef struct composite_fem {
+    nonuniform_fem n;            /* NonUniformHexahedronFEMForceFieldAndMass, first */
+    bool finest_to_coarse;       /* "finestToCoarse" */
+    int homogenization_method;   /* "homogenizationMethod" (SOFA never reads it) */
+    bool complete_interpolation; /* "completeInterpolation" */
+    bool use_ramification;       /* "useRamification" */
+    int draw_type, draw_color;   /* "drawType", "drawColor" (no drawing here) */
+    double draw_size;            /* "drawSize"; -1: 0.4 % of the grid's x extent at init */
+    /* Computed at init: the fine level the weights live on (a regular grid),
+     * and per fine hexahedron its regular cell, its coarse hexahedron and the
+     * 24 x 24 weight from the coarse element's 8 displacements to its own. */
+    int fine_n[3];               /* points per axis */
+    double fine_min[3], fine_d[3]; /* origin and spacing (unscaled grid units) */
+    size_t nfine;
+    size_t *fine_cell;           /* nfine regular cell indices, owned */
+    unsigned *fine_hexa;         /* nfine coarse hexahedra, owned */
+    double (*fine_w)[24][24];    /* nfine weights, owned */
+} composite_fem;
+
+/* Recomputes the outputs, lumped masses and particle masses from the
+ * element matrices (shared by both classes). */
+st_status nonuniform_refresh(nonuniform_fem *n, st_error *err);
+
+/* Whether topology g is a sparse grid with at least n's virtual levels
+ * (grid_levels: the grid's); warns and returns false otherwise. */
+bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels);
+
+const st_class *hexahedron_composite_fem_class(void);
+extern const st_class hexahedron_composite_fem_mapping_class;
 
 /* The class, built once from HexahedronFEMForceFieldAndMass (its fields,
  * then this class's); NULL when the field table does not fit. */

@@ -92,7 +92,7 @@ static const void *grid_field(st_component *g, const char *name, st_type type)
 
 /* Whether the grid gives what the condensation needs; warns and returns
  * false otherwise (the uniform matrices are kept). */
-static bool grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels)
+bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels)
 {
     st_component *self = &n->h.base;
     const char *cls = g->cls->name;
@@ -223,7 +223,7 @@ static st_status condense_all(nonuniform_fem *n, st_component *g, int grid_level
 
 /* The outputs and lumped masses from the condensed matrices; the particle
  * masses for useMass false. */
-static st_status refresh(nonuniform_fem *n, st_error *err)
+st_status nonuniform_refresh(nonuniform_fem *n, st_error *err)
 {
     hexa_fem *s = &n->h;
     for (size_t i = 0; i < s->ne; i++) {
@@ -254,11 +254,11 @@ static st_status nu_init(st_component *self, st_error *err)
     self->state = ST_CSTATE_INVALID;
     int grid_levels = 0;
     n->condensed = false;
-    if (grid_usable(n, n->h.topology, &grid_levels) && n->h.ne) {
+    if (nonuniform_grid_usable(n, n->h.topology, &grid_levels) && n->h.ne) {
         ST_TRY(condense_all(n, n->h.topology, grid_levels, err));
         n->condensed = true;
     }
-    ST_TRY(refresh(n, err));
+    ST_TRY(nonuniform_refresh(n, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

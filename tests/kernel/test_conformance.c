@@ -61,6 +61,8 @@ static const struct refusal {
     {"IdentityMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BarycentricMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"SubsetMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"HexahedronCompositeFEMMapping",
+     "input and output must link two states, beside a HexahedronCompositeFEMForceFieldAndMass"},
     {"SubsetMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"SkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"LineSetSkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
