@@ -514,8 +514,7 @@ int st_coll_segment_obb(const double p1[3], const double p2[3], double r, const 
                         const double a[3][3], const double e[3], double alarm, double contact,
                         cdetect *d)
 {
-    /* the signed distance is convex along the segment: golden section,
-     * then the ends of the stretch within tol of the least */
+    /* the signed distance is convex along the segment: golden section */
     double t = 0.0;
     double len[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
     if (norm(len) > 0.0) {
@@ -528,26 +527,36 @@ int st_coll_segment_obb(const double p1[3], const double p2[3], double r, const 
             else
                 lo = x1;
         }
-        double tm = 0.5 * (lo + hi), fm = seg_sd(p1, p2, tm, c, a, e);
-        double tol = 1e-9 * (1.0 + e[0] + e[1] + e[2] + norm(len));
-        double ends[2];
-        for (int side = 0; side < 2; side++) {
-            double bound = side ? 1.0 : 0.0;
-            if (seg_sd(p1, p2, bound, c, a, e) <= fm + tol) {
-                ends[side] = bound;
-                continue;
-            }
-            double in = tm, out = bound;
-            for (int it = 0; it < 60; it++) {
-                double mid = 0.5 * (in + out);
-                if (seg_sd(p1, p2, mid, c, a, e) <= fm + tol)
-                    in = mid;
-                else
-                    out = mid;
-            }
-            ends[side] = in;
+        t = 0.5 * (lo + hi);
+        /* a segment parallel to the closest feature (a face, or an edge)
+         * ties along a stretch: the middle of the stretch where its
+         * points' closest point stays on that feature */
+        double p[3], b[3], n[3], dl[3], ql[3], nl[3], r0[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = p1[k] + t * len[k];
+        box_sd(p, c, a, e, b, n);
+        double dn = norm(len);
+        bool flat = true;
+        for (int k = 0; k < 3; k++) {
+            r0[k] = p1[k] - c[k];
         }
-        t = 0.5 * (ends[0] + ends[1]);
+        for (int k = 0; k < 3; k++) {
+            dl[k] = dot(len, a[k]);
+            ql[k] = dot(r0, a[k]);
+            nl[k] = dot(n, a[k]);
+            if (fabs(nl[k]) > 1e-9 && fabs(dl[k]) > 1e-9 * dn)
+                flat = false;
+        }
+        double tlo = 0.0, thi = 1.0;
+        for (int k = 0; flat && k < 3; k++) {
+            if (fabs(nl[k]) > 1e-9 || fabs(dl[k]) <= 1e-12 * dn)
+                continue;
+            double ta = (-e[k] - ql[k]) / dl[k], tb = (e[k] - ql[k]) / dl[k];
+            tlo = fmax(tlo, fmin(ta, tb));
+            thi = fmin(thi, fmax(ta, tb));
+        }
+        if (flat && tlo <= thi)
+            t = 0.5 * (tlo + thi);
     }
     double p[3], b[3], n[3];
     for (int k = 0; k < 3; k++)
