@@ -392,6 +392,8 @@ int obbcap_test(const cpair *q, size_t i, size_t j, double alarm, double contact
 void obbcap_box(const cmodel *m, size_t i, double c[3], double ax[3][3], double e[3]);
 /* Capsule i of m: its axis' ends and radius. */
 void obbcap_capsule(const cmodel *m, size_t i, double p1[3], double p2[3], double *r);
+/* Capsule i's radius (Vec3d: listCapsuleRadii, Rigid3d: radii, else defaultRadius). */
+double cmodel_capsule_radius(const cmodel *m, size_t i);
 /* Whether m's elements are rigid bodies (contact points fixed in a frame). */
 bool cmodel_rigid(const cmodel *m);
 /* Geometry, exposed for the tests: boxes (centre, axes, half-widths) and

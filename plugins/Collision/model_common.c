@@ -313,6 +313,8 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     bool rigid = t && t->deriv_size == 6;
     if (kind == CM_SPHERE && rigid)
         kind = CM_RIGIDSPHERE;
+    else if (kind == CM_CAPSULE && rigid) /* SOFA's CapsuleCollisionModel<Rigid3d> */
+        kind = CM_RIGIDCAPSULE;
     else if ((kind == CM_CYLINDER || kind == CM_OBB || kind == CM_RIGIDCAPSULE) && !rigid)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "requires a Rigid3d state; the state '%s' is %s",
@@ -484,7 +486,7 @@ void cmodel_update_boxes(cmodel *m)
         double *b = m->box + 6 * e;
         double r = (m->kind == CM_SPHERE || m->kind == CM_RIGIDSPHERE) ? cmodel_radius(m, e) : 0.0;
         if (m->kind == CM_CAPSULE)
-            r = e < m->radii.n ? m->radii.r[e] : m->default_radius;
+            r = cmodel_capsule_radius(m, e);
         for (int k = 0; k < 3; k++) {
             b[k] = 1e300;
             b[k + 3] = -1e300;

@@ -60,6 +60,12 @@ bool cmodel_rigid(const cmodel *m)
     return m->kind == CM_RIGIDSPHERE || m->kind == CM_OBB || m->kind == CM_RIGIDCAPSULE;
 }
 
+double cmodel_capsule_radius(const cmodel *m, size_t i)
+{
+    const st_array *l = m->kind == CM_CAPSULE ? &m->list_radius : &m->radii;
+    return i < l->n ? l->r[i] : m->default_radius;
+}
+
 int obbcap_order(cm_kind k)
 {
     /* SOFA registers capsule pairs capsule first, box pairs box last. */
@@ -96,7 +102,7 @@ void obbcap_box(const cmodel *m, size_t i, double c[3], double ax[3][3], double 
 void obbcap_capsule(const cmodel *m, size_t i, double p1[3], double p2[3], double *r)
 {
     const double *x = cmodel_x(m);
-    *r = i < m->radii.n ? m->radii.r[i] : m->default_radius;
+    *r = cmodel_capsule_radius(m, i);
     if (m->kind == CM_CAPSULE) {
         memcpy(p1, x + 3 * (size_t)m->elems[2 * i], 3 * sizeof(double));
         memcpy(p2, x + 3 * (size_t)m->elems[2 * i + 1], 3 * sizeof(double));

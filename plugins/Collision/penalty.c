@@ -377,7 +377,7 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
                       : m->kind == CM_TRIANGLE                   ? 3
                                                                  : 4;
         if (m->kind == CM_CAPSULE) /* SOFA's CapsuleContactMapper: the radius joins the rest */
-            *r = e < m->radii.n ? m->radii.r[e] : m->default_radius;
+            *r = cmodel_capsule_radius(m, e);
         s->n = nv;
         for (unsigned v = 0; v < nv; v++) {
             s->idx[v] = m->elems[nv * e + v];
@@ -397,7 +397,7 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
         s->n = 1;
         s->w[0] = 1.0;
         *r = m->kind == CM_RIGIDSPHERE   ? cmodel_radius(m, e)
-             : m->kind == CM_RIGIDCAPSULE ? (e < m->radii.n ? m->radii.r[e] : m->default_radius)
+             : m->kind == CM_RIGIDCAPSULE ? cmodel_capsule_radius(m, e)
                                           : 0.0;
         break;
     }

@@ -142,7 +142,9 @@ Test(obb_capsule, obb_obb_edge_to_edge)
  * middle of that stretch, x = 0.1. The capsule is SOFA's first model; its
  * point is on its axis, its radius in the rest distance: the distance is
  * 0.5 - 0.25 - contactDistance. Vec3d (an edge) and Rigid3d (a frame
- * turned 90 degrees about z, local y along x, height 2) capsules. */
+ * turned 90 degrees about z, local y along x, height 2) capsules, the
+ * latter as RigidCapsuleCollisionModel and as SOFA writes it,
+ * CapsuleCollisionModel on a Rigid3d state. */
 Test(obb_capsule, capsule_on_obb_face)
 {
     const char *vec = HEAD("DiscreteIntersection: {}", "0")
@@ -163,6 +165,11 @@ Test(obb_capsule, capsule_on_obb_face)
         "        - OBBCollisionModel: {}\n"
         BODY("C", "Rigid3d", "[[0.2, 1.5, 0, " Q90Z "]]")
         "        - RigidCapsuleCollisionModel: {radii: [0.25]}\n";
+    const char *rigid_sofa = HEAD("MinProximityIntersection: {alarmDistance: 1, contactDistance: 0.1}", "0")
+        STATIC("A", "Rigid3d", "[[0, 0, 0, 0, 0, 0, 1]]")
+        "        - OBBCollisionModel: {}\n"
+        BODY("C", "Rigid3d", "[[0.2, 1.5, 0, " Q90Z "]]")
+        "        - CapsuleCollisionModel: {template: Rigid3d, radii: [0.25], listCapsuleRadii: [9]}\n";
     st_scene *s = load(vec);
     run(s, 1);
     cr_assert_eq(out(s, "contactNormals")->n, 0, "0.25 apart, no alarm distance: no contact");
@@ -170,6 +177,10 @@ Test(obb_capsule, capsule_on_obb_face)
     one_contact(vec_touch, (double[]){0.1, 1.2, 0}, (double[]){0.1, 1, 0}, (double[]){0, -1, 0},
                 0.2 - 0.25, 1e-7);
     one_contact(rigid, (double[]){0.1, 1.5, 0}, (double[]){0.1, 1, 0}, (double[]){0, -1, 0},
+                0.5 - 0.25 - 0.1, 1e-7);
+    /* SOFA's name for it: CapsuleCollisionModel on a Rigid3d state, which
+     * reads radii (listCapsuleRadii is the Vec3d capsules') */
+    one_contact(rigid_sofa, (double[]){0.1, 1.5, 0}, (double[]){0.1, 1, 0}, (double[]){0, -1, 0},
                 0.5 - 0.25 - 0.1, 1e-7);
 }
 
