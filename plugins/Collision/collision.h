@@ -28,6 +28,9 @@ typedef enum cm_kind {
     CM_POINT,
     CM_CUBE,
     CM_CYLINDER,    /* CylinderCollisionModel (Rigid3d; no intersection test, as SOFA's methods) */
+    CM_OBB,         /* OBBCollisionModel (Rigid3d: one box per frame; obb_capsule.c) */
+    CM_CAPSULE,     /* CapsuleCollisionModel (Vec3d: one capsule per edge of the topology) */
+    CM_RIGIDCAPSULE, /* RigidCapsuleCollisionModel (Rigid3d: one capsule per frame) */
     CM_KIND_COUNT
 } cm_kind;
 
@@ -60,6 +63,8 @@ typedef struct cmodel {
     double default_radius;     /* cylinders: "defaultRadius" */
     double default_height;     /* cylinders: "defaultHeight" */
     st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
+    st_array extents;          /* OBBs: "extents", half-widths, 3 per box */
+    double default_extent;     /* OBBs: "defaultExtent" */
 
     /* Set at init. */
     cm_kind kind;
@@ -368,6 +373,45 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
 /* The side's point for the model's coordinates xs; rigid sides keep their
  * lever arm (penalty.c). */
 void cside_point(const cmodel *m, cside *s, const double *xs, double out[3]);
+
+/* ---- OBBs and capsules (obb_capsule.c): SOFA's CollisionOBBCapsule ----
+ * Every method (SOFA's DiscreteIntersection registrations): OBB-OBB,
+ * sphere-OBB, capsule-capsule, capsule-sphere, capsule-OBB (capsules Vec3d
+ * or Rigid3d, spheres Vec3d or Rigid3d); NewProximityIntersection also:
+ * triangle-OBB, capsule-triangle, capsule-line. One detection per element
+ * pair. */
+/* Whether the method tests the pair of kinds (a, b), one of them an OBB or
+ * a capsule; *first: which of the two is SOFA's first model (0: a). */
+bool obbcap_has_test(const cintersect *m, cm_kind a, cm_kind b);
+/* SOFA's order of the models in a pair: lower first. */
+int obbcap_order(cm_kind k);
+/* The element test of q's pair (i, j): fills d, returns 1 on a contact. */
+int obbcap_test(const cpair *q, size_t i, size_t j, double alarm, double contact, cdetect *d);
+/* OBB i of m: centre, axes (rows: the world directions of the local x y z)
+ * and half-widths. */
+void obbcap_box(const cmodel *m, size_t i, double c[3], double ax[3][3], double e[3]);
+/* Capsule i of m: its axis' ends and radius. */
+void obbcap_capsule(const cmodel *m, size_t i, double p1[3], double p2[3], double *r);
+/* Capsule i's radius (Vec3d: listCapsuleRadii, Rigid3d: radii, else defaultRadius). */
+double cmodel_capsule_radius(const cmodel *m, size_t i);
+/* Whether m's elements are rigid bodies (contact points fixed in a frame). */
+bool cmodel_rigid(const cmodel *m);
+/* Geometry, exposed for the tests: boxes (centre, axes, half-widths) and
+ * triangles as convex polytopes; the closest features along the axis of
+ * largest separation. Normal from the first to the second, value the
+ * signed separation minus contact; 1 when it is below alarm. */
+int st_coll_obb_obb(const double c0[3], const double a0[3][3], const double e0[3],
+                    const double c1[3], const double a1[3][3], const double e1[3], double alarm,
+                    double contact, cdetect *d);
+int st_coll_triangle_obb(const double t0[3], const double t1[3], const double t2[3],
+                         const double c[3], const double a[3][3], const double e[3], double alarm,
+                         double contact, cdetect *d);
+/* A segment (p1 p2, radius r; r = 0: a point when p1 == p2) against a box:
+ * the point of the segment of least signed distance to the box (the middle
+ * of the flat stretch when several), normal from it to the box. */
+int st_coll_segment_obb(const double p1[3], const double p2[3], double r, const double c[3],
+                        const double a[3][3], const double e[3], double alarm, double contact,
+                        cdetect *d);
 
 /* ---- models (model_common.c) ---- */
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);

@@ -167,6 +167,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
     if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
         return false; /* SOFA's methods register no cylinder test */
+    if (a >= CM_OBB || b >= CM_OBB) /* CollisionOBBCapsule's tests (obb_capsule.c) */
+        return obbcap_has_test(m, a, b);
     if (a == CM_TETRA || b == CM_TETRA) /* every method, through DiscreteIntersection */
         return a == CM_TETRA && b == CM_POINT;
     if (m->method == CI_DISCRETE)
@@ -215,7 +217,7 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
      * model in scene order first (the broad phase's new model, then the
      * one it is tested against). a comes later than b here. */
     cmodel *m0 = a, *m1 = b;
-    if (b->kind < a->kind) {
+    if (obbcap_order(b->kind) < obbcap_order(a->kind)) {
         m0 = b;
         m1 = a;
     }
@@ -514,8 +516,9 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
      * only (SOFA's findPairsVolume; other pairs get no detection). */
     if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
         return a->octree && b->octree;
-    cm_kind ka = a->kind < b->kind ? a->kind : b->kind;
-    cm_kind kb = a->kind < b->kind ? b->kind : a->kind;
+    bool lower = obbcap_order(a->kind) < obbcap_order(b->kind);
+    cm_kind ka = lower ? a->kind : b->kind;
+    cm_kind kb = lower ? b->kind : a->kind;
     return has_test(p->method, ka, kb);
 }
 
@@ -711,13 +714,14 @@ static const double *vtx(const cmodel *m, unsigned i)
 
 static unsigned width(cm_kind k)
 {
-    return k == CM_LINE ? 2 : k == CM_TRIANGLE ? 3 : k == CM_TETRA ? 4 : 1;
+    return k == CM_LINE || k == CM_CAPSULE ? 2 : k == CM_TRIANGLE ? 3 : k == CM_TETRA ? 4 : 1;
 }
 
 /* The vertex indices of element e. */
 static const unsigned *verts(const cmodel *m, size_t e, unsigned *tmp)
 {
-    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE || m->kind == CM_TETRA)
+    if (m->kind == CM_LINE || m->kind == CM_TRIANGLE || m->kind == CM_TETRA ||
+        m->kind == CM_CAPSULE)
         return m->elems + width(m->kind) * e;
     *tmp = (unsigned)e;
     return tmp;
@@ -838,6 +842,12 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->m[0]->kind >= CM_OBB || q->m[1]->kind >= CM_OBB) { /* CollisionOBBCapsule's tests */
+        int hit = obbcap_test(q, i, j, alarm, contact, d);
+        d->e[0] = (unsigned)i;
+        d->e[1] = (unsigned)j;
+        return hit;
+    }
     if (q->m[0]->kind == CM_TETRA) { /* SOFA's TetrahedronDiscreteIntersection, in every method */
         const cmodel *m0 = q->m[0], *m1 = q->m[1];
         static const double zero[3] = {0, 0, 0};

@@ -29,7 +29,7 @@
 #include "../shared/contact_resolution.h"
 #include "collision.h"
 
-static bool rigid(const cmodel *m) { return m->kind == CM_RIGIDSPHERE; }
+static bool rigid(const cmodel *m) { return cmodel_rigid(m); }
 
 static unsigned rows_per_contact(const cresponse *r)
 {

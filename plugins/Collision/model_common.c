@@ -163,7 +163,8 @@ static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
 static st_status mesh_elements(cmodel *m, st_error *err)
 {
     st_component *topo = find_topology(m);
-    const char *what = m->kind == CM_LINE ? "edges" : "triangles";
+    bool edges = m->kind == CM_LINE || m->kind == CM_CAPSULE;
+    const char *what = edges ? "edges" : "triangles";
     if (!topo || !topo->cls->topology || !topo->cls->topology->elements)
         return st_component_error(&m->base, "topology", err, ST_ESCENE,
                                   "no topology found for its %s (its node and above): add a "
@@ -171,7 +172,7 @@ static st_status mesh_elements(cmodel *m, st_error *err)
                                   what);
     const st_topology_ops *ops = topo->cls->topology;
     const st_array *tri = ops->elements(topo, ST_T_TRIANGLES);
-    if (m->kind == CM_LINE) {
+    if (edges) {
         const st_array *ed = ops->elements(topo, ST_T_EDGES);
         if (ed && ed->n) {
             ST_TRY(alloc_elems(m, ed->n, 2, err));
@@ -195,7 +196,7 @@ static st_status mesh_elements(cmodel *m, st_error *err)
             o[3] = v[0], o[4] = v[2], o[5] = v[3];
         }
     }
-    unsigned w = m->kind == CM_LINE ? 2 : 3;
+    unsigned w = edges ? 2 : 3;
     for (size_t i = 0; i < w * m->nelem; i++)
         if (m->elems[i] >= m->ms->position.n)
             return st_component_error(&m->base, "topology", err, ST_ESCENE,
@@ -312,11 +313,14 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
     bool rigid = t && t->rigid && t->deriv_size == 6;
     if (kind == CM_SPHERE && rigid)
         kind = CM_RIGIDSPHERE;
-    else if (kind == CM_CYLINDER && !rigid)
+    else if (kind == CM_CAPSULE && rigid) /* SOFA's CapsuleCollisionModel<Rigid3d> */
+        kind = CM_RIGIDCAPSULE;
+    else if ((kind == CM_CYLINDER || kind == CM_OBB || kind == CM_RIGIDCAPSULE) && !rigid)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "requires a Rigid3d state; the state '%s' is %s",
                                   m->ms->base.name, t ? t->name : "untyped");
-    else if (t && t->coord_size != 3 && kind != CM_CUBE && kind != CM_CYLINDER)
+    else if (t && t->coord_size != 3 && kind != CM_CUBE && kind != CM_CYLINDER &&
+             kind != CM_OBB && kind != CM_RIGIDCAPSULE)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
@@ -326,6 +330,7 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
         ST_TRY(cresponse_parse(self, "contactResponse", m->contact_response, &resp, err));
     switch (kind) {
     case CM_LINE:
+    case CM_CAPSULE:
     case CM_TRIANGLE:
         return mesh_elements(m, err);
     case CM_CUBE:
@@ -472,14 +477,16 @@ void cmodel_update_boxes(cmodel *m)
     mb[0] = mb[1] = mb[2] = 1e300;
     mb[3] = mb[4] = mb[5] = -1e300;
     m->ext[0] = m->ext[1] = m->ext[2] = 0.0;
-    unsigned w = m->kind == CM_LINE       ? 2
-                 : m->kind == CM_TRIANGLE ? 3
-                 : m->kind == CM_TETRA    ? 4
-                 : m->kind == CM_CYLINDER ? 0
-                                          : 1;
+    unsigned w = m->kind == CM_LINE || m->kind == CM_CAPSULE ? 2
+                 : m->kind == CM_TRIANGLE                   ? 3
+                 : m->kind == CM_TETRA                      ? 4
+                 : m->kind == CM_CYLINDER || m->kind == CM_OBB || m->kind == CM_RIGIDCAPSULE ? 0
+                                                            : 1;
     for (size_t e = 0; e < m->nelem; e++) {
         double *b = m->box + 6 * e;
         double r = (m->kind == CM_SPHERE || m->kind == CM_RIGIDSPHERE) ? cmodel_radius(m, e) : 0.0;
+        if (m->kind == CM_CAPSULE)
+            r = cmodel_capsule_radius(m, e);
         for (int k = 0; k < 3; k++) {
             b[k] = 1e300;
             b[k + 3] = -1e300;
@@ -497,6 +504,21 @@ void cmodel_update_boxes(cmodel *m)
             double cr, ch, ax[3];
             cmodel_cylinder(m, e, &cr, &ch, ax);
             st_coll_cylinder_box(x + 7 * e, ax, cr, ch, b);
+        } else if (m->kind == CM_RIGIDCAPSULE) {
+            double p1[3], p2[3], cr;
+            obbcap_capsule(m, e, p1, p2, &cr);
+            for (int k = 0; k < 3; k++) {
+                b[k] = (p1[k] < p2[k] ? p1[k] : p2[k]) - cr;
+                b[k + 3] = (p1[k] > p2[k] ? p1[k] : p2[k]) + cr;
+            }
+        } else if (m->kind == CM_OBB) { /* the corners, widened by contactDistance */
+            double c[3], ax[3][3], he[3];
+            obbcap_box(m, e, c, ax, he);
+            for (int k = 0; k < 3; k++) {
+                double hw = fabs(ax[0][k]) * he[0] + fabs(ax[1][k]) * he[1] + fabs(ax[2][k]) * he[2];
+                b[k] = c[k] - hw - m->contact_distance;
+                b[k + 3] = c[k] + hw + m->contact_distance;
+            }
         }
         for (int k = 0; k < 3; k++) {
             if (b[k] < mb[k])

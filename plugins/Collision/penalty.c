@@ -17,7 +17,7 @@
 
 #include "penalty.h"
 
-static bool is_rigid(const cmodel *m) { return m->kind == CM_RIGIDSPHERE; }
+static bool is_rigid(const cmodel *m) { return cmodel_rigid(m); }
 
 /* Base of the side's coordinates: the system's vector when its state is
  * integrated there, else the state's own positions (a static model). */
@@ -371,8 +371,13 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
     switch (m->kind) {
     case CM_TETRA:
     case CM_TRIANGLE:
+    case CM_CAPSULE:
     case CM_LINE: {
-        unsigned nv = m->kind == CM_LINE ? 2 : m->kind == CM_TRIANGLE ? 3 : 4;
+        unsigned nv = m->kind == CM_LINE || m->kind == CM_CAPSULE ? 2
+                      : m->kind == CM_TRIANGLE                   ? 3
+                                                                 : 4;
+        if (m->kind == CM_CAPSULE) /* SOFA's CapsuleContactMapper: the radius joins the rest */
+            *r = cmodel_capsule_radius(m, e);
         s->n = nv;
         for (unsigned v = 0; v < nv; v++) {
             s->idx[v] = m->elems[nv * e + v];
@@ -380,6 +385,8 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
         }
         break;
     }
+    case CM_OBB:
+    case CM_RIGIDCAPSULE:
     case CM_RIGIDSPHERE: {
         const double *c = cmodel_x(m) + 7 * (size_t)e;
         double d[3] = {pt[0] - c[0], pt[1] - c[1], pt[2] - c[2]};
@@ -389,7 +396,9 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
         s->idx[0] = e;
         s->n = 1;
         s->w[0] = 1.0;
-        *r = cmodel_radius(m, e);
+        *r = m->kind == CM_RIGIDSPHERE   ? cmodel_radius(m, e)
+             : m->kind == CM_RIGIDCAPSULE ? cmodel_capsule_radius(m, e)
+                                          : 0.0;
         break;
     }
     case CM_SPHERE:

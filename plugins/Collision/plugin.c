@@ -27,6 +27,9 @@ extern const st_class composite_collision_pipeline_class;
 extern const st_class raytrace_narrow_phase_class;
 extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class triangle_octree_collision_model_class;
+extern const st_class obb_collision_model_class;
+extern const st_class capsule_collision_model_class;
+extern const st_class rigid_capsule_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -45,6 +48,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sub_collision_pipeline_class,    &composite_collision_pipeline_class,
         &raytrace_narrow_phase_class,     &triangle_octree_collision_model_class,
         &ccd_tight_inclusion_intersection_class,
+        &obb_collision_model_class,       &capsule_collision_model_class,
+        &rigid_capsule_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
@@ -58,11 +63,13 @@ static const char *const provides[] = {"Sofa.Component.Collision",
                                        "Sofa.Component.Collision.Geometry",
                                        "Sofa.Component.Collision.Response",
                                        "Sofa.Component.Collision.Response.Contact",
+                                       "CollisionOBBCapsule",
                                        NULL};
 
 ST_PLUGIN_DEFINE("Collision", "0.1.0",
                  "SOFA's collision pipeline: broad and narrow phases, proximity intersection "
                  "(minimum, new and local minimum distance methods), "
-                 "point, line, triangle, sphere, tetrahedron and cylinder collision models, penalty "
+                 "point, line, triangle, sphere, tetrahedron and cylinder collision models, SOFA's "
+                 "CollisionOBBCapsule plugin (oriented boxes and capsules), penalty "
                  "contacts, rule-based contact managers and collision groups",
                  "LGPL-2.1-or-later", provides, register_classes)

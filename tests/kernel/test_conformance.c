@@ -71,6 +71,8 @@ static const struct refusal {
     {"MechanicalStateController",
      "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"OBBCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"RigidCapsuleCollisionModel", "Rigid3d only (SOFA's CapsuleCollisionModel<Rigid3d>): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"JointSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"GearSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
