@@ -612,6 +612,33 @@ static void asm_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
     }
 }
 
+/* The increments' reference (the values of the last apply), each center's
+ * accumulated rotation and slide, and the axes and points J uses. */
+static st_status asm_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    asm_mapping *m = (asm_mapping *)self;
+    unsigned long long sizes[2] = {m->nin, m->ncenters};
+    ST_TRY(st_checkpoint_data(ck, sizes, sizeof sizes, err));
+    if (st_checkpoint_reading(ck) && (sizes[0] != m->nin || sizes[1] != m->ncenters))
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint holds %llu values and %llu centers, this scene "
+                                  "%zu and %zu",
+                                  sizes[0], sizes[1], m->nin, m->ncenters);
+    if (m->nin) {
+        ST_TRY(st_checkpoint_data(ck, m->prev, m->nin * sizeof *m->prev, err));
+        ST_TRY(st_checkpoint_data(ck, m->axis, 3 * m->nin * sizeof *m->axis, err));
+        ST_TRY(st_checkpoint_data(ck, m->apos, 3 * m->nin * sizeof *m->apos, err));
+    }
+    for (size_t k = 0; k < m->ncenters; k++) {
+        ST_TRY(st_checkpoint_data(ck, m->centers[k].orient, sizeof m->centers[k].orient, err));
+        ST_TRY(st_checkpoint_data(ck, m->centers[k].disp, sizeof m->centers[k].disp, err));
+    }
+    return ST_OK;
+}
+
+static const st_checkpoint_ops asm_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
+                                                     .transfer = asm_checkpoint};
+
 static size_t asm_inputs(const st_component *self, st_mstate **out, size_t max)
 {
     const asm_mapping *m = (const asm_mapping *)self;
@@ -653,4 +680,5 @@ const st_class articulated_system_mapping_class = {
     .cleanup = asm_cleanup,
     .mapping = &asm_ops,
     .templates = asm_templates,
+    .checkpoint = &asm_checkpoint_ops,
 };
