@@ -50,7 +50,9 @@ typedef struct asm_mapping {
     int *center_of_child;       /* nout: the center whose child is body i, or -1 */
 } asm_mapping;
 
-static const char *const asm_templates[] = {"Rigid3d", NULL};
+/* The node's state is the Rigid3d output; SOFA's scenes may write the
+ * template "Vec1d,Rigid3d,Rigid3d" (input1 first). */
+static const char *const asm_templates[] = {"Rigid3d", "Vec1d", NULL};
 
 static const st_field asm_fields[] = {
     ST_FIELD_EX(asm_mapping, input1, "input1", ST_T_STRINGS, st_array, NULL,
@@ -397,7 +399,7 @@ static st_status asm_init(st_component *self, st_error *err)
                                   "While iniatilizing ; input Model not found.");
     st_mstate *in1 = NULL;
     ST_TRY(resolve_state(self, "input1", m->input1.s[0], &in1, err));
-    if (m->input2.n > 0)
+    if (m->input2.n > 0 && m->input2.s[0][0]) /* input2="": none, as SOFA */
         ST_TRY(resolve_state(self, "input2", m->input2.s[0], &m->root, err));
     m->h.input = &in1->base;
     ST_TRY(map_head_bind(&m->h, &st_vec1d_type, &st_rigid3d_type, err));

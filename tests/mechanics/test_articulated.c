@@ -32,7 +32,7 @@ TestSuite(articulated, .init = setup, .fini = teardown);
 /* The arm: body 0 (the base), body 1 jointed to it at the base's origin
  * (its own point (-1, 0, 0)), body 2 jointed to body 1 at (1, 0, 0) of
  * body 1 ((-1, 0, 0) of body 2). Center 2 also slides along x (value 2). */
-static st_scene *arm_scene(int process, double a0, double a1, double s2, const char *extra)
+static const char *arm_yaml(int process, double a0, double a1, double s2, const char *extra)
 {
     static char yaml[8192];
     snprintf(yaml, sizeof yaml,
@@ -80,7 +80,12 @@ static st_scene *arm_scene(int process, double a0, double a1, double s2, const c
              "                    - Articulation: {translation: true, axis: [1, 0, 0],"
              " articulationIndex: 2}\n",
              a0, a1, s2, extra, process, process);
-    return topo_scene(&T, yaml);
+    return yaml;
+}
+
+static st_scene *arm_scene(int process, double a0, double a1, double s2, const char *extra)
+{
+    return topo_scene(&T, arm_yaml(process, a0, a1, s2, extra));
 }
 
 static void assert_frame(const double *x, double cx, double cy, double cz, double angle_z,
@@ -460,7 +465,7 @@ static st_scene *chain_scene(void)
                       "          objects:\n"
                       "            - MechanicalObject: {name: out, template: Rigid3d, position: ["
                       "0,0,0, 0,0,0,1,  1,0,0, 0,0,0,1,  3,0,0, 0,0,0,1]}\n"
-                      "            - UniformMass: {vertexMass: \"1 1  0.1 0 0  0 0.1 0  0 0 0.1\"}\n"
+                      "            - UniformMass: {vertexMass: \"1 1 0.1 0 0 0 0.1 0 0 0 0.1\"}\n"
                       "            - ArticulatedSystemMapping: {name: map, input1: \"@../angles\","
                       " output: \"@out\"}\n"
                       "        - name: c1\n"
@@ -518,17 +523,23 @@ Test(articulated, checkpoint_resumes_bit_identically)
  * while the free one falls. */
 static const char *const HELD_SCN =
     "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -9.81 0\">\n"
-    "  <RequiredPlugin pluginName=\"ArticulatedSystemPlugin Sofa.Component.ODESolver.Backward Sofa.Component.LinearSolver.Direct Sofa.Component.Mass Sofa.Component.Constraint.Lagrangian.Solver Sofa.Component.Constraint.Lagrangian.Correction Sofa.Component.Constraint.Lagrangian.Model Sofa.Component.AnimationLoop\"/>\n"
+    "  <RequiredPlugin pluginName=\"ArticulatedSystemPlugin Sofa.Component.ODESolver.Backward\n"
+    "    Sofa.Component.LinearSolver.Direct Sofa.Component.Mass\n"
+    "    Sofa.Component.Constraint.Lagrangian.Solver\n"
+    "    Sofa.Component.Constraint.Lagrangian.Correction\n"
+    "    Sofa.Component.Constraint.Lagrangian.Model Sofa.Component.AnimationLoop\"/>\n"
     "  <FreeMotionAnimationLoop/>\n"
     "  <GenericConstraintSolver maxIterations=\"200\" tolerance=\"1e-12\"/>\n"
     "  <Node name=\"P\">\n"
     "    <EulerImplicitSolver rayleighStiffness=\"0\" rayleighMass=\"0\"/>\n"
     "    <SparseLDLSolver template=\"CompressedRowSparseMatrixd\"/>\n"
-    "    <MechanicalObject name=\"angles\" template=\"Vec1d\" position=\"0.1 0.2 0.3 0.3 0.2 0.1\"/>\n"
+    "    <MechanicalObject name=\"angles\" template=\"Vec1d\"\n"
+    "      position=\"0.1 0.2 0.3 0.3 0.2 0.1\"/>\n"
     "    <LinearSolverConstraintCorrection/>\n"
     "    <ArticulatedHierarchyContainer/>\n"
     "    <Node name=\"C\">\n"
-    "      <MechanicalObject name=\"out\" template=\"Rigid3d\" position=\"0 0 0 0 0 0 1  0 -1 0 0 0 0 1\"/>\n"
+    "      <MechanicalObject name=\"out\" template=\"Rigid3d\"\n"
+    "        position=\"0 0 0 0 0 0 1  0 -1 0 0 0 0 1\"/>\n"
     "      <UniformMass vertexMass=\"1 1 0.3 0 0 0 0.3 0 0 0 0.3\"/>\n"
     "      <ArticulatedSystemMapping input1=\"@../angles\" output=\"@out\"/>\n"
     "      <FixedLagrangianConstraint template=\"Rigid3d\" indices=\"1\"/>\n"
@@ -576,4 +587,19 @@ Test(articulated, lagrangian_constraint_holds_a_body_through_j_transpose)
     for (int k = 0; k < 7; k++)
         cr_assert_leq(fabs(held[k] - want[k]), 1e-9, "held body [%d] = %.12g", k, held[k]);
     cr_assert_lt(free_[1], -2.0, "the free body did not fall (y %g)", free_[1]);
+}
+
+/* SOFA's template of a Multi2Mapping names input1, input2 and the output:
+ * "Vec1d,Rigid3d,Rigid3d" is accepted, an output type that is not the
+ * node's Rigid3d state is refused. */
+Test(articulated, three_part_template)
+{
+    st_scene *s = arm_scene(0, 0.1, 0.2, 0, ", template: \"Vec1d,Rigid3d,Rigid3d\"");
+    const double *x = ((st_mstate *)topo_get(s, "/P/C/out"))->position.r;
+    cr_assert_float_eq(x[7], cos(0.1), 1e-14);
+    st_scene_destroy(&s);
+    st_error err = {0};
+    const char *bad = arm_yaml(0, 0.1, 0.2, 0, ", template: \"Vec1d,Rigid3d,Vec3d\"");
+    cr_assert_neq(topo_scene_fails(&T, bad, &err), ST_OK);
+    cr_assert(strstr(err.msg, "does not match the Rigid3d state"), "%s", err.msg);
 }
