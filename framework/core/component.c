@@ -1206,14 +1206,14 @@ st_status st__component_resolve_type(st_component *c, st_error *err)
                  comma ? (int)(comma - ci->template_name) : (int)strlen(ci->template_name),
                  ci->template_name);
         t = st_state_type_find(part);
-        /* "In,Out" on a mapping whose only state link is its output (a
-         * multi-mapping, whose inputs are a list of paths): the output is
-         * checked against Out */
+        /* "In,Out" (or "In1,In2,Out") on a mapping whose only state link
+         * is its output (a multi-mapping, whose inputs are a list of
+         * paths): the output is checked against Out, the last part */
         const st_state_type *want = t;
         const st_field *of = k->mapping ? st_component_field(c, "output") : NULL;
         if (comma && of && of->type == ST_T_LINK && ms &&
             *(st_component *const *)st_component_field_ptr(c, of) == ms) {
-            want = st_state_type_find(comma + 1);
+            want = st_state_type_find(strrchr(ci->template_name, ',') + 1);
             if (!want)
                 want = t;
         }

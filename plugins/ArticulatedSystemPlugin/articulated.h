@@ -1,0 +1,37 @@
+/* articulated.h - what the ArticulatedSystemPlugin's classes share: the
+ * instance structs of ArticulationCenter and Articulation, which
+ * ArticulatedSystemMapping reads through the hierarchy container. */
+#ifndef SETTEE_ARTICULATED_H
+#define SETTEE_ARTICULATED_H
+
+#include <settee/settee.h>
+
+typedef struct articulation {
+    st_component base;
+    st_vec3 axis;           /* "axis" (alias "rotationAxis") */
+    bool rotation;          /* "rotation" */
+    bool translation;       /* "translation" */
+    int articulation_index; /* "articulationIndex": the Vec1d point it reads */
+} articulation;
+
+typedef struct articulation_center {
+    st_component base;
+    int parent_index;       /* "parentIndex": body (output point) of the parent */
+    int child_index;        /* "childIndex": body it places */
+    st_vec3 global_position;/* "globalPosition": written by the mapping */
+    st_vec3 pos_on_parent;  /* "posOnParent" */
+    st_vec3 pos_on_child;   /* "posOnChild" */
+    int process;            /* "articulationProcess": 0, 1 or 2 */
+} articulation_center;
+
+typedef struct articulated_hierarchy_container {
+    st_component base;
+    char *filename;         /* "filename": a BVH file (not supported) */
+} articulated_hierarchy_container;
+
+extern const st_class articulated_hierarchy_container_class;
+extern const st_class articulation_center_class;
+extern const st_class articulation_class;
+extern const st_class articulated_system_mapping_class;
+
+#endif
