@@ -15,7 +15,9 @@
  * running sum against the tolerance for allVerified); the solve stops when
  * every block is verified (allVerified) or the summed error is below the
  * tolerance after the first iteration. LAPACK's dsyev gives W's eigenvalues
- * (W is symmetric). */
+ * (W is symmetric). Without the spectral correction the iteration fails
+ * whenever W is far from diagonal: an unconverged solve then says so and
+ * points to useSpectralCorrection. */
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +36,7 @@ typedef struct jacobi_solver {
      * and its eigenvalues (dim) with dsyev's work; grown, never shrunk. */
     double *v, *a;
     size_t cap, acap;
+    bool hinted;                 /* the spectral correction hint was given (until a solve converges) */
 } jacobi_solver;
 
 static const st_field jacobi_fields[] = {
@@ -149,6 +152,23 @@ static bool jacobi_method(lagrange_solver *s, size_t dim, lagrange_outcome *out)
             converged = true;
             break;
         }
+    }
+    /* Plain projected Jacobi converges only when 2 D - W is positive
+     * definite (D W's diagonal blocks); many contacts on one body couple
+     * far more than that and the iterates oscillate or grow, in SOFA as
+     * here (Contact_ImprovedJacobi.scn). Said once per run of failures. */
+    if (converged)
+        j->hinted = false;
+    else if (!j->spectral && !j->hinted) {
+        j->hinted = true;
+        st_component_warn(&s->base,
+                          "useSpectralCorrection is false: SOFA's plain projected Jacobi (rho = "
+                          "1, the same iteration as here) converges only when W is close to "
+                          "diagonal; with constraints coupled through the same bodies (e.g. "
+                          "many contacts of one body on a floor) it oscillates or diverges; set "
+                          "useSpectralCorrection: true (rho = spectralCorrectionFactor min(1, "
+                          "1.8 / r), r the largest squared modulus of W's eigenvalues) or use "
+                          "GenericConstraintSolver");
     }
     /* SOFA's result_output reports the iterations + 1. */
     *out = (lagrange_outcome){.converged = converged, .iterations = count + 1, .done = count,

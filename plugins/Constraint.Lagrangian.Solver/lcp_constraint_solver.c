@@ -21,7 +21,11 @@
  * sum over contacts of |d_new - d_old|, converged when below
  * tolerance * (contacts + 1); maxF drops a contact's three forces after a
  * converged solve. Rows not in blocks of three are refused (SOFA assumes
- * them). */
+ * them).
+ *
+ * As in SOFA, J's rows are not projected by the projective constraints
+ * (only GenericConstraintSolver and its kin do): a contact on fixed points
+ * keeps its compliance, so W's diagonal is not zero there. */
 #include <math.h>
 #include <string.h>
 
@@ -317,6 +321,7 @@ static st_status lcp_init(st_component *self, st_error *err)
                                   "%s: %g is negative", s->min_w < 0.0 ? "minW" : "maxF",
                                   s->min_w < 0.0 ? s->min_w : s->max_f);
     ST_TRY(lagrange_solver_init(self, err));
+    s->base.keep_fixed_rows = true;
     s->base.method = s->mu > 0.0 ? lcp_friction_gauss_seidel : lcp_gauss_seidel;
     return ST_OK;
 }

@@ -6,7 +6,8 @@
  *      through the mappings' J^T (st_system_apply_jt); J's rows are
  *      projected by the projective constraints of the systems
  *      they act on (SOFA's applyProjectiveConstraintOnConstraintMatrix: a
- *      fixed point has no column in J);
+ *      fixed point has no column in J), except for LCPConstraintSolver,
+ *      which in SOFA keeps them (keep_fixed_rows);
  *   2. each constraint correction adds J C J^T to the dense W, then
  *      regularizationTerm is added to the diagonal;
  *   3. projected block Gauss-Seidel as SOFA's BlockGaussSeidelConstraintSolver:
@@ -393,7 +394,8 @@ static st_status build(lagrange_solver *s, st_node *root, st_corder order, size_
     if (rows == 0)
         return ST_OK;
     ST_TRY(map_rows(s, err));
-    ST_TRY(project_rows(s, err));
+    if (!s->keep_fixed_rows)
+        ST_TRY(project_rows(s, err));
     memset(s->W, 0, rows * rows * sizeof *s->W);
     for (size_t i = 0; i < s->ncorr; i++)
         ST_TRY(s->corr[i]->cls->constraint_correction->add_compliance(s->corr[i], s->Jw, s->W,

@@ -71,6 +71,10 @@ typedef struct lagrange_solver {
     double **pvec;
     size_t npsys;
     bool failing;                  /* the last solve did not converge */
+    /* J's rows are left unprojected (SOFA's LCPConstraintSolver never calls
+     * applyProjectiveConstraintOnConstraintMatrix: only the solvers derived
+     * from GenericConstraintSolver do); set by the class before solving. */
+    bool keep_fixed_rows;
     /* useSVDForRegularization's scratch (LAPACK dgesvd), grown with W. */
     double *svd_a, *svd_s, *svd_vt, *svd_work;
     bool *svd_null;

@@ -122,3 +122,69 @@ Test(improved_jacobi, spectral_factor_and_conjugate_residue)
     }
     cr_assert_gt(diff, 1e-6, "the momentum changed nothing");
 }
+
+/* Three unilateral rows on the same particle along the same normal:
+ * W = c ones(3), 2 D - W is not positive definite and plain projected
+ * Jacobi (rho 1) swings between pushing three times too hard and not at
+ * all, as SOFA's does: the solve fails and says to use the spectral
+ * correction; with it (r = (3 c)^2, rho = 1.8 / r) the three rows share the
+ * force that holds the particle (W's diagonal is the compliance 1:
+ * useOdeSolverIntegrationFactors false). */
+static st_scene *coupled_rows(test_rt *t, bool spectral)
+{
+    char solver[256], yaml[4096];
+    snprintf(solver, sizeof solver,
+             "ImprovedJacobiConstraintSolver: {name: csolver, computeConstraintForces: true, "
+             "maxIterations: 200, tolerance: "
+             "1e-12, useSpectralCorrection: %s}",
+             spectral ? "true" : "false");
+    snprintf(yaml, sizeof yaml,
+             LAG_HEADER
+             "    - FreeMotionAnimationLoop: {}\n"
+             "    - %s\n"
+             "    - UnilateralLagrangianConstraint: {object1: '@Anchor/anchor',\n"
+             "        object2: '@Block/block', first_point: [0, 0, 0],\n"
+             "        second_point: [0, 0, 0], normals: [[0, 1, 0], [0, 1, 0], [0, 1, 0]]}\n"
+             "  children:\n"
+             "    - name: Anchor\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: anchor, position: [[0, 0, 0]]}\n"
+             "    - name: Block\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {}\n"
+             "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: block, position: [[0, 0, 0]]}\n"
+             "        - UniformMass: {vertexMass: 1}\n"
+             "        - UncoupledConstraintCorrection: {compliance: [1],\n"
+             "            useOdeSolverIntegrationFactors: false}\n",
+             -G, H, solver);
+    return scene_load(t, yaml);
+}
+
+Test(improved_jacobi, coupled_rows_need_the_spectral_correction)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = coupled_rows(&t, false);
+    scene_steps(&t, s, 2);
+    cr_assert(!*(bool *)scene_field(s, "csolver", "converged"), "plain Jacobi converged");
+    cr_assert(strstr(t.log, "useSpectralCorrection: true"), "no hint:\n%s", t.log);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+
+    test_rt_open(&t);
+    s = coupled_rows(&t, true);
+    scene_steps(&t, s, 2);
+    cr_assert(*(bool *)scene_field(s, "csolver", "converged"), "%s", t.log);
+    cr_assert(!strstr(t.log, "useSpectralCorrection: true"), "hint given:\n%s", t.log);
+    st_array *cf = scene_field(s, "csolver", "constraintForces");
+    cr_assert_eq(cf->n, 3u);
+    const double *f = cf->p;
+    /* The rows hold the particle: together they cancel the free motion's
+     * fall (the particle stays at the anchor). */
+    const double *y = scene_state(s, "block")->position.r;
+    cr_assert(fabs(y[1]) < 1e-9, "particle at y %g", y[1]);
+    cr_assert(f[0] + f[1] + f[2] > 0.0, "no force");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

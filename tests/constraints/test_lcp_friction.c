@@ -276,3 +276,43 @@ Test(lcp_friction, unilateral_constraint_uses_the_solver_mu)
     cr_assert(fabs(v - a * 60 * H) < 1e-9 * a * 60 * H, "slides: v %.15g vs %.15g", v,
               a * 60 * H);
 }
+
+/* SOFA's LCPConstraintSolver does not project J by the projective
+ * constraints (only GenericConstraintSolver and its kin do): a fixed
+ * particle pushed into a floor keeps its compliance in W, and the
+ * correction (UncoupledConstraintCorrection, which projects nothing) lifts
+ * it back to the contact distance. Projecting J left W's row zero and
+ * nlcp_gaussseidel divided by zero (include_test.scn: NaN at step 1). */
+Test(lcp_friction, contact_on_a_fixed_point_keeps_its_compliance)
+{
+    for (int k = 0; k < 2; k++) {
+        size_t size = 8192;
+        char *y = malloc(size);
+        int n = root_yaml(y, size, 0.0, k ? LCP(", mu: 0.5") : LCP(", mu: 0"), 0.5);
+        snprintf(y + n, size - (size_t)n,
+                 "    - name: Floor\n"
+                 "      objects:\n"
+                 "        - MechanicalObject: {position: [[-5, 0, -5], [5, 0, -5], [5, 0, 5],"
+                 " [-5, 0, 5]]}\n"
+                 "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
+                 "        - TriangleCollisionModel: {moving: false, simulated: false}\n"
+                 "    - name: Particle\n"
+                 "      objects:\n"
+                 "        - EulerImplicitSolver: {}\n"
+                 "        - CGLinearSolver: {iterations: 50, tolerance: 1e-20, threshold: 1e-30}\n"
+                 "        - MechanicalObject: {name: p, position: [[0.3, %.17g, 0.2]]}\n"
+                 "        - UniformMass: {vertexMass: 3}\n"
+                 "        - FixedProjectiveConstraint: {indices: [0]}\n"
+                 "        - PointCollisionModel: {}\n"
+                 "        - UncoupledConstraintCorrection: {compliance: [0.333333333333333]}\n",
+                 0.5 * GAP);
+        st_scene *s = scene_load(&T, y);
+        scene_steps(&T, s, 3);
+        const double *x = scene_state(s, "p")->position.r;
+        cr_assert(isfinite(x[1]), "mu %d: y is %g", k, x[1]);
+        cr_assert(fabs(x[1] - GAP) < 1e-9, "mu %d: y %.15g, not lifted to %g", k, x[1], GAP);
+        cr_assert(fabs(x[0] - 0.3) < 1e-12 && fabs(x[2] - 0.2) < 1e-12, "mu %d: slid", k);
+        st_scene_destroy(&s);
+        free(y);
+    }
+}
