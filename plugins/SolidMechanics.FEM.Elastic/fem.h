@@ -242,6 +242,7 @@ typedef struct fem_bsr {
     unsigned nv;     /* vertices per element */
     bool pattern;    /* row, col and slot describe the current elements */
     bool valid;      /* val holds K at the last add_force */
+    size_t lo, hi;   /* fem_bsr_add_pair adds to the blocks [lo, hi) only (a part's rows) */
 } fem_bsr;
 
 enum { FEM_BSR_MIN_CALLS = 8 };
@@ -265,23 +266,40 @@ static inline void fem_bsr_add_pair(fem_bsr *b, size_t e, unsigned i, unsigned j
                                     const double blk[9])
 {
     const size_t base = e * b->nv * b->nv;
-    double *v = b->val + 9 * (size_t)b->slot[base + i * b->nv + j];
-    for (int k = 0; k < 9; k++)
-        v[k] += blk[k];
+    const size_t s = b->slot[base + i * b->nv + j];
+    if (s >= b->lo && s < b->hi) {
+        double *v = b->val + 9 * s;
+        for (int k = 0; k < 9; k++)
+            v[k] += blk[k];
+    }
     if (i == j)
         return;
-    double *w = b->val + 9 * (size_t)b->slot[base + j * b->nv + i];
+    const size_t t = b->slot[base + j * b->nv + i];
+    if (t < b->lo || t >= b->hi)
+        return;
+    double *w = b->val + 9 * t;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             w[3 * c + r] += blk[3 * r + c];
 }
+/* Runs task(ctx, part, nparts) for every part on a pool of threads and
+ * returns when all are done (the MultiThreading twins' mt_pool_run). */
+typedef struct fem_bsr_pool {
+    void (*run)(void *pool, void (*task)(void *ctx, unsigned part, unsigned nparts), void *ctx);
+    void *pool;
+} fem_bsr_pool;
+
 /* b when valid; else, when fem_bsr_wanted, b assembled now over the ne
  * elements (fem_bsr_begin's arguments) by element(b, e, ctx) for each e in
- * order, then valid; else NULL (the element loop). */
+ * order, then valid; else NULL (the element loop). With a pool (else NULL)
+ * the rows are split among its parts: each part zeroes its rows and adds
+ * the blocks of its rows from every element that has a vertex among them,
+ * in element order, so each block is the same sum as on one thread (the
+ * elements across two parts are computed by both). */
 const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
                                  const unsigned *verts, size_t stride, size_t ne, unsigned nv,
                                  void (*element)(fem_bsr *b, size_t e, const void *ctx),
-                                 const void *ctx);
+                                 const void *ctx, const fem_bsr_pool *pool);
 /* df -= kfactor K dx over block rows [r0, r1) (each row a sum in column
  * order: the same bits whatever the split into row ranges). */
 void fem_bsr_mul_sub(const fem_bsr *b, double *df, const double *dx, double kfactor, size_t r0,

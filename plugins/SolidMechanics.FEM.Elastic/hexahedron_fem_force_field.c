@@ -607,10 +607,11 @@ static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
     assemble_element(b, e, &((const hexa_fem *)ctx)->e[e]);
 }
 
-const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp)
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp, const fem_bsr_pool *pool)
 {
     return fem_bsr_assembled(&s->Kg, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
-                             sizeof(hexa) / sizeof(unsigned), s->ne, 8, assemble_one, s);
+                             sizeof(hexa) / sizeof(unsigned), s->ne, 8, assemble_one, s,
+                             pool);
 }
 
 static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -620,7 +621,7 @@ static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     hexa_fem *s = (hexa_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
-    const fem_bsr *K = hfem_assembled(s, mp);
+    const fem_bsr *K = hfem_assembled(s, mp, NULL);
     if (K) {
         fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
         return;

@@ -863,10 +863,11 @@ static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
     assemble_element(b, e, &s->e[e], s->meth != M_SMALL);
 }
 
-const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp)
+const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp, const fem_bsr_pool *pool)
 {
     return fem_bsr_assembled(&s->K, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
-                             sizeof(tet) / sizeof(unsigned), s->ne, 4, assemble_one, s);
+                             sizeof(tet) / sizeof(unsigned), s->ne, 4, assemble_one, s,
+                             pool);
 }
 
 static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -876,7 +877,7 @@ static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     tetra_fem *s = (tetra_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
-    const fem_bsr *K = tfem_assembled(s, mp);
+    const fem_bsr *K = tfem_assembled(s, mp, NULL);
     if (K) {
         fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
         return;
