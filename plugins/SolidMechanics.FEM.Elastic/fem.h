@@ -242,7 +242,8 @@ typedef struct fem_bsr {
     unsigned nv;     /* vertices per element */
     bool pattern;    /* row, col and slot describe the current elements */
     bool valid;      /* val holds K at the last add_force */
-    size_t lo, hi;   /* fem_bsr_add_pair adds to the blocks [lo, hi) only (a part's rows) */
+    bool part;       /* a part of a parallel assembly: fem_bsr_add_part, not _add_pair */
+    size_t lo, hi;   /* the blocks of the part's rows */
 } fem_bsr;
 
 enum { FEM_BSR_MIN_CALLS = 8 };
@@ -266,16 +267,29 @@ static inline void fem_bsr_add_pair(fem_bsr *b, size_t e, unsigned i, unsigned j
                                     const double blk[9])
 {
     const size_t base = e * b->nv * b->nv;
-    const size_t s = b->slot[base + i * b->nv + j];
-    if (s >= b->lo && s < b->hi) {
+    double *v = b->val + 9 * (size_t)b->slot[base + i * b->nv + j];
+    for (int k = 0; k < 9; k++)
+        v[k] += blk[k];
+    if (i == j)
+        return;
+    double *w = b->val + 9 * (size_t)b->slot[base + j * b->nv + i];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            w[3 * c + r] += blk[3 * r + c];
+}
+/* fem_bsr_add_pair limited to the blocks [lo, hi) of a part (b->part); a
+ * separate function so that the sequential assembly has no test. */
+static inline void fem_bsr_add_part(fem_bsr *b, size_t e, unsigned i, unsigned j,
+                                    const double blk[9])
+{
+    const size_t base = e * b->nv * b->nv, lo = b->lo, span = b->hi - b->lo;
+    const size_t s = b->slot[base + i * b->nv + j], t = b->slot[base + j * b->nv + i];
+    if (s - lo < span) {
         double *v = b->val + 9 * s;
         for (int k = 0; k < 9; k++)
             v[k] += blk[k];
     }
-    if (i == j)
-        return;
-    const size_t t = b->slot[base + j * b->nv + i];
-    if (t < b->lo || t >= b->hi)
+    if (i == j || t - lo >= span)
         return;
     double *w = b->val + 9 * t;
     for (int r = 0; r < 3; r++)

@@ -565,8 +565,7 @@ st_status fem_bsr_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stri
     if (!b->pattern || b->n != n || b->ne != ne || b->nv != nv)
         ST_TRY(bsr_pattern(b, n, verts, stride, ne, nv, err));
     memset(b->val, 0, 9 * b->row[n] * sizeof *b->val);
-    b->lo = 0;
-    b->hi = b->row[n];
+    b->part = false;
     return ST_OK;
 }
 
@@ -586,6 +585,7 @@ static void bsr_part(void *ctx, unsigned part, unsigned nparts)
     const fem_bsr *b = p->b;
     const size_t r0 = b->n * part / nparts, r1 = b->n * (part + 1) / nparts;
     fem_bsr mine = *b;
+    mine.part = true;
     mine.lo = b->row[r0];
     mine.hi = b->row[r1];
     memset(b->val + 9 * mine.lo, 0, 9 * (mine.hi - mine.lo) * sizeof *b->val);
