@@ -215,7 +215,7 @@ static void elem_add_dforce(st_component *self, const st_mparams *mp, double *df
     t->in = st_slice(dx, ms); /* a derivative vector */
     t->out = st_slice(df, ms);
     t->kfactor = kfactor;
-    t->rows = t->ops->assembled ? t->ops->assembled(self, mp) : 0;
+    t->rows = t->ops->assembled ? t->ops->assembled(self, mp, t->pool) : 0;
     if (t->rows) {
         t->phase = 4;
         mt_pool_run(t->pool, run_part, t);

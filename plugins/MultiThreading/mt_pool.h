@@ -27,6 +27,8 @@ unsigned mt_pool_threads(const mt_pool *p);
  * thread, and returns when all are done. Part k always goes to the same
  * thread; a pool of one thread calls fn(ctx, 0, 1) directly. */
 void mt_pool_run(mt_pool *p, mt_task_fn fn, void *ctx);
+/* mt_pool_run with the pool as void * (fem.h's fem_bsr_pool). */
+static inline void mt_pool_run_any(void *p, mt_task_fn fn, void *ctx) { mt_pool_run(p, fn, ctx); }
 
 /* Part `part` of nparts of [0, n): [*begin, *end), contiguous, in order. */
 static inline void mt_range(size_t n, unsigned part, unsigned nparts, size_t *begin, size_t *end)
@@ -128,10 +130,11 @@ typedef struct mt_elem_ops {
     void (*finish)(st_component *self); /* after add_force's loop, or NULL */
     /* Optional: the block rows of the assembled stiffness the sequential
      * class's add_dforce uses for this call, assembled now if needed (0: it
-     * uses the element loop), and df -= kfactor K dx over rows [b, e). The
+     * uses the element loop; the assembly runs on pool, split by rows), and
+     * df -= kfactor K dx over rows [b, e). The
      * rows are shared among the threads: each row's sum is the sequential
      * one, so the bits are the same at any thread count. */
-    size_t (*assembled)(st_component *self, const st_mparams *mp);
+    size_t (*assembled)(st_component *self, const st_mparams *mp, mt_pool *pool);
     void (*assembled_rows)(st_component *self, double *df, const double *dx, double kfactor,
                            size_t b, size_t e);
 } mt_elem_ops;

@@ -38,9 +38,10 @@ static void hex_dforces(st_component *self, const double *d, double kfactor, siz
 
 static void hex_finish(st_component *self) { hfem_add_force_finish((hexa_fem *)self); }
 
-static size_t hex_assembled(st_component *self, const st_mparams *mp)
+static size_t hex_assembled(st_component *self, const st_mparams *mp, mt_pool *pool)
 {
-    const fem_bsr *K = hfem_assembled((hexa_fem *)self, mp);
+    const fem_bsr_pool par = {mt_pool_run_any, pool};
+    const fem_bsr *K = hfem_assembled((hexa_fem *)self, mp, &par);
     return K ? K->n : 0;
 }
 

@@ -39,9 +39,10 @@ static void tet_dforces(st_component *self, const double *d, double kfactor, siz
 
 static void tet_finish(st_component *self) { tfem_add_force_finish((tetra_fem *)self); }
 
-static size_t tet_assembled(st_component *self, const st_mparams *mp)
+static size_t tet_assembled(st_component *self, const st_mparams *mp, mt_pool *pool)
 {
-    const fem_bsr *K = tfem_assembled((tetra_fem *)self, mp);
+    const fem_bsr_pool par = {mt_pool_run_any, pool};
+    const fem_bsr *K = tfem_assembled((tetra_fem *)self, mp, &par);
     return K ? K->n : 0;
 }
 

@@ -242,6 +242,8 @@ typedef struct fem_bsr {
     unsigned nv;     /* vertices per element */
     bool pattern;    /* row, col and slot describe the current elements */
     bool valid;      /* val holds K at the last add_force */
+    bool part;       /* a part of a parallel assembly: fem_bsr_add_part, not _add_pair */
+    size_t lo, hi;   /* the blocks of the part's rows */
 } fem_bsr;
 
 enum { FEM_BSR_MIN_CALLS = 8 };
@@ -275,13 +277,43 @@ static inline void fem_bsr_add_pair(fem_bsr *b, size_t e, unsigned i, unsigned j
         for (int c = 0; c < 3; c++)
             w[3 * c + r] += blk[3 * r + c];
 }
+/* fem_bsr_add_pair limited to the blocks [lo, hi) of a part (b->part); a
+ * separate function so that the sequential assembly has no test. */
+static inline void fem_bsr_add_part(fem_bsr *b, size_t e, unsigned i, unsigned j,
+                                    const double blk[9])
+{
+    const size_t base = e * b->nv * b->nv, lo = b->lo, span = b->hi - b->lo;
+    const size_t s = b->slot[base + i * b->nv + j], t = b->slot[base + j * b->nv + i];
+    if (s - lo < span) {
+        double *v = b->val + 9 * s;
+        for (int k = 0; k < 9; k++)
+            v[k] += blk[k];
+    }
+    if (i == j || t - lo >= span)
+        return;
+    double *w = b->val + 9 * t;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            w[3 * c + r] += blk[3 * r + c];
+}
+/* Runs task(ctx, part, nparts) for every part on a pool of threads and
+ * returns when all are done (the MultiThreading twins' mt_pool_run). */
+typedef struct fem_bsr_pool {
+    void (*run)(void *pool, void (*task)(void *ctx, unsigned part, unsigned nparts), void *ctx);
+    void *pool;
+} fem_bsr_pool;
+
 /* b when valid; else, when fem_bsr_wanted, b assembled now over the ne
  * elements (fem_bsr_begin's arguments) by element(b, e, ctx) for each e in
- * order, then valid; else NULL (the element loop). */
+ * order, then valid; else NULL (the element loop). With a pool (else NULL)
+ * the rows are split among its parts: each part zeroes its rows and adds
+ * the blocks of its rows from every element that has a vertex among them,
+ * in element order, so each block is the same sum as on one thread (the
+ * elements across two parts are computed by both). */
 const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
                                  const unsigned *verts, size_t stride, size_t ne, unsigned nv,
                                  void (*element)(fem_bsr *b, size_t e, const void *ctx),
-                                 const void *ctx);
+                                 const void *ctx, const fem_bsr_pool *pool);
 /* df -= kfactor K dx over block rows [r0, r1) (each row a sum in column
  * order: the same bits whatever the split into row ranges). */
 void fem_bsr_mul_sub(const fem_bsr *b, double *df, const double *dx, double kfactor, size_t r0,

@@ -565,19 +565,60 @@ st_status fem_bsr_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stri
     if (!b->pattern || b->n != n || b->ne != ne || b->nv != nv)
         ST_TRY(bsr_pattern(b, n, verts, stride, ne, nv, err));
     memset(b->val, 0, 9 * b->row[n] * sizeof *b->val);
+    b->part = false;
     return ST_OK;
+}
+
+/* One part of a parallel assembly: the rows of the part, the elements in
+ * order, each through a copy of b that adds to those rows' blocks only. */
+typedef struct bsr_parts {
+    const fem_bsr *b;
+    const unsigned *verts;
+    size_t stride;
+    void (*element)(fem_bsr *b, size_t e, const void *ctx);
+    const void *ctx;
+} bsr_parts;
+
+static void bsr_part(void *ctx, unsigned part, unsigned nparts)
+{
+    const bsr_parts *p = ctx;
+    const fem_bsr *b = p->b;
+    const size_t r0 = b->n * part / nparts, r1 = b->n * (part + 1) / nparts;
+    fem_bsr mine = *b;
+    mine.part = true;
+    mine.lo = b->row[r0];
+    mine.hi = b->row[r1];
+    memset(b->val + 9 * mine.lo, 0, 9 * (mine.hi - mine.lo) * sizeof *b->val);
+    for (size_t e = 0; e < b->ne; e++) {
+        const unsigned *v = p->verts + e * p->stride;
+        unsigned k = 0;
+        while (k < b->nv && (v[k] < r0 || v[k] >= r1))
+            k++;
+        if (k < b->nv)
+            p->element(&mine, e, p->ctx);
+    }
 }
 
 const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
                                  const unsigned *verts, size_t stride, size_t ne, unsigned nv,
                                  void (*element)(fem_bsr *b, size_t e, const void *ctx),
-                                 const void *ctx)
+                                 const void *ctx, const fem_bsr_pool *pool)
 {
     if (b->valid)
         return b;
     if (!fem_bsr_wanted(b, mp) || ne == 0)
         return NULL;
     st_error err = {0};
+    if (pool) {
+        b->valid = false;
+        if (!b->pattern || b->n != n || b->ne != ne || b->nv != nv)
+            if (bsr_pattern(b, n, verts, stride, ne, nv, &err) != ST_OK)
+                return NULL;
+        bsr_parts p = {b, verts, stride, element, ctx};
+        pool->run(pool->pool, bsr_part, &p);
+        b->valid = true;
+        return b;
+    }
     if (fem_bsr_begin(b, n, verts, stride, ne, nv, &err) != ST_OK)
         return NULL;
     for (size_t e = 0; e < ne; e++)

@@ -81,8 +81,8 @@ void hfem_forces_range(hexa_fem *s, const double *p, size_t begin, size_t end, d
 void hfem_dforces_range(const hexa_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g);
 void hfem_add_force_finish(hexa_fem *s);
-/* The assembled K add_dforce uses for this call (assembled now if needed),
- * or NULL: the element loop. */
-const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp);
+/* The assembled K add_dforce uses for this call (assembled now if needed,
+ * on pool's threads unless pool is NULL), or NULL: the element loop. */
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp, const fem_bsr_pool *pool);
 
 #endif

@@ -580,7 +580,7 @@ static void hfem_add_force(st_component *self, const st_mparams *mp, double *f, 
 
 /* Element h's blocks of K added to b: R^T K_ij R for its vertex pairs
  * i <= j, the pairs j > i by transposition. */
-static void assemble_element(fem_bsr *b, size_t e, const hexa *h)
+static inline void assemble_element(fem_bsr *b, size_t e, const hexa *h, bool part)
 {
     const double *R = h->R;
     for (unsigned i = 0; i < 8; i++) {
@@ -597,20 +597,27 @@ static void assemble_element(fem_bsr *b, size_t e, const hexa *h)
                 for (int c = 0; c < 3; c++)
                     blk[3 * r + c] = p[0] * R[c] + p[1] * R[3 + c] + p[2] * R[6 + c];
             }
-            fem_bsr_add_pair(b, e, i, j, blk);
+            if (part)
+                fem_bsr_add_part(b, e, i, j, blk);
+            else
+                fem_bsr_add_pair(b, e, i, j, blk);
         }
     }
 }
 
 static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
 {
-    assemble_element(b, e, &((const hexa_fem *)ctx)->e[e]);
+    if (b->part)
+        assemble_element(b, e, &((const hexa_fem *)ctx)->e[e], true);
+    else
+        assemble_element(b, e, &((const hexa_fem *)ctx)->e[e], false);
 }
 
-const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp)
+const fem_bsr *hfem_assembled(hexa_fem *s, const st_mparams *mp, const fem_bsr_pool *pool)
 {
     return fem_bsr_assembled(&s->Kg, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
-                             sizeof(hexa) / sizeof(unsigned), s->ne, 8, assemble_one, s);
+                             sizeof(hexa) / sizeof(unsigned), s->ne, 8, assemble_one, s,
+                             pool);
 }
 
 static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -620,7 +627,7 @@ static void hfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     hexa_fem *s = (hexa_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
-    const fem_bsr *K = hfem_assembled(s, mp);
+    const fem_bsr *K = hfem_assembled(s, mp, NULL);
     if (K) {
         fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
         return;

@@ -78,8 +78,8 @@ void tfem_forces_range(tetra_fem *s, const double *p, size_t begin, size_t end, 
 void tfem_add_force_finish(tetra_fem *s);
 void tfem_dforces_range(const tetra_fem *s, const double *d, double kfactor, size_t begin,
                         size_t end, double *g);
-/* The assembled K add_dforce uses for this call (assembled now if needed),
- * or NULL: the element loop. */
-const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp);
+/* The assembled K add_dforce uses for this call (assembled now if needed,
+ * on pool's threads unless pool is NULL), or NULL: the element loop. */
+const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp, const fem_bsr_pool *pool);
 
 #endif

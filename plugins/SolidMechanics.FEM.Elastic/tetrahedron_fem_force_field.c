@@ -825,7 +825,7 @@ static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, 
 /* Element t's blocks of K added to b: R J_i Kmat J_j^T R^T for its vertex
  * pairs i <= j (J_i: rows 3i..3i+2 of J; R the identity with method small),
  * the pairs j > i by transposition. */
-static void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot)
+static inline void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot, bool part)
 {
     double A[4][3][6], B[4][3][6];
     for (int i = 0; i < 4; i++)
@@ -853,20 +853,27 @@ static void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot)
                     blk[3 * a + c] = u[0] * w[0] + u[1] * w[1] + u[2] * w[2] + u[3] * w[3] +
                                      u[4] * w[4] + u[5] * w[5];
                 }
-            fem_bsr_add_pair(b, e, i, j, blk);
+            if (part)
+                fem_bsr_add_part(b, e, i, j, blk);
+            else
+                fem_bsr_add_pair(b, e, i, j, blk);
         }
 }
 
 static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
 {
     const tetra_fem *s = ctx;
-    assemble_element(b, e, &s->e[e], s->meth != M_SMALL);
+    if (b->part)
+        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, true);
+    else
+        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, false);
 }
 
-const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp)
+const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp, const fem_bsr_pool *pool)
 {
     return fem_bsr_assembled(&s->K, mp, s->ms->n, s->ne ? s->e[0].v : NULL,
-                             sizeof(tet) / sizeof(unsigned), s->ne, 4, assemble_one, s);
+                             sizeof(tet) / sizeof(unsigned), s->ne, 4, assemble_one, s,
+                             pool);
 }
 
 static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df, const double *dx,
@@ -876,7 +883,7 @@ static void tfem_add_dforce(st_component *self, const st_mparams *mp, double *df
     tetra_fem *s = (tetra_fem *)self;
     double *dfs = fem_derivs(df, s->ms);
     const double *d = fem_dx(dx, s->ms);
-    const fem_bsr *K = tfem_assembled(s, mp);
+    const fem_bsr *K = tfem_assembled(s, mp, NULL);
     if (K) {
         fem_bsr_mul_sub(K, dfs, d, kfactor, 0, K->n);
         return;

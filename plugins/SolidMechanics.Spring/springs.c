@@ -532,7 +532,7 @@ st_status spring_text_numbers(spring_text *r, const char *what, double *out, siz
 st_status spring_text_index(spring_text *r, const st_mstate *ms, const char *end_name,
                             unsigned *out, st_error *err)
 {
-    double v;
+    double v = 0; /* set by spring_text_numbers; GCC -O3 cannot see it */
     ST_TRY(spring_text_numbers(r, "BEGIN_SPRING", &v, 1, err));
     if (v < 0 || v != floor(v) || v >= (double)ms->n)
         return st_component_error(r->owner, "spring", err, ST_EINVAL,
