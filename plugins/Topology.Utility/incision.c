@@ -364,7 +364,7 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
 {
     size_t n = 0;
     double d[3];
-    unsigned cur_tri;
+    unsigned cur_tri = UINT_MAX;
     double wa[3];
     if (start != UINT_MAX) {
         pts[n++] = (path_pt){.kind = PP_VERTEX, .v = start};

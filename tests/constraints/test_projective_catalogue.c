@@ -891,7 +891,7 @@ static void pbd_expected(const double tg[3], bool relative, double st, int n, do
                          double v[3])
 {
     const double h = 0.01, g[3] = {0, -10, 0};
-    double old[3];
+    double old[3] = {0, 0, 0};
     for (int step = 0; step <= n; step++)
         for (int k = 0; k < 3; k++) {
             if (step == 0) {
