@@ -26,6 +26,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &gear_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &repulsive_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &angular_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &frame_spring_force_field_class, err));
     return ST_OK;
 }
 

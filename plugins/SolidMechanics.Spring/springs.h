@@ -260,5 +260,6 @@ extern const st_class polynomial_rest_shape_springs_force_field_class;
 extern const st_class gear_spring_force_field_class;
 extern const st_class repulsive_spring_force_field_class;
 extern const st_class angular_spring_force_field_class;
+extern const st_class frame_spring_force_field_class;
 
 #endif

@@ -77,6 +77,7 @@ static const struct refusal {
     {"JointSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"GearSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"AngularSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"FrameSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"PolynomialSpringsForceField", "with its defaults every spring joins a point to itself: rest "
                                     "length 0, by which SOFA divides (NaN)"},
     {"FixedTranslationProjectiveConstraint", "Rigid3d only in settee (SOFA's Rigid2d and Vec6d are not states here)"},
