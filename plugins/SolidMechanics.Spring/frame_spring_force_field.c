@@ -280,12 +280,7 @@ static const st_field fs_fields[] = {
     ST_IGNORED(frame_spring_ff, show_extra, "showExtraTorsion", ST_T_BOOL, bool, "false",
                "display the illicit part of the joint rotation"),
     SPRING_F_RAYLEIGH(frame_spring_ff),
-    ST_LINK(frame_spring_ff, object1, "object1", ST_LINK_STATE,
-            "First object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
-    ST_LINK(frame_spring_ff, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
+    SPRING_F_OBJECTS(frame_spring_ff),
     ST_FIELD_END};
 
 static const char *const fs_templates[] = {"Rigid3d", NULL};

@@ -503,12 +503,7 @@ static const st_field js_fields[] = {
     ST_IGNORED(joint_spring_ff, show_factor, "showFactorSize", ST_T_REAL, double, "1",
                "modify the size of the debug information of a given factor"),
     SPRING_F_RAYLEIGH(joint_spring_ff),
-    ST_LINK(joint_spring_ff, object1, "object1", ST_LINK_STATE,
-            "First object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
-    ST_LINK(joint_spring_ff, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
+    SPRING_F_OBJECTS(joint_spring_ff),
     ST_FIELD_END};
 
 static const char *const js_templates[] = {"Rigid3d", NULL};

@@ -316,12 +316,7 @@ static const st_field rgs_fields[] = {
     ST_STRING(grid_springs, file_springs, "fileSprings", NULL,
               "File of springs (SOFA's .xs3); not supported yet: an error when set"),
     SPRING_F_RAYLEIGH_HEAD(grid_springs),
-    ST_LINK(grid_springs, object1, "object1", ST_LINK_STATE,
-            "First object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
-    ST_LINK(grid_springs, object2, "object2", ST_LINK_STATE,
-            "Second object associated to this spring set (default: the MechanicalObject of the "
-            "node, else of its nearest ancestor)"),
+    SPRING_F_OBJECTS(grid_springs),
     ST_FIELD_END};
 
 const st_class regular_grid_spring_force_field_class = {

@@ -157,6 +157,15 @@ typedef struct edge_visit {
 } edge_visit;
 bool elem_edges_visit(const elem_edges *ee, unsigned w, size_t k, bool last, edge_visit *v);
 
+/* SOFA's PairInteractionForceField links, for S with members object1, object2. */
+#define SPRING_F_OBJECTS(S)                                                                       \
+    ST_LINK(S, object1, "object1", ST_LINK_STATE,                                                 \
+            "First object associated to this spring set (default: the MechanicalObject of the "   \
+            "node, else of its nearest ancestor)"),                                               \
+        ST_LINK(S, object2, "object2", ST_LINK_STATE,                                             \
+                "Second object associated to this spring set (default: the MechanicalObject of "  \
+                "the node, else of its nearest ancestor)")
+
 /* SOFA's ForceField data, shared by the spring force fields. */
 #define SPRING_F_RAYLEIGH(S)                                                                      \
     ST_REAL(S, rayleigh_stiffness, "rayleighStiffness", "0",                                      \
@@ -236,12 +245,7 @@ extern const st_forcefield_ops spring_ff_ops;
     ST_STRING(spring_ff, file_springs, "fileSprings", NULL, \
               "File of springs (SOFA's .xs3); not supported yet: an error when set"), \
     SPRING_F_RAYLEIGH(spring_ff), \
-    ST_LINK(spring_ff, object1, "object1", ST_LINK_STATE, \
-            "First object associated to this spring set (default: the MechanicalObject of the " \
-            "node, else of its nearest ancestor)"), \
-    ST_LINK(spring_ff, object2, "object2", ST_LINK_STATE, \
-            "Second object associated to this spring set (default: the MechanicalObject of the " \
-            "node, else of its nearest ancestor)")
+    SPRING_F_OBJECTS(spring_ff)
 
 extern const st_class spring_force_field_class;
 extern const st_class mesh_spring_force_field_class;
