@@ -330,10 +330,10 @@ Test(mechanical_object, unsupported_template_is_an_error)
     test_rt_open(&t);
     st_mstate *ms;
     st_scene *s = mo_scene(&t, &ms, NULL);
-    set(&ms->base, "template", "Vec6d");
+    set(&ms->base, "template", "Vec5d");
     st_error err = {0};
     cr_assert_neq(st_scene_init(s, &err), ST_OK);
-    cr_assert(strstr(err.msg, "Vec6d") && strstr(err.msg, "Vec3d"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "Vec5d") && strstr(err.msg, "Vec3d"), "%s", err.msg);
     st_scene_destroy(&s);
 
     s = mo_scene(&t, &ms, NULL);
