@@ -270,3 +270,37 @@ Test(sph_fluid, bad_radius_is_refused)
     cr_assert(strstr(err.msg, "radius must be > 0"), "%s", err.msg);
     done(&s, &t);
 }
+
+/* SpatialGridContainer keeps SOFA's data; the fluid beside it gives the same
+ * forces (settee's fluid always uses its own grid); a cellWidth <= 0 is refused. */
+Test(sph_fluid, spatial_grid_container)
+{
+    const char *fmt = "format: settee/1\nroot:\n  gravity: [0, 0, 0]\n  objects:\n"
+                      "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, SofaSphFluid]}\n"
+                      "    - EulerExplicitSolver: {}\n"
+                      "    - MechanicalObject: {position: [[0, 0, 0], [0.5, 0, 0]]}\n"
+                      "    - UniformMass: {vertexMass: 1}\n"
+                      "    - SpatialGridContainer: {cellWidth: %s, sortPoints: true}\n"
+                      "    - SPHFluidForceField: {viscosity: 0}\n";
+    char yaml[1024];
+    test_rt t;
+    st_scene *s = NULL;
+    st_error err = {0};
+    snprintf(yaml, sizeof yaml, fmt, "0.75");
+    test_rt_open(&t);
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    double f[6];
+    force_at(s, f, s->systems[0]->x, s->systems[0]->v);
+    double C = 315 / (64 * M_PI), rho = C * (1 + 0.421875), p = 100 * (rho - 1);
+    double g = -3 * (15 / M_PI) * 0.25 / 0.5, fx = -0.5 * g * (-2 * p / (rho * rho));
+    cr_assert(fabs(f[0] - fx) < 1e-12 * fabs(fx), "f0x %.17g want %.17g", f[0], fx);
+    done(&s, &t);
+
+    snprintf(yaml, sizeof yaml, fmt, "0");
+    test_rt_open(&t);
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "cell width must be > 0"), "%s", err.msg);
+    done(&s, &t);
+}
