@@ -252,8 +252,12 @@ static void find_neighbours(sph *s, const double *x)
     for (size_t b = 0; b < s->table; b++)
         s->head[b] = UINT32_MAX;
     for (size_t i = 0; i < s->n; i++) {
-        for (unsigned k = 0; k < d; k++)
-            s->cell[d * i + k] = (int64_t)floor(x[d * i + k] / h);
+        for (unsigned k = 0; k < d; k++) {
+            /* a non-finite or huge coordinate goes to cell 0 (distances still
+             * decide; the step's finiteness check reports a NaN) */
+            double c = floor(x[d * i + k] / h);
+            s->cell[d * i + k] = fabs(c) < 4e18 ? (int64_t)c : 0;
+        }
         size_t b = cell_hash(s->cell + d * i, d, s->table);
         s->next[i] = s->head[b];
         s->head[b] = (unsigned)i;
@@ -273,8 +277,12 @@ static void find_neighbours(sph *s, const double *x)
                     double e = x[d * j + k] - x[d * i + k];
                     r2 += e * e;
                 }
-                if (r2 < h2 && !push_pair(s, (unsigned)i, j, sqrt(r2 / h2)))
-                    return; /* out of memory: the pairs found so far act */
+                if (r2 < h2 && !push_pair(s, (unsigned)i, j, sqrt(r2 / h2))) {
+                    st_component_warn(&s->base, "out of memory for the neighbour pairs: only "
+                                                "%zu pairs act this step",
+                                      s->npairs);
+                    return;
+                }
             }
         }
     }
