@@ -8,6 +8,7 @@ extern const st_class sliding_lagrangian_constraint_class;
 extern const st_class stopper_lagrangian_constraint_class;
 extern const st_class uniform_lagrangian_constraint_class;
 extern const st_class unilateral_lagrangian_constraint_class;
+extern const st_class augmented_lagrangian_constraint_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -17,6 +18,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &stopper_lagrangian_constraint_class, err));
     ST_TRY(st_registry_add(r, &uniform_lagrangian_constraint_class, err));
     ST_TRY(st_registry_add(r, &unilateral_lagrangian_constraint_class, err));
+    ST_TRY(st_registry_add(r, &augmented_lagrangian_constraint_class, err));
     return ST_OK;
 }
 

@@ -11,7 +11,14 @@
  * from the positions at the start of the step (contact_violation);
  * resolution UnilateralConstraintResolution (mu = 0) or
  * UnilateralConstraintResolutionWithFriction (shared/contact_resolution.c),
- * no warm start, as SOFA. */
+ * no warm start, as SOFA.
+ *
+ * AugmentedLagrangianConstraint is the same contact set with SOFA's
+ * augmented Lagrangian resolutions (settee field epsilon, as
+ * AugmentedLagrangianContactParameters): without friction lambda -= d / W_ll
+ * clamped at 0 (epsilon unused, as SOFA's AugmentedLagrangianResolution);
+ * with mu > 0 the normal and tangential forces step by epsilon times the
+ * violation (contact_auglag_friction_resolution). */
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +35,8 @@ typedef struct unilateral {
     st_array normals;                /* "normals" (settee) */
     st_array dist;                   /* "contactDistance" (settee) */
     double mu;                       /* "mu" (settee) */
+    double epsilon;                  /* "epsilon" (settee; AugmentedLagrangianConstraint) */
+    bool augmented;                  /* set at init from the class */
     int group;                       /* "group" */
     unsigned constraint_index;       /* "constraintIndex" */
     /* Runtime. */
@@ -55,6 +64,8 @@ static const st_field unilateral_fields[] = {
     LAGRANGE_PAIR_IGNORED(unilateral),
     ST_FIELD_END};
 
+extern const st_class augmented_lagrangian_constraint_class;
+
 static size_t count(const unilateral *u)
 {
     return u->m1.n < u->m2.n ? u->m1.n : u->m2.n;
@@ -65,6 +76,12 @@ static unsigned nrows(const unilateral *u) { return u->mu > 0.0 ? 3 : 1; }
 static st_status uni_init(st_component *self, st_error *err)
 {
     unilateral *u = (unilateral *)self;
+    u->augmented = self->cls == &augmented_lagrangian_constraint_class;
+    if (u->augmented && u->mu > 0.0 && !(u->epsilon > 0.0))
+        return st_component_error(self, "epsilon", err, ST_EINVAL,
+                                  "epsilon: %g, the augmented Lagrangian step of a friction "
+                                  "contact must be > 0",
+                                  u->epsilon);
     u->ms1 = u->object1 ? (st_mstate *)u->object1 : st_component_mstate(self);
     u->ms2 = u->object2 ? (st_mstate *)u->object2 : st_component_mstate(self);
     ST_TRY(lagrange_check_vec3_side(self, "first_point", u->ms1, &u->m1, err));
@@ -185,6 +202,8 @@ static void uni_resolution(st_component *self, size_t row, const double *W, size
     unilateral *u = (unilateral *)self;
     if (nrows(u) == 1)
         contact_unilateral_resolution(W, dim, row, d, lambda);
+    else if (u->augmented)
+        contact_auglag_friction_resolution(u->mu, u->epsilon, row, d, lambda);
     else
         contact_friction_resolution(u->mu, u->w + 6 * ((row - u->first) / 3), row, d, lambda);
 }
@@ -209,6 +228,41 @@ const st_class unilateral_lagrangian_constraint_class = {
     .aliases = unilateral_aliases,
     .instance_size = sizeof(unilateral),
     .fields = unilateral_fields,
+    .init = uni_init,
+    .cleanup = uni_cleanup,
+    .on_event = uni_on_event,
+    .constraint = &unilateral_ops,
+};
+
+static const st_field augmented_fields[] = {
+    LAGRANGE_PAIR_LINKS(unilateral),
+    ST_UINTS(unilateral, m1, "first_point", NULL,
+             "settee: index of each contact's point on the first object (SOFA fills its "
+             "contacts from an AugmentedLagrangianResponseConstraint response)"),
+    ST_UINTS(unilateral, m2, "second_point", NULL,
+             "settee: index of each contact's point on the second object"),
+    ST_VEC3S(unilateral, normals, "normals", NULL,
+             "settee: each contact's normal, from the first point to the second (one for "
+             "every contact when only one is given; normalised)"),
+    ST_REALS(unilateral, dist, "contactDistance", "0",
+             "settee: each contact's distance (one for every contact when only one is given)"),
+    ST_REAL(unilateral, mu, "mu", "0",
+            "settee: friction coefficient of the contacts (0: frictionless, one row per "
+            "contact), as AugmentedLagrangianContactParameters"),
+    ST_REAL(unilateral, epsilon, "epsilon", "0",
+            "settee: augmented Lagrangian step of the friction contacts (force change per unit "
+            "of violation), as AugmentedLagrangianContactParameters"),
+    LAGRANGE_PAIR_IGNORED(unilateral),
+    ST_FIELD_END};
+
+const st_class augmented_lagrangian_constraint_class = {
+    .struct_size = sizeof(st_class),
+    .name = "AugmentedLagrangianConstraint",
+    .category = "Constraint",
+    .description = "Lagrangian-based inequality constraint: contacts between point pairs of two "
+                   "objects solved by the augmented Lagrangian (step epsilon), Coulomb friction mu",
+    .instance_size = sizeof(unilateral),
+    .fields = augmented_fields,
     .init = uni_init,
     .cleanup = uni_cleanup,
     .on_event = uni_on_event,

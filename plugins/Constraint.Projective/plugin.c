@@ -20,6 +20,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &patch_test_movement_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &attach_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &oscillator_projective_constraint_class, err));
+    ST_TRY(st_registry_add(r, &skeletal_motion_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &parabolic_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &fixed_rotation_projective_constraint_class, err));
     ST_TRY(st_registry_add(r, &fixed_translation_projective_constraint_class, err));

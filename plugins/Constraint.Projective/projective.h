@@ -180,6 +180,7 @@ extern const st_class affine_movement_projective_constraint_class;
 extern const st_class patch_test_movement_projective_constraint_class;
 extern const st_class attach_projective_constraint_class;
 extern const st_class oscillator_projective_constraint_class;
+extern const st_class skeletal_motion_projective_constraint_class;
 extern const st_class parabolic_projective_constraint_class;
 extern const st_class fixed_rotation_projective_constraint_class;
 extern const st_class fixed_translation_projective_constraint_class;

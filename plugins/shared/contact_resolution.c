@@ -114,3 +114,22 @@ void contact_unilateral_resolution(const double *W, size_t dim, size_t line, con
     if (!(lambda[line] >= 0.0))
         lambda[line] = 0.0;
 }
+
+void contact_auglag_friction_resolution(double mu, double eps, size_t line, const double *d,
+                                        double *lambda)
+{
+    lambda[line] -= d[line] * eps;
+    if (lambda[line] < 0) {
+        lambda[line] = lambda[line + 1] = lambda[line + 2] = 0;
+        return;
+    }
+    double t0 = lambda[line + 1] - d[line + 1] * eps, t1 = lambda[line + 2] - d[line + 2] * eps;
+    if (sqrt(t0 * t0 + t1 * t1) - mu * fabs(lambda[line]) < 0) {
+        lambda[line + 1] = t0;
+        lambda[line + 2] = t1;
+        return;
+    }
+    double ns = sqrt(d[line + 1] * d[line + 1] + d[line + 2] * d[line + 2]);
+    lambda[line + 1] -= mu * d[line] * eps * d[line + 1] / ns;
+    lambda[line + 2] -= mu * d[line] * eps * d[line + 2] / ns;
+}

@@ -42,4 +42,11 @@ void contact_friction_resolution(double mu, const double w6[6], size_t line, con
 void contact_unilateral_resolution(const double *W, size_t dim, size_t line, const double *d,
                                    double *lambda);
 
+/* AugmentedLagrangianResolutionWithFriction::resolution (rows line..line+2):
+ * lambda_n -= eps d_n, released (all three 0) below 0; the trial tangential
+ * force lambda_t - eps d_t stays inside the cone of radius mu lambda_n, else
+ * the tangents move by -mu eps d_n along d_t's direction. */
+void contact_auglag_friction_resolution(double mu, double eps, size_t line, const double *d,
+                                        double *lambda);
+
 #endif

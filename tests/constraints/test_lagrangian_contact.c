@@ -491,3 +491,46 @@ Test(lagrangian_contact, augmented_lagrangian_sticks_in_the_cone)
     cr_expect(fabs(v - G * sin(theta) * 0.5) < 1e-9, "mu=0: v %.12g", v);
     cr_expect(gap < 1e-9, "mu=0: left the contact distance by %g", gap);
 }
+
+/* AugmentedLagrangianConstraint: the same contact with SOFA's augmented
+ * Lagrangian resolution, lambda += -epsilon d (here W = 0.005 per row, the
+ * compliance 0.5 times dt, so a step epsilon = 100 halves the violation at
+ * each sweep: the exact contact force, the block sticks at 20 degrees with
+ * mu 0.5, while epsilon = 1 measurably does not converge); with a tiny
+ * epsilon the 1000 sweeps leave the normal force short, the block sinks. */
+static void auglag_case(double theta, double mu, double eps, double *vdown, double *gap)
+{
+    char y[4096], y2[4200];
+    double nx = -sin(theta), ny = cos(theta);
+    lag_unilateral_yaml(y, sizeof y, G, DT,
+                        "BlockGaussSeidelConstraintSolver: {name: csolver, tolerance: 1e-12, "
+                        "maxIterations: 1000}",
+                        "AugmentedLagrangianConstraint", nx, ny, mu, 2.0, 0.5);
+    char *at = strstr(y, "mu: ");
+    cr_assert_not_null(at);
+    char *end = strchr(at, '}');
+    snprintf(y2, sizeof y2, "%.*s, epsilon: %.17g%s", (int)(end - y), y, eps, end);
+    st_scene *s = scene_load(&T, y2);
+    st_mstate *b = scene_state(s, "block");
+    scene_steps(&T, s, 100);
+    const double *x = b->position.r, *v = b->velocity.r;
+    *vdown = -(v[0] * cos(theta) + v[1] * sin(theta));
+    *gap = x[0] * nx + x[1] * ny;
+    st_scene_destroy(&s);
+}
+
+Test(lagrangian_contact, augmented_lagrangian_constraint)
+{
+    double v, gap, theta = 20.0 * M_PI / 180.0;
+    auglag_case(theta, 0.5, 100.0, &v, &gap);
+    cr_assert(fabs(v) < 1e-9 && fabs(gap) < 1e-9, "sticks: v %g gap %g", v, gap);
+    auglag_case(theta, 0.0, 0.0, &v, &gap);
+    cr_assert(fabs(v - G * sin(theta)) < 1e-9 && fabs(gap) < 1e-9, "frictionless: v %.15g gap %g",
+              v, gap);
+    auglag_case(theta, 0.5, 1e-4, &v, &gap);
+    cr_assert(gap < -1e-4, "a tiny epsilon leaves the contact short: gap %g", gap);
+    char y[4096];
+    lag_unilateral_yaml(y, sizeof y, G, DT, "BlockGaussSeidelConstraintSolver: {}",
+                        "AugmentedLagrangianConstraint", 0, 1, 0.5, 2.0, 0.5);
+    scene_refused(&T, y, "epsilon");
+}

@@ -1076,3 +1076,135 @@ Test(linear_movement, extra_movements_are_unused_and_said)
     st_scene_destroy(&bad);
     test_rt_close(&t);
 }
+
+/* ---- SkeletalMotionProjectiveConstraint ---- */
+
+/* Two joints: a root keyed at t = 0 (origin, identity) and t = 1 (centre
+ * (2, 0, 0), a quarter turn about z), and a child without keys whose local
+ * frame is (1, 0, 0), identity. Bones [0, 1]: point 0 follows the root,
+ * point 1 the child. */
+#define SK_JOINTS                                                                                  \
+    "\"[ Parent -1 Channels 2  0 0 0 0 0 0 1  2 0 0 0 0 0.7071067811865476 "                       \
+    "0.7071067811865476 Times 2 0 1 PreviousMotion 0 0 0 0 0 0 1 NextMotion 0 0 0 0 0 0 1 "       \
+    "LocalRigid 0 0 0 0 0 0 1 , Parent 0 Channels 0 Times 0 PreviousMotion 1 0 0 0 0 0 1 "       \
+    "NextMotion 1 0 0 0 0 0 1 LocalRigid 1 0 0 0 0 0 1 ]\""
+
+static st_scene *sk_scene(test_rt *t, const char *extra)
+{
+    static char objs[2048];
+    snprintf(objs, sizeof objs,
+             "    - EulerImplicitSolver: {}\n"
+             "    - SparseLDLSolver: {}\n"
+             "    - MechanicalObject: {name: dofs, template: Rigid3d, position: \"0 0 0 0 0 0 1  "
+             "0 0 0 0 0 0 1\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - SkeletalMotionProjectiveConstraint: {joints: " SK_JOINTS
+             ", bones: \"[0, 1]\"%s}\n",
+             extra);
+    return load(t, "0, -10, 0", objs);
+}
+
+/* After 31 steps of 0.01 the projection read t = 0.3: a = 0.3, the root at
+ * (0.6, 0, 0) turned by th = 0.3 pi / 2 (slerp of a quarter turn), the child
+ * at root + R(th) (1, 0, 0) with the root's orientation. The velocity is the
+ * difference to t + dt over dt: 2 along x and pi / 2 about z for the root
+ * (interpolation linear in time), up to the float cast of a; for the child
+ * the chord of its arc. */
+Test(skeletal_motion, interpolates_between_two_keys)
+{
+    test_rt t;
+    st_scene *s = sk_scene(&t, "");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 31);
+    const double th = 0.3 * M_PI / 2;
+    const double *x = ms->position.r, *v = ms->velocity.r;
+    near(x[0], 0.6, 1e-7, "root x");
+    near(x[1], 0, 1e-12, "root y");
+    near(x[5], sin(th / 2), 1e-7, "root qz");
+    near(x[6], cos(th / 2), 1e-7, "root qw");
+    near(x[7], 0.6 + cos(th), 1e-7, "child x");
+    near(x[8], sin(th), 1e-7, "child y");
+    near(x[9], 0, 1e-12, "child z");
+    near(x[12], sin(th / 2), 1e-7, "child qz");
+    near(v[0], 2, 1e-5, "root vx");
+    near(v[1], 0, 1e-9, "root vy");
+    near(v[5], M_PI / 2, 1e-5, "root wz");
+    /* the child's centre: the one-step difference along its arc */
+    const double th1 = 0.31 * M_PI / 2;
+    near(v[6], (0.62 + cos(th1) - 0.6 - cos(th)) / 0.01, 1e-5, "child vx");
+    near(v[7], (sin(th1) - sin(th)) / 0.01, 1e-5, "child vy");
+    done(&s, &t);
+
+    /* animationSpeed 2: the same frame at t = 0.15 (16 steps) */
+    s = sk_scene(&t, ", animationSpeed: 2");
+    ms = state(s, "dofs");
+    steps(s, 16);
+    near(ms->position.r[0], 0.6, 1e-7, "root x at speed 2");
+    near(ms->position.r[8], sin(th), 1e-7, "child y at speed 2");
+    done(&s, &t);
+}
+
+/* Past the last key nothing is found: every joint takes its next motion
+ * (the last key) and the velocity is zero. */
+Test(skeletal_motion, holds_the_last_key)
+{
+    test_rt t;
+    st_scene *s = sk_scene(&t, "");
+    st_mstate *ms = state(s, "dofs");
+    steps(s, 150);
+    const double *x = ms->position.r, *v = ms->velocity.r;
+    near(x[0], 2, 1e-12, "root x");
+    near(x[5], sqrt(0.5), 1e-12, "root qz");
+    near(x[7], 2, 1e-12, "child x");
+    near(x[8], 1, 1e-12, "child y");
+    for (int k = 0; k < 12; k++)
+        near(v[k], 0, 0, "v");
+    done(&s, &t);
+
+    /* inactive: the points fall freely */
+    s = sk_scene(&t, ", active: false");
+    ms = state(s, "dofs");
+    steps(s, 10);
+    cr_assert(ms->position.r[1] < -1e-3, "inactive: y = %g", ms->position.r[1]);
+    done(&s, &t);
+}
+
+static void sk_fails(const char *joints, const char *bones, const char *want)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [" PLUGINS "]}\n"
+             "    - EulerExplicitSolver: {}\n"
+             "    - MechanicalObject: {template: Rigid3d, position: \"0 0 0 0 0 0 1\"}\n"
+             "    - UniformMass: {vertexMass: 1}\n"
+             "    - SkeletalMotionProjectiveConstraint: {joints: \"%s\", bones: \"%s\"}\n",
+             joints, bones);
+    test_rt t;
+    st_scene *s = NULL;
+    st_error err = {0};
+    test_rt_open(&t);
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK, "%s should fail", joints);
+    cr_assert(strstr(err.msg, want), "want '%s' in: %s", want, err.msg);
+    done(&s, &t);
+}
+
+#define SK_J(parent)                                                                               \
+    "Parent " parent " Channels 0 Times 0 PreviousMotion 0 0 0 0 0 0 1 NextMotion 0 0 0 0 0 0 1 " \
+    "LocalRigid 0 0 0 0 0 0 1"
+
+Test(skeletal_motion, bad_input)
+{
+    sk_fails("Parent -1", "0", "expected '[' at the start");
+    sk_fails("[ Parent -1 Channels 1 0 0 0 ]", "0", "joint 0: expected a channel");
+    sk_fails("[ " SK_J("-1") " ; ]", "0", "expected ',' or ']' after joint 0");
+    sk_fails("[ " SK_J("3") " ]", "0", "joint 0: parent 3 is not a joint");
+    sk_fails("[ " SK_J("1") ", " SK_J("0") " ]", "0", "parents form a cycle");
+    sk_fails("[ " SK_J("-1") " ]", "1", "bone 0: joint 1 does not exist");
+    sk_fails("[ " SK_J("-1") " ]", "[0, 0]", "2 bones but the state has 1 points");
+    sk_fails("[ " SK_J("-1") " ]", "[0, x]", "bones: expected a joint index at character 5");
+    sk_fails("[ " SK_J("-1") " ]", "[0", "expected ']' at the end");
+}

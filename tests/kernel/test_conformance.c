@@ -74,6 +74,7 @@ static const struct refusal {
     {"OBBCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"RigidCapsuleCollisionModel", "Rigid3d only (SOFA's CapsuleCollisionModel<Rigid3d>): refused beside the Vec3d state"},
     {"FixedRotationProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"SkeletalMotionProjectiveConstraint", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"JointSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"GearSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
     {"AngularSpringForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
