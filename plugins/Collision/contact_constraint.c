@@ -254,30 +254,6 @@ static ucontact *contact_at(cresponse *r, size_t index)
     return NULL;
 }
 
-/* SOFA's AugmentedLagrangianResolutionWithFriction: the normal force
- * grows by epsilon times the violation (not W's inverse); the tangential
- * trial force lambda_t - epsilon d_t stays when inside mu lambda_n's cone,
- * else the tangential force moves by -mu epsilon d_n along d_t's direction.
- * A released contact (lambda_n < 0) has all three forces zero. */
-static void auglag_friction_resolution(double mu, double eps, size_t row, const double *d,
-                                       double *lambda)
-{
-    lambda[row] -= d[row] * eps;
-    if (lambda[row] < 0) {
-        lambda[row] = lambda[row + 1] = lambda[row + 2] = 0;
-        return;
-    }
-    double t0 = lambda[row + 1] - d[row + 1] * eps, t1 = lambda[row + 2] - d[row + 2] * eps;
-    if (sqrt(t0 * t0 + t1 * t1) - mu * fabs(lambda[row]) < 0) {
-        lambda[row + 1] = t0;
-        lambda[row + 2] = t1;
-        return;
-    }
-    double ns = sqrt(d[row + 1] * d[row + 1] + d[row + 2] * d[row + 2]);
-    lambda[row + 1] -= mu * d[row] * eps * d[row + 1] / ns;
-    lambda[row + 2] -= mu * d[row] * eps * d[row + 2] / ns;
-}
-
 static void cc_resolution(st_component *self, size_t row, const double *W, size_t dim,
                           const double *d, double *lambda)
 {
@@ -295,7 +271,7 @@ static void cc_resolution(st_component *self, size_t row, const double *W, size_
         return;
     }
     if (r->kind == CR_AUGLAG) {
-        auglag_friction_resolution(r->mu, r->epsilon, row, d, lambda);
+        contact_auglag_friction_resolution(r->mu, r->epsilon, row, d, lambda);
         return;
     }
     for (unsigned a = 0; a < 3; a++)
