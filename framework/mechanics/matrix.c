@@ -303,9 +303,10 @@ static void record(st_matrix *m, int kind, size_t row, size_t col, const double 
     c->kind = kind;
     c->row = (unsigned)row;
     c->col = (unsigned)col;
-    double *r = m->recvals + m->nrec;
+    /* (a call of no values, from an element of no degree of freedom, keeps
+     * its place in the sequence; recvals may still be NULL then) */
     for (int i = 0; i < nv; i++)
-        r[i] = vals[i];
+        m->recvals[m->nrec + (size_t)i] = vals[i];
     m->nrec += (size_t)nv;
     m->ncalls++;
 }
@@ -728,11 +729,13 @@ nomem:
  * the recorded projections, in call order. */
 static void scatter_recorded(st_matrix *m)
 {
-    memset(m->values, 0, m->nnz * sizeof *m->values);
+    if (m->nnz)
+        memset(m->values, 0, m->nnz * sizeof *m->values);
     size_t rec = 0; /* the calls' values are back to back, in call order */
     for (size_t i = 0; i < m->ncalls; i++) {
         const mcall *c = &m->calls[i];
-        const double *r = m->recvals + rec;
+        /* (NULL when no call so far had values: elements of no degree of freedom) */
+        const double *r = m->recvals ? m->recvals + rec : NULL;
         int pr = m->point_at[c->row];
         if (c->kind == CALL_PROJECT) {
             apply_project(m, (size_t)pr, c->col);
