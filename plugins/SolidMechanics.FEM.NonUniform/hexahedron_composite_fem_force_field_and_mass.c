@@ -60,14 +60,6 @@ static const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
 
 typedef double mat24[24][24];
 
-static const void *grid_field(st_component *g, const char *name, st_type type)
-{
-    const st_field *f = st_component_field(g, name);
-    if (!f || f->type != type)
-        return NULL;
-    return st_component_field_ptr(g, f);
-}
-
 /* ---- one condensation on an (m+1)^3 lattice ---- */
 
 typedef struct lattice_cell {
@@ -382,27 +374,12 @@ static st_status composite_condense(composite_fem *cf, st_component *g, int grid
 {
     hexa_fem *s = &cf->n.h;
     st_component *self = &s->base;
-    const double *fn = grid_field(g, "finestN", ST_T_VEC3);
-    const double *fmin = grid_field(g, "finestMin", ST_T_VEC3);
-    const double *fmax = grid_field(g, "finestMax", ST_T_VEC3);
-    const st_array *cells = grid_field(g, "finestCells", ST_T_UINTS);
-    const st_array *coefs = grid_field(g, "finestStiffnessCoefs", ST_T_REALS);
-    if (!fn || !fmin || !fmax || !cells || !coefs)
-        return st_component_error(self, "topology", err, ST_EPLUGIN,
-                                  "the sparse grid '%s' does not give its finest level "
-                                  "(finestN, finestCells, finestStiffnessCoefs)",
-                                  g->name);
-    int nf[3];
-    size_t nc = 1;
-    for (int a = 0; a < 3; a++) {
-        nf[a] = (int)fn[a];
-        nc *= nf[a] > 1 ? (size_t)(nf[a] - 1) : 0;
-    }
-    if (nc == 0 || cells->n != nc || coefs->n != nc)
-        return st_component_error(self, "topology", err, ST_EPLUGIN,
-                                  "the sparse grid '%s' gives %zu finest cells for a %dx%dx%d "
-                                  "grid",
-                                  g->name, cells->n, nf[0], nf[1], nf[2]);
+    finest_level fl;
+    ST_TRY(nonuniform_finest(self, g, &fl, err));
+    const double *fmin = fl.fmin, *fmax = fl.fmax;
+    const st_array *cells = fl.cells, *coefs = fl.coefs;
+    const int *nf = fl.nf;
+    const size_t nc = fl.nc;
     const int L = cf->n.nb_virtual_finer, skip = grid_levels - L, S = 1 << L;
     if (L > 8 || (cf->finest_to_coarse && L > 3))
         return st_component_error(self, "nbVirtualFinerLevels", err, ST_EINVAL,
@@ -614,8 +591,8 @@ static st_status composite_init(st_component *self, st_error *err)
         n->condensed = true;
     }
     if (cf->draw_size == -1.0) {
-        const double *lo = grid_field(n->h.topology, "min", ST_T_VEC3);
-        const double *hi = grid_field(n->h.topology, "max", ST_T_VEC3);
+        const double *lo = nonuniform_grid_field(n->h.topology, "min", ST_T_VEC3);
+        const double *hi = nonuniform_grid_field(n->h.topology, "max", ST_T_VEC3);
         if (lo && hi)
             cf->draw_size = (double)(float)((hi[0] - lo[0]) * 0.004f);
     }

@@ -38,6 +38,20 @@ typedef struct composite_fem {
  * element matrices (shared by both classes). */
 st_status nonuniform_refresh(nonuniform_fem *n, st_error *err);
 
+/* Field `name` of topology g when it has that type, else NULL. */
+const void *nonuniform_grid_field(st_component *g, const char *name, st_type type);
+
+/* The sparse grid's finest level (its hidden outputs finestN, finestMin,
+ * finestMax, finestCells, finestStiffnessCoefs), checked to be whole;
+ * errors name g and self's topology field. */
+typedef struct finest_level {
+    const double *fmin, *fmax;
+    const st_array *cells, *coefs;
+    int nf[3];
+    size_t nc; /* regular cells */
+} finest_level;
+st_status nonuniform_finest(st_component *self, st_component *g, finest_level *fl, st_error *err);
+
 /* Whether topology g is a sparse grid with at least n's virtual levels
  * (grid_levels: the grid's); warns and returns false otherwise. */
 bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels);

@@ -82,12 +82,37 @@ static void condense(double out[24][24], const double A[24][24], const double w[
             }
 }
 
-static const void *grid_field(st_component *g, const char *name, st_type type)
+const void *nonuniform_grid_field(st_component *g, const char *name, st_type type)
 {
     const st_field *f = st_component_field(g, name);
     if (!f || f->type != type)
         return NULL;
     return st_component_field_ptr(g, f);
+}
+
+st_status nonuniform_finest(st_component *self, st_component *g, finest_level *fl, st_error *err)
+{
+    const double *fn = nonuniform_grid_field(g, "finestN", ST_T_VEC3);
+    fl->fmin = nonuniform_grid_field(g, "finestMin", ST_T_VEC3);
+    fl->fmax = nonuniform_grid_field(g, "finestMax", ST_T_VEC3);
+    fl->cells = nonuniform_grid_field(g, "finestCells", ST_T_UINTS);
+    fl->coefs = nonuniform_grid_field(g, "finestStiffnessCoefs", ST_T_REALS);
+    if (!fn || !fl->fmin || !fl->fmax || !fl->cells || !fl->coefs)
+        return st_component_error(self, "topology", err, ST_EPLUGIN,
+                                  "the sparse grid '%s' does not give its finest level "
+                                  "(finestN, finestCells, finestStiffnessCoefs)",
+                                  g->name);
+    fl->nc = 1;
+    for (int a = 0; a < 3; a++) {
+        fl->nf[a] = (int)fn[a];
+        fl->nc *= fl->nf[a] > 1 ? (size_t)(fl->nf[a] - 1) : 0;
+    }
+    if (fl->nc == 0 || fl->cells->n != fl->nc || fl->coefs->n != fl->nc)
+        return st_component_error(self, "topology", err, ST_EPLUGIN,
+                                  "the sparse grid '%s' gives %zu finest cells for a %dx%dx%d "
+                                  "grid",
+                                  g->name, fl->cells->n, fl->nf[0], fl->nf[1], fl->nf[2]);
+    return ST_OK;
 }
 
 /* Whether the grid gives what the condensation needs; warns and returns
@@ -109,7 +134,7 @@ bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels
                           g->name, cls);
         return false;
     }
-    const int *lg = grid_field(g, "nbVirtualFinerLevels", ST_T_INT);
+    const int *lg = nonuniform_grid_field(g, "nbVirtualFinerLevels", ST_T_INT);
     *grid_levels = lg ? *lg : 0;
     if (*grid_levels < n->nb_virtual_finer) {
         st_component_warn(self, "Conflict in nb of virtual levels between this force field (%d) "
@@ -125,27 +150,12 @@ static st_status condense_all(nonuniform_fem *n, st_component *g, int grid_level
 {
     hexa_fem *s = &n->h;
     st_component *self = &s->base;
-    const double *fn = grid_field(g, "finestN", ST_T_VEC3);
-    const double *fmin = grid_field(g, "finestMin", ST_T_VEC3);
-    const double *fmax = grid_field(g, "finestMax", ST_T_VEC3);
-    const st_array *cells = grid_field(g, "finestCells", ST_T_UINTS);
-    const st_array *coefs = grid_field(g, "finestStiffnessCoefs", ST_T_REALS);
-    if (!fn || !fmin || !fmax || !cells || !coefs)
-        return st_component_error(self, "topology", err, ST_EPLUGIN,
-                                  "the sparse grid '%s' does not give its finest level "
-                                  "(finestN, finestCells, finestStiffnessCoefs)",
-                                  g->name);
-    int nf[3];
-    size_t nc = 1;
-    for (int a = 0; a < 3; a++) {
-        nf[a] = (int)fn[a];
-        nc *= nf[a] > 1 ? (size_t)(nf[a] - 1) : 0;
-    }
-    if (nc == 0 || cells->n != nc || coefs->n != nc)
-        return st_component_error(self, "topology", err, ST_EPLUGIN,
-                                  "the sparse grid '%s' gives %zu finest cells for a %dx%dx%d "
-                                  "grid",
-                                  g->name, cells->n, nf[0], nf[1], nf[2]);
+    finest_level fl;
+    ST_TRY(nonuniform_finest(self, g, &fl, err));
+    const double *fmin = fl.fmin, *fmax = fl.fmax;
+    const st_array *cells = fl.cells, *coefs = fl.coefs;
+    const int *nf = fl.nf;
+    const size_t nc = fl.nc;
     const int L = n->nb_virtual_finer, skip = grid_levels - L, S = 1 << L;
     const size_t S3 = (size_t)S * (size_t)S * (size_t)S;
     if (s->ne > ((size_t)1 << 26) / S3)
