@@ -1,10 +1,11 @@
 /* test_paraview.c - the VTU/PVD output read back by ParaView's own readers
  * through pvpython (Debian paraview + python3-paraview), compared exactly
  * with the run's state, and one frame of the beam rendered offscreen by
- * scripts/render (under xvfb-run without a display): the picture must show
+ * scripts/render (under scripts/with-xvfb without a display): the picture must show
  * the beam, not only the background. Skips, saying so, without pvpython or
- * (headless) xvfb-run. */
+ * (headless) Xvfb. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +21,21 @@ static void remove_dir(void) { test_remove_dir(dir); }
 
 TestSuite(paraview, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
-/* "pvpython ..." or "xvfb-run -a -n N pvpython ..." ("" when it cannot run). */
+/* "pvpython ..." or "scripts/with-xvfb pvpython ..." ("" when it cannot run). */
 static const char *pvpython(void)
 {
     if (test_run("command -v pvpython >/dev/null", out, sizeof out) != 0)
         return "";
     if (getenv("DISPLAY") && *getenv("DISPLAY"))
         return "pvpython --force-offscreen-rendering";
-    if (test_run("command -v xvfb-run >/dev/null", out, sizeof out) != 0)
+    if (test_run("command -v Xvfb >/dev/null", out, sizeof out) != 0)
         return "";
-    /* xvfb-run -a takes the first free display from -n on, racily: two
-     * searches at once (other test programs, other checkouts on the
-     * machine) can take the same one and one loses its server ("bad X
-     * server connection"). Starting from a number of this process makes
-     * such a meeting unlikely. */
-    static char cmd[128];
-    snprintf(cmd, sizeof cmd, "xvfb-run -a -n %d pvpython --force-offscreen-rendering",
-             100 + (int)(getpid() % 5000));
+    /* The X server chooses its own free display and reports it when ready
+     * (Xvfb -displayfd): xvfb-run -a chose from outside, racing with other
+     * tests and checkouts on the machine ("bad X server connection"). */
+    static char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/with-xvfb' pvpython --force-offscreen-rendering",
+             SETTEE_SOURCE_DIR);
     return cmd;
 }
 
@@ -44,7 +43,7 @@ static const char *pvpython(void)
     do {                                                                                          \
         if (!pvpython()[0])                                                                       \
             cr_skip_test("ParaView's pvpython (Debian paraview, python3-paraview) or, without "  \
-                         "a display, xvfb-run (xvfb) is not installed: the output is not read "   \
+                         "a display, Xvfb (xvfb) is not installed: the output is not read "   \
                          "back by ParaView");                                                     \
     } while (0)
 
