@@ -63,9 +63,26 @@ static void scatter(double *out, const helem *e, const double P[9], double fact)
     }
 }
 
+/* The element's stresses for its F (kept in e): S, and P = F S (from F
+ * directly for a material that gives P). */
+static void element_stress(const hyper_ff *s, helem *e, double P[9])
+{
+    const double *prm = s->parameter_set.r;
+    if (s->mat->pk1) {
+        s->mat->pk1(s->mat, &e->st, prm, e->F, P);
+        return;
+    }
+    s->mat->stress(s->mat, &e->st, prm, e->S);
+    mat3_mul(P, e->F, e->S);
+}
+
 /* The stress increment for dF: dP = dF S + F dS(dF^T F + F^T dF). */
 static void stress_increment(const hyper_ff *s, const helem *e, const double dF[9], double dP[9])
 {
+    if (s->mat->dpk1) {
+        s->mat->dpk1(s->mat, &e->st, s->parameter_set.r, e->F, dF, dP);
+        return;
+    }
     double H[9], A[9], dS[9], t[9];
     mat3_mul_tn(A, dF, e->F);
     for (int i = 0; i < 3; i++)
@@ -147,7 +164,8 @@ static st_status init_element(hyper_ff *s, size_t i, const double *x0, st_error 
     /* the rest state, so that add_dforce before any add_force is defined */
     deformation_gradient(e, p, e->F);
     strain_of(s, e->F, &e->st);
-    s->mat->stress(s->mat, &e->st, s->parameter_set.r, e->S);
+    double P[9];
+    element_stress(s, e, P);
     return ST_OK;
 }
 
@@ -281,8 +299,7 @@ static void hff_add_force(st_component *self, const st_mparams *mp, double *f, c
         gather(xs, e->v, p);
         deformation_gradient(e, p, e->F);
         strain_of(s, e->F, &e->st);
-        s->mat->stress(s->mat, &e->st, s->parameter_set.r, e->S);
-        mat3_mul(P, e->F, e->S);
+        element_stress(s, e, P);
         scatter(fs, e, P, 1.0);
     }
 }

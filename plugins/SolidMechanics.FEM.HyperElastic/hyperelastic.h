@@ -47,6 +47,16 @@ struct hyper_material {
     void (*stress)(const hyper_material *m, const hyper_strain *s, const double *p, double S[9]);
     void (*dstress)(const hyper_material *m, const hyper_strain *s, const double *p,
                     const double H[9], double dS[9]);
+    /* Optional: the first Piola-Kirchhoff stress P = F S and its increment
+     * dP for dF, computed from F without C^-1. A material whose S holds
+     * J C^-1 (StableNeoHookean) gives the same values this way, but stays
+     * exact where an element is flat or inverted (J near 0, C singular),
+     * where F C^-1 J = cof F is formed from a C^-1 that has lost all its
+     * digits. NULL: the element code uses F S and dF S + F dS. */
+    void (*pk1)(const hyper_material *m, const hyper_strain *s, const double *p,
+                const double F[9], double P[9]);
+    void (*dpk1)(const hyper_material *m, const hyper_strain *s, const double *p,
+                 const double F[9], const double dF[9], double dP[9]);
 };
 
 /* The materials, one file each. */

@@ -629,6 +629,70 @@ Test(hyperelastic, stable_neo_hookean_inverted_element)
     test_rt_close(&t);
 }
 
+/* A flat tetrahedron (vertex 3 in the plane of the other three: J = 0, C
+ * singular), as every element of an inverted body passes on its way back.
+ * StableNeoHookean's stress is defined there (P = mu F + (lambda + mu)
+ * (J - alpha) cof F): the forces are finite, -dE/dx, and add_dforce is
+ * their derivative. Formed through C^-1, as SOFA writes S, they were NaN
+ * here and lost every digit nearby (vertex 3 at z = 1e-9). */
+Test(hyperelastic, stable_neo_hookean_flat_element)
+{
+    const char *zs[] = {"0", "1e-9"};
+    for (int k = 0; k < 2; k++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0'><EulerExplicitSolver/>"
+                 "<MechanicalObject name='dofs' position='0 0 0 1.1 0 0 0 0.9 0 0.2 0.3 %s' "
+                 "rest_position='0 0 0 1 0 0 0 1 0 0 0 1'/>"
+                 "<TetrahedronSetTopologyContainer tetrahedra='0 1 2 3'/>"
+                 "<TetrahedronHyperelasticityFEMForceField name='fem' "
+                 "materialName='StableNeoHookean' ParameterSet='300 200'/></Node>",
+                 zs[k]);
+        test_rt t;
+        open_rt(&t);
+        st_scene *s = load_xml(&t, xml);
+        st_system *sys = s->systems[0];
+        st_component *c = ff(s, "fem");
+        const st_forcefield_ops *ops = c->cls->forcefield;
+        double x[12], f[12], fp[12], fm[12], e[12], df[12];
+        memcpy(x, sys->x, sizeof x);
+        force_at(sys, c, x, f);
+        for (int i = 0; i < 12; i++)
+            cr_assert(isfinite(f[i]), "z = %s: force %d = %g", zs[k], i, f[i]);
+        /* J = 0 < alpha: the volume term pushes vertex 3 out of the plane,
+         * up to where the element had it (+z) */
+        cr_assert_gt(f[11], 0.0, "z = %s: f_z of vertex 3 = %g", zs[k], f[11]);
+        const double h = 1e-6;
+        double fmax = max_abs(f, 12);
+        for (int j = 0; j < 12; j++) {
+            double xj = x[j];
+            x[j] = xj + h;
+            double ep = ops->potential_energy(c, &sys->mp, x);
+            force_at(sys, c, x, fp);
+            x[j] = xj - h;
+            double em = ops->potential_energy(c, &sys->mp, x);
+            force_at(sys, c, x, fm);
+            x[j] = xj;
+            cr_assert(fabs((ep - em) / (2 * h) + f[j]) <= 1e-6 * fmax,
+                      "z = %s: dE/dx[%d] = %.12g, -f = %.12g", zs[k], j, (ep - em) / (2 * h),
+                      -f[j]);
+            force_at(sys, c, x, f); /* the tangent at x again */
+            memset(e, 0, sizeof e);
+            memset(df, 0, sizeof df);
+            e[j] = 1.0;
+            ops->add_dforce(c, &sys->mp, df, e, 1.0, 0.0);
+            for (int i = 0; i < 12; i++) {
+                double fd = (fp[i] - fm[i]) / (2 * h);
+                cr_assert(isfinite(df[i]) && fabs(df[i] - fd) <= 1e-6 * (1 + fabs(fd)) * 300,
+                          "z = %s: K(%d,%d) = %.12g, finite differences %.12g", zs[k], i, j,
+                          df[i], fd);
+            }
+        }
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
 /* materialName is SOFA's OptionsGroup in TetrahedronHyperelasticityFEM-
  * ForceField: an index into its option list selects too (2: NeoHookean),
  * with a warning; StandardTetrahedralFEMForceField takes names only. */
