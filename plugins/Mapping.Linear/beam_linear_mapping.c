@@ -18,17 +18,7 @@
 
 #include <settee/settee.h>
 
-#include "../shared/mapping_common.h"
-
-typedef struct beam_mapping {
-    map_head h;
-    bool local_coord;  /* "localCoord" */
-    /* Set at init. */
-    size_t nin, n;
-    double *points;    /* n x 3 local coordinates */
-    double *length;    /* nin: segment lengths */
-    double *r0, *r1;   /* n x 3: rotated points of the last apply */
-} beam_mapping;
+#include "beam_linear_mapping.h"
 
 static const st_field beam_fields[] = {
     MAP_HEAD_FIELDS(beam_mapping),
@@ -54,9 +44,10 @@ static size_t segment(const beam_mapping *m, size_t i, double u[3], double *f)
     return (size_t)j;
 }
 
-static void apply_points(beam_mapping *m, const double *xin, double *xout)
+void beam_mapping_apply_range(beam_mapping *m, const double *xin, double *xout, size_t first,
+                              size_t end)
 {
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = first; i < end; i++) {
         double u[3], f;
         size_t j = segment(m, i, u, &f);
         const double *c0 = xin + 7 * j, *c1 = xin + 7 * (j + 1), L = m->length[j];
@@ -79,9 +70,18 @@ static void cross_add(double *o, const double *w, const double *r, double s)
     o[2] += s * (w[0] * r[1] - w[1] * r[0]);
 }
 
-static void apply_j_points(const beam_mapping *m, const double *vin, double *vout)
+/* o = s (w x r), each term as cross_add adds it. */
+static void cross_scaled(double *o, const double *w, const double *r, double s)
 {
-    for (size_t i = 0; i < m->n; i++) {
+    o[0] = s * (w[1] * r[2] - w[2] * r[1]);
+    o[1] = s * (w[2] * r[0] - w[0] * r[2]);
+    o[2] = s * (w[0] * r[1] - w[1] * r[0]);
+}
+
+void beam_mapping_apply_j_range(const beam_mapping *m, const double *vin, double *vout, size_t b,
+                                size_t e)
+{
+    for (size_t i = b; i < e; i++) {
         double u[3], f;
         size_t j = segment(m, i, u, &f);
         const double *v0 = vin + 6 * j, *v1 = vin + 6 * (j + 1);
@@ -93,14 +93,29 @@ static void apply_j_points(const beam_mapping *m, const double *vin, double *vou
     }
 }
 
+size_t beam_mapping_jt_point(const beam_mapping *m, size_t i, const double *fi, double g[12])
+{
+    double u[3], s;
+    size_t j = segment(m, i, u, &s);
+    for (int k = 0; k < 3; k++) {
+        g[k] = fi[k] * (1.0 - s);
+        g[6 + k] = fi[k] * s;
+    }
+    cross_scaled(g + 3, m->r0 + 3 * i, fi, 1.0 - s); /* r x f */
+    cross_scaled(g + 9, m->r1 + 3 * i, fi, s);
+    return j;
+}
+
 static void init_apply(st_component *self, const double *xin, double *xout)
 {
-    apply_points((beam_mapping *)self, xin, xout);
+    beam_mapping *m = (beam_mapping *)self;
+    beam_mapping_apply_range(m, xin, xout, 0, m->n);
 }
 
 static void init_apply_j(st_component *self, const double *vin, double *vout)
 {
-    apply_j_points((beam_mapping *)self, vin, vout);
+    beam_mapping *m = (beam_mapping *)self;
+    beam_mapping_apply_j_range(m, vin, vout, 0, m->n);
 }
 
 static void beam_free(beam_mapping *m)
@@ -180,22 +195,22 @@ static void beam_cleanup(st_component *self)
     map_head_release(&((beam_mapping *)self)->h);
 }
 
-static bool ready(const beam_mapping *m)
+bool beam_mapping_ready(const beam_mapping *m)
 {
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n &&
            m->h.in->n == m->nin;
 }
 
-static bool ready_mech(const beam_mapping *m) { return ready(m) && !m->h.visual; }
+bool beam_mapping_ready_mech(const beam_mapping *m) { return beam_mapping_ready(m) && !m->h.visual; }
 
 static void beam_apply(st_component *self, const st_mparams *mp, double *x)
 {
     (void)mp;
     beam_mapping *m = (beam_mapping *)self;
-    double *xout = ready(m) ? map_head_xout(&m->h, x) : NULL;
+    double *xout = beam_mapping_ready(m) ? map_head_xout(&m->h, x) : NULL;
     if (!xout)
         return;
-    apply_points(m, st_slice_x(x, m->h.in), xout);
+    beam_mapping_apply_range(m, st_slice_x(x, m->h.in), xout, 0, m->n);
     map_head_touch_visual(&m->h);
 }
 
@@ -203,29 +218,24 @@ static void beam_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     beam_mapping *m = (beam_mapping *)self;
-    if (ready_mech(m))
-        apply_j_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out));
+    if (beam_mapping_ready_mech(m))
+        beam_mapping_apply_j_range(m, st_slice(v, m->h.in), st_slice(v, m->h.out), 0, m->n);
 }
 
 static void beam_apply_jt(st_component *self, const st_mparams *mp, double *f)
 {
     (void)mp;
     beam_mapping *m = (beam_mapping *)self;
-    if (!ready_mech(m))
+    if (!beam_mapping_ready_mech(m))
         return;
     double *fin = st_slice(f, m->h.in);
     const double *fout = st_slice(f, m->h.out);
     for (size_t i = 0; i < m->n; i++) {
-        double u[3], s;
-        size_t j = segment(m, i, u, &s);
-        const double *fi = fout + 3 * i;
-        double *F0 = fin + 6 * j, *F1 = fin + 6 * (j + 1);
-        for (int k = 0; k < 3; k++) {
-            F0[k] += fi[k] * (1.0 - s);
-            F1[k] += fi[k] * s;
-        }
-        cross_add(F0 + 3, m->r0 + 3 * i, fi, 1.0 - s); /* r x f */
-        cross_add(F1 + 3, m->r1 + 3 * i, fi, s);
+        double g[12];
+        size_t j = beam_mapping_jt_point(m, i, fout + 3 * i, g);
+        double *F0 = fin + 6 * j;
+        for (int k = 0; k < 12; k++)
+            F0[k] += g[k]; /* frames j and j + 1 */
     }
 }
 
@@ -242,7 +252,7 @@ static void beam_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb
 {
     (void)mp;
     beam_mapping *m = (beam_mapping *)self;
-    if (!ready_mech(m))
+    if (!beam_mapping_ready_mech(m))
         return;
     for (size_t i = 0; i < m->n; i++) {
         double u[3], f, b[18];

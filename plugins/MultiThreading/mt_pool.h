@@ -187,5 +187,6 @@ const st_class *parallel_hexahedron_fem_class(void);
 const st_class *parallel_spring_force_field_class(void);
 const st_class *parallel_mesh_spring_force_field_class(void);
 const st_class *parallel_cg_linear_solver_class(void);
+const st_class *beam_linear_mapping_mt_class(void);
 
 #endif

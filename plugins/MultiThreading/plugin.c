@@ -6,7 +6,7 @@
 
 #include "mt_pool.h"
 
-enum { MT_NCLASSES = 5 };
+enum { MT_NCLASSES = 6 };
 static const st_class *twins[MT_NCLASSES];
 static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
 
@@ -17,6 +17,7 @@ static void make_twins(void)
     twins[2] = parallel_spring_force_field_class();
     twins[3] = parallel_mesh_spring_force_field_class();
     twins[4] = parallel_cg_linear_solver_class();
+    twins[5] = beam_linear_mapping_mt_class();
 }
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -37,6 +38,7 @@ static const char *const provides[] = {"MultiThreading", NULL};
 ST_PLUGIN_DEFINE("MultiThreading", "0.1.0",
                  "Parallel twins, on a pool of threads, of sequential components: "
                  "ParallelTetrahedronFEMForceField, ParallelHexahedronFEMForceField, "
-                 "ParallelSpringForceField, ParallelMeshSpringForceField, ParallelCGLinearSolver; "
+                 "ParallelSpringForceField, ParallelMeshSpringForceField, ParallelCGLinearSolver, "
+                 "BeamLinearMapping_mt; "
                  "and TaskSchedulerSettings, their thread count",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -202,8 +202,10 @@ static bool names(const char *desc, const char *cls)
 {
     size_t n = strlen(cls);
     for (const char *p = desc; (p = strstr(p, cls)); p++) {
-        bool left = p == desc || !isalnum((unsigned char)p[-1]);
-        bool right = !isalnum((unsigned char)p[n]);
+        /* a class name is a C-like identifier: BeamLinearMapping does not
+         * name BeamLinearMapping_mt */
+        bool left = p == desc || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
         if (left && right)
             return true;
     }

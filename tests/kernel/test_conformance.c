@@ -103,6 +103,7 @@ static const struct refusal {
                                     "defined', then input and output must link two topologies"},
     {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamLinearMapping", "input and output must link two states; SOFA's mappings have no default"},
+    {"BeamLinearMapping_mt", "input and output must link two states; SOFA's mappings have no default"},
     {"DistanceToPlaneMapping", "planeNormal has no default (SOFA: 'planeNormal data has null "
                                "norm'), and input and output must link two states"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
