@@ -19,6 +19,12 @@ extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__free_motion_animation_loop_class;
 extern const st_class st__multi_step_animation_loop_class;
+extern const st_class st__animation_loop_parallel_scheduler_class;
+extern const st_class st__data_exchange_class;
+extern const st_class st__mean_computation_class;
+/* SOFA's DataExchangeEvent: every DataExchange of n's subtree copies its
+ * data (data_exchange.c; sent by AnimationLoopParallelScheduler). */
+void st__data_exchange_all(st_node *n);
 
 /* Shared by the animation loops (builtin/default_animation_loop.c). */
 typedef struct st__loop_links {
@@ -33,6 +39,10 @@ st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err
 void st__loop_links_init(st__loop_links *l, st_component *self);
 void st__loop_links_free(st__loop_links *l);
 st_system *st__loop_system_of(st_scene *s, const st_component *solver);
+/* Whether the loop stepping root integrates sys: every system for the
+ * root's loop; for a child scene's loop (AnimationLoopParallelScheduler),
+ * the systems whose solver is in that child's subtree. */
+bool st__loop_owns(const st_node *root, const st_system *sys);
 st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err);
 void st__loop_end_step(st_node *root, double t0, double dt);
 /* The collision pipeline of the root (the first object with the collision

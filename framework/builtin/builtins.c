@@ -42,7 +42,9 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
     ST_TRY(add_record(rt, "Core",
                       "Kernel components: DefaultAnimationLoop, FreeMotionAnimationLoop, "
                       "MultiStepAnimationLoop, "
-                      "DefaultVisualManagerLoop, RequiredPlugin",
+                      "DefaultVisualManagerLoop, RequiredPlugin; and, from SOFA's "
+                      "MultiThreading plugin, AnimationLoopParallelScheduler with its "
+                      "DataExchange and MeanComputation",
                       core_provides, err));
     ST_TRY(add_record(rt, "StateContainer", "MechanicalObject, the mechanical state",
                       state_provides, err));
@@ -53,6 +55,12 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
         s = st_registry_add(rt->reg, &st__free_motion_animation_loop_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__multi_step_animation_loop_class, err);
+    if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__animation_loop_parallel_scheduler_class, err);
+    if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__data_exchange_class, err);
+    if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__mean_computation_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__required_plugin_class, err);
     if (s == ST_OK)

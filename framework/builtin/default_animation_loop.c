@@ -87,7 +87,7 @@ st_status st__loop_update_inputs(st__loop_links *l, st_node *root, st_error *err
  * does not allocate either. */
 void st__loop_links_init(st__loop_links *l, st_component *self)
 {
-    st_node *root = st_node_root(self->node);
+    st_node *root = self->node; /* the root, or a child scene's node (its own loop) */
     st_error e = {0};
     l->nlinked = 0;
     l->listed = collect_linked(l, root, &e) == ST_OK;
@@ -111,6 +111,18 @@ static void default_loop_on_event(st_component *self, st_event ev, double dt)
 static void default_loop_cleanup(st_component *self)
 {
     st__loop_links_free(&((default_loop *)self)->links);
+}
+
+bool st__loop_owns(const st_node *root, const st_system *sys)
+{
+    if (!sys)
+        return false;
+    if (!root->parent)
+        return true;
+    for (const st_node *n = sys->solver ? sys->solver->node : NULL; n; n = n->parent)
+        if (n == root)
+            return true;
+    return false;
 }
 
 st_system *st__loop_system_of(st_scene *s, const st_component *solver)
@@ -239,7 +251,7 @@ void st__loop_end_step(st_node *root, double t0, double dt)
     st_scene *s = root->scene;
     for (size_t i = 0; i < s->nsystems; i++) {
         st_system *sys = s->systems[i];
-        if (!sys)
+        if (!st__loop_owns(root, sys))
             continue;
         /* SOFA's projection visitor carries t0 + dt, but its components read
          * the context's time, which advances only after it: t0. */

@@ -176,7 +176,7 @@ static void fm_on_event(st_component *self, st_event ev, double dt)
         return;
     free_motion_loop *l = (free_motion_loop *)self;
     st__loop_links_init(&l->links, self);
-    st_node *root = st_node_root(self->node);
+    st_node *root = self->node; /* the root, or the child scene it steps */
     st_component *found = NULL;
     l->has_constraints = false;
     scan(root, &found, &l->has_constraints);
@@ -233,12 +233,12 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     double tstart = st_time_now();
     st_status rc;
     for (size_t i = 0; i < s->nsystems; i++)
-        if (s->systems[i])
+        if (st__loop_owns(root, s->systems[i]))
             memcpy(l->xt[i], s->systems[i]->x, s->systems[i]->xsize_all * sizeof(double));
     ST_TRY(st__loop_solve_node(s, root, dt, err));
     for (size_t i = 0; i < s->nsystems; i++) {
         st_system *sys = s->systems[i];
-        if (!sys)
+        if (!st__loop_owns(root, sys))
             continue;
         sys->mp.time = t0;
         /* SOFA: projectResponse(freeVel), propagateDx(freeVel), then
@@ -259,7 +259,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     if (l->has_collision) {
         for (size_t i = 0; i < s->nsystems; i++) {
             st_system *sys = s->systems[i];
-            if (!sys)
+            if (!st__loop_owns(root, sys))
                 continue;
             memcpy(l->xf[i], sys->x, sys->xsize_all * sizeof(double));
             memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
@@ -270,7 +270,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
     if (l->has_collision) {
         for (size_t i = 0; i < s->nsystems; i++) {
             st_system *sys = s->systems[i];
-            if (!sys)
+            if (!st__loop_owns(root, sys))
                 continue;
             memcpy(sys->x, l->xf[i], sys->xsize_all * sizeof(double));
             st_system_propagate_x(sys, sys->x);
@@ -292,7 +292,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         /* The constraints read x_t and the free velocities. */
         for (size_t i = 0; i < s->nsystems; i++) {
             st_system *sys = s->systems[i];
-            if (!sys)
+            if (!st__loop_owns(root, sys))
                 continue;
             memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
             st_system_propagate_x(sys, sys->x);
@@ -307,7 +307,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
         }
         for (size_t i = 0; i < s->nsystems; i++) {
             st_system *sys = s->systems[i];
-            if (!sys)
+            if (!st__loop_owns(root, sys))
                 continue;
             st_vec_x_op(sys, sys->x, l->xt[i], sys->v, dt);
             st_system_propagate_x(sys, sys->x);

@@ -57,7 +57,7 @@ static st_status integrate(st_node *root, double dt, double t_before, double t, 
     ST_TRY(st__loop_solve_node(s, root, dt, err));
     for (size_t i = 0; i < s->nsystems; i++) {
         st_system *sys = s->systems[i];
-        if (!sys)
+        if (!st__loop_owns(root, sys))
             continue;
         sys->mp.time = t_before;
         st_system_project_position(sys, sys->x);

@@ -15,7 +15,9 @@
 #define ALLOC_MAX ((size_t)1 << 31)
 #endif
 
-static unsigned long alloc_count;
+/* Counted from any thread (the child scenes of AnimationLoopParallelScheduler
+ * step in parallel). */
+static _Atomic unsigned long alloc_count;
 static long fail_countdown = -1;
 
 static int should_fail(void)
@@ -77,7 +79,7 @@ unsigned long st_alloc_count(void) { return alloc_count; }
 
 /* Third-party libraries' allocations: fault injection applies, the count is
  * their own (st_alloc_count stays settee's). */
-static unsigned long lib_count;
+static _Atomic unsigned long lib_count;
 
 static void *lib_counted(void *p)
 {

@@ -132,6 +132,7 @@ void st__component_destroy(st_component *c)
         st_free(ci->fs);
         st_free(ci->snap);
         st_free(ci->template_name);
+        st_free(ci->tags);
         st_free(ci->src);
         st_free(ci);
     }
@@ -342,6 +343,14 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
         st_free(ci->template_name);
         ci->template_name = st_strdup(v->text);
         return ci->template_name ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    if (i < 0 && !strcmp(key, "tags") && v->kind == ST_VAL_SCALAR) {
+        /* kept: MeanComputation reads its output's tag; no other effect */
+        char *t = st_strdup(v->text);
+        if (!t)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        st_free(ci->tags);
+        ci->tags = t;
     }
     if (i < 0 && (!strcmp(key, "listening") || !strcmp(key, "tags") || !strcmp(key, "bbox"))) {
         /* SOFA's BaseObject data with no effect on settee's results. */
@@ -834,7 +843,49 @@ st_status st__component_resolve_links(st_component *c, st_error *err)
     return ST_OK;
 }
 
+st_status st__component_link_field(st_component *dst, const st_field *df, st_component *src,
+                                   const st_field *sf, st_error *err)
+{
+    st_cinfo *ci = st__cinfo(dst);
+    int k = st__component_field_index(dst, df->name);
+    if (k < 0)
+        return st_error_set(err, ST_EINVAL, "no field '%s'", df->name);
+    char path[ST_ERROR_PATH_MAX], text[ST_ERROR_PATH_MAX + 64];
+    snprintf(text, sizeof text, "%s.%s", st_component_path(src, path, sizeof path), sf->name);
+    char *link = st_strdup(text[0] == '/' ? text + 1 : text);
+    if (!link)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    st_fstate *fs = &ci->fs[k];
+    st_free(fs->link);
+    fs->link = link;
+    fs->parent = src;
+    fs->parent_field = sf;
+    fs->parent_counter = 0;
+    ci->has_links = true;
+    ci->inputs_gen = 0;
+    if (dst->node && dst->node->scene)
+        dst->node->scene->graph_version++;
+    return st_component_update_inputs(dst, err);
+}
+
+bool st__component_has_tag(const st_component *c, const char *tag)
+{
+    const char *t = st__cinfo(c)->tags;
+    size_t n = strlen(tag);
+    for (const char *p = t; p && (p = strstr(p, tag)); p += n) {
+        bool left = p == t || p[-1] == ' ' || p[-1] == ',' || p[-1] == '\t';
+        bool right = !p[n] || p[n] == ' ' || p[n] == ',' || p[n] == '\t';
+        if (left && right)
+            return true;
+    }
+    return false;
+}
+
 static st_status update_inputs(st_component *c, st_error *err);
+
+/* The nesting of st_component_update_inputs on this thread (child scenes
+ * may step on several threads: AnimationLoopParallelScheduler). */
+static _Thread_local int update_depth;
 
 st_status st_component_update_inputs(st_component *c, st_error *err)
 {
@@ -844,19 +895,16 @@ st_status st_component_update_inputs(st_component *c, st_error *err)
     st_runtime *rt = ci->rt;
     if (rt && ci->inputs_gen == rt->data_gen + 1)
         return ST_OK;
-    if (rt && rt->update_depth >= ST__LINK_DEPTH_MAX)
+    if (update_depth >= ST__LINK_DEPTH_MAX)
         return st_component_error(c, NULL, err, ST_ELINK,
                                   "data links chain through more than %d components upstream of "
                                   "this one; settee follows at most %d",
                                   ST__LINK_DEPTH_MAX, ST__LINK_DEPTH_MAX);
-    if (rt)
-        rt->update_depth++;
+    update_depth++;
     st_status s = update_inputs(c, err);
-    if (rt) {
-        rt->update_depth--;
-        if (s == ST_OK)
-            ci->inputs_gen = rt->data_gen + 1;
-    }
+    update_depth--;
+    if (rt && s == ST_OK)
+        ci->inputs_gen = rt->data_gen + 1;
     return s;
 }
 

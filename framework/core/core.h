@@ -73,6 +73,7 @@ typedef struct st_cinfo {
     bool initialised;
     st_mark mark;                 /* where the component was declared */
     char *template_name;          /* "template" when the class has no such field */
+    char *tags;                   /* SOFA's "tags" (space separated), or NULL */
     char *src;                    /* SOFA's src="@path" (without '@'), or NULL */
     st_mark src_mark;
     bool src_done;                /* src's links were made */
@@ -87,6 +88,12 @@ typedef struct st_cinfo {
 } st_cinfo;
 
 static inline st_cinfo *st__cinfo(const st_component *c) { return (st_cinfo *)c->kernel; }
+/* From now on dst's field df reads src's field sf (a data link made after
+ * the scene was read: SOFA's setParent), replacing dst's own link. */
+st_status st__component_link_field(st_component *dst, const st_field *df, st_component *src,
+                                   const st_field *sf, st_error *err);
+/* Whether c's "tags" name tag (SOFA's Tag: MeanComputation's "MeanOutput"). */
+bool st__component_has_tag(const st_component *c, const char *tag);
 
 /* ---- errors and logging ---- */
 st_status st__error_at(st_error *err, st_status code, st_mark m, const char *fmt, ...)
@@ -283,8 +290,8 @@ struct st_runtime {
     size_t ndirs;
     st_plugin_rec **plugins;
     size_t nplugins;
-    unsigned long data_gen;       /* bumped on every field write (st__data_changed) */
-    int update_depth;             /* nesting of st_component_update_inputs */
+    _Atomic unsigned long data_gen; /* bumped on every field write (st__data_changed); atomic:
+                                   * child scenes may step on several threads */
     const void **noted;           /* (class, field) pairs already reported, 2 per entry */
     size_t nnoted, capnoted;
     /* Errors and warnings said since the scene began loading (hashes of

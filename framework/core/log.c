@@ -1,5 +1,6 @@
 /* log.c - the runtime's log sink and the messages the kernel sends to it
  * (each ignored SOFA field noted once), and the clock the run's timings use. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -83,6 +84,20 @@ void st__log_forget(st_runtime *rt)
         rt->nsaid = 0;
 }
 
+/* Messages may come from several threads at once (the child scenes of
+ * AnimationLoopParallelScheduler step in parallel): the remembered
+ * messages and the sink are used under one lock. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(st_runtime *rt, st_log_level level, const char *where, const char *path,
+                const char *msg)
+{
+    pthread_mutex_lock(&log_lock);
+    if (first_saying(rt, level, where, path, msg))
+        rt->log(level, where, path, msg, rt->log_ud);
+    pthread_mutex_unlock(&log_lock);
+}
+
 void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, const char *fmt, ...)
 {
     if (!rt || !rt->log)
@@ -96,23 +111,32 @@ void st__log(st_runtime *rt, st_log_level level, st_mark m, const char *path, co
         snprintf(where, sizeof where, "%s:%d:%d", m.file, m.line, m.col > 0 ? m.col : 1);
     else if (m.file && m.line < 0) /* a label: "--set PATH=VALUE" */
         snprintf(where, sizeof where, "%s", m.file);
-    if (first_saying(rt, level, where, path ? path : "", msg))
-        rt->log(level, where, path ? path : "", msg, rt->log_ud);
+    say(rt, level, where, path ? path : "", msg);
 }
 
 void st__log_error(st_runtime *rt, const st_error *err)
 {
     if (!err || err->code == ST_OK || err->reported)
         return;
-    if (rt && rt->log && first_saying(rt, ST_LOG_ERROR, err->where, err->path, err->msg))
-        rt->log(ST_LOG_ERROR, err->where, err->path, err->msg, rt->log_ud);
+    if (rt && rt->log)
+        say(rt, ST_LOG_ERROR, err->where, err->path, err->msg);
     ((st_error *)err)->reported = true;
 }
+
+static bool first_note(st_runtime *rt, const void *a, const void *b);
 
 bool st__runtime_first_note(st_runtime *rt, const void *a, const void *b)
 {
     if (!rt)
         return true;
+    pthread_mutex_lock(&log_lock);
+    bool first = first_note(rt, a, b);
+    pthread_mutex_unlock(&log_lock);
+    return first;
+}
+
+static bool first_note(st_runtime *rt, const void *a, const void *b)
+{
     for (size_t i = 0; i + 1 < rt->nnoted; i += 2)
         if (rt->noted[i] == a && rt->noted[i + 1] == b)
             return false;
