@@ -38,29 +38,6 @@
 #include "beam_adapter.h"
 #include "../shared/beam_stiffness.h"
 
-typedef struct ab_beam {
-    unsigned n0, n1;
-    double K[12][12]; /* local stiffness */
-    double M[12][12]; /* local mass */
-    double A[2][36];  /* adjoints, DOF (global) to beam frame at each node */
-} ab_beam;
-
-typedef struct ab_ffm {
-    st_component base;
-    bool compute_mass;          /* "computeMass" */
-    st_array mass_density;      /* "massDensity" */
-    bool shear;                 /* "shearStressComputation" */
-    bool reinforce;             /* "reinforceLength" */
-    st_component *interpolation; /* "interpolation" */
-    double rayleigh_stiffness, rayleigh_mass;
-    bool separate_gravity;
-    /* Set by init. */
-    beam_interpolation *bi;
-    st_mstate *ms;
-    size_t nb;
-    ab_beam *beam;   /* nb, owned */
-    double def_density;
-} ab_ffm;
 
 /* The consistent beam mass (BeamAdapter's computeMass), 12x12. */
 static void local_mass(double M[12][12], const ba_section *s, double L, double rho)

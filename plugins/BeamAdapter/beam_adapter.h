@@ -96,4 +96,32 @@ void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E,
 void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *x, double r0[3],
                           double r1[3]);
 
+/* One beam of AdaptiveBeamForceFieldAndMass, as of its last add_force. */
+typedef struct ab_beam {
+    unsigned n0, n1;
+    double K[12][12]; /* local stiffness */
+    double M[12][12]; /* local mass */
+    double A[2][36];  /* adjoints, DOF (global) to beam frame at each node */
+} ab_beam;
+
+/* AdaptiveBeamForceFieldAndMass. */
+typedef struct ab_ffm {
+    st_component base;
+    bool compute_mass;          /* "computeMass" */
+    st_array mass_density;      /* "massDensity" */
+    bool shear;                 /* "shearStressComputation" */
+    bool reinforce;             /* "reinforceLength" */
+    st_component *interpolation; /* "interpolation" */
+    double rayleigh_stiffness, rayleigh_mass;
+    bool separate_gravity;
+    /* Set by init. */
+    beam_interpolation *bi;
+    st_mstate *ms;
+    size_t nb;
+    ab_beam *beam;   /* nb, owned */
+    double def_density;
+} ab_ffm;
+
+extern const st_class adaptive_beam_force_field_and_mass_class;
+
 #endif

@@ -5,7 +5,6 @@
 
 #include "beam_adapter.h"
 
-extern const st_class adaptive_beam_force_field_and_mass_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
