@@ -632,7 +632,7 @@ static const char *const bi_templates[] = {"Rigid3d", NULL};
 const st_class beam_interpolation_class = {
     .struct_size = sizeof(st_class),
     .name = "BeamInterpolation",
-    .category = "Engine",
+    .category = "Misc",
     .description = "Adaptive 6D beams on the edges of a topology between Rigid3d frames: "
                    "sections, DOF-to-node transforms and the cubic spline interpolation of a "
                    "frame along each beam (BeamAdapter)",
