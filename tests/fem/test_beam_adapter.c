@@ -150,6 +150,8 @@ Test(beam_adapter, sofa_minimal_scenes)
      * (its factory looks for the state at creation); settee finds the
      * node's state at init, as for every component. */
     expect_ok(MIN_HEAD MIN_TOPO MIN_BI MIN_MO "</Node>");
+    /* the force field before its interpolation: it prepares it first */
+    expect_ok(MIN_HEAD MIN_TOPO MIN_MO MIN_FF MIN_BI "</Node>");
     expect_error(MIN_HEAD MIN_MO MIN_BI MIN_FF "</Node>", "No topology component found");
     expect_error(MIN_HEAD MIN_TOPO MIN_BI MIN_FF "</Node>",
                  "No mechanical state with the datatype 'Rigid3d'");
