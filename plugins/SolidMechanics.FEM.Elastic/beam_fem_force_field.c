@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "beam_fem.h"
+#include "../shared/beam_stiffness.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -86,34 +87,9 @@ static void beam_setup(beam_info *bi, double E, double L, double nu, double r, d
     bi->J = bi->Iz + bi->Iy;
     bi->A = M_PI * (r * r - ri * ri);
     bi->Asy = bi->Asz = 0.0;
-    double L2 = L * L, L3 = L2 * L, EIy = E * bi->Iy, EIz = E * bi->Iz;
-    double phiy = bi->Asy == 0 ? 0.0 : 24.0 * (1.0 + nu) * bi->Iz / (bi->Asy * L2);
-    double phiz = bi->Asz == 0 ? 0.0 : 24.0 * (1.0 + nu) * bi->Iy / (bi->Asz * L2);
-    double(*k)[12] = bi->k;
-    memset(bi->k, 0, sizeof bi->k);
-    k[6][6] = k[0][0] = E * bi->A / L;
-    k[7][7] = k[1][1] = 12.0 * EIz / (L3 * (1.0 + phiy));
-    k[8][8] = k[2][2] = 12.0 * EIy / (L3 * (1.0 + phiz));
-    k[9][9] = k[3][3] = bi->G * bi->J / L;
-    k[10][10] = k[4][4] = (4.0 + phiz) * EIy / (L * (1.0 + phiz));
-    k[11][11] = k[5][5] = (4.0 + phiy) * EIz / (L * (1.0 + phiy));
-    k[4][2] = -6.0 * EIy / (L2 * (1.0 + phiz));
-    k[5][1] = 6.0 * EIz / (L2 * (1.0 + phiy));
-    k[6][0] = -k[0][0];
-    k[7][1] = -k[1][1];
-    k[7][5] = -k[5][1];
-    k[8][2] = -k[2][2];
-    k[8][4] = -k[4][2];
-    k[9][3] = -k[3][3];
-    k[10][2] = k[4][2];
-    k[10][4] = (2.0 - phiz) * EIy / (L * (1.0 + phiz));
-    k[10][8] = -k[4][2];
-    k[11][1] = k[5][1];
-    k[11][5] = (2.0 - phiy) * EIz / (L * (1.0 + phiy));
-    k[11][7] = -k[5][1];
-    for (int i = 0; i <= 10; i++)
-        for (int j = i + 1; j < 12; j++)
-            k[i][j] = k[j][i];
+    const beam_section_props p = {.E = E, .nu = nu, .L = L, .A = bi->A, .Iy = bi->Iy,
+                                  .Iz = bi->Iz, .J = bi->J, .Asy = bi->Asy, .Asz = bi->Asz};
+    beam_local_stiffness(bi->k, &p);
 }
 
 /* SOFA's initLarge: the frame halfway from q_a to q_b (used by add_dforce

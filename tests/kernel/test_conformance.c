@@ -68,6 +68,8 @@ static const struct refusal {
     {"LineSetSkinningMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"CenterOfMassMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamFEMForceField", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},
+    {"BeamInterpolation", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
+    {"AdaptiveBeamForceFieldAndMass", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"MechanicalStateController",
      "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
     {"CylinderCollisionModel", "Rigid3d only (SOFA's one instantiation): refused beside the Vec3d state"},

@@ -1,0 +1,127 @@
+/* beam_adapter.h - what BeamInterpolation gives AdaptiveBeamForceFieldAndMass
+ * in SOFA's BeamAdapter plugin: rigid transforms, the beams (edges of a
+ * topology between Rigid3d frames) with their sections, the DOF-to-node
+ * transforms and the cubic spline (Bezier) interpolation of a frame along a
+ * beam. Internal to the plugin; its tests include it. */
+#ifndef SETTEE_PLUGIN_BEAM_ADAPTER_H
+#define SETTEE_PLUGIN_BEAM_ADAPTER_H
+
+#include <settee/settee.h>
+
+/* A rigid transform "parent_H_child" in standard form: q is the child's
+ * orientation in the parent (x y z w), t the child's origin in the parent.
+ * (SOFA's Transform stores the parent's origin in the child; the algebra is
+ * the same.) */
+typedef struct ba_xf {
+    double q[4];
+    double t[3];
+} ba_xf;
+
+void ba_xf_identity(ba_xf *h);
+/* out = a b (out may alias a or b). */
+void ba_xf_mul(ba_xf *out, const ba_xf *a, const ba_xf *b);
+/* out = h^-1 (out may alias h). */
+void ba_xf_inv(ba_xf *out, const ba_xf *h);
+/* The 6x6 adjoint of h (row-major) acting on (linear, angular) twists:
+ * [R, [t]x R; 0, R] (SOFA's Transform::getAdjointMatrix). */
+void ba_xf_adjoint(const ba_xf *h, double A[36]);
+/* SOFA's Quat::quatToRotationVector: axis times angle. */
+void ba_rotation_vector(const double qin[4], double v[3]);
+
+/* One beam's section (SOFA's BeamSection). */
+typedef struct ba_section {
+    double A, Iy, Iz, J, Asy, Asz, r, r_inner;
+} ba_section;
+
+/* BeamInterpolation (SOFA's BaseBeamInterpolation and BeamInterpolation). */
+typedef struct beam_interpolation {
+    st_component base;
+    /* BaseBeamInterpolation's data. */
+    st_array edge_list;      /* "edgeList": uints, edges of the topology */
+    st_array length_list;    /* "lengthList": reals, rest length per beam */
+    st_array dof0_node0;     /* "DOF0TransformNode0": 7 per beam (x y z qx qy qz qw) */
+    st_array dof1_node1;     /* "DOF1TransformNode1": 7 per beam */
+    st_array curv_abs_list;  /* "curvAbsList": pairs (x0 x1) */
+    st_array beam_collision; /* "beamCollision": uints */
+    bool dofs_aligned;       /* "dofsAndBeamsAligned" */
+    st_component *topology;  /* "topology" */
+    /* BeamInterpolation's data. */
+    char *cross_section_shape; /* "crossSectionShape" */
+    st_array radius, inner_radius, length_y, length_z, young, poisson; /* per beam */
+    double side_length, small_radius, large_radius;
+    bool straight;           /* "straight" */
+    char *vec_id;            /* "vecID" */
+    st_array interpolation_inputs; /* "InterpolationInputs": pairs (beam, bary) */
+    st_array interpolated_pos;     /* "InterpolatedPos": output, Rigid3d coordinates */
+    st_array interpolated_vel;     /* "InterpolatedVel": output, Rigid3d derivatives */
+    /* Set by init. */
+    st_mstate *ms;
+    const st_array *edges;   /* the topology's edges (pairs) */
+    size_t nedges;
+    bool constant;           /* one section for all beams (SOFA's m_constantBeam) */
+    ba_section constant_section;
+    ba_section *section;     /* nedges, owned, when !constant */
+    double def_young, def_poisson;
+} beam_interpolation;
+
+extern const st_class beam_interpolation_class;
+
+/* Initialises bi (its init; the force field calls it when it comes first). */
+st_status ba_interpolation_prepare(beam_interpolation *bi, st_error *err);
+/* Number of beams (edgeList). */
+size_t ba_num_beams(const beam_interpolation *bi);
+/* The two points of beam b. */
+void ba_node_indices(const beam_interpolation *bi, size_t b, unsigned *n0, unsigned *n1);
+/* The DOF-to-node transforms of beam b (identity when dofsAndBeamsAligned). */
+void ba_dof_to_local(const beam_interpolation *bi, size_t b, ba_xf *d0, ba_xf *d1);
+/* global_H_local0 and global_H_local1 of beam b at coordinates x (the state's
+ * own slice, 7 per point). */
+void ba_compute_transform(const beam_interpolation *bi, size_t b, const double *x, ba_xf *g0,
+                          ba_xf *g1);
+/* The Bezier control points of two node frames and a length. */
+void ba_control_points(const ba_xf *g0, const ba_xf *g1, double L, double P[4][3]);
+/* The spline's length (4-point Gauss quadrature of |P'|). */
+double ba_spline_length(const double P[4][3]);
+/* The frame at barycentric coordinate bary along the spline of g0, g1. */
+void ba_interpolate_transform(ba_xf *out, double bary, const ba_xf *g0, const ba_xf *g1,
+                              double L);
+/* The node frames at rest in the beam's middle frame. */
+void ba_spline_rest_transform(const beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1);
+/* Rest length, section, Young's modulus and Poisson's ratio of beam b. */
+double ba_length(const beam_interpolation *bi, size_t b);
+const ba_section *ba_beam_section(const beam_interpolation *bi, size_t b);
+void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu);
+/* SOFA's computeStrechAndTwist: half-lengths along the spline and half the
+ * twist angle at each node ((length, 0, theta / 2)). */
+void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *x, double r0[3],
+                          double r1[3]);
+
+/* One beam of AdaptiveBeamForceFieldAndMass, as of its last add_force. */
+typedef struct ab_beam {
+    unsigned n0, n1;
+    double K[12][12]; /* local stiffness */
+    double M[12][12]; /* local mass */
+    double A[2][36];  /* adjoints, DOF (global) to beam frame at each node */
+} ab_beam;
+
+/* AdaptiveBeamForceFieldAndMass. */
+typedef struct ab_ffm {
+    st_component base;
+    bool compute_mass;          /* "computeMass" */
+    st_array mass_density;      /* "massDensity" */
+    bool shear;                 /* "shearStressComputation" */
+    bool reinforce;             /* "reinforceLength" */
+    st_component *interpolation; /* "interpolation" */
+    double rayleigh_stiffness, rayleigh_mass;
+    bool separate_gravity;
+    /* Set by init. */
+    beam_interpolation *bi;
+    st_mstate *ms;
+    size_t nb;
+    ab_beam *beam;   /* nb, owned */
+    double def_density;
+} ab_ffm;
+
+extern const st_class adaptive_beam_force_field_and_mass_class;
+
+#endif

@@ -1,0 +1,22 @@
+/* plugin.c - the BeamAdapter plugin: SOFA's BeamAdapter (a separate SOFA
+ * repository): adaptive 6D beams, their interpolation and their force
+ * field and mass. */
+#include <settee/settee.h>
+
+#include "beam_adapter.h"
+
+
+static st_status register_classes(st_registry *r, st_error *err)
+{
+    ST_TRY(st_registry_add(r, &beam_interpolation_class, err));
+    ST_TRY(st_registry_add(r, &adaptive_beam_force_field_and_mass_class, err));
+    return ST_OK;
+}
+
+static const char *const provides[] = {"BeamAdapter", NULL};
+
+ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
+                 "SOFA's BeamAdapter plugin: BeamInterpolation (beams on edges between Rigid3d "
+                 "frames, spline interpolation) and AdaptiveBeamForceFieldAndMass (their "
+                 "stiffness, consistent mass and gravity)",
+                 "LGPL-2.1-or-later", provides, register_classes)

@@ -1,0 +1,535 @@
+/* test_beam_adapter.c - the BeamAdapter plugin: BeamInterpolation and
+ * AdaptiveBeamForceFieldAndMass. BeamAdapter's own unit-test cases
+ * re-derived (the data after init, the minimal scenes, the 200-frame beam
+ * hanging under gravity for 500 steps), a cantilever under a tip load
+ * against the Euler-Bernoulli closed forms, the shared beam stiffness with
+ * shear areas against Timoshenko's, add_dforce and the assembled stiffness
+ * against finite differences, and the mass matrix (total mass, gravity,
+ * M dx against the assembled M, kinetic energy). */
+#include <stdio.h>
+
+#include "plugins/BeamAdapter/beam_adapter.h"
+#include "plugins/shared/beam_stiffness.h"
+#include "fem_test_util.h"
+
+static void ba_open_rt(test_rt *t)
+{
+    st_error err = {0};
+    fem_open_rt(t);
+    cr_assert_eq(st_runtime_load_plugin(t->rt, "BeamAdapter", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_runtime_load_plugin(t->rt, "MechanicalLoad", &err), ST_OK, "%s", err.msg);
+}
+
+/* BeamAdapter's single beam: 200 frames along x over [0, 100], the first
+ * fixed, radius 0.1, E 1e5, massDensity 10, gravity -9.81 y. */
+#define SINGLE_BEAM(FF)                                                                           \
+    "<Node name='Root' gravity='0 -9.81 0' dt='0.01'><DefaultAnimationLoop/>"                     \
+    "<EulerImplicitSolver rayleighStiffness='0.0' rayleighMass='0.0'/><BTDLinearSolver/>"         \
+    "<RegularGridTopology name='MeshLines' nx='200' ny='1' nz='1' xmax='100' xmin='0' ymin='0' "  \
+    "ymax='0' zmax='0' zmin='0'/>"                                                                \
+    "<MechanicalObject template='Rigid3d' name='DOFs'/><FixedProjectiveConstraint indices='0'/>"  \
+    "<BeamInterpolation name='Interpol' radius='0.1'/>" FF "</Node>"
+
+static void all_equal(const st_array *a, size_t n, double v, const char *what)
+{
+    cr_assert_eq(a->n, n, "%s: %zu values", what, a->n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(a->r[i], v, "%s[%zu] = %g, expected %g", what, i, a->r[i], v);
+}
+
+/* BeamInterpolation_test's and AdaptiveBeamForceFieldAndMassTest's
+ * checkCreation: every per-beam list sized to the 199 beams. */
+Test(beam_adapter, sofa_check_creation)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, SINGLE_BEAM("<AdaptiveBeamForceFieldAndMass name='ForceField' "
+                                               "interpolation='@Interpol' massDensity='10.0'/>"));
+    beam_interpolation *bi = (beam_interpolation *)fem_find(s, "Interpol", "BeamInterpolation");
+    cr_assert_eq(bi->base.state, ST_CSTATE_VALID);
+    all_equal(&bi->radius, 199, 0.1, "radius");
+    all_equal(&bi->inner_radius, 199, 0.0, "innerRadius");
+    all_equal(&bi->length_y, 199, 1.0, "lengthY");
+    all_equal(&bi->length_z, 199, 1.0, "lengthZ");
+    all_equal(&bi->young, 199, 1e5, "defaultYoungModulus");
+    all_equal(&bi->poisson, 199, 0.4, "defaultPoissonRatio");
+    cr_assert_eq(bi->def_young, 1e5);
+    cr_assert_eq(bi->edge_list.n, 199);
+    cr_assert_eq(bi->dof0_node0.n, 199);
+    for (size_t i = 0; i < 199; i++)
+        fem_near(bi->length_list.r[i], 100.0 / 199.0, 1e-12, "lengthList");
+    /* one radius given for 199 beams: one section for all */
+    cr_assert(bi->constant);
+    fem_near(bi->constant_section.A, M_PI * 0.01, 1e-15, "A");
+    fem_near(bi->constant_section.Iy, M_PI * 1e-4 / 4, 1e-18, "Iy");
+    fem_near(bi->constant_section.J, M_PI * 1e-4 / 2, 1e-18, "J");
+    ab_ffm *ff = (ab_ffm *)fem_find(s, "ForceField", "AdaptiveBeamForceFieldAndMass");
+    cr_assert_eq(ff->base.state, ST_CSTATE_VALID);
+    cr_assert(ff->compute_mass);
+    all_equal(&ff->mass_density, 199, 10.0, "massDensity");
+    cr_assert_eq(ff->def_density, 10.0);
+    cr_assert_eq(ff->rayleigh_mass, 0.0);
+    cr_assert_eq(ff->rayleigh_stiffness, 0.0);
+    cr_assert(ff->shear);
+    cr_assert(!ff->reinforce);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* AdaptiveBeamForceFieldAndMassTest's checkValues: the tip after 500 steps
+ * (BeamAdapter: -1.34228, -110.274221, 0 within 1e-4). */
+Test(beam_adapter, sofa_check_values)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, SINGLE_BEAM("<AdaptiveBeamForceFieldAndMass name='ForceField' "
+                                               "interpolation='@Interpol' massDensity='10.0'/>"));
+    ab_ffm *ff = (ab_ffm *)fem_find(s, "ForceField", "AdaptiveBeamForceFieldAndMass");
+    const double *tip = ff->ms->position.r + 7 * 199;
+    fem_near(tip[0], 100, 1e-4, "tip x at init");
+    fem_near(tip[1], 0, 1e-4, "tip y at init");
+    fem_step(s, 500, 0.01);
+    tip = ff->ms->position.r + 7 * 199;
+    printf("BeamAdapter single beam, tip after 500 steps: %.9g %.9g %.9g (BeamAdapter -1.34228 "
+           "-110.274221 0)\n",
+           tip[0], tip[1], tip[2]);
+    fem_near(tip[0], -1.34228, 1e-4, "tip x");
+    fem_near(tip[1], -110.274221, 1e-4, "tip y");
+    fem_near(tip[2], 0, 1e-4, "tip z");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* ---- BeamInterpolation_test's minimal scenes ---- */
+
+#define MIN_HEAD                                                                                  \
+    "<Node name='Root' gravity='0 0 0'><EulerImplicitSolver rayleighStiffness='0.08' "            \
+    "rayleighMass='0.08'/><CGLinearSolver iterations='100' threshold='1e-10' tolerance='1e-15'/>"
+#define MIN_TOPO "<MeshTopology name='meshSuture' edges='0 1'/>"
+#define MIN_MO                                                                                    \
+    "<MechanicalObject template='Rigid3d' name='DOFs' position='0 0 0 0 0 0 1  1 0 0 0 0 0 1'/>"
+#define MIN_BI "<BeamInterpolation template='Rigid3d' name='Interpol' radius='0.1'/>"
+#define MIN_FF                                                                                    \
+    "<AdaptiveBeamForceFieldAndMass name='ForceField' interpolation='@Interpol' "                 \
+    "massDensity='1.0'/>"
+
+static void expect_ok(const char *xml)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, xml);
+    cr_assert_null(strstr(t.log, "error"), "%s", t.log);
+    st_error err = {0};
+    st_component *bi = test_find_object(s, "Interpol");
+    cr_assert_eq(bi->cls->reinit(bi, &err), ST_OK, "reinit: %s", err.msg);
+    cr_assert_eq(((beam_interpolation *)bi)->length_list.r[0], 1.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+static void expect_error(const char *xml, const char *what)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_error err = {0};
+    st_scene *s = NULL;
+    st_status st = st_scene_load_string(t.rt, xml, strlen(xml), "test.scn", &s, &err);
+    if (st == ST_OK)
+        st = st_scene_init(s, &err);
+    cr_assert_neq(st, ST_OK, "%s: initialised", what);
+    cr_assert_not_null(strstr(err.msg, what), "message: %s", err.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(beam_adapter, sofa_minimal_scenes)
+{
+    expect_ok(MIN_HEAD MIN_TOPO MIN_MO MIN_BI "</Node>");
+    expect_ok(MIN_HEAD MIN_MO MIN_BI MIN_TOPO "</Node>");
+    /* SOFA refuses a BeamInterpolation written before its MechanicalObject
+     * (its factory looks for the state at creation); settee finds the
+     * node's state at init, as for every component. */
+    expect_ok(MIN_HEAD MIN_TOPO MIN_BI MIN_MO "</Node>");
+    /* the force field before its interpolation: it prepares it first */
+    expect_ok(MIN_HEAD MIN_TOPO MIN_MO MIN_FF MIN_BI "</Node>");
+    expect_error(MIN_HEAD MIN_MO MIN_BI MIN_FF "</Node>", "No topology component found");
+    expect_error(MIN_HEAD MIN_TOPO MIN_BI MIN_FF "</Node>",
+                 "No mechanical state with the datatype 'Rigid3d'");
+    expect_error(MIN_HEAD MIN_TOPO MIN_MO MIN_FF "</Node>", "'@Interpol' does not resolve");
+    expect_error(MIN_HEAD MIN_TOPO MIN_MO "<AdaptiveBeamForceFieldAndMass/></Node>",
+                 "No Beam Interpolation found");
+    expect_error(MIN_HEAD MIN_TOPO MIN_MO
+                 "<AdaptiveBeamForceFieldAndMass interpolation='@meshSuture'/></Node>",
+                 "not a BeamInterpolation");
+    expect_error(MIN_HEAD MIN_MO "<MeshTopology name='empty'/>" MIN_BI "</Node>",
+                 "empty (no edges)");
+    expect_error(MIN_HEAD MIN_TOPO MIN_MO
+                 "<BeamInterpolation name='Interpol' crossSectionShape='square'/></Node>",
+                 "crossSectionShape");
+}
+
+/* ---- Cantilever under a tip load ---- */
+
+#define CANT_E 2e7
+#define CANT_R 0.05
+#define CANT_P 1e-2
+
+static st_scene *cantilever(test_rt *t, int n, const char *solvers, const char *ff_extra,
+                            const char *bi_extra)
+{
+    static char xml[8192];
+    char pos[4096] = "", edges[1024] = "";
+    size_t lp = 0, le = 0;
+    for (int i = 0; i <= n; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", (double)i / n);
+    for (int i = 0; i < n; i++)
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>%s"
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='%s'/>"
+             "<BeamInterpolation name='interp' radius='%g' defaultYoungModulus='%g' "
+             "defaultPoissonRatio='0.3' %s/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1' %s/>"
+             "<FixedProjectiveConstraint indices='0'/>"
+             "<ConstantForceField indices='%d' forces='0 %g 0 0 0 0'/></Node>",
+             solvers, pos, edges, CANT_R, CANT_E, bi_extra, ff_extra, n, -CANT_P);
+    return fem_load_xml(t, xml);
+}
+
+/* Tip deflection and rotation against P L^3 / (3 E I) and P L^2 / (2 E I)
+ * (cubic beam elements are nodally exact for end loads). */
+static void check_tip(st_scene *s, double tol, const char *what)
+{
+    ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+    const double *tip = b->ms->position.r + 7 * b->nb;
+    double I = M_PI * pow(CANT_R, 4) / 4, EI = CANT_E * I;
+    double w = CANT_P / (3 * EI), th = CANT_P / (2 * EI);
+    double got_th = 2 * atan2(tip[5], tip[6]);
+    printf("%s: tip deflection %.9g (closed form %.9g), rotation %.9g (%.9g)\n", what, tip[1], -w,
+           got_th, -th);
+    fem_near(tip[1], -w, tol * w, "tip deflection");
+    fem_near(got_th, -th, tol * th, "tip rotation");
+    fem_near(tip[2], 0, 1e-12, "tip z");
+}
+
+#define STATIC_LDL                                                                                \
+    "<StaticSolver newton_iterations='20' absolute_residual_tolerance_threshold='1e-14' "         \
+    "relative_residual_tolerance_threshold='1e-14'/><SparseLDLSolver/>"
+
+Test(beam_adapter, cantilever_static)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = cantilever(&t, 10, STATIC_LDL, "", "");
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "AdaptiveBeamForceFieldAndMass, static, 10 beams");
+    st_scene_destroy(&s);
+    s = cantilever(&t, 1, STATIC_LDL, "", "");
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "AdaptiveBeamForceFieldAndMass, static, 1 beam");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A long damped implicit run settles on the static solution (the mass
+ * and gravity 0 change nothing at equilibrium). */
+Test(beam_adapter, cantilever_implicit)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = cantilever(&t, 5,
+                             "<EulerImplicitSolver rayleighMass='5'/><SparseLDLSolver/>", "", "");
+    fem_step(s, 1500, 0.01);
+    check_tip(s, 1e-4, "AdaptiveBeamForceFieldAndMass, EulerImplicitSolver, 5 beams");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The shared stiffness with shear areas: one element clamped at node 0,
+ * end load P: w = P L^3 / (3 E I) (1 + phi / 4), phi = 12 E I / (G As L^2),
+ * i.e. P L^3 / (3 E I) + P L / (G As) (Timoshenko's cantilever), and the
+ * end rotation P L^2 / (2 E I) unchanged. */
+Test(beam_adapter, timoshenko_element)
+{
+    const double E = 2e7, nu = 0.3, L = 0.4, r = 0.05, P = 3.0;
+    const double A = M_PI * r * r, I = M_PI * pow(r, 4) / 4, As = 0.9 * A;
+    const double G = E / (2 * (1 + nu));
+    beam_section_props p = {.E = E, .nu = nu, .L = L, .A = A, .Iy = I, .Iz = I, .J = 2 * I,
+                            .Asy = As, .Asz = As};
+    double k[12][12];
+    beam_local_stiffness(k, &p);
+    /* node 1's v and theta_z: [k77 k7b; kb7 kbb] (v, th) = (P, 0) */
+    double a = k[7][7], b = k[7][11], d = k[11][11], det = a * d - b * b;
+    double v = d * P / det, th = -b * P / det;
+    double want = P * L * L * L / (3 * E * I) + P * L / (G * As);
+    printf("Timoshenko element: deflection %.12g (closed form %.12g), rotation %.12g (%.12g)\n",
+           v, want, th, P * L * L / (2 * E * I));
+    fem_near(v, want, 1e-12 * want, "Timoshenko deflection");
+    fem_near(th, P * L * L / (2 * E * I), 1e-12 * th, "end rotation");
+    /* without shear areas: Euler-Bernoulli */
+    p.Asy = p.Asz = 0;
+    beam_local_stiffness(k, &p);
+    a = k[7][7], b = k[7][11], d = k[11][11], det = a * d - b * b;
+    fem_near(d * P / det, P * L * L * L / (3 * E * I), 1e-12 * want, "Euler-Bernoulli");
+}
+
+/* ---- The tangent ---- */
+
+static void move_rigidly(st_system *sys, const st_mstate *ms, const double q[4], const double tr[3])
+{
+    double *x = st_slice_x(sys->x, ms);
+    for (size_t i = 0; i < ms->n; i++) {
+        double *p = x + 7 * i, c[3], rq[4];
+        st_quat_rotate(c, q, p);
+        for (int k = 0; k < 3; k++)
+            p[k] = c[k] + tr[k];
+        st_quat_mul(rq, q, p + 3);
+        memcpy(p + 3, rq, sizeof rq);
+    }
+}
+
+static double max_force(st_component *ff, st_system *sys)
+{
+    double *f = calloc(sys->size_all, sizeof *f), *v = calloc(sys->size_all, sizeof *v), m = 0;
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, sys->x, v);
+    for (size_t i = 0; i < sys->size_all; i++)
+        m = fmax(m, fabs(f[i]));
+    free(f);
+    free(v);
+    return m;
+}
+
+static void check_tangent(const char *ff_extra, const char *bi_extra, const char *what)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = cantilever(&t, 4, "<EulerImplicitSolver/><SparseLDLSolver/>", ff_extra,
+                             bi_extra);
+    st_component *ff = test_find_object(s, "beam");
+    st_system *sys = s->systems[0];
+    st_mstate *ms = ((ab_ffm *)ff)->ms;
+    st_jacobian_check chk = {.struct_size = sizeof chk};
+    st_error err = {0};
+    cr_assert_lt(max_force(ff, sys), 1e-9, "%s: force at rest", what);
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    printf("%s, rest: dforce %.3g matrix %.3g (scale %.3g)\n", what, chk.dforce_error,
+           chk.matrix_error, chk.scale);
+    cr_assert_lt(chk.dforce_error, 1e-6, "%s", what);
+    cr_assert_lt(chk.matrix_error, 1e-6, "%s", what);
+    double ax[3] = {1, 2, 3}, n = sqrt(14.0), a = 0.7;
+    double q[4] = {sin(a / 2) * ax[0] / n, sin(a / 2) * ax[1] / n, sin(a / 2) * ax[2] / n,
+                   cos(a / 2)};
+    double tr[3] = {0.3, -1.2, 2.5};
+    move_rigidly(sys, ms, q, tr);
+    double fr = max_force(ff, sys);
+    cr_assert_lt(fr, 1e-6, "%s: rigidly moved rest: force %g", what, fr);
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    printf("%s, moved rest: force %.3g, dforce %.3g matrix %.3g\n", what, fr, chk.dforce_error,
+           chk.matrix_error);
+    cr_assert_lt(chk.dforce_error, 1e-6, "%s", what);
+    cr_assert_lt(chk.matrix_error, 1e-6, "%s", what);
+    /* deformed: a force, and a tangent without the frames' derivatives
+     * (approximate, as BeamAdapter's), the same matrix-free and assembled */
+    double *x = st_slice_x(sys->x, ms);
+    x[7 * 4 + 1] += 0.01;
+    x[7 * 2 + 2] -= 0.005;
+    cr_assert_gt(max_force(ff, sys), 1.0, "%s", what);
+    cr_assert_eq(st_check_forcefield(ff, &chk, &err), ST_OK, "%s", err.msg);
+    printf("%s, deformed: dforce %.3g matrix %.3g\n", what, chk.dforce_error, chk.matrix_error);
+    cr_assert_lt(chk.dforce_error, 0.05, "%s", what);
+    cr_assert_lt(fabs(chk.dforce_error - chk.matrix_error), 1e-9, "%s", what);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(beam_adapter, tangent_against_finite_differences)
+{
+    check_tangent("", "", "aligned");
+    /* DOFs offset from the beam nodes: the adjoints carry the lever arm */
+    check_tangent("", "dofsAndBeamsAligned='false' "
+                      "DOF0TransformNode0='0 0.02 0.01 0 0 0 1  0 0.02 0.01 0 0 0 1  "
+                      "0 0.02 0.01 0 0 0 1  0 0.02 0.01 0 0 0 1' "
+                      "DOF1TransformNode1='0 0.02 0.01 0 0 0 1  0 0.02 0.01 0 0 0 1  "
+                      "0 0.02 0.01 0 0 0 1  0 0.02 0.01 0 0 0 1'",
+                  "DOF offsets");
+    check_tangent("reinforceLength='true'", "", "reinforceLength");
+}
+
+/* Axial stretch and twist of one beam give E A dL / L and G J phi / L in
+ * every mode (the spline is straight: its length is the chord). */
+Test(beam_adapter, stretch_and_twist_modes)
+{
+    const char *modes[] = {"", "reinforceLength='true'", "shearStressComputation='false'"};
+    for (int m = 0; m < 3; m++) {
+        test_rt t;
+        ba_open_rt(&t);
+        st_scene *s = cantilever(&t, 1, "<EulerImplicitSolver/><SparseLDLSolver/>", modes[m], "");
+        ab_ffm *ff = (ab_ffm *)test_find_object(s, "beam");
+        st_system *sys = s->systems[0];
+        double *x = st_slice_x(sys->x, ff->ms);
+        const double dl = 1e-4, phi = 1e-3;
+        x[7] += dl;
+        x[7 + 3] = sin(phi / 2), x[7 + 6] = cos(phi / 2);
+        double *f = calloc(sys->size_all, sizeof *f), *v = calloc(sys->size_all, sizeof *v);
+        ff->base.cls->forcefield->add_force(&ff->base, &sys->mp, f, sys->x, v);
+        const double A = M_PI * CANT_R * CANT_R, J = M_PI * pow(CANT_R, 4) / 2;
+        const double L = 1.0, G = CANT_E / (2 * 1.3);
+        printf("mode '%s': axial %.9g (%.9g), torque %.9g (%.9g)\n", modes[m], f[6],
+               -CANT_E * A * dl / (L + dl), f[9], -G * J * phi / (L + dl));
+        fem_near(f[6], -CANT_E * A * dl / L, 1e-3 * CANT_E * A * dl / L, "axial force");
+        fem_near(f[0], -f[6], 1e-9, "axial balance");
+        fem_near(f[9], -G * J * phi / L, 2e-3 * G * J * phi / L, "torque");
+        free(f);
+        free(v);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
+/* ---- The mass ---- */
+
+Test(beam_adapter, mass_matrix)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    /* 6 beams along (1 2 2) / 3 (x of every frame turned onto it), of
+     * uneven lengths, rho 7, hollow */
+    char xml[4096], pos[2048] = "";
+    const double ang = acos(1.0 / 3.0), sh = sin(ang / 2) / sqrt(2.0), ch = cos(ang / 2);
+    const double at[7] = {0, 0.5, 1.2, 2.0, 2.4, 3.3, 4.0};
+    size_t lp = 0;
+    for (int i = 0; i < 7; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g %.17g %.17g 0 %.17g %.17g %.17g  ",
+                               at[i] / 3, 2 * at[i] / 3, 2 * at[i] / 3, -sh, sh, ch);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 -9.81 0' dt='0.01'><DefaultAnimationLoop/>"
+             "<EulerImplicitSolver/><SparseLDLSolver/>"
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='0 1 1 2 2 3 3 4 4 5 5 6'/>"
+             "<BeamInterpolation name='interp' radius='0.1' innerRadius='0.05'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='7'/></Node>",
+             pos);
+    st_scene *s = fem_load_xml(&t, xml);
+    ab_ffm *ff = (ab_ffm *)test_find_object(s, "beam");
+    st_system *sys = s->systems[0];
+    double ltot = 0;
+    for (size_t b = 0; b < ff->nb; b++)
+        ltot += ba_length(ff->bi, b);
+    fem_near(ltot, 4.0, 1e-12, "rest length");
+    const double mtot = 7 * M_PI * (0.01 - 0.0025) * ltot;
+    /* the assembled mass alone */
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create_component(sys, &ff->base, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 1.0, 0.0, 0.0, &err), ST_OK, "%s", err.msg);
+    const size_t n = sys->size;
+    double *one = calloc(n, sizeof *one), *y = calloc(n, sizeof *y), *z = calloc(sys->size_all, 8);
+    for (int ax = 0; ax < 3; ax++) {
+        memset(one, 0, n * sizeof *one);
+        for (size_t i = 0; i < n / 6; i++)
+            one[6 * i + ax] = 1.0;
+        st_matrix_mul(m, y, one);
+        double tot = 0;
+        for (size_t i = 0; i < n; i++)
+            tot += one[i] * y[i];
+        printf("mass matrix: total mass along axis %d %.12g (rho A L %.12g)\n", ax, tot, mtot);
+        fem_near(tot, mtot, 1e-12 * mtot, "total mass");
+        /* kinetic energy of a translation */
+        fem_near(ff->base.cls->mass->kinetic_energy(&ff->base, &sys->mp, one), 0.5 * mtot,
+                 1e-12 * mtot, "kinetic energy");
+    }
+    /* M dx against the assembled M, on an arbitrary vector */
+    for (size_t i = 0; i < n; i++)
+        one[i] = sin(1.0 + 0.37 * (double)i);
+    st_matrix_mul(m, y, one);
+    ff->base.cls->mass->add_m_dx(&ff->base, &sys->mp, z, one, 1.0);
+    double md = 0, ms = 0;
+    for (size_t i = 0; i < n; i++) {
+        md = fmax(md, fabs(y[i] - z[i]));
+        ms = fmax(ms, fabs(y[i]));
+    }
+    cr_assert_lt(md, 1e-13 * ms, "M dx differs from the assembled M by %g", md);
+    /* symmetric, positive */
+    st_csr a;
+    st_matrix_csr(m, &a);
+    for (size_t i = 0; i < a.n; i++)
+        for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++) {
+            size_t j = (size_t)a.colind[k];
+            double vji = 0;
+            for (int l = a.rowptr[j]; l < a.rowptr[j + 1]; l++)
+                if ((size_t)a.colind[l] == i)
+                    vji = a.values[l];
+            cr_assert(fabs(a.values[k] - vji) < 1e-12 * ms, "M(%zu,%zu) asymmetric", i, j);
+        }
+    double vmv = 0;
+    for (size_t i = 0; i < n; i++)
+        vmv += one[i] * y[i];
+    cr_assert_gt(vmv, 0.0);
+    /* gravity: the force at rest is M (g, 0) per node, summing to m g */
+    double *f = calloc(sys->size_all, sizeof *f), *v = calloc(sys->size_all, sizeof *v);
+    ff->base.cls->forcefield->add_force(&ff->base, &sys->mp, f, sys->x, v);
+    double fy = 0, fx = 0;
+    for (size_t i = 0; i < n / 6; i++)
+        fx += f[6 * i], fy += f[6 * i + 1];
+    printf("gravity: total force %.12g (m g %.12g)\n", fy, -9.81 * mtot);
+    fem_near(fy, -9.81 * mtot, 1e-9 * mtot, "weight");
+    fem_near(fx, 0, 1e-9 * mtot, "no horizontal weight");
+    /* without computeMass: no gravity, no mass */
+    st_error e2 = {0};
+    cr_assert_eq(st_component_set(&ff->base, "computeMass", "false", &e2), ST_OK, "%s", e2.msg);
+    cr_assert_eq(ff->base.cls->reinit(&ff->base, &e2), ST_OK, "%s", e2.msg);
+    memset(f, 0, sys->size_all * sizeof *f);
+    ff->base.cls->forcefield->add_force(&ff->base, &sys->mp, f, sys->x, v);
+    cr_assert_lt(fabs(f[1]) + fabs(f[7]), 1e-12);
+    cr_assert_eq(ff->base.cls->mass->kinetic_energy(&ff->base, &sys->mp, one), 0.0);
+    free(f);
+    free(v);
+    free(one);
+    free(y);
+    free(z);
+    st_matrix_destroy(&m);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* InterpolationInputs: frames along the beam at rest (x along the beam,
+ * the origin at L bary), InterpolatedPos computed at init. */
+Test(beam_adapter, interpolation_outputs)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/>"
+            "<MechanicalObject template='Rigid3d' position='0 0 0 0 0 0.7071068 0.7071068  "
+            "0 2 0 0 0 0.7071068 0.7071068  0 4 0 0 0 0.7071068 0.7071068'/>"
+            "<MeshTopology lines='0 1 1 2'/>"
+            "<BeamInterpolation name='interp' InterpolationInputs='0 0.25  1 0.5  1 1'/></Node>");
+    beam_interpolation *bi = (beam_interpolation *)test_find_object(s, "interp");
+    cr_assert_eq(bi->interpolated_pos.n, 3);
+    cr_assert_eq(bi->interpolated_vel.n, 3);
+    const double want_y[3] = {0.5, 3.0, 4.0};
+    for (int i = 0; i < 3; i++) {
+        const double *p = bi->interpolated_pos.r + 7 * i;
+        fem_near(p[0], 0, 1e-6, "x");
+        fem_near(p[1], want_y[i], 1e-6, "y");
+        fem_near(fabs(p[5]), 0.7071068, 1e-7, "qz");
+        fem_near(fabs(p[6]), 0.7071068, 1e-7, "qw");
+    }
+    /* a bent configuration: the middle frame's x is the spline tangent */
+    ba_xf g0, g1, mid;
+    double *x = bi->ms->position.r;
+    const double qb[4] = {0, 0, 0, 1}; /* node 1 turned to point along +x */
+    memcpy(x + 7 + 3, qb, sizeof qb);
+    ba_compute_transform(bi, 0, x, &g0, &g1);
+    ba_interpolate_transform(&mid, 0.5, &g0, &g1, 2.0);
+    double P[4][3], ex[3] = {1, 0, 0}, tx[3];
+    ba_control_points(&g0, &g1, 2.0, P);
+    st_quat_rotate(tx, mid.q, ex);
+    double tan[3] = {-0.75 * P[0][0] - 0.75 * P[1][0] + 0.75 * P[2][0] + 0.75 * P[3][0],
+                     -0.75 * P[0][1] - 0.75 * P[1][1] + 0.75 * P[2][1] + 0.75 * P[3][1], 0};
+    st_v3_normalize(tan);
+    fem_near(st_v3_dot(tx, tan), 1.0, 1e-12, "middle frame along the tangent");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
