@@ -31,3 +31,30 @@ const st_class brute_force_broad_phase_class = {
     .fields = fields,
     .init = cphase_check_box,
 };
+
+/* BruteForceDetection: SOFA's deprecated combination of the two phases. SOFA
+ * adds a BruteForceBroadPhase and a BVHNarrowPhase beside it when it is
+ * created; the pipeline here takes it as both (the same detection), and it
+ * says what to write instead, as SOFA does. */
+static st_status brute_force_detection_init(st_component *self, st_error *err)
+{
+    (void)err;
+    st_component_warn(self, "BruteForceDetection is deprecated: as a replacement, use a broad "
+                            "phase (BruteForceBroadPhase) and a narrow phase (BVHNarrowPhase); "
+                            "it acts as those two here, as SOFA adds them for backward "
+                            "compatibility");
+    return ST_OK;
+}
+
+static const st_field detection_fields[] = {ST_FIELD_END};
+
+const st_class brute_force_detection_class = {
+    .struct_size = sizeof(st_class),
+    .name = "BruteForceDetection",
+    .category = "CollisionAlgorithm",
+    .description = "Combination of brute force broad phase and BVH narrow phase collision "
+                   "detection (deprecated in SOFA)",
+    .instance_size = sizeof(cphase),
+    .fields = detection_fields,
+    .init = brute_force_detection_init,
+};

@@ -32,6 +32,7 @@ extern const st_class new_proximity_intersection_class;
 extern const st_class local_min_distance_class;
 extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class brute_force_broad_phase_class;
+extern const st_class brute_force_detection_class;
 extern const st_class direct_sap_class;
 extern const st_class incr_sap_class;
 extern const st_class bvh_narrow_phase_class;
@@ -133,13 +134,15 @@ static void visit(st_node *n, found *f)
                                   class_is(c, &ccd_tight_inclusion_intersection_class))) {
             p->method = (cintersect *)c;
         } else if (class_is(c, &brute_force_broad_phase_class) ||
+                   class_is(c, &brute_force_detection_class) ||
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
                    class_is(c, &bvh_narrow_phase_class) ||
                    class_is(c, &direct_sap_narrow_phase_class) ||
                    class_is(c, &raytrace_narrow_phase_class)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
-             * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
+             * and a DirectSAPNarrowPhase in its place), IncrSAP and
+             * BruteForceDetection (brute force and BVH) are both. */
             bool broad = !class_is(c, &bvh_narrow_phase_class) &&
                          !class_is(c, &direct_sap_narrow_phase_class) &&
                          !class_is(c, &raytrace_narrow_phase_class);

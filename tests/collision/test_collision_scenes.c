@@ -302,15 +302,16 @@ Test(collision_scenes, deformable_cube_rests_on_floor)
     free(final[1]);
 }
 
-/* Same scene twice, and with DirectSAP and IncrSAP: bit-identical
- * trajectories. */
+/* Same scene twice, and with DirectSAP, IncrSAP and SOFA's deprecated
+ * BruteForceDetection (first in scene order: the broad and the narrow
+ * phase): bit-identical trajectories. */
 Test(collision_scenes, deterministic)
 {
-    const char *broad[4] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP",
-                            "IncrSAP"};
-    double *out[4];
+    const char *broad[5] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP",
+                            "IncrSAP", "BruteForceDetection"};
+    double *out[5];
     size_t n = 0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         char *y = cube_yaml(IMPLICIT_CG, broad[k]);
         st_scene *s = load(y);
         run(s, 150);
@@ -324,7 +325,8 @@ Test(collision_scenes, deterministic)
     cr_assert(memcmp(out[0], out[1], n * sizeof(double)) == 0, "two runs differ");
     cr_assert(memcmp(out[0], out[2], n * sizeof(double)) == 0, "DirectSAP differs");
     cr_assert(memcmp(out[0], out[3], n * sizeof(double)) == 0, "IncrSAP differs");
-    for (int k = 0; k < 4; k++)
+    cr_assert(memcmp(out[0], out[4], n * sizeof(double)) == 0, "BruteForceDetection differs");
+    for (int k = 0; k < 5; k++)
         free(out[k]);
 }
 
