@@ -1,7 +1,12 @@
-/* brute_force_broad_phase.c - BruteForceBroadPhase (alias
- * ParallelBruteForceBroadPhase): every pair of collision models whose boxes
+/* brute_force_broad_phase.c - BruteForceBroadPhase and its parallel twin
+ * ParallelBruteForceBroadPhase: every pair of collision models whose boxes
  * meet within the alarm distance goes to the narrow phase. The pipeline
- * runs the test (collision_pipeline.c); this component selects it. */
+ * runs the test (collision_pipeline.c), pair by pair with that pair's
+ * narrow phase: with the parallel twin, the pairs run on threads. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "detection_phases.h"
 
 static const st_field fields[] = {
@@ -19,17 +24,93 @@ st_status cphase_check_box(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static const char *const aliases[] = {"ParallelBruteForceBroadPhase", NULL};
-
 const st_class brute_force_broad_phase_class = {
     .struct_size = sizeof(st_class),
     .name = "BruteForceBroadPhase",
     .category = "CollisionAlgorithm",
     .description = "Broad phase: tests every pair of collision models' bounding boxes",
-    .aliases = aliases,
     .instance_size = sizeof(cphase),
     .fields = fields,
     .init = cphase_check_box,
+};
+
+/* ---- The parallel phases' thread count (SOFA's TaskSchedulerUser) ---- */
+
+/* The first TaskSchedulerSettings of the scene (MultiThreading plugin). */
+static const st_component *find_settings(const st_node *n)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        const st_component *c = st_node_object(n, i);
+        if (!strcmp(c->cls->name, "TaskSchedulerSettings"))
+            return c;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++) {
+        const st_component *c = find_settings(st_node_child(n, i));
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+static unsigned resolve(int v)
+{
+    if (v > 0)
+        return (unsigned)v;
+    long n = sysconf(_SC_NPROCESSORS_ONLN) + v;
+    return n < 1 ? 1u : (unsigned)n;
+}
+
+unsigned cphase_threads(const st_component *phase)
+{
+    const st_component *g = phase->node ? find_settings(st_node_root(phase->node)) : NULL;
+    const st_field *f = g ? st_component_field(g, "nbThreads") : NULL;
+    if (f && f->type == ST_T_INT) {
+        int v = *(const int *)((const char *)g + f->offset);
+        if (v != 0)
+            return resolve(v);
+    }
+    const cphase *p = (const cphase *)phase;
+    if (p->nb_threads != 0)
+        return resolve(p->nb_threads);
+    const char *e = getenv("SETTEE_THREADS");
+    long v = e && *e ? strtol(e, NULL, 10) : 1;
+    return v > 1 ? (unsigned)v : 1u;
+}
+
+st_status cphase_check_scheduler(st_component *self, st_error *err)
+{
+    const cphase *p = (const cphase *)self;
+    if (p->scheduler_type && strcmp(p->scheduler_type, "_default") &&
+        strcmp(p->scheduler_type, "std"))
+        return st_component_error(self, "taskSchedulerType", err, ST_ESCENE,
+                                  "unknown task scheduler type '%s': expected _default or std",
+                                  p->scheduler_type);
+    return ST_OK;
+}
+
+static st_status parallel_broad_init(st_component *self, st_error *err)
+{
+    ST_TRY(cphase_check_box(self, err));
+    return cphase_check_scheduler(self, err);
+}
+
+static const st_field parallel_fields[] = {
+    ST_REALS(cphase, boxv, "box", NULL,
+             "if not empty, objects that do not intersect this bounding-box will be ignored "
+             "(not available in settee: refused when set)"),
+    CPHASE_SCHEDULER_FIELDS,
+    ST_FIELD_END};
+
+const st_class parallel_brute_force_broad_phase_class = {
+    .struct_size = sizeof(st_class),
+    .name = "ParallelBruteForceBroadPhase",
+    .category = "CollisionAlgorithm",
+    .description = "Broad phase: tests every pair of collision models' bounding boxes, the "
+                   "pairs (with their narrow phase) on threads; the same contacts as "
+                   "BruteForceBroadPhase",
+    .instance_size = sizeof(cphase),
+    .fields = parallel_fields,
+    .init = parallel_broad_init,
 };
 
 /* BruteForceDetection: SOFA's deprecated combination of the two phases. SOFA

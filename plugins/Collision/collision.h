@@ -175,6 +175,8 @@ struct cpair {
     size_t nu, capu;
     bool told_unseen;          /* the "penetration without contact" note was given */
     bool keep_alive;           /* StickContactForceField: springs kept while nothing is detected */
+    st_status narrow_rc;       /* the narrow phase of this step, when run on a thread */
+    st_error *narrow_err;      /* its error (allocated with the pair's first parallel run) */
 };
 
 /* Which response a SOFA response string names: PenalityContactForceField

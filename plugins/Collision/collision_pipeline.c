@@ -17,6 +17,7 @@
  * the intersection tests, then the penalty response refills each pair's
  * contacts. Nothing is allocated once the contact lists have reached
  * their largest size. */
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,18 @@ typedef struct found {
 
 static bool class_is(const st_component *c, const st_class *k) { return c->cls == k; }
 
+/* BruteForceBroadPhase or its parallel twin; BVHNarrowPhase or its twin. */
+static bool is_brute_force(const st_component *c)
+{
+    return class_is(c, &brute_force_broad_phase_class) ||
+           class_is(c, &parallel_brute_force_broad_phase_class);
+}
+
+static bool is_bvh(const st_component *c)
+{
+    return class_is(c, &bvh_narrow_phase_class) || class_is(c, &parallel_bvh_narrow_phase_class);
+}
+
 static void visit(st_node *n, found *f)
 {
     if (!st_node_activated(n) || f->rc != ST_OK)
@@ -133,20 +146,18 @@ static void visit(st_node *n, found *f)
                                   class_is(c, &local_min_distance_class) ||
                                   class_is(c, &ccd_tight_inclusion_intersection_class))) {
             p->method = (cintersect *)c;
-        } else if (class_is(c, &brute_force_broad_phase_class) ||
-                   class_is(c, &brute_force_detection_class) ||
-                   class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
-                   class_is(c, &bvh_narrow_phase_class) ||
+        } else if (is_brute_force(c) || class_is(c, &brute_force_detection_class) ||
+                   class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) || is_bvh(c) ||
                    class_is(c, &direct_sap_narrow_phase_class) ||
                    class_is(c, &raytrace_narrow_phase_class)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
              * and a DirectSAPNarrowPhase in its place), IncrSAP and
              * BruteForceDetection (brute force and BVH) are both. */
-            bool broad = !class_is(c, &bvh_narrow_phase_class) &&
+            bool broad = !is_bvh(c) &&
                          !class_is(c, &direct_sap_narrow_phase_class) &&
                          !class_is(c, &raytrace_narrow_phase_class);
-            bool narrow = !class_is(c, &brute_force_broad_phase_class);
+            bool narrow = !is_brute_force(c);
             if (!p->broad && broad)
                 p->broad = c;
             if (!p->narrow && narrow)
@@ -344,6 +355,7 @@ static void free_pairs(pipeline *p)
             cs_free(p->pairs[i].search);
         st_free(p->pairs[i].search);
         st_free(p->pairs[i].u);
+        st_free(p->pairs[i].narrow_err);
     }
     st_free(p->pairs);
     p->pairs = NULL;
@@ -440,9 +452,9 @@ static st_status sub_find_components(pipeline *p, st_error *err)
                                  class_is(c, &discrete_intersection_class) ||
                                  class_is(c, &new_proximity_intersection_class) ||
                                  class_is(c, &local_min_distance_class)
-                  : k == 1 ? class_is(c, &brute_force_broad_phase_class) ||
+                  : k == 1 ? is_brute_force(c) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
-                  : k == 2 ? class_is(c, &bvh_narrow_phase_class) ||
+                  : k == 2 ? is_bvh(c) ||
                                  class_is(c, &direct_sap_narrow_phase_class) ||
                                  class_is(c, &raytrace_narrow_phase_class) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
@@ -653,7 +665,7 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     }
     link_lines(p);
     /* The element search is the narrow phase's. */
-    p->search = class_is(p->narrow, &bvh_narrow_phase_class) ? CS_GRID
+    p->search = is_bvh(p->narrow) || class_is(p->narrow, &brute_force_detection_class) ? CS_GRID
                 : class_is(p->narrow, &incr_sap_class)        ? CS_INCR_SAP
                                                               : CS_DIRECT_SAP;
     size_t n = p->nmodels;
@@ -954,6 +966,73 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     return ST_OK;
 }
 
+/* ---- The parallel phases: the model pairs' narrow phase on threads ---- */
+
+/* Threads for this step's narrow phases: the parallel phases' count (the
+ * larger), at most one per pair; 1 otherwise. */
+static unsigned narrow_threads(const pipeline *p)
+{
+    unsigned n = 1;
+    if (class_is(p->narrow, &parallel_bvh_narrow_phase_class))
+        n = cphase_threads(p->narrow);
+    if (class_is(p->broad, &parallel_brute_force_broad_phase_class)) {
+        unsigned b = cphase_threads(p->broad);
+        n = b > n ? b : n;
+    }
+    return p->npairs < n ? (unsigned)p->npairs : n;
+}
+
+typedef struct narrow_share {
+    pipeline *p;
+    unsigned k, n; /* pairs k, k + n, k + 2n, ... */
+} narrow_share;
+
+static void *narrow_share_run(void *arg)
+{
+    const narrow_share *r = arg;
+    for (size_t k = r->k; k < r->p->npairs; k += r->n) {
+        cpair *q = &r->p->pairs[k];
+        *q->narrow_err = (st_error){0};
+        q->narrow_rc = narrow_pair(r->p, q, q->narrow_err);
+    }
+    return NULL;
+}
+
+/* Every pair's narrow phase on n threads (the caller is one): each pair's
+ * search and detections are its own and the models are only read, so each
+ * pair finds what it finds alone; the first failure in pair order is the
+ * step's. A thread that cannot start leaves its share to the caller. */
+static st_status narrow_parallel(pipeline *p, unsigned n, st_error *err)
+{
+    enum { MAX_THREADS = 64 };
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    for (size_t k = 0; k < p->npairs; k++)
+        if (!p->pairs[k].narrow_err &&
+            !(p->pairs[k].narrow_err = st_calloc(1, sizeof *p->pairs[k].narrow_err)))
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+    narrow_share share[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (unsigned t = 0; t < n; t++)
+        share[t] = (narrow_share){.p = p, .k = t, .n = n};
+    for (unsigned t = 1; t < n; t++)
+        started[t] = pthread_create(&th[t], NULL, narrow_share_run, &share[t]) == 0;
+    narrow_share_run(&share[0]);
+    for (unsigned t = 1; t < n; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            narrow_share_run(&share[t]);
+    }
+    for (size_t k = 0; k < p->npairs; k++)
+        if (p->pairs[k].narrow_rc != ST_OK) {
+            *err = *p->pairs[k].narrow_err;
+            return p->pairs[k].narrow_rc;
+        }
+    return ST_OK;
+}
+
 /* Copies this step's contacts into the output fields (no allocation once
  * they have reached their largest size). */
 static st_status write_outputs(pipeline *p, st_error *err)
@@ -1086,9 +1165,13 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
     const cresponse *resp = (const cresponse *)p->response;
     size_t candidates = 0;
+    const unsigned nt = class_is(p->narrow, &raytrace_narrow_phase_class) ? 1 : narrow_threads(p);
+    if (nt > 1)
+        ST_TRY(narrow_parallel(p, nt, err));
     for (size_t k = 0; k < p->npairs; k++) {
         cpair *q = &p->pairs[k];
-        ST_TRY(narrow_pair(p, q, err));
+        if (nt <= 1)
+            ST_TRY(narrow_pair(p, q, err));
         candidates += q->search->ncand;
         double dq = d0 + q->m[0]->contact_distance + q->m[1]->contact_distance;
         if (q->kind == CR_PENALTY || q->kind == CR_STICKFF)

@@ -10,7 +10,29 @@ typedef struct cphase {
     st_array boxv;   /* "box" (broad phases): refused when set */
     bool draw;       /* "draw" (DirectSAPNarrowPhase: "showOnlyInvestigatedBoxes") */
     int nb_pairs;    /* "nbPairs" (DirectSAPNarrowPhase, output) */
+    int nb_threads;  /* "nbThreads" (the parallel phases) */
+    char *scheduler_type; /* "taskSchedulerType" (the parallel phases) */
 } cphase;
+
+/* The parallel phases (SOFA's MultiThreading): ParallelBruteForceBroadPhase
+ * and ParallelBVHNarrowPhase are BruteForceBroadPhase and BVHNarrowPhase
+ * whose per-pair work runs on threads (collision_pipeline.c). */
+extern const st_class parallel_brute_force_broad_phase_class;
+extern const st_class parallel_bvh_narrow_phase_class;
+/* Threads for a parallel phase: a TaskSchedulerSettings of the scene with
+ * nbThreads != 0, else its nbThreads != 0, else settee's (SETTEE_THREADS,
+ * `settee run --threads`), else 1. */
+unsigned cphase_threads(const st_component *phase);
+/* The fields the parallel phases add (SOFA's TaskSchedulerUser). */
+#define CPHASE_SCHEDULER_FIELDS                                                                   \
+    ST_INT(cphase, nb_threads, "nbThreads", "0",                                                  \
+           "Threads of the task scheduler: n > 0 that many, -n the cores minus n, 0 settee's "   \
+           "count (`settee run --threads N` or SETTEE_THREADS, else 1; SOFA: all cores). A "     \
+           "TaskSchedulerSettings of the scene with nbThreads != 0 decides"),                     \
+        ST_STRING(cphase, scheduler_type, "taskSchedulerType", "_default",                        \
+                  "Type of task scheduler to use (_default or std)")
+/* Refuses an unknown taskSchedulerType (init of the parallel phases). */
+st_status cphase_check_scheduler(st_component *self, st_error *err);
 
 /* Refuses a set 'box' (brute_force_broad_phase.c). */
 st_status cphase_check_box(st_component *self, st_error *err);

@@ -302,16 +302,20 @@ Test(collision_scenes, deformable_cube_rests_on_floor)
     free(final[1]);
 }
 
-/* Same scene twice, and with DirectSAP, IncrSAP and SOFA's deprecated
+/* Same scene twice, and with DirectSAP, IncrSAP, SOFA's deprecated
  * BruteForceDetection (first in scene order: the broad and the narrow
- * phase): bit-identical trajectories. */
+ * phase) and the parallel phases on 2 and 3 threads (the model pairs'
+ * narrow phases on threads): bit-identical trajectories. */
 Test(collision_scenes, deterministic)
 {
-    const char *broad[5] = {"BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP",
-                            "IncrSAP", "BruteForceDetection"};
-    double *out[5];
+    const char *broad[7] = {
+        "BruteForceBroadPhase", "BruteForceBroadPhase", "DirectSAP", "IncrSAP",
+        "BruteForceDetection",
+        "ParallelBVHNarrowPhase: {nbThreads: 2}\n    - ParallelBruteForceBroadPhase",
+        "ParallelBruteForceBroadPhase: {nbThreads: 3}\n    - ParallelBVHNarrowPhase"};
+    double *out[7];
     size_t n = 0;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 7; k++) {
         char *y = cube_yaml(IMPLICIT_CG, broad[k]);
         st_scene *s = load(y);
         run(s, 150);
@@ -326,8 +330,69 @@ Test(collision_scenes, deterministic)
     cr_assert(memcmp(out[0], out[2], n * sizeof(double)) == 0, "DirectSAP differs");
     cr_assert(memcmp(out[0], out[3], n * sizeof(double)) == 0, "IncrSAP differs");
     cr_assert(memcmp(out[0], out[4], n * sizeof(double)) == 0, "BruteForceDetection differs");
-    for (int k = 0; k < 5; k++)
+    cr_assert(memcmp(out[0], out[5], n * sizeof(double)) == 0, "the parallel narrow phase differs");
+    cr_assert(memcmp(out[0], out[6], n * sizeof(double)) == 0, "the parallel broad phase differs");
+    for (int k = 0; k < 7; k++)
         free(out[k]);
+}
+
+/* Five balls of 0.1 under one implicit solver, two of them stacked, over
+ * the floor: ten model pairs (ball - floor, ball - ball). BROAD is the
+ * broad phase line of HEADER. */
+static char *balls_yaml(const char *broad)
+{
+    char *y = malloc(16384);
+    int n = snprintf(y, 16384, HEADER, 0.01, broad, 0.08, 0.05);
+    n += snprintf(y + n, 16384 - (size_t)n,
+                  "    - name: Balls\n      objects:\n        - %s\n      children:\n",
+                  IMPLICIT_CG);
+    const double pos[5][3] = {{0, 0.3, 0}, {0.5, 0.2, 0.1}, {1, 0.25, -0.3},
+                              {1.02, 0.47, -0.29}, {-0.6, 0.15, 0.4}};
+    for (int b = 0; b < 5; b++)
+        n += snprintf(y + n, 16384 - (size_t)n,
+                      "        - name: B%d\n"
+                      "          objects:\n"
+                      "            - MechanicalObject: {name: ball%d, position: [[%g, %g, %g]]}\n"
+                      "            - UniformMass: {totalMass: %g}\n"
+                      "            - SphereCollisionModel: {radius: 0.1, contactStiffness: 50}\n",
+                      b, b, pos[b][0], pos[b][1], pos[b][2], 1.0 + 0.1 * b);
+    snprintf(y + n, 16384 - (size_t)n, FLOOR, 50.0);
+    return y;
+}
+
+/* The parallel phases run the ten pairs' narrow phases on 2, 3 and 4
+ * threads: every ball's trajectory is the sequential phases' to the bit. */
+Test(collision_scenes, parallel_phases_bit_identical)
+{
+    const char *phases[4] = {
+        "BruteForceBroadPhase",
+        "ParallelBVHNarrowPhase: {nbThreads: 2}\n    - ParallelBruteForceBroadPhase",
+        "ParallelBVHNarrowPhase: {nbThreads: 3}\n    - BruteForceBroadPhase",
+        "ParallelBruteForceBroadPhase: {nbThreads: 4}\n    - ParallelBVHNarrowPhase"};
+    double ref[15];
+    for (int k = 0; k < 4; k++) {
+        char *y = balls_yaml(phases[k]);
+        st_scene *s = load(y);
+        run(s, 120);
+        for (int b = 0; b < 5; b++) {
+            char name[16];
+            snprintf(name, sizeof name, "ball%d", b);
+            const double *x = state(s, name)->position.r;
+            if (k == 0)
+                memcpy(ref + 3 * b, x, 3 * sizeof *x);
+            else
+                cr_assert(memcmp(ref + 3 * b, x, 3 * sizeof *x) == 0,
+                          "%s: ball %d at %.17g %.17g %.17g, sequential %.17g %.17g %.17g",
+                          phases[k], b, x[0], x[1], x[2], ref[3 * b], ref[3 * b + 1],
+                          ref[3 * b + 2]);
+        }
+        st_scene_destroy(&s);
+        free(y);
+    }
+    /* the balls came down onto the floor: contacts happened */
+    for (int b = 0; b < 5; b++)
+        cr_assert(ref[3 * b + 1] < 0.2 && ref[3 * b + 1] > 0.0, "ball %d at height %g", b,
+                  ref[3 * b + 1]);
 }
 
 /* Once the contact lists have their size, a step allocates nothing, with
