@@ -167,6 +167,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
     if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
         return false; /* SOFA's methods register no cylinder test */
+    if (a >= CM_RIGIDDGRID || b >= CM_RIGIDDGRID) /* SofaDistanceGrid's (distance_grid_collision.c) */
+        return dgrid_has_test(a, b);
     if (a >= CM_OBB || b >= CM_OBB) /* CollisionOBBCapsule's tests (obb_capsule.c) */
         return obbcap_has_test(m, a, b);
     if (a == CM_TETRA || b == CM_TETRA) /* every method, through DiscreteIntersection */
@@ -275,6 +277,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
     if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
         q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
+    if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
+        q->nid = 6 * (m0->nelem + m1->nelem); /* SOFA's ids: triangle 6 t + k, line 2 l + k */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
@@ -842,6 +846,8 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->m[0]->kind >= CM_RIGIDDGRID || q->m[1]->kind >= CM_RIGIDDGRID) /* SofaDistanceGrid's */
+        return dgrid_test(q, i, j, contact, d);
     if (q->m[0]->kind >= CM_OBB || q->m[1]->kind >= CM_OBB) { /* CollisionOBBCapsule's tests */
         int hit = obbcap_test(q, i, j, alarm, contact, d);
         d->e[0] = (unsigned)i;

@@ -30,6 +30,7 @@ extern const st_class triangle_octree_collision_model_class;
 extern const st_class obb_collision_model_class;
 extern const st_class capsule_collision_model_class;
 extern const st_class rigid_capsule_collision_model_class;
+extern const st_class rigid_distance_grid_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -50,6 +51,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &ccd_tight_inclusion_intersection_class,
         &obb_collision_model_class,       &capsule_collision_model_class,
         &rigid_capsule_collision_model_class,
+        &rigid_distance_grid_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
