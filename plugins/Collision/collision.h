@@ -142,8 +142,8 @@ typedef struct cdetect {
  * a point on a line or a triangle); Rigid3d spheres: a point fixed in the
  * body frame of frame idx[0]. */
 typedef struct cside {
-    unsigned idx[4];
-    double w[4];
+    unsigned idx[8];           /* 8: an FFD grid's cube corners */
+    double w[8];
     unsigned n;
     double local[3];           /* rigid: the point in the body frame */
     double arm[3];             /* rigid: R local at the last add_force */
@@ -447,6 +447,9 @@ bool dgrid_has_test(cm_kind a, cm_kind b);
 /* The element test of q's pair (i, j), the grid first: fills d (at most
  * CDETECT_MAX outputs), returns their number. */
 int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d);
+/* An FFD grid's contact point: rest-space point pt of cube e, as the
+ * trilinear weights of the cube's 8 corners (SOFA's addPointInCube). */
+void dgrid_ffd_side(const cmodel *m, unsigned e, const double pt[3], cside *s);
 /* Loads the model's grid (and, FFD, its cubes) at init. */
 st_status dgrid_model_init(cmodel *m, st_error *err);
 /* The element boxes of a grid model for this step. */

@@ -35,8 +35,10 @@ bool dgrid_has_test(cm_kind a, cm_kind b)
         a = b;
         b = t;
     }
+    if (a == CM_FFDDGRID) /* FFD - FFD and FFD - rigid grid: not implemented (docs/from-sofa.md) */
+        return b == CM_POINT || b == CM_SPHERE || b == CM_TRIANGLE;
     if (a != CM_RIGIDDGRID)
-        return false; /* FFD grids: see dgrid_model_init */
+        return false;
     return b == CM_POINT || b == CM_SPHERE || b == CM_LINE || b == CM_TRIANGLE;
 }
 
@@ -108,8 +110,14 @@ static void rigid_update_state(cmodel *m)
     m->dg_transformed = true;
 }
 
+static void ffd_update_boxes(cmodel *m);
+
 void dgrid_update_boxes(cmodel *m)
 {
+    if (m->kind == CM_FFDDGRID && m->ffd && m->nelem) {
+        ffd_update_boxes(m);
+        return;
+    }
     if (m->kind != CM_RIGIDDGRID || !m->grid || !m->nelem)
         return;
     rigid_update_state(m);
@@ -141,6 +149,8 @@ void dgrid_model_free(cmodel *m)
 {
     dgrid_free(m->grid);
     m->grid = NULL;
+    st_free(m->ffd);
+    m->ffd = NULL;
 }
 
 /* SOFA's DistanceGrid::save (".raw": the values as doubles). */
@@ -165,12 +175,11 @@ static st_status dump_grid(cmodel *m, st_error *err)
     return ST_OK;
 }
 
+static st_status ffd_init_cubes(cmodel *m, st_error *err);
+
 st_status dgrid_model_init(cmodel *m, st_error *err)
 {
     st_component *self = &m->base;
-    if (m->kind == CM_FFDDGRID)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "FFDDistanceGridCollisionModel is not implemented yet");
     if (!m->dg_filename || !*m->dg_filename)
         return st_component_error(self, "filename", err, ST_ESCENE,
                                   "An input filename is required.");
@@ -186,6 +195,8 @@ st_status dgrid_model_init(cmodel *m, st_error *err)
         return st_component_error(self, "filename", err, st, "%s", err->msg);
     if (m->dg_dumpfilename && *m->dg_dumpfilename)
         ST_TRY(dump_grid(m, err));
+    if (m->kind == CM_FFDDGRID)
+        return ffd_init_cubes(m, err);
     if (m->ms->position.n == 0)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "the Rigid3d state '%s' has no frame to place the grid with",
@@ -197,9 +208,343 @@ st_status dgrid_model_init(cmodel *m, st_error *err)
     return ST_OK;
 }
 
-/* ---- tests ---- */
 
 static const double *vtx(const cmodel *m, unsigned i) { return cmodel_x(m) + 3 * (size_t)i; }
+
+/* ---- FFD grids: SOFA's FFDDistanceGridCollisionModel::DeformedCube ---- */
+
+/* One hexahedron of the grid topology, corners in SOFA's cube order (bit 0:
+ * x, bit 1: y, bit 2: z; the topology's 2 <-> 3 and 6 <-> 7 swapped). */
+struct ffd_cube {
+    unsigned v[8];             /* the corners' points */
+    double p0[3], dp[3], inv_dp[3]; /* rest corner 0, rest diagonal and its inverse */
+    double c[8][3];            /* current corners */
+    double dx[3], dy[3], dz[3], dxy[3], dxz[3], dyz[3], dxyz[3];
+    double faces[6][4];        /* FX0 FX1 FY0 FY1 FZ0 FZ1: n . x + d */
+};
+
+static void sub3(const double *a, const double *b, double *r)
+{
+    r[0] = a[0] - b[0], r[1] = a[1] - b[1], r[2] = a[2] - b[2];
+}
+
+static void face_plane(const struct ffd_cube *k, int c00, int c10, int c01, int c11, double pl[4])
+{
+    double c4[3], u[3], w[3], n[3];
+    for (int i = 0; i < 3; i++)
+        c4[i] = k->c[c00][i] + k->c[c10][i] + k->c[c01][i] + k->c[c11][i];
+    sub3(k->c[c11], k->c[c00], u);
+    sub3(k->c[c01], k->c[c10], w);
+    n[0] = u[1] * w[2] - u[2] * w[1];
+    n[1] = u[2] * w[0] - u[0] * w[2];
+    n[2] = u[0] * w[1] - u[1] * w[0];
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (l > 2.220446049250313e-16)
+        n[0] /= l, n[1] /= l, n[2] /= l;
+    pl[0] = n[0], pl[1] = n[1], pl[2] = n[2];
+    pl[3] = (n[0] * c4[0] + n[1] * c4[1] + n[2] * c4[2]) * (-0.25);
+}
+
+static void cube_update(struct ffd_cube *k, const double *x)
+{
+    for (int j = 0; j < 8; j++)
+        memcpy(k->c[j], x + 3 * (size_t)k->v[j], 3 * sizeof(double));
+    for (int i = 0; i < 3; i++) {
+        k->dx[i] = k->c[1][i] - k->c[0][i];
+        k->dy[i] = k->c[2][i] - k->c[0][i];
+        k->dz[i] = k->c[4][i] - k->c[0][i];
+        k->dxy[i] = k->c[3][i] - k->c[2][i] - k->dx[i];
+        k->dxz[i] = k->c[5][i] - k->c[4][i] - k->dx[i];
+        k->dyz[i] = k->c[6][i] - k->c[4][i] - k->dy[i];
+        k->dxyz[i] = k->c[7][i] - k->c[5][i] - k->c[6][i] + k->c[4][i] - k->dxy[i];
+    }
+    face_plane(k, 0, 2, 4, 6, k->faces[0]);
+    face_plane(k, 1, 5, 3, 7, k->faces[1]);
+    face_plane(k, 0, 4, 1, 5, k->faces[2]);
+    face_plane(k, 2, 3, 6, 7, k->faces[3]);
+    face_plane(k, 0, 1, 2, 3, k->faces[4]);
+    face_plane(k, 4, 6, 5, 7, k->faces[5]);
+}
+
+static void cube_deform(const struct ffd_cube *k, const double b[3], double out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = k->c[0][i] + k->dx[i] * b[0] + (k->dy[i] + k->dxy[i] * b[0]) * b[1] +
+                 (k->dz[i] + k->dxz[i] * b[0] + (k->dyz[i] + k->dxyz[i] * b[0]) * b[1]) * b[2];
+}
+
+static void cube_jacobian(const struct ffd_cube *k, const double b[3], double J[9])
+{
+    for (int i = 0; i < 3; i++) {
+        J[3 * i + 0] = k->dx[i] + k->dxy[i] * b[1] + (k->dxz[i] + k->dxyz[i] * b[1]) * b[2];
+        J[3 * i + 1] = k->dy[i] + k->dxy[i] * b[0] + (k->dyz[i] + k->dxyz[i] * b[0]) * b[2];
+        J[3 * i + 2] = k->dz[i] + k->dxz[i] * b[0] + (k->dyz[i] + k->dxyz[i] * b[0]) * b[1];
+    }
+}
+
+static void cube_deform_dir(const struct ffd_cube *k, const double b[3], const double dir[3],
+                            double out[3])
+{
+    double J[9];
+    cube_jacobian(k, b, J);
+    mat_vec(J, dir, out);
+}
+
+/* J^-1 dir; false when J is singular. */
+static bool cube_undeform_dir(const struct ffd_cube *k, const double b[3], const double dir[3],
+                              double out[3])
+{
+    double J[9], inv[9];
+    cube_jacobian(k, b, J);
+    inv[0] = J[4] * J[8] - J[5] * J[7];
+    inv[1] = J[2] * J[7] - J[1] * J[8];
+    inv[2] = J[1] * J[5] - J[2] * J[4];
+    inv[3] = J[5] * J[6] - J[3] * J[8];
+    inv[4] = J[0] * J[8] - J[2] * J[6];
+    inv[5] = J[2] * J[3] - J[0] * J[5];
+    inv[6] = J[3] * J[7] - J[4] * J[6];
+    inv[7] = J[1] * J[6] - J[0] * J[7];
+    inv[8] = J[0] * J[4] - J[1] * J[3];
+    double det = J[0] * inv[0] + J[1] * inv[3] + J[2] * inv[6];
+    if (det == 0.0)
+        return false;
+    for (int i = 0; i < 9; i++)
+        inv[i] /= det;
+    mat_vec(inv, dir, out);
+    return true;
+}
+
+static void cube_bary(const struct ffd_cube *k, const double p[3], double b[3])
+{
+    for (int i = 0; i < 3; i++)
+        b[i] = (p[i] - k->p0[i]) * k->inv_dp[i];
+}
+
+void dgrid_ffd_side(const cmodel *m, unsigned e, const double pt[3], cside *s)
+{
+    const struct ffd_cube *k = &m->ffd[e];
+    double b[3];
+    cube_bary(k, pt, b);
+    s->n = 8;
+    for (int j = 0; j < 8; j++) {
+        s->idx[j] = k->v[j];
+        s->w[j] = ((j & 1) ? b[0] : 1 - b[0]) * ((j & 2) ? b[1] : 1 - b[1]) *
+                  ((j & 4) ? b[2] : 1 - b[2]);
+    }
+}
+
+/* SOFA's FFD point test: p2 located in cube k by Newton steps from the
+ * faces' estimate (at most 5), its rest position's distance d < margin
+ * (0.001 + d0): a contact from the rest-space surface point (SOFA's
+ * detection point, mapped into the cube) along the deformed gradient. */
+static int ffd_point(const cmodel *g, const struct ffd_cube *k, const double p2[3], double d0,
+                     cdetect *d)
+{
+    const dgrid *grid = g->grid;
+    const double margin = (double)0.001f + d0;
+    const double cubesize = sqrt(k->inv_dp[0] * k->inv_dp[0] + k->inv_dp[1] * k->inv_dp[1] +
+                                 k->inv_dp[2] * k->inv_dp[2]);
+    double b[3];
+    for (int i = 0; i < 3; i++) {
+        const double *f0 = k->faces[2 * i], *f1 = k->faces[2 * i + 1];
+        double b0 = f0[0] * p2[0] + f0[1] * p2[1] + f0[2] * p2[2] + f0[3];
+        double b1 = f1[0] * p2[0] + f1[1] * p2[1] + f1[2] * p2[2] + f1[3];
+        b[i] = b0 / (b0 + b1);
+    }
+    const double lo = (double)0.001f, hi = (double)0.999f;
+    for (int iter = 0; iter < 5; ++iter) {
+        double pd[3], diff[3];
+        cube_deform(k, b, pd);
+        sub3(p2, pd, diff);
+        double err = sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]);
+        double berr = err * cubesize;
+        if (berr > 0.5)
+            berr = 0.5;
+        if (b[0] < -berr || b[0] > 1 + berr || b[1] < -berr || b[1] > 1 + berr ||
+            b[2] < -berr || b[2] > 1 + berr)
+            return 0; /* far from the cube */
+        if (err < (double)0.005f) {
+            if (!(b[0] > lo && b[0] < hi && b[1] > lo && b[1] < hi && b[2] > lo && b[2] < hi))
+                return 0;
+            double pinit[3];
+            for (int c = 0; c < 3; c++)
+                pinit[c] = k->p0[c] + k->dp[c] * b[c];
+            double dist = dgrid_interp(grid, pinit);
+            if (!(dist < margin))
+                return 0;
+            double gr[3], bb[3], n[3];
+            dgrid_grad(grid, pinit, gr);
+            double l = sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+            if (l > 2.220446049250313e-16)
+                gr[0] /= l, gr[1] /= l, gr[2] /= l;
+            for (int c = 0; c < 3; c++)
+                pinit[c] -= gr[c] * dist;
+            cube_bary(k, pinit, bb);
+            cube_deform_dir(k, bb, gr, n);
+            l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            if (l > 2.220446049250313e-16)
+                n[0] /= l, n[1] /= l, n[2] /= l;
+            memcpy(d->p[0], pinit, sizeof d->p[0]);
+            memcpy(d->p[1], p2, sizeof d->p[1]);
+            memcpy(d->normal, n, sizeof d->normal);
+            d->value = dist - d0;
+            memset(d->w, 0, sizeof d->w);
+            return 1;
+        }
+        double pi[3];
+        for (int c = 0; c < 3; c++)
+            pi[c] = k->p0[c] + k->dp[c] * b[c];
+        double dist = dgrid_interp(grid, pi);
+        if (dist * 0.5 - err > margin)
+            return 0; /* too far from the object */
+        double db[3];
+        if (!cube_undeform_dir(k, b, diff, db))
+            return 0;
+        for (int c = 0; c < 3; c++)
+            b[c] += db[c];
+    }
+    return 0;
+}
+
+static int ffd_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d)
+{
+    const cmodel *g = q->m[0], *o = q->m[1];
+    const struct ffd_cube *k = &g->ffd[i];
+    int n = 0;
+    switch (o->kind) {
+    case CM_POINT:
+        if ((n = ffd_point(g, k, vtx(o, (unsigned)j), contact, d))) {
+            /* SOFA leaves the point side's detection point unset (zero) */
+            memset(d->p[1], 0, sizeof d->p[1]);
+            d->w[1][0] = 1.0;
+            d->id = (unsigned)j;
+        }
+        break;
+    case CM_SPHERE: {
+        double r = cmodel_radius(o, j);
+        const double *c = vtx(o, (unsigned)j);
+        if ((n = ffd_point(g, k, c, contact + r, d))) {
+            /* SOFA's getContactPointWithSurfacePoint: towards the rest-space point */
+            double u[3];
+            sub3(d->p[0], c, u);
+            double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            for (int a = 0; a < 3; a++)
+                d->p[1][a] = c[a] + (l > 0 ? u[a] / l * r : 0);
+            d->w[1][0] = 1.0;
+            d->id = (unsigned)j;
+        }
+        break;
+    }
+    case CM_TRIANGLE: {
+        const unsigned *t = o->elems + 3 * j;
+        unsigned f = o->tflags ? o->tflags[j] : 0;
+        for (unsigned v = 0; v < 3; v++) {
+            if (!(f & (TF_P1 << v)))
+                continue;
+            if (ffd_point(g, k, vtx(o, t[v]), contact, &d[n])) {
+                d[n].w[1][v] = 1.0;
+                d[n].id = 3 * (unsigned)j + v;
+                d[n].e[0] = (unsigned)i, d[n].e[1] = (unsigned)j;
+                n++;
+            }
+        }
+        return n;
+    }
+    default:
+        return 0;
+    }
+    d->e[0] = (unsigned)i;
+    d->e[1] = (unsigned)j;
+    return n;
+}
+
+static void ffd_update_boxes(cmodel *m)
+{
+    const double *x = cmodel_x(m);
+    double *mb = m->mbox;
+    for (size_t e = 0; e < m->nelem; e++) {
+        struct ffd_cube *k = &m->ffd[e];
+        cube_update(k, x);
+        double *b = m->box + 6 * e;
+        for (int c = 0; c < 3; c++)
+            b[c] = b[c + 3] = k->c[0][c];
+        for (int j = 1; j < 8; j++)
+            for (int c = 0; c < 3; c++) {
+                if (k->c[j][c] < b[c])
+                    b[c] = k->c[j][c];
+                else if (k->c[j][c] > b[c + 3])
+                    b[c + 3] = k->c[j][c];
+            }
+        for (int c = 0; c < 3; c++) {
+            if (e == 0 || b[c] < mb[c])
+                mb[c] = b[c];
+            if (e == 0 || b[c + 3] > mb[c + 3])
+                mb[c + 3] = b[c + 3];
+            if (e == 0 || b[c + 3] - b[c] > m->ext[c])
+                m->ext[c] = b[c + 3] - b[c];
+        }
+    }
+}
+
+/* The cubes from the topology's hexahedra and rest positions. */
+static st_status ffd_init_cubes(cmodel *m, st_error *err)
+{
+    st_component *self = &m->base, *topo = m->topology;
+    if (!topo) {
+        st_component_warn(self, "Link to Topology should be set to a RegularGridTopology or "
+                                "SparseGridTopology. First Topology found in context will be "
+                                "used");
+        for (st_node *n = self->node; n && !topo; n = st_node_parent(n))
+            for (size_t i = st_node_object_count(n); i-- > 0 && !topo;) {
+                st_component *c = st_node_object(n, i);
+                if (c->cls->topology && st_component_has_role(c, ST_ROLE_TOPOLOGY))
+                    topo = c;
+            }
+    }
+    const st_array *hex = topo && topo->cls->topology && topo->cls->topology->elements
+                              ? topo->cls->topology->elements(topo, ST_T_HEXAS)
+                              : NULL;
+    if (!hex || !hex->n)
+        return st_component_error(self, "topology", err, ST_ESCENE,
+                                  "Requires a Vec3-based deformable model with associated "
+                                  "RegularGridTopology or SparseGridTopology (a topology with "
+                                  "hexahedra)");
+    ST_TRY(st_topology_use(self, topo, err));
+    /* rest positions: the topology's points, else the state's rest positions */
+    const st_field *pf = st_component_field(topo, "position");
+    const st_array *tp = pf && pf->type == ST_T_VEC3S
+                             ? (const st_array *)st_component_field_ptr(topo, pf)
+                             : NULL;
+    const st_array *rest = tp && tp->n ? tp : m->ms->rest_position.n ? &m->ms->rest_position
+                                                                     : &m->ms->position;
+    const size_t np = m->ms->position.n;
+    m->ffd = st_calloc(hex->n, sizeof *m->ffd);
+    m->box = st_malloc(6 * hex->n * sizeof *m->box);
+    if (!m->ffd || !m->box)
+        return st_error_set(err, ST_ENOMEM, "out of memory for %zu cubes", hex->n);
+    for (size_t e = 0; e < hex->n; e++) {
+        struct ffd_cube *k = &m->ffd[e];
+        static const int order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+        for (int j = 0; j < 8; j++) {
+            k->v[j] = hex->u[8 * e + order[j]];
+            if (k->v[j] >= np || k->v[j] >= rest->n)
+                return st_component_error(self, "topology", err, ST_ESCENE,
+                                          "hexahedron %zu uses point %u but the state has %zu "
+                                          "points",
+                                          e, k->v[j], np);
+        }
+        for (int c = 0; c < 3; c++) {
+            k->p0[c] = rest->r[3 * (size_t)k->v[0] + c];
+            k->dp[c] = rest->r[3 * (size_t)k->v[7] + c] - k->p0[c];
+            k->inv_dp[c] = 1 / k->dp[c];
+        }
+    }
+    m->nelem = hex->n;
+    return ST_OK;
+}
+
+/* ---- tests ---- */
+
 
 /* The contact of world point p2 with the rigid grid, d0 the contact
  * distance; 1 and d filled (p, normal, value) when there is one. check:
@@ -248,7 +593,11 @@ int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d)
 {
     const cmodel *g = q->m[0], *o = q->m[1];
     int n = 0;
-    if (g->kind != CM_RIGIDDGRID || !g->grid)
+    if (!g->grid)
+        return 0;
+    if (g->kind == CM_FFDDGRID)
+        return ffd_test(q, i, j, contact, d);
+    if (g->kind != CM_RIGIDDGRID)
         return 0;
     switch (o->kind) {
     case CM_POINT:

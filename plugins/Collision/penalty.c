@@ -402,6 +402,9 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
                                           : 0.0;
         break;
     }
+    case CM_FFDDGRID:
+        dgrid_ffd_side(m, e, pt, s);
+        break;
     case CM_SPHERE:
         *r = cmodel_radius(m, e);
         /* fall through */

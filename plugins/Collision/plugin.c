@@ -31,6 +31,7 @@ extern const st_class obb_collision_model_class;
 extern const st_class capsule_collision_model_class;
 extern const st_class rigid_capsule_collision_model_class;
 extern const st_class rigid_distance_grid_collision_model_class;
+extern const st_class ffd_distance_grid_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -52,6 +53,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &obb_collision_model_class,       &capsule_collision_model_class,
         &rigid_capsule_collision_model_class,
         &rigid_distance_grid_collision_model_class,
+        &ffd_distance_grid_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
