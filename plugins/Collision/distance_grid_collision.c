@@ -414,8 +414,9 @@ static int ffd_test(const cpair *q, size_t i, size_t j, double contact, cdetect 
     switch (o->kind) {
     case CM_POINT:
         if ((n = ffd_point(g, k, vtx(o, (unsigned)j), contact, d))) {
-            /* SOFA leaves the point side's detection point unset (zero) */
-            memset(d->p[1], 0, sizeof d->p[1]);
+            /* SOFA leaves the point side's detection point unset (zero);
+             * here it is the point (the pipeline's outputs read it; only
+             * the Lagrangian responses' duplicate test could differ) */
             d->w[1][0] = 1.0;
             d->id = (unsigned)j;
         }
@@ -510,13 +511,10 @@ static st_status ffd_init_cubes(cmodel *m, st_error *err)
                                   "RegularGridTopology or SparseGridTopology (a topology with "
                                   "hexahedra)");
     ST_TRY(st_topology_use(self, topo, err));
-    /* rest positions: the topology's points, else the state's rest positions */
-    const st_field *pf = st_component_field(topo, "position");
-    const st_array *tp = pf && pf->type == ST_T_VEC3S
-                             ? (const st_array *)st_component_field_ptr(topo, pf)
-                             : NULL;
-    const st_array *rest = tp && tp->n ? tp : m->ms->rest_position.n ? &m->ms->rest_position
-                                                                     : &m->ms->position;
+    /* rest positions: the topology's points (SOFA's getPX), else the state's */
+    const st_topology_ops *to = topo->cls->topology;
+    const size_t tnp = to->nb_points ? to->nb_points(topo) : 0;
+    const st_array *rest = m->ms->rest_position.n ? &m->ms->rest_position : &m->ms->position;
     const size_t np = m->ms->position.n;
     m->ffd = st_calloc(hex->n, sizeof *m->ffd);
     m->box = st_malloc(6 * hex->n * sizeof *m->box);
@@ -527,15 +525,26 @@ static st_status ffd_init_cubes(cmodel *m, st_error *err)
         static const int order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
         for (int j = 0; j < 8; j++) {
             k->v[j] = hex->u[8 * e + order[j]];
-            if (k->v[j] >= np || k->v[j] >= rest->n)
+            if (k->v[j] >= np || (tnp ? k->v[j] >= tnp : k->v[j] >= rest->n))
                 return st_component_error(self, "topology", err, ST_ESCENE,
                                           "hexahedron %zu uses point %u but the state has %zu "
                                           "points",
                                           e, k->v[j], np);
         }
+        double a[3], b[3];
+        if (tnp && to->get_point) {
+            to->get_point(topo, k->v[0], a);
+            to->get_point(topo, k->v[7], b);
+        } else {
+            memcpy(a, rest->r + 3 * (size_t)k->v[0], sizeof a);
+            memcpy(b, rest->r + 3 * (size_t)k->v[7], sizeof b);
+        }
         for (int c = 0; c < 3; c++) {
-            k->p0[c] = rest->r[3 * (size_t)k->v[0] + c];
-            k->dp[c] = rest->r[3 * (size_t)k->v[7] + c] - k->p0[c];
+            k->p0[c] = a[c];
+            k->dp[c] = b[c] - k->p0[c];
+            if (k->dp[c] == 0)
+                return st_component_error(self, "topology", err, ST_ESCENE,
+                                          "hexahedron %zu is flat along axis %d", e, c);
             k->inv_dp[c] = 1 / k->dp[c];
         }
     }
