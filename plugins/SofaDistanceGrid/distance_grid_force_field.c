@@ -359,18 +359,28 @@ static void dgff_add_dforce(st_component *self, const st_mparams *mp, double *df
     }
 }
 
-/* SOFA's addKToMatrix: the point blocks only, with the factor -fact kFactor. */
+/* SOFA's addKToMatrix: the point blocks only, with the factor -fact kFactor;
+ * a zero block on the other points of the range, so that the sequence of
+ * matrix calls (the pattern a direct solver analyses once) does not change
+ * while contacts come and go. Contacts are in ascending point order. */
 static void dgff_add_k(st_component *self, const st_mparams *mp, st_matrix *m, double kfactor)
 {
     (void)mp;
     dgff *p = (dgff *)self;
-    for (size_t k = 0; k < p->nc; k++) {
-        const dg_contact *c = &p->c[k];
-        double b[9], fact = c->fact * -kfactor;
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++)
-                b[3 * r + q] = c->normal[r] * fact * c->normal[q];
-        st_matrix_add_block(m, p->ms, c->index, p->ms, c->index, b);
+    const size_t n = p->ms->n;
+    size_t begin = p->local_range[0] >= 0 ? (size_t)p->local_range[0] : 0, end = n, k = 0;
+    if (p->local_range[1] >= 0 && (size_t)p->local_range[1] + 1 < end)
+        end = (size_t)p->local_range[1] + 1;
+    for (size_t i = begin; i < end; i++) {
+        double b[9] = {0};
+        if (k < p->nc && p->c[k].index == i) {
+            const dg_contact *c = &p->c[k++];
+            double fact = c->fact * -kfactor;
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    b[3 * r + q] = c->normal[r] * fact * c->normal[q];
+        }
+        st_matrix_add_block(m, p->ms, i, p->ms, i, b);
     }
 }
 
