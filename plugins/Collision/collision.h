@@ -88,6 +88,7 @@ typedef struct cmodel {
     double dg_rot[9];          /* rigid: the grid's rotation (row-major) this step */
     double dg_trans[3];        /* rigid: its translation */
     bool dg_transformed;       /* rigid: SOFA's isTransformed */
+    bool dg_warned;            /* the cube-cube note was given */
     struct ffd_cube *ffd;      /* FFD: one per element (a cube of the grid topology); owned */
 
     /* Set at init. */
@@ -445,8 +446,11 @@ int st_coll_segment_obb(const double p1[3], const double p2[3], double r, const 
  * grid - the same and FFD grid. */
 bool dgrid_has_test(cm_kind a, cm_kind b);
 /* The element test of q's pair (i, j), the grid first: fills d (at most
- * CDETECT_MAX outputs), returns their number. */
+ * dgrid_max_outputs), returns their number. */
 int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d);
+/* The most outputs one element test of q can write (grid-grid: every mesh
+ * point of both grids; else CDETECT_MAX). */
+size_t dgrid_max_outputs(const cpair *q);
 /* An FFD grid's contact point: rest-space point pt of cube e, as the
  * trilinear weights of the cube's 8 corners (SOFA's addPointInCube). */
 void dgrid_ffd_side(const cmodel *m, unsigned e, const double pt[3], cside *s);

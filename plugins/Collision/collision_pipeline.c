@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../SofaDistanceGrid/distance_grid.h"
 #include "collision.h"
 #include "detection_phases.h"
 #include "element_search.h"
@@ -278,7 +279,8 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
         q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
     if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
-        q->nid = 6 * (m0->nelem + m1->nelem); /* SOFA's ids: triangle 6 t + k, line 2 l + k */
+        q->nid = 6 * (m0->nelem + m1->nelem) + /* SOFA's ids: triangle 6 t + k, line 2 l + k, */
+                 (m0->grid ? m0->grid->npts : 0) + (m1->grid ? m1->grid->npts : 0); /* mesh points */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
@@ -950,8 +952,8 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
             size_t j = s->oj[t];
             if (share_vertex(q, i, j))
                 continue;
-            ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + CDETECT_MAX, sizeof *q->det,
-                         err));
+            size_t room = q->m[0]->kind >= CM_RIGIDDGRID ? dgrid_max_outputs(q) : CDETECT_MAX;
+            ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + room, sizeof *q->det, err));
             q->ndet += (size_t)test_elements(q, i, j, alarm, contact, &q->det[q->ndet]);
         }
     return ST_OK;

@@ -39,7 +39,8 @@ bool dgrid_has_test(cm_kind a, cm_kind b)
         return b == CM_POINT || b == CM_SPHERE || b == CM_TRIANGLE;
     if (a != CM_RIGIDDGRID)
         return false;
-    return b == CM_POINT || b == CM_SPHERE || b == CM_LINE || b == CM_TRIANGLE;
+    return b == CM_POINT || b == CM_SPHERE || b == CM_LINE || b == CM_TRIANGLE ||
+           b == CM_RIGIDDGRID;
 }
 
 /* SOFA's getInitRotation: X(rx) Y(ry) Z(rz), angles in degrees. */
@@ -598,6 +599,107 @@ static int rigid_point(const cmodel *g, const double p2[3], double d0, bool flip
     return 1;
 }
 
+
+size_t dgrid_max_outputs(const cpair *q)
+{
+    const cmodel *a = q->m[0], *b = q->m[1];
+    if (a->kind == CM_RIGIDDGRID && b->kind == CM_RIGIDDGRID && a->grid && b->grid)
+        return a->grid->npts + b->grid->npts + CDETECT_MAX;
+    return CDETECT_MAX;
+}
+
+/* SOFA's rigid grid - rigid grid test (its path for grids that are not
+ * both "#cube"s): each model's mesh points (with usePoints) pushed out by
+ * the margin along their own grid's gradient and looked up in the other
+ * grid; inside it (d < 0), a contact from the other grid's surface. The
+ * margin is half the models' and the method's alarm distances (0.001 for
+ * none); d0 their contact distances (0.001 for none). Points in the grids'
+ * frames are given to the contact in the world. */
+static int rigid_rigid(cpair *q, cdetect *d, size_t cap)
+{
+    cmodel *m1 = q->m[0], *m2 = q->m[1];
+    const dgrid *g1 = m1->grid, *g2 = m2->grid;
+    if (g1->cube_dim != 0 && g2->cube_dim != 0) {
+        if (!m1->dg_warned)
+            st_component_warn(&m1->base,
+                              "two \"#cube\" grids: SOFA's cube-cube contacts (faces, edges) "
+                              "are not implemented; these get the general grid-grid contacts");
+        m1->dg_warned = true;
+    }
+    const cintersect *mth = q->method;
+    double alarm = mth->proximity ? mth->alarm_distance : 0.0;
+    double mcd = mth->proximity ? mth->contact_distance : 0.0;
+    const double d0 = m1->contact_distance + m2->contact_distance + (mcd == 0.0 ? 0.001 : mcd);
+    const double margin =
+        (m1->contact_distance + m2->contact_distance + (alarm == 0.0 ? 0.001 : alarm)) / 2;
+    /* grid 1 to grid 2: p2 = tr + rot p1 */
+    double rel[3] = {m1->dg_trans[0] - m2->dg_trans[0], m1->dg_trans[1] - m2->dg_trans[1],
+                     m1->dg_trans[2] - m2->dg_trans[2]};
+    double tr[3], rot[9];
+    mat_tvec(m2->dg_rot, rel, tr);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            rot[3 * i + j] = m2->dg_rot[i] * m1->dg_rot[j] + m2->dg_rot[3 + i] * m1->dg_rot[3 + j] +
+                             m2->dg_rot[6 + i] * m1->dg_rot[6 + j];
+    size_t n = 0;
+    for (int side = 0; side < 2; side++) {
+        cmodel *ma = q->m[side], *mb = q->m[1 - side];
+        const dgrid *ga = side ? g2 : g1, *gb = side ? g1 : g2;
+        if (!ma->dg_use_points)
+            continue;
+        for (size_t i = 0; i < ga->npts && n < cap; i++) {
+            const double *pa = ga->pts + 3 * i;
+            double na[3], pb[3], u[3];
+            dgrid_grad(ga, pa, na);
+            double l = sqrt(na[0] * na[0] + na[1] * na[1] + na[2] * na[2]);
+            if (l > 2.220446049250313e-16)
+                na[0] /= l, na[1] /= l, na[2] /= l;
+            for (int c = 0; c < 3; c++)
+                u[c] = pa[c] + na[c] * margin;
+            if (side == 0) { /* into grid 2's frame */
+                mat_vec(rot, u, pb);
+                for (int c = 0; c < 3; c++)
+                    pb[c] += tr[c];
+            } else { /* into grid 1's frame */
+                double w[3] = {u[0] - tr[0], u[1] - tr[1], u[2] - tr[2]};
+                mat_tvec(rot, w, pb);
+            }
+            if (!dgrid_in_bbox(gb, pb, 0.0) || !dgrid_in_grid(gb, pb))
+                continue;
+            double dist = dgrid_interp(gb, pb);
+            if (dist >= 0)
+                continue;
+            double gr[3], sb[3];
+            dgrid_grad(gb, pb, gr);
+            l = sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+            if (l > 2.220446049250313e-16)
+                gr[0] /= l, gr[1] /= l, gr[2] /= l;
+            for (int c = 0; c < 3; c++)
+                sb[c] = pb[c] - gr[c] * dist;
+            cdetect *o = &d[n++];
+            memset(o, 0, sizeof *o);
+            /* SOFA's point[0] is on grid 1, point[1] on grid 2 */
+            const double *p_on1 = side == 0 ? pa : sb, *p_on2 = side == 0 ? sb : pa;
+            mat_vec(m1->dg_rot, p_on1, o->p[0]);
+            mat_vec(m2->dg_rot, p_on2, o->p[1]);
+            for (int c = 0; c < 3; c++)
+                o->p[0][c] += m1->dg_trans[c], o->p[1][c] += m2->dg_trans[c];
+            if (side == 0) { /* from grid 1's point, against grid 2's gradient */
+                mat_vec(m2->dg_rot, gr, o->normal);
+                for (int c = 0; c < 3; c++)
+                    o->normal[c] = -o->normal[c];
+            } else
+                mat_vec(m1->dg_rot, gr, o->normal);
+            o->value = dist + margin - d0;
+            o->w[0][0] = o->w[1][0] = 1.0;
+            o->id = (unsigned)(side == 0 ? i : g1->npts + i);
+            o->e[0] = o->e[1] = 0;
+        }
+        (void)mb;
+    }
+    return (int)n;
+}
+
 int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d)
 {
     const cmodel *g = q->m[0], *o = q->m[1];
@@ -609,6 +711,8 @@ int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d)
     if (g->kind != CM_RIGIDDGRID)
         return 0;
     switch (o->kind) {
+    case CM_RIGIDDGRID:
+        return o->grid ? rigid_rigid((cpair *)q, d, dgrid_max_outputs(q)) : 0;
     case CM_POINT:
         if ((n = rigid_point(g, vtx(o, (unsigned)j), contact, g->dg_flip_normals, d))) {
             d->w[1][0] = 1.0;
