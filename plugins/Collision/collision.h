@@ -90,6 +90,7 @@ typedef struct cmodel {
     bool dg_transformed;       /* rigid: SOFA's isTransformed */
     bool dg_warned;            /* the cube-cube note was given */
     struct ffd_cube *ffd;      /* FFD: one per element (a cube of the grid topology); owned */
+    size_t nffd;               /* FFD: the cubes allocated */
 
     /* Set at init. */
     cm_kind kind;

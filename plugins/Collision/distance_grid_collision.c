@@ -35,8 +35,8 @@ bool dgrid_has_test(cm_kind a, cm_kind b)
         a = b;
         b = t;
     }
-    if (a == CM_FFDDGRID) /* FFD - FFD and FFD - rigid grid: not implemented (docs/from-sofa.md) */
-        return b == CM_POINT || b == CM_SPHERE || b == CM_TRIANGLE;
+    if (a == CM_FFDDGRID) /* FFD - FFD: not implemented (docs/from-sofa.md) */
+        return b == CM_POINT || b == CM_SPHERE || b == CM_TRIANGLE || b == CM_RIGIDDGRID;
     if (a != CM_RIGIDDGRID)
         return false;
     return b == CM_POINT || b == CM_SPHERE || b == CM_LINE || b == CM_TRIANGLE ||
@@ -146,12 +146,13 @@ void dgrid_update_boxes(cmodel *m)
         m->ext[k] = b[k + 3] - b[k];
 }
 
+static void ffd_free(cmodel *m);
+
 void dgrid_model_free(cmodel *m)
 {
     dgrid_free(m->grid);
     m->grid = NULL;
-    st_free(m->ffd);
-    m->ffd = NULL;
+    ffd_free(m);
 }
 
 /* SOFA's DistanceGrid::save (".raw": the values as doubles). */
@@ -222,7 +223,20 @@ struct ffd_cube {
     double c[8][3];            /* current corners */
     double dx[3], dy[3], dz[3], dxy[3], dxz[3], dyz[3], dxyz[3];
     double faces[6][4];        /* FX0 FX1 FY0 FY1 FZ0 FZ1: n . x + d */
+    double center[3], radius;  /* the corners' centre and enclosing radius */
+    unsigned *pts;             /* the grid's mesh points in this cube (rest space); owned */
+    double *bary, *nrm;        /* their coordinates in the cube and unit gradients, 3 each; owned */
+    size_t npts;
 };
+
+static void ffd_free(cmodel *m)
+{
+    for (size_t e = 0; m->ffd && e < m->nffd; e++)
+        st_free(m->ffd[e].pts), st_free(m->ffd[e].bary), st_free(m->ffd[e].nrm);
+    st_free(m->ffd);
+    m->ffd = NULL;
+    m->nffd = 0;
+}
 
 static void sub3(const double *a, const double *b, double *r)
 {
@@ -259,6 +273,20 @@ static void cube_update(struct ffd_cube *k, const double *x)
         k->dyz[i] = k->c[6][i] - k->c[4][i] - k->dy[i];
         k->dxyz[i] = k->c[7][i] - k->c[5][i] - k->c[6][i] + k->c[4][i] - k->dxy[i];
     }
+    double ctr[3] = {0, 0, 0}, r2 = 0;
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 3; i++)
+            ctr[i] += k->c[j][i];
+    for (int i = 0; i < 3; i++)
+        k->center[i] = ctr[i] * 0.125;
+    for (int j = 0; j < 8; j++) {
+        double u[3];
+        sub3(k->c[j], k->center, u);
+        double q = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        if (q > r2)
+            r2 = q;
+    }
+    k->radius = sqrt(r2);
     face_plane(k, 0, 2, 4, 6, k->faces[0]);
     face_plane(k, 1, 5, 3, 7, k->faces[1]);
     face_plane(k, 0, 4, 1, 5, k->faces[2]);
@@ -407,12 +435,109 @@ static int ffd_point(const cmodel *g, const struct ffd_cube *k, const double p2[
     return 0;
 }
 
+/* SOFA's FFD grid - rigid grid test: the cube's mesh points, deformed and
+ * pushed out by the margin along their deformed normals, looked up in the
+ * rigid grid (d < margin); then the rigid grid's mesh points within the
+ * cube's sphere located in the cube (as ffd_point) with d < 2 margin.
+ * singleContact keeps the deepest of each direction. */
+static int ffd_rigid(const cpair *q, size_t ci, cdetect *d, size_t cap)
+{
+    const cmodel *f = q->m[0], *r = q->m[1];
+    const struct ffd_cube *k = &f->ffd[ci];
+    const dgrid *g1 = f->grid, *g2 = r->grid;
+    const cintersect *mth = q->method;
+    double alarm = mth->proximity ? mth->alarm_distance : 0.0;
+    double mcd = mth->proximity ? mth->contact_distance : 0.0;
+    const double d0 = f->contact_distance + r->contact_distance + (mcd == 0.0 ? 0.001 : mcd);
+    const double margin =
+        (f->contact_distance + r->contact_distance + (alarm == 0.0 ? 0.001 : alarm)) / 2;
+    const bool single = f->dg_single_contact;
+    size_t n = 0;
+    /* world -> rigid frame: R^T (x - t) */
+    double rel[3], c2[3];
+    sub3(k->center, r->dg_trans, rel);
+    mat_tvec(r->dg_rot, rel, c2);
+    if (f->dg_use_points && dgrid_in_bbox(g2, c2, margin + k->radius)) {
+        bool first = true;
+        for (size_t i = 0; i < k->npts && n < cap; i++) {
+            double pd[3], nd[3], p1[3], p2[3];
+            cube_deform(k, k->bary + 3 * i, pd);
+            cube_deform_dir(k, k->bary + 3 * i, k->nrm + 3 * i, nd);
+            double l = sqrt(nd[0] * nd[0] + nd[1] * nd[1] + nd[2] * nd[2]);
+            if (l > 2.220446049250313e-16)
+                nd[0] /= l, nd[1] /= l, nd[2] /= l;
+            for (int c = 0; c < 3; c++)
+                p1[c] = pd[c] + nd[c] * margin - r->dg_trans[c];
+            mat_tvec(r->dg_rot, p1, p2);
+            if (!dgrid_in_bbox(g2, p2, margin) || !dgrid_in_grid(g2, p2))
+                continue;
+            double dist = dgrid_interp(g2, p2);
+            if (dist >= margin)
+                continue;
+            double gr[3], sb[3];
+            dgrid_grad(g2, p2, gr);
+            l = sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+            if (l > 2.220446049250313e-16)
+                gr[0] /= l, gr[1] /= l, gr[2] /= l;
+            double value = dist + margin - d0;
+            if (single && !first && !(value < d[n - 1].value))
+                continue;
+            cdetect *o = single && !first ? &d[n - 1] : &d[n++];
+            first = false;
+            memset(o, 0, sizeof *o);
+            memcpy(o->p[0], g1->pts + 3 * (size_t)k->pts[i], sizeof o->p[0]);
+            for (int c = 0; c < 3; c++)
+                sb[c] = p2[c] - gr[c] * dist;
+            mat_vec(r->dg_rot, sb, o->p[1]);
+            mat_vec(r->dg_rot, gr, o->normal);
+            for (int c = 0; c < 3; c++)
+                o->p[1][c] += r->dg_trans[c], o->normal[c] = -o->normal[c];
+            o->value = value;
+            o->w[1][0] = 1.0;
+            o->id = (unsigned)(g2->npts + k->pts[i]);
+            o->e[0] = (unsigned)ci, o->e[1] = 0;
+        }
+    }
+    if (r->dg_use_points) {
+        bool first = true;
+        const double r2 = k->radius * k->radius;
+        for (size_t i = 0; i < g2->npts && n < cap; i++) {
+            double pw[3];
+            mat_vec(r->dg_rot, g2->pts + 3 * i, pw);
+            for (int c = 0; c < 3; c++)
+                pw[c] += r->dg_trans[c];
+            double u[3];
+            sub3(pw, k->center, u);
+            if (u[0] * u[0] + u[1] * u[1] + u[2] * u[2] >= r2)
+                continue;
+            cdetect tmp;
+            if (!ffd_point(f, k, pw, 2 * margin - (double)0.001f, &tmp))
+                continue;
+            /* ffd_point's value is d - (2 margin - 0.001); SOFA's is d - d0 */
+            double value = tmp.value + (2 * margin - (double)0.001f) - d0;
+            if (single && !first && !(value < d[n - 1].value))
+                continue;
+            cdetect *o = single && !first ? &d[n - 1] : &d[n++];
+            first = false;
+            *o = tmp;
+            o->value = value;
+            memcpy(o->p[1], pw, sizeof o->p[1]);
+            o->w[1][0] = 1.0;
+            o->id = (unsigned)i;
+            o->e[0] = (unsigned)ci, o->e[1] = 0;
+        }
+    }
+    return (int)n;
+}
+
 static int ffd_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d)
 {
     const cmodel *g = q->m[0], *o = q->m[1];
     const struct ffd_cube *k = &g->ffd[i];
     int n = 0;
     switch (o->kind) {
+    case CM_RIGIDDGRID:
+        return o->grid ? ffd_rigid(q, i, d, dgrid_max_outputs(q)) : 0;
     case CM_POINT:
         if ((n = ffd_point(g, k, vtx(o, (unsigned)j), contact, d))) {
             /* SOFA leaves the point side's detection point unset (zero);
@@ -518,6 +643,7 @@ static st_status ffd_init_cubes(cmodel *m, st_error *err)
     const st_array *rest = m->ms->rest_position.n ? &m->ms->rest_position : &m->ms->position;
     const size_t np = m->ms->position.n;
     m->ffd = st_calloc(hex->n, sizeof *m->ffd);
+    m->nffd = m->ffd ? hex->n : 0;
     m->box = st_malloc(6 * hex->n * sizeof *m->box);
     if (!m->ffd || !m->box)
         return st_error_set(err, ST_ENOMEM, "out of memory for %zu cubes", hex->n);
@@ -550,6 +676,42 @@ static st_status ffd_init_cubes(cmodel *m, st_error *err)
         }
     }
     m->nelem = hex->n;
+    /* the grid's mesh points in the cube holding them at rest (SOFA's
+     * findCube: the first cube whose box holds the point) */
+    const dgrid *g = m->grid;
+    for (size_t i = 0; i < g->npts; i++) {
+        const double *p = g->pts + 3 * i;
+        for (size_t e = 0; e < hex->n; e++) {
+            struct ffd_cube *k = &m->ffd[e];
+            double b[3];
+            cube_bary(k, p, b);
+            if (b[0] < 0 || b[0] > 1 || b[1] < 0 || b[1] > 1 || b[2] < 0 || b[2] > 1)
+                continue;
+            if ((k->npts & (k->npts - 1)) == 0) { /* grow at powers of two */
+                size_t cap = k->npts ? 2 * k->npts : 1;
+                unsigned *nidx = st_realloc(k->pts, cap * sizeof *nidx);
+                if (nidx)
+                    k->pts = nidx;
+                double *nb = nidx ? st_realloc(k->bary, 3 * cap * sizeof *nb) : NULL;
+                if (nb)
+                    k->bary = nb;
+                double *nn = nb ? st_realloc(k->nrm, 3 * cap * sizeof *nn) : NULL;
+                if (!nn)
+                    return st_error_set(err, ST_ENOMEM, "out of memory placing the grid's points");
+                k->nrm = nn;
+            }
+            k->pts[k->npts] = (unsigned)i;
+            memcpy(k->bary + 3 * k->npts, b, sizeof b);
+            double n[3];
+            dgrid_grad(g, p, n);
+            double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            if (l > 2.220446049250313e-16)
+                n[0] /= l, n[1] /= l, n[2] /= l;
+            memcpy(k->nrm + 3 * k->npts, n, sizeof n);
+            k->npts++;
+            break;
+        }
+    }
     return ST_OK;
 }
 
@@ -603,7 +765,8 @@ static int rigid_point(const cmodel *g, const double p2[3], double d0, bool flip
 size_t dgrid_max_outputs(const cpair *q)
 {
     const cmodel *a = q->m[0], *b = q->m[1];
-    if (a->kind == CM_RIGIDDGRID && b->kind == CM_RIGIDDGRID && a->grid && b->grid)
+    if ((a->kind == CM_RIGIDDGRID || a->kind == CM_FFDDGRID) && b->kind == CM_RIGIDDGRID &&
+        a->grid && b->grid)
         return a->grid->npts + b->grid->npts + CDETECT_MAX;
     return CDETECT_MAX;
 }

@@ -380,3 +380,56 @@ Test(distance_grid_scenes, rigid_grid_rests_on_rigid_grid)
     cr_assert_gt(field(s, "CollisionPipeline1", "contactNormals")->n, 0, "in contact");
     st_scene_destroy(&s);
 }
+
+/* An FFD grid (a "#cube" grid in one hexahedron of a RegularGridTopology,
+ * not simulated) under a half-size rigid OBJ cube grid: SOFA's FFD - rigid
+ * test (the FFD grid's mesh points in the rigid grid, the rigid grid's
+ * points in the cube) holds the rigid cube on the top face. */
+Test(distance_grid_scenes, rigid_grid_rests_on_ffd_grid)
+{
+    const char *obj = "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\n"
+                      "v -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
+                      "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+    const char *path = test_write_temp("cube.obj", obj);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  dt: 0.005\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,\n"
+             "        Topology, Collision]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "    - CollisionPipeline: {}\n"
+             "    - BruteForceBroadPhase: {}\n"
+             "    - BVHNarrowPhase: {}\n"
+             "    - MinProximityIntersection: {alarmDistance: 0.1, contactDistance: 0.02}\n"
+             "    - CollisionResponse: {}\n"
+             "  children:\n"
+             "    - name: F\n"
+             "      objects:\n"
+             "        - RegularGridTopology: {name: grid, n: [2, 2, 2], min: [-1.5, -1.5, -1.5],\n"
+             "            max: [1.5, 1.5, 1.5]}\n"
+             "        - MechanicalObject: {}\n"
+             "        - FFDDistanceGridCollisionModel: {filename: '#cube', topology: '@grid',\n"
+             "            nx: 32, ny: 32, nz: 32, simulated: false, contactStiffness: 100}\n"
+             "    - name: B\n"
+             "      objects:\n"
+             "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.5}\n"
+             "        - CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}\n"
+             "        - MechanicalObject: {name: body, template: Rigid3d,\n"
+             "            position: [[0, 1.6, 0, 0, 0, 0, 1]]}\n"
+             "        - UniformMass: {totalMass: 1}\n"
+             "        - RigidDistanceGridCollisionModel: {filename: '%s', scale: 0.5, nx: 32,\n"
+             "            ny: 32, nz: 32, contactStiffness: 100}\n",
+             path);
+    st_scene *s = load_scene(yaml);
+    run(s, 400);
+    const st_array *x = field(s, "body", "position"), *v = field(s, "body", "velocity");
+    cr_assert(x->r[1] > 1.3 && x->r[1] < 1.6, "height %g", x->r[1]);
+    cr_assert(fabs(v->r[1]) < 0.05, "vertical speed %g", v->r[1]);
+    cr_assert_gt(field(s, "CollisionPipeline1", "contactNormals")->n, 0, "in contact");
+    st_scene_destroy(&s);
+}
