@@ -23,9 +23,9 @@ static const st_field fields[] = {
     ST_STRING(cmodel, dg_dumpfilename, "dumpfilename", NULL,
               "write distance grid to specified file (.raw)"),
     ST_BOOL(cmodel, dg_use_points, "usePoints", "true",
-            "use mesh vertices for collision detection (grid-grid tests, not implemented)"),
+            "use mesh vertices for collision detection"),
     ST_BOOL(cmodel, dg_single_contact, "singleContact", "false",
-            "keep only the deepest contact in each cell (grid-grid tests, not implemented)"),
+            "keep only the deepest contact in each cell"),
     ST_LINK(cmodel, topology, "topology",
             ST_LINK_TOPOLOGY, "link to the topological mesh associated with this collision model"),
     ST_FIELD_END};

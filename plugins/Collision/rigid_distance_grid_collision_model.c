@@ -24,7 +24,7 @@ static const st_field fields[] = {
     ST_STRING(cmodel, dg_dumpfilename, "dumpfilename", NULL,
               "write distance grid to specified file (.raw)"),
     ST_BOOL(cmodel, dg_use_points, "usePoints", "true",
-            "use mesh vertices for collision detection (grid-grid tests, not implemented)"),
+            "use mesh vertices for collision detection"),
     ST_BOOL(cmodel, dg_flip_normals, "flipNormals", "false",
             "reverse surface direction, i.e. points are considered in collision if they move "
             "outside of the object instead of inside"),
