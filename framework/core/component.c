@@ -623,6 +623,17 @@ static st_status resolve_one(st_component *c, size_t i, st_error *err)
     if (f->type == ST_T_LINK) {
         st_component *target = NULL;
         /* a class's own src link is found as SOFA finds src */
+        if (!strcmp(f->name, "src") && fs->link[0] == 0) {
+            /* src="@" (SOFA's Objects/TriangleSetTopology.xml, included
+             * without overriding it): no loader; SOFA reports that it finds
+             * none and the component keeps its own values */
+            st__log(ci->rt, ST_LOG_WARNING, fs->mark.file ? fs->mark : ci->mark,
+                    st_component_path(c, path, sizeof path),
+                    "%s: src '@' names no loader (its node, not a component): ignored, the "
+                    "fields keep their own values, as in SOFA",
+                    c->cls->name);
+            return ST_OK;
+        }
         if (!strcmp(f->name, "src"))
             ST_TRY(clamp_src_at_root(c, &fs->link, fs->mark, err));
         s = resolve_path(c, fs->link, f->link_kind, &target, err);

@@ -31,10 +31,14 @@ typedef enum cm_kind {
     CM_OBB,         /* OBBCollisionModel (Rigid3d: one box per frame; obb_capsule.c) */
     CM_CAPSULE,     /* CapsuleCollisionModel (Vec3d: one capsule per edge of the topology) */
     CM_RIGIDCAPSULE, /* RigidCapsuleCollisionModel (Rigid3d: one capsule per frame) */
+    CM_RIGIDDGRID,  /* RigidDistanceGridCollisionModel (Rigid3d: one distance grid on frame 0) */
+    CM_FFDDGRID,    /* FFDDistanceGridCollisionModel (Vec3d: a distance grid deformed by a grid's cubes) */
     CM_KIND_COUNT
 } cm_kind;
 
 typedef struct cpair cpair;
+struct dgrid;
+struct ffd_cube;
 
 /* The common head of every collision model (SOFA's CollisionModel data). */
 typedef struct cmodel {
@@ -65,6 +69,28 @@ typedef struct cmodel {
     st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
     st_array extents;          /* OBBs: "extents", half-widths, 3 per box */
     double default_extent;     /* OBBs: "defaultExtent" */
+    /* Distance grids (distance_grid_collision.c): SOFA's data. */
+    char *dg_filename;         /* "filename" (alias fileRigidDistanceGrid / fileFFDDistanceGrid) */
+    double dg_scale;           /* "scale" */
+    st_vec3 dg_translation;    /* "translation" (rigid) */
+    st_vec3 dg_rotation;       /* "rotation" (rigid, degrees) */
+    double dg_sampling;        /* "sampling" */
+    st_array dg_box;           /* "box": xmin ymin zmin xmax ymax zmax */
+    int dg_nx, dg_ny, dg_nz;   /* "nx", "ny", "nz" */
+    char *dg_dumpfilename;     /* "dumpfilename" */
+    bool dg_use_points;        /* "usePoints" */
+    bool dg_flip_normals;      /* "flipNormals" (rigid) */
+    bool dg_single_contact;    /* "singleContact" (FFD) */
+    bool dg_show_mesh_points, dg_show_grid_points; /* drawing */
+    double dg_show_min_dist, dg_show_max_dist;     /* drawing */
+    /* Set at init. */
+    struct dgrid *grid;        /* owned */
+    double dg_rot[9];          /* rigid: the grid's rotation (row-major) this step */
+    double dg_trans[3];        /* rigid: its translation */
+    bool dg_transformed;       /* rigid: SOFA's isTransformed */
+    bool dg_warned;            /* the cube-cube note was given */
+    struct ffd_cube *ffd;      /* FFD: one per element (a cube of the grid topology); owned */
+    size_t nffd;               /* FFD: the cubes allocated */
 
     /* Set at init. */
     cm_kind kind;
@@ -77,6 +103,7 @@ typedef struct cmodel {
     double mbox[6];            /* the model's box */
     double ext[3];             /* the largest element box width along each axis */
     unsigned char *tflags;     /* triangles: the vertices and edges each owns (TF_*); owned */
+    unsigned char *tbedges;    /* triangles: bit j, the edge opposite vertex j is on the border; owned */
     const st_array *topo_tri;  /* the topology's triangles (LocalMinDistance's filters) */
     /* Points and lines: the topology's triangles around each vertex (vt),
      * lines: the model's edges around each vertex (ve); CSR, ascending. */
@@ -117,8 +144,8 @@ typedef struct cdetect {
  * a point on a line or a triangle); Rigid3d spheres: a point fixed in the
  * body frame of frame idx[0]. */
 typedef struct cside {
-    unsigned idx[4];
-    double w[4];
+    unsigned idx[8];           /* 8: an FFD grid's cube corners */
+    double w[8];
     unsigned n;
     double local[3];           /* rigid: the point in the body frame */
     double arm[3];             /* rigid: R local at the last add_force */
@@ -414,6 +441,27 @@ int st_coll_triangle_obb(const double t0[3], const double t1[3], const double t2
 int st_coll_segment_obb(const double p1[3], const double p2[3], double r, const double c[3],
                         const double a[3][3], const double e[3], double alarm, double contact,
                         cdetect *d);
+
+/* ---- distance grids (distance_grid_collision.c): SOFA's SofaDistanceGrid ---- */
+/* Whether SOFA registers a test for kinds (a, b), one of them a grid (its
+ * DiscreteIntersection intersectors, which every proximity method
+ * inherits): rigid grid - point, sphere, line, triangle, rigid grid; FFD
+ * grid - the same and FFD grid. */
+bool dgrid_has_test(cm_kind a, cm_kind b);
+/* The element test of q's pair (i, j), the grid first: fills d (at most
+ * dgrid_max_outputs), returns their number. */
+int dgrid_test(const cpair *q, size_t i, size_t j, double contact, cdetect *d);
+/* The most outputs one element test of q can write (grid-grid: every mesh
+ * point of both grids; else CDETECT_MAX). */
+size_t dgrid_max_outputs(const cpair *q);
+/* An FFD grid's contact point: rest-space point pt of cube e, as the
+ * trilinear weights of the cube's 8 corners (SOFA's addPointInCube). */
+void dgrid_ffd_side(const cmodel *m, unsigned e, const double pt[3], cside *s);
+/* Loads the model's grid (and, FFD, its cubes) at init. */
+st_status dgrid_model_init(cmodel *m, st_error *err);
+/* The element boxes of a grid model for this step. */
+void dgrid_update_boxes(cmodel *m);
+void dgrid_model_free(cmodel *m);
 
 /* ---- models (model_common.c) ---- */
 st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../SofaDistanceGrid/distance_grid.h"
 #include "collision.h"
 #include "detection_phases.h"
 #include "element_search.h"
@@ -181,6 +182,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
     if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
         return false; /* SOFA's methods register no cylinder test */
+    if (a >= CM_RIGIDDGRID || b >= CM_RIGIDDGRID) /* SofaDistanceGrid's (distance_grid_collision.c) */
+        return dgrid_has_test(a, b);
     if (a >= CM_OBB || b >= CM_OBB) /* CollisionOBBCapsule's tests (obb_capsule.c) */
         return obbcap_has_test(m, a, b);
     if (a == CM_TETRA || b == CM_TETRA) /* every method, through DiscreteIntersection */
@@ -289,6 +292,9 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
     if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
         q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
+    if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
+        q->nid = 6 * (m0->nelem + m1->nelem) + /* SOFA's ids: triangle 6 t + k, line 2 l + k, */
+                 (m0->grid ? m0->grid->npts : 0) + (m1->grid ? m1->grid->npts : 0); /* mesh points */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
     p->npairs++;
@@ -857,6 +863,8 @@ static int test_new_lmd(const cpair *q, size_t i, size_t j, double alarm, double
 static int test_elements(const cpair *q, size_t i, size_t j, double alarm, double contact,
                          cdetect *d)
 {
+    if (q->m[0]->kind >= CM_RIGIDDGRID || q->m[1]->kind >= CM_RIGIDDGRID) /* SofaDistanceGrid's */
+        return dgrid_test(q, i, j, contact, d);
     if (q->m[0]->kind >= CM_OBB || q->m[1]->kind >= CM_OBB) { /* CollisionOBBCapsule's tests */
         int hit = obbcap_test(q, i, j, alarm, contact, d);
         d->e[0] = (unsigned)i;
@@ -959,8 +967,8 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
             size_t j = s->oj[t];
             if (share_vertex(q, i, j))
                 continue;
-            ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + CDETECT_MAX, sizeof *q->det,
-                         err));
+            size_t room = q->m[0]->kind >= CM_RIGIDDGRID ? dgrid_max_outputs(q) : CDETECT_MAX;
+            ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + room, sizeof *q->det, err));
             q->ndet += (size_t)test_elements(q, i, j, alarm, contact, &q->det[q->ndet]);
         }
     return ST_OK;

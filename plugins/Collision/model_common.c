@@ -131,9 +131,10 @@ static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
 {
     size_t nv = m->ms->position.n, ne = 3 * nt;
     m->tflags = st_calloc(m->nelem ? m->nelem : 1, 1);
+    m->tbedges = st_calloc(m->nelem ? m->nelem : 1, 1);
     unsigned *first = st_malloc((nv ? nv : 1) * sizeof *first);
     edge_key *k = st_malloc((ne ? ne : 1) * sizeof *k);
-    if (!m->tflags || !first || !k) {
+    if (!m->tflags || !m->tbedges || !first || !k) {
         st_free(first);
         st_free(k);
         return st_error_set(err, ST_ENOMEM, "out of memory computing the triangle flags");
@@ -155,6 +156,13 @@ static st_status triangle_flags(cmodel *m, size_t nt, st_error *err)
     for (size_t i = 0; i < ne; i++)
         if (i == 0 || k[i].lo != k[i - 1].lo || k[i].hi != k[i - 1].hi)
             m->tflags[k[i].at / 3] |= (unsigned char)(TF_E23 << (k[i].at % 3));
+    /* SOFA's FLAG_BE23 << j: the edge opposite vertex j is on one triangle only */
+    for (size_t i = 0, j; i < ne; i = j) {
+        for (j = i + 1; j < ne && k[j].lo == k[i].lo && k[j].hi == k[i].hi; j++)
+            ;
+        if (j == i + 1)
+            m->tbedges[k[i].at / 3] |= (unsigned char)(1u << (k[i].at % 3));
+    }
     st_free(first);
     st_free(k);
     return ST_OK;
@@ -264,6 +272,7 @@ static void free_elements(cmodel *m)
     st_free(m->box);
     st_free(m->pnormals);
     st_free(m->tflags);
+    st_free(m->tbedges);
     st_free(m->oct_tnorm);
     st_free(m->oct_vnorm);
     m->oct_tnorm = m->oct_vnorm = NULL;
@@ -272,6 +281,7 @@ static void free_elements(cmodel *m)
     m->box = NULL;
     m->pnormals = NULL;
     m->tflags = NULL;
+    m->tbedges = NULL;
     m->nelem = 0;
     unsigned **csr[] = {&m->vt_start, &m->vt_items, &m->ve_start, &m->ve_items};
     for (int i = 0; i < 4; i++) {
@@ -315,12 +325,13 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
         kind = CM_RIGIDSPHERE;
     else if (kind == CM_CAPSULE && rigid) /* SOFA's CapsuleCollisionModel<Rigid3d> */
         kind = CM_RIGIDCAPSULE;
-    else if ((kind == CM_CYLINDER || kind == CM_OBB || kind == CM_RIGIDCAPSULE) && !rigid)
+    else if ((kind == CM_CYLINDER || kind == CM_OBB || kind == CM_RIGIDCAPSULE ||
+              kind == CM_RIGIDDGRID) && !rigid)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "requires a Rigid3d state; the state '%s' is %s",
                                   m->ms->base.name, t ? t->name : "untyped");
     else if (t && t->coord_size != 3 && kind != CM_CUBE && kind != CM_CYLINDER &&
-             kind != CM_OBB && kind != CM_RIGIDCAPSULE)
+             kind != CM_OBB && kind != CM_RIGIDCAPSULE && kind != CM_RIGIDDGRID)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
@@ -337,6 +348,9 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
         return alloc_elems(m, 0, 0, err);
     case CM_TETRA:
         return tetra_elements(m, err);
+    case CM_RIGIDDGRID:
+    case CM_FFDDGRID:
+        return dgrid_model_init(m, err);
     default:
         break;
     }
@@ -379,6 +393,7 @@ void cmodel_cleanup(st_component *self)
 {
     cmodel *m = (cmodel *)self;
     free_elements(m);
+    dgrid_model_free(m);
     st_free(m->owned);
     m->owned = NULL;
     m->nowned = 0;
@@ -473,6 +488,10 @@ void cmodel_update_boxes(cmodel *m)
     const double *x = cmodel_x(m);
     if (m->pnormals)
         update_point_normals(m);
+    if (m->kind == CM_RIGIDDGRID || m->kind == CM_FFDDGRID) {
+        dgrid_update_boxes(m);
+        return;
+    }
     double *mb = m->mbox;
     mb[0] = mb[1] = mb[2] = 1e300;
     mb[3] = mb[4] = mb[5] = -1e300;

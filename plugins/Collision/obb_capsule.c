@@ -57,7 +57,8 @@ static bool is_sphere(cm_kind k) { return k == CM_SPHERE || k == CM_RIGIDSPHERE;
 
 bool cmodel_rigid(const cmodel *m)
 {
-    return m->kind == CM_RIGIDSPHERE || m->kind == CM_OBB || m->kind == CM_RIGIDCAPSULE;
+    return m->kind == CM_RIGIDSPHERE || m->kind == CM_OBB || m->kind == CM_RIGIDCAPSULE ||
+           m->kind == CM_RIGIDDGRID;
 }
 
 double cmodel_capsule_radius(const cmodel *m, size_t i)
@@ -68,8 +69,14 @@ double cmodel_capsule_radius(const cmodel *m, size_t i)
 
 int obbcap_order(cm_kind k)
 {
-    /* SOFA registers capsule pairs capsule first, box pairs box last. */
-    return k == CM_CAPSULE ? -2 : k == CM_RIGIDCAPSULE ? -1 : k == CM_OBB ? 100 : (int)k;
+    /* SOFA registers capsule pairs capsule first, box pairs box last,
+     * distance grid pairs grid first (FFD before rigid). */
+    return k == CM_FFDDGRID     ? -4
+           : k == CM_RIGIDDGRID ? -3
+           : k == CM_CAPSULE    ? -2
+           : k == CM_RIGIDCAPSULE ? -1
+           : k == CM_OBB        ? 100
+                                : (int)k;
 }
 
 bool obbcap_has_test(const cintersect *m, cm_kind a, cm_kind b)

@@ -387,6 +387,7 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
     }
     case CM_OBB:
     case CM_RIGIDCAPSULE:
+    case CM_RIGIDDGRID:
     case CM_RIGIDSPHERE: {
         const double *c = cmodel_x(m) + 7 * (size_t)e;
         double d[3] = {pt[0] - c[0], pt[1] - c[1], pt[2] - c[2]};
@@ -401,6 +402,9 @@ void cside_make(const cmodel *m, unsigned e, const double pt[3], const double w[
                                           : 0.0;
         break;
     }
+    case CM_FFDDGRID:
+        dgrid_ffd_side(m, e, pt, s);
+        break;
     case CM_SPHERE:
         *r = cmodel_radius(m, e);
         /* fall through */

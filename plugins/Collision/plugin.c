@@ -33,6 +33,8 @@ extern const st_class rigid_capsule_collision_model_class;
 extern const st_class brute_force_detection_class;
 extern const st_class parallel_brute_force_broad_phase_class;
 extern const st_class parallel_bvh_narrow_phase_class;
+extern const st_class rigid_distance_grid_collision_model_class;
+extern const st_class ffd_distance_grid_collision_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -55,6 +57,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &rigid_capsule_collision_model_class,
         &brute_force_detection_class,     &parallel_brute_force_broad_phase_class,
         &parallel_bvh_narrow_phase_class,
+        &rigid_distance_grid_collision_model_class,
+        &ffd_distance_grid_collision_model_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));

@@ -207,6 +207,39 @@ Test(scn_links, src_above_the_root_stops_at_the_root)
     cr_assert(strstr(err.msg, "goes above the root node"), "%s", err.msg);
 }
 
+/* src="@" on a container (SOFA's Objects/TriangleSetTopology.xml, included
+ * without overriding it) names its node, not a loader: ignored with a
+ * warning, the container keeps its own lists (here those a topological
+ * mapping fills); a src naming a node with no state elsewhere stays an
+ * error. */
+Test(scn_links, src_at_names_no_loader_and_is_ignored)
+{
+    const char *scn = "<Node name=\"root\">\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Dynamic\"/>\n"
+                      "  <RequiredPlugin name=\"Sofa.Component.Topology.Mapping\"/>\n"
+                      "  <RegularGridTopology name=\"grid\" n=\"3 1 3\" min=\"0 0 0\" "
+                      "max=\"1 0 1\"/>\n"
+                      "  <MechanicalObject name=\"dofs\"/>\n"
+                      "  <Node name=\"T\">\n"
+                      "    <TriangleSetTopologyContainer name=\"Container\" src=\"@\"/>\n"
+                      "    <TriangleSetTopologyModifier/>\n"
+                      "    <Quad2TriangleTopologicalMapping input=\"@../grid\" "
+                      "output=\"@Container\"/>\n"
+                      "  </Node>\n"
+                      "</Node>\n";
+    st_scene *s = load_scn(scn);
+    cr_assert_eq(topo_arr(topo_get(s, "T/Container"), "triangles")->n, 8);
+    cr_assert(strstr(T.log, "src '@' names no loader"), "%s", T.log);
+    st_scene_destroy(&s);
+
+    const char *bad = "<Node name=\"root\">\n"
+                      "  <Node name=\"E\"/>\n"
+                      "  <MeshTopology name=\"t\" src=\"@E\"/>\n"
+                      "</Node>\n";
+    st_error err = {0};
+    cr_assert_neq(load_scn_fails(bad, &err), ST_OK);
+}
+
 /* A multi-mapping's input list written as SOFA writes it: one attribute
  * with several link paths. */
 Test(scn_links, multi_mapping_input_list_in_one_attribute)
