@@ -92,6 +92,8 @@ static const struct refusal {
     {"SquareDistanceMapping",
      "input and output must link two states; SOFA's mappings have no default"},
     {"IdentityMultiMapping", "input and output must link states; SOFA's mappings have no default"},
+    {"CenterOfMassMultiMapping", "input must link states with a mass; SOFA's have no default"},
+    {"CenterOfMassMulti2Mapping", "input1, input2 must link states; SOFA's have no default"},
     {"SquareMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"AreaMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"VolumeMapping", "input and output must link two states; SOFA's mappings have no default"},
