@@ -117,6 +117,8 @@ static const struct refusal {
     {"Hexa2PrismTopologicalMapping", "input and output must link two topologies (no default)"},
     {"Mesh2PointTopologicalMapping", "input and output must link two topologies (no default)"},
     {"SubsetTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"IdentityTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"CenterPointTopologicalMapping", "input and output must link two topologies (no default)"},
     {"SimpleTesselatedTetraTopologicalMapping",
      "input and output must link two topologies (no default)"},
     {"SimpleTesselatedTetraMechanicalMapping",
