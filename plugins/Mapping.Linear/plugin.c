@@ -3,7 +3,8 @@
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
  * CenterOfMassMapping, IdentityMultiMapping,
  * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping,
- * VoidMapping, CenterOfMassMultiMapping, CenterOfMassMulti2Mapping). */
+ * VoidMapping, CenterOfMassMultiMapping, CenterOfMassMulti2Mapping,
+ * SimpleTesselatedHexaTopologicalMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
@@ -19,6 +20,7 @@ extern const st_class identity_multi_mapping_class;
 extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
 extern const st_class deformable_on_rigid_frame_mapping_class;
 extern const st_class void_mapping_class;
+extern const st_class simple_tesselated_hexa_topological_mapping_class;
 extern const st_class center_of_mass_multi_mapping_class, center_of_mass_multi2_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -36,6 +38,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
     ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));
     ST_TRY(st_registry_add(r, &void_mapping_class, err));
+    ST_TRY(st_registry_add(r, &simple_tesselated_hexa_topological_mapping_class, err));
     ST_TRY(st_registry_add(r, &center_of_mass_multi_mapping_class, err));
     ST_TRY(st_registry_add(r, &center_of_mass_multi2_mapping_class, err));
     return st_registry_add(r, &center_of_mass_mapping_class, err);

@@ -119,6 +119,8 @@ static const struct refusal {
     {"SubsetTopologicalMapping", "input and output must link two topologies (no default)"},
     {"IdentityTopologicalMapping", "input and output must link two topologies (no default)"},
     {"CenterPointTopologicalMapping", "input and output must link two topologies (no default)"},
+    {"SimpleTesselatedHexaTopologicalMapping",
+     "input and output must link two topologies (no default)"},
     {"SimpleTesselatedTetraTopologicalMapping",
      "input and output must link two topologies (no default)"},
     {"SimpleTesselatedTetraMechanicalMapping",
