@@ -43,25 +43,65 @@ typedef struct gmsh_reader {
         long long tag, n;
     } *grp[6];
     size_t ngrp[6], capgrp[6];
+    size_t *slot[6]; /* open addressing: 1 + group index, 0 empty */
+    size_t nslot[6];
 } gmsh_reader;
 
-/* SOFA's addInGroup: one more element in the group of this tag. */
+/* SOFA's addInGroup: one more element in the group of this tag (a hash
+ * from tag to group: format 4.1 gives every element its own tag, and
+ * SOFA's linear search would be quadratic in the elements). */
+static size_t tag_hash(long long tag, size_t mask)
+{
+    unsigned long long h = (unsigned long long)tag * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & mask;
+}
+
 static st_status group_add(gmsh_reader *g, int kind, long long tag, st_error *err)
 {
-    for (size_t i = 0; i < g->ngrp[kind]; i++)
-        if (g->grp[kind][i].tag == tag) {
-            g->grp[kind][i].n++;
-            return ST_OK;
+    size_t cap = g->nslot[kind];
+    if (cap) {
+        for (size_t h = tag_hash(tag, cap - 1);; h = (h + 1) & (cap - 1)) {
+            size_t s = g->slot[kind][h];
+            if (s == 0)
+                break;
+            if (g->grp[kind][s - 1].tag == tag) {
+                g->grp[kind][s - 1].n++;
+                return ST_OK;
+            }
         }
+    }
     if (g->ngrp[kind] == g->capgrp[kind]) {
-        size_t cap = g->capgrp[kind] ? 2 * g->capgrp[kind] : 8;
-        struct gmsh_group *q = st_realloc(g->grp[kind], cap * sizeof *q);
+        size_t c = g->capgrp[kind] ? 2 * g->capgrp[kind] : 8;
+        struct gmsh_group *q = st_realloc(g->grp[kind], c * sizeof *q);
         if (!q)
             return st_error_set(err, ST_ENOMEM, "out of memory for the mesh groups");
         g->grp[kind] = q;
-        g->capgrp[kind] = cap;
+        g->capgrp[kind] = c;
     }
     g->grp[kind][g->ngrp[kind]++] = (struct gmsh_group){tag, 1};
+    /* the table at most half full: rebuilt at twice the size */
+    if (2 * g->ngrp[kind] > cap) {
+        size_t nc = cap ? 2 * cap : 16;
+        while (2 * g->ngrp[kind] > nc)
+            nc *= 2;
+        size_t *t = st_calloc(nc, sizeof *t);
+        if (!t)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the mesh groups");
+        for (size_t i = 0; i < g->ngrp[kind]; i++) {
+            size_t h = tag_hash(g->grp[kind][i].tag, nc - 1);
+            while (t[h])
+                h = (h + 1) & (nc - 1);
+            t[h] = i + 1;
+        }
+        st_free(g->slot[kind]);
+        g->slot[kind] = t;
+        g->nslot[kind] = nc;
+    } else {
+        size_t h = tag_hash(tag, cap - 1);
+        while (g->slot[kind][h])
+            h = (h + 1) & (cap - 1);
+        g->slot[kind][h] = g->ngrp[kind];
+    }
     return ST_OK;
 }
 
@@ -442,8 +482,10 @@ static st_status gmsh_read(mesh_loader *l, const mesh_file *f, st_error *err)
     if (s == ST_OK)
         s = groups_write(&g, err);
     st_free(g.tags.p);
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 6; k++) {
         st_free(g.grp[k]);
+        st_free(g.slot[k]);
+    }
     return s;
 }
 

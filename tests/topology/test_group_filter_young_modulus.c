@@ -96,6 +96,23 @@ Test(group_filter_ym, gmsh_loader_groups)
     st_scene_destroy(&s);
 }
 
+/* Format 4.1: each element's group is its own tag (SOFA's MeshGmsh reads
+ * the element tag there), so two tetrahedra make two groups of one. */
+Test(group_filter_ym, gmsh_v4_groups_by_element_tag)
+{
+    const char *path = test_write_temp(
+        "groups4.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"
+                       "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n"
+                       "$EndNodes\n"
+                       "$Elements\n1 2 7 9\n3 1 4 2\n7 1 2 3 4\n9 2 3 4 1\n$EndElements\n");
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, HEAD "    - MeshGmshLoader: {name: l, filename: \"%s\"}\n", path);
+    st_scene *s = topo_scene(&T, yaml);
+    static const char *const tet[] = {"", "", "-1", "0", "1", "", "", "-1", "1", "1"};
+    assert_groups(topo_get(s, "l"), "tetrahedraGroups", tet, 2);
+    st_scene_destroy(&s);
+}
+
 static const double *ym_of(st_scene *s, size_t n)
 {
     st_component *e = topo_get(s, "ym");
