@@ -4,7 +4,8 @@
  * NormEngine, RandomPointDistributionInSurface, Spiral, VolumeFromTriangles,
  * VolumeFromVolumetricElements, MeshClosingEngine, MergeVectors, GenerateRigidMass,
  * GenerateCylinder, ExtrudeSurface, MeshBarycentricMapperEngine, NormalsFromPoints,
- * MergeSets, ExtrudeEdgesAndGenerateQuads, ExtrudeQuadsAndGenerateHexas). */
+ * MergeSets, ExtrudeEdgesAndGenerateQuads, ExtrudeQuadsAndGenerateHexas,
+ * GroupFilterYoungModulus, GenerateSphere). */
 #include <settee/settee.h>
 
 extern const st_class generate_grid_class, join_points_class, merge_meshes_class, merge_points_class,
@@ -14,6 +15,7 @@ extern const st_class generate_grid_class, join_points_class, merge_meshes_class
     generate_cylinder_class, extrude_surface_class, mesh_barycentric_mapper_engine_class,
     normals_from_points_class, merge_sets_class, extrude_edges_and_generate_quads_class,
     extrude_quads_and_generate_hexas_class;
+extern const st_class group_filter_young_modulus_class, generate_sphere_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -29,7 +31,9 @@ static st_status register_classes(st_registry *r, st_error *err)
                                        &mesh_barycentric_mapper_engine_class,
                                        &normals_from_points_class, &merge_sets_class,
                                        &extrude_edges_and_generate_quads_class,
-                                       &extrude_quads_and_generate_hexas_class};
+                                       &extrude_quads_and_generate_hexas_class,
+                                       &group_filter_young_modulus_class,
+                                       &generate_sphere_class};
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

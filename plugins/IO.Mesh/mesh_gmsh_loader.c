@@ -4,7 +4,14 @@
  * (line), 2 (triangle), 3 (quad), 4 (tetrahedron), 5 (hexahedron), 8/9/11
  * (second order: their corners, plus the edges of 9 and 11 as SOFA adds
  * them) are kept, points (15) skipped, others skipped with a warning. As in
- * SOFA, createSubelements defaults to true for Gmsh files. Nothing is
+ * SOFA, createSubelements defaults to true for Gmsh files. Groups (SOFA's
+ * MeshGmsh::addInGroup): each element joins the group of its tag (format 1:
+ * none, -1 for all; 2.2: the last of its tags; 4.1: the element's own tag),
+ * a group per tag in order of first appearance, named "" with materialId
+ * -1; then the groups of edges, triangles, tetrahedra and hexahedra are
+ * renumbered to consecutive ranges (p0 = the sum of the previous groups'
+ * sizes: right when each tag's elements are contiguous), the quads' groups
+ * keep their tag as p0, as SOFA's normalizeGroup calls do. Nothing is
  * allocated from a count the file declares; malformed files are errors
  * naming the file's own line. */
 #include <math.h>
@@ -30,7 +37,88 @@ typedef struct gmsh_reader {
     const char *s; /* the current line */
     size_t len;
     tag_map tags;
+    /* Groups per kind (edges, triangles, quads, -, tetrahedra, hexahedra:
+     * the loader's groups[] order): tag and element count. */
+    struct gmsh_group {
+        long long tag, n;
+    } *grp[6];
+    size_t ngrp[6], capgrp[6];
+    size_t *slot[6]; /* open addressing: 1 + group index, 0 empty */
+    size_t nslot[6];
 } gmsh_reader;
+
+/* SOFA's addInGroup: one more element in the group of this tag (a hash
+ * from tag to group: format 4.1 gives every element its own tag, and
+ * SOFA's linear search would be quadratic in the elements). */
+static size_t tag_hash(long long tag, size_t mask)
+{
+    unsigned long long h = (unsigned long long)tag * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & mask;
+}
+
+static st_status group_add(gmsh_reader *g, int kind, long long tag, st_error *err)
+{
+    size_t cap = g->nslot[kind];
+    if (cap) {
+        for (size_t h = tag_hash(tag, cap - 1);; h = (h + 1) & (cap - 1)) {
+            size_t s = g->slot[kind][h];
+            if (s == 0)
+                break;
+            if (g->grp[kind][s - 1].tag == tag) {
+                g->grp[kind][s - 1].n++;
+                return ST_OK;
+            }
+        }
+    }
+    if (g->ngrp[kind] == g->capgrp[kind]) {
+        size_t c = g->capgrp[kind] ? 2 * g->capgrp[kind] : 8;
+        struct gmsh_group *q = st_realloc(g->grp[kind], c * sizeof *q);
+        if (!q)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the mesh groups");
+        g->grp[kind] = q;
+        g->capgrp[kind] = c;
+    }
+    g->grp[kind][g->ngrp[kind]++] = (struct gmsh_group){tag, 1};
+    /* the table at most half full: rebuilt at twice the size */
+    if (2 * g->ngrp[kind] > cap) {
+        size_t nc = cap ? 2 * cap : 16;
+        while (2 * g->ngrp[kind] > nc)
+            nc *= 2;
+        size_t *t = st_calloc(nc, sizeof *t);
+        if (!t)
+            return st_error_set(err, ST_ENOMEM, "out of memory for the mesh groups");
+        for (size_t i = 0; i < g->ngrp[kind]; i++) {
+            size_t h = tag_hash(g->grp[kind][i].tag, nc - 1);
+            while (t[h])
+                h = (h + 1) & (nc - 1);
+            t[h] = i + 1;
+        }
+        st_free(g->slot[kind]);
+        g->slot[kind] = t;
+        g->nslot[kind] = nc;
+    } else {
+        size_t h = tag_hash(tag, cap - 1);
+        while (g->slot[kind][h])
+            h = (h + 1) & (cap - 1);
+        g->slot[kind][h] = g->ngrp[kind];
+    }
+    return ST_OK;
+}
+
+/* The groups into the loader's outputs (normalised but for quads). */
+static st_status groups_write(gmsh_reader *g, st_error *err)
+{
+    for (int kind = 0; kind < 6; kind++) {
+        long long start = 0;
+        for (size_t i = 0; i < g->ngrp[kind]; i++) {
+            long long p0 = kind == 2 ? g->grp[kind][i].tag : start;
+            ST_TRY(loader_add_group(&g->l->groups[kind], p0, g->grp[kind][i].n, "", "", -1,
+                                    err));
+            start += g->grp[kind][i].n;
+        }
+    }
+    return ST_OK;
+}
 
 static st_status gerr(gmsh_reader *g, st_error *err, const char *fmt, ...) ST_PRINTF(3, 4);
 static st_status gerr(gmsh_reader *g, st_error *err, const char *fmt, ...)
@@ -153,7 +241,7 @@ static int nodes_of_type(long long type)
 
 /* Adds the element of the given type whose node tags are tags[0..nn). */
 static st_status add_element(gmsh_reader *g, long long type, const long long *tags,
-                             st_error *err)
+                             long long group_tag, st_error *err)
 {
     mesh_loader *l = g->l;
     unsigned v[10];
@@ -166,6 +254,9 @@ static st_status add_element(gmsh_reader *g, long long type, const long long *ta
     static const unsigned tet_edges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {2, 3}, {1, 3}};
     const unsigned(*ho)[2] = NULL;
     int nho = 0;
+    static const int kind_of[12] = {-1, 0, 1, 2, 4, 5, -1, -1, 0, 1, -1, 4};
+    if (type >= 0 && type < 12 && kind_of[type] >= 0)
+        ST_TRY(group_add(g, kind_of[type], group_tag, err));
     switch (type) {
     case 1:
     case 8: ST_TRY(loader_push(l, &l->edges, ST_T_EDGES, v, false, err)); break;
@@ -263,7 +354,9 @@ static st_status read_v2(gmsh_reader *g, int version, st_error *err)
                         "values",
                         type, nn, version == 1 ? 3 : v[2],
                         (long long)k - (first < k ? first : k));
-        ST_TRY(add_element(g, type, v + first, err));
+        /* SOFA's tag: the last of the element's tags (format 1: none, -1) */
+        long long tag = version == 1 || v[2] == 0 ? -1 : v[first - 1];
+        ST_TRY(add_element(g, type, v + first, tag, err));
     }
     if (!gline(g) || !(is_kw(g, "$EndElements") || is_kw(g, "$ENDELM")))
         return gerr(g, err, "'$EndElements' expected, found '%.*s'", (int)g->len, g->s);
@@ -339,7 +432,7 @@ static st_status read_v4(gmsh_reader *g, st_error *err)
                 return gerr(g, err, "element of type %lld needs 'tag' and %d node tags, found %d "
                                     "values",
                             e[2], nn, k < 0 ? 0 : k);
-            ST_TRY(add_element(g, e[2], v + 1, err));
+            ST_TRY(add_element(g, e[2], v + 1, v[0], err));
         }
         total += e[3];
     }
@@ -386,7 +479,13 @@ static st_status gmsh_read(mesh_loader *l, const mesh_file *f, st_error *err)
     gmsh_reader g = {.l = l};
     text_cursor_init(&g.tc, f);
     st_status s = gmsh_parse(&g, err);
+    if (s == ST_OK)
+        s = groups_write(&g, err);
     st_free(g.tags.p);
+    for (int k = 0; k < 6; k++) {
+        st_free(g.grp[k]);
+        st_free(g.slot[k]);
+    }
     return s;
 }
 

@@ -173,6 +173,26 @@ void loader_clear(mesh_loader *l)
     st_array_free(&l->quads, ST_T_QUADS);
     st_array_free(&l->tetrahedra, ST_T_TETRAS);
     st_array_free(&l->hexahedra, ST_T_HEXAS);
+    for (int g = 0; g < 8; g++)
+        st_array_free(&l->groups[g], ST_T_STRINGS);
+}
+
+st_status loader_add_group(st_array *groups, long long p0, long long nbp, const char *material,
+                           const char *name, int material_id, st_error *err)
+{
+    char num[3][32];
+    snprintf(num[0], sizeof num[0], "%d", material_id);
+    snprintf(num[1], sizeof num[1], "%lld", p0);
+    snprintf(num[2], sizeof num[2], "%lld", nbp);
+    const char *item[5] = {name, material, num[0], num[1], num[2]};
+    size_t n = groups->n;
+    ST_TRY(st_array_resize(groups, ST_T_STRINGS, n + 5, err));
+    for (int k = 0; k < 5; k++) {
+        groups->s[n + (size_t)k] = st_strdup(item[k]);
+        if (!groups->s[n + (size_t)k])
+            return st_error_set(err, ST_ENOMEM, "out of memory for a mesh group");
+    }
+    return ST_OK;
 }
 
 st_status loader_push(mesh_loader *l, st_array *a, st_type t, const unsigned *v, bool flip,
@@ -194,8 +214,10 @@ st_status loader_push(mesh_loader *l, st_array *a, st_type t, const unsigned *v,
 
 void loader_touch_outputs(mesh_loader *l)
 {
-    static const char *const names[] = {"position",   "normals",   "edges",    "triangles",
-                                        "quads",      "tetrahedra", "hexahedra"};
+    static const char *const names[] = {"position",        "normals",         "edges",
+                                        "triangles",       "quads",           "tetrahedra",
+                                        "hexahedra",       "edgesGroups",     "trianglesGroups",
+                                        "quadsGroups",     "tetrahedraGroups", "hexahedraGroups"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const st_field *f = st_component_field(&l->base, names[i]);
         if (f)

@@ -22,8 +22,11 @@ typedef struct mesh_loader {
     /* Outputs. */
     st_array position, normals;     /* vec3[] */
     st_array edges, triangles, quads, tetrahedra, hexahedra;
-    /* SOFA outputs settee has no type for (ragged lists, groups, prisms,
-     * pyramids, high-order points): accepted, always empty. */
+    /* SOFA outputs settee has no type for (ragged lists, prisms, pyramids,
+     * high-order points): accepted, always empty. groups: SOFA's
+     * PrimitiveGroup lists (edges, triangles, quads, polygons, tetrahedra,
+     * hexahedra, prisms, pyramids), 5 strings per group
+     * (LOADER_GROUPS_HELP), filled by the OBJ and Gmsh loaders. */
     st_array polylines, polygons, prisms, pyramids, high_order[5], groups[8];
     /* Set at load. */
     char *path;                     /* the resolved file name */
@@ -86,6 +89,10 @@ st_status loader_push(mesh_loader *l, st_array *a, st_type t, const unsigned *v,
                       st_error *err);
 /* Appends one position. */
 st_status loader_push_point(st_array *a, const double p[3], st_error *err);
+/* Appends a group (SOFA's PrimitiveGroup(p0, nbp, materialName, groupName,
+ * materialId)) to a groups output: five strings. */
+st_status loader_add_group(st_array *groups, long long p0, long long nbp, const char *material,
+                           const char *name, int material_id, st_error *err);
 /* Adds the edge {a, b} (sorted) unless the set already has it: SOFA's
  * edgeSet for second-order elements. */
 st_status loader_push_edge_once(mesh_loader *l, unsigned a, unsigned b, st_error *err);
@@ -130,6 +137,18 @@ void loader_cleanup(st_component *self);
 /* Field table fragments. */
 #define LOADER_IGNORED_OUT(m, key, help)                                                          \
     ST_FIELD_EX(mesh_loader, m, key, ST_T_UINTS, st_array, NULL, help,                            \
+                ST_F_OUTPUT | ST_F_IGNORED, NULL, 0.0, 0.0)
+/* SOFA's vector<PrimitiveGroup> outputs: five strings per group, as SOFA
+ * writes one (groupName materialName materialId p0 nbp: the group's
+ * elements are p0 .. p0 + nbp - 1). */
+#define LOADER_GROUPS_HELP                                                                        \
+    ": groupName materialName materialId p0 nbp per group (filled by MeshOBJLoader and "         \
+    "MeshGmshLoader)"
+#define LOADER_GROUPS_OUT(m, key, help)                                                           \
+    ST_FIELD_EX(mesh_loader, m, key, ST_T_STRINGS, st_array, NULL, help, ST_F_OUTPUT, NULL, 0.0,  \
+                0.0)
+#define LOADER_IGNORED_GROUPS(m, key, help)                                                       \
+    ST_FIELD_EX(mesh_loader, m, key, ST_T_STRINGS, st_array, NULL, help,                          \
                 ST_F_OUTPUT | ST_F_IGNORED, NULL, 0.0, 0.0)
 /* Loader settings another component's src="@loader" never links (SOFA
  * disables their auto-link: a MechanicalObject must not translate again). */
@@ -192,14 +211,19 @@ void loader_cleanup(st_component *self);
                            "High order tetrahedron points of the mesh loaded (not filled)"),      \
         LOADER_IGNORED_OUT(high_order[4], "highOrderHexahedronPositions",                         \
                            "High order hexahedron points of the mesh loaded (not filled)"),       \
-        LOADER_IGNORED_OUT(groups[0], "edgesGroups", "Groups of Edges (not filled)"),             \
-        LOADER_IGNORED_OUT(groups[1], "trianglesGroups", "Groups of Triangles (not filled)"),     \
-        LOADER_IGNORED_OUT(groups[2], "quadsGroups", "Groups of Quads (not filled)"),             \
-        LOADER_IGNORED_OUT(groups[3], "polygonsGroups", "Groups of Polygons (not filled)"),       \
-        LOADER_IGNORED_OUT(groups[4], "tetrahedraGroups", "Groups of Tetrahedra (not filled)"),   \
-        LOADER_IGNORED_OUT(groups[5], "hexahedraGroups", "Groups of Hexahedra (not filled)"),     \
-        LOADER_IGNORED_OUT(groups[6], "prismsGroups", "Groups of Prisms (not filled)"),           \
-        LOADER_IGNORED_OUT(groups[7], "pyramidsGroups", "Groups of Pyramids (not filled)")
+        LOADER_GROUPS_OUT(groups[0], "edgesGroups", "Groups of Edges" LOADER_GROUPS_HELP),        \
+        LOADER_GROUPS_OUT(groups[1], "trianglesGroups",                                           \
+                          "Groups of Triangles" LOADER_GROUPS_HELP),                              \
+        LOADER_GROUPS_OUT(groups[2], "quadsGroups", "Groups of Quads" LOADER_GROUPS_HELP),        \
+        LOADER_IGNORED_GROUPS(groups[3], "polygonsGroups", "Groups of Polygons (not filled)"),    \
+        LOADER_GROUPS_OUT(groups[4], "tetrahedraGroups",                                          \
+                          "Groups of Tetrahedra" LOADER_GROUPS_HELP),                             \
+        LOADER_GROUPS_OUT(groups[5], "hexahedraGroups",                                           \
+                          "Groups of Hexahedra" LOADER_GROUPS_HELP),                              \
+        ST_FIELD_EX(mesh_loader, groups[6], "prismsGroups", ST_T_STRINGS, st_array, NULL,         \
+                    "Groups of Prisms (not filled)", ST_F_OUTPUT | ST_F_IGNORED,                  \
+                    "pentahedraGroups", 0.0, 0.0),                                                \
+        LOADER_IGNORED_GROUPS(groups[7], "pyramidsGroups", "Groups of Pyramids (not filled)")
 
 /* The createSubelements field with SOFA's default for the loader. */
 #define LOADER_SUBELEMENTS(def)                                                                   \

@@ -5,8 +5,10 @@
  * rule) and the sum of its normals; with handleSeams a position used with
  * several (texcoord, normal) pairs is duplicated once per pair, in SOFA's
  * order (by position, then by texcoord index, then by normal index), and
- * vertPosIdx / vertNormIdx map the new vertices back. Malformed lines are
- * errors naming the file's own line. */
+ * vertPosIdx / vertNormIdx map the new vertices back. The face groups
+ * ("g", "usemtl") fill edgesGroups, trianglesGroups and quadsGroups as
+ * SOFA's (obj_groups). Malformed lines are errors naming the file's own
+ * line. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -369,8 +371,56 @@ static void obj_clear(obj_loader *o)
     st_array_free(&o->vert_norm_idx, ST_T_UINTS);
 }
 
+/* SOFA's face groups: a group closes at each "g" and "usemtl" line and at
+ * the end of the file, one PrimitiveGroup per face kind (edges, triangles,
+ * quads: groups[0..2]) that got faces since it opened, counted in faces
+ * ("f"/"l" lines: a polygon split into triangles counts once). */
+typedef struct obj_groups {
+    char name[1024];     /* the current "g" names, joined by spaces ("Default_Group") */
+    char material[256];  /* the current "usemtl" name */
+    long long nb[3], f0[3];
+} obj_groups;
+
+static st_status obj_close_groups(mesh_loader *l, obj_groups *g, st_error *err)
+{
+    for (int ft = 0; ft < 3; ft++)
+        if (g->nb[ft] > g->f0[ft]) {
+            /* materialId: SOFA's index in the MTL materials, which settee
+             * does not read (loadMaterial): -1 */
+            ST_TRY(loader_add_group(&l->groups[ft], g->f0[ft], g->nb[ft] - g->f0[ft],
+                                    g->material, g->name, -1, err));
+            g->f0[ft] = g->nb[ft];
+        }
+    return ST_OK;
+}
+
+/* The rest of a "g" or "usemtl" line into out: its tokens joined by one
+ * space ("usemtl": the first token only). */
+static void obj_names(const char *s, size_t len, bool first_only, char *out, size_t size)
+{
+    size_t o = 0, i = 0;
+    out[0] = 0;
+    while (i < len) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        size_t b = i;
+        while (i < len && s[i] != ' ' && s[i] != '\t')
+            i++;
+        if (i == b)
+            break;
+        if (o && o + 1 < size)
+            out[o++] = ' ';
+        for (size_t k = b; k < i && o + 1 < size; k++)
+            out[o++] = s[k];
+        out[o] = 0;
+        if (first_only)
+            break;
+    }
+}
+
 static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_error *err)
 {
+    obj_groups grp = {.name = "Default_Group"};
     mesh_loader *l = &o->m;
     text_cursor tc;
     text_cursor_init(&tc, mf);
@@ -439,10 +489,18 @@ static st_status obj_parse(obj_loader *o, const mesh_file *mf, obj_faces *F, st_
                 ST_TRY(push_reals(&o->texcoords_def, ST_T_REALS, v, err));
         } else if (kl == 1 && (kw[0] == 'f' || kw[0] == 'l')) {
             ST_TRY(obj_face(o, &tc, rest, rl, F, err));
+            size_t nn = F->start[F->nf] - F->start[F->nf - 1];
+            grp.nb[nn == 2 ? 0 : nn == 4 && !l->triangulate ? 2 : 1]++;
+        } else if ((kl == 1 && kw[0] == 'g') || (kl == 6 && !memcmp(kw, "usemtl", 6))) {
+            ST_TRY(obj_close_groups(l, &grp, err));
+            if (kl == 1)
+                obj_names(rest, rl, false, grp.name, sizeof grp.name);
+            else
+                obj_names(rest, rl, true, grp.material, sizeof grp.material);
         }
-        /* mtllib, usemtl, g, o, s and others: ignored headless. */
+        /* mtllib, o, s and others: ignored headless. */
     }
-    return ST_OK;
+    return obj_close_groups(l, &grp, err);
 }
 
 static st_status obj_read(mesh_loader *l, const mesh_file *mf, st_error *err)

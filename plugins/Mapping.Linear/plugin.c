@@ -2,7 +2,9 @@
  * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
  * CenterOfMassMapping, IdentityMultiMapping,
- * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping). */
+ * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping,
+ * VoidMapping, CenterOfMassMultiMapping, CenterOfMassMulti2Mapping,
+ * SimpleTesselatedHexaTopologicalMapping). */
 #include <settee/settee.h>
 
 extern const st_class identity_mapping_class;
@@ -17,6 +19,9 @@ extern const st_class center_of_mass_mapping_class;
 extern const st_class identity_multi_mapping_class;
 extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
 extern const st_class deformable_on_rigid_frame_mapping_class;
+extern const st_class void_mapping_class;
+extern const st_class simple_tesselated_hexa_topological_mapping_class;
+extern const st_class center_of_mass_multi_mapping_class, center_of_mass_multi2_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -32,6 +37,10 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
     ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
     ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));
+    ST_TRY(st_registry_add(r, &void_mapping_class, err));
+    ST_TRY(st_registry_add(r, &simple_tesselated_hexa_topological_mapping_class, err));
+    ST_TRY(st_registry_add(r, &center_of_mass_multi_mapping_class, err));
+    ST_TRY(st_registry_add(r, &center_of_mass_multi2_mapping_class, err));
     return st_registry_add(r, &center_of_mass_mapping_class, err);
 }
 

@@ -2,10 +2,12 @@
  * (explicit lists, springs from a mesh or a regular grid, springs to the
  * rest shape), bending springs (triangles, quads, Volino's linear model)
  * joint springs between rigid frames, and Delingette's triangular (bi)quadratic
- * springs. */
+ * springs, and springs with rest vectors (VectorSpringForceField). */
 #include <settee/settee.h>
 
 #include "springs.h"
+
+extern const st_class vector_spring_force_field_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -27,6 +29,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &repulsive_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &angular_spring_force_field_class, err));
     ST_TRY(st_registry_add(r, &frame_spring_force_field_class, err));
+    ST_TRY(st_registry_add(r, &vector_spring_force_field_class, err));
     return ST_OK;
 }
 

@@ -2,7 +2,8 @@
  * containers, their companions, and the topological mappings (Hexa2Quad,
  * Hexa2Tetra, Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism,
  * Edge2Quad, Mesh2Point, SubsetTopologicalMapping,
- * SimpleTesselatedTetraTopologicalMapping). */
+ * SimpleTesselatedTetraTopologicalMapping, IdentityTopologicalMapping,
+ * CenterPointTopologicalMapping). */
 #include <settee/settee.h>
 
 extern const st_class regular_grid_topology_class, grid_topology_class, mesh_topology_class,
@@ -21,6 +22,7 @@ extern const st_class hexa2quad_mapping_class, hexa2tetra_mapping_class,
     hexa2prism_mapping_class, edge2quad_mapping_class, cube_topology_class,
     mesh2point_mapping_class, subset_topological_mapping_class,
     simple_tesselated_tetra_mapping_class;
+extern const st_class identity_topological_mapping_class, center_point_topological_mapping_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -39,7 +41,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sphere_quad_topology_class,
         &sparse_grid_multiple_topology_class, &edge2quad_mapping_class,
         &mesh2point_mapping_class, &subset_topological_mapping_class,
-        &simple_tesselated_tetra_mapping_class};
+        &simple_tesselated_tetra_mapping_class,
+        &identity_topological_mapping_class, &center_point_topological_mapping_class};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

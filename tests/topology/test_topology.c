@@ -406,8 +406,8 @@ Test(topology, plugin_answers_sofa_module_names)
      * SphereGridTopology, CubeTopology, SparseGridMultipleTopology,
      * Edge2QuadTopologicalMapping, Mesh2PointTopologicalMapping,
      * SubsetTopologicalMapping, SimpleTesselatedTetraTopologicalMapping and
-     * SphereQuadTopology */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 38);
+     * SphereQuadTopology, IdentityTopologicalMapping, CenterPointTopologicalMapping */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 40);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
