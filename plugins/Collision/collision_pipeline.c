@@ -107,6 +107,15 @@ typedef struct found {
 
 static bool class_is(const st_component *c, const st_class *k) { return c->cls == k; }
 
+/* The narrow phase casts rays: RayTraceNarrowPhase, or RayTraceDetection
+ * (which in SOFA adds a BruteForceBroadPhase and a RayTraceNarrowPhase in
+ * its place). */
+static bool is_raytrace(const st_component *c)
+{
+    return c && (class_is(c, &raytrace_narrow_phase_class) ||
+                 class_is(c, &raytrace_detection_class));
+}
+
 static void visit(st_node *n, found *f)
 {
     if (!st_node_activated(n) || f->rc != ST_OK)
@@ -136,10 +145,11 @@ static void visit(st_node *n, found *f)
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
                    class_is(c, &bvh_narrow_phase_class) ||
                    class_is(c, &direct_sap_narrow_phase_class) ||
-                   class_is(c, &raytrace_narrow_phase_class)) {
+                   is_raytrace(c)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
-             * and a DirectSAPNarrowPhase in its place) and IncrSAP are both. */
+             * and a DirectSAPNarrowPhase in its place), RayTraceDetection (a
+             * broad phase and a RayTraceNarrowPhase) and IncrSAP are both. */
             bool broad = !class_is(c, &bvh_narrow_phase_class) &&
                          !class_is(c, &direct_sap_narrow_phase_class) &&
                          !class_is(c, &raytrace_narrow_phase_class);
@@ -273,7 +283,7 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
-    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
     q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
     q->search = st_calloc(1, sizeof *q->search);
@@ -438,10 +448,11 @@ static st_status sub_find_components(pipeline *p, st_error *err)
                                  class_is(c, &new_proximity_intersection_class) ||
                                  class_is(c, &local_min_distance_class)
                   : k == 1 ? class_is(c, &brute_force_broad_phase_class) ||
-                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
+                                 class_is(c, &raytrace_detection_class)
                   : k == 2 ? class_is(c, &bvh_narrow_phase_class) ||
                                  class_is(c, &direct_sap_narrow_phase_class) ||
-                                 class_is(c, &raytrace_narrow_phase_class) ||
+                                 is_raytrace(c) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
                            : st_is_contact_manager(c);
         if (!ok)
@@ -514,7 +525,7 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
         return false;
     /* RayTraceNarrowPhase handles pairs of TriangleOctreeCollisionModels
      * only (SOFA's findPairsVolume; other pairs get no detection). */
-    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         return a->octree && b->octree;
     bool lower = obbcap_order(a->kind) < obbcap_order(b->kind);
     cm_kind ka = lower ? a->kind : b->kind;
@@ -930,7 +941,7 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
     q->ndet = 0;
     q->search->ncand = 0;
-    if (class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         return raytrace_pair(q, p->steps, err);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
     if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
