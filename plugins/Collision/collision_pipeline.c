@@ -66,6 +66,9 @@ typedef struct pipeline {
     bool sub;
     st_array model_paths;  /* "collisionModels": "@path" items */
     st_component *l_method, *l_response, *l_broad, *l_narrow;
+    /* ContactListeners whose narrow phase is this pipeline's (set at bind). */
+    st_component **listeners;
+    size_t nlisteners, caplisteners;
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -114,6 +117,44 @@ static bool is_raytrace(const st_component *c)
 {
     return c && (class_is(c, &raytrace_narrow_phase_class) ||
                  class_is(c, &raytrace_detection_class));
+}
+
+/* A narrow phase, as SOFA's context search for a NarrowPhaseDetection
+ * finds it (DirectSAP, IncrSAP and RayTraceDetection are, or add, one). */
+static bool is_narrow_phase(const st_component *c)
+{
+    return class_is(c, &bvh_narrow_phase_class) || class_is(c, &direct_sap_narrow_phase_class) ||
+           class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) || is_raytrace(c);
+}
+
+/* The ContactListeners of the scene below root whose nearest narrow phase
+ * (their node, then its ancestors) is p's: they hear p's collisions. */
+static st_status find_listeners(pipeline *p, st_node *n, st_error *err)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (!class_is(c, &contact_listener_class))
+            continue;
+        const st_component *np = NULL;
+        for (st_node *a = n; a && !np; a = st_node_parent(a))
+            for (size_t j = 0; j < st_node_object_count(a) && !np; j++)
+                if (is_narrow_phase(st_node_object(a, j)))
+                    np = st_node_object(a, j);
+        if (np != p->narrow)
+            continue;
+        if (p->nlisteners == p->caplisteners) {
+            size_t cap = p->caplisteners ? 2 * p->caplisteners : 4;
+            st_component **l = st_realloc(p->listeners, cap * sizeof *l);
+            if (!l)
+                return st_error_set(err, ST_ENOMEM, "out of memory listing contact listeners");
+            p->listeners = l;
+            p->caplisteners = cap;
+        }
+        p->listeners[p->nlisteners++] = c;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        ST_TRY(find_listeners(p, st_node_child(n, i), err));
+    return ST_OK;
 }
 
 static void visit(st_node *n, found *f)
@@ -695,6 +736,8 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         }
     }
     warn_lone_triangles(p);
+    p->nlisteners = 0;
+    ST_TRY(find_listeners(p, st_node_root(self->node), err));
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
@@ -1142,6 +1185,8 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             q->told_unseen = true;
         }
     }
+    for (size_t k = 0; k < p->nlisteners; k++)
+        ST_TRY(contact_listener_collide(p->listeners[k], p->pairs, p->npairs, err));
     if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
         ((cphase *)p->narrow)->nb_pairs = (int)candidates;
         st_component_touch(p->narrow, st_component_field(p->narrow, "nbPairs"));
@@ -1157,7 +1202,14 @@ static void pipeline_reset(st_component *self)
         p->pairs[k].n = p->pairs[k].nu = 0;
 }
 
-static void pipeline_cleanup(st_component *self) { free_pairs((pipeline *)self); }
+static void pipeline_cleanup(st_component *self)
+{
+    pipeline *p = (pipeline *)self;
+    free_pairs(p);
+    st_free(p->listeners);
+    p->listeners = NULL;
+    p->nlisteners = p->caplisteners = 0;
+}
 
 static const st_collision_ops pipeline_ops = {
     .struct_size = sizeof(st_collision_ops),
