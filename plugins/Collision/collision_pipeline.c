@@ -987,7 +987,14 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     if (is_raytrace(p->narrow))
         return raytrace_pair(q, p->steps, err);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
-    if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
+    /* A TriangleModelInRegularGrid is one bounding cube, its grid's box:
+     * the other model's elements are kept when their box meets it (SOFA's
+     * tree traversal), then tested against every triangle (those whose
+     * boxes are farther than the alarm distance find nothing). */
+    const double *b0 = m0->grid_state ? m0->gbox : m0->mbox;
+    const double *b1 = m1->grid_state ? m1->gbox : m1->mbox;
+    bool g0 = m0->grid_state && !m1->grid_state, g1 = m1->grid_state && !m0->grid_state;
+    if (!m0->nelem || !m1->nelem || !cs_boxes_meet(b0, b1, alarm))
         return ST_OK;
     /* The element pairs whose boxes meet, by element of the first model,
      * then of the second, whatever the search: each pair tested once. */
@@ -996,6 +1003,9 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     for (size_t i = 0; i < m0->nelem; i++)
         for (uint32_t t = s->ostart[i], end = s->ostart[i + 1]; t < end; t++) {
             size_t j = s->oj[t];
+            if ((g0 && !cs_boxes_meet(m0->gbox, m1->box + 6 * j, alarm)) ||
+                (g1 && !cs_boxes_meet(m0->box + 6 * i, m1->gbox, alarm)))
+                continue;
             if (share_vertex(q, i, j))
                 continue;
             ST_TRY(cgrow((void **)&q->det, &q->capdet, q->ndet + CDETECT_MAX, sizeof *q->det,
