@@ -587,7 +587,8 @@ static PyObject *detach_views(PyObject *self, PyObject *args)
 
 static bool is_real_array(st_type t)
 {
-    return t == ST_T_REALS || t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS;
+    return t == ST_T_REALS || t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS ||
+           t == ST_T_RIGID3S || t == ST_T_QUATS;
 }
 
 static bool is_uint_array(st_type t)

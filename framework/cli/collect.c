@@ -115,6 +115,7 @@ static void write_scalar(jw *w, const char *key, st_type t, const void *p, size_
     case ST_T_STRINGS: jw_string(w, key, ((char *const *)p)[k]); break;
     case ST_T_REAL: case ST_T_VEC2: case ST_T_VEC3: case ST_T_VEC4: case ST_T_RGBA:
     case ST_T_REALS: case ST_T_VEC3S: case ST_T_COORDS: case ST_T_DERIVS:
+    case ST_T_RIGID3S: case ST_T_QUATS:
         jw_real(w, key, ((const double *)p)[k]);
         break;
     default: jw_uint(w, key, ((const unsigned *)p)[k]); break;
@@ -125,7 +126,8 @@ static bool is_array_type(st_type t)
 {
     return t == ST_T_REALS || t == ST_T_UINTS || t == ST_T_VEC3S || t == ST_T_EDGES ||
            t == ST_T_TRIANGLES || t == ST_T_QUADS || t == ST_T_TETRAS || t == ST_T_HEXAS ||
-           t == ST_T_STRINGS || t == ST_T_COORDS || t == ST_T_DERIVS;
+           t == ST_T_STRINGS || t == ST_T_COORDS || t == ST_T_DERIVS || t == ST_T_RIGID3S ||
+           t == ST_T_QUATS;
 }
 
 /* An index into n things, negative from the end; false when out of range. */

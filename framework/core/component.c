@@ -544,7 +544,8 @@ void st_component_touch(st_component *c, const st_field *f)
 
 static bool is_real_tuples(st_type t)
 {
-    return t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS;
+    return t == ST_T_VEC3S || t == ST_T_COORDS || t == ST_T_DERIVS || t == ST_T_RIGID3S ||
+           t == ST_T_QUATS;
 }
 
 static bool types_compatible(st_type a, st_type b)

@@ -49,6 +49,8 @@ static const type_info types[ST_T_TYPE_COUNT] = {
     [ST_T_DERIVS] = {"deriv[]", 1, SK_REAL, true, sizeof(double)},
     [ST_T_MASS] = {"mass", 11, SK_REAL, false, sizeof(double)},
     [ST_T_INT2] = {"int2", 2, SK_INT, false, sizeof(int)},
+    [ST_T_RIGID3S] = {"rigid3[]", 7, SK_REAL, true, sizeof(double)},
+    [ST_T_QUATS] = {"quat[]", 4, SK_REAL, true, sizeof(double)},
 };
 
 static bool is_state_vec(st_type t) { return t == ST_T_COORDS || t == ST_T_DERIVS; }
@@ -1132,7 +1134,8 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
          * position into a Rigid3d state, or back): one point per source
          * point, each taking the first min(sw, dw) values; its other values
          * stay as they were, a new point's being the state type's origin
-         * (a rigid frame: the identity rotation). */
+         * (a rigid frame, rigid3[] included: the identity rotation; a
+         * quat[]: the identity). */
         size_t old = d->n;
         ST_TRY(array_resize(d, f->type, dw * ti->esize, a->n, err));
         const double *origin = NULL;
@@ -1140,6 +1143,10 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
             const st_component *c = (const st_component *)((const char *)dst - f->offset);
             const st_state_type *t = c->kernel ? st__component_parse_type(c) : NULL;
             origin = t && t->coord_size == dw ? t->identity : NULL;
+        } else if (f->type == ST_T_RIGID3S) {
+            origin = st_rigid3d_type.identity;
+        } else if (f->type == ST_T_QUATS) {
+            origin = st_rigid3d_type.identity + 3;
         }
         unsigned w = sw < dw ? sw : dw;
         for (size_t i = 0; i < a->n; i++) {

@@ -124,6 +124,11 @@ typedef struct cmodel {
     double *oct_vnorm;         /* vertex normals, 3 per vertex; owned */
     double oct_box[6];         /* SOFA's model box (triangles 1.., and vertex 0) */
     unsigned long oct_step;    /* the step they were last updated for (0: never) */
+    /* TriangleModelInRegularGrid (triangle_collision_model.c): the state of
+     * the topology its triangles come from through topological mappings;
+     * its points' box is the model's one bounding cube (gbox). */
+    const st_mstate *grid_state;
+    double gbox[6];
 } cmodel;
 
 /* One detection output (SOFA's DetectionOutput): closest points p[0] on

@@ -69,6 +69,9 @@ typedef struct pipeline {
     bool sub;
     st_array model_paths;  /* "collisionModels": "@path" items */
     st_component *l_method, *l_response, *l_broad, *l_narrow;
+    /* ContactListeners whose narrow phase is this pipeline's (set at bind). */
+    st_component **listeners;
+    size_t nlisteners, caplisteners;
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -122,6 +125,55 @@ static bool is_bvh(const st_component *c)
     return class_is(c, &bvh_narrow_phase_class) || class_is(c, &parallel_bvh_narrow_phase_class);
 }
 
+/* The narrow phase casts rays: RayTraceNarrowPhase, or RayTraceDetection
+ * (which in SOFA adds a BruteForceBroadPhase and a RayTraceNarrowPhase in
+ * its place). */
+static bool is_raytrace(const st_component *c)
+{
+    return c && (class_is(c, &raytrace_narrow_phase_class) ||
+                 class_is(c, &raytrace_detection_class));
+}
+
+/* A narrow phase, as SOFA's context search for a NarrowPhaseDetection
+ * finds it (DirectSAP, IncrSAP, RayTraceDetection and BruteForceDetection are,
+ * or add, one). */
+static bool is_narrow_phase(const st_component *c)
+{
+    return is_bvh(c) || class_is(c, &brute_force_detection_class) ||
+           class_is(c, &direct_sap_narrow_phase_class) || class_is(c, &direct_sap_class) ||
+           class_is(c, &incr_sap_class) || is_raytrace(c);
+}
+
+/* The ContactListeners of the scene below root whose nearest narrow phase
+ * (their node, then its ancestors) is p's: they hear p's collisions. */
+static st_status find_listeners(pipeline *p, st_node *n, st_error *err)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        if (!class_is(c, &contact_listener_class))
+            continue;
+        const st_component *np = NULL;
+        for (st_node *a = n; a && !np; a = st_node_parent(a))
+            for (size_t j = 0; j < st_node_object_count(a) && !np; j++)
+                if (is_narrow_phase(st_node_object(a, j)))
+                    np = st_node_object(a, j);
+        if (np != p->narrow)
+            continue;
+        if (p->nlisteners == p->caplisteners) {
+            size_t cap = p->caplisteners ? 2 * p->caplisteners : 4;
+            st_component **l = st_realloc(p->listeners, cap * sizeof *l);
+            if (!l)
+                return st_error_set(err, ST_ENOMEM, "out of memory listing contact listeners");
+            p->listeners = l;
+            p->caplisteners = cap;
+        }
+        p->listeners[p->nlisteners++] = c;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        ST_TRY(find_listeners(p, st_node_child(n, i), err));
+    return ST_OK;
+}
+
 static void visit(st_node *n, found *f)
 {
     if (!st_node_activated(n) || f->rc != ST_OK)
@@ -150,11 +202,12 @@ static void visit(st_node *n, found *f)
         } else if (is_brute_force(c) || class_is(c, &brute_force_detection_class) ||
                    class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) || is_bvh(c) ||
                    class_is(c, &direct_sap_narrow_phase_class) ||
-                   class_is(c, &raytrace_narrow_phase_class)) {
+                   is_raytrace(c)) {
             /* The first broad and the first narrow phase in scene order, as
              * SOFA's context finds them; DirectSAP (which adds a broad phase
-             * and a DirectSAPNarrowPhase in its place), IncrSAP and
-             * BruteForceDetection (brute force and BVH) are both. */
+             * and a DirectSAPNarrowPhase in its place), IncrSAP, RayTraceDetection
+             * (a broad phase and a RayTraceNarrowPhase) and BruteForceDetection
+             * (brute force and BVH) are both. */
             bool broad = !is_bvh(c) &&
                          !class_is(c, &direct_sap_narrow_phase_class) &&
                          !class_is(c, &raytrace_narrow_phase_class);
@@ -290,7 +343,7 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
     q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
     if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
         q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
-    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
     if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
         q->nid = 6 * (m0->nelem + m1->nelem) + /* SOFA's ids: triangle 6 t + k, line 2 l + k, */
@@ -458,11 +511,12 @@ static st_status sub_find_components(pipeline *p, st_error *err)
                                  class_is(c, &discrete_intersection_class) ||
                                  class_is(c, &new_proximity_intersection_class) ||
                                  class_is(c, &local_min_distance_class)
-                  : k == 1 ? is_brute_force(c) ||
-                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
-                  : k == 2 ? is_bvh(c) ||
+                  : k == 1 ? is_brute_force(c) || class_is(c, &brute_force_detection_class) ||
+                                 class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class) ||
+                                 class_is(c, &raytrace_detection_class)
+                  : k == 2 ? is_bvh(c) || class_is(c, &brute_force_detection_class) ||
                                  class_is(c, &direct_sap_narrow_phase_class) ||
-                                 class_is(c, &raytrace_narrow_phase_class) ||
+                                 is_raytrace(c) ||
                                  class_is(c, &direct_sap_class) || class_is(c, &incr_sap_class)
                            : st_is_contact_manager(c);
         if (!ok)
@@ -535,7 +589,7 @@ static bool may_collide(const pipeline *p, const cmodel *a, const cmodel *b)
         return false;
     /* RayTraceNarrowPhase handles pairs of TriangleOctreeCollisionModels
      * only (SOFA's findPairsVolume; other pairs get no detection). */
-    if (p->narrow && class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         return a->octree && b->octree;
     bool lower = obbcap_order(a->kind) < obbcap_order(b->kind);
     cm_kind ka = lower ? a->kind : b->kind;
@@ -705,6 +759,8 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
         }
     }
     warn_lone_triangles(p);
+    p->nlisteners = 0;
+    ST_TRY(find_listeners(p, st_node_root(self->node), err));
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
@@ -953,10 +1009,17 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     double contact = (m->proximity ? m->contact_distance : 0.0) + cd;
     q->ndet = 0;
     q->search->ncand = 0;
-    if (class_is(p->narrow, &raytrace_narrow_phase_class))
+    if (is_raytrace(p->narrow))
         return raytrace_pair(q, p->steps, err);
     const cmodel *m0 = q->m[0], *m1 = q->m[1];
-    if (!m0->nelem || !m1->nelem || !cs_boxes_meet(m0->mbox, m1->mbox, alarm))
+    /* A TriangleModelInRegularGrid is one bounding cube, its grid's box:
+     * the other model's elements are kept when their box meets it (SOFA's
+     * tree traversal), then tested against every triangle (those whose
+     * boxes are farther than the alarm distance find nothing). */
+    const double *b0 = m0->grid_state ? m0->gbox : m0->mbox;
+    const double *b1 = m1->grid_state ? m1->gbox : m1->mbox;
+    bool g0 = m0->grid_state && !m1->grid_state, g1 = m1->grid_state && !m0->grid_state;
+    if (!m0->nelem || !m1->nelem || !cs_boxes_meet(b0, b1, alarm))
         return ST_OK;
     /* The element pairs whose boxes meet, by element of the first model,
      * then of the second, whatever the search: each pair tested once. */
@@ -965,6 +1028,9 @@ static st_status narrow_pair(pipeline *p, cpair *q, st_error *err)
     for (size_t i = 0; i < m0->nelem; i++)
         for (uint32_t t = s->ostart[i], end = s->ostart[i + 1]; t < end; t++) {
             size_t j = s->oj[t];
+            if ((g0 && !cs_boxes_meet(m0->gbox, m1->box + 6 * j, alarm)) ||
+                (g1 && !cs_boxes_meet(m0->box + 6 * i, m1->gbox, alarm)))
+                continue;
             if (share_vertex(q, i, j))
                 continue;
             size_t room = q->m[0]->kind >= CM_RIGIDDGRID ? dgrid_max_outputs(q) : CDETECT_MAX;
@@ -1173,7 +1239,7 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
     double d0 = p->method->proximity ? p->method->contact_distance : 0.0;
     const cresponse *resp = (const cresponse *)p->response;
     size_t candidates = 0;
-    const unsigned nt = class_is(p->narrow, &raytrace_narrow_phase_class) ? 1 : narrow_threads(p);
+    const unsigned nt = is_raytrace(p->narrow) ? 1 : narrow_threads(p);
     if (nt > 1)
         ST_TRY(narrow_parallel(p, nt, err));
     for (size_t k = 0; k < p->npairs; k++) {
@@ -1225,6 +1291,8 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             q->told_unseen = true;
         }
     }
+    for (size_t k = 0; k < p->nlisteners; k++)
+        ST_TRY(contact_listener_collide(p->listeners[k], p->pairs, p->npairs, err));
     if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
         ((cphase *)p->narrow)->nb_pairs = (int)candidates;
         st_component_touch(p->narrow, st_component_field(p->narrow, "nbPairs"));
@@ -1240,7 +1308,14 @@ static void pipeline_reset(st_component *self)
         p->pairs[k].n = p->pairs[k].nu = 0;
 }
 
-static void pipeline_cleanup(st_component *self) { free_pairs((pipeline *)self); }
+static void pipeline_cleanup(st_component *self)
+{
+    pipeline *p = (pipeline *)self;
+    free_pairs(p);
+    st_free(p->listeners);
+    p->listeners = NULL;
+    p->nlisteners = p->caplisteners = 0;
+}
 
 static const st_collision_ops pipeline_ops = {
     .struct_size = sizeof(st_collision_ops),

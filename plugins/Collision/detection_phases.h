@@ -45,6 +45,13 @@ extern const st_collision_ops sub_collision_pipeline_ops;
 /* RayTraceNarrowPhase (raytrace.c): the detections of one pair of
  * TriangleOctreeCollisionModels for pipeline step `step` (from 1). */
 extern const st_class raytrace_narrow_phase_class;
+/* RayTraceDetection (raytrace.c): both phases, the narrow one RayTraceNarrowPhase's. */
+extern const st_class raytrace_detection_class;
+/* ContactListener (contact_listener.c): one collision of its pipeline, the
+ * pairs after their narrow phase. */
+extern const st_class contact_listener_class;
+st_status contact_listener_collide(st_component *self, const cpair *pairs, size_t npairs,
+                                   st_error *err);
 st_status raytrace_pair(cpair *q, unsigned long step, st_error *err);
 
 /* Whether model is one of the sub-pipeline's collision models (after bind). */

@@ -483,6 +483,8 @@ void cmodel_cylinder(const cmodel *m, size_t i, double *r, double *h, double axi
     st_quat_rotate(axis, c + 3, m->default_axis);
 }
 
+static void update_grid_box(cmodel *m);
+
 void cmodel_update_boxes(cmodel *m)
 {
     const double *x = cmodel_x(m);
@@ -549,6 +551,33 @@ void cmodel_update_boxes(cmodel *m)
             if (b[k + 3] - b[k] > m->ext[k])
                 m->ext[k] = b[k + 3] - b[k];
     }
+    if (m->grid_state)
+        update_grid_box(m);
+}
+
+/* TriangleModelInRegularGrid's bounding cube: its grid state's points'
+ * box, accumulated as SOFA does (a coordinate above the maximum is not
+ * tested against the minimum). */
+static void update_grid_box(cmodel *m)
+{
+    const st_mstate *g = m->grid_state;
+    double *b = m->gbox;
+    if (!g->n) {
+        for (int k = 0; k < 3; k++)
+            b[k] = 1e300, b[k + 3] = -1e300;
+        return;
+    }
+    const double *x = g->position.r;
+    for (int k = 0; k < 3; k++)
+        b[k] = b[k + 3] = x[k];
+    for (size_t i = 1; i < g->n; i++)
+        for (int k = 0; k < 3; k++) {
+            double v = x[3 * i + k];
+            if (v > b[k + 3])
+                b[k + 3] = v;
+            else if (v < b[k])
+                b[k] = v;
+        }
 }
 
 bool cmodel_can_collide(const cmodel *a, const cmodel *b)

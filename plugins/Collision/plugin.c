@@ -24,7 +24,8 @@ extern const st_class tetrahedron_collision_model_class;
 extern const st_class cylinder_collision_model_class;
 extern const st_class sub_collision_pipeline_class;
 extern const st_class composite_collision_pipeline_class;
-extern const st_class raytrace_narrow_phase_class;
+extern const st_class raytrace_narrow_phase_class, raytrace_detection_class,
+    contact_listener_class, triangle_model_in_regular_grid_class;
 extern const st_class ccd_tight_inclusion_intersection_class;
 extern const st_class triangle_octree_collision_model_class;
 extern const st_class obb_collision_model_class;
@@ -59,6 +60,8 @@ static st_status register_classes(st_registry *r, st_error *err)
         &parallel_bvh_narrow_phase_class,
         &rigid_distance_grid_collision_model_class,
         &ffd_distance_grid_collision_model_class,
+        &raytrace_detection_class,
+        &contact_listener_class,          &triangle_model_in_regular_grid_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));

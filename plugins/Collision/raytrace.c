@@ -219,3 +219,17 @@ const st_class raytrace_narrow_phase_class = {
     .instance_size = sizeof(cphase),
     .fields = phase_fields,
 };
+
+/* SOFA's RayTraceDetection has no data of its own: created, it adds a
+ * BruteForceBroadPhase and a RayTraceNarrowPhase to its node. Here it is
+ * both phases at its place in the node: every pair of models whose boxes
+ * meet, then RayTraceNarrowPhase's rays (the same contacts). */
+const st_class raytrace_detection_class = {
+    .struct_size = sizeof(st_class),
+    .name = "RayTraceDetection",
+    .category = "CollisionAlgorithm",
+    .description = "Collision detection by ray tracing (SOFA: a BruteForceBroadPhase and a "
+                   "RayTraceNarrowPhase; settee: both in one, the same contacts)",
+    .instance_size = sizeof(cphase),
+    .fields = phase_fields,
+};

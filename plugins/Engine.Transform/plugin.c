@@ -2,7 +2,8 @@
  * Sofa.Component.Engine.Transform): engines that transform data
  * (Vertex2Frame, TransformEngine, DifferenceEngine, TransformPosition, SmoothMeshEngine,
  * DisplacementTransformEngine, the TransformMatrixEngines, IndexValueMapper, DisplacementMatrixEngine, MathOp, ROIValueMapper,
- * Indices2ValuesMapper, MapIndices, DilateEngine, ProjectiveTransformEngine). */
+ * Indices2ValuesMapper, MapIndices, DilateEngine, ProjectiveTransformEngine, QuatToRigidEngine,
+ * RigidToQuatEngine). */
 #include <settee/settee.h>
 
 extern const st_class vertex2frame_class, transform_engine_class, difference_engine_class,
@@ -13,6 +14,7 @@ extern const st_class vertex2frame_class, transform_engine_class, difference_eng
 extern const st_class displacement_matrix_engine_class, math_op_class, roi_value_mapper_class,
     indices2values_mapper_class, map_indices_class, dilate_engine_class,
     projective_transform_engine_class;
+extern const st_class quat_to_rigid_engine_class, rigid_to_quat_engine_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -34,6 +36,8 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &map_indices_class, err));
     ST_TRY(st_registry_add(r, &dilate_engine_class, err));
     ST_TRY(st_registry_add(r, &projective_transform_engine_class, err));
+    ST_TRY(st_registry_add(r, &quat_to_rigid_engine_class, err));
+    ST_TRY(st_registry_add(r, &rigid_to_quat_engine_class, err));
     return ST_OK;
 }
 

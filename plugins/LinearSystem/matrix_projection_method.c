@@ -3,15 +3,9 @@
  * states (J1^T K J2). settee's kernel projects every mapped contribution
  * itself, recomputing the Jacobians at each assembly, so this component
  * checks its two states and changes nothing. */
-#include "linear_system_common.h"
+#include "projection_method.h"
 
-typedef struct projection_method {
-    st_component base;
-    bool constant_jacobians;
-    st_array states; /* "mechanicalStates": two links */
-} projection_method;
-
-static st_status projection_init(st_component *self, st_error *err)
+st_status projection_method_init(st_component *self, st_error *err)
 {
     projection_method *p = (projection_method *)self;
     if (p->states.n != 0 && p->states.n != 2)
@@ -32,16 +26,7 @@ static st_status projection_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static const st_field fields[] = {
-    ST_IGNORED(projection_method, constant_jacobians, "areJacobiansConstant", ST_T_BOOL, bool,
-               "false",
-               "True if mapping jacobians are considered constant over time (settee computes them "
-               "at each assembly)"),
-    ST_FIELD_EX(projection_method, states, "mechanicalStates", ST_T_STRINGS, st_array, "",
-                "The two mechanical states of the mapped matrix (links \"@a @b\"; settee: "
-                "checked, the kernel projects every mapped matrix itself)",
-                ST_F_NOLINK, NULL, 0.0, 0.0),
-    ST_FIELD_END};
+static const st_field fields[] = {PROJECTION_METHOD_FIELDS, ST_FIELD_END};
 
 const st_class matrix_projection_method_class = {
     .struct_size = sizeof(st_class),
@@ -51,5 +36,5 @@ const st_class matrix_projection_method_class = {
                    "(settee's kernel projects every mapped matrix: accepted, states checked)",
     .instance_size = sizeof(projection_method),
     .fields = fields,
-    .init = projection_init,
+    .init = projection_method_init,
 };

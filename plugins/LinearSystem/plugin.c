@@ -1,6 +1,7 @@
-/* plugin.c - the LinearSystem plugin: MatrixLinearSystem and
- * ConstantSparsityPatternSystem, SOFA's linear-system components. settee's
- * kernel assembles the system matrix for the linear solvers, so both are
+/* plugin.c - the LinearSystem plugin: MatrixLinearSystem,
+ * ConstantSparsityPatternSystem, CompositeLinearSystem and the two projection
+ * methods, SOFA's linear-system components. settee's
+ * kernel assembles the system matrix for the linear solvers, so all are
  * accepted (SOFA scenes name them) and change nothing; see
  * docs/solvers.md. */
 #include <settee/settee.h>
@@ -8,7 +9,7 @@
 extern const st_class matrix_linear_system_class;
 extern const st_class constant_sparsity_pattern_system_class;
 extern const st_class composite_linear_system_class;
-extern const st_class matrix_projection_method_class;
+extern const st_class matrix_projection_method_class, constant_sparsity_projection_method_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -16,6 +17,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &constant_sparsity_pattern_system_class, err));
     ST_TRY(st_registry_add(r, &composite_linear_system_class, err));
     ST_TRY(st_registry_add(r, &matrix_projection_method_class, err));
+    ST_TRY(st_registry_add(r, &constant_sparsity_projection_method_class, err));
     return ST_OK;
 }
 

@@ -1001,6 +1001,54 @@ class Object(_SpringMethods, _ComponentMixin, _Base):
             return v if isinstance(v, str) else ""
         return ""
 
+    # SofaPython3's ContactListener: the previous collision's contacts of
+    # the listener's first detection-output vector (SOFA's buffer).
+    def _listener(self, what):
+        if self.getClassName() != "ContactListener":
+            raise Error("%s: %s() is for ContactListeners" % (self._describe(), what))
+        return _st.field_get(self._ref, "listenerNumberOfContacts")
+
+    def getNumberOfContacts(self):
+        """The number of contacts SOFA's getter gives (the previous collision's)."""
+        return int(self._listener("getNumberOfContacts"))
+
+    def getDistances(self):
+        """Each contact's distance minus the contact distance (a list)."""
+        n = self._listener("getDistances")
+        return [float(v) for v in _st.field_get(self._ref, "listenerDistances")[:n]]
+
+    def getContactPoints(self):
+        """A list of (model, point, model, point) tuples: model 0 is
+        collisionModel1, points as numpy arrays of 3."""
+        n = self._listener("getContactPoints")
+        v = np.asarray(_st.field_get(self._ref, "listenerPoints"), dtype=float)
+        return [(int(v[8 * i]), v[8 * i + 1:8 * i + 4].copy(), int(v[8 * i + 4]),
+                 v[8 * i + 5:8 * i + 8].copy()) for i in range(n)]
+
+    def getContactElements(self):
+        """A list of (model, element, model, element) tuples."""
+        n = self._listener("getContactElements")
+        v = np.asarray(_st.field_get(self._ref, "listenerElements"))
+        return [tuple(int(x) for x in v[4 * i:4 * i + 4]) for i in range(n)]
+
+    def getContactData(self):
+        """SofaPython3's dict: numberOfContacts, collisionPointsModel1/2 and
+        collisionElementsModel1/2 (each contact's side on collisionModel1,
+        then the other side)."""
+        n = self.getNumberOfContacts()
+        pts, els = self.getContactPoints(), self.getContactElements()
+        d = {"numberOfContacts": n, "collisionPointsModel1": [],
+             "collisionPointsModel2": [], "collisionElementsModel1": [],
+             "collisionElementsModel2": []}
+        for i in range(n):
+            a, b = (1, 3) if els[i][0] == 0 else (3, 1)
+            d["collisionElementsModel1"].append(els[i][a])
+            d["collisionElementsModel2"].append(els[i][b])
+            a, b = (1, 3) if pts[i][0] == 0 else (3, 1)
+            d["collisionPointsModel1"].append(pts[i][a])
+            d["collisionPointsModel2"].append(pts[i][b])
+        return d
+
     def _role(self, role, what):
         if not _st.obj_roles(self._ref)[role]:
             raise Error("%s: %s() is for %ss" % (self._describe(), what, role.replace("_", " ")))

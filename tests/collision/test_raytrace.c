@@ -5,7 +5,8 @@
  * the point where the ray along minus the corner's normal leaves the
  * slab's top (y = 0), at depth t = 0.2 / |n_y|; the slab, which does not
  * move, casts no ray (SOFA's). The penalty response lifts the cube. Other
- * model kinds get no pair with the ray-trace narrow phase. */
+ * model kinds get no pair with the ray-trace narrow phase. RayTraceDetection
+ * is both phases: the same contacts and motion, to the bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,10 @@ static void box_text(const double lo[3], const double hi[3], char *pos, size_t n
         k += snprintf(tri + k, nt - (size_t)k, "%d %d %d  ", t[i][0], t[i][1], t[i][2]);
 }
 
+/* The detection written in the scene: SOFA's two phases, or RayTraceDetection
+ * (which adds those two in SOFA). */
+#define PHASES "<BruteForceBroadPhase/> <RayTraceNarrowPhase/>"
+
 static st_scene *scene(const char *narrow, const char *model)
 {
     char sp[512], st[512], cp[512], ct[512], text[8192];
@@ -54,7 +59,7 @@ static st_scene *scene(const char *narrow, const char *model)
              "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Constant\"/>\n"
              "  <RequiredPlugin name=\"Sofa.Component.Mass\"/>\n"
              "  <CollisionPipeline name=\"pipeline\"/>\n"
-             "  <BruteForceBroadPhase/> <%s/>\n"
+             "  %s\n"
              "  <NewProximityIntersection alarmDistance=\"0.5\" contactDistance=\"0.1\"/>\n"
              "  <CollisionResponse response=\"PenalityContactForceField\"/>\n"
              "  <Node name=\"Slab\">\n"
@@ -88,7 +93,7 @@ static const st_array *out(st_scene *s, const char *field)
 
 Test(raytrace, sunk_corners_are_found_along_their_normals)
 {
-    st_scene *s = scene("RayTraceNarrowPhase", "TriangleOctreeCollisionModel");
+    st_scene *s = scene(PHASES, "TriangleOctreeCollisionModel");
     st_error err = {0};
     cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
     cr_assert_eq(out(s, "contactCounts")->n, 1);
@@ -125,9 +130,36 @@ Test(raytrace, sunk_corners_are_found_along_their_normals)
 
 Test(raytrace, only_octree_models_pair_with_ray_tracing)
 {
-    st_scene *s = scene("RayTraceNarrowPhase", "TriangleCollisionModel");
+    st_scene *s = scene(PHASES, "TriangleCollisionModel");
     st_error err = {0};
     cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
     cr_expect_eq(out(s, "contactCounts")->n, 0, "triangle models: no pair");
     st_scene_destroy(&s);
+}
+
+Test(raytrace, raytrace_detection_is_both_phases)
+{
+    st_scene *a = scene(PHASES, "TriangleOctreeCollisionModel");
+    st_scene *b = scene("<RayTraceDetection name=\"detection\"/>", "TriangleOctreeCollisionModel");
+    st_error err = {0};
+    for (int i = 0; i < 15; i++) {
+        cr_assert_eq(st_scene_step(a, 0, &err), ST_OK, "%s", err.msg);
+        cr_assert_eq(st_scene_step(b, 0, &err), ST_OK, "%s", err.msg);
+        const st_array *pa = out(a, "contactPoints"), *pb = out(b, "contactPoints");
+        cr_assert_eq(pa->n, pb->n, "step %d", i);
+        if (i == 1)
+            cr_assert_gt(pb->n, 0, "step %d: RayTraceDetection finds the sunk corners", i);
+        if (pa->n)
+            cr_assert_eq(memcmp(pa->r, pb->r, pa->n * 3 * sizeof(double)), 0, "step %d", i);
+    }
+    const st_mstate *ca = (const st_mstate *)test_find_object(a, "dofs");
+    const st_mstate *cb = (const st_mstate *)test_find_object(b, "dofs");
+    cr_assert_eq(memcmp(ca->position.r, cb->position.r, 3 * ca->n * sizeof(double)), 0);
+    st_scene_destroy(&a);
+    st_scene_destroy(&b);
+    /* Like RayTraceNarrowPhase, it pairs octree models only. */
+    st_scene *c = scene("<RayTraceDetection/>", "TriangleCollisionModel");
+    cr_assert_eq(st_scene_step(c, 0, &err), ST_OK, "%s", err.msg);
+    cr_expect_eq(out(c, "contactCounts")->n, 0, "triangle models: no pair");
+    st_scene_destroy(&c);
 }

@@ -426,7 +426,8 @@ Test(sdk, enum_values_are_abi_2)
                          ST_T_VEC3,  ST_T_REALS,   ST_T_UINTS,     ST_T_VEC3S,  ST_T_EDGES,
                          ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,  ST_T_HEXAS,  ST_T_STRINGS,
                          ST_T_LINK,  ST_T_VEC2,    ST_T_VEC4,      ST_T_RGBA,   ST_T_COORDS,
-                         ST_T_DERIVS, ST_T_MASS,   ST_T_INT2,      ST_T_TYPE_COUNT};
+                         ST_T_DERIVS, ST_T_MASS,   ST_T_INT2,      ST_T_RIGID3S, ST_T_QUATS,
+                         ST_T_TYPE_COUNT};
     for (int i = 0; i < (int)(sizeof types / sizeof *types); i++)
         cr_assert_eq(types[i], i + 1, "st_type value %d", i + 1);
 

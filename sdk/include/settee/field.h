@@ -64,6 +64,9 @@ typedef enum st_type {
     ST_T_DERIVS,    /* st_array of double, width: the component's state type's derivative size */
     ST_T_MASS,      /* st_mass_value: SOFA's MassType, "m" or (Rigid3d) "m volume inertia(9)" */
     ST_T_INT2,      /* int[2]: SOFA's Vec2i ("localRange") (ABI 2.2) */
+    ST_T_RIGID3S,   /* st_array of double, width 7: Rigid3d frames "x y z qx qy qz qw", whatever
+                       the component's template (ABI 2.9) */
+    ST_T_QUATS,     /* st_array of double, width 4: quaternions "qx qy qz qw" (ABI 2.9) */
     ST_T_TYPE_COUNT
 } st_type;
 
@@ -72,7 +75,7 @@ typedef enum st_type {
 typedef struct st_array {
     union {
         void *p;
-        double *r;    /* ST_T_REALS, ST_T_VEC3S */
+        double *r;    /* ST_T_REALS, ST_T_VEC3S, ST_T_RIGID3S, ST_T_QUATS */
         unsigned *u;  /* ST_T_UINTS and the element lists */
         char **s;     /* ST_T_STRINGS */
     };
@@ -178,6 +181,12 @@ ST_API bool st_colour_by_name(const char *name, double rgba[4]);
 #define ST_COORDS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_COORDS, st_array, def, help, 0)
 #define ST_DERIVS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_DERIVS, st_array, def, help, 0)
 #define ST_MASS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_MASS, st_mass_value, def, help, 0)
+/* Rigid frames and quaternions held by a component whose template is not
+ * Rigid3d (SOFA's QuatToRigidEngine<Vec3d>: a vector<Rigid3dCoord> and a
+ * vector<Quat>): fixed widths 7 and 4, linking to and from a Rigid3d state's
+ * coordinates point for point. ABI 2.9. */
+#define ST_RIGID3S(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_RIGID3S, st_array, def, help, 0)
+#define ST_QUATS(S, m, key, def, help) ST_FIELD_(S, m, key, ST_T_QUATS, st_array, def, help, 0)
 #define ST_STRINGS(S, m, key, def, help)                                                          \
     ST_FIELD_(S, m, key, ST_T_STRINGS, st_array, def, help, 0)
 /* A link to another component; kind says what a path ending on a node means. */
