@@ -100,6 +100,8 @@ static const struct refusal {
     {"DistanceMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"DeformableOnRigidFrameMapping",
      "input1 and output must link states; SOFA's mappings have no default"},
+    {"ContactListener", "collisionModel1 and collisionModel2 must link collision models (SOFA's "
+                        "message)"},
     {"ArticulatedSystemMapping",
      "Rigid3d output and a Vec1d input1 only (SOFA's one instantiation); no default input"},
     {"Hexa2QuadTopologicalMapping", "input and output must link two topologies (no default)"},
