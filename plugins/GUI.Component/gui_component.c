@@ -51,8 +51,46 @@ BUTTON_CLASS(add_camera, "AddRecordedCameraButtonSetting",
 BUTTON_CLASS(start_navigation, "StartNavigationButtonSetting",
              "Start Navigation Button configuration", plain_fields);
 
+/* MouseInteractor: SOFA's GUI puts it in its mouse node with the state the
+ * mouse moves; it runs the interaction performers the GUI gives it, and a
+ * scene's own has none: headless, as in SOFA's batch runs, it only checks
+ * that its context has a state of its type. */
+typedef struct mouse_interactor_inst {
+    st_component base;
+} mouse_interactor_inst;
+
+static const st_field mouse_fields[] = {ST_FIELD_END};
+
+static st_status mouse_init(st_component *self, st_error *err)
+{
+    const st_mstate *ms = self->node ? st_node_mstate(self->node) : NULL;
+    const st_state_type *want = st_component_state_type(self);
+    if (!ms || (want && ms->type != want))
+        return st_component_error(self, NULL, err, ST_ESCENE,
+                                  "MouseInteractor requires a MechanicalState of the correct type "
+                                  "(%s) in its context",
+                                  want ? want->name : "Vec3d");
+    return st_headless_class_init(self, err);
+}
+
+static const char *const mouse_templates[] = {"Vec2d", "Vec3d", "Rigid3d", NULL};
+
+static const st_headless_class mouse_interactor = {
+    {.struct_size = sizeof(st_class),
+     .name = "MouseInteractor",
+     .category = "BehaviorModel",
+     .description = "Perform tasks related to the interaction with the mouse (headless: no "
+                    "mouse, no performers; checks its context's state)",
+     .instance_size = sizeof(mouse_interactor_inst),
+     .fields = mouse_fields,
+     .init = mouse_init,
+     .reinit = mouse_init,
+     .templates = mouse_templates},
+    NULL, NULL, NULL};
+
 static const st_headless_class *const classes[] = {&attach_body, &constraint_attach, &fix_picked,
-                                                   &add_frame,   &add_camera,        &start_navigation};
+                                                   &add_frame,   &add_camera,        &start_navigation,
+                                                   &mouse_interactor};
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -63,5 +101,6 @@ static const char *const provides[] = {"Sofa.GUI.Component", NULL};
 
 ST_PLUGIN_DEFINE("GUI.Component", "0.1.0",
                  "SOFA's mouse button settings (AttachBodyButtonSetting, "
-                 "ConstraintAttachButtonSetting, ...), headless: data kept, no mouse",
+                 "ConstraintAttachButtonSetting, ...) and MouseInteractor, headless: data kept, "
+                 "no mouse",
                  "LGPL-2.1-or-later", provides, register_classes)

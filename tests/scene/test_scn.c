@@ -1132,9 +1132,9 @@ Test(scn, one_mistake_one_message)
     }
 }
 
-/* Sofa.GUI.Component's mouse button settings load headless: their data is
- * kept and checked (button is one of Left, Middle, Right), noted as having
- * no effect, and the scene runs as without them. */
+/* Sofa.GUI.Component's mouse button settings and MouseInteractor load
+ * headless: their data is kept and checked (button is one of Left, Middle,
+ * Right), noted as having no effect, and the scene runs as without them. */
 Test(scn, gui_button_settings_are_kept_headless)
 {
     static const char *fmt =
@@ -1150,6 +1150,7 @@ Test(scn, gui_button_settings_are_kept_headless)
         "    <EulerExplicitSolver symplectic=\"1\"/>\n"
         "    <MechanicalObject position=\"0 0 0\" velocity=\"1 0 0\"/>\n"
         "    <UniformMass totalMass=\"1\"/>\n"
+        "    <MouseInteractor/>\n"
         "  </Node>\n"
         "</Node>\n";
     char scn[2048];
@@ -1178,4 +1179,20 @@ Test(scn, gui_button_settings_are_kept_headless)
     st_scene_destroy(&s);
     cr_assert_neq(st, ST_OK);
     cr_assert(strstr(err.msg, "Top") && strstr(err.msg, "Middle"), "%s", err.msg);
+    /* MouseInteractor needs a state of its type in its context (SOFA's error) */
+    const char *mice[2] = {"<Node name=\"root\"><RequiredPlugin name=\"Sofa.GUI.Component\"/>"
+                           "<MouseInteractor/></Node>",
+                           "<Node name=\"root\"><RequiredPlugin name=\"Sofa.GUI.Component\"/>"
+                           "<MechanicalObject template=\"Rigid3d\" position=\"0 0 0 0 0 0 1\"/>"
+                           "<MouseInteractor template=\"Vec3d\"/></Node>"};
+    const char *said[2] = {"requires a MechanicalState of the correct type",
+                           "does not match the Rigid3d state"};
+    for (int k = 0; k < 2; k++) {
+        st = load_as(mice[k], "mouse.scn", &s, &err);
+        if (st == ST_OK)
+            st = st_scene_init(s, &err);
+        st_scene_destroy(&s);
+        cr_assert_neq(st, ST_OK, "%s", mice[k]);
+        cr_assert(strstr(err.msg, said[k]), "%s", err.msg);
+    }
 }
