@@ -1132,8 +1132,8 @@ Test(scn, one_mistake_one_message)
     }
 }
 
-/* Sofa.GUI.Component's mouse button settings and MouseInteractor load
- * headless: their data is kept and checked (button is one of Left, Middle,
+/* Sofa.GUI.Component's mouse button settings and MouseInteractor, and the
+ * Haptics plugin's NullForceFeedback, load headless: their data is kept and checked (button is one of Left, Middle,
  * Right), noted as having no effect, and the scene runs as without them. */
 Test(scn, gui_button_settings_are_kept_headless)
 {
@@ -1146,6 +1146,8 @@ Test(scn, gui_button_settings_are_kept_headless)
         "  <AttachBodyButtonSetting button=\"%s\" stiffness=\"5000\" arrowSize=\"0.2\"/>\n"
         "  <FixPickedParticleButtonSetting button=\"Left\" stiffness=\"10000\"/>\n"
         "  <ConstraintAttachButtonSetting/>\n"
+        "  <RequiredPlugin name=\"Sofa.Component.Haptics\"/>\n"
+        "  <NullForceFeedback activate=\"1\" indice=\"2\"/>\n"
         "  <Node name=\"P\">\n"
         "    <EulerExplicitSolver symplectic=\"1\"/>\n"
         "    <MechanicalObject position=\"0 0 0\" velocity=\"1 0 0\"/>\n"
@@ -1171,6 +1173,9 @@ Test(scn, gui_button_settings_are_kept_headless)
     cr_assert_not_null(a);
     cr_assert_str_eq(*(char **)st_component_field_ptr(a, st_component_field(a, "button")),
                      "Right");
+    st_component *ff = test_find_object(s, "NullForceFeedback1");
+    cr_assert_not_null(ff);
+    cr_assert_eq(*(int *)st_component_field_ptr(ff, st_component_field(ff, "indice")), 2);
     st_scene_destroy(&s);
     snprintf(scn, sizeof scn, fmt, "Top");
     st_status st = load_as(scn, "gui.scn", &s, &err);
