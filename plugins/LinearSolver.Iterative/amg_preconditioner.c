@@ -44,7 +44,8 @@
  * solution PCG converges to) differs in its last bits between CPUs, as
  * OpenBLAS's kernels already make direct solvers do. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define AMG_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define AMG_HOT                                                                                    \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
 #else
 #define AMG_HOT
 #endif
