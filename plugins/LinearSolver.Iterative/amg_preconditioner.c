@@ -90,6 +90,7 @@ typedef struct amg_pre {
     unsigned nlevels;              /* "nbLevels" (output) */
     double complexity;             /* "operatorComplexity" (output) */
     unsigned coarsest;             /* "coarsestSize" (output) */
+    bool packed;                   /* "symmetricBlocks" (output) */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
@@ -133,6 +134,9 @@ static const st_field amg_fields[] = {
               "Stored blocks' scalars of all levels over those of the finest (settee)"),
     ST_OUTPUT(amg_pre, coarsest, "coarsestSize", ST_T_UINT, unsigned,
               "Unknowns of the coarsest level, factored densely (settee)"),
+    ST_OUTPUT(amg_pre, packed, "symmetricBlocks", ST_T_BOOL, bool,
+              "Whether the finest level's blocks below the diagonal are all symmetric 3x3 blocks "
+              "(springs' are), which the smoother then stores in 6 floats instead of 9 (settee)"),
     ITER_F_MATRIX_SOLVER(amg_pre),
     ST_FIELD_END};
 
@@ -1094,6 +1098,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
         s->nchol = n;
         s->nlev = l + 1;
         s->nlevels = (unsigned)s->nlev;
+        s->packed = s->lev[0].low.sym;
         s->complexity = all_scalars / fine_scalars;
         s->coarsest = (unsigned)n;
         if (s->builds++ == 0) {
