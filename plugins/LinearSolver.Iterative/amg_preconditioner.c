@@ -1274,8 +1274,25 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 6);
                  pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * 6); pf += 64)
                 __builtin_prefetch(pf);
-        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0;
-        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
+        /* Two sets of sums (even and odd blocks): with one, each
+         * multiply-add would wait for the one before it. */
+        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
+        int k = lo->ptr[i];
+        const int end = lo->ptr[i + 1];
+        for (; k + 1 < end; k += 2) {
+            const float *v = lo->fval + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
+            const v4sf r1 = __builtin_shuffle(r0, r2, m1), q1 = __builtin_shuffle(q0, q2, m1);
+            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
+            const v4sf xk = load_3(x + (size_t)lo->col[k + 1] * 4);
+            t0 += r0 * xj;
+            t1 += r1 * xj;
+            t2 += r2 * xj;
+            s0 += q0 * xk;
+            s1 += q1 * xk;
+            s2 += q2 * xk;
+        }
+        if (k < end) {
             const float *v = lo->fval + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = __builtin_shuffle(r0, r2, m1);
@@ -1284,6 +1301,9 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             t1 += r1 * xj;
             t2 += r2 * xj;
         }
+        t0 += s0;
+        t1 += s1;
+        t2 += s2;
         const float *bi = b + (size_t)i * 4, *ai = acc + (size_t)i * 4;
         const float sum[3] = {bi[0] - ai[0] - hsum_3(t0), bi[1] - ai[1] - hsum_3(t1),
                               bi[2] - ai[2] - hsum_3(t2)};
@@ -1293,7 +1313,7 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             xi[r] = d[r * 3] * sum[0] + d[r * 3 + 1] * sum[1] + d[r * 3 + 2] * sum[2];
         const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
                    g2 = splat_3(sign * xi[2]);
-        for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {
+        for (k = lo->ptr[i]; k < end; k++) {
             const float *v = lo->fval + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = __builtin_shuffle(r0, r2, m1);
@@ -1330,13 +1350,20 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
                                           const float *restrict xc)                                \
     {                                                                                              \
         for (int i = 0; i < p->nr; i++) {                                                          \
-            VF y = splat_##B(0.0f);                                                                \
+            /* Two sums (even and odd columns): one would chain every                              \
+             * multiply-add of the row to the one before it. */                                    \
+            VF y = splat_##B(0.0f), z = y;                                                         \
             for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {                                      \
                 const uint16_t *v = p->hval + (size_t)k * (B * K);                                 \
                 const float *c = xc + (size_t)p->col[k] * vstride(K);                              \
-                for (int q = 0; q < K; q++)                                                        \
+                for (int q = 0; q + 1 < K; q += 2) {                                               \
                     y += loadh_##B(v + B * q) * splat_##B(c[q]);                                   \
+                    z += loadh_##B(v + B * (q + 1)) * splat_##B(c[q + 1]);                         \
+                }                                                                                  \
+                if (K % 2)                                                                         \
+                    y += loadh_##B(v + B * (K - 1)) * splat_##B(c[K - 1]);                         \
             }                                                                                      \
+            y += z;                                                                                \
             float *xi = x + (size_t)i * vstride(B);                                                \
             for (int r = 0; r < B; r++)                                                            \
                 xi[r] += y[r];                                                                     \
