@@ -44,7 +44,8 @@
  * solution PCG converges to) differs in its last bits between CPUs, as
  * OpenBLAS's kernels already make direct solvers do. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define AMG_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define AMG_HOT                                                                                    \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
 #else
 #define AMG_HOT
 #endif
@@ -56,6 +57,7 @@ typedef struct bsr {
     double *val;  /* setup values (freed once the cycle's copy is made) */
     float *fval;  /* the cycle's values: smoother blocks in single precision */
     uint16_t *hval; /* the cycle's values: transfers in bfloat16 */
+    bool sym;     /* fval holds symmetric 3x3 blocks as 6 floats (bsr_lower_single) */
 } bsr;
 
 /* Scalars per point in the cycle's vectors: points of 3 take 4 and points
@@ -88,6 +90,7 @@ typedef struct amg_pre {
     unsigned nlevels;              /* "nbLevels" (output) */
     double complexity;             /* "operatorComplexity" (output) */
     unsigned coarsest;             /* "coarsestSize" (output) */
+    bool packed;                   /* "symmetricBlocks" (output) */
     /* Runtime. */
     st_system *sys;
     st_matrix *m;
@@ -131,6 +134,9 @@ static const st_field amg_fields[] = {
               "Stored blocks' scalars of all levels over those of the finest (settee)"),
     ST_OUTPUT(amg_pre, coarsest, "coarsestSize", ST_T_UINT, unsigned,
               "Unknowns of the coarsest level, factored densely (settee)"),
+    ST_OUTPUT(amg_pre, packed, "symmetricBlocks", ST_T_BOOL, bool,
+              "Whether the finest level's blocks below the diagonal are all symmetric 3x3 blocks "
+              "(springs' are), which the smoother then stores in 6 floats instead of 9 (settee)"),
     ITER_F_MATRIX_SOLVER(amg_pre),
     ST_FIELD_END};
 
@@ -208,8 +214,31 @@ static bool bsr_make_bf16(bsr *m, bool by_columns)
     return true;
 }
 
+/* Whether every block of a strictly below the diagonal is 3x3 and
+ * symmetric once rounded to single precision (springs' couplings are:
+ * k (u u^T) + c I): the smoother then stores each in 6 floats. */
+static bool bsr_lower_symmetric(const bsr *a)
+{
+    if (a->br != 3 || a->bc != 3)
+        return false;
+    for (int i = 0; i < a->nr; i++)
+        for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+            if (a->col[k] >= i)
+                continue;
+            const double *v = a->val + (size_t)k * 9;
+            if ((float)v[1] != (float)v[3] || (float)v[2] != (float)v[6] ||
+                (float)v[5] != (float)v[7])
+                return false;
+        }
+    return true;
+}
+
 /* low = the blocks of a strictly below the diagonal, single precision
- * (the smoother's operator: a is symmetric, so these hold all of it). */
+ * (the smoother's operator: a is symmetric, so these hold all of it).
+ * Symmetric 3x3 blocks [a b c; b d e; c e f] (bsr_lower_symmetric) are
+ * stored as the 6 floats a b c e f d: rows 0 and 2 are then 3 floats in
+ * a row (at 0 and at 2), row 1 one shuffle of the two (sweep_3s); a
+ * third fewer bytes for the sweeps to read. */
 static bool bsr_lower_single(const bsr *a, bsr *low)
 {
     const int bs = a->br * a->bc;
@@ -221,20 +250,25 @@ static bool bsr_lower_single(const bsr *a, bsr *low)
     low->nc = a->nc;
     low->br = a->br;
     low->bc = a->bc;
+    low->sym = bsr_lower_symmetric(a);
+    const int stored = low->sym ? 6 : bs;
     low->ptr = st_malloc(((size_t)a->nr + 1) * sizeof *low->ptr);
     low->col = st_malloc((nnz ? nnz : 1) * sizeof *low->col);
     /* Padding: the cycle loads rows 4 or 8 floats wide. */
-    low->fval = st_calloc(nnz * (size_t)bs + 8, sizeof *low->fval);
+    low->fval = st_calloc(nnz * (size_t)stored + 8, sizeof *low->fval);
     if (!low->ptr || !low->col || !low->fval)
         return false;
+    static const int sym_order[6] = {0, 1, 2, 5, 8, 4}; /* a b c e f d */
     size_t pos = 0;
     for (int i = 0; i < a->nr; i++) {
         low->ptr[i] = (int)pos;
         for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
             if (a->col[k] < i) {
                 low->col[pos] = a->col[k];
-                for (int e = 0; e < bs; e++)
-                    low->fval[pos * (size_t)bs + (size_t)e] = (float)a->val[(size_t)k * (size_t)bs + (size_t)e];
+                const double *v = a->val + (size_t)k * (size_t)bs;
+                float *f = low->fval + pos * (size_t)stored;
+                for (int e = 0; e < stored; e++)
+                    f[e] = (float)v[low->sym ? sym_order[e] : e];
                 pos++;
             }
     }
@@ -1064,6 +1098,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
         s->nchol = n;
         s->nlev = l + 1;
         s->nlevels = (unsigned)s->nlev;
+        s->packed = s->lev[0].low.sym;
         s->complexity = all_scalars / fine_scalars;
         s->coarsest = (unsigned)n;
         if (s->builds++ == 0) {
@@ -1224,10 +1259,78 @@ AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su)
 AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
 #undef AMG_VECTOR_KERNELS
 
+/* sweep_3 over symmetric blocks stored as a b c e f d (bsr_lower_single):
+ * row 0 (a b c) is the 4 floats at 0, row 2 (c e f) those at 2, row 1
+ * (b d e) lane 1 of the first load and lanes 3 and 1 of the second. The block is its own
+ * transpose, so the scatter uses the same three rows. */
+AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
+                             float *restrict acc, bool backward, float sign)
+{
+    const bsr *lo = &l->low;
+    const int n = lo->nr, step = backward ? -1 : 1;
+    const v4si m1 = {1, 7, 5, 0};
+    for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
+        if (backward && i >= 2)
+            for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 6);
+                 pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * 6); pf += 64)
+                __builtin_prefetch(pf);
+        /* Two sets of sums (even and odd blocks): with one, each
+         * multiply-add would wait for the one before it. */
+        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
+        int k = lo->ptr[i];
+        const int end = lo->ptr[i + 1];
+        for (; k + 1 < end; k += 2) {
+            const float *v = lo->fval + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
+            const v4sf r1 = __builtin_shuffle(r0, r2, m1), q1 = __builtin_shuffle(q0, q2, m1);
+            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
+            const v4sf xk = load_3(x + (size_t)lo->col[k + 1] * 4);
+            t0 += r0 * xj;
+            t1 += r1 * xj;
+            t2 += r2 * xj;
+            s0 += q0 * xk;
+            s1 += q1 * xk;
+            s2 += q2 * xk;
+        }
+        if (k < end) {
+            const float *v = lo->fval + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2);
+            const v4sf r1 = __builtin_shuffle(r0, r2, m1);
+            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
+            t0 += r0 * xj;
+            t1 += r1 * xj;
+            t2 += r2 * xj;
+        }
+        t0 += s0;
+        t1 += s1;
+        t2 += s2;
+        const float *bi = b + (size_t)i * 4, *ai = acc + (size_t)i * 4;
+        const float sum[3] = {bi[0] - ai[0] - hsum_3(t0), bi[1] - ai[1] - hsum_3(t1),
+                              bi[2] - ai[2] - hsum_3(t2)};
+        const float *d = l->dinv + (size_t)i * 9;
+        float *xi = x + (size_t)i * 4;
+        for (int r = 0; r < 3; r++)
+            xi[r] = d[r * 3] * sum[0] + d[r * 3 + 1] * sum[1] + d[r * 3 + 2] * sum[2];
+        const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
+                   g2 = splat_3(sign * xi[2]);
+        for (k = lo->ptr[i]; k < end; k++) {
+            const float *v = lo->fval + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2);
+            const v4sf r1 = __builtin_shuffle(r0, r2, m1);
+            float *aj = acc + (size_t)lo->col[k] * 4;
+            const v4sf u = r0 * g0 + r1 * g1 + r2 * g2;
+            const v4sf nv = load_3(aj) + mask_3(u);
+            memcpy(aj, &nv, sizeof nv);
+        }
+    }
+}
+
 static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool backward,
                   float sign)
 {
-    if (l->low.br == 3)
+    if (l->low.sym)
+        sweep_3s(l, x, b, acc, backward, sign);
+    else if (l->low.br == 3)
         sweep_3(l, x, b, acc, backward, sign);
     else
         sweep_6(l, x, b, acc, backward, sign);
@@ -1247,13 +1350,20 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
                                           const float *restrict xc)                                \
     {                                                                                              \
         for (int i = 0; i < p->nr; i++) {                                                          \
-            VF y = splat_##B(0.0f);                                                                \
+            /* Two sums (even and odd columns): one would chain every                              \
+             * multiply-add of the row to the one before it. */                                    \
+            VF y = splat_##B(0.0f), z = y;                                                         \
             for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {                                      \
                 const uint16_t *v = p->hval + (size_t)k * (B * K);                                 \
                 const float *c = xc + (size_t)p->col[k] * vstride(K);                              \
-                for (int q = 0; q < K; q++)                                                        \
+                for (int q = 0; q + 1 < K; q += 2) {                                               \
                     y += loadh_##B(v + B * q) * splat_##B(c[q]);                                   \
+                    z += loadh_##B(v + B * (q + 1)) * splat_##B(c[q + 1]);                         \
+                }                                                                                  \
+                if (K % 2)                                                                         \
+                    y += loadh_##B(v + B * (K - 1)) * splat_##B(c[K - 1]);                         \
             }                                                                                      \
+            y += z;                                                                                \
             float *xi = x + (size_t)i * vstride(B);                                                \
             for (int r = 0; r < B; r++)                                                            \
                 xi[r] += y[r];                                                                     \

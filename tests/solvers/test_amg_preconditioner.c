@@ -63,6 +63,7 @@ typedef struct run_out {
     unsigned levels;    /* AMG's nbLevels (0 without one) */
     double complexity;  /* AMG's operatorComplexity */
     unsigned builds;    /* PCG's preconditionerBuilds */
+    bool packed;        /* AMG's symmetricBlocks */
 } run_out;
 
 static void run(const char *solvers, run_out *o)
@@ -82,6 +83,9 @@ static void run(const char *solvers, run_out *o)
         o->levels = (unsigned)real_field(pre, "nbLevels");
         o->complexity = real_field(pre, "operatorComplexity");
         o->builds = (unsigned)real_field(ls, "preconditionerBuilds");
+        const st_field *f = st_component_field(pre, "symmetricBlocks");
+        cr_assert_not_null(f);
+        o->packed = *(const bool *)st_component_field_ptr(pre, f);
     }
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -127,6 +131,10 @@ Test(amg, beam_trajectory_of_the_direct_solver_in_few_iterations, .timeout = 240
     cr_assert_gt(amg3.levels, amg0.levels, "coarseSize 6 gives more levels (%u against %u)",
                  amg3.levels, amg0.levels);
     cr_assert_eq(amg0.builds, 1, "update_step 0 builds once");
+    /* Springs couple points by symmetric blocks: the smoother reads them
+     * packed (6 floats), and the iterations and trajectories below are
+     * those of the packed kernel. */
+    cr_assert(amg0.packed && amg1.packed && amg3.packed, "symmetric blocks packed");
     cr_assert_eq(amg1.builds, NSTEPS, "update_step 1 builds every step");
     cr_assert(amg0.complexity > 1.0 && amg0.complexity < 2.0, "operator complexity %g",
               amg0.complexity);
@@ -308,6 +316,9 @@ static st_scene *fem_beam(test_rt *t, const char *solvers)
 #define FEM_STEPS 30
 #define FEM_NDOF (3 * 31 * 5 * 5)
 
+/* Whether the last fem_run's AMGPreconditioner stored its blocks packed. */
+static bool fem_packed;
+
 static void fem_run(const char *solvers, double *x, double *iters, double *max_res)
 {
     test_rt t;
@@ -317,6 +328,13 @@ static void fem_run(const char *solvers, double *x, double *iters, double *max_r
     st_component *ls = scene_object(s, "ls");
     *iters = *max_res = 0;
     steps_with_stats(s, ls, FEM_STEPS, iters, max_res);
+    st_component *pre = test_find_object(s, "pre");
+    fem_packed = false;
+    if (pre && strcmp(pre->cls->name, "AMGPreconditioner") == 0) {
+        const st_field *f = st_component_field(pre, "symmetricBlocks");
+        cr_assert_not_null(f);
+        fem_packed = *(const bool *)st_component_field_ptr(pre, f);
+    }
     memcpy(x, ms->position.r, FEM_NDOF * sizeof *x);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -332,6 +350,9 @@ Test(amg, corotational_fem_beam_trajectory_of_the_direct_solver, .timeout = 240)
     fem_run("<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' preconditioner='@pre' "
             "update_step='0'/><AMGPreconditioner name='pre'/>",
             amg0, &it0, &r0);
+    /* Corotated elements couple points by non-symmetric blocks: the
+     * smoother keeps all 9 floats of each. */
+    cr_assert(!fem_packed, "a corotational FEM body's blocks are not symmetric");
     fem_run("<PCGLinearSolver name='ls' iterations='1000' tolerance='1e-24' preconditioner='@pre' "
             "update_step='1'/><AMGPreconditioner name='pre'/>",
             amg1, &it1, &r1);
