@@ -58,6 +58,15 @@ static inline st_status iter_parse_template(st_component *self, const char *t, b
             *assembled = true;
             return ST_OK;
         }
+    /* The MultiThreading plugin's matrices, which SOFA offers to
+     * ParallelCGLinearSolver only: assembled, the product's rows on the
+     * solver's threads. */
+    if (strncmp(self->cls->name, "Parallel", 8) == 0 &&
+        (strcmp(t, "ParallelCompressedRowSparseMatrixd") == 0 ||
+         strcmp(t, "ParallelCompressedRowSparseMatrixMat3x3d") == 0)) {
+        *assembled = true;
+        return ST_OK;
+    }
     return st_component_error(self, "template", err, ST_ESCENE,
                               "unsupported template '%s': expected GraphScattered (matrix-free), "
                               "CompressedRowSparseMatrixd, CompressedRowSparseMatrixMat3x3d or "

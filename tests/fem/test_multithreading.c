@@ -146,18 +146,24 @@ Test(multithreading, cg_assembled_and_matrix_free_bit_identical)
     test_rt t;
     mt_open_rt(&t);
     const char *ff = "<TetrahedronFEMForceField name='FEM' youngModulus='5000' method='large'/>";
+    /* SOFA's ParallelCompressedRowSparseMatrix* (ParallelCGLinearSolver's
+     * own) are the assembled product with its rows on the threads */
     static const char *const templates[] = {"CompressedRowSparseMatrixMat3x3d",
-                                            "GraphScattered"};
-    for (int k = 0; k < 2; k++) {
+                                            "GraphScattered", "CompressedRowSparseMatrixMat3x3d",
+                                            "CompressedRowSparseMatrixd"};
+    static const char *const par_templates[] = {
+        "CompressedRowSparseMatrixMat3x3d", "GraphScattered",
+        "ParallelCompressedRowSparseMatrixMat3x3d", "ParallelCompressedRowSparseMatrixd"};
+    for (int k = 0; k < 4; k++) {
         char seq[256], par[256];
         snprintf(seq, sizeof seq, "CGLinearSolver template='%s'", templates[k]);
         snprintf(par, sizeof par, "ParallelCGLinearSolver nbThreads='3' template='%s'",
-                 templates[k]);
+                 par_templates[k]);
         size_t n0, n1;
         double *x0 = positions_after(&t, beam_scene(ff, seq, ""), 10, &n0);
         double *x1 = positions_after(&t, beam_scene(ff, par, ""), 10, &n1);
         cr_assert_eq(n0, n1);
-        cr_assert(memcmp(x0, x1, n0 * sizeof *x0) == 0, "%s: positions differ", templates[k]);
+        cr_assert(memcmp(x0, x1, n0 * sizeof *x0) == 0, "%s: positions differ", par_templates[k]);
         free(x0);
         free(x1);
     }
