@@ -5,7 +5,7 @@
 #include <settee/settee.h>
 
 extern const st_class write_state_class, read_state_class, compare_state_class, monitor_class,
-    compare_topology_class,
+    compare_topology_class, read_topology_class,
     energy_monitor_class, write_topology_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -14,6 +14,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &read_state_class, err));
     ST_TRY(st_registry_add(r, &compare_state_class, err));
     ST_TRY(st_registry_add(r, &compare_topology_class, err));
+    ST_TRY(st_registry_add(r, &read_topology_class, err));
     ST_TRY(st_registry_add(r, &monitor_class, err));
     ST_TRY(st_registry_add(r, &energy_monitor_class, err));
     ST_TRY(st_registry_add(r, &write_topology_class, err));

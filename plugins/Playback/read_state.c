@@ -16,7 +16,14 @@
  * "  Edges= n" and a line of 2 n indices, Triangles=, Quads=, Tetrahedra=,
  * Hexahedra=) the same way and, as SOFA, counts per element kind: when the
  * counts differ, |n_ref - n|; else the elements that differ. With `strict`
- * (settee) the first difference is logged as an error and the run fails. */
+ * (settee) the first difference is logged as an error and the run fails.
+ *
+ * ReadTopology reads the same files, block after block at the beginning of
+ * each step, into its element lists. SOFA's keeps them in unnamed data,
+ * appending each block to the last (so nothing in a scene can read them);
+ * settee's are outputs (edges, triangles, quads, tetrahedra, hexahedra)
+ * holding the last block read, and the topology is not changed, as in
+ * SOFA. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +50,10 @@ typedef struct read_state {
     bool compare;
     /* CompareTopology. */
     bool topology_mode, strict;
+    /* ReadTopology: its topology link and the last block of each kind. */
+    bool read_topology;
+    st_component *topology;
+    st_array elements[5];
     unsigned kind_errors[5]; /* edges, triangles, quads, tetrahedra, hexahedra */
     unsigned topo_total;
     /* The file, whole, and the reading position. */
@@ -101,6 +112,22 @@ static const st_field compare_topology_fields[] = {
               "differing tetrahedra (settee)"),
     ST_OUTPUT(read_state, kind_errors[4], "hexahedraError", ST_T_UINT, unsigned,
               "differing hexahedra (settee)"),
+    ST_FIELD_END};
+
+static const st_field read_topology_fields[] = {
+    READ_FIELDS(read_state),
+    ST_LINK(read_state, topology, "topology", ST_LINK_TOPOLOGY,
+            "link to the topology container (default: the first one of the context)"),
+    ST_OUTPUT(read_state, elements[0], "edges", ST_T_EDGES, st_array,
+              "the edges of the last block read (settee; SOFA's data are unnamed)"),
+    ST_OUTPUT(read_state, elements[1], "triangles", ST_T_TRIANGLES, st_array,
+              "the triangles of the last block read (settee)"),
+    ST_OUTPUT(read_state, elements[2], "quads", ST_T_QUADS, st_array,
+              "the quads of the last block read (settee)"),
+    ST_OUTPUT(read_state, elements[3], "tetrahedra", ST_T_TETRAS, st_array,
+              "the tetrahedra of the last block read (settee)"),
+    ST_OUTPUT(read_state, elements[4], "hexahedra", ST_T_HEXAS, st_array,
+              "the hexahedra of the last block read (settee)"),
     ST_FIELD_END};
 
 /* The largest file read, once inflated: a small gzip file can inflate to
@@ -263,6 +290,13 @@ static st_status compare_topology_create(st_component *self, st_error *err)
     return ST_OK;
 }
 
+static st_status read_topology_create(st_component *self, st_error *err)
+{
+    ((read_state *)self)->read_topology = true;
+    (void)err;
+    return ST_OK;
+}
+
 /* One line read from the file: [s, s + n), its number. */
 typedef struct line_ref {
     size_t start, n;
@@ -419,11 +453,82 @@ static void compare_topology(read_state *r)
     }
 }
 
+/* SOFA's ReadTopology at the beginning of a step: the blocks of the file up
+ * to the node's time (+ 1e-8) into the element lists, a kind's list
+ * replaced by each of its blocks (a block of 0 elements leaves it). A line
+ * with fewer indices than its count, or an index that is not one, is a
+ * warning naming the file's line, and that list is left as it was. */
+static void read_topology(read_state *r)
+{
+    static const char *const tags[5] = {"Edges=", "Triangles=", "Quads=", "Tetrahedra=",
+                                        "Hexahedra="};
+    static const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
+                                     ST_T_HEXAS};
+    static const unsigned width[5] = {2, 3, 4, 4, 8};
+    double time = st_node_time(r->base.node) + r->shift;
+    line_ref lines[MAX_LINES];
+    size_t nl = read_next(r, time + 1e-8, lines);
+    for (size_t i = 0; i < nl; i++) {
+        const char *s = r->text + lines[i].start;
+        const char *p = s + strspn(s, " \t");
+        int k = 0;
+        while (k < 5 && strncmp(p, tags[k], strlen(tags[k])) != 0)
+            k++;
+        if (k == 5)
+            continue;
+        unsigned long nref = strtoul(p + strlen(tags[k]), NULL, 10);
+        if (i + 1 >= nl)
+            break;
+        i++; /* the indices are on the next line */
+        if (nref == 0)
+            continue;
+        size_t count = (size_t)nref * width[k];
+        if (nref > lines[i].n) { /* more elements than characters: cannot be */
+            st_component_warn(&r->base, "%s:%d: %lu %.*s announced, the next line is shorter",
+                              r->path, lines[i - 1].line, nref, (int)strlen(tags[k]) - 1,
+                              tags[k]);
+            continue;
+        }
+        st_error err = {0};
+        st_array *el = &r->elements[k];
+        if (st_array_resize(el, kinds[k], nref, &err) != ST_OK) {
+            st_component_warn(&r->base, "%s", err.msg);
+            continue;
+        }
+        const char *q = r->text + lines[i].start, *end = q + lines[i].n;
+        size_t got = 0;
+        while (got < count) {
+            char *qe;
+            unsigned long v = strtoul(q, &qe, 10);
+            if (qe == q || qe > end || v > UINT_MAX)
+                break;
+            el->u[got++] = (unsigned)v;
+            q = qe;
+        }
+        if (got < count) {
+            st_component_warn(&r->base, "%s:%d: %zu indices for %lu %.*s (%zu expected): the "
+                                        "list is not read",
+                              r->path, lines[i].line, got, nref, (int)strlen(tags[k]) - 1,
+                              tags[k], count);
+            el->n = 0;
+            continue;
+        }
+        static const char *const outputs[5] = {"edges", "triangles", "quads", "tetrahedra",
+                                               "hexahedra"};
+        st_component_touch(&r->base, st_component_field(&r->base, outputs[k]));
+    }
+}
+
 static void read_state_on_event(st_component *self, st_event ev, double dt)
 {
     read_state *r = (read_state *)self;
     if (self->state != ST_CSTATE_VALID)
         return;
+    if (r->read_topology) {
+        if (ev == ST_EVENT_ANIMATE_BEGIN)
+            read_topology(r);
+        return;
+    }
     if (r->topology_mode) {
         if (ev == ST_EVENT_ANIMATE_BEGIN)
             compare_topology(r);
@@ -494,6 +599,8 @@ static void read_state_reset(st_component *self)
 {
     read_state *r = (read_state *)self;
     rewind_file(r);
+    for (int k = 0; k < 5; k++)
+        r->elements[k].n = 0;
     memset(r->kind_errors, 0, sizeof r->kind_errors);
     r->topo_total = 0;
 }
@@ -544,6 +651,21 @@ const st_class compare_topology_class = {
     .instance_size = sizeof(read_state),
     .fields = compare_topology_fields,
     .create = compare_topology_create,
+    .init = read_state_init,
+    .reinit = read_state_init,
+    .reset = read_state_reset,
+    .on_event = read_state_on_event,
+    .cleanup = read_state_cleanup,
+};
+
+const st_class read_topology_class = {
+    .struct_size = sizeof(st_class),
+    .name = "ReadTopology",
+    .category = "Playback",
+    .description = "Read topology containers informations from file at each timestep",
+    .instance_size = sizeof(read_state),
+    .fields = read_topology_fields,
+    .create = read_topology_create,
     .init = read_state_init,
     .reinit = read_state_init,
     .reset = read_state_reset,

@@ -258,6 +258,55 @@ Test(monitor, compare_topology_counts_as_sofa)
     test_rt_close(&t);
 }
 
+/* ReadTopology reads the blocks up to each step's time: after step 1 (read
+ * at t = 0) the quads and hexahedron of T= 0; after step 2 (t = 0.01) the
+ * T= 0.01 block's; a block of 0 edges leaves the edges as they were, and a
+ * block with fewer indices than its count is a warning naming its line. */
+Test(monitor, read_topology_reads_each_block)
+{
+    const char *ref = test_write_temp("read_topology.txt", "T= 0\n"
+                                        "  Edges= 1\n"
+                                        "  4 5\n"
+                                        "  Quads= 6\n"
+                                        "  " GRID_QUADS "\n"
+                                        "  Hexahedra= 1\n"
+                                        "  0 1 3 2 4 5 7 6\n"
+                                        "T= 0.01\n"
+                                        "  Edges= 0\n"
+                                        "\n"
+                                        "  Quads= 2\n"
+                                        "  0 1 3 2 4 5 7 6\n"
+                                        "  Hexahedra= 1\n"
+                                        "  0 1 3 2 4 5 6\n");
+    test_rt t;
+    test_rt_open(&t);
+    char object[600];
+    snprintf(object, sizeof object, "ReadTopology: {name: rd, filename: %s}", ref);
+    st_scene *s = grid_run(&t, "grid.yaml", object, 1);
+    st_component *c = test_find_object(s, "rd");
+    const st_array *q = st_component_field_ptr(c, st_component_field(c, "quads"));
+    const st_array *h = st_component_field_ptr(c, st_component_field(c, "hexahedra"));
+    const st_array *e = st_component_field_ptr(c, st_component_field(c, "edges"));
+    cr_assert_eq(q->n, 6);
+    cr_assert_eq(q->u[23], 5);
+    cr_assert_eq(h->n, 1);
+    cr_assert_eq(h->u[7], 6);
+    cr_assert_eq(e->n, 1);
+    cr_assert_eq(e->u[0], 4);
+    st_error err = {0};
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(q->n, 2);
+    cr_assert_eq(q->u[7], 6);
+    cr_assert_eq(e->n, 1, "Edges= 0 leaves the edges");
+    cr_assert_eq(h->n, 0, "a short hexahedron line is not read");
+    cr_assert(strstr(t.log, "7 indices for 1 Hexahedra (8 expected)"), "%s", t.log);
+    /* the grid's own topology is not changed, as in SOFA */
+    st_component *grid = test_find_object(s, "grid");
+    cr_assert_eq(grid->cls->topology->elements(grid, ST_T_QUADS)->n, 6);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 Test(monitor, compare_topology_strict_fails_on_a_difference)
 {
     const char *ref = test_write_temp("ref2_topology.txt", "T= 0\n"

@@ -140,6 +140,7 @@ static const struct refusal {
     {"FastTetrahedralCorotationalForceField",
      "the stock grid has no tetrahedra: SOFA's msg_error 'No tetrahedra found in linked Topology.'"},
     {"CompareTopology", "no filename: a comparison needs the reference file"},
+    {"ReadTopology", "no filename: SOFA says \"Empty filename\" and reads nothing; settee refuses"},
     {"TetrahedronHyperelasticityFEMForceField",
      "no ParameterSet: every material reads its parameters from it (SOFA reads past the end)"},
     {"StandardTetrahedralFEMForceField",
