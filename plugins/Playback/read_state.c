@@ -386,44 +386,70 @@ static unsigned sat_add(unsigned a, size_t b)
     return b >= (size_t)(UINT_MAX - a) ? UINT_MAX : a + (unsigned)b;
 }
 
+/* The element kinds of SOFA's topology files, in WriteTopology's order. */
+static const char *const topo_tags[5] = {"Edges=", "Triangles=", "Quads=", "Tetrahedra=",
+                                         "Hexahedra="};
+static const st_type topo_kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
+                                      ST_T_HEXAS};
+static const unsigned topo_width[5] = {2, 3, 4, 4, 8};
+
+/* The next non-empty block ("Kind= n" and its line of indices) among the
+ * lines [*i, nl) of a step: its kind, count and the two lines; false when
+ * none is left. Blocks of 0 elements are skipped, as SOFA does. */
+static bool next_block(const read_state *r, const line_ref *lines, size_t nl, size_t *i, int *kind,
+                       unsigned long *count, const line_ref **header, const line_ref **indices)
+{
+    for (; *i < nl; (*i)++) {
+        const char *s = r->text + lines[*i].start;
+        const char *p = s + strspn(s, " \t");
+        int k = 0;
+        while (k < 5 && strncmp(p, topo_tags[k], strlen(topo_tags[k])) != 0)
+            k++;
+        if (k == 5)
+            continue;
+        unsigned long n = strtoul(p + strlen(topo_tags[k]), NULL, 10);
+        if (*i + 1 >= nl)
+            return false;
+        *header = &lines[*i];
+        *indices = &lines[*i + 1];
+        *i += 2; /* the indices are on the next line */
+        if (n == 0) {
+            (*i)--; /* for the loop's increment */
+            continue;
+        }
+        *kind = k;
+        *count = n;
+        return true;
+    }
+    return false;
+}
+
 /* SOFA's CompareTopology at the beginning of a step: the blocks of the file
  * up to the node's time (+ 1e-8, ReadTopology's epsilon) against the node's
  * topology. */
 static void compare_topology(read_state *r)
 {
-    static const char *const tags[5] = {"Edges=", "Triangles=", "Quads=", "Tetrahedra=",
-                                        "Hexahedra="};
-    static const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
-                                     ST_T_HEXAS};
-    static const unsigned width[5] = {2, 3, 4, 4, 8};
+    const char *const *tags = topo_tags;
+    const unsigned *width = topo_width;
     st_component *topo = st_node_find(r->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_LOCAL);
     if (!topo)
         return;
     double time = st_node_time(r->base.node) + r->shift;
     line_ref lines[MAX_LINES];
     size_t nl = read_next(r, time + 1e-8, lines);
-    for (size_t i = 0; i < nl; i++) {
-        const char *s = r->text + lines[i].start;
-        const char *p = s + strspn(s, " \t");
-        int k = 0;
-        while (k < 5 && strncmp(p, tags[k], strlen(tags[k])) != 0)
-            k++;
-        if (k == 5)
-            continue;
-        unsigned long nref = strtoul(p + strlen(tags[k]), NULL, 10);
-        if (i + 1 >= nl)
-            break;
-        i++; /* the indices are on the next line */
-        if (nref == 0)
-            continue;
-        const st_array *el = topo->cls->topology->elements(topo, kinds[k]);
+    size_t i = 0;
+    int k;
+    unsigned long nref;
+    const line_ref *hl, *il;
+    while (next_block(r, lines, nl, &i, &k, &nref, &hl, &il)) {
+        const st_array *el = topo->cls->topology->elements(topo, topo_kinds[k]);
         size_t n = el ? el->n : 0;
         /* counted in 64 bits; the 32-bit outputs saturate at UINT_MAX */
         size_t errors = 0;
         if (n != nref) {
             errors = n > nref ? n - nref : nref - n;
         } else {
-            const char *q = r->text + lines[i].start, *end = q + lines[i].n;
+            const char *q = r->text + il->start, *end = q + il->n;
             for (size_t e = 0; e < n; e++) {
                 bool differs = false;
                 for (unsigned c = 0; c < width[k]; c++) {
@@ -446,7 +472,7 @@ static void compare_topology(read_state *r)
                          "at t = %.17g, %zu of the %lu %.*s of the reference %s:%d differ from "
                          "the topology '%s' (%zu)",
                          st_node_time(r->base.node), errors, nref,
-                         (int)strlen(tags[k]) - 1, tags[k], r->path, lines[i - 1].line,
+                         (int)strlen(tags[k]) - 1, tags[k], r->path, hl->line,
                          topo->name, n);
             out_log_error(&r->base, &err);
         }
@@ -460,42 +486,30 @@ static void compare_topology(read_state *r)
  * warning naming the file's line, and that list is left as it was. */
 static void read_topology(read_state *r)
 {
-    static const char *const tags[5] = {"Edges=", "Triangles=", "Quads=", "Tetrahedra=",
-                                        "Hexahedra="};
-    static const st_type kinds[5] = {ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
-                                     ST_T_HEXAS};
-    static const unsigned width[5] = {2, 3, 4, 4, 8};
+    static const char *const outputs[5] = {"edges", "triangles", "quads", "tetrahedra",
+                                           "hexahedra"};
     double time = st_node_time(r->base.node) + r->shift;
     line_ref lines[MAX_LINES];
     size_t nl = read_next(r, time + 1e-8, lines);
-    for (size_t i = 0; i < nl; i++) {
-        const char *s = r->text + lines[i].start;
-        const char *p = s + strspn(s, " \t");
-        int k = 0;
-        while (k < 5 && strncmp(p, tags[k], strlen(tags[k])) != 0)
-            k++;
-        if (k == 5)
-            continue;
-        unsigned long nref = strtoul(p + strlen(tags[k]), NULL, 10);
-        if (i + 1 >= nl)
-            break;
-        i++; /* the indices are on the next line */
-        if (nref == 0)
-            continue;
-        size_t count = (size_t)nref * width[k];
-        if (nref > lines[i].n) { /* more elements than characters: cannot be */
+    size_t i = 0;
+    int k;
+    unsigned long nref;
+    const line_ref *hl, *il;
+    while (next_block(r, lines, nl, &i, &k, &nref, &hl, &il)) {
+        const char *tag = topo_tags[k];
+        size_t count = (size_t)nref * topo_width[k];
+        if (nref > il->n) { /* more elements than characters: cannot be */
             st_component_warn(&r->base, "%s:%d: %lu %.*s announced, the next line is shorter",
-                              r->path, lines[i - 1].line, nref, (int)strlen(tags[k]) - 1,
-                              tags[k]);
+                              r->path, hl->line, nref, (int)strlen(tag) - 1, tag);
             continue;
         }
         st_error err = {0};
         st_array *el = &r->elements[k];
-        if (st_array_resize(el, kinds[k], nref, &err) != ST_OK) {
+        if (st_array_resize(el, topo_kinds[k], nref, &err) != ST_OK) {
             st_component_warn(&r->base, "%s", err.msg);
             continue;
         }
-        const char *q = r->text + lines[i].start, *end = q + lines[i].n;
+        const char *q = r->text + il->start, *end = q + il->n;
         size_t got = 0;
         while (got < count) {
             char *qe;
@@ -508,13 +522,10 @@ static void read_topology(read_state *r)
         if (got < count) {
             st_component_warn(&r->base, "%s:%d: %zu indices for %lu %.*s (%zu expected): the "
                                         "list is not read",
-                              r->path, lines[i].line, got, nref, (int)strlen(tags[k]) - 1,
-                              tags[k], count);
+                              r->path, il->line, got, nref, (int)strlen(tag) - 1, tag, count);
             el->n = 0;
             continue;
         }
-        static const char *const outputs[5] = {"edges", "triangles", "quads", "tetrahedra",
-                                               "hexahedra"};
         st_component_touch(&r->base, st_component_field(&r->base, outputs[k]));
     }
 }
