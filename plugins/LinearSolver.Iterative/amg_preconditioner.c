@@ -1263,12 +1263,20 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
  * row 0 (a b c) is the 4 floats at 0, row 2 (c e f) those at 2, row 1
  * (b d e) lane 1 of the first load and lanes 3 and 1 of the second. The block is its own
  * transpose, so the scatter uses the same three rows. */
+/* Row 1 (b d e) of a packed block from its two loads: lanes 1 of r0, 3 and
+ * 1 of r2, 0 of r0 (the last is padding). GCC and clang spell the shuffle
+ * differently. */
+#if defined(__clang__)
+#define ROW1_OF(r0, r2) __builtin_shufflevector((r0), (r2), 1, 7, 5, 0)
+#else
+#define ROW1_OF(r0, r2) __builtin_shuffle((r0), (r2), (v4si){1, 7, 5, 0})
+#endif
+
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
 {
     const bsr *lo = &l->low;
     const int n = lo->nr, step = backward ? -1 : 1;
-    const v4si m1 = {1, 7, 5, 0};
     for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
         if (backward && i >= 2)
             for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 6);
@@ -1282,7 +1290,7 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         for (; k + 1 < end; k += 2) {
             const float *v = lo->fval + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
-            const v4sf r1 = __builtin_shuffle(r0, r2, m1), q1 = __builtin_shuffle(q0, q2, m1);
+            const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
             const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
             const v4sf xk = load_3(x + (size_t)lo->col[k + 1] * 4);
             t0 += r0 * xj;
@@ -1295,7 +1303,7 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         if (k < end) {
             const float *v = lo->fval + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
-            const v4sf r1 = __builtin_shuffle(r0, r2, m1);
+            const v4sf r1 = ROW1_OF(r0, r2);
             const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
             t0 += r0 * xj;
             t1 += r1 * xj;
@@ -1316,7 +1324,7 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         for (k = lo->ptr[i]; k < end; k++) {
             const float *v = lo->fval + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
-            const v4sf r1 = __builtin_shuffle(r0, r2, m1);
+            const v4sf r1 = ROW1_OF(r0, r2);
             float *aj = acc + (size_t)lo->col[k] * 4;
             const v4sf u = r0 * g0 + r1 * g1 + r2 * g2;
             const v4sf nv = load_3(aj) + mask_3(u);
