@@ -31,6 +31,7 @@ typedef struct parallel_scheduler {
     st_component base;
     int nb_threads;       /* "nbThreads" */
     char *scheduler_type; /* "taskSchedulerType" */
+    bool compute_bounding_box; /* "computeBoundingBox" */
     /* The team: nworkers threads besides the caller, started at init, that
      * sleep between steps. */
     sched_worker *workers;
@@ -66,6 +67,10 @@ static const st_field sched_fields[] = {
     ST_STRING(parallel_scheduler, scheduler_type, "taskSchedulerType", "_default",
               "Type of task scheduler to use (_default or std: settee's team of threads that "
               "sleep between steps)"),
+    ST_IGNORED(parallel_scheduler, compute_bounding_box, "computeBoundingBox", ST_T_BOOL, bool,
+               "true",
+               "If true, compute the global bounding box of the scene at each time step (no "
+               "effect without a GUI)"),
     ST_FIELD_END};
 
 /* Children k, k + n, k + 2n, ... of the step, on thread k of n. */
