@@ -37,6 +37,7 @@
 
 #include "beam_adapter.h"
 #include "../shared/beam_stiffness.h"
+#include "../shared/euler_quat.h"
 
 
 /* The consistent beam mass (BeamAdapter's computeMass), 12x12. */
@@ -166,8 +167,8 @@ static void update(ab_ffm *s, const double *x, double *f, const double g[3])
         double U[12], w[3], wr[3];
         const ba_xf *lc[2] = {&l0, &l1}, *rc[2] = {&r0, &r1};
         for (int k = 0; k < 2; k++) {
-            ba_rotation_vector(lc[k]->q, w);
-            ba_rotation_vector(rc[k]->q, wr);
+            quat_to_rotation_vector(lc[k]->q, w);
+            quat_to_rotation_vector(rc[k]->q, wr);
             for (int c = 0; c < 3; c++) {
                 U[6 * k + c] = lc[k]->t[c] - rc[k]->t[c];
                 U[6 * k + 3 + c] = w[c] - wr[c];

@@ -25,8 +25,6 @@ void ba_xf_inv(ba_xf *out, const ba_xf *h);
 /* The 6x6 adjoint of h (row-major) acting on (linear, angular) twists:
  * [R, [t]x R; 0, R] (SOFA's Transform::getAdjointMatrix). */
 void ba_xf_adjoint(const ba_xf *h, double A[36]);
-/* SOFA's Quat::quatToRotationVector: axis times angle. */
-void ba_rotation_vector(const double qin[4], double v[3]);
 
 /* One beam's section (SOFA's BeamSection). */
 typedef struct ba_section {

@@ -39,6 +39,7 @@
 #include "beam_adapter.h"
 #include "../shared/options.h"
 #include "../shared/topology_link.h"
+#include "../shared/euler_quat.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -106,26 +107,6 @@ void ba_xf_adjoint(const ba_xf *h, double A[36])
             A[6 * (i + 3) + j + 3] = R[3 * i + j];
             A[6 * i + j + 3] = TR[3 * i + j];
         }
-}
-
-void ba_rotation_vector(const double qin[4], double v[3])
-{
-    double q[4] = {qin[0], qin[1], qin[2], qin[3]};
-    st_quat_normalize(q);
-    if (q[3] < 0)
-        for (int k = 0; k < 4; k++)
-            q[k] = -q[k];
-    double s, angle;
-    if (q[3] > 0.999) {
-        s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        angle = 2.0 * asin(s);
-    } else {
-        double half = acos(q[3]);
-        s = sin(half);
-        angle = 2 * half;
-    }
-    for (int k = 0; k < 3; k++)
-        v[k] = s < 2.220446049250313e-16 ? 0.0 : q[k] / s * angle;
 }
 
 /* Turns frame q about the shortest arc so that its x axis is the unit x. */

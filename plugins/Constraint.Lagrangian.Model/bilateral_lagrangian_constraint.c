@@ -18,6 +18,7 @@
 #include <settee/settee.h>
 
 #include "model_common.h"
+#include "../shared/euler_quat.h"
 
 typedef struct bilateral {
     st_component base;
@@ -120,27 +121,6 @@ static st_status reserve(bilateral *b, size_t n, st_error *err)
     b->invw = w;
     b->cap = n;
     return ST_OK;
-}
-
-/* SOFA's Quat::quatToRotationVector: axis times angle in [0, 2 pi). */
-static void rotation_vector(const double qin[4], double out[3])
-{
-    double q[4] = {qin[0], qin[1], qin[2], qin[3]};
-    st_quat_normalize(q);
-    if (q[3] < 0.0)
-        for (int k = 0; k < 4; k++)
-            q[k] = -q[k];
-    double s, angle;
-    if (q[3] > 0.999) {
-        s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        angle = 2.0 * asin(s);
-    } else {
-        double half = acos(q[3]);
-        s = sin(half);
-        angle = 2.0 * half;
-    }
-    for (int k = 0; k < 3; k++)
-        out[k] = s < 2.220446049250313e-16 ? 0.0 : q[k] / s * angle;
 }
 
 /* SOFA's Quat::quatDiff(a, b): b^-1 a, a flipped first when a . b < 0. */
@@ -364,7 +344,7 @@ static void rigid_rows(bilateral *b, st_cjacobian *J, double *violation, size_t 
     for (int k = 0; k < 3; k++)
         v[k] = Q[k] - c1[k];
     quat_diff(Q + 3, q1, dq);
-    rotation_vector(dq, rv);
+    quat_to_rotation_vector(dq, rv);
     st_quat_rotate(v + 3, q1, rv);
     const double *rest = b->rest.p;
     for (unsigned k = 0; k < 6; k++) {

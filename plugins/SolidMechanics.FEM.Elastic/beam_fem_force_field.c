@@ -25,6 +25,7 @@
 
 #include "beam_fem.h"
 #include "../shared/beam_stiffness.h"
+#include "../shared/euler_quat.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -52,27 +53,6 @@ static void quat_diff(double r[4], const double *a, const double *b)
     double s = n != 0.0 ? 1.0 / n : 0.0;
     bi[0] = -b[0] * s, bi[1] = -b[1] * s, bi[2] = -b[2] * s, bi[3] = b[3] * s;
     st_quat_mul(r, bi, an);
-}
-
-/* SOFA's Quat::quatToRotationVector: axis times angle, angle in [0, 2 pi). */
-static void quat_rotation_vector(double v[3], const double *qin)
-{
-    double q[4] = {qin[0], qin[1], qin[2], qin[3]};
-    st_quat_normalize(q);
-    if (q[3] < 0)
-        for (int k = 0; k < 4; k++)
-            q[k] = -q[k];
-    double s, angle;
-    if (q[3] > 0.999) {
-        s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        angle = 2.0 * asin(s);
-    } else {
-        double half = acos(q[3]);
-        s = sin(half);
-        angle = 2 * half;
-    }
-    for (int k = 0; k < 3; k++)
-        v[k] = s < DBL_EPSILON ? 0.0 : q[k] / s * angle;
 }
 
 /* ---- Init ---- */
@@ -103,7 +83,7 @@ static void beam_init_frame(beam_info *bi, const double *x)
     st_quat_normalize(qb);
     quat_diff(dq, qb, qa);
     st_quat_normalize(dq);
-    quat_rotation_vector(w, dq);
+    quat_to_rotation_vector(dq, w);
     double th = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     double q[4];
     if (th > 1e-7) {
@@ -232,7 +212,7 @@ static void beam_add_force(st_component *self, const st_mparams *mp, double *f, 
         st_quat_normalize(t);
         for (int c = 0; c < 3; c++)
             depl[c] = d[c] - d0[c];
-        quat_rotation_vector(depl + 3, t);
+        quat_to_rotation_vector(t, depl + 3);
         double F[12];
         for (int r = 0; r < 12; r++) {
             double acc = 0;

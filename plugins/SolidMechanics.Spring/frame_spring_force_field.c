@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "springs.h"
+#include "../shared/euler_quat.h"
 
 typedef struct frame_spring {
     unsigned m1, m2;
@@ -126,27 +127,6 @@ static st_status fs_parse(frame_spring_ff *j, st_error *err)
     return ST_OK;
 }
 
-/* SOFA's quatToRotationVector: axis * angle of q, angle in [0, pi]. */
-static void fs_rotation_vector(const double q0[4], double out[3])
-{
-    double q[4] = {q0[0], q0[1], q0[2], q0[3]};
-    st_quat_normalize(q);
-    if (q[3] < 0)
-        for (int k = 0; k < 4; k++)
-            q[k] = -q[k];
-    double s, angle;
-    if (q[3] > 0.999) {
-        s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-        angle = 2.0 * asin(s);
-    } else {
-        double half = acos(q[3]);
-        s = sin(half);
-        angle = 2 * half;
-    }
-    for (int k = 0; k < 3; k++)
-        out[k] = s < 2.220446049250313e-16 ? 0.0 : q[k] / s * angle;
-}
-
 static void fs_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
                          const double *v)
 {
@@ -167,7 +147,7 @@ static void fs_add_force(st_component *self, const st_mparams *mp, double *f, co
             ft[k] = s->ks * ((b[k] + r2[k]) - (a[k] + r1[k])) + s->kd * (vb[k] - va[k]);
         inv[0] = -a[3], inv[1] = -a[4], inv[2] = -a[5], inv[3] = a[6];
         st_quat_mul(q, inv, b + 3);
-        fs_rotation_vector(q, fr);
+        quat_to_rotation_vector(q, fr);
         for (int k = 0; k < 3; k++)
             fr[k] *= s->kr;
         st_v3_cross(c1, r1, ft);
