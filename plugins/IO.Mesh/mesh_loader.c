@@ -14,6 +14,7 @@
 
 #include "mesh_loader.h"
 #include "../../common/regular_file.h"
+#include "../shared/tuple_set.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -370,39 +371,13 @@ static void sort_key(unsigned *v, unsigned n)
     }
 }
 
-/* Linear-probing set of sorted keys (sub-element deduplication). */
-typedef struct keyset {
-    unsigned *keys;
-    size_t n, cap;
-    unsigned w;
-} keyset;
-
-static bool keyset_has(const keyset *s, const unsigned *k)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (!memcmp(s->keys + s->w * i, k, s->w * sizeof(unsigned)))
-            return true;
-    return false;
-}
-
-static st_status keyset_add(keyset *s, const unsigned *k, bool *fresh, st_error *err)
+/* Inserts k's values, sorted, into the set of unordered keys s. */
+static st_status add_unordered(tuple_set *s, const unsigned *k, bool *fresh, st_error *err)
 {
     unsigned key[8];
-    memcpy(key, k, s->w * sizeof(unsigned));
-    sort_key(key, s->w);
-    *fresh = !keyset_has(s, key);
-    if (!*fresh)
-        return ST_OK;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        unsigned *p = st_realloc(s->keys, cap * s->w * sizeof(unsigned));
-        if (!p)
-            return st_error_set(err, ST_ENOMEM, "out of memory");
-        s->keys = p;
-        s->cap = cap;
-    }
-    memcpy(s->keys + s->w * s->n++, key, s->w * sizeof(unsigned));
-    return ST_OK;
+    memcpy(key, k, s->width * sizeof(unsigned));
+    sort_key(key, s->width);
+    return tuple_set_insert(s, key, fresh, err);
 }
 
 /* Adds the faces of volumes (or the edges of faces) missing from `to`. */
@@ -410,23 +385,23 @@ static st_status add_missing(mesh_loader *l, const st_array *from, unsigned fw, 
                              st_type tt, const unsigned (*faces)[4], unsigned nfaces,
                              unsigned tw, st_error *err)
 {
-    keyset set = {.w = tw};
+    tuple_set set = {.width = tw};
     st_status s = ST_OK;
     bool fresh;
     for (size_t i = 0; i < to->n && s == ST_OK; i++)
-        s = keyset_add(&set, to->u + tw * i, &fresh, err);
+        s = add_unordered(&set, to->u + tw * i, &fresh, err);
     for (size_t i = 0; i < from->n && s == ST_OK; i++) {
         const unsigned *e = from->u + fw * i;
         for (unsigned f = 0; f < nfaces && s == ST_OK; f++) {
             unsigned v[4];
             for (unsigned k = 0; k < tw; k++)
                 v[k] = faces ? e[faces[f][k]] : e[(f + 1 + k) % fw];
-            s = keyset_add(&set, v, &fresh, err);
+            s = add_unordered(&set, v, &fresh, err);
             if (s == ST_OK && fresh)
                 s = loader_push(l, to, tt, v, false, err);
         }
     }
-    st_free(set.keys);
+    tuple_set_free(&set);
     return s;
 }
 

@@ -7,6 +7,8 @@
 
 #include <settee/settee.h>
 
+#include "../shared/tuple_set.h"
+
 typedef enum topo_kind {
     TOPO_MESH = 0,     /* MeshTopology: lists given, missing ones derived */
     TOPO_GRID,         /* GridTopology: grid lists, positions from `position` */
@@ -168,19 +170,6 @@ void topo_sort_small(unsigned *v, unsigned n);
 /* Appends a tuple to an element list of type `type`. */
 st_status topo_push(st_array *a, st_type type, const unsigned *v, st_error *err);
 
-/* Sorted-key set of unsigned tuples (deduplication helpers). */
-typedef struct tuple_set {
-    unsigned *keys;  /* n * width, sorted keys */
-    size_t n, cap;
-    unsigned width;
-    size_t *slots;   /* open-addressing hash of key indices */
-    size_t nslots;
-} tuple_set;
-/* Inserts key (width values); returns true when it was new. */
-st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st_error *err);
-/* Index of key in insertion order, or (size_t)-1 when absent. */
-size_t tuple_set_find(const tuple_set *s, const unsigned *key);
-void tuple_set_free(tuple_set *s);
 
 /* ---- topological mappings (topo_mapping.c) ---- */
 
