@@ -244,6 +244,8 @@ typedef struct fem_bsr {
     bool valid;      /* val holds K at the last add_force */
     bool part;       /* a part of a parallel assembly: fem_bsr_add_part, not _add_pair */
     size_t lo, hi;   /* the blocks of the part's rows */
+    bool eager;      /* assemble inside add_force's element loop (fem_bsr_eager_begin) */
+    bool claimed;    /* an add_dforce took the values since they were assembled */
 } fem_bsr;
 
 enum { FEM_BSR_MIN_CALLS = 8 };
@@ -267,15 +269,18 @@ static inline void fem_bsr_add_pair(fem_bsr *b, size_t e, unsigned i, unsigned j
                                     const double blk[9])
 {
     const size_t base = e * b->nv * b->nv;
-    double *v = b->val + 9 * (size_t)b->slot[base + i * b->nv + j];
-    for (int k = 0; k < 9; k++)
-        v[k] += blk[k];
-    if (i == j)
+    double *restrict v = b->val + 9 * (size_t)b->slot[base + i * b->nv + j];
+    if (i == j) {
+        for (int k = 0; k < 9; k++)
+            v[k] += blk[k];
         return;
-    double *w = b->val + 9 * (size_t)b->slot[base + j * b->nv + i];
+    }
+    double *restrict w = b->val + 9 * (size_t)b->slot[base + j * b->nv + i];
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < 3; c++) {
+            v[3 * r + c] += blk[3 * r + c];
             w[3 * c + r] += blk[3 * r + c];
+        }
 }
 /* fem_bsr_add_pair limited to the blocks [lo, hi) of a part (b->part); a
  * separate function so that the sequential assembly has no test. */
@@ -295,6 +300,21 @@ static inline void fem_bsr_add_part(fem_bsr *b, size_t e, unsigned i, unsigned j
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             w[3 * c + r] += blk[3 * r + c];
+}
+/* Eager assembly: once a lazy assembly has been used, the next add_force
+ * assembles each element's blocks right after its force, while the element
+ * is in cache (the assembly re-read every element record: a third of its
+ * time). True when add_force should do so (the values are zeroed); then
+ * fem_bsr_eager_end marks them valid. add_dforce takes them exactly when it
+ * would have assembled them (fem_bsr_assembled), so that the products, and
+ * the results, are those of the lazy assembly; an eager assembly no
+ * add_dforce took turns the mode off again. */
+bool fem_bsr_eager_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stride, size_t ne,
+                         unsigned nv);
+static inline void fem_bsr_eager_end(fem_bsr *b)
+{
+    b->valid = true;
+    b->claimed = false;
 }
 /* Runs task(ctx, part, nparts) for every part on a pool of threads and
  * returns when all are done (the MultiThreading twins' mt_pool_run). */

@@ -604,8 +604,14 @@ const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
                                  void (*element)(fem_bsr *b, size_t e, const void *ctx),
                                  const void *ctx, const fem_bsr_pool *pool)
 {
-    if (b->valid)
+    if (b->valid) {
+        /* eagerly assembled values are taken when a lazy assembly would
+         * have been made: the first call that announces enough products */
+        if (!b->claimed && mp->dforce_calls < FEM_BSR_MIN_CALLS)
+            return NULL;
+        b->claimed = true;
         return b;
+    }
     if (!fem_bsr_wanted(b, mp) || ne == 0)
         return NULL;
     st_error err = {0};
@@ -617,6 +623,7 @@ const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
         bsr_parts p = {b, verts, stride, element, ctx};
         pool->run(pool->pool, bsr_part, &p);
         b->valid = true;
+        b->claimed = true;
         return b;
     }
     if (fem_bsr_begin(b, n, verts, stride, ne, nv, &err) != ST_OK)
@@ -624,7 +631,25 @@ const fem_bsr *fem_bsr_assembled(fem_bsr *b, const st_mparams *mp, size_t n,
     for (size_t e = 0; e < ne; e++)
         element(b, e, ctx);
     b->valid = true;
+    b->claimed = true;
+    b->eager = true; /* (set after the assembly: a new pattern clears b) */
     return b;
+}
+
+bool fem_bsr_eager_begin(fem_bsr *b, size_t n, const unsigned *verts, size_t stride, size_t ne,
+                         unsigned nv)
+{
+    if (!b->eager || ne == 0)
+        return false;
+    if (b->valid && !b->claimed) { /* the last eager assembly was not used */
+        b->eager = false;
+        return false;
+    }
+    st_error err = {0};
+    if (fem_bsr_begin(b, n, verts, stride, ne, nv, &err) != ST_OK)
+        return false;
+    b->eager = true; /* a new pattern clears b */
+    return true;
 }
 
 void fem_bsr_mul_sub(const fem_bsr *b, double *df, const double *dx, double kfactor, size_t r0,

@@ -806,75 +806,47 @@ void tfem_add_force_finish(tetra_fem *s)
         compute_von_mises(s);
 }
 
-static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
-                           const double *v)
+/* Whether every element's J has strain_displacement's form, rows 3k, 3k+1,
+ * 3k+2 being [gx 0 0 gy 0 gz], [0 gy 0 gx gz 0], [0 0 gz 0 gy gx] for the
+ * shape-function gradient g of vertex k: J is written by strain_displacement
+ * only, except with method large when updateStiffnessMatrix (large_update_j
+ * rewrites single entries) or computeGlobalMatrix (force_large zeroes three)
+ * is set. */
+static bool j_has_gradient_form(const tetra_fem *s)
 {
-    (void)mp, (void)v;
-    tetra_fem *s = (tetra_fem *)self;
-    double *fs = fem_derivs(f, s->ms);
-    const double *p = fem_coords(x, s->ms);
-    for (size_t i = 0; i < s->ne; i++) {
-        tet *t = &s->e[i];
-        double g[12];
-        if (element_world_force(s, t, p, g))
-            scatter(fs, t->v, g);
-    }
-    tfem_add_force_finish(s);
-}
-
-/* The shape-function gradients g[k] of t when its J has the form that
- * strain_displacement gives it: rows 3k, 3k+1, 3k+2 are
- * [gx 0 0 gy 0 gz], [0 gy 0 gx gz 0], [0 0 gz 0 gy gx]. False when it has
- * another (method large's partial updates of J, and its assembled branch,
- * rewrite single entries). */
-static bool shape_gradients(const tet *t, double g[4][3])
-{
-    for (int k = 0; k < 4; k++) {
-        const double *r0 = t->J[3 * k], *r1 = t->J[3 * k + 1], *r2 = t->J[3 * k + 2];
-        const double gx = r0[0], gy = r1[1], gz = r2[2];
-        if (r1[3] != gx || r2[5] != gx || r0[3] != gy || r2[4] != gy || r0[5] != gz ||
-            r1[4] != gz || r0[1] != 0 || r0[2] != 0 || r0[4] != 0 || r1[0] != 0 || r1[2] != 0 ||
-            r1[5] != 0 || r2[0] != 0 || r2[1] != 0 || r2[3] != 0)
-            return false;
-        g[k][0] = gx, g[k][1] = gy, g[k][2] = gz;
-    }
-    return true;
+    return s->meth != M_LARGE || (!s->update_stiffness_matrix && !s->assembling);
 }
 
 /* assemble_element through the gradients (J in strain_displacement's form):
  * with the material's kd, ko, ks, J_i Kmat J_j^T = ko g_i g_j^T + ks g_j g_i^T
- * + ks (g_i . g_j) I + c diag(g_i * g_j), c = kd - ko - 2 ks (zero but for
- * rounding with SOFA's isotropic coefficients), so that the rotated block is
- * ko h_i h_j^T + ks h_j h_i^T + ks (g_i . g_j) I + c R diag(g_i * g_j) R^T
- * with h = R g: about a quarter of the general product's operations. The
- * blocks differ from the general product's at round-off only. */
+ * + ks (g_i . g_j) I + (kd - ko - 2 ks) diag(g_i * g_j), and kd - ko - 2 ks
+ * is zero for the isotropic material (kd, ko, ks = 1, nu / (1 - nu),
+ * (1 - 2 nu) / (2 (1 - nu)), times the same factor: material()), but for
+ * the rounding of the three values. The rotated block is then
+ * ko h_i h_j^T + ks h_j h_i^T + ks (g_i . g_j) I with h = R g: a fifth of the
+ * operations of the general product, whose blocks it equals at round-off. */
 static inline void assemble_gradients(fem_bsr *b, size_t e, const tet *t, bool rot, bool part,
                                       const double g[4][3])
 {
     static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     const double *R = rot ? t->R : id;
-    const double ko = t->ko, ks = t->ks, c = t->kd - t->ko - 2 * t->ks;
-    double h[4][3];
+    const double ko = t->ko, ks = t->ks;
+    double h[4][3], hk[4][3];
     for (int i = 0; i < 4; i++)
-        for (int a = 0; a < 3; a++)
+        for (int a = 0; a < 3; a++) {
             h[i][a] = R[3 * a] * g[i][0] + R[3 * a + 1] * g[i][1] + R[3 * a + 2] * g[i][2];
+            hk[i][a] = ks * h[i][a];
+        }
     for (unsigned i = 0; i < 4; i++)
         for (unsigned j = i; j < 4; j++) {
             const double dot = ks * (g[i][0] * g[j][0] + g[i][1] * g[j][1] + g[i][2] * g[j][2]);
             double blk[9];
-            for (int p = 0; p < 3; p++)
+            for (int p = 0; p < 3; p++) {
+                const double kp = ko * h[i][p];
                 for (int q = 0; q < 3; q++)
-                    blk[3 * p + q] = ko * h[i][p] * h[j][q] + ks * h[j][p] * h[i][q];
-            blk[0] += dot, blk[4] += dot, blk[8] += dot;
-            if (c != 0) {
-                const double w[3] = {c * g[i][0] * g[j][0], c * g[i][1] * g[j][1],
-                                     c * g[i][2] * g[j][2]};
-                for (int p = 0; p < 3; p++)
-                    for (int q = 0; q < 3; q++)
-                        blk[3 * p + q] += R[3 * p] * w[0] * R[3 * q] +
-                                          R[3 * p + 1] * w[1] * R[3 * q + 1] +
-                                          R[3 * p + 2] * w[2] * R[3 * q + 2];
+                    blk[3 * p + q] = kp * h[j][q] + hk[j][p] * h[i][q];
             }
+            blk[0] += dot, blk[4] += dot, blk[8] += dot;
             if (part)
                 fem_bsr_add_part(b, e, i, j, blk);
             else
@@ -885,10 +857,13 @@ static inline void assemble_gradients(fem_bsr *b, size_t e, const tet *t, bool r
 /* Element t's blocks of K added to b: R J_i Kmat J_j^T R^T for its vertex
  * pairs i <= j (J_i: rows 3i..3i+2 of J; R the identity with method small),
  * the pairs j > i by transposition. */
-static inline void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot, bool part)
+static inline void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot, bool jform,
+                                    bool part)
 {
-    double g[4][3];
-    if (shape_gradients(t, g)) {
+    if (jform) {
+        double g[4][3];
+        for (int k = 0; k < 4; k++)
+            g[k][0] = t->J[3 * k][0], g[k][1] = t->J[3 * k + 1][1], g[k][2] = t->J[3 * k + 2][2];
         assemble_gradients(b, e, t, rot, part, g);
         return;
     }
@@ -925,13 +900,36 @@ static inline void assemble_element(fem_bsr *b, size_t e, const tet *t, bool rot
         }
 }
 
+static void tfem_add_force(st_component *self, const st_mparams *mp, double *f, const double *x,
+                           const double *v)
+{
+    (void)mp, (void)v;
+    tetra_fem *s = (tetra_fem *)self;
+    double *fs = fem_derivs(f, s->ms);
+    const double *p = fem_coords(x, s->ms);
+    const bool eager = fem_bsr_eager_begin(&s->K, s->ms->n, s->ne ? s->e[0].v : NULL,
+                                           sizeof(tet) / sizeof(unsigned), s->ne, 4);
+    const bool rot = s->meth != M_SMALL, jform = j_has_gradient_form(s);
+    for (size_t i = 0; i < s->ne; i++) {
+        tet *t = &s->e[i];
+        double g[12];
+        if (element_world_force(s, t, p, g))
+            scatter(fs, t->v, g);
+        if (eager)
+            assemble_element(&s->K, i, t, rot, jform, false);
+    }
+    tfem_add_force_finish(s);
+    if (eager)
+        fem_bsr_eager_end(&s->K);
+}
+
 static void assemble_one(fem_bsr *b, size_t e, const void *ctx)
 {
     const tetra_fem *s = ctx;
     if (b->part)
-        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, true);
+        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, j_has_gradient_form(s), true);
     else
-        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, false);
+        assemble_element(b, e, &s->e[e], s->meth != M_SMALL, j_has_gradient_form(s), false);
 }
 
 const fem_bsr *tfem_assembled(tetra_fem *s, const st_mparams *mp, const fem_bsr_pool *pool)

@@ -66,15 +66,17 @@ static void compare_at(st_component *ff, st_system *sys, const fem_bsr *K, const
     const st_forcefield_ops *ops = ff->cls->forcefield;
     st_mparams mp = sys->mp;
     ops->add_force(ff, &mp, f, x, v);
-    cr_assert(!K->valid, "%s: add_force must drop the assembled K", what);
+    /* the old K dropped, or a new one assembled in add_force (eager), not
+     * taken by any product yet */
+    cr_assert(!K->valid || !K->claimed, "%s: add_force must drop the assembled K", what);
     for (size_t i = 0; i < n; i++)
         dx[i] = rnd(&seed);
     mp.dforce_calls = 0;
     ops->add_dforce(ff, &mp, loop, dx, -0.37, 0.0);
-    cr_assert(!K->valid, "%s: no products announced, yet K was assembled", what);
+    cr_assert(!(K->valid && K->claimed), "%s: no products announced, yet K was used", what);
     mp.dforce_calls = 25;
     ops->add_dforce(ff, &mp, asm_, dx, -0.37, 0.0);
-    cr_assert(K->valid, "%s: 25 products announced, K not assembled", what);
+    cr_assert(K->valid && K->claimed, "%s: 25 products announced, K not assembled", what);
     double big = 0, diff = 0;
     for (size_t i = 0; i < n; i++) {
         big = fmax(big, fabs(loop[i]));
@@ -111,6 +113,9 @@ static void check_methods(const char *fmt, const char *const *methods, size_t nm
         deformed(ms->rest_position.r, x, sys->nall, 0.4, 0.05, 3);
         snprintf(what, sizeof what, "%s %s, first state", tetra ? "tet" : "hexa", methods[m]);
         compare_at(ff, sys, K, x, 11, what);
+        /* tetrahedra: from now on add_force assembles K itself (eager), and
+         * the second state checks those values */
+        cr_assert(!tetra || K->eager, "%s: a lazy assembly used must turn eager on", what);
         deformed(ms->rest_position.r, x, sys->nall, 1.3, -0.08, 5);
         snprintf(what, sizeof what, "%s %s, second state", tetra ? "tet" : "hexa", methods[m]);
         compare_at(ff, sys, K, x, 17, what);
@@ -150,6 +155,47 @@ Test(fem_assembled, few_products_keep_the_element_loop)
     tetra_fem *ff = (tetra_fem *)test_find_object(s, "FEM");
     fem_step(s, 2, 0.01);
     cr_assert(!ff->K.valid && !ff->K.pattern, "5 iterations: K must not be assembled");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Eager assembly follows the solver: values assembled in add_force are
+ * used only by a solve that would have assembled them (enough products
+ * announced), so that a solve with few products keeps the element loop's
+ * results; and an eager assembly nobody used turns the mode off. */
+Test(fem_assembled, eager_assembly_is_taken_only_as_the_lazy_one_would_be)
+{
+    test_rt t;
+    fem_open_rt(&t);
+    char xml[2048];
+    snprintf(xml, sizeof xml, tet_fmt, "large");
+    st_scene *s = fem_load_xml(&t, xml);
+    tetra_fem *ff = (tetra_fem *)test_find_object(s, "FEM");
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dof");
+    fem_step(s, 2, 0.01); /* CG, 25 products announced: lazy, then eager */
+    cr_assert(ff->K.eager && ff->K.valid && ff->K.claimed);
+    st_system *sys = ms->system;
+    const st_forcefield_ops *ops = ff->base.cls->forcefield;
+    const size_t n = 3 * sys->nall;
+    double *x = calloc(n, sizeof *x), *f = calloc(n, sizeof *f), *v = calloc(n, sizeof *v);
+    double *dx = calloc(n, sizeof *dx), *few = calloc(n, sizeof *few), *loop = calloc(n, sizeof *loop);
+    unsigned seed = 41;
+    deformed(ms->rest_position.r, x, sys->nall, 0.9, 0.04, 7);
+    for (size_t i = 0; i < n; i++)
+        dx[i] = rnd(&seed);
+    st_mparams mp = sys->mp;
+    ops->add_force(&ff->base, &mp, f, x, v);
+    cr_assert(ff->K.valid && !ff->K.claimed, "eager: add_force assembles, unclaimed");
+    mp.dforce_calls = 3;
+    ops->add_dforce(&ff->base, &mp, few, dx, -0.5, 0.0);
+    cr_assert(!ff->K.claimed, "3 products announced: the element loop, as without eager");
+    /* the next add_force sees its assembly unused: the mode goes off */
+    ops->add_force(&ff->base, &mp, f, x, v);
+    cr_assert(!ff->K.eager && !ff->K.valid, "an unused eager assembly must turn eager off");
+    ops->add_dforce(&ff->base, &mp, loop, dx, -0.5, 0.0);
+    cr_assert(memcmp(few, loop, n * sizeof *few) == 0,
+              "the few-product df must be the element loop's, to the bit");
+    free(x), free(f), free(v), free(dx), free(few), free(loop);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
