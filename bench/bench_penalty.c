@@ -16,7 +16,15 @@
  * linear solve with its matrix-free products (linsolve_ms); the rest of the
  * step (other_ms) is the collision detection and response, the mapping and
  * projection propagation and the loop. Prints one key=value line.
- * Usage: bench_penalty [N [M [STEPS]]] (default 20, 40, 20). */
+ * With KIND friction, the same cube with Lagrangian friction contacts, the
+ * other row of issue 33's contact measurements ("FreeMotionAnimationLoop +
+ * Gauss-Seidel + friction, 85 contacts"): FreeMotionAnimationLoop,
+ * GenericConstraintSolver (SOFA's defaults: projected Gauss-Seidel,
+ * tolerance 1e-3, 1000 iterations), UncoupledConstraintCorrection,
+ * FrictionContactConstraint mu 0.5, on a floor over [-0.5, 0.45]^2 so that
+ * only the cube's 9 x 9 corner nodes at N = 20 touch it (81 contacts).
+ * Usage: bench_penalty [N [M [STEPS [KIND]]]] (default 20, 40, 20, penalty). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +46,13 @@ int main(int argc, char **argv)
     unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 20;
     unsigned m = argc > 2 ? (unsigned)atoi(argv[2]) : 40;
     int steps = argc > 3 ? atoi(argv[3]) : 20;
-    if (n < 2 || m < 1 || steps < 1) {
-        fprintf(stderr, "usage: bench_penalty [N >= 2 [M >= 1 [STEPS >= 1]]]\n");
+    const char *kind = argc > 4 ? argv[4] : "penalty";
+    const bool friction = strcmp(kind, "friction") == 0;
+    if (n < 2 || m < 1 || steps < 1 || (!friction && strcmp(kind, "penalty") != 0)) {
+        fprintf(stderr, "usage: bench_penalty [N >= 2 [M >= 1 [STEPS >= 1 [penalty|friction]]]]\n");
         return 2;
     }
+    const double floor_max = friction ? 0.45 : 1.5;
     /* the floor: (m + 1)^2 points over [-0.5, 1.5]^2 at y = 0, 2 m^2 triangles */
     size_t np = (size_t)(m + 1) * (m + 1), nt = 2 * (size_t)m * m;
     size_t cap = 4096 + np * 64 + nt * 40;
@@ -57,13 +68,14 @@ int main(int argc, char **argv)
         "  dt: 0.01\n"
         "  objects:\n"
         "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,\n"
-        "        Topology, SolidMechanics.FEM.Elastic, Collision]}\n"
-        "    - DefaultAnimationLoop: {}\n"
+        "        Topology, SolidMechanics.FEM.Elastic, Collision, Constraint.Lagrangian.Solver,\n"
+        "        Constraint.Lagrangian.Correction]}\n"
+        "%s"
         "    - CollisionPipeline: {name: pipeline}\n"
         "    - BruteForceBroadPhase: {}\n"
         "    - BVHNarrowPhase: {}\n"
         "    - MinProximityIntersection: {alarmDistance: 0.02, contactDistance: 0.005}\n"
-        "    - CollisionResponse: {}\n"
+        "    - CollisionResponse: {%s}\n"
         "  children:\n"
         "    - name: Cube\n"
         "      objects:\n"
@@ -74,6 +86,7 @@ int main(int argc, char **argv)
         "        - MechanicalObject: {name: dofs}\n"
         "        - UniformMass: {totalMass: 1}\n"
         "        - PointCollisionModel: {}\n"
+        "%s"
         "      children:\n"
         "        - name: Tetra\n"
         "          objects:\n"
@@ -84,11 +97,14 @@ int main(int argc, char **argv)
         "    - name: Floor\n"
         "      objects:\n"
         "        - MechanicalObject: {position: [",
-        n, n, n);
+        friction ? "    - FreeMotionAnimationLoop: {}\n    - GenericConstraintSolver: {name: solver}\n"
+                 : "    - DefaultAnimationLoop: {}\n",
+        friction ? "response: FrictionContactConstraint, responseParams: \"mu=0.5\"" : "",
+        n, n, n, friction ? "        - UncoupledConstraintCorrection: {}\n" : "");
     for (unsigned j = 0; j <= m; j++)
         for (unsigned i = 0; i <= m; i++)
             k += snprintf(yaml + k, cap - (size_t)k, "%s[%.17g, 0, %.17g]", i || j ? ", " : "",
-                          -0.5 + 2.0 * i / m, -0.5 + 2.0 * j / m);
+                          -0.5 + (floor_max + 0.5) * i / m, -0.5 + (floor_max + 0.5) * j / m);
     k += snprintf(yaml + k, cap - (size_t)k, "]}\n        - MeshTopology: {triangles: [");
     for (unsigned j = 0; j < m; j++)
         for (unsigned i = 0; i < m; i++) {
@@ -138,10 +154,10 @@ int main(int argc, char **argv)
     unsigned contacts = 0;
     for (size_t i = 0; counts && i < counts->n; i++)
         contacts += counts->u[i];
-    printf("bench=penalty n=%u tetrahedra=%u floor_triangles=%zu contacts=%u step_ms=%.2f "
+    printf("bench=%s n=%u tetrahedra=%u floor_triangles=%zu contacts=%u step_ms=%.2f "
            "step_cpu_ms=%.2f solver_ms=%.2f force_ms=%.2f linsolve_ms=%.2f other_ms=%.2f "
            "step_allocs=%lu\n",
-           n, 6 * (n - 1) * (n - 1) * (n - 1), nt, contacts, 1e3 * wall, 1e3 * cpu,
+           kind, n, 6 * (n - 1) * (n - 1) * (n - 1), nt, contacts, 1e3 * wall, 1e3 * cpu,
            1e3 * ph[0], 1e3 * ph[1], 1e3 * ph[2], 1e3 * (wall - ph[0]), allocs);
     st_scene_destroy(&s);
     st_runtime_destroy(&rt);
