@@ -2,7 +2,7 @@
  * BarycentricMapping, SubsetMapping, SubsetMultiMapping, TubularMapping,
  * DistanceToPlaneMapping, BeamLinearMapping, SkinningMapping,
  * CenterOfMassMapping, IdentityMultiMapping,
- * SimpleTesselatedTetraMechanicalMapping, DeformableOnRigidFrameMapping,
+ * SimpleTesselatedTetraMechanicalMapping, Mesh2PointMechanicalMapping, DeformableOnRigidFrameMapping,
  * VoidMapping, CenterOfMassMultiMapping, CenterOfMassMulti2Mapping,
  * SimpleTesselatedHexaTopologicalMapping). */
 #include <settee/settee.h>
@@ -18,6 +18,7 @@ extern const st_class skinning_mapping_class, line_set_skinning_mapping_class;
 extern const st_class center_of_mass_mapping_class;
 extern const st_class identity_multi_mapping_class;
 extern const st_class simple_tesselated_tetra_mechanical_mapping_class;
+extern const st_class mesh2point_mechanical_mapping_class;
 extern const st_class deformable_on_rigid_frame_mapping_class;
 extern const st_class void_mapping_class;
 extern const st_class simple_tesselated_hexa_topological_mapping_class;
@@ -36,6 +37,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &line_set_skinning_mapping_class, err));
     ST_TRY(st_registry_add(r, &identity_multi_mapping_class, err));
     ST_TRY(st_registry_add(r, &simple_tesselated_tetra_mechanical_mapping_class, err));
+    ST_TRY(st_registry_add(r, &mesh2point_mechanical_mapping_class, err));
     ST_TRY(st_registry_add(r, &deformable_on_rigid_frame_mapping_class, err));
     ST_TRY(st_registry_add(r, &void_mapping_class, err));
     ST_TRY(st_registry_add(r, &simple_tesselated_hexa_topological_mapping_class, err));

@@ -118,18 +118,6 @@ static void init_apply(st_component *self, const double *xin, double *xout)
     stt_map((stt_mech *)self, xin, xout);
 }
 
-/* The SimpleTesselatedTetraTopologicalMapping of this node or above. */
-static st_component *find_topo_map(st_node *n)
-{
-    for (; n; n = st_node_parent(n))
-        for (size_t i = 0; i < st_node_object_count(n); i++) {
-            st_component *c = st_node_object(n, i);
-            if (!strcmp(c->cls->name, "SimpleTesselatedTetraTopologicalMapping"))
-                return c;
-        }
-    return NULL;
-}
-
 static const st_array *uints_field(st_component *c, const char *name)
 {
     const st_field *f = st_component_field(c, name);
@@ -142,7 +130,7 @@ static st_status stt_init(st_component *self, st_error *err)
     self->state = ST_CSTATE_INVALID;
     stt_free(m);
     ST_TRY(map_head_bind(&m->h, &st_vec3d_type, &st_vec3d_type, err));
-    st_component *tm = find_topo_map(self->node);
+    st_component *tm = map_find_upward(self->node, "SimpleTesselatedTetraTopologicalMapping");
     if (!tm)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no SimpleTesselatedTetraTopologicalMapping in this node or "

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "topology.h"
+#include "../shared/mesh2point_weights.h"
 
 typedef struct mesh2point {
     st_component base;
@@ -51,34 +52,8 @@ static const st_field mesh2point_fields[] = {
             "item in pointBaryCoords)"),
     ST_FIELD_END};
 
-/* The weights of an element's corners for coordinates f (kind 1..5). */
-static unsigned corner_weights(int kind, const double *f, double *w, unsigned *order)
-{
-    const double x = f[0], y = f[1], z = f[2];
-    switch (kind) {
-    case 1:
-        w[0] = 1 - x, w[1] = x;
-        return 2;
-    case 2:
-        w[0] = 1 - x - y, w[1] = x, w[2] = y;
-        return 3;
-    case 3:
-        w[0] = (1 - x) * (1 - y), w[1] = x * (1 - y), w[2] = (1 - x) * y, w[3] = x * y;
-        return 4;
-    case 4:
-        w[0] = 1 - x - y - z, w[1] = x, w[2] = y, w[3] = z;
-        return 4;
-    default: {
-        static const unsigned hex[8] = {0, 1, 3, 2, 4, 5, 7, 6};
-        for (unsigned c = 0; c < 8; c++) {
-            const unsigned i = c & 1, j = (c >> 1) & 1, k = (c >> 2) & 1;
-            w[c] = (i ? x : 1 - x) * (j ? y : 1 - y) * (k ? z : 1 - z);
-            order[c] = hex[c];
-        }
-        return 8;
-    }
-    }
-}
+/* SOFA's topological mapping sums a hexahedron's corners in this order. */
+static const unsigned hex_sum_order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
 
 static st_status add_point(topo *out, const double *p, st_error *err)
 {
@@ -158,19 +133,19 @@ static st_status mesh2point_init(st_component *self, st_error *err)
                 const unsigned *v = el->u + (size_t)w * e;
                 for (size_t j = 0; j < b->n && st == ST_OK; j++) {
                     double wt[8], q[3] = {0, 0, 0};
-                    unsigned order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-                    unsigned nc = corner_weights(kind, b->r + 3 * j, wt, order);
+                    unsigned nc = mesh2point_weights(kind, b->r + 3 * j, wt);
                     for (unsigned c = 0; c < nc; c++) {
+                        const unsigned corner = kind == 5 ? hex_sum_order[c] : c;
                         double p[3];
-                        if (v[order[c]] >= npts) {
+                        if (v[corner] >= npts) {
                             st = st_component_error(self, "input", err, ST_EINVAL,
                                                     "element %zu of '%s' names point %u of %zu",
-                                                    e, m->input->name, v[order[c]], npts);
+                                                    e, m->input->name, v[corner], npts);
                             break;
                         }
-                        in->get_point(m->input, v[order[c]], p);
+                        in->get_point(m->input, v[corner], p);
                         for (int k = 0; k < 3; k++)
-                            q[k] += p[k] * wt[c];
+                            q[k] += p[k] * wt[corner];
                     }
                     if (st == ST_OK)
                         st = add_point(out, q, err);

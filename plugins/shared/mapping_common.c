@@ -206,3 +206,14 @@ st_status map_init_outputs(map_head *h, map_apply_fn apply, map_applyj_fn apply_
         apply(&h->base, in->rest_position.r, out->rest_position.r);
     return map_head_visual_commit(h, err);
 }
+
+st_component *map_find_upward(st_node *n, const char *cls)
+{
+    for (; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++) {
+            st_component *c = st_node_object(n, i);
+            if (!strcmp(c->cls->name, cls))
+                return c;
+        }
+    return NULL;
+}

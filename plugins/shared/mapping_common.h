@@ -100,6 +100,9 @@ st_status map_resolve_inputs(st_component *self, const st_array *paths, st_mstat
 /* Resizes the output state to n points (positions, velocities, rest
  * positions; force and externalForce when they hold values). */
 st_status map_resize_output(st_mstate *out, size_t n, st_error *err);
+/* The first component of class `cls` in node n or above (SOFA's context
+ * search for a companion, such as a mapping's topological mapping), or NULL. */
+st_component *map_find_upward(st_node *n, const char *cls);
 
 /* The usual init tail: x_out = apply(x_in), v_out = J v_in, and with
  * applyRestPosition the rest positions too, on the states' own arrays

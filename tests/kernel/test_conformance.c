@@ -127,6 +127,8 @@ static const struct refusal {
      "input and output must link two topologies (no default)"},
     {"SimpleTesselatedTetraMechanicalMapping",
      "needs a SimpleTesselatedTetraTopologicalMapping in its context (none in the stock scene)"},
+    {"Mesh2PointMechanicalMapping",
+     "needs a Mesh2PointTopologicalMapping in its context (none in the stock scene)"},
     {"SparseGridTopology", "no surface (fileTopology or position with triangles) to voxelise"},
     {"SparseGridRamificationTopology",
      "no surface (fileTopology or position with triangles) to voxelise"},

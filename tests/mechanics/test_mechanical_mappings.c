@@ -1961,6 +1961,74 @@ Test(mechanical_mappings, simple_tesselated_tetra_mechanical_mapping)
     check_mapping(s, 1e-8);
 }
 
+/* ---- Mesh2PointMechanicalMapping ---- */
+
+/* The unit square (0,0,0) (1,0,0) (1,1,0) (0,1,0), turned into points by a
+ * Mesh2PointTopologicalMapping: 2 per point (offsets 0 and (0,0,1)), 1 per
+ * edge (fx 0.25), 1 per triangle (0.5, 0.25), 1 per quad (0.25, 0.5): 13
+ * output points, whose positions follow SOFA's weights (worked below); J by
+ * finite differences and J^T its transpose. */
+Test(mechanical_mappings, mesh2point_mechanical_mapping)
+{
+    st_scene *s = mapped_scene(
+        "        - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Mapping]}\n"
+        "        - MeshTopology: {name: topo, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0],"
+        " edges: [0,1, 1,2, 2,3], triangles: [0,1,2], quads: [0,1,2,3]}\n"
+        "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0]}\n",
+        "            - PointSetTopologyContainer: {name: pts}\n"
+        "            - Mesh2PointTopologicalMapping: {name: tm, input: \"@../topo\","
+        " output: \"@pts\", pointBaryCoords: [0,0,0, 0,0,1], edgeBaryCoords: [0.25,0,0],"
+        " triangleBaryCoords: [0.5,0.25,0], quadBaryCoords: [0.25,0.5,0]}\n"
+        "            - MechanicalObject: {name: out}\n"
+        "            - Mesh2PointMechanicalMapping: {name: map, input: \"@../dofs\","
+        " output: \"@out\"}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 13u, "8 from points, 3 from edges, 1 triangle, 1 quad: %zu", out->n);
+    static const double want[13][3] = {
+        {0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {1, 0, 1}, {1, 1, 0}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1},
+        {0.25, 0, 0},    /* 0.75 (0,0) + 0.25 (1,0) */
+        {1, 0.25, 0},    /* 0.75 (1,0) + 0.25 (1,1) */
+        {0.75, 1, 0},    /* 0.75 (1,1) + 0.25 (0,1) */
+        {0.75, 0.25, 0}, /* 0.25 (0,0) + 0.5 (1,0) + 0.25 (1,1) */
+        /* SOFA's quad weights: q0 (1-fx)(1-fy), q1 fx (1-fy), q2 (1-fx) fy, q3 fx fy:
+         * 0.375 (0,0) + 0.125 (1,0) + 0.375 (1,1) + 0.125 (0,1) */
+        {0.5, 0.5, 0}};
+    for (size_t k = 0; k < 13; k++)
+        for (int c = 0; c < 3; c++)
+            cr_assert_leq(fabs(out->position.r[3 * k + (size_t)c] - want[k][c]), 1e-15,
+                          "point %zu axis %d: %g, expected %g", k, c,
+                          out->position.r[3 * k + (size_t)c], want[k][c]);
+    check_mapping(s, 1e-8);
+}
+
+/* Tetrahedra and hexahedra: the unit cube maps hexahedron coordinates to
+ * themselves (SOFA's corner order h0 h1 h2 h3 = (0,0) (1,0) (1,1) (0,1)),
+ * and the tetrahedron (0,0,0) (1,0,0) (0,1,0) (0,0,1) too. */
+Test(mechanical_mappings, mesh2point_mechanical_mapping_volumes)
+{
+    st_scene *s = mapped_scene(
+        "        - RequiredPlugin: {pluginName: [Sofa.Component.Topology.Mapping]}\n"
+        "        - MeshTopology: {name: topo, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0,"
+        " 0,0,1, 1,0,1, 1,1,1, 0,1,1], hexahedra: [0,1,2,3,4,5,6,7], tetrahedra: [0,1,3,4]}\n"
+        "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 1,1,0, 0,1,0,"
+        " 0,0,1, 1,0,1, 1,1,1, 0,1,1]}\n",
+        "            - PointSetTopologyContainer: {name: pts}\n"
+        "            - Mesh2PointTopologicalMapping: {name: tm, input: \"@../topo\","
+        " output: \"@pts\", tetraBaryCoords: [0.1,0.2,0.3], hexaBaryCoords: [0.25,0.5,0.75,"
+        " 0.9,0.1,0.4]}\n"
+        "            - MechanicalObject: {name: out}\n"
+        "            - Mesh2PointMechanicalMapping: {name: map, input: \"@../dofs\","
+        " output: \"@out\"}\n");
+    const st_mstate *out = (const st_mstate *)topo_get(s, "/P/C/out");
+    cr_assert_eq(out->n, 3u);
+    static const double want[3][3] = {{0.1, 0.2, 0.3}, {0.25, 0.5, 0.75}, {0.9, 0.1, 0.4}};
+    for (size_t k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            cr_assert_leq(fabs(out->position.r[3 * k + (size_t)c] - want[k][c]), 1e-15,
+                          "point %zu axis %d: %g", k, c, out->position.r[3 * k + (size_t)c]);
+    check_mapping(s, 1e-8);
+}
+
 /* ---- DeformableOnRigidFrameMapping ---- */
 
 /* Frames f0 = ((1,2,0), rotation about z with cos 0.28, sin 0.96) and
