@@ -359,24 +359,12 @@ static st_status keep_attached_points(mesh_loader *l, st_error *err)
     return ST_OK;
 }
 
-static void sort_key(unsigned *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++) {
-        unsigned k = v[i], j = i;
-        while (j > 0 && v[j - 1] > k) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = k;
-    }
-}
-
 /* Inserts k's values, sorted, into the set of unordered keys s. */
 static st_status add_unordered(tuple_set *s, const unsigned *k, bool *fresh, st_error *err)
 {
     unsigned key[8];
     memcpy(key, k, s->width * sizeof(unsigned));
-    sort_key(key, s->width);
+    tuple_sort(key, s->width);
     return tuple_set_insert(s, key, fresh, err);
 }
 

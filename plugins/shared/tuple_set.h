@@ -26,4 +26,16 @@ st_status tuple_set_insert(tuple_set *s, const unsigned *key, bool *inserted, st
 size_t tuple_set_find(const tuple_set *s, const unsigned *key);
 void tuple_set_free(tuple_set *s);
 
+/* Sorts n (small) values ascending in place: the key of an unordered tuple. */
+static inline void tuple_sort(unsigned *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        const unsigned k = v[i];
+        unsigned j = i;
+        for (; j > 0 && v[j - 1] > k; j--)
+            v[j] = v[j - 1];
+        v[j] = k;
+    }
+}
+
 #endif
