@@ -19,6 +19,7 @@ extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__free_motion_animation_loop_class;
 extern const st_class st__multi_step_animation_loop_class;
+extern const st_class st__multi_tag_animation_loop_class;
 extern const st_class st__animation_loop_parallel_scheduler_class;
 extern const st_class st__data_exchange_class;
 extern const st_class st__mean_computation_class;
@@ -44,10 +45,15 @@ st_system *st__loop_system_of(st_scene *s, const st_component *solver);
  * the systems whose solver is in that child's subtree. */
 bool st__loop_owns(const st_node *root, const st_system *sys);
 st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err);
+/* st__loop_solve_node with only the ODE solvers tagged `tag` (NULL: all). */
+st_status st__loop_solve_tagged(st_scene *s, st_node *n, double dt, const char *tag,
+                                st_error *err);
 void st__loop_end_step(st_node *root, double t0, double dt);
 /* The collision pipeline of the root (the first object with the collision
  * role), if any. */
 st_status st__loop_compute_collision(st_node *root, st_error *err);
+/* st__loop_compute_collision when the root's pipeline carries `tag` (NULL: always). */
+st_status st__loop_compute_collision_tagged(st_node *root, const char *tag, st_error *err);
 /* SOFA's isolated interaction force fields (SolveVisitor and
  * MechanicalIntegrationVisitor outside every solver): the root's collision
  * pipeline adds its contacts outside every ODE solver's subtree to their

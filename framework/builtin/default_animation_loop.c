@@ -136,19 +136,25 @@ st_system *st__loop_system_of(st_scene *s, const st_component *solver)
 /* SOFA's SolveVisitor: the first node(s) holding ODE solvers, going down
  * from the root; each of their solvers integrates its subtree; deeper
  * solvers are left to them. Several solvers in one node all run, in scene
- * order, on the system compiled for the first (SOFA's sequentialSolve). */
-st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
+ * order, on the system compiled for the first (SOFA's sequentialSolve).
+ * With a tag (SOFA's visitor tags: MultiTagAnimationLoop), only the solvers
+ * that carry it count: a node whose solvers do not is gone through. */
+st_status st__loop_solve_tagged(st_scene *s, st_node *n, double dt, const char *tag,
+                                st_error *err)
 {
     if (!n->activated)
         return ST_OK;
-    bool found = false;
+    bool found = false, first = true;
     st_system *sys = NULL;
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
         if (!c->cls->odesolver)
             continue;
-        if (!found)
+        if (first) /* the system compiled for the node's first solver */
             sys = st__loop_system_of(s, c);
+        first = false;
+        if (tag && !st__component_has_tag(c, tag))
+            continue;
         found = true;
         if (!sys || !c->cls->odesolver->solve)
             continue;
@@ -175,14 +181,25 @@ st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
     if (found)
         return ST_OK;
     for (size_t i = 0; i < n->nchildren; i++)
-        ST_TRY(st__loop_solve_node(s, n->children[i], dt, err));
+        ST_TRY(st__loop_solve_tagged(s, n->children[i], dt, tag, err));
     return ST_OK;
+}
+
+st_status st__loop_solve_node(st_scene *s, st_node *n, double dt, st_error *err)
+{
+    return st__loop_solve_tagged(s, n, dt, NULL, err);
 }
 
 /* SOFA's computeCollision: the collision pipeline of the root node (the
  * first object playing the collision role) runs after the engines' inputs
  * are up to date and before the ODE solvers integrate. */
 st_status st__loop_compute_collision(st_node *root, st_error *err)
+{
+    return st__loop_compute_collision_tagged(root, NULL, err);
+}
+
+/* The same, with a tag: only a pipeline that carries it runs. */
+st_status st__loop_compute_collision_tagged(st_node *root, const char *tag, st_error *err)
 {
     /* Every loop gets here after the begin event, before its solvers: the
      * systems are rebuilt first when a topology changed. */
@@ -191,6 +208,8 @@ st_status st__loop_compute_collision(st_node *root, st_error *err)
         st_component *c = root->objects[i];
         if (!ST_CLASS_HAS(c->cls, collision) || !c->cls->collision || !c->cls->collision->compute)
             continue;
+        if (tag && !st__component_has_tag(c, tag))
+            return ST_OK;
         st_status rc = c->cls->collision->compute(c, root, err);
         if (rc != ST_OK) {
             char path[256];

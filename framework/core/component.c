@@ -345,12 +345,14 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
         return ci->template_name ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     }
     if (i < 0 && !strcmp(key, "tags") && v->kind == ST_VAL_SCALAR) {
-        /* kept: MeanComputation reads its output's tag; no other effect */
+        /* kept: MeanComputation reads its output's tag, MultiTagAnimationLoop
+         * its own list and the solvers' and pipeline's tags; no other effect */
         char *t = st_strdup(v->text);
         if (!t)
             return st_error_set(err, ST_ENOMEM, "out of memory");
         st_free(ci->tags);
         ci->tags = t;
+        return ST_OK;
     }
     if (i < 0 && (!strcmp(key, "listening") || !strcmp(key, "tags") || !strcmp(key, "bbox"))) {
         /* SOFA's BaseObject data with no effect on settee's results. */
