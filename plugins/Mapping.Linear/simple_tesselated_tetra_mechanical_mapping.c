@@ -6,7 +6,7 @@
  * pointMappedFromEdge[e] the midpoint of the input topology's edge e. J
  * holds an identity block per copied point and two halves per midpoint.
  * The maps and edges are copied at init, and again after a change of the
- * input topology (the topological mapping keeps its maps as SOFA's: an
+ * input or output topology (the topological mapping keeps its maps as SOFA's: an
  * output point whose source went keeps its place). */
 #include <limits.h>
 #include <string.h>
@@ -22,7 +22,7 @@ typedef struct stt_mech {
     unsigned *pfp;   /* np: output index of each input point (UINT_MAX: none) */
     unsigned *pfe;   /* ne: output index of each edge's midpoint (UINT_MAX: none) */
     unsigned *edges; /* ne x 2: the input topology's edges */
-    st_component *tm, *tin; /* the topological mapping and its input */
+    st_component *tm, *tin, *tout; /* the topological mapping, its input and output */
     bool stale;             /* the input changed: copy the maps again */
     bool listening;
 } stt_mech;
@@ -71,6 +71,7 @@ static bool refresh(stt_mech *m)
     m->np = pfp->n;
     m->ne = ne;
     m->nin = m->h.in->n;
+    m->nout = m->tout->cls->topology->nb_points(m->tout);
     for (size_t e = 0; e < 2 * ne; e++)
         if (m->edges[e] >= m->nin)
             return false;
@@ -182,9 +183,13 @@ static st_status stt_init(st_component *self, st_error *err)
                                       e / 2, tin->name, m->edges[e], m->h.in->base.name, nin);
     m->tm = tm;
     m->tin = tin;
+    m->tout = tout;
     m->stale = false;
     if (!m->listening) {
+        /* a change of either side (the output's go up to the input: the
+         * topological mapping's bottom-up propagation) */
         ST_TRY(st_topology_listen(self, tin, stt_input_changed, err));
+        ST_TRY(st_topology_listen(self, tout, stt_input_changed, err));
         m->listening = true;
     }
     m->nin = nin;

@@ -21,9 +21,16 @@
  * (pointSource 0, tetraSource InvalidID) and those of the moved one name its
  * new index. Added input points, edges and tetrahedra (SOFA's "@todo") get
  * entries mapping to nothing, so that the maps keep the input's sizes.
- * SOFA's bottom-up propagation (removing the input tetrahedra whose
- * pieces all went from the output) is not done: a change of the output
- * does not reach the input. */
+ *
+ * Changes of the output go up as SOFA's updateTopologicalMappingBottomUp:
+ * a removed output tetrahedron (point) takes the last one's entry in
+ * tetraSource (pointSource), the maps follow, and an input tetrahedron
+ * whose eight pieces are all gone is removed from the input at the end of
+ * the change, through the input's modifier (none beside the input: SOFA
+ * removes nothing), highest index first. Unlike SOFA, the last entry moves
+ * down for every removed output tetrahedron, sourceless ones included
+ * (SOFA skips those, and its maps then name the wrong pieces); added
+ * output points and tetrahedra (SOFA's "@todo") get sourceless entries. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +44,9 @@ typedef struct simple_tess {
     st_array point_from_point; /* "pointMappedFromPoint" */
     st_array point_from_edge;  /* "pointMappedFromEdge" */
     st_array point_source;     /* "pointSource" */
-    bool listening;
+    bool listening, listening_out;
+    unsigned *to_remove;       /* input tetrahedra left without pieces (sorted, unique) */
+    size_t nremove, capremove;
 } simple_tess;
 
 static const st_field simple_tess_fields[] = {
@@ -60,6 +69,8 @@ static const st_field simple_tess_fields[] = {
 
 static st_status simple_tess_changed(st_component *self, st_component *topology,
                                      const st_topo_event *ev, size_t nev, st_error *err);
+static st_status simple_tess_out_changed(st_component *self, st_component *topology,
+                                         const st_topo_event *ev, size_t nev, st_error *err);
 
 typedef struct edge_key {
     unsigned a, b, idx;
@@ -198,6 +209,10 @@ static st_status simple_tess_init(st_component *self, st_error *err)
         ST_TRY(st_topology_listen(self, m->input, simple_tess_changed, err));
         m->listening = true;
     }
+    if (!m->listening_out) {
+        ST_TRY(st_topology_listen(self, m->output, simple_tess_out_changed, err));
+        m->listening_out = true;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -288,6 +303,169 @@ static st_status simple_tess_changed(st_component *self, st_component *topology,
     return ST_OK;
 }
 
+/* SOFA's setPointSource: output point i comes from `source` (> 0: input
+ * point source - 1; < 0: input edge -source - 1; 0: nothing), and the map
+ * of that source names i. */
+static void set_point_source(simple_tess *m, size_t i, unsigned source)
+{
+    m->point_source.u[i] = source;
+    const int sv = (int)source;
+    if (sv > 0 && (size_t)(sv - 1) < m->point_from_point.n)
+        m->point_from_point.u[sv - 1] = (unsigned)i;
+    else if (sv < 0 && (size_t)(-sv - 1) < m->point_from_edge.n)
+        m->point_from_edge.u[-sv - 1] = (unsigned)i;
+}
+
+/* SOFA's removeOutputPoints. */
+static void remove_output_points(simple_tess *m, const unsigned *idx, size_t n)
+{
+    st_array *ps = &m->point_source;
+    size_t last = ps->n;
+    for (size_t k = 0; k < n && last; k++) {
+        last--;
+        const unsigned i = idx[k];
+        if (i > last)
+            continue;
+        const unsigned si = ps->u[i], sl = ps->u[last];
+        set_point_source(m, i, sl);
+        set_point_source(m, last, si);
+        const int src = (int)ps->u[last];
+        if (src > 0 && (size_t)(src - 1) < m->point_from_point.n)
+            m->point_from_point.u[src - 1] = UINT32_MAX;
+        else if (src < 0 && (size_t)(-src - 1) < m->point_from_edge.n)
+            m->point_from_edge.u[-src - 1] = UINT32_MAX;
+    }
+    ps->n = ps->n > n ? ps->n - n : 0;
+}
+
+/* Adds input tetrahedron t to the (sorted) list of those to remove. */
+static st_status remember_removal(simple_tess *m, unsigned t, st_error *err)
+{
+    size_t k = 0;
+    while (k < m->nremove && m->to_remove[k] < t)
+        k++;
+    if (k < m->nremove && m->to_remove[k] == t)
+        return ST_OK;
+    if (m->nremove == m->capremove) {
+        size_t cap = m->capremove ? 2 * m->capremove : 16;
+        unsigned *p = st_realloc(m->to_remove, cap * sizeof *p);
+        if (!p)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        m->to_remove = p;
+        m->capremove = cap;
+    }
+    memmove(m->to_remove + k + 1, m->to_remove + k, (m->nremove - k) * sizeof *m->to_remove);
+    m->to_remove[k] = t;
+    m->nremove++;
+    return ST_OK;
+}
+
+/* SOFA's removeOutputTetrahedra: output tetrahedron i takes the last one's
+ * place, the maps follow, and a source left with no piece is remembered. */
+static st_status remove_output_tetras(simple_tess *m, const unsigned *idx, size_t n,
+                                      st_error *err)
+{
+    st_array *ts = &m->tetra_source, *map = &m->tetra_from_tetra;
+    const size_t nsrc = map->n / 8;
+    size_t last = ts->n;
+    for (size_t k = 0; k < n && last; k++) {
+        last--;
+        const unsigned i = idx[k];
+        if (i > last)
+            continue;
+        /* swap i and last (SOFA's swapOutputTetrahedra) */
+        const unsigned si = ts->u[i], sl = ts->u[last];
+        ts->u[i] = sl;
+        ts->u[last] = si;
+        for (int j = 0; si != UINT32_MAX && si < nsrc && j < 8; j++)
+            if (map->u[8 * (size_t)si + j] == i) {
+                map->u[8 * (size_t)si + j] = (unsigned)last;
+                break;
+            }
+        for (int j = 0; sl != UINT32_MAX && sl < nsrc && j < 8; j++)
+            if (map->u[8 * (size_t)sl + j] == last) {
+                map->u[8 * (size_t)sl + j] = i;
+                break;
+            }
+        const unsigned src = ts->u[last];
+        if (src == UINT32_MAX || src >= nsrc)
+            continue;
+        int pieces = 0;
+        for (int j = 0; j < 8; j++) {
+            unsigned *c = &map->u[8 * (size_t)src + j];
+            if (*c == last)
+                *c = UINT32_MAX;
+            else if (*c != UINT32_MAX)
+                pieces++;
+        }
+        if (pieces == 0)
+            ST_TRY(remember_removal(m, src, err));
+    }
+    ts->n = ts->n > n ? ts->n - n : 0;
+    return ST_OK;
+}
+
+/* The input's modifier, as SOFA's context search from the input. */
+static bool input_has_modifier(const simple_tess *m)
+{
+    for (st_node *n = m->input->node; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++)
+            if (!strcmp(st_node_object(n, i)->cls->name, "TetrahedronSetTopologyModifier"))
+                return true;
+    return false;
+}
+
+static st_status simple_tess_out_changed(st_component *self, st_component *topology,
+                                         const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    simple_tess *m = (simple_tess *)self;
+    for (size_t i = 0; i < nev; i++) {
+        const st_topo_event *e = &ev[i];
+        if (e->elem == ST_ELEM_POINT) {
+            if (e->change == ST_TOPO_ADDED) {
+                const size_t n0 = m->point_source.n;
+                ST_TRY(st_array_resize(&m->point_source, ST_T_UINTS, n0 + e->n, err));
+                memset(m->point_source.u + n0, 0, e->n * sizeof *m->point_source.u);
+            } else {
+                remove_output_points(m, e->index, e->n);
+            }
+        } else if (e->elem == ST_ELEM_TETRAHEDRON) {
+            if (e->change == ST_TOPO_ADDED)
+                ST_TRY(pad_map(&m->tetra_source, e->n, err));
+            else
+                ST_TRY(remove_output_tetras(m, e->index, e->n, err));
+        }
+    }
+    static const char *const touched[] = {"tetrahedraMappedFromTetra", "tetraSource",
+                                          "pointMappedFromPoint", "pointMappedFromEdge",
+                                          "pointSource", NULL};
+    for (size_t i = 0; touched[i]; i++)
+        st_component_touch(self, st_component_field(self, touched[i]));
+    /* SOFA's ENDING_EVENT: the input tetrahedra left without pieces go,
+     * highest index first. */
+    if (m->nremove == 0)
+        return ST_OK;
+    const size_t n = m->nremove;
+    m->nremove = 0;
+    if (!input_has_modifier(m))
+        return ST_OK;
+    for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+        const unsigned t = m->to_remove[a];
+        m->to_remove[a] = m->to_remove[b];
+        m->to_remove[b] = t;
+    }
+    return st_topology_remove(m->input, ST_ELEM_TETRAHEDRON, m->to_remove, n, err);
+}
+
+static void simple_tess_cleanup(st_component *self)
+{
+    simple_tess *m = (simple_tess *)self;
+    st_free(m->to_remove);
+    m->to_remove = NULL;
+    m->nremove = m->capremove = 0;
+}
+
 const st_class simple_tesselated_tetra_mapping_class = {
     .struct_size = sizeof(st_class),
     .name = "SimpleTesselatedTetraTopologicalMapping",
@@ -298,4 +476,5 @@ const st_class simple_tesselated_tetra_mapping_class = {
     .fields = simple_tess_fields,
     .init = simple_tess_init,
     .reinit = simple_tess_init,
+    .cleanup = simple_tess_cleanup,
 };

@@ -220,3 +220,180 @@ Test(simple_tesselated_tetra, mechanical_mapping_follows_a_change)
         }
     st_scene_destroy(&s);
 }
+
+/* SOFA's bottom-up propagation: two input tetrahedra (16 pieces); removing
+ * 7 of tetrahedron 0's pieces from the output leaves the input as it is,
+ * the eighth removes tetrahedron 0 from the input (B takes its place, its
+ * pieces now named by entry 0, and point 0, left alone, goes); without a modifier beside the input,
+ * nothing goes up (SOFA's). */
+static st_scene *bottom_up_scene(bool input_modifier)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "  children:\n"
+                  "    - name: In\n"
+                  "      objects:\n"
+                  "        - TetrahedronSetTopologyContainer: {name: in, position: [0,0,0, 1,0,0,"
+                  " 0,1,0, 0,0,1, 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+                  "%s"
+                  "      children:\n"
+                  "        - name: Out\n"
+                  "          objects:\n"
+                  "            - TetrahedronSetTopologyContainer: {name: out}\n"
+                  "            - TetrahedronSetTopologyModifier: {}\n"
+                  "            - SimpleTesselatedTetraTopologicalMapping: {name: m, input: \"@../in\","
+                  " output: \"@out\"}\n",
+             input_modifier ? "        - TetrahedronSetTopologyModifier: {}\n" : "");
+    return topo_scene(&T, yaml);
+}
+
+/* Removes output tetrahedra one at a time, each the current index of the
+ * piece that input tetrahedron `src` maps to at slot j. */
+static void remove_pieces(st_scene *s, unsigned src, int from, int to)
+{
+    st_component *m = topo_get(s, "In/Out/m");
+    st_error err = {0};
+    for (int j = from; j < to; j++) {
+        const st_array *tft = topo_arr(m, "tetrahedraMappedFromTetra");
+        const unsigned piece = tft->u[8 * src + (unsigned)j];
+        cr_assert_neq(piece, UINT32_MAX, "piece %d of %u", j, src);
+        cr_assert_eq(st_topology_remove(topo_get(s, "In/Out/out"), ST_ELEM_TETRAHEDRON, &piece, 1,
+                                        &err),
+                     ST_OK, "%s", err.msg);
+    }
+}
+
+Test(simple_tesselated_tetra, bottom_up_removal)
+{
+    st_scene *s = bottom_up_scene(true);
+    st_component *m = topo_get(s, "In/Out/m");
+    remove_pieces(s, 0, 0, 7);
+    cr_assert_eq(topo_arr(topo_get(s, "In/in"), "tetrahedra")->n, 2u, "one piece is left");
+    cr_assert_eq(topo_arr(topo_get(s, "In/Out/out"), "tetrahedra")->n, 9u);
+    /* every remaining output tetrahedron names a source whose map names it */
+    const st_array *ts = topo_arr(m, "tetraSource"), *tft = topo_arr(m, "tetrahedraMappedFromTetra");
+    cr_assert_eq(ts->n, 9u);
+    for (unsigned k = 0; k < 9; k++) {
+        const unsigned src = ts->u[k];
+        cr_assert_lt(src, 2u);
+        bool named = false;
+        for (int j = 0; j < 8; j++)
+            named = named || tft->u[8 * src + (unsigned)j] == k;
+        cr_assert(named, "output tetrahedron %u is not in its source %u's map", k, src);
+    }
+    remove_pieces(s, 0, 7, 8);
+    const st_array *in = topo_arr(topo_get(s, "In/in"), "tetrahedra");
+    cr_assert_eq(in->n, 1u, "the eighth piece takes its source with it");
+    /* B (1 2 3 4) moved to index 0, and point 4 to the isolated point 0's place */
+    static const unsigned b[4] = {1, 2, 3, 0};
+    for (int k = 0; k < 4; k++)
+        cr_assert_eq(in->u[k], b[k], "tetrahedron B moved to index 0: vertex %d is %u", k,
+                     in->u[k]);
+    tft = topo_arr(m, "tetrahedraMappedFromTetra");
+    ts = topo_arr(m, "tetraSource");
+    cr_assert_eq(tft->n, 8u);
+    cr_assert_eq(ts->n, 8u);
+    for (unsigned k = 0; k < 8; k++) {
+        cr_assert_eq(ts->u[k], 0u, "output %u comes from B, now input 0", k);
+        cr_assert_lt(tft->u[k], 8u);
+    }
+    st_scene_destroy(&s);
+}
+
+Test(simple_tesselated_tetra, bottom_up_needs_the_input_modifier)
+{
+    st_scene *s = bottom_up_scene(false);
+    remove_pieces(s, 0, 0, 8);
+    cr_assert_eq(topo_arr(topo_get(s, "In/in"), "tetrahedra")->n, 2u,
+                 "no modifier beside the input: SOFA removes nothing");
+    cr_assert_eq(topo_arr(topo_get(s, "In/Out/out"), "tetrahedra")->n, 8u);
+    st_scene_destroy(&s);
+}
+
+/* The mechanical mapping after a bottom-up removal: the output loses
+ * tetrahedron A's eight pieces (and the points only they used), the input
+ * loses A; with the input moved by +1 in x, every output point that still
+ * has a source sits at its input point or edge midpoint. */
+Test(simple_tesselated_tetra, mechanical_mapping_after_bottom_up_removal)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  name: root\n"
+        "  dt: 0.01\n"
+        "  gravity: [0, 0, 0]\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [Topology, Mapping.Linear, ODESolver.Forward, "
+        "Mass]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "  children:\n"
+        "    - name: In\n"
+        "      objects:\n"
+        "        - EulerExplicitSolver: {}\n"
+        "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, "
+        "1,1,1]}\n"
+        "        - TetrahedronSetTopologyContainer: {name: in, position: [0,0,0, 1,0,0, 0,1,0,"
+        " 0,0,1, 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
+        "        - TetrahedronSetTopologyModifier: {}\n"
+        "        - UniformMass: {totalMass: 1}\n"
+        "      children:\n"
+        "        - name: Out\n"
+        "          objects:\n"
+        "            - TetrahedronSetTopologyContainer: {name: out}\n"
+        "            - TetrahedronSetTopologyModifier: {}\n"
+        "            - SimpleTesselatedTetraTopologicalMapping: {name: m, input: \"@../in\","
+        " output: \"@out\"}\n"
+        "            - MechanicalObject: {name: fine}\n"
+        "            - SimpleTesselatedTetraMechanicalMapping: {input: \"@../dofs\", output: "
+        "\"@fine\"}\n";
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    unsigned pieces[8];
+    memcpy(pieces, topo_arr(topo_get(s, "In/Out/m"), "tetrahedraMappedFromTetra")->u,
+           sizeof pieces);
+    /* highest first, so that the indices stay valid */
+    for (int j = 7; j >= 0; j--)
+        cr_assert_eq(st_topology_remove(topo_get(s, "In/Out/out"), ST_ELEM_TETRAHEDRON,
+                                        &pieces[j], 1, &err),
+                     ST_OK, "%s", err.msg);
+    cr_assert_eq(topo_arr(topo_get(s, "In/in"), "tetrahedra")->n, 1u);
+    st_array *x = topo_arr(topo_get(s, "In/dofs"), "position");
+    cr_assert_eq(x->n, 4u, "point 0 went with A");
+    for (size_t i = 0; i < x->n; i++)
+        x->r[3 * i] += 1;
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_component *m = topo_get(s, "In/Out/m");
+    const st_array *pfp = topo_arr(m, "pointMappedFromPoint");
+    const st_array *pfe = topo_arr(m, "pointMappedFromEdge");
+    const st_array *edges = topo_arr(topo_get(s, "In/in"), "edges");
+    const st_array *y = topo_arr(topo_get(s, "In/Out/fine"), "position");
+    x = topo_arr(topo_get(s, "In/dofs"), "position");
+    cr_assert_eq(y->n, topo_arr(topo_get(s, "In/Out/out"), "position")->n,
+                 "the fine state follows its container");
+    size_t checked = 0;
+    for (size_t i = 0; i < pfp->n; i++) {
+        if (pfp->u[i] == UINT32_MAX)
+            continue;
+        cr_assert_lt(pfp->u[i], y->n);
+        for (int c = 0; c < 3; c++)
+            cr_assert(fabs(y->r[3 * (size_t)pfp->u[i] + (size_t)c] - x->r[3 * i + (size_t)c]) <
+                          1e-12,
+                      "point %zu", i);
+        checked++;
+    }
+    for (size_t e = 0; e < pfe->n; e++) {
+        if (pfe->u[e] == UINT32_MAX)
+            continue;
+        cr_assert_lt(pfe->u[e], y->n);
+        for (int c = 0; c < 3; c++) {
+            double mid = (x->r[3 * (size_t)edges->u[2 * e] + (size_t)c] +
+                          x->r[3 * (size_t)edges->u[2 * e + 1] + (size_t)c]) /
+                         2;
+            cr_assert(fabs(y->r[3 * (size_t)pfe->u[e] + (size_t)c] - mid) < 1e-12, "edge %zu",
+                      e);
+        }
+        checked++;
+    }
+    cr_assert_eq(checked, 4u + 6u, "B's 4 points and 6 edge midpoints are mapped");
+    st_scene_destroy(&s);
+}
