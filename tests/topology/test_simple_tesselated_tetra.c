@@ -157,9 +157,12 @@ Test(simple_tesselated_tetra, refusals_and_changes)
 /* The mechanical mapping follows too: after the removal above, with the
  * input moved by +1 in x, each output point that has a source is at its
  * input point or at its input edge's midpoint. */
-Test(simple_tesselated_tetra, mechanical_mapping_follows_a_change)
+/* A body of two tetrahedra under EulerExplicitSolver, its finer copy with
+ * the mechanical mapping; the output gets a modifier when asked. */
+static st_scene *mech_scene(bool output_modifier)
 {
-    const char *yaml =
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
         "format: settee/1\n"
         "root:\n"
         "  name: root\n"
@@ -183,12 +186,19 @@ Test(simple_tesselated_tetra, mechanical_mapping_follows_a_change)
         "        - name: Out\n"
         "          objects:\n"
         "            - TetrahedronSetTopologyContainer: {name: out}\n"
+        "%s"
         "            - SimpleTesselatedTetraTopologicalMapping: {name: m, input: \"@../in\","
         " output: \"@out\"}\n"
         "            - MechanicalObject: {name: fine}\n"
         "            - SimpleTesselatedTetraMechanicalMapping: {input: \"@../dofs\", output: "
-        "\"@fine\"}\n";
-    st_scene *s = topo_scene(&T, yaml);
+        "\"@fine\"}\n",
+        output_modifier ? "            - TetrahedronSetTopologyModifier: {}\n" : "");
+    return topo_scene(&T, yaml);
+}
+
+Test(simple_tesselated_tetra, mechanical_mapping_follows_a_change)
+{
+    st_scene *s = mech_scene(false);
     st_error err = {0};
     const unsigned id = 0;
     cr_assert_eq(st_topology_remove(topo_get(s, "In/in"), ST_ELEM_TETRAHEDRON, &id, 1, &err),
@@ -316,37 +326,7 @@ Test(simple_tesselated_tetra, bottom_up_needs_the_input_modifier)
  * has a source sits at its input point or edge midpoint. */
 Test(simple_tesselated_tetra, mechanical_mapping_after_bottom_up_removal)
 {
-    const char *yaml =
-        "format: settee/1\n"
-        "root:\n"
-        "  name: root\n"
-        "  dt: 0.01\n"
-        "  gravity: [0, 0, 0]\n"
-        "  objects:\n"
-        "    - RequiredPlugin: {pluginName: [Topology, Mapping.Linear, ODESolver.Forward, "
-        "Mass]}\n"
-        "    - DefaultAnimationLoop: {}\n"
-        "  children:\n"
-        "    - name: In\n"
-        "      objects:\n"
-        "        - EulerExplicitSolver: {}\n"
-        "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 0,1,0, 0,0,1, "
-        "1,1,1]}\n"
-        "        - TetrahedronSetTopologyContainer: {name: in, position: [0,0,0, 1,0,0, 0,1,0,"
-        " 0,0,1, 1,1,1], tetrahedra: [0,1,2,3, 1,2,3,4]}\n"
-        "        - TetrahedronSetTopologyModifier: {}\n"
-        "        - UniformMass: {totalMass: 1}\n"
-        "      children:\n"
-        "        - name: Out\n"
-        "          objects:\n"
-        "            - TetrahedronSetTopologyContainer: {name: out}\n"
-        "            - TetrahedronSetTopologyModifier: {}\n"
-        "            - SimpleTesselatedTetraTopologicalMapping: {name: m, input: \"@../in\","
-        " output: \"@out\"}\n"
-        "            - MechanicalObject: {name: fine}\n"
-        "            - SimpleTesselatedTetraMechanicalMapping: {input: \"@../dofs\", output: "
-        "\"@fine\"}\n";
-    st_scene *s = topo_scene(&T, yaml);
+    st_scene *s = mech_scene(true);
     st_error err = {0};
     unsigned pieces[8];
     memcpy(pieces, topo_arr(topo_get(s, "In/Out/m"), "tetrahedraMappedFromTetra")->u,
