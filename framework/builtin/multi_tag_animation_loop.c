@@ -62,11 +62,38 @@ static st_status mt_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+/* SOFA runs an ODE solver that carries none of the loop's tags never, and
+ * says nothing: settee says so once, naming it. */
+static void warn_untagged(const multi_tag_loop *l, const st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        const st_component *c = n->objects[i];
+        if (!c->cls->odesolver)
+            continue;
+        bool tagged = false;
+        for (size_t k = 0; k < l->ntags && !tagged; k++)
+            tagged = st__component_has_tag(c, l->tag[k]);
+        if (!tagged) {
+            char path[256];
+            st_component_warn(&l->base,
+                              "the ODE solver %s carries none of this loop's tags: it never "
+                              "runs, and its subtree does not move (as in SOFA)",
+                              st_component_path(c, path, sizeof path));
+        }
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        warn_untagged(l, n->children[i]);
+}
+
 static void mt_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
-    if (ev == ST_EVENT_INIT_DONE && self->node)
-        st__loop_links_init(&((multi_tag_loop *)self)->links, self);
+    multi_tag_loop *l = (multi_tag_loop *)self;
+    if (ev == ST_EVENT_INIT_DONE && self->node) {
+        st__loop_links_init(&l->links, self);
+        if (l->ntags)
+            warn_untagged(l, self->node);
+    }
 }
 
 static void mt_cleanup(st_component *self)

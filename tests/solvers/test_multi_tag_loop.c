@@ -3,8 +3,8 @@
  * pipeline) that carry it. Three falling bodies under their own implicit
  * solvers tagged A, B and C, the loop with "A B": A's and B's bodies move
  * exactly as under DefaultAnimationLoop (the same bits), C's does not move
- * at all (SOFA's visitors skip components without the tag), and time
- * advances by dt per step. Without tags the loop warns and only advances
+ * at all (SOFA's visitors skip components without the tag; settee warns,
+ * naming the solver), and time advances by dt per step. Without tags the loop warns and only advances
  * time. */
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +73,10 @@ Test(multi_tag_loop, tags_run_their_solvers_only)
     cr_assert(memcmp(pos(tagged, "C/dofs"), c0, sizeof c0) == 0,
               "C's solver has no tag of the loop: its body must not move");
     cr_assert_lt(pos(plain, "C/dofs")[1], -0.01, "under DefaultAnimationLoop C falls");
+    cr_assert_not_null(strstr(T.log, "the ODE solver /C/EulerImplicitSolver1 carries none of "
+                                     "this loop's tags"),
+                       "log: %s", T.log);
+    cr_assert_null(strstr(T.log, "/A/EulerImplicitSolver1 carries none"), "log: %s", T.log);
     cr_assert_lt(pos(tagged, "A/dofs")[1], -0.01, "A falls");
     cr_assert_eq(st_node_time(st_scene_root(tagged)), st_node_time(st_scene_root(plain)));
     st_scene_destroy(&tagged);
