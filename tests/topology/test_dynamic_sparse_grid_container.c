@@ -22,7 +22,9 @@ TestSuite(dynamic_sparse_grid_container, .init = setup, .fini = teardown);
     "    - DynamicSparseGridTopologyContainer: {name: g, resolution: [3, 2, 1], "               \
     "position: [[1,1,0],[2,1,0],[2,2,0],[1,2,0],[1,1,1],[2,1,1],[2,2,1],[1,2,1],"              \
     "[1,0,0],[1,0,1],[2,0,0],[2,0,1]], "                                                          \
-    "hexahedra: [[0,1,2,3,4,5,6,7],[8,10,1,0,9,11,5,4]], " extra "}\n"
+    "hexahedra: [[0,1,2,3,4,5,6,7],[8,10,1,0,9,11,5,4]], " extra "}\n"                        \
+    "    - DynamicSparseGridTopologyModifier: {name: mod}\n"                                     \
+    "    - DynamicSparseGridGeometryAlgorithms: {name: geo}\n"
 
 Test(dynamic_sparse_grid_container, maps_voxels_and_hexahedra)
 {

@@ -407,8 +407,9 @@ Test(topology, plugin_answers_sofa_module_names)
      * Edge2QuadTopologicalMapping, Mesh2PointTopologicalMapping,
      * SubsetTopologicalMapping, SimpleTesselatedTetraTopologicalMapping and
      * SphereQuadTopology, IdentityTopologicalMapping, CenterPointTopologicalMapping,
-     * DynamicSparseGridTopologyContainer, MultilevelHexahedronSetTopologyContainer */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 42);
+     * DynamicSparseGridTopologyContainer, MultilevelHexahedronSetTopologyContainer,
+     * DynamicSparseGridGeometryAlgorithms, DynamicSparseGridTopologyModifier */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 44);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
