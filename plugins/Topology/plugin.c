@@ -13,6 +13,8 @@ extern const st_class regular_grid_topology_class, grid_topology_class, mesh_top
 extern const st_class point_set_container_class, edge_set_container_class,
     triangle_set_container_class, quad_set_container_class, tetra_set_container_class,
     hexa_set_container_class;
+extern const st_class dynamic_sparse_grid_container_class, multilevel_hexa_container_class,
+    dynamic_sparse_grid_geo_class, dynamic_sparse_grid_mod_class;
 extern const st_class point_set_geo_class, edge_set_geo_class, triangle_set_geo_class,
     quad_set_geo_class, tetra_set_geo_class, hexa_set_geo_class;
 extern const st_class point_set_mod_class, edge_set_mod_class, triangle_set_mod_class,
@@ -42,7 +44,9 @@ static st_status register_classes(st_registry *r, st_error *err)
         &sparse_grid_multiple_topology_class, &edge2quad_mapping_class,
         &mesh2point_mapping_class, &subset_topological_mapping_class,
         &simple_tesselated_tetra_mapping_class,
-        &identity_topological_mapping_class, &center_point_topological_mapping_class};
+        &identity_topological_mapping_class, &center_point_topological_mapping_class,
+        &dynamic_sparse_grid_container_class, &multilevel_hexa_container_class,
+        &dynamic_sparse_grid_geo_class, &dynamic_sparse_grid_mod_class};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ST_TRY(st_registry_add(r, classes[i], err));
     return ST_OK;

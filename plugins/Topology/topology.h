@@ -94,6 +94,17 @@ typedef struct topo {
     st_array data_mass;       /* "massCoefs": one per file (float) */
     bool compute_ramifications; /* "computeRamifications" */
     bool erase_previous_coef;   /* "erasePreviousCoef" */
+    /* DynamicSparseGridTopologyContainer. */
+    st_vec3 dsg_resolution;  /* "resolution" (integers) */
+    st_array dsg_grid_values; /* "valuesIndexedInRegularGrid" */
+    st_array dsg_topo_values; /* "valuesIndexedInTopology" */
+    st_array dsg_idx_in_grid; /* "idxInRegularGrid" */
+    st_array dsg_grid2topo;   /* "idInRegularGrid2IndexInTopo": (grid id, hexahedron) pairs */
+    /* MultilevelHexahedronSetTopologyContainer (resolution and
+     * idxInRegularGrid in the members above). */
+    int ml_level;             /* "level" */
+    st_array ml_coarse;       /* "coarseComponents": per hexahedron, its component's voxel */
+    st_array ml_fine;         /* "fineComponents": per hexahedron, its component's voxel */
     /* State. */
     topo_kind kind;
     bool lists_ready;    /* element lists computed (or derived) */

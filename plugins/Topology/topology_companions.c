@@ -194,3 +194,8 @@ MOD_CLASS(triangle_set_mod_class, "TriangleSetTopologyModifier", triangle_modifi
 MOD_CLASS(quad_set_mod_class, "QuadSetTopologyModifier", modifier_fields);
 MOD_CLASS(tetra_set_mod_class, "TetrahedronSetTopologyModifier", volume_modifier_fields);
 MOD_CLASS(hexa_set_mod_class, "HexahedronSetTopologyModifier", volume_modifier_fields);
+/* SOFA's DynamicSparseGrid companions derive from the HexahedronSet ones
+ * with no field of their own. */
+GEO_CLASS(dynamic_sparse_grid_geo_class, "DynamicSparseGridGeometryAlgorithms", hexa_geo_fields);
+MOD_CLASS(dynamic_sparse_grid_mod_class, "DynamicSparseGridTopologyModifier",
+          volume_modifier_fields);

@@ -406,8 +406,10 @@ Test(topology, plugin_answers_sofa_module_names)
      * SphereGridTopology, CubeTopology, SparseGridMultipleTopology,
      * Edge2QuadTopologicalMapping, Mesh2PointTopologicalMapping,
      * SubsetTopologicalMapping, SimpleTesselatedTetraTopologicalMapping and
-     * SphereQuadTopology, IdentityTopologicalMapping, CenterPointTopologicalMapping */
-    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 40);
+     * SphereQuadTopology, IdentityTopologicalMapping, CenterPointTopologicalMapping,
+     * DynamicSparseGridTopologyContainer, MultilevelHexahedronSetTopologyContainer,
+     * DynamicSparseGridGeometryAlgorithms, DynamicSparseGridTopologyModifier */
+    cr_assert_eq(st_runtime_plugin_classes(T.rt, "Topology", NULL, 0), 44);
 }
 
 /* ---- Tetra2Triangle, Triangle2Edge, Quad2Triangle, Hexa2Prism ---- */
