@@ -363,6 +363,8 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     }
     if (i < 0 && !strcmp(key, "src")) {
         /* SOFA's src: link every same-named field of the source (at init). */
+        if (v->kind == ST_VAL_SCALAR && !v->text[0])
+            return ST_OK; /* src="": no source, as SOFA reads it */
         if (v->kind != ST_VAL_SCALAR || v->text[0] != '@' || !v->text[1]) {
             st__error_at(err, ST_ESCENE, v->mark,
                          "%s: 'src' expects a link to a component (src=\"@loader\"), got '%s'",
@@ -436,6 +438,11 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
             fs->link = l;
             fs->parent = NULL;
         }
+    } else if (f->type == ST_T_LINK && v->kind == ST_VAL_SCALAR && !v->text[0]) {
+        /* an empty link is no link, as SOFA reads it (src="", input="") */
+        st_free(fs->link);
+        fs->link = NULL;
+        fs->parent = NULL;
     } else if (f->type == ST_T_LINK) {
         s = st__error_at(err, ST_ESCENE, v->mark,
                          "%s: field '%s' expects a link such as \"@../dofs\" (a path starting with '@')",

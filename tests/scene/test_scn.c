@@ -510,6 +510,24 @@ Test(scn, src_links_same_named_fields)
 
     expect_error("<Node name=\"root\">\n  <MechanicalObject src=\"loader\"/>\n</Node>\n",
                  "t.scn:2:26", "'src' expects a link");
+    /* src="" is no source, as SOFA reads it */
+    st_scene *s3 = NULL;
+    cr_assert_eq(load_as("<Node name=\"root\">\n  <MechanicalObject name=\"m\" src=\"\" "
+                         "position=\"1 2 3\"/>\n</Node>\n",
+                         "t.scn", &s3, &err),
+                 ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s3, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(((st_mstate *)test_find_object(s3, "m"))->n, 1u);
+    st_scene_destroy(&s3);
+    /* and so is an empty link field (UniformMass topology=""): no link */
+    cr_assert_eq(load_as("<Node name=\"root\">\n  <MechanicalObject position=\"1 2 3\"/>\n"
+                         "  <UniformMass name=\"u\" topology=\"\" totalMass=\"2\"/>\n</Node>\n",
+                         "t.scn", &s3, &err),
+                 ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s3, &err), ST_OK, "%s", err.msg);
+    st_component *u = test_find_object(s3, "u");
+    cr_assert_null(*(st_component **)st_component_field_ptr(u, st_component_field(u, "topology")));
+    st_scene_destroy(&s3);
     st_scene *s2 = NULL;
     cr_assert_eq(load_as("<Node name=\"root\">\n  <MechanicalObject src=\"@nothing\"/>\n</Node>\n",
                          "t.scn", &s2, &err),
