@@ -158,5 +158,7 @@ double wrs_length(const wire_rest_shape *w);
 const rod_section *wrs_section_at(const wire_rest_shape *w, double x);
 /* Beam length of the section holding x (SOFA's getMechanicalSampling). */
 double wrs_mechanical_sampling(const wire_rest_shape *w, double x);
+/* Collision edge length there (SOFA's getCollisionSampling, nbEdgesCollis). */
+double wrs_collision_sampling(const wire_rest_shape *w, double x);
 
 #endif

@@ -7,7 +7,7 @@
  * Iy = Iz = pi (r^4 - ri^4) / 4, J = Iy + Iz, no shear areas) and Young's
  * modulus, Poisson's ratio and mass density. When nbBeams is not set it
  * takes nbEdgesCollis (SOFA's compatibility rule, with its deprecation
- * warning). A length <= 0 is an error.
+ * warning). A length <= 0, no beam or no collision edge is an error.
  *
  * WireRestShape links its sections in wireMaterials (handle to tip) and
  * computes keyPoints (0 then the running sum of the lengths) and
@@ -59,9 +59,10 @@ static st_status rod_init(st_component *self, st_error *err)
     if (!(r->length > 0.0))
         return st_component_error(self, "length", err, ST_EINVAL,
                                   "length is %g: a rod section needs a length > 0", r->length);
-    if (r->nb_beams == 0)
+    if (r->nb_beams == 0 || r->nb_edges_collis == 0)
         return st_component_error(self, "nbBeams", err, ST_EINVAL,
-                                  "nbBeams is 0: a rod section needs at least one beam");
+                                  "nbBeams or nbEdgesCollis is 0: a rod section needs at least one beam "
+                                  "and one collision edge");
     return ST_OK;
 }
 
@@ -159,7 +160,7 @@ const rod_section *wrs_section_at(const wire_rest_shape *w, double x)
     return i < w->nsec ? w->sec[i] : NULL;
 }
 
-double wrs_mechanical_sampling(const wire_rest_shape *w, double x)
+static double sampling(const wire_rest_shape *w, double x, bool collision)
 {
     const double L = wrs_length(w);
     double xu = x - WRS_EPS;
@@ -167,7 +168,18 @@ double wrs_mechanical_sampling(const wire_rest_shape *w, double x)
     const size_t i = section_index(w, xu);
     if (i >= w->nsec)
         return L / 20.0; /* SOFA's fallback */
-    return fabs(w->key_points.r[i + 1] - w->key_points.r[i]) / w->sec[i]->nb_beams;
+    const unsigned n = collision ? w->sec[i]->nb_edges_collis : w->sec[i]->nb_beams;
+    return fabs(w->key_points.r[i + 1] - w->key_points.r[i]) / n;
+}
+
+double wrs_mechanical_sampling(const wire_rest_shape *w, double x)
+{
+    return sampling(w, x, false);
+}
+
+double wrs_collision_sampling(const wire_rest_shape *w, double x)
+{
+    return sampling(w, x, true);
 }
 
 void wrs_rest_transform(const wire_rest_shape *w, double x, ba_xf *out)

@@ -651,3 +651,26 @@ Test(beam_adapter, wire_rest_shape_bad_input)
         st_scene_destroy(&s);
     }
 }
+
+/* Sections without nbBeams take nbEdgesCollis (BeamAdapter's compatibility
+ * rule); collision sampling by nbEdgesCollis per section. */
+Test(beam_adapter, wire_rest_shape_nb_beams_from_collision_edges)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='Root'><RodStraightSection name='A' length='60' nbEdgesCollis='12'/>"
+            "<RodStraightSection name='B' length='8' nbEdgesCollis='4' nbBeams='2'/>"
+            "<EdgeSetTopologyContainer/><WireRestShape name='Shape' template='Rigid3d' "
+            "wireMaterials='@A @B'/></Node>");
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    cr_assert_eq(w->density.n, 2);
+    cr_assert_eq(w->density.u[0], 12, "nbBeams from nbEdgesCollis: %u", w->density.u[0]);
+    cr_assert_eq(w->density.u[1], 2);
+    fem_near(wrs_length(w), 68.0, 0.0, "length");
+    fem_near(wrs_collision_sampling(w, 0.0), 5.0, 1e-15, "collision dx at 0");
+    fem_near(wrs_collision_sampling(w, 59.0), 5.0, 1e-15, "collision dx at 59");
+    fem_near(wrs_collision_sampling(w, 68.0), 2.0, 1e-15, "collision dx at the tip");
+    fem_near(wrs_mechanical_sampling(w, 68.0), 4.0, 1e-15, "beam length at the tip");
+    st_scene_destroy(&s);
+}
