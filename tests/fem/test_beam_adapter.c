@@ -586,6 +586,7 @@ Test(beam_adapter, wire_rest_shape_straight)
         cr_assert_eq(h.q[3], 1.0);
     }
     st_scene_destroy(&s);
+    test_rt_close(&t);
 }
 
 Test(beam_adapter, wire_rest_shape_spire_helix)
@@ -625,6 +626,7 @@ Test(beam_adapter, wire_rest_shape_spire_helix)
     fem_near(h.t[0], 4.0, 2e-10, "straight part");
     cr_assert_eq(h.t[1], 0.0);
     st_scene_destroy(&s);
+    test_rt_close(&t);
 }
 
 /* Bad wires: a section of length 0, a link to something not a section, no
@@ -650,6 +652,7 @@ Test(beam_adapter, wire_rest_shape_bad_input)
         cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
         st_scene_destroy(&s);
     }
+    test_rt_close(&t);
 }
 
 /* Sections without nbBeams take nbEdgesCollis (BeamAdapter's compatibility
@@ -673,4 +676,5 @@ Test(beam_adapter, wire_rest_shape_nb_beams_from_collision_edges)
     fem_near(wrs_collision_sampling(w, 68.0), 2.0, 1e-15, "collision dx at the tip");
     fem_near(wrs_mechanical_sampling(w, 68.0), 4.0, 1e-15, "beam length at the tip");
     st_scene_destroy(&s);
+    test_rt_close(&t);
 }
