@@ -21,10 +21,12 @@
  * spires, theta = 2 pi n; the rotation is (y axis, theta) times (z axis,
  * phi) and the origin (x0 + (D/2) sin theta, n h, (D/2)(cos theta - 1)).
  *
- * Not done: SOFA's init also rebuilds the linked topology container as
- * points along x and edges (each section's nbEdgesVisu); settee leaves the
- * topology as the scene gives it (WireRestShape only reads its own data). */
+ * Init also fills the linked topology container (else the first one found
+ * from its node upwards; none is an error, as SOFA's) with points along x
+ * and edges, nbEdgesVisu per section (SOFA's initTopology); a container
+ * already initialised is reinitialised with them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +197,8 @@ void wrs_rest_transform(const wire_rest_shape *w, double x, ba_xf *out)
     rod_rest_transform(w->sec[i], xu, w->key_points.r[i], out);
 }
 
+static st_status wrs_fill_topology(wire_rest_shape *w, st_component *topo, st_error *err);
+
 static void wrs_cleanup(st_component *self)
 {
     wire_rest_shape *w = (wire_rest_shape *)self;
@@ -248,7 +252,70 @@ static st_status wrs_init(st_component *self, st_error *err)
         w->key_points.r[i + 1] = w->key_points.r[i] + w->sec[i]->length;
         w->density.u[i] = w->sec[i]->nb_beams;
     }
+    st_component *topo = w->topology;
+    if (!topo)
+        topo = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (!topo)
+        return st_component_error(self, "topology", err, ST_EINVAL,
+                                  "no topology container: link one with topology or put one "
+                                  "in the node (an EdgeSetTopologyContainer)");
+    ST_TRY(wrs_fill_topology(w, topo, err));
+    if (topo->state == ST_CSTATE_VALID && topo->cls->reinit)
+        return topo->cls->reinit(topo, err); /* initialised before this: take the new lists */
     return ST_OK;
+}
+
+/* Appends printf text to a growing buffer. */
+static st_status buf_add(char **buf, size_t *len, size_t *cap, st_error *err, const char *fmt,
+                         double a, double b)
+{
+    char tmp[96];
+    const int k = snprintf(tmp, sizeof tmp, fmt, a, b);
+    if (*len + (size_t)k + 1 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 1024;
+        while (nc < *len + (size_t)k + 1)
+            nc *= 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb)
+            return st_error_set(err, ST_ENOMEM, "WireRestShape: out of memory");
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, tmp, (size_t)k + 1);
+    *len += (size_t)k;
+    return ST_OK;
+}
+
+/* SOFA's initTopology: the topology becomes points along x and edges, each
+ * section's length cut into nbEdgesVisu edges (SOFA's loop, kept as it is:
+ * a section's points start at the previous section's length, not its key
+ * point, which is the same for two sections). */
+static st_status wrs_fill_topology(wire_rest_shape *w, st_component *topo, st_error *err)
+{
+    char *pos = NULL, *edg = NULL;
+    size_t pl = 0, pc = 0, el = 0, ec = 0;
+    double prev_length = 0.0;
+    unsigned prev_edges = 0, start = 0;
+    st_status st = ST_OK;
+    for (size_t i = 0; i < w->nsec && st == ST_OK; i++) {
+        const unsigned nv = w->sec[i]->nb_edges_visu;
+        const double length = fabs(w->key_points.r[i + 1] - w->key_points.r[i]);
+        const double dx = nv ? length / nv : 0.0;
+        for (unsigned k = start; k < nv + 1 && st == ST_OK; k++)
+            st = buf_add(&pos, &pl, &pc, err, "%.17g %.17g 0 ", prev_length + k * dx, 0.0);
+        for (unsigned k = prev_edges; k < prev_edges + nv && st == ST_OK; k++)
+            st = buf_add(&edg, &el, &ec, err, "%.0f %.0f ", k, k + 1.0);
+        prev_length = length;
+        prev_edges = nv;
+        start = 1;
+    }
+    if (st == ST_OK)
+        st = st_component_set(topo, "position", pos ? pos : "", err);
+    if (st == ST_OK)
+        st = st_component_set(topo, "edges", edg ? edg : "", err);
+    free(pos);
+    free(edg);
+    return st;
 }
 
 #define T wire_rest_shape

@@ -678,3 +678,43 @@ Test(beam_adapter, wire_rest_shape_nb_beams_from_collision_edges)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* WireRestShape fills its topology (SOFA's initTopology): nbEdgesVisu edges
+ * per section along x, the sections sharing their end point; a container
+ * written before WireRestShape gets the same. Rigid3d frames on it follow. */
+Test(beam_adapter, wire_rest_shape_fills_topology)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    for (int before = 0; before < 2; before++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<Node name='Root'>%s<RodStraightSection name='A' length='6' nbBeams='2' "
+                 "nbEdgesVisu='3'/><RodStraightSection name='B' length='6' nbBeams='2' "
+                 "nbEdgesVisu='2'/><WireRestShape name='Shape' template='Rigid3d' "
+                 "wireMaterials='@A @B'/>%s<MechanicalObject template='Rigid3d' "
+                 "name='dofs'/></Node>",
+                 before ? "<EdgeSetTopologyContainer name='Lines'/>" : "",
+                 before ? "" : "<EdgeSetTopologyContainer name='Lines'/>");
+        st_scene *s = fem_load_xml(&t, xml);
+        st_component *topo = fem_find(s, "Lines", "EdgeSetTopologyContainer");
+        const st_array *pos =
+            st_component_field_ptr(topo, st_component_field(topo, "position"));
+        const st_array *edges = st_component_field_ptr(topo, st_component_field(topo, "edges"));
+        /* points 0 2 4 6 then 9 12 (SOFA's loop: the second section starts
+         * at the first one's length) */
+        const double xs[] = {0, 2, 4, 6, 9, 12};
+        cr_assert_eq(pos->n, 6, "%zu points (before=%d)", pos->n, before);
+        for (size_t i = 0; i < 6; i++) {
+            fem_near(pos->r[3 * i], xs[i], 1e-12, "point x");
+            cr_assert_eq(pos->r[3 * i + 1], 0.0);
+        }
+        cr_assert_eq(edges->n, 5);
+        for (unsigned e = 0; e < 5; e++) {
+            cr_assert_eq(edges->u[2 * e], e);
+            cr_assert_eq(edges->u[2 * e + 1], e + 1);
+        }
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
