@@ -122,4 +122,43 @@ typedef struct ab_ffm {
 
 extern const st_class adaptive_beam_force_field_and_mass_class;
 
+/* A rod section (SOFA's BaseRodSectionMaterial with RodStraightSection or
+ * RodSpireSection): a piece of a wire, from handle to tip. */
+typedef struct rod_section {
+    st_component base;
+    double poisson, young, mass_density, radius, inner_radius, length; /* SOFA's data */
+    unsigned nb_beams, nb_edges_visu, nb_edges_collis;
+    double spire_diameter, spire_height; /* RodSpireSection only */
+    bool spire;                          /* set by init: which class */
+    ba_section section;                  /* set by init */
+} rod_section;
+
+extern const st_class rod_straight_section_class;
+extern const st_class rod_spire_section_class;
+
+/* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
+typedef struct wire_rest_shape {
+    st_component base;
+    st_array density;          /* "densityOfBeams": output, uints, beams per section */
+    st_array key_points;       /* "keyPoints": output, reals, section ends */
+    st_array wire_materials;   /* "wireMaterials": strings, links to the sections */
+    st_component *topology;    /* "topology" */
+    /* Set by init. */
+    size_t nsec;
+    rod_section **sec;         /* nsec, owned array of borrowed pointers */
+} wire_rest_shape;
+
+extern const st_class wire_rest_shape_class;
+
+/* The rest frame at curvilinear abscissa x (SOFA's getRestTransformOnX). */
+void wrs_rest_transform(const wire_rest_shape *w, double x, ba_xf *out);
+/* Total length (last key point). */
+double wrs_length(const wire_rest_shape *w);
+/* The section holding abscissa x (NULL when none); SOFA's lookups by x. */
+const rod_section *wrs_section_at(const wire_rest_shape *w, double x);
+/* Beam length of the section holding x (SOFA's getMechanicalSampling). */
+double wrs_mechanical_sampling(const wire_rest_shape *w, double x);
+/* Collision edge length there (SOFA's getCollisionSampling, nbEdgesCollis). */
+double wrs_collision_sampling(const wire_rest_shape *w, double x);
+
 #endif

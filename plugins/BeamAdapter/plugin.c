@@ -10,6 +10,9 @@ static st_status register_classes(st_registry *r, st_error *err)
 {
     ST_TRY(st_registry_add(r, &beam_interpolation_class, err));
     ST_TRY(st_registry_add(r, &adaptive_beam_force_field_and_mass_class, err));
+    ST_TRY(st_registry_add(r, &rod_straight_section_class, err));
+    ST_TRY(st_registry_add(r, &rod_spire_section_class, err));
+    ST_TRY(st_registry_add(r, &wire_rest_shape_class, err));
     return ST_OK;
 }
 
@@ -18,5 +21,6 @@ static const char *const provides[] = {"BeamAdapter", NULL};
 ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "SOFA's BeamAdapter plugin: BeamInterpolation (beams on edges between Rigid3d "
                  "frames, spline interpolation) and AdaptiveBeamForceFieldAndMass (their "
-                 "stiffness, consistent mass and gravity)",
+                 "stiffness, consistent mass and gravity), WireRestShape with RodStraightSection and "
+                 "RodSpireSection (a wire's rest shape by curvilinear abscissa)",
                  "LGPL-2.1-or-later", provides, register_classes)

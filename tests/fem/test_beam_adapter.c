@@ -533,3 +533,188 @@ Test(beam_adapter, interpolation_outputs)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- WireRestShape, RodStraightSection, RodSpireSection ---- */
+
+/* A wire of a straight section (length 10, 5 beams) and a tip section: a
+ * straight one (length 4, 2 beams) or a spire (length 20, diameter 2,
+ * 0.5 between spires, 8 beams). */
+#define WIRE(TIP)                                                                                 \
+    "<Node name='Root' dt='0.01'><DefaultAnimationLoop/>"                                         \
+    "<RodStraightSection name='Straight' length='10' nbBeams='5' radius='0.5' "                   \
+    "innerRadius='0.25' youngModulus='2e4'/>" TIP                                                 \
+    "<EdgeSetTopologyContainer name='MeshLines'/>"                                                \
+    "<WireRestShape name='Shape' template='Rigid3d' wireMaterials='@Straight @Tip'/></Node>"
+
+Test(beam_adapter, wire_rest_shape_straight)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, WIRE("<RodStraightSection name='Tip' length='4' "
+                                        "nbBeams='2'/>"));
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    cr_assert_eq(w->base.state, ST_CSTATE_VALID);
+    cr_assert_eq(w->key_points.n, 3);
+    cr_assert_eq(w->key_points.r[0], 0.0);
+    cr_assert_eq(w->key_points.r[1], 10.0);
+    cr_assert_eq(w->key_points.r[2], 14.0);
+    cr_assert_eq(w->density.n, 2);
+    cr_assert_eq(w->density.u[0], 5);
+    cr_assert_eq(w->density.u[1], 2);
+    fem_near(wrs_length(w), 14.0, 0.0, "length");
+    /* beam lengths by hand: 10 / 5 on the first section, 4 / 2 on the tip */
+    fem_near(wrs_mechanical_sampling(w, 3.0), 2.0, 1e-15, "dx at 3");
+    fem_near(wrs_mechanical_sampling(w, 10.0), 2.0, 1e-15, "dx at 10 (first section)");
+    fem_near(wrs_mechanical_sampling(w, 12.5), 2.0, 1e-15, "dx at 12.5");
+    /* the section: pi (r^2 - ri^2), pi (r^4 - ri^4) / 4 */
+    const rod_section *r0 = wrs_section_at(w, 3.0);
+    cr_assert_not_null(r0);
+    fem_near(r0->section.A, M_PI * (0.25 - 0.0625), 1e-15, "A");
+    fem_near(r0->section.Iy, M_PI * (0.0625 - 0.00390625) / 4, 1e-15, "Iy");
+    fem_near(r0->section.J, 2 * r0->section.Iz, 1e-15, "J");
+    cr_assert_eq(r0->young, 2e4);
+    cr_assert_eq(wrs_section_at(w, 12.0)->young, 5000.0); /* SOFA's default */
+    /* rest frames on a straight wire: (x, 0, 0), no rotation; clamped at the ends */
+    const double xs[] = {0.0, 3.0, 10.0, 13.0, 14.0, 20.0, -1.0};
+    const double want[] = {0.0, 3.0, 10.0, 13.0, 14.0, 14.0, 0.0};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        ba_xf h;
+        wrs_rest_transform(w, xs[i], &h);
+        fem_near(h.t[0], want[i], 2e-10, "x");
+        cr_assert_eq(h.t[1], 0.0);
+        cr_assert_eq(h.t[2], 0.0);
+        cr_assert_eq(h.q[3], 1.0);
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+Test(beam_adapter, wire_rest_shape_spire_helix)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, WIRE("<RodSpireSection name='Tip' length='20' nbBeams='8' "
+                                        "spireDiameter='2' spireHeight='0.5'/>"));
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    cr_assert_eq(w->base.state, ST_CSTATE_VALID);
+    fem_near(wrs_length(w), 30.0, 0.0, "length");
+    fem_near(wrs_mechanical_sampling(w, 20.0), 2.5, 1e-15, "dx on the spire");
+    /* the helix: radius 1, one turn every sqrt(0.5^2 + (2 pi)^2) of abscissa,
+     * rising 0.5 a turn, starting at (10, 0, 0) with its axis along y */
+    const double ls = sqrt(0.25 + 4 * M_PI * M_PI);
+    for (double x = 10.5; x < 30.0; x += 1.7) {
+        ba_xf h;
+        wrs_rest_transform(w, x, &h);
+        const double sarc = x - 1e-10 - 10.0, th = 2 * M_PI * sarc / ls;
+        fem_near(h.t[0], 10.0 + sin(th), 1e-9, "helix x");
+        fem_near(h.t[1], 0.5 * sarc / ls, 1e-9, "helix y");
+        fem_near(h.t[2], cos(th) - 1.0, 1e-9, "helix z");
+        /* the frame's x axis is the helix's unit tangent (central differences) */
+        ba_xf a, b;
+        const double d = 1e-5;
+        wrs_rest_transform(w, x - d, &a);
+        wrs_rest_transform(w, x + d, &b);
+        const double ex[3] = {1, 0, 0};
+        double ax[3];
+        st_quat_rotate(ax, h.q, ex);
+        for (int c = 0; c < 3; c++)
+            fem_near(ax[c], (b.t[c] - a.t[c]) / (2 * d), 1e-8, "tangent");
+    }
+    /* the first section stays straight */
+    ba_xf h;
+    wrs_rest_transform(w, 4.0, &h);
+    fem_near(h.t[0], 4.0, 2e-10, "straight part");
+    cr_assert_eq(h.t[1], 0.0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Bad wires: a section of length 0, a link to something not a section, no
+ * section at all: init errors naming the field. */
+Test(beam_adapter, wire_rest_shape_bad_input)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *bad[][2] = {
+        {WIRE("<RodStraightSection name='Tip' length='0' nbBeams='2'/>"), "length"},
+        {"<Node name='Root'><EdgeSetTopologyContainer name='Tip'/><RodStraightSection "
+         "name='Straight' nbBeams='2'/><WireRestShape name='Shape' wireMaterials='@Straight "
+         "@Tip'/></Node>",
+         "not a rod section"},
+        {"<Node name='Root'><WireRestShape name='Shape'/></Node>", "no rod section"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(t.rt, bad[i][0], strlen(bad[i][0]), "t.scn", &s, &err),
+                     ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu accepted", i);
+        cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+/* Sections without nbBeams take nbEdgesCollis (BeamAdapter's compatibility
+ * rule); collision sampling by nbEdgesCollis per section. */
+Test(beam_adapter, wire_rest_shape_nb_beams_from_collision_edges)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='Root'><RodStraightSection name='A' length='60' nbEdgesCollis='12'/>"
+            "<RodStraightSection name='B' length='8' nbEdgesCollis='4' nbBeams='2'/>"
+            "<EdgeSetTopologyContainer/><WireRestShape name='Shape' template='Rigid3d' "
+            "wireMaterials='@A @B'/></Node>");
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    cr_assert_eq(w->density.n, 2);
+    cr_assert_eq(w->density.u[0], 12, "nbBeams from nbEdgesCollis: %u", w->density.u[0]);
+    cr_assert_eq(w->density.u[1], 2);
+    fem_near(wrs_length(w), 68.0, 0.0, "length");
+    fem_near(wrs_collision_sampling(w, 0.0), 5.0, 1e-15, "collision dx at 0");
+    fem_near(wrs_collision_sampling(w, 59.0), 5.0, 1e-15, "collision dx at 59");
+    fem_near(wrs_collision_sampling(w, 68.0), 2.0, 1e-15, "collision dx at the tip");
+    fem_near(wrs_mechanical_sampling(w, 68.0), 4.0, 1e-15, "beam length at the tip");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* WireRestShape fills its topology (SOFA's initTopology): nbEdgesVisu edges
+ * per section along x, the sections sharing their end point; a container
+ * written before WireRestShape gets the same. Rigid3d frames on it follow. */
+Test(beam_adapter, wire_rest_shape_fills_topology)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    for (int before = 0; before < 2; before++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<Node name='Root'>%s<RodStraightSection name='A' length='6' nbBeams='2' "
+                 "nbEdgesVisu='3'/><RodStraightSection name='B' length='6' nbBeams='2' "
+                 "nbEdgesVisu='2'/><WireRestShape name='Shape' template='Rigid3d' "
+                 "wireMaterials='@A @B'/>%s<MechanicalObject template='Rigid3d' "
+                 "name='dofs'/></Node>",
+                 before ? "<EdgeSetTopologyContainer name='Lines'/>" : "",
+                 before ? "" : "<EdgeSetTopologyContainer name='Lines'/>");
+        st_scene *s = fem_load_xml(&t, xml);
+        st_component *topo = fem_find(s, "Lines", "EdgeSetTopologyContainer");
+        const st_array *pos =
+            st_component_field_ptr(topo, st_component_field(topo, "position"));
+        const st_array *edges = st_component_field_ptr(topo, st_component_field(topo, "edges"));
+        /* points 0 2 4 6 then 9 12 (SOFA's loop: the second section starts
+         * at the first one's length) */
+        const double xs[] = {0, 2, 4, 6, 9, 12};
+        cr_assert_eq(pos->n, 6, "%zu points (before=%d)", pos->n, before);
+        for (size_t i = 0; i < 6; i++) {
+            fem_near(pos->r[3 * i], xs[i], 1e-12, "point x");
+            cr_assert_eq(pos->r[3 * i + 1], 0.0);
+        }
+        cr_assert_eq(edges->n, 5);
+        for (unsigned e = 0; e < 5; e++) {
+            cr_assert_eq(edges->u[2 * e], e);
+            cr_assert_eq(edges->u[2 * e + 1], e + 1);
+        }
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
