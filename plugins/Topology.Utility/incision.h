@@ -32,7 +32,10 @@ bool incision_point(st_component *topo, unsigned p, double x[3]);
  * point of the path when it is inside the surface (UINT_MAX on a border);
  * *border: whether the cut reached a border. *refused: the path could not
  * be made (nothing changed; SOFA's "Invalid path"). */
-st_status incision_cut(st_component *owner, st_component *topo, unsigned start, const double a[3],
+/* ta: the triangle written before a in the change file (SOFA's ind_ta), or
+ * UINT_MAX to find a's triangle from its coordinates. */
+st_status incision_cut(st_component *owner, st_component *topo, unsigned start, unsigned ta,
+                       const double a[3],
                        const double b[3], double eps_path, double eps_border, unsigned *end,
                        bool *border, bool *refused, st_error *err);
 

@@ -430,3 +430,30 @@ Test(incision, checkpoint_between_cuts_resumes_bit_identically)
     free(fb);
     test_remove_dir(dir);
 }
+
+/* The triangle written before the first point is taken as that point's
+ * triangle, as SOFA's INCISE= reads ind_ta (it searches only when the line
+ * holds coordinates alone). (1.5, 0, 0) lies in T2 [1,2,5] only: written
+ * with T2 the cut is the one of cut_across_a_square_opens_it_in_two (16
+ * triangles); written with T0 [0,1,4], which does not hold it, or with a
+ * triangle the square does not have (99), the path cannot start and the cut
+ * is not made (settee's warning, SOFA's "Invalid path"): the 8 triangles
+ * and 9 points stay. */
+Test(incision, written_triangle_is_the_first_points)
+{
+    static const struct {
+        const char *file;
+        size_t tris, points;
+    } cases[] = {
+        {"T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", 16, 19},
+        {"T= 0.01\nINCISE= 2\n0 1.5 0 0 7 1.5 2 0\n", 8, 9},
+        {"T= 0.01\nINCISE= 2\n99 1.5 0 0 7 1.5 2 0\n", 8, 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        st_scene *s = load(SQUARE, cases[i].file, "");
+        step(s, 2);
+        cr_assert_eq(arr(s, "topo", "triangles")->n, cases[i].tris, "case %zu", i);
+        cr_assert_eq(arr(s, "dofs", "position")->n, cases[i].points, "case %zu", i);
+        st_scene_destroy(&s);
+    }
+}
