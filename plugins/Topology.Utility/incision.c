@@ -134,6 +134,12 @@ static bool locate_in(const mesh *m, const double *x, unsigned *tri, double w[3]
     return found;
 }
 
+bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
+{
+    mesh m;
+    return get_mesh(topo, &m) && tri < m.nt && bary(&m, tri, x, w) >= 0;
+}
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])
 {
     mesh m;

@@ -10,6 +10,11 @@
 /* Where a point lies on the surface: the triangle whose plane projection
  * holds it (the nearest plane among several), and its barycentric weights
  * there. Returns false when no triangle holds it. */
+/* The barycentric weights of x in triangle tri (x projected on its plane;
+ * they may be negative when x is outside it); false when the surface has
+ * no such triangle or it is flat. */
+bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
 
 /* As incision_locate, or else the triangle nearest to x (weights clamped

@@ -780,8 +780,16 @@ static st_status save_indices(tcp *t, st_error *err)
             return st_error_set(err, ST_ENOMEM, "out of memory");
         const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
         for (size_t k = 0; k < l->n; k++) {
-            unsigned tri;
-            if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
+            unsigned tri = l->ids ? l->ids[k] : UINT_MAX;
+            /* a written triangle is SOFA's triangleIndices[k]: the weights
+             * are the point's in it, whether or not it holds the point */
+            if (tri != UINT_MAX) {
+                if (!tris || !incision_weights(topo, tri, l->bary + 3 * k, l->weights + 3 * k))
+                    return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                              "%s:%d: the incision point's triangle %u is not "
+                                              "one of the triangles of '%s'",
+                                              t->path, l->line + 1, tri, topo->name);
+            } else if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
                 return st_component_error(&t->base, "filename", err, ST_ESCENE,
                                           "%s:%d: the incision point (%g %g %g) is on no "
                                           "triangle of '%s'",
