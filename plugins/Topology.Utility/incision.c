@@ -134,6 +134,12 @@ static bool locate_in(const mesh *m, const double *x, unsigned *tri, double w[3]
     return found;
 }
 
+bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
+{
+    mesh m;
+    return get_mesh(topo, &m) && tri < m.nt && bary(&m, tri, x, w) >= 0;
+}
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])
 {
     mesh m;
@@ -358,7 +364,8 @@ static unsigned start_tri(const mesh *m, const path_pt *q, unsigned k, const dou
 }
 
 /* Stage 1: the path from a (or the point start) to b. */
-static st_status make_path(st_component *owner, const mesh *m, unsigned start, const double *a,
+static st_status make_path(st_component *owner, const mesh *m, unsigned start, unsigned ta,
+                           const double *a,
                            const double *b, double eps_path, double eps_border, path_pt *pts,
                            chord *chords, size_t *npts, st_error *err)
 {
@@ -372,7 +379,21 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, c
         sub(b, a, d);
         cur_tri = tri_in_direction(m, start, d, UINT_MAX);
     } else {
-        if (!locate_in(m, a, &cur_tri, wa))
+        if (ta != UINT_MAX) {
+            /* SOFA takes the written triangle as a's, without a search */
+            const double tol = 1e-9;
+            if (ta >= m->nt)
+                return st_component_error(owner, NULL, err, ST_ESCENE,
+                                          "the incision's first triangle %u is not one of the "
+                                          "%zu triangles",
+                                          ta, m->nt);
+            if (bary(m, ta, a, wa) < 0 || wa[0] < -tol || wa[1] < -tol || wa[2] < -tol)
+                return st_component_error(owner, NULL, err, ST_ESCENE,
+                                          "the incision's first point (%g %g %g) is not in its "
+                                          "triangle %u",
+                                          a[0], a[1], a[2], ta);
+            cur_tri = ta;
+        } else if (!locate_in(m, a, &cur_tri, wa))
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
@@ -797,7 +818,8 @@ static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsign
     return st;
 }
 
-st_status incision_cut(st_component *owner, st_component *topo, unsigned start, const double a[3],
+st_status incision_cut(st_component *owner, st_component *topo, unsigned start, unsigned ta,
+                       const double a[3],
                        const double b[3], double eps_path, double eps_border, unsigned *end,
                        bool *border, bool *refused, st_error *err)
 {
@@ -817,7 +839,7 @@ st_status incision_cut(st_component *owner, st_component *topo, unsigned start, 
     st_status st = pts && chords && q ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     size_t n = 0, nq = 0;
     if (st == ST_OK)
-        st = make_path(owner, &m, start, a, b, eps_path, eps_border, pts, chords, &n, err);
+        st = make_path(owner, &m, start, ta, a, b, eps_path, eps_border, pts, chords, &n, err);
     *refused = st != ST_OK && st != ST_ENOMEM;
     if (st == ST_OK)
         st = split(topo, &m, pts, chords, n, q, &nq, err);

@@ -10,6 +10,11 @@
 /* Where a point lies on the surface: the triangle whose plane projection
  * holds it (the nearest plane among several), and its barycentric weights
  * there. Returns false when no triangle holds it. */
+/* The barycentric weights of x in triangle tri (x projected on its plane;
+ * they may be negative when x is outside it); false when the surface has
+ * no such triangle or it is flat. */
+bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
 
 /* As incision_locate, or else the triangle nearest to x (weights clamped
@@ -32,7 +37,10 @@ bool incision_point(st_component *topo, unsigned p, double x[3]);
  * point of the path when it is inside the surface (UINT_MAX on a border);
  * *border: whether the cut reached a border. *refused: the path could not
  * be made (nothing changed; SOFA's "Invalid path"). */
-st_status incision_cut(st_component *owner, st_component *topo, unsigned start, const double a[3],
+/* ta: the triangle written before a in the change file (SOFA's ind_ta), or
+ * UINT_MAX to find a's triangle from its coordinates. */
+st_status incision_cut(st_component *owner, st_component *topo, unsigned start, unsigned ta,
+                       const double a[3],
                        const double b[3], double eps_path, double eps_border, unsigned *end,
                        bool *border, bool *refused, st_error *err);
 

@@ -60,7 +60,8 @@ typedef struct tcp_line {
     int line;          /* 1-based line number in the file */
     double time;       /* CMD_TIME */
     unsigned *ids;     /* CMD_REMOVE: the indices (from the next line); CMD_ADD: the
-                        * new elements' vertices, st_elem_vertices(add) each */
+                        * new elements' vertices, st_elem_vertices(add) each; CMD_INCISE:
+                        * per point, the triangle written before it (UINT_MAX: none) */
     size_t n;          /* CMD_REMOVE: indices; CMD_ADD: elements */
     st_elem add;       /* CMD_ADD: the kind of the new elements (POINT: PointsInTriangle,
                         * ids the triangles) */
@@ -356,8 +357,8 @@ static st_status parse_points_in_triangle(tcp *t, const char *s, const char *e, 
 
 /* The data line of "INCISE= n": n points, each its coordinates (3 values)
  * or a triangle index and its coordinates (4 values), as SOFA's
- * getValuesInLine reads them (settee uses the coordinates: the triangle is
- * found again at the incision's time). */
+ * getValuesInLine reads them (a written triangle is taken as the first
+ * point's, as SOFA's ind_ta; without one the triangle is searched). */
 static st_status parse_incision(tcp *t, const char *s, const char *e, int line, size_t n,
                                 tcp_line *out, st_error *err)
 {
@@ -398,9 +399,15 @@ static st_status parse_incision(tcp *t, const char *s, const char *e, int line, 
     out->bary = st_malloc(3 * n * sizeof *out->bary);
     if (!out->bary)
         return st_error_set(err, ST_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
+    out->ids = st_malloc(n * sizeof *out->ids);
+    if (!out->ids)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < 3; j++)
             out->bary[3 * i + j] = vals[stride * i + stride - 3 + j];
+        double ti = vals[stride * i];
+        out->ids[i] = stride == 4 && ti >= 0 && ti < 4294967295.0 ? (unsigned)ti : UINT_MAX;
+    }
     return ST_OK;
 }
 
@@ -773,8 +780,16 @@ static st_status save_indices(tcp *t, st_error *err)
             return st_error_set(err, ST_ENOMEM, "out of memory");
         const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
         for (size_t k = 0; k < l->n; k++) {
-            unsigned tri;
-            if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
+            unsigned tri = l->ids ? l->ids[k] : UINT_MAX;
+            /* a written triangle is SOFA's triangleIndices[k]: the weights
+             * are the point's in it, whether or not it holds the point */
+            if (tri != UINT_MAX) {
+                if (!tris || !incision_weights(topo, tri, l->bary + 3 * k, l->weights + 3 * k))
+                    return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                              "%s:%d: the incision point's triangle %u is not "
+                                              "one of the triangles of '%s'",
+                                              t->path, l->line + 1, tri, topo->name);
+            } else if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
                 return st_component_error(&t->base, "filename", err, ST_ESCENE,
                                           "%s:%d: the incision point (%g %g %g) is on no "
                                           "triangle of '%s'",
@@ -849,7 +864,9 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         bool border;
         bool refused = false;
         st_error e2 = {0};
-        st_status st = incision_cut(&t->base, topo, last, pts + 3 * (k - 1), pts + 3 * k,
+        st_status st = incision_cut(&t->base, topo, last,
+                                    l->saved || !l->ids ? UINT_MAX : l->ids[k - 1],
+                                    pts + 3 * (k - 1), pts + 3 * k,
                                     t->eps_path, t->eps_border, &end, &border, &refused, &e2);
         if (st != ST_OK) {
             if (!refused) {

@@ -430,3 +430,72 @@ Test(incision, checkpoint_between_cuts_resumes_bit_identically)
     free(fb);
     test_remove_dir(dir);
 }
+
+/* The triangle written before the first point is taken as that point's
+ * triangle, as SOFA's INCISE= reads ind_ta (it searches only when the line
+ * holds coordinates alone). (1.5, 0, 0) lies in T2 [1,2,5] only: written
+ * with T2 the cut is the one of cut_across_a_square_opens_it_in_two (16
+ * triangles); written with T0 [0,1,4], which does not hold it, or with a
+ * triangle the square does not have (99), the path cannot start and the cut
+ * is not made (settee's warning, SOFA's "Invalid path"): the 8 triangles
+ * and 9 points stay. */
+Test(incision, written_triangle_is_the_first_points)
+{
+    static const struct {
+        const char *file;
+        size_t tris, points;
+    } cases[] = {
+        {"T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", 16, 19},
+        {"T= 0.01\nINCISE= 2\n0 1.5 0 0 7 1.5 2 0\n", 8, 9},
+        {"T= 0.01\nINCISE= 2\n99 1.5 0 0 7 1.5 2 0\n", 8, 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        st_scene *s = load(SQUARE, cases[i].file, "");
+        step(s, 2);
+        cr_assert_eq(arr(s, "topo", "triangles")->n, cases[i].tris, "case %zu", i);
+        cr_assert_eq(arr(s, "dofs", "position")->n, cases[i].points, "case %zu", i);
+        st_scene_destroy(&s);
+    }
+}
+
+/* With saveIndicesAtInit the written triangle is the one the point is kept
+ * in (SOFA's triangleIndices), with the point's weights there even when
+ * the triangle does not hold it. (1.5, 0, 0) written with T2 [1,2,5] is
+ * 0.5 of 1 and 0.5 of 2: moving 2 from (2, 0) to (2.2, 0) before the cut
+ * moves it to (1.6, 0), where the cut's first point 9 is made; written with
+ * T0 [0,1,4] it is -0.5 of 0 and 1.5 of 1 and stays at (1.5, 0). A
+ * triangle the surface does not have is an error at the line at init. */
+Test(incision, saved_indices_use_the_written_triangle)
+{
+    static const struct {
+        const char *file;
+        double x9;
+    } cases[] = {
+        {"T= 0.02\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", 1.6},
+        {"T= 0.02\nINCISE= 2\n0 1.5 0 0 7 1.5 2 0\n", 1.5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        st_scene *s = load(SQUARE, cases[i].file, "saveIndicesAtInit='true'");
+        step(s, 1);
+        st_array *x = (st_array *)arr(s, "dofs", "position");
+        x->r[3 * 2] = 2.2;
+        step(s, 2);
+        x = (st_array *)arr(s, "dofs", "position");
+        cr_assert_gt(x->n, 9, "case %zu: no cut", i);
+        cr_assert(fabs(x->r[3 * 9] - cases[i].x9) < 1e-12 && fabs(x->r[3 * 9 + 1]) < 1e-12,
+                  "case %zu: point 9 at (%g %g)", i, x->r[3 * 9], x->r[3 * 9 + 1]);
+        st_scene_destroy(&s);
+    }
+    static char xml[4096];
+    const char *path = test_write_temp("incise.txt", "T= 0.01\nINCISE= 2\n99 1.5 0 0 7 1.5 2 0\n");
+    snprintf(xml, sizeof xml,
+             "<Node name='root'><DefaultAnimationLoop/><Node name='Body'>" SQUARE
+             "<TopologicalChangeProcessor filename='%s' saveIndicesAtInit='true'/></Node></Node>",
+             path);
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "incise.txt:3: the incision point's triangle 99"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
