@@ -33,6 +33,7 @@ typedef enum cm_kind {
     CM_RIGIDCAPSULE, /* RigidCapsuleCollisionModel (Rigid3d: one capsule per frame) */
     CM_RIGIDDGRID,  /* RigidDistanceGridCollisionModel (Rigid3d: one distance grid on frame 0) */
     CM_FFDDGRID,    /* FFDDistanceGridCollisionModel (Vec3d: a distance grid deformed by a grid's cubes) */
+    CM_RAY,         /* RayCollisionModel (Vec3d: one ray per point; no test without picking) */
     CM_KIND_COUNT
 } cm_kind;
 
@@ -66,6 +67,7 @@ typedef struct cmodel {
     st_array radii, heights;   /* cylinders: "radii", "heights" */
     double default_radius;     /* cylinders: "defaultRadius" */
     double default_height;     /* cylinders: "defaultHeight" */
+    double default_length;     /* rays: "defaultLength" */
     st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
     st_array extents;          /* OBBs: "extents", half-widths, 3 per box */
     double default_extent;     /* OBBs: "defaultExtent" */
