@@ -339,6 +339,11 @@ int st_coll_triangle_point(const double a[3], const double b[3], const double c[
  * point is on its surface, as SOFA's TSphere<Rigid3d>). */
 int st_coll_sphere_sphere(const double c1[3], double r1, bool rigid1, const double c2[3],
                           double r2, bool rigid2, double alarm, double contact, cdetect *d);
+/* SOFA's RayDiscreteIntersection tests (ray o + t d, 0 <= t <= len); 0 or 1 output. */
+int st_coll_ray_triangle(const double o[3], const double d[3], double len, const double a[3],
+                         const double b[3], const double c[3], cdetect *out);
+int st_coll_ray_sphere(const double o[3], const double d[3], double len, const double ctr[3],
+                       double rad, cdetect *out);
 int st_coll_sphere_point(const double c[3], double r, bool rigid, const double p[3],
                          double alarm, double contact, cdetect *d);
 int st_coll_line_sphere(const double a[3], const double b[3], const double c[3], double r,

@@ -3,9 +3,9 @@
  * (zero at first) and a length (defaultLength), both set only by the
  * picking code through addRay/setDirection. settee has no picking yet, so
  * every ray keeps SOFA's initial zero direction: its box is its origin
- * point and no intersection method tests it (SOFA's RayDiscreteIntersection
- * and RayNewProximityIntersection tests are not written yet). Common data,
- * boxes: model_common.c. */
+ * point and no intersection method tests it. SOFA's RayDiscreteIntersection
+ * ray-triangle and ray-sphere tests are in intersect.c (st_coll_ray_*), for
+ * the picking to come. Common data, boxes: model_common.c. */
 #include "collision.h"
 
 static const st_field fields[] = {
