@@ -33,6 +33,7 @@ typedef enum cm_kind {
     CM_RIGIDCAPSULE, /* RigidCapsuleCollisionModel (Rigid3d: one capsule per frame) */
     CM_RIGIDDGRID,  /* RigidDistanceGridCollisionModel (Rigid3d: one distance grid on frame 0) */
     CM_FFDDGRID,    /* FFDDistanceGridCollisionModel (Vec3d: a distance grid deformed by a grid's cubes) */
+    CM_RAY,         /* RayCollisionModel (Vec3d: one ray per point; no test without picking) */
     CM_KIND_COUNT
 } cm_kind;
 
@@ -66,6 +67,7 @@ typedef struct cmodel {
     st_array radii, heights;   /* cylinders: "radii", "heights" */
     double default_radius;     /* cylinders: "defaultRadius" */
     double default_height;     /* cylinders: "defaultHeight" */
+    double default_length;     /* rays: "defaultLength" */
     st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
     st_array extents;          /* OBBs: "extents", half-widths, 3 per box */
     double default_extent;     /* OBBs: "defaultExtent" */
@@ -337,6 +339,11 @@ int st_coll_triangle_point(const double a[3], const double b[3], const double c[
  * point is on its surface, as SOFA's TSphere<Rigid3d>). */
 int st_coll_sphere_sphere(const double c1[3], double r1, bool rigid1, const double c2[3],
                           double r2, bool rigid2, double alarm, double contact, cdetect *d);
+/* SOFA's RayDiscreteIntersection tests (ray o + t d, 0 <= t <= len); 0 or 1 output. */
+int st_coll_ray_triangle(const double o[3], const double d[3], double len, const double a[3],
+                         const double b[3], const double c[3], cdetect *out);
+int st_coll_ray_sphere(const double o[3], const double d[3], double len, const double ctr[3],
+                       double rad, cdetect *out);
 int st_coll_sphere_point(const double c[3], double r, bool rigid, const double p[3],
                          double alarm, double contact, cdetect *d);
 int st_coll_line_sphere(const double a[3], const double b[3], const double c[3], double r,

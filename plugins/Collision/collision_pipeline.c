@@ -235,6 +235,8 @@ static bool has_test(const cintersect *m, cm_kind a, cm_kind b)
 {
     if (a == CM_CUBE || b == CM_CUBE || a == CM_CYLINDER || b == CM_CYLINDER)
         return false; /* SOFA's methods register no cylinder test */
+    if (a == CM_RAY || b == CM_RAY)
+        return false; /* rays without directions (no picking): ray_collision_model.c */
     if (a >= CM_RIGIDDGRID || b >= CM_RIGIDDGRID) /* SofaDistanceGrid's (distance_grid_collision.c) */
         return dgrid_has_test(a, b);
     if (a >= CM_OBB || b >= CM_OBB) /* CollisionOBBCapsule's tests (obb_capsule.c) */

@@ -653,3 +653,66 @@ bool st_coll_lmd_valid(const cintersect *mth, const cmodel *m, size_t e, const d
         return true;
     }
 }
+
+/* SOFA's RayDiscreteIntersection ray-triangle: solve o + t d = a + u (b-a)
+ * + v (c-a) (Cramer's rule); a hit needs u, v >= 0, u + v <= 1 and
+ * 0 <= t <= len. Both points at the hit, normal minus the triangle's unit
+ * normal, value 0. Returns the number of outputs (0 or 1). */
+int st_coll_ray_triangle(const double o[3], const double d[3], double len, const double a[3],
+                         const double b[3], const double c[3], cdetect *out)
+{
+    double ab[3], ac[3], nd[3], r[3], x[3];
+    sub3(ab, b, a);
+    sub3(ac, c, a);
+    for (int k = 0; k < 3; k++)
+        nd[k] = -d[k];
+    sub3(r, o, a);
+    cross3(x, ac, nd);
+    double det = dot3(ab, x);
+    if (det == 0.0)
+        return 0;
+    double t1[3], t2[3];
+    double u = dot3(r, x) / det;
+    cross3(t1, r, nd);
+    double v = dot3(ab, t1) / det;
+    cross3(t2, ab, ac);
+    double t = dot3(t2, r) / det;
+    if (u < 0 || v < 0 || u + v > 1 || t < 0 || t > len)
+        return 0;
+    memset(out, 0, sizeof *out);
+    double n[3];
+    cross3(n, ab, ac);
+    normalize3(n);
+    for (int k = 0; k < 3; k++) {
+        out->p[0][k] = out->p[1][k] = o[k] + t * d[k];
+        out->normal[k] = -n[k];
+    }
+    out->value = 0.0;
+    return 1;
+}
+
+/* SOFA's RayDiscreteIntersection ray-sphere: the ray's point nearest the
+ * centre, its parameter clamped to [0, len]; a hit when that distance is
+ * below the radius: normal from that point to the centre, second point
+ * centre - r n, value distance - r. */
+int st_coll_ray_sphere(const double o[3], const double d[3], double len, const double ctr[3],
+                       double rad, cdetect *out)
+{
+    double tmp[3];
+    sub3(tmp, ctr, o);
+    double s = dot3(tmp, d);
+    s = s < len ? s : len;
+    s = s > 0.0 ? s : 0.0;
+    double dist2 = dot3(tmp, tmp) - s * s;
+    if (dist2 >= rad * rad)
+        return 0;
+    double dist = sqrt(dist2);
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 3; k++) {
+        out->p[0][k] = o[k] + d[k] * s;
+        out->normal[k] = (ctr[k] - out->p[0][k]) / dist;
+        out->p[1][k] = ctr[k] - out->normal[k] * rad;
+    }
+    out->value = dist - rad;
+    return 1;
+}

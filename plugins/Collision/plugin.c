@@ -14,6 +14,7 @@ extern const st_class new_proximity_intersection_class;
 extern const st_class local_min_distance_class;
 extern const st_class point_collision_model_class;
 extern const st_class line_collision_model_class;
+extern const st_class ray_collision_model_class;
 extern const st_class triangle_collision_model_class;
 extern const st_class sphere_collision_model_class;
 extern const st_class cube_collision_model_class;
@@ -45,7 +46,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &direct_sap_narrow_phase_class,
         &bvh_narrow_phase_class,          &min_proximity_intersection_class,
         &discrete_intersection_class,     &point_collision_model_class,
-        &line_collision_model_class,      &triangle_collision_model_class,
+        &line_collision_model_class,      &ray_collision_model_class,      &triangle_collision_model_class,
         &sphere_collision_model_class,    &cube_collision_model_class,
         &collision_response_class,        &collision_group_manager_class,
         &new_proximity_intersection_class, &local_min_distance_class,

@@ -754,3 +754,40 @@ Test(collision_method_scenes, local_min_distance_vertex_cone)
     cr_assert_eq(corner_contacts("LocalMinDistance", -0.3), 0);
     cr_assert_eq(corner_contacts("MinProximityIntersection", -0.3), 1);
 }
+
+/* SOFA's RayDiscreteIntersection, by hand. Triangle (0,0,0) (2,0,0) (0,2,0),
+ * unit normal +z: a ray down from (0.5,0.5,3) hits at t = 3, both points at
+ * (0.5,0.5,0), normal -z, value 0; too short (len 2), outside (u = v = 0.75)
+ * or parallel, it misses. */
+Test(collision_methods, ray_triangle)
+{
+    const double a[3] = {0, 0, 0}, b[3] = {2, 0, 0}, c[3] = {0, 2, 0};
+    const double down[3] = {0, 0, -1}, side[3] = {1, 0, 0};
+    const double o[3] = {0.5, 0.5, 3}, out[3] = {1.5, 1.5, 3};
+    cdetect d;
+    cr_assert_eq(st_coll_ray_triangle(o, down, 5, a, b, c, &d), 1);
+    assert_vec(d.p[0], 0.5, 0.5, 0, 1e-15, "p0");
+    assert_vec(d.p[1], 0.5, 0.5, 0, 1e-15, "p1");
+    assert_vec(d.normal, 0, 0, -1, 1e-15, "normal");
+    cr_assert_float_eq(d.value, 0.0, 0.0);
+    cr_assert_eq(st_coll_ray_triangle(o, down, 2, a, b, c, &d), 0);
+    cr_assert_eq(st_coll_ray_triangle(out, down, 5, a, b, c, &d), 0);
+    cr_assert_eq(st_coll_ray_triangle(o, side, 5, a, b, c, &d), 0);
+}
+
+/* Sphere at (0,1,5), radius 2; ray from the origin along +z, length 10:
+ * nearest point (0,0,5) at distance 1, normal +y, sphere point (0,-1,5),
+ * value 1 - 2 = -1. Length 3 (clamped at (0,0,3), distance^2 = 26 - 9 =
+ * 17 > 4) and a ray along +x (distance^2 26) miss. */
+Test(collision_methods, ray_sphere)
+{
+    const double ctr[3] = {0, 1, 5}, o[3] = {0, 0, 0}, z[3] = {0, 0, 1}, x[3] = {1, 0, 0};
+    cdetect d;
+    cr_assert_eq(st_coll_ray_sphere(o, z, 10, ctr, 2, &d), 1);
+    assert_vec(d.p[0], 0, 0, 5, 1e-15, "p0");
+    assert_vec(d.normal, 0, 1, 0, 1e-15, "normal");
+    assert_vec(d.p[1], 0, -1, 5, 1e-15, "p1");
+    cr_assert_float_eq(d.value, -1.0, 1e-15);
+    cr_assert_eq(st_coll_ray_sphere(o, z, 3, ctr, 2, &d), 0);
+    cr_assert_eq(st_coll_ray_sphere(o, x, 10, ctr, 2, &d), 0);
+}
