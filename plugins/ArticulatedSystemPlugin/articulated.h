@@ -33,5 +33,20 @@ extern const st_class articulated_hierarchy_container_class;
 extern const st_class articulation_center_class;
 extern const st_class articulation_class;
 extern const st_class articulated_system_mapping_class;
+extern const st_class articulated_hierarchy_controller_class;
+
+/* User events for ArticulatedHierarchyController (SOFA's KeypressedEvent
+ * and MouseEvent), delivered by a device driver, Python or a test. */
+typedef enum articulated_mouse_event {
+    ARTICULATED_MOUSE_LEFT_PRESSED,
+    ARTICULATED_MOUSE_LEFT_RELEASED,
+    ARTICULATED_MOUSE_RIGHT_PRESSED,
+    ARTICULATED_MOUSE_RIGHT_RELEASED,
+    ARTICULATED_MOUSE_WHEEL,
+    ARTICULATED_MOUSE_RESET
+} articulated_mouse_event;
+void articulated_controller_key_pressed(st_component *controller, char key);
+void articulated_controller_mouse(st_component *controller, articulated_mouse_event ev,
+                                  int wheel_delta);
 
 #endif

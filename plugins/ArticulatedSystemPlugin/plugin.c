@@ -1,8 +1,8 @@
 /* plugin.c - the ArticulatedSystemPlugin plugin (SOFA's
  * ArticulatedSystemPlugin): ArticulatedHierarchyContainer,
- * ArticulationCenter, Articulation and ArticulatedSystemMapping. SOFA's
- * ArticulatedHierarchyController and ArticulatedHierarchyBVHController
- * (keyboard and BVH-file drivers) are not here. */
+ * ArticulationCenter, Articulation, ArticulatedSystemMapping and
+ * ArticulatedHierarchyController. SOFA's ArticulatedHierarchyBVHController
+ * (BVH-file driver) is not here. */
 #include "articulated.h"
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -10,6 +10,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &articulated_hierarchy_container_class, err));
     ST_TRY(st_registry_add(r, &articulation_center_class, err));
     ST_TRY(st_registry_add(r, &articulation_class, err));
+    ST_TRY(st_registry_add(r, &articulated_hierarchy_controller_class, err));
     return st_registry_add(r, &articulated_system_mapping_class, err);
 }
 
