@@ -24,7 +24,7 @@ static st_status source_scene(test_rt *t, const char *source, bool topology, st_
              "  dt: 0.25\n"
              "  objects:\n"
              "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Topology, "
-             "SofaSphFluid]}\n"
+             "SofaSphFluid, MechanicalLoad]}\n"
              "    - EulerExplicitSolver: {symplectic: true}\n"
              "    - MechanicalObject: {name: dofs}\n"
              "    - ParticleSource: {name: src, %s}\n"
@@ -151,6 +151,28 @@ Test(particle_source, refuses_a_node_without_topology)
     cr_assert_neq(source_scene(&t, BASIC, false, &s, &err), ST_OK);
     cr_assert(strstr(err.msg, "PointSetTopologyContainer"), "message: %s", err.msg);
     cr_assert(strstr(err.path, "src"), "path: %s", err.path);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The fluid and a floor follow the particles the source adds. */
+Test(particle_source, feeds_a_fluid_above_a_floor)
+{
+    test_rt t;
+    st_scene *s;
+    st_error err = {0};
+    cr_assert_eq(source_scene(&t,
+                              BASIC ", addNoise: false, center: [[0, 0, 0], [0.3, 0, 0], "
+                              "[0, 0, 0.3]]}\n"
+                              "    - SPHFluidForceField: {radius: 0.7, density: 25, pressure: 100, "
+                              "viscosity: 1}\n"
+                              "    - PlaneForceField: {normal: [0, 1, 0], d: 8",
+                              true, &s, &err),
+                 ST_OK, "%s\n%s", err.msg, t.log);
+    st_mstate *ms = steps(s, 12); /* waves at 0.5 .. 2.75 */
+    cr_assert_eq(ms->n, 15, "five waves of three, got %zu", ms->n);
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        cr_assert(isfinite(ms->position.r[i]) && isfinite(ms->velocity.r[i]), "entry %zu", i);
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
