@@ -57,6 +57,17 @@ static void nonnegative(st_component *self, const char *name, double *v, double 
     }
 }
 
+static st_status plane_topology_changed(st_component *owner, st_component *topology,
+                                        const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    (void)ev;
+    (void)nev;
+    plane_ff *p = (plane_ff *)owner;
+    p->contacts.n = 0; /* their indices are stale until the next evaluation */
+    return ml_contacts_reserve(&p->contacts, p->ms->n, err);
+}
+
 static st_status plane_init(st_component *self, st_error *err)
 {
     plane_ff *p = (plane_ff *)self;
@@ -68,7 +79,13 @@ static st_status plane_init(st_component *self, st_error *err)
     nonnegative(self, "damping", &p->damping, 5.0);
     nonnegative(self, "maxForce", &p->max_force, 0.0);
     ml_check_range(self, p->local_range);
-    return ml_contacts_reserve(&p->contacts, p->ms->n, err);
+    ST_TRY(ml_contacts_reserve(&p->contacts, p->ms->n, err));
+    /* points added or removed (ParticleSource, ParticleSink): the contacts,
+     * found again at each force evaluation, get room for all of them */
+    st_component *topo = st_node_find(p->ms->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (topo)
+        ST_TRY(st_topology_listen(self, topo, plane_topology_changed, err));
+    return ST_OK;
 }
 
 static void plane_cleanup(st_component *self) { ml_contacts_free(&((plane_ff *)self)->contacts); }

@@ -181,6 +181,27 @@ static void sph_free(sph *s)
 
 static void sph_cleanup(st_component *self) { sph_free((sph *)self); }
 
+static st_status sph_alloc(sph *s, st_error *err);
+
+/* The per-particle arrays are scratch, refilled at each force evaluation:
+ * after a change of the particles they are made again at the new size. */
+static st_status sph_topology_changed(st_component *owner, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    (void)ev;
+    (void)nev;
+    sph *s = (sph *)owner;
+    if (!s->ms)
+        return ST_OK;
+    st_mstate *ms = s->ms;
+    unsigned dim = s->dim;
+    sph_free(s);
+    s->ms = ms;
+    s->dim = dim;
+    return sph_alloc(s, err);
+}
+
 static st_status sph_init(st_component *self, st_error *err)
 {
     sph *s = (sph *)self;
@@ -197,6 +218,18 @@ static st_status sph_init(st_component *self, st_error *err)
                                 "Unsupported kernelType %d: the default kernels are used",
                                 s->kernel_type);
     s->dim = s->ms->type->deriv_size;
+    ST_TRY(sph_alloc(s, err));
+    /* a ParticleSource or ParticleSink changes the number of particles
+     * through the topology: the scratch arrays follow */
+    st_component *topo = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    if (topo)
+        ST_TRY(st_topology_listen(self, topo, sph_topology_changed, err));
+    return ST_OK;
+}
+
+static st_status sph_alloc(sph *s, st_error *err)
+{
+    st_component *self = &s->base;
     size_t n = s->ms->n;
     s->n = n;
     s->table = 16;

@@ -57,6 +57,11 @@ static size_t point_count(topo *t)
             if ((size_t)a->u[i] + 1 > n)
                 n = (size_t)a->u[i] + 1;
     }
+    /* a container without positions nor nbPoints counts the points of the
+     * state beside it too (a point cloud of ParticleSource/ParticleSink) */
+    const st_mstate *ms = t->base.node ? st_node_mstate(t->base.node) : NULL;
+    if (ms && ms->n > n)
+        n = ms->n;
     return n;
 }
 

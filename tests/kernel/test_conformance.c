@@ -41,6 +41,8 @@ static const struct refusal {
 } refusals[] = {
     {"UniformMass", "no vertexMass nor totalMass given is an error (issue 3)"},
     {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
+    {"ParticleSink", "removes particles through a *SetTopologyContainer: refused beside a grid"},
+    {"ParticleSource", "adds particles through a *SetTopologyContainer: refused beside a grid"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"TopologicalChangeProcessor", "no filename and no useDataInputs: SOFA's 'empty filename'"},
     {"PythonController", "made from Python only: it wraps a Python object"},
