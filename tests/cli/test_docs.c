@@ -442,7 +442,8 @@ Test(docs, from_sofa_not_yet_list_is_true)
                        st_registry_class_plugin(reg, st_registry_find(reg, cls)));
         n++;
     }
-    cr_assert(n >= 10);
+    /* the block was read (it shrinks as classes arrive: 11 on 2026-11-29) */
+    cr_assert(n >= 5, "only %d classes read from the not-yet block", n);
     /* and the list is not vacuous: a class settee has would be caught */
     cr_assert_not_null(st_registry_find(reg, "EulerImplicitSolver"));
     test_rt_close(&t);
