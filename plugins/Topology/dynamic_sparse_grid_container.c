@@ -94,7 +94,8 @@ static st_status dsg_init(st_component *self, st_error *err)
         t->dsg_grid2topo.u[2 * i] = id[i];
         t->dsg_grid2topo.u[2 * i + 1] = (unsigned)i;
     }
-    qsort(t->dsg_grid2topo.u, nid, 2 * sizeof(unsigned), pair_cmp);
+    if (nid)
+        qsort(t->dsg_grid2topo.u, nid, 2 * sizeof(unsigned), pair_cmp);
     for (size_t i = 1; i < nid; i++)
         if (t->dsg_grid2topo.u[2 * i] == t->dsg_grid2topo.u[2 * i - 2])
             return st_component_error(self, "idxInRegularGrid", err, ST_EINVAL,
