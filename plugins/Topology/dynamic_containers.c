@@ -6,19 +6,6 @@
  * scene runs (st_topology_remove, dynamic_change.c). */
 #include "topology_fields.h"
 
-#define DYN_POINT_FIELDS                                                                          \
-    TOPO_F_POSITION(0),                                                                           \
-        ST_UINT(topo, nb_points, "nbPoints", "0",                                                 \
-                "Number of points (0: the number of positions, or 1 + the largest index used)"),  \
-        ST_IGNORED(topo, check_topology, "checkTopology", ST_T_BOOL, bool, "false",               \
-                   "Parameter to activate internal topology checks (might slow down the "         \
-                   "simulation)"),                                                                \
-        TOPO_F_FILENAME, TOPO_F_SRC
-#define DYN_EDGE_FIELDS                                                                           \
-    DYN_POINT_FIELDS, TOPO_F_EDGES(0),                                                            \
-        ST_IGNORED(topo, check_connexity, "checkConnexity", ST_T_BOOL, bool, "false",             \
-                   "It true, will check the connexity of the mesh.")
-
 static const st_field point_set_fields[] = {DYN_POINT_FIELDS, ST_FIELD_END};
 static const st_field edge_set_fields[] = {DYN_EDGE_FIELDS, ST_FIELD_END};
 static const st_field triangle_set_fields[] = {DYN_EDGE_FIELDS, TOPO_F_TRIANGLES(0),
@@ -30,12 +17,7 @@ static const st_field tetra_set_fields[] = {
                "Force the creation of a set of triangles associated with each tetrahedron (the "
                "triangles are derived when needed anyway)"),
     ST_FIELD_END};
-static const st_field hexa_set_fields[] = {
-    DYN_EDGE_FIELDS, TOPO_F_QUADS(0), TOPO_F_HEXAS(0),
-    ST_IGNORED(topo, create_quad_array, "createQuadArray", ST_T_BOOL, bool, "false",
-               "Force the creation of a set of quads associated with the hexahedra (the quads "
-               "are derived when needed anyway)"),
-    ST_FIELD_END};
+static const st_field hexa_set_fields[] = {DYN_HEXA_FIELDS, ST_FIELD_END};
 
 static st_status dyn_create(st_component *self, st_error *err)
 {

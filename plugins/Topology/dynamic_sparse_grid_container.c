@@ -16,22 +16,7 @@
     ST_FIELD_EX(topo, m, key, T, CT, def, help, flags, NULL, 0.0, 0.0)
 
 static const st_field dsg_fields[] = {
-    TOPO_F_POSITION(0),
-    ST_UINT(topo, nb_points, "nbPoints", "0",
-            "Number of points (0: the number of positions, or 1 + the largest index used)"),
-    ST_IGNORED(topo, check_topology, "checkTopology", ST_T_BOOL, bool, "false",
-               "Parameter to activate internal topology checks (might slow down the "
-               "simulation)"),
-    TOPO_F_FILENAME,
-    TOPO_F_SRC,
-    TOPO_F_EDGES(0),
-    ST_IGNORED(topo, check_connexity, "checkConnexity", ST_T_BOOL, bool, "false",
-               "It true, will check the connexity of the mesh."),
-    TOPO_F_QUADS(0),
-    TOPO_F_HEXAS(0),
-    ST_IGNORED(topo, create_quad_array, "createQuadArray", ST_T_BOOL, bool, "false",
-               "Force the creation of a set of quads associated with the hexahedra (the quads "
-               "are derived when needed anyway)"),
+    DYN_HEXA_FIELDS,
     ST_VEC3(topo, dsg_resolution, "resolution", "0 0 0", "voxel grid resolution"),
     DSG_ALIAS(dsg_grid_values, "valuesIndexedInRegularGrid", ST_T_UINTS, st_array, NULL,
               "values indexed in the Regular Grid (255 on the voxels that are hexahedra, 0 "
@@ -147,22 +132,7 @@ const st_class dynamic_sparse_grid_container_class = {
  * coarseComponents and fineComponents both give, per hexahedron, the fine
  * voxel index of its one-voxel component. */
 static const st_field multilevel_fields[] = {
-    TOPO_F_POSITION(0),
-    ST_UINT(topo, nb_points, "nbPoints", "0",
-            "Number of points (0: the number of positions, or 1 + the largest index used)"),
-    ST_IGNORED(topo, check_topology, "checkTopology", ST_T_BOOL, bool, "false",
-               "Parameter to activate internal topology checks (might slow down the "
-               "simulation)"),
-    TOPO_F_FILENAME,
-    TOPO_F_SRC,
-    TOPO_F_EDGES(0),
-    ST_IGNORED(topo, check_connexity, "checkConnexity", ST_T_BOOL, bool, "false",
-               "It true, will check the connexity of the mesh."),
-    TOPO_F_QUADS(0),
-    TOPO_F_HEXAS(0),
-    ST_IGNORED(topo, create_quad_array, "createQuadArray", ST_T_BOOL, bool, "false",
-               "Force the creation of a set of quads associated with the hexahedra (the quads "
-               "are derived when needed anyway)"),
+    DYN_HEXA_FIELDS,
     ST_INT(topo, ml_level, "level", "0",
            "Number of resolution levels between the fine and coarse mesh"),
     ST_VEC3(topo, dsg_resolution, "resolution", "0 0 0", "fine resolution"),

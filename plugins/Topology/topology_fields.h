@@ -86,4 +86,25 @@
                    "If set to true, virtual texture coordinates will be generated using 3D "      \
                    "interpolation (texture coordinates serve drawing only)")
 
+/* The dynamic containers' fields, in SOFA's class chain (PointSet, EdgeSet). */
+#define DYN_POINT_FIELDS                                                                          \
+    TOPO_F_POSITION(0),                                                                           \
+        ST_UINT(topo, nb_points, "nbPoints", "0",                                                 \
+                "Number of points (0: the number of positions, or 1 + the largest index used)"),  \
+        ST_IGNORED(topo, check_topology, "checkTopology", ST_T_BOOL, bool, "false",               \
+                   "Parameter to activate internal topology checks (might slow down the "         \
+                   "simulation)"),                                                                \
+        TOPO_F_FILENAME, TOPO_F_SRC
+#define DYN_EDGE_FIELDS                                                                           \
+    DYN_POINT_FIELDS, TOPO_F_EDGES(0),                                                            \
+        ST_IGNORED(topo, check_connexity, "checkConnexity", ST_T_BOOL, bool, "false",             \
+                   "It true, will check the connexity of the mesh.")
+
+/* HexahedronSetTopologyContainer's fields (its subclasses start with them). */
+#define DYN_HEXA_FIELDS                                                                           \
+    DYN_EDGE_FIELDS, TOPO_F_QUADS(0), TOPO_F_HEXAS(0),                                            \
+        ST_IGNORED(topo, create_quad_array, "createQuadArray", ST_T_BOOL, bool, "false",          \
+                   "Force the creation of a set of quads associated with the hexahedra (the "     \
+                   "quads are derived when needed anyway)")
+
 #endif
