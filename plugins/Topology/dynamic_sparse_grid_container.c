@@ -105,10 +105,7 @@ static st_status dsg_init(st_component *self, st_error *err)
 
 static st_status dsg_reinit(st_component *self, st_error *err)
 {
-    topo *t = (topo *)self;
-    t->grid_warned = false;
-    t->file_read = false;
-    return dsg_init(self, err);
+    return topo_reinit_with(self, err, dsg_init);
 }
 
 const st_class dynamic_sparse_grid_container_class = {
@@ -181,10 +178,7 @@ static st_status multilevel_init(st_component *self, st_error *err)
 
 static st_status multilevel_reinit(st_component *self, st_error *err)
 {
-    topo *t = (topo *)self;
-    t->grid_warned = false;
-    t->file_read = false;
-    return multilevel_init(self, err);
+    return topo_reinit_with(self, err, multilevel_init);
 }
 
 const st_class multilevel_hexa_container_class = {

@@ -170,6 +170,10 @@ st_status topo_init(st_component *self, st_error *err);
  * container in its node (a MechanicalObject) see its points at their init. */
 st_status topo_parsed(st_component *self, st_error *err);
 st_status topo_reinit(st_component *self, st_error *err);
+/* topo_reinit for a container class with its own init: the file and grid
+ * warnings are read and given again, then init runs. */
+st_status topo_reinit_with(st_component *self, st_error *err,
+                           st_status (*init)(st_component *, st_error *));
 
 /* True when node n holds a component of class a or of class b (b may be
  * NULL): the topological mappings look for their output's modifier. */

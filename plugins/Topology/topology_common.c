@@ -839,12 +839,18 @@ st_status topo_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-st_status topo_reinit(st_component *self, st_error *err)
+st_status topo_reinit_with(st_component *self, st_error *err,
+                           st_status (*init)(st_component *, st_error *))
 {
     topo *t = (topo *)self;
     t->grid_warned = false;
     t->file_read = false;
-    return topo_init(self, err);
+    return init(self, err);
+}
+
+st_status topo_reinit(st_component *self, st_error *err)
+{
+    return topo_reinit_with(self, err, topo_init);
 }
 
 bool topo_node_has_class(st_node *n, const char *a, const char *b)
