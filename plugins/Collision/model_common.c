@@ -336,6 +336,12 @@ st_status cmodel_init(cmodel *m, cm_kind kind, st_error *err)
                                   "works on Vec3d states; the state '%s' is %s", m->ms->base.name,
                                   t->name);
     m->kind = kind;
+    if (kind == CM_RAY)
+        st_component_warn(self,
+                          "its rays make no contact in this run: a ray gets its direction only "
+                          "from interactive picking (SOFA's mouse), which a headless run does "
+                          "not have, so each ray is its origin point and no intersection tests "
+                          "it (SOFA without picking does the same)");
     cresp resp;
     if (m->contact_response && m->contact_response[0])
         ST_TRY(cresponse_parse(self, "contactResponse", m->contact_response, &resp, err));

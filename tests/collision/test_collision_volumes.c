@@ -286,6 +286,9 @@ Test(collision_volume_scenes, ray_model)
     cmodel *b = (cmodel *)test_find_object(s, "SphereCollisionModel1");
     cr_assert_not_null(b);
     cr_assert_eq(b->number_of_contacts, 0);
+    /* no contact, and the run says so at init */
+    cr_assert(strstr(T.log, "RayCollisionModel1") && strstr(T.log, "its rays make no contact"),
+              "%s", T.log);
     st_scene_destroy(&s);
     cr_assert_eq(test_load_string(&T, ray_scene("defaultLength: 5"), &s, &e), ST_OK, "%s", e.msg);
     cr_assert_eq(st_scene_init(s, &e), ST_OK, "init: %s", e.msg);
