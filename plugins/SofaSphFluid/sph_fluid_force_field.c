@@ -20,7 +20,8 @@
  * SOFA's addDForce is empty in effect (its list of force derivatives is never
  * filled), so the force is explicit: no stiffness, no matrix. pressureType is
  * read and unused, as SOFA. Neighbours come from a uniform hash grid of cell
- * h (SOFA: a SpatialGridContainer in the node, or an O(n^2) search). */
+ * h (neighbours.h; SOFA: a SpatialGridContainer in the node, or an O(n^2)
+ * search, whose order the pairs take). */
 #include <math.h>
 
 #ifndef M_PI
@@ -31,10 +32,7 @@
 
 #include <settee/settee.h>
 
-typedef struct sph_pair {
-    unsigned i, j; /* i < j */
-    double q;      /* r / h */
-} sph_pair;
+#include "neighbours.h"
 
 typedef struct sph {
     st_component base;
@@ -48,12 +46,9 @@ typedef struct sph {
     double *rho, *p;    /* n */
     double *normal;     /* dim x n */
     double *curv;       /* n */
-    int64_t *cell;      /* dim x n: the particles' cells */
-    unsigned *head;     /* table: first particle of each bucket (UINT32_MAX: none) */
-    unsigned *next;     /* n: next particle in the same bucket */
-    size_t table;       /* buckets (power of two) */
-    sph_pair *pairs;
-    size_t npairs, cap;
+    double *q;          /* per pair: r / h */
+    size_t qcap;
+    nb_grid grid;
 } sph;
 
 typedef enum { K_DENSITY, K_PRESSURE, K_VISCOSITY, K_CUBIC } sph_kind;
@@ -168,15 +163,10 @@ static void sph_free(sph *s)
     st_free(s->p);
     st_free(s->normal);
     st_free(s->curv);
-    st_free(s->cell);
-    st_free(s->head);
-    st_free(s->next);
-    st_free(s->pairs);
-    s->rho = s->p = s->normal = s->curv = NULL;
-    s->cell = NULL;
-    s->head = s->next = NULL;
-    s->pairs = NULL;
-    s->n = s->table = s->npairs = s->cap = 0;
+    st_free(s->q);
+    nb_grid_free(&s->grid);
+    s->rho = s->p = s->normal = s->curv = s->q = NULL;
+    s->n = s->qcap = 0;
 }
 
 static void sph_cleanup(st_component *self) { sph_free((sph *)self); }
@@ -232,93 +222,43 @@ static st_status sph_alloc(sph *s, st_error *err)
     st_component *self = &s->base;
     size_t n = s->ms->n;
     s->n = n;
-    s->table = 16;
-    while (s->table < 2 * n)
-        s->table *= 2;
     size_t m = n ? n : 1;
     s->rho = st_calloc(m, sizeof *s->rho);
     s->p = st_calloc(m, sizeof *s->p);
     s->normal = st_calloc(m * s->dim, sizeof *s->normal);
     s->curv = st_calloc(m, sizeof *s->curv);
-    s->cell = st_calloc(m * s->dim, sizeof *s->cell);
-    s->next = st_calloc(m, sizeof *s->next);
-    s->head = st_calloc(s->table, sizeof *s->head);
-    s->cap = 8 * m;
-    s->pairs = st_calloc(s->cap, sizeof *s->pairs);
-    if (!s->rho || !s->p || !s->normal || !s->curv || !s->cell || !s->next || !s->head ||
-        !s->pairs)
+    s->qcap = 8 * m;
+    s->q = st_calloc(s->qcap, sizeof *s->q);
+    if (!s->rho || !s->p || !s->normal || !s->curv || !s->q)
         return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
+    ST_TRY(nb_grid_size(&s->grid, n, s->dim, self, err));
     for (size_t i = 0; i < n; i++)
         s->rho[i] = s->density;
     return ST_OK;
 }
 
-static size_t cell_hash(const int64_t *c, unsigned dim, size_t table)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned k = 0; k < dim; k++)
-        h = (h ^ (uint64_t)c[k]) * 1099511628211ull;
-    h ^= h >> 29;
-    return (size_t)(h & (table - 1));
-}
-
-static bool push_pair(sph *s, unsigned i, unsigned j, double q)
-{
-    if (s->npairs == s->cap) {
-        /* grows only when the fluid packs more than ever before */
-        sph_pair *g = st_realloc(s->pairs, 2 * s->cap * sizeof *g);
-        if (!g)
-            return false;
-        s->pairs = g;
-        s->cap *= 2;
-    }
-    s->pairs[s->npairs++] = (sph_pair){i, j, q};
-    return true;
-}
-
-/* The pairs i < j closer than h, from the hash grid of cell h. */
+/* The pairs i < j closer than h, and their q = r / h. */
 static void find_neighbours(sph *s, const double *x)
 {
-    const unsigned d = s->dim;
     const double h = s->radius, h2 = h * h;
-    s->npairs = 0;
-    for (size_t b = 0; b < s->table; b++)
-        s->head[b] = UINT32_MAX;
-    for (size_t i = 0; i < s->n; i++) {
-        for (unsigned k = 0; k < d; k++) {
-            /* a non-finite or huge coordinate goes to cell 0 (distances still
-             * decide; the step's finiteness check reports a NaN) */
-            double c = floor(x[d * i + k] / h);
-            s->cell[d * i + k] = fabs(c) < 4e18 ? (int64_t)c : 0;
-        }
-        size_t b = cell_hash(s->cell + d * i, d, s->table);
-        s->next[i] = s->head[b];
-        s->head[b] = (unsigned)i;
-    }
-    int nb = d == 3 ? 27 : 9;
-    for (size_t i = 0; i < s->n; i++) {
-        const int64_t *ci = s->cell + d * i;
-        for (int o = 0; o < nb; o++) {
-            int64_t c[3] = {ci[0] + o % 3 - 1, ci[1] + (o / 3) % 3 - 1,
-                            d == 3 ? ci[2] + o / 9 - 1 : 0};
-            size_t b = cell_hash(c, d, s->table);
-            for (unsigned j = s->head[b]; j != UINT32_MAX; j = s->next[j]) {
-                if (j <= i || memcmp(s->cell + d * j, c, d * sizeof *c) != 0)
-                    continue;
-                double r2 = 0;
-                for (unsigned k = 0; k < d; k++) {
-                    double e = x[d * j + k] - x[d * i + k];
-                    r2 += e * e;
-                }
-                if (r2 < h2 && !push_pair(s, (unsigned)i, j, sqrt(r2 / h2))) {
-                    st_component_warn(&s->base, "out of memory for the neighbour pairs: only "
-                                                "%zu pairs act this step",
-                                      s->npairs);
-                    return;
-                }
-            }
+    bool whole = nb_grid_find(&s->grid, x, h);
+    if (s->grid.npairs > s->qcap) {
+        /* grows only when the fluid packs more than ever before */
+        double *q = st_realloc(s->q, s->grid.cap * sizeof *q);
+        if (q) {
+            s->q = q;
+            s->qcap = s->grid.cap;
+        } else {
+            s->grid.npairs = s->qcap;
+            whole = false;
         }
     }
+    if (!whole)
+        st_component_warn(&s->base, "out of memory for the neighbour pairs: only %zu pairs act "
+                                    "this step",
+                          s->grid.npairs);
+    for (size_t e = 0; e < s->grid.npairs; e++)
+        s->q[e] = sqrt(s->grid.pairs[e].r2 / h2);
 }
 
 static void sph_add_force(st_component *self, const st_mparams *mp, double *fg, const double *xg,
@@ -352,17 +292,17 @@ static void sph_add_force(st_component *self, const st_mparams *mp, double *fg, 
         s->curv[i] = 0;
     }
     memset(s->normal, 0, n * d * sizeof *s->normal);
-    for (size_t e = 0; e < s->npairs; e++) {
-        double w = m * kernel_w(&kd, s->pairs[e].q);
-        s->rho[s->pairs[e].i] += w;
-        s->rho[s->pairs[e].j] += w;
+    for (size_t e = 0; e < s->grid.npairs; e++) {
+        double w = m * kernel_w(&kd, s->q[e]);
+        s->rho[s->grid.pairs[e].i] += w;
+        s->rho[s->grid.pairs[e].j] += w;
     }
     for (size_t i = 0; i < n; i++)
         s->p[i] = k * (s->rho[i] - s->density);
     if (surf == 1)
-        for (size_t e = 0; e < s->npairs; e++) {
-            unsigned i = s->pairs[e].i, j = s->pairs[e].j;
-            double q = s->pairs[e].q, w = m / s->rho[j] - m / s->rho[i];
+        for (size_t e = 0; e < s->grid.npairs; e++) {
+            unsigned i = s->grid.pairs[e].i, j = s->grid.pairs[e].j;
+            double q = s->q[e], w = m / s->rho[j] - m / s->rho[i];
             double g = kernel_grad(&kc, q) * w;
             for (unsigned a = 0; a < d; a++) {
                 double na = (x[d * i + a] - x[d * j + a]) * g;
@@ -373,9 +313,9 @@ static void sph_add_force(st_component *self, const st_mparams *mp, double *fg, 
             s->curv[i] += c;
             s->curv[j] -= c;
         }
-    for (size_t e = 0; e < s->npairs; e++) {
-        unsigned i = s->pairs[e].i, j = s->pairs[e].j;
-        double q = s->pairs[e].q, ri = s->rho[i], rj = s->rho[j];
+    for (size_t e = 0; e < s->grid.npairs; e++) {
+        unsigned i = s->grid.pairs[e].i, j = s->grid.pairs[e].j;
+        double q = s->q[e], ri = s->rho[i], rj = s->rho[j];
         double fv = -m2 * (s->p[i] / (ri * ri) + s->p[j] / (rj * rj));
         if (visc == 1) {
             double c = m2 * mu / (ri * rj) * kernel_lap(&kv, q);
