@@ -20,6 +20,12 @@ static void collect(st_log_level level, const char *where, const char *path, con
         t->nerrors++;
 }
 
+void test_log_clear(test_rt *t)
+{
+    t->log[0] = 0;
+    t->len = 0;
+}
+
 void test_rt_open(test_rt *t)
 {
     memset(t, 0, sizeof *t);

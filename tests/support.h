@@ -15,6 +15,8 @@ typedef struct test_rt {
 } test_rt;
 
 void test_rt_open(test_rt *t);
+/* Empties the log (its text and its length: messages then start over). */
+void test_log_clear(test_rt *t);
 void test_rt_close(test_rt *t);
 /* Loads a scene from text; returns the status, err filled. */
 st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err);

@@ -68,6 +68,7 @@ typedef struct cmodel {
     double default_radius;     /* cylinders: "defaultRadius" */
     double default_height;     /* cylinders: "defaultHeight" */
     double default_length;     /* rays: "defaultLength" */
+    int leaf_scale;            /* SpatialGridPointModel: "leafScale" (its tree only) */
     st_vec3 default_axis;      /* cylinders: "defaultLocalAxis" */
     st_array extents;          /* OBBs: "extents", half-widths, 3 per box */
     double default_extent;     /* OBBs: "defaultExtent" */

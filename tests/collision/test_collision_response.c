@@ -349,7 +349,7 @@ Test(collision_response, incomplete_last_rule_is_ignored)
     cr_assert(strstr(T.log, "rule 1 has 1 word ('default'): each rule is a triplet"), "%s", T.log);
     st_scene_destroy(&s);
     T.len = 0; /* the log of this run only */
-    T.log[0] = 0;
+    test_log_clear(&T);
     s = run_balls("RuleBasedContactManager: {rules: \"Ground 7 nullptr  BallA Ground\"}", 300);
     ya = state(s, "a")->position.r[1], yb = state(s, "b")->position.r[1];
     cr_assert(fabs(ya - ball_rest()) < 1e-6, "ball A at %.9g", ya);

@@ -1077,3 +1077,76 @@ Test(collision_scenes, short_list_radius_is_padded_with_radius)
     }
     st_scene_destroy(&s);
 }
+
+/* SpatialGridPointModel (SofaSphFluid) is SOFA's point model under another
+ * bounding tree: the same contacts, so the same run to the bit as
+ * PointCollisionModel; without a SpatialGridContainer above it, a warning
+ * (SOFA's error, after which it works as a point model). */
+static const char *GRID_POINT_DROP =
+    "format: settee/1\n"
+    "root:\n"
+    "  gravity: [0, -9.81, 0]\n"
+    "  dt: 0.01\n"
+    "  objects:\n"
+    "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Topology, Collision, "
+    "SofaSphFluid]}\n"
+    "    - DefaultAnimationLoop: {}\n"
+    "    - CollisionPipeline: {}\n"
+    "    - BruteForceBroadPhase: {}\n"
+    "    - BVHNarrowPhase: {}\n"
+    "    - MinProximityIntersection: {alarmDistance: 0.2, contactDistance: 0.1}\n"
+    "    - CollisionResponse: {}\n"
+    "  children:\n"
+    "    - name: Floor\n"
+    "      objects:\n"
+    "        - MechanicalObject: {position: [[-3, 0, -3], [4, 0, -3], [4, 0, 3], [-3, 0, 3]]}\n"
+    "        - MeshTopology: {triangles: [[0, 2, 1], [0, 3, 2]]}\n"
+    "        - TriangleCollisionModel: {moving: false, simulated: false}\n"
+    "    - name: Drop\n"
+    "      objects:\n"
+    "        - EulerExplicitSolver: {symplectic: true}\n"
+    "        - MechanicalObject: {name: dofs, position: [[1.5, 1, -1], [-1, 0.8, 1.5]]}\n"
+    "        - UniformMass: {totalMass: 0.1}\n"
+    "%s"
+    "        - %s: {}\n";
+
+/* y: the points' heights after the run, then their lowest over it. */
+static void drop_points(const char *model, const char *grid, double y[4], test_rt *t)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, GRID_POINT_DROP, grid, model);
+    st_scene *s = NULL;
+    st_error e = {0};
+    cr_assert_eq(test_load_string(t, yaml, &s, &e), ST_OK, "%s", e.msg);
+    cr_assert_eq(st_scene_init(s, &e), ST_OK, "%s", e.msg);
+    const st_mstate *ms = st_node_mstate(st_node_child(st_scene_root(s), 1));
+    y[2] = y[3] = 1.0;
+    for (int i = 0; i < 150; i++) {
+        cr_assert_eq(st_scene_step(s, 0, &e), ST_OK, "step %d: %s", i, e.msg);
+        y[2] = fmin(y[2], ms->position.r[1]);
+        y[3] = fmin(y[3], ms->position.r[4]);
+    }
+    y[0] = ms->position.r[1];
+    y[1] = ms->position.r[4];
+    st_scene_destroy(&s);
+}
+
+Test(collision_scenes, spatial_grid_point_model_is_a_point_model)
+{
+    double a[4], b[4];
+    drop_points("PointCollisionModel", "", a, &T);
+    /* they reach the floor (free fall would take them 10 m lower) and it
+     * holds them */
+    cr_assert(a[2] > -0.1 && a[3] > -0.1 && a[2] < 0.2 && a[3] < 0.2,
+              "the floor holds the points: lowest %g %g", a[2], a[3]);
+    test_log_clear(&T);
+    drop_points("SpatialGridPointModel", "        - SpatialGridContainer: {cellWidth: 0.5}\n", b,
+                &T);
+    cr_assert(a[0] == b[0] && a[1] == b[1], "%.17g %.17g against %.17g %.17g", b[0], b[1], a[0],
+              a[1]);
+    cr_assert_null(strstr(T.log, "Requires a Vec3 SpatialGridContainer"), "%s", T.log);
+    test_log_clear(&T);
+    drop_points("SpatialGridPointModel", "", b, &T);
+    cr_assert(a[0] == b[0] && a[1] == b[1], "without the grid too");
+    cr_assert(strstr(T.log, "Requires a Vec3 SpatialGridContainer"), "log: %s", T.log);
+}

@@ -177,7 +177,7 @@ Test(collision_volume_scenes, every_method_pairs_tetrahedra_and_points)
                                 "contacts"),
                   "%s: %s", methods[k], T.log);
         st_scene_destroy(&s);
-        T.log[0] = 0;
+        test_log_clear(&T);
         T.len = 0;
     }
 }

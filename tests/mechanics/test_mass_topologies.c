@@ -81,7 +81,7 @@ static st_component *load(const char *body, const char *cls, const char *attrs)
     if (S)
         st_scene_destroy(&S);
     T.len = 0;
-    T.log[0] = 0;
+    test_log_clear(&T);
     cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &S, &err), ST_OK,
                  "load: %s", err.msg);
     cr_assert_eq(st_scene_init(S, &err), ST_OK, "init: %s\n%s", err.msg, T.log);

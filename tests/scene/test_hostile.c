@@ -571,7 +571,7 @@ Test(hostile, singular_system_stops_the_run_unless_asked_to_continue)
         st_scene_destroy(&s);
 
         T.len = 0;
-        T.log[0] = 0;
+        test_log_clear(&T);
         snprintf(y, sizeof y, singular,
                  "    - DefaultAnimationLoop: {continueOnSolverFailure: true}\n", solvers[k]);
         cr_assert_eq(load_init(y, &s), ST_OK, "%s", E.msg);

@@ -140,7 +140,7 @@ static const char *expect_error(const char *text, const char *where, const char 
     st_scene *s = (st_scene *)1;
     st_error err = {0};
     T.len = 0;
-    T.log[0] = 0;
+    test_log_clear(&T);
     cr_assert_neq(load_as(text, "t.scn", &s, &err), ST_OK, "expected an error for:\n%s", text);
     cr_assert_null(s);
     st_error_format(&err, buf, sizeof buf);
@@ -173,7 +173,7 @@ Test(scn, errors_carry_the_xml_position)
         st_scene *ls = NULL;
         st_error lerr = {0};
         T.len = 0;
-        T.log[0] = 0;
+        test_log_clear(&T);
         cr_assert_eq(load_as(text, "t.scn", &ls, &lerr), ST_OK, "%s", lerr.msg);
         cr_assert(strstr(T.log, "warning|t.scn:3:4|") &&
                       strstr(T.log, "<RequiredPlugin name=\"ODESolver.Backward\"/>"),

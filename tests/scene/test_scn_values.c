@@ -24,7 +24,7 @@ static st_scene *load(const char *text, const char *name)
     st_error err = {0};
     char buf[2048];
     T.len = 0;
-    T.log[0] = 0;
+    test_log_clear(&T);
     st_status st = st_scene_load_string(T.rt, text, strlen(text), name, &s, &err);
     cr_assert_eq(st, ST_OK, "%s\nlog:\n%s", st_error_format(&err, buf, sizeof buf), T.log);
     return s;
@@ -36,7 +36,7 @@ static const char *load_fails(const char *text, const char *name)
     st_scene *s = NULL;
     st_error err = {0};
     T.len = 0;
-    T.log[0] = 0;
+    test_log_clear(&T);
     cr_assert_neq(st_scene_load_string(T.rt, text, strlen(text), name, &s, &err), ST_OK,
                   "expected an error for:\n%s", text);
     cr_assert_null(s);
