@@ -391,9 +391,22 @@ static st_status mobject_topology_changed(st_component *self, st_component *topo
 {
     (void)topology, (void)err;
     st_mstate *ms = (st_mstate *)self;
-    for (size_t e = 0; e < nev; e++)
-        if (ev[e].change == ST_TOPO_ADDED && ev[e].elem == ST_ELEM_POINT)
-            points_added(ms, &ev[e]);
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].change != ST_TOPO_ADDED || ev[e].elem != ST_ELEM_POINT)
+            continue;
+        /* The kernel leaves an empty array empty; the vectors SOFA always
+         * sizes are empty because the state was (every point removed,
+         * then new ones added: a ParticleSink then a ParticleSource): they
+         * grow with the points, the new ones zero (coordinates: identity). */
+        for (size_t k = 0; k < NVECS && ev[e].before == 0; k++) {
+            st_array *a = vec_at(ms, k);
+            if (!mobject_vecs[k].forced || a->n)
+                continue;
+            ST_TRY(mobject_vecs[k].coord ? resize_coords(ms, a, ev[e].n, err)
+                                         : st_array_resize_width(a, dw(ms), ev[e].n, err));
+        }
+        points_added(ms, &ev[e]);
+    }
     ms->n = ms->position.n;
     ms->size = (unsigned)ms->n;
     return ST_OK;

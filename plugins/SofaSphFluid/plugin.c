@@ -7,6 +7,7 @@ extern const st_class spatial_grid_container_class;
 extern const st_class particle_source_class;
 extern const st_class particle_sink_class;
 extern const st_class particles_repulsion_force_field_class;
+extern const st_class ogl_fluid_model_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -15,6 +16,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &particle_source_class, err));
     ST_TRY(st_registry_add(r, &particle_sink_class, err));
     ST_TRY(st_registry_add(r, &particles_repulsion_force_field_class, err));
+    ST_TRY(st_registry_add(r, &ogl_fluid_model_class, err));
     return ST_OK;
 }
 
@@ -24,5 +26,5 @@ ST_PLUGIN_DEFINE("SofaSphFluid", "0.1.0",
                  "SOFA's SofaSphFluid plugin: SPHFluidForceField (smoothed particle "
                  "hydrodynamics; neighbours from a uniform hash grid), SpatialGridContainer (data only) "
                  "ParticleSource and ParticleSink (particles added and removed through the topology), "
-                 "ParticlesRepulsionForceField",
+                 "ParticlesRepulsionForceField, OglFluidModel (headless: nothing drawn)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -176,3 +176,51 @@ Test(particle_source, feeds_a_fluid_above_a_floor)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* A sink that empties the state (its lone default point falls through the
+ * plane) before the source's first wave: the state grows again from zero
+ * points, its vectors with it (the kernel leaves an empty array empty; the
+ * state's own vectors are not optional), and the mass and the fluid follow.
+ * It once left the state empty while the topology counted the new points,
+ * and the mass then read past the state's vectors. */
+Test(particle_source, refills_a_state_a_sink_emptied)
+{
+    static const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -10, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, Topology, SofaSphFluid]}\n"
+        "    - EulerExplicitSolver: {symplectic: true}\n"
+        "    - MechanicalObject: {name: dofs}\n"
+        "    - ParticleSource: {name: src, translation: [0, 2, 0], radius: [0, 0, 0], "
+        "velocity: [0, -1, 0], delay: 0.02, start: 0, stop: 0.05, addNoise: false, "
+        "center: [[-0.2, 0, 0], [0.2, 0, 0], [0, 0, 0.2]]}\n"
+        "    - PointSetTopologyContainer: {name: con}\n"
+        "    - PointSetTopologyModifier: {name: mod}\n"
+        "    - UniformMass: {vertexMass: 1}\n"
+        "    - SPHFluidForceField: {radius: 0.5, density: 25}\n"
+        "    - ParticleSink: {normal: [0, 1, 0], d0: -10, d1: 0}\n";
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    st_mstate *ms = steps(s, 2);
+    cr_assert_eq(ms->n, 0, "the sink removed the default point (%zu left)", ms->n);
+    ms = steps(s, 1); /* t = 0.02: the first wave */
+    cr_assert_eq(ms->n, 3, "%zu points\n%s", ms->n, t.log);
+    cr_assert_eq(ms->velocity.n, 3);
+    cr_assert_eq(ms->force.n, 3);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert(fabs(ms->position.r[3 * i + 1] - 2.0) < 0.05, "y %g", ms->position.r[3 * i + 1]);
+    ms = steps(s, 20);
+    cr_assert(ms->n >= 6, "the later waves came (%zu points)", ms->n);
+    for (size_t i = 0; i < 3 * ms->n; i++)
+        cr_assert(isfinite(ms->position.r[i]));
+    cr_assert_null(strstr(t.log, "could not emit"), "%s", t.log);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
