@@ -57,6 +57,7 @@ st_status nonuniform_finest(st_component *self, st_component *g, finest_level *f
 bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels);
 
 const st_class *hexahedron_composite_fem_class(void);
+extern const st_class nonuniform_hexahedral_fem_class;
 extern const st_class hexahedron_composite_fem_mapping_class;
 
 /* The class, built once from HexahedronFEMForceFieldAndMass (its fields,
