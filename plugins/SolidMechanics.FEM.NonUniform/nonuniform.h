@@ -3,7 +3,17 @@
 #ifndef SETTEE_PLUGIN_NONUNIFORM_H
 #define SETTEE_PLUGIN_NONUNIFORM_H
 
+#include "../SolidMechanics.FEM.Elastic/hexahedral_fem.h"
 #include "../SolidMechanics.FEM.Elastic/hexahedron_fem.h"
+
+/* NonUniformHexahedralFEMForceFieldAndMass (tests read its matrices). */
+typedef struct nuhexal {
+    hexal_mass hm;       /* HexahedralFEMForceFieldAndMass, first */
+    bool recursive;      /* "recursive" */
+    bool use_mbk;        /* "useMBK" */
+    double (*M)[24][24]; /* element mass matrices, owned */
+    size_t nm;           /* elements of M */
+} nuhexal;
 
 typedef struct nonuniform_fem {
     hexa_fem h;              /* HexahedronFEMForceFieldAndMass, first */

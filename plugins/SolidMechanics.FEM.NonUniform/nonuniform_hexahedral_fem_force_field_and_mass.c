@@ -38,15 +38,7 @@
 #include <string.h>
 
 #include "hexa_condensation.h"
-#include "hexahedral_fem.h"
-
-typedef struct nuhexal {
-    hexal_mass hm;       /* HexahedralFEMForceFieldAndMass, first */
-    bool recursive;      /* "recursive" */
-    bool use_mbk;        /* "useMBK" */
-    double (*M)[24][24]; /* element mass matrices, owned */
-    size_t nm;           /* elements of M */
-} nuhexal;
+#include "nonuniform.h"
 
 static void nuh_cleanup(st_component *self)
 {
