@@ -3,8 +3,9 @@
  * (hexa_condensation.c, compiled in), against closed forms: the trilinear
  * fields nest, so condensing every voxel of a uniform subdivision gives
  * back the coarse element's stiffness (HexahedralFEMForceField's, computed
- * by a scene of its own; equal to 1e-6 relative: SOFA rounds its entries to
- * float, which the sums of rounded entries do not keep) and the consistent mass of the coarse element; a
+ * by a scene of its own; equal to 1e-6 relative: SOFA rounds its entries
+ * to float, which the sums of rounded entries do not keep) and the
+ * consistent mass of the coarse element; a
  * uniform strain's energy counts the voxels present; the scenes read the
  * voxels from a MultilevelHexahedronSetTopologyContainer, weigh
  * density x voxel volume, and fall freely at g under the consistent mass. */
@@ -380,5 +381,20 @@ Test(nonuniform_hexahedral, bad_input_is_refused)
                  &err);
     cr_assert_neq(rc, ST_OK);
     cr_assert(strstr(err.msg, "density"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
+
+/* SOFA's matrices do not follow the container (its handler is compiled
+ * out): removing a hexahedron is refused, naming the force field. */
+Test(nonuniform_hexahedral, container_change_is_refused)
+{
+    st_scene *s = ml_scene(0, "", "");
+    st_error err = {0};
+    const unsigned gone = 1;
+    cr_assert_neq(st_topology_remove(test_find_object(s, "topo"), ST_ELEM_HEXAHEDRON, &gone, 1,
+                                     &err),
+                  ST_OK);
+    char msg[1024];
+    cr_assert(strstr(st_error_format(&err, msg, sizeof msg), "fem"), "%s", msg);
     st_scene_destroy(&s);
 }
