@@ -7,6 +7,7 @@
  * refusals of a missing or wrong container or target; and SOFA's inert
  * object without geometry algorithms or voxel loader. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topo_support.h"
@@ -21,7 +22,8 @@ static const char *raw_file(void)
 {
     static char path[512];
     const char *dir = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/distances_grid.raw", dir && *dir ? dir : ".");
+    snprintf(path, sizeof path, "%s/distances_grid.raw",
+             dir && *dir ? dir : SETTEE_BINARY_DIR "/tests/tmp");
     FILE *f = fopen(path, "wb");
     cr_assert_not_null(f, "%s", path);
     const unsigned char v[8] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -42,7 +44,8 @@ static st_scene *load(const char *dist_attrs, bool no_geo, bool no_loader, st_st
              raw_file());
     snprintf(xml, sizeof xml,
              "<Node name='root'><RequiredPlugin pluginName='Sofa.Component.IO.Mesh "
-             "Sofa.Component.Topology.Container.Dynamic Sofa.Component.Topology.Container.Constant "
+             "Sofa.Component.Topology.Container.Dynamic "
+             "Sofa.Component.Topology.Container.Constant "
              "Sofa.Component.Engine.Analyze Sofa.Component.StateContainer'/>"
              "<DefaultAnimationLoop/>"
              "<Node name='G'>%s"
