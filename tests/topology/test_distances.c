@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topo_support.h"
 
@@ -17,13 +18,14 @@ static void setup(void) { test_rt_open(&T); }
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(distances, .init = setup, .fini = teardown);
 
-/* The 8 voxels, every one active (no dataValue, no bgValue). */
+/* The 8 voxels, every one active (no dataValue, no bgValue), in a file of
+ * this test's own (Criterion runs the tests in parallel processes). */
 static const char *raw_file(void)
 {
     static char path[512];
     const char *dir = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/distances_grid.raw",
-             dir && *dir ? dir : SETTEE_BINARY_DIR "/tests/tmp");
+    snprintf(path, sizeof path, "%s/distances_grid_%ld.raw",
+             dir && *dir ? dir : SETTEE_BINARY_DIR "/tests/tmp", (long)getpid());
     FILE *f = fopen(path, "wb");
     cr_assert_not_null(f, "%s", path);
     const unsigned char v[8] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -76,7 +78,10 @@ static st_scene *load_ok(const char *dist_attrs, bool no_geo, bool no_loader)
     return s;
 }
 
-static const st_array *target(st_scene *s) { return topo_arr(test_find_object(s, "target"), "position"); }
+static const st_array *target(st_scene *s)
+{
+    return topo_arr(test_find_object(s, "target"), "position");
+}
 
 /* Step 1: the 8 voxel centres in the container's order (x fastest), with
  * the offset, as position and rest position. */
