@@ -4,7 +4,7 @@
 #include <settee/settee.h>
 
 extern const st_class average_coord_class, hausdorff_distance_class, clustering_engine_class,
-    shape_matching_class, sum_engine_class;
+    shape_matching_class, sum_engine_class, distances_class;
 
 static st_status register_classes(st_registry *r, st_error *err)
 {
@@ -13,6 +13,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &clustering_engine_class, err));
     ST_TRY(st_registry_add(r, &shape_matching_class, err));
     ST_TRY(st_registry_add(r, &sum_engine_class, err));
+    ST_TRY(st_registry_add(r, &distances_class, err));
     return ST_OK;
 }
 

@@ -93,6 +93,12 @@ static void element_stiffness(double K[24][24], double U, double V, double W, co
             K[j][i] = K[i][j];
 }
 
+void hexal_element_stiffness(double K[24][24], double E, double nu, const double n[8][3])
+{
+    double scale = (E * (1 - nu)) / ((1 + nu) * (1 - 2 * nu));
+    element_stiffness(K, scale, nu / (1 - nu) * scale, (1 - 2 * nu) / (2 * (1 - nu)) * scale, n);
+}
+
 static void gather(const double *x, const unsigned v[8], double p[8][3])
 {
     for (int k = 0; k < 8; k++)
@@ -128,11 +134,8 @@ static st_status init_element(hexal_fem *s, size_t i, st_error *err)
     hexa_rotation(s->meth == 1 ? HM_POLAR : HM_LARGE, h->R, n);
     for (int k = 0; k < 8; k++)
         fem_mulv3(h->rest[k], h->R, n[k]);
-    double nu = fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON);
-    double E = fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG);
-    double scale = (E * (1 - nu)) / ((1 + nu) * (1 - 2 * nu));
-    element_stiffness(h->K, scale, nu / (1 - nu) * scale, (1 - 2 * nu) / (2 * (1 - nu)) * scale,
-                      n);
+    hexal_element_stiffness(h->K, fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG),
+                            fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON), n);
     h->fresh = false;
     return ST_OK;
 }
@@ -198,6 +201,11 @@ static st_status hxl_topology_changed(st_component *self, st_component *topology
 
 st_status hexal_fem_init(st_component *self, st_error *err)
 {
+    return hexal_fem_setup(self, true, err);
+}
+
+st_status hexal_fem_setup(st_component *self, bool follow, st_error *err)
+{
     hexal_fem *s = (hexal_fem *)self;
     hxl_free(s);
     self->state = ST_CSTATE_INVALID;
@@ -229,7 +237,7 @@ st_status hexal_fem_init(st_component *self, st_error *err)
                           "closed-form stiffness, computed here as in SOFA, is only right for "
                           "axis-aligned boxes (HexahedronFEMForceField integrates any shape)",
                           skew, s->ne);
-    if (s->followed != s->topology) {
+    if (follow && s->followed != s->topology) {
         ST_TRY(st_topology_follow(self, s->topology, ST_ELEM_HEXAHEDRON, (void **)&s->e, &s->ne,
                                   sizeof *s->e, &hexal_follow_ops, s, err));
         ST_TRY(st_topology_listen(self, s->topology, hxl_topology_changed, err));

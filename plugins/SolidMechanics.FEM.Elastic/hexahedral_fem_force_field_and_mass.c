@@ -22,17 +22,6 @@
 
 #include "hexahedral_fem.h"
 
-typedef struct hexal_mass {
-    hexal_fem ff;              /* first: HEXAL_FEM_FIELDS' offsets are its own */
-    double density;            /* "density" */
-    bool lumped;               /* "lumpedMass" */
-    char *mass_matrices;       /* "massMatrices" (ignored: m_e (1 1^T) (x) I3 per element) */
-    st_array total_mass;       /* "totalMass" (output, per element) */
-    st_array particle_masses;  /* "particleMasses" (output, per point) */
-    st_array lumped_masses;    /* "lumpedMasses" (output, 3 per point) */
-    bool separate_gravity;     /* "separateGravity" */
-    double rayleigh_mass;      /* "rayleighMass" */
-} hexal_mass;
 
 /* The element's total mass, density times the volume of its rest box. */
 static double element_total(const hexal_mass *s, const hexal *h)
@@ -201,23 +190,7 @@ static const st_mass_ops hm_mass_ops = {
     .rayleigh_mass = hm_rayleigh_mass,
 };
 
-static const st_field hm_fields[] = {
-    HEXAL_FEM_FIELDS,
-    ST_REAL(hexal_mass, density, "density", "1",
-            "density == volumetric mass in english (kg.m-3)"),
-    ST_BOOL(hexal_mass, lumped, "lumpedMass", "false", "Does it use lumped masses?"),
-    ST_IGNORED(hexal_mass, mass_matrices, "massMatrices", ST_T_STRING, char *, "",
-               "Mass matrices per element (M_i); settee applies them without storing them"),
-    ST_OUTPUT(hexal_mass, total_mass, "totalMass", ST_T_REALS, st_array,
-              "Total mass per element"),
-    ST_OUTPUT(hexal_mass, particle_masses, "particleMasses", ST_T_REALS, st_array,
-              "Mass per particle"),
-    ST_OUTPUT(hexal_mass, lumped_masses, "lumpedMasses", ST_T_VEC3S, st_array, "Lumped masses"),
-    ST_BOOL(hexal_mass, separate_gravity, "separateGravity", "false",
-            "add separately gravity to velocity computation"),
-    ST_REAL(hexal_mass, rayleigh_mass, "rayleighMass", "0",
-            "Rayleigh damping - mass matrix coefficient"),
-    ST_FIELD_END};
+static const st_field hm_fields[] = {HEXAL_FEM_FIELDS, HEXAL_MASS_FIELDS, ST_FIELD_END};
 
 const st_class hexahedral_fem_force_field_and_mass_class = {
     .struct_size = sizeof(st_class),

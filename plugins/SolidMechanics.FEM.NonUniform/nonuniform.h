@@ -3,7 +3,17 @@
 #ifndef SETTEE_PLUGIN_NONUNIFORM_H
 #define SETTEE_PLUGIN_NONUNIFORM_H
 
+#include "../SolidMechanics.FEM.Elastic/hexahedral_fem.h"
 #include "../SolidMechanics.FEM.Elastic/hexahedron_fem.h"
+
+/* NonUniformHexahedralFEMForceFieldAndMass (tests read its matrices). */
+typedef struct nuhexal {
+    hexal_mass hm;       /* HexahedralFEMForceFieldAndMass, first */
+    bool recursive;      /* "recursive" */
+    bool use_mbk;        /* "useMBK" */
+    double (*M)[24][24]; /* element mass matrices, owned */
+    size_t nm;           /* elements of M */
+} nuhexal;
 
 typedef struct nonuniform_fem {
     hexa_fem h;              /* HexahedronFEMForceFieldAndMass, first */
@@ -57,6 +67,7 @@ st_status nonuniform_finest(st_component *self, st_component *g, finest_level *f
 bool nonuniform_grid_usable(nonuniform_fem *n, st_component *g, int *grid_levels);
 
 const st_class *hexahedron_composite_fem_class(void);
+extern const st_class nonuniform_hexahedral_fem_class;
 extern const st_class hexahedron_composite_fem_mapping_class;
 
 /* The class, built once from HexahedronFEMForceFieldAndMass (its fields,

@@ -3,7 +3,8 @@
  * NonUniformHexahedronFEMForceFieldAndMass, built at registration from
  * HexahedronFEMForceFieldAndMass (compiled in),
  * HexahedronCompositeFEMForceFieldAndMass built from it, and
- * HexahedronCompositeFEMMapping. */
+ * HexahedronCompositeFEMMapping; NonUniformHexahedralFEMForceFieldAndMass,
+ * on HexahedralFEMForceField (compiled in). */
 #include <pthread.h>
 
 #include "nonuniform.h"
@@ -26,6 +27,7 @@ static st_status register_classes(st_registry *r, st_error *err)
                                              "does not fit its field table");
     ST_TRY(st_registry_add(r, nonuniform_class, err));
     ST_TRY(st_registry_add(r, composite_class, err));
+    ST_TRY(st_registry_add(r, &nonuniform_hexahedral_fem_class, err));
     return st_registry_add(r, &hexahedron_composite_fem_mapping_class, err);
 }
 

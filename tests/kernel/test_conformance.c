@@ -158,6 +158,10 @@ static const struct refusal {
      "it wraps another linear solver and needs a rotation finder (SOFA's error without them)"},
     {"RotationMatrixSystem",
      "no rotation finder (corotational FEM) in the node: SOFA's 'A RotationFinder is required'"},
+    {"Distances", "needs a DynamicSparseGridTopologyContainer at hexaContainerPath (SOFA refuses "
+                  "to create it otherwise)"},
+    {"NonUniformHexahedralFEMForceFieldAndMass", "needs a MultilevelHexahedronSetTopologyContainer "
+                                                 "(SOFA's 'Object must have' one)"},
     {"StopperLagrangianConstraint", "Vec1d only (SOFA's one instantiation): refused beside the "
                                     "Vec3d state"},
 };
