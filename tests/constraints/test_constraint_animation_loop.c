@@ -311,3 +311,44 @@ Test(constraint_animation_loop, bad_values_are_refused)
     scene(y, sizeof y, "ConstraintAnimationLoop: {maxIterations: 0}", "", HOLD, UNCOUPLED);
     scene_refused(&T, y, "maxIterations");
 }
+
+/* realTimeCompensation: each step lasts at least dt of wall-clock time
+ * (4 steps after the first of dt 0.02: 0.08 s at least); displayTime tells
+ * each step's phases. */
+Test(constraint_animation_loop, real_time_compensation_and_display_time)
+{
+    char y[8192];
+    scene(y, sizeof y,
+          "ConstraintAnimationLoop: {name: loop, realTimeCompensation: true, displayTime: true}",
+          "", HOLD, UNCOUPLED);
+    char *at = strstr(y, "dt: ");
+    cr_assert_not_null(at);
+    memcpy(at, "dt: 0.02", 8); /* "dt: 0.01" */
+    st_scene *s = scene_load(&T, y);
+    scene_steps(&T, s, 1);
+    double t0 = st_time_now();
+    scene_steps(&T, s, 4);
+    double spent = st_time_now() - t0;
+    cr_assert_geq(spent, 0.079, "4 steps of dt 0.02 took %g s", spent);
+    cr_assert(strstr(T.log, "free motion") && strstr(T.log, "with 3 constraints"),
+              "no timing from displayTime:\n%s", T.log);
+    st_scene_destroy(&s);
+}
+
+/* scenes/constraint_loop_ball_on_floor.scn (SOFA's XML): the ball rests at
+ * radius + contactDistance above the floor, the weight hangs still. */
+Test(constraint_animation_loop, shipped_scene_ball_on_floor)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/constraint_loop_ball_on_floor.scn", SETTEE_SOURCE_DIR);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_scene_load(T.rt, path, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    scene_steps(&T, s, 150);
+    const double *b = pos(s, "ball"), *w = pos(s, "weight");
+    cr_assert_float_eq(b[1], 0.15, 1e-6, "ball at %g", b[1]);
+    cr_assert(fabs(w[0] - 1.0) < 1e-9 && fabs(w[1] - 0.5) < 1e-9 && fabs(w[2]) < 1e-9,
+              "weight moved to (%g %g %g)", w[0], w[1], w[2]);
+    st_scene_destroy(&s);
+}
