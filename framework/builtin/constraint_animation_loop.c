@@ -24,8 +24,9 @@
  * own fields copied into it. Two details of SOFA's loop are not
  * reproduced: it never stops after the first sweep (GenericConstraintSolver
  * may: one more sweep, within the tolerance), and it leaves a block whose
- * W diagonal is zero at force 0 (settee's models already answer a zero
- * compliance with a warning and lambda 0).
+ * W diagonal is zero (rows on states without a correction) at force 0
+ * without calling its resolution (settee's bilateral models warn and leave
+ * such a block unsolved; its states do not move under this loop anyway).
  *
  * As in SOFA, where the ODE solvers write freePosition and freeVelocity and
  * only the constraint corrections write position and velocity, an
@@ -119,6 +120,7 @@ static const st_field constraint_loop_fields[] = {
     ST_FIELD_END};
 
 #define SOLVER_CLASS "GenericConstraintSolver"
+#define SOLVER_PLUGIN "Constraint.Lagrangian.Solver"
 
 static bool is_csolver(const st_component *c)
 {
@@ -138,16 +140,18 @@ static st_status solver_class(constraint_loop *l, const st_class **out, st_error
     *out = reg ? st_registry_find(reg, SOLVER_CLASS) : NULL;
     if (*out)
         return ST_OK;
-    char plugin[256];
-    if (!rt || !st_runtime_which_plugin(rt, SOLVER_CLASS, plugin, sizeof plugin))
-        return st_component_error(&l->base, NULL, err, ST_ENOTFOUND,
-                                  "its Gauss-Seidel is " SOLVER_CLASS "'s, and no installed "
-                                  "plugin provides that class (Constraint.Lagrangian.Solver)");
-    ST_TRY(st_runtime_load_plugin(rt, plugin, err));
+    if (!rt)
+        return st_component_error(&l->base, NULL, err, ST_EINVAL, "no runtime");
+    st_status rc = st_runtime_load_plugin(rt, SOLVER_PLUGIN, err);
+    if (rc != ST_OK) {
+        st_error_prefix(err, "its Gauss-Seidel is " SOLVER_CLASS "'s, from plugin " SOLVER_PLUGIN
+                             ": ");
+        return rc;
+    }
     *out = st_registry_find(reg, SOLVER_CLASS);
     if (!*out)
         return st_component_error(&l->base, NULL, err, ST_ENOTFOUND,
-                                  "plugin %s did not register " SOLVER_CLASS, plugin);
+                                  "plugin " SOLVER_PLUGIN " did not register " SOLVER_CLASS);
     return ST_OK;
 }
 
