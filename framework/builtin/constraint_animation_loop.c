@@ -110,8 +110,8 @@ static const st_field constraint_loop_fields[] = {
     ST_OUTPUT(constraint_loop, num_constraints, "currentNumConstraints", ST_T_INT, int,
               "settee: OUTPUT: constraint rows of the last step"),
     ST_OUTPUT(constraint_loop, iterations, "currentIterations", ST_T_INT, int,
-              "settee: OUTPUT: Gauss-Seidel iterations of the last step (SOFA's count: "
-              "iterations done + 1)"),
+              "settee: OUTPUT: Gauss-Seidel iterations (sweeps) of the last step, SOFA's "
+              "'GS iterations'"),
     ST_OUTPUT(constraint_loop, error, "currentError", ST_T_REAL, double,
               "settee: OUTPUT: Gauss-Seidel error of the last step"),
     ST_OUTPUT(constraint_loop, converged, "converged", ST_T_BOOL, bool,
@@ -376,8 +376,12 @@ static st_status read_outputs(constraint_loop *l, st_error *err)
     const st_field *f;
     if ((f = st_component_field(c, "currentNumConstraints")))
         l->num_constraints = *(int *)st_component_field_ptr(c, f);
+    /* The solver reports SOFA's GenericConstraintSolver count (sweeps + 1);
+     * this loop's ("GS iterations" in SOFA's timer) is the sweeps. */
     if ((f = st_component_field(c, "currentIterations")))
         l->iterations = *(int *)st_component_field_ptr(c, f);
+    if (l->iterations > 0)
+        l->iterations--;
     if ((f = st_component_field(c, "currentError")))
         l->error = *(double *)st_component_field_ptr(c, f);
     if ((f = st_component_field(c, "converged")))
