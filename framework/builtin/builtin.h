@@ -19,6 +19,7 @@ extern const st_class st__mechanical_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__free_motion_animation_loop_class;
 extern const st_class st__multi_step_animation_loop_class;
+extern const st_class st__constraint_animation_loop_class;
 extern const st_class st__multi_tag_animation_loop_class;
 extern const st_class st__animation_loop_parallel_scheduler_class;
 extern const st_class st__data_exchange_class;

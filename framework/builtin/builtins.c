@@ -41,7 +41,7 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
 {
     ST_TRY(add_record(rt, "Core",
                       "Kernel components: DefaultAnimationLoop, FreeMotionAnimationLoop, "
-                      "MultiStepAnimationLoop, MultiTagAnimationLoop, "
+                      "ConstraintAnimationLoop, MultiStepAnimationLoop, MultiTagAnimationLoop, "
                       "DefaultVisualManagerLoop, RequiredPlugin; and, from SOFA's "
                       "MultiThreading plugin, AnimationLoopParallelScheduler with its "
                       "DataExchange and MeanComputation",
@@ -55,6 +55,8 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
         s = st_registry_add(rt->reg, &st__free_motion_animation_loop_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__multi_step_animation_loop_class, err);
+    if (s == ST_OK)
+        s = st_registry_add(rt->reg, &st__constraint_animation_loop_class, err);
     if (s == ST_OK)
         s = st_registry_add(rt->reg, &st__multi_tag_animation_loop_class, err);
     if (s == ST_OK)

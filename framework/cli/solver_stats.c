@@ -90,13 +90,15 @@ static bool add_solver(cli_solver_stats *st, st_component *c)
     return true;
 }
 
-/* Solvers: the ODE and linear solver roles, and classes of a solver
- * category without a role (NewtonRaphsonSolver, "NonLinearSolver"). */
+/* Solvers: the ODE and linear solver roles, classes of a solver
+ * category without a role (NewtonRaphsonSolver, "NonLinearSolver"), and
+ * ConstraintAnimationLoop, which runs its own Gauss-Seidel. */
 static bool is_solver(const st_component *c)
 {
     return st_component_has_role(c, ST_ROLE_ODESOLVER) ||
            st_component_has_role(c, ST_ROLE_LINSOLVER) ||
-           (c->cls->category && strstr(c->cls->category, "Solver"));
+           (c->cls->category && strstr(c->cls->category, "Solver")) ||
+           !strcmp(c->cls->name, "ConstraintAnimationLoop");
 }
 
 cli_solver_stats *cli_solver_stats_create(st_scene *s)

@@ -31,8 +31,8 @@ bool st__is_mstate(const st_component *c)
 }
 
 
-st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
-                               st_component **out, st_error *err)
+static st_status create(st_node *n, const st_class *cls, const char *name, st_mark mark,
+                        bool attach, st_component **out, st_error *err)
 {
     *out = NULL;
     ST_TRY(st__name_check("a component", name, mark, err));
@@ -86,7 +86,7 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
         if (!c->name)
             s = st_error_set(err, ST_ENOMEM, "out of memory");
     }
-    if (s == ST_OK && n->nobjects == n->capobjects) {
+    if (s == ST_OK && attach && n->nobjects == n->capobjects) {
         size_t cap = n->capobjects ? 2 * n->capobjects : 8;
         st_component **o = st_realloc(n->objects, cap * sizeof *o);
         if (!o)
@@ -109,10 +109,24 @@ st_status st__component_create(st_node *n, const st_class *cls, const char *name
         st__component_destroy(c);
         return s;
     }
-    n->objects[n->nobjects++] = c;
-    st__scene_touch(n->scene);
+    if (attach) {
+        n->objects[n->nobjects++] = c;
+        st__scene_touch(n->scene);
+    }
     *out = c;
     return ST_OK;
+}
+
+st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
+                               st_component **out, st_error *err)
+{
+    return create(n, cls, name, mark, true, out, err);
+}
+
+st_status st__component_create_detached(st_node *n, const st_class *cls, const char *name,
+                                        st_component **out, st_error *err)
+{
+    return create(n, cls, name, ST_NO_MARK, false, out, err);
 }
 
 void st__component_destroy(st_component *c)

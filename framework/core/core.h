@@ -175,6 +175,11 @@ const char *st__registry_reader_ext(const st_registry *r, size_t i);
  * create(). name may be NULL (SOFA's default naming). */
 st_status st__component_create(st_node *n, const st_class *cls, const char *name, st_mark mark,
                                st_component **out, st_error *err);
+/* The same component kept out of n's objects (c->node is n, for paths and
+ * messages): a helper a built-in component owns, which it initialises,
+ * drives and destroys (st__component_destroy) itself. */
+st_status st__component_create_detached(st_node *n, const st_class *cls, const char *name,
+                                        st_component **out, st_error *err);
 void st__component_destroy(st_component *c);
 /* Sets a field from text as st_component_set does, recording label (a
  * string that lives as long as the scene, e.g. "--set PATH=VALUE") as where

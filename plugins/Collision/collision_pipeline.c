@@ -482,11 +482,15 @@ static void warn_lone_triangles(const pipeline *p)
     }
 }
 
+/* A constraint solver under n, or ConstraintAnimationLoop (which solves
+ * the constraints itself). */
 static bool has_constraint_solver(st_node *n)
 {
     for (size_t i = 0; i < st_node_object_count(n); i++) {
         const st_component *c = st_node_object(n, i);
         if (ST_CLASS_HAS(c->cls, constraint_solver) && c->cls->constraint_solver)
+            return true;
+        if (c->cls->animloop && !strcmp(c->cls->name, "ConstraintAnimationLoop"))
             return true;
     }
     for (size_t i = 0; i < st_node_child_count(n); i++)
