@@ -878,7 +878,10 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
                               e2.msg);
             return ST_OK;
         }
-        last = end;
+        /* SOFA's a_last: the cut's inner end; kept when both ends are on
+         * a border (no end point) */
+        if (end != UINT_MAX)
+            last = end;
         if (l->saved)
             update_saved(t, topo);
     }
