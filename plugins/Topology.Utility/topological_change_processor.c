@@ -118,11 +118,13 @@ static const st_field tcp_fields[] = {
             "set to 'true' to save the incision to do in the init to incise even after a "
             "movement"),
     ST_REAL(tcp, eps_path, "epsilonSnapPath", "0.1",
-            "epsilon snap path: an incision crossing an edge closer than this fraction of the "
-            "edge to a vertex goes through the vertex"),
+            "epsilon snap path: the path points on the edges of a vertex that an incision "
+            "crosses an edge closer to than this edge weight are merged into that vertex, "
+            "moved to their mean (SOFA's SnapAlongPath; 0: none)"),
     ST_REAL(tcp, eps_border, "epsilonSnapBorder", "0.25",
-            "epsilon snap path: an incision's end closer than this barycentric weight to a "
-            "border edge (a vertex) goes onto it"),
+            "epsilon snap path: an incision's end with a weight below this opposite a border "
+            "edge goes onto the edge (by SOFA's projection), opposite an inner edge onto a "
+            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none)"),
     ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
     ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
     ST_FIELD_END};
