@@ -9,10 +9,11 @@
  *     | / | / |        T4 [3,4,7] T5 [3,7,6] T6 [4,5,8] T7 [4,8,7]
  *     0---1---2
  *
- * cut along x = 1.5 from the bottom border to the top one. The new points,
- * the triangle lists after the split and after the incision are worked by
- * hand in the tests' comments; the mass is conserved and the surface falls
- * apart in two pieces that move apart. */
+ * (and the same scaled by 2), cut by SOFA's steps: the path, SnapAlongPath,
+ * SnapBorderPath, SplitAlongPath, InciseAlongEdgeList. The new points and
+ * the triangle lists after each cut are worked by hand from SOFA's
+ * algorithm in the tests' comments; the mass is conserved and a cut from
+ * border to border makes two pieces that move apart. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -376,6 +377,34 @@ Test(incision, snap_path_moves_a_vertex_to_the_mean)
     x = arr(s, "dofs", "position");
     cr_assert_eq(x->n, 15, "%zu points", x->n);
     cr_assert(x->r[3 * 4] == 1 && x->r[3 * 4 + 1] == 1, "4 at (%g %g)", x->r[12], x->r[13]);
+    st_scene_destroy(&s);
+}
+
+/* SnapBorderPath onto vertices, from (0.9, 0.85) inside T0 [0,1,4]
+ * (weights 0.1 0.05 0.85) to (1.9, 0.85) inside T2 [1,2,5] (0.1 0.05 0.85).
+ * Path: T0's point, (1, 4) at 0.85 of 4, (5, 1) at 0.15 of 1, T2's point
+ * (no weight passes 1 - epsilonSnapPath). The first end's weight 0.1 is
+ * below epsilonSnapBorder opposite the inner edge (1, 4): it goes onto the
+ * vertex 4 (0.85 > 0.75), and the crossing of (1, 4), on its edges, leaves
+ * the path. The last end's weight 0.1 is opposite the border edge (2, 5),
+ * 1 long: SOFA's projection fails there; its 0.05 is opposite the inner
+ * edge (5, 1): onto 5, and the crossing of (5, 1) leaves. The path is the
+ * existing edge 4-5: nothing to split. Incision: the edge as the container
+ * stores it, (5, 4); 5 is on the border: copied (9); the side is T3
+ * [1,5,4], which runs along 5 -> 4, turned around 5 to the border: T3, T2.
+ * A slit from the right border to the centre. */
+Test(incision, border_snap_onto_vertices_cuts_along_an_edge)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n0.9 0.85 0 1.9 0.85 0\n", "");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 10, "%zu points", x->n);
+    cr_assert(x->r[27] == 2 && x->r[28] == 1 && x->r[29] == 0, "copy of 5 at (%g %g %g)",
+              x->r[27], x->r[28], x->r[29]);
+    cr_assert(x->r[12] == 1 && x->r[13] == 1, "4 stays at (%g %g)", x->r[12], x->r[13]);
+    static const unsigned want[] = {0, 1, 4, 0, 4, 3, 1, 2, 9, 1, 9, 4,
+                                    3, 4, 7, 3, 7, 6, 4, 5, 8, 4, 8, 7};
+    assert_tris(arr(s, "topo", "triangles"), want, 8);
     st_scene_destroy(&s);
 }
 
