@@ -816,6 +816,23 @@ static bool saved_position(st_component *topo, const tcp_line *l, size_t k, doub
     return true;
 }
 
+/* The triangle saved incision point k of l is kept in (SOFA's
+ * triangleIndices[k], its ind_ta), when it still exists and holds the
+ * point; else UINT_MAX (the point is looked for). */
+static unsigned saved_triangle(st_component *topo, const tcp_line *l, size_t k)
+{
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    const unsigned *v = l->saved + 3 * k;
+    for (size_t i = 0; tris && i < tris->n; i++) {
+        const unsigned *t = tris->u + 3 * i;
+        if (t[0] != v[0] || t[1] != v[1] || t[2] != v[2])
+            continue;
+        const double *w = l->weights + 3 * k;
+        return w[0] >= -1e-9 && w[1] >= -1e-9 && w[2] >= -1e-9 ? (unsigned)i : UINT_MAX;
+    }
+    return UINT_MAX;
+}
+
 /* After a cut, SOFA's updateTriangleIncisionInformation: each saved point
  * is found again on the changed surface (its triangle may be gone) and
  * kept as the vertices and weights of the triangle holding it now. */
@@ -866,8 +883,8 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         bool border;
         bool refused = false;
         st_error e2 = {0};
-        st_status st = incision_cut(&t->base, topo, last,
-                                    l->saved || !l->ids ? UINT_MAX : l->ids[k - 1],
+        unsigned ta = l->saved ? saved_triangle(topo, l, k - 1) : l->ids ? l->ids[k - 1] : UINT_MAX;
+        st_status st = incision_cut(&t->base, topo, last, ta,
                                     pts + 3 * (k - 1), pts + 3 * k,
                                     t->eps_path, t->eps_border, &end, &border, &refused, &e2);
         if (st != ST_OK) {

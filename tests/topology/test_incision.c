@@ -408,6 +408,30 @@ Test(incision, border_snap_onto_vertices_cuts_along_an_edge)
     st_scene_destroy(&s);
 }
 
+/* With saveIndicesAtInit, the saved triangle of the first point is SOFA's
+ * ind_ta: (1.5, 0.5) is on the edge (5, 1) between T2 and T3; written with
+ * T3 [1,5,4] the cut up to (1.5, 1.5) starts in T3 and is made (9 inside
+ * T3, 10 on (5, 4), 11 inside T6, a copy of 10: 13 points); with T2
+ * [1,2,5] the segment leaves T2 through no edge ahead (it runs along the
+ * edge it starts on): no path, the cut is left with a warning. */
+Test(incision, saved_triangle_is_the_first_points)
+{
+    static const struct {
+        const char *file;
+        size_t points;
+    } cases[] = {
+        {"T= 0.01\nINCISE= 2\n3 1.5 0.5 0 6 1.5 1.5 0\n", 13},
+        {"T= 0.01\nINCISE= 2\n2 1.5 0.5 0 6 1.5 1.5 0\n", 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        st_scene *s = load(SQUARE, cases[i].file, "saveIndicesAtInit='true'");
+        step(s, 2);
+        cr_assert_eq(arr(s, "dofs", "position")->n, cases[i].points, "case %zu: %zu points", i,
+                     arr(s, "dofs", "position")->n);
+        st_scene_destroy(&s);
+    }
+}
+
 /* Bad INCISE= lines are errors at the file's line. */
 Test(incision, bad_lines_are_errors_at_the_line)
 {
