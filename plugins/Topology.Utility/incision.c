@@ -1,74 +1,87 @@
 /* incision.c - cutting a triangle surface along a segment, as SOFA's
  * TriangleSetGeometryAlgorithms does for TopologicalChangeProcessor's
- * INCISE= commands, in three stages:
+ * INCISE= commands, in SOFA's stages and orders:
  *
- * 1. the path (computeIntersectedObjectsList): from a, in the triangle that
- *    holds it, across the edges the segment a-b crosses in each triangle's
- *    plane, to b. Path points are vertices, points on edges or points
- *    inside a triangle (the ends); a crossing within eps_path of a vertex
- *    goes through the vertex (SnapAlongPath: SOFA moves the vertex onto the
- *    path; settee keeps it where it is), an end within eps_border of a
- *    border edge goes onto that edge, one within it of a vertex onto the
- *    vertex (SnapBorderPath).
- * 2. the split (SplitAlongPath): the new points are added with their
- *    ancestors (edge ends, triangle vertices, barycentric weights), each
- *    crossed triangle is replaced by triangles that have the path as edges,
- *    and the other triangle of each crossed edge by two; new triangles first,
- *    then the old ones removed (SOFA's addRemoveTriangles).
- * 3. the incision (InciseAlongEdgeList): each point of the path but its ends
- *    (and an end on a border) is duplicated (ancestor: the point, weight 1)
- *    and the triangles on the path's left take the copy, so that the surface
- *    opens along the path.
+ * 1. the path (computeIntersectedObjectsList): the first point (a point of
+ *    the surface, SOFA's a_last, or a point inside its triangle), each edge
+ *    the segment a-b crosses in the triangles' planes (a point on the edge,
+ *    its weight on the container's second end), the last point (inside its
+ *    triangle, or the vertex whose weight passes 0.9999).
+ * 2. SnapAlongPath (epsilonSnapPath != 0): a vertex that a crossing comes
+ *    closer to than epsilonSnapPath (an edge weight), or an end inside a
+ *    triangle with the vertex's weight above 1 - epsilonSnapPath, gathers
+ *    every path point on its edges (and those ends); when it gathers two or
+ *    more and is not on a border, the first becomes the vertex, the others
+ *    leave the path, and the vertex moves to their mean (seen from its two
+ *    path neighbours, as SOFA's movePointsProcess: every vector of the
+ *    state is remade from the neighbours' values with the weights the mean's
+ *    distances to them give).
+ * 3. SnapBorderPath (epsilonSnapBorder != 0): an end inside a triangle with
+ *    a weight below epsilonSnapBorder goes onto the opposite edge when that
+ *    edge is a border (its projection there), or onto the vertex whose
+ *    weight passes 1 - epsilonSnapBorder (the path points around it drop).
+ * 4. SplitAlongPath: the new points (path order), then for each piece of
+ *    the path the triangle it crosses is replaced by 2 to 5 triangles in
+ *    SOFA's vertex orders (a quad split by the Delaunay test), the new
+ *    edges added first (sorted pairs), the new triangles, the old ones
+ *    removed (SOFA's addRemoveTriangles).
+ * 5. InciseAlongEdgeList: the path's points but an inner end are
+ *    duplicated (ancestor: the point, weight 1); the side that takes the
+ *    copies is the one of the first triangle around the first path edge
+ *    (SOFA's trianglesAroundEdge[0]: the first new triangle holding it, or
+ *    for an edge older than the cut, the triangle that runs along it as the
+ *    container stores it); the triangles turned around each path point are
+ *    replaced by copies in increasing index order.
  *
- * Each stage sends SOFA's events (points added, triangles added, triangles
- * removed) through st_topology_add_points, st_topology_add and
- * st_topology_remove: every component that follows the topology follows. */
+ * Each stage sends SOFA's events (points added, edges added, triangles
+ * added, triangles removed) through st_topology_add_points, st_topology_add
+ * and st_topology_remove: every component that follows the topology
+ * follows. */
 #include "incision.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum { PP_VERTEX, PP_EDGE, PP_INSIDE } pp_kind;
 
-/* A point of the path. */
+/* A point of the path (SOFA's POINT, EDGE and TRIANGLE elements). */
 typedef struct path_pt {
     pp_kind kind;
     unsigned v;     /* PP_VERTEX: the vertex */
-    unsigned e[2];  /* PP_EDGE: the edge's ends; the point is (1 - s) e0 + s e1 */
-    double s;
+    unsigned e[2];  /* PP_EDGE: the edge's ends as the container stores them; */
+    double s;       /* the point is (1 - s) e0 + s e1 */
     unsigned tri;   /* PP_INSIDE: the triangle and the weights of its vertices */
     double w[3];
     unsigned id;    /* the point's index once it exists */
 } path_pt;
 
-/* A piece of the path inside one triangle: from point k to point k + 1. */
-typedef struct chord {
-    unsigned tri;
-} chord;
-
 #define MAX_PATH 1024
-
-/* A barycentric weight (an edge parameter) below which a point is taken as
- * on the edge (at the vertex): the triangles it would make are flat. */
-#define ON_EDGE 1e-3
 
 typedef struct mesh {
     const unsigned *t; /* triangles, 3 per triangle */
     size_t nt;
+    const unsigned *e; /* the container's edges, 2 per edge (NULL: it keeps none) */
+    size_t ne;
     const double *x;   /* the state's positions, 3 per point */
     size_t np;
+    st_mstate *ms;
 } mesh;
 
 static bool get_mesh(st_component *topo, mesh *m)
 {
     const st_topology_ops *ops = topo->cls->topology;
     const st_array *tris = ops && ops->elements ? ops->elements(topo, ST_T_TRIANGLES) : NULL;
-    const st_mstate *ms = st_node_mstate(topo->node);
+    const st_array *edges = ops && ops->elements ? ops->elements(topo, ST_T_EDGES) : NULL;
+    st_mstate *ms = st_node_mstate(topo->node);
     if (!tris || !ms || !ms->type || ms->type->coord_size != 3)
         return false;
     m->t = tris->u;
     m->nt = tris->n;
+    m->e = edges ? edges->u : NULL;
+    m->ne = edges ? edges->n : 0;
+    m->ms = ms;
     m->x = ms->position.r;
     m->np = ms->n;
     return true;
@@ -244,6 +257,95 @@ static unsigned tri_in_direction(const mesh *m, unsigned p, const double *d, uns
     return UINT_MAX;
 }
 
+
+/* The container's edge joining a and b, or UINT_MAX. */
+static unsigned edge_id(const mesh *m, unsigned a, unsigned b)
+{
+    for (size_t k = 0; k < m->ne; k++)
+        if ((m->e[2 * k] == a && m->e[2 * k + 1] == b) ||
+            (m->e[2 * k] == b && m->e[2 * k + 1] == a))
+            return (unsigned)k;
+    return UINT_MAX;
+}
+
+/* (a, b) as the container stores that edge; sorted when it has none (as
+ * SOFA's SplitAlongPath creates edges). */
+static void edge_oriented(const mesh *m, unsigned a, unsigned b, unsigned o[2])
+{
+    unsigned k = edge_id(m, a, b);
+    if (k != UINT_MAX) {
+        o[0] = m->e[2 * (size_t)k];
+        o[1] = m->e[2 * (size_t)k + 1];
+    } else {
+        o[0] = a < b ? a : b;
+        o[1] = a < b ? b : a;
+    }
+}
+
+/* Whether a and b are joined by an edge (of the container or a triangle). */
+static bool joined(const mesh *m, unsigned a, unsigned b)
+{
+    unsigned o[2];
+    return edge_id(m, a, b) != UINT_MAX || tris_of_edge(m, a, b, o) > 0;
+}
+
+/* Whether p is on a border: one of its edges has one triangle. */
+static bool on_border(const mesh *m, unsigned p)
+{
+    for (size_t k = 0; k < m->nt; k++) {
+        const unsigned *t = m->t + 3 * k;
+        int s = slot_of(t, p);
+        if (s < 0)
+            continue;
+        unsigned o[2];
+        if (tris_of_edge(m, p, t[(s + 1) % 3], o) == 1 ||
+            tris_of_edge(m, p, t[(s + 2) % 3], o) == 1)
+            return true;
+    }
+    return false;
+}
+
+/* The triangle holding the edge (a, b) and the vertex c, or UINT_MAX. */
+static unsigned tri_of(const mesh *m, unsigned a, unsigned b, unsigned c)
+{
+    for (size_t k = 0; k < m->nt; k++) {
+        const unsigned *t = m->t + 3 * k;
+        if (slot_of(t, a) >= 0 && slot_of(t, b) >= 0 && slot_of(t, c) >= 0)
+            return (unsigned)k;
+    }
+    return UINT_MAX;
+}
+
+/* The slot of triangle k whose opposite edge is (a, b) (SOFA's edge slot in
+ * edgesInTriangle), or -1. */
+static int edge_slot(const mesh *m, unsigned k, unsigned a, unsigned b)
+{
+    const unsigned *t = m->t + 3 * (size_t)k;
+    for (int j = 0; j < 3; j++) {
+        unsigned p = t[(j + 1) % 3], q = t[(j + 2) % 3];
+        if ((p == a && q == b) || (p == b && q == a))
+            return j;
+    }
+    return -1;
+}
+
+/* SOFA's Edge::getBarycentricCoordinates: the distances of x to b and to a
+ * over the length of a-b. */
+static void edge_coefs(const double *a, const double *b, const double *x, double c[2])
+{
+    double ab[3], xa[3], xb[3];
+    sub(b, a, ab);
+    sub(x, a, xa);
+    sub(x, b, xb);
+    double d = sqrt(dot(ab, ab));
+    if (d < 1e-6) {
+        c[0] = c[1] = 0.5;
+        return;
+    }
+    c[0] = sqrt(dot(xb, xb)) / d;
+    c[1] = sqrt(dot(xa, xa)) / d;
+}
+
 /* Position of a path point. */
 static void pt_pos(const mesh *m, const path_pt *q, double *o)
 {
@@ -261,52 +363,6 @@ static void pt_pos(const mesh *m, const path_pt *q, double *o)
                    q->w[2] * m->x[3 * (size_t)t[2] + (size_t)i];
     }
 }
-
-/* An end of the path in triangle k with weights w (SnapBorderPath): onto a
- * border edge within eps_border, onto a vertex within eps_border, else
- * inside. `avoid`: a point the end must not snap onto (the other end). */
-static path_pt end_point(const mesh *m, unsigned k, const double w[3], double eps_border,
-                         const path_pt *from, bool vertex)
-{
-    const unsigned *t = m->t + 3 * (size_t)k;
-    path_pt q = {.kind = PP_INSIDE, .tri = k};
-    memcpy(q.w, w, 3 * sizeof *w);
-    for (int j = 0; j < 3 && vertex; j++)
-        if (w[j] > 1 - eps_border) {
-            q.kind = PP_VERTEX;
-            q.v = t[j];
-            if (from && from->kind == PP_VERTEX && from->v == q.v)
-                q.kind = PP_INSIDE;
-            else if (from && from->kind == PP_EDGE && (from->e[0] == q.v || from->e[1] == q.v))
-                q.kind = PP_INSIDE;
-            else
-                return q;
-        }
-    for (int j = 0; j < 3; j++) {
-        unsigned a = t[(j + 1) % 3], b = t[(j + 2) % 3], o[2];
-        /* onto a border edge within eps_border; onto any edge when the end
-         * is (nearly) on it, which would otherwise leave a flat triangle */
-        if ((w[j] < eps_border && tris_of_edge(m, a, b, o) == 1) || w[j] < ON_EDGE) {
-            double wa = w[(j + 1) % 3], wb = w[(j + 2) % 3];
-            if (wa + wb <= 0)
-                continue;
-            /* not onto the edge the path comes along or from one of its
-             * ends: the last piece would lie on the edge */
-            if (from && from->kind == PP_EDGE &&
-                ((from->e[0] == a && from->e[1] == b) || (from->e[0] == b && from->e[1] == a)))
-                continue;
-            if (from && from->kind == PP_VERTEX && (from->v == a || from->v == b))
-                continue;
-            q.kind = PP_EDGE;
-            q.e[0] = a;
-            q.e[1] = b;
-            q.s = wb / (wa + wb);
-            return q;
-        }
-    }
-    return q;
-}
-
 /* Where the line from c along d leaves triangle k through its edge (i, j)
  * (slots): the line parameter *tl and the edge parameter *s. */
 static bool edge_cross(const mesh *m, unsigned k, int i, int j, const double *c, const double *d,
@@ -339,40 +395,16 @@ static bool edge_cross(const mesh *m, unsigned k, int i, int j, const double *c,
     return true;
 }
 
-/* The triangle the cut enters from its first point q (in triangle k),
- * towards b along d; UINT_MAX when it cannot go inward. */
-static unsigned start_tri(const mesh *m, const path_pt *q, unsigned k, const double *b,
-                          const double *d)
-{
-    if (q->kind == PP_VERTEX)
-        return tri_in_direction(m, q->v, d, UINT_MAX);
-    if (q->kind == PP_INSIDE)
-        return k;
-    int i = slot_of(m->t + 3 * (size_t)k, q->e[0]);
-    int j = slot_of(m->t + 3 * (size_t)k, q->e[1]);
-    int o = 3 - i - j;
-    if (i < 0 || j < 0 || o < 0 || o > 2)
-        return UINT_MAX;
-    double w0[3];
-    bary(m, k, b, w0);
-    if (w0[o] >= 0)
-        return k;
-    unsigned tt[2]; /* b beyond the edge: the triangle on its other side (on a border,
-                     * this one: the walk finds whether the line goes in) */
-    int c = tris_of_edge(m, q->e[0], q->e[1], tt);
-    return c == 2 ? (tt[0] == k ? tt[1] : tt[0]) : k;
-}
 
-/* Stage 1: the path from a (or the point start) to b. */
+/* Stage 1: the path from a (or the point start) to b, as SOFA's
+ * computeIntersectedObjectsList: no snapping here. */
 static st_status make_path(st_component *owner, const mesh *m, unsigned start, unsigned ta,
-                           const double *a,
-                           const double *b, double eps_path, double eps_border, path_pt *pts,
-                           chord *chords, size_t *npts, st_error *err)
+                           const double *a, const double *b, path_pt *pts, size_t *npts,
+                           st_error *err)
 {
     size_t n = 0;
-    double d[3];
+    double d[3], wa[3];
     unsigned cur_tri = UINT_MAX;
-    double wa[3];
     if (start != UINT_MAX) {
         pts[n++] = (path_pt){.kind = PP_VERTEX, .v = start};
         a = m->x + 3 * (size_t)start;
@@ -398,20 +430,9 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
         sub(b, a, d);
-        /* the start (SnapBorderPath): onto a vertex or a border edge when
-         * the cut can leave it towards b, else onto the edge it is on, else
-         * inside */
-        unsigned first = cur_tri;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            pts[0] = attempt < 2 ? end_point(m, first, wa, eps_border, NULL, attempt == 0)
-                                 : (path_pt){.kind = PP_INSIDE, .tri = first};
-            if (attempt == 2)
-                memcpy(pts[0].w, wa, sizeof wa);
-            cur_tri = start_tri(m, &pts[0], first, b, d);
-            if (cur_tri != UINT_MAX)
-                break;
-        }
-        n = 1;
+        pts[n] = (path_pt){.kind = PP_INSIDE, .tri = cur_tri};
+        memcpy(pts[n].w, wa, sizeof wa);
+        n++;
     }
     if (dot(d, d) <= 0)
         return st_component_error(owner, NULL, err, ST_ESCENE,
@@ -420,31 +441,36 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
         return st_component_error(owner, NULL, err, ST_ESCENE,
                                   "the incision from (%g %g %g) leaves the surface at once", a[0],
                                   a[1], a[2]);
-    for (size_t guard = 0; guard <= m->nt; guard++) {
-        if (n + 1 >= MAX_PATH)
-            break;
-        bool again = false;
-        for (size_t i = 0; i + 1 < n; i++)
-            again |= chords[i].tri == cur_tri;
-        if (again && n >= 2) { /* the path comes back to a triangle: it ends */
-            *npts = n;
-            return ST_OK;
-        }
+    unsigned seen[MAX_PATH];
+    size_t nseen = 0;
+    for (size_t guard = 0; guard <= m->nt && n + 1 < MAX_PATH; guard++) {
+        for (size_t i = 0; i < nseen; i++)
+            if (seen[i] == cur_tri)
+                return st_component_error(owner, NULL, err, ST_ESCENE,
+                                          "the incision from (%g %g %g) to (%g %g %g) comes back "
+                                          "to triangle %u",
+                                          a[0], a[1], a[2], b[0], b[1], b[2], cur_tri);
+        seen[nseen++] = cur_tri;
         path_pt *cur = &pts[n - 1];
         double c[3], wb[3];
         pt_pos(m, cur, c);
         const unsigned *t = m->t + 3 * (size_t)cur_tri;
         double dist = bary(m, cur_tri, b, wb);
         if (dist >= 0 && wb[0] > -1e-9 && wb[1] > -1e-9 && wb[2] > -1e-9) {
-            for (int j = 0; j < 3; j++)
-                wb[j] = wb[j] < 0 ? 0 : wb[j];
-            path_pt q = end_point(m, cur_tri, wb, eps_border, cur, true);
-            if (q.kind == PP_INSIDE && cur->kind == PP_INSIDE)
+            if (cur->kind == PP_INSIDE)
                 return st_component_error(owner, NULL, err, ST_ESCENE,
                                           "the incision from (%g %g %g) to (%g %g %g) lies inside "
                                           "one triangle: it crosses no edge",
                                           a[0], a[1], a[2], b[0], b[1], b[2]);
-            chords[n - 1].tri = cur_tri;
+            /* the last point: on a vertex when its weight passes 0.9999 */
+            path_pt q = {.kind = PP_INSIDE, .tri = cur_tri};
+            memcpy(q.w, wb, sizeof wb);
+            for (int j = 0; j < 3; j++)
+                if (wb[j] > 0.9999) {
+                    q.kind = PP_VERTEX;
+                    q.v = t[j];
+                    break;
+                }
             pts[n++] = q;
             *npts = n;
             return ST_OK;
@@ -471,39 +497,34 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
                 bi = i;
             }
         }
-        if (bi < 0 && n >= 3) { /* the line leaves the surface: the cut ends here */
-            *npts = n;
-            return ST_OK;
-        }
         if (bi < 0)
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision from (%g %g %g) to (%g %g %g) leaves the "
                                       "surface",
                                       a[0], a[1], a[2], b[0], b[1], b[2]);
         unsigned vi = t[bi], vj = t[(bi + 1) % 3];
-        path_pt q = {.kind = PP_EDGE, .e = {vi, vj}, .s = best_s};
-        bool on_cur_edge_i = cur->kind == PP_EDGE && (cur->e[0] == vi || cur->e[1] == vi);
-        bool on_cur_edge_j = cur->kind == PP_EDGE && (cur->e[0] == vj || cur->e[1] == vj);
-        double snap = eps_path > ON_EDGE ? eps_path : ON_EDGE;
-        if (best_s < snap && !on_cur_edge_i)
-            q = (path_pt){.kind = PP_VERTEX, .v = vi};
-        else if (best_s > 1 - snap && !on_cur_edge_j)
-            q = (path_pt){.kind = PP_VERTEX, .v = vj};
-        chords[n - 1].tri = cur_tri;
+        path_pt q;
+        if (best_s <= 0 || best_s >= 1) { /* exactly through a vertex */
+            q = (path_pt){.kind = PP_VERTEX, .v = best_s <= 0 ? vi : vj};
+        } else {
+            q = (path_pt){.kind = PP_EDGE};
+            edge_oriented(m, vi, vj, q.e);
+            q.s = q.e[0] == vi ? best_s : 1 - best_s;
+        }
         pts[n++] = q;
         unsigned next = UINT_MAX;
         if (q.kind == PP_EDGE) {
             unsigned o[2];
-            int k = tris_of_edge(m, vi, vj, o);
-            if (k == 2)
+            if (tris_of_edge(m, vi, vj, o) == 2)
                 next = o[0] == cur_tri ? o[1] : o[0];
         } else {
             next = tri_in_direction(m, q.v, d, cur_tri);
         }
-        if (next == UINT_MAX) { /* the cut reached a border before b */
-            *npts = n;
-            return ST_OK;
-        }
+        if (next == UINT_MAX) /* SOFA: the cut meets a border before b, no path */
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision from (%g %g %g) to (%g %g %g) leaves the "
+                                      "surface",
+                                      a[0], a[1], a[2], b[0], b[1], b[2]);
         cur_tri = next;
     }
     return st_component_error(owner, NULL, err, ST_ESCENE,
@@ -511,14 +532,248 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
                               a[0], a[1], a[2], b[0], b[1], b[2]);
 }
 
-/* The path point on edge (a, b) among pts, or NULL. */
-static const path_pt *edge_point(const path_pt *pts, size_t n, unsigned a, unsigned b)
+/* Removes path point i. */
+static void drop(path_pt *pts, size_t *n, size_t i)
 {
-    for (size_t i = 0; i < n; i++)
-        if (pts[i].kind == PP_EDGE && ((pts[i].e[0] == a && pts[i].e[1] == b) ||
-                                       (pts[i].e[0] == b && pts[i].e[1] == a)))
-            return &pts[i];
-    return NULL;
+    memmove(pts + i, pts + i + 1, (*n - i - 1) * sizeof *pts);
+    (*n)--;
+}
+
+/* A vertex that gathers path points (SOFA's points2Snap). */
+typedef struct snap {
+    unsigned v;
+    double x[3];       /* the mean of its path points */
+    unsigned anc[3];   /* the points its new place is made of, once known */
+    unsigned nanc;
+} snap;
+
+typedef struct snap_list {
+    snap *s;
+    size_t n;
+} snap_list;
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Stage 2: SOFA's SnapAlongPath. */
+static st_status snap_along_path(const mesh *m, path_pt *pts, size_t *n, double eps,
+                                 snap_list *out, st_error *err)
+{
+    out->n = 0;
+    unsigned *cand = st_malloc((*n + 1) * sizeof *cand);
+    size_t *cnt = st_calloc(*n + 1, sizeof *cnt);
+    unsigned *member = st_malloc((*n + 1) * sizeof *member);
+    double *sum = st_calloc(3 * (*n + 1), sizeof *sum);
+    bool *gone = st_calloc(*n + 1, sizeof *gone);
+    if (!cand || !cnt || !member || !sum || !gone) {
+        st_free(cand), st_free(cnt), st_free(member), st_free(sum), st_free(gone);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < *n; i++) {
+        unsigned v = UINT_MAX;
+        if (pts[i].kind == PP_EDGE) {
+            if (pts[i].s < eps)
+                v = pts[i].e[0];
+            else if (pts[i].s > 1 - eps)
+                v = pts[i].e[1];
+        } else if (pts[i].kind == PP_INSIDE) {
+            for (int j = 0; j < 3 && v == UINT_MAX; j++)
+                if (pts[i].w[j] > 1 - eps)
+                    v = m->t[3 * (size_t)pts[i].tri + (size_t)j];
+        }
+        bool known = v == UINT_MAX;
+        for (size_t k = 0; k < nc && !known; k++)
+            known = cand[k] == v;
+        if (!known)
+            cand[nc++] = v;
+    }
+    /* SOFA keeps them in a map: increasing vertex index */
+    qsort(cand, nc, sizeof *cand, cmp_unsigned);
+    for (size_t i = 0; i < *n; i++) {
+        member[i] = UINT_MAX;
+        unsigned ends[3];
+        int ne = 0;
+        if (pts[i].kind == PP_VERTEX) {
+            ends[ne++] = pts[i].v;
+        } else if (pts[i].kind == PP_EDGE) {
+            ends[ne++] = pts[i].e[0];
+            ends[ne++] = pts[i].e[1];
+        } else {
+            for (int j = 0; j < 3; j++)
+                if (pts[i].w[j] > 1 - eps)
+                    ends[ne++] = m->t[3 * (size_t)pts[i].tri + (size_t)j];
+        }
+        for (int j = 0; j < ne && member[i] == UINT_MAX; j++)
+            for (size_t k = 0; k < nc; k++)
+                if (cand[k] == ends[j]) {
+                    member[i] = (unsigned)k;
+                    double x[3];
+                    pt_pos(m, &pts[i], x);
+                    for (int c = 0; c < 3; c++)
+                        sum[3 * k + (size_t)c] += x[c];
+                    cnt[k]++;
+                    break;
+                }
+    }
+    /* a vertex on a border is not moved; one that gathers one point only
+     * neither (SOFA: a border case or a cut made again) */
+    snap *s = nc ? st_malloc(nc * sizeof *s) : NULL;
+    if (nc && !s) {
+        st_free(cand), st_free(cnt), st_free(member), st_free(sum), st_free(gone);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < nc; k++) {
+        if (on_border(m, cand[k]) || cnt[k] < 2)
+            continue;
+        snap *q = &s[out->n++];
+        q->v = cand[k];
+        q->nanc = 0;
+        for (int c = 0; c < 3; c++)
+            q->x[c] = sum[3 * k + (size_t)c] / (double)cnt[k];
+        bool first = true;
+        for (size_t i = 0; i < *n; i++) {
+            if (member[i] != k)
+                continue;
+            if (first) {
+                pts[i] = (path_pt){.kind = PP_VERTEX, .v = cand[k]};
+                first = false;
+            } else {
+                gone[i] = true;
+            }
+        }
+    }
+    for (size_t i = *n; i-- > 0;)
+        if (gone[i])
+            drop(pts, n, i);
+    out->s = s;
+    st_free(cand), st_free(cnt), st_free(member), st_free(sum), st_free(gone);
+    return ST_OK;
+}
+
+/* SOFA's computePointProjectionOnEdge, as it computes: the projection is
+ * the meeting of the edge with a segment from x that points away from the
+ * edge's line (1e6 times the edge's squared length times x's distance
+ * long), found by the closest points of the two lines within SOFA's
+ * equality threshold 1e-6. So it succeeds only when x is within 1e-3 of
+ * the line, inside the edge's span, and the edge is longer than 1 (the
+ * segment's parameter of the meeting, -1 / (1e6 |e|^2), rounds to 0 then);
+ * or when x is on the line at the edge's first end. *s: the weight on e1. */
+static bool project_on_edge(const mesh *m, const unsigned e[2], const double *x, double *s)
+{
+    const double thr = 1e-6;
+    const double *p0 = m->x + 3 * (size_t)e[0], *p1 = m->x + 3 * (size_t)e[1];
+    double ab[3], ax[3], c[3];
+    sub(p1, p0, ab);
+    sub(x, p0, ax);
+    cross(ab, ax, c);
+    double ll = dot(ab, ab);
+    if (dot(c, c) == 0) { /* x on the line: a null segment, met at e0 only */
+        if (dot(ax, ax) > thr)
+            return false;
+        *s = 0;
+        return true;
+    }
+    double beta = -1.0 / (1e6 * ll);
+    if (fabs(beta) < thr)
+        beta = 0;
+    if (beta < 0)
+        return false;
+    double u = dot(ax, ab) / ll;
+    if (fabs(u) < thr)
+        u = 0;
+    else if (fabs(1 - u) < thr)
+        u = 1;
+    if (u < 0 || u > 1)
+        return false;
+    double h[3], d[3], cf[2];
+    for (int i = 0; i < 3; i++)
+        h[i] = p0[i] + u * ab[i];
+    sub(x, h, d);
+    if (dot(d, d) > thr)
+        return false;
+    edge_coefs(p0, p1, h, cf);
+    *s = cf[1];
+    return true;
+}
+
+/* SnapBorderPath for one end: at is 0 (the first point) or the last. */
+static void snap_border_end(const mesh *m, path_pt *pts, size_t *n, bool last, const double *x,
+                            double eps)
+{
+    size_t at = last ? *n - 1 : 0;
+    path_pt *p = &pts[at];
+    if (p->kind != PP_INSIDE)
+        return;
+    const unsigned *t = m->t + 3 * (size_t)p->tri;
+    for (int i = 0; i < 3; i++) {
+        if (!(p->w[i] < eps))
+            continue;
+        unsigned a = t[(i + 1) % 3], b = t[(i + 2) % 3], o[2];
+        if (tris_of_edge(m, a, b, o) > 1) {
+            /* onto a vertex, not onto an inner edge */
+            bool found = false;
+            unsigned v = 0;
+            for (int j = 0; j < 3; j++)
+                if (p->w[j] > 1 - eps) {
+                    v = t[j];
+                    *p = (path_pt){.kind = PP_VERTEX, .v = v};
+                    found = true;
+                    break;
+                }
+            if (*n <= 2)
+                return;
+            /* the path points next to it on its edges, or on it, leave */
+            while (found && *n > 1) {
+                size_t k = last ? *n - 2 : 1;
+                bool moved = false;
+                if (pts[k].kind == PP_EDGE && (pts[k].e[0] == v || pts[k].e[1] == v)) {
+                    drop(pts, n, k);
+                    moved = true;
+                } else if (pts[k].kind == PP_VERTEX && pts[k].v == v) {
+                    drop(pts, n, k);
+                    moved = true;
+                } else if (pts[k].kind == PP_INSIDE) {
+                    found = false;
+                }
+                if (!moved)
+                    found = false;
+            }
+            return;
+        }
+        unsigned e[2];
+        edge_oriented(m, a, b, e);
+        size_t nb = last ? *n - 2 : 1;
+        if (*n >= 2 && pts[nb].kind == PP_EDGE &&
+            ((pts[nb].e[0] == e[0] && pts[nb].e[1] == e[1]) ||
+             (pts[nb].e[0] == e[1] && pts[nb].e[1] == e[0]))) {
+            drop(pts, n, at); /* SOFA's "unexpected case": the end goes */
+            return;
+        }
+        double s;
+        if (!project_on_edge(m, e, x, &s))
+            continue;
+        *p = (path_pt){.kind = PP_EDGE, .e = {e[0], e[1]}, .s = s};
+        return;
+    }
+}
+
+/* Stage 3: SOFA's SnapBorderPath; start: the path's first point when it
+ * starts on one (SOFA's pa), which is not snapped when stage 2 moved it. */
+static void snap_border_path(const mesh *m, path_pt *pts, size_t *n, unsigned start,
+                             const snap_list *snaps, const double *a, const double *b,
+                             double eps)
+{
+    bool snap_a = false;
+    for (size_t k = 0; k < snaps->n; k++)
+        snap_a |= start != UINT_MAX && snaps->s[k].v == start;
+    if (!snap_a && *n > 0)
+        snap_border_end(m, pts, n, false, a, eps);
+    if (*n > 0)
+        snap_border_end(m, pts, n, true, b, eps);
 }
 
 typedef struct ulist {
@@ -545,24 +800,171 @@ static bool push3(ulist *l, unsigned a, unsigned b, unsigned c)
     return push(l, a) && push(l, b) && push(l, c);
 }
 
-/* Fan of polygon p[0..n) from p[0]. */
-static bool fan(ulist *out, const unsigned *p, size_t n)
+/* SOFA's isQuadDeulaunayOriented: whether the quad p1 p2 p3 p4 is split
+ * well by its diagonal p2-p4 (the angles at p1 and p3 sum to pi or less). */
+static bool delaunay(const double *p1, const double *p2, const double *p3, const double *p4)
 {
-    for (size_t i = 1; i + 1 < n; i++)
-        if (!push3(out, p[0], p[i], p[i + 1]))
-            return false;
-    return true;
+    double ab[3], ad[3], cb[3], cd[3];
+    sub(p2, p1, ab);
+    sub(p4, p1, ad);
+    sub(p2, p3, cb);
+    sub(p4, p3, cd);
+    double ca = dot(ab, ad) / sqrt(dot(ab, ab) * dot(ad, ad));
+    double cc = dot(cb, cd) / sqrt(dot(cb, cb) * dot(cd, cd));
+    ca = ca > 1 ? 1 : ca < -1 ? -1 : ca;
+    cc = cc > 1 ? 1 : cc < -1 ? -1 : cc;
+    return acos(ca) + acos(cc) <= 3.14159265358979323846;
 }
 
-/* Stage 2: new points and triangles along the path; q receives the path's
- * point indices (consecutive duplicates dropped), *nq their count. */
-static st_status split(st_component *topo, mesh *m, path_pt *pts, const chord *chords, size_t n,
-                       unsigned *q, size_t *nq, st_error *err)
+/* The state vectors a moved point is remade in (SOFA's MechanicalObject
+ * computeWeightedValue on PointsMoved). */
+static void move_point(st_mstate *ms, const snap *s)
 {
-    /* new points, in path order */
-    size_t nnew = 0;
-    for (size_t i = 0; i < n; i++)
-        nnew += pts[i].kind != PP_VERTEX;
+    st_array *vecs[] = {&ms->position,       &ms->velocity,       &ms->force,
+                        &ms->rest_position,  &ms->external_force, &ms->derivx,
+                        &ms->reset_position, &ms->reset_velocity};
+    const double *x = ms->position.r;
+    double c[3];
+    if (s->nanc == 2) {
+        edge_coefs(x + 3 * (size_t)s->anc[0], x + 3 * (size_t)s->anc[1], s->x, c);
+    } else {
+        /* SOFA's compute3PointsBarycoefs */
+        const double *a = x + 3 * (size_t)s->anc[0], *b = x + 3 * (size_t)s->anc[1],
+                     *cc = x + 3 * (size_t)s->anc[2];
+        double ab[3], ac[3], mm[3], pb[3], pc[3], pa[3], k[3];
+        sub(b, a, ab);
+        sub(cc, a, ac);
+        cross(ab, ac, mm);
+        double n2 = dot(mm, mm);
+        if (n2 < 1e-12) {
+            c[0] = c[1] = 1.0 / 3.0;
+        } else {
+            sub(b, s->x, pb);
+            sub(cc, s->x, pc);
+            sub(a, s->x, pa);
+            cross(pb, pc, k);
+            c[0] = dot(mm, k) / n2;
+            cross(pc, pa, k);
+            c[1] = dot(mm, k) / n2;
+        }
+        c[2] = 1.0 - c[0] - c[1];
+    }
+    for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++) {
+        st_array *v = vecs[k];
+        if (v->n != ms->n || !v->r)
+            continue;
+        double y[3] = {0, 0, 0};
+        for (unsigned j = 0; j < s->nanc; j++)
+            for (int i = 0; i < 3; i++)
+                y[i] += c[j] * v->r[3 * (size_t)s->anc[j] + (size_t)i];
+        memcpy(v->r + 3 * (size_t)s->v, y, sizeof y);
+    }
+}
+
+/* The triangles split along one piece of the path (SOFA's cases of
+ * SplitAlongPath, its vertex orders); false on a piece SOFA refuses. */
+static bool split_piece(const mesh *m, const path_pt *x, const path_pt *y, ulist *add,
+                        ulist *rem, const char **why)
+{
+    bool ok = true;
+    if (x->kind == PP_VERTEX && y->kind == PP_VERTEX) {
+        if (!joined(m, x->v, y->v)) {
+            *why = "two path points on vertices not joined by an edge";
+            return false;
+        }
+        return true;
+    }
+    if (x->kind == PP_INSIDE && y->kind == PP_INSIDE) {
+        *why = "a piece from inside a triangle to inside a triangle";
+        return false;
+    }
+    if (x->kind == PP_VERTEX || y->kind == PP_VERTEX) {
+        const path_pt *pv = x->kind == PP_VERTEX ? x : y, *o = x->kind == PP_VERTEX ? y : x;
+        unsigned v = pv->v, p = o->id;
+        if (o->kind == PP_INSIDE) {
+            const unsigned *t = m->t + 3 * (size_t)o->tri;
+            if (x == pv) /* the point inside last */
+                ok = push3(add, t[0], t[1], p) && push3(add, t[1], t[2], p) &&
+                     push3(add, t[2], t[0], p);
+            else
+                ok = push3(add, p, t[0], t[1]) && push3(add, p, t[1], t[2]) &&
+                     push3(add, p, t[2], t[0]);
+            return ok && push(rem, o->tri) ? true : (*why = "out of memory", false);
+        }
+        unsigned k = tri_of(m, o->e[0], o->e[1], v);
+        if (k == UINT_MAX) {
+            *why = "a path vertex not in a triangle of the next crossed edge";
+            return false;
+        }
+        const unsigned *t = m->t + 3 * (size_t)k;
+        int s = slot_of(t, v);
+        unsigned t1 = t[(s + 1) % 3], t2 = t[(s + 2) % 3];
+        if (x == pv)
+            ok = push3(add, v, p, t2) && push3(add, v, t1, p);
+        else
+            ok = push3(add, v, p, t2) && push3(add, v, t1, p);
+        return ok && push(rem, k) ? true : (*why = "out of memory", false);
+    }
+    if (x->kind == PP_EDGE && y->kind == PP_EDGE) {
+        unsigned k = UINT_MAX;
+        for (int j = 0; j < 2 && k == UINT_MAX; j++)
+            if (y->e[j] != x->e[0] && y->e[j] != x->e[1])
+                k = tri_of(m, x->e[0], x->e[1], y->e[j]);
+        if (k == UINT_MAX) {
+            *why = "two crossed edges not in one triangle";
+            return false;
+        }
+        const unsigned *t = m->t + 3 * (size_t)k;
+        int ci = (x->e[0] == y->e[0] || x->e[0] == y->e[1]) ? 0 : 1;
+        unsigned corner = x->e[ci];
+        int s = slot_of(t, corner);
+        double pos1[3], pos2[3];
+        pt_pos(m, x, pos1);
+        pt_pos(m, y, pos2);
+        unsigned o[5];
+        const double *q[4];
+        o[0] = corner;
+        if (t[(s + 1) % 3] == x->e[1 - ci]) {
+            o[1] = x->id, q[0] = pos1;
+            o[4] = y->id, q[3] = pos2;
+        } else {
+            o[1] = y->id, q[0] = pos2;
+            o[4] = x->id, q[3] = pos1;
+        }
+        o[2] = t[(s + 1) % 3];
+        o[3] = t[(s + 2) % 3];
+        q[1] = m->x + 3 * (size_t)o[2];
+        q[2] = m->x + 3 * (size_t)o[3];
+        ok = push3(add, o[0], o[1], o[4]);
+        if (delaunay(q[0], q[1], q[2], q[3]))
+            ok = ok && push3(add, o[1], o[2], o[4]) && push3(add, o[2], o[3], o[4]);
+        else
+            ok = ok && push3(add, o[1], o[2], o[3]) && push3(add, o[4], o[1], o[3]);
+        return ok && push(rem, k) ? true : (*why = "out of memory", false);
+    }
+    /* an edge and a point inside a triangle: p the inside point, q the
+     * edge's */
+    const path_pt *in = x->kind == PP_INSIDE ? x : y, *ed = x->kind == PP_INSIDE ? y : x;
+    int k = edge_slot(m, in->tri, ed->e[0], ed->e[1]);
+    if (k < 0) {
+        *why = "a crossed edge not in the triangle of the path's end";
+        return false;
+    }
+    const unsigned *t = m->t + 3 * (size_t)in->tri;
+    unsigned p = in->id, q = ed->id;
+    ok = push3(add, p, t[k], t[(k + 1) % 3]) && push3(add, p, t[(k + 2) % 3], t[k]) &&
+         push3(add, p, t[(k + 1) % 3], q) && push3(add, p, q, t[(k + 2) % 3]);
+    return ok && push(rem, in->tri) ? true : (*why = "out of memory", false);
+}
+
+/* Stage 4: SOFA's SplitAlongPath. q receives the path's point indices, *nq
+ * their count; *added the new triangles (their vertices, in the order they
+ * were added). *why names a path SOFA refuses (nothing changed then). */
+static st_status split(st_component *topo, mesh *m, path_pt *pts, size_t n, snap_list *snaps,
+                       unsigned *q, size_t *nq, ulist *added, const char **why, st_error *err)
+{
+    *nq = 0;
+    *why = NULL;
     size_t start[MAX_PATH + 1];
     unsigned anc[3 * MAX_PATH];
     double coef[3 * MAX_PATH];
@@ -571,6 +973,27 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, const chord *c
     for (size_t i = 0; i < n; i++) {
         if (pts[i].kind == PP_VERTEX) {
             pts[i].id = pts[i].v;
+            /* a moved vertex: its new place is made of its path neighbours
+             * (the points just before and after; at an end, three of its
+             * edges' other ends) */
+            for (size_t j = 0; j < snaps->n; j++) {
+                snap *s = &snaps->s[j];
+                if (s->v != pts[i].v)
+                    continue;
+                if (i == 0 || i + 1 == n) {
+                    s->nanc = 0;
+                    for (size_t e = 0; e < m->ne && s->nanc < 3; e++)
+                        if (m->e[2 * e] == s->v || m->e[2 * e + 1] == s->v)
+                            s->anc[s->nanc++] = m->e[2 * e] == s->v ? m->e[2 * e + 1] : m->e[2 * e];
+                    if (s->nanc != 3)
+                        s->nanc = 0;
+                } else {
+                    s->nanc = 2;
+                    s->anc[0] = pts[i - 1].kind == PP_VERTEX ? pts[i - 1].v : next - 1;
+                    s->anc[1] = pts[i + 1].kind == PP_VERTEX ? pts[i + 1].v : next;
+                }
+                break;
+            }
             continue;
         }
         start[k++] = na;
@@ -588,164 +1011,141 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, const chord *c
         }
     }
     start[k] = na;
-    /* the triangles to replace: each chord's, and the others holding a
-     * crossed edge */
-    ulist rem = {0}, add = {0};
+    size_t nnew = k;
+    ulist rem = {0};
+    added->n = 0;
+    for (size_t i = 0; i + 1 < n && !*why; i++)
+        if (!split_piece(m, &pts[i], &pts[i + 1], added, &rem, why))
+            break;
     st_status st = ST_OK;
-    for (size_t i = 0; i + 1 < n && st == ST_OK; i++) {
-        bool seen = false;
-        for (size_t r = 0; r < rem.n; r++)
-            seen |= rem.u[r] == chords[i].tri;
-        if (!seen && !(pts[i].kind == PP_VERTEX && pts[i + 1].kind == PP_VERTEX))
-            if (!push(&rem, chords[i].tri))
-                st = st_error_set(err, ST_ENOMEM, "out of memory");
+    if (*why && !strcmp(*why, "out of memory"))
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
+    if (*why) {
+        st_free(rem.u);
+        return st;
     }
-    for (size_t i = 0; i < n && st == ST_OK; i++) {
-        if (pts[i].kind != PP_EDGE)
-            continue;
-        unsigned o[2];
-        int c = tris_of_edge(m, pts[i].e[0], pts[i].e[1], o);
-        for (int j = 0; j < c && j < 2; j++) {
-            bool seen = false;
-            for (size_t r = 0; r < rem.n; r++)
-                seen |= rem.u[r] == o[j];
-            if (!seen && !push(&rem, o[j]))
-                st = st_error_set(err, ST_ENOMEM, "out of memory");
-        }
-    }
-    for (size_t r = 0; r < rem.n && st == ST_OK; r++) {
-        unsigned tk = rem.u[r];
-        const unsigned *t = m->t + 3 * (size_t)tk;
-        unsigned poly[6], nb = 0;
-        for (int j = 0; j < 3; j++) {
-            poly[nb++] = t[j];
-            const path_pt *e = edge_point(pts, n, t[j], t[(j + 1) % 3]);
-            if (e)
-                poly[nb++] = e->id;
-        }
-        /* the chord in this triangle, if any */
-        const path_pt *x = NULL, *y = NULL;
-        for (size_t i = 0; i + 1 < n; i++)
-            if (chords[i].tri == tk) {
-                x = &pts[i];
-                y = &pts[i + 1];
-            }
-        bool ok = true;
-        if (x && (x->kind == PP_INSIDE || y->kind == PP_INSIDE)) {
-            unsigned in = x->kind == PP_INSIDE ? x->id : y->id;
-            for (unsigned j = 0; j < nb && ok; j++)
-                ok = push3(&add, in, poly[j], poly[(j + 1) % nb]);
-        } else {
-            unsigned from = x ? x->id : UINT_MAX, to = y ? y->id : UINT_MAX;
-            if (!x) /* a neighbour: fan from its edge point */
-                for (unsigned j = 0; j < nb; j++)
-                    if (poly[j] >= m->np) {
-                        from = poly[j];
-                        break;
-                    }
-            unsigned ix = 0, iy = 0;
-            for (unsigned j = 0; j < nb; j++) {
-                if (poly[j] == from)
-                    ix = j;
-                if (poly[j] == to)
-                    iy = j;
-            }
-            unsigned p1[6], p2[6], n1 = 0, n2 = 0;
-            if (x) {
-                for (unsigned j = ix;; j = (j + 1) % nb) {
-                    p1[n1++] = poly[j];
-                    if (j == iy)
-                        break;
-                }
-                for (unsigned j = iy;; j = (j + 1) % nb) {
-                    p2[n2++] = poly[j];
-                    if (j == ix)
-                        break;
-                }
-                ok = fan(&add, p1, n1) && fan(&add, p2, n2);
-            } else {
-                for (unsigned j = 0; j < nb; j++)
-                    p1[n1++] = poly[(ix + j) % nb];
-                ok = fan(&add, p1, n1);
-            }
-        }
-        if (!ok)
-            st = st_error_set(err, ST_ENOMEM, "out of memory");
-    }
-    if (st == ST_OK && nnew)
+    if (nnew)
         st = st_topology_add_points(topo, nnew, start, anc, coef, err);
-    if (st == ST_OK && add.n)
-        st = st_topology_add(topo, ST_ELEM_TRIANGLE, add.u, add.n / 3, err);
+    if (st == ST_OK && !get_mesh(topo, m))
+        st = st_error_set(err, ST_EINVAL, "%s lost its triangles or its state", topo->name);
+    /* the moved vertices (SOFA moves them after the triangles: settee moves
+     * them before, so that the new triangles' rest shapes see the places) */
+    for (size_t j = 0; j < snaps->n && st == ST_OK; j++)
+        if (snaps->s[j].nanc)
+            move_point(m->ms, &snaps->s[j]);
+    /* the new edges, as SOFA adds them: each new triangle's sides in turn,
+     * sorted, unless the container has it */
+    ulist edges = {0};
+    unsigned first_new = (unsigned)(m->np - nnew);
+    for (size_t t = 0; t < added->n / 3 && st == ST_OK; t++)
+        for (int j = 0; j < 3 && st == ST_OK; j++) {
+            unsigned a = added->u[3 * t + (size_t)j], b = added->u[3 * t + (size_t)(j + 1) % 3];
+            unsigned e0 = a < b ? a : b, e1 = a < b ? b : a;
+            if (e0 < first_new && e1 < first_new && edge_id(m, e0, e1) != UINT_MAX)
+                continue;
+            bool seen = false;
+            for (size_t r = 0; r < edges.n && !seen; r += 2)
+                seen = edges.u[r] == e0 && edges.u[r + 1] == e1;
+            if (!seen && !(push(&edges, e0) && push(&edges, e1)))
+                st = st_error_set(err, ST_ENOMEM, "out of memory");
+        }
+    if (st == ST_OK && edges.n && m->e)
+        st = st_topology_add(topo, ST_ELEM_EDGE, edges.u, edges.n / 2, err);
+    if (st == ST_OK && added->n)
+        st = st_topology_add(topo, ST_ELEM_TRIANGLE, added->u, added->n / 3, err);
     if (st == ST_OK && rem.n)
         st = st_topology_remove(topo, ST_ELEM_TRIANGLE, rem.u, rem.n, err);
     st_free(rem.u);
-    st_free(add.u);
-    *nq = 0;
+    st_free(edges.u);
     for (size_t i = 0; i < n; i++)
         if (!*nq || q[*nq - 1] != pts[i].id)
             q[(*nq)++] = pts[i].id;
     return st;
 }
 
-/* Whether p is on a border: one of its edges has one triangle. */
-static bool on_border(const mesh *m, unsigned p)
+/* The triangle with exactly the vertices t (in this order), or UINT_MAX. */
+static unsigned find_tri(const mesh *m, const unsigned *t)
 {
-    for (size_t k = 0; k < m->nt; k++) {
-        const unsigned *t = m->t + 3 * k;
-        int s = slot_of(t, p);
-        if (s < 0)
-            continue;
-        unsigned o[2];
-        if (tris_of_edge(m, p, t[(s + 1) % 3], o) == 1 ||
-            tris_of_edge(m, p, t[(s + 2) % 3], o) == 1)
-            return true;
-    }
-    return false;
-}
-
-/* The triangle holding the directed edge a -> b (a then b in its order). */
-static unsigned tri_with_directed(const mesh *m, unsigned a, unsigned b)
-{
-    for (size_t k = 0; k < m->nt; k++) {
-        const unsigned *t = m->t + 3 * k;
-        int s = slot_of(t, a);
-        if (s >= 0 && t[(s + 1) % 3] == b)
+    for (size_t k = m->nt; k-- > 0;)
+        if (m->t[3 * k] == t[0] && m->t[3 * k + 1] == t[1] && m->t[3 * k + 2] == t[2])
             return (unsigned)k;
-    }
     return UINT_MAX;
 }
 
-/* Adds to side the triangles around p from tk (entered from vertex `from`),
- * turning away from `from` until the vertex `stop` or a border. */
-static bool rotate(const mesh *m, unsigned p, unsigned tk, unsigned from, unsigned stop,
-                   ulist *side)
+/* SOFA's trianglesAroundEdge(a, b)[0]: its shells list the triangles in the
+ * order they were added, and at the container's start the triangle that
+ * runs along the stored edge first. added: the triangles the split just
+ * added (their vertices, in order). */
+static unsigned first_around(const mesh *m, unsigned a, unsigned b, const ulist *added)
 {
-    for (size_t guard = 0; guard <= m->nt && tk != UINT_MAX; guard++) {
-        bool seen = false;
-        for (size_t r = 0; r < side->n; r++)
-            seen |= side->u[r] == tk;
-        if (!seen && !push(side, tk))
+    for (size_t t = 0; t < added->n / 3; t++) {
+        const unsigned *v = added->u + 3 * t;
+        if (slot_of(v, a) >= 0 && slot_of(v, b) >= 0) {
+            unsigned k = find_tri(m, v);
+            if (k != UINT_MAX)
+                return k;
+        }
+    }
+    unsigned e[2], o[2];
+    edge_oriented(m, a, b, e);
+    int c = tris_of_edge(m, a, b, o);
+    for (int j = 0; j < c && j < 2; j++) {
+        const unsigned *t = m->t + 3 * (size_t)o[j];
+        int s = slot_of(t, e[0]);
+        if (t[(s + 1) % 3] == e[1])
+            return o[j];
+    }
+    return c > 0 ? o[0] : UINT_MAX;
+}
+
+/* The vertex of triangle k other than a and b. */
+static unsigned other_of(const mesh *m, unsigned k, unsigned a, unsigned b)
+{
+    const unsigned *t = m->t + 3 * (size_t)k;
+    for (int j = 0; j < 3; j++)
+        if (t[j] != a && t[j] != b)
+            return t[j];
+    return UINT_MAX;
+}
+
+/* The other triangle across the edge (a, b) from k: UINT_MAX when the edge
+ * does not have exactly `want` triangles (2; 0: at least 2). */
+static unsigned across(const mesh *m, unsigned a, unsigned b, unsigned k, int want)
+{
+    unsigned o[2];
+    int c = tris_of_edge(m, a, b, o);
+    if (want ? c != want : c < 2)
+        return UINT_MAX;
+    return o[0] == k ? o[1] : o[0];
+}
+
+static bool add_unique(ulist *l, unsigned v)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->u[i] == v)
+            return true;
+    return push(l, v);
+}
+
+/* Turns around p0 from triangle tid (entered by its side p0-p1) until the
+ * border (SOFA's STEP 2a and 2c), adding the triangles met. */
+static bool to_border(const mesh *m, unsigned tid, unsigned p0, unsigned p1, ulist *side)
+{
+    for (size_t guard = 0; guard <= m->nt && tid != UINT_MAX; guard++) {
+        if (!add_unique(side, tid))
             return false;
-        const unsigned *t = m->t + 3 * (size_t)tk;
-        unsigned c = UINT_MAX;
-        for (int j = 0; j < 3; j++)
-            if (t[j] != p && t[j] != from)
-                c = t[j];
-        if (c == UINT_MAX || c == stop)
+        unsigned p2 = other_of(m, tid, p0, p1);
+        if (p2 == UINT_MAX)
             return true;
-        unsigned o[2];
-        int k = tris_of_edge(m, p, c, o);
-        if (k != 2)
-            return true;
-        from = c;
-        tk = o[0] == tk ? o[1] : o[0];
+        tid = across(m, p0, p2, tid, 2);
+        p1 = p2;
     }
     return true;
 }
 
-/* Stage 3: duplicates the path's points (SOFA's InciseAlongEdgeList). */
-static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsigned *end,
-                        bool *border, st_error *err)
+/* Stage 5: SOFA's InciseAlongEdgeList along the path's points q. */
+static st_status incise(st_component *owner, st_component *topo, const unsigned *q, size_t nq,
+                        const ulist *added, unsigned *end, bool *border, st_error *err)
 {
     mesh m;
     if (!get_mesh(topo, &m))
@@ -754,78 +1154,112 @@ static st_status incise(st_component *topo, const unsigned *q, size_t nq, unsign
     *border = false;
     if (nq < 2)
         return ST_OK;
-    bool b0 = on_border(&m, q[0]), b1 = on_border(&m, q[nq - 1]);
-    *border = b1;
-    if (!b1)
-        *end = q[nq - 1];
-    else if (!b0)
-        *end = q[0];
-    size_t first = b0 ? 0 : 1, last = b1 ? nq - 1 : nq - 2;
-    if (last + 1 <= first)
-        return ST_OK;
-    ulist side = {0};
-    bool ok = true;
-    for (size_t i = first; i <= last && ok; i++) {
-        unsigned p = q[i];
-        if (i + 1 < nq) {
-            unsigned tk = tri_with_directed(&m, p, q[i + 1]);
-            ok = rotate(&m, p, tk, q[i + 1], i > 0 ? q[i - 1] : UINT_MAX, &side);
-        } else {
-            unsigned tk = tri_with_directed(&m, q[i - 1], p);
-            ok = rotate(&m, p, tk, q[i - 1], UINT_MAX, &side);
+    size_t ne = nq - 1;
+    unsigned *init = st_malloc(nq * sizeof *init);
+    if (!init)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(init, q, nq * sizeof *init);
+    if (ne == 1) /* one edge: its ends as the container stores it */
+        edge_oriented(&m, q[0], q[1], init);
+    for (size_t i = 0; i < ne; i++) {
+        unsigned o[2];
+        int c = tris_of_edge(&m, q[i], q[i + 1], o);
+        if (c != 2) {
+            st_component_warn(owner,
+                              "incision not opened: its edge %u-%u has %d triangle(s), not 2 "
+                              "(SOFA's InciseAlongEdgeList refuses it)",
+                              q[i], q[i + 1], c);
+            st_free(init);
+            return ST_OK;
         }
     }
-    /* a copy for each path point that a triangle on the left uses (none is
-     * made for a point the left side does not reach) */
-    unsigned copy[MAX_PATH], anc[MAX_PATH];
-    size_t ndup = 0;
-    for (size_t i = first; i <= last; i++) {
-        copy[i] = UINT_MAX;
-        for (size_t r = 0; r < side.n && copy[i] == UINT_MAX; r++)
-            if (slot_of(m.t + 3 * (size_t)side.u[r], q[i]) >= 0) {
-                copy[i] = (unsigned)(m.np + ndup);
-                anc[ndup++] = q[i];
-            }
+    bool b0 = on_border(&m, init[0]), b1 = on_border(&m, init[nq - 1]);
+    if (!b1)
+        *end = init[nq - 1];
+    else if (!b0)
+        *end = init[0];
+    *border = b1;
+    size_t first = b0 ? 0 : 1, last = b1 ? nq - 1 : nq - 2;
+    ulist side = {0};
+    bool ok = true;
+    unsigned t0 = first_around(&m, init[0], init[1], added);
+    if (b0)
+        ok = to_border(&m, t0, init[0], init[1], &side);
+    for (size_t i = 0; i + 1 < ne && ok; i++) {
+        unsigned p1 = init[i], p0 = init[i + 1], pnext = init[i + 2], tid = t0;
+        for (size_t guard = 0; guard <= m.nt && ok; guard++) {
+            ok = add_unique(&side, tid);
+            unsigned p2 = other_of(&m, tid, p0, p1);
+            if (p2 == pnext || p2 == UINT_MAX)
+                break;
+            unsigned nx = across(&m, p0, p2, tid, 0);
+            if (nx == UINT_MAX)
+                break;
+            tid = nx;
+            p1 = p2;
+        }
+        t0 = tid;
     }
-    ulist add = {0};
-    for (size_t r = 0; r < side.n && ok; r++) {
-        unsigned t[3];
-        memcpy(t, m.t + 3 * (size_t)side.u[r], sizeof t);
-        for (int j = 0; j < 3; j++)
-            for (size_t i = first; i <= last; i++)
-                if (t[j] == q[i]) {
-                    t[j] = copy[i];
-                    break;
-                }
-        ok = push3(&add, t[0], t[1], t[2]);
+    if (b1 && ok)
+        ok = to_border(&m, t0, init[ne], init[ne - 1], &side);
+    if (!ok) {
+        st_free(init);
+        st_free(side.u);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
     }
-    st_status st = ok ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
-    size_t start[MAX_PATH + 1];
-    double coef[MAX_PATH];
-    for (size_t i = 0; i < ndup; i++) {
+    /* SOFA keeps them in a set: increasing index */
+    qsort(side.u, side.n, sizeof *side.u, cmp_unsigned);
+    size_t ndup = last + 1 > first ? last + 1 - first : 0;
+    size_t *start = st_malloc((ndup + 1) * sizeof *start);
+    unsigned *anc = st_malloc((ndup + 1) * sizeof *anc);
+    double *coef = st_malloc((ndup + 1) * sizeof *coef);
+    ulist add = {0}, rem = {0};
+    st_status st = start && anc && coef ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ndup && st == ST_OK; i++) {
         start[i] = i;
+        anc[i] = init[first + i];
         coef[i] = 1.0;
     }
-    start[ndup] = ndup;
+    if (st == ST_OK)
+        start[ndup] = ndup;
+    for (size_t r = 0; r < side.n && st == ST_OK; r++) {
+        unsigned t[3];
+        memcpy(t, m.t + 3 * (size_t)side.u[r], sizeof t);
+        bool changed = false;
+        for (int j = 0; j < 3; j++)
+            for (size_t i = 0; i < ndup; i++)
+                if (t[j] == anc[i]) {
+                    t[j] = (unsigned)(m.np + i);
+                    changed = true;
+                    break;
+                }
+        if (changed && !(push3(&add, t[0], t[1], t[2]) && push(&rem, side.u[r])))
+            st = st_error_set(err, ST_ENOMEM, "out of memory");
+    }
     if (st == ST_OK && ndup)
         st = st_topology_add_points(topo, ndup, start, anc, coef, err);
     if (st == ST_OK && add.n)
         st = st_topology_add(topo, ST_ELEM_TRIANGLE, add.u, add.n / 3, err);
-    if (st == ST_OK && side.n)
-        st = st_topology_remove(topo, ST_ELEM_TRIANGLE, side.u, side.n, err);
+    if (st == ST_OK && rem.n)
+        st = st_topology_remove(topo, ST_ELEM_TRIANGLE, rem.u, rem.n, err);
+    st_free(init);
     st_free(side.u);
+    st_free(start);
+    st_free(anc);
+    st_free(coef);
     st_free(add.u);
+    st_free(rem.u);
     return st;
 }
 
 st_status incision_cut(st_component *owner, st_component *topo, unsigned start, unsigned ta,
-                       const double a[3],
-                       const double b[3], double eps_path, double eps_border, unsigned *end,
-                       bool *border, bool *refused, st_error *err)
+                       const double a[3], const double b[3], double eps_path, double eps_border,
+                       unsigned *end, bool *border, bool *refused, st_error *err)
 {
     mesh m;
     *end = UINT_MAX;
     *border = false;
+    *refused = false;
     if (!get_mesh(topo, &m))
         return st_component_error(owner, NULL, err, ST_ESCENE,
                                   "incisions need the triangles of '%s' and a Vec3 state beside "
@@ -834,19 +1268,29 @@ st_status incision_cut(st_component *owner, st_component *topo, unsigned start, 
     if (start != UINT_MAX && start >= m.np)
         start = UINT_MAX;
     path_pt *pts = st_malloc(MAX_PATH * sizeof *pts);
-    chord *chords = st_malloc(MAX_PATH * sizeof *chords);
     unsigned *q = st_malloc(MAX_PATH * sizeof *q);
-    st_status st = pts && chords && q ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
+    snap_list snaps = {0};
+    ulist added = {0};
+    st_status st = pts && q ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     size_t n = 0, nq = 0;
     if (st == ST_OK)
-        st = make_path(owner, &m, start, ta, a, b, eps_path, eps_border, pts, chords, &n, err);
+        st = make_path(owner, &m, start, ta, a, b, pts, &n, err);
     *refused = st != ST_OK && st != ST_ENOMEM;
+    if (st == ST_OK && eps_path != 0)
+        st = snap_along_path(&m, pts, &n, eps_path, &snaps, err);
+    if (st == ST_OK && eps_border != 0)
+        snap_border_path(&m, pts, &n, start, &snaps, start != UINT_MAX ? m.x + 3 * (size_t)start : a,
+                         b, eps_border);
+    const char *why = NULL;
     if (st == ST_OK)
-        st = split(topo, &m, pts, chords, n, q, &nq, err);
-    if (st == ST_OK)
-        st = incise(topo, q, nq, end, border, err);
+        st = split(topo, &m, pts, n, &snaps, q, &nq, &added, &why, err);
+    if (st == ST_OK && why) /* SOFA's SplitAlongPath error: nothing changes */
+        st_component_warn(owner, "incision not made: %s", why);
+    else if (st == ST_OK)
+        st = incise(owner, topo, q, nq, &added, end, border, err);
     st_free(pts);
-    st_free(chords);
     st_free(q);
+    st_free(snaps.s);
+    st_free(added.u);
     return st;
 }

@@ -118,11 +118,13 @@ static const st_field tcp_fields[] = {
             "set to 'true' to save the incision to do in the init to incise even after a "
             "movement"),
     ST_REAL(tcp, eps_path, "epsilonSnapPath", "0.1",
-            "epsilon snap path: an incision crossing an edge closer than this fraction of the "
-            "edge to a vertex goes through the vertex"),
+            "epsilon snap path: the path points on the edges of a vertex that an incision "
+            "crosses an edge closer to than this edge weight are merged into that vertex, "
+            "moved to their mean (SOFA's SnapAlongPath; 0: none)"),
     ST_REAL(tcp, eps_border, "epsilonSnapBorder", "0.25",
-            "epsilon snap path: an incision's end closer than this barycentric weight to a "
-            "border edge (a vertex) goes onto it"),
+            "epsilon snap path: an incision's end with a weight below this opposite a border "
+            "edge goes onto the edge (by SOFA's projection), opposite an inner edge onto a "
+            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none)"),
     ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
     ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
     ST_FIELD_END};
@@ -814,6 +816,23 @@ static bool saved_position(st_component *topo, const tcp_line *l, size_t k, doub
     return true;
 }
 
+/* The triangle saved incision point k of l is kept in (SOFA's
+ * triangleIndices[k], its ind_ta), when it still exists and holds the
+ * point; else UINT_MAX (the point is looked for). */
+static unsigned saved_triangle(st_component *topo, const tcp_line *l, size_t k)
+{
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    const unsigned *v = l->saved + 3 * k;
+    for (size_t i = 0; tris && i < tris->n; i++) {
+        const unsigned *t = tris->u + 3 * i;
+        if (t[0] != v[0] || t[1] != v[1] || t[2] != v[2])
+            continue;
+        const double *w = l->weights + 3 * k;
+        return w[0] >= -1e-9 && w[1] >= -1e-9 && w[2] >= -1e-9 ? (unsigned)i : UINT_MAX;
+    }
+    return UINT_MAX;
+}
+
 /* After a cut, SOFA's updateTriangleIncisionInformation: each saved point
  * is found again on the changed surface (its triangle may be gone) and
  * kept as the vertices and weights of the triangle holding it now. */
@@ -864,8 +883,8 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         bool border;
         bool refused = false;
         st_error e2 = {0};
-        st_status st = incision_cut(&t->base, topo, last,
-                                    l->saved || !l->ids ? UINT_MAX : l->ids[k - 1],
+        unsigned ta = l->saved ? saved_triangle(topo, l, k - 1) : l->ids ? l->ids[k - 1] : UINT_MAX;
+        st_status st = incision_cut(&t->base, topo, last, ta,
                                     pts + 3 * (k - 1), pts + 3 * k,
                                     t->eps_path, t->eps_border, &end, &border, &refused, &e2);
         if (st != ST_OK) {
@@ -878,7 +897,10 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
                               e2.msg);
             return ST_OK;
         }
-        last = end;
+        /* SOFA's a_last: the cut's inner end; kept when both ends are on
+         * a border (no end point) */
+        if (end != UINT_MAX)
+            last = end;
         if (l->saved)
             update_saved(t, topo);
     }

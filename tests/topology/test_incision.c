@@ -9,10 +9,11 @@
  *     | / | / |        T4 [3,4,7] T5 [3,7,6] T6 [4,5,8] T7 [4,8,7]
  *     0---1---2
  *
- * cut along x = 1.5 from the bottom border to the top one. The new points,
- * the triangle lists after the split and after the incision are worked by
- * hand in the tests' comments; the mass is conserved and the surface falls
- * apart in two pieces that move apart. */
+ * (and the same scaled by 2), cut by SOFA's steps: the path, SnapAlongPath,
+ * SnapBorderPath, SplitAlongPath, InciseAlongEdgeList. The new points and
+ * the triangle lists after each cut are worked by hand from SOFA's
+ * algorithm in the tests' comments; the mass is conserved and a cut from
+ * border to border makes two pieces that move apart. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,68 +114,129 @@ static int pieces(const st_array *tris, size_t np)
     return n;
 }
 
-/* The path from (1.5, 0) to (1.5, 2): (1.5, 0) is on the border edge
- * (1, 2) of T2, half-way: point 9 (ancestors 1, 2 at 0.5, 0.5); it crosses
- * (5, 1) at (1.5, 0.5): point 10, (5, 4) at (1.5, 1): 11, (8, 4) at
- * (1.5, 1.5): 12, and ends on the border edge (8, 7) of T7 at (1.5, 2): 13.
- * Split (SOFA's SplitAlongPath; new triangles appended, then T2 T3 T6 T7
- * removed, each hole filled by the last triangle):
- *   T2 [1,2,5] -> [9,2,5] [9,5,10] [10,1,9]
- *   T3 [1,5,4] -> [10,5,11] [11,4,1] [11,1,10]
- *   T6 [4,5,8] -> [11,5,8] [11,8,12] [12,4,11]
- *   T7 [4,8,7] -> [12,8,13] [13,7,4] [13,4,12]
- * Incision (SOFA's InciseAlongEdgeList): both ends are on the border, so the
- * five path points get copies 14 ... 18; the triangles left of the path (x
- * < 1.5), [10,1,9] [11,1,10] [12,4,11] [11,4,1] [13,4,12] [13,7,4], are
- * replaced by their copies on the new points, appended then removed. */
-Test(incision, cut_across_a_square_opens_it_in_two)
+/* The same square scaled by 2 (points i + 3 j at (2 i, 2 j, 0)): SOFA's
+ * projection onto a border edge (SnapBorderPath) needs edges longer than 1
+ * (see cut_onto_the_borders_opens_it_in_two). */
+#define SQUARE2                                                                                  \
+    "<MechanicalObject name='dofs' position='0 0 0 2 0 0 4 0 0 0 2 0 2 2 0 4 2 0 0 4 0 2 4 0 "   \
+    "4 4 0'/>"                                                                                   \
+    "<TriangleSetTopologyContainer name='topo' triangles='0 1 4 0 4 3 1 2 5 1 5 4 3 4 7 3 7 6 " \
+    "4 5 8 4 8 7'/>"                                                                             \
+    "<TriangleSetTopologyModifier name='mod'/>"
+
+/* The path from (1.5, 0) to (1.5, 2), worked by hand from SOFA's steps.
+ * The container's edges (as SOFA derives them): e6 (5, 1), e7 (1, 2), e8
+ * (5, 4), e14 (8, 4), e15 (8, 7). Path: (1.5, 0) inside T2 [1,2,5] (weights
+ * 0.5 0.5 0), (5, 1) at 0.5, (5, 4) at 0.5, (8, 4) at 0.5, (1.5, 2) inside
+ * T7 [4,8,7] (0 0.5 0.5). No crossing is within epsilonSnapPath of a
+ * vertex. Both ends have a weight 0 (below epsilonSnapBorder) opposite a
+ * border edge, but SOFA's projection onto it fails (an end exactly on the
+ * edge's line projects only onto its first vertex): both ends stay inside
+ * their triangles, new points 9 ... 13.
+ * Split: T2 -> [9,2,5] [9,1,2] [9,5,10] [9,10,1] (triangle to edge);
+ * T3 [1,5,4] -> [5,11,10] and, Delaunay, [11,4,10] [4,1,10]; T6 [4,5,8] ->
+ * [4,11,12] [11,5,12] [5,8,12]; T7 -> [13,7,4] [13,8,7] [13,4,12]
+ * [13,12,8] (8 ... 21); then T7 T6 T3 T2 removed, each hole filled by the
+ * last triangle (21 20 19 18).
+ * Incision: the ends are not on a border (9's triangle [9,1,2] is flat but
+ * closes the border there), so 10 11 12 get copies 14 15 16. The side: the
+ * first triangle around the first path edge 9-10, the first added holding
+ * it, [9,5,10] (now 10); turning around 10 towards 11: 10, [5,11,10] (12);
+ * around 11: [11,5,12] (16); around 12: [5,8,12] (17), [13,12,8] (7): the
+ * right side (x > 1.5). Replaced in increasing index order, 7 10 12 16 17
+ * removed. The surface stays one piece: a slit from (1.5, 0.5) to (1.5,
+ * 1.5). */
+Test(incision, cut_across_a_square_follows_sofas_steps)
 {
     st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 2 0\n", "");
     step(s, 1); /* t = 0: nothing yet */
     cr_assert_eq(arr(s, "topo", "triangles")->n, 8);
     step(s, 1);
-    static const unsigned want[] = {0,  1, 4,  0,  4, 3,  15, 1, 14, 12, 8,  13, 3,  4, 7,  3,
-                                    7,  6, 16, 1,  15, 17, 4, 16, 9,  2,  5,  9,  5, 10, 16, 4,
-                                    1,  10, 5, 11, 18, 4, 17, 18, 7,  4,  11, 5,  8, 11, 8,  12};
+    static const unsigned want[] = {0,  1, 4,  0, 4,  3,  13, 7, 4,  13, 8,  7, 3,  4, 7,  3, 7,
+                                    6,  13, 4, 12, 13, 16, 8, 9, 2,  5,  9,  1, 2,  9, 5,  14,
+                                    9,  10, 1, 5,  15, 14, 11, 4, 10, 4,  1,  10, 4, 11, 12, 15,
+                                    5,  16, 5, 8,  16};
     const st_array *tris = arr(s, "topo", "triangles");
-    assert_tris(tris, want, 16);
+    assert_tris(tris, want, 18);
     const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 19);
-    /* the cut's points and their copies */
-    static const double y[5] = {0, 0.5, 1, 1.5, 2};
-    for (size_t i = 0; i < 5; i++)
-        for (size_t c = 0; c < 2; c++) {
-            const double *p = x->r + 3 * (9 + i + 5 * c);
-            cr_assert(fabs(p[0] - 1.5) < 1e-12 && fabs(p[1] - y[i]) < 1e-12 && p[2] == 0,
-                      "point %zu at (%g %g %g)", 9 + i + 5 * c, p[0], p[1], p[2]);
-        }
-    cr_assert_eq(pieces(tris, x->n), 2);
+    cr_assert_eq(x->n, 17);
+    /* the path's points, then the copies of 10 11 12 */
+    static const double y[8] = {0, 0.5, 1, 1.5, 2, 0.5, 1, 1.5};
+    for (size_t i = 0; i < 8; i++) {
+        const double *p = x->r + 3 * (9 + i);
+        cr_assert(fabs(p[0] - 1.5) < 1e-12 && fabs(p[1] - y[i]) < 1e-12 && p[2] == 0,
+                  "point %zu at (%g %g %g)", 9 + i, p[0], p[1], p[2]);
+    }
+    cr_assert_eq(pieces(tris, x->n), 1);
     st_scene_destroy(&s);
     /* SOFA's other form, a triangle index before each point's
      * coordinates: the same cut */
     s = load(SQUARE, "T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", "");
     step(s, 2);
-    assert_tris(arr(s, "topo", "triangles"), want, 16);
+    assert_tris(arr(s, "topo", "triangles"), want, 18);
     st_scene_destroy(&s);
 }
 
-/* The same cut with a mass and an FEM, from just inside the borders
- * (epsilonSnapBorder puts the ends on them): the state's vectors follow,
- * DiagonalMass keeps the total (the cut changes no area), and pulling the
- * right piece while the left one is fixed moves only the right piece. */
+/* SnapBorderPath onto border edges, on SQUARE2, from (3, 0.0005) to (3,
+ * 3.9995): the first end is in T2 [1,2,5] with weights (0.5, 0.49975,
+ * 0.00025), below epsilonSnapBorder opposite the border edge (1, 2), 2
+ * long, and 0.0005 from it: it goes onto the edge, at (3, 0) (weight 0.5);
+ * the last, in T7 [4,8,7] (0.00025, 0.5, 0.49975), onto (8, 7) at (3, 4).
+ * Path: 9 on (1, 2), 10 on (5, 1), 11 on (5, 4), 12 on (8, 4), 13 on (8, 7).
+ * Split (edge to edge, each quad by the Delaunay test): T2 -> [1,9,10]
+ * [9,2,10] [2,5,10]; T3 -> [5,11,10] [11,4,10] [4,1,10]; T6 -> [4,11,12]
+ * [11,5,12] [5,8,12]; T7 [4,8,7] (corner 8) -> [8,13,12] [13,7,12]
+ * [7,4,12] (8 ... 19); T7 T6 T3 T2 removed (19 18 17 16 fill them).
+ * Incision: both ends on the border, all five points get copies 14 ...
+ * 18; the side of [1,9,10] (8), the first triangle holding 9-10, turned
+ * around each point: 8 13 12 14 7 6, the left side (x < 3). The square
+ * falls apart in two pieces. */
+Test(incision, cut_onto_the_borders_opens_it_in_two)
+{
+    st_scene *s = load(SQUARE2, "T= 0.01\nINCISE= 2\n3 0.0005 0 3 3.9995 0\n", "");
+    step(s, 2);
+    static const unsigned want[] = {0, 1,  4,  0, 4,  3,  5,  8,  12, 8,  13, 12, 3,  4,  7, 3,
+                                    7, 6,  18, 7, 17, 7,  4,  17, 1,  14, 15, 9,  2,  10, 2, 5,
+                                    10, 5, 11, 10, 16, 4, 15, 4,  1,  15, 4,  16, 17, 11, 5, 12};
+    const st_array *tris = arr(s, "topo", "triangles");
+    assert_tris(tris, want, 16);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 19);
+    static const double y[5] = {0, 1, 2, 3, 4};
+    for (size_t i = 0; i < 5; i++)
+        for (size_t c = 0; c < 2; c++) {
+            const double *p = x->r + 3 * (9 + i + 5 * c);
+            cr_assert(fabs(p[0] - 3) < 1e-12 && fabs(p[1] - y[i]) < 1e-12 && p[2] == 0,
+                      "point %zu at (%g %g %g)", 9 + i + 5 * c, p[0], p[1], p[2]);
+        }
+    cr_assert_eq(pieces(tris, x->n), 2);
+    st_scene_destroy(&s);
+    /* 0.01 from the borders the ends stay inside their triangles (SOFA's
+     * projection wants 1e-3): one piece */
+    s = load(SQUARE2, "T= 0.01\nINCISE= 2\n3 0.01 0 3 3.99 0\n", "");
+    step(s, 2);
+    x = arr(s, "dofs", "position");
+    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 1);
+    st_scene_destroy(&s);
+}
+
+/* The cut of cut_onto_the_borders_opens_it_in_two with a mass and an FEM:
+ * the state's vectors follow, DiagonalMass keeps the total (the cut
+ * changes no area), and pulling the right piece while the left one is
+ * fixed moves only the right piece. */
 Test(incision, mass_and_fem_follow_and_the_pieces_separate)
 {
-    st_scene *s = load("<EulerImplicitSolver/><SparseLDLSolver/>" SQUARE
+    st_scene *s = load("<EulerImplicitSolver/><SparseLDLSolver/>" SQUARE2
                        "<DiagonalMass name='mass' massDensity='2'/>"
                        "<TriangularFEMForceField youngModulus='1000' poissonRatio='0.3'/>"
                        "<FixedProjectiveConstraint indices='0 3 6'/>"
                        "<ConstantForceField name='pull' indices='2 5 8' forces='1 0 0'/>",
-                       "T= 0.01\nINCISE= 2\n1.5 0.05 0 1.5 1.95 0\n", "");
+                       "T= 0.01\nINCISE= 2\n3 0.0005 0 3 3.9995 0\n", "");
     const st_array *m = arr(s, "mass", "vertexMass");
     double before = 0;
     for (size_t i = 0; i < m->n; i++)
         before += m->r[i];
-    cr_assert(fabs(before - 8.0) < 1e-12, "mass %g (area 4, density 2)", before);
+    cr_assert(fabs(before - 32.0) < 1e-12, "mass %g (area 16, density 2)", before);
     step(s, 2);
     m = arr(s, "mass", "vertexMass");
     cr_assert_eq(m->n, 19, "%zu masses", m->n);
@@ -190,35 +252,36 @@ Test(incision, mass_and_fem_follow_and_the_pieces_separate)
     step(s, 200);
     x = arr(s, "dofs", "position");
     /* the left piece (0 1 3 4 6 7 and the copies 14 ... 18) stays; the
-     * right one (2 5 8, 9 ... 13; mass 4, pulled by 3) runs off in +x */
+     * right one (2 5 8, 9 ... 13) runs off in +x */
     static const unsigned left[] = {0, 1, 3, 4, 6, 7, 14, 15, 16, 17, 18};
     static const unsigned right[] = {2, 5, 8, 9, 10, 11, 12, 13};
     for (size_t i = 0; i < sizeof left / sizeof *left; i++)
         cr_assert(fabs(x->r[3 * left[i]] - x0[left[i]]) < 0.05, "left point %u moved to %g",
                   left[i], x->r[3 * left[i]]);
     for (size_t i = 0; i < sizeof right / sizeof *right; i++)
-        cr_assert(x->r[3 * right[i]] - x0[right[i]] > 1.0, "right point %u at %g", right[i],
+        cr_assert(x->r[3 * right[i]] - x0[right[i]] > 0.5, "right point %u at %g", right[i],
                   x->r[3 * right[i]]);
     st_scene_destroy(&s);
 }
 
 /* A cut that ends inside the surface (SOFA's end point not on a border)
- * opens nothing at that end: from (1.5, 0) to (1.5, 0.75), the path is 9 on
- * (1, 2), 10 on (5, 1), and 11 inside T3 [1,5,4] at (1.5, 0.75). Only 9
- * (on the border) and 10 are copied; 11, the tip, joins both sides. */
+ * opens nothing at that end: on SQUARE2 from (3, 0.0005) to (3, 1.5), the
+ * path is 9 on (1, 2) (the border snap), 10 on (5, 1), and 11 inside T3
+ * [1,5,4] at (3, 1.5). Only 9 (on the border) and 10 are copied; 11, the
+ * tip, joins both sides. */
 Test(incision, cut_ending_inside_keeps_its_tip)
 {
-    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 0.75 0\n",
+    st_scene *s = load(SQUARE2, "T= 0.01\nINCISE= 2\n3 0.0005 0 3 1.5 0\n",
                        "epsilonSnapBorder='0.1'");
     step(s, 2);
     const st_array *x = arr(s, "dofs", "position");
     cr_assert_eq(x->n, 14, "9 points, 3 on the path, 2 copies: %zu", x->n);
     const double *tip = x->r + 3 * 11;
-    cr_assert(fabs(tip[0] - 1.5) < 1e-12 && fabs(tip[1] - 0.75) < 1e-12);
+    cr_assert(fabs(tip[0] - 3) < 1e-12 && fabs(tip[1] - 1.5) < 1e-12);
     const double *c0 = x->r + 3 * 12, *c1 = x->r + 3 * 13;
-    cr_assert(fabs(c0[0] - 1.5) < 1e-12 && fabs(c0[1]) < 1e-12, "copy of 9 at (%g %g)", c0[0],
+    cr_assert(fabs(c0[0] - 3) < 1e-12 && fabs(c0[1]) < 1e-12, "copy of 9 at (%g %g)", c0[0],
               c0[1]);
-    cr_assert(fabs(c1[0] - 1.5) < 1e-12 && fabs(c1[1] - 0.5) < 1e-12);
+    cr_assert(fabs(c1[0] - 3) < 1e-12 && fabs(c1[1] - 1) < 1e-12);
     const st_array *tris = arr(s, "topo", "triangles");
     cr_assert_eq(pieces(tris, x->n), 1);
     /* the tip is used by triangles of both sides: some with copies, some
@@ -252,9 +315,9 @@ Test(incision, saved_indices_follow_the_surface)
         x->r[3 * i] += 10;
     step(s, 2);
     x = (st_array *)arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 19);
+    cr_assert_eq(x->n, 17);
     cr_assert(fabs(x->r[3 * 9] - 11.5) < 1e-12, "cut at x = %g", x->r[3 * 9]);
-    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 2);
+    cr_assert_eq(arr(s, "topo", "triangles")->n, 18);
     st_scene_destroy(&s);
 
     s = load(SQUARE, "T= 0.02\nINCISE= 2\n1.5 0 0 1.5 2 0\n", "");
@@ -267,94 +330,106 @@ Test(incision, saved_indices_follow_the_surface)
     st_scene_destroy(&s);
 }
 
-/* epsilonSnapPath: a crossing within that fraction of an edge from a
- * vertex goes through the vertex. From (1.05, 0) to (1.05, 2) with 0.1:
- * 9 at (1.05, 0) on (1, 2); (5, 1) is crossed 0.05 from 1, but the path
- * does not snap onto a vertex of the edge it comes from (it would run along
- * that edge): 10 at (1.05, 0.05); (5, 4) is crossed 0.05 from 4: the path
- * goes through 4, then along the existing edge (4, 7) to 7, on the top
- * border, where it ends. Copies 11 12 13 14 of 9 10 4 7 go to the left
- * side: T0 [0,1,4] T1 [0,4,3] T4 [3,4,7] T5 [3,7,6] and the left pieces of
- * T2 and T3. Without snapping (0), every edge is crossed: 5 new points
- * and 5 copies. */
-Test(incision, snap_path_goes_through_near_vertices)
+/* SnapAlongPath (epsilonSnapPath 0.1), from (1.05, 0.3) inside T3 [1,5,4]
+ * (weights 0.7 0.05 0.25) to (1.05, 1.7) inside T7 [4,8,7] (0.3 0.05
+ * 0.65): the path crosses (5, 4) and (8, 4) at weight 0.95 of 4, the
+ * inner vertex (1, 1): both crossings gather there; the first becomes the
+ * vertex 4, the second leaves the path (the ends, with weights below 0.9,
+ * stay). Path: 9 inside T3, 4, 10 inside T7; 4 moves to the mean of the
+ * two crossings, (1.05, 1.025), made of its path neighbours 9 (1.05, 0.3)
+ * and 10 (1.05, 1.7) with SOFA's weights (the distances to 10 and to 9 over
+ * their distance: 0.675 / 1.4 and 0.725 / 1.4). No end is near a border
+ * edge, and the edges near them are inner ones whose vertices are far
+ * (SnapBorderPath leaves them).
+ * Split: T3 -> [9,1,5] [9,5,4] [9,4,1], T7 -> [4,8,10] [8,7,10] [7,4,10]
+ * (8 ... 13); T7, T3 removed (13, 12 fill them).
+ * Incision: only 4 is copied (11); the side of [9,5,4] (9), turned around
+ * 4 until 10: 9, T6 [4,5,8] (6), [4,8,10] (11): the right side; 6 9 11
+ * replaced in that order. Without snapping (0), the path crosses both edges: 4 new
+ * points, 2 copies, and 4 stays at (1, 1). */
+Test(incision, snap_path_moves_a_vertex_to_the_mean)
 {
-    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0 0 1.05 2 0\n",
-                       "epsilonSnapPath='0.1' epsilonSnapBorder='0.01'");
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n",
+                       "epsilonSnapPath='0.1'");
     step(s, 2);
     const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 15, "%zu points", x->n);
-    cr_assert(fabs(x->r[3 * 10] - 1.05) < 1e-12 && fabs(x->r[3 * 10 + 1] - 0.05) < 1e-12);
-    static const unsigned want[] = {12, 1, 11, 13, 1, 12, 10, 5, 4, 3,  13, 14, 0, 13, 3, 0, 1,
-                                    13, 4, 5,  8,  4, 8, 7,  9, 2, 5, 9,  5,  10, 3, 14, 6};
-    assert_tris(arr(s, "topo", "triangles"), want, 11);
-    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 2);
-    st_scene_destroy(&s);
-    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0 0 1.05 2 0\n",
-             "epsilonSnapPath='0' epsilonSnapBorder='0.01'");
-    step(s, 2);
-    cr_assert_eq(arr(s, "dofs", "position")->n, 19, "%zu points",
-                 arr(s, "dofs", "position")->n);
-    cr_assert_eq(pieces(arr(s, "topo", "triangles"), 19), 2);
-    st_scene_destroy(&s);
-}
-
-/* The smallest area of the surface's triangles (in the state). */
-static double min_area(st_scene *s)
-{
-    const st_array *t = arr(s, "topo", "triangles"), *x = arr(s, "dofs", "position");
-    double amin = INFINITY;
-    for (size_t k = 0; k < t->n; k++) {
-        const double *a = x->r + 3 * (size_t)t->u[3 * k], *b = x->r + 3 * (size_t)t->u[3 * k + 1],
-                     *c = x->r + 3 * (size_t)t->u[3 * k + 2];
-        double area = 0.5 * fabs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]));
-        amin = area < amin ? area : amin;
-    }
-    return amin;
-}
-
-/* Ends exactly on interior edges: from (1.5, 0.5), on the diagonal (1, 5),
- * to (1.5, 1.5), on the diagonal (4, 8). The start is a point of the edge
- * (a point inside T2 would make a flat triangle), and the cut goes into T3,
- * on b's side: 9 on (5, 1), 10 on (5, 4), 11 on (8, 4). Both ends are
- * inside the surface: only 10 is copied. T2 and T7 are split in two by
- * their edge's point, T3 and T6 in three: 14 triangles, none flat (the
- * smallest, an eighth of a cell: 0.125). */
-Test(incision, ends_on_interior_edges_make_no_flat_triangle)
-{
-    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.5 0.5 0 1.5 1.5 0\n", "");
-    step(s, 2);
-    const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 13, "%zu points", x->n);
-    static const double y[4] = {0.5, 1, 1.5, 1};
+    cr_assert_eq(x->n, 12, "%zu points", x->n);
+    static const double want_x[4][3] = {
+        {1.05, 1.025, 0}, {1.05, 0.3, 0}, {1.05, 1.7, 0}, {1.05, 1.025, 0}};
+    static const unsigned at[4] = {4, 9, 10, 11};
     for (size_t i = 0; i < 4; i++)
-        cr_assert(fabs(x->r[3 * (9 + i)] - 1.5) < 1e-12 && fabs(x->r[3 * (9 + i) + 1] - y[i]) < 1e-12,
-                  "point %zu at (%g %g)", 9 + i, x->r[3 * (9 + i)], x->r[3 * (9 + i) + 1]);
-    cr_assert_eq(arr(s, "topo", "triangles")->n, 14);
-    cr_assert(fabs(min_area(s) - 0.125) < 1e-12, "smallest triangle %g", min_area(s));
-    cr_assert_eq(pieces(arr(s, "topo", "triangles"), x->n), 1);
+        for (int c = 0; c < 3; c++)
+            cr_assert(fabs(x->r[3 * at[i] + (size_t)c] - want_x[i][c]) < 1e-12,
+                      "point %u at (%g %g %g)", at[i], x->r[3 * at[i]], x->r[3 * at[i] + 1],
+                      x->r[3 * at[i] + 2]);
+    /* the rest position moves too (SOFA remakes every vector) */
+    const st_array *x0 = arr(s, "dofs", "rest_position");
+    cr_assert(fabs(x0->r[3 * 4] - 1.05) < 1e-12 && fabs(x0->r[3 * 4 + 1] - 1.025) < 1e-12,
+              "rest place of 4 (%g %g)", x0->r[3 * 4], x0->r[3 * 4 + 1]);
+    static const unsigned want[] = {0, 1, 4, 0,  4, 3, 1, 2,  5, 8, 7, 10, 3,  4, 7, 3, 7, 6,
+                                    11, 5, 8, 7, 4, 10, 9, 1, 5, 9, 5, 11, 9, 4, 1, 11, 8, 10};
+    const st_array *tris = arr(s, "topo", "triangles");
+    assert_tris(tris, want, 12);
+    cr_assert_eq(pieces(tris, x->n), 1);
+    st_scene_destroy(&s);
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n", "epsilonSnapPath='0'");
+    step(s, 2);
+    x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 15, "%zu points", x->n);
+    cr_assert(x->r[3 * 4] == 1 && x->r[3 * 4 + 1] == 1, "4 at (%g %g)", x->r[12], x->r[13]);
     st_scene_destroy(&s);
 }
 
-/* An end is not put onto a border edge that the path comes from one of
- * the ends of: from (1, 0.02), which goes onto vertex 1 (weight 0.98), to
- * (1.5, 0.1), near the border edge (1, 2) of T2 (weight 0.1 <
- * epsilonSnapBorder), the last piece would lie along (1, 2); the end stays
- * inside T2 at (1.5, 0.1) (point 9), T2 is cut in three around it, and
- * vertex 1, on the border, gets a copy (10): a slit from the border. */
-Test(incision, end_not_snapped_onto_the_edge_it_comes_along)
+/* SnapBorderPath onto vertices, from (0.9, 0.85) inside T0 [0,1,4]
+ * (weights 0.1 0.05 0.85) to (1.9, 0.85) inside T2 [1,2,5] (0.1 0.05 0.85).
+ * Path: T0's point, (1, 4) at 0.85 of 4, (5, 1) at 0.15 of 1, T2's point
+ * (no weight passes 1 - epsilonSnapPath). The first end's weight 0.1 is
+ * below epsilonSnapBorder opposite the inner edge (1, 4): it goes onto the
+ * vertex 4 (0.85 > 0.75), and the crossing of (1, 4), on its edges, leaves
+ * the path. The last end's weight 0.1 is opposite the border edge (2, 5),
+ * 1 long: SOFA's projection fails there; its 0.05 is opposite the inner
+ * edge (5, 1): onto 5, and the crossing of (5, 1) leaves. The path is the
+ * existing edge 4-5: nothing to split. Incision: the edge as the container
+ * stores it, (5, 4); 5 is on the border: copied (9); the side is T3
+ * [1,5,4], which runs along 5 -> 4, turned around 5 to the border: T3, T2.
+ * A slit from the right border to the centre. */
+Test(incision, border_snap_onto_vertices_cuts_along_an_edge)
 {
-    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1 0.02 0 1.5 0.1 0\n", "");
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n0.9 0.85 0 1.9 0.85 0\n", "");
     step(s, 2);
     const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 11, "%zu points", x->n);
-    cr_assert(fabs(x->r[27] - 1.5) < 1e-12 && fabs(x->r[28] - 0.1) < 1e-12, "end at (%g %g)",
-              x->r[27], x->r[28]);
-    cr_assert(fabs(x->r[30] - 1) < 1e-12 && x->r[31] == 0, "copy of 1 at (%g %g)", x->r[30],
-              x->r[31]);
-    cr_assert_eq(arr(s, "topo", "triangles")->n, 10);
-    cr_assert(min_area(s) > 0.02, "smallest triangle %g", min_area(s));
+    cr_assert_eq(x->n, 10, "%zu points", x->n);
+    cr_assert(x->r[27] == 2 && x->r[28] == 1 && x->r[29] == 0, "copy of 5 at (%g %g %g)",
+              x->r[27], x->r[28], x->r[29]);
+    cr_assert(x->r[12] == 1 && x->r[13] == 1, "4 stays at (%g %g)", x->r[12], x->r[13]);
+    static const unsigned want[] = {0, 1, 4, 0, 4, 3, 1, 2, 9, 1, 9, 4,
+                                    3, 4, 7, 3, 7, 6, 4, 5, 8, 4, 8, 7};
+    assert_tris(arr(s, "topo", "triangles"), want, 8);
     st_scene_destroy(&s);
+}
+
+/* With saveIndicesAtInit, the saved triangle of the first point is SOFA's
+ * ind_ta: (1.5, 0.5) is on the edge (5, 1) between T2 and T3; written with
+ * T3 [1,5,4] the cut up to (1.5, 1.5) starts in T3 and is made (9 inside
+ * T3, 10 on (5, 4), 11 inside T6, a copy of 10: 13 points); with T2
+ * [1,2,5] the segment leaves T2 through no edge ahead (it runs along the
+ * edge it starts on): no path, the cut is left with a warning. */
+Test(incision, saved_triangle_is_the_first_points)
+{
+    static const struct {
+        const char *file;
+        size_t points;
+    } cases[] = {
+        {"T= 0.01\nINCISE= 2\n3 1.5 0.5 0 6 1.5 1.5 0\n", 13},
+        {"T= 0.01\nINCISE= 2\n2 1.5 0.5 0 6 1.5 1.5 0\n", 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        st_scene *s = load(SQUARE, cases[i].file, "saveIndicesAtInit='true'");
+        step(s, 2);
+        cr_assert_eq(arr(s, "dofs", "position")->n, cases[i].points, "case %zu: %zu points", i,
+                     arr(s, "dofs", "position")->n);
+        st_scene_destroy(&s);
+    }
 }
 
 /* Bad INCISE= lines are errors at the file's line. */
@@ -434,8 +509,8 @@ Test(incision, checkpoint_between_cuts_resumes_bit_identically)
 /* The triangle written before the first point is taken as that point's
  * triangle, as SOFA's INCISE= reads ind_ta (it searches only when the line
  * holds coordinates alone). (1.5, 0, 0) lies in T2 [1,2,5] only: written
- * with T2 the cut is the one of cut_across_a_square_opens_it_in_two (16
- * triangles); written with T0 [0,1,4], which does not hold it, or with a
+ * with T2 the cut is the one of cut_across_a_square_follows_sofas_steps
+ * (18 triangles); written with T0 [0,1,4], which does not hold it, or with a
  * triangle the square does not have (99), the path cannot start and the cut
  * is not made (settee's warning, SOFA's "Invalid path"): the 8 triangles
  * and 9 points stay. */
@@ -445,7 +520,7 @@ Test(incision, written_triangle_is_the_first_points)
         const char *file;
         size_t tris, points;
     } cases[] = {
-        {"T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", 16, 19},
+        {"T= 0.01\nINCISE= 2\n2 1.5 0 0 7 1.5 2 0\n", 18, 17},
         {"T= 0.01\nINCISE= 2\n0 1.5 0 0 7 1.5 2 0\n", 8, 9},
         {"T= 0.01\nINCISE= 2\n99 1.5 0 0 7 1.5 2 0\n", 8, 9},
     };

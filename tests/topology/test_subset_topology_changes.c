@@ -106,9 +106,10 @@ Test(subset_changes, removal_follows_worked_by_hand)
 }
 
 /* An incision of the input along x = 1.5 (test_incision.c works it by
- * hand): its 5 new points and 5 copies have ancestors in the output, so
- * the output gets them (16 points), and the 12 pieces of T2 T3 T6 T7
- * (every new triangle has its vertices in the output). Whatever the
+ * hand, cut_across_a_square_follows_sofas_steps): its 5 new points and 3
+ * copies have ancestors in the output, so the output gets them (14
+ * points), and the 14 pieces of T2 T3 T6 T7 (every new triangle has its
+ * vertices in the output). Whatever the
  * numbering, each output triangle is, through pointD2S, the input
  * triangle triangleD2S names, and each output point is at its input
  * point's place. */
@@ -121,11 +122,11 @@ Test(subset_changes, incision_of_the_input_follows)
     const st_array *in = arr(s, "in", "triangles"), *out = arr(s, "out", "triangles");
     const st_array *pd2s = arr(s, "map", "pointD2S"), *td2s = arr(s, "map", "triangleD2S");
     const st_array *x = arr(s, "dofs", "position"), *y = arr(s, "out", "position");
-    cr_assert_eq(in->n, 16);
-    cr_assert_eq(out->n, 12);
-    cr_assert_eq(pd2s->n, 16);
-    cr_assert_eq(y->n, 16);
-    cr_assert_eq(td2s->n, 12);
+    cr_assert_eq(in->n, 18);
+    cr_assert_eq(out->n, 14);
+    cr_assert_eq(pd2s->n, 14);
+    cr_assert_eq(y->n, 14);
+    cr_assert_eq(td2s->n, 14);
     for (size_t d = 0; d < out->n; d++) {
         unsigned t = td2s->u[d];
         cr_assert(t < in->n, "output triangle %zu has no source", d);
