@@ -31,6 +31,21 @@ typedef struct ba_section {
     double A, Iy, Iz, J, Asy, Asz, r, r_inner;
 } ba_section;
 
+struct beam_interpolation;
+
+/* What an interpolation built on BeamInterpolation's base gives per beam in
+ * its own way (SOFA's virtual getBeamSection, getMechanicalParameters,
+ * getSplineRestTransform and getRestTotalLength): WireBeamInterpolation
+ * reads them from its WireRestShape. NULL hooks: BeamInterpolation's. */
+typedef struct ba_beam_hooks {
+    const ba_section *(*section)(const struct beam_interpolation *bi, size_t b);
+    /* E, nu and (rho in: the force field's massDensity; out: the density used). */
+    void (*mechanical)(const struct beam_interpolation *bi, size_t b, double *E, double *nu,
+                       double *rho);
+    void (*spline_rest)(const struct beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1);
+    double (*rest_total_length)(const struct beam_interpolation *bi);
+} ba_beam_hooks;
+
 /* BeamInterpolation (SOFA's BaseBeamInterpolation and BeamInterpolation). */
 typedef struct beam_interpolation {
     st_component base;
@@ -60,7 +75,29 @@ typedef struct beam_interpolation {
     ba_section constant_section;
     ba_section *section;     /* nedges, owned, when !constant */
     double def_young, def_poisson;
+    const ba_beam_hooks *hooks; /* NULL for BeamInterpolation itself */
 } beam_interpolation;
+
+/* BaseBeamInterpolation's fields, for T's member P (empty, or "bi." in a
+ * struct that embeds beam_interpolation as bi). */
+#define BA_BASE_FIELDS(T, P)                                                                      \
+    ST_UINTS(T, P edge_list, "edgeList", "",                                                      \
+             "list of the edge in the topology that are concerned by the Interpolation"),         \
+    ST_REALS(T, P length_list, "lengthList", "", "list of the length of each beam"),              \
+    ST_COORDS(T, P dof0_node0, "DOF0TransformNode0", "",                                          \
+              "Optional rigid transformation between the degree of Freedom and the first node of "\
+              "the beam (settee: x y z qx qy qz qw per beam)"),                                   \
+    ST_COORDS(T, P dof1_node1, "DOF1TransformNode1", "",                                          \
+              "Optional rigid transformation between the degree of Freedom and the second node "  \
+              "of the beam (settee: x y z qx qy qz qw per beam)"),                                \
+    ST_REALS(T, P curv_abs_list, "curvAbsList", "",                                               \
+             "curvilinear abscissa of the two ends of each beam (pairs)"),                        \
+    ST_UINTS(T, P beam_collision, "beamCollision", "",                                            \
+             "list of beam (in edgeList) that needs to be considered for collision"),             \
+    ST_BOOL(T, P dofs_aligned, "dofsAndBeamsAligned", "true",                                     \
+            "if false, a transformation for each beam is computed between the DOF and the beam "  \
+            "nodes"),                                                                             \
+    ST_LINK(T, P topology, "topology", ST_LINK_TOPOLOGY, "link to the topology (must contain edges)")
 
 extern const st_class beam_interpolation_class;
 
@@ -85,10 +122,27 @@ void ba_interpolate_transform(ba_xf *out, double bary, const ba_xf *g0, const ba
                               double L);
 /* The node frames at rest in the beam's middle frame. */
 void ba_spline_rest_transform(const beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1);
-/* Rest length, section, Young's modulus and Poisson's ratio of beam b. */
+/* Rest length, section, Young's modulus, Poisson's ratio and mass density
+ * of beam b (*rho comes in as the force field's value; BeamInterpolation
+ * keeps it, WireBeamInterpolation takes its rod section's). */
 double ba_length(const beam_interpolation *bi, size_t b);
 const ba_section *ba_beam_section(const beam_interpolation *bi, size_t b);
-void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu);
+void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu,
+                              double *rho);
+/* The rest length of the whole instrument (BeamInterpolation: the sum of
+ * lengthList; WireBeamInterpolation: its rest shape's length). */
+double ba_rest_total_length(const beam_interpolation *bi);
+/* SOFA's getBeamAtCurvAbs: the beam and barycentric coordinate at abscissa
+ * x, counted so that the last beam ends at the rest total length. */
+void ba_beam_at_curv_abs(const beam_interpolation *bi, double x, size_t *beam, double *bary);
+/* True for the classes an AdaptiveBeamForceFieldAndMass or an
+ * AdaptiveBeamMapping can use (BeamInterpolation, WireBeamInterpolation). */
+bool ba_is_interpolation(const st_component *c);
+/* The interpolation a component of self's node uses: link when set, else the
+ * node's first one; initialised now when it is not yet (SOFA's init order
+ * does not matter then). */
+st_status ba_find_interpolation(st_component *self, st_component *link, beam_interpolation **out,
+                                st_error *err);
 /* SOFA's computeStrechAndTwist: half-lengths along the spline and half the
  * twist angle at each node ((length, 0, theta / 2)). */
 void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *x, double r0[3],
@@ -135,6 +189,22 @@ typedef struct rod_section {
 
 extern const st_class rod_straight_section_class;
 extern const st_class rod_spire_section_class;
+
+/* One beam's section, material and rest spline as WireRestShape says
+ * (WireBeamInterpolation; also the settee-side view of a wire's beams). */
+typedef struct wire_beam_interpolation {
+    beam_interpolation bi;      /* first: BaseBeamInterpolation's data and state */
+    st_component *rest_shape;   /* "WireRestShape" */
+    /* Set by init. */
+    struct wire_rest_shape *wrs;
+    bool controlled;            /* set by a controller: rest splines from the rest shape */
+} wire_beam_interpolation;
+
+extern const st_class wire_beam_interpolation_class;
+
+/* Initialises a WireBeamInterpolation (its init; a force field or mapping
+ * calls it when it comes first). */
+st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
 
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {

@@ -272,17 +272,64 @@ double ba_length(const beam_interpolation *bi, size_t b)
 
 const ba_section *ba_beam_section(const beam_interpolation *bi, size_t b)
 {
+    if (bi->hooks && bi->hooks->section)
+        return bi->hooks->section(bi, b);
     return bi->constant ? &bi->constant_section : &bi->section[b];
 }
 
-void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu)
+void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu,
+                              double *rho)
 {
+    if (bi->hooks && bi->hooks->mechanical) {
+        bi->hooks->mechanical(bi, b, E, nu, rho);
+        return;
+    }
     *E = b < bi->young.n ? bi->young.r[b] : bi->def_young;
     *nu = b < bi->poisson.n ? bi->poisson.r[b] : bi->def_poisson;
 }
 
+double ba_rest_total_length(const beam_interpolation *bi)
+{
+    if (bi->hooks && bi->hooks->rest_total_length)
+        return bi->hooks->rest_total_length(bi);
+    double L = 0.0;
+    for (size_t i = 0; i < bi->length_list.n; i++)
+        L += bi->length_list.r[i];
+    return L;
+}
+
+void ba_beam_at_curv_abs(const beam_interpolation *bi, double x, size_t *beam, double *bary)
+{
+    const size_t n = ba_num_beams(bi);
+    double out = 0.0;
+    for (size_t e = 0; e < n; e++)
+        out += ba_length(bi, e);
+    /* the abscissa from the first beam's start: beams may be only the part
+     * of the instrument that is out */
+    const double xi = x + out - ba_rest_total_length(bi);
+    *beam = 0, *bary = 0.0;
+    if (n == 0 || xi < 0.0)
+        return;
+    double acc = 0.0;
+    for (size_t e = 0; e < n; e++) {
+        const double L = ba_length(bi, e);
+        acc += L;
+        if (acc > xi) {
+            *beam = e;
+            *bary = (xi - (acc - L)) / L;
+            return;
+        }
+    }
+    *beam = n - 1;
+    *bary = 1.0;
+}
+
 void ba_spline_rest_transform(const beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1)
 {
+    if (bi->hooks && bi->hooks->spline_rest) {
+        bi->hooks->spline_rest(bi, b, l0, l1);
+        return;
+    }
     const double L = ba_length(bi, b);
     if (bi->straight) {
         ba_xf_identity(l0);
@@ -343,6 +390,35 @@ void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *
         theta = (st_v3_dot(y1, nz) < 0.0 ? -1.0 : 1.0) * acos(c < -1.0 ? -1.0 : c);
     r0[0] = len0, r0[1] = 0.0, r0[2] = theta / 2.0;
     r1[0] = len1, r1[1] = 0.0, r1[2] = theta / 2.0;
+}
+
+bool ba_is_interpolation(const st_component *c)
+{
+    return c && (c->cls == &beam_interpolation_class || c->cls == &wire_beam_interpolation_class);
+}
+
+st_status ba_find_interpolation(st_component *self, st_component *link, beam_interpolation **out,
+                                st_error *err)
+{
+    st_component *c = link;
+    if (!c)
+        for (size_t i = 0; i < st_node_object_count(self->node) && !c; i++) {
+            st_component *o = st_node_object(self->node, i);
+            if (ba_is_interpolation(o))
+                c = o;
+        }
+    if (!c)
+        return st_component_error(self, "interpolation", err, ST_ESCENE,
+                                  "No Beam Interpolation found, the component can not work.");
+    if (!ba_is_interpolation(c))
+        return st_component_error(self, "interpolation", err, ST_ESCENE,
+                                  "%s is a %s, not a BeamInterpolation or "
+                                  "WireBeamInterpolation",
+                                  c->name, c->cls->name);
+    if (c->state != ST_CSTATE_VALID)
+        ST_TRY(c->cls->init(c, err));
+    *out = (beam_interpolation *)c;
+    return ST_OK;
 }
 
 /* ---- Init ---- */
@@ -556,23 +632,7 @@ static void bi_cleanup(st_component *self)
 
 #define T beam_interpolation
 static const st_field bi_fields[] = {
-    ST_UINTS(T, edge_list, "edgeList", "",
-             "list of the edge in the topology that are concerned by the Interpolation"),
-    ST_REALS(T, length_list, "lengthList", "", "list of the length of each beam"),
-    ST_COORDS(T, dof0_node0, "DOF0TransformNode0", "",
-              "Optional rigid transformation between the degree of Freedom and the first node of "
-              "the beam (settee: x y z qx qy qz qw per beam)"),
-    ST_COORDS(T, dof1_node1, "DOF1TransformNode1", "",
-              "Optional rigid transformation between the degree of Freedom and the second node "
-              "of the beam (settee: x y z qx qy qz qw per beam)"),
-    ST_REALS(T, curv_abs_list, "curvAbsList", "",
-             "curvilinear abscissa of the two ends of each beam (pairs)"),
-    ST_UINTS(T, beam_collision, "beamCollision", "",
-             "list of beam (in edgeList) that needs to be considered for collision"),
-    ST_BOOL(T, dofs_aligned, "dofsAndBeamsAligned", "true",
-            "if false, a transformation for each beam is computed between the DOF and the beam "
-            "nodes"),
-    ST_LINK(T, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology (must contain edges)"),
+    BA_BASE_FIELDS(T, ),
     ST_STRING(T, cross_section_shape, "crossSectionShape", "circular",
               "shape of the cross-section. Can be: circular, elliptic, square, rectangular. "
               "Default is circular"),

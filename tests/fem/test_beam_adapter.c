@@ -718,3 +718,242 @@ Test(beam_adapter, wire_rest_shape_fills_topology)
     }
     test_rt_close(&t);
 }
+
+/* ---- WireBeamInterpolation ---- */
+
+/* n frames along x over [0, len] on a MeshTopology, n beams in edgeList
+ * with their lengths and abscissae, the rod sections and the WireRestShape
+ * in a child node (the shape fills its own edge container there). */
+static st_scene *wire_beams(test_rt *t, int n, double len, const char *sections,
+                            const char *materials, const char *solvers, const char *extra)
+{
+    static char xml[16384];
+    char pos[4096] = "", edges[1024] = "", el[1024] = "", ll[2048] = "", ca[4096] = "";
+    size_t lp = 0, le = 0, lel = 0, lll = 0, lca = 0;
+    const double dx = len / n;
+    for (int i = 0; i <= n; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i * dx);
+    for (int i = 0; i < n; i++) {
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+        lel += (size_t)snprintf(el + lel, sizeof el - lel, "%d ", i);
+        lll += (size_t)snprintf(ll + lll, sizeof ll - lll, "%.17g ", dx);
+        lca += (size_t)snprintf(ca + lca, sizeof ca - lca, "%.17g %.17g ", i * dx, (i + 1) * dx);
+    }
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>%s"
+             "<Node name='shape'>%s<EdgeSetTopologyContainer name='lines'/>"
+             "<WireRestShape name='rest' template='Rigid3d' wireMaterials='%s'/></Node>"
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='%s'/>"
+             "<WireBeamInterpolation name='interp' WireRestShape='@shape/rest' edgeList='%s' "
+             "lengthList='%s' curvAbsList='%s'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<FixedProjectiveConstraint indices='0'/>%s</Node>",
+             solvers, sections, materials, pos, edges, el, ll, ca, extra);
+    return fem_load_xml(t, xml);
+}
+
+#define CANT_ROD                                                                                  \
+    "<RodStraightSection name='rod' length='1' nbBeams='10' radius='0.05' youngModulus='2e7' "    \
+    "poissonRatio='0.3'/>"
+
+/* A straight wire of one rod section gives the beams BeamInterpolation
+ * gives with that section: the cantilever's tip against the closed forms
+ * and against BeamInterpolation's tip. */
+Test(beam_adapter, wire_beams_straight_cantilever)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char load[128];
+    snprintf(load, sizeof load, "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/>",
+             -CANT_P);
+    st_scene *s = wire_beams(&t, 10, 1.0, CANT_ROD, "@rod", STATIC_LDL, load);
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert_eq(w->bi.base.state, ST_CSTATE_VALID);
+    cr_assert_eq(ba_num_beams(&w->bi), 10);
+    const ba_section *sec = ba_beam_section(&w->bi, 3);
+    fem_near(sec->Iz, M_PI * pow(CANT_R, 4) / 4, 1e-18, "Iz from the rod section");
+    double E = 0, nu = 0, rho = 123;
+    ba_mechanical_parameters(&w->bi, 3, &E, &nu, &rho);
+    cr_assert_eq(E, 2e7);
+    cr_assert_eq(nu, 0.3);
+    cr_assert_eq(rho, 1.0, "the rod section's density (default 1), not the caller's: %g", rho);
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "WireBeamInterpolation, straight rod, static, 10 beams");
+    ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+    double wire_tip[7];
+    memcpy(wire_tip, b->ms->position.r + 7 * 10, sizeof wire_tip);
+    st_scene *r = cantilever(&t, 10, STATIC_LDL, "", "");
+    fem_step(r, 1, 0.01);
+    ab_ffm *rb = (ab_ffm *)test_find_object(r, "beam");
+    for (int c = 0; c < 7; c++)
+        fem_near(wire_tip[c], rb->ms->position.r[7 * 10 + c], 1e-12,
+                 "tip: WireBeamInterpolation against BeamInterpolation");
+    st_scene_destroy(&r);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Two sections: each beam takes the section, material and density of the
+ * rod holding its end abscissa; the mass under gravity is sum rho A L. */
+Test(beam_adapter, wire_beams_per_section_material)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = wire_beams(
+        &t, 4, 4.0,
+        "<RodStraightSection name='a' length='2' nbBeams='2' radius='0.1' youngModulus='1e6' "
+        "massDensity='3'/><RodStraightSection name='b' length='2' nbBeams='2' radius='0.05' "
+        "youngModulus='4e5' poissonRatio='0.25' massDensity='7'/>",
+        "@a @b", "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    const double Aa = M_PI * 0.01, Ab = M_PI * 0.0025;
+    const double want_A[4] = {Aa, Aa, Ab, Ab}, want_E[4] = {1e6, 1e6, 4e5, 4e5};
+    for (size_t i = 0; i < 4; i++) {
+        double E, nu, rho = 1;
+        ba_mechanical_parameters(&w->bi, i, &E, &nu, &rho);
+        fem_near(ba_beam_section(&w->bi, i)->A, want_A[i], 1e-15, "A per beam");
+        cr_assert_eq(E, want_E[i], "beam %zu: E %g", i, E);
+        cr_assert_eq(rho, i < 2 ? 3.0 : 7.0);
+        cr_assert_eq(nu, i < 2 ? 0.49 : 0.25);
+    }
+    /* gravity through the consistent mass: total weight rho A L g */
+    st_component *ff = test_find_object(s, "beam");
+    ab_ffm *b = (ab_ffm *)ff;
+    b->compute_mass = true;
+    st_system *sys = s->systems[0];
+    sys->mp.gravity[0] = 0, sys->mp.gravity[1] = -10, sys->mp.gravity[2] = 0;
+    double *f = calloc(sys->size_all, sizeof *f), *v = calloc(sys->size_all, sizeof *v);
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, sys->x, v);
+    double fy = 0;
+    for (size_t i = 0; i < 5; i++)
+        fy += st_slice(f, b->ms)[6 * i + 1];
+    const double want = -10 * (3 * Aa * 2 + 7 * Ab * 2);
+    printf("wire of two sections: weight %.12g (rho A L g: %.12g)\n", fy, want);
+    fem_near(fy, want, 1e-9 * fabs(want), "weight");
+    free(f);
+    free(v);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A spire: while controlled, each beam's rest spline is the rest shape's
+ * (frames at x0 and x1 seen from the one at their middle), so frames laid
+ * on the helix are nearly at rest; as straight beams they are not. */
+Test(beam_adapter, wire_beams_spire_rest_curvature)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = wire_beams(&t, 8, 8.0,
+                             "<RodSpireSection name='sp' length='8' nbBeams='8' radius='0.05' "
+                             "youngModulus='1e6' spireDiameter='2' spireHeight='0.5'/>",
+                             "@sp", "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    st_component *ff = test_find_object(s, "beam");
+    st_system *sys = s->systems[0];
+    /* the frames on the helix */
+    double *x = st_slice_x(sys->x, w->bi.ms);
+    for (int i = 0; i <= 8; i++) {
+        ba_xf h;
+        wrs_rest_transform(w->wrs, i, &h);
+        memcpy(x + 7 * i, h.t, sizeof h.t);
+        memcpy(x + 7 * i + 3, h.q, sizeof h.q);
+    }
+    const double f_straight = max_force(ff, sys);
+    w->controlled = true;
+    for (size_t b = 0; b < 8; b++) {
+        ba_xf l0, l1, g0, g1, gm, inv, e0, e1;
+        ba_spline_rest_transform(&w->bi, b, &l0, &l1);
+        wrs_rest_transform(w->wrs, b + 0.5, &gm);
+        wrs_rest_transform(w->wrs, b, &g0);
+        wrs_rest_transform(w->wrs, b + 1.0, &g1);
+        ba_xf_inv(&inv, &gm);
+        ba_xf_mul(&e0, &inv, &g0);
+        ba_xf_mul(&e1, &inv, &g1);
+        for (int c = 0; c < 3; c++) {
+            fem_near(l0.t[c], e0.t[c], 1e-14, "rest node 0");
+            fem_near(l1.t[c], e1.t[c], 1e-14, "rest node 1");
+        }
+        for (int c = 0; c < 4; c++)
+            fem_near(fabs(l1.q[c]), fabs(e1.q[c]), 1e-14, "rest rotation 1");
+        /* curved: node 1 off the beam's axis, turned from node 0 */
+        cr_assert_gt(fabs(l1.t[1]) + fabs(l1.t[2]), 1e-3, "beam %zu straight at rest", b);
+    }
+    const double f_curved = max_force(ff, sys);
+    printf("spire laid on its helix: max force %.3g as straight beams, %.3g with the rest "
+           "shape's curvature\n",
+           f_straight, f_curved);
+    cr_assert_lt(f_curved, 1e-2 * f_straight);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The abscissa of a point along the beams counts from the wire's tip: two
+ * beams over the last 4 of a 14-long wire. */
+Test(beam_adapter, wire_beams_at_curv_abs)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='14' "
+            "nbBeams='7'/><EdgeSetTopologyContainer/><WireRestShape name='rest' "
+            "wireMaterials='@rod'/></Node><MechanicalObject name='dofs' template='Rigid3d' "
+            "position='10 0 0 0 0 0 1  12 0 0 0 0 0 1  14 0 0 0 0 0 1'/>"
+            "<MeshTopology lines='0 1 1 2'/><WireBeamInterpolation name='interp' "
+            "WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' "
+            "curvAbsList='10 12 12 14'/></Node>");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    fem_near(ba_rest_total_length(&w->bi), 14.0, 0.0, "rest total length");
+    const double xs[] = {5.0, 10.0, 11.0, 12.5, 14.0, 20.0};
+    const size_t wb[] = {0, 0, 0, 1, 1, 1};
+    const double wbary[] = {0.0, 0.0, 0.5, 0.25, 1.0, 1.0};
+    for (size_t i = 0; i < 6; i++) {
+        size_t b;
+        double bary;
+        ba_beam_at_curv_abs(&w->bi, xs[i], &b, &bary);
+        cr_assert_eq(b, wb[i], "x %g: beam %zu", xs[i], b);
+        fem_near(bary, wbary[i], 1e-15, "bary");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Missing or inconsistent data: errors naming the field. */
+Test(beam_adapter, wire_beams_bad_input)
+{
+    test_rt t;
+    ba_open_rt(&t);
+#define WB(ATTR)                                                                                  \
+    "<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='4' "             \
+    "nbBeams='2'/><EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/>"   \
+    "</Node><MechanicalObject template='Rigid3d' position='0 0 0 0 0 0 1  2 0 0 0 0 0 1  4 0 0 "   \
+    "0 0 0 1'/><MeshTopology lines='0 1 1 2'/><WireBeamInterpolation " ATTR "/></Node>"
+    const char *bad[][2] = {
+        {WB("edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 4'"), "Missing WireRestShape"},
+        {WB("WireRestShape='@shape/rod' edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 4'"),
+         "not a WireRestShape"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2' curvAbsList='0 2 2 4'"),
+         "lengthList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' curvAbsList='0 2'"),
+         "curvAbsList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 5'"),
+         "curvAbsList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 2' lengthList='2 2' curvAbsList='0 2 2 4'"),
+         "edgeList"},
+    };
+#undef WB
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(t.rt, bad[i][0], strlen(bad[i][0]), "t.scn", &s, &err),
+                     ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu accepted", i);
+        cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
