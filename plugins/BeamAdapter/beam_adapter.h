@@ -206,6 +206,8 @@ extern const st_class wire_beam_interpolation_class;
  * calls it when it comes first). */
 st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
 
+extern const st_class adaptive_beam_mapping_class;
+
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {
     st_component base;

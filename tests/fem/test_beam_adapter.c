@@ -957,3 +957,233 @@ Test(beam_adapter, wire_beams_bad_input)
     }
     test_rt_close(&t);
 }
+
+/* ---- AdaptiveBeamMapping ---- */
+
+/* Three unit beams along x (BeamInterpolation, radius 0.1) and a child
+ * node of points mapped on them. */
+static st_scene *mapped_beam(test_rt *t, const char *points, const char *map_extra)
+{
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+             "<EulerImplicitSolver/><SparseLDLSolver/>"
+             "<MechanicalObject template='Rigid3d' name='dofs' position='0 0 0 0 0 0 1  "
+             "1 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1'/><MeshTopology lines='0 1 1 2 2 3'/>"
+             "<BeamInterpolation name='interp' radius='0.1'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<Node name='pts'><MechanicalObject name='out' template='Vec3d' position='%s'/>"
+             "<AdaptiveBeamMapping name='map' input='@../dofs' output='@out' %s/></Node></Node>",
+             points, map_extra);
+    return fem_load_xml(t, xml);
+}
+
+/* The cubic Hermite curve of end points p0, p1 and unit tangents t0, t1
+ * scaled by L, at b. */
+static void hermite(const double p0[3], const double t0[3], const double p1[3],
+                    const double t1[3], double L, double b, double out[3])
+{
+    const double h00 = 2 * b * b * b - 3 * b * b + 1, h10 = b * b * b - 2 * b * b + b;
+    const double h01 = -2 * b * b * b + 3 * b * b, h11 = b * b * b - b * b;
+    for (int c = 0; c < 3; c++)
+        out[c] = h00 * p0[c] + h10 * L * t0[c] + h01 * p1[c] + h11 * L * t1[c];
+}
+
+/* A frame moved by h times the twist (v, w): x + h v, exp(h w / 2) q. */
+static void twist_frame(double *x, const double tw[6], double h)
+{
+    double w[3] = {h * tw[3], h * tw[4], h * tw[5]}, a = st_v3_norm(w), dq[4], q[4];
+    const double s = a > 0 ? sin(a / 2) / a : 0.5;
+    dq[0] = s * w[0], dq[1] = s * w[1], dq[2] = s * w[2], dq[3] = cos(a / 2);
+    st_quat_mul(q, dq, x + 3);
+    memcpy(x + 3, q, sizeof q);
+    for (int c = 0; c < 3; c++)
+        x[c] += h * tw[c];
+}
+
+/* Points by curvilinear abscissa on straight beams sit at (s, y, z); bent,
+ * points on the axis follow the Hermite spline of the node frames. */
+Test(beam_adapter, adaptive_beam_mapping_positions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "0 0 0  0.5 0 0  1.25 0.1 0  2.9 0 -0.05  3 0 0", "");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    st_system *sys = s->systems[0];
+    st_mstate *in = ((ab_ffm *)test_find_object(s, "beam"))->ms;
+    st_mstate *out = st_component_mstate(map);
+    cr_assert_eq(out->n, 5);
+    const double want[5][3] = {{0, 0, 0}, {0.5, 0, 0}, {1.25, 0.1, 0}, {2.9, 0, -0.05},
+                               {3, 0, 0}};
+    for (size_t i = 0; i < 5; i++)
+        for (int c = 0; c < 3; c++)
+            fem_near(out->position.r[3 * i + c], want[i][c], 1e-14, "straight beam point");
+    /* bend: frame 1 up and turned about z, frame 2 turned about y */
+    double *x = st_slice_x(sys->x, in);
+    const double tw1[6] = {0.05, 0.2, 0, 0, 0, 0.4}, tw2[6] = {0, 0, 0.1, 0, 0.3, 0.1};
+    twist_frame(x + 7, tw1, 1.0);
+    twist_frame(x + 14, tw2, 1.0);
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    const double *xo = st_slice_x(sys->x, out);
+    /* the point at 0.5: beam 0 at bary 0.5; at 3: beam 2's end */
+    const double ex[3] = {1, 0, 0};
+    double t0[3], t1[3], p[3];
+    st_quat_rotate(t0, x + 3, ex);
+    st_quat_rotate(t1, x + 7 + 3, ex);
+    hermite(x, t0, x + 7, t1, 1.0, 0.5, p);
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[3 + c], p[c], 1e-14, "Hermite point on beam 0");
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[12 + c], x[21 + c], 1e-14, "the end point");
+    /* the off-axis point: the interpolated frame's origin plus (0, 0.1, 0) turned */
+    ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+    ba_xf g0, g1, f;
+    ba_compute_transform(b->bi, 1, x, &g0, &g1);
+    ba_interpolate_transform(&f, 0.25, &g0, &g1, ba_length(b->bi, 1));
+    const double lp[3] = {0, 0.1, 0};
+    double r[3];
+    st_quat_rotate(r, f.q, lp);
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[6 + c], f.t[c] + r[c], 1e-14, "off-axis point");
+    printf("AdaptiveBeamMapping on bent beams: point at s = 0.5 (%.6f %.6f %.6f)\n", xo[3],
+           xo[4], xo[5]);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* J against central differences of apply, J^T as its transpose, on bent
+ * beams, for points on and off the axis. */
+Test(beam_adapter, adaptive_beam_mapping_jacobian)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "0.3 0 0  1.6 0 0  2.2 0 0  2.7 0.05 0.02", "");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    const st_mapping_ops *ops = map->cls->mapping;
+    st_system *sys = s->systems[0];
+    st_mstate *in = ((ab_ffm *)test_find_object(s, "beam"))->ms;
+    st_mstate *out = st_component_mstate(map);
+    double *x = st_slice_x(sys->x, in);
+    const double tw[4][6] = {{0, 0, 0, 0.1, -0.2, 0.05},
+                             {0.05, 0.2, 0, 0, 0, 0.4},
+                             {0, 0, 0.1, 0, 0.3, 0.1},
+                             {-0.1, 0.1, 0.2, 0.2, 0.1, -0.3}};
+    for (int i = 0; i < 4; i++)
+        twist_frame(x + 7 * i, tw[i], 1.0);
+    double *x0 = malloc(sys->xsize_all * sizeof *x0);
+    double *v = calloc(sys->size_all, sizeof *v), *f = calloc(sys->size_all, sizeof *f);
+    memcpy(x0, sys->x, sys->xsize_all * sizeof *x0);
+    ops->apply(map, &sys->mp, sys->x);
+    const double h = 1e-6;
+    double worst_on = 0, worst_off = 0, scale = 0;
+    for (size_t col = 0; col < 6 * in->n; col++) {
+        double e[6] = {0};
+        e[col % 6] = 1.0;
+        double xp[12], xm[12];
+        memset(v, 0, sys->size_all * sizeof *v);
+        st_slice(v, in)[col] = 1.0;
+        memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+        ops->apply(map, &sys->mp, sys->x);
+        ops->apply_j(map, &sys->mp, v);
+        twist_frame(x + 7 * (col / 6), e, h);
+        ops->apply(map, &sys->mp, sys->x);
+        memcpy(xp, st_slice_x(sys->x, out), sizeof xp);
+        memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+        twist_frame(x + 7 * (col / 6), e, -h);
+        ops->apply(map, &sys->mp, sys->x);
+        memcpy(xm, st_slice_x(sys->x, out), sizeof xm);
+        for (int k = 0; k < 12; k++) {
+            const double fd = (xp[k] - xm[k]) / (2 * h), jv = st_slice(v, out)[k];
+            scale = fmax(scale, fabs(fd));
+            if (k < 9)
+                worst_on = fmax(worst_on, fabs(fd - jv));
+            else
+                worst_off = fmax(worst_off, fabs(fd - jv));
+        }
+    }
+    memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+    ops->apply(map, &sys->mp, sys->x);
+    printf("AdaptiveBeamMapping J against differences: on the axis %.3g, off %.3g (scale %.3g)\n",
+           worst_on, worst_off, scale);
+    cr_assert_lt(worst_on, 1e-8 * scale, "J on the axis");
+    cr_assert_lt(worst_off, 0.1 * scale, "J off the axis (SOFA's approximation)");
+    /* <J^T g, u> = <g, J u> */
+    double *u = calloc(sys->size_all, sizeof *u);
+    for (size_t i = 0; i < 6 * in->n; i++)
+        st_slice(u, in)[i] = sin(1.0 + 3.0 * (double)i);
+    memcpy(v, u, sys->size_all * sizeof *v);
+    ops->apply_j(map, &sys->mp, v);
+    for (size_t i = 0; i < 12; i++)
+        st_slice(f, out)[i] = cos(2.0 + (double)i);
+    ops->apply_jt(map, &sys->mp, f);
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < 6 * in->n; i++)
+        lhs += st_slice(f, in)[i] * st_slice(u, in)[i];
+    for (size_t i = 0; i < 12; i++)
+        rhs += st_slice(f, out)[i] * st_slice(v, out)[i];
+    fem_near(lhs, rhs, 1e-12 * fabs(rhs), "<J^T g, u> = <g, J u>");
+    free(u);
+    free(x0);
+    free(v);
+    free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* useCurvAbs false: beam + bary; nbPointsPerBeam: points by steps along
+ * the beams and their abscissae. */
+Test(beam_adapter, adaptive_beam_mapping_distributions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "1.5 0 0  0.25 0 0.1", "useCurvAbs='0'");
+    st_mstate *out = st_component_mstate(fem_find(s, "map", "AdaptiveBeamMapping"));
+    fem_near(out->position.r[0], 1.5, 1e-14, "beam 1 at 0.5");
+    fem_near(out->position.r[3], 0.25, 1e-14, "beam 0 at 0.25");
+    fem_near(out->position.r[5], 0.1, 1e-14, "z offset");
+    st_scene_destroy(&s);
+    s = mapped_beam(&t, "", "nbPointsPerBeam='2'");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    out = st_component_mstate(map);
+    const st_array *sa = st_component_field_ptr(map, st_component_field(map, "segmentsCurvAbs"));
+    /* beam 0: 0, 0.5, 1; the step carries over: beams 1 and 2 at 0.5, 1 */
+    const double want[7] = {0, 0.5, 1, 1.5, 2, 2.5, 3};
+    cr_assert_eq(out->n, 7, "%zu points", out->n);
+    cr_assert_eq(sa->n, 7);
+    for (size_t i = 0; i < 7; i++) {
+        fem_near(sa->r[i], want[i], 1e-14, "segmentsCurvAbs");
+        fem_near(out->position.r[3 * i], want[i], 1e-14, "point");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A load on a mapped point at the tip of a cantilever acts as on the tip
+ * frame: the static tip against the closed forms. */
+Test(beam_adapter, adaptive_beam_mapping_tip_load)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char pos[2048] = "", edges[512] = "", xml[8192];
+    size_t lp = 0, le = 0;
+    for (int i = 0; i <= 10; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i / 10.0);
+    for (int i = 0; i < 10; i++)
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>" STATIC_LDL
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='%s'/><BeamInterpolation name='interp' radius='%g' "
+             "defaultYoungModulus='%g' defaultPoissonRatio='0.3'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<FixedProjectiveConstraint indices='0'/><Node name='pts'>"
+             "<MechanicalObject template='Vec3d' position='0.5 0 0  1 0 0'/>"
+             "<AdaptiveBeamMapping/><ConstantForceField indices='1' forces='0 %g 0'/>"
+             "</Node></Node>",
+             pos, edges, CANT_R, CANT_E, -CANT_P);
+    st_scene *s = fem_load_xml(&t, xml);
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "AdaptiveBeamMapping, load on the mapped tip point, static");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -74,6 +74,7 @@ static const struct refusal {
     {"RodStraightSection", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"RodSpireSection", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"WireRestShape", "Rigid3d only (BeamAdapter's one instantiation); needs its rod sections"},
+    {"WireBeamInterpolation", "Rigid3d only (BeamAdapter's one instantiation); needs a WireRestShape"},
     {"AdaptiveBeamForceFieldAndMass", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"MechanicalStateController",
      "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
@@ -115,6 +116,7 @@ static const struct refusal {
     {"TubularMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamLinearMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamLinearMapping_mt", "input and output must link two states; SOFA's mappings have no default"},
+    {"AdaptiveBeamMapping", "input and output must link two states; needs a beam interpolation"},
     {"DistanceToPlaneMapping", "planeNormal has no default (SOFA: 'planeNormal data has null "
                                "norm'), and input and output must link two states"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},
