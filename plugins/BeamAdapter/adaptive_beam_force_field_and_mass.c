@@ -122,6 +122,19 @@ static void beam_product(const ab_beam *bm, const double B[12][12], const double
 static void update(ab_ffm *s, const double *x, double *f, const double g[3])
 {
     const beam_interpolation *bi = s->bi;
+    /* a controller may have laid other beams since the last call */
+    const size_t nb = ba_num_beams(bi);
+    if (nb != s->nb) {
+        ab_beam *nbm = st_calloc(nb ? nb : 1, sizeof *nbm);
+        if (!nbm) {
+            st_component_warn(&s->base, "out of memory for %zu beams: no beam force", nb);
+            s->nb = 0;
+            return;
+        }
+        st_free(s->beam);
+        s->beam = nbm;
+        s->nb = nb;
+    }
     for (size_t b = 0; b < s->nb; b++) {
         ab_beam *bm = &s->beam[b];
         ba_node_indices(bi, b, &bm->n0, &bm->n1);

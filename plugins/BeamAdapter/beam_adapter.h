@@ -135,6 +135,15 @@ double ba_rest_total_length(const beam_interpolation *bi);
 /* SOFA's getBeamAtCurvAbs: the beam and barycentric coordinate at abscissa
  * x, counted so that the last beam ends at the rest total length. */
 void ba_beam_at_curv_abs(const beam_interpolation *bi, double x, size_t *beam, double *bary);
+/* What a controller does to the beams (SOFA's clear and addBeam with an
+ * angle): empties edgeList, lengthList, curvAbsList and both transform
+ * lists; appends a beam on edge `edge` of the topology covering (x0, x1)
+ * of the instrument, its nodes turned by `angle` about x from the DOFs
+ * (dofsAndBeamsAligned becomes false). The force field picks the new beams
+ * up at its next add_force. */
+st_status ba_clear_beams(beam_interpolation *bi, st_error *err);
+st_status ba_add_beam(beam_interpolation *bi, unsigned edge, double length, double x0, double x1,
+                      double angle, st_error *err);
 /* True for the classes an AdaptiveBeamForceFieldAndMass or an
  * AdaptiveBeamMapping can use (BeamInterpolation, WireBeamInterpolation). */
 bool ba_is_interpolation(const st_component *c);

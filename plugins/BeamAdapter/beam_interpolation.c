@@ -392,6 +392,55 @@ void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *
     r1[0] = len1, r1[1] = 0.0, r1[2] = theta / 2.0;
 }
 
+static st_status resize_transforms(beam_interpolation *bi, st_array *a, size_t n, st_error *err)
+{
+    const size_t old = a->n;
+    ST_TRY(st_array_resize_width(a, 7, n, err));
+    for (size_t i = old; i < n; i++)
+        a->r[7 * i + 6] = 1.0;
+    return ST_OK;
+}
+
+st_status ba_clear_beams(beam_interpolation *bi, st_error *err)
+{
+    ST_TRY(st_array_resize(&bi->edge_list, ST_T_UINTS, 0, err));
+    ST_TRY(st_array_resize(&bi->length_list, ST_T_REALS, 0, err));
+    ST_TRY(st_array_resize(&bi->curv_abs_list, ST_T_REALS, 0, err));
+    ST_TRY(st_array_resize_width(&bi->dof0_node0, 7, 0, err));
+    return st_array_resize_width(&bi->dof1_node1, 7, 0, err);
+}
+
+st_status ba_add_beam(beam_interpolation *bi, unsigned edge, double length, double x0, double x1,
+                      double angle, st_error *err)
+{
+    if (edge >= bi->nedges)
+        return st_component_error(&bi->base, "edgeList", err, ST_EINVAL,
+                                  "beam on edge %u: the topology has %zu edges", edge,
+                                  bi->nedges);
+    /* the transform lists may be shorter than edgeList while the DOFs and
+     * beams were aligned: bring them to one entry per beam first */
+    const size_t n = bi->edge_list.n;
+    ST_TRY(resize_transforms(bi, &bi->dof0_node0, n, err));
+    ST_TRY(resize_transforms(bi, &bi->dof1_node1, n, err));
+    ST_TRY(st_array_resize(&bi->edge_list, ST_T_UINTS, n + 1, err));
+    ST_TRY(st_array_resize(&bi->length_list, ST_T_REALS, n + 1, err));
+    ST_TRY(st_array_resize(&bi->curv_abs_list, ST_T_REALS, 2 * (n + 1), err));
+    ST_TRY(resize_transforms(bi, &bi->dof0_node0, n + 1, err));
+    ST_TRY(resize_transforms(bi, &bi->dof1_node1, n + 1, err));
+    bi->edge_list.u[n] = edge;
+    bi->length_list.r[n] = length;
+    bi->curv_abs_list.r[2 * n] = x0;
+    bi->curv_abs_list.r[2 * n + 1] = x1;
+    bi->dofs_aligned = false;
+    const double q[4] = {sin(angle / 2), 0.0, 0.0, cos(angle / 2)};
+    for (int k = 0; k < 2; k++) {
+        double *d = (k ? bi->dof1_node1.r : bi->dof0_node0.r) + 7 * n;
+        memset(d, 0, 3 * sizeof(double));
+        memcpy(d + 3, q, sizeof q);
+    }
+    return ST_OK;
+}
+
 bool ba_is_interpolation(const st_component *c)
 {
     return c && (c->cls == &beam_interpolation_class || c->cls == &wire_beam_interpolation_class);
@@ -478,14 +527,6 @@ static bool already_initialized(const beam_interpolation *bi)
     return n && bi->dof0_node0.n == n && bi->dof1_node1.n == n && bi->length_list.n == n;
 }
 
-static st_status resize_transforms(beam_interpolation *bi, st_array *a, size_t n, st_error *err)
-{
-    const size_t old = a->n;
-    ST_TRY(st_array_resize_width(a, 7, n, err));
-    for (size_t i = old; i < n; i++)
-        a->r[7 * i + 6] = 1.0;
-    return ST_OK;
-}
 
 static st_status update_interpolation(beam_interpolation *bi, st_error *err)
 {

@@ -1187,3 +1187,61 @@ Test(beam_adapter, adaptive_beam_mapping_tip_load)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* A controller's beams (ba_clear_beams, ba_add_beam): a WireBeamInterpolation
+ * starting without beams gets the cantilever's ten, with the nodes turned
+ * about x from the DOFs or not; the force field picks them up and the tip
+ * meets the closed forms (a round section: the turn changes nothing). */
+Test(beam_adapter, wire_beams_laid_by_a_controller)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    for (int turned = 0; turned < 2; turned++) {
+        char pos[2048] = "", edges[512] = "", xml[8192];
+        size_t lp = 0, le = 0;
+        for (int i = 0; i <= 10; i++)
+            lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i / 10.0);
+        for (int i = 0; i < 10; i++)
+            le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>" STATIC_LDL
+                 "<Node name='shape'>" CANT_ROD "<EdgeSetTopologyContainer/>"
+                 "<WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+                 "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+                 "<MeshTopology lines='%s'/><WireBeamInterpolation name='interp' "
+                 "WireRestShape='@shape/rest'/>"
+                 "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+                 "<FixedProjectiveConstraint indices='0'/>"
+                 "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/></Node>",
+                 pos, edges, -CANT_P);
+        st_scene *s = fem_load_xml(&t, xml);
+        wire_beam_interpolation *w =
+            (wire_beam_interpolation *)fem_find(s, "interp", "WireBeamInterpolation");
+        ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+        cr_assert_eq(ba_num_beams(&w->bi), 0);
+        cr_assert_eq(b->nb, 0);
+        st_error err = {0};
+        cr_assert_eq(ba_clear_beams(&w->bi, &err), ST_OK, "%s", err.msg);
+        for (unsigned e = 0; e < 10; e++)
+            cr_assert_eq(ba_add_beam(&w->bi, e, 0.1, e / 10.0, (e + 1) / 10.0, turned ? 0.3 : 0.0,
+                                     &err),
+                         ST_OK, "%s", err.msg);
+        cr_assert_neq(ba_add_beam(&w->bi, 10, 0.1, 1.0, 1.1, 0.0, &err), ST_OK,
+                      "an edge past the topology");
+        cr_assert_eq(ba_num_beams(&w->bi), 10);
+        cr_assert_eq(w->bi.curv_abs_list.n, 20);
+        cr_assert(!w->bi.dofs_aligned);
+        w->controlled = true;
+        fem_step(s, 1, 0.01);
+        cr_assert_eq(b->nb, 10);
+        check_tip(s, 1e-5, turned ? "controller's beams, nodes turned 0.3 about x"
+                                  : "controller's beams");
+        /* cleared again: no beams, no forces */
+        cr_assert_eq(ba_clear_beams(&w->bi, &err), ST_OK, "%s", err.msg);
+        st_component *ff = &b->base;
+        cr_assert_eq(max_force(ff, s->systems[0]), 0.0);
+        cr_assert_eq(b->nb, 0);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
