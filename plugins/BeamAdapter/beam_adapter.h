@@ -217,6 +217,37 @@ st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
 
 extern const st_class adaptive_beam_mapping_class;
 
+
+#define IRC_MAX_INSTRUMENTS 32
+
+/* InterventionalRadiologyController. */
+typedef struct ir_controller {
+    st_component base;
+    st_array instruments;     /* "instruments": paths */
+    int controlled;           /* "controlledInstrument" */
+    st_array xtip;            /* "xtip" */
+    st_array rotation;        /* "rotationInstrument" */
+    double step;              /* "step" */
+    double angular_step;      /* "angularStep" */
+    double speed;             /* "speed" */
+    st_array starting_pos;    /* "startingPos": x y z qx qy qz qw */
+    double threshold;         /* "threshold" */
+    st_array rigid_curv_abs;  /* "rigidCurvAbs" */
+    unsigned index_first_node; /* "indexFirstNode": output */
+    st_component *fixed;      /* "fixedConstraint" */
+    st_component *topology;   /* "topology" */
+    /* Set by init. */
+    st_mstate *ms;
+    size_t ninst;
+    wire_beam_interpolation *inst[IRC_MAX_INSTRUMENTS];
+    bool forward, backward;   /* SOFA's m_FF, m_RW */
+    double *node_abs;         /* abscissae of the last step's nodes */
+    size_t nnode;
+    double start[7];
+} ir_controller;
+
+extern const st_class interventional_radiology_controller_class;
+
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {
     st_component base;

@@ -7,8 +7,9 @@
  * dofsAndBeamsAligned, topology) and the link WireRestShape (required: none
  * is an error, as SOFA's "Missing WireRestShape"). Unlike BeamInterpolation
  * it never lays beams itself: the beams are those of edgeList, given by the
- * scene or, in SOFA, by an instrument controller during the run; without
- * either there are none (SOFA's bwdInit message, here a warning).
+ * scene or by an instrument controller (InterventionalRadiologyController)
+ * during the run; without either there are none (SOFA's bwdInit message,
+ * here a warning once the scene is initialised).
  *
  * Beam b covers the abscissae curvAbsList[b] = (x0, x1) of the wire. Its
  * section, Young's modulus, Poisson's ratio and mass density are those of
@@ -161,12 +162,21 @@ st_status wbi_prepare(wire_beam_interpolation *w, st_error *err)
                                       "beam %zu has length %g: expected > 0", j,
                                       bi->length_list.r[j]);
     }
-    if (nb == 0 && !w->controlled)
+    self->state = ST_CSTATE_VALID;
+    return ST_OK;
+}
+
+/* SOFA's bwdInit, once every component is initialised: a controller has
+ * claimed the interpolation by then. */
+static void wbi_on_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    const wire_beam_interpolation *w = (const wire_beam_interpolation *)self;
+    if (ev == ST_EVENT_INIT_DONE && self->state == ST_CSTATE_VALID &&
+        ba_num_beams(&w->bi) == 0 && !w->controlled)
         st_component_warn(self, "no beam: edgeList is empty and no controller drives this "
                                 "interpolation (SOFA: \"not straightRestShape or "
                                 "this->Edge_List is assigned\")");
-    self->state = ST_CSTATE_VALID;
-    return ST_OK;
 }
 
 static st_status wbi_init(st_component *self, st_error *err)
@@ -193,5 +203,6 @@ const st_class wire_beam_interpolation_class = {
     .fields = wbi_fields,
     .init = wbi_init,
     .reinit = wbi_init,
+    .on_event = wbi_on_event,
     .templates = wbi_templates,
 };

@@ -1245,3 +1245,163 @@ Test(beam_adapter, wire_beams_laid_by_a_controller)
     }
     test_rt_close(&t);
 }
+
+/* ---- InterventionalRadiologyController ---- */
+
+/* Eleven frames on ten edges, a straight wire of length 1 (ten beams, the
+ * cantilever's rod), its tip at xtip; RestShapeSprings hold frame `held`
+ * (the entry node once deployed). */
+static st_scene *deployed_wire(test_rt *t, const char *irc_extra, const char *solvers,
+                               const char *extra)
+{
+    static char xml[8192];
+    char edges[512] = "";
+    size_t le = 0;
+    for (int i = 0; i < 10; i++)
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>%s"
+             "<Node name='shape'>" CANT_ROD "<EdgeSetTopologyContainer/>"
+             "<WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+             "<MechanicalObject name='dofs' template='Rigid3d' size='11'/>"
+             "<MeshTopology lines='%s'/><WireBeamInterpolation name='interp' "
+             "WireRestShape='@shape/rest'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<InterventionalRadiologyController name='irc' %s/>"
+             "<FixedProjectiveConstraint name='fixed' indices='0'/>%s</Node>",
+             solvers, edges, irc_extra, extra);
+    return fem_load_xml(t, xml);
+}
+
+static void expect_abscissae(const ir_controller *c, const double *want, size_t n,
+                             const char *what)
+{
+    cr_assert_eq(c->nnode, n, "%s: %zu nodes, expected %zu", what, c->nnode, n);
+    for (size_t i = 0; i < n; i++)
+        fem_near(c->node_abs[i], want[i], 1e-12, what);
+}
+
+/* The wire out to 0.55: nodes at 0, then 0.05 and every 0.1 to the tip
+ * (ten beams a unit length, counted back from the tip), on the last seven
+ * frames; six beams on edges 4..9 with their abscissae on the wire; frames
+ * 0..3 at the start and fixed, frame 4 the first node. */
+Test(beam_adapter, irc_deployment_by_abscissa)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.55' startingPos='1 2 3 0 0 0 1'",
+                                "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert_eq(c->base.state, ST_CSTATE_VALID);
+    cr_assert(w->controlled);
+    const double a1[] = {0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.55};
+    expect_abscissae(c, a1, 7, "abscissae at 0.55");
+    cr_assert_eq(ba_num_beams(&w->bi), 6);
+    for (size_t b = 0; b < 6; b++) {
+        cr_assert_eq(w->bi.edge_list.u[b], 4 + b);
+        fem_near(w->bi.length_list.r[b], b ? 0.1 : 0.05, 1e-12, "beam length");
+        fem_near(w->bi.curv_abs_list.r[2 * b], a1[b] + 0.45, 1e-12, "beam start on the wire");
+        fem_near(w->bi.curv_abs_list.r[2 * b + 1], a1[b + 1] + 0.45, 1e-12,
+                 "beam end on the wire");
+    }
+    cr_assert_eq(w->bi.beam_collision.n, 6);
+    cr_assert_eq(c->index_first_node, 4);
+    st_component *fc = fem_find(s, "fixed", "FixedProjectiveConstraint");
+    const st_array *fi = st_component_field_ptr(fc, st_component_field(fc, "indices"));
+    cr_assert_eq(fi->n, 4);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert_eq(fi->u[i], i);
+    const double *x = c->ms->position.r;
+    for (int i = 0; i < 11; i++) {
+        fem_near(x[7 * i], 1, 0, "at the start");
+        fem_near(x[7 * i + 2], 3, 0, "at the start");
+    }
+    /* pushed: 0.55 -> 0.6 keeps the nodes (shifted by 0.05: the same
+     * frames); past 0.65 a node more */
+    c->speed = 5.0;
+    c->forward = true;
+    c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    fem_near(c->xtip.r[0], 0.6, 1e-15, "xtip after a step");
+    const double a2[] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    expect_abscissae(c, a2, 7, "abscissae at 0.6");
+    fem_near(w->bi.length_list.r[0], 0.1, 1e-12, "first beam");
+    c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    const double a3[] = {0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65};
+    expect_abscissae(c, a3, 8, "abscissae at 0.65");
+    cr_assert_eq(ba_num_beams(&w->bi), 7);
+    cr_assert_eq(w->bi.edge_list.u[0], 3);
+    cr_assert_eq(c->index_first_node, 3);
+    cr_assert_eq(fi->n, 3);
+    /* clamped at the wire's length */
+    for (int k = 0; k < 20; k++)
+        c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    fem_near(c->xtip.r[0], 1.0, 1e-15, "xtip at the wire's end");
+    cr_assert_eq(ba_num_beams(&w->bi), 10);
+    cr_assert_eq(c->index_first_node, 0);
+    cr_assert_eq(fi->n, 0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A deployed part as a cantilever: the frames laid straight from the
+ * entry node, which springs hold, a load at the tip frame; the static tip
+ * against P L^3 / (3 E I) with L the deployed length 0.55. */
+Test(beam_adapter, irc_deployed_cantilever)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char extra[256];
+    snprintf(extra, sizeof extra,
+             "<RestShapeSpringsForceField points='4' stiffness='1e10' angularStiffness='1e10'/>"
+             "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/>",
+             -CANT_P);
+    st_scene *s = deployed_wire(&t, "xtip='0.55'", STATIC_LDL, extra);
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    st_system *sys = s->systems[0];
+    double *x = st_slice_x(sys->x, c->ms);
+    for (size_t k = 0; k < c->nnode; k++)
+        x[7 * (4 + k)] = c->node_abs[k];
+    fem_step(s, 1, 0.01);
+    const double *tip = c->ms->position.r + 7 * 10;
+    const double L = 0.55, I = M_PI * pow(CANT_R, 4) / 4, EI = CANT_E * I;
+    const double w = CANT_P * L * L * L / (3 * EI), th = CANT_P * L * L / (2 * EI);
+    printf("deployed wire (0.55 out): tip deflection %.9g (closed form %.9g), rotation %.9g "
+           "(%.9g)\n",
+           tip[1], -w, 2 * atan2(tip[5], tip[6]), -th);
+    fem_near(tip[1], -w, 1e-4 * w, "tip deflection");
+    fem_near(2 * atan2(tip[5], tip[6]), -th, 1e-4 * th, "tip rotation");
+    fem_near(c->ms->position.r[7 * 4 + 1], 0.0, 1e-9, "entry node held");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Bad scenes: no WireBeamInterpolation, no FixedProjectiveConstraint. */
+Test(beam_adapter, irc_bad_input)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *bad[][2] = {
+        {"<Node name='root'><MechanicalObject template='Rigid3d' size='3'/>"
+         "<MeshTopology lines='0 1 1 2'/><FixedProjectiveConstraint/>"
+         "<InterventionalRadiologyController/></Node>",
+         "No instrument found"},
+        {"<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='1' "
+         "nbBeams='2'/><EdgeSetTopologyContainer/><WireRestShape name='rest' "
+         "wireMaterials='@rod'/></Node><MechanicalObject template='Rigid3d' size='3'/>"
+         "<MeshTopology lines='0 1 1 2'/><WireBeamInterpolation WireRestShape='@shape/rest'/>"
+         "<InterventionalRadiologyController/></Node>",
+         "No FixedProjectiveConstraint"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(t.rt, bad[i][0], strlen(bad[i][0]), "t.scn", &s, &err),
+                     ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu accepted", i);
+        cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}

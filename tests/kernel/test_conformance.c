@@ -75,6 +75,7 @@ static const struct refusal {
     {"RodSpireSection", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"WireRestShape", "Rigid3d only (BeamAdapter's one instantiation); needs its rod sections"},
     {"WireBeamInterpolation", "Rigid3d only (BeamAdapter's one instantiation); needs a WireRestShape"},
+    {"InterventionalRadiologyController", "Rigid3d only (BeamAdapter's one instantiation); needs its instruments"},
     {"AdaptiveBeamForceFieldAndMass", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"MechanicalStateController",
      "Vec1d and Rigid3d only (SOFA's instantiations): refused beside the Vec3d state"},
