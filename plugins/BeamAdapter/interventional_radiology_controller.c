@@ -324,6 +324,9 @@ static st_status apply_controller(ir_controller *c, st_error *err)
     }
     if ((st = set_fixed(c, fixed, nfixed, err)) != ST_OK)
         goto out;
+    /* data links read these (RestShapeSpringsForceField's points) */
+    st_component_touch(&c->base, st_component_field(&c->base, "indexFirstNode"));
+    st_component_touch(&c->base, st_component_field(&c->base, "xtip"));
     /* beams for collision */
     for (size_t i = 0; i < c->ninst; i++)
         if ((st = st_array_resize(&c->inst[i]->bi.beam_collision, ST_T_UINTS, 0, err)) != ST_OK)

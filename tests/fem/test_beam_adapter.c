@@ -1405,3 +1405,43 @@ Test(beam_adapter, irc_bad_input)
     }
     test_rt_close(&t);
 }
+
+/* Pushed out at 0.5 per second (half the threshold a step, as BeamAdapter's
+ * SingleBeamDeployment) from the origin along x, without gravity,
+ * the entry node held by RestShapeSprings that follow indexFirstNode
+ * through a data link: the wire comes out straight, each node at its
+ * abscissa, the tip at the wire's length. */
+Test(beam_adapter, irc_pushed_out_straight)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(
+        &t, "speed='0.5'", "<EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>"
+        "<BTDLinearSolver/>",
+        "<RestShapeSpringsForceField name='springs' points='@irc.indexFirstNode' "
+        "stiffness='1e8' angularStiffness='1e8'/>");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    st_component *sp = fem_find(s, "springs", "RestShapeSpringsForceField");
+    const st_array *pts = st_component_field_ptr(sp, st_component_field(sp, "points"));
+    fem_step(s, 100, 0.01);
+    fem_near(c->xtip.r[0], 0.5, 2e-7, "xtip after 100 steps (from FLT_EPSILON)");
+    cr_assert_eq(pts->n, 1);
+    cr_assert_eq(pts->u[0], c->index_first_node, "springs on %u, first node %u", pts->u[0],
+                 c->index_first_node);
+    fem_step(s, 150, 0.01);
+    fem_near(c->xtip.r[0], 1.0, 0.0, "xtip clamped at the wire's length");
+    cr_assert_eq(c->index_first_node, 0);
+    cr_assert_eq(pts->u[0], 0);
+    const double *x = c->ms->position.r;
+    double worst = 0;
+    for (size_t k = 0; k < c->nnode; k++) {
+        const double *p = x + 7 * (11 - c->nnode + k);
+        worst = fmax(worst, fabs(p[0] - c->node_abs[k]) + fabs(p[1]) + fabs(p[2]));
+    }
+    printf("wire pushed out to 1: tip (%.6g %.3g %.3g), nodes off their abscissa by %.3g at "
+           "most\n",
+           x[70], x[71], x[72], worst);
+    cr_assert_lt(worst, 1e-3);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
