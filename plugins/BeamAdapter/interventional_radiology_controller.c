@@ -312,12 +312,16 @@ static st_status apply_controller(ir_controller *c, st_error *err)
         size_t it = 0;
         for (size_t k = 0; k < nabs && nfixed < nn; k++) {
             const double r = c->rigid_curv_abs.r[it];
+            /* SOFA counts from the first simulated node, one past the
+             * entry node: the tip's index is past the state, left out */
+            const bool inside = first + k < nn;
             if (abs.v[k] < r + FLT_EPSILON && abs.v[k] > r - FLT_EPSILON) {
-                fixed[nfixed++] = (unsigned)(first + k);
+                if (inside)
+                    fixed[nfixed++] = (unsigned)(first + k);
                 rigid = !rigid;
                 if (++it == nr)
                     break;
-            } else if (rigid) {
+            } else if (rigid && inside) {
                 fixed[nfixed++] = (unsigned)(first + k);
             }
         }
