@@ -1445,3 +1445,35 @@ Test(beam_adapter, irc_pushed_out_straight)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* rigidCurvAbs (0.2, 0.4): nodes one step before the pair and at both
+ * ends join the sampling; the nodes counted from the first simulated one
+ * through the pair are fixed (BeamAdapter's count) and the beams inside it
+ * leave the collision list. */
+Test(beam_adapter, irc_rigid_part)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.55' rigidCurvAbs='0.2 0.4'",
+                                "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    const double a[] = {0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55};
+    expect_abscissae(c, a, 10, "abscissae with a rigid part");
+    cr_assert_eq(ba_num_beams(&w->bi), 9);
+    cr_assert_eq(c->index_first_node, 1);
+    st_component *fc = fem_find(s, "fixed", "FixedProjectiveConstraint");
+    const st_array *fi = st_component_field_ptr(fc, st_component_field(fc, "indices"));
+    const unsigned want_fixed[] = {0, 6, 7, 8, 9};
+    cr_assert_eq(fi->n, 5, "%zu fixed", fi->n);
+    for (size_t i = 0; i < 5; i++)
+        cr_assert_eq(fi->u[i], want_fixed[i], "fixed[%zu] = %u", i, fi->u[i]);
+    const unsigned want_coll[] = {0, 1, 2, 3, 7, 8};
+    cr_assert_eq(w->bi.beam_collision.n, 6, "%zu beams for collision",
+                 w->bi.beam_collision.n);
+    for (size_t i = 0; i < 6; i++)
+        cr_assert_eq(w->bi.beam_collision.u[i], want_coll[i]);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
