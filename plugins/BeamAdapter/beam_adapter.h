@@ -243,10 +243,26 @@ typedef struct ir_controller {
     bool forward, backward;   /* SOFA's m_FF, m_RW */
     double *node_abs;         /* abscissae of the last step's nodes */
     size_t nnode;
+    bool use_actions;         /* a BeamAdapterActionController drives it */
     double start[7];
 } ir_controller;
 
 extern const st_class interventional_radiology_controller_class;
+
+/* BeamAdapter's actions (BeamAdapterAction), by their numbers. */
+enum {
+    BA_NO_ACTION = 0, BA_MOVE_FORWARD, BA_MOVE_BACKWARD, BA_SPIN_RIGHT, BA_SPIN_LEFT,
+    BA_SWITCH_NEXT_TOOL, BA_SWITCH_PREVIOUS_TOOL, BA_DROP_TOOL, BA_USE_TOOL_0, BA_USE_TOOL_1,
+    BA_USE_TOOL_2
+};
+/* SOFA's applyAction: one action on the controlled instrument (a step of
+ * xtip or of rotationInstrument, another instrument controlled). */
+void irc_apply_action(ir_controller *c, int action);
+/* SOFA's applyInterventionalRadiologyController: the beams, frames and
+ * fixed frames for the current xtip and rotationInstrument. */
+st_status irc_update(ir_controller *c, st_error *err);
+
+extern const st_class beam_adapter_action_controller_class;
 
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {

@@ -31,9 +31,12 @@
  *    nodes between them too;
  *  - lists the beams of each instrument for collision (beamCollision).
  *
- * Settee's differences: no keyboard or mouse control and no
- * BeamAdapterActionController (the tip moves with speed, or a program sets
- * xtip); at most 32 instruments; where SOFA reads past its node list (an
+ * A BeamAdapterActionController may drive it instead (its actions: a step
+ * of xtip or rotationInstrument, another instrument controlled; no speed
+ * and no clamping then, as SOFA's).
+ *
+ * Settee's differences: no keyboard or mouse control; at most 32
+ * instruments; where SOFA reads past its node list (an
  * abscissa beyond every previous one, an empty instrument list) settee
  * takes the last node or instrument 0. */
 #include <float.h>
@@ -436,7 +439,7 @@ static st_status irc_init(st_component *self, st_error *err)
                                   "No instrument found (no WireBeamInterpolation)! the component "
                                   "can not work and will be set to Invalid.");
     c->forward = c->speed > 0;
-    c->backward = false;
+    c->backward = false; /* use_actions: set by an action controller, in any init order */
     ST_TRY(resize_per_instrument(c, &c->xtip, "xtip", err));
     ST_TRY(resize_per_instrument(c, &c->rotation, "rotationInstrument", err));
     for (size_t i = 0; i < c->ninst; i++)
@@ -508,10 +511,71 @@ static st_status irc_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
+st_status irc_update(ir_controller *c, st_error *err)
+{
+    return c->base.state == ST_CSTATE_VALID ? apply_controller(c, err) : ST_OK;
+}
+
+void irc_apply_action(ir_controller *c, int action)
+{
+    st_component *self = &c->base;
+    const int id = c->controlled, n = (int)c->ninst;
+    if (id < 0 || id >= n) {
+        st_component_warn(self, "Controlled Instrument num %d does not exist (size =%d).", id, n);
+        return;
+    }
+    switch (action) {
+    case BA_MOVE_FORWARD:
+        c->xtip.r[id] += c->step;
+        break;
+    case BA_MOVE_BACKWARD:
+        c->xtip.r[id] -= c->step;
+        break;
+    case BA_SPIN_RIGHT:
+        c->rotation.r[id] += c->angular_step;
+        break;
+    case BA_SPIN_LEFT:
+        c->rotation.r[id] -= c->angular_step;
+        break;
+    case BA_SWITCH_NEXT_TOOL:
+        if (id + 1 >= n)
+            st_component_warn(self, "Switching to next tool is not possible, no more instrument "
+                                    "in list.");
+        else
+            c->controlled = id + 1;
+        break;
+    case BA_SWITCH_PREVIOUS_TOOL:
+        if (id == 0)
+            st_component_warn(self, "Switching to previous tool is not possible, already "
+                                    "controlling first instrument.");
+        else
+            c->controlled = id - 1;
+        break;
+    case BA_USE_TOOL_0:
+    case BA_USE_TOOL_1:
+    case BA_USE_TOOL_2: {
+        const int tool = action - BA_USE_TOOL_0;
+        if (tool >= n)
+            st_component_warn(self, "Controlled Instument num %d do not exist (size =%d) do not "
+                                    "change the instrument id",
+                              tool, n);
+        else
+            c->controlled = tool;
+        break;
+    }
+    case BA_DROP_TOOL:
+        st_component_warn(self, "Releasing catheter or brokenIn2 mode is not anymore supported. "
+                                "Feature has been removed after release v23.06");
+        break;
+    default:
+        break;
+    }
+}
+
 static void irc_on_event(st_component *self, st_event ev, double dt)
 {
     ir_controller *c = (ir_controller *)self;
-    if (self->state != ST_CSTATE_VALID || ev != ST_EVENT_ANIMATE_BEGIN)
+    if (self->state != ST_CSTATE_VALID || ev != ST_EVENT_ANIMATE_BEGIN || c->use_actions)
         return;
     if (c->forward || c->backward) {
         int id = c->controlled;

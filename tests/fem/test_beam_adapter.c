@@ -1477,3 +1477,33 @@ Test(beam_adapter, irc_rigid_part)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* BeamAdapterActionController replays its actions at their times, one a
+ * step: forward by step, a turn by angularStep, back; the controller's
+ * own speed is not used then. */
+Test(beam_adapter, irc_scripted_actions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.3' step='0.1' speed='5'", "",
+                                "<BeamAdapterActionController name='actions' "
+                                "interventionController='@irc' writeMode='0' "
+                                "timeSteps='0 0.015 0.025' actions='1 3 2'/>");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert(c->use_actions);
+    const double want_x[] = {0.4, 0.4, 0.4, 0.3, 0.3};
+    const double want_rot[] = {0, 0, 0.15708, 0.15708, 0.15708};
+    for (int k = 0; k < 5; k++) {
+        fem_step(s, 1, 0.01);
+        fem_near(c->xtip.r[0], want_x[k], 1e-12, "xtip after the step");
+        fem_near(c->rotation.r[0], want_rot[k], 1e-12, "rotation after the step");
+    }
+    /* the beams follow: 0.3 out is 0, 0.1, 0.2 and 0.3; nodes turned */
+    cr_assert_eq(ba_num_beams(&w->bi), 3);
+    const double *q = w->bi.dof0_node0.r + 3;
+    fem_near(2 * atan2(q[0], q[3]), 0.15708, 1e-12, "nodes turned about x");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
