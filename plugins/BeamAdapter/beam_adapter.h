@@ -263,6 +263,7 @@ void irc_apply_action(ir_controller *c, int action);
 st_status irc_update(ir_controller *c, st_error *err);
 
 extern const st_class beam_adapter_action_controller_class;
+extern const st_class adaptive_beam_controller_class;
 
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {

@@ -17,6 +17,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &adaptive_beam_mapping_class, err));
     ST_TRY(st_registry_add(r, &interventional_radiology_controller_class, err));
     ST_TRY(st_registry_add(r, &beam_adapter_action_controller_class, err));
+    ST_TRY(st_registry_add(r, &adaptive_beam_controller_class, err));
     return ST_OK;
 }
 
@@ -30,5 +31,6 @@ ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "WireBeamInterpolation (beams whose sections and rest shape come from a "
                  "WireRestShape), AdaptiveBeamMapping (points on the beams' splines) and "
                  "InterventionalRadiologyController (wires pushed in by their tips) with "
-                 "BeamAdapterActionController (its scripted actions)",
+                 "BeamAdapterActionController (its scripted actions), AdaptiveBeamController "
+                 "(frames redistributed along a BeamInterpolation)",
                  "LGPL-2.1-or-later", provides, register_classes)

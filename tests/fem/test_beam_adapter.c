@@ -1507,3 +1507,43 @@ Test(beam_adapter, irc_scripted_actions)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* AdaptiveBeamController: straight beams of lengths 0.5, 1.5 and 1 (their
+ * spline lengths are their lengths) are cut into three equal ones, the
+ * inner frames moved to x = 1 and 2; uniform beams stay as they are. */
+Test(beam_adapter, adaptive_beam_controller_evens_out)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *pos[2] = {"0 0 0 0 0 0 1  0.5 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1",
+                          "0 0 0 0 0 0 1  1 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1"};
+    for (int uniform = 0; uniform < 2; uniform++) {
+        char xml[2048];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<EulerImplicitSolver/><SparseLDLSolver/><MeshTopology lines='0 1 1 2 2 3'/>"
+                 "<MechanicalObject template='Rigid3d' name='dofs' position='%s'/>"
+                 "<BeamInterpolation name='interp' radius='0.1'/>"
+                 "<FixedProjectiveConstraint indices='0'/>"
+                 "<AdaptiveBeamController name='ctrl'/>"
+                 "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/></Node>",
+                 pos[uniform]);
+        st_scene *s = fem_load_xml(&t, xml);
+        beam_interpolation *bi = (beam_interpolation *)fem_find(s, "interp", "BeamInterpolation");
+        st_component *c = fem_find(s, "ctrl", "AdaptiveBeamController");
+        const double before[3] = {uniform ? 1 : 0.5, uniform ? 1 : 1.5, 1};
+        for (int b = 0; b < 3; b++)
+            fem_near(bi->length_list.r[b], before[b], 1e-12, "lengths at init");
+        c->cls->on_event(c, ST_EVENT_ANIMATE_BEGIN, 0.01);
+        for (int b = 0; b < 3; b++)
+            fem_near(bi->length_list.r[b], 1.0, 1e-12, "lengths evened out");
+        const double *x = bi->ms->position.r;
+        for (int i = 0; i < 4; i++) {
+            fem_near(x[7 * i], i, 1e-12, "frame x");
+            fem_near(x[7 * i + 1], 0, 1e-12, "frame y");
+            fem_near(x[7 * i + 6], 1, 1e-12, "frame rotation");
+        }
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}

@@ -76,6 +76,7 @@ static const struct refusal {
     {"WireRestShape", "Rigid3d only (BeamAdapter's one instantiation); needs its rod sections"},
     {"WireBeamInterpolation", "Rigid3d only (BeamAdapter's one instantiation); needs a WireRestShape"},
     {"InterventionalRadiologyController", "Rigid3d only (BeamAdapter's one instantiation); needs its instruments"},
+    {"AdaptiveBeamController", "Rigid3d only (BeamAdapter's one instantiation); needs a BeamInterpolation"},
     {"BeamAdapterActionController", "Rigid3d only (BeamAdapter's one instantiation); needs an InterventionalRadiologyController"},
     {"AdaptiveBeamForceFieldAndMass", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"MechanicalStateController",
