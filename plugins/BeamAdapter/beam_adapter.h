@@ -192,12 +192,20 @@ typedef struct rod_section {
     double poisson, young, mass_density, radius, inner_radius, length; /* SOFA's data */
     unsigned nb_beams, nb_edges_visu, nb_edges_collis;
     double spire_diameter, spire_height; /* RodSpireSection only */
-    bool spire;                          /* set by init: which class */
+    st_component *loader;                /* RodMeshSection only: "loader" */
+    bool spire, mesh;                    /* set by init: which class */
     ba_section section;                  /* set by init */
+    /* RodMeshSection, set by init: the mesh's chain of points as frames
+     * (origins from the first point, x along each edge) and their
+     * abscissae along the chain. */
+    ba_xf *mesh_xf;
+    double *mesh_abs;
+    size_t nmesh;
 } rod_section;
 
 extern const st_class rod_straight_section_class;
 extern const st_class rod_spire_section_class;
+extern const st_class rod_mesh_section_class;
 
 /* One beam's section, material and rest spline as WireRestShape says
  * (WireBeamInterpolation; also the settee-side view of a wire's beams). */

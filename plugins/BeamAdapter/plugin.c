@@ -12,6 +12,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &adaptive_beam_force_field_and_mass_class, err));
     ST_TRY(st_registry_add(r, &rod_straight_section_class, err));
     ST_TRY(st_registry_add(r, &rod_spire_section_class, err));
+    ST_TRY(st_registry_add(r, &rod_mesh_section_class, err));
     ST_TRY(st_registry_add(r, &wire_rest_shape_class, err));
     ST_TRY(st_registry_add(r, &wire_beam_interpolation_class, err));
     ST_TRY(st_registry_add(r, &adaptive_beam_mapping_class, err));
@@ -27,7 +28,7 @@ ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "SOFA's BeamAdapter plugin: BeamInterpolation (beams on edges between Rigid3d "
                  "frames, spline interpolation) and AdaptiveBeamForceFieldAndMass (their "
                  "stiffness, consistent mass and gravity), WireRestShape with RodStraightSection and "
-                 "RodSpireSection (a wire's rest shape by curvilinear abscissa), "
+                 "RodSpireSection and RodMeshSection (a wire's rest shape by curvilinear abscissa), "
                  "WireBeamInterpolation (beams whose sections and rest shape come from a "
                  "WireRestShape), AdaptiveBeamMapping (points on the beams' splines) and "
                  "InterventionalRadiologyController (wires pushed in by their tips) with "

@@ -1547,3 +1547,61 @@ Test(beam_adapter, adaptive_beam_controller_evens_out)
     }
     test_rt_close(&t);
 }
+
+/* RodMeshSection: a chain of three unit edges written out of order in an
+ * OBJ file (along x, then up y) after a straight 10: the section's length
+ * becomes 3, the rest frames follow the chain (linear between points,
+ * slerp of the turned frames), shifted to the section's start. A closed
+ * chain is an error. */
+Test(beam_adapter, rod_mesh_section_chain)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char dir[512], obj[600], xml[2048];
+    test_make_dir(dir, sizeof dir, "rodmesh");
+    snprintf(obj, sizeof obj, "%s/chain.obj", dir);
+    FILE *f = fopen(obj, "w");
+    cr_assert_not_null(f);
+    fputs("v 0 0 0\nv 2 0 0\nv 1 0 0\nv 2 1 0\nl 3 2\nl 1 3\nl 2 4\n", f);
+    fclose(f);
+    snprintf(xml, sizeof xml,
+             "<Node name='Root'><MeshOBJLoader name='loader' filename='%s'/>"
+             "<RodStraightSection name='Straight' length='10' nbBeams='5'/>"
+             "<RodMeshSection name='Tip' loader='@loader' nbBeams='3' youngModulus='7e3'/>"
+             "<EdgeSetTopologyContainer/><WireRestShape name='Shape' "
+             "wireMaterials='@Straight @Tip'/></Node>",
+             obj);
+    st_scene *s = fem_load_xml(&t, xml);
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    const rod_section *tip = (const rod_section *)fem_find(s, "Tip", "RodMeshSection");
+    fem_near(tip->length, 3.0, 1e-15, "the chain's length");
+    fem_near(wrs_length(w), 13.0, 1e-15, "wire length");
+    cr_assert_eq(wrs_section_at(w, 12.0)->young, 7e3);
+    const double xs[] = {11.5, 12.5, 13.0};
+    const double want_t[3][3] = {{11.5, 0, 0}, {12, 0.5, 0}, {12, 1, 0}};
+    const double want_angle[] = {0, M_PI / 4, M_PI / 2};
+    for (int i = 0; i < 3; i++) {
+        ba_xf h;
+        wrs_rest_transform(w, xs[i], &h);
+        for (int c = 0; c < 3; c++)
+            fem_near(h.t[c], want_t[i][c], 1e-9, "rest origin on the chain");
+        fem_near(h.q[0], 0, 1e-12, "about z only");
+        fem_near(h.q[1], 0, 1e-12, "about z only");
+        fem_near(2 * atan2(h.q[2], h.q[3]), want_angle[i], 1e-9, "rest turn about z");
+    }
+    st_scene_destroy(&s);
+    /* a closed chain has no first end */
+    f = fopen(obj, "w");
+    cr_assert_not_null(f);
+    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nl 1 2\nl 2 3\nl 3 1\n", f);
+    fclose(f);
+    st_error err = {0};
+    s = NULL;
+    cr_assert_eq(st_scene_load_string(t.rt, xml, strlen(xml), "t.scn", &s, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "closed structure"), "%s", err.msg);
+    st_scene_destroy(&s);
+    test_remove_dir(dir);
+    test_rt_close(&t);
+}

@@ -74,6 +74,7 @@ static const struct refusal {
     {"RodStraightSection", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"RodSpireSection", "Rigid3d only (BeamAdapter's one instantiation): refused beside the Vec3d state"},
     {"WireRestShape", "Rigid3d only (BeamAdapter's one instantiation); needs its rod sections"},
+    {"RodMeshSection", "needs a mesh loader whose edges make an open chain"},
     {"WireBeamInterpolation", "Rigid3d only (BeamAdapter's one instantiation); needs a WireRestShape"},
     {"InterventionalRadiologyController", "Rigid3d only (BeamAdapter's one instantiation); needs its instruments"},
     {"AdaptiveBeamController", "Rigid3d only (BeamAdapter's one instantiation); needs a BeamInterpolation"},
