@@ -1,8 +1,10 @@
-/* beam_adapter.h - what BeamInterpolation gives AdaptiveBeamForceFieldAndMass
- * in SOFA's BeamAdapter plugin: rigid transforms, the beams (edges of a
- * topology between Rigid3d frames) with their sections, the DOF-to-node
- * transforms and the cubic spline (Bezier) interpolation of a frame along a
- * beam. Internal to the plugin; its tests include it. */
+/* beam_adapter.h - what the components of SOFA's BeamAdapter plugin share:
+ * rigid transforms, the beams (edges of a topology between Rigid3d frames)
+ * with their sections, the DOF-to-node transforms and the cubic spline
+ * (Bezier) interpolation of a frame along a beam (BeamInterpolation), the
+ * per-beam hooks of WireBeamInterpolation, the wire's rest shape and rod
+ * sections, and the instrument controller's state and actions. Internal to
+ * the plugin; its tests include it. */
 #ifndef SETTEE_PLUGIN_BEAM_ADAPTER_H
 #define SETTEE_PLUGIN_BEAM_ADAPTER_H
 
@@ -97,7 +99,8 @@ typedef struct beam_interpolation {
     ST_BOOL(T, P dofs_aligned, "dofsAndBeamsAligned", "true",                                     \
             "if false, a transformation for each beam is computed between the DOF and the beam "  \
             "nodes"),                                                                             \
-    ST_LINK(T, P topology, "topology", ST_LINK_TOPOLOGY, "link to the topology (must contain edges)")
+    ST_LINK(T, P topology, "topology", ST_LINK_TOPOLOGY,                                          \
+            "link to the topology (must contain edges)")
 
 extern const st_class beam_interpolation_class;
 

@@ -27,11 +27,11 @@ static const char *const provides[] = {"BeamAdapter", NULL};
 ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "SOFA's BeamAdapter plugin: BeamInterpolation (beams on edges between Rigid3d "
                  "frames, spline interpolation) and AdaptiveBeamForceFieldAndMass (their "
-                 "stiffness, consistent mass and gravity), WireRestShape with RodStraightSection and "
-                 "RodSpireSection and RodMeshSection (a wire's rest shape by curvilinear abscissa), "
-                 "WireBeamInterpolation (beams whose sections and rest shape come from a "
-                 "WireRestShape), AdaptiveBeamMapping (points on the beams' splines) and "
-                 "InterventionalRadiologyController (wires pushed in by their tips) with "
-                 "BeamAdapterActionController (its scripted actions), AdaptiveBeamController "
-                 "(frames redistributed along a BeamInterpolation)",
+                 "stiffness, consistent mass and gravity), WireRestShape with "
+                 "RodStraightSection, RodSpireSection and RodMeshSection (a wire's rest shape "
+                 "by curvilinear abscissa), WireBeamInterpolation (beams whose sections and rest "
+                 "shape come from a WireRestShape), AdaptiveBeamMapping (points on the beams' "
+                 "splines), InterventionalRadiologyController (wires pushed in by their tips) "
+                 "with BeamAdapterActionController (its scripted actions), and "
+                 "AdaptiveBeamController (frames redistributed along a BeamInterpolation)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -1,6 +1,7 @@
-/* wire_rest_shape.c - WireRestShape and its rod sections RodStraightSection
- * and RodSpireSection (SOFA's BeamAdapter plugin, BaseRodSectionMaterial
- * for what the two sections share).
+/* wire_rest_shape.c - WireRestShape and its rod sections RodStraightSection,
+ * RodSpireSection and RodMeshSection (SOFA's BeamAdapter plugin,
+ * BaseRodSectionMaterial for what the sections share; RodMeshSection's
+ * chain of edges is described at rod_mesh_init).
  *
  * A rod section has a length, a number of beams, of visual and of collision
  * edges, a circular section (radius r, inner radius ri: A = pi (r^2 - ri^2),
@@ -252,8 +253,8 @@ static st_status rod_init(st_component *self, st_error *err)
                                   "length is %g: a rod section needs a length > 0", r->length);
     if (r->nb_beams == 0 || r->nb_edges_collis == 0)
         return st_component_error(self, "nbBeams", err, ST_EINVAL,
-                                  "nbBeams or nbEdgesCollis is 0: a rod section needs at least one beam "
-                                  "and one collision edge");
+                                  "nbBeams or nbEdgesCollis is 0: a rod section needs at least "
+                                  "one beam and one collision edge");
     return ST_OK;
 }
 
