@@ -597,6 +597,10 @@ static bool types_compatible(st_type a, st_type b)
     if ((a == ST_T_REALS && b == ST_T_UINTS) ||
         (b == ST_T_REALS && (a == ST_T_VEC3S || a == ST_T_UINTS)))
         return true;
+    /* One index into an index list: a list of it (SOFA goes through the
+     * text; st__field_copy refuses a negative one). */
+    if ((a == ST_T_UINT || a == ST_T_INT) && b == ST_T_UINTS)
+        return true;
     /* Index and element lists link into each other (SOFA goes through their
      * text: "@roi.trianglesInROI" into an index list flattens the
      * triangles; the copy checks the count makes whole elements). */

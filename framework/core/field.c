@@ -1057,8 +1057,22 @@ st_status st__field_copy(const st_field *f, void *dst, const st_field *sf, const
         }
         return ST_OK;
     }
-    const st_array *a = src;
     st_array *d = dst;
+    if (sf && f->type == ST_T_UINTS && (sf->type == ST_T_UINT || sf->type == ST_T_INT)) {
+        /* One index into an index list (SOFA converts through the text:
+         * RestShapeSpringsForceField points="@controller.indexFirstNode"):
+         * a list of that one index. */
+        long v = sf->type == ST_T_UINT ? (long)*(const unsigned *)src : (long)*(const int *)src;
+        if (v < 0)
+            return st_error_set(err, ST_ELINK,
+                                "the source holds %ld, not an index (an integer >= 0) for field "
+                                "'%s'",
+                                v, f->name);
+        ST_TRY(array_resize(d, f->type, ti->esize, 1, err));
+        d->u[0] = (unsigned)v;
+        return ST_OK;
+    }
+    const st_array *a = src;
     if (d == a)
         return ST_OK;
     if (f->type == ST_T_STRINGS) {

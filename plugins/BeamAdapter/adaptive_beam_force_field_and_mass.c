@@ -122,6 +122,19 @@ static void beam_product(const ab_beam *bm, const double B[12][12], const double
 static void update(ab_ffm *s, const double *x, double *f, const double g[3])
 {
     const beam_interpolation *bi = s->bi;
+    /* a controller may have laid other beams since the last call */
+    const size_t nb = ba_num_beams(bi);
+    if (nb != s->nb) {
+        ab_beam *nbm = st_calloc(nb ? nb : 1, sizeof *nbm);
+        if (!nbm) {
+            st_component_warn(&s->base, "out of memory for %zu beams: no beam force", nb);
+            s->nb = 0;
+            return;
+        }
+        st_free(s->beam);
+        s->beam = nbm;
+        s->nb = nb;
+    }
     for (size_t b = 0; b < s->nb; b++) {
         ab_beam *bm = &s->beam[b];
         ba_node_indices(bi, b, &bm->n0, &bm->n1);
@@ -144,9 +157,8 @@ static void update(ab_ffm *s, const double *x, double *f, const double g[3])
             ba_xf_adjoint(&hinv, bm->A[k]);
         }
         const ba_section *sec = ba_beam_section(bi, b);
-        const double rho = b < s->mass_density.n ? s->mass_density.r[b] : s->def_density;
-        double E, nu;
-        ba_mechanical_parameters(bi, b, &E, &nu);
+        double E, nu, rho = b < s->mass_density.n ? s->mass_density.r[b] : s->def_density;
+        ba_mechanical_parameters(bi, b, &E, &nu, &rho);
         if (s->compute_mass)
             local_mass(bm->M, sec, L, rho);
         else
@@ -213,26 +225,11 @@ static void update(ab_ffm *s, const double *x, double *f, const double g[3])
     }
 }
 
-/* The interpolation: the link, else the node's BeamInterpolation. */
+/* The interpolation: the link, else the node's first BeamInterpolation or
+ * WireBeamInterpolation. */
 static st_status find_interpolation(ab_ffm *s, st_error *err)
 {
-    st_component *self = &s->base, *c = s->interpolation;
-    if (!c)
-        for (size_t i = 0; i < st_node_object_count(self->node) && !c; i++) {
-            st_component *o = st_node_object(self->node, i);
-            if (o->cls == &beam_interpolation_class)
-                c = o;
-        }
-    if (!c)
-        return st_component_error(self, "interpolation", err, ST_ESCENE,
-                                  "No Beam Interpolation found, the component can not work.");
-    if (c->cls != &beam_interpolation_class)
-        return st_component_error(self, "interpolation", err, ST_ESCENE,
-                                  "%s is a %s, not a BeamInterpolation", c->name, c->cls->name);
-    s->bi = (beam_interpolation *)c;
-    if (s->bi->base.state != ST_CSTATE_VALID)
-        ST_TRY(ba_interpolation_prepare(s->bi, err));
-    return ST_OK;
+    return ba_find_interpolation(&s->base, s->interpolation, &s->bi, err);
 }
 
 static st_status ab_init(st_component *self, st_error *err)

@@ -1,8 +1,10 @@
-/* beam_adapter.h - what BeamInterpolation gives AdaptiveBeamForceFieldAndMass
- * in SOFA's BeamAdapter plugin: rigid transforms, the beams (edges of a
- * topology between Rigid3d frames) with their sections, the DOF-to-node
- * transforms and the cubic spline (Bezier) interpolation of a frame along a
- * beam. Internal to the plugin; its tests include it. */
+/* beam_adapter.h - what the components of SOFA's BeamAdapter plugin share:
+ * rigid transforms, the beams (edges of a topology between Rigid3d frames)
+ * with their sections, the DOF-to-node transforms and the cubic spline
+ * (Bezier) interpolation of a frame along a beam (BeamInterpolation), the
+ * per-beam hooks of WireBeamInterpolation, the wire's rest shape and rod
+ * sections, and the instrument controller's state and actions. Internal to
+ * the plugin; its tests include it. */
 #ifndef SETTEE_PLUGIN_BEAM_ADAPTER_H
 #define SETTEE_PLUGIN_BEAM_ADAPTER_H
 
@@ -30,6 +32,21 @@ void ba_xf_adjoint(const ba_xf *h, double A[36]);
 typedef struct ba_section {
     double A, Iy, Iz, J, Asy, Asz, r, r_inner;
 } ba_section;
+
+struct beam_interpolation;
+
+/* What an interpolation built on BeamInterpolation's base gives per beam in
+ * its own way (SOFA's virtual getBeamSection, getMechanicalParameters,
+ * getSplineRestTransform and getRestTotalLength): WireBeamInterpolation
+ * reads them from its WireRestShape. NULL hooks: BeamInterpolation's. */
+typedef struct ba_beam_hooks {
+    const ba_section *(*section)(const struct beam_interpolation *bi, size_t b);
+    /* E, nu and (rho in: the force field's massDensity; out: the density used). */
+    void (*mechanical)(const struct beam_interpolation *bi, size_t b, double *E, double *nu,
+                       double *rho);
+    void (*spline_rest)(const struct beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1);
+    double (*rest_total_length)(const struct beam_interpolation *bi);
+} ba_beam_hooks;
 
 /* BeamInterpolation (SOFA's BaseBeamInterpolation and BeamInterpolation). */
 typedef struct beam_interpolation {
@@ -60,7 +77,30 @@ typedef struct beam_interpolation {
     ba_section constant_section;
     ba_section *section;     /* nedges, owned, when !constant */
     double def_young, def_poisson;
+    const ba_beam_hooks *hooks; /* NULL for BeamInterpolation itself */
 } beam_interpolation;
+
+/* BaseBeamInterpolation's fields, for T's member P (empty, or "bi." in a
+ * struct that embeds beam_interpolation as bi). */
+#define BA_BASE_FIELDS(T, P)                                                                      \
+    ST_UINTS(T, P edge_list, "edgeList", "",                                                      \
+             "list of the edge in the topology that are concerned by the Interpolation"),         \
+    ST_REALS(T, P length_list, "lengthList", "", "list of the length of each beam"),              \
+    ST_COORDS(T, P dof0_node0, "DOF0TransformNode0", "",                                          \
+              "Optional rigid transformation between the degree of Freedom and the first node of "\
+              "the beam (settee: x y z qx qy qz qw per beam)"),                                   \
+    ST_COORDS(T, P dof1_node1, "DOF1TransformNode1", "",                                          \
+              "Optional rigid transformation between the degree of Freedom and the second node "  \
+              "of the beam (settee: x y z qx qy qz qw per beam)"),                                \
+    ST_REALS(T, P curv_abs_list, "curvAbsList", "",                                               \
+             "curvilinear abscissa of the two ends of each beam (pairs)"),                        \
+    ST_UINTS(T, P beam_collision, "beamCollision", "",                                            \
+             "list of beam (in edgeList) that needs to be considered for collision"),             \
+    ST_BOOL(T, P dofs_aligned, "dofsAndBeamsAligned", "true",                                     \
+            "if false, a transformation for each beam is computed between the DOF and the beam "  \
+            "nodes"),                                                                             \
+    ST_LINK(T, P topology, "topology", ST_LINK_TOPOLOGY,                                          \
+            "link to the topology (must contain edges)")
 
 extern const st_class beam_interpolation_class;
 
@@ -85,10 +125,36 @@ void ba_interpolate_transform(ba_xf *out, double bary, const ba_xf *g0, const ba
                               double L);
 /* The node frames at rest in the beam's middle frame. */
 void ba_spline_rest_transform(const beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1);
-/* Rest length, section, Young's modulus and Poisson's ratio of beam b. */
+/* Rest length, section, Young's modulus, Poisson's ratio and mass density
+ * of beam b (*rho comes in as the force field's value; BeamInterpolation
+ * keeps it, WireBeamInterpolation takes its rod section's). */
 double ba_length(const beam_interpolation *bi, size_t b);
 const ba_section *ba_beam_section(const beam_interpolation *bi, size_t b);
-void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu);
+void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu,
+                              double *rho);
+/* The rest length of the whole instrument (BeamInterpolation: the sum of
+ * lengthList; WireBeamInterpolation: its rest shape's length). */
+double ba_rest_total_length(const beam_interpolation *bi);
+/* SOFA's getBeamAtCurvAbs: the beam and barycentric coordinate at abscissa
+ * x, counted so that the last beam ends at the rest total length. */
+void ba_beam_at_curv_abs(const beam_interpolation *bi, double x, size_t *beam, double *bary);
+/* What a controller does to the beams (SOFA's clear and addBeam with an
+ * angle): empties edgeList, lengthList, curvAbsList and both transform
+ * lists; appends a beam on edge `edge` of the topology covering (x0, x1)
+ * of the instrument, its nodes turned by `angle` about x from the DOFs
+ * (dofsAndBeamsAligned becomes false). The force field picks the new beams
+ * up at its next add_force. */
+st_status ba_clear_beams(beam_interpolation *bi, st_error *err);
+st_status ba_add_beam(beam_interpolation *bi, unsigned edge, double length, double x0, double x1,
+                      double angle, st_error *err);
+/* True for the classes an AdaptiveBeamForceFieldAndMass or an
+ * AdaptiveBeamMapping can use (BeamInterpolation, WireBeamInterpolation). */
+bool ba_is_interpolation(const st_component *c);
+/* The interpolation a component of self's node uses: link when set, else the
+ * node's first one; initialised now when it is not yet (SOFA's init order
+ * does not matter then). */
+st_status ba_find_interpolation(st_component *self, st_component *link, beam_interpolation **out,
+                                st_error *err);
 /* SOFA's computeStrechAndTwist: half-lengths along the spline and half the
  * twist angle at each node ((length, 0, theta / 2)). */
 void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *x, double r0[3],
@@ -129,12 +195,86 @@ typedef struct rod_section {
     double poisson, young, mass_density, radius, inner_radius, length; /* SOFA's data */
     unsigned nb_beams, nb_edges_visu, nb_edges_collis;
     double spire_diameter, spire_height; /* RodSpireSection only */
-    bool spire;                          /* set by init: which class */
+    st_component *loader;                /* RodMeshSection only: "loader" */
+    bool spire, mesh;                    /* set by init: which class */
     ba_section section;                  /* set by init */
+    /* RodMeshSection, set by init: the mesh's chain of points as frames
+     * (origins from the first point, x along each edge) and their
+     * abscissae along the chain. */
+    ba_xf *mesh_xf;
+    double *mesh_abs;
+    size_t nmesh;
 } rod_section;
 
 extern const st_class rod_straight_section_class;
 extern const st_class rod_spire_section_class;
+extern const st_class rod_mesh_section_class;
+
+/* One beam's section, material and rest spline as WireRestShape says
+ * (WireBeamInterpolation; also the settee-side view of a wire's beams). */
+typedef struct wire_beam_interpolation {
+    beam_interpolation bi;      /* first: BaseBeamInterpolation's data and state */
+    st_component *rest_shape;   /* "WireRestShape" */
+    /* Set by init. */
+    struct wire_rest_shape *wrs;
+    bool controlled;            /* set by a controller: rest splines from the rest shape */
+} wire_beam_interpolation;
+
+extern const st_class wire_beam_interpolation_class;
+
+/* Initialises a WireBeamInterpolation (its init; a force field or mapping
+ * calls it when it comes first). */
+st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
+
+extern const st_class adaptive_beam_mapping_class;
+
+
+#define IRC_MAX_INSTRUMENTS 32
+
+/* InterventionalRadiologyController. */
+typedef struct ir_controller {
+    st_component base;
+    st_array instruments;     /* "instruments": paths */
+    int controlled;           /* "controlledInstrument" */
+    st_array xtip;            /* "xtip" */
+    st_array rotation;        /* "rotationInstrument" */
+    double step;              /* "step" */
+    double angular_step;      /* "angularStep" */
+    double speed;             /* "speed" */
+    st_array starting_pos;    /* "startingPos": x y z qx qy qz qw */
+    double threshold;         /* "threshold" */
+    st_array rigid_curv_abs;  /* "rigidCurvAbs" */
+    unsigned index_first_node; /* "indexFirstNode": output */
+    st_component *fixed;      /* "fixedConstraint" */
+    st_component *topology;   /* "topology" */
+    /* Set by init. */
+    st_mstate *ms;
+    size_t ninst;
+    wire_beam_interpolation *inst[IRC_MAX_INSTRUMENTS];
+    bool forward, backward;   /* SOFA's m_FF, m_RW */
+    double *node_abs;         /* abscissae of the last step's nodes */
+    size_t nnode;
+    bool use_actions;         /* a BeamAdapterActionController drives it */
+    double start[7];
+} ir_controller;
+
+extern const st_class interventional_radiology_controller_class;
+
+/* BeamAdapter's actions (BeamAdapterAction), by their numbers. */
+enum {
+    BA_NO_ACTION = 0, BA_MOVE_FORWARD, BA_MOVE_BACKWARD, BA_SPIN_RIGHT, BA_SPIN_LEFT,
+    BA_SWITCH_NEXT_TOOL, BA_SWITCH_PREVIOUS_TOOL, BA_DROP_TOOL, BA_USE_TOOL_0, BA_USE_TOOL_1,
+    BA_USE_TOOL_2
+};
+/* SOFA's applyAction: one action on the controlled instrument (a step of
+ * xtip or of rotationInstrument, another instrument controlled). */
+void irc_apply_action(ir_controller *c, int action);
+/* SOFA's applyInterventionalRadiologyController: the beams, frames and
+ * fixed frames for the current xtip and rotationInstrument. */
+st_status irc_update(ir_controller *c, st_error *err);
+
+extern const st_class beam_adapter_action_controller_class;
+extern const st_class adaptive_beam_controller_class;
 
 /* WireRestShape: the rest shape of a wire along its curvilinear abscissa. */
 typedef struct wire_rest_shape {

@@ -272,17 +272,64 @@ double ba_length(const beam_interpolation *bi, size_t b)
 
 const ba_section *ba_beam_section(const beam_interpolation *bi, size_t b)
 {
+    if (bi->hooks && bi->hooks->section)
+        return bi->hooks->section(bi, b);
     return bi->constant ? &bi->constant_section : &bi->section[b];
 }
 
-void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu)
+void ba_mechanical_parameters(const beam_interpolation *bi, size_t b, double *E, double *nu,
+                              double *rho)
 {
+    if (bi->hooks && bi->hooks->mechanical) {
+        bi->hooks->mechanical(bi, b, E, nu, rho);
+        return;
+    }
     *E = b < bi->young.n ? bi->young.r[b] : bi->def_young;
     *nu = b < bi->poisson.n ? bi->poisson.r[b] : bi->def_poisson;
 }
 
+double ba_rest_total_length(const beam_interpolation *bi)
+{
+    if (bi->hooks && bi->hooks->rest_total_length)
+        return bi->hooks->rest_total_length(bi);
+    double L = 0.0;
+    for (size_t i = 0; i < bi->length_list.n; i++)
+        L += bi->length_list.r[i];
+    return L;
+}
+
+void ba_beam_at_curv_abs(const beam_interpolation *bi, double x, size_t *beam, double *bary)
+{
+    const size_t n = ba_num_beams(bi);
+    double out = 0.0;
+    for (size_t e = 0; e < n; e++)
+        out += ba_length(bi, e);
+    /* the abscissa from the first beam's start: beams may be only the part
+     * of the instrument that is out */
+    const double xi = x + out - ba_rest_total_length(bi);
+    *beam = 0, *bary = 0.0;
+    if (n == 0 || xi < 0.0)
+        return;
+    double acc = 0.0;
+    for (size_t e = 0; e < n; e++) {
+        const double L = ba_length(bi, e);
+        acc += L;
+        if (acc > xi) {
+            *beam = e;
+            *bary = (xi - (acc - L)) / L;
+            return;
+        }
+    }
+    *beam = n - 1;
+    *bary = 1.0;
+}
+
 void ba_spline_rest_transform(const beam_interpolation *bi, size_t b, ba_xf *l0, ba_xf *l1)
 {
+    if (bi->hooks && bi->hooks->spline_rest) {
+        bi->hooks->spline_rest(bi, b, l0, l1);
+        return;
+    }
     const double L = ba_length(bi, b);
     if (bi->straight) {
         ba_xf_identity(l0);
@@ -345,6 +392,84 @@ void ba_stretch_and_twist(const beam_interpolation *bi, size_t b, const double *
     r1[0] = len1, r1[1] = 0.0, r1[2] = theta / 2.0;
 }
 
+static st_status resize_transforms(beam_interpolation *bi, st_array *a, size_t n, st_error *err)
+{
+    const size_t old = a->n;
+    ST_TRY(st_array_resize_width(a, 7, n, err));
+    for (size_t i = old; i < n; i++)
+        a->r[7 * i + 6] = 1.0;
+    return ST_OK;
+}
+
+st_status ba_clear_beams(beam_interpolation *bi, st_error *err)
+{
+    ST_TRY(st_array_resize(&bi->edge_list, ST_T_UINTS, 0, err));
+    ST_TRY(st_array_resize(&bi->length_list, ST_T_REALS, 0, err));
+    ST_TRY(st_array_resize(&bi->curv_abs_list, ST_T_REALS, 0, err));
+    ST_TRY(st_array_resize_width(&bi->dof0_node0, 7, 0, err));
+    return st_array_resize_width(&bi->dof1_node1, 7, 0, err);
+}
+
+st_status ba_add_beam(beam_interpolation *bi, unsigned edge, double length, double x0, double x1,
+                      double angle, st_error *err)
+{
+    if (edge >= bi->nedges)
+        return st_component_error(&bi->base, "edgeList", err, ST_EINVAL,
+                                  "beam on edge %u: the topology has %zu edges", edge,
+                                  bi->nedges);
+    /* the transform lists may be shorter than edgeList while the DOFs and
+     * beams were aligned: bring them to one entry per beam first */
+    const size_t n = bi->edge_list.n;
+    ST_TRY(resize_transforms(bi, &bi->dof0_node0, n, err));
+    ST_TRY(resize_transforms(bi, &bi->dof1_node1, n, err));
+    ST_TRY(st_array_resize(&bi->edge_list, ST_T_UINTS, n + 1, err));
+    ST_TRY(st_array_resize(&bi->length_list, ST_T_REALS, n + 1, err));
+    ST_TRY(st_array_resize(&bi->curv_abs_list, ST_T_REALS, 2 * (n + 1), err));
+    ST_TRY(resize_transforms(bi, &bi->dof0_node0, n + 1, err));
+    ST_TRY(resize_transforms(bi, &bi->dof1_node1, n + 1, err));
+    bi->edge_list.u[n] = edge;
+    bi->length_list.r[n] = length;
+    bi->curv_abs_list.r[2 * n] = x0;
+    bi->curv_abs_list.r[2 * n + 1] = x1;
+    bi->dofs_aligned = false;
+    const double q[4] = {sin(angle / 2), 0.0, 0.0, cos(angle / 2)};
+    for (int k = 0; k < 2; k++) {
+        double *d = (k ? bi->dof1_node1.r : bi->dof0_node0.r) + 7 * n;
+        memset(d, 0, 3 * sizeof(double));
+        memcpy(d + 3, q, sizeof q);
+    }
+    return ST_OK;
+}
+
+bool ba_is_interpolation(const st_component *c)
+{
+    return c && (c->cls == &beam_interpolation_class || c->cls == &wire_beam_interpolation_class);
+}
+
+st_status ba_find_interpolation(st_component *self, st_component *link, beam_interpolation **out,
+                                st_error *err)
+{
+    st_component *c = link;
+    if (!c)
+        for (size_t i = 0; i < st_node_object_count(self->node) && !c; i++) {
+            st_component *o = st_node_object(self->node, i);
+            if (ba_is_interpolation(o))
+                c = o;
+        }
+    if (!c)
+        return st_component_error(self, "interpolation", err, ST_ESCENE,
+                                  "No Beam Interpolation found, the component can not work.");
+    if (!ba_is_interpolation(c))
+        return st_component_error(self, "interpolation", err, ST_ESCENE,
+                                  "%s is a %s, not a BeamInterpolation or "
+                                  "WireBeamInterpolation",
+                                  c->name, c->cls->name);
+    if (c->state != ST_CSTATE_VALID)
+        ST_TRY(c->cls->init(c, err));
+    *out = (beam_interpolation *)c;
+    return ST_OK;
+}
+
 /* ---- Init ---- */
 
 static const char *const shape_options[] = {"circular", "elliptic (not available)",
@@ -402,14 +527,6 @@ static bool already_initialized(const beam_interpolation *bi)
     return n && bi->dof0_node0.n == n && bi->dof1_node1.n == n && bi->length_list.n == n;
 }
 
-static st_status resize_transforms(beam_interpolation *bi, st_array *a, size_t n, st_error *err)
-{
-    const size_t old = a->n;
-    ST_TRY(st_array_resize_width(a, 7, n, err));
-    for (size_t i = old; i < n; i++)
-        a->r[7 * i + 6] = 1.0;
-    return ST_OK;
-}
 
 static st_status update_interpolation(beam_interpolation *bi, st_error *err)
 {
@@ -556,23 +673,7 @@ static void bi_cleanup(st_component *self)
 
 #define T beam_interpolation
 static const st_field bi_fields[] = {
-    ST_UINTS(T, edge_list, "edgeList", "",
-             "list of the edge in the topology that are concerned by the Interpolation"),
-    ST_REALS(T, length_list, "lengthList", "", "list of the length of each beam"),
-    ST_COORDS(T, dof0_node0, "DOF0TransformNode0", "",
-              "Optional rigid transformation between the degree of Freedom and the first node of "
-              "the beam (settee: x y z qx qy qz qw per beam)"),
-    ST_COORDS(T, dof1_node1, "DOF1TransformNode1", "",
-              "Optional rigid transformation between the degree of Freedom and the second node "
-              "of the beam (settee: x y z qx qy qz qw per beam)"),
-    ST_REALS(T, curv_abs_list, "curvAbsList", "",
-             "curvilinear abscissa of the two ends of each beam (pairs)"),
-    ST_UINTS(T, beam_collision, "beamCollision", "",
-             "list of beam (in edgeList) that needs to be considered for collision"),
-    ST_BOOL(T, dofs_aligned, "dofsAndBeamsAligned", "true",
-            "if false, a transformation for each beam is computed between the DOF and the beam "
-            "nodes"),
-    ST_LINK(T, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology (must contain edges)"),
+    BA_BASE_FIELDS(T, ),
     ST_STRING(T, cross_section_shape, "crossSectionShape", "circular",
               "shape of the cross-section. Can be: circular, elliptic, square, rectangular. "
               "Default is circular"),

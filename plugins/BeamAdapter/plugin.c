@@ -12,7 +12,13 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &adaptive_beam_force_field_and_mass_class, err));
     ST_TRY(st_registry_add(r, &rod_straight_section_class, err));
     ST_TRY(st_registry_add(r, &rod_spire_section_class, err));
+    ST_TRY(st_registry_add(r, &rod_mesh_section_class, err));
     ST_TRY(st_registry_add(r, &wire_rest_shape_class, err));
+    ST_TRY(st_registry_add(r, &wire_beam_interpolation_class, err));
+    ST_TRY(st_registry_add(r, &adaptive_beam_mapping_class, err));
+    ST_TRY(st_registry_add(r, &interventional_radiology_controller_class, err));
+    ST_TRY(st_registry_add(r, &beam_adapter_action_controller_class, err));
+    ST_TRY(st_registry_add(r, &adaptive_beam_controller_class, err));
     return ST_OK;
 }
 
@@ -21,6 +27,11 @@ static const char *const provides[] = {"BeamAdapter", NULL};
 ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "SOFA's BeamAdapter plugin: BeamInterpolation (beams on edges between Rigid3d "
                  "frames, spline interpolation) and AdaptiveBeamForceFieldAndMass (their "
-                 "stiffness, consistent mass and gravity), WireRestShape with RodStraightSection and "
-                 "RodSpireSection (a wire's rest shape by curvilinear abscissa)",
+                 "stiffness, consistent mass and gravity), WireRestShape with "
+                 "RodStraightSection, RodSpireSection and RodMeshSection (a wire's rest shape "
+                 "by curvilinear abscissa), WireBeamInterpolation (beams whose sections and rest "
+                 "shape come from a WireRestShape), AdaptiveBeamMapping (points on the beams' "
+                 "splines), InterventionalRadiologyController (wires pushed in by their tips) "
+                 "with BeamAdapterActionController (its scripted actions), and "
+                 "AdaptiveBeamController (frames redistributed along a BeamInterpolation)",
                  "LGPL-2.1-or-later", provides, register_classes)

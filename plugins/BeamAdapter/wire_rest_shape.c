@@ -1,6 +1,7 @@
-/* wire_rest_shape.c - WireRestShape and its rod sections RodStraightSection
- * and RodSpireSection (SOFA's BeamAdapter plugin, BaseRodSectionMaterial
- * for what the two sections share).
+/* wire_rest_shape.c - WireRestShape and its rod sections RodStraightSection,
+ * RodSpireSection and RodMeshSection (SOFA's BeamAdapter plugin,
+ * BaseRodSectionMaterial for what the sections share; RodMeshSection's
+ * chain of edges is described at rod_mesh_init).
  *
  * A rod section has a length, a number of beams, of visual and of collision
  * edges, a circular section (radius r, inner radius ri: A = pi (r^2 - ri^2),
@@ -40,10 +41,199 @@
 
 /* ---- Rod sections ---- */
 
+/* ---- RodMeshSection: the rest shape of a chain of edges ---- */
+
+static void rod_mesh_free(rod_section *r)
+{
+    free(r->mesh_xf);
+    free(r->mesh_abs);
+    r->mesh_xf = NULL;
+    r->mesh_abs = NULL;
+    r->nmesh = 0;
+}
+
+static void rod_cleanup(st_component *self)
+{
+    rod_mesh_free((rod_section *)self);
+}
+
+/* Turns q about the shortest arc so that its x axis lies along v
+ * (RodMeshSection's own version: no turn within 1e-4 of aligned). */
+static void mesh_align_x(const double q[4], const double v[3], double out[4])
+{
+    double x[3] = {v[0], v[1], v[2]}, x0[3];
+    st_v3_normalize(x);
+    const double c[4] = {-q[0], -q[1], -q[2], q[3]};
+    st_quat_rotate(x0, c, x);
+    if (x0[0] > 1.0 - 1e-4) {
+        memcpy(out, q, 4 * sizeof(double));
+        return;
+    }
+    const double th = acos(x0[0] < -1.0 ? -1.0 : x0[0]);
+    double dw[3] = {0.0, -x0[2], x0[1]};
+    if (st_v3_normalize(dw) == 0.0)
+        dw[2] = 1.0; /* reversed: any axis normal to x */
+    const double r[4] = {dw[0] * sin(th / 2), dw[1] * sin(th / 2), dw[2] * sin(th / 2),
+                         cos(th / 2)};
+    st_quat_mul(out, q, r);
+}
+
+static const st_array *loader_array(st_component *l, const char *name)
+{
+    const st_field *f = st_component_field(l, name);
+    return f ? st_component_field_ptr(l, f) : NULL;
+}
+
+/* SOFA's initFromLoader and initRestConfig: the loader's edges must make an
+ * open chain; it is walked from its first end (the first point on one
+ * edge), each point's frame turned from the previous one onto the edge
+ * before it, and the section's length becomes the chain's. */
+static st_status rod_mesh_init(rod_section *r, st_error *err)
+{
+    st_component *self = &r->base, *l = r->loader;
+    for (st_node *n = self->node; n && !l; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n) && !l; i++) {
+            st_component *o = st_node_object(n, i);
+            if (o->cls->category && !strcmp(o->cls->category, "Loader") &&
+                loader_array(o, "edges"))
+                l = o;
+        }
+    if (!l)
+        return st_component_error(self, "loader", err, ST_ESCENE,
+                                  "Cannot find a mesh loader. Please insert a MeshOBJLoader in "
+                                  "the same node or use loader to specify the path in the scene "
+                                  "graph.");
+    const st_array *pos = loader_array(l, "position"), *edges = loader_array(l, "edges");
+    if (!pos || !edges || edges->n == 0)
+        return st_component_error(self, "loader", err, ST_ESCENE,
+                                  "There is no edges in the topology loaded by %s", l->name);
+    static const char *const faces[] = {"triangles", "quads", "polygons"};
+    for (size_t k = 0; k < 3; k++) {
+        const st_array *a = loader_array(l, faces[k]);
+        if (a && a->n)
+            return st_component_error(self, "loader", err, ST_ESCENE,
+                                      "There are %s in the topology loaded by %s", faces[k],
+                                      l->name);
+    }
+    const size_t np = pos->n, ne = edges->n;
+    for (size_t e = 0; e < 2 * ne; e++)
+        if (edges->u[e] >= np)
+            return st_component_error(self, "loader", err, ST_ESCENE,
+                                      "edge %zu of %s names point %u; it has %zu points", e / 2,
+                                      l->name, edges->u[e], np);
+    int *links = calloc(np, sizeof *links);
+    bool *used = calloc(ne, sizeof *used);
+    unsigned *chain = malloc((ne + 1) * sizeof *chain);
+    st_status st = ST_OK;
+    if (!links || !used || !chain) {
+        st = st_error_set(err, ST_ENOMEM, "RodMeshSection: out of memory");
+        goto done;
+    }
+    for (size_t e = 0; e < 2 * ne; e++)
+        links[edges->u[e]]++;
+    size_t first = 0;
+    while (first < np && links[first] != 1)
+        first++;
+    if (first == np) {
+        st = st_component_error(self, "loader", err, ST_ESCENE,
+                                "The first vertex of the beam structure is not found, probably "
+                                "because of a closed structure");
+        goto done;
+    }
+    /* walk the chain: each time the first unused edge touching the point */
+    size_t nc = 0, at = first;
+    chain[nc++] = (unsigned)at;
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t e = 0; e < ne; e++) {
+            if (used[e])
+                continue;
+            const unsigned a = edges->u[2 * e], b = edges->u[2 * e + 1];
+            if (a == at || b == at) {
+                used[e] = true;
+                at = a == at ? b : a;
+                chain[nc++] = (unsigned)at;
+                more = true;
+                break;
+            }
+        }
+    }
+    if (nc != ne + 1) {
+        st = st_component_error(self, "loader", err, ST_ESCENE,
+                                "the edges of %s do not make one open chain (%zu of %zu edges "
+                                "from its first end)",
+                                l->name, nc - 1, ne);
+        goto done;
+    }
+    rod_mesh_free(r);
+    r->mesh_xf = calloc(nc, sizeof *r->mesh_xf);
+    r->mesh_abs = calloc(nc, sizeof *r->mesh_abs);
+    if (!r->mesh_xf || !r->mesh_abs) {
+        st = st_error_set(err, ST_ENOMEM, "RodMeshSection: out of memory");
+        goto done;
+    }
+    r->nmesh = nc;
+    ba_xf_identity(&r->mesh_xf[0]);
+    const double *p0 = pos->r + 3 * (size_t)chain[0];
+    for (size_t i = 0; i + 1 < nc; i++) {
+        const double *a = pos->r + 3 * (size_t)chain[i], *b = pos->r + 3 * (size_t)chain[i + 1];
+        double d[3];
+        st_v3_sub(d, b, a);
+        r->mesh_abs[i + 1] = r->mesh_abs[i] + st_v3_norm(d);
+        mesh_align_x(r->mesh_xf[i].q, d, r->mesh_xf[i + 1].q);
+        st_v3_sub(r->mesh_xf[i + 1].t, b, p0);
+    }
+    r->length = r->mesh_abs[nc - 1];
+done:
+    free(links);
+    free(used);
+    free(chain);
+    return st;
+}
+
+/* SOFA's RodMeshSection::getRestTransformOnX: the chain's frame at the
+ * abscissa x - x0 scaled to the chain's length, between the two points
+ * around it (origins linearly, rotations by slerp), shifted by x0 along x. */
+static void rod_mesh_transform(const rod_section *r, double x, double x0, ba_xf *out)
+{
+    const double total = r->mesh_abs[r->nmesh - 1];
+    const double a = (x - x0) / r->length * total;
+    size_t i = 1;
+    while (i + 1 < r->nmesh && r->mesh_abs[i] < a)
+        i++;
+    const double span = r->mesh_abs[i] - r->mesh_abs[i - 1];
+    double t = span > 0 ? (a - r->mesh_abs[i - 1]) / span : 0.0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t; /* SOFA reads outside its lists there */
+    const ba_xf *f0 = &r->mesh_xf[i - 1], *f1 = &r->mesh_xf[i];
+    for (int c = 0; c < 3; c++)
+        out->t[c] = f0->t[c] * (1 - t) + f1->t[c] * t;
+    out->t[0] += x0;
+    /* SOFA's Quat::slerp(a, b, t, allowFlip) */
+    const double cosa = f0->q[0] * f1->q[0] + f0->q[1] * f1->q[1] + f0->q[2] * f1->q[2] +
+                        f0->q[3] * f1->q[3];
+    double c1, c2;
+    if (1.0 - fabs(cosa) < 0.01) {
+        c1 = 1.0 - t;
+        c2 = t;
+    } else {
+        const double ang = acos(fabs(cosa)), s = sin(ang);
+        c1 = sin(ang * (1.0 - t)) / s;
+        c2 = sin(ang * t) / s;
+    }
+    if (cosa < 0.0)
+        c1 = -c1;
+    for (int k = 0; k < 4; k++)
+        out->q[k] = c1 * f0->q[k] + c2 * f1->q[k];
+    st_quat_normalize(out->q);
+}
+
 static st_status rod_init(st_component *self, st_error *err)
 {
     rod_section *r = (rod_section *)self;
     r->spire = strcmp(self->cls->name, "RodSpireSection") == 0;
+    r->mesh = strcmp(self->cls->name, "RodMeshSection") == 0;
+    if (r->mesh)
+        ST_TRY(rod_mesh_init(r, err));
     if (!st_component_is_set(self, "nbBeams")) {
         st_component_warn(self, "nbBeams is now required but it was not set: it takes "
                                 "nbEdgesCollis (%u), as SOFA's compatibility rule",
@@ -63,8 +253,8 @@ static st_status rod_init(st_component *self, st_error *err)
                                   "length is %g: a rod section needs a length > 0", r->length);
     if (r->nb_beams == 0 || r->nb_edges_collis == 0)
         return st_component_error(self, "nbBeams", err, ST_EINVAL,
-                                  "nbBeams or nbEdgesCollis is 0: a rod section needs at least one beam "
-                                  "and one collision edge");
+                                  "nbBeams or nbEdgesCollis is 0: a rod section needs at least "
+                                  "one beam and one collision edge");
     return ST_OK;
 }
 
@@ -83,6 +273,12 @@ static st_status rod_init(st_component *self, st_error *err)
                 "Number of Edges for the collision model")
 
 static const st_field straight_fields[] = {ROD_COMMON_FIELDS, ST_FIELD_END};
+static const st_field mesh_fields[] = {
+    ROD_COMMON_FIELDS,
+    ST_LINK(T, loader, "loader", ST_LINK_ANY,
+            "link to the MeshLoader (its edges: one open chain, the section's rest shape; the "
+            "section's length becomes the chain's)"),
+    ST_FIELD_END};
 static const st_field spire_fields[] = {
     ROD_COMMON_FIELDS,
     ST_REAL(T, spire_diameter, "spireDiameter", "0.1", "diameter of the spire"),
@@ -118,10 +314,29 @@ const st_class rod_spire_section_class = {
     .templates = rigid_only,
 };
 
+const st_class rod_mesh_section_class = {
+    .struct_size = sizeof(st_class),
+    .name = "RodMeshSection",
+    .category = "Misc",
+    .description = "A section of a wire shaped as a loaded chain of edges (a mesh loader's "
+                   "lines): length, beams, circular section and material, for WireRestShape "
+                   "(BeamAdapter)",
+    .instance_size = sizeof(rod_section),
+    .fields = mesh_fields,
+    .init = rod_init,
+    .reinit = rod_init,
+    .cleanup = rod_cleanup,
+    .templates = rigid_only,
+};
+
 /* Rest frame of section r (starting at x0) at abscissa x. */
 static void rod_rest_transform(const rod_section *r, double x, double x0, ba_xf *out)
 {
     ba_xf_identity(out);
+    if (r->mesh) {
+        rod_mesh_transform(r, x, x0, out);
+        return;
+    }
     if (!r->spire) {
         out->t[0] = x;
         return;
@@ -232,10 +447,11 @@ static st_status wrs_init(st_component *self, st_error *err)
         st_component *c = NULL;
         ST_TRY(st_node_resolve(self->node, p, ST_LINK_ANY, &c, err));
         if (strcmp(c->cls->name, "RodStraightSection") != 0 &&
-            strcmp(c->cls->name, "RodSpireSection") != 0)
+            strcmp(c->cls->name, "RodSpireSection") != 0 &&
+            strcmp(c->cls->name, "RodMeshSection") != 0)
             return st_component_error(self, "wireMaterials", err, ST_EINVAL,
                                       "'%s' is a %s, not a rod section (RodStraightSection, "
-                                      "RodSpireSection)",
+                                      "RodSpireSection, RodMeshSection)",
                                       w->wire_materials.s[i], c->cls->name);
         if (c->state != ST_CSTATE_VALID) {
             const st_status s = c->cls->init(c, err);

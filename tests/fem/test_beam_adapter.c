@@ -718,3 +718,890 @@ Test(beam_adapter, wire_rest_shape_fills_topology)
     }
     test_rt_close(&t);
 }
+
+/* ---- WireBeamInterpolation ---- */
+
+/* n frames along x over [0, len] on a MeshTopology, n beams in edgeList
+ * with their lengths and abscissae, the rod sections and the WireRestShape
+ * in a child node (the shape fills its own edge container there). */
+static st_scene *wire_beams(test_rt *t, int n, double len, const char *sections,
+                            const char *materials, const char *solvers, const char *extra)
+{
+    static char xml[16384];
+    char pos[4096] = "", edges[1024] = "", el[1024] = "", ll[2048] = "", ca[4096] = "";
+    size_t lp = 0, le = 0, lel = 0, lll = 0, lca = 0;
+    const double dx = len / n;
+    for (int i = 0; i <= n; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i * dx);
+    for (int i = 0; i < n; i++) {
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+        lel += (size_t)snprintf(el + lel, sizeof el - lel, "%d ", i);
+        lll += (size_t)snprintf(ll + lll, sizeof ll - lll, "%.17g ", dx);
+        lca += (size_t)snprintf(ca + lca, sizeof ca - lca, "%.17g %.17g ", i * dx, (i + 1) * dx);
+    }
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>%s"
+             "<Node name='shape'>%s<EdgeSetTopologyContainer name='lines'/>"
+             "<WireRestShape name='rest' template='Rigid3d' wireMaterials='%s'/></Node>"
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='%s'/>"
+             "<WireBeamInterpolation name='interp' WireRestShape='@shape/rest' edgeList='%s' "
+             "lengthList='%s' curvAbsList='%s'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<FixedProjectiveConstraint indices='0'/>%s</Node>",
+             solvers, sections, materials, pos, edges, el, ll, ca, extra);
+    return fem_load_xml(t, xml);
+}
+
+#define CANT_ROD                                                                                  \
+    "<RodStraightSection name='rod' length='1' nbBeams='10' radius='0.05' youngModulus='2e7' "    \
+    "poissonRatio='0.3'/>"
+
+/* A straight wire of one rod section gives the beams BeamInterpolation
+ * gives with that section: the cantilever's tip against the closed forms
+ * and against BeamInterpolation's tip. */
+Test(beam_adapter, wire_beams_straight_cantilever)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char load[128];
+    snprintf(load, sizeof load, "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/>",
+             -CANT_P);
+    st_scene *s = wire_beams(&t, 10, 1.0, CANT_ROD, "@rod", STATIC_LDL, load);
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert_eq(w->bi.base.state, ST_CSTATE_VALID);
+    cr_assert_eq(ba_num_beams(&w->bi), 10);
+    const ba_section *sec = ba_beam_section(&w->bi, 3);
+    fem_near(sec->Iz, M_PI * pow(CANT_R, 4) / 4, 1e-18, "Iz from the rod section");
+    double E = 0, nu = 0, rho = 123;
+    ba_mechanical_parameters(&w->bi, 3, &E, &nu, &rho);
+    cr_assert_eq(E, 2e7);
+    cr_assert_eq(nu, 0.3);
+    cr_assert_eq(rho, 1.0, "the rod section's density (default 1), not the caller's: %g", rho);
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "WireBeamInterpolation, straight rod, static, 10 beams");
+    ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+    double wire_tip[7];
+    memcpy(wire_tip, b->ms->position.r + 7 * 10, sizeof wire_tip);
+    st_scene *r = cantilever(&t, 10, STATIC_LDL, "", "");
+    fem_step(r, 1, 0.01);
+    ab_ffm *rb = (ab_ffm *)test_find_object(r, "beam");
+    for (int c = 0; c < 7; c++)
+        fem_near(wire_tip[c], rb->ms->position.r[7 * 10 + c], 1e-12,
+                 "tip: WireBeamInterpolation against BeamInterpolation");
+    st_scene_destroy(&r);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Two sections: each beam takes the section, material and density of the
+ * rod holding its end abscissa; the mass under gravity is sum rho A L. */
+Test(beam_adapter, wire_beams_per_section_material)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = wire_beams(
+        &t, 4, 4.0,
+        "<RodStraightSection name='a' length='2' nbBeams='2' radius='0.1' youngModulus='1e6' "
+        "massDensity='3'/><RodStraightSection name='b' length='2' nbBeams='2' radius='0.05' "
+        "youngModulus='4e5' poissonRatio='0.25' massDensity='7'/>",
+        "@a @b", "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    const double Aa = M_PI * 0.01, Ab = M_PI * 0.0025;
+    const double want_A[4] = {Aa, Aa, Ab, Ab}, want_E[4] = {1e6, 1e6, 4e5, 4e5};
+    for (size_t i = 0; i < 4; i++) {
+        double E, nu, rho = 1;
+        ba_mechanical_parameters(&w->bi, i, &E, &nu, &rho);
+        fem_near(ba_beam_section(&w->bi, i)->A, want_A[i], 1e-15, "A per beam");
+        cr_assert_eq(E, want_E[i], "beam %zu: E %g", i, E);
+        cr_assert_eq(rho, i < 2 ? 3.0 : 7.0);
+        cr_assert_eq(nu, i < 2 ? 0.49 : 0.25);
+    }
+    /* gravity through the consistent mass: total weight rho A L g */
+    st_component *ff = test_find_object(s, "beam");
+    ab_ffm *b = (ab_ffm *)ff;
+    b->compute_mass = true;
+    st_system *sys = s->systems[0];
+    sys->mp.gravity[0] = 0, sys->mp.gravity[1] = -10, sys->mp.gravity[2] = 0;
+    double *f = calloc(sys->size_all, sizeof *f), *v = calloc(sys->size_all, sizeof *v);
+    ff->cls->forcefield->add_force(ff, &sys->mp, f, sys->x, v);
+    double fy = 0;
+    for (size_t i = 0; i < 5; i++)
+        fy += st_slice(f, b->ms)[6 * i + 1];
+    const double want = -10 * (3 * Aa * 2 + 7 * Ab * 2);
+    printf("wire of two sections: weight %.12g (rho A L g: %.12g)\n", fy, want);
+    fem_near(fy, want, 1e-9 * fabs(want), "weight");
+    free(f);
+    free(v);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A spire: while controlled, each beam's rest spline is the rest shape's
+ * (frames at x0 and x1 seen from the one at their middle), so frames laid
+ * on the helix are nearly at rest; as straight beams they are not. */
+Test(beam_adapter, wire_beams_spire_rest_curvature)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = wire_beams(&t, 8, 8.0,
+                             "<RodSpireSection name='sp' length='8' nbBeams='8' radius='0.05' "
+                             "youngModulus='1e6' spireDiameter='2' spireHeight='0.5'/>",
+                             "@sp", "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    st_component *ff = test_find_object(s, "beam");
+    st_system *sys = s->systems[0];
+    /* the frames on the helix */
+    double *x = st_slice_x(sys->x, w->bi.ms);
+    for (int i = 0; i <= 8; i++) {
+        ba_xf h;
+        wrs_rest_transform(w->wrs, i, &h);
+        memcpy(x + 7 * i, h.t, sizeof h.t);
+        memcpy(x + 7 * i + 3, h.q, sizeof h.q);
+    }
+    const double f_straight = max_force(ff, sys);
+    w->controlled = true;
+    for (size_t b = 0; b < 8; b++) {
+        ba_xf l0, l1, g0, g1, gm, inv, e0, e1;
+        ba_spline_rest_transform(&w->bi, b, &l0, &l1);
+        wrs_rest_transform(w->wrs, b + 0.5, &gm);
+        wrs_rest_transform(w->wrs, b, &g0);
+        wrs_rest_transform(w->wrs, b + 1.0, &g1);
+        ba_xf_inv(&inv, &gm);
+        ba_xf_mul(&e0, &inv, &g0);
+        ba_xf_mul(&e1, &inv, &g1);
+        for (int c = 0; c < 3; c++) {
+            fem_near(l0.t[c], e0.t[c], 1e-14, "rest node 0");
+            fem_near(l1.t[c], e1.t[c], 1e-14, "rest node 1");
+        }
+        for (int c = 0; c < 4; c++)
+            fem_near(fabs(l1.q[c]), fabs(e1.q[c]), 1e-14, "rest rotation 1");
+        /* curved: node 1 off the beam's axis, turned from node 0 */
+        cr_assert_gt(fabs(l1.t[1]) + fabs(l1.t[2]), 1e-3, "beam %zu straight at rest", b);
+    }
+    const double f_curved = max_force(ff, sys);
+    printf("spire laid on its helix: max force %.3g as straight beams, %.3g with the rest "
+           "shape's curvature\n",
+           f_straight, f_curved);
+    cr_assert_lt(f_curved, 1e-2 * f_straight);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* The abscissa of a point along the beams counts from the wire's tip: two
+ * beams over the last 4 of a 14-long wire. */
+Test(beam_adapter, wire_beams_at_curv_abs)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = fem_load_xml(
+        &t, "<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='14' "
+            "nbBeams='7'/><EdgeSetTopologyContainer/><WireRestShape name='rest' "
+            "wireMaterials='@rod'/></Node><MechanicalObject name='dofs' template='Rigid3d' "
+            "position='10 0 0 0 0 0 1  12 0 0 0 0 0 1  14 0 0 0 0 0 1'/>"
+            "<MeshTopology lines='0 1 1 2'/><WireBeamInterpolation name='interp' "
+            "WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' "
+            "curvAbsList='10 12 12 14'/></Node>");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    fem_near(ba_rest_total_length(&w->bi), 14.0, 0.0, "rest total length");
+    const double xs[] = {5.0, 10.0, 11.0, 12.5, 14.0, 20.0};
+    const size_t wb[] = {0, 0, 0, 1, 1, 1};
+    const double wbary[] = {0.0, 0.0, 0.5, 0.25, 1.0, 1.0};
+    for (size_t i = 0; i < 6; i++) {
+        size_t b;
+        double bary;
+        ba_beam_at_curv_abs(&w->bi, xs[i], &b, &bary);
+        cr_assert_eq(b, wb[i], "x %g: beam %zu", xs[i], b);
+        fem_near(bary, wbary[i], 1e-15, "bary");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Missing or inconsistent data: errors naming the field. */
+Test(beam_adapter, wire_beams_bad_input)
+{
+    test_rt t;
+    ba_open_rt(&t);
+#define WB(ATTR)                                                                                  \
+    "<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='4' "             \
+    "nbBeams='2'/><EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/>"   \
+    "</Node><MechanicalObject template='Rigid3d' position='0 0 0 0 0 0 1  2 0 0 0 0 0 1  4 0 0 "   \
+    "0 0 0 1'/><MeshTopology lines='0 1 1 2'/><WireBeamInterpolation " ATTR "/></Node>"
+    const char *bad[][2] = {
+        {WB("edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 4'"), "Missing WireRestShape"},
+        {WB("WireRestShape='@shape/rod' edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 4'"),
+         "not a WireRestShape"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2' curvAbsList='0 2 2 4'"),
+         "lengthList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' curvAbsList='0 2'"),
+         "curvAbsList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 1' lengthList='2 2' curvAbsList='0 2 2 5'"),
+         "curvAbsList"},
+        {WB("WireRestShape='@shape/rest' edgeList='0 2' lengthList='2 2' curvAbsList='0 2 2 4'"),
+         "edgeList"},
+    };
+#undef WB
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(t.rt, bad[i][0], strlen(bad[i][0]), "t.scn", &s, &err),
+                     ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu accepted", i);
+        cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+/* ---- AdaptiveBeamMapping ---- */
+
+/* Three unit beams along x (BeamInterpolation, radius 0.1) and a child
+ * node of points mapped on them. */
+static st_scene *mapped_beam(test_rt *t, const char *points, const char *map_extra)
+{
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+             "<EulerImplicitSolver/><SparseLDLSolver/>"
+             "<MechanicalObject template='Rigid3d' name='dofs' position='0 0 0 0 0 0 1  "
+             "1 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1'/><MeshTopology lines='0 1 1 2 2 3'/>"
+             "<BeamInterpolation name='interp' radius='0.1'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<Node name='pts'><MechanicalObject name='out' template='Vec3d' position='%s'/>"
+             "<AdaptiveBeamMapping name='map' input='@../dofs' output='@out' %s/></Node></Node>",
+             points, map_extra);
+    return fem_load_xml(t, xml);
+}
+
+/* The cubic Hermite curve of end points p0, p1 and unit tangents t0, t1
+ * scaled by L, at b. */
+static void hermite(const double p0[3], const double t0[3], const double p1[3],
+                    const double t1[3], double L, double b, double out[3])
+{
+    const double h00 = 2 * b * b * b - 3 * b * b + 1, h10 = b * b * b - 2 * b * b + b;
+    const double h01 = -2 * b * b * b + 3 * b * b, h11 = b * b * b - b * b;
+    for (int c = 0; c < 3; c++)
+        out[c] = h00 * p0[c] + h10 * L * t0[c] + h01 * p1[c] + h11 * L * t1[c];
+}
+
+/* A frame moved by h times the twist (v, w): x + h v, exp(h w / 2) q. */
+static void twist_frame(double *x, const double tw[6], double h)
+{
+    double w[3] = {h * tw[3], h * tw[4], h * tw[5]}, a = st_v3_norm(w), dq[4], q[4];
+    const double s = a > 0 ? sin(a / 2) / a : 0.5;
+    dq[0] = s * w[0], dq[1] = s * w[1], dq[2] = s * w[2], dq[3] = cos(a / 2);
+    st_quat_mul(q, dq, x + 3);
+    memcpy(x + 3, q, sizeof q);
+    for (int c = 0; c < 3; c++)
+        x[c] += h * tw[c];
+}
+
+/* Points by curvilinear abscissa on straight beams sit at (s, y, z); bent,
+ * points on the axis follow the Hermite spline of the node frames. */
+Test(beam_adapter, adaptive_beam_mapping_positions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "0 0 0  0.5 0 0  1.25 0.1 0  2.9 0 -0.05  3 0 0", "");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    st_system *sys = s->systems[0];
+    st_mstate *in = ((ab_ffm *)test_find_object(s, "beam"))->ms;
+    st_mstate *out = st_component_mstate(map);
+    cr_assert_eq(out->n, 5);
+    const double want[5][3] = {{0, 0, 0}, {0.5, 0, 0}, {1.25, 0.1, 0}, {2.9, 0, -0.05},
+                               {3, 0, 0}};
+    for (size_t i = 0; i < 5; i++)
+        for (int c = 0; c < 3; c++)
+            fem_near(out->position.r[3 * i + c], want[i][c], 1e-14, "straight beam point");
+    /* bend: frame 1 up and turned about z, frame 2 turned about y */
+    double *x = st_slice_x(sys->x, in);
+    const double tw1[6] = {0.05, 0.2, 0, 0, 0, 0.4}, tw2[6] = {0, 0, 0.1, 0, 0.3, 0.1};
+    twist_frame(x + 7, tw1, 1.0);
+    twist_frame(x + 14, tw2, 1.0);
+    map->cls->mapping->apply(map, &sys->mp, sys->x);
+    const double *xo = st_slice_x(sys->x, out);
+    /* the point at 0.5: beam 0 at bary 0.5; at 3: beam 2's end */
+    const double ex[3] = {1, 0, 0};
+    double t0[3], t1[3], p[3];
+    st_quat_rotate(t0, x + 3, ex);
+    st_quat_rotate(t1, x + 7 + 3, ex);
+    hermite(x, t0, x + 7, t1, 1.0, 0.5, p);
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[3 + c], p[c], 1e-14, "Hermite point on beam 0");
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[12 + c], x[21 + c], 1e-14, "the end point");
+    /* the off-axis point: the interpolated frame's origin plus (0, 0.1, 0) turned */
+    ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+    ba_xf g0, g1, f;
+    ba_compute_transform(b->bi, 1, x, &g0, &g1);
+    ba_interpolate_transform(&f, 0.25, &g0, &g1, ba_length(b->bi, 1));
+    const double lp[3] = {0, 0.1, 0};
+    double r[3];
+    st_quat_rotate(r, f.q, lp);
+    for (int c = 0; c < 3; c++)
+        fem_near(xo[6 + c], f.t[c] + r[c], 1e-14, "off-axis point");
+    printf("AdaptiveBeamMapping on bent beams: point at s = 0.5 (%.6f %.6f %.6f)\n", xo[3],
+           xo[4], xo[5]);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* J against central differences of apply, J^T as its transpose, on bent
+ * beams, for points on and off the axis. */
+Test(beam_adapter, adaptive_beam_mapping_jacobian)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "0.3 0 0  1.6 0 0  2.2 0 0  2.7 0.05 0.02", "");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    const st_mapping_ops *ops = map->cls->mapping;
+    st_system *sys = s->systems[0];
+    st_mstate *in = ((ab_ffm *)test_find_object(s, "beam"))->ms;
+    st_mstate *out = st_component_mstate(map);
+    double *x = st_slice_x(sys->x, in);
+    const double tw[4][6] = {{0, 0, 0, 0.1, -0.2, 0.05},
+                             {0.05, 0.2, 0, 0, 0, 0.4},
+                             {0, 0, 0.1, 0, 0.3, 0.1},
+                             {-0.1, 0.1, 0.2, 0.2, 0.1, -0.3}};
+    for (int i = 0; i < 4; i++)
+        twist_frame(x + 7 * i, tw[i], 1.0);
+    double *x0 = malloc(sys->xsize_all * sizeof *x0);
+    double *v = calloc(sys->size_all, sizeof *v), *f = calloc(sys->size_all, sizeof *f);
+    memcpy(x0, sys->x, sys->xsize_all * sizeof *x0);
+    ops->apply(map, &sys->mp, sys->x);
+    const double h = 1e-6;
+    double worst_on = 0, worst_off = 0, scale = 0;
+    for (size_t col = 0; col < 6 * in->n; col++) {
+        double e[6] = {0};
+        e[col % 6] = 1.0;
+        double xp[12], xm[12];
+        memset(v, 0, sys->size_all * sizeof *v);
+        st_slice(v, in)[col] = 1.0;
+        memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+        ops->apply(map, &sys->mp, sys->x);
+        ops->apply_j(map, &sys->mp, v);
+        twist_frame(x + 7 * (col / 6), e, h);
+        ops->apply(map, &sys->mp, sys->x);
+        memcpy(xp, st_slice_x(sys->x, out), sizeof xp);
+        memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+        twist_frame(x + 7 * (col / 6), e, -h);
+        ops->apply(map, &sys->mp, sys->x);
+        memcpy(xm, st_slice_x(sys->x, out), sizeof xm);
+        for (int k = 0; k < 12; k++) {
+            const double fd = (xp[k] - xm[k]) / (2 * h), jv = st_slice(v, out)[k];
+            scale = fmax(scale, fabs(fd));
+            if (k < 9)
+                worst_on = fmax(worst_on, fabs(fd - jv));
+            else
+                worst_off = fmax(worst_off, fabs(fd - jv));
+        }
+    }
+    memcpy(sys->x, x0, sys->xsize_all * sizeof *x0);
+    ops->apply(map, &sys->mp, sys->x);
+    printf("AdaptiveBeamMapping J against differences: on the axis %.3g, off %.3g (scale %.3g)\n",
+           worst_on, worst_off, scale);
+    cr_assert_lt(worst_on, 1e-8 * scale, "J on the axis");
+    cr_assert_lt(worst_off, 0.1 * scale, "J off the axis (SOFA's approximation)");
+    /* <J^T g, u> = <g, J u> */
+    double *u = calloc(sys->size_all, sizeof *u);
+    for (size_t i = 0; i < 6 * in->n; i++)
+        st_slice(u, in)[i] = sin(1.0 + 3.0 * (double)i);
+    memcpy(v, u, sys->size_all * sizeof *v);
+    ops->apply_j(map, &sys->mp, v);
+    for (size_t i = 0; i < 12; i++)
+        st_slice(f, out)[i] = cos(2.0 + (double)i);
+    ops->apply_jt(map, &sys->mp, f);
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < 6 * in->n; i++)
+        lhs += st_slice(f, in)[i] * st_slice(u, in)[i];
+    for (size_t i = 0; i < 12; i++)
+        rhs += st_slice(f, out)[i] * st_slice(v, out)[i];
+    fem_near(lhs, rhs, 1e-12 * fabs(rhs), "<J^T g, u> = <g, J u>");
+    free(u);
+    free(x0);
+    free(v);
+    free(f);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* useCurvAbs false: beam + bary; nbPointsPerBeam: points by steps along
+ * the beams and their abscissae. */
+Test(beam_adapter, adaptive_beam_mapping_distributions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = mapped_beam(&t, "1.5 0 0  0.25 0 0.1", "useCurvAbs='0'");
+    st_mstate *out = st_component_mstate(fem_find(s, "map", "AdaptiveBeamMapping"));
+    fem_near(out->position.r[0], 1.5, 1e-14, "beam 1 at 0.5");
+    fem_near(out->position.r[3], 0.25, 1e-14, "beam 0 at 0.25");
+    fem_near(out->position.r[5], 0.1, 1e-14, "z offset");
+    st_scene_destroy(&s);
+    s = mapped_beam(&t, "", "nbPointsPerBeam='2'");
+    st_component *map = fem_find(s, "map", "AdaptiveBeamMapping");
+    out = st_component_mstate(map);
+    const st_array *sa = st_component_field_ptr(map, st_component_field(map, "segmentsCurvAbs"));
+    /* beam 0: 0, 0.5, 1; the step carries over: beams 1 and 2 at 0.5, 1 */
+    const double want[7] = {0, 0.5, 1, 1.5, 2, 2.5, 3};
+    cr_assert_eq(out->n, 7, "%zu points", out->n);
+    cr_assert_eq(sa->n, 7);
+    for (size_t i = 0; i < 7; i++) {
+        fem_near(sa->r[i], want[i], 1e-14, "segmentsCurvAbs");
+        fem_near(out->position.r[3 * i], want[i], 1e-14, "point");
+    }
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A load on a mapped point at the tip of a cantilever acts as on the tip
+ * frame: the static tip against the closed forms. */
+Test(beam_adapter, adaptive_beam_mapping_tip_load)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char pos[2048] = "", edges[512] = "", xml[8192];
+    size_t lp = 0, le = 0;
+    for (int i = 0; i <= 10; i++)
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i / 10.0);
+    for (int i = 0; i < 10; i++)
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>" STATIC_LDL
+             "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+             "<MeshTopology lines='%s'/><BeamInterpolation name='interp' radius='%g' "
+             "defaultYoungModulus='%g' defaultPoissonRatio='0.3'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<FixedProjectiveConstraint indices='0'/><Node name='pts'>"
+             "<MechanicalObject template='Vec3d' position='0.5 0 0  1 0 0'/>"
+             "<AdaptiveBeamMapping/><ConstantForceField indices='1' forces='0 %g 0'/>"
+             "</Node></Node>",
+             pos, edges, CANT_R, CANT_E, -CANT_P);
+    st_scene *s = fem_load_xml(&t, xml);
+    fem_step(s, 1, 0.01);
+    check_tip(s, 1e-5, "AdaptiveBeamMapping, load on the mapped tip point, static");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A controller's beams (ba_clear_beams, ba_add_beam): a WireBeamInterpolation
+ * starting without beams gets the cantilever's ten, with the nodes turned
+ * about x from the DOFs or not; the force field picks them up and the tip
+ * meets the closed forms (a round section: the turn changes nothing). */
+Test(beam_adapter, wire_beams_laid_by_a_controller)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    for (int turned = 0; turned < 2; turned++) {
+        char pos[2048] = "", edges[512] = "", xml[8192];
+        size_t lp = 0, le = 0;
+        for (int i = 0; i <= 10; i++)
+            lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%.17g 0 0 0 0 0 1  ", i / 10.0);
+        for (int i = 0; i < 10; i++)
+            le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>" STATIC_LDL
+                 "<Node name='shape'>" CANT_ROD "<EdgeSetTopologyContainer/>"
+                 "<WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+                 "<MechanicalObject name='dofs' template='Rigid3d' position='%s'/>"
+                 "<MeshTopology lines='%s'/><WireBeamInterpolation name='interp' "
+                 "WireRestShape='@shape/rest'/>"
+                 "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+                 "<FixedProjectiveConstraint indices='0'/>"
+                 "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/></Node>",
+                 pos, edges, -CANT_P);
+        st_scene *s = fem_load_xml(&t, xml);
+        wire_beam_interpolation *w =
+            (wire_beam_interpolation *)fem_find(s, "interp", "WireBeamInterpolation");
+        ab_ffm *b = (ab_ffm *)test_find_object(s, "beam");
+        cr_assert_eq(ba_num_beams(&w->bi), 0);
+        cr_assert_eq(b->nb, 0);
+        st_error err = {0};
+        cr_assert_eq(ba_clear_beams(&w->bi, &err), ST_OK, "%s", err.msg);
+        for (unsigned e = 0; e < 10; e++)
+            cr_assert_eq(ba_add_beam(&w->bi, e, 0.1, e / 10.0, (e + 1) / 10.0, turned ? 0.3 : 0.0,
+                                     &err),
+                         ST_OK, "%s", err.msg);
+        cr_assert_neq(ba_add_beam(&w->bi, 10, 0.1, 1.0, 1.1, 0.0, &err), ST_OK,
+                      "an edge past the topology");
+        cr_assert_eq(ba_num_beams(&w->bi), 10);
+        cr_assert_eq(w->bi.curv_abs_list.n, 20);
+        cr_assert(!w->bi.dofs_aligned);
+        w->controlled = true;
+        fem_step(s, 1, 0.01);
+        cr_assert_eq(b->nb, 10);
+        check_tip(s, 1e-5, turned ? "controller's beams, nodes turned 0.3 about x"
+                                  : "controller's beams");
+        /* cleared again: no beams, no forces */
+        cr_assert_eq(ba_clear_beams(&w->bi, &err), ST_OK, "%s", err.msg);
+        st_component *ff = &b->base;
+        cr_assert_eq(max_force(ff, s->systems[0]), 0.0);
+        cr_assert_eq(b->nb, 0);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+/* ---- InterventionalRadiologyController ---- */
+
+/* Eleven frames on ten edges, a straight wire of length 1 (ten beams, the
+ * cantilever's rod), its tip at xtip; RestShapeSprings hold frame `held`
+ * (the entry node once deployed). */
+static st_scene *deployed_wire(test_rt *t, const char *irc_extra, const char *solvers,
+                               const char *extra)
+{
+    static char xml[8192];
+    char edges[512] = "";
+    size_t le = 0;
+    for (int i = 0; i < 10; i++)
+        le += (size_t)snprintf(edges + le, sizeof edges - le, "%d %d  ", i, i + 1);
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>%s"
+             "<Node name='shape'>" CANT_ROD "<EdgeSetTopologyContainer/>"
+             "<WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+             "<MechanicalObject name='dofs' template='Rigid3d' size='11'/>"
+             "<MeshTopology lines='%s'/><WireBeamInterpolation name='interp' "
+             "WireRestShape='@shape/rest'/>"
+             "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/>"
+             "<InterventionalRadiologyController name='irc' %s/>"
+             "<FixedProjectiveConstraint name='fixed' indices='0'/>%s</Node>",
+             solvers, edges, irc_extra, extra);
+    return fem_load_xml(t, xml);
+}
+
+static void expect_abscissae(const ir_controller *c, const double *want, size_t n,
+                             const char *what)
+{
+    cr_assert_eq(c->nnode, n, "%s: %zu nodes, expected %zu", what, c->nnode, n);
+    for (size_t i = 0; i < n; i++)
+        fem_near(c->node_abs[i], want[i], 1e-12, what);
+}
+
+/* The wire out to 0.55: nodes at 0, then 0.05 and every 0.1 to the tip
+ * (ten beams a unit length, counted back from the tip), on the last seven
+ * frames; six beams on edges 4..9 with their abscissae on the wire; frames
+ * 0..3 at the start and fixed, frame 4 the first node. */
+Test(beam_adapter, irc_deployment_by_abscissa)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.55' startingPos='1 2 3 0 0 0 1'",
+                                "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert_eq(c->base.state, ST_CSTATE_VALID);
+    cr_assert(w->controlled);
+    const double a1[] = {0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.55};
+    expect_abscissae(c, a1, 7, "abscissae at 0.55");
+    cr_assert_eq(ba_num_beams(&w->bi), 6);
+    for (size_t b = 0; b < 6; b++) {
+        cr_assert_eq(w->bi.edge_list.u[b], 4 + b);
+        fem_near(w->bi.length_list.r[b], b ? 0.1 : 0.05, 1e-12, "beam length");
+        fem_near(w->bi.curv_abs_list.r[2 * b], a1[b] + 0.45, 1e-12, "beam start on the wire");
+        fem_near(w->bi.curv_abs_list.r[2 * b + 1], a1[b + 1] + 0.45, 1e-12,
+                 "beam end on the wire");
+    }
+    cr_assert_eq(w->bi.beam_collision.n, 6);
+    cr_assert_eq(c->index_first_node, 4);
+    st_component *fc = fem_find(s, "fixed", "FixedProjectiveConstraint");
+    const st_array *fi = st_component_field_ptr(fc, st_component_field(fc, "indices"));
+    cr_assert_eq(fi->n, 4);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert_eq(fi->u[i], i);
+    const double *x = c->ms->position.r;
+    for (int i = 0; i < 11; i++) {
+        fem_near(x[7 * i], 1, 0, "at the start");
+        fem_near(x[7 * i + 2], 3, 0, "at the start");
+    }
+    /* pushed: 0.55 -> 0.6 keeps the nodes (shifted by 0.05: the same
+     * frames); past 0.65 a node more */
+    c->speed = 5.0;
+    c->forward = true;
+    c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    fem_near(c->xtip.r[0], 0.6, 1e-15, "xtip after a step");
+    const double a2[] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    expect_abscissae(c, a2, 7, "abscissae at 0.6");
+    fem_near(w->bi.length_list.r[0], 0.1, 1e-12, "first beam");
+    c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    const double a3[] = {0, 0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65};
+    expect_abscissae(c, a3, 8, "abscissae at 0.65");
+    cr_assert_eq(ba_num_beams(&w->bi), 7);
+    cr_assert_eq(w->bi.edge_list.u[0], 3);
+    cr_assert_eq(c->index_first_node, 3);
+    cr_assert_eq(fi->n, 3);
+    /* clamped at the wire's length */
+    for (int k = 0; k < 20; k++)
+        c->base.cls->on_event(&c->base, ST_EVENT_ANIMATE_BEGIN, 0.01);
+    fem_near(c->xtip.r[0], 1.0, 1e-15, "xtip at the wire's end");
+    cr_assert_eq(ba_num_beams(&w->bi), 10);
+    cr_assert_eq(c->index_first_node, 0);
+    cr_assert_eq(fi->n, 0);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* A deployed part as a cantilever: the frames laid straight from the
+ * entry node, which springs hold, a load at the tip frame; the static tip
+ * against P L^3 / (3 E I) with L the deployed length 0.55. */
+Test(beam_adapter, irc_deployed_cantilever)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char extra[256];
+    snprintf(extra, sizeof extra,
+             "<RestShapeSpringsForceField points='4' stiffness='1e10' angularStiffness='1e10'/>"
+             "<ConstantForceField indices='10' forces='0 %g 0 0 0 0'/>",
+             -CANT_P);
+    st_scene *s = deployed_wire(&t, "xtip='0.55'", STATIC_LDL, extra);
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    st_system *sys = s->systems[0];
+    double *x = st_slice_x(sys->x, c->ms);
+    for (size_t k = 0; k < c->nnode; k++)
+        x[7 * (4 + k)] = c->node_abs[k];
+    fem_step(s, 1, 0.01);
+    const double *tip = c->ms->position.r + 7 * 10;
+    const double L = 0.55, I = M_PI * pow(CANT_R, 4) / 4, EI = CANT_E * I;
+    const double w = CANT_P * L * L * L / (3 * EI), th = CANT_P * L * L / (2 * EI);
+    printf("deployed wire (0.55 out): tip deflection %.9g (closed form %.9g), rotation %.9g "
+           "(%.9g)\n",
+           tip[1], -w, 2 * atan2(tip[5], tip[6]), -th);
+    fem_near(tip[1], -w, 1e-4 * w, "tip deflection");
+    fem_near(2 * atan2(tip[5], tip[6]), -th, 1e-4 * th, "tip rotation");
+    fem_near(c->ms->position.r[7 * 4 + 1], 0.0, 1e-9, "entry node held");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Bad scenes: no WireBeamInterpolation, no FixedProjectiveConstraint. */
+Test(beam_adapter, irc_bad_input)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *bad[][2] = {
+        {"<Node name='root'><MechanicalObject template='Rigid3d' size='3'/>"
+         "<MeshTopology lines='0 1 1 2'/><FixedProjectiveConstraint/>"
+         "<InterventionalRadiologyController/></Node>",
+         "No instrument found"},
+        {"<Node name='root'><Node name='shape'><RodStraightSection name='rod' length='1' "
+         "nbBeams='2'/><EdgeSetTopologyContainer/><WireRestShape name='rest' "
+         "wireMaterials='@rod'/></Node><MechanicalObject template='Rigid3d' size='3'/>"
+         "<MeshTopology lines='0 1 1 2'/><WireBeamInterpolation WireRestShape='@shape/rest'/>"
+         "<InterventionalRadiologyController/></Node>",
+         "No FixedProjectiveConstraint"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        st_error err = {0};
+        st_scene *s = NULL;
+        cr_assert_eq(st_scene_load_string(t.rt, bad[i][0], strlen(bad[i][0]), "t.scn", &s, &err),
+                     ST_OK, "%s", err.msg);
+        cr_assert_neq(st_scene_init(s, &err), ST_OK, "case %zu accepted", i);
+        cr_assert(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+/* Pushed out at 0.5 per second (half the threshold a step, as BeamAdapter's
+ * SingleBeamDeployment) from the origin along x, without gravity,
+ * the entry node held by RestShapeSprings that follow indexFirstNode
+ * through a data link: the wire comes out straight, each node at its
+ * abscissa, the tip at the wire's length. */
+Test(beam_adapter, irc_pushed_out_straight)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(
+        &t, "speed='0.5'", "<EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>"
+        "<BTDLinearSolver/>",
+        "<RestShapeSpringsForceField name='springs' points='@irc.indexFirstNode' "
+        "stiffness='1e8' angularStiffness='1e8'/>");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    st_component *sp = fem_find(s, "springs", "RestShapeSpringsForceField");
+    const st_array *pts = st_component_field_ptr(sp, st_component_field(sp, "points"));
+    fem_step(s, 100, 0.01);
+    fem_near(c->xtip.r[0], 0.5, 2e-7, "xtip after 100 steps (from FLT_EPSILON)");
+    cr_assert_eq(pts->n, 1);
+    cr_assert_eq(pts->u[0], c->index_first_node, "springs on %u, first node %u", pts->u[0],
+                 c->index_first_node);
+    fem_step(s, 150, 0.01);
+    fem_near(c->xtip.r[0], 1.0, 0.0, "xtip clamped at the wire's length");
+    cr_assert_eq(c->index_first_node, 0);
+    cr_assert_eq(pts->u[0], 0);
+    const double *x = c->ms->position.r;
+    double worst = 0;
+    for (size_t k = 0; k < c->nnode; k++) {
+        const double *p = x + 7 * (11 - c->nnode + k);
+        worst = fmax(worst, fabs(p[0] - c->node_abs[k]) + fabs(p[1]) + fabs(p[2]));
+    }
+    printf("wire pushed out to 1: tip (%.6g %.3g %.3g), nodes off their abscissa by %.3g at "
+           "most\n",
+           x[70], x[71], x[72], worst);
+    cr_assert_lt(worst, 1e-3);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* rigidCurvAbs (0.2, 0.4): nodes one step before the pair and at both
+ * ends join the sampling; the nodes counted from the first simulated one
+ * through the pair are fixed (BeamAdapter's count) and the beams inside it
+ * leave the collision list. */
+Test(beam_adapter, irc_rigid_part)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.55' rigidCurvAbs='0.2 0.4'",
+                                "<EulerImplicitSolver/><SparseLDLSolver/>", "");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    const double a[] = {0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55};
+    expect_abscissae(c, a, 10, "abscissae with a rigid part");
+    cr_assert_eq(ba_num_beams(&w->bi), 9);
+    cr_assert_eq(c->index_first_node, 1);
+    st_component *fc = fem_find(s, "fixed", "FixedProjectiveConstraint");
+    const st_array *fi = st_component_field_ptr(fc, st_component_field(fc, "indices"));
+    const unsigned want_fixed[] = {0, 6, 7, 8, 9};
+    cr_assert_eq(fi->n, 5, "%zu fixed", fi->n);
+    for (size_t i = 0; i < 5; i++)
+        cr_assert_eq(fi->u[i], want_fixed[i], "fixed[%zu] = %u", i, fi->u[i]);
+    const unsigned want_coll[] = {0, 1, 2, 3, 7, 8};
+    cr_assert_eq(w->bi.beam_collision.n, 6, "%zu beams for collision",
+                 w->bi.beam_collision.n);
+    for (size_t i = 0; i < 6; i++)
+        cr_assert_eq(w->bi.beam_collision.u[i], want_coll[i]);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* BeamAdapterActionController replays its actions at their times, one a
+ * step: forward by step, a turn by angularStep, back; the controller's
+ * own speed is not used then. */
+Test(beam_adapter, irc_scripted_actions)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    st_scene *s = deployed_wire(&t, "xtip='0.3' step='0.1' speed='5'", "",
+                                "<BeamAdapterActionController name='actions' "
+                                "interventionController='@irc' writeMode='0' "
+                                "timeSteps='0 0.015 0.025' actions='1 3 2'/>");
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    wire_beam_interpolation *w = (wire_beam_interpolation *)fem_find(s, "interp",
+                                                                     "WireBeamInterpolation");
+    cr_assert(c->use_actions);
+    const double want_x[] = {0.4, 0.4, 0.4, 0.3, 0.3};
+    const double want_rot[] = {0, 0, 0.15708, 0.15708, 0.15708};
+    for (int k = 0; k < 5; k++) {
+        fem_step(s, 1, 0.01);
+        fem_near(c->xtip.r[0], want_x[k], 1e-12, "xtip after the step");
+        fem_near(c->rotation.r[0], want_rot[k], 1e-12, "rotation after the step");
+    }
+    /* the beams follow: 0.3 out is 0, 0.1, 0.2 and 0.3; nodes turned */
+    cr_assert_eq(ba_num_beams(&w->bi), 3);
+    const double *q = w->bi.dof0_node0.r + 3;
+    fem_near(2 * atan2(q[0], q[3]), 0.15708, 1e-12, "nodes turned about x");
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* AdaptiveBeamController: straight beams of lengths 0.5, 1.5 and 1 (their
+ * spline lengths are their lengths) are cut into three equal ones, the
+ * inner frames moved to x = 1 and 2; uniform beams stay as they are. */
+Test(beam_adapter, adaptive_beam_controller_evens_out)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *pos[2] = {"0 0 0 0 0 0 1  0.5 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1",
+                          "0 0 0 0 0 0 1  1 0 0 0 0 0 1  2 0 0 0 0 0 1  3 0 0 0 0 0 1"};
+    for (int uniform = 0; uniform < 2; uniform++) {
+        char xml[2048];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<EulerImplicitSolver/><SparseLDLSolver/><MeshTopology lines='0 1 1 2 2 3'/>"
+                 "<MechanicalObject template='Rigid3d' name='dofs' position='%s'/>"
+                 "<BeamInterpolation name='interp' radius='0.1'/>"
+                 "<FixedProjectiveConstraint indices='0'/>"
+                 "<AdaptiveBeamController name='ctrl'/>"
+                 "<AdaptiveBeamForceFieldAndMass name='beam' massDensity='1'/></Node>",
+                 pos[uniform]);
+        st_scene *s = fem_load_xml(&t, xml);
+        beam_interpolation *bi = (beam_interpolation *)fem_find(s, "interp", "BeamInterpolation");
+        st_component *c = fem_find(s, "ctrl", "AdaptiveBeamController");
+        const double before[3] = {uniform ? 1 : 0.5, uniform ? 1 : 1.5, 1};
+        for (int b = 0; b < 3; b++)
+            fem_near(bi->length_list.r[b], before[b], 1e-12, "lengths at init");
+        c->cls->on_event(c, ST_EVENT_ANIMATE_BEGIN, 0.01);
+        for (int b = 0; b < 3; b++)
+            fem_near(bi->length_list.r[b], 1.0, 1e-12, "lengths evened out");
+        const double *x = bi->ms->position.r;
+        for (int i = 0; i < 4; i++) {
+            fem_near(x[7 * i], i, 1e-12, "frame x");
+            fem_near(x[7 * i + 1], 0, 1e-12, "frame y");
+            fem_near(x[7 * i + 6], 1, 1e-12, "frame rotation");
+        }
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
+
+/* RodMeshSection: a chain of three unit edges written out of order in an
+ * OBJ file (along x, then up y) after a straight 10: the section's length
+ * becomes 3, the rest frames follow the chain (linear between points,
+ * slerp of the turned frames), shifted to the section's start. A closed
+ * chain is an error. */
+Test(beam_adapter, rod_mesh_section_chain)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    char dir[512], obj[600], xml[2048];
+    test_make_dir(dir, sizeof dir, "rodmesh");
+    snprintf(obj, sizeof obj, "%s/chain.obj", dir);
+    FILE *f = fopen(obj, "w");
+    cr_assert_not_null(f);
+    fputs("v 0 0 0\nv 2 0 0\nv 1 0 0\nv 2 1 0\nl 3 2\nl 1 3\nl 2 4\n", f);
+    fclose(f);
+    snprintf(xml, sizeof xml,
+             "<Node name='Root'><MeshOBJLoader name='loader' filename='%s'/>"
+             "<RodStraightSection name='Straight' length='10' nbBeams='5'/>"
+             "<RodMeshSection name='Tip' loader='@loader' nbBeams='3' youngModulus='7e3'/>"
+             "<EdgeSetTopologyContainer/><WireRestShape name='Shape' "
+             "wireMaterials='@Straight @Tip'/></Node>",
+             obj);
+    st_scene *s = fem_load_xml(&t, xml);
+    wire_rest_shape *w = (wire_rest_shape *)fem_find(s, "Shape", "WireRestShape");
+    const rod_section *tip = (const rod_section *)fem_find(s, "Tip", "RodMeshSection");
+    fem_near(tip->length, 3.0, 1e-15, "the chain's length");
+    fem_near(wrs_length(w), 13.0, 1e-15, "wire length");
+    cr_assert_eq(wrs_section_at(w, 12.0)->young, 7e3);
+    const double xs[] = {11.5, 12.5, 13.0};
+    const double want_t[3][3] = {{11.5, 0, 0}, {12, 0.5, 0}, {12, 1, 0}};
+    const double want_angle[] = {0, M_PI / 4, M_PI / 2};
+    for (int i = 0; i < 3; i++) {
+        ba_xf h;
+        wrs_rest_transform(w, xs[i], &h);
+        for (int c = 0; c < 3; c++)
+            fem_near(h.t[c], want_t[i][c], 1e-9, "rest origin on the chain");
+        fem_near(h.q[0], 0, 1e-12, "about z only");
+        fem_near(h.q[1], 0, 1e-12, "about z only");
+        fem_near(2 * atan2(h.q[2], h.q[3]), want_angle[i], 1e-9, "rest turn about z");
+    }
+    st_scene_destroy(&s);
+    /* a closed chain has no first end */
+    f = fopen(obj, "w");
+    cr_assert_not_null(f);
+    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nl 1 2\nl 2 3\nl 3 1\n", f);
+    fclose(f);
+    st_error err = {0};
+    s = NULL;
+    cr_assert_eq(st_scene_load_string(t.rt, xml, strlen(xml), "t.scn", &s, &err), ST_OK, "%s",
+                 err.msg);
+    cr_assert_neq(st_scene_init(s, &err), ST_OK);
+    cr_assert(strstr(err.msg, "closed structure"), "%s", err.msg);
+    st_scene_destroy(&s);
+    test_remove_dir(dir);
+    test_rt_close(&t);
+}
