@@ -32,7 +32,9 @@
  * replaced at init and after each step (SOFA's mapping is a MeshTopology
  * the model reads its triangles from; settee writes them into the model).
  * The mapping is visual: no forces go back (SOFA's applyJ and applyJT are
- * empty). Template: Vec3d to Vec3d, SOFA's one instance. */
+ * empty). Particles may come and go (ParticleSource, ParticleSink): the
+ * surface is made again from the state at each apply. Template: Vec3d to
+ * Vec3d, SOFA's one instance. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,6 +42,7 @@
 #include <settee/settee.h>
 
 #include "../shared/mapping_common.h"
+#include "../shared/topology_link.h"
 #include "sph_fluid.h"
 
 #ifndef M_PI
@@ -53,6 +56,7 @@ typedef struct sfs_block {
     int key[3];
     double val[SFS_BN];    /* the field F at the nodes, index (z * 8 + y) * 8 + x */
     int vtx[SFS_BN][3];    /* vertex on the node's +x, +y, +z edge, or -1 */
+    bool inside;           /* a node has F > isoValue */
 } sfs_block;
 
 typedef struct sfs_mapping {
@@ -73,6 +77,7 @@ typedef struct sfs_mapping {
     unsigned *tri; /* 3 x nt */
     size_t nt, cap_t;
     bool failed, warned_far, warned_open;
+    bool listening; /* registered for topological changes */
 } sfs_mapping;
 
 static const st_field sfs_fields[] = {
@@ -385,35 +390,55 @@ static bool add_vertex(sfs_mapping *m, const int n[3], int d, double v0, double 
     return true;
 }
 
+/* The block and its neighbours one key up along x, y, z and their
+ * combinations: nb[bits], bit d set for +1 along axis d (NULL: none).
+ * Returns whether one of them has a node inside. */
+static bool neighbourhood(const sfs_mapping *m, sfs_block *b, sfs_block *nb[8])
+{
+    bool inside = false;
+    for (int c = 0; c < 8; c++) {
+        nb[c] = c ? block_find(m, b->key[0] + (c & 1), b->key[1] + (c >> 1 & 1),
+                               b->key[2] + (c >> 2 & 1))
+                  : b;
+        inside = inside || (nb[c] && nb[c]->inside);
+    }
+    return inside;
+}
+
+/* Node (x, y, z) of block nb[0], each coordinate in 0..8 (8: the next
+ * block's first): its block, and its index there in *at. */
+static sfs_block *near_node(sfs_block *const nb[8], int x, int y, int z, int *at)
+{
+    *at = node_index(x & (SFS_B - 1), y & (SFS_B - 1), z & (SFS_B - 1));
+    return nb[(x >> 3) | (y >> 3) << 1 | (z >> 3) << 2];
+}
+
 /* Vertices: one on each edge whose ends are on either side. */
 static bool make_vertices(sfs_mapping *m)
 {
     const double iso = m->iso_value;
+    sfs_block *nb[8];
     for (size_t bi = 0; bi < m->nblocks; bi++) {
+        if (!neighbourhood(m, &m->blocks[bi], nb))
+            continue; /* no node inside: no edge crosses */
         for (int z = 0; z < SFS_B; z++)
             for (int y = 0; y < SFS_B; y++)
                 for (int x = 0; x < SFS_B; x++) {
-                    sfs_block *b = &m->blocks[bi];
+                    sfs_block *b = nb[0];
                     int at = node_index(x, y, z);
                     int n[3] = {b->key[0] * SFS_B + x, b->key[1] * SFS_B + y,
                                 b->key[2] * SFS_B + z};
                     double v0 = b->val[at];
                     for (int d = 0; d < 3; d++) {
-                        int l[3] = {x, y, z};
-                        double v1;
-                        if (l[d] + 1 < SFS_B) {
-                            l[d]++;
-                            v1 = b->val[node_index(l[0], l[1], l[2])];
-                        } else {
-                            int n1[3] = {n[0], n[1], n[2]};
-                            n1[d]++;
-                            v1 = node_value(m, n1[0], n1[1], n1[2]);
-                        }
+                        int at1;
+                        const sfs_block *b1 =
+                            near_node(nb, x + (d == 0), y + (d == 1), z + (d == 2), &at1);
+                        double v1 = b1 ? b1->val[at1] : 0.0;
                         if ((v0 > iso) != (v1 > iso)) {
                             int v;
                             if (!add_vertex(m, n, d, v0, v1, &v))
                                 return false;
-                            m->blocks[bi].vtx[at][d] = v; /* blocks do not move here */
+                            b->vtx[at][d] = v; /* no block is made here: b stays */
                         }
                     }
                 }
@@ -426,36 +451,30 @@ static bool make_triangles(sfs_mapping *m)
 {
     const double iso = m->iso_value;
     bool open = false;
+    sfs_block *nb[8];
     for (size_t bi = 0; bi < m->nblocks; bi++) {
-        const sfs_block *b = &m->blocks[bi];
+        if (!neighbourhood(m, &m->blocks[bi], nb))
+            continue;
         for (int z = 0; z < SFS_B; z++)
             for (int y = 0; y < SFS_B; y++)
                 for (int x = 0; x < SFS_B; x++) {
-                    int n[3] = {b->key[0] * SFS_B + x, b->key[1] * SFS_B + y,
-                                b->key[2] * SFS_B + z};
-                    bool local = x + 1 < SFS_B && y + 1 < SFS_B && z + 1 < SFS_B;
                     int mask = 0;
                     for (int c = 0; c < 8; c++) {
-                        int cx = c & 1, cy = c >> 1 & 1, cz = c >> 2 & 1;
-                        double v = local ? b->val[node_index(x + cx, y + cy, z + cz)]
-                                         : node_value(m, n[0] + cx, n[1] + cy, n[2] + cz);
-                        if (v > iso)
+                        int at;
+                        const sfs_block *cb =
+                            near_node(nb, x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1), &at);
+                        if (cb && cb->val[at] > iso)
                             mask |= 1 << c;
                     }
                     if (mask == 0 || mask == 255)
                         continue;
-                    const int8_t *t = m->table[mask];
-                    for (; t[0] >= 0; t += 3) {
+                    for (const int8_t *t = m->table[mask]; t[0] >= 0; t += 3) {
                         unsigned f[3];
                         bool ok = true;
                         for (int k = 0; k < 3; k++) {
-                            int e = t[k], c = edge_from[e], at = 0;
-                            const sfs_block *eb =
-                                local ? b
-                                      : node_block(m, n[0] + (c & 1), n[1] + (c >> 1 & 1),
-                                                   n[2] + (c >> 2 & 1), &at);
-                            if (local)
-                                at = node_index(x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1));
+                            int e = t[k], c = edge_from[e], at;
+                            const sfs_block *eb = near_node(nb, x + (c & 1), y + (c >> 1 & 1),
+                                                            z + (c >> 2 & 1), &at);
                             int v = eb ? eb->vtx[at][e / 4] : -1;
                             ok = ok && v >= 0;
                             f[k] = (unsigned)v;
@@ -515,6 +534,12 @@ static bool build_surface(sfs_mapping *m, const double *x, size_t n)
         if (!splat(m, p, particle_scale(m, rho, nrho, i)))
             return false;
     }
+    for (size_t bi = 0; bi < m->nblocks; bi++) {
+        sfs_block *b = &m->blocks[bi];
+        b->inside = false;
+        for (int k = 0; k < SFS_BN && !b->inside; k++)
+            b->inside = b->val[k] > m->iso_value;
+    }
     return make_vertices(m) && make_triangles(m);
 }
 
@@ -547,11 +572,24 @@ static bool update(sfs_mapping *m, const double *x, size_t n)
     return false;
 }
 
+/* Particles added or removed (ParticleSource, ParticleSink): nothing is
+ * indexed by them between steps, the next apply reads the new state. */
+static st_status sfs_changed(st_component *self, st_component *topology, const st_topo_event *ev,
+                             size_t nev, st_error *err)
+{
+    (void)self, (void)topology, (void)ev, (void)nev, (void)err;
+    return ST_OK;
+}
+
 static st_status sfs_init(st_component *self, st_error *err)
 {
     sfs_mapping *m = (sfs_mapping *)self;
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
+    if (!m->listening) {
+        ST_TRY(st_listen_topologies_above(self, sfs_changed, err));
+        m->listening = true;
+    }
     if (!(m->step > 0) || !isfinite(m->step))
         return st_component_error(self, "step", err, ST_ESCENE,
                                   "the grid step must be > 0 (got %g)", m->step);

@@ -344,3 +344,62 @@ Test(sph_surface, bad_input_is_refused)
                    "        - SPHFluidSurfaceMapping: {input: \"@../dofs\", output: \"@out\"}\n",
                    "must be a visual model");
 }
+
+/* Particles come (ParticleSource) and go (ParticleSink) through the node's
+ * topology: the mapping follows the changes (the run is not refused) and
+ * the surface stays closed at every step. */
+Test(sph_surface, particles_added_and_removed)
+{
+    static const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -10, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, SofaSphFluid,"
+        " GL.Rendering3D, Topology]}\n"
+        "  children:\n"
+        "    - name: fluid\n"
+        "      objects:\n"
+        "        - EulerExplicitSolver: {symplectic: true}\n"
+        "        - MechanicalObject: {name: dofs}\n"
+        "        - ParticleSource: {translation: [0, 0.5, 0], radius: [0.01, 0.1, 0.01],"
+        " velocity: [0, -5, 0], delay: 0.02, start: -0.1, stop: 0.2, addNoise: 0,"
+        " center: [[-0.2, 0, 0], [0.2, 0, 0], [0, 0, 0.2]]}\n"
+        "        - PointSetTopologyContainer: {}\n"
+        "        - PointSetTopologyModifier: {}\n"
+        "        - UniformMass: {vertexMass: 1}\n"
+        "        - SPHFluidForceField: {radius: 0.5, density: 25, kernelType: 1,"
+        " viscosityType: 2, viscosity: 10, pressure: 1000}\n"
+        "        - ParticleSink: {normal: [0, 1, 0], d0: -10, d1: -0.5}\n"
+        "      children:\n"
+        "        - name: visual\n"
+        "          objects:\n"
+        "            - OglModel: {name: model}\n"
+        "            - SPHFluidSurfaceMapping: {name: surface, input: \"@../dofs\","
+        " output: \"@model\", radius: 0.5, step: 0.125}\n";
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, yaml, &s, &err), ST_OK, "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s\n%s", err.msg, t.log);
+    st_array *x = arr(s, "model", "position"), *tri = arr(s, "model", "triangles");
+    st_array *dofs = arr(s, "dofs", "position");
+    size_t most = 0, removed = 0, last = 0;
+    for (int i = 0; i < 40; i++) {
+        cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "step %d: %s", i, err.msg);
+        if (dofs->n < last)
+            removed++;
+        last = dofs->n;
+        most = dofs->n > most ? dofs->n : most;
+        if (dofs->n) {
+            assert_closed(tri, x->n);
+            cr_assert(volume(x, tri) > 0, "step %d", i);
+        } else {
+            cr_assert_eq(tri->n, 0, "step %d: no particle, %zu triangles", i, tri->n);
+        }
+    }
+    cr_assert(most >= 9 && removed > 0, "at most %zu particles, %zu removals", most, removed);
+    done(&s, &t);
+}
