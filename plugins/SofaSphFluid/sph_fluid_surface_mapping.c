@@ -320,8 +320,17 @@ static bool splat(sfs_mapping *m, const double *p, double scale)
                     double dz = (o[2] + z) * step - p[2];
                     for (int y = a[1]; y <= e[1]; y++) {
                         double dy = (o[1] + y) * step - p[1];
+                        double rest = h2 - dy * dy - dz * dz;
+                        if (rest <= 0)
+                            continue;
+                        /* the row's nodes within h, give or take one */
+                        double reach = sqrt(rest);
+                        int x0 = (int)ceil((p[0] - reach) / step) - 1 - o[0];
+                        int x1 = (int)floor((p[0] + reach) / step) + 1 - o[0];
+                        x0 = x0 > a[0] ? x0 : a[0];
+                        x1 = x1 < e[0] ? x1 : e[0];
                         double *v = b->val + node_index(0, y, z);
-                        for (int x = a[0]; x <= e[0]; x++) {
+                        for (int x = x0; x <= x1; x++) {
                             double dx = (o[0] + x) * step - p[0];
                             double r2 = dx * dx + dy * dy + dz * dz;
                             if (r2 < h2) {
@@ -452,20 +461,24 @@ static bool make_triangles(sfs_mapping *m)
     const double iso = m->iso_value;
     bool open = false;
     sfs_block *nb[8];
+    uint8_t in[SFS_B + 1][SFS_B + 1][SFS_B + 1];
     for (size_t bi = 0; bi < m->nblocks; bi++) {
         if (!neighbourhood(m, &m->blocks[bi], nb))
             continue;
+        /* the nodes' sides, read once: the block's and the next layer */
+        for (int z = 0; z <= SFS_B; z++)
+            for (int y = 0; y <= SFS_B; y++)
+                for (int x = 0; x <= SFS_B; x++) {
+                    int at;
+                    const sfs_block *cb = near_node(nb, x, y, z, &at);
+                    in[z][y][x] = cb && cb->val[at] > iso;
+                }
         for (int z = 0; z < SFS_B; z++)
             for (int y = 0; y < SFS_B; y++)
                 for (int x = 0; x < SFS_B; x++) {
                     int mask = 0;
-                    for (int c = 0; c < 8; c++) {
-                        int at;
-                        const sfs_block *cb =
-                            near_node(nb, x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1), &at);
-                        if (cb && cb->val[at] > iso)
-                            mask |= 1 << c;
-                    }
+                    for (int c = 0; c < 8; c++)
+                        mask |= in[z + (c >> 2 & 1)][y + (c >> 1 & 1)][x + (c & 1)] << c;
                     if (mask == 0 || mask == 255)
                         continue;
                     for (const int8_t *t = m->table[mask]; t[0] >= 0; t += 3) {
