@@ -22,7 +22,7 @@ static const char *const provides[] = {"SofaSphFluid", NULL};
 
 ST_PLUGIN_DEFINE("SofaSphFluid", "0.1.0",
                  "SOFA's SofaSphFluid plugin: SPHFluidForceField (smoothed particle "
-                 "hydrodynamics; neighbours from a uniform hash grid), SpatialGridContainer (data only), "
-                 "ParticleSource and ParticleSink (particles added and removed through the topology), "
-                 "SPHFluidSurfaceMapping (marching-cubes surface into a visual model)",
+                 "hydrodynamics; neighbours from a uniform hash grid), SpatialGridContainer (data "
+                 "only), ParticleSource and ParticleSink (particles added and removed through the "
+                 "topology), SPHFluidSurfaceMapping (marching-cubes surface into a visual model)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -17,9 +17,11 @@
  * linear interpolation of F; its normal is minus the interpolated central
  * difference gradient of F, normalized (pointing out of the fluid). Each
  * grid cube gives the triangles of the marching-cubes table for its corner
- * signs; the table is built at init from one rule: on a cube face whose
- * inside corners are opposite, the inside corners are cut apart. Both cubes
- * sharing a face follow the rule, so the mesh is closed: every edge is
+ * signs. The table is settee's, built at init (SOFA's has the same
+ * vertices; its triangles may differ): on a cube face whose inside corners
+ * are opposite, the inside corners are cut apart, and the loops this gives
+ * are cut into triangles whose sides never lie in a cube face. Both cubes
+ * sharing a face follow the rules, so the mesh is closed: every edge is
  * shared by two triangles, oriented counter-clockwise seen from outside.
  *
  * The grid is sparse: blocks of 8^3 nodes in a hash table, made where a
@@ -30,7 +32,8 @@
  *
  * The output must be a visual model: its position, normal and triangles are
  * replaced at init and after each step (SOFA's mapping is a MeshTopology
- * the model reads its triangles from; settee writes them into the model).
+ * the model reads its triangles from; settee writes them into the model,
+ * and empties the quads the model may have taken from a grid above).
  * The mapping is visual: no forces go back (SOFA's applyJ and applyJT are
  * empty). Particles may come and go (ParticleSource, ParticleSink): the
  * surface is made again from the state at each apply. Template: Vec3d to
@@ -617,8 +620,8 @@ static st_status sfs_init(st_component *self, st_error *err)
     ST_TRY(map_head_bind(h, &st_vec3d_type, NULL, err));
     if (!h->visual)
         return st_component_error(self, "output", err, ST_ESCENE,
-                                  "the surface's size changes at each step: output must be a visual "
-                                  "model (an OglModel), not the MechanicalObject '%s'",
+                                  "the surface's size changes at each step: output must be a "
+                                  "visual model (an OglModel), not the MechanicalObject '%s'",
                                   h->output->name);
     if (!h->visual_pos)
         return st_component_error(self, "output", err, ST_ESCENE,
