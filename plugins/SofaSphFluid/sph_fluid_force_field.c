@@ -33,6 +33,7 @@
 #include <settee/settee.h>
 
 #include "neighbours.h"
+#include "sph_fluid.h"
 
 typedef struct sph {
     st_component base;
@@ -407,3 +408,14 @@ const st_class sph_fluid_force_field_class = {
     .forcefield = &sph_ops,
     .templates = sph_templates,
 };
+
+st_mstate *sph_fluid_state(const st_component *ff) { return ((const sph *)ff)->ms; }
+
+const double *sph_fluid_densities(const st_component *ff, size_t *n)
+{
+    const sph *s = (const sph *)ff;
+    *n = s->rho ? s->n : 0;
+    return s->rho;
+}
+
+double sph_fluid_particle_mass(const st_component *ff) { return ((const sph *)ff)->mass; }

@@ -43,6 +43,8 @@ static const struct refusal {
     {"ConstantForceField", "no forces nor totalForce given: SOFA's 'No input force has been set'"},
     {"ParticleSink", "removes particles through a *SetTopologyContainer: refused beside a grid"},
     {"ParticleSource", "adds particles through a *SetTopologyContainer: refused beside a grid"},
+    {"SPHFluidSurfaceMapping", "input must link particles and output a visual model; SOFA's "
+                               "mappings have no default"},
     {"MeshOBJLoader", "no filename: a loader without a file has nothing to load"},
     {"TopologicalChangeProcessor", "no filename and no useDataInputs: SOFA's 'empty filename'"},
     {"PythonController", "made from Python only: it wraps a Python object"},
