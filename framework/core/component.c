@@ -414,7 +414,24 @@ static st_status set_value_(st_component *c, const char *key, const st_value *v,
     const st_field *f = ci->fields[i];
     st_fstate *fs = &ci->fs[i];
     st_status s = ST_OK;
-    if (from_scene && fs->set && fs->mark.file) {
+    bool twice = from_scene && fs->set && fs->mark.file;
+    if (twice && f->alias && st__mark_is_xml(v->mark) && st__mark_is_xml(fs->mark)) {
+        /* A .scn element gives the field by its name and by its alias (an
+         * element cannot repeat an attribute): SOFA sets its data attribute
+         * by attribute in the order of their names (its attribute map is
+         * sorted), so the name that sorts last wins: isMechanical="true"
+         * mapForces="0" gives mapForces false. */
+        const char *earlier = strcmp(key, f->name) == 0 ? f->alias : f->name;
+        if (strcmp(key, earlier) < 0) {
+            st__log(ci->rt, ST_LOG_INFO, v->mark, st_component_path(c, path, sizeof path),
+                    "%s: '%s' and '%s' set the same field: '%s' wins, as in SOFA (attributes "
+                    "apply in the order of their names)",
+                    c->cls->name, key, earlier, earlier);
+            return ST_OK;
+        }
+        twice = false; /* this value replaces the earlier one */
+    }
+    if (twice) {
         s = st__error_at(err, ST_ESCENE, v->mark, "%s: field '%s' is set twice (first at line %d)",
                          c->cls->name, f->name, fs->mark.line);
     } else if ((f->flags & ST_F_OUTPUT) && from_scene && st__mark_is_xml(v->mark) &&

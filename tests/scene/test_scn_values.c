@@ -23,7 +23,6 @@ static st_scene *load(const char *text, const char *name)
     st_scene *s = NULL;
     st_error err = {0};
     char buf[2048];
-    T.len = 0;
     test_log_clear(&T);
     st_status st = st_scene_load_string(T.rt, text, strlen(text), name, &s, &err);
     cr_assert_eq(st, ST_OK, "%s\nlog:\n%s", st_error_format(&err, buf, sizeof buf), T.log);
@@ -35,7 +34,6 @@ static const char *load_fails(const char *text, const char *name)
     static char buf[2048];
     st_scene *s = NULL;
     st_error err = {0};
-    T.len = 0;
     test_log_clear(&T);
     cr_assert_neq(st_scene_load_string(T.rt, text, strlen(text), name, &s, &err), ST_OK,
                   "expected an error for:\n%s", text);
@@ -468,4 +466,53 @@ Test(scn_values, convert_writes_sofas_bracketed_mass_as_a_yaml_list)
     cr_assert_eq(m->inertia[4], 4.0);
     st_scene_destroy(&s);
     free(text);
+}
+
+/* A field given by its name and by its alias in one element: SOFA applies
+ * the attributes in the order of their names, so the later name wins
+ * (BeamAdapter's AdaptiveBeamMapping.scn: isMechanical="true" then
+ * mapForces="0"). In YAML, both stay an error. */
+static bool map_forces_of(const char *attrs)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "<Node name=\"root\">\n"
+             "  <RequiredPlugin name=\"Sofa.Component.Mapping.Linear\"/>\n"
+             "  <MechanicalObject name=\"a\" position=\"0 0 0\"/>\n"
+             "  <Node name=\"c\">\n"
+             "    <MechanicalObject name=\"b\" position=\"0 0 0\"/>\n"
+             "    <IdentityMapping name=\"m\" input=\"@../a\" output=\"@b\" %s/>\n"
+             "  </Node>\n"
+             "</Node>\n",
+             attrs);
+    st_scene *s = load(text, "alias.scn");
+    st_component *m = test_find_object(s, "m");
+    cr_assert_not_null(m);
+    const st_field *f = st_component_field(m, "mapForces");
+    bool v = *(const bool *)st_component_field_ptr(m, f);
+    st_scene_destroy(&s);
+    return v;
+}
+
+Test(scn_values, a_field_by_name_and_alias_takes_the_later_name)
+{
+    cr_assert_not(map_forces_of("isMechanical=\"true\" mapForces=\"0\""));
+    cr_assert_not(map_forces_of("mapForces=\"0\" isMechanical=\"true\""));
+    cr_assert(strstr(T.log, "'isMechanical' and 'mapForces' set the same field: 'mapForces' wins"),
+              "%s", T.log);
+    cr_assert(map_forces_of("mapForces=\"1\" isMechanical=\"false\""));
+    cr_assert_not(map_forces_of("isMechanical=\"false\""));
+    const char *e = load_fails("format: settee/1\n"
+                               "root:\n"
+                               "  objects:\n"
+                               "    - RequiredPlugin: {pluginName: [Mapping.Linear]}\n"
+                               "    - MechanicalObject: {name: a, position: [[0, 0, 0]]}\n"
+                               "  children:\n"
+                               "    - name: c\n"
+                               "      objects:\n"
+                               "        - MechanicalObject: {name: b, position: [[0, 0, 0]]}\n"
+                               "        - IdentityMapping: {input: '@../a', output: '@b', "
+                               "isMechanical: true, mapForces: false}\n",
+                               "alias.yaml");
+    cr_assert(strstr(e, "set twice"), "%s", e);
 }
