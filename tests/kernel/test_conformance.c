@@ -160,6 +160,8 @@ static const struct refusal {
      "no rotation finder (corotational FEM) in the node: SOFA's 'A RotationFinder is required'"},
     {"StopperLagrangianConstraint", "Vec1d only (SOFA's one instantiation): refused beside the "
                                     "Vec3d state"},
+    {"ArticulatedHierarchyBVHController", "plays a BVH file: needs an ArticulatedHierarchyContainer "
+                                          "with a filename (SOFA dereferences a null container)"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
