@@ -162,6 +162,8 @@ static const struct refusal {
                                     "Vec3d state"},
     {"ArticulatedHierarchyBVHController", "plays a BVH file: needs an ArticulatedHierarchyContainer "
                                           "with a filename (SOFA dereferences a null container)"},
+    {"LCPForceFeedback", "answers from an LCPConstraintSolver's last problem: SOFA's 'no binding "
+                         "ConstraintSolver' without one"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
