@@ -26,4 +26,9 @@ st_status lcp_force_feedback_compute(st_component *ff, const double *state, size
 st_status lcp_force_feedback_wrench(st_component *ff, const double pos[3], const double quat[4],
                                     double force[3], double torque[3], st_error *err);
 
+/* The free positions of the last step's problem (the state's positions
+ * when the solver built it), *n points of the state's type; NULL (n 0)
+ * before a step with constraints. Borrowed: valid until the next step. */
+const double *lcp_force_feedback_free_positions(const st_component *ff, size_t *n);
+
 #endif

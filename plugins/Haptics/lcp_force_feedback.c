@@ -3,7 +3,8 @@
  * end of each step it keeps the constraint problem of the scene's
  * LCPConstraintSolver (W, the violations dfree, the multipliers lambda:
  * the solver's public st_cproblem), the free positions of its node's state
- * (Vec1d or Rigid3d) and the constraint rows on that state (the rows on
+ * (Vec1d or Rigid3d: its positions when the solver's
+ * BuildConstraintSystemEnd event came) and the constraint rows on that state (the rows on
  * independent states when the state is one, else as the models wrote
  * them). A device driver then asks for the force at the device's state
  * (force_feedback.h), as SOFA's computeForce:
@@ -59,6 +60,7 @@ typedef struct lcpff {
     double *val;              /* free positions, nval x coord size */
     size_t nval, cap_val;
     double *tmp;              /* nval x deriv size */
+    bool have_free;           /* val kept this step when the problem was built */
 } lcpff;
 
 static const st_field lcpff_fields[] = {
@@ -155,32 +157,44 @@ static bool grow(void **p, size_t *cap, size_t n, size_t e)
     return true;
 }
 
-/* SOFA's AnimateEndEvent handler: keeps the problem, the free positions
- * and the rows on the state. */
+/* Keeps the state's positions as the free positions: called when the
+ * solver has built its problem (the states hold the free motion then). */
+static bool keep_positions(lcpff *ff)
+{
+    st_mstate *ms = ff->ms;
+    size_t cw = ms->type->coord_size, dw = ms->type->deriv_size;
+    size_t np = ms->position.n ? ms->position.n : 1;
+    if (!grow((void **)&ff->val, &ff->cap_val, np * cw, sizeof(double)) ||
+        !grow((void **)&ff->tmp, &ff->cap_tmp, np * dw, sizeof(double)))
+        return false;
+    memcpy(ff->val, ms->position.r, ms->position.n * cw * sizeof(double));
+    ff->nval = ms->position.n;
+    return true;
+}
+
+/* SOFA's AnimateEndEvent handler: keeps the problem and the rows on the
+ * state (the free positions were kept when the problem was built). */
 static void snapshot(lcpff *ff)
 {
     st_cproblem cp = {.struct_size = sizeof cp};
     ff->solver->cls->constraint_solver->problem(ff->solver, &cp);
-    ff->dim = 0, ff->nterms = 0, ff->nval = 0;
+    bool have_free = ff->have_free;
+    ff->have_free = false;
+    ff->dim = 0, ff->nterms = 0;
     st_mstate *ms = ff->ms;
     const st_cjacobian *J = ms->mapped ? cp.J : (cp.Jind ? cp.Jind : cp.J);
     if (cp.dim == 0 || !cp.W || !cp.dfree || !cp.lambda || !J)
         return;
-    size_t dim = cp.dim, cw = ms->type->coord_size, dw = ms->type->deriv_size;
+    size_t dim = cp.dim;
     size_t nterms = 0;
     for (size_t t = 0; t < J->nterms; t++)
         nterms += J->terms[t].ms == ms;
-    const st_field *ffree = st_component_field(&ms->base, "free_position");
-    const st_array *free_x = ffree ? st_component_field_ptr(&ms->base, ffree) : NULL;
-    const st_array *x = free_x && free_x->n == ms->n ? free_x : &ms->position;
-    size_t np = x->n ? x->n : 1;
     bool ok = grow((void **)&ff->W, &ff->cap_w, dim * dim, sizeof(double)) &&
               grow((void **)&ff->dfree, &ff->cap_dfree, dim, sizeof(double)) &&
               grow((void **)&ff->lambda, &ff->cap_lambda, dim, sizeof(double)) &&
               grow((void **)&ff->d, &ff->cap_d, dim, sizeof(double)) &&
               grow((void **)&ff->terms, &ff->cap_terms, nterms ? nterms : 1, sizeof(fterm)) &&
-              grow((void **)&ff->val, &ff->cap_val, np * cw, sizeof(double)) &&
-              grow((void **)&ff->tmp, &ff->cap_tmp, np * dw, sizeof(double));
+              (have_free || keep_positions(ff));
     if (!ok) {
         st_component_warn(&ff->base, "out of memory keeping the constraint problem (%zu rows): "
                                      "no force feedback this step",
@@ -200,8 +214,6 @@ static void snapshot(lcpff *ff)
             o->point = term->point;
             memcpy(o->d, term->d, sizeof o->d);
         }
-    memcpy(ff->val, x->r, x->n * cw * sizeof(double));
-    ff->nval = x->n;
     ff->dim = dim;
     ff->mu = real_field(ff->solver, "mu");
     ff->tolerance = real_field(ff->solver, "tolerance");
@@ -211,7 +223,11 @@ static void lcpff_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     lcpff *ff = (lcpff *)self;
-    if (ev == ST_EVENT_ANIMATE_END && ff->solver && ff->ms)
+    if (!ff->solver || !ff->ms)
+        return;
+    if (ev == ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END)
+        ff->have_free = keep_positions(ff);
+    else if (ev == ST_EVENT_ANIMATE_END)
         snapshot(ff);
 }
 
@@ -403,6 +419,16 @@ st_status lcp_force_feedback_compute(st_component *self, const double *state, si
             forces[p * dw + k] += term->d[k] * l * ff->force_coef;
     }
     return ST_OK;
+}
+
+const double *lcp_force_feedback_free_positions(const st_component *self, size_t *n)
+{
+    const lcpff *ff = (const lcpff *)self;
+    *n = 0;
+    if (!self || strcmp(self->cls->name, "LCPForceFeedback") != 0 || ff->dim == 0)
+        return NULL;
+    *n = ff->nval;
+    return ff->val;
 }
 
 st_status lcp_force_feedback_wrench(st_component *self, const double pos[3], const double quat[4],

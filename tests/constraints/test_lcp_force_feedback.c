@@ -4,7 +4,8 @@
  * 1 resting on a floor by its 4 lower corners (LCPConstraintSolver with
  * friction): at the free position the force is forceCoef times the
  * solver's multipliers carried to the cube (J^T lambda: the sum of the
- * normal multipliers along y, no torque); pushed into the floor the force
+ * normal multipliers along y, no torque); at the corrected position it is
+ * (almost) zero; pushed into the floor the force
  * grows linearly while the contacts stay closed; lifted clear it is zero;
  * inactive it is zero; the wrench is the same computation; a solver other
  * than LCPConstraintSolver, no solver and a Vec3d state are refused. */
@@ -70,15 +71,13 @@ static char *cube_yaml(const char *solver, const char *ff)
 #define FF(EXTRA) "- LCPForceFeedback: {name: ff, activate: true, forceCoef: 1," \
                   " solverMaxIt: 10000, solverTimeout: 10" EXTRA "}"
 
-/* The cube's free position (the device at rest where the simulation left it). */
-static void free_position(st_scene *s, double x[7])
+/* The cube's free position of the last step, as the force feedback kept it. */
+static void free_position(st_component *ff, double x[7])
 {
-    st_component *c = scene_object(s, "cube");
-    const st_field *f = st_component_field(c, "free_position");
-    const st_array *a = f ? st_component_field_ptr(c, f) : NULL;
-    if (!a || a->n != 1)
-        a = &((st_mstate *)c)->position;
-    memcpy(x, a->r, 7 * sizeof *x);
+    size_t n = 0;
+    const double *p = lcp_force_feedback_free_positions(ff, &n);
+    cr_assert_eq(n, 1u, "free positions: %zu", n);
+    memcpy(x, p, 7 * sizeof *x);
 }
 
 static void force_at(st_component *ff, const double x[7], double f[6])
@@ -100,7 +99,10 @@ Test(lcp_force_feedback, the_force_is_the_contacts_carried_to_the_device)
         sum_n += l->r[r];
     cr_assert_gt(sum_n, 0.0);
     double x[7], f[6];
-    free_position(s, x);
+    free_position(ff, x);
+    /* the free motion sank the cube below where the contacts leave it */
+    const double *xc = scene_state(s, "cube")->position.r;
+    cr_assert_lt(x[1], xc[1], "free y %.17g, corrected %.17g", x[1], xc[1]);
     force_at(ff, x, f);
     /* normals along +y: J^T lambda's force is (0, sum of normals, 0) */
     cr_assert_leq(fabs(f[1] - sum_n), 1e-9 * sum_n, "fy %.17g, normals %.17g", f[1], sum_n);
@@ -121,6 +123,12 @@ Test(lcp_force_feedback, the_force_is_the_contacts_carried_to_the_device)
     double f3[6];
     force_at(ff, x, f3);
     cr_assert_leq(fabs(f3[1] - f[1]), 1e-9 * sum_n, "back: %.17g vs %.17g", f3[1], f[1]);
+    /* at the corrected position the contacts are already met: (almost)
+     * no force, as SOFA's haptics test finds */
+    double xcf[7], f5[6];
+    memcpy(xcf, xc, sizeof xcf);
+    force_at(ff, xcf, f5);
+    cr_assert_leq(fabs(f5[1]), 1e-6 * sum_n, "at the corrected position: %.17g", f5[1]);
     /* lifted clear of the floor: no force */
     double up[7];
     memcpy(up, x, sizeof up);
@@ -146,7 +154,7 @@ Test(lcp_force_feedback, coefficient_and_activation)
     scene_steps(&T, s, 40);
     st_component *ff = scene_object(s, "ff");
     double x[7], f[6], g[6];
-    free_position(s, x);
+    free_position(ff, x);
     force_at(ff, x, f);
     st_error err = {0};
     cr_assert_eq(st_component_set(ff, "forceCoef", "0.03", &err), ST_OK);

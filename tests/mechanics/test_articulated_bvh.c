@@ -320,3 +320,40 @@ Test(articulated_bvh, scene_errors_name_what_is_missing)
     cr_assert(strstr(err.msg, "Rigid3d") && strstr(err.msg, "3 joints plus the base"), "%s",
               err.msg);
 }
+
+/* A scene built in code (no scene file read, so no parse step): the
+ * container builds the centers at its init, and the run plays the file. */
+Test(articulated_bvh, a_scene_built_in_code_builds_the_centers_at_init)
+{
+    write_bvh(arm_bvh);
+    st_error err = {0};
+    cr_assert_eq(st_runtime_add_plugin_path(T.rt, SETTEE_BUILD_PLUGIN_DIR, &err), ST_OK);
+    cr_assert_eq(st_runtime_load_plugin(T.rt, "ArticulatedSystemPlugin", &err), ST_OK, "%s",
+                 err.msg);
+    st_scene *s = NULL;
+    st_node *p, *b;
+    st_component *c;
+    cr_assert_eq(st_scene_create(T.rt, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_add_child(st_scene_root(s), "P", &p, &err), ST_OK);
+    cr_assert_eq(st_node_add_object(p, "MechanicalObject", "values", &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "template", "Vec1d", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_add_object(p, "ArticulatedHierarchyContainer", NULL, &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "filename", bvh_path, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_add_object(p, "ArticulatedHierarchyBVHController", "ctl", &c, &err),
+                 ST_OK);
+    cr_assert_eq(st_node_add_child(p, "B", &b, &err), ST_OK);
+    cr_assert_eq(st_node_add_object(b, "MechanicalObject", "bodies", &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "template", "Rigid3d", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_node_add_object(b, "ArticulatedSystemMapping", NULL, &c, &err), ST_OK);
+    cr_assert_eq(st_component_set(c, "input1", "@../values", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_component_set(c, "output", "@bodies", &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s %s\n%s", err.path, err.msg, T.log);
+    cr_assert_eq(((st_mstate *)topo_get(s, "/P/values"))->n, 4);
+    cr_assert_eq(((st_mstate *)topo_get(s, "/P/B/bodies"))->n, 4);
+    topo_get(s, "/P/ArticulationCenters/base/arm/ArticulationCenter1");
+    step(s);
+    step(s);
+    step(s);
+    assert_values(s, 1, 2, 90, 0, "step 3: frame 1");
+    st_scene_destroy(&s);
+}
