@@ -16,9 +16,11 @@
  * first child node to the joint count (end sites included) plus one.
  * ArticulatedHierarchyBVHController plays the frames. SOFA names the
  * joint nodes "Parent/Joint"; settee names them after the joint ("/"
- * separates node paths). The centers are built while the scene is read
+ * separates node paths, so it becomes "_"; a second joint of the same name
+ * under one parent gets "_<its index in the file>"). The centers are built while the scene is read
  * (so they are in the graph before init), or at init for a scene built in
  * code. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../shared/mapping_common.h"
@@ -49,6 +51,12 @@ static st_status build_center(articulated_hierarchy_container *c, size_t j, int 
     for (; jt->name[k] && k + 1 < sizeof name; k++)
         name[k] = jt->name[k] == '/' ? '_' : jt->name[k];
     name[k] = '\0';
+    /* two joints of one name under one parent: the second gets its index */
+    for (size_t i = 0; i < st_node_child_count(parent); i++)
+        if (!strcmp(st_node_name(st_node_child(parent, i)), name)) {
+            snprintf(name + (k < sizeof name - 24 ? k : sizeof name - 24), 24, "_%zu", j);
+            break;
+        }
     st_node *n, *an;
     st_component *comp;
     ST_TRY(st_node_add_child(parent, name, &n, err));

@@ -249,6 +249,7 @@ static st_status motion(reader *r)
     long nframes;
     ST_TRY(expect(r, "Frames:"));
     ST_TRY(integer(r, "a frame count of at least 1", 1, 100000000L, &nframes));
+    int count_line = lx->tline, count_col = lx->tcol;
     ST_TRY(expect(r, "Frame"));
     ST_TRY(expect(r, "Time:"));
     ST_TRY(real(r, "a frame time (a finite number)", &b->frame_time));
@@ -256,8 +257,14 @@ static st_status motion(reader *r)
         return fail(r, "a frame time > 0");
     b->nframes = (size_t)nframes;
     size_t total = b->nframes * b->ncolumns;
-    if (b->ncolumns && total / b->ncolumns != b->nframes)
-        return fail(r, "a frame count the memory can hold");
+    /* Each value takes at least a character and a separator: a count the
+     * rest of the file cannot hold is refused before anything is allocated. */
+    size_t left = (size_t)(lx->end - lx->p);
+    if (b->ncolumns && (total / b->ncolumns != b->nframes || total > left / 2 + 1))
+        return st_error_set_at(r->err, ST_EPARSE, lx->name, count_line, count_col,
+                               "BVH: %zu frames of %zu values do not fit in the %zu bytes left "
+                               "in the file",
+                               b->nframes, b->ncolumns, left);
     b->frames = st_malloc((total ? total : 1) * sizeof *b->frames);
     if (!b->frames)
         return st_error_set(r->err, ST_ENOMEM, "out of memory for %zu BVH frames of %zu values",

@@ -100,6 +100,8 @@ Test(articulated_bvh, malformed_files_fail_at_their_position)
     bad("CHANNELS 1", "CHANNELS 7", "t.bvh:9:14", "a channel count from 0 to 6");
     bad("OFFSET 1 0 0\n    CH", "OFFSET 1 zero 0\n    CH", "t.bvh:8:14", "OFFSET coordinate");
     bad("Frames: 3", "Frames: 0", "t.bvh:17:9", "a frame count of at least 1");
+    bad("Frames: 3", "Frames: 99999999", "t.bvh:17:9",
+        "99999999 frames of 4 values do not fit in the");
     bad("Frame Time: 0.5", "Frame Time: 0", "t.bvh:18:13", "a frame time > 0");
     bad("Frame Time: 0.5", "Frame Time: -1", "t.bvh:18:13", "a frame time > 0");
     bad("1 2 90 0", "1 2 nan 0", "t.bvh:20:5", "value 3 of 4 of frame 2 of 3");
@@ -355,5 +357,32 @@ Test(articulated_bvh, a_scene_built_in_code_builds_the_centers_at_init)
     step(s);
     step(s);
     assert_values(s, 1, 2, 90, 0, "step 3: frame 1");
+    st_scene_destroy(&s);
+}
+
+/* Two sibling joints of one name: the second node takes its file index. */
+Test(articulated_bvh, sibling_joints_of_one_name_get_distinct_nodes)
+{
+    write_bvh("HIERARCHY\nROOT hip\n{\n OFFSET 0 0 0\n CHANNELS 1 Yrotation\n"
+              " JOINT leg\n {\n  OFFSET 1 0 0\n  CHANNELS 1 Zrotation\n"
+              "  End Site\n  {\n   OFFSET 1 0 0\n  }\n }\n"
+              " JOINT leg\n {\n  OFFSET -1 0 0\n  CHANNELS 1 Zrotation\n"
+              "  End Site\n  {\n   OFFSET -1 0 0\n  }\n }\n}\n"
+              "MOTION\nFrames: 1\nFrame Time: 1\n0 30 60\n");
+    st_scene *s = topo_scene(&T, scene(bvh_path, ""));
+    articulation_center *a =
+        (articulation_center *)topo_get(s, "/P/ArticulationCenters/hip/leg/ArticulationCenter1");
+    articulation_center *b =
+        (articulation_center *)topo_get(s, "/P/ArticulationCenters/hip/leg_3/ArticulationCenter1");
+    cr_assert_eq(a->child_index, 2);
+    cr_assert_eq(b->child_index, 4);
+    cr_assert_eq(b->pos_on_parent[0], -1.0);
+    cr_assert_eq(((st_mstate *)topo_get(s, "/P/B/bodies"))->n, 6, "5 joints + base");
+    /* one frame: held (SOFA would read past it) */
+    step(s);
+    step(s);
+    const double *v = values(s), d = 3.14 / 180.0;
+    cr_assert_leq(fabs(v[0]) + fabs(v[1] - 30 * d) + fabs(v[2] - 60 * d), 1e-15, "%g %g %g",
+                  v[0], v[1], v[2]);
     st_scene_destroy(&s);
 }
