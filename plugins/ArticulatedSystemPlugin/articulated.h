@@ -12,6 +12,10 @@ typedef struct articulation {
     bool rotation;          /* "rotation" */
     bool translation;       /* "translation" */
     int articulation_index; /* "articulationIndex": the Vec1d point it reads */
+    /* Set by an ArticulatedHierarchyContainer that built it from a BVH
+     * file: the column of the container's frames it plays. */
+    bool has_motion;
+    size_t motion_column;
 } articulation;
 
 typedef struct articulation_center {
@@ -24,9 +28,16 @@ typedef struct articulation_center {
     int process;            /* "articulationProcess": 0, 1 or 2 */
 } articulation_center;
 
+struct bvh;
+
 typedef struct articulated_hierarchy_container {
     st_component base;
-    char *filename;         /* "filename": a BVH file (not supported) */
+    char *filename;         /* "filename": a BVH motion file, or empty */
+    /* From the BVH file (NULL without one): its joints and frames, and the
+     * node holding the centers built from it. */
+    struct bvh *motion;
+    st_node *built;
+    size_t narticulations;  /* values the centers read (the Vec1d size) */
 } articulated_hierarchy_container;
 
 extern const st_class articulated_hierarchy_container_class;
@@ -34,6 +45,7 @@ extern const st_class articulation_center_class;
 extern const st_class articulation_class;
 extern const st_class articulated_system_mapping_class;
 extern const st_class articulated_hierarchy_controller_class;
+extern const st_class articulated_hierarchy_bvh_controller_class;
 
 /* User events for ArticulatedHierarchyController (SOFA's KeypressedEvent
  * and MouseEvent), delivered by a device driver, Python or a test. */
@@ -48,5 +60,11 @@ typedef enum articulated_mouse_event {
 void articulated_controller_key_pressed(st_component *controller, char key);
 void articulated_controller_mouse(st_component *controller, articulated_mouse_event ev,
                                   int wheel_delta);
+
+/* Places the bodies of an ArticulatedSystemMapping from the current
+ * positions of its states, when its input is `input` (else nothing): what
+ * SOFA's UpdateMappingVisitor does after each step, for values that no ODE
+ * solver's system propagates (ArticulatedHierarchyBVHController). */
+void articulated_mapping_refresh(st_component *mapping, const st_mstate *input);
 
 #endif

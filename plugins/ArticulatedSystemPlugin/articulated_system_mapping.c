@@ -549,6 +549,18 @@ static void asm_apply(st_component *self, const st_mparams *mp, double *x)
                     st_slice_x(x, m->h.out));
 }
 
+void articulated_mapping_refresh(st_component *self, const st_mstate *input)
+{
+    asm_mapping *m = (asm_mapping *)self;
+    if (self->cls != &articulated_system_mapping_class || m->h.in != input || !ready(m))
+        return;
+    st_mstate *out = m->h.out;
+    asm_apply_x(m, m->h.in->position.r, m->root ? m->root->position.r : NULL, out->position.r);
+    const st_field *f = st_component_field(&out->base, "position");
+    if (f)
+        st_component_touch(&out->base, f);
+}
+
 /* The output's positions as of the last apply (SOFA reads the output's
  * position vector in J and J^T). */
 static const double *xout_now(const asm_mapping *m) { return m->h.out->position.r; }

@@ -1,8 +1,8 @@
 /* plugin.c - the ArticulatedSystemPlugin plugin (SOFA's
  * ArticulatedSystemPlugin): ArticulatedHierarchyContainer,
- * ArticulationCenter, Articulation, ArticulatedSystemMapping and
- * ArticulatedHierarchyController. SOFA's ArticulatedHierarchyBVHController
- * (BVH-file driver) is not here. */
+ * ArticulationCenter, Articulation, ArticulatedSystemMapping,
+ * ArticulatedHierarchyController and ArticulatedHierarchyBVHController
+ * (plays a BVH motion file read by the container). */
 #include "articulated.h"
 
 static st_status register_classes(st_registry *r, st_error *err)
@@ -11,6 +11,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &articulation_center_class, err));
     ST_TRY(st_registry_add(r, &articulation_class, err));
     ST_TRY(st_registry_add(r, &articulated_hierarchy_controller_class, err));
+    ST_TRY(st_registry_add(r, &articulated_hierarchy_bvh_controller_class, err));
     return st_registry_add(r, &articulated_system_mapping_class, err);
 }
 

@@ -4,8 +4,8 @@
  * device driver asks a scene's force feedback for the force at the tool;
  * settee drives no device, and this one's answer is zero whatever the tool
  * (SOFA's computeForce and computeWrench), so in a run it does nothing, as
- * in SOFA. LCPForceFeedback, which answers from the last constraint solve,
- * is not here yet: docs/from-sofa.md. */
+ * in SOFA. LCPForceFeedback (lcp_force_feedback.c) answers from the last
+ * constraint solve. */
 #include <settee/settee.h>
 
 #include "../shared/options.h"
@@ -36,14 +36,17 @@ static const st_headless_class null_force_feedback_class = {
 
 static const st_headless_class *const classes[] = {&null_force_feedback_class};
 
+extern const st_class lcp_force_feedback_class;
+
 static st_status register_classes(st_registry *r, st_error *err)
 {
-    return st_headless_register(r, classes, 1, err);
+    ST_TRY(st_headless_register(r, classes, 1, err));
+    return st_registry_add(r, &lcp_force_feedback_class, err);
 }
 
 static const char *const provides[] = {"Sofa.Component.Haptics", NULL};
 
 ST_PLUGIN_DEFINE("Haptics", "0.1.0",
-                 "SOFA's Sofa.Component.Haptics: NullForceFeedback (zero force feedback; settee "
-                 "drives no haptic device)",
+                 "SOFA's Sofa.Component.Haptics: NullForceFeedback (zero force) and "
+                 "LCPForceFeedback (force from the last LCP, for a device driver)",
                  "LGPL-2.1-or-later", provides, register_classes)

@@ -5,6 +5,8 @@
  *   2 fuzz_gmsh      MeshGmshLoader on a .msh (formats 1, 2 and 4.1)
  *   3 fuzz_readstate ReadState on a plain state file, then 3 steps
  *   4 fuzz_gzip      CompareState on a .gz state file (zlib's gzip reader)
+ *   5 fuzz_bvh       ArticulatedHierarchyContainer on a .bvh motion file, played
+ *                    by ArticulatedHierarchyBVHController onto a mapped body chain
  * Any outcome but a crash, a sanitizer report, a leak or a hang is fine.
  * Build and run: see docs/testing.md ("Fuzzing"). */
 #include <stddef.h>
@@ -28,8 +30,22 @@
 #elif FUZZ_READER == 4
 #define FUZZ_EXT ".txt.gz"
 #define FUZZ_OBJECT "CompareState: {name: r, filename: '%s'}"
+#elif FUZZ_READER == 5
+#define FUZZ_EXT ".bvh"
+#define FUZZ_STATE "MechanicalObject: {name: dofs, template: Vec1d}"
+#define FUZZ_OBJECT                                                                               \
+    "ArticulatedHierarchyContainer: {name: r, filename: '%s'}\n"                                  \
+    "    - ArticulatedHierarchyBVHController: {}\n"                                               \
+    "  children:\n"                                                                               \
+    "    - name: B\n"                                                                             \
+    "      objects:\n"                                                                            \
+    "        - MechanicalObject: {name: bodies, template: Rigid3d}\n"                             \
+    "        - ArticulatedSystemMapping: {input1: '@../dofs', output: '@bodies'}"
 #else
-#error "FUZZ_READER must be 1 to 4"
+#error "FUZZ_READER must be 1 to 5"
+#endif
+#ifndef FUZZ_STATE
+#define FUZZ_STATE "MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0, 0, 1, 0]}"
 #endif
 
 static st_runtime *runtime;
@@ -55,8 +71,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(file, sizeof file, "%s/settee-fuzz-%d" FUZZ_EXT, tmp, (int)getpid());
     snprintf(scene, sizeof scene,
              "format: settee/1\nroot:\n  name: root\n  dt: 0.01\n  objects:\n"
-             "    - RequiredPlugin: {pluginName: [IO.Mesh, Playback]}\n"
-             "    - MechanicalObject: {name: dofs, position: [0, 0, 0, 1, 0, 0, 0, 1, 0]}\n"
+             "    - RequiredPlugin: {pluginName: [IO.Mesh, Playback, ArticulatedSystemPlugin]}\n"
+             "    - " FUZZ_STATE "\n"
              "    - " FUZZ_OBJECT "\n",
              file);
     st_error err = {0};

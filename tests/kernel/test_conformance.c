@@ -172,6 +172,10 @@ static const struct refusal {
                                                  "(SOFA's 'Object must have' one)"},
     {"StopperLagrangianConstraint", "Vec1d only (SOFA's one instantiation): refused beside the "
                                     "Vec3d state"},
+    {"ArticulatedHierarchyBVHController", "plays a BVH file: needs an ArticulatedHierarchyContainer "
+                                          "with a filename (SOFA dereferences a null container)"},
+    {"LCPForceFeedback", "answers from an LCPConstraintSolver's last problem: SOFA's 'no binding "
+                         "ConstraintSolver' without one"},
 };
 
 /* The plugins bundled in plugins/: all of them must load. */
