@@ -147,6 +147,29 @@ Test(mapped_object, same_numbers_as_a_mechanical_twin)
     st_scene_destroy(&b);
 }
 
+/* A reset puts the MappedObject back with its input, as SOFA's reset ends
+ * with an UpdateMappingVisitor. */
+Test(mapped_object, reset_maps_again)
+{
+    st_scene *s = spinning("reset.scn", "<MappedObject name=\"marks\" position=\"1 0 0  0 1 2\"/>");
+    st_component *marks = topo_get(s, "/Body/Marks/marks");
+    double x0[6], v0[6];
+    memcpy(x0, topo_arr(marks, "position")->r, sizeof x0);
+    memcpy(v0, topo_arr(marks, "velocity")->r, sizeof v0);
+    cr_assert_float_eq(x0[0], 2.0, 1e-15, "mapped at init: c + p");
+    cr_assert_float_eq(v0[1], 2.0, 1e-15, "mapped at init: w x p");
+    steps(s, 20);
+    cr_assert_gt(fabs(topo_arr(marks, "position")->r[0] - x0[0]), 1e-3, "it moved");
+    st_error err = {0};
+    cr_assert_eq(st_scene_reset(s, &err), ST_OK, "%s", err.msg);
+    const st_array *x = topo_arr(marks, "position"), *v = topo_arr(marks, "velocity");
+    for (int i = 0; i < 6; i++) {
+        cr_assert_float_eq(x->r[i], x0[i], 1e-15, "x %d after reset", i);
+        cr_assert_float_eq(v->r[i], v0[i], 1e-15, "v %d after reset", i);
+    }
+    st_scene_destroy(&s);
+}
+
 /* IdentityMapping into an empty MappedObject: sized at init to the input's
  * points, then positions and velocities equal the falling particles'. */
 Test(mapped_object, identity_mapping_sizes_and_follows)
