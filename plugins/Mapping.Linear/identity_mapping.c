@@ -80,8 +80,8 @@ static st_status identity_init(st_component *self, st_error *err)
     }
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
+    h->visual_velocity = true; /* MappedObjects: apply_j writes through map_head_vout */
     ST_TRY(map_head_bind(h, NULL, NULL, err));
-    h->visual_velocity = true; /* apply_j writes through map_head_vout */
     if (!identity_pair(h->in->type, h->out->type))
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "an IdentityMapping maps a state to one of the same type, or a "

@@ -86,6 +86,13 @@ static st_status bind_mapped_object(map_head *h, const st_state_type *out_type, 
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "%s maps to a %s output; the MappedObject '%s' is %s",
                                   self->cls->name, out_type->name, obj->name, t->name);
+    /* A mapping that does not handle MappedObjects itself treats its
+     * output as it treats a visual model: Vec3d points. */
+    if (!h->visual_velocity && t != &st_vec3d_type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "%s maps into Vec3d MappedObjects only (as into visual models); "
+                                  "'%s' is %s",
+                                  self->cls->name, obj->name, t->name);
     st_array *pos = reals_field(obj, "position", &fp);
     st_array *vel = reals_field(obj, "velocity", &fv);
     const unsigned cw = t->coord_size, dw = t->deriv_size;

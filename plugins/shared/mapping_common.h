@@ -37,9 +37,11 @@ typedef struct map_head {
     bool mapped_object;
     st_array *visual_vel;         /* the MappedObject's velocities */
     const st_field *visual_vel_field;
-    /* Set by a mapping whose apply_j writes a MappedObject's velocities
-     * through map_head_vout(): the kernel then calls it after each step
-     * (ST_MAP_VISUAL_VELOCITY). */
+    /* Set by a mapping, before map_head_bind(), that handles MappedObjects
+     * itself: outputs of any type it maps, and velocities, its apply_j
+     * writing through map_head_vout() (the kernel calls it after each step:
+     * ST_MAP_VISUAL_VELOCITY). Other mappings take Vec3d MappedObjects
+     * only, positions only, as visual models. */
     bool visual_velocity;
 } map_head;
 

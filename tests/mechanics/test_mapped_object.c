@@ -232,9 +232,9 @@ Test(mapped_object, empty_position_from_own_mechanical_object)
     st_scene_destroy(&s);
 }
 
-/* A mapping that does not map velocities into a MappedObject (SubsetMapping)
- * still moves its positions after each step, and says the velocities stay. */
-Test(mapped_object, positions_only_mapping_says_so)
+/* SubsetMapping into a MappedObject: the chosen point's position and
+ * velocity after each step. */
+Test(mapped_object, subset_mapping_follows_its_point)
 {
     st_scene *s = load_scn(
         "subset.scn",
@@ -248,14 +248,77 @@ Test(mapped_object, positions_only_mapping_says_so)
         "    <SubsetMapping input=\"@../dofs\" output=\"@sub\" indices=\"2\"/>\n"
         "  </Node>\n"
         "</Node>\n");
-    cr_assert(strstr(T.log, "maps only the positions of the MappedObject 'sub'"), "%s", T.log);
+    cr_assert_eq(strstr(T.log, "maps only the positions"), NULL, "%s", T.log);
     steps(s, 5);
     const st_mstate *dofs = (const st_mstate *)topo_get(s, "/dofs");
-    const st_array *x = topo_arr(topo_get(s, "/Sub/sub"), "position");
+    st_component *sub = topo_get(s, "/Sub/sub");
+    const st_array *x = topo_arr(sub, "position"), *v = topo_arr(sub, "velocity");
     cr_assert_eq(x->n, 3);
-    cr_assert_eq(x->r[1], dofs->position.r[7]);
-    cr_assert_lt(x->r[1], 1.0, "the point fell");
+    cr_assert_eq(v->n, 3);
+    for (int a = 0; a < 3; a++) {
+        cr_assert_eq(x->r[a], dofs->position.r[6 + a]);
+        cr_assert_eq(v->r[a], dofs->velocity.r[6 + a]);
+    }
+    cr_assert_float_eq(v->r[1], -9.81 * 0.05, 1e-12, "the point fell for 0.05 s");
     st_scene_destroy(&s);
+}
+
+/* A mapping that does not handle MappedObjects itself (CenterOfMassMapping)
+ * maps a Vec3d one's positions after each step, as a visual model's, says
+ * the velocities stay, and refuses another type. */
+#define COM_SCENE(obj)                                                                             \
+    "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -1 0\">\n" PLUGINS                               \
+    "  <DefaultAnimationLoop/>\n"                                                                  \
+    "  <EulerExplicitSolver/>\n"                                                                   \
+    "  <MechanicalObject name=\"dofs\" template=\"Rigid3d\" position=\"1 2 3 0 0 0 1  3 2 1 0 0 0 "  \
+    "1\"/>\n"                                                                                      \
+    "  <UniformMass totalMass=\"2\"/>\n"                                                           \
+    "  <Node name=\"Com\">\n"                                                                      \
+    "    " obj "\n"                                                                               \
+    "    <CenterOfMassMapping input=\"@../dofs\" output=\"@com\"/>\n"                              \
+    "  </Node>\n"                                                                                  \
+    "</Node>\n"
+
+Test(mapped_object, positions_only_mapping_says_so)
+{
+    st_scene *s = load_scn("com.scn", COM_SCENE("<MappedObject name=\"com\" position=\"0 0 0\"/>"));
+    cr_assert(strstr(T.log, "CenterOfMassMapping maps only the positions of the MappedObject "
+                            "'com'"),
+              "%s", T.log);
+    steps(s, 10);
+    const st_mstate *dofs = (const st_mstate *)topo_get(s, "/dofs");
+    const st_array *x = topo_arr(topo_get(s, "/Com/com"), "position");
+    cr_assert_eq(x->n, 3);
+    for (int a = 0; a < 3; a++)
+        cr_assert_float_eq(x->r[a], 0.5 * (dofs->position.r[a] + dofs->position.r[7 + a]), 1e-14,
+                           "centre %d", a);
+    cr_assert_lt(x->r[1], 2.0, "the bodies fell");
+    st_scene_destroy(&s);
+    st_error err = {0};
+    cr_assert_eq(load_scn_fails("com2.scn",
+                                COM_SCENE("<MappedObject name=\"com\" template=\"Vec2d\" "
+                                          "position=\"0 0\"/>"),
+                                &err),
+                 ST_ESCENE);
+    cr_assert(strstr(err.msg, "the MappedObject 'com' is Vec2d"), "%s", err.msg);
+    /* a mapping that names no output type (BarycentricMapping) */
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(
+        load_scn_fails(
+            "bary.scn",
+            "<Node name=\"root\">\n" PLUGINS
+            "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Constant\"/>\n"
+            "  <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  0 1 0  0 0 1\"/>\n"
+            "  <MeshTopology tetrahedra=\"0 1 2 3\"/>\n"
+            "  <Node name=\"In\">\n"
+            "    <MappedObject name=\"m\" template=\"Vec2d\" position=\"0.1 0.1\"/>\n"
+            "    <BarycentricMapping input=\"@../dofs\" output=\"@m\"/>\n"
+            "  </Node>\n</Node>\n",
+            &err),
+        ST_ESCENE);
+    cr_assert(strstr(err.msg, "BarycentricMapping maps into Vec3d MappedObjects only (as into "
+                              "visual models); 'm' is Vec2d"),
+              "%s", err.msg);
 }
 
 Test(mapped_object, bad_template_and_sizes_are_errors)
