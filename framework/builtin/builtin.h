@@ -16,6 +16,7 @@
 st_status st__builtins_register(st_runtime *rt, st_error *err);
 /* ---- built-in classes ---- */
 extern const st_class st__mechanical_object_class;
+extern const st_class st__mapped_object_class;
 extern const st_class st__default_animation_loop_class;
 extern const st_class st__free_motion_animation_loop_class;
 extern const st_class st__multi_step_animation_loop_class;

@@ -46,7 +46,9 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
                       "MultiThreading plugin, AnimationLoopParallelScheduler with its "
                       "DataExchange and MeanComputation",
                       core_provides, err));
-    ST_TRY(add_record(rt, "StateContainer", "MechanicalObject, the mechanical state",
+    ST_TRY(add_record(rt, "StateContainer",
+                      "MechanicalObject, the mechanical state, and MappedObject, a mapped state "
+                      "with no mechanics",
                       state_provides, err));
     st__registry_set_current(rt->reg, "Core", "(built in)");
     st_status s = st_registry_add(rt->reg, &st__default_animation_loop_class, err);
@@ -72,6 +74,8 @@ st_status st__builtins_register(st_runtime *rt, st_error *err)
     if (s == ST_OK) {
         st__registry_set_current(rt->reg, "StateContainer", "(built in)");
         s = st_registry_add(rt->reg, &st__mechanical_object_class, err);
+        if (s == ST_OK)
+            s = st_registry_add(rt->reg, &st__mapped_object_class, err);
     }
     st__registry_set_current(rt->reg, NULL, NULL);
     return s;

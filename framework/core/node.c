@@ -439,12 +439,17 @@ st_status st_node_resolve(st_node *from, const char *path, st_link_kind kind, st
                     nstates++;
                 }
             /* No MechanicalObject: a visual model with positions (an
-             * OglModel), which SOFA's State lookup also finds. */
+             * OglModel) or a MappedObject (flat positions of its
+             * template), which SOFA's State lookup also finds. */
             for (size_t i = 0; !nstates && i < n->nobjects; i++) {
                 const st_component *o = n->objects[i];
                 const st_field *pf = st_component_field(o, "position");
-                if (o->cls->category && !strcmp(o->cls->category, "Visual") && pf &&
-                    pf->type == ST_T_VEC3S) {
+                const st_field *vf = st_component_field(o, "velocity");
+                bool visual = o->cls->category && !strcmp(o->cls->category, "Visual") && pf &&
+                              pf->type == ST_T_VEC3S;
+                bool mapped = o->cls->category && !strcmp(o->cls->category, "State") && pf &&
+                              vf && pf->type == ST_T_REALS && vf->type == ST_T_REALS;
+                if (visual || mapped) {
                     state = n->objects[i];
                     nstates = 1;
                 }
@@ -563,6 +568,19 @@ st_status st_node_add_object(st_node *n, const char *class_name, const char *nam
     if (out)
         *out = c;
     return ST_OK;
+}
+
+void st_node_send_input(st_node *n, const st_input_event *ev)
+{
+    if (!n || !n->activated || !ev)
+        return;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        if (ST_CLASS_HAS(c->cls, on_input) && c->cls->on_input)
+            c->cls->on_input(c, ev);
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        st_node_send_input(n->children[i], ev);
 }
 
 void st_node_send_event(st_node *n, st_event ev, double dt)

@@ -521,6 +521,17 @@ st_component *st__visual_output(const st_component *map)
     return *(st_component *const *)((const char *)map + f->offset);
 }
 
+/* A visual model: Vec3 position and restPosition, neither a state nor a
+ * topology (SOFA's VisualState; a MappedObject output is none). */
+static bool is_visual_model(const st_component *c)
+{
+    if (!c || st__is_mstate(c) || c->cls->topology)
+        return false;
+    const st_field *p = st_component_field(c, "position");
+    const st_field *r = st_component_field(c, "restPosition");
+    return p && r && p->type == ST_T_VEC3S && r->type == ST_T_VEC3S;
+}
+
 /* Before init: the component the mapping's "output" link text names, when
  * it looks like a visual model (Vec3 position and restPosition, neither a
  * state nor a topology: SOFA's VisualState); NULL otherwise. */
@@ -536,12 +547,9 @@ static st_component *visual_output_before_init(const st_component *map)
         link = f->def + 1;
     st_component *c = NULL;
     st_error e = {0};
-    if (!link || st_node_resolve(map->node, link, ST_LINK_ANY, &c, &e) != ST_OK || !c ||
-        st__is_mstate(c) || c->cls->topology)
+    if (!link || st_node_resolve(map->node, link, ST_LINK_ANY, &c, &e) != ST_OK)
         return NULL;
-    const st_field *p = st_component_field(c, "position");
-    const st_field *r = st_component_field(c, "restPosition");
-    return p && r && p->type == ST_T_VEC3S && r->type == ST_T_VEC3S ? c : NULL;
+    return is_visual_model(c) ? c : NULL;
 }
 
 static void visual_models_node(st_node *n, st_component **out, size_t max, size_t *count)
@@ -552,7 +560,9 @@ static void visual_models_node(st_node *n, st_component **out, size_t max, size_
             continue;
         st_component *m = NULL;
         if (c->state == ST_CSTATE_VALID)
-            m = st__mapping_is_visual(c) ? st__visual_output(c) : NULL;
+            m = st__mapping_is_visual(c) && is_visual_model(st__visual_output(c))
+                    ? st__visual_output(c)
+                    : NULL;
         else if (c->state == ST_CSTATE_UNDEFINED)
             m = visual_output_before_init(c);
         bool seen = !m;
@@ -588,8 +598,12 @@ static void visual_update_node(st_node *n)
         /* The input's slice of its system's x: the positions after the step
          * (an input outside any system does not move: init mapped it). */
         st_mstate *in = c->cls->mapping->input ? c->cls->mapping->input(c) : NULL;
-        if (in && in->system)
-            c->cls->mapping->apply(c, &in->system->mp, in->system->x);
+        if (!in || !in->system)
+            continue;
+        c->cls->mapping->apply(c, &in->system->mp, in->system->x);
+        /* an output with velocities (a MappedObject): applyJ too */
+        if (c->cls->mapping->apply_j && (c->cls->mapping->flags(c) & ST_MAP_VISUAL_VELOCITY))
+            c->cls->mapping->apply_j(c, &in->system->mp, in->system->v);
     }
     for (size_t i = 0; i < n->nchildren; i++)
         visual_update_node(n->children[i]);

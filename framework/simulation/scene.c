@@ -898,6 +898,9 @@ st_status st_scene_reset(st_scene *s, st_error *err)
         st_system_propagate_x(sys, sys->x);
         st_system_propagate_v(sys, sys->v);
     }
+    /* the non-mechanical outputs (visual models, MappedObjects) follow, as
+     * SOFA's reset ends with an UpdateMappingVisitor */
+    st__visual_update(s->root);
     s->steps = 0;
     s->dt_varied = false;
     return ST_OK;

@@ -2,7 +2,8 @@
  * velocities are the input's, forces go back unchanged. When the output is
  * a visual model (OglModel) rather than a MechanicalObject, the mapping only
  * copies positions into the model's `position`, after each step (a visual
- * mapping, as in SOFA: it takes no part in the mechanics).
+ * mapping, as in SOFA: it takes no part in the mechanics); into a
+ * MappedObject, positions and velocities, after each step.
  *
  * Types, as SOFA's instances: the same type in and out, or a Rigid3d input
  * and a Vec3d output (SOFA's IdentityMapping<Rigid3, Vec3>, through its
@@ -79,6 +80,7 @@ static st_status identity_init(st_component *self, st_error *err)
     }
     map_head *h = &m->h;
     self->state = ST_CSTATE_INVALID;
+    h->visual_velocity = true; /* MappedObjects: apply_j writes through map_head_vout */
     ST_TRY(map_head_bind(h, NULL, NULL, err));
     if (!identity_pair(h->in->type, h->out->type))
         return st_component_error(self, "output", err, ST_ESCENE,
@@ -127,11 +129,12 @@ static void identity_apply_j(st_component *self, const st_mparams *mp, double *v
 {
     (void)mp;
     identity_mapping *m = (identity_mapping *)self;
-    if (self->state != ST_CSTATE_VALID || !m->h.out || m->h.visual)
+    double *vout = self->state == ST_CSTATE_VALID && m->h.out ? map_head_vout(&m->h, v) : NULL;
+    if (!vout)
         return;
     unsigned dout = m->h.out->type->deriv_size;
-    copy_strided(st_slice(v, m->h.out), dout, st_slice(v, m->h.in), m->h.in->type->deriv_size,
-                 dout, min_n(m->h.in->n, m->h.out->n));
+    copy_strided(vout, dout, st_slice(v, m->h.in), m->h.in->type->deriv_size, dout,
+                 min_n(m->h.in->n, m->h.out->n));
 }
 
 static void identity_apply_jt(st_component *self, const st_mparams *mp, double *f)

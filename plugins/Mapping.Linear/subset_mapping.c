@@ -139,6 +139,7 @@ static st_status subset_init(st_component *self, st_error *err)
 {
     subset_mapping *m = (subset_mapping *)self;
     self->state = ST_CSTATE_INVALID;
+    m->h.visual_velocity = true; /* MappedObjects: apply_j writes through map_head_vout */
     ST_TRY(map_head_bind(&m->h, NULL, NULL, err));
     if (m->h.out->type != m->h.in->type)
         return st_component_error(self, "output", err, ST_ESCENE,
@@ -179,9 +180,10 @@ static void subset_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     subset_mapping *m = (subset_mapping *)self;
-    if (ready_mech(m))
-        copy_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out), NULL,
-                    m->h.in->type->deriv_size, m->h.in->n);
+    double *vout = ready(m) ? map_head_vout(&m->h, v) : NULL;
+    if (vout) /* the output's slice, or a MappedObject's velocities */
+        copy_points(m, st_slice(v, m->h.in), vout, NULL, m->h.in->type->deriv_size,
+                    m->h.in->n);
 }
 
 static void subset_apply_jt(st_component *self, const st_mparams *mp, double *f)

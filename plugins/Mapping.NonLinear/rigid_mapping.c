@@ -182,6 +182,7 @@ static st_status rigid_init(st_component *self, st_error *err)
     if (m->filename && m->filename[0])
         return st_component_error(self, "filename", err, ST_EINVAL,
                                   "loading rigid mapping files (.xs3) is not supported");
+    m->h.visual_velocity = true; /* MappedObjects: apply_j writes through map_head_vout */
     ST_TRY(map_head_bind(&m->h, NULL, NULL, err));
     st_mstate *in = m->h.in, *out = m->h.out;
     m->plane = in->type == &st_rigid2d_type;
@@ -189,7 +190,7 @@ static st_status rigid_init(st_component *self, st_error *err)
         return st_component_error(self, "input", err, ST_ESCENE,
                                   "RigidMapping maps from a Rigid3d or a Rigid2d input; '%s' is %s",
                                   in->base.name, in->type->name);
-    if (m->plane && (out->type != &st_vec2d_type || m->h.visual))
+    if (m->plane && (out->type != &st_vec2d_type || (m->h.visual && !m->h.mapped_object)))
         return st_component_error(self, "output", err, ST_ESCENE,
                                   "RigidMapping maps a Rigid2d input to a Vec2d output; '%s' is "
                                   "%s",
@@ -292,8 +293,9 @@ static void rigid_apply_j(st_component *self, const st_mparams *mp, double *v)
 {
     (void)mp;
     rigid_mapping *m = (rigid_mapping *)self;
-    if (ready_mech(m))
-        apply_j_points(m, st_slice(v, m->h.in), st_slice(v, m->h.out), m->nin);
+    double *vout = ready(m) ? map_head_vout(&m->h, v) : NULL;
+    if (vout) /* the output's slice, or a MappedObject's velocities */
+        apply_j_points(m, st_slice(v, m->h.in), vout, m->nin);
 }
 
 static void rigid_apply_jt(st_component *self, const st_mparams *mp, double *f)

@@ -9,7 +9,8 @@ unsigned map_head_flags(const st_component *self)
     const map_head *h = (const map_head *)self;
     return (h->map_forces ? ST_MAP_FORCES : 0u) | (h->map_constraints ? ST_MAP_CONSTRAINTS : 0u) |
            (h->map_masses ? ST_MAP_MASSES : 0u) | (h->map_matrices ? ST_MAP_MATRICES : 0u) |
-           (h->visual ? ST_MAP_VISUAL : 0u);
+           (h->visual ? ST_MAP_VISUAL : 0u) |
+           (h->visual && h->mapped_object && h->visual_velocity ? ST_MAP_VISUAL_VELOCITY : 0u);
 }
 
 st_mstate *map_head_input(const st_component *self) { return ((const map_head *)self)->in; }
@@ -30,6 +31,9 @@ void map_head_release(map_head *h)
     h->visual = false;
     h->visual_pos = NULL;
     h->visual_field = NULL;
+    h->mapped_object = false;
+    h->visual_vel = NULL;
+    h->visual_vel_field = NULL;
 }
 
 void map_head_cleanup(st_component *self) { map_head_release((map_head *)self); }
@@ -43,6 +47,88 @@ static st_array *vec3_field(st_component *c, const char *name, const st_field **
     if (out)
         *out = f;
     return st_component_field_ptr(c, f);
+}
+
+/* A flat real array field of c named name, or NULL. */
+static st_array *reals_field(st_component *c, const char *name, const st_field **out)
+{
+    const st_field *f = st_component_field(c, name);
+    if (!f || f->type != ST_T_REALS)
+        return NULL;
+    if (out)
+        *out = f;
+    return st_component_field_ptr(c, f);
+}
+
+/* Whether c looks like a MappedObject: no state role, no topology, a
+ * 'template' string and flat 'position' and 'velocity' arrays. */
+static bool is_mapped_object(st_component *c)
+{
+    const st_field *t = st_component_field(c, "template");
+    return !st_component_has_role(c, ST_ROLE_STATE) && !c->cls->topology && t &&
+           t->type == ST_T_STRING && reals_field(c, "position", NULL) &&
+           reals_field(c, "velocity", NULL);
+}
+
+/* A MappedObject output: its positions and velocities copied into h->vis,
+ * a state of the object's type that the mapping's init works on. */
+static st_status bind_mapped_object(map_head *h, const st_state_type *out_type, st_error *err)
+{
+    st_component *self = &h->base, *obj = h->output;
+    const st_field *ft = st_component_field(obj, "template"), *fp = NULL, *fv = NULL;
+    const char *tname = *(char *const *)st_component_field_ptr(obj, ft);
+    const st_state_type *t = st_state_type_find(tname && tname[0] ? tname : "Vec3d");
+    if (!t)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "the MappedObject '%s' has an unknown template '%s'", obj->name,
+                                  tname);
+    if (out_type && out_type != t)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "%s maps to a %s output; the MappedObject '%s' is %s",
+                                  self->cls->name, out_type->name, obj->name, t->name);
+    /* A mapping that does not handle MappedObjects itself treats its
+     * output as it treats a visual model: Vec3d points. */
+    if (!h->visual_velocity && t != &st_vec3d_type)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "%s maps into Vec3d MappedObjects only (as into visual models); "
+                                  "'%s' is %s",
+                                  self->cls->name, obj->name, t->name);
+    st_array *pos = reals_field(obj, "position", &fp);
+    st_array *vel = reals_field(obj, "velocity", &fv);
+    const unsigned cw = t->coord_size, dw = t->deriv_size;
+    if (pos->n % cw)
+        return st_component_error(self, "output", err, ST_ESCENE,
+                                  "the MappedObject '%s' holds %zu position values, not a whole "
+                                  "number of %s coordinates (%u values each)",
+                                  obj->name, pos->n, t->name, cw);
+    size_t n = pos->n / cw;
+    st_mstate *v = &h->vis;
+    v->base.cls = obj->cls; /* names only: messages say the object's name */
+    v->base.node = obj->node;
+    v->base.name = obj->name;
+    v->base.state = ST_CSTATE_VALID;
+    v->type = t;
+    ST_TRY(st_array_resize_width(&v->position, cw, n, err));
+    ST_TRY(st_array_resize_width(&v->velocity, dw, n, err));
+    ST_TRY(st_array_resize_width(&v->rest_position, cw, n, err));
+    if (n) {
+        memcpy(v->position.r, pos->r, cw * n * sizeof(double));
+        memcpy(v->rest_position.r, pos->r, cw * n * sizeof(double));
+        if (vel->n == dw * n)
+            memcpy(v->velocity.r, vel->r, dw * n * sizeof(double));
+        else
+            memset(v->velocity.r, 0, dw * n * sizeof(double));
+    }
+    v->n = n;
+    v->size = (unsigned)n;
+    h->visual = true;
+    h->mapped_object = true;
+    h->visual_pos = pos;
+    h->visual_field = fp;
+    h->visual_vel = vel;
+    h->visual_vel_field = fv;
+    h->out = v;
+    return ST_OK;
 }
 
 /* The visual model's positions (and rest positions, when it has as many)
@@ -126,6 +212,8 @@ st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_stat
         return st_component_error(self, "input", err, ST_ESCENE,
                                   "%s maps a %s input; '%s' is %s", self->cls->name,
                                   in_type->name, h->in->base.name, h->in->type->name);
+    if (is_mapped_object(h->output))
+        return bind_mapped_object(h, out_type, err);
     if (!st_component_has_role(h->output, ST_ROLE_STATE)) {
         /* A visual model: SOFA's VisualModelImpl is a Vec3 State. */
         if (out_type && out_type != &st_vec3d_type)
@@ -153,13 +241,49 @@ double *map_head_xout(map_head *h, double *x)
 {
     if (!h->visual)
         return st_slice_x(x, h->out);
-    return h->visual_pos && h->visual_pos->n == h->vis.n ? h->visual_pos->r : NULL;
+    /* a MappedObject's flat array holds coord_size values per point */
+    size_t per = h->mapped_object ? h->vis.type->coord_size : 1;
+    return h->visual_pos && h->visual_pos->n == per * h->vis.n ? h->visual_pos->r : NULL;
+}
+
+double *map_head_vout(map_head *h, double *v)
+{
+    if (!h->visual)
+        return st_slice(v, h->out);
+    if (!h->mapped_object || !h->visual_vel ||
+        h->visual_vel->n != h->vis.type->deriv_size * h->vis.n)
+        return NULL;
+    st_component_touch(h->output, h->visual_vel_field);
+    return h->visual_vel->r;
+}
+
+/* map_head_visual_commit for a MappedObject: positions and velocities. */
+static st_status mapped_object_commit(map_head *h, st_error *err)
+{
+    const unsigned cw = h->vis.type->coord_size, dw = h->vis.type->deriv_size;
+    size_t n = h->vis.n;
+    ST_TRY(st_array_resize(h->visual_pos, ST_T_REALS, cw * n, err));
+    ST_TRY(st_array_resize(h->visual_vel, ST_T_REALS, dw * n, err));
+    if (n) {
+        memcpy(h->visual_pos->r, h->vis.position.r, cw * n * sizeof(double));
+        memcpy(h->visual_vel->r, h->vis.velocity.r, dw * n * sizeof(double));
+    }
+    st_component_touch(h->output, h->visual_field);
+    st_component_touch(h->output, h->visual_vel_field);
+    if (!h->visual_velocity)
+        st_component_warn(&h->base,
+                          "%s maps only the positions of the MappedObject '%s': its velocities "
+                          "stay as they were at init",
+                          h->base.cls->name, h->output->name);
+    return ST_OK;
 }
 
 st_status map_head_visual_commit(map_head *h, st_error *err)
 {
     if (!h->visual || !h->visual_pos)
         return ST_OK;
+    if (h->mapped_object)
+        return mapped_object_commit(h, err);
     size_t n = h->vis.n;
     ST_TRY(st_array_resize(h->visual_pos, ST_T_VEC3S, n, err));
     if (n)

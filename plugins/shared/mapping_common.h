@@ -30,6 +30,19 @@ typedef struct map_head {
     st_mstate vis;                /* the visual output's positions during init (owned) */
     st_array *visual_pos;         /* the visual model's own positions, or NULL */
     const st_field *visual_field;
+    /* The output is a MappedObject (SOFA's non-mechanical State of any
+     * type): flat 'position' and 'velocity' arrays of its 'template', which
+     * the mapping writes after each step as SOFA's UpdateMappingVisitor
+     * (apply, then applyJ). `vis` has its type. */
+    bool mapped_object;
+    st_array *visual_vel;         /* the MappedObject's velocities */
+    const st_field *visual_vel_field;
+    /* Set by a mapping, before map_head_bind(), that handles MappedObjects
+     * itself: outputs of any type it maps, and velocities, its apply_j
+     * writing through map_head_vout() (the kernel calls it after each step:
+     * ST_MAP_VISUAL_VELOCITY). Other mappings take Vec3d MappedObjects
+     * only, positions only, as visual models. */
+    bool visual_velocity;
 } map_head;
 
 /* Marks the visual output's positions as changed. */
@@ -38,9 +51,14 @@ void map_head_touch_visual(map_head *h);
  * or the visual model's positions (NULL when the model was resized since
  * the mapping's init: nothing to write). */
 double *map_head_xout(map_head *h, double *x);
+/* Where apply_j() writes the output's derivatives: the output's slice of v,
+ * a MappedObject's velocities, or NULL (a visual model has none; a
+ * MappedObject resized since the mapping's init). */
+double *map_head_vout(map_head *h, double *v);
 /* Copies the positions the mapping's init computed into the visual model
- * (resized to them; with applyRestPosition its restPosition too). Nothing
- * for a mechanical output. */
+ * (resized to them; with applyRestPosition its restPosition too), or the
+ * positions and velocities into a MappedObject. Nothing for a mechanical
+ * output. */
 st_status map_head_visual_commit(map_head *h, st_error *err);
 /* Frees what the head owns (the visual output's copy): call from cleanup. */
 void map_head_release(map_head *h);
@@ -86,8 +104,9 @@ st_mstate *map_head_input(const st_component *self);
 st_mstate *map_head_output(const st_component *self);
 
 /* Checks input (a mechanical state of type in_type, NULL: any) and output
- * (a mechanical state of type out_type, NULL: any, or a visual model when
- * out_type is NULL or Vec3d) and sets h->in, h->out (and h->vis). */
+ * (a mechanical state of type out_type, NULL: any, a visual model when
+ * out_type is NULL or Vec3d, or a MappedObject of type out_type) and sets
+ * h->in, h->out (and h->vis). */
 st_status map_head_bind(map_head *h, const st_state_type *in_type, const st_state_type *out_type,
                         st_error *err);
 

@@ -237,7 +237,7 @@ static bool add_state_and_topology(const st_class *cls, ctx *c, st_node *body)
     st_component *x = NULL;
     /* A state class under test is the node's state, with its defaults: it
      * takes its positions from the grid. */
-    bool state = cls->category && strcmp(cls->category, "State") == 0;
+    bool state = cls->state != NULL; /* the state role (a MappedObject is not one) */
     if (state) {
         if (!try(c, st_node_add_object(body, cls->name, "dofs", &x, e), "create"))
             return false;
@@ -284,7 +284,7 @@ static void build_ordered(test_rt *t, const st_class *cls, ctx *c, bool state_la
     if (!try(c, st_node_add_object(body, ode, NULL, &x, e), cls->odesolver ? "create" : ode) ||
         !try(c, st_node_add_object(body, lin, NULL, &x, e), cls->linsolver ? "create" : lin))
         return;
-    bool state = cls->category && strcmp(cls->category, "State") == 0;
+    bool state = cls->state != NULL; /* the state role (a MappedObject is not one) */
     if (!state_last && !add_state_and_topology(cls, c, body))
         return;
     if (cls->mass) {

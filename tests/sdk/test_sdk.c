@@ -62,7 +62,7 @@ static const layout abi_2_layout[] = {
     M(st_component, state, 24),
     M(st_component, print_log, 28),
     M(st_component, kernel, 32),
-    S(st_class, 240),
+    S(st_class, 248),
     M(st_class, struct_size, 0),
     M(st_class, name, 8),
     M(st_class, category, 16),
@@ -93,6 +93,13 @@ static const layout abi_2_layout[] = {
     M(st_class, constraint, 216), /* ABI 2.2 */
     M(st_class, constraint_correction, 224),
     M(st_class, constraint_solver, 232),
+    M(st_class, on_input, 240), /* ABI 2.10 */
+    S(st_input_event, 24),      /* ABI 2.10 */
+    M(st_input_event, struct_size, 0),
+    M(st_input_event, kind, 8),
+    M(st_input_event, x, 12),
+    M(st_input_event, y, 16),
+    M(st_input_event, key, 20),
     S(st_plugin_desc, 64),
     M(st_plugin_desc, abi_major, 0),
     M(st_plugin_desc, abi_minor, 4),
@@ -455,6 +462,11 @@ Test(sdk, enum_values_are_abi_2)
     cr_assert_eq(ST_EVENT_INIT_DONE, 3);
     cr_assert_eq(ST_EVENT_BUILD_CONSTRAINT_SYSTEM_END, 4); /* ABI 2.6 */
     cr_assert_eq(ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END, 5);
+    cr_assert_eq(ST_INPUT_MOUSE_MOVE, 1); /* ABI 2.10 */
+    cr_assert_eq(ST_INPUT_KEY_PRESSED, 2);
+    cr_assert_eq(ST_INPUT_KEY_RELEASED, 3);
+    cr_assert_eq(ST_MAP_VISUAL, 16);
+    cr_assert_eq(ST_MAP_VISUAL_VELOCITY, 32); /* ABI 2.10 */
     cr_assert_eq(ST_LOG_ERROR, 0);
     cr_assert_eq(ST_LOG_WARNING, 1);
     cr_assert_eq(ST_LOG_INFO, 2);

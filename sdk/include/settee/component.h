@@ -68,6 +68,24 @@ typedef enum st_event {
     ST_EVENT_SOLVE_CONSTRAINT_SYSTEM_END
 } st_event;
 
+/* ABI 2.10. User input (SOFA's MouseEvent, KeypressedEvent and
+ * KeyreleasedEvent), sent down a node's subtree by st_node_send_input to the
+ * components whose class has on_input. settee has no GUI: the events come
+ * from InputEventReader (a Linux input device or a recorded file) or from a
+ * program. */
+typedef enum st_input_kind {
+    ST_INPUT_MOUSE_MOVE = 1, /* x, y: the position, or InputEventReader's relative motion */
+    ST_INPUT_KEY_PRESSED,    /* key */
+    ST_INPUT_KEY_RELEASED    /* key */
+} st_input_kind;
+
+typedef struct st_input_event {
+    size_t struct_size; /* sizeof(st_input_event) as the sender saw it */
+    st_input_kind kind;
+    int x, y;
+    char key;
+} st_input_event;
+
 /* The common head of every component instance. Plugins read these members;
  * only the kernel writes them. */
 struct st_component {
@@ -142,6 +160,9 @@ struct st_class {
     const st_constraint_ops *constraint;
     const st_ccorrection_ops *constraint_correction;
     const st_csolver_ops *constraint_solver;
+    /* ABI 2.10. Receives user input events (st_input_event); handlers ignore
+     * kinds they do not know. May be NULL. */
+    void (*on_input)(st_component *self, const st_input_event *ev);
 };
 
 /* True when a class registered by a plugin built against an older ABI

@@ -45,6 +45,10 @@ ST_API void st_node_set_context_gravity(st_node *n, const double g[3]);
 /* ABI 2.6. Sends ev to every component of n's subtree that has on_event,
  * scene order, skipping deactivated nodes (SOFA's PropagateEventVisitor). */
 ST_API void st_node_send_event(st_node *n, st_event ev, double dt);
+/* ABI 2.10. Sends a user input event to every component of n's subtree
+ * whose class has on_input, top-down in scene order, skipping deactivated
+ * nodes (SOFA's propagateEvent from n). */
+ST_API void st_node_send_input(st_node *n, const st_input_event *ev);
 
 /* The node's MechanicalObject (the first one), or NULL. */
 ST_API st_mstate *st_node_mstate(const st_node *n);

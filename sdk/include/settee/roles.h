@@ -136,7 +136,13 @@ enum {
      * the mapping's init) it calls apply() once with the system's x, and
      * the mapping writes the visual model's positions itself (output()
      * returns NULL). */
-    ST_MAP_VISUAL = 1u << 4
+    ST_MAP_VISUAL = 1u << 4,
+    /* ABI 2.10. With ST_MAP_VISUAL: the non-mechanical output also has
+     * velocities (a MappedObject, SOFA's State that is not a
+     * MechanicalState). After each apply() the kernel calls apply_j() once
+     * with the system's v, and the mapping writes the output's velocities
+     * itself (SOFA's UpdateMappingVisitor: apply, then applyJ). */
+    ST_MAP_VISUAL_VELOCITY = 1u << 5
 };
 
 /* Receives the blocks of a mapping's Jacobian J = d x_out / d x_in (see
