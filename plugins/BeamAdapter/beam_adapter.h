@@ -106,6 +106,11 @@ extern const st_class beam_interpolation_class;
 
 /* Initialises bi (its init; the force field calls it when it comes first). */
 st_status ba_interpolation_prepare(beam_interpolation *bi, st_error *err);
+/* SOFA's Quat::slerp(a, b, t, allowFlip = true) (out may not alias a or b). */
+void ba_slerp(double out[4], const double a[4], const double b[4], double t);
+/* The Rigid3d state of bi's context and the edges of its topology (each
+ * naming a point of the state): SOFA's messages when either is missing. */
+st_status ba_bind_frames_and_edges(beam_interpolation *bi, st_error *err);
 /* Number of beams (edgeList). */
 size_t ba_num_beams(const beam_interpolation *bi);
 /* The two points of beam b. */

@@ -127,8 +127,7 @@ static void align_x(const double q[4], const double x[3], double out[4])
     st_quat_mul(out, q, r);
 }
 
-/* SOFA's Quat::slerp(a, b, t, allowFlip = true). */
-static void slerp(double out[4], const double a[4], const double b[4], double t)
+void ba_slerp(double out[4], const double a[4], const double b[4], double t)
 {
     const double cosa = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     double c1, c2;
@@ -216,7 +215,7 @@ void ba_interpolate_transform(ba_xf *out, double bary, const ba_xf *g0, const ba
     st_v3_normalize(nx);
     align_x(g0->q, nx, r0);
     align_x(g1->q, nx, r1);
-    slerp(rs, r0, r1, (double)(float)bary); /* BeamAdapter passes bary as a float */
+    ba_slerp(rs, r0, r1, (double)(float)bary); /* BeamAdapter passes bary as a float */
     st_quat_normalize(rs);
     align_x(rs, nx, out->q);
 }
@@ -558,11 +557,9 @@ static st_status update_interpolation(beam_interpolation *bi, st_error *err)
     return ST_OK;
 }
 
-st_status ba_interpolation_prepare(beam_interpolation *bi, st_error *err)
+st_status ba_bind_frames_and_edges(beam_interpolation *bi, st_error *err)
 {
     st_component *self = &bi->base;
-    self->state = ST_CSTATE_INVALID;
-    ST_TRY(st_options_check(self, bi_options, err));
     bi->ms = st_component_mstate(self);
     if (!bi->ms || !bi->ms->type->rigid)
         return st_component_error(self, NULL, err, ST_ESCENE,
@@ -583,6 +580,15 @@ st_status ba_interpolation_prepare(beam_interpolation *bi, st_error *err)
             return st_component_error(self, "topology", err, ST_ESCENE,
                                       "edge %zu of %s names point %u; the state has %zu points",
                                       i / 2, bi->topology->name, bi->edges->u[i], np);
+    return ST_OK;
+}
+
+st_status ba_interpolation_prepare(beam_interpolation *bi, st_error *err)
+{
+    st_component *self = &bi->base;
+    self->state = ST_CSTATE_INVALID;
+    ST_TRY(st_options_check(self, bi_options, err));
+    ST_TRY(ba_bind_frames_and_edges(bi, err));
     bi->constant = true;
     double r, ri, ly, lz;
     ST_TRY(check_size(bi, &bi->radius, "radius", 1.0, &r, err));

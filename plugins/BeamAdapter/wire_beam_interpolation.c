@@ -102,26 +102,7 @@ st_status wbi_prepare(wire_beam_interpolation *w, st_error *err)
     self->state = ST_CSTATE_INVALID;
     bi->hooks = &wire_hooks;
     bi->constant = true;
-    bi->ms = st_component_mstate(self);
-    if (!bi->ms || !bi->ms->type->rigid)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "No mechanical state with the datatype 'Rigid3d' found in the "
-                                  "context node");
-    ST_TRY(st_find_topology(self, &bi->topology, err));
-    const st_topology_ops *t = bi->topology->cls->topology;
-    bi->edges = t->elements ? t->elements(bi->topology, ST_T_EDGES) : NULL;
-    if (!bi->edges || bi->edges->n == 0)
-        return st_component_error(self, "topology", err, ST_ESCENE,
-                                  "Found a topology (%s) but it is empty (no edges). Component "
-                                  "is de-activated",
-                                  bi->topology->name);
-    bi->nedges = bi->edges->n;
-    const size_t np = bi->ms->position.n;
-    for (size_t i = 0; i < 2 * bi->nedges; i++)
-        if (bi->edges->u[i] >= np)
-            return st_component_error(self, "topology", err, ST_ESCENE,
-                                      "edge %zu of %s names point %u; the state has %zu points",
-                                      i / 2, bi->topology->name, bi->edges->u[i], np);
+    ST_TRY(ba_bind_frames_and_edges(bi, err));
     st_component *rs = w->rest_shape;
     if (!rs)
         return st_component_error(self, "WireRestShape", err, ST_ESCENE,

@@ -208,22 +208,7 @@ static void rod_mesh_transform(const rod_section *r, double x, double x0, ba_xf 
     for (int c = 0; c < 3; c++)
         out->t[c] = f0->t[c] * (1 - t) + f1->t[c] * t;
     out->t[0] += x0;
-    /* SOFA's Quat::slerp(a, b, t, allowFlip) */
-    const double cosa = f0->q[0] * f1->q[0] + f0->q[1] * f1->q[1] + f0->q[2] * f1->q[2] +
-                        f0->q[3] * f1->q[3];
-    double c1, c2;
-    if (1.0 - fabs(cosa) < 0.01) {
-        c1 = 1.0 - t;
-        c2 = t;
-    } else {
-        const double ang = acos(fabs(cosa)), s = sin(ang);
-        c1 = sin(ang * (1.0 - t)) / s;
-        c2 = sin(ang * t) / s;
-    }
-    if (cosa < 0.0)
-        c1 = -c1;
-    for (int k = 0; k < 4; k++)
-        out->q[k] = c1 * f0->q[k] + c2 * f1->q[k];
+    ba_slerp(out->q, f0->q, f1->q, t);
     st_quat_normalize(out->q);
 }
 
