@@ -14,6 +14,7 @@ extern const st_class new_proximity_intersection_class;
 extern const st_class local_min_distance_class;
 extern const st_class point_collision_model_class;
 extern const st_class spatial_grid_point_model_class;
+extern const st_class penality_contact_force_field_class;
 extern const st_class line_collision_model_class;
 extern const st_class ray_collision_model_class;
 extern const st_class triangle_collision_model_class;
@@ -64,7 +65,7 @@ static st_status register_classes(st_registry *r, st_error *err)
         &ffd_distance_grid_collision_model_class,
         &raytrace_detection_class,
         &contact_listener_class,          &triangle_model_in_regular_grid_class,
-        &spatial_grid_point_model_class,
+        &spatial_grid_point_model_class,  &penality_contact_force_field_class,
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ST_TRY(st_registry_add(r, all[i], err));
