@@ -175,41 +175,9 @@ static st_status start_team(parallel_scheduler *s, unsigned nthreads, st_error *
 }
 
 /* n for a count v != 0: n > 0 n; -n the cores minus n, at least 1. */
-static unsigned resolve(int v)
-{
-    if (v > 0)
-        return (unsigned)v;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long n = cores + v;
-    return n < 1 ? 1u : (unsigned)n;
-}
-
-/* The first TaskSchedulerSettings of the scene (MultiThreading plugin),
- * depth first. */
-static st_component *find_settings(st_node *n)
-{
-    for (size_t i = 0; i < n->nobjects; i++)
-        if (!strcmp(n->objects[i]->cls->name, "TaskSchedulerSettings"))
-            return n->objects[i];
-    for (size_t i = 0; i < n->nchildren; i++) {
-        st_component *c = find_settings(n->children[i]);
-        if (c)
-            return c;
-    }
-    return NULL;
-}
-
 static unsigned thread_count(parallel_scheduler *s)
 {
-    st_component *g = s->base.node ? find_settings(st_node_root(s->base.node)) : NULL;
-    const st_field *f = g ? st_component_field(g, "nbThreads") : NULL;
-    if (f && f->type == ST_T_INT && *(int *)st_component_field_ptr(g, f) != 0)
-        return resolve(*(int *)st_component_field_ptr(g, f));
-    if (s->nb_threads != 0)
-        return resolve(s->nb_threads);
-    const char *e = getenv("SETTEE_THREADS");
-    long v = e && *e ? strtol(e, NULL, 10) : 1;
-    return v > 1 ? (unsigned)v : 1u;
+    return st_threads_for(&s->base, s->nb_threads, NULL);
 }
 
 /* The children of the root that have their own loop, and their loops. */

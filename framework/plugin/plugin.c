@@ -430,13 +430,8 @@ static pthread_mutex_t thread_env_lock = PTHREAD_MUTEX_INITIALIZER;
 static void thread_env_push(thread_env *te)
 {
     te->omp = te->blas = false;
-    const char *env = getenv("SETTEE_THREADS");
-    char *end = NULL;
-    long n = env && *env ? strtol(env, &end, 10) : 1;
-    if (n < 1 || n > 1024 || (end && *end))
-        n = 1;
     char buf[16];
-    snprintf(buf, sizeof buf, "%ld", n);
+    snprintf(buf, sizeof buf, "%u", st_threads_default());
     if (!getenv("OMP_THREAD_LIMIT"))
         te->omp = setenv("OMP_THREAD_LIMIT", buf, 0) == 0;
     if (!getenv("OPENBLAS_NUM_THREADS"))

@@ -36,45 +36,9 @@ const st_class brute_force_broad_phase_class = {
 
 /* ---- The parallel phases' thread count (SOFA's TaskSchedulerUser) ---- */
 
-/* The first TaskSchedulerSettings of the scene (MultiThreading plugin). */
-static const st_component *find_settings(const st_node *n)
-{
-    for (size_t i = 0; i < st_node_object_count(n); i++) {
-        const st_component *c = st_node_object(n, i);
-        if (!strcmp(c->cls->name, "TaskSchedulerSettings"))
-            return c;
-    }
-    for (size_t i = 0; i < st_node_child_count(n); i++) {
-        const st_component *c = find_settings(st_node_child(n, i));
-        if (c)
-            return c;
-    }
-    return NULL;
-}
-
-static unsigned resolve(int v)
-{
-    if (v > 0)
-        return (unsigned)v;
-    long n = sysconf(_SC_NPROCESSORS_ONLN) + v;
-    return n < 1 ? 1u : (unsigned)n;
-}
-
 unsigned cphase_threads(const st_component *phase)
 {
-    const st_component *g = phase->node ? find_settings(st_node_root(phase->node)) : NULL;
-    const st_field *f = g ? st_component_field(g, "nbThreads") : NULL;
-    if (f && f->type == ST_T_INT) {
-        int v = *(const int *)((const char *)g + f->offset);
-        if (v != 0)
-            return resolve(v);
-    }
-    const cphase *p = (const cphase *)phase;
-    if (p->nb_threads != 0)
-        return resolve(p->nb_threads);
-    const char *e = getenv("SETTEE_THREADS");
-    long v = e && *e ? strtol(e, NULL, 10) : 1;
-    return v > 1 ? (unsigned)v : 1u;
+    return st_threads_for(phase, ((const cphase *)phase)->nb_threads, NULL);
 }
 
 st_status cphase_check_scheduler(st_component *self, st_error *err)

@@ -49,10 +49,7 @@ extern void omp_set_num_threads(int n);
  * cost (docs/performance.md). */
 static void set_threads(void)
 {
-    const char *env = getenv("SETTEE_THREADS");
-    long n = env && *env ? strtol(env, NULL, 10) : 1;
-    if (n < 1 || n > 1024)
-        n = 1;
+    const unsigned n = st_threads_default();
     openblas_set_num_threads((int)n);
     omp_set_num_threads((int)n);
 }

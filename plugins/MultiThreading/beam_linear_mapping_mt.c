@@ -80,9 +80,9 @@ static void run_part(void *ctx, unsigned part, unsigned nparts)
  * loops) with one thread, few points, or when they cannot be had. */
 static bool ready(beam_mt_tail *t, st_component *self)
 {
-    if (t->follows && mt_settee_threads() != mt_pool_threads(t->pool)) {
+    if (t->follows && st_threads_default() != mt_pool_threads(t->pool)) {
         st_error err = {0};
-        if (mt_pool_ensure(&t->pool, mt_settee_threads(), &err) != ST_OK)
+        if (mt_pool_ensure(&t->pool, st_threads_default(), &err) != ST_OK)
             st_component_warn(self, "%s: running sequentially", err.msg);
     }
     beam_mapping *m = (beam_mapping *)self;

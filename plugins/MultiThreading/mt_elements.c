@@ -173,11 +173,11 @@ static void elem_add_force(st_component *self, const st_mparams *mp, double *f, 
                            const double *v)
 {
     mt_elem_tail *t = tail_of(self);
-    if (t->follows && mt_settee_threads() != mt_pool_threads(t->pool)) {
+    if (t->follows && st_threads_default() != mt_pool_threads(t->pool)) {
         /* TaskScheduler.init(n) changed settee's count between steps; a pool
          * that cannot be had leaves the sequential loop (pool NULL). */
         st_error err = {0};
-        if (mt_pool_ensure(&t->pool, mt_settee_threads(), &err) != ST_OK)
+        if (mt_pool_ensure(&t->pool, st_threads_default(), &err) != ST_OK)
             st_component_warn(self, "%s: running sequentially", err.msg);
     }
     if (!ready(t, self, true)) {

@@ -137,51 +137,11 @@ void mt_pool_run(mt_pool *p, mt_task_fn fn, void *ctx)
 
 /* ---- Thread counts ---- */
 
-unsigned mt_resolve_threads(int v)
-{
-    if (v > 0)
-        return v > 1024 ? 1024u : (unsigned)v;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long n = (cores > 0 ? cores : 1) + v;
-    return n < 1 ? 1u : (unsigned)n;
-}
-
-/* settee's own count: SETTEE_THREADS (which `settee run --threads N`
- * sets), else 1; a malformed value counts as 1, as the plugin loader
- * reads it. */
-unsigned mt_settee_threads(void)
-{
-    const char *env = getenv("SETTEE_THREADS");
-    if (!env || !*env)
-        return 1;
-    char *end = NULL;
-    long n = strtol(env, &end, 10);
-    if (n < 1 || n > 1024 || (end && *end))
-        return 1;
-    return (unsigned)n;
-}
-
 /* SOFA's task scheduler types; settee has one pool kind for them all. */
 static bool known_scheduler(const char *t)
 {
     return !t || !*t || !strcmp(t, "_default") || !strcmp(t, "default") ||
            !strcmp(t, "std");
-}
-
-/* The first TaskSchedulerSettings of n's subtree, in scene order. */
-static const mt_settings *find_settings(const st_node *n)
-{
-    for (size_t i = 0; i < st_node_object_count(n); i++) {
-        const st_component *c = st_node_object(n, i);
-        if (c->cls == &task_scheduler_settings_class)
-            return (const mt_settings *)c;
-    }
-    for (size_t i = 0; i < st_node_child_count(n); i++) {
-        const mt_settings *s = find_settings(st_node_child(n, i));
-        if (s)
-            return s;
-    }
-    return NULL;
 }
 
 st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, bool *follows,
@@ -191,14 +151,7 @@ st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, b
         return st_component_error(self, "taskSchedulerType", err, ST_ESCENE,
                                   "unknown task scheduler type '%s': expected _default or std",
                                   u->scheduler_type);
-    const mt_settings *g = self->node ? find_settings(st_node_root(self->node)) : NULL;
-    const bool own = (g && g->u.nb_threads != 0) || u->nb_threads != 0;
-    if (follows)
-        *follows = !own;
-    if (g && g->u.nb_threads != 0)
-        *out = mt_resolve_threads(g->u.nb_threads);
-    else
-        *out = u->nb_threads != 0 ? mt_resolve_threads(u->nb_threads) : mt_settee_threads();
+    *out = st_threads_for(self, u->nb_threads, follows);
     return ST_OK;
 }
 

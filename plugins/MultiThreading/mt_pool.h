@@ -71,11 +71,6 @@ typedef struct mt_settings {
  * SETTEE_THREADS, as SOFA's re-initialises its main task scheduler). */
 st_status mt_thread_count(st_component *self, const mt_user *u, unsigned *out, bool *follows,
                           st_error *err) ST_WARN_UNUSED;
-/* settee's count now: SETTEE_THREADS, else 1. */
-unsigned mt_settee_threads(void);
-/* n threads for a nbThreads value v != 0 (v < 0: the cores minus -v, at
- * least 1). */
-unsigned mt_resolve_threads(int v);
 /* Creates, keeps or re-creates *pool for count threads. */
 st_status mt_pool_ensure(mt_pool **pool, unsigned count, st_error *err) ST_WARN_UNUSED;
 

@@ -18,6 +18,7 @@
 #include "settee/scene.h"
 #include "settee/state.h"
 #include "settee/status.h"
+#include "settee/threads.h"
 #include "settee/timer.h"
 #include "settee/topology.h"
 #include "settee/vec.h"
