@@ -4,12 +4,15 @@
  * reader, which skips what it does not know: an unknown keyword or
  * channel, a missing value, a value too many or a non-finite number is an
  * error at its position. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../common/regular_file.h"
 #include "bvh.h"
 
 /* Deeper hierarchies are refused (the reader recurses once per level). */
@@ -306,10 +309,18 @@ st_status bvh_parse(const char *text, size_t len, const char *name, bvh **out, s
 st_status bvh_read(const char *path, bvh **out, st_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    bool not_regular = false;
+    int fd = regular_open(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (not_regular)
+            return st_error_set(err, ST_EINVAL, "the BVH file '%s' is not a regular file", path);
         return st_error_set(err, ST_EIO, "cannot open the BVH file '%s': %s", path,
-                            strerror(errno));
+                            strerror(e));
+    }
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

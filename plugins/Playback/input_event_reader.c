@@ -42,6 +42,7 @@
 
 #include <settee/settee.h>
 
+#include "../../common/regular_file.h"
 #include "../shared/output_file.h"
 
 enum pedal { NO_PEDAL, LEFT_PEDAL, RIGHT_PEDAL };
@@ -144,12 +145,18 @@ static st_status open_output(input_event_reader *r, st_error *err)
     const char *name = r->output_filename;
     if (st_component_find_file(self, "outputFilename", name, path, sizeof path, &e) == ST_OK)
         name = path;
-    r->replay = fopen(name, "r");
-    if (!r->replay)
+    bool not_regular = false;
+    int fd = regular_open(name, &not_regular);
+    r->replay = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!r->replay) {
+        int no = errno;
+        if (fd >= 0)
+            close(fd);
         st_component_warn_field(self, "outputFilename",
                                 "cannot read the recorded events '%s' (%s): no input events "
                                 "will be read, the simulation goes on",
-                                name, strerror(errno));
+                                name, not_regular ? "not a regular file" : strerror(no));
+    }
     return ST_OK;
 }
 

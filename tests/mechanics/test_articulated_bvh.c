@@ -150,6 +150,11 @@ Test(articulated_bvh, deep_hierarchies_and_missing_files_are_refused)
     free(text);
     cr_assert_eq(bvh_read("/nonexistent/x.bvh", &b, &err), ST_EIO);
     cr_assert(strstr(err.msg, "/nonexistent/x.bvh"), "%s", err.msg);
+    /* a directory or a device is refused without reading (a FIFO would
+     * block a plain open) */
+    cr_assert_eq(bvh_read("/dev/null", &b, &err), ST_EINVAL);
+    cr_assert(strstr(err.msg, "not a regular file"), "%s", err.msg);
+    cr_assert_eq(bvh_read("/", &b, &err), ST_EINVAL);
 }
 
 /* ---- in a scene ---- */
