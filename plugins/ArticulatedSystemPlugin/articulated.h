@@ -67,4 +67,16 @@ void articulated_controller_mouse(st_component *controller, articulated_mouse_ev
  * solver's system propagates (ArticulatedHierarchyBVHController). */
 void articulated_mapping_refresh(st_component *mapping, const st_mstate *input);
 
+/* SOFA's ArticulatedHierarchyController data, which its BVH controller
+ * inherits: members indices, keys, angle_delta, propagate of struct S. */
+#define ARTIC_CONTROLLER_FIELDS(S)                                                                 \
+    ST_UINTS(S, indices, "articulationsIndices", "",                                               \
+             "Indices of articulations controlled by the keyboard"),                              \
+        ST_STRINGS(S, keys, "bindingKeys", "", "Keys to press to control the articulations"),    \
+        ST_REAL(S, angle_delta, "angleDelta", "0.01",                                              \
+                "Angle incrementation due to each user interaction"),                             \
+        ST_BOOL(S, propagate, "propagateUserInteraction", "false",                                 \
+                "Says wether or not the user interaction is local on the articulations, or must " \
+                "be propagated to children recursively")
+
 #endif

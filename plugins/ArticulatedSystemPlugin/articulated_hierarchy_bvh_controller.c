@@ -48,14 +48,7 @@ typedef struct bvh_ctl {
 } bvh_ctl;
 
 static const st_field bvh_ctl_fields[] = {
-    ST_UINTS(bvh_ctl, indices, "articulationsIndices", "",
-             "Indices of articulations controlled by the keyboard"),
-    ST_STRINGS(bvh_ctl, keys, "bindingKeys", "", "Keys to press to control the articulations"),
-    ST_REAL(bvh_ctl, angle_delta, "angleDelta", "0.01",
-            "Angle incrementation due to each user interaction"),
-    ST_BOOL(bvh_ctl, propagate, "propagateUserInteraction", "false",
-            "Says wether or not the user interaction is local on the articulations, or must be "
-            "propagated to children recursively"),
+    ARTIC_CONTROLLER_FIELDS(bvh_ctl),
     ST_BOOL(bvh_ctl, use_external_time, "useExternalTime", "false", "use the external time line"),
     ST_REAL(bvh_ctl, external_time, "externalTime", "0", " value of the External Time"),
     ST_FIELD_END};

@@ -33,14 +33,7 @@ typedef struct ahc {
 } ahc;
 
 static const st_field ahc_fields[] = {
-    ST_UINTS(ahc, indices, "articulationsIndices", "",
-             "Indices of articulations controlled by the keyboard"),
-    ST_STRINGS(ahc, keys, "bindingKeys", "", "Keys to press to control the articulations"),
-    ST_REAL(ahc, angle_delta, "angleDelta", "0.01",
-            "Angle incrementation due to each user interaction"),
-    ST_BOOL(ahc, propagate, "propagateUserInteraction", "false",
-            "Says wether or not the user interaction is local on the articulations, or must be "
-            "propagated to children recursively"),
+    ARTIC_CONTROLLER_FIELDS(ahc),
     ST_FIELD_END};
 
 static bool is_class(const st_component *c, const char *name)
