@@ -47,21 +47,29 @@ static int pair_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static st_status dsg_init(st_component *self, st_error *err)
+/* The voxels of `resolution` (three non-negative integers, else an error). */
+static st_status resolution_cells(topo *t, double *cells, st_error *err)
 {
-    topo *t = (topo *)self;
-    ST_TRY(topo_init(self, err));
-    double cells = 1.0;
+    *cells = 1.0;
     for (int k = 0; k < 3; k++) {
         double r = t->dsg_resolution[k];
         if (r < 0 || r != floor(r))
-            return st_component_error(self, "resolution", err, ST_EINVAL,
+            return st_component_error(&t->base, "resolution", err, ST_EINVAL,
                                       "resolution must be three non-negative integers (got "
                                       "%g %g %g)",
                                       t->dsg_resolution[0], t->dsg_resolution[1],
                                       t->dsg_resolution[2]);
-        cells *= r;
+        *cells *= r;
     }
+    return ST_OK;
+}
+
+static st_status dsg_init(st_component *self, st_error *err)
+{
+    topo *t = (topo *)self;
+    ST_TRY(topo_init(self, err));
+    double cells;
+    ST_TRY(resolution_cells(t, &cells, err));
     if (cells > 1e9)
         return st_component_error(self, "resolution", err, ST_EINVAL,
                                   "resolution %g x %g x %g is too large", t->dsg_resolution[0],
@@ -146,17 +154,8 @@ static st_status multilevel_init(st_component *self, st_error *err)
 {
     topo *t = (topo *)self;
     ST_TRY(topo_init(self, err));
-    double cells = 1.0;
-    for (int k = 0; k < 3; k++) {
-        double r = t->dsg_resolution[k];
-        if (r < 0 || r != floor(r))
-            return st_component_error(self, "resolution", err, ST_EINVAL,
-                                      "resolution must be three non-negative integers (got "
-                                      "%g %g %g)",
-                                      t->dsg_resolution[0], t->dsg_resolution[1],
-                                      t->dsg_resolution[2]);
-        cells *= r;
-    }
+    double cells;
+    ST_TRY(resolution_cells(t, &cells, err));
     const size_t nh = t->hexahedra.n, nid = t->dsg_idx_in_grid.n;
     if (nid != nh)
         return st_component_error(self, "idxInRegularGrid", err, ST_EINVAL,
