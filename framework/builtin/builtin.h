@@ -54,6 +54,18 @@ void st__loop_end_step(st_node *root, double t0, double dt);
 /* The collision pipeline of the root (the first object with the collision
  * role), if any. */
 st_status st__loop_compute_collision(st_node *root, st_error *err);
+/* Whether the root holds a collision pipeline. */
+bool st__loop_has_collision(const st_node *root);
+/* The collision detection of a free-motion loop (SOFA's order): at the
+ * positions x_t of the step's start (xt, one per system), the free
+ * positions kept in xf meanwhile and put back after; without a pipeline,
+ * st__loop_compute_collision alone. */
+st_status st__loop_collision_at(st_node *root, bool has_collision, double **xt, double **xf,
+                                st_error *err);
+/* One vector per system of s (coords: xsize_all reals, else size_all),
+ * NULL when out of memory; freed with st__loop_sysvecs_free(v, nsystems). */
+double **st__loop_sysvecs(const st_scene *s, bool coords);
+void st__loop_sysvecs_free(double **v, size_t n);
 /* st__loop_compute_collision when the root's pipeline carries `tag` (NULL: always). */
 st_status st__loop_compute_collision_tagged(st_node *root, const char *tag, st_error *err);
 /* SOFA's isolated interaction force fields (SolveVisitor and

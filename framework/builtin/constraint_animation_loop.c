@@ -203,17 +203,9 @@ static st_status cl_init(st_component *self, st_error *err)
 
 static void free_vectors(constraint_loop *l)
 {
-    for (size_t i = 0; i < l->nxt; i++) {
-        if (l->xt)
-            st_free(l->xt[i]);
-        if (l->vt)
-            st_free(l->vt[i]);
-        if (l->xf)
-            st_free(l->xf[i]);
-    }
-    st_free(l->xt);
-    st_free(l->vt);
-    st_free(l->xf);
+    st__loop_sysvecs_free(l->xt, l->nxt);
+    st__loop_sysvecs_free(l->vt, l->nxt);
+    st__loop_sysvecs_free(l->xf, l->nxt);
     l->xt = l->vt = l->xf = NULL;
     l->nxt = 0;
 }
@@ -223,23 +215,12 @@ static void free_vectors(constraint_loop *l)
 static st_status alloc_vectors(constraint_loop *l, st_scene *s, st_error *err)
 {
     free_vectors(l);
-    size_t n = s->nsystems ? s->nsystems : 1;
-    l->xt = st_calloc(n, sizeof *l->xt);
-    l->vt = st_calloc(n, sizeof *l->vt);
-    l->xf = st_calloc(n, sizeof *l->xf);
+    l->xt = st__loop_sysvecs(s, true);
+    l->vt = st__loop_sysvecs(s, false);
+    l->xf = st__loop_sysvecs(s, true);
+    l->nxt = s->nsystems;
     if (!l->xt || !l->vt || !l->xf)
         return st_error_set(err, ST_ENOMEM, "out of memory");
-    l->nxt = s->nsystems;
-    for (size_t i = 0; i < s->nsystems; i++) {
-        st_system *sys = s->systems[i];
-        if (!sys)
-            continue;
-        l->xt[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
-        l->xf[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
-        l->vt[i] = st_malloc((sys->size_all ? sys->size_all : 1) * sizeof(double));
-        if (!l->xt[i] || !l->xf[i] || !l->vt[i])
-            return st_error_set(err, ST_ENOMEM, "out of memory");
-    }
     return ST_OK;
 }
 
@@ -319,12 +300,7 @@ static void cl_on_event(st_component *self, st_event ev, double dt)
     constraint_loop *l = (constraint_loop *)self;
     st__loop_links_init(&l->links, self);
     st_node *root = self->node;
-    l->has_collision = false;
-    for (size_t i = 0; i < root->nobjects; i++) {
-        const st_component *c = root->objects[i];
-        if (ST_CLASS_HAS(c->cls, collision) && c->cls->collision)
-            l->has_collision = true;
-    }
+    l->has_collision = st__loop_has_collision(root);
     warn_solvers(l, root);
     st_error e = {0};
     if (root->scene && alloc_vectors(l, root->scene, &e) != ST_OK)
@@ -409,24 +385,6 @@ static st_status read_outputs(constraint_loop *l, st_error *err)
     return ST_OK;
 }
 
-/* Swaps the free positions out for x_t (put_back false) or back in. */
-static void swap_free(constraint_loop *l, st_node *root, bool put_back)
-{
-    st_scene *s = root->scene;
-    for (size_t i = 0; i < s->nsystems; i++) {
-        st_system *sys = s->systems[i];
-        if (!st__loop_owns(root, sys))
-            continue;
-        if (!put_back) {
-            memcpy(l->xf[i], sys->x, sys->xsize_all * sizeof(double));
-            memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
-        } else {
-            memcpy(sys->x, l->xf[i], sys->xsize_all * sizeof(double));
-        }
-        st_system_propagate_x(sys, sys->x);
-    }
-}
-
 static st_status cl_step(st_component *self, st_node *root, double dt, st_error *err)
 {
     constraint_loop *l = (constraint_loop *)self;
@@ -474,14 +432,8 @@ static st_status cl_step(st_component *self, st_node *root, double dt, st_error 
     double t2 = st_time_now();
 
     st_status rc = ST_OK;
-    if (!l->collisions_first) {
-        if (l->has_collision)
-            swap_free(l, root, false);
-        rc = st__loop_compute_collision(root, err);
-        if (l->has_collision)
-            swap_free(l, root, true);
-        ST_TRY(rc);
-    }
+    if (!l->collisions_first)
+        ST_TRY(st__loop_collision_at(root, l->has_collision, l->xt, l->xf, err));
     double t3 = st_time_now();
 
     /* The constraint problem at the free positions, its Gauss-Seidel, the

@@ -198,6 +198,65 @@ st_status st__loop_compute_collision(st_node *root, st_error *err)
     return st__loop_compute_collision_tagged(root, NULL, err);
 }
 
+bool st__loop_has_collision(const st_node *root)
+{
+    for (size_t i = 0; i < root->nobjects; i++) {
+        const st_component *c = root->objects[i];
+        if (ST_CLASS_HAS(c->cls, collision) && c->cls->collision)
+            return true;
+    }
+    return false;
+}
+
+st_status st__loop_collision_at(st_node *root, bool has_collision, double **xt, double **xf,
+                                st_error *err)
+{
+    st_scene *s = root->scene;
+    if (has_collision)
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!st__loop_owns(root, sys))
+                continue;
+            memcpy(xf[i], sys->x, sys->xsize_all * sizeof(double));
+            memcpy(sys->x, xt[i], sys->xsize_all * sizeof(double));
+            st_system_propagate_x(sys, sys->x);
+        }
+    st_status rc = st__loop_compute_collision(root, err);
+    if (has_collision)
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system *sys = s->systems[i];
+            if (!st__loop_owns(root, sys))
+                continue;
+            memcpy(sys->x, xf[i], sys->xsize_all * sizeof(double));
+            st_system_propagate_x(sys, sys->x);
+        }
+    return rc;
+}
+
+double **st__loop_sysvecs(const st_scene *s, bool coords)
+{
+    double **v = st_calloc(s->nsystems ? s->nsystems : 1, sizeof *v);
+    for (size_t i = 0; v && i < s->nsystems; i++) {
+        const st_system *sys = s->systems[i];
+        if (!sys)
+            continue;
+        size_t n = coords ? sys->xsize_all : sys->size_all;
+        v[i] = st_malloc((n ? n : 1) * sizeof(double));
+        if (!v[i]) {
+            st__loop_sysvecs_free(v, i);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+void st__loop_sysvecs_free(double **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        st_free(v[i]);
+    st_free(v);
+}
+
 /* The same, with a tag: only a pipeline that carries it runs. */
 st_status st__loop_compute_collision_tagged(st_node *root, const char *tag, st_error *err)
 {

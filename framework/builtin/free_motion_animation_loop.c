@@ -136,13 +136,8 @@ static st_status fm_init(st_component *self, st_error *err)
 
 static void free_xt(free_motion_loop *l)
 {
-    for (size_t i = 0; i < l->nxt; i++) {
-        st_free(l->xt[i]);
-        if (l->xf)
-            st_free(l->xf[i]);
-    }
-    st_free(l->xt);
-    st_free(l->xf);
+    st__loop_sysvecs_free(l->xt, l->nxt);
+    st__loop_sysvecs_free(l->xf, l->nxt);
     l->xt = l->xf = NULL;
     l->nxt = 0;
 }
@@ -152,20 +147,11 @@ static void free_xt(free_motion_loop *l)
 static st_status alloc_xt(free_motion_loop *l, st_scene *s, st_error *err)
 {
     free_xt(l);
-    l->xt = st_calloc(s->nsystems ? s->nsystems : 1, sizeof *l->xt);
-    l->xf = st_calloc(s->nsystems ? s->nsystems : 1, sizeof *l->xf);
+    l->xt = st__loop_sysvecs(s, true);
+    l->xf = st__loop_sysvecs(s, true);
+    l->nxt = s->nsystems;
     if (!l->xt || !l->xf)
         return st_error_set(err, ST_ENOMEM, "out of memory");
-    l->nxt = s->nsystems;
-    for (size_t i = 0; i < s->nsystems; i++) {
-        st_system *sys = s->systems[i];
-        if (!sys)
-            continue;
-        l->xt[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
-        l->xf[i] = st_malloc((sys->xsize_all ? sys->xsize_all : 1) * sizeof(double));
-        if (!l->xt[i] || !l->xf[i])
-            return st_error_set(err, ST_ENOMEM, "out of memory");
-    }
     return ST_OK;
 }
 
@@ -181,12 +167,7 @@ static void fm_on_event(st_component *self, st_event ev, double dt)
     l->has_constraints = false;
     scan(root, &found, &l->has_constraints);
     l->csolver = l->constraint_solver ? l->constraint_solver : found;
-    l->has_collision = false;
-    for (size_t i = 0; i < root->nobjects; i++) {
-        const st_component *c = root->objects[i];
-        if (ST_CLASS_HAS(c->cls, collision) && c->cls->collision)
-            l->has_collision = true;
-    }
+    l->has_collision = st__loop_has_collision(root);
     if (!l->csolver)
         st_component_warn(self, "no constraint solver in the scene: constraints are not "
                                 "solved (add a GenericConstraintSolver or "
@@ -256,26 +237,7 @@ static st_status fm_step(st_component *self, st_node *root, double dt, st_error 
      * on the positions x_t (penalty contacts found here act in the next
      * step's free motion; Lagrangian contacts in this step's solve, at the
      * free positions). */
-    if (l->has_collision) {
-        for (size_t i = 0; i < s->nsystems; i++) {
-            st_system *sys = s->systems[i];
-            if (!st__loop_owns(root, sys))
-                continue;
-            memcpy(l->xf[i], sys->x, sys->xsize_all * sizeof(double));
-            memcpy(sys->x, l->xt[i], sys->xsize_all * sizeof(double));
-            st_system_propagate_x(sys, sys->x);
-        }
-    }
-    rc = st__loop_compute_collision(root, err);
-    if (l->has_collision) {
-        for (size_t i = 0; i < s->nsystems; i++) {
-            st_system *sys = s->systems[i];
-            if (!st__loop_owns(root, sys))
-                continue;
-            memcpy(sys->x, l->xf[i], sys->xsize_all * sizeof(double));
-            st_system_propagate_x(sys, sys->x);
-        }
-    }
+    rc = st__loop_collision_at(root, l->has_collision, l->xt, l->xf, err);
     ST_TRY(rc);
     double t2 = st_time_now();
     l->time_collision = t2 - t1;
