@@ -76,7 +76,7 @@ static const st_field carving_fields[] = {
             "Collision distance at which cavring will start. Equal to contactDistance by "
             "default."),
     ST_BOOL(carving, active, "active", "false",
-            "Activate this object.\nNote that this can be dynamically controlled by using a key"),
+            "Activate this object. Note that this can be dynamically controlled by using a key"),
     ST_STRING(carving, key, "key", "1",
               "key to press to activate this object until the key is released"),
     ST_STRING(carving, key_switch, "keySwitch", "4",
