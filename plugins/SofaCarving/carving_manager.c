@@ -36,6 +36,8 @@
 
 #include <settee/settee.h>
 
+#include "../shared/topology_modifier.h"
+
 typedef struct hit {
     const st_component *model; /* the surface model */
     unsigned elem;
@@ -448,31 +450,16 @@ static bool up_mappings(carving *m, st_component **topo)
     return true;
 }
 
-/* The element kind of a topology modifier class, or -1. */
-static int modifier_kind(const st_component *c)
-{
-    static const char *const names[ST_ELEM_COUNT] = {
-        "PointSetTopologyModifier",       "EdgeSetTopologyModifier",
-        "TriangleSetTopologyModifier",    "QuadSetTopologyModifier",
-        "TetrahedronSetTopologyModifier", "HexahedronSetTopologyModifier"};
-    for (int k = 0; k < ST_ELEM_COUNT; k++)
-        if (!strcmp(c->cls->name, names[k]))
-            return k;
-    return -1;
-}
-
 /* The first modifier from n upward whose kind is `base` or derives from it
  * (base < 0: any). */
 static st_component *find_modifier(st_node *n, int base)
 {
-    static const int parent[ST_ELEM_COUNT] = {-1, ST_ELEM_POINT, ST_ELEM_EDGE, ST_ELEM_EDGE,
-                                              ST_ELEM_TRIANGLE, ST_ELEM_QUAD};
     for (; n; n = st_node_parent(n))
         for (size_t i = 0; i < st_node_object_count(n); i++) {
             st_component *c = st_node_object(n, i);
-            for (int k = modifier_kind(c); k >= 0; k = parent[k])
-                if (base < 0 || k == base)
-                    return c;
+            int k = st_modifier_kind(c);
+            if (k >= 0 && (base < 0 || st_modifier_derives(k, base)))
+                return c;
         }
     return NULL;
 }
@@ -489,7 +476,7 @@ static void remove_items(carving *m, st_component *topo, int base)
                           topo->name, m->nitems);
         return;
     }
-    st_elem k = (st_elem)modifier_kind(mod);
+    st_elem k = (st_elem)st_modifier_kind(mod);
     char path[256], list[160] = "";
     for (size_t i = 0, at = 0; i < m->nitems && at < sizeof list - 16; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%u", i ? " " : "",

@@ -43,7 +43,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "support.h"
+#include "topo_support.h"
 
 static test_rt T;
 
@@ -120,9 +120,7 @@ static const st_array *arr(st_scene *s, const char *name, const char *field)
 {
     st_component *c = test_find_object(s, name);
     cr_assert_not_null(c, "no component %s", name);
-    const st_field *f = st_component_field(c, field);
-    cr_assert_not_null(f, "%s has no field %s", name, field);
-    return st_component_field_ptr(c, f);
+    return topo_arr(c, field);
 }
 
 static size_t ntetra(st_scene *s) { return arr(s, "Volume", "tetrahedra")->n; }
@@ -197,11 +195,7 @@ static void assert_surface(st_scene *s, const unsigned *want, size_t n, const ch
 static void assert_volume(st_scene *s, const unsigned *tets, size_t nt, const unsigned *corners,
                           size_t np, const char *when)
 {
-    const st_array *t = arr(s, "Volume", "tetrahedra");
-    cr_assert_eq(t->n, nt, "%s: %zu tetrahedra, want %zu", when, t->n, nt);
-    for (size_t i = 0; i < 4 * nt; i++)
-        cr_assert_eq(t->u[i], tets[i], "%s: tetrahedra entry %zu is %u, want %u", when, i,
-                     t->u[i], tets[i]);
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tets, nt, when);
     const st_array *x = arr(s, "dofs", "position");
     cr_assert_eq(x->n, np, "%s: the state has %zu points, want %zu", when, x->n, np);
     for (unsigned i = 0; i < np; i++)
