@@ -450,26 +450,12 @@ static bool up_mappings(carving *m, st_component **topo)
     return true;
 }
 
-/* The first modifier from n upward whose kind is `base` or derives from it
- * (base < 0: any). */
-static st_component *find_modifier(st_node *n, int base)
-{
-    for (; n; n = st_node_parent(n))
-        for (size_t i = 0; i < st_node_object_count(n); i++) {
-            st_component *c = st_node_object(n, i);
-            int k = st_modifier_kind(c);
-            if (k >= 0 && (base < 0 || st_modifier_derives(k, base)))
-                return c;
-        }
-    return NULL;
-}
-
 /* removeItems of the modifier found from topo's node: its own kind. */
 static void remove_items(carving *m, st_component *topo, int base)
 {
     if (!m->nitems)
         return;
-    st_component *mod = find_modifier(topo->node, base);
+    st_component *mod = st_find_modifier(topo->node, base);
     st_component *cont = mod ? st_node_find(mod->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP) : NULL;
     if (!cont) {
         st_component_warn(&m->base, "no topology modifier above %s: %zu elements not removed",

@@ -136,14 +136,7 @@ static const st_field tcp_fields[] = {
  * node upward (SOFA's getContext()->get). base < 0: any modifier. */
 static st_component *find_modifier(tcp *t, int base)
 {
-    for (st_node *n = t->topology->node; n; n = st_node_parent(n))
-        for (size_t i = 0; i < st_node_object_count(n); i++) {
-            st_component *c = st_node_object(n, i);
-            int k = st_modifier_kind(c);
-            if (k >= 0 && (base < 0 || st_modifier_derives(k, base)))
-                return c;
-        }
-    return NULL;
+    return st_find_modifier(t->topology->node, base);
 }
 
 /* The container a modifier changes: the topology of its node, upward. */

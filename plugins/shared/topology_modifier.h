@@ -34,4 +34,18 @@ static inline bool st_modifier_derives(int k, int base)
     return false;
 }
 
+/* The first modifier from node n upward whose kind is base or derives from
+ * it (base < 0: any): SOFA's getContext()->get<...TopologyModifier>(). */
+static inline st_component *st_find_modifier(st_node *n, int base)
+{
+    for (; n; n = st_node_parent(n))
+        for (size_t i = 0; i < st_node_object_count(n); i++) {
+            st_component *c = st_node_object(n, i);
+            int k = st_modifier_kind(c);
+            if (k >= 0 && (base < 0 || st_modifier_derives(k, base)))
+                return c;
+        }
+    return NULL;
+}
+
 #endif
