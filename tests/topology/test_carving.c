@@ -341,3 +341,109 @@ Test(carving, missing_tool_is_an_error)
     cr_assert(strstr(err.msg, "Tool Collision Model not found"), "%s", err.msg);
     st_scene_destroy(&s);
 }
+
+Test(carving, triangle_model_on_the_volume_container_itself)
+{
+    /* The TriangleCollisionModel beside the tetrahedra (no mapping): its
+     * triangles are all the container's, inner ones included, and each
+     * touched triangle gives the first tetrahedron on it (SOFA's
+     * getTetrahedraAroundTriangle(t)[0]). Along the same path the touched
+     * triangles are the same faces, (4 5 7), (0 5 7), (0 1 7), each then on
+     * one tetrahedron only: T4, T1, T0 at steps 18, 37, 87 as through the
+     * surface. (0 5 7) and (0 1 7) are inner triangles from the start, on
+     * two tetrahedra, but come within reach (z < 0.955, z < 0.455) only
+     * after T4 (T1) above them went; the other inner ones, (0 k 7) for k =
+     * 2, 3, 4, 6, are 0.354 away (plane y = x) or have the tool's
+     * projection outside them (then SOFA's test gives no output). */
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.01' gravity='0 0 0'>"
+             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+             "<CarvingManager active='true'/>"
+             "<Node name='Cube'>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
+             "1 1 1 1'/>"
+             "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
+             "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
+             "<TetrahedronSetTopologyModifier/>"
+             "<TriangleCollisionModel tags='CarvingSurface'/>"
+             "</Node>"
+             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+             "tolerance='1e-12' threshold='1e-12'/>"
+             "<MechanicalObject position='0.75 0.25 1.3'/><UniformMass totalMass='1'/>"
+             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
+             "movements='0 0 0 0 0 -2'/>"
+             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    static const int at[] = {18, 37, 87};
+    static const size_t want[] = {5, 4, 3};
+    run(s, 1, 130, at, want, 3);
+    static const unsigned tet87[] = {0, 2, 1, 5, 0, 4, 5, 1, 0, 2, 5, 3};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet87, 3, "after step 87");
+    st_scene_destroy(&s);
+}
+
+Test(carving, hexahedra_through_their_surface_quads)
+{
+    /* Two unit hexahedra side by side, points x + 3 y + 6 z; H0 (0 1 4 3 6 7
+     * 10 9), H1 (1 2 5 4 7 8 11 10); Hexa2QuadTopologicalMapping gives the
+     * 10 border quads, a TriangleCollisionModel splits each in two. The tool
+     * comes down at (0.3, 0.6): H0's top quad (6 7 10 9) is at z - 1 (the
+     * point is inside one of its two triangles, off the diagonal), the others
+     * 0.3 or more away: at step 18 (z = 1.14 < 1.145) the triangle gives
+     * quad index / 2, the quad its hexahedron H0, which goes with its four
+     * points at x = 0; H1, exposed at x = 1 (0.7 away), stays. */
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.01' gravity='0 0 0'>"
+             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+             "<CarvingManager active='true'/>"
+             "<Node name='Block'>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 "
+             "0 0 1 1 0 1 2 0 1 0 1 1 1 1 1 2 1 1'/>"
+             "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
+             "hexahedra='0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
+             "<HexahedronSetTopologyModifier/>"
+             "<Node name='Surface'>"
+             "<QuadSetTopologyContainer name='Quads'/><QuadSetTopologyModifier/>"
+             "<Hexa2QuadTopologicalMapping input='@../Hexas' output='@Quads'/>"
+             "<TriangleCollisionModel tags='CarvingSurface'/>"
+             "</Node></Node>"
+             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+             "tolerance='1e-12' threshold='1e-12'/>"
+             "<MechanicalObject position='0.3 0.6 1.3'/><UniformMass totalMass='1'/>"
+             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
+             "movements='0 0 0 0 0 -2'/>"
+             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    cr_assert_eq(arr(s, "Quads", "quads")->n, 10);
+    for (int k = 1; k <= 17; k++)
+        step(s);
+    cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 2, "before step 18");
+    step(s);
+    const st_array *h = arr(s, "Hexas", "hexahedra");
+    cr_assert_eq(h->n, 1, "after step 18: %zu hexahedra", h->n);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 8, "after step 18: %zu points", x->n);
+    /* the one left is H1: its vertices are the corners x >= 1 */
+    for (int v = 0; v < 8; v++)
+        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
+                      x->r[3 * h->u[v]]);
+    cr_assert_eq(arr(s, "Quads", "quads")->n, 6, "H1's six faces");
+    for (int k = 19; k <= 130; k++)
+        step(s);
+    cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 1, "nothing more goes");
+    st_scene_destroy(&s);
+}
