@@ -300,7 +300,7 @@ static const st_array *elements(st_component *topo, st_elem k)
     return a && a->n ? a : NULL;
 }
 
-static size_t count(st_component *topo, st_elem k) 
+static size_t count(st_component *topo, st_elem k)
 {
     const st_array *a = elements(topo, k);
     return a ? a->n : 0;
