@@ -38,10 +38,7 @@
 #include "beam_adapter.h"
 #include "../shared/mapping_common.h"
 
-typedef struct abm_point {
-    size_t beam;
-    double bary, y, z;
-} abm_point;
+typedef ba_point abm_point;
 
 typedef struct adaptive_beam_mapping {
     map_head h;
@@ -155,8 +152,8 @@ static void bernstein(double t, double a[4])
     a[0] = s * s * s, a[1] = 3 * t * s * s, a[2] = 3 * t * t * s, a[3] = t * t * t;
 }
 
-static void point_position(const beam_interpolation *bi, const abm_point *p, const double *x,
-                           double out[3])
+void ba_point_position(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       double out[3])
 {
     ba_xf g0, g1;
     const double L = ba_length(bi, p->beam);
@@ -206,8 +203,8 @@ static void inv_rotate(double out[3], const double q[4], const double v[3])
 }
 
 /* The point's velocity from the nodes' (v, w) derivatives v0, v1. */
-static void point_velocity(const beam_interpolation *bi, const abm_point *p, const double *x,
-                           const double *v0, const double *v1, double out[3])
+void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       const double *v0, const double *v1, double out[3])
 {
     double q[2][4], r[2][3];
     node_frames(bi, p->beam, x, q, r);
@@ -250,8 +247,8 @@ static void point_velocity(const beam_interpolation *bi, const abm_point *p, con
 
 /* The nodes' (force, torque) from the point's force f (the transpose of
  * point_velocity). */
-static void point_force(const beam_interpolation *bi, const abm_point *p, const double *x,
-                        const double f[3], double F0[6], double F1[6])
+void ba_point_force(const beam_interpolation *bi, const ba_point *p, const double *x,
+                    const double f[3], double F0[6], double F1[6])
 {
     double q[2][4], r[2][3], a[4];
     node_frames(bi, p->beam, x, q, r);
@@ -315,7 +312,7 @@ static void apply_range(adaptive_beam_mapping *m, const double *xin, double *xou
 {
     const size_t n = mapped(m);
     for (size_t i = 0; i < n; i++)
-        point_position(m->bi, &m->dist[i], xin, xout + 3 * i);
+        ba_point_position(m->bi, &m->dist[i], xin, xout + 3 * i);
     /* SOFA: points past the distribution are set to 0 */
     for (size_t i = n; i < m->n; i++)
         xout[3 * i] = xout[3 * i + 1] = xout[3 * i + 2] = 0.0;
@@ -328,7 +325,7 @@ static void apply_j_range(adaptive_beam_mapping *m, const double *x, const doubl
     for (size_t i = 0; i < n; i++) {
         unsigned n0, n1;
         ba_node_indices(m->bi, m->dist[i].beam, &n0, &n1);
-        point_velocity(m->bi, &m->dist[i], x, vin + 6 * (size_t)n0, vin + 6 * (size_t)n1,
+        ba_point_velocity(m->bi, &m->dist[i], x, vin + 6 * (size_t)n0, vin + 6 * (size_t)n1,
                        vout + 3 * i);
     }
 }
@@ -466,7 +463,7 @@ static void abm_apply_jt(st_component *self, const st_mparams *mp, double *f)
         unsigned n0, n1;
         double F0[6], F1[6];
         ba_node_indices(m->bi, m->dist[i].beam, &n0, &n1);
-        point_force(m->bi, &m->dist[i], x, fout + 3 * i, F0, F1);
+        ba_point_force(m->bi, &m->dist[i], x, fout + 3 * i, F0, F1);
         for (int c = 0; c < 6; c++) {
             fin[6 * (size_t)n0 + c] += F0[c];
             fin[6 * (size_t)n1 + c] += F1[c];
@@ -492,7 +489,7 @@ static void abm_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
             for (int j = 0; j < 6; j++) {
                 double e[6] = {0, 0, 0, 0, 0, 0}, o[3];
                 e[j] = 1.0;
-                point_velocity(m->bi, &m->dist[i], x, k ? zero : e, k ? e : zero, o);
+                ba_point_velocity(m->bi, &m->dist[i], x, k ? zero : e, k ? e : zero, o);
                 for (int r = 0; r < 3; r++)
                     B[6 * r + j] = o[r];
             }

@@ -1605,3 +1605,105 @@ Test(beam_adapter, rod_mesh_section_chain)
     test_remove_dir(dir);
     test_rt_close(&t);
 }
+
+/* ---- MultiAdaptiveBeamMapping ---- */
+
+/* Two straight instruments on ten frames: A (length 10, five beams, five
+ * collision edges) out to 4, B (length 20, four beams, four collision
+ * edges) out to 12. The controller's nodes: 0, 2, 4 (A's beams, A first
+ * there) then 7 and 12 (B alone), on frames 5..9. The collision chain:
+ * 5 + 4 edges, its points at init at 2k (A, dx 2, k = 0..5) then
+ * 12 + 5k (B, dx 5, k = 1..4). The walk from the tip: B's end (12, local
+ * 20), one B edge back (7, local 15), where the nodes turn to A: A's end
+ * (4, local 10), 2 (local 8), then 0 (local 6) for the six points left.
+ * With the frames laid straight along x at their nodes the points sit at
+ * x = 0 0 0 0 0 0 2 4 7 12; a rigid rotation w = z (frame velocities
+ * w x o) moves them at w x p = (0, x, 0); a force at the tip point goes to
+ * the tip frame whole (bary 1 on B's last beam). */
+Test(beam_adapter, multi_adaptive_beam_mapping_two_instruments)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *xml =
+        "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+        "<Node name='a'><RodStraightSection name='rod' length='10' nbBeams='5' "
+        "nbEdgesCollis='5' nbEdgesVisu='5' radius='0.5' youngModulus='1e4'/>"
+        "<EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+        "<Node name='b'><RodStraightSection name='rod' length='20' nbBeams='4' "
+        "nbEdgesCollis='4' nbEdgesVisu='4' radius='0.3' youngModulus='1e4'/>"
+        "<EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+        "<Node name='combined'><EulerImplicitSolver/><SparseLDLSolver/>"
+        "<RegularGridTopology nx='10' ny='1' nz='1' xmin='0' xmax='1' ymin='0' ymax='0' "
+        "zmin='0' zmax='0'/>"
+        "<MechanicalObject name='dofs' template='Rigid3d'/>"
+        "<WireBeamInterpolation name='A' WireRestShape='@../a/rest'/>"
+        "<AdaptiveBeamForceFieldAndMass interpolation='@A'/>"
+        "<WireBeamInterpolation name='B' WireRestShape='@../b/rest'/>"
+        "<AdaptiveBeamForceFieldAndMass interpolation='@B'/>"
+        "<InterventionalRadiologyController name='irc' instruments='A B' xtip='4 12' "
+        "speed='0' startingPos='0 0 0 0 0 0 1'/>"
+        "<FixedProjectiveConstraint name='fixed' indices='0'/>"
+        "<Node name='collis'><EdgeSetTopologyContainer name='edges'/><EdgeSetTopologyModifier/>"
+        "<MechanicalObject name='cdofs'/>"
+        "<MultiAdaptiveBeamMapping name='map' controller='@../irc'/></Node>"
+        "</Node></Node>";
+    st_scene *s = fem_load_xml(&t, xml);
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    const double nodes[] = {0, 2, 4, 7, 12};
+    expect_abscissae(c, nodes, 5, "two instruments' nodes");
+    /* the collision chain written to the topology */
+    st_component *edges = fem_find(s, "edges", "EdgeSetTopologyContainer");
+    const st_array *pos = st_component_field_ptr(edges, st_component_field(edges, "position"));
+    const st_array *ed = st_component_field_ptr(edges, st_component_field(edges, "edges"));
+    const double chain[] = {0, 2, 4, 6, 8, 10, 17, 22, 27, 32};
+    cr_assert_eq(pos->n, 10);
+    cr_assert_eq(ed->n, 9);
+    for (size_t i = 0; i < 10; i++)
+        fem_near(pos->r[3 * i], chain[i], 1e-12, "chain point");
+    for (unsigned i = 0; i < 9; i++)
+        cr_assert(ed->u[2 * i] == i && ed->u[2 * i + 1] == i + 1, "edge %u", i);
+    /* the frames straight along x at their nodes */
+    st_mstate *dofs = (st_mstate *)fem_find(s, "dofs", "MechanicalObject");
+    st_mstate *cd = (st_mstate *)fem_find(s, "cdofs", "MechanicalObject");
+    cr_assert_eq(cd->position.n, 10);
+    st_system *sys = s->systems[0];
+    for (size_t k = 0; k < 5; k++) {
+        double *f = dofs->position.r + 7 * (5 + k);
+        f[0] = nodes[k];
+        f[1] = f[2] = f[3] = f[4] = f[5] = 0.0;
+        f[6] = 1.0;
+    }
+    st_system_propagate_x(sys, sys->x);
+    const double want[] = {0, 0, 0, 0, 0, 0, 2, 4, 7, 12};
+    for (size_t i = 0; i < 10; i++) {
+        fem_near(cd->position.r[3 * i], want[i], 1e-12, "collision point x");
+        fem_near(cd->position.r[3 * i + 1], 0.0, 1e-12, "collision point y");
+        fem_near(cd->position.r[3 * i + 2], 0.0, 1e-12, "collision point z");
+    }
+    /* a rigid rotation about z */
+    double *v = calloc(sys->size_all, sizeof *v);
+    cr_assert_not_null(v);
+    for (size_t k = 0; k < 10; k++) {
+        double *vk = st_slice(v, dofs) + 6 * k;
+        vk[1] = dofs->position.r[7 * k]; /* w x o, o on x */
+        vk[5] = 1.0;
+    }
+    st_system_propagate_v(sys, v);
+    const double *vc = st_slice(v, cd);
+    for (size_t i = 0; i < 10; i++) {
+        fem_near(vc[3 * i], 0.0, 1e-12, "point velocity x");
+        fem_near(vc[3 * i + 1], want[i], 1e-12, "point velocity y (w x p)");
+        fem_near(vc[3 * i + 2], 0.0, 1e-12, "point velocity z");
+    }
+    /* a force at the tip point goes to the tip frame */
+    memset(v, 0, sys->size_all * sizeof *v);
+    st_slice(v, cd)[3 * 9 + 1] = 1.0;
+    st_system_apply_jt(sys, v);
+    const double *fd = st_slice(v, dofs);
+    for (size_t k = 0; k < 10; k++)
+        for (int j = 0; j < 6; j++)
+            fem_near(fd[6 * k + j], k == 9 && j == 1 ? 1.0 : 0.0, 1e-12, "J^T at the frames");
+    free(v);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
