@@ -202,16 +202,17 @@ static void inv_rotate(double out[3], const double q[4], const double v[3])
     st_quat_rotate(out, c, v);
 }
 
-/* The point's velocity from the nodes' (v, w) derivatives v0, v1. */
-void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const double *x,
-                       const double *v0, const double *v1, double out[3])
+/* The control points' velocities of beam b from its nodes' (v, w). */
+static void control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                               const double *v0, const double *v1, double V[4][3],
+                               double q[2][4], double wl[2][3])
 {
-    double q[2][4], r[2][3];
-    node_frames(bi, p->beam, x, q, r);
-    const double L = ba_length(bi, p->beam);
-    const double lever[3] = {L / 3.0, 0.0, 0.0}, lp[3] = {0.0, p->y, p->z};
+    double r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double lever[3] = {L / 3.0, 0.0, 0.0};
     const double *vin[2] = {v0, v1};
-    double vl[2][3], wl[2][3];
+    double vl[2][3];
     for (int k = 0; k < 2; k++) {
         double t[3], wr[3];
         st_v3_cross(wr, vin[k] + 3, r[k]);
@@ -220,7 +221,7 @@ void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const do
         inv_rotate(vl[k], q[k], t);
         inv_rotate(wl[k], q[k], vin[k] + 3);
     }
-    double V[4][3], t[3], a[4];
+    double t[3];
     st_v3_cross(t, wl[0], lever);
     for (int c = 0; c < 3; c++)
         t[c] += vl[0][c];
@@ -231,6 +232,64 @@ void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const do
         t[c] = vl[1][c] - t[c];
     st_quat_rotate(V[2], q[1], t);
     st_quat_rotate(V[3], q[1], vl[1]);
+}
+
+void ba_control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                           const double *v0, const double *v1, double V[4][3])
+{
+    double q[2][4], wl[2][3];
+    control_velocities(bi, b, x, v0, v1, V, q, wl);
+}
+
+void ba_control_forces(const beam_interpolation *bi, size_t b, const double *x,
+                       const double F[4][3], double F0[6], double F1[6])
+{
+    double q[2][4], r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double lever[2][3] = {{L / 3.0, 0.0, 0.0}, {-L / 3.0, 0.0, 0.0}};
+    const double *inner[2] = {F[1], F[2]}, *end[2] = {F[0], F[3]};
+    double *out[2] = {F0, F1};
+    for (int k = 0; k < 2; k++) {
+        double fl[3], tl[3], Tg[3], sum[3], rf[3];
+        inv_rotate(fl, q[k], inner[k]);
+        st_v3_cross(tl, lever[k], fl);
+        st_quat_rotate(Tg, q[k], tl);
+        for (int c = 0; c < 3; c++)
+            sum[c] = end[k][c] + inner[k][c];
+        st_v3_cross(rf, r[k], sum);
+        for (int c = 0; c < 3; c++) {
+            out[k][c] = sum[c];
+            out[k][3 + c] = Tg[c] + rf[c];
+        }
+    }
+}
+
+void ba_node_levers(const beam_interpolation *bi, size_t b, const double *x, double lev[4][3])
+{
+    double q[2][4], r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double e[2][3] = {{-L / 3.0, 0.0, 0.0}, {L / 3.0, 0.0, 0.0}};
+    double t[3];
+    for (int c = 0; c < 3; c++)
+        lev[0][c] = -r[0][c], lev[3][c] = -r[1][c];
+    st_quat_rotate(t, q[0], e[0]);
+    for (int c = 0; c < 3; c++)
+        lev[1][c] = t[c] - r[0][c];
+    st_quat_rotate(t, q[1], e[1]);
+    for (int c = 0; c < 3; c++)
+        lev[2][c] = t[c] - r[1][c];
+}
+
+/* The point's velocity from the nodes' (v, w) derivatives v0, v1. */
+void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       const double *v0, const double *v1, double out[3])
+{
+    double q[2][4], wl[2][3], V[4][3], t[3], a[4];
+    control_velocities(bi, p->beam, x, v0, v1, V, q, wl);
+    const double L = ba_length(bi, p->beam);
+    const double lp[3] = {0.0, p->y, p->z};
     bernstein(p->bary, a);
     for (int c = 0; c < 3; c++)
         out[c] = a[0] * V[0][c] + a[1] * V[1][c] + a[2] * V[2][c] + a[3] * V[3][c];

@@ -250,6 +250,17 @@ void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const do
                        const double *v0, const double *v1, double out[3]);
 void ba_point_force(const beam_interpolation *bi, const ba_point *p, const double *x,
                     const double f[3], double F0[6], double F1[6]);
+/* Beam b's Bezier control points: their velocities from the nodes' (v, w)
+ * v0 and v1, and the nodes' (force, torque) from forces F on them (the
+ * transpose). */
+void ba_control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                           const double *v0, const double *v1, double V[4][3]);
+void ba_control_forces(const beam_interpolation *bi, size_t b, const double *x,
+                       const double F[4][3], double F0[6], double F1[6]);
+/* The levers l_k of beam b's control points (dP_k = dx_node + l_k x w_node,
+ * BeamAdapter's Lev00, Lev01, Lev12, Lev13): -r0, R0 (-L/3, 0, 0) - r0,
+ * R1 (L/3, 0, 0) - r1, -r1 (r the DOF-to-node offsets in global axes). */
+void ba_node_levers(const beam_interpolation *bi, size_t b, const double *x, double lev[4][3]);
 
 
 #define IRC_MAX_INSTRUMENTS 32
