@@ -233,6 +233,7 @@ st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
 
 extern const st_class adaptive_beam_mapping_class;
 extern const st_class multi_adaptive_beam_mapping_class;
+extern const st_class beam_length_mapping_class;
 
 /* A point mapped on a beam: the beam, its barycentric coordinate along the
  * spline and the offset (0, y, z) in the interpolated frame. */

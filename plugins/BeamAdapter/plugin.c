@@ -17,6 +17,7 @@ static st_status register_classes(st_registry *r, st_error *err)
     ST_TRY(st_registry_add(r, &wire_beam_interpolation_class, err));
     ST_TRY(st_registry_add(r, &adaptive_beam_mapping_class, err));
     ST_TRY(st_registry_add(r, &multi_adaptive_beam_mapping_class, err));
+    ST_TRY(st_registry_add(r, &beam_length_mapping_class, err));
     ST_TRY(st_registry_add(r, &interventional_radiology_controller_class, err));
     ST_TRY(st_registry_add(r, &beam_adapter_action_controller_class, err));
     ST_TRY(st_registry_add(r, &adaptive_beam_controller_class, err));

@@ -1707,3 +1707,86 @@ Test(beam_adapter, multi_adaptive_beam_mapping_two_instruments)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* ---- BeamLengthMapping ---- */
+
+/* One beam of rest length L = 2 on frames along x. The control points are
+ * evenly spaced at rest (P' = L x everywhere), so the length is L; frame 1
+ * moved to x = 3 gives P' along +x with int |P'| = P3 - P0 = 3 (Gauss exact
+ * for a quadratic). dl = dx1 - dx0 along x, nothing for transverse or
+ * rotational motion of a straight beam, and J^T f puts -f and f on the
+ * frames along x. Geometric stiffness at rest with child force f: K_kl =
+ * (f / L) int a_k a_l dt (I - x x^T) between control points (the
+ * derivative Bernstein a_k); frame 1 moved by (0, 1, 0) moves P2 and P3, and
+ * int a_k (a_2 + a_3) = (-0.9, -0.3, 0.3, 0.9), so with c = kf f / L the
+ * frames get (0, -1.2 c, 0, 0, 0, -0.2 c) and (0, 1.2 c, 0, 0, 0, -0.2 c)
+ * (the torques from P1's and P2's levers (-L/3, 0, 0) and (L/3, 0, 0));
+ * geometricStiffness 2 keeps it for f < 0 only, 0 never, 1 always. */
+Test(beam_adapter, beam_length_mapping_closed_forms)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *gs[] = {"0", "1", "2"};
+    for (int mode = 0; mode < 3; mode++) {
+        char xml[2048];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<EulerImplicitSolver/><CGLinearSolver iterations='10' tolerance='1e-9' "
+                 "threshold='1e-9'/>"
+                 "<MechanicalObject name='dofs' template='Rigid3d' position='0 0 0 0 0 0 1  2 0 "
+                 "0 0 0 0 1'/><MeshTopology lines='0 1'/>"
+                 "<BeamInterpolation name='interp' radius='0.1'/>"
+                 "<Node name='len'><MechanicalObject name='lengths' template='Vec1d'/>"
+                 "<BeamLengthMapping name='map' interpolation='@../interp' "
+                 "geometricStiffness='%s'/></Node></Node>",
+                 gs[mode]);
+        st_scene *s = fem_load_xml(&t, xml);
+        st_mstate *dofs = (st_mstate *)fem_find(s, "dofs", "MechanicalObject");
+        st_mstate *len = (st_mstate *)fem_find(s, "lengths", "MechanicalObject");
+        st_component *map = fem_find(s, "map", "BeamLengthMapping");
+        const st_mapping_ops *ops = map->cls->mapping;
+        st_system *sys = s->systems[0];
+        cr_assert_eq(len->position.n, 1);
+        fem_near(len->position.r[0], 2.0, 1e-13, "length at rest");
+        /* velocities: along x only */
+        double *v = calloc(sys->size_all, sizeof *v), *d = calloc(sys->size_all, sizeof *d);
+        cr_assert(v && d);
+        for (int j = 0; j < 12; j++) {
+            memset(v, 0, sys->size_all * sizeof *v);
+            st_slice(v, dofs)[j] = 1.0;
+            st_system_propagate_v(sys, v);
+            fem_near(st_slice(v, len)[0], j == 0 ? -1.0 : j == 6 ? 1.0 : 0.0, 1e-13,
+                     "dl / d(frame velocity)");
+        }
+        memset(v, 0, sys->size_all * sizeof *v);
+        st_slice(v, len)[0] = 5.0;
+        st_system_apply_jt(sys, v);
+        for (int j = 0; j < 12; j++)
+            fem_near(st_slice(v, dofs)[j], j == 0 ? -5.0 : j == 6 ? 5.0 : 0.0, 1e-13, "J^T f");
+        /* geometric stiffness, for f = 3 and f = -3 */
+        const double L = 2.0, kf = 0.7;
+        for (int sign = -1; sign <= 1; sign += 2) {
+            const double f = 3.0 * sign;
+            memset(v, 0, sys->size_all * sizeof *v);
+            memset(d, 0, sys->size_all * sizeof *d);
+            st_slice(v, len)[0] = f;
+            ops->update_k(map, &sys->mp, v);
+            memset(v, 0, sys->size_all * sizeof *v);
+            st_slice(v, dofs)[6 + 1] = 1.0;
+            ops->apply_djt(map, &sys->mp, d, v, kf);
+            const bool on = mode == 1 || (mode == 2 && f < 0);
+            const double c = on ? kf * f / L : 0.0;
+            const double want[12] = {0, -1.2 * c, 0, 0, 0, -0.2 * c, 0, 1.2 * c, 0, 0, 0, -0.2 * c};
+            for (int j = 0; j < 12; j++)
+                fem_near(st_slice(d, dofs)[j], want[j], 1e-12, "geometric stiffness");
+        }
+        /* stretched: frame 1 at x = 3 */
+        dofs->position.r[7] = 3.0;
+        st_system_propagate_x(sys, sys->x);
+        fem_near(len->position.r[0], 3.0, 1e-13, "stretched length");
+        free(v);
+        free(d);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}
