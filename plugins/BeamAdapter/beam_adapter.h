@@ -337,6 +337,11 @@ typedef struct wire_rest_shape {
 
 extern const st_class wire_rest_shape_class;
 
+/* Appends printf(fmt, a, b) to a growing text (*buf, *len of *cap;
+ * free() it): the lists written to a topology's fields. */
+st_status ba_buf_add(char **buf, size_t *len, size_t *cap, st_error *err, const char *fmt,
+                     double a, double b);
+
 /* The rest frame at curvilinear abscissa x (SOFA's getRestTransformOnX). */
 void wrs_rest_transform(const wire_rest_shape *w, double x, ba_xf *out);
 /* Total length (last key point). */

@@ -26,7 +26,7 @@
  * warning: it needs a point's instrument to shrink under it, which the
  * controller's walk does not do), and parallelMapping (sequential). */
 #include <math.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "beam_adapter.h"
@@ -296,28 +296,6 @@ static st_status find_controller(multi_adaptive_beam_mapping *m, st_error *err)
     return ST_OK;
 }
 
-/* Appends "a b " (pair) or "a b c " to a growing text. */
-static st_status buf_printf(char **buf, size_t *len, size_t *cap, st_error *err, int nv, double a,
-                            double b)
-{
-    char tmp[96];
-    const int k = nv == 2 ? snprintf(tmp, sizeof tmp, "%.0f %.0f ", a, b)
-                          : snprintf(tmp, sizeof tmp, "%.17g %.17g 0 ", a, b);
-    if (*len + (size_t)k + 1 > *cap) {
-        size_t nc = *cap ? *cap * 2 : 1024;
-        while (nc < *len + (size_t)k + 1)
-            nc *= 2;
-        char *nb = st_realloc(*buf, nc);
-        if (!nb)
-            return st_error_set(err, ST_ENOMEM, "MultiAdaptiveBeamMapping: out of memory");
-        *buf = nb;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, tmp, (size_t)k + 1);
-    *len += (size_t)k;
-    return ST_OK;
-}
-
 /* SOFA's init: the node's topology becomes the chain of every instrument's
  * collision edges; returns the number of points. */
 static st_status fill_topology(multi_adaptive_beam_mapping *m, size_t *npoints, st_error *err)
@@ -332,7 +310,7 @@ static st_status fill_topology(multi_adaptive_beam_mapping *m, size_t *npoints, 
         st_component_warn(self, "EdgeSetController has no binding EdgeSetTopologyModifier.");
     char *pos = NULL, *edg = NULL;
     size_t pl = 0, pc = 0, el = 0, ec = 0;
-    st_status st = buf_printf(&pos, &pl, &pc, err, 3, 0.0, 0.0);
+    st_status st = ba_buf_add(&pos, &pl, &pc, err, "%.17g %.17g 0 ", 0.0, 0.0);
     double prev_x = 0.0;
     size_t prev_edges = 0;
     for (size_t i = 0; i < m->ninst && st == ST_OK; i++) {
@@ -349,9 +327,9 @@ static st_status fill_topology(multi_adaptive_beam_mapping *m, size_t *npoints, 
         }
         const double dx = wrs_length(w) / lines;
         for (unsigned k = 1; k <= lines && st == ST_OK; k++)
-            st = buf_printf(&pos, &pl, &pc, err, 3, prev_x + k * dx, 0.0);
+            st = ba_buf_add(&pos, &pl, &pc, err, "%.17g %.17g 0 ", prev_x + k * dx, 0.0);
         for (unsigned k = 0; k < lines && st == ST_OK; k++)
-            st = buf_printf(&edg, &el, &ec, err, 2, (double)(prev_edges + k),
+            st = ba_buf_add(&edg, &el, &ec, err, "%.0f %.0f ", (double)(prev_edges + k),
                             (double)(prev_edges + k + 1));
         prev_x += (lines + 1) * dx;
         prev_edges += lines;
@@ -360,8 +338,8 @@ static st_status fill_topology(multi_adaptive_beam_mapping *m, size_t *npoints, 
         st = st_component_set(topo, "position", pos, err);
     if (st == ST_OK)
         st = st_component_set(topo, "edges", edg ? edg : "", err);
-    st_free(pos);
-    st_free(edg);
+    free(pos);
+    free(edg);
     ST_TRY(st);
     if (topo->state == ST_CSTATE_VALID && topo->cls->reinit)
         ST_TRY(topo->cls->reinit(topo, err));

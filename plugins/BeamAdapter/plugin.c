@@ -33,7 +33,9 @@ ST_PLUGIN_DEFINE("BeamAdapter", "0.1.0",
                  "RodStraightSection, RodSpireSection and RodMeshSection (a wire's rest shape "
                  "by curvilinear abscissa), WireBeamInterpolation (beams whose sections and rest "
                  "shape come from a WireRestShape), AdaptiveBeamMapping (points on the beams' "
-                 "splines), InterventionalRadiologyController (wires pushed in by their tips) "
+                 "splines), MultiAdaptiveBeamMapping (one collision model along several "
+                 "instruments), BeamLengthMapping (the beams' lengths as a Vec1d state), "
+                 "InterventionalRadiologyController (wires pushed in by their tips) "
                  "with BeamAdapterActionController (its scripted actions), and "
                  "AdaptiveBeamController (frames redistributed along a BeamInterpolation)",
                  "LGPL-2.1-or-later", provides, register_classes)
