@@ -19,9 +19,10 @@
  * and, as SOFA's sub-mapping, sets the first as many points of the output to
  * 0 (its "init hack").
  *
- * Not in settee: the points BeamAdapter deactivates for collision (its
- * controller's activated-points buffer; settee's collision models use every
- * point), the barycentric use by BeamAdapter's contact mapper
+ * BeamAdapter's controller also fills a buffer of "activated" points, which
+ * nothing reads (every point collides, there as here).
+ *
+ * Not in settee: the barycentric use by BeamAdapter's contact mapper
  * (addBaryPoint), the edge removal for a point past its instrument's end (a
  * warning: it needs a point's instrument to shrink under it, which the
  * controller's walk does not do), and parallelMapping (sequential). */
