@@ -125,6 +125,9 @@ static const struct refusal {
     {"BeamLinearMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamLinearMapping_mt", "input and output must link two states; SOFA's mappings have no default"},
     {"AdaptiveBeamMapping", "input and output must link two states; needs a beam interpolation"},
+    {"MultiAdaptiveBeamMapping", "input and output must link two states; needs an "
+                                 "InterventionalRadiologyController"},
+    {"BeamLengthMapping", "input and output must link two states; needs a BeamInterpolation"},
     {"DistanceToPlaneMapping", "planeNormal has no default (SOFA: 'planeNormal data has null "
                                "norm'), and input and output must link two states"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

@@ -256,6 +256,13 @@ ST_API void st_matrix_csr(const st_matrix *m, st_csr *out);
 /* y = A x over the assembled matrix. */
 ST_API void st_matrix_mul(const st_matrix *m, double *y, const double *x);
 
+/* ABI 2.11. res += factor M dx with SOFA's addMdx (MechanicalAddMDxVisitor):
+ * the mass of each node (its last one), on nodes the visitor reaches from
+ * the solver's node: not a node holding a mechanical mapping or below one,
+ * not below a node whose mass was used. Masses on mapped states add
+ * nothing (st_system_add_mbkdx maps them). Mapped parts of res untouched. */
+ST_API void st_system_add_mdx(st_system *sys, double *res, const double *dx, double factor);
+
 #ifdef __cplusplus
 }
 #endif
