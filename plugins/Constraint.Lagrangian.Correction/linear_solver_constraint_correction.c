@@ -24,9 +24,10 @@ typedef struct lsc {
 } lsc;
 
 static const st_field lsc_fields[] = {
-    ST_BOOL(lsc, wire_optimization, "wire_optimization", "false",
-            "constraints are reordered along a wire-like topology (from tip to base) (settee: "
-            "only false)"),
+    ST_IGNORED(lsc, wire_optimization, "wire_optimization", ST_T_BOOL, bool, "false",
+               "constraints are reordered along a wire-like topology (from tip to base) "
+               "(SOFA reorders only the unbuilt Gauss-Seidel's sequence, LCPConstraintSolver "
+               "build_lcp=false; settee builds that system, where the order does not apply)"),
     ST_REAL(lsc, regularization, "regularizationTerm", "0",
             "Add regularization factor times the identity matrix to the compliance W when "
             "solving constraints"),
@@ -40,9 +41,6 @@ static const st_field lsc_fields[] = {
 static st_status lsc_init(st_component *self, st_error *err)
 {
     lsc *c = (lsc *)self;
-    if (c->wire_optimization)
-        return st_component_error(self, "wire_optimization", err, ST_EINVAL,
-                                  "wire_optimization: true is not implemented in settee");
     c->ms = st_component_mstate(self);
     if (!c->ms)
         return st_component_error(self, NULL, err, ST_ESCENE,

@@ -79,6 +79,12 @@ Test(lagrangian, pendulum_uncoupled_and_linear_solver_corrections)
         cr_assert_float_eq(xu[k], xl[k], 1e-12);
     cr_assert_float_eq(xu[0], 1.0, 1e-9);
     cr_assert_float_eq(xu[1], 2.0, 1e-9);
+    /* wire_optimization reorders only SOFA's unbuilt Gauss-Seidel sequence:
+     * with a built solver the run is the same to the last bit. */
+    double xw[3];
+    run_pendulum("LinearSolverConstraintCorrection: {wire_optimization: true}",
+                 "CGLinearSolver: {iterations: 100, tolerance: 1e-20, threshold: 1e-30}", xw);
+    cr_assert_eq(memcmp(xw, xl, sizeof xw), 0);
 }
 
 /* The chain (lagrangian_test_util.h) moving, the B-C constraint under its
@@ -354,7 +360,6 @@ Test(lagrangian, bad_values_are_errors)
         {"UncoupledConstraintCorrection: {compliance: [1, 0]}", "compliance"},
         {"UncoupledConstraintCorrection: {defaultCompliance: 0}", "defaultCompliance"},
         {"BilateralLagrangianConstraint: {first_point: [0], second_point: [5]}", "out of range"},
-        {"LinearSolverConstraintCorrection: {wire_optimization: true}", "wire_optimization"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         test_rt t;
