@@ -109,6 +109,16 @@ static st_status fro_update(st_component *self, st_error *err)
 {
     fro_engine *e = (fro_engine *)self;
     st_mstate *ms = (st_mstate *)e->mstate;
+    /* The kernel computes an engine right after its init: a state or a
+     * topology initialised later has no points yet. */
+    if (e->mstate->state != ST_CSTATE_VALID || e->topology->state != ST_CSTATE_VALID) {
+        const bool st = e->mstate->state != ST_CSTATE_VALID;
+        return st_component_error(self, st ? "mstate" : "topology", err, ST_ESTATE,
+                                  "'%s' is not initialised before FillReducingOrdering is "
+                                  "computed: put the mesh in an earlier node or earlier in this "
+                                  "one (as SOFA's scenes do)",
+                                  st ? e->mstate->name : e->topology->name);
+    }
     ST_TRY(st_component_refresh(e->mstate, err));
     ST_TRY(st_component_refresh(e->topology, err));
     const st_array *hexa = e->topology->cls->topology->elements(e->topology, ST_T_HEXAS);
