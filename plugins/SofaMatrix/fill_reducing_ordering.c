@@ -9,7 +9,9 @@
  *   position[i]        = the state's position[permutation[i]]
  *   hexahedra, tetrahedra  the topology's, each index j replaced by
  *                      invPermutation[j]
- * computed once, when an output is first read (SOFA's engine has no input).
+ * computed once, when an output is first read (SOFA's engine has no input);
+ * when the state or the topology comes after it in its node (not yet
+ * initialised then), at the end of the scene's init.
  *
  * settee differs from SOFA where SOFA would compute nothing: SOFA's init
  * marks the component invalid whenever mstate or topology is not linked,
@@ -28,6 +30,7 @@
 #include <metis.h>
 
 #include "../shared/options.h"
+#include "../shared/output_file.h"
 
 typedef struct fro_engine {
     st_component base;
@@ -37,6 +40,7 @@ typedef struct fro_engine {
     st_array perm, iperm;   /* "permutation", "invPermutation" (uint[]) */
     st_array position;      /* "position" (vec3[]) */
     st_array hexahedra, tetrahedra;
+    bool pending; /* computed at the end of the scene's init */
 } fro_engine;
 
 static const st_field fields[] = {
@@ -109,15 +113,13 @@ static st_status fro_update(st_component *self, st_error *err)
 {
     fro_engine *e = (fro_engine *)self;
     st_mstate *ms = (st_mstate *)e->mstate;
-    /* The kernel computes an engine right after its init: a state or a
-     * topology initialised later has no points yet. */
-    if (e->mstate->state != ST_CSTATE_VALID || e->topology->state != ST_CSTATE_VALID) {
-        const bool st = e->mstate->state != ST_CSTATE_VALID;
-        return st_component_error(self, st ? "mstate" : "topology", err, ST_ESTATE,
-                                  "'%s' is not initialised before FillReducingOrdering is "
-                                  "computed: put the mesh in an earlier node or earlier in this "
-                                  "one (as SOFA's scenes do)",
-                                  st ? e->mstate->name : e->topology->name);
+    /* The kernel computes an engine right after its init, before the state
+     * and topology written after it in its node: then it waits for the end
+     * of the scene's init. */
+    e->pending = e->mstate->state != ST_CSTATE_VALID || e->topology->state != ST_CSTATE_VALID;
+    if (e->pending) {
+        e->perm.n = e->iperm.n = e->position.n = e->hexahedra.n = e->tetrahedra.n = 0;
+        return ST_OK;
     }
     ST_TRY(st_component_refresh(e->mstate, err));
     ST_TRY(st_component_refresh(e->topology, err));
@@ -200,6 +202,23 @@ static st_status fro_update(st_component *self, st_error *err)
     return s;
 }
 
+static void fro_event(st_component *self, st_event ev, double dt)
+{
+    (void)dt;
+    fro_engine *e = (fro_engine *)self;
+    if (ev != ST_EVENT_INIT_DONE || !e->pending || self->state != ST_CSTATE_VALID)
+        return;
+    st_error err = {0};
+    if (fro_update(self, &err) != ST_OK) {
+        out_log_error(self, &err);
+        return;
+    }
+    static const char *const outputs[] = {"permutation", "invPermutation", "position",
+                                          "hexahedra", "tetrahedra"};
+    for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
+        st_component_touch(self, st_component_field(self, outputs[i]));
+}
+
 static const st_engine_ops engine = {
     .struct_size = sizeof(st_engine_ops),
     .update = fro_update,
@@ -214,4 +233,5 @@ const st_class fill_reducing_ordering_class = {
     .fields = fields,
     .init = fro_init,
     .engine = &engine,
+    .on_event = fro_event,
 };

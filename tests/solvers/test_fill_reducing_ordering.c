@@ -243,6 +243,23 @@ Test(fill_reducing_ordering, tetrahedra_and_hexahedra)
     st_scene_destroy(&s);
 }
 
+Test(fill_reducing_ordering, written_before_its_mesh)
+{
+    /* in the node before the state and the topology, and before the mesh's
+     * node: computed at the end of the scene's init */
+    st_scene *s = load("<Node name='root'>" PLUGINS
+                       "<FillReducingOrdering name='reorder' mstate='@mesh/dofs' "
+                       "topology='@mesh/grid'/>"
+                       "<Node name='mesh'>"
+                       "<FillReducingOrdering name='local'/>"
+                       "<RegularGridTopology name='grid' nx='3' ny='4' nz='5'/>"
+                       "<MechanicalObject name='dofs'/></Node></Node>");
+    st_component *grid = test_find_object(s, "grid"), *dofs = test_find_object(s, "dofs");
+    check_outputs(test_find_object(s, "reorder"), grid, dofs);
+    check_outputs(test_find_object(s, "local"), grid, dofs);
+    st_scene_destroy(&s);
+}
+
 Test(fill_reducing_ordering, context_state_and_topology)
 {
     /* no links: the node's state and topology (SOFA would mark itself
@@ -277,12 +294,6 @@ Test(fill_reducing_ordering, methods)
                  "approximateMinimumDegree (Eigen's AMDOrdering in SOFA) is not available");
     expect_error("<Node name='root'>" PLUGINS "<FillReducingOrdering/></Node>",
                  "No compatible MechanicalState found");
-    /* the mesh's node comes after it: its state has no points yet */
-    expect_error("<Node name='root'>" PLUGINS
-                 "<FillReducingOrdering mstate='@mesh/dofs' topology='@mesh/grid'/>"
-                 "<Node name='mesh'><RegularGridTopology name='grid' nx='2' ny='2' nz='2'/>"
-                 "<MechanicalObject name='dofs'/></Node></Node>",
-                 "'dofs' is not initialised before FillReducingOrdering is computed");
     /* SOFA's own example writes "AMD": OptionsGroup warns and keeps
      * nestedDissection */
     st_scene *s = load("<Node name='root'>" PLUGINS
