@@ -1,4 +1,5 @@
 /* matrix_export.c - SOFA's matrix writers (see matrix_export.h). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,15 +14,7 @@ static const st_option_field format_table[] = {{"format", formats}, {NULL, NULL}
 
 st_status mx_check_format(st_component *c, st_error *err)
 {
-    ST_TRY(st_options_check(c, format_table, err));
-    const char *f = *(char **)st_component_field_ptr(c, st_component_field(c, "format"));
-    if (!strcmp(f, "jpg") || !strcmp(f, "jpeg"))
-        return st_component_error(c, "format", err, ST_EINVAL,
-                                  "format '%s': settee does not write JPEG images (SOFA writes "
-                                  "them lossy, at stb's quality 1); use png, bmp or tga for the "
-                                  "same image, lossless",
-                                  f);
-    return ST_OK;
+    return st_options_check(c, format_table, err);
 }
 
 /* Row r of m into row (cols doubles). */
@@ -185,9 +178,213 @@ static st_status write_tga(FILE *f, const mx_matrix *m, double *row, st_error *e
     return ST_OK;
 }
 
+/* ---- JPEG: baseline, one grey component, the standard tables (ITU T.81
+ * Annex K) scaled to quality 1 as SOFA's stb writer ends up with (SOFA
+ * passes -1, which stb clamps to 1: every quantiser is 50 times the
+ * table's, at most 255). The block edges repeat the last row and column. */
+
+#define JPEG_QUALITY 1
+
+/* Natural (row-major) index of the k-th coefficient in zig-zag order. */
+static const uint8_t zz_natural[64] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
+/* The luminance quantisation table, row-major. */
+static const uint8_t luma_q[64] = {
+    16, 11, 10, 16, 24,  40,  51,  61,  12, 12, 14, 19, 26,  58,  60,  55,
+    14, 13, 16, 24, 40,  57,  69,  56,  14, 17, 22, 29, 51,  87,  80,  62,
+    18, 22, 37, 56, 68,  109, 103, 77,  24, 35, 55, 64, 81,  104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99};
+/* Huffman tables: number of codes of each length 1..16, then the symbols. */
+static const uint8_t dc_bits[16] = {0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+static const uint8_t dc_vals[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const uint8_t ac_bits[16] = {0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d};
+static const uint8_t ac_vals[162] = {
+    0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61,
+    0x07, 0x22, 0x71, 0x14, 0x32, 0x81, 0x91, 0xa1, 0x08, 0x23, 0x42, 0xb1, 0xc1, 0x15, 0x52,
+    0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72, 0x82, 0x09, 0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25,
+    0x26, 0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x43, 0x44, 0x45,
+    0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64,
+    0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83,
+    0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99,
+    0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6,
+    0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3,
+    0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8,
+    0xe9, 0xea, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa};
+
+typedef struct huff {
+    uint16_t code[256];
+    uint8_t len[256];
+} huff;
+
+/* Canonical codes from the counts per length. */
+static void huff_build(huff *h, const uint8_t bits[16], const uint8_t *vals)
+{
+    unsigned code = 0, k = 0;
+    for (int l = 1; l <= 16; l++) {
+        for (unsigned i = 0; i < bits[l - 1]; i++, k++) {
+            h->code[vals[k]] = (uint16_t)code++;
+            h->len[vals[k]] = (uint8_t)l;
+        }
+        code <<= 1;
+    }
+}
+
+typedef struct bitw {
+    FILE *f;
+    uint32_t acc;
+    int n;
+} bitw;
+
+static void put_bits(bitw *b, unsigned code, int len)
+{
+    b->acc = (b->acc << len) | (code & ((1u << len) - 1));
+    b->n += len;
+    while (b->n >= 8) {
+        const int byte = (int)(b->acc >> (b->n - 8)) & 0xff;
+        fputc(byte, b->f);
+        if (byte == 0xff)
+            fputc(0, b->f); /* stuffing */
+        b->n -= 8;
+    }
+}
+
+/* Category (bit count) and the value's bits as JPEG codes them. */
+static int magnitude(int v, unsigned *bits)
+{
+    int a = v < 0 ? -v : v, n = 0;
+    while (a >> n)
+        n++;
+    *bits = v < 0 ? (unsigned)(v - 1) : (unsigned)v;
+    return n;
+}
+
+static void jpeg_block(bitw *b, const double in[64], const double *q, int *dc_prev,
+                       const huff *dc, const huff *ac)
+{
+    static double cosines[8][8];
+    static bool ready;
+    if (!ready) {
+        for (int x = 0; x < 8; x++)
+            for (int u = 0; u < 8; u++)
+                cosines[x][u] = cos((2 * x + 1) * u * 3.14159265358979323846 / 16.0);
+        ready = true;
+    }
+    int coef[64];
+    for (int v = 0; v < 8; v++)
+        for (int u = 0; u < 8; u++) {
+            double sum = 0;
+            for (int y = 0; y < 8; y++)
+                for (int x = 0; x < 8; x++)
+                    sum += in[8 * y + x] * cosines[x][u] * cosines[y][v];
+            const double cu = u ? 1.0 : 1.0 / sqrt(2.0), cv = v ? 1.0 : 1.0 / sqrt(2.0);
+            coef[8 * v + u] = (int)lround(0.25 * cu * cv * sum / q[8 * v + u]);
+        }
+    unsigned bits;
+    const int diff = coef[0] - *dc_prev;
+    *dc_prev = coef[0];
+    int n = magnitude(diff, &bits);
+    put_bits(b, dc->code[n], dc->len[n]);
+    if (n)
+        put_bits(b, bits, n);
+    int run = 0;
+    for (int k = 1; k < 64; k++) {
+        const int c = coef[zz_natural[k]];
+        if (!c) {
+            run++;
+            continue;
+        }
+        for (; run >= 16; run -= 16)
+            put_bits(b, ac->code[0xf0], ac->len[0xf0]);
+        n = magnitude(c, &bits);
+        const int sym = run << 4 | n;
+        put_bits(b, ac->code[sym], ac->len[sym]);
+        put_bits(b, bits, n);
+        run = 0;
+    }
+    if (run)
+        put_bits(b, ac->code[0], ac->len[0]);
+}
+
+static void put_marker(FILE *f, int marker, const uint8_t *data, size_t n)
+{
+    fputc(0xff, f);
+    fputc(marker, f);
+    fputc((int)((n + 2) >> 8), f);
+    fputc((int)((n + 2) & 0xff), f);
+    fwrite(data, 1, n, f);
+}
+
+static st_status write_jpeg(FILE *f, const mx_matrix *m, double *row, st_error *err)
+{
+    const size_t bw = (m->cols + 7) / 8, bh = (m->rows + 7) / 8;
+    uint8_t *px = st_malloc(8 * bw * 8 + 1);
+    huff *h = st_calloc(2, sizeof *h);
+    if (!px || !h) {
+        st_free(px), st_free(h);
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    }
+    huff_build(&h[0], dc_bits, dc_vals);
+    huff_build(&h[1], ac_bits, ac_vals);
+    const int scale = JPEG_QUALITY < 50 ? 5000 / JPEG_QUALITY : 200 - 2 * JPEG_QUALITY;
+    double q[64];
+    uint8_t dqt[65] = {0};
+    for (int i = 0; i < 64; i++) {
+        int v = (luma_q[i] * scale + 50) / 100;
+        v = v < 1 ? 1 : v > 255 ? 255 : v;
+        q[i] = v;
+    }
+    for (int k = 0; k < 64; k++)
+        dqt[1 + k] = (uint8_t)q[zz_natural[k]];
+    fputc(0xff, f), fputc(0xd8, f); /* SOI */
+    static const uint8_t jfif[14] = {'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0};
+    put_marker(f, 0xe0, jfif, sizeof jfif);
+    put_marker(f, 0xdb, dqt, sizeof dqt);
+    const uint8_t sof[9] = {8, (uint8_t)(m->rows >> 8), (uint8_t)m->rows, (uint8_t)(m->cols >> 8),
+                            (uint8_t)m->cols, 1, 1, 0x11, 0};
+    put_marker(f, 0xc0, sof, sizeof sof);
+    uint8_t dht[1 + 16 + 12 + 1 + 16 + 162];
+    size_t n = 0;
+    dht[n++] = 0x00;
+    memcpy(dht + n, dc_bits, 16), n += 16;
+    memcpy(dht + n, dc_vals, 12), n += 12;
+    dht[n++] = 0x10;
+    memcpy(dht + n, ac_bits, 16), n += 16;
+    memcpy(dht + n, ac_vals, 162), n += 162;
+    put_marker(f, 0xc4, dht, n);
+    static const uint8_t sos[6] = {1, 1, 0x00, 0, 63, 0};
+    put_marker(f, 0xda, sos, sizeof sos);
+    bitw b = {.f = f};
+    int dc_prev = 0;
+    for (size_t by = 0; by < bh; by++) {
+        /* eight rows of pixels, the last row and column repeated */
+        for (size_t y = 0; y < 8; y++) {
+            const size_t r = 8 * by + y < m->rows ? 8 * by + y : m->rows - 1;
+            uint8_t *line = px + y * 8 * bw;
+            pixel_row(m, r, row, line);
+            for (size_t x = m->cols; x < 8 * bw; x++)
+                line[x] = line[m->cols - 1];
+        }
+        for (size_t bx = 0; bx < bw; bx++) {
+            double in[64];
+            for (int y = 0; y < 8; y++)
+                for (int x = 0; x < 8; x++)
+                    in[8 * y + x] = px[(size_t)y * 8 * bw + 8 * bx + (size_t)x] - 128.0;
+            jpeg_block(&b, in, q, &dc_prev, &h[0], &h[1]);
+        }
+    }
+    if (b.n)
+        put_bits(&b, 0x7f, 8 - b.n); /* pad with ones */
+    fputc(0xff, f), fputc(0xd9, f); /* EOI */
+    st_free(px), st_free(h);
+    return ST_OK;
+}
+
 static bool is_image(const char *format)
 {
-    return !strcmp(format, "png") || !strcmp(format, "bmp") || !strcmp(format, "tga");
+    return !strcmp(format, "png") || !strcmp(format, "bmp") || !strcmp(format, "tga") ||
+           !strcmp(format, "jpg") || !strcmp(format, "jpeg");
 }
 
 st_status mx_write_file(const char *path, const char *format, const mx_matrix *m, int precision,
@@ -198,7 +395,7 @@ st_status mx_write_file(const char *path, const char *format, const mx_matrix *m
             return st_error_set(err, ST_EINVAL, "%s: the matrix is empty (%zu x %zu): no "
                                                 "image to write",
                                 path, m->rows, m->cols);
-        const size_t limit = !strcmp(format, "tga") ? 65535u : 0x7fffffffu;
+        const size_t limit = strcmp(format, "png") && strcmp(format, "bmp") ? 65535u : 0x7fffffffu;
         if (m->rows > limit || m->cols > limit)
             return st_error_set(err, ST_EINVAL, "%s: a %zu x %zu matrix is too large for a %s "
                                                 "image",
@@ -220,6 +417,8 @@ st_status mx_write_file(const char *path, const char *format, const mx_matrix *m
             s = write_bmp(o.f, m, row, err);
         else if (!strcmp(format, "tga"))
             s = write_tga(o.f, m, row, err);
+        else if (!strcmp(format, "jpg") || !strcmp(format, "jpeg"))
+            s = write_jpeg(o.f, m, row, err);
         else
             s = st_error_set(err, ST_EINVAL, "%s: no writer for format '%s'", path, format);
         if (s == ST_OK)

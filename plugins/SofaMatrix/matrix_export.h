@@ -9,8 +9,10 @@
  *   png, bmp, tga  a grey image as wide as the matrix has columns and as
  *         tall as it has rows, row 0 at the top: black where the entry is
  *         not zero, white where it is (precision unused)
- *   jpg, jpeg  refused at init: settee does not encode JPEG (SOFA writes a
- *         lossy image at stb's quality 1)
+ *   jpg, jpeg  the same image as a baseline greyscale JPEG at quality 1, the
+ *         quality SOFA's stb writer ends up with (lossy: the file decodes
+ *         to SOFA's within the JPEG's rounding, not byte for byte: stb
+ *         writes three subsampled YCbCr components)
  * The file is the target path (SOFA's getOrCreateTargetPath: filename, the
  * step number / exportEveryNumberOfSteps in 5 digits when that is not 0)
  * and "." format. */
@@ -34,8 +36,7 @@ typedef struct mx_matrix {
 #define MX_EXPORTER_FIELDS(S)                                                                     \
     SIM_EXPORTER_FIELDS(S),                                                                       \
         ST_STRING(S, format, "format", "txt",                                                     \
-                  "File format (txt, csv, png, jpg, jpeg, bmp, tga; settee refuses jpg and "      \
-                  "jpeg)"),                                                                       \
+                  "File format (txt, csv, png, jpg, jpeg, bmp, tga)"),                            \
         ST_INT(S, precision, "precision", "6",                                                    \
                "Number of digits used to write an entry of the matrix, default is 6")
 
