@@ -64,8 +64,9 @@ static st_status cm_init(st_component *self, st_error *err)
 }
 
 /* Keeps W of the solver's last problem. */
-static st_status snapshot(cm_exporter *e, st_error *err)
+static st_status snapshot(st_component *self, st_error *err)
 {
+    cm_exporter *e = (cm_exporter *)self;
     st_cproblem p = {.struct_size = sizeof p};
     e->solver->cls->constraint_solver->problem(e->solver, &p);
     const size_t n = p.dim * p.dim;
@@ -96,7 +97,7 @@ static st_status cm_write(st_component *self, st_error *err)
 {
     cm_exporter *e = (cm_exporter *)self;
     if (!e->fresh)
-        ST_TRY(snapshot(e, err));
+        ST_TRY(snapshot(self, err));
     return write_kept(e, err);
 }
 
@@ -109,16 +110,7 @@ static void cm_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     cm_exporter *e = (cm_exporter *)self;
-    if (ev == ST_EVENT_ANIMATE_END && e->ex.enable && e->ex.at_end &&
-        self->state == ST_CSTATE_VALID) {
-        st_error err = {0};
-        if (snapshot(e, &err) != ST_OK)
-            out_log_error(self, &err);
-        else
-            e->fresh = true;
-    }
-    sim_exporter_event(self, &e->ex, ev, cm_write);
-    e->fresh = false;
+    mx_event(self, &e->ex, &e->fresh, ev, snapshot, cm_write);
 }
 
 static void cm_cleanup(st_component *self)

@@ -148,9 +148,11 @@ static st_status grow(gsm_exporter *e, size_t n, size_t nnz, st_error *err)
 }
 
 /* Keeps the matrix of the step's linear system (empty before any). */
-static st_status snapshot(gsm_exporter *e, st_error *err)
+static st_status snapshot(st_component *self, st_error *err)
 {
-    st_component *self = &e->base;
+    gsm_exporter *e = (gsm_exporter *)self;
+    if (e->matrix_free)
+        return ST_OK;
     st_system *sys = system_of(e->system ? e->system->node : e->solver->node);
     if (!sys) {
         e->n = e->nnz = 0;
@@ -220,7 +222,7 @@ static st_status gsm_write(st_component *self, st_error *err)
     if (warn_matrix_free(e))
         return ST_OK;
     if (!e->fresh)
-        ST_TRY(snapshot(e, err));
+        ST_TRY(snapshot(self, err));
     return write_kept(e, err);
 }
 
@@ -236,16 +238,7 @@ static void gsm_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     gsm_exporter *e = (gsm_exporter *)self;
-    if (ev == ST_EVENT_ANIMATE_END && e->ex.enable && e->ex.at_end && !e->matrix_free &&
-        self->state == ST_CSTATE_VALID) {
-        st_error err = {0};
-        if (snapshot(e, &err) != ST_OK)
-            out_log_error(self, &err);
-        else
-            e->fresh = true;
-    }
-    sim_exporter_event(self, &e->ex, ev, gsm_write);
-    e->fresh = false;
+    mx_event(self, &e->ex, &e->fresh, ev, snapshot, gsm_write);
 }
 
 static void gsm_cleanup(st_component *self)

@@ -447,3 +447,17 @@ st_status mx_export(st_component *c, sim_exporter *ex, const char *format, int p
     }
     return s;
 }
+
+void mx_event(st_component *c, sim_exporter *ex, bool *fresh, st_event ev, sim_write_fn snapshot,
+              sim_write_fn write)
+{
+    if (ev == ST_EVENT_ANIMATE_END && ex->enable && ex->at_end && c->state == ST_CSTATE_VALID) {
+        st_error err = {0};
+        if (snapshot(c, &err) != ST_OK)
+            out_log_error(c, &err);
+        else
+            *fresh = true;
+    }
+    sim_exporter_event(c, ex, ev, write);
+    *fresh = false;
+}

@@ -48,6 +48,13 @@ st_status mx_check_format(st_component *c, st_error *err);
 st_status mx_export(st_component *c, sim_exporter *ex, const char *format, int precision,
                     const mx_matrix *m, const char *what, st_error *err);
 
+/* The events of an exporter that keeps its matrix (snapshot) for
+ * exportAtEnd: at the end of each step with exportAtEnd, snapshot (fresh
+ * is then true during the write that may follow), then SOFA's exporter
+ * events with write. */
+void mx_event(st_component *c, sim_exporter *ex, bool *fresh, st_event ev, sim_write_fn snapshot,
+              sim_write_fn write);
+
 /* The writers, for a given file name. */
 st_status mx_write_file(const char *path, const char *format, const mx_matrix *m, int precision,
                         st_error *err);

@@ -262,17 +262,29 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Runs one step of the spring system exporting in format, and reads the
+ * file gm00001.FORMAT (at most 64 KiB) into a static buffer. */
+static const unsigned char *export_one(const char *format, size_t *n)
+{
+    char a[100];
+    snprintf(a, sizeof a, "exportEveryNumberOfSteps='1' format='%s'", format);
+    st_scene *s = springs("2", LDL, attrs("%s", a));
+    steps(s, 1);
+    st_scene_destroy(&s);
+    char path[800];
+    snprintf(path, sizeof path, "%s/gm00001.%s", dir, format);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s was not written", path);
+    static unsigned char d[65536];
+    *n = fread(d, 1, sizeof d, f);
+    fclose(f);
+    return d;
+}
+
 Test(matrix_exporters, png_shows_the_pattern)
 {
-    st_scene *s = springs("2", LDL, attrs("exportEveryNumberOfSteps='1' format='png'"));
-    steps(s, 1);
-    char path[800];
-    snprintf(path, sizeof path, "%s/gm00001.png", dir);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    static unsigned char d[65536];
-    size_t n = fread(d, 1, sizeof d, f);
-    fclose(f);
+    size_t n;
+    const unsigned char *d = export_one("png", &n);
     cr_assert(n > 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0);
     size_t i = 8;
     unsigned char idat[4096];
@@ -304,37 +316,26 @@ Test(matrix_exporters, png_shows_the_pattern)
         for (int c = 0; c < 9; c++)
             cr_assert_eq(raw[r * 10 + 1 + c], nonzero(r, c) ? 0 : 255, "pixel (%d, %d)", r, c);
     }
-    st_scene_destroy(&s);
 }
 
 Test(matrix_exporters, bmp_and_tga_show_the_pattern)
 {
-    st_scene *s = springs("2", LDL, attrs("exportEveryNumberOfSteps='1' format='bmp'"));
-    steps(s, 1);
-    char path[800];
-    snprintf(path, sizeof path, "%s/gm00001.bmp", dir);
-    char *b = test_read_file(path);
-    cr_assert_not_null(b);
-    const unsigned char *u = (const unsigned char *)b;
+    size_t n;
+    const unsigned char *u = export_one("bmp", &n);
     cr_assert(u[0] == 'B' && u[1] == 'M');
     cr_assert_eq(u[18], 9);  /* width */
     cr_assert_eq(u[22], 9);  /* height, rows bottom-up */
     cr_assert_eq(u[28], 24); /* bits per pixel */
     const int line = 9 * 3 + 1; /* padded to 28 */
+    cr_assert_eq(n, 54 + 9 * (size_t)line);
     for (int r = 0; r < 9; r++)
         for (int c = 0; c < 9; c++)
             cr_assert_eq(u[54 + (8 - r) * line + 3 * c], nonzero(r, c) ? 0 : 255,
                          "bmp pixel (%d, %d)", r, c);
-    free(b);
-    st_scene_destroy(&s);
 
-    s = springs("2", LDL, attrs("exportEveryNumberOfSteps='1' format='tga'"));
-    steps(s, 1);
-    snprintf(path, sizeof path, "%s/gm00001.tga", dir);
-    b = test_read_file(path);
-    cr_assert_not_null(b);
-    u = (const unsigned char *)b;
-    cr_assert_eq(u[2], 3);    /* greyscale */
+    u = export_one("tga", &n);
+    cr_assert_eq(n, 18 + 81);
+    cr_assert_eq(u[2], 3); /* greyscale */
     cr_assert_eq(u[12], 9);
     cr_assert_eq(u[14], 9);
     cr_assert_eq(u[16], 8);
@@ -342,8 +343,6 @@ Test(matrix_exporters, bmp_and_tga_show_the_pattern)
     for (int r = 0; r < 9; r++)
         for (int c = 0; c < 9; c++)
             cr_assert_eq(u[18 + 9 * r + c], nonzero(r, c) ? 0 : 255, "tga pixel (%d, %d)", r, c);
-    free(b);
-    st_scene_destroy(&s);
 }
 
 /* The JPEG: baseline, one 9 x 9 grey component, every quantiser 255 (the
@@ -351,15 +350,8 @@ Test(matrix_exporters, bmp_and_tga_show_the_pattern)
  * one scan ended by EOI. */
 Test(matrix_exporters, jpeg_structure)
 {
-    st_scene *s = springs("2", LDL, attrs("exportEveryNumberOfSteps='1' format='jpeg'"));
-    steps(s, 1);
-    char path[800];
-    snprintf(path, sizeof path, "%s/gm00001.jpeg", dir);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    static unsigned char d[65536];
-    size_t n = fread(d, 1, sizeof d, f);
-    fclose(f);
+    size_t n;
+    const unsigned char *d = export_one("jpeg", &n);
     cr_assert(n > 4 && d[0] == 0xff && d[1] == 0xd8, "no SOI");
     cr_assert(d[n - 2] == 0xff && d[n - 1] == 0xd9, "no EOI");
     size_t i = 2;
@@ -391,19 +383,14 @@ Test(matrix_exporters, jpeg_structure)
     cr_assert(dqt && sof && sos);
     cr_assert_eq(dht, 1); /* both tables in one segment */
     cr_assert_gt(n - i, 2, "no entropy-coded data");
-    st_scene_destroy(&s);
 }
 
 static void expect_init_error(const char *xml, const char *what)
 {
-    st_scene *s = NULL;
+    st_scene *s;
     st_error err = {0};
-    st_status st = st_scene_load_string(T.rt, xml, strlen(xml), "bad.scn", &s, &err);
-    if (st == ST_OK)
-        st = st_scene_init(s, &err);
-    cr_assert_neq(st, ST_OK, "%s: initialised", what);
+    cr_assert_neq(test_load_init(&T, xml, "bad.scn", &s, &err), ST_OK, "%s: initialised", what);
     cr_assert_not_null(strstr(err.msg, what), "message: %s", err.msg);
-    st_scene_destroy(&s);
 }
 
 Test(matrix_exporters, bad_input_is_an_error)

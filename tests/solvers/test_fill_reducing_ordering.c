@@ -276,14 +276,10 @@ Test(fill_reducing_ordering, context_state_and_topology)
 
 static void expect_error(const char *xml, const char *what)
 {
-    st_scene *s = NULL;
+    st_scene *s;
     st_error err = {0};
-    st_status st = st_scene_load_string(T.rt, xml, strlen(xml), "bad.scn", &s, &err);
-    if (st == ST_OK)
-        st = st_scene_init(s, &err);
-    cr_assert_neq(st, ST_OK, "%s: initialised", what);
+    cr_assert_neq(test_load_init(&T, xml, "bad.scn", &s, &err), ST_OK, "%s: initialised", what);
     cr_assert_not_null(strstr(err.msg, what), "message: %s", err.msg);
-    st_scene_destroy(&s);
 }
 
 Test(fill_reducing_ordering, methods)
