@@ -112,6 +112,8 @@ static const struct refusal {
     {"DistanceMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"DeformableOnRigidFrameMapping",
      "input1 and output must link states; SOFA's mappings have no default"},
+    {"CarvingManager", "needs a tool collision model (toolModel or the tag CarvingTool), "
+                       "surfaces tagged CarvingSurface and a narrow phase: SOFA's errors"},
     {"ContactListener", "collisionModel1 and collisionModel2 must link collision models (SOFA's "
                         "message)"},
     {"ArticulatedSystemMapping",
