@@ -3,7 +3,8 @@
 #   build  building settee and running scenes: a C11 compiler, CMake,
 #          pkg-config, libyaml (YAML scenes), libxml2 (SOFA's XML scenes, VTK
 #          XML meshes), zlib (gzip state files, compressed VTK), SuiteSparse
-#          (CHOLMOD, UMFPACK: the direct linear solvers), OpenBLAS and LAPACK
+#          (CHOLMOD, UMFPACK: the direct linear solvers), OpenBLAS and LAPACK,
+#          METIS (SofaMatrix's FillReducingOrdering)
 #   test   the test suites: Criterion (tests/AREA/test_*.c; with it, CMake builds
 #          the tests and benchmarks by default), python3-meshio (tests read
 #          the VTK output back with it), GNU parallel, slurm-wlm and munge
@@ -25,7 +26,7 @@
 #        scripts/deps.sh --list       (prints each group and its packages)
 set -euo pipefail
 declare -A groups=(
-  [build]="build-essential cmake pkg-config libyaml-dev libxml2-dev zlib1g-dev libsuitesparse-dev libopenblas-dev liblapack-dev"
+  [build]="build-essential cmake pkg-config libyaml-dev libxml2-dev zlib1g-dev libsuitesparse-dev libopenblas-dev liblapack-dev libmetis-dev"
   [test]="libcriterion-dev python3-meshio parallel slurm-wlm munge"
   [python]="python3-dev python3-numpy python3-pytest python3-scipy"
   [fuzz]="clang libclang-rt-14-dev"

@@ -100,6 +100,18 @@ int test_run(const char *cmd, char *out, size_t size)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+st_status test_load_init(test_rt *t, const char *text, const char *file, st_scene **out,
+                         st_error *err)
+{
+    *out = NULL;
+    st_status st = st_scene_load_string(t->rt, text, strlen(text), file, out, err);
+    if (st == ST_OK)
+        st = st_scene_init(*out, err);
+    if (st != ST_OK)
+        st_scene_destroy(out);
+    return st;
+}
+
 st_component *test_find_object(st_scene *s, const char *name)
 {
     st_component *all[64];

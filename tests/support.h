@@ -20,6 +20,11 @@ void test_log_clear(test_rt *t);
 void test_rt_close(test_rt *t);
 /* Loads a scene from text; returns the status, err filled. */
 st_status test_load_string(test_rt *t, const char *yaml, st_scene **out, st_error *err);
+/* Loads a scene from text (file names it: its extension says the format)
+ * and initialises it; on failure destroys it (*out NULL) and returns the
+ * status, err filled. */
+st_status test_load_init(test_rt *t, const char *text, const char *file, st_scene **out,
+                         st_error *err);
 /* Writes text to a fresh temporary file; returns its path (static buffer per call slot). */
 const char *test_write_temp(const char *name, const char *text);
 /* The whole file, NUL-terminated, in memory owned by the caller (free);

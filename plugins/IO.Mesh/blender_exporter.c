@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sim_exporter.h"
+#include "../shared/sim_exporter.h"
 
 enum { BL_SOFT_BODY = 0, BL_PARTICLE, BL_CLOTH, BL_HAIR };
 

@@ -22,7 +22,7 @@
 
 #include "../shared/engine_util.h"
 #include "../shared/options.h"
-#include "sim_exporter.h"
+#include "../shared/sim_exporter.h"
 
 typedef struct mesh_exporter {
     st_component base;

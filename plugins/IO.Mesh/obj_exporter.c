@@ -15,7 +15,7 @@
  * "Kd 0.75 0.75 0.75", "Tf 1.00 1.00 1.00", "Ni 1.00". */
 #include <string.h>
 
-#include "sim_exporter.h"
+#include "../shared/sim_exporter.h"
 
 typedef struct obj_exporter {
     st_component base;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../shared/engine_util.h"
-#include "sim_exporter.h"
+#include "../shared/sim_exporter.h"
 
 typedef struct stl_exporter {
     st_component base;

@@ -179,6 +179,8 @@ static const struct refusal {
                                     "Vec3d state"},
     {"ArticulatedHierarchyBVHController", "plays a BVH file: needs an ArticulatedHierarchyContainer "
                                           "with a filename (SOFA dereferences a null container)"},
+    {"ComplianceMatrixExporter", "exports a Lagrangian constraint solver's compliance: SOFA's "
+                                 "error 'No constraint solver found' without one"},
     {"LCPForceFeedback", "answers from an LCPConstraintSolver's last problem: SOFA's 'no binding "
                          "ConstraintSolver' without one"},
 };

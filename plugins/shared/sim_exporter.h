@@ -7,13 +7,13 @@
  * when empty) relative to the scene's folder, the component's name appended
  * when it names a folder, missing folders created, and with
  * exportEveryNumberOfSteps > 0 the number step / exportEveryNumberOfSteps
- * appended in 5 digits ("outFile00002"). Private to the IO.Mesh plugin. */
+ * appended in 5 digits ("outFile00002"). Compiled into the plugins that use it (IO.Mesh, SofaMatrix). */
 #ifndef SETTEE_IO_MESH_SIM_EXPORTER_H
 #define SETTEE_IO_MESH_SIM_EXPORTER_H
 
 #include <settee/settee.h>
 
-#include "../shared/output_file.h"
+#include "output_file.h"
 
 typedef struct sim_exporter {
     char *filename;          /* "filename" */
@@ -23,6 +23,7 @@ typedef struct sim_exporter {
     unsigned long step;      /* SOFA's m_stepCounter */
     unsigned files_written;  /* "filesWritten" (settee output) */
     unsigned failures;       /* "failures" (settee output) */
+    bool skipped;            /* set by a write that wrote nothing (SOFA's warning) */
 } sim_exporter;
 
 /* The fields of a component S whose member `ex` is its sim_exporter. */

@@ -30,10 +30,11 @@ static void write_logged(st_component *c, sim_exporter *ex, sim_write_fn write)
     if (c->state != ST_CSTATE_VALID)
         return;
     st_error err = {0};
+    ex->skipped = false;
     if (write(c, &err) != ST_OK) {
         ex->failures++;
         out_log_error(c, &err);
-    } else {
+    } else if (!ex->skipped) {
         ex->files_written++;
     }
 }
