@@ -45,7 +45,8 @@
  * OpenBLAS's kernels already make direct solvers do. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define AMG_HOT                                                                                    \
-    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),              \
+                   optimize("fp-contract=fast")))
 #else
 #define AMG_HOT
 #endif
@@ -71,6 +72,8 @@ typedef struct amg_level {
     bsr low;      /* its blocks below the diagonal (single), for the smoother */
     bsr p, r;     /* prolongator from the next level, and its transpose */
     float *dinv;  /* inverses of the diagonal blocks, br*br per block row */
+    float *dcol;  /* with packed blocks (low.sym): the same inverses as 3 columns
+                     of 4 floats (the last 0), for sweep_3s's vector product */
     double omega; /* prolongator smoothing's damping: 4 / (3 rho(D^-1 A)) */
     float *x, *b, *t; /* work vectors (single precision, vstride(br) per point) */
 } amg_level;
@@ -264,7 +267,7 @@ static bool bsr_lower_single(const bsr *a, bsr *low)
         low->ptr[i] = (int)pos;
         for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
             if (a->col[k] < i) {
-                low->col[pos] = a->col[k];
+                low->col[pos] = a->col[k] * vstride(a->bc); /* the point's offset in x */
                 const double *v = a->val + (size_t)k * (size_t)bs;
                 float *f = low->fval + pos * (size_t)stored;
                 for (int e = 0; e < stored; e++)
@@ -553,6 +556,7 @@ static void level_free(amg_level *l)
     bsr_free(&l->p);
     bsr_free(&l->r);
     st_free(l->dinv);
+    st_free(l->dcol);
     st_free(l->x);
     st_free(l->b);
     st_free(l->t);
@@ -937,6 +941,21 @@ static bool level_vectors(amg_level *l)
     return l->t && l->x && l->b;
 }
 
+/* dcol: the diagonal blocks' inverses column by column, 4 floats a column
+ * (the 4th 0, so that x_i's unused lane stays 0). */
+static bool level_dcol(amg_level *l)
+{
+    const int n = l->low.nr;
+    l->dcol = st_calloc((size_t)(n ? n : 1) * 12, sizeof *l->dcol);
+    if (!l->dcol)
+        return false;
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                l->dcol[(size_t)i * 12 + (size_t)(c * 4 + r)] = l->dinv[(size_t)i * 9 + (size_t)(r * 3 + c)];
+    return true;
+}
+
 static st_status amg_build(amg_pre *s, st_error *err)
 {
     st_csr csr;
@@ -1051,7 +1070,7 @@ static st_status amg_build(amg_pre *s, st_error *err)
                     d[r * k + r] = 1.0;
         }
         if (!bsr_make_bf16(&lv->p, true) || !bsr_make_bf16(&lv->r, false) ||
-            !bsr_lower_single(a, &lv->low)) {
+            !bsr_lower_single(a, &lv->low) || (lv->low.sym && !level_dcol(lv))) {
             st_free(bc);
             goto nomem;
         }
@@ -1170,7 +1189,10 @@ typedef uint32_t v4su __attribute__((vector_size(16)));
 typedef uint16_t v8hu __attribute__((vector_size(16)));
 typedef uint32_t v8su __attribute__((vector_size(32)));
 
-#define AMG_VECTOR_KERNELS(B, W, VF, VI, VH, VU)                                                   \
+static inline v4sf splat4(float f) { return (v4sf){f, f, f, f}; }
+static inline v8sf splat8(float f) { return (v8sf){f, f, f, f, f, f, f, f}; }
+
+#define AMG_VECTOR_KERNELS(B, W, VF, VI, VH, VU, SPLAT)                                            \
     static inline VF load_##B(const float *p)                                                      \
     {                                                                                              \
         VF v;                                                                                      \
@@ -1193,12 +1215,9 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
             t += v[c];                                                                             \
         return t;                                                                                  \
     }                                                                                              \
-    static inline VF splat_##B(float f)                                                            \
-    {                                                                                              \
-        VF v;                                                                                      \
-        for (int c = 0; c < W; c++)                                                                \
-            v[c] = f;                                                                              \
-        return v;                                                                                  \
+    static inline VF splat_##B(float f) /* one broadcast (a loop of lane stores compiled to */     \
+    {                                   /* a chain of W inserts) */                               \
+        return SPLAT(f);                                                                           \
     }                                                                                              \
     static inline VF mask_##B(VF v)                                                                \
     {                                                                                              \
@@ -1225,7 +1244,7 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
                 t[r] = splat_##B(0.0f);                                                            \
             for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
                 const float *v = lo->fval + (size_t)k * (B * B);                                   \
-                const VF xj = load_##B(x + (size_t)lo->col[k] * W);                                \
+                const VF xj = load_##B(x + lo->col[k]);                                            \
                 for (int r = 0; r < B; r++)                                                        \
                     t[r] += load_##B(v + B * r) * xj;                                              \
             }                                                                                      \
@@ -1246,7 +1265,7 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
                 g[r] = splat_##B(sign * xi[r]);                                                    \
             for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
                 const float *v = lo->fval + (size_t)k * (B * B);                                   \
-                float *aj = acc + (size_t)lo->col[k] * W;                                          \
+                float *aj = acc + lo->col[k];                                                      \
                 VF u = load_##B(v) * g[0];                                                         \
                 for (int r = 1; r < B; r++)                                                        \
                     u += load_##B(v + B * r) * g[r];                                               \
@@ -1255,8 +1274,8 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
             }                                                                                      \
         }                                                                                          \
     }
-AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su)
-AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
+AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su, splat4)
+AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su, splat8)
 #undef AMG_VECTOR_KERNELS
 
 /* sweep_3 over symmetric blocks stored as a b c e f d (bsr_lower_single):
@@ -1267,20 +1286,23 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
  * 1 of r2, 0 of r0 (the last is padding). GCC and clang spell the shuffle
  * differently. */
 #if defined(__clang__)
-#define ROW1_OF(r0, r2) __builtin_shufflevector((r0), (r2), 1, 7, 5, 0)
+#define SHUF2(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
 #else
-#define ROW1_OF(r0, r2) __builtin_shuffle((r0), (r2), (v4si){1, 7, 5, 0})
+#define SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (v4si){i, j, k, l})
 #endif
+#define ROW1_OF(r0, r2) SHUF2(r0, r2, 1, 7, 5, 0)
 
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
 {
     const bsr *lo = &l->low;
+    const int *restrict col = lo->col;
+    const float *restrict val = lo->fval;
     const int n = lo->nr, step = backward ? -1 : 1;
     for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
         if (backward && i >= 2)
-            for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 6);
-                 pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * 6); pf += 64)
+            for (const char *pf = (const char *)(val + (size_t)lo->ptr[i - 2] * 6);
+                 pf < (const char *)(val + (size_t)lo->ptr[i - 1] * 6); pf += 64)
                 __builtin_prefetch(pf);
         /* Two sets of sums (even and odd blocks): with one, each
          * multiply-add would wait for the one before it. */
@@ -1288,11 +1310,10 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         int k = lo->ptr[i];
         const int end = lo->ptr[i + 1];
         for (; k + 1 < end; k += 2) {
-            const float *v = lo->fval + (size_t)k * 6;
+            const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
             const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
-            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
-            const v4sf xk = load_3(x + (size_t)lo->col[k + 1] * 4);
+            const v4sf xj = load_3(x + col[k]), xk = load_3(x + col[k + 1]);
             t0 += r0 * xj;
             t1 += r1 * xj;
             t2 += r2 * xj;
@@ -1301,10 +1322,10 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             s2 += q2 * xk;
         }
         if (k < end) {
-            const float *v = lo->fval + (size_t)k * 6;
+            const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = ROW1_OF(r0, r2);
-            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
+            const v4sf xj = load_3(x + col[k]);
             t0 += r0 * xj;
             t1 += r1 * xj;
             t2 += r2 * xj;
@@ -1312,22 +1333,27 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         t0 += s0;
         t1 += s1;
         t2 += s2;
-        const float *bi = b + (size_t)i * 4, *ai = acc + (size_t)i * 4;
-        const float sum[3] = {bi[0] - ai[0] - hsum_3(t0), bi[1] - ai[1] - hsum_3(t1),
-                              bi[2] - ai[2] - hsum_3(t2)};
-        const float *d = l->dinv + (size_t)i * 9;
-        float *xi = x + (size_t)i * 4;
-        for (int r = 0; r < 3; r++)
-            xi[r] = d[r * 3] * sum[0] + d[r * 3 + 1] * sum[1] + d[r * 3 + 2] * sum[2];
+        /* The three sums across lanes as one vector (t_r's 4th lane is 0:
+         * the points' 4th lanes in x are). */
+        const v4sf p01 = SHUF2(t0, t1, 0, 4, 2, 6) + SHUF2(t0, t1, 1, 5, 3, 7);
+        const v4sf p22 = SHUF2(t2, t2, 0, 0, 2, 2) + SHUF2(t2, t2, 1, 1, 3, 3);
+        const v4sf h = SHUF2(p01, p22, 0, 1, 4, 4) + SHUF2(p01, p22, 2, 3, 6, 6);
+        const v4sf sum = load_3(b + (size_t)i * 4) - load_3(acc + (size_t)i * 4) - h;
+        const float *d = l->dcol + (size_t)i * 12;
+        const v4sf xi = load_3(d) * splat_3(sum[0]) + load_3(d + 4) * splat_3(sum[1]) +
+                        load_3(d + 8) * splat_3(sum[2]);
+        memcpy(x + (size_t)i * 4, &xi, sizeof xi);
         const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
                    g2 = splat_3(sign * xi[2]);
+        /* The scatter leaves garbage in acc's 4th lanes (never read as a
+         * value: sums across lanes stop at 3, and x_i's 4th lane is 0 from
+         * dcol's), which saves masking each block's product. */
         for (k = lo->ptr[i]; k < end; k++) {
-            const float *v = lo->fval + (size_t)k * 6;
+            const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = ROW1_OF(r0, r2);
-            float *aj = acc + (size_t)lo->col[k] * 4;
-            const v4sf u = r0 * g0 + r1 * g1 + r2 * g2;
-            const v4sf nv = load_3(aj) + mask_3(u);
+            float *aj = acc + col[k];
+            const v4sf nv = load_3(aj) + (r0 * g0 + r1 * g1 + r2 * g2);
             memcpy(aj, &nv, sizeof nv);
         }
     }
