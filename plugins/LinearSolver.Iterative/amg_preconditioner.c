@@ -204,7 +204,7 @@ static bool bsr_make_bf16(bsr *m, bool by_columns)
 {
     const size_t nb = (size_t)m->ptr[m->nr];
     const int br = m->br, bc = m->bc;
-    m->hval = st_calloc(nb * (size_t)(br * bc) + 8, sizeof *m->hval); /* padding: wide loads */
+    m->hval = st_calloc(nb * (size_t)(br * bc) + 16, sizeof *m->hval); /* padding: wide loads */
     if (!m->hval)
         return false;
     for (size_t q = 0; q < nb; q++)
@@ -1422,14 +1422,90 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
         }                                                                                          \
     }
 AMG_TRANSFER(3, 3, v4sf)
-AMG_TRANSFER(3, 6, v4sf)
 AMG_TRANSFER(6, 6, v8sf)
 #undef AMG_TRANSFER
+
+/* The finest level's transfers with the rigid modes (points of 3 to points
+ * of 6), two of a block's columns (prolongation) or rows (restriction) per
+ * 8-float vector: lanes 0-2 and 3-5 hold the two (lanes 6 and 7 ride
+ * along, never summed), which halves the conversions and multiply-adds of
+ * the 4-float kernels above. */
+#if defined(__clang__)
+#define SHUF8(a, i0, i1, i2, i3, i4, i5)                                                           \
+    __builtin_shufflevector((a), (a), i0, i1, i2, i3, i4, i5, i0, i0)
+#else
+#define SHUF8(a, i0, i1, i2, i3, i4, i5)                                                           \
+    __builtin_shuffle((a), (v8si){i0, i1, i2, i3, i4, i5, i0, i0})
+#endif
+
+/* 8 bfloat16 at p widened to floats: a 16-lane shuffle that puts each
+ * under a zero half, from a 32-byte load (the 16 bytes after p are read,
+ * not used; the arrays carry 16 values of padding). GCC compiles it to two
+ * instructions (vpermq, vpunpcklwd; one vpermi2w with AVX-512), where its
+ * widening conversion of the 4-float kernels takes five. */
+typedef uint16_t v16hu __attribute__((vector_size(32)));
+static inline v8sf loadh8(const uint16_t *p)
+{
+    v16hu h;
+    memcpy(&h, p, sizeof h);
+#if defined(__clang__)
+    const v16hu w = __builtin_shufflevector((v16hu){0}, h, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
+                                            21, 0, 22, 0, 23);
+#else
+    const v16hu w = __builtin_shuffle((v16hu){0}, h,
+                                      (v16hu){0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23});
+#endif
+    v8sf v;
+    memcpy(&v, &w, sizeof v);
+    return v;
+}
+
+AMG_HOT static void prolong_3x6w(const bsr *p, float *restrict x, const float *restrict xc)
+{
+    const int *restrict col = p->col;
+    for (int i = 0; i < p->nr; i++) {
+        v8sf y0 = splat_6(0.0f), y1 = y0, y2 = y0;
+        for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
+            const uint16_t *v = p->hval + (size_t)k * 18; /* 6 columns of 3 */
+            const v8sf c = load_6(xc + (size_t)col[k] * 8);
+            y0 += loadh8(v) * SHUF8(c, 0, 0, 0, 1, 1, 1);
+            y1 += loadh8(v + 6) * SHUF8(c, 2, 2, 2, 3, 3, 3);
+            y2 += loadh8(v + 12) * SHUF8(c, 4, 4, 4, 5, 5, 5);
+        }
+        const v8sf y = y0 + y1 + y2;
+        float *xi = x + (size_t)i * 4;
+        for (int r = 0; r < 3; r++)
+            xi[r] += y[r] + y[r + 3];
+    }
+}
+
+AMG_HOT static void restrict_6x3w(const bsr *r, float *restrict bc, const float *restrict t)
+{
+    const int *restrict col = r->col;
+    for (int i = 0; i < r->nr; i++) {
+        v8sf a0 = splat_6(0.0f), a1 = a0, a2 = a0;
+        for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+            const uint16_t *v = r->hval + (size_t)k * 18; /* 6 rows of 3 */
+            /* t_j twice (its 4th lane and the next point's are not used). */
+            const v8sf tj = SHUF8(load_6(t + (size_t)col[k] * 4), 0, 1, 2, 0, 1, 2);
+            a0 += loadh8(v) * tj;
+            a1 += loadh8(v + 6) * tj;
+            a2 += loadh8(v + 12) * tj;
+        }
+        float *bi = bc + (size_t)i * 8;
+        bi[0] = a0[0] + a0[1] + a0[2];
+        bi[1] = a0[3] + a0[4] + a0[5];
+        bi[2] = a1[0] + a1[1] + a1[2];
+        bi[3] = a1[3] + a1[4] + a1[5];
+        bi[4] = a2[0] + a2[1] + a2[2];
+        bi[5] = a2[3] + a2[4] + a2[5];
+    }
+}
 
 static void restrict_to(const bsr *r, float *bc, const float *t)
 {
     if (r->bc == 3)
-        (r->br == 6 ? restrict_6x3 : restrict_3x3)(r, bc, t);
+        (r->br == 6 ? restrict_6x3w : restrict_3x3)(r, bc, t);
     else
         restrict_6x6(r, bc, t);
 }
@@ -1437,7 +1513,7 @@ static void restrict_to(const bsr *r, float *bc, const float *t)
 static void prolong_add(const bsr *p, float *x, const float *xc)
 {
     if (p->br == 3)
-        (p->bc == 6 ? prolong_3x6 : prolong_3x3)(p, x, xc);
+        (p->bc == 6 ? prolong_3x6w : prolong_3x3)(p, x, xc);
     else
         prolong_6x6(p, x, xc);
 }
