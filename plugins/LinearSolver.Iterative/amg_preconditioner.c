@@ -1292,48 +1292,6 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su, splat8)
 #endif
 #define ROW1_OF(r0, r2) SHUF2(r0, r2, 1, 7, 5, 0)
 
-/* The gather of row i: t_r = sum_j row r of L_ij times x_j, lane-wise (two
- * sets of sums, even and odd blocks: with one, each multiply-add would wait
- * for the one before it). */
-static inline __attribute__((always_inline)) void
-gather_3s(const bsr *lo, const float *restrict x, int i, v4sf *t)
-{
-    const int *restrict col = lo->col;
-    const float *restrict val = lo->fval;
-    v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
-    int k = lo->ptr[i];
-    const int end = lo->ptr[i + 1];
-    for (; k + 1 < end; k += 2) {
-        const float *v = val + (size_t)k * 6;
-        const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
-        const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
-        const v4sf xj = load_3(x + col[k]), xk = load_3(x + col[k + 1]);
-        t0 += r0 * xj;
-        t1 += r1 * xj;
-        t2 += r2 * xj;
-        s0 += q0 * xk;
-        s1 += q1 * xk;
-        s2 += q2 * xk;
-    }
-    if (k < end) {
-        const float *v = val + (size_t)k * 6;
-        const v4sf r0 = load_3(v), r2 = load_3(v + 2);
-        const v4sf r1 = ROW1_OF(r0, r2);
-        const v4sf xj = load_3(x + col[k]);
-        t0 += r0 * xj;
-        t1 += r1 * xj;
-        t2 += r2 * xj;
-    }
-    t[0] = t0 + s0;
-    t[1] = t1 + s1;
-    t[2] = t2 + s2;
-}
-
-/* Row i's gather is done before row i - 1's scatter (software pipelining):
- * the scatter needs x_{i-1}, the end of the chain that runs from row to
- * row (x_{i-1} enters row i's gather forward, and row i's sum through acc
- * backward); with the gather first, the processor has independent work
- * while that chain completes, instead of a scatter waiting on it. */
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
 {
@@ -1341,33 +1299,56 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
     const int *restrict col = lo->col;
     const float *restrict val = lo->fval;
     const int n = lo->nr, step = backward ? -1 : 1;
-    if (n == 0)
-        return;
-    v4sf t[3];
-    gather_3s(lo, x, backward ? n - 1 : 0, t);
     for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
-        if (backward && i >= 3)
-            for (const char *pf = (const char *)(val + (size_t)lo->ptr[i - 3] * 6);
-                 pf < (const char *)(val + (size_t)lo->ptr[i - 2] * 6); pf += 64)
+        if (backward && i >= 2)
+            for (const char *pf = (const char *)(val + (size_t)lo->ptr[i - 2] * 6);
+                 pf < (const char *)(val + (size_t)lo->ptr[i - 1] * 6); pf += 64)
                 __builtin_prefetch(pf);
+        /* Two sets of sums (even and odd blocks): with one, each
+         * multiply-add would wait for the one before it. */
+        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
+        int k = lo->ptr[i];
+        const int end = lo->ptr[i + 1];
+        for (; k + 1 < end; k += 2) {
+            const float *v = val + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
+            const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
+            const v4sf xj = load_3(x + col[k]), xk = load_3(x + col[k + 1]);
+            t0 += r0 * xj;
+            t1 += r1 * xj;
+            t2 += r2 * xj;
+            s0 += q0 * xk;
+            s1 += q1 * xk;
+            s2 += q2 * xk;
+        }
+        if (k < end) {
+            const float *v = val + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2);
+            const v4sf r1 = ROW1_OF(r0, r2);
+            const v4sf xj = load_3(x + col[k]);
+            t0 += r0 * xj;
+            t1 += r1 * xj;
+            t2 += r2 * xj;
+        }
+        t0 += s0;
+        t1 += s1;
+        t2 += s2;
         /* The three sums across lanes as one vector (t_r's 4th lane is 0:
          * the points' 4th lanes in x are). */
-        const v4sf p01 = SHUF2(t[0], t[1], 0, 4, 2, 6) + SHUF2(t[0], t[1], 1, 5, 3, 7);
-        const v4sf p22 = SHUF2(t[2], t[2], 0, 0, 2, 2) + SHUF2(t[2], t[2], 1, 1, 3, 3);
+        const v4sf p01 = SHUF2(t0, t1, 0, 4, 2, 6) + SHUF2(t0, t1, 1, 5, 3, 7);
+        const v4sf p22 = SHUF2(t2, t2, 0, 0, 2, 2) + SHUF2(t2, t2, 1, 1, 3, 3);
         const v4sf h = SHUF2(p01, p22, 0, 1, 4, 4) + SHUF2(p01, p22, 2, 3, 6, 6);
         const v4sf sum = load_3(b + (size_t)i * 4) - load_3(acc + (size_t)i * 4) - h;
         const float *d = l->dcol + (size_t)i * 12;
         const v4sf xi = load_3(d) * splat_3(sum[0]) + load_3(d + 4) * splat_3(sum[1]) +
                         load_3(d + 8) * splat_3(sum[2]);
         memcpy(x + (size_t)i * 4, &xi, sizeof xi);
-        if (q + 1 < n)
-            gather_3s(lo, x, i + step, t);
         const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
                    g2 = splat_3(sign * xi[2]);
         /* The scatter leaves garbage in acc's 4th lanes (never read as a
          * value: sums across lanes stop at 3, and x_i's 4th lane is 0 from
          * dcol's), which saves masking each block's product. */
-        for (int k = lo->ptr[i], end = lo->ptr[i + 1]; k < end; k++) {
+        for (k = lo->ptr[i]; k < end; k++) {
             const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = ROW1_OF(r0, r2);
