@@ -1069,7 +1069,10 @@ static st_status amg_build(amg_pre *s, st_error *err)
                 if (d[r * k + r] == 0.0)
                     d[r * k + r] = 1.0;
         }
-        if (!bsr_make_bf16(&lv->p, true) || !bsr_make_bf16(&lv->r, false) ||
+        /* P by rows for points of 3 to points of 6 (the finest level with
+         * the rigid modes: prolong_3x6), by columns for the other shapes. */
+        const bool p_rows = lv->p.br == 3 && lv->p.bc == 6;
+        if (!bsr_make_bf16(&lv->p, !p_rows) || !bsr_make_bf16(&lv->r, false) ||
             !bsr_lower_single(a, &lv->low) || (lv->low.sym && !level_dcol(lv))) {
             st_free(bc);
             goto nomem;
@@ -1425,19 +1428,6 @@ AMG_TRANSFER(3, 3, v4sf)
 AMG_TRANSFER(6, 6, v8sf)
 #undef AMG_TRANSFER
 
-/* The finest level's transfers with the rigid modes (points of 3 to points
- * of 6), two of a block's columns (prolongation) or rows (restriction) per
- * 8-float vector: lanes 0-2 and 3-5 hold the two (lanes 6 and 7 ride
- * along, never summed), which halves the conversions and multiply-adds of
- * the 4-float kernels above. */
-#if defined(__clang__)
-#define SHUF8(a, i0, i1, i2, i3, i4, i5)                                                           \
-    __builtin_shufflevector((a), (a), i0, i1, i2, i3, i4, i5, i0, i0)
-#else
-#define SHUF8(a, i0, i1, i2, i3, i4, i5)                                                           \
-    __builtin_shuffle((a), (v8si){i0, i1, i2, i3, i4, i5, i0, i0})
-#endif
-
 /* 8 bfloat16 at p widened to floats: a 16-lane shuffle that puts each
  * under a zero half, from a 32-byte load (the 16 bytes after p are read,
  * not used; the arrays carry 16 values of padding). GCC compiles it to two
@@ -1460,34 +1450,47 @@ static inline v8sf loadh8(const uint16_t *p)
     return v;
 }
 
-AMG_HOT static void prolong_3x6w(const bsr *p, float *restrict x, const float *restrict xc)
+/* x += P x_c, P's 3x6 blocks stored as 3 rows of 6: each row times x_c
+ * lane-wise (x_c's lanes 6 and 7 are 0, so the next row's 2 values riding
+ * along in lanes 6 and 7 add nothing), summed across lanes once per row. */
+AMG_HOT static void prolong_3x6p(const bsr *p, float *restrict x, const float *restrict xc)
 {
     const int *restrict col = p->col;
     for (int i = 0; i < p->nr; i++) {
         v8sf y0 = splat_6(0.0f), y1 = y0, y2 = y0;
         for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
-            const uint16_t *v = p->hval + (size_t)k * 18; /* 6 columns of 3 */
+            const uint16_t *v = p->hval + (size_t)k * 18;
             const v8sf c = load_6(xc + (size_t)col[k] * 8);
-            y0 += loadh8(v) * SHUF8(c, 0, 0, 0, 1, 1, 1);
-            y1 += loadh8(v + 6) * SHUF8(c, 2, 2, 2, 3, 3, 3);
-            y2 += loadh8(v + 12) * SHUF8(c, 4, 4, 4, 5, 5, 5);
+            y0 += loadh8(v) * c;
+            y1 += loadh8(v + 6) * c;
+            y2 += loadh8(v + 12) * c;
         }
-        const v8sf y = y0 + y1 + y2;
         float *xi = x + (size_t)i * 4;
-        for (int r = 0; r < 3; r++)
-            xi[r] += y[r] + y[r + 3];
+        xi[0] += hsum_6(y0);
+        xi[1] += hsum_6(y1);
+        xi[2] += hsum_6(y2);
     }
 }
 
+/* b_c = R t, R's 6x3 blocks stored as 6 rows of 3: two rows per vector
+ * (lanes 0-2 and 3-5) times t_j twice, summed across each half once per
+ * coarse row. (Restricting from P's blocks instead, P^T t as a scatter into
+ * b_c, saves R's 3.3 MB but is slower: consecutive fine rows update the same
+ * coarse points, a chain through memory.) */
+#if defined(__clang__)
+#define T_TWICE(a) __builtin_shufflevector((a), (a), 0, 1, 2, 0, 1, 2, 0, 0)
+#else
+#define T_TWICE(a) __builtin_shuffle((a), (v8si){0, 1, 2, 0, 1, 2, 0, 0})
+#endif
 AMG_HOT static void restrict_6x3w(const bsr *r, float *restrict bc, const float *restrict t)
 {
     const int *restrict col = r->col;
     for (int i = 0; i < r->nr; i++) {
         v8sf a0 = splat_6(0.0f), a1 = a0, a2 = a0;
         for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
-            const uint16_t *v = r->hval + (size_t)k * 18; /* 6 rows of 3 */
+            const uint16_t *v = r->hval + (size_t)k * 18;
             /* t_j twice (its 4th lane and the next point's are not used). */
-            const v8sf tj = SHUF8(load_6(t + (size_t)col[k] * 4), 0, 1, 2, 0, 1, 2);
+            const v8sf tj = T_TWICE(load_6(t + (size_t)col[k] * 4));
             a0 += loadh8(v) * tj;
             a1 += loadh8(v + 6) * tj;
             a2 += loadh8(v + 12) * tj;
@@ -1502,8 +1505,9 @@ AMG_HOT static void restrict_6x3w(const bsr *r, float *restrict bc, const float 
     }
 }
 
-static void restrict_to(const bsr *r, float *bc, const float *t)
+static void restrict_to(const amg_level *l, float *bc, const float *t)
 {
+    const bsr *r = &l->r;
     if (r->bc == 3)
         (r->br == 6 ? restrict_6x3w : restrict_3x3)(r, bc, t);
     else
@@ -1513,7 +1517,7 @@ static void restrict_to(const bsr *r, float *bc, const float *t)
 static void prolong_add(const bsr *p, float *x, const float *xc)
 {
     if (p->br == 3)
-        (p->bc == 6 ? prolong_3x6w : prolong_3x3)(p, x, xc);
+        (p->bc == 6 ? prolong_3x6p : prolong_3x3)(p, x, xc);
     else
         prolong_6x6(p, x, xc);
 }
@@ -1567,7 +1571,7 @@ static void vcycle(amg_pre *s, int l, float *x, const float *b)
             backward(lv, x, b, lv->t, q == 0);
     }
     amg_level *nx = &s->lev[l + 1];
-    restrict_to(&lv->r, nx->b, lv->t);
+    restrict_to(lv, nx->b, lv->t);
     vcycle(s, l + 1, nx->x, nx->b);
     prolong_add(&lv->p, x, nx->x);
     for (unsigned q = 0; q < k; q++) {
