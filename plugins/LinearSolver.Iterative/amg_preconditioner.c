@@ -36,11 +36,13 @@
 
 #include "iterative_common.h"
 
-/* The cycle's kernels are compiled twice on
+/* The cycle's kernels are compiled three times on
  * x86-64 (GCC's function multiversioning, chosen once at load by the CPU):
  * for x86-64-v3 (AVX2 and FMA: 8-float vectors in one instruction, fused
- * multiply-adds; about 10% of a converged step on the spring beam) and for
- * the baseline. The two round differently, so the preconditioner (not the
+ * multiply-adds; about 10% of a converged step on the spring beam), for
+ * x86-64-v4 (AVX-512VL: the same vectors, and the two-source shuffles of
+ * the packed blocks and of the bfloat16 widening in one instruction) and
+ * for the baseline. They round differently, so the preconditioner (not the
  * solution PCG converges to) differs in its last bits between CPUs, as
  * OpenBLAS's kernels already make direct solvers do. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
@@ -69,7 +71,8 @@ static inline int vstride(int b) { return b == 3 ? 4 : 8; }
 
 typedef struct amg_level {
     bsr a;        /* this level's operator (double, for the setup) */
-    bsr low;      /* its blocks below the diagonal (single), for the smoother */
+    bsr low;      /* its blocks below the diagonal (single), for the smoother;
+                     its col holds each block's point offset in x (col * vstride) */
     bsr p, r;     /* prolongator from the next level, and its transpose */
     float *dinv;  /* inverses of the diagonal blocks, br*br per block row */
     float *dcol;  /* with packed blocks (low.sym): the same inverses as 3 columns
@@ -1174,7 +1177,9 @@ fail:
  * padding):
  *   - L_ij x_j: lane-wise products row_r * x_j accumulated over the row's
  *     blocks, summed across lanes 0..B-1 once per row;
- *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked. */
+ *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked (the
+ *     packed sweep_3s leaves the 4th lane unmasked: see there).
+ * The points' unused lanes of x stay 0 (no kernel writes them non-zero). */
 /* The 8-wide vectors are passed between static functions only: the note
  * that their ABI differs with and without AVX does not apply. */
 #if defined(__clang__)
@@ -1294,6 +1299,12 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su, splat8)
 #define SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (v4si){i, j, k, l})
 #endif
 #define ROW1_OF(r0, r2) SHUF2(r0, r2, 1, 7, 5, 0)
+/* Two blocks at once: two 4-float vectors as one of 8 and back, and row 1
+ * of both (GCC 12 and clang have __builtin_shufflevector). */
+#define PAIR(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
+#define LOW4(a) __builtin_shufflevector((a), (a), 0, 1, 2, 3)
+#define HIGH4(a) __builtin_shufflevector((a), (a), 4, 5, 6, 7)
+#define ROW1_OF_PAIR(r0, r2) __builtin_shufflevector((r0), (r2), 1, 11, 9, 0, 5, 15, 13, 4)
 
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
@@ -1307,23 +1318,20 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             for (const char *pf = (const char *)(val + (size_t)lo->ptr[i - 2] * 6);
                  pf < (const char *)(val + (size_t)lo->ptr[i - 1] * 6); pf += 64)
                 __builtin_prefetch(pf);
-        /* Two sets of sums (even and odd blocks): with one, each
-         * multiply-add would wait for the one before it. */
-        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
+        /* Two blocks per 8-float vector (lanes 0-3 the even block, 4-7
+         * the odd one), in the gather as in the scatter. */
+        v8sf w0 = splat_6(0.0f), w1 = w0, w2 = w0;
         int k = lo->ptr[i];
         const int end = lo->ptr[i + 1];
         for (; k + 1 < end; k += 2) {
             const float *v = val + (size_t)k * 6;
-            const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
-            const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
-            const v4sf xj = load_3(x + col[k]), xk = load_3(x + col[k + 1]);
-            t0 += r0 * xj;
-            t1 += r1 * xj;
-            t2 += r2 * xj;
-            s0 += q0 * xk;
-            s1 += q1 * xk;
-            s2 += q2 * xk;
+            const v8sf r0 = PAIR(load_3(v), load_3(v + 6)), r2 = PAIR(load_3(v + 2), load_3(v + 8));
+            const v8sf xp = PAIR(load_3(x + col[k]), load_3(x + col[k + 1]));
+            w0 += r0 * xp;
+            w1 += ROW1_OF_PAIR(r0, r2) * xp;
+            w2 += r2 * xp;
         }
+        v4sf t0 = LOW4(w0) + HIGH4(w0), t1 = LOW4(w1) + HIGH4(w1), t2 = LOW4(w2) + HIGH4(w2);
         if (k < end) {
             const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
@@ -1333,9 +1341,6 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
             t1 += r1 * xj;
             t2 += r2 * xj;
         }
-        t0 += s0;
-        t1 += s1;
-        t2 += s2;
         /* The three sums across lanes as one vector (t_r's 4th lane is 0:
          * the points' 4th lanes in x are). */
         const v4sf p01 = SHUF2(t0, t1, 0, 4, 2, 6) + SHUF2(t0, t1, 1, 5, 3, 7);
@@ -1346,17 +1351,28 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
         const v4sf xi = load_3(d) * splat_3(sum[0]) + load_3(d + 4) * splat_3(sum[1]) +
                         load_3(d + 8) * splat_3(sum[2]);
         memcpy(x + (size_t)i * 4, &xi, sizeof xi);
-        const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
-                   g2 = splat_3(sign * xi[2]);
+        const v4sf xs = xi * splat_3(sign);
+        const v8sf g0 = __builtin_shufflevector(xs, xs, 0, 0, 0, 0, 0, 0, 0, 0),
+                   g1 = __builtin_shufflevector(xs, xs, 1, 1, 1, 1, 1, 1, 1, 1),
+                   g2 = __builtin_shufflevector(xs, xs, 2, 2, 2, 2, 2, 2, 2, 2);
         /* The scatter leaves garbage in acc's 4th lanes (never read as a
          * value: sums across lanes stop at 3, and x_i's 4th lane is 0 from
          * dcol's), which saves masking each block's product. */
-        for (k = lo->ptr[i]; k < end; k++) {
+        for (k = lo->ptr[i]; k + 1 < end; k += 2) {
+            const float *v = val + (size_t)k * 6;
+            const v8sf r0 = PAIR(load_3(v), load_3(v + 6)), r2 = PAIR(load_3(v + 2), load_3(v + 8));
+            const v8sf u = r0 * g0 + ROW1_OF_PAIR(r0, r2) * g1 + r2 * g2;
+            float *aj = acc + col[k], *ak = acc + col[k + 1];
+            const v4sf nj = load_3(aj) + LOW4(u), nk = load_3(ak) + HIGH4(u);
+            memcpy(aj, &nj, sizeof nj);
+            memcpy(ak, &nk, sizeof nk);
+        }
+        if (k < end) {
             const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = ROW1_OF(r0, r2);
             float *aj = acc + col[k];
-            const v4sf nv = load_3(aj) + (r0 * g0 + r1 * g1 + r2 * g2);
+            const v4sf nv = load_3(aj) + (r0 * LOW4(g0) + r1 * LOW4(g1) + r2 * LOW4(g2));
             memcpy(aj, &nv, sizeof nv);
         }
     }
