@@ -1299,12 +1299,37 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su, splat8)
 #define SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (v4si){i, j, k, l})
 #endif
 #define ROW1_OF(r0, r2) SHUF2(r0, r2, 1, 7, 5, 0)
-/* Two blocks at once: two 4-float vectors as one of 8 and back, and row 1
- * of both (GCC 12 and clang have __builtin_shufflevector). */
+/* Two blocks at once: two 4-float vectors as one of 8 and back, a lane of
+ * 4 broadcast to 8, and row 1 of both blocks (clang and GCC 12 have
+ * __builtin_shufflevector; older GCC gets copies through memory, which it
+ * compiles to inserts and extracts). */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
 #define PAIR(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
 #define LOW4(a) __builtin_shufflevector((a), (a), 0, 1, 2, 3)
 #define HIGH4(a) __builtin_shufflevector((a), (a), 4, 5, 6, 7)
+#define BCAST8(a, c) __builtin_shufflevector((a), (a), c, c, c, c, c, c, c, c)
 #define ROW1_OF_PAIR(r0, r2) __builtin_shufflevector((r0), (r2), 1, 11, 9, 0, 5, 15, 13, 4)
+#else
+static inline v8sf PAIR(v4sf a, v4sf b)
+{
+    float f[8];
+    memcpy(f, &a, sizeof a);
+    memcpy(f + 4, &b, sizeof b);
+    v8sf v;
+    memcpy(&v, f, sizeof v);
+    return v;
+}
+static inline v4sf half4(v8sf a, int h)
+{
+    v4sf v;
+    memcpy(&v, (const float *)&a + 4 * h, sizeof v);
+    return v;
+}
+#define LOW4(a) half4((a), 0)
+#define HIGH4(a) half4((a), 1)
+#define BCAST8(a, c) PAIR(SHUF2((a), (a), c, c, c, c), SHUF2((a), (a), c, c, c, c))
+#define ROW1_OF_PAIR(r0, r2) __builtin_shuffle((r0), (r2), (v8si){1, 11, 9, 0, 5, 15, 13, 4})
+#endif
 
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
@@ -1352,9 +1377,7 @@ AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float 
                         load_3(d + 8) * splat_3(sum[2]);
         memcpy(x + (size_t)i * 4, &xi, sizeof xi);
         const v4sf xs = xi * splat_3(sign);
-        const v8sf g0 = __builtin_shufflevector(xs, xs, 0, 0, 0, 0, 0, 0, 0, 0),
-                   g1 = __builtin_shufflevector(xs, xs, 1, 1, 1, 1, 1, 1, 1, 1),
-                   g2 = __builtin_shufflevector(xs, xs, 2, 2, 2, 2, 2, 2, 2, 2);
+        const v8sf g0 = BCAST8(xs, 0), g1 = BCAST8(xs, 1), g2 = BCAST8(xs, 2);
         /* The scatter leaves garbage in acc's 4th lanes (never read as a
          * value: sums across lanes stop at 3, and x_i's 4th lane is 0 from
          * dcol's), which saves masking each block's product. */
