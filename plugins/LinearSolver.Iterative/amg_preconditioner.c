@@ -202,7 +202,8 @@ static void bsr_round_bf16(bsr *m)
 
 /* Replaces the double values by the bfloat16 copy the cycle reads, each
  * block stored column by column (its bc columns of br scalars) when
- * by_columns: the layout prolong_* reads. */
+ * by_columns: the layout prolong_3x3 and prolong_6x6 read (prolong_3x6p
+ * reads P by rows). */
 static bool bsr_make_bf16(bsr *m, bool by_columns)
 {
     const size_t nb = (size_t)m->ptr[m->nr];
@@ -1413,8 +1414,9 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
 }
 
 /* Transfers from a level of points of B to the next, of points of K (the
- * shapes: 3 to 6 on the finest level with the rigid modes, then 6 to 6; 3
- * to 3 with translations only), with the vectors of points of B:
+ * shapes: 3 to 6 on the finest level with the rigid modes, whose kernels
+ * follow below, then 6 to 6; 3 to 3 with translations only), with the
+ * vectors of points of B:
  * P and R are stored in bfloat16 (bsr_make_bf16), widened to floats as
  * they are loaded:
  *   - x += P x_c, P's BxK blocks stored as K columns of B: the columns
