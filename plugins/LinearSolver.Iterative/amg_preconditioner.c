@@ -36,16 +36,19 @@
 
 #include "iterative_common.h"
 
-/* The cycle's kernels are compiled twice on
+/* The cycle's kernels are compiled three times on
  * x86-64 (GCC's function multiversioning, chosen once at load by the CPU):
  * for x86-64-v3 (AVX2 and FMA: 8-float vectors in one instruction, fused
- * multiply-adds; about 10% of a converged step on the spring beam) and for
- * the baseline. The two round differently, so the preconditioner (not the
+ * multiply-adds; about 10% of a converged step on the spring beam), for
+ * x86-64-v4 (AVX-512VL: the same vectors, and the two-source shuffles of
+ * the packed blocks and of the bfloat16 widening in one instruction) and
+ * for the baseline. They round differently, so the preconditioner (not the
  * solution PCG converges to) differs in its last bits between CPUs, as
  * OpenBLAS's kernels already make direct solvers do. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define AMG_HOT                                                                                    \
-    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),              \
+                   optimize("fp-contract=fast")))
 #else
 #define AMG_HOT
 #endif
@@ -68,9 +71,12 @@ static inline int vstride(int b) { return b == 3 ? 4 : 8; }
 
 typedef struct amg_level {
     bsr a;        /* this level's operator (double, for the setup) */
-    bsr low;      /* its blocks below the diagonal (single), for the smoother */
+    bsr low;      /* its blocks below the diagonal (single), for the smoother;
+                     its col holds each block's point offset in x (col * vstride) */
     bsr p, r;     /* prolongator from the next level, and its transpose */
     float *dinv;  /* inverses of the diagonal blocks, br*br per block row */
+    float *dcol;  /* with packed blocks (low.sym): the same inverses as 3 columns
+                     of 4 floats (the last 0), for sweep_3s's vector product */
     double omega; /* prolongator smoothing's damping: 4 / (3 rho(D^-1 A)) */
     float *x, *b, *t; /* work vectors (single precision, vstride(br) per point) */
 } amg_level;
@@ -196,12 +202,13 @@ static void bsr_round_bf16(bsr *m)
 
 /* Replaces the double values by the bfloat16 copy the cycle reads, each
  * block stored column by column (its bc columns of br scalars) when
- * by_columns: the layout prolong_* reads. */
+ * by_columns: the layout prolong_3x3 and prolong_6x6 read (prolong_3x6p
+ * reads P by rows). */
 static bool bsr_make_bf16(bsr *m, bool by_columns)
 {
     const size_t nb = (size_t)m->ptr[m->nr];
     const int br = m->br, bc = m->bc;
-    m->hval = st_calloc(nb * (size_t)(br * bc) + 8, sizeof *m->hval); /* padding: wide loads */
+    m->hval = st_calloc(nb * (size_t)(br * bc) + 16, sizeof *m->hval); /* padding: wide loads */
     if (!m->hval)
         return false;
     for (size_t q = 0; q < nb; q++)
@@ -264,7 +271,7 @@ static bool bsr_lower_single(const bsr *a, bsr *low)
         low->ptr[i] = (int)pos;
         for (int k = a->ptr[i]; k < a->ptr[i + 1]; k++)
             if (a->col[k] < i) {
-                low->col[pos] = a->col[k];
+                low->col[pos] = a->col[k] * vstride(a->bc); /* the point's offset in x */
                 const double *v = a->val + (size_t)k * (size_t)bs;
                 float *f = low->fval + pos * (size_t)stored;
                 for (int e = 0; e < stored; e++)
@@ -553,6 +560,7 @@ static void level_free(amg_level *l)
     bsr_free(&l->p);
     bsr_free(&l->r);
     st_free(l->dinv);
+    st_free(l->dcol);
     st_free(l->x);
     st_free(l->b);
     st_free(l->t);
@@ -937,6 +945,21 @@ static bool level_vectors(amg_level *l)
     return l->t && l->x && l->b;
 }
 
+/* dcol: the diagonal blocks' inverses column by column, 4 floats a column
+ * (the 4th 0, so that x_i's unused lane stays 0). */
+static bool level_dcol(amg_level *l)
+{
+    const int n = l->low.nr;
+    l->dcol = st_calloc((size_t)(n ? n : 1) * 12, sizeof *l->dcol);
+    if (!l->dcol)
+        return false;
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                l->dcol[(size_t)i * 12 + (size_t)(c * 4 + r)] = l->dinv[(size_t)i * 9 + (size_t)(r * 3 + c)];
+    return true;
+}
+
 static st_status amg_build(amg_pre *s, st_error *err)
 {
     st_csr csr;
@@ -1050,8 +1073,11 @@ static st_status amg_build(amg_pre *s, st_error *err)
                 if (d[r * k + r] == 0.0)
                     d[r * k + r] = 1.0;
         }
-        if (!bsr_make_bf16(&lv->p, true) || !bsr_make_bf16(&lv->r, false) ||
-            !bsr_lower_single(a, &lv->low)) {
+        /* P by rows for points of 3 to points of 6 (the finest level with
+         * the rigid modes: prolong_3x6), by columns for the other shapes. */
+        const bool p_rows = lv->p.br == 3 && lv->p.bc == 6;
+        if (!bsr_make_bf16(&lv->p, !p_rows) || !bsr_make_bf16(&lv->r, false) ||
+            !bsr_lower_single(a, &lv->low) || (lv->low.sym && !level_dcol(lv))) {
             st_free(bc);
             goto nomem;
         }
@@ -1152,7 +1178,9 @@ fail:
  * padding):
  *   - L_ij x_j: lane-wise products row_r * x_j accumulated over the row's
  *     blocks, summed across lanes 0..B-1 once per row;
- *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked. */
+ *   - L_ij^T x_i: the rows scaled by x_i's entries, summed, masked (the
+ *     packed sweep_3s leaves the 4th lane unmasked: see there).
+ * The points' unused lanes of x stay 0 (no kernel writes them non-zero). */
 /* The 8-wide vectors are passed between static functions only: the note
  * that their ABI differs with and without AVX does not apply. */
 #if defined(__clang__)
@@ -1170,7 +1198,10 @@ typedef uint32_t v4su __attribute__((vector_size(16)));
 typedef uint16_t v8hu __attribute__((vector_size(16)));
 typedef uint32_t v8su __attribute__((vector_size(32)));
 
-#define AMG_VECTOR_KERNELS(B, W, VF, VI, VH, VU)                                                   \
+static inline v4sf splat4(float f) { return (v4sf){f, f, f, f}; }
+static inline v8sf splat8(float f) { return (v8sf){f, f, f, f, f, f, f, f}; }
+
+#define AMG_VECTOR_KERNELS(B, W, VF, VI, VH, VU, SPLAT)                                            \
     static inline VF load_##B(const float *p)                                                      \
     {                                                                                              \
         VF v;                                                                                      \
@@ -1193,12 +1224,9 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
             t += v[c];                                                                             \
         return t;                                                                                  \
     }                                                                                              \
-    static inline VF splat_##B(float f)                                                            \
-    {                                                                                              \
-        VF v;                                                                                      \
-        for (int c = 0; c < W; c++)                                                                \
-            v[c] = f;                                                                              \
-        return v;                                                                                  \
+    static inline VF splat_##B(float f) /* one broadcast (a loop of lane stores compiled to */     \
+    {                                   /* a chain of W inserts) */                               \
+        return SPLAT(f);                                                                           \
     }                                                                                              \
     static inline VF mask_##B(VF v)                                                                \
     {                                                                                              \
@@ -1225,7 +1253,7 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
                 t[r] = splat_##B(0.0f);                                                            \
             for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
                 const float *v = lo->fval + (size_t)k * (B * B);                                   \
-                const VF xj = load_##B(x + (size_t)lo->col[k] * W);                                \
+                const VF xj = load_##B(x + lo->col[k]);                                            \
                 for (int r = 0; r < B; r++)                                                        \
                     t[r] += load_##B(v + B * r) * xj;                                              \
             }                                                                                      \
@@ -1246,7 +1274,7 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
                 g[r] = splat_##B(sign * xi[r]);                                                    \
             for (int k = lo->ptr[i]; k < lo->ptr[i + 1]; k++) {                                    \
                 const float *v = lo->fval + (size_t)k * (B * B);                                   \
-                float *aj = acc + (size_t)lo->col[k] * W;                                          \
+                float *aj = acc + lo->col[k];                                                      \
                 VF u = load_##B(v) * g[0];                                                         \
                 for (int r = 1; r < B; r++)                                                        \
                     u += load_##B(v + B * r) * g[r];                                               \
@@ -1255,8 +1283,8 @@ typedef uint32_t v8su __attribute__((vector_size(32)));
             }                                                                                      \
         }                                                                                          \
     }
-AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su)
-AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
+AMG_VECTOR_KERNELS(3, 4, v4sf, v4si, v4hu, v4su, splat4)
+AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su, splat8)
 #undef AMG_VECTOR_KERNELS
 
 /* sweep_3 over symmetric blocks stored as a b c e f d (bsr_lower_single):
@@ -1267,67 +1295,108 @@ AMG_VECTOR_KERNELS(6, 8, v8sf, v8si, v8hu, v8su)
  * 1 of r2, 0 of r0 (the last is padding). GCC and clang spell the shuffle
  * differently. */
 #if defined(__clang__)
-#define ROW1_OF(r0, r2) __builtin_shufflevector((r0), (r2), 1, 7, 5, 0)
+#define SHUF2(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
 #else
-#define ROW1_OF(r0, r2) __builtin_shuffle((r0), (r2), (v4si){1, 7, 5, 0})
+#define SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (v4si){i, j, k, l})
+#endif
+#define ROW1_OF(r0, r2) SHUF2(r0, r2, 1, 7, 5, 0)
+/* Two blocks at once: two 4-float vectors as one of 8 and back, a lane of
+ * 4 broadcast to 8, and row 1 of both blocks (clang and GCC 12 have
+ * __builtin_shufflevector; older GCC gets copies through memory, which it
+ * compiles to inserts and extracts). */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define PAIR(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
+#define LOW4(a) __builtin_shufflevector((a), (a), 0, 1, 2, 3)
+#define HIGH4(a) __builtin_shufflevector((a), (a), 4, 5, 6, 7)
+#define BCAST8(a, c) __builtin_shufflevector((a), (a), c, c, c, c, c, c, c, c)
+#define ROW1_OF_PAIR(r0, r2) __builtin_shufflevector((r0), (r2), 1, 11, 9, 0, 5, 15, 13, 4)
+#else
+static inline v8sf PAIR(v4sf a, v4sf b)
+{
+    float f[8];
+    memcpy(f, &a, sizeof a);
+    memcpy(f + 4, &b, sizeof b);
+    v8sf v;
+    memcpy(&v, f, sizeof v);
+    return v;
+}
+static inline v4sf half4(v8sf a, int h)
+{
+    v4sf v;
+    memcpy(&v, (const float *)&a + 4 * h, sizeof v);
+    return v;
+}
+#define LOW4(a) half4((a), 0)
+#define HIGH4(a) half4((a), 1)
+#define BCAST8(a, c) PAIR(SHUF2((a), (a), c, c, c, c), SHUF2((a), (a), c, c, c, c))
+#define ROW1_OF_PAIR(r0, r2) __builtin_shuffle((r0), (r2), (v8si){1, 11, 9, 0, 5, 15, 13, 4})
 #endif
 
 AMG_HOT static void sweep_3s(const amg_level *l, float *restrict x, const float *restrict b,
                              float *restrict acc, bool backward, float sign)
 {
     const bsr *lo = &l->low;
+    const int *restrict col = lo->col;
+    const float *restrict val = lo->fval;
     const int n = lo->nr, step = backward ? -1 : 1;
     for (int q = 0, i = backward ? n - 1 : 0; q < n; q++, i += step) {
         if (backward && i >= 2)
-            for (const char *pf = (const char *)(lo->fval + (size_t)lo->ptr[i - 2] * 6);
-                 pf < (const char *)(lo->fval + (size_t)lo->ptr[i - 1] * 6); pf += 64)
+            for (const char *pf = (const char *)(val + (size_t)lo->ptr[i - 2] * 6);
+                 pf < (const char *)(val + (size_t)lo->ptr[i - 1] * 6); pf += 64)
                 __builtin_prefetch(pf);
-        /* Two sets of sums (even and odd blocks): with one, each
-         * multiply-add would wait for the one before it. */
-        v4sf t0 = splat_3(0.0f), t1 = t0, t2 = t0, s0 = t0, s1 = t0, s2 = t0;
+        /* Two blocks per 8-float vector (lanes 0-3 the even block, 4-7
+         * the odd one), in the gather as in the scatter. */
+        v8sf w0 = splat_6(0.0f), w1 = w0, w2 = w0;
         int k = lo->ptr[i];
         const int end = lo->ptr[i + 1];
         for (; k + 1 < end; k += 2) {
-            const float *v = lo->fval + (size_t)k * 6;
-            const v4sf r0 = load_3(v), r2 = load_3(v + 2), q0 = load_3(v + 6), q2 = load_3(v + 8);
-            const v4sf r1 = ROW1_OF(r0, r2), q1 = ROW1_OF(q0, q2);
-            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
-            const v4sf xk = load_3(x + (size_t)lo->col[k + 1] * 4);
+            const float *v = val + (size_t)k * 6;
+            const v8sf r0 = PAIR(load_3(v), load_3(v + 6)), r2 = PAIR(load_3(v + 2), load_3(v + 8));
+            const v8sf xp = PAIR(load_3(x + col[k]), load_3(x + col[k + 1]));
+            w0 += r0 * xp;
+            w1 += ROW1_OF_PAIR(r0, r2) * xp;
+            w2 += r2 * xp;
+        }
+        v4sf t0 = LOW4(w0) + HIGH4(w0), t1 = LOW4(w1) + HIGH4(w1), t2 = LOW4(w2) + HIGH4(w2);
+        if (k < end) {
+            const float *v = val + (size_t)k * 6;
+            const v4sf r0 = load_3(v), r2 = load_3(v + 2);
+            const v4sf r1 = ROW1_OF(r0, r2);
+            const v4sf xj = load_3(x + col[k]);
             t0 += r0 * xj;
             t1 += r1 * xj;
             t2 += r2 * xj;
-            s0 += q0 * xk;
-            s1 += q1 * xk;
-            s2 += q2 * xk;
+        }
+        /* The three sums across lanes as one vector (t_r's 4th lane is 0:
+         * the points' 4th lanes in x are). */
+        const v4sf p01 = SHUF2(t0, t1, 0, 4, 2, 6) + SHUF2(t0, t1, 1, 5, 3, 7);
+        const v4sf p22 = SHUF2(t2, t2, 0, 0, 2, 2) + SHUF2(t2, t2, 1, 1, 3, 3);
+        const v4sf h = SHUF2(p01, p22, 0, 1, 4, 4) + SHUF2(p01, p22, 2, 3, 6, 6);
+        const v4sf sum = load_3(b + (size_t)i * 4) - load_3(acc + (size_t)i * 4) - h;
+        const float *d = l->dcol + (size_t)i * 12;
+        const v4sf xi = load_3(d) * splat_3(sum[0]) + load_3(d + 4) * splat_3(sum[1]) +
+                        load_3(d + 8) * splat_3(sum[2]);
+        memcpy(x + (size_t)i * 4, &xi, sizeof xi);
+        const v4sf xs = xi * splat_3(sign);
+        const v8sf g0 = BCAST8(xs, 0), g1 = BCAST8(xs, 1), g2 = BCAST8(xs, 2);
+        /* The scatter leaves garbage in acc's 4th lanes (never read as a
+         * value: sums across lanes stop at 3, and x_i's 4th lane is 0 from
+         * dcol's), which saves masking each block's product. */
+        for (k = lo->ptr[i]; k + 1 < end; k += 2) {
+            const float *v = val + (size_t)k * 6;
+            const v8sf r0 = PAIR(load_3(v), load_3(v + 6)), r2 = PAIR(load_3(v + 2), load_3(v + 8));
+            const v8sf u = r0 * g0 + ROW1_OF_PAIR(r0, r2) * g1 + r2 * g2;
+            float *aj = acc + col[k], *ak = acc + col[k + 1];
+            const v4sf nj = load_3(aj) + LOW4(u), nk = load_3(ak) + HIGH4(u);
+            memcpy(aj, &nj, sizeof nj);
+            memcpy(ak, &nk, sizeof nk);
         }
         if (k < end) {
-            const float *v = lo->fval + (size_t)k * 6;
+            const float *v = val + (size_t)k * 6;
             const v4sf r0 = load_3(v), r2 = load_3(v + 2);
             const v4sf r1 = ROW1_OF(r0, r2);
-            const v4sf xj = load_3(x + (size_t)lo->col[k] * 4);
-            t0 += r0 * xj;
-            t1 += r1 * xj;
-            t2 += r2 * xj;
-        }
-        t0 += s0;
-        t1 += s1;
-        t2 += s2;
-        const float *bi = b + (size_t)i * 4, *ai = acc + (size_t)i * 4;
-        const float sum[3] = {bi[0] - ai[0] - hsum_3(t0), bi[1] - ai[1] - hsum_3(t1),
-                              bi[2] - ai[2] - hsum_3(t2)};
-        const float *d = l->dinv + (size_t)i * 9;
-        float *xi = x + (size_t)i * 4;
-        for (int r = 0; r < 3; r++)
-            xi[r] = d[r * 3] * sum[0] + d[r * 3 + 1] * sum[1] + d[r * 3 + 2] * sum[2];
-        const v4sf g0 = splat_3(sign * xi[0]), g1 = splat_3(sign * xi[1]),
-                   g2 = splat_3(sign * xi[2]);
-        for (k = lo->ptr[i]; k < end; k++) {
-            const float *v = lo->fval + (size_t)k * 6;
-            const v4sf r0 = load_3(v), r2 = load_3(v + 2);
-            const v4sf r1 = ROW1_OF(r0, r2);
-            float *aj = acc + (size_t)lo->col[k] * 4;
-            const v4sf u = r0 * g0 + r1 * g1 + r2 * g2;
-            const v4sf nv = load_3(aj) + mask_3(u);
+            float *aj = acc + col[k];
+            const v4sf nv = load_3(aj) + (r0 * LOW4(g0) + r1 * LOW4(g1) + r2 * LOW4(g2));
             memcpy(aj, &nv, sizeof nv);
         }
     }
@@ -1345,8 +1414,9 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
 }
 
 /* Transfers from a level of points of B to the next, of points of K (the
- * shapes: 3 to 6 on the finest level with the rigid modes, then 6 to 6; 3
- * to 3 with translations only), with the vectors of points of B:
+ * shapes: 3 to 6 on the finest level with the rigid modes, whose kernels
+ * follow below, then 6 to 6; 3 to 3 with translations only), with the
+ * vectors of points of B:
  * P and R are stored in bfloat16 (bsr_make_bf16), widened to floats as
  * they are loaded:
  *   - x += P x_c, P's BxK blocks stored as K columns of B: the columns
@@ -1396,14 +1466,91 @@ static void sweep(const amg_level *l, float *x, const float *b, float *acc, bool
         }                                                                                          \
     }
 AMG_TRANSFER(3, 3, v4sf)
-AMG_TRANSFER(3, 6, v4sf)
 AMG_TRANSFER(6, 6, v8sf)
 #undef AMG_TRANSFER
 
-static void restrict_to(const bsr *r, float *bc, const float *t)
+/* 8 bfloat16 at p widened to floats: a 16-lane shuffle that puts each
+ * under a zero half, from a 32-byte load (the 16 bytes after p are read,
+ * not used; the arrays carry 16 values of padding). GCC compiles it to two
+ * instructions (vpermq, vpunpcklwd; one vpermi2w with AVX-512), where its
+ * widening conversion of the 4-float kernels takes five. */
+typedef uint16_t v16hu __attribute__((vector_size(32)));
+static inline v8sf loadh8(const uint16_t *p)
 {
+    v16hu h;
+    memcpy(&h, p, sizeof h);
+#if defined(__clang__)
+    const v16hu w = __builtin_shufflevector((v16hu){0}, h, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
+                                            21, 0, 22, 0, 23);
+#else
+    const v16hu w = __builtin_shuffle((v16hu){0}, h,
+                                      (v16hu){0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23});
+#endif
+    v8sf v;
+    memcpy(&v, &w, sizeof v);
+    return v;
+}
+
+/* x += P x_c, P's 3x6 blocks stored as 3 rows of 6: each row times x_c
+ * lane-wise (x_c's lanes 6 and 7 are 0, so the next row's 2 values riding
+ * along in lanes 6 and 7 add nothing), summed across lanes once per row. */
+AMG_HOT static void prolong_3x6p(const bsr *p, float *restrict x, const float *restrict xc)
+{
+    const int *restrict col = p->col;
+    for (int i = 0; i < p->nr; i++) {
+        v8sf y0 = splat_6(0.0f), y1 = y0, y2 = y0;
+        for (int k = p->ptr[i]; k < p->ptr[i + 1]; k++) {
+            const uint16_t *v = p->hval + (size_t)k * 18;
+            const v8sf c = load_6(xc + (size_t)col[k] * 8);
+            y0 += loadh8(v) * c;
+            y1 += loadh8(v + 6) * c;
+            y2 += loadh8(v + 12) * c;
+        }
+        float *xi = x + (size_t)i * 4;
+        xi[0] += hsum_6(y0);
+        xi[1] += hsum_6(y1);
+        xi[2] += hsum_6(y2);
+    }
+}
+
+/* b_c = R t, R's 6x3 blocks stored as 6 rows of 3: two rows per vector
+ * (lanes 0-2 and 3-5) times t_j twice, summed across each half once per
+ * coarse row. (Restricting from P's blocks instead, P^T t as a scatter into
+ * b_c, saves R's 3.3 MB but is slower: consecutive fine rows update the same
+ * coarse points, a chain through memory.) */
+#if defined(__clang__)
+#define T_TWICE(a) __builtin_shufflevector((a), (a), 0, 1, 2, 0, 1, 2, 0, 0)
+#else
+#define T_TWICE(a) __builtin_shuffle((a), (v8si){0, 1, 2, 0, 1, 2, 0, 0})
+#endif
+AMG_HOT static void restrict_6x3w(const bsr *r, float *restrict bc, const float *restrict t)
+{
+    const int *restrict col = r->col;
+    for (int i = 0; i < r->nr; i++) {
+        v8sf a0 = splat_6(0.0f), a1 = a0, a2 = a0;
+        for (int k = r->ptr[i]; k < r->ptr[i + 1]; k++) {
+            const uint16_t *v = r->hval + (size_t)k * 18;
+            /* t_j twice (its 4th lane and the next point's are not used). */
+            const v8sf tj = T_TWICE(load_6(t + (size_t)col[k] * 4));
+            a0 += loadh8(v) * tj;
+            a1 += loadh8(v + 6) * tj;
+            a2 += loadh8(v + 12) * tj;
+        }
+        float *bi = bc + (size_t)i * 8;
+        bi[0] = a0[0] + a0[1] + a0[2];
+        bi[1] = a0[3] + a0[4] + a0[5];
+        bi[2] = a1[0] + a1[1] + a1[2];
+        bi[3] = a1[3] + a1[4] + a1[5];
+        bi[4] = a2[0] + a2[1] + a2[2];
+        bi[5] = a2[3] + a2[4] + a2[5];
+    }
+}
+
+static void restrict_to(const amg_level *l, float *bc, const float *t)
+{
+    const bsr *r = &l->r;
     if (r->bc == 3)
-        (r->br == 6 ? restrict_6x3 : restrict_3x3)(r, bc, t);
+        (r->br == 6 ? restrict_6x3w : restrict_3x3)(r, bc, t);
     else
         restrict_6x6(r, bc, t);
 }
@@ -1411,7 +1558,7 @@ static void restrict_to(const bsr *r, float *bc, const float *t)
 static void prolong_add(const bsr *p, float *x, const float *xc)
 {
     if (p->br == 3)
-        (p->bc == 6 ? prolong_3x6 : prolong_3x3)(p, x, xc);
+        (p->bc == 6 ? prolong_3x6p : prolong_3x3)(p, x, xc);
     else
         prolong_6x6(p, x, xc);
 }
@@ -1465,7 +1612,7 @@ static void vcycle(amg_pre *s, int l, float *x, const float *b)
             backward(lv, x, b, lv->t, q == 0);
     }
     amg_level *nx = &s->lev[l + 1];
-    restrict_to(&lv->r, nx->b, lv->t);
+    restrict_to(lv, nx->b, lv->t);
     vcycle(s, l + 1, nx->x, nx->b);
     prolong_add(&lv->p, x, nx->x);
     for (unsigned q = 0; q < k; q++) {
