@@ -91,6 +91,9 @@ typedef struct tcp {
     tcp_line *lines;
     size_t nlines, cursor;
     double next_time, last_time, loop_time;
+    /* SOFA's around-arrays of the incised surface, kept from init */
+    inc_shells shells;
+    bool listening;
 } tcp;
 
 #define REMOVE_LIST(k, key, what)                                                                 \
@@ -847,15 +850,26 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         }
     }
     unsigned last = UINT_MAX;
+    /* SOFA's ind_ta: the written (or found) triangle of the first point,
+     * then the previous cut's ind_tb, as found before that cut */
+    unsigned ta = l->saved ? saved_triangle(topo, l, 0) : l->ids ? l->ids[0] : UINT_MAX;
     for (size_t k = 1; k < n; k++) {
         unsigned end;
         bool border;
         bool refused = false;
         st_error e2 = {0};
-        unsigned ta = l->saved ? saved_triangle(topo, l, k - 1) : l->ids ? l->ids[k - 1] : UINT_MAX;
-        st_status st = incision_cut(&t->base, topo, last, ta,
-                                    pts + 3 * (k - 1), pts + 3 * k,
-                                    t->eps_path, t->eps_border, &end, &border, &refused, &e2);
+        unsigned tb = UINT_MAX;
+        double w[3];
+        if (l->saved)
+            tb = saved_triangle(topo, l, k);
+        else if (l->ids)
+            tb = l->ids[k];
+        else if (!incision_locate(topo, pts + 3 * k, &tb, w))
+            tb = UINT_MAX;
+        st_status st = incision_cut(&t->base, topo, &t->shells, last, ta, tb, pts + 3 * (k - 1),
+                                    pts + 3 * k, t->eps_path, t->eps_border, &end, &border,
+                                    &refused, &e2);
+        ta = tb;
         if (st != ST_OK) {
             if (!refused) {
                 *err = e2;
@@ -996,6 +1010,13 @@ static void tcp_on_event(st_component *self, st_event ev, double dt)
         st_component_fail(self, &err);
 }
 
+static st_status shells_follow(st_component *owner, st_component *topology,
+                               const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    return inc_shells_apply(&((tcp *)owner)->shells, ev, nev, err);
+}
+
 static st_status tcp_init(st_component *self, st_error *err)
 {
     tcp *t = (tcp *)self;
@@ -1042,6 +1063,16 @@ static st_status tcp_init(st_component *self, st_error *err)
                                       t->topology->name);
         if (incises && t->save_indices_at_init)
             ST_TRY(save_indices(t, err));
+        if (incises) {
+            /* SOFA's around-arrays, made at init and kept through every
+             * change of the surface */
+            st_component *topo = incision_surface(t);
+            if (!inc_shells_build(&t->shells, topo))
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            if (!t->listening)
+                ST_TRY(st_topology_listen(self, topo, shells_follow, err));
+            t->listening = true;
+        }
         if (removes && !find_modifier(t, -1))
             return st_component_error(self, "filename", err, ST_ESCENE,
                                       "the file removes elements, but no *SetTopologyModifier "
@@ -1052,7 +1083,11 @@ static st_status tcp_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
+static void tcp_cleanup(st_component *self)
+{
+    free_lines((tcp *)self);
+    inc_shells_free(&((tcp *)self)->shells);
+}
 
 /* A checkpoint keeps the reading position in the file, the next time of
  * the data inputs and the saved incision points, so that a resumed run
