@@ -862,7 +862,7 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         double w[3];
         if (l->saved)
             tb = saved_triangle(topo, l, k);
-        else if (l->ids)
+        else if (l->ids && l->ids[k] != UINT_MAX)
             tb = l->ids[k];
         else if (!incision_locate(topo, pts + 3 * k, &tb, w))
             tb = UINT_MAX;
