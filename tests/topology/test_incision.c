@@ -663,3 +663,32 @@ Test(incision, successive_cuts_follow_sofas_around_order)
     cr_assert(x->r[15] == 2 && x->r[16] == 1, "5 stays at (%g %g)", x->r[15], x->r[16]);
     st_scene_destroy(&s);
 }
+
+/* SOFA moves a snapped vertex last (movePointsProcess after
+ * addRemoveTriangles): the components that follow the topology make the
+ * new triangles' data on the places before the move. The cut of
+ * snap_path_moves_a_vertex_to_the_mean with DiagonalMass (massDensity 1):
+ * 1 (1, 0) had 0.5 (a third of T0, T2, T3, each 0.5); T3 goes (-1/6) and
+ * its pieces holding 1, [9,1,5] (0.125) and [9,4,1] (0.025, with 4 still
+ * at (1, 1)), come (+0.05): 0.38333...; the incision touches no triangle
+ * of 1. Had 4 moved first (to (1.05, 1.025)), T3 would have gone with
+ * 0.4875 and [9,4,1] come with 0.018125: 0.385208... The total stays 4
+ * either way. */
+Test(incision, snapped_vertex_moves_after_the_new_triangles)
+{
+    st_scene *s = load(SQUARE "<DiagonalMass name='mass' massDensity='1'/>",
+                       "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n", "epsilonSnapPath='0.1'");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 12, "%zu points", x->n);
+    cr_assert(fabs(x->r[12] - 1.05) < 1e-12 && fabs(x->r[13] - 1.025) < 1e-12,
+              "4 at (%g %g)", x->r[12], x->r[13]);
+    const st_array *m = arr(s, "mass", "vertexMass");
+    cr_assert_eq(m->n, 12);
+    cr_assert(fabs(m->r[1] - (0.5 - 0.5 / 3 + 0.15 / 3)) < 1e-12, "mass of 1: %.17g", m->r[1]);
+    double total = 0;
+    for (size_t i = 0; i < m->n; i++)
+        total += m->r[i];
+    cr_assert(fabs(total - 4) < 1e-12, "total %.17g", total);
+    st_scene_destroy(&s);
+}
