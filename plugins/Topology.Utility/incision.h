@@ -36,6 +36,8 @@ bool inc_shells_current(const inc_shells *s);
 /* SOFA's getEdgeIndex(a, b): the first edge around a that reaches b. */
 unsigned inc_shells_edge(const inc_shells *s, unsigned a, unsigned b);
 void inc_shells_free(inc_shells *s);
+/* Writes them to a checkpoint, or reads them back. */
+st_status inc_shells_transfer(inc_shells *s, st_checkpoint *ck, st_error *err);
 
 /* Where a point lies on the surface: the triangle whose plane projection
  * holds it (the nearest plane among several), and its barycentric weights

@@ -19,6 +19,7 @@
  *   that moves into its place.
  * The lists follow the container's changes through its events
  * (st_topology_listen), which carry SOFA's orders. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,4 +368,59 @@ st_status inc_shells_apply(inc_shells *s, const st_topo_event *ev, size_t nev, s
         }
     }
     return ST_OK;
+}
+
+/* One list in a checkpoint: its length, then its entries. */
+static st_status xfer_list(ulist *l, st_checkpoint *ck, bool rd, st_error *err)
+{
+    uint64_t n = l->n;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (rd) {
+        if (n > ((size_t)1 << 40))
+            return st_error_set(err, ST_EINVAL, "the checkpoint's incision lists are corrupt");
+        l->n = 0;
+        if (!grow(l, (size_t)n))
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        l->n = (size_t)n;
+    }
+    return n ? st_checkpoint_data(ck, l->u, (size_t)n * sizeof *l->u, err) : ST_OK;
+}
+
+st_status inc_shells_transfer(inc_shells *s, st_checkpoint *ck, st_error *err)
+{
+    bool rd = st_checkpoint_reading(ck);
+    uint64_t h[3] = {s->valid, s->np, s->ne};
+    ST_TRY(st_checkpoint_data(ck, h, sizeof h, err));
+    if (rd) {
+        shells_clear(s);
+        if (!h[0])
+            return ST_OK;
+        if (h[1] > ((size_t)1 << 40) || h[2] > ((size_t)1 << 40))
+            return st_error_set(err, ST_EINVAL, "the checkpoint's incision lists are corrupt");
+        size_t np = 0, ne = 0;
+        if (!lists_resize(&s->tav, &np, &s->cap_p, (size_t)h[1]) ||
+            !lists_resize(&s->eav, &(size_t){0}, &s->cap_pe, (size_t)h[1]) ||
+            !lists_resize(&s->tae, &ne, &s->cap_e, (size_t)h[2])) {
+            shells_clear(s);
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        }
+        s->np = np;
+        s->ne = ne;
+        s->valid = true;
+    } else if (!s->valid) {
+        return ST_OK;
+    }
+    st_status st = ST_OK;
+    ulist *flat[] = {&s->tris, &s->tedges, &s->edges};
+    for (size_t i = 0; i < 3 && st == ST_OK; i++)
+        st = xfer_list(flat[i], ck, rd, err);
+    for (size_t i = 0; i < s->np && st == ST_OK; i++)
+        st = xfer_list(&s->tav[i], ck, rd, err);
+    for (size_t i = 0; i < s->np && st == ST_OK; i++)
+        st = xfer_list(&s->eav[i], ck, rd, err);
+    for (size_t i = 0; i < s->ne && st == ST_OK; i++)
+        st = xfer_list(&s->tae[i], ck, rd, err);
+    if (st != ST_OK && rd)
+        shells_clear(s);
+    return st;
 }

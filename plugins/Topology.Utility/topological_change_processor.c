@@ -1090,7 +1090,8 @@ static void tcp_cleanup(st_component *self)
 }
 
 /* A checkpoint keeps the reading position in the file, the next time of
- * the data inputs and the saved incision points, so that a resumed run
+ * the data inputs, the saved incision points and the incised surface's
+ * around-arrays (their order picks the cuts' sides), so that a resumed run
  * makes the changes the uninterrupted run makes, once. */
 static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *err)
 {
@@ -1115,7 +1116,8 @@ static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *e
         ST_TRY(st_checkpoint_data(ck, l->saved, 3 * l->n * sizeof *l->saved, err));
         ST_TRY(st_checkpoint_data(ck, l->weights, 3 * l->n * sizeof *l->weights, err));
     }
-    return ST_OK;
+    /* SOFA's around-arrays of the incised surface, in their order */
+    return inc_shells_transfer(&t->shells, ck, err);
 }
 
 static const st_checkpoint_ops tcp_checkpoint_ops = {sizeof(st_checkpoint_ops), tcp_transfer};
