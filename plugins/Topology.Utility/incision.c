@@ -2,11 +2,14 @@
  * TriangleSetGeometryAlgorithms does for TopologicalChangeProcessor's
  * INCISE= commands, in SOFA's stages and orders:
  *
- * 1. the path (computeIntersectedObjectsList): the first point (a point of
- *    the surface, SOFA's a_last, or a point inside its triangle), each edge
- *    the segment a-b crosses in the triangles' planes (a point on the edge,
- *    its weight on the container's second end), the last point (inside its
- *    triangle, or the vertex whose weight passes 0.9999).
+ * 1. the path (computeIntersectedPointsList / computeIntersectedObjectsList,
+ *    with SOFA's segment-triangle test as it computes): the first point (a
+ *    point of the surface, SOFA's a_last, or a point inside its triangle),
+ *    each edge the segment a-b crosses in the triangles' planes (its weight
+ *    on the container's second end; a vertex crossed is an edge point of
+ *    weight 0 or 1), the last point (inside b's triangle, or the vertex
+ *    whose weight passes 0.9999). The walk reads SOFA's around-arrays
+ *    (incision_shells.c).
  * 2. SnapAlongPath (epsilonSnapPath != 0): a vertex that a crossing comes
  *    closer to than epsilonSnapPath (an edge weight), or an end inside a
  *    triangle with the vertex's weight above 1 - epsilonSnapPath, gathers
@@ -15,7 +18,8 @@
  *    leave the path, and the vertex moves to their mean (seen from its two
  *    path neighbours, as SOFA's movePointsProcess: every vector of the
  *    state is remade from the neighbours' values with the weights the mean's
- *    distances to them give).
+ *    distances to them give), last, after the triangles of stage 4 (SOFA's
+ *    order: the new triangles' data are made on the places before it).
  * 3. SnapBorderPath (epsilonSnapBorder != 0): an end inside a triangle with
  *    a weight below epsilonSnapBorder goes onto the opposite edge when that
  *    edge is a border (its projection there), or onto the vertex whose
@@ -28,10 +32,9 @@
  * 5. InciseAlongEdgeList: the path's points but an inner end are
  *    duplicated (ancestor: the point, weight 1); the side that takes the
  *    copies is the one of the first triangle around the first path edge
- *    (SOFA's trianglesAroundEdge[0]: the first new triangle holding it, or
- *    for an edge older than the cut, the triangle that runs along it as the
- *    container stores it); the triangles turned around each path point are
- *    replaced by copies in increasing index order.
+ *    (SOFA's trianglesAroundEdge[0], from its around-arrays); the
+ *    triangles turned around each path point are replaced by copies in
+ *    increasing index order.
  *
  * Each stage sends SOFA's events (points added, edges added, triangles
  * added, triangles removed) through st_topology_add_points, st_topology_add
