@@ -336,12 +336,11 @@ static void pt_pos(const mesh *m, const path_pt *q, double *o)
                    q->w[2] * m->x[3 * (size_t)t[2] + (size_t)i];
     }
 }
-/* SOFA's compute3PointsBarycoefs of x in triangle k, as it computes. */
-static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3])
+/* SOFA's compute3PointsBarycoefs of x in the triangle (pa, pb, pc), as it
+ * computes. */
+static void three_point_coefs(const double *pa, const double *pb, const double *pc,
+                              const double *x, double w[3])
 {
-    const unsigned *t = m->t + 3 * (size_t)k;
-    const double *pa = m->x + 3 * (size_t)t[0], *pb = m->x + 3 * (size_t)t[1],
-                 *pc = m->x + 3 * (size_t)t[2];
     double ab[3], ac[3], mm[3];
     sub(pb, pa, ab);
     sub(pc, pa, ac);
@@ -361,6 +360,14 @@ static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3])
     cross(v, u, c);
     w[1] = dot(nn, c);
     w[2] = 1.0 - (w[0] + w[1]);
+}
+
+/* The same in triangle k. */
+static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3])
+{
+    const unsigned *t = m->t + 3 * (size_t)k;
+    three_point_coefs(m->x + 3 * (size_t)t[0], m->x + 3 * (size_t)t[1], m->x + 3 * (size_t)t[2],
+                      x, w);
 }
 
 /* SOFA's `indices` of the path walk: the edge the last intersection left
@@ -914,26 +921,8 @@ static void move_point(st_mstate *ms, const snap *s)
     if (s->nanc == 2) {
         edge_coefs(x + 3 * (size_t)s->anc[0], x + 3 * (size_t)s->anc[1], s->x, c);
     } else {
-        /* SOFA's compute3PointsBarycoefs */
-        const double *a = x + 3 * (size_t)s->anc[0], *b = x + 3 * (size_t)s->anc[1],
-                     *cc = x + 3 * (size_t)s->anc[2];
-        double ab[3], ac[3], mm[3], pb[3], pc[3], pa[3], k[3];
-        sub(b, a, ab);
-        sub(cc, a, ac);
-        cross(ab, ac, mm);
-        double n2 = dot(mm, mm);
-        if (n2 < 1e-12) {
-            c[0] = c[1] = 1.0 / 3.0;
-        } else {
-            sub(b, s->x, pb);
-            sub(cc, s->x, pc);
-            sub(a, s->x, pa);
-            cross(pb, pc, k);
-            c[0] = dot(mm, k) / n2;
-            cross(pc, pa, k);
-            c[1] = dot(mm, k) / n2;
-        }
-        c[2] = 1.0 - c[0] - c[1];
+        three_point_coefs(x + 3 * (size_t)s->anc[0], x + 3 * (size_t)s->anc[1],
+                          x + 3 * (size_t)s->anc[2], s->x, c);
     }
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++) {
         st_array *v = vecs[k];
