@@ -1353,6 +1353,8 @@ st_status incision_cut(st_component *owner, st_component *topo, inc_shells *sh,
         st = split(topo, &m, pts, n, &snaps, q, &nq, &added, &why, err);
     if (st == ST_OK && why) /* SOFA's SplitAlongPath error: nothing changes */
         st_component_warn(owner, "incision not made: %s", why);
+    else if (st == ST_OK && !inc_shells_current(sh) && !inc_shells_build(sh, topo))
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
     else if (st == ST_OK)
         st = incise(owner, topo, sh, q, nq, end, border, err);
     st_free(pts);

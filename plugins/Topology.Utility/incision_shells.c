@@ -342,6 +342,15 @@ st_status inc_shells_apply(inc_shells *s, const st_topo_event *ev, size_t nev, s
         return ST_OK;
     for (size_t k = 0; k < nev; k++) {
         const st_topo_event *e = &ev[k];
+        size_t have = e->elem == ST_ELEM_POINT      ? s->np
+                      : e->elem == ST_ELEM_EDGE     ? s->edges.n / 2
+                      : e->elem == ST_ELEM_TRIANGLE ? s->tris.n / 3
+                                                    : e->before;
+        if (e->before != have) {
+            /* out of step with the container: made again at the next cut */
+            shells_clear(s);
+            return ST_OK;
+        }
         bool ok = true;
         if (e->change == ST_TOPO_ADDED) {
             if (e->elem == ST_ELEM_POINT)
