@@ -692,3 +692,29 @@ Test(incision, snapped_vertex_moves_after_the_new_triangles)
     cr_assert(fabs(total - 4) < 1e-12, "total %.17g", total);
     st_scene_destroy(&s);
 }
+
+/* The cut of border_snap_onto_vertices_cuts_along_an_edge after T3 [1,5,4]
+ * was removed (REMOVE=: T7 fills its place, 3) and added again (ADD=: it
+ * is 7 now). SOFA's list of the triangles around the edge (5, 4) was
+ * [T3, T6] (T3 runs along it, first at init); T3 left it and came back at
+ * its end: [6, 7]. The path is the same (T0's end onto 4, T2's onto 5: the
+ * walk crosses (1, 4) into 7 and (5, 1) into T2), the edge (5, 4), 5
+ * copied (9); the side is now T6 [4,5,8] (6), turned around 5 to the
+ * border at (5, 8): only 6 is replaced, [4,9,8] (8, then 6). (The
+ * triangle that runs along 5 -> 4, 7, would have copied 5 below the edge.) */
+Test(incision, earlier_changes_order_the_triangles_around_an_edge)
+{
+    st_scene *s = load(SQUARE,
+                       "T= 0.01\nREMOVE= 1\n3\nADD= Triangles 1\n1 5 4\n"
+                       "T= 0.02\nINCISE= 2\n0.9 0.85 0 1.9 0.85 0\n",
+                       "");
+    step(s, 3);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 10, "%zu points", x->n);
+    cr_assert(x->r[27] == 2 && x->r[28] == 1 && x->r[29] == 0, "copy of 5 at (%g %g %g)",
+              x->r[27], x->r[28], x->r[29]);
+    static const unsigned want[] = {0, 1, 4, 0, 4, 3, 1, 2, 5, 4, 8, 7,
+                                    3, 4, 7, 3, 7, 6, 4, 9, 8, 1, 5, 4};
+    assert_tris(arr(s, "topo", "triangles"), want, 8);
+    st_scene_destroy(&s);
+}
