@@ -518,17 +518,15 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
                                       "triangle %u",
                                       a[0], a[1], a[2], ta);
     }
-    if (ta == UINT_MAX || ta >= m->nt) /* SOFA would read past its triangles */
-        return st_component_error(owner, NULL, err, ST_ESCENE,
-                                  "the incision from point %u has no first triangle (SOFA's "
-                                  "ind_ta %u is not one of the %zu triangles)",
-                                  start, ta, m->nt);
     if (tb != UINT_MAX && tb >= m->nt)
         tb = UINT_MAX;
     walk_ind ind = {{0, 0}, 0};
     double ct = 0, ck = 0;
     unsigned cur = ta;
-    bool hit = seg_tri(m, false, a, b, cur, &ind, &ct, &ck);
+    /* from a_last, a stale ind_ta that is no longer a triangle (SOFA would
+     * read past its arrays) counts as not left: the triangles around a_last
+     * are tried */
+    bool hit = ta < m->nt && seg_tri(m, false, a, b, cur, &ind, &ct, &ck);
     if (start != UINT_MAX && (!hit || ind.v[0] == start || ind.v[1] == start)) {
         const ulist *shell = &sh->tav[start];
         for (size_t i = 0; i < shell->n; i++) {
@@ -541,6 +539,10 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
             }
         }
     }
+    if (ta >= m->nt)
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision from point %u finds no first triangle around it",
+                                  start);
     if (ta == tb)
         return st_component_error(owner, NULL, err, ST_ESCENE,
                                   "the incision from (%g %g %g) to (%g %g %g) lies in one "
