@@ -124,11 +124,13 @@ static const st_field tcp_fields[] = {
     ST_REAL(tcp, eps_path, "epsilonSnapPath", "0.1",
             "epsilon snap path: the path points on the edges of a vertex that an incision "
             "crosses an edge closer to than this edge weight are merged into that vertex, "
-            "moved to their mean (SOFA's SnapAlongPath; 0: none)"),
+            "moved to their mean (SOFA's SnapAlongPath; 0: none). As in SOFA, only the "
+            "incisions of saveIndicesAtInit use it; the others snap with 0.1"),
     ST_REAL(tcp, eps_border, "epsilonSnapBorder", "0.25",
             "epsilon snap path: an incision's end with a weight below this opposite a border "
             "edge goes onto the edge (by SOFA's projection), opposite an inner edge onto a "
-            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none)"),
+            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none). As in "
+            "SOFA, only the incisions of saveIndicesAtInit use it; the others snap with 0.25"),
     ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
     ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
     ST_FIELD_END};
@@ -866,8 +868,11 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
             tb = l->ids[k];
         else if (!incision_locate(topo, pts + 3 * k, &tb, w))
             tb = UINT_MAX;
+        /* SOFA's INCISE= snaps with 0.1 and 0.25; only its incisions of
+         * saveIndicesAtInit (inciseWithSavedIndices) read the fields */
         st_status st = incision_cut(&t->base, topo, &t->shells, last, ta, tb, pts + 3 * (k - 1),
-                                    pts + 3 * k, t->eps_path, t->eps_border, &end, &border,
+                                    pts + 3 * k, l->saved ? t->eps_path : 0.1,
+                                    l->saved ? t->eps_border : 0.25, &end, &border,
                                     &refused, &e2);
         ta = tb;
         if (st != ST_OK) {
