@@ -73,6 +73,8 @@ typedef struct mesh {
     const inc_shells *sh; /* SOFA's around-arrays */
 } mesh;
 
+static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3]);
+
 static bool get_mesh(st_component *topo, mesh *m)
 {
     const st_topology_ops *ops = topo->cls->topology;
@@ -155,6 +157,15 @@ bool incision_weights(st_component *topo, unsigned tri, const double x[3], doubl
 {
     mesh m;
     return get_mesh(topo, &m) && tri < m.nt && bary(&m, tri, x, w) >= 0;
+}
+
+bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
+{
+    mesh m;
+    if (!get_mesh(topo, &m) || tri >= m.nt)
+        return false;
+    sofa_bary(&m, tri, x, w);
+    return true;
 }
 
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])

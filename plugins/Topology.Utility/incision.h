@@ -49,6 +49,9 @@ bool incision_weights(st_component *topo, unsigned tri, const double x[3], doubl
 
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
 
+/* SOFA's computeTriangleBarycoefs of x in triangle tri, as it computes. */
+bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
+
 /* As incision_locate, or else the triangle nearest to x (weights clamped
  * to the triangle). False only without triangles. */
 bool incision_nearest(st_component *topo, const double x[3], unsigned *tri, double w[3]);

@@ -743,6 +743,38 @@ static st_component *incision_surface(tcp *t)
 /* saveIndicesAtInit (SOFA's saveIndices): each incision point is kept as
  * the vertices and barycentric weights of the triangle holding it at init,
  * so that it moves with the surface. */
+/* SOFA's saveIndices: an incision whose first point is, within 1e-5 in
+ * each coordinate, the previous incision's last starts instead 1e-5 of the
+ * way towards its second point (SOFA's path walk fails from a point of the
+ * surface that the previous cut made), kept in the triangle found there
+ * with SOFA's weights. */
+static bool saved_position(st_component *topo, const tcp_line *l, size_t k, double out[3]);
+
+static void nudge_chained_starts(tcp *t, st_component *topo)
+{
+    const tcp_line *prev = NULL;
+    for (size_t i = 0; i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE || !l->saved)
+            continue;
+        double a[3], b[3], z[3];
+        if (prev && l->n > 1 && saved_position(topo, l, 0, a) && saved_position(topo, l, 1, b) &&
+            saved_position(topo, prev, prev->n - 1, z) && fabs(a[0] - z[0]) < 1e-5 &&
+            fabs(a[1] - z[1]) < 1e-5 && fabs(a[2] - z[2]) < 1e-5) {
+            double p[3], w[3];
+            unsigned tri;
+            for (int c = 0; c < 3; c++)
+                p[c] = a[c] + (b[c] - a[c]) * 1e-5;
+            const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+            if (tris && incision_locate(topo, p, &tri, w) &&
+                incision_sofa_weights(topo, tri, p, l->weights)) {
+                memcpy(l->saved, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
+            }
+        }
+        prev = l;
+    }
+}
+
 static st_status save_indices(tcp *t, st_error *err)
 {
     st_component *topo = incision_surface(t);
@@ -774,6 +806,7 @@ static st_status save_indices(tcp *t, st_error *err)
             memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
         }
     }
+    nudge_chained_starts(t, topo);
     return ST_OK;
 }
 
