@@ -168,6 +168,93 @@ bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], 
     return true;
 }
 
+/* SOFA's isPointInsideTriangle (not tested further): x on the inner side
+ * of the three side planes through the triangle's normal, within 1e-12. */
+static bool sofa_inside(const mesh *m, size_t k, const double *x)
+{
+    const unsigned *t = m->t + 3 * k;
+    const double *p[3] = {m->x + 3 * (size_t)t[0], m->x + 3 * (size_t)t[1],
+                          m->x + 3 * (size_t)t[2]};
+    double e20[3], e10[3], nrm[3];
+    sub(p[2], p[0], e20);
+    sub(p[1], p[0], e10);
+    cross(e20, e10, nrm);
+    if (dot(nrm, nrm) == 0.0)
+        return false;
+    for (int i = 0; i < 3; i++) {
+        double side[3], n[3], d[3];
+        sub(p[(i + 1) % 3], p[i], side);
+        cross(side, nrm, n);
+        sub(x, p[i], d);
+        if (!(dot(d, n) > -1e-12))
+            return false;
+    }
+    return true;
+}
+
+bool incision_find(st_component *topo, const double x[3], unsigned old, unsigned *tri)
+{
+    mesh m;
+    if (!get_mesh(topo, &m))
+        return false;
+    /* the triangles whose box holds x and that hold it: the old one, or
+     * the only one */
+    size_t count = 0, only = 0;
+    for (size_t k = 0; k < m.nt; k++) {
+        const unsigned *t = m.t + 3 * k;
+        bool in_box = true;
+        for (int c = 0; c < 3 && in_box; c++) {
+            double a = m.x[3 * (size_t)t[0] + (size_t)c], b = m.x[3 * (size_t)t[1] + (size_t)c],
+                   d = m.x[3 * (size_t)t[2] + (size_t)c];
+            double lo = fmin(a, fmin(b, d)), hi = fmax(a, fmax(b, d));
+            in_box = !(x[c] < lo || x[c] > hi);
+        }
+        if (!in_box || !sofa_inside(&m, k, x))
+            continue;
+        if (k == old) {
+            *tri = old;
+            return true;
+        }
+        count++;
+        only = k;
+    }
+    if (count == 1) {
+        *tri = (unsigned)only;
+        return true;
+    }
+    /* else x projected on each triangle's plane: the old one, or the first */
+    bool found = false;
+    for (size_t k = 0; k < m.nt; k++) {
+        const unsigned *t = m.t + 3 * k;
+        const double *p0 = m.x + 3 * (size_t)t[0], *p1 = m.x + 3 * (size_t)t[1],
+                     *p2 = m.x + 3 * (size_t)t[2];
+        double e1[3], e2[3], n[3];
+        sub(p1, p0, e1);
+        sub(p2, p0, e2);
+        cross(e1, e2, n);
+        double nn = sqrt(dot(n, n));
+        if (!nn)
+            break; /* SOFA stops at a flat triangle */
+        for (int c = 0; c < 3; c++)
+            n[c] /= nn;
+        double a = n[0], b = n[1], c = n[2];
+        double d = -(p0[0] * a + p0[1] * b + p0[2] * c);
+        double q[3] = {(b * b + c * c) * x[0] - a * b * x[1] - a * c * x[2] - d * a,
+                       -a * b * x[0] + (a * a + c * c) * x[1] - b * c * x[2] - d * b,
+                       -a * c * x[0] - b * c * x[1] + (a * a + b * b) * x[2] - d * c};
+        if (!sofa_inside(&m, k, q))
+            continue;
+        if (k == old) {
+            *tri = old;
+            return true;
+        }
+        if (!found)
+            *tri = (unsigned)k;
+        found = true;
+    }
+    return found;
+}
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])
 {
     mesh m;

@@ -49,6 +49,12 @@ bool incision_weights(st_component *topo, unsigned tri, const double x[3], doubl
 
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
 
+/* SOFA's TopologicalChangeProcessor::findElementIndex: the triangle that
+ * holds x (its box, then SOFA's inside test), old if it is one of them, the
+ * only one, else the first (or old) that holds x's projection on its plane;
+ * false when none does. */
+bool incision_find(st_component *topo, const double x[3], unsigned old, unsigned *tri);
+
 /* SOFA's computeTriangleBarycoefs of x in triangle tri, as it computes. */
 bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
 

@@ -761,12 +761,12 @@ static void nudge_chained_starts(tcp *t, st_component *topo)
         if (prev && l->n > 1 && saved_position(topo, l, 0, a) && saved_position(topo, l, 1, b) &&
             saved_position(topo, prev, prev->n - 1, z) && fabs(a[0] - z[0]) < 1e-5 &&
             fabs(a[1] - z[1]) < 1e-5 && fabs(a[2] - z[2]) < 1e-5) {
-            double p[3], w[3];
+            double p[3];
             unsigned tri;
             for (int c = 0; c < 3; c++)
                 p[c] = a[c] + (b[c] - a[c]) * 1e-5;
             const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-            if (tris && incision_locate(topo, p, &tri, w) &&
+            if (tris && incision_find(topo, p, UINT_MAX, &tri) &&
                 incision_sofa_weights(topo, tri, p, l->weights)) {
                 memcpy(l->saved, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
             }
