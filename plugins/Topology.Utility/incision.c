@@ -168,17 +168,26 @@ bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], 
     return true;
 }
 
+/* Triangle k's vertex positions and its normal as SOFA's geometry
+ * algorithms take it, (p2 - p0) x (p1 - p0). */
+static void sofa_normal(const mesh *m, size_t k, const double *p[3], double nrm[3])
+{
+    const unsigned *t = m->t + 3 * k;
+    for (int i = 0; i < 3; i++)
+        p[i] = m->x + 3 * (size_t)t[i];
+    double e20[3], e10[3];
+    sub(p[2], p[0], e20);
+    sub(p[1], p[0], e10);
+    cross(e20, e10, nrm);
+}
+
 /* SOFA's isPointInsideTriangle (not tested further): x on the inner side
  * of the three side planes through the triangle's normal, within 1e-12. */
 static bool sofa_inside(const mesh *m, size_t k, const double *x)
 {
-    const unsigned *t = m->t + 3 * k;
-    const double *p[3] = {m->x + 3 * (size_t)t[0], m->x + 3 * (size_t)t[1],
-                          m->x + 3 * (size_t)t[2]};
-    double e20[3], e10[3], nrm[3];
-    sub(p[2], p[0], e20);
-    sub(p[1], p[0], e10);
-    cross(e20, e10, nrm);
+    const double *p[3];
+    double nrm[3];
+    sofa_normal(m, k, p, nrm);
     if (dot(nrm, nrm) == 0.0)
         return false;
     for (int i = 0; i < 3; i++) {
@@ -535,12 +544,9 @@ static bool seg_tri(const mesh *m, bool entered, const double *a, const double *
         unsigned p = t[i], q = t[(i + 1) % 3];
         full[i] = entered && ((p == first && q == second) || (q == first && p == second));
     }
-    const double *p[3] = {m->x + 3 * (size_t)t[0], m->x + 3 * (size_t)t[1],
-                          m->x + 3 * (size_t)t[2]};
-    double e20[3], e10[3], nrm[3];
-    sub(p[2], p[0], e20);
-    sub(p[1], p[0], e10);
-    cross(e20, e10, nrm);
+    const double *p[3];
+    double nrm[3];
+    sofa_normal(m, k, p, nrm);
     double nn = sqrt(dot(nrm, nrm));
     if (nn == 0.0)
         return false;
