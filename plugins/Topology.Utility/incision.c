@@ -2,11 +2,14 @@
  * TriangleSetGeometryAlgorithms does for TopologicalChangeProcessor's
  * INCISE= commands, in SOFA's stages and orders:
  *
- * 1. the path (computeIntersectedObjectsList): the first point (a point of
- *    the surface, SOFA's a_last, or a point inside its triangle), each edge
- *    the segment a-b crosses in the triangles' planes (a point on the edge,
- *    its weight on the container's second end), the last point (inside its
- *    triangle, or the vertex whose weight passes 0.9999).
+ * 1. the path (computeIntersectedPointsList / computeIntersectedObjectsList,
+ *    with SOFA's segment-triangle test as it computes): the first point (a
+ *    point of the surface, SOFA's a_last, or a point inside its triangle),
+ *    each edge the segment a-b crosses in the triangles' planes (its weight
+ *    on the container's second end; a vertex crossed is an edge point of
+ *    weight 0 or 1), the last point (inside b's triangle, or the vertex
+ *    whose weight passes 0.9999). The walk reads SOFA's around-arrays
+ *    (incision_shells.c).
  * 2. SnapAlongPath (epsilonSnapPath != 0): a vertex that a crossing comes
  *    closer to than epsilonSnapPath (an edge weight), or an end inside a
  *    triangle with the vertex's weight above 1 - epsilonSnapPath, gathers
@@ -15,7 +18,8 @@
  *    leave the path, and the vertex moves to their mean (seen from its two
  *    path neighbours, as SOFA's movePointsProcess: every vector of the
  *    state is remade from the neighbours' values with the weights the mean's
- *    distances to them give).
+ *    distances to them give), last, after the triangles of stage 4 (SOFA's
+ *    order: the new triangles' data are made on the places before it).
  * 3. SnapBorderPath (epsilonSnapBorder != 0): an end inside a triangle with
  *    a weight below epsilonSnapBorder goes onto the opposite edge when that
  *    edge is a border (its projection there), or onto the vertex whose
@@ -28,10 +32,9 @@
  * 5. InciseAlongEdgeList: the path's points but an inner end are
  *    duplicated (ancestor: the point, weight 1); the side that takes the
  *    copies is the one of the first triangle around the first path edge
- *    (SOFA's trianglesAroundEdge[0]: the first new triangle holding it, or
- *    for an edge older than the cut, the triangle that runs along it as the
- *    container stores it); the triangles turned around each path point are
- *    replaced by copies in increasing index order.
+ *    (SOFA's trianglesAroundEdge[0], from its around-arrays); the
+ *    triangles turned around each path point are replaced by copies in
+ *    increasing index order.
  *
  * Each stage sends SOFA's events (points added, edges added, triangles
  * added, triangles removed) through st_topology_add_points, st_topology_add
@@ -67,7 +70,10 @@ typedef struct mesh {
     const double *x;   /* the state's positions, 3 per point */
     size_t np;
     st_mstate *ms;
+    const inc_shells *sh; /* SOFA's around-arrays */
 } mesh;
+
+static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3]);
 
 static bool get_mesh(st_component *topo, mesh *m)
 {
@@ -153,6 +159,111 @@ bool incision_weights(st_component *topo, unsigned tri, const double x[3], doubl
     return get_mesh(topo, &m) && tri < m.nt && bary(&m, tri, x, w) >= 0;
 }
 
+bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
+{
+    mesh m;
+    if (!get_mesh(topo, &m) || tri >= m.nt)
+        return false;
+    sofa_bary(&m, tri, x, w);
+    return true;
+}
+
+/* Triangle k's vertex positions and its normal as SOFA's geometry
+ * algorithms take it, (p2 - p0) x (p1 - p0). */
+static void sofa_normal(const mesh *m, size_t k, const double *p[3], double nrm[3])
+{
+    const unsigned *t = m->t + 3 * k;
+    for (int i = 0; i < 3; i++)
+        p[i] = m->x + 3 * (size_t)t[i];
+    double e20[3], e10[3];
+    sub(p[2], p[0], e20);
+    sub(p[1], p[0], e10);
+    cross(e20, e10, nrm);
+}
+
+/* SOFA's isPointInsideTriangle (not tested further): x on the inner side
+ * of the three side planes through the triangle's normal, within 1e-12. */
+static bool sofa_inside(const mesh *m, size_t k, const double *x)
+{
+    const double *p[3];
+    double nrm[3];
+    sofa_normal(m, k, p, nrm);
+    if (dot(nrm, nrm) == 0.0)
+        return false;
+    for (int i = 0; i < 3; i++) {
+        double side[3], n[3], d[3];
+        sub(p[(i + 1) % 3], p[i], side);
+        cross(side, nrm, n);
+        sub(x, p[i], d);
+        if (!(dot(d, n) > -1e-12))
+            return false;
+    }
+    return true;
+}
+
+bool incision_find(st_component *topo, const double x[3], unsigned old, unsigned *tri)
+{
+    mesh m;
+    if (!get_mesh(topo, &m))
+        return false;
+    /* the triangles whose box holds x and that hold it: the old one, or
+     * the only one */
+    size_t count = 0, only = 0;
+    for (size_t k = 0; k < m.nt; k++) {
+        const unsigned *t = m.t + 3 * k;
+        bool in_box = true;
+        for (int c = 0; c < 3 && in_box; c++) {
+            double a = m.x[3 * (size_t)t[0] + (size_t)c], b = m.x[3 * (size_t)t[1] + (size_t)c],
+                   d = m.x[3 * (size_t)t[2] + (size_t)c];
+            double lo = fmin(a, fmin(b, d)), hi = fmax(a, fmax(b, d));
+            in_box = !(x[c] < lo || x[c] > hi);
+        }
+        if (!in_box || !sofa_inside(&m, k, x))
+            continue;
+        if (k == old) {
+            *tri = old;
+            return true;
+        }
+        count++;
+        only = k;
+    }
+    if (count == 1) {
+        *tri = (unsigned)only;
+        return true;
+    }
+    /* else x projected on each triangle's plane: the old one, or the first */
+    bool found = false;
+    for (size_t k = 0; k < m.nt; k++) {
+        const unsigned *t = m.t + 3 * k;
+        const double *p0 = m.x + 3 * (size_t)t[0], *p1 = m.x + 3 * (size_t)t[1],
+                     *p2 = m.x + 3 * (size_t)t[2];
+        double e1[3], e2[3], n[3];
+        sub(p1, p0, e1);
+        sub(p2, p0, e2);
+        cross(e1, e2, n);
+        double nn = sqrt(dot(n, n));
+        if (!nn)
+            break; /* SOFA stops at a flat triangle */
+        for (int c = 0; c < 3; c++)
+            n[c] /= nn;
+        double a = n[0], b = n[1], c = n[2];
+        double d = -(p0[0] * a + p0[1] * b + p0[2] * c);
+        double q[3] = {(b * b + c * c) * x[0] - a * b * x[1] - a * c * x[2] - d * a,
+                       -a * b * x[0] + (a * a + c * c) * x[1] - b * c * x[2] - d * b,
+                       -a * c * x[0] - b * c * x[1] + (a * a + b * b) * x[2] - d * c};
+        if (!sofa_inside(&m, k, q))
+            continue;
+        if (k == old) {
+            *tri = old;
+            return true;
+        }
+        if (!found)
+            *tri = (unsigned)k;
+        found = true;
+    }
+    return found;
+}
+
 bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])
 {
     mesh m;
@@ -226,37 +337,6 @@ static int slot_of(const unsigned *t, unsigned v)
 {
     return t[0] == v ? 0 : t[1] == v ? 1 : t[2] == v ? 2 : -1;
 }
-
-/* The triangle around vertex p that the direction d leaves p into
- * (SOFA's getTriangleInDirection), other than `not`; UINT_MAX if none. */
-static unsigned tri_in_direction(const mesh *m, unsigned p, const double *d, unsigned not)
-{
-    for (size_t k = 0; k < m->nt; k++) {
-        if (k == not)
-            continue;
-        const unsigned *t = m->t + 3 * k;
-        int s = slot_of(t, p);
-        if (s < 0)
-            continue;
-        const double *pp = m->x + 3 * (size_t)p;
-        const double *p1 = m->x + 3 * (size_t)t[(s + 1) % 3];
-        const double *p2 = m->x + 3 * (size_t)t[(s + 2) % 3];
-        double e1[3], e2[3], n[3], c1[3], c2[3];
-        sub(p1, pp, e1);
-        sub(p2, pp, e2);
-        cross(e1, e2, n);
-        if (dot(n, n) < 1e-300)
-            continue;
-        /* d between e1 and e2 (counterclockwise about n), boundaries in */
-        cross(e1, d, c1);
-        cross(d, e2, c2);
-        double scale = sqrt(dot(d, d) * dot(n, n)) * 1e-12;
-        if (dot(c1, n) >= -scale && dot(c2, n) >= -scale)
-            return (unsigned)k;
-    }
-    return UINT_MAX;
-}
-
 
 /* The container's edge joining a and b, or UINT_MAX. */
 static unsigned edge_id(const mesh *m, unsigned a, unsigned b)
@@ -363,173 +443,309 @@ static void pt_pos(const mesh *m, const path_pt *q, double *o)
                    q->w[2] * m->x[3 * (size_t)t[2] + (size_t)i];
     }
 }
-/* Where the line from c along d leaves triangle k through its edge (i, j)
- * (slots): the line parameter *tl and the edge parameter *s. */
-static bool edge_cross(const mesh *m, unsigned k, int i, int j, const double *c, const double *d,
-                       double *tl, double *s)
+/* SOFA's compute3PointsBarycoefs of x in the triangle (pa, pb, pc), as it
+ * computes. */
+static void three_point_coefs(const double *pa, const double *pb, const double *pc,
+                              const double *x, double w[3])
 {
-    const unsigned *t = m->t + 3 * (size_t)k;
-    const double *p0 = m->x + 3 * (size_t)t[0], *p1 = m->x + 3 * (size_t)t[1],
-                 *p2 = m->x + 3 * (size_t)t[2];
-    double n[3], e1[3], e2[3];
-    sub(p1, p0, e1);
-    sub(p2, p0, e2);
-    cross(e1, e2, n);
-    const double *pi = m->x + 3 * (size_t)t[i], *pj = m->x + 3 * (size_t)t[j];
-    double e[3], r[3];
-    sub(pj, pi, e);
-    sub(pi, c, r);
-    /* c + tl d = pi + s e in the plane: cross both sides with n */
-    double dn[3], en[3];
-    cross(d, n, dn);
-    cross(e, n, en);
-    /* (tl d - s e) = r; dot with (e x n) and (d x n) */
-    double den = dot(d, en);
-    if (fabs(den) < 1e-300)
-        return false;
-    *tl = dot(r, en) / den;
-    double den2 = dot(e, dn);
-    if (fabs(den2) < 1e-300)
-        return false;
-    *s = -dot(r, dn) / den2;
-    return true;
+    double ab[3], ac[3], mm[3];
+    sub(pb, pa, ab);
+    sub(pc, pa, ac);
+    cross(ab, ac, mm);
+    double n2 = dot(mm, mm);
+    if (n2 < 1e-12) {
+        w[0] = w[1] = 1.0 / 3.0;
+        w[2] = 1.0 - (w[0] + w[1]);
+        return;
+    }
+    double nn[3] = {mm[0] / n2, mm[1] / n2, mm[2] / n2}, u[3], v[3], c[3];
+    sub(pb, x, u);
+    sub(pc, x, v);
+    cross(u, v, c);
+    w[0] = dot(nn, c);
+    sub(pa, x, u);
+    cross(v, u, c);
+    w[1] = dot(nn, c);
+    w[2] = 1.0 - (w[0] + w[1]);
 }
 
-
-/* Stage 1: the path from a (or the point start) to b, as SOFA's
- * computeIntersectedObjectsList: no snapping here. */
-static st_status make_path(st_component *owner, const mesh *m, unsigned start, unsigned ta,
-                           const double *a, const double *b, path_pt *pts, size_t *npts,
-                           st_error *err)
+/* The same in triangle k. */
+static void sofa_bary(const mesh *m, unsigned k, const double *x, double w[3])
 {
-    size_t n = 0;
-    double d[3], wa[3];
-    unsigned cur_tri = UINT_MAX;
-    if (start != UINT_MAX) {
-        pts[n++] = (path_pt){.kind = PP_VERTEX, .v = start};
-        a = m->x + 3 * (size_t)start;
-        sub(b, a, d);
-        cur_tri = tri_in_direction(m, start, d, UINT_MAX);
+    const unsigned *t = m->t + 3 * (size_t)k;
+    three_point_coefs(m->x + 3 * (size_t)t[0], m->x + 3 * (size_t)t[1], m->x + 3 * (size_t)t[2],
+                      x, w);
+}
+
+/* SOFA's `indices` of the path walk: the edge the last intersection left
+ * through. Like SOFA's vector, a failed test empties it but leaves its
+ * values readable (stale), which the walk reads. */
+typedef struct walk_ind {
+    unsigned v[2];
+    int n;
+} walk_ind;
+
+/* One side (p, q) of the triangle, of SOFA's computeSegmentTriangleIntersection. */
+static void side_test(const double *p, const double *q, const double *pa, const double *pb_proj,
+                      const double *n_proj, const double *nrm, double norm2_ab, double *kk,
+                      double *tt, bool *hit)
+{
+    double pq[3], np_[3], d1[3], d2[3];
+    sub(q, p, pq);
+    cross(pq, nrm, np_); /* n_pq = (q - p) x normal */
+    sub(p, q, d1);
+    double s_t = dot(d1, n_proj);
+    sub(pa, pb_proj, d2);
+    double s_k = dot(d2, np_);
+    if (s_t == 0.0) {
+        double pp[3];
+        sub(p, pa, pp);
+        if (dot(pp, n_proj) == 0.0) {
+            double u[3], v[3];
+            sub(pa, p, u);
+            sub(pa, q, v);
+            double c1 = dot(u, d2) / norm2_ab, c2 = dot(v, d2) / norm2_ab;
+            if (c1 >= 0) {
+                *kk = c1;
+                *tt = 0.0;
+            } else {
+                *kk = c2;
+                *tt = 1.0;
+            }
+            *hit = *kk > 0.0 && *tt >= 0.0 && *tt <= 1.0;
+        } else {
+            *hit = false;
+        }
     } else {
-        if (ta != UINT_MAX) {
-            /* SOFA takes the written triangle as a's, without a search */
-            const double tol = 1e-9;
-            if (ta >= m->nt)
-                return st_component_error(owner, NULL, err, ST_ESCENE,
-                                          "the incision's first triangle %u is not one of the "
-                                          "%zu triangles",
-                                          ta, m->nt);
-            if (bary(m, ta, a, wa) < 0 || wa[0] < -tol || wa[1] < -tol || wa[2] < -tol)
-                return st_component_error(owner, NULL, err, ST_ESCENE,
-                                          "the incision's first point (%g %g %g) is not in its "
-                                          "triangle %u",
-                                          a[0], a[1], a[2], ta);
-            cur_tri = ta;
-        } else if (!locate_in(m, a, &cur_tri, wa))
+        double u[3], v[3];
+        sub(pa, p, u);
+        sub(p, pa, v);
+        *kk = dot(u, np_) * 1.0 / s_k;
+        *tt = dot(v, n_proj) * 1.0 / s_t;
+        *hit = *kk > 0.0 && *tt >= 0.0 && *tt <= 1.0;
+    }
+}
+
+/* SOFA's computeSegmentTriangleIntersection: where the segment a-b, taken
+ * in the plane of triangle k from a, leaves k (the side with the largest
+ * segment parameter; entered: not the side ind names). */
+static bool seg_tri(const mesh *m, bool entered, const double *a, const double *b, unsigned k,
+                    walk_ind *ind, double *bary, double *kmin)
+{
+    unsigned first = 0, second = 0;
+    if (ind->n > 1) {
+        first = ind->v[0];
+        second = ind->v[1];
+    }
+    ind->n = 0;
+    const unsigned *t = m->t + 3 * (size_t)k;
+    bool full[3];
+    for (int i = 0; i < 3; i++) {
+        unsigned p = t[i], q = t[(i + 1) % 3];
+        full[i] = entered && ((p == first && q == second) || (q == first && p == second));
+    }
+    const double *p[3];
+    double nrm[3];
+    sofa_normal(m, k, p, nrm);
+    double nn = sqrt(dot(nrm, nrm));
+    if (nn == 0.0)
+        return false;
+    for (int i = 0; i < 3; i++)
+        nrm[i] /= nn;
+    double ab[3], abp[3], pbp[3], n_proj[3];
+    sub(b, a, ab);
+    double h = dot(ab, nrm);
+    for (int i = 0; i < 3; i++) {
+        abp[i] = ab[i] - nrm[i] * h;
+        pbp[i] = abp[i] + a[i];
+    }
+    cross(abp, nrm, n_proj);
+    double norm2 = dot(abp, abp);
+    if (norm2 == 0.0)
+        return false;
+    bool init = false, valid = false;
+    *kmin = 0.0;
+    for (int i = 0; i < 3; i++) {
+        if (full[i])
+            continue;
+        double kk = 0, tt = 0;
+        bool hit;
+        side_test(p[i], p[(i + 1) % 3], a, pbp, n_proj, nrm, norm2, &kk, &tt, &hit);
+        if (hit) {
+            if (!init || kk > *kmin) {
+                ind->v[0] = t[i];
+                ind->v[1] = t[(i + 1) % 3];
+                ind->n = 2;
+                *bary = tt;
+                *kmin = kk;
+            }
+            init = true;
+        }
+        valid = valid || init;
+    }
+    return valid;
+}
+
+/* Stage 1: SOFA's computeIntersectedPointsList and
+ * computeIntersectedObjectsList, as they compute: from a (or the point
+ * start) the walk leaves each triangle by the side its intersection test
+ * picks; at an edge it enters the other triangles around that edge, at a
+ * vertex (an edge met at its weight 0 or 1 exactly) those around the
+ * vertex, keeping the one whose exit is nearest to b; every crossing is an
+ * edge point, a crossing through a vertex too (its weight 0 or 1). The
+ * last point is b in its triangle tb (a vertex when its weight passes
+ * 0.9999). The lists are SOFA's around-arrays (incision_shells.c). */
+static st_status make_path(st_component *owner, const mesh *m, unsigned start, unsigned ta,
+                           unsigned tb, const double *a, const double *b, path_pt *pts,
+                           size_t *npts, st_error *err)
+{
+    const inc_shells *sh = m->sh;
+    size_t n = 0;
+    double wa[3];
+    if (start != UINT_MAX) {
+        a = m->x + 3 * (size_t)start;
+    } else if (ta == UINT_MAX) {
+        if (!locate_in(m, a, &ta, wa))
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
-        sub(b, a, d);
-        pts[n] = (path_pt){.kind = PP_INSIDE, .tri = cur_tri};
-        memcpy(pts[n].w, wa, sizeof wa);
-        n++;
+    } else {
+        const double tol = 1e-9;
+        if (ta >= m->nt)
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision's first triangle %u is not one of the %zu "
+                                      "triangles",
+                                      ta, m->nt);
+        if (bary(m, ta, a, wa) < 0 || wa[0] < -tol || wa[1] < -tol || wa[2] < -tol)
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision's first point (%g %g %g) is not in its "
+                                      "triangle %u",
+                                      a[0], a[1], a[2], ta);
     }
-    if (dot(d, d) <= 0)
-        return st_component_error(owner, NULL, err, ST_ESCENE,
-                                  "the incision's two points are the same");
-    if (cur_tri == UINT_MAX)
-        return st_component_error(owner, NULL, err, ST_ESCENE,
-                                  "the incision from (%g %g %g) leaves the surface at once", a[0],
-                                  a[1], a[2]);
-    unsigned seen[MAX_PATH];
-    size_t nseen = 0;
-    for (size_t guard = 0; guard <= m->nt && n + 1 < MAX_PATH; guard++) {
-        for (size_t i = 0; i < nseen; i++)
-            if (seen[i] == cur_tri)
-                return st_component_error(owner, NULL, err, ST_ESCENE,
-                                          "the incision from (%g %g %g) to (%g %g %g) comes back "
-                                          "to triangle %u",
-                                          a[0], a[1], a[2], b[0], b[1], b[2], cur_tri);
-        seen[nseen++] = cur_tri;
-        path_pt *cur = &pts[n - 1];
-        double c[3], wb[3];
-        pt_pos(m, cur, c);
-        const unsigned *t = m->t + 3 * (size_t)cur_tri;
-        double dist = bary(m, cur_tri, b, wb);
-        if (dist >= 0 && wb[0] > -1e-9 && wb[1] > -1e-9 && wb[2] > -1e-9) {
-            if (cur->kind == PP_INSIDE)
-                return st_component_error(owner, NULL, err, ST_ESCENE,
-                                          "the incision from (%g %g %g) to (%g %g %g) lies inside "
-                                          "one triangle: it crosses no edge",
-                                          a[0], a[1], a[2], b[0], b[1], b[2]);
-            /* the last point: on a vertex when its weight passes 0.9999 */
-            path_pt q = {.kind = PP_INSIDE, .tri = cur_tri};
-            memcpy(q.w, wb, sizeof wb);
-            for (int j = 0; j < 3; j++)
-                if (wb[j] > 0.9999) {
-                    q.kind = PP_VERTEX;
-                    q.v = t[j];
-                    break;
-                }
-            pts[n++] = q;
-            *npts = n;
-            return ST_OK;
-        }
-        /* the exit: the edge the line leaves through, farthest along d */
-        double best_t = -INFINITY, best_s = 0;
-        int bi = -1;
-        for (int i = 0; i < 3; i++) {
-            int j = (i + 1) % 3;
-            unsigned vi = t[i], vj = t[j];
-            if (cur->kind == PP_VERTEX && (cur->v == vi || cur->v == vj))
-                continue;
-            if (cur->kind == PP_EDGE && ((cur->e[0] == vi && cur->e[1] == vj) ||
-                                         (cur->e[0] == vj && cur->e[1] == vi)))
-                continue;
-            double tl, s;
-            if (!edge_cross(m, cur_tri, i, j, c, d, &tl, &s))
-                continue;
-            if (s < -1e-9 || s > 1 + 1e-9 || tl <= 1e-12)
-                continue;
-            if (tl > best_t) {
-                best_t = tl;
-                best_s = s < 0 ? 0 : s > 1 ? 1 : s;
-                bi = i;
+    if (tb != UINT_MAX && tb >= m->nt)
+        tb = UINT_MAX;
+    walk_ind ind = {{0, 0}, 0};
+    double ct = 0, ck = 0;
+    unsigned cur = ta;
+    /* from a_last, a stale ind_ta that is no longer a triangle (SOFA would
+     * read past its arrays) counts as not left: the triangles around a_last
+     * are tried */
+    bool hit = ta < m->nt && seg_tri(m, false, a, b, cur, &ind, &ct, &ck);
+    if (start != UINT_MAX && (!hit || ind.v[0] == start || ind.v[1] == start)) {
+        const ulist *shell = &sh->tav[start];
+        for (size_t i = 0; i < shell->n; i++) {
+            if (shell->u[i] != cur)
+                hit = seg_tri(m, false, a, b, shell->u[i], &ind, &ct, &ck);
+            if (hit && ind.v[0] != start && ind.v[1] != start) {
+                cur = shell->u[i];
+                ta = cur;
+                break;
             }
         }
-        if (bi < 0)
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision from (%g %g %g) to (%g %g %g) leaves the "
-                                      "surface",
-                                      a[0], a[1], a[2], b[0], b[1], b[2]);
-        unsigned vi = t[bi], vj = t[(bi + 1) % 3];
-        path_pt q;
-        if (best_s <= 0 || best_s >= 1) { /* exactly through a vertex */
-            q = (path_pt){.kind = PP_VERTEX, .v = best_s <= 0 ? vi : vj};
-        } else {
-            q = (path_pt){.kind = PP_EDGE};
-            edge_oriented(m, vi, vj, q.e);
-            q.s = q.e[0] == vi ? best_s : 1 - best_s;
-        }
-        pts[n++] = q;
-        unsigned next = UINT_MAX;
-        if (q.kind == PP_EDGE) {
-            unsigned o[2];
-            if (tris_of_edge(m, vi, vj, o) == 2)
-                next = o[0] == cur_tri ? o[1] : o[0];
-        } else {
-            next = tri_in_direction(m, q.v, d, cur_tri);
-        }
-        if (next == UINT_MAX) /* SOFA: the cut meets a border before b, no path */
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision from (%g %g %g) to (%g %g %g) leaves the "
-                                      "surface",
-                                      a[0], a[1], a[2], b[0], b[1], b[2]);
-        cur_tri = next;
     }
-    return st_component_error(owner, NULL, err, ST_ESCENE,
-                              "the incision from (%g %g %g) to (%g %g %g) does not end",
-                              a[0], a[1], a[2], b[0], b[1], b[2]);
+    if (ta >= m->nt)
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision from point %u finds no first triangle around it",
+                                  start);
+    if (ta == tb)
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision from (%g %g %g) to (%g %g %g) lies in one "
+                                  "triangle (%u): SOFA's cut is not reached",
+                                  a[0], a[1], a[2], b[0], b[1], b[2], ta);
+    if (start != UINT_MAX)
+        pts[n++] = (path_pt){.kind = PP_VERTEX, .v = start};
+    else {
+        pts[n] = (path_pt){.kind = PP_INSIDE, .tri = ta};
+        sofa_bary(m, ta, a, pts[n].w);
+        n++;
+    }
+    double kt = ck, dmin;
+    double ab[3];
+    sub(b, a, ab);
+    dmin = dot(ab, ab);
+    bool valid = true;
+    unsigned last_tri = ta;
+    size_t guard = 0;
+    while (kt < 1.0 && valid && hit) {
+        if (++guard > 4 * m->nt + 16 || n + 2 >= MAX_PATH)
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision from (%g %g %g) to (%g %g %g) does not end "
+                                      "(SOFA's walk turns round)",
+                                      a[0], a[1], a[2], b[0], b[1], b[2]);
+        unsigned e = inc_shells_edge(sh, ind.v[0], ind.v[1]);
+        if (e == UINT_MAX)
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision crosses %u-%u, which is no edge", ind.v[0],
+                                      ind.v[1]);
+        const unsigned *ev = sh->edges.u + 2 * (size_t)e;
+        pts[n++] = (path_pt){.kind = PP_EDGE, .e = {ev[0], ev[1]},
+                             .s = ev[0] == ind.v[0] ? ct : 1.0 - ct};
+        const double *x0 = m->x + 3 * (size_t)ind.v[0], *x1 = m->x + 3 * (size_t)ind.v[1];
+        double pc[3];
+        for (int i = 0; i < 3; i++)
+            pc[i] = (1.0 - ct) * x0[i] + ct * x1[i];
+        const ulist *shell;
+        size_t need;
+        if (ct == 0.0 || ct == 1.0) {
+            shell = &sh->tav[ct == 0.0 ? ind.v[0] : ind.v[1]];
+            need = 2;
+        } else {
+            shell = &sh->tae[e];
+            need = 1;
+        }
+        if (!shell->n)
+            return st_component_error(owner, NULL, err, ST_ESCENE,
+                                      "the incision crosses %u-%u, which no triangle holds",
+                                      ind.v[0], ind.v[1]);
+        last_tri = shell->u[0];
+        unsigned from = cur;
+        bool tested = false;
+        if (shell->n >= need) {
+            for (size_t i = 0; i < shell->n; i++) {
+                if (shell->u[i] == from)
+                    continue;
+                last_tri = shell->u[i];
+                hit = seg_tri(m, true, pc, b, last_tri, &ind, &ct, &ck);
+                if (!hit)
+                    continue;
+                const double *y0 = m->x + 3 * (size_t)ind.v[0],
+                             *y1 = m->x + 3 * (size_t)ind.v[1];
+                double q[3], d[3];
+                for (int c = 0; c < 3; c++)
+                    q[c] = (1.0 - ct) * y0[c] + ct * y1[c];
+                sub(b, q, d);
+                double dt = dot(d, d);
+                if (!tested || (dt < dmin && ck <= 1)) {
+                    kt = ck;
+                    dmin = dt;
+                    cur = last_tri;
+                }
+                tested = true;
+            }
+            hit = tested;
+        } else {
+            valid = false; /* SOFA's is_on_boundary: a vertex of one triangle */
+        }
+    }
+    if (tb == UINT_MAX)
+        tb = last_tri;
+    if (!(tb == last_tri && kt >= 1.0 && valid && hit))
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision from (%g %g %g) to (%g %g %g) does not reach "
+                                  "its last triangle %u (SOFA's invalid path: it meets a border "
+                                  "or leaves the surface)",
+                                  a[0], a[1], a[2], b[0], b[1], b[2], tb);
+    path_pt q = {.kind = PP_INSIDE, .tri = tb};
+    sofa_bary(m, tb, b, q.w);
+    for (int j = 0; j < 3; j++)
+        if (q.w[j] > 0.9999) {
+            q.kind = PP_VERTEX;
+            q.v = m->t[3 * (size_t)tb + (size_t)j];
+            break;
+        }
+    pts[n++] = q;
+    *npts = n;
+    return ST_OK;
 }
 
 /* Removes path point i. */
@@ -776,24 +992,7 @@ static void snap_border_path(const mesh *m, path_pt *pts, size_t *n, unsigned st
         snap_border_end(m, pts, n, true, b, eps);
 }
 
-typedef struct ulist {
-    unsigned *u;
-    size_t n, cap;
-} ulist;
-
-static bool push(ulist *l, unsigned v)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        unsigned *u = st_realloc(l->u, cap * sizeof *u);
-        if (!u)
-            return false;
-        l->u = u;
-        l->cap = cap;
-    }
-    l->u[l->n++] = v;
-    return true;
-}
+static bool push(ulist *l, unsigned v) { return ulist_push(l, v); }
 
 static bool push3(ulist *l, unsigned a, unsigned b, unsigned c)
 {
@@ -828,26 +1027,8 @@ static void move_point(st_mstate *ms, const snap *s)
     if (s->nanc == 2) {
         edge_coefs(x + 3 * (size_t)s->anc[0], x + 3 * (size_t)s->anc[1], s->x, c);
     } else {
-        /* SOFA's compute3PointsBarycoefs */
-        const double *a = x + 3 * (size_t)s->anc[0], *b = x + 3 * (size_t)s->anc[1],
-                     *cc = x + 3 * (size_t)s->anc[2];
-        double ab[3], ac[3], mm[3], pb[3], pc[3], pa[3], k[3];
-        sub(b, a, ab);
-        sub(cc, a, ac);
-        cross(ab, ac, mm);
-        double n2 = dot(mm, mm);
-        if (n2 < 1e-12) {
-            c[0] = c[1] = 1.0 / 3.0;
-        } else {
-            sub(b, s->x, pb);
-            sub(cc, s->x, pc);
-            sub(a, s->x, pa);
-            cross(pb, pc, k);
-            c[0] = dot(mm, k) / n2;
-            cross(pc, pa, k);
-            c[1] = dot(mm, k) / n2;
-        }
-        c[2] = 1.0 - c[0] - c[1];
+        three_point_coefs(x + 3 * (size_t)s->anc[0], x + 3 * (size_t)s->anc[1],
+                          x + 3 * (size_t)s->anc[2], s->x, c);
     }
     for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++) {
         st_array *v = vecs[k];
@@ -981,10 +1162,13 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, size_t n, snap
                 if (s->v != pts[i].v)
                     continue;
                 if (i == 0 || i + 1 == n) {
+                    /* SOFA: the first three edges around it, in its order */
+                    const ulist *ea = &m->sh->eav[s->v];
                     s->nanc = 0;
-                    for (size_t e = 0; e < m->ne && s->nanc < 3; e++)
-                        if (m->e[2 * e] == s->v || m->e[2 * e + 1] == s->v)
-                            s->anc[s->nanc++] = m->e[2 * e] == s->v ? m->e[2 * e + 1] : m->e[2 * e];
+                    for (size_t e = 0; e < ea->n && s->nanc < 3; e++) {
+                        const unsigned *ee = m->sh->edges.u + 2 * (size_t)ea->u[e];
+                        s->anc[s->nanc++] = ee[0] == s->v ? ee[1] : ee[0];
+                    }
                     if (s->nanc != 3)
                         s->nanc = 0;
                 } else {
@@ -1028,11 +1212,6 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, size_t n, snap
         st = st_topology_add_points(topo, nnew, start, anc, coef, err);
     if (st == ST_OK && !get_mesh(topo, m))
         st = st_error_set(err, ST_EINVAL, "%s lost its triangles or its state", topo->name);
-    /* the moved vertices (SOFA moves them after the triangles: settee moves
-     * them before, so that the new triangles' rest shapes see the places) */
-    for (size_t j = 0; j < snaps->n && st == ST_OK; j++)
-        if (snaps->s[j].nanc)
-            move_point(m->ms, &snaps->s[j]);
     /* the new edges, as SOFA adds them: each new triangle's sides in turn,
      * sorted, unless the container has it */
     ulist edges = {0};
@@ -1055,6 +1234,15 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, size_t n, snap
         st = st_topology_add(topo, ST_ELEM_TRIANGLE, added->u, added->n / 3, err);
     if (st == ST_OK && rem.n)
         st = st_topology_remove(topo, ST_ELEM_TRIANGLE, rem.u, rem.n, err);
+    /* the snapped vertices move last, as SOFA's movePointsProcess after
+     * addRemoveTriangles: the new triangles were made (and the components
+     * that follow the topology computed their data) on the places before
+     * the move */
+    if (st == ST_OK && !get_mesh(topo, m))
+        st = st_error_set(err, ST_EINVAL, "%s lost its triangles or its state", topo->name);
+    for (size_t j = 0; j < snaps->n && st == ST_OK; j++)
+        if (snaps->s[j].nanc)
+            move_point(m->ms, &snaps->s[j]);
     st_free(rem.u);
     st_free(edges.u);
     for (size_t i = 0; i < n; i++)
@@ -1063,39 +1251,18 @@ static st_status split(st_component *topo, mesh *m, path_pt *pts, size_t n, snap
     return st;
 }
 
-/* The triangle with exactly the vertices t (in this order), or UINT_MAX. */
-static unsigned find_tri(const mesh *m, const unsigned *t)
+/* SOFA's trianglesAroundEdge(a, b)[0], from its around-arrays. */
+static unsigned first_around(const mesh *m, unsigned a, unsigned b)
 {
-    for (size_t k = m->nt; k-- > 0;)
-        if (m->t[3 * k] == t[0] && m->t[3 * k + 1] == t[1] && m->t[3 * k + 2] == t[2])
-            return (unsigned)k;
-    return UINT_MAX;
+    unsigned e = inc_shells_edge(m->sh, a, b);
+    return e == UINT_MAX || !m->sh->tae[e].n ? UINT_MAX : m->sh->tae[e].u[0];
 }
 
-/* SOFA's trianglesAroundEdge(a, b)[0]: its shells list the triangles in the
- * order they were added, and at the container's start the triangle that
- * runs along the stored edge first. added: the triangles the split just
- * added (their vertices, in order). */
-static unsigned first_around(const mesh *m, unsigned a, unsigned b, const ulist *added)
+/* SOFA's border test of InciseAlongEdgeList: fewer triangles than edges
+ * around the point. */
+static bool fewer_tris(const mesh *m, unsigned p)
 {
-    for (size_t t = 0; t < added->n / 3; t++) {
-        const unsigned *v = added->u + 3 * t;
-        if (slot_of(v, a) >= 0 && slot_of(v, b) >= 0) {
-            unsigned k = find_tri(m, v);
-            if (k != UINT_MAX)
-                return k;
-        }
-    }
-    unsigned e[2], o[2];
-    edge_oriented(m, a, b, e);
-    int c = tris_of_edge(m, a, b, o);
-    for (int j = 0; j < c && j < 2; j++) {
-        const unsigned *t = m->t + 3 * (size_t)o[j];
-        int s = slot_of(t, e[0]);
-        if (t[(s + 1) % 3] == e[1])
-            return o[j];
-    }
-    return c > 0 ? o[0] : UINT_MAX;
+    return p < m->sh->np && m->sh->tav[p].n < m->sh->eav[p].n;
 }
 
 /* The vertex of triangle k other than a and b. */
@@ -1144,10 +1311,10 @@ static bool to_border(const mesh *m, unsigned tid, unsigned p0, unsigned p1, uli
 }
 
 /* Stage 5: SOFA's InciseAlongEdgeList along the path's points q. */
-static st_status incise(st_component *owner, st_component *topo, const unsigned *q, size_t nq,
-                        const ulist *added, unsigned *end, bool *border, st_error *err)
+static st_status incise(st_component *owner, st_component *topo, const inc_shells *sh,
+                        const unsigned *q, size_t nq, unsigned *end, bool *border, st_error *err)
 {
-    mesh m;
+    mesh m = {.sh = sh};
     if (!get_mesh(topo, &m))
         return st_error_set(err, ST_EINVAL, "%s lost its triangles or its state", topo->name);
     *end = UINT_MAX;
@@ -1173,7 +1340,7 @@ static st_status incise(st_component *owner, st_component *topo, const unsigned 
             return ST_OK;
         }
     }
-    bool b0 = on_border(&m, init[0]), b1 = on_border(&m, init[nq - 1]);
+    bool b0 = fewer_tris(&m, init[0]), b1 = fewer_tris(&m, init[nq - 1]);
     if (!b1)
         *end = init[nq - 1];
     else if (!b0)
@@ -1182,7 +1349,7 @@ static st_status incise(st_component *owner, st_component *topo, const unsigned 
     size_t first = b0 ? 0 : 1, last = b1 ? nq - 1 : nq - 2;
     ulist side = {0};
     bool ok = true;
-    unsigned t0 = first_around(&m, init[0], init[1], added);
+    unsigned t0 = first_around(&m, init[0], init[1]);
     if (b0)
         ok = to_border(&m, t0, init[0], init[1], &side);
     for (size_t i = 0; i + 1 < ne && ok; i++) {
@@ -1252,11 +1419,12 @@ static st_status incise(st_component *owner, st_component *topo, const unsigned 
     return st;
 }
 
-st_status incision_cut(st_component *owner, st_component *topo, unsigned start, unsigned ta,
-                       const double a[3], const double b[3], double eps_path, double eps_border,
-                       unsigned *end, bool *border, bool *refused, st_error *err)
+st_status incision_cut(st_component *owner, st_component *topo, inc_shells *sh,
+                       unsigned start, unsigned ta, unsigned tb, const double a[3],
+                       const double b[3], double eps_path, double eps_border, unsigned *end,
+                       bool *border, bool *refused, st_error *err)
 {
-    mesh m;
+    mesh m = {.sh = sh};
     *end = UINT_MAX;
     *border = false;
     *refused = false;
@@ -1265,6 +1433,11 @@ st_status incision_cut(st_component *owner, st_component *topo, unsigned start, 
                                   "incisions need the triangles of '%s' and a Vec3 state beside "
                                   "it",
                                   topo->name);
+    /* the around-arrays follow the container's events; a container changed
+     * behind them (a checkpoint read back) has them made again, in SOFA's
+     * order at init */
+    if ((sh->topo != topo || !inc_shells_current(sh)) && !inc_shells_build(sh, topo))
+        return st_error_set(err, ST_ENOMEM, "out of memory");
     if (start != UINT_MAX && start >= m.np)
         start = UINT_MAX;
     path_pt *pts = st_malloc(MAX_PATH * sizeof *pts);
@@ -1274,7 +1447,7 @@ st_status incision_cut(st_component *owner, st_component *topo, unsigned start, 
     st_status st = pts && q ? ST_OK : st_error_set(err, ST_ENOMEM, "out of memory");
     size_t n = 0, nq = 0;
     if (st == ST_OK)
-        st = make_path(owner, &m, start, ta, a, b, pts, &n, err);
+        st = make_path(owner, &m, start, ta, tb, a, b, pts, &n, err);
     *refused = st != ST_OK && st != ST_ENOMEM;
     if (st == ST_OK && eps_path != 0)
         st = snap_along_path(&m, pts, &n, eps_path, &snaps, err);
@@ -1286,8 +1459,10 @@ st_status incision_cut(st_component *owner, st_component *topo, unsigned start, 
         st = split(topo, &m, pts, n, &snaps, q, &nq, &added, &why, err);
     if (st == ST_OK && why) /* SOFA's SplitAlongPath error: nothing changes */
         st_component_warn(owner, "incision not made: %s", why);
+    else if (st == ST_OK && !inc_shells_current(sh) && !inc_shells_build(sh, topo))
+        st = st_error_set(err, ST_ENOMEM, "out of memory");
     else if (st == ST_OK)
-        st = incise(owner, topo, q, nq, &added, end, border, err);
+        st = incise(owner, topo, sh, q, nq, end, border, err);
     st_free(pts);
     st_free(q);
     st_free(snaps.s);

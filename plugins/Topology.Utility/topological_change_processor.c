@@ -91,6 +91,9 @@ typedef struct tcp {
     tcp_line *lines;
     size_t nlines, cursor;
     double next_time, last_time, loop_time;
+    /* SOFA's around-arrays of the incised surface, kept from init */
+    inc_shells shells;
+    bool listening;
 } tcp;
 
 #define REMOVE_LIST(k, key, what)                                                                 \
@@ -121,11 +124,13 @@ static const st_field tcp_fields[] = {
     ST_REAL(tcp, eps_path, "epsilonSnapPath", "0.1",
             "epsilon snap path: the path points on the edges of a vertex that an incision "
             "crosses an edge closer to than this edge weight are merged into that vertex, "
-            "moved to their mean (SOFA's SnapAlongPath; 0: none)"),
+            "moved to their mean (SOFA's SnapAlongPath; 0: none). As in SOFA, only the "
+            "incisions of saveIndicesAtInit use it; the others snap with 0.1"),
     ST_REAL(tcp, eps_border, "epsilonSnapBorder", "0.25",
             "epsilon snap path: an incision's end with a weight below this opposite a border "
             "edge goes onto the edge (by SOFA's projection), opposite an inner edge onto a "
-            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none)"),
+            "vertex whose weight passes 1 - epsilon (SOFA's SnapBorderPath; 0: none). As in "
+            "SOFA, only the incisions of saveIndicesAtInit use it; the others snap with 0.25"),
     ST_IGNORED(tcp, draw, "draw", ST_T_BOOL, bool, "false", "draw information"),
     ST_LINK(tcp, topology, "topology", ST_LINK_TOPOLOGY, "link to the topology container"),
     ST_FIELD_END};
@@ -738,6 +743,38 @@ static st_component *incision_surface(tcp *t)
 /* saveIndicesAtInit (SOFA's saveIndices): each incision point is kept as
  * the vertices and barycentric weights of the triangle holding it at init,
  * so that it moves with the surface. */
+/* SOFA's saveIndices: an incision whose first point is, within 1e-5 in
+ * each coordinate, the previous incision's last starts instead 1e-5 of the
+ * way towards its second point (SOFA's path walk fails from a point of the
+ * surface that the previous cut made), kept in the triangle found there
+ * with SOFA's weights. */
+static bool saved_position(st_component *topo, const tcp_line *l, size_t k, double out[3]);
+
+static void nudge_chained_starts(tcp *t, st_component *topo)
+{
+    const tcp_line *prev = NULL;
+    for (size_t i = 0; i < t->nlines; i++) {
+        tcp_line *l = &t->lines[i];
+        if (l->kind != CMD_INCISE || !l->saved)
+            continue;
+        double a[3], b[3], z[3];
+        if (prev && l->n > 1 && saved_position(topo, l, 0, a) && saved_position(topo, l, 1, b) &&
+            saved_position(topo, prev, prev->n - 1, z) && fabs(a[0] - z[0]) < 1e-5 &&
+            fabs(a[1] - z[1]) < 1e-5 && fabs(a[2] - z[2]) < 1e-5) {
+            double p[3];
+            unsigned tri;
+            for (int c = 0; c < 3; c++)
+                p[c] = a[c] + (b[c] - a[c]) * 1e-5;
+            const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+            if (tris && incision_find(topo, p, UINT_MAX, &tri) &&
+                incision_sofa_weights(topo, tri, p, l->weights)) {
+                memcpy(l->saved, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
+            }
+        }
+        prev = l;
+    }
+}
+
 static st_status save_indices(tcp *t, st_error *err)
 {
     st_component *topo = incision_surface(t);
@@ -769,6 +806,7 @@ static st_status save_indices(tcp *t, st_error *err)
             memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
         }
     }
+    nudge_chained_starts(t, topo);
     return ST_OK;
 }
 
@@ -847,15 +885,29 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
         }
     }
     unsigned last = UINT_MAX;
+    /* SOFA's ind_ta: the written (or found) triangle of the first point,
+     * then the previous cut's ind_tb, as found before that cut */
+    unsigned ta = l->saved ? saved_triangle(topo, l, 0) : l->ids ? l->ids[0] : UINT_MAX;
     for (size_t k = 1; k < n; k++) {
         unsigned end;
         bool border;
         bool refused = false;
         st_error e2 = {0};
-        unsigned ta = l->saved ? saved_triangle(topo, l, k - 1) : l->ids ? l->ids[k - 1] : UINT_MAX;
-        st_status st = incision_cut(&t->base, topo, last, ta,
-                                    pts + 3 * (k - 1), pts + 3 * k,
-                                    t->eps_path, t->eps_border, &end, &border, &refused, &e2);
+        unsigned tb = UINT_MAX;
+        double w[3];
+        if (l->saved)
+            tb = saved_triangle(topo, l, k);
+        else if (l->ids && l->ids[k] != UINT_MAX)
+            tb = l->ids[k];
+        else if (!incision_locate(topo, pts + 3 * k, &tb, w))
+            tb = UINT_MAX;
+        /* SOFA's INCISE= snaps with 0.1 and 0.25; only its incisions of
+         * saveIndicesAtInit (inciseWithSavedIndices) read the fields */
+        st_status st = incision_cut(&t->base, topo, &t->shells, last, ta, tb, pts + 3 * (k - 1),
+                                    pts + 3 * k, l->saved ? t->eps_path : 0.1,
+                                    l->saved ? t->eps_border : 0.25, &end, &border,
+                                    &refused, &e2);
+        ta = tb;
         if (st != ST_OK) {
             if (!refused) {
                 *err = e2;
@@ -996,6 +1048,13 @@ static void tcp_on_event(st_component *self, st_event ev, double dt)
         st_component_fail(self, &err);
 }
 
+static st_status shells_follow(st_component *owner, st_component *topology,
+                               const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology;
+    return inc_shells_apply(&((tcp *)owner)->shells, ev, nev, err);
+}
+
 static st_status tcp_init(st_component *self, st_error *err)
 {
     tcp *t = (tcp *)self;
@@ -1042,6 +1101,16 @@ static st_status tcp_init(st_component *self, st_error *err)
                                       t->topology->name);
         if (incises && t->save_indices_at_init)
             ST_TRY(save_indices(t, err));
+        if (incises) {
+            /* SOFA's around-arrays, made at init and kept through every
+             * change of the surface */
+            st_component *topo = incision_surface(t);
+            if (!inc_shells_build(&t->shells, topo))
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            if (!t->listening)
+                ST_TRY(st_topology_listen(self, topo, shells_follow, err));
+            t->listening = true;
+        }
         if (removes && !find_modifier(t, -1))
             return st_component_error(self, "filename", err, ST_ESCENE,
                                       "the file removes elements, but no *SetTopologyModifier "
@@ -1052,10 +1121,15 @@ static st_status tcp_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-static void tcp_cleanup(st_component *self) { free_lines((tcp *)self); }
+static void tcp_cleanup(st_component *self)
+{
+    free_lines((tcp *)self);
+    inc_shells_free(&((tcp *)self)->shells);
+}
 
 /* A checkpoint keeps the reading position in the file, the next time of
- * the data inputs and the saved incision points, so that a resumed run
+ * the data inputs, the saved incision points and the incised surface's
+ * around-arrays (their order picks the cuts' sides), so that a resumed run
  * makes the changes the uninterrupted run makes, once. */
 static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *err)
 {
@@ -1080,7 +1154,8 @@ static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *e
         ST_TRY(st_checkpoint_data(ck, l->saved, 3 * l->n * sizeof *l->saved, err));
         ST_TRY(st_checkpoint_data(ck, l->weights, 3 * l->n * sizeof *l->weights, err));
     }
-    return ST_OK;
+    /* SOFA's around-arrays of the incised surface, in their order */
+    return inc_shells_transfer(&t->shells, ck, err);
 }
 
 static const st_checkpoint_ops tcp_checkpoint_ops = {sizeof(st_checkpoint_ops), tcp_transfer};

@@ -271,8 +271,7 @@ Test(incision, mass_and_fem_follow_and_the_pieces_separate)
  * tip, joins both sides. */
 Test(incision, cut_ending_inside_keeps_its_tip)
 {
-    st_scene *s = load(SQUARE2, "T= 0.01\nINCISE= 2\n3 0.0005 0 3 1.5 0\n",
-                       "epsilonSnapBorder='0.1'");
+    st_scene *s = load(SQUARE2, "T= 0.01\nINCISE= 2\n3 0.0005 0 3 1.5 0\n", "");
     step(s, 2);
     const st_array *x = arr(s, "dofs", "position");
     cr_assert_eq(x->n, 14, "9 points, 3 on the path, 2 copies: %zu", x->n);
@@ -345,8 +344,9 @@ Test(incision, saved_indices_follow_the_surface)
  * (8 ... 13); T7, T3 removed (13, 12 fill them).
  * Incision: only 4 is copied (11); the side of [9,5,4] (9), turned around
  * 4 until 10: 9, T6 [4,5,8] (6), [4,8,10] (11): the right side; 6 9 11
- * replaced in that order. Without snapping (0), the path crosses both edges: 4 new
- * points, 2 copies, and 4 stays at (1, 1). */
+ * replaced in that order. Without snapping (0, with saveIndicesAtInit: SOFA
+ * reads the field there only), the path crosses both edges: 4 new points,
+ * 2 copies, and 4 stays at (1, 1). */
 Test(incision, snap_path_moves_a_vertex_to_the_mean)
 {
     st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n",
@@ -372,11 +372,18 @@ Test(incision, snap_path_moves_a_vertex_to_the_mean)
     assert_tris(tris, want, 12);
     cr_assert_eq(pieces(tris, x->n), 1);
     st_scene_destroy(&s);
-    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n", "epsilonSnapPath='0'");
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n",
+             "saveIndicesAtInit='true' epsilonSnapPath='0'");
     step(s, 2);
     x = arr(s, "dofs", "position");
     cr_assert_eq(x->n, 15, "%zu points", x->n);
     cr_assert(x->r[3 * 4] == 1 && x->r[3 * 4 + 1] == 1, "4 at (%g %g)", x->r[12], x->r[13]);
+    st_scene_destroy(&s);
+    /* SOFA reads the field for the incisions of saveIndicesAtInit only: the
+     * others snap with 0.1 */
+    s = load(SQUARE, "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n", "epsilonSnapPath='0'");
+    step(s, 2);
+    cr_assert_eq(arr(s, "dofs", "position")->n, 12);
     st_scene_destroy(&s);
 }
 
@@ -572,5 +579,149 @@ Test(incision, saved_indices_use_the_written_triangle)
     cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK);
     cr_assert_neq(st_scene_init(s, &err), ST_OK);
     cr_assert(strstr(err.msg, "incise.txt:3: the incision point's triangle 99"), "%s", err.msg);
+    st_scene_destroy(&s);
+}
+
+/* A segment exactly through the inner vertex 4 (1, 1), worked by hand from
+ * SOFA's computeSegmentTriangleIntersection (exact here: the square lies
+ * in z = 0, its normals are (0, 0, -1) exactly) and
+ * computeIntersectedPointsList. From (0.75, 0.25) inside T0 [0,1,4] to
+ * (1.25, 1.75) inside T7 [4,8,7]: T0's sides (1, 4) and (4, 0) both meet
+ * the segment at 4, at the same parameter 0.5; the first tested, (1, 4),
+ * is kept, at its weight 1 exactly: the path's crossing is the edge
+ * (1, 4) at 4 (a vertex is crossed as an edge point of weight 0 or 1). The
+ * walk then tests the triangles around 4 in SOFA's order (T0 T1 T3 T4 T6
+ * T7, T0 left out): only T7 is crossed (by (8, 7), beyond b), and T7, the
+ * last tested, is b's: the path is T0's point, (1, 4) at 4, T7's point. No
+ * snap (4 gathers one path point), and SOFA's SplitAlongPath finds the
+ * edge (1, 4) in no side of T7 (its EDGE::TRIANGLE case): it stops before
+ * any change. From (0.75, 1.25) inside T4 [3,4,7] to (1.25, 0.75) inside
+ * T3 [1,5,4] the crossing is (4, 3) at 4 (weight 0 of 3), the walk around 4 finds T3 (by (1, 5)) but the last triangle it tests is
+ * T7, not b's T3: SOFA's path is not reached ("Invalid path"). Either way
+ * the surface stays as it was: 8 triangles, 9 points, where settee's own
+ * walk of before went through the vertex and cut. */
+Test(incision, cut_through_a_vertex_is_sofas)
+{
+    static const char *const files[] = {"T= 0.01\nINCISE= 2\n0.75 0.25 0 1.25 1.75 0\n",
+                                        "T= 0.01\nINCISE= 2\n0.75 1.25 0 1.25 0.75 0\n"};
+    static const unsigned square[] = {0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4,
+                                      3, 4, 7, 3, 7, 6, 4, 5, 8, 4, 8, 7};
+    for (size_t i = 0; i < 2; i++) {
+        st_scene *s = load(SQUARE, files[i], "");
+        step(s, 2);
+        assert_tris(arr(s, "topo", "triangles"), square, 8);
+        cr_assert_eq(arr(s, "dofs", "position")->n, 9, "case %zu", i);
+        st_scene_destroy(&s);
+    }
+}
+
+/* Two successive cuts (one INCISE= of three points) where the order of the
+ * triangles around an edge decides the side of the copies, worked by hand
+ * from SOFA's algorithm and its around-arrays.
+ * Cut 1, (1.75, 0.25) inside T2 [1,2,5] (weights 0.25 0.5 0.25) to
+ * (1.25, 0.5) inside T3 [1,5,4] (0.5 0.25 0.25), crosses (5, 1) at 7/12
+ * of 1: new points 9 10 11. Split: T2 -> [9,2,5] [9,1,2] [9,5,10]
+ * [9,10,1], T3 -> [11,4,1] [11,5,4] [11,1,10] [11,10,5] (8 ... 15; new
+ * edges 16 ... 25: (2,9) (5,9) (1,9) (5,10) (9,10) (1,10) (4,11) (1,11)
+ * (5,11) (10,11)); T3 then T2 removed (15, 14 fill them). Incision: both
+ * ends inside, 10 copied (12); the side of [9,5,10] (10), turned around 10
+ * to 11: [11,10,5] (3); replaced: [11,12,5] (3), [9,5,12] (10). The edge
+ * (5, 11) now has around it [11,5,4] (13), added first, then [11,12,5]
+ * (3): SOFA's list [13, 3].
+ * Cut 2 starts at SOFA's a_last 11 with ind_ta the triangle b was found in
+ * before cut 1 (3, now [11,12,5]: the segment does not cross it ahead),
+ * so the triangles around 11 are tried: [11,4,1] no, [11,5,4] crossed by
+ * (5, 4). Path: 11, (5, 4) at 5/24 of 4, (1.9, 1.1) inside T6 [4,5,8]
+ * (0.1 0.8 0.1). SnapBorderPath: the weight 0.1 opposite the border edge
+ * (5, 8) cannot project (an edge 1 long); the 0.1 opposite the inner edge
+ * (4, 5) puts the end on 5 (0.8 > 0.75), and the crossing of (5, 4)
+ * leaves. The path is the edge (5, 11), as stored: 5 then 11. Both are on
+ * a border (fewer triangles than edges around them: 5 on the square's,
+ * 11 at the tip of cut 1's slit), so both are copied (13, 14). The side:
+ * the first triangle around (5, 11), [11,5,4] (13), turned around 5 to
+ * the border: 13, T6 [4,5,8] (6); around 11: 13, [11,4,1] (12), [11,1,10]
+ * (2), up to the slit. Replaced in increasing order: [14,1,10] [4,13,8]
+ * [14,4,1] [14,13,4] (14 ... 17), then 13 12 6 2 removed (17 16 15 14
+ * fill them). (Taking the triangle that runs along the stored edge,
+ * [11,12,5], as settee did, would have copied 5 and 11 on the lower
+ * side.) */
+Test(incision, successive_cuts_follow_sofas_around_order)
+{
+    st_scene *s = load(SQUARE, "T= 0.01\nINCISE= 3\n1.75 0.25 0 1.25 0.5 0 1.9 1.1 0\n", "");
+    step(s, 2);
+    static const unsigned want[] = {0,  1,  4, 0,  4,  3, 14, 1, 10, 11, 12, 5, 3,  4,
+                                    7,  3,  7, 6,  4,  13, 8, 4, 8,  7,  9,  2, 5,  9,
+                                    1,  2,  9, 5,  12, 9,  10, 1, 14, 4,  1,  14, 13, 4};
+    const st_array *tris = arr(s, "topo", "triangles");
+    assert_tris(tris, want, 14);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 15, "%zu points", x->n);
+    static const double at[6][3] = {{1.75, 0.25, 0},
+                                    {1 + 5.0 / 12, 5.0 / 12, 0},
+                                    {1.25, 0.5, 0},
+                                    {1 + 5.0 / 12, 5.0 / 12, 0},
+                                    {2, 1, 0},
+                                    {1.25, 0.5, 0}};
+    for (size_t i = 0; i < 6; i++)
+        for (int c = 0; c < 3; c++)
+            cr_assert(fabs(x->r[3 * (9 + i) + (size_t)c] - at[i][c]) < 1e-12,
+                      "point %zu at (%g %g %g)", 9 + i, x->r[3 * (9 + i)],
+                      x->r[3 * (9 + i) + 1], x->r[3 * (9 + i) + 2]);
+    cr_assert(x->r[15] == 2 && x->r[16] == 1, "5 stays at (%g %g)", x->r[15], x->r[16]);
+    st_scene_destroy(&s);
+}
+
+/* SOFA moves a snapped vertex last (movePointsProcess after
+ * addRemoveTriangles): the components that follow the topology make the
+ * new triangles' data on the places before the move. The cut of
+ * snap_path_moves_a_vertex_to_the_mean with DiagonalMass (massDensity 1):
+ * 1 (1, 0) had 0.5 (a third of T0, T2, T3, each 0.5); T3 goes (-1/6) and
+ * its pieces holding 1, [9,1,5] (0.125) and [9,4,1] (0.025, with 4 still
+ * at (1, 1)), come (+0.05): 0.38333...; the incision touches no triangle
+ * of 1. Had 4 moved first (to (1.05, 1.025)), T3 would have gone with
+ * 0.4875 and [9,4,1] come with 0.018125: 0.385208... The total stays 4
+ * either way. */
+Test(incision, snapped_vertex_moves_after_the_new_triangles)
+{
+    st_scene *s = load(SQUARE "<DiagonalMass name='mass' massDensity='1'/>",
+                       "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n", "epsilonSnapPath='0.1'");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 12, "%zu points", x->n);
+    cr_assert(fabs(x->r[12] - 1.05) < 1e-12 && fabs(x->r[13] - 1.025) < 1e-12,
+              "4 at (%g %g)", x->r[12], x->r[13]);
+    const st_array *m = arr(s, "mass", "vertexMass");
+    cr_assert_eq(m->n, 12);
+    cr_assert(fabs(m->r[1] - (0.5 - 0.5 / 3 + 0.15 / 3)) < 1e-12, "mass of 1: %.17g", m->r[1]);
+    double total = 0;
+    for (size_t i = 0; i < m->n; i++)
+        total += m->r[i];
+    cr_assert(fabs(total - 4) < 1e-12, "total %.17g", total);
+    st_scene_destroy(&s);
+}
+
+/* The cut of border_snap_onto_vertices_cuts_along_an_edge after T3 [1,5,4]
+ * was removed (REMOVE=: T7 fills its place, 3) and added again (ADD=: it
+ * is 7 now). SOFA's list of the triangles around the edge (5, 4) was
+ * [T3, T6] (T3 runs along it, first at init); T3 left it and came back at
+ * its end: [6, 7]. The path is the same (T0's end onto 4, T2's onto 5: the
+ * walk crosses (1, 4) into 7 and (5, 1) into T2), the edge (5, 4), 5
+ * copied (9); the side is now T6 [4,5,8] (6), turned around 5 to the
+ * border at (5, 8): only 6 is replaced, [4,9,8] (8, then 6). (The
+ * triangle that runs along 5 -> 4, 7, would have copied 5 below the edge.) */
+Test(incision, earlier_changes_order_the_triangles_around_an_edge)
+{
+    st_scene *s = load(SQUARE,
+                       "T= 0.01\nREMOVE= 1\n3\nADD= Triangles 1\n1 5 4\n"
+                       "T= 0.02\nINCISE= 2\n0.9 0.85 0 1.9 0.85 0\n",
+                       "");
+    step(s, 3);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 10, "%zu points", x->n);
+    cr_assert(x->r[27] == 2 && x->r[28] == 1 && x->r[29] == 0, "copy of 5 at (%g %g %g)",
+              x->r[27], x->r[28], x->r[29]);
+    static const unsigned want[] = {0, 1, 4, 0, 4, 3, 1, 2, 5, 4, 8, 7,
+                                    3, 4, 7, 3, 7, 6, 4, 9, 8, 1, 5, 4};
+    assert_tris(arr(s, "topo", "triangles"), want, 8);
     st_scene_destroy(&s);
 }
