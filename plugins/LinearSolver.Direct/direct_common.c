@@ -325,6 +325,17 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
     return ST_OK;
 }
 
+/* y = A^-1 v and its 1-norm in *s (infinity or NaN when the solve overflows). */
+static st_status solve_norm1(direct_chol *ch, double *y, const double *v, size_t n,
+                             const st_component *self, double *s, st_error *err)
+{
+    ST_TRY(direct_chol_solve(ch, y, v, self, err));
+    *s = 0;
+    for (size_t i = 0; i < n; i++)
+        *s += fabs(y[i]);
+    return ST_OK;
+}
+
 /* Hager and Higham's estimate of the 1-norm condition number of the
  * factored matrix (LAPACK's xLACN2 iteration; A symmetric, so A^-T = A^-1),
  * from at most 5 + 1 solves: *rc = 1 / (||A||_1 ||A^-1||_1), 0 when a solve
@@ -362,10 +373,8 @@ st_status direct_chol_rcond_estimate(direct_chol *ch, const st_csr *a, const st_
         v[i] = 1.0 / (double)n;
     size_t jlast = n;
     for (int it = 0; it < 5; it++) {
-        ST_TRY(direct_chol_solve(ch, y, v, self, err));
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += fabs(y[i]);
+        double s;
+        ST_TRY(solve_norm1(ch, y, v, n, self, &s, err));
         if (!isfinite(s))
             return ST_OK;
         if (it > 0 && s <= inorm)
@@ -387,10 +396,8 @@ st_status direct_chol_rcond_estimate(direct_chol *ch, const st_csr *a, const st_
     /* Higham's alternative vector, against cancellation in the iteration */
     for (size_t i = 0; i < n; i++)
         v[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + (n > 1 ? (double)i / (double)(n - 1) : 0.0));
-    ST_TRY(direct_chol_solve(ch, y, v, self, err));
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += fabs(y[i]);
+    double s;
+    ST_TRY(solve_norm1(ch, y, v, n, self, &s, err));
     if (!isfinite(s))
         return ST_OK;
     s = 2 * s / (3 * (double)n);

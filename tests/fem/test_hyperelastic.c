@@ -157,6 +157,22 @@ static double max_abs(const double *a, size_t n)
     return m;
 }
 
+/* The assembled stiffness (kfactor 1) of the system, dense (size^2, zeroed). */
+static void assembled_k(st_system *sys, double *K)
+{
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    cr_assert_eq(csr.n, sys->size);
+    for (size_t r = 0; r < csr.n; r++)
+        for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
+            K[r * csr.n + (size_t)csr.colind[q]] += csr.values[q];
+    st_matrix_destroy(&m);
+}
+
 /* add_dforce, the assembled K and -dE/dx against central differences of
  * add_force and of the energy at x (rest + perturb * random). */
 static void check_consistency(const char *material, const char *params, double perturb,
@@ -215,22 +231,12 @@ static void check_consistency(const char *material, const char *params, double p
     ops->add_dforce(c, &sys->mp, fp, e, -2.5, 0.0);
     for (size_t i = 0; i < N; i++)
         cr_assert(fabs(fp[i] + 2.5 * Jfd[i * N + N - 1]) <= 2.5 * tol, "%s kfactor", material);
-    st_matrix *m = NULL;
-    st_error err = {0};
-    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
-    st_csr csr;
-    st_matrix_csr(m, &csr);
-    cr_assert_eq(csr.n, N);
     double *K = calloc(N * N, sizeof *K);
-    for (size_t r = 0; r < N; r++)
-        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
-            K[r * N + (size_t)csr.colind[k]] += csr.values[k];
+    assembled_k(sys, K);
     for (size_t i = 0; i < N * N; i++)
         cr_assert(fabs(K[i] - Jfd[i]) <= tol,
                   "%s assembled: K(%zu,%zu) = %.12g, finite differences %.12g", material, i / N,
                   i % N, K[i], Jfd[i]);
-    st_matrix_destroy(&m);
     free(K), free(x), free(f), free(fp), free(fm), free(Jfd), free(e), free(dE);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -858,16 +864,8 @@ Test(hyperelastic, stable_neo_hookean_mirrored_element_is_sofa)
         for (int i = 0; i < 12; i++)
             cr_assert(fabs(f[i] - fs[i]) <= 1e-12 * fmax, "case %d: f[%d] = %.17g, SOFA %.17g",
                       k, i, f[i], fs[i]);
-        st_matrix *m = NULL;
-        st_error err = {0};
-        cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
-        cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
-        st_csr csr;
-        st_matrix_csr(m, &csr);
         double K[144] = {0};
-        for (size_t r = 0; r < csr.n; r++)
-            for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
-                K[r * 12 + (size_t)csr.colind[q]] += csr.values[q];
+        assembled_k(sys, K);
         const double h = 1e-7;
         for (int j = 0; j < 12; j++) {
             double xj = x[j];
@@ -897,7 +895,6 @@ Test(hyperelastic, stable_neo_hookean_mirrored_element_is_sofa)
             }
         cr_assert_lt(minor, -1e-3 * kmax * kmax, "case %d: no negative 2x2 minor (%g)", k,
                      minor);
-        st_matrix_destroy(&m);
         st_scene_destroy(&s);
         test_rt_close(&t);
     }
