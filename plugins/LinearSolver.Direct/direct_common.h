@@ -48,6 +48,9 @@ typedef struct direct_chol {
     unsigned long nsymbolic;      /* symbolic analyses done */
     unsigned long nnumeric;       /* numeric factorizations done */
     size_t n;                     /* size of the factored matrix */
+    double *est;                  /* 2n: the condition estimate's vectors, allocated once */
+    size_t est_n;
+    bool warned_pivots;           /* the LDL^T pivot-spread warning was given */
 } direct_chol;
 
 /* Starts CHOLMOD (never prints). */
@@ -62,6 +65,10 @@ st_status direct_chol_factor(direct_chol *ch, const st_csr *a, bool always_analy
 /* Checkpoints: whether the LDL^T fall-back happened and the counts; the
  * next factorization analyses the matrix again, in the restored mode. */
 st_status direct_chol_checkpoint(direct_chol *ch, st_checkpoint *ck, st_error *err);
+/* Hager and Higham's estimate of 1 / cond_1(A) for the factored a (a few
+ * solves with the factor): 0 when a solve overflows. */
+st_status direct_chol_rcond_estimate(direct_chol *ch, const st_csr *a, const st_component *self,
+                                     double *rc, st_error *err);
 /* x = A^-1 b over the first n entries. */
 st_status direct_chol_solve(direct_chol *ch, double *x, const double *b,
                             const st_component *self, st_error *err);

@@ -17,6 +17,7 @@ typedef struct trf_elem {
     double rest[3][3]; /* rotatedInitialElements */
     double area;
     double strain[3], stress[3];
+    double opt[4];     /* TriangularFEMForceFieldOptim: SOFA's rest bx, cx, cy, ss_factor */
     bool fresh;        /* added by a topological change, not initialised yet */
 } trf_elem;
 

@@ -155,6 +155,105 @@ static st_status anisotropic_material(trf_fem *s, size_t i, const double *a, con
     return ST_OK;
 }
 
+/* ---- TriangularFEMForceFieldOptim's kernels, in SOFA's order of operations ---- */
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* SOFA's computeTriangleRotation: f0 = ab, f1 = (ab x ac) x ab, each
+ * divided by its norm (left as it is when the norm is below epsilon). */
+static void optim_frame(double f[2][3], const double ab[3], const double ac[3])
+{
+    double n[3];
+    fem_cross(n, ab, ac);
+    memcpy(f[0], ab, sizeof f[0]);
+    fem_cross(f[1], n, ab);
+    for (int k = 0; k < 2; k++) {
+        double m = sqrt(dot3(f[k], f[k]));
+        if (m > 2.220446049250313e-16)
+            for (int c = 0; c < 3; c++)
+                f[k][c] /= m;
+    }
+}
+
+static void optim_mu_gamma(const trf_fem *s, size_t i, double *mu, double *gamma)
+{
+    double E = fem_value_in_element(&s->young_modulus, i, FEM_DEFAULT_YOUNG);
+    double nu = fem_value_in_element(&s->poisson_ratio, i, FEM_DEFAULT_POISSON);
+    *mu = E / (1 + nu);
+    *gamma = E * nu / (1 - nu * nu);
+}
+
+/* out_a (+)= f0 u_a + f1 w_a for b and c, a = -b - c; sign -1 subtracts. */
+static void optim_scatter(double *out, const trf_elem *t, const double f[2][3], double ub,
+                          double wb, double uc, double wc, double sign)
+{
+    double fb[3], fc[3], fa[3];
+    for (int c = 0; c < 3; c++) {
+        fb[c] = f[0][c] * ub + f[1][c] * wb;
+        fc[c] = f[0][c] * uc + f[1][c] * wc;
+        fa[c] = -fb[c] - fc[c];
+    }
+    double *pa = out + 3 * t->v[0], *pb = out + 3 * t->v[1], *pc = out + 3 * t->v[2];
+    for (int c = 0; c < 3; c++) {
+        if (sign > 0)
+            pa[c] += fa[c], pb[c] += fb[c], pc[c] += fc[c];
+        else
+            pa[c] -= fa[c], pb[c] -= fb[c], pc[c] -= fc[c];
+    }
+}
+
+/* SOFA's addForce of one element: frame of the current triangle, local
+ * displacement rest - current, strain and stress with the rest factors
+ * (stress scaled by ss_factor), forces on b and c, a = -b - c. Keeps the
+ * frame (t->R, element to world) and the stress (as settee's, K e). */
+static void optim_force(const trf_fem *s, size_t i, trf_elem *t, const double *p, double *f)
+{
+    const double *pa = p + 3 * t->v[0], *pb = p + 3 * t->v[1], *pc = p + 3 * t->v[2];
+    double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double ac[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+    double mu, gamma, fr[2][3];
+    optim_mu_gamma(s, i, &mu, &gamma);
+    optim_frame(fr, ab, ac);
+    const double bx = t->opt[0], cx = t->opt[1], cy = t->opt[2], ss = t->opt[3];
+    double dbx = bx - dot3(fr[0], ab), dcx = cx - dot3(fr[0], ac), dcy = cy - dot3(fr[1], ac);
+    double e0 = cy * dbx, e1 = bx * dcy, e2 = bx * dcx - cx * dbx;
+    double gxy = gamma * (e0 + e1);
+    double s0 = mu * e0 + gxy, s1 = mu * e1 + gxy, s2 = 0.5 * mu * e2;
+    s0 *= ss, s1 *= ss, s2 *= ss;
+    optim_scatter(f, t, fr, cy * s0 - cx * s2, cy * s2 - cx * s1, bx * s2, bx * s1, 1.0);
+    double z[3];
+    fem_cross(z, fr[0], fr[1]);
+    for (int c = 0; c < 3; c++)
+        t->R[3 * c] = fr[0][c], t->R[3 * c + 1] = fr[1][c], t->R[3 * c + 2] = z[c];
+    double two_area = 2 * t->area;
+    t->stress[0] = s0 * two_area, t->stress[1] = s1 * two_area, t->stress[2] = s2 * two_area;
+}
+
+/* SOFA's addDForce of one element, with the frame of the last add_force. */
+static void optim_dforce(const trf_fem *s, size_t i, const trf_elem *t, const double *d,
+                         double *df, double kfactor)
+{
+    const double *da = d + 3 * t->v[0], *db = d + 3 * t->v[1], *dc = d + 3 * t->v[2];
+    double dab[3] = {db[0] - da[0], db[1] - da[1], db[2] - da[2]};
+    double dac[3] = {dc[0] - da[0], dc[1] - da[1], dc[2] - da[2]};
+    double mu, gamma, fr[2][3];
+    optim_mu_gamma(s, i, &mu, &gamma);
+    for (int c = 0; c < 3; c++)
+        fr[0][c] = t->R[3 * c], fr[1][c] = t->R[3 * c + 1];
+    const double bx = t->opt[0], cx = t->opt[1], cy = t->opt[2], ss = t->opt[3];
+    double dbx = dot3(fr[0], dab), dby = dot3(fr[1], dab);
+    double dcx = dot3(fr[0], dac), dcy = dot3(fr[1], dac);
+    double e0 = cy * dbx, e1 = bx * dcy - cx * dby, e2 = bx * dcx - cx * dbx + cy * dby;
+    double gxy = gamma * (e0 + e1);
+    double s0 = mu * e0 + gxy, s1 = mu * e1 + gxy, s2 = 0.5 * mu * e2;
+    double k = ss * kfactor;
+    s0 *= k, s1 *= k, s2 *= k;
+    optim_scatter(df, t, fr, cy * s0 - cx * s2, cy * s2 - cx * s1, bx * s2, bx * s1, -1.0);
+}
+
 static st_status init_element(trf_fem *s, size_t i, const double *x0, st_error *err)
 {
     trf_elem *t = &s->e[i];
@@ -191,6 +290,14 @@ static st_status init_element(trf_fem *s, size_t i, const double *x0, st_error *
         }
         ok = fem_tri_strain_local(t->J, t->rest[1], t->rest[2]);
         t->area = t->rest[1][0] * t->rest[2][1] * 0.5;
+        if (s->optim) {
+            double f[2][3];
+            optim_frame(f, ab, ac);
+            t->opt[0] = dot3(f[0], ab);
+            t->opt[1] = dot3(f[0], ac);
+            t->opt[2] = dot3(f[1], ac);
+            t->opt[3] = 0.5 / (t->opt[0] * t->opt[2]);
+        }
     }
     if (!ok)
         return st_component_error(&s->base, "topology", err, ST_EINVAL,
@@ -469,6 +576,10 @@ static void trf_add_force(st_component *self, const st_mparams *mp, double *f, c
     const double *p = fem_coords(x, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         trf_elem *t = &s->e[i];
+        if (s->optim) {
+            optim_force(s, i, t, p, fs);
+            continue;
+        }
         double D[6], F[6], J[6][3], r[9];
         if (!element_local(s, t, p, D, J, r))
             continue; /* degenerate now: SOFA stops with an error; no force from it */
@@ -493,6 +604,10 @@ static void trf_add_dforce(st_component *self, const st_mparams *mp, double *df,
     const double *d = fem_dx(dx, s->ms);
     for (size_t i = 0; i < s->ne; i++) {
         trf_elem *t = &s->e[i];
+        if (s->optim) {
+            optim_dforce(s, i, t, d, dfs, kfactor);
+            continue;
+        }
         double X[6], F[6];
         fem_tri_gather(X, t->R, d, t->v);
         element_force(t, t->J, X, kfactor, F, false);

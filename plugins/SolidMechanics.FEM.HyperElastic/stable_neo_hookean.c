@@ -3,7 +3,12 @@
  * W = (mu (I1 - 3) + (lambda + mu) (J - alpha)^2) / 2, alpha = 1 +
  * mu / (lambda + mu), S = mu I + (lambda + mu) J (J - alpha) C^-1. As in
  * SOFA, W is not zero at rest (it is (lambda + mu)(1 - alpha)^2 / 2 there);
- * the stress is. */
+ * the stress is. Its tangent is indefinite on an inverted element (at F =
+ * diag(1, 1, -1) the term (lambda + mu)(J - alpha) dcof F, J - alpha < -2,
+ * outweighs mu dF): SOFA does not project it, and neither does settee; an
+ * implicit step on a body starting inside out (SOFA's invertedTets scene)
+ * solves an indefinite system whose solution can be very large (see
+ * docs/from-sofa.md). */
 #include "hyperelastic.h"
 
 static void stable_neo_hookean(double I1, double I2, double J, const double *p, double *w,

@@ -491,3 +491,56 @@ Test(fem_triangular, anisotropic_rigid_motion)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* One triangle (rest a = 0, b = (2, 0, 0), c = (0, 1, 0)) stretched 10%
+ * along ab, then rotated by 0.7 about z and moved: plane stress gives
+ * sigma_xx = E eps / (1 - nu^2), sigma_yy = nu sigma_xx; with area 1 and
+ * the shape gradients (1/2, 0) of b and (0, 1) of c, f_b = -R (sigma_xx /
+ * 2, 0, 0) and f_c = -R (0, sigma_yy, 0), f_a = -f_b - f_c (by hand). The
+ * Optim's add_dforce (SOFA's order of operations) equals its assembled
+ * matrix (settee's generic 6x3 products) at that state. */
+Test(fem_triangular, optim_stretched_rotated_triangle_by_hand)
+{
+    const double E = 600, nu = 0.3, eps = 0.1, th = 0.7, co = cos(th), si = sin(th);
+    double loc[3][2] = {{0, 0}, {2 * (1 + eps), 0}, {0, 1}}, x[9];
+    for (int k = 0; k < 3; k++) {
+        x[3 * k] = co * loc[k][0] - si * loc[k][1] + 3;
+        x[3 * k + 1] = si * loc[k][0] + co * loc[k][1] - 1;
+        x[3 * k + 2] = 0.5;
+    }
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0'><DefaultAnimationLoop/><EulerExplicitSolver/>"
+             "<MechanicalObject position='%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+             "%.17g' rest_position='0 0 0 2 0 0 0 1 0'/>"
+             "<TriangleSetTopologyContainer triangles='0 1 2'/>"
+             "<" TRO " name='FEM' youngModulus='600' poissonRatio='0.3'/></Node>",
+             x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]);
+    test_rt t;
+    fem_open_rt(&t);
+    st_scene *s = fem_load_xml(&t, xml);
+    st_system *sys = s->systems[0];
+    st_component *c = ff_of(s, TRO);
+    const st_forcefield_ops *ops = c->cls->forcefield;
+    double f[9] = {0}, v[9] = {0};
+    ops->add_force(c, &sys->mp, f, sys->x, v);
+    double sxx = E * eps / (1 - nu * nu), syy = nu * sxx;
+    double fb[3] = {-co * sxx / 2, -si * sxx / 2, 0}, fc[3] = {si * syy, -co * syy, 0};
+    double want[9] = {-fb[0] - fc[0], -fb[1] - fc[1], 0, fb[0], fb[1], 0, fc[0], fc[1], 0};
+    for (int i = 0; i < 9; i++)
+        cr_assert(fabs(f[i] - want[i]) <= 1e-12 * sxx, "f[%d] = %.17g, by hand %.17g", i, f[i],
+                  want[i]);
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, -2.0, &err), ST_OK, "%s", err.msg);
+    double dx[9] = {0.3, -0.1, 0.2, -0.4, 0.5, 0.1, 0.2, 0.7, -0.6}, df[9] = {0}, Kdx[9];
+    ops->add_dforce(c, &sys->mp, df, dx, -2.0, 0.0);
+    st_matrix_mul(m, Kdx, dx);
+    for (int i = 0; i < 9; i++)
+        cr_assert(fabs(df[i] - Kdx[i]) <= 1e-12 * sxx, "df[%d] = %.17g, K dx %.17g", i, df[i],
+                  Kdx[i]);
+    st_matrix_destroy(&m);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}

@@ -157,6 +157,22 @@ static double max_abs(const double *a, size_t n)
     return m;
 }
 
+/* The assembled stiffness (kfactor 1) of the system, dense (size^2, zeroed). */
+static void assembled_k(st_system *sys, double *K)
+{
+    st_matrix *m = NULL;
+    st_error err = {0};
+    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
+    st_csr csr;
+    st_matrix_csr(m, &csr);
+    cr_assert_eq(csr.n, sys->size);
+    for (size_t r = 0; r < csr.n; r++)
+        for (int q = csr.rowptr[r]; q < csr.rowptr[r + 1]; q++)
+            K[r * csr.n + (size_t)csr.colind[q]] += csr.values[q];
+    st_matrix_destroy(&m);
+}
+
 /* add_dforce, the assembled K and -dE/dx against central differences of
  * add_force and of the energy at x (rest + perturb * random). */
 static void check_consistency(const char *material, const char *params, double perturb,
@@ -215,22 +231,12 @@ static void check_consistency(const char *material, const char *params, double p
     ops->add_dforce(c, &sys->mp, fp, e, -2.5, 0.0);
     for (size_t i = 0; i < N; i++)
         cr_assert(fabs(fp[i] + 2.5 * Jfd[i * N + N - 1]) <= 2.5 * tol, "%s kfactor", material);
-    st_matrix *m = NULL;
-    st_error err = {0};
-    cr_assert_eq(st_matrix_create(sys, &m, &err), ST_OK, "%s", err.msg);
-    cr_assert_eq(st_matrix_assemble(m, sys, 0.0, 0.0, 1.0, &err), ST_OK, "%s", err.msg);
-    st_csr csr;
-    st_matrix_csr(m, &csr);
-    cr_assert_eq(csr.n, N);
     double *K = calloc(N * N, sizeof *K);
-    for (size_t r = 0; r < N; r++)
-        for (int k = csr.rowptr[r]; k < csr.rowptr[r + 1]; k++)
-            K[r * N + (size_t)csr.colind[k]] += csr.values[k];
+    assembled_k(sys, K);
     for (size_t i = 0; i < N * N; i++)
         cr_assert(fabs(K[i] - Jfd[i]) <= tol,
                   "%s assembled: K(%zu,%zu) = %.12g, finite differences %.12g", material, i / N,
                   i % N, K[i], Jfd[i]);
-    st_matrix_destroy(&m);
     free(K), free(x), free(f), free(fp), free(fm), free(Jfd), free(e), free(dE);
     st_scene_destroy(&s);
     test_rt_close(&t);
@@ -719,4 +725,244 @@ Test(hyperelastic, material_by_option_index)
     expect_error_in("TetrahedronHyperelasticityFEMForceField", "8", "1 1", "materialName",
                     "not valid");
     expect_error_in("StandardTetrahedralFEMForceField", "2", "1 1", "materialName", "not valid");
+}
+
+/* ---- StableNeoHookean on a mirrored element, against SOFA's formulas ---- */
+
+static void m3_inv(const double A[9], double B[9])
+{
+    double d = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+               A[2] * (A[3] * A[7] - A[4] * A[6]);
+    B[0] = (A[4] * A[8] - A[5] * A[7]) / d, B[1] = (A[2] * A[7] - A[1] * A[8]) / d;
+    B[2] = (A[1] * A[5] - A[2] * A[4]) / d, B[3] = (A[5] * A[6] - A[3] * A[8]) / d;
+    B[4] = (A[0] * A[8] - A[2] * A[6]) / d, B[5] = (A[2] * A[3] - A[0] * A[5]) / d;
+    B[6] = (A[3] * A[7] - A[4] * A[6]) / d, B[7] = (A[1] * A[6] - A[0] * A[7]) / d;
+    B[8] = (A[0] * A[4] - A[1] * A[3]) / d;
+}
+
+/* SOFA's TetrahedronHyperelasticityFEMForceField with its StableNeoHookean,
+ * written here from its equations, not from settee's code: S = mu I +
+ * (lambda + mu) J (J - alpha) C^-1, f_a = -V F S g_a, and the block K_kl
+ * (k != l) from the elasticity tensor applied to dC = g_l (x) F_m + F_m (x)
+ * g_l (F_m: row m of F): column m is -V ((g_k . S g_l) e_m + F dS g_k);
+ * K_kk = -sum of K_kl (SOFA assembles edge by edge). */
+static void sofa_stable_nh(const double rest[12], const double x[12], double mu, double lambda,
+                           double f[12], double K[144])
+{
+    double D[9], Di[9], g[4][3], F[9] = {0}, C[9], Ci[9], S[9];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            D[3 * r + c] = rest[3 * (c + 1) + r] - rest[r];
+    m3_inv(D, Di);
+    double V = fabs(D[0] * (D[4] * D[8] - D[5] * D[7]) - D[1] * (D[3] * D[8] - D[5] * D[6]) +
+                    D[2] * (D[3] * D[7] - D[4] * D[6])) / 6;
+    for (int c = 0; c < 3; c++) {
+        g[0][c] = 0;
+        for (int a = 1; a < 4; a++)
+            g[a][c] = Di[3 * (a - 1) + c], g[0][c] -= g[a][c];
+    }
+    for (int a = 1; a < 4; a++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                F[3 * i + j] += (x[3 * a + i] - x[i]) * g[a][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            C[3 * i + j] = F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j];
+    m3_inv(C, Ci);
+    double J = F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) +
+               F[2] * (F[3] * F[7] - F[4] * F[6]);
+    double alpha = 1 + mu / (lambda + mu);
+    for (int i = 0; i < 9; i++)
+        S[i] = (i % 4 == 0 ? mu : 0) + (lambda + mu) * J * (J - alpha) * Ci[i];
+    for (int a = 0; a < 4; a++)
+        for (int i = 0; i < 3; i++) {
+            double y = 0;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++)
+                    y += F[3 * i + j] * S[3 * j + k] * g[a][k];
+            f[3 * a + i] = -V * y;
+        }
+    memset(K, 0, 144 * sizeof *K);
+    for (int k = 0; k < 4; k++)
+        for (int l = 0; l < 4; l++) {
+            if (k == l)
+                continue;
+            double sd = 0;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    sd += g[k][i] * S[3 * i + j] * g[l][j];
+            for (int m = 0; m < 3; m++) {
+                double H[9], t1[9], t2[9], out[9], tr = 0;
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++)
+                        H[3 * a + b] = g[l][a] * F[3 * m + b] + F[3 * m + a] * g[l][b];
+                for (int i = 0; i < 9; i++)
+                    tr += H[i] * Ci[i];
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++) {
+                        t1[3 * a + b] = 0;
+                        for (int c = 0; c < 3; c++)
+                            t1[3 * a + b] += Ci[3 * a + c] * H[3 * c + b];
+                    }
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++) {
+                        t2[3 * a + b] = 0;
+                        for (int c = 0; c < 3; c++)
+                            t2[3 * a + b] += t1[3 * a + c] * Ci[3 * c + b];
+                    }
+                for (int i = 0; i < 9; i++)
+                    out[i] = 0.5 * (lambda + mu) *
+                             (-2 * J * (J - alpha) * t2[i] + J * (2 * J - alpha) * tr * Ci[i]);
+                for (int u = 0; u < 3; u++) {
+                    double w = 0;
+                    for (int b = 0; b < 3; b++)
+                        for (int c = 0; c < 3; c++)
+                            w += F[3 * u + b] * out[3 * b + c] * g[k][c];
+                    double v = -V * ((u == m ? sd : 0) + w);
+                    K[(3 * k + u) * 12 + 3 * l + m] = v;
+                    K[(3 * k + u) * 12 + 3 * k + m] -= v;
+                }
+            }
+        }
+}
+
+/* SOFA's TetrahedronHyperelasticityFEMForceField_invertedTets.scn starts
+ * every tetrahedron mirrored (F = diag(1, 1, -1), J = -1) with ParameterSet
+ * "1644295.30201342 33557.0469798658" (mu, lambda as SOFA reads them). On
+ * that element, exactly mirrored and then moved a little, settee's forces
+ * and assembled tangent are SOFA's (formulas above) and the tangent is the
+ * central finite difference of the forces; the tangent is indefinite there
+ * (the volume term (lambda + mu)(J - alpha) dcof F, with J - alpha = -2.98,
+ * outweighs mu). */
+Test(hyperelastic, stable_neo_hookean_mirrored_element_is_sofa)
+{
+    const double mu = 1644295.30201342, lambda = 33557.0469798658;
+    const char *pos[] = {"0 0 0 0.2 0 0 0 0.2 0 0 0 -0.18",
+                         "0.01 -0.02 0 0.21 0.01 -0.03 -0.02 0.19 0.01 0.03 0.02 -0.1"};
+    for (int k = 0; k < 2; k++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0'><EulerExplicitSolver/>"
+                 "<MechanicalObject name='dofs' position='%s' "
+                 "rest_position='0 0 0 0.2 0 0 0 0.2 0 0 0 0.18'/>"
+                 "<TetrahedronSetTopologyContainer tetrahedra='0 1 2 3'/>"
+                 "<TetrahedronHyperelasticityFEMForceField name='fem' "
+                 "materialName='StableNeoHookean' ParameterSet='%.15g %.15g'/></Node>",
+                 pos[k], mu, lambda);
+        test_rt t;
+        open_rt(&t);
+        st_scene *s = load_xml(&t, xml);
+        st_system *sys = s->systems[0];
+        st_component *c = ff(s, "fem");
+        st_mstate *ms = (st_mstate *)ff(s, "dofs");
+        double x[12], f[12], fs[12], Ks[144], fp[12], fm[12];
+        memcpy(x, sys->x, sizeof x);
+        force_at(sys, c, x, f);
+        sofa_stable_nh(ms->rest_position.r, x, mu, lambda, fs, Ks);
+        double fmax = max_abs(fs, 12), kmax = max_abs(Ks, 144);
+        cr_assert_gt(fmax, 1e3, "case %d: force %g", k, fmax);
+        for (int i = 0; i < 12; i++)
+            cr_assert(fabs(f[i] - fs[i]) <= 1e-12 * fmax, "case %d: f[%d] = %.17g, SOFA %.17g",
+                      k, i, f[i], fs[i]);
+        double K[144] = {0};
+        assembled_k(sys, K);
+        const double h = 1e-7;
+        for (int j = 0; j < 12; j++) {
+            double xj = x[j];
+            x[j] = xj + h;
+            force_at(sys, c, x, fp);
+            x[j] = xj - h;
+            force_at(sys, c, x, fm);
+            x[j] = xj;
+            for (int i = 0; i < 12; i++) {
+                double fd = (fp[i] - fm[i]) / (2 * h);
+                cr_assert(fabs(K[i * 12 + j] - Ks[i * 12 + j]) <= 1e-11 * kmax,
+                          "case %d: K(%d,%d) = %.17g, SOFA %.17g", k, i, j, K[i * 12 + j],
+                          Ks[i * 12 + j]);
+                cr_assert(fabs(K[i * 12 + j] - fd) <= 1e-6 * kmax,
+                          "case %d: K(%d,%d) = %.12g, finite differences %.12g", k, i, j,
+                          K[i * 12 + j], fd);
+            }
+        }
+        /* indefinite: the stiffness -K has a 2x2 principal minor < 0 (a
+         * positive semidefinite matrix has none) */
+        double minor = INFINITY;
+        for (int i = 0; i < 12; i++)
+            for (int j = i + 1; j < 12; j++) {
+                double d = K[i * 13] * K[j * 13] - K[i * 12 + j] * K[j * 12 + i];
+                if (d < minor)
+                    minor = d;
+            }
+        cr_assert_lt(minor, -1e-3 * kmax * kmax, "case %d: no negative 2x2 minor (%g)", k,
+                     minor);
+        st_scene_destroy(&s);
+        test_rt_close(&t);
+    }
+}
+
+/* A block like SOFA's TetrahedronHyperelasticityFEMForceField_invertedTets
+ * scene (our own writing of it): its rest grid mirrored through z = 0 at
+ * the start, every tetrahedron at J = -1, StableNeoHookean, MeshMatrixMass,
+ * implicit Euler with a direct solver. */
+static st_scene *mirrored_block(test_rt *t, const char *solver)
+{
+    char xml[2048];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.00005' gravity='0 0 0'><DefaultAnimationLoop/>"
+             "<Node name='B'><EulerImplicitSolver/>%s"
+             "<RegularGridTopology name='rest' min='0 0 0' max='1 1 2.7' n='6 6 16'/>"
+             "<RegularGridTopology name='start' min='0 0 0' max='1 1 -2.7' n='6 6 16'/>"
+             "<MechanicalObject name='dofs' rest_position='@rest.position' "
+             "position='@start.position'/>"
+             "<MeshMatrixMass totalMass='1.0'/>"
+             "<Node name='T'><TetrahedronSetTopologyContainer name='tetras'/>"
+             "<TetrahedronSetTopologyModifier/>"
+             "<Hexa2TetraTopologicalMapping input='@../rest' output='@tetras' swapping='true'/>"
+             "<TetrahedronHyperelasticityFEMForceField name='fem' "
+             "ParameterSet='1644295.30201342 33557.0469798658' "
+             "materialName='StableNeoHookean'/></Node>"
+             "<BoxROI name='box' box='0 0 0 1 1 0.05'/>"
+             "<FixedProjectiveConstraint indices='@box.indices'/></Node></Node>",
+             solver);
+    open_rt(t);
+    return load_xml(t, xml);
+}
+
+/* The first step's system is indefinite (the material's tangent while the
+ * elements are inside out; SOFA's hexahedron mass too) but far from
+ * singular (its smallest eigenvalue, 1e-6, is 1e-3 of the mass terms):
+ * SparseLDLSolver's LDL^T without pivoting gives the solution of LU with
+ * partial pivoting (UMFPACK) to 1e-9. The body then jumps some 20 lengths
+ * in 5e-5 s, in SOFA's equations as here. At step 14 the LDL^T pivots span
+ * 17 orders of magnitude (pivot growth in this ordering) while the matrix's
+ * condition is about 1e13: settee used to stop there as on a singular
+ * matrix; it now goes on with a warning, as SOFA's solver goes on. */
+Test(hyperelastic, stable_neo_hookean_mirrored_block_runs_on, .timeout = 300)
+{
+    test_rt t, u;
+    st_error err = {0};
+    st_scene *s = mirrored_block(&t, "<SparseLDLSolver template='CompressedRowSparseMatrixd'/>");
+    st_scene *r = mirrored_block(&u, "<EigenSparseLU/>");
+    cr_assert_eq(st_scene_step(s, 0.00005, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_step(r, 0.00005, &err), ST_OK, "%s", err.msg);
+    st_mstate *a = (st_mstate *)ff(s, "dofs"), *b = (st_mstate *)ff(r, "dofs");
+    double span = 0, gap = 0;
+    for (size_t i = 0; i < 3 * a->n; i++) {
+        if (fabs(a->position.r[i]) > span)
+            span = fabs(a->position.r[i]);
+        if (fabs(a->position.r[i] - b->position.r[i]) > gap)
+            gap = fabs(a->position.r[i] - b->position.r[i]);
+    }
+    cr_assert_gt(span, 5.0, "the first step moved the body to |x| <= %g only", span);
+    cr_assert_leq(gap, 1e-9 * span, "LDL^T and LU differ by %g (span %g)", gap, span);
+    for (int i = 1; i < 20; i++)
+        cr_assert_eq(st_scene_step(s, 0.00005, &err), ST_OK, "step %d: %s", i + 1, err.msg);
+    for (size_t i = 0; i < 3 * a->n; i++)
+        cr_assert(isfinite(a->position.r[i]), "x[%zu] = %g", i, a->position.r[i]);
+    cr_assert(strstr(t.log, "reciprocal condition number is about"), "no warning:\n%s", t.log);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    st_scene_destroy(&s);
+    st_scene_destroy(&r);
+    test_rt_close(&t);
+    test_rt_close(&u);
 }
