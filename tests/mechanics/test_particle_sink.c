@@ -168,3 +168,53 @@ Test(particle_sink, refuses_a_grid_topology)
     st_scene_destroy(&s);
     test_rt_close(&t);
 }
+
+/* Whether a topology can change is asked of the instance: the Topology
+ * plugin's static meshes and grids share their class's operations with
+ * the dynamic containers, and a container adds only the kinds it holds. */
+Test(particle_sink, topology_can_change_asks_the_instance)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t,
+                                  "format: settee/1\n"
+                                  "root:\n"
+                                  "  objects:\n"
+                                  "    - RequiredPlugin: {pluginName: [Topology]}\n"
+                                  "  children:\n"
+                                  "    - name: a\n"
+                                  "      objects:\n"
+                                  "        - PointSetTopologyContainer: {name: points, position: "
+                                  "[[0, 0, 0], [1, 0, 0]]}\n"
+                                  "    - name: b\n"
+                                  "      objects:\n"
+                                  "        - TriangleSetTopologyContainer: {name: tris, position: "
+                                  "[[0, 0, 0], [1, 0, 0], [0, 1, 0]], triangles: [[0, 1, 2]]}\n"
+                                  "    - name: c\n"
+                                  "      objects:\n"
+                                  "        - MeshTopology: {name: mesh, position: [[0, 0, 0], "
+                                  "[1, 0, 0], [0, 1, 0]], triangles: [[0, 1, 2]]}\n"
+                                  "    - name: d\n"
+                                  "      objects:\n"
+                                  "        - RegularGridTopology: {name: grid, n: [2, 2, 2]}\n",
+                                  &s, &err),
+                 ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\n%s", err.msg, t.log);
+    st_component *points = test_find_object(s, "points"), *tris = test_find_object(s, "tris");
+    st_component *mesh = test_find_object(s, "mesh"), *grid = test_find_object(s, "grid");
+    cr_assert(st_topology_can_change(points, ST_TOPO_ADDED, ST_ELEM_POINT));
+    cr_assert(st_topology_can_change(points, ST_TOPO_REMOVED, ST_ELEM_POINT));
+    cr_assert_not(st_topology_can_change(points, ST_TOPO_ADDED, ST_ELEM_TRIANGLE));
+    cr_assert(st_topology_can_change(tris, ST_TOPO_REMOVED, ST_ELEM_TRIANGLE));
+    cr_assert(st_topology_can_change(tris, ST_TOPO_ADDED, ST_ELEM_EDGE));
+    cr_assert_not(st_topology_can_change(tris, ST_TOPO_ADDED, ST_ELEM_TETRAHEDRON));
+    for (int e = 0; e < ST_ELEM_COUNT; e++) {
+        cr_assert_not(st_topology_can_change(mesh, ST_TOPO_REMOVED, (st_elem)e), "mesh %d", e);
+        cr_assert_not(st_topology_can_change(grid, ST_TOPO_ADDED, (st_elem)e), "grid %d", e);
+    }
+    cr_assert_not(st_topology_can_change(NULL, ST_TOPO_REMOVED, ST_ELEM_POINT));
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
