@@ -937,6 +937,11 @@ bool st__component_has_tag(const st_component *c, const char *tag)
     return false;
 }
 
+bool st_component_has_tag(const st_component *c, const char *tag)
+{
+    return c && tag && tag[0] && st__component_has_tag(c, tag);
+}
+
 static st_status update_inputs(st_component *c, st_error *err);
 
 /* The nesting of st_component_update_inputs on this thread (child scenes

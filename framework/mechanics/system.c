@@ -38,6 +38,13 @@ typedef struct sys_impl {
     size_t nscratch;
     bool bound;
     bool mass_on_mapped;          /* some mass acts on a mapped state */
+    /* nmasses each. SOFA's node keeps its last mass as "the" mass
+     * (node->mass): only that one answers the visitors that ask the node's
+     * mass (a = M^-1 f, separate gravity, kinetic energy, M dx, whether the
+     * masses are diagonal); every mass is also a force field (gravity,
+     * potential energy, M in M dx + B dx + K dx and in the matrix). */
+    bool *node_mass;              /* the last mass of its node */
+    bool *mdx_mass;               /* node mass reached by SOFA's M dx visitor */
     bool *proj_mapped;            /* nprojs: the constraint acts on a mapped state */
     st_mapgraph *graph;           /* the mappings' Jacobians (NULL without mappings) */
     bool *map_active;             /* nmaps: the mapping maps forces up */
@@ -273,6 +280,38 @@ static bool output_idle(const sys_impl *s, size_t i, const bool *fed)
     return s->map_out[i] >= 0 && !fed[s->map_out[i]];
 }
 
+/* SOFA's node->mass: the last mass added to the node. */
+static st_component *last_mass(const st_node *n)
+{
+    for (size_t i = n->nobjects; i-- > 0;)
+        if (n->objects[i]->cls->mass)
+            return n->objects[i];
+    return NULL;
+}
+
+static bool has_mechanical_mapping(const st_node *n)
+{
+    for (size_t i = 0; i < n->nobjects; i++)
+        if (n->objects[i]->cls->mapping && !st__mapping_is_visual(n->objects[i]))
+            return true;
+    return false;
+}
+
+/* Whether SOFA's M dx visitor, walking down from the solver's node, reaches
+ * the mass of node n: it stops at a node holding a mechanical mapping and
+ * below a node whose mass it used. */
+static bool reached_by_mdx(const st_node *n, const st_node *top)
+{
+    if (has_mechanical_mapping(n))
+        return false;
+    for (const st_node *p = n; p != top && p->parent;) {
+        p = p->parent;
+        if (has_mechanical_mapping(p) || last_mass(p))
+            return false;
+    }
+    return true;
+}
+
 st_status st__system_compile(st_component *solver, st_system **out, st_error *err)
 {
     return st__system_compile_group(&solver, 1, out, err);
@@ -418,6 +457,18 @@ st_status st__system_compile_group(st_component *const *solvers, size_t nsolvers
         if (ms && ms->mapped)
             s->mass_on_mapped = true;
     }
+    if (s->nmasses) {
+        s->node_mass = st_calloc(s->nmasses, sizeof *s->node_mass);
+        s->mdx_mass = st_calloc(s->nmasses, sizeof *s->mdx_mass);
+        if (!s->node_mass || !s->mdx_mass) {
+            rc = st_error_set(err, ST_ENOMEM, "out of memory while compiling the mechanical system");
+            goto fail;
+        }
+        for (size_t i = 0; i < s->nmasses; i++) {
+            s->node_mass[i] = last_mass(s->masses[i]->node) == s->masses[i];
+            s->mdx_mass[i] = s->node_mass[i] && reached_by_mdx(s->masses[i]->node, sys->node);
+        }
+    }
 
     /* Bind the states' arrays to their slices of the global vectors. */
     for (size_t i = 0; i < sys->nstates; i++) {
@@ -494,6 +545,8 @@ void st__system_destroy(st_system **psys)
     st_free(s->st);
     st_free(s->contrib);
     st_free(s->masses);
+    st_free(s->node_mass);
+    st_free(s->mdx_mass);
     st_free(s->ffs);
     st_free(s->projs);
     st_free(s->proj_mapped);
@@ -896,7 +949,7 @@ bool st_system_mass_is_diagonal(const st_system *sys)
     for (size_t i = 0; i < s->nmasses; i++) {
         st_component *c = s->masses[i];
         const st_mass_ops *m = c->cls->mass;
-        if (!m->is_diagonal || !m->is_diagonal(c))
+        if (s->node_mass[i] && (!m->is_diagonal || !m->is_diagonal(c)))
             return false;
     }
     return !s->mass_on_mapped;
@@ -907,6 +960,8 @@ st_status st_system_acc_from_f(st_system *sys, double *a, const double *f, st_er
     sys_impl *s = impl(sys);
     for (size_t i = 0; i < s->nmasses; i++) {
         st_component *c = s->masses[i];
+        if (!s->node_mass[i])
+            continue;
         if (!c->cls->mass->acc_from_f)
             return st_component_error(c, NULL, err, ST_ESTATE,
                                       "this mass cannot compute M^-1 f (its matrix is not diagonal); "
@@ -975,7 +1030,7 @@ void st_system_add_separate_gravity(st_system *sys, double *v, double dt)
     for (size_t i = 0; i < s->nmasses; i++) {
         st_component *c = s->masses[i];
         st_mparams own;
-        if (c->cls->mass->add_gravity_to_v)
+        if (s->node_mass[i] && c->cls->mass->add_gravity_to_v)
             c->cls->mass->add_gravity_to_v(c, context_params(c, &sys->mp, &own), v, dt);
     }
 }
@@ -986,10 +1041,20 @@ double st_system_kinetic_energy(st_system *sys)
     double e = 0.0;
     for (size_t i = 0; i < s->nmasses; i++) {
         st_component *c = s->masses[i];
-        if (c->cls->mass->kinetic_energy)
+        if (s->node_mass[i] && c->cls->mass->kinetic_energy)
             e += c->cls->mass->kinetic_energy(c, &sys->mp, sys->v);
     }
     return e;
+}
+
+void st_system_add_mdx(st_system *sys, double *res, const double *dx, double factor)
+{
+    sys_impl *s = impl(sys);
+    for (size_t i = 0; i < s->nmasses; i++) {
+        st_component *c = s->masses[i];
+        if (s->mdx_mass[i] && c->cls->mass->add_m_dx)
+            c->cls->mass->add_m_dx(c, &sys->mp, res, dx, factor);
+    }
 }
 
 double st_system_potential_energy(st_system *sys)

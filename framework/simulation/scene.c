@@ -209,8 +209,9 @@ static bool links_to(const st_component *c, const st_component *target)
     return false;
 }
 
-/* What one node may hold (docs/scene-format.md, "One of a kind"): one mass
- * (SOFA keeps a single mass per node: a second is an error); several ODE
+/* What one node may hold (docs/scene-format.md, "One of a kind"): several
+ * masses, as SOFA allows (each adds its gravity and its M; the last is the
+ * node's mass for a = M^-1 f and the kinetic energy); several ODE
  * solvers run as SOFA's SolveVisitor runs them, every one in scene order
  * over the same subtree (a warning says so); and a warning when an
  * ODE solver that names no linearSolver picks the first of several linear
@@ -225,7 +226,7 @@ static bool advances_positions(const st_component *c)
 
 static void check_roles(init_ctx *x, st_node *n)
 {
-    st_component *mass = NULL, *ode = NULL, *ls = NULL;
+    st_component *ode = NULL, *ls = NULL;
     char path[ST_ERROR_PATH_MAX];
     for (size_t i = 0; i < n->nobjects; i++) {
         st_component *c = n->objects[i];
@@ -245,38 +246,25 @@ static void check_roles(init_ctx *x, st_node *n)
                 record(x, &e);
             }
         }
-        st_component **first = c->cls->mass ? &mass : c->cls->odesolver ? &ode : NULL;
-        if (!first)
+        if (!c->cls->odesolver)
             continue;
-        if (!*first) {
-            *first = c;
-            continue;
-        }
-        if (c->cls->odesolver) {
-            /* A velocity filter (DampVelocitySolver) next to an integrator
-             * is SOFA's intended use: no advance twice, no warning. */
-            if (!advances_positions(c) || !advances_positions(ode))
-                continue;
-            st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(c)->mark,
-                    st_component_path(c, path, sizeof path),
-                    "%s '%s': this node already has the ODE solver %s '%s' (line %d): both are "
-                    "used, as SOFA's SolveVisitor does: each step '%s' integrates the node's "
-                    "subtree over dt, then '%s' integrates it again from there (the states "
-                    "advance twice per step); move one to its own node or remove it if that is "
-                    "not meant",
-                    c->cls->name, c->name, ode->cls->name, ode->name, st__cinfo(ode)->mark.line,
-                    ode->name, c->name);
+        if (!ode) {
+            ode = c;
             continue;
         }
-        st_error e = {0};
-        st__error_at(&e, ST_ESCENE, st__cinfo(c)->mark,
-                     "%s: this node already has the mass %s '%s' (line %d): a node holds one "
-                     "mass (SOFA uses only one mass per node: the other would be ignored, or "
-                     "both would add gravity); move one to its own node",
-                     c->cls->name, (*first)->cls->name, (*first)->name,
-                     st__cinfo(*first)->mark.line);
-        st_error_set_path(&e, st_component_path(c, path, sizeof path));
-        record(x, &e);
+        /* A velocity filter (DampVelocitySolver) next to an integrator
+         * is SOFA's intended use: no advance twice, no warning. */
+        if (!advances_positions(c) || !advances_positions(ode))
+            continue;
+        st__log(x->s->rt, ST_LOG_WARNING, st__cinfo(c)->mark,
+                st_component_path(c, path, sizeof path),
+                "%s '%s': this node already has the ODE solver %s '%s' (line %d): both are "
+                "used, as SOFA's SolveVisitor does: each step '%s' integrates the node's "
+                "subtree over dt, then '%s' integrates it again from there (the states "
+                "advance twice per step); move one to its own node or remove it if that is "
+                "not meant",
+                c->cls->name, c->name, ode->cls->name, ode->name, st__cinfo(ode)->mark.line,
+                ode->name, c->name);
     }
     const st_field *lf = ode ? st_component_field(ode, "linearSolver") : NULL;
     bool linked = lf && *(st_component **)st_component_field_ptr(ode, lf);

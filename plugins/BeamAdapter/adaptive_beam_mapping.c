@@ -38,10 +38,7 @@
 #include "beam_adapter.h"
 #include "../shared/mapping_common.h"
 
-typedef struct abm_point {
-    size_t beam;
-    double bary, y, z;
-} abm_point;
+typedef ba_point abm_point;
 
 typedef struct adaptive_beam_mapping {
     map_head h;
@@ -155,8 +152,8 @@ static void bernstein(double t, double a[4])
     a[0] = s * s * s, a[1] = 3 * t * s * s, a[2] = 3 * t * t * s, a[3] = t * t * t;
 }
 
-static void point_position(const beam_interpolation *bi, const abm_point *p, const double *x,
-                           double out[3])
+void ba_point_position(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       double out[3])
 {
     ba_xf g0, g1;
     const double L = ba_length(bi, p->beam);
@@ -205,16 +202,17 @@ static void inv_rotate(double out[3], const double q[4], const double v[3])
     st_quat_rotate(out, c, v);
 }
 
-/* The point's velocity from the nodes' (v, w) derivatives v0, v1. */
-static void point_velocity(const beam_interpolation *bi, const abm_point *p, const double *x,
-                           const double *v0, const double *v1, double out[3])
+/* The control points' velocities of beam b from its nodes' (v, w). */
+static void control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                               const double *v0, const double *v1, double V[4][3],
+                               double q[2][4], double wl[2][3])
 {
-    double q[2][4], r[2][3];
-    node_frames(bi, p->beam, x, q, r);
-    const double L = ba_length(bi, p->beam);
-    const double lever[3] = {L / 3.0, 0.0, 0.0}, lp[3] = {0.0, p->y, p->z};
+    double r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double lever[3] = {L / 3.0, 0.0, 0.0};
     const double *vin[2] = {v0, v1};
-    double vl[2][3], wl[2][3];
+    double vl[2][3];
     for (int k = 0; k < 2; k++) {
         double t[3], wr[3];
         st_v3_cross(wr, vin[k] + 3, r[k]);
@@ -223,7 +221,7 @@ static void point_velocity(const beam_interpolation *bi, const abm_point *p, con
         inv_rotate(vl[k], q[k], t);
         inv_rotate(wl[k], q[k], vin[k] + 3);
     }
-    double V[4][3], t[3], a[4];
+    double t[3];
     st_v3_cross(t, wl[0], lever);
     for (int c = 0; c < 3; c++)
         t[c] += vl[0][c];
@@ -234,6 +232,64 @@ static void point_velocity(const beam_interpolation *bi, const abm_point *p, con
         t[c] = vl[1][c] - t[c];
     st_quat_rotate(V[2], q[1], t);
     st_quat_rotate(V[3], q[1], vl[1]);
+}
+
+void ba_control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                           const double *v0, const double *v1, double V[4][3])
+{
+    double q[2][4], wl[2][3];
+    control_velocities(bi, b, x, v0, v1, V, q, wl);
+}
+
+void ba_control_forces(const beam_interpolation *bi, size_t b, const double *x,
+                       const double F[4][3], double F0[6], double F1[6])
+{
+    double q[2][4], r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double lever[2][3] = {{L / 3.0, 0.0, 0.0}, {-L / 3.0, 0.0, 0.0}};
+    const double *inner[2] = {F[1], F[2]}, *end[2] = {F[0], F[3]};
+    double *out[2] = {F0, F1};
+    for (int k = 0; k < 2; k++) {
+        double fl[3], tl[3], Tg[3], sum[3], rf[3];
+        inv_rotate(fl, q[k], inner[k]);
+        st_v3_cross(tl, lever[k], fl);
+        st_quat_rotate(Tg, q[k], tl);
+        for (int c = 0; c < 3; c++)
+            sum[c] = end[k][c] + inner[k][c];
+        st_v3_cross(rf, r[k], sum);
+        for (int c = 0; c < 3; c++) {
+            out[k][c] = sum[c];
+            out[k][3 + c] = Tg[c] + rf[c];
+        }
+    }
+}
+
+void ba_node_levers(const beam_interpolation *bi, size_t b, const double *x, double lev[4][3])
+{
+    double q[2][4], r[2][3];
+    node_frames(bi, b, x, q, r);
+    const double L = ba_length(bi, b);
+    const double e[2][3] = {{-L / 3.0, 0.0, 0.0}, {L / 3.0, 0.0, 0.0}};
+    double t[3];
+    for (int c = 0; c < 3; c++)
+        lev[0][c] = -r[0][c], lev[3][c] = -r[1][c];
+    st_quat_rotate(t, q[0], e[0]);
+    for (int c = 0; c < 3; c++)
+        lev[1][c] = t[c] - r[0][c];
+    st_quat_rotate(t, q[1], e[1]);
+    for (int c = 0; c < 3; c++)
+        lev[2][c] = t[c] - r[1][c];
+}
+
+/* The point's velocity from the nodes' (v, w) derivatives v0, v1. */
+void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       const double *v0, const double *v1, double out[3])
+{
+    double q[2][4], wl[2][3], V[4][3], t[3], a[4];
+    control_velocities(bi, p->beam, x, v0, v1, V, q, wl);
+    const double L = ba_length(bi, p->beam);
+    const double lp[3] = {0.0, p->y, p->z};
     bernstein(p->bary, a);
     for (int c = 0; c < 3; c++)
         out[c] = a[0] * V[0][c] + a[1] * V[1][c] + a[2] * V[2][c] + a[3] * V[3][c];
@@ -250,8 +306,8 @@ static void point_velocity(const beam_interpolation *bi, const abm_point *p, con
 
 /* The nodes' (force, torque) from the point's force f (the transpose of
  * point_velocity). */
-static void point_force(const beam_interpolation *bi, const abm_point *p, const double *x,
-                        const double f[3], double F0[6], double F1[6])
+void ba_point_force(const beam_interpolation *bi, const ba_point *p, const double *x,
+                    const double f[3], double F0[6], double F1[6])
 {
     double q[2][4], r[2][3], a[4];
     node_frames(bi, p->beam, x, q, r);
@@ -315,7 +371,7 @@ static void apply_range(adaptive_beam_mapping *m, const double *xin, double *xou
 {
     const size_t n = mapped(m);
     for (size_t i = 0; i < n; i++)
-        point_position(m->bi, &m->dist[i], xin, xout + 3 * i);
+        ba_point_position(m->bi, &m->dist[i], xin, xout + 3 * i);
     /* SOFA: points past the distribution are set to 0 */
     for (size_t i = n; i < m->n; i++)
         xout[3 * i] = xout[3 * i + 1] = xout[3 * i + 2] = 0.0;
@@ -328,7 +384,7 @@ static void apply_j_range(adaptive_beam_mapping *m, const double *x, const doubl
     for (size_t i = 0; i < n; i++) {
         unsigned n0, n1;
         ba_node_indices(m->bi, m->dist[i].beam, &n0, &n1);
-        point_velocity(m->bi, &m->dist[i], x, vin + 6 * (size_t)n0, vin + 6 * (size_t)n1,
+        ba_point_velocity(m->bi, &m->dist[i], x, vin + 6 * (size_t)n0, vin + 6 * (size_t)n1,
                        vout + 3 * i);
     }
 }
@@ -466,7 +522,7 @@ static void abm_apply_jt(st_component *self, const st_mparams *mp, double *f)
         unsigned n0, n1;
         double F0[6], F1[6];
         ba_node_indices(m->bi, m->dist[i].beam, &n0, &n1);
-        point_force(m->bi, &m->dist[i], x, fout + 3 * i, F0, F1);
+        ba_point_force(m->bi, &m->dist[i], x, fout + 3 * i, F0, F1);
         for (int c = 0; c < 6; c++) {
             fin[6 * (size_t)n0 + c] += F0[c];
             fin[6 * (size_t)n1 + c] += F1[c];
@@ -492,7 +548,7 @@ static void abm_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
             for (int j = 0; j < 6; j++) {
                 double e[6] = {0, 0, 0, 0, 0, 0}, o[3];
                 e[j] = 1.0;
-                point_velocity(m->bi, &m->dist[i], x, k ? zero : e, k ? e : zero, o);
+                ba_point_velocity(m->bi, &m->dist[i], x, k ? zero : e, k ? e : zero, o);
                 for (int r = 0; r < 3; r++)
                     B[6 * r + j] = o[r];
             }

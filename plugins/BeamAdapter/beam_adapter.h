@@ -232,6 +232,36 @@ extern const st_class wire_beam_interpolation_class;
 st_status wbi_prepare(wire_beam_interpolation *w, st_error *err);
 
 extern const st_class adaptive_beam_mapping_class;
+extern const st_class multi_adaptive_beam_mapping_class;
+extern const st_class beam_length_mapping_class;
+
+/* A point mapped on a beam: the beam, its barycentric coordinate along the
+ * spline and the offset (0, y, z) in the interpolated frame. */
+typedef struct ba_point {
+    size_t beam;
+    double bary, y, z;
+} ba_point;
+
+/* AdaptiveBeamMapping's map of one point at input coordinates x (7 a
+ * frame): its position, its velocity from the nodes' (v, w) v0 and v1, and
+ * the nodes' (force, torque) from its force f (the transpose). */
+void ba_point_position(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       double out[3]);
+void ba_point_velocity(const beam_interpolation *bi, const ba_point *p, const double *x,
+                       const double *v0, const double *v1, double out[3]);
+void ba_point_force(const beam_interpolation *bi, const ba_point *p, const double *x,
+                    const double f[3], double F0[6], double F1[6]);
+/* Beam b's Bezier control points: their velocities from the nodes' (v, w)
+ * v0 and v1, and the nodes' (force, torque) from forces F on them (the
+ * transpose). */
+void ba_control_velocities(const beam_interpolation *bi, size_t b, const double *x,
+                           const double *v0, const double *v1, double V[4][3]);
+void ba_control_forces(const beam_interpolation *bi, size_t b, const double *x,
+                       const double F[4][3], double F0[6], double F1[6]);
+/* The levers l_k of beam b's control points (dP_k = dx_node + l_k x w_node,
+ * BeamAdapter's Lev00, Lev01, Lev12, Lev13): -r0, R0 (-L/3, 0, 0) - r0,
+ * R1 (L/3, 0, 0) - r1, -r1 (r the DOF-to-node offsets in global axes). */
+void ba_node_levers(const beam_interpolation *bi, size_t b, const double *x, double lev[4][3]);
 
 
 #define IRC_MAX_INSTRUMENTS 32
@@ -261,6 +291,9 @@ typedef struct ir_controller {
     size_t nnode;
     bool use_actions;         /* a BeamAdapterActionController drives it */
     double start[7];
+    /* The instruments on each of the last step's nodes (bit i: instrument
+     * i; SOFA's m_idInstrumentCurvAbsTable), nnode entries. */
+    uint32_t *node_inst;
 } ir_controller;
 
 extern const st_class interventional_radiology_controller_class;
@@ -274,6 +307,15 @@ enum {
 /* SOFA's applyAction: one action on the controlled instrument (a step of
  * xtip or of rotationInstrument, another instrument controlled). */
 void irc_apply_action(ir_controller *c, int action);
+/* SOFA's interventionalRadiologyCollisionControls: the points of a
+ * collision model along the combined instrument, from the tip back, each
+ * given its instrument (inst) and its abscissa on it (x), sampled with
+ * each instrument's collision edges (n points, updated in place from their
+ * previous values); remove[] receives, per instrument, the last point past
+ * its length (SOFA's edges to remove), *nremove how many. */
+void irc_collision_controls(const ir_controller *c, double *x, int *inst, size_t n,
+                            int *remove, size_t *nremove);
+
 /* SOFA's applyInterventionalRadiologyController: the beams, frames and
  * fixed frames for the current xtip and rotationInstrument. */
 st_status irc_update(ir_controller *c, st_error *err);
@@ -294,6 +336,11 @@ typedef struct wire_rest_shape {
 } wire_rest_shape;
 
 extern const st_class wire_rest_shape_class;
+
+/* Appends printf(fmt, a, b) to a growing text (*buf, *len of *cap;
+ * free() it): the lists written to a topology's fields. */
+st_status ba_buf_add(char **buf, size_t *len, size_t *cap, st_error *err, const char *fmt,
+                     double a, double b);
 
 /* The rest frame at curvilinear abscissa x (SOFA's getRestTransformOnX). */
 void wrs_rest_transform(const wire_rest_shape *w, double x, ba_xf *out);

@@ -352,13 +352,17 @@ static st_status apply_controller(ir_controller *c, st_error *err)
     }
     /* this step's nodes */
     st_free(c->node_abs);
+    st_free(c->node_inst);
     c->node_abs = abs.v;
+    c->node_inst = table;
     c->nnode = nabs;
     abs.v = NULL;
+    table = NULL;
     if (nabs == 0) { /* never: 0 is always sampled; keep one node for the next step */
         c->node_abs = st_calloc(1, sizeof *c->node_abs);
+        c->node_inst = st_calloc(1, sizeof *c->node_inst);
         c->nnode = 1;
-        if (!c->node_abs)
+        if (!c->node_abs || !c->node_inst)
             goto oom;
     }
     state_view_propagate(ms);
@@ -380,7 +384,9 @@ static void irc_cleanup(st_component *self)
 {
     ir_controller *c = (ir_controller *)self;
     st_free(c->node_abs);
+    st_free(c->node_inst);
     c->node_abs = NULL;
+    c->node_inst = NULL;
     c->nnode = 0;
 }
 
@@ -509,6 +515,49 @@ static st_status irc_init(st_component *self, st_error *err)
     ST_TRY(apply_controller(c, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
+}
+
+static int node_first_instrument(const ir_controller *c, size_t node)
+{
+    return c->node_inst && node < c->nnode ? first_instrument(c->node_inst[node]) : 0;
+}
+
+void irc_collision_controls(const ir_controller *c, double *x, int *inst, size_t n,
+                            int *remove, size_t *nremove)
+{
+    *nremove = 0;
+    if (c->nnode == 0)
+        return;
+    size_t node = c->nnode - 1;
+    double xabs = c->node_abs[node];
+    int first = node_first_instrument(c, node);
+    size_t seg[IRC_MAX_INSTRUMENTS] = {0};
+    for (size_t i = n; i-- > 0;) {
+        const int id = inst[i] >= 0 && (size_t)inst[i] < c->ninst ? inst[i] : 0;
+        if (x[i] > inst_length(c, (size_t)id)) {
+            seg[id] = i; /* past the instrument: its edge goes */
+            continue;
+        }
+        const double xbegin = c->xtip.r[first] - inst_length(c, (size_t)first);
+        x[i] = xabs - xbegin;
+        inst[i] = first;
+        xabs -= wrs_collision_sampling(c->inst[first]->wrs, x[i]);
+        if (xabs < 0.0) {
+            xabs = 0.0;
+            continue;
+        }
+        while (node > 0 && xabs < c->node_abs[node - 1]) {
+            node--;
+            if (node_first_instrument(c, node) != first) {
+                first = node_first_instrument(c, node);
+                xabs = c->node_abs[node];
+                break;
+            }
+        }
+    }
+    for (size_t k = 0; k < c->ninst; k++)
+        if (seg[k] != 0)
+            remove[(*nremove)++] = (int)seg[k];
 }
 
 st_status irc_update(ir_controller *c, st_error *err)

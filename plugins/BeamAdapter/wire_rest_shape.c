@@ -466,9 +466,8 @@ static st_status wrs_init(st_component *self, st_error *err)
     return ST_OK;
 }
 
-/* Appends printf text to a growing buffer. */
-static st_status buf_add(char **buf, size_t *len, size_t *cap, st_error *err, const char *fmt,
-                         double a, double b)
+st_status ba_buf_add(char **buf, size_t *len, size_t *cap, st_error *err, const char *fmt,
+                     double a, double b)
 {
     char tmp[96];
     const int k = snprintf(tmp, sizeof tmp, fmt, a, b);
@@ -478,7 +477,7 @@ static st_status buf_add(char **buf, size_t *len, size_t *cap, st_error *err, co
             nc *= 2;
         char *nb = realloc(*buf, nc);
         if (!nb)
-            return st_error_set(err, ST_ENOMEM, "WireRestShape: out of memory");
+            return st_error_set(err, ST_ENOMEM, "BeamAdapter: out of memory writing a topology");
         *buf = nb;
         *cap = nc;
     }
@@ -503,9 +502,9 @@ static st_status wrs_fill_topology(wire_rest_shape *w, st_component *topo, st_er
         const double length = fabs(w->key_points.r[i + 1] - w->key_points.r[i]);
         const double dx = nv ? length / nv : 0.0;
         for (unsigned k = start; k < nv + 1 && st == ST_OK; k++)
-            st = buf_add(&pos, &pl, &pc, err, "%.17g %.17g 0 ", prev_length + k * dx, 0.0);
+            st = ba_buf_add(&pos, &pl, &pc, err, "%.17g %.17g 0 ", prev_length + k * dx, 0.0);
         for (unsigned k = prev_edges; k < prev_edges + nv && st == ST_OK; k++)
-            st = buf_add(&edg, &el, &ec, err, "%.0f %.0f ", k, k + 1.0);
+            st = ba_buf_add(&edg, &el, &ec, err, "%.0f %.0f ", k, k + 1.0);
         prev_length = length;
         prev_edges = nv;
         start = 1;

@@ -1225,6 +1225,30 @@ static st_status pipeline_integrate_begin(st_component *self, st_node *root, st_
     return ST_OK;
 }
 
+/* SOFA's getDetectionOutputs: this step's narrow phase outputs, pair after
+ * pair, read in place (no copy). */
+static st_status pipeline_detections(st_component *self, const st_component *narrow,
+                                     st_detection_fn fn, void *ud, st_error *err)
+{
+    pipeline *p = (pipeline *)self;
+    if (!p->valid || (narrow && narrow != p->narrow))
+        return ST_OK;
+    for (size_t k = 0; k < p->npairs; k++) {
+        const cpair *q = &p->pairs[k];
+        st_detection d = {.model = {&q->m[0]->base, &q->m[1]->base}};
+        for (size_t i = 0; i < q->ndet; i++) {
+            const cdetect *c = &q->det[i];
+            memcpy(d.point, c->p, sizeof d.point);
+            memcpy(d.normal, c->normal, sizeof d.normal);
+            d.elem[0] = c->e[0];
+            d.elem[1] = c->e[1];
+            d.value = c->value;
+            ST_TRY(fn(ud, &d, err));
+        }
+    }
+    return ST_OK;
+}
+
 static st_status pipeline_compute(st_component *self, st_node *root, st_error *err)
 {
     (void)root;
@@ -1329,6 +1353,7 @@ static const st_collision_ops pipeline_ops = {
     .compute = pipeline_compute,
     .solver_groups = pipeline_solver_groups,
     .integrate_begin = pipeline_integrate_begin,
+    .detections = pipeline_detections,
 };
 
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};
@@ -1404,6 +1429,7 @@ const st_collision_ops sub_collision_pipeline_ops = {
     .compute = pipeline_compute,
     .solver_groups = pipeline_solver_groups,
     .integrate_begin = pipeline_integrate_begin,
+    .detections = pipeline_detections,
 };
 
 const st_class sub_collision_pipeline_class = {

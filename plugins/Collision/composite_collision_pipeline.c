@@ -118,12 +118,22 @@ static st_status composite_integrate_begin(st_component *self, st_node *root, st
     return ST_OK;
 }
 
+static st_status composite_detections(st_component *self, const st_component *narrow,
+                                      st_detection_fn fn, void *ud, st_error *err)
+{
+    composite *c = (composite *)self;
+    for (size_t k = 0; k < c->nsubs; k++)
+        ST_TRY(sub_collision_pipeline_ops.detections(c->subs[k], narrow, fn, ud, err));
+    return ST_OK;
+}
+
 static const st_collision_ops composite_ops = {
     .struct_size = sizeof(st_collision_ops),
     .bind = composite_bind,
     .compute = composite_compute,
     .solver_groups = composite_groups,
     .integrate_begin = composite_integrate_begin,
+    .detections = composite_detections,
 };
 
 static const st_field composite_fields[] = {

@@ -167,7 +167,8 @@ static double bdf_evaluate(void *ctx)
     for (unsigned i = 0; i <= q; i++)
         if (s->a[i] != 0.0)
             st_vec_peq(sys, s->vsum, state_v(s, i), s->a[i]);
-    st_system_add_mbkdx(sys, s->r2, s->vsum, 1.0, 0.0, 0.0, true);
+    st_vec_clear(sys, s->r2);
+    st_system_add_mdx(sys, s->r2, s->vsum, 1.0);
     /* Only f at the guess has a nonzero b (BDF). */
     st_vec_peq(sys, s->r2, s->f, -h * s->b[q]);
     st_system_project_response(sys, s->r1);

@@ -158,7 +158,8 @@ static st_status explicit_step(variational *s, st_system *sys, double h, st_erro
     st_vec_eq(sys, v, acc);
     st_vec_teq(sys, v, h);
     st_vec_x_peq(sys, x, v, h);
-    st_system_add_mbkdx(sys, s->p, v, 1.0, 0.0, 0.0, true);
+    st_vec_clear(sys, s->p);
+    st_system_add_mdx(sys, s->p, v, 1.0);
     return ST_OK;
 }
 
@@ -206,7 +207,7 @@ static st_status implicit_step(variational *s, st_system *sys, double h, st_erro
     st_system_project_response(sys, f);
     st_vec_clear(sys, s->p);
     st_vec_peq(sys, s->p, f, h / 2);
-    st_system_add_mbkdx(sys, s->p, v, 1.0, 0.0, 0.0, false);
+    st_system_add_mdx(sys, s->p, v, 1.0);
     st_vec_x_op(sys, x, s->oldpos, v, h);
 
     if (s->compute_hamiltonian) {
@@ -230,7 +231,8 @@ static st_status variational_solve(st_component *self, st_system *sys, double dt
     variational *s = (variational *)self;
     if (!s->started || sys->mp.time == 0.0) {
         /* p = M v, assuming no acceleration at the start. */
-        st_system_add_mbkdx(sys, s->p, sys->v, 1.0, 0.0, 0.0, true);
+        st_vec_clear(sys, s->p);
+        st_system_add_mdx(sys, s->p, sys->v, 1.0);
         if (s->compute_hamiltonian && s->incremental_potential)
             s->potential = st_system_potential_energy(sys);
         if (s->out && !s->started)

@@ -49,6 +49,7 @@
 #include <settee/settee.h>
 
 #include "../shared/output_file.h"
+#include "../shared/topology_modifier.h"
 #include "incision.h"
 #include "../shared/topology_link.h"
 
@@ -131,43 +132,11 @@ static const st_field tcp_fields[] = {
 
 /* ---- the modifiers (SOFA's class chain) ---- */
 
-/* The element kind of a *SetTopologyModifier class, or -1. */
-static int modifier_kind(const st_component *c)
-{
-    static const char *const names[ST_ELEM_COUNT] = {
-        "PointSetTopologyModifier",    "EdgeSetTopologyModifier",
-        "TriangleSetTopologyModifier", "QuadSetTopologyModifier",
-        "TetrahedronSetTopologyModifier", "HexahedronSetTopologyModifier"};
-    for (int k = 0; k < ST_ELEM_COUNT; k++)
-        if (!strcmp(c->cls->name, names[k]))
-            return k;
-    return -1;
-}
-
-/* Whether a modifier of kind k is a modifier of kind base (Point < Edge <
- * Triangle < Tetrahedron, Edge < Quad < Hexahedron). */
-static bool derives(int k, int base)
-{
-    static const int parent[ST_ELEM_COUNT] = {-1, ST_ELEM_POINT, ST_ELEM_EDGE, ST_ELEM_EDGE,
-                                              ST_ELEM_TRIANGLE, ST_ELEM_QUAD};
-    for (; k >= 0; k = parent[k])
-        if (k == base)
-            return true;
-    return false;
-}
-
 /* The first modifier of kind `base` or derived from it, from the topology's
  * node upward (SOFA's getContext()->get). base < 0: any modifier. */
 static st_component *find_modifier(tcp *t, int base)
 {
-    for (st_node *n = t->topology->node; n; n = st_node_parent(n))
-        for (size_t i = 0; i < st_node_object_count(n); i++) {
-            st_component *c = st_node_object(n, i);
-            int k = modifier_kind(c);
-            if (k >= 0 && (base < 0 || derives(k, base)))
-                return c;
-        }
-    return NULL;
+    return st_find_modifier(t->topology->node, base);
 }
 
 /* The container a modifier changes: the topology of its node, upward. */
@@ -644,7 +613,7 @@ static size_t count_of(st_component *topo, st_elem kind)
 static st_status remove_with(tcp *t, st_component *mod, const unsigned *ids, size_t n, int line,
                              st_error *err)
 {
-    st_elem kind = (st_elem)modifier_kind(mod);
+    st_elem kind = (st_elem)st_modifier_kind(mod);
     st_component *topo = modifier_container(mod);
     if (!topo)
         return st_component_error(&t->base, NULL, err, ST_ESCENE, "%s has no topology container",
@@ -994,12 +963,12 @@ static st_status process_lists(tcp *t, st_error *err)
                               st_elem_name((st_elem)k), st_elem_name((st_elem)k));
             continue;
         }
-        if (modifier_kind(mod) != k)
+        if (st_modifier_kind(mod) != k)
             st_component_warn(&t->base,
                               "the %s to remove go to %s, which removes %s with those indices "
                               "(as SOFA does)",
                               st_elem_name((st_elem)k), mod->name,
-                              st_elem_name((st_elem)modifier_kind(mod)));
+                              st_elem_name((st_elem)st_modifier_kind(mod)));
         ST_TRY(remove_with(t, mod, l->u, l->n, 0, err));
     }
     if (t->interval != 0.0)

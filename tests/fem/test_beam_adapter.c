@@ -1605,3 +1605,188 @@ Test(beam_adapter, rod_mesh_section_chain)
     test_remove_dir(dir);
     test_rt_close(&t);
 }
+
+/* ---- MultiAdaptiveBeamMapping ---- */
+
+/* Two straight instruments on ten frames: A (length 10, five beams, five
+ * collision edges) out to 4, B (length 20, four beams, four collision
+ * edges) out to 12. The controller's nodes: 0, 2, 4 (A's beams, A first
+ * there) then 7 and 12 (B alone), on frames 5..9. The collision chain:
+ * 5 + 4 edges, its points at init at 2k (A, dx 2, k = 0..5) then
+ * 12 + 5k (B, dx 5, k = 1..4). The walk from the tip: B's end (12, local
+ * 20), one B edge back (7, local 15), where the nodes turn to A: A's end
+ * (4, local 10), 2 (local 8), then 0 (local 6) for the six points left.
+ * With the frames laid straight along x at their nodes the points sit at
+ * x = 0 0 0 0 0 0 2 4 7 12; a rigid rotation w = z (frame velocities
+ * w x o) moves them at w x p = (0, x, 0); a force at the tip point goes to
+ * the tip frame whole (bary 1 on B's last beam). */
+Test(beam_adapter, multi_adaptive_beam_mapping_two_instruments)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *xml =
+        "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+        "<Node name='a'><RodStraightSection name='rod' length='10' nbBeams='5' "
+        "nbEdgesCollis='5' nbEdgesVisu='5' radius='0.5' youngModulus='1e4'/>"
+        "<EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+        "<Node name='b'><RodStraightSection name='rod' length='20' nbBeams='4' "
+        "nbEdgesCollis='4' nbEdgesVisu='4' radius='0.3' youngModulus='1e4'/>"
+        "<EdgeSetTopologyContainer/><WireRestShape name='rest' wireMaterials='@rod'/></Node>"
+        "<Node name='combined'><EulerImplicitSolver/><SparseLDLSolver/>"
+        "<RegularGridTopology nx='10' ny='1' nz='1' xmin='0' xmax='1' ymin='0' ymax='0' "
+        "zmin='0' zmax='0'/>"
+        "<MechanicalObject name='dofs' template='Rigid3d'/>"
+        "<WireBeamInterpolation name='A' WireRestShape='@../a/rest'/>"
+        "<AdaptiveBeamForceFieldAndMass interpolation='@A'/>"
+        "<WireBeamInterpolation name='B' WireRestShape='@../b/rest'/>"
+        "<AdaptiveBeamForceFieldAndMass interpolation='@B'/>"
+        "<InterventionalRadiologyController name='irc' instruments='A B' xtip='4 12' "
+        "speed='0' startingPos='0 0 0 0 0 0 1'/>"
+        "<FixedProjectiveConstraint name='fixed' indices='0'/>"
+        "<Node name='collis'><EdgeSetTopologyContainer name='edges'/><EdgeSetTopologyModifier/>"
+        "<MechanicalObject name='cdofs'/>"
+        "<MultiAdaptiveBeamMapping name='map' controller='@../irc'/></Node>"
+        "</Node></Node>";
+    st_scene *s = fem_load_xml(&t, xml);
+    ir_controller *c = (ir_controller *)fem_find(s, "irc", "InterventionalRadiologyController");
+    const double nodes[] = {0, 2, 4, 7, 12};
+    expect_abscissae(c, nodes, 5, "two instruments' nodes");
+    /* the collision chain written to the topology */
+    st_component *edges = fem_find(s, "edges", "EdgeSetTopologyContainer");
+    const st_array *pos = st_component_field_ptr(edges, st_component_field(edges, "position"));
+    const st_array *ed = st_component_field_ptr(edges, st_component_field(edges, "edges"));
+    const double chain[] = {0, 2, 4, 6, 8, 10, 17, 22, 27, 32};
+    cr_assert_eq(pos->n, 10);
+    cr_assert_eq(ed->n, 9);
+    for (size_t i = 0; i < 10; i++)
+        fem_near(pos->r[3 * i], chain[i], 1e-12, "chain point");
+    for (unsigned i = 0; i < 9; i++)
+        cr_assert(ed->u[2 * i] == i && ed->u[2 * i + 1] == i + 1, "edge %u", i);
+    /* the frames straight along x at their nodes */
+    st_mstate *dofs = (st_mstate *)fem_find(s, "dofs", "MechanicalObject");
+    st_mstate *cd = (st_mstate *)fem_find(s, "cdofs", "MechanicalObject");
+    cr_assert_eq(cd->position.n, 10);
+    st_system *sys = s->systems[0];
+    for (size_t k = 0; k < 5; k++) {
+        double *f = dofs->position.r + 7 * (5 + k);
+        f[0] = nodes[k];
+        f[1] = f[2] = f[3] = f[4] = f[5] = 0.0;
+        f[6] = 1.0;
+    }
+    st_system_propagate_x(sys, sys->x);
+    const double want[] = {0, 0, 0, 0, 0, 0, 2, 4, 7, 12};
+    for (size_t i = 0; i < 10; i++) {
+        fem_near(cd->position.r[3 * i], want[i], 1e-12, "collision point x");
+        fem_near(cd->position.r[3 * i + 1], 0.0, 1e-12, "collision point y");
+        fem_near(cd->position.r[3 * i + 2], 0.0, 1e-12, "collision point z");
+    }
+    /* a rigid rotation about z */
+    double *v = calloc(sys->size_all, sizeof *v);
+    cr_assert_not_null(v);
+    for (size_t k = 0; k < 10; k++) {
+        double *vk = st_slice(v, dofs) + 6 * k;
+        vk[1] = dofs->position.r[7 * k]; /* w x o, o on x */
+        vk[5] = 1.0;
+    }
+    st_system_propagate_v(sys, v);
+    const double *vc = st_slice(v, cd);
+    for (size_t i = 0; i < 10; i++) {
+        fem_near(vc[3 * i], 0.0, 1e-12, "point velocity x");
+        fem_near(vc[3 * i + 1], want[i], 1e-12, "point velocity y (w x p)");
+        fem_near(vc[3 * i + 2], 0.0, 1e-12, "point velocity z");
+    }
+    /* a force at the tip point goes to the tip frame */
+    memset(v, 0, sys->size_all * sizeof *v);
+    st_slice(v, cd)[3 * 9 + 1] = 1.0;
+    st_system_apply_jt(sys, v);
+    const double *fd = st_slice(v, dofs);
+    for (size_t k = 0; k < 10; k++)
+        for (int j = 0; j < 6; j++)
+            fem_near(fd[6 * k + j], k == 9 && j == 1 ? 1.0 : 0.0, 1e-12, "J^T at the frames");
+    free(v);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* ---- BeamLengthMapping ---- */
+
+/* One beam of rest length L = 2 on frames along x. The control points are
+ * evenly spaced at rest (P' = L x everywhere), so the length is L; frame 1
+ * moved to x = 3 gives P' along +x with int |P'| = P3 - P0 = 3 (Gauss exact
+ * for a quadratic). dl = dx1 - dx0 along x, nothing for transverse or
+ * rotational motion of a straight beam, and J^T f puts -f and f on the
+ * frames along x. Geometric stiffness at rest with child force f: K_kl =
+ * (f / L) int a_k a_l dt (I - x x^T) between control points (the
+ * derivative Bernstein a_k); frame 1 moved by (0, 1, 0) moves P2 and P3, and
+ * int a_k (a_2 + a_3) = (-0.9, -0.3, 0.3, 0.9), so with c = kf f / L the
+ * frames get (0, -1.2 c, 0, 0, 0, -0.2 c) and (0, 1.2 c, 0, 0, 0, -0.2 c)
+ * (the torques from P1's and P2's levers (-L/3, 0, 0) and (L/3, 0, 0));
+ * geometricStiffness 2 keeps it for f < 0 only, 0 never, 1 always. */
+Test(beam_adapter, beam_length_mapping_closed_forms)
+{
+    test_rt t;
+    ba_open_rt(&t);
+    const char *gs[] = {"0", "1", "2"};
+    for (int mode = 0; mode < 3; mode++) {
+        char xml[2048];
+        snprintf(xml, sizeof xml,
+                 "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+                 "<EulerImplicitSolver/><CGLinearSolver iterations='10' tolerance='1e-9' "
+                 "threshold='1e-9'/>"
+                 "<MechanicalObject name='dofs' template='Rigid3d' position='0 0 0 0 0 0 1  2 0 "
+                 "0 0 0 0 1'/><MeshTopology lines='0 1'/>"
+                 "<BeamInterpolation name='interp' radius='0.1'/>"
+                 "<Node name='len'><MechanicalObject name='lengths' template='Vec1d'/>"
+                 "<BeamLengthMapping name='map' interpolation='@../interp' "
+                 "geometricStiffness='%s'/></Node></Node>",
+                 gs[mode]);
+        st_scene *s = fem_load_xml(&t, xml);
+        st_mstate *dofs = (st_mstate *)fem_find(s, "dofs", "MechanicalObject");
+        st_mstate *len = (st_mstate *)fem_find(s, "lengths", "MechanicalObject");
+        st_component *map = fem_find(s, "map", "BeamLengthMapping");
+        const st_mapping_ops *ops = map->cls->mapping;
+        st_system *sys = s->systems[0];
+        cr_assert_eq(len->position.n, 1);
+        fem_near(len->position.r[0], 2.0, 1e-13, "length at rest");
+        /* velocities: along x only */
+        double *v = calloc(sys->size_all, sizeof *v), *d = calloc(sys->size_all, sizeof *d);
+        cr_assert(v && d);
+        for (int j = 0; j < 12; j++) {
+            memset(v, 0, sys->size_all * sizeof *v);
+            st_slice(v, dofs)[j] = 1.0;
+            st_system_propagate_v(sys, v);
+            fem_near(st_slice(v, len)[0], j == 0 ? -1.0 : j == 6 ? 1.0 : 0.0, 1e-13,
+                     "dl / d(frame velocity)");
+        }
+        memset(v, 0, sys->size_all * sizeof *v);
+        st_slice(v, len)[0] = 5.0;
+        st_system_apply_jt(sys, v);
+        for (int j = 0; j < 12; j++)
+            fem_near(st_slice(v, dofs)[j], j == 0 ? -5.0 : j == 6 ? 5.0 : 0.0, 1e-13, "J^T f");
+        /* geometric stiffness, for f = 3 and f = -3 */
+        const double L = 2.0, kf = 0.7;
+        for (int sign = -1; sign <= 1; sign += 2) {
+            const double f = 3.0 * sign;
+            memset(v, 0, sys->size_all * sizeof *v);
+            memset(d, 0, sys->size_all * sizeof *d);
+            st_slice(v, len)[0] = f;
+            ops->update_k(map, &sys->mp, v);
+            memset(v, 0, sys->size_all * sizeof *v);
+            st_slice(v, dofs)[6 + 1] = 1.0;
+            ops->apply_djt(map, &sys->mp, d, v, kf);
+            const bool on = mode == 1 || (mode == 2 && f < 0);
+            const double c = on ? kf * f / L : 0.0;
+            const double want[12] = {0, -1.2 * c, 0, 0, 0, -0.2 * c, 0, 1.2 * c, 0, 0, 0, -0.2 * c};
+            for (int j = 0; j < 12; j++)
+                fem_near(st_slice(d, dofs)[j], want[j], 1e-12, "geometric stiffness");
+        }
+        /* stretched: frame 1 at x = 3 */
+        dofs->position.r[7] = 3.0;
+        st_system_propagate_x(sys, sys->x);
+        fem_near(len->position.r[0], 3.0, 1e-13, "stretched length");
+        free(v);
+        free(d);
+        st_scene_destroy(&s);
+    }
+    test_rt_close(&t);
+}

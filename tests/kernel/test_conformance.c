@@ -112,6 +112,8 @@ static const struct refusal {
     {"DistanceMultiMapping", "input and output must link states; SOFA's mappings have no default"},
     {"DeformableOnRigidFrameMapping",
      "input1 and output must link states; SOFA's mappings have no default"},
+    {"CarvingManager", "needs a tool collision model (toolModel or the tag CarvingTool), "
+                       "surfaces tagged CarvingSurface and a narrow phase: SOFA's errors"},
     {"ContactListener", "collisionModel1 and collisionModel2 must link collision models (SOFA's "
                         "message)"},
     {"ArticulatedSystemMapping",
@@ -123,6 +125,9 @@ static const struct refusal {
     {"BeamLinearMapping", "input and output must link two states; SOFA's mappings have no default"},
     {"BeamLinearMapping_mt", "input and output must link two states; SOFA's mappings have no default"},
     {"AdaptiveBeamMapping", "input and output must link two states; needs a beam interpolation"},
+    {"MultiAdaptiveBeamMapping", "input and output must link two states; needs an "
+                                 "InterventionalRadiologyController"},
+    {"BeamLengthMapping", "input and output must link two states; needs a BeamInterpolation"},
     {"DistanceToPlaneMapping", "planeNormal has no default (SOFA: 'planeNormal data has null "
                                "norm'), and input and output must link two states"},
     {"Hexa2TetraTopologicalMapping", "input and output must link two topologies (no default)"},

@@ -356,15 +356,6 @@ Test(hostile, mapping_onto_its_own_input_is_refused)
          "    - name: p\n"                                                                         \
          "      objects:\n"
 
-Test(hostile, two_masses_in_a_node_are_refused)
-{
-    const char *y = PARTICLE "        - EulerExplicitSolver: {}\n"
-                             "        - MechanicalObject: {position: [0, 0, 0]}\n"
-                             "        - UniformMass: {totalMass: 1}\n"
-                             "        - UniformMass: {totalMass: 1}\n";
-    expect_refused(y, "test.yaml:16:", "this node already has the mass UniformMass 'UniformMass1'");
-}
-
 /* Two ODE solvers in one node: SOFA's SolveVisitor runs both, in order,
  * each over the whole subtree (sequentialSolve). Symplectic Euler from rest
  * under gravity g: one solve gives v = h g, x = h^2 g; a second from there

@@ -234,6 +234,10 @@ ST_API void st_component_warn_field(const st_component *c, const char *field, co
                                     ...) ST_PRINTF(3, 4);
 ST_API void st_component_info(const st_component *c, const char *fmt, ...) ST_PRINTF(2, 3);
 
+/* ABI 2.11. Whether c's "tags" (SOFA's Tag set: names separated by spaces or
+ * commas) hold tag. */
+ST_API bool st_component_has_tag(const st_component *c, const char *tag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -286,6 +286,13 @@ ST_API st_status st_mstate_resize(st_mstate *ms, size_t n, st_error *err) ST_WAR
 ST_API st_status st_mstate_replace_value(st_mstate *ms, size_t from, size_t to,
                                          st_error *err) ST_WARN_UNUSED;
 
+/* ABI 2.11. res += factor M dx with SOFA's addMdx (MechanicalAddMDxVisitor):
+ * the mass of each node (its last one), on nodes the visitor reaches from
+ * the solver's node: not a node holding a mechanical mapping or below one,
+ * not below a node whose mass was used. Masses on mapped states add
+ * nothing (st_system_add_mbkdx maps them). Mapped parts of res untouched. */
+ST_API void st_system_add_mdx(st_system *sys, double *res, const double *dx, double factor);
+
 #ifdef __cplusplus
 }
 #endif

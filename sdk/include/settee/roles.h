@@ -282,6 +282,18 @@ struct st_state_ops {
     void (*replace_value)(st_component *self, size_t from, size_t to);
 };
 
+/* ABI 2.11. One output of a narrow phase (SOFA's DetectionOutput), as
+ * st_collision_ops.detections gives it. */
+typedef struct st_detection {
+    const st_component *model[2]; /* the two collision models of the pair */
+    unsigned elem[2];             /* the element of each model */
+    double point[2][3];           /* the closest points on elem[0] and elem[1] */
+    double normal[3];             /* unit, from point[0] to point[1] */
+    double value;                 /* their distance minus the contact distance */
+} st_detection;
+/* Called for each detection output; an error stops the walk. */
+typedef st_status (*st_detection_fn)(void *ud, const st_detection *d, st_error *err);
+
 /* Collision pipelines (SOFA's Pipeline: CollisionPipeline). The animation
  * loop calls compute() of the first component of the root node that plays
  * this role at SOFA's point of the step: after the begin event and the
@@ -313,6 +325,14 @@ typedef struct st_collision_ops {
      * evaluation of that integration adds and which the kernel clears after
      * it. */
     st_status (*integrate_begin)(st_component *self, st_node *root, st_error *err);
+    /* Appended in ABI 2.11 (read only when struct_size covers it; may be
+     * NULL). SOFA's NarrowPhaseDetection::getDetectionOutputs: calls fn for
+     * each detection output of the last compute(), pair of models after
+     * pair, when the pipeline's narrow phase is `narrow` (NULL: any). The
+     * outputs stay valid until the next compute() or topological change:
+     * copy what is needed before changing a topology. */
+    st_status (*detections)(st_component *self, const st_component *narrow, st_detection_fn fn,
+                            void *ud, st_error *err);
 } st_collision_ops;
 
 /* Animation loops: one step of the whole scene. */
