@@ -583,9 +583,39 @@ static st_status mobject_resolve_type(st_component *self, const st_state_type **
                               st_state_type_list(list, sizeof list));
 }
 
+/* SOFA's resize(n) without a topology (st_mstate_resize): the set vectors
+ * get n points, new ones zero (coordinates: the identity). */
+static st_status mobject_resize(st_component *self, size_t n, st_error *err)
+{
+    st_mstate *ms = (st_mstate *)self;
+    ST_TRY(resize_set(ms, n, err));
+    ms->n = ms->position.n;
+    for (size_t k = 0; k < NVECS; k++) {
+        const st_field *f = st_component_field(self, mobject_vecs[k].name);
+        if (f)
+            st_component_touch(self, f);
+    }
+    return ST_OK;
+}
+
+/* SOFA's replaceValue(from, to): every vector holding both points. */
+static void mobject_replace_value(st_component *self, size_t from, size_t to)
+{
+    st_mstate *ms = (st_mstate *)self;
+    size_t top = from > to ? from : to;
+    for (size_t k = 0; k < NVECS; k++) {
+        st_array *a = vec_at(ms, k);
+        unsigned w = mobject_vecs[k].coord ? cw(ms) : dw(ms);
+        if (a->n > top)
+            memmove(a->r + (size_t)w * to, a->r + (size_t)w * from, w * sizeof(double));
+    }
+}
+
 static const st_state_ops mobject_state_ops = {
     .struct_size = sizeof(st_state_ops),
     .resolve_type = mobject_resolve_type,
+    .resize = mobject_resize,
+    .replace_value = mobject_replace_value,
 };
 
 static const char *const mobject_templates[] = {"Vec1d",   "Vec2d",   "Vec3d", "Vec6d",

@@ -352,6 +352,10 @@ struct st_scene {
     struct st__topo_link *topo_links;
     size_t ntopo_links, captopo_links;
     bool systems_stale;           /* the systems must be rebuilt before the next solve */
+    /* Who follows a state resized without a topology (st_mstate_follow_resize,
+     * simulation/state_resize.c), in registration order. */
+    struct st__resize_link *resize_links;
+    size_t nresize_links, capresize_links;
     double extent, centre[3];     /* the independent points' size and centre at init (failure.c) */
 #define ST__DIVERGE_SYSTEMS 64
     double far_prev[ST__DIVERGE_SYSTEMS];   /* failure.c: the farthest point's distance, */
@@ -385,7 +389,15 @@ typedef struct st__topo_link {
     void *ud;
     st_topo_listener fn;          /* LISTEN */
 } st__topo_link;
-/* Drops the records of a component that goes away before its scene. */
+/* A component that handles its state being resized directly
+ * (st_mstate_follow_resize); fn may be NULL. */
+typedef struct st__resize_link {
+    st_component *owner;
+    st_mstate *ms;
+    st_resize_listener fn;
+} st__resize_link;
+/* Drops the records of a component that goes away before its scene (its
+ * topology records and its resize records). */
 void st__topology_forget(st_component *c);
 /* Marks the scene's graph as changed (lists built from it are stale). */
 static inline void st__scene_touch(st_scene *s)

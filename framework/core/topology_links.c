@@ -171,9 +171,16 @@ st_status st_topology_use(st_component *owner, st_component *topology, st_error 
 void st__topology_forget(st_component *c)
 {
     st_scene *s = scene_of(c);
-    if (!s || s->destroying || !c->kernel || !st__cinfo(c)->topo_linked)
+    if (!s || s->destroying || !c->kernel)
         return;
     size_t k = 0;
+    for (size_t i = 0; i < s->nresize_links; i++)
+        if (s->resize_links[i].owner != c && &s->resize_links[i].ms->base != c)
+            s->resize_links[k++] = s->resize_links[i];
+    s->nresize_links = k;
+    if (!st__cinfo(c)->topo_linked)
+        return;
+    k = 0;
     for (size_t i = 0; i < s->ntopo_links; i++)
         if (s->topo_links[i].owner != c && s->topo_links[i].topology != c)
             s->topo_links[k++] = s->topo_links[i];

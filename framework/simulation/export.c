@@ -1,7 +1,9 @@
 /* export.c - writes a scene's mechanical state as JSON (st_scene_export_state).
  *
  * The file holds the simulated time, the number of steps and, for every
- * MechanicalObject in scene order, its path, positions and velocities.
+ * MechanicalObject in scene order, its path, positions and velocities,
+ * then the same for every non-mechanical state (MappedObject), in scene
+ * order, in its template's widths.
  * When mappings write visual models (OglModel), a "visual" list follows:
  * per model (in the order of the mappings) its path and positions.
  * Numbers are printed with 17 significant digits so that strtod reads them
@@ -189,6 +191,58 @@ static bool put_visual(FILE *f, st_scene *s, char *bad_path, size_t bad_size)
     return finite;
 }
 
+/* A state that is not mechanical (the built-in MappedObject, SOFA's State
+ * that is no MechanicalState): a component of the State category without
+ * the state role, whose "template" names a state type and whose "position"
+ * and "velocity" hold that type's coordinates and derivatives as flat
+ * reals. Its type, or NULL for any other component. */
+static const st_state_type *plain_state_type(const st_component *c)
+{
+    if (!c->cls->category || strcmp(c->cls->category, "State") != 0 ||
+        st_component_has_role(c, ST_ROLE_STATE))
+        return NULL;
+    const st_field *t = st_component_field(c, "template");
+    const st_field *x = st_component_field(c, "position");
+    const st_field *v = st_component_field(c, "velocity");
+    if (!t || t->type != ST_T_STRING || !x || x->type != ST_T_REALS || !v ||
+        v->type != ST_T_REALS)
+        return NULL;
+    const char *name = *(char *const *)((const char *)c + t->offset);
+    return st_state_type_find(name && name[0] ? name : "Vec3d");
+}
+
+/* Appends n's non-mechanical states (plain_state_type) and its subtree's,
+ * in scene order, to the "objects" list; *count counts the entries. */
+static bool put_plain_states(FILE *f, const st_node *n, size_t *count, char *bad_path,
+                             size_t bad_size)
+{
+    bool finite = true;
+    for (size_t i = 0; i < n->nobjects; i++) {
+        const st_component *c = n->objects[i];
+        const st_state_type *t = plain_state_type(c);
+        if (!t)
+            continue;
+        const st_field *fx = st_component_field(c, "position"), *fv = st_component_field(c, "velocity");
+        const st_array *x = (const st_array *)((const char *)c + fx->offset);
+        const st_array *v = (const st_array *)((const char *)c + fv->offset);
+        char path[ST_ERROR_PATH_MAX];
+        st_component_path(c, path, sizeof path);
+        fputs((*count)++ ? ",\n {\"path\": " : "\n {\"path\": ", f);
+        put_string(f, path);
+        fputs(",\n  \"position\": ", f);
+        bool ok = put_tuples(f, x->r, x->n / t->coord_size, t->coord_size);
+        fputs(",\n  \"velocity\": ", f);
+        ok &= put_tuples(f, v->r, v->n / t->deriv_size, t->deriv_size);
+        fputc('}', f);
+        if (!ok && finite)
+            snprintf(bad_path, bad_size, "%s", path);
+        finite &= ok;
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        finite &= put_plain_states(f, n->children[i], count, bad_path, bad_size);
+    return finite;
+}
+
 /* Writes the whole document; returns false when a value is not finite. */
 static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
                       unsigned long steps, char *bad_path, size_t bad_size)
@@ -216,7 +270,14 @@ static bool put_state(FILE *f, st_scene *s, st_mstate **states, size_t nstates,
             snprintf(bad_path, bad_size, "%s", path);
         finite &= ok;
     }
-    fputs(nstates ? "\n]" : "]", f);
+    size_t count = nstates;
+    char bad[ST_ERROR_PATH_MAX] = "";
+    if (!put_plain_states(f, s->root, &count, bad, sizeof bad)) {
+        if (finite)
+            snprintf(bad_path, bad_size, "%s", bad);
+        finite = false;
+    }
+    fputs(count ? "\n]" : "]", f);
     if (!put_visual(f, s, bad_path, bad_size))
         finite = false;
     put_topologies(f, s);

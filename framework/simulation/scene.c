@@ -60,6 +60,7 @@ void st_scene_destroy(st_scene **ps)
         st__system_unbind(s->systems[i]);
     st__node_destroy(s->root);
     st_free(s->topo_links);
+    st_free(s->resize_links);
     for (size_t i = 0; i < s->nsystems; i++)
         st__system_destroy(&s->systems[i]);
     st_free(s->systems);

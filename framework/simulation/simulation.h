@@ -34,6 +34,13 @@ void st__scene_note_extent(st_scene *s);
  * compiled and bound again, the linear solvers' patterns with them. Does
  * nothing when no change happened since the last call. */
 st_status st__scene_refresh_systems(st_scene *s, st_error *err);
+/* topology_change.c, for state_resize.c too: whether c may hold data
+ * indexed by the points or elements of its context (its roles and kind);
+ * whether one of c's links names target; the systems unbound (the states
+ * own their vectors) until st__scene_refresh_systems. */
+bool st__may_hold_point_data(const st_component *c);
+bool st__links_to(const st_component *c, const st_component *target);
+void st__scene_unbind_systems(st_scene *s);
 /* Scene hooks (scene_hooks.c, reader.h): a scene's destroy hooks and the
  * failure reported by st_component_fail during a step. */
 typedef struct st__scene_hooks st__scene_hooks;

@@ -182,7 +182,7 @@ static bool follows_one(const st_scene *s, const st_component *c)
     return false;
 }
 
-static bool links_to(const st_component *c, const st_component *topology)
+bool st__links_to(const st_component *c, const st_component *topology)
 {
     const st_cinfo *ci = st__cinfo(c);
     for (size_t i = 0; i < ci->nfields; i++) {
@@ -193,8 +193,6 @@ static bool links_to(const st_component *c, const st_component *topology)
     }
     return false;
 }
-
-static bool may_hold_topology_data(const st_component *c);
 
 /* A topological mapping whose output is the topology: it reads its input
  * only (SOFA's mappings do not hear of changes made to their output). */
@@ -217,7 +215,7 @@ static const st_component *linker_not_following(const st_scene *s, const st_comp
         return NULL;
     for (size_t i = 0; i < n->nobjects; i++) {
         const st_component *c = n->objects[i];
-        if (may_hold_topology_data(c) && links_to(c, topology) && !follows(s, c, topology))
+        if (st__may_hold_point_data(c) && st__links_to(c, topology) && !follows(s, c, topology))
             return c;
     }
     for (size_t i = 0; i < n->nchildren; i++) {
@@ -233,7 +231,7 @@ static const st_component *linker_not_following(const st_scene *s, const st_comp
  * (force fields, masses, constraints, mappings, engines, collision and
  * visual models). States follow by themselves; solvers, loops, loaders and
  * the topology's companions hold nothing of the kind. */
-static bool may_hold_topology_data(const st_component *c)
+bool st__may_hold_point_data(const st_component *c)
 {
     static const st_role roles[] = {ST_ROLE_FORCEFIELD, ST_ROLE_MASS, ST_ROLE_PROJECTIVE,
                                     ST_ROLE_MAPPING, ST_ROLE_ENGINE};
@@ -249,7 +247,7 @@ static bool may_hold_topology_data(const st_component *c)
 
 /* The first component that may read topology's elements without
  * following its changes: one that says it reads it (st_topology_use), or
- * one that may hold data indexed by it (may_hold_topology_data) below the
+ * one that may hold data indexed by it (st__may_hold_point_data) below the
  * topology's node or linking to it. A change would leave it with stale
  * indices. */
 static const st_component *reader_not_following(const st_scene *s, const st_component *topology,
@@ -269,7 +267,7 @@ static const st_component *reader_not_following(const st_scene *s, const st_comp
         if (c == topology || st__class_has_role(c->cls, ST_ROLE_STATE) ||
             st__class_has_role(c->cls, ST_ROLE_TOPOLOGY) || maps_into(c, topology))
             continue;
-        if (may_hold_topology_data(c) && !follows(s, c, topology) &&
+        if (st__may_hold_point_data(c) && !follows(s, c, topology) &&
             (n == topology->node || !follows_one(s, c)))
             return c;
     }
@@ -298,7 +296,7 @@ static st_status check_followers(st_scene *s, st_component *topology, st_error *
                               u->cls->name);
 }
 
-static void unbind_systems(st_scene *s)
+void st__scene_unbind_systems(st_scene *s)
 {
     if (s->systems_stale)
         return;
@@ -320,7 +318,7 @@ static st_status apply_change(st_component *topology, const st_topo_event *ev, s
                                       "a topological change event is malformed");
     ST_TRY(check_followers(s, topology, err));
     if (s->initialised)
-        unbind_systems(s);
+        st__scene_unbind_systems(s);
     for (size_t e = 0; e < nev; e++) {
         if (!ev[e].n)
             continue;
@@ -364,15 +362,29 @@ static st_status remember(st_component *topology, st_status st, const st_error *
     return st;
 }
 
+bool st_topology_can_change(const st_component *topology, st_topo_change change, st_elem elem)
+{
+    if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY) ||
+        (unsigned)elem >= ST_ELEM_COUNT)
+        return false;
+    const st_topology_ops *ops = topology->cls->topology;
+#define HAS_TOP(f) (ops->struct_size >= offsetof(st_topology_ops, f) + sizeof ops->f && ops->f)
+    bool has = change == ST_TOPO_REMOVED ? HAS_TOP(remove)
+               : change == ST_TOPO_ADDED ? (elem == ST_ELEM_POINT ? HAS_TOP(add_points) : HAS_TOP(add))
+                                         : false;
+    if (has && HAS_TOP(can_change))
+        has = ops->can_change(topology, change, elem);
+#undef HAS_TOP
+    return has;
+}
+
 static st_status remove_elements(st_component *topology, st_elem elem, const unsigned *ids,
                                  size_t n, st_error *err)
 {
     if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
         return st_error_set(err, ST_EINVAL, "st_topology_remove: not a topology");
     const st_topology_ops *ops = topology->cls->topology;
-    bool can = ops->struct_size >= offsetof(st_topology_ops, remove) + sizeof ops->remove &&
-               ops->remove;
-    if (!can)
+    if (!st_topology_can_change(topology, ST_TOPO_REMOVED, ST_ELEM_POINT))
         return st_component_error(topology, NULL, err, ST_EINVAL,
                                   "%s cannot change while the scene runs (use one of the "
                                   "*SetTopologyContainer classes)",
@@ -392,8 +404,7 @@ static st_status add_elements(st_component *topology, st_elem elem, const unsign
     if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
         return st_error_set(err, ST_EINVAL, "st_topology_add: not a topology");
     const st_topology_ops *ops = topology->cls->topology;
-    bool can = ops->struct_size >= offsetof(st_topology_ops, add) + sizeof ops->add && ops->add;
-    if (!can)
+    if (!st_topology_can_change(topology, ST_TOPO_ADDED, ST_ELEM_EDGE))
         return st_component_error(topology, NULL, err, ST_EINVAL,
                                   "%s cannot add elements while the scene runs (use one of the "
                                   "*SetTopologyContainer classes)",
@@ -416,10 +427,7 @@ static st_status add_points(st_component *topology, size_t n, const size_t *star
     if (!topology || !st__class_has_role(topology->cls, ST_ROLE_TOPOLOGY))
         return st_error_set(err, ST_EINVAL, "st_topology_add_points: not a topology");
     const st_topology_ops *ops = topology->cls->topology;
-    bool can = ops->struct_size >= offsetof(st_topology_ops, add_points) +
-                                       sizeof ops->add_points &&
-               ops->add_points;
-    if (!can)
+    if (!st_topology_can_change(topology, ST_TOPO_ADDED, ST_ELEM_POINT))
         return st_component_error(topology, NULL, err, ST_EINVAL,
                                   "%s cannot add points while the scene runs (use one of the "
                                   "*SetTopologyContainer classes)",

@@ -42,9 +42,13 @@ st_status fixed_common_init(fixed_common *c, st_error *err)
     return projective_follow(&c->base, c->topology, NULL, NULL, 0, err);
 }
 
+/* A state resized without a topology: SOFA's indices stay as they are;
+ * each projection reads the state's size and skips those past its end. */
 static st_status fixed_init(st_component *self, st_error *err)
 {
-    return fixed_common_init((fixed_common *)self, err);
+    fixed_common *c = (fixed_common *)self;
+    ST_TRY(fixed_common_init(c, err));
+    return c->ms ? st_mstate_follow_resize(self, c->ms, NULL, err) : ST_OK;
 }
 
 /* Zeroes the fixed points of a derivative vector (global). */

@@ -73,6 +73,8 @@ struct ogl_model {
     char *primitive_type, *blend_equation, *sfactor, *dfactor;
     /* Set at init. */
     bool normals_ok; /* the elements index existing points: normals can be computed */
+    bool mapped;     /* a mapping writes the positions (known from INIT_DONE on) */
+    bool recheck;    /* faces past the positions: checked again after the mappings apply */
 };
 
 #define S ogl_model
@@ -414,14 +416,20 @@ static void compute_normals(ogl_model *m)
 
 /* Sizes the normals to the positions (outside the step: may allocate) and
  * computes them, unless the scene gave normals that fit and updateNormals
- * is false. */
-static st_status prepare_normals(ogl_model *m, st_error *err)
+ * is false. Faces indexing past the positions are said only when say is
+ * true: a mapped model's positions are only meaningful once its mapping
+ * applied (after every init, or after the step that follows a topological
+ * change); till then the check waits (recheck). */
+static st_status prepare_normals(ogl_model *m, bool say, st_error *err)
 {
     size_t n = face_points(m)->n;
     m->normals_ok = elements_in_range(&m->triangles, 3, n) && elements_in_range(&m->quads, 4, n);
+    m->recheck = !m->normals_ok && !say;
     if (!m->normals_ok) {
-        st_component_warn(&m->base, "triangles or quads index points beyond the %zu positions: "
-                                    "normals are not computed", n);
+        if (say)
+            st_component_warn(&m->base, "triangles or quads index points beyond the %zu "
+                                        "positions: normals are not computed",
+                              n);
         return ST_OK;
     }
     if (m->normal.n == n && !m->update_normals)
@@ -452,7 +460,23 @@ static st_status ogl_changed(st_component *self, st_component *topology, const s
     ogl_model *m = (ogl_model *)self;
     if (self->state != ST_CSTATE_VALID)
         return ST_OK;
-    return prepare_normals(m, err);
+    return prepare_normals(m, !m->mapped, err);
+}
+
+/* Whether a mapping of n's subtree writes into self (its output link). */
+static bool mapped_below(const st_node *n, const st_component *self)
+{
+    for (size_t i = 0; i < st_node_object_count(n); i++) {
+        st_component *c = st_node_object(n, i);
+        const st_field *f = c->cls->mapping ? st_component_field(c, "output") : NULL;
+        if (f && f->type == ST_T_LINK &&
+            *(st_component *const *)st_component_field_ptr(c, f) == self)
+            return true;
+    }
+    for (size_t i = 0; i < st_node_child_count(n); i++)
+        if (mapped_below(st_node_child(n, i), self))
+            return true;
+    return false;
 }
 
 /* SOFA's initFromTopology for a topology that can change: the faces are
@@ -535,7 +559,9 @@ st_status ogl_model_init(st_component *self, st_error *err)
     memset(m->rotation, 0, sizeof m->rotation);
     m->scale3d[0] = m->scale3d[1] = m->scale3d[2] = 1;
     update_vertices(m);
-    ST_TRY(prepare_normals(m, err));
+    /* a mapping initialised after this model fills its positions: the
+     * faces are checked at INIT_DONE */
+    ST_TRY(prepare_normals(m, false, err));
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -547,16 +573,25 @@ void ogl_model_on_event(st_component *self, st_event ev, double dt)
     if (self->state != ST_CSTATE_VALID)
         return;
     if (ev == ST_EVENT_INIT_DONE) {
-        /* A mapping may have resized the positions after our init. */
+        /* Every component initialised and the mappings applied once: a
+         * mapping may have resized the positions after our init. A mapped
+         * model still without positions (its mapping's input is not
+         * integrated yet) waits for the first step. */
         update_vertices(m);
+        m->mapped = mapped_below(st_node_root(self->node), self);
         st_error err = {0};
-        if (prepare_normals(m, &err) != ST_OK)
+        if (prepare_normals(m, !m->mapped || face_points(m)->n > 0, &err) != ST_OK)
             st_component_warn(self, "normals: %s", err.msg);
     } else if (ev == ST_EVENT_ANIMATE_END) {
         update_vertices(m); /* the mappings wrote the positions (SOFA's updateVisual) */
-        if (m->update_normals && m->normals_ok && m->normal.n == face_points(m)->n &&
-            (m->triangles.n || m->quads.n))
+        if (m->recheck) {
+            st_error err = {0};
+            if (prepare_normals(m, true, &err) != ST_OK)
+                st_component_warn(self, "normals: %s", err.msg);
+        } else if (m->update_normals && m->normals_ok && m->normal.n == face_points(m)->n &&
+                   (m->triangles.n || m->quads.n)) {
             compute_normals(m);
+        }
     }
 }
 

@@ -40,7 +40,12 @@ typedef struct uniform_mass {
     st_mstate *ms;
     st_component *followed;   /* the topology whose changes the indices follow */
     bool valid;
-    bool all;                 /* indices are 0..n-1 of the whole state: flat loops */
+    bool all;                 /* idx is 0..nidx-1: flat loops */
+    /* The indices the loops use: the field's, less those past the state's
+     * end (a state resized without a topology: SOFA keeps the indices). */
+    const unsigned *idx;
+    size_t nidx;
+    st_array live;            /* idx when some are past the end */
 } uniform_mass;
 
 static const st_field uniform_mass_fields[] = {
@@ -79,6 +84,30 @@ static const st_field uniform_mass_fields[] = {
 static bool is_rigid2(const uniform_mass *m)
 {
     return m->ms->type->rigid && m->ms->type->deriv_size == 3;
+}
+
+/* The indices the loops use (idx, nidx): the field's when they all name
+ * points of the state, else a copy without those past its end. */
+static st_status uniform_mass_live(uniform_mass *m, st_error *err)
+{
+    size_t n = m->indices.n, size = m->ms->n, k = 0;
+    bool clip = false;
+    for (size_t i = 0; i < n; i++)
+        clip = clip || m->indices.u[i] >= size;
+    m->idx = m->indices.u;
+    m->nidx = n;
+    if (clip) {
+        ST_TRY(st_array_resize(&m->live, ST_T_UINTS, n, err));
+        for (size_t i = 0; i < n; i++)
+            if (m->indices.u[i] < size)
+                m->live.u[k++] = m->indices.u[i];
+        m->idx = m->live.u;
+        m->nidx = k;
+    }
+    m->all = true;
+    for (size_t i = 0; i < m->nidx && m->all; i++)
+        m->all = m->idx[i] == i;
+    return ST_OK;
 }
 
 /* The indices (localRange, else every vertex) and the mass values. */
@@ -151,9 +180,7 @@ static st_status uniform_mass_setup(uniform_mass *m, st_error *err)
                                       "index %u is out of range: the state has %zu vertices",
                                       m->indices.u[i], size);
 
-    m->all = m->indices.n == size;
-    for (size_t i = 0; i < m->indices.n && m->all; i++)
-        m->all = m->indices.u[i] == i;
+    ST_TRY(uniform_mass_live(m, err));
 
     size_t n = m->indices.n;
     if (tm_set) {
@@ -231,9 +258,7 @@ static st_status uniform_mass_topology_changed(st_component *self, st_component 
              !mass_rigid_set(&m->rigid, m->vertex_mass, m->vertex_mass_in.inertia))
         return st_component_error(self, "vertexMass", err, ST_ESCENE,
                                   "the inertia matrix times the mass is not invertible");
-    m->all = n == m->ms->n;
-    for (size_t i = 0; i < n && m->all; i++)
-        m->all = m->indices.u[i] == i;
+    ST_TRY(uniform_mass_live(m, err));
     st_component_touch(self, st_component_field(self, "totalMass"));
     st_component_touch(self, st_component_field(self, "vertexMass"));
     st_component_touch(self, st_component_field(self, "indices"));
@@ -257,6 +282,25 @@ static st_status uniform_mass_follow(uniform_mass *m, st_error *err)
     return ST_OK;
 }
 
+/* The state resized without a topology (a ParticleSource or ParticleSink
+ * in a node without one): SOFA's indices and masses stay as they are (no
+ * topology event reaches them), so points added later have no mass and
+ * get no weight; indices past the state's end are skipped. */
+static st_status uniform_mass_resized(st_component *self, st_mstate *ms, size_t before,
+                                      st_error *err)
+{
+    (void)ms, (void)before;
+    return uniform_mass_live((uniform_mass *)self, err);
+}
+
+static void uniform_mass_cleanup(st_component *self)
+{
+    uniform_mass *m = (uniform_mass *)self;
+    st_array_free(&m->live, ST_T_UINTS);
+    m->idx = NULL;
+    m->nidx = 0;
+}
+
 static st_status uniform_mass_init(st_component *self, st_error *err)
 {
     uniform_mass *m = (uniform_mass *)self;
@@ -267,6 +311,7 @@ static st_status uniform_mass_init(st_component *self, st_error *err)
                                   "add a MechanicalObject before the mass in this node, or set "
                                   "mstate");
     ST_TRY(uniform_mass_setup(m, err));
+    ST_TRY(st_mstate_follow_resize(self, m->ms, uniform_mass_resized, err));
     return uniform_mass_follow(m, err);
 }
 
@@ -290,21 +335,21 @@ static void uniform_mass_add_gravity_to_force(st_component *self, const st_mpara
     const unsigned D = m->ms->type->deriv_size;
     if (D != 3 || is_rigid2(m)) { /* Vec1d, Vec2d: the first D components; rigid: the centre */
         unsigned sp = m->ms->type->spatial_size;
-        for (size_t k = 0; k < m->indices.n; k++)
+        for (size_t k = 0; k < m->nidx; k++)
             for (unsigned a = 0; a < sp; a++)
-                fs[D * (size_t)m->indices.u[k] + a] += mg[a];
+                fs[D * (size_t)m->idx[k] + a] += mg[a];
         return;
     }
     if (m->all) {
-        for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i += 3) {
+        for (size_t i = 0, n3 = 3 * m->nidx; i < n3; i += 3) {
             fs[i] += mg[0];
             fs[i + 1] += mg[1];
             fs[i + 2] += mg[2];
         }
         return;
     }
-    const unsigned *idx = m->indices.u;
-    for (size_t k = 0, n = m->indices.n; k < n; k++) {
+    const unsigned *idx = m->idx;
+    for (size_t k = 0, n = m->nidx; k < n; k++) {
         double *fi = fs + 3 * (size_t)idx[k];
         fi[0] += mg[0];
         fi[1] += mg[1];
@@ -321,8 +366,8 @@ static void uniform_mass_add_gravity_to_v(st_component *self, const st_mparams *
     double *vs = st_slice(v, m->ms);
     const double hg[3] = {mp->gravity[0] * dt, mp->gravity[1] * dt, mp->gravity[2] * dt};
     const unsigned D = m->ms->type->deriv_size, sp = m->ms->type->spatial_size;
-    for (size_t k = 0; k < m->indices.n; k++) {
-        double *vi = vs + D * (size_t)m->indices.u[k];
+    for (size_t k = 0; k < m->nidx; k++) {
+        double *vi = vs + D * (size_t)m->idx[k];
         for (unsigned a = 0; a < sp; a++)
             vi[a] += hg[a];
     }
@@ -339,8 +384,8 @@ static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, doub
     const double mf = m->vertex_mass * factor;
     const unsigned D = m->ms->type->deriv_size;
     if (is_rigid2(m)) {
-        for (size_t k = 0; k < m->indices.n; k++) {
-            size_t i = 3 * (size_t)m->indices.u[k];
+        for (size_t k = 0; k < m->nidx; k++) {
+            size_t i = 3 * (size_t)m->idx[k];
             r[i] += d[i] * mf;
             r[i + 1] += d[i + 1] * mf;
             r[i + 2] += d[i + 2] * (m->inertia2 * factor);
@@ -348,19 +393,19 @@ static void uniform_mass_add_m_dx(st_component *self, const st_mparams *mp, doub
         return;
     }
     if (m->ms->type->rigid) {
-        for (size_t k = 0; k < m->indices.n; k++)
-            mass_rigid_mdx(&m->rigid, r + 6 * (size_t)m->indices.u[k],
-                           d + 6 * (size_t)m->indices.u[k], factor);
+        for (size_t k = 0; k < m->nidx; k++)
+            mass_rigid_mdx(&m->rigid, r + 6 * (size_t)m->idx[k],
+                           d + 6 * (size_t)m->idx[k], factor);
         return;
     }
     if (D != 3) {
-        for (size_t k = 0; k < m->indices.n; k++)
+        for (size_t k = 0; k < m->nidx; k++)
             for (unsigned a = 0; a < D; a++)
-                r[D * (size_t)m->indices.u[k] + a] += d[D * (size_t)m->indices.u[k] + a] * mf;
+                r[D * (size_t)m->idx[k] + a] += d[D * (size_t)m->idx[k] + a] * mf;
         return;
     }
-    for (size_t k = 0; k < m->indices.n; k++) {
-        size_t i = 3 * (size_t)m->indices.u[k];
+    for (size_t k = 0; k < m->nidx; k++) {
+        size_t i = 3 * (size_t)m->idx[k];
         r[i] += d[i] * mf;
         r[i + 1] += d[i + 1] * mf;
         r[i + 2] += d[i + 2] * mf;
@@ -378,8 +423,8 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
     const double vm = m->vertex_mass;
     const unsigned D = m->ms->type->deriv_size;
     if (is_rigid2(m)) {
-        for (size_t k = 0; k < m->indices.n; k++) {
-            size_t i = 3 * (size_t)m->indices.u[k];
+        for (size_t k = 0; k < m->nidx; k++) {
+            size_t i = 3 * (size_t)m->idx[k];
             as[i] = fs[i] / vm;
             as[i + 1] = fs[i + 1] / vm;
             as[i + 2] = fs[i + 2] / m->inertia2;
@@ -387,25 +432,25 @@ static void uniform_mass_acc_from_f(st_component *self, const st_mparams *mp, do
         return;
     }
     if (m->ms->type->rigid) {
-        for (size_t k = 0; k < m->indices.n; k++)
-            mass_rigid_acc(&m->rigid, as + 6 * (size_t)m->indices.u[k],
-                           fs + 6 * (size_t)m->indices.u[k]);
+        for (size_t k = 0; k < m->nidx; k++)
+            mass_rigid_acc(&m->rigid, as + 6 * (size_t)m->idx[k],
+                           fs + 6 * (size_t)m->idx[k]);
         return;
     }
     if (D != 3) {
-        for (size_t k = 0; k < m->indices.n; k++)
+        for (size_t k = 0; k < m->nidx; k++)
             for (unsigned c = 0; c < D; c++)
-                as[D * (size_t)m->indices.u[k] + c] = fs[D * (size_t)m->indices.u[k] + c] / vm;
+                as[D * (size_t)m->idx[k] + c] = fs[D * (size_t)m->idx[k] + c] / vm;
         return;
     }
     if (m->all) {
         /* Same divisions, in a loop the compiler can vectorise. */
-        for (size_t i = 0, n3 = 3 * m->indices.n; i < n3; i++)
+        for (size_t i = 0, n3 = 3 * m->nidx; i < n3; i++)
             as[i] = fs[i] / vm;
         return;
     }
-    const unsigned *idx = m->indices.u;
-    for (size_t k = 0, n = m->indices.n; k < n; k++) {
+    const unsigned *idx = m->idx;
+    for (size_t k = 0, n = m->nidx; k < n; k++) {
         size_t i = 3 * (size_t)idx[k];
         as[i] = fs[i] / vm;
         as[i + 1] = fs[i + 1] / vm;
@@ -422,19 +467,19 @@ static void uniform_mass_add_m_to_matrix(st_component *self, const st_mparams *m
     const double d = m->vertex_mass * mfactor;
     if (is_rigid2(m)) {
         const double b[9] = {d, 0, 0, 0, d, 0, 0, 0, m->inertia2 * mfactor};
-        for (size_t k = 0; k < m->indices.n; k++)
-            st_matrix_add_block(mat, m->ms, m->indices.u[k], m->ms, m->indices.u[k], b);
+        for (size_t k = 0; k < m->nidx; k++)
+            st_matrix_add_block(mat, m->ms, m->idx[k], m->ms, m->idx[k], b);
         return;
     }
     if (m->ms->type->rigid) {
         double b[36];
         mass_rigid_block(&m->rigid, b, mfactor);
-        for (size_t k = 0; k < m->indices.n; k++)
-            st_matrix_add_block(mat, m->ms, m->indices.u[k], m->ms, m->indices.u[k], b);
+        for (size_t k = 0; k < m->nidx; k++)
+            st_matrix_add_block(mat, m->ms, m->idx[k], m->ms, m->idx[k], b);
         return;
     }
-    for (size_t k = 0; k < m->indices.n; k++)
-        st_matrix_add_diag(mat, m->ms, m->indices.u[k], d);
+    for (size_t k = 0; k < m->nidx; k++)
+        st_matrix_add_diag(mat, m->ms, m->idx[k], d);
 }
 
 static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *mp,
@@ -446,8 +491,8 @@ static double uniform_mass_kinetic_energy(st_component *self, const st_mparams *
     const double *vs = st_slice(v, m->ms);
     const unsigned D = m->ms->type->deriv_size;
     double e = 0.0;
-    for (size_t k = 0; k < m->indices.n; k++) {
-        const double *vi = vs + D * (size_t)m->indices.u[k];
+    for (size_t k = 0; k < m->nidx; k++) {
+        const double *vi = vs + D * (size_t)m->idx[k];
         if (D == 3 && is_rigid2(m)) {
             e += (vi[0] * vi[0] + vi[1] * vi[1]) * m->vertex_mass + vi[2] * vi[2] * m->inertia2;
             continue;
@@ -478,8 +523,8 @@ static double uniform_mass_potential_energy(st_component *self, const st_mparams
     const double *g = mp->gravity;
     const unsigned w = m->ms->type->coord_size, sp = m->ms->type->spatial_size;
     double e = 0.0;
-    for (size_t k = 0; k < m->indices.n; k++) {
-        const double *xi = xs + w * (size_t)m->indices.u[k];
+    for (size_t k = 0; k < m->nidx; k++) {
+        const double *xi = xs + w * (size_t)m->idx[k];
         double s = g[0] * xi[0];
         for (unsigned a = 1; a < sp; a++)
             s += g[a] * xi[a];
@@ -520,6 +565,7 @@ const st_class st_uniform_mass_class = {
     .fields = uniform_mass_fields,
     .init = uniform_mass_init,
     .reinit = uniform_mass_reinit,
+    .cleanup = uniform_mass_cleanup,
     .mass = &uniform_mass_ops,
     .templates = st_all_state_types,
 };

@@ -68,6 +68,16 @@ static st_status plane_topology_changed(st_component *owner, st_component *topol
     return ml_contacts_reserve(&p->contacts, p->ms->n, err);
 }
 
+/* The state resized without a topology: SOFA's contacts are found again
+ * at each evaluation over the positions' size; room for all of them. */
+static st_status plane_resized(st_component *owner, st_mstate *ms, size_t before, st_error *err)
+{
+    (void)before;
+    plane_ff *p = (plane_ff *)owner;
+    p->contacts.n = 0;
+    return ml_contacts_reserve(&p->contacts, ms->n, err);
+}
+
 static st_status plane_init(st_component *self, st_error *err)
 {
     plane_ff *p = (plane_ff *)self;
@@ -85,7 +95,7 @@ static st_status plane_init(st_component *self, st_error *err)
     st_component *topo = st_node_find(p->ms->base.node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     if (topo)
         ST_TRY(st_topology_listen(self, topo, plane_topology_changed, err));
-    return ST_OK;
+    return st_mstate_follow_resize(self, p->ms, plane_resized, err);
 }
 
 static void plane_cleanup(st_component *self) { ml_contacts_free(&((plane_ff *)self)->contacts); }

@@ -9,10 +9,13 @@
  * are listed in the output "fixed", and projecting velocities zeroes
  * theirs (SOFA's: positions and responses are left alone).
  *
- * SOFA, without a topology, removes the points from the MechanicalObject
- * itself; settee does not change a state behind the topology kernel, so a
- * node (or ancestor) without a *SetTopologyContainer is refused at init, as
- * SOFA refuses a topology that is not dynamic. showPlane only draws.
+ * Without a topology (no "topology" link and none in the node or its
+ * ancestors) the points are removed from the state itself, as SOFA's
+ * MechanicalObject branch: in the same order, the last point's values are
+ * copied onto each removed one (st_mstate_replace_value), then the state is
+ * shrunk (st_mstate_resize); nothing is renumbered for other components,
+ * as in SOFA. A topology that cannot remove points is refused, as SOFA
+ * refuses one without a modifier. showPlane only draws.
  * Template: Vec3d. */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,7 @@ typedef struct particle_sink {
     st_array fixed;         /* "fixed" (output) */
     st_component *topology; /* "topology" */
     st_mstate *ms;          /* set by init */
-    st_component *topo;     /* set by init */
+    st_component *topo;     /* set by init: the topology removing points, or NULL */
 } particle_sink;
 
 static double side(const particle_sink *k, const double *x)
@@ -49,6 +52,16 @@ static st_status pk_topology_changed(st_component *owner, st_component *topology
     return ST_OK;
 }
 
+/* The state resized directly: the list is recomputed at the next position
+ * projection, which comes before any velocity projection (SOFA's d_fixed
+ * keeps stale indices until then, unused). */
+static st_status pk_resized(st_component *owner, st_mstate *ms, size_t before, st_error *err)
+{
+    (void)ms, (void)before, (void)err;
+    ((particle_sink *)owner)->fixed.n = 0;
+    return ST_OK;
+}
+
 static st_status pk_init(st_component *self, st_error *err)
 {
     particle_sink *k = (particle_sink *)self;
@@ -61,20 +74,23 @@ static st_status pk_init(st_component *self, st_error *err)
                                   "the state is %s; settee's ParticleSink drains Vec3d particles",
                                   k->ms->type->name);
     k->topo = k->topology ? k->topology : st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    if (!k->topo)
-        return st_component_error(self, "topology", err, ST_ESCENE,
-                                  "no topology container found: settee removes particles "
-                                  "through one (add a PointSetTopologyContainer and a "
-                                  "PointSetTopologyModifier beside the MechanicalObject)");
-    const char *cn = k->topo->cls->name, *suffix = "SetTopologyContainer";
-    size_t ln = strlen(cn), ls = strlen(suffix);
-    if (ln < ls || strcmp(cn + ln - ls, suffix) != 0)
+    if (!k->topo) {
+        /* SOFA removes the points from the MechanicalObject itself */
+        if (!st_mstate_can_resize(k->ms))
+            return st_component_error(self, NULL, err, ST_ESCENE,
+                                      "No external object supporting removing points! (the "
+                                      "state %s cannot be resized without a topology)",
+                                      k->ms->base.name ? k->ms->base.name : "?");
+        ST_TRY(st_mstate_follow_resize(self, k->ms, pk_resized, err));
+    } else if (!st_topology_can_change(k->topo, ST_TOPO_REMOVED, ST_ELEM_POINT)) {
         return st_component_error(self, "topology", err, ST_ESCENE,
                                   "Topology component has been found in Node at: %s but this "
                                   "topology is not dynamic. ParticleSink will not be able to "
                                   "remove points. (%s; use a PointSetTopologyContainer)",
-                                  k->topo->name, cn);
-    ST_TRY(st_topology_listen(self, k->topo, pk_topology_changed, err));
+                                  k->topo->name, k->topo->cls->name);
+    } else {
+        ST_TRY(st_topology_listen(self, k->topo, pk_topology_changed, err));
+    }
     k->fixed.n = 0;
     return ST_OK;
 }
@@ -95,7 +111,18 @@ static st_status pk_drain(particle_sink *k, st_error *err)
     for (size_t i = n; i-- > 0;) /* in reverse order, as SOFA's */
         if (side(k, x + 3 * i) - k->d1 < 0)
             ids[r++] = (unsigned)i;
-    st_status st = st_topology_remove(k->topo, ST_ELEM_POINT, ids, nr, err);
+    st_status st = ST_OK;
+    if (k->topo) {
+        st = st_topology_remove(k->topo, ST_ELEM_POINT, ids, nr, err);
+    } else {
+        /* SOFA's MechanicalObject branch: the then-last point onto each
+         * removed one, in reverse order, then the state shrinks */
+        size_t last = n;
+        for (size_t j = 0; j < nr && st == ST_OK; j++)
+            st = st_mstate_replace_value(k->ms, --last, ids[j], err);
+        if (st == ST_OK)
+            st = st_mstate_resize(k->ms, last, err);
+    }
     free(ids);
     return st;
 }

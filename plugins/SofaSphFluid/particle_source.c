@@ -13,15 +13,19 @@
  * A state of one point counts as empty (SOFA's, for MechanicalObject's
  * default point; so a single-center source rewrites its one particle at
  * every wave, as SOFA's does). SOFA's reset also shrinks the state to one
- * point; settee's reset restarts the source and leaves the state to its
- * own reset.
+ * point: settee's does so when the source resizes the state itself; with a
+ * topology it restarts the source and leaves the state to its own reset.
  *
- * Particles are added through the node's topology (st_topology_add_points,
- * SOFA's PointSetTopologyModifier::addPoints), so the state's vectors and
- * every per-point data follow; a node without a topology container is
- * refused at init (SOFA then resizes the state directly, which settee does
- * not do behind the topology kernel).
- *
+ * With a topology container in the node, particles are added through it
+ * (st_topology_add_points, SOFA's PointSetTopologyModifier::addPoints), so
+ * the state's vectors and every per-point data follow, and the held
+ * particles are renumbered when a ParticleSink removes points. Without
+ * one, the state is resized directly (st_mstate_resize, SOFA's
+ * mstate->resize): nothing is renumbered, as in SOFA (its lastparticles
+ * have no topology handler then: a point removed by a ParticleSink leaves
+ * a held index naming another particle, or none), and each component
+ * deals with the new size as SOFA's does (UniformMass keeps its indices).
+ * A topology that cannot add points is refused.
  * Noise: SOFA draws rand() / RAND_MAX (the C library's generator, shared
  * with the process and different between platforms). settee draws from its
  * own generator (splitmix64, seed 1, restarted by reset), so a run is
@@ -47,7 +51,7 @@ typedef struct particle_source {
     double stop;         /* "stop" */
     bool add_noise;      /* "addNoise" */
     st_mstate *ms;       /* set by init */
-    st_component *topo;  /* set by init */
+    st_component *topo;  /* set by init: the topology adding points, or NULL (resize) */
     double last_time;    /* SOFA's m_lastTime */
     double max_dist;     /* SOFA's m_maxdist */
     size_t nlast;        /* particles held (SOFA's lastparticles) */
@@ -131,29 +135,36 @@ static st_status ps_init(st_component *self, st_error *err)
         return st_component_error(self, "delay", err, ST_ESCENE,
                                   "the delay between waves must be > 0 (got %g)", s->delay);
     s->topo = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_LOCAL);
-    if (!s->topo)
-        return st_component_error(self, NULL, err, ST_ESCENE,
-                                  "no topology container in this node: settee adds particles "
-                                  "through one (add a PointSetTopologyContainer and a "
-                                  "PointSetTopologyModifier beside the MechanicalObject)");
-    /* only the dynamic containers (SOFA's *SetTopologyContainer) change
-     * while the scene runs; the SDK has no query for it, the name tells */
-    const char *cn = s->topo->cls->name, *suffix = "SetTopologyContainer";
-    size_t ln = strlen(cn), ls = strlen(suffix);
-    if (ln < ls || strcmp(cn + ln - ls, suffix) != 0)
+    if (!s->topo) {
+        /* SOFA resizes the state itself; the source's own data need no
+         * news of it (no topology handler in SOFA either) */
+        if (!st_mstate_can_resize(s->ms))
+            return st_component_error(self, NULL, err, ST_ESCENE,
+                                      "the state %s cannot be resized without a topology: add "
+                                      "a PointSetTopologyContainer and a "
+                                      "PointSetTopologyModifier beside it",
+                                      s->ms->base.name ? s->ms->base.name : "?");
+        ST_TRY(st_mstate_follow_resize(self, s->ms, NULL, err));
+    } else if (!st_topology_can_change(s->topo, ST_TOPO_ADDED, ST_ELEM_POINT)) {
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "the node's topology %s (%s) cannot add points while the scene "
-                                  "runs: use a PointSetTopologyContainer (or another "
-                                  "*SetTopologyContainer) beside the MechanicalObject",
-                                  s->topo->name, cn);
-    ST_TRY(st_topology_listen(self, s->topo, ps_topology_changed, err));
+                                  "runs: use a PointSetTopologyContainer (or another dynamic "
+                                  "container) beside the MechanicalObject",
+                                  s->topo->name, s->topo->cls->name);
+    } else {
+        ST_TRY(st_topology_listen(self, s->topo, ps_topology_changed, err));
+    }
     ps_restart(s);
     return ST_OK;
 }
 
 static void ps_reset(st_component *self)
 {
-    ps_restart((particle_source *)self);
+    particle_source *s = (particle_source *)self;
+    ps_restart(s);
+    st_error err = {0};
+    if (s->ms && !s->topo && st_mstate_resize(s->ms, 1, &err) != ST_OK)
+        st_component_warn(self, "could not shrink the state back to one point: %s", err.msg);
 }
 
 static bool ps_running(const particle_source *s, double t)
@@ -225,10 +236,13 @@ static st_status ps_emit(particle_source *s, double t, st_error *err)
             made++;
         }
     }
-    /* the state grows to i0 + made points, through the topology */
+    /* the state grows to i0 + made points, through the topology, else
+     * resized directly */
     size_t have = s->ms->n, want = i0 + made;
     st_status st = ST_OK;
-    if (want > have)
+    if (!s->topo)
+        st = st_mstate_resize(s->ms, want, err);
+    else if (want > have)
         st = st_topology_add_points(s->topo, want - have, NULL, NULL, NULL, err);
     if (st == ST_OK && s->ms->n != want)
         st = st_component_error(self, NULL, err, ST_ESCENE,

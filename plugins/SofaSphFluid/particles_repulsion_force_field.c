@@ -93,7 +93,10 @@ static st_status rep_init(st_component *self, st_error *err)
                                     "closer than the distance",
                                     w, r->distance);
     }
-    return rep_size(r, err);
+    ST_TRY(rep_size(r, err));
+    /* a state resized without a topology: the scratch is made again at
+     * the next evaluation, as SOFA's resizes its particles there */
+    return st_mstate_follow_resize(self, r->ms, NULL, err);
 }
 
 /* u = x_j - x_i and d2 = |u|^2; whether the pair acts (0 < d2 < h2, SOFA's

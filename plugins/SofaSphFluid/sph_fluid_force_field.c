@@ -176,13 +176,8 @@ static st_status sph_alloc(sph *s, st_error *err);
 
 /* The per-particle arrays are scratch, refilled at each force evaluation:
  * after a change of the particles they are made again at the new size. */
-static st_status sph_topology_changed(st_component *owner, st_component *topology,
-                                      const st_topo_event *ev, size_t nev, st_error *err)
+static st_status sph_resize(sph *s, st_error *err)
 {
-    (void)topology;
-    (void)ev;
-    (void)nev;
-    sph *s = (sph *)owner;
     if (!s->ms)
         return ST_OK;
     st_mstate *ms = s->ms;
@@ -191,6 +186,21 @@ static st_status sph_topology_changed(st_component *owner, st_component *topolog
     s->ms = ms;
     s->dim = dim;
     return sph_alloc(s, err);
+}
+
+static st_status sph_topology_changed(st_component *owner, st_component *topology,
+                                      const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev, (void)nev;
+    return sph_resize((sph *)owner, err);
+}
+
+/* The state resized without a topology: SOFA's force field resizes its
+ * particles at each evaluation; settee's scratch is made again now. */
+static st_status sph_resized(st_component *owner, st_mstate *ms, size_t before, st_error *err)
+{
+    (void)ms, (void)before;
+    return sph_resize((sph *)owner, err);
 }
 
 static st_status sph_init(st_component *self, st_error *err)
@@ -211,11 +221,11 @@ static st_status sph_init(st_component *self, st_error *err)
     s->dim = s->ms->type->deriv_size;
     ST_TRY(sph_alloc(s, err));
     /* a ParticleSource or ParticleSink changes the number of particles
-     * through the topology: the scratch arrays follow */
+     * through the topology, or resizes the state: the scratch arrays follow */
     st_component *topo = st_node_find(self->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
     if (topo)
         ST_TRY(st_topology_listen(self, topo, sph_topology_changed, err));
-    return ST_OK;
+    return st_mstate_follow_resize(self, s->ms, sph_resized, err);
 }
 
 static st_status sph_alloc(sph *s, st_error *err)

@@ -382,6 +382,16 @@ static bool made_of(st_elem e, st_elem sub)
     }
 }
 
+bool topo_can_change(const st_component *self, st_topo_change change, st_elem elem)
+{
+    topo *t = (topo *)self;
+    if (t->kind != TOPO_DYNAMIC || (unsigned)elem >= ST_ELEM_COUNT)
+        return false;
+    if (change == ST_TOPO_ADDED && elem == ST_ELEM_POINT)
+        return true;
+    return holds(t, elem);
+}
+
 st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,
                       st_error *err)
 {

@@ -1238,6 +1238,7 @@ static const st_topology_ops sparse_ops = {
     .elements = sparse_elements,
     .remove = topo_remove,
     .add = topo_add,
+    .can_change = topo_can_change,
 };
 
 static st_status sparse_create(st_component *self, st_error *err)

@@ -136,6 +136,10 @@ st_status topo_copy_src(topo *t, st_error *err);
 /* Ensures the lists are ready (grid lists computed, mesh lists derived). */
 st_status topo_ensure_lists(topo *t, st_error *err);
 
+/* Whether the container can remove or add elements of kind elem while the
+ * scene runs (st_topology_ops.can_change): dynamic containers only, of the
+ * kinds their class holds (points can always be added). */
+bool topo_can_change(const st_component *self, st_topo_change change, st_elem elem);
 /* Removes elements of a dynamic container (st_topology_ops.remove,
  * dynamic_change.c). */
 st_status topo_remove(st_component *self, st_elem elem, const unsigned *ids, size_t n,

@@ -693,6 +693,7 @@ const st_topology_ops topo_ops = {
     .remove = topo_remove,
     .add = topo_add,
     .add_points = topo_add_points,
+    .can_change = topo_can_change,
 };
 
 /* Fills a grid's `position` list from its geometry. */

@@ -6,6 +6,7 @@
  * taken from its node's MechanicalObject) and its errors. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topo_support.h"
@@ -349,4 +350,66 @@ Test(mapped_object, bad_template_and_sizes_are_errors)
                                 &err),
                  ST_ESCENE);
     cr_assert(strstr(err.msg, "output 'm' is Rigid3d"), "%s", err.msg);
+}
+
+/* The next n numbers of text from p on (skipping brackets, commas and
+ * blanks); the position after them. */
+static const char *numbers(const char *p, double *out, int n)
+{
+    for (int k = 0; k < n; k++) {
+        while (*p && !(*p == '-' || (*p >= '0' && *p <= '9')))
+            p++;
+        char *end = NULL;
+        out[k] = strtod(p, &end);
+        cr_assert(end && end != p, "number %d missing", k);
+        p = end;
+    }
+    return p;
+}
+
+/* --export-state writes a MappedObject as the MechanicalObjects, after
+ * them in scene order: its path, positions and velocities in its
+ * template's widths (Vec3d here, under a Rigid3d body), the values the
+ * mapping wrote: x_i = c + R p_i, v_i = v + w x R p_i of the body's. */
+Test(mapped_object, export_state_writes_it_as_the_mechanical_states)
+{
+    st_scene *s = spinning("export.scn", "<MappedObject name=\"marks\" position=\"1 0 0  0 1 2\"/>");
+    steps(s, 5);
+    char dir[512], path[600];
+    test_make_dir(dir, sizeof dir, "mapped-export");
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    st_error err = {0};
+    cr_assert_eq(st_scene_export_state(s, path, 5, &err), ST_OK, "%s", err.msg);
+    char *text = test_read_file(path);
+    cr_assert_not_null(text);
+    const char *objects = strstr(text, "\"objects\": [");
+    const char *body = objects ? strstr(objects, "\"path\": \"/Body/dofs\"") : NULL;
+    const char *marks = body ? strstr(body, "\"path\": \"/Body/Marks/marks\"") : NULL;
+    cr_assert(objects && body && marks, "%s", text);
+    const char *px = strstr(marks, "\"position\": ["), *pv = strstr(marks, "\"velocity\": [");
+    cr_assert(px && pv && px < pv, "%s", marks);
+    double x[6], v[6];
+    const char *end = numbers(px, x, 6);
+    cr_assert(end < pv, "two Vec3d positions, then the velocities: %s", marks);
+    end = numbers(pv, v, 6);
+    while (*end == ' ' || *end == '\n')
+        end++;
+    cr_assert(*end == ']', "two Vec3d velocities: %s", marks);
+    const st_mstate *b = (const st_mstate *)topo_get(s, "/Body/dofs");
+    const double *c = b->position.r, *bv = b->velocity.r;
+    const double local[6] = {1, 0, 0, 0, 1, 2};
+    for (int i = 0; i < 2; i++) {
+        double r[3];
+        rotate(c + 3, local + 3 * i, r);
+        const double wr[3] = {bv[4] * r[2] - bv[5] * r[1], bv[5] * r[0] - bv[3] * r[2],
+                              bv[3] * r[1] - bv[4] * r[0]};
+        for (int a = 0; a < 3; a++) {
+            cr_assert_float_eq(x[3 * i + a], c[a] + r[a], 1e-12, "x[%d][%d]", i, a);
+            cr_assert_float_eq(v[3 * i + a], bv[a] + wr[a], 1e-12, "v[%d][%d]", i, a);
+        }
+    }
+    cr_assert_gt(fabs(c[5]), 0.04, "the body turned");
+    free(text);
+    test_remove_dir(dir);
+    st_scene_destroy(&s);
 }

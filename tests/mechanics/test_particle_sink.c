@@ -2,7 +2,8 @@
  * removed through the topology at the start of a step (the last point
  * moves into the hole, the state and the mass follow), points below d0 are
  * listed in "fixed" with their velocity zeroed, a source and a sink run
- * together, and a grid topology is refused with SOFA's message. */
+ * together, without a topology the state itself loses the points as in
+ * SOFA, and a grid topology is refused with SOFA's message. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -102,6 +103,58 @@ Test(particle_sink, drains_a_source)
     test_rt_close(&t);
 }
 
+/* Without a topology, SOFA's MechanicalObject branch: for the removed
+ * points in reverse order (3, then 1), the then-last point's values are
+ * copied onto the removed one (4 -> 3, then 3 -> 1: the former point 4),
+ * then the state shrinks to 3 points [p0, p4, p2]; the mass keeps its
+ * indices and total (no topology event reaches it in SOFA). */
+Test(particle_sink, removes_from_the_state_without_topology)
+{
+    test_rt t;
+    st_scene *s;
+    st_error err = {0};
+    cr_assert_eq(sink_scene(&t,
+                            ", position: [[0, 5, 0], [1, -1, 0], [2, 3, 0], [3, -2, 0], [4, 4, 0]], "
+                            "velocity: [[0, 0, 1], [0, 0, 2], [0, 0, 3], [0, 0, 4], [0, 0, 5]]",
+                            "", "d0: 3.5, d1: 0", "", &s, &err),
+                 ST_OK, "%s\n%s", err.msg, t.log);
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_mstate *ms = (st_mstate *)test_find_object(s, "dofs");
+    cr_assert_eq(ms->n, 3, "%zu points", ms->n);
+    cr_assert_eq(ms->velocity.n, 3);
+    cr_assert_eq(s->systems[0]->size_all, 9);
+    const double want_x[3] = {0, 4, 2}, want_y[3] = {5, 4, 3};
+    /* z moved by v dt (0.25); point 2 (y 3 < d0) had its velocity zeroed
+     * by the projection at init (as the points below it), so stayed */
+    const double want_z[3] = {0.25, 1.25, 0}, want_vz[3] = {1, 5, 0};
+    for (size_t i = 0; i < 3; i++) {
+        const double *x = ms->position.r + 3 * i, *v = ms->velocity.r + 3 * i;
+        cr_assert(x[0] == want_x[i] && x[1] == want_y[i] && fabs(x[2] - want_z[i]) < 1e-15,
+                  "point %zu at %g %g %g", i, x[0], x[1], x[2]);
+        cr_assert(v[0] == 0 && v[1] == 0 && v[2] == want_vz[i], "point %zu v %g %g %g", i, v[0],
+                  v[1], v[2]);
+    }
+    st_component *k = test_find_object(s, "sink");
+    const st_array *fixed = st_component_field_ptr(k, st_component_field(k, "fixed"));
+    cr_assert(fixed->n == 1 && fixed->u[0] == 2, "fixed: %zu entries", fixed->n);
+    st_component *m = NULL;
+    for (size_t i = 0; i < st_node_object_count(st_scene_root(s)); i++) {
+        st_component *c = st_node_object(st_scene_root(s), i);
+        if (!strcmp(c->cls->name, "UniformMass"))
+            m = c;
+    }
+    cr_assert_not_null(m);
+    const st_array *idx = st_component_field_ptr(m, st_component_field(m, "indices"));
+    const double *total = st_component_field_ptr(m, st_component_field(m, "totalMass"));
+    cr_assert(idx->n == 5 && *total == 5.0, "indices %zu, totalMass %g", idx->n, *total);
+    /* the next step: no point below d1; the mass skips its indices past
+     * the state's end */
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(ms->n, 3);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
 Test(particle_sink, refuses_a_grid_topology)
 {
     test_rt t;
@@ -112,6 +165,56 @@ Test(particle_sink, refuses_a_grid_topology)
                              &s, &err),
                   ST_OK);
     cr_assert(strstr(err.msg, "is not dynamic"), "message: %s", err.msg);
+    st_scene_destroy(&s);
+    test_rt_close(&t);
+}
+
+/* Whether a topology can change is asked of the instance: the Topology
+ * plugin's static meshes and grids share their class's operations with
+ * the dynamic containers, and a container adds only the kinds it holds. */
+Test(particle_sink, topology_can_change_asks_the_instance)
+{
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t,
+                                  "format: settee/1\n"
+                                  "root:\n"
+                                  "  objects:\n"
+                                  "    - RequiredPlugin: {pluginName: [Topology]}\n"
+                                  "  children:\n"
+                                  "    - name: a\n"
+                                  "      objects:\n"
+                                  "        - PointSetTopologyContainer: {name: points, position: "
+                                  "[[0, 0, 0], [1, 0, 0]]}\n"
+                                  "    - name: b\n"
+                                  "      objects:\n"
+                                  "        - TriangleSetTopologyContainer: {name: tris, position: "
+                                  "[[0, 0, 0], [1, 0, 0], [0, 1, 0]], triangles: [[0, 1, 2]]}\n"
+                                  "    - name: c\n"
+                                  "      objects:\n"
+                                  "        - MeshTopology: {name: mesh, position: [[0, 0, 0], "
+                                  "[1, 0, 0], [0, 1, 0]], triangles: [[0, 1, 2]]}\n"
+                                  "    - name: d\n"
+                                  "      objects:\n"
+                                  "        - RegularGridTopology: {name: grid, n: [2, 2, 2]}\n",
+                                  &s, &err),
+                 ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s\n%s", err.msg, t.log);
+    st_component *points = test_find_object(s, "points"), *tris = test_find_object(s, "tris");
+    st_component *mesh = test_find_object(s, "mesh"), *grid = test_find_object(s, "grid");
+    cr_assert(st_topology_can_change(points, ST_TOPO_ADDED, ST_ELEM_POINT));
+    cr_assert(st_topology_can_change(points, ST_TOPO_REMOVED, ST_ELEM_POINT));
+    cr_assert_not(st_topology_can_change(points, ST_TOPO_ADDED, ST_ELEM_TRIANGLE));
+    cr_assert(st_topology_can_change(tris, ST_TOPO_REMOVED, ST_ELEM_TRIANGLE));
+    cr_assert(st_topology_can_change(tris, ST_TOPO_ADDED, ST_ELEM_EDGE));
+    cr_assert_not(st_topology_can_change(tris, ST_TOPO_ADDED, ST_ELEM_TETRAHEDRON));
+    for (int e = 0; e < ST_ELEM_COUNT; e++) {
+        cr_assert_not(st_topology_can_change(mesh, ST_TOPO_REMOVED, (st_elem)e), "mesh %d", e);
+        cr_assert_not(st_topology_can_change(grid, ST_TOPO_ADDED, (st_elem)e), "grid %d", e);
+    }
+    cr_assert_not(st_topology_can_change(NULL, ST_TOPO_REMOVED, ST_ELEM_POINT));
     st_scene_destroy(&s);
     test_rt_close(&t);
 }

@@ -496,3 +496,58 @@ Test(visual_mappings, vertices_split_at_seams_follow_the_mapped_positions)
                        1e-12);
     st_scene_destroy(&s);
 }
+
+/* The faces of a mapped OglModel are checked against its positions once
+ * its mapping filled them (after every init, else after the first step),
+ * not at its own init, when it has none yet: a floor whose faces come from
+ * the topology above and whose positions from an IdentityMapping (SOFA's
+ * Haptics ToolvsFloorCollision_test.scn) and a model given its faces gives
+ * no warning and gets its normals; faces past the mapped positions are
+ * still said. */
+#define FLOOR(faces)                                                                               \
+    "<Node name=\"root\" dt=\"0.01\" gravity=\"0 -10 0\">\n" PLUGINS                               \
+    "  <RequiredPlugin name=\"Sofa.Component.Topology.Container.Constant\"/>\n"                    \
+    "  <EulerExplicitSolver/>\n"                                                                  \
+    "  <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  0 1 0  1 1 0\"/>\n"                \
+    "  <UniformMass vertexMass=\"1\"/>\n"                                                         \
+    "  <Node name=\"Floor\">\n"                                                                   \
+    "    <MechanicalObject name=\"fdofs\" position=\"0 0 0  2 0 0  0 0 -2\"/>\n"                   \
+    "    <MeshTopology triangles=\"0 1 2\"/>\n"                                                    \
+    "    <Node name=\"Visu\">\n"                                                                  \
+    "      <OglModel name=\"floor\"/>\n"                                                          \
+    "      <IdentityMapping input=\"@../\" output=\"@floor\"/>\n"                                  \
+    "    </Node>\n"                                                                               \
+    "  </Node>\n"                                                                                 \
+    "  <Node name=\"Visu\">\n"                                                                    \
+    "    <OglModel name=\"sheet\" triangles=\"" faces "\"/>\n"                                     \
+    "    <IdentityMapping input=\"@../dofs\" output=\"@sheet\"/>\n"                                \
+    "  </Node>\n"                                                                                 \
+    "</Node>\n"
+
+Test(visual_mappings, mapped_faces_are_checked_once_the_mapping_filled_the_positions)
+{
+    st_scene *s = load_scn("mapped_faces.scn", FLOOR("0 1 2  1 3 2"));
+    steps(s, 2);
+    cr_assert_null(strstr(T.log, "beyond the"), "no warning for a correct mapped model:\n%s",
+                   T.log);
+    /* the normals: the sheet's faces turn about +z, the floor's about +y
+     * (edges (2 0 0) then (0 0 -2): (0 4 0)) */
+    const st_array *n = topo_arr(topo_get(s, "/Visu/sheet"), "normal");
+    cr_assert_eq(n->n, 4);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(n->r[3 * i] == 0 && n->r[3 * i + 1] == 0 && n->r[3 * i + 2] == 1,
+                  "sheet normal %zu: %g %g %g", i, n->r[3 * i], n->r[3 * i + 1], n->r[3 * i + 2]);
+    const st_array *fn = topo_arr(topo_get(s, "/Floor/Visu/floor"), "normal");
+    cr_assert_eq(fn->n, 3);
+    cr_assert(fn->r[0] == 0 && fn->r[1] == 1 && fn->r[2] == 0, "floor normal %g %g %g",
+              fn->r[0], fn->r[1], fn->r[2]);
+    st_scene_destroy(&s);
+
+    test_log_clear(&T);
+    s = load_scn("mapped_faces_bad.scn", FLOOR("0 1 2  1 3 7"));
+    cr_assert_not_null(strstr(T.log, "sheet|triangles or quads index points beyond the 4 "
+                                     "positions"),
+                       "a face past the mapped positions is said:\n%s", T.log);
+    cr_assert_null(strstr(T.log, "floor|triangles"), "%s", T.log);
+    st_scene_destroy(&s);
+}

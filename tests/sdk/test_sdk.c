@@ -179,7 +179,7 @@ static const layout abi_2_layout[] = {
     M(st_linsolver_ops, bind, 8),
     M(st_linsolver_ops, set_system, 16),
     M(st_linsolver_ops, solve, 24),
-    S(st_topology_ops, 56),
+    S(st_topology_ops, 64),
     M(st_topology_ops, struct_size, 0),
     M(st_topology_ops, nb_points, 8),
     M(st_topology_ops, get_point, 16),
@@ -187,6 +187,7 @@ static const layout abi_2_layout[] = {
     M(st_topology_ops, remove, 32), /* ABI 2.4 */
     M(st_topology_ops, add, 40),    /* ABI 2.5 */
     M(st_topology_ops, add_points, 48), /* ABI 2.6 */
+    M(st_topology_ops, can_change, 56), /* ABI 2.11 */
     S(st_topo_event, 64),
     M(st_topo_event, change, 0),
     M(st_topo_event, elem, 4),
@@ -322,9 +323,11 @@ static const layout abi_2_layout[] = {
     M(st_detection, point, 24),
     M(st_detection, normal, 72),
     M(st_detection, value, 96),
-    S(st_state_ops, 16),
+    S(st_state_ops, 32),
     M(st_state_ops, struct_size, 0),
     M(st_state_ops, resolve_type, 8),
+    M(st_state_ops, resize, 16),        /* ABI 2.11 */
+    M(st_state_ops, replace_value, 24), /* ABI 2.11 */
     S(st_state_type, 64),
     M(st_state_type, struct_size, 0),
     M(st_state_type, name, 8),

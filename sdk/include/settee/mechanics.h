@@ -256,6 +256,36 @@ ST_API void st_matrix_csr(const st_matrix *m, st_csr *out);
 /* y = A x over the assembled matrix. */
 ST_API void st_matrix_mul(const st_matrix *m, double *y, const double *x);
 
+/* ABI 2.11. A state resized directly, without a topology: SOFA's
+ * BaseMechanicalState::resize and MechanicalObject::replaceValue, which
+ * SOFA's ParticleSource and ParticleSink call in a node without a topology
+ * container. Nothing is renumbered for anyone: as in SOFA, each component
+ * that holds data sized by the state's points deals with a new size itself
+ * (most of SOFA's resize lazily at their next evaluation; UniformMass keeps
+ * its indices). A component says it does by st_mstate_follow_resize; a
+ * resize is refused, naming the first one, while a component of the
+ * state's subtree (or one linking to the state) that may hold such data
+ * (force fields, masses, projective constraints, mappings, engines,
+ * collision and visual models) has not said so. */
+/* fn, called after each resize of ms (before: the former number of
+ * points), may be NULL. The registration ends when owner is destroyed. */
+typedef st_status (*st_resize_listener)(st_component *owner, st_mstate *ms, size_t before,
+                                        st_error *err);
+ST_API st_status st_mstate_follow_resize(st_component *owner, st_mstate *ms,
+                                         st_resize_listener fn, st_error *err) ST_WARN_UNUSED;
+/* Whether ms's class can resize it (st_state_ops.resize) and ms is not a
+ * mapping's output nor follows a topology (change those through it). */
+ST_API bool st_mstate_can_resize(const st_mstate *ms);
+/* SOFA's resize(n): every vector of the state gets n points, the new ones
+ * zero (coordinates: the type's identity); n = 0 empties the state. The
+ * systems are rebuilt before the next solve, as after a topological
+ * change, and the followers' listeners are called. */
+ST_API st_status st_mstate_resize(st_mstate *ms, size_t n, st_error *err) ST_WARN_UNUSED;
+/* SOFA's replaceValue(from, to): point from's values copied onto point to
+ * in every vector of the state that holds both. */
+ST_API st_status st_mstate_replace_value(st_mstate *ms, size_t from, size_t to,
+                                         st_error *err) ST_WARN_UNUSED;
+
 /* ABI 2.11. res += factor M dx with SOFA's addMdx (MechanicalAddMDxVisitor):
  * the mass of each node (its last one), on nodes the visitor reaches from
  * the solver's node: not a node holding a mechanical mapping or below one,

@@ -242,6 +242,13 @@ struct st_topology_ops {
      * announces the change; st_topology_add_points calls it. */
     st_status (*add_points)(st_component *self, size_t n, const size_t *ancestor_start,
                             const unsigned *ancestors, const double *coefs, st_error *err);
+    /* Appended in ABI 2.11 (read only when struct_size covers it; may be
+     * NULL: the operations above tell). Whether this instance can remove
+     * (ST_TOPO_REMOVED) or add (ST_TOPO_ADDED) elements of kind elem while
+     * the scene runs, for a class whose instances differ (a static mesh and
+     * a dynamic container sharing the operations); st_topology_can_change
+     * asks it after the operation's presence. */
+    bool (*can_change)(const st_component *self, st_topo_change change, st_elem elem);
 };
 
 /* Engines: outputs computed from inputs, recomputed lazily when an output
@@ -264,6 +271,15 @@ struct st_state_ops {
      * the kernel before the state's vectors are parsed into points and
      * before init. Errors name the field. */
     st_status (*resolve_type)(st_component *self, const st_state_type **out, st_error *err);
+    /* Appended in ABI 2.11 (read only when struct_size covers them; may be
+     * NULL: the state cannot be resized without a topology). Called by
+     * st_mstate_resize and st_mstate_replace_value, on vectors the state
+     * owns (the systems are unbound first): resize gives every vector n
+     * points (new ones zero, coordinates the identity) and sets ms->n;
+     * replace_value copies point from onto point to in every vector
+     * holding both. */
+    st_status (*resize)(st_component *self, size_t n, st_error *err);
+    void (*replace_value)(st_component *self, size_t from, size_t to);
 };
 
 /* ABI 2.11. One output of a narrow phase (SOFA's DetectionOutput), as

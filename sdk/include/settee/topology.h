@@ -174,6 +174,14 @@ ST_API st_status st_topology_add_points(st_component *topology, size_t n,
                                         const size_t *ancestor_start, const unsigned *ancestors,
                                         const double *coefs, st_error *err);
 
+/* ABI 2.11. Whether the topology can change while the scene runs (its
+ * class has the operation): remove elements of kind elem (ST_TOPO_REMOVED),
+ * or add them (ST_TOPO_ADDED: points through add_points, other kinds
+ * through add). SOFA's dynamic containers (*SetTopologyContainer with
+ * their modifier) can; static ones (MeshTopology, grids) cannot. */
+ST_API bool st_topology_can_change(const st_component *topology, st_topo_change change,
+                                   st_elem elem);
+
 /* How many changes the topology has announced (0 before the first). */
 ST_API unsigned long st_topology_revision(const st_component *topology);
 
