@@ -46,6 +46,7 @@ typedef struct uniform_mass {
     const unsigned *idx;
     size_t nidx;
     st_array live;            /* idx when some are past the end */
+    bool warned_massless;     /* the growth warning was given */
 } uniform_mass;
 
 static const st_field uniform_mass_fields[] = {
@@ -289,8 +290,18 @@ static st_status uniform_mass_follow(uniform_mass *m, st_error *err)
 static st_status uniform_mass_resized(st_component *self, st_mstate *ms, size_t before,
                                       st_error *err)
 {
-    (void)ms, (void)before;
-    return uniform_mass_live((uniform_mass *)self, err);
+    uniform_mass *m = (uniform_mass *)self;
+    ST_TRY(uniform_mass_live(m, err));
+    /* SOFA's numbers, which mislead: say so once. */
+    if (ms->n > before && m->nidx < ms->n && !m->warned_massless) {
+        m->warned_massless = true;
+        st_component_warn(self,
+                          "the state grew from %zu to %zu points without a topology: as in "
+                          "SOFA, the mass keeps its %zu indices, so the points added have no "
+                          "mass and no weight (they keep their velocity)",
+                          before, ms->n, m->nidx);
+    }
+    return ST_OK;
 }
 
 static void uniform_mass_cleanup(st_component *self)
