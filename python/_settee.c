@@ -1635,32 +1635,6 @@ static PyObject *py_constraint_matrix(PyObject *self, PyObject *o)
     return Py_BuildValue("(nnNNN)", (Py_ssize_t)nrows, (Py_ssize_t)(ms->n * d), ri, ci, vv);
 }
 
-/* The system an ODE solver integrates, seen from a linear system or linear
- * solver component: the state of its node or of its subtree with a system,
- * else that of the nearest ancestor. */
-static st_system *system_below(st_node *n)
-{
-    st_mstate *ms = st_node_mstate(n);
-    if (ms && ms->system)
-        return ms->system;
-    for (size_t i = 0; i < st_node_child_count(n); i++) {
-        st_system *s = system_below(st_node_child(n, i));
-        if (s)
-            return s;
-    }
-    return NULL;
-}
-
-static st_system *system_of(st_component *c)
-{
-    for (st_node *n = c->node; n; n = st_node_parent(n)) {
-        st_system *s = system_below(n);
-        if (s)
-            return s;
-    }
-    return NULL;
-}
-
 /* SofaPython3's linear system A(), b(), x(): the last system its ODE solver
  * handed to a linear solver, assembled again with the same factors, as
  * (n, indptr, indices, data, b or None, x or None, (mf, bf, kf)). */
@@ -1669,7 +1643,7 @@ static PyObject *py_linear_system(PyObject *self, PyObject *o)
     st_component *c = COMP_ARG(o);
     if (!c)
         return NULL;
-    st_system *sys = system_of(c);
+    st_system *sys = st_node_system(c->node);
     char path[512];
     st_component_path(c, path, sizeof path);
     if (!sys) {

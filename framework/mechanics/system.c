@@ -1263,3 +1263,26 @@ void st_system_last_linsolve(const st_system *sys, st_linsolve_record *out)
         out->x = s->ls_x;
     }
 }
+
+static st_system *system_in_subtree(st_node *n)
+{
+    st_mstate *ms = st_node_mstate(n);
+    if (ms && ms->system)
+        return ms->system;
+    for (size_t i = 0; i < st_node_child_count(n); i++) {
+        st_system *s = system_in_subtree(st_node_child(n, i));
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+st_system *st_node_system(st_node *n)
+{
+    for (; n; n = st_node_parent(n)) {
+        st_system *s = system_in_subtree(n);
+        if (s)
+            return s;
+    }
+    return NULL;
+}

@@ -55,30 +55,6 @@ static st_component *find_up(st_node *n, bool (*pred)(const st_component *))
 
 static bool is_linear_solver(const st_component *c) { return c && c->cls->linsolver; }
 
-/* The mechanical system of the states at or below n, else of an ancestor's. */
-static st_system *system_below(st_node *n)
-{
-    st_mstate *ms = st_node_mstate(n);
-    if (ms && ms->system)
-        return ms->system;
-    for (size_t i = 0; i < st_node_child_count(n); i++) {
-        st_system *s = system_below(st_node_child(n, i));
-        if (s)
-            return s;
-    }
-    return NULL;
-}
-
-static st_system *system_of(st_node *n)
-{
-    for (; n; n = st_node_parent(n)) {
-        st_system *s = system_below(n);
-        if (s)
-            return s;
-    }
-    return NULL;
-}
-
 static bool solver_is_matrix_free(st_component *solver)
 {
     const st_field *f = st_component_field(solver, "template");
@@ -153,7 +129,7 @@ static st_status snapshot(st_component *self, st_error *err)
     gsm_exporter *e = (gsm_exporter *)self;
     if (e->matrix_free)
         return ST_OK;
-    st_system *sys = system_of(e->system ? e->system->node : e->solver->node);
+    st_system *sys = st_node_system(e->system ? e->system->node : e->solver->node);
     if (!sys) {
         e->n = e->nnz = 0;
         return ST_OK;

@@ -293,6 +293,12 @@ ST_API st_status st_mstate_replace_value(st_mstate *ms, size_t from, size_t to,
  * nothing (st_system_add_mbkdx maps them). Mapped parts of res untouched. */
 ST_API void st_system_add_mdx(st_system *sys, double *res, const double *dx, double factor);
 
+/* ABI 2.11. The mechanical system seen from node n, as a linear system or
+ * solver there sees it: that of the first state with a system at n or in
+ * its subtree (depth first), else the same search from each ancestor in
+ * turn. NULL before init or when no ODE solver integrates a state there. */
+ST_API st_system *st_node_system(st_node *n);
+
 #ifdef __cplusplus
 }
 #endif
