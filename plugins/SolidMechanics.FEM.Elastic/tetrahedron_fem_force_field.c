@@ -362,7 +362,8 @@ static st_status build(tetra_fem *s, bool keep, st_error *err)
         ST_TRY(fem_check_indices(self, s->e[i].v, 1, 4, np, "tetrahedron", err));
     /* initialPoints: the rest positions, as SOFA's reinit sets them. */
     ST_TRY(st_array_resize(&s->initial_points, ST_T_VEC3S, np, err));
-    memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * np * sizeof(double));
+    if (np) /* a removal may leave no point: no arrays to copy */
+        memcpy(s->initial_points.r, s->ms->rest_position.r, 3 * np * sizeof(double));
     if (!s->corot)
         st_component_touch(self, st_component_field(self, "initialPoints"));
     const double *x0 = s->initial_points.r;
