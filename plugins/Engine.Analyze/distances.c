@@ -27,6 +27,7 @@
 
 #include <settee/settee.h>
 
+#include "../shared/mapping_common.h"
 #include "../shared/options.h"
 
 typedef struct distances {
@@ -130,21 +131,6 @@ static const void *field_of(st_component *c, const char *name, st_type type)
     return f && f->type == type ? st_component_field_ptr(c, f) : NULL;
 }
 
-static st_status resize_state(st_mstate *ms, size_t n, st_error *err)
-{
-    const unsigned cw = ms->type->coord_size, dw = ms->type->deriv_size;
-    ST_TRY(st_array_resize_width(&ms->position, cw, n, err));
-    ST_TRY(st_array_resize_width(&ms->velocity, dw, n, err));
-    ST_TRY(st_array_resize_width(&ms->rest_position, cw, n, err));
-    if (ms->force.n)
-        ST_TRY(st_array_resize_width(&ms->force, dw, n, err));
-    if (ms->external_force.n)
-        ST_TRY(st_array_resize_width(&ms->external_force, dw, n, err));
-    ms->size = (unsigned)n;
-    ms->n = n;
-    return ST_OK;
-}
-
 /* SOFA's initTarget (see the top). */
 static st_status init_target(distances *d, st_error *err)
 {
@@ -197,7 +183,7 @@ static st_status init_target(distances *d, st_error *err)
             pos[3 * n + (size_t)c] = cur[c] + d->offset[c];
         n++;
     }
-    st_status rc = resize_state(d->target, n, err);
+    st_status rc = map_resize_output(d->target, n, err);
     if (rc == ST_OK) {
         memcpy(d->target->position.r, pos, 3 * n * sizeof *pos);
         memcpy(d->target->rest_position.r, pos, 3 * n * sizeof *pos);

@@ -10,6 +10,7 @@
  * indices (the last point moving into each removed place, as the last
  * hexahedron does). */
 #include "topology.h"
+#include "../shared/mapping_common.h"
 
 typedef struct center_point_map {
     st_component base;
@@ -49,22 +50,6 @@ static st_status cpm_output_changed(st_component *self, st_component *topology,
     return ST_OK; /* nothing indexed by the output's points */
 }
 
-/* Resizes a state's vectors to n points (new points zero). */
-static st_status resize_state(st_mstate *ms, size_t n, st_error *err)
-{
-    const unsigned cw = ms->type->coord_size, dw = ms->type->deriv_size;
-    ST_TRY(st_array_resize_width(&ms->position, cw, n, err));
-    ST_TRY(st_array_resize_width(&ms->velocity, dw, n, err));
-    ST_TRY(st_array_resize_width(&ms->rest_position, cw, n, err));
-    if (ms->force.n)
-        ST_TRY(st_array_resize_width(&ms->force, dw, n, err));
-    if (ms->external_force.n)
-        ST_TRY(st_array_resize_width(&ms->external_force, dw, n, err));
-    ms->size = (unsigned)n;
-    ms->n = n;
-    return ST_OK;
-}
-
 static st_status cpm_init(st_component *self, st_error *err)
 {
     center_point_map *m = (center_point_map *)self;
@@ -83,7 +68,7 @@ static st_status cpm_init(st_component *self, st_error *err)
                           m->output->name);
         return ST_OK;
     }
-    ST_TRY(resize_state((st_mstate *)state, nh, err));
+    ST_TRY(map_resize_output((st_mstate *)state, nh, err));
     if (!m->listening) {
         ST_TRY(st_topology_listen(self, m->input, cpm_changed, err));
         ST_TRY(st_topology_listen(self, m->output, cpm_output_changed, err));

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "topology.h"
+#include "../shared/mapping_common.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -242,15 +243,7 @@ static st_status write_positions(edge2quad *m, const st_mstate *in, st_mstate *o
 {
     const unsigned N = m->n_circle;
     size_t np = in->position.n, n = np * N;
-    ST_TRY(st_array_resize_width(&out->position, 3, n, err));
-    ST_TRY(st_array_resize_width(&out->velocity, 3, n, err));
-    ST_TRY(st_array_resize_width(&out->rest_position, 3, n, err));
-    if (out->force.n)
-        ST_TRY(st_array_resize_width(&out->force, 3, n, err));
-    if (out->external_force.n)
-        ST_TRY(st_array_resize_width(&out->external_force, 3, n, err));
-    out->size = (unsigned)n;
-    out->n = n;
+    ST_TRY(map_resize_output(out, n, err)); /* a Vec3d state (local_vec3_state) */
     double Y0[3] = {0, 1, 0}, Z0[3] = {0, 0, 1};
     if (ellipse) {
         const double *a = m->focal_axis;
