@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "articulated.h"
 #include "bvh.h"
@@ -18,8 +19,15 @@
 #include "topo_support.h"
 
 static test_rt T;
+static char bvh_path[1024];
+
 static void setup(void) { test_rt_open(&T); }
-static void teardown(void) { test_rt_close(&T); }
+static void teardown(void)
+{
+    if (bvh_path[0])
+        unlink(bvh_path);
+    test_rt_close(&T);
+}
 TestSuite(articulated_bvh, .init = setup, .fini = teardown);
 
 /* A base that slides in x, y and turns about z, carrying an arm that turns
@@ -159,12 +167,14 @@ Test(articulated_bvh, deep_hierarchies_and_missing_files_are_refused)
 
 /* ---- in a scene ---- */
 
-static char bvh_path[1024];
-
+/* One file per test process: criterion runs tests in parallel workers,
+ * which would otherwise overwrite each other's file between its writing and
+ * its reading. */
 static void write_bvh(const char *text)
 {
     const char *dir = getenv("TMPDIR");
-    snprintf(bvh_path, sizeof bvh_path, "%s/arm.bvh", dir && dir[0] ? dir : "/tmp");
+    snprintf(bvh_path, sizeof bvh_path, "%s/%ld-arm.bvh", dir && dir[0] ? dir : "/tmp",
+             (long)getpid());
     FILE *f = fopen(bvh_path, "w");
     cr_assert_not_null(f, "%s", bvh_path);
     fputs(text, f);
