@@ -28,7 +28,7 @@
 #include "common/regular_file.h"
 
 #define CK_MAGIC "settee checkpoint"
-#define CK_FORMAT 2
+#define CK_FORMAT 3
 #define CK_LABEL_MAX 4096
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) of n bytes, going
@@ -202,6 +202,19 @@ static bool topology_seen(const st_scene *s, size_t upto, const st_component *t)
     return false;
 }
 
+/* The scene's states, in scene order (free it), or NULL with err set. */
+static st_mstate **all_states(st_scene *s, size_t *n, st_error *err)
+{
+    *n = st_scene_states(s, NULL, 0);
+    st_mstate **states = st_calloc(*n ? *n : 1, sizeof *states);
+    if (!states) {
+        st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        return NULL;
+    }
+    *n = st_scene_states(s, states, *n);
+    return states;
+}
+
 /* The topologies components follow, and the followed arrays. */
 static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
 {
@@ -250,11 +263,10 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
         }
     }
     if (ck->reading && changed) {
-        size_t n = st_scene_states(s, NULL, 0);
-        st_mstate **states = st_calloc(n ? n : 1, sizeof *states);
+        size_t n;
+        st_mstate **states = all_states(s, &n, err);
         if (!states)
-            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
-        n = st_scene_states(s, states, n);
+            return ST_ENOMEM;
         for (size_t i = 0; i < n; i++)
             states[i]->n = states[i]->position.n;
         st_free(states);
@@ -265,11 +277,10 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
 
 static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
 {
-    size_t n = st_scene_states(s, NULL, 0);
-    st_mstate **states = st_calloc(n ? n : 1, sizeof *states);
+    size_t n;
+    st_mstate **states = all_states(s, &n, err);
     if (!states)
-        return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
-    n = st_scene_states(s, states, n);
+        return ST_ENOMEM;
     st_status st = ST_OK;
     for (size_t i = 0; i < n && st == ST_OK; i++) {
         st_mstate *ms = states[i];
@@ -295,6 +306,41 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
         }
     }
     st_free(states);
+    return st;
+}
+
+/* The number of points of each state that can be resized without a
+ * topology (ParticleSource, ParticleSink): reading, a state of another size
+ * is resized first (its followers hear of it, as during the run) and the
+ * systems are rebuilt around it, before their vectors are read. */
+static st_status walk_resized(st_checkpoint *ck, st_scene *s, st_error *err)
+{
+    size_t n;
+    st_mstate **states = all_states(s, &n, err);
+    if (!states)
+        return ST_ENOMEM;
+    st_status st = ST_OK;
+    bool resized = false;
+    for (size_t i = 0; i < n && st == ST_OK; i++) {
+        st_mstate *ms = states[i];
+        if (!st_mstate_can_resize(ms))
+            continue;
+        char path[ST_ERROR_PATH_MAX], label[ST_ERROR_PATH_MAX + 32];
+        snprintf(label, sizeof label, "%s.points", st_component_path(&ms->base, path, sizeof path));
+        uint64_t np = ms->n;
+        st = record(ck, label, &np, sizeof np, err);
+        if (st == ST_OK && ck->reading && np != ms->n) {
+            if (np > SIZE_MAX / 64)
+                st = st_error_set(err, ST_EINVAL, "checkpoint '%s': %s holds %llu points",
+                                  ck->path, label, (unsigned long long)np);
+            else
+                st = st_mstate_resize(ms, (size_t)np, err);
+            resized = true;
+        }
+    }
+    st_free(states);
+    if (st == ST_OK && resized)
+        st = st__scene_refresh_systems(s, err);
     return st;
 }
 
@@ -332,6 +378,7 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(record(ck, "scene.dt_varied", &s->dt_varied, sizeof s->dt_varied, err));
     ST_TRY(walk_nodes(ck, s->root, err));
     ST_TRY(walk_topologies(ck, s, err));
+    ST_TRY(walk_resized(ck, s, err));
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
     ST_TRY(walk_components(ck, s->root, err));

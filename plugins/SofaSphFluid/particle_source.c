@@ -349,6 +349,31 @@ static const st_field ps_fields[] = {
 
 static const char *const ps_templates[] = {"Vec3d", NULL};
 
+/* The emission's run state: its clock, the particles of the last waves and
+ * their emission points, and the noise generator. */
+static st_status ps_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    particle_source *s = (particle_source *)self;
+    ST_TRY(st_checkpoint_data(ck, &s->last_time, sizeof s->last_time, err));
+    ST_TRY(st_checkpoint_data(ck, &s->max_dist, sizeof s->max_dist, err));
+    ST_TRY(st_checkpoint_data(ck, &s->rng, sizeof s->rng, err));
+    uint64_t n = s->nlast;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (st_checkpoint_reading(ck)) {
+        if (n > SIZE_MAX / (3 * sizeof *s->lastpos))
+            return st_component_error(self, NULL, err, ST_EINVAL,
+                                      "checkpoint: %llu particles held", (unsigned long long)n);
+        ST_TRY(ps_reserve(s, (size_t)n, err));
+    }
+    s->nlast = (size_t)n;
+    if (!n)
+        return ST_OK;
+    ST_TRY(st_checkpoint_data(ck, s->last, (size_t)n * sizeof *s->last, err));
+    return st_checkpoint_data(ck, s->lastpos, (size_t)n * 3 * sizeof *s->lastpos, err);
+}
+
+static const st_checkpoint_ops ps_checkpoint = {sizeof(st_checkpoint_ops), ps_transfer};
+
 const st_class particle_source_class = {
     .struct_size = sizeof(st_class),
     .name = "ParticleSource",
@@ -362,5 +387,6 @@ const st_class particle_source_class = {
     .cleanup = ps_cleanup,
     .on_event = ps_on_event,
     .projective = &ps_ops,
+    .checkpoint = &ps_checkpoint,
     .templates = ps_templates,
 };

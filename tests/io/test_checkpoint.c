@@ -434,13 +434,13 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     snprintf(cg, sizeof cg, "%s/scenes/falling_particles.yaml", SETTEE_SOURCE_DIR);
     cr_assert_eq(settee(cg, "-n 5 --checkpoint p.ck"), 0, "%s", out);
     char *text = read_in_dir("p.ck");
-    cr_assert(text && strstr(text, "\nformat: 2\n"), "%s", text ? text : "(none)");
+    cr_assert(text && strstr(text, "\nformat: 3\n"), "%s", text ? text : "(none)");
     free(text);
     /* flip one bit of the last vector byte before the trailer */
     snprintf(cmd, sizeof cmd,
              "cd '%s' && n=$(stat -c %%s p.ck) && cp p.ck bit.ck && "
              "printf '\\245' | dd of=bit.ck bs=1 seek=$((n - 40)) conv=notrunc status=none && "
-             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 2$/format: 1/' p.ck > "
+             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 3$/format: 1/' p.ck > "
              "old.ck && mkfifo fifo.ck",
              dir);
     cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
@@ -450,7 +450,7 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     cr_assert_eq(settee(cg, "-n 10 --resume cut.ck"), 1, "%s", out);
     cr_assert(strstr(out, "checkpoint 'cut.ck' is damaged or cut short"), "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume old.ck"), 1, "%s", out);
-    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 2 (format 1 "
+    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 3 (format 1 "
                           "had no checksum)"),
               "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume fifo.ck"), 1, "%s", out);
@@ -469,4 +469,48 @@ Test(checkpoint, unwritable_checkpoint_is_named_as_such)
     cr_assert(strstr(out, "cannot write the checkpoint '/nonexistent/x.ck': No such file or "
                           "directory"),
               "%s", out);
+}
+
+/* A state resized without a topology: ParticleSource, in a node with no
+ * container, grows the state from t = 0.1 s by waves of its 4 centres
+ * every 0.05 s; at step 25 (t = 0.25) it holds 12 points, and the
+ * scene starts with 1. The resumed run resizes the state, restores the
+ * source's clock, last wave and noise before the systems, and ends
+ * byte-identical to the uninterrupted run. */
+Test(checkpoint, state_resized_without_topology)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -9.81, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Forward, Mass, SofaSphFluid]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "  children:\n"
+        "    - name: Fluid\n"
+        "      objects:\n"
+        "        - EulerExplicitSolver: {symplectic: true}\n"
+        "        - MechanicalObject: {name: dofs, position: [[0, 0, 0]]}\n"
+        "        - UniformMass: {totalMass: 1}\n"
+        "        - ParticleSource: {translation: [0, 1, 0], velocity: [0, -1, 0],\n"
+        "            center: [[0, 0, 0], [0.1, 0, 0], [0, 0, 0.1], [0.1, 0, 0.1]],\n"
+        "            delay: 0.05, start: 0.1, stop: 10, addNoise: true}\n";
+    char path[700];
+    snprintf(path, sizeof path, "%s/resized.yaml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(yaml, f);
+    fclose(f);
+    check_resume_at("resized.yaml", 40, 25);
+    char *text = read_in_dir("atcheckpoint.json");
+    cr_assert_not_null(text);
+    const char *p = strstr(text, "\"position\"");
+    const char *end = p ? strstr(p, "\"velocity\"") : NULL;
+    cr_assert(p && end, "%s", text);
+    int points = -1; /* the opening bracket of the list itself */
+    for (const char *q = p; q < end; q++)
+        points += *q == '[';
+    cr_assert_eq(points, 12, "%d points at the checkpoint: %s", points, text);
+    free(text);
 }
