@@ -700,6 +700,11 @@ st_status st_scene_checkpoint_read(st_scene *s, const char *path, const char *ta
     }
     st_checkpoint ck = {.f = f, .reading = true, .path = path};
     st = transfer_all(&ck, s, err);
+    if (st == ST_OK)
+        for (size_t i = 0; i < s->nsystems; i++) {
+            st_system_propagate_x(s->systems[i], s->systems[i]->x);
+            st_system_propagate_v(s->systems[i], s->systems[i]->v);
+        }
     if (st == ST_OK && steps)
         *steps = s->steps;
 done:

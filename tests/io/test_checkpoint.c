@@ -471,6 +471,17 @@ Test(checkpoint, unwritable_checkpoint_is_named_as_such)
               "%s", out);
 }
 
+/* Writes text to the file name of the test's folder. */
+static void write_in_dir(const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* A state resized without a topology: ParticleSource, in a node with no
  * container, grows the state from t = 0.1 s by waves of its 4 centres
  * every 0.05 s; at step 25 (t = 0.25) it holds 12 points, and the
@@ -496,12 +507,7 @@ Test(checkpoint, state_resized_without_topology)
         "        - ParticleSource: {translation: [0, 1, 0], velocity: [0, -1, 0],\n"
         "            center: [[0, 0, 0], [0.1, 0, 0], [0, 0, 0.1], [0.1, 0, 0.1]],\n"
         "            delay: 0.05, start: 0.1, stop: 10, addNoise: true}\n";
-    char path[700];
-    snprintf(path, sizeof path, "%s/resized.yaml", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(yaml, f);
-    fclose(f);
+    write_in_dir("resized.yaml", yaml);
     check_resume_at("resized.yaml", 40, 25);
     char *text = read_in_dir("atcheckpoint.json");
     cr_assert_not_null(text);
@@ -513,4 +519,43 @@ Test(checkpoint, state_resized_without_topology)
         points += *q == '[';
     cr_assert_eq(points, 12, "%d points at the checkpoint: %s", points, text);
     free(text);
+}
+
+/* A non-linear mapping keeps what its last apply computed (DistanceMapping:
+ * each edge's direction, its Jacobian, the geometric stiffness), which the
+ * next step's forces and system use before any apply. A resumed run must
+ * not take them from the initial positions: the mappings are applied again
+ * at the restored state, as the interrupted run's last step left them. A
+ * chain of 3 edges under gravity, held at one end, whose lengths are kept
+ * by springs on the mapped distances. */
+Test(checkpoint, nonlinear_mapping_state)
+{
+    const char *yaml =
+        "format: settee/1\n"
+        "root:\n"
+        "  gravity: [0, -9.81, 0]\n"
+        "  dt: 0.01\n"
+        "  objects:\n"
+        "    - RequiredPlugin: {pluginName: [ODESolver.Backward, LinearSolver.Iterative, Mass,\n"
+        "                       Topology, Constraint.Projective, Mapping.NonLinear,\n"
+        "                       SolidMechanics.Spring]}\n"
+        "    - DefaultAnimationLoop: {}\n"
+        "  children:\n"
+        "    - name: chain\n"
+        "      objects:\n"
+        "        - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+        "        - CGLinearSolver: {iterations: 200, tolerance: 1e-12, threshold: 1e-18}\n"
+        "        - MechanicalObject: {name: dofs, position: [0,0,0, 1,0,0, 2,0,0, 3,0,0]}\n"
+        "        - EdgeSetTopologyContainer: {name: edges, edges: [0,1, 1,2, 2,3]}\n"
+        "        - DiagonalMass: {totalMass: 3}\n"
+        "        - FixedProjectiveConstraint: {indices: [0]}\n"
+        "      children:\n"
+        "        - name: lengths\n"
+        "          objects:\n"
+        "            - MechanicalObject: {name: out, template: Vec1d}\n"
+        "            - DistanceMapping: {input: \"@../dofs\", output: \"@out\",\n"
+        "                                topology: \"@../edges\"}\n"
+        "            - RestShapeSpringsForceField: {stiffness: 1000}\n";
+    write_in_dir("chain.yaml", yaml);
+    check_resume_at("chain.yaml", 60, 25);
 }
