@@ -212,6 +212,7 @@ struct cpair {
     bool keep_alive;           /* StickContactForceField: springs kept while nothing is detected */
     st_status narrow_rc;       /* the narrow phase of this step, when run on a thread */
     st_error *narrow_err;      /* its error (allocated with the pair's first parallel run) */
+    size_t seq;                /* its place in the broad phase's order (detections()) */
 };
 
 /* Which response a SOFA response string names: PenalityContactForceField

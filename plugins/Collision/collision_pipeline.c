@@ -72,6 +72,19 @@ typedef struct pipeline {
     /* ContactListeners whose narrow phase is this pipeline's (set at bind). */
     st_component **listeners;
     size_t nlisteners, caplisteners;
+    /* The pairs that get no contact (the response "nullptr", or nothing
+     * integrates either side) but whose narrow phase a reader of the
+     * detection outputs asked for (request_detections, the listeners):
+     * detected, never responded to. Built at bind. */
+    cpair *dpairs;
+    size_t ndpairs;
+    /* The requests: model pairs want[2k], want[2k + 1] (NULL: any). */
+    const st_component **want;
+    size_t nwant, capwant;
+    /* Every pair with a narrow phase, contact or detection-only, in the
+     * broad phase's order (detections(), the listeners). */
+    cpair **order;
+    size_t norder;
 } pipeline;
 
 static const st_field pipeline_fields[] = {
@@ -283,16 +296,45 @@ static bool solver_at_or_above(st_node *n)
 
 static void free_pairs(pipeline *p);
 
+/* SOFA's order of a pair's models: the model of lower kind first; same
+ * kinds: the later model in scene order first (the broad phase's new
+ * model, then the one it is tested against). a comes later than b. */
+static void pair_models(cmodel *a, cmodel *b, cmodel **m0, cmodel **m1)
+{
+    bool swap = obbcap_order(b->kind) < obbcap_order(a->kind);
+    *m0 = swap ? b : a;
+    *m1 = swap ? a : b;
+}
+
+/* What every pair holds, contact or detection-only: its models and the
+ * narrow phase's buffers (q is counted by the caller already, so that
+ * free_pairs frees what was allocated). */
+static st_status init_pair(const pipeline *p, cpair *q, cmodel *m0, cmodel *m1, st_error *err)
+{
+    memset(q, 0, sizeof *q);
+    q->m[0] = m0;
+    q->m[1] = m1;
+    q->method = p->method;
+    q->kind = CR_NONE;
+    q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
+    if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
+        q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
+    if (is_raytrace(p->narrow))
+        q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
+    if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
+        q->nid = 6 * (m0->nelem + m1->nelem) + /* SOFA's ids: triangle 6 t + k, line 2 l + k, */
+                 (m0->grid ? m0->grid->npts : 0) + (m1->grid ? m1->grid->npts : 0); /* mesh points */
+    q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
+    q->search = st_calloc(1, sizeof *q->search);
+    if (!q->by_id || !q->search)
+        return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
+    return ST_OK;
+}
+
 static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
 {
-    /* SOFA's order: the model of lower kind first; same kinds: the later
-     * model in scene order first (the broad phase's new model, then the
-     * one it is tested against). a comes later than b here. */
-    cmodel *m0 = a, *m1 = b;
-    if (obbcap_order(b->kind) < obbcap_order(a->kind)) {
-        m0 = b;
-        m1 = a;
-    }
+    cmodel *m0, *m1;
+    pair_models(a, b, &m0, &m1);
     st_system *s0 = m0->ms->system, *s1 = m1->ms->system;
     if (!s0 && !s1)
         return ST_OK; /* nothing integrates either side */
@@ -333,28 +375,12 @@ static st_status add_pair(pipeline *p, cmodel *a, cmodel *b, st_error *err)
                                   st_component_path(s0->solver, sa, sizeof sa),
                                   st_component_path(s1->solver, sb, sizeof sb));
     }
-    cpair *q = &p->pairs[p->npairs];
-    memset(q, 0, sizeof *q);
-    q->m[0] = m0;
-    q->m[1] = m1;
-    q->method = p->method;
+    cpair *q = &p->pairs[p->npairs++];
+    ST_TRY(init_pair(p, q, m0, m1, err));
     q->isolated = isolated;
     q->sys = isolated ? NULL : s0 ? s0 : s1;
     q->in_sys[0] = !isolated && s0 == q->sys;
     q->in_sys[1] = !isolated && s1 == q->sys;
-    q->nid = m0->nelem > m1->nelem ? m0->nelem : m1->nelem;
-    if (p->method->method == CI_NEW && m0->kind == CM_TRIANGLE && m1->kind == CM_TRIANGLE)
-        q->nid = 3 * m0->nelem + 12 * m1->nelem; /* SOFA's ids of triangle-triangle outputs */
-    if (is_raytrace(p->narrow))
-        q->nid = 3 * (m0->nelem + m1->nelem); /* both directions' vertex ids */
-    if (m0->kind >= CM_RIGIDDGRID || m1->kind >= CM_RIGIDDGRID)
-        q->nid = 6 * (m0->nelem + m1->nelem) + /* SOFA's ids: triangle 6 t + k, line 2 l + k, */
-                 (m0->grid ? m0->grid->npts : 0) + (m1->grid ? m1->grid->npts : 0); /* mesh points */
-    q->by_id = st_calloc(q->nid ? q->nid : 1, sizeof *q->by_id);
-    q->search = st_calloc(1, sizeof *q->search);
-    p->npairs++;
-    if (!q->by_id || !q->search)
-        return st_error_set(err, ST_ENOMEM, "out of memory creating a contact pair");
     if (isolated) {
         char pa[256], pb[256];
         st_component_info(&p->base, "%s - %s: the response lies outside every ODE solver's "
@@ -406,21 +432,31 @@ static void release_pairs(pipeline *p)
     p->valid = false;
 }
 
+static void free_pair_list(cpair **pairs, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++) {
+        cpair *q = &(*pairs)[i];
+        st_free(q->c);
+        st_free(q->det);
+        st_free(q->by_id);
+        if (q->search)
+            cs_free(q->search);
+        st_free(q->search);
+        st_free(q->u);
+        st_free(q->narrow_err);
+    }
+    st_free(*pairs);
+    *pairs = NULL;
+    *n = 0;
+}
+
 static void free_pairs(pipeline *p)
 {
-    for (size_t i = 0; i < p->npairs; i++) {
-        st_free(p->pairs[i].c);
-        st_free(p->pairs[i].det);
-        st_free(p->pairs[i].by_id);
-        if (p->pairs[i].search)
-            cs_free(p->pairs[i].search);
-        st_free(p->pairs[i].search);
-        st_free(p->pairs[i].u);
-        st_free(p->pairs[i].narrow_err);
-    }
-    st_free(p->pairs);
-    p->pairs = NULL;
-    p->npairs = 0;
+    free_pair_list(&p->pairs, &p->npairs);
+    free_pair_list(&p->dpairs, &p->ndpairs);
+    st_free(p->order);
+    p->order = NULL;
+    p->norder = 0;
     st_free(p->models);
     p->models = NULL;
     p->nmodels = 0;
@@ -645,6 +681,86 @@ static st_status pair_response(const pipeline *p, const cmodel *a, const cmodel 
     return ST_OK;
 }
 
+/* Records a request for the narrow phase of the pairs of a and b (b NULL:
+ * any), once. */
+static st_status want_pair(pipeline *p, const st_component *a, const st_component *b,
+                           st_error *err)
+{
+    for (size_t k = 0; k < p->nwant; k++)
+        if (p->want[2 * k] == a && p->want[2 * k + 1] == b)
+            return ST_OK;
+    if (p->nwant == p->capwant) {
+        size_t cap = p->capwant ? 2 * p->capwant : 4;
+        const st_component **w = st_realloc(p->want, 2 * cap * sizeof *w);
+        if (!w)
+            return st_error_set(err, ST_ENOMEM, "out of memory recording a detection request");
+        p->want = w;
+        p->capwant = cap;
+    }
+    p->want[2 * p->nwant] = a;
+    p->want[2 * p->nwant + 1] = b;
+    p->nwant++;
+    return ST_OK;
+}
+
+static bool wanted(const pipeline *p, const cmodel *a, const cmodel *b)
+{
+    for (size_t k = 0; k < p->nwant; k++) {
+        const st_component *x = p->want[2 * k], *y = p->want[2 * k + 1];
+        if ((x == &a->base && (!y || y == &b->base)) || (x == &b->base && (!y || y == &a->base)))
+            return true;
+    }
+    return false;
+}
+
+/* The detection-only pairs (again), then the order of every pair: the
+ * pairs the broad phase gives (may_collide) that got no contact pair at
+ * bind, when asked for (SOFA's narrow phase detects them all; its contact
+ * manager then leaves out those whose response is "nullptr"). */
+static st_status build_detection_pairs(pipeline *p, st_error *err)
+{
+    free_pair_list(&p->dpairs, &p->ndpairs);
+    st_free(p->order);
+    p->order = NULL;
+    p->norder = 0;
+    size_t n = p->nmodels;
+    if (p->nwant) {
+        p->dpairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->dpairs);
+        if (!p->dpairs)
+            return st_error_set(err, ST_ENOMEM, "out of memory creating detection pairs");
+    }
+    for (size_t i = 0, seq = 0, c = 0; i < n && p->nwant; i++) {
+        cmodel *a = p->models[i];
+        for (size_t j = 0; j <= i; j++, seq++) {
+            cmodel *b = p->models[j == 0 ? i : j - 1];
+            while (c < p->npairs && p->pairs[c].seq < seq)
+                c++;
+            if ((c < p->npairs && p->pairs[c].seq == seq) || !may_collide(p, a, b) ||
+                !wanted(p, a, b))
+                continue;
+            cmodel *m0, *m1;
+            pair_models(a, b, &m0, &m1);
+            cpair *q = &p->dpairs[p->ndpairs++];
+            ST_TRY(init_pair(p, q, m0, m1, err));
+            q->seq = seq;
+            char pa[256], pb[256];
+            st_component_info(&p->base, "%s - %s: no contact; detected for the components that "
+                                        "read the detection outputs",
+                              st_component_path(&m0->base, pa, sizeof pa),
+                              st_component_path(&m1->base, pb, sizeof pb));
+        }
+    }
+    p->order = st_malloc((p->npairs + p->ndpairs + 1) * sizeof *p->order);
+    if (!p->order)
+        return st_error_set(err, ST_ENOMEM, "out of memory ordering the pairs");
+    for (size_t i = 0, j = 0; i < p->npairs || j < p->ndpairs;)
+        p->order[p->norder++] = j >= p->ndpairs || (i < p->npairs &&
+                                                    p->pairs[i].seq < p->dpairs[j].seq)
+                                    ? &p->pairs[i++]
+                                    : &p->dpairs[j++];
+    return ST_OK;
+}
+
 /* The index in sv of the driven solver above node n, or n_sv when none. */
 static size_t driver_of(st_node *n, st_component *const *sv, size_t n_sv)
 {
@@ -738,9 +854,9 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
     p->pairs = st_calloc(n * (n + 1) / 2 + 1, sizeof *p->pairs);
     if (!p->pairs)
         return st_error_set(err, ST_ENOMEM, "out of memory creating contact pairs");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, seq = 0; i < n; i++) {
         cmodel *a = p->models[i];
-        for (size_t j = 0; j <= i; j++) {
+        for (size_t j = 0; j <= i; j++, seq++) {
             /* self first, then the earlier models (SOFA's order) */
             cmodel *b = p->models[j == 0 ? i : j - 1];
             if (!may_collide(p, a, b))
@@ -749,7 +865,8 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
             ST_TRY(pair_response(p, a, b, &r, err));
             if (r.kind == CR_NONE) {
                 char pa[256], pb[256];
-                st_component_info(self, "%s - %s: no response (nullptr): left out",
+                st_component_info(self, "%s - %s: no response (nullptr): no contact (detected "
+                                        "only when a component reads the detection outputs)",
                                   st_component_path(&a->base, pa, sizeof pa),
                                   st_component_path(&b->base, pb, sizeof pb));
                 continue;
@@ -761,12 +878,20 @@ static st_status pipeline_bind(st_component *self, st_node *root, st_error *err)
                 p->pairs[before].geometric_stiffness = r.geometric_stiffness;
                 p->pairs[before].kind = r.kind;
                 p->pairs[before].keep_alive = r.keep_alive;
+                p->pairs[before].seq = seq;
             }
         }
     }
     warn_lone_triangles(p);
     p->nlisteners = 0;
     ST_TRY(find_listeners(p, st_node_root(self->node), err));
+    for (size_t k = 0; k < p->nlisteners; k++) {
+        const cmodel *l1, *l2;
+        contact_listener_models(p->listeners[k], &l1, &l2);
+        if (l1)
+            ST_TRY(want_pair(p, &l1->base, l2 ? &l2->base : NULL, err));
+    }
+    ST_TRY(build_detection_pairs(p, err));
     cresponse *r = (cresponse *)p->response;
     r->pairs = p->pairs;
     r->npairs = p->npairs;
@@ -1233,8 +1358,8 @@ static st_status pipeline_detections(st_component *self, const st_component *nar
     pipeline *p = (pipeline *)self;
     if (!p->valid || (narrow && narrow != p->narrow))
         return ST_OK;
-    for (size_t k = 0; k < p->npairs; k++) {
-        const cpair *q = &p->pairs[k];
+    for (size_t k = 0; k < p->norder; k++) {
+        const cpair *q = p->order[k];
         st_detection d = {.model = {&q->m[0]->base, &q->m[1]->base}};
         for (size_t i = 0; i < q->ndet; i++) {
             const cdetect *c = &q->det[i];
@@ -1321,8 +1446,13 @@ static st_status pipeline_compute(st_component *self, st_node *root, st_error *e
             q->told_unseen = true;
         }
     }
+    for (size_t k = 0; k < p->ndpairs; k++) {
+        ST_TRY(narrow_pair(p, &p->dpairs[k], err));
+        candidates += p->dpairs[k].search->ncand;
+    }
     for (size_t k = 0; k < p->nlisteners; k++)
-        ST_TRY(contact_listener_collide(p->listeners[k], p->pairs, p->npairs, err));
+        ST_TRY(contact_listener_collide(p->listeners[k], (const cpair *const *)p->order,
+                                        p->norder, err));
     if (class_is(p->narrow, &direct_sap_narrow_phase_class)) {
         ((cphase *)p->narrow)->nb_pairs = (int)candidates;
         st_component_touch(p->narrow, st_component_field(p->narrow, "nbPairs"));
@@ -1338,10 +1468,26 @@ static void pipeline_reset(st_component *self)
         p->pairs[k].n = p->pairs[k].nu = 0;
 }
 
+/* request_detections: recorded for every later bind; the pairs are
+ * built at once when the pipeline is bound already. */
+static st_status pipeline_request_detections(st_component *self, const st_component *a,
+                                             const st_component *b, st_error *err)
+{
+    pipeline *p = (pipeline *)self;
+    if (!a)
+        return ST_OK;
+    size_t before = p->nwant;
+    ST_TRY(want_pair(p, a, b, err));
+    return p->valid && p->nwant > before ? build_detection_pairs(p, err) : ST_OK;
+}
+
 static void pipeline_cleanup(st_component *self)
 {
     pipeline *p = (pipeline *)self;
     free_pairs(p);
+    st_free(p->want);
+    p->want = NULL;
+    p->nwant = p->capwant = 0;
     st_free(p->listeners);
     p->listeners = NULL;
     p->nlisteners = p->caplisteners = 0;
@@ -1354,6 +1500,7 @@ static const st_collision_ops pipeline_ops = {
     .solver_groups = pipeline_solver_groups,
     .integrate_begin = pipeline_integrate_begin,
     .detections = pipeline_detections,
+    .request_detections = pipeline_request_detections,
 };
 
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};
@@ -1430,6 +1577,7 @@ const st_collision_ops sub_collision_pipeline_ops = {
     .solver_groups = pipeline_solver_groups,
     .integrate_begin = pipeline_integrate_begin,
     .detections = pipeline_detections,
+    .request_detections = pipeline_request_detections,
 };
 
 const st_class sub_collision_pipeline_class = {

@@ -127,6 +127,15 @@ static st_status composite_detections(st_component *self, const st_component *na
     return ST_OK;
 }
 
+static st_status composite_request(st_component *self, const st_component *a,
+                                   const st_component *b, st_error *err)
+{
+    composite *c = (composite *)self;
+    for (size_t k = 0; k < c->nsubs; k++)
+        ST_TRY(sub_collision_pipeline_ops.request_detections(c->subs[k], a, b, err));
+    return ST_OK;
+}
+
 static const st_collision_ops composite_ops = {
     .struct_size = sizeof(st_collision_ops),
     .bind = composite_bind,
@@ -134,6 +143,7 @@ static const st_collision_ops composite_ops = {
     .solver_groups = composite_groups,
     .integrate_begin = composite_integrate_begin,
     .detections = composite_detections,
+    .request_detections = composite_request,
 };
 
 static const st_field composite_fields[] = {

@@ -17,7 +17,10 @@
  * The pipeline (collision_pipeline.c) finds at bind the listeners whose
  * nearest narrow phase (in their node, then above: SOFA's context search)
  * is its own, and calls contact_listener_collide after each narrow phase
- * with the pairs that have detection outputs. The getters' values are
+ * with the pairs that have detection outputs, in the broad phase's order:
+ * those without a contact response too (SOFA's "nullptr": SOFA's listener
+ * reads the narrow phase's outputs, which hold them; the pipeline computes
+ * them for the listeners' models, contact_listener_models). The getters' values are
  * hidden output fields, which the Python module's methods read. */
 #include <string.h>
 
@@ -147,7 +150,14 @@ static st_status publish(contact_listener *l, st_error *err)
     return ST_OK;
 }
 
-st_status contact_listener_collide(st_component *self, const cpair *pairs, size_t npairs,
+void contact_listener_models(const st_component *self, const cmodel **m1, const cmodel **m2)
+{
+    const contact_listener *l = (const contact_listener *)self;
+    *m1 = l->m1;
+    *m2 = l->m2;
+}
+
+st_status contact_listener_collide(st_component *self, const cpair *const *pairs, size_t npairs,
                                    st_error *err)
 {
     contact_listener *l = (contact_listener *)self;
@@ -166,7 +176,7 @@ st_status contact_listener_collide(st_component *self, const cpair *pairs, size_
     /* Collision end: the vectors of the matching pairs that have outputs
      * (SOFA's map keeps those only), the first one kept. */
     for (size_t k = 0; k < npairs; k++) {
-        const cpair *q = &pairs[k];
+        const cpair *q = pairs[k];
         if (!q->ndet || !matches(l, q))
             continue;
         l->nvectors++;

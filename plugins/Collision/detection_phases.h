@@ -50,8 +50,10 @@ extern const st_class raytrace_detection_class;
 /* ContactListener (contact_listener.c): one collision of its pipeline, the
  * pairs after their narrow phase. */
 extern const st_class contact_listener_class;
-st_status contact_listener_collide(st_component *self, const cpair *pairs, size_t npairs,
+st_status contact_listener_collide(st_component *self, const cpair *const *pairs, size_t npairs,
                                    st_error *err);
+/* Its models: collisionModel1 (or 2 alone), and the second (NULL: any). */
+void contact_listener_models(const st_component *self, const cmodel **m1, const cmodel **m2);
 st_status raytrace_pair(cpair *q, unsigned long step, st_error *err);
 
 /* Whether model is one of the sub-pipeline's collision models (after bind). */

@@ -157,6 +157,30 @@ static bool add_pipe(st_component *c, void *ud)
     return false;
 }
 
+/* Asks every pipeline for the narrow phase of the pair (tool, c) when c
+ * is a carved model: SOFA's narrow phase detects every pair, whatever its
+ * response ("nullptr" too), and the manager reads them all. */
+typedef struct asking {
+    carving *m;
+    st_error *err;
+    st_status rc;
+} asking;
+
+static bool ask_pipes(st_component *c, void *ud)
+{
+    asking *a = ud;
+    if (!is_collision_model(c) || !st_component_has_tag(c, "CarvingSurface"))
+        return false;
+    for (size_t i = 0; i < a->m->npipes && a->rc == ST_OK; i++) {
+        const st_collision_ops *o = detecting(a->m->pipes[i]);
+        if (o->struct_size >= offsetof(st_collision_ops, request_detections) +
+                                  sizeof o->request_detections &&
+            o->request_detections)
+            a->rc = o->request_detections(a->m->pipes[i], a->m->tool, c, a->err);
+    }
+    return a->rc != ST_OK;
+}
+
 static bool count_pipe(st_component *c, void *ud)
 {
     if (detecting(c))
@@ -228,6 +252,9 @@ static st_status carving_init(st_component *self, st_error *err)
     walk(root, add_pipe, m);
     if (!m->npipes)
         st_component_warn(self, "no collision pipeline in the scene: nothing will be carved");
+    asking ask = {m, err, ST_OK};
+    walk(root, ask_pipes, &ask);
+    ST_TRY(ask.rc);
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }

@@ -310,13 +310,14 @@ static const layout abi_2_layout[] = {
     M(st_system, time_assembly, 232),
     M(st_system, time_factor, 240),
     M(st_system, time_linsolve, 248),
-    S(st_collision_ops, 48), /* 40 before ABI 2.11 */
+    S(st_collision_ops, 56), /* 40 before ABI 2.11, 48 before ABI 2.12 */
     M(st_collision_ops, struct_size, 0),
     M(st_collision_ops, bind, 8),
     M(st_collision_ops, compute, 16),
     M(st_collision_ops, solver_groups, 24), /* ABI 2.3 */
     M(st_collision_ops, integrate_begin, 32), /* ABI 2.6 */
     M(st_collision_ops, detections, 40), /* ABI 2.11 */
+    M(st_collision_ops, request_detections, 48), /* ABI 2.12 */
     S(st_detection, 104), /* ABI 2.11 */
     M(st_detection, model, 0),
     M(st_detection, elem, 16),

@@ -333,6 +333,18 @@ typedef struct st_collision_ops {
      * copy what is needed before changing a topology. */
     st_status (*detections)(st_component *self, const st_component *narrow, st_detection_fn fn,
                             void *ud, st_error *err);
+    /* Appended in ABI 2.12 (read only when struct_size covers it; may be
+     * NULL). SOFA's narrow phase computes the outputs of every pair of
+     * models its broad phase gives, whatever the contact manager then does
+     * with them; settee computes those of a pair that gets no contact (the
+     * response "nullptr", or nothing integrates either side) only when a
+     * component asks: a reader of detections() calls this from its init
+     * (or later) for the pairs of collision models a and b (b NULL: every
+     * pair holding a). From then on, such pairs get their narrow phase at
+     * each compute() and appear in detections(), in the broad phase's
+     * order among the others; no contact is created for them. */
+    st_status (*request_detections)(st_component *self, const st_component *a,
+                                    const st_component *b, st_error *err);
 } st_collision_ops;
 
 /* Animation loops: one step of the whole scene. */
