@@ -66,18 +66,20 @@ static void setup(void)
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(carving, .init = setup, .fini = teardown);
 
-/* The scene; manager: CarvingManager's attributes; tool_x, tool_y: the
- * tool's path; surface: the surface node's collision models. */
-static st_scene *load(const char *manager, double tool_x, double tool_y, const char *surface)
+/* The scene; response: the contact manager's element (and attributes);
+ * manager: CarvingManager's attributes (NULL: no manager); tool_x, tool_y: the tool's path;
+ * surface: the surface node's collision models. */
+static st_scene *load_with(const char *response, const char *manager, double tool_x,
+                           double tool_y, const char *surface)
 {
     static char xml[8192];
     snprintf(xml, sizeof xml,
              "<Node name='root' dt='0.01' gravity='0 0 0'>"
-             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+             "<DefaultAnimationLoop/><CollisionPipeline name='pipeline'/><BruteForceBroadPhase/>"
              "<BVHNarrowPhase name='narrow'/>"
-             "<CollisionResponse response='PenalityContactForceField'/>"
+             "<%s/>"
              "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-             "<CarvingManager name='carving' %s/>"
+             "%s%s%s"
              "<Node name='Cube'>"
              "<EulerImplicitSolver/>"
              "<CGLinearSolver iterations='25' tolerance='1e-12' threshold='1e-12'/>"
@@ -105,13 +107,20 @@ static st_scene *load(const char *manager, double tool_x, double tool_y, const c
              "movements='0 0 0 0 0 -2'/>"
              "<SphereCollisionModel name='sphere' radius='0.1' tags='CarvingTool'/>"
              "</Node></Node>",
-             manager, surface, tool_x, tool_y);
+             response, manager ? "<CarvingManager name='carving' " : "", manager ? manager : "",
+             manager ? "/>" : "", surface, tool_x, tool_y);
     st_error err = {0};
     st_scene *s = NULL;
     cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
                  "load: %s", err.msg);
     cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
     return s;
+}
+
+static st_scene *load(const char *manager, double tool_x, double tool_y, const char *surface)
+{
+    return load_with("CollisionResponse response='PenalityContactForceField'", manager, tool_x,
+                     tool_y, surface);
 }
 
 static const char *const TRIANGLES = "<TriangleCollisionModel name='tri' tags='CarvingSurface'/>";
@@ -254,6 +263,79 @@ Test(carving, tool_into_the_cube_removes_the_tetrahedra_worked_by_hand)
     static const unsigned surf87[] = {0, 2, 3, 4, 6, 7, 2, 3, 7, 2, 6, 7,
                                       0, 2, 6, 0, 4, 6, 0, 4, 7, 0, 3, 7};
     assert_surface(s, surf87, 8, "after step 87");
+    st_scene_destroy(&s);
+}
+
+/* SOFA's narrow phase detects every pair its broad phase gives, whatever
+ * the contact manager then does with it; the response "nullptr" only keeps
+ * the contact from being created. The manager reads the outputs all the
+ * same: with no response at all, the tool (moved by its projective
+ * constraint, the cube fixed: the response changed nothing in the path
+ * above) removes T4, T1, T0 at steps 18, 37 and 87, as above, and no
+ * contact is ever made. */
+static void nullptr_carves_as_with_a_response(const char *response)
+{
+    st_scene *s = load_with(response, "active='true'", 0.75, 0.25, TRIANGLES);
+    static const int at[] = {18, 37, 87};
+    static const size_t want[] = {5, 4, 3};
+    for (int k = 1; k <= 130; k++) {
+        run(s, k, k, at, want, 3);
+        cr_assert_eq(arr(s, "pipeline", "contactCounts")->n, 0, "step %d: a contact pair", k);
+        cr_assert_eq(arr(s, "pipeline", "contactPoints")->n, 0, "step %d: a contact", k);
+    }
+    static const unsigned tet87[] = {0, 2, 1, 5, 0, 4, 5, 1, 0, 2, 5, 3};
+    static const unsigned c6[] = {0, 6, 2, 3, 4, 7};
+    assert_volume(s, tet87, 3, c6, 6, "after step 87");
+    st_scene_destroy(&s);
+}
+
+Test(carving, nullptr_response_still_carves)
+{
+    nullptr_carves_as_with_a_response("CollisionResponse response='nullptr'");
+}
+
+Test(carving, nullptr_rule_still_carves)
+{
+    /* RuleBasedContactManager: penalty by default, "nullptr" for the
+     * tool's pair with the surface triangles (named on both sides) */
+    nullptr_carves_as_with_a_response("RuleBasedContactManager "
+                                      "response='PenalityContactForceField' "
+                                      "rules='sphere tri nullptr'");
+}
+
+static st_status count_outputs(void *ud, const st_detection *d, st_error *err)
+{
+    (void)d;
+    (void)err;
+    ++*(size_t *)ud;
+    return ST_OK;
+}
+
+/* The detection outputs of the last step, through the SDK. */
+static size_t outputs(st_scene *s)
+{
+    st_component *pipe = test_find_object(s, "pipeline");
+    size_t n = 0;
+    st_error err = {0};
+    cr_assert_eq(pipe->cls->collision->detections(pipe, NULL, count_outputs, &n, &err), ST_OK,
+                 "%s", err.msg);
+    return n;
+}
+
+Test(carving, nullptr_pairs_are_detected_for_their_readers_only)
+{
+    /* settee detects a pair without response only when a component asks
+     * (the manager, at init, even inactive): at step 18 the tool's centre
+     * is 0.14 above the top triangle (4 5 7), within the alarm distance
+     * 0.5 + 0.1 of some triangles: outputs; the same scene without a
+     * manager computes none (no cost for scenes that read nothing). */
+    st_scene *s = load_with("CollisionResponse response='nullptr'", "", 0.75, 0.25, TRIANGLES);
+    run(s, 1, 18, NULL, NULL, 0);
+    cr_assert_gt(outputs(s), 0, "the manager's pair was not detected");
+    st_scene_destroy(&s);
+    s = load_with("CollisionResponse response='nullptr'", NULL, 0.75, 0.25, TRIANGLES);
+    run(s, 1, 18, NULL, NULL, 0);
+    cr_assert_eq(outputs(s), 0, "a pair without response and without reader was detected");
     st_scene_destroy(&s);
 }
 
