@@ -43,6 +43,21 @@ typedef struct hit {
     unsigned elem;
 } hit;
 
+/* SOFA's order of the volumes around a face (TetrahedraAroundTriangle,
+ * HexahedraAroundQuad): built at init in increasing index; a removal
+ * erases an entry and renames the moved last volume in place; an addition
+ * appends. So the first of a shell is the volume that has been in the
+ * container longest: each volume carries a stamp, its index at init, then
+ * increasing for each one added, which the kernel moves with it
+ * (st_topology_follow). */
+typedef struct shell_order {
+    st_component *topo;
+    st_elem kind;     /* ST_ELEM_TETRAHEDRON or ST_ELEM_HEXAHEDRON */
+    unsigned *stamp;  /* per volume, followed */
+    size_t n;
+    unsigned base;    /* the stamp of the first volume of the addition under way */
+} shell_order;
+
 typedef struct carving {
     st_component base;
     st_component *tool;         /* "toolModel" */
@@ -61,6 +76,9 @@ typedef struct carving {
     unsigned *items, *next;     /* the indices going up the mappings */
     size_t nitems, capitems, nnext, capnext;
     bool told_mapping, told_ambiguous;
+    shell_order *orders;        /* the carved models' volume topologies (set at init done) */
+    size_t norders;
+    bool ordered;
 } carving;
 
 static const st_field carving_fields[] = {
@@ -346,17 +364,29 @@ static bool holds(const st_array *a, unsigned w, size_t e, const unsigned *v, un
     return true;
 }
 
-/* The elements of kind k holding the nv vertices v: the first (lowest
- * index) into *first, how many as the result (stops at 2). */
+/* The elements of kind k holding the nv vertices v: how many as the
+ * result (stops at 2 when order is NULL), the first into *first: the one
+ * of lowest stamp in order (SOFA's first of the shell), else the lowest
+ * index. */
 static unsigned around(st_component *topo, st_elem k, const unsigned *v, unsigned nv,
-                       unsigned *first)
+                       unsigned *first, const shell_order *order)
 {
     const st_array *a = elements(topo, k);
     unsigned w = st_elem_vertices(k), found = 0;
-    for (size_t e = 0; a && e < a->n && found < 2; e++)
-        if (holds(a, w, e, v, nv) && !found++)
+    for (size_t e = 0; a && e < a->n && (order || found < 2); e++)
+        if (holds(a, w, e, v, nv) && (!found++ || (order && order->stamp[e] < order->stamp[*first])))
             *first = (unsigned)e;
     return found;
+}
+
+/* The shell order of topo's volumes of kind k, when followed. */
+static const shell_order *order_of(const carving *m, const st_component *topo, st_elem k)
+{
+    for (size_t i = 0; i < m->norders; i++)
+        if (m->orders[i].topo == topo && m->orders[i].kind == k &&
+            m->orders[i].n == count((st_component *)topo, k))
+            return &m->orders[i];
+    return NULL;
 }
 
 static const unsigned *vertices_of(st_component *topo, st_elem k, unsigned i)
@@ -376,8 +406,8 @@ static bool items_of_triangles(carving *m, st_component *topo, const unsigned *t
         if (tets || hexas) {
             st_elem face = tets ? ST_ELEM_TRIANGLE : ST_ELEM_QUAD;
             const unsigned *fv = vertices_of(topo, face, tets ? t : t / 2);
-            if (!fv || !around(topo, tets ? ST_ELEM_TETRAHEDRON : ST_ELEM_HEXAHEDRON, fv,
-                               st_elem_vertices(face), &v))
+            st_elem vk = tets ? ST_ELEM_TETRAHEDRON : ST_ELEM_HEXAHEDRON;
+            if (!fv || !around(topo, vk, fv, st_elem_vertices(face), &v, order_of(m, topo, vk)))
                 continue; /* SOFA reads the first of an empty list */
         } else {
             v = t < nt ? t : (unsigned)((t + nt) / 2);
@@ -451,7 +481,7 @@ static bool up_mappings(carving *m, st_component **topo)
         m->nnext = 0;
         for (size_t i = 0; i < m->nitems; i++) {
             const unsigned *v = vertices_of(out, ok, m->items[i]);
-            unsigned e = 0, n = v ? around(in, ik, v, st_elem_vertices(ok), &e) : 0;
+            unsigned e = 0, n = v ? around(in, ik, v, st_elem_vertices(ok), &e, NULL) : 0;
             if (n != 1) {
                 /* SOFA's getGlobIndex / getFromIndex give element 0 here */
                 if (v && !m->told_ambiguous)
@@ -521,20 +551,102 @@ static model_kind kind_of(const st_component *c)
     return MK_NONE;
 }
 
+/* The topology a collision model reads (SOFA's getCollisionTopology). */
+static st_component *model_topology(const st_component *model)
+{
+    st_component *topo = link_of((st_component *)model, "topology");
+    if (!topo)
+        topo = st_node_find(model->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
+    return topo && topo->cls->topology ? topo : NULL;
+}
+
+static bool is_dynamic(const st_component *topo)
+{
+    const st_topology_ops *o = topo->cls->topology;
+    return o->struct_size >= offsetof(st_topology_ops, remove) + sizeof o->remove && o->remove;
+}
+
+/* ---- SOFA's shell order ---- */
+
+static void stamp_added(void *ud, size_t i, void *item, const st_topo_event *ev, size_t k)
+{
+    shell_order *o = ud;
+    (void)i;
+    if (k == 0) {
+        o->base = 0;
+        for (size_t e = 0; e < ev->before; e++)
+            if (o->stamp[e] >= o->base)
+                o->base = o->stamp[e] + 1;
+    }
+    *(unsigned *)item = o->base + (unsigned)k;
+}
+
+static const st_topo_follow_ops stamp_ops = {.struct_size = sizeof stamp_ops,
+                                             .create = stamp_added};
+
+typedef struct topo_list {
+    st_component **t;
+    size_t n, cap;
+    bool oom;
+} topo_list;
+
+static bool add_surface_topology(st_component *c, void *ud)
+{
+    topo_list *l = ud;
+    if (!is_collision_model(c) || !st_component_has_tag(c, "CarvingSurface"))
+        return false;
+    st_component *t = model_topology(c);
+    if (!t || !is_dynamic(t))
+        return false;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->t[i] == t)
+            return false;
+    if (!grow((void **)&l->t, &l->cap, l->n + 1, sizeof *l->t)) {
+        l->oom = true;
+        return true;
+    }
+    l->t[l->n++] = t;
+    return false;
+}
+
+/* Follows the volumes of the carved models' changing topologies. */
+static st_status follow_orders(carving *m, st_error *err)
+{
+    topo_list l = {0};
+    walk(st_node_root(m->base.node), add_surface_topology, &l);
+    st_status rc = l.oom ? st_error_set(err, ST_ENOMEM, "out of memory") : ST_OK;
+    if (rc == ST_OK && l.n && !(m->orders = st_calloc(2 * l.n, sizeof *m->orders)))
+        rc = st_error_set(err, ST_ENOMEM, "out of memory");
+    for (size_t i = 0; i < l.n && rc == ST_OK; i++)
+        for (int v = 0; v < 2 && rc == ST_OK; v++) {
+            shell_order *o = &m->orders[m->norders];
+            o->topo = l.t[i];
+            o->kind = v ? ST_ELEM_HEXAHEDRON : ST_ELEM_TETRAHEDRON;
+            o->n = count(o->topo, o->kind);
+            if (!(o->stamp = st_malloc((o->n ? o->n : 1) * sizeof *o->stamp))) {
+                rc = st_error_set(err, ST_ENOMEM, "out of memory");
+                break;
+            }
+            m->norders++;
+            for (size_t e = 0; e < o->n; e++)
+                o->stamp[e] = (unsigned)e;
+            rc = st_topology_follow(&m->base, o->topo, o->kind, (void **)&o->stamp, &o->n,
+                                    sizeof *o->stamp, &stamp_ops, o, err);
+        }
+    st_free(l.t);
+    return rc;
+}
+
 /* SOFA's removeItemsFromCollisionModel for the elements ids[0..n) of
  * model. */
 static void remove_from_model(carving *m, const st_component *model, const unsigned *ids,
                               size_t n)
 {
     model_kind mk = kind_of(model);
-    st_component *topo = link_of((st_component *)model, "topology");
-    if (!topo)
-        topo = st_node_find(model->node, ST_ROLE_TOPOLOGY, ST_SEARCH_UP);
-    if (mk == MK_NONE || !topo || !topo->cls->topology)
+    st_component *topo = model_topology(model);
+    if (mk == MK_NONE || !topo)
         return;
-    bool dynamic = ST_CLASS_HAS(topo->cls, topology) && topo->cls->topology->struct_size >=
-                   offsetof(st_topology_ops, remove) + sizeof topo->cls->topology->remove &&
-                   topo->cls->topology->remove;
+    bool dynamic = is_dynamic(topo);
     m->nitems = 0;
     if (mk == MK_LINE) {
         if (!dynamic || (!count(topo, ST_ELEM_EDGE) && !count(topo, ST_ELEM_TRIANGLE)))
@@ -616,6 +728,13 @@ static void carving_on_event(st_component *self, st_event ev, double dt)
 {
     (void)dt;
     carving *m = (carving *)self;
+    if (ev == ST_EVENT_INIT_DONE && self->state == ST_CSTATE_VALID && !m->ordered) {
+        m->ordered = true;
+        st_error err = {0};
+        if (follow_orders(m, &err) != ST_OK)
+            st_component_warn(self, "%s: the volumes around a face are taken in index order",
+                              err.msg);
+    }
     if (ev == ST_EVENT_ANIMATE_END && self->state == ST_CSTATE_VALID && m->active)
         carve(m);
 }
@@ -647,6 +766,9 @@ static void carving_cleanup(st_component *self)
     st_free(m->hits);
     st_free(m->items);
     st_free(m->next);
+    for (size_t i = 0; i < m->norders; i++)
+        st_free(m->orders[i].stamp);
+    st_free(m->orders);
 }
 
 const st_class carving_manager_class = {

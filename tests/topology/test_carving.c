@@ -529,3 +529,63 @@ Test(carving, hexahedra_through_their_surface_quads)
     cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 1, "nothing more goes");
     st_scene_destroy(&s);
 }
+
+/* "The first tetrahedron on a triangle" is SOFA's first of the triangle's
+ * TetrahedraAroundTriangle shell: built at init in increasing index, a
+ * removal erases the removed tetrahedron and renames the moved last one in
+ * place. The cube's six tetrahedra come after an isolated one, I (points
+ * 8-11, far away): I T0 T1 T2 T3 T4 T5 at 0-6. The inner triangle
+ * (0 4 7) is on T4 (index 5) and T5 (index 6): its shell is [5, 6].
+ * Removing I moves T5 (the last) to index 0: the shell reads [5, 0]. The
+ * tool, a fixed sphere of radius 0.01 at the triangle's centre
+ * (1/3, 1/3, 2/3) in the plane y = x, is 0.236 or more from every other
+ * triangle (the planes z = x and z = y, x = 0, y = 0, z = 1) and
+ * alarmDistance is 0.05: the triangle model on the volume container itself
+ * touches (0 4 7) only. Switched on, the manager removes SOFA's first of
+ * the shell, T4 (index 5), not the lowest index, T5 (now 0). */
+Test(carving, first_tetrahedron_of_the_shell_as_sofa_orders_it)
+{
+    static const char *xml =
+        "<Node name='root' dt='0.01' gravity='0 0 0'>"
+        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+        "<MinProximityIntersection alarmDistance='0.05' contactDistance='0.01'/>"
+        "<CarvingManager/>"
+        "<Node name='Cube'>"
+        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 1 "
+        "1 1 1 5 0 0 6 0 0 5 1 0 5 0 1'/>"
+        "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
+        "tetrahedra='8 9 10 11 0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
+        "<TetrahedronSetTopologyModifier/>"
+        "<TriangleCollisionModel name='tri' tags='CarvingSurface'/>"
+        "</Node>"
+        "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+        "tolerance='1e-12' threshold='1e-12'/>"
+        "<MechanicalObject position='0.3333333333333333 0.3333333333333333 "
+        "0.6666666666666666'/><UniformMass totalMass='1'/>"
+        "<FixedProjectiveConstraint fixAll='true'/>"
+        "<SphereCollisionModel name='sphere' radius='0.01' tags='CarvingTool'/></Node></Node>";
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    /* inactive: nothing goes */
+    step(s);
+    cr_assert_eq(ntetra(s), 7);
+    static const unsigned iso[] = {0};
+    cr_assert_eq(st_topology_remove(test_find_object(s, "Volume"), ST_ELEM_TETRAHEDRON, iso, 1,
+                                    &err),
+                 ST_OK, "%s", err.msg);
+    static const unsigned tet6[] = {0, 4, 7, 6, 0, 1, 3, 7, 0, 1, 7, 5,
+                                    0, 2, 7, 3, 0, 2, 6, 7, 0, 4, 5, 7};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet6, 6, "after removing I");
+    cr_assert_eq(arr(s, "dofs", "position")->n, 8, "I's points went");
+    st_input_event ev = {.struct_size = sizeof ev, .kind = ST_INPUT_KEY_PRESSED, .key = '4'};
+    st_node_send_input(st_scene_root(s), &ev);
+    step(s);
+    /* T4 (index 5, the last) went: nothing moved */
+    static const unsigned tet5[] = {0, 4, 7, 6, 0, 1, 3, 7, 0, 1, 7, 5, 0, 2, 7, 3, 0, 2, 6, 7};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 5, "after the carving step");
+    st_scene_destroy(&s);
+}
