@@ -31,6 +31,7 @@
  * st_topology_remove: the same change a TopologicalChangeProcessor makes,
  * which the states, masses, force fields and the topological mappings
  * follow. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -418,23 +419,54 @@ static bool items_of_triangles(carving *m, st_component *topo, const unsigned *t
     return true;
 }
 
-/* The topological mappings this manager goes up: output and input kinds. */
-static bool mapping_kinds(const st_component *c, st_elem *out, st_elem *in)
+/* How the manager goes up each topological mapping: SOFA's
+ * getGlobIndex then getFromIndex, per mapping. */
+typedef enum up_rule {
+    UP_FACE,    /* the output element's input element (Loc2Glob), then the one input
+                   element of kind `in` holding its vertices (Tetra2Triangle, Hexa2Quad,
+                   Triangle2Edge: getFromIndex gives the only volume or face on it;
+                   Quad2Triangle: the quad the triangle was cut from) */
+    UP_SAME,    /* the same index (CenterPoint: point i is hexahedron i's centre) */
+    UP_SUBSET,  /* the D2S map of the highest kind handled (SubsetTopologicalMapping) */
+    UP_CIRCLES, /* Edge2Quad: the quad's circle points i N + j are on input point i:
+                   the input edge holding those points (Loc2Glob) */
+    UP_NONE     /* SOFA gives nothing useful: nothing removed, with a warning */
+} up_rule;
+
+typedef struct up_map {
+    const char *name;
+    up_rule rule;
+    st_elem out, in;
+    const char *why; /* UP_NONE: what SOFA does */
+} up_map;
+
+static const up_map up_maps[] = {
+    {"Tetra2TriangleTopologicalMapping", UP_FACE, ST_ELEM_TRIANGLE, ST_ELEM_TETRAHEDRON, NULL},
+    {"Hexa2QuadTopologicalMapping", UP_FACE, ST_ELEM_QUAD, ST_ELEM_HEXAHEDRON, NULL},
+    {"Quad2TriangleTopologicalMapping", UP_FACE, ST_ELEM_TRIANGLE, ST_ELEM_QUAD, NULL},
+    {"Triangle2EdgeTopologicalMapping", UP_FACE, ST_ELEM_EDGE, ST_ELEM_TRIANGLE, NULL},
+    {"CenterPointTopologicalMapping", UP_SAME, ST_ELEM_POINT, ST_ELEM_HEXAHEDRON, NULL},
+    {"SubsetTopologicalMapping", UP_SUBSET, ST_ELEM_POINT, ST_ELEM_POINT, NULL},
+    {"Edge2QuadTopologicalMapping", UP_CIRCLES, ST_ELEM_QUAD, ST_ELEM_EDGE, NULL},
+    {"IdentityTopologicalMapping", UP_NONE, 0, 0,
+     "SOFA's keeps no index map there and gives element 0 of the input for every element"},
+    {"SimpleTesselatedHexaTopologicalMapping", UP_NONE, 0, 0,
+     "SOFA's keeps no index map there and gives element 0 of the input for every element"},
+    {"Hexa2TetraTopologicalMapping", UP_NONE, 0, 0,
+     "SOFA's gives an invalid index, which its modifier skips: nothing is removed"},
+    {"Hexa2PrismTopologicalMapping", UP_NONE, 0, 0,
+     "SOFA's gives an invalid index, which its modifier skips: nothing is removed"},
+    {"Mesh2PointTopologicalMapping", UP_NONE, 0, 0,
+     "settee's does not follow its input's changes yet (SOFA's gives the source element's "
+     "index, removed as the input's own kind)"},
+};
+
+static const up_map *up_map_of(const st_component *c)
 {
-    static const struct {
-        const char *name;
-        st_elem out, in;
-    } maps[] = {{"Tetra2TriangleTopologicalMapping", ST_ELEM_TRIANGLE, ST_ELEM_TETRAHEDRON},
-                {"Hexa2QuadTopologicalMapping", ST_ELEM_QUAD, ST_ELEM_HEXAHEDRON},
-                {"Quad2TriangleTopologicalMapping", ST_ELEM_TRIANGLE, ST_ELEM_QUAD},
-                {"Triangle2EdgeTopologicalMapping", ST_ELEM_EDGE, ST_ELEM_TRIANGLE}};
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        if (!strcmp(c->cls->name, maps[i].name)) {
-            *out = maps[i].out;
-            *in = maps[i].in;
-            return true;
-        }
-    return false;
+    for (size_t i = 0; i < sizeof up_maps / sizeof *up_maps; i++)
+        if (!strcmp(c->cls->name, up_maps[i].name))
+            return &up_maps[i];
+    return NULL;
 }
 
 static st_component *link_of(st_component *c, const char *field)
@@ -458,41 +490,125 @@ static st_component *mapping_of(st_node *n)
     return NULL;
 }
 
+/* SubsetTopologicalMapping's getGlobIndex: the D2S map of the first kind
+ * it handles whose map is not empty, hexahedra first, then the points' when
+ * they differ; none: the index itself (NULL). */
+static const st_array *subset_map(st_component *map)
+{
+    static const char *const kinds[][2] = {{"handleHexahedra", "hexahedronD2S"},
+                                           {"handleTetrahedra", "tetrahedronD2S"},
+                                           {"handleQuads", "quadD2S"},
+                                           {"handleTriangles", "triangleD2S"},
+                                           {"handleEdges", "edgeD2S"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        const st_field *h = st_component_field(map, kinds[i][0]);
+        const st_field *f = st_component_field(map, kinds[i][1]);
+        if (h && f && *(const bool *)st_component_field_ptr(map, h) &&
+            ((const st_array *)st_component_field_ptr(map, f))->n)
+            return st_component_field_ptr(map, f);
+    }
+    const st_field *same = st_component_field(map, "samePoints");
+    const st_field *f = st_component_field(map, "pointD2S");
+    if (same && f && !*(const bool *)st_component_field_ptr(map, same) &&
+        ((const st_array *)st_component_field_ptr(map, f))->n)
+        return st_component_field_ptr(map, f);
+    return NULL;
+}
+
+/* The input element output element i of a mapping comes from (rule r);
+ * false when there is none to remove (told once). */
+static bool up_one(carving *m, const up_map *r, st_component *map, st_component *in,
+                   st_component *out, unsigned i, unsigned *e)
+{
+    unsigned n = 0;
+    const unsigned *v = NULL;
+    switch (r->rule) {
+    case UP_SAME:
+        *e = i;
+        return true;
+    case UP_SUBSET: {
+        const st_array *d2s = subset_map(map);
+        if (!d2s) {
+            *e = i;
+            return true;
+        }
+        if (i < d2s->n && d2s->u[i] != UINT_MAX) {
+            *e = d2s->u[i];
+            return true;
+        }
+        break; /* SOFA reads past its map */
+    }
+    case UP_CIRCLES: {
+        v = vertices_of(out, ST_ELEM_QUAD, i);
+        const st_field *f = st_component_field(map, "nbPointsOnEachCircle");
+        unsigned nc = f ? *(const unsigned *)st_component_field_ptr(map, f) : 0;
+        if (!v || !nc)
+            break;
+        unsigned ends[2] = {v[0] / nc, v[0] / nc};
+        for (int k = 1; k < 4; k++)
+            if (v[k] / nc != ends[0])
+                ends[1] = v[k] / nc;
+        n = around(in, ST_ELEM_EDGE, ends, 2, e, NULL);
+        if (n == 1)
+            return true;
+        break;
+    }
+    case UP_FACE:
+        v = vertices_of(out, r->out, i);
+        n = v ? around(in, r->in, v, st_elem_vertices(r->out), e, NULL) : 0;
+        if (n == 1)
+            return true;
+        break;
+    case UP_NONE:
+        break;
+    }
+    /* SOFA's getFromIndex gives element 0 here (Tetra2Triangle, Hexa2Quad,
+     * Triangle2Edge: a face on no volume or on several) */
+    if (!m->told_ambiguous) {
+        if (r->rule == UP_FACE || r->rule == UP_CIRCLES)
+            st_component_warn(&m->base,
+                              "%s %u of %s is on %u %s of %s: not removed (SOFA would remove "
+                              "element 0; said once)",
+                              st_elem_name(r->out), i, out->name, n, st_elem_name(r->in),
+                              in->name);
+        else
+            st_component_warn(&m->base,
+                              "element %u of %s is beyond %s's index map: not removed (said "
+                              "once)",
+                              i, out->name, map->name);
+    }
+    m->told_ambiguous = true;
+    return false;
+}
+
 /* Goes up the topological mappings from *topo, the items becoming the
- * mappings' input elements. False: a mapping this manager cannot go up
- * (told once), nothing to remove. */
+ * mappings' input elements, as SOFA's manager does (the first topological
+ * mapping of the topology's node, but SimpleTesselatedTetra, which sends
+ * its output's changes up itself). False: a mapping this manager cannot go
+ * up (told once), nothing to remove. */
 static bool up_mappings(carving *m, st_component **topo)
 {
     for (int depth = 0; depth < 32; depth++) {
         st_component *map = mapping_of((*topo)->node);
         if (!map)
             return true;
-        st_elem ok, ik;
+        const up_map *r = up_map_of(map);
         st_component *in = link_of(map, "input"), *out = link_of(map, "output");
-        if (!mapping_kinds(map, &ok, &ik) || !in || !out || !in->cls->topology) {
+        if (!r || r->rule == UP_NONE || !in || !out || !in->cls->topology) {
             if (!m->told_mapping)
                 st_component_warn(&m->base,
-                                  "removing elements through a %s is not handled: nothing "
-                                  "removed (said once)",
-                                  map->cls->name);
+                                  "removing elements through %s (%s) is not handled: %s; "
+                                  "nothing removed (said once)",
+                                  map->name, map->cls->name,
+                                  r && r->why ? r->why : "no input element to map back to");
             m->told_mapping = true;
             return false;
         }
         m->nnext = 0;
         for (size_t i = 0; i < m->nitems; i++) {
-            const unsigned *v = vertices_of(out, ok, m->items[i]);
-            unsigned e = 0, n = v ? around(in, ik, v, st_elem_vertices(ok), &e, NULL) : 0;
-            if (n != 1) {
-                /* SOFA's getGlobIndex / getFromIndex give element 0 here */
-                if (v && !m->told_ambiguous)
-                    st_component_warn(&m->base,
-                                      "%s %u of %s is on %u %s of %s: not removed (said once)",
-                                      st_elem_name(ok), m->items[i], out->name, n,
-                                      st_elem_name(ik), in->name);
-                m->told_ambiguous |= v != NULL;
-                continue;
-            }
-            if (!set_add(&m->next, &m->nnext, &m->capnext, e))
+            unsigned e;
+            if (up_one(m, r, map, in, out, m->items[i], &e) &&
+                !set_add(&m->next, &m->nnext, &m->capnext, e))
                 return false;
         }
         unsigned *t = m->items;

@@ -589,3 +589,75 @@ Test(carving, first_tetrahedron_of_the_shell_as_sofa_orders_it)
     topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 5, "after the carving step");
     st_scene_destroy(&s);
 }
+
+/* A scene of two unit hexahedra side by side (points x + 3 y + 6 z), H0
+ * (0 1 4 3 6 7 10 9) and H1 (1 2 5 4 7 8 11 10), a child node `carved`
+ * written in, and the usual tool coming down at (tool_x, 0.5). */
+static st_scene *load_block(const char *carved, double tool_x)
+{
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.01' gravity='0 0 0'>"
+             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+             "<CarvingManager active='true'/>"
+             "<Node name='Block'>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 "
+             "0 0 1 1 0 1 2 0 1 0 1 1 1 1 1 2 1 1'/>"
+             "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
+             "hexahedra='0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
+             "<HexahedronSetTopologyModifier/>"
+             "%s</Node>"
+             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+             "tolerance='1e-12' threshold='1e-12'/>"
+             "<MechanicalObject position='%g 0.5 1.3'/><UniformMass totalMass='1'/>"
+             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
+             "movements='0 0 0 0 0 -2'/>"
+             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>",
+             carved, tool_x);
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    return s;
+}
+
+static size_t nhexa(st_scene *s) { return arr(s, "Hexas", "hexahedra")->n; }
+
+Test(carving, center_points_remove_their_hexahedra)
+{
+    /* CenterPointTopologicalMapping: output point i is hexahedron i's
+     * centre (SOFA's getGlobIndex and getFromIndex give i back). A sphere
+     * of radius 0.1 on each centre, (0.5 0.5 0.5) and (1.5 0.5 0.5), is the
+     * carved model; the tool comes down at x = 0.5: the value of the pair
+     * (centre distance minus the radii 0.2 and 0.045) is negative from
+     * z < 0.745 on, z = 0.74 at step 58. H0 goes with its four points at
+     * x = 0, its centre with it; H1 stays (the tool passes 1 away). */
+    st_scene *s = load_block("<Node name='Centres'>"
+                             "<PointSetTopologyContainer name='Points'/>"
+                             "<PointSetTopologyModifier/>"
+                             "<CenterPointTopologicalMapping input='@../Hexas' output='@Points'/>"
+                             "<MechanicalObject name='centres' position='0.5 0.5 0.5 1.5 0.5 "
+                             "0.5'/>"
+                             "<SphereCollisionModel radius='0.1' tags='CarvingSurface'/></Node>",
+                             0.5);
+    for (int k = 1; k <= 57; k++)
+        step(s);
+    cr_assert_eq(nhexa(s), 2, "before step 58");
+    step(s);
+    cr_assert_eq(nhexa(s), 1, "after step 58");
+    const st_array *h = arr(s, "Hexas", "hexahedra");
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 8);
+    for (int v = 0; v < 8; v++)
+        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "H1 is left");
+    const st_array *c = arr(s, "centres", "position");
+    cr_assert_eq(c->n, 1, "H0's centre went");
+    cr_assert_float_eq(c->r[0], 1.5, 1e-12, "H1's centre is left");
+    for (int k = 59; k <= 130; k++)
+        step(s);
+    cr_assert_eq(nhexa(s), 1);
+    st_scene_destroy(&s);
+}
