@@ -661,3 +661,56 @@ Test(carving, center_points_remove_their_hexahedra)
     cr_assert_eq(nhexa(s), 1);
     st_scene_destroy(&s);
 }
+
+Test(carving, subset_elements_remove_their_source_elements)
+{
+    /* SubsetTopologicalMapping: the carved triangles are those of a subset
+     * holding T4 (0 4 5 7) and T1 (0 1 7 5), on the cube's own points;
+     * SOFA's getGlobIndex gives tetrahedronD2S of the subset's tetrahedron
+     * on the touched triangle. Along the usual path: (4 5 7) at step 18,
+     * subset tetrahedron 0, T4 of the cube; then (0 5 7), on T1 alone in
+     * the subset from then on, at step 37: T1 (its index 1 in the cube:
+     * T5, the last, had moved into T4's place 4). (0 1 7) is no face of
+     * the subset, emptied: nothing more goes; the cube keeps T0 T5 T2 T3,
+     * as in the first test after step 37. */
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.01' gravity='0 0 0'>"
+             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+             "<CarvingManager active='true'/>"
+             "<Node name='Cube'>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
+             "1 1 1 1'/>"
+             "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
+             "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
+             "<TetrahedronSetTopologyModifier/>"
+             "<Node name='Part'>"
+             "<TetrahedronSetTopologyContainer name='Sub' tetrahedra='0 4 5 7 0 1 7 5'/>"
+             "<TetrahedronSetTopologyModifier/>"
+             "<SubsetTopologicalMapping name='map' input='@../Volume' output='@Sub' "
+             "samePoints='true' handleTetrahedra='true'/>"
+             "<TriangleCollisionModel tags='CarvingSurface'/>"
+             "</Node></Node>"
+             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+             "tolerance='1e-12' threshold='1e-12'/>"
+             "<MechanicalObject position='0.75 0.25 1.3'/><UniformMass totalMass='1'/>"
+             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
+             "movements='0 0 0 0 0 -2'/>"
+             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    static const unsigned d2s[] = {4, 1};
+    topo_assert_tuples(arr(s, "map", "tetrahedronD2S"), 1, d2s, 2, "at init");
+    static const int at[] = {18, 37};
+    static const size_t want[] = {5, 4};
+    run(s, 1, 130, at, want, 2);
+    static const unsigned tet37[] = {0, 1, 3, 5, 0, 4, 5, 6, 0, 2, 5, 3, 0, 2, 6, 5};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet37, 4, "after step 37");
+    cr_assert_eq(arr(s, "Sub", "tetrahedra")->n, 0, "the subset is empty");
+    st_scene_destroy(&s);
+}
