@@ -714,3 +714,41 @@ Test(carving, subset_elements_remove_their_source_elements)
     cr_assert_eq(arr(s, "Sub", "tetrahedra")->n, 0, "the subset is empty");
     st_scene_destroy(&s);
 }
+
+Test(carving, pair_that_nothing_integrates_still_carves)
+{
+    /* Neither the cube nor the tool has an ODE solver: settee makes no
+     * contact for the pair (nothing would integrate it), but SOFA's broad
+     * and narrow phases give it all the same (both models are simulated,
+     * SOFA's flag) and the manager reads it. The static tool, a sphere of
+     * radius 0.1 at (0.75, 0.25, 1.05), is 0.05 above the top triangle
+     * (4 5 7), within 0.1 + 0.045: T4 goes at the first step, then nothing
+     * (the faces T4 exposed, (0 5 7) and (0 4 7), are 0.21 and 0.35 away). */
+    static const char *xml =
+        "<Node name='root' dt='0.01' gravity='0 0 0'>"
+        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+        "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+        "<CarvingManager active='true'/>"
+        "<Node name='Cube'>"
+        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
+        "1 1 1 1'/>"
+        "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
+        "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
+        "<TetrahedronSetTopologyModifier/>"
+        "<TriangleCollisionModel tags='CarvingSurface'/>"
+        "</Node>"
+        "<Node name='Tool'><MechanicalObject position='0.75 0.25 1.05'/>"
+        "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>";
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    static const int at[] = {1};
+    static const size_t want[] = {5};
+    run(s, 1, 10, at, want, 1);
+    static const unsigned tet5[] = {0, 1, 3, 7, 0, 1, 7, 5, 0, 2, 7, 3, 0, 2, 6, 7, 0, 4, 7, 6};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 5, "after step 1");
+    st_scene_destroy(&s);
+}
