@@ -752,3 +752,61 @@ Test(carving, pair_that_nothing_integrates_still_carves)
     topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 5, "after step 1");
     st_scene_destroy(&s);
 }
+
+Test(carving, tube_quads_remove_their_edges)
+{
+    /* Edge2QuadTopologicalMapping: a tube of radius 0.2, four points per
+     * circle (input point i's circle: points 4 i + j at angle j 90
+     * degrees, j = 0 on +y, j = 1 on +z), around the edges (0 1) and (1 2)
+     * of three Rigid3d frames on x; a triangle model on its quads. The
+     * quad of edge 0 between j = 0 and 1 lies in the plane y + z = 0.2.
+     * The tool comes down at (0.3, 0.2): its distance to that plane is
+     * z / sqrt 2, the foot (0.3, 0.2 - z / 2, z / 2) inside the quad, and
+     * it goes below 0.1 + 0.045 at z = 0.2, step 112 (0.21 at step 111 is
+     * 0.1485 away); the neighbouring quads' planes give feet outside them
+     * (no output). The quad's circle points lie on input points 0 and 1:
+     * edge 0 goes (SOFA's Loc2Glob), with its four quads; edge (1 2) and
+     * its quads stay, and nothing more goes. */
+    static const char *xml =
+        "<Node name='root' dt='0.01' gravity='0 0 0'>"
+        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
+        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
+        "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
+        "<CarvingManager active='true'/>"
+        "<Node name='B'>"
+        "<EdgeSetTopologyContainer name='edges' edges='0 1 1 2'/>"
+        "<EdgeSetTopologyModifier/>"
+        "<MechanicalObject name='frames' template='Rigid3d' position='0 0 0 0 0 0 1 "
+        "1 0 0 0 0 0 1 2 0 0 0 0 0 1'/>"
+        "<Node name='T'><QuadSetTopologyContainer name='quads'/><QuadSetTopologyModifier/>"
+        "<MechanicalObject name='tube'/>"
+        "<Edge2QuadTopologicalMapping input='@../edges' output='@quads' "
+        "nbPointsOnEachCircle='4' radius='0.2'/>"
+        "<TriangleCollisionModel tags='CarvingSurface'/></Node></Node>"
+        "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
+        "tolerance='1e-12' threshold='1e-12'/>"
+        "<MechanicalObject position='0.3 0.2 1.3'/><UniformMass totalMass='1'/>"
+        "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
+        "movements='0 0 0 0 0 -2'/>"
+        "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>";
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    cr_assert_eq(arr(s, "quads", "quads")->n, 8);
+    for (int k = 1; k <= 111; k++)
+        step(s);
+    cr_assert_eq(arr(s, "edges", "edges")->n, 2, "before step 112");
+    step(s);
+    const st_array *e = arr(s, "edges", "edges");
+    cr_assert_eq(e->n, 1, "after step 112: %zu edges", e->n);
+    const st_array *f = arr(s, "frames", "position");
+    /* the edge left joins the frames at x = 1 and x = 2 */
+    cr_assert_float_eq(f->r[7 * e->u[0]] + f->r[7 * e->u[1]], 3.0, 1e-12, "edge (1 2) is left");
+    cr_assert_eq(arr(s, "quads", "quads")->n, 4, "its four quads");
+    for (int k = 113; k <= 160; k++)
+        step(s);
+    cr_assert_eq(arr(s, "edges", "edges")->n, 1);
+    st_scene_destroy(&s);
+}
