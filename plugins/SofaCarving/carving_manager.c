@@ -152,6 +152,11 @@ static bool walk(st_node *n, bool (*fn)(st_component *, void *), void *ud)
     return false;
 }
 
+static bool is_carved(const st_component *c)
+{
+    return is_collision_model(c) && st_component_has_tag(c, "CarvingSurface");
+}
+
 static bool first_tool(st_component *c, void *ud)
 {
     if (is_collision_model(c) && st_component_has_tag(c, "CarvingTool")) {
@@ -163,7 +168,7 @@ static bool first_tool(st_component *c, void *ud)
 
 static bool count_surface(st_component *c, void *ud)
 {
-    if (is_collision_model(c) && st_component_has_tag(c, "CarvingSurface"))
+    if (is_carved(c))
         ++*(size_t *)ud;
     return false;
 }
@@ -188,7 +193,7 @@ typedef struct asking {
 static bool ask_pipes(st_component *c, void *ud)
 {
     asking *a = ud;
-    if (!is_collision_model(c) || !st_component_has_tag(c, "CarvingSurface"))
+    if (!is_carved(c))
         return false;
     for (size_t i = 0; i < a->m->npipes && a->rc == ST_OK; i++) {
         const st_collision_ops *o = detecting(a->m->pipes[i]);
@@ -709,7 +714,7 @@ typedef struct topo_list {
 static bool add_surface_topology(st_component *c, void *ud)
 {
     topo_list *l = ud;
-    if (!is_collision_model(c) || !st_component_has_tag(c, "CarvingSurface"))
+    if (!is_carved(c))
         return false;
     st_component *t = model_topology(c);
     if (!t || !is_dynamic(t))

@@ -66,6 +66,39 @@ static void setup(void)
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(carving, .init = setup, .fini = teardown);
 
+/* Scene parts: the root with its collision pipeline (the penalty response,
+ * MinProximityIntersection with the given distances); the cube's state and
+ * its six tetrahedra; the tool's solver; the tool, a sphere of radius 0.1
+ * coming down from (x, y, 1.3) as in load below. */
+#define ROOT(alarm, contact)                                                                       \
+    "<Node name='root' dt='0.01' gravity='0 0 0'>"                                                \
+    "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/><BVHNarrowPhase/>"         \
+    "<CollisionResponse response='PenalityContactForceField'/>"                                   \
+    "<MinProximityIntersection alarmDistance='" alarm "' contactDistance='" contact "'/>"
+#define CUBE_POINTS "0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 1 1 1 1"
+#define CUBE_TETRAS "0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6"
+#define CUBE_VOLUME(points, tetras)                                                                \
+    "<MechanicalObject name='dofs' position='" points "'/>"                                       \
+    "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' tetrahedra='"       \
+    tetras "'/><TetrahedronSetTopologyModifier/>"
+#define TOOL_SOLVER                                                                                \
+    "<EulerImplicitSolver/><CGLinearSolver iterations='25' tolerance='1e-12' threshold='1e-12'/>"
+#define MOVING_TOOL(x, y)                                                                          \
+    "<Node name='Tool'>" TOOL_SOLVER "<MechanicalObject position='" x " " y " 1.3'/>"             \
+    "<UniformMass totalMass='1'/><LinearMovementProjectiveConstraint indices='0' "                \
+    "keyTimes='0 2' movements='0 0 0 0 0 -2'/>"                                                   \
+    "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node>"
+
+static st_scene *load_xml(const char *xml)
+{
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    return s;
+}
+
 /* The scene; response: the contact manager's element (and attributes);
  * manager: CarvingManager's attributes (NULL: no manager); tool_x, tool_y: the tool's path;
  * surface: the surface node's collision models. */
@@ -138,6 +171,13 @@ static void step(st_scene *s)
 {
     st_error err = {0};
     cr_assert_eq(st_scene_step(s, 0.01, &err), ST_OK, "step: %s: %s", err.path, err.msg);
+}
+
+/* Steps from..to. */
+static void steps(st_scene *s, int from, int to)
+{
+    for (int k = from; k <= to; k++)
+        step(s);
 }
 
 /* Runs to step `to` (from step `from`), checking that the tetrahedra count
@@ -437,32 +477,10 @@ Test(carving, triangle_model_on_the_volume_container_itself)
      * after T4 (T1) above them went; the other inner ones, (0 k 7) for k =
      * 2, 3, 4, 6, are 0.354 away (plane y = x) or have the tool's
      * projection outside them (then SOFA's test gives no output). */
-    static char xml[4096];
-    snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.01' gravity='0 0 0'>"
-             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-             "<CarvingManager active='true'/>"
-             "<Node name='Cube'>"
-             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
-             "1 1 1 1'/>"
-             "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
-             "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
-             "<TetrahedronSetTopologyModifier/>"
-             "<TriangleCollisionModel tags='CarvingSurface'/>"
-             "</Node>"
-             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-             "tolerance='1e-12' threshold='1e-12'/>"
-             "<MechanicalObject position='0.75 0.25 1.3'/><UniformMass totalMass='1'/>"
-             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
-             "movements='0 0 0 0 0 -2'/>"
-             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    st_scene *s = load_xml(ROOT("0.5", "0.045") "<CarvingManager active='true'/><Node name='Cube'>"
+                           CUBE_VOLUME(CUBE_POINTS, CUBE_TETRAS)
+                           "<TriangleCollisionModel tags='CarvingSurface'/></Node>"
+                           MOVING_TOOL("0.75", "0.25") "</Node>");
     static const int at[] = {18, 37, 87};
     static const size_t want[] = {5, 4, 3};
     run(s, 1, 130, at, want, 3);
@@ -470,6 +488,27 @@ Test(carving, triangle_model_on_the_volume_container_itself)
     topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet87, 3, "after step 87");
     st_scene_destroy(&s);
 }
+
+/* A scene of two unit hexahedra side by side (points x + 3 y + 6 z), H0
+ * (0 1 4 3 6 7 10 9) and H1 (1 2 5 4 7 8 11 10), a child node `carved`
+ * written in, and the usual tool coming down at (tool_x, tool_y). */
+static st_scene *load_block(const char *carved, double tool_x, double tool_y)
+{
+    static char xml[4096];
+    snprintf(xml, sizeof xml,
+             ROOT("0.5", "0.045") "<CarvingManager active='true'/>"
+             "<Node name='Block'>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 "
+             "0 0 1 1 0 1 2 0 1 0 1 1 1 1 1 2 1 1'/>"
+             "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
+             "hexahedra='0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
+             "<HexahedronSetTopologyModifier/>"
+             "%s</Node>" MOVING_TOOL("%g", "%g") "</Node>",
+             carved, tool_x, tool_y);
+    return load_xml(xml);
+}
+
+static size_t nhexa(st_scene *s) { return arr(s, "Hexas", "hexahedra")->n; }
 
 Test(carving, hexahedra_through_their_surface_quads)
 {
@@ -481,38 +520,13 @@ Test(carving, hexahedra_through_their_surface_quads)
      * 0.3 or more away: at step 18 (z = 1.14 < 1.145) the triangle gives
      * quad index / 2, the quad its hexahedron H0, which goes with its four
      * points at x = 0; H1, exposed at x = 1 (0.7 away), stays. */
-    static char xml[4096];
-    snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.01' gravity='0 0 0'>"
-             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-             "<CarvingManager active='true'/>"
-             "<Node name='Block'>"
-             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 "
-             "0 0 1 1 0 1 2 0 1 0 1 1 1 1 1 2 1 1'/>"
-             "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
-             "hexahedra='0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
-             "<HexahedronSetTopologyModifier/>"
-             "<Node name='Surface'>"
-             "<QuadSetTopologyContainer name='Quads'/><QuadSetTopologyModifier/>"
-             "<Hexa2QuadTopologicalMapping input='@../Hexas' output='@Quads'/>"
-             "<TriangleCollisionModel tags='CarvingSurface'/>"
-             "</Node></Node>"
-             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-             "tolerance='1e-12' threshold='1e-12'/>"
-             "<MechanicalObject position='0.3 0.6 1.3'/><UniformMass totalMass='1'/>"
-             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
-             "movements='0 0 0 0 0 -2'/>"
-             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    st_scene *s = load_block("<Node name='Surface'>"
+                             "<QuadSetTopologyContainer name='Quads'/><QuadSetTopologyModifier/>"
+                             "<Hexa2QuadTopologicalMapping input='@../Hexas' output='@Quads'/>"
+                             "<TriangleCollisionModel tags='CarvingSurface'/></Node>",
+                             0.3, 0.6);
     cr_assert_eq(arr(s, "Quads", "quads")->n, 10);
-    for (int k = 1; k <= 17; k++)
-        step(s);
+    steps(s, 1, 17);
     cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 2, "before step 18");
     step(s);
     const st_array *h = arr(s, "Hexas", "hexahedra");
@@ -524,8 +538,7 @@ Test(carving, hexahedra_through_their_surface_quads)
         cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
                       x->r[3 * h->u[v]]);
     cr_assert_eq(arr(s, "Quads", "quads")->n, 6, "H1's six faces");
-    for (int k = 19; k <= 130; k++)
-        step(s);
+    steps(s, 19, 130);
     cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 1, "nothing more goes");
     st_scene_destroy(&s);
 }
@@ -545,31 +558,16 @@ Test(carving, hexahedra_through_their_surface_quads)
  * the shell, T4 (index 5), not the lowest index, T5 (now 0). */
 Test(carving, first_tetrahedron_of_the_shell_as_sofa_orders_it)
 {
-    static const char *xml =
-        "<Node name='root' dt='0.01' gravity='0 0 0'>"
-        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-        "<MinProximityIntersection alarmDistance='0.05' contactDistance='0.01'/>"
-        "<CarvingManager/>"
-        "<Node name='Cube'>"
-        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 1 "
-        "1 1 1 5 0 0 6 0 0 5 1 0 5 0 1'/>"
-        "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
-        "tetrahedra='8 9 10 11 0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
-        "<TetrahedronSetTopologyModifier/>"
-        "<TriangleCollisionModel name='tri' tags='CarvingSurface'/>"
-        "</Node>"
-        "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-        "tolerance='1e-12' threshold='1e-12'/>"
+    st_error err = {0};
+    st_scene *s = load_xml(
+        ROOT("0.05", "0.01") "<CarvingManager/><Node name='Cube'>"
+        CUBE_VOLUME(CUBE_POINTS " 5 0 0 6 0 0 5 1 0 5 0 1", "8 9 10 11 " CUBE_TETRAS)
+        "<TriangleCollisionModel name='tri' tags='CarvingSurface'/></Node>"
+        "<Node name='Tool'>" TOOL_SOLVER
         "<MechanicalObject position='0.3333333333333333 0.3333333333333333 "
         "0.6666666666666666'/><UniformMass totalMass='1'/>"
         "<FixedProjectiveConstraint fixAll='true'/>"
-        "<SphereCollisionModel name='sphere' radius='0.01' tags='CarvingTool'/></Node></Node>";
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+        "<SphereCollisionModel name='sphere' radius='0.01' tags='CarvingTool'/></Node></Node>");
     /* inactive: nothing goes */
     step(s);
     cr_assert_eq(ntetra(s), 7);
@@ -590,42 +588,6 @@ Test(carving, first_tetrahedron_of_the_shell_as_sofa_orders_it)
     st_scene_destroy(&s);
 }
 
-/* A scene of two unit hexahedra side by side (points x + 3 y + 6 z), H0
- * (0 1 4 3 6 7 10 9) and H1 (1 2 5 4 7 8 11 10), a child node `carved`
- * written in, and the usual tool coming down at (tool_x, 0.5). */
-static st_scene *load_block(const char *carved, double tool_x)
-{
-    static char xml[4096];
-    snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.01' gravity='0 0 0'>"
-             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-             "<CarvingManager active='true'/>"
-             "<Node name='Block'>"
-             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 "
-             "0 0 1 1 0 1 2 0 1 0 1 1 1 1 1 2 1 1'/>"
-             "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
-             "hexahedra='0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
-             "<HexahedronSetTopologyModifier/>"
-             "%s</Node>"
-             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-             "tolerance='1e-12' threshold='1e-12'/>"
-             "<MechanicalObject position='%g 0.5 1.3'/><UniformMass totalMass='1'/>"
-             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
-             "movements='0 0 0 0 0 -2'/>"
-             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>",
-             carved, tool_x);
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
-    return s;
-}
-
-static size_t nhexa(st_scene *s) { return arr(s, "Hexas", "hexahedra")->n; }
-
 Test(carving, center_points_remove_their_hexahedra)
 {
     /* CenterPointTopologicalMapping: output point i is hexahedron i's
@@ -642,9 +604,8 @@ Test(carving, center_points_remove_their_hexahedra)
                              "<MechanicalObject name='centres' position='0.5 0.5 0.5 1.5 0.5 "
                              "0.5'/>"
                              "<SphereCollisionModel radius='0.1' tags='CarvingSurface'/></Node>",
-                             0.5);
-    for (int k = 1; k <= 57; k++)
-        step(s);
+                             0.5, 0.5);
+    steps(s, 1, 57);
     cr_assert_eq(nhexa(s), 2, "before step 58");
     step(s);
     cr_assert_eq(nhexa(s), 1, "after step 58");
@@ -656,8 +617,7 @@ Test(carving, center_points_remove_their_hexahedra)
     const st_array *c = arr(s, "centres", "position");
     cr_assert_eq(c->n, 1, "H0's centre went");
     cr_assert_float_eq(c->r[0], 1.5, 1e-12, "H1's centre is left");
-    for (int k = 59; k <= 130; k++)
-        step(s);
+    steps(s, 59, 130);
     cr_assert_eq(nhexa(s), 1);
     st_scene_destroy(&s);
 }
@@ -673,37 +633,15 @@ Test(carving, subset_elements_remove_their_source_elements)
      * T5, the last, had moved into T4's place 4). (0 1 7) is no face of
      * the subset, emptied: nothing more goes; the cube keeps T0 T5 T2 T3,
      * as in the first test after step 37. */
-    static char xml[4096];
-    snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.01' gravity='0 0 0'>"
-             "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-             "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-             "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-             "<CarvingManager active='true'/>"
-             "<Node name='Cube'>"
-             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
-             "1 1 1 1'/>"
-             "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
-             "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
-             "<TetrahedronSetTopologyModifier/>"
-             "<Node name='Part'>"
-             "<TetrahedronSetTopologyContainer name='Sub' tetrahedra='0 4 5 7 0 1 7 5'/>"
-             "<TetrahedronSetTopologyModifier/>"
-             "<SubsetTopologicalMapping name='map' input='@../Volume' output='@Sub' "
-             "samePoints='true' handleTetrahedra='true'/>"
-             "<TriangleCollisionModel tags='CarvingSurface'/>"
-             "</Node></Node>"
-             "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-             "tolerance='1e-12' threshold='1e-12'/>"
-             "<MechanicalObject position='0.75 0.25 1.3'/><UniformMass totalMass='1'/>"
-             "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
-             "movements='0 0 0 0 0 -2'/>"
-             "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    st_scene *s = load_xml(ROOT("0.5", "0.045") "<CarvingManager active='true'/><Node name='Cube'>"
+                           CUBE_VOLUME(CUBE_POINTS, CUBE_TETRAS)
+                           "<Node name='Part'>"
+                           "<TetrahedronSetTopologyContainer name='Sub' tetrahedra='0 4 5 7 0 1 "
+                           "7 5'/><TetrahedronSetTopologyModifier/>"
+                           "<SubsetTopologicalMapping name='map' input='@../Volume' "
+                           "output='@Sub' samePoints='true' handleTetrahedra='true'/>"
+                           "<TriangleCollisionModel tags='CarvingSurface'/></Node></Node>"
+                           MOVING_TOOL("0.75", "0.25") "</Node>");
     static const unsigned d2s[] = {4, 1};
     topo_assert_tuples(arr(s, "map", "tetrahedronD2S"), 1, d2s, 2, "at init");
     static const int at[] = {18, 37};
@@ -724,27 +662,11 @@ Test(carving, pair_that_nothing_integrates_still_carves)
      * radius 0.1 at (0.75, 0.25, 1.05), is 0.05 above the top triangle
      * (4 5 7), within 0.1 + 0.045: T4 goes at the first step, then nothing
      * (the faces T4 exposed, (0 5 7) and (0 4 7), are 0.21 and 0.35 away). */
-    static const char *xml =
-        "<Node name='root' dt='0.01' gravity='0 0 0'>"
-        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-        "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-        "<CarvingManager active='true'/>"
-        "<Node name='Cube'>"
-        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 "
-        "1 1 1 1'/>"
-        "<TetrahedronSetTopologyContainer name='Volume' position='@dofs.position' "
-        "tetrahedra='0 1 3 7 0 1 7 5 0 2 7 3 0 2 6 7 0 4 5 7 0 4 7 6'/>"
-        "<TetrahedronSetTopologyModifier/>"
-        "<TriangleCollisionModel tags='CarvingSurface'/>"
-        "</Node>"
-        "<Node name='Tool'><MechanicalObject position='0.75 0.25 1.05'/>"
-        "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>";
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+    st_scene *s = load_xml(ROOT("0.5", "0.045") "<CarvingManager active='true'/><Node name='Cube'>"
+                           CUBE_VOLUME(CUBE_POINTS, CUBE_TETRAS)
+                           "<TriangleCollisionModel tags='CarvingSurface'/></Node>"
+                           "<Node name='Tool'><MechanicalObject position='0.75 0.25 1.05'/>"
+                           "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>");
     static const int at[] = {1};
     static const size_t want[] = {5};
     run(s, 1, 10, at, want, 1);
@@ -767,13 +689,8 @@ Test(carving, tube_quads_remove_their_edges)
      * (no output). The quad's circle points lie on input points 0 and 1:
      * edge 0 goes (SOFA's Loc2Glob), with its four quads; edge (1 2) and
      * its quads stay, and nothing more goes. */
-    static const char *xml =
-        "<Node name='root' dt='0.01' gravity='0 0 0'>"
-        "<DefaultAnimationLoop/><CollisionPipeline/><BruteForceBroadPhase/>"
-        "<BVHNarrowPhase/><CollisionResponse response='PenalityContactForceField'/>"
-        "<MinProximityIntersection alarmDistance='0.5' contactDistance='0.045'/>"
-        "<CarvingManager active='true'/>"
-        "<Node name='B'>"
+    st_scene *s = load_xml(
+        ROOT("0.5", "0.045") "<CarvingManager active='true'/><Node name='B'>"
         "<EdgeSetTopologyContainer name='edges' edges='0 1 1 2'/>"
         "<EdgeSetTopologyModifier/>"
         "<MechanicalObject name='frames' template='Rigid3d' position='0 0 0 0 0 0 1 "
@@ -783,20 +700,9 @@ Test(carving, tube_quads_remove_their_edges)
         "<Edge2QuadTopologicalMapping input='@../edges' output='@quads' "
         "nbPointsOnEachCircle='4' radius='0.2'/>"
         "<TriangleCollisionModel tags='CarvingSurface'/></Node></Node>"
-        "<Node name='Tool'><EulerImplicitSolver/><CGLinearSolver iterations='25' "
-        "tolerance='1e-12' threshold='1e-12'/>"
-        "<MechanicalObject position='0.3 0.2 1.3'/><UniformMass totalMass='1'/>"
-        "<LinearMovementProjectiveConstraint indices='0' keyTimes='0 2' "
-        "movements='0 0 0 0 0 -2'/>"
-        "<SphereCollisionModel radius='0.1' tags='CarvingTool'/></Node></Node>";
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
+        MOVING_TOOL("0.3", "0.2") "</Node>");
     cr_assert_eq(arr(s, "quads", "quads")->n, 8);
-    for (int k = 1; k <= 111; k++)
-        step(s);
+    steps(s, 1, 111);
     cr_assert_eq(arr(s, "edges", "edges")->n, 2, "before step 112");
     step(s);
     const st_array *e = arr(s, "edges", "edges");
@@ -805,8 +711,7 @@ Test(carving, tube_quads_remove_their_edges)
     /* the edge left joins the frames at x = 1 and x = 2 */
     cr_assert_float_eq(f->r[7 * e->u[0]] + f->r[7 * e->u[1]], 3.0, 1e-12, "edge (1 2) is left");
     cr_assert_eq(arr(s, "quads", "quads")->n, 4, "its four quads");
-    for (int k = 113; k <= 160; k++)
-        step(s);
+    steps(s, 113, 160);
     cr_assert_eq(arr(s, "edges", "edges")->n, 1);
     st_scene_destroy(&s);
 }
