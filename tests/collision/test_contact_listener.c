@@ -196,3 +196,32 @@ Test(contact_listener, needs_a_collision_model)
     cr_assert_eq(*(unsigned *)field(t, "l", "listenerNumberOfContacts"), 1);
     st_scene_destroy(&t);
 }
+
+Test(contact_listener, hears_pairs_without_response)
+{
+    /* SOFA's listener reads the narrow phase's outputs, which hold the
+     * pairs whose response is "nullptr" too: no contact is made (the
+     * pipeline's contact outputs stay empty), yet the listener gives the
+     * pair's detection, value -0.2, one collision late; the pipeline
+     * detects that pair for it (and for no other reader). */
+    snprintf(yaml, sizeof yaml, HEAD, 0.0,
+             "    - ContactListener: {name: lab, collisionModel1: '@A/sa', "
+             "collisionModel2: '@B/sb'}\n",
+             5.0);
+    char *r = strstr(yaml, "CollisionResponse: {}");
+    cr_assert(r);
+    static char with_null[8400];
+    snprintf(with_null, sizeof with_null, "%.*sCollisionResponse: {response: nullptr}%s",
+             (int)(r - yaml), yaml, r + strlen("CollisionResponse: {}"));
+    st_scene *s = load(with_null);
+    st_error err = {0};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+        cr_assert_eq(((st_array *)field(s, "pipeline", "contactDistances"))->n, 0, "a contact");
+        cr_assert_eq(*(unsigned *)field(s, "lab", "listenerVectors"), 1, "step %d", k + 1);
+    }
+    cr_assert_eq(*(unsigned *)field(s, "lab", "listenerNumberOfContacts"), 1);
+    const st_array *d = field(s, "lab", "listenerDistances");
+    cr_assert(fabs(d->r[0] + 0.2) < 1e-12, "value %.17g", d->r[0]);
+    st_scene_destroy(&s);
+}

@@ -313,9 +313,9 @@ Test(carving, tool_into_the_cube_removes_the_tetrahedra_worked_by_hand)
  * constraint, the cube fixed: the response changed nothing in the path
  * above) removes T4, T1, T0 at steps 18, 37 and 87, as above, and no
  * contact is ever made. */
-static void nullptr_carves_as_with_a_response(const char *response)
+static void nullptr_carves_as_with_a_response(const char *response, const char *surface)
 {
-    st_scene *s = load_with(response, "active='true'", 0.75, 0.25, TRIANGLES);
+    st_scene *s = load_with(response, "active='true'", 0.75, 0.25, surface);
     static const int at[] = {18, 37, 87};
     static const size_t want[] = {5, 4, 3};
     for (int k = 1; k <= 130; k++) {
@@ -331,7 +331,7 @@ static void nullptr_carves_as_with_a_response(const char *response)
 
 Test(carving, nullptr_response_still_carves)
 {
-    nullptr_carves_as_with_a_response("CollisionResponse response='nullptr'");
+    nullptr_carves_as_with_a_response("CollisionResponse response='nullptr'", TRIANGLES);
 }
 
 Test(carving, nullptr_rule_still_carves)
@@ -340,7 +340,17 @@ Test(carving, nullptr_rule_still_carves)
      * tool's pair with the surface triangles (named on both sides) */
     nullptr_carves_as_with_a_response("RuleBasedContactManager "
                                       "response='PenalityContactForceField' "
-                                      "rules='sphere tri nullptr'");
+                                      "rules='sphere tri nullptr'",
+                                      TRIANGLES);
+}
+
+Test(carving, nullptr_model_response_still_carves)
+{
+    /* the surface model's own contactResponse, which the manager's
+     * default gives way to (SOFA's rule) */
+    nullptr_carves_as_with_a_response("CollisionResponse response='PenalityContactForceField'",
+                                      "<TriangleCollisionModel name='tri' tags='CarvingSurface' "
+                                      "contactResponse='nullptr'/>");
 }
 
 static st_status count_outputs(void *ud, const st_detection *d, st_error *err)
