@@ -16,7 +16,14 @@
  * the narrow phase's grid or sweep, the same pairs in the same order),
  * the intersection tests, then the penalty response refills each pair's
  * contacts. Nothing is allocated once the contact lists have reached
- * their largest size. */
+ * their largest size.
+ *
+ * A pair that gets no contact (the response "nullptr", or nothing
+ * integrates either side) is still detected by SOFA's narrow phase, whose
+ * outputs CarvingManager and ContactListener read: settee builds such a
+ * detection-only pair when a reader asks for it (request_detections; the
+ * listeners' models), and only then, so that scenes without readers pay
+ * nothing; it is detected with the others and never responded to. */
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>

@@ -6,14 +6,19 @@
  * the pipeline computed at the step's beginning, at the positions before
  * the solve) for each pair made of the tool model and a collision model
  * tagged CarvingSurface, and keeps the surface elements of the outputs whose
- * value (distance minus contact distance) is below carvingDistance. Each
- * pair's elements are then removed as SOFA's TopologicalChangeManager does
+ * value (distance minus contact distance) is below carvingDistance. SOFA's
+ * narrow phase detects every pair, whatever its response; settee's pipeline
+ * detects a pair without contact (response "nullptr", nothing integrating
+ * it) when asked: the manager asks at init for (tool, surface) pairs
+ * (st_collision_ops.request_detections). Each pair's elements are then
+ * removed as SOFA's TopologicalChangeManager does
  * (removeItemsFromCollisionModel), pair after pair:
  *
  *   - triangles (TriangleCollisionModel): on a topology holding tetrahedra,
  *     the first tetrahedron on each triangle; holding hexahedra, the first
  *     hexahedron on quad index / 2; else the triangles (a triangle split from
- *     a quad: SOFA's (index + triangles) / 2);
+ *     a quad: SOFA's (index + triangles) / 2). "First" is SOFA's shell order
+ *     (shell_order below), not the lowest index;
  *   - points (PointCollisionModel): the triangles around each point, then as
  *     triangles;
  *   - spheres (SphereCollisionModel on Vec3d): the points;
@@ -22,15 +27,14 @@
  *
  * Triangles, points and spheres then go up the topological mappings, as
  * SOFA's manager does: while the node of the current topology holds a
- * topological mapping (Tetra2Triangle, Hexa2Quad, Quad2Triangle,
- * Triangle2Edge), each output element becomes the input element it came
- * from (the one input element holding its vertices: SOFA's getGlobIndex
- * then getFromIndex), and the current topology becomes the mapping's input.
- * The first topology modifier from that topology's node upward removes the
- * indices (its own element kind, as SOFA's removeItems), through
- * st_topology_remove: the same change a TopologicalChangeProcessor makes,
- * which the states, masses, force fields and the topological mappings
- * follow. */
+ * topological mapping, each output element becomes the input element SOFA's
+ * getGlobIndex then getFromIndex give (up_maps below), and the current
+ * topology becomes the mapping's input; the mappings where SOFA's give
+ * nothing useful are refused with a warning. The first topology modifier
+ * from that topology's node upward removes the indices (its own element
+ * kind, as SOFA's removeItems), through st_topology_remove: the same change
+ * a TopologicalChangeProcessor makes, which the states, masses, force
+ * fields and the topological mappings follow. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
