@@ -725,3 +725,47 @@ Test(carving, tube_quads_remove_their_edges)
     cr_assert_eq(arr(s, "edges", "edges")->n, 1);
     st_scene_destroy(&s);
 }
+
+Test(carving, first_hexahedron_of_the_shell_as_sofa_orders_it)
+{
+    /* The same with hexahedra (SOFA's getHexahedraAroundQuad(q)[0]): an
+     * isolated hexahedron I (points 12-19, at x = 5..6) before HA (x in
+     * [0, 1]) and HB (x in [1, 2]), which share the quad x = 1: its shell
+     * [1, 2] reads [1, 0] once I is removed (HB moved into I's place). A
+     * fixed sphere of radius 0.01 at (1, 0.25, 0.5), on that quad off its
+     * diagonals and 0.25 or more from every other quad (alarmDistance
+     * 0.05), touches one of its two triangles: the manager removes HA,
+     * the first of the shell, not HB, now the lowest index. */
+    st_error err = {0};
+    st_scene *s = load_xml(
+        ROOT("0.05", "0.01") "<CarvingManager/><Node name='Block'>"
+        "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 0 0 1 1 0 "
+        "1 2 0 1 0 1 1 1 1 1 2 1 1 5 0 0 6 0 0 5 1 0 6 1 0 5 0 1 6 0 1 5 1 1 6 1 1'/>"
+        "<HexahedronSetTopologyContainer name='Hexas' position='@dofs.position' "
+        "hexahedra='12 13 15 14 16 17 19 18 0 1 4 3 6 7 10 9 1 2 5 4 7 8 11 10'/>"
+        "<HexahedronSetTopologyModifier/>"
+        "<TriangleCollisionModel tags='CarvingSurface'/></Node>"
+        "<Node name='Tool'>" TOOL_SOLVER "<MechanicalObject position='1 0.25 0.5'/>"
+        "<UniformMass totalMass='1'/><FixedProjectiveConstraint fixAll='true'/>"
+        "<SphereCollisionModel radius='0.01' tags='CarvingTool'/></Node></Node>");
+    step(s);
+    cr_assert_eq(nhexa(s), 3, "inactive");
+    static const unsigned iso[] = {0};
+    cr_assert_eq(st_topology_remove(test_find_object(s, "Hexas"), ST_ELEM_HEXAHEDRON, iso, 1,
+                                    &err),
+                 ST_OK, "%s", err.msg);
+    static const unsigned h2[] = {1, 2, 5, 4, 7, 8, 11, 10, 0, 1, 4, 3, 6, 7, 10, 9};
+    topo_assert_tuples(arr(s, "Hexas", "hexahedra"), 8, h2, 2, "after removing I");
+    st_input_event ev = {.struct_size = sizeof ev, .kind = ST_INPUT_KEY_PRESSED, .key = '4'};
+    st_node_send_input(st_scene_root(s), &ev);
+    step(s);
+    /* HA went with its four points at x = 0: HB is left, its corners x >= 1 */
+    const st_array *h = arr(s, "Hexas", "hexahedra");
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(h->n, 1);
+    cr_assert_eq(x->n, 8);
+    for (int v = 0; v < 8; v++)
+        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
+                      x->r[3 * h->u[v]]);
+    st_scene_destroy(&s);
+}
