@@ -769,3 +769,34 @@ Test(carving, first_hexahedron_of_the_shell_as_sofa_orders_it)
                       x->r[3 * h->u[v]]);
     st_scene_destroy(&s);
 }
+
+Test(carving, shell_order_after_an_addition)
+{
+    /* An added tetrahedron joins the end of its faces' shells. The cube's
+     * six tetrahedra; (0 4 7)'s shell is [4, 5] (T4, T5). Removing T4
+     * moves T5 to 4: [4]; adding T4' (0 4 5 7) again appends 5: [4, 5];
+     * removing T0 moves T4' (the last) to 0: [4, 0]. The fixed tool at the
+     * triangle's centre, switched on, removes T5 (index 4, the first of
+     * the shell), not T4' (index 0, the lowest). */
+    st_error err = {0};
+    st_scene *s = load_xml(
+        ROOT("0.05", "0.01") "<CarvingManager/><Node name='Cube'>"
+        CUBE_VOLUME(CUBE_POINTS, CUBE_TETRAS) "<TriangleCollisionModel tags='CarvingSurface'/>"
+        "</Node><Node name='Tool'>" TOOL_SOLVER
+        "<MechanicalObject position='0.3333333333333333 0.3333333333333333 "
+        "0.6666666666666666'/><UniformMass totalMass='1'/>"
+        "<FixedProjectiveConstraint fixAll='true'/>"
+        "<SphereCollisionModel radius='0.01' tags='CarvingTool'/></Node></Node>");
+    st_component *vol = test_find_object(s, "Volume");
+    static const unsigned t4[] = {4}, t0[] = {0}, again[] = {0, 4, 5, 7};
+    cr_assert_eq(st_topology_remove(vol, ST_ELEM_TETRAHEDRON, t4, 1, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_topology_add(vol, ST_ELEM_TETRAHEDRON, again, 1, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_topology_remove(vol, ST_ELEM_TETRAHEDRON, t0, 1, &err), ST_OK, "%s", err.msg);
+    static const unsigned tet5[] = {0, 4, 5, 7, 0, 1, 7, 5, 0, 2, 7, 3, 0, 2, 6, 7, 0, 4, 7, 6};
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 5, "after the changes");
+    st_input_event ev = {.struct_size = sizeof ev, .kind = ST_INPUT_KEY_PRESSED, .key = '4'};
+    st_node_send_input(st_scene_root(s), &ev);
+    step(s);
+    topo_assert_tuples(arr(s, "Volume", "tetrahedra"), 4, tet5, 4, "T5 went");
+    st_scene_destroy(&s);
+}
