@@ -744,9 +744,12 @@ static st_status follow_orders(carving *m, st_error *err)
         rc = st_error_set(err, ST_ENOMEM, "out of memory");
     for (size_t i = 0; i < l.n && rc == ST_OK; i++)
         for (int v = 0; v < 2 && rc == ST_OK; v++) {
+            st_elem kind = v ? ST_ELEM_HEXAHEDRON : ST_ELEM_TETRAHEDRON;
+            if (!count(l.t[i], kind) && !st_topology_can_change(l.t[i], ST_TOPO_ADDED, kind))
+                continue; /* a container that never holds such volumes */
             shell_order *o = &m->orders[m->norders];
             o->topo = l.t[i];
-            o->kind = v ? ST_ELEM_HEXAHEDRON : ST_ELEM_TETRAHEDRON;
+            o->kind = kind;
             o->n = count(o->topo, o->kind);
             if (!(o->stamp = st_malloc((o->n ? o->n : 1) * sizeof *o->stamp))) {
                 rc = st_error_set(err, ST_ENOMEM, "out of memory");
