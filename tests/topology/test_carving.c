@@ -142,12 +142,7 @@ static st_scene *load_with(const char *response, const char *manager, double too
              "</Node></Node>",
              response, manager ? "<CarvingManager name='carving' " : "", manager ? manager : "",
              manager ? "/>" : "", surface, tool_x, tool_y);
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "carving.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
-    return s;
+    return load_xml(xml);
 }
 
 static st_scene *load(const char *manager, double tool_x, double tool_y, const char *surface)
@@ -178,6 +173,34 @@ static void steps(st_scene *s, int from, int to)
 {
     for (int k = from; k <= to; k++)
         step(s);
+}
+
+static const st_array *arr(st_scene *s, const char *name, const char *field);
+
+/* Steps 1..at: the list name.field holds `before` items until step at - 1,
+ * `after` once step at is done; returns it. */
+static const st_array *changes_at(st_scene *s, const char *name, const char *field, int at,
+                                  size_t before, size_t after)
+{
+    steps(s, 1, at - 1);
+    cr_assert_eq(arr(s, name, field)->n, before, "%s.%s before step %d", name, field, at);
+    step(s);
+    const st_array *a = arr(s, name, field);
+    cr_assert_eq(a->n, after, "%s.%s after step %d: %zu", name, field, at, a->n);
+    return a;
+}
+
+/* The block's one hexahedron left is H1: its vertices are the corners
+ * x >= 1 (8 points left). */
+static void assert_h1_left(st_scene *s)
+{
+    const st_array *h = arr(s, "Hexas", "hexahedra");
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(h->n, 1);
+    cr_assert_eq(x->n, 8, "%zu points", x->n);
+    for (int v = 0; v < 8; v++)
+        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
+                      x->r[3 * h->u[v]]);
 }
 
 /* Runs to step `to` (from step `from`), checking that the tetrahedra count
@@ -536,17 +559,8 @@ Test(carving, hexahedra_through_their_surface_quads)
                              "<TriangleCollisionModel tags='CarvingSurface'/></Node>",
                              0.3, 0.6);
     cr_assert_eq(arr(s, "Quads", "quads")->n, 10);
-    steps(s, 1, 17);
-    cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 2, "before step 18");
-    step(s);
-    const st_array *h = arr(s, "Hexas", "hexahedra");
-    cr_assert_eq(h->n, 1, "after step 18: %zu hexahedra", h->n);
-    const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 8, "after step 18: %zu points", x->n);
-    /* the one left is H1: its vertices are the corners x >= 1 */
-    for (int v = 0; v < 8; v++)
-        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
-                      x->r[3 * h->u[v]]);
+    changes_at(s, "Hexas", "hexahedra", 18, 2, 1);
+    assert_h1_left(s);
     cr_assert_eq(arr(s, "Quads", "quads")->n, 6, "H1's six faces");
     steps(s, 19, 130);
     cr_assert_eq(arr(s, "Hexas", "hexahedra")->n, 1, "nothing more goes");
@@ -615,15 +629,8 @@ Test(carving, center_points_remove_their_hexahedra)
                              "0.5'/>"
                              "<SphereCollisionModel radius='0.1' tags='CarvingSurface'/></Node>",
                              0.5, 0.5);
-    steps(s, 1, 57);
-    cr_assert_eq(nhexa(s), 2, "before step 58");
-    step(s);
-    cr_assert_eq(nhexa(s), 1, "after step 58");
-    const st_array *h = arr(s, "Hexas", "hexahedra");
-    const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(x->n, 8);
-    for (int v = 0; v < 8; v++)
-        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "H1 is left");
+    changes_at(s, "Hexas", "hexahedra", 58, 2, 1);
+    assert_h1_left(s);
     const st_array *c = arr(s, "centres", "position");
     cr_assert_eq(c->n, 1, "H0's centre went");
     cr_assert_float_eq(c->r[0], 1.5, 1e-12, "H1's centre is left");
@@ -712,11 +719,7 @@ Test(carving, tube_quads_remove_their_edges)
         "<TriangleCollisionModel tags='CarvingSurface'/></Node></Node>"
         MOVING_TOOL("0.3", "0.2") "</Node>");
     cr_assert_eq(arr(s, "quads", "quads")->n, 8);
-    steps(s, 1, 111);
-    cr_assert_eq(arr(s, "edges", "edges")->n, 2, "before step 112");
-    step(s);
-    const st_array *e = arr(s, "edges", "edges");
-    cr_assert_eq(e->n, 1, "after step 112: %zu edges", e->n);
+    const st_array *e = changes_at(s, "edges", "edges", 112, 2, 1);
     const st_array *f = arr(s, "frames", "position");
     /* the edge left joins the frames at x = 1 and x = 2 */
     cr_assert_float_eq(f->r[7 * e->u[0]] + f->r[7 * e->u[1]], 3.0, 1e-12, "edge (1 2) is left");
@@ -760,13 +763,7 @@ Test(carving, first_hexahedron_of_the_shell_as_sofa_orders_it)
     st_node_send_input(st_scene_root(s), &ev);
     step(s);
     /* HA went with its four points at x = 0: HB is left, its corners x >= 1 */
-    const st_array *h = arr(s, "Hexas", "hexahedra");
-    const st_array *x = arr(s, "dofs", "position");
-    cr_assert_eq(h->n, 1);
-    cr_assert_eq(x->n, 8);
-    for (int v = 0; v < 8; v++)
-        cr_assert_geq(x->r[3 * h->u[v]], 1.0, "vertex %d of the hexahedron left at x = %g", v,
-                      x->r[3 * h->u[v]]);
+    assert_h1_left(s);
     st_scene_destroy(&s);
 }
 
