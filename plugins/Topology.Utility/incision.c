@@ -609,19 +609,14 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
-    } else {
-        const double tol = 1e-9;
-        if (ta >= m->nt)
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision's first triangle %u is not one of the %zu "
-                                      "triangles",
-                                      ta, m->nt);
-        if (bary(m, ta, a, wa) < 0 || wa[0] < -tol || wa[1] < -tol || wa[2] < -tol)
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision's first point (%g %g %g) is not in its "
-                                      "triangle %u",
-                                      a[0], a[1], a[2], ta);
+    } else if (ta >= m->nt) {
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision's first triangle %u is not one of the %zu "
+                                  "triangles",
+                                  ta, m->nt);
     }
+    /* a first point outside ta is walked from ta as SOFA walks it: the
+     * sides of ta its segment meets ahead of it */
     if (tb != UINT_MAX && tb >= m->nt)
         tb = UINT_MAX;
     walk_ind ind = {{0, 0}, 0};
