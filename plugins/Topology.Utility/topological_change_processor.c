@@ -987,9 +987,9 @@ static st_status incise_saved(tcp *t, st_component *topo, const tcp_line *l, st_
 
 /* INCISE= (SOFA's processTopologicalChanges): the surface is cut from each
  * point of the path to the next, each written triangle taken as its
- * point's (SOFA's ind_ta, ind_tb), else the triangle holding the point; a
- * cut that ends inside the surface starts the next one from its last
- * point. */
+ * point's (SOFA's ind_ta, ind_tb), else the one SOFA's findElementIndex
+ * finds (before the cuts before it); a cut that ends inside the surface
+ * starts the next one from its last point. */
 static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
 {
     st_component *topo = incision_surface(t);
@@ -1003,13 +1003,12 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
     const double *pts = l->bary;
     unsigned last = UINT_MAX;
     unsigned ta = l->ids ? l->ids[0] : UINT_MAX;
+    if (ta == UINT_MAX && !incision_find(topo, pts, UINT_MAX, &ta))
+        ta = UINT_MAX;
     for (size_t k = 1; k < l->n; k++) {
-        unsigned end, tb = UINT_MAX;
-        double w[3];
+        unsigned end, tb = l->ids ? l->ids[k] : UINT_MAX;
         bool refused = false;
-        if (l->ids && l->ids[k] != UINT_MAX)
-            tb = l->ids[k];
-        else if (!incision_locate(topo, pts + 3 * k, &tb, w))
+        if (tb == UINT_MAX && !incision_find(topo, pts + 3 * k, UINT_MAX, &tb))
             tb = UINT_MAX;
         /* SOFA's INCISE= snaps with 0.1 and 0.25; only its incisions of
          * saveIndicesAtInit (inciseWithSavedIndices) read the fields */
