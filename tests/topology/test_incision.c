@@ -737,3 +737,53 @@ Test(incision, earlier_changes_order_the_triangles_around_an_edge)
     assert_tris(arr(s, "topo", "triangles"), want, 8);
     st_scene_destroy(&s);
 }
+
+/* With saveIndicesAtInit the incision made is the one saved for the node's
+ * time (SOFA's findIndexInListOfTime, within 1e-10), whatever INCISE= line
+ * the step read. With dt 0.2 the node's times add up to 1.5999999999999999
+ * and 1.7999999999999998: "T= 1.6" is not reached at the ninth step (4.4e-16
+ * short, more than SOFA's machine epsilon), and at the tenth the lines of
+ * T= 1.6 are read while "T= 1.8" is not yet: SOFA cuts the incision saved
+ * for 1.8 (B, from (0.5, 1.3) inside T4 [3,4,7] to (1.5, 1.3) inside T6
+ * [4,5,8]); at the eleventh (1.9999999999999998) the lines of T= 1.8 are
+ * read, but no incision is saved for that time: nothing more is cut. The
+ * incision of T= 1.6 (A, from (1.5, 0) up to (1.5, 2)) is never made. B
+ * alone: its ends (weights 0.5 0.2 0.3 in T4 and 0.5 0.2 0.3 in T6, no
+ * border edge opposite a weight below 0.25) and its crossings of (4, 7)
+ * at (1, 1.3) and of (4, 8) at (1.3, 1.3) (weights 0.3: no snap) are 4 new
+ * points, the two crossings copied: 15 points; no point at (1.5, 0), where
+ * A would start. */
+Test(incision, saved_incision_is_the_one_of_the_nodes_time)
+{
+    static char xml[8192];
+    const char *path = test_write_temp("incise.txt", "T= 1.6\nINCISE= 2\n1.5 0 0 1.5 2 0\n"
+                                                     "T= 1.8\nINCISE= 2\n0.5 1.3 0 1.5 1.3 0\n");
+    snprintf(xml, sizeof xml,
+             "<Node name='root' dt='0.2' gravity='0 0 0'><DefaultAnimationLoop/>"
+             "<Node name='Body'>" SQUARE
+             "<TopologicalChangeProcessor name='tcp' filename='%s' saveIndicesAtInit='true'/>"
+             "</Node></Node>",
+             path);
+    st_error err = {0};
+    st_scene *s = NULL;
+    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
+                 "load: %s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
+    step(s, 9);
+    cr_assert_eq(arr(s, "dofs", "position")->n, 9, "nothing cut before the tenth step");
+    step(s, 1);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 15, "B alone: %zu points", x->n);
+    step(s, 2);
+    x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 15, "nothing more: %zu points", x->n);
+    bool b_start = false, a_start = false;
+    for (size_t i = 0; i < x->n; i++) {
+        const double *p = x->r + 3 * i;
+        b_start |= fabs(p[0] - 0.5) < 1e-12 && fabs(p[1] - 1.3) < 1e-12;
+        a_start |= fabs(p[0] - 1.5) < 1e-12 && fabs(p[1]) < 1e-12;
+    }
+    cr_assert(b_start, "B's first point (0.5, 1.3) is made");
+    cr_assert(!a_start, "A is not made");
+    st_scene_destroy(&s);
+}
