@@ -787,3 +787,40 @@ Test(incision, saved_incision_is_the_one_of_the_nodes_time)
     cr_assert(!a_start, "A is not made");
     st_scene_destroy(&s);
 }
+
+/* After a cut, SOFA's updateTriangleIncisionInformation finds every saved
+ * point again at its coordinates from before the cut (findElementIndex)
+ * and keeps it there, in the triangle holding it now: a vertex the cut
+ * moves does not carry the points of later incisions. The cut of
+ * snap_path_moves_a_vertex_to_the_mean (t = 0.01) moves 4 from (1, 1) to
+ * (1.05, 1.025) and gives T6 [4,5,8] the copy 11 (at 4's place): [11,5,8]
+ * (6); T7 [4,8,7] is split ([11,8,10] is 11, 10 at (1.05, 1.7)). The
+ * incision of t = 0.02, saved at init from (1.5, 1.2) in T6 (weight 0.5 of
+ * 4) to (1.5, 1.8) in T7 (0.2 of 4), is found again at those places: only
+ * 6 holds (1.5, 1.2) (the line 11-8 passes 1.487 there, 5-11 1.013); only
+ * 11 holds (1.5, 1.8) (below 8-10 at 1.842, above 11-8). It is cut from
+ * there: (1.5, 1.2), the crossing of (11, 8) at (1.5, 1.487) (0.47 of the
+ * edge: no snap), (1.5, 1.8), the crossing copied: 16 points. (Kept on 4's
+ * weights, the points would have moved with it to (1.525, 1.2125) and
+ * (1.51, 1.805).) No snap onto a border (epsilonSnapBorder 0). */
+Test(incision, saved_points_stay_where_they_were_before_a_cut)
+{
+    st_scene *s = load(SQUARE,
+                       "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n"
+                       "T= 0.02\nINCISE= 2\n1.5 1.2 0 1.5 1.8 0\n",
+                       "saveIndicesAtInit='true' epsilonSnapPath='0.1' epsilonSnapBorder='0'");
+    step(s, 2);
+    cr_assert_eq(arr(s, "dofs", "position")->n, 12);
+    step(s, 1);
+    const st_array *x = arr(s, "dofs", "position");
+    cr_assert_eq(x->n, 16, "%zu points", x->n);
+    static const double want[3][2] = {{1.5, 1.2}, {1.5, 1.025 + 0.975 * 0.45 / 0.95}, {1.5, 1.8}};
+    for (int k = 0; k < 3; k++) {
+        bool found = false;
+        for (size_t i = 12; i < x->n; i++)
+            found |= fabs(x->r[3 * i] - want[k][0]) < 1e-12 &&
+                     fabs(x->r[3 * i + 1] - want[k][1]) < 1e-12;
+        cr_assert(found, "no new point at (%g %g)", want[k][0], want[k][1]);
+    }
+    st_scene_destroy(&s);
+}
