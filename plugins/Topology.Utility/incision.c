@@ -44,7 +44,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -967,7 +966,6 @@ static bool delaunay(const double *p1, const double *p2, const double *p3, const
  * computeWeightedValue on PointsMoved). */
 static void move_point(st_mstate *ms, const snap *s)
 {
-    if (getenv("INC_DEBUG")) fprintf(stderr, "SNAPMOVE %u\n", s->v);
     st_array *vecs[] = {&ms->position,       &ms->velocity,       &ms->force,
                         &ms->rest_position,  &ms->external_force, &ms->derivx,
                         &ms->reset_position, &ms->reset_velocity};
