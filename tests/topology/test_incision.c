@@ -46,21 +46,29 @@ TestSuite(incision, .init = setup, .fini = teardown);
     "4 5 8 4 8 7'/>"                                                                             \
     "<TriangleSetTopologyModifier name='mod'/>"
 
-static st_scene *load(const char *objects, const char *changes, const char *extra)
+/* The scene of objects and a TopologicalChangeProcessor reading changes
+ * (extra: its other fields), with the root's dt. */
+static st_scene *load_dt(const char *dt, const char *objects, const char *changes,
+                         const char *extra)
 {
     static char xml[8192];
     const char *path = test_write_temp("incise.txt", changes);
     snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.01' gravity='0 0 0'><DefaultAnimationLoop/>"
+             "<Node name='root' dt='%s' gravity='0 0 0'><DefaultAnimationLoop/>"
              "<Node name='Body'>%s<TopologicalChangeProcessor name='tcp' filename='%s' %s/>"
              "</Node></Node>",
-             objects, path, extra);
+             dt, objects, path, extra);
     st_error err = {0};
     st_scene *s = NULL;
     cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
                  "load: %s", err.msg);
     cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s: %s", err.path, err.msg);
     return s;
+}
+
+static st_scene *load(const char *objects, const char *changes, const char *extra)
+{
+    return load_dt("0.01", objects, changes, extra);
 }
 
 static const st_array *arr(st_scene *s, const char *name, const char *field)
@@ -755,20 +763,10 @@ Test(incision, earlier_changes_order_the_triangles_around_an_edge)
  * A would start. */
 Test(incision, saved_incision_is_the_one_of_the_nodes_time)
 {
-    static char xml[8192];
-    const char *path = test_write_temp("incise.txt", "T= 1.6\nINCISE= 2\n1.5 0 0 1.5 2 0\n"
-                                                     "T= 1.8\nINCISE= 2\n0.5 1.3 0 1.5 1.3 0\n");
-    snprintf(xml, sizeof xml,
-             "<Node name='root' dt='0.2' gravity='0 0 0'><DefaultAnimationLoop/>"
-             "<Node name='Body'>" SQUARE
-             "<TopologicalChangeProcessor name='tcp' filename='%s' saveIndicesAtInit='true'/>"
-             "</Node></Node>",
-             path);
-    st_error err = {0};
-    st_scene *s = NULL;
-    cr_assert_eq(st_scene_load_string(T.rt, xml, strlen(xml), "test.scn", &s, &err), ST_OK,
-                 "load: %s", err.msg);
-    cr_assert_eq(st_scene_init(s, &err), ST_OK, "init: %s", err.msg);
+    st_scene *s = load_dt("0.2", SQUARE,
+                          "T= 1.6\nINCISE= 2\n1.5 0 0 1.5 2 0\n"
+                          "T= 1.8\nINCISE= 2\n0.5 1.3 0 1.5 1.3 0\n",
+                          "saveIndicesAtInit='true'");
     step(s, 9);
     cr_assert_eq(arr(s, "dofs", "position")->n, 9, "nothing cut before the tenth step");
     step(s, 1);
