@@ -856,3 +856,27 @@ Test(incision, saved_points_stay_where_they_were_before_a_cut)
     }
     st_scene_destroy(&s);
 }
+
+/* SOFA's saveIndices keeps one incision per time: an INCISE= under a "T="
+ * of a time already saved adds its points to that incision. Both blocks of
+ * t = 0.01 are reached at the second step; the second "T=" leaves only its
+ * own INCISE= line to run (SOFA's readNext), which cuts the incision saved
+ * for 0.01: the path (1.5, 0), (1.5, 1.2), (1.5, 1.5), (1.5, 2). Its first
+ * cut starts at (1.5, 0) inside T2 [1,2,5] (weights 0.5 0.5 0: SOFA's
+ * projection onto the border edge fails there, see
+ * cut_across_a_square_follows_sofas_steps): a new point at (1.5, 0), which
+ * the second block's path alone would not make. */
+Test(incision, saved_incisions_of_one_time_make_one_path)
+{
+    st_scene *s = load(SQUARE,
+                       "T= 0.01\nINCISE= 2\n1.5 0 0 1.5 1.2 0\n"
+                       "T= 0.01\nINCISE= 2\n1.5 1.5 0 1.5 2 0\n",
+                       "saveIndicesAtInit='true'");
+    step(s, 2);
+    const st_array *x = arr(s, "dofs", "position");
+    bool start = false;
+    for (size_t i = 9; i < x->n; i++)
+        start |= fabs(x->r[3 * i] - 1.5) < 1e-12 && fabs(x->r[3 * i + 1]) < 1e-12;
+    cr_assert(start, "no point made at (1.5, 0): %zu points", x->n);
+    st_scene_destroy(&s);
+}
