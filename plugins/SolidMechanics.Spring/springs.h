@@ -136,12 +136,12 @@ st_status bending_elements(st_component *self, st_component **topology, st_mstat
                            st_type type, unsigned w, const st_array **elems, elem_edges *ee,
                            st_error *err);
 
-/* The bending components follow their topology by building again from its
- * current elements after each change (the class's init, run by a
- * listener): on a manifold surface this is the set SOFA's handlers leave
- * (a spring whose edge lost a triangle deactivated, the others renumbered,
- * rest shapes from the renumbered rest positions), up to the order of the
- * springs. Registers once. */
+/* FastTriangularBendingSprings and the quad bending springs follow their
+ * topology by building again from its current elements after each change
+ * (the class's init, run by a listener), which is the set SOFA's handlers
+ * leave when no change moves a point or meets an edge held by more than
+ * three triangles (TriangularBendingSprings follows SOFA's handlers event
+ * by event instead: triangular_bending_springs.c). Registers once. */
 /* True while a topological change builds a bending component again. */
 bool bending_rebuilding(void);
 st_status bending_follow(st_component *self, st_component *topology, st_error *err);

@@ -153,12 +153,6 @@ static bool locate_in(const mesh *m, const double *x, unsigned *tri, double w[3]
     return found;
 }
 
-bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
-{
-    mesh m;
-    return get_mesh(topo, &m) && tri < m.nt && bary(&m, tri, x, w) >= 0;
-}
-
 bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3])
 {
     mesh m;
@@ -262,48 +256,6 @@ bool incision_find(st_component *topo, const double x[3], unsigned old, unsigned
         found = true;
     }
     return found;
-}
-
-bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3])
-{
-    mesh m;
-    return get_mesh(topo, &m) && locate_in(&m, x, tri, w);
-}
-
-bool incision_nearest(st_component *topo, const double x[3], unsigned *tri, double w[3])
-{
-    mesh m;
-    if (!get_mesh(topo, &m))
-        return false;
-    if (locate_in(&m, x, tri, w))
-        return true;
-    double best = INFINITY;
-    for (size_t k = 0; k < m.nt; k++) {
-        double wk[3];
-        if (bary(&m, k, x, wk) < 0)
-            continue;
-        double sum = 0;
-        for (int j = 0; j < 3; j++) {
-            wk[j] = wk[j] < 0 ? 0 : wk[j];
-            sum += wk[j];
-        }
-        if (sum <= 0)
-            continue;
-        double y[3] = {0, 0, 0};
-        for (int j = 0; j < 3; j++) {
-            wk[j] /= sum;
-            for (int c = 0; c < 3; c++)
-                y[c] += wk[j] * m.x[3 * (size_t)m.t[3 * k + (size_t)j] + (size_t)c];
-        }
-        double d2 = (y[0] - x[0]) * (y[0] - x[0]) + (y[1] - x[1]) * (y[1] - x[1]) +
-                    (y[2] - x[2]) * (y[2] - x[2]);
-        if (d2 < best) {
-            best = d2;
-            *tri = (unsigned)k;
-            memcpy(w, wk, sizeof wk);
-        }
-    }
-    return best < INFINITY;
 }
 
 bool incision_point(st_component *topo, unsigned p, double x[3])
@@ -609,19 +561,14 @@ static st_status make_path(st_component *owner, const mesh *m, unsigned start, u
             return st_component_error(owner, NULL, err, ST_ESCENE,
                                       "the incision's first point (%g %g %g) is on no triangle",
                                       a[0], a[1], a[2]);
-    } else {
-        const double tol = 1e-9;
-        if (ta >= m->nt)
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision's first triangle %u is not one of the %zu "
-                                      "triangles",
-                                      ta, m->nt);
-        if (bary(m, ta, a, wa) < 0 || wa[0] < -tol || wa[1] < -tol || wa[2] < -tol)
-            return st_component_error(owner, NULL, err, ST_ESCENE,
-                                      "the incision's first point (%g %g %g) is not in its "
-                                      "triangle %u",
-                                      a[0], a[1], a[2], ta);
+    } else if (ta >= m->nt) {
+        return st_component_error(owner, NULL, err, ST_ESCENE,
+                                  "the incision's first triangle %u is not one of the %zu "
+                                  "triangles",
+                                  ta, m->nt);
     }
+    /* a first point outside ta is walked from ta as SOFA walks it: the
+     * sides of ta its segment meets ahead of it */
     if (tb != UINT_MAX && tb >= m->nt)
         tb = UINT_MAX;
     walk_ind ind = {{0, 0}, 0};

@@ -39,16 +39,6 @@ void inc_shells_free(inc_shells *s);
 /* Writes them to a checkpoint, or reads them back. */
 st_status inc_shells_transfer(inc_shells *s, st_checkpoint *ck, st_error *err);
 
-/* Where a point lies on the surface: the triangle whose plane projection
- * holds it (the nearest plane among several), and its barycentric weights
- * there. Returns false when no triangle holds it. */
-/* The barycentric weights of x in triangle tri (x projected on its plane;
- * they may be negative when x is outside it); false when the surface has
- * no such triangle or it is flat. */
-bool incision_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
-
-bool incision_locate(st_component *topo, const double x[3], unsigned *tri, double w[3]);
-
 /* SOFA's TopologicalChangeProcessor::findElementIndex: the triangle that
  * holds x (its box, then SOFA's inside test), old if it is one of them, the
  * only one, else the first (or old) that holds x's projection on its plane;
@@ -57,10 +47,6 @@ bool incision_find(st_component *topo, const double x[3], unsigned old, unsigned
 
 /* SOFA's computeTriangleBarycoefs of x in triangle tri, as it computes. */
 bool incision_sofa_weights(st_component *topo, unsigned tri, const double x[3], double w[3]);
-
-/* As incision_locate, or else the triangle nearest to x (weights clamped
- * to the triangle). False only without triangles. */
-bool incision_nearest(st_component *topo, const double x[3], unsigned *tri, double w[3]);
 
 /* The current position of a point of the topology's state. */
 bool incision_point(st_component *topo, unsigned p, double x[3]);

@@ -68,11 +68,22 @@ typedef struct tcp_line {
                         * ids the triangles) */
     double *bary;      /* CMD_ADD of points: 2 barycentric coordinates per point; CMD_INCISE:
                         * the n points' coordinates, 3 each */
-    unsigned *saved;   /* CMD_INCISE with saveIndicesAtInit: per point, the vertices of the
-                        * triangle that held it at init (3) ... */
-    double *weights;   /* ... and its barycentric weights there (3) */
     bool blank;        /* no token at all (SOFA keeps the previous command) */
+    bool empty;        /* no character at all (SOFA's saveIndices skips it) */
 } tcp_line;
+
+/* saveIndicesAtInit: SOFA's TriangleIncisionInformation, the points of the
+ * incisions of one time (those of several INCISE= of that time follow
+ * each other), each kept as a triangle index and SOFA's barycentric
+ * weights there, and their coordinates as last computed from them. */
+typedef struct inc_info {
+    double time;
+    int line;          /* the file line of the first INCISE= of that time */
+    size_t n;
+    unsigned *tri;     /* SOFA's triangleIndices */
+    double *bary;      /* barycentricCoordinates, 3 per point */
+    double *coords;    /* coordinates, 3 per point */
+} inc_info;
 
 typedef struct tcp {
     st_component base;
@@ -90,6 +101,8 @@ typedef struct tcp {
     char path[OUT_PATH_MAX];
     tcp_line *lines;
     size_t nlines, cursor;
+    inc_info *infos;
+    size_t ninfos;
     double next_time, last_time, loop_time;
     /* SOFA's around-arrays of the incised surface, kept from init */
     inc_shells shells;
@@ -157,12 +170,18 @@ static void free_lines(tcp *t)
     for (size_t i = 0; i < t->nlines; i++) {
         st_free(t->lines[i].ids);
         st_free(t->lines[i].bary);
-        st_free(t->lines[i].saved);
-        st_free(t->lines[i].weights);
     }
     st_free(t->lines);
     t->lines = NULL;
     t->nlines = 0;
+    for (size_t i = 0; i < t->ninfos; i++) {
+        st_free(t->infos[i].tri);
+        st_free(t->infos[i].bary);
+        st_free(t->infos[i].coords);
+    }
+    st_free(t->infos);
+    t->infos = NULL;
+    t->ninfos = 0;
 }
 
 static st_status line_error(tcp *t, int line, st_error *err, const char *fmt, const char *a,
@@ -418,6 +437,7 @@ static st_status parse_file(tcp *t, const char *text, size_t len, st_error *err)
         size_t tl[4];
         size_t nt = tokens(p, e, tok, tl, 4);
         cur->blank = nt == 0;
+        cur->empty = e == p;
         if (nt && is_token(tok[0], tl[0], "T=")) {
             char buf[64], *stop = NULL;
             snprintf(buf, sizeof buf, "%.*s", nt > 1 ? (int)(tl[1] > 60 ? 60 : tl[1]) : 0,
@@ -740,130 +760,236 @@ static st_component *incision_surface(tcp *t)
     return mod ? modifier_container(mod) : NULL;
 }
 
-/* saveIndicesAtInit (SOFA's saveIndices): each incision point is kept as
- * the vertices and barycentric weights of the triangle holding it at init,
- * so that it moves with the surface. */
-/* SOFA's saveIndices: an incision whose first point is, within 1e-5 in
- * each coordinate, the previous incision's last starts instead 1e-5 of the
- * way towards its second point (SOFA's path walk fails from a point of the
- * surface that the previous cut made), kept in the triangle found there
- * with SOFA's weights. */
-static bool saved_position(st_component *topo, const tcp_line *l, size_t k, double out[3]);
-
-static void nudge_chained_starts(tcp *t, st_component *topo)
+/* SOFA's computeCoordinates: each point of info at its weights in its
+ * triangle, on the current positions. A triangle index the surface no
+ * longer has keeps the point's last coordinates, with a warning (SOFA's
+ * message; it would read past its triangles). */
+static void info_coordinates(tcp *t, st_component *topo, inc_info *in)
 {
-    const tcp_line *prev = NULL;
-    for (size_t i = 0; i < t->nlines; i++) {
-        tcp_line *l = &t->lines[i];
-        if (l->kind != CMD_INCISE || !l->saved)
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    for (size_t k = 0; k < in->n; k++) {
+        double x[3][3];
+        bool ok = tris && in->tri[k] < tris->n;
+        for (int j = 0; j < 3 && ok; j++)
+            ok = incision_point(topo, tris->u[3 * (size_t)in->tri[k] + (size_t)j], x[j]);
+        if (!ok) {
+            st_component_warn(&t->base, "%s:%d: Bad index to access triangles %u", t->path,
+                              in->line + 1, in->tri[k]);
             continue;
-        double a[3], b[3], z[3];
-        if (prev && l->n > 1 && saved_position(topo, l, 0, a) && saved_position(topo, l, 1, b) &&
-            saved_position(topo, prev, prev->n - 1, z) && fabs(a[0] - z[0]) < 1e-5 &&
-            fabs(a[1] - z[1]) < 1e-5 && fabs(a[2] - z[2]) < 1e-5) {
-            double p[3];
-            unsigned tri;
-            for (int c = 0; c < 3; c++)
-                p[c] = a[c] + (b[c] - a[c]) * 1e-5;
-            const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-            if (tris && incision_find(topo, p, UINT_MAX, &tri) &&
-                incision_sofa_weights(topo, tri, p, l->weights)) {
-                memcpy(l->saved, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
-            }
         }
-        prev = l;
+        const double *w = in->bary + 3 * k;
+        for (int c = 0; c < 3; c++)
+            in->coords[3 * k + (size_t)c] = x[0][c] * w[0] + x[1][c] * w[1] + x[2][c] * w[2];
     }
 }
 
+/* SOFA's findIndexInListOfTime: the first saved time within 1e-10. */
+static inc_info *info_at(tcp *t, double time)
+{
+    for (size_t i = 0; i < t->ninfos; i++)
+        if (fabs(time - t->infos[i].time) < 1e-10)
+            return &t->infos[i];
+    return NULL;
+}
+
+/* Appends l's points to info in (SOFA's saveIndices): a written triangle is
+ * the point's triangleIndices entry whether or not it holds the point;
+ * without one the triangle is SOFA's findElementIndex's. The weights are
+ * SOFA's computeTriangleBarycoefs there. */
+static st_status info_append(tcp *t, st_component *topo, inc_info *in, const tcp_line *l,
+                             st_error *err)
+{
+    size_t n = in->n + l->n;
+    unsigned *tri = st_realloc(in->tri, n * sizeof *tri);
+    if (tri)
+        in->tri = tri;
+    double *bary = tri ? st_realloc(in->bary, 3 * n * sizeof *bary) : NULL;
+    if (bary)
+        in->bary = bary;
+    double *coords = bary ? st_realloc(in->coords, 3 * n * sizeof *coords) : NULL;
+    if (!coords)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    in->coords = coords;
+    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
+    for (size_t k = 0; k < l->n; k++) {
+        const double *x = l->bary + 3 * k;
+        unsigned id = l->ids ? l->ids[k] : UINT_MAX;
+        if (id == UINT_MAX && !incision_find(topo, x, UINT_MAX, &id))
+            return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                      "%s:%d: the incision point (%g %g %g) is on no triangle "
+                                      "of '%s'",
+                                      t->path, l->line + 1, x[0], x[1], x[2], topo->name);
+        if (!tris || id >= tris->n || !incision_sofa_weights(topo, id, x, in->bary + 3 * in->n))
+            return st_component_error(&t->base, "filename", err, ST_ESCENE,
+                                      "%s:%d: the incision point's triangle %u is not one of "
+                                      "the triangles of '%s'",
+                                      t->path, l->line + 1, id, topo->name);
+        in->tri[in->n] = id;
+        memcpy(in->coords + 3 * in->n, x, 3 * sizeof *x);
+        in->n++;
+    }
+    return ST_OK;
+}
+
+/* SOFA's saveIndices: every INCISE= whose previous non-empty line is a
+ * "T=" is saved under that time (one TriangleIncisionInformation per
+ * time); then, in time order, an incision whose first point is, within
+ * 1e-5 in each coordinate, the previous one's last starts instead 1e-5 of
+ * the way towards its second point (SOFA's walk fails from a point of the
+ * surface the previous cut made), in the triangle SOFA's findElementIndex
+ * finds there. */
 static st_status save_indices(tcp *t, st_error *err)
 {
     st_component *topo = incision_surface(t);
     for (size_t i = 0; i < t->nlines; i++) {
-        tcp_line *l = &t->lines[i];
+        const tcp_line *l = &t->lines[i];
         if (l->kind != CMD_INCISE)
             continue;
-        l->saved = st_malloc(3 * l->n * sizeof *l->saved);
-        l->weights = st_malloc(3 * l->n * sizeof *l->weights);
-        if (!l->saved || !l->weights)
-            return st_error_set(err, ST_ENOMEM, "out of memory");
-        const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-        for (size_t k = 0; k < l->n; k++) {
-            unsigned tri = l->ids ? l->ids[k] : UINT_MAX;
-            /* a written triangle is SOFA's triangleIndices[k]: the weights
-             * are the point's in it, whether or not it holds the point */
-            if (tri != UINT_MAX) {
-                if (!tris || !incision_weights(topo, tri, l->bary + 3 * k, l->weights + 3 * k))
-                    return st_component_error(&t->base, "filename", err, ST_ESCENE,
-                                              "%s:%d: the incision point's triangle %u is not "
-                                              "one of the triangles of '%s'",
-                                              t->path, l->line + 1, tri, topo->name);
-            } else if (!tris || !incision_locate(topo, l->bary + 3 * k, &tri, l->weights + 3 * k))
-                return st_component_error(&t->base, "filename", err, ST_ESCENE,
-                                          "%s:%d: the incision point (%g %g %g) is on no "
-                                          "triangle of '%s'",
-                                          t->path, l->line + 1, l->bary[3 * k],
-                                          l->bary[3 * k + 1], l->bary[3 * k + 2], topo->name);
-            memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
+        size_t j = i;
+        while (j > 0 && t->lines[j - 1].empty)
+            j--;
+        if (!j || t->lines[j - 1].kind != CMD_TIME) {
+            st_component_warn(&t->base,
+                              "%s:%d: INCISE= without a 'T=' line just before it is not saved "
+                              "(SOFA's saveIndices)",
+                              t->path, l->line);
+            continue;
         }
+        double time = t->lines[j - 1].time;
+        inc_info *in = info_at(t, time);
+        if (!in) {
+            inc_info *a = st_realloc(t->infos, (t->ninfos + 1) * sizeof *a);
+            if (!a)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            t->infos = a;
+            in = &t->infos[t->ninfos++];
+            *in = (inc_info){.time = time, .line = l->line};
+        }
+        ST_TRY(info_append(t, topo, in, l, err));
     }
-    nudge_chained_starts(t, topo);
+    for (size_t i = 0; i < t->ninfos; i++) {
+        inc_info *in = &t->infos[i];
+        info_coordinates(t, topo, in);
+        const inc_info *prev = i ? &t->infos[i - 1] : NULL;
+        if (!prev || in->n < 2 || !prev->n)
+            continue;
+        const double *a = in->coords, *z = prev->coords + 3 * (prev->n - 1);
+        if (!(fabs(a[0] - z[0]) < 1e-5 && fabs(a[1] - z[1]) < 1e-5 && fabs(a[2] - z[2]) < 1e-5))
+            continue;
+        double p[3];
+        unsigned tri;
+        for (int c = 0; c < 3; c++)
+            p[c] = a[c] + (in->coords[3 + c] - a[c]) * 1e-5;
+        if (!incision_find(topo, p, UINT_MAX, &tri)) {
+            st_component_warn(&t->base, "%s:%d: Error while searching triangle index.",
+                              t->path, in->line + 1);
+            continue;
+        }
+        in->tri[0] = tri;
+        incision_sofa_weights(topo, tri, p, in->bary);
+        info_coordinates(t, topo, in);
+    }
     return ST_OK;
 }
 
-/* The current position of saved incision point k of l. */
-static bool saved_position(st_component *topo, const tcp_line *l, size_t k, double out[3])
+/* After each cut, SOFA's updateTriangleIncisionInformation: every saved
+ * point, at the coordinates computed before the cut, is found on the
+ * changed surface by SOFA's findElementIndex (its triangle kept when it
+ * still holds it) and gets SOFA's weights in that triangle; a point found
+ * nowhere leaves it and the rest of its incision's points as they were. */
+static void update_infos(tcp *t, st_component *topo)
 {
-    double x[3][3];
-    for (int j = 0; j < 3; j++)
-        if (!incision_point(topo, l->saved[3 * k + (size_t)j], x[j]))
-            return false;
-    for (int c = 0; c < 3; c++)
-        out[c] = l->weights[3 * k] * x[0][c] + l->weights[3 * k + 1] * x[1][c] +
-                 l->weights[3 * k + 2] * x[2][c];
-    return true;
-}
-
-/* The triangle saved incision point k of l is kept in (SOFA's
- * triangleIndices[k], its ind_ta), when it still exists and holds the
- * point; else UINT_MAX (the point is looked for). */
-static unsigned saved_triangle(st_component *topo, const tcp_line *l, size_t k)
-{
-    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-    const unsigned *v = l->saved + 3 * k;
-    for (size_t i = 0; tris && i < tris->n; i++) {
-        const unsigned *t = tris->u + 3 * i;
-        if (t[0] != v[0] || t[1] != v[1] || t[2] != v[2])
-            continue;
-        const double *w = l->weights + 3 * k;
-        return w[0] >= -1e-9 && w[1] >= -1e-9 && w[2] >= -1e-9 ? (unsigned)i : UINT_MAX;
-    }
-    return UINT_MAX;
-}
-
-/* After a cut, SOFA's updateTriangleIncisionInformation: each saved point
- * is found again on the changed surface (its triangle may be gone) and
- * kept as the vertices and weights of the triangle holding it now. */
-static void update_saved(tcp *t, st_component *topo)
-{
-    const st_array *tris = topo->cls->topology->elements(topo, ST_T_TRIANGLES);
-    for (size_t i = 0; tris && i < t->nlines; i++) {
-        tcp_line *l = &t->lines[i];
-        if (l->kind != CMD_INCISE || !l->saved)
-            continue;
-        for (size_t k = 0; k < l->n; k++) {
-            double x[3], w[3];
+    for (size_t i = 0; i < t->ninfos; i++) {
+        inc_info *in = &t->infos[i];
+        for (size_t k = 0; k < in->n; k++) {
             unsigned tri;
-            if (!saved_position(topo, l, k, x) || !incision_nearest(topo, x, &tri, w))
-                continue;
-            memcpy(l->saved + 3 * k, tris->u + 3 * (size_t)tri, 3 * sizeof *l->saved);
-            memcpy(l->weights + 3 * k, w, sizeof w);
+            if (!incision_find(topo, in->coords + 3 * k, in->tri[k], &tri)) {
+                st_component_warn(&t->base,
+                                  "%s:%d: error while finding the point (%g %g %g) in a new "
+                                  "triangle. Current triangle index = %u",
+                                  t->path, in->line + 1, in->coords[3 * k],
+                                  in->coords[3 * k + 1], in->coords[3 * k + 2], in->tri[k]);
+                break;
+            }
+            if (tri != in->tri[k])
+                st_component_info(&t->base,
+                                  "incision point which was in triangle %u has been updated to %u",
+                                  in->tri[k], tri);
+            in->tri[k] = tri;
+            incision_sofa_weights(topo, tri, in->coords + 3 * k, in->bary + 3 * k);
         }
     }
 }
 
-/* INCISE= (SOFA's processTopologicalChanges / inciseWithSavedIndices): the
- * surface is cut from each point of the path to the next; a cut that ends
- * inside the surface starts the next one from its last point. */
+/* One cut of SOFA's INCISE= (computeIntersectedObjectsList, SplitAlongPath,
+ * InciseAlongEdgeList); a path that cannot be made is said (SOFA's
+ * "Invalid path") and *refused set. */
+static st_status cut_segment(tcp *t, st_component *topo, int line, unsigned last, unsigned ta,
+                             unsigned tb, const double *a, const double *b, double eps_path,
+                             double eps_border, unsigned *end, bool *refused, st_error *err)
+{
+    bool border;
+    st_error e2 = {0};
+    st_status st = incision_cut(&t->base, topo, &t->shells, last, ta, tb, a, b, eps_path,
+                                eps_border, end, &border, refused, &e2);
+    if (st != ST_OK && !*refused)
+        *err = e2;
+    else if (st != ST_OK)
+        st_component_warn(&t->base, "%s:%d: incision not made: %s", t->path, line, e2.msg);
+    return *refused ? ST_OK : st;
+}
+
+/* INCISE= with saveIndicesAtInit (SOFA's inciseWithSavedIndices): whatever
+ * INCISE= line was read, the incision made is the one saved for the node's
+ * time (within 1e-10; none: said, and nothing is cut). The coordinates of
+ * every saved point are computed from their triangles; the path runs from
+ * the first point's triangle (SOFA's ind_ta) to each next point's
+ * (ind_tb, read before the cut), each cut from the previous cut's inner
+ * end; after each cut the saved points are found again. */
+static st_status incise_saved(tcp *t, st_component *topo, const tcp_line *l, st_error *err)
+{
+    double now = st_node_time(t->base.node);
+    inc_info *in = info_at(t, now);
+    if (!in) {
+        st_component_warn(&t->base,
+                          "%s:%d: Unable to find a time index with time %.17g: no incision "
+                          "saved at init for it",
+                          t->path, l->line, now);
+        return ST_OK;
+    }
+    st_component_info(&t->base, "about to make the incision saved for time %g (%s:%d) at time %.17g",
+                      in->time, t->path, in->line, now);
+    for (size_t i = 0; i < t->ninfos; i++)
+        info_coordinates(t, topo, &t->infos[i]);
+    size_t n = in->n;
+    double *pts = st_malloc(3 * n * sizeof *pts);
+    if (!pts)
+        return st_error_set(err, ST_ENOMEM, "out of memory");
+    memcpy(pts, in->coords, 3 * n * sizeof *pts);
+    unsigned last = UINT_MAX, ta = in->tri[0];
+    st_status st = ST_OK;
+    for (size_t k = 1; k < n && st == ST_OK; k++) {
+        unsigned end, tb = in->tri[k];
+        bool refused = false;
+        st = cut_segment(t, topo, in->line + 1, last, ta, tb, pts + 3 * (k - 1), pts + 3 * k,
+                         t->eps_path, t->eps_border, &end, &refused, err);
+        if (st != ST_OK || refused)
+            break;
+        /* SOFA's a_last: the cut's inner end, kept when it has none */
+        if (end != UINT_MAX)
+            last = end;
+        ta = tb;
+        update_infos(t, topo);
+    }
+    st_free(pts);
+    return st;
+}
+
+/* INCISE= (SOFA's processTopologicalChanges): the surface is cut from each
+ * point of the path to the next, each written triangle taken as its
+ * point's (SOFA's ind_ta, ind_tb), else the one SOFA's findElementIndex
+ * finds (before the cuts before it); a cut that ends inside the surface
+ * starts the next one from its last point. */
 static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
 {
     st_component *topo = incision_surface(t);
@@ -872,58 +998,27 @@ static st_status incise_with(tcp *t, const tcp_line *l, st_error *err)
                                   "%s:%d: INCISE= needs a TriangleSetTopologyModifier beside the "
                                   "topology '%s' (or above it)",
                                   t->path, l->line, t->topology->name);
-    double pts[3 * 1024];
-    size_t n = l->n > 1024 ? 1024 : l->n;
-    for (size_t k = 0; k < n; k++) {
-        if (l->saved) {
-            if (!saved_position(topo, l, k, pts + 3 * k))
-                return st_component_error(&t->base, NULL, err, ST_ESCENE,
-                                          "%s:%d: the incision's saved triangle lost its points",
-                                          t->path, l->line + 1);
-        } else {
-            memcpy(pts + 3 * k, l->bary + 3 * k, 3 * sizeof *pts);
-        }
-    }
+    if (t->save_indices_at_init)
+        return incise_saved(t, topo, l, err);
+    const double *pts = l->bary;
     unsigned last = UINT_MAX;
-    /* SOFA's ind_ta: the written (or found) triangle of the first point,
-     * then the previous cut's ind_tb, as found before that cut */
-    unsigned ta = l->saved ? saved_triangle(topo, l, 0) : l->ids ? l->ids[0] : UINT_MAX;
-    for (size_t k = 1; k < n; k++) {
-        unsigned end;
-        bool border;
+    unsigned ta = l->ids ? l->ids[0] : UINT_MAX;
+    if (ta == UINT_MAX && !incision_find(topo, pts, UINT_MAX, &ta))
+        ta = UINT_MAX;
+    for (size_t k = 1; k < l->n; k++) {
+        unsigned end, tb = l->ids ? l->ids[k] : UINT_MAX;
         bool refused = false;
-        st_error e2 = {0};
-        unsigned tb = UINT_MAX;
-        double w[3];
-        if (l->saved)
-            tb = saved_triangle(topo, l, k);
-        else if (l->ids && l->ids[k] != UINT_MAX)
-            tb = l->ids[k];
-        else if (!incision_locate(topo, pts + 3 * k, &tb, w))
+        if (tb == UINT_MAX && !incision_find(topo, pts + 3 * k, UINT_MAX, &tb))
             tb = UINT_MAX;
         /* SOFA's INCISE= snaps with 0.1 and 0.25; only its incisions of
          * saveIndicesAtInit (inciseWithSavedIndices) read the fields */
-        st_status st = incision_cut(&t->base, topo, &t->shells, last, ta, tb, pts + 3 * (k - 1),
-                                    pts + 3 * k, l->saved ? t->eps_path : 0.1,
-                                    l->saved ? t->eps_border : 0.25, &end, &border,
-                                    &refused, &e2);
+        ST_TRY(cut_segment(t, topo, l->line + 1, last, ta, tb, pts + 3 * (k - 1), pts + 3 * k,
+                           0.1, 0.25, &end, &refused, err));
         ta = tb;
-        if (st != ST_OK) {
-            if (!refused) {
-                *err = e2;
-                return st;
-            }
-            /* SOFA's "Invalid path": said, and the rest of the path left */
-            st_component_warn(&t->base, "%s:%d: incision not made: %s", t->path, l->line + 1,
-                              e2.msg);
+        if (refused)
             return ST_OK;
-        }
-        /* SOFA's a_last: the cut's inner end; kept when both ends are on
-         * a border (no end point) */
         if (end != UINT_MAX)
             last = end;
-        if (l->saved)
-            update_saved(t, topo);
     }
     return ST_OK;
 }
@@ -1147,12 +1242,11 @@ static st_status tcp_transfer(st_component *self, st_checkpoint *ck, st_error *e
     t->loop_time = v[2];
     t->time_to_remove = v[3];
     /* the incision points saved at init, as found again after each cut */
-    for (size_t i = 0; i < t->nlines; i++) {
-        tcp_line *l = &t->lines[i];
-        if (l->kind != CMD_INCISE || !l->saved)
-            continue;
-        ST_TRY(st_checkpoint_data(ck, l->saved, 3 * l->n * sizeof *l->saved, err));
-        ST_TRY(st_checkpoint_data(ck, l->weights, 3 * l->n * sizeof *l->weights, err));
+    for (size_t i = 0; i < t->ninfos; i++) {
+        inc_info *in = &t->infos[i];
+        ST_TRY(st_checkpoint_data(ck, in->tri, in->n * sizeof *in->tri, err));
+        ST_TRY(st_checkpoint_data(ck, in->bary, 3 * in->n * sizeof *in->bary, err));
+        ST_TRY(st_checkpoint_data(ck, in->coords, 3 * in->n * sizeof *in->coords, err));
     }
     /* SOFA's around-arrays of the incised surface, in their order */
     return inc_shells_transfer(&t->shells, ck, err);

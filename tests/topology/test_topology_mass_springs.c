@@ -901,3 +901,93 @@ Test(topo_mass, fast_tetra_corot_follows_removal)
     st_scene_destroy(&f);
     st_scene_destroy(&s);
 }
+
+/* TriangularBendingSprings follows a change as SOFA's handlers, not by
+ * building again. Points 0 (0,0,0), 1 (1,0,0), 2 (0,1,0) and 3, at rest at
+ * (1,1,0) but placed at (2,2,0); T0 = (0 1 2). With T1 = (1 3 2) from the
+ * start, the edge (1, 2) has two triangles: a spring between the opposite
+ * vertices 0 and 3, rest length sqrt 2, stretched to 2 sqrt 2: one step
+ * pulls 3 towards 0 (equal negative x and y velocities). With T1 added
+ * after init, SOFA's applyTriangleCreation finds the edge (1, 2) already
+ * initialised (at init, with one triangle: no spring) and leaves it: no
+ * spring at all, and nothing moves. */
+#define BEND_HEAD                                                                                 \
+    "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"                         \
+    "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"                               \
+    "<CGLinearSolver iterations='50' tolerance='1e-12' threshold='1e-20'/>"                       \
+    "<MechanicalObject name='dofs' position='0 0 0  1 0 0  0 1 0  2 2 0' "                        \
+    "rest_position='0 0 0  1 0 0  0 1 0  1 1 0'/>"
+#define BEND_TAIL                                                                                 \
+    "<TriangleSetTopologyModifier/><UniformMass vertexMass='1'/>"                                 \
+    "<TriangularBendingSprings name='bend' stiffness='10' damping='0'/></Node>"
+Test(topo_mass, bending_edge_initialised_with_one_triangle_keeps_no_spring)
+{
+    st_scene *s = load_xml(BEND_HEAD "<TriangleSetTopologyContainer name='topo' "
+                                     "triangles='0 1 2  1 3 2'/>" BEND_TAIL);
+    steps(s, 1, 0.01);
+    const st_array *v = arr(get(s, "dofs"), "velocity");
+    cr_assert_lt(v->r[9], -1e-3, "3 pulled towards 0: vx %g", v->r[9]);
+    near(v->r[10], v->r[9], 1e-12, "vy = vx");
+    st_scene_destroy(&s);
+
+    s = load_xml(BEND_HEAD "<TriangleSetTopologyContainer name='topo' triangles='0 1 2'/>"
+                 BEND_TAIL);
+    const unsigned t1[] = {1, 3, 2};
+    add_elems(s, "topo", ST_ELEM_TRIANGLE, t1, 1);
+    cr_assert_eq(arr(get(s, "topo"), "triangles")->n, 2);
+    steps(s, 1, 0.01);
+    v = arr(get(s, "dofs"), "velocity");
+    for (size_t i = 0; i < v->n; i++)
+        cr_assert_eq(v->r[i], 0.0, "velocity %zu: %g", i, v->r[i]);
+    st_scene_destroy(&s);
+}
+
+/* A rest length stays when a change moves its points: SOFA's
+ * movePointsProcess (an incision's SnapAlongPath) moves the point in every
+ * vector of the state, rest positions too, and the bending springs, which
+ * do not follow it, keep the rest lengths they had. On a 2 x 2 square
+ * (points i + 3 j at (i, j, 0), triangles [a, a+1, a+4] [a, a+4, a+3] of
+ * each cell's lower-left a), the cut from (1.05, 0.3) to (1.05, 1.7) at
+ * t = 0.01 moves 4 from (1, 1) to (1.05, 1.025) (test_incision's
+ * snap_path_moves_a_vertex_to_the_mean); [3,4,7] and [3,7,6] keep their
+ * edge (3, 7), whose spring between 4 and 6 keeps its rest length sqrt 2
+ * while 4 and 6 are now 1.43287 apart: stretched by 0.01866, it pulls 6
+ * (mass 1, ks 10) towards 4, along (1.05, -0.975) / 1.43287, with 0.1866 N:
+ * in the step of dt 0.01 after the cut 6 gains about (0.001367, -0.001270)
+ * (6 has no other spring; the implicit step and 4's own motion, pulled by
+ * the springs the cut made before the move, change that by less than 1%).
+ * Rebuilt from the moved rest positions, every spring
+ * would be at rest and nothing would move. */
+Test(topo_mass, bending_rest_length_stays_when_a_point_moves)
+{
+    static char xml[4096];
+    const char *path =
+        test_write_temp("bend_cut.txt", "T= 0.01\nINCISE= 2\n1.05 0.3 0 1.05 1.7 0\n");
+    snprintf(xml, sizeof xml,
+             "<Node name='root' gravity='0 0 0' dt='0.01'><DefaultAnimationLoop/>"
+             "<EulerImplicitSolver rayleighStiffness='0' rayleighMass='0'/>"
+             "<CGLinearSolver iterations='100' tolerance='1e-14' threshold='1e-30'/>"
+             "<MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 0 1 0 1 1 0 2 1 0 0 2 0 "
+             "1 2 0 2 2 0'/>"
+             "<TriangleSetTopologyContainer name='topo' triangles='0 1 4 0 4 3 1 2 5 1 5 4 3 4 "
+             "7 3 7 6 4 5 8 4 8 7'/>"
+             "<TriangleSetTopologyModifier/><UniformMass vertexMass='1'/>"
+             "<TriangularBendingSprings name='bend' stiffness='10' damping='0'/>"
+             "<TopologicalChangeProcessor filename='%s'/></Node>",
+             path);
+    st_scene *s = load_xml(xml);
+    steps(s, 1, 0.01);
+    const st_array *v = arr(get(s, "dofs"), "velocity");
+    for (size_t i = 0; i < v->n; i++)
+        cr_assert_eq(v->r[i], 0.0, "at rest before the cut");
+    steps(s, 1, 0.01);
+    const st_array *x = arr(get(s, "dofs"), "rest_position");
+    near(x->r[12], 1.05, 1e-12, "4 moved (rest x)");
+    near(x->r[13], 1.025, 1e-12, "4 moved (rest y)");
+    v = arr(get(s, "dofs"), "velocity");
+    double f = 10 * (sqrt(1.05 * 1.05 + 0.975 * 0.975) - sqrt(2.0));
+    double ux = 1.05 / sqrt(1.05 * 1.05 + 0.975 * 0.975), uy = -0.975 / (1.05 / ux);
+    near(v->r[18], 0.01 * f * ux, 1e-2 * 0.01 * f, "6 pulled towards 4 (x)");
+    near(v->r[19], 0.01 * f * uy, 1e-2 * 0.01 * f, "6 pulled towards 4 (y)");
+    st_scene_destroy(&s);
+}
