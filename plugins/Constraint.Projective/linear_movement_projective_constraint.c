@@ -246,19 +246,6 @@ static const st_projective_ops lm_ops = {
     .apply_to_matrix = lm_apply_to_matrix,
 };
 
-/* The initial positions and whether they were taken: a resume must not
- * take them again (the kernel saves x0 only when it follows a topology,
- * and before this: the sizes agree by then). */
-static st_status lm_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
-{
-    linear_movement *c = (linear_movement *)self;
-    ST_TRY(st_checkpoint_data(ck, &c->have_x0, sizeof c->have_x0, err));
-    return st_checkpoint_data(ck, c->x0, c->nx0 * c->cs * sizeof *c->x0, err);
-}
-
-static const st_checkpoint_ops lm_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
-                                                    .transfer = lm_checkpoint};
-
 static const st_field lm_fields[] = {
     ST_UINTS(linear_movement, indices, "indices", "0", "Indices of the constrained points"),
     ST_REALS(linear_movement, key_times, "keyTimes", "0", "key times for the movements"),
@@ -287,5 +274,4 @@ const st_class linear_movement_projective_constraint_class = {
     .init = lm_init,
     .cleanup = lm_cleanup,
     .projective = &lm_ops,
-    .checkpoint = &lm_checkpoint_ops,
 };
