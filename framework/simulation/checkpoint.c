@@ -284,9 +284,22 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
         st_mstate **states = all_states(s, &n, err);
         if (!states)
             return ST_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            states[i]->n = states[i]->position.n;
+        st_status st = ST_OK;
+        for (size_t i = 0; i < n && st == ST_OK; i++) {
+            st_mstate *ms = states[i];
+            size_t before = ms->n;
+            ms->n = ms->position.n;
+            /* The components that size scratch by the state's points
+             * (SPHFluidForceField, PlaneForceField's contacts) hear of it,
+             * as of a resize: the restore sends no topology events. */
+            for (size_t k = 0; k < s->nresize_links && st == ST_OK && ms->n != before; k++) {
+                st__resize_link r = s->resize_links[k];
+                if (r.ms == ms && r.fn)
+                    st = r.fn(r.owner, ms, before, err);
+            }
+        }
         st_free(states);
+        ST_TRY(st);
         ST_TRY(st__scene_refresh_systems(s, err));
     }
     return ST_OK;
