@@ -11,6 +11,10 @@
  *    took p = M v again);
  *  - PrecomputedLinearSolver: the inverse of the first step's matrix (a
  *    resume inverted the restored state's);
+ *  - InterventionalRadiologyController: the tips' abscissae and the last
+ *    step's nodes; AdaptiveBeamController: the beam lengths it rewrote;
+ *  - the kernel: a state resized by a restored topology tells its resize
+ *    followers (SPHFluidForceField, PlaneForceField);
  *  - CollisionPipeline and TriangleOctreeCollisionModel: the pipeline's
  *    step count and the octree model's normals (a resume cast no ray);
  *  - the kernel: restored positions marked changed, so that a BoxROI
@@ -296,4 +300,111 @@ Test(checkpoint_components, linked_array_restored) {
   const char *m = text ? strstr(text, "\"/Scene/Pairs/dofs\"") : NULL;
   cr_assert(m && strstr(m, "[2, 0, 0]"), "%s", text ? text : "(none)");
   free(text);
+}
+
+/* A fluid poured by a ParticleSource through a PointSetTopologyContainer
+ * onto a PlaneForceField: the restored topology holds the particles of the
+ * checkpoint, and SPHFluidForceField (its scratch) and PlaneForceField
+ * (its contacts) follow the restored size as they follow a resize. Before,
+ * the fluid had no pressure after a resume and the plane's contacts
+ * overran their room (a crash). */
+Test(checkpoint_components, particles_added_through_a_topology) {
+  check_resume(
+      "sph.scn",
+      "<Node name=\"root\" gravity=\"0 -10 0\" dt=\"0.01\">\n"
+      "  <DefaultAnimationLoop/>\n"
+      "  <Node name=\"Fluid\">\n"
+      "    <EulerExplicitSolver symplectic=\"1\"/>\n"
+      "    <MechanicalObject name=\"dofs\"/>\n"
+      "    <ParticleSource translation=\"0 0.5 0\" velocity=\"0 -5 0\" "
+      "center=\"0 0 0  0.2 0 0  0 0 0.2  0.2 0 0.2\" radius=\"0.01 0.01 0.01\" "
+      "delay=\"0.02\" start=\"-0.1\" stop=\"10\" addNoise=\"0\"/>\n"
+      "    <PointSetTopologyContainer name=\"con\"/>\n"
+      "    <PointSetTopologyModifier name=\"mod\"/>\n"
+      "    <UniformMass vertexMass=\"1\"/>\n"
+      "    <SPHFluidForceField radius=\"0.3\" density=\"25\" kernelType=\"1\" "
+      "viscosityType=\"2\" viscosity=\"10\" pressure=\"1000\"/>\n"
+      "    <PlaneForceField normal=\"0 1 0\" d=\"-0.2\" stiffness=\"5000\"/>\n"
+      "  </Node>\n"
+      "</Node>\n");
+  char *text = read_in_dir("resumed.json");
+  const char *p = text ? strstr(text, "\"position\"") : NULL;
+  const char *end = p ? strstr(p, "\"velocity\"") : NULL;
+  cr_assert(p && end, "%s", text ? text : "(none)");
+  int points = -1; /* the list's own bracket */
+  for (const char *q = p; q < end; q++)
+    points += *q == '[';
+  /* a wave of 4 every 0.02 s from t = -0.1 (SOFA's first wave at the
+   * first step): 14 waves by t = 0.3 */
+  cr_assert_eq(points, 56, "%d particles: %s", points, text);
+  free(text);
+}
+
+/* A wire (a straight section and a curl) pushed out by an
+ * InterventionalRadiologyController: the next step resamples its beams
+ * from the tip's abscissa and the last step's nodes, which the checkpoint
+ * holds (a resume started from the init's). */
+Test(checkpoint_components, interventional_radiology_deployment) {
+  check_resume(
+      "irc.scn",
+      "<Node name=\"root\" gravity=\"0 -9.81 0\" dt=\"0.02\">\n"
+      "  <DefaultAnimationLoop/>\n"
+      "  <Node name=\"Shape\">\n"
+      "    <RodStraightSection name=\"straight\" youngModulus=\"5000\" "
+      "radius=\"0.5\" massDensity=\"0.00001\" nbBeams=\"8\" "
+      "nbEdgesCollis=\"8\" nbEdgesVisu=\"8\" length=\"100\"/>\n"
+      "    <RodSpireSection name=\"curl\" youngModulus=\"5000\" radius=\"0.5\" "
+      "massDensity=\"0.00001\" nbBeams=\"3\" nbEdgesCollis=\"3\" "
+      "nbEdgesVisu=\"3\" length=\"10\" spireDiameter=\"8\" "
+      "spireHeight=\"0\"/>\n"
+      "    <WireRestShape template=\"Rigid3d\" name=\"rest\" "
+      "wireMaterials=\"@straight @curl\"/>\n"
+      "    <EdgeSetTopologyContainer name=\"edges\"/>\n"
+      "    <EdgeSetTopologyModifier/>\n"
+      "    <MechanicalObject template=\"Rigid3d\" name=\"shapeDofs\"/>\n"
+      "  </Node>\n"
+      "  <Node name=\"Wire\">\n"
+      "    <EulerImplicitSolver rayleighStiffness=\"0.1\" "
+      "rayleighMass=\"0.1\"/>\n"
+      "    <BTDLinearSolver/>\n"
+      "    <RegularGridTopology name=\"line\" nx=\"12\" ny=\"1\" nz=\"1\" "
+      "xmin=\"0\" xmax=\"0\" ymin=\"0\" ymax=\"0\" zmin=\"0\" zmax=\"0\"/>\n"
+      "    <MechanicalObject template=\"Rigid3d\" name=\"dofs\"/>\n"
+      "    <WireBeamInterpolation name=\"interp\" "
+      "WireRestShape=\"@../Shape/rest\"/>\n"
+      "    <AdaptiveBeamForceFieldAndMass interpolation=\"@interp\"/>\n"
+      "    <InterventionalRadiologyController name=\"deploy\" "
+      "template=\"Rigid3d\" instruments=\"interp\" topology=\"@line\" "
+      "startingPos=\"0 0 0 0 0 0 1\" xtip=\"0\" rotationInstrument=\"0\" "
+      "step=\"1\" speed=\"40\" controlledInstrument=\"0\"/>\n"
+      "    <FixedProjectiveConstraint name=\"fixed\" indices=\"0\"/>\n"
+      "    <RestShapeSpringsForceField points=\"@deploy.indexFirstNode\" "
+      "stiffness=\"1e8\" angularStiffness=\"1e8\"/>\n"
+      "  </Node>\n"
+      "</Node>\n");
+}
+
+/* A cantilever of 4 beams whose frames an AdaptiveBeamController
+ * redistributes at each step: the beam lengths it rewrote (the
+ * interpolation's lengthList) are the next step's start. */
+Test(checkpoint_components, adaptive_beam_redistribution) {
+  check_resume(
+      "abc.scn",
+      "<Node name=\"root\" gravity=\"0 -9.81 0\" dt=\"0.02\">\n"
+      "  <DefaultAnimationLoop/>\n"
+      "  <Node name=\"Beam\">\n"
+      "    <EulerImplicitSolver rayleighStiffness=\"0\" rayleighMass=\"0\"/>\n"
+      "    <EigenSparseLU template=\"CompressedRowSparseMatrixMat3x3d\"/>\n"
+      "    <MeshTopology name=\"lines\" lines=\"0 1  1 2  2 3  3 4\"/>\n"
+      "    <MechanicalObject template=\"Rigid3d\" name=\"dofs\" position=\"0 0 "
+      "0 0 0 0 1  0.8 0 0 0 0 0 1  1.6 0 0 0 0 0 1  2.4 0 0 0 0 0 1  3.2 0 0 0 "
+      "0 0 1\"/>\n"
+      "    <BeamInterpolation name=\"interp\" radius=\"0.08\"/>\n"
+      "    <FixedProjectiveConstraint indices=\"0\"/>\n"
+      "    <AdaptiveBeamController template=\"Rigid3d\" "
+      "name=\"redistribute\"/>\n"
+      "    <AdaptiveBeamForceFieldAndMass computeMass=\"1\" "
+      "massDensity=\"40\"/>\n"
+      "  </Node>\n"
+      "</Node>\n");
 }
