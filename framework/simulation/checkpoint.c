@@ -188,7 +188,7 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
         *p = q;
         *n = (size_t)cnt;
         if (arr)
-            arr->cap = (size_t)cnt;
+            arr->cap = cnt ? (size_t)cnt : 1; /* owned: never taken for a borrowed array */
     }
     return record(ck, label, *p, (size_t)cnt * size, err);
 }
