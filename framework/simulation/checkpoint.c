@@ -331,13 +331,17 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
             size_t bytes = items[k].a->n * items[k].w * sizeof(double);
             uint64_t h0 = ck->reading ? bytes_hash(items[k].a->r, bytes) : 0;
             st = vec(ck, path, items[k].name, items[k].a->r, items[k].a->n * items[k].w, err);
-            /* The engines and links that read the vectors refresh at the
-             * next step: the positions and velocities as every step leaves
-             * them marked (st__system_end_step), the others when they were
-             * restored to other values than init's. */
+            /* The engines and links that read them refresh at the next
+             * step: a system's positions and velocities as every step
+             * leaves them marked (st__system_end_step; their memory may be
+             * the system's, restored above), the others when restored to
+             * other values than init's. A state outside the systems left
+             * as init made it is not marked: a MechanicalObject whose
+             * position reads it (position="@../grid.position") would take
+             * it again. */
             const st_field *f = st_component_field(&ms->base, items[k].name);
             if (st == ST_OK && ck->reading && f &&
-                (k < 2 || bytes_hash(items[k].a->r, bytes) != h0))
+                ((k < 2 && ms->system) || bytes_hash(items[k].a->r, bytes) != h0))
                 st_component_touch(&ms->base, f);
         }
         if (st == ST_OK) {
