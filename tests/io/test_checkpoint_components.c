@@ -408,3 +408,56 @@ Test(checkpoint_components, adaptive_beam_redistribution) {
       "  </Node>\n"
       "</Node>\n");
 }
+
+/* A sheet thrown up out of a BoxROI and falling back into it: the
+ * pressure's triangleList (read from the box's triangleIndices) holds the
+ * 2 triangles at init, none at the checkpoint, 2 again from step 19. The
+ * list restored empty must take the box's again (it was taken for an
+ * array borrowed from a system: the resumed run stopped at step 19). */
+Test(checkpoint_components, linked_list_restored_empty) {
+  check_resume(
+      "roi0.scn",
+      "<Node name=\"root\" gravity=\"0 -9.81 0\" dt=\"0.02\">\n"
+      "  <DefaultAnimationLoop/>\n"
+      "  <Node name=\"Sheet\">\n"
+      "    <EulerImplicitSolver/>\n"
+      "    <CGLinearSolver iterations=\"50\" tolerance=\"1e-12\" "
+      "threshold=\"1e-12\"/>\n"
+      "    <MechanicalObject name=\"dofs\" position=\"0 0.2 0  1 0.2 0  0 0.2 "
+      "1  1 0.2 1\" velocity=\"0 2 0  0 2 0  0 2 0  0 2 0\"/>\n"
+      "    <UniformMass totalMass=\"1\"/>\n"
+      "    <BoxROI name=\"roi\" position=\"@dofs.position\" box=\"-1 -0.5 -1  "
+      "2 0.25 2\"/>\n"
+      "    <TrianglePressureForceField name=\"wind\" pressure=\"0 0 0.5\" "
+      "triangleList=\"@roi.triangleIndices\" topology=\"@mesh\"/>\n"
+      "    <MeshTopology name=\"mesh\" triangles=\"0 1 3  0 3 2\"/>\n"
+      "  </Node>\n"
+      "</Node>\n");
+}
+
+/* A body whose MechanicalObject reads its positions from an unmoving one
+ * (position="@../grid.position"): the restore marks the systems' states
+ * changed, not the grid left as init made it, or the body would take the
+ * grid's positions again at the first resumed step. */
+Test(checkpoint_components, state_reading_an_unmoving_state) {
+  check_resume(
+      "grid.scn",
+      "<Node name=\"root\" gravity=\"0 -9.81 0\" dt=\"0.02\">\n"
+      "  <DefaultAnimationLoop/>\n"
+      "  <Node name=\"Cube\">\n"
+      "    <MechanicalObject name=\"grid\" position=\"0 0 0  1 0 0  0 1 0  1 1 "
+      "0  0 0 1  1 0 1  0 1 1  1 1 1\"/>\n"
+      "    <Node name=\"Body\">\n"
+      "      <EulerImplicitSolver/>\n"
+      "      <CGLinearSolver iterations=\"50\" tolerance=\"1e-12\" "
+      "threshold=\"1e-12\"/>\n"
+      "      <MechanicalObject name=\"dofs\" position=\"@../grid.position\"/>\n"
+      "      <UniformMass totalMass=\"1\"/>\n"
+      "      <FixedProjectiveConstraint indices=\"0 1\"/>\n"
+      "      <SpringForceField spring=\"0 2 100 0.5 1  1 3 100 0.5 1  2 3 100 "
+      "0.5 1  0 4 100 0.5 1  1 5 100 0.5 1  4 5 100 0.5 1  2 6 100 0.5 1  3 7 "
+      "100 0.5 1  6 7 100 0.5 1  4 6 100 0.5 1  5 7 100 0.5 1\"/>\n"
+      "    </Node>\n"
+      "  </Node>\n"
+      "</Node>\n");
+}
