@@ -43,20 +43,10 @@ static char out[65536];
  * (output in out). */
 static int settee(const char *scene, const char *args)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s 2>&1", dir,
-             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
-    return test_run(cmd, out, sizeof out);
+    return test_settee_run_in(dir, scene, args, out, sizeof out);
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    char cmd[1400], o[256];
-    snprintf(cmd, sizeof cmd, "cd '%s' && test -f '%s' && test -f '%s' && cmp '%s' '%s'", dir, a,
-             b, a, b);
-    return test_run(cmd, o, sizeof o) == 0;
-}
+static bool same_files(const char *a, const char *b) { return test_same_files_in(dir, a, b); }
 
 static char *read_in_dir(const char *name)
 {
