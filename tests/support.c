@@ -100,6 +100,24 @@ int test_run(const char *cmd, char *out, size_t size)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+int test_settee_run_in(const char *dir, const char *scene, const char *args, char *out,
+                       size_t size)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s 2>&1", dir,
+             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
+    return test_run(cmd, out, size);
+}
+
+bool test_same_files_in(const char *dir, const char *a, const char *b)
+{
+    char cmd[1400], o[256];
+    snprintf(cmd, sizeof cmd, "cd '%s' && test -f '%s' && test -f '%s' && cmp '%s' '%s'", dir, a,
+             b, a, b);
+    return test_run(cmd, o, sizeof o) == 0;
+}
+
 st_status test_load_init(test_rt *t, const char *text, const char *file, st_scene **out,
                          st_error *err)
 {

@@ -8,7 +8,8 @@
  * every node's time and dt, the topologies that components follow (their
  * lists and every followed array, sized as the run left them), every
  * system's vectors and scratch vectors, every state's vectors, then the
- * items of components with a checkpoint role. Reading checks each label and
+ * items of components with a checkpoint role, then the array fields that
+ * read another component's through a data link (format 4). Reading checks each label and
  * size against this scene, so a scene whose layout differs is refused
  * naming the first item that differs; after a topological change the
  * followed arrays take the saved sizes first, and the systems are rebuilt
@@ -28,7 +29,7 @@
 #include "common/regular_file.h"
 
 #define CK_MAGIC "settee checkpoint"
-#define CK_FORMAT 3
+#define CK_FORMAT 4
 #define CK_LABEL_MAX 4096
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) of n bytes, going
@@ -113,6 +114,16 @@ st_status st_checkpoint_data(st_checkpoint *ck, void *data, size_t size, st_erro
     return record(ck, label, data, size, err);
 }
 
+/* FNV-1a (64 bits) of n bytes: whether a restored array changed. */
+static uint64_t bytes_hash(const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const unsigned char *b = p;
+    for (size_t i = 0; b && i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 static st_status vec(st_checkpoint *ck, const char *owner, const char *what, double *v,
                      size_t n, st_error *err)
 {
@@ -177,7 +188,7 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
         *p = q;
         *n = (size_t)cnt;
         if (arr)
-            arr->cap = (size_t)cnt;
+            arr->cap = cnt ? (size_t)cnt : 1; /* owned: never taken for a borrowed array */
     }
     return record(ck, label, *p, (size_t)cnt * size, err);
 }
@@ -191,7 +202,13 @@ static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error
     st_array *a = (st_array *)((char *)c + f->offset);
     char label[ST_ERROR_PATH_MAX + 64], path[ST_ERROR_PATH_MAX];
     snprintf(label, sizeof label, "%s.%s", st_component_path(c, path, sizeof path), f->name);
-    return var_array(ck, label, &a->p, &a->n, size, a, err);
+    size_t n0 = a->n;
+    uint64_t h0 = ck->reading ? bytes_hash(a->p, a->n * size) : 0;
+    ST_TRY(var_array(ck, label, &a->p, &a->n, size, a, err));
+    /* Restored to other values than init's: its readers refresh. */
+    if (ck->reading && (a->n != n0 || bytes_hash(a->p, a->n * size) != h0))
+        st_component_touch(c, f);
+    return ST_OK;
 }
 
 static bool topology_seen(const st_scene *s, size_t upto, const st_component *t)
@@ -267,9 +284,22 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
         st_mstate **states = all_states(s, &n, err);
         if (!states)
             return ST_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            states[i]->n = states[i]->position.n;
+        st_status st = ST_OK;
+        for (size_t i = 0; i < n && st == ST_OK; i++) {
+            st_mstate *ms = states[i];
+            size_t before = ms->n;
+            ms->n = ms->position.n;
+            /* The components that size scratch by the state's points
+             * (SPHFluidForceField, PlaneForceField's contacts) hear of it,
+             * as of a resize: the restore sends no topology events. */
+            for (size_t k = 0; k < s->nresize_links && st == ST_OK && ms->n != before; k++) {
+                st__resize_link r = s->resize_links[k];
+                if (r.ms == ms && r.fn)
+                    st = r.fn(r.owner, ms, before, err);
+            }
+        }
         st_free(states);
+        ST_TRY(st);
         ST_TRY(st__scene_refresh_systems(s, err));
     }
     return ST_OK;
@@ -297,8 +327,23 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
                      {"rest_position", &ms->rest_position, t->coord_size},
                      {"externalForce", &ms->external_force, t->deriv_size},
                      {"derivX", &ms->derivx, t->deriv_size}};
-        for (size_t k = 0; k < sizeof items / sizeof *items && st == ST_OK; k++)
+        for (size_t k = 0; k < sizeof items / sizeof *items && st == ST_OK; k++) {
+            size_t bytes = items[k].a->n * items[k].w * sizeof(double);
+            uint64_t h0 = ck->reading ? bytes_hash(items[k].a->r, bytes) : 0;
             st = vec(ck, path, items[k].name, items[k].a->r, items[k].a->n * items[k].w, err);
+            /* The engines and links that read them refresh at the next
+             * step: a system's positions and velocities as every step
+             * leaves them marked (st__system_end_step; their memory may be
+             * the system's, restored above), the others when restored to
+             * other values than init's. A state outside the systems left
+             * as init made it is not marked: a MechanicalObject whose
+             * position reads it (position="@../grid.position") would take
+             * it again. */
+            const st_field *f = st_component_field(&ms->base, items[k].name);
+            if (st == ST_OK && ck->reading && f &&
+                ((k < 2 && ms->system) || bytes_hash(items[k].a->r, bytes) != h0))
+                st_component_touch(&ms->base, f);
+        }
         if (st == ST_OK) {
             char label[ST_ERROR_PATH_MAX + 32];
             snprintf(label, sizeof label, "%s.has_external_force", path);
@@ -370,6 +415,29 @@ static st_status walk_systems(st_checkpoint *ck, st_scene *s, st_error *err)
     return ST_OK;
 }
 
+/* The numeric array fields that read another component's through a data
+ * link (indexPairs="@np.indexPairs"): the values their readers held, which
+ * the engines upstream computed during the run from what the state was
+ * then. Restored as they were, a mapping applied at the restored state
+ * uses the list it used in the interrupted run, not the one its engine
+ * computed at init; the engines refresh at the next step as they would
+ * have. After the components' own items, whose sizes follow init's. */
+static st_status walk_links(st_checkpoint *ck, st_node *n, st_error *err)
+{
+    for (size_t i = 0; i < n->nobjects; i++) {
+        st_component *c = n->objects[i];
+        const st_cinfo *ci = st__cinfo(c);
+        if (!ci->has_links)
+            continue;
+        for (size_t k = 0; k < ci->nfields; k++)
+            if (ci->fs[k].parent)
+                ST_TRY(field_array(ck, c, (int)k, err));
+    }
+    for (size_t i = 0; i < n->nchildren; i++)
+        ST_TRY(walk_links(ck, n->children[i], err));
+    return ST_OK;
+}
+
 /* The whole walk, the same for writing and reading. */
 static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
 {
@@ -382,6 +450,7 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
     ST_TRY(walk_components(ck, s->root, err));
+    ST_TRY(walk_links(ck, s->root, err));
     return record(ck, "end", NULL, 0, err);
 }
 

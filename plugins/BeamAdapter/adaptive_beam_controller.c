@@ -183,6 +183,25 @@ static const st_field abc_fields[] = {
 
 static const char *const abc_templates[] = {"Rigid3d", NULL};
 
+/* The beams' lengths it rewrote at each step (the interpolation's
+ * lengthList), which the next step's redistribution starts from. */
+static st_status abc_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    adaptive_beam_controller *a = (adaptive_beam_controller *)self;
+    if (self->state != ST_CSTATE_VALID || !a->bi)
+        return ST_OK;
+    st_array *l = &a->bi->length_list;
+    ST_TRY(st_checkpoint_data(ck, l->r, l->n * sizeof *l->r, err));
+    if (st_checkpoint_reading(ck))
+        st_component_touch(&a->bi->base, st_component_field(&a->bi->base, "lengthList"));
+    return ST_OK;
+}
+
+static const st_checkpoint_ops abc_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = abc_checkpoint,
+};
+
 const st_class adaptive_beam_controller_class = {
     .struct_size = sizeof(st_class),
     .name = "AdaptiveBeamController",
@@ -196,4 +215,5 @@ const st_class adaptive_beam_controller_class = {
     .cleanup = abc_cleanup,
     .on_event = abc_on_event,
     .templates = abc_templates,
+    .checkpoint = &abc_checkpoint_ops,
 };

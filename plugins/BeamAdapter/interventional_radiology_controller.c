@@ -682,6 +682,58 @@ static const st_field irc_fields[] = {
     ST_FIELD_END};
 #undef T
 
+/* What the next step's resampling starts from: the tips' abscissae and
+ * rotations (moved at each step by speed), the direction flags, the
+ * controlled instrument, and the last step's nodes with their instruments
+ * (the beams, frames and fixed frames are rebuilt from these at the start
+ * of the next step, before any use). */
+static st_status irc_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    ir_controller *c = (ir_controller *)self;
+    ST_TRY(st_checkpoint_data(ck, c->xtip.r, c->xtip.n * sizeof *c->xtip.r, err));
+    ST_TRY(st_checkpoint_data(ck, c->rotation.r, c->rotation.n * sizeof *c->rotation.r, err));
+    ST_TRY(st_checkpoint_data(ck, &c->controlled, sizeof c->controlled, err));
+    bool flags[2] = {c->forward, c->backward};
+    ST_TRY(st_checkpoint_data(ck, flags, sizeof flags, err));
+    c->forward = flags[0];
+    c->backward = flags[1];
+    ST_TRY(st_checkpoint_data(ck, &c->index_first_node, sizeof c->index_first_node, err));
+    uint64_t n = c->nnode;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (st_checkpoint_reading(ck) && n != c->nnode) {
+        if (n == 0 || n > SIZE_MAX / sizeof(double))
+            return st_component_error(self, NULL, err, ST_EINVAL,
+                                      "the checkpoint holds %llu nodes", (unsigned long long)n);
+        double *a = st_realloc(c->node_abs, (size_t)n * sizeof *a);
+        if (!a)
+            return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory for %llu nodes",
+                                      (unsigned long long)n);
+        c->node_abs = a;
+        c->nnode = (size_t)n;
+        st_free(c->node_inst); /* allocated again below at the new size */
+        c->node_inst = NULL;
+    }
+    ST_TRY(st_checkpoint_data(ck, c->node_abs, c->nnode * sizeof *c->node_abs, err));
+    bool have_inst = c->node_inst != NULL;
+    ST_TRY(st_checkpoint_data(ck, &have_inst, sizeof have_inst, err));
+    if (!have_inst) {
+        st_free(c->node_inst);
+        c->node_inst = NULL;
+    } else if (!c->node_inst) {
+        c->node_inst = st_calloc(c->nnode, sizeof *c->node_inst);
+        if (!c->node_inst)
+            return st_component_error(self, NULL, err, ST_ENOMEM, "out of memory");
+    }
+    if (have_inst)
+        ST_TRY(st_checkpoint_data(ck, c->node_inst, c->nnode * sizeof *c->node_inst, err));
+    return ST_OK;
+}
+
+static const st_checkpoint_ops irc_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = irc_checkpoint,
+};
+
 static const char *const irc_templates[] = {"Rigid3d", NULL};
 
 const st_class interventional_radiology_controller_class = {
@@ -698,4 +750,5 @@ const st_class interventional_radiology_controller_class = {
     .cleanup = irc_cleanup,
     .on_event = irc_on_event,
     .templates = irc_templates,
+    .checkpoint = &irc_checkpoint_ops,
 };

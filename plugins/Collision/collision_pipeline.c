@@ -1510,6 +1510,19 @@ static const st_collision_ops pipeline_ops = {
     .request_detections = pipeline_request_detections,
 };
 
+/* The step count: the octree models of RayTraceNarrowPhase update once per
+ * step of it, and their first step differs. */
+static st_status pipeline_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    pipeline *p = (pipeline *)self;
+    return st_checkpoint_data(ck, &p->steps, sizeof p->steps, err);
+}
+
+static const st_checkpoint_ops pipeline_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = pipeline_checkpoint,
+};
+
 static const char *const pipeline_aliases[] = {"DefaultPipeline", NULL};
 
 const st_class collision_pipeline_class = {
@@ -1524,6 +1537,7 @@ const st_class collision_pipeline_class = {
     .reset = pipeline_reset,
     .cleanup = pipeline_cleanup,
     .collision = &pipeline_ops,
+    .checkpoint = &pipeline_checkpoint_ops,
 };
 
 /* ---- SubCollisionPipeline ---- */
@@ -1598,4 +1612,5 @@ const st_class sub_collision_pipeline_class = {
     .init = sub_pipeline_init,
     .reset = pipeline_reset,
     .cleanup = pipeline_cleanup,
+    .checkpoint = &pipeline_checkpoint_ops,
 };

@@ -192,6 +192,33 @@ static st_status octree_init(st_component *self, st_error *err)
     return cmodel_init(m, CM_TRIANGLE, err);
 }
 
+/* The normals of the last update (the triangle normals are one step
+ * behind), the box and the step of that update. */
+static st_status octree_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    cmodel *m = (cmodel *)self;
+    ST_TRY(st_checkpoint_data(ck, &m->oct_step, sizeof m->oct_step, err));
+    ST_TRY(st_checkpoint_data(ck, m->oct_box, sizeof m->oct_box, err));
+    bool have = m->oct_tnorm != NULL;
+    ST_TRY(st_checkpoint_data(ck, &have, sizeof have, err));
+    size_t nv = m->ms ? m->ms->n : 0, nt = m->nelem;
+    if (have && !m->oct_tnorm) {
+        m->oct_tnorm = st_calloc(nt ? 3 * nt : 1, sizeof *m->oct_tnorm);
+        m->oct_vnorm = st_calloc(nv ? 3 * nv : 1, sizeof *m->oct_vnorm);
+        if (!m->oct_tnorm || !m->oct_vnorm)
+            return st_error_set(err, ST_ENOMEM, "out of memory for octree normals");
+    }
+    if (!have)
+        return ST_OK;
+    ST_TRY(st_checkpoint_data(ck, m->oct_tnorm, 3 * nt * sizeof *m->oct_tnorm, err));
+    return st_checkpoint_data(ck, m->oct_vnorm, 3 * nv * sizeof *m->oct_vnorm, err);
+}
+
+static const st_checkpoint_ops octree_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = octree_checkpoint,
+};
+
 static const char *const aliases[] = {"TriangleOctreeModel", NULL};
 
 const st_class triangle_octree_collision_model_class = {
@@ -206,6 +233,7 @@ const st_class triangle_octree_collision_model_class = {
     .init = octree_init,
     .cleanup = cmodel_cleanup,
     .forcefield = &cmodel_forcefield_ops,
+    .checkpoint = &octree_checkpoint_ops,
 };
 
 static const st_field phase_fields[] = {ST_FIELD_END};

@@ -235,6 +235,30 @@ static const st_projective_ops lv_ops = {
     .apply_to_matrix = lv_apply_to_matrix,
 };
 
+/* The positions imposed last, whether they were taken, the key interval
+ * found last and whether it is finished change during the run (the kernel
+ * saves xp only when it follows a topology, and before this: the sizes
+ * agree by then). */
+static st_status lv_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    linear_velocity *c = (linear_velocity *)self;
+    ST_TRY(st_checkpoint_data(ck, &c->have_x0, sizeof c->have_x0, err));
+    ST_TRY(st_checkpoint_data(ck, c->xp, c->nxp * c->cs * sizeof *c->xp, err));
+    ST_TRY(st_checkpoint_data(ck, &c->finished, sizeof c->finished, err));
+    double keys[2 + 12] = {c->prev_t, c->next_t};
+    memcpy(keys + 2, c->prev_v, sizeof c->prev_v);
+    memcpy(keys + 8, c->next_v, sizeof c->next_v);
+    ST_TRY(st_checkpoint_data(ck, keys, sizeof keys, err));
+    c->prev_t = keys[0];
+    c->next_t = keys[1];
+    memcpy(c->prev_v, keys + 2, sizeof c->prev_v);
+    memcpy(c->next_v, keys + 8, sizeof c->next_v);
+    return ST_OK;
+}
+
+static const st_checkpoint_ops lv_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
+                                                    .transfer = lv_checkpoint};
+
 static const st_field lv_fields[] = {
     ST_UINTS(linear_velocity, indices, "indices", "0", "Indices of the constrained points"),
     ST_REALS(linear_velocity, key_times, "keyTimes", "0", "key times for the movements"),
@@ -264,4 +288,5 @@ const st_class linear_velocity_projective_constraint_class = {
     .reset = lv_reset,
     .cleanup = lv_cleanup,
     .projective = &lv_ops,
+    .checkpoint = &lv_checkpoint_ops,
 };

@@ -8,6 +8,8 @@
  * "<node name>-<size>-<dt>.comp" in the working directory: the n x n
  * doubles of A0^-1 times the ODE solver's position integration factor,
  * row-major, raw (SOFA's format). Dense: for small systems. */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -179,6 +181,34 @@ static const st_linsolver_ops pre_ops = {
     .solve = pre_solve,
 };
 
+/* The inverse is of the first step's matrix: a resume goes on with the
+ * saved one (n x n doubles), never one of the restored state's matrix. */
+static st_status pre_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    precomputed *s = (precomputed *)self;
+    ST_TRY(st_checkpoint_data(ck, &s->ready, sizeof s->ready, err));
+    if (!s->ready)
+        return ST_OK;
+    uint64_t n = s->n;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (n != s->n || (s->n && !s->minv)) {
+        s->ready = false;
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint holds a %" PRIu64 "x%" PRIu64
+                                  " inverse, this system is %zux%zu",
+                                  n, n, s->n, s->n);
+    }
+    ST_TRY(st_checkpoint_data(ck, s->minv, s->n * s->n * sizeof *s->minv, err));
+    if (st_checkpoint_reading(ck)) {
+        direct_chol_finish(&s->ch);
+        st_matrix_destroy(&s->m);
+    }
+    return ST_OK;
+}
+
+static const st_checkpoint_ops pre_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
+                                                     .transfer = pre_checkpoint};
+
 const st_class precomputed_linear_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "PrecomputedLinearSolver",
@@ -189,4 +219,5 @@ const st_class precomputed_linear_solver_class = {
     .fields = pre_fields,
     .cleanup = pre_cleanup,
     .linsolver = &pre_ops,
+    .checkpoint = &pre_checkpoint_ops,
 };

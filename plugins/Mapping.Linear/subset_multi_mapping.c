@@ -89,6 +89,23 @@ static bool ready(const subset_multi_mapping *m)
     return m->h.base.state == ST_CSTATE_VALID && m->h.out && m->h.out->n == m->n;
 }
 
+/* Output point i's input and point, false when indexPairs no longer names
+ * one: the list is read live (a link to an engine, NearestPointROI.scn's
+ * indexPairs="@np.indexPairs", may shorten it during the run while the
+ * output keeps its init size); such points are left unmapped, never read
+ * past the list or the input. */
+static bool pair_at(const subset_multi_mapping *m, size_t i, const st_mstate **in, size_t *j)
+{
+    if (2 * i + 1 >= m->index_pairs.n)
+        return false;
+    unsigned s = m->index_pairs.u[2 * i];
+    *j = m->index_pairs.u[2 * i + 1];
+    if (s >= m->nins || *j >= m->ins[s]->n)
+        return false;
+    *in = m->ins[s];
+    return true;
+}
+
 /* x_out[i] = x_in(i) (coordinates) or the same on a derivative vector; a
  * Rigid3d input gives its first three values (centre, linear part). A
  * visual output reads the inputs' own positions (their slices of their
@@ -101,12 +118,14 @@ static void copy_points(subset_multi_mapping *m, double *vec, bool coord)
     if (!out)
         return;
     for (size_t i = 0; i < m->n; i++) {
-        const st_mstate *in = m->ins[m->index_pairs.u[2 * i]];
+        const st_mstate *in;
+        size_t j;
+        if (!pair_at(m, i, &in, &j))
+            continue;
         const double *src = coord && m->h.visual ? in->position.r
                             : coord     ? st_slice_x(vec, in)
                                         : st_slice(vec, in);
-        memcpy(out + (size_t)w * i, src + (size_t)iw * m->index_pairs.u[2 * i + 1],
-               w * sizeof(double));
+        memcpy(out + (size_t)w * i, src + (size_t)iw * j, w * sizeof(double));
     }
 }
 
@@ -136,8 +155,11 @@ static void smm_apply_jt(st_component *self, const st_mparams *mp, double *f)
     const unsigned w = m->h.out->type->deriv_size, iw = m->ins[0]->type->deriv_size;
     const double *fo = st_slice(f, m->h.out);
     for (size_t i = 0; i < m->n; i++) {
-        double *fi = st_slice(f, m->ins[m->index_pairs.u[2 * i]]) +
-                     (size_t)iw * m->index_pairs.u[2 * i + 1];
+        const st_mstate *in;
+        size_t j;
+        if (!pair_at(m, i, &in, &j))
+            continue;
+        double *fi = st_slice(f, in) + (size_t)iw * j;
         for (unsigned k = 0; k < w; k++)
             fi[k] += fo[(size_t)w * i + k];
     }
@@ -149,9 +171,12 @@ static void smm_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
     subset_multi_mapping *m = (subset_multi_mapping *)self;
     if (!ready(m))
         return;
-    for (size_t i = 0; i < m->n; i++)
-        st_jbuilder_add_diag(jb, i, m->ins[m->index_pairs.u[2 * i]], m->index_pairs.u[2 * i + 1],
-                             1.0);
+    for (size_t i = 0; i < m->n; i++) {
+        const st_mstate *in;
+        size_t j;
+        if (pair_at(m, i, &in, &j))
+            st_jbuilder_add_diag(jb, i, in, j, 1.0);
+    }
 }
 
 static size_t smm_inputs(const st_component *self, st_mstate **out, size_t max)

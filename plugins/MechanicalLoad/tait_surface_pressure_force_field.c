@@ -324,6 +324,20 @@ static const st_forcefield_ops tait_ops = {
 
 #define TAIT_OUT(m, key, help) ST_OUTPUT(tait, m, key, ST_T_REAL, double, help)
 
+/* The volume injected so far grows by at most maxInjectionRate per step
+ * from 0 at init: a resume goes on from the saved amount. */
+static st_status tait_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    tait *t = (tait *)self;
+    ST_TRY(st_checkpoint_data(ck, &t->cur_injected, sizeof t->cur_injected, err));
+    if (st_checkpoint_reading(ck))
+        t->v0 = t->initial_volume + t->cur_injected;
+    return ST_OK;
+}
+
+static const st_checkpoint_ops tait_checkpoint_ops = {.struct_size = sizeof(st_checkpoint_ops),
+                                                      .transfer = tait_checkpoint};
+
 static const st_field tait_fields[] = {
     ST_REAL(tait, p0, "p0", "0", "IN: Rest pressure when V = V0"),
     ST_REAL(tait, B, "B", "0", "IN: Bulk modulus (resistance to uniform compression)"),
@@ -372,5 +386,6 @@ const st_class tait_surface_pressure_force_field_class = {
     .reset = tait_reset,
     .cleanup = tait_cleanup,
     .on_event = tait_on_event,
+    .checkpoint = &tait_checkpoint_ops,
     .forcefield = &tait_ops,
 };

@@ -274,6 +274,26 @@ static const st_odesolver_ops variational_ops = {
     .position_integration_factor = variational_zero_factor,
 };
 
+/* The momentum p is a system vector (the kernel saves it); whether it was
+ * set, and the incremental potential energy, are the solver's own. */
+static st_status variational_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    variational *s = (variational *)self;
+    ST_TRY(st_checkpoint_data(ck, &s->started, sizeof s->started, err));
+    ST_TRY(st_checkpoint_data(ck, &s->potential, sizeof s->potential, err));
+    ST_TRY(st_checkpoint_data(ck, &s->last_iterations, sizeof s->last_iterations, err));
+    if (st_checkpoint_reading(ck) && s->out)
+        st_component_warn(self, "the run was resumed from a checkpoint: the energy file was "
+                                "started again at this run's init and holds the resumed part "
+                                "of the run only");
+    return ST_OK;
+}
+
+static const st_checkpoint_ops variational_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = variational_checkpoint,
+};
+
 const st_class variational_symplectic_solver_class = {
     .struct_size = sizeof(st_class),
     .name = "VariationalSymplecticSolver",
@@ -285,4 +305,5 @@ const st_class variational_symplectic_solver_class = {
     .init = variational_init,
     .cleanup = variational_cleanup,
     .odesolver = &variational_ops,
+    .checkpoint = &variational_checkpoint_ops,
 };

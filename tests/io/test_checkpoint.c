@@ -27,20 +27,10 @@ static char out[65536];
 /* Runs `settee run SCENE ARGS -q`; returns the exit status (output in out). */
 static int settee(const char *scene, const char *args)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s 2>&1", dir,
-             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
-    return test_run(cmd, out, sizeof out);
+    return test_settee_run_in(dir, scene, args, out, sizeof out);
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    char cmd[1400], o[256];
-    snprintf(cmd, sizeof cmd, "test -f '%s/%s' && test -f '%s/%s' && cmp '%s/%s' '%s/%s'", dir, a,
-             dir, b, dir, a, dir, b);
-    return test_run(cmd, o, sizeof o) == 0;
-}
+static bool same_files(const char *a, const char *b) { return test_same_files_in(dir, a, b); }
 
 /* The text of a file of the test's folder (NULL when absent; free it). */
 static char *read_in_dir(const char *name)
@@ -434,13 +424,13 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     snprintf(cg, sizeof cg, "%s/scenes/falling_particles.yaml", SETTEE_SOURCE_DIR);
     cr_assert_eq(settee(cg, "-n 5 --checkpoint p.ck"), 0, "%s", out);
     char *text = read_in_dir("p.ck");
-    cr_assert(text && strstr(text, "\nformat: 3\n"), "%s", text ? text : "(none)");
+    cr_assert(text && strstr(text, "\nformat: 4\n"), "%s", text ? text : "(none)");
     free(text);
     /* flip one bit of the last vector byte before the trailer */
     snprintf(cmd, sizeof cmd,
              "cd '%s' && n=$(stat -c %%s p.ck) && cp p.ck bit.ck && "
              "printf '\\245' | dd of=bit.ck bs=1 seek=$((n - 40)) conv=notrunc status=none && "
-             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 3$/format: 1/' p.ck > "
+             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 4$/format: 1/' p.ck > "
              "old.ck && mkfifo fifo.ck",
              dir);
     cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
@@ -450,7 +440,7 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     cr_assert_eq(settee(cg, "-n 10 --resume cut.ck"), 1, "%s", out);
     cr_assert(strstr(out, "checkpoint 'cut.ck' is damaged or cut short"), "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume old.ck"), 1, "%s", out);
-    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 3 (format 1 "
+    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 4 (format 1 "
                           "had no checksum)"),
               "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume fifo.ck"), 1, "%s", out);
