@@ -275,6 +275,24 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
     return ST_OK;
 }
 
+/* Reading, after the states: the components that listen to a topology the
+ * saved run changed hear of it once more, with no events (nev 0), so that
+ * what they derive from the topology as it now is (bending springs built
+ * from the edges, element lists read again, a collision model's elements,
+ * sums over the elements) is what the interrupted run's last change left:
+ * the followed arrays alone do not hold it. Listeners take the change as
+ * the restored lists show it, as after a change during the run. */
+static st_status relisten(st_scene *s, st_error *err)
+{
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st__topo_link r = s->topo_links[i];
+        if (r.kind != ST__TOPO_LISTEN || !st__cinfo(r.topology)->topo_revision)
+            continue;
+        ST_TRY(r.fn(r.owner, r.topology, NULL, 0, err));
+    }
+    return ST_OK;
+}
+
 static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
 {
     size_t n;
@@ -381,6 +399,8 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(walk_resized(ck, s, err));
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
+    if (ck->reading)
+        ST_TRY(relisten(s, err));
     ST_TRY(walk_components(ck, s->root, err));
     return record(ck, "end", NULL, 0, err);
 }
