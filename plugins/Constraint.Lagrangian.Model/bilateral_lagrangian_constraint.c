@@ -13,6 +13,7 @@
  * started from the previous step's multipliers (Vec3d; SOFA's Rigid3d
  * blocks start from zero and ignore load). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <settee/settee.h>
@@ -464,11 +465,50 @@ static const st_constraint_ops bilateral_ops = {
 static const char *const bilateral_aliases[] = {"BilateralInteractionConstraint", NULL};
 static const char *const bilateral_templates[] = {"Vec3d", "Rigid3d", NULL};
 
-/* Checkpoints: the multipliers of the last step (the warm start), so that a
- * resumed run is bit-identical. */
+/* One index or rest list as the run left it: its count, then its tuples;
+ * reading, it takes the saved count first (in its own memory). */
+static st_status bil_list(st_checkpoint *ck, st_array *a, size_t tuple, st_error *err)
+{
+    uint64_t n = a->n;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (st_checkpoint_reading(ck))
+        ST_TRY(own(a, tuple, err)); /* a linked value is not written through */
+    if (st_checkpoint_reading(ck) && n != a->n) {
+        if (n > SIZE_MAX / (tuple ? tuple : 1) / 2)
+            return st_error_set(err, ST_EINVAL, "checkpoint: a pair list holds %llu items",
+                                (unsigned long long)n);
+        if (n > a->cap || !a->cap) {
+            void *q = st_realloc(a->cap ? a->p : NULL, (n ? n : 1) * tuple);
+            if (!q)
+                return st_error_set(err, ST_ENOMEM, "out of memory");
+            a->p = q;
+            a->cap = n ? n : 1;
+        }
+        a->n = (size_t)n;
+    }
+    return n ? st_checkpoint_data(ck, a->p, (size_t)n * tuple, err) : ST_OK;
+}
+
+/* Checkpoints: the pairs a topological change left (first_point,
+ * second_point, rest_vector and the orientation differences: a removed
+ * point erases its pair) and the multipliers of the last step (the warm
+ * start), so that a resumed run is bit-identical. */
 static st_status bil_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
 {
     bilateral *b = (bilateral *)self;
+    size_t before = pairs(b);
+    ST_TRY(bil_list(ck, &b->m1, sizeof(unsigned), err));
+    ST_TRY(bil_list(ck, &b->m2, sizeof(unsigned), err));
+    ST_TRY(bil_list(ck, &b->rest, b->rows * sizeof(double), err));
+    size_t np = pairs(b);
+    if (st_checkpoint_reading(ck) && np > before && b->diff) {
+        double *d = st_realloc(b->diff, 7 * np * sizeof *d);
+        if (!d)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        b->diff = d;
+    }
+    if (b->diff && np)
+        ST_TRY(st_checkpoint_data(ck, b->diff, 7 * np * sizeof *b->diff, err));
     size_t cap = b->cap;
     ST_TRY(st_checkpoint_data(ck, &cap, sizeof cap, err));
     if (st_checkpoint_reading(ck))
