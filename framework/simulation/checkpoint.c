@@ -176,8 +176,8 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
             return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
         *p = q;
         *n = (size_t)cnt;
-        if (arr)
-            arr->cap = (size_t)cnt;
+        if (arr) /* never 0 with memory: that would read as a borrowed array */
+            arr->cap = cnt ? (size_t)cnt : 1;
     }
     return record(ck, label, *p, (size_t)cnt * size, err);
 }
