@@ -1,0 +1,231 @@
+/* test_checkpoint_topology.c - `settee run --checkpoint / --resume` across
+ * topological changes (issue 27): a run of 30 steps and the same run
+ * stopped at step 12, after elements were removed at t = 0.05 (step 5), and
+ * resumed to 30 export byte-identical states. One scene per thing a resume
+ * must restore beyond the followed arrays:
+ *   - what components derive from the topology as the change left it
+ *     (TriangularBendingSprings builds its springs from the edges again;
+ *     the kernel lets listeners hear of the restored topology);
+ *   - a transfer whose size follows the topology (the biquadratic springs'
+ *     last normals, one per triangle: its count first);
+ *   - state a component edits at a change itself (BilateralLagrangian-
+ *     Constraint erases the pair of a removed point);
+ *   - a followed index list restored empty (an engine's output, BoxROI's
+ *     triangles, empty at the checkpoint and filled again later).
+ * Each scene failed on the code before (a crash, a refusal or other
+ * numbers). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static char dir[512];
+
+static void make_dir(void) { test_make_dir(dir, sizeof dir, "cktopo"); }
+static void remove_dir(void) { test_remove_dir(dir); }
+
+TestSuite(checkpoint_topology, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+static char out[65536];
+
+/* Runs `settee run SCENE ARGS -q` in the test's folder; the exit status
+ * (output in out). */
+static int settee(const char *scene, const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s 2>&1", dir,
+             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
+    return test_run(cmd, out, sizeof out);
+}
+
+static bool same_files(const char *a, const char *b)
+{
+    char cmd[1400], o[256];
+    snprintf(cmd, sizeof cmd, "test -f '%s/%s' && test -f '%s/%s' && cmp '%s/%s' '%s/%s'", dir, a,
+             dir, b, dir, a, dir, b);
+    return test_run(cmd, o, sizeof o) == 0;
+}
+
+static void write_in_dir(const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The number of entries of the JSON list that follows key in file (the
+ * first occurrence), counted by its inner lists: the points of a state. */
+static int points_after(const char *file, const char *key)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    char *text = test_read_file(path);
+    cr_assert_not_null(text, "%s", path);
+    const char *p = strstr(text, key);
+    cr_assert_not_null(p, "no %s in %s", key, text);
+    p = strchr(p, '[');
+    cr_assert_not_null(p);
+    int depth = 0, n = 0;
+    for (; *p; p++) {
+        if (*p == '[' && ++depth == 2)
+            n++;
+        if (*p == ']' && --depth == 0)
+            break;
+    }
+    free(text);
+    return n;
+}
+
+/* 30 steps at once, and 12 + resume to 30: byte-identical exports, and
+ * the resumed run went on from the checkpoint. */
+static void check_resume(const char *scene)
+{
+    cr_assert_eq(settee(scene, "-n 30 --export-state full.json"), 0, "%s: %s", scene, out);
+    cr_assert_eq(settee(scene, "-n 12 --checkpoint run.ck --export-state atcheckpoint.json"), 0,
+                 "%s: %s", scene, out);
+    cr_assert_eq(settee(scene, "-n 30 --resume run.ck --export-state resumed.json"), 0, "%s: %s",
+                 scene, out);
+    cr_assert(same_files("full.json", "resumed.json"),
+              "%s: the resumed run differs from the uninterrupted one", scene);
+    cr_assert(!same_files("atcheckpoint.json", "resumed.json"), "%s: the resumed run did not step",
+              scene);
+}
+
+/* A 4 x 3 sheet of 12 triangles (2 per cell, 3 x 2 cells) in the plane
+ * z = 0, its row y = 0 fixed, sagging under gravity along -z. At t = 0.05
+ * the two triangles of the far corner cell (10 and 11) go; point 11 is
+ * left isolated and goes too: 11 points. */
+#define SHEET_HEAD                                                                                \
+    "<Node name='root' gravity='0 0 -9.81' dt='0.01'>\n"                                        \
+    "  <RequiredPlugin pluginName='SolidMechanics.FEM.Elastic SolidMechanics.Spring "            \
+    "Topology.Utility'/>\n"                                                                      \
+    "  <DefaultAnimationLoop/>\n"                                                                \
+    "  <Node name='Sheet'>\n"                                                                    \
+    "    <EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>\n"                    \
+    "    <CGLinearSolver iterations='100' tolerance='1e-12' threshold='1e-20'/>\n"               \
+    "    <MechanicalObject name='dofs' position='0 0 0 1 0 0 2 0 0 3 0 0  0 1 0 1 1 0 2 1 0 "    \
+    "3 1 0  0 2 0 1 2 0 2 2 0 3 2 0'/>\n"                                                        \
+    "    <TriangleSetTopologyContainer name='topo' triangles='0 1 5 0 5 4 1 2 6 1 6 5 2 3 7 "    \
+    "2 7 6 4 5 9 4 9 8 5 6 10 5 10 9 6 7 11 6 11 10'/>\n"                                        \
+    "    <TriangleSetTopologyModifier/>\n"                                                       \
+    "    <DiagonalMass massDensity='1'/>\n"                                                      \
+    "    <FixedProjectiveConstraint indices='0 1 2 3'/>\n"
+#define SHEET_TAIL                                                                                \
+    "    <TopologicalChangeProcessor listening='1' filename='corner.txt'/>\n"                    \
+    "  </Node>\n"                                                                                \
+    "</Node>\n"
+
+static void write_corner_removal(void)
+{
+    write_in_dir("corner.txt", "T= 0.05\n  REMOVE= 2\n10 11\n");
+}
+
+/* TriangularBendingSprings builds its springs from the edges again after a
+ * change: a resumed run must have the springs of the 10 triangles left,
+ * not those of the scene's 12 (whose point 11 no longer exists). */
+Test(checkpoint_topology, springs_rebuilt_from_the_restored_topology)
+{
+    write_corner_removal();
+    write_in_dir("bending.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <TriangularBendingSprings stiffness='50' damping='0.5'/>\n" SHEET_TAIL);
+    check_resume("bending.scn");
+    cr_assert_eq(points_after("atcheckpoint.json", "\"position\""), 11,
+                 "the corner point was not removed before the checkpoint");
+}
+
+/* The biquadratic springs keep each triangle's last valid normal: 10
+ * triangles' at the checkpoint, 12 in the freshly loaded scene. */
+Test(checkpoint_topology, per_triangle_run_state_sized_by_the_topology)
+{
+    write_corner_removal();
+    write_in_dir("biquadratic.scn",
+                 SHEET_HEAD "    <TriangularBiquadraticSpringsForceField youngModulus='200' "
+                            "poissonRatio='0.3' useAngularSprings='1' dampingRatio='0.1'/>\n"
+                            SHEET_TAIL);
+    check_resume("biquadratic.scn");
+}
+
+/* Two sheets of 4 triangles, B on top of A, their touching points paired by
+ * a BilateralLagrangianConstraint (A's 4 and 5 with B's 0 and 1). At
+ * t = 0.05 B's triangle 0 goes, and with it B's point 1: its pair is
+ * erased and B's last point (5) takes index 1. A resumed run keeps the one
+ * pair left, not the scene's two. */
+Test(checkpoint_topology, constraint_pairs_erased_by_a_removal)
+{
+    write_in_dir("pair.txt", "T= 0.05\n  REMOVE= 1\n0\n");
+    write_in_dir(
+        "pair.scn",
+        "<Node name='root' gravity='0 0 -9.81' dt='0.01'>\n"
+        "  <RequiredPlugin pluginName='SolidMechanics.FEM.Elastic Topology.Utility "
+        "Constraint.Lagrangian.Model Constraint.Lagrangian.Correction "
+        "Constraint.Lagrangian.Solver'/>\n"
+        "  <FreeMotionAnimationLoop/>\n"
+        "  <UnbuiltGaussSeidelConstraintSolver tolerance='1e-10' maxIterations='500'/>\n"
+        "  <Node name='Pair'>\n"
+        "    <EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>\n"
+        "    <CGLinearSolver iterations='100' tolerance='1e-12' threshold='1e-20'/>\n"
+        "    <Node name='A'>\n"
+        "      <MechanicalObject name='mo' position='0 0 0 1 0 0 0 1 0 1 1 0 0 2 0 1 2 0'/>\n"
+        "      <TriangleSetTopologyContainer name='topo' triangles='0 1 3 0 3 2 2 3 5 2 5 4'/>\n"
+        "      <TriangleSetTopologyModifier/>\n"
+        "      <DiagonalMass massDensity='1'/>\n"
+        "      <FixedProjectiveConstraint indices='0 1'/>\n"
+        "      <TriangularFEMForceField youngModulus='300' poissonRatio='0.3' method='large'/>\n"
+        "      <UncoupledConstraintCorrection defaultCompliance='0.01'/>\n"
+        "    </Node>\n"
+        "    <Node name='B'>\n"
+        "      <MechanicalObject name='mo' position='0 2 0 1 2 0 0 3 0 1 3 0 0 4 0 1 4 0'/>\n"
+        "      <TriangleSetTopologyContainer name='topo' triangles='0 1 3 0 3 2 2 3 5 2 5 4'/>\n"
+        "      <TriangleSetTopologyModifier/>\n"
+        "      <DiagonalMass massDensity='1'/>\n"
+        "      <TriangularFEMForceField youngModulus='300' poissonRatio='0.3' method='large'/>\n"
+        "      <TopologicalChangeProcessor listening='1' filename='pair.txt'/>\n"
+        "      <UncoupledConstraintCorrection defaultCompliance='0.01'/>\n"
+        "    </Node>\n"
+        "    <BilateralLagrangianConstraint template='Vec3' object1='@A/mo' object2='@B/mo' "
+        "topology1='@A/topo' topology2='@B/topo' first_point='4 5' second_point='0 1'/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    check_resume("pair.scn");
+}
+
+/* A square of 2 triangles falling freely along -z; a BoxROI with two boxes
+ * (around z = 0, and z in [-0.45, -0.2]) gives a TrianglePressureForceField
+ * its triangles. Both triangles at the start (z = 0), none from step 11
+ * (z = -g t^2 / 2 < -0.05 once t > 0.101) to step 20, both again from step
+ * 21 (z < -0.2 once t > 0.202): the checkpoint at step 12 holds an empty
+ * list, and the resumed run must take the ROI's 2 triangles at step 21 as
+ * the uninterrupted run does. */
+Test(checkpoint_topology, followed_list_restored_empty_then_filled)
+{
+    write_in_dir(
+        "falling.scn",
+        "<Node name='root' gravity='0 0 -9.81' dt='0.01'>\n"
+        "  <RequiredPlugin pluginName='SolidMechanics.FEM.Elastic Engine.Select "
+        "MechanicalLoad'/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name='Falling'>\n"
+        "    <EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>\n"
+        "    <CGLinearSolver iterations='100' tolerance='1e-12' threshold='1e-20'/>\n"
+        "    <MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0'/>\n"
+        "    <TriangleSetTopologyContainer name='topo' triangles='0 1 3 0 3 2'/>\n"
+        "    <TriangleSetTopologyModifier/>\n"
+        "    <DiagonalMass massDensity='1'/>\n"
+        "    <TriangularFEMForceField youngModulus='300' poissonRatio='0.3' method='large'/>\n"
+        "    <BoxROI name='roi' position='@dofs.position' triangles='@topo.triangles' "
+        "box='-0.5 -0.5 -0.05 1.5 1.5 0.05  -0.5 -0.5 -0.45 1.5 1.5 -0.2'/>\n"
+        "    <TrianglePressureForceField name='pressure' triangleList='@roi.triangleIndices' "
+        "pressure='0 0 0.5'/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    check_resume("falling.scn");
+}
