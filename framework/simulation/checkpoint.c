@@ -194,6 +194,36 @@ static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error
     return var_array(ck, label, &a->p, &a->n, size, a, err);
 }
 
+st_status st_checkpoint_field(st_checkpoint *ck, st_component *self, const char *field,
+                              st_error *err)
+{
+    int k = ck && self && field ? st__component_field_index(self, field) : -1;
+    if (k < 0)
+        return st_error_set(err, ST_EINVAL, "st_checkpoint_field: no checkpoint, or %s has no "
+                                            "field '%s'",
+                            self ? self->cls->name : "(no component)", field ? field : "");
+    const st_field *f = st__cinfo(self)->fields[k];
+    size_t size = f->type == ST_T_STRINGS ? 0 : st__field_tuple_bytes(self, f);
+    if (!size)
+        return st_component_error(self, field, err, ST_EINVAL,
+                                  "st_checkpoint_field: not an array of numbers");
+    st_array *a = (st_array *)((char *)self + f->offset);
+    if (ck->reading && !a->cap && a->p) { /* borrowed: made its own first */
+        void *q = st_malloc((a->n ? a->n : 1) * size);
+        if (!q)
+            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        memcpy(q, a->p, a->n * size);
+        a->p = q;
+        a->cap = a->n ? a->n : 1;
+    }
+    char label[ST_ERROR_PATH_MAX + 96];
+    snprintf(label, sizeof label, "%s#%u.%s", ck->prefix, ck->item++, field);
+    ST_TRY(var_array(ck, label, &a->p, &a->n, size, a, err));
+    if (ck->reading)
+        st_component_touch(self, f);
+    return ST_OK;
+}
+
 static bool topology_seen(const st_scene *s, size_t upto, const st_component *t)
 {
     for (size_t i = 0; i < upto; i++)

@@ -465,30 +465,6 @@ static const st_constraint_ops bilateral_ops = {
 static const char *const bilateral_aliases[] = {"BilateralInteractionConstraint", NULL};
 static const char *const bilateral_templates[] = {"Vec3d", "Rigid3d", NULL};
 
-/* One index or rest list as the run left it: its count, then its tuples;
- * reading, it takes the saved count first (in its own memory). */
-static st_status bil_list(st_checkpoint *ck, st_array *a, size_t tuple, st_error *err)
-{
-    uint64_t n = a->n;
-    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
-    if (st_checkpoint_reading(ck))
-        ST_TRY(own(a, tuple, err)); /* a linked value is not written through */
-    if (st_checkpoint_reading(ck) && n != a->n) {
-        if (n > SIZE_MAX / (tuple ? tuple : 1) / 2)
-            return st_error_set(err, ST_EINVAL, "checkpoint: a pair list holds %llu items",
-                                (unsigned long long)n);
-        if (n > a->cap || !a->cap) {
-            void *q = st_realloc(a->cap ? a->p : NULL, (n ? n : 1) * tuple);
-            if (!q)
-                return st_error_set(err, ST_ENOMEM, "out of memory");
-            a->p = q;
-            a->cap = n ? n : 1;
-        }
-        a->n = (size_t)n;
-    }
-    return n ? st_checkpoint_data(ck, a->p, (size_t)n * tuple, err) : ST_OK;
-}
-
 /* Checkpoints: the pairs a topological change left (first_point,
  * second_point, rest_vector and the orientation differences: a removed
  * point erases its pair) and the multipliers of the last step (the warm
@@ -497,9 +473,9 @@ static st_status bil_checkpoint(st_component *self, st_checkpoint *ck, st_error 
 {
     bilateral *b = (bilateral *)self;
     size_t before = pairs(b);
-    ST_TRY(bil_list(ck, &b->m1, sizeof(unsigned), err));
-    ST_TRY(bil_list(ck, &b->m2, sizeof(unsigned), err));
-    ST_TRY(bil_list(ck, &b->rest, b->rows * sizeof(double), err));
+    ST_TRY(st_checkpoint_field(ck, self, "first_point", err));
+    ST_TRY(st_checkpoint_field(ck, self, "second_point", err));
+    ST_TRY(st_checkpoint_field(ck, self, "rest_vector", err));
     size_t np = pairs(b);
     if (st_checkpoint_reading(ck) && np > before && b->diff) {
         double *d = st_realloc(b->diff, 7 * np * sizeof *d);

@@ -9,7 +9,8 @@
  *   - a transfer whose size follows the topology (the biquadratic springs'
  *     last normals, one per triangle: its count first);
  *   - state a component edits at a change itself (BilateralLagrangian-
- *     Constraint erases the pair of a removed point);
+ *     Constraint erases the pair of a removed point, the spring force
+ *     fields their springs, ConstantForceField its indices and forces);
  *   - a followed index list restored empty (an engine's output, BoxROI's
  *     triangles, empty at the checkpoint and filled again later).
  * Each scene failed on the code before (a crash, a refusal or other
@@ -228,4 +229,37 @@ Test(checkpoint_topology, followed_list_restored_empty_then_filled)
         "  </Node>\n"
         "</Node>\n");
     check_resume("falling.scn");
+}
+
+/* Springs a change erases: SpringForceField and MeshSpringForceField drop
+ * the springs on a removed point and renumber the point moved into its
+ * place. A resumed run keeps the springs the removal left, not the
+ * scene's (three of which end at the removed point 11). */
+Test(checkpoint_topology, springs_erased_by_a_removal)
+{
+    write_corner_removal();
+    write_in_dir("springs.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <SpringForceField spring='7 11 50 0.5 1  10 11 50 0.5 1  6 11 50 0.5 "
+                 "1.41421356  4 9 50 0.5 1'/>\n" SHEET_TAIL);
+    check_resume("springs.scn");
+    write_in_dir("mesh_springs.scn",
+                 SHEET_HEAD "    <MeshSpringForceField stiffness='100' damping='0.5'/>\n"
+                            SHEET_TAIL);
+    check_resume("mesh_springs.scn");
+}
+
+/* A ConstantForceField spreading totalForce over its indices: point 11
+ * goes, the force is shared by the 3 indices left (4/3 each, not 1). */
+Test(checkpoint_topology, indices_and_forces_edited_by_a_removal)
+{
+    write_corner_removal();
+    write_in_dir("constant.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <ConstantForceField indices='8 9 10 11' totalForce='0 0 4'/>\n" SHEET_TAIL);
+    check_resume("constant.scn");
 }
