@@ -149,6 +149,34 @@ void test_remove_dir(const char *dir)
     (void)test_run(cmd, out, sizeof out);
 }
 
+int test_settee_run_in(const char *dir, const char *scene, const char *args, char *out,
+                       size_t size)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s",
+             dir, SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
+    return test_run(cmd, out, size);
+}
+
+bool test_same_files_in(const char *dir, const char *a, const char *b)
+{
+    char cmd[2200], o[256];
+    snprintf(cmd, sizeof cmd, "cd '%s' && test -f '%s' && test -f '%s' && cmp '%s' '%s'", dir, a,
+             b, a, b);
+    return test_run(cmd, o, sizeof o) == 0;
+}
+
+bool test_write_in_dir(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver)
 {
     static char yaml[8192];

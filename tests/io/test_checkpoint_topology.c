@@ -31,33 +31,16 @@ TestSuite(checkpoint_topology, .init = make_dir, .fini = remove_dir, .timeout = 
 
 static char out[65536];
 
-/* Runs `settee run SCENE ARGS -q` in the test's folder; the exit status
- * (output in out). */
 static int settee(const char *scene, const char *args)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && SETTEE_PLUGIN_PATH=%s %s run '%s' --no-progress -q %s 2>&1", dir,
-             SETTEE_BUILD_PLUGIN_DIR, SETTEE_CLI, scene, args);
-    return test_run(cmd, out, sizeof out);
+    return test_settee_run_in(dir, scene, args, out, sizeof out);
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    char cmd[1400], o[256];
-    snprintf(cmd, sizeof cmd, "test -f '%s/%s' && test -f '%s/%s' && cmp '%s/%s' '%s/%s'", dir, a,
-             dir, b, dir, a, dir, b);
-    return test_run(cmd, o, sizeof o) == 0;
-}
+static bool same_files(const char *a, const char *b) { return test_same_files_in(dir, a, b); }
 
 static void write_in_dir(const char *name, const char *text)
 {
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
+    cr_assert(test_write_in_dir(dir, name, text), "cannot write %s/%s", dir, name);
 }
 
 /* The number of entries of the JSON list that follows key in file (the
