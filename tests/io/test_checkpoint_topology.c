@@ -246,3 +246,40 @@ Test(checkpoint_topology, indices_and_forces_edited_by_a_removal)
                  "    <ConstantForceField indices='8 9 10 11' totalForce='0 0 4'/>\n" SHEET_TAIL);
     check_resume("constant.scn");
 }
+
+/* Two unit cubes stacked along z, 5 tetrahedra each, the bottom face
+ * fixed; 4 points mapped by a BarycentricMapping. At t = 0.05 tetrahedron
+ * 5 (the top cube's corner (4 5 6 8)) goes: the mapping locates its points
+ * again at that moment's positions, as SOFA's does. A resumed run keeps
+ * those weights; locating the points at the checkpoint's positions gives
+ * other last bits. */
+Test(checkpoint_topology, mapping_located_at_the_change)
+{
+    write_in_dir("tet.txt", "T= 0.05\n  REMOVE= 1\n5\n");
+    write_in_dir(
+        "mapped.scn",
+        "<Node name='root' gravity='0 0 -9.81' dt='0.01'>\n"
+        "  <RequiredPlugin pluginName='SolidMechanics.FEM.Elastic Topology.Utility "
+        "Mapping.Linear'/>\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name='Cubes'>\n"
+        "    <EulerImplicitSolver rayleighStiffness='0.1' rayleighMass='0.1'/>\n"
+        "    <CGLinearSolver iterations='100' tolerance='1e-12' threshold='1e-20'/>\n"
+        "    <MechanicalObject name='dofs' position='0 0 0 1 0 0 0 1 0 1 1 0  0 0 1 1 0 1 "
+        "0 1 1 1 1 1  0 0 2 1 0 2 0 1 2 1 1 2'/>\n"
+        "    <TetrahedronSetTopologyContainer name='topo' tetrahedra='0 1 2 4  3 2 1 7  "
+        "5 1 4 7  6 2 7 4  1 2 4 7  4 5 6 8  7 6 5 11  9 5 8 11  10 6 11 8  5 6 8 11'/>\n"
+        "    <TetrahedronSetTopologyModifier/>\n"
+        "    <DiagonalMass massDensity='1'/>\n"
+        "    <FixedProjectiveConstraint indices='0 1 2 3'/>\n"
+        "    <TetrahedronFEMForceField youngModulus='300' poissonRatio='0.3' method='large'/>\n"
+        "    <TopologicalChangeProcessor listening='1' filename='tet.txt'/>\n"
+        "    <Node name='Mapped'>\n"
+        "      <MechanicalObject name='points' position='0.3 0.4 1.7  0.6 0.2 1.9  "
+        "0.9 0.2 0.5  0.1 0.7 1.3'/>\n"
+        "      <BarycentricMapping input='@../dofs' output='@points'/>\n"
+        "    </Node>\n"
+        "  </Node>\n"
+        "</Node>\n");
+    check_resume("mapped.scn");
+}
