@@ -214,7 +214,8 @@ Test(checkpoint_topology, followed_list_restored_empty_then_filled)
     check_resume("falling.scn");
 }
 
-/* Springs a change erases: SpringForceField and MeshSpringForceField drop
+/* Springs a change erases: SpringForceField, RegularGridSpringForceField
+ * (springs given, no grid) and MeshSpringForceField drop
  * the springs on a removed point and renumber the point moved into its
  * place. A resumed run keeps the springs the removal left, not the
  * scene's (three of which end at the removed point 11). */
@@ -228,6 +229,13 @@ Test(checkpoint_topology, springs_erased_by_a_removal)
                  "    <SpringForceField spring='7 11 50 0.5 1  10 11 50 0.5 1  6 11 50 0.5 "
                  "1.41421356  4 9 50 0.5 1'/>\n" SHEET_TAIL);
     check_resume("springs.scn");
+    write_in_dir("grid_springs.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <RegularGridSpringForceField spring='7 11 50 0.5 1  10 11 50 0.5 1  "
+                 "6 11 50 0.5 1.41421356  4 9 50 0.5 1'/>\n" SHEET_TAIL);
+    check_resume("grid_springs.scn");
     write_in_dir("mesh_springs.scn",
                  SHEET_HEAD "    <MeshSpringForceField stiffness='100' damping='0.5'/>\n"
                             SHEET_TAIL);
