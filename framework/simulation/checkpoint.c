@@ -182,7 +182,12 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
     return record(ck, label, *p, (size_t)cnt * size, err);
 }
 
-static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error *err)
+/* Reading, a field of a topology the saved run changed (or one that
+ * follows it) is marked changed, as the change marked it during the run:
+ * what copies it through a link (an engine's input: BoxROI's triangles)
+ * takes the restored value, not the scene's. */
+static st_status field_array(st_checkpoint *ck, st_component *c, int k, bool touch,
+                             st_error *err)
 {
     const st_field *f = st__cinfo(c)->fields[k];
     size_t size = st__field_tuple_bytes(c, f);
@@ -191,7 +196,10 @@ static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error
     st_array *a = (st_array *)((char *)c + f->offset);
     char label[ST_ERROR_PATH_MAX + 64], path[ST_ERROR_PATH_MAX];
     snprintf(label, sizeof label, "%s.%s", st_component_path(c, path, sizeof path), f->name);
-    return var_array(ck, label, &a->p, &a->n, size, a, err);
+    ST_TRY(var_array(ck, label, &a->p, &a->n, size, a, err));
+    if (ck->reading && touch)
+        st_component_touch(c, f);
+    return ST_OK;
 }
 
 st_status st_checkpoint_field(st_checkpoint *ck, st_component *self, const char *field,
@@ -273,12 +281,15 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
         if (topology_seen(s, i, t))
             continue;
         const st_cinfo *ci = st__cinfo(t);
+        bool touch = ci->topo_revision != 0;
         for (size_t k = 0; k < ci->nfields; k++)
-            ST_TRY(field_array(ck, t, (int)k, err));
+            ST_TRY(field_array(ck, t, (int)k, touch, err));
         int nb = st__component_field_index(t, "nbPoints");
         if (nb >= 0 && ci->fields[nb]->type == ST_T_UINT) {
             snprintf(label, sizeof label, "%s.nbPoints", st_component_path(t, path, sizeof path));
             ST_TRY(record(ck, label, (char *)t + ci->fields[nb]->offset, sizeof(unsigned), err));
+            if (ck->reading && touch)
+                st_component_touch(t, ci->fields[nb]);
         }
     }
     for (size_t i = 0; i < s->ntopo_links; i++) {
@@ -289,7 +300,8 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
             ST_TRY(var_array(ck, label, r->items, r->n, r->item_size, NULL, err));
         } else if (r->kind == ST__TOPO_FIELD || r->kind == ST__TOPO_SUBSET ||
                    r->kind == ST__TOPO_VERTICES) {
-            ST_TRY(field_array(ck, r->owner, r->field, err));
+            ST_TRY(field_array(ck, r->owner, r->field,
+                               st__cinfo(r->topology)->topo_revision != 0, err));
         }
     }
     if (ck->reading && changed) {
@@ -351,6 +363,15 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
             char label[ST_ERROR_PATH_MAX + 32];
             snprintf(label, sizeof label, "%s.has_external_force", path);
             st = record(ck, label, &ms->has_external_force, sizeof ms->has_external_force, err);
+        }
+        /* Reading: the positions and velocities marked changed, as the
+         * interrupted run's last step left them (st__system_end_step), so
+         * that the engines reading them (BoxROI) compute at the next step
+         * from the restored values, not keep what init gave them. */
+        for (int k = 0; st == ST_OK && ck->reading && k < 2; k++) {
+            const st_field *f = st_component_field(&ms->base, k ? "velocity" : "position");
+            if (f)
+                st_component_touch(&ms->base, f);
         }
     }
     st_free(states);
