@@ -12,7 +12,9 @@
  *     Constraint erases the pair of a removed point, the spring force
  *     fields their springs, ConstantForceField its indices and forces);
  *   - a followed index list restored empty (an engine's output, BoxROI's
- *     triangles, empty at the checkpoint and filled again later).
+ *     triangles, empty at the checkpoint and filled again later), and an
+ *     engine computing again from the restored positions at the first
+ *     step.
  * Each scene failed on the code before (a crash, a refusal or other
  * numbers). */
 #include <criterion/criterion.h>
@@ -66,13 +68,14 @@ static int points_after(const char *file, const char *key)
     return n;
 }
 
-/* 30 steps at once, and 12 + resume to 30: byte-identical exports, and
+/* 30 steps at once, and `at` + resume to 30: byte-identical exports, and
  * the resumed run went on from the checkpoint. */
-static void check_resume(const char *scene)
+static void check_resume_at(const char *scene, int at)
 {
+    char args[128];
     cr_assert_eq(settee(scene, "-n 30 --export-state full.json"), 0, "%s: %s", scene, out);
-    cr_assert_eq(settee(scene, "-n 12 --checkpoint run.ck --export-state atcheckpoint.json"), 0,
-                 "%s: %s", scene, out);
+    snprintf(args, sizeof args, "-n %d --checkpoint run.ck --export-state atcheckpoint.json", at);
+    cr_assert_eq(settee(scene, args), 0, "%s: %s", scene, out);
     cr_assert_eq(settee(scene, "-n 30 --resume run.ck --export-state resumed.json"), 0, "%s: %s",
                  scene, out);
     cr_assert(same_files("full.json", "resumed.json"),
@@ -80,6 +83,9 @@ static void check_resume(const char *scene)
     cr_assert(!same_files("atcheckpoint.json", "resumed.json"), "%s: the resumed run did not step",
               scene);
 }
+
+/* The same from a checkpoint at step 12, after the removals at t = 0.05. */
+static void check_resume(const char *scene) { check_resume_at(scene, 12); }
 
 /* A 4 x 3 sheet of 12 triangles (2 per cell, 3 x 2 cells) in the plane
  * z = 0, its row y = 0 fixed, sagging under gravity along -z. At t = 0.05
@@ -183,12 +189,16 @@ Test(checkpoint_topology, constraint_pairs_erased_by_a_removal)
 }
 
 /* A square of 2 triangles falling freely along -z; a BoxROI with two boxes
- * (around z = 0, and z in [-0.45, -0.2]) gives a TrianglePressureForceField
- * its triangles. Both triangles at the start (z = 0), none from step 11
- * (z = -g t^2 / 2 < -0.05 once t > 0.101) to step 20, both again from step
- * 21 (z < -0.2 once t > 0.202): the checkpoint at step 12 holds an empty
- * list, and the resumed run must take the ROI's 2 triangles at step 21 as
- * the uninterrupted run does. */
+ * (z in [-0.05, 0.05], and z in [-0.45, -0.2]) gives a TrianglePressureForceField
+ * its triangles. The ROI computes at the start of each step from the
+ * positions the last step left: z is -0.051 after step 10 and -0.194 after
+ * step 20, -0.213 after step 21 (implicit Euler, dt 0.01), so both
+ * triangles until step 10, none from step 11 to step 21, both from step
+ * 22. A checkpoint at step 12 holds an empty list, and the resumed run
+ * must take the ROI's 2 triangles at step 22 as the uninterrupted run does;
+ * one at step 10 holds both, and the resumed run's ROI must compute again
+ * at step 11 from the restored positions (none), not keep what init gave
+ * it. */
 Test(checkpoint_topology, followed_list_restored_empty_then_filled)
 {
     write_in_dir(
@@ -212,6 +222,7 @@ Test(checkpoint_topology, followed_list_restored_empty_then_filled)
         "  </Node>\n"
         "</Node>\n");
     check_resume("falling.scn");
+    check_resume_at("falling.scn", 10);
 }
 
 /* Springs a change erases: SpringForceField, RegularGridSpringForceField
