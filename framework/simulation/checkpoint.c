@@ -364,15 +364,25 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
             snprintf(label, sizeof label, "%s.has_external_force", path);
             st = record(ck, label, &ms->has_external_force, sizeof ms->has_external_force, err);
         }
-        /* Reading: the positions and velocities marked changed, as the
-         * interrupted run's last step left them (st__system_end_step), so
-         * that the engines reading them (BoxROI) compute at the next step
-         * from the restored values, not keep what init gave them. */
-        for (int k = 0; st == ST_OK && ck->reading && k < 2; k++) {
-            const st_field *f = st_component_field(&ms->base, k ? "velocity" : "position");
-            if (f)
-                st_component_touch(&ms->base, f);
+    }
+    /* Reading: the systems' positions and velocities marked changed, as the
+     * interrupted run's last step left them (st__system_end_step, the
+     * restored external forces kept), so that the engines reading them
+     * (BoxROI) compute at the next step from the restored values, not keep
+     * what init gave them. */
+    if (st == ST_OK && ck->reading && s->nsystems) {
+        bool *had = st_calloc(n ? n : 1, sizeof *had);
+        if (!had)
+            st = st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        for (size_t i = 0; had && i < n; i++) {
+            had[i] = states[i]->has_external_force;
+            states[i]->has_external_force = false;
         }
+        for (size_t i = 0; had && i < s->nsystems; i++)
+            st__system_end_step(s->systems[i]);
+        for (size_t i = 0; had && i < n; i++)
+            states[i]->has_external_force = had[i];
+        st_free(had);
     }
     st_free(states);
     return st;
