@@ -195,10 +195,7 @@ Test(checkpoint_topology, constraint_pairs_erased_by_a_removal)
  * step 20, -0.213 after step 21 (implicit Euler, dt 0.01), so both
  * triangles until step 10, none from step 11 to step 21, both from step
  * 22. A checkpoint at step 12 holds an empty list, and the resumed run
- * must take the ROI's 2 triangles at step 22 as the uninterrupted run does;
- * one at step 10 holds both, and the resumed run's ROI must compute again
- * at step 11 from the restored positions (none), not keep what init gave
- * it. */
+ * must take the ROI's 2 triangles at step 22 as the uninterrupted run does. */
 Test(checkpoint_topology, followed_list_restored_empty_then_filled)
 {
     write_in_dir(
@@ -222,7 +219,29 @@ Test(checkpoint_topology, followed_list_restored_empty_then_filled)
         "  </Node>\n"
         "</Node>\n");
     check_resume("falling.scn");
-    check_resume_at("falling.scn", 10);
+}
+
+/* Triangles removed by what an engine selects: the sheet sags; a BoxROI
+ * over the sagging part (z < -0.004, from the positions) gives
+ * TopologicalChangeProcessor (useDataInputs) the triangles to remove at
+ * t = 0.1, 0.15, ... A resume from step 10 must let the ROI compute again
+ * at step 11 from the restored positions, as the uninterrupted run's ROI
+ * does from the positions step 10 left; the processor removes what it
+ * selected at the next step. */
+Test(checkpoint_topology, engine_selects_from_the_restored_positions)
+{
+    write_in_dir("selected.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <BoxROI name='roi' position='@dofs.position' triangles='@topo.triangles' "
+                 "box='-0.5 -0.5 -2 3.5 2.5 -0.004'/>\n"
+                 "    <TopologicalChangeProcessor listening='1' useDataInputs='1' "
+                 "trianglesToRemove='@roi.triangleIndices' timeToRemove='0.1' "
+                 "interval='0.05'/>\n"
+                 "  </Node>\n"
+                 "</Node>\n");
+    check_resume_at("selected.scn", 10);
 }
 
 /* Springs a change erases: SpringForceField, RegularGridSpringForceField
