@@ -167,6 +167,17 @@ void test_remove_dir(const char *dir)
     (void)test_run(cmd, out, sizeof out);
 }
 
+bool test_write_in_dir(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver)
 {
     static char yaml[8192];

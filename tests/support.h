@@ -50,11 +50,13 @@ void test_remove_dir(const char *dir);
 const char *test_beam_yaml(const char *extra_plugins, const char *ode, const char *solver);
 /* Runs a shell command, captures stdout+stderr into out; returns the exit status. */
 int test_run(const char *cmd, char *out, size_t size);
-/* Runs `settee run SCENE --no-progress -q ARGS` in folder dir with the
- * build's plugins; its exit status, its output (stdout and stderr) in out. */
+/* Runs `settee run SCENE --no-progress -q ARGS` from folder dir, with the
+ * build's plugins; output (stdout+stderr) into out; returns the exit status. */
 int test_settee_run_in(const char *dir, const char *scene, const char *args, char *out,
                        size_t size);
-/* Whether files a and b of folder dir both exist and are byte-identical. */
+/* Whether files a and b of folder dir both exist and hold the same bytes. */
 bool test_same_files_in(const char *dir, const char *a, const char *b);
+/* Writes text to the file name of folder dir; false when it cannot. */
+bool test_write_in_dir(const char *dir, const char *name, const char *text);
 
 #endif

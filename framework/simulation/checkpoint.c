@@ -193,6 +193,11 @@ static st_status var_array(st_checkpoint *ck, const char *label, void **p, size_
     return record(ck, label, *p, (size_t)cnt * size, err);
 }
 
+/* Reading, a field restored to other values than init's (a topology the
+ * saved run changed, or an array that follows it) is marked changed, as
+ * the change marked it during the run: what copies it through a link (an
+ * engine's input: BoxROI's triangles) takes the restored value, not the
+ * scene's. */
 static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error *err)
 {
     const st_field *f = st__cinfo(c)->fields[k];
@@ -208,6 +213,36 @@ static st_status field_array(st_checkpoint *ck, st_component *c, int k, st_error
     /* Restored to other values than init's: its readers refresh. */
     if (ck->reading && (a->n != n0 || bytes_hash(a->p, a->n * size) != h0))
         st_component_touch(c, f);
+    return ST_OK;
+}
+
+st_status st_checkpoint_field(st_checkpoint *ck, st_component *self, const char *field,
+                              st_error *err)
+{
+    int k = ck && self && field ? st__component_field_index(self, field) : -1;
+    if (k < 0)
+        return st_error_set(err, ST_EINVAL, "st_checkpoint_field: no checkpoint, or %s has no "
+                                            "field '%s'",
+                            self ? self->cls->name : "(no component)", field ? field : "");
+    const st_field *f = st__cinfo(self)->fields[k];
+    size_t size = f->type == ST_T_STRINGS ? 0 : st__field_tuple_bytes(self, f);
+    if (!size)
+        return st_component_error(self, field, err, ST_EINVAL,
+                                  "st_checkpoint_field: not an array of numbers");
+    st_array *a = (st_array *)((char *)self + f->offset);
+    if (ck->reading && !a->cap && a->p) { /* borrowed: made its own first */
+        void *q = st_malloc((a->n ? a->n : 1) * size);
+        if (!q)
+            return st_error_set(err, ST_ENOMEM, "checkpoint: out of memory");
+        memcpy(q, a->p, a->n * size);
+        a->p = q;
+        a->cap = a->n ? a->n : 1;
+    }
+    char label[ST_ERROR_PATH_MAX + 96];
+    snprintf(label, sizeof label, "%s#%u.%s", ck->prefix, ck->item++, field);
+    ST_TRY(var_array(ck, label, &a->p, &a->n, size, a, err));
+    if (ck->reading)
+        st_component_touch(self, f);
     return ST_OK;
 }
 
@@ -264,8 +299,11 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
             ST_TRY(field_array(ck, t, (int)k, err));
         int nb = st__component_field_index(t, "nbPoints");
         if (nb >= 0 && ci->fields[nb]->type == ST_T_UINT) {
+            unsigned *np = (unsigned *)((char *)t + ci->fields[nb]->offset), np0 = *np;
             snprintf(label, sizeof label, "%s.nbPoints", st_component_path(t, path, sizeof path));
-            ST_TRY(record(ck, label, (char *)t + ci->fields[nb]->offset, sizeof(unsigned), err));
+            ST_TRY(record(ck, label, np, sizeof *np, err));
+            if (ck->reading && *np != np0)
+                st_component_touch(t, ci->fields[nb]);
         }
     }
     for (size_t i = 0; i < s->ntopo_links; i++) {
@@ -301,6 +339,24 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
         st_free(states);
         ST_TRY(st);
         ST_TRY(st__scene_refresh_systems(s, err));
+    }
+    return ST_OK;
+}
+
+/* Reading, after the states: the components that listen to a topology the
+ * saved run changed hear of it once more, with no events (nev 0), so that
+ * what they derive from the topology as it now is (bending springs built
+ * from the edges, element lists read again, a collision model's elements,
+ * sums over the elements) is what the interrupted run's last change left:
+ * the followed arrays alone do not hold it. Listeners take the change as
+ * the restored lists show it, as after a change during the run. */
+static st_status relisten(st_scene *s, st_error *err)
+{
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st__topo_link r = s->topo_links[i];
+        if (r.kind != ST__TOPO_LISTEN || !st__cinfo(r.topology)->topo_revision)
+            continue;
+        ST_TRY(r.fn(r.owner, r.topology, NULL, 0, err));
     }
     return ST_OK;
 }
@@ -449,6 +505,8 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(walk_resized(ck, s, err));
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
+    if (ck->reading)
+        ST_TRY(relisten(s, err));
     ST_TRY(walk_components(ck, s->root, err));
     ST_TRY(walk_links(ck, s->root, err));
     return record(ck, "end", NULL, 0, err);

@@ -13,6 +13,7 @@
  * started from the previous step's multipliers (Vec3d; SOFA's Rigid3d
  * blocks start from zero and ignore load). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <settee/settee.h>
@@ -464,11 +465,26 @@ static const st_constraint_ops bilateral_ops = {
 static const char *const bilateral_aliases[] = {"BilateralInteractionConstraint", NULL};
 static const char *const bilateral_templates[] = {"Vec3d", "Rigid3d", NULL};
 
-/* Checkpoints: the multipliers of the last step (the warm start), so that a
- * resumed run is bit-identical. */
+/* Checkpoints: the pairs a topological change left (first_point,
+ * second_point, rest_vector and the orientation differences: a removed
+ * point erases its pair) and the multipliers of the last step (the warm
+ * start), so that a resumed run is bit-identical. */
 static st_status bil_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
 {
     bilateral *b = (bilateral *)self;
+    size_t before = pairs(b);
+    ST_TRY(st_checkpoint_field(ck, self, "first_point", err));
+    ST_TRY(st_checkpoint_field(ck, self, "second_point", err));
+    ST_TRY(st_checkpoint_field(ck, self, "rest_vector", err));
+    size_t np = pairs(b);
+    if (st_checkpoint_reading(ck) && np > before && b->diff) {
+        double *d = st_realloc(b->diff, 7 * np * sizeof *d);
+        if (!d)
+            return st_error_set(err, ST_ENOMEM, "out of memory");
+        b->diff = d;
+    }
+    if (b->diff && np)
+        ST_TRY(st_checkpoint_data(ck, b->diff, 7 * np * sizeof *b->diff, err));
     size_t cap = b->cap;
     ST_TRY(st_checkpoint_data(ck, &cap, sizeof cap, err));
     if (st_checkpoint_reading(ck))

@@ -41,6 +41,7 @@
  * orientations stay as they were at init and J has no angular rows. */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <settee/settee.h>
@@ -1125,6 +1126,47 @@ static const st_mapping_ops bary_ops = {
     .flags = map_head_flags,
 };
 
+/* Checkpoints, when the mapping follows topological changes: where each
+ * output point is located (its terms and weights; a frame's tetrahedron
+ * and axes). A change locates the points again at the positions of that
+ * moment (SOFA's processTopologicalChanges), which a resumed run no longer
+ * has: locating them at the checkpoint's positions would give other
+ * weights (in the last bits, or another element for a point outside). */
+static st_status bary_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    bary_mapping *m = (bary_mapping *)self;
+    if (!m->listening || !m->row)
+        return ST_OK;
+    uint64_t head[3] = {m->n, m->row[m->n], m->outside};
+    ST_TRY(st_checkpoint_data(ck, head, sizeof head, err));
+    if (head[0] != m->n || head[1] > (uint64_t)MAXV * m->n)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint locates %llu points with %llu terms; this "
+                                  "scene's mapping has %zu points: it does not match this scene",
+                                  (unsigned long long)head[0], (unsigned long long)head[1],
+                                  m->n);
+    ST_TRY(st_checkpoint_data(ck, m->row, (m->n + 1) * sizeof *m->row, err));
+    if (m->row[m->n] != head[1])
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint is damaged: %u terms listed, %llu announced",
+                                  m->row[m->n], (unsigned long long)head[1]);
+    if (head[1]) {
+        ST_TRY(st_checkpoint_data(ck, m->v, (size_t)head[1] * sizeof *m->v, err));
+        ST_TRY(st_checkpoint_data(ck, m->w, (size_t)head[1] * sizeof *m->w, err));
+    }
+    m->outside = (unsigned)head[2];
+    if (m->frames && m->n) {
+        ST_TRY(st_checkpoint_data(ck, m->tet, 4 * m->n * sizeof *m->tet, err));
+        ST_TRY(st_checkpoint_data(ck, m->ob, 9 * m->n * sizeof *m->ob, err));
+    }
+    return ST_OK;
+}
+
+static const st_checkpoint_ops bary_ck = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = bary_transfer,
+};
+
 static const char *const vec3_only[] = {"Vec3d", NULL};
 
 const st_class barycentric_mapping_class = {
@@ -1140,4 +1182,5 @@ const st_class barycentric_mapping_class = {
     .cleanup = bary_destroy,
     .mapping = &bary_ops,
     .templates = vec3_only,
+    .checkpoint = &bary_ck,
 };

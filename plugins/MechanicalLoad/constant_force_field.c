@@ -278,6 +278,20 @@ static const st_field cff_fields[] = {
 
 static const char *const cff_templates[] = {"Vec3d", "Vec2d", "Vec1d", "Vec6d", "Rigid3d", NULL};
 
+/* Checkpoints: the indices and forces a topological change left (a
+ * removed point's entry is erased, the moved point's renumbered). */
+static st_status cff_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    ST_TRY(st_checkpoint_field(ck, self, "indices", err));
+    ST_TRY(st_checkpoint_field(ck, self, "forces", err));
+    return st_checkpoint_field(ck, self, "totalForce", err);
+}
+
+static const st_checkpoint_ops cff_ck = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = cff_transfer,
+};
+
 const st_class constant_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "ConstantForceField",
@@ -288,4 +302,5 @@ const st_class constant_force_field_class = {
     .fields = cff_fields,
     .init = cff_init,
     .forcefield = &cff_ops,
+    .checkpoint = &cff_ck,
 };

@@ -253,6 +253,22 @@ static st_status msff_init(st_component *self, st_error *err)
     return st_topology_listen(self, s->topology, msff_topology_changed, err);
 }
 
+/* Checkpoints: the springs a topological change left, and the `spring`
+ * list made from them. */
+static st_status msff_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    mesh_spring_ff *s = (mesh_spring_ff *)self;
+    ST_TRY(springs_transfer(&s->set, ck, err));
+    return st_checkpoint_reading(ck) && s->topology && st_topology_revision(s->topology)
+               ? msff_list(s, err)
+               : ST_OK;
+}
+
+static const st_checkpoint_ops msff_ck = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = msff_transfer,
+};
+
 static void msff_cleanup(st_component *self)
 {
     mesh_spring_ff *s = (mesh_spring_ff *)self;
@@ -359,4 +375,5 @@ const st_class mesh_spring_force_field_class = {
     .init = msff_init,
     .cleanup = msff_cleanup,
     .forcefield = &msff_ops,
+    .checkpoint = &msff_ck,
 };

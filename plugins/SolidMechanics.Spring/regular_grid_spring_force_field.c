@@ -169,6 +169,8 @@ static bool find_grid(const st_mstate *ms, grid_info *gi)
  * topologies (springs on a removed point erased, the others renumbered).
  * The grid's own springs are made from a RegularGridTopology, which does
  * not change; a changing topology means there are none. */
+static st_status rgs_list(grid_springs *g, st_error *err);
+
 static st_status rgs_topology_changed(st_component *self, st_component *topology,
                                       const st_topo_event *ev, size_t nev, st_error *err)
 {
@@ -181,8 +183,13 @@ static st_status rgs_topology_changed(st_component *self, st_component *topology
     bool changed = false;
     ST_TRY(springs_topology_changed(&g->h.set, sides, springs_edge_topology(topology), ev, nev,
                                     &changed, err));
-    if (!changed)
-        return ST_OK;
+    return changed ? rgs_list(g, err) : ST_OK;
+}
+
+/* The `spring` list from the springs a change left. */
+static st_status rgs_list(grid_springs *g, st_error *err)
+{
+    st_component *self = &g->h.base;
     if (!g->spring_list.cap && g->spring_list.p) { /* a linked value: made its own first */
         st_array a = g->spring_list;
         g->spring_list = (st_array){0};
@@ -319,6 +326,23 @@ static const st_field rgs_fields[] = {
     SPRING_F_OBJECTS(grid_springs),
     ST_FIELD_END};
 
+/* Checkpoints: the springs a topological change left (a grid's own
+ * springs never change), and the `spring` list made from them. */
+static st_status rgs_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    grid_springs *g = (grid_springs *)self;
+    ST_TRY(springs_transfer(&g->h.set, ck, err));
+    bool changed = false;
+    for (int k = 0; k < 2; k++)
+        changed |= g->topo[k] && st_topology_revision(g->topo[k]) != 0;
+    return st_checkpoint_reading(ck) && changed && !g->grid ? rgs_list(g, err) : ST_OK;
+}
+
+static const st_checkpoint_ops rgs_ck = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = rgs_transfer,
+};
+
 const st_class regular_grid_spring_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "RegularGridSpringForceField",
@@ -330,4 +354,5 @@ const st_class regular_grid_spring_force_field_class = {
     .init = rgs_init,
     .cleanup = rgs_cleanup,
     .forcefield = &spring_head_ops,
+    .checkpoint = &rgs_ck,
 };

@@ -280,6 +280,23 @@ const st_forcefield_ops spring_ff_ops = {
 
 static const st_field sff_fields[] = {SPRING_FF_FIELDS, ST_FIELD_END};
 
+/* Checkpoints: the springs a topological change left, and the lists made
+ * from them. */
+static st_status sff_transfer(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    spring_ff *s = (spring_ff *)self;
+    ST_TRY(springs_transfer(&s->set, ck, err));
+    bool changed = false;
+    for (int k = 0; k < 2; k++)
+        changed |= s->topo[k] && st_topology_revision(s->topo[k]) != 0;
+    return st_checkpoint_reading(ck) && changed ? sff_lists_from_springs(s, err) : ST_OK;
+}
+
+static const st_checkpoint_ops sff_ck = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = sff_transfer,
+};
+
 static const char *const sff_aliases[] = {"StiffSpringForceField", NULL};
 
 static const char *const sff_templates[] = {"Vec1d", "Vec2d", "Vec3d", "Rigid3d", NULL};
@@ -297,4 +314,5 @@ const st_class spring_force_field_class = {
     .cleanup = spring_ff_cleanup,
     .forcefield = &spring_ff_ops,
     .templates = sff_templates,
+    .checkpoint = &sff_ck,
 };

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "springs.h"
@@ -85,6 +86,50 @@ st_status springs_finish(spring_set *set, st_error *err)
         set->ends[i][1] = set->s[i].m2;
     }
     return ST_OK;
+}
+
+st_status springs_transfer(spring_set *set, st_checkpoint *ck, st_error *err)
+{
+    uint64_t n = set->n;
+    ST_TRY(st_checkpoint_data(ck, &n, sizeof n, err));
+    if (n > SIZE_MAX / (6 * sizeof(double)))
+        return st_error_set(err, ST_EINVAL, "checkpoint: a spring set of %llu springs",
+                            (unsigned long long)n);
+    /* six numbers a spring, written out so that no padding is saved */
+    double *buf = st_malloc((n ? n : 1) * 6 * sizeof *buf);
+    if (!buf)
+        return st_error_set(err, ST_ENOMEM, "out of memory (%llu springs)",
+                            (unsigned long long)n);
+    bool reading = st_checkpoint_reading(ck);
+    for (size_t i = 0; !reading && i < set->n; i++) {
+        const spring *sp = &set->s[i];
+        double *b = buf + 6 * i;
+        b[0] = sp->m1, b[1] = sp->m2, b[2] = sp->ks, b[3] = sp->kd, b[4] = sp->l0;
+        b[5] = (sp->elongation_only ? 1 : 0) + (sp->enabled ? 2 : 0);
+    }
+    st_status st = n ? st_checkpoint_data(ck, buf, (size_t)n * 6 * sizeof *buf, err) : ST_OK;
+    if (st == ST_OK && reading) {
+        if (n > set->cap) {
+            spring *q = st_realloc(set->s, (size_t)n * sizeof *q);
+            if (!q)
+                st = st_error_set(err, ST_ENOMEM, "out of memory (%llu springs)",
+                                  (unsigned long long)n);
+            else
+                set->s = q, set->cap = (size_t)n;
+        }
+        for (size_t i = 0; st == ST_OK && i < n; i++) {
+            const double *b = buf + 6 * i;
+            int flags = (int)b[5];
+            set->s[i] = (spring){(unsigned)b[0], (unsigned)b[1], b[2], b[3], b[4],
+                                 (flags & 1) != 0, (flags & 2) != 0};
+        }
+        if (st == ST_OK) {
+            set->n = (size_t)n;
+            st = springs_finish(set, err);
+        }
+    }
+    st_free(buf);
+    return st;
 }
 
 static void springs_erase(spring_set *set, size_t i)

@@ -61,6 +61,11 @@ void springs_free(spring_set *set);
 st_status springs_topology_changed(spring_set *set, unsigned sides, bool edge_type,
                                    const st_topo_event *ev, size_t nev, bool *changed,
                                    st_error *err);
+/* A checkpoint of the springs (their count, then each one's ends, ks, kd,
+ * rest length and flags): the springs a topological change erased or
+ * renumbered are run state. Reading gives the set the saved springs and a
+ * zeroed Jacobian cache (the next force computation fills it). */
+st_status springs_transfer(spring_set *set, st_checkpoint *ck, st_error *err);
 /* Whether SOFA's getTopologyType() of this topology is EDGE. */
 bool springs_edge_topology(const st_component *topology);
 

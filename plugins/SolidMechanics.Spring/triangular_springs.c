@@ -23,6 +23,7 @@
  * tangent is used only with useAngularSprings (SOFA reads a J its force
  * never computed otherwise). SOFA gives no potential energy: none here. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "tri_springs.h"
@@ -449,6 +450,15 @@ const st_forcefield_ops tri_springs_ops = {
 static st_status ts_transfer(st_component *self, st_checkpoint *ck, st_error *err)
 {
     tri_springs *s = (tri_springs *)self;
+    /* the triangle count first: their number follows the topology (the
+     * springs are built again from it once the topology is restored) */
+    uint64_t nt = s->last_normal ? s->nt : 0, have = nt;
+    ST_TRY(st_checkpoint_data(ck, &nt, sizeof nt, err));
+    if (nt != have)
+        return st_component_error(self, NULL, err, ST_EINVAL,
+                                  "the checkpoint holds the normals of %llu triangles, this "
+                                  "scene's topology has %llu: it does not match this scene",
+                                  (unsigned long long)nt, (unsigned long long)have);
     if (s->last_normal && s->nt)
         ST_TRY(st_checkpoint_data(ck, s->last_normal, 3 * s->nt * sizeof *s->last_normal, err));
     return st_checkpoint_data(ck, &s->flipped_said, sizeof s->flipped_said, err);

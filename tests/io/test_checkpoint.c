@@ -461,17 +461,6 @@ Test(checkpoint, unwritable_checkpoint_is_named_as_such)
               "%s", out);
 }
 
-/* Writes text to the file name of the test's folder. */
-static void write_in_dir(const char *name, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A state resized without a topology: ParticleSource, in a node with no
  * container, grows the state from t = 0.1 s by waves of its 4 centres
  * every 0.05 s; at step 25 (t = 0.25) it holds 12 points, and the
@@ -497,7 +486,7 @@ Test(checkpoint, state_resized_without_topology)
         "        - ParticleSource: {translation: [0, 1, 0], velocity: [0, -1, 0],\n"
         "            center: [[0, 0, 0], [0.1, 0, 0], [0, 0, 0.1], [0.1, 0, 0.1]],\n"
         "            delay: 0.05, start: 0.1, stop: 10, addNoise: true}\n";
-    write_in_dir("resized.yaml", yaml);
+    cr_assert(test_write_in_dir(dir, "resized.yaml", yaml));
     check_resume_at("resized.yaml", 40, 25);
     char *text = read_in_dir("atcheckpoint.json");
     cr_assert_not_null(text);
@@ -546,6 +535,6 @@ Test(checkpoint, nonlinear_mapping_state)
         "            - DistanceMapping: {input: \"@../dofs\", output: \"@out\",\n"
         "                                topology: \"@../edges\"}\n"
         "            - RestShapeSpringsForceField: {stiffness: 1000}\n";
-    write_in_dir("chain.yaml", yaml);
+    cr_assert(test_write_in_dir(dir, "chain.yaml", yaml));
     check_resume_at("chain.yaml", 60, 25);
 }

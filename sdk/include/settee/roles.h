@@ -375,6 +375,14 @@ ST_API st_status st_checkpoint_data(st_checkpoint *ck, void *data, size_t size,
 /* True while a checkpoint is read (after the data was restored, a
  * component may rebuild what derives from it). */
 ST_API bool st_checkpoint_reading(const st_checkpoint *ck);
+/* ABI 2.12. An array field of self (any st_array type but strings) as the
+ * run left it: its count, then its tuples. Reading gives the field the
+ * saved count first, in memory of its own (a linked value is copied, not
+ * written through), and marks it changed. For the lists a component edits
+ * itself at a topological change (the pairs, indices or forces that name
+ * removed points), whose length is not the scene's. */
+ST_API st_status st_checkpoint_field(st_checkpoint *ck, st_component *self, const char *field,
+                                     st_error *err) ST_WARN_UNUSED;
 
 /* Lagrangian constraints (ABI 2.2), driven by FreeMotionAnimationLoop as in
  * SOFA: free motion of every system, then the constraint solver builds the

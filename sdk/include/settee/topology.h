@@ -123,7 +123,10 @@ ST_API st_status st_topology_follow_vertices(st_component *owner, const char *fi
                                              st_component *topology, st_error *err);
 
 /* Called after each change of topology, once its events reached every
- * followed array. */
+ * followed array; and, when a checkpoint of a run that changed the
+ * topology is read (--resume), once more with no events (ev NULL, nev 0)
+ * after the topology, the followed arrays and the states are restored:
+ * rebuild from the topology as it now is, or do nothing. */
 typedef st_status (*st_topo_listener)(st_component *owner, st_component *topology,
                                       const st_topo_event *ev, size_t nev, st_error *err);
 ST_API st_status st_topology_listen(st_component *owner, st_component *topology,
