@@ -13,7 +13,7 @@
  * appended. The loader refuses a plugin whose major differs from the
  * kernel's, or whose minor is newer than the kernel's. */
 #define ST_ABI_MAJOR 2
-#define ST_ABI_MINOR 11
+#define ST_ABI_MINOR 12
 
 /* Version of settee itself. */
 #define ST_VERSION_MAJOR 0
