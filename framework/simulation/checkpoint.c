@@ -9,13 +9,14 @@
  * lists and every followed array, sized as the run left them), every
  * system's vectors and scratch vectors, every state's vectors, then the
  * items of components with a checkpoint role, then the array fields that
- * read another component's through a data link (format 4). Reading checks each label and
- * size against this scene, so a scene whose layout differs is refused
- * naming the first item that differs; after a topological change the
- * followed arrays take the saved sizes first, and the systems are rebuilt
- * before their vectors are read. Format 2 ends with the line
- * "crc32c XXXXXXXX": the CRC-32C of every byte before it, verified before
- * anything is restored. */
+ * read another component's through a data link (format 4). Reading checks
+ * each label and size against this scene, so a scene whose layout
+ * differs is refused naming the first item that differs; after a
+ * topological change the followed arrays take the saved sizes first, and
+ * the systems are rebuilt before their vectors are read. After reading,
+ * the mappings are applied again at the restored state. Since format 2 a
+ * checkpoint ends with the line "crc32c XXXXXXXX": the CRC-32C of every
+ * byte before it, verified before anything is restored. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -330,11 +331,8 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
             /* The components that size scratch by the state's points
              * (SPHFluidForceField, PlaneForceField's contacts) hear of it,
              * as of a resize: the restore sends no topology events. */
-            for (size_t k = 0; k < s->nresize_links && st == ST_OK && ms->n != before; k++) {
-                st__resize_link r = s->resize_links[k];
-                if (r.ms == ms && r.fn)
-                    st = r.fn(r.owner, ms, before, err);
-            }
+            if (ms->n != before)
+                st = st__mstate_tell_resized(s, ms, before, err);
         }
         st_free(states);
         ST_TRY(st);

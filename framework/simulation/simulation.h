@@ -41,6 +41,9 @@ st_status st__scene_refresh_systems(st_scene *s, st_error *err);
 bool st__may_hold_point_data(const st_component *c);
 bool st__links_to(const st_component *c, const st_component *target);
 void st__scene_unbind_systems(st_scene *s);
+/* Tells the components that follow ms's resizes (st_mstate_follow_resize)
+ * that it had before points and has ms->n now (state_resize.c). */
+st_status st__mstate_tell_resized(st_scene *s, st_mstate *ms, size_t before, st_error *err);
 /* Scene hooks (scene_hooks.c, reader.h): a scene's destroy hooks and the
  * failure reported by st_component_fail during a step. */
 typedef struct st__scene_hooks st__scene_hooks;

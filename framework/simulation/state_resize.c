@@ -155,6 +155,11 @@ static st_status resize(st_mstate *ms, size_t n, st_error *err)
         return st_component_error(&ms->base, NULL, err, ST_ESTATE,
                                   "resized to %zu points, but holds %zu", n, ms->position.n);
     st__scene_touch(s);
+    return st__mstate_tell_resized(s, ms, before, err);
+}
+
+st_status st__mstate_tell_resized(st_scene *s, st_mstate *ms, size_t before, st_error *err)
+{
     /* Listeners may register more of them: iterate by index. */
     for (size_t i = 0; i < s->nresize_links; i++) {
         st__resize_link r = s->resize_links[i];
