@@ -167,6 +167,32 @@ void test_remove_dir(const char *dir)
     (void)test_run(cmd, out, sizeof out);
 }
 
+const char *test_resume_failure(const char *dir, const char *scene, int total, int at, char *out,
+                                size_t size)
+{
+    static char why[256];
+    char args[3][160];
+    snprintf(args[0], sizeof args[0], "-n %d --export-state full.json", total);
+    snprintf(args[1], sizeof args[1], "-n %d --checkpoint run.ck --export-state atcheckpoint.json",
+             at);
+    snprintf(args[2], sizeof args[2], "-n %d --resume run.ck --export-state resumed.json", total);
+    for (int i = 0; i < 3; i++)
+        if (test_settee_run_in(dir, scene, args[i], out, size) != 0) {
+            snprintf(why, sizeof why, "%s: `settee run %s` failed: see its output", scene,
+                     args[i]);
+            return why;
+        }
+    if (!test_same_files_in(dir, "full.json", "resumed.json")) {
+        snprintf(why, sizeof why, "%s: the resumed run differs from the uninterrupted one", scene);
+        return why;
+    }
+    if (test_same_files_in(dir, "atcheckpoint.json", "resumed.json")) {
+        snprintf(why, sizeof why, "%s: the resumed run did not step", scene);
+        return why;
+    }
+    return NULL;
+}
+
 bool test_write_in_dir(const char *dir, const char *name, const char *text)
 {
     char path[1024];

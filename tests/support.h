@@ -56,6 +56,13 @@ int test_settee_run_in(const char *dir, const char *scene, const char *args, cha
                        size_t size);
 /* Whether files a and b of folder dir both exist and hold the same bytes. */
 bool test_same_files_in(const char *dir, const char *a, const char *b);
+/* In folder dir: SCENE run `total` steps at once (full.json), `at` steps
+ * with a checkpoint (atcheckpoint.json, run.ck), and resumed to `total`
+ * (resumed.json). NULL when the resumed export is byte-identical to the
+ * uninterrupted one and differs from the checkpoint's (the run went on);
+ * else what failed, with settee's output (in out). */
+const char *test_resume_failure(const char *dir, const char *scene, int total, int at, char *out,
+                                size_t size);
 /* Writes text to the file name of folder dir; false when it cannot. */
 bool test_write_in_dir(const char *dir, const char *name, const char *text);
 

@@ -39,14 +39,6 @@ TestSuite(checkpoint_components, .init = make_dir, .fini = remove_dir, .timeout 
 
 static char out[65536];
 
-/* Runs `settee run SCENE ARGS -q` in the test's folder; the exit status
- * (output in out). */
-static int settee(const char *scene, const char *args)
-{
-    return test_settee_run_in(dir, scene, args, out, sizeof out);
-}
-
-static bool same_files(const char *a, const char *b) { return test_same_files_in(dir, a, b); }
 
 static char *read_in_dir(const char *name)
 {
@@ -60,20 +52,9 @@ static char *read_in_dir(const char *name)
  * run went on from the checkpoint. */
 static void check_resume(const char *name, const char *text)
 {
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-    cr_assert_eq(settee(name, "-n 30 --export-state full.json"), 0, "%s: %s", name, out);
-    cr_assert_eq(settee(name, "-n 12 --checkpoint run.ck --export-state at12.json"), 0, "%s: %s",
-                 name, out);
-    cr_assert_eq(settee(name, "-n 30 --resume run.ck --export-state resumed.json"), 0, "%s: %s",
-                 name, out);
-    cr_assert(same_files("full.json", "resumed.json"),
-              "%s: the resumed run differs from the uninterrupted one", name);
-    cr_assert(!same_files("at12.json", "resumed.json"), "%s: the resumed run did not step", name);
+    cr_assert(test_write_in_dir(dir, name, text), "cannot write %s/%s", dir, name);
+    const char *why = test_resume_failure(dir, name, 30, 12, out, sizeof out);
+    cr_assert_null(why, "%s\n%s", why, out);
 }
 
 /* The particles exported in a state file (the points of its first

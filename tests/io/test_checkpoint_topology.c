@@ -33,13 +33,6 @@ TestSuite(checkpoint_topology, .init = make_dir, .fini = remove_dir, .timeout = 
 
 static char out[65536];
 
-static int settee(const char *scene, const char *args)
-{
-    return test_settee_run_in(dir, scene, args, out, sizeof out);
-}
-
-static bool same_files(const char *a, const char *b) { return test_same_files_in(dir, a, b); }
-
 static void write_in_dir(const char *name, const char *text)
 {
     cr_assert(test_write_in_dir(dir, name, text), "cannot write %s/%s", dir, name);
@@ -72,16 +65,8 @@ static int points_after(const char *file, const char *key)
  * the resumed run went on from the checkpoint. */
 static void check_resume_at(const char *scene, int at)
 {
-    char args[128];
-    cr_assert_eq(settee(scene, "-n 30 --export-state full.json"), 0, "%s: %s", scene, out);
-    snprintf(args, sizeof args, "-n %d --checkpoint run.ck --export-state atcheckpoint.json", at);
-    cr_assert_eq(settee(scene, args), 0, "%s: %s", scene, out);
-    cr_assert_eq(settee(scene, "-n 30 --resume run.ck --export-state resumed.json"), 0, "%s: %s",
-                 scene, out);
-    cr_assert(same_files("full.json", "resumed.json"),
-              "%s: the resumed run differs from the uninterrupted one", scene);
-    cr_assert(!same_files("atcheckpoint.json", "resumed.json"), "%s: the resumed run did not step",
-              scene);
+    const char *why = test_resume_failure(dir, scene, 30, at, out, sizeof out);
+    cr_assert_null(why, "%s\n%s", why, out);
 }
 
 /* The same from a checkpoint at step 12, after the removals at t = 0.05. */
