@@ -7,7 +7,15 @@
  * velocities (V=) from them, then updates mapped states. CompareState
  * compares them with the state instead, as SOFA does: for each X= or V=
  * line the mean absolute difference over the values, summed over the run
- * in totalError (and divided by the number of vertices in errorByDof). With
+ * in totalError (and divided by the number of vertices in errorByDof). As
+ * SOFA's compareVec, the state's values are compared as SOFA prints them
+ * (6 significant digits, the precision of SOFA's state files): a state
+ * equal to a SOFA reference to its last digit compares equal. A file that
+ * prints any value with more digits (settee's WriteState writes 17) is
+ * compared at full precision.
+ * Both read states of any type (a line holds the coordinates, or the
+ * derivatives, of every vertex: 7 and 6 values per Rigid3d vertex);
+ * ReadState's scalePos, rotation and translation need a Vec3d state. With
  * `epsilon` > 0 (settee), the first comparison whose difference exceeds it
  * is logged as an error naming the time, the line of the file and the
  * largest difference, and the run fails.
@@ -48,6 +56,7 @@ typedef struct read_state {
     double epsilon, total_error, error_by_dof;
     bool failed;
     bool compare;
+    bool full_digits; /* the file prints a value with more than 6 significant digits */
     /* CompareTopology. */
     bool topology_mode, strict;
     /* ReadTopology: its topology link and the last block of each kind. */
@@ -195,6 +204,21 @@ static st_status load_file(read_state *r, st_error *err)
     return ST_OK;
 }
 
+/* The significant digits of the number [s, e): those of its mantissa from
+ * the first non-zero one. */
+static int significant_digits(const char *s, const char *e)
+{
+    int n = 0;
+    bool started = false;
+    for (; s < e && *s != 'e' && *s != 'E'; s++) {
+        if (*s >= '1' && *s <= '9')
+            started = true;
+        if (started && *s >= '0' && *s <= '9')
+            n++;
+    }
+    return n;
+}
+
 /* Every T=, X= and V= line of a state file checked once at init: numbers
  * only, all finite, so that a broken reference is an error at its line
  * rather than a NaN in the state or a comparison that passes. With loop, the
@@ -204,6 +228,7 @@ static st_status check_file(read_state *r, st_error *err)
     int line = 1;
     double last_t = 0;
     bool any_t = false;
+    r->full_digits = false;
     for (size_t pos = 0; pos < r->len; line++) {
         const char *s = r->text + pos, *eol = strchr(s, '\n');
         size_t n = eol ? (size_t)(eol - s) : strlen(s);
@@ -230,6 +255,8 @@ static st_status check_file(read_state *r, st_error *err)
             }
             if (is_t)
                 last_t = v;
+            else if (!r->full_digits && significant_digits(q, e) > 6)
+                r->full_digits = true;
             count++;
             q = e;
         }
@@ -255,6 +282,15 @@ static void rewind_file(read_state *r)
     r->loop_time = 0;
 }
 
+/* scalePos 1, no rotation, no translation: ReadState copies the file's
+ * values as they are (any state type). */
+static bool transform_is_identity(const read_state *r)
+{
+    return r->scale_pos == 1 && r->rotation[0] == 0 && r->rotation[1] == 0 &&
+           r->rotation[2] == 0 && r->translation[0] == 0 && r->translation[1] == 0 &&
+           r->translation[2] == 0;
+}
+
 static st_status read_state_init(st_component *self, st_error *err)
 {
     read_state *r = (read_state *)self;
@@ -266,7 +302,7 @@ static st_status read_state_init(st_component *self, st_error *err)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "no MechanicalObject in this node or its ancestors to %s",
                                   r->compare ? "compare" : "set");
-    if (!r->topology_mode)
+    if (!r->topology_mode && !r->compare && !transform_is_identity(r))
         ST_TRY(state_view_check(self, st_component_mstate(self), err));
     ST_TRY(load_file(r, err));
     if (!r->topology_mode)
@@ -350,6 +386,22 @@ static size_t parse_values(const char *s, size_t len, double *out, size_t max)
     return k;
 }
 
+/* Scalars per vertex of a line of ms's X= (is_x) or V= vectors. */
+static size_t line_width(const st_mstate *ms, bool is_x)
+{
+    if (!ms->type)
+        return 3;
+    return is_x ? ms->type->coord_size : ms->type->deriv_size;
+}
+
+/* SOFA compares the state as its streams print it (6 significant digits). */
+static double as_printed(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return strtod(buf, NULL);
+}
+
 /* x' = R (scale x) + t with SOFA's Euler angles (degrees, R = Rz Ry Rx). */
 static void transform(const read_state *r, double *x, size_t n)
 {
@@ -370,13 +422,13 @@ static void transform(const read_state *r, double *x, size_t n)
 }
 
 static void report_difference(read_state *r, const char *tag, double time, int line,
-                              double mean, size_t worst, double dmax)
+                              double mean, size_t worst, double dmax, size_t width)
 {
     st_error err = {0};
     st_error_set(&err, ST_ESOLVER,
                  "at t = %.17g, %s differs from the reference %s:%d by %.6g on average per "
                  "value (epsilon %g); the largest difference, %.6g, is at vertex %zu",
-                 time, tag, r->path, line, mean, r->epsilon, dmax, worst / 3);
+                 time, tag, r->path, line, mean, r->epsilon, dmax, worst / width);
     out_log_error(&r->base, &err);
 }
 
@@ -564,12 +616,12 @@ static void read_state_on_event(st_component *self, st_event ev, double dt)
         if (!is_x && !is_v)
             continue;
         double *dst = is_x ? state_view_edit_x(ms) : state_view_edit_v(ms);
-        size_t n = ms->n ? ms->n : ms->position.n;
+        size_t n = ms->n ? ms->n : ms->position.n, width = line_width(ms, is_x);
         if (!dst)
             continue;
         if (!r->compare) {
-            size_t k = parse_values(p + 2, rest - 2, dst, 3 * n);
-            if (is_x)
+            size_t k = parse_values(p + 2, rest - 2, dst, width * n);
+            if (is_x && !transform_is_identity(r))
                 transform(r, dst, k / 3);
             changed = true;
             continue;
@@ -578,12 +630,13 @@ static void read_state_on_event(st_component *self, st_event ev, double dt)
         double sum = 0, dmax = 0;
         size_t count = 0, worst = 0;
         const char *q = p + 2, *end = p + rest;
-        while (q < end && count < 3 * n) {
+        while (q < end && count < width * n) {
             char *e;
             double ref = strtod(q, &e);
             if (e == q || e > end)
                 break;
-            double d = fabs(ref - dst[count]);
+            double cur = r->full_digits ? dst[count] : as_printed(dst[count]);
+            double d = fabs(ref - cur);
             sum += d;
             if (d > dmax || isnan(d)) {
                 dmax = d;
@@ -599,7 +652,7 @@ static void read_state_on_event(st_component *self, st_event ev, double dt)
         if (r->epsilon > 0 && !r->failed && !(mean <= r->epsilon)) {
             r->failed = true;
             report_difference(r, is_x ? "X" : "V", st_node_time(self->node), lines[i].line,
-                              mean, worst, dmax);
+                              mean, worst, dmax, width);
         }
     }
     if (changed)

@@ -495,6 +495,78 @@ Test(results, compare_state_passes_identical_and_fails_perturbed)
     test_rt_close(&t);
 }
 
+/* SOFA writes its reference states with 6 significant digits and compares
+ * the state as it prints it (compareVec): against such a file, the run that
+ * wrote the values compares exactly equal. Without SOFA's rounding every
+ * value would differ from the file by up to half a unit of its 6th digit. */
+Test(results, compare_state_reads_sofa_six_digit_references_as_sofa)
+{
+    record_run("full.txt", xs, vs);
+    char path[512], out[512];
+    snprintf(path, sizeof path, "%s/full.txt", tmpdir);
+    char *full = test_read_file(path);
+    cr_assert(full);
+    snprintf(path, sizeof path, "%s/ref.txt", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    size_t rounded = 0;
+    for (const char *p = full; *p;) { /* every number again with %.6g */
+        if (strchr("-0123456789", *p)) {
+            char *e;
+            double v = strtod(p, &e);
+            fprintf(f, "%.6g", v);
+            rounded += strcmp((snprintf(out, sizeof out, "%.6g", v), out), "0") != 0;
+            p = e;
+        } else
+            fputc(*p++, f);
+    }
+    fclose(f);
+    free(full);
+    cr_assert_gt(rounded, 100);
+    test_rt t;
+    double total;
+    compare_run(NULL, &total, &t);
+    cr_assert_eq(total, 0.0, "%.17g", total);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+}
+
+/* CompareState on a Rigid3d state (SOFA's regression scenes compare rigid
+ * bodies): 7 values per vertex on X= lines, 6 on V= lines. Worked by hand
+ * for a body at rest at (1, 2, 3), identity orientation: at t = 0 the file
+ * says z = 3.7 (mean |difference| over 7 values: 0.7 / 7 = 0.1) and V = 0;
+ * at t = 0.01 X matches and the angular velocity about z is 1.2 (1.2 / 6 =
+ * 0.2). totalError = 0.3, errorByDof = 0.3 / 1 vertex. */
+Test(results, compare_state_reads_rigid_states)
+{
+    char path[512], scene[1024];
+    snprintf(path, sizeof path, "%s/rigid_ref.txt", tmpdir);
+    write_file(path, "T= 0\n  X= 1 2 3.7 0 0 0 1\n  V= 0 0 0 0 0 0\n"
+                     "T= 0.01\n  X= 1 2 3 0 0 0 1\n  V= 0 0 0 0 0 1.2\n");
+    snprintf(scene, sizeof scene,
+             "format: settee/1\nroot:\n  dt: 0.01\n  objects:\n"
+             "    - RequiredPlugin: {pluginName: Playback}\n"
+             "    - MechanicalObject: {template: Rigid3d, position: [1, 2, 3, 0, 0, 0, 1]}\n"
+             "    - CompareState: {name: cmp, filename: '%s'}\n",
+             path);
+    test_rt t;
+    test_rt_open(&t);
+    st_scene *s = NULL;
+    st_error err = {0};
+    cr_assert_eq(test_load_string(&t, scene, &s, &err), ST_OK, "%s", err.msg);
+    cr_assert_eq(st_scene_init(s, &err), ST_OK, "%s", err.msg);
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    st_component *c = test_find_object(s, "cmp");
+    double total = *(double *)st_component_field_ptr(c, st_component_field(c, "totalError"));
+    double by_dof = *(double *)st_component_field_ptr(c, st_component_field(c, "errorByDof"));
+    cr_assert_float_eq(total, 0.3, 1e-15, "%.17g", total);
+    cr_assert_float_eq(by_dof, 0.3, 1e-15, "%.17g", by_dof);
+    st_scene_destroy(&s);
+    cr_assert_eq(t.nerrors, 0, "%s", t.log);
+    test_rt_close(&t);
+}
+
 /* A fresh --output run into a used folder removes the earlier run's frames
  * of its states first and says so; a resumed run keeps them (issue 31). */
 Test(results, output_into_a_used_folder_leaves_no_stale_frame)
