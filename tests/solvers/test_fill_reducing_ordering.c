@@ -2,7 +2,8 @@
  * permutation is a permutation and invPermutation its inverse, the
  * reordered positions and elements follow them, the permutation is the
  * one METIS_NodeND gives (default options) on the nodal graph of the same
- * elements (hexahedra first, then tetrahedra) called here directly, and it
+ * elements (hexahedra first, then tetrahedra) called here directly, or with
+ * approximateMinimumDegree the one Eigen's AMDOrdering gives (as SOFA), and it
  * reduces the fill of the Cholesky factor of a grid's matrix (every pair
  * of points of an element coupled) versus the identity ordering, counted by
  * symbolic elimination. A reordered FEM beam moves as the original one,
@@ -117,7 +118,9 @@ static size_t factor_nnz(size_t n, const st_array *hexa, const st_array *tetra,
     return nnz;
 }
 
-static void check_outputs(st_component *fro, st_component *topo, st_component *dofs)
+/* permutation is a permutation, invPermutation its inverse, position and
+ * the elements follow them. */
+static void check_permuted(st_component *fro, st_component *topo, st_component *dofs)
 {
     const st_array *perm = field(fro, "permutation"), *iperm = field(fro, "invPermutation");
     const st_array *pos = field(fro, "position"), *x = field(dofs, "position");
@@ -127,7 +130,6 @@ static void check_outputs(st_component *fro, st_component *topo, st_component *d
     cr_assert_eq(perm->n, n);
     cr_assert_eq(iperm->n, n);
     cr_assert_eq(pos->n, n);
-    /* a permutation, and its inverse */
     unsigned char *seen = calloc(n, 1);
     for (size_t i = 0; i < n; i++) {
         cr_assert_lt(perm->u[i], n);
@@ -138,15 +140,6 @@ static void check_outputs(st_component *fro, st_component *topo, st_component *d
             cr_assert_eq(pos->r[3 * i + c], x->r[3 * perm->u[i] + c]);
     }
     free(seen);
-    /* identical to METIS_NodeND called here */
-    idx_t *mp = malloc(n * sizeof *mp), *mi = malloc(n * sizeof *mi);
-    metis_order(hexa, tetra, (idx_t)n, mp, mi);
-    for (size_t i = 0; i < n; i++) {
-        cr_assert_eq(perm->u[i], (unsigned)mp[i], "permutation[%zu]", i);
-        cr_assert_eq(iperm->u[i], (unsigned)mi[i], "invPermutation[%zu]", i);
-    }
-    free(mp), free(mi);
-    /* the elements renumbered */
     const st_array *oh = field(fro, "hexahedra"), *ot = field(fro, "tetrahedra");
     cr_assert_eq(oh->n, hexa->n);
     cr_assert_eq(ot->n, tetra->n);
@@ -154,6 +147,21 @@ static void check_outputs(st_component *fro, st_component *topo, st_component *d
         cr_assert_eq(oh->u[k], iperm->u[hexa->u[k]]);
     for (size_t k = 0; k < 4 * tetra->n; k++)
         cr_assert_eq(ot->u[k], iperm->u[tetra->u[k]]);
+}
+
+/* check_permuted, and the permutation is METIS_NodeND's called here */
+static void check_outputs(st_component *fro, st_component *topo, st_component *dofs)
+{
+    check_permuted(fro, topo, dofs);
+    const st_array *perm = field(fro, "permutation"), *iperm = field(fro, "invPermutation");
+    const size_t n = perm->n;
+    idx_t *mp = malloc(n * sizeof *mp), *mi = malloc(n * sizeof *mi);
+    metis_order(elements(topo, ST_T_HEXAS), elements(topo, ST_T_TETRAS), (idx_t)n, mp, mi);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(perm->u[i], (unsigned)mp[i], "permutation[%zu]", i);
+        cr_assert_eq(iperm->u[i], (unsigned)mi[i], "invPermutation[%zu]", i);
+    }
+    free(mp), free(mi);
 }
 
 Test(fill_reducing_ordering, grid_hexahedra)
@@ -284,12 +292,12 @@ static void expect_error(const char *xml, const char *what)
 
 Test(fill_reducing_ordering, methods)
 {
-    expect_error("<Node name='root'>" PLUGINS "<RegularGridTopology nx='2' ny='2' nz='2'/>"
-                 "<MechanicalObject/>"
-                 "<FillReducingOrdering orderingMethod='approximateMinimumDegree'/></Node>",
-                 "approximateMinimumDegree (Eigen's AMDOrdering in SOFA) is not available");
     expect_error("<Node name='root'>" PLUGINS "<FillReducingOrdering/></Node>",
                  "No compatible MechanicalState found");
+    expect_error("<Node name='root'>" PLUGINS "<MeshTopology edges='0 1  1 3'/>"
+                 "<MechanicalObject position='0 0 0  1 0 0  2 0 0'/>"
+                 "<FillReducingOrdering orderingMethod='approximateMinimumDegree'/></Node>",
+                 "edge 1 names point 3 of 3");
     /* SOFA's own example writes "AMD": OptionsGroup warns and keeps
      * nestedDissection */
     st_scene *s = load("<Node name='root'>" PLUGINS
@@ -301,6 +309,66 @@ Test(fill_reducing_ordering, methods)
     check_outputs(test_find_object(s, "reorder"), test_find_object(s, "grid"),
                   test_find_object(s, "dofs"));
     st_scene_destroy(&s);
+}
+
+/* approximateMinimumDegree: SOFA hands Eigen's AMDOrdering the pattern of
+ * the matrix coupling the two ends of each edge of the topology (the
+ * triplets (a,a) (a,b) (b,a) (b,b) of each edge, over the state's points).
+ * The expected permutations were computed outside this repository by
+ * Eigen 3.4's AMDOrdering<int> (Debian's libeigen3-dev, which SOFA builds
+ * with) on those patterns, the topologies' edges being SOFA's (compared
+ * with SOFA's own containers). */
+static void expect_amd(const char *xml, const unsigned *want, size_t n)
+{
+    st_scene *s = load(xml);
+    st_component *fro = test_find_object(s, "reorder");
+    check_permuted(fro, test_find_object(s, "topo"), test_find_object(s, "dofs"));
+    const st_array *perm = field(fro, "permutation");
+    cr_assert_eq(perm->n, n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(perm->u[i], want[i], "permutation[%zu] = %u, Eigen: %u", i, perm->u[i],
+                     want[i]);
+    const char *m = st_component_field_ptr(fro, st_component_field(fro, "orderingMethod"));
+    cr_assert_str_eq(*(const char *const *)m, "approximateMinimumDegree");
+    st_scene_destroy(&s);
+}
+
+#define AMD_SCENE(TOPO, DOFS)                                                                     \
+    "<Node name='root'>" PLUGINS "<Node name='mesh'>" TOPO DOFS "</Node>"                         \
+    "<Node name='reordered'><FillReducingOrdering name='reorder' mstate='@../mesh/dofs' "         \
+    "topology='@../mesh/topo' orderingMethod='approximateMinimumDegree'/></Node></Node>"
+
+Test(fill_reducing_ordering, amd_grids)
+{
+    /* 27 points, 54 edges; CXSparse's cs_amd (which drops the diagonal)
+     * orders it otherwise */
+    static const unsigned g333[] = {18, 9,  2, 20, 11, 23, 19, 10, 6,  24, 15, 25, 21, 22,
+                                    12, 8, 17, 0,  1,  3,  4,  7,  26, 13, 5,  14, 16};
+    expect_amd(AMD_SCENE("<RegularGridTopology name='topo' nx='3' ny='3' nz='3'/>",
+                         "<MechanicalObject name='dofs'/>"),
+               g333, 27);
+    static const unsigned g432[] = {15, 3,  11, 23, 7, 19, 2,  14, 6,  18, 1,  12,
+                                    13, 0,  20, 8,  22, 5, 9,  10, 16, 17, 21, 4};
+    expect_amd(AMD_SCENE("<RegularGridTopology name='topo' nx='4' ny='3' nz='2' min='0 0 0' "
+                         "max='3 2 1'/>",
+                         "<MechanicalObject name='dofs'/>"),
+               g432, 24);
+}
+
+/* A unit cube cut into 12 tetrahedra around its centre 8, and a point 9 on
+ * no edge. The centre's 8 neighbours reach the dense threshold (n - 2 = 8
+ * for 10 points) and point 9 has no diagonal entry: Eigen sets both aside
+ * and orders them last, in index order (cs_amd would order the centre
+ * among the others). */
+Test(fill_reducing_ordering, amd_tetrahedra_and_a_free_point)
+{
+    static const unsigned want[] = {6, 4, 5, 2, 3, 0, 7, 1, 8, 9};
+    expect_amd(AMD_SCENE("<MeshTopology name='topo' tetrahedra='8 0 1 3  8 0 3 2  8 4 6 7  "
+                         "8 4 7 5  8 0 4 5  8 0 5 1  8 2 3 7  8 2 7 6  8 0 2 6  8 0 6 4  "
+                         "8 1 5 7  8 1 7 3'/>",
+                         "<MechanicalObject name='dofs' position='0 0 0  1 0 0  0 1 0  1 1 0  "
+                         "0 0 1  1 0 1  0 1 1  1 1 1  0.5 0.5 0.5  5 5 5'/>"),
+               want, 10);
 }
 
 /* SOFA's example, small: the same hexahedral beam simulated as meshed and
