@@ -6,6 +6,10 @@
  * - a RegularGridTopology (3D): the cube found from the grid's origin and
  *   spacing; a point outside takes the nearest cube (indices clamped) with
  *   extrapolated coefficients (below 0 or above 1);
+ * - a SparseGridTopology (SOFA's sparse grid mapper, locate_sparse): the
+ *   cube of its regular grid, else the nearest surface cube, in the grid's
+ *   frame (a state translated from its grid carries its mapped points);
+ *   a ramified one: locate_ramified;
  * - any other topology (SOFA's MeshTopology mapper): with tetrahedra or
  *   hexahedra, the element whose coefficients are inside (the most inside
  *   one), else the one whose centre is nearest, coefficients extrapolated
@@ -543,6 +547,103 @@ static bool locate_ramified(bary_mapping *m, st_component *topo, const elems *e,
     return true;
 }
 
+/* Corners 0 and 6 of hexahedron c, from the topology's points (zero
+ * when it names a point past np). */
+static void hexa_diagonal(st_component *topo, const unsigned *c, size_t np, double p0[3],
+                          double p6[3])
+{
+    for (int a = 0; a < 3; a++)
+        p0[a] = p6[a] = 0;
+    if (c[0] < np && c[6] < np) {
+        topo->cls->topology->get_point(topo, c[0], p0);
+        topo->cls->topology->get_point(topo, c[6], p6);
+    }
+}
+
+/* SOFA's sparse grid mapper on a SparseGridTopology (its findCube and
+ * findNearestCube): the cube of the topology's regular grid (n, min, max)
+ * holding the point, if the sparse grid has a hexahedron there, with the
+ * regular grid's coefficients; else the surface hexahedron (every one for a
+ * grid from a .raw file: SOFA's marching-cubes case) whose centre, from the
+ * topology's own points, is nearest (single precision distance, first on
+ * ties), with the coefficients along its diagonal from corner 0 to corner
+ * 6. Both work in the grid's frame, not in the state's positions: a state
+ * translated from its grid (dx, dy, dz on the MechanicalObject) carries the
+ * mapped points along, as in SOFA. Returns false when the topology is not a
+ * plain sparse grid; *st is the outcome when true. */
+static bool locate_sparse(bary_mapping *m, st_component *topo, const elems *e,
+                          const double *out, st_status *st, st_error *err)
+{
+    const st_topology_ops *ops = topo->cls->topology;
+    const char *cls = topo->cls->name;
+    if ((strcmp(cls, "SparseGridTopology") != 0 && strcmp(cls, "SparseGridMultipleTopology") != 0 &&
+         strcmp(cls, "SparseGridRamificationTopology") != 0) ||
+        count(e->hexas) == 0 || !ops->nb_points || !ops->get_point)
+        return false;
+    const double *n = topo_field(topo, "n", ST_T_VEC3), *lo = topo_field(topo, "min", ST_T_VEC3),
+                 *hi = topo_field(topo, "max", ST_T_VEC3);
+    const st_array *types = topo_field(topo, "cellTypes", ST_T_UINTS);
+    char *const *file = topo_field(topo, "filename", ST_T_STRING);
+    rgrid g;
+    size_t nh = count(e->hexas), np = ops->nb_points(topo);
+    if (!n || !lo || !hi || !types || types->n != nh || !rgrid_set(&g, n, lo, hi))
+        return false;
+    size_t ncell = (size_t)((g.n[0] - 1) * (g.n[1] - 1) * (g.n[2] - 1));
+    unsigned *hexa_of = st_malloc((ncell ? ncell : 1) * sizeof *hexa_of);
+    double *centre = st_malloc(3 * nh * sizeof *centre);
+    if (!hexa_of || !centre) {
+        st_free(hexa_of);
+        st_free(centre);
+        *st = st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
+        return true;
+    }
+    for (size_t c = 0; c < ncell; c++)
+        hexa_of[c] = UINT_MAX;
+    const unsigned *hx = e->hexas->u;
+    for (size_t h = 0; h < nh; h++) {
+        double p0[3], p6[3], f[3];
+        hexa_diagonal(topo, hx + 8 * h, np, p0, p6);
+        for (int a = 0; a < 3; a++)
+            centre[3 * h + a] = (p0[a] + p6[a]) * 0.5;
+        long c = rgrid_find(&g, centre + 3 * h, false, f);
+        if (c >= 0 && hexa_of[c] == UINT_MAX)
+            hexa_of[c] = (unsigned)h;
+    }
+    size_t len = file && *file ? strlen(*file) : 0;
+    bool every = len > 4 && strcmp(*file + len - 4, ".raw") == 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const double *pos = out + 3 * i;
+        double f[3];
+        long c = rgrid_find(&g, pos, false, f);
+        unsigned h = c >= 0 ? hexa_of[c] : UINT_MAX;
+        if (h == UINT_MAX) {
+            float best = 99999999.0f;
+            h = 0;
+            for (size_t k = 0; k < nh; k++) {
+                if (!every && types->u[k] != 1)
+                    continue;
+                double r[3];
+                sub3(r, pos, centre + 3 * k);
+                float d = (float)sqrt(dot3(r, r));
+                if (d < best) {
+                    best = d;
+                    h = (unsigned)k;
+                }
+            }
+            double p0[3], p6[3];
+            hexa_diagonal(topo, hx + 8 * (size_t)h, np, p0, p6);
+            for (int a = 0; a < 3; a++)
+                f[a] = (pos[a] - p0[a]) / (p6[a] - p0[a]);
+            m->outside++;
+        }
+        set_cube(m, i, hx + 8 * (size_t)h, f);
+    }
+    st_free(hexa_of);
+    st_free(centre);
+    *st = ST_OK;
+    return true;
+}
+
 static void bary_free(bary_mapping *m)
 {
     st_free(m->nv);
@@ -983,7 +1084,9 @@ static st_status locate_all(bary_mapping *m, st_component *topo, const elems *e_
         bary_free(m);
         return st_error_set(err, ST_ENOMEM, "out of memory locating the mapped points");
     }
-    if (!locate_grid(m, topo, &e, xout) && !locate_ramified(m, topo, &e, xout)) {
+    st_status located = ST_OK;
+    if (!locate_grid(m, topo, &e, xout) && !locate_ramified(m, topo, &e, xout) &&
+        !locate_sparse(m, topo, &e, xout, &located, err)) {
         if (count(e.tetras) || count(e.hexas))
             ST_TRY(locate_3d(m, &e, xin, xout, err));
         else if (count(e.tris) || count(e.quads))
@@ -995,6 +1098,7 @@ static st_status locate_all(bary_mapping *m, st_component *topo, const elems *e_
                                       "topology '%s' has no elements to map points into",
                                       topo->name);
     }
+    ST_TRY(located);
     /* A frame keeps its tetrahedron's four vertices (terms of weight 0
      * too: they enter the angular velocity). */
     if (m->frames) {

@@ -237,6 +237,48 @@ Test(sparse_grid_ramification, mapping_picks_the_piece)
     st_scene_destroy(&s);
 }
 
+/* A plain SparseGridTopology: SOFA's sparse grid mapper locates the mapped
+ * points in the grid's own frame (its regular grid's cube, else the nearest
+ * surface cube), not in the state's positions. The box [0.1, 1.9]^3 in the
+ * 2 x 2 x 2 cells of [0, 2]^3 cuts all eight cells (all BOUNDARY); the state
+ * is the grid's points moved by dz = 10. Point (0.5, 0.5, 0.5) lies in cube
+ * (0, 0, 0) with coefficients (0.5, 0.5, 0.5) and (1.5, 0.25, 1.75) in cube
+ * (1, 0, 1) with (0.5, 0.25, 0.75): they follow the state, z + 10.
+ * (2.5, 0.5, 0.5) is outside; the nearest cube centre is (1.5, 0.5, 0.5),
+ * cube (1, 0, 0) from corner (1, 0, 0) to corner (2, 1, 1): coefficients
+ * (1.5, 0.5, 0.5), extrapolated, so the point maps to (2.5, 0.5, 10.5).
+ * Located in the state's positions instead, the three points stay where
+ * they are (z < 2, outside the moved grid). */
+Test(sparse_grid_ramification, plain_grid_mapping_in_the_grid_frame)
+{
+    const double lo[3] = {0.1, 0.1, 0.1}, hi[3] = {1.9, 1.9, 1.9};
+    const char *path = boxes_obj("plain.obj", lo, hi, NULL, NULL);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             HEAD "    - SparseGridTopology: {name: g, fileTopology: \"%s\", n: [3, 3, 3], "
+                  "min: [0, 0, 0], max: [2, 2, 2]}\n"
+                  "    - MechanicalObject: {name: dofs, dz: 10}\n"
+                  "  children:\n"
+                  "    - name: child\n"
+                  "      objects:\n"
+                  "        - MechanicalObject: {name: m, position: [[0.5, 0.5, 0.5], [1.5, 0.25, "
+                  "1.75], [2.5, 0.5, 0.5]]}\n"
+                  "        - BarycentricMapping: {input: \"@..\", output: \"@.\"}\n",
+             path);
+    st_scene *s = topo_scene(&T, yaml);
+    const st_array *g = topo_arr(topo_get(s, "g"), "position");
+    cr_assert_eq(g->n, 27, "grid points: %zu", g->n);
+    cr_assert(g->r[0] == 0 && g->r[3 * 26 + 2] == 2, "the grid spans [0, 2]: %g .. %g", g->r[0],
+              g->r[3 * 26 + 2]);
+    const st_array *x = topo_arr(topo_get(s, "child/m"), "position");
+    cr_assert_eq(x->n, 3);
+    const double want[9] = {0.5, 0.5, 10.5, 1.5, 0.25, 11.75, 2.5, 0.5, 10.5};
+    for (int k = 0; k < 9; k++)
+        cr_assert(fabs(x->r[k] - want[k]) < 1e-12, "value %d: %.17g, expected %g", k, x->r[k],
+                  want[k]);
+    st_scene_destroy(&s);
+}
+
 /* ---- SparseGridMultipleTopology ---- */
 
 /* File A: a box in cell (0,0,0); file B: a bar over cells (0,0,0) and
