@@ -7,14 +7,16 @@
  * written and read in the same walk of the scene: the scene's counters,
  * every node's time and dt, the topologies that components follow (their
  * lists and every followed array, sized as the run left them), every
- * system's vectors and scratch vectors, every state's vectors, then the
- * items of components with a checkpoint role, then the array fields that
- * read another component's through a data link (format 4). Reading checks
- * each label and size against this scene, so a scene whose layout
- * differs is refused naming the first item that differs; after a
- * topological change the followed arrays take the saved sizes first, and
- * the systems are rebuilt before their vectors are read. After reading,
- * the mappings are applied again at the restored state. Since format 2 a
+ * state's number of points (format 5), every system's vectors and scratch
+ * vectors, every state's vectors, then the items of components with a
+ * checkpoint role, then the array fields that read another component's
+ * through a data link (format 4). Reading checks each label and size
+ * against this scene, so a scene whose layout differs is refused naming
+ * the first item that differs; after a topological change the followed
+ * arrays take the saved sizes first, the states that follow no topology
+ * take theirs (resized, or sized again by their mapping), and the systems
+ * are rebuilt before their vectors are read. After reading, the mappings
+ * are applied again at the restored state. Since format 2 a
  * checkpoint ends with the line "crc32c XXXXXXXX": the CRC-32C of every
  * byte before it, verified before anything is restored. */
 #include <errno.h>
