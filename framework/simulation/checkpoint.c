@@ -7,14 +7,16 @@
  * written and read in the same walk of the scene: the scene's counters,
  * every node's time and dt, the topologies that components follow (their
  * lists and every followed array, sized as the run left them), every
- * system's vectors and scratch vectors, every state's vectors, then the
- * items of components with a checkpoint role, then the array fields that
- * read another component's through a data link (format 4). Reading checks
- * each label and size against this scene, so a scene whose layout
- * differs is refused naming the first item that differs; after a
- * topological change the followed arrays take the saved sizes first, and
- * the systems are rebuilt before their vectors are read. After reading,
- * the mappings are applied again at the restored state. Since format 2 a
+ * state's number of points (format 5), every system's vectors and scratch
+ * vectors, every state's vectors, then the items of components with a
+ * checkpoint role, then the array fields that read another component's
+ * through a data link (format 4). Reading checks each label and size
+ * against this scene, so a scene whose layout differs is refused naming
+ * the first item that differs; after a topological change the followed
+ * arrays take the saved sizes first, the states that follow no topology
+ * take theirs (resized, or sized again by their mapping), and the systems
+ * are rebuilt before their vectors are read. After reading, the mappings
+ * are applied again at the restored state. Since format 2 a
  * checkpoint ends with the line "crc32c XXXXXXXX": the CRC-32C of every
  * byte before it, verified before anything is restored. */
 #include <errno.h>
@@ -30,7 +32,7 @@
 #include "common/regular_file.h"
 
 #define CK_MAGIC "settee checkpoint"
-#define CK_FORMAT 4
+#define CK_FORMAT 5
 #define CK_LABEL_MAX 4096
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) of n bytes, going
@@ -335,8 +337,7 @@ static st_status walk_topologies(st_checkpoint *ck, st_scene *s, st_error *err)
                 st = st__mstate_tell_resized(s, ms, before, err);
         }
         st_free(states);
-        ST_TRY(st);
-        ST_TRY(st__scene_refresh_systems(s, err));
+        ST_TRY(st); /* the systems are rebuilt after the states' sizes (walk_points) */
     }
     return ST_OK;
 }
@@ -408,37 +409,86 @@ static st_status walk_states(st_checkpoint *ck, st_scene *s, st_error *err)
     return st;
 }
 
-/* The number of points of each state that can be resized without a
- * topology (ParticleSource, ParticleSink): reading, a state of another size
- * is resized first (its followers hear of it, as during the run) and the
- * systems are rebuilt around it, before their vectors are read. */
-static st_status walk_resized(st_checkpoint *ck, st_scene *s, st_error *err)
+/* The mapping listeners of ms (a mechanical mapping whose output it is,
+ * listening to a topology the saved run changed) hear of the change once
+ * more, with no events: an IdentityMapping takes its input's restored size
+ * again, as the change's events made it during the run. *mapping is the
+ * last mapping that heard, or stays NULL. */
+static st_status resize_mapped(st_scene *s, const st_mstate *ms, const st_component **mapping,
+                               st_error *err)
+{
+    /* Listeners may register more links: iterate by index. */
+    for (size_t i = 0; i < s->ntopo_links; i++) {
+        st__topo_link r = s->topo_links[i];
+        const st_class *cls = r.owner->cls;
+        if (r.kind != ST__TOPO_LISTEN || !st__cinfo(r.topology)->topo_revision ||
+            !st__class_has_role(cls, ST_ROLE_MAPPING) || !CLASS_HAS(cls, mapping) ||
+            !cls->mapping->output || cls->mapping->output(r.owner) != ms)
+            continue;
+        *mapping = r.owner;
+        ST_TRY(r.fn(r.owner, r.topology, NULL, 0, err));
+    }
+    return ST_OK;
+}
+
+/* Reading, a state that has not the saved number of points: resized (one
+ * that can be resized without a topology: ParticleSource, ParticleSink),
+ * or sized again by its mapping (the output of a mapping, which the saved
+ * run's topological changes resized through it: the restore sends no
+ * events). A state whose points follow a topology has its vectors, and
+ * so its size, from the followed arrays (walk_topologies). A size that
+ * still differs is refused naming the state. Its followers hear of a new
+ * size, as of a resize. */
+static st_status restore_points(st_checkpoint *ck, st_scene *s, st_mstate *ms, uint64_t np,
+                                st_error *err)
+{
+    char path[ST_ERROR_PATH_MAX], mpath[ST_ERROR_PATH_MAX], why[ST_ERROR_PATH_MAX + 64];
+    st_component_path(&ms->base, path, sizeof path);
+    if (np > SIZE_MAX / 64)
+        return st_error_set(err, ST_EINVAL, "checkpoint '%s': %s.points holds %llu points",
+                            ck->path, path, (unsigned long long)np);
+    if (st_mstate_can_resize(ms))
+        return st_mstate_resize(ms, (size_t)np, err);
+    size_t before = ms->n;
+    const st_component *mapping = NULL;
+    st__scene_unbind_systems(s);
+    ST_TRY(resize_mapped(s, ms, &mapping, err));
+    if (ms->position.n != np) {
+        if (mapping)
+            snprintf(why, sizeof why, "its mapping %s did not give it the saved size",
+                     st_component_path(mapping, mpath, sizeof mpath));
+        else
+            snprintf(why, sizeof why, "no restored topology or mapping sizes it");
+        return st_error_set(err, ST_EINVAL,
+                            "checkpoint '%s' does not match this scene: state %s (%s) has "
+                            "%" PRIu64 " points there, %zu here after the restore (%s)",
+                            ck->path, path, ms->base.cls->name, np, ms->position.n, why);
+    }
+    ms->n = ms->position.n;
+    return ms->n != before ? st__mstate_tell_resized(s, ms, before, err) : ST_OK;
+}
+
+/* The number of points of each state, before the systems: reading, a state
+ * of another size takes the saved one (restore_points) and the systems are
+ * rebuilt around the restored sizes before their vectors are read. */
+static st_status walk_points(st_checkpoint *ck, st_scene *s, st_error *err)
 {
     size_t n;
     st_mstate **states = all_states(s, &n, err);
     if (!states)
         return ST_ENOMEM;
     st_status st = ST_OK;
-    bool resized = false;
     for (size_t i = 0; i < n && st == ST_OK; i++) {
         st_mstate *ms = states[i];
-        if (!st_mstate_can_resize(ms))
-            continue;
         char path[ST_ERROR_PATH_MAX], label[ST_ERROR_PATH_MAX + 32];
         snprintf(label, sizeof label, "%s.points", st_component_path(&ms->base, path, sizeof path));
-        uint64_t np = ms->n;
+        uint64_t np = ms->position.n;
         st = record(ck, label, &np, sizeof np, err);
-        if (st == ST_OK && ck->reading && np != ms->n) {
-            if (np > SIZE_MAX / 64)
-                st = st_error_set(err, ST_EINVAL, "checkpoint '%s': %s holds %llu points",
-                                  ck->path, label, (unsigned long long)np);
-            else
-                st = st_mstate_resize(ms, (size_t)np, err);
-            resized = true;
-        }
+        if (st == ST_OK && ck->reading && np != ms->position.n)
+            st = restore_points(ck, s, ms, np, err);
     }
     st_free(states);
-    if (st == ST_OK && resized)
+    if (st == ST_OK && ck->reading && s->systems_stale)
         st = st__scene_refresh_systems(s, err);
     return st;
 }
@@ -500,7 +550,7 @@ static st_status transfer_all(st_checkpoint *ck, st_scene *s, st_error *err)
     ST_TRY(record(ck, "scene.dt_varied", &s->dt_varied, sizeof s->dt_varied, err));
     ST_TRY(walk_nodes(ck, s->root, err));
     ST_TRY(walk_topologies(ck, s, err));
-    ST_TRY(walk_resized(ck, s, err));
+    ST_TRY(walk_points(ck, s, err));
     ST_TRY(walk_systems(ck, s, err));
     ST_TRY(walk_states(ck, s, err));
     if (ck->reading)

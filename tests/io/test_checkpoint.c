@@ -415,13 +415,13 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     snprintf(cg, sizeof cg, "%s/scenes/falling_particles.yaml", SETTEE_SOURCE_DIR);
     cr_assert_eq(settee(cg, "-n 5 --checkpoint p.ck"), 0, "%s", out);
     char *text = read_in_dir("p.ck");
-    cr_assert(text && strstr(text, "\nformat: 4\n"), "%s", text ? text : "(none)");
+    cr_assert(text && strstr(text, "\nformat: 5\n"), "%s", text ? text : "(none)");
     free(text);
     /* flip one bit of the last vector byte before the trailer */
     snprintf(cmd, sizeof cmd,
              "cd '%s' && n=$(stat -c %%s p.ck) && cp p.ck bit.ck && "
              "printf '\\245' | dd of=bit.ck bs=1 seek=$((n - 40)) conv=notrunc status=none && "
-             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 4$/format: 1/' p.ck > "
+             "head -c $((n - 100)) p.ck > cut.ck && sed 's/^format: 5$/format: 1/' p.ck > "
              "old.ck && mkfifo fifo.ck",
              dir);
     cr_assert_eq(test_run(cmd, out, sizeof out), 0, "%s", out);
@@ -431,7 +431,7 @@ Test(checkpoint, checksum_is_verified_before_restoring)
     cr_assert_eq(settee(cg, "-n 10 --resume cut.ck"), 1, "%s", out);
     cr_assert(strstr(out, "checkpoint 'cut.ck' is damaged or cut short"), "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume old.ck"), 1, "%s", out);
-    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 4 (format 1 "
+    cr_assert(strstr(out, "checkpoint 'old.ck' has format 1; this settee reads format 5 (format 1 "
                           "had no checksum)"),
               "%s", out);
     cr_assert_eq(settee(cg, "-n 10 --resume fifo.ck"), 1, "%s", out);

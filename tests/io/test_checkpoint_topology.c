@@ -14,10 +14,14 @@
  *   - a followed index list restored empty (an engine's output, BoxROI's
  *     triangles, empty at the checkpoint and filled again later), and an
  *     engine computing again from the restored positions at the first
- *     step.
+ *     step;
+ *   - a state that follows no topology but is an IdentityMapping's output
+ *     below the changed one: the mapping sizes it again at the restore (a
+ *     checkpoint holding another size is refused naming that state).
  * Each scene failed on the code before (a crash, a refusal or other
  * numbers). */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,4 +309,100 @@ Test(checkpoint_topology, mapping_located_at_the_change)
         "  </Node>\n"
         "</Node>\n");
     check_resume("mapped.scn");
+}
+
+/* CRC-32C (Castagnoli, reflected 0x82f63b78), bit by bit: the trailer of
+ * a checkpoint (docs/results.md). */
+static uint32_t crc32c_of(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+    }
+    return ~c;
+}
+
+/* Copies the checkpoint `from` to `to` with the u64 record `label` set to
+ * value, and the checksum line made again: a checkpoint that passes the
+ * checksum but holds another size than this scene reaches. */
+static void patch_record(const char *from, const char *to, const char *label, uint64_t value)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, from);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    static unsigned char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    cr_assert(n > 16 && n < sizeof buf, "%s: %zu bytes", path, n);
+    size_t len = strlen(label);
+    unsigned char *hit = NULL;
+    for (size_t i = 4; i + len + 8 <= n - 16 && !hit; i++) {
+        uint32_t l;
+        memcpy(&l, buf + i - 4, sizeof l);
+        if (l == len && !memcmp(buf + i, label, len))
+            hit = buf + i + len;
+    }
+    cr_assert_not_null(hit, "no record '%s' in %s", label, path);
+    uint64_t size = 0;
+    memcpy(&size, hit, sizeof size);
+    cr_assert_eq(size, sizeof value, "'%s' holds %llu bytes", label, (unsigned long long)size);
+    memcpy(hit + 8, &value, sizeof value);
+    snprintf((char *)buf + n - 16, 17, "crc32c %08x\n", (unsigned)crc32c_of(buf, n - 16));
+    snprintf(path, sizeof path, "%s/%s", dir, to);
+    f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(buf, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* The sheet's points copied by an IdentityMapping into a state of a child
+ * node that follows no topology: the removal reaches it through the
+ * mapping only (SOFA's IdentityMapping::handleTopologyChange initialises
+ * it again at the input's size). The checkpoint restores the sheet's
+ * topology and states, but sends no event: the mapped state must take
+ * the sheet's 11 points again, not keep the 12 of the scene's init. */
+Test(checkpoint_topology, state_mapped_from_a_changed_topology)
+{
+    write_corner_removal();
+    write_in_dir("identity.scn",
+                 SHEET_HEAD
+                 "    <TriangularFEMForceField youngModulus='200' poissonRatio='0.3' "
+                 "method='large'/>\n"
+                 "    <Node name='Copy'>\n"
+                 "      <RequiredPlugin pluginName='Mapping.Linear'/>\n"
+                 "      <MechanicalObject name='copy'/>\n"
+                 "      <IdentityMapping/>\n"
+                 "    </Node>\n" SHEET_TAIL);
+    check_resume("identity.scn");
+    cr_assert_eq(points_after("atcheckpoint.json", "\"/Sheet/Copy/copy\""), 11,
+                 "the mapped state did not lose the corner point before the checkpoint");
+}
+
+/* A checkpoint that holds another size for the mapped state than the
+ * mapping gives it at the restore (patched: 10 points, where the sheet has
+ * 11) is refused naming the state and its mapping, not only the system
+ * whose vectors would differ. */
+Test(checkpoint_topology, mapped_size_that_differs_names_the_state)
+{
+    write_corner_removal();
+    write_in_dir("identity.scn",
+                 SHEET_HEAD
+                 "    <Node name='Copy'>\n"
+                 "      <RequiredPlugin pluginName='Mapping.Linear'/>\n"
+                 "      <MechanicalObject name='copy'/>\n"
+                 "      <IdentityMapping name='same'/>\n"
+                 "    </Node>\n" SHEET_TAIL);
+    cr_assert_eq(test_settee_run_in(dir, "identity.scn", "-n 12 --checkpoint run.ck", out,
+                                    sizeof out),
+                 0, "%s", out);
+    patch_record("run.ck", "bad.ck", "/Sheet/Copy/copy.points", 10);
+    cr_assert_eq(test_settee_run_in(dir, "identity.scn", "-n 30 --resume bad.ck", out, sizeof out),
+                 1, "%s", out);
+    cr_assert(strstr(out, "checkpoint 'bad.ck' does not match this scene: state /Sheet/Copy/copy "
+                          "(MechanicalObject) has 10 points there, 11 here after the restore "
+                          "(its mapping /Sheet/Copy/same did not give it the saved size)"),
+              "%s", out);
 }
