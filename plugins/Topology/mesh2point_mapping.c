@@ -427,18 +427,49 @@ static st_status input_added(mesh2point *m, const st_topo_event *e, st_error *er
     return st;
 }
 
+/* SOFA's ENDING_EVENT: the remembered output points go, highest index
+ * first. */
+static st_status flush_removals(mesh2point *m, st_error *err)
+{
+    if (!m->nremove)
+        return ST_OK;
+    ST_TRY(need_modifier(m, "remove points", err));
+    const size_t n = m->nremove;
+    for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+        const unsigned t = m->to_remove[a];
+        m->to_remove[a] = m->to_remove[b];
+        m->to_remove[b] = t;
+    }
+    m->nremove = 0;
+    remove_output_points(m, m->to_remove, n);
+    return st_topology_remove(m->output, ST_ELEM_POINT, m->to_remove, n, err);
+}
+
+/* SOFA's modifiers propagate a removal in up to three rounds, each ending
+ * with an ENDING_EVENT: the elements asked for; then the faces and edges
+ * they left isolated; then the isolated points. A settee change holds them
+ * all: a round ends after its first removal, and before a removal of
+ * points that follows other removals. */
+static bool round_ends(const st_topo_event *ev, size_t nev, size_t i, bool first_removal)
+{
+    if (ev[i].change != ST_TOPO_REMOVED)
+        return false;
+    return first_removal ||
+           (i + 1 < nev && ev[i + 1].change == ST_TOPO_REMOVED && ev[i + 1].elem == ST_ELEM_POINT);
+}
+
 static st_status mesh2point_changed(st_component *self, st_component *topology,
                                     const st_topo_event *ev, size_t nev, st_error *err)
 {
     (void)topology;
     mesh2point *m = (mesh2point *)self;
+    bool first_removal = true;
     for (size_t i = 0; i < nev; i++) {
         const st_topo_event *e = &ev[i];
         const int k = (int)e->elem;
         if (e->change == ST_TOPO_ADDED) {
-            if (e->elem == ST_ELEM_QUAD || e->elem == ST_ELEM_HEXAHEDRON)
-                continue; /* SOFA's "@todo" */
-            ST_TRY(input_added(m, e, err));
+            if (e->elem != ST_ELEM_QUAD && e->elem != ST_ELEM_HEXAHEDRON) /* else SOFA's "@todo" */
+                ST_TRY(input_added(m, e, err));
             continue;
         }
         const bool copy = k == ST_ELEM_EDGE          ? m->copy_edges
@@ -448,21 +479,11 @@ static st_status mesh2point_changed(st_component *self, st_component *topology,
         if (copy && e->n && output_has_modifier(m))
             ST_TRY(topo_remove_ex(m->output, e->elem, e->index, e->n, false, false, err));
         ST_TRY(remove_input(m, k, e->index, e->n, err));
+        if (round_ends(ev, nev, i, first_removal))
+            ST_TRY(flush_removals(m, err));
+        first_removal = false;
     }
-    /* SOFA's ENDING_EVENT: the output points of removed elements go,
-     * highest index first. */
-    if (m->nremove) {
-        ST_TRY(need_modifier(m, "remove points", err));
-        const size_t n = m->nremove;
-        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
-            const unsigned t = m->to_remove[a];
-            m->to_remove[a] = m->to_remove[b];
-            m->to_remove[b] = t;
-        }
-        m->nremove = 0;
-        remove_output_points(m, m->to_remove, n);
-        ST_TRY(st_topology_remove(m->output, ST_ELEM_POINT, m->to_remove, n, err));
-    }
+    ST_TRY(flush_removals(m, err));
     touch_maps(m);
     return ST_OK;
 }
