@@ -34,9 +34,18 @@
  *   of the same indices are removed (no isolated items removed, as SOFA's
  *   removeEdges(.., false)); each removed input element takes the then last
  *   one's entries (SOFA's swapInput), and its output points are remembered.
- * - at the end of the change (SOFA's ENDING_EVENT) the remembered output
+ * - at the end of each of SOFA's propagation rounds (its ENDING_EVENT; a
+ *   removal comes in up to three: the elements asked for, then the faces
+ *   and edges they left alone, then the points) the remembered output
  *   points are removed from the output, highest index first (each one's
- *   place taken by the last output point, whose entry the maps follow).
+ *   place taken by the last output point, whose entry the maps follow):
+ *   the output's numbering is SOFA's, also after additions.
+ * With a copy flag, SOFA's own run fails at the first removal (copied
+ * tetrahedra: its modifier's "m_trianglesAroundVertex is not empty"; copied
+ * edges: it stops), its output keeping the copies' faces and edges on the
+ * points it removes; settee removes the copies as SOFA asks (no isolated
+ * items) and an output container that still holds elements on a point to
+ * remove refuses the removal, naming them.
  * SOFA's other events (points swapped or renumbered) are never sent by
  * settee's containers. SOFA's mapping adds points without its output's
  * modifier straight into the container, and then never removes any; here
