@@ -209,14 +209,15 @@ static void init_apply_j(st_component *self, const double *vin, double *vout)
 
 /* After a change of the input topology (the topological mapping, which
  * listened first, has updated its maps and its output): the table is read
- * again from the maps, as SOFA's apply reads them at every call. With no
- * events (a checkpoint read), the maps restored are read the same way. */
+ * again from the maps, as SOFA's apply reads them at every call. A
+ * checkpoint read calls this with no events before the topological
+ * mapping's maps are restored: the checkpoint role below reads them after. */
 static st_status m2p_changed(st_component *self, st_component *topology,
                              const st_topo_event *ev, size_t nev, st_error *err)
 {
-    (void)topology, (void)ev, (void)nev;
+    (void)topology, (void)ev;
     m2p_mech *m = (m2p_mech *)self;
-    if (self->state != ST_CSTATE_VALID || !m->tm)
+    if (self->state != ST_CSTATE_VALID || !m->tm || (topology && !nev))
         return ST_OK;
     m2p_free(m);
     m->nin = m->h.in->position.n;

@@ -117,18 +117,13 @@ Test(mesh2point_changes, removal_worked_by_hand)
     st_scene_destroy(&s);
 }
 
-/* Three tetrahedra on 6 points; output points from points (offset 0),
- * edges (1/4 along), triangles (0.2 0.3) and tetrahedra (two per
- * tetrahedron); tetrahedron 0 is removed at t = 0.02 (point 0 with it), one
- * is added at t = 0.04 (new triangles and an edge), two are removed at
- * t = 0.06. SOFA (commit 2a278d89, tools/sofa-oracle/run_scene on this
- * scene, dt 0.01, 8 steps) gives the output 34 34 25 25 30 30 16 16 points
- * after steps 1..8; its removal of two tetrahedra after the addition
- * renumbers the output in its three rounds (an output removal at the end
- * of the change alone would give another order), and its positions after
- * step 7 are those below, which settee matches bit for bit. Gravity is
- * off, so each is its element's combination of rest positions. */
-Test(mesh2point_changes, tetrahedra_removed_and_added_as_sofa)
+/* SOFA's output after step 7 of the scene below. */
+static const double sofa7[] = {
+    0.5,  1,   0.2, 0.25, 1,    0,    0,   1,   0,   0,    0,    1,    1,   1,    1,   1,
+    1,    0,   1,   1,    0.75, 0.25, 0.25, 0.75, 0.7, 0.7, 0.5,  0.5,  0.8, 0.2,  0.7, 0.8,
+    0.5,  0,   0.75, 0.25, 0.5,  0.75, 0.5, 0.25, 1,   0.25, 0.25, 0.25, 1,   0.3,  0.8, 0.5};
+
+static st_scene *load_tetras(void)
 {
     const char *changes = test_write_temp("m2p_changes.txt",
                                           "T= 0.02\nREMOVE= 1\n0\n"
@@ -153,7 +148,23 @@ Test(mesh2point_changes, tetrahedra_removed_and_added_as_sofa)
              "<Mesh2PointMechanicalMapping input='@../dofs' output='@pts'/>"
              "</Node></Node></Node>",
              changes);
-    st_scene *s = load(xml);
+    return load(xml);
+}
+
+/* Three tetrahedra on 6 points; output points from points (offset 0),
+ * edges (1/4 along), triangles (0.2 0.3) and tetrahedra (two per
+ * tetrahedron); tetrahedron 0 is removed at t = 0.02 (point 0 with it), one
+ * is added at t = 0.04 (new triangles and an edge), two are removed at
+ * t = 0.06. SOFA (commit 2a278d89, tools/sofa-oracle/run_scene on this
+ * scene, dt 0.01, 8 steps) gives the output 34 34 25 25 30 30 16 16 points
+ * after steps 1..8; its removal of two tetrahedra after the addition
+ * renumbers the output in its three rounds (an output removal at the end
+ * of the change alone would give another order), and its positions after
+ * step 7 are sofa7 above, which settee matches bit for bit. Gravity is
+ * off, so each is its element's combination of rest positions. */
+Test(mesh2point_changes, tetrahedra_removed_and_added_as_sofa)
+{
+    st_scene *s = load_tetras();
     static const size_t sofa_counts[8] = {34, 34, 25, 25, 30, 30, 16, 16};
     st_error err = {0};
     for (int k = 0; k < 7; k++) {
@@ -163,10 +174,29 @@ Test(mesh2point_changes, tetrahedra_removed_and_added_as_sofa)
                      k + 1, arr(s, "pts", "position")->n, sofa_counts[k]);
         cr_assert_eq(arr(s, "out", "position")->n, sofa_counts[k]);
     }
-    static const double sofa7[] = {
-        0.5,  1,   0.2, 0.25, 1,    0,    0,   1,   0,   0,    0,    1,    1,   1,    1,   1,
-        1,    0,   1,   1,    0.75, 0.25, 0.25, 0.75, 0.7, 0.7, 0.5,  0.5,  0.8, 0.2,  0.7, 0.8,
-        0.5,  0,   0.75, 0.25, 0.5,  0.75, 0.5, 0.25, 1,   0.25, 0.25, 0.25, 1,   0.3,  0.8, 0.5};
     assert_points(arr(s, "pts", "position"), sofa7, 16, "output after step 7 (SOFA's)");
+    st_scene_destroy(&s);
+}
+
+/* A run resumed from a checkpoint written after the addition (step 6)
+ * removes the two tetrahedra at step 7 from the restored maps, as the run
+ * that went on. */
+Test(mesh2point_changes, resumed_run_follows_the_restored_maps)
+{
+    st_scene *s = load_tetras();
+    st_error err = {0};
+    for (int k = 0; k < 6; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", err.path, err.msg);
+    const char *ck = test_write_temp("m2p.ck", "");
+    cr_assert_eq(st_scene_checkpoint_write(s, ck, "", &err), ST_OK, "%s", err.msg);
+    st_scene_destroy(&s);
+    s = load_tetras();
+    unsigned long steps = 0;
+    cr_assert_eq(st_scene_checkpoint_read(s, ck, "", &steps, &err), ST_OK, "%s: %s", err.path,
+                 err.msg);
+    cr_assert_eq(steps, 6);
+    cr_assert_eq(arr(s, "pts", "position")->n, 30, "30 output points restored");
+    cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s: %s", err.path, err.msg);
+    assert_points(arr(s, "pts", "position"), sofa7, 16, "output after step 7, resumed");
     st_scene_destroy(&s);
 }
