@@ -70,7 +70,7 @@ typedef struct mesh2point {
     st_array map[6];  /* "pointsMappedFrom<Kind>": nb per input element */
     st_array source;  /* "pointSource": (kind, element) per output point */
     bool listening;
-    unsigned *to_remove; /* output points to remove at the end of a change (sorted, unique) */
+    unsigned *to_remove; /* output points to remove at the end of a round */
     size_t nremove, capremove;
 } mesh2point;
 
@@ -314,14 +314,9 @@ static st_status need_modifier(const mesh2point *m, const char *what, st_error *
                               m->output->name, what, m->input->name);
 }
 
-/* Adds output point p to the sorted set of those to remove. */
+/* Adds output point p to those to remove (sorted at the round's end). */
 static st_status remember(mesh2point *m, unsigned p, st_error *err)
 {
-    size_t k = 0;
-    while (k < m->nremove && m->to_remove[k] < p)
-        k++;
-    if (k < m->nremove && m->to_remove[k] == p)
-        return ST_OK;
     if (m->nremove == m->capremove) {
         size_t cap = m->capremove ? 2 * m->capremove : 16;
         unsigned *q = st_realloc(m->to_remove, cap * sizeof *q);
@@ -330,10 +325,14 @@ static st_status remember(mesh2point *m, unsigned p, st_error *err)
         m->to_remove = q;
         m->capremove = cap;
     }
-    memmove(m->to_remove + k + 1, m->to_remove + k, (m->nremove - k) * sizeof *m->to_remove);
-    m->to_remove[k] = p;
-    m->nremove++;
+    m->to_remove[m->nremove++] = p;
     return ST_OK;
+}
+
+static int desc_unsigned(const void *a, const void *b)
+{
+    const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 
 /* SOFA's swapInput: input elements a and b of kind k trade entries, and
@@ -443,12 +442,11 @@ static st_status flush_removals(mesh2point *m, st_error *err)
     if (!m->nremove)
         return ST_OK;
     ST_TRY(need_modifier(m, "remove points", err));
-    const size_t n = m->nremove;
-    for (size_t a = 0, b = n - 1; a < b; a++, b--) {
-        const unsigned t = m->to_remove[a];
-        m->to_remove[a] = m->to_remove[b];
-        m->to_remove[b] = t;
-    }
+    qsort(m->to_remove, m->nremove, sizeof *m->to_remove, desc_unsigned);
+    size_t n = 0; /* SOFA's set: each point once */
+    for (size_t i = 0; i < m->nremove; i++)
+        if (!n || m->to_remove[i] != m->to_remove[n - 1])
+            m->to_remove[n++] = m->to_remove[i];
     m->nremove = 0;
     remove_output_points(m, m->to_remove, n);
     return st_topology_remove(m->output, ST_ELEM_POINT, m->to_remove, n, err);
