@@ -425,8 +425,9 @@ static st_status input_added(mesh2point *m, const st_topo_event *e, st_error *er
                       : k == ST_ELEM_TRIANGLE    ? m->copy_triangles
                       : k == ST_ELEM_TETRAHEDRON ? m->copy_tetrahedra
                                                  : false;
-    if (!copy || !e->n || !output_has_modifier(m))
-        return ST_OK;
+    if (!copy || !e->n || !output_has_modifier(m) ||
+        !st_topology_can_change(m->output, ST_TOPO_ADDED, e->elem))
+        return ST_OK; /* SOFA: no modifier of that kind beside the output, no copy */
     st_array tmp = {0};
     st_status st = copy_list(m, &tmp, kinds[k], e->vertices, e->n, err);
     if (st == ST_OK)
@@ -483,7 +484,8 @@ static st_status mesh2point_changed(st_component *self, st_component *topology,
                           : k == ST_ELEM_TRIANGLE    ? m->copy_triangles
                           : k == ST_ELEM_TETRAHEDRON ? m->copy_tetrahedra
                                                      : false;
-        if (copy && e->n && output_has_modifier(m))
+        if (copy && e->n && output_has_modifier(m) &&
+            st_topology_can_change(m->output, ST_TOPO_REMOVED, e->elem))
             ST_TRY(topo_remove_ex(m->output, e->elem, e->index, e->n, false, false, err));
         ST_TRY(remove_input(m, k, e->index, e->n, err));
         if (round_ends(ev, nev, i, first_removal))
