@@ -12,7 +12,13 @@
  * (SOFA's corner orders, quads included). copyEdges, copyTriangles and
  * copyTetrahedra copy the input's elements onto the first point made from
  * each of their points; they need pointBaryCoords (without it SOFA's error,
- * and the copy is turned off).
+ * and the copy is turned off). Unlike SOFA, whose init numbers the quad
+ * and hexahedron points as if no edge, triangle or tetrahedron had made
+ * any (its maps then name those kinds' first points, which its mechanical
+ * mapping overwrites, and leave its own quad and hexahedron points
+ * unmapped, at their init places), each output point here is mapped from
+ * the element that made it; without edge, triangle and tetrahedron
+ * points the two agree.
  *
  * Its maps, as SOFA's getPointsMappedFrom*() and pointSource (hidden output
  * fields, read by Mesh2PointMechanicalMapping): pointsMappedFrom<Kind>
