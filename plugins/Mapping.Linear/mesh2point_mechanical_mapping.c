@@ -8,10 +8,12 @@
  *   from an element with coordinates f:   sum over its corners of w(f) x_corner
  * with SOFA's weights (plugins/shared/mesh2point_weights.h), summed in
  * SOFA's order.
- * J is the weights (the offsets drop out). The table is built at init from
- * the topological mapping's coordinates and the input topology's elements;
- * the topological mapping refuses a change of its input, so the table
- * stays right for the run. */
+ * J is the weights (the offsets drop out). The table is built from the
+ * topological mapping's maps (its hidden pointsMappedFrom* fields: which
+ * output point each input element made) and the input topology's elements,
+ * at init and again after every change of the input topology (this mapping
+ * listens to it after the topological mapping, which has then updated its
+ * maps and its output), as SOFA's apply reads the maps at every call. */
 #include <string.h>
 
 #include <settee/settee.h>
@@ -28,6 +30,8 @@ typedef struct m2p_mech {
     size_t *start;
     unsigned *idx;
     double *w, *off;
+    st_component *tm, *tin, *tout; /* the links as resolved at init */
+    bool listening;
 } m2p_mech;
 
 static const char *const m2p_templates[] = {"Vec3d", NULL};
@@ -75,71 +79,105 @@ static const char *const bary_names[6] = {"pointBaryCoords", "edgeBaryCoords",
 static const st_type elem_types[6] = {0, ST_T_EDGES, ST_T_TRIANGLES, ST_T_QUADS, ST_T_TETRAS,
                                       ST_T_HEXAS};
 
-/* Builds the table (two passes: count, then fill). */
-static st_status build(m2p_mech *m, st_component *tm, st_component *tin, st_error *err)
+/* The topological mapping's map of kind k (hidden field), or NULL. */
+static const st_array *map_of(st_component *tm, int k)
 {
-    const st_array *bary[6];
+    static const char *const names[6] = {"pointsMappedFromPoint", "pointsMappedFromEdge",
+                                         "pointsMappedFromTriangle", "pointsMappedFromQuad",
+                                         "pointsMappedFromTetra", "pointsMappedFromHexa"};
+    const st_field *f = st_component_field(tm, names[k]);
+    return f && f->type == ST_T_UINTS ? st_component_field_ptr(tm, f) : NULL;
+}
+
+/* Builds the table from the topological mapping's maps, as SOFA's apply
+ * reads them (two passes: count, then fill): entry j of input element i of
+ * kind k names the output point made from it with the kind's coordinate j;
+ * an output point no entry names gets nothing (SOFA leaves it as it was;
+ * none is left so once a change is over). */
+static st_status build(m2p_mech *m, st_component *tm, st_component *tin, size_t nout,
+                       st_error *err)
+{
+    const st_array *bary[6], *maps[6];
     const st_array *elems[6] = {NULL};
-    size_t nout = 0, nterms = 0;
-    for (int k = 0; k < 6; k++) {
-        const st_field *f = st_component_field(tm, bary_names[k]);
-        bary[k] = f && f->type == ST_T_VEC3S ? st_component_field_ptr(tm, f) : NULL;
-        if (!bary[k] || bary[k]->n == 0)
-            continue;
-        size_t ne = m->nin;
-        unsigned nc = 1;
-        if (k > 0) {
-            elems[k] = tin->cls->topology->elements(tin, elem_types[k]);
-            ne = elems[k] ? elems[k]->n : 0;
-            nc = st_type_width(elem_types[k]);
-        }
-        nout += ne * bary[k]->n;
-        nterms += ne * bary[k]->n * nc;
-    }
-    m->start = st_malloc((nout + 1) * sizeof *m->start);
-    m->idx = st_malloc((nterms ? nterms : 1) * sizeof *m->idx);
-    m->w = st_malloc((nterms ? nterms : 1) * sizeof *m->w);
+    size_t nterms = 0;
+    m->start = st_calloc(nout + 2, sizeof *m->start);
     m->off = st_calloc(3 * (nout ? nout : 1), sizeof *m->off);
-    if (!m->start || !m->idx || !m->w || !m->off) {
+    if (!m->start || !m->off) {
         m2p_free(m);
         return st_error_set(err, ST_ENOMEM, "out of memory (%zu mapped points)", nout);
     }
-    size_t o = 0, t = 0;
     for (int k = 0; k < 6; k++) {
-        if (!bary[k] || bary[k]->n == 0)
+        const st_field *f = st_component_field(tm, bary_names[k]);
+        bary[k] = f && f->type == ST_T_VEC3S ? st_component_field_ptr(tm, f) : NULL;
+        maps[k] = map_of(tm, k);
+        if (!bary[k] || bary[k]->n == 0 || !maps[k])
             continue;
-        if (k == 0) {
-            for (size_t p = 0; p < m->nin; p++)
-                for (size_t j = 0; j < bary[0]->n; j++, o++) {
-                    m->start[o] = t;
-                    m->idx[t] = (unsigned)p;
-                    m->w[t++] = 1.0;
-                    memcpy(m->off + 3 * o, bary[0]->r + 3 * j, 3 * sizeof *m->off);
-                }
-            continue;
+        const size_t nb = bary[k]->n, ne = maps[k]->n / nb;
+        const unsigned nc = k ? st_type_width(elem_types[k]) : 1;
+        size_t nel = m->nin;
+        if (k > 0) {
+            elems[k] = tin->cls->topology->elements(tin, elem_types[k]);
+            nel = elems[k] ? elems[k]->n : 0;
         }
-        const unsigned nc = st_type_width(elem_types[k]);
-        for (size_t e = 0; elems[k] && e < elems[k]->n; e++) {
-            const unsigned *v = elems[k]->u + (size_t)nc * e;
-            for (unsigned c = 0; c < nc; c++)
+        for (size_t e = 0; e < ne; e++)
+            for (size_t j = 0; j < nb; j++) {
+                const unsigned o = maps[k]->u[e * nb + j];
+                if (o == UINT32_MAX)
+                    continue;
+                if (o >= nout || e >= nel)
+                    return st_component_error(&m->h.base, "topologicalMapping", err, ST_ESCENE,
+                                              "'%s' maps %s %zu of %zu to output point %u of "
+                                              "%zu",
+                                              tm->name, st_elem_name((st_elem)k), e, nel, o,
+                                              nout);
+                m->start[o + 2] += nc;
+                nterms += nc;
+            }
+    }
+    for (size_t o = 0; o < nout; o++)
+        m->start[o + 2] += m->start[o + 1];
+    m->idx = st_malloc((nterms ? nterms : 1) * sizeof *m->idx);
+    m->w = st_malloc((nterms ? nterms : 1) * sizeof *m->w);
+    if (!m->idx || !m->w) {
+        m2p_free(m);
+        return st_error_set(err, ST_ENOMEM, "out of memory (%zu mapped points)", nout);
+    }
+    /* start[o + 1] is the next free term of point o while filling. */
+    for (int k = 0; k < 6; k++) {
+        if (!bary[k] || bary[k]->n == 0 || !maps[k])
+            continue;
+        const size_t nb = bary[k]->n, ne = maps[k]->n / nb;
+        const unsigned nc = k ? st_type_width(elem_types[k]) : 1;
+        for (size_t e = 0; e < ne; e++) {
+            const unsigned *v = k ? elems[k]->u + (size_t)nc * e : NULL;
+            for (unsigned c = 0; v && c < nc; c++)
                 if (v[c] >= m->nin)
                     return st_component_error(&m->h.base, "inputTopology", err, ST_ESCENE,
                                               "element %zu of '%s' uses point %u; the input "
                                               "'%s' has %zu",
                                               e, tin->name, v[c], m->h.in->base.name, m->nin);
-            for (size_t j = 0; j < bary[k]->n; j++, o++) {
-                double w[8];
-                mesh2point_weights(k, bary[k]->r + 3 * j, w);
-                m->start[o] = t;
-                for (unsigned c = 0; c < nc; c++) {
-                    const unsigned corner = k == 5 ? hex_sum_order[c] : c;
-                    m->idx[t] = v[corner];
-                    m->w[t++] = w[corner];
+            for (size_t j = 0; j < nb; j++) {
+                const unsigned o = maps[k]->u[e * nb + j];
+                if (o == UINT32_MAX)
+                    continue;
+                size_t t = m->start[o + 1];
+                if (!k) {
+                    m->idx[t] = (unsigned)e;
+                    m->w[t++] = 1.0;
+                    memcpy(m->off + 3 * (size_t)o, bary[0]->r + 3 * j, 3 * sizeof *m->off);
+                } else {
+                    double w[8];
+                    mesh2point_weights(k, bary[k]->r + 3 * j, w);
+                    for (unsigned c = 0; c < nc; c++) {
+                        const unsigned corner = k == 5 ? hex_sum_order[c] : c;
+                        m->idx[t] = v[corner];
+                        m->w[t++] = w[corner];
+                    }
                 }
+                m->start[o + 1] = t;
             }
         }
     }
-    m->start[o] = t;
     m->nout = nout;
     return ST_OK;
 }
@@ -169,6 +207,36 @@ static void init_apply_j(st_component *self, const double *vin, double *vout)
     m2p_map((m2p_mech *)self, vin, vout, false);
 }
 
+/* After a change of the input topology (the topological mapping, which
+ * listened first, has updated its maps and its output): the table is read
+ * again from the maps, as SOFA's apply reads them at every call. A
+ * checkpoint read calls this with no events before the topological
+ * mapping's maps are restored: the checkpoint role below reads them after. */
+static st_status m2p_changed(st_component *self, st_component *topology,
+                             const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)topology, (void)ev;
+    m2p_mech *m = (m2p_mech *)self;
+    if (self->state != ST_CSTATE_VALID || !m->tm || (topology && !nev))
+        return ST_OK;
+    m2p_free(m);
+    m->nin = m->h.in->position.n;
+    const size_t nout = m->tout->cls->topology->nb_points(m->tout);
+    st_status st = build(m, m->tm, m->tin, nout, err);
+    if (st != ST_OK)
+        self->state = ST_CSTATE_INVALID;
+    return st;
+}
+
+/* The output changes only within a change of the input, through the
+ * topological mapping: the table is read again once that is over. */
+static st_status m2p_out_changed(st_component *self, st_component *topology,
+                                 const st_topo_event *ev, size_t nev, st_error *err)
+{
+    (void)self, (void)topology, (void)ev, (void)nev, (void)err;
+    return ST_OK;
+}
+
 static st_status m2p_init(st_component *self, st_error *err)
 {
     m2p_mech *m = (m2p_mech *)self;
@@ -190,17 +258,25 @@ static st_status m2p_init(st_component *self, st_error *err)
         !tout->cls->topology)
         return st_component_error(self, "topologicalMapping", err, ST_ESCENE,
                                   "the topological mapping '%s' is not initialised", tm->name);
-    m->nin = m->h.in->position.n;
-    ST_TRY(build(m, tm, tin, err));
+    const st_field *sf = st_component_field(tm, "pointSource");
+    const size_t made = sf ? ((const st_array *)st_component_field_ptr(tm, sf))->n / 2 : 0;
     const size_t nout = tout->cls->topology->nb_points(tout);
-    if (nout != m->nout)
+    if (nout != made)
         return st_component_error(self, "outputTopology", err, ST_ESCENE,
                                   "'%s' made %zu points from '%s'; the output topology '%s' has "
                                   "%zu",
-                                  tm->name, m->nout, tin->name, tout->name, nout);
+                                  tm->name, made, tin->name, tout->name, nout);
+    m->tm = tm, m->tin = tin, m->tout = tout;
+    m->nin = m->h.in->position.n;
+    ST_TRY(build(m, tm, tin, nout, err));
     if (m->h.out->position.n != nout)
         ST_TRY(map_resize_output(m->h.out, nout, err));
     ST_TRY(map_init_outputs(&m->h, init_apply, init_apply_j, err));
+    if (!m->listening) {
+        ST_TRY(st_topology_listen(self, tin, m2p_changed, err));
+        ST_TRY(st_topology_listen(self, tout, m2p_out_changed, err));
+        m->listening = true;
+    }
     self->state = ST_CSTATE_VALID;
     return ST_OK;
 }
@@ -259,6 +335,16 @@ static void m2p_get_j(st_component *self, const st_mparams *mp, st_jbuilder *jb)
             st_jbuilder_add_diag(jb, k, m->h.in, m->idx[t], m->w[t]);
 }
 
+/* Checkpoints: read, the table is made again from the restored maps. */
+static st_status m2p_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    if (!st_checkpoint_reading(ck))
+        return ST_OK;
+    return m2p_changed(self, NULL, NULL, 0, err);
+}
+
+static const st_checkpoint_ops m2p_checkpoint_ops = {sizeof(st_checkpoint_ops), m2p_checkpoint};
+
 static const st_mapping_ops m2p_ops = {
     .struct_size = sizeof(st_mapping_ops),
     .input = map_head_input,
@@ -282,5 +368,6 @@ const st_class mesh2point_mechanical_mapping_class = {
     .reinit = m2p_init,
     .cleanup = m2p_cleanup,
     .mapping = &m2p_ops,
+    .checkpoint = &m2p_checkpoint_ops,
     .templates = m2p_templates,
 };

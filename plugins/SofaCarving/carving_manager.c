@@ -439,6 +439,8 @@ typedef enum up_rule {
     UP_SUBSET,  /* the D2S map of the highest kind handled (SubsetTopologicalMapping) */
     UP_CIRCLES, /* Edge2Quad: the quad's circle points i N + j are on input point i:
                    the input edge holding those points (Loc2Glob) */
+    UP_SOURCE,  /* Mesh2Point: the element output point i was made from (its pointSource),
+                   whatever its kind, removed as the input's own kind (as SOFA) */
     UP_NONE     /* SOFA gives nothing useful: nothing removed, with a warning */
 } up_rule;
 
@@ -465,9 +467,7 @@ static const up_map up_maps[] = {
      "SOFA's gives an invalid index, which its modifier skips: nothing is removed"},
     {"Hexa2PrismTopologicalMapping", UP_NONE, 0, 0,
      "SOFA's gives an invalid index, which its modifier skips: nothing is removed"},
-    {"Mesh2PointTopologicalMapping", UP_NONE, 0, 0,
-     "settee's does not follow its input's changes yet (SOFA's gives the source element's "
-     "index, removed as the input's own kind)"},
+    {"Mesh2PointTopologicalMapping", UP_SOURCE, ST_ELEM_POINT, ST_ELEM_POINT, NULL},
 };
 
 static const up_map *up_map_of(const st_component *c)
@@ -535,6 +535,17 @@ static bool up_one(carving *m, const up_map *r, st_component *map, st_component 
     case UP_SAME:
         *e = i;
         return true;
+    case UP_SOURCE: {
+        /* SOFA's getGlobIndex: pointSource's element (InvalidID for a point
+         * whose element went, which SOFA's modifier skips) */
+        const st_field *f = st_component_field(map, "pointSource");
+        const st_array *src = f ? st_component_field_ptr(map, f) : NULL;
+        if (src && i < src->n / 2) {
+            *e = src->u[2 * (size_t)i + 1];
+            return *e != UINT_MAX;
+        }
+        break;
+    }
     case UP_SUBSET: {
         const st_array *d2s = subset_map(map);
         if (!d2s) {

@@ -639,6 +639,34 @@ Test(carving, center_points_remove_their_hexahedra)
     st_scene_destroy(&s);
 }
 
+Test(carving, mesh2point_points_remove_their_source_elements)
+{
+    /* Mesh2PointTopologicalMapping with one point per hexahedron at (0.5
+     * 0.5 0.5), its centre: SOFA's getGlobIndex gives the point's source
+     * element (pointSource), getFromIndex the same index; the hexahedra's
+     * modifier removes it. The same path as the centre points above: H0
+     * goes at step 58, and the mapping removes the point made from it. */
+    st_scene *s = load_block("<Node name='Centres'>"
+                             "<PointSetTopologyContainer name='Points'/>"
+                             "<PointSetTopologyModifier/>"
+                             "<Mesh2PointTopologicalMapping name='m2p' input='@../Hexas' "
+                             "output='@Points' hexaBaryCoords='0.5 0.5 0.5'/>"
+                             "<MechanicalObject name='centres' position='0.5 0.5 0.5 1.5 0.5 "
+                             "0.5'/>"
+                             "<SphereCollisionModel radius='0.1' tags='CarvingSurface'/></Node>",
+                             0.5, 0.5);
+    changes_at(s, "Hexas", "hexahedra", 58, 2, 1);
+    assert_h1_left(s);
+    const st_array *c = arr(s, "centres", "position");
+    cr_assert_eq(c->n, 1, "H0's centre went");
+    cr_assert_float_eq(c->r[0], 1.5, 1e-12, "H1's centre is left");
+    static const unsigned src[] = {5, 0};
+    topo_assert_tuples(arr(s, "m2p", "pointSource"), 1, src, 2, "the centre names H1, now 0");
+    steps(s, 59, 130);
+    cr_assert_eq(nhexa(s), 1);
+    st_scene_destroy(&s);
+}
+
 Test(carving, subset_elements_remove_their_source_elements)
 {
     /* SubsetTopologicalMapping: the carved triangles are those of a subset
