@@ -293,6 +293,13 @@ static void free_elements(cmodel *m)
 
 st_status cmodel_refresh(cmodel *m, st_error *err)
 {
+    /* A model of one element per point follows its state's size, as SOFA's
+     * Point and Sphere models resize in computeBoundingTree: a state sized
+     * by its mapping after the model's init (a MechanicalObject before its
+     * IdentityMapping in the node) sends no topology event. */
+    bool per_point = m->kind == CM_POINT || m->kind == CM_SPHERE || m->kind == CM_RIGIDSPHERE;
+    if (per_point && m->ms && m->nelem != m->ms->position.n)
+        m->stale = true;
     if (!m->stale)
         return ST_OK;
     m->stale = false;

@@ -155,22 +155,30 @@ Test(collision_scenes, vec3_ball_rests_at_penalty_depth_implicit)
  * take the default radius (`radius`), with a warning. Three balls of mass 1,
  * listRadius [0.1], radius 0.3: the first rests where a 0.1 ball does, the
  * others where 0.3 balls do (d = contactDistance + r, ks = k k / d). */
-Test(collision_scenes, short_list_radius_pads_with_the_default_radius)
+/* Balls under IMPLICIT_LDL (their node's objects after the solver:
+ * `balls`) on the floor of stiffness 1000, loaded and initialised. */
+static st_scene *balls_on_floor(const char *balls)
 {
     char *y = malloc(8192);
     int n = snprintf(y, 8192, HEADER, 0.005, "BruteForceBroadPhase", 0.8, 0.5);
     n += snprintf(y + n, 8192 - (size_t)n,
                   "    - name: Balls\n"
                   "      objects:\n"
-                  "        - %s\n"
-                  "        - MechanicalObject: {name: balls, position: [[0.3, 1.5, 0.2],"
-                  " [1.8, 1.5, 0.2], [-1.5, 1.5, -1]]}\n"
-                  "        - UniformMass: {totalMass: 3}\n"
-                  "        - SphereCollisionModel: {listRadius: [0.1], radius: 0.3,"
-                  " contactStiffness: 1000}\n",
-                  IMPLICIT_LDL);
+                  "        - %s\n%s",
+                  IMPLICIT_LDL, balls);
     snprintf(y + n, 8192 - (size_t)n, FLOOR, 1000.0);
     st_scene *s = load(y);
+    free(y);
+    return s;
+}
+
+Test(collision_scenes, short_list_radius_pads_with_the_default_radius)
+{
+    st_scene *s = balls_on_floor("        - MechanicalObject: {name: balls, position: [[0.3, 1.5, "
+                                 "0.2], [1.8, 1.5, 0.2], [-1.5, 1.5, -1]]}\n"
+                                 "        - UniformMass: {totalMass: 3}\n"
+                                 "        - SphereCollisionModel: {listRadius: [0.1], radius: "
+                                 "0.3, contactStiffness: 1000}\n");
     cr_assert(strstr(T.log, "listRadius has 1 radii for 3 spheres") &&
                   strstr(T.log, "default radius 0.3"),
               "%s", T.log);
@@ -182,7 +190,33 @@ Test(collision_scenes, short_list_radius_pads_with_the_default_radius)
                   i, b->position.r[3 * i + 1], want);
     }
     st_scene_destroy(&s);
-    free(y);
+}
+
+/* Spheres on a state its IdentityMapping sizes at init, the model listed
+ * before the mapping (as SOFA scenes often do: MechanicalObject, model,
+ * mapping): the model follows the state's size, as SOFA's resizes in its
+ * bounding tree, so every sphere collides, not only the first (the state
+ * had one point when the model was initialised). Both balls (mass 1 each)
+ * rest where a Vec3d ball does: d - g / ks, d = contactDistance + r. */
+Test(collision_scenes, spheres_on_a_state_sized_by_its_mapping_all_collide)
+{
+    st_scene *s = balls_on_floor("        - MechanicalObject: {name: balls, position: [[0.3, 1.5, "
+                                 "0.2], [1.3, 1.5, -0.7]]}\n"
+                                 "        - UniformMass: {totalMass: 2}\n"
+                                 "      children:\n"
+                                 "        - name: Collision\n"
+                                 "          objects:\n"
+                                 "            - MechanicalObject: {name: spheres}\n"
+                                 "            - SphereCollisionModel: {radius: 0.1, "
+                                 "contactStiffness: 1000}\n"
+                                 "            - IdentityMapping: {}\n");
+    run(s, 2000);
+    st_mstate *b = state(s, "balls");
+    double want = rest_height(false, 1000);
+    for (int i = 0; i < 2; i++)
+        cr_assert(fabs(b->position.r[3 * i + 1] - want) < 1e-9, "ball %d rests at %.15g, want %.15g",
+                  i, b->position.r[3 * i + 1], want);
+    st_scene_destroy(&s);
 }
 
 /* Explicit integration has no damping: placed at the closed-form height at
