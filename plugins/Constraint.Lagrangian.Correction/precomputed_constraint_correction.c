@@ -38,9 +38,6 @@ typedef struct precomputed {
     double *C;                  /* nrows x nrows, or NULL until computed */
     double *f;                  /* C times a row of J, or J^T lambda */
     double *dx;                 /* C J^T lambda */
-    st_system *sys;
-    st_component *ls;
-    double *rhs, *sol;
     char path[1024];            /* the file read or written */
     bool loaded;                /* C came from the file */
 } precomputed;
@@ -172,7 +169,10 @@ static void pc_on_event(st_component *self, st_event ev, double dt)
     join(p->file_dir, name, p->path, sizeof p->path);
 }
 
-/* C = pf A^-1 through the system's linear solver, then written. */
+/* C = pf A^-1 through the system's linear solver, then written. Its
+ * right-hand side and solution are its own, freed after: not system
+ * scratch vectors, which a checkpoint lists (a resumed run that has not
+ * precomputed yet would have two fewer). */
 static st_status precompute(precomputed *p, st_error *err)
 {
     st_component *self = &p->base;
@@ -187,28 +187,36 @@ static st_status precompute(precomputed *p, st_error *err)
         return st_component_error(self, NULL, err, ST_ESCENE,
                                   "state '%s' is the output of a mapping: not supported",
                                   ms->base.name);
-    if (p->sys != ms->system) {
-        p->sys = ms->system;
-        ST_TRY(corr_bind_linear_solver(self, p->sys, NULL, &p->ls, &p->rhs, &p->sol, err));
-    }
+    st_system *sys = ms->system;
+    st_component *ls = st_system_find_linear_solver(sys, NULL, true);
+    if (!ls)
+        ls = st_system_find_linear_solver(sys, NULL, false);
+    if (!ls)
+        return st_component_error(self, "linearSolver", err, ST_ESCENE,
+                                  "A linear solver is required by this component but has not "
+                                  "been found.");
     size_t n = p->nrows;
     double *C = st_malloc(n * n * sizeof *C);
-    if (!C)
+    double *rhs = st_malloc(sys->size_all * sizeof *rhs), *sol = st_calloc(sys->size_all, sizeof *sol);
+    if (!C || !rhs || !sol) {
+        st_free(C), st_free(rhs), st_free(sol);
         return st_error_set(err, ST_ENOMEM, "out of memory precomputing the compliance");
-    double pf = corr_position_factor(p->sys->solver, corr_dt(self, ms));
+    }
+    double pf = corr_position_factor(sys->solver, corr_dt(self, ms));
     for (size_t k = 0; k < n; k++) {
-        memset(p->rhs, 0, p->sys->size_all * sizeof *p->rhs);
-        st_slice(p->rhs, ms)[k] = 1.0;
-        st_status rc = corr_solve(p->ls, p->sys, p->sol, p->rhs, err);
+        memset(rhs, 0, sys->size_all * sizeof *rhs);
+        st_slice(rhs, ms)[k] = 1.0;
+        st_status rc = corr_solve(ls, sys, sol, rhs, err);
         if (rc != ST_OK) {
-            st_free(C);
+            st_free(C), st_free(rhs), st_free(sol);
             return rc;
         }
-        st_system_project_response(p->sys, p->sol);
-        const double *y = st_slice(p->sol, ms);
+        st_system_project_response(sys, sol);
+        const double *y = st_slice(sol, ms);
         for (size_t r = 0; r < n; r++)
             C[r * n + k] = pf * y[r];
     }
+    st_free(rhs), st_free(sol);
     st_free(p->C);
     p->C = C;
     FILE *fp = fopen(p->path, "wb");
@@ -292,6 +300,33 @@ static const st_ccorrection_ops precomputed_ops = {
 
 static const char *const precomputed_templates[] = {"Vec3d", "Vec1d", "Rigid3d", NULL};
 
+/* The compliance, once computed (at the first constraint, from the state
+ * of that step): a resumed run keeps it rather than computing it from the
+ * state it resumes at. */
+static st_status pc_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    precomputed *p = (precomputed *)self;
+    bool have = p->C != NULL;
+    ST_TRY(st_checkpoint_data(ck, &have, sizeof have, err));
+    ST_TRY(st_checkpoint_data(ck, &p->loaded, sizeof p->loaded, err));
+    if (!have) {
+        if (st_checkpoint_reading(ck)) {
+            st_free(p->C);
+            p->C = NULL;
+        }
+        return ST_OK;
+    }
+    size_t n = p->nrows * p->nrows;
+    if (!p->C && !(p->C = st_malloc((n ? n : 1) * sizeof *p->C)))
+        return st_error_set(err, ST_ENOMEM, "out of memory for the compliance");
+    return st_checkpoint_data(ck, p->C, n * sizeof *p->C, err);
+}
+
+static const st_checkpoint_ops pc_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = pc_checkpoint,
+};
+
 const st_class precomputed_constraint_correction_class = {
     .struct_size = sizeof(st_class),
     .name = "PrecomputedConstraintCorrection",
@@ -306,4 +341,5 @@ const st_class precomputed_constraint_correction_class = {
     .on_event = pc_on_event,
     .templates = precomputed_templates,
     .constraint_correction = &precomputed_ops,
+    .checkpoint = &pc_checkpoint_ops,
 };

@@ -406,6 +406,19 @@ static const st_field sp_fields[] = {
     ML_F_FORCEFIELD(surface_pressure),
     ST_FIELD_END};
 
+/* pulseMode's pressure and direction: a resumed run goes on from them. */
+static st_status sp_checkpoint(st_component *self, st_checkpoint *ck, st_error *err)
+{
+    surface_pressure *s = (surface_pressure *)self;
+    ST_TRY(st_checkpoint_data(ck, &s->pulse_p, sizeof s->pulse_p, err));
+    return st_checkpoint_data(ck, &s->increasing, sizeof s->increasing, err);
+}
+
+static const st_checkpoint_ops sp_checkpoint_ops = {
+    .struct_size = sizeof(st_checkpoint_ops),
+    .transfer = sp_checkpoint,
+};
+
 const st_class surface_pressure_force_field_class = {
     .struct_size = sizeof(st_class),
     .name = "SurfacePressureForceField",
@@ -418,4 +431,5 @@ const st_class surface_pressure_force_field_class = {
     .cleanup = sp_cleanup,
     .on_event = sp_on_event,
     .forcefield = &sp_ops,
+    .checkpoint = &sp_checkpoint_ops,
 };

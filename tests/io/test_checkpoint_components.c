@@ -116,6 +116,55 @@ Test(checkpoint_components, tait_injection_under_way)
         "</Node>\n");
 }
 
+/* The same cube pressed by SurfacePressureForceField in pulseMode: the
+ * pressure rises by 5 a step (pressureSpeed 500, dt 0.01) from 0 to 100,
+ * then falls; at the checkpoint it is 60 and rising, not 0. */
+Test(checkpoint_components, surface_pressure_pulse_under_way)
+{
+    check_resume("pulse.scn",
+        "<Node name=\"root\" gravity=\"0 0 0\" dt=\"0.01\">\n"
+        "  <DefaultAnimationLoop/>\n"
+        "  <Node name=\"Balloon\">\n"
+        "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"
+        "    <CGLinearSolver iterations=\"100\" tolerance=\"1e-12\" threshold=\"1e-12\"/>\n"
+        "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  1 1 0  0 1 0  0 0 1  1 "
+        "0 1  1 1 1  0 1 1\"/>\n"
+        "    <MeshTopology triangles=\"0 2 1  0 3 2  4 5 6  4 6 7  0 1 5  0 5 4  1 2 6  1 6 5 "
+        " 2 3 7  2 7 6  3 0 4  3 4 7\"/>\n"
+        "    <UniformMass totalMass=\"1\"/>\n"
+        "    <MeshSpringForceField stiffness=\"50\"/>\n"
+        "    <SurfacePressureForceField pressure=\"100\" pulseMode=\"true\" "
+        "pressureSpeed=\"500\"/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+}
+
+/* PrecomputedConstraintCorrection (recompute) computes its compliance at
+ * the first constraint, from that step's state, with vectors of its own: a
+ * resumed run keeps that compliance (not one from the state it resumes
+ * at) and its systems hold the same scratch vectors as the checkpoint's. */
+Test(checkpoint_components, precomputed_compliance_of_first_constraint)
+{
+    check_resume("pcc.scn",
+        "<Node name=\"root\" gravity=\"0 -9.81 0\" dt=\"0.01\">\n"
+        "  <RequiredPlugin name=\"SolidMechanics.Spring\"/>\n"
+        "  <RequiredPlugin name=\"Constraint.Lagrangian.Model\"/>\n"
+        "  <RequiredPlugin name=\"Constraint.Lagrangian.Correction\"/>\n"
+        "  <FreeMotionAnimationLoop/>\n"
+        "  <GenericConstraintSolver maxIterations=\"100\" tolerance=\"1e-10\"/>\n"
+        "  <Node name=\"Rope\">\n"
+        "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"
+        "    <CGLinearSolver iterations=\"100\" tolerance=\"1e-12\" threshold=\"1e-12\"/>\n"
+        "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  2 0 0  3 0 0\"/>\n"
+        "    <MeshTopology edges=\"0 1  1 2  2 3\"/>\n"
+        "    <UniformMass totalMass=\"1\"/>\n"
+        "    <MeshSpringForceField stiffness=\"50\"/>\n"
+        "    <FixedLagrangianConstraint indices=\"0\"/>\n"
+        "    <PrecomputedConstraintCorrection recompute=\"true\"/>\n"
+        "  </Node>\n"
+        "</Node>\n");
+}
+
 /* A spring beam integrated by VariationalSymplecticSolver: its momentum
  * is not M v (the scheme's own), and a resume must not take it again. */
 Test(checkpoint_components, variational_symplectic_momentum)
