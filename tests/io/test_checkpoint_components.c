@@ -94,26 +94,31 @@ Test(checkpoint_components, linear_velocity_continue_after_end)
         "</Node>\n");
 }
 
+/* A closed unit cube of springs under implicit Euler, with `load` (one
+ * element) pressing its surface. */
+#define BALLOON(load)                                                                              \
+    "<Node name=\"root\" gravity=\"0 0 0\" dt=\"0.01\">\n"                                           \
+    "  <DefaultAnimationLoop/>\n"                                                                    \
+    "  <Node name=\"Balloon\">\n"                                                                    \
+    "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"                                              \
+    "    <CGLinearSolver iterations=\"100\" tolerance=\"1e-12\" threshold=\"1e-12\"/>\n"             \
+    "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  1 1 0  0 1 0  0 0 1  1 0 1  1 1 "  \
+    "1  0 1 1\"/>\n"                                                                                \
+    "    <MeshTopology triangles=\"0 2 1  0 3 2  4 5 6  4 6 7  0 1 5  0 5 4  1 2 6  1 6 5  2 3 7 " \
+    " 2 7 6  3 0 4  3 4 7\"/>\n"                                                                     \
+    "    <UniformMass totalMass=\"1\"/>\n"                                                           \
+    "    <MeshSpringForceField stiffness=\"50\"/>\n"                                                 \
+    "    " load "\n"                                                                               \
+    "  </Node>\n"                                                                                    \
+    "</Node>\n"
+
 /* A closed cube inflated by TaitSurfacePressureForceField: 1 injected at
  * 2 per second, 0.02 a step, under way at the checkpoint (0.24). */
 Test(checkpoint_components, tait_injection_under_way)
 {
     check_resume("tait.scn",
-        "<Node name=\"root\" gravity=\"0 0 0\" dt=\"0.01\">\n"
-        "  <DefaultAnimationLoop/>\n"
-        "  <Node name=\"Balloon\">\n"
-        "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"
-        "    <CGLinearSolver iterations=\"100\" tolerance=\"1e-12\" threshold=\"1e-12\"/>\n"
-        "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  1 1 0  0 1 0  0 0 1  1 "
-        "0 1  1 1 1  0 1 1\"/>\n"
-        "    <MeshTopology triangles=\"0 2 1  0 3 2  4 5 6  4 6 7  0 1 5  0 5 4  1 2 6  1 6 5 "
-        " 2 3 7  2 7 6  3 0 4  3 4 7\"/>\n"
-        "    <UniformMass totalMass=\"1\"/>\n"
-        "    <MeshSpringForceField stiffness=\"50\"/>\n"
-        "    <TaitSurfacePressureForceField p0=\"0\" B=\"100\" gamma=\"5\" "
-        "injectedVolume=\"1\" maxInjectionRate=\"2\"/>\n"
-        "  </Node>\n"
-        "</Node>\n");
+        BALLOON("<TaitSurfacePressureForceField p0=\"0\" B=\"100\" gamma=\"5\" "
+                "injectedVolume=\"1\" maxInjectionRate=\"2\"/>"));
 }
 
 /* The same cube pressed by SurfacePressureForceField in pulseMode: the
@@ -122,21 +127,8 @@ Test(checkpoint_components, tait_injection_under_way)
 Test(checkpoint_components, surface_pressure_pulse_under_way)
 {
     check_resume("pulse.scn",
-        "<Node name=\"root\" gravity=\"0 0 0\" dt=\"0.01\">\n"
-        "  <DefaultAnimationLoop/>\n"
-        "  <Node name=\"Balloon\">\n"
-        "    <EulerImplicitSolver rayleighMass=\"0.1\"/>\n"
-        "    <CGLinearSolver iterations=\"100\" tolerance=\"1e-12\" threshold=\"1e-12\"/>\n"
-        "    <MechanicalObject name=\"dofs\" position=\"0 0 0  1 0 0  1 1 0  0 1 0  0 0 1  1 "
-        "0 1  1 1 1  0 1 1\"/>\n"
-        "    <MeshTopology triangles=\"0 2 1  0 3 2  4 5 6  4 6 7  0 1 5  0 5 4  1 2 6  1 6 5 "
-        " 2 3 7  2 7 6  3 0 4  3 4 7\"/>\n"
-        "    <UniformMass totalMass=\"1\"/>\n"
-        "    <MeshSpringForceField stiffness=\"50\"/>\n"
-        "    <SurfacePressureForceField pressure=\"100\" pulseMode=\"true\" "
-        "pressureSpeed=\"500\"/>\n"
-        "  </Node>\n"
-        "</Node>\n");
+        BALLOON("<SurfacePressureForceField pressure=\"100\" pulseMode=\"true\" "
+                "pressureSpeed=\"500\"/>"));
 }
 
 /* PrecomputedConstraintCorrection (recompute) computes its compliance at
