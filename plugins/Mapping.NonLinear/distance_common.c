@@ -64,13 +64,32 @@ static void dist_apply_x(dist_map *m, const double *xin, unsigned cw, double *xo
     }
 }
 
+/* J v, each row summed as a sparse row-times-vector product: its six
+ * entries (-g on the lower-numbered point first when it is a, as SOFA
+ * inserts them in increasing column order) accumulated one by one from 0.
+ * The order is SOFA's, so that the rounding is too: an ill-conditioned
+ * solve (a CG stopped on its denominator threshold) amplifies a last-bit
+ * difference of J v into a visible one within a hundred steps. */
 static void dist_apply_v(const dist_map *m, const double *vin, unsigned dw, double *vout)
 {
     for (size_t i = 0; i < m->ne; i++) {
-        const double *a = vin + (size_t)dw * m->edges[2 * i];
-        const double *b = vin + (size_t)dw * m->edges[2 * i + 1];
+        unsigned ea = m->edges[2 * i], eb = m->edges[2 * i + 1];
+        const double *a = vin + (size_t)dw * ea;
+        const double *b = vin + (size_t)dw * eb;
         const double *g = m->g + 3 * i;
-        vout[i] = g[0] * (b[0] - a[0]) + g[1] * (b[1] - a[1]) + g[2] * (b[2] - a[2]);
+        double s = 0.0;
+        if (eb < ea) {
+            for (int k = 0; k < 3; k++)
+                s += g[k] * b[k];
+            for (int k = 0; k < 3; k++)
+                s += -g[k] * a[k];
+        } else {
+            for (int k = 0; k < 3; k++)
+                s += -g[k] * a[k];
+            for (int k = 0; k < 3; k++)
+                s += g[k] * b[k];
+        }
+        vout[i] = s;
     }
 }
 
@@ -259,6 +278,12 @@ static void edge_block(const dist_map *m, size_t i, double B[9])
                                                   : c * ((j == k ? 1.0 : 0.0) - u[j] * u[k]);
 }
 
+/* df += kfactor K dx, edge by edge, in SOFA's matrix-free arithmetic (the
+ * rounding matters for the reason given at dist_apply_v):
+ *   SquareDistanceMapping  t = (2 f) kfactor, o = t (dx_a - dx_b),
+ *                          df_a += o, df_b -= o;
+ *   DistanceMapping        s = (f / d) kfactor, b = (I - u u^T) s,
+ *                          o = b (dx_b - dx_a), df_a -= o, df_b += o. */
 static void dist_apply_djt(st_component *self, const st_mparams *mp, double *df, const double *dx,
                            double kfactor)
 {
@@ -273,12 +298,24 @@ static void dist_apply_djt(st_component *self, const st_mparams *mp, double *df,
         if (m->coef[i] == 0)
             continue;
         size_t a = (size_t)dw * m->edges[2 * i], b = (size_t)dw * m->edges[2 * i + 1];
-        double B[9], d[3], o[3];
-        edge_block(m, i, B);
+        const double t = m->coef[i] * kfactor;
+        if (m->kind == DIST_SQUARE) {
+            for (int k = 0; k < 3; k++) {
+                double o = (dxi[a + k] - dxi[b + k]) * t;
+                dfi[a + k] += o;
+                dfi[b + k] -= o;
+            }
+            continue;
+        }
+        const double *u = m->g + 3 * i;
+        double d[3], o[3];
         for (int k = 0; k < 3; k++)
             d[k] = dxi[b + k] - dxi[a + k];
-        for (int j = 0; j < 3; j++)
-            o[j] = kfactor * (B[3 * j] * d[0] + B[3 * j + 1] * d[1] + B[3 * j + 2] * d[2]);
+        for (int j = 0; j < 3; j++) {
+            o[j] = 0.0;
+            for (int k = 0; k < 3; k++)
+                o[j] += ((j == k ? 1.0 : 0.0) - u[j] * u[k]) * t * d[k];
+        }
         for (int k = 0; k < 3; k++) {
             dfi[a + k] -= o[k];
             dfi[b + k] += o[k];
