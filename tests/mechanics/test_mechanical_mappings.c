@@ -983,6 +983,89 @@ Test(mechanical_mappings, distance_mapping_one_edge_by_hand)
     assert_vec(djt, ds, 6, "df");
 }
 
+/* A string of 20 points, 0.05 i (1, 0, 0.3) for i = 0..19 (point 0
+ * fixed, DiagonalMass 0.01 in all), each edge's mapped length held by a
+ * Vec1d RestShapeSpringsForceField (10000), EulerImplicitSolver (Rayleigh
+ * 0.1, 0.1), CGLinearSolver (1000, 1e-9, 1e-9), dt 0.01, 100 steps. The CG
+ * stops on its denominator threshold with a large residual, so a last-bit
+ * difference in J v or in the geometric stiffness's product grows to a
+ * visible one: with J v summed as g . (v_b - v_a) and kfactor (B d)
+ * instead of SOFA's order of operations, SquareDistanceMapping ended 7.5e-5
+ * from SOFA (SOFA's own SquareDistanceMapping.scn regression scene: mean
+ * errorByDof 2.1e-4 against a threshold of 1e-8) and DistanceMapping 1.4e-12.
+ * Expected: SOFA's positions after step 100 (SOFA 2a278d89, Release build,
+ * tools/sofa-oracle/run_scene on the same scene in SOFA's XML, printed with
+ * 17 digits); settee gives the same bits (x86-64: no FMA contraction). */
+static void sofa_string(const char *mapping, const double want[3][3], double tol)
+{
+    static char yaml[8192];
+    char pos[2048] = "", edges[512] = "";
+    size_t lp = 0, le = 0;
+    for (int i = 0; i < 20; i++) {
+        lp += (size_t)snprintf(pos + lp, sizeof pos - lp, "%s%g, 0, %g", i ? ", " : "", 0.05 * i,
+                               0.015 * i);
+        if (i < 19)
+            le += (size_t)snprintf(edges + le, sizeof edges - le, "%s%d, %d", i ? ", " : "", i,
+                                   i + 1);
+    }
+    snprintf(yaml, sizeof yaml,
+             "format: settee/1\n"
+             "root:\n"
+             "  name: root\n"
+             "  dt: 0.01\n"
+             "  gravity: [0, -9.81, 0]\n"
+             "  objects:\n"
+             "    - RequiredPlugin: {pluginName: [Sofa.Component.Mapping.NonLinear,"
+             " Sofa.Component.ODESolver.Backward, Sofa.Component.LinearSolver.Iterative,"
+             " Sofa.Component.Mass, Sofa.Component.Topology.Container.Dynamic,"
+             " Sofa.Component.SolidMechanics.Spring, Sofa.Component.Constraint.Projective]}\n"
+             "    - DefaultAnimationLoop: {}\n"
+             "    - EulerImplicitSolver: {rayleighStiffness: 0.1, rayleighMass: 0.1}\n"
+             "    - CGLinearSolver: {iterations: 1000, tolerance: 1e-9, threshold: 1e-9}\n"
+             "    - EdgeSetTopologyContainer: {name: topo, position: [%s], edges: [%s]}\n"
+             "    - MechanicalObject: {name: dofs, template: Vec3d}\n"
+             "    - FixedProjectiveConstraint: {indices: [0]}\n"
+             "    - DiagonalMass: {totalMass: 0.01}\n"
+             "  children:\n"
+             "    - name: C\n"
+             "      objects:\n"
+             "        - MechanicalObject: {name: ext, template: Vec1d}\n"
+             "        - %s: {topology: \"@../topo\", input: \"@../dofs\", output: \"@ext\","
+             " geometricStiffness: Exact, applyRestPosition: true}\n"
+             "        - RestShapeSpringsForceField: {template: Vec1d, stiffness: 10000}\n",
+             pos, edges, mapping);
+    st_scene *s = topo_scene(&T, yaml);
+    st_error err = {0};
+    for (int k = 0; k < 100; k++)
+        cr_assert_eq(st_scene_step(s, 0, &err), ST_OK, "%s", err.msg);
+    const double *x = ((const st_mstate *)topo_get(s, "/dofs"))->position.r;
+    static const int pts[3] = {5, 12, 19};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_leq(fabs(x[3 * pts[i] + k] - want[i][k]), tol,
+                          "%s: point %d [%d] = %.17g, SOFA %.17g", mapping, pts[i], k,
+                          x[3 * pts[i] + k], want[i][k]);
+    st_scene_destroy(&s);
+}
+
+Test(mechanical_mappings, square_distance_string_matches_sofa)
+{
+    static const double want[3][3] = {
+        {-0.094784261480810303, -0.24526867818062731, -0.028435278444243109},
+        {-0.25553181319360219, -0.57387220987077736, -0.076659543958080667},
+        {-0.34074538857051367, -0.91032143043263891, -0.10222361657115399}};
+    sofa_string("SquareDistanceMapping", want, 1e-9);
+}
+
+Test(mechanical_mappings, distance_string_matches_sofa)
+{
+    static const double want[3][3] = {
+        {0.1722484363856813, -0.18870600661187759, 0.05167453091570437},
+        {0.4797656413795483, -0.35705234045284434, 0.14392969241386455},
+        {0.82216765732160957, -0.3239717385996902, 0.24665029719648271}};
+    sofa_string("DistanceMapping", want, 1e-13);
+}
+
 Test(mechanical_mappings, distance_mapping_rest_lengths_and_errors)
 {
     /* restLengths of the wrong size: resized and recomputed from the
