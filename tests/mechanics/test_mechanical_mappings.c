@@ -23,13 +23,17 @@ static void setup(void) { test_rt_open(&T); }
 static void teardown(void) { test_rt_close(&T); }
 TestSuite(mechanical_mappings, .init = setup, .fini = teardown);
 
-#define HEAD                                                                                      \
+/* The root of every scene here: dt 0.01, gravity (0, -9.81, 0). */
+#define ROOT_HEAD                                                                                 \
     "format: settee/1\n"                                                                          \
     "root:\n"                                                                                     \
     "  name: root\n"                                                                              \
     "  dt: 0.01\n"                                                                                \
     "  gravity: [0, -9.81, 0]\n"                                                                  \
-    "  objects:\n"                                                                                \
+    "  objects:\n"
+
+#define HEAD                                                                                      \
+    ROOT_HEAD                                                                                     \
     "    - RequiredPlugin: {pluginName: [Sofa.Component.Mapping.Linear,"                          \
     " Sofa.Component.Mapping.NonLinear, Sofa.Component.ODESolver.Backward,"                   \
     " Sofa.Component.LinearSolver.Iterative, Sofa.Component.LinearSolver.Direct,"              \
@@ -1009,12 +1013,7 @@ static void sofa_string(const char *mapping, const double want[3][3], double tol
                                    i + 1);
     }
     snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  dt: 0.01\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  objects:\n"
+             ROOT_HEAD
              "    - RequiredPlugin: {pluginName: [Sofa.Component.Mapping.NonLinear,"
              " Sofa.Component.ODESolver.Backward, Sofa.Component.LinearSolver.Iterative,"
              " Sofa.Component.Mass, Sofa.Component.Topology.Container.Dynamic,"
@@ -1277,12 +1276,7 @@ static void target_pendulum(const char *solver, double out[3])
 {
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
-             "format: settee/1\n"
-             "root:\n"
-             "  name: root\n"
-             "  dt: 0.01\n"
-             "  gravity: [0, -9.81, 0]\n"
-             "  objects:\n"
+             ROOT_HEAD
              "    - RequiredPlugin: {pluginName: [Mapping.NonLinear, ODESolver.Backward,\n"
              "        LinearSolver.Iterative, LinearSolver.Direct, Mass, SolidMechanics.Spring]}\n"
              "  children:\n"
