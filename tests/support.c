@@ -234,3 +234,15 @@ const char *test_beam_yaml(const char *extra_plugins, const char *ode, const cha
              extra_plugins, ode, solver);
     return yaml;
 }
+
+int test_exported_points(const char *text)
+{
+    const char *p = text ? strstr(text, "\"position\"") : NULL;
+    const char *end = p ? strstr(p, "\"velocity\"") : NULL;
+    if (!p || !end)
+        return -1;
+    int points = -1; /* the list's own bracket */
+    for (const char *q = p; q < end; q++)
+        points += *q == '[';
+    return points;
+}

@@ -65,5 +65,8 @@ const char *test_resume_failure(const char *dir, const char *scene, int total, i
                                 size_t size);
 /* Writes text to the file name of folder dir; false when it cannot. */
 bool test_write_in_dir(const char *dir, const char *name, const char *text);
+/* The points of the first object's position list in a state export
+ * (`settee run --export-state`), or -1 when text holds none. */
+int test_exported_points(const char *text);
 
 #endif

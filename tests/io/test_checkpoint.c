@@ -481,12 +481,7 @@ Test(checkpoint, state_resized_without_topology)
     check_resume_at("resized.yaml", 40, 25);
     char *text = read_in_dir("atcheckpoint.json");
     cr_assert_not_null(text);
-    const char *p = strstr(text, "\"position\"");
-    const char *end = p ? strstr(p, "\"velocity\"") : NULL;
-    cr_assert(p && end, "%s", text);
-    int points = -1; /* the opening bracket of the list itself */
-    for (const char *q = p; q < end; q++)
-        points += *q == '[';
+    int points = test_exported_points(text);
     cr_assert_eq(points, 12, "%d points at the checkpoint: %s", points, text);
     free(text);
 }

@@ -57,20 +57,6 @@ static void check_resume(const char *name, const char *text)
     cr_assert_null(why, "%s\n%s", why, out);
 }
 
-/* The particles exported in a state file (the points of its first
- * object's position list). */
-static int exported_points(const char *text)
-{
-    const char *p = text ? strstr(text, "\"position\"") : NULL;
-    const char *end = p ? strstr(p, "\"velocity\"") : NULL;
-    if (!p || !end)
-        return -1;
-    int points = -1; /* the list's own bracket */
-    for (const char *q = p; q < end; q++)
-        points += *q == '[';
-    return points;
-}
-
 /* A Rigid3d frame driven by LinearVelocityProjectiveConstraint, past its
  * last key time at the checkpoint (continueAfterEnd), pulling a second
  * frame through a joint spring. */
@@ -341,7 +327,7 @@ Test(checkpoint_components, particles_added_through_a_topology)
     /* a wave of 4 every 0.02 s from t = -0.1 (SOFA's first wave at the
      * first step): 14 waves by t = 0.3 */
     char *text = read_in_dir("resumed.json");
-    int points = exported_points(text);
+    int points = test_exported_points(text);
     cr_assert_eq(points, 56, "%d particles: %s", points, text ? text : "(none)");
     free(text);
 }
