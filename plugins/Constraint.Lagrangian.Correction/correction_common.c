@@ -86,8 +86,8 @@ st_status corr_check_solver_links(st_component *self, st_component *linear_solve
     return ST_OK;
 }
 
-st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_component *link,
-                                  st_component **ls, double **rhs, double **sol, st_error *err)
+st_status corr_find_linear_solver(st_component *self, st_system *sys, st_component *link,
+                                  st_component **ls, st_error *err)
 {
     *ls = st_system_find_linear_solver(sys, link, true);
     if (!*ls)
@@ -96,6 +96,13 @@ st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_compone
         return st_component_error(self, "linearSolver", err, ST_ESCENE,
                                   "A linear solver is required by this component but has not "
                                   "been found.");
+    return ST_OK;
+}
+
+st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_component *link,
+                                  st_component **ls, double **rhs, double **sol, st_error *err)
+{
+    ST_TRY(corr_find_linear_solver(self, sys, link, ls, err));
     ST_TRY(st_system_vec_alloc(sys, rhs, err));
     return st_system_vec_alloc(sys, sol, err);
 }

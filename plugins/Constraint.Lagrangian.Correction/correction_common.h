@@ -24,9 +24,12 @@ double corr_velocity_factor(const st_component *ode, double dt);
  * and an ODE solver. */
 st_status corr_check_solver_links(st_component *self, st_component *linear_solver,
                                   st_component *ode_solver, st_error *err);
-/* The linear solver of sys (the link, else the first one below, then
- * above, the system's node) and two system vectors for its right-hand side
- * and solution. */
+/* The linear solver of sys: the link, else the first one below, then
+ * above, the system's node; an error when there is none. */
+st_status corr_find_linear_solver(st_component *self, st_system *sys, st_component *link,
+                                  st_component **ls, st_error *err);
+/* The linear solver of sys (corr_find_linear_solver) and two system
+ * vectors for its right-hand side and solution. */
 st_status corr_bind_linear_solver(st_component *self, st_system *sys, st_component *link,
                                   st_component **ls, double **rhs, double **sol, st_error *err);
 /* What a correction through a linear solver binds once the systems exist

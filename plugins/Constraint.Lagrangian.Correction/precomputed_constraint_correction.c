@@ -188,13 +188,8 @@ static st_status precompute(precomputed *p, st_error *err)
                                   "state '%s' is the output of a mapping: not supported",
                                   ms->base.name);
     st_system *sys = ms->system;
-    st_component *ls = st_system_find_linear_solver(sys, NULL, true);
-    if (!ls)
-        ls = st_system_find_linear_solver(sys, NULL, false);
-    if (!ls)
-        return st_component_error(self, "linearSolver", err, ST_ESCENE,
-                                  "A linear solver is required by this component but has not "
-                                  "been found.");
+    st_component *ls = NULL;
+    ST_TRY(corr_find_linear_solver(self, sys, NULL, &ls, err));
     size_t n = p->nrows;
     double *C = st_malloc(n * n * sizeof *C);
     double *rhs = st_malloc(sys->size_all * sizeof *rhs), *sol = st_calloc(sys->size_all, sizeof *sol);
